@@ -1,0 +1,70 @@
+// One flat config: type-aware rules plus import boundaries (a service never imports another service;
+// domain/ never imports transport or adapters; packages never import services).
+import tseslint from 'typescript-eslint';
+
+const services = ['gateway', 'tasks', 'runner', 'webhooks', 'linker'];
+
+export default tseslint.config(
+  { ignores: ['**/node_modules/**', '**/dist/**', 'proto/gen/**', '.infra/**', '**/fixtures/**', 'scripts/**/*.mjs', 'eslint.config.mjs', 'coverage/**', 'services/*/public/**'] },
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      'no-console': 'error',
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/only-throw-error': 'error',
+    },
+  },
+  ...services.map((name) => ({
+    files: [`services/${name}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: services.filter((s) => s !== name).map((s) => `@a2a-inbound/${s}`),
+              message: 'A service never imports another service: talk over gRPC or the bus.',
+            },
+            { group: ['**/services/*/**'], message: 'A service never reaches into another service.' },
+          ],
+        },
+      ],
+    },
+  })),
+  {
+    files: ['services/*/src/domain/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/transport/**', '../transport', '../transport/*'], message: 'domain/ never imports transport.' },
+            { group: ['@a2a-inbound/adapter-*', 'express', '@grpc/*', 'kafkajs', 'mongodb', 'ioredis'], message: 'domain/ works on ports only.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['packages/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: services.map((s) => `@a2a-inbound/${s}`), message: 'packages never import services.' }] }],
+    },
+  },
+  {
+    files: ['**/test/**/*.ts', 'bench/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      '@typescript-eslint/unbound-method': 'off',
+      'no-console': 'off',
+    },
+  },
+);
