@@ -1,0 +1,31 @@
+/**
+ * Event bus port: topics with keyed partitions and consumer groups, at-least-once.
+ *
+ * - `publish` resolves once the bus has accepted the message, never after (or while) handlers ran:
+ *   delivery always happens on a later event-loop turn.
+ * - Messages with the same key are handled in publish order within a consumer group.
+ * - Each consumer group receives every message once (per delivery attempt); within a group, one
+ *   handler handles it. A handler that throws sees the message again (at-least-once): handlers are
+ *   idempotent.
+ * - Payloads are bytes (protobuf-encoded bus payloads), never live objects.
+ */
+export interface BusMessage {
+  readonly topic: string;
+  readonly key: string;
+  readonly value: Uint8Array;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export type BusHandler = (message: BusMessage) => Promise<void>;
+
+export interface BusSubscription {
+  close(): Promise<void>;
+}
+
+export interface Bus {
+  publish(message: BusMessage): Promise<void>;
+  subscribe(topic: string, group: string, handler: BusHandler): Promise<BusSubscription>;
+  /** Resolves when the engine answers (readiness). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

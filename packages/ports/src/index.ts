@@ -1,0 +1,16 @@
+export * from './clock';
+export * from './document-store';
+export * from './blob-store';
+export * from './bus';
+export * from './event-log';
+export * from './rate-limiter';
+export * from './cache';
+export * from './retry';
+export { InMemoryDocumentStore } from './memory/in-memory-document-store';
+export type { InMemoryDocumentStoreOptions } from './memory/in-memory-document-store';
+export { InMemoryBlobStore } from './memory/in-memory-blob-store';
+export { InMemoryBus } from './memory/in-memory-bus';
+export type { InMemoryBusOptions } from './memory/in-memory-bus';
+export { InMemoryEventLog } from './memory/in-memory-event-log';
+export { InMemoryRateLimiter } from './memory/in-memory-rate-limiter';
+export { InMemoryCache } from './memory/in-memory-cache';

@@ -1,0 +1,140 @@
+import { AppError } from '@a2a-inbound/errors';
+import type { Clock } from '../clock';
+import { systemClock } from '../clock';
+import type { EventLog, LoggedEvent } from '../event-log';
+
+interface Stream {
+  events: LoggedEvent[];
+  expiresAt?: number;
+  waiters: Set<() => void>;
+}
+
+export interface InMemoryEventLogOptions {
+  readonly maxStreams?: number;
+  readonly maxEventsPerStream?: number;
+  readonly clock?: Clock;
+}
+
+export class InMemoryEventLog implements EventLog {
+  readonly #streams = new Map<string, Stream>();
+  readonly #maxStreams: number;
+  readonly #maxEvents: number;
+  readonly #clock: Clock;
+  readonly #closeWaiters = new Set<() => void>();
+  #closed = false;
+
+  constructor(options: InMemoryEventLogOptions = {}) {
+    this.#maxStreams = options.maxStreams ?? 50_000;
+    this.#maxEvents = options.maxEventsPerStream ?? 10_000;
+    this.#clock = options.clock ?? systemClock;
+  }
+
+  #stream(name: string, create: boolean): Stream | undefined {
+    let s = this.#streams.get(name);
+    if (s?.expiresAt !== undefined && s.expiresAt <= this.#clock.now() && s.waiters.size === 0) {
+      this.#streams.delete(name);
+      s = undefined;
+    }
+    if (!s && create) {
+      if (this.#streams.size >= this.#maxStreams) this.#evictOne();
+      s = { events: [], waiters: new Set() };
+      this.#streams.set(name, s);
+    }
+    return s;
+  }
+
+  #evictOne(): void {
+    const now = this.#clock.now();
+    for (const [name, s] of this.#streams) {
+      if (s.expiresAt !== undefined && s.expiresAt <= now && s.waiters.size === 0) {
+        this.#streams.delete(name);
+        return;
+      }
+    }
+    for (const [name, s] of this.#streams) {
+      if (s.waiters.size === 0) {
+        this.#streams.delete(name); // oldest first (Map keeps insertion order)
+        return;
+      }
+    }
+  }
+
+  async append(stream: string, seq: number, data: Uint8Array): Promise<boolean> {
+    this.#assertOpen();
+    await Promise.resolve();
+    const s = this.#stream(stream, true)!;
+    const last = s.events.at(-1)?.seq ?? 0;
+    if (seq !== last + 1) return false;
+    if (s.events.length >= this.#maxEvents) throw new AppError('UNAVAILABLE', `event log stream ${stream} is full`);
+    s.events.push({ seq, data: data.slice() });
+    const waiters = [...s.waiters];
+    s.waiters.clear();
+    // Wake tails on a later turn: never inside the appender's stack.
+    setImmediate(() => waiters.forEach((w) => w()));
+    return true;
+  }
+
+  async read(stream: string, afterSeq: number, limit = 1000): Promise<LoggedEvent[]> {
+    this.#assertOpen();
+    await Promise.resolve();
+    const s = this.#stream(stream, false);
+    if (!s) return [];
+    return s.events
+      .filter((e) => e.seq > afterSeq)
+      .slice(0, limit)
+      .map((e) => ({ seq: e.seq, data: e.data.slice() }));
+  }
+
+  async last(stream: string): Promise<number> {
+    this.#assertOpen();
+    await Promise.resolve();
+    return this.#stream(stream, false)?.events.at(-1)?.seq ?? 0;
+  }
+
+  async *tail(stream: string, afterSeq: number, signal: AbortSignal): AsyncIterable<LoggedEvent> {
+    let cursor = afterSeq;
+    while (!signal.aborted && !this.#closed) {
+      const batch = await this.read(stream, cursor);
+      for (const e of batch) {
+        cursor = e.seq;
+        yield e;
+        if (signal.aborted) return;
+      }
+      if (batch.length > 0) continue;
+      const s = this.#stream(stream, true)!;
+      await new Promise<void>((resolve) => {
+        const wake = (): void => {
+          s.waiters.delete(wake);
+          this.#closeWaiters.delete(wake);
+          signal.removeEventListener('abort', wake);
+          resolve();
+        };
+        s.waiters.add(wake);
+        this.#closeWaiters.add(wake);
+        signal.addEventListener('abort', wake, { once: true });
+      });
+    }
+  }
+
+  async expire(stream: string, ttlMs: number): Promise<void> {
+    this.#assertOpen();
+    await Promise.resolve();
+    const s = this.#stream(stream, false);
+    if (s) s.expiresAt = this.#clock.now() + ttlMs;
+  }
+
+  async ping(): Promise<void> {
+    this.#assertOpen();
+    await Promise.resolve();
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const w of [...this.#closeWaiters]) w();
+    await Promise.resolve();
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new AppError('UNAVAILABLE', 'event log is closed');
+  }
+}

@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppError } from '@a2a-inbound/errors';
+import type { Collection, DocumentStore } from '../document-store';
+
+interface Doc {
+  tenant: string;
+  name: string;
+  n: number;
+  metadata?: Record<string, unknown>;
+}
+
+/** The document store contract, run against every adapter. `factory` gets a fresh namespace each run. */
+export function describeDocumentStoreContract(adapter: string, factory: () => Promise<DocumentStore>): void {
+  describe(`DocumentStore contract: ${adapter}`, () => {
+    let store: DocumentStore;
+    let coll: Collection<Doc>;
+    const name = `contract_${Date.now().toString(36)}_${Math.floor(Math.random() * 1e6)}`;
+
+    beforeAll(async () => {
+      store = await factory();
+      coll = await store.collection<Doc>({ name, indexes: [{ fields: ['tenant', 'name'], unique: true }, { fields: ['n'] }] });
+    });
+    afterAll(async () => {
+      await store.close();
+    });
+
+    it('inserts at version 1 and reads back a copy', async () => {
+      const v = await coll.insert('a', { tenant: 't1', name: 'a', n: 1 });
+      expect(v.version).toBe(1);
+      const got = await coll.get('a');
+      expect(got?.doc).toEqual({ tenant: 't1', name: 'a', n: 1 });
+      got!.doc.n = 99;
+      expect((await coll.get('a'))?.doc.n).toBe(1);
+    });
+
+    it('refuses a duplicate id and a duplicate unique key with DUPLICATE_KEY', async () => {
+      await expect(coll.insert('a', { tenant: 't1', name: 'zz', n: 1 })).rejects.toMatchObject({ code: 'DUPLICATE_KEY' });
+      await expect(coll.insert('a2', { tenant: 't1', name: 'a', n: 2 })).rejects.toMatchObject({ code: 'DUPLICATE_KEY' });
+      await coll.insert('a3', { tenant: 't2', name: 'a', n: 3 });
+    });
+
+    it('compare-and-set: replaces at the expected version, refuses a stale one', async () => {
+      const cur = (await coll.get('a'))!;
+      const next = await coll.replace('a', cur.version, { ...cur.doc, n: 10 });
+      expect(next.version).toBe(cur.version + 1);
+      await expect(coll.replace('a', cur.version, { ...cur.doc, n: 11 })).rejects.toMatchObject({ code: 'VERSION_CONFLICT' });
+      await expect(coll.replace('missing', 1, cur.doc)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      expect((await coll.get('a'))?.doc.n).toBe(10);
+    });
+
+    it('lets exactly one of two racing writers win', async () => {
+      await coll.insert('race', { tenant: 't9', name: 'race', n: 0 });
+      const results = await Promise.allSettled([
+        coll.replace('race', 1, { tenant: 't9', name: 'race', n: 1 }),
+        coll.replace('race', 1, { tenant: 't9', name: 'race', n: 2 }),
+      ]);
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      const rejected = results.find((r) => r.status === 'rejected');
+      expect((rejected as PromiseRejectedResult).reason).toBeInstanceOf(AppError);
+    });
+
+    it('finds by equality on top-level fields, sorted and limited', async () => {
+      await coll.insert('b', { tenant: 't3', name: 'b', n: 5 });
+      await coll.insert('c', { tenant: 't3', name: 'c', n: 4 });
+      await coll.insert('d', { tenant: 't3', name: 'd', n: 6 });
+      const all = await coll.find({ tenant: 't3' }, { sort: { field: 'n', direction: -1 } });
+      expect(all.map((v) => v.id)).toEqual(['d', 'b', 'c']);
+      expect((await coll.find({ tenant: 't3' }, { limit: 2, sort: { field: 'n', direction: 1 } })).map((v) => v.id)).toEqual(['c', 'b']);
+      expect(await coll.count({ tenant: 't3' })).toBe(3);
+      expect((await coll.findOne({ tenant: 't3', name: 'c' }))?.id).toBe('c');
+      expect(await coll.findOne({ tenant: 'nobody' })).toBeUndefined();
+    });
+
+    it('stores user metadata with "." and "$" keys losslessly', async () => {
+      const metadata = { 'a.b': 1, $set: { 'x.y': [1, { $inc: 'z' }] }, plain: 'v', 'dots.in.keys': null, nested: { '$': '.' } };
+      await coll.insert('meta', { tenant: 't4', name: 'meta', n: 0, metadata });
+      expect((await coll.get('meta'))?.doc.metadata).toEqual(metadata);
+    });
+
+    it('deletes, optionally at a version', async () => {
+      await coll.insert('del', { tenant: 't5', name: 'del', n: 0 });
+      expect(await coll.delete('del', 7)).toBe(false);
+      expect(await coll.delete('del', 1)).toBe(true);
+      expect(await coll.delete('del')).toBe(false);
+      expect(await coll.get('del')).toBeUndefined();
+    });
+
+    it('sweeps documents whose expiresAt has passed, and only those', async () => {
+      await coll.insert('old', { tenant: 't6', name: 'old', n: 0 }, { expiresAt: 1_000 });
+      await coll.insert('new', { tenant: 't6', name: 'new', n: 0 }, { expiresAt: 10_000 });
+      await coll.insert('forever', { tenant: 't6', name: 'forever', n: 0 });
+      expect(await coll.sweepExpired(5_000)).toBe(1);
+      expect((await coll.find({ tenant: 't6' })).map((v) => v.id).sort()).toEqual(['forever', 'new']);
+    });
+
+    it('opening a collection twice is idempotent and sees the same data', async () => {
+      const again = await store.collection<Doc>({ name, indexes: [{ fields: ['tenant', 'name'], unique: true }] });
+      expect((await again.get('a'))?.doc.n).toBe(10);
+      await store.ping();
+    });
+  });
+}
