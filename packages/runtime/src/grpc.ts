@@ -1,0 +1,181 @@
+import * as grpc from '@grpc/grpc-js';
+import { AppError, ERROR_TABLE, GRPC_ERROR_CODE_KEY, GRPC_ERROR_DETAILS_KEY, isErrorCode, toAppError } from '@a2a-inbound/errors';
+import { healthV1 } from '@a2a-inbound/proto';
+import type { Logger } from '@a2a-inbound/logger';
+
+/** Large enough for a message with 10 files of 20 MB (sent decoded over gRPC). */
+export const GRPC_MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
+
+export const grpcChannelOptions: grpc.ChannelOptions = {
+  'grpc.max_receive_message_length': GRPC_MAX_MESSAGE_BYTES,
+  'grpc.max_send_message_length': GRPC_MAX_MESSAGE_BYTES,
+  'grpc.keepalive_time_ms': 30_000,
+  'grpc.keepalive_timeout_ms': 10_000,
+};
+
+/** AppError → gRPC ServiceError, with the stable code (and client-safe details) in trailers. */
+export function toGrpcError(err: unknown, log?: Logger): grpc.ServiceError {
+  const app = toAppError(err);
+  const mapping = ERROR_TABLE[app.code];
+  if (!mapping.exposeMessage) log?.error({ err }, 'internal error');
+  const metadata = new grpc.Metadata();
+  metadata.set(GRPC_ERROR_CODE_KEY, app.code);
+  if (mapping.exposeMessage && app.details) metadata.set(GRPC_ERROR_DETAILS_KEY, Buffer.from(JSON.stringify(app.details)));
+  const e = new Error(mapping.exposeMessage ? app.message : mapping.wireMessage) as grpc.ServiceError;
+  e.code = mapping.grpc as grpc.status;
+  e.details = e.message;
+  e.metadata = metadata;
+  return e;
+}
+
+/** gRPC error from a call → AppError (code from trailers; transport failures become UNAVAILABLE). */
+export function fromGrpcError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const e = err as Partial<grpc.ServiceError>;
+  const code = e.metadata?.get(GRPC_ERROR_CODE_KEY)[0];
+  if (isErrorCode(code)) {
+    let details: Record<string, unknown> | undefined;
+    const raw = e.metadata?.get(GRPC_ERROR_DETAILS_KEY)[0];
+    if (raw instanceof Buffer) {
+      try {
+        details = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
+      } catch {
+        details = undefined;
+      }
+    }
+    return new AppError(code, e.details ?? 'error', { ...(details ? { details } : {}), cause: err });
+  }
+  if (e.code === grpc.status.UNAVAILABLE) return new AppError('UNAVAILABLE', 'service unavailable', { cause: err });
+  if (e.code === grpc.status.DEADLINE_EXCEEDED) return new AppError('DEADLINE_EXCEEDED', 'deadline exceeded', { cause: err });
+  if (e.code === grpc.status.CANCELLED) return new AppError('UNAVAILABLE', 'call cancelled', { cause: err });
+  return new AppError('INTERNAL', 'Internal error', { cause: err });
+}
+
+/** Wraps an async unary handler: resolves the callback, maps thrown errors. */
+export function unary<Req, Res>(
+  fn: (request: Req, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res>,
+  log?: Logger,
+): grpc.handleUnaryCall<Req, Res> {
+  return (call, callback) => {
+    fn(call.request, call).then(
+      (res) => callback(null, res),
+      (err: unknown) => callback(toGrpcError(err, log)),
+    );
+  };
+}
+
+/** Wraps an async-iterable server-streaming handler; the iterator's signal aborts when the client goes. */
+export function serverStream<Req, Res>(
+  fn: (request: Req, signal: AbortSignal, call: grpc.ServerWritableStream<Req, Res>) => AsyncIterable<Res>,
+  log?: Logger,
+): grpc.handleServerStreamingCall<Req, Res> {
+  return (call) => {
+    const ac = new AbortController();
+    call.on('cancelled', () => ac.abort());
+    call.on('close', () => ac.abort());
+    void (async () => {
+      try {
+        for await (const item of fn(call.request, ac.signal, call)) {
+          if (ac.signal.aborted) break;
+          if (!call.write(item)) {
+            await new Promise<void>((resolve) => {
+              const done = (): void => {
+                call.off('drain', done);
+                ac.signal.removeEventListener('abort', done);
+                resolve();
+              };
+              call.once('drain', done);
+              ac.signal.addEventListener('abort', done, { once: true });
+            });
+          }
+        }
+        if (!ac.signal.aborted) call.end();
+      } catch (err) {
+        if (!ac.signal.aborted) call.destroy(toGrpcError(err, log));
+      }
+    })();
+  };
+}
+
+export type HealthState = () => boolean;
+
+/** The grpc.health.v1 service: SERVING while `isServing()`; Watch answers the current status and ends. */
+export function healthService(isServing: HealthState): healthV1.HealthServer {
+  const status = (): healthV1.HealthCheckResponse => ({
+    status: isServing() ? healthV1.HealthCheckResponse_ServingStatus.SERVING : healthV1.HealthCheckResponse_ServingStatus.NOT_SERVING,
+  });
+  return {
+    check: (_call, callback) => callback(null, status()),
+    watch: (call) => {
+      call.write(status());
+      call.end();
+    },
+  };
+}
+
+export interface GrpcServerHandle {
+  readonly port: number;
+  readonly address: string;
+  close(): Promise<void>;
+}
+
+/** Starts a gRPC server with the given services plus health, bound to host:port (0 = any free port). */
+export async function startGrpcServer(
+  services: { definition: grpc.ServiceDefinition; implementation: grpc.UntypedServiceImplementation }[],
+  options: { host: string; port: number; isServing: HealthState; graceMs?: number },
+): Promise<GrpcServerHandle> {
+  const server = new grpc.Server(grpcChannelOptions);
+  for (const s of services) server.addService(s.definition, s.implementation);
+  server.addService(healthV1.HealthService, healthService(options.isServing));
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync(`${options.host}:${options.port}`, grpc.ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    );
+  });
+  let closed: Promise<void> | undefined;
+  return {
+    port,
+    address: `${options.host}:${port}`,
+    close: () =>
+      (closed ??= new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, options.graceMs ?? 5_000);
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      })),
+  };
+}
+
+/** Promise wrapper for a generated unary client method. */
+export function call<Req, Res>(
+  method: (req: Req, metadata: grpc.Metadata, options: Partial<grpc.CallOptions>, cb: (err: grpc.ServiceError | null, res: Res) => void) => grpc.ClientUnaryCall,
+  request: Req,
+  options: { deadlineMs?: number; metadata?: grpc.Metadata } = {},
+): Promise<Res> {
+  return new Promise<Res>((resolve, reject) => {
+    const opts: Partial<grpc.CallOptions> = {};
+    if (options.deadlineMs !== undefined) opts.deadline = new Date(Date.now() + options.deadlineMs);
+    method(request, options.metadata ?? new grpc.Metadata(), opts, (err, res) => (err ? reject(fromGrpcError(err)) : resolve(res)));
+  });
+}
+
+/** Async iterator over a server stream; aborting the signal cancels the call. */
+export async function* streamOf<Res>(stream: grpc.ClientReadableStream<Res>, signal?: AbortSignal): AsyncIterable<Res> {
+  const onAbort = (): void => stream.cancel();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    for await (const item of stream as AsyncIterable<Res>) yield item;
+  } catch (err) {
+    if (signal?.aborted) return;
+    throw fromGrpcError(err);
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+    stream.cancel();
+  }
+}
+
+export { grpc };

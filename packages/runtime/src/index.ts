@@ -1,0 +1,2 @@
+export * from './lifecycle';
+export * from './grpc';

@@ -1,0 +1,5 @@
+// Generated contracts, re-exported under stable names. The generated code lives in ../gen (never edited).
+export * as tasksV1 from '../gen/a2a_inbound/tasks/v1/tasks';
+export * as controlV1 from '../gen/a2a_inbound/control/v1/control';
+export * as eventsV1 from '../gen/a2a_inbound/events/v1/events';
+export * as healthV1 from '../gen/grpc/health/v1/health';
