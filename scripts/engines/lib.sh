@@ -5,6 +5,7 @@
 ENGINES_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "$ENGINES_DIR/../.." && pwd)"
 INFRA_DIR="$REPO_ROOT/.infra"
+export REPO_ROOT INFRA_DIR
 
 export CI="${CI:-true}"
 export DEBIAN_FRONTEND=noninteractive
@@ -106,9 +107,4 @@ hash_files() {
     printf '%s\n' "$(basename "$f")"
     cat "$f"
   done | sha256sum | cut -d' ' -f1
-}
-
-usage_exit() {
-  echo "usage: $0 install|start|stop|status" >&2
-  exit 2
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Redis for tests and local clusters: scripts/engines/redis.sh install|start|stop|status
+# Redis for tests and local clusters: scripts/engines/redis.sh install|start|stop|status|smoke
 # Listens on 127.0.0.1:${REDIS_PORT:-6379}, no persistence, state under .infra/redis.
 set -euo pipefail
 ENGINE=redis
@@ -17,10 +17,12 @@ STOP_TIMEOUT="${REDIS_STOP_TIMEOUT:-10}"
 apt_install() {
   local apt=(apt-get -y -q -o DPkg::Lock::Timeout=300 -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold)
   [[ "$(id -u)" == 0 ]] || apt=(sudo -n "${apt[@]}")
+  local out="$DIR/apt.log"
+  mkdir -p "$DIR"
   log "apt-get update"
-  "${apt[@]}" update >/dev/null
+  "${apt[@]}" update >"$out" 2>&1 || { tail_log "$out"; die "apt-get update failed"; }
   log "apt-get install $*"
-  "${apt[@]}" install --no-install-recommends "$@" >/dev/null
+  "${apt[@]}" install --no-install-recommends "$@" >>"$out" 2>&1 || { tail_log "$out"; die "apt-get install failed"; }
 }
 
 ping_ok() {
@@ -96,10 +98,21 @@ cmd_status() {
   return 3
 }
 
+# PING, SET/GET/INCR/DEL on a scratch key.
+cmd_smoke() {
+  local cli=(timeout 5 redis-cli -h 127.0.0.1 -p "$REDIS_PORT") key="engines:smoke:$$"
+  [[ "$("${cli[@]}" ping)" == PONG ]] || die "PING failed"
+  "${cli[@]}" set "$key" 41 >/dev/null
+  [[ "$("${cli[@]}" incr "$key")" == 42 ]] || die "INCR failed"
+  "${cli[@]}" del "$key" >/dev/null
+  log "smoke OK ($("${cli[@]}" info server | tr -d '\r' | grep '^redis_version:'))"
+}
+
 case "${1:-}" in
   install) cmd_install ;;
   start) cmd_start ;;
   stop) cmd_stop ;;
   status) cmd_status ;;
-  *) usage_exit ;;
+  smoke) cmd_smoke ;;
+  *) echo "usage: $0 install|start|stop|status|smoke" >&2; exit 2 ;;
 esac

@@ -3,7 +3,7 @@
 // github.com/FerretDB/FerretDB/ferretdb package because `go install
 // .../cmd/ferretdb` panics on a missing generated version file.
 //
-// Usage: ferretdb -listen 127.0.0.1:27017 -data /path/to/dir
+// Usage: ferretdb -listen 127.0.0.1:27017 -data /path/to/dir [-log-level info]
 package main
 
 import (
@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"log/slog"
 	"net"
 	"os"
 	"os/signal"
@@ -24,7 +25,14 @@ import (
 func main() {
 	listen := flag.String("listen", "127.0.0.1:27017", "TCP address to listen on")
 	data := flag.String("data", "data", "SQLite data directory")
+	logLevel := flag.String("log-level", "info", "log level: debug, info, warn or error")
 	flag.Parse()
+
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		log.Fatalf("ferretdb: -log-level: %v", err)
+	}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
 	dir, err := filepath.Abs(*data)
 	if err != nil {
@@ -36,6 +44,7 @@ func main() {
 
 	f, err := ferretdb.New(&ferretdb.Config{
 		Listener:  ferretdb.ListenerConfig{TCP: *listen},
+		Logger:    logger,
 		Handler:   "sqlite",
 		SQLiteURL: "file:" + dir + "/",
 	})
