@@ -1,0 +1,289 @@
+import type { Node } from '../parsers.js';
+import type { Broker, ExchangeType, HttpMethod, Loc, Part, SourceFacts } from '../model.js';
+
+export const lineOf = (node: Node): number => node.startPosition.row + 1;
+
+/** The text of a fully literal value, or undefined when any part is unknown. */
+export function literal(parts: readonly Part[] | undefined): string | undefined {
+  if (!parts) return undefined;
+  let out = '';
+  for (const p of parts) {
+    if (!('lit' in p)) return undefined;
+    out += p.lit;
+  }
+  return out;
+}
+
+/** Like nameOf, but an unresolved identifier keeps its text (`ExchangeType.Topic`). */
+export function rawName(parts: readonly Part[] | undefined): string | undefined {
+  if (!parts || parts.length === 0) return undefined;
+  return parts.map((p) => ('lit' in p ? p.lit : 'ref' in p ? p.ref : '{}')).join('');
+}
+
+/** Text of a value for names (queues, topics): unknown parts become `{}`. */
+export function nameOf(parts: readonly Part[] | undefined): string | undefined {
+  if (!parts || parts.length === 0) return undefined;
+  return parts.map((p) => ('lit' in p ? p.lit : '{}')).join('');
+}
+
+export function concat(...lists: readonly (readonly Part[])[]): Part[] {
+  const out: Part[] = [];
+  for (const list of lists) {
+    for (const p of list) {
+      const last = out[out.length - 1];
+      if (last && 'lit' in last && 'lit' in p) out[out.length - 1] = { lit: last.lit + p.lit };
+      else out.push(p);
+    }
+  }
+  return out;
+}
+
+export const HOLE_PART: Part = { hole: true };
+export const lit = (s: string): Part[] => [{ lit: s }];
+
+export function httpMethod(name: string | undefined): HttpMethod | undefined {
+  if (!name) return undefined;
+  const m = name.toUpperCase().replace(/^HTTP(METHOD)?\.?/, '').replace(/^METHOD/, '');
+  switch (m) {
+    case 'GET':
+    case 'POST':
+    case 'PUT':
+    case 'PATCH':
+    case 'DELETE':
+    case 'HEAD':
+    case 'OPTIONS':
+      return m;
+    case 'ALL':
+    case 'ANY':
+      return 'ANY';
+    default:
+      return undefined;
+  }
+}
+
+export function exchangeType(name: string | undefined): ExchangeType | undefined {
+  const t = name?.toLowerCase().replace(/^.*[.:]/, '');
+  return t === 'direct' || t === 'topic' || t === 'fanout' || t === 'headers' ? t : undefined;
+}
+
+const SQL_STATEMENT = /\b(select\b[\s\S]*?\bfrom|insert\s+into|update\s+[\w"`[\].]+\s+set|delete\s+from|create\s+table|alter\s+table|merge\s+into|references)\b/i;
+const SQL_TABLES = /\b(?:from|join|insert\s+into|update|delete\s+from|create\s+table(?:\s+if\s+not\s+exists)?|alter\s+table(?:\s+only)?|merge\s+into|references)\s+([`"[]?[A-Za-z_][\w]*[`"\]]?(?:\.[`"[]?[A-Za-z_][\w]*[`"\]]?)?)/gi;
+const NOT_TABLES = new Set(['select', 'set', 'where', 'values', 'lateral', 'unnest', 'only', 'if', 'table']);
+
+/** Table names touched by SQL text (queries in code, migrations). */
+export function sqlTables(text: string): string[] {
+  if (!SQL_STATEMENT.test(text)) return [];
+  const out = new Set<string>();
+  for (const m of text.matchAll(SQL_TABLES)) {
+    const raw = m[1]!.replace(/[`"[\]]/g, '');
+    const name = raw.includes('.') ? raw.split('.').pop()! : raw;
+    if (!NOT_TABLES.has(name.toLowerCase())) out.add(name.toLowerCase());
+  }
+  return [...out].sort();
+}
+
+/** A Redis key prefix (`cart:` of `cart:{id}`), when the key starts with a literal `word:`. */
+export function redisPrefix(parts: readonly Part[] | undefined): string | undefined {
+  const first = parts?.[0];
+  if (!first || !('lit' in first)) return undefined;
+  if (first.lit.includes('://')) return undefined;
+  const m = /^([A-Za-z][\w-]*):/.exec(first.lit);
+  return m ? `${m[1]}:` : undefined;
+}
+
+const REDIS_METHODS = new Set(
+  'get set setex setnx getset mget mset hget hset hmset hmget hgetall hdel hincrby del unlink exists expire incr incrby decr lpush rpush lpop rpop lrange sadd srem smembers zadd zrange zrem publish stringget stringset stringgetasync stringsetasync stringincrementasync hashgetasync hashsetasync hashgetallasync keydeleteasync keyexpireasync listleftpushasync listrightpushasync setaddasync sortedsetaddasync opsforvalue'.split(' '),
+);
+const REDIS_RECEIVER = /redis|cache|rdb|\bdb\b|^r$|^db$|client|conn|multiplexer|valueops|template/i;
+
+/** What every language's call sites are normalised to before the shared rules look at them. */
+export interface CallSite {
+  readonly name: string;
+  /** The receiver's source text (`this.http`, `channel`), '' for a plain function call. */
+  readonly receiver: string;
+  readonly args: readonly Part[][];
+  /** Named arguments: Python keywords, C# `name:` arguments, JS/C# object literal properties merged in. */
+  readonly named: ReadonlyMap<string, Part[]>;
+  readonly loc: Loc;
+}
+
+/** Writes facts with de-duplication of exact repeats (the same fact found by two rules). */
+export class Sink {
+  readonly #seen = new Set<string>();
+  constructor(readonly facts: SourceFacts) {}
+
+  #once(key: string): boolean {
+    if (this.#seen.has(key)) return false;
+    this.#seen.add(key);
+    return true;
+  }
+
+  endpoint(method: HttpMethod, path: string, framework: string, loc: Loc): void {
+    if (this.#once(`e|${method}|${path}|${loc.file}|${loc.line}`)) this.facts.endpoints.push({ method, path, framework, loc });
+  }
+  call(method: HttpMethod, url: Part[], client: string, loc: Loc, extra: { serviceName?: string; clientClass?: string } = {}): void {
+    if (this.#once(`c|${loc.file}|${loc.line}|${JSON.stringify(url)}`)) this.facts.calls.push({ method, url, client, loc, ...extra });
+  }
+  publish(broker: Broker, exchange: string, key: string, loc: Loc): void {
+    if (this.#once(`p|${broker}|${exchange}|${key}|${loc.file}|${loc.line}`)) this.facts.publishes.push({ broker, exchange, key, loc });
+  }
+  consume(broker: Broker, queue: string, loc: Loc): void {
+    if (this.#once(`k|${broker}|${queue}|${loc.file}|${loc.line}`)) this.facts.consumes.push({ broker, queue, loc });
+  }
+  binding(exchange: string, queue: string, key: string, loc: Loc): void {
+    if (this.#once(`b|${exchange}|${queue}|${key}|${loc.file}|${loc.line}`)) this.facts.bindings.push({ exchange, queue, key, loc });
+  }
+  exchange(name: string, type: ExchangeType, loc: Loc): void {
+    if (this.#once(`x|${name}|${loc.file}|${loc.line}`)) this.facts.exchanges.push({ name, type, loc });
+  }
+  queue(name: string, loc: Loc): void {
+    if (this.#once(`q|${name}|${loc.file}|${loc.line}`)) this.facts.queues.push({ name, loc });
+  }
+  data(kind: 'table' | 'collection' | 'redis', name: string, loc: Loc): void {
+    if (this.#once(`d|${kind}|${name.toLowerCase()}|${loc.file}|${loc.line}`)) this.facts.data.push({ kind, name: name.toLowerCase(), loc });
+  }
+  sql(text: string, loc: Loc): void {
+    for (const t of sqlTables(text)) this.data('table', t, loc);
+  }
+}
+
+const arg = (c: CallSite, i: number, ...names: string[]): Part[] | undefined => {
+  for (const n of names) {
+    const v = c.named.get(n);
+    if (v) return v;
+  }
+  return c.args[i];
+};
+
+/**
+ * Rules shared by every language: RabbitMQ clients (amqplib, RabbitMQ.Client, pika, amqp091-go,
+ * Spring RabbitTemplate), Kafka clients, Redis, Mongo. HTTP calls and endpoints are per language.
+ */
+export function sharedCallRules(c: CallSite, sink: Sink): void {
+  const n = c.name;
+  const lower = n.toLowerCase();
+  const recv = c.receiver.toLowerCase();
+  const s = (p: Part[] | undefined): string | undefined => nameOf(p);
+  switch (lower) {
+    // ---- RabbitMQ publishers
+    case 'publish':
+    case 'basicpublish':
+    case 'basicpublishasync':
+    case 'basic_publish':
+    case 'publishwithcontext': {
+      if (lower === 'publish' && /redis|event|emitter|bus|pubsub/.test(recv)) break;
+      const offset = lower === 'publishwithcontext' ? 1 : 0;
+      const ex = s(arg(c, offset, 'exchange'));
+      const key = s(arg(c, offset + 1, 'routingKey', 'routing_key', 'key'));
+      if (ex !== undefined && key !== undefined && (lower !== 'publish' || c.args.length >= 3)) sink.publish('rabbitmq', ex, key, c.loc);
+      break;
+    }
+    case 'sendtoqueue': {
+      const q = s(arg(c, 0, 'queue'));
+      if (q !== undefined) sink.publish('rabbitmq', '', q, c.loc);
+      break;
+    }
+    case 'convertandsend': {
+      if (c.args.length >= 3) {
+        const ex = s(c.args[0]);
+        const key = s(c.args[1]);
+        if (ex !== undefined && key !== undefined) sink.publish('rabbitmq', ex, key, c.loc);
+      } else if (c.args.length === 2) {
+        const key = s(c.args[0]);
+        if (key !== undefined) sink.publish('rabbitmq', '', key, c.loc);
+      }
+      break;
+    }
+    // ---- RabbitMQ consumers
+    case 'consume':
+    case 'basicconsume':
+    case 'basicconsumeasync':
+    case 'basic_consume': {
+      const q = s(arg(c, 0, 'queue'));
+      if (q !== undefined && (lower !== 'consume' || c.args.length >= 1)) sink.consume('rabbitmq', q, c.loc);
+      break;
+    }
+    // ---- bindings and declarations
+    case 'bindqueue':
+    case 'queuebind':
+    case 'queuebindasync':
+    case 'queue_bind': {
+      const q = s(arg(c, 0, 'queue', 'name'));
+      // amqp091-go: QueueBind(name, key, exchange, ...); the others: (queue, exchange, key).
+      const goOrder = n === 'QueueBind' && c.args.length >= 5;
+      const ex = s(goOrder ? arg(c, 2, 'exchange') : arg(c, 1, 'exchange'));
+      const key = s(goOrder ? arg(c, 1, 'key') : arg(c, 2, 'routingKey', 'routing_key', 'pattern', 'key')) ?? '';
+      if (q !== undefined && ex !== undefined) sink.binding(ex, q, key, c.loc);
+      break;
+    }
+    case 'assertexchange':
+    case 'exchangedeclare':
+    case 'exchangedeclareasync':
+    case 'exchange_declare': {
+      const name = s(arg(c, 0, 'exchange', 'name'));
+      const type = exchangeType(rawName(arg(c, 1, 'type', 'exchange_type', 'kind')));
+      if (name !== undefined && type) sink.exchange(name, type, c.loc);
+      break;
+    }
+    case 'assertqueue':
+    case 'queuedeclare':
+    case 'queuedeclareasync':
+    case 'queue_declare': {
+      const q = s(arg(c, 0, 'queue', 'name'));
+      if (q !== undefined && q !== '') sink.queue(q, c.loc);
+      break;
+    }
+    // ---- Kafka
+    case 'send': {
+      // kafkajs producer.send({ topic, messages }); Spring KafkaTemplate.send(topic, ...); kafka-python producer.send(topic, ...)
+      const topic = c.named.get('topic');
+      if (topic && c.named.has('messages')) sink.publish('kafka', '', s(topic)!, c.loc);
+      else if (/kafka|producer/.test(recv) && c.args[0]) {
+        const t = s(c.args[0]);
+        if (t !== undefined) sink.publish('kafka', '', t, c.loc);
+      }
+      break;
+    }
+    case 'produce':
+    case 'produceasync': {
+      const t = s(arg(c, 0, 'topic'));
+      if (t !== undefined) sink.publish('kafka', '', t, c.loc);
+      break;
+    }
+    case 'subscribe': {
+      if (/redis|pubsub|observable|emitter/.test(recv)) break;
+      const one = c.named.get('topic');
+      if (one) sink.consume('kafka', s(one)!, c.loc);
+      const many = c.named.get('topics');
+      if (many) for (const t of splitList(many)) sink.consume('kafka', t, c.loc);
+      if (!one && !many && c.args[0] && /consumer|kafka/.test(recv)) for (const t of splitList(c.args[0])) sink.consume('kafka', t, c.loc);
+      break;
+    }
+    // ---- Mongo
+    case 'collection':
+    case 'getcollection':
+    case 'get_collection': {
+      const name = literal(arg(c, 0, 'name'));
+      if (name) sink.data('collection', name, c.loc);
+      break;
+    }
+    default:
+      break;
+  }
+  if (REDIS_METHODS.has(lower) && REDIS_RECEIVER.test(c.receiver)) {
+    for (const a of c.args.slice(0, 2)) {
+      const prefix = redisPrefix(a);
+      if (prefix) {
+        sink.data('redis', prefix, c.loc);
+        break;
+      }
+    }
+  }
+}
+
+/** A list literal evaluated by the language adapter arrives as parts joined by `\u0001`. */
+export const LIST_SEP = '\u0001';
+export function splitList(parts: Part[]): string[] {
+  const t = nameOf(parts);
+  return t === undefined ? [] : t.split(LIST_SEP).filter((x) => x.length > 0);
+}

@@ -1,0 +1,188 @@
+import { LineCounter, isMap, isScalar, isSeq, parseAllDocuments } from 'yaml';
+import type { Node as YamlNode } from 'yaml';
+import type { ConfigEntry, ServiceDecl } from '../model.js';
+import { type Sink, exchangeType } from './common.js';
+
+/** A YAML/JSON value with the line it starts on. */
+type Tree = { line: number } & ({ kind: 'scalar'; value: string } | { kind: 'map'; entries: [string, Tree][] } | { kind: 'seq'; items: Tree[] });
+
+function toTree(node: YamlNode | null | undefined, lc: LineCounter): Tree | undefined {
+  if (!node) return undefined;
+  const line = node.range ? lc.linePos(node.range[0]).line : 0;
+  if (isScalar(node)) return { line, kind: 'scalar', value: node.value === null || node.value === undefined ? '' : String(node.value as string | number | boolean) };
+  if (isMap(node)) {
+    const entries: [string, Tree][] = [];
+    for (const pair of node.items) {
+      const key = isScalar(pair.key) ? String(pair.key.value) : undefined;
+      const value = toTree(pair.value as YamlNode | null, lc);
+      const keyLine = pair.key && (pair.key as YamlNode).range ? lc.linePos((pair.key as YamlNode).range![0]).line : line;
+      if (key !== undefined) entries.push([key, value ?? { line: keyLine, kind: 'scalar', value: '' }]);
+    }
+    return { line, kind: 'map', entries };
+  }
+  if (isSeq(node)) return { line, kind: 'seq', items: node.items.map((i) => toTree(i as YamlNode, lc)).filter((t): t is Tree => t !== undefined) };
+  return undefined;
+}
+
+function parseTrees(text: string): Tree[] {
+  const lc = new LineCounter();
+  const docs = parseAllDocuments(text, { lineCounter: lc, uniqueKeys: false });
+  const list = Array.isArray(docs) ? docs : [];
+  return list.map((d) => toTree(d.contents as YamlNode, lc)).filter((t): t is Tree => t !== undefined);
+}
+
+const get = (t: Tree | undefined, key: string): Tree | undefined => (t?.kind === 'map' ? t.entries.find(([k]) => k === key)?.[1] : undefined);
+const str = (t: Tree | undefined): string | undefined => (t?.kind === 'scalar' ? t.value : undefined);
+
+function flatten(t: Tree, prefix: string, sep: string, file: string, out: ConfigEntry[]): void {
+  if (t.kind === 'scalar') {
+    if (prefix) out.push({ key: prefix, value: t.value, loc: { file, line: t.line } });
+  } else if (t.kind === 'map') {
+    for (const [k, v] of t.entries) flatten(v, prefix ? `${prefix}${sep}${k}` : k, sep, file, out);
+  } else {
+    t.items.forEach((v, i) => flatten(v, `${prefix}${sep}${i}`, sep, file, out));
+  }
+}
+
+function envList(t: Tree | undefined, file: string): ConfigEntry[] {
+  const out: ConfigEntry[] = [];
+  if (t?.kind === 'map') for (const [k, v] of t.entries) out.push({ key: k, value: str(v) ?? '', loc: { file, line: v.line } });
+  if (t?.kind === 'seq') {
+    for (const item of t.items) {
+      const s = str(item);
+      if (s !== undefined && s.includes('=')) out.push({ key: s.slice(0, s.indexOf('=')), value: s.slice(s.indexOf('=') + 1), loc: { file, line: item.line } });
+      // Kubernetes: - name: X  value: Y
+      const name = str(get(item, 'name'));
+      const value = str(get(item, 'value'));
+      if (name !== undefined && value !== undefined) out.push({ key: name, value, loc: { file, line: item.line } });
+    }
+  }
+  return out;
+}
+
+function composeServices(doc: Tree, file: string): ServiceDecl[] {
+  const services = get(doc, 'services');
+  if (services?.kind !== 'map') return [];
+  const out: ServiceDecl[] = [];
+  for (const [name, svc] of services.entries) {
+    const build = get(svc, 'build');
+    const targets = [str(build) ?? str(get(build, 'context')), str(get(svc, 'image')), str(get(svc, 'container_name'))].filter((x): x is string => !!x);
+    out.push({ name, targets, env: envList(get(svc, 'environment'), file), loc: { file, line: svc.line } });
+  }
+  return out;
+}
+
+function kubernetes(docs: Tree[], file: string): ServiceDecl[] {
+  const workloads: { labels: Map<string, string>; images: string[]; env: ConfigEntry[]; name: string }[] = [];
+  for (const d of docs) {
+    const kind = str(get(d, 'kind'));
+    if (!kind || !/^(Deployment|StatefulSet|DaemonSet|Pod)$/.test(kind)) continue;
+    const template = kind === 'Pod' ? d : get(get(d, 'spec'), 'template');
+    const labels = new Map<string, string>();
+    const l = get(get(template, 'metadata'), 'labels');
+    if (l?.kind === 'map') for (const [k, v] of l.entries) labels.set(k, str(v) ?? '');
+    const containers = get(get(template, 'spec'), 'containers');
+    const images: string[] = [];
+    const env: ConfigEntry[] = [];
+    if (containers?.kind === 'seq')
+      for (const c of containers.items) {
+        const image = str(get(c, 'image'));
+        if (image) images.push(image);
+        env.push(...envList(get(c, 'env'), file));
+      }
+    workloads.push({ labels, images, env, name: str(get(get(d, 'metadata'), 'name')) ?? '' });
+  }
+  const out: ServiceDecl[] = [];
+  for (const d of docs) {
+    if (str(get(d, 'kind')) !== 'Service') continue;
+    const name = str(get(get(d, 'metadata'), 'name'));
+    if (!name) continue;
+    const selector = get(get(d, 'spec'), 'selector');
+    const sel = selector?.kind === 'map' ? selector.entries.map(([k, v]) => [k, str(v) ?? ''] as const) : [];
+    const matched = workloads.filter((w) => sel.length > 0 && sel.every(([k, v]) => w.labels.get(k) === v));
+    out.push({
+      name,
+      targets: [...matched.flatMap((w) => [...w.images, w.name]), ...sel.map(([, v]) => v)],
+      env: matched.flatMap((w) => w.env),
+      loc: { file, line: d.line },
+    });
+  }
+  return out;
+}
+
+function rabbitDefinitions(doc: Tree, file: string, sink: Sink): boolean {
+  const exchanges = get(doc, 'exchanges');
+  const queues = get(doc, 'queues');
+  const bindings = get(doc, 'bindings');
+  if (!exchanges && !queues && !bindings) return false;
+  if (exchanges?.kind === 'seq')
+    for (const x of exchanges.items) {
+      const name = str(get(x, 'name'));
+      const type = exchangeType(str(get(x, 'type')));
+      if (name !== undefined && type) sink.exchange(name, type, { file, line: x.line });
+    }
+  if (queues?.kind === 'seq')
+    for (const q of queues.items) {
+      const name = str(get(q, 'name'));
+      if (name) sink.queue(name, { file, line: q.line });
+    }
+  if (bindings?.kind === 'seq')
+    for (const b of bindings.items) {
+      const source = str(get(b, 'source'));
+      const dest = str(get(b, 'destination'));
+      const type = str(get(b, 'destination_type')) ?? 'queue';
+      if (source !== undefined && dest && type === 'queue') sink.binding(source, dest, str(get(b, 'routing_key')) ?? '', { file, line: b.line });
+    }
+  return true;
+}
+
+/** YAML and JSON files: compose, Kubernetes, RabbitMQ definitions, appsettings, Spring application.yml. */
+export function extractStructured(text: string, file: string, sink: Sink): void {
+  let docs: Tree[];
+  try {
+    docs = parseTrees(text);
+  } catch {
+    return;
+  }
+  const base = file.split('/').pop()!.toLowerCase();
+  const isJson = base.endsWith('.json');
+  if (docs.some((d) => get(d, 'services')?.kind === 'map' && /compose/.test(base))) {
+    for (const d of docs) sink.facts.services.push(...composeServices(d, file));
+    return;
+  }
+  if (docs.some((d) => str(get(d, 'apiVersion')) !== undefined && str(get(d, 'kind')) !== undefined)) {
+    sink.facts.services.push(...kubernetes(docs, file));
+    for (const d of docs) if (str(get(d, 'kind')) === 'ConfigMap') flatten(get(d, 'data') ?? { line: 0, kind: 'seq', items: [] }, '', '.', file, sink.facts.config);
+    return;
+  }
+  if (isJson && docs[0] && rabbitDefinitions(docs[0], file, sink)) return;
+  if (isJson && !/^appsettings.*\.json$/.test(base) && !/config/.test(base)) return;
+  if (!isJson && !/^(application|bootstrap|config|settings|values)/.test(base)) return;
+  for (const d of docs) flatten(d, '', isJson ? ':' : '.', file, sink.facts.config);
+}
+
+/** `.env` and `.properties`: `KEY=value` / `key: value` lines; `#` and `!` comments. */
+export function extractKeyValues(text: string, file: string, sink: Sink): void {
+  const lines = text.split(/\r?\n/);
+  lines.forEach((raw, i) => {
+    const line = raw.trim();
+    if (!line || line.startsWith('#') || line.startsWith('!')) return;
+    const m = /^(?:export\s+)?([\w.\-:[\]]+)\s*[=:]\s*(.*)$/.exec(line);
+    if (!m) return;
+    let value = m[2]!.trim();
+    if (/^(["']).*\1$/.test(value)) value = value.slice(1, -1);
+    sink.facts.config.push({ key: m[1]!, value, loc: { file, line: i + 1 } });
+  });
+}
+
+/** SQL files (migrations): tables per statement, on the statement's first line. */
+export function extractSql(text: string, file: string, sink: Sink): void {
+  let line = 1;
+  for (const stmt of text.split(';')) {
+    const lead = /^\s*/.exec(stmt)![0];
+    const startLine = line + (lead.match(/\n/g)?.length ?? 0);
+    const body = stmt.replace(/--[^\n]*/g, '');
+    sink.sql(body, { file, line: startLine });
+    line += stmt.match(/\n/g)?.length ?? 0;
+  }
+}

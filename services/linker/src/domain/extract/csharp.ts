@@ -1,0 +1,320 @@
+import type { Node } from '../parsers.js';
+import type { HttpMethod, Part } from '../model.js';
+import { joinPath } from '../routes.js';
+import { HOLE_PART, LIST_SEP, type Sink, concat, httpMethod, lineOf, lit, literal, nameOf, sharedCallRules } from './common.js';
+import { Scope } from './scope.js';
+
+const MINIMAL: Record<string, HttpMethod> = { MapGet: 'GET', MapPost: 'POST', MapPut: 'PUT', MapPatch: 'PATCH', MapDelete: 'DELETE' };
+const HTTP_CLIENT: Record<string, HttpMethod> = {
+  GetAsync: 'GET',
+  GetStringAsync: 'GET',
+  GetFromJsonAsync: 'GET',
+  GetStreamAsync: 'GET',
+  GetByteArrayAsync: 'GET',
+  PostAsync: 'POST',
+  PostAsJsonAsync: 'POST',
+  PutAsync: 'PUT',
+  PutAsJsonAsync: 'PUT',
+  PatchAsync: 'PATCH',
+  PatchAsJsonAsync: 'PATCH',
+  DeleteAsync: 'DELETE',
+  DeleteFromJsonAsync: 'DELETE',
+};
+const ATTR_VERBS: Record<string, HttpMethod> = { HttpGet: 'GET', HttpPost: 'POST', HttpPut: 'PUT', HttpPatch: 'PATCH', HttpDelete: 'DELETE' };
+
+const named = (n: Node | null | undefined): Node[] => (n?.namedChildren ?? []).filter((x): x is Node => x !== null && x.type !== 'comment');
+
+/** The expression of an `argument` node (skipping a `name:` label). */
+function argExpr(arg: Node): { name?: string; expr: Node } {
+  const kids = named(arg);
+  if (kids.length >= 2 && kids[0]!.type === 'identifier' && arg.text.slice(kids[0]!.endIndex - arg.startIndex).trimStart().startsWith(':')) return { name: kids[0]!.text, expr: kids[kids.length - 1]! };
+  return { expr: kids[kids.length - 1] ?? arg };
+}
+
+/** C#: ASP.NET Core minimal APIs and attribute routing, HttpClient (typed and named), RabbitMQ.Client, Confluent.Kafka, EF Core, Mongo, StackExchange.Redis. */
+export function extractCSharp(root: Node, file: string, sink: Sink, scopeOut: (scope: Scope) => void): void {
+  const scope: Scope = new Scope((n) => evaluate(n));
+  const groups = new Map<string, string>(); // MapGroup var → prefix
+  const namedClients = new Map<string, string>(); // var → CreateClient name
+
+  function evaluate(node: Node): Part[] {
+    switch (node.type) {
+      case 'string_literal':
+        return lit(named(node).map((c) => c.text).join(''));
+      case 'verbatim_string_literal':
+        return lit(node.text.slice(2, -1));
+      case 'raw_string_literal':
+        return lit(node.text.replace(/^"+/, '').replace(/"+$/, ''));
+      case 'interpolated_string_expression': {
+        const parts: Part[][] = [];
+        for (const c of named(node)) {
+          if (c.type === 'interpolation') {
+            const e = named(c).find((x) => x.type !== 'interpolation_brace' && x.type !== 'interpolation_format_clause' && x.type !== 'interpolation_alignment_clause');
+            parts.push(e ? evaluate(e) : [HOLE_PART]);
+          } else if (c.type === 'string_content' || c.type === 'escape_sequence') parts.push(lit(c.text));
+        }
+        return concat(...parts);
+      }
+      case 'binary_expression': {
+        const l = node.childForFieldName('left');
+        const r = node.childForFieldName('right');
+        const op = node.childForFieldName('operator')?.text;
+        if (!l || !r) return [HOLE_PART];
+        if (op === '+') return concat(evaluate(l), evaluate(r));
+        if (op === '??') {
+          const left = evaluate(l);
+          const fb = literal(evaluate(r));
+          const only = left.length === 1 ? left[0]! : undefined;
+          if (only && fb !== undefined && 'config' in only) return [{ config: only.config, fallback: fb }];
+          if (only && fb !== undefined && 'env' in only) return [{ env: only.env, fallback: fb }];
+          return left;
+        }
+        return [HOLE_PART];
+      }
+      case 'identifier':
+        return scope.lookup(node.text) ?? [{ ref: node.text }];
+      case 'member_access_expression':
+        return scope.lookup(node.text) ?? scope.lookup(node.childForFieldName('name')?.text ?? '') ?? [{ ref: node.text }];
+      case 'parenthesized_expression':
+      case 'postfix_unary_expression':
+      case 'await_expression':
+        return named(node)[0] ? evaluate(named(node)[0]!) : [HOLE_PART];
+      case 'element_access_expression': {
+        // configuration["Services:Orders"]
+        const obj = node.childForFieldName('expression')?.text ?? '';
+        const arg = named(node.childForFieldName('subscript') ?? named(node)[1])[0];
+        const key = arg ? literal(evaluate(argExpr(arg).expr)) : undefined;
+        if (key !== undefined && /config/i.test(obj)) return [{ config: key }];
+        return [HOLE_PART];
+      }
+      case 'invocation_expression': {
+        const fn = node.childForFieldName('function');
+        const fnText = fn?.text ?? '';
+        const a = named(node.childForFieldName('arguments')).map((x) => argExpr(x).expr);
+        if (/Environment\.GetEnvironmentVariable$/.test(fnText) && a[0]) return [{ env: literal(evaluate(a[0])) ?? '' }];
+        if (/\.(GetValue<[^>]*>|GetConnectionString)$/.test(fnText) && a[0]) {
+          const k = literal(evaluate(a[0]));
+          if (k !== undefined) return [fnText.endsWith('GetConnectionString') ? { config: `ConnectionStrings:${k}` } : { config: k }];
+        }
+        if (/^string\.Format$/i.test(fnText) && a[0]) {
+          const tpl = literal(evaluate(a[0]));
+          if (tpl === undefined) return [HOLE_PART];
+          const pieces = tpl.split(/\{\d+[^}]*\}/);
+          return concat(...pieces.flatMap((p, i) => (i < pieces.length - 1 ? [lit(p), a[i + 1] ? evaluate(a[i + 1]!) : [HOLE_PART]] : [lit(p)])));
+        }
+        return [HOLE_PART];
+      }
+      case 'object_creation_expression': {
+        const type = node.childForFieldName('type')?.text;
+        const a = named(node.childForFieldName('arguments')).map((x) => argExpr(x).expr);
+        if (type === 'Uri' && a[0]) return a[1] ? concat(evaluate(a[0]), lit('/'), evaluate(a[1])) : evaluate(a[0]);
+        return [HOLE_PART];
+      }
+      case 'implicit_array_creation_expression':
+      case 'array_creation_expression':
+      case 'initializer_expression':
+      case 'collection_expression': {
+        const init = node.type === 'initializer_expression' || node.type === 'collection_expression' ? node : named(node).find((x) => x.type === 'initializer_expression');
+        return lit(named(init).map((x) => nameOf(evaluate(x)) ?? '').join(LIST_SEP));
+      }
+      default:
+        return [HOLE_PART];
+    }
+  }
+
+  const classes: Node[] = [];
+  const invocations: Node[] = [];
+  const creations: Node[] = [];
+  const strings: Node[] = [];
+  const visit = (node: Node): void => {
+    switch (node.type) {
+      case 'variable_declarator': {
+        const name = node.childForFieldName('name') ?? named(node)[0];
+        const value = named(node).slice(1).pop();
+        if (name && value) {
+          scope.add(name.text, value);
+          classify(name.text, value);
+        }
+        break;
+      }
+      case 'assignment_expression': {
+        const left = node.childForFieldName('left');
+        const right = node.childForFieldName('right');
+        if (left && right && (left.type === 'identifier' || left.type === 'member_access_expression')) {
+          const n = left.text.replace(/^this\./, '');
+          scope.add(n, right);
+          classify(n, right);
+        }
+        break;
+      }
+      case 'class_declaration':
+        classes.push(node);
+        break;
+      case 'invocation_expression':
+        invocations.push(node);
+        break;
+      case 'object_creation_expression':
+        creations.push(node);
+        break;
+      case 'string_literal':
+      case 'verbatim_string_literal':
+      case 'raw_string_literal':
+        strings.push(node);
+        break;
+      default:
+        break;
+    }
+    for (const c of node.namedChildren) if (c && c.type !== 'comment') visit(c);
+  };
+
+  function classify(name: string, value: Node): void {
+    if (value.type !== 'invocation_expression') return;
+    const fn = value.childForFieldName('function');
+    const m = fn?.type === 'member_access_expression' ? fn.childForFieldName('name')?.text : undefined;
+    const a = named(value.childForFieldName('arguments')).map((x) => argExpr(x).expr);
+    if (m === 'MapGroup' && a[0]) {
+      const parent = groups.get(fn?.childForFieldName('expression')?.text ?? '') ?? '';
+      groups.set(name, joinPath(parent, literal(evaluate(a[0])) ?? ''));
+    }
+    if (m === 'CreateClient' && a[0]) {
+      const n = literal(evaluate(a[0]));
+      if (n) namedClients.set(name, n);
+    }
+  }
+
+  visit(root);
+
+  const enclosingClass = (n: Node): string | undefined => {
+    for (let p: Node | null = n.parent; p; p = p.parent) if (p.type === 'class_declaration') return p.childForFieldName('name')?.text;
+    return undefined;
+  };
+
+  for (const inv of invocations) {
+    const fn = inv.childForFieldName('function');
+    if (!fn) continue;
+    const argNodes = named(inv.childForFieldName('arguments'));
+    const args: Part[][] = [];
+    const nm = new Map<string, Part[]>();
+    argNodes.forEach((a) => {
+      const { name, expr } = argExpr(a);
+      const v = evaluate(expr);
+      if (name) nm.set(name, v);
+      args.push(v);
+    });
+    const nameNode = fn.type === 'member_access_expression' ? fn.childForFieldName('name') : fn;
+    const name = (nameNode?.type === 'generic_name' ? named(nameNode)[0]?.text : nameNode?.text) ?? '';
+    const receiver = fn.type === 'member_access_expression' ? (fn.childForFieldName('expression')?.text ?? '') : '';
+    const loc = { file, line: lineOf(inv) };
+    sharedCallRules({ name, receiver, args, named: nm, loc }, sink);
+
+    if (MINIMAL[name] || name === 'MapMethods') {
+      const path = literal(args[0]);
+      if (path === undefined) continue;
+      const prefix = groups.get(receiver) ?? '';
+      const methods = name === 'MapMethods' ? (nameOf(args[1]) ?? '').split(LIST_SEP).filter(Boolean) : [MINIMAL[name]!];
+      for (const m of methods) sink.endpoint(httpMethod(m) ?? 'ANY', joinPath(prefix, path), 'aspnetcore-minimal', loc);
+      continue;
+    }
+    if (HTTP_CLIENT[name] && args[0] && /http|client/i.test(receiver)) {
+      const clientClass = namedClients.get(receiver) ?? enclosingClass(inv);
+      sink.call(HTTP_CLIENT[name], args[0], 'HttpClient', loc, clientClass ? { clientClass } : {});
+      continue;
+    }
+    if (name === 'AddHttpClient') {
+      // AddHttpClient<OrdersClient>(c => c.BaseAddress = new Uri(...)); AddHttpClient("billing", c => ...)
+      const generic = nameNode?.type === 'generic_name' ? named(named(nameNode)[1]).map((t) => t.text) : [];
+      const key = generic[generic.length - 1] ?? literal(args[0]);
+      const lambda = argNodes.map((a) => argExpr(a).expr).find((e) => e.type === 'lambda_expression');
+      const base = lambda ? findBaseAddress(lambda) : undefined;
+      if (key && base) sink.facts.clientBases[key] = base;
+      continue;
+    }
+    if (name === 'ToTable' && args[0]) {
+      const t = literal(args[0]);
+      if (t) sink.data('table', t, loc);
+    }
+  }
+
+  function findBaseAddress(n: Node): Part[] | undefined {
+    if (n.type === 'assignment_expression' && /BaseAddress$/.test(n.childForFieldName('left')?.text ?? '')) {
+      const r = n.childForFieldName('right');
+      return r ? evaluate(r) : undefined;
+    }
+    for (const c of named(n)) {
+      const r = findBaseAddress(c);
+      if (r) return r;
+    }
+    return undefined;
+  }
+
+  for (const c of creations) {
+    const type = c.childForFieldName('type')?.text;
+    if (type !== 'HttpRequestMessage') continue;
+    const a = named(c.childForFieldName('arguments')).map((x) => argExpr(x).expr);
+    if (a.length < 2) continue;
+    const clientClass = enclosingClass(c);
+    sink.call(httpMethod(a[0]!.text.replace(/^HttpMethod\./, '')) ?? 'GET', evaluate(a[1]!), 'HttpClient', { file, line: lineOf(c) }, clientClass ? { clientClass } : {});
+  }
+
+  for (const cls of classes) {
+    const attrs = attributes(cls);
+    const className = cls.childForFieldName('name')?.text ?? '';
+    const table = attrs.find((a) => a.name === 'Table');
+    if (table?.args[0]) sink.data('table', literal(table.args[0]) ?? className, { file, line: table.line });
+    const route = attrs.find((a) => a.name === 'Route');
+    const isController = /Controller$/.test(className) || attrs.some((a) => a.name === 'ApiController');
+    const controllerToken = className.replace(/Controller$/, '');
+    const prefix = route ? (literal(route.args[0]) ?? '') : '';
+    for (const member of named(cls.childForFieldName('body'))) {
+      if (member.type === 'property_declaration') {
+        // EF Core: public DbSet<Order> Orders { get; set; }
+        const type = member.childForFieldName('type')?.text ?? '';
+        const pname = member.childForFieldName('name')?.text;
+        if (/^DbSet<.+>$/.test(type) && pname) sink.data('table', pname, { file, line: lineOf(member) });
+        continue;
+      }
+      if (member.type !== 'method_declaration' || !isController) continue;
+      const mattrs = attributes(member);
+      const methodName = member.childForFieldName('name')?.text ?? '';
+      const mRoute = mattrs.find((a) => a.name === 'Route');
+      const verbs = mattrs.filter((a) => ATTR_VERBS[a.name] || a.name === 'AcceptVerbs');
+      if (verbs.length === 0 && !mRoute) continue;
+      const subPaths: { method: HttpMethod; path: string; line: number }[] = [];
+      for (const v of verbs.length ? verbs : [{ name: 'Route', args: [] as Part[][], line: mRoute!.line }]) {
+        const method = ATTR_VERBS[v.name] ?? 'ANY';
+        const p = literal(v.args[0]) ?? (mRoute ? (literal(mRoute.args[0]) ?? '') : '');
+        subPaths.push({ method, path: p, line: v.line });
+      }
+      for (const s of subPaths) {
+        const abs = s.path.startsWith('/') || s.path.startsWith('~/');
+        const full = (abs ? s.path.replace(/^~/, '') : joinPath(prefix, s.path)).replace(/\[controller\]/gi, controllerToken).replace(/\[action\]/gi, methodName);
+        sink.endpoint(s.method, joinPath(full), 'aspnetcore-mvc', { file, line: s.line });
+      }
+    }
+  }
+
+  function attributes(decl: Node): { name: string; args: Part[][]; line: number }[] {
+    const out: { name: string; args: Part[][]; line: number }[] = [];
+    for (const list of named(decl)) {
+      if (list.type !== 'attribute_list') continue;
+      for (const attr of named(list)) {
+        if (attr.type !== 'attribute') continue;
+        const name = (attr.childForFieldName('name')?.text ?? named(attr)[0]?.text ?? '').replace(/Attribute$/, '');
+        const argList = named(attr).find((x) => x.type === 'attribute_argument_list');
+        const args = named(argList).map((a) => {
+          const kids = named(a);
+          return evaluate(kids[kids.length - 1] ?? a);
+        });
+        out.push({ name, args, line: lineOf(attr) });
+      }
+    }
+    return out;
+  }
+
+  for (const s of strings) {
+    if (s.parent?.type === 'interpolated_string_expression') continue;
+    const text = literal(evaluate(s)) ?? '';
+    if (text.length > 12) sink.sql(text, { file, line: lineOf(s) });
+  }
+  scopeOut(scope);
+}

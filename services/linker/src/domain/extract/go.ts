@@ -1,0 +1,241 @@
+import type { Node } from '../parsers.js';
+import type { HttpMethod, Part } from '../model.js';
+import { joinPath } from '../routes.js';
+import { HOLE_PART, LIST_SEP, type Sink, concat, httpMethod, lineOf, lit, literal, nameOf, sharedCallRules } from './common.js';
+import { Scope } from './scope.js';
+
+const GIN_VERBS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'Any']);
+const CHI_VERBS = new Set(['Get', 'Post', 'Put', 'Patch', 'Delete', 'Head', 'Options']);
+
+const args = (call: Node): Node[] => (call.childForFieldName('arguments')?.namedChildren ?? []).filter((x): x is Node => x !== null && x.type !== 'comment');
+
+/** Go: net/http, gin, chi, gorilla/mux, go-kit; http client; amqp091, kafka-go/sarama; mongo, go-redis. */
+export function extractGo(root: Node, file: string, sink: Sink, scopeOut: (scope: Scope) => void): void {
+  const scope: Scope = new Scope((n) => evaluate(n));
+  const routers = new Map<string, { framework: string; prefix: string }>();
+
+  function evaluate(node: Node): Part[] {
+    switch (node.type) {
+      case 'interpreted_string_literal':
+      case 'raw_string_literal':
+        return lit(node.text.slice(1, -1));
+      case 'binary_expression': {
+        const l = node.childForFieldName('left');
+        const r = node.childForFieldName('right');
+        if (l && r && node.childForFieldName('operator')?.text === '+') return concat(evaluate(l), evaluate(r));
+        return [HOLE_PART];
+      }
+      case 'identifier':
+      case 'selector_expression':
+        return scope.lookup(node.text) ?? [{ ref: node.text }];
+      case 'parenthesized_expression':
+        return node.namedChild(0) ? evaluate(node.namedChild(0)!) : [HOLE_PART];
+      case 'call_expression': {
+        const fn = node.childForFieldName('function')?.text ?? '';
+        const a = args(node);
+        if (fn === 'os.Getenv' && a[0]) return [{ env: literal(evaluate(a[0])) ?? '' }];
+        if (fn === 'fmt.Sprintf' && a[0]) {
+          const tpl = literal(evaluate(a[0]));
+          if (tpl === undefined) return [HOLE_PART];
+          const pieces = tpl.split(/%[-+# 0-9.]*[a-zA-Z]/);
+          const out: Part[][] = [];
+          pieces.forEach((p, i) => {
+            out.push(lit(p));
+            if (i < pieces.length - 1) out.push(a[i + 1] ? evaluate(a[i + 1]!) : [HOLE_PART]);
+          });
+          return concat(...out);
+        }
+        return [HOLE_PART];
+      }
+      case 'composite_literal': {
+        const body = node.childForFieldName('body');
+        const items = (body?.namedChildren ?? []).filter((x): x is Node => x !== null).map((e) => (e.namedChild(0) ? (nameOf(evaluate(e.namedChild(0)!)) ?? '') : ''));
+        return lit(items.join(LIST_SEP));
+      }
+      default:
+        return [HOLE_PART];
+    }
+  }
+
+  const calls: Node[] = [];
+  const composites: Node[] = [];
+  const strings: Node[] = [];
+  const bind = (names: Node | null, values: Node | null): void => {
+    const ns = (names?.namedChildren ?? []).filter((x): x is Node => x !== null);
+    const vs = (values?.namedChildren ?? []).filter((x): x is Node => x !== null);
+    ns.forEach((n, i) => {
+      const v = vs[i];
+      if (!v || n.text === '_') return;
+      scope.add(n.text, v);
+      classify(n.text, v);
+    });
+  };
+  const visit = (node: Node): void => {
+    switch (node.type) {
+      case 'const_spec':
+      case 'var_spec': {
+        const name = node.childForFieldName('name');
+        const value = node.childForFieldName('value');
+        if (name && value) {
+          const vs = value.namedChildren.filter((x): x is Node => x !== null);
+          if (vs[0]) {
+            scope.add(name.text, vs[0]);
+            classify(name.text, vs[0]);
+          }
+        }
+        break;
+      }
+      case 'short_var_declaration':
+      case 'assignment_statement':
+        bind(node.childForFieldName('left'), node.childForFieldName('right'));
+        break;
+      case 'call_expression':
+        calls.push(node);
+        break;
+      case 'composite_literal':
+        composites.push(node);
+        break;
+      case 'interpreted_string_literal':
+      case 'raw_string_literal':
+        strings.push(node);
+        break;
+      default:
+        break;
+    }
+    for (const c of node.namedChildren) if (c && c.type !== 'comment') visit(c);
+  };
+
+  function classify(name: string, value: Node): void {
+    if (value.type !== 'call_expression') return;
+    const fnNode = value.childForFieldName('function');
+    const fn = fnNode?.text ?? '';
+    if (/^gin\.(Default|New)$/.test(fn)) routers.set(name, { framework: 'gin', prefix: '' });
+    else if (/^echo\.New$/.test(fn)) routers.set(name, { framework: 'echo', prefix: '' });
+    else if (/^chi\.NewRouter$/.test(fn)) routers.set(name, { framework: 'chi', prefix: '' });
+    else if (/^mux\.NewRouter$/.test(fn)) routers.set(name, { framework: 'gorilla/mux', prefix: '' });
+    else if (/^http\.NewServeMux$/.test(fn)) routers.set(name, { framework: 'net/http', prefix: '' });
+    else if (fnNode?.type === 'selector_expression') {
+      // v1 := r.Group("/v1");  api := r.PathPrefix("/api").Subrouter()
+      const field = fnNode.childForFieldName('field')?.text;
+      const operand = fnNode.childForFieldName('operand');
+      if (field === 'Group' && operand) {
+        const parent = routers.get(operand.text);
+        const p = args(value)[0];
+        if (parent && p) routers.set(name, { framework: parent.framework, prefix: joinPath(parent.prefix, literal(evaluate(p)) ?? '') });
+      }
+      if (field === 'Subrouter' && operand?.type === 'call_expression') {
+        const inner = operand.childForFieldName('function');
+        const parent = routers.get(inner?.childForFieldName('operand')?.text ?? '');
+        const p = args(operand)[0];
+        if (inner?.childForFieldName('field')?.text === 'PathPrefix' && p) routers.set(name, { framework: parent?.framework ?? 'gorilla/mux', prefix: joinPath(parent?.prefix ?? '', literal(evaluate(p)) ?? '') });
+      }
+    }
+  }
+
+  /** chi `r.Route("/orders", func(r chi.Router) { ... })` prefixes the calls inside the function. */
+  function routePrefix(node: Node): string {
+    const parts: string[] = [];
+    for (let n: Node | null = node.parent; n; n = n.parent) {
+      if (n.type !== 'func_literal') continue;
+      const call = n.parent?.parent;
+      if (call?.type !== 'call_expression') continue;
+      const fn = call.childForFieldName('function');
+      if (fn?.type === 'selector_expression' && fn.childForFieldName('field')?.text === 'Route') {
+        const p = args(call)[0];
+        if (p) parts.unshift(literal(evaluate(p)) ?? '');
+      }
+    }
+    return joinPath(...parts);
+  }
+
+  visit(root);
+
+  for (const call of calls) {
+    const fn = call.childForFieldName('function');
+    if (!fn) continue;
+    const a = args(call);
+    const vals = a.map((x) => evaluate(x));
+    const loc = { file, line: lineOf(call) };
+    const name = fn.type === 'selector_expression' ? (fn.childForFieldName('field')?.text ?? '') : fn.text;
+    const operand = fn.type === 'selector_expression' ? fn.childForFieldName('operand') : null;
+    const receiver = operand?.text ?? '';
+    sharedCallRules({ name, receiver, args: vals, named: new Map(), loc }, sink);
+    if (name === 'SubscribeTopics' && vals[0]) for (const t of (nameOf(vals[0]) ?? '').split(LIST_SEP).filter(Boolean)) sink.consume('kafka', t, loc);
+
+    // ---- endpoints
+    const router = routers.get(receiver);
+    if ((name === 'HandleFunc' || name === 'Handle') && vals[0]) {
+      const pattern = literal(vals[0]);
+      if (pattern === undefined) continue;
+      // Go 1.22 patterns: "GET /orders/{id}"
+      const m = /^([A-Z]+)\s+(\/.*)$/.exec(pattern);
+      let method: HttpMethod = m ? (httpMethod(m[1]) ?? 'ANY') : 'ANY';
+      const path = m ? m[2]! : pattern;
+      // gorilla: r.HandleFunc("/x", h).Methods("POST")
+      const outer = call.parent?.type === 'selector_expression' && call.parent.childForFieldName('field')?.text === 'Methods' ? call.parent.parent : null;
+      if (outer?.type === 'call_expression') method = httpMethod(literal(evaluate(args(outer)[0]!))) ?? method;
+      const framework = router?.framework ?? (receiver === 'http' ? 'net/http' : outer ? 'gorilla/mux' : 'net/http');
+      sink.endpoint(method, joinPath(router?.prefix ?? '', routePrefix(call), path), framework, loc);
+      continue;
+    }
+    if ((GIN_VERBS.has(name) || CHI_VERBS.has(name)) && vals[0] && a.length >= 2 && receiver && receiver !== 'http' && !/client/i.test(receiver)) {
+      const path = literal(vals[0]);
+      if (path === undefined || !path.startsWith('/')) continue;
+      const framework = router?.framework ?? (CHI_VERBS.has(name) ? 'chi' : 'gin');
+      sink.endpoint(httpMethod(name) ?? 'ANY', joinPath(router?.prefix ?? '', routePrefix(call), path), framework, loc);
+      continue;
+    }
+    // gorilla / go-kit: r.Methods("GET").Path("/x").Handler(httptransport.NewServer(...))
+    if (name === 'Path' && operand?.type === 'call_expression' && vals[0]) {
+      const inner = operand.childForFieldName('function');
+      if (inner?.childForFieldName('field')?.text === 'Methods') {
+        const method = httpMethod(literal(evaluate(args(operand)[0]!))) ?? 'ANY';
+        const base = routers.get(inner.childForFieldName('operand')?.text ?? '');
+        const handler = call.parent?.parent?.type === 'call_expression' ? call.parent.parent.text : '';
+        const framework = /httptransport\.NewServer|kithttp\.NewServer/.test(handler) ? 'go-kit' : 'gorilla/mux';
+        const path = literal(vals[0]);
+        if (path !== undefined) sink.endpoint(method, joinPath(base?.prefix ?? '', path), framework, loc);
+      }
+      continue;
+    }
+
+    // ---- HTTP client
+    if ((receiver === 'http' || /client/i.test(receiver)) && /^(Get|Head|Post|PostForm)$/.test(name) && vals[0]) {
+      sink.call(httpMethod(name === 'PostForm' ? 'POST' : name)!, vals[0], 'net/http', loc);
+      continue;
+    }
+    if (receiver === 'http' && (name === 'NewRequest' || name === 'NewRequestWithContext')) {
+      const off = name === 'NewRequest' ? 0 : 1;
+      const m = a[off];
+      const method = m ? (httpMethod(m.text.replace(/^http\.Method/, '')) ?? httpMethod(literal(evaluate(m)))) : undefined;
+      if (vals[off + 1]) sink.call(method ?? 'GET', vals[off + 1]!, 'net/http', loc);
+      continue;
+    }
+    if (/^(httptransport|kithttp)$/.test(receiver) && name === 'NewClient' && vals[1]) {
+      sink.call(httpMethod(literal(vals[0])) ?? 'GET', vals[1], 'go-kit', loc);
+    }
+  }
+
+  // kafka-go / sarama: kafka.Writer{Topic: "x"}, kafka.ReaderConfig{Topic: "x"}, sarama.ProducerMessage{Topic: "x"}
+  for (const c of composites) {
+    const type = c.childForFieldName('type')?.text ?? '';
+    const producer = /(kafka\.(Writer|WriterConfig|Message)|sarama\.ProducerMessage)$/.test(type);
+    const consumer = /kafka\.(Reader|ReaderConfig)$/.test(type);
+    if (!producer && !consumer) continue;
+    for (const el of c.childForFieldName('body')?.namedChildren ?? []) {
+      if (el?.type !== 'keyed_element') continue;
+      const [k, v] = el.namedChildren;
+      if (k?.text !== 'Topic' || !v) continue;
+      const topic = literal(evaluate(v.namedChild(0) ?? v));
+      if (topic === undefined) continue;
+      if (producer && type !== 'kafka.Message') sink.publish('kafka', '', topic, { file, line: lineOf(el) });
+      if (consumer) sink.consume('kafka', topic, { file, line: lineOf(el) });
+    }
+  }
+
+  for (const s of strings) {
+    const text = s.text.slice(1, -1);
+    if (text.length > 12) sink.sql(text, { file, line: lineOf(s) });
+  }
+  scopeOut(scope);
+}

@@ -1,0 +1,121 @@
+import type { Part, SourceFacts } from '../model.js';
+import { emptyFacts } from '../model.js';
+import { type CodeLanguage, type Node, languageOf, parse } from '../parsers.js';
+import { HOLE_PART, Sink, concat } from './common.js';
+import { extractKeyValues, extractSql, extractStructured } from './config.js';
+import { extractJavaScript } from './javascript.js';
+import type { Scope } from './scope.js';
+import { extractCSharp } from './csharp.js';
+import { extractGo } from './go.js';
+import { extractJava } from './java.js';
+import { extractPython } from './python.js';
+
+export interface SourceFile {
+  /** Path relative to the source root, `/`-separated. */
+  readonly path: string;
+  read(): Promise<string>;
+}
+
+export interface ExtractOptions {
+  /** Test folders and files are ignored unless this is set. */
+  readonly includeTests?: boolean;
+}
+
+const SKIP_DIRS = new Set(['node_modules', '.git', 'dist', 'build', 'bin', 'obj', 'target', 'vendor', '.venv', 'venv', '__pycache__', '.next', 'coverage', '.idea', '.vscode']);
+const TEST_DIRS = /^(test|tests|__tests__|spec|specs|e2e|testdata|fixtures|__mocks__|.*\.tests?|.*tests)$/i;
+const TEST_FILES = /(\.(test|spec)\.[cm]?[jt]sx?$)|(_test\.go$)|(^test_.*\.py$)|(_test\.py$)|(Tests?\.(cs|java)$)/;
+const MAX_FILE_BYTES = 1_000_000;
+
+export function isIgnoredDir(name: string, includeTests: boolean): boolean {
+  return SKIP_DIRS.has(name) || (!includeTests && TEST_DIRS.test(name));
+}
+
+export function isIgnoredFile(path: string, includeTests: boolean): boolean {
+  const segs = path.split('/');
+  const base = segs[segs.length - 1]!;
+  if (segs.slice(0, -1).some((d) => isIgnoredDir(d, includeTests))) return true;
+  return !includeTests && TEST_FILES.test(base);
+}
+
+type Kind = { code: CodeLanguage } | { config: 'structured' | 'kv' | 'sql' };
+
+export function kindOf(path: string): Kind | undefined {
+  const code = languageOf(path);
+  if (code) return { code };
+  const base = path.split('/').pop()!.toLowerCase();
+  if (/\.(ya?ml|json)$/.test(base)) return { config: 'structured' };
+  if (base === '.env' || base.startsWith('.env.') || base.endsWith('.env') || base.endsWith('.properties')) return { config: 'kv' };
+  if (base.endsWith('.sql')) return { config: 'sql' };
+  return undefined;
+}
+
+type CodeExtractor = (root: Node, file: string, sink: Sink, scopeOut: (scope: Scope) => void) => void;
+
+const EXTRACTORS: Record<CodeLanguage, CodeExtractor> = {
+  typescript: extractJavaScript,
+  tsx: extractJavaScript,
+  javascript: extractJavaScript,
+  csharp: extractCSharp,
+  java: extractJava,
+  python: extractPython,
+  go: extractGo,
+};
+
+/** Parses one source's files into facts (the parse stage). */
+export async function extractSource(source: string, files: Iterable<SourceFile> | AsyncIterable<SourceFile>, options: ExtractOptions = {}): Promise<SourceFacts> {
+  const facts = emptyFacts(source);
+  const sink = new Sink(facts);
+  const includeTests = options.includeTests ?? false;
+  const constants = new Map<string, Part[] | null>();
+  let files_ = 0;
+  let parsed = 0;
+  for await (const f of files) {
+    if (isIgnoredFile(f.path, includeTests)) continue;
+    const kind = kindOf(f.path);
+    if (!kind) continue;
+    files_++;
+    const text = await f.read();
+    if (text.length > MAX_FILE_BYTES) continue;
+    if ('code' in kind) {
+      const tree = await parse(kind.code, text);
+      try {
+        const extract = EXTRACTORS[kind.code];
+        extract(tree.rootNode, f.path, sink, (scope) => {
+          for (const [name, value] of scope.known()) {
+            const prev = constants.get(name);
+            if (prev === undefined) constants.set(name, value);
+            else if (prev !== null && JSON.stringify(prev) !== JSON.stringify(value)) constants.set(name, null);
+          }
+        });
+      } finally {
+        tree.delete();
+      }
+      parsed++;
+    } else if (kind.config === 'structured') {
+      extractStructured(text, f.path, sink);
+      parsed++;
+    } else if (kind.config === 'kv') {
+      extractKeyValues(text, f.path, sink);
+      parsed++;
+    } else {
+      extractSql(text, f.path, sink);
+      parsed++;
+    }
+  }
+  for (const [name, value] of constants) if (value) facts.constants[name] = value;
+  // Cross-file references: an identifier unknown in its file resolves to a constant of the source.
+  const resolve = (parts: readonly Part[], depth = 0): Part[] =>
+    concat(
+      ...parts.map((p): Part[] => {
+        if (!('ref' in p)) return [p];
+        const v = facts.constants[p.ref] ?? facts.constants[p.ref.replace(/^this\./, '')];
+        return v && depth < 4 ? resolve(v, depth + 1) : [HOLE_PART];
+      }),
+    );
+  for (let i = 0; i < facts.calls.length; i++) {
+    const c = facts.calls[i]!;
+    facts.calls[i] = { ...c, url: resolve(c.url) };
+  }
+  for (const k of Object.keys(facts.clientBases)) facts.clientBases[k] = resolve(facts.clientBases[k]!);
+  return { ...facts, files: files_, parsedFiles: parsed };
+}

@@ -1,0 +1,364 @@
+import type { Node } from '../parsers.js';
+import type { ExchangeType, HttpMethod, Part } from '../model.js';
+import { joinPath } from '../routes.js';
+import { HOLE_PART, LIST_SEP, type Sink, concat, exchangeType, httpMethod, lineOf, lit, literal, nameOf, rawName, sharedCallRules } from './common.js';
+import { withBase } from './javascript.js';
+import { Scope } from './scope.js';
+
+const MAPPINGS: Record<string, HttpMethod> = { GetMapping: 'GET', PostMapping: 'POST', PutMapping: 'PUT', PatchMapping: 'PATCH', DeleteMapping: 'DELETE', RequestMapping: 'ANY' };
+const REST_TEMPLATE: Record<string, HttpMethod> = {
+  getForObject: 'GET',
+  getForEntity: 'GET',
+  postForObject: 'POST',
+  postForEntity: 'POST',
+  postForLocation: 'POST',
+  put: 'PUT',
+  patchForObject: 'PATCH',
+  delete: 'DELETE',
+};
+const EXCHANGE_CLASSES: Record<string, ExchangeType> = { TopicExchange: 'topic', DirectExchange: 'direct', FanoutExchange: 'fanout', HeadersExchange: 'headers' };
+
+interface Annotation {
+  readonly name: string;
+  readonly node: Node;
+  /** `value` holds the unnamed argument. */
+  readonly values: Map<string, Node>;
+}
+
+/** `${key:default}` placeholders (Spring `@Value`, Feign `url`). */
+export function placeholder(text: string): Part[] {
+  const out: Part[][] = [];
+  let rest = text;
+  for (;;) {
+    const m = /\$\{([^}:]+)(?::([^}]*))?\}/.exec(rest);
+    if (!m) break;
+    out.push(lit(rest.slice(0, m.index)));
+    out.push([m[2] !== undefined ? { config: m[1]!, fallback: m[2] } : { config: m[1]! }]);
+    rest = rest.slice(m.index + m[0].length);
+  }
+  out.push(lit(rest));
+  return concat(...out);
+}
+
+const argList = (n: Node | null): Node[] => (n?.namedChildren ?? []).filter((x): x is Node => x !== null && x.type !== 'comment');
+
+/** Java: Spring MVC/WebFlux, RestTemplate, WebClient, Feign, Spring AMQP, Spring Kafka, JPA, Mongo, Redis. */
+export function extractJava(root: Node, file: string, sink: Sink, scopeOut: (scope: Scope) => void): void {
+  const scope: Scope = new Scope((n) => evaluate(n));
+  const beans = new Map<string, { kind: 'queue' | 'exchange'; name: string }>();
+  const clients = new Map<string, Part[]>();
+
+  function evaluate(node: Node): Part[] {
+    switch (node.type) {
+      case 'string_literal':
+        return lit(node.text.startsWith('"""') ? node.text.slice(3, -3) : node.text.slice(1, -1));
+      case 'binary_expression': {
+        const l = node.childForFieldName('left');
+        const r = node.childForFieldName('right');
+        if (l && r && node.childForFieldName('operator')?.text === '+') return concat(evaluate(l), evaluate(r));
+        return [HOLE_PART];
+      }
+      case 'identifier':
+        return scope.lookup(node.text) ?? scope.lookup(`this.${node.text}`) ?? [{ ref: node.text }];
+      case 'field_access': {
+        const field = node.childForFieldName('field')?.text ?? '';
+        const obj = node.childForFieldName('object')?.text;
+        if (obj === 'this') return scope.lookup(field) ?? [{ ref: field }];
+        return scope.lookup(node.text) ?? scope.lookup(field) ?? [{ ref: node.text }];
+      }
+      case 'parenthesized_expression':
+        return node.namedChild(0) ? evaluate(node.namedChild(0)!) : [HOLE_PART];
+      case 'method_invocation': {
+        const name = node.childForFieldName('name')?.text;
+        const obj = node.childForFieldName('object')?.text;
+        const a = argList(node.childForFieldName('arguments'));
+        if (obj === 'System' && name === 'getenv' && a[0]) return [{ env: literal(evaluate(a[0])) ?? '' }];
+        if (obj === 'String' && name === 'format' && a[0]) {
+          const tpl = literal(evaluate(a[0]));
+          if (tpl === undefined) return [HOLE_PART];
+          const pieces = tpl.split(/%[-+# 0-9.]*[a-zA-Z]/);
+          return concat(...pieces.flatMap((p, i) => (i < pieces.length - 1 ? [lit(p), a[i + 1] ? evaluate(a[i + 1]!) : [HOLE_PART]] : [lit(p)])));
+        }
+        return [HOLE_PART];
+      }
+      case 'element_value_array_initializer':
+      case 'array_initializer':
+        return lit(argList(node).map((x) => nameOf(evaluate(x)) ?? '').join(LIST_SEP));
+      default:
+        return [HOLE_PART];
+    }
+  }
+
+  function annotations(decl: Node): Annotation[] {
+    const mods = decl.namedChildren.find((c) => c?.type === 'modifiers');
+    return (mods?.namedChildren ?? []).filter((c): c is Node => c?.type === 'annotation' || c?.type === 'marker_annotation').map(annotation);
+  }
+
+  function annotation(node: Node): Annotation {
+    const name = node.childForFieldName('name')?.text.replace(/^.*\./, '') ?? '';
+    const values = new Map<string, Node>();
+    for (const a of argList(node.childForFieldName('arguments'))) {
+      if (a.type === 'element_value_pair') {
+        const k = a.childForFieldName('key')?.text;
+        const v = a.childForFieldName('value');
+        if (k && v) values.set(k, v);
+      } else values.set('value', a);
+    }
+    return { name, node, values };
+  }
+
+  const str = (a: Annotation, ...keys: string[]): string | undefined => {
+    for (const k of keys) {
+      const v = a.values.get(k);
+      if (v) return literal(evaluate(v));
+    }
+    return undefined;
+  };
+  const list = (a: Annotation, ...keys: string[]): string[] => {
+    for (const k of keys) {
+      const v = a.values.get(k);
+      if (v) return (nameOf(evaluate(v)) ?? '').split(LIST_SEP).filter((x) => x.length > 0);
+    }
+    return [];
+  };
+
+  const classes: Node[] = [];
+  const invocations: Node[] = [];
+  const creations: Node[] = [];
+  const strings: Node[] = [];
+  const visit = (node: Node): void => {
+    switch (node.type) {
+      case 'variable_declarator': {
+        const name = node.childForFieldName('name')?.text;
+        const value = node.childForFieldName('value');
+        const decl = node.parent;
+        if (name && decl?.type === 'field_declaration') {
+          const v = annotations(decl).find((a) => a.name === 'Value');
+          const text = v ? str(v, 'value') : undefined;
+          if (text !== undefined) scope.set(name, placeholder(text));
+        }
+        if (name && value) {
+          scope.add(name, value);
+          classifyClient(name, value);
+        }
+        break;
+      }
+      case 'formal_parameter': {
+        // constructor injection: @Value("${orders.url}") String ordersUrl
+        const name = node.childForFieldName('name')?.text;
+        const v = annotations(node).find((a) => a.name === 'Value');
+        const text = v ? str(v, 'value') : undefined;
+        if (name && text !== undefined) scope.set(name, placeholder(text));
+        break;
+      }
+      case 'assignment_expression': {
+        const left = node.childForFieldName('left');
+        const right = node.childForFieldName('right');
+        if (left && right) {
+          const name = left.type === 'field_access' ? (left.childForFieldName('field')?.text ?? left.text) : left.text;
+          scope.add(name, right);
+          classifyClient(name, right);
+        }
+        break;
+      }
+      case 'class_declaration':
+      case 'interface_declaration':
+        classes.push(node);
+        break;
+      case 'method_invocation':
+        invocations.push(node);
+        break;
+      case 'object_creation_expression':
+        creations.push(node);
+        break;
+      case 'string_literal':
+        strings.push(node);
+        break;
+      default:
+        break;
+    }
+    for (const c of node.namedChildren) if (c && c.type !== 'comment' && c.type !== 'line_comment' && c.type !== 'block_comment') visit(c);
+  };
+
+  function classifyClient(name: string, value: Node): void {
+    if (!/WebClient|RestClient|baseUrl|rootUri/.test(value.text)) return;
+    const find = (n: Node): Part[] | undefined => {
+      if (n.type === 'method_invocation') {
+        const m = n.childForFieldName('name')?.text;
+        const a = argList(n.childForFieldName('arguments'));
+        if ((m === 'baseUrl' || m === 'rootUri' || (m === 'create' && /WebClient|RestClient/.test(n.childForFieldName('object')?.text ?? ''))) && a[0]) return evaluate(a[0]);
+      }
+      for (const c of n.namedChildren) {
+        const r = c ? find(c) : undefined;
+        if (r) return r;
+      }
+      return undefined;
+    };
+    const base = find(value);
+    if (base) clients.set(name, base);
+  }
+
+  visit(root);
+
+  // ---- Spring AMQP beans: @Bean Queue orders() { return new Queue("orders"); }
+  for (const c of creations) {
+    const type = c.childForFieldName('type')?.text.replace(/<.*$/, '') ?? '';
+    const a = argList(c.childForFieldName('arguments'));
+    const name = a[0] ? literal(evaluate(a[0])) : undefined;
+    const loc = { file, line: lineOf(c) };
+    const method = enclosing(c, 'method_declaration')?.childForFieldName('name')?.text;
+    if (type === 'Queue' && name !== undefined) {
+      sink.queue(name, loc);
+      if (method) beans.set(method, { kind: 'queue', name });
+    } else if (EXCHANGE_CLASSES[type] && name !== undefined) {
+      sink.exchange(name, EXCHANGE_CLASSES[type], loc);
+      if (method) beans.set(method, { kind: 'exchange', name });
+    } else if (type === 'Binding' && a.length >= 4) {
+      // new Binding("queue", DestinationType.QUEUE, "exchange", "key", null)
+      const q = literal(evaluate(a[0]!));
+      const ex = literal(evaluate(a[2]!));
+      const key = literal(evaluate(a[3]!)) ?? '';
+      if (q !== undefined && ex !== undefined) sink.binding(ex, q, key, loc);
+    } else if (type === 'HttpRequestMessage') {
+      // not Java
+    } else if (type === 'ProducerRecord' && name !== undefined) sink.publish('kafka', '', name, loc);
+  }
+  for (const inv of invocations) {
+    const m = inv.childForFieldName('name')?.text;
+    const obj = inv.childForFieldName('object')?.text ?? '';
+    const a = argList(inv.childForFieldName('arguments'));
+    const method = enclosing(inv, 'method_declaration')?.childForFieldName('name')?.text;
+    if (!method || !a[0]) continue;
+    if (obj === 'QueueBuilder' && (m === 'durable' || m === 'nonDurable')) {
+      const q = literal(evaluate(a[0]));
+      if (q !== undefined) {
+        sink.queue(q, { file, line: lineOf(inv) });
+        beans.set(method, { kind: 'queue', name: q });
+      }
+    }
+    if (obj === 'ExchangeBuilder' && m && /^(topic|direct|fanout|headers)Exchange$/.test(m)) {
+      const x = literal(evaluate(a[0]));
+      if (x !== undefined) {
+        sink.exchange(x, exchangeType(m.replace('Exchange', ''))!, { file, line: lineOf(inv) });
+        beans.set(method, { kind: 'exchange', name: x });
+      }
+    }
+  }
+  const beanName = (n: Node | undefined, kind: 'queue' | 'exchange'): string | undefined => {
+    if (!n) return undefined;
+    const ref = n.type === 'method_invocation' ? n.childForFieldName('name')?.text : n.text;
+    const b = ref ? beans.get(ref) : undefined;
+    if (b?.kind === kind) return b.name;
+    // A bean parameter named after its bean method, or a literal.
+    return literal(evaluate(n));
+  };
+
+  // ---- invocations: bindings, RestTemplate, WebClient, shared rules
+  for (const inv of invocations) {
+    const name = inv.childForFieldName('name')?.text ?? '';
+    const objNode = inv.childForFieldName('object');
+    const receiver = objNode?.text ?? '';
+    const argNodes = argList(inv.childForFieldName('arguments'));
+    const args = argNodes.map((x) => evaluate(x));
+    const loc = { file, line: lineOf(inv) };
+    sharedCallRules({ name, receiver, args, named: new Map(), loc }, sink);
+
+    if (name === 'bind' && receiver === 'BindingBuilder') {
+      const q = beanName(argNodes[0], 'queue');
+      const to = inv.parent?.type === 'method_invocation' && inv.parent.childForFieldName('name')?.text === 'to' ? inv.parent : undefined;
+      const ex = to ? beanName(argList(to.childForFieldName('arguments'))[0], 'exchange') : undefined;
+      const withInv = to?.parent?.type === 'method_invocation' && to.parent.childForFieldName('name')?.text === 'with' ? to.parent : undefined;
+      const key = withInv ? (literal(evaluate(argList(withInv.childForFieldName('arguments'))[0]!)) ?? '') : '';
+      if (q !== undefined && ex !== undefined) sink.binding(ex, q, key, loc);
+      continue;
+    }
+    if (REST_TEMPLATE[name] && /rest/i.test(receiver) && args[0]) {
+      sink.call(REST_TEMPLATE[name], withBase(clients.get(receiver), args[0]), 'RestTemplate', loc);
+      continue;
+    }
+    if (name === 'exchange' && /rest/i.test(receiver) && args[0] && argNodes[1]) {
+      sink.call(httpMethod(argNodes[1].text.replace(/^HttpMethod\./, '')) ?? 'GET', withBase(clients.get(receiver), args[0]), 'RestTemplate', loc);
+      continue;
+    }
+    // webClient.get().uri("/x") / restClient.post().uri(...)
+    if (name === 'uri' && objNode?.type === 'method_invocation' && args[0]) {
+      const verb = objNode.childForFieldName('name')?.text;
+      const client = objNode.childForFieldName('object')?.text ?? '';
+      const method = verb === 'method' ? httpMethod(argList(objNode.childForFieldName('arguments'))[0]?.text.replace(/^HttpMethod\./, '')) : httpMethod(verb);
+      if (method) sink.call(method, withBase(clients.get(client) ?? clients.get(client.replace(/^this\./, '')), args[0]), /rest/i.test(client) ? 'RestClient' : 'WebClient', loc);
+    }
+  }
+
+  // ---- classes: Spring MVC controllers, Feign clients, listeners, entities
+  for (const cls of classes) {
+    const anns = annotations(cls);
+    const has = (n: string): Annotation | undefined => anns.find((a) => a.name === n);
+    const body = cls.childForFieldName('body');
+    const classMapping = has('RequestMapping');
+    const prefix = classMapping ? (str(classMapping, 'value', 'path') ?? '') : '';
+    const feign = has('FeignClient');
+    const controller = has('RestController') ?? has('Controller');
+    const entity = has('Entity');
+    const table = has('Table');
+    if (entity) sink.data('table', (table && str(table, 'name', 'value')) ?? cls.childForFieldName('name')?.text ?? '', { file, line: lineOf(entity.node) });
+    const doc = has('Document');
+    if (doc) sink.data('collection', str(doc, 'collection', 'value') ?? (cls.childForFieldName('name')?.text ?? '').replace(/^./, (c) => c.toLowerCase()), { file, line: lineOf(doc.node) });
+
+    for (const member of body?.namedChildren ?? []) {
+      if (member?.type !== 'method_declaration') continue;
+      for (const a of annotations(member)) {
+        const loc = { file, line: lineOf(a.node) };
+        const mapped = MAPPINGS[a.name];
+        if (mapped && (controller || feign || classMapping)) {
+          let method = mapped;
+          if (a.name === 'RequestMapping') {
+            const m = a.values.get('method');
+            method = m ? (httpMethod(m.text.replace(/^.*\./, '').replace(/[{}\s]/g, '')) ?? 'ANY') : 'ANY';
+          }
+          const paths = list(a, 'value', 'path');
+          for (const p of paths.length ? paths : ['']) {
+            const path = joinPath(prefix, p);
+            if (feign) {
+              const url = str(feign, 'url');
+              const service = str(feign, 'name', 'value');
+              const base = url !== undefined ? placeholder(url) : [];
+              sink.call(method === 'ANY' ? 'GET' : method, base.length ? concat(base, lit(path)) : lit(path), 'Feign', loc, service ? { serviceName: service } : {});
+            } else sink.endpoint(method, path, 'spring', loc);
+          }
+        }
+        if (a.name === 'RabbitListener') {
+          for (const q of list(a, 'queues', 'queuesToDeclare', 'value')) sink.consume('rabbitmq', q, loc);
+          const qb = a.values.get('bindings');
+          const bindings = qb ? (qb.type === 'annotation' ? [qb] : argList(qb).filter((x) => x.type === 'annotation')) : [];
+          for (const b of bindings.map(annotation)) {
+            const qNode = b.values.get('value');
+            const xNode = b.values.get('exchange');
+            const q = qNode?.type === 'annotation' ? str(annotation(qNode), 'value', 'name') : qNode ? literal(evaluate(qNode)) : undefined;
+            const x = xNode?.type === 'annotation' ? annotation(xNode) : undefined;
+            const ex = x ? str(x, 'value', 'name') : undefined;
+            if (q === undefined || ex === undefined) continue;
+            const typeNode = x?.values.get('type');
+            const type = typeNode ? (exchangeType(literal(evaluate(typeNode)) ?? rawName(evaluate(typeNode)) ?? typeNode.text) ?? 'direct') : 'direct';
+            sink.queue(q, loc);
+            sink.exchange(ex, type, loc);
+            sink.consume('rabbitmq', q, loc);
+            const keys = list(b, 'key');
+            for (const k of keys.length ? keys : ['']) sink.binding(ex, q, k, loc);
+          }
+        }
+        if (a.name === 'KafkaListener') for (const t of list(a, 'topics', 'value')) sink.consume('kafka', t, loc);
+      }
+    }
+  }
+
+  for (const s of strings) {
+    const text = literal(evaluate(s)) ?? '';
+    if (text.length > 12) sink.sql(text, { file, line: lineOf(s) });
+  }
+  scopeOut(scope);
+}
+
+function enclosing(node: Node, type: string): Node | undefined {
+  for (let n: Node | null = node.parent; n; n = n.parent) if (n.type === type) return n;
+  return undefined;
+}

@@ -1,0 +1,298 @@
+import type { Node } from '../parsers.js';
+import type { HttpMethod, Part } from '../model.js';
+import { joinPath } from '../routes.js';
+import { HOLE_PART, LIST_SEP, type CallSite, type Sink, concat, httpMethod, lineOf, lit, literal, nameOf, sharedCallRules } from './common.js';
+import { Scope } from './scope.js';
+
+const VERBS = new Set(['get', 'post', 'put', 'patch', 'delete', 'del', 'all', 'head', 'options']);
+const CLIENT_LIBS = new Set(['axios', 'got', 'ky', 'superagent', 'request', 'needle']);
+const SERVER_NAMES = /^(app|router|server|fastify|api|routes|r)$/i;
+const CLIENT_RECEIVER = /(^|\.)(http|httpclient|client|apiclient|axios|got)$/i;
+
+const unquote = (s: string): string => s.slice(1, -1);
+
+/** TypeScript and JavaScript: Express, Fastify, NestJS; fetch, axios, got; amqplib, kafkajs, redis, mongo. */
+export function extractJavaScript(root: Node, file: string, sink: Sink, scopeOut: (scope: Scope) => void): void {
+  const scope: Scope = new Scope((n) => evaluate(n));
+  const servers = new Map<string, string>(); // var → framework
+  const clients = new Map<string, Part[]>(); // var → base URL
+  const mounts = new Map<string, string>(); // router var → prefix
+
+  function evaluate(node: Node): Part[] {
+    switch (node.type) {
+      case 'string':
+        return lit(unquote(node.text));
+      case 'template_string': {
+        const parts: Part[][] = [];
+        for (const c of node.namedChildren) {
+          if (!c) continue;
+          if (c.type === 'template_substitution') parts.push(c.namedChild(0) ? evaluate(c.namedChild(0)!) : [HOLE_PART]);
+          else parts.push(lit(c.text));
+        }
+        return concat(...parts);
+      }
+      case 'binary_expression': {
+        const op = node.childForFieldName('operator')?.text;
+        const l = node.childForFieldName('left');
+        const r = node.childForFieldName('right');
+        if (!l || !r) return [HOLE_PART];
+        if (op === '+') return concat(evaluate(l), evaluate(r));
+        if (op === '??' || op === '||') return withFallback(evaluate(l), evaluate(r));
+        return [HOLE_PART];
+      }
+      case 'member_expression': {
+        const obj = node.childForFieldName('object');
+        const prop = node.childForFieldName('property')?.text ?? '';
+        if (obj && /^(process\.env|import\.meta\.env)$/.test(obj.text)) return [{ env: prop }];
+        return scope.lookup(node.text) ?? [{ ref: node.text }];
+      }
+      case 'subscript_expression': {
+        const obj = node.childForFieldName('object');
+        const idx = node.childForFieldName('index');
+        if (obj?.text === 'process.env' && idx?.type === 'string') return [{ env: unquote(idx.text) }];
+        return [HOLE_PART];
+      }
+      case 'identifier':
+      case 'shorthand_property_identifier':
+        return scope.lookup(node.text) ?? [{ ref: node.text }];
+      case 'parenthesized_expression':
+      case 'as_expression':
+      case 'non_null_expression':
+      case 'satisfies_expression':
+      case 'await_expression':
+        return node.namedChild(0) ? evaluate(node.namedChild(0)!) : [HOLE_PART];
+      case 'new_expression': {
+        const ctor = node.childForFieldName('constructor')?.text;
+        const args = node.childForFieldName('arguments')?.namedChildren.filter((x): x is Node => x !== null) ?? [];
+        if (ctor === 'URL' && args[0]) return args[1] ? concat(evaluate(args[1]), lit('/'), evaluate(args[0])) : evaluate(args[0]);
+        return [HOLE_PART];
+      }
+      case 'array': {
+        const items = node.namedChildren.filter((x): x is Node => x !== null).map((x) => nameOf(evaluate(x)) ?? '');
+        return lit(items.join(LIST_SEP));
+      }
+      default:
+        return [HOLE_PART];
+    }
+  }
+
+  // ---- pass 1: declarations, servers, clients, router mounts
+  const calls: Node[] = [];
+  const classes: Node[] = [];
+  const strings: Node[] = [];
+  const visit = (node: Node): void => {
+    switch (node.type) {
+      case 'variable_declarator': {
+        const name = node.childForFieldName('name');
+        const value = node.childForFieldName('value');
+        if (name?.type === 'identifier' && value) {
+          scope.add(name.text, value);
+          if (value.type === 'object') addObject(name.text, value);
+          classifyInit(name.text, value);
+        }
+        break;
+      }
+      case 'public_field_definition': {
+        const name = node.childForFieldName('name');
+        const value = node.childForFieldName('value');
+        if (name && value) {
+          scope.add(`this.${name.text}`, value);
+          classifyInit(`this.${name.text}`, value);
+        }
+        break;
+      }
+      case 'assignment_expression': {
+        const left = node.childForFieldName('left');
+        const right = node.childForFieldName('right');
+        if (left?.type === 'member_expression' && left.text.startsWith('this.') && right) {
+          scope.add(left.text, right);
+          classifyInit(left.text, right);
+        }
+        break;
+      }
+      case 'call_expression':
+        calls.push(node);
+        break;
+      case 'class_declaration':
+      case 'abstract_class_declaration':
+        classes.push(node);
+        break;
+      case 'string':
+      case 'template_string':
+        strings.push(node);
+        break;
+      default:
+        break;
+    }
+    for (const c of node.namedChildren) if (c && c.type !== 'comment') visit(c);
+  };
+
+  function addObject(prefix: string, obj: Node): void {
+    for (const pair of obj.namedChildren) {
+      if (pair?.type !== 'pair') continue;
+      const key = pair.childForFieldName('key');
+      const value = pair.childForFieldName('value');
+      if (!key || !value) continue;
+      const k = key.type === 'string' ? unquote(key.text) : key.text;
+      scope.add(`${prefix}.${k}`, value);
+      if (value.type === 'object') addObject(`${prefix}.${k}`, value);
+    }
+  }
+
+  function classifyInit(name: string, value: Node): void {
+    let v = value;
+    while (v.type === 'await_expression' || v.type === 'parenthesized_expression') v = v.namedChild(0) ?? v;
+    if (v.type !== 'call_expression' && v.type !== 'new_expression') return;
+    const fn = (v.childForFieldName('function') ?? v.childForFieldName('constructor'))?.text ?? '';
+    if (/^(express|express\.Router|Router|koaRouter)$/.test(fn)) servers.set(name, 'express');
+    else if (/^(fastify|Fastify)$/.test(fn)) servers.set(name, 'fastify');
+    else if (/^(axios\.create|got\.extend|ky\.create|ky\.extend)$/.test(fn)) {
+      const props = objectProps(v.childForFieldName('arguments')?.namedChild(0) ?? null);
+      clients.set(name, props.get('baseURL') ?? props.get('prefixUrl') ?? props.get('prefixURL') ?? []);
+    }
+  }
+
+  function objectProps(obj: Node | null): Map<string, Part[]> {
+    const out = new Map<string, Part[]>();
+    if (obj?.type !== 'object') return out;
+    for (const pair of obj.namedChildren) {
+      if (pair?.type === 'pair') {
+        const key = pair.childForFieldName('key');
+        const value = pair.childForFieldName('value');
+        if (key && value) out.set(key.type === 'string' ? unquote(key.text) : key.text, evaluate(value));
+      } else if (pair?.type === 'shorthand_property_identifier') out.set(pair.text, evaluate(pair));
+    }
+    return out;
+  }
+
+  visit(root);
+  // mounts: app.use('/prefix', router)
+  for (const call of calls) {
+    const fn = call.childForFieldName('function');
+    const args = call.childForFieldName('arguments')?.namedChildren.filter((x): x is Node => x !== null) ?? [];
+    if (fn?.type === 'member_expression' && fn.childForFieldName('property')?.text === 'use' && args.length >= 2) {
+      const prefix = literal(evaluate(args[0]!));
+      const target = args[args.length - 1]!;
+      if (prefix !== undefined && target.type === 'identifier') mounts.set(target.text, prefix);
+    }
+  }
+
+  // ---- pass 2: call sites
+  for (const call of calls) {
+    const fn = call.childForFieldName('function');
+    const argsNode = call.childForFieldName('arguments');
+    if (!fn || !argsNode || argsNode.type !== 'arguments') continue;
+    const argNodes = argsNode.namedChildren.filter((x): x is Node => x !== null && x.type !== 'comment');
+    const args = argNodes.map((a) => evaluate(a));
+    const named = new Map<string, Part[]>();
+    for (const a of argNodes) if (a.type === 'object') for (const [k, v] of objectProps(a)) named.set(k, v);
+    const loc = { file, line: lineOf(call) };
+    const name = fn.type === 'member_expression' ? (fn.childForFieldName('property')?.text ?? '') : fn.text;
+    const receiver = fn.type === 'member_expression' ? (fn.childForFieldName('object')?.text ?? '') : '';
+    const site: CallSite = { name, receiver, args, named, loc };
+    sharedCallRules(site, sink);
+
+    // knex('orders'), mongoose.model('Order', schema)
+    if (name === 'knex' && args[0] && literal(args[0])) sink.data('table', literal(args[0])!, loc);
+    if (name === 'model' && receiver === 'mongoose' && args[0] && literal(args[0])) sink.data('collection', literal(args[0])!.toLowerCase() + 's', loc);
+
+    // ---- HTTP calls
+    if (!receiver && name === 'fetch' && args[0]) {
+      const opts = objectProps(argNodes[1] ?? null);
+      sink.call(httpMethod(literal(opts.get('method'))) ?? 'GET', args[0], 'fetch', loc);
+      continue;
+    }
+    if (!receiver && (name === 'axios' || name === 'got' || name === 'ky') && args[0]) {
+      if (argNodes[0]!.type === 'object') {
+        const url = named.get('url');
+        if (url) sink.call(httpMethod(literal(named.get('method'))) ?? 'GET', url, name, loc);
+      } else {
+        const opts = objectProps(argNodes[1] ?? null);
+        sink.call(httpMethod(literal(opts.get('method'))) ?? 'GET', args[0], name, loc);
+      }
+      continue;
+    }
+    if (receiver && (name === 'request') && (CLIENT_LIBS.has(receiver) || clients.has(receiver)) && argNodes[0]?.type === 'object') {
+      const url = named.get('url');
+      if (url) sink.call(httpMethod(literal(named.get('method'))) ?? 'GET', withBase(clients.get(receiver), url), receiver, loc);
+      continue;
+    }
+    if (receiver && VERBS.has(name) && args[0]) {
+      const isServer = servers.has(receiver) || (!clients.has(receiver) && !CLIENT_LIBS.has(receiver) && SERVER_NAMES.test(receiver) && argNodes.length >= 2);
+      if (isServer && argNodes.length >= 2) {
+        const path = literal(args[0]);
+        if (path !== undefined) {
+          const method: HttpMethod = httpMethod(name === 'del' ? 'delete' : name) ?? 'ANY';
+          sink.endpoint(method, joinPath(mounts.get(receiver) ?? '', path), servers.get(receiver) ?? 'express', loc);
+        }
+        continue;
+      }
+      if (clients.has(receiver) || CLIENT_LIBS.has(receiver) || CLIENT_RECEIVER.test(receiver)) {
+        const method: HttpMethod = httpMethod(name === 'del' ? 'delete' : name) ?? 'GET';
+        sink.call(method, withBase(clients.get(receiver), args[0]), CLIENT_LIBS.has(receiver) ? receiver : clients.has(receiver) ? 'axios' : 'http client', loc);
+      }
+      continue;
+    }
+    // fastify.route({ method, url, handler })
+    if (receiver && name === 'route' && argNodes[0]?.type === 'object') {
+      const url = literal(named.get('url') ?? named.get('path'));
+      if (url !== undefined) sink.endpoint(httpMethod(literal(named.get('method'))) ?? 'ANY', url, servers.get(receiver) ?? 'fastify', loc);
+    }
+  }
+
+  // ---- NestJS controllers, TypeORM entities
+  for (const cls of classes) {
+    const decorators = [...cls.namedChildren, ...(cls.parent?.type === 'export_statement' ? cls.parent.namedChildren : [])].filter((x): x is Node => x?.type === 'decorator');
+    let prefix: string | undefined;
+    for (const d of decorators) {
+      const { name, args, props } = decorator(d);
+      if (name === 'Controller') prefix = literal(args[0]) ?? literal(props.get('path')) ?? '';
+      if (name === 'Entity') {
+        const table = literal(args[0]) ?? literal(props.get('name')) ?? cls.childForFieldName('name')?.text.toLowerCase();
+        if (table) sink.data('table', table, { file, line: lineOf(d) });
+      }
+    }
+    if (prefix === undefined) continue;
+    const body = cls.childForFieldName('body');
+    for (const member of body?.namedChildren ?? []) {
+      if (member?.type !== 'decorator') continue;
+      const { name, args, props } = decorator(member);
+      const method = httpMethod(name === 'All' ? 'ANY' : name);
+      if (!method) continue;
+      const sub = literal(args[0]) ?? literal(props.get('path')) ?? '';
+      sink.endpoint(method, joinPath(prefix, sub), 'nestjs', { file, line: lineOf(member) });
+    }
+  }
+
+  function decorator(d: Node): { name: string; args: Part[][]; props: Map<string, Part[]> } {
+    const expr = d.namedChild(0);
+    if (expr?.type === 'call_expression') {
+      const argNodes = expr.childForFieldName('arguments')?.namedChildren.filter((x): x is Node => x !== null) ?? [];
+      return { name: expr.childForFieldName('function')?.text ?? '', args: argNodes.map((a) => evaluate(a)), props: objectProps(argNodes[0] ?? null) };
+    }
+    return { name: expr?.text ?? '', args: [], props: new Map() };
+  }
+
+  for (const s of strings) {
+    if (s.parent?.type === 'template_string') continue;
+    const text = s.type === 'string' ? unquote(s.text) : (literal(evaluate(s)) ?? s.text);
+    if (text.length > 12) sink.sql(text, { file, line: lineOf(s) });
+  }
+  scopeOut(scope);
+}
+
+function withFallback(left: Part[], right: Part[]): Part[] {
+  const fb = literal(right);
+  const only = left.length === 1 ? left[0]! : undefined;
+  if (only && fb !== undefined && 'env' in only) return [{ env: only.env, fallback: fb }];
+  if (only && fb !== undefined && 'config' in only) return [{ config: only.config, fallback: fb }];
+  if (only && 'ref' in only) return right;
+  return left;
+}
+
+export function withBase(base: Part[] | undefined, url: Part[]): Part[] {
+  if (!base || base.length === 0) return url;
+  const first = url[0];
+  if (first && 'lit' in first && /^[a-z]+:\/\//i.test(first.lit)) return url;
+  return concat(base, lit('/'), url);
+}

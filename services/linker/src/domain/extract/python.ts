@@ -1,0 +1,233 @@
+import type { Node } from '../parsers.js';
+import type { Part } from '../model.js';
+import { joinPath } from '../routes.js';
+import { HOLE_PART, LIST_SEP, type Sink, concat, httpMethod, lineOf, lit, literal, nameOf, sharedCallRules } from './common.js';
+import { withBase } from './javascript.js';
+import { Scope } from './scope.js';
+
+const VERBS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'options']);
+const HTTP_LIBS = new Set(['requests', 'httpx']);
+
+function stringText(node: Node): { prefix: string; parts: Node[] } {
+  const start = node.namedChildren.find((c) => c?.type === 'string_start');
+  const prefix = (start?.text ?? '').replace(/["']+$/, '').toLowerCase();
+  return { prefix, parts: node.namedChildren.filter((c): c is Node => c !== null && c.type !== 'string_start' && c.type !== 'string_end') };
+}
+
+/** Python: FastAPI, Flask, Django; requests, httpx; pika, kafka-python/confluent-kafka; SQLAlchemy/Django models, pymongo, redis. */
+export function extractPython(root: Node, file: string, sink: Sink, scopeOut: (scope: Scope) => void): void {
+  const scope: Scope = new Scope((n) => evaluate(n));
+  const prefixes = new Map<string, string>(); // APIRouter / Blueprint var → prefix
+  const clients = new Map<string, Part[]>();
+
+  function evaluate(node: Node): Part[] {
+    switch (node.type) {
+      case 'string': {
+        const { parts } = stringText(node);
+        return concat(...parts.map((c): Part[] => (c.type === 'interpolation' ? (c.namedChild(0) ? evaluate(c.namedChild(0)!) : [HOLE_PART]) : lit(c.text))));
+      }
+      case 'concatenated_string':
+        return concat(...node.namedChildren.filter((c): c is Node => c !== null).map((c) => evaluate(c)));
+      case 'binary_operator': {
+        const l = node.childForFieldName('left');
+        const r = node.childForFieldName('right');
+        const op = node.childForFieldName('operator')?.text;
+        if (l && r && op === '+') return concat(evaluate(l), evaluate(r));
+        return [HOLE_PART];
+      }
+      case 'boolean_operator': {
+        const l = node.childForFieldName('left');
+        const r = node.childForFieldName('right');
+        if (!l || !r) return [HOLE_PART];
+        const left = evaluate(l);
+        const fb = literal(evaluate(r));
+        const only = left.length === 1 ? left[0]! : undefined;
+        if (only && fb !== undefined && 'env' in only) return [{ env: only.env, fallback: fb }];
+        return left;
+      }
+      case 'identifier':
+        return scope.lookup(node.text) ?? [{ ref: node.text }];
+      case 'attribute':
+        return scope.lookup(node.text) ?? [{ ref: node.text }];
+      case 'subscript': {
+        const v = node.childForFieldName('value')?.text;
+        const idx = node.childForFieldName('subscript');
+        if (v === 'os.environ' && idx?.type === 'string') return [{ env: literal(evaluate(idx)) ?? '' }];
+        return [HOLE_PART];
+      }
+      case 'call': {
+        const fn = node.childForFieldName('function')?.text ?? '';
+        const args = (node.childForFieldName('arguments')?.namedChildren ?? []).filter((x): x is Node => x !== null);
+        if (/^(os\.environ\.get|os\.getenv|getenv|env|config)$/.test(fn) && args[0]?.type === 'string') {
+          const name = literal(evaluate(args[0])) ?? '';
+          const fb = args[1] ? literal(evaluate(args[1].type === 'keyword_argument' ? (args[1].childForFieldName('value') ?? args[1]) : args[1])) : undefined;
+          return [fb !== undefined ? { env: name, fallback: fb } : { env: name }];
+        }
+        // "{}/orders/{}".format(base, id)
+        if (fn.endsWith('.format')) {
+          const obj = node.childForFieldName('function')?.childForFieldName('object');
+          const tpl = obj ? literal(evaluate(obj)) : undefined;
+          if (tpl !== undefined) {
+            const pieces = tpl.split(/\{[^}]*\}/);
+            const out: Part[][] = [];
+            pieces.forEach((p, i) => {
+              out.push(lit(p));
+              if (i < pieces.length - 1) out.push(args[i] && args[i].type !== 'keyword_argument' ? evaluate(args[i]) : [HOLE_PART]);
+            });
+            return concat(...out);
+          }
+        }
+        return [HOLE_PART];
+      }
+      case 'list':
+      case 'tuple':
+        return lit(node.namedChildren.map((x) => (x ? (nameOf(evaluate(x)) ?? '') : '')).join(LIST_SEP));
+      case 'parenthesized_expression':
+        return node.namedChild(0) ? evaluate(node.namedChild(0)!) : [HOLE_PART];
+      default:
+        return [HOLE_PART];
+    }
+  }
+
+  const calls: Node[] = [];
+  const strings: Node[] = [];
+  const decorated: Node[] = [];
+  const visit = (node: Node): void => {
+    switch (node.type) {
+      case 'assignment': {
+        const left = node.childForFieldName('left');
+        const right = node.childForFieldName('right');
+        if (left && right && (left.type === 'identifier' || left.type === 'attribute')) {
+          scope.add(left.text, right);
+          classify(left.text, right);
+          if (left.text === '__tablename__' || left.text === 'db_table') {
+            const t = literal(evaluate(right));
+            if (t) sink.data('table', t, { file, line: lineOf(node) });
+          }
+        }
+        break;
+      }
+      case 'with_item': {
+        const v = node.childForFieldName('value');
+        if (v?.type === 'as_pattern') {
+          const call = v.namedChild(0);
+          const alias = v.childForFieldName('alias') ?? v.namedChild(1);
+          if (call && alias) classify(alias.text, call);
+        }
+        break;
+      }
+      case 'call':
+        calls.push(node);
+        break;
+      case 'decorated_definition':
+        decorated.push(node);
+        break;
+      case 'string':
+        strings.push(node);
+        break;
+      case 'subscript': {
+        const v = node.childForFieldName('value');
+        const idx = node.childForFieldName('subscript');
+        if (v && /(^|\.)(db|database|mongo_db)$/i.test(v.text) && idx?.type === 'string') {
+          const name = literal(evaluate(idx));
+          if (name) sink.data('collection', name, { file, line: lineOf(node) });
+        }
+        break;
+      }
+      default:
+        break;
+    }
+    for (const c of node.namedChildren) if (c && c.type !== 'comment') visit(c);
+  };
+
+  function classify(name: string, value: Node): void {
+    let v = value;
+    while (v.type === 'await' || v.type === 'parenthesized_expression') v = v.namedChild(0) ?? v;
+    if (v.type !== 'call') return;
+    const fn = v.childForFieldName('function')?.text ?? '';
+    const kw = keywords(v);
+    if (/^(APIRouter|fastapi\.APIRouter|Blueprint|flask\.Blueprint)$/.test(fn)) prefixes.set(name, literal(kw.get('prefix') ?? kw.get('url_prefix')) ?? '');
+    if (/^(httpx\.(Async)?Client|requests\.Session|Session)$/.test(fn)) clients.set(name, kw.get('base_url') ?? []);
+  }
+
+  function keywords(call: Node): Map<string, Part[]> {
+    const out = new Map<string, Part[]>();
+    for (const a of call.childForFieldName('arguments')?.namedChildren ?? []) {
+      if (a?.type !== 'keyword_argument') continue;
+      const k = a.childForFieldName('name')?.text;
+      const v = a.childForFieldName('value');
+      if (k && v) out.set(k, evaluate(v));
+    }
+    return out;
+  }
+
+  visit(root);
+  // app.include_router(router, prefix="/api")
+  for (const call of calls) {
+    const fn = call.childForFieldName('function');
+    if (fn?.type !== 'attribute' || fn.childForFieldName('attribute')?.text !== 'include_router') continue;
+    const target = call.childForFieldName('arguments')?.namedChild(0);
+    const prefix = literal(keywords(call).get('prefix'));
+    if (target && prefix !== undefined) prefixes.set(target.text, joinPath(prefix, prefixes.get(target.text) ?? ''));
+  }
+
+  for (const call of calls) {
+    const fn = call.childForFieldName('function');
+    if (!fn) continue;
+    const argNodes = (call.childForFieldName('arguments')?.namedChildren ?? []).filter((x): x is Node => x !== null && x.type !== 'keyword_argument' && x.type !== 'comment');
+    const args = argNodes.map((a) => evaluate(a));
+    const named = keywords(call);
+    const loc = { file, line: lineOf(call) };
+    const name = fn.type === 'attribute' ? (fn.childForFieldName('attribute')?.text ?? '') : fn.text;
+    const receiver = fn.type === 'attribute' ? (fn.childForFieldName('object')?.text ?? '') : '';
+    sharedCallRules({ name, receiver, args, named, loc }, sink);
+
+    if (name === 'KafkaConsumer' || fn.text === 'kafka.KafkaConsumer') for (const a of args) if (literal(a)) sink.consume('kafka', literal(a)!, loc);
+    // Django urls
+    if (!receiver && (name === 'path' || name === 're_path' || name === 'url') && args[0] && argNodes[1] && call.parent?.type === 'list') {
+      const p = literal(args[0]);
+      if (p !== undefined && !/^include\(/.test(argNodes[1].text)) sink.endpoint('ANY', joinPath(p), 'django', loc);
+      continue;
+    }
+    // requests / httpx
+    const isLib = HTTP_LIBS.has(receiver);
+    if ((isLib || clients.has(receiver)) && (VERBS.has(name) || name === 'request')) {
+      const method = name === 'request' ? (httpMethod(literal(args[0] ?? named.get('method'))) ?? 'GET') : httpMethod(name)!;
+      const url = name === 'request' ? (args[1] ?? named.get('url')) : (args[0] ?? named.get('url'));
+      if (url) sink.call(method, withBase(clients.get(receiver), url), isLib ? receiver : 'httpx', loc);
+    }
+  }
+
+  for (const d of decorated) {
+    const def = d.childForFieldName('definition');
+    for (const dec of d.namedChildren) {
+      if (dec?.type !== 'decorator') continue;
+      const call = dec.namedChild(0);
+      if (call?.type !== 'call') continue;
+      const fn = call.childForFieldName('function');
+      if (fn?.type !== 'attribute') continue;
+      const verb = fn.childForFieldName('attribute')?.text ?? '';
+      const recv = fn.childForFieldName('object')?.text ?? '';
+      const first = call.childForFieldName('arguments')?.namedChildren.find((x) => x !== null && x.type !== 'keyword_argument');
+      const path = first ? literal(evaluate(first)) : undefined;
+      if (path === undefined) continue;
+      const kw = keywords(call);
+      const prefix = prefixes.get(recv) ?? '';
+      const loc = { file, line: lineOf(dec) };
+      if (VERBS.has(verb)) sink.endpoint(httpMethod(verb)!, joinPath(prefix, path), recv.includes('router') || prefixes.has(recv) && !/bp|blueprint/i.test(recv) ? 'fastapi' : recv === 'app' && def ? 'fastapi' : 'flask', loc);
+      else if (verb === 'route' || verb === 'api_route') {
+        const methods = kw.get('methods');
+        const list = methods ? (nameOf(methods) ?? '').split(LIST_SEP).filter(Boolean) : ['GET'];
+        for (const m of list) sink.endpoint(httpMethod(m) ?? 'ANY', joinPath(prefix, path), verb === 'route' ? 'flask' : 'fastapi', loc);
+      }
+    }
+  }
+
+  for (const s of strings) {
+    const { prefix, parts } = stringText(s);
+    if (prefix.includes('f') || prefix.includes('b')) continue;
+    const text = parts.map((p) => p.text).join('');
+    if (text.length > 12) sink.sql(text, { file, line: lineOf(s) });
+  }
+  scopeOut(scope);
+}

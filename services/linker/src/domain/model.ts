@@ -1,0 +1,144 @@
+/**
+ * Facts extracted from one source (repository). Everything carries its evidence: a file (relative to
+ * the source root, `/`-separated) and a 1-based line.
+ */
+
+export interface Loc {
+  readonly file: string;
+  readonly line: number;
+}
+
+/**
+ * A string value as far as static analysis knows it. URLs are kept symbolic until link time, when
+ * config files and deployment descriptors of every source are known.
+ */
+export type Part =
+  | { readonly lit: string }
+  | { readonly env: string; readonly fallback?: string }
+  | { readonly config: string; readonly fallback?: string }
+  /** An identifier not resolved in its file: looked up among the source's constants at the end. */
+  | { readonly ref: string }
+  | { readonly hole: true };
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS' | 'ANY';
+
+export interface Endpoint {
+  readonly method: HttpMethod;
+  /** The template as written, prefixes joined. */
+  readonly path: string;
+  readonly framework: string;
+  readonly loc: Loc;
+}
+
+export interface Call {
+  readonly method: HttpMethod;
+  readonly url: readonly Part[];
+  readonly client: string;
+  readonly loc: Loc;
+  /** A service name given by client configuration (Feign `name`, a named HttpClient). */
+  readonly serviceName?: string;
+  /** Typed client class whose base address is registered elsewhere in the source. */
+  readonly clientClass?: string;
+}
+
+export type Broker = 'rabbitmq' | 'kafka';
+
+export interface Publish {
+  readonly broker: Broker;
+  /** RabbitMQ exchange ('' is the default exchange); for Kafka, ''. */
+  readonly exchange: string;
+  /** RabbitMQ routing key; for Kafka, the topic. */
+  readonly key: string;
+  readonly loc: Loc;
+}
+
+export interface Consume {
+  readonly broker: Broker;
+  /** RabbitMQ queue; for Kafka, the topic. */
+  readonly queue: string;
+  readonly loc: Loc;
+}
+
+export interface Binding {
+  readonly exchange: string;
+  readonly queue: string;
+  readonly key: string;
+  readonly loc: Loc;
+}
+
+export type ExchangeType = 'direct' | 'topic' | 'fanout' | 'headers';
+
+export interface ExchangeDecl {
+  readonly name: string;
+  readonly type: ExchangeType;
+  readonly loc: Loc;
+}
+
+export interface QueueDecl {
+  readonly name: string;
+  readonly loc: Loc;
+}
+
+export type StoreKind = 'table' | 'collection' | 'redis';
+
+export interface DataTouch {
+  readonly kind: StoreKind;
+  readonly name: string;
+  readonly loc: Loc;
+}
+
+export interface ConfigEntry {
+  /** Environment-style (`ORDERS_URL`) or hierarchical (`Services:Orders`, `orders.base-url`) key. */
+  readonly key: string;
+  readonly value: string;
+  readonly loc: Loc;
+}
+
+/** A deployment service name (docker-compose service, Kubernetes Service) and what it runs. */
+export interface ServiceDecl {
+  readonly name: string;
+  /** Names the service's code goes by: compose build context / image basenames, k8s container images. */
+  readonly targets: readonly string[];
+  readonly env: readonly ConfigEntry[];
+  readonly loc: Loc;
+}
+
+export interface SourceFacts {
+  readonly source: string;
+  readonly files: number;
+  readonly parsedFiles: number;
+  readonly endpoints: Endpoint[];
+  readonly calls: Call[];
+  readonly publishes: Publish[];
+  readonly consumes: Consume[];
+  readonly bindings: Binding[];
+  readonly exchanges: ExchangeDecl[];
+  readonly queues: QueueDecl[];
+  readonly data: DataTouch[];
+  readonly config: ConfigEntry[];
+  readonly services: ServiceDecl[];
+  /** Base addresses of typed/named HTTP clients registered in this source, by class or client name. */
+  readonly clientBases: Record<string, Part[]>;
+  /** Constants visible across the source's files, by name (values already resolved within their file). */
+  readonly constants: Record<string, Part[]>;
+}
+
+export function emptyFacts(source: string): SourceFacts {
+  return {
+    source,
+    files: 0,
+    parsedFiles: 0,
+    endpoints: [],
+    calls: [],
+    publishes: [],
+    consumes: [],
+    bindings: [],
+    exchanges: [],
+    queues: [],
+    data: [],
+    config: [],
+    services: [],
+    clientBases: {},
+    constants: {},
+  };
+}

@@ -1,0 +1,66 @@
+import { createRequire } from 'node:module';
+import { Language, Parser } from 'web-tree-sitter';
+import type { Node, Tree } from 'web-tree-sitter';
+
+export type { Node, Tree };
+
+/** Languages parsed with tree-sitter; config formats are parsed separately. */
+export type CodeLanguage = 'typescript' | 'tsx' | 'javascript' | 'csharp' | 'java' | 'python' | 'go';
+
+const WASM: Record<CodeLanguage, string> = {
+  typescript: 'tree-sitter-typescript/tree-sitter-typescript.wasm',
+  tsx: 'tree-sitter-typescript/tree-sitter-tsx.wasm',
+  javascript: 'tree-sitter-javascript/tree-sitter-javascript.wasm',
+  csharp: 'tree-sitter-c-sharp/tree-sitter-c_sharp.wasm',
+  java: 'tree-sitter-java/tree-sitter-java.wasm',
+  python: 'tree-sitter-python/tree-sitter-python.wasm',
+  go: 'tree-sitter-go/tree-sitter-go.wasm',
+};
+
+// Works from source (ESM under vitest) and from the esbuild CJS bundle, where import.meta is empty.
+const requireHere = createRequire(typeof __filename === 'string' ? __filename : import.meta.url);
+
+let initialised: Promise<void> | undefined;
+const languages = new Map<CodeLanguage, Promise<Language>>();
+
+function init(): Promise<void> {
+  initialised ??= Parser.init();
+  return initialised;
+}
+
+async function language(lang: CodeLanguage): Promise<Language> {
+  await init();
+  let loaded = languages.get(lang);
+  if (!loaded) {
+    loaded = Language.load(requireHere.resolve(WASM[lang]));
+    languages.set(lang, loaded);
+  }
+  return loaded;
+}
+
+/** One parser per language, reused: parsers are cheap to keep and costly to create per file. */
+const parsers = new Map<CodeLanguage, Parser>();
+
+export async function parse(lang: CodeLanguage, source: string): Promise<Tree> {
+  let parser = parsers.get(lang);
+  if (!parser) {
+    const lng = await language(lang);
+    parser = new Parser();
+    parser.setLanguage(lng);
+    parsers.set(lang, parser);
+  }
+  const tree = parser.parse(source);
+  if (!tree) throw new Error(`tree-sitter could not parse ${lang} source`);
+  return tree;
+}
+
+export function languageOf(path: string): CodeLanguage | undefined {
+  if (/\.(ts|mts|cts)$/.test(path) && !path.endsWith('.d.ts')) return 'typescript';
+  if (path.endsWith('.tsx')) return 'tsx';
+  if (/\.(js|mjs|cjs|jsx)$/.test(path)) return 'javascript';
+  if (path.endsWith('.cs')) return 'csharp';
+  if (path.endsWith('.java')) return 'java';
+  if (path.endsWith('.py')) return 'python';
+  if (path.endsWith('.go')) return 'go';
+  return undefined;
+}

@@ -1,0 +1,137 @@
+import type { Evidence, LinkResult, MessagingGap, SharedData, UnresolvedCall, UsedBinding } from './link.js';
+import { link } from './link.js';
+import type { SourceFacts } from './model.js';
+
+export const EMPTY_STATE =
+  'No call or message crosses a repository boundary. Both outcomes are legitimate: the application may have a single source, or its services may simply not call each other.';
+
+export const KAFKA_NOTE = 'Kafka has no exchanges: a topic is its own binding, so each topic with a producer and a consumer in different repositories counts as one queue binding.';
+
+export interface ReportRow {
+  readonly caller: string;
+  readonly calls: string;
+  readonly servedBy: string;
+  readonly match: string;
+}
+
+export interface Statistics {
+  readonly apiLinks: number;
+  readonly messageFlows: number;
+  readonly queueBindings: number;
+  readonly unresolvedCalls: number;
+  readonly messagingGaps: number;
+  readonly sharedData: number;
+}
+
+export interface LinkReport {
+  readonly application: string;
+  readonly sources: readonly string[];
+  /** Rule 6: false when the application has one source or its ingest predates the link stage. */
+  readonly linked: boolean;
+  readonly notLinkedReason?: string;
+  readonly statistics: Statistics;
+  /** API links first, then message flows; each row's cells carry `source file:line` evidence. */
+  readonly table: readonly ReportRow[];
+  readonly emptyState?: string;
+  readonly queueBindings: readonly UsedBinding[];
+  readonly unresolvedCalls: readonly UnresolvedCall[];
+  readonly messagingGaps: readonly MessagingGap[];
+  readonly sharedData: readonly SharedData[];
+  readonly notes: readonly string[];
+}
+
+export const evidence = (e: Evidence): string => `${e.source} ${e.file}:${e.line}`;
+
+export interface ReportOptions {
+  readonly application: string;
+  /** Set when the version is not linked for a reason other than having one source (rule 6). */
+  readonly notLinkedReason?: string;
+}
+
+export function buildReport(sources: readonly SourceFacts[], options: ReportOptions): LinkReport {
+  const names = sources.map((s) => s.source).sort();
+  const reason = options.notLinkedReason ?? (sources.length < 2 ? 'the application has one source' : undefined);
+  const result: LinkResult = reason ? { links: [], bindings: [], unresolved: [], gaps: [], shared: [] } : link(sources);
+  const statistics: Statistics = {
+    apiLinks: result.links.filter((l) => l.kind === 'api').length,
+    messageFlows: result.links.filter((l) => l.kind === 'message').length,
+    queueBindings: result.bindings.length,
+    unresolvedCalls: result.unresolved.length,
+    messagingGaps: result.gaps.length,
+    sharedData: result.shared.length,
+  };
+  const table = result.links.map((l) => ({
+    caller: evidence(l.caller),
+    calls: l.calls,
+    servedBy: `${evidence(l.servedBy)} ${l.served}`,
+    match: l.match,
+  }));
+  const notes: string[] = [];
+  if (sources.some((s) => s.publishes.some((p) => p.broker === 'kafka') || s.consumes.some((c) => c.broker === 'kafka'))) notes.push(KAFKA_NOTE);
+  return {
+    application: options.application,
+    sources: names,
+    linked: reason === undefined,
+    ...(reason !== undefined ? { notLinkedReason: reason } : {}),
+    statistics,
+    table,
+    ...(table.length === 0 ? { emptyState: EMPTY_STATE } : {}),
+    queueBindings: result.bindings,
+    unresolvedCalls: result.unresolved,
+    messagingGaps: result.gaps,
+    sharedData: result.shared,
+    notes,
+  };
+}
+
+const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+export function renderMarkdown(r: LinkReport): string {
+  const out: string[] = [];
+  out.push(`# Link report: ${r.application}`, '');
+  out.push(`Sources: ${r.sources.length ? r.sources.map((s) => `\`${s}\``).join(', ') : '(none)'}`, '');
+  if (!r.linked) out.push(`> Not linked: ${r.notLinkedReason ?? ''}.`, '');
+  const s = r.statistics;
+  out.push('| Statistic | Count |', '|---|---|');
+  out.push(`| API links | ${s.apiLinks} |`);
+  out.push(`| Message flows | ${s.messageFlows} |`);
+  out.push(`| Queue bindings | ${s.queueBindings} |`);
+  out.push(`| Unresolved calls | ${s.unresolvedCalls} |`);
+  out.push(`| Messaging gaps | ${s.messagingGaps} |`);
+  out.push(`| Shared data | ${s.sharedData} |`, '');
+  out.push('## Links', '');
+  if (r.emptyState) out.push(r.emptyState, '');
+  else {
+    out.push('| Caller | Calls | Served by | Match |', '|---|---|---|---|');
+    for (const row of r.table) out.push(`| ${cell(row.caller)} | ${cell(row.calls)} | ${cell(row.servedBy)} | ${cell(row.match)} |`);
+    out.push('');
+  }
+  if (r.queueBindings.length) {
+    out.push('## Queue bindings', '');
+    for (const b of r.queueBindings) {
+      if (b.broker === 'kafka') out.push(`- Kafka topic \`${b.queue}\` (${evidence(b.at)})`);
+      else if (b.exchangeType === 'default') out.push(`- default exchange → queue \`${b.queue}\` (${evidence(b.at)})`);
+      else out.push(`- ${b.exchangeType} exchange \`${b.exchange}\` —\`${b.key}\`→ queue \`${b.queue}\` (${evidence(b.at)})`);
+    }
+    out.push('');
+  }
+  out.push('## Findings', '', 'Findings are not failures.', '');
+  out.push('### Unresolved calls', '');
+  if (r.unresolvedCalls.length === 0) out.push('None.');
+  for (const u of r.unresolvedCalls) {
+    const cands = u.candidates.length ? ` (${u.candidates.map(evidence).join('; ')})` : '';
+    out.push(`- ${evidence(u.caller)} — ${u.calls} — ${u.reason}: ${u.detail}${cands}`);
+  }
+  out.push('', '### Messaging gaps', '');
+  if (r.messagingGaps.length === 0) out.push('None.');
+  for (const g of r.messagingGaps) out.push(`- ${g.side} ${evidence(g.at)} — ${g.what} — ${g.reason}`);
+  out.push('', '### Shared data', '');
+  if (r.sharedData.length === 0) out.push('None.');
+  for (const d of r.sharedData) out.push(`- ${d.store}: ${d.touchedBy.map(evidence).join('; ')}`);
+  if (r.notes.length) {
+    out.push('', '## Notes', '');
+    for (const n of r.notes) out.push(`- ${n}`);
+  }
+  out.push('');
+  return out.join('\n');
+}

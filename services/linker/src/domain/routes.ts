@@ -1,0 +1,56 @@
+/** Rule 1: route templates normalised by position. A parameter segment is `{}`; literals compare case-insensitively. */
+
+export const PARAM = '{}';
+/** Marks a part of a string that static analysis could not know. */
+export const HOLE = '\u0000';
+
+const PARAM_SEGMENT = [
+  /^\{[^}]*\}$/, // {id} {id:int} {id:[0-9]+} {*rest}
+  /^:[A-Za-z_][\w-]*\??$/, // :id  :id?
+  /^<[^>]*>$/, // <int:id> <id>
+  /^\(\?P<[^>]+>.*\)$/, // (?P<pk>\d+)
+  /^\[[^\]]+\]$/, // [id] (file-system routing)
+];
+
+export function normaliseSegment(segment: string): string {
+  if (segment.includes(HOLE)) return PARAM;
+  for (const re of PARAM_SEGMENT) if (re.test(segment)) return PARAM;
+  return segment.toLowerCase();
+}
+
+/** Splits a path (no scheme/host) into normalised segments; drops the query string and trailing slash. */
+export function segments(path: string): string[] {
+  let p = path;
+  const q = p.search(/[?#]/);
+  if (q >= 0) p = p.slice(0, q);
+  // Django/regex routes: ^orders/(?P<pk>\d+)/$
+  p = p.replace(/^\^/, '').replace(/\$$/, '');
+  return p
+    .split('/')
+    .filter((s) => s.length > 0)
+    .map(normaliseSegment);
+}
+
+/** Joins route prefixes the way frameworks do (`/api` + `orders/{id}` = `/api/orders/{id}`). */
+export function joinPath(...parts: readonly string[]): string {
+  const segs = parts.flatMap((p) => p.split('/')).filter((s) => s.length > 0);
+  return '/' + segs.join('/');
+}
+
+/** How many literal segments matched, or undefined when the call cannot reach the template. */
+export function matchScore(call: readonly string[], template: readonly string[]): number | undefined {
+  if (call.length !== template.length) return undefined;
+  let literals = 0;
+  for (let i = 0; i < call.length; i++) {
+    const c = call[i]!;
+    const t = template[i]!;
+    if (t === PARAM) continue;
+    if (c !== t) return undefined;
+    literals++;
+  }
+  return literals;
+}
+
+export function displayTemplate(segs: readonly string[]): string {
+  return '/' + segs.join('/');
+}
