@@ -228,6 +228,11 @@ function bestIn(source: SourceFacts, method: Call['method'], callSegs: string[])
   return best;
 }
 
+/** A dynamic URL as written: `${name}` for unknown names, `${env:X}` for unset variables. */
+function showParts(parts: readonly Part[]): string {
+  return parts.map((p) => ('lit' in p ? p.lit : 'env' in p ? `\${env:${p.env}}` : 'config' in p ? `\${config:${p.config}}` : 'ref' in p ? `\${${p.ref}}` : '…')).join('');
+}
+
 function describeCall(method: string, target: Target | undefined, raw: string): string {
   if (!target) return `${method} ${raw.replaceAll(HOLE, '…')}`;
   const path = displayTemplate(segments(target.path));
@@ -253,7 +258,7 @@ function linkCalls(sources: readonly SourceFacts[], topo: Topology, out: LinkRes
         out.unresolved.push({ caller, calls, reason, detail, candidates });
       };
       if (!target) {
-        unresolved('dynamic URL', 'the URL is computed at run time');
+        out.unresolved.push({ caller, calls: `${call.method} ${showParts(call.url)}`, reason: 'dynamic URL', detail: 'the URL is only known at run time', candidates: [] });
         continue;
       }
       const callSegs = segments(target.path);
@@ -318,6 +323,13 @@ function apiLink(caller: Evidence, calls: string, c: Candidate, via: string | un
 // ---------------------------------------------------------------------------------------------
 // Message flows (rule 4)
 
+export function describeBinding(b: UsedBinding): string {
+  if (b.broker === 'kafka') return `Kafka topic \`${b.queue}\``;
+  if (b.exchangeType === 'default') return `default exchange → queue \`${b.queue}\``;
+  if (b.exchangeType === 'fanout' || b.exchangeType === 'headers') return `${b.exchangeType} exchange \`${b.exchange}\` → queue \`${b.queue}\``;
+  return `${b.exchangeType} exchange \`${b.exchange}\` —\`${b.key}\`→ queue \`${b.queue}\``;
+}
+
 /** AMQP topic matching: `*` is one word, `#` zero or more. */
 export function topicMatches(pattern: string, key: string): boolean {
   const p = pattern.split('.');
@@ -380,7 +392,14 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
   const usedBindings = new Map<string, UsedBinding>();
   for (const { p, source } of publishers) {
     const at = ev(source, p.loc);
-    const what = p.broker === 'kafka' ? `produce Kafka topic \`${p.key}\`` : p.exchange === '' ? `publish to queue \`${p.key}\` (default exchange)` : `publish \`${p.exchange}\` / \`${p.key}\``;
+    const what =
+      p.broker === 'kafka'
+        ? `produce Kafka topic \`${p.key}\``
+        : p.exchange === ''
+          ? `publish to queue \`${p.key}\` (default exchange)`
+          : p.key === ''
+            ? `publish \`${p.exchange}\``
+            : `publish \`${p.exchange}\` / \`${p.key}\``;
     let reached = 0;
     const reasons: string[] = [];
     if (p.broker === 'kafka') {
@@ -409,8 +428,8 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
           if (cs === source) continue;
           const bk = `rabbitmq|${r.binding.exchange}|${r.queue}|${r.binding.key}`;
           if (!usedBindings.has(bk)) usedBindings.set(bk, r.binding);
-          const via = r.binding.exchangeType === 'default' ? `default exchange → queue \`${r.queue}\`` : `${r.binding.exchangeType} \`${r.binding.exchange}\` —\`${r.binding.key}\`→ queue \`${r.queue}\``;
-          out.links.push({ kind: 'message', caller: at, calls: what, servedBy: ev(cs, c.loc), served: `consume queue \`${c.queue}\``, match: `binding ${via}` });
+          const via = describeBinding(r.binding);
+          out.links.push({ kind: 'message', caller: at, calls: what, servedBy: ev(cs, c.loc), served: `consume queue \`${c.queue}\``, match: `binding: ${via}` });
         }
         if (queueReached === 0) reasons.push(`queue \`${r.queue}\` has no consumer`);
       }

@@ -1,5 +1,5 @@
 import type { Evidence, LinkResult, MessagingGap, SharedData, UnresolvedCall, UsedBinding } from './link.js';
-import { link } from './link.js';
+import { describeBinding, link } from './link.js';
 import type { SourceFacts } from './model.js';
 
 export const EMPTY_STATE =
@@ -108,11 +108,7 @@ export function renderMarkdown(r: LinkReport): string {
   }
   if (r.queueBindings.length) {
     out.push('## Queue bindings', '');
-    for (const b of r.queueBindings) {
-      if (b.broker === 'kafka') out.push(`- Kafka topic \`${b.queue}\` (${evidence(b.at)})`);
-      else if (b.exchangeType === 'default') out.push(`- default exchange → queue \`${b.queue}\` (${evidence(b.at)})`);
-      else out.push(`- ${b.exchangeType} exchange \`${b.exchange}\` —\`${b.key}\`→ queue \`${b.queue}\` (${evidence(b.at)})`);
-    }
+    for (const b of r.queueBindings) out.push(`- ${describeBinding(b)} (${evidence(b.at)})`);
     out.push('');
   }
   out.push('## Findings', '', 'Findings are not failures.', '');

@@ -215,7 +215,7 @@ export function extractCSharp(root: Node, file: string, sink: Sink, scopeOut: (s
       for (const m of methods) sink.endpoint(httpMethod(m) ?? 'ANY', joinPath(prefix, path), 'aspnetcore-minimal', loc);
       continue;
     }
-    if (HTTP_CLIENT[name] && args[0] && /http|client/i.test(receiver)) {
+    if (HTTP_CLIENT[name] && args[0] && (namedClients.has(receiver) || /http|client/i.test(receiver))) {
       const clientClass = namedClients.get(receiver) ?? enclosingClass(inv);
       sink.call(HTTP_CLIENT[name], args[0], 'HttpClient', loc, clientClass ? { clientClass } : {});
       continue;

@@ -1,7 +1,7 @@
 import type { Part, SourceFacts } from '../model.js';
 import { emptyFacts } from '../model.js';
 import { type CodeLanguage, type Node, languageOf, parse } from '../parsers.js';
-import { HOLE_PART, Sink, concat } from './common.js';
+import { Sink, concat } from './common.js';
 import { extractKeyValues, extractSql, extractStructured } from './config.js';
 import { extractJavaScript } from './javascript.js';
 import type { Scope } from './scope.js';
@@ -22,12 +22,12 @@ export interface ExtractOptions {
 }
 
 const SKIP_DIRS = new Set(['node_modules', '.git', 'dist', 'build', 'bin', 'obj', 'target', 'vendor', '.venv', 'venv', '__pycache__', '.next', 'coverage', '.idea', '.vscode']);
-const TEST_DIRS = /^(test|tests|__tests__|spec|specs|e2e|testdata|fixtures|__mocks__|.*\.tests?|.*tests)$/i;
+const TEST_DIRS = /^(test|tests|__tests__|spec|specs|e2e|testdata|fixtures|__mocks__)$|[._-][Tt]ests?$|[a-z]Tests$/;
 const TEST_FILES = /(\.(test|spec)\.[cm]?[jt]sx?$)|(_test\.go$)|(^test_.*\.py$)|(_test\.py$)|(Tests?\.(cs|java)$)/;
 const MAX_FILE_BYTES = 1_000_000;
 
 export function isIgnoredDir(name: string, includeTests: boolean): boolean {
-  return SKIP_DIRS.has(name) || (!includeTests && TEST_DIRS.test(name));
+  return SKIP_DIRS.has(name) || (!includeTests && (TEST_DIRS.test(name) || /^(test|tests|spec|specs)$/i.test(name)));
 }
 
 export function isIgnoredFile(path: string, includeTests: boolean): boolean {
@@ -109,7 +109,8 @@ export async function extractSource(source: string, files: Iterable<SourceFile> 
       ...parts.map((p): Part[] => {
         if (!('ref' in p)) return [p];
         const v = facts.constants[p.ref] ?? facts.constants[p.ref.replace(/^this\./, '')];
-        return v && depth < 4 ? resolve(v, depth + 1) : [HOLE_PART];
+        // Unknown names stay references: the report shows them when it calls a URL dynamic.
+        return v && depth < 4 ? resolve(v, depth + 1) : [p];
       }),
     );
   for (let i = 0; i < facts.calls.length; i++) {

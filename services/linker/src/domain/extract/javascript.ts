@@ -145,7 +145,7 @@ export function extractJavaScript(root: Node, file: string, sink: Sink, scopeOut
     if (v.type !== 'call_expression' && v.type !== 'new_expression') return;
     const fn = (v.childForFieldName('function') ?? v.childForFieldName('constructor'))?.text ?? '';
     if (/^(express|express\.Router|Router|koaRouter)$/.test(fn)) servers.set(name, 'express');
-    else if (/^(fastify|Fastify)$/.test(fn)) servers.set(name, 'fastify');
+    else if (/^(fastify|Fastify)$|require\(['"]fastify['"]\)/.test(fn)) servers.set(name, 'fastify');
     else if (/^(axios\.create|got\.extend|ky\.create|ky\.extend)$/.test(fn)) {
       const props = objectProps(v.childForFieldName('arguments')?.namedChild(0) ?? null);
       clients.set(name, props.get('baseURL') ?? props.get('prefixUrl') ?? props.get('prefixURL') ?? []);
@@ -223,7 +223,7 @@ export function extractJavaScript(root: Node, file: string, sink: Sink, scopeOut
         const path = literal(args[0]);
         if (path !== undefined) {
           const method: HttpMethod = httpMethod(name === 'del' ? 'delete' : name) ?? 'ANY';
-          sink.endpoint(method, joinPath(mounts.get(receiver) ?? '', path), servers.get(receiver) ?? 'express', loc);
+          sink.endpoint(method, joinPath(mounts.get(receiver) ?? '', path), servers.get(receiver) ?? (/fastify/i.test(receiver) ? 'fastify' : 'express'), loc);
         }
         continue;
       }

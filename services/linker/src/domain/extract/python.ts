@@ -19,6 +19,7 @@ export function extractPython(root: Node, file: string, sink: Sink, scopeOut: (s
   const scope: Scope = new Scope((n) => evaluate(n));
   const prefixes = new Map<string, string>(); // APIRouter / Blueprint var → prefix
   const clients = new Map<string, Part[]>();
+  const flaskApps = new Set<string>();
 
   function evaluate(node: Node): Part[] {
     switch (node.type) {
@@ -147,6 +148,7 @@ export function extractPython(root: Node, file: string, sink: Sink, scopeOut: (s
     const fn = v.childForFieldName('function')?.text ?? '';
     const kw = keywords(v);
     if (/^(APIRouter|fastapi\.APIRouter|Blueprint|flask\.Blueprint)$/.test(fn)) prefixes.set(name, literal(kw.get('prefix') ?? kw.get('url_prefix')) ?? '');
+    if (/^(Flask|flask\.Flask|Blueprint|flask\.Blueprint)$/.test(fn)) flaskApps.add(name);
     if (/^(httpx\.(Async)?Client|requests\.Session|Session)$/.test(fn)) clients.set(name, kw.get('base_url') ?? []);
   }
 
@@ -199,7 +201,6 @@ export function extractPython(root: Node, file: string, sink: Sink, scopeOut: (s
   }
 
   for (const d of decorated) {
-    const def = d.childForFieldName('definition');
     for (const dec of d.namedChildren) {
       if (dec?.type !== 'decorator') continue;
       const call = dec.namedChild(0);
@@ -214,7 +215,7 @@ export function extractPython(root: Node, file: string, sink: Sink, scopeOut: (s
       const kw = keywords(call);
       const prefix = prefixes.get(recv) ?? '';
       const loc = { file, line: lineOf(dec) };
-      if (VERBS.has(verb)) sink.endpoint(httpMethod(verb)!, joinPath(prefix, path), recv.includes('router') || prefixes.has(recv) && !/bp|blueprint/i.test(recv) ? 'fastapi' : recv === 'app' && def ? 'fastapi' : 'flask', loc);
+      if (VERBS.has(verb)) sink.endpoint(httpMethod(verb)!, joinPath(prefix, path), flaskApps.has(recv) ? 'flask' : 'fastapi', loc);
       else if (verb === 'route' || verb === 'api_route') {
         const methods = kw.get('methods');
         const list = methods ? (nameOf(methods) ?? '').split(LIST_SEP).filter(Boolean) : ['GET'];
