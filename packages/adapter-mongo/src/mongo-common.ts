@@ -1,0 +1,69 @@
+import { AppError } from '@a2a-inbound/errors';
+import { MongoClient, MongoError, MongoNetworkError, MongoServerSelectionError } from 'mongodb';
+import type { MongoClientOptions } from 'mongodb';
+
+/** The subset of a pino logger the adapters use; pass the service logger, or nothing for silence. */
+export interface AdapterLog {
+  debug?(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export const silentLog: AdapterLog = { warn: () => undefined, error: () => undefined };
+
+export interface MongoConnectOptions {
+  /** `mongodb://host:port[,host:port]/?replicaSet=…` */
+  readonly url: string;
+  readonly dbName: string;
+  readonly log?: AdapterLog;
+  /** Extra driver options (pool size, TLS, auth). */
+  readonly clientOptions?: MongoClientOptions;
+}
+
+export interface MongoConnection {
+  readonly client: MongoClient;
+  /** FerretDB answers buildInfo with `ferretdbVersion`; some guarantees differ (ADR 0003). */
+  readonly ferretdb: boolean;
+}
+
+/**
+ * Connects and checks the server answers. The driver keeps a pool and reconnects by itself (server
+ * monitoring); an operation issued while the server is unreachable waits for server selection
+ * (5 s here) and then fails, which the adapters turn into UNAVAILABLE.
+ */
+export async function openMongo(options: MongoConnectOptions, appName: string): Promise<MongoConnection> {
+  const client = new MongoClient(options.url, {
+    appName,
+    serverSelectionTimeoutMS: 5_000,
+    connectTimeoutMS: 5_000,
+    maxPoolSize: 20,
+    ...options.clientOptions,
+  });
+  try {
+    await client.connect();
+    const info = await client.db('admin').command({ buildInfo: 1 });
+    return { client, ferretdb: 'ferretdbVersion' in info };
+  } catch (err) {
+    await client.close().catch(() => undefined);
+    throw new AppError('UNAVAILABLE', 'cannot connect to MongoDB', { cause: err });
+  }
+}
+
+/** Duplicate key: MongoDB's E11000; FerretDB v1 (SQLite) reports a unique violation on update as code 1. */
+export function isDuplicateKey(err: unknown): boolean {
+  if (!(err instanceof MongoError)) return false;
+  if (err.code === 11000 || err.code === 11001) return true;
+  return err.code === 1 && /UNIQUE constraint failed/.test(err.message);
+}
+
+/** Engine unreachable (or the client closed): UNAVAILABLE, so readiness and callers can tell it apart. */
+export function toAppErrorFromMongo(err: unknown, what: string): unknown {
+  if (err instanceof AppError) return err;
+  if (err instanceof MongoNetworkError || err instanceof MongoServerSelectionError) {
+    return new AppError('UNAVAILABLE', `${what}: MongoDB unreachable`, { cause: err });
+  }
+  if (err instanceof MongoError && /client (was|is) closed|Topology is closed/i.test(err.message)) {
+    return new AppError('UNAVAILABLE', `${what}: MongoDB client closed`, { cause: err });
+  }
+  return err;
+}
