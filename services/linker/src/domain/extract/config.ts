@@ -9,7 +9,7 @@ type Tree = { line: number } & ({ kind: 'scalar'; value: string } | { kind: 'map
 function toTree(node: YamlNode | null | undefined, lc: LineCounter): Tree | undefined {
   if (!node) return undefined;
   const line = node.range ? lc.linePos(node.range[0]).line : 0;
-  if (isScalar(node)) return { line, kind: 'scalar', value: node.value === null || node.value === undefined ? '' : String(node.value as string | number | boolean) };
+  if (isScalar(node)) return { line, kind: 'scalar', value: node.value === null || node.value === undefined ? '' : String(node.value) };
   if (isMap(node)) {
     const entries: [string, Tree][] = [];
     for (const pair of node.items) {

@@ -1,0 +1,80 @@
+import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import { type ArchiveFormat, archiveFormat, unpack } from './archive.js';
+import { cloneAt, looksLikeGitUrl, repoName, splitRef } from './git.js';
+
+export { listSourceFiles } from './local.js';
+export { looksLikeGitUrl, repoName, splitRef } from './git.js';
+
+/** Where a source's files come from. */
+export type SourceLocation =
+  | { readonly kind: 'dir'; readonly path: string }
+  | { readonly kind: 'git'; readonly url: string; readonly ref?: string }
+  | { readonly kind: 'archive'; readonly filename: string; readonly bytes: Uint8Array };
+
+/** A fetched source: a directory to read, released with `dispose`. */
+export interface Fetched {
+  readonly root: string;
+  /** Commit for git, archive format, or the absolute directory. */
+  readonly revision: string;
+  dispose(): Promise<void>;
+}
+
+export interface FetchOptions {
+  /** Local directories may only be read below these roots (a server must not read arbitrary paths). */
+  readonly allowedDirs?: readonly string[];
+}
+
+/** The fetch stage. */
+export async function fetchSource(location: SourceLocation, options: FetchOptions = {}): Promise<Fetched> {
+  switch (location.kind) {
+    case 'dir': {
+      const abs = resolve(location.path);
+      if (options.allowedDirs && !options.allowedDirs.some((d) => abs === resolve(d) || abs.startsWith(resolve(d) + '/'))) {
+        throw new Error(`directory ${location.path} is outside the allowed roots`);
+      }
+      if (!(await stat(abs)).isDirectory()) throw new Error(`${location.path} is not a directory`);
+      return { root: abs, revision: abs, dispose: () => Promise.resolve() };
+    }
+    case 'git': {
+      const tmp = await mkdtemp(join(tmpdir(), 'linker-git-'));
+      try {
+        const dest = join(tmp, repoName(location.url));
+        const commit = await cloneAt(location.url, dest, location.ref);
+        return { root: dest, revision: commit, dispose: () => rm(tmp, { recursive: true, force: true }) };
+      } catch (err) {
+        await rm(tmp, { recursive: true, force: true });
+        throw err;
+      }
+    }
+    case 'archive': {
+      const format: ArchiveFormat | undefined = archiveFormat(location.filename, location.bytes);
+      if (!format) throw new Error('archive must be .tar.gz or .zip');
+      const tmp = await mkdtemp(join(tmpdir(), 'linker-archive-'));
+      try {
+        const dest = join(tmp, 'src');
+        await mkdir(dest);
+        const root = await unpack(location.bytes, format, dest, tmp);
+        return { root, revision: format, dispose: () => rm(tmp, { recursive: true, force: true }) };
+      } catch (err) {
+        await rm(tmp, { recursive: true, force: true });
+        throw err;
+      }
+    }
+  }
+}
+
+/** A CLI argument: an existing directory, or a git URL with an optional `#ref`. */
+export async function locationOf(spec: string): Promise<{ name: string; location: SourceLocation }> {
+  const isDir = await stat(spec).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+  if (isDir) return { name: basename(resolve(spec)), location: { kind: 'dir', path: spec } };
+  if (looksLikeGitUrl(spec)) {
+    const { url, ref } = splitRef(spec);
+    return { name: repoName(url), location: ref ? { kind: 'git', url, ref } : { kind: 'git', url } };
+  }
+  throw new Error(`${spec} is neither a directory nor a git URL`);
+}
