@@ -6,10 +6,14 @@ import { type Sink, exchangeType } from './common.js';
 /** A YAML/JSON value with the line it starts on. */
 type Tree = { line: number } & ({ kind: 'scalar'; value: string } | { kind: 'map'; entries: [string, Tree][] } | { kind: 'seq'; items: Tree[] });
 
+function scalarText(v: unknown): string {
+  return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint' ? String(v) : '';
+}
+
 function toTree(node: YamlNode | null | undefined, lc: LineCounter): Tree | undefined {
   if (!node) return undefined;
   const line = node.range ? lc.linePos(node.range[0]).line : 0;
-  if (isScalar(node)) return { line, kind: 'scalar', value: node.value === null || node.value === undefined ? '' : String(node.value) };
+  if (isScalar(node)) return { line, kind: 'scalar', value: scalarText(node.value) };
   if (isMap(node)) {
     const entries: [string, Tree][] = [];
     for (const pair of node.items) {
