@@ -1,2 +1,3 @@
 export * from './lifecycle';
 export * from './grpc';
+export * from './net-guard';

@@ -1,0 +1,51 @@
+import { createLogger } from '@a2a-inbound/logger';
+import { startSystem } from './system';
+
+/** `npm start`: the five services in one process with in-memory adapters, on PORT (default 8080). */
+async function main(): Promise<void> {
+  const log = createLogger({ service: 'embedded', level: process.env.LOG_LEVEL ?? 'info' });
+  const system = await startSystem({ env: { HOST: '0.0.0.0', ...process.env }, log });
+  const base = system.baseUrl.replace('0.0.0.0', '127.0.0.1');
+  const seed = system.tasks.seed;
+  const lines = [
+    '',
+    `a2a-inbound is running (embedded mode, in-memory adapters)`,
+    `  base URL:       ${base}`,
+    `  health:         ${base}/healthz`,
+  ];
+  if (seed) {
+    lines.push(`  deployment id:  ${seed.deploymentId}`, `  agent catalog:  ${base}/deployments/${seed.deploymentId}/.well-known/agent-catalog.json`, '  agent cards (demo agents):');
+    for (const id of seed.agentIds.filter((a) => a !== 'demo-task-agent')) lines.push(`    ${id.padEnd(18)} ${base}/agents/${id}/.well-known/agent-card.json`);
+    lines.push('  demo Task Agent: demo-task-agent (A2A is not available for Task Agents)');
+    if (seed.credentials) {
+      lines.push(
+        '  demo credentials (shown once, now; they are stored only as hashes):',
+        `    a2a key:        ${seed.credentials.a2aKey}`,
+        `    invoke key:     ${seed.credentials.invokeKey}`,
+        `    admin token:    ${seed.credentials.adminToken}`,
+        `    operator token: ${seed.credentials.operatorToken}`,
+        '  try:',
+        `    curl -s ${base}/agents/demo-echo/a2a -H "Authorization: Bearer ${seed.credentials.a2aKey}" -H 'Content-Type: application/json' \\`,
+        `      -d '{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user","messageId":"m1","parts":[{"kind":"text","text":"hello"}]}}}'`,
+      );
+    }
+  }
+  process.stdout.write(`${lines.join('\n')}\n\n`);
+  let stopping = false;
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      log.info({ signal }, 'shutting down');
+      void system.close().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    });
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`a2a-inbound failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,113 @@
+import type { Logger } from '@a2a-inbound/logger';
+import {
+  InMemoryBlobStore,
+  InMemoryBus,
+  InMemoryCache,
+  InMemoryDocumentStore,
+  InMemoryEventLog,
+  InMemoryRateLimiter,
+  randomIds,
+  systemClock,
+  type BlobStore,
+  type Bus,
+  type Cache,
+  type Clock,
+  type DocumentStore,
+  type EventLog,
+  type IdGenerator,
+  type RateLimiter,
+} from '@a2a-inbound/ports';
+import { startGatewayApp, type GatewayApp } from '@a2a-inbound/gateway/src/app';
+import { loadGatewayConfig } from '@a2a-inbound/gateway/src/config';
+import { startTasksApp, type TasksApp } from '@a2a-inbound/tasks/src/app';
+import { loadTasksConfig } from '@a2a-inbound/tasks/src/config';
+import { startRunnerApp, type RunnerApp } from '@a2a-inbound/runner/src/app';
+import { loadRunnerConfig } from '@a2a-inbound/runner/src/config';
+import { startWebhooksApp, type WebhooksApp } from '@a2a-inbound/webhooks/src/app';
+import { loadWebhooksConfig } from '@a2a-inbound/webhooks/src/config';
+
+export interface Engines {
+  store: DocumentStore;
+  blobs: BlobStore;
+  bus: Bus;
+  eventLog: EventLog;
+  cache: Cache;
+  limiter: RateLimiter;
+  clock: Clock;
+  ids: IdGenerator;
+}
+
+/** In-memory stand-ins for the engines: one instance shared by every service, as one cluster would be. */
+export function inMemoryEngines(clock: Clock = systemClock): Engines {
+  return {
+    store: new InMemoryDocumentStore(),
+    blobs: new InMemoryBlobStore(),
+    bus: new InMemoryBus(),
+    eventLog: new InMemoryEventLog({ clock }),
+    cache: new InMemoryCache({ clock }),
+    limiter: new InMemoryRateLimiter({ clock }),
+    clock,
+    ids: randomIds,
+  };
+}
+
+export interface System {
+  gateway: GatewayApp;
+  tasks: TasksApp;
+  runners: RunnerApp[];
+  webhooks: WebhooksApp;
+  engines: Engines;
+  baseUrl: string;
+  close(): Promise<void>;
+}
+
+export interface SystemOptions {
+  env?: Record<string, string | undefined>;
+  engines?: Engines;
+  log: Logger;
+  runners?: number;
+}
+
+/**
+ * Starts the five services in this process. Each gRPC server listens on its own loopback port; the gateway
+ * reaches tasks only through gRPC, and tasks/runner/webhooks talk only through the bus and the event log.
+ */
+export async function startSystem(options: SystemOptions): Promise<System> {
+  const env = { TASKS_GRPC_PORT: '0', RUNNER_GRPC_PORT: '0', WEBHOOKS_GRPC_PORT: '0', ...(options.env ?? {}) };
+  const e = options.engines ?? inMemoryEngines();
+  const log = options.log;
+  const tasks = await startTasksApp(
+    { store: e.store, blobs: e.blobs, bus: e.bus, eventLog: e.eventLog, cache: e.cache, clock: e.clock, ids: e.ids, log: log.child({ service: 'tasks' }) },
+    loadTasksConfig(env),
+  );
+  const runners: RunnerApp[] = [];
+  for (let i = 0; i < (options.runners ?? 1); i++) {
+    runners.push(
+      await startRunnerApp({ bus: e.bus, clock: e.clock, log: log.child({ service: 'runner', replica: i }) }, loadRunnerConfig(env, `runner-${i}-${process.pid}`)),
+    );
+  }
+  const webhooks = await startWebhooksApp({ bus: e.bus, log: log.child({ service: 'webhooks' }) }, loadWebhooksConfig(env));
+  const gateway = await startGatewayApp(
+    { cache: e.cache, limiter: e.limiter, clock: e.clock, log: log.child({ service: 'gateway' }) },
+    loadGatewayConfig({ PORT: '8080', HOST: '127.0.0.1', ...env, TASKS_GRPC_ADDR: tasks.grpc.address }),
+  );
+  let closing: Promise<void> | undefined;
+  return {
+    gateway,
+    tasks,
+    runners,
+    webhooks,
+    engines: e,
+    baseUrl: gateway.baseUrl,
+    close: () =>
+      (closing ??= (async () => {
+        await gateway.close();
+        await webhooks.close();
+        for (const r of runners) await r.close();
+        await tasks.close();
+        if (!options.engines) {
+          for (const c of [e.bus, e.eventLog, e.cache, e.limiter, e.blobs, e.store]) await c.close();
+        }
+      })()),
+  };
+}

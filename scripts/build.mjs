@@ -1,0 +1,44 @@
+#!/usr/bin/env node
+// Bundles each service's entry points (and the embedded mode) with esbuild: workspace packages
+// (@a2a-inbound/*) are compiled in from TypeScript, third-party packages stay external (node_modules).
+import { build } from 'esbuild';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const entries = [];
+for (const s of ['gateway', 'tasks', 'runner', 'webhooks', 'linker']) {
+  for (const e of ['main', 'cli']) {
+    const src = join(root, 'services', s, 'src', `${e}.ts`);
+    if (existsSync(src)) entries.push({ src, out: join(root, 'services', s, 'dist', `${e}.js`) });
+  }
+}
+entries.push({ src: join(root, 'embedded', 'src', 'main.ts'), out: join(root, 'embedded', 'dist', 'main.js') });
+
+const externalThirdParty = {
+  name: 'external-third-party',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith('@a2a-inbound/')) return undefined;
+      return { path: args.path, external: true };
+    });
+  },
+};
+
+const started = Date.now();
+await Promise.all(
+  entries.map((e) =>
+    build({
+      entryPoints: [e.src],
+      outfile: e.out,
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'cjs',
+      sourcemap: true,
+      logLevel: 'warning',
+      plugins: [externalThirdParty],
+    }),
+  ),
+);
+process.stdout.write(`built ${entries.length} entry points in ${Date.now() - started} ms\n`);

@@ -1,0 +1,86 @@
+import { controlV1, tasksV1 } from '@a2a-inbound/proto';
+import { call, grpc, grpcChannelOptions } from '@a2a-inbound/runtime';
+import type { Cache, Clock } from '@a2a-inbound/ports';
+import { AppError } from '@a2a-inbound/errors';
+
+export interface GatewayClients {
+  tasks: tasksV1.TasksServiceClient;
+  control: controlV1.ControlPlaneServiceClient;
+  close(): void;
+}
+
+export function connectClients(addresses: { tasks: string; control: string }): GatewayClients {
+  const creds = grpc.credentials.createInsecure();
+  const tasks = new tasksV1.TasksServiceClient(addresses.tasks, creds, grpcChannelOptions);
+  const control = new controlV1.ControlPlaneServiceClient(addresses.control, creds, grpcChannelOptions);
+  return {
+    tasks,
+    control,
+    close: () => {
+      tasks.close();
+      control.close();
+    },
+  };
+}
+
+const AGENT_TTL_MS = 30_000;
+const KEY_TTL_MS = 30_000;
+
+/**
+ * Cached lookups of the hot path. The cache is shared by every replica (Redis in production) and the
+ * tasks service deletes the entries on every change, so a change is seen at once everywhere.
+ */
+export class Lookups {
+  constructor(
+    private readonly control: controlV1.ControlPlaneServiceClient,
+    private readonly cache: Cache,
+    private readonly clock: Clock,
+  ) {}
+
+  async agent(agentId: string): Promise<controlV1.AgentView> {
+    const key = `agent:${agentId}`;
+    const hit = await this.#cached(key);
+    if (hit) return controlV1.AgentView.fromJSON(JSON.parse(hit));
+    const view = await call(this.control.resolveAgent.bind(this.control), { agentId }, { deadlineMs: 10_000 });
+    await this.#store(key, JSON.stringify(controlV1.AgentView.toJSON(view)), AGENT_TTL_MS);
+    return view;
+  }
+
+  async key(keyHash: string): Promise<controlV1.KeyPrincipal> {
+    const key = `key:${keyHash}`;
+    const hit = await this.#cached(key);
+    if (hit) return controlV1.KeyPrincipal.fromJSON(JSON.parse(hit));
+    const principal = await call(this.control.authenticateKey.bind(this.control), { keyHash }, { deadlineMs: 10_000 });
+    await this.#store(key, JSON.stringify(controlV1.KeyPrincipal.toJSON(principal)), KEY_TTL_MS);
+    return principal;
+  }
+
+  async catalog(deploymentId: string): Promise<controlV1.DeploymentCatalog> {
+    return call(this.control.getDeploymentCatalog.bind(this.control), { deploymentId }, { deadlineMs: 10_000 });
+  }
+
+  async defaultAgentId(): Promise<string> {
+    return (await call(this.control.getDefaultAgent.bind(this.control), {}, { deadlineMs: 10_000 })).agentId;
+  }
+
+  async #cached(key: string): Promise<string | undefined> {
+    try {
+      return await this.cache.get(key);
+    } catch {
+      return undefined; // a cache outage degrades to direct lookups
+    }
+  }
+
+  async #store(key: string, value: string, ttl: number): Promise<void> {
+    try {
+      await this.cache.set(key, value, ttl);
+    } catch {
+      /* best effort */
+    }
+    void this.clock;
+  }
+}
+
+export function notFound(err: unknown): boolean {
+  return err instanceof AppError && err.code === 'NOT_FOUND';
+}

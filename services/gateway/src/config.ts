@@ -1,0 +1,39 @@
+import { EnvReader, type Env } from '@a2a-inbound/config';
+
+export interface GatewayConfig {
+  host: string;
+  port: number;
+  tasksAddress: string;
+  linkerAddress: string;
+  /** Public base URL used in cards; derived from the request when empty. */
+  publicBaseUrl: string;
+  /** JSON body limit: 10 files × 20 MB as base64 (≈ 267 MB) plus the envelope. */
+  bodyLimitBytes: number;
+  sseHeartbeatMs: number;
+  shutdownGraceMs: number;
+  trustProxy: boolean;
+  providerOrganization: string;
+  providerUrl: string;
+}
+
+export const DEFAULT_BODY_LIMIT_BYTES = 280 * 1024 * 1024;
+
+export function loadGatewayConfig(env: Env): GatewayConfig {
+  const r = new EnvReader(env);
+  const c: GatewayConfig = {
+    host: r.string('HOST', '0.0.0.0'),
+    port: r.int('PORT', 8080, { min: 0, max: 65535 }),
+    tasksAddress: r.string('TASKS_GRPC_ADDR', '127.0.0.1:50051'),
+    linkerAddress: r.string('LINKER_GRPC_ADDR', '127.0.0.1:50055'),
+    publicBaseUrl: r.string('PUBLIC_BASE_URL', '').replace(/\/+$/, ''),
+    bodyLimitBytes: r.int('BODY_LIMIT_BYTES', DEFAULT_BODY_LIMIT_BYTES, { min: 1024 }),
+    sseHeartbeatMs: r.int('SSE_HEARTBEAT_MS', 15_000, { min: 100 }),
+    shutdownGraceMs: r.int('SHUTDOWN_GRACE_MS', 10_000, { min: 0 }),
+    trustProxy: r.bool('TRUST_PROXY', false),
+    providerOrganization: r.string('PROVIDER_ORGANIZATION', 'a2a-inbound'),
+    providerUrl: r.string('PROVIDER_URL', ''),
+  };
+  if (c.publicBaseUrl && !/^https?:\/\/[^/]+/.test(c.publicBaseUrl)) r.problem('PUBLIC_BASE_URL must be an http(s) URL');
+  r.done();
+  return c;
+}

@@ -1,0 +1,314 @@
+import express, { type NextFunction, type Request, type Response, Router } from 'express';
+import { AppError, InvalidParamsError, toAppError } from '@a2a-inbound/errors';
+import type { Logger } from '@a2a-inbound/logger';
+import type { Clock, RateLimiter } from '@a2a-inbound/ports';
+import { controlV1, tasksV1 } from '@a2a-inbound/proto';
+import { call, checkPublicHttpsUrl, streamOf, type Resolver, dnsResolver } from '@a2a-inbound/runtime';
+import type { GatewayClients, Lookups } from '../clients';
+import type { CardVersion } from '../protocol/cards';
+import {
+  historyLengthOf,
+  idOf,
+  isObject,
+  jsonDepthExceeds,
+  LIMITS,
+  parseEnvelope,
+  taskIdParam,
+  validateSendParams,
+  type JsonRpcRequest,
+} from '../protocol/validate';
+import { authenticateKey, type KeyAuth } from './auth';
+import { jsonRpcBodyErrorHandler, sendJsonRpcError } from './errors';
+import { SseWriter } from './sse';
+
+export interface A2aRouterDeps {
+  clients: GatewayClients;
+  lookups: Lookups;
+  limiter: RateLimiter;
+  clock: Clock;
+  log: Logger;
+  bodyLimitBytes: number;
+  sseHeartbeatMs: number;
+  /** Resolves webhook hosts for the SSRF check (tests inject one). */
+  resolver?: Resolver;
+  /** Streams to end on shutdown. */
+  streams: Set<SseWriter>;
+}
+
+interface Ctx {
+  auth: KeyAuth;
+  agent: controlV1.AgentView;
+  version: CardVersion;
+}
+
+const VERSION_PATHS: Readonly<Record<string, CardVersion>> = { 'v0.3': '0.3.0', 'v0.2': '0.2.6' };
+
+/** Resolves the served protocol version from the path (and an A2A-Version header); -32004 otherwise. */
+function versionOf(req: Request, agent: controlV1.AgentView): CardVersion {
+  const pathVersion = req.params.version as string | undefined;
+  let v: CardVersion;
+  if (pathVersion === undefined) v = agent.defaultA2aVersion === '0.2.6' ? '0.2.6' : '0.3.0';
+  else {
+    const mapped = VERSION_PATHS[pathVersion];
+    if (!mapped) throw new AppError('UNSUPPORTED_OPERATION', `A2A protocol version "${pathVersion}" is not supported; use v0.3 or v0.2`);
+    v = mapped;
+  }
+  const header = req.headers['a2a-version'];
+  if (typeof header === 'string' && header.length > 0) {
+    const h = header.trim();
+    const ok = v === '0.3.0' ? /^0\.3(\.\d+)?$/.test(h) : /^0\.2(\.[1-6])?$/.test(h);
+    if (!ok) throw new AppError('UNSUPPORTED_OPERATION', `A2A protocol version "${h}" is not supported by this endpoint`);
+  }
+  return v;
+}
+
+/** Rate limit: requests per minute per agent, shared by every replica. */
+export async function enforceRateLimit(res: Response, limiter: RateLimiter, agent: controlV1.AgentView, clock: Clock): Promise<void> {
+  const limit = agent.rateLimitPerMinute > 0 ? agent.rateLimitPerMinute : 600;
+  const d = await limiter.hit(`agent:${agent.agentId}`, limit, 60_000);
+  res.setHeader('X-RateLimit-Limit', String(limit));
+  res.setHeader('X-RateLimit-Remaining', String(Math.max(0, limit - d.count)));
+  if (!d.allowed) {
+    const retryAfter = Math.max(1, Math.ceil((d.resetAtMs - clock.now()) / 1000));
+    res.setHeader('Retry-After', String(retryAfter));
+    throw new AppError('RATE_LIMITED', `Rate limit of ${limit} requests per minute exceeded for this agent`, { details: { retryAfterSeconds: retryAfter } });
+  }
+}
+
+/** Loads the agent for an authenticated caller: unknown or another tenant's → 404; not A2A → 404 A2A_NOT_ENABLED. */
+export async function agentForCaller(lookups: Lookups, agentId: string, auth: KeyAuth, requireA2a: boolean): Promise<controlV1.AgentView> {
+  let agent: controlV1.AgentView;
+  try {
+    agent = await lookups.agent(agentId);
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'NOT_FOUND') throw new AppError('NOT_FOUND', 'Agent not found');
+    throw err;
+  }
+  if (agent.subscriptionId !== auth.subscriptionId) throw new AppError('NOT_FOUND', 'Agent not found');
+  if (agent.status !== 'running') throw new AppError('NOT_FOUND', 'Agent not found');
+  if (requireA2a && (!agent.a2aEnabled || agent.type !== 'AI Agent')) throw new AppError('A2A_NOT_ENABLED', 'A2A is not enabled for this agent');
+  return agent;
+}
+
+export function createA2aRouter(deps: A2aRouterDeps): Router {
+  const { clients, lookups, limiter, clock, log } = deps;
+  const router = Router({ mergeParams: true });
+
+  const guard = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    try {
+      const auth = await authenticateKey(req, 'a2a', lookups, clock);
+      const agent = await agentForCaller(lookups, String(req.params.agentId), auth, true);
+      await enforceRateLimit(res, limiter, agent, clock);
+      res.locals.ctx = { auth, agent, version: versionOf(req, agent) } satisfies Ctx;
+      next();
+    } catch (err) {
+      // The body was not read: close the connection so a large upload is not drained for nothing.
+      if (req.headers['content-length'] && Number(req.headers['content-length']) > 1024 * 1024) res.setHeader('Connection', 'close');
+      sendJsonRpcError(res, null, err, log);
+    }
+  };
+
+  const body = express.json({ limit: deps.bodyLimitBytes, type: () => true, strict: false });
+
+  const handler = async (req: Request, res: Response): Promise<void> => {
+    const ctx = res.locals.ctx as Ctx;
+    const raw: unknown = req.body;
+    let rpc: JsonRpcRequest;
+    try {
+      if (raw === undefined) throw new AppError('PARSE_ERROR', 'Parse error: empty body');
+      if (jsonDepthExceeds(raw, LIMITS.maxDepth)) throw new AppError('INVALID_REQUEST', `The request is nested deeper than ${LIMITS.maxDepth} levels`);
+      rpc = parseEnvelope(raw);
+    } catch (err) {
+      sendJsonRpcError(res, idOf(raw), err, log);
+      return;
+    }
+    try {
+      await dispatch(rpc, ctx, req, res);
+    } catch (err) {
+      if (res.headersSent) {
+        log.error({ err }, 'error after the response started');
+        res.end();
+        return;
+      }
+      sendJsonRpcError(res, rpc.id, err, log);
+    }
+  };
+
+  const caller = (ctx: Ctx): tasksV1.Caller => ({
+    subscriptionId: ctx.auth.subscriptionId,
+    deploymentId: ctx.agent.deploymentId,
+    agentId: ctx.agent.agentId,
+    keyId: ctx.auth.keyId,
+    protocolVersion: ctx.version,
+  });
+
+  const ok = (res: Response, id: JsonRpcRequest['id'], result: unknown): void => {
+    res.status(200).json({ jsonrpc: '2.0', id, result });
+  };
+
+  async function dispatch(rpc: JsonRpcRequest, ctx: Ctx, req: Request, res: Response): Promise<void> {
+    const p = rpc.params;
+    const t = clients.tasks;
+    switch (rpc.method) {
+      case 'message/send': {
+        const v = validateSendParams(p);
+        const budget = Number(ctx.agent.blockingBudgetMs) || 120_000;
+        const r = await call(t.sendMessage.bind(t), sendRequest(caller(ctx), v), { deadlineMs: budget + 60_000 });
+        ok(res, rpc.id, JSON.parse(r.taskJson));
+        return;
+      }
+      case 'message/stream': {
+        const v = validateSendParams(p);
+        await stream(rpc, req, res, (signal) => streamOf(t.sendMessageStream(sendRequest(caller(ctx), v)), signal));
+        return;
+      }
+      case 'tasks/get': {
+        const historyLength = historyLengthOf(p.historyLength, 'historyLength');
+        const r = await call(t.getTask.bind(t), { caller: caller(ctx), taskId: taskIdParam(p), historyLength }, { deadlineMs: 30_000 });
+        ok(res, rpc.id, JSON.parse(r.taskJson));
+        return;
+      }
+      case 'tasks/cancel': {
+        const r = await call(t.cancelTask.bind(t), { caller: caller(ctx), taskId: taskIdParam(p) }, { deadlineMs: 30_000 });
+        ok(res, rpc.id, JSON.parse(r.taskJson));
+        return;
+      }
+      case 'tasks/resubscribe': {
+        const taskId = taskIdParam(p);
+        const lastEventId = req.headers['last-event-id'];
+        const afterSeq = typeof lastEventId === 'string' && /^\d{1,15}$/.test(lastEventId.trim()) ? Number(lastEventId.trim()) : 0;
+        await stream(rpc, req, res, (signal) => streamOf(t.resubscribe({ caller: caller(ctx), taskId, afterSeq }), signal));
+        return;
+      }
+      case 'tasks/pushNotificationConfig/set': {
+        if (!ctx.agent.pushNotificationsEnabled) throw new AppError('PUSH_NOT_SUPPORTED', 'Push notifications are not enabled for this agent');
+        const taskId = taskIdParam(p, 'taskId');
+        const cfg = p.pushNotificationConfig;
+        if (!isObject(cfg)) throw new InvalidParamsError('pushNotificationConfig is required');
+        if (typeof cfg.url !== 'string') throw new InvalidParamsError('pushNotificationConfig.url is required');
+        if (typeof cfg.token !== 'string' || cfg.token.length === 0 || cfg.token.length > 1024) {
+          throw new InvalidParamsError('pushNotificationConfig.token is required (the shared secret that signs deliveries)');
+        }
+        if (cfg.id !== undefined && (typeof cfg.id !== 'string' || cfg.id.length > LIMITS.maxIdChars)) throw new InvalidParamsError('pushNotificationConfig.id must be a string');
+        const check = await checkPublicHttpsUrl(cfg.url, deps.resolver ?? dnsResolver);
+        if (!check.ok) throw new InvalidParamsError(`pushNotificationConfig.url: ${check.reason}`);
+        const r = await call(
+          t.setPushConfig.bind(t),
+          {
+            caller: caller(ctx),
+            taskId,
+            config: {
+              id: typeof cfg.id === 'string' ? cfg.id : '',
+              url: cfg.url,
+              token: cfg.token,
+              authenticationJson: isObject(cfg.authentication) ? JSON.stringify(cfg.authentication) : '',
+            },
+          },
+          { deadlineMs: 30_000 },
+        );
+        ok(res, rpc.id, pushResult(r));
+        return;
+      }
+      case 'tasks/pushNotificationConfig/get': {
+        if (!ctx.agent.pushNotificationsEnabled) throw new AppError('PUSH_NOT_SUPPORTED', 'Push notifications are not enabled for this agent');
+        const taskId = taskIdParam(p, 'id');
+        const configId = typeof p.pushNotificationConfigId === 'string' ? p.pushNotificationConfigId : '';
+        ok(res, rpc.id, pushResult(await call(t.getPushConfig.bind(t), { caller: caller(ctx), taskId, configId }, { deadlineMs: 30_000 })));
+        return;
+      }
+      case 'tasks/pushNotificationConfig/list': {
+        if (!ctx.agent.pushNotificationsEnabled) throw new AppError('PUSH_NOT_SUPPORTED', 'Push notifications are not enabled for this agent');
+        const taskId = taskIdParam(p, 'id');
+        const r = await call(t.listPushConfigs.bind(t), { caller: caller(ctx), taskId, configId: '' }, { deadlineMs: 30_000 });
+        ok(res, rpc.id, r.configs.map(pushResult));
+        return;
+      }
+      case 'tasks/pushNotificationConfig/delete': {
+        if (!ctx.agent.pushNotificationsEnabled) throw new AppError('PUSH_NOT_SUPPORTED', 'Push notifications are not enabled for this agent');
+        const taskId = taskIdParam(p, 'id');
+        const configId = typeof p.pushNotificationConfigId === 'string' ? p.pushNotificationConfigId : '';
+        await call(t.deletePushConfig.bind(t), { caller: caller(ctx), taskId, configId }, { deadlineMs: 30_000 });
+        ok(res, rpc.id, null);
+        return;
+      }
+      case 'agent/getAuthenticatedExtendedCard':
+        if (ctx.version === '0.2.6') throw new AppError('METHOD_NOT_FOUND', 'Method not found: agent/getAuthenticatedExtendedCard is not part of A2A 0.2');
+        throw new AppError('EXTENDED_CARD_NOT_CONFIGURED', 'Authenticated Extended Card is not configured');
+      case 'tasks/send':
+      case 'tasks/sendSubscribe':
+        throw new AppError('UNSUPPORTED_OPERATION', `${rpc.method} belongs to A2A 0.1, which is not supported; use message/send`);
+      default:
+        throw new AppError('METHOD_NOT_FOUND', `Method not found: ${rpc.method.slice(0, 100)}`);
+    }
+  }
+
+  /** Streams gRPC events as SSE; an error before the first event is a plain JSON-RPC error answer. */
+  async function stream(
+    rpc: JsonRpcRequest,
+    req: Request,
+    res: Response,
+    open: (signal: AbortSignal) => AsyncIterable<tasksV1.TaskStreamEvent>,
+  ): Promise<void> {
+    const ac = new AbortController();
+    res.on('close', () => ac.abort());
+    const it = open(ac.signal)[Symbol.asyncIterator]();
+    let first: IteratorResult<tasksV1.TaskStreamEvent>;
+    try {
+      first = await it.next();
+    } catch (err) {
+      ac.abort();
+      throw err;
+    }
+    const sse = new SseWriter(res, deps.sseHeartbeatMs);
+    deps.streams.add(sse);
+    let sawFinal = false;
+    try {
+      let cur = first;
+      while (!cur.done) {
+        const e = cur.value;
+        await sse.send({ jsonrpc: '2.0', id: rpc.id, result: JSON.parse(e.eventJson) as unknown }, e.seq);
+        if (e.final) {
+          sawFinal = true;
+          break;
+        }
+        if (ac.signal.aborted) break;
+        cur = await it.next();
+      }
+    } catch (err) {
+      if (!ac.signal.aborted) {
+        log.warn({ err: toAppError(err) }, 'stream ended with an error');
+        await sse.send({ jsonrpc: '2.0', id: rpc.id, error: { code: -32603, message: 'Stream interrupted; resume with tasks/resubscribe', data: { code: 'UNAVAILABLE' } } });
+      }
+    } finally {
+      ac.abort();
+      void it.return?.(undefined);
+      if (!sawFinal) log.debug({ path: req.path }, 'stream closed before final');
+      sse.end();
+      deps.streams.delete(sse);
+    }
+  }
+
+  router.post(['/', '/:version'], guard, body, jsonRpcBodyErrorHandler(log), handler);
+  router.all(['/', '/:version'], (req, res) => {
+    res.setHeader('Allow', 'POST');
+    sendJsonRpcError(res.status(405), null, new AppError('INVALID_REQUEST', 'Use POST with a JSON-RPC 2.0 body'), log);
+  });
+  return router;
+}
+
+function sendRequest(caller: tasksV1.Caller, v: ReturnType<typeof validateSendParams>): tasksV1.SendMessageRequest {
+  return {
+    caller,
+    messageJson: JSON.stringify(v.message),
+    historyLength: v.historyLength,
+    blocking: v.blocking,
+    files: v.files.map((f) => ({ partIndex: f.partIndex, name: f.name, mimeType: f.mimeType, data: f.data })),
+  };
+}
+
+/** TaskPushNotificationConfig without the token (never returned). */
+function pushResult(r: tasksV1.PushConfigResponse): Record<string, unknown> {
+  const cfg: Record<string, unknown> = { id: r.config?.id ?? '', url: r.config?.url ?? '' };
+  if (r.config?.authenticationJson) cfg.authentication = JSON.parse(r.config.authenticationJson) as unknown;
+  return { taskId: r.taskId, pushNotificationConfig: cfg };
+}

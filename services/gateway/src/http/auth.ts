@@ -1,0 +1,45 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Request } from 'express';
+import { AppError } from '@a2a-inbound/errors';
+import type { controlV1 } from '@a2a-inbound/proto';
+import type { Clock } from '@a2a-inbound/ports';
+import type { Lookups } from '../clients';
+
+export interface KeyAuth {
+  keyId: string;
+  subscriptionId: string;
+  scopes: string[];
+}
+
+const MAX_KEY_CHARS = 512;
+
+export function bearerOf(req: Request): string | undefined {
+  const h = req.headers.authorization;
+  if (typeof h !== 'string') return undefined;
+  const m = /^Bearer[ ]+([^\s]+)\s*$/i.exec(h);
+  return m?.[1];
+}
+
+/**
+ * Authenticates the bearer key: looked up by its SHA-256, the stored digest compared in constant time,
+ * then expiry, revocation and scope. 401 for missing/unknown/expired/revoked, 403 for a wrong scope.
+ */
+export async function authenticateKey(req: Request, scope: 'a2a' | 'invoke', lookups: Lookups, clock: Clock): Promise<KeyAuth> {
+  const token = bearerOf(req);
+  if (!token) throw new AppError('UNAUTHENTICATED', 'Missing bearer token: send Authorization: Bearer <API_KEY>');
+  if (token.length > MAX_KEY_CHARS) throw new AppError('UNAUTHENTICATED', 'Invalid API key');
+  const digest = createHash('sha256').update(token, 'utf8').digest();
+  let principal: controlV1.KeyPrincipal;
+  try {
+    principal = await lookups.key(digest.toString('hex'));
+  } catch (err) {
+    if (err instanceof AppError && (err.code === 'UNAUTHENTICATED' || err.code === 'NOT_FOUND')) throw new AppError('UNAUTHENTICATED', 'Invalid API key');
+    throw err;
+  }
+  const stored = Buffer.from(principal.keyHash, 'hex');
+  if (stored.length !== digest.length || !timingSafeEqual(stored, digest)) throw new AppError('UNAUTHENTICATED', 'Invalid API key');
+  if (principal.revoked) throw new AppError('UNAUTHENTICATED', 'The API key was revoked');
+  if (principal.expiresAtMs > 0 && principal.expiresAtMs <= clock.now()) throw new AppError('UNAUTHENTICATED', 'The API key has expired');
+  if (!principal.scopes.includes(scope)) throw new AppError('PERMISSION_DENIED', `The API key lacks the "${scope}" scope`);
+  return { keyId: principal.keyId, subscriptionId: principal.subscriptionId, scopes: principal.scopes };
+}

@@ -1,0 +1,96 @@
+import { createHash } from 'node:crypto';
+import { type Request, type Response, Router } from 'express';
+import { AppError } from '@a2a-inbound/errors';
+import type { Logger } from '@a2a-inbound/logger';
+import type { controlV1 } from '@a2a-inbound/proto';
+import type { Lookups } from '../clients';
+import { buildCard, buildCatalog, type CardOptions, type CardVersion } from '../protocol/cards';
+import { restErrorHandler } from './errors';
+
+export interface CardsRouterDeps {
+  lookups: Lookups;
+  log: Logger;
+  baseUrl(req: Request): string;
+  providerOrganization: string;
+  providerUrl: string;
+}
+
+/** Public, cacheable, cross-origin JSON: ETag (304 on If-None-Match) and Cache-Control. */
+function sendPublicJson(req: Request, res: Response, body: unknown, contentType = 'application/json'): void {
+  const text = JSON.stringify(body);
+  const etag = `"${createHash('sha256').update(text).digest('base64url').slice(0, 32)}"`;
+  res.setHeader('ETag', etag);
+  res.setHeader('Cache-Control', 'public, max-age=0, must-revalidate');
+  res.setHeader('Access-Control-Allow-Origin', '*');
+  res.setHeader('Access-Control-Expose-Headers', 'ETag, Link');
+  res.setHeader('Vary', 'Origin');
+  const inm = req.headers['if-none-match'];
+  if (typeof inm === 'string' && inm.split(',').some((t) => t.trim() === etag || t.trim() === `W/${etag}`)) {
+    res.status(304).end();
+    return;
+  }
+  res.status(200).type(contentType).send(text);
+}
+
+export function createCardsRouter(deps: CardsRouterDeps): Router {
+  const router = Router();
+  const opts = (req: Request): CardOptions => ({
+    baseUrl: deps.baseUrl(req),
+    providerOrganization: deps.providerOrganization,
+    providerUrl: deps.providerUrl,
+  });
+
+  async function servableAgent(agentId: string): Promise<controlV1.AgentView> {
+    let agent: controlV1.AgentView;
+    try {
+      agent = await deps.lookups.agent(agentId);
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'NOT_FOUND') throw new AppError('NOT_FOUND', 'Agent not found');
+      throw err;
+    }
+    if (agent.status !== 'running') throw new AppError('NOT_FOUND', 'Agent not found');
+    if (!agent.a2aEnabled || agent.type !== 'AI Agent') throw new AppError('A2A_NOT_ENABLED', 'A2A is not enabled for this agent');
+    return agent;
+  }
+
+  const card = (version: CardVersion, agentIdOf: (req: Request) => Promise<string>) => async (req: Request, res: Response): Promise<void> => {
+    const agent = await servableAgent(await agentIdOf(req));
+    const o = opts(req);
+    res.setHeader('Link', `<${o.baseUrl}/deployments/${encodeURIComponent(agent.deploymentId)}/.well-known/ai-catalog.json>; rel="ai-catalog"`);
+    sendPublicJson(req, res, buildCard(agent, version, o));
+  };
+
+  const byPath = async (req: Request): Promise<string> => String(req.params.agentId);
+  const byDefault = async (): Promise<string> => {
+    const id = await deps.lookups.defaultAgentId();
+    if (!id) throw new AppError('NOT_FOUND', 'No default agent is configured for this host');
+    return id;
+  };
+
+  router.options(/.*\.json$/, (_req, res) => {
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    res.setHeader('Access-Control-Allow-Methods', 'GET, HEAD, OPTIONS');
+    res.setHeader('Access-Control-Allow-Headers', 'If-None-Match, Content-Type');
+    res.setHeader('Access-Control-Max-Age', '86400');
+    res.status(204).end();
+  });
+  router.get('/agents/:agentId/.well-known/agent-card.json', card('0.3.0', byPath));
+  router.get('/agents/:agentId/.well-known/agent.json', card('0.2.6', byPath));
+  router.get('/.well-known/agent-card.json', card('0.3.0', byDefault));
+  router.get('/.well-known/agent.json', card('0.2.6', byDefault));
+
+  const catalog = async (req: Request, res: Response): Promise<void> => {
+    let cat: controlV1.DeploymentCatalog;
+    try {
+      cat = await deps.lookups.catalog(String(req.params.deploymentId));
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'NOT_FOUND') throw new AppError('NOT_FOUND', 'Deployment not found');
+      throw err;
+    }
+    sendPublicJson(req, res, buildCatalog(cat, opts(req)), 'application/ai-catalog+json');
+  };
+  router.get('/deployments/:deploymentId/.well-known/agent-catalog.json', catalog);
+  router.get('/deployments/:deploymentId/.well-known/ai-catalog.json', catalog);
+  router.use(restErrorHandler(deps.log));
+  return router;
+}

@@ -1,0 +1,49 @@
+import type { NextFunction, Request, Response } from 'express';
+import { AppError, jsonRpcHttpStatus, toAppError, toJsonRpcError, httpStatusOf } from '@a2a-inbound/errors';
+import type { Logger } from '@a2a-inbound/logger';
+
+/** A JSON-RPC error answer with the HTTP status of the table (200 unless an HTTP-level refusal). */
+export function sendJsonRpcError(res: Response, id: string | number | null, err: unknown, log: Logger): void {
+  const app = toAppError(err);
+  if (app.code === 'INTERNAL' || app.code === 'UNAVAILABLE' || app.code === 'DEADLINE_EXCEEDED') log.error({ err }, 'request failed');
+  const status = jsonRpcHttpStatus(app);
+  if (status === 401) res.setHeader('WWW-Authenticate', `Bearer realm="a2a-inbound", error="invalid_token", error_description="${app.message.replace(/"/g, "'")}"`);
+  if (status === 403) res.setHeader('WWW-Authenticate', 'Bearer realm="a2a-inbound", error="insufficient_scope", scope="a2a"');
+  res.status(status).json({ jsonrpc: '2.0', id, error: toJsonRpcError(app) });
+}
+
+/** Errors of body parsing (express.json) → JSON-RPC -32700 / 413, never an HTML page. */
+export function jsonRpcBodyErrorHandler(log: Logger) {
+  return (err: unknown, _req: Request, res: Response, next: NextFunction): void => {
+    if (res.headersSent) return next(err);
+    const e = err as { type?: string; status?: number };
+    if (e.type === 'entity.too.large' || e.status === 413) {
+      sendJsonRpcError(res, null, new AppError('PAYLOAD_TOO_LARGE', 'Request body too large'), log);
+      return;
+    }
+    if (e.type === 'entity.parse.failed' || err instanceof SyntaxError) {
+      sendJsonRpcError(res, null, new AppError('PARSE_ERROR', 'Parse error: the body is not valid JSON'), log);
+      return;
+    }
+    if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
+      sendJsonRpcError(res, null, new AppError('PARSE_ERROR', 'Unsupported body encoding'), log);
+      return;
+    }
+    if (e.type === 'request.aborted') return;
+    sendJsonRpcError(res, null, err, log);
+  };
+}
+
+/** Last-resort handler for REST routes: JSON `{ error: { code, message } }`. */
+export function restErrorHandler(log: Logger) {
+  return (err: unknown, _req: Request, res: Response, next: NextFunction): void => {
+    if (res.headersSent) return next(err);
+    const e = err as { type?: string; status?: number };
+    let app = toAppError(err);
+    if (e.type === 'entity.too.large') app = new AppError('PAYLOAD_TOO_LARGE', 'Request body too large');
+    else if (e.type === 'entity.parse.failed') app = new AppError('PARSE_ERROR', 'The body is not valid JSON');
+    if (app.code === 'INTERNAL') log.error({ err }, 'request failed');
+    const wire = toJsonRpcError(app);
+    res.status(httpStatusOf(app)).json({ error: { code: app.code, message: wire.message, ...(wire.data ? { details: wire.data } : {}) } });
+  };
+}

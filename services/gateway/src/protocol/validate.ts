@@ -1,0 +1,240 @@
+import type { Message, Part } from '@a2a-js/sdk';
+import { AppError, InvalidParamsError } from '@a2a-inbound/errors';
+import { checkHttpsUrlShape } from '@a2a-inbound/runtime';
+
+/** Limits of the spec (files) and our own sensible ones (text, parts, ids, nesting). */
+export const LIMITS = {
+  maxFileBytes: 20 * 1024 * 1024,
+  maxFilesPerMessage: 10,
+  maxParts: 100,
+  maxTextChars: 1_000_000,
+  maxIdChars: 256,
+  maxDepth: 64,
+  maxMetadataBytes: 64 * 1024,
+} as const;
+
+export interface JsonRpcRequest {
+  jsonrpc: '2.0';
+  id: string | number | null;
+  method: string;
+  params: Record<string, unknown>;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Depth of a parsed JSON value, computed iteratively (no recursion on hostile input). */
+export function jsonDepthExceeds(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (d > max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, d + 1]);
+    }
+  }
+  return false;
+}
+
+/** The JSON-RPC 2.0 envelope; throws INVALID_REQUEST (-32600) with the id when it can be read. */
+export function parseEnvelope(body: unknown): JsonRpcRequest {
+  if (Array.isArray(body)) throw new AppError('INVALID_REQUEST', 'Batch requests are not supported');
+  if (!isObject(body)) throw new AppError('INVALID_REQUEST', 'The request must be a JSON object');
+  const id = body.id;
+  if (body.jsonrpc !== '2.0') throw new AppError('INVALID_REQUEST', 'jsonrpc must be "2.0"');
+  if (typeof body.method !== 'string' || body.method.length === 0) throw new AppError('INVALID_REQUEST', 'method is required');
+  if (id === undefined) throw new AppError('INVALID_REQUEST', 'id is required');
+  if (!(typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) || id === null)) {
+    throw new AppError('INVALID_REQUEST', 'id must be a string, a number or null');
+  }
+  if (typeof id === 'string' && id.length > LIMITS.maxIdChars) throw new AppError('INVALID_REQUEST', 'id is too long');
+  if (body.params !== undefined && !isObject(body.params)) throw new InvalidParamsError('params must be an object');
+  return { jsonrpc: '2.0', id, method: body.method, params: (body.params as Record<string, unknown> | undefined) ?? {} };
+}
+
+/** Reads the id of a body for an error answer, whatever else is wrong with it. */
+export function idOf(body: unknown): string | number | null {
+  if (isObject(body)) {
+    const id = body.id;
+    if (typeof id === 'string' && id.length <= LIMITS.maxIdChars) return id;
+    if (typeof id === 'number' && Number.isFinite(id)) return id;
+  }
+  return null;
+}
+
+/** Accepted file media types: images, audio, video, PDF, text, JSON, Office documents. */
+export function isAcceptedMimeType(mimeType: string): boolean {
+  const t = mimeType.split(';')[0]!.trim().toLowerCase();
+  if (!/^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/.test(t)) return false;
+  const [type, sub] = t.split('/') as [string, string];
+  if (['image', 'audio', 'video', 'text'].includes(type)) return true;
+  if (t === 'application/pdf' || t === 'application/json' || sub.endsWith('+json')) return true;
+  return (
+    t === 'application/msword' ||
+    t === 'application/vnd.ms-excel' ||
+    t === 'application/vnd.ms-powerpoint' ||
+    t === 'application/rtf' ||
+    t.startsWith('application/vnd.openxmlformats-officedocument.') ||
+    t.startsWith('application/vnd.oasis.opendocument.') ||
+    t.startsWith('application/vnd.ms-excel.') ||
+    t.startsWith('application/vnd.ms-powerpoint.') ||
+    t.startsWith('application/vnd.ms-word.')
+  );
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+export interface DecodedFile {
+  partIndex: number;
+  name: string;
+  mimeType: string;
+  data: Buffer;
+}
+
+export interface ValidatedSend {
+  /** The message with `bytes` removed from file parts (the bytes travel beside it). */
+  message: Message;
+  files: DecodedFile[];
+  historyLength: number | undefined;
+  blocking: boolean | undefined;
+}
+
+function optionalId(v: unknown, field: string): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string' || v.length === 0 || v.length > LIMITS.maxIdChars) {
+    throw new InvalidParamsError(`${field} must be a non-empty string of at most ${LIMITS.maxIdChars} characters`);
+  }
+  return v;
+}
+
+function metadataOf(v: unknown, field: string): Record<string, unknown> | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (!isObject(v)) throw new InvalidParamsError(`${field} must be an object`);
+  if (JSON.stringify(v).length > LIMITS.maxMetadataBytes) throw new InvalidParamsError(`${field} is larger than ${LIMITS.maxMetadataBytes} bytes`);
+  return v;
+}
+
+export function historyLengthOf(v: unknown, field: string): number | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 10_000) throw new InvalidParamsError(`${field} must be a non-negative integer`);
+  return v;
+}
+
+/** Validates message/send and message/stream params (rules 1, 2, 7, 8, 9 and the Part table). */
+export function validateSendParams(params: Record<string, unknown>): ValidatedSend {
+  const m = params.message;
+  if (m === undefined) throw new InvalidParamsError('message is required');
+  if (!isObject(m)) throw new InvalidParamsError('message must be an object');
+  if (m.kind !== undefined && m.kind !== 'message') throw new InvalidParamsError('message.kind must be "message"');
+  if (m.role !== 'user') throw new InvalidParamsError('message.role must be "user"');
+  const messageId = m.messageId;
+  if (typeof messageId !== 'string' || messageId.length === 0) throw new InvalidParamsError('message.messageId is required');
+  if (messageId.length > LIMITS.maxIdChars) throw new InvalidParamsError(`message.messageId is longer than ${LIMITS.maxIdChars} characters`);
+  if (!Array.isArray(m.parts)) throw new InvalidParamsError('message.parts is required');
+  if (m.parts.length === 0) throw new InvalidParamsError('message.parts must not be empty');
+  if (m.parts.length > LIMITS.maxParts) throw new InvalidParamsError(`message.parts has more than ${LIMITS.maxParts} parts`);
+
+  const parts: Part[] = [];
+  const files: DecodedFile[] = [];
+  let fileCount = 0;
+  let textChars = 0;
+  m.parts.forEach((raw: unknown, i: number) => {
+    const at = `message.parts[${i}]`;
+    if (!isObject(raw)) throw new InvalidParamsError(`${at} must be an object`);
+    const metadata = metadataOf(raw.metadata, `${at}.metadata`);
+    const withMeta = <P extends Part>(p: P): P => (metadata ? { ...p, metadata } : p);
+    // Legacy text part (deprecated, still accepted): { type: "text", content }.
+    if (raw.kind === undefined && raw.type === 'text') {
+      if (typeof raw.content !== 'string') throw new InvalidParamsError(`${at}.content must be a string`);
+      textChars += raw.content.length;
+      parts.push(withMeta({ kind: 'text', text: raw.content }));
+      return;
+    }
+    switch (raw.kind) {
+      case 'text': {
+        if (typeof raw.text !== 'string') throw new InvalidParamsError(`${at}.text must be a string`);
+        textChars += raw.text.length;
+        parts.push(withMeta({ kind: 'text', text: raw.text }));
+        return;
+      }
+      case 'data': {
+        if (!isObject(raw.data)) throw new InvalidParamsError(`${at}.data must be an object`);
+        parts.push(withMeta({ kind: 'data', data: raw.data }));
+        return;
+      }
+      case 'file': {
+        fileCount += 1;
+        if (fileCount > LIMITS.maxFilesPerMessage) throw new InvalidParamsError(`a message may carry at most ${LIMITS.maxFilesPerMessage} files`);
+        const f = raw.file;
+        if (!isObject(f)) throw new InvalidParamsError(`${at}.file must be an object`);
+        if (typeof f.mimeType !== 'string' || f.mimeType.length === 0) throw new InvalidParamsError(`${at}.file.mimeType is required`);
+        if (f.mimeType.length > 255) throw new InvalidParamsError(`${at}.file.mimeType is too long`);
+        if (f.name !== undefined && (typeof f.name !== 'string' || f.name.length > 1024)) throw new InvalidParamsError(`${at}.file.name must be a string`);
+        const hasBytes = f.bytes !== undefined;
+        const hasUri = f.uri !== undefined;
+        if (hasBytes === hasUri) throw new InvalidParamsError(`${at}.file must have exactly one of bytes or uri`);
+        if (!isAcceptedMimeType(f.mimeType)) {
+          throw new AppError('CONTENT_TYPE_NOT_SUPPORTED', `File type ${f.mimeType} is not supported`, { details: { mimeType: f.mimeType, part: i } });
+        }
+        const name = typeof f.name === 'string' ? f.name : '';
+        if (hasBytes) {
+          if (typeof f.bytes !== 'string') throw new InvalidParamsError(`${at}.file.bytes must be a base64 string`);
+          const b64 = f.bytes;
+          if (b64.length > Math.ceil((LIMITS.maxFileBytes * 4) / 3) + 4) throw new InvalidParamsError(`${at}.file is larger than 20 MB`);
+          if (b64.length % 4 !== 0 || !BASE64.test(b64)) throw new InvalidParamsError(`${at}.file.bytes is not valid base64`);
+          const data = Buffer.from(b64, 'base64');
+          if (data.length > LIMITS.maxFileBytes) throw new InvalidParamsError(`${at}.file is larger than 20 MB`);
+          files.push({ partIndex: i, name, mimeType: f.mimeType, data });
+          parts.push(withMeta({ kind: 'file', file: { ...(name ? { name } : {}), mimeType: f.mimeType, bytes: '' } }));
+        } else {
+          if (typeof f.uri !== 'string') throw new InvalidParamsError(`${at}.file.uri must be a string`);
+          const check = checkHttpsUrlShape(f.uri);
+          if (!check.ok) throw new InvalidParamsError(`${at}.file.uri: ${check.reason}`);
+          parts.push(withMeta({ kind: 'file', file: { ...(name ? { name } : {}), mimeType: f.mimeType, uri: f.uri } }));
+        }
+        return;
+      }
+      default:
+        throw new InvalidParamsError(`${at}.kind must be "text", "file" or "data"`);
+    }
+  });
+  if (textChars > LIMITS.maxTextChars) throw new InvalidParamsError(`message text is longer than ${LIMITS.maxTextChars} characters`);
+
+  const message: Message = { kind: 'message', role: 'user', messageId, parts };
+  const contextId = optionalId(m.contextId, 'message.contextId');
+  const taskId = optionalId(m.taskId, 'message.taskId');
+  if (contextId) message.contextId = contextId;
+  if (taskId) message.taskId = taskId;
+  const metadata = metadataOf(m.metadata, 'message.metadata');
+  if (metadata) message.metadata = metadata;
+  if (Array.isArray(m.referenceTaskIds)) message.referenceTaskIds = m.referenceTaskIds.filter((x): x is string => typeof x === 'string').slice(0, 20);
+
+  let historyLength: number | undefined;
+  let blocking: boolean | undefined;
+  const cfg = params.configuration;
+  if (cfg !== undefined && cfg !== null) {
+    if (!isObject(cfg)) throw new InvalidParamsError('configuration must be an object');
+    historyLength = historyLengthOf(cfg.historyLength, 'configuration.historyLength');
+    if (cfg.blocking !== undefined && cfg.blocking !== null) {
+      if (typeof cfg.blocking !== 'boolean') throw new InvalidParamsError('configuration.blocking must be a boolean');
+      blocking = cfg.blocking;
+    }
+    if (cfg.acceptedOutputModes !== undefined && !Array.isArray(cfg.acceptedOutputModes)) {
+      throw new InvalidParamsError('configuration.acceptedOutputModes must be an array');
+    }
+    if (cfg.pushNotificationConfig !== undefined && cfg.pushNotificationConfig !== null) {
+      // Inline push configs are not taken here: register with tasks/pushNotificationConfig/set instead.
+      throw new AppError('PUSH_NOT_SUPPORTED', 'Inline pushNotificationConfig is not supported; use tasks/pushNotificationConfig/set');
+    }
+  }
+  return { message, files, historyLength, blocking };
+}
+
+export function taskIdParam(params: Record<string, unknown>, field = 'id'): string {
+  const v = params[field];
+  if (typeof v !== 'string' || v.length === 0) throw new InvalidParamsError(`${field} is required`);
+  if (v.length > LIMITS.maxIdChars) throw new InvalidParamsError(`${field} is too long`);
+  return v;
+}
+
+export { isObject };

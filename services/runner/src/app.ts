@@ -1,0 +1,45 @@
+import type { Logger } from '@a2a-inbound/logger';
+import type { Bus, Clock } from '@a2a-inbound/ports';
+import { eventsV1 } from '@a2a-inbound/proto';
+import { Lifecycle, startGrpcServer, type GrpcServerHandle } from '@a2a-inbound/runtime';
+import type { RunnerAppConfig } from './config';
+import { DEMO_RUNTIMES } from './domain/demo-agents';
+import { Runner, TOPICS } from './domain/runner';
+
+export interface RunnerApp {
+  readonly grpc: GrpcServerHandle;
+  readonly runner: Runner;
+  close(): Promise<void>;
+}
+
+/** Composition root of the runner: consumes run requests and cancels; serves gRPC health. */
+export async function startRunnerApp(deps: { bus: Bus; clock: Clock; log: Logger }, config: RunnerAppConfig): Promise<RunnerApp> {
+  const lifecycle = new Lifecycle();
+  const runner = new Runner({
+    bus: deps.bus,
+    clock: deps.clock,
+    log: deps.log,
+    runtimes: DEMO_RUNTIMES,
+    config: { heartbeatMs: config.heartbeatMs, shutdownGraceMs: config.shutdownGraceMs },
+  });
+  // Every runner sees every cancel (its own group), and aborts the run if it has it.
+  lifecycle.add(
+    'run-cancel consumer',
+    await deps.bus.subscribe(TOPICS.runCancel, `runner-cancel-${config.instanceId}`, async (m) => {
+      const c = eventsV1.RunCancel.decode(m.value);
+      runner.cancel(c.taskId, c.runId);
+      await Promise.resolve();
+    }),
+  );
+  const runs = await deps.bus.subscribe(TOPICS.runRequested, 'runner', async (m) => {
+    await runner.handle(eventsV1.RunRequested.decode(m.value));
+  });
+  runner.state = 'RUNNING';
+  // Closing order (reverse): drain runs first, then stop consuming, then the gRPC server.
+  const grpc = await startGrpcServer([], { host: config.grpcHost, port: config.grpcPort, isServing: () => runner.state === 'RUNNING' });
+  lifecycle.add('grpc server', grpc);
+  lifecycle.add('run-requested consumer', runs);
+  lifecycle.onClose('drain runs', () => runner.drain());
+  deps.log.info({ address: grpc.address, instanceId: config.instanceId }, 'runner started');
+  return { grpc, runner, close: () => lifecycle.close(deps.log) };
+}

@@ -1,0 +1,33 @@
+import type { Message, Part } from '@a2a-js/sdk';
+
+/** What an agent run can do: emit output and state changes. The runner turns these into bus events. */
+export interface RunContext {
+  readonly taskId: string;
+  readonly contextId: string;
+  readonly message: Message;
+  /** Earlier messages of the conversation (memory), oldest first. */
+  readonly history: readonly Message[];
+  readonly attachments: readonly { name: string; mimeType: string; size: number; uri: string; blobId: string }[];
+  readonly config: Readonly<Record<string, unknown>>;
+  readonly signal: AbortSignal;
+  /** Appends to (or starts) an artifact; `append` concatenates text deltas. */
+  artifact(input: { artifactId: string; name: string; parts: Part[]; append: boolean; lastChunk: boolean }): Promise<void>;
+  status(state: 'working' | 'input-required' | 'completed' | 'failed', message?: Message): Promise<void>;
+  /** Waits, waking early when the run is aborted (then throws). */
+  sleep(ms: number): Promise<void>;
+}
+
+export type AgentRuntime = (ctx: RunContext) => Promise<void>;
+
+export function textOf(message: Message): string {
+  return message.parts
+    .filter((p): p is Extract<Part, { kind: 'text' }> => p.kind === 'text')
+    .map((p) => p.text)
+    .join('\n');
+}
+
+export function agentText(ctx: Pick<RunContext, 'taskId' | 'contextId'>, text: string, id: string, metadata?: Record<string, unknown>): Message {
+  const m: Message = { kind: 'message', role: 'agent', messageId: `${ctx.taskId}-${id}`, taskId: ctx.taskId, contextId: ctx.contextId, parts: [{ kind: 'text', text }] };
+  if (metadata) m.metadata = metadata;
+  return m;
+}

@@ -1,0 +1,111 @@
+import type { Message } from '@a2a-js/sdk';
+import type { AgentRuntime, RunContext } from './agent-runtime';
+import { agentText, textOf } from './agent-runtime';
+
+/**
+ * Demo agents: a built-in deterministic runtime, clearly named as demos, used by the seed data and the
+ * tests. Real agent runtimes plug in beside them by runtime name.
+ */
+
+const CHECKPOINT_KEY = 'a2a-inbound/checkpoint';
+
+/** Splits a text into `n` deltas (by characters, so any text works), concatenating to the original. */
+export function deltas(text: string, n = 4): string[] {
+  if (text.length === 0) return [''];
+  const size = Math.max(1, Math.ceil(text.length / n));
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}
+
+async function answer(ctx: RunContext, text: string): Promise<void> {
+  const pieces = deltas(text);
+  const artifactId = `${ctx.taskId}-agent_response`;
+  for (let i = 0; i < pieces.length; i++) {
+    await ctx.artifact({ artifactId, name: 'agent_response', parts: [{ kind: 'text', text: pieces[i]! }], append: true, lastChunk: i === pieces.length - 1 });
+  }
+  await ctx.status('completed');
+}
+
+function describeFiles(ctx: RunContext): string {
+  if (ctx.attachments.length === 0) return '';
+  const list = ctx.attachments.map((a) => (a.uri ? `${a.name || a.uri} (${a.mimeType}, link)` : `${a.name || a.blobId} (${a.mimeType}, ${a.size} bytes)`));
+  return `Received ${ctx.attachments.length} file(s): ${list.join(', ')}`;
+}
+
+function previousUserText(history: readonly Message[]): string | undefined {
+  const users = history.filter((m) => m.role === 'user');
+  const last = users.at(-1);
+  return last ? textOf(last) : undefined;
+}
+
+/** echo: answers the text it received, streamed as several deltas. Knows the conversation. */
+export const echoAgent: AgentRuntime = async (ctx) => {
+  const text = textOf(ctx.message);
+  if (/^what did i (just )?say\??$/i.test(text.trim())) {
+    const prev = previousUserText(ctx.history);
+    await answer(ctx, prev === undefined ? 'You have not said anything yet in this conversation.' : `You said: ${prev}`);
+    return;
+  }
+  const files = describeFiles(ctx);
+  if (!text && files) {
+    await answer(ctx, `Please review the attached files. ${files}`);
+    return;
+  }
+  await answer(ctx, files ? `${text}\n${files}` : text);
+};
+
+/** slow: works for `workMs` (config, or a data part `{ "workMs": n }`), then answers. */
+export const slowAgent: AgentRuntime = async (ctx) => {
+  let workMs = Number(ctx.config.workMs ?? 3000);
+  for (const p of ctx.message.parts) {
+    if (p.kind === 'data' && typeof p.data.workMs === 'number') workMs = p.data.workMs;
+  }
+  workMs = Math.min(Math.max(0, workMs), 10 * 60_000);
+  await ctx.sleep(workMs);
+  await answer(ctx, `Finished after ${workMs} ms: ${textOf(ctx.message)}`);
+};
+
+/** approval: stops at a checkpoint (input-required) and completes on the reply on the same task. */
+export const approvalAgent: AgentRuntime = async (ctx) => {
+  const pending = [...ctx.history].reverse().find((m) => m.role === 'agent' && m.taskId === ctx.taskId && m.metadata?.[CHECKPOINT_KEY] === 'approval');
+  if (!pending) {
+    const request = textOf(ctx.message) || 'the request';
+    await ctx.status(
+      'input-required',
+      agentText(ctx, `Approval needed: "${request}". Reply "approve" to continue or "reject" to stop.`, 'approval-prompt', {
+        [CHECKPOINT_KEY]: 'approval',
+        request,
+      }),
+    );
+    return;
+  }
+  const request = String(pending.metadata?.request ?? '');
+  const reply = textOf(ctx.message).trim().toLowerCase();
+  if (/^(approve|approved|yes|ok)\b/.test(reply)) await answer(ctx, `Approved: ${request}. Done.`);
+  else await answer(ctx, `Rejected: ${request}. Nothing was done.`);
+};
+
+/** failing: every run fails with a reason (a successful JSON-RPC response whose Task is `failed`). */
+export const failingAgent: AgentRuntime = async (ctx) => {
+  await ctx.sleep(10);
+  await ctx.status('failed', agentText(ctx, `The demo failing agent could not complete: ${textOf(ctx.message) || 'no input'} (this agent always fails).`, 'failure'));
+};
+
+/** task-graph: the demo Task Agent's graph: three steps, then a result. */
+export const taskGraphAgent: AgentRuntime = async (ctx) => {
+  const steps = ['collect', 'transform', 'publish'];
+  for (const s of steps) {
+    await ctx.sleep(20);
+    await ctx.artifact({ artifactId: `${ctx.taskId}-steps`, name: 'steps', parts: [{ kind: 'text', text: `${s}\n` }], append: true, lastChunk: s === 'publish' });
+  }
+  await answer(ctx, `Graph finished: ${steps.join(' → ')}`);
+};
+
+export const DEMO_RUNTIMES: Readonly<Record<string, AgentRuntime>> = {
+  'demo:echo': echoAgent,
+  'demo:slow': slowAgent,
+  'demo:approval': approvalAgent,
+  'demo:failing': failingAgent,
+  'demo:task-graph': taskGraphAgent,
+};

@@ -1,0 +1,98 @@
+import type { Logger } from '@a2a-inbound/logger';
+import type { BlobStore, Bus, BusSubscription, Cache, Clock, DocumentStore, EventLog, IdGenerator } from '@a2a-inbound/ports';
+import { controlV1, eventsV1, tasksV1 } from '@a2a-inbound/proto';
+import { Lifecycle, startGrpcServer, type GrpcServerHandle } from '@a2a-inbound/runtime';
+import type { TasksConfig } from './config';
+import { ControlPlane, openControlCollections } from './domain/control-plane';
+import { seedDemo, type SeedResult } from './domain/seed';
+import { openTaskCollections, TaskService, TOPICS } from './domain/task-service';
+import { controlGrpcService, tasksGrpcService } from './transport/grpc-server';
+
+export interface TasksDeps {
+  store: DocumentStore;
+  blobs: BlobStore;
+  bus: Bus;
+  eventLog: EventLog;
+  cache: Cache;
+  clock: Clock;
+  ids: IdGenerator;
+  log: Logger;
+}
+
+export interface TasksApp {
+  readonly grpc: GrpcServerHandle;
+  readonly seed: SeedResult | undefined;
+  readonly tasks: TaskService;
+  readonly control: ControlPlane;
+  ready(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** Composition root of the tasks service: wires ports, domain and gRPC; returns a running app. */
+export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promise<TasksApp> {
+  const lifecycle = new Lifecycle();
+  const { log } = deps;
+  const control = new ControlPlane(await openControlCollections(deps.store), deps.cache, deps.clock, deps.ids);
+  const tasks = new TaskService(await openTaskCollections(deps.store), {
+    control,
+    blobs: deps.blobs,
+    bus: deps.bus,
+    eventLog: deps.eventLog,
+    clock: deps.clock,
+    ids: deps.ids,
+    log,
+    config: config.task,
+  });
+
+  const seed = config.seedDemo ? await seedDemo(control) : undefined;
+
+  const sub: BusSubscription = await deps.bus.subscribe(TOPICS.taskEvents, 'tasks', async (m) => {
+    await tasks.applyRunEvent(eventsV1.TaskEvent.decode(m.value));
+  });
+  lifecycle.add('task-events consumer', sub);
+
+  let sweeping = false;
+  const sweeper = setInterval(() => {
+    if (sweeping) return;
+    sweeping = true;
+    tasks
+      .sweepStuckRuns()
+      .catch((err: unknown) => log.error({ err }, 'sweep failed'))
+      .finally(() => {
+        sweeping = false;
+      });
+  }, config.sweepIntervalMs);
+  sweeper.unref();
+  lifecycle.onClose('sweeper', async () => clearInterval(sweeper));
+
+  let serving = true;
+  const grpc = await startGrpcServer(
+    [
+      { definition: tasksV1.TasksServiceService, implementation: tasksGrpcService(tasks, log) },
+      { definition: controlV1.ControlPlaneServiceService, implementation: controlGrpcService(control, log) },
+    ],
+    { host: config.grpcHost, port: config.grpcPort, isServing: () => serving },
+  );
+  lifecycle.add('grpc server', grpc);
+  log.info({ address: grpc.address }, 'tasks service listening');
+
+  return {
+    grpc,
+    seed,
+    tasks,
+    control,
+    ready: async () => {
+      if (!serving) return false;
+      try {
+        await Promise.all([deps.store.ping(), deps.bus.ping(), deps.eventLog.ping()]);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    close: async () => {
+      serving = false;
+      await lifecycle.close(log);
+    },
+  };
+}

@@ -1,0 +1,94 @@
+export type AgentType = 'AI Agent' | 'Task Agent';
+export type Role = 'admin' | 'developer' | 'operator';
+export type VersionStrategy = 'latest-production' | 'pinned';
+export type A2aVersion = '0.3.0' | '0.2.6';
+
+export interface SubscriptionDoc {
+  name: string;
+  credits: number;
+  creditCostPerInvocation: number;
+  /** Charge ids already applied (bounded ring): a retried charge is not applied twice. */
+  recentCharges: string[];
+  createdAtMs: number;
+}
+
+export interface ApiKeyDoc {
+  subscriptionId: string;
+  name: string;
+  /** Hex SHA-256 of the key; the key itself is never stored. */
+  keyHash: string;
+  /** First characters, to recognise a key in lists. */
+  prefix: string;
+  scopes: string[];
+  createdAtMs: number;
+  expiresAtMs: number | null;
+  revokedAtMs: number | null;
+}
+
+export interface UserDoc {
+  subscriptionId: string;
+  email: string;
+  role: Role;
+  tokenHash: string;
+  createdAtMs: number;
+}
+
+export interface SkillDoc {
+  id: string;
+  name: string;
+  description: string;
+  tags: string[];
+  examples: string[];
+}
+
+export interface AgentVersionDoc {
+  version: string;
+  /** draft → published → production (promoted). */
+  status: 'draft' | 'published' | 'production';
+  runtime: string;
+  runtimeConfig: Record<string, unknown>;
+  createdAtMs: number;
+  promotedAtMs: number | null;
+}
+
+export interface AgentDoc {
+  subscriptionId: string;
+  name: string;
+  description: string;
+  type: AgentType;
+  skills: SkillDoc[];
+  defaultInputModes: string[];
+  defaultOutputModes: string[];
+  versions: AgentVersionDoc[];
+  createdAtMs: number;
+  updatedAtMs: number;
+}
+
+export interface DeploymentDoc {
+  subscriptionId: string;
+  name: string;
+  defaultAgentId: string | null;
+  createdAtMs: number;
+  updatedAtMs: number;
+}
+
+/** Per-agent inline settings of a deployment (collection `deployment_agents`, id = agent id). */
+export interface DeploymentAgentDoc {
+  deploymentId: string;
+  subscriptionId: string;
+  agentId: string;
+  status: 'running' | 'stopped';
+  versionStrategy: VersionStrategy;
+  pinnedVersion: string | null;
+  rateLimitPerMinute: number;
+  schedule: string | null;
+  a2aEnabled: boolean;
+  defaultA2aVersion: A2aVersion;
+  blockingBudgetMs: number;
+  pushNotificationsEnabled: boolean;
+  addedAtMs: number;
+  updatedAtMs: number;
+}
+
+export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
+export const DEFAULT_BLOCKING_BUDGET_MS = 120_000;

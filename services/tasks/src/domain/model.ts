@@ -1,0 +1,81 @@
+import type { Artifact, Message, Part } from '@a2a-js/sdk';
+
+/** The five task states of the spec. `completed`, `failed` and `canceled` are terminal. */
+export type TaskState = 'working' | 'input-required' | 'completed' | 'failed' | 'canceled';
+
+export const TERMINAL_STATES: readonly TaskState[] = ['completed', 'failed', 'canceled'];
+
+export const isTerminal = (s: TaskState): boolean => TERMINAL_STATES.includes(s);
+
+/** A stream ends after a terminal state or when the agent waits for input. */
+export const endsStream = (s: TaskState): boolean => isTerminal(s) || s === 'input-required';
+
+/** Allowed transitions (the state table as data). */
+const TRANSITIONS: Readonly<Record<TaskState, readonly TaskState[]>> = {
+  working: ['working', 'input-required', 'completed', 'failed', 'canceled'],
+  'input-required': ['working', 'canceled', 'failed'],
+  completed: [],
+  failed: [],
+  canceled: [],
+};
+
+export const canTransition = (from: TaskState, to: TaskState): boolean => TRANSITIONS[from].includes(to);
+
+export interface StoredStatus {
+  state: TaskState;
+  timestamp: string;
+  message?: Message;
+}
+
+export interface LastEvent {
+  seq: number;
+  eventJson: string;
+  final: boolean;
+}
+
+/** The stored task (collection `tasks`): authoritative; the event log is derived from it. */
+export interface TaskDoc {
+  id: string;
+  subscriptionId: string;
+  deploymentId: string;
+  agentId: string;
+  contextId: string;
+  status: StoredStatus;
+  artifacts: Artifact[];
+  history: Message[];
+  metadata?: Record<string, unknown>;
+  /** The run whose events are applied; events of other runs are ignored. */
+  currentRunId: string;
+  /** Last applied run_seq of the current run (exactly-once application). */
+  lastRunSeq: number;
+  /** Last seq appended to the event log for this task. */
+  lastSeq: number;
+  /** The last event, re-appended on redelivery in case the log write was lost. */
+  lastEvent?: LastEvent;
+  /** When the current run must be finished (lease); the sweeper fails it after. */
+  runDeadlineMs: number;
+  /** Epoch ms of the last runner heartbeat/event. */
+  runSeenAtMs: number;
+  createdAtMs: number;
+  updatedAtMs: number;
+}
+
+/** Idempotency record (collection `message_ids`), id = `${subscriptionId}:${messageId}`. */
+export interface MessageIdDoc {
+  subscriptionId: string;
+  messageId: string;
+  taskId: string;
+  createdAtMs: number;
+}
+
+export interface PushConfigDoc {
+  taskId: string;
+  subscriptionId: string;
+  configId: string;
+  url: string;
+  token: string;
+  authentication?: Record<string, unknown>;
+  createdAtMs: number;
+}
+
+export type { Artifact, Message, Part };

@@ -1,0 +1,703 @@
+import type { Message, Part, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '@a2a-js/sdk';
+import { AppError, DuplicateKeyError, InvalidParamsError, TaskNotCancelableError, TaskNotFoundError } from '@a2a-inbound/errors';
+import type { BlobStore, Bus, Clock, Collection, DocumentStore, EventLog, IdGenerator, Versioned } from '@a2a-inbound/ports';
+import type { Logger } from '@a2a-inbound/logger';
+import { eventsV1 } from '@a2a-inbound/proto';
+import type { AgentView, ControlPlane } from './control-plane';
+import type { MessageIdDoc, PushConfigDoc, StoredStatus, TaskDoc, TaskState } from './model';
+import { canTransition, endsStream, isTerminal } from './model';
+
+export const TOPICS = {
+  runRequested: 'a2a.run.requested',
+  runCancel: 'a2a.run.cancel',
+  taskEvents: 'a2a.task.events',
+  taskUpdates: 'a2a.task.updates',
+} as const;
+
+export interface CallerContext {
+  subscriptionId: string;
+  deploymentId: string;
+  agentId: string;
+  keyId: string;
+  protocolVersion: string;
+}
+
+export interface FileUpload {
+  partIndex: number;
+  name: string;
+  mimeType: string;
+  data: Uint8Array;
+}
+
+export interface SendOptions {
+  historyLength?: number | undefined;
+  blocking?: boolean | undefined;
+  files?: FileUpload[];
+}
+
+export interface StreamItem {
+  seq: number;
+  eventJson: string;
+  final: boolean;
+}
+
+export interface TaskServiceConfig {
+  /** A run must finish within this time (ms) or the task fails. */
+  runTimeoutMs: number;
+  /** A run whose runner has not been heard from for this long is failed by the sweeper. */
+  runStallMs: number;
+  /** Messages of the context handed to the agent as conversation memory. */
+  memoryMessages: number;
+  /** Retention of finished tasks and their event streams. */
+  retentionMs: number;
+  /** Upper bound on how many history entries a task keeps. */
+  maxHistory: number;
+}
+
+export const DEFAULT_TASK_CONFIG: TaskServiceConfig = {
+  runTimeoutMs: 15 * 60_000,
+  runStallMs: 60_000,
+  memoryMessages: 20,
+  retentionMs: 7 * 24 * 3600_000,
+  maxHistory: 200,
+};
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+export interface TaskCollections {
+  tasks: Collection<TaskDoc>;
+  messageIds: Collection<MessageIdDoc>;
+  pushConfigs: Collection<PushConfigDoc>;
+}
+
+export async function openTaskCollections(store: DocumentStore): Promise<TaskCollections> {
+  return {
+    tasks: await store.collection<TaskDoc>({
+      name: 'tasks',
+      indexes: [{ fields: ['subscriptionId', 'contextId'] }, { fields: ['state'] }],
+    }),
+    messageIds: await store.collection<MessageIdDoc>({ name: 'message_ids' }),
+    pushConfigs: await store.collection<PushConfigDoc>({ name: 'push_configs', indexes: [{ fields: ['taskId'] }] }),
+  };
+}
+
+/** TaskDoc as stored, with the top-level `state` copy used by the sweeper's index. */
+type StoredTask = TaskDoc & { state: TaskState };
+
+export class TaskService {
+  constructor(
+    private readonly c: TaskCollections,
+    private readonly deps: {
+      control: ControlPlane;
+      blobs: BlobStore;
+      bus: Bus;
+      eventLog: EventLog;
+      clock: Clock;
+      ids: IdGenerator;
+      log: Logger;
+      config: TaskServiceConfig;
+    },
+  ) {}
+
+  // ---- message/send, message/stream -------------------------------------------------------------
+
+  async send(caller: CallerContext, message: Message, options: SendOptions): Promise<Task> {
+    const { task, startSeq, repeated } = await this.#startOrContinue(caller, message, options);
+    const blocking = options.blocking !== false;
+    if (repeated || !blocking) return this.#toA2A(task, options.historyLength, { emptyArtifactsWhileWorking: true });
+    const agent = await this.deps.control.resolveAgent(caller.agentId);
+    const settled = await this.#waitForSettle(task.id, startSeq, agent.blockingBudgetMs);
+    const current = (await this.c.tasks.get(task.id))?.doc ?? task;
+    if (!settled && !isTerminal(current.status.state)) {
+      // Budget spent: the run is detached and keeps running; answer `working` with empty artifacts.
+      return this.#toA2A({ ...current, status: { ...current.status, state: 'working' } }, options.historyLength, { emptyArtifactsWhileWorking: true, forceEmptyArtifacts: true });
+    }
+    return this.#toA2A(current, options.historyLength, { emptyArtifactsWhileWorking: true });
+  }
+
+  async *sendStream(caller: CallerContext, message: Message, options: SendOptions, signal: AbortSignal): AsyncIterable<StreamItem> {
+    const { task, startSeq, repeated } = await this.#startOrContinue(caller, message, options);
+    if (repeated) {
+      // The message was already handled: replay what the log holds for it.
+      yield* this.#replayOrSnapshot(task, 0, signal);
+      return;
+    }
+    yield* this.#tailUntilFinal(task, startSeq, signal);
+  }
+
+  // ---- tasks/get, tasks/cancel, tasks/resubscribe -----------------------------------------------
+
+  async get(caller: CallerContext, taskId: string, historyLength?: number): Promise<Task> {
+    const task = await this.#owned(caller, taskId);
+    return this.#toA2A(task.doc, historyLength, { emptyArtifactsWhileWorking: false });
+  }
+
+  async cancel(caller: CallerContext, taskId: string): Promise<Task> {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const cur = await this.#owned(caller, taskId);
+      if (isTerminal(cur.doc.status.state)) throw new TaskNotCancelableError(taskId, cur.doc.status.state);
+      const status: StoredStatus = { state: 'canceled', timestamp: this.#now() };
+      const next = this.#withStatusEvent(cur.doc, status);
+      try {
+        const saved = await this.c.tasks.replace(taskId, cur.version, next.doc, { expiresAt: this.deps.clock.now() + this.deps.config.retentionMs });
+        await this.#appendLogged(saved.doc, next.seq, next.eventJson, true);
+        await this.deps.bus.publish({
+          topic: TOPICS.runCancel,
+          key: taskId,
+          value: eventsV1.RunCancel.encode({ taskId, runId: cur.doc.currentRunId }).finish(),
+        });
+        return this.#toA2A(saved.doc, undefined, { emptyArtifactsWhileWorking: false });
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'VERSION_CONFLICT') continue;
+        throw err;
+      }
+    }
+    throw new AppError('UNAVAILABLE', 'task is changing too fast to cancel');
+  }
+
+  async *resubscribe(caller: CallerContext, taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<StreamItem> {
+    const task = await this.#owned(caller, taskId);
+    yield* this.#replayOrSnapshot(task.doc, afterSeq, signal);
+  }
+
+  // ---- push notification configs ----------------------------------------------------------------
+
+  async setPushConfig(
+    caller: CallerContext,
+    taskId: string,
+    config: { id?: string; url: string; token: string; authentication?: Record<string, unknown> },
+  ): Promise<PushConfigDoc> {
+    await this.#pushEnabled(caller);
+    await this.#owned(caller, taskId);
+    const configId = config.id && config.id.length > 0 ? config.id : taskId;
+    const id = `${taskId}:${configId}`;
+    const doc: PushConfigDoc = {
+      taskId,
+      subscriptionId: caller.subscriptionId,
+      configId,
+      url: config.url,
+      token: config.token,
+      createdAtMs: this.deps.clock.now(),
+    };
+    if (config.authentication) doc.authentication = config.authentication;
+    const existing = await this.c.pushConfigs.get(id);
+    if (existing) await this.c.pushConfigs.replace(id, existing.version, doc);
+    else {
+      const count = await this.c.pushConfigs.count({ taskId });
+      if (count >= 10) throw new InvalidParamsError('at most 10 push notification configs per task');
+      try {
+        await this.c.pushConfigs.insert(id, doc);
+      } catch (err) {
+        if (!(err instanceof DuplicateKeyError)) throw err;
+        const again = await this.c.pushConfigs.get(id);
+        if (again) await this.c.pushConfigs.replace(id, again.version, doc);
+      }
+    }
+    return doc;
+  }
+
+  async getPushConfig(caller: CallerContext, taskId: string, configId: string): Promise<PushConfigDoc> {
+    await this.#pushEnabled(caller);
+    await this.#owned(caller, taskId);
+    const all = await this.c.pushConfigs.find({ taskId });
+    const found = configId ? (all.find((c) => c.doc.configId === configId) ?? (all.length === 1 ? all[0] : undefined)) : all[0];
+    if (!found) throw new AppError('NOT_FOUND', 'Push notification config not found');
+    return found.doc;
+  }
+
+  async listPushConfigs(caller: CallerContext, taskId: string): Promise<PushConfigDoc[]> {
+    await this.#pushEnabled(caller);
+    await this.#owned(caller, taskId);
+    return (await this.c.pushConfigs.find({ taskId })).map((v) => v.doc);
+  }
+
+  async deletePushConfig(caller: CallerContext, taskId: string, configId: string): Promise<void> {
+    await this.#pushEnabled(caller);
+    await this.#owned(caller, taskId);
+    const deleted = await this.c.pushConfigs.delete(`${taskId}:${configId || taskId}`);
+    if (!deleted) throw new AppError('NOT_FOUND', 'Push notification config not found');
+  }
+
+  // ---- runner events (bus consumer) -------------------------------------------------------------
+
+  /**
+   * Applies one runner event to the stored task, exactly once (compare-and-set on the version and the
+   * run sequence), then appends it to the central event log and fans it out to webhooks. Redeliveries
+   * are recognised and only repair a lost log write.
+   */
+  async applyRunEvent(event: eventsV1.TaskEvent): Promise<void> {
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const cur = await this.c.tasks.get(event.taskId);
+      if (!cur) return; // unknown or swept task: nothing to apply
+      const task = cur.doc;
+      if (event.runId !== task.currentRunId) return; // a stale run (canceled, or superseded by a reply)
+      if (event.event?.$case === 'heartbeat') {
+        if (isTerminal(task.status.state)) return;
+        try {
+          await this.c.tasks.replace(task.id, cur.version, { ...task, runSeenAtMs: this.deps.clock.now() });
+          return;
+        } catch (err) {
+          if (err instanceof AppError && err.code === 'VERSION_CONFLICT') continue;
+          throw err;
+        }
+      }
+      if (event.runSeq <= task.lastRunSeq) {
+        // Redelivery: make sure the log holds the last applied event (the first write may have been lost).
+        if (event.runSeq === task.lastRunSeq && task.lastEvent) {
+          await this.#appendLogged(task, task.lastEvent.seq, task.lastEvent.eventJson, task.lastEvent.final);
+        }
+        return;
+      }
+      if (event.runSeq !== task.lastRunSeq + 1) {
+        throw new AppError('UNAVAILABLE', `out-of-order run event ${event.runSeq} after ${task.lastRunSeq} for ${task.id}`);
+      }
+      if (isTerminal(task.status.state)) return; // e.g. canceled while the runner was still talking
+      const next = this.#applyToDoc(task, event);
+      if (!next) return;
+      next.doc.lastRunSeq = event.runSeq;
+      next.doc.runSeenAtMs = this.deps.clock.now();
+      try {
+        const opts = isTerminal(next.doc.status.state) ? { expiresAt: this.deps.clock.now() + this.deps.config.retentionMs } : {};
+        const saved = await this.c.tasks.replace(task.id, cur.version, next.doc, opts);
+        await this.#appendLogged(saved.doc, next.seq, next.eventJson, next.final);
+        return;
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'VERSION_CONFLICT') continue;
+        throw err;
+      }
+    }
+    throw new AppError('UNAVAILABLE', `could not apply event to ${event.taskId}`);
+  }
+
+  /** Fails tasks whose run stalled or overran (runner lost): bounded time, with a reason. */
+  async sweepStuckRuns(): Promise<number> {
+    const now = this.deps.clock.now();
+    const working = await this.c.tasks.find({ state: 'working' }, { limit: 500 });
+    let failed = 0;
+    for (const v of working) {
+      const t = v.doc;
+      const stalled = now - t.runSeenAtMs > this.deps.config.runStallMs;
+      const overdue = now > t.runDeadlineMs;
+      if (!stalled && !overdue) continue;
+      const reason = overdue ? 'The run did not finish within its time limit.' : 'The agent runner stopped responding; the run was abandoned.';
+      const status: StoredStatus = { state: 'failed', timestamp: this.#now(), message: this.#agentMessage(t, reason, 'failure') };
+      const next = this.#withStatusEvent(t, status);
+      try {
+        const saved = await this.c.tasks.replace(t.id, v.version, next.doc, { expiresAt: now + this.deps.config.retentionMs });
+        await this.#appendLogged(saved.doc, next.seq, next.eventJson, true);
+        await this.deps.bus.publish({
+          topic: TOPICS.runCancel,
+          key: t.id,
+          value: eventsV1.RunCancel.encode({ taskId: t.id, runId: t.currentRunId }).finish(),
+        });
+        this.deps.log.warn({ taskId: t.id, reason }, 'run failed by the sweeper');
+        failed += 1;
+      } catch (err) {
+        if (!(err instanceof AppError && err.code === 'VERSION_CONFLICT')) throw err;
+      }
+    }
+    return failed;
+  }
+
+  // ---- internals ----------------------------------------------------------------------------------
+
+  async #startOrContinue(
+    caller: CallerContext,
+    message: Message,
+    options: SendOptions,
+  ): Promise<{ task: TaskDoc; startSeq: number; repeated: boolean }> {
+    const agent = await this.deps.control.resolveAgent(caller.agentId);
+    if (agent.subscriptionId !== caller.subscriptionId) throw new AppError('NOT_FOUND', 'agent not found');
+    if (!agent.servedVersion) throw new AppError('FAILED_PRECONDITION', 'the agent has no version to serve');
+
+    // Idempotency: the first send of a messageId claims it; later sends get the stored task.
+    const idemId = `${caller.subscriptionId}:${message.messageId}`;
+    const continuing = typeof message.taskId === 'string' && message.taskId.length > 0;
+    let existingTask: Versioned<TaskDoc> | undefined;
+    if (continuing) {
+      existingTask = await this.c.tasks.get(message.taskId!);
+      if (!existingTask || existingTask.doc.subscriptionId !== caller.subscriptionId || existingTask.doc.agentId !== caller.agentId) {
+        throw new TaskNotFoundError(message.taskId!);
+      }
+    }
+    const taskId = continuing ? message.taskId! : this.deps.ids.next();
+    try {
+      await this.c.messageIds.insert(
+        idemId,
+        { subscriptionId: caller.subscriptionId, messageId: message.messageId, taskId, createdAtMs: this.deps.clock.now() },
+        { expiresAt: this.deps.clock.now() + this.deps.config.retentionMs },
+      );
+    } catch (err) {
+      if (!(err instanceof DuplicateKeyError)) throw err;
+      return { task: await this.#repeatedTask(idemId), startSeq: 0, repeated: true };
+    }
+
+    try {
+      if (continuing && existingTask) {
+        if (existingTask.doc.status.state !== 'input-required') {
+          throw new InvalidParamsError(`task ${taskId} is ${existingTask.doc.status.state} and cannot take a new message`, {
+            taskId,
+            state: existingTask.doc.status.state,
+          });
+        }
+        if (message.contextId && message.contextId !== existingTask.doc.contextId) {
+          throw new InvalidParamsError('contextId does not match the task');
+        }
+      }
+      await this.deps.control.charge(caller.subscriptionId, `msg:${message.messageId}`);
+    } catch (err) {
+      await this.c.messageIds.delete(idemId); // not handled: the same messageId may be sent again
+      throw err;
+    }
+
+    const stored = await this.#storeMessageFiles(caller, message, options.files ?? [], taskId);
+    const runId = this.deps.ids.next();
+    const now = this.deps.clock.now();
+    let task: TaskDoc;
+    let startSeq: number;
+    if (continuing && existingTask) {
+      const r = await this.#continueTask(existingTask, stored.message, runId);
+      task = r.task;
+      startSeq = r.startSeq;
+    } else {
+      const contextId = message.contextId && message.contextId.length > 0 ? message.contextId : this.deps.ids.next();
+      const userMessage: Message = { ...stored.message, taskId, contextId };
+      const base: StoredTask = {
+        id: taskId,
+        subscriptionId: caller.subscriptionId,
+        deploymentId: agent.deploymentId,
+        agentId: caller.agentId,
+        contextId,
+        status: { state: 'working', timestamp: this.#now() },
+        state: 'working',
+        artifacts: [],
+        history: [userMessage],
+        currentRunId: runId,
+        lastRunSeq: 0,
+        lastSeq: 0,
+        runDeadlineMs: now + this.deps.config.runTimeoutMs,
+        runSeenAtMs: now,
+        createdAtMs: now,
+        updatedAtMs: now,
+      };
+      if (message.metadata) base.metadata = message.metadata;
+      const first = this.#withStatusEvent(base, { state: 'working', timestamp: this.#now() });
+      await this.c.tasks.insert(taskId, first.doc);
+      await this.#appendLogged(first.doc, first.seq, first.eventJson, false);
+      task = first.doc;
+      startSeq = first.seq - 1;
+    }
+    await this.#publishRun(agent, task, runId, stored);
+    return { task, startSeq, repeated: false };
+  }
+
+  async #continueTask(cur: Versioned<TaskDoc>, reply: Message, runId: string): Promise<{ task: TaskDoc; startSeq: number }> {
+    let version = cur.version;
+    let doc = cur.doc;
+    for (let attempt = 0; attempt < 20; attempt++) {
+      if (doc.status.state !== 'input-required') throw new InvalidParamsError(`task ${doc.id} is ${doc.status.state} and cannot take a new message`);
+      const now = this.deps.clock.now();
+      const base: StoredTask = {
+        ...doc,
+        state: 'working',
+        history: [...doc.history, { ...reply, taskId: doc.id, contextId: doc.contextId }].slice(-this.deps.config.maxHistory),
+        currentRunId: runId,
+        lastRunSeq: 0,
+        runDeadlineMs: now + this.deps.config.runTimeoutMs,
+        runSeenAtMs: now,
+      };
+      const next = this.#withStatusEvent(base, { state: 'working', timestamp: this.#now() });
+      try {
+        const saved = await this.c.tasks.replace(doc.id, version, next.doc);
+        await this.#appendLogged(saved.doc, next.seq, next.eventJson, false);
+        return { task: saved.doc, startSeq: next.seq - 1 };
+      } catch (err) {
+        if (!(err instanceof AppError && err.code === 'VERSION_CONFLICT')) throw err;
+        const again = await this.c.tasks.get(doc.id);
+        if (!again) throw new TaskNotFoundError(doc.id);
+        version = again.version;
+        doc = again.doc;
+      }
+    }
+    throw new AppError('UNAVAILABLE', 'task is changing too fast');
+  }
+
+  async #repeatedTask(idemId: string): Promise<TaskDoc> {
+    // The racing first send may still be creating the task: wait a little for it.
+    for (let i = 0; i < 100; i++) {
+      const idem = await this.c.messageIds.get(idemId);
+      if (idem) {
+        const t = await this.c.tasks.get(idem.doc.taskId);
+        if (t && t.doc.history.some((m) => m.messageId === idem.doc.messageId)) return t.doc;
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new AppError('UNAVAILABLE', 'the first request with this messageId is still being processed');
+  }
+
+  async #storeMessageFiles(
+    caller: CallerContext,
+    message: Message,
+    files: FileUpload[],
+    taskId: string,
+  ): Promise<{ message: Message; attachments: eventsV1.Attachment[] }> {
+    const parts: Part[] = message.parts.map((p) => structuredClone(p));
+    const attachments: eventsV1.Attachment[] = [];
+    for (const f of files) {
+      const part = parts[f.partIndex];
+      if (!part || part.kind !== 'file') throw new InvalidParamsError(`file upload for part ${f.partIndex} does not match a file part`);
+      const ref = await this.deps.blobs.put(f.data, { owner: caller.subscriptionId, name: f.name, mimeType: f.mimeType });
+      // The stored message references the file instead of carrying its bytes.
+      parts[f.partIndex] = {
+        ...part,
+        file: { ...(f.name ? { name: f.name } : {}), mimeType: f.mimeType, uri: `urn:a2a-inbound:file:${ref.id}` },
+        metadata: { ...(part.metadata ?? {}), 'a2a-inbound/fileId': ref.id, 'a2a-inbound/size': ref.size, 'a2a-inbound/sha256': ref.sha256 },
+      };
+      attachments.push({ blobId: ref.id, name: f.name, mimeType: f.mimeType, size: ref.size, uri: '' });
+    }
+    for (const p of parts) {
+      if (p.kind === 'file' && 'uri' in p.file && !p.file.uri.startsWith('urn:a2a-inbound:file:')) {
+        attachments.push({ blobId: '', name: p.file.name ?? '', mimeType: p.file.mimeType ?? '', size: 0, uri: p.file.uri });
+      }
+    }
+    this.deps.log.debug({ taskId, files: attachments.length }, 'message files stored');
+    return { message: { ...message, parts }, attachments };
+  }
+
+  async #publishRun(agent: AgentView, task: TaskDoc, runId: string, stored: { message: Message; attachments: eventsV1.Attachment[] }): Promise<void> {
+    const memory = await this.#contextMemory(task);
+    const req: eventsV1.RunRequested = {
+      taskId: task.id,
+      contextId: task.contextId,
+      subscriptionId: task.subscriptionId,
+      deploymentId: task.deploymentId,
+      agentId: task.agentId,
+      agentVersion: agent.servedVersion,
+      runtime: agent.runtime,
+      runId,
+      messageJson: JSON.stringify({ ...stored.message, taskId: task.id, contextId: task.contextId }),
+      historyJson: JSON.stringify(memory),
+      attachments: stored.attachments,
+      deadlineMs: task.runDeadlineMs,
+      attempt: 1,
+      runtimeConfigJson: JSON.stringify(agent.runtimeConfig),
+      trace: {},
+    };
+    await this.deps.bus.publish({ topic: TOPICS.runRequested, key: task.id, value: eventsV1.RunRequested.encode(req).finish() });
+  }
+
+  /** Conversation memory: the latest messages of the context (this task's earlier turns included). */
+  async #contextMemory(task: TaskDoc): Promise<Message[]> {
+    const siblings = await this.c.tasks.find(
+      { subscriptionId: task.subscriptionId, contextId: task.contextId },
+      { sort: { field: 'createdAtMs', direction: 1 }, limit: 200 },
+    );
+    const messages: Message[] = [];
+    for (const s of siblings) {
+      const doc = s.id === task.id ? task : s.doc;
+      messages.push(...doc.history);
+    }
+    // The message being answered is sent separately; drop it from the memory.
+    const lastUser = task.history.at(-1);
+    const filtered = messages.filter((m) => m.messageId !== lastUser?.messageId);
+    return filtered.slice(-this.deps.config.memoryMessages);
+  }
+
+  #applyToDoc(task: TaskDoc, event: eventsV1.TaskEvent): { doc: StoredTask; seq: number; eventJson: string; final: boolean } | undefined {
+    const ev = event.event;
+    if (!ev) return undefined;
+    if (ev.$case === 'status') {
+      const state = ev.status.state as TaskState;
+      if (!canTransition(task.status.state, state)) {
+        this.deps.log.warn({ taskId: task.id, from: task.status.state, to: state }, 'ignored invalid transition from runner');
+        return undefined;
+      }
+      const status: StoredStatus = { state, timestamp: this.#now() };
+      if (ev.status.messageJson) {
+        const m = JSON.parse(ev.status.messageJson) as Message;
+        status.message = { ...m, taskId: task.id, contextId: task.contextId };
+      }
+      let history = task.history;
+      if (status.message) history = [...history, status.message];
+      if (state === 'completed') {
+        const answer = task.artifacts.find((a) => a.name === 'agent_response');
+        if (answer) {
+          history = [
+            ...history,
+            { kind: 'message', role: 'agent', messageId: `${task.id}-answer-${task.lastSeq + 1}`, taskId: task.id, contextId: task.contextId, parts: answer.parts },
+          ];
+        }
+      }
+      const next = this.#withStatusEvent({ ...task, history: history.slice(-this.deps.config.maxHistory), state } as StoredTask, status);
+      return { ...next, final: endsStream(state) };
+    }
+    if (ev.$case === 'artifact') {
+      const a = ev.artifact;
+      const parts = JSON.parse(a.partsJson) as Part[];
+      const artifacts = task.artifacts.map((x) => structuredClone(x));
+      const existing = artifacts.find((x) => x.artifactId === a.artifactId);
+      if (existing && a.append) {
+        for (const p of parts) {
+          const last = existing.parts.at(-1);
+          if (last && last.kind === 'text' && p.kind === 'text') last.text += p.text;
+          else existing.parts.push(p);
+        }
+      } else if (existing) {
+        existing.parts = parts;
+      } else {
+        artifacts.push({ artifactId: a.artifactId, name: a.name, parts });
+      }
+      const seq = task.lastSeq + 1;
+      const evt: TaskArtifactUpdateEvent = {
+        kind: 'artifact-update',
+        taskId: task.id,
+        contextId: task.contextId,
+        artifact: { artifactId: a.artifactId, name: a.name, parts },
+        append: a.append,
+        lastChunk: a.lastChunk,
+      };
+      const eventJson = JSON.stringify(evt);
+      const doc: StoredTask = { ...(task as StoredTask), artifacts, lastSeq: seq, lastEvent: { seq, eventJson, final: false }, updatedAtMs: this.deps.clock.now() };
+      return { doc, seq, eventJson, final: false };
+    }
+    return undefined;
+  }
+
+  #withStatusEvent(task: TaskDoc, status: StoredStatus): { doc: StoredTask; seq: number; eventJson: string } {
+    const seq = task.lastSeq + 1;
+    const final = endsStream(status.state);
+    const evt: TaskStatusUpdateEvent = {
+      kind: 'status-update',
+      taskId: task.id,
+      contextId: task.contextId,
+      status: status as TaskStatusUpdateEvent['status'],
+      final,
+    };
+    const eventJson = JSON.stringify(evt);
+    const doc: StoredTask = {
+      ...(task as StoredTask),
+      status,
+      state: status.state,
+      lastSeq: seq,
+      lastEvent: { seq, eventJson, final },
+      updatedAtMs: this.deps.clock.now(),
+    };
+    return { doc, seq, eventJson };
+  }
+
+  async #appendLogged(task: TaskDoc, seq: number, eventJson: string, final: boolean): Promise<void> {
+    const logged: eventsV1.LoggedTaskEvent = {
+      taskId: task.id,
+      seq,
+      eventJson,
+      final,
+      subscriptionId: task.subscriptionId,
+      agentId: task.agentId,
+    };
+    const bytes = eventsV1.LoggedTaskEvent.encode(logged).finish();
+    const appended = await this.deps.eventLog.append(task.id, seq, bytes);
+    if (final) await this.deps.eventLog.expire(task.id, this.deps.config.retentionMs);
+    if (appended) {
+      await this.deps.bus.publish({ topic: TOPICS.taskUpdates, key: task.id, value: bytes });
+    }
+  }
+
+  async #waitForSettle(taskId: string, afterSeq: number, budgetMs: number): Promise<boolean> {
+    const ac = new AbortController();
+    const timer = setTimeout(() => ac.abort(), budgetMs);
+    try {
+      for await (const e of this.deps.eventLog.tail(taskId, afterSeq, ac.signal)) {
+        const logged = eventsV1.LoggedTaskEvent.decode(e.data);
+        if (logged.final) return true;
+      }
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async *#tailUntilFinal(task: TaskDoc, afterSeq: number, signal: AbortSignal): AsyncIterable<StreamItem> {
+    for await (const e of this.deps.eventLog.tail(task.id, afterSeq, signal)) {
+      const logged = eventsV1.LoggedTaskEvent.decode(e.data);
+      yield { seq: logged.seq, eventJson: logged.eventJson, final: logged.final };
+      if (logged.final) return;
+    }
+  }
+
+  /** Replays events after `afterSeq` then goes live; a finished task gives one final status event. */
+  async *#replayOrSnapshot(task: TaskDoc, afterSeq: number, signal: AbortSignal): AsyncIterable<StreamItem> {
+    const current = (await this.c.tasks.get(task.id))?.doc ?? task;
+    if (endsStream(current.status.state) && afterSeq === 0) {
+      yield this.#finalSnapshot(current);
+      return;
+    }
+    const lastLogged = await this.deps.eventLog.last(task.id);
+    if (lastLogged === 0 && endsStream(current.status.state)) {
+      // The log expired but the task is finished: the stored task is authoritative.
+      yield this.#finalSnapshot(current);
+      return;
+    }
+    yield* this.#tailUntilFinal(current, afterSeq, signal);
+  }
+
+  #finalSnapshot(task: TaskDoc): StreamItem {
+    const evt: TaskStatusUpdateEvent = {
+      kind: 'status-update',
+      taskId: task.id,
+      contextId: task.contextId,
+      status: task.status as TaskStatusUpdateEvent['status'],
+      final: true,
+    };
+    return { seq: task.lastSeq, eventJson: JSON.stringify(evt), final: true };
+  }
+
+  async #owned(caller: CallerContext, taskId: string): Promise<Versioned<TaskDoc>> {
+    if (!taskId) throw new InvalidParamsError('task id is required');
+    const t = await this.c.tasks.get(taskId);
+    // Another tenant's task is indistinguishable from a missing one (-32001).
+    if (!t || t.doc.subscriptionId !== caller.subscriptionId || t.doc.agentId !== caller.agentId) throw new TaskNotFoundError(taskId);
+    return t;
+  }
+
+  async #pushEnabled(caller: CallerContext): Promise<void> {
+    const agent = await this.deps.control.resolveAgent(caller.agentId);
+    if (!agent.pushNotificationsEnabled) throw new AppError('PUSH_NOT_SUPPORTED', 'Push notifications are not enabled for this agent');
+  }
+
+  #agentMessage(task: TaskDoc, text: string, kind: string): Message {
+    return {
+      kind: 'message',
+      role: 'agent',
+      messageId: `${task.id}-${kind}-${task.lastSeq + 1}`,
+      taskId: task.id,
+      contextId: task.contextId,
+      parts: [{ kind: 'text', text }],
+    };
+  }
+
+  #toA2A(task: TaskDoc, historyLength: number | undefined, opts: { emptyArtifactsWhileWorking: boolean; forceEmptyArtifacts?: boolean }): Task {
+    const out: Task = {
+      kind: 'task',
+      id: task.id,
+      contextId: task.contextId,
+      status: structuredClone(task.status) as Task['status'],
+      artifacts:
+        opts.forceEmptyArtifacts || (opts.emptyArtifactsWhileWorking && task.status.state === 'working') ? [] : structuredClone(task.artifacts),
+    };
+    if (historyLength !== undefined) out.history = historyLength === 0 ? [] : structuredClone(task.history.slice(-historyLength));
+    if (task.metadata) out.metadata = structuredClone(task.metadata);
+    return out;
+  }
+
+  #now(): string {
+    return new Date(this.deps.clock.now()).toISOString();
+  }
+}
+
+export function decodeUtf8(b: Uint8Array): string {
+  return dec.decode(b);
+}
+export function encodeUtf8(s: string): Uint8Array {
+  return enc.encode(s);
+}

@@ -1,0 +1,141 @@
+import type { Message } from '@a2a-js/sdk';
+import { AppError, InvalidParamsError } from '@a2a-inbound/errors';
+import type { Logger } from '@a2a-inbound/logger';
+import { controlV1, tasksV1 } from '@a2a-inbound/proto';
+import { serverStream, unary } from '@a2a-inbound/runtime';
+import type { AgentView, ControlPlane } from '../domain/control-plane';
+import type { Role } from '../domain/control-model';
+import { manage } from '../domain/management';
+import type { CallerContext, TaskService } from '../domain/task-service';
+import { sha256Hex } from '../domain/hashing';
+
+function caller(c: tasksV1.Caller | undefined): CallerContext {
+  if (!c?.subscriptionId || !c.agentId) throw new InvalidParamsError('caller is required');
+  return { subscriptionId: c.subscriptionId, deploymentId: c.deploymentId, agentId: c.agentId, keyId: c.keyId, protocolVersion: c.protocolVersion };
+}
+
+function parseMessage(json: string): Message {
+  try {
+    return JSON.parse(json) as Message;
+  } catch {
+    throw new InvalidParamsError('message is not valid JSON');
+  }
+}
+
+export function tasksGrpcService(tasks: TaskService, log: Logger): tasksV1.TasksServiceServer {
+  const opts = (r: tasksV1.SendMessageRequest) => ({
+    historyLength: r.historyLength,
+    blocking: r.blocking,
+    files: r.files.map((f) => ({ partIndex: f.partIndex, name: f.name, mimeType: f.mimeType, data: f.data })),
+  });
+  return {
+    sendMessage: unary(async (r: tasksV1.SendMessageRequest) => {
+      const task = await tasks.send(caller(r.caller), parseMessage(r.messageJson), opts(r));
+      return { taskJson: JSON.stringify(task) };
+    }, log),
+    sendMessageStream: serverStream(
+      (r: tasksV1.SendMessageRequest, signal) => mapStream(tasks.sendStream(caller(r.caller), parseMessage(r.messageJson), opts(r), signal)),
+      log,
+    ),
+    getTask: unary(async (r: tasksV1.GetTaskRequest) => ({ taskJson: JSON.stringify(await tasks.get(caller(r.caller), r.taskId, r.historyLength)) }), log),
+    cancelTask: unary(async (r: tasksV1.CancelTaskRequest) => ({ taskJson: JSON.stringify(await tasks.cancel(caller(r.caller), r.taskId)) }), log),
+    resubscribe: serverStream((r: tasksV1.ResubscribeRequest, signal) => mapStream(tasks.resubscribe(caller(r.caller), r.taskId, r.afterSeq, signal)), log),
+    setPushConfig: unary(async (r: tasksV1.SetPushConfigRequest) => {
+      if (!r.config) throw new InvalidParamsError('pushNotificationConfig is required');
+      const auth = r.config.authenticationJson ? (JSON.parse(r.config.authenticationJson) as Record<string, unknown>) : undefined;
+      const doc = await tasks.setPushConfig(caller(r.caller), r.taskId, {
+        id: r.config.id,
+        url: r.config.url,
+        token: r.config.token,
+        ...(auth ? { authentication: auth } : {}),
+      });
+      return pushView(doc);
+    }, log),
+    getPushConfig: unary(async (r: tasksV1.PushConfigRequest) => pushView(await tasks.getPushConfig(caller(r.caller), r.taskId, r.configId)), log),
+    listPushConfigs: unary(async (r: tasksV1.PushConfigRequest) => ({
+      configs: (await tasks.listPushConfigs(caller(r.caller), r.taskId)).map(pushView),
+    }), log),
+    deletePushConfig: unary(async (r: tasksV1.PushConfigRequest) => {
+      await tasks.deletePushConfig(caller(r.caller), r.taskId, r.configId);
+      return {};
+    }, log),
+  };
+}
+
+async function* mapStream(items: AsyncIterable<{ seq: number; eventJson: string; final: boolean }>): AsyncIterable<tasksV1.TaskStreamEvent> {
+  for await (const i of items) yield { seq: i.seq, eventJson: i.eventJson, final: i.final };
+}
+
+/** The token is write-only: never returned. */
+function pushView(d: { taskId: string; configId: string; url: string; authentication?: Record<string, unknown> }): tasksV1.PushConfigResponse {
+  return {
+    taskId: d.taskId,
+    config: { id: d.configId, url: d.url, token: '', authenticationJson: d.authentication ? JSON.stringify(d.authentication) : '' },
+  };
+}
+
+export function toAgentViewProto(a: AgentView): controlV1.AgentView {
+  return {
+    agentId: a.agentId,
+    deploymentId: a.deploymentId,
+    subscriptionId: a.subscriptionId,
+    name: a.name,
+    description: a.description,
+    type: a.type,
+    status: a.status,
+    a2aEnabled: a.a2aEnabled,
+    defaultA2aVersion: a.defaultA2aVersion,
+    blockingBudgetMs: a.blockingBudgetMs,
+    rateLimitPerMinute: a.rateLimitPerMinute,
+    pushNotificationsEnabled: a.pushNotificationsEnabled,
+    servedVersion: a.servedVersion,
+    versionStrategy: a.versionStrategy,
+    pinnedVersion: a.pinnedVersion,
+    skills: a.skills,
+    defaultInputModes: a.defaultInputModes,
+    defaultOutputModes: a.defaultOutputModes,
+    runtime: a.runtime,
+    updatedAtMs: a.updatedAtMs,
+    schedule: a.schedule,
+    providerOrganization: 'a2a-inbound',
+    providerUrl: '',
+    // History is kept and returned on request (historyLength), so the capability is true.
+    stateTransitionHistory: true,
+    streaming: true,
+  };
+}
+
+export function controlGrpcService(control: ControlPlane, log: Logger): controlV1.ControlPlaneServiceServer {
+  return {
+    authenticateKey: unary(async (r: controlV1.AuthenticateKeyRequest) => control.authenticateKey(r.keyHash), log),
+    authenticateUser: unary(async (r: controlV1.AuthenticateUserRequest) => {
+      const u = await control.authenticateUser(r.tokenHash);
+      return { userId: u.id, subscriptionId: u.doc.subscriptionId, role: u.doc.role, email: u.doc.email, tokenHash: u.doc.tokenHash };
+    }, log),
+    resolveAgent: unary(async (r: controlV1.ResolveAgentRequest) => toAgentViewProto(await control.resolveAgent(r.agentId)), log),
+    getDeploymentCatalog: unary(async (r: controlV1.DeploymentCatalogRequest) => {
+      const { deployment, agents } = await control.catalog(r.deploymentId);
+      return {
+        deploymentId: deployment.id,
+        name: deployment.doc.name,
+        defaultAgentId: deployment.doc.defaultAgentId ?? '',
+        agents: agents.map(toAgentViewProto),
+        updatedAtMs: Math.max(deployment.doc.updatedAtMs, ...agents.map((a) => a.updatedAtMs)),
+      };
+    }, log),
+    getDefaultAgent: unary(async () => ({ agentId: await control.defaultAgentId() }), log),
+    manage: unary(async (r: controlV1.ManagementRequest) => {
+      if (!['admin', 'developer', 'operator'].includes(r.role)) throw new AppError('PERMISSION_DENIED', 'unknown role');
+      let params: Record<string, unknown>;
+      try {
+        params = r.paramsJson ? (JSON.parse(r.paramsJson) as Record<string, unknown>) : {};
+      } catch {
+        throw new InvalidParamsError('params must be JSON');
+      }
+      const result = await manage(control, { userId: r.userId, role: r.role as Role, subscriptionId: r.subscriptionId }, r.operation, params);
+      return { resultJson: JSON.stringify(result ?? null) };
+    }, log),
+  };
+}
+
+export { sha256Hex };
