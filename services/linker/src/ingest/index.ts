@@ -3,23 +3,12 @@ import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { type ArchiveFormat, archiveFormat, unpack } from './archive.js';
 import { cloneAt, looksLikeGitUrl, repoName, splitRef } from './git.js';
+import type { FetchedSource, SourceLocation } from '../domain/sources.js';
 
 export { listSourceFiles } from './local.js';
 export { looksLikeGitUrl, repoName, splitRef } from './git.js';
 
-/** Where a source's files come from. */
-export type SourceLocation =
-  | { readonly kind: 'dir'; readonly path: string }
-  | { readonly kind: 'git'; readonly url: string; readonly ref?: string }
-  | { readonly kind: 'archive'; readonly filename: string; readonly bytes: Uint8Array };
-
-/** A fetched source: a directory to read, released with `dispose`. */
-export interface Fetched {
-  readonly root: string;
-  /** Commit for git, archive format, or the absolute directory. */
-  readonly revision: string;
-  dispose(): Promise<void>;
-}
+export type { FetchedSource, SourceLocation } from '../domain/sources.js';
 
 export interface FetchOptions {
   /** Local directories may only be read below these roots (a server must not read arbitrary paths). */
@@ -27,7 +16,7 @@ export interface FetchOptions {
 }
 
 /** The fetch stage. */
-export async function fetchSource(location: SourceLocation, options: FetchOptions = {}): Promise<Fetched> {
+export async function fetchSource(location: SourceLocation, options: FetchOptions = {}): Promise<FetchedSource> {
   switch (location.kind) {
     case 'dir': {
       const abs = resolve(location.path);

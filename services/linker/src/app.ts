@@ -1,0 +1,71 @@
+import type { Logger } from '@a2a-inbound/logger';
+import { type Clock, type DocumentStore, type IdGenerator, randomIds } from '@a2a-inbound/ports';
+import { type GrpcServerHandle, Lifecycle, startGrpcServer } from '@a2a-inbound/runtime';
+import { LinkerService } from './domain/linker-service.js';
+import type { SourceAccess } from './domain/sources.js';
+import { fetchSource, listSourceFiles } from './ingest/index.js';
+import { linkerGrpcService } from './transport/grpc-server.js';
+import { linkerV1 } from './transport/proto.js';
+
+export interface LinkerAppDeps {
+  readonly store: DocumentStore;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly ids?: IdGenerator;
+  /** Overrides how sources are fetched and listed (tests); defaults to git/tar/unzip and the disk. */
+  readonly access?: SourceAccess;
+  readonly grpcHost?: string;
+  /** 0 picks a free port. */
+  readonly grpcPort?: number;
+  readonly maxArchiveBytes?: number;
+  readonly allowedLocalRoots?: readonly string[];
+}
+
+export interface LinkerApp {
+  readonly service: LinkerService;
+  /** Starts the gRPC server; resolves its handle (port, address). */
+  start(): Promise<GrpcServerHandle>;
+  /** Stops serving, then closes what the app opened, once, in reverse order. */
+  close(): Promise<void>;
+}
+
+export const defaultSourceAccess: SourceAccess = {
+  fetch: (location) => fetchSource(location),
+  list: (root, options) => listSourceFiles(root, options),
+};
+
+/** Composition root of the linker: domain on the document-store port, exposed over gRPC. */
+export async function createLinkerApp(deps: LinkerAppDeps): Promise<LinkerApp> {
+  const lifecycle = new Lifecycle();
+  const service = await LinkerService.open({
+    store: deps.store,
+    clock: deps.clock,
+    ids: deps.ids ?? randomIds,
+    access: deps.access ?? defaultSourceAccess,
+    ...(deps.maxArchiveBytes !== undefined ? { maxArchiveBytes: deps.maxArchiveBytes } : {}),
+    ...(deps.allowedLocalRoots ? { allowedLocalRoots: deps.allowedLocalRoots } : {}),
+  });
+  let serving = false;
+  let server: GrpcServerHandle | undefined;
+  return {
+    service,
+    async start() {
+      if (server) return server;
+      server = await startGrpcServer([{ definition: linkerV1.LinkerServiceService, implementation: linkerGrpcService(service, deps.log) }], {
+        host: deps.grpcHost ?? '127.0.0.1',
+        port: deps.grpcPort ?? 0,
+        isServing: () => serving,
+      });
+      serving = true;
+      const s = server;
+      lifecycle.onClose('grpc server', () => s.close());
+      deps.log.info({ address: server.address }, 'linker listening');
+      return server;
+    },
+    close() {
+      // Readiness flips before draining.
+      serving = false;
+      return lifecycle.close(deps.log);
+    },
+  };
+}

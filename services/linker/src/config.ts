@@ -1,0 +1,57 @@
+/** Linker configuration: read once from the environment, every problem reported together. */
+export interface LinkerConfig {
+  readonly grpcHost: string;
+  readonly grpcPort: number;
+  readonly store: 'memory' | 'mongo';
+  readonly mongoUrl?: string;
+  readonly mongoDb: string;
+  readonly allowMemoryInProduction: boolean;
+  readonly production: boolean;
+  readonly logLevel: string;
+  readonly maxArchiveBytes: number;
+  readonly allowedLocalRoots: readonly string[];
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid configuration:\n- ${problems.join('\n- ')}`);
+  }
+}
+
+export function loadConfig(env: Readonly<Record<string, string | undefined>>): LinkerConfig {
+  const problems: string[] = [];
+  const int = (name: string, def: number, min: number, max: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return def;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max) {
+      problems.push(`${name} must be an integer between ${min} and ${max}`);
+      return def;
+    }
+    return n;
+  };
+  const grpcPort = int('LINKER_GRPC_PORT', 50055, 0, 65535);
+  const maxArchiveBytes = int('LINKER_MAX_ARCHIVE_BYTES', 50 * 1024 * 1024, 1024, 1024 * 1024 * 1024);
+  const store = env.STORE ?? 'memory';
+  if (store !== 'memory' && store !== 'mongo') problems.push('STORE must be memory or mongo');
+  const production = env.NODE_ENV === 'production';
+  const allowMemoryInProduction = env.ALLOW_MEMORY_IN_PRODUCTION === 'true';
+  if (store === 'memory' && production && !allowMemoryInProduction) problems.push('STORE=memory is refused in production unless ALLOW_MEMORY_IN_PRODUCTION=true');
+  const mongoUrl = env.MONGO_URL;
+  if (store === 'mongo' && !mongoUrl) problems.push('MONGO_URL is required when STORE=mongo');
+  const roots = (env.LINKER_ALLOWED_DIRS ?? '').split(':').filter((r) => r.length > 0);
+  for (const r of roots) if (!r.startsWith('/')) problems.push(`LINKER_ALLOWED_DIRS entries must be absolute paths (${r})`);
+  if (problems.length) throw new ConfigError(problems);
+  return {
+    grpcHost: env.LINKER_GRPC_HOST ?? '0.0.0.0',
+    grpcPort,
+    store: store as 'memory' | 'mongo',
+    ...(mongoUrl ? { mongoUrl } : {}),
+    mongoDb: env.MONGO_DB ?? 'a2a_inbound',
+    allowMemoryInProduction,
+    production,
+    logLevel: env.LOG_LEVEL ?? 'info',
+    maxArchiveBytes,
+    allowedLocalRoots: roots,
+  };
+}
