@@ -1,0 +1,415 @@
+import { AppError } from '@a2a-inbound/errors';
+import type { Bus, BusHandler, BusMessage, BusSubscription } from '@a2a-inbound/ports';
+import { Kafka, Partitioners, logLevel } from 'kafkajs';
+import type { Admin, Consumer, EachMessagePayload, IHeaders, LogEntry, Message, Producer } from 'kafkajs';
+
+/** The subset of a pino logger the adapter uses; pass the service logger, or nothing for silence. */
+export interface AdapterLog {
+  debug?(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+const silentLog: AdapterLog = { warn: () => undefined, error: () => undefined };
+
+export interface TopicSpec {
+  readonly name: string;
+  readonly partitions: number;
+}
+
+export interface KafkaBusOptions {
+  /** `host:port` list (or one comma-separated string). */
+  readonly brokers: readonly string[] | string;
+  readonly clientId: string;
+  /** Partition counts of known topics; any other topic gets `defaultPartitions`. */
+  readonly topics?: readonly TopicSpec[];
+  readonly defaultPartitions?: number;
+  readonly replicationFactor?: number;
+  readonly log?: AdapterLog;
+  /** Consumer group session: a member silent for this long is removed and its partitions reassigned. */
+  readonly sessionTimeoutMs?: number;
+  readonly heartbeatIntervalMs?: number;
+  /** How long a member may take to rejoin during a rebalance. */
+  readonly rebalanceTimeoutMs?: number;
+  /** Longest wait of an idle fetch; also bounds how fast an idle member notices a rebalance. */
+  readonly maxWaitTimeMs?: number;
+  /** Partitions handled in parallel per subscription (order is per partition, hence per key). */
+  readonly partitionsConsumedConcurrently?: number;
+  /** Handler attempts per message and group before `onDeadLetter` and moving on (like the in-memory bus). */
+  readonly maxAttempts?: number;
+  /** First delay before a failed message is redelivered; doubles per attempt up to `maxRetryDelayMs`. */
+  readonly retryDelayMs?: number;
+  readonly maxRetryDelayMs?: number;
+  readonly onDeadLetter?: (message: BusMessage, group: string, error: unknown) => void;
+  /** Publishes accepted but not yet acknowledged by Kafka; publish fails with UNAVAILABLE beyond it. */
+  readonly maxPendingPublishes?: number;
+  /** How long subscribe() waits for the consumer to join its group. */
+  readonly joinTimeoutMs?: number;
+}
+
+interface Pending {
+  readonly topic: string;
+  readonly message: Message;
+  readonly resolve: () => void;
+  readonly reject: (err: unknown) => void;
+}
+
+function toLogger(log: AdapterLog) {
+  // kafkajs' logCreator: route its records to our logger, never to the console.
+  return () =>
+    ({ level, log: entry }: LogEntry): void => {
+      const { message, ...rest } = entry;
+      // We bound the idempotent producer's retries on purpose (at-least-once bus): not worth a warning each start.
+      if (message.startsWith('Limiting retries for the idempotent producer')) return;
+      const obj = { ...rest, component: 'kafkajs' };
+      if (level === logLevel.ERROR || level === logLevel.NOTHING) log.error(obj, message);
+      else if (level === logLevel.WARN) log.warn(obj, message);
+      else log.debug?.(obj, message);
+    };
+}
+
+function decodeHeaders(headers: IHeaders | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (value === undefined) continue;
+    const first = Array.isArray(value) ? value[0] : value;
+    if (first !== undefined) out[name] = first.toString();
+  }
+  return out;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new AppError('UNAVAILABLE', message)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Bus port on Apache Kafka with kafkajs 2.2.4 (ADR 0002).
+ *
+ * - Topics are created by the adapter (explicit partition count) before the first publish or subscribe.
+ * - Messages are keyed; the Java-compatible murmur2 partitioner maps a key to one partition, so one key's
+ *   messages keep their order for every consumer group.
+ * - The producer is idempotent (acks=all, one request in flight); publishes issued while a send is in flight
+ *   are sent together in the next batch, in call order.
+ * - One kafkajs consumer per subscribe(topic, group), Kafka group id `<group>:<topic>` (kafkajs assigns every
+ *   subscribed topic's partitions across all members of a group, so each group id must mean one topic).
+ *   A new group starts at the earliest offset, so a subscribe racing a publish misses nothing.
+ * - Offsets are committed one message at a time, only after the handler resolved. A handler that throws
+ *   is retried: the partition is paused, the consumer seeks back to the message and resumes after a backoff
+ *   (later messages of that partition wait: per-key order holds). After `maxAttempts` the message goes to
+ *   `onDeadLetter` and is committed.
+ */
+export class KafkaBus implements Bus {
+  readonly #kafka: Kafka;
+  readonly #admin: Admin;
+  readonly #producer: Producer;
+  readonly #log: AdapterLog;
+  readonly #options: KafkaBusOptions;
+  readonly #partitions: Map<string, number>;
+  readonly #topics = new Map<string, Promise<void>>();
+  readonly #subscriptions = new Set<KafkaSubscription>();
+  readonly #queue: Pending[] = [];
+  #sending: Promise<void> | undefined;
+  #closing: Promise<void> | undefined;
+
+  private constructor(kafka: Kafka, admin: Admin, producer: Producer, options: KafkaBusOptions) {
+    this.#kafka = kafka;
+    this.#admin = admin;
+    this.#producer = producer;
+    this.#options = options;
+    this.#log = options.log ?? silentLog;
+    this.#partitions = new Map((options.topics ?? []).map((t) => [t.name, t.partitions]));
+  }
+
+  static async connect(options: KafkaBusOptions): Promise<KafkaBus> {
+    const brokers = typeof options.brokers === 'string' ? options.brokers.split(',').map((b) => b.trim()) : [...options.brokers];
+    const kafka = new Kafka({
+      clientId: options.clientId,
+      brokers: brokers.filter(Boolean),
+      logLevel: logLevel.WARN,
+      logCreator: toLogger(options.log ?? silentLog),
+      connectionTimeout: 3_000,
+      requestTimeout: 15_000,
+      retry: { retries: 8, initialRetryTime: 100, maxRetryTime: 3_000 },
+    });
+    const admin = kafka.admin();
+    const producer = kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      allowAutoTopicCreation: false,
+      createPartitioner: Partitioners.DefaultPartitioner,
+      // Bounded (default for idempotent is unbounded): a publish during an outage fails within ~30 s.
+      retry: { retries: 8, initialRetryTime: 100, maxRetryTime: 5_000 },
+    });
+    try {
+      await admin.connect();
+      await producer.connect();
+    } catch (err) {
+      await Promise.allSettled([producer.disconnect(), admin.disconnect()]);
+      throw new AppError('UNAVAILABLE', 'cannot connect to Kafka', { cause: err });
+    }
+    const bus = new KafkaBus(kafka, admin, producer, options);
+    try {
+      await Promise.all((options.topics ?? []).map((t) => bus.#ensureTopic(t.name)));
+    } catch (err) {
+      await bus.close();
+      throw err;
+    }
+    return bus;
+  }
+
+  /** Creates the topic once per process (idempotent across processes: "already exists" is success). */
+  #ensureTopic(topic: string): Promise<void> {
+    let ready = this.#topics.get(topic);
+    if (!ready) {
+      const numPartitions = this.#partitions.get(topic) ?? this.#options.defaultPartitions ?? 6;
+      ready = (async () => {
+        const created = await this.#admin.createTopics({
+          topics: [{ topic, numPartitions, replicationFactor: this.#options.replicationFactor ?? 1 }],
+          waitForLeaders: true,
+          timeout: 10_000,
+        });
+        if (!created) {
+          const meta = await this.#admin.fetchTopicMetadata({ topics: [topic] });
+          const actual = meta.topics[0]?.partitions.length ?? 0;
+          if (actual !== numPartitions) {
+            // Not changed automatically: more partitions would move keys to other partitions mid-stream.
+            this.#log.warn({ topic, actual, configured: numPartitions }, 'kafka topic exists with a different partition count');
+          }
+        }
+      })();
+      this.#topics.set(topic, ready);
+      ready.catch(() => this.#topics.delete(topic)); // let the next call try again
+    }
+    return ready.catch((err: unknown) => {
+      throw new AppError('UNAVAILABLE', `cannot create Kafka topic ${topic}`, { cause: err });
+    });
+  }
+
+  async publish(message: BusMessage): Promise<void> {
+    this.#assertOpen();
+    if (this.#queue.length >= (this.#options.maxPendingPublishes ?? 10_000)) {
+      throw new AppError('UNAVAILABLE', 'bus is saturated (too many pending publishes)');
+    }
+    // Copy now: the caller may reuse its buffer once publish() resolved (or even before).
+    const kafkaMessage: Message = { key: message.key, value: Buffer.from(message.value) };
+    if (message.headers) kafkaMessage.headers = { ...message.headers };
+    await this.#ensureTopic(message.topic);
+    this.#assertOpen();
+    await new Promise<void>((resolve, reject) => {
+      this.#queue.push({ topic: message.topic, message: kafkaMessage, resolve, reject });
+      this.#pump();
+    });
+  }
+
+  /** One send in flight; whatever queued meanwhile goes in the next batch, in order. */
+  #pump(): void {
+    if (this.#sending || this.#queue.length === 0) return;
+    const batch = this.#queue.splice(0, 500);
+    const byTopic = new Map<string, Message[]>();
+    for (const p of batch) {
+      let list = byTopic.get(p.topic);
+      if (!list) byTopic.set(p.topic, (list = []));
+      list.push(p.message);
+    }
+    this.#sending = this.#producer
+      .sendBatch({ acks: -1, topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })) })
+      .then(
+        () => batch.forEach((p) => p.resolve()),
+        (err: unknown) => {
+          const error = new AppError('UNAVAILABLE', 'Kafka did not accept the message', { cause: err });
+          batch.forEach((p) => p.reject(error));
+        },
+      )
+      .finally(() => {
+        this.#sending = undefined;
+        this.#pump();
+      });
+  }
+
+  async subscribe(topic: string, group: string, handler: BusHandler): Promise<BusSubscription> {
+    this.#assertOpen();
+    await this.#ensureTopic(topic);
+    this.#assertOpen();
+    const o = this.#options;
+    const consumer = this.#kafka.consumer({
+      groupId: `${group}:${topic}`,
+      sessionTimeout: o.sessionTimeoutMs ?? 10_000,
+      heartbeatInterval: o.heartbeatIntervalMs ?? 1_000,
+      rebalanceTimeout: o.rebalanceTimeoutMs ?? 30_000,
+      maxWaitTimeInMs: o.maxWaitTimeMs ?? 250,
+      allowAutoTopicCreation: false,
+      retry: { retries: 8, initialRetryTime: 100, maxRetryTime: 3_000 },
+    });
+    const sub = new KafkaSubscription(this, consumer, topic, group, handler, o, this.#log);
+    this.#subscriptions.add(sub);
+    try {
+      await sub.start(o.joinTimeoutMs ?? 30_000);
+    } catch (err) {
+      await sub.close();
+      throw err instanceof AppError ? err : new AppError('UNAVAILABLE', `cannot subscribe to ${topic}`, { cause: err });
+    }
+    return sub;
+  }
+
+  /** @internal */
+  forget(sub: KafkaSubscription): void {
+    this.#subscriptions.delete(sub);
+  }
+
+  async ping(): Promise<void> {
+    this.#assertOpen();
+    try {
+      await withTimeout(this.#admin.describeCluster(), 5_000, 'Kafka did not answer in time');
+    } catch (err) {
+      throw err instanceof AppError ? err : new AppError('UNAVAILABLE', 'Kafka did not answer', { cause: err });
+    }
+  }
+
+  /** Stops consumers (in-flight handlers finish and commit), flushes pending publishes, then disconnects. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      await Promise.allSettled([...this.#subscriptions].map((s) => s.close()));
+      while (this.#sending) await this.#sending;
+      await Promise.allSettled([this.#producer.disconnect(), this.#admin.disconnect()]);
+    })();
+    return this.#closing;
+  }
+
+  #assertOpen(): void {
+    if (this.#closing) throw new AppError('UNAVAILABLE', 'bus is closed');
+  }
+}
+
+class KafkaSubscription implements BusSubscription {
+  readonly #inflight = new Set<Promise<void>>();
+  readonly #timers = new Set<NodeJS.Timeout>();
+  /** Failed attempts of the message currently retried, per partition: `${partition}` → {offset, n}. */
+  readonly #attempts = new Map<number, { offset: string; n: number }>();
+  #closing: Promise<void> | undefined;
+
+  constructor(
+    private readonly bus: KafkaBus,
+    private readonly consumer: Consumer,
+    private readonly topic: string,
+    private readonly group: string,
+    private readonly handler: BusHandler,
+    private readonly options: KafkaBusOptions,
+    private readonly log: AdapterLog,
+  ) {}
+
+  async start(joinTimeoutMs: number): Promise<void> {
+    const { GROUP_JOIN, CRASH } = this.consumer.events;
+    let joined!: () => void;
+    const hasJoined = new Promise<void>((resolve) => (joined = resolve));
+    const offJoin = this.consumer.on(GROUP_JOIN, () => joined());
+    this.consumer.on(CRASH, (event) => {
+      const { error, restart } = event.payload;
+      this.log[restart ? 'warn' : 'error']({ err: error, topic: this.topic, group: this.group, restart }, 'kafka consumer crashed');
+    });
+    try {
+      await this.consumer.connect();
+      // fromBeginning applies only to a group without committed offsets: a new group reads from the start.
+      await this.consumer.subscribe({ topics: [this.topic], fromBeginning: true });
+      await this.consumer.run({
+        autoCommit: false,
+        partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 3,
+        eachMessage: (payload) => this.#track(this.#handle(payload)),
+      });
+      // run() resolves after the first join attempt; wait for an actual join so that the subscription
+      // is live (and the group stable) when subscribe() resolves.
+      await withTimeout(hasJoined, joinTimeoutMs, `consumer group ${this.group} did not join in time`);
+    } finally {
+      offJoin();
+    }
+  }
+
+  #track(work: Promise<void>): Promise<void> {
+    this.#inflight.add(work);
+    return work.finally(() => this.#inflight.delete(work));
+  }
+
+  async #handle(payload: EachMessagePayload): Promise<void> {
+    const { topic, partition, message } = payload;
+    if (this.#closing) {
+      // Closing: leave it uncommitted for whoever owns the partition next.
+      this.consumer.seek({ topic, partition, offset: message.offset });
+      payload.pause();
+      return;
+    }
+    const busMessage: BusMessage = {
+      topic,
+      key: message.key?.toString('utf8') ?? '',
+      value: new Uint8Array(message.value ?? Buffer.alloc(0)),
+      headers: decodeHeaders(message.headers),
+    };
+    // kafkajs heartbeats only between messages: keep the membership alive during a long handler.
+    const beat = setInterval(() => {
+      payload.heartbeat().catch(() => undefined); // a rebalance shows up again after the handler, via the commit
+    }, this.options.heartbeatIntervalMs ?? 1_000);
+    let failure: unknown;
+    let failed = false;
+    try {
+      await this.handler(busMessage);
+    } catch (err) {
+      failed = true;
+      failure = err;
+    } finally {
+      clearInterval(beat);
+    }
+    if (failed) {
+      const previous = this.#attempts.get(partition);
+      const n = previous?.offset === message.offset ? previous.n + 1 : 1;
+      const maxAttempts = this.options.maxAttempts ?? 10;
+      if (n < maxAttempts && !this.#closing) {
+        this.#attempts.set(partition, { offset: message.offset, n });
+        const base = this.options.retryDelayMs ?? 100;
+        const delay = Math.min(base * 2 ** (n - 1), this.options.maxRetryDelayMs ?? 5_000);
+        this.log.warn({ err: failure, topic, partition, offset: message.offset, group: this.group, attempt: n, delayMs: delay }, 'bus handler failed, will redeliver');
+        // Not committed; rewind and hold the partition (so later messages of its keys wait), then resume.
+        const resume = payload.pause();
+        this.consumer.seek({ topic, partition, offset: message.offset });
+        const timer = setTimeout(() => {
+          this.#timers.delete(timer);
+          if (!this.#closing) resume();
+        }, delay);
+        this.#timers.add(timer);
+        return;
+      }
+      if (this.#closing) return;
+      this.log.error({ err: failure, topic, partition, offset: message.offset, group: this.group, attempts: n }, 'bus handler failed too often: dead-lettered');
+      try {
+        this.options.onDeadLetter?.(busMessage, this.group, failure);
+      } catch (err) {
+        this.log.error({ err }, 'onDeadLetter threw');
+      }
+    }
+    this.#attempts.delete(partition);
+    try {
+      await this.consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
+    } catch (err) {
+      // Lost the partition in a rebalance (or the broker is gone): the new owner sees the message again.
+      this.log.warn({ err, topic, partition, offset: message.offset, group: this.group }, 'offset commit failed; message may be redelivered');
+    }
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      for (const timer of this.#timers) clearTimeout(timer);
+      this.#timers.clear();
+      try {
+        // Take no new messages, let the running handlers finish and commit while the consumer still runs.
+        this.consumer.pause([{ topic: this.topic }]);
+      } catch {
+        // not running (start failed): nothing in flight
+      }
+      await Promise.allSettled([...this.#inflight]);
+      await this.consumer.disconnect().catch((err: unknown) => this.log.warn({ err, group: this.group }, 'kafka consumer disconnect failed'));
+      this.bus.forget(this);
+    })();
+    return this.#closing;
+  }
+}
