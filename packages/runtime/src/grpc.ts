@@ -22,7 +22,7 @@ export function toGrpcError(err: unknown, log?: Logger): grpc.ServiceError {
   metadata.set(GRPC_ERROR_CODE_KEY, app.code);
   if (mapping.exposeMessage && app.details) metadata.set(GRPC_ERROR_DETAILS_KEY, Buffer.from(JSON.stringify(app.details)));
   const e = new Error(mapping.exposeMessage ? app.message : mapping.wireMessage) as grpc.ServiceError;
-  e.code = mapping.grpc as grpc.status;
+  e.code = mapping.grpc;
   e.details = e.message;
   e.metadata = metadata;
   return e;

@@ -49,7 +49,7 @@ export function parseEnvelope(body: unknown): JsonRpcRequest {
   }
   if (typeof id === 'string' && id.length > LIMITS.maxIdChars) throw new AppError('INVALID_REQUEST', 'id is too long');
   if (body.params !== undefined && !isObject(body.params)) throw new InvalidParamsError('params must be an object');
-  return { jsonrpc: '2.0', id, method: body.method, params: (body.params as Record<string, unknown> | undefined) ?? {} };
+  return { jsonrpc: '2.0', id, method: body.method, params: (body.params) ?? {} };
 }
 
 /** Reads the id of a body for an error answer, whatever else is wrong with it. */

@@ -80,7 +80,7 @@ export const approvalAgent: AgentRuntime = async (ctx) => {
     );
     return;
   }
-  const request = String(pending.metadata?.request ?? '');
+  const request = typeof pending.metadata?.request === 'string' ? pending.metadata.request : '';
   const reply = textOf(ctx.message).trim().toLowerCase();
   if (/^(approve|approved|yes|ok)\b/.test(reply)) await answer(ctx, `Approved: ${request}. Done.`);
   else await answer(ctx, `Rejected: ${request}. Nothing was done.`);

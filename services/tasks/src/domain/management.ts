@@ -34,7 +34,7 @@ export async function manage(control: ControlPlane, actor: Actor, operation: str
     case 'keys.create': {
       need(actor, ROLES_WRITE);
       const scopes = Array.isArray(p.scopes) ? (p.scopes as unknown[]).map(String) : [str(p, 'scope')];
-      const expiresAt = p.expiresAt === undefined || p.expiresAt === null ? null : Date.parse(String(p.expiresAt));
+      const expiresAt = p.expiresAt === undefined || p.expiresAt === null ? null : typeof p.expiresAt === 'string' ? Date.parse(p.expiresAt) : Number.NaN;
       if (expiresAt !== null && Number.isNaN(expiresAt)) throw new InvalidParamsError('expiresAt must be an ISO date');
       const k = await control.createKey({ subscriptionId: sub, name: str(p, 'name', false) || 'key', scopes, expiresAtMs: expiresAt });
       return { id: k.id, key: k.key, ...keyView(k.id, k.doc) };
@@ -115,7 +115,7 @@ export async function manage(control: ControlPlane, actor: Actor, operation: str
       ]);
       for (const k of Object.keys(patch)) if (!allowed.has(k)) throw new InvalidParamsError(`unknown setting ${k}`);
       if (actor.role === 'developer' || actor.role === 'admin' || actor.role === 'operator') {
-        return control.updateAgentSettings({ subscriptionId: sub, role: actor.role }, str(p, 'agentId'), patch as never);
+        return control.updateAgentSettings({ subscriptionId: sub, role: actor.role }, str(p, 'agentId'), patch);
       }
       throw new AppError('PERMISSION_DENIED', 'not allowed');
     }

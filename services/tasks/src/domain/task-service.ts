@@ -571,7 +571,7 @@ export class TaskService {
       kind: 'status-update',
       taskId: task.id,
       contextId: task.contextId,
-      status: status as TaskStatusUpdateEvent['status'],
+      status: status,
       final,
     };
     const eventJson = JSON.stringify(evt);
@@ -646,7 +646,7 @@ export class TaskService {
       kind: 'status-update',
       taskId: task.id,
       contextId: task.contextId,
-      status: task.status as TaskStatusUpdateEvent['status'],
+      status: task.status,
       final: true,
     };
     return { seq: task.lastSeq, eventJson: JSON.stringify(evt), final: true };
@@ -681,7 +681,7 @@ export class TaskService {
       kind: 'task',
       id: task.id,
       contextId: task.contextId,
-      status: structuredClone(task.status) as Task['status'],
+      status: structuredClone(task.status),
       artifacts:
         opts.forceEmptyArtifacts || (opts.emptyArtifactsWhileWorking && task.status.state === 'working') ? [] : structuredClone(task.artifacts),
     };
