@@ -37,7 +37,7 @@ export function describeA2aEndToEnd(layout: string, start: () => Promise<Sut>): 
       expect(res.status).toBe(200);
       expect(res.headers.get('access-control-allow-origin')).toBe('*');
       expect(res.headers.get('etag')).toBeTruthy();
-      const card = await res.json();
+      const card: any = await res.json();
       expect(card).toMatchObject({
         protocolVersion: '0.3.0',
         name: expect.any(String),
