@@ -20,6 +20,8 @@ describeA2aEndToEnd('split', async () => {
     a2aKey: creds.a2aKey,
     invokeKey: creds.invokeKey,
     otherBaseUrls: [second.baseUrl],
+    tasksAddress: system.tasks.grpc.address,
+    subscriptionId: system.tasks.seed!.subscriptionId,
     close: async () => {
       await second.close();
       await system.close();

@@ -1,4 +1,6 @@
 import { A2AClient } from '@a2a-js/sdk/client';
+import { controlV1 } from '@a2a-inbound/proto';
+import { call, grpc } from '@a2a-inbound/runtime';
 
 /** The system under test, however it was started (embedded, split, distributed). */
 export interface Sut {
@@ -7,7 +9,36 @@ export interface Sut {
   invokeKey: string;
   /** Other gateway replicas, when the layout has several. */
   otherBaseUrls: string[];
+  /** gRPC address of the tasks service (control plane), for test set-up through the management operations. */
+  tasksAddress: string;
+  /** The seeded demo subscription. */
+  subscriptionId: string;
   close(): Promise<void>;
+}
+
+/**
+ * Runs a management operation (the ones behind the management REST API) through the control-plane gRPC
+ * service, as a user of the given role: test set-up that works the same in every layout.
+ */
+export async function manage(
+  sut: Pick<Sut, 'tasksAddress' | 'subscriptionId'>,
+  role: 'admin' | 'developer' | 'operator',
+  operation: string,
+  params: Record<string, unknown>,
+): Promise<any> {
+  const client = new controlV1.ControlPlaneServiceClient(sut.tasksAddress, grpc.credentials.createInsecure());
+  try {
+    const r = await call(client.manage.bind(client), {
+      userId: 'test',
+      role,
+      subscriptionId: sut.subscriptionId,
+      operation,
+      paramsJson: JSON.stringify(params),
+    });
+    return JSON.parse(r.resultJson);
+  } finally {
+    client.close();
+  }
 }
 
 export const cardUrl = (base: string, agentId: string): string => `${base}/agents/${agentId}/.well-known/agent-card.json`;
