@@ -1,4 +1,5 @@
 import type { Logger } from '@a2a-inbound/logger';
+import type { Resolver } from '@a2a-inbound/runtime';
 import {
   InMemoryBlobStore,
   InMemoryBus,
@@ -66,6 +67,8 @@ export interface SystemOptions {
   engines?: Engines;
   log: Logger;
   runners?: number;
+  /** DNS for the gateway's public-address checks (webhook URLs, file URIs); tests inject a fake one. */
+  resolver?: Resolver;
 }
 
 /**
@@ -88,7 +91,7 @@ export async function startSystem(options: SystemOptions): Promise<System> {
   }
   const webhooks = await startWebhooksApp({ bus: e.bus, log: log.child({ service: 'webhooks' }) }, loadWebhooksConfig(env));
   const gateway = await startGatewayApp(
-    { cache: e.cache, limiter: e.limiter, clock: e.clock, log: log.child({ service: 'gateway' }) },
+    { cache: e.cache, limiter: e.limiter, clock: e.clock, log: log.child({ service: 'gateway' }), ...(options.resolver ? { resolver: options.resolver } : {}) },
     loadGatewayConfig({ PORT: '8080', HOST: '127.0.0.1', ...env, TASKS_GRPC_ADDR: tasks.grpc.address }),
   );
   let closing: Promise<void> | undefined;

@@ -99,7 +99,7 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
       const auth = await authenticateKey(req, 'a2a', lookups, clock);
       const agent = await agentForCaller(lookups, String(req.params.agentId), auth, true);
       await enforceRateLimit(res, limiter, agent, clock);
-      res.locals.ctx = { auth, agent, version: versionOf(req, agent) } satisfies Ctx;
+      res.locals.guarded = { auth, agent } satisfies Omit<Ctx, 'version'>;
       next();
     } catch (err) {
       // The body was not read: close the connection so a large upload is not drained for nothing.
@@ -108,16 +108,21 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
     }
   };
 
-  const body = express.json({ limit: deps.bodyLimitBytes, type: () => true, strict: false });
+  // The body is read as bytes whatever its Content-Type (clients differ) and parsed here, so that an empty
+  // body, invalid UTF-8 and malformed JSON are all -32700 and never reach express's HTML error page.
+  const body = express.raw({ limit: deps.bodyLimitBytes, type: () => true });
 
   const handler = async (req: Request, res: Response): Promise<void> => {
-    const ctx = res.locals.ctx as Ctx;
-    const raw: unknown = req.body;
+    const guarded = res.locals.guarded as Omit<Ctx, 'version'>;
+    let raw: unknown;
     let rpc: JsonRpcRequest;
+    let ctx: Ctx;
     try {
-      if (raw === undefined) throw new AppError('PARSE_ERROR', 'Parse error: empty body');
+      raw = parseJsonBody(req.body);
       if (jsonDepthExceeds(raw, LIMITS.maxDepth)) throw new AppError('INVALID_REQUEST', `The request is nested deeper than ${LIMITS.maxDepth} levels`);
       rpc = parseEnvelope(raw);
+      // After the envelope so that an unsupported version (-32004) echoes the request id.
+      ctx = { ...guarded, version: versionOf(req, guarded.agent) };
     } catch (err) {
       sendJsonRpcError(res, idOf(raw), err, log);
       return;
@@ -152,6 +157,7 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
     switch (rpc.method) {
       case 'message/send': {
         const v = validateSendParams(p);
+        await checkFileUris(v, deps.resolver ?? dnsResolver);
         const budget = Number(ctx.agent.blockingBudgetMs) || 120_000;
         const r = await call(t.sendMessage.bind(t), sendRequest(caller(ctx), v), { deadlineMs: budget + 60_000 });
         ok(res, rpc.id, JSON.parse(r.taskJson));
@@ -159,6 +165,7 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
       }
       case 'message/stream': {
         const v = validateSendParams(p);
+        await checkFileUris(v, deps.resolver ?? dnsResolver);
         await stream(rpc, req, res, (signal) => streamOf(t.sendMessageStream(sendRequest(caller(ctx), v)), signal));
         return;
       }
@@ -294,6 +301,37 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
     sendJsonRpcError(res.status(405), null, new AppError('INVALID_REQUEST', 'Use POST with a JSON-RPC 2.0 body'), log);
   });
   return router;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/** The raw body → JSON: empty, invalid UTF-8 or malformed JSON is a parse error (-32700). */
+function parseJsonBody(body: unknown): unknown {
+  if (!Buffer.isBuffer(body) || body.length === 0) throw new AppError('PARSE_ERROR', 'Parse error: the body is empty');
+  let text: string;
+  try {
+    text = utf8.decode(body);
+  } catch {
+    throw new AppError('PARSE_ERROR', 'Parse error: the body is not valid UTF-8');
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new AppError('PARSE_ERROR', 'Parse error: the body is not valid JSON');
+  }
+}
+
+/**
+ * Rule 8: a `uri` file part must be https and resolve to a public address. The shape was checked by the
+ * validator; here every host is resolved (the resolver is injectable) and private, loopback and metadata
+ * addresses are refused with -32602. The service never downloads the file.
+ */
+async function checkFileUris(v: ReturnType<typeof validateSendParams>, resolver: Resolver): Promise<void> {
+  for (const [i, part] of v.message.parts.entries()) {
+    if (part.kind !== 'file' || !('uri' in part.file)) continue;
+    const check = await checkPublicHttpsUrl(part.file.uri, resolver);
+    if (!check.ok) throw new InvalidParamsError(`message.parts[${i}].file.uri: ${check.reason}`);
+  }
 }
 
 function sendRequest(caller: tasksV1.Caller, v: ReturnType<typeof validateSendParams>): tasksV1.SendMessageRequest {

@@ -114,10 +114,14 @@ function metadataOf(v: unknown, field: string): Record<string, unknown> | undefi
   return v;
 }
 
+/**
+ * `historyLength`: a non-negative integer (anything else is -32602). A length beyond what is kept simply
+ * returns the whole history, as a client asking for "up to n" expects; it is capped before it reaches gRPC.
+ */
 export function historyLengthOf(v: unknown, field: string): number | undefined {
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 10_000) throw new InvalidParamsError(`${field} must be a non-negative integer`);
-  return v;
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new InvalidParamsError(`${field} must be a non-negative integer`);
+  return Math.min(v, 100_000);
 }
 
 /** Validates message/send and message/stream params (rules 1, 2, 7, 8, 9 and the Part table). */

@@ -39,7 +39,12 @@ function previousUserText(history: readonly Message[]): string | undefined {
   return last ? textOf(last) : undefined;
 }
 
-/** echo: answers the text it received, streamed as several deltas. Knows the conversation. */
+function describeData(message: Message): string {
+  const data = message.parts.filter((p) => p.kind === 'data').map((p) => JSON.stringify(p.data));
+  return data.length === 0 ? '' : `Received ${data.length} data part(s): ${data.join(', ')}`;
+}
+
+/** echo: answers the text it received (and what else came: files, data), streamed as several deltas. Knows the conversation. */
 export const echoAgent: AgentRuntime = async (ctx) => {
   const text = textOf(ctx.message);
   if (/^what did i (just )?say\??$/i.test(text.trim())) {
@@ -48,11 +53,12 @@ export const echoAgent: AgentRuntime = async (ctx) => {
     return;
   }
   const files = describeFiles(ctx);
+  const data = describeData(ctx.message);
   if (!text && files) {
-    await answer(ctx, `Please review the attached files. ${files}`);
+    await answer(ctx, [`Please review the attached files. ${files}`, data].filter(Boolean).join('\n'));
     return;
   }
-  await answer(ctx, files ? `${text}\n${files}` : text);
+  await answer(ctx, [text, files, data].filter(Boolean).join('\n'));
 };
 
 /** slow: works for `workMs` (config, or a data part `{ "workMs": n }`), then answers. */
@@ -62,6 +68,8 @@ export const slowAgent: AgentRuntime = async (ctx) => {
     if (p.kind === 'data' && typeof p.data.workMs === 'number') workMs = p.data.workMs;
   }
   workMs = Math.min(Math.max(0, workMs), 10 * 60_000);
+  // A progress update first: a stream (or a resubscribe) sees the run is under way before the answer.
+  await ctx.status('working', agentText(ctx, `Working for ${workMs} ms`, 'progress'));
   await ctx.sleep(workMs);
   await answer(ctx, `Finished after ${workMs} ms: ${textOf(ctx.message)}`);
 };

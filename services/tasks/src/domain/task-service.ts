@@ -202,7 +202,8 @@ export class TaskService {
     await this.#owned(caller, taskId);
     const all = await this.c.pushConfigs.find({ taskId });
     const found = configId ? (all.find((c) => c.doc.configId === configId) ?? (all.length === 1 ? all[0] : undefined)) : all[0];
-    if (!found) throw new AppError('NOT_FOUND', 'Push notification config not found');
+    // A JSON-RPC outcome (HTTP 200), not the HTTP 404 of an unknown agent.
+    if (!found) throw new InvalidParamsError('no push notification config with this pushNotificationConfigId for the task', { taskId, pushNotificationConfigId: configId });
     return found.doc;
   }
 
@@ -216,7 +217,7 @@ export class TaskService {
     await this.#pushEnabled(caller);
     await this.#owned(caller, taskId);
     const deleted = await this.c.pushConfigs.delete(`${taskId}:${configId || taskId}`);
-    if (!deleted) throw new AppError('NOT_FOUND', 'Push notification config not found');
+    if (!deleted) throw new InvalidParamsError('no push notification config with this pushNotificationConfigId for the task', { taskId, pushNotificationConfigId: configId });
   }
 
   // ---- runner events (bus consumer) -------------------------------------------------------------
@@ -628,13 +629,9 @@ export class TaskService {
   /** Replays events after `afterSeq` then goes live; a finished task gives one final status event. */
   async *#replayOrSnapshot(task: TaskDoc, afterSeq: number, signal: AbortSignal): AsyncIterable<StreamItem> {
     const current = (await this.c.tasks.get(task.id))?.doc ?? task;
-    if (endsStream(current.status.state) && afterSeq === 0) {
-      yield this.#finalSnapshot(current);
-      return;
-    }
-    const lastLogged = await this.deps.eventLog.last(task.id);
-    if (lastLogged === 0 && endsStream(current.status.state)) {
-      // The log expired but the task is finished: the stored task is authoritative.
+    if (endsStream(current.status.state)) {
+      // State table: resubscribing to a finished task gives a single event with `final: true`, whatever
+      // Last-Event-ID says (tailing after the last event of a finished task would wait forever).
       yield this.#finalSnapshot(current);
       return;
     }
