@@ -153,7 +153,8 @@ export class KafkaBus implements Bus {
     }
     const bus = new KafkaBus(kafka, admin, producer, options);
     try {
-      await Promise.all((options.topics ?? []).map((t) => bus.#ensureTopic(t.name)));
+      // One at a time: concurrent CreateTopics on a fresh broker race with metadata propagation.
+      for (const t of options.topics ?? []) await bus.#ensureTopic(t.name);
     } catch (err) {
       await bus.close();
       throw err;
@@ -163,6 +164,10 @@ export class KafkaBus implements Bus {
 
   /** Creates the topic once per process (idempotent across processes: "already exists" is success). */
   #ensureTopic(topic: string): Promise<void> {
+    if (!/^[A-Za-z0-9._-]{1,249}$/.test(topic)) {
+      // A programming error, not an outage: Kafka topic names are [A-Za-z0-9._-], at most 249 characters.
+      return Promise.reject(new AppError('INTERNAL', `invalid Kafka topic name: ${JSON.stringify(topic)}`));
+    }
     let ready = this.#topics.get(topic);
     if (!ready) {
       const numPartitions = this.#partitions.get(topic) ?? this.#options.defaultPartitions ?? 6;
@@ -173,7 +178,18 @@ export class KafkaBus implements Bus {
           timeout: 10_000,
         });
         if (!created) {
-          const meta = await this.#admin.fetchTopicMetadata({ topics: [topic] });
+          // Just created by another process: its metadata may lag for a moment ("does not host this
+          // topic-partition"), so ask again briefly before giving up.
+          let meta: Awaited<ReturnType<Admin['fetchTopicMetadata']>> | undefined;
+          for (let attempt = 0; ; attempt++) {
+            try {
+              meta = await this.#admin.fetchTopicMetadata({ topics: [topic] });
+              break;
+            } catch (err) {
+              if (attempt >= 40) throw err;
+              await new Promise((r) => setTimeout(r, 250));
+            }
+          }
           const actual = meta.topics[0]?.partitions.length ?? 0;
           if (actual !== numPartitions) {
             // Not changed automatically: more partitions would move keys to other partitions mid-stream.

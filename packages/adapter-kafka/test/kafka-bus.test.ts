@@ -113,6 +113,51 @@ describe.runIf(Boolean(brokers))('KafkaBus specifics', () => {
     await sub2.close();
   });
 
+  it('close() lets a running handler finish and commits it (graceful shutdown hands nothing back twice)', async () => {
+    const t = topic('graceful');
+    const group = `graceful-${run}`;
+    let started!: () => void;
+    const isStarted = new Promise<void>((resolve) => (started = resolve));
+    const finished: string[] = [];
+    const sub1 = await bus.subscribe(t, group, async (m) => {
+      started();
+      await new Promise((r) => setTimeout(r, 500));
+      finished.push(dec(m.value));
+    });
+    await bus.publish({ topic: t, key: 'k', value: enc('slow') });
+    await isStarted;
+    await sub1.close();
+    expect(finished).toEqual(['slow']);
+    await bus.publish({ topic: t, key: 'k', value: enc('next') });
+    const second: string[] = [];
+    const sub2 = await bus.subscribe(t, group, async (m) => {
+      second.push(dec(m.value));
+      await Promise.resolve();
+    });
+    await expect.poll(() => second, { timeout: 20_000 }).toEqual(['next']);
+    await sub2.close();
+  });
+
+  it('keeps group membership through a handler longer than the session timeout (handled once)', async () => {
+    const slow = await KafkaBus.connect({ brokers, clientId: 'kafka-test-slow', sessionTimeoutMs: 6_000, heartbeatIntervalMs: 500 });
+    try {
+      const t = topic('long-handler');
+      const seen: string[] = [];
+      const sub = await slow.subscribe(t, `long-${run}`, async (m) => {
+        seen.push(dec(m.value));
+        if (dec(m.value) === 'long') await new Promise((r) => setTimeout(r, 8_000));
+      });
+      await slow.publish({ topic: t, key: 'k', value: enc('long') });
+      await slow.publish({ topic: t, key: 'k', value: enc('after') });
+      await expect.poll(() => seen, { timeout: 30_000 }).toEqual(['long', 'after']);
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(seen).toEqual(['long', 'after']);
+      await sub.close();
+    } finally {
+      await slow.close();
+    }
+  }, 60_000);
+
   it('redelivers to a new member a message whose consumer process died before committing', async () => {
     const t = topic('crash');
     const group = `crash-${run}`;
@@ -151,6 +196,11 @@ describe.runIf(Boolean(brokers))('KafkaBus specifics', () => {
     await expect.poll(() => seen, { timeout: 40_000 }).toEqual(['task-1:run me']);
     await sub.close();
   }, 90_000);
+
+  it('refuses a topic name Kafka cannot hold as a programming error, not an outage', async () => {
+    await expect(bus.publish({ topic: 'has space', key: 'k', value: enc('x') })).rejects.toMatchObject({ code: 'INTERNAL' });
+    await expect(bus.subscribe('x/y', 'g', async () => Promise.resolve())).rejects.toMatchObject({ code: 'INTERNAL' });
+  });
 
   it('closes idempotently and refuses to publish afterwards', async () => {
     const other = await KafkaBus.connect({ brokers, clientId: 'kafka-test-close' });

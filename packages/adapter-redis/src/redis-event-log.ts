@@ -74,6 +74,7 @@ export class RedisEventLog implements EventLog {
   readonly #maxIdle: number;
   readonly #blockMs: number;
   readonly #batch: number;
+  readonly #tailName: string;
   readonly #idle: TailConnection[] = [];
   readonly #active = new Set<TailConnection>();
   #opening = 0;
@@ -89,6 +90,7 @@ export class RedisEventLog implements EventLog {
     this.#maxIdle = options.maxIdleTailConnections ?? 8;
     this.#blockMs = options.blockMs ?? 5_000;
     this.#batch = options.batchSize ?? 500;
+    this.#tailName = `${options.connectionName ?? 'a2a-event-log'}-tail`;
   }
 
   static async connect(options: RedisEventLogOptions): Promise<RedisEventLog> {
@@ -210,8 +212,8 @@ export class RedisEventLog implements EventLog {
     }
     this.#opening += 1;
     try {
-      const redis = this.#redis.duplicate({ lazyConnect: true, enableAutoPipelining: false, connectionName: 'a2a-event-log-tail' });
-      attachErrorLog(redis, this.#log, 'event-log-tail');
+      const redis = this.#redis.duplicate({ lazyConnect: true, enableAutoPipelining: false, connectionName: this.#tailName });
+      attachErrorLog(redis, this.#log, this.#tailName);
       const conn: TailConnection = { redis, id: undefined };
       // The id changes on every reconnect; UNBLOCK needs the current one.
       redis.on('ready', () => {

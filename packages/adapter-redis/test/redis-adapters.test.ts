@@ -85,6 +85,53 @@ describe.runIf(Boolean(url))('RedisEventLog specifics', () => {
     await Promise.all([again, ...tails]);
   });
 
+  it('reuses the blocking connection after an abort (CLIENT UNBLOCK, no reconnect)', async () => {
+    const name = `reuse-${run}`;
+    const pooled = await RedisEventLog.connect({ url, prefix, connectionName: name, blockMs: 60_000 });
+    const tailIds = async (): Promise<string[]> =>
+      ((await raw.client('LIST')) as string)
+        .split('\n')
+        .filter((line) => line.includes(`name=${name}-tail `))
+        .map((line) => /id=(\d+)/.exec(line)![1]!);
+    const seen: string[][] = [];
+    for (let i = 0; i < 3; i++) {
+      const ac = new AbortController();
+      const done = collect(pooled.tail(`reuse-${i}`, 0, ac.signal), []);
+      await new Promise((r) => setTimeout(r, 150));
+      seen.push(await tailIds());
+      ac.abort();
+      await done;
+    }
+    expect(seen[0]).toHaveLength(1);
+    expect(seen[1]).toEqual(seen[0]);
+    expect(seen[2]).toEqual(seen[0]);
+    await pooled.close();
+    await expect.poll(tailIds, { timeout: 3_000 }).toEqual([]);
+  });
+
+  it('a tail survives its connection being killed (reconnects and resumes after the last event)', async () => {
+    const name = `kill-${run}`;
+    const killable = await RedisEventLog.connect({ url, prefix, connectionName: name, blockMs: 60_000 });
+    const ac = new AbortController();
+    const got: LoggedEvent[] = [];
+    const done = collect(killable.tail('killed', 0, ac.signal), got);
+    await other.append('killed', 1, enc('one'));
+    await expect.poll(() => got.length, { timeout: 5_000 }).toBe(1);
+    const clients = (await raw.client('LIST')) as string;
+    const ids = clients
+      .split('\n')
+      .filter((line) => line.includes(`name=${name}-tail `))
+      .map((line) => /id=(\d+)/.exec(line)![1]!);
+    expect(ids).toHaveLength(1);
+    await raw.client('KILL', 'ID', ids[0]!);
+    await other.append('killed', 2, enc('two'));
+    await other.append('killed', 3, enc('three'));
+    await expect.poll(() => got.map((e) => e.seq), { timeout: 10_000 }).toEqual([1, 2, 3]);
+    ac.abort();
+    await done;
+    await killable.close();
+  }, 20_000);
+
   it('close() ends tails that are waiting', async () => {
     const closing = await RedisEventLog.connect({ url, prefix, blockMs: 60_000 });
     const ac = new AbortController();
