@@ -1,0 +1,176 @@
+#!/usr/bin/env node
+// The distributed mode on one machine: the engines (Redis, Kafka, FerretDB) and the services as separate
+// processes: tasks, webhooks, linker, two runners and two gateways. `npm run cluster` starts it in the
+// foreground and stops everything cleanly on Ctrl-C / SIGTERM. Tests import startCluster() from here.
+import { spawn, execFileSync } from 'node:child_process';
+import { createServer } from 'node:net';
+import { existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const root = new URL('..', import.meta.url).pathname;
+
+export async function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.unref();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitFor(check, timeoutMs, what) {
+  const start = Date.now();
+  for (;;) {
+    try {
+      if (await check()) return;
+    } catch {
+      /* not yet */
+    }
+    if (Date.now() - start > timeoutMs) throw new Error(`${what} not ready within ${timeoutMs} ms`);
+    await sleep(100);
+  }
+}
+
+/**
+ * Starts the services. Options: namespace (isolates topics, groups, Redis keys and the database),
+ * gateways, runners, gatewayPorts, logDir, env (extra environment for every process), engines (start them).
+ */
+export async function startCluster(options = {}) {
+  const namespace = options.namespace ?? '';
+  const logDir = options.logDir ?? join(root, '.infra', 'cluster', namespace || 'default');
+  mkdirSync(logDir, { recursive: true });
+  if (options.engines !== false) execFileSync(join(root, 'scripts/engines/up.sh'), { stdio: options.quiet ? 'ignore' : 'inherit' });
+  if (options.build !== false) execFileSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: options.quiet ? 'ignore' : 'inherit' });
+  const baseEnv = {
+    ...process.env,
+    NAMESPACE: namespace,
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? '127.0.0.1:9092',
+    MONGO_URL: process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27017',
+    ...(options.env ?? {}),
+  };
+  const procs = new Map();
+  const start = (name, script, env) => {
+    const out = openSync(join(logDir, `${name}.log`), 'a');
+    const child = spawn(process.execPath, ['--enable-source-maps', join(root, script)], { env: { ...baseEnv, ...env }, stdio: ['ignore', out, out] });
+    const entry = { name, script, env, child, exited: false, code: null };
+    child.on('exit', (code, signal) => {
+      entry.exited = true;
+      entry.code = code ?? signal;
+    });
+    procs.set(name, entry);
+    return entry;
+  };
+  const tasksPort = options.tasksPort ?? (await freePort());
+  const tasksAddress = `127.0.0.1:${tasksPort}`;
+  const linkerPort = await freePort();
+  start('tasks', 'services/tasks/dist/main.js', { TASKS_GRPC_PORT: String(tasksPort), ...(options.tasksEnv ?? {}) });
+  // The tasks service seeds the demo data; wait for its gRPC port before the others connect.
+  await waitFor(() => portOpen(tasksPort), 60_000, 'tasks');
+  start('webhooks', 'services/webhooks/dist/main.js', { WEBHOOKS_GRPC_PORT: '0' });
+  if (existsSync(join(root, 'services/linker/dist/main.js'))) start('linker', 'services/linker/dist/main.js', { LINKER_GRPC_PORT: String(linkerPort) });
+  for (let i = 0; i < (options.runners ?? 2); i++) start(`runner-${i + 1}`, 'services/runner/dist/main.js', { RUNNER_GRPC_PORT: '0', RUNNER_INSTANCE_ID: `runner-${i + 1}-${namespace || 'default'}`, ...(options.runnerEnv ?? {}) });
+  const gatewayPorts = options.gatewayPorts ?? [];
+  const gateways = [];
+  for (let i = 0; i < (options.gateways ?? 2); i++) {
+    const port = gatewayPorts[i] ?? (await freePort());
+    start(`gateway-${i + 1}`, 'services/gateway/dist/main.js', { PORT: String(port), HOST: '127.0.0.1', TASKS_GRPC_ADDR: tasksAddress, LINKER_GRPC_ADDR: `127.0.0.1:${linkerPort}` });
+    gateways.push(`http://127.0.0.1:${port}`);
+  }
+  for (const g of gateways) {
+    await waitFor(async () => (await fetch(`${g}/readyz`)).ok, 60_000, `gateway ${g}`);
+  }
+  const dead = [...procs.values()].filter((p) => p.exited);
+  if (dead.length) throw new Error(`processes exited during start-up: ${dead.map((d) => `${d.name} (${d.code}), see ${logDir}/${d.name}.log`).join(', ')}`);
+  const stopOne = async (entry, signal = 'SIGTERM', timeoutMs = 20_000) => {
+    if (entry.exited) return;
+    entry.child.kill(signal);
+    const started = Date.now();
+    while (!entry.exited && Date.now() - started < timeoutMs) await sleep(50);
+    if (!entry.exited) entry.child.kill('SIGKILL');
+    while (!entry.exited) await sleep(20);
+  };
+  return {
+    gateways,
+    tasksAddress,
+    logDir,
+    procs,
+    credentials() {
+      const text = readFileSync(join(logDir, 'tasks.log'), 'utf8');
+      const m = (label) => new RegExp(`${label}:\\s+(\\S+)`).exec(text)?.[1];
+      return { a2aKey: m('a2a key'), invokeKey: m('invoke key'), adminToken: m('admin token'), operatorToken: m('operator token') };
+    },
+    /** Kills a process hard (SIGKILL), as a crash would. */
+    async kill(name) {
+      await stopOne(procs.get(name), 'SIGKILL');
+    },
+    async stop(name) {
+      await stopOne(procs.get(name));
+    },
+    /** Starts a stopped process again with its original environment. */
+    async restart(name) {
+      const old = procs.get(name);
+      await stopOne(old);
+      return start(name, old.script, old.env);
+    },
+    async stopAll() {
+      // Reverse order: gateways first (readiness flips, streams end), then runners (drain), then the rest.
+      const order = [...procs.values()].reverse();
+      for (const p of order.filter((x) => x.name.startsWith('gateway'))) await stopOne(p);
+      await Promise.all(order.filter((x) => x.name.startsWith('runner')).map((p) => stopOne(p)));
+      for (const p of order.filter((x) => !x.name.startsWith('gateway') && !x.name.startsWith('runner'))) await stopOne(p);
+    },
+  };
+}
+
+function portOpen(port) {
+  return new Promise((resolve) => {
+    import('node:net').then(({ connect }) => {
+      const s = connect(port, '127.0.0.1');
+      s.once('connect', () => {
+        s.destroy();
+        resolve(true);
+      });
+      s.once('error', () => resolve(false));
+    });
+  });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const started = Date.now();
+  const cluster = await startCluster({ gatewayPorts: [Number(process.env.PORT ?? 8080), Number(process.env.PORT2 ?? 8081)], namespace: process.env.NAMESPACE ?? '' });
+  const creds = cluster.credentials();
+  const lines = [
+    '',
+    `a2a-inbound cluster is up in ${((Date.now() - started) / 1000).toFixed(1)} s (distributed mode: Kafka, FerretDB/MongoDB, Redis)`,
+    `  gateways:  ${cluster.gateways.join('  ')}`,
+    `  tasks gRPC: ${cluster.tasksAddress}`,
+    `  processes: ${[...cluster.procs.keys()].join(', ')}`,
+    `  logs:      ${cluster.logDir}`,
+    `  card:      ${cluster.gateways[0]}/agents/demo-echo/.well-known/agent-card.json`,
+  ];
+  if (creds.a2aKey) lines.push(`  a2a key:   ${creds.a2aKey} (created now; shown once)`, `  invoke key: ${creds.invokeKey}`, `  admin token: ${creds.adminToken}`, `  operator token: ${creds.operatorToken}`);
+  else lines.push('  demo data existed already: use the credentials printed when it was created (or create a key with the management API)');
+  lines.push('  Ctrl-C stops every service (the engines keep running; scripts/engines/down.sh stops them).', '');
+  process.stdout.write(lines.join('\n'));
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write('stopping services…\n');
+    await cluster.stopAll();
+    process.stdout.write('all services stopped\n');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+  setInterval(() => {
+    for (const p of cluster.procs.values()) if (p.exited && !stopping) process.stdout.write(`process ${p.name} exited (${p.code}); see ${cluster.logDir}/${p.name}.log\n`);
+  }, 5000).unref();
+  await new Promise(() => undefined);
+}

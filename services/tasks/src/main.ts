@@ -1,0 +1,44 @@
+import { hostname } from 'node:os';
+import { connectEngines, loadEnginesConfig } from '@a2a-inbound/engines';
+import { createLogger } from '@a2a-inbound/logger';
+import { randomIds, systemClock } from '@a2a-inbound/ports';
+import { startTasksApp } from './app';
+import { loadTasksConfig } from './config';
+
+/** The tasks service alone (distributed mode): the only file that reads the environment and handles signals. */
+async function main(): Promise<void> {
+  const config = loadTasksConfig(process.env);
+  const engines = loadEnginesConfig(process.env, { engines: 'real', clientId: `tasks-${hostname()}-${process.pid}` });
+  const log = createLogger({ service: 'tasks', level: process.env.LOG_LEVEL ?? 'info' });
+  const e = await connectEngines(engines, ['store', 'blobs', 'bus', 'eventLog', 'cache'], log);
+  const app = await startTasksApp(
+    { store: e.store!, blobs: e.blobs!, bus: e.bus!, eventLog: e.eventLog!, cache: e.cache!, clock: systemClock, ids: randomIds, log },
+    config,
+  );
+  const creds = app.seed?.credentials;
+  if (creds) {
+    // Shown once, when created: the demo credentials are stored only as hashes.
+    process.stdout.write(
+      `\nDemo data created (deployment ${app.seed!.deploymentId}). Demo credentials, shown once:\n` +
+        `  a2a key:        ${creds.a2aKey}\n  invoke key:     ${creds.invokeKey}\n` +
+        `  admin token:    ${creds.adminToken}\n  operator token: ${creds.operatorToken}\n\n`,
+    );
+  }
+  const shutdown = (signal: string): void => {
+    log.info({ signal }, 'shutting down');
+    void app
+      .close()
+      .then(() => e.close())
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`tasks failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});
