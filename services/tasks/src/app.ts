@@ -4,6 +4,8 @@ import { controlV1, eventsV1, tasksV1 } from '@a2a-inbound/proto';
 import { Lifecycle, startGrpcServer, type GrpcServerHandle } from '@a2a-inbound/runtime';
 import type { TasksConfig } from './config';
 import { ControlPlane, openControlCollections } from './domain/control-plane';
+import { bootstrapFromConfig, type BootstrapResult } from './domain/bootstrap';
+import { RunHistory } from './domain/run-history';
 import { seedDemo, type SeedResult } from './domain/seed';
 import { openTaskCollections, TaskService, TOPICS } from './domain/task-service';
 import { controlGrpcService, tasksGrpcService } from './transport/grpc-server';
@@ -22,6 +24,7 @@ export interface TasksDeps {
 export interface TasksApp {
   readonly grpc: GrpcServerHandle;
   readonly seed: SeedResult | undefined;
+  readonly bootstrap: BootstrapResult | undefined;
   readonly tasks: TaskService;
   readonly control: ControlPlane;
   ready(): Promise<boolean>;
@@ -45,6 +48,12 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
   });
 
   const seed = config.seedDemo ? await seedDemo(control) : undefined;
+  const bootstrap = config.bootstrap ? await bootstrapFromConfig(control, config.bootstrap) : undefined;
+  for (const u of bootstrap?.users ?? []) {
+    if (u.created) log.info({ email: u.email, role: u.role }, 'bootstrap user created');
+    else if (!u.tokenMatches) log.warn({ email: u.email, role: u.role }, 'bootstrap user exists with another token; the configured token is not applied');
+  }
+  const runs = await RunHistory.open(deps.store);
 
   const sub: BusSubscription = await deps.bus.subscribe(TOPICS.taskEvents, 'tasks', async (m) => {
     await tasks.applyRunEvent(eventsV1.TaskEvent.decode(m.value));
@@ -68,7 +77,7 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
   let serving = true;
   const grpc = await startGrpcServer(
     [
-      { definition: tasksV1.TasksServiceService, implementation: tasksGrpcService(tasks, log) },
+      { definition: tasksV1.TasksServiceService, implementation: tasksGrpcService(tasks, log, runs) },
       { definition: controlV1.ControlPlaneServiceService, implementation: controlGrpcService(control, log) },
     ],
     { host: config.grpcHost, port: config.grpcPort, isServing: () => serving },
@@ -79,6 +88,7 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
   return {
     grpc,
     seed,
+    bootstrap,
     tasks,
     control,
     ready: async () => {

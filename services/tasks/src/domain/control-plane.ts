@@ -230,14 +230,21 @@ export class ControlPlane {
 
   // ---- users ------------------------------------------------------------------------------------
 
-  async createUser(input: { subscriptionId: string; email: string; role: Role }): Promise<{ id: string; token: string }> {
+  /**
+   * Creates a user and returns its bearer token once (only the hash is stored). `token` lets the
+   * bootstrap use a token chosen in configuration; otherwise a fresh `usr_…` secret is made.
+   */
+  async createUser(input: { subscriptionId: string; email: string; role: Role; token?: string; id?: string }): Promise<{ id: string; token: string }> {
     if (!['admin', 'developer', 'operator'].includes(input.role)) throw new InvalidParamsError('role must be admin, developer or operator');
-    const token = newSecret('usr');
-    const id = this.ids.next();
+    const email = input.email.trim().toLowerCase();
+    if (!/^[^\s@]{1,200}@[^\s@]{1,200}$/.test(email)) throw new InvalidParamsError('email must be an email address');
+    if (input.token !== undefined && input.token.length < 32) throw new InvalidParamsError('a user token must have at least 32 characters');
+    const token = input.token ?? newSecret('usr');
+    const id = input.id ?? this.ids.next();
     try {
       await this.c.users.insert(id, {
         subscriptionId: input.subscriptionId,
-        email: input.email.toLowerCase(),
+        email,
         role: input.role,
         tokenHash: sha256Hex(token),
         createdAtMs: this.clock.now(),
@@ -247,6 +254,18 @@ export class ControlPlane {
       throw err;
     }
     return { id, token };
+  }
+
+  async listUsers(subscriptionId: string): Promise<Versioned<UserDoc>[]> {
+    return this.c.users.find({ subscriptionId }, { sort: { field: 'createdAtMs', direction: 1 }, limit: 1000 });
+  }
+
+  async findUserByEmail(email: string): Promise<Versioned<UserDoc> | undefined> {
+    return this.c.users.findOne({ email: email.trim().toLowerCase() });
+  }
+
+  async subscriptionExists(subscriptionId: string): Promise<boolean> {
+    return (await this.c.subscriptions.get(subscriptionId)) !== undefined;
   }
 
   async authenticateUser(tokenHash: string): Promise<Versioned<UserDoc>> {

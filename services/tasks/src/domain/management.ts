@@ -1,6 +1,6 @@
-import { AppError, InvalidParamsError } from '@a2a-inbound/errors';
+import { AppError, InvalidParamsError, NotFoundError } from '@a2a-inbound/errors';
 import type { ControlPlane } from './control-plane';
-import type { Role } from './control-model';
+import type { Role, SkillDoc } from './control-model';
 
 export interface Actor {
   userId: string;
@@ -52,7 +52,9 @@ export async function manage(control: ControlPlane, actor: Actor, operation: str
         name: str(p, 'name'),
         description: str(p, 'description', false),
         type: str(p, 'type') as 'AI Agent' | 'Task Agent',
-        skills: Array.isArray(p.skills) ? (p.skills as never[]) : [],
+        skills: skillsOf(p.skills),
+        ...(stringList(p.defaultInputModes) ? { defaultInputModes: stringList(p.defaultInputModes)! } : {}),
+        ...(stringList(p.defaultOutputModes) ? { defaultOutputModes: stringList(p.defaultOutputModes)! } : {}),
       });
       return { id: a.id, ...a.doc };
     }
@@ -88,9 +90,28 @@ export async function manage(control: ControlPlane, actor: Actor, operation: str
       const cat = await control.catalog(d.id);
       return { id: d.id, ...d.doc, agents: cat.agents, a2aEnabledCount: cat.agents.filter((a) => a.a2aEnabled).length };
     }
-    case 'deployments.addAgent':
+    case 'deployments.addAgent': {
       need(actor, ROLES_WRITE);
-      return control.addAgentToDeployment(sub, str(p, 'deploymentId'), str(p, 'agentId'));
+      const settings: { rateLimitPerMinute?: number; blockingBudgetMs?: number; a2aEnabled?: boolean } = {};
+      if (p.a2aEnabled !== undefined) {
+        if (typeof p.a2aEnabled !== 'boolean') throw new InvalidParamsError('a2aEnabled must be a boolean');
+        if (p.a2aEnabled && actor.role !== 'admin') throw new AppError('PERMISSION_DENIED', 'Enabling A2A requires the Admin role');
+        settings.a2aEnabled = p.a2aEnabled;
+      }
+      if (p.rateLimitPerMinute !== undefined) {
+        if (!Number.isInteger(p.rateLimitPerMinute) || (p.rateLimitPerMinute as number) < 1 || (p.rateLimitPerMinute as number) > 1_000_000) {
+          throw new InvalidParamsError('rateLimitPerMinute must be an integer from 1 to 1000000');
+        }
+        settings.rateLimitPerMinute = p.rateLimitPerMinute as number;
+      }
+      if (p.blockingBudgetMs !== undefined) {
+        if (!Number.isInteger(p.blockingBudgetMs) || (p.blockingBudgetMs as number) < 0 || (p.blockingBudgetMs as number) > 600_000) {
+          throw new InvalidParamsError('blockingBudget must be from 0 to 600 seconds');
+        }
+        settings.blockingBudgetMs = p.blockingBudgetMs as number;
+      }
+      return control.addAgentToDeployment(sub, str(p, 'deploymentId'), str(p, 'agentId'), settings);
+    }
     case 'deployments.removeAgent':
       need(actor, ROLES_WRITE);
       await control.removeAgentFromDeployment(sub, str(p, 'deploymentId'), str(p, 'agentId'));
@@ -114,6 +135,13 @@ export async function manage(control: ControlPlane, actor: Actor, operation: str
         'status',
       ]);
       for (const k of Object.keys(patch)) if (!allowed.has(k)) throw new InvalidParamsError(`unknown setting ${k}`);
+      if (p.deploymentId !== undefined) {
+        // The REST path names the deployment: the agent must be placed in it.
+        const placed = await control.resolveAgent(str(p, 'agentId')).catch(() => undefined);
+        if (!placed || placed.deploymentId !== str(p, 'deploymentId') || (actor.role !== 'operator' && placed.subscriptionId !== sub)) {
+          throw new NotFoundError('deployment agent');
+        }
+      }
       if (actor.role === 'developer' || actor.role === 'admin' || actor.role === 'operator') {
         return control.updateAgentSettings({ subscriptionId: sub, role: actor.role }, str(p, 'agentId'), patch);
       }
@@ -129,12 +157,48 @@ export async function manage(control: ControlPlane, actor: Actor, operation: str
       need(actor, ['operator']);
       await control.setCreditCost(str(p, 'subscriptionId', false) || sub, Number(p.cost));
       return { ok: true };
-    case 'users.create':
+    case 'users.create': {
       need(actor, ['admin']);
-      return control.createUser({ subscriptionId: sub, email: str(p, 'email'), role: str(p, 'role') as Role });
+      const role = str(p, 'role');
+      // The platform operator is made by the bootstrap, not by a subscription's admin.
+      if (role !== 'admin' && role !== 'developer') throw new InvalidParamsError('role must be admin or developer');
+      const u = await control.createUser({ subscriptionId: sub, email: str(p, 'email'), role });
+      return { id: u.id, token: u.token, email: str(p, 'email').trim().toLowerCase(), role };
+    }
+    case 'users.list':
+      need(actor, ['admin', 'operator']);
+      return (await control.listUsers(sub)).map((u) => ({ id: u.id, email: u.doc.email, role: u.doc.role, createdAt: new Date(u.doc.createdAtMs).toISOString() }));
     default:
       throw new AppError('METHOD_NOT_FOUND', `unknown operation ${operation}`);
   }
+}
+
+/** Skills as the card shows them: every field present, so the card stays valid. */
+function skillsOf(v: unknown): SkillDoc[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v) || v.length > 100) throw new InvalidParamsError('skills must be an array of at most 100 skills');
+  const text = (x: unknown, what: string): string => {
+    if (typeof x !== 'string' || x.length === 0 || x.length > 2000) throw new InvalidParamsError(`skills[].${what} must be a non-empty string`);
+    return x;
+  };
+  const texts = (x: unknown, what: string): string[] => {
+    if (x === undefined) return [];
+    if (!Array.isArray(x) || x.length > 100) throw new InvalidParamsError(`skills[].${what} must be an array of strings`);
+    return x.map((t) => text(t, what));
+  };
+  return v.map((raw: unknown) => {
+    if (typeof raw !== 'object' || raw === null) throw new InvalidParamsError('each skill must be an object');
+    const r = raw as Record<string, unknown>;
+    return { id: text(r.id, 'id'), name: text(r.name, 'name'), description: text(r.description, 'description'), tags: texts(r.tags, 'tags'), examples: texts(r.examples, 'examples') };
+  });
+}
+
+function stringList(v: unknown): string[] | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (!Array.isArray(v) || v.length === 0 || v.length > 50 || v.some((x) => typeof x !== 'string' || x.length === 0 || x.length > 200)) {
+    throw new InvalidParamsError('media type lists must be non-empty arrays of strings');
+  }
+  return v as string[];
 }
 
 function keyView(id: string, k: { name: string; prefix: string; scopes: string[]; createdAtMs: number; expiresAtMs: number | null; revokedAtMs: number | null }): Record<string, unknown> {

@@ -6,6 +6,7 @@ import { serverStream, unary } from '@a2a-inbound/runtime';
 import type { AgentView, ControlPlane } from '../domain/control-plane';
 import type { Role } from '../domain/control-model';
 import { manage } from '../domain/management';
+import type { RunHistory } from '../domain/run-history';
 import type { CallerContext, TaskService } from '../domain/task-service';
 import { sha256Hex } from '../domain/hashing';
 
@@ -22,7 +23,7 @@ function parseMessage(json: string): Message {
   }
 }
 
-export function tasksGrpcService(tasks: TaskService, log: Logger): tasksV1.TasksServiceServer {
+export function tasksGrpcService(tasks: TaskService, log: Logger, runs: RunHistory): tasksV1.TasksServiceServer {
   const opts = (r: tasksV1.SendMessageRequest) => ({
     historyLength: r.historyLength,
     blocking: r.blocking,
@@ -58,6 +59,11 @@ export function tasksGrpcService(tasks: TaskService, log: Logger): tasksV1.Tasks
     deletePushConfig: unary(async (r: tasksV1.PushConfigRequest) => {
       await tasks.deletePushConfig(caller(r.caller), r.taskId, r.configId);
       return {};
+    }, log),
+    listTasks: unary(async (r: tasksV1.ListTasksRequest) => {
+      const c = caller(r.caller);
+      const list = await runs.list(c.subscriptionId, c.agentId, { limit: r.limit, createdBeforeMs: Number(r.createdBeforeMs) });
+      return { tasks: list };
     }, log),
   };
 }

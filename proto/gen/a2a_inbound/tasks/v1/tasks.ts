@@ -123,6 +123,33 @@ export interface ListPushConfigsResponse {
 export interface DeletePushConfigResponse {
 }
 
+/** Run history of one agent (the caller's subscription only), newest first. */
+export interface ListTasksRequest {
+  caller?:
+    | Caller
+    | undefined;
+  /** At most this many (1 to 100; 0 means 20). */
+  limit: number;
+  /**
+   * Only tasks created before this time (ms since the epoch; 0 = now): the next page starts at the
+   * created_at_ms of the last summary of the previous page.
+   */
+  createdBeforeMs: number;
+}
+
+export interface TaskSummary {
+  taskId: string;
+  contextId: string;
+  /** A2A task state. */
+  state: string;
+  createdAtMs: number;
+  updatedAtMs: number;
+}
+
+export interface ListTasksResponse {
+  tasks: TaskSummary[];
+}
+
 function createBaseCaller(): Caller {
   return { subscriptionId: "", deploymentId: "", agentId: "", keyId: "", protocolVersion: "" };
 }
@@ -1590,6 +1617,331 @@ export const DeletePushConfigResponse: MessageFns<DeletePushConfigResponse> = {
   },
 };
 
+function createBaseListTasksRequest(): ListTasksRequest {
+  return { caller: undefined, limit: 0, createdBeforeMs: 0 };
+}
+
+export const ListTasksRequest: MessageFns<ListTasksRequest> = {
+  encode(message: ListTasksRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    if (message.limit !== 0) {
+      writer.uint32(16).int32(message.limit);
+    }
+    if (message.createdBeforeMs !== 0) {
+      writer.uint32(24).int64(message.createdBeforeMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListTasksRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListTasksRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.caller = Caller.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.createdBeforeMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListTasksRequest {
+    return {
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+      createdBeforeMs: isSet(object.createdBeforeMs)
+        ? globalThis.Number(object.createdBeforeMs)
+        : isSet(object.created_before_ms)
+        ? globalThis.Number(object.created_before_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: ListTasksRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    if (message.createdBeforeMs !== 0) {
+      obj.createdBeforeMs = Math.round(message.createdBeforeMs);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListTasksRequest>): ListTasksRequest {
+    return ListTasksRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListTasksRequest>): ListTasksRequest {
+    const message = createBaseListTasksRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
+    message.limit = object.limit ?? 0;
+    message.createdBeforeMs = object.createdBeforeMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseTaskSummary(): TaskSummary {
+  return { taskId: "", contextId: "", state: "", createdAtMs: 0, updatedAtMs: 0 };
+}
+
+export const TaskSummary: MessageFns<TaskSummary> = {
+  encode(message: TaskSummary, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.taskId !== "") {
+      writer.uint32(10).string(message.taskId);
+    }
+    if (message.contextId !== "") {
+      writer.uint32(18).string(message.contextId);
+    }
+    if (message.state !== "") {
+      writer.uint32(26).string(message.state);
+    }
+    if (message.createdAtMs !== 0) {
+      writer.uint32(32).int64(message.createdAtMs);
+    }
+    if (message.updatedAtMs !== 0) {
+      writer.uint32(40).int64(message.updatedAtMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TaskSummary {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTaskSummary();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.taskId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.contextId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.state = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.createdAtMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.updatedAtMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TaskSummary {
+    return {
+      taskId: isSet(object.taskId)
+        ? globalThis.String(object.taskId)
+        : isSet(object.task_id)
+        ? globalThis.String(object.task_id)
+        : "",
+      contextId: isSet(object.contextId)
+        ? globalThis.String(object.contextId)
+        : isSet(object.context_id)
+        ? globalThis.String(object.context_id)
+        : "",
+      state: isSet(object.state) ? globalThis.String(object.state) : "",
+      createdAtMs: isSet(object.createdAtMs)
+        ? globalThis.Number(object.createdAtMs)
+        : isSet(object.created_at_ms)
+        ? globalThis.Number(object.created_at_ms)
+        : 0,
+      updatedAtMs: isSet(object.updatedAtMs)
+        ? globalThis.Number(object.updatedAtMs)
+        : isSet(object.updated_at_ms)
+        ? globalThis.Number(object.updated_at_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: TaskSummary): unknown {
+    const obj: any = {};
+    if (message.taskId !== "") {
+      obj.taskId = message.taskId;
+    }
+    if (message.contextId !== "") {
+      obj.contextId = message.contextId;
+    }
+    if (message.state !== "") {
+      obj.state = message.state;
+    }
+    if (message.createdAtMs !== 0) {
+      obj.createdAtMs = Math.round(message.createdAtMs);
+    }
+    if (message.updatedAtMs !== 0) {
+      obj.updatedAtMs = Math.round(message.updatedAtMs);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<TaskSummary>): TaskSummary {
+    return TaskSummary.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<TaskSummary>): TaskSummary {
+    const message = createBaseTaskSummary();
+    message.taskId = object.taskId ?? "";
+    message.contextId = object.contextId ?? "";
+    message.state = object.state ?? "";
+    message.createdAtMs = object.createdAtMs ?? 0;
+    message.updatedAtMs = object.updatedAtMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseListTasksResponse(): ListTasksResponse {
+  return { tasks: [] };
+}
+
+export const ListTasksResponse: MessageFns<ListTasksResponse> = {
+  encode(message: ListTasksResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.tasks) {
+      TaskSummary.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListTasksResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListTasksResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tasks.push(TaskSummary.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListTasksResponse {
+    return {
+      tasks: globalThis.Array.isArray(object?.tasks) ? object.tasks.map((e: any) => TaskSummary.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListTasksResponse): unknown {
+    const obj: any = {};
+    if (message.tasks?.length) {
+      obj.tasks = message.tasks.map((e) => TaskSummary.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListTasksResponse>): ListTasksResponse {
+    return ListTasksResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListTasksResponse>): ListTasksResponse {
+    const message = createBaseListTasksResponse();
+    message.tasks = object.tasks?.map((e) => TaskSummary.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 export type TasksServiceService = typeof TasksServiceService;
 export const TasksServiceService = {
   sendMessage: {
@@ -1675,6 +2027,15 @@ export const TasksServiceService = {
       Buffer.from(DeletePushConfigResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): DeletePushConfigResponse => DeletePushConfigResponse.decode(value),
   },
+  listTasks: {
+    path: "/a2a_inbound.tasks.v1.TasksService/ListTasks" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListTasksRequest): Buffer => Buffer.from(ListTasksRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListTasksRequest => ListTasksRequest.decode(value),
+    responseSerialize: (value: ListTasksResponse): Buffer => Buffer.from(ListTasksResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListTasksResponse => ListTasksResponse.decode(value),
+  },
 } as const;
 
 export interface TasksServiceServer extends UntypedServiceImplementation {
@@ -1687,6 +2048,7 @@ export interface TasksServiceServer extends UntypedServiceImplementation {
   getPushConfig: handleUnaryCall<PushConfigRequest, PushConfigResponse>;
   listPushConfigs: handleUnaryCall<PushConfigRequest, ListPushConfigsResponse>;
   deletePushConfig: handleUnaryCall<PushConfigRequest, DeletePushConfigResponse>;
+  listTasks: handleUnaryCall<ListTasksRequest, ListTasksResponse>;
 }
 
 export interface TasksServiceClient extends Client {
@@ -1806,6 +2168,21 @@ export interface TasksServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: DeletePushConfigResponse) => void,
+  ): ClientUnaryCall;
+  listTasks(
+    request: ListTasksRequest,
+    callback: (error: ServiceError | null, response: ListTasksResponse) => void,
+  ): ClientUnaryCall;
+  listTasks(
+    request: ListTasksRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListTasksResponse) => void,
+  ): ClientUnaryCall;
+  listTasks(
+    request: ListTasksRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListTasksResponse) => void,
   ): ClientUnaryCall;
 }
 

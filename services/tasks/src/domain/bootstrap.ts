@@ -1,0 +1,74 @@
+import { AppError, DuplicateKeyError } from '@a2a-inbound/errors';
+import type { ControlPlane } from './control-plane';
+import type { Role } from './control-model';
+import { sha256Hex } from './hashing';
+
+export interface BootstrapUser {
+  email: string;
+  /** The bearer token chosen in configuration; only its SHA-256 is stored. */
+  token: string;
+  role: Extract<Role, 'admin' | 'operator'>;
+}
+
+export interface BootstrapSpec {
+  subscriptionId: string;
+  subscriptionName: string;
+  /** Credits of the subscription when it is created here (an existing one is left alone). */
+  initialCredits: number;
+  users: BootstrapUser[];
+}
+
+export interface BootstrapResult {
+  subscriptionCreated: boolean;
+  users: { email: string; role: Role; created: boolean; tokenMatches: boolean }[];
+}
+
+/**
+ * Creates the first subscription and its admin (and the platform operator) from configuration when they
+ * are absent. Safe on every start and from several replicas at once: inserts decide, and a lost race or an
+ * earlier start reads as "exists". An existing user is never changed (its token is not overwritten).
+ */
+export async function bootstrapFromConfig(control: ControlPlane, spec: BootstrapSpec): Promise<BootstrapResult> {
+  let subscriptionCreated = false;
+  try {
+    await control.createSubscription(spec.subscriptionId, spec.subscriptionName, spec.initialCredits);
+    subscriptionCreated = true;
+  } catch (err) {
+    if (!(err instanceof DuplicateKeyError)) throw err;
+  }
+  const users: BootstrapResult['users'] = [];
+  for (const u of spec.users) {
+    const existing = await control.findUserByEmail(u.email);
+    if (existing) {
+      users.push({ email: existing.doc.email, role: existing.doc.role, created: false, tokenMatches: existing.doc.tokenHash === sha256Hex(u.token) });
+      continue;
+    }
+    try {
+      // A deterministic id: two replicas racing insert the same document and one of them loses.
+      await control.createUser({ subscriptionId: spec.subscriptionId, email: u.email, role: u.role, token: u.token, id: `bootstrap-${u.role}-${sha256Hex(u.email.trim().toLowerCase()).slice(0, 16)}` });
+      users.push({ email: u.email.trim().toLowerCase(), role: u.role, created: true, tokenMatches: true });
+    } catch (err) {
+      if (!(err instanceof AppError && err.code === 'CONFLICT')) throw err;
+      const raced = await control.findUserByEmail(u.email);
+      if (!raced) throw new AppError('FAILED_PRECONDITION', `the bootstrap ${u.role} token is already used by another user`);
+      users.push({ email: raced.doc.email, role: raced.doc.role, created: false, tokenMatches: raced.doc.tokenHash === sha256Hex(u.token) });
+    }
+  }
+  return { subscriptionCreated, users };
+}
+
+/** `create-admin`: a new user with a fresh token, printed once by the CLI; the subscription is made if absent. */
+export async function createAdminUser(
+  control: ControlPlane,
+  input: { email: string; subscriptionId: string; role: Role; initialCredits: number },
+): Promise<{ userId: string; token: string; subscriptionCreated: boolean }> {
+  let subscriptionCreated = false;
+  try {
+    await control.createSubscription(input.subscriptionId, input.subscriptionId, input.initialCredits);
+    subscriptionCreated = true;
+  } catch (err) {
+    if (!(err instanceof DuplicateKeyError)) throw err;
+  }
+  const u = await control.createUser({ subscriptionId: input.subscriptionId, email: input.email, role: input.role });
+  return { userId: u.id, token: u.token, subscriptionCreated };
+}
