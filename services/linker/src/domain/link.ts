@@ -213,12 +213,22 @@ interface Candidate {
   readonly exact: boolean;
 }
 
+const segmentCache = new WeakMap<Endpoint, string[]>();
+function templateSegments(ep: Endpoint): string[] {
+  let segs = segmentCache.get(ep);
+  if (!segs) {
+    segs = segments(ep.path);
+    segmentCache.set(ep, segs);
+  }
+  return segs;
+}
+
 /** Rule 1 within one source: the endpoint with the most literal segments wins; ties by position. */
 function bestIn(source: SourceFacts, method: Call['method'], callSegs: string[]): Candidate | undefined {
   let best: Candidate | undefined;
   for (const ep of source.endpoints) {
     if (ep.method !== 'ANY' && method !== 'ANY' && ep.method !== method) continue;
-    const tSegs = segments(ep.path);
+    const tSegs = templateSegments(ep);
     const score = matchScore(callSegs, tSegs);
     if (score === undefined) continue;
     if (!best || score > best.score) {

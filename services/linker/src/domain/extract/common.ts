@@ -287,3 +287,53 @@ export function splitList(parts: Part[]): string[] {
   const t = nameOf(parts);
   return t === undefined ? [] : t.split(LIST_SEP).filter((x) => x.length > 0);
 }
+
+/**
+ * Pre-order walk with a tree cursor, materialising only nodes whose type is interesting: crossing
+ * the wasm boundary for every node (children arrays) dominates the parse stage otherwise.
+ */
+const typeIdCache = new WeakMap<ReadonlySet<string>, Map<unknown, Uint8Array>>();
+
+/** Named node types of the set, as a lookup table by type id (one table per language). */
+function typeIds(root: Node, interesting: ReadonlySet<string>): Uint8Array {
+  const language = root.tree.language;
+  let byLanguage = typeIdCache.get(interesting);
+  if (!byLanguage) {
+    byLanguage = new Map();
+    typeIdCache.set(interesting, byLanguage);
+  }
+  let table = byLanguage.get(language);
+  if (!table) {
+    table = new Uint8Array(language.nodeTypeCount + 1);
+    for (let id = 0; id < language.nodeTypeCount; id++) {
+      const name = language.nodeTypeForId(id);
+      if (name !== null && language.nodeTypeIsNamed(id) && interesting.has(name)) table[id] = 1;
+    }
+    byLanguage.set(language, table);
+  }
+  return table;
+}
+
+export function walk(root: Node, interesting: ReadonlySet<string>, visit: (node: Node) => void): void {
+  const table = typeIds(root, interesting);
+  const c = root.walk();
+  try {
+    const current = (): void => {
+      if (table[c.nodeTypeId] === 1) visit(c.currentNode);
+    };
+    current();
+    for (;;) {
+      if (c.gotoFirstChild()) {
+        current();
+        continue;
+      }
+      for (;;) {
+        if (c.gotoNextSibling()) break;
+        if (!c.gotoParent()) return;
+      }
+      current();
+    }
+  } finally {
+    c.delete();
+  }
+}

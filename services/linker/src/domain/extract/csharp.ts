@@ -1,7 +1,7 @@
 import type { Node } from '../parsers.js';
 import type { HttpMethod, Part } from '../model.js';
 import { joinPath } from '../routes.js';
-import { HOLE_PART, LIST_SEP, type Sink, concat, httpMethod, lineOf, lit, literal, nameOf, sharedCallRules } from './common.js';
+import { HOLE_PART, LIST_SEP, type Sink, concat, httpMethod, lineOf, lit, literal, nameOf, sharedCallRules, walk } from './common.js';
 import { Scope } from './scope.js';
 
 const MINIMAL: Record<string, HttpMethod> = { MapGet: 'GET', MapPost: 'POST', MapPut: 'PUT', MapPatch: 'PATCH', MapDelete: 'DELETE' };
@@ -30,6 +30,8 @@ function argExpr(arg: Node): { name?: string; expr: Node } {
   if (kids.length >= 2 && kids[0]!.type === 'identifier' && arg.text.slice(kids[0]!.endIndex - arg.startIndex).trimStart().startsWith(':')) return { name: kids[0]!.text, expr: kids[kids.length - 1]! };
   return { expr: kids[kids.length - 1] ?? arg };
 }
+
+const VISITED = new Set(['variable_declarator', 'assignment_expression', 'class_declaration', 'invocation_expression', 'object_creation_expression', 'string_literal', 'verbatim_string_literal', 'raw_string_literal']);
 
 /** C#: ASP.NET Core minimal APIs and attribute routing, HttpClient (typed and named), RabbitMQ.Client, Confluent.Kafka, EF Core, Mongo, StackExchange.Redis. */
 export function extractCSharp(root: Node, file: string, sink: Sink, scopeOut: (scope: Scope) => void): void {
@@ -164,7 +166,6 @@ export function extractCSharp(root: Node, file: string, sink: Sink, scopeOut: (s
       default:
         break;
     }
-    for (const c of node.namedChildren) if (c && c.type !== 'comment') visit(c);
   };
 
   function classify(name: string, value: Node): void {
@@ -182,7 +183,7 @@ export function extractCSharp(root: Node, file: string, sink: Sink, scopeOut: (s
     }
   }
 
-  visit(root);
+  walk(root, VISITED, visit);
 
   const enclosingClass = (n: Node): string | undefined => {
     for (let p: Node | null = n.parent; p; p = p.parent) if (p.type === 'class_declaration') return p.childForFieldName('name')?.text;

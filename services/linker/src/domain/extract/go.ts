@@ -1,13 +1,15 @@
 import type { Node } from '../parsers.js';
 import type { HttpMethod, Part } from '../model.js';
 import { joinPath } from '../routes.js';
-import { HOLE_PART, LIST_SEP, type Sink, concat, httpMethod, lineOf, lit, literal, nameOf, sharedCallRules } from './common.js';
+import { HOLE_PART, LIST_SEP, type Sink, concat, httpMethod, lineOf, lit, literal, nameOf, sharedCallRules, walk } from './common.js';
 import { Scope } from './scope.js';
 
 const GIN_VERBS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'Any']);
 const CHI_VERBS = new Set(['Get', 'Post', 'Put', 'Patch', 'Delete', 'Head', 'Options']);
 
 const args = (call: Node): Node[] => (call.childForFieldName('arguments')?.namedChildren ?? []).filter((x): x is Node => x !== null && x.type !== 'comment');
+
+const VISITED = new Set(['const_spec', 'var_spec', 'short_var_declaration', 'assignment_statement', 'call_expression', 'composite_literal', 'interpreted_string_literal', 'raw_string_literal']);
 
 /** Go: net/http, gin, chi, gorilla/mux, go-kit; http client; amqp091, kafka-go/sarama; mongo, go-redis. */
 export function extractGo(root: Node, file: string, sink: Sink, scopeOut: (scope: Scope) => void): void {
@@ -102,7 +104,6 @@ export function extractGo(root: Node, file: string, sink: Sink, scopeOut: (scope
       default:
         break;
     }
-    for (const c of node.namedChildren) if (c && c.type !== 'comment') visit(c);
   };
 
   function classify(name: string, value: Node): void {
@@ -148,7 +149,7 @@ export function extractGo(root: Node, file: string, sink: Sink, scopeOut: (scope
     return joinPath(...parts);
   }
 
-  visit(root);
+  walk(root, VISITED, visit);
 
   for (const call of calls) {
     const fn = call.childForFieldName('function');

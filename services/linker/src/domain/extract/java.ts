@@ -1,7 +1,7 @@
 import type { Node } from '../parsers.js';
 import type { ExchangeType, HttpMethod, Part } from '../model.js';
 import { joinPath } from '../routes.js';
-import { HOLE_PART, LIST_SEP, type Sink, concat, exchangeType, httpMethod, lineOf, lit, literal, nameOf, rawName, sharedCallRules } from './common.js';
+import { HOLE_PART, LIST_SEP, type Sink, concat, exchangeType, httpMethod, lineOf, lit, literal, nameOf, rawName, sharedCallRules, walk } from './common.js';
 import { withBase } from './javascript.js';
 import { Scope } from './scope.js';
 
@@ -41,6 +41,8 @@ export function placeholder(text: string): Part[] {
 }
 
 const argList = (n: Node | null): Node[] => (n?.namedChildren ?? []).filter((x): x is Node => x !== null && x.type !== 'comment');
+
+const VISITED = new Set(['variable_declarator', 'formal_parameter', 'assignment_expression', 'class_declaration', 'interface_declaration', 'method_invocation', 'object_creation_expression', 'string_literal']);
 
 /** Java: Spring MVC/WebFlux, RestTemplate, WebClient, Feign, Spring AMQP, Spring Kafka, JPA, Mongo, Redis. */
 export function extractJava(root: Node, file: string, sink: Sink, scopeOut: (scope: Scope) => void): void {
@@ -177,7 +179,6 @@ export function extractJava(root: Node, file: string, sink: Sink, scopeOut: (sco
       default:
         break;
     }
-    for (const c of node.namedChildren) if (c && c.type !== 'comment' && c.type !== 'line_comment' && c.type !== 'block_comment') visit(c);
   };
 
   function classifyClient(name: string, value: Node): void {
@@ -198,7 +199,7 @@ export function extractJava(root: Node, file: string, sink: Sink, scopeOut: (sco
     if (base) clients.set(name, base);
   }
 
-  visit(root);
+  walk(root, VISITED, visit);
 
   // ---- Spring AMQP beans: @Bean Queue orders() { return new Queue("orders"); }
   for (const c of creations) {
@@ -206,6 +207,7 @@ export function extractJava(root: Node, file: string, sink: Sink, scopeOut: (sco
     const a = argList(c.childForFieldName('arguments'));
     const name = a[0] ? literal(evaluate(a[0])) : undefined;
     const loc = { file, line: lineOf(c) };
+    if (type !== 'Queue' && type !== 'Binding' && type !== 'ProducerRecord' && !EXCHANGE_CLASSES[type]) continue;
     const method = enclosing(c, 'method_declaration')?.childForFieldName('name')?.text;
     if (type === 'Queue' && name !== undefined) {
       sink.queue(name, loc);
@@ -219,16 +221,15 @@ export function extractJava(root: Node, file: string, sink: Sink, scopeOut: (sco
       const ex = literal(evaluate(a[2]!));
       const key = literal(evaluate(a[3]!)) ?? '';
       if (q !== undefined && ex !== undefined) sink.binding(ex, q, key, loc);
-    } else if (type === 'HttpRequestMessage') {
-      // not Java
     } else if (type === 'ProducerRecord' && name !== undefined) sink.publish('kafka', '', name, loc);
   }
   for (const inv of invocations) {
     const m = inv.childForFieldName('name')?.text;
     const obj = inv.childForFieldName('object')?.text ?? '';
     const a = argList(inv.childForFieldName('arguments'));
+    if (!a[0] || (obj !== 'QueueBuilder' && obj !== 'ExchangeBuilder')) continue;
     const method = enclosing(inv, 'method_declaration')?.childForFieldName('name')?.text;
-    if (!method || !a[0]) continue;
+    if (!method) continue;
     if (obj === 'QueueBuilder' && (m === 'durable' || m === 'nonDurable')) {
       const q = literal(evaluate(a[0]));
       if (q !== undefined) {

@@ -1,7 +1,7 @@
 import type { Node } from '../parsers.js';
 import type { HttpMethod, Part } from '../model.js';
 import { joinPath } from '../routes.js';
-import { HOLE_PART, LIST_SEP, type CallSite, type Sink, concat, httpMethod, lineOf, lit, literal, nameOf, sharedCallRules } from './common.js';
+import { HOLE_PART, LIST_SEP, type CallSite, type Sink, concat, httpMethod, lineOf, lit, literal, nameOf, sharedCallRules, walk } from './common.js';
 import { Scope } from './scope.js';
 
 const VERBS = new Set(['get', 'post', 'put', 'patch', 'delete', 'del', 'all', 'head', 'options']);
@@ -10,6 +10,8 @@ const SERVER_NAMES = /^(app|router|server|fastify|api|routes|r)$/i;
 const CLIENT_RECEIVER = /(^|\.)(http|httpclient|client|apiclient|axios|got)$/i;
 
 const unquote = (s: string): string => s.slice(1, -1);
+
+const VISITED = new Set(['variable_declarator', 'public_field_definition', 'assignment_expression', 'call_expression', 'class_declaration', 'abstract_class_declaration', 'string', 'template_string']);
 
 /** TypeScript and JavaScript: Express, Fastify, NestJS; fetch, axios, got; amqplib, kafkajs, redis, mongo. */
 export function extractJavaScript(root: Node, file: string, sink: Sink, scopeOut: (scope: Scope) => void): void {
@@ -124,7 +126,6 @@ export function extractJavaScript(root: Node, file: string, sink: Sink, scopeOut
       default:
         break;
     }
-    for (const c of node.namedChildren) if (c && c.type !== 'comment') visit(c);
   };
 
   function addObject(prefix: string, obj: Node): void {
@@ -165,7 +166,7 @@ export function extractJavaScript(root: Node, file: string, sink: Sink, scopeOut
     return out;
   }
 
-  visit(root);
+  walk(root, VISITED, visit);
   // mounts: app.use('/prefix', router)
   for (const call of calls) {
     const fn = call.childForFieldName('function');

@@ -1,7 +1,7 @@
 import type { Node } from '../parsers.js';
 import type { Part } from '../model.js';
 import { joinPath } from '../routes.js';
-import { HOLE_PART, LIST_SEP, type Sink, concat, httpMethod, lineOf, lit, literal, nameOf, sharedCallRules } from './common.js';
+import { HOLE_PART, LIST_SEP, type Sink, concat, httpMethod, lineOf, lit, literal, nameOf, sharedCallRules, walk } from './common.js';
 import { withBase } from './javascript.js';
 import { Scope } from './scope.js';
 
@@ -13,6 +13,8 @@ function stringText(node: Node): { prefix: string; parts: Node[] } {
   const prefix = (start?.text ?? '').replace(/["']+$/, '').toLowerCase();
   return { prefix, parts: node.namedChildren.filter((c): c is Node => c !== null && c.type !== 'string_start' && c.type !== 'string_end') };
 }
+
+const VISITED = new Set(['assignment', 'with_item', 'call', 'decorated_definition', 'string', 'subscript']);
 
 /** Python: FastAPI, Flask, Django; requests, httpx; pika, kafka-python/confluent-kafka; SQLAlchemy/Django models, pymongo, redis. */
 export function extractPython(root: Node, file: string, sink: Sink, scopeOut: (scope: Scope) => void): void {
@@ -138,7 +140,6 @@ export function extractPython(root: Node, file: string, sink: Sink, scopeOut: (s
       default:
         break;
     }
-    for (const c of node.namedChildren) if (c && c.type !== 'comment') visit(c);
   };
 
   function classify(name: string, value: Node): void {
@@ -163,7 +164,7 @@ export function extractPython(root: Node, file: string, sink: Sink, scopeOut: (s
     return out;
   }
 
-  visit(root);
+  walk(root, VISITED, visit);
   // app.include_router(router, prefix="/api")
   for (const call of calls) {
     const fn = call.childForFieldName('function');

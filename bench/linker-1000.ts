@@ -1,0 +1,132 @@
+/**
+ * Linker scale check: an application of 1,000 source files across five repositories (TypeScript,
+ * C#, Java, Python, Go) is ingested (list + read + tree-sitter parse + extract) and linked.
+ * Prints wall time, peak RSS and the ratio against a baseline measured in the same run: a plain
+ * recursive read of the same files. Target: under 10 s with bounded memory on a 2-core machine.
+ *
+ *   npx esbuild bench/linker-1000.ts --bundle --platform=node --packages=external --outfile=/tmp/bench.cjs && node /tmp/bench.cjs
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile, readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { extractSource } from '../services/linker/src/domain/extract/index';
+import { buildReport, renderMarkdown } from '../services/linker/src/domain/report';
+import { listSourceFiles } from '../services/linker/src/ingest/local';
+import { languageOf, parse } from '../services/linker/src/domain/parsers';
+
+const FILES = Number(process.env.BENCH_FILES ?? 1000);
+const REPOS = ['shop-ts', 'orders-cs', 'catalog-java', 'billing-py', 'shipping-go'] as const;
+const FILLER = 40; // lines of ordinary code per file, so files look like real ones
+/** Each file calls the matching file of the next repository (round robin), so every call links. */
+const next = (i: number): number => (i + 1) % FILES;
+
+function tsFile(i: number): string {
+  const fill = Array.from({ length: FILLER }, (_, k) => `  const v${k} = items.filter((x) => x.id !== ${k}).map((x) => ({ ...x, n: ${k} }));`).join('\n');
+  return `import express from 'express';\nconst app = express();\nconst BASE = process.env.ORDERS_URL ?? 'http://orders-cs:8080';\n
+export function handler${i}(items: { id: number }[]) {\n${fill}\n  return items;\n}\n
+app.get('/api/shop/${i}/:id', async (req, res) => {\n  const r = await fetch(\`\${BASE}/api/orders/${next(i)}/\${req.params.id}\`);\n  res.json(await r.json());\n});\n`;
+}
+function csFile(i: number): string {
+  const fill = Array.from({ length: FILLER }, (_, k) => `        var v${k} = items.Where(x => x.Id != ${k}).Select(x => x.Id + ${k}).ToList();`).join('\n');
+  return `using Microsoft.AspNetCore.Mvc;\n\n[ApiController]\n[Route("api/orders/${i}")]\npublic class Orders${i}Controller : ControllerBase\n{\n    [HttpGet("{id:int}")]\n    public async Task<IActionResult> Get(int id)\n    {\n${fill}\n        await _http.GetAsync($"http://catalog-java/api/catalog/${next(i)}/{id}");\n        return Ok();\n    }\n}\n`;
+}
+function javaFile(i: number): string {
+  const fill = Array.from({ length: FILLER }, (_, k) => `        List<Integer> v${k} = items.stream().filter(x -> x != ${k}).collect(Collectors.toList());`).join('\n');
+  return `package com.acme.catalog;\n\n@RestController\n@RequestMapping("/api/catalog/${i}")\npublic class Catalog${i}Controller {\n    @GetMapping("/{sku}")\n    public Product get(@PathVariable String sku) {\n${fill}\n        return restTemplate.getForObject("http://billing-py:8000/invoices/${next(i)}/" + sku, Product.class);\n    }\n}\n`;
+}
+function pyFile(i: number): string {
+  const fill = Array.from({ length: FILLER }, (_, k) => `    v${k} = [x for x in items if x != ${k}]`).join('\n');
+  return `import requests\nfrom fastapi import APIRouter\n\nrouter = APIRouter(prefix="/invoices/${i}")\n\n\n@router.get("/{invoice_id}")\ndef invoice(invoice_id: int, items=()):\n${fill}\n    requests.get(f"http://shipping-go:9000/shipments/${next(i)}/{invoice_id}")\n    return {}\n`;
+}
+function goFile(i: number): string {
+  const fill = Array.from({ length: FILLER }, (_, k) => `\tv${k} := len(items) + ${k}\n\t_ = v${k}`).join('\n');
+  return `package main\n\nimport "github.com/gin-gonic/gin"\n\nfunc route${i}(r *gin.Engine, items []int) {\n${fill}\n\tr.GET("/shipments/${i}/:id", shipment)\n\thttp.Get("http://shop-ts:3000/api/shop/${next(i)}/" + id)\n}\n`;
+}
+const WRITERS: Record<(typeof REPOS)[number], [string, (i: number) => string]> = {
+  'shop-ts': ['src/routes', tsFile],
+  'orders-cs': ['Controllers', csFile],
+  'catalog-java': ['src/main/java/com/acme/catalog', javaFile],
+  'billing-py': ['app', pyFile],
+  'shipping-go': ['internal', goFile],
+};
+const EXT: Record<(typeof REPOS)[number], string> = { 'shop-ts': 'ts', 'orders-cs': 'cs', 'catalog-java': 'java', 'billing-py': 'py', 'shipping-go': 'go' };
+
+function generate(root: string): void {
+  for (let i = 0; i < FILES; i++) {
+    const repo = REPOS[i % REPOS.length]!;
+    const [dir, write] = WRITERS[repo];
+    const full = join(root, repo, dir);
+    mkdirSync(full, { recursive: true });
+    writeFileSync(join(full, `f${i}.${EXT[repo]}`), write(i));
+  }
+}
+
+async function readAll(dir: string): Promise<number> {
+  let bytes = 0;
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) bytes += await readAll(p);
+    else bytes += (await readFile(p, 'utf8')).length;
+  }
+  return bytes;
+}
+
+const mb = (kb: number): string => `${(kb / 1024).toFixed(0)} MB`;
+
+async function main(): Promise<void> {
+  const root = mkdtempSync(join(tmpdir(), 'linker-bench-'));
+  try {
+    generate(root);
+    const rssStart = process.memoryUsage().rss;
+
+    const b0 = performance.now();
+    const bytes = await readAll(root);
+    const baselineMs = performance.now() - b0;
+
+    // Second reference: tree-sitter parse of every file, nothing extracted (the parser's own cost).
+    const p0 = performance.now();
+    for (const repo of REPOS) {
+      for (const f of await listSourceFiles(join(root, repo))) {
+        const lang = languageOf(f.path);
+        if (lang) (await parse(lang, await f.read())).delete();
+      }
+    }
+    const parseOnlyMs = performance.now() - p0;
+
+    const t0 = performance.now();
+    const facts = [];
+    for (const repo of REPOS) facts.push(await extractSource(repo, await listSourceFiles(join(root, repo))));
+    const ingestMs = performance.now() - t0;
+    const l0 = performance.now();
+    const report = buildReport(facts, { application: 'bench' });
+    const markdown = renderMarkdown(report);
+    const linkMs = performance.now() - l0;
+    const totalMs = ingestMs + linkMs;
+    const peakRssKb = process.resourceUsage().maxRSS;
+
+    const files = facts.reduce((n, f) => n + f.parsedFiles, 0);
+    process.stdout.write(
+      [
+        `files: ${files} in ${REPOS.length} repositories (${(bytes / 1024 / 1024).toFixed(1)} MB of source)`,
+        `baseline (recursive read): ${baselineMs.toFixed(0)} ms`,
+        `reference (tree-sitter parse only): ${parseOnlyMs.toFixed(0)} ms`,
+        `ingest (list + read + parse + extract): ${ingestMs.toFixed(0)} ms`,
+        `link + report: ${linkMs.toFixed(0)} ms`,
+        `total: ${(totalMs / 1000).toFixed(2)} s (target < 10 s)`,
+        `ratio vs baseline: ${(totalMs / baselineMs).toFixed(1)}x; vs parse only: ${(totalMs / parseOnlyMs).toFixed(2)}x`,
+        `RSS before run: ${mb(rssStart / 1024)}; peak RSS: ${mb(peakRssKb)}`,
+        `report: ${report.statistics.apiLinks} API links, ${report.statistics.unresolvedCalls} unresolved, ${markdown.length} chars of Markdown`,
+        ...(process.env.BENCH_DEBUG ? report.unresolvedCalls.slice(0, 5).map((u) => JSON.stringify(u)) : []),
+        '',
+      ].join('\n'),
+    );
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${String(err)}\n`);
+  process.exitCode = 1;
+});
