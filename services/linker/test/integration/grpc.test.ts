@@ -47,7 +47,7 @@ describe('LinkerService over gRPC (in-memory store)', () => {
   it('ingests directories into versions with fetch, parse and link stages; one source is not linked (rule 6)', async () => {
     const created: linkerV1.Application = await rpc('createApplication', { role: 'developer', name: 'routing rules' });
     const dir = (repo: string) => ({ kind: { $case: 'dir', dir: join(FIXTURES, 'routing-rules', repo) } });
-    for (const repo of ['web', 'users-service', 'accounts-go']) await rpc('addSource', { role: 'developer', applicationId: created.id, name: repo, location: dir(repo) });
+    for (const repo of ['web', 'users-service', 'accounts-go', 'reports-java']) await rpc('addSource', { role: 'developer', applicationId: created.id, name: repo, location: dir(repo) });
 
     const v1: linkerV1.Version = await rpc('ingestSource', { role: 'admin', applicationId: created.id, sourceId: 'web', ref: '', archive: Buffer.alloc(0), archiveFilename: '' });
     expect(v1.number).toBe(1);
@@ -65,23 +65,25 @@ describe('LinkerService over gRPC (in-memory store)', () => {
     expect(v3.number).toBe(3);
     expect(v3.linked).toBe(true);
     expect(v3.stages.map((s) => s.status)).toEqual(['completed', 'completed', 'completed']);
+    await rpc('ingestSource', { role: 'developer', applicationId: created.id, sourceId: 'reports-java', ref: '', archive: Buffer.alloc(0), archiveFilename: '' });
 
     const report: linkerV1.Report = await rpc('getReport', { role: 'developer', applicationId: created.id, version: 0 });
-    expect(report.version?.number).toBe(3);
+    expect(report.version?.number).toBe(4);
     const expected = readFileSync(join(FIXTURES, 'routing-rules', 'expected-report.md'), 'utf8').replace('# Link report: routing-rules', '# Link report: routing rules');
     expect(report.markdown).toBe(expected);
-    expect(JSON.parse(report.reportJson).statistics.apiLinks).toBe(5);
+    expect(JSON.parse(report.reportJson).statistics.apiLinks).toBe(7);
 
     const old: linkerV1.Report = await rpc('getReport', { role: 'developer', applicationId: created.id, version: 1 });
     expect(old.markdown).toContain('> Not linked: the application has one source.');
     expect(old.markdown).toContain(EMPTY_STATE);
 
     const got: linkerV1.Application = await rpc('getApplication', { role: 'developer', applicationId: created.id });
-    expect(got.latestVersion).toBe(3);
+    expect(got.latestVersion).toBe(4);
     expect(got.sources.map((s) => [s.name, s.lastVersion])).toEqual([
       ['web', 1],
       ['users-service', 2],
       ['accounts-go', 3],
+      ['reports-java', 4],
     ]);
   });
 

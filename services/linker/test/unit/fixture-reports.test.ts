@@ -54,6 +54,13 @@ describe('statistics and rules, spelled out', () => {
     expect(ambiguous[0]!.candidates.map((c) => `${c.source} ${c.file}:${c.line}`)).toEqual(['accounts-go main.go:11', 'users-service src/app.ts:4']);
     expect(r.table.map((t) => t.match)).toContain('host `users` + exact path');
     expect(r.table.map((t) => t.match)).toContain('host `accounts.default.svc.cluster.local` + exact path');
+    // Client configuration (a Feign client's service name) disambiguates too.
+    expect(r.table.find((t) => t.caller === 'reports-java src/main/java/com/acme/reports/UsersClient.java:6')).toEqual({
+      caller: 'reports-java src/main/java/com/acme/reports/UsersClient.java:6',
+      calls: 'GET /api/health',
+      servedBy: 'users-service src/app.ts:4 GET /api/health (express)',
+      match: 'client `users` + exact path',
+    });
   });
 
   it('rule 1: within a repository a literal segment beats a parameter', async () => {
@@ -75,8 +82,10 @@ describe('statistics and rules, spelled out', () => {
 
   it('rule 4: flows through direct, topic, fanout and default-exchange bindings; gaps otherwise', async () => {
     const r = await report('messaging');
-    expect(r.statistics).toMatchObject({ messageFlows: 6, queueBindings: 5, messagingGaps: 3 });
-    expect(r.queueBindings.map((b) => b.exchangeType).sort()).toEqual(['default', 'direct', 'fanout', 'topic', 'topic']);
+    expect(r.statistics).toMatchObject({ messageFlows: 10, queueBindings: 7, messagingGaps: 3 });
+    expect(r.queueBindings.map((b) => b.exchangeType).sort()).toEqual(['default', 'direct', 'fanout', 'fanout', 'topic', 'topic', 'topic']);
+    // One publish fans out to every queue its topic pattern reaches (order.* and order.# and order.cancelled).
+    expect(r.table.filter((t) => t.caller === 'orders-js src/events.js:8').map((t) => t.servedBy.split(' ')[0])).toEqual(['billing-cs', 'dashboard-js', 'shipping-java']);
   });
 
   it('rule 4: without binding configuration in any repository, message flows are empty', async () => {
