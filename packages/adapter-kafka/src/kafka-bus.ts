@@ -97,7 +97,8 @@ function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promi
  * - One kafkajs consumer per subscribe(topic, group), Kafka group id `<group>:<topic>` (kafkajs assigns every
  *   subscribed topic's partitions across all members of a group, so each group id must mean one topic).
  *   A new group starts at the earliest offset, so a subscribe racing a publish misses nothing.
- * - Offsets are committed one message at a time, only after the handler resolved. A handler that throws
+ * - An offset is committed only after its handler resolved (in the background, coalesced per partition;
+ *   close() waits for the commits). A handler that throws
  *   is retried: the partition is paused, the consumer seeks back to the message and resumes after a backoff
  *   (later messages of that partition wait: per-key order holds). After `maxAttempts` the message goes to
  *   `onDeadLetter` and is committed.
@@ -302,6 +303,8 @@ export class KafkaBus implements Bus {
 
 class KafkaSubscription implements BusSubscription {
   readonly #inflight = new Set<Promise<void>>();
+  readonly #toCommit = new Map<number, bigint>();
+  #committing: Promise<void> | undefined;
   readonly #timers = new Set<NodeJS.Timeout>();
   /** Failed attempts of the message currently retried, per partition: `${partition}` → {offset, n}. */
   readonly #attempts = new Map<number, { offset: string; n: number }>();
@@ -404,12 +407,40 @@ class KafkaSubscription implements BusSubscription {
       }
     }
     this.#attempts.delete(partition);
-    try {
-      await this.consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
-    } catch (err) {
-      // Lost the partition in a rebalance (or the broker is gone): the new owner sees the message again.
-      this.log.warn({ err, topic, partition, offset: message.offset, group: this.group }, 'offset commit failed; message may be redelivered');
-    }
+    this.#commitAfter(partition, BigInt(message.offset) + 1n);
+  }
+
+  /**
+   * Records a settled message for commit. Commits run one at a time in the background and carry the
+   * highest settled offset of every partition, so a busy partition commits once per round trip instead
+   * of once per message. Only offsets whose handlers settled are ever committed; a crash loses at most
+   * the commits still pending, and those messages are redelivered (at-least-once).
+   */
+  #commitAfter(partition: number, next: bigint): void {
+    const current = this.#toCommit.get(partition);
+    if (current === undefined || next > current) this.#toCommit.set(partition, next);
+    this.#kickCommits();
+  }
+
+  #kickCommits(): void {
+    if (this.#committing || this.#toCommit.size === 0) return;
+    const offsets = [...this.#toCommit].map(([partition, offset]) => ({ topic: this.topic, partition, offset: offset.toString() }));
+    this.#toCommit.clear();
+    this.#committing = this.consumer
+      .commitOffsets(offsets)
+      .catch((err: unknown) => {
+        // Lost the partition in a rebalance (or the broker is gone): the new owner sees those messages again.
+        this.log.warn({ err, topic: this.topic, group: this.group, offsets }, 'offset commit failed; messages may be redelivered');
+      })
+      .finally(() => {
+        this.#committing = undefined;
+        this.#kickCommits();
+      });
+  }
+
+  /** Resolves when every settled message so far has been committed (or its commit failed). */
+  async #commitsSettled(): Promise<void> {
+    while (this.#committing) await this.#committing;
   }
 
   close(): Promise<void> {
@@ -423,6 +454,7 @@ class KafkaSubscription implements BusSubscription {
         // not running (start failed): nothing in flight
       }
       await Promise.allSettled([...this.#inflight]);
+      await this.#commitsSettled();
       await this.consumer.disconnect().catch((err: unknown) => this.log.warn({ err, group: this.group }, 'kafka consumer disconnect failed'));
       this.bus.forget(this);
     })();
