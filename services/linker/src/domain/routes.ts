@@ -21,7 +21,7 @@ export function normaliseSegment(segment: string): string {
 /** Splits a path (no scheme/host) into normalised segments; drops the query string and trailing slash. */
 export function segments(path: string): string[] {
   let p = path;
-  const q = p.search(/[?#]/);
+  const q = p.search(/(?<!\()[?#]/); // not the `(?P<name>` of a regex route
   if (q >= 0) p = p.slice(0, q);
   // Django/regex routes: ^orders/(?P<pk>\d+)/$
   p = p.replace(/^\^/, '').replace(/\$$/, '');

@@ -34,6 +34,7 @@ export function isIgnoredFile(path: string, includeTests: boolean): boolean {
   const segs = path.split('/');
   const base = segs[segs.length - 1]!;
   if (segs.slice(0, -1).some((d) => isIgnoredDir(d, includeTests))) return true;
+  if (/\.min\.js$|\.bundle\.js$/.test(base)) return true; // generated, not source
   return !includeTests && TEST_FILES.test(base);
 }
 

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { isIgnoredFile } from '../../src/domain/extract/index.js';
+import { relaxedKey, splitUrl, topicMatches } from '../../src/domain/link.js';
+import { HOLE, joinPath, matchScore, segments } from '../../src/domain/routes.js';
+import { requireRole } from '../../src/domain/linker-service.js';
+import { loadConfig } from '../../src/config.js';
+
+describe('rule 1: templates normalised by position', () => {
+  it('parameter syntaxes and constraint suffixes all become one parameter', () => {
+    const templates = ['/orders/{id}', '/orders/{id:int}', '/orders/:orderId', '/orders/<int:pk>', '/orders/{id:[0-9]+}', '^orders/(?P<pk>\\d+)/$', '/orders/[id]'];
+    for (const t of templates) expect(segments(t)).toEqual(['orders', '{}']);
+  });
+  it('a call matches a template with a parameter at the same position, not at another length', () => {
+    expect(matchScore(segments('/orders/42'), segments('/orders/{id:int}'))).toBe(1);
+    expect(matchScore(segments(`/orders/${HOLE}`), segments('/orders/:id'))).toBe(1);
+    expect(matchScore(segments('/orders/42/lines'), segments('/orders/{id}'))).toBeUndefined();
+    expect(matchScore(segments('/orders/latest'), segments('/orders/latest'))).toBe(2);
+    expect(matchScore(segments(`/orders/${HOLE}`), segments('/orders/latest'))).toBeUndefined();
+  });
+  it('ignores query strings and trailing slashes; literals compare case-insensitively', () => {
+    expect(segments('/API/Orders/?page=2')).toEqual(['api', 'orders']);
+    expect(joinPath('/api/', 'orders', '{id}')).toBe('/api/orders/{id}');
+  });
+});
+
+describe('URLs and configuration keys', () => {
+  it('splits hosts from paths and recognises dynamic URLs', () => {
+    expect(splitUrl('http://orders:8080/api/orders')).toEqual({ host: 'orders', path: '/api/orders' });
+    expect(splitUrl('https://user@api.example.com')).toEqual({ host: 'api.example.com', path: '/' });
+    expect(splitUrl(`${HOLE}/api/orders`)).toEqual({ path: '/api/orders' });
+    expect(splitUrl(HOLE)).toBeUndefined();
+    expect(splitUrl(`${HOLE}?q=1`)).toBeUndefined();
+    expect(splitUrl('api/orders')).toEqual({ path: '/api/orders' });
+  });
+  it('relaxes keys the way .NET and Spring bind them', () => {
+    expect(relaxedKey('Services:Orders')).toBe(relaxedKey('SERVICES__ORDERS'));
+    expect(relaxedKey('orders.base-url')).toBe(relaxedKey('ORDERS_BASEURL'));
+  });
+});
+
+describe('rule 4: AMQP topic patterns', () => {
+  it('* is one word, # is zero or more', () => {
+    expect(topicMatches('order.*', 'order.created')).toBe(true);
+    expect(topicMatches('order.*', 'order.created.eu')).toBe(false);
+    expect(topicMatches('order.#', 'order')).toBe(true);
+    expect(topicMatches('order.#', 'order.created.eu')).toBe(true);
+    expect(topicMatches('#.eu', 'order.created.eu')).toBe(true);
+    expect(topicMatches('order.created', 'order.cancelled')).toBe(false);
+  });
+});
+
+describe('ignored files', () => {
+  it('test folders and files are ignored unless included; generated bundles always', () => {
+    expect(isIgnoredFile('src/__tests__/a.ts', false)).toBe(true);
+    expect(isIgnoredFile('Orders.Tests/OrdersTest.cs', false)).toBe(true);
+    expect(isIgnoredFile('pkg/handler_test.go', false)).toBe(true);
+    expect(isIgnoredFile('app/test_views.py', false)).toBe(true);
+    expect(isIgnoredFile('src/api.spec.ts', true)).toBe(false);
+    expect(isIgnoredFile('src/requests/client.py', false)).toBe(false);
+    expect(isIgnoredFile('public/vendor.min.js', true)).toBe(true);
+    expect(isIgnoredFile('node_modules/x/index.js', true)).toBe(true);
+  });
+});
+
+describe('rule 7 and config', () => {
+  it('accepts admin and developer only', () => {
+    expect(requireRole('Admin')).toBe('admin');
+    expect(requireRole('developer')).toBe('developer');
+    expect(() => requireRole('viewer')).toThrow(/Admin or Developer/);
+  });
+  it('loads defaults and reports every problem together', () => {
+    expect(loadConfig({})).toMatchObject({ grpcPort: 50055, store: 'memory', allowedLocalRoots: [] });
+    expect(() => loadConfig({ LINKER_GRPC_PORT: 'x', STORE: 'mongo', LINKER_ALLOWED_DIRS: 'rel' })).toThrow(
+      /LINKER_GRPC_PORT[\s\S]*MONGO_URL[\s\S]*LINKER_ALLOWED_DIRS/,
+    );
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/ALLOW_MEMORY_IN_PRODUCTION/);
+  });
+});
