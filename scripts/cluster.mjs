@@ -55,8 +55,9 @@ export async function startCluster(options = {}) {
     ...(options.env ?? {}),
   };
   const procs = new Map();
-  const start = (name, script, env) => {
-    const out = openSync(join(logDir, `${name}.log`), 'a');
+  const start = (name, script, env, append = false) => {
+    // A new cluster starts new logs; a restarted process appends to its own.
+    const out = openSync(join(logDir, `${name}.log`), append ? 'a' : 'w');
     const child = spawn(process.execPath, ['--enable-source-maps', join(root, script)], { env: { ...baseEnv, ...env }, stdio: ['ignore', out, out] });
     const entry = { name, script, env, child, exited: false, code: null };
     child.on('exit', (code, signal) => {
@@ -116,7 +117,7 @@ export async function startCluster(options = {}) {
     async restart(name) {
       const old = procs.get(name);
       await stopOne(old);
-      return start(name, old.script, old.env);
+      return start(name, old.script, old.env, true);
     },
     async stopAll() {
       // Reverse order: gateways first (readiness flips, streams end), then runners (drain), then the rest.

@@ -119,6 +119,7 @@ export class Runner {
     };
     const runtime = this.deps.runtimes[req.runtime];
     const started = this.deps.clock.now();
+    log.info({ taskId: req.taskId, runId: req.runId, runtime: req.runtime, version: req.agentVersion }, 'run started');
     try {
       if (!runtime) {
         await ctx.status('failed', { kind: 'message', role: 'agent', messageId: `${req.taskId}-no-runtime`, parts: [{ kind: 'text', text: `No runtime "${req.runtime}" is available for agent version ${req.agentVersion}.` }] });
