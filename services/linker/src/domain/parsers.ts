@@ -17,8 +17,8 @@ const WASM: Record<CodeLanguage, string> = {
   go: 'tree-sitter-go/tree-sitter-go.wasm',
 };
 
-// Works from source (ESM under vitest) and from the esbuild CJS bundle, where import.meta is empty.
-const requireHere = createRequire(typeof __filename === 'string' ? __filename : import.meta.url);
+// The CJS bundle and vitest both define __filename; a plain ESM loader resolves from the working directory.
+const requireHere = createRequire(typeof __filename === 'string' ? __filename : `${process.cwd()}/`);
 
 let initialised: Promise<void> | undefined;
 const languages = new Map<CodeLanguage, Promise<Language>>();
