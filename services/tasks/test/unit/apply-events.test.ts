@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { silentLogger } from '@a2a-inbound/logger';
+import { InMemoryBlobStore, InMemoryBus, InMemoryCache, InMemoryDocumentStore, InMemoryEventLog, ManualClock, SequentialIds } from '@a2a-inbound/ports';
+import { eventsV1 } from '@a2a-inbound/proto';
+import { ControlPlane, openControlCollections } from '../../src/domain/control-plane';
+import { seedDemo } from '../../src/domain/seed';
+import { DEFAULT_TASK_CONFIG, openTaskCollections, TaskService } from '../../src/domain/task-service';
+
+async function setup(config = DEFAULT_TASK_CONFIG) {
+  const store = new InMemoryDocumentStore();
+  const bus = new InMemoryBus();
+  const eventLog = new InMemoryEventLog();
+  const clock = new ManualClock(Date.UTC(2026, 10, 22));
+  const ids = new SequentialIds('id');
+  const control = new ControlPlane(await openControlCollections(store), new InMemoryCache(), clock, ids);
+  await seedDemo(control);
+  const runs: eventsV1.RunRequested[] = [];
+  await bus.subscribe('a2a.run.requested', 'test', async (m) => {
+    runs.push(eventsV1.RunRequested.decode(m.value));
+  });
+  const tasks = new TaskService(await openTaskCollections(store), {
+    control,
+    blobs: new InMemoryBlobStore(),
+    bus,
+    eventLog,
+    clock,
+    ids,
+    log: silentLogger(),
+    config,
+  });
+  const caller = { subscriptionId: 'demo-subscription', deploymentId: 'demo-deployment', agentId: 'demo-echo', keyId: 'k', protocolVersion: '0.3.0' };
+  return { tasks, bus, eventLog, clock, control, runs, caller };
+}
+
+const delta = (taskId: string, runId: string, runSeq: number, text: string): eventsV1.TaskEvent => ({
+  taskId,
+  runId,
+  runSeq,
+  emittedAtMs: 0,
+  event: { $case: 'artifact', artifact: { artifactId: 'a1', name: 'agent_response', partsJson: JSON.stringify([{ kind: 'text', text }]), append: true, lastChunk: false } },
+});
+const status = (taskId: string, runId: string, runSeq: number, state: string): eventsV1.TaskEvent => ({
+  taskId,
+  runId,
+  runSeq,
+  emittedAtMs: 0,
+  event: { $case: 'status', status: { state, messageJson: '' } },
+});
+
+describe('TaskService.applyRunEvent', () => {
+  it('applies each runner event exactly once even when the bus delivers it twice', async () => {
+    const { tasks, bus, runs, caller, eventLog } = await setup();
+    const task = await tasks.send(caller, { kind: 'message', role: 'user', messageId: 'm1', parts: [{ kind: 'text', text: 'hi' }] }, { blocking: false });
+    await bus.drain();
+    const run = runs[0]!;
+    const events = [delta(task.id, run.runId, 1, 'Hel'), delta(task.id, run.runId, 2, 'lo'), status(task.id, run.runId, 3, 'completed')];
+    for (const e of [...events, ...events, events[1]!]) await tasks.applyRunEvent(e);
+    const got = await tasks.get(caller, task.id);
+    expect(got.status.state).toBe('completed');
+    expect(got.artifacts).toEqual([{ artifactId: 'a1', name: 'agent_response', parts: [{ kind: 'text', text: 'Hello' }] }]);
+    expect((await eventLog.read(task.id, 0)).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('refuses an event that arrives before its predecessor (the bus redelivers it in order later)', async () => {
+    const { tasks, bus, runs, caller } = await setup();
+    const task = await tasks.send(caller, { kind: 'message', role: 'user', messageId: 'm2', parts: [{ kind: 'text', text: 'hi' }] }, { blocking: false });
+    await bus.drain();
+    const run = runs[0]!;
+    await expect(tasks.applyRunEvent(delta(task.id, run.runId, 2, 'x'))).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    await tasks.applyRunEvent(delta(task.id, run.runId, 1, 'a'));
+    await tasks.applyRunEvent(delta(task.id, run.runId, 2, 'b'));
+    expect((await tasks.get(caller, task.id)).artifacts[0]!.parts).toEqual([{ kind: 'text', text: 'ab' }]);
+  });
+
+  it('ignores events of a canceled run', async () => {
+    const { tasks, bus, runs, caller } = await setup();
+    const task = await tasks.send(caller, { kind: 'message', role: 'user', messageId: 'm3', parts: [{ kind: 'text', text: 'hi' }] }, { blocking: false });
+    await bus.drain();
+    await tasks.cancel(caller, task.id);
+    await tasks.applyRunEvent(delta(task.id, runs[0]!.runId, 1, 'late'));
+    const got = await tasks.get(caller, task.id);
+    expect(got.status.state).toBe('canceled');
+    expect(got.artifacts).toEqual([]);
+  });
+
+  it('the sweeper fails a run whose runner went silent, with a reason, after RUN_STALL_MS', async () => {
+    const { tasks, bus, caller, clock } = await setup({ ...DEFAULT_TASK_CONFIG, runStallMs: 10_000 });
+    const task = await tasks.send(caller, { kind: 'message', role: 'user', messageId: 'm4', parts: [{ kind: 'text', text: 'hi' }] }, { blocking: false });
+    await bus.drain();
+    clock.advance(5_000);
+    expect(await tasks.sweepStuckRuns()).toBe(0);
+    clock.advance(6_000);
+    expect(await tasks.sweepStuckRuns()).toBe(1);
+    const got = await tasks.get(caller, task.id);
+    expect(got.status.state).toBe('failed');
+    expect(got.status.message?.parts[0]).toMatchObject({ kind: 'text', text: expect.stringContaining('stopped responding') });
+  });
+
+  it('two racing sends of one messageId create one task and charge once', async () => {
+    const { tasks, caller, control } = await setup();
+    const before = (await control.getSubscription('demo-subscription')).credits;
+    const message = { kind: 'message' as const, role: 'user' as const, messageId: 'same', parts: [{ kind: 'text' as const, text: 'x' }] };
+    const [a, b] = await Promise.all([tasks.send(caller, message, { blocking: false }), tasks.send(caller, message, { blocking: false })]);
+    expect(a.id).toBe(b.id);
+    expect((await control.getSubscription('demo-subscription')).credits).toBe(before - 1);
+  });
+});
