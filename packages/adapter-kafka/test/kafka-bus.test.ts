@@ -33,6 +33,9 @@ describe.runIf(Boolean(brokers))('KafkaBus specifics', () => {
   });
   afterAll(async () => {
     await bus.close();
+    // Real engines keep data: delete this run's topics (only ours; other runs may be using theirs).
+    const mine = (await admin.listTopics()).filter((t) => t.startsWith(`kafka-test.${run}.`));
+    if (mine.length > 0) await admin.deleteTopics({ topics: mine }).catch(() => undefined);
     await admin.disconnect();
   });
 

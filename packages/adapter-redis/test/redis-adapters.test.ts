@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import type { LoggedEvent } from '@a2a-inbound/ports';
 import { RedisCache, RedisEventLog, RedisRateLimiter } from '../src/index';
+import { deleteByPrefix } from './helpers';
 
 // Redis-specific behaviour beyond the shared suites; real engine only (REDIS_URL).
 const url = process.env.REDIS_URL ?? '';
@@ -26,6 +27,7 @@ describe.runIf(Boolean(url))('RedisEventLog specifics', () => {
   afterAll(async () => {
     await log.close();
     await other.close();
+    await deleteByPrefix(raw, `test:${run}:`);
     raw.disconnect();
   });
 
