@@ -1,0 +1,40 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { MongoDocumentStore } from '@a2a-inbound/adapter-mongo';
+import { type DocumentStore, InMemoryDocumentStore, ManualClock, SequentialIds } from '@a2a-inbound/ports';
+import { afterAll, describe, expect, it } from 'vitest';
+import { defaultSourceAccess } from '../../src/app.js';
+import { LinkerService } from '../../src/domain/linker-service.js';
+import { FIXTURES } from '../unit/helpers.js';
+
+// Both store modes: memory always; the real engine when MONGO_URL is set (CI sets it), one database per run.
+const url = process.env.MONGO_URL ?? '';
+const modes: [string, () => Promise<DocumentStore>][] = [['memory', () => Promise.resolve(new InMemoryDocumentStore())]];
+if (url) modes.push(['mongo', () => MongoDocumentStore.connect({ url, dbName: `linker_test_${process.pid}_${Date.now()}` })]);
+
+describe.each(modes)('linker on the %s document store', (_mode, open) => {
+  const opened: DocumentStore[] = [];
+  afterAll(async () => {
+    for (const s of opened) await s.close();
+  });
+
+  it('stores applications, facts and versions, and reads back the exact report', async () => {
+    const store = await open();
+    opened.push(store);
+    const service = await LinkerService.open({ store, clock: new ManualClock(), ids: new SequentialIds('x'), access: defaultSourceAccess, allowedLocalRoots: [FIXTURES] });
+    const app = await service.createApplication('admin', 'http-polyglot');
+    for (const repo of ['catalog', 'deploy', 'orders', 'payments', 'shipping', 'storefront']) {
+      await service.addSource('admin', app.id, repo, { kind: 'dir', path: join(FIXTURES, 'http-polyglot', repo) });
+      const v = await service.ingest('developer', app.id, repo);
+      expect(v.status).toBe('completed');
+    }
+    const { version, markdown, report } = await service.getReport('developer', app.id);
+    expect(version.number).toBe(6);
+    expect(version.linked).toBe(true);
+    expect(markdown).toBe(readFileSync(join(FIXTURES, 'http-polyglot', 'expected-report.md'), 'utf8'));
+    expect(report.statistics.apiLinks).toBe(22);
+    const first = await service.getVersion('admin', app.id, 1);
+    expect(first.linked).toBe(false);
+    expect(first.notLinkedReason).toBe('the application has one source');
+  });
+});
