@@ -47,7 +47,7 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
     config: config.task,
   });
 
-  const seed = config.seedDemo ? await seedDemo(control) : undefined;
+  const seed = config.seedDemo ? await seedDemo(control, { rateLimitPerMinute: config.seedRateLimitPerMinute }) : undefined;
   const bootstrap = config.bootstrap ? await bootstrapFromConfig(control, config.bootstrap) : undefined;
   for (const u of bootstrap?.users ?? []) {
     if (u.created) log.info({ email: u.email, role: u.role }, 'bootstrap user created');

@@ -7,6 +7,8 @@ export interface TasksConfig {
   grpcHost: string;
   grpcPort: number;
   seedDemo: boolean;
+  /** Rate limit of the seeded demo agents (requests per minute). */
+  seedRateLimitPerMinute: number;
   sweepIntervalMs: number;
   task: TaskServiceConfig;
   /** First admin and platform operator from configuration; undefined when neither is configured. */
@@ -21,6 +23,7 @@ export function loadTasksConfig(env: Env): TasksConfig {
     grpcHost: r.string('TASKS_GRPC_HOST', '127.0.0.1'),
     grpcPort: r.int('TASKS_GRPC_PORT', 50051, { min: 0, max: 65535 }),
     seedDemo: r.bool('SEED_DEMO', true),
+    seedRateLimitPerMinute: r.int('SEED_RATE_LIMIT_PER_MINUTE', 600, { min: 1, max: 10_000_000 }),
     sweepIntervalMs: r.int('TASKS_SWEEP_INTERVAL_MS', 5_000, { min: 100 }),
     task: {
       runTimeoutMs: r.int('RUN_TIMEOUT_MS', DEFAULT_TASK_CONFIG.runTimeoutMs, { min: 1_000 }),

@@ -58,7 +58,7 @@ const demoAgents = [
  * Seeds a fresh data set: one subscription, one deployment, the demo agents and demo credentials.
  * Safe to run on every start and from several replicas at once: the subscription insert decides who seeds.
  */
-export async function seedDemo(control: ControlPlane): Promise<SeedResult> {
+export async function seedDemo(control: ControlPlane, options: { rateLimitPerMinute?: number } = {}): Promise<SeedResult> {
   const agentIds = [...demoAgents.map((a) => a.id), DEMO.agents.taskAgent];
   try {
     await control.createSubscription(DEMO.subscriptionId, 'Demo subscription', 1_000_000);
@@ -72,7 +72,10 @@ export async function seedDemo(control: ControlPlane): Promise<SeedResult> {
     await control.createAgent({ id: a.id, subscriptionId: sub, name: a.name, description: a.description, type: 'AI Agent', skills: a.skills });
     await control.publishVersion(sub, a.id, { version: '1.0.0', runtime: a.runtime, runtimeConfig: a.runtimeConfig ?? {} });
     await control.promoteVersion(sub, a.id, '1.0.0');
-    await control.addAgentToDeployment(sub, DEMO.deploymentId, a.id, { a2aEnabled: true });
+    await control.addAgentToDeployment(sub, DEMO.deploymentId, a.id, {
+      a2aEnabled: true,
+      ...(options.rateLimitPerMinute ? { rateLimitPerMinute: options.rateLimitPerMinute } : {}),
+    });
   }
   await control.createAgent({
     id: DEMO.agents.taskAgent,

@@ -69,7 +69,7 @@ describe('TaskService.applyRunEvent', () => {
     await expect(tasks.applyRunEvent(delta(task.id, run.runId, 2, 'x'))).rejects.toMatchObject({ code: 'UNAVAILABLE' });
     await tasks.applyRunEvent(delta(task.id, run.runId, 1, 'a'));
     await tasks.applyRunEvent(delta(task.id, run.runId, 2, 'b'));
-    expect((await tasks.get(caller, task.id)).artifacts[0]!.parts).toEqual([{ kind: 'text', text: 'ab' }]);
+    expect((await tasks.get(caller, task.id)).artifacts?.[0]?.parts).toEqual([{ kind: 'text', text: 'ab' }]);
   });
 
   it('ignores events of a canceled run', async () => {
