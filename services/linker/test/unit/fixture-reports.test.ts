@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { EMPTY_STATE, KAFKA_NOTE, buildReport, renderMarkdown } from '../../src/domain/report.js';
 import { FIXTURES, extractFixture } from './helpers.js';
 
-const APPS = ['http-polyglot', 'routing-rules', 'messaging', 'kafka', 'no-bindings', 'shared-data', 'independent'] as const;
+const APPS = ['http-polyglot', 'routing-rules', 'messaging', 'kafka', 'no-bindings', 'shared-data', 'independent', 'extras'] as const;
 
 async function report(app: string) {
   return buildReport(await extractFixture(app), { application: app });
@@ -35,6 +35,23 @@ describe('statistics and rules, spelled out', () => {
       servedBy: 'orders Controllers/OrdersController.cs:9 GET /api/Orders/{id:int} (aspnetcore-mvc)',
       match: 'host `orders-svc` + route template',
     });
+  });
+
+  it('resolves base URLs through .env, appsettings, @Value defaults, os.getenv defaults, axios.create and RestClient builders', async () => {
+    const r = await report('extras');
+    expect(r.statistics).toEqual({ apiLinks: 7, messageFlows: 1, queueBindings: 1, unresolvedCalls: 2, messagingGaps: 0, sharedData: 1 });
+    expect(r.table.map((t) => t.match)).toEqual([
+      'exact path',
+      'host `items-go` + route template',
+      'host `items-go` + exact path',
+      'host `legacy-py` + route template',
+      'host `gateway-ts` + route template',
+      'host `billing-cs` + exact path',
+      'host `billing-cs` + route template',
+      'Kafka topic `items` (its own binding)',
+    ]);
+    // appsettings.Development.json resolves Items:BaseUrl; items-go serves PUT, not GET, on /v2/items/{id}.
+    expect(r.unresolvedCalls[0]).toMatchObject({ calls: 'GET items-go/v2/items/{}', reason: 'no matching route' });
   });
 
   it('commented-out code and test folders are ignored by default, included on request', async () => {
