@@ -130,13 +130,19 @@ export class RedisEventLog implements EventLog {
   async *tail(stream: string, afterSeq: number, signal: AbortSignal): AsyncIterable<LoggedEvent> {
     if (signal.aborted || this.#closed) return;
     // Take the blocking connection first: when the cap is reached the caller learns it before any event.
-    const conn = await this.#acquire();
+    let conn = await this.#acquire();
     let reusable = true;
     try {
       let cursor = Math.max(0, Math.floor(afterSeq));
       // Replay on the shared connection (no blocking needed while there is a backlog).
       for (;;) {
-        const batch = await this.read(stream, cursor, this.#batch);
+        let batch: LoggedEvent[];
+        try {
+          batch = await this.read(stream, cursor, this.#batch);
+        } catch (err) {
+          if (this.#closed) return; // closing ends tails quietly, like the in-memory twin
+          throw err;
+        }
         for (const e of batch) {
           cursor = e.seq;
           yield e;
@@ -148,6 +154,12 @@ export class RedisEventLog implements EventLog {
       while (!signal.aborted && !this.#closed) {
         let entries: StreamEntry[];
         try {
+          if (conn.redis.status === 'end') {
+            // Dropped for good (not by an abort): take a fresh connection; the cursor makes it seamless.
+            this.#release(conn, false);
+            reusable = true;
+            conn = await this.#acquire();
+          }
           entries = await this.#blockingRead(conn, this.#key(stream), cursor, signal);
           failures = 0;
         } catch (err) {
@@ -171,7 +183,6 @@ export class RedisEventLog implements EventLog {
   }
 
   async #blockingRead(conn: TailConnection, key: string, cursor: number, signal: AbortSignal): Promise<StreamEntry[]> {
-    if (conn.redis.status === 'end') throw new Error('tail connection closed');
     const onAbort = (): void => {
       conn.unblock ??= this.#unblock(conn);
     };
