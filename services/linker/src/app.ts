@@ -29,10 +29,13 @@ export interface LinkerApp {
   close(): Promise<void>;
 }
 
-export const defaultSourceAccess: SourceAccess = {
-  fetch: (location) => fetchSource(location),
-  list: (root, options) => listSourceFiles(root, options),
-};
+/** git/tar/unzip and the disk; local directories only below `allowedDirs` (real paths). */
+export function diskSourceAccess(allowedDirs: readonly string[]): SourceAccess {
+  return {
+    fetch: (location) => fetchSource(location, { allowedDirs }),
+    list: (root, options) => listSourceFiles(root, options),
+  };
+}
 
 /** Composition root of the linker: domain on the document-store port, exposed over gRPC. */
 export async function createLinkerApp(deps: LinkerAppDeps): Promise<LinkerApp> {
@@ -41,7 +44,7 @@ export async function createLinkerApp(deps: LinkerAppDeps): Promise<LinkerApp> {
     store: deps.store,
     clock: deps.clock,
     ids: deps.ids ?? randomIds,
-    access: deps.access ?? defaultSourceAccess,
+    access: deps.access ?? diskSourceAccess(deps.allowedLocalRoots ?? []),
     ...(deps.maxArchiveBytes !== undefined ? { maxArchiveBytes: deps.maxArchiveBytes } : {}),
     ...(deps.allowedLocalRoots ? { allowedLocalRoots: deps.allowedLocalRoots } : {}),
   });

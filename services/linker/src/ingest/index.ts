@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { type ArchiveFormat, archiveFormat, unpack } from './archive.js';
@@ -19,9 +19,11 @@ export interface FetchOptions {
 export async function fetchSource(location: SourceLocation, options: FetchOptions = {}): Promise<FetchedSource> {
   switch (location.kind) {
     case 'dir': {
-      const abs = resolve(location.path);
-      if (options.allowedDirs && !options.allowedDirs.some((d) => abs === resolve(d) || abs.startsWith(resolve(d) + '/'))) {
-        throw new Error(`directory ${location.path} is outside the allowed roots`);
+      // Real paths on both sides: a symlink below an allowed root must not lead outside it.
+      const abs = await realpath(resolve(location.path));
+      if (options.allowedDirs) {
+        const roots = await Promise.all(options.allowedDirs.map((d) => realpath(resolve(d)).catch(() => resolve(d))));
+        if (!roots.some((d) => abs === d || abs.startsWith(d + '/'))) throw new Error(`directory ${location.path} is outside the allowed roots`);
       }
       if (!(await stat(abs)).isDirectory()) throw new Error(`${location.path} is not a directory`);
       return { root: abs, revision: abs, dispose: () => Promise.resolve() };

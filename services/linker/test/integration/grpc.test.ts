@@ -154,3 +154,23 @@ describe('LinkerService over gRPC (in-memory store)', () => {
     await expect(rpc('getReport', { role: 'admin', applicationId: empty.id, version: 0 })).rejects.toMatchObject({ code: 'FAILED_PRECONDITION' });
   });
 });
+
+describe('local paths', () => {
+  it('a symlink below an allowed root that leads outside it fails the fetch stage', async () => {
+    const { symlinkSync } = await import('node:fs');
+    const root = mkdtempSync(join(tmpdir(), 'linker-root-'));
+    try {
+      symlinkSync('/etc', join(root, 'escape'));
+      const store = new InMemoryDocumentStore();
+      const app = await createLinkerApp({ store, clock: new ManualClock(), log: silent, allowedLocalRoots: [root] });
+      const created = await app.service.createApplication('admin', 'symlinks');
+      await app.service.addSource('admin', created.id, 'escape', { kind: 'dir', path: join(root, 'escape') });
+      const v = await app.service.ingest('admin', created.id, 'escape');
+      expect(v.status).toBe('failed');
+      expect(v.stages).toEqual([expect.objectContaining({ name: 'fetch', status: 'failed', detail: expect.stringContaining('outside the allowed roots') })]);
+      await app.close();
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});

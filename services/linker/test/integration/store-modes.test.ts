@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { MongoDocumentStore } from '@a2a-inbound/adapter-mongo';
 import { type DocumentStore, InMemoryDocumentStore, ManualClock, SequentialIds } from '@a2a-inbound/ports';
 import { afterAll, describe, expect, it } from 'vitest';
-import { defaultSourceAccess } from '../../src/app.js';
+import { diskSourceAccess } from '../../src/app.js';
 import { LinkerService } from '../../src/domain/linker-service.js';
 import { FIXTURES } from '../unit/helpers.js';
 
@@ -21,7 +21,7 @@ describe.each(modes)('linker on the %s document store', (_mode, open) => {
   it('stores applications, facts and versions, and reads back the exact report', async () => {
     const store = await open();
     opened.push(store);
-    const service = await LinkerService.open({ store, clock: new ManualClock(), ids: new SequentialIds('x'), access: defaultSourceAccess, allowedLocalRoots: [FIXTURES] });
+    const service = await LinkerService.open({ store, clock: new ManualClock(), ids: new SequentialIds('x'), access: diskSourceAccess([FIXTURES]), allowedLocalRoots: [FIXTURES] });
     const app = await service.createApplication('admin', 'http-polyglot');
     for (const repo of ['catalog', 'deploy', 'orders', 'payments', 'shipping', 'storefront']) {
       await service.addSource('admin', app.id, repo, { kind: 'dir', path: join(FIXTURES, 'http-polyglot', repo) });
