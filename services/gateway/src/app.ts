@@ -9,6 +9,9 @@ import type { GatewayConfig } from './config';
 import { createA2aRouter } from './http/a2a-router';
 import { createCardsRouter } from './http/cards-router';
 import { restErrorHandler } from './http/errors';
+import { createInvokeRouter } from './http/invoke-router';
+import { createLegacyRouter } from './http/legacy-router';
+import { createManagementRouter } from './http/management-router';
 import type { SseWriter } from './http/sse';
 import type { Resolver } from '@a2a-inbound/runtime';
 
@@ -104,6 +107,14 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
       ...(deps.resolver ? { resolver: deps.resolver } : {}),
     }),
   );
+  let listeningPort = config.port;
+  const selfBaseUrl = (): string => config.publicBaseUrl || `http://127.0.0.1:${listeningPort}`;
+  app.use(
+    createManagementRouter({ clients, lookups, log, baseUrl, selfBaseUrl, providerOrganization: config.providerOrganization, providerUrl: config.providerUrl }),
+  );
+  const agentRouterDeps = { clients, lookups, limiter: deps.limiter, clock: deps.clock, log, baseUrl, bodyLimitBytes: config.bodyLimitBytes };
+  app.use(createLegacyRouter({ ...agentRouterDeps, sseHeartbeatMs: config.sseHeartbeatMs, streams }));
+  app.use(createInvokeRouter(agentRouterDeps));
   app.use((_req, res) => {
     res.status(404).json({ error: { code: 'NOT_FOUND', message: 'Not found' } });
   });
@@ -116,6 +127,7 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
   server.keepAliveTimeout = 65_000;
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
+  listeningPort = port;
   lifecycle.onClose('http server', async () => {
     draining = true;
     // Streams end now: clients resume with tasks/resubscribe (Last-Event-ID) on another replica.

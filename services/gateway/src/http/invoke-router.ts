@@ -1,0 +1,178 @@
+import express, { type NextFunction, type Request, type Response, Router } from 'express';
+import { AppError, InvalidParamsError } from '@a2a-inbound/errors';
+import type { Logger } from '@a2a-inbound/logger';
+import type { Clock, RateLimiter } from '@a2a-inbound/ports';
+import type { controlV1, tasksV1 } from '@a2a-inbound/proto';
+import { call } from '@a2a-inbound/runtime';
+import type { GatewayClients, Lookups } from '../clients';
+import { LIMITS, validateSendParams } from '../protocol/validate';
+import { agentForCaller, enforceRateLimit } from './a2a-router';
+import { authenticateKey, type KeyAuth } from './auth';
+import { intQuery, isObject, restErrors, toSnake } from './rest';
+
+export interface InvokeRouterDeps {
+  clients: GatewayClients;
+  lookups: Lookups;
+  limiter: RateLimiter;
+  clock: Clock;
+  log: Logger;
+  baseUrl(req: Request): string;
+  bodyLimitBytes: number;
+}
+
+interface Ctx {
+  auth: KeyAuth;
+  agent: controlV1.AgentView;
+}
+
+const textOfParts = (parts: unknown): string =>
+  Array.isArray(parts) ? parts.filter((p): p is { kind: 'text'; text: string } => isObject(p) && p.kind === 'text' && typeof p.text === 'string').map((p) => p.text).join('') : '';
+
+/** A2A Task → run record (snake_case): state, the text answer, artifacts, the failure or prompt text. */
+export function runOut(task: Record<string, unknown>, agentId: string): Record<string, unknown> {
+  const status = isObject(task.status) ? task.status : {};
+  const artifacts = Array.isArray(task.artifacts) ? (task.artifacts as Record<string, unknown>[]) : [];
+  const answer = artifacts.find((a) => a.name === 'agent_response');
+  const statusMessage = isObject(status.message) ? textOfParts(status.message.parts) : '';
+  return {
+    run_id: task.id,
+    agent_id: agentId,
+    context_id: task.contextId,
+    status: status.state,
+    status_message: statusMessage || null,
+    output: answer ? textOfParts(answer.parts) : null,
+    artifacts: toSnake(artifacts),
+    updated_at: status.timestamp ?? null,
+  };
+}
+
+/**
+ * Non-A2A agent endpoints ("Other agent endpoints" of the spec) with a key of scope `invoke`; they count
+ * against the agent's rate limit and the subscription's credits like every invocation:
+ *   POST /agents/{id}/runs          start a run in the background (Task Agents, also AI Agents): 202 {run_id}
+ *   GET  /agents/{id}/runs          run history, newest first
+ *   GET  /agents/{id}/runs/{runId}  run details
+ *   POST /agents/{id}/run           AI Agent run that waits for the answer (like message/send)
+ */
+export function createInvokeRouter(deps: InvokeRouterDeps): Router {
+  const { clients, lookups, limiter, clock, log } = deps;
+  const t = clients.tasks;
+  const router = Router();
+
+  const guard = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    try {
+      const auth = await authenticateKey(req, 'invoke', lookups, clock);
+      const agent = await agentForCaller(lookups, String(req.params.agentId), auth, false);
+      await enforceRateLimit(res, limiter, agent, clock);
+      res.locals.ctx = { auth, agent } satisfies Ctx;
+      next();
+    } catch (err) {
+      next(err);
+    }
+  };
+  const body = express.json({ limit: deps.bodyLimitBytes, type: () => true, strict: true });
+  const ctxOf = (res: Response): Ctx => res.locals.ctx as Ctx;
+  const caller = (ctx: Ctx): tasksV1.Caller => ({
+    subscriptionId: ctx.auth.subscriptionId,
+    deploymentId: ctx.agent.deploymentId,
+    agentId: ctx.agent.agentId,
+    keyId: ctx.auth.keyId,
+    protocolVersion: '0.3.0',
+  });
+
+  /** `{ input?: string, data?: object, parts?: Part[], context_id?, message_id? }` → a validated A2A send. */
+  const sendOf = (req: Request, blocking: boolean): ReturnType<typeof validateSendParams> => {
+    const b: unknown = req.body ?? {};
+    if (!isObject(b)) throw new InvalidParamsError('the body must be a JSON object');
+    const parts: unknown[] = [];
+    if (b.input !== undefined) {
+      if (typeof b.input !== 'string') throw new InvalidParamsError('input must be a string');
+      parts.push({ kind: 'text', text: b.input });
+    }
+    if (b.data !== undefined) parts.push({ kind: 'data', data: b.data });
+    if (b.parts !== undefined) {
+      if (!Array.isArray(b.parts)) throw new InvalidParamsError('parts must be an array');
+      parts.push(...(b.parts as unknown[]));
+    }
+    if (parts.length === 0) throw new InvalidParamsError('give input (text), data (object) or parts');
+    const message: Record<string, unknown> = {
+      kind: 'message',
+      role: 'user',
+      messageId: b.message_id ?? `run-${crypto.randomUUID()}`,
+      parts,
+    };
+    if (b.context_id !== undefined) message.contextId = b.context_id;
+    if (b.metadata !== undefined) message.metadata = b.metadata;
+    return validateSendParams({ message, configuration: { blocking } });
+  };
+  const send = async (ctx: Ctx, v: ReturnType<typeof validateSendParams>, blocking: boolean): Promise<Record<string, unknown>> => {
+    const budget = Number(ctx.agent.blockingBudgetMs) || 120_000;
+    const r = await call(
+      t.sendMessage.bind(t),
+      {
+        caller: caller(ctx),
+        messageJson: JSON.stringify(v.message),
+        historyLength: undefined,
+        blocking,
+        files: v.files.map((f) => ({ partIndex: f.partIndex, name: f.name, mimeType: f.mimeType, data: f.data })),
+      },
+      { deadlineMs: blocking ? budget + 60_000 : 30_000 },
+    );
+    return JSON.parse(r.taskJson) as Record<string, unknown>;
+  };
+  const runUrl = (req: Request, agentId: string, runId: string): string => `${deps.baseUrl(req)}/agents/${encodeURIComponent(agentId)}/runs/${encodeURIComponent(runId)}`;
+
+  router.post('/agents/:agentId/runs', guard, body, async (req, res) => {
+    const ctx = ctxOf(res);
+    const task = await send(ctx, sendOf(req, false), false);
+    const url = runUrl(req, ctx.agent.agentId, String(task.id));
+    res.status(202).location(url).json({ run_id: task.id, context_id: task.contextId, status: (task.status as { state?: string } | undefined)?.state ?? 'working', run_url: url });
+  });
+
+  router.get('/agents/:agentId/runs', guard, async (req, res) => {
+    const ctx = ctxOf(res);
+    const limit = intQuery(req, 'limit', 20, 100)!;
+    const before = intQuery(req, 'before', 0, Number.MAX_SAFE_INTEGER)!;
+    const r = await call(t.listTasks.bind(t), { caller: caller(ctx), limit, createdBeforeMs: before }, { deadlineMs: 30_000 });
+    const runs = r.tasks.map((x) => ({
+      run_id: x.taskId,
+      context_id: x.contextId,
+      status: x.state,
+      created_at: new Date(Number(x.createdAtMs)).toISOString(),
+      updated_at: new Date(Number(x.updatedAtMs)).toISOString(),
+      run_url: runUrl(req, ctx.agent.agentId, x.taskId),
+    }));
+    const last = r.tasks.at(-1);
+    res.json({ agent_id: ctx.agent.agentId, runs, next_before: runs.length === limit && last ? Number(last.createdAtMs) : null });
+  });
+
+  router.get('/agents/:agentId/runs/:runId', guard, async (req, res) => {
+    const ctx = ctxOf(res);
+    const runId = String(req.params.runId);
+    if (runId.length > LIMITS.maxIdChars) throw new InvalidParamsError('run id is too long');
+    try {
+      const r = await call(t.getTask.bind(t), { caller: caller(ctx), taskId: runId, historyLength: undefined }, { deadlineMs: 30_000 });
+      res.json(runOut(JSON.parse(r.taskJson) as Record<string, unknown>, ctx.agent.agentId));
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'TASK_NOT_FOUND') throw new AppError('NOT_FOUND', 'Run not found', { details: { run_id: runId } });
+      throw err;
+    }
+  });
+
+  router.post('/agents/:agentId/run', guard, body, async (req, res) => {
+    const ctx = ctxOf(res);
+    if (ctx.agent.type !== 'AI Agent') {
+      throw new AppError('FAILED_PRECONDITION', 'Task Agent runs are asynchronous: start them with POST /agents/{id}/runs');
+    }
+    const task = await send(ctx, sendOf(req, true), true);
+    res.json(runOut(task, ctx.agent.agentId));
+  });
+
+  router.all(['/agents/:agentId/runs', '/agents/:agentId/runs/:runId', '/agents/:agentId/run'], (req, res) => {
+    const allow = req.route && /\/runs\/:runId$/.test(String((req.route as { path: unknown }).path)) ? 'GET' : req.path.endsWith('/runs') ? 'GET, POST' : 'POST';
+    res.setHeader('Allow', allow);
+    res.status(405).json({ error: { code: 'METHOD_NOT_ALLOWED', message: `Use ${allow}` } });
+  });
+  router.use(['/agents/:agentId/runs', '/agents/:agentId/run'], restErrors(log, 'invoke'));
+  return router;
+}

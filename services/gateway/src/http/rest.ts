@@ -1,0 +1,57 @@
+import type { NextFunction, Request, Response } from 'express';
+import { AppError, httpStatusOf, toAppError, toJsonRpcError } from '@a2a-inbound/errors';
+import type { Logger } from '@a2a-inbound/logger';
+
+/**
+ * REST error answer, the one shape of the management, legacy and invoke endpoints:
+ * `{ "error": { "code": "NOT_FOUND", "message": "…", "details": { … } } }` with the table's HTTP status,
+ * `WWW-Authenticate` on 401/403. Internal causes go to the log only.
+ */
+export function sendRestError(res: Response, err: unknown, log: Logger, scope: string): void {
+  const e = err as { type?: string; status?: number };
+  let app = toAppError(err);
+  if (e.type === 'entity.too.large' || e.status === 413) app = new AppError('PAYLOAD_TOO_LARGE', 'Request body too large');
+  else if (e.type === 'entity.parse.failed') app = new AppError('PARSE_ERROR', 'The body is not valid JSON');
+  else if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') app = new AppError('PARSE_ERROR', 'Unsupported body encoding');
+  if (app.code === 'INTERNAL' || app.code === 'UNAVAILABLE' || app.code === 'DEADLINE_EXCEEDED') log.error({ err }, 'request failed');
+  const status = httpStatusOf(app);
+  if (status === 401) res.setHeader('WWW-Authenticate', `Bearer realm="a2a-inbound", error="invalid_token", error_description="${app.message.replace(/"/g, "'")}"`);
+  if (status === 403 && app.message.includes('scope')) res.setHeader('WWW-Authenticate', `Bearer realm="a2a-inbound", error="insufficient_scope", scope="${scope}"`);
+  const wire = toJsonRpcError(app);
+  res.status(status).json({ error: { code: app.code, message: wire.message, ...(wire.data ? { details: wire.data } : {}) } });
+}
+
+/** Error middleware for a REST router (body-parser errors included): always JSON. */
+export function restErrors(log: Logger, scope: string) {
+  return (err: unknown, _req: Request, res: Response, next: NextFunction): void => {
+    if (res.headersSent) {
+      next(err);
+      return;
+    }
+    sendRestError(res, err, log, scope);
+  };
+}
+
+const OPAQUE_KEYS = new Set(['metadata', 'data', 'runtimeConfig', 'runtime_config']);
+
+/** camelCase keys → snake_case, recursively; user-owned objects (metadata, data parts) keep their keys. */
+export function toSnake(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(toSnake);
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    const key = k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    out[key] = OPAQUE_KEYS.has(k) ? v : toSnake(v);
+  }
+  return out;
+}
+
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A positive integer query parameter, or the fallback; anything else is INVALID_PARAMS. */
+export function intQuery(req: Request, name: string, fallback: number | undefined, max: number): number | undefined {
+  const raw = req.query[name];
+  if (raw === undefined) return fallback;
+  if (typeof raw !== 'string' || !/^\d{1,15}$/.test(raw)) throw new AppError('INVALID_PARAMS', `${name} must be a non-negative integer`);
+  return Math.min(Number(raw), max);
+}

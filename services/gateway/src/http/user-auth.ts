@@ -1,0 +1,37 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Request } from 'express';
+import { AppError } from '@a2a-inbound/errors';
+import type { controlV1 } from '@a2a-inbound/proto';
+import { call } from '@a2a-inbound/runtime';
+import { bearerOf } from './auth';
+
+export interface UserActor {
+  userId: string;
+  subscriptionId: string;
+  role: 'admin' | 'developer' | 'operator';
+  email: string;
+}
+
+const MAX_TOKEN_CHARS = 512;
+
+/**
+ * Authenticates a management user (`Authorization: Bearer usr_…`): looked up by SHA-256 in the control
+ * plane, the stored digest compared in constant time. Roles are enforced by the tasks service per operation.
+ */
+export async function authenticateUser(req: Request, control: controlV1.ControlPlaneServiceClient): Promise<UserActor> {
+  const token = bearerOf(req);
+  if (!token) throw new AppError('UNAUTHENTICATED', 'Missing bearer token: send Authorization: Bearer <USER_TOKEN>');
+  if (token.length > MAX_TOKEN_CHARS) throw new AppError('UNAUTHENTICATED', 'Invalid user token');
+  const digest = createHash('sha256').update(token, 'utf8').digest();
+  let principal: controlV1.UserPrincipal;
+  try {
+    principal = await call(control.authenticateUser.bind(control), { tokenHash: digest.toString('hex') }, { deadlineMs: 10_000 });
+  } catch (err) {
+    if (err instanceof AppError && (err.code === 'UNAUTHENTICATED' || err.code === 'NOT_FOUND')) throw new AppError('UNAUTHENTICATED', 'Invalid user token');
+    throw err;
+  }
+  const stored = Buffer.from(principal.tokenHash, 'hex');
+  if (stored.length !== digest.length || !timingSafeEqual(stored, digest)) throw new AppError('UNAUTHENTICATED', 'Invalid user token');
+  if (principal.role !== 'admin' && principal.role !== 'developer' && principal.role !== 'operator') throw new AppError('PERMISSION_DENIED', 'Unknown role');
+  return { userId: principal.userId, subscriptionId: principal.subscriptionId, role: principal.role, email: principal.email };
+}
