@@ -46,13 +46,6 @@ describe.runIf(Boolean(url))('MongoDocumentStore specifics', () => {
     expect((await coll.find({ n: 1 })).map((v) => v.id)).toContain('layout');
   });
 
-  it('exempts documents missing every field of a unique index (like a sparse index), not those missing one', async () => {
-    await coll.insert('none-1', { n: 0 });
-    await coll.insert('none-2', { n: 0 });
-    await coll.insert('half-1', { tenant: 'half', n: 0 });
-    await expect(coll.insert('half-2', { tenant: 'half', n: 0 })).rejects.toMatchObject({ code: 'DUPLICATE_KEY' });
-  });
-
   it('refuses a replace that collides with a unique key (DUPLICATE_KEY), leaving the document as it was', async () => {
     await coll.insert('u1', { tenant: 'u', name: 'one', n: 0 });
     await coll.insert('u2', { tenant: 'u', name: 'two', n: 0 });

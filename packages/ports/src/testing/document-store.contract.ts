@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '@a2a-inbound/errors';
 import type { Collection, DocumentStore } from '../document-store';
+import { updateWithRetry } from '../retry';
 
 interface Doc {
   tenant: string;
@@ -57,6 +58,31 @@ export function describeDocumentStoreContract(adapter: string, factory: () => Pr
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       const rejected = results.find((r) => r.status === 'rejected');
       expect((rejected as PromiseRejectedResult).reason).toBeInstanceOf(AppError);
+    });
+
+    it('keeps one winner per version under many racing writers, and loses no update', async () => {
+      for (let i = 0; i < 8; i++) await coll.insert(`many-${i}`, { tenant: 't10', name: `many-${i}`, n: 0 });
+      const rounds = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          Promise.allSettled(Array.from({ length: 4 }, (__, w) => coll.replace(`many-${i}`, 1, { tenant: 't10', name: `many-${i}`, n: w + 1 }))),
+        ),
+      );
+      for (const results of rounds) expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      await coll.insert('counter', { tenant: 't10', name: 'counter', n: 0 });
+      await Promise.all(
+        Array.from({ length: 4 }, async () => {
+          for (let k = 0; k < 5; k++) await updateWithRetry(coll, 'counter', (cur) => ({ ...cur.doc, n: cur.doc.n + 1 }), 200);
+        }),
+      );
+      expect(await coll.get('counter')).toMatchObject({ version: 21, doc: { n: 20 } });
+    }, 60_000);
+
+    it('exempts documents missing every field of a unique index, not those missing some', async () => {
+      const sparse = await store.collection<Partial<Doc>>({ name: `${name}_sparse`, indexes: [{ fields: ['tenant', 'name'], unique: true }] });
+      await sparse.insert('none-1', { n: 0 });
+      await sparse.insert('none-2', { n: 0 });
+      await sparse.insert('half-1', { tenant: 'half', n: 0 });
+      await expect(sparse.insert('half-2', { tenant: 'half', n: 0 })).rejects.toMatchObject({ code: 'DUPLICATE_KEY' });
     });
 
     it('finds by equality on top-level fields, sorted and limited', async () => {
