@@ -1,0 +1,19 @@
+// Types of scripts/cluster.mjs for the TypeScript tests that import it.
+export interface ClusterProcess {
+  name: string;
+  exited: boolean;
+  code: unknown;
+}
+export interface StartedCluster {
+  gateways: string[];
+  tasksAddress: string;
+  logDir: string;
+  procs: Map<string, ClusterProcess>;
+  credentials(): { a2aKey?: string; invokeKey?: string; adminToken?: string; operatorToken?: string };
+  kill(name: string): Promise<void>;
+  stop(name: string): Promise<void>;
+  restart(name: string): Promise<unknown>;
+  stopAll(): Promise<void>;
+}
+export function startCluster(options?: Record<string, unknown>): Promise<StartedCluster>;
+export function freePort(): Promise<number>;
