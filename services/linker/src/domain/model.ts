@@ -28,6 +28,15 @@ export interface Endpoint {
   readonly path: string;
   readonly framework: string;
   readonly loc: Loc;
+  /** Set on Express routers: the file whose router may be mounted under a prefix by another file. */
+  readonly routerFile?: string;
+}
+
+/** `app.use('/prefix', importedRouter)`: the target is a module path relative to the source root, no extension. */
+export interface Mount {
+  readonly prefix: string;
+  readonly target: string;
+  readonly loc: Loc;
 }
 
 export interface Call {
@@ -121,6 +130,9 @@ export interface SourceFacts {
   readonly clientBases: Record<string, Part[]>;
   /** Constants visible across the source's files, by name (values already resolved within their file). */
   readonly constants: Record<string, Part[]>;
+  readonly mounts: Mount[];
+  /** Prefixes applied to every endpoint of a framework (NestJS `setGlobalPrefix`). */
+  readonly globalPrefixes: { framework: string; prefix: string }[];
 }
 
 export function emptyFacts(source: string): SourceFacts {
@@ -140,5 +152,7 @@ export function emptyFacts(source: string): SourceFacts {
     services: [],
     clientBases: {},
     constants: {},
+    mounts: [],
+    globalPrefixes: [],
   };
 }

@@ -39,17 +39,26 @@ describe('statistics and rules, spelled out', () => {
 
   it('resolves base URLs through .env, appsettings, @Value defaults, os.getenv defaults, axios.create and RestClient builders', async () => {
     const r = await report('extras');
-    expect(r.statistics).toEqual({ apiLinks: 7, messageFlows: 1, queueBindings: 1, unresolvedCalls: 2, messagingGaps: 0, sharedData: 1 });
+    expect(r.statistics).toEqual({ apiLinks: 10, messageFlows: 1, queueBindings: 1, unresolvedCalls: 2, messagingGaps: 0, sharedData: 1 });
     expect(r.table.map((t) => t.match)).toEqual([
       'exact path',
+      'host `catalog-spring` + route template',
       'host `items-go` + route template',
       'host `items-go` + exact path',
       'host `legacy-py` + route template',
+      'host `notes-nest` + route template',
+      'host `gateway-ts` + route template',
       'host `gateway-ts` + route template',
       'host `billing-cs` + exact path',
       'host `billing-cs` + route template',
       'Kafka topic `items` (its own binding)',
     ]);
+    // Prefixes known only from the whole source: a router mounted from another file, NestJS's global
+    // prefix, Spring's context path.
+    const served = r.table.map((t) => t.servedBy);
+    expect(served).toContain('gateway-ts src/routes/orders.ts:5 POST /api/orders/:orderId/refund (express)');
+    expect(served).toContain('notes-nest src/notes.controller.ts:5 GET /api/v1/notes/:id (nestjs)');
+    expect(served).toContain('catalog-spring src/main/java/com/acme/catalog/ProductsController.java:5 GET /catalog/products/{id} (spring)');
     // appsettings.Development.json resolves Items:BaseUrl; items-go serves PUT, not GET, on /v2/items/{id}.
     expect(r.unresolvedCalls[0]).toMatchObject({ calls: 'GET items-go/v2/items/{}', reason: 'no matching route' });
   });

@@ -118,8 +118,8 @@ export class Sink {
     return true;
   }
 
-  endpoint(method: HttpMethod, path: string, framework: string, loc: Loc): void {
-    if (this.#once(`e|${method}|${path}|${loc.file}|${loc.line}`)) this.facts.endpoints.push({ method, path, framework, loc });
+  endpoint(method: HttpMethod, path: string, framework: string, loc: Loc, routerFile?: string): void {
+    if (this.#once(`e|${method}|${path}|${loc.file}|${loc.line}`)) this.facts.endpoints.push({ method, path, framework, loc, ...(routerFile ? { routerFile } : {}) });
   }
   call(method: HttpMethod, url: Part[], client: string, loc: Loc, extra: { serviceName?: string; clientClass?: string } = {}): void {
     if (this.#once(`c|${loc.file}|${loc.line}|${JSON.stringify(url)}`)) this.facts.calls.push({ method, url, client, loc, ...extra });

@@ -1,6 +1,8 @@
 import type { Part, SourceFacts } from '../model.js';
 import { emptyFacts } from '../model.js';
 import { type CodeLanguage, type Node, languageOf, parse } from '../parsers.js';
+import { relaxedKey } from '../link.js';
+import { joinPath } from '../routes.js';
 import { Sink, concat } from './common.js';
 import { extractKeyValues, extractSql, extractStructured } from './config.js';
 import { extractJavaScript } from './javascript.js';
@@ -114,10 +116,34 @@ export async function extractSource(source: string, files: Iterable<SourceFile> 
         return v && depth < 4 ? resolve(v, depth + 1) : [p];
       }),
     );
+  applyPrefixes(facts);
   for (let i = 0; i < facts.calls.length; i++) {
     const c = facts.calls[i]!;
     facts.calls[i] = { ...c, url: resolve(c.url) };
   }
   for (const k of Object.keys(facts.clientBases)) facts.clientBases[k] = resolve(facts.clientBases[k]!);
   return { ...facts, files: files_, parsedFiles: parsed };
+}
+
+const SPRING_BASE_KEYS = new Set(['server.servlet.contextpath', 'server.contextpath', 'spring.webflux.basepath', 'spring.mvc.servlet.path']);
+
+/**
+ * Prefixes known only once the whole source is read: Express routers mounted from another file,
+ * NestJS `setGlobalPrefix`, Spring `server.servlet.context-path` / `spring.webflux.base-path`.
+ */
+function applyPrefixes(facts: SourceFacts): void {
+  const byModule = new Map<string, string>();
+  for (const m of facts.mounts) if (!byModule.has(m.target)) byModule.set(m.target, m.prefix);
+  const springBase = facts.config.find((c) => SPRING_BASE_KEYS.has(relaxedKey(c.key)))?.value;
+  const nestPrefix = facts.globalPrefixes.find((g) => g.framework === 'nestjs')?.prefix;
+  for (let i = 0; i < facts.endpoints.length; i++) {
+    const ep = facts.endpoints[i]!;
+    let prefix: string | undefined;
+    if (ep.routerFile) {
+      const mod = ep.routerFile.replace(/\.(ts|tsx|js|mjs|cjs|jsx)$/, '');
+      prefix = byModule.get(mod) ?? byModule.get(mod.replace(/\/index$/, ''));
+    } else if (ep.framework === 'nestjs') prefix = nestPrefix;
+    else if (ep.framework === 'spring') prefix = springBase;
+    if (prefix) facts.endpoints[i] = { ...ep, path: joinPath(prefix, ep.path) };
+  }
 }

@@ -11,7 +11,7 @@ const CLIENT_RECEIVER = /(^|\.)(http|httpclient|client|apiclient|axios|got)$/i;
 
 const unquote = (s: string): string => s.slice(1, -1);
 
-const VISITED = new Set(['variable_declarator', 'public_field_definition', 'assignment_expression', 'call_expression', 'class_declaration', 'abstract_class_declaration', 'string', 'template_string']);
+const VISITED = new Set(['import_statement', 'variable_declarator', 'public_field_definition', 'assignment_expression', 'call_expression', 'class_declaration', 'abstract_class_declaration', 'string', 'template_string']);
 
 /** TypeScript and JavaScript: Express, Fastify, NestJS; fetch, axios, got; amqplib, kafkajs, redis, mongo. */
 export function extractJavaScript(root: Node, file: string, sink: Sink, scopeOut: (scope: Scope) => void): void {
@@ -19,6 +19,8 @@ export function extractJavaScript(root: Node, file: string, sink: Sink, scopeOut
   const servers = new Map<string, string>(); // var → framework
   const clients = new Map<string, Part[]>(); // var → base URL
   const mounts = new Map<string, string>(); // router var → prefix
+  const routers = new Set<string>(); // vars holding an express.Router()
+  const imports = new Map<string, string>(); // local name → module specifier
 
   function evaluate(node: Node): Part[] {
     switch (node.type) {
@@ -115,6 +117,21 @@ export function extractJavaScript(root: Node, file: string, sink: Sink, scopeOut
       case 'call_expression':
         calls.push(node);
         break;
+      case 'import_statement': {
+        const spec = node.childForFieldName('source');
+        const clause = node.namedChildren.find((c) => c?.type === 'import_clause');
+        if (spec && clause) {
+          for (const c of clause.namedChildren) {
+            if (c?.type === 'identifier') imports.set(c.text, unquote(spec.text));
+            if (c?.type === 'named_imports')
+              for (const sp of c.namedChildren) {
+                const local = sp?.childForFieldName('alias') ?? sp?.childForFieldName('name');
+                if (local) imports.set(local.text, unquote(spec.text));
+              }
+          }
+        }
+        break;
+      }
       case 'class_declaration':
       case 'abstract_class_declaration':
         classes.push(node);
@@ -145,7 +162,14 @@ export function extractJavaScript(root: Node, file: string, sink: Sink, scopeOut
     while (v.type === 'await_expression' || v.type === 'parenthesized_expression') v = v.namedChild(0) ?? v;
     if (v.type !== 'call_expression' && v.type !== 'new_expression') return;
     const fn = (v.childForFieldName('function') ?? v.childForFieldName('constructor'))?.text ?? '';
-    if (/^(express|express\.Router|Router|koaRouter)$/.test(fn)) servers.set(name, 'express');
+    if (/^(express\.Router|Router|koaRouter)$/.test(fn)) {
+      servers.set(name, 'express');
+      routers.add(name);
+    } else if (/^express$/.test(fn)) servers.set(name, 'express');
+    else if (fn === 'require' && v.type === 'call_expression') {
+      const spec = v.childForFieldName('arguments')?.namedChild(0);
+      if (spec?.type === 'string') imports.set(name, unquote(spec.text));
+    }
     else if (/^(fastify|Fastify)$|require\(['"]fastify['"]\)/.test(fn)) servers.set(name, 'fastify');
     else if (/^(axios\.create|got\.extend|ky\.create|ky\.extend)$/.test(fn)) {
       const props = objectProps(v.childForFieldName('arguments')?.namedChild(0) ?? null);
@@ -174,7 +198,11 @@ export function extractJavaScript(root: Node, file: string, sink: Sink, scopeOut
     if (fn?.type === 'member_expression' && fn.childForFieldName('property')?.text === 'use' && args.length >= 2) {
       const prefix = literal(evaluate(args[0]!));
       const target = args[args.length - 1]!;
-      if (prefix !== undefined && target.type === 'identifier') mounts.set(target.text, prefix);
+      if (prefix !== undefined && target.type === 'identifier') {
+        mounts.set(target.text, prefix);
+        const spec = imports.get(target.text);
+        if (spec?.startsWith('.')) sink.facts.mounts.push({ prefix, target: joinModule(file, spec), loc: { file, line: lineOf(call) } });
+      }
     }
   }
 
@@ -193,6 +221,7 @@ export function extractJavaScript(root: Node, file: string, sink: Sink, scopeOut
     const site: CallSite = { name, receiver, args, named, loc };
     sharedCallRules(site, sink);
 
+    if (name === 'setGlobalPrefix' && args[0] && literal(args[0]) !== undefined) sink.facts.globalPrefixes.push({ framework: 'nestjs', prefix: literal(args[0])! });
     // knex('orders'), mongoose.model('Order', schema)
     if (name === 'knex' && args[0] && literal(args[0])) sink.data('table', literal(args[0])!, loc);
     if (name === 'model' && receiver === 'mongoose' && args[0] && literal(args[0])) sink.data('collection', literal(args[0])!.toLowerCase() + 's', loc);
@@ -224,7 +253,9 @@ export function extractJavaScript(root: Node, file: string, sink: Sink, scopeOut
         const path = literal(args[0]);
         if (path !== undefined) {
           const method: HttpMethod = httpMethod(name === 'del' ? 'delete' : name) ?? 'ANY';
-          sink.endpoint(method, joinPath(mounts.get(receiver) ?? '', path), servers.get(receiver) ?? (/fastify/i.test(receiver) ? 'fastify' : 'express'), loc);
+          const mountedHere = mounts.get(receiver);
+          const routerFile = routers.has(receiver) && mountedHere === undefined ? file : undefined;
+          sink.endpoint(method, joinPath(mountedHere ?? '', path), servers.get(receiver) ?? (/fastify/i.test(receiver) ? 'fastify' : 'express'), loc, routerFile);
         }
         continue;
       }
@@ -296,4 +327,15 @@ export function withBase(base: Part[] | undefined, url: Part[]): Part[] {
   const first = url[0];
   if (first && 'lit' in first && /^[a-z]+:\/\//i.test(first.lit)) return url;
   return concat(base, lit('/'), url);
+}
+
+/** `./routes/orders` imported from `src/app.ts` → `src/routes/orders` (source-relative, no extension). */
+export function joinModule(fromFile: string, spec: string): string {
+  const parts = fromFile.split('/').slice(0, -1);
+  for (const seg of spec.split('/')) {
+    if (seg === '.' || seg === '') continue;
+    if (seg === '..') parts.pop();
+    else parts.push(seg);
+  }
+  return parts.join('/').replace(/\.(ts|tsx|js|mjs|cjs|jsx)$/, '');
 }
