@@ -356,3 +356,25 @@ describe('management REST API (/api/v1)', () => {
     expect(answerOf(r)).toBe('round trip');
   });
 });
+
+describe('bootstrap from configuration (BOOTSTRAP_ADMIN_EMAIL / _TOKEN, BOOTSTRAP_OPERATOR_TOKEN)', () => {
+  let h: Harness | undefined;
+  afterAll(async () => closeHarness(h), 60_000);
+
+  it('the configured admin and operator can use the management API at once', async () => {
+    const adminToken = 'bootstrap-admin-token-0123456789abcdefghij';
+    const operatorToken = 'bootstrap-operator-token-0123456789abcdefg';
+    h = await startHarness({ BOOTSTRAP_ADMIN_EMAIL: 'first@example.com', BOOTSTRAP_ADMIN_TOKEN: adminToken, BOOTSTRAP_OPERATOR_TOKEN: operatorToken });
+    const me = await http(h.base, 'GET', '/api/v1/me', { token: adminToken });
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({ email: 'first@example.com', role: 'admin', subscriptionId: 'default' });
+    expect((await http(h.base, 'GET', '/api/v1/me', { token: operatorToken })).body.role).toBe('operator');
+    // The admin works in its own subscription: a deployment and a key of its own.
+    const d = await http(h.base, 'POST', '/api/v1/deployments', { token: adminToken, body: { name: 'first' } });
+    expect(d.status).toBe(201);
+    const k = await http(h.base, 'POST', '/api/v1/keys', { token: adminToken, body: { name: 'k', scope: 'invoke' } });
+    expect(k.body.key).toMatch(/^inv_/);
+    // The demo subscription's agents are not visible to it.
+    expect((await http(h.base, 'GET', '/api/v1/agents/demo-echo', { token: adminToken })).status).toBe(404);
+  });
+});
