@@ -91,7 +91,9 @@ export function serverStream<Req, Res>(
         }
         if (!ac.signal.aborted) call.end();
       } catch (err) {
-        if (!ac.signal.aborted) call.destroy(toGrpcError(err, log));
+        // Emitted, not destroy(): grpc-js sends the status from its 'error' handler (end → _final); a
+        // destroyed stream never sends one and the client would wait forever.
+        if (!ac.signal.aborted) call.emit('error', toGrpcError(err, log));
       }
     })();
   };
