@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 const services = ['gateway', 'tasks', 'runner', 'webhooks', 'linker'];
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', 'proto/gen/**', '.infra/**', '**/fixtures/**', 'scripts/**/*.mjs', 'eslint.config.mjs', 'coverage/**', 'services/*/public/**'] },
+  { ignores: ['**/node_modules/**', '**/dist/**', 'proto/gen/**', '.infra/**', '**/fixtures/**', 'scripts/**/*.mjs', 'scripts/**/*.d.mts', 'bench/**/*.mjs', 'eslint.config.mjs', 'coverage/**', 'services/*/public/**'] },
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },

@@ -24,7 +24,7 @@ interface ClusterModule {
 export async function startDistributed(options: Record<string, unknown> = {}): Promise<{ cluster: Cluster; sut: Sut; namespace: string }> {
   const mod = (await import('../../scripts/cluster.mjs')) as ClusterModule;
   const namespace = (options.namespace as string | undefined) ?? `t${randomBytes(4).toString('hex')}`;
-  const cluster = await mod.startCluster({ namespace, engines: false, build: false, quiet: true, ...options, env: { LOG_LEVEL: 'info', ...((options.env as object) ?? {}) } });
+  const cluster = await mod.startCluster({ namespace, engines: false, build: false, quiet: true, ...options, env: { LOG_LEVEL: 'info', ...((options.env) ?? {}) } });
   const creds = cluster.credentials();
   const sut: Sut = {
     baseUrl: cluster.gateways[0]!,

@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   if (creds) {
     // Shown once, when created: the demo credentials are stored only as hashes.
     process.stdout.write(
-      `\nDemo data created (deployment ${app.seed!.deploymentId}). Demo credentials, shown once:\n` +
+      `\nDemo data created (deployment ${app.seed.deploymentId}). Demo credentials, shown once:\n` +
         `  a2a key:        ${creds.a2aKey}\n  invoke key:     ${creds.invokeKey}\n` +
         `  admin token:    ${creds.adminToken}\n  operator token: ${creds.operatorToken}\n\n`,
     );
