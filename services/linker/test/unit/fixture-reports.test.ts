@@ -39,7 +39,7 @@ describe('statistics and rules, spelled out', () => {
 
   it('resolves base URLs through .env, appsettings, @Value defaults, os.getenv defaults, axios.create and RestClient builders', async () => {
     const r = await report('extras');
-    expect(r.statistics).toEqual({ apiLinks: 10, messageFlows: 1, queueBindings: 1, unresolvedCalls: 2, messagingGaps: 0, sharedData: 1 });
+    expect(r.statistics).toEqual({ apiLinks: 11, messageFlows: 1, queueBindings: 1, unresolvedCalls: 2, messagingGaps: 0, sharedData: 1 });
     expect(r.table.map((t) => t.match)).toEqual([
       'exact path',
       'host `catalog-spring` + route template',
@@ -50,15 +50,17 @@ describe('statistics and rules, spelled out', () => {
       'host `gateway-ts` + route template',
       'host `gateway-ts` + route template',
       'host `billing-cs` + exact path',
+      'host `pricing-py` + route template',
       'host `billing-cs` + route template',
       'Kafka topic `items` (its own binding)',
     ]);
-    // Prefixes known only from the whole source: a router mounted from another file, NestJS's global
-    // prefix, Spring's context path.
+    // Prefixes known only from the whole source: an Express router mounted from another file, a FastAPI
+    // router included from another module, NestJS's global prefix, Spring's context path.
     const served = r.table.map((t) => t.servedBy);
     expect(served).toContain('gateway-ts src/routes/orders.ts:5 POST /api/orders/:orderId/refund (express)');
     expect(served).toContain('notes-nest src/notes.controller.ts:5 GET /api/v1/notes/:id (nestjs)');
     expect(served).toContain('catalog-spring src/main/java/com/acme/catalog/ProductsController.java:5 GET /catalog/products/{id} (spring)');
+    expect(served).toContain('pricing-py pricing/routers/quotes.py:6 GET /api/quotes/{sku} (fastapi)');
     // appsettings.Development.json resolves Items:BaseUrl; items-go serves PUT, not GET, on /v2/items/{id}.
     expect(r.unresolvedCalls[0]).toMatchObject({ calls: 'GET items-go/v2/items/{}', reason: 'no matching route' });
   });

@@ -132,17 +132,18 @@ const SPRING_BASE_KEYS = new Set(['server.servlet.contextpath', 'server.contextp
  * NestJS `setGlobalPrefix`, Spring `server.servlet.context-path` / `spring.webflux.base-path`.
  */
 function applyPrefixes(facts: SourceFacts): void {
-  const byModule = new Map<string, string>();
-  for (const m of facts.mounts) if (!byModule.has(m.target)) byModule.set(m.target, m.prefix);
+  const mountOf = (routerFile: string): string | undefined => {
+    const mod = routerFile.replace(/\.(ts|tsx|js|mjs|cjs|jsx|py)$/, '').replace(/\/(index|__init__)$/, '');
+    // Python modules are named from the source root or from a src/ folder: match on the path's end.
+    return facts.mounts.find((m) => mod === m.target || mod.endsWith(`/${m.target}`))?.prefix;
+  };
   const springBase = facts.config.find((c) => SPRING_BASE_KEYS.has(relaxedKey(c.key)))?.value;
   const nestPrefix = facts.globalPrefixes.find((g) => g.framework === 'nestjs')?.prefix;
   for (let i = 0; i < facts.endpoints.length; i++) {
     const ep = facts.endpoints[i]!;
     let prefix: string | undefined;
-    if (ep.routerFile) {
-      const mod = ep.routerFile.replace(/\.(ts|tsx|js|mjs|cjs|jsx)$/, '');
-      prefix = byModule.get(mod) ?? byModule.get(mod.replace(/\/index$/, ''));
-    } else if (ep.framework === 'nestjs') prefix = nestPrefix;
+    if (ep.routerFile) prefix = mountOf(ep.routerFile);
+    else if (ep.framework === 'nestjs') prefix = nestPrefix;
     else if (ep.framework === 'spring') prefix = springBase;
     if (prefix) facts.endpoints[i] = { ...ep, path: joinPath(prefix, ep.path) };
   }

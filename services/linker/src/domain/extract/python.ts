@@ -14,7 +14,7 @@ function stringText(node: Node): { prefix: string; parts: Node[] } {
   return { prefix, parts: node.namedChildren.filter((c): c is Node => c !== null && c.type !== 'string_start' && c.type !== 'string_end') };
 }
 
-const VISITED = new Set(['assignment', 'with_item', 'call', 'decorated_definition', 'string', 'subscript']);
+const VISITED = new Set(['import_from_statement', 'import_statement', 'assignment', 'with_item', 'call', 'decorated_definition', 'string', 'subscript']);
 
 /** Python: FastAPI, Flask, Django; requests, httpx; pika, kafka-python/confluent-kafka; SQLAlchemy/Django models, pymongo, redis. */
 export function extractPython(root: Node, file: string, sink: Sink, scopeOut: (scope: Scope) => void): void {
@@ -22,6 +22,9 @@ export function extractPython(root: Node, file: string, sink: Sink, scopeOut: (s
   const prefixes = new Map<string, string>(); // APIRouter / Blueprint var → prefix
   const clients = new Map<string, Part[]>();
   const flaskApps = new Set<string>();
+  /** Imported names: as a module (`from app import orders` → app/orders) and as a symbol of a module (→ app). */
+  const imports = new Map<string, { module: string; symbolOf: string }>();
+  const includedHere = new Set<string>();
 
   function evaluate(node: Node): Part[] {
     switch (node.type) {
@@ -119,6 +122,26 @@ export function extractPython(root: Node, file: string, sink: Sink, scopeOut: (s
         }
         break;
       }
+      case 'import_from_statement': {
+        const mod = node.childForFieldName('module_name');
+        if (!mod) break;
+        const base = moduleOf(file, mod);
+        for (const n of node.namedChildren) {
+          if (!n || n.id === mod.id) continue;
+          const name = n.type === 'aliased_import' ? n.childForFieldName('name')?.text : n.type === 'dotted_name' ? n.text : undefined;
+          const local = n.type === 'aliased_import' ? n.childForFieldName('alias')?.text : name;
+          if (name && local) imports.set(local, { module: joinDots(base, name), symbolOf: base });
+        }
+        break;
+      }
+      case 'import_statement':
+        for (const n of node.namedChildren) {
+          if (n?.type !== 'aliased_import') continue;
+          const name = n.childForFieldName('name')?.text;
+          const local = n.childForFieldName('alias')?.text;
+          if (name && local) imports.set(local, { module: name.replace(/\./g, '/'), symbolOf: name.replace(/\./g, '/').replace(/\/[^/]*$/, '') });
+        }
+        break;
       case 'call':
         calls.push(node);
         break;
@@ -165,13 +188,26 @@ export function extractPython(root: Node, file: string, sink: Sink, scopeOut: (s
   }
 
   walk(root, VISITED, visit);
-  // app.include_router(router, prefix="/api")
+  // app.include_router(router, prefix="/api"); app.register_blueprint(bp, url_prefix="/x")
   for (const call of calls) {
     const fn = call.childForFieldName('function');
-    if (fn?.type !== 'attribute' || fn.childForFieldName('attribute')?.text !== 'include_router') continue;
+    const method = fn?.type === 'attribute' ? fn.childForFieldName('attribute')?.text : undefined;
+    if (method !== 'include_router' && method !== 'register_blueprint') continue;
     const target = call.childForFieldName('arguments')?.namedChild(0);
-    const prefix = literal(keywords(call).get('prefix'));
-    if (target && prefix !== undefined) prefixes.set(target.text, joinPath(prefix, prefixes.get(target.text) ?? ''));
+    const kw = keywords(call);
+    const prefix = literal(kw.get('prefix') ?? kw.get('url_prefix'));
+    if (!target || prefix === undefined) continue;
+    if (prefixes.has(target.text)) {
+      // FastAPI prepends include prefixes; Flask's url_prefix replaces the blueprint's own.
+      prefixes.set(target.text, method === 'include_router' ? joinPath(prefix, prefixes.get(target.text) ?? '') : prefix);
+      includedHere.add(target.text);
+      continue;
+    }
+    if (method !== 'include_router') continue; // a blueprint's own prefix is baked into its paths already
+    // A router defined in another module: `orders.router` (module import) or `orders_router` (symbol import).
+    const head = target.type === 'attribute' ? target.childForFieldName('object')?.text : target.text;
+    const imp = head ? imports.get(head) : undefined;
+    if (imp) sink.facts.mounts.push({ prefix, target: target.type === 'attribute' ? imp.module : imp.symbolOf, loc: { file, line: lineOf(call) } });
   }
 
   for (const call of calls) {
@@ -216,11 +252,12 @@ export function extractPython(root: Node, file: string, sink: Sink, scopeOut: (s
       const kw = keywords(call);
       const prefix = prefixes.get(recv) ?? '';
       const loc = { file, line: lineOf(dec) };
-      if (VERBS.has(verb)) sink.endpoint(httpMethod(verb)!, joinPath(prefix, path), flaskApps.has(recv) ? 'flask' : 'fastapi', loc);
+      const routerFile = prefixes.has(recv) && !includedHere.has(recv) ? file : undefined;
+      if (VERBS.has(verb)) sink.endpoint(httpMethod(verb)!, joinPath(prefix, path), flaskApps.has(recv) ? 'flask' : 'fastapi', loc, routerFile);
       else if (verb === 'route' || verb === 'api_route') {
         const methods = kw.get('methods');
         const list = methods ? (nameOf(methods) ?? '').split(LIST_SEP).filter(Boolean) : ['GET'];
-        for (const m of list) sink.endpoint(httpMethod(m) ?? 'ANY', joinPath(prefix, path), verb === 'route' ? 'flask' : 'fastapi', loc);
+        for (const m of list) sink.endpoint(httpMethod(m) ?? 'ANY', joinPath(prefix, path), verb === 'route' ? 'flask' : 'fastapi', loc, routerFile);
       }
     }
   }
@@ -232,4 +269,19 @@ export function extractPython(root: Node, file: string, sink: Sink, scopeOut: (s
     if (text.length > 12) sink.sql(text, { file, line: lineOf(s) });
   }
   scopeOut(scope);
+}
+
+/** `app.routers` → app/routers; `.routers` from app/main.py → app/routers; `..x` goes one folder up more. */
+function moduleOf(file: string, mod: Node): string {
+  if (mod.type !== 'relative_import') return mod.text.replace(/\./g, '/');
+  const text = mod.text;
+  const dots = /^\.+/.exec(text)![0].length;
+  const parts = file.split('/').slice(0, -1);
+  for (let i = 1; i < dots; i++) parts.pop();
+  const rest = text.slice(dots);
+  return [...parts, ...(rest ? rest.split('.') : [])].join('/');
+}
+
+function joinDots(base: string, name: string): string {
+  return [base, name.replace(/\./g, '/')].filter((x) => x.length > 0).join('/');
 }
