@@ -39,10 +39,11 @@ describe('statistics and rules, spelled out', () => {
 
   it('resolves base URLs through .env, appsettings, @Value defaults, os.getenv defaults, axios.create and RestClient builders', async () => {
     const r = await report('extras');
-    expect(r.statistics).toEqual({ apiLinks: 11, messageFlows: 1, queueBindings: 1, unresolvedCalls: 2, messagingGaps: 0, sharedData: 1 });
+    expect(r.statistics).toEqual({ apiLinks: 12, messageFlows: 1, queueBindings: 1, unresolvedCalls: 2, messagingGaps: 0, sharedData: 1 });
     expect(r.table.map((t) => t.match)).toEqual([
       'exact path',
       'host `catalog-spring` + route template',
+      'host `legacy-py` + route template',
       'host `items-go` + route template',
       'host `items-go` + exact path',
       'host `legacy-py` + route template',
@@ -61,6 +62,7 @@ describe('statistics and rules, spelled out', () => {
     expect(served).toContain('notes-nest src/notes.controller.ts:5 GET /api/v1/notes/:id (nestjs)');
     expect(served).toContain('catalog-spring src/main/java/com/acme/catalog/ProductsController.java:5 GET /catalog/products/{id} (spring)');
     expect(served).toContain('pricing-py pricing/routers/quotes.py:6 GET /api/quotes/{sku} (fastapi)');
+    expect(served).toContain('legacy-py shop/urls.py:6 ANY /shop/carts/<int:cart_id> (django)');
     // appsettings.Development.json resolves Items:BaseUrl; items-go serves PUT, not GET, on /v2/items/{id}.
     expect(r.unresolvedCalls[0]).toMatchObject({ calls: 'GET items-go/v2/items/{}', reason: 'no matching route' });
   });

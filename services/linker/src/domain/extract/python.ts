@@ -225,7 +225,11 @@ export function extractPython(root: Node, file: string, sink: Sink, scopeOut: (s
     // Django urls
     if (!receiver && (name === 'path' || name === 're_path' || name === 'url') && args[0] && argNodes[1] && call.parent?.type === 'list') {
       const p = literal(args[0]);
-      if (p !== undefined && !/^include\(/.test(argNodes[1].text)) sink.endpoint('ANY', joinPath(p), 'django', loc);
+      if (p === undefined) continue;
+      const inc = /^include\(\s*["']([\w.]+)["']/.exec(argNodes[1].text);
+      // path("api/", include("orders.urls")) prefixes every route of orders/urls.py.
+      if (inc) sink.facts.mounts.push({ prefix: joinPath(p), target: inc[1]!.replace(/\./g, '/'), loc });
+      else if (!/^include\(/.test(argNodes[1].text)) sink.endpoint('ANY', joinPath(p), 'django', loc, file);
       continue;
     }
     // requests / httpx
