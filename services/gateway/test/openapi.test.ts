@@ -33,7 +33,7 @@ function routers(): Router[] {
 function registeredRoutes(): Set<string> {
   const out = new Set<string>();
   for (const r of routers()) {
-    for (const layer of r.stack as { route?: { path: string | string[]; methods: Record<string, boolean> } }[]) {
+    for (const layer of r.stack as unknown as { route?: { path: string | string[]; methods: Record<string, boolean> } }[]) {
       if (!layer.route) continue;
       const paths = Array.isArray(layer.route.path) ? layer.route.path : [layer.route.path];
       for (const [method, on] of Object.entries(layer.route.methods)) {
