@@ -296,7 +296,11 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
   }
 
   router.post(['/', '/:version'], guard, body, jsonRpcBodyErrorHandler(log), handler);
-  router.all(['/', '/:version'], (req, res) => {
+  // Anything deeper than /a2a/{version} names no protocol version we serve: -32004, still JSON-RPC.
+  router.post('/*rest', guard, (_req, res) => {
+    sendJsonRpcError(res, null, new AppError('UNSUPPORTED_OPERATION', 'No A2A endpoint at this path; use /a2a, /a2a/v0.3 or /a2a/v0.2'), log);
+  });
+  router.all(['/', '/:version', '/*rest'], (req, res) => {
     res.setHeader('Allow', 'POST');
     sendJsonRpcError(res.status(405), null, new AppError('INVALID_REQUEST', 'Use POST with a JSON-RPC 2.0 body'), log);
   });

@@ -30,6 +30,12 @@ export function jsonRpcBodyErrorHandler(log: Logger) {
       return;
     }
     if (e.type === 'request.aborted') return;
+    // Any other refusal of the body reader (a corrupt gzip stream, an unknown Content-Encoding) is the
+    // client's: the body could not be read as JSON, so -32700, never an internal error.
+    if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
+      sendJsonRpcError(res, null, new AppError('PARSE_ERROR', 'Parse error: the body could not be decoded'), log);
+      return;
+    }
     sendJsonRpcError(res, null, err, log);
   };
 }
