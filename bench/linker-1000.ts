@@ -4,16 +4,17 @@
  * Prints wall time, peak RSS and the ratio against a baseline measured in the same run: a plain
  * recursive read of the same files. Target: under 10 s with bounded memory on a 2-core machine.
  *
- *   npx esbuild bench/linker-1000.ts --bundle --platform=node --packages=external --outfile=/tmp/bench.cjs && node /tmp/bench.cjs
+ *   npx esbuild bench/linker-1000.ts --bundle --platform=node --external:web-tree-sitter --external:yaml --outfile=/tmp/bench.cjs
+ *   NODE_PATH=$PWD/node_modules node /tmp/bench.cjs
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { extractSource } from '../services/linker/src/domain/extract/index';
-import { buildReport, renderMarkdown } from '../services/linker/src/domain/report';
-import { listSourceFiles } from '../services/linker/src/ingest/local';
+import { InMemoryDocumentStore, SequentialIds, systemClock } from '@a2a-inbound/ports';
+import { LinkerService } from '../services/linker/src/domain/linker-service';
 import { languageOf, parse } from '../services/linker/src/domain/parsers';
+import { fetchSource, listSourceFiles } from '../services/linker/src/ingest/index';
 
 const FILES = Number(process.env.BENCH_FILES ?? 1000);
 const REPOS = ['shop-ts', 'orders-cs', 'catalog-java', 'billing-py', 'shipping-go'] as const;
@@ -22,17 +23,26 @@ const FILLER = 40; // lines of ordinary code per file, so files look like real o
 const next = (i: number): number => (i + 1) % FILES;
 
 function tsFile(i: number): string {
-  const fill = Array.from({ length: FILLER }, (_, k) => `  const v${k} = items.filter((x) => x.id !== ${k}).map((x) => ({ ...x, n: ${k} }));`).join('\n');
+  const fill = Array.from(
+    { length: FILLER },
+    (_, k) => `  const v${k} = items.filter((x) => x.id !== ${k}).map((x) => ({ ...x, n: ${k} }));`,
+  ).join('\n');
   return `import express from 'express';\nconst app = express();\nconst BASE = process.env.ORDERS_URL ?? 'http://orders-cs:8080';\n
 export function handler${i}(items: { id: number }[]) {\n${fill}\n  return items;\n}\n
 app.get('/api/shop/${i}/:id', async (req, res) => {\n  const r = await fetch(\`\${BASE}/api/orders/${next(i)}/\${req.params.id}\`);\n  res.json(await r.json());\n});\n`;
 }
 function csFile(i: number): string {
-  const fill = Array.from({ length: FILLER }, (_, k) => `        var v${k} = items.Where(x => x.Id != ${k}).Select(x => x.Id + ${k}).ToList();`).join('\n');
+  const fill = Array.from(
+    { length: FILLER },
+    (_, k) => `        var v${k} = items.Where(x => x.Id != ${k}).Select(x => x.Id + ${k}).ToList();`,
+  ).join('\n');
   return `using Microsoft.AspNetCore.Mvc;\n\n[ApiController]\n[Route("api/orders/${i}")]\npublic class Orders${i}Controller : ControllerBase\n{\n    [HttpGet("{id:int}")]\n    public async Task<IActionResult> Get(int id)\n    {\n${fill}\n        await _http.GetAsync($"http://catalog-java/api/catalog/${next(i)}/{id}");\n        return Ok();\n    }\n}\n`;
 }
 function javaFile(i: number): string {
-  const fill = Array.from({ length: FILLER }, (_, k) => `        List<Integer> v${k} = items.stream().filter(x -> x != ${k}).collect(Collectors.toList());`).join('\n');
+  const fill = Array.from(
+    { length: FILLER },
+    (_, k) => `        List<Integer> v${k} = items.stream().filter(x -> x != ${k}).collect(Collectors.toList());`,
+  ).join('\n');
   return `package com.acme.catalog;\n\n@RestController\n@RequestMapping("/api/catalog/${i}")\npublic class Catalog${i}Controller {\n    @GetMapping("/{sku}")\n    public Product get(@PathVariable String sku) {\n${fill}\n        return restTemplate.getForObject("http://billing-py:8000/invoices/${next(i)}/" + sku, Product.class);\n    }\n}\n`;
 }
 function pyFile(i: number): string {
@@ -50,7 +60,13 @@ const WRITERS: Record<(typeof REPOS)[number], [string, (i: number) => string]> =
   'billing-py': ['app', pyFile],
   'shipping-go': ['internal', goFile],
 };
-const EXT: Record<(typeof REPOS)[number], string> = { 'shop-ts': 'ts', 'orders-cs': 'cs', 'catalog-java': 'java', 'billing-py': 'py', 'shipping-go': 'go' };
+const EXT: Record<(typeof REPOS)[number], string> = {
+  'shop-ts': 'ts',
+  'orders-cs': 'cs',
+  'catalog-java': 'java',
+  'billing-py': 'py',
+  'shipping-go': 'go',
+};
 
 function generate(root: string): void {
   for (let i = 0; i < FILES; i++) {
@@ -94,25 +110,37 @@ async function main(): Promise<void> {
     }
     const parseOnlyMs = performance.now() - p0;
 
+    // The real path: the linker service on the in-memory document store, one ingest (version) per
+    // repository, each going through fetch, parse and link; then the report of the last version.
     const t0 = performance.now();
-    const facts = [];
-    for (const repo of REPOS) facts.push(await extractSource(repo, await listSourceFiles(join(root, repo))));
-    const ingestMs = performance.now() - t0;
-    const l0 = performance.now();
-    const report = buildReport(facts, { application: 'bench' });
-    const markdown = renderMarkdown(report);
-    const linkMs = performance.now() - l0;
-    const totalMs = ingestMs + linkMs;
+    const service = await LinkerService.open({
+      store: new InMemoryDocumentStore(),
+      clock: systemClock,
+      ids: new SequentialIds('b'),
+      allowedLocalRoots: [root],
+      access: { fetch: (l) => fetchSource(l, { allowedDirs: [root] }), list: (r, o) => listSourceFiles(r, o) },
+    });
+    const app = await service.createApplication('developer', 'bench');
+    const stageMs = { fetch: 0, parse: 0, link: 0 };
+    for (const repo of REPOS) {
+      await service.addSource('developer', app.id, repo, { kind: 'dir', path: join(root, repo) });
+      const v = await service.ingest('developer', app.id, repo);
+      if (v.status !== 'completed') throw new Error(`ingest of ${repo} failed: ${v.error ?? ''}`);
+      for (const st of v.stages) stageMs[st.name] += st.durationMs;
+    }
+    const { report, markdown } = await service.getReport('developer', app.id);
+    const totalMs = performance.now() - t0;
     const peakRssKb = process.resourceUsage().maxRSS;
-
-    const files = facts.reduce((n, f) => n + f.parsedFiles, 0);
+    const files = (await Promise.all(REPOS.map((r) => listSourceFiles(join(root, r))))).reduce(
+      (n, l) => n + l.length,
+      0,
+    );
     process.stdout.write(
       [
         `files: ${files} in ${REPOS.length} repositories (${(bytes / 1024 / 1024).toFixed(1)} MB of source)`,
         `baseline (recursive read): ${baselineMs.toFixed(0)} ms`,
         `reference (tree-sitter parse only): ${parseOnlyMs.toFixed(0)} ms`,
-        `ingest (list + read + parse + extract): ${ingestMs.toFixed(0)} ms`,
-        `link + report: ${linkMs.toFixed(0)} ms`,
+        `linker service, ${REPOS.length} ingests (fetch ${stageMs.fetch} ms, parse ${stageMs.parse} ms, link ${stageMs.link} ms) + report`,
         `total: ${(totalMs / 1000).toFixed(2)} s (target < 10 s)`,
         `ratio vs baseline: ${(totalMs / baselineMs).toFixed(1)}x; vs parse only: ${(totalMs / parseOnlyMs).toFixed(2)}x`,
         `RSS before run: ${mb(rssStart / 1024)}; peak RSS: ${mb(peakRssKb)}`,

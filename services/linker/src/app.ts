@@ -54,11 +54,14 @@ export async function createLinkerApp(deps: LinkerAppDeps): Promise<LinkerApp> {
     service,
     async start() {
       if (server) return server;
-      server = await startGrpcServer([{ definition: linkerV1.LinkerServiceService, implementation: linkerGrpcService(service, deps.log) }], {
-        host: deps.grpcHost ?? '127.0.0.1',
-        port: deps.grpcPort ?? 0,
-        isServing: () => serving,
-      });
+      server = await startGrpcServer(
+        [{ definition: linkerV1.LinkerServiceService, implementation: linkerGrpcService(service, deps.log) }],
+        {
+          host: deps.grpcHost ?? '127.0.0.1',
+          port: deps.grpcPort ?? 0,
+          isServing: () => serving,
+        },
+      );
       serving = true;
       const s = server;
       lifecycle.onClose('grpc server', () => s.close());

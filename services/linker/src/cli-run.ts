@@ -48,7 +48,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       used.add(source);
       const fetched = await fetchSource(location);
       try {
-        facts.push(await extractSource(source, await listSourceFiles(fetched.root, { includeTests }), { includeTests }));
+        facts.push(
+          await extractSource(source, await listSourceFiles(fetched.root, { includeTests }), { includeTests }),
+        );
       } finally {
         await fetched.dispose();
       }

@@ -36,11 +36,13 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): L
   if (store !== 'memory' && store !== 'mongo') problems.push('STORE must be memory or mongo');
   const production = env.NODE_ENV === 'production';
   const allowMemoryInProduction = env.ALLOW_MEMORY_IN_PRODUCTION === 'true';
-  if (store === 'memory' && production && !allowMemoryInProduction) problems.push('STORE=memory is refused in production unless ALLOW_MEMORY_IN_PRODUCTION=true');
+  if (store === 'memory' && production && !allowMemoryInProduction)
+    problems.push('STORE=memory is refused in production unless ALLOW_MEMORY_IN_PRODUCTION=true');
   const mongoUrl = env.MONGO_URL;
   if (store === 'mongo' && !mongoUrl) problems.push('MONGO_URL is required when STORE=mongo');
   const roots = (env.LINKER_ALLOWED_DIRS ?? '').split(':').filter((r) => r.length > 0);
-  for (const r of roots) if (!r.startsWith('/')) problems.push(`LINKER_ALLOWED_DIRS entries must be absolute paths (${r})`);
+  for (const r of roots)
+    if (!r.startsWith('/')) problems.push(`LINKER_ALLOWED_DIRS entries must be absolute paths (${r})`);
   if (problems.length) throw new ConfigError(problems);
   return {
     grpcHost: env.LINKER_GRPC_HOST ?? '0.0.0.0',

@@ -18,7 +18,13 @@ export interface LinkerRouterDeps {
 }
 
 const JSON_LIMIT = '64kb';
-const ARCHIVE_TYPES = ['application/gzip', 'application/x-gzip', 'application/zip', 'application/x-tar', 'application/octet-stream'];
+const ARCHIVE_TYPES = [
+  'application/gzip',
+  'application/x-gzip',
+  'application/zip',
+  'application/x-tar',
+  'application/octet-stream',
+];
 
 type Handler = (req: Request, res: Response) => Promise<void>;
 
@@ -58,7 +64,8 @@ export function createLinkerRouter(deps: LinkerRouterDeps): Router {
   };
   const body = (req: Request): Record<string, unknown> => {
     const b: unknown = req.body;
-    if (typeof b !== 'object' || b === null || Array.isArray(b)) throw new InvalidParamsError('a JSON object body is required');
+    if (typeof b !== 'object' || b === null || Array.isArray(b))
+      throw new InvalidParamsError('a JSON object body is required');
     return b as Record<string, unknown>;
   };
   const str = (v: unknown, name: string, required = true): string => {
@@ -103,9 +110,18 @@ export function createLinkerRouter(deps: LinkerRouterDeps): Router {
         const g = b.git as Record<string, unknown>;
         location = { kind: { $case: 'git', git: { url: str(g.url, 'git.url'), ref: str(g.ref, 'git.ref', false) } } };
       } else if (typeof b.archive === 'object' && b.archive !== null) {
-        location = { kind: { $case: 'archive', archive: { filename: str((b.archive as Record<string, unknown>).filename, 'archive.filename') } } };
+        location = {
+          kind: {
+            $case: 'archive',
+            archive: { filename: str((b.archive as Record<string, unknown>).filename, 'archive.filename') },
+          },
+        };
       } else throw new InvalidParamsError('one of dir, git or archive is required');
-      const source = await call(c.addSource.bind(c), { role: r, applicationId: param(req, 'id'), name: str(b.name, 'name'), location }, opts);
+      const source = await call(
+        c.addSource.bind(c),
+        { role: r, applicationId: param(req, 'id'), name: str(b.name, 'name'), location },
+        opts,
+      );
       res.status(201).json(source);
     }),
   );
@@ -116,7 +132,14 @@ export function createLinkerRouter(deps: LinkerRouterDeps): Router {
     raw,
     wrap(async (req, res) => {
       const r = role(req);
-      const request: linkerV1.IngestSourceRequest = { role: r, applicationId: param(req, 'id'), sourceId: '', ref: '', archive: Buffer.alloc(0), archiveFilename: '' };
+      const request: linkerV1.IngestSourceRequest = {
+        role: r,
+        applicationId: param(req, 'id'),
+        sourceId: '',
+        ref: '',
+        archive: Buffer.alloc(0),
+        archiveFilename: '',
+      };
       if (Buffer.isBuffer(req.body)) {
         request.sourceId = str(req.query.source, 'source');
         request.archiveFilename = str(req.query.filename, 'filename', false);
@@ -166,7 +189,8 @@ export function createLinkerRouter(deps: LinkerRouterDeps): Router {
     if (res.headersSent) return next(err);
     const e = err as { type?: string; status?: number };
     let app = toAppError(err);
-    if (e.type === 'entity.too.large' || e.status === 413) app = new AppError('PAYLOAD_TOO_LARGE', 'Request body too large');
+    if (e.type === 'entity.too.large' || e.status === 413)
+      app = new AppError('PAYLOAD_TOO_LARGE', 'Request body too large');
     else if (e.type === 'entity.parse.failed') app = new AppError('PARSE_ERROR', 'The body is not valid JSON');
     if (app.code === 'INTERNAL' || app.code === 'UNAVAILABLE') deps.log?.error({ err }, 'linker request failed');
     const wire = toJsonRpcError(app);

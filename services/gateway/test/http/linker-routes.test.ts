@@ -11,7 +11,8 @@ import * as linkerV1 from '../../../../proto/gen/a2a_inbound/linker/v1/linker';
 function fakeLinker(seen: linkerV1.IngestSourceRequest[]): linkerV1.LinkerServiceServer {
   const apps = new Map<string, linkerV1.Application>();
   const check = (role: string): void => {
-    if (role !== 'admin' && role !== 'developer') throw new AppError('PERMISSION_DENIED', 'role Admin or Developer is required');
+    if (role !== 'admin' && role !== 'developer')
+      throw new AppError('PERMISSION_DENIED', 'role Admin or Developer is required');
   };
   const get = (id: string): linkerV1.Application => {
     const a = apps.get(id);
@@ -34,7 +35,13 @@ function fakeLinker(seen: linkerV1.IngestSourceRequest[]): linkerV1.LinkerServic
   return {
     createApplication: unary(async (r: linkerV1.CreateApplicationRequest) => {
       check(r.role);
-      const a: linkerV1.Application = { id: `app-${apps.size + 1}`, name: r.name, sources: [], latestVersion: 0, createdAtMs: 1 };
+      const a: linkerV1.Application = {
+        id: `app-${apps.size + 1}`,
+        name: r.name,
+        sources: [],
+        latestVersion: 0,
+        createdAtMs: 1,
+      };
       apps.set(a.id, a);
       return a;
     }),
@@ -49,7 +56,14 @@ function fakeLinker(seen: linkerV1.IngestSourceRequest[]): linkerV1.LinkerServic
     addSource: unary(async (r: linkerV1.AddSourceRequest) => {
       check(r.role);
       const a = get(r.applicationId);
-      const s: linkerV1.Source = { id: `s${a.sources.length + 1}`, name: r.name, location: r.location!, addedAtMs: 1, lastVersion: 0, revision: '' };
+      const s: linkerV1.Source = {
+        id: `s${a.sources.length + 1}`,
+        name: r.name,
+        location: r.location!,
+        addedAtMs: 1,
+        lastVersion: 0,
+        revision: '',
+      };
       a.sources.push(s);
       return s;
     }),
@@ -68,8 +82,13 @@ function fakeLinker(seen: linkerV1.IngestSourceRequest[]): linkerV1.LinkerServic
     getReport: unary(async (r: linkerV1.GetReportRequest) => {
       check(r.role);
       const a = get(r.applicationId);
-      if (a.latestVersion === 0) throw new AppError('FAILED_PRECONDITION', 'the application has no ingested source yet');
-      return { version: version(a.id, a.latestVersion), reportJson: JSON.stringify({ application: a.name, statistics: { apiLinks: 0 } }), markdown: `# Link report: ${a.name}\n` };
+      if (a.latestVersion === 0)
+        throw new AppError('FAILED_PRECONDITION', 'the application has no ingested source yet');
+      return {
+        version: version(a.id, a.latestVersion),
+        reportJson: JSON.stringify({ application: a.name, statistics: { apiLinks: 0 } }),
+        markdown: `# Link report: ${a.name}\n`,
+      };
     }),
   };
 }
@@ -82,7 +101,10 @@ describe('linker REST routes', () => {
   const seen: linkerV1.IngestSourceRequest[] = [];
 
   beforeAll(async () => {
-    grpcServer = await startGrpcServer([{ definition: linkerV1.LinkerServiceService, implementation: fakeLinker(seen) }], { host: '127.0.0.1', port: 0, isServing: () => true });
+    grpcServer = await startGrpcServer(
+      [{ definition: linkerV1.LinkerServiceService, implementation: fakeLinker(seen) }],
+      { host: '127.0.0.1', port: 0, isServing: () => true },
+    );
     client = new linkerV1.LinkerServiceClient(grpcServer.address, grpc.credentials.createInsecure());
     const app = express();
     app.use(createLinkerRouter({ linker: client, roleOf: (req) => req.header('x-test-role'), maxArchiveBytes: 1024 }));
@@ -96,10 +118,20 @@ describe('linker REST routes', () => {
     await grpcServer.close();
   });
 
-  const req = (method: string, path: string, role: string | undefined, body?: unknown, headers: Record<string, string> = {}) =>
+  const req = (
+    method: string,
+    path: string,
+    role: string | undefined,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) =>
     fetch(base + path, {
       method,
-      headers: { ...(role ? { 'x-test-role': role } : {}), ...(body !== undefined && !(body instanceof Uint8Array) ? { 'content-type': 'application/json' } : {}), ...headers },
+      headers: {
+        ...(role ? { 'x-test-role': role } : {}),
+        ...(body !== undefined && !(body instanceof Uint8Array) ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
       ...(body === undefined ? {} : { body: body instanceof Uint8Array ? body : JSON.stringify(body) }),
     });
 
@@ -109,21 +141,39 @@ describe('linker REST routes', () => {
     const app = (await created.json()) as linkerV1.Application;
     expect(app).toMatchObject({ id: 'app-1', name: 'shop', latestVersion: 0 });
 
-    const src = await req('POST', `/api/applications/${app.id}/sources`, 'developer', { name: 'web', git: { url: 'https://example.com/web.git', ref: 'main' } });
+    const src = await req('POST', `/api/applications/${app.id}/sources`, 'developer', {
+      name: 'web',
+      git: { url: 'https://example.com/web.git', ref: 'main' },
+    });
     expect(src.status).toBe(201);
-    expect(await src.json()).toMatchObject({ name: 'web', location: { kind: { $case: 'git', git: { url: 'https://example.com/web.git', ref: 'main' } } } });
+    expect(await src.json()).toMatchObject({
+      name: 'web',
+      location: { kind: { $case: 'git', git: { url: 'https://example.com/web.git', ref: 'main' } } },
+    });
 
     const noReport = await req('GET', `/api/applications/${app.id}/report`, 'developer');
     expect(noReport.status).toBe(409);
-    expect(await noReport.json()).toEqual({ error: { code: 'FAILED_PRECONDITION', message: 'the application has no ingested source yet' } });
+    expect(await noReport.json()).toEqual({
+      error: { code: 'FAILED_PRECONDITION', message: 'the application has no ingested source yet' },
+    });
 
     const ingested = await req('POST', `/api/applications/${app.id}/ingest`, 'admin', { source: 'web', ref: 'v2' });
     expect(ingested.status).toBe(200);
-    expect(await ingested.json()).toMatchObject({ number: 1, linked: false, notLinkedReason: 'the application has one source' });
+    expect(await ingested.json()).toMatchObject({
+      number: 1,
+      linked: false,
+      notLinkedReason: 'the application has one source',
+    });
     expect(seen.at(-1)).toMatchObject({ sourceId: 'web', ref: 'v2' });
 
     const archive = new Uint8Array([0x1f, 0x8b, 8, 0, 1, 2, 3]);
-    const upload = await req('POST', `/api/applications/${app.id}/ingest?source=web&filename=web.tar.gz`, 'admin', archive, { 'content-type': 'application/gzip' });
+    const upload = await req(
+      'POST',
+      `/api/applications/${app.id}/ingest?source=web&filename=web.tar.gz`,
+      'admin',
+      archive,
+      { 'content-type': 'application/gzip' },
+    );
     expect(upload.status).toBe(200);
     expect(seen.at(-1)?.archiveFilename).toBe('web.tar.gz');
     expect([...seen.at(-1)!.archive]).toEqual([...archive]);
@@ -134,13 +184,18 @@ describe('linker REST routes', () => {
     expect(await latest.json()).toMatchObject({ number: 2 });
 
     const json = await req('GET', `/api/applications/${app.id}/report?format=json`, 'developer');
-    expect(await json.json()).toMatchObject({ version: { number: 2 }, report: { application: 'shop', statistics: { apiLinks: 0 } } });
+    expect(await json.json()).toMatchObject({
+      version: { number: 2 },
+      report: { application: 'shop', statistics: { apiLinks: 0 } },
+    });
     const md = await req('GET', `/api/applications/${app.id}/report?format=markdown`, 'developer');
     expect(md.headers.get('content-type')).toMatch(/^text\/markdown/);
     expect(await md.text()).toBe('# Link report: shop\n');
 
     const list = await req('GET', '/api/applications', 'admin');
-    expect(((await list.json()) as linkerV1.ListApplicationsResponse).applications.map((a) => a.name)).toEqual(['shop']);
+    expect(((await list.json()) as linkerV1.ListApplicationsResponse).applications.map((a) => a.name)).toEqual([
+      'shop',
+    ]);
   });
 
   it('answers errors as JSON: 401 without a role, 403 for other roles, 404, 400, 413', async () => {
@@ -161,11 +216,17 @@ describe('linker REST routes', () => {
     const badFormat = await req('GET', '/api/applications/app-1/report?format=html', 'admin');
     expect(badFormat.status).toBe(400);
 
-    const broken = await fetch(`${base}/api/applications`, { method: 'POST', headers: { 'x-test-role': 'admin', 'content-type': 'application/json' }, body: '{not json' });
+    const broken = await fetch(`${base}/api/applications`, {
+      method: 'POST',
+      headers: { 'x-test-role': 'admin', 'content-type': 'application/json' },
+      body: '{not json',
+    });
     expect(broken.status).toBe(400);
     expect(((await broken.json()) as { error: { code: string } }).error.code).toBe('PARSE_ERROR');
 
-    const tooBig = await req('POST', '/api/applications/app-1/ingest?source=web', 'admin', new Uint8Array(2048), { 'content-type': 'application/zip' });
+    const tooBig = await req('POST', '/api/applications/app-1/ingest?source=web', 'admin', new Uint8Array(2048), {
+      'content-type': 'application/zip',
+    });
     expect(tooBig.status).toBe(413);
     expect(((await tooBig.json()) as { error: { code: string } }).error.code).toBe('PAYLOAD_TOO_LARGE');
   });

@@ -1,4 +1,15 @@
-import type { Binding, Call, ConfigEntry, Consume, Endpoint, ExchangeType, Loc, Part, Publish, SourceFacts } from './model.js';
+import type {
+  Binding,
+  Call,
+  ConfigEntry,
+  Consume,
+  Endpoint,
+  ExchangeType,
+  Loc,
+  Part,
+  Publish,
+  SourceFacts,
+} from './model.js';
 import { HOLE, PARAM, displayTemplate, matchScore, segments } from './routes.js';
 
 /** A `source path:line` pointer: the evidence every link and finding carries. */
@@ -84,7 +95,10 @@ function cmp(a: string, b: string): number {
 
 /** Relaxed key: `Services:Orders`, `services.orders`, `SERVICES__ORDERS`, `SERVICES_ORDERS` are one key. */
 export function relaxedKey(key: string): string {
-  return key.toLowerCase().replace(/-/g, '').replace(/[:._]+/g, '.');
+  return key
+    .toLowerCase()
+    .replace(/-/g, '')
+    .replace(/[:._]+/g, '.');
 }
 
 interface SourceEnv {
@@ -135,7 +149,9 @@ export function topology(sources: readonly SourceFacts[]): Topology {
   const extraEnv = new Map<string, ConfigEntry[]>();
   for (const s of sources) {
     for (const svc of s.services) {
-      const target = svc.targets.map(basename).find((t) => names.has(t)) ?? (names.has(svc.name.toLowerCase()) ? svc.name.toLowerCase() : undefined);
+      const target =
+        svc.targets.map(basename).find((t) => names.has(t)) ??
+        (names.has(svc.name.toLowerCase()) ? svc.name.toLowerCase() : undefined);
       if (!target) continue;
       const source = byLower.get(target)!;
       hosts.set(svc.name.toLowerCase(), source);
@@ -240,7 +256,19 @@ function bestIn(source: SourceFacts, method: Call['method'], callSegs: string[])
 
 /** A dynamic URL as written: `${name}` for unknown names, `${env:X}` for unset variables. */
 function showParts(parts: readonly Part[]): string {
-  return parts.map((p) => ('lit' in p ? p.lit : 'env' in p ? `\${env:${p.env}}` : 'config' in p ? `\${config:${p.config}}` : 'ref' in p ? `\${${p.ref}}` : '…')).join('');
+  return parts
+    .map((p) =>
+      'lit' in p
+        ? p.lit
+        : 'env' in p
+          ? `\${env:${p.env}}`
+          : 'config' in p
+            ? `\${config:${p.config}}`
+            : 'ref' in p
+              ? `\${${p.ref}}`
+              : '…',
+    )
+    .join('');
 }
 
 function describeCall(method: string, target: Target | undefined, raw: string): string {
@@ -268,7 +296,13 @@ function linkCalls(sources: readonly SourceFacts[], topo: Topology, out: LinkRes
         out.unresolved.push({ caller, calls, reason, detail, candidates });
       };
       if (!target) {
-        out.unresolved.push({ caller, calls: `${call.method} ${showParts(call.url)}`, reason: 'dynamic URL', detail: 'the URL is only known at run time', candidates: [] });
+        out.unresolved.push({
+          caller,
+          calls: `${call.method} ${showParts(call.url)}`,
+          reason: 'dynamic URL',
+          detail: 'the URL is only known at run time',
+          candidates: [],
+        });
         continue;
       }
       const callSegs = segments(target.path);
@@ -295,7 +329,10 @@ function linkCalls(sources: readonly SourceFacts[], topo: Topology, out: LinkRes
         if (restrictTo === src.source) continue; // calls itself: not a cross-repository link
         const c = bestIn(bySource.get(restrictTo)!, call.method, callSegs);
         if (!c) {
-          unresolved('no matching route', `\`${restrictTo}\` serves no ${call.method === 'ANY' ? '' : call.method + ' '}${displayTemplate(callSegs)}`);
+          unresolved(
+            'no matching route',
+            `\`${restrictTo}\` serves no ${call.method === 'ANY' ? '' : call.method + ' '}${displayTemplate(callSegs)}`,
+          );
           continue;
         }
         out.links.push(apiLink(caller, calls, c, via));
@@ -313,7 +350,14 @@ function linkCalls(sources: readonly SourceFacts[], topo: Topology, out: LinkRes
         out.links.push(apiLink(caller, calls, candidates[0]!, undefined));
       } else {
         const evs = candidates.map((c) => ev(c.source, c.endpoint.loc)).sort(compareEvidence);
-        unresolved('ambiguous', `served by ${candidates.map((c) => `\`${c.source}\``).sort().join(' and ')}, nothing tells them apart`, evs);
+        unresolved(
+          'ambiguous',
+          `served by ${candidates
+            .map((c) => `\`${c.source}\``)
+            .sort()
+            .join(' and ')}, nothing tells them apart`,
+          evs,
+        );
       }
     }
   }
@@ -336,7 +380,8 @@ function apiLink(caller: Evidence, calls: string, c: Candidate, via: string | un
 export function describeBinding(b: UsedBinding): string {
   if (b.broker === 'kafka') return `Kafka topic \`${b.queue}\``;
   if (b.exchangeType === 'default') return `default exchange → queue \`${b.queue}\``;
-  if (b.exchangeType === 'fanout' || b.exchangeType === 'headers') return `${b.exchangeType} exchange \`${b.exchange}\` → queue \`${b.queue}\``;
+  if (b.exchangeType === 'fanout' || b.exchangeType === 'headers')
+    return `${b.exchangeType} exchange \`${b.exchange}\` → queue \`${b.queue}\``;
   return `${b.exchangeType} exchange \`${b.exchange}\` —\`${b.key}\`→ queue \`${b.queue}\``;
 }
 
@@ -386,14 +431,34 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
     const routed: Routed[] = [];
     if (p.exchange === '') {
       const at = declaredQueues.get(p.key);
-      if (at) routed.push({ queue: p.key, binding: { broker: 'rabbitmq', exchange: '', exchangeType: 'default', queue: p.key, key: p.key, at } });
+      if (at)
+        routed.push({
+          queue: p.key,
+          binding: { broker: 'rabbitmq', exchange: '', exchangeType: 'default', queue: p.key, key: p.key, at },
+        });
       return routed;
     }
     const type = exchangeTypes.get(p.exchange) ?? 'direct';
     for (const { b, source } of bindings) {
       if (b.exchange !== p.exchange) continue;
-      const hit = type === 'fanout' || type === 'headers' ? true : type === 'topic' ? topicMatches(b.key, p.key) : b.key === p.key;
-      if (hit) routed.push({ queue: b.queue, binding: { broker: 'rabbitmq', exchange: b.exchange, exchangeType: type, queue: b.queue, key: b.key, at: ev(source, b.loc) } });
+      const hit =
+        type === 'fanout' || type === 'headers'
+          ? true
+          : type === 'topic'
+            ? topicMatches(b.key, p.key)
+            : b.key === p.key;
+      if (hit)
+        routed.push({
+          queue: b.queue,
+          binding: {
+            broker: 'rabbitmq',
+            exchange: b.exchange,
+            exchangeType: type,
+            queue: b.queue,
+            key: b.key,
+            at: ev(source, b.loc),
+          },
+        });
     }
     return routed;
   };
@@ -418,16 +483,35 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
         reached++;
         fedConsumers.add(c);
         if (cs === source) continue;
-        const binding: UsedBinding = { broker: 'kafka', exchange: '', exchangeType: 'kafka-topic', queue: p.key, key: p.key, at };
+        const binding: UsedBinding = {
+          broker: 'kafka',
+          exchange: '',
+          exchangeType: 'kafka-topic',
+          queue: p.key,
+          key: p.key,
+          at,
+        };
         const bk = `kafka|${p.key}`;
         if (!usedBindings.has(bk)) usedBindings.set(bk, binding);
-        out.links.push({ kind: 'message', caller: at, calls: what, servedBy: ev(cs, c.loc), served: `consume Kafka topic \`${c.queue}\``, match: `Kafka topic \`${p.key}\` (its own binding)` });
+        out.links.push({
+          kind: 'message',
+          caller: at,
+          calls: what,
+          servedBy: ev(cs, c.loc),
+          served: `consume Kafka topic \`${c.queue}\``,
+          match: `Kafka topic \`${p.key}\` (its own binding)`,
+        });
       }
       if (reached === 0) reasons.push(`no consumer of Kafka topic \`${p.key}\``);
     } else {
       const routed = route(p);
       if (!anyRabbitConfig) reasons.push('no binding configuration in any attached repository');
-      else if (routed.length === 0) reasons.push(p.exchange === '' ? `queue \`${p.key}\` is declared nowhere` : `no binding routes \`${p.exchange}\` / \`${p.key}\` to a queue`);
+      else if (routed.length === 0)
+        reasons.push(
+          p.exchange === ''
+            ? `queue \`${p.key}\` is declared nowhere`
+            : `no binding routes \`${p.exchange}\` / \`${p.key}\` to a queue`,
+        );
       for (const r of routed) {
         let queueReached = 0;
         for (const { c, source: cs } of consumers) {
@@ -439,7 +523,14 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
           const bk = `rabbitmq|${r.binding.exchange}|${r.queue}|${r.binding.key}`;
           if (!usedBindings.has(bk)) usedBindings.set(bk, r.binding);
           const via = describeBinding(r.binding);
-          out.links.push({ kind: 'message', caller: at, calls: what, servedBy: ev(cs, c.loc), served: `consume queue \`${c.queue}\``, match: `binding: ${via}` });
+          out.links.push({
+            kind: 'message',
+            caller: at,
+            calls: what,
+            servedBy: ev(cs, c.loc),
+            served: `consume queue \`${c.queue}\``,
+            match: `binding: ${via}`,
+          });
         }
         if (queueReached === 0) reasons.push(`queue \`${r.queue}\` has no consumer`);
       }
@@ -454,7 +545,8 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
     let reason: string;
     if (c.broker === 'kafka') reason = `no producer for Kafka topic \`${c.queue}\``;
     else if (!anyRabbitConfig) reason = 'no binding configuration in any attached repository';
-    else if (!declaredQueues.has(c.queue) && !bindings.some(({ b }) => b.queue === c.queue)) reason = `queue \`${c.queue}\` is bound to no exchange`;
+    else if (!declaredQueues.has(c.queue) && !bindings.some(({ b }) => b.queue === c.queue))
+      reason = `queue \`${c.queue}\` is bound to no exchange`;
     else reason = `no publisher routes to queue \`${c.queue}\``;
     out.gaps.push({ side: 'consumer', at, what, reason });
   }
@@ -491,10 +583,18 @@ export function link(sources: readonly SourceFacts[]): LinkResult {
   linkCalls(sorted, topo, out);
   linkMessages(sorted, out);
   linkData(sorted, out);
-  out.links.sort((a, b) => (a.kind === b.kind ? 0 : a.kind === 'api' ? -1 : 1) || compareEvidence(a.caller, b.caller) || compareEvidence(a.servedBy, b.servedBy) || cmp(a.calls, b.calls));
+  out.links.sort(
+    (a, b) =>
+      (a.kind === b.kind ? 0 : a.kind === 'api' ? -1 : 1) ||
+      compareEvidence(a.caller, b.caller) ||
+      compareEvidence(a.servedBy, b.servedBy) ||
+      cmp(a.calls, b.calls),
+  );
   out.unresolved.sort((a, b) => compareEvidence(a.caller, b.caller) || cmp(a.calls, b.calls));
   out.gaps.sort((a, b) => compareEvidence(a.at, b.at) || cmp(a.what, b.what));
   out.shared.sort((a, b) => cmp(a.store, b.store));
-  out.bindings.sort((a, b) => cmp(a.broker, b.broker) || cmp(a.exchange, b.exchange) || cmp(a.queue, b.queue) || cmp(a.key, b.key));
+  out.bindings.sort(
+    (a, b) => cmp(a.broker, b.broker) || cmp(a.exchange, b.exchange) || cmp(a.queue, b.queue) || cmp(a.key, b.key),
+  );
   return out;
 }

@@ -25,7 +25,8 @@ export interface StageDoc {
   readonly detail?: string;
 }
 
-export type StoredLocation = { kind: 'dir'; path: string } | { kind: 'git'; url: string; ref?: string } | { kind: 'archive'; filename: string };
+export type StoredLocation =
+  { kind: 'dir'; path: string } | { kind: 'git'; url: string; ref?: string } | { kind: 'archive'; filename: string };
 
 export interface SourceDoc {
   id: string;
@@ -102,7 +103,8 @@ export function requireRole(role: string): Role {
 
 function validName(name: string, what: string): string {
   const n = name.trim();
-  if (!n || n.length > 100 || !/^[\w.\- ]+$/.test(n)) throw new InvalidParamsError(`${what} must be 1-100 letters, digits, '.', '-', '_' or spaces`);
+  if (!n || n.length > 100 || !/^[\w.\- ]+$/.test(n))
+    throw new InvalidParamsError(`${what} must be 1-100 letters, digits, '.', '-', '_' or spaces`);
   return n;
 }
 
@@ -119,14 +121,25 @@ export class LinkerService {
 
   static async open(options: LinkerServiceOptions): Promise<LinkerService> {
     const apps = await options.store.collection<ApplicationDoc>({ name: COLLECTIONS.applications });
-    const facts = await options.store.collection<FactsDoc>({ name: COLLECTIONS.facts, indexes: [{ fields: ['applicationId'] }] });
-    const versions = await options.store.collection<VersionDoc>({ name: COLLECTIONS.versions, indexes: [{ fields: ['applicationId'] }] });
+    const facts = await options.store.collection<FactsDoc>({
+      name: COLLECTIONS.facts,
+      indexes: [{ fields: ['applicationId'] }],
+    });
+    const versions = await options.store.collection<VersionDoc>({
+      name: COLLECTIONS.versions,
+      indexes: [{ fields: ['applicationId'] }],
+    });
     return new LinkerService(options, apps, facts, versions);
   }
 
   async createApplication(role: string, name: string): Promise<Application> {
     requireRole(role);
-    const doc: ApplicationDoc = { name: validName(name, 'application name'), createdAtMs: this.o.clock.now(), sources: [], latestVersion: 0 };
+    const doc: ApplicationDoc = {
+      name: validName(name, 'application name'),
+      createdAtMs: this.o.clock.now(),
+      sources: [],
+      latestVersion: 0,
+    };
     const id = this.o.ids.next();
     await this.apps.insert(id, doc);
     return { id, doc };
@@ -147,10 +160,17 @@ export class LinkerService {
 
   async addSource(role: string, applicationId: string, name: string, location: StoredLocation): Promise<SourceDoc> {
     requireRole(role);
-    const source: SourceDoc = { id: this.o.ids.next(), name: validName(name, 'source name'), location: this.checkLocation(location), addedAtMs: this.o.clock.now() };
+    const source: SourceDoc = {
+      id: this.o.ids.next(),
+      name: validName(name, 'source name'),
+      location: this.checkLocation(location),
+      addedAtMs: this.o.clock.now(),
+    };
     await this.update(applicationId, (doc) => {
-      if (doc.sources.some((s) => s.name === source.name)) throw new AppError('CONFLICT', `source ${source.name} already exists`);
-      if (doc.sources.length >= 100) throw new AppError('FAILED_PRECONDITION', 'an application has at most 100 sources');
+      if (doc.sources.some((s) => s.name === source.name))
+        throw new AppError('CONFLICT', `source ${source.name} already exists`);
+      if (doc.sources.length >= 100)
+        throw new AppError('FAILED_PRECONDITION', 'an application has at most 100 sources');
       doc.sources.push(source);
     });
     return source;
@@ -160,7 +180,12 @@ export class LinkerService {
    * Ingests one source: a new application version that goes through fetch, parse and link, each
    * recorded with its status and timing. A failed stage fails the version (returned, not thrown).
    */
-  async ingest(role: string, applicationId: string, sourceId: string, override: { ref?: string; archive?: { filename: string; bytes: Uint8Array } } = {}): Promise<VersionView> {
+  async ingest(
+    role: string,
+    applicationId: string,
+    sourceId: string,
+    override: { ref?: string; archive?: { filename: string; bytes: Uint8Array } } = {},
+  ): Promise<VersionView> {
     requireRole(role);
     const app = await this.getApplication(role, applicationId);
     const source = app.doc.sources.find((s) => s.id === sourceId || s.name === sourceId);
@@ -189,12 +214,25 @@ export class LinkerService {
       try {
         const out = await fn();
         const finishedAtMs = this.o.clock.now();
-        version.stages.push({ name, status: 'completed', startedAtMs, finishedAtMs, durationMs: finishedAtMs - startedAtMs });
+        version.stages.push({
+          name,
+          status: 'completed',
+          startedAtMs,
+          finishedAtMs,
+          durationMs: finishedAtMs - startedAtMs,
+        });
         return out;
       } catch (err) {
         const finishedAtMs = this.o.clock.now();
         const detail = err instanceof Error ? err.message : String(err);
-        version.stages.push({ name, status: 'failed', startedAtMs, finishedAtMs, durationMs: finishedAtMs - startedAtMs, detail });
+        version.stages.push({
+          name,
+          status: 'failed',
+          startedAtMs,
+          finishedAtMs,
+          durationMs: finishedAtMs - startedAtMs,
+          detail,
+        });
         throw err;
       }
     };
@@ -203,7 +241,9 @@ export class LinkerService {
       const fetched = await stage('fetch', () => this.o.access.fetch(location));
       version.revision = fetched.revision;
       try {
-        const facts = await stage('parse', async () => extractSource(source.name, await this.o.access.list(fetched.root, { includeTests: false })));
+        const facts = await stage('parse', async () =>
+          extractSource(source.name, await this.o.access.list(fetched.root, { includeTests: false })),
+        );
         const existing = await this.facts.get(factsId(applicationId, source.id));
         const factsDoc: FactsDoc = { applicationId, sourceId: source.id, version: number, facts };
         if (existing) await this.facts.replace(existing.id, existing.version, factsDoc);
@@ -263,7 +303,11 @@ export class LinkerService {
   }
 
   /** The report of a version (latest by default), as JSON and Markdown. */
-  async getReport(role: string, applicationId: string, number?: number): Promise<{ version: VersionView; report: LinkReport; markdown: string }> {
+  async getReport(
+    role: string,
+    applicationId: string,
+    number?: number,
+  ): Promise<{ version: VersionView; report: LinkReport; markdown: string }> {
     const version = await this.getVersion(role, applicationId, number);
     let report = version.report;
     if (!version.linked || !report) {
@@ -286,8 +330,10 @@ export class LinkerService {
       case 'git': {
         const url = location.url.trim();
         if (!url || url.startsWith('-') || url.length > 2048) throw new InvalidParamsError('git url is invalid');
-        if (location.ref !== undefined && (location.ref.startsWith('-') || location.ref.length > 255)) throw new InvalidParamsError('git ref is invalid');
-        if (url.startsWith('file://') || !/^[a-z]+:\/\/|^[\w.-]+@[\w.-]+:/.test(url)) this.checkLocal(url.replace(/^file:\/\//, ''));
+        if (location.ref !== undefined && (location.ref.startsWith('-') || location.ref.length > 255))
+          throw new InvalidParamsError('git ref is invalid');
+        if (url.startsWith('file://') || !/^[a-z]+:\/\/|^[\w.-]+@[\w.-]+:/.test(url))
+          this.checkLocal(url.replace(/^file:\/\//, ''));
         return location.ref ? { kind: 'git', url, ref: location.ref } : { kind: 'git', url };
       }
       case 'archive':
@@ -298,14 +344,20 @@ export class LinkerService {
   private checkLocal(path: string): void {
     const roots = this.o.allowedLocalRoots ?? [];
     const norm = (p: string): string => p.replace(/\/+$/, '');
-    const ok = !path.split('/').includes('..') && roots.some((r) => norm(path) === norm(r) || path.startsWith(norm(r) + '/'));
+    const ok =
+      !path.split('/').includes('..') && roots.some((r) => norm(path) === norm(r) || path.startsWith(norm(r) + '/'));
     if (!ok) throw new AppError('PERMISSION_DENIED', 'local paths outside the allowed roots cannot be ingested');
   }
 
-  private runtimeLocation(stored: StoredLocation, override: { ref?: string; archive?: { filename: string; bytes: Uint8Array } }): SourceLocation {
+  private runtimeLocation(
+    stored: StoredLocation,
+    override: { ref?: string; archive?: { filename: string; bytes: Uint8Array } },
+  ): SourceLocation {
     if (stored.kind === 'archive') {
-      if (!override.archive || override.archive.bytes.length === 0) throw new InvalidParamsError('an archive source needs the archive bytes on each ingest');
-      if (override.archive.bytes.length > (this.o.maxArchiveBytes ?? 50 * 1024 * 1024)) throw new AppError('PAYLOAD_TOO_LARGE', 'archive is too large');
+      if (!override.archive || override.archive.bytes.length === 0)
+        throw new InvalidParamsError('an archive source needs the archive bytes on each ingest');
+      if (override.archive.bytes.length > (this.o.maxArchiveBytes ?? 50 * 1024 * 1024))
+        throw new AppError('PAYLOAD_TOO_LARGE', 'archive is too large');
       return { kind: 'archive', filename: override.archive.filename || stored.filename, bytes: override.archive.bytes };
     }
     if (override.archive) throw new InvalidParamsError('archive bytes are only accepted by archive sources');
@@ -327,7 +379,8 @@ export class LinkerService {
         await this.apps.replace(id, current.version, doc);
         return doc;
       } catch (err) {
-        if (err instanceof VersionConflictError || (err instanceof AppError && err.code === 'VERSION_CONFLICT')) continue;
+        if (err instanceof VersionConflictError || (err instanceof AppError && err.code === 'VERSION_CONFLICT'))
+          continue;
         throw err;
       }
     }

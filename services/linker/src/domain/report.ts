@@ -5,7 +5,8 @@ import type { SourceFacts } from './model.js';
 export const EMPTY_STATE =
   'No call or message crosses a repository boundary. Both outcomes are legitimate: the application may have a single source, or its services may simply not call each other.';
 
-export const KAFKA_NOTE = 'Kafka has no exchanges: a topic is its own binding, so each topic with a producer and a consumer in different repositories counts as one queue binding.';
+export const KAFKA_NOTE =
+  'Kafka has no exchanges: a topic is its own binding, so each topic with a producer and a consumer in different repositories counts as one queue binding.';
 
 export interface ReportRow {
   readonly caller: string;
@@ -67,7 +68,10 @@ export function buildReport(sources: readonly SourceFacts[], options: ReportOpti
     match: l.match,
   }));
   const notes: string[] = [];
-  if (sources.some((s) => s.publishes.some((p) => p.broker === 'kafka') || s.consumes.some((c) => c.broker === 'kafka'))) notes.push(KAFKA_NOTE);
+  if (
+    sources.some((s) => s.publishes.some((p) => p.broker === 'kafka') || s.consumes.some((c) => c.broker === 'kafka'))
+  )
+    notes.push(KAFKA_NOTE);
   return {
     application: options.application,
     sources: names,
@@ -103,7 +107,8 @@ export function renderMarkdown(r: LinkReport): string {
   if (r.emptyState) out.push(r.emptyState, '');
   else {
     out.push('| Caller | Calls | Served by | Match |', '|---|---|---|---|');
-    for (const row of r.table) out.push(`| ${cell(row.caller)} | ${cell(row.calls)} | ${cell(row.servedBy)} | ${cell(row.match)} |`);
+    for (const row of r.table)
+      out.push(`| ${cell(row.caller)} | ${cell(row.calls)} | ${cell(row.servedBy)} | ${cell(row.match)} |`);
     out.push('');
   }
   if (r.queueBindings.length) {

@@ -4,10 +4,21 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 
 // No prompts, no system config, and only plain transports (never `ext::` or other helpers that run commands).
-const GIT_ENV = { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: 'echo', GIT_CONFIG_NOSYSTEM: '1', GIT_ALLOW_PROTOCOL: 'http:https:ssh:git:file' };
+const GIT_ENV = {
+  ...process.env,
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_ASKPASS: 'echo',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_ALLOW_PROTOCOL: 'http:https:ssh:git:file',
+};
 
 async function git(args: readonly string[], cwd?: string, timeoutMs = 120_000): Promise<string> {
-  const { stdout } = await run('git', [...args], { cwd, env: GIT_ENV, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 });
+  const { stdout } = await run('git', [...args], {
+    cwd,
+    env: GIT_ENV,
+    timeout: timeoutMs,
+    maxBuffer: 16 * 1024 * 1024,
+  });
   return stdout.trim();
 }
 
@@ -23,7 +34,11 @@ export function splitRef(spec: string): { url: string; ref?: string } {
 }
 
 export function repoName(url: string): string {
-  const last = url.replace(/[/\\]+$/, '').split(/[/:\\]/).pop() ?? 'repo';
+  const last =
+    url
+      .replace(/[/\\]+$/, '')
+      .split(/[/:\\]/)
+      .pop() ?? 'repo';
   return last.replace(/\.git$/, '') || 'repo';
 }
 

@@ -23,7 +23,8 @@ export async function fetchSource(location: SourceLocation, options: FetchOption
       const abs = await realpath(resolve(location.path));
       if (options.allowedDirs) {
         const roots = await Promise.all(options.allowedDirs.map((d) => realpath(resolve(d)).catch(() => resolve(d))));
-        if (!roots.some((d) => abs === d || abs.startsWith(d + '/'))) throw new Error(`directory ${location.path} is outside the allowed roots`);
+        if (!roots.some((d) => abs === d || abs.startsWith(d + '/')))
+          throw new Error(`directory ${location.path} is outside the allowed roots`);
       }
       if (!(await stat(abs)).isDirectory()) throw new Error(`${location.path} is not a directory`);
       return { root: abs, revision: abs, dispose: () => Promise.resolve() };

@@ -7,12 +7,29 @@ import { linkerV1 } from './proto.js';
 export function toSourceProto(s: SourceDoc): linkerV1.Source {
   const l = s.location;
   const kind: linkerV1.SourceLocation['kind'] =
-    l.kind === 'dir' ? { $case: 'dir', dir: l.path } : l.kind === 'git' ? { $case: 'git', git: { url: l.url, ref: l.ref ?? '' } } : { $case: 'archive', archive: { filename: l.filename } };
-  return { id: s.id, name: s.name, location: { kind }, addedAtMs: s.addedAtMs, lastVersion: s.lastVersion ?? 0, revision: s.revision ?? '' };
+    l.kind === 'dir'
+      ? { $case: 'dir', dir: l.path }
+      : l.kind === 'git'
+        ? { $case: 'git', git: { url: l.url, ref: l.ref ?? '' } }
+        : { $case: 'archive', archive: { filename: l.filename } };
+  return {
+    id: s.id,
+    name: s.name,
+    location: { kind },
+    addedAtMs: s.addedAtMs,
+    lastVersion: s.lastVersion ?? 0,
+    revision: s.revision ?? '',
+  };
 }
 
 export function toApplicationProto(a: Application): linkerV1.Application {
-  return { id: a.id, name: a.doc.name, sources: a.doc.sources.map(toSourceProto), latestVersion: a.doc.latestVersion, createdAtMs: a.doc.createdAtMs };
+  return {
+    id: a.id,
+    name: a.doc.name,
+    sources: a.doc.sources.map(toSourceProto),
+    latestVersion: a.doc.latestVersion,
+    createdAtMs: a.doc.createdAtMs,
+  };
 }
 
 export function toVersionProto(v: VersionView): linkerV1.Version {
@@ -23,7 +40,14 @@ export function toVersionProto(v: VersionView): linkerV1.Version {
     sourceName: v.sourceName,
     createdAtMs: v.createdAtMs,
     status: v.status,
-    stages: v.stages.map((s) => ({ name: s.name, status: s.status, startedAtMs: s.startedAtMs, finishedAtMs: s.finishedAtMs, durationMs: s.durationMs, detail: s.detail ?? '' })),
+    stages: v.stages.map((s) => ({
+      name: s.name,
+      status: s.status,
+      startedAtMs: s.startedAtMs,
+      finishedAtMs: s.finishedAtMs,
+      durationMs: s.durationMs,
+      detail: s.detail ?? '',
+    })),
     revision: v.revision ?? '',
     error: v.error ?? '',
     linked: v.linked,
@@ -48,10 +72,27 @@ function location(l: linkerV1.SourceLocation | undefined): StoredLocation {
 
 export function linkerGrpcService(service: LinkerService, log: Logger): linkerV1.LinkerServiceServer {
   return {
-    createApplication: unary(async (r: linkerV1.CreateApplicationRequest) => toApplicationProto(await service.createApplication(r.role, r.name)), log),
-    listApplications: unary(async (r: linkerV1.ListApplicationsRequest) => ({ applications: (await service.listApplications(r.role)).map(toApplicationProto) }), log),
-    getApplication: unary(async (r: linkerV1.GetApplicationRequest) => toApplicationProto(await service.getApplication(r.role, r.applicationId)), log),
-    addSource: unary(async (r: linkerV1.AddSourceRequest) => toSourceProto(await service.addSource(r.role, r.applicationId, r.name, location(r.location))), log),
+    createApplication: unary(
+      async (r: linkerV1.CreateApplicationRequest) =>
+        toApplicationProto(await service.createApplication(r.role, r.name)),
+      log,
+    ),
+    listApplications: unary(
+      async (r: linkerV1.ListApplicationsRequest) => ({
+        applications: (await service.listApplications(r.role)).map(toApplicationProto),
+      }),
+      log,
+    ),
+    getApplication: unary(
+      async (r: linkerV1.GetApplicationRequest) =>
+        toApplicationProto(await service.getApplication(r.role, r.applicationId)),
+      log,
+    ),
+    addSource: unary(
+      async (r: linkerV1.AddSourceRequest) =>
+        toSourceProto(await service.addSource(r.role, r.applicationId, r.name, location(r.location))),
+      log,
+    ),
     ingestSource: unary(async (r: linkerV1.IngestSourceRequest) => {
       const override = {
         ...(r.ref ? { ref: r.ref } : {}),
@@ -59,7 +100,11 @@ export function linkerGrpcService(service: LinkerService, log: Logger): linkerV1
       };
       return toVersionProto(await service.ingest(r.role, r.applicationId, r.sourceId, override));
     }, log),
-    getVersion: unary(async (r: linkerV1.GetVersionRequest) => toVersionProto(await service.getVersion(r.role, r.applicationId, r.number)), log),
+    getVersion: unary(
+      async (r: linkerV1.GetVersionRequest) =>
+        toVersionProto(await service.getVersion(r.role, r.applicationId, r.number)),
+      log,
+    ),
     getReport: unary(async (r: linkerV1.GetReportRequest) => {
       const { version, report, markdown } = await service.getReport(r.role, r.applicationId, r.version);
       return { version: toVersionProto(version), reportJson: JSON.stringify(report), markdown };

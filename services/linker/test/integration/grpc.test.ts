@@ -28,7 +28,13 @@ describe('LinkerService over gRPC (in-memory store)', () => {
   beforeAll(async () => {
     tmp = mkdtempSync(join(tmpdir(), 'linker-grpc-'));
     store = new InMemoryDocumentStore();
-    app = await createLinkerApp({ store, clock, log: silent, ids: new SequentialIds('id'), allowedLocalRoots: [FIXTURES, tmp] });
+    app = await createLinkerApp({
+      store,
+      clock,
+      log: silent,
+      ids: new SequentialIds('id'),
+      allowedLocalRoots: [FIXTURES, tmp],
+    });
     const server = await app.start();
     client = new linkerV1.LinkerServiceClient(server.address, grpc.credentials.createInsecure());
   });
@@ -39,7 +45,9 @@ describe('LinkerService over gRPC (in-memory store)', () => {
   });
 
   it('rule 7: roles other than admin and developer are refused', async () => {
-    await expect(rpc('createApplication', { role: 'viewer', name: 'x' })).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
+    await expect(rpc('createApplication', { role: 'viewer', name: 'x' })).rejects.toMatchObject({
+      code: 'PERMISSION_DENIED',
+    });
     await expect(rpc('listApplications', { role: '' })).rejects.toBeInstanceOf(AppError);
     await expect(rpc('listApplications', { role: 'operator' })).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
   });
@@ -47,9 +55,17 @@ describe('LinkerService over gRPC (in-memory store)', () => {
   it('ingests directories into versions with fetch, parse and link stages; one source is not linked (rule 6)', async () => {
     const created: linkerV1.Application = await rpc('createApplication', { role: 'developer', name: 'routing rules' });
     const dir = (repo: string) => ({ kind: { $case: 'dir', dir: join(FIXTURES, 'routing-rules', repo) } });
-    for (const repo of ['web', 'users-service', 'accounts-go', 'reports-java']) await rpc('addSource', { role: 'developer', applicationId: created.id, name: repo, location: dir(repo) });
+    for (const repo of ['web', 'users-service', 'accounts-go', 'reports-java'])
+      await rpc('addSource', { role: 'developer', applicationId: created.id, name: repo, location: dir(repo) });
 
-    const v1: linkerV1.Version = await rpc('ingestSource', { role: 'admin', applicationId: created.id, sourceId: 'web', ref: '', archive: Buffer.alloc(0), archiveFilename: '' });
+    const v1: linkerV1.Version = await rpc('ingestSource', {
+      role: 'admin',
+      applicationId: created.id,
+      sourceId: 'web',
+      ref: '',
+      archive: Buffer.alloc(0),
+      archiveFilename: '',
+    });
     expect(v1.number).toBe(1);
     expect(v1.status).toBe('completed');
     expect(v1.stages.map((s) => [s.name, s.status])).toEqual([
@@ -60,16 +76,44 @@ describe('LinkerService over gRPC (in-memory store)', () => {
     expect(v1.linked).toBe(false);
     expect(v1.notLinkedReason).toBe('the application has one source');
 
-    await rpc('ingestSource', { role: 'admin', applicationId: created.id, sourceId: 'users-service', ref: '', archive: Buffer.alloc(0), archiveFilename: '' });
-    const v3: linkerV1.Version = await rpc('ingestSource', { role: 'admin', applicationId: created.id, sourceId: 'accounts-go', ref: '', archive: Buffer.alloc(0), archiveFilename: '' });
+    await rpc('ingestSource', {
+      role: 'admin',
+      applicationId: created.id,
+      sourceId: 'users-service',
+      ref: '',
+      archive: Buffer.alloc(0),
+      archiveFilename: '',
+    });
+    const v3: linkerV1.Version = await rpc('ingestSource', {
+      role: 'admin',
+      applicationId: created.id,
+      sourceId: 'accounts-go',
+      ref: '',
+      archive: Buffer.alloc(0),
+      archiveFilename: '',
+    });
     expect(v3.number).toBe(3);
     expect(v3.linked).toBe(true);
     expect(v3.stages.map((s) => s.status)).toEqual(['completed', 'completed', 'completed']);
-    await rpc('ingestSource', { role: 'developer', applicationId: created.id, sourceId: 'reports-java', ref: '', archive: Buffer.alloc(0), archiveFilename: '' });
+    await rpc('ingestSource', {
+      role: 'developer',
+      applicationId: created.id,
+      sourceId: 'reports-java',
+      ref: '',
+      archive: Buffer.alloc(0),
+      archiveFilename: '',
+    });
 
-    const report: linkerV1.Report = await rpc('getReport', { role: 'developer', applicationId: created.id, version: 0 });
+    const report: linkerV1.Report = await rpc('getReport', {
+      role: 'developer',
+      applicationId: created.id,
+      version: 0,
+    });
     expect(report.version?.number).toBe(4);
-    const expected = readFileSync(join(FIXTURES, 'routing-rules', 'expected-report.md'), 'utf8').replace('# Link report: routing-rules', '# Link report: routing rules');
+    const expected = readFileSync(join(FIXTURES, 'routing-rules', 'expected-report.md'), 'utf8').replace(
+      '# Link report: routing-rules',
+      '# Link report: routing rules',
+    );
     expect(report.markdown).toBe(expected);
     expect(JSON.parse(report.reportJson).statistics.apiLinks).toBe(7);
 
@@ -116,23 +160,63 @@ describe('LinkerService over gRPC (in-memory store)', () => {
     const created: linkerV1.Application = await rpc('createApplication', { role: 'admin', name: 'kafka' });
     const repo = join(tmp, 'clickstream-ts');
     execFileSync('cp', ['-r', join(FIXTURES, 'kafka', 'clickstream-ts'), repo]);
-    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', ...args], { cwd: repo, encoding: 'utf8' }).trim();
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', ...args], {
+        cwd: repo,
+        encoding: 'utf8',
+      }).trim();
     git('init', '-q', '-b', 'main');
     git('add', '.');
     git('commit', '-qm', 'init');
     const commit = git('rev-parse', 'HEAD');
-    await rpc('addSource', { role: 'admin', applicationId: created.id, name: 'clickstream-ts', location: { kind: { $case: 'git', git: { url: `file://${repo}`, ref: 'main' } } } });
+    await rpc('addSource', {
+      role: 'admin',
+      applicationId: created.id,
+      name: 'clickstream-ts',
+      location: { kind: { $case: 'git', git: { url: `file://${repo}`, ref: 'main' } } },
+    });
 
     execFileSync('tar', ['-czf', join(tmp, 'analytics.tar.gz'), '-C', join(FIXTURES, 'kafka'), 'analytics-java']);
     execFileSync('zip', ['-qr', join(tmp, 'recommender.zip'), '.'], { cwd: join(FIXTURES, 'kafka', 'recommender-py') });
-    await rpc('addSource', { role: 'admin', applicationId: created.id, name: 'analytics-java', location: { kind: { $case: 'archive', archive: { filename: 'analytics.tar.gz' } } } });
-    await rpc('addSource', { role: 'admin', applicationId: created.id, name: 'recommender-py', location: { kind: { $case: 'archive', archive: { filename: 'recommender.zip' } } } });
+    await rpc('addSource', {
+      role: 'admin',
+      applicationId: created.id,
+      name: 'analytics-java',
+      location: { kind: { $case: 'archive', archive: { filename: 'analytics.tar.gz' } } },
+    });
+    await rpc('addSource', {
+      role: 'admin',
+      applicationId: created.id,
+      name: 'recommender-py',
+      location: { kind: { $case: 'archive', archive: { filename: 'recommender.zip' } } },
+    });
 
-    const g: linkerV1.Version = await rpc('ingestSource', { role: 'admin', applicationId: created.id, sourceId: 'clickstream-ts', ref: '', archive: Buffer.alloc(0), archiveFilename: '' });
+    const g: linkerV1.Version = await rpc('ingestSource', {
+      role: 'admin',
+      applicationId: created.id,
+      sourceId: 'clickstream-ts',
+      ref: '',
+      archive: Buffer.alloc(0),
+      archiveFilename: '',
+    });
     expect(g.revision).toBe(commit);
-    const t: linkerV1.Version = await rpc('ingestSource', { role: 'admin', applicationId: created.id, sourceId: 'analytics-java', ref: '', archive: readFileSync(join(tmp, 'analytics.tar.gz')), archiveFilename: 'analytics.tar.gz' });
+    const t: linkerV1.Version = await rpc('ingestSource', {
+      role: 'admin',
+      applicationId: created.id,
+      sourceId: 'analytics-java',
+      ref: '',
+      archive: readFileSync(join(tmp, 'analytics.tar.gz')),
+      archiveFilename: 'analytics.tar.gz',
+    });
     expect(t.status).toBe('completed');
-    const z: linkerV1.Version = await rpc('ingestSource', { role: 'admin', applicationId: created.id, sourceId: 'recommender-py', ref: '', archive: readFileSync(join(tmp, 'recommender.zip')), archiveFilename: 'recommender.zip' });
+    const z: linkerV1.Version = await rpc('ingestSource', {
+      role: 'admin',
+      applicationId: created.id,
+      sourceId: 'recommender-py',
+      ref: '',
+      archive: readFileSync(join(tmp, 'recommender.zip')),
+      archiveFilename: 'recommender.zip',
+    });
     expect(z.status).toBe('completed');
     const r: linkerV1.Report = await rpc('getReport', { role: 'admin', applicationId: created.id, version: 0 });
     const json = JSON.parse(r.reportJson);
@@ -143,15 +227,38 @@ describe('LinkerService over gRPC (in-memory store)', () => {
 
   it('records a failed fetch stage in the version, and refuses paths outside the allowed roots', async () => {
     const created: linkerV1.Application = await rpc('createApplication', { role: 'admin', name: 'broken' });
-    await rpc('addSource', { role: 'admin', applicationId: created.id, name: 'gone', location: { kind: { $case: 'git', git: { url: `file://${join(tmp, 'missing.git')}`, ref: '' } } } });
-    const v: linkerV1.Version = await rpc('ingestSource', { role: 'admin', applicationId: created.id, sourceId: 'gone', ref: '', archive: Buffer.alloc(0), archiveFilename: '' });
+    await rpc('addSource', {
+      role: 'admin',
+      applicationId: created.id,
+      name: 'gone',
+      location: { kind: { $case: 'git', git: { url: `file://${join(tmp, 'missing.git')}`, ref: '' } } },
+    });
+    const v: linkerV1.Version = await rpc('ingestSource', {
+      role: 'admin',
+      applicationId: created.id,
+      sourceId: 'gone',
+      ref: '',
+      archive: Buffer.alloc(0),
+      archiveFilename: '',
+    });
     expect(v.status).toBe('failed');
     expect(v.stages.map((s) => [s.name, s.status])).toEqual([['fetch', 'failed']]);
     expect(v.linked).toBe(false);
-    await expect(rpc('addSource', { role: 'admin', applicationId: created.id, name: 'etc', location: { kind: { $case: 'dir', dir: '/etc' } } })).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
-    await expect(rpc('getReport', { role: 'admin', applicationId: 'nope', version: 0 })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(
+      rpc('addSource', {
+        role: 'admin',
+        applicationId: created.id,
+        name: 'etc',
+        location: { kind: { $case: 'dir', dir: '/etc' } },
+      }),
+    ).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
+    await expect(rpc('getReport', { role: 'admin', applicationId: 'nope', version: 0 })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
     const empty: linkerV1.Application = await rpc('createApplication', { role: 'admin', name: 'empty' });
-    await expect(rpc('getReport', { role: 'admin', applicationId: empty.id, version: 0 })).rejects.toMatchObject({ code: 'FAILED_PRECONDITION' });
+    await expect(rpc('getReport', { role: 'admin', applicationId: empty.id, version: 0 })).rejects.toMatchObject({
+      code: 'FAILED_PRECONDITION',
+    });
   });
 });
 
@@ -167,7 +274,13 @@ describe('local paths', () => {
       await app.service.addSource('admin', created.id, 'escape', { kind: 'dir', path: join(root, 'escape') });
       const v = await app.service.ingest('admin', created.id, 'escape');
       expect(v.status).toBe('failed');
-      expect(v.stages).toEqual([expect.objectContaining({ name: 'fetch', status: 'failed', detail: expect.stringContaining('outside the allowed roots') })]);
+      expect(v.stages).toEqual([
+        expect.objectContaining({
+          name: 'fetch',
+          status: 'failed',
+          detail: expect.stringContaining('outside the allowed roots'),
+        }),
+      ]);
       await app.close();
     } finally {
       rmSync(root, { recursive: true, force: true });

@@ -9,8 +9,11 @@ import { FIXTURES } from '../unit/helpers.js';
 
 // Both store modes: memory always; the real engine when MONGO_URL is set (CI sets it), one database per run.
 const url = process.env.MONGO_URL ?? '';
-const modes: [string, () => Promise<DocumentStore>][] = [['memory', () => Promise.resolve(new InMemoryDocumentStore())]];
-if (url) modes.push(['mongo', () => MongoDocumentStore.connect({ url, dbName: `linker_test_${process.pid}_${Date.now()}` })]);
+const modes: [string, () => Promise<DocumentStore>][] = [
+  ['memory', () => Promise.resolve(new InMemoryDocumentStore())],
+];
+if (url)
+  modes.push(['mongo', () => MongoDocumentStore.connect({ url, dbName: `linker_test_${process.pid}_${Date.now()}` })]);
 
 describe.each(modes)('linker on the %s document store', (_mode, open) => {
   const opened: DocumentStore[] = [];
@@ -21,7 +24,13 @@ describe.each(modes)('linker on the %s document store', (_mode, open) => {
   it('stores applications, facts and versions, and reads back the exact report', async () => {
     const store = await open();
     opened.push(store);
-    const service = await LinkerService.open({ store, clock: new ManualClock(), ids: new SequentialIds('x'), access: diskSourceAccess([FIXTURES]), allowedLocalRoots: [FIXTURES] });
+    const service = await LinkerService.open({
+      store,
+      clock: new ManualClock(),
+      ids: new SequentialIds('x'),
+      access: diskSourceAccess([FIXTURES]),
+      allowedLocalRoots: [FIXTURES],
+    });
     const app = await service.createApplication('admin', 'http-polyglot');
     for (const repo of ['catalog', 'deploy', 'orders', 'payments', 'shipping', 'storefront']) {
       await service.addSource('admin', app.id, repo, { kind: 'dir', path: join(FIXTURES, 'http-polyglot', repo) });

@@ -15,7 +15,11 @@ async function cli(...argv: string[]): Promise<{ code: number; out: string; err:
 }
 
 const git = (cwd: string, ...args: string[]): string =>
-  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'init.defaultBranch=main', ...args], { cwd, encoding: 'utf8' }).trim();
+  execFileSync(
+    'git',
+    ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'init.defaultBranch=main', ...args],
+    { cwd, encoding: 'utf8' },
+  ).trim();
 
 describe('linker CLI', () => {
   let tmp: string;
@@ -37,11 +41,19 @@ describe('linker CLI', () => {
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
   it('prints the Markdown report of directories', async () => {
-    const { code, out } = await cli(join(FIXTURES, 'routing-rules', 'web'), join(FIXTURES, 'routing-rules', 'users-service'), join(FIXTURES, 'routing-rules', 'accounts-go'), '--name', 'routing-rules');
+    const { code, out } = await cli(
+      join(FIXTURES, 'routing-rules', 'web'),
+      join(FIXTURES, 'routing-rules', 'users-service'),
+      join(FIXTURES, 'routing-rules', 'accounts-go'),
+      '--name',
+      'routing-rules',
+    );
     expect(code).toBe(0);
     expect(out).toContain('# Link report: routing-rules');
     expect(out).toContain('| API links | 5 |');
-    expect(out).toContain('| web src/api.ts:7 | GET /api/users/me | users-service src/app.ts:6 GET /api/users/me (express) | exact path |');
+    expect(out).toContain(
+      '| web src/api.ts:7 | GET /api/users/me | users-service src/app.ts:6 GET /api/users/me (express) | exact path |',
+    );
   });
 
   it('reads a file:// git URL at a tag and at a commit; the default branch is the latest commit', async () => {
@@ -52,7 +64,9 @@ describe('linker CLI', () => {
       expect(code).toBe(0);
       const report = JSON.parse(out);
       expect(report.sources).toEqual(['users-service', 'web']);
-      expect(report.table.map((r: { servedBy: string }) => r.servedBy)).toContain('users-service src/app.ts:6 GET /api/users/me (express)');
+      expect(report.table.map((r: { servedBy: string }) => r.servedBy)).toContain(
+        'users-service src/app.ts:6 GET /api/users/me (express)',
+      );
     }
     const head = JSON.parse((await cli(web, url, '--json')).out);
     expect(head.statistics.apiLinks).toBe(0);

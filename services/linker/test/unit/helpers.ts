@@ -18,6 +18,7 @@ export function fixtureRepos(app: string): string[] {
 
 export async function extractFixture(app: string, options: { includeTests?: boolean } = {}): Promise<SourceFacts[]> {
   const out: SourceFacts[] = [];
-  for (const dir of fixtureRepos(app)) out.push(await extractSource(dir.split('/').pop()!, await listSourceFiles(dir, options), options));
+  for (const dir of fixtureRepos(app))
+    out.push(await extractSource(dir.split('/').pop()!, await listSourceFiles(dir, options), options));
   return out;
 }

@@ -7,7 +7,15 @@ import { loadConfig } from '../../src/config.js';
 
 describe('rule 1: templates normalised by position', () => {
   it('parameter syntaxes and constraint suffixes all become one parameter', () => {
-    const templates = ['/orders/{id}', '/orders/{id:int}', '/orders/:orderId', '/orders/<int:pk>', '/orders/{id:[0-9]+}', '^orders/(?P<pk>\\d+)/$', '/orders/[id]'];
+    const templates = [
+      '/orders/{id}',
+      '/orders/{id:int}',
+      '/orders/:orderId',
+      '/orders/<int:pk>',
+      '/orders/{id:[0-9]+}',
+      '^orders/(?P<pk>\\d+)/$',
+      '/orders/[id]',
+    ];
     for (const t of templates) expect(segments(t)).toEqual(['orders', '{}']);
   });
   it('a call matches a template with a parameter at the same position, not at another length', () => {

@@ -43,7 +43,10 @@ export const lit = (s: string): Part[] => [{ lit: s }];
 
 export function httpMethod(name: string | undefined): HttpMethod | undefined {
   if (!name) return undefined;
-  const m = name.toUpperCase().replace(/^HTTP(METHOD)?\.?/, '').replace(/^METHOD/, '');
+  const m = name
+    .toUpperCase()
+    .replace(/^HTTP(METHOD)?\.?/, '')
+    .replace(/^METHOD/, '');
   switch (m) {
     case 'GET':
     case 'POST':
@@ -66,8 +69,10 @@ export function exchangeType(name: string | undefined): ExchangeType | undefined
   return t === 'direct' || t === 'topic' || t === 'fanout' || t === 'headers' ? t : undefined;
 }
 
-const SQL_STATEMENT = /\b(select\b[\s\S]*?\bfrom|insert\s+into|update\s+[\w"`[\].]+\s+set|delete\s+from|create\s+table|alter\s+table|merge\s+into|references)\b/i;
-const SQL_TABLES = /\b(?:from|join|insert\s+into|update|delete\s+from|create\s+table(?:\s+if\s+not\s+exists)?|alter\s+table(?:\s+only)?|merge\s+into|references)\s+([`"[]?[A-Za-z_][\w]*[`"\]]?(?:\.[`"[]?[A-Za-z_][\w]*[`"\]]?)?)/gi;
+const SQL_STATEMENT =
+  /\b(select\b[\s\S]*?\bfrom|insert\s+into|update\s+[\w"`[\].]+\s+set|delete\s+from|create\s+table|alter\s+table|merge\s+into|references)\b/i;
+const SQL_TABLES =
+  /\b(?:from|join|insert\s+into|update|delete\s+from|create\s+table(?:\s+if\s+not\s+exists)?|alter\s+table(?:\s+only)?|merge\s+into|references)\s+([`"[]?[A-Za-z_][\w]*[`"\]]?(?:\.[`"[]?[A-Za-z_][\w]*[`"\]]?)?)/gi;
 const NOT_TABLES = new Set(['select', 'set', 'where', 'values', 'lateral', 'unnest', 'only', 'if', 'table']);
 
 /** Table names touched by SQL text (queries in code, migrations). */
@@ -92,7 +97,9 @@ export function redisPrefix(parts: readonly Part[] | undefined): string | undefi
 }
 
 const REDIS_METHODS = new Set(
-  'get set setex setnx getset mget mset hget hset hmset hmget hgetall hdel hincrby del unlink exists expire incr incrby decr lpush rpush lpop rpop lrange sadd srem smembers zadd zrange zrem publish stringget stringset stringgetasync stringsetasync stringincrementasync hashgetasync hashsetasync hashgetallasync keydeleteasync keyexpireasync listleftpushasync listrightpushasync setaddasync sortedsetaddasync opsforvalue'.split(' '),
+  'get set setex setnx getset mget mset hget hset hmset hmget hgetall hdel hincrby del unlink exists expire incr incrby decr lpush rpush lpop rpop lrange sadd srem smembers zadd zrange zrem publish stringget stringset stringgetasync stringsetasync stringincrementasync hashgetasync hashsetasync hashgetallasync keydeleteasync keyexpireasync listleftpushasync listrightpushasync setaddasync sortedsetaddasync opsforvalue'.split(
+    ' ',
+  ),
 );
 const REDIS_RECEIVER = /redis|cache|rdb|\bdb\b|^r$|^db$|client|conn|multiplexer|valueops|template/i;
 
@@ -119,19 +126,29 @@ export class Sink {
   }
 
   endpoint(method: HttpMethod, path: string, framework: string, loc: Loc, routerFile?: string): void {
-    if (this.#once(`e|${method}|${path}|${loc.file}|${loc.line}`)) this.facts.endpoints.push({ method, path, framework, loc, ...(routerFile ? { routerFile } : {}) });
+    if (this.#once(`e|${method}|${path}|${loc.file}|${loc.line}`))
+      this.facts.endpoints.push({ method, path, framework, loc, ...(routerFile ? { routerFile } : {}) });
   }
-  call(method: HttpMethod, url: Part[], client: string, loc: Loc, extra: { serviceName?: string; clientClass?: string } = {}): void {
-    if (this.#once(`c|${loc.file}|${loc.line}|${JSON.stringify(url)}`)) this.facts.calls.push({ method, url, client, loc, ...extra });
+  call(
+    method: HttpMethod,
+    url: Part[],
+    client: string,
+    loc: Loc,
+    extra: { serviceName?: string; clientClass?: string } = {},
+  ): void {
+    if (this.#once(`c|${loc.file}|${loc.line}|${JSON.stringify(url)}`))
+      this.facts.calls.push({ method, url, client, loc, ...extra });
   }
   publish(broker: Broker, exchange: string, key: string, loc: Loc): void {
-    if (this.#once(`p|${broker}|${exchange}|${key}|${loc.file}|${loc.line}`)) this.facts.publishes.push({ broker, exchange, key, loc });
+    if (this.#once(`p|${broker}|${exchange}|${key}|${loc.file}|${loc.line}`))
+      this.facts.publishes.push({ broker, exchange, key, loc });
   }
   consume(broker: Broker, queue: string, loc: Loc): void {
     if (this.#once(`k|${broker}|${queue}|${loc.file}|${loc.line}`)) this.facts.consumes.push({ broker, queue, loc });
   }
   binding(exchange: string, queue: string, key: string, loc: Loc): void {
-    if (this.#once(`b|${exchange}|${queue}|${key}|${loc.file}|${loc.line}`)) this.facts.bindings.push({ exchange, queue, key, loc });
+    if (this.#once(`b|${exchange}|${queue}|${key}|${loc.file}|${loc.line}`))
+      this.facts.bindings.push({ exchange, queue, key, loc });
   }
   exchange(name: string, type: ExchangeType, loc: Loc): void {
     if (this.#once(`x|${name}|${loc.file}|${loc.line}`)) this.facts.exchanges.push({ name, type, loc });
@@ -140,7 +157,8 @@ export class Sink {
     if (this.#once(`q|${name}|${loc.file}|${loc.line}`)) this.facts.queues.push({ name, loc });
   }
   data(kind: 'table' | 'collection' | 'redis', name: string, loc: Loc): void {
-    if (this.#once(`d|${kind}|${name.toLowerCase()}|${loc.file}|${loc.line}`)) this.facts.data.push({ kind, name: name.toLowerCase(), loc });
+    if (this.#once(`d|${kind}|${name.toLowerCase()}|${loc.file}|${loc.line}`))
+      this.facts.data.push({ kind, name: name.toLowerCase(), loc });
   }
   sql(text: string, loc: Loc): void {
     for (const t of sqlTables(text)) this.data('table', t, loc);
@@ -175,7 +193,8 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
       const offset = lower === 'publishwithcontext' ? 1 : 0;
       const ex = s(arg(c, offset, 'exchange'));
       const key = s(arg(c, offset + 1, 'routingKey', 'routing_key', 'key'));
-      if (ex !== undefined && key !== undefined && (lower !== 'publish' || c.args.length >= 3)) sink.publish('rabbitmq', ex, key, c.loc);
+      if (ex !== undefined && key !== undefined && (lower !== 'publish' || c.args.length >= 3))
+        sink.publish('rabbitmq', ex, key, c.loc);
       break;
     }
     case 'sendtoqueue': {
@@ -256,7 +275,8 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
       if (one) sink.consume('kafka', s(one)!, c.loc);
       const many = c.named.get('topics');
       if (many) for (const t of splitList(many)) sink.consume('kafka', t, c.loc);
-      if (!one && !many && c.args[0] && /consumer|kafka/.test(recv)) for (const t of splitList(c.args[0])) sink.consume('kafka', t, c.loc);
+      if (!one && !many && c.args[0] && /consumer|kafka/.test(recv))
+        for (const t of splitList(c.args[0])) sink.consume('kafka', t, c.loc);
       break;
     }
     // ---- Mongo

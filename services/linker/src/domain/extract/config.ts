@@ -4,10 +4,16 @@ import type { ConfigEntry, ServiceDecl } from '../model.js';
 import { type Sink, exchangeType } from './common.js';
 
 /** A YAML/JSON value with the line it starts on. */
-type Tree = { line: number } & ({ kind: 'scalar'; value: string } | { kind: 'map'; entries: [string, Tree][] } | { kind: 'seq'; items: Tree[] });
+type Tree = { line: number } & (
+  { kind: 'scalar'; value: string } | { kind: 'map'; entries: [string, Tree][] } | { kind: 'seq'; items: Tree[] }
+);
 
 function scalarText(v: unknown): string {
-  return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint' ? String(v) : '';
+  return typeof v === 'string'
+    ? v
+    : typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint'
+      ? String(v)
+      : '';
 }
 
 function toTree(node: YamlNode | null | undefined, lc: LineCounter): Tree | undefined {
@@ -19,12 +25,18 @@ function toTree(node: YamlNode | null | undefined, lc: LineCounter): Tree | unde
     for (const pair of node.items) {
       const key = isScalar(pair.key) ? String(pair.key.value) : undefined;
       const value = toTree(pair.value as YamlNode | null, lc);
-      const keyLine = pair.key && (pair.key as YamlNode).range ? lc.linePos((pair.key as YamlNode).range![0]).line : line;
+      const keyLine =
+        pair.key && (pair.key as YamlNode).range ? lc.linePos((pair.key as YamlNode).range![0]).line : line;
       if (key !== undefined) entries.push([key, value ?? { line: keyLine, kind: 'scalar', value: '' }]);
     }
     return { line, kind: 'map', entries };
   }
-  if (isSeq(node)) return { line, kind: 'seq', items: node.items.map((i) => toTree(i as YamlNode, lc)).filter((t): t is Tree => t !== undefined) };
+  if (isSeq(node))
+    return {
+      line,
+      kind: 'seq',
+      items: node.items.map((i) => toTree(i as YamlNode, lc)).filter((t): t is Tree => t !== undefined),
+    };
   return undefined;
 }
 
@@ -35,7 +47,8 @@ function parseTrees(text: string): Tree[] {
   return list.map((d) => toTree(d.contents as YamlNode, lc)).filter((t): t is Tree => t !== undefined);
 }
 
-const get = (t: Tree | undefined, key: string): Tree | undefined => (t?.kind === 'map' ? t.entries.find(([k]) => k === key)?.[1] : undefined);
+const get = (t: Tree | undefined, key: string): Tree | undefined =>
+  t?.kind === 'map' ? t.entries.find(([k]) => k === key)?.[1] : undefined;
 const str = (t: Tree | undefined): string | undefined => (t?.kind === 'scalar' ? t.value : undefined);
 
 function flatten(t: Tree, prefix: string, sep: string, file: string, out: ConfigEntry[]): void {
@@ -50,11 +63,17 @@ function flatten(t: Tree, prefix: string, sep: string, file: string, out: Config
 
 function envList(t: Tree | undefined, file: string): ConfigEntry[] {
   const out: ConfigEntry[] = [];
-  if (t?.kind === 'map') for (const [k, v] of t.entries) out.push({ key: k, value: str(v) ?? '', loc: { file, line: v.line } });
+  if (t?.kind === 'map')
+    for (const [k, v] of t.entries) out.push({ key: k, value: str(v) ?? '', loc: { file, line: v.line } });
   if (t?.kind === 'seq') {
     for (const item of t.items) {
       const s = str(item);
-      if (s !== undefined && s.includes('=')) out.push({ key: s.slice(0, s.indexOf('=')), value: s.slice(s.indexOf('=') + 1), loc: { file, line: item.line } });
+      if (s !== undefined && s.includes('='))
+        out.push({
+          key: s.slice(0, s.indexOf('=')),
+          value: s.slice(s.indexOf('=') + 1),
+          loc: { file, line: item.line },
+        });
       // Kubernetes: - name: X  value: Y
       const name = str(get(item, 'name'));
       const value = str(get(item, 'value'));
@@ -70,7 +89,11 @@ function composeServices(doc: Tree, file: string): ServiceDecl[] {
   const out: ServiceDecl[] = [];
   for (const [name, svc] of services.entries) {
     const build = get(svc, 'build');
-    const targets = [str(build) ?? str(get(build, 'context')), str(get(svc, 'image')), str(get(svc, 'container_name'))].filter((x): x is string => !!x);
+    const targets = [
+      str(build) ?? str(get(build, 'context')),
+      str(get(svc, 'image')),
+      str(get(svc, 'container_name')),
+    ].filter((x): x is string => !!x);
     out.push({ name, targets, env: envList(get(svc, 'environment'), file), loc: { file, line: svc.line } });
   }
   return out;
@@ -135,7 +158,8 @@ function rabbitDefinitions(doc: Tree, file: string, sink: Sink): boolean {
       const source = str(get(b, 'source'));
       const dest = str(get(b, 'destination'));
       const type = str(get(b, 'destination_type')) ?? 'queue';
-      if (source !== undefined && dest && type === 'queue') sink.binding(source, dest, str(get(b, 'routing_key')) ?? '', { file, line: b.line });
+      if (source !== undefined && dest && type === 'queue')
+        sink.binding(source, dest, str(get(b, 'routing_key')) ?? '', { file, line: b.line });
     }
   return true;
 }
@@ -156,7 +180,9 @@ export function extractStructured(text: string, file: string, sink: Sink): void 
   }
   if (docs.some((d) => str(get(d, 'apiVersion')) !== undefined && str(get(d, 'kind')) !== undefined)) {
     sink.facts.services.push(...kubernetes(docs, file));
-    for (const d of docs) if (str(get(d, 'kind')) === 'ConfigMap') flatten(get(d, 'data') ?? { line: 0, kind: 'seq', items: [] }, '', '.', file, sink.facts.config);
+    for (const d of docs)
+      if (str(get(d, 'kind')) === 'ConfigMap')
+        flatten(get(d, 'data') ?? { line: 0, kind: 'seq', items: [] }, '', '.', file, sink.facts.config);
     return;
   }
   if (isJson && docs[0] && rabbitDefinitions(docs[0], file, sink)) return;

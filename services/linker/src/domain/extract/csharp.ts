@@ -1,10 +1,28 @@
 import type { Node } from '../parsers.js';
 import type { HttpMethod, Part } from '../model.js';
 import { joinPath } from '../routes.js';
-import { HOLE_PART, LIST_SEP, type Sink, concat, httpMethod, lineOf, lit, literal, nameOf, sharedCallRules, walk } from './common.js';
+import {
+  HOLE_PART,
+  LIST_SEP,
+  type Sink,
+  concat,
+  httpMethod,
+  lineOf,
+  lit,
+  literal,
+  nameOf,
+  sharedCallRules,
+  walk,
+} from './common.js';
 import { Scope } from './scope.js';
 
-const MINIMAL: Record<string, HttpMethod> = { MapGet: 'GET', MapPost: 'POST', MapPut: 'PUT', MapPatch: 'PATCH', MapDelete: 'DELETE' };
+const MINIMAL: Record<string, HttpMethod> = {
+  MapGet: 'GET',
+  MapPost: 'POST',
+  MapPut: 'PUT',
+  MapPatch: 'PATCH',
+  MapDelete: 'DELETE',
+};
 const HTTP_CLIENT: Record<string, HttpMethod> = {
   GetAsync: 'GET',
   GetStringAsync: 'GET',
@@ -20,18 +38,42 @@ const HTTP_CLIENT: Record<string, HttpMethod> = {
   DeleteAsync: 'DELETE',
   DeleteFromJsonAsync: 'DELETE',
 };
-const ATTR_VERBS: Record<string, HttpMethod> = { HttpGet: 'GET', HttpPost: 'POST', HttpPut: 'PUT', HttpPatch: 'PATCH', HttpDelete: 'DELETE' };
+const ATTR_VERBS: Record<string, HttpMethod> = {
+  HttpGet: 'GET',
+  HttpPost: 'POST',
+  HttpPut: 'PUT',
+  HttpPatch: 'PATCH',
+  HttpDelete: 'DELETE',
+};
 
-const named = (n: Node | null | undefined): Node[] => (n?.namedChildren ?? []).filter((x): x is Node => x !== null && x.type !== 'comment');
+const named = (n: Node | null | undefined): Node[] =>
+  (n?.namedChildren ?? []).filter((x): x is Node => x !== null && x.type !== 'comment');
 
 /** The expression of an `argument` node (skipping a `name:` label). */
 function argExpr(arg: Node): { name?: string; expr: Node } {
   const kids = named(arg);
-  if (kids.length >= 2 && kids[0]!.type === 'identifier' && arg.text.slice(kids[0]!.endIndex - arg.startIndex).trimStart().startsWith(':')) return { name: kids[0]!.text, expr: kids[kids.length - 1]! };
+  if (
+    kids.length >= 2 &&
+    kids[0]!.type === 'identifier' &&
+    arg.text
+      .slice(kids[0]!.endIndex - arg.startIndex)
+      .trimStart()
+      .startsWith(':')
+  )
+    return { name: kids[0]!.text, expr: kids[kids.length - 1]! };
   return { expr: kids[kids.length - 1] ?? arg };
 }
 
-const VISITED = new Set(['variable_declarator', 'assignment_expression', 'class_declaration', 'invocation_expression', 'object_creation_expression', 'string_literal', 'verbatim_string_literal', 'raw_string_literal']);
+const VISITED = new Set([
+  'variable_declarator',
+  'assignment_expression',
+  'class_declaration',
+  'invocation_expression',
+  'object_creation_expression',
+  'string_literal',
+  'verbatim_string_literal',
+  'raw_string_literal',
+]);
 
 /** C#: ASP.NET Core minimal APIs and attribute routing, HttpClient (typed and named), RabbitMQ.Client, Confluent.Kafka, EF Core, Mongo, StackExchange.Redis. */
 export function extractCSharp(root: Node, file: string, sink: Sink, scopeOut: (scope: Scope) => void): void {
@@ -42,7 +84,11 @@ export function extractCSharp(root: Node, file: string, sink: Sink, scopeOut: (s
   function evaluate(node: Node): Part[] {
     switch (node.type) {
       case 'string_literal':
-        return lit(named(node).map((c) => c.text).join(''));
+        return lit(
+          named(node)
+            .map((c) => c.text)
+            .join(''),
+        );
       case 'verbatim_string_literal':
         return lit(node.text.slice(2, -1));
       case 'raw_string_literal':
@@ -51,7 +97,12 @@ export function extractCSharp(root: Node, file: string, sink: Sink, scopeOut: (s
         const parts: Part[][] = [];
         for (const c of named(node)) {
           if (c.type === 'interpolation') {
-            const e = named(c).find((x) => x.type !== 'interpolation_brace' && x.type !== 'interpolation_format_clause' && x.type !== 'interpolation_alignment_clause');
+            const e = named(c).find(
+              (x) =>
+                x.type !== 'interpolation_brace' &&
+                x.type !== 'interpolation_format_clause' &&
+                x.type !== 'interpolation_alignment_clause',
+            );
             parts.push(e ? evaluate(e) : [HOLE_PART]);
           } else if (c.type === 'string_content' || c.type === 'escape_sequence') parts.push(lit(c.text));
         }
@@ -76,7 +127,9 @@ export function extractCSharp(root: Node, file: string, sink: Sink, scopeOut: (s
       case 'identifier':
         return scope.lookup(node.text) ?? [{ ref: node.text }];
       case 'member_access_expression':
-        return scope.lookup(node.text) ?? scope.lookup(node.childForFieldName('name')?.text ?? '') ?? [{ ref: node.text }];
+        return (
+          scope.lookup(node.text) ?? scope.lookup(node.childForFieldName('name')?.text ?? '') ?? [{ ref: node.text }]
+        );
       case 'parenthesized_expression':
       case 'postfix_unary_expression':
       case 'await_expression':
@@ -93,16 +146,22 @@ export function extractCSharp(root: Node, file: string, sink: Sink, scopeOut: (s
         const fn = node.childForFieldName('function');
         const fnText = fn?.text ?? '';
         const a = named(node.childForFieldName('arguments')).map((x) => argExpr(x).expr);
-        if (/Environment\.GetEnvironmentVariable$/.test(fnText) && a[0]) return [{ env: literal(evaluate(a[0])) ?? '' }];
+        if (/Environment\.GetEnvironmentVariable$/.test(fnText) && a[0])
+          return [{ env: literal(evaluate(a[0])) ?? '' }];
         if (/\.(GetValue<[^>]*>|GetConnectionString)$/.test(fnText) && a[0]) {
           const k = literal(evaluate(a[0]));
-          if (k !== undefined) return [fnText.endsWith('GetConnectionString') ? { config: `ConnectionStrings:${k}` } : { config: k }];
+          if (k !== undefined)
+            return [fnText.endsWith('GetConnectionString') ? { config: `ConnectionStrings:${k}` } : { config: k }];
         }
         if (/^string\.Format$/i.test(fnText) && a[0]) {
           const tpl = literal(evaluate(a[0]));
           if (tpl === undefined) return [HOLE_PART];
           const pieces = tpl.split(/\{\d+[^}]*\}/);
-          return concat(...pieces.flatMap((p, i) => (i < pieces.length - 1 ? [lit(p), a[i + 1] ? evaluate(a[i + 1]!) : [HOLE_PART]] : [lit(p)])));
+          return concat(
+            ...pieces.flatMap((p, i) =>
+              i < pieces.length - 1 ? [lit(p), a[i + 1] ? evaluate(a[i + 1]!) : [HOLE_PART]] : [lit(p)],
+            ),
+          );
         }
         return [HOLE_PART];
       }
@@ -116,8 +175,15 @@ export function extractCSharp(root: Node, file: string, sink: Sink, scopeOut: (s
       case 'array_creation_expression':
       case 'initializer_expression':
       case 'collection_expression': {
-        const init = node.type === 'initializer_expression' || node.type === 'collection_expression' ? node : named(node).find((x) => x.type === 'initializer_expression');
-        return lit(named(init).map((x) => nameOf(evaluate(x)) ?? '').join(LIST_SEP));
+        const init =
+          node.type === 'initializer_expression' || node.type === 'collection_expression'
+            ? node
+            : named(node).find((x) => x.type === 'initializer_expression');
+        return lit(
+          named(init)
+            .map((x) => nameOf(evaluate(x)) ?? '')
+            .join(LIST_SEP),
+        );
       }
       default:
         return [HOLE_PART];
@@ -186,7 +252,8 @@ export function extractCSharp(root: Node, file: string, sink: Sink, scopeOut: (s
   walk(root, VISITED, visit);
 
   const enclosingClass = (n: Node): string | undefined => {
-    for (let p: Node | null = n.parent; p; p = p.parent) if (p.type === 'class_declaration') return p.childForFieldName('name')?.text;
+    for (let p: Node | null = n.parent; p; p = p.parent)
+      if (p.type === 'class_declaration') return p.childForFieldName('name')?.text;
     return undefined;
   };
 
@@ -212,7 +279,8 @@ export function extractCSharp(root: Node, file: string, sink: Sink, scopeOut: (s
       const path = literal(args[0]);
       if (path === undefined) continue;
       const prefix = groups.get(receiver) ?? '';
-      const methods = name === 'MapMethods' ? (nameOf(args[1]) ?? '').split(LIST_SEP).filter(Boolean) : [MINIMAL[name]!];
+      const methods =
+        name === 'MapMethods' ? (nameOf(args[1]) ?? '').split(LIST_SEP).filter(Boolean) : [MINIMAL[name]!];
       for (const m of methods) sink.endpoint(httpMethod(m) ?? 'ANY', joinPath(prefix, path), 'aspnetcore-minimal', loc);
       continue;
     }
@@ -254,7 +322,13 @@ export function extractCSharp(root: Node, file: string, sink: Sink, scopeOut: (s
     const a = named(c.childForFieldName('arguments')).map((x) => argExpr(x).expr);
     if (a.length < 2) continue;
     const clientClass = enclosingClass(c);
-    sink.call(httpMethod(a[0]!.text.replace(/^HttpMethod\./, '')) ?? 'GET', evaluate(a[1]!), 'HttpClient', { file, line: lineOf(c) }, clientClass ? { clientClass } : {});
+    sink.call(
+      httpMethod(a[0]!.text.replace(/^HttpMethod\./, '')) ?? 'GET',
+      evaluate(a[1]!),
+      'HttpClient',
+      { file, line: lineOf(c) },
+      clientClass ? { clientClass } : {},
+    );
   }
 
   for (const cls of classes) {
@@ -288,7 +362,9 @@ export function extractCSharp(root: Node, file: string, sink: Sink, scopeOut: (s
       }
       for (const s of subPaths) {
         const abs = s.path.startsWith('/') || s.path.startsWith('~/');
-        const full = (abs ? s.path.replace(/^~/, '') : joinPath(prefix, s.path)).replace(/\[controller\]/gi, controllerToken).replace(/\[action\]/gi, methodName);
+        const full = (abs ? s.path.replace(/^~/, '') : joinPath(prefix, s.path))
+          .replace(/\[controller\]/gi, controllerToken)
+          .replace(/\[action\]/gi, methodName);
         sink.endpoint(s.method, joinPath(full), 'aspnetcore-mvc', { file, line: s.line });
       }
     }

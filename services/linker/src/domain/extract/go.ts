@@ -1,15 +1,39 @@
 import type { Node } from '../parsers.js';
 import type { HttpMethod, Part } from '../model.js';
 import { joinPath } from '../routes.js';
-import { HOLE_PART, LIST_SEP, type Sink, concat, httpMethod, lineOf, lit, literal, nameOf, sharedCallRules, walk } from './common.js';
+import {
+  HOLE_PART,
+  LIST_SEP,
+  type Sink,
+  concat,
+  httpMethod,
+  lineOf,
+  lit,
+  literal,
+  nameOf,
+  sharedCallRules,
+  walk,
+} from './common.js';
 import { Scope } from './scope.js';
 
 const GIN_VERBS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'Any']);
 const CHI_VERBS = new Set(['Get', 'Post', 'Put', 'Patch', 'Delete', 'Head', 'Options']);
 
-const args = (call: Node): Node[] => (call.childForFieldName('arguments')?.namedChildren ?? []).filter((x): x is Node => x !== null && x.type !== 'comment');
+const args = (call: Node): Node[] =>
+  (call.childForFieldName('arguments')?.namedChildren ?? []).filter(
+    (x): x is Node => x !== null && x.type !== 'comment',
+  );
 
-const VISITED = new Set(['const_spec', 'var_spec', 'short_var_declaration', 'assignment_statement', 'call_expression', 'composite_literal', 'interpreted_string_literal', 'raw_string_literal']);
+const VISITED = new Set([
+  'const_spec',
+  'var_spec',
+  'short_var_declaration',
+  'assignment_statement',
+  'call_expression',
+  'composite_literal',
+  'interpreted_string_literal',
+  'raw_string_literal',
+]);
 
 /** Go: net/http, gin, chi, gorilla/mux, go-kit; http client; amqp091, kafka-go/sarama; mongo, go-redis. */
 export function extractGo(root: Node, file: string, sink: Sink, scopeOut: (scope: Scope) => void): void {
@@ -51,7 +75,9 @@ export function extractGo(root: Node, file: string, sink: Sink, scopeOut: (scope
       }
       case 'composite_literal': {
         const body = node.childForFieldName('body');
-        const items = (body?.namedChildren ?? []).filter((x): x is Node => x !== null).map((e) => (e.namedChild(0) ? (nameOf(evaluate(e.namedChild(0)!)) ?? '') : ''));
+        const items = (body?.namedChildren ?? [])
+          .filter((x): x is Node => x !== null)
+          .map((e) => (e.namedChild(0) ? (nameOf(evaluate(e.namedChild(0)!)) ?? '') : ''));
         return lit(items.join(LIST_SEP));
       }
       default:
@@ -122,13 +148,21 @@ export function extractGo(root: Node, file: string, sink: Sink, scopeOut: (scope
       if (field === 'Group' && operand) {
         const parent = routers.get(operand.text);
         const p = args(value)[0];
-        if (parent && p) routers.set(name, { framework: parent.framework, prefix: joinPath(parent.prefix, literal(evaluate(p)) ?? '') });
+        if (parent && p)
+          routers.set(name, {
+            framework: parent.framework,
+            prefix: joinPath(parent.prefix, literal(evaluate(p)) ?? ''),
+          });
       }
       if (field === 'Subrouter' && operand?.type === 'call_expression') {
         const inner = operand.childForFieldName('function');
         const parent = routers.get(inner?.childForFieldName('operand')?.text ?? '');
         const p = args(operand)[0];
-        if (inner?.childForFieldName('field')?.text === 'PathPrefix' && p) routers.set(name, { framework: parent?.framework ?? 'gorilla/mux', prefix: joinPath(parent?.prefix ?? '', literal(evaluate(p)) ?? '') });
+        if (inner?.childForFieldName('field')?.text === 'PathPrefix' && p)
+          routers.set(name, {
+            framework: parent?.framework ?? 'gorilla/mux',
+            prefix: joinPath(parent?.prefix ?? '', literal(evaluate(p)) ?? ''),
+          });
       }
     }
   }
@@ -161,7 +195,8 @@ export function extractGo(root: Node, file: string, sink: Sink, scopeOut: (scope
     const operand = fn.type === 'selector_expression' ? fn.childForFieldName('operand') : null;
     const receiver = operand?.text ?? '';
     sharedCallRules({ name, receiver, args: vals, named: new Map(), loc }, sink);
-    if (name === 'SubscribeTopics' && vals[0]) for (const t of (nameOf(vals[0]) ?? '').split(LIST_SEP).filter(Boolean)) sink.consume('kafka', t, loc);
+    if (name === 'SubscribeTopics' && vals[0])
+      for (const t of (nameOf(vals[0]) ?? '').split(LIST_SEP).filter(Boolean)) sink.consume('kafka', t, loc);
 
     // ---- endpoints
     const router = routers.get(receiver);
@@ -173,13 +208,23 @@ export function extractGo(root: Node, file: string, sink: Sink, scopeOut: (scope
       let method: HttpMethod = m ? (httpMethod(m[1]) ?? 'ANY') : 'ANY';
       const path = m ? m[2]! : pattern;
       // gorilla: r.HandleFunc("/x", h).Methods("POST")
-      const outer = call.parent?.type === 'selector_expression' && call.parent.childForFieldName('field')?.text === 'Methods' ? call.parent.parent : null;
+      const outer =
+        call.parent?.type === 'selector_expression' && call.parent.childForFieldName('field')?.text === 'Methods'
+          ? call.parent.parent
+          : null;
       if (outer?.type === 'call_expression') method = httpMethod(literal(evaluate(args(outer)[0]!))) ?? method;
       const framework = router?.framework ?? (receiver === 'http' ? 'net/http' : outer ? 'gorilla/mux' : 'net/http');
       sink.endpoint(method, joinPath(router?.prefix ?? '', routePrefix(call), path), framework, loc);
       continue;
     }
-    if ((GIN_VERBS.has(name) || CHI_VERBS.has(name)) && vals[0] && a.length >= 2 && receiver && receiver !== 'http' && !/client/i.test(receiver)) {
+    if (
+      (GIN_VERBS.has(name) || CHI_VERBS.has(name)) &&
+      vals[0] &&
+      a.length >= 2 &&
+      receiver &&
+      receiver !== 'http' &&
+      !/client/i.test(receiver)
+    ) {
       const path = literal(vals[0]);
       if (path === undefined || !path.startsWith('/')) continue;
       const framework = router?.framework ?? (CHI_VERBS.has(name) ? 'chi' : 'gin');
@@ -208,7 +253,9 @@ export function extractGo(root: Node, file: string, sink: Sink, scopeOut: (scope
     if (receiver === 'http' && (name === 'NewRequest' || name === 'NewRequestWithContext')) {
       const off = name === 'NewRequest' ? 0 : 1;
       const m = a[off];
-      const method = m ? (httpMethod(m.text.replace(/^http\.Method/, '')) ?? httpMethod(literal(evaluate(m)))) : undefined;
+      const method = m
+        ? (httpMethod(m.text.replace(/^http\.Method/, '')) ?? httpMethod(literal(evaluate(m))))
+        : undefined;
       if (vals[off + 1]) sink.call(method ?? 'GET', vals[off + 1]!, 'net/http', loc);
       continue;
     }

@@ -23,7 +23,23 @@ export interface ExtractOptions {
   readonly includeTests?: boolean;
 }
 
-const SKIP_DIRS = new Set(['node_modules', '.git', 'dist', 'build', 'bin', 'obj', 'target', 'vendor', '.venv', 'venv', '__pycache__', '.next', 'coverage', '.idea', '.vscode']);
+const SKIP_DIRS = new Set([
+  'node_modules',
+  '.git',
+  'dist',
+  'build',
+  'bin',
+  'obj',
+  'target',
+  'vendor',
+  '.venv',
+  'venv',
+  '__pycache__',
+  '.next',
+  'coverage',
+  '.idea',
+  '.vscode',
+]);
 const TEST_DIRS = /^(test|tests|__tests__|spec|specs|e2e|testdata|fixtures|__mocks__)$|[._-][Tt]ests?$|[a-z]Tests$/;
 const TEST_FILES = /(\.(test|spec)\.[cm]?[jt]sx?$)|(_test\.go$)|(^test_.*\.py$)|(_test\.py$)|(Tests?\.(cs|java)$)/;
 const MAX_FILE_BYTES = 1_000_000;
@@ -47,7 +63,8 @@ export function kindOf(path: string): Kind | undefined {
   if (code) return { code };
   const base = path.split('/').pop()!.toLowerCase();
   if (/\.(ya?ml|json)$/.test(base)) return { config: 'structured' };
-  if (base === '.env' || base.startsWith('.env.') || base.endsWith('.env') || base.endsWith('.properties')) return { config: 'kv' };
+  if (base === '.env' || base.startsWith('.env.') || base.endsWith('.env') || base.endsWith('.properties'))
+    return { config: 'kv' };
   if (base.endsWith('.sql')) return { config: 'sql' };
   return undefined;
 }
@@ -65,7 +82,11 @@ const EXTRACTORS: Record<CodeLanguage, CodeExtractor> = {
 };
 
 /** Parses one source's files into facts (the parse stage). */
-export async function extractSource(source: string, files: Iterable<SourceFile> | AsyncIterable<SourceFile>, options: ExtractOptions = {}): Promise<SourceFacts> {
+export async function extractSource(
+  source: string,
+  files: Iterable<SourceFile> | AsyncIterable<SourceFile>,
+  options: ExtractOptions = {},
+): Promise<SourceFacts> {
   const facts = emptyFacts(source);
   const sink = new Sink(facts);
   const includeTests = options.includeTests ?? false;
@@ -125,7 +146,12 @@ export async function extractSource(source: string, files: Iterable<SourceFile> 
   return { ...facts, files: files_, parsedFiles: parsed };
 }
 
-const SPRING_BASE_KEYS = new Set(['server.servlet.contextpath', 'server.contextpath', 'spring.webflux.basepath', 'spring.mvc.servlet.path']);
+const SPRING_BASE_KEYS = new Set([
+  'server.servlet.contextpath',
+  'server.contextpath',
+  'spring.webflux.basepath',
+  'spring.mvc.servlet.path',
+]);
 
 /**
  * Prefixes known only once the whole source is read: Express routers mounted from another file,

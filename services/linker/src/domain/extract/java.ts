@@ -1,11 +1,32 @@
 import type { Node } from '../parsers.js';
 import type { ExchangeType, HttpMethod, Part } from '../model.js';
 import { joinPath } from '../routes.js';
-import { HOLE_PART, LIST_SEP, type Sink, concat, exchangeType, httpMethod, lineOf, lit, literal, nameOf, rawName, sharedCallRules, walk } from './common.js';
+import {
+  HOLE_PART,
+  LIST_SEP,
+  type Sink,
+  concat,
+  exchangeType,
+  httpMethod,
+  lineOf,
+  lit,
+  literal,
+  nameOf,
+  rawName,
+  sharedCallRules,
+  walk,
+} from './common.js';
 import { withBase } from './javascript.js';
 import { Scope } from './scope.js';
 
-const MAPPINGS: Record<string, HttpMethod> = { GetMapping: 'GET', PostMapping: 'POST', PutMapping: 'PUT', PatchMapping: 'PATCH', DeleteMapping: 'DELETE', RequestMapping: 'ANY' };
+const MAPPINGS: Record<string, HttpMethod> = {
+  GetMapping: 'GET',
+  PostMapping: 'POST',
+  PutMapping: 'PUT',
+  PatchMapping: 'PATCH',
+  DeleteMapping: 'DELETE',
+  RequestMapping: 'ANY',
+};
 const REST_TEMPLATE: Record<string, HttpMethod> = {
   getForObject: 'GET',
   getForEntity: 'GET',
@@ -16,7 +37,12 @@ const REST_TEMPLATE: Record<string, HttpMethod> = {
   patchForObject: 'PATCH',
   delete: 'DELETE',
 };
-const EXCHANGE_CLASSES: Record<string, ExchangeType> = { TopicExchange: 'topic', DirectExchange: 'direct', FanoutExchange: 'fanout', HeadersExchange: 'headers' };
+const EXCHANGE_CLASSES: Record<string, ExchangeType> = {
+  TopicExchange: 'topic',
+  DirectExchange: 'direct',
+  FanoutExchange: 'fanout',
+  HeadersExchange: 'headers',
+};
 
 interface Annotation {
   readonly name: string;
@@ -40,9 +66,19 @@ export function placeholder(text: string): Part[] {
   return concat(...out);
 }
 
-const argList = (n: Node | null): Node[] => (n?.namedChildren ?? []).filter((x): x is Node => x !== null && x.type !== 'comment');
+const argList = (n: Node | null): Node[] =>
+  (n?.namedChildren ?? []).filter((x): x is Node => x !== null && x.type !== 'comment');
 
-const VISITED = new Set(['variable_declarator', 'formal_parameter', 'assignment_expression', 'class_declaration', 'interface_declaration', 'method_invocation', 'object_creation_expression', 'string_literal']);
+const VISITED = new Set([
+  'variable_declarator',
+  'formal_parameter',
+  'assignment_expression',
+  'class_declaration',
+  'interface_declaration',
+  'method_invocation',
+  'object_creation_expression',
+  'string_literal',
+]);
 
 /** Java: Spring MVC/WebFlux, RestTemplate, WebClient, Feign, Spring AMQP, Spring Kafka, JPA, Mongo, Redis. */
 export function extractJava(root: Node, file: string, sink: Sink, scopeOut: (scope: Scope) => void): void {
@@ -79,13 +115,21 @@ export function extractJava(root: Node, file: string, sink: Sink, scopeOut: (sco
           const tpl = literal(evaluate(a[0]));
           if (tpl === undefined) return [HOLE_PART];
           const pieces = tpl.split(/%[-+# 0-9.]*[a-zA-Z]/);
-          return concat(...pieces.flatMap((p, i) => (i < pieces.length - 1 ? [lit(p), a[i + 1] ? evaluate(a[i + 1]!) : [HOLE_PART]] : [lit(p)])));
+          return concat(
+            ...pieces.flatMap((p, i) =>
+              i < pieces.length - 1 ? [lit(p), a[i + 1] ? evaluate(a[i + 1]!) : [HOLE_PART]] : [lit(p)],
+            ),
+          );
         }
         return [HOLE_PART];
       }
       case 'element_value_array_initializer':
       case 'array_initializer':
-        return lit(argList(node).map((x) => nameOf(evaluate(x)) ?? '').join(LIST_SEP));
+        return lit(
+          argList(node)
+            .map((x) => nameOf(evaluate(x)) ?? '')
+            .join(LIST_SEP),
+        );
       default:
         return [HOLE_PART];
     }
@@ -93,7 +137,9 @@ export function extractJava(root: Node, file: string, sink: Sink, scopeOut: (sco
 
   function annotations(decl: Node): Annotation[] {
     const mods = decl.namedChildren.find((c) => c?.type === 'modifiers');
-    return (mods?.namedChildren ?? []).filter((c): c is Node => c?.type === 'annotation' || c?.type === 'marker_annotation').map(annotation);
+    return (mods?.namedChildren ?? [])
+      .filter((c): c is Node => c?.type === 'annotation' || c?.type === 'marker_annotation')
+      .map(annotation);
   }
 
   function annotation(node: Node): Annotation {
@@ -187,7 +233,13 @@ export function extractJava(root: Node, file: string, sink: Sink, scopeOut: (sco
       if (n.type === 'method_invocation') {
         const m = n.childForFieldName('name')?.text;
         const a = argList(n.childForFieldName('arguments'));
-        if ((m === 'baseUrl' || m === 'rootUri' || (m === 'create' && /WebClient|RestClient/.test(n.childForFieldName('object')?.text ?? ''))) && a[0]) return evaluate(a[0]);
+        if (
+          (m === 'baseUrl' ||
+            m === 'rootUri' ||
+            (m === 'create' && /WebClient|RestClient/.test(n.childForFieldName('object')?.text ?? ''))) &&
+          a[0]
+        )
+          return evaluate(a[0]);
       }
       for (const c of n.namedChildren) {
         const r = c ? find(c) : undefined;
@@ -266,9 +318,15 @@ export function extractJava(root: Node, file: string, sink: Sink, scopeOut: (sco
 
     if (name === 'bind' && receiver === 'BindingBuilder') {
       const q = beanName(argNodes[0], 'queue');
-      const to = inv.parent?.type === 'method_invocation' && inv.parent.childForFieldName('name')?.text === 'to' ? inv.parent : undefined;
+      const to =
+        inv.parent?.type === 'method_invocation' && inv.parent.childForFieldName('name')?.text === 'to'
+          ? inv.parent
+          : undefined;
       const ex = to ? beanName(argList(to.childForFieldName('arguments'))[0], 'exchange') : undefined;
-      const withInv = to?.parent?.type === 'method_invocation' && to.parent.childForFieldName('name')?.text === 'with' ? to.parent : undefined;
+      const withInv =
+        to?.parent?.type === 'method_invocation' && to.parent.childForFieldName('name')?.text === 'with'
+          ? to.parent
+          : undefined;
       const key = withInv ? (literal(evaluate(argList(withInv.childForFieldName('arguments'))[0]!)) ?? '') : '';
       if (q !== undefined && ex !== undefined) sink.binding(ex, q, key, loc);
       continue;
@@ -278,15 +336,29 @@ export function extractJava(root: Node, file: string, sink: Sink, scopeOut: (sco
       continue;
     }
     if (name === 'exchange' && /rest/i.test(receiver) && args[0] && argNodes[1]) {
-      sink.call(httpMethod(argNodes[1].text.replace(/^HttpMethod\./, '')) ?? 'GET', withBase(clients.get(receiver), args[0]), 'RestTemplate', loc);
+      sink.call(
+        httpMethod(argNodes[1].text.replace(/^HttpMethod\./, '')) ?? 'GET',
+        withBase(clients.get(receiver), args[0]),
+        'RestTemplate',
+        loc,
+      );
       continue;
     }
     // webClient.get().uri("/x") / restClient.post().uri(...)
     if (name === 'uri' && objNode?.type === 'method_invocation' && args[0]) {
       const verb = objNode.childForFieldName('name')?.text;
       const client = objNode.childForFieldName('object')?.text ?? '';
-      const method = verb === 'method' ? httpMethod(argList(objNode.childForFieldName('arguments'))[0]?.text.replace(/^HttpMethod\./, '')) : httpMethod(verb);
-      if (method) sink.call(method, withBase(clients.get(client) ?? clients.get(client.replace(/^this\./, '')), args[0]), /rest/i.test(client) ? 'RestClient' : 'WebClient', loc);
+      const method =
+        verb === 'method'
+          ? httpMethod(argList(objNode.childForFieldName('arguments'))[0]?.text.replace(/^HttpMethod\./, ''))
+          : httpMethod(verb);
+      if (method)
+        sink.call(
+          method,
+          withBase(clients.get(client) ?? clients.get(client.replace(/^this\./, '')), args[0]),
+          /rest/i.test(client) ? 'RestClient' : 'WebClient',
+          loc,
+        );
     }
   }
 
@@ -301,9 +373,19 @@ export function extractJava(root: Node, file: string, sink: Sink, scopeOut: (sco
     const controller = has('RestController') ?? has('Controller');
     const entity = has('Entity');
     const table = has('Table');
-    if (entity) sink.data('table', (table && str(table, 'name', 'value')) ?? cls.childForFieldName('name')?.text ?? '', { file, line: lineOf(entity.node) });
+    if (entity)
+      sink.data('table', (table && str(table, 'name', 'value')) ?? cls.childForFieldName('name')?.text ?? '', {
+        file,
+        line: lineOf(entity.node),
+      });
     const doc = has('Document');
-    if (doc) sink.data('collection', str(doc, 'collection', 'value') ?? (cls.childForFieldName('name')?.text ?? '').replace(/^./, (c) => c.toLowerCase()), { file, line: lineOf(doc.node) });
+    if (doc)
+      sink.data(
+        'collection',
+        str(doc, 'collection', 'value') ??
+          (cls.childForFieldName('name')?.text ?? '').replace(/^./, (c) => c.toLowerCase()),
+        { file, line: lineOf(doc.node) },
+      );
 
     for (const member of body?.namedChildren ?? []) {
       if (member?.type !== 'method_declaration') continue;
@@ -323,23 +405,40 @@ export function extractJava(root: Node, file: string, sink: Sink, scopeOut: (sco
               const url = str(feign, 'url');
               const service = str(feign, 'name', 'value');
               const base = url !== undefined ? placeholder(url) : [];
-              sink.call(method === 'ANY' ? 'GET' : method, base.length ? concat(base, lit(path)) : lit(path), 'Feign', loc, service ? { serviceName: service } : {});
+              sink.call(
+                method === 'ANY' ? 'GET' : method,
+                base.length ? concat(base, lit(path)) : lit(path),
+                'Feign',
+                loc,
+                service ? { serviceName: service } : {},
+              );
             } else sink.endpoint(method, path, 'spring', loc);
           }
         }
         if (a.name === 'RabbitListener') {
           for (const q of list(a, 'queues', 'queuesToDeclare', 'value')) sink.consume('rabbitmq', q, loc);
           const qb = a.values.get('bindings');
-          const bindings = qb ? (qb.type === 'annotation' ? [qb] : argList(qb).filter((x) => x.type === 'annotation')) : [];
+          const bindings = qb
+            ? qb.type === 'annotation'
+              ? [qb]
+              : argList(qb).filter((x) => x.type === 'annotation')
+            : [];
           for (const b of bindings.map(annotation)) {
             const qNode = b.values.get('value');
             const xNode = b.values.get('exchange');
-            const q = qNode?.type === 'annotation' ? str(annotation(qNode), 'value', 'name') : qNode ? literal(evaluate(qNode)) : undefined;
+            const q =
+              qNode?.type === 'annotation'
+                ? str(annotation(qNode), 'value', 'name')
+                : qNode
+                  ? literal(evaluate(qNode))
+                  : undefined;
             const x = xNode?.type === 'annotation' ? annotation(xNode) : undefined;
             const ex = x ? str(x, 'value', 'name') : undefined;
             if (q === undefined || ex === undefined) continue;
             const typeNode = x?.values.get('type');
-            const type = typeNode ? (exchangeType(literal(evaluate(typeNode)) ?? rawName(evaluate(typeNode)) ?? typeNode.text) ?? 'direct') : 'direct';
+            const type = typeNode
+              ? (exchangeType(literal(evaluate(typeNode)) ?? rawName(evaluate(typeNode)) ?? typeNode.text) ?? 'direct')
+              : 'direct';
             sink.queue(q, loc);
             sink.exchange(ex, type, loc);
             sink.consume('rabbitmq', q, loc);

@@ -1,7 +1,20 @@
 import type { Node } from '../parsers.js';
 import type { HttpMethod, Part } from '../model.js';
 import { joinPath } from '../routes.js';
-import { HOLE_PART, LIST_SEP, type CallSite, type Sink, concat, httpMethod, lineOf, lit, literal, nameOf, sharedCallRules, walk } from './common.js';
+import {
+  HOLE_PART,
+  LIST_SEP,
+  type CallSite,
+  type Sink,
+  concat,
+  httpMethod,
+  lineOf,
+  lit,
+  literal,
+  nameOf,
+  sharedCallRules,
+  walk,
+} from './common.js';
 import { Scope } from './scope.js';
 
 const VERBS = new Set(['get', 'post', 'put', 'patch', 'delete', 'del', 'all', 'head', 'options']);
@@ -11,7 +24,17 @@ const CLIENT_RECEIVER = /(^|\.)(http|httpclient|client|apiclient|axios|got)$/i;
 
 const unquote = (s: string): string => s.slice(1, -1);
 
-const VISITED = new Set(['import_statement', 'variable_declarator', 'public_field_definition', 'assignment_expression', 'call_expression', 'class_declaration', 'abstract_class_declaration', 'string', 'template_string']);
+const VISITED = new Set([
+  'import_statement',
+  'variable_declarator',
+  'public_field_definition',
+  'assignment_expression',
+  'call_expression',
+  'class_declaration',
+  'abstract_class_declaration',
+  'string',
+  'template_string',
+]);
 
 /** TypeScript and JavaScript: Express, Fastify, NestJS; fetch, axios, got; amqplib, kafkajs, redis, mongo. */
 export function extractJavaScript(root: Node, file: string, sink: Sink, scopeOut: (scope: Scope) => void): void {
@@ -30,7 +53,8 @@ export function extractJavaScript(root: Node, file: string, sink: Sink, scopeOut
         const parts: Part[][] = [];
         for (const c of node.namedChildren) {
           if (!c) continue;
-          if (c.type === 'template_substitution') parts.push(c.namedChild(0) ? evaluate(c.namedChild(0)!) : [HOLE_PART]);
+          if (c.type === 'template_substitution')
+            parts.push(c.namedChild(0) ? evaluate(c.namedChild(0)!) : [HOLE_PART]);
           else parts.push(lit(c.text));
         }
         return concat(...parts);
@@ -68,7 +92,8 @@ export function extractJavaScript(root: Node, file: string, sink: Sink, scopeOut
       case 'new_expression': {
         const ctor = node.childForFieldName('constructor')?.text;
         const args = node.childForFieldName('arguments')?.namedChildren.filter((x): x is Node => x !== null) ?? [];
-        if (ctor === 'URL' && args[0]) return args[1] ? concat(evaluate(args[1]), lit('/'), evaluate(args[0])) : evaluate(args[0]);
+        if (ctor === 'URL' && args[0])
+          return args[1] ? concat(evaluate(args[1]), lit('/'), evaluate(args[0])) : evaluate(args[0]);
         return [HOLE_PART];
       }
       case 'array': {
@@ -169,8 +194,7 @@ export function extractJavaScript(root: Node, file: string, sink: Sink, scopeOut
     else if (fn === 'require' && v.type === 'call_expression') {
       const spec = v.childForFieldName('arguments')?.namedChild(0);
       if (spec?.type === 'string') imports.set(name, unquote(spec.text));
-    }
-    else if (/^(fastify|Fastify)$|require\(['"]fastify['"]\)/.test(fn)) servers.set(name, 'fastify');
+    } else if (/^(fastify|Fastify)$|require\(['"]fastify['"]\)/.test(fn)) servers.set(name, 'fastify');
     else if (/^(axios\.create|got\.extend|ky\.create|ky\.extend)$/.test(fn)) {
       const props = objectProps(v.childForFieldName('arguments')?.namedChild(0) ?? null);
       clients.set(name, props.get('baseURL') ?? props.get('prefixUrl') ?? props.get('prefixURL') ?? []);
@@ -201,7 +225,8 @@ export function extractJavaScript(root: Node, file: string, sink: Sink, scopeOut
       if (prefix !== undefined && target.type === 'identifier') {
         mounts.set(target.text, prefix);
         const spec = imports.get(target.text);
-        if (spec?.startsWith('.')) sink.facts.mounts.push({ prefix, target: joinModule(file, spec), loc: { file, line: lineOf(call) } });
+        if (spec?.startsWith('.'))
+          sink.facts.mounts.push({ prefix, target: joinModule(file, spec), loc: { file, line: lineOf(call) } });
       }
     }
   }
@@ -221,10 +246,12 @@ export function extractJavaScript(root: Node, file: string, sink: Sink, scopeOut
     const site: CallSite = { name, receiver, args, named, loc };
     sharedCallRules(site, sink);
 
-    if (name === 'setGlobalPrefix' && args[0] && literal(args[0]) !== undefined) sink.facts.globalPrefixes.push({ framework: 'nestjs', prefix: literal(args[0])! });
+    if (name === 'setGlobalPrefix' && args[0] && literal(args[0]) !== undefined)
+      sink.facts.globalPrefixes.push({ framework: 'nestjs', prefix: literal(args[0])! });
     // knex('orders'), mongoose.model('Order', schema)
     if (name === 'knex' && args[0] && literal(args[0])) sink.data('table', literal(args[0])!, loc);
-    if (name === 'model' && receiver === 'mongoose' && args[0] && literal(args[0])) sink.data('collection', literal(args[0])!.toLowerCase() + 's', loc);
+    if (name === 'model' && receiver === 'mongoose' && args[0] && literal(args[0]))
+      sink.data('collection', literal(args[0])!.toLowerCase() + 's', loc);
 
     // ---- HTTP calls
     if (!receiver && name === 'fetch' && args[0]) {
@@ -242,45 +269,74 @@ export function extractJavaScript(root: Node, file: string, sink: Sink, scopeOut
       }
       continue;
     }
-    if (receiver && (name === 'request') && (CLIENT_LIBS.has(receiver) || clients.has(receiver)) && argNodes[0]?.type === 'object') {
+    if (
+      receiver &&
+      name === 'request' &&
+      (CLIENT_LIBS.has(receiver) || clients.has(receiver)) &&
+      argNodes[0]?.type === 'object'
+    ) {
       const url = named.get('url');
-      if (url) sink.call(httpMethod(literal(named.get('method'))) ?? 'GET', withBase(clients.get(receiver), url), receiver, loc);
+      if (url)
+        sink.call(
+          httpMethod(literal(named.get('method'))) ?? 'GET',
+          withBase(clients.get(receiver), url),
+          receiver,
+          loc,
+        );
       continue;
     }
     if (receiver && VERBS.has(name) && args[0]) {
-      const isServer = servers.has(receiver) || (!clients.has(receiver) && !CLIENT_LIBS.has(receiver) && SERVER_NAMES.test(receiver) && argNodes.length >= 2);
+      const isServer =
+        servers.has(receiver) ||
+        (!clients.has(receiver) && !CLIENT_LIBS.has(receiver) && SERVER_NAMES.test(receiver) && argNodes.length >= 2);
       if (isServer && argNodes.length >= 2) {
         const path = literal(args[0]);
         if (path !== undefined) {
           const method: HttpMethod = httpMethod(name === 'del' ? 'delete' : name) ?? 'ANY';
           const mountedHere = mounts.get(receiver);
           const routerFile = routers.has(receiver) && mountedHere === undefined ? file : undefined;
-          sink.endpoint(method, joinPath(mountedHere ?? '', path), servers.get(receiver) ?? (/fastify/i.test(receiver) ? 'fastify' : 'express'), loc, routerFile);
+          sink.endpoint(
+            method,
+            joinPath(mountedHere ?? '', path),
+            servers.get(receiver) ?? (/fastify/i.test(receiver) ? 'fastify' : 'express'),
+            loc,
+            routerFile,
+          );
         }
         continue;
       }
       if (clients.has(receiver) || CLIENT_LIBS.has(receiver) || CLIENT_RECEIVER.test(receiver)) {
         const method: HttpMethod = httpMethod(name === 'del' ? 'delete' : name) ?? 'GET';
-        sink.call(method, withBase(clients.get(receiver), args[0]), CLIENT_LIBS.has(receiver) ? receiver : clients.has(receiver) ? 'axios' : 'http client', loc);
+        sink.call(
+          method,
+          withBase(clients.get(receiver), args[0]),
+          CLIENT_LIBS.has(receiver) ? receiver : clients.has(receiver) ? 'axios' : 'http client',
+          loc,
+        );
       }
       continue;
     }
     // fastify.route({ method, url, handler })
     if (receiver && name === 'route' && argNodes[0]?.type === 'object') {
       const url = literal(named.get('url') ?? named.get('path'));
-      if (url !== undefined) sink.endpoint(httpMethod(literal(named.get('method'))) ?? 'ANY', url, servers.get(receiver) ?? 'fastify', loc);
+      if (url !== undefined)
+        sink.endpoint(httpMethod(literal(named.get('method'))) ?? 'ANY', url, servers.get(receiver) ?? 'fastify', loc);
     }
   }
 
   // ---- NestJS controllers, TypeORM entities
   for (const cls of classes) {
-    const decorators = [...cls.namedChildren, ...(cls.parent?.type === 'export_statement' ? cls.parent.namedChildren : [])].filter((x): x is Node => x?.type === 'decorator');
+    const decorators = [
+      ...cls.namedChildren,
+      ...(cls.parent?.type === 'export_statement' ? cls.parent.namedChildren : []),
+    ].filter((x): x is Node => x?.type === 'decorator');
     let prefix: string | undefined;
     for (const d of decorators) {
       const { name, args, props } = decorator(d);
       if (name === 'Controller') prefix = literal(args[0]) ?? literal(props.get('path')) ?? '';
       if (name === 'Entity') {
-        const table = literal(args[0]) ?? literal(props.get('name')) ?? cls.childForFieldName('name')?.text.toLowerCase();
+        const table =
+          literal(args[0]) ?? literal(props.get('name')) ?? cls.childForFieldName('name')?.text.toLowerCase();
         if (table) sink.data('table', table, { file, line: lineOf(d) });
       }
     }
@@ -300,7 +356,11 @@ export function extractJavaScript(root: Node, file: string, sink: Sink, scopeOut
     const expr = d.namedChild(0);
     if (expr?.type === 'call_expression') {
       const argNodes = expr.childForFieldName('arguments')?.namedChildren.filter((x): x is Node => x !== null) ?? [];
-      return { name: expr.childForFieldName('function')?.text ?? '', args: argNodes.map((a) => evaluate(a)), props: objectProps(argNodes[0] ?? null) };
+      return {
+        name: expr.childForFieldName('function')?.text ?? '',
+        args: argNodes.map((a) => evaluate(a)),
+        props: objectProps(argNodes[0] ?? null),
+      };
     }
     return { name: expr?.text ?? '', args: [], props: new Map() };
   }

@@ -1,7 +1,19 @@
 import type { Node } from '../parsers.js';
 import type { Part } from '../model.js';
 import { joinPath } from '../routes.js';
-import { HOLE_PART, LIST_SEP, type Sink, concat, httpMethod, lineOf, lit, literal, nameOf, sharedCallRules, walk } from './common.js';
+import {
+  HOLE_PART,
+  LIST_SEP,
+  type Sink,
+  concat,
+  httpMethod,
+  lineOf,
+  lit,
+  literal,
+  nameOf,
+  sharedCallRules,
+  walk,
+} from './common.js';
 import { withBase } from './javascript.js';
 import { Scope } from './scope.js';
 
@@ -11,10 +23,24 @@ const HTTP_LIBS = new Set(['requests', 'httpx']);
 function stringText(node: Node): { prefix: string; parts: Node[] } {
   const start = node.namedChildren.find((c) => c?.type === 'string_start');
   const prefix = (start?.text ?? '').replace(/["']+$/, '').toLowerCase();
-  return { prefix, parts: node.namedChildren.filter((c): c is Node => c !== null && c.type !== 'string_start' && c.type !== 'string_end') };
+  return {
+    prefix,
+    parts: node.namedChildren.filter(
+      (c): c is Node => c !== null && c.type !== 'string_start' && c.type !== 'string_end',
+    ),
+  };
 }
 
-const VISITED = new Set(['import_from_statement', 'import_statement', 'assignment', 'with_item', 'call', 'decorated_definition', 'string', 'subscript']);
+const VISITED = new Set([
+  'import_from_statement',
+  'import_statement',
+  'assignment',
+  'with_item',
+  'call',
+  'decorated_definition',
+  'string',
+  'subscript',
+]);
 
 /** Python: FastAPI, Flask, Django; requests, httpx; pika, kafka-python/confluent-kafka; SQLAlchemy/Django models, pymongo, redis. */
 export function extractPython(root: Node, file: string, sink: Sink, scopeOut: (scope: Scope) => void): void {
@@ -30,7 +56,11 @@ export function extractPython(root: Node, file: string, sink: Sink, scopeOut: (s
     switch (node.type) {
       case 'string': {
         const { parts } = stringText(node);
-        return concat(...parts.map((c): Part[] => (c.type === 'interpolation' ? (c.namedChild(0) ? evaluate(c.namedChild(0)!) : [HOLE_PART]) : lit(c.text))));
+        return concat(
+          ...parts.map((c): Part[] =>
+            c.type === 'interpolation' ? (c.namedChild(0) ? evaluate(c.namedChild(0)!) : [HOLE_PART]) : lit(c.text),
+          ),
+        );
       }
       case 'concatenated_string':
         return concat(...node.namedChildren.filter((c): c is Node => c !== null).map((c) => evaluate(c)));
@@ -66,7 +96,13 @@ export function extractPython(root: Node, file: string, sink: Sink, scopeOut: (s
         const args = (node.childForFieldName('arguments')?.namedChildren ?? []).filter((x): x is Node => x !== null);
         if (/^(os\.environ\.get|os\.getenv|getenv|env|config)$/.test(fn) && args[0]?.type === 'string') {
           const name = literal(evaluate(args[0])) ?? '';
-          const fb = args[1] ? literal(evaluate(args[1].type === 'keyword_argument' ? (args[1].childForFieldName('value') ?? args[1]) : args[1])) : undefined;
+          const fb = args[1]
+            ? literal(
+                evaluate(
+                  args[1].type === 'keyword_argument' ? (args[1].childForFieldName('value') ?? args[1]) : args[1],
+                ),
+              )
+            : undefined;
           return [fb !== undefined ? { env: name, fallback: fb } : { env: name }];
         }
         // "{}/orders/{}".format(base, id)
@@ -78,7 +114,8 @@ export function extractPython(root: Node, file: string, sink: Sink, scopeOut: (s
             const out: Part[][] = [];
             pieces.forEach((p, i) => {
               out.push(lit(p));
-              if (i < pieces.length - 1) out.push(args[i] && args[i].type !== 'keyword_argument' ? evaluate(args[i]) : [HOLE_PART]);
+              if (i < pieces.length - 1)
+                out.push(args[i] && args[i].type !== 'keyword_argument' ? evaluate(args[i]) : [HOLE_PART]);
             });
             return concat(...out);
           }
@@ -128,7 +165,12 @@ export function extractPython(root: Node, file: string, sink: Sink, scopeOut: (s
         const base = moduleOf(file, mod);
         for (const n of node.namedChildren) {
           if (!n || n.id === mod.id) continue;
-          const name = n.type === 'aliased_import' ? n.childForFieldName('name')?.text : n.type === 'dotted_name' ? n.text : undefined;
+          const name =
+            n.type === 'aliased_import'
+              ? n.childForFieldName('name')?.text
+              : n.type === 'dotted_name'
+                ? n.text
+                : undefined;
           const local = n.type === 'aliased_import' ? n.childForFieldName('alias')?.text : name;
           if (name && local) imports.set(local, { module: joinDots(base, name), symbolOf: base });
         }
@@ -139,7 +181,11 @@ export function extractPython(root: Node, file: string, sink: Sink, scopeOut: (s
           if (n?.type !== 'aliased_import') continue;
           const name = n.childForFieldName('name')?.text;
           const local = n.childForFieldName('alias')?.text;
-          if (name && local) imports.set(local, { module: name.replace(/\./g, '/'), symbolOf: name.replace(/\./g, '/').replace(/\/[^/]*$/, '') });
+          if (name && local)
+            imports.set(local, {
+              module: name.replace(/\./g, '/'),
+              symbolOf: name.replace(/\./g, '/').replace(/\/[^/]*$/, ''),
+            });
         }
         break;
       case 'call':
@@ -171,7 +217,8 @@ export function extractPython(root: Node, file: string, sink: Sink, scopeOut: (s
     if (v.type !== 'call') return;
     const fn = v.childForFieldName('function')?.text ?? '';
     const kw = keywords(v);
-    if (/^(APIRouter|fastapi\.APIRouter|Blueprint|flask\.Blueprint)$/.test(fn)) prefixes.set(name, literal(kw.get('prefix') ?? kw.get('url_prefix')) ?? '');
+    if (/^(APIRouter|fastapi\.APIRouter|Blueprint|flask\.Blueprint)$/.test(fn))
+      prefixes.set(name, literal(kw.get('prefix') ?? kw.get('url_prefix')) ?? '');
     if (/^(Flask|flask\.Flask|Blueprint|flask\.Blueprint)$/.test(fn)) flaskApps.add(name);
     if (/^(httpx\.(Async)?Client|requests\.Session|Session)$/.test(fn)) clients.set(name, kw.get('base_url') ?? []);
   }
@@ -199,7 +246,10 @@ export function extractPython(root: Node, file: string, sink: Sink, scopeOut: (s
     if (!target || prefix === undefined) continue;
     if (prefixes.has(target.text)) {
       // FastAPI prepends include prefixes; Flask's url_prefix replaces the blueprint's own.
-      prefixes.set(target.text, method === 'include_router' ? joinPath(prefix, prefixes.get(target.text) ?? '') : prefix);
+      prefixes.set(
+        target.text,
+        method === 'include_router' ? joinPath(prefix, prefixes.get(target.text) ?? '') : prefix,
+      );
       includedHere.add(target.text);
       continue;
     }
@@ -207,13 +257,20 @@ export function extractPython(root: Node, file: string, sink: Sink, scopeOut: (s
     // A router defined in another module: `orders.router` (module import) or `orders_router` (symbol import).
     const head = target.type === 'attribute' ? target.childForFieldName('object')?.text : target.text;
     const imp = head ? imports.get(head) : undefined;
-    if (imp) sink.facts.mounts.push({ prefix, target: target.type === 'attribute' ? imp.module : imp.symbolOf, loc: { file, line: lineOf(call) } });
+    if (imp)
+      sink.facts.mounts.push({
+        prefix,
+        target: target.type === 'attribute' ? imp.module : imp.symbolOf,
+        loc: { file, line: lineOf(call) },
+      });
   }
 
   for (const call of calls) {
     const fn = call.childForFieldName('function');
     if (!fn) continue;
-    const argNodes = (call.childForFieldName('arguments')?.namedChildren ?? []).filter((x): x is Node => x !== null && x.type !== 'keyword_argument' && x.type !== 'comment');
+    const argNodes = (call.childForFieldName('arguments')?.namedChildren ?? []).filter(
+      (x): x is Node => x !== null && x.type !== 'keyword_argument' && x.type !== 'comment',
+    );
     const args = argNodes.map((a) => evaluate(a));
     const named = keywords(call);
     const loc = { file, line: lineOf(call) };
@@ -221,9 +278,16 @@ export function extractPython(root: Node, file: string, sink: Sink, scopeOut: (s
     const receiver = fn.type === 'attribute' ? (fn.childForFieldName('object')?.text ?? '') : '';
     sharedCallRules({ name, receiver, args, named, loc }, sink);
 
-    if (name === 'KafkaConsumer' || fn.text === 'kafka.KafkaConsumer') for (const a of args) if (literal(a)) sink.consume('kafka', literal(a)!, loc);
+    if (name === 'KafkaConsumer' || fn.text === 'kafka.KafkaConsumer')
+      for (const a of args) if (literal(a)) sink.consume('kafka', literal(a)!, loc);
     // Django urls
-    if (!receiver && (name === 'path' || name === 're_path' || name === 'url') && args[0] && argNodes[1] && call.parent?.type === 'list') {
+    if (
+      !receiver &&
+      (name === 'path' || name === 're_path' || name === 'url') &&
+      args[0] &&
+      argNodes[1] &&
+      call.parent?.type === 'list'
+    ) {
       const p = literal(args[0]);
       if (p === undefined) continue;
       const inc = /^include\(\s*["']([\w.]+)["']/.exec(argNodes[1].text);
@@ -235,7 +299,8 @@ export function extractPython(root: Node, file: string, sink: Sink, scopeOut: (s
     // requests / httpx
     const isLib = HTTP_LIBS.has(receiver);
     if ((isLib || clients.has(receiver)) && (VERBS.has(name) || name === 'request')) {
-      const method = name === 'request' ? (httpMethod(literal(args[0] ?? named.get('method'))) ?? 'GET') : httpMethod(name)!;
+      const method =
+        name === 'request' ? (httpMethod(literal(args[0] ?? named.get('method'))) ?? 'GET') : httpMethod(name)!;
       const url = name === 'request' ? (args[1] ?? named.get('url')) : (args[0] ?? named.get('url'));
       if (url) sink.call(method, withBase(clients.get(receiver), url), isLib ? receiver : 'httpx', loc);
     }
@@ -250,18 +315,34 @@ export function extractPython(root: Node, file: string, sink: Sink, scopeOut: (s
       if (fn?.type !== 'attribute') continue;
       const verb = fn.childForFieldName('attribute')?.text ?? '';
       const recv = fn.childForFieldName('object')?.text ?? '';
-      const first = call.childForFieldName('arguments')?.namedChildren.find((x) => x !== null && x.type !== 'keyword_argument');
+      const first = call
+        .childForFieldName('arguments')
+        ?.namedChildren.find((x) => x !== null && x.type !== 'keyword_argument');
       const path = first ? literal(evaluate(first)) : undefined;
       if (path === undefined) continue;
       const kw = keywords(call);
       const prefix = prefixes.get(recv) ?? '';
       const loc = { file, line: lineOf(dec) };
       const routerFile = prefixes.has(recv) && !includedHere.has(recv) ? file : undefined;
-      if (VERBS.has(verb)) sink.endpoint(httpMethod(verb)!, joinPath(prefix, path), flaskApps.has(recv) ? 'flask' : 'fastapi', loc, routerFile);
+      if (VERBS.has(verb))
+        sink.endpoint(
+          httpMethod(verb)!,
+          joinPath(prefix, path),
+          flaskApps.has(recv) ? 'flask' : 'fastapi',
+          loc,
+          routerFile,
+        );
       else if (verb === 'route' || verb === 'api_route') {
         const methods = kw.get('methods');
         const list = methods ? (nameOf(methods) ?? '').split(LIST_SEP).filter(Boolean) : ['GET'];
-        for (const m of list) sink.endpoint(httpMethod(m) ?? 'ANY', joinPath(prefix, path), verb === 'route' ? 'flask' : 'fastapi', loc, routerFile);
+        for (const m of list)
+          sink.endpoint(
+            httpMethod(m) ?? 'ANY',
+            joinPath(prefix, path),
+            verb === 'route' ? 'flask' : 'fastapi',
+            loc,
+            routerFile,
+          );
       }
     }
   }
