@@ -26,13 +26,6 @@ function matches(doc: Record<string, unknown>, filter: Filter): boolean {
   return true;
 }
 
-function uniqueKey(index: IndexSpec, doc: Record<string, unknown>): string | undefined {
-  const parts = index.fields.map((f) => doc[f]);
-  // Like MongoDB, a missing field is null and still unique; we skip documents missing every field.
-  if (parts.every((p) => p === undefined)) return undefined;
-  return JSON.stringify(parts.map((p) => (p === undefined ? null : p)));
-}
-
 function toVersioned<T>(row: Row): Versioned<T> {
   const out: { id: string; version: number; doc: T; expiresAt?: number } = {
     id: row.id,
@@ -43,26 +36,97 @@ function toVersioned<T>(row: Row): Versioned<T> {
   return out;
 }
 
+const indexKey = (fields: readonly string[], doc: Readonly<Record<string, unknown>>): string =>
+  JSON.stringify(fields.map((f) => (doc[f] === undefined ? null : doc[f])));
+
+/** Equality index over some fields: key → ids. Unique indexes exempt documents missing every field. */
+class FieldIndex {
+  readonly #map = new Map<string, Set<string>>();
+  constructor(readonly spec: IndexSpec) {}
+
+  keyOf(doc: Readonly<Record<string, unknown>>): string | undefined {
+    if (this.spec.unique && this.spec.fields.every((f) => doc[f] === undefined)) return undefined;
+    return indexKey(this.spec.fields, doc);
+  }
+  add(id: string, doc: Readonly<Record<string, unknown>>): void {
+    const key = this.keyOf(doc);
+    if (key === undefined) return;
+    let ids = this.#map.get(key);
+    if (!ids) {
+      ids = new Set();
+      this.#map.set(key, ids);
+    }
+    ids.add(id);
+  }
+  remove(id: string, doc: Readonly<Record<string, unknown>>): void {
+    const key = this.keyOf(doc);
+    if (key === undefined) return;
+    const ids = this.#map.get(key);
+    ids?.delete(id);
+    if (ids?.size === 0) this.#map.delete(key);
+  }
+  /** Ids of documents with this key, other than `exceptId`. */
+  holders(key: string, exceptId?: string): string[] {
+    return [...(this.#map.get(key) ?? [])].filter((id) => id !== exceptId);
+  }
+  /** Candidate ids for an equality filter covering every field of the index, else undefined. */
+  candidates(filter: Filter): Set<string> | undefined {
+    if (!this.spec.fields.every((f) => Object.prototype.hasOwnProperty.call(filter, f))) return undefined;
+    return this.#map.get(indexKey(this.spec.fields, filter)) ?? new Set();
+  }
+}
+
 class InMemoryCollection<T extends object> implements Collection<T> {
   readonly #rows = new Map<string, Row>();
+  readonly #indexes: FieldIndex[];
   constructor(
     readonly name: string,
-    private readonly indexes: readonly IndexSpec[],
+    indexes: readonly IndexSpec[],
     private readonly maxDocuments: number,
     private readonly assertOpen: () => void,
-  ) {}
+  ) {
+    this.#indexes = indexes.map((i) => new FieldIndex(i));
+  }
 
   #checkUnique(doc: Record<string, unknown>, exceptId?: string): void {
-    for (const index of this.indexes) {
-      if (!index.unique) continue;
-      const key = uniqueKey(index, doc);
-      if (key === undefined) continue;
-      for (const row of this.#rows.values()) {
-        if (row.id !== exceptId && uniqueKey(index, row.doc) === key) {
-          throw new DuplicateKeyError(this.name, `${index.fields.join('+')}=${key}`);
-        }
+    for (const index of this.#indexes) {
+      if (!index.spec.unique) continue;
+      const key = index.keyOf(doc);
+      if (key !== undefined && index.holders(key, exceptId).length > 0) {
+        throw new DuplicateKeyError(this.name, `${index.spec.fields.join('+')}=${key}`);
       }
     }
+  }
+
+  #put(row: Row): void {
+    const old = this.#rows.get(row.id);
+    if (old) for (const i of this.#indexes) i.remove(old.id, old.doc);
+    this.#rows.set(row.id, row);
+    for (const i of this.#indexes) i.add(row.id, row.doc);
+  }
+
+  #drop(id: string): boolean {
+    const old = this.#rows.get(id);
+    if (!old) return false;
+    for (const i of this.#indexes) i.remove(id, old.doc);
+    this.#rows.delete(id);
+    return true;
+  }
+
+  /** Rows that may match: from the most selective covering index, else every row. */
+  #scan(filter: Filter): Iterable<Row> {
+    let best: Set<string> | undefined;
+    for (const i of this.#indexes) {
+      const c = i.candidates(filter);
+      if (c && (!best || c.size < best.size)) best = c;
+    }
+    if (!best) return this.#rows.values();
+    const rows: Row[] = [];
+    for (const id of best) {
+      const r = this.#rows.get(id);
+      if (r) rows.push(r);
+    }
+    return rows;
   }
 
   async insert(id: string, doc: T, options: WriteOptions = {}): Promise<Versioned<T>> {
@@ -76,7 +140,7 @@ class InMemoryCollection<T extends object> implements Collection<T> {
     this.#checkUnique(copy);
     const row: Row = { id, version: 1, doc: copy };
     if (options.expiresAt !== undefined) row.expiresAt = options.expiresAt;
-    this.#rows.set(id, row);
+    this.#put(row);
     return toVersioned<T>(row);
   }
 
@@ -95,7 +159,7 @@ class InMemoryCollection<T extends object> implements Collection<T> {
   async find(filter: Filter, options: FindOptions = {}): Promise<Versioned<T>[]> {
     this.assertOpen();
     await Promise.resolve();
-    let rows = [...this.#rows.values()].filter((r) => matches(r.doc, filter));
+    let rows = [...this.#scan(filter)].filter((r) => matches(r.doc, filter));
     const sort = options.sort;
     rows.sort((a, b) => {
       if (sort) {
@@ -129,7 +193,7 @@ class InMemoryCollection<T extends object> implements Collection<T> {
     const row: Row = { id, version: current.version + 1, doc: copy };
     const expiresAt = options.expiresAt ?? current.expiresAt;
     if (expiresAt !== undefined) row.expiresAt = expiresAt;
-    this.#rows.set(id, row);
+    this.#put(row);
     return toVersioned<T>(row);
   }
 
@@ -139,8 +203,7 @@ class InMemoryCollection<T extends object> implements Collection<T> {
     const current = this.#rows.get(id);
     if (!current) return false;
     if (expectedVersion !== undefined && current.version !== expectedVersion) return false;
-    this.#rows.delete(id);
-    return true;
+    return this.#drop(id);
   }
 
   async sweepExpired(now: number): Promise<number> {
@@ -149,7 +212,7 @@ class InMemoryCollection<T extends object> implements Collection<T> {
     let n = 0;
     for (const [id, row] of this.#rows) {
       if (row.expiresAt !== undefined && row.expiresAt <= now) {
-        this.#rows.delete(id);
+        this.#drop(id);
         n += 1;
       }
     }

@@ -103,6 +103,17 @@ export function describeDocumentStoreContract(adapter: string, factory: () => Pr
       expect((await coll.get('meta'))?.doc.metadata).toEqual(metadata);
     });
 
+    it('frees a unique key when a replace or delete moves it away, and finds by the new value', async () => {
+      await coll.insert('mv', { tenant: 't7', name: 'old-name', n: 1 });
+      await coll.replace('mv', 1, { tenant: 't7', name: 'new-name', n: 2 });
+      await coll.insert('mv2', { tenant: 't7', name: 'old-name', n: 3 });
+      await expect(coll.insert('mv3', { tenant: 't7', name: 'new-name', n: 4 })).rejects.toMatchObject({ code: 'DUPLICATE_KEY' });
+      expect((await coll.findOne({ tenant: 't7', name: 'new-name' }))?.id).toBe('mv');
+      expect(await coll.delete('mv')).toBe(true);
+      await coll.insert('mv4', { tenant: 't7', name: 'new-name', n: 5 });
+      expect((await coll.find({ tenant: 't7' })).map((v) => v.id).sort()).toEqual(['mv2', 'mv4']);
+    });
+
     it('deletes, optionally at a version', async () => {
       await coll.insert('del', { tenant: 't5', name: 'del', n: 0 });
       expect(await coll.delete('del', 7)).toBe(false);
