@@ -70,7 +70,7 @@ describe('statistics and rules, spelled out', () => {
     });
   });
 
-  it('resolves base URLs through .env, appsettings, @Value defaults, os.getenv defaults, axios.create and RestClient builders', async () => {
+  it('resolves base URLs through .env, appsettings, @Value defaults, os.getenv defaults, settings objects, axios.create and RestClient builders', async () => {
     const r = await report('extras');
     expect(r.statistics).toEqual({
       apiLinks: 12,
@@ -88,6 +88,7 @@ describe('statistics and rules, spelled out', () => {
       'host `items-go` + exact path',
       'host `legacy-py` + route template',
       'host `notes-nest` + route template',
+      'host `catalog-spring` + route template',
       'host `gateway-ts` + route template',
       'host `gateway-ts` + route template',
       'host `billing-cs` + exact path',
@@ -103,7 +104,7 @@ describe('statistics and rules, spelled out', () => {
     expect(served).toContain(
       'catalog-spring src/main/java/com/acme/catalog/ProductsController.java:5 GET /catalog/products/{id} (spring)',
     );
-    expect(served).toContain('pricing-py pricing/routers/quotes.py:6 GET /api/quotes/{sku} (fastapi)');
+    expect(served).toContain('pricing-py pricing/routers/quotes.py:9 GET /api/quotes/{sku} (fastapi)');
     expect(served).toContain('legacy-py shop/urls.py:6 ANY /shop/carts/<int:cart_id> (django)');
     // appsettings.Development.json resolves Items:BaseUrl; items-go serves PUT, not GET, on /v2/items/{id}.
     expect(r.unresolvedCalls[0]).toMatchObject({ calls: 'GET items-go/v2/items/{}', reason: 'no matching route' });

@@ -51,17 +51,10 @@ const named = (n: Node | null | undefined): Node[] =>
 
 /** The expression of an `argument` node (skipping a `name:` label). */
 function argExpr(arg: Node): { name?: string; expr: Node } {
+  const label = arg.childForFieldName('name');
   const kids = named(arg);
-  if (
-    kids.length >= 2 &&
-    kids[0]!.type === 'identifier' &&
-    arg.text
-      .slice(kids[0]!.endIndex - arg.startIndex)
-      .trimStart()
-      .startsWith(':')
-  )
-    return { name: kids[0]!.text, expr: kids[kids.length - 1]! };
-  return { expr: kids[kids.length - 1] ?? arg };
+  const expr = kids[kids.length - 1] ?? arg;
+  return label && label.id !== expr.id ? { name: label.text, expr } : { expr };
 }
 
 const VISITED = new Set([
