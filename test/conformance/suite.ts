@@ -1253,6 +1253,62 @@ export function describeConformance(layout: string, start: () => Promise<Sut>): 
     });
 
     // ---------------------------------------------------------------------------------------------------------
+    describe('Versioning (legacy)', () => {
+      it('Rule 6. The legacy REST task endpoints remain available but are deprecated', async () => {
+        const headers = { Authorization: `Bearer ${sut.a2aKey}`, 'Content-Type': 'application/json' };
+        const res = await fetch(`${base}/agents/${ECHO}/tasks`, { method: 'POST', headers, body: JSON.stringify({ message: { parts: [{ type: 'text', content: 'legacy client' }] } }) });
+        expect(res.status).toBe(200);
+        expect(res.headers.get('deprecation')).toBeTruthy();
+        expect(res.headers.get('link')).toContain(`<${base}/agents/${ECHO}/a2a>; rel="successor-version"`);
+        const task = (await res.json()) as { task_id: string; status: { state: string } };
+        expect(task.status.state).toBe('completed');
+        // The task is the same task the JSON-RPC interface serves.
+        expect(answerText(await getTask(ECHO, task.task_id))).toBe('legacy client');
+        const got = await fetch(`${base}/agents/${ECHO}/tasks/${task.task_id}`, { headers });
+        expect(got.status).toBe(200);
+        expect(got.headers.get('deprecation')).toBeTruthy();
+      });
+    });
+
+    // ---------------------------------------------------------------------------------------------------------
+    describe('Deployment agent', () => {
+      it('A2A is available only for AI Agents; it is not available for Task Agents', async () => {
+        expect((await fetch(cardUrl(base, TASK_AGENT))).status).toBe(404);
+        expect((await fetch(`${base}/agents/${TASK_AGENT}/.well-known/agent.json`)).status).toBe(404);
+        const r = await send(TASK_AGENT, textMessage('x'));
+        expect(r.status).toBe(404);
+        expect(r.body.error.message).toBe('A2A is not enabled for this agent');
+      });
+
+      it('Removing an agent stops it serving immediately; the rest of the deployment keeps running', async () => {
+        const agent = await freshAgent('removed');
+        const running = await sendOk(agent, textMessage('before removal'));
+        await admin('deployments.removeAgent', { deploymentId: DEPLOYMENT, agentId: agent });
+        expect((await send(agent, textMessage('after removal'))).status).toBe(404);
+        expect((await call(agent, 'tasks/get', { id: running.id })).status).toBe(404);
+        expect((await fetch(cardUrl(base, agent))).status).toBe(404);
+        const catalog = (await (await fetch(`${base}/deployments/${DEPLOYMENT}/.well-known/agent-catalog.json`)).json()) as { entries: { metadata: Record<string, string> }[] };
+        expect(catalog.entries.map((e) => e.metadata['dev.a2a-inbound.agentId'])).not.toContain(agent);
+        expect(resultOf(await send(ECHO, textMessage('the rest keeps running'))).status.state).toBe('completed');
+        // Also on the other replica, at once.
+        expect((await rpc(`${other}/agents/${agent}/a2a`, { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: textMessage('x') } }, { key: sut.a2aKey })).status).toBe(404);
+      });
+
+      it('Per-agent inline settings (rate limit, A2A on/off, default A2A version, blocking budget, pushNotifications) take effect at once on every replica', async () => {
+        const agent = await freshAgent('settings-replicas');
+        const onOther = (method: string, params: unknown): Promise<RpcAnswer> =>
+          rpc(`${other}/agents/${agent}/a2a`, { jsonrpc: '2.0', id: 'o', method, params }, { key: sut.a2aKey });
+        expect((await onOther('agent/getAuthenticatedExtendedCard', {})).body.error.code).toBe(-32007);
+        await settings(agent, { defaultA2aVersion: '0.2.6' });
+        expect((await onOther('agent/getAuthenticatedExtendedCard', {})).body.error.code).toBe(-32601);
+        await settings(agent, { a2aEnabled: false });
+        expect((await onOther('message/send', { message: textMessage('x') })).status).toBe(404);
+        await settings(agent, { a2aEnabled: true });
+        expect((await onOther('message/send', { message: textMessage('x') })).status).toBe(200);
+      });
+    });
+
+    // ---------------------------------------------------------------------------------------------------------
     describe('Agent card', () => {
       let card: AgentCard;
       beforeAll(async () => {

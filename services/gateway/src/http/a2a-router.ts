@@ -7,6 +7,7 @@ import { call, checkPublicHttpsUrl, streamOf, type Resolver, dnsResolver } from 
 import type { GatewayClients, Lookups } from '../clients';
 import type { CardVersion } from '../protocol/cards';
 import {
+  checkFileUris,
   historyLengthOf,
   idOf,
   isObject,
@@ -322,19 +323,6 @@ function parseJsonBody(body: unknown): unknown {
     return JSON.parse(text) as unknown;
   } catch {
     throw new AppError('PARSE_ERROR', 'Parse error: the body is not valid JSON');
-  }
-}
-
-/**
- * Rule 8: a `uri` file part must be https and resolve to a public address. The shape was checked by the
- * validator; here every host is resolved (the resolver is injectable) and private, loopback and metadata
- * addresses are refused with -32602. The service never downloads the file.
- */
-async function checkFileUris(v: ReturnType<typeof validateSendParams>, resolver: Resolver): Promise<void> {
-  for (const [i, part] of v.message.parts.entries()) {
-    if (part.kind !== 'file' || !('uri' in part.file)) continue;
-    const check = await checkPublicHttpsUrl(part.file.uri, resolver);
-    if (!check.ok) throw new InvalidParamsError(`message.parts[${i}].file.uri: ${check.reason}`);
   }
 }
 

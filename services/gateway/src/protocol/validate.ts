@@ -1,6 +1,6 @@
 import type { Message, Part } from '@a2a-js/sdk';
 import { AppError, InvalidParamsError } from '@a2a-inbound/errors';
-import { checkHttpsUrlShape } from '@a2a-inbound/runtime';
+import { checkHttpsUrlShape, checkPublicHttpsUrl, type Resolver } from '@a2a-inbound/runtime';
 
 /** Limits of the spec (files) and our own sensible ones (text, parts, ids, nesting). */
 export const LIMITS = {
@@ -234,6 +234,19 @@ export function validateSendParams(params: Record<string, unknown>): ValidatedSe
     }
   }
   return { message, files, historyLength, blocking };
+}
+
+/**
+ * Rule 8: a `uri` file part must be https and resolve to a public address. The shape was checked by the
+ * validator; here every host is resolved (the resolver is injectable) and private, loopback and metadata
+ * addresses are refused with -32602. The service never downloads the file.
+ */
+export async function checkFileUris(v: Pick<ValidatedSend, 'message'>, resolver: Resolver): Promise<void> {
+  for (const [i, part] of v.message.parts.entries()) {
+    if (part.kind !== 'file' || !('uri' in part.file)) continue;
+    const check = await checkPublicHttpsUrl(part.file.uri, resolver);
+    if (!check.ok) throw new InvalidParamsError(`message.parts[${i}].file.uri: ${check.reason}`);
+  }
 }
 
 export function taskIdParam(params: Record<string, unknown>, field = 'id'): string {
