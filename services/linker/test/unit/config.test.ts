@@ -5,14 +5,20 @@ describe('linker loadConfig', () => {
   it('reports every problem together in one ConfigError', () => {
     let error: unknown;
     try {
-      loadConfig({ LINKER_GRPC_PORT: 'abc', LINKER_MAX_ARCHIVE_BYTES: '1', STORE: 'mongo', LINKER_ALLOWED_DIRS: 'relative/dir' });
+      loadConfig({
+        LINKER_GRPC_PORT: 'abc',
+        LINKER_MAX_ARCHIVE_BYTES: '1',
+        STORE: 'mongo',
+        LINKER_ALLOWED_DIRS: 'relative/dir',
+      });
     } catch (err) {
       error = err;
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems;
     expect(problems).toHaveLength(4);
-    for (const name of ['LINKER_GRPC_PORT', 'LINKER_MAX_ARCHIVE_BYTES', 'MONGO_URL is required', 'LINKER_ALLOWED_DIRS']) expect(problems.join('\n')).toContain(name);
+    for (const name of ['LINKER_GRPC_PORT', 'LINKER_MAX_ARCHIVE_BYTES', 'MONGO_URL is required', 'LINKER_ALLOWED_DIRS'])
+      expect(problems.join('\n')).toContain(name);
   });
 
   it('refuses the memory store in production unless allowed', () => {
@@ -21,6 +27,14 @@ describe('linker loadConfig', () => {
   });
 
   it('defaults when nothing is set', () => {
-    expect(loadConfig({})).toMatchObject({ grpcHost: '0.0.0.0', grpcPort: 50055, store: 'memory', mongoDb: 'a2a_inbound', logLevel: 'info', maxArchiveBytes: 50 * 1024 * 1024, allowedLocalRoots: [] });
+    expect(loadConfig({})).toMatchObject({
+      grpcHost: '0.0.0.0',
+      grpcPort: 50055,
+      store: 'memory',
+      mongoDb: 'a2a_inbound',
+      logLevel: 'info',
+      maxArchiveBytes: 50 * 1024 * 1024,
+      allowedLocalRoots: [],
+    });
   });
 });

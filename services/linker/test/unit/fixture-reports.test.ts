@@ -73,7 +73,7 @@ describe('statistics and rules, spelled out', () => {
   it('resolves base URLs through .env, appsettings, @Value defaults, os.getenv defaults, settings objects, axios.create and RestClient builders', async () => {
     const r = await report('extras');
     expect(r.statistics).toEqual({
-      apiLinks: 12,
+      apiLinks: 13,
       messageFlows: 1,
       queueBindings: 1,
       unresolvedCalls: 2,

@@ -133,7 +133,10 @@ export async function extractSource(
       ...parts.map((p): Part[] => {
         if (!('ref' in p)) return [p];
         // `settings.orders_url` / `this.baseUrl`: fall back to the member's own name when it is a known constant.
-        const v = facts.constants[p.ref] ?? facts.constants[p.ref.replace(/^(this|self)\./, '')] ?? facts.constants[p.ref.split('.').pop()!];
+        const v =
+          facts.constants[p.ref] ??
+          facts.constants[p.ref.replace(/^(this|self)\./, '')] ??
+          facts.constants[p.ref.split('.').pop()!];
         // Unknown names stay references: the report shows them when it calls a URL dynamic.
         return v && depth < 4 ? resolve(v, depth + 1) : [p];
       }),
