@@ -225,6 +225,49 @@ describe('invoke endpoints (scope invoke)', () => {
     expect(taskAgent.body.error.message).toMatch(/runs are asynchronous/);
   });
 
+  it('an AI Agent run streams its events as SSE, text deltas then a final status', async () => {
+    const res = await fetch(`${base}/agents/demo-echo/run/stream`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${h.creds.invokeKey}`, 'Content-Type': 'application/json', Accept: 'text/event-stream' },
+      body: JSON.stringify({ input: 'stream this please' }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const frames = (await res.text())
+      .split('\n\n')
+      .map((f) => f.split('\n').find((l) => l.startsWith('data:')))
+      .filter((l): l is string => l !== undefined)
+      .map((l): any => JSON.parse(l.slice(5)));
+    const runId = frames[0].run_id as string;
+    expect(frames.every((f) => f.run_id === runId)).toBe(true);
+    const text = frames.filter((f) => f.kind === 'artifact-update').map((f) => f.artifact.parts.map((p: any) => p.text).join('')).join('');
+    expect(text).toBe('stream this please');
+    expect(frames.filter((f) => f.kind === 'artifact-update').length).toBeGreaterThan(1);
+    expect(frames.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } });
+    const taskAgent = await post('/agents/demo-task-agent/run/stream', h.creds.invokeKey, { input: 'x' });
+    expect(taskAgent.status).toBe(409);
+    expect(taskAgent.body.error.code).toBe('FAILED_PRECONDITION');
+  });
+
+  it('a conversation keeps memory across runs and reads back oldest first', async () => {
+    const first = await post('/agents/demo-echo/run', h.creds.invokeKey, { input: 'my name is Ada' });
+    const contextId = first.body.context_id as string;
+    const second = await post('/agents/demo-echo/run', h.creds.invokeKey, { input: 'what did i say?', context_id: contextId });
+    expect(second.body.output).toBe('You said: my name is Ada');
+    const conv = await get(`/agents/demo-echo/conversations/${contextId}`, h.creds.invokeKey);
+    expect(conv.status).toBe(200);
+    expect(conv.body.runs).toBe(2);
+    expect(conv.body.messages.map((m: any) => [m.role, m.text])).toEqual([
+      ['user', 'my name is Ada'],
+      ['agent', 'my name is Ada'],
+      ['user', 'what did i say?'],
+      ['agent', 'You said: my name is Ada'],
+    ]);
+    expect((await get('/agents/demo-echo/conversations/no-such-context', h.creds.invokeKey)).status).toBe(404);
+    // Another agent does not see this conversation.
+    expect((await get(`/agents/demo-slow/conversations/${contextId}`, h.creds.invokeKey)).status).toBe(404);
+  });
+
   it('needs a key with scope invoke: an a2a key gets 403, no key 401', async () => {
     const a2a = await post('/agents/demo-task-agent/runs', h.creds.a2aKey, { input: 'x' });
     expect(a2a.status).toBe(403);
@@ -234,6 +277,10 @@ describe('invoke endpoints (scope invoke)', () => {
     expect((await post('/agents/demo-echo/run', undefined, { input: 'x' })).status).toBe(401);
     const bad = await post('/agents/demo-echo/run', h.creds.invokeKey, {});
     expect(bad.status).toBe(400);
+    const wrong = await http(base, 'DELETE', '/agents/demo-echo/runs/x', { token: h.creds.invokeKey });
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get('allow')).toBe('GET');
+    expect((await http(base, 'GET', '/agents/demo-echo/run', { token: h.creds.invokeKey })).headers.get('allow')).toBe('POST');
   });
 
   it('counts against the credits and the agent rate limit', async () => {

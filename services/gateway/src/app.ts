@@ -114,7 +114,7 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
   );
   const agentRouterDeps = { clients, lookups, limiter: deps.limiter, clock: deps.clock, log, baseUrl, bodyLimitBytes: config.bodyLimitBytes };
   app.use(createLegacyRouter({ ...agentRouterDeps, sseHeartbeatMs: config.sseHeartbeatMs, streams }));
-  app.use(createInvokeRouter(agentRouterDeps));
+  app.use(createInvokeRouter({ ...agentRouterDeps, sseHeartbeatMs: config.sseHeartbeatMs, streams }));
   app.use((_req, res) => {
     res.status(404).json({ error: { code: 'NOT_FOUND', message: 'Not found' } });
   });

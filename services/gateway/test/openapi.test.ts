@@ -25,7 +25,7 @@ function routers(): Router[] {
   return [
     createManagementRouter({ ...common, selfBaseUrl: () => 'http://x', providerOrganization: 'o', providerUrl: '' }),
     createLegacyRouter({ ...agent, sseHeartbeatMs: 1000, streams: new Set() }),
-    createInvokeRouter(agent),
+    createInvokeRouter({ ...agent, sseHeartbeatMs: 1000, streams: new Set() }),
   ];
 }
 
@@ -118,7 +118,7 @@ describe('docs/openapi/management.yaml', () => {
           expect(op.security).toEqual([{ a2aKey: [] }]);
           const ok = Object.entries(op.responses as Record<string, any>).find(([c]) => c.startsWith('2'))![1];
           expect(Object.keys(ok.headers ?? {})).toEqual(expect.arrayContaining(['Deprecation', 'Link']));
-        } else if (/\/runs?\b/.test(path)) expect(op.security).toEqual([{ invokeKey: [] }]);
+        } else if (/\/(runs?|conversations)\b/.test(path)) expect(op.security).toEqual([{ invokeKey: [] }]);
         else expect(op.security).toBeUndefined(); // the default: userToken
       }
     }

@@ -1,14 +1,15 @@
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
-import { AppError, InvalidParamsError } from '@a2a-inbound/errors';
+import { AppError, InvalidParamsError, toAppError } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
 import type { Clock, RateLimiter } from '@a2a-inbound/ports';
 import type { controlV1, tasksV1 } from '@a2a-inbound/proto';
-import { call } from '@a2a-inbound/runtime';
+import { call, streamOf } from '@a2a-inbound/runtime';
 import type { GatewayClients, Lookups } from '../clients';
 import { LIMITS, validateSendParams } from '../protocol/validate';
 import { agentForCaller, enforceRateLimit } from './a2a-router';
 import { authenticateKey, type KeyAuth } from './auth';
 import { intQuery, isObject, restErrors, toSnake } from './rest';
+import { SseWriter } from './sse';
 
 export interface InvokeRouterDeps {
   clients: GatewayClients;
@@ -18,6 +19,9 @@ export interface InvokeRouterDeps {
   log: Logger;
   baseUrl(req: Request): string;
   bodyLimitBytes: number;
+  sseHeartbeatMs: number;
+  /** Streams to end on shutdown. */
+  streams: Set<SseWriter>;
 }
 
 interface Ctx {
@@ -53,6 +57,8 @@ export function runOut(task: Record<string, unknown>, agentId: string): Record<s
  *   GET  /agents/{id}/runs          run history, newest first
  *   GET  /agents/{id}/runs/{runId}  run details
  *   POST /agents/{id}/run           AI Agent run that waits for the answer (like message/send)
+ *   POST /agents/{id}/run/stream    AI Agent run streamed as Server-Sent Events (like message/stream)
+ *   GET  /agents/{id}/conversations/{contextId}  the messages of a conversation (context), oldest first
  */
 export function createInvokeRouter(deps: InvokeRouterDeps): Router {
   const { clients, lookups, limiter, clock, log } = deps;
@@ -122,6 +128,10 @@ export function createInvokeRouter(deps: InvokeRouterDeps): Router {
   };
   const runUrl = (req: Request, agentId: string, runId: string): string => `${deps.baseUrl(req)}/agents/${encodeURIComponent(agentId)}/runs/${encodeURIComponent(runId)}`;
 
+  const aiAgentOnly = (ctx: Ctx): void => {
+    if (ctx.agent.type !== 'AI Agent') throw new AppError('FAILED_PRECONDITION', 'Task Agent runs are asynchronous: start them with POST /agents/{id}/runs');
+  };
+
   router.post('/agents/:agentId/runs', guard, body, async (req, res) => {
     const ctx = ctxOf(res);
     const task = await send(ctx, sendOf(req, false), false);
@@ -133,7 +143,7 @@ export function createInvokeRouter(deps: InvokeRouterDeps): Router {
     const ctx = ctxOf(res);
     const limit = intQuery(req, 'limit', 20, 100)!;
     const before = intQuery(req, 'before', 0, Number.MAX_SAFE_INTEGER)!;
-    const r = await call(t.listTasks.bind(t), { caller: caller(ctx), limit, createdBeforeMs: before }, { deadlineMs: 30_000 });
+    const r = await call(t.listTasks.bind(t), { caller: caller(ctx), limit, createdBeforeMs: before, contextId: '' }, { deadlineMs: 30_000 });
     const runs = r.tasks.map((x) => ({
       run_id: x.taskId,
       context_id: x.contextId,
@@ -161,18 +171,78 @@ export function createInvokeRouter(deps: InvokeRouterDeps): Router {
 
   router.post('/agents/:agentId/run', guard, body, async (req, res) => {
     const ctx = ctxOf(res);
-    if (ctx.agent.type !== 'AI Agent') {
-      throw new AppError('FAILED_PRECONDITION', 'Task Agent runs are asynchronous: start them with POST /agents/{id}/runs');
-    }
+    aiAgentOnly(ctx);
     const task = await send(ctx, sendOf(req, true), true);
     res.json(runOut(task, ctx.agent.agentId));
   });
 
-  router.all(['/agents/:agentId/runs', '/agents/:agentId/runs/:runId', '/agents/:agentId/run'], (req, res) => {
-    const allow = req.route && /\/runs\/:runId$/.test(String((req.route as { path: unknown }).path)) ? 'GET' : req.path.endsWith('/runs') ? 'GET, POST' : 'POST';
+  router.post('/agents/:agentId/run/stream', guard, body, async (req, res) => {
+    const ctx = ctxOf(res);
+    aiAgentOnly(ctx);
+    const v = sendOf(req, true);
+    const ac = new AbortController();
+    res.on('close', () => ac.abort());
+    const request: tasksV1.SendMessageRequest = {
+      caller: caller(ctx),
+      messageJson: JSON.stringify(v.message),
+      historyLength: undefined,
+      blocking: true,
+      files: v.files.map((f) => ({ partIndex: f.partIndex, name: f.name, mimeType: f.mimeType, data: f.data })),
+    };
+    const it = streamOf(t.sendMessageStream(request), ac.signal)[Symbol.asyncIterator]();
+    let cur: IteratorResult<tasksV1.TaskStreamEvent>;
+    try {
+      cur = await it.next(); // errors before the first event are plain JSON answers
+    } catch (err) {
+      ac.abort();
+      throw err;
+    }
+    const sse = new SseWriter(res, deps.sseHeartbeatMs);
+    deps.streams.add(sse);
+    try {
+      while (!cur.done) {
+        const e = cur.value;
+        const event = JSON.parse(e.eventJson) as Record<string, unknown>;
+        const runId = event.kind === 'task' ? event.id : event.taskId;
+        await sse.send({ run_id: runId, ...(toSnake(event) as object) }, e.seq);
+        if (e.final || ac.signal.aborted) break;
+        cur = await it.next();
+      }
+    } catch (err) {
+      if (!ac.signal.aborted) {
+        log.warn({ err: toAppError(err) }, 'run stream ended with an error');
+        await sse.send({ error: { code: 'UNAVAILABLE', message: 'Stream interrupted; read the run with GET /agents/{id}/runs/{run_id}' } });
+      }
+    } finally {
+      ac.abort();
+      void it.return?.(undefined);
+      sse.end();
+      deps.streams.delete(sse);
+    }
+  });
+
+  router.get('/agents/:agentId/conversations/:contextId', guard, async (req, res) => {
+    const ctx = ctxOf(res);
+    const contextId = String(req.params.contextId);
+    if (contextId.length > LIMITS.maxIdChars) throw new InvalidParamsError('context id is too long');
+    const r = await call(t.listTasks.bind(t), { caller: caller(ctx), limit: 100, createdBeforeMs: 0, contextId }, { deadlineMs: 30_000 });
+    if (r.tasks.length === 0) throw new AppError('NOT_FOUND', 'Conversation not found', { details: { context_id: contextId } });
+    const messages: unknown[] = [];
+    for (const summary of [...r.tasks].reverse()) {
+      const got = await call(t.getTask.bind(t), { caller: caller(ctx), taskId: summary.taskId, historyLength: 1000 }, { deadlineMs: 30_000 });
+      const task = JSON.parse(got.taskJson) as { history?: Record<string, unknown>[] };
+      for (const m of task.history ?? []) {
+        messages.push({ run_id: summary.taskId, message_id: m.messageId, role: m.role, text: textOfParts(m.parts), parts: toSnake(m.parts) });
+      }
+    }
+    res.json({ agent_id: ctx.agent.agentId, context_id: contextId, runs: r.tasks.length, messages });
+  });
+
+  router.all(['/agents/:agentId/runs', '/agents/:agentId/runs/:runId', '/agents/:agentId/run', '/agents/:agentId/run/stream', '/agents/:agentId/conversations/:contextId'], (req, res) => {
+    const allow = /\/runs\/[^/]+$|\/conversations\//.test(req.path) ? 'GET' : req.path.endsWith('/runs') ? 'GET, POST' : 'POST';
     res.setHeader('Allow', allow);
     res.status(405).json({ error: { code: 'METHOD_NOT_ALLOWED', message: `Use ${allow}` } });
   });
-  router.use(['/agents/:agentId/runs', '/agents/:agentId/run'], restErrors(log, 'invoke'));
+  router.use(['/agents/:agentId/runs', '/agents/:agentId/run', '/agents/:agentId/conversations'], restErrors(log, 'invoke'));
   return router;
 }

@@ -21,14 +21,16 @@ export class RunHistory {
     return new RunHistory(await store.collection<TaskDoc>({ name: 'tasks', indexes: [{ fields: ['subscriptionId', 'agentId'] }] }));
   }
 
-  async list(subscriptionId: string, agentId: string, options: { limit: number; createdBeforeMs: number }): Promise<RunSummary[]> {
+  async list(subscriptionId: string, agentId: string, options: { limit: number; createdBeforeMs: number; contextId?: string }): Promise<RunSummary[]> {
     const limit = Math.min(Math.max(options.limit || 20, 1), 100);
+    const byContext = options.contextId !== undefined && options.contextId.length > 0;
     const rows = await this.tasks.find(
-      { subscriptionId, agentId },
-      // Filters are equality only: read a bounded window, newest first, and cut by time here.
-      { sort: { field: 'createdAtMs', direction: -1 }, limit: options.createdBeforeMs > 0 ? 1000 : limit },
+      byContext ? { subscriptionId, contextId: options.contextId! } : { subscriptionId, agentId },
+      // Filters are equality only: read a bounded window, newest first, and cut by time (and agent) here.
+      { sort: { field: 'createdAtMs', direction: -1 }, limit: options.createdBeforeMs > 0 || byContext ? 1000 : limit },
     );
     return rows
+      .filter((r) => r.doc.agentId === agentId)
       .filter((r) => options.createdBeforeMs <= 0 || r.doc.createdAtMs < options.createdBeforeMs)
       .slice(0, limit)
       .map((r) => ({ taskId: r.id, contextId: r.doc.contextId, state: r.doc.status.state, createdAtMs: r.doc.createdAtMs, updatedAtMs: r.doc.updatedAtMs }));

@@ -62,7 +62,7 @@ export function tasksGrpcService(tasks: TaskService, log: Logger, runs: RunHisto
     }, log),
     listTasks: unary(async (r: tasksV1.ListTasksRequest) => {
       const c = caller(r.caller);
-      const list = await runs.list(c.subscriptionId, c.agentId, { limit: r.limit, createdBeforeMs: Number(r.createdBeforeMs) });
+      const list = await runs.list(c.subscriptionId, c.agentId, { limit: r.limit, createdBeforeMs: Number(r.createdBeforeMs), contextId: r.contextId });
       return { tasks: list };
     }, log),
   };

@@ -135,6 +135,8 @@ export interface ListTasksRequest {
    * created_at_ms of the last summary of the previous page.
    */
   createdBeforeMs: number;
+  /** Only the tasks of this context (conversation), when set. */
+  contextId: string;
 }
 
 export interface TaskSummary {
@@ -1618,7 +1620,7 @@ export const DeletePushConfigResponse: MessageFns<DeletePushConfigResponse> = {
 };
 
 function createBaseListTasksRequest(): ListTasksRequest {
-  return { caller: undefined, limit: 0, createdBeforeMs: 0 };
+  return { caller: undefined, limit: 0, createdBeforeMs: 0, contextId: "" };
 }
 
 export const ListTasksRequest: MessageFns<ListTasksRequest> = {
@@ -1631,6 +1633,9 @@ export const ListTasksRequest: MessageFns<ListTasksRequest> = {
     }
     if (message.createdBeforeMs !== 0) {
       writer.uint32(24).int64(message.createdBeforeMs);
+    }
+    if (message.contextId !== "") {
+      writer.uint32(34).string(message.contextId);
     }
     return writer;
   },
@@ -1672,6 +1677,14 @@ export const ListTasksRequest: MessageFns<ListTasksRequest> = {
             message.createdBeforeMs = longToNumber(reader.int64());
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.contextId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1693,6 +1706,11 @@ export const ListTasksRequest: MessageFns<ListTasksRequest> = {
         : isSet(object.created_before_ms)
         ? globalThis.Number(object.created_before_ms)
         : 0,
+      contextId: isSet(object.contextId)
+        ? globalThis.String(object.contextId)
+        : isSet(object.context_id)
+        ? globalThis.String(object.context_id)
+        : "",
     };
   },
 
@@ -1707,6 +1725,9 @@ export const ListTasksRequest: MessageFns<ListTasksRequest> = {
     if (message.createdBeforeMs !== 0) {
       obj.createdBeforeMs = Math.round(message.createdBeforeMs);
     }
+    if (message.contextId !== "") {
+      obj.contextId = message.contextId;
+    }
     return obj;
   },
 
@@ -1720,6 +1741,7 @@ export const ListTasksRequest: MessageFns<ListTasksRequest> = {
       : undefined;
     message.limit = object.limit ?? 0;
     message.createdBeforeMs = object.createdBeforeMs ?? 0;
+    message.contextId = object.contextId ?? "";
     return message;
   },
 };
