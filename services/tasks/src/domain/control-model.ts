@@ -7,7 +7,8 @@ export interface SubscriptionDoc {
   name: string;
   credits: number;
   creditCostPerInvocation: number;
-  /** Charge ids already applied (bounded ring): a retried charge is not applied twice. */
+  /** The last charge ids applied (a short ring: a retried charge call is not applied twice; the
+   *  idempotency of sends themselves is the message_ids record). */
   recentCharges: string[];
   createdAtMs: number;
 }

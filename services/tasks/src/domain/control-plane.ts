@@ -180,7 +180,7 @@ export class ControlPlane {
       return {
         ...cur.doc,
         credits: cur.doc.credits - cost,
-        recentCharges: [...cur.doc.recentCharges, chargeId].slice(-200),
+        recentCharges: [...cur.doc.recentCharges, chargeId].slice(-16),
       };
     });
     if (!updated) throw new NotFoundError('subscription');
