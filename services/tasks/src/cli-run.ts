@@ -11,7 +11,7 @@ export interface CliIo {
 
 const USAGE = `usage: node services/tasks/dist/cli.js create-admin --email <address> [--subscription <id>] [--role admin|developer|operator] [--credits <n>]
 
-Creates a user in the control-plane store (STORE=mongo, MONGO_URL, MONGO_DB) and prints its bearer token
+Creates a user in the control-plane store (STORE_ADAPTER=mongo, MONGO_URL, MONGO_DB, NAMESPACE) and prints its bearer token
 once: only its SHA-256 is stored. The subscription (default "default") is created when absent.
 `;
 
