@@ -76,7 +76,8 @@ export interface SystemOptions {
  * reaches tasks only through gRPC, and tasks/runner/webhooks talk only through the bus and the event log.
  */
 export async function startSystem(options: SystemOptions): Promise<System> {
-  const env = { TASKS_GRPC_PORT: '0', RUNNER_GRPC_PORT: '0', WEBHOOKS_GRPC_PORT: '0', ...(options.env ?? {}) };
+  // One process, no load balancer to tell: the gateway need not answer 503 for a while before it closes.
+  const env = { TASKS_GRPC_PORT: '0', RUNNER_GRPC_PORT: '0', WEBHOOKS_GRPC_PORT: '0', SHUTDOWN_READINESS_DELAY_MS: '0', ...(options.env ?? {}) };
   const e = options.engines ?? inMemoryEngines();
   const log = options.log;
   const tasks = await startTasksApp(

@@ -24,6 +24,17 @@ export const REDACT_PATHS = [
   '*.*.bytes',
   'data',
   'file.bytes',
+  // Push-notification configs: the token echoed in every delivery, and the receiver's credentials.
+  '*.*.*.token',
+  'pushNotificationConfig.token',
+  '*.pushNotificationConfig.token',
+  '*.*.pushNotificationConfig.token',
+  'configs[*].token',
+  '*.configs[*].token',
+  'authentication.credentials',
+  '*.authentication.credentials',
+  '*.*.authentication.credentials',
+  '*.*.*.authentication.credentials',
 ];
 
 export interface LoggerOptions {

@@ -1,3 +1,4 @@
 export * from './lifecycle';
 export * from './grpc';
 export * from './net-guard';
+export * from './health';

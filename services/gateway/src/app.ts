@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import express, { type Request } from 'express';
 import type { Logger } from '@a2a-inbound/logger';
 import type { Cache, Clock, RateLimiter } from '@a2a-inbound/ports';
-import { Lifecycle } from '@a2a-inbound/runtime';
+import { checkHealth, Lifecycle, withDeadline } from '@a2a-inbound/runtime';
 import { connectClients, Lookups, type GatewayClients } from './clients';
 import type { GatewayConfig } from './config';
 import { createA2aRouter } from './http/a2a-router';
@@ -48,13 +48,16 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
   app.set('etag', false);
   const baseUrl = (req: Request): string => config.publicBaseUrl || `${req.protocol}://${req.get('host') ?? `127.0.0.1:${config.port}`}`;
 
+  // One line per request: method, path (taken now: mounted routers rewrite req.path; no query string, it may
+  // carry secrets), status and ms. Never headers: the Authorization header carries the key.
   app.use((req, res, next) => {
     const start = process.hrtime.bigint();
-    res.on('finish', () => {
-      log.info(
-        { method: req.method, path: req.path, status: res.statusCode, ms: Number(process.hrtime.bigint() - start) / 1e6 },
-        'request',
-      );
+    const method = req.method;
+    const path = req.path;
+    // 'close' comes after 'finish', and also when the client went away first (aborted: an SSE reader left).
+    res.once('close', () => {
+      const ms = Math.round(Number(process.hrtime.bigint() - start) / 1e4) / 100;
+      log.info({ method, path, status: res.statusCode, ms, ...(res.writableFinished ? {} : { aborted: true }) }, 'request');
     });
     next();
   });
@@ -62,21 +65,32 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  // Ready = not shutting down, tasks answers its gRPC health check with SERVING, and every engine check
+  // (Redis: cache and rate limiter) answers; each within READINESS_TIMEOUT_MS, so a hung engine is a 503.
   app.get('/readyz', async (_req, res) => {
     if (draining) {
       res.status(503).json({ status: 'draining' });
       return;
     }
-    try {
-      await Promise.all((deps.readinessChecks ?? []).map((c) => c()));
-      await new Promise<void>((resolve, reject) => {
-        clients.tasks.waitForReady(new Date(Date.now() + 2_000), (err) => (err ? reject(err) : resolve()));
-      });
-      res.json({ status: 'ready' });
-    } catch (err) {
-      log.warn({ err }, 'not ready');
-      res.status(503).json({ status: 'not ready' });
+    const failed: string[] = [];
+    await Promise.all([
+      checkHealth(config.tasksAddress, { timeoutMs: config.readinessTimeoutMs }).then(
+        (status) => {
+          if (status !== 'SERVING') failed.push(`tasks: ${status}`);
+        },
+        () => failed.push('tasks: unreachable'),
+      ),
+      ...(deps.readinessChecks ?? []).map((check, i) =>
+        withDeadline(check(), config.readinessTimeoutMs, 'engine').catch(() => failed.push(`engine ${i + 1}: unreachable`)),
+      ),
+    ]);
+    if (draining) failed.push('draining');
+    if (failed.length > 0) {
+      log.warn({ failed }, 'not ready');
+      res.status(503).json({ status: draining ? 'draining' : 'not ready', failed });
+      return;
     }
+    res.json({ status: 'ready' });
   });
 
   app.use(
@@ -129,14 +143,20 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
   const port = typeof address === 'object' && address ? address.port : config.port;
   listeningPort = port;
   lifecycle.onClose('http server', async () => {
+    // Readiness flips first; everything is still served while load balancers notice (the delay).
     draining = true;
-    // Streams end now: clients resume with tasks/resubscribe (Last-Event-ID) on another replica.
-    for (const s of streams) s.end();
+    log.info({ delayMs: config.shutdownReadinessDelayMs, graceMs: config.shutdownGraceMs }, 'draining: /readyz answers 503');
+    if (config.shutdownReadinessDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownReadinessDelayMs));
+    // Then the listener closes and streams end (cleanly): clients resume with tasks/resubscribe and
+    // Last-Event-ID on another replica. In-flight requests get the grace period, then their sockets close.
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    const ended = streams.size;
+    for (const s of streams) s.end();
     server.closeIdleConnections();
     const timer = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
     await closed;
     clearTimeout(timer);
+    log.info({ streamsEnded: ended }, 'http server closed');
   });
   log.info({ port }, 'gateway listening');
   return {

@@ -10,7 +10,12 @@ export interface GatewayConfig {
   /** JSON body limit: 10 files × 20 MB as base64 (≈ 267 MB) plus the envelope. */
   bodyLimitBytes: number;
   sseHeartbeatMs: number;
+  /** In-flight requests get this long after the listener closed; then their sockets are closed. */
   shutdownGraceMs: number;
+  /** After SIGTERM, /readyz answers 503 for this long while everything is still served; then the listener closes. */
+  shutdownReadinessDelayMs: number;
+  /** Each readiness check (tasks gRPC health, Redis) must answer within this. */
+  readinessTimeoutMs: number;
   trustProxy: boolean;
   providerOrganization: string;
   providerUrl: string;
@@ -29,6 +34,8 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     bodyLimitBytes: r.int('BODY_LIMIT_BYTES', DEFAULT_BODY_LIMIT_BYTES, { min: 1024 }),
     sseHeartbeatMs: r.int('SSE_HEARTBEAT_MS', 15_000, { min: 100 }),
     shutdownGraceMs: r.int('SHUTDOWN_GRACE_MS', 10_000, { min: 0 }),
+    shutdownReadinessDelayMs: r.int('SHUTDOWN_READINESS_DELAY_MS', 2_000, { min: 0, max: 120_000 }),
+    readinessTimeoutMs: r.int('READINESS_TIMEOUT_MS', 1_500, { min: 50, max: 60_000 }),
     trustProxy: r.bool('TRUST_PROXY', false),
     providerOrganization: r.string('PROVIDER_ORGANIZATION', 'a2a-inbound'),
     providerUrl: r.string('PROVIDER_URL', ''),

@@ -1,10 +1,12 @@
 import type { Logger } from '@a2a-inbound/logger';
 import type { Bus, Clock } from '@a2a-inbound/ports';
 import { eventsV1 } from '@a2a-inbound/proto';
-import { Lifecycle, startGrpcServer, type GrpcServerHandle } from '@a2a-inbound/runtime';
+import { Lifecycle, PeriodicReadiness, startGrpcServer, type GrpcServerHandle } from '@a2a-inbound/runtime';
 import type { RunnerAppConfig } from './config';
 import { DEMO_RUNTIMES } from './domain/demo-agents';
 import { Runner, TOPICS } from './domain/runner';
+
+const READINESS_INTERVAL_MS = 2_000;
 
 export interface RunnerApp {
   readonly grpc: GrpcServerHandle;
@@ -35,11 +37,16 @@ export async function startRunnerApp(deps: { bus: Bus; clock: Clock; log: Logger
     await runner.handle(eventsV1.RunRequested.decode(m.value));
   });
   runner.state = 'RUNNING';
-  // Closing order (reverse): drain runs first, then stop consuming, then the gRPC server.
-  const grpc = await startGrpcServer([], { host: config.grpcHost, port: config.grpcPort, isServing: () => runner.state === 'RUNNING' });
+  // gRPC health: SERVING while RUNNING and the bus answered its last background ping (every 2 s).
+  const readiness = new PeriodicReadiness(() => deps.bus.ping(), { intervalMs: READINESS_INTERVAL_MS, log: deps.log });
+  // Closing order (reverse): NOT_SERVING and drain runs first, then stop consuming, then the gRPC server.
+  const grpc = await startGrpcServer([], { host: config.grpcHost, port: config.grpcPort, isServing: () => runner.state === 'RUNNING' && readiness.isReady() });
   lifecycle.add('grpc server', grpc);
   lifecycle.add('run-requested consumer', runs);
-  lifecycle.onClose('drain runs', () => runner.drain());
+  lifecycle.onClose('drain runs', () => {
+    readiness.stop();
+    return runner.drain();
+  });
   deps.log.info({ address: grpc.address, instanceId: config.instanceId }, 'runner started');
   return { grpc, runner, close: () => lifecycle.close(deps.log) };
 }

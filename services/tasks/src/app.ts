@@ -1,7 +1,7 @@
 import type { Logger } from '@a2a-inbound/logger';
 import type { BlobStore, Bus, BusSubscription, Cache, Clock, DocumentStore, EventLog, IdGenerator } from '@a2a-inbound/ports';
 import { controlV1, eventsV1, tasksV1 } from '@a2a-inbound/proto';
-import { Lifecycle, startGrpcServer, type GrpcServerHandle } from '@a2a-inbound/runtime';
+import { Lifecycle, PeriodicReadiness, startGrpcServer, type GrpcServerHandle } from '@a2a-inbound/runtime';
 import type { TasksConfig } from './config';
 import { ControlPlane, openControlCollections } from './domain/control-plane';
 import { bootstrapFromConfig, type BootstrapResult } from './domain/bootstrap';
@@ -74,13 +74,20 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
   sweeper.unref();
   lifecycle.onClose('sweeper', async () => clearInterval(sweeper));
 
-  let serving = true;
+  // gRPC health reads the last result of a background ping of the engines (not a ping per Check).
+  const readiness = new PeriodicReadiness(
+    async () => {
+      await Promise.all([deps.store.ping(), deps.bus.ping(), deps.eventLog.ping()]);
+    },
+    { intervalMs: config.readinessIntervalMs, log },
+  );
+  lifecycle.onClose('readiness', async () => readiness.stop());
   const grpc = await startGrpcServer(
     [
       { definition: tasksV1.TasksServiceService, implementation: tasksGrpcService(tasks, log, runs) },
       { definition: controlV1.ControlPlaneServiceService, implementation: controlGrpcService(control, log) },
     ],
-    { host: config.grpcHost, port: config.grpcPort, isServing: () => serving },
+    { host: config.grpcHost, port: config.grpcPort, isServing: () => readiness.isReady() },
   );
   lifecycle.add('grpc server', grpc);
   log.info({ address: grpc.address }, 'tasks service listening');
@@ -91,17 +98,9 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
     bootstrap,
     tasks,
     control,
-    ready: async () => {
-      if (!serving) return false;
-      try {
-        await Promise.all([deps.store.ping(), deps.bus.ping(), deps.eventLog.ping()]);
-        return true;
-      } catch {
-        return false;
-      }
-    },
+    ready: () => readiness.refresh(),
     close: async () => {
-      serving = false;
+      readiness.stop(); // NOT_SERVING before anything closes
       await lifecycle.close(log);
     },
   };

@@ -10,6 +10,8 @@ export interface TasksConfig {
   /** Rate limit of the seeded demo agents (requests per minute). */
   seedRateLimitPerMinute: number;
   sweepIntervalMs: number;
+  /** How often the engines are pinged for the gRPC health status. */
+  readinessIntervalMs: number;
   task: TaskServiceConfig;
   /** First admin and platform operator from configuration; undefined when neither is configured. */
   bootstrap: BootstrapSpec | undefined;
@@ -25,6 +27,7 @@ export function loadTasksConfig(env: Env): TasksConfig {
     seedDemo: r.bool('SEED_DEMO', true),
     seedRateLimitPerMinute: r.int('SEED_RATE_LIMIT_PER_MINUTE', 600, { min: 1, max: 10_000_000 }),
     sweepIntervalMs: r.int('TASKS_SWEEP_INTERVAL_MS', 5_000, { min: 100 }),
+    readinessIntervalMs: r.int('TASKS_READINESS_INTERVAL_MS', 2_000, { min: 50 }),
     task: {
       runTimeoutMs: r.int('RUN_TIMEOUT_MS', DEFAULT_TASK_CONFIG.runTimeoutMs, { min: 1_000 }),
       runStallMs: r.int('RUN_STALL_MS', DEFAULT_TASK_CONFIG.runStallMs, { min: 1_000 }),

@@ -1,10 +1,11 @@
 import type { Logger } from '@a2a-inbound/logger';
 import type { Bus } from '@a2a-inbound/ports';
 import { eventsV1 } from '@a2a-inbound/proto';
-import { Lifecycle, startGrpcServer, type GrpcServerHandle } from '@a2a-inbound/runtime';
+import { Lifecycle, PeriodicReadiness, startGrpcServer, type GrpcServerHandle } from '@a2a-inbound/runtime';
 import type { WebhooksConfig } from './config';
 
 export const TASK_UPDATES_TOPIC = 'a2a.task.updates';
+const READINESS_INTERVAL_MS = 2_000;
 
 export interface WebhooksApp {
   readonly grpc: GrpcServerHandle;
@@ -29,14 +30,19 @@ export async function startWebhooksApp(deps: { bus: Bus; log: Logger }, config: 
       await Promise.resolve();
     }),
   );
-  let serving = true;
-  const grpc = await startGrpcServer([], { host: config.grpcHost, port: config.grpcPort, isServing: () => serving });
+  // gRPC health: SERVING while the bus answered its last background ping; NOT_SERVING once close() began.
+  const readiness = new PeriodicReadiness(() => deps.bus.ping(), { intervalMs: READINESS_INTERVAL_MS, log: deps.log });
+  const grpc = await startGrpcServer([], {
+    host: config.grpcHost,
+    port: config.grpcPort,
+    isServing: () => readiness.isReady(),
+  });
   lifecycle.add('grpc server', grpc);
   return {
     grpc,
     seen: () => seen,
     close: async () => {
-      serving = false;
+      readiness.stop();
       await lifecycle.close(deps.log);
     },
   };

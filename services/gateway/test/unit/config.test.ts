@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '@a2a-inbound/config';
+import { DEFAULT_BODY_LIMIT_BYTES, loadGatewayConfig } from '../../src/config';
+
+function problemsOf(env: Record<string, string>): readonly string[] {
+  try {
+    loadGatewayConfig(env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as ConfigError).problems;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadGatewayConfig', () => {
+  it('reports every problem together in one ConfigError', () => {
+    const problems = problemsOf({
+      PORT: 'abc',
+      BODY_LIMIT_BYTES: '-1',
+      SHUTDOWN_GRACE_MS: 'soon',
+      TRUST_PROXY: 'maybe',
+      PUBLIC_BASE_URL: 'ftp://x',
+    });
+    expect(problems).toHaveLength(5);
+    expect(problems.join('\n')).toMatch(/PORT must be an integer, got "abc"/);
+    expect(problems.join('\n')).toMatch(/BODY_LIMIT_BYTES must be >= 1024, got -1/);
+    expect(problems.join('\n')).toMatch(/SHUTDOWN_GRACE_MS/);
+    expect(problems.join('\n')).toMatch(/TRUST_PROXY/);
+    expect(problems.join('\n')).toMatch(/PUBLIC_BASE_URL must be an http\(s\) URL/);
+  });
+
+  it('PORT=abc and BODY_LIMIT_BYTES=-1: one error listing both, in its message too', () => {
+    expect(() => loadGatewayConfig({ PORT: 'abc', BODY_LIMIT_BYTES: '-1' })).toThrow(/PORT[\s\S]*BODY_LIMIT_BYTES/);
+  });
+
+  it('defaults when nothing is set', () => {
+    expect(loadGatewayConfig({})).toMatchObject({
+      host: '0.0.0.0',
+      port: 8080,
+      tasksAddress: '127.0.0.1:50051',
+      bodyLimitBytes: DEFAULT_BODY_LIMIT_BYTES,
+      shutdownGraceMs: 10_000,
+      shutdownReadinessDelayMs: 2_000,
+      readinessTimeoutMs: 1_500,
+    });
+  });
+});

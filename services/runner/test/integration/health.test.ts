@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { silentLogger } from '@a2a-inbound/logger';
+import { InMemoryBus, systemClock, type BusMessage } from '@a2a-inbound/ports';
+import { eventsV1 } from '@a2a-inbound/proto';
+import { checkHealth } from '@a2a-inbound/runtime';
+import { startRunnerApp } from '../../src/app';
+import { loadRunnerConfig } from '../../src/config';
+import { TOPICS } from '../../src/domain/runner';
+
+describe('runner gRPC health and drain', () => {
+  it('SERVING while running; NOT_SERVING as soon as shutdown begins, while the in-flight run drains', async () => {
+    const bus = new InMemoryBus();
+    const events: eventsV1.TaskEvent[] = [];
+    const sub = await bus.subscribe(
+      TOPICS.taskEvents,
+      'observer',
+      async (m: BusMessage) => void events.push(eventsV1.TaskEvent.decode(m.value)),
+    );
+    const app = await startRunnerApp(
+      { bus, clock: systemClock, log: silentLogger() },
+      loadRunnerConfig(
+        { RUNNER_GRPC_PORT: '0', RUNNER_SHUTDOWN_GRACE_MS: '2000', RUNNER_HEARTBEAT_MS: '10000' },
+        'runner-test',
+      ),
+    );
+    expect(await checkHealth(app.grpc.address)).toBe('SERVING');
+    const run = eventsV1.RunRequested.fromPartial({
+      taskId: 't1',
+      runId: 'r1',
+      runtime: 'demo:slow',
+      messageJson: JSON.stringify({
+        kind: 'message',
+        role: 'user',
+        messageId: 'm1',
+        parts: [
+          { kind: 'text', text: 'hi' },
+          { kind: 'data', data: { workMs: 300 } },
+        ],
+      }),
+      attempt: 1,
+    });
+    await bus.publish({ topic: TOPICS.runRequested, key: 't1', value: eventsV1.RunRequested.encode(run).finish() });
+    // The run is under way once its progress event is out.
+    for (const deadline = Date.now() + 5_000; events.length === 0 && Date.now() < deadline;)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(app.runner.inflight).toBe(1);
+    const closing = app.close();
+    expect(await checkHealth(app.grpc.address)).toBe('NOT_SERVING');
+    expect(app.runner.state).toBe('DRAINING');
+    await closing;
+    // Finished within the grace period: its answer and its final status were emitted (delivery is async).
+    const final = (): eventsV1.TaskEvent | undefined =>
+      events.find((e) => e.event?.$case === 'status' && e.event.status.state !== 'working');
+    for (const deadline = Date.now() + 5_000; !final() && Date.now() < deadline;)
+      await new Promise((r) => setTimeout(r, 10));
+    const last = final()!;
+    expect(last?.event).toMatchObject({ $case: 'status', status: { state: 'completed' } });
+    expect(app.runner.state).toBe('STOPPED');
+    await sub.close();
+    await bus.close();
+  });
+});

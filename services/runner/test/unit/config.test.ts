@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '@a2a-inbound/config';
+import { loadRunnerConfig } from '../../src/config';
+
+describe('loadRunnerConfig', () => {
+  it('reports every problem together in one ConfigError', () => {
+    let error: unknown;
+    try {
+      loadRunnerConfig({ RUNNER_GRPC_PORT: '-1', RUNNER_HEARTBEAT_MS: '5', RUNNER_SHUTDOWN_GRACE_MS: 'ten' }, 'r1');
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems;
+    expect(problems).toHaveLength(3);
+    for (const name of ['RUNNER_GRPC_PORT', 'RUNNER_HEARTBEAT_MS', 'RUNNER_SHUTDOWN_GRACE_MS'])
+      expect(problems.join('\n')).toContain(name);
+  });
+
+  it('defaults when nothing is set', () => {
+    expect(loadRunnerConfig({}, 'runner-x')).toEqual({
+      instanceId: 'runner-x',
+      grpcHost: '127.0.0.1',
+      grpcPort: 50052,
+      heartbeatMs: 5_000,
+      shutdownGraceMs: 10_000,
+    });
+  });
+});

@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '@a2a-inbound/config';
+import { loadWebhooksConfig } from '../../src/config';
+
+describe('loadWebhooksConfig', () => {
+  it('reports the problem in a ConfigError', () => {
+    expect(() => loadWebhooksConfig({ WEBHOOKS_GRPC_PORT: 'http' })).toThrow(ConfigError);
+    expect(() => loadWebhooksConfig({ WEBHOOKS_GRPC_PORT: 'http' })).toThrow(
+      /WEBHOOKS_GRPC_PORT must be an integer, got "http"/,
+    );
+  });
+
+  it('defaults when nothing is set', () => {
+    expect(loadWebhooksConfig({})).toEqual({ grpcHost: '127.0.0.1', grpcPort: 50053 });
+  });
+});
