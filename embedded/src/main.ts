@@ -12,6 +12,7 @@ async function main(): Promise<void> {
     `a2a-inbound is running (embedded mode, in-memory adapters)`,
     `  base URL:       ${base}`,
     `  health:         ${base}/healthz`,
+    `  management API: ${base}/api/v1 (Authorization: Bearer <user token>; see docs/openapi/management.yaml)`,
   ];
   if (seed) {
     lines.push(`  deployment id:  ${seed.deploymentId}`, `  agent catalog:  ${base}/deployments/${seed.deploymentId}/.well-known/agent-catalog.json`, '  agent cards (demo agents):');
