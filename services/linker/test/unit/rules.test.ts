@@ -84,3 +84,21 @@ describe('rule 7 and config', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/ALLOW_MEMORY_IN_PRODUCTION/);
   });
 });
+
+describe('SQL tables', () => {
+  it('reads tables of statements, not of prose', async () => {
+    const { sqlTables } = await import('../../src/domain/extract/common.js');
+    expect(sqlTables('SELECT o.id FROM orders o JOIN customers c ON c.id = o.customer_id')).toEqual([
+      'customers',
+      'orders',
+    ]);
+    expect(sqlTables('\n  insert into "public"."audit_log" (id) values ($1)')).toEqual(['audit_log']);
+    expect(sqlTables('UPDATE invoices SET paid = true WHERE id = $1')).toEqual(['invoices']);
+    expect(sqlTables('CREATE TABLE IF NOT EXISTS addresses (customer_id BIGINT REFERENCES customers (id))')).toEqual([
+      'addresses',
+      'customers',
+    ]);
+    expect(sqlTables('Please select a file from the list')).toEqual([]);
+    expect(sqlTables('Delete from your account')).toEqual([]);
+  });
+});

@@ -77,7 +77,15 @@ const NOT_TABLES = new Set(['select', 'set', 'where', 'values', 'lateral', 'unne
 
 /** Table names touched by SQL text (queries in code, migrations). */
 export function sqlTables(text: string): string[] {
-  if (!SQL_STATEMENT.test(text)) return [];
+  // Statements start with their verb, upper-case or followed by SQL syntax; prose such as "Select a file
+  // from the list" or "Delete from your account" does not count.
+  const upper = /^\s*\(?\s*(SELECT|INSERT|UPDATE|DELETE|CREATE|ALTER|WITH|MERGE)\b/.test(text);
+  const verb = upper || /^\s*\(?\s*(select|insert|update|delete|create|alter|with|merge)\b/i.test(text);
+  const syntax =
+    /\b(where|values|set|join|group\s+by|order\s+by|limit|returning|primary\s+key)\b|[=?*]|\$\d|%s|:\w+|@\w+/i.test(
+      text,
+    );
+  if (!verb || !(upper || syntax) || !SQL_STATEMENT.test(text)) return [];
   const out = new Set<string>();
   for (const m of text.matchAll(SQL_TABLES)) {
     const raw = m[1]!.replace(/[`"[\]]/g, '');
