@@ -37,7 +37,8 @@ async function waitFor(check, timeoutMs, what) {
 
 /**
  * Starts the services. Options: namespace (isolates topics, groups, Redis keys and the database),
- * gateways, runners, gatewayPorts, logDir, env (extra environment for every process), engines (start them).
+ * gateways, runners, gatewayPorts, logDir, env (extra environment for every process), tasksEnv, runnerEnv,
+ * gatewayEnv (extra environment for those processes), engines (start them).
  */
 export async function startCluster(options = {}) {
   const namespace = options.namespace ?? '';
@@ -59,10 +60,11 @@ export async function startCluster(options = {}) {
     // A new cluster starts new logs; a restarted process appends to its own.
     const out = openSync(join(logDir, `${name}.log`), append ? 'a' : 'w');
     const child = spawn(process.execPath, ['--enable-source-maps', join(root, script)], { env: { ...baseEnv, ...env }, stdio: ['ignore', out, out] });
-    const entry = { name, script, env, child, exited: false, code: null };
+    const entry = { name, script, env, child, exited: false, code: null, startedAt: Date.now(), exitedAt: undefined };
     child.on('exit', (code, signal) => {
       entry.exited = true;
       entry.code = code ?? signal;
+      entry.exitedAt = Date.now();
     });
     procs.set(name, entry);
     return entry;
@@ -80,7 +82,7 @@ export async function startCluster(options = {}) {
   const gateways = [];
   for (let i = 0; i < (options.gateways ?? 2); i++) {
     const port = gatewayPorts[i] ?? (await freePort());
-    start(`gateway-${i + 1}`, 'services/gateway/dist/main.js', { PORT: String(port), HOST: '127.0.0.1', TASKS_GRPC_ADDR: tasksAddress, LINKER_GRPC_ADDR: `127.0.0.1:${linkerPort}` });
+    start(`gateway-${i + 1}`, 'services/gateway/dist/main.js', { PORT: String(port), HOST: '127.0.0.1', TASKS_GRPC_ADDR: tasksAddress, LINKER_GRPC_ADDR: `127.0.0.1:${linkerPort}`, ...(options.gatewayEnv ?? {}) });
     gateways.push(`http://127.0.0.1:${port}`);
   }
   for (const g of gateways) {
@@ -142,8 +144,20 @@ function portOpen(port) {
   });
 }
 
+const ENGINES = ['redis', 'kafka', 'ferretdb'];
+const engineRunning = (e) => {
+  try {
+    execFileSync(join(root, 'scripts/engines', `${e}.sh`), ['status'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   const started = Date.now();
+  // The engines this command starts, it stops on exit (those already running are left running).
+  const enginesBefore = ENGINES.filter(engineRunning);
   const cluster = await startCluster({ gatewayPorts: [Number(process.env.PORT ?? 8080), Number(process.env.PORT2 ?? 8081)], namespace: process.env.NAMESPACE ?? '' });
   const creds = cluster.credentials();
   const lines = [
@@ -157,7 +171,13 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   ];
   if (creds.a2aKey) lines.push(`  a2a key:   ${creds.a2aKey} (created now; shown once)`, `  invoke key: ${creds.invokeKey}`, `  admin token: ${creds.adminToken}`, `  operator token: ${creds.operatorToken}`);
   else lines.push('  demo data existed already: use the credentials printed when it was created (or create a key with the management API)');
-  lines.push('  Ctrl-C stops every service (the engines keep running; scripts/engines/down.sh stops them).', '');
+  const ownEngines = ENGINES.filter((e) => !enginesBefore.includes(e));
+  lines.push(
+    ownEngines.length > 0
+      ? `  Ctrl-C stops every service and the engines this command started (${ownEngines.join(', ')}).`
+      : '  Ctrl-C stops every service (the engines were already running and keep running).',
+    '',
+  );
   process.stdout.write(lines.join('\n'));
   let stopping = false;
   const stop = async () => {
@@ -166,6 +186,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     process.stdout.write('stopping services…\n');
     await cluster.stopAll();
     process.stdout.write('all services stopped\n');
+    if (ownEngines.length > 0 && process.env.KEEP_ENGINES !== '1') {
+      execFileSync(join(root, 'scripts/engines/down.sh'), ownEngines, { stdio: 'inherit' });
+      process.stdout.write(`engines stopped: ${ownEngines.join(', ')}\n`);
+    }
     process.exit(0);
   };
   process.on('SIGINT', () => void stop());
