@@ -52,6 +52,15 @@ const bytesPart = (name: string, mimeType: string, content: Buffer | string): Re
   file: { name, mimeType, bytes: Buffer.from(content).toString('base64') },
 });
 
+/**
+ * The rate limiter counts in fixed one-minute windows: a test that counts requests waits out the last two
+ * seconds of a window so that its requests all land in one (a rare wait of at most 2 s, never a flake).
+ */
+async function awayFromWindowEdge(): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < 2_000) await new Promise((r) => setTimeout(r, left + 50));
+}
+
 const uriPart = (name: string, mimeType: string, uri: string): Record<string, unknown> => ({ kind: 'file', file: { name, mimeType, uri } });
 
 export function describeConformance(layout: string, start: () => Promise<Sut>): void {
@@ -295,6 +304,8 @@ export function describeConformance(layout: string, start: () => Promise<Sut>): 
         expect(del.result).toBeNull();
         const list = resultOf<{ pushNotificationConfig: { id: string } }[]>(await call(agent, 'tasks/pushNotificationConfig/list', { id: task.id }));
         expect(list.map((c) => c.pushNotificationConfig.id)).toEqual(['keep']);
+        // Push is on for this agent, so an inline config is not "unsupported" (-32003) but refused as params.
+        expectError(await send(agent, textMessage('inline'), { pushNotificationConfig: { url: 'https://h.public.example/x', token: 't' } }), -32602);
         expectError(await call(agent, 'tasks/pushNotificationConfig/delete', { id: task.id, pushNotificationConfigId: 'drop' }), -32602);
       });
 
@@ -778,6 +789,7 @@ export function describeConformance(layout: string, start: () => Promise<Sut>): 
 
       it('429 | rate limited (with Retry-After)', async () => {
         const agent = await freshAgent('rate-429', 'demo:echo', { settings: { rateLimitPerMinute: 2 } });
+        await awayFromWindowEdge();
         expect((await rpc(ep(agent), body(), { key: sut.a2aKey })).status).toBe(200);
         expect((await rpc(ep(agent), body(), { key: sut.a2aKey })).status).toBe(200);
         const r = await rpc(ep(agent), body(), { key: sut.a2aKey });
@@ -974,6 +986,7 @@ export function describeConformance(layout: string, start: () => Promise<Sut>): 
       it('Rate limit | requests per minute, per agent, configured in agent settings | exceeding gives HTTP 429', async () => {
         const limited = await freshAgent('rate-a', 'demo:echo', { settings: { rateLimitPerMinute: 3 } });
         const neighbour = await freshAgent('rate-b', 'demo:echo', { settings: { rateLimitPerMinute: 3 } });
+        await awayFromWindowEdge();
         const statuses: number[] = [];
         for (let i = 0; i < 4; i++) statuses.push((await send(limited, textMessage(`r${i}`))).status);
         expect(statuses).toEqual([200, 200, 200, 429]);

@@ -157,7 +157,7 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
     const t = clients.tasks;
     switch (rpc.method) {
       case 'message/send': {
-        const v = validateSendParams(p);
+        const v = validateSendParams(p, ctx.agent);
         await checkFileUris(v, deps.resolver ?? dnsResolver);
         const budget = Number(ctx.agent.blockingBudgetMs) || 120_000;
         const r = await call(t.sendMessage.bind(t), sendRequest(caller(ctx), v), { deadlineMs: budget + 60_000 });
@@ -165,7 +165,7 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
         return;
       }
       case 'message/stream': {
-        const v = validateSendParams(p);
+        const v = validateSendParams(p, ctx.agent);
         await checkFileUris(v, deps.resolver ?? dnsResolver);
         await stream(rpc, req, res, (signal) => streamOf(t.sendMessageStream(sendRequest(caller(ctx), v)), signal));
         return;

@@ -127,7 +127,7 @@ export function historyLengthOf(v: unknown, field: string): number | undefined {
 }
 
 /** Validates message/send and message/stream params (rules 1, 2, 7, 8, 9 and the Part table). */
-export function validateSendParams(params: Record<string, unknown>): ValidatedSend {
+export function validateSendParams(params: Record<string, unknown>, agent: { pushNotificationsEnabled?: boolean } = {}): ValidatedSend {
   const m = params.message;
   if (m === undefined) throw new InvalidParamsError('message is required');
   if (!isObject(m)) throw new InvalidParamsError('message must be an object');
@@ -230,7 +230,11 @@ export function validateSendParams(params: Record<string, unknown>): ValidatedSe
     }
     if (cfg.pushNotificationConfig !== undefined && cfg.pushNotificationConfig !== null) {
       // Inline push configs are not taken here: register with tasks/pushNotificationConfig/set instead.
-      throw new AppError('PUSH_NOT_SUPPORTED', 'Inline pushNotificationConfig is not supported; use tasks/pushNotificationConfig/set');
+      // -32003 only when push really is off for the agent (capabilities are truthful); otherwise -32602.
+      if (agent.pushNotificationsEnabled) {
+        throw new InvalidParamsError('configuration.pushNotificationConfig is not accepted inline; register it with tasks/pushNotificationConfig/set');
+      }
+      throw new AppError('PUSH_NOT_SUPPORTED', 'Push notifications are not enabled for this agent');
     }
   }
   return { message, files, historyLength, blocking };
