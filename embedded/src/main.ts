@@ -4,7 +4,9 @@ import { startSystem } from './system';
 /** `npm start`: the five services in one process with in-memory adapters, on PORT (default 8080). */
 async function main(): Promise<void> {
   const log = createLogger({ service: 'embedded', level: process.env.LOG_LEVEL ?? 'info' });
-  const system = await startSystem({ env: { HOST: '0.0.0.0', ...process.env }, log });
+  // In-memory engines: nothing survives the process and there is no other runner to hand a run to, so
+  // in-flight runs get a short grace on SIGTERM (the distributed default is 10 s).
+  const system = await startSystem({ env: { HOST: '0.0.0.0', RUNNER_SHUTDOWN_GRACE_MS: '2000', ...process.env }, log });
   const base = system.baseUrl.replace('0.0.0.0', '127.0.0.1');
   const seed = system.tasks.seed;
   const lines = [
