@@ -102,3 +102,12 @@ describe('SQL tables', () => {
     expect(sqlTables('Delete from your account')).toEqual([]);
   });
 });
+
+describe('migrations', () => {
+  it('reads tables per statement with their lines; commented-out statements do not count', async () => {
+    const { extractFixture } = await import('./helpers.js');
+    const customers = (await extractFixture('shared-data')).find((s) => s.source === 'customers-java')!;
+    const sql = customers.data.filter((d) => d.loc.file.endsWith('V1__init.sql')).map((d) => `${d.name}:${d.loc.line}`);
+    expect(sql).toEqual(['customers:2', 'addresses:7', 'customers:7', 'customers:16']);
+  });
+});

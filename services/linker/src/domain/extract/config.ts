@@ -207,12 +207,13 @@ export function extractKeyValues(text: string, file: string, sink: Sink): void {
 
 /** SQL files (migrations): tables per statement, on the statement's first line. */
 export function extractSql(text: string, file: string, sink: Sink): void {
+  // Comments become blanks of the same shape, so statement lines stay true and `;` in comments splits nothing.
+  const source = text.replace(/\/\*[\s\S]*?\*\/|--[^\n]*/g, (c) => c.replace(/[^\n]/g, ' '));
   let line = 1;
-  for (const stmt of text.split(';')) {
+  for (const stmt of source.split(';')) {
     const lead = /^\s*/.exec(stmt)![0];
     const startLine = line + (lead.match(/\n/g)?.length ?? 0);
-    const body = stmt.replace(/--[^\n]*/g, '');
-    sink.sql(body, { file, line: startLine });
+    sink.sql(stmt, { file, line: startLine });
     line += stmt.match(/\n/g)?.length ?? 0;
   }
 }
