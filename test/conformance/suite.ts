@@ -842,6 +842,11 @@ export function describeConformance(layout: string, start: () => Promise<Sut>): 
         const s = await streamOf(FAILING, 'message/stream', { message: textMessage('impossible too') });
         expect(s.frames.at(-1)!.data.result).toMatchObject({ kind: 'status-update', final: true, status: { state: 'failed' } });
         expect(textOfParts(s.frames.at(-1)!.data.result.status.message.parts)).toContain('could not complete');
+        // A version whose runtime is not available fails from (new) as well, with the reason.
+        const broken = await freshAgent('no-runtime', 'demo:does-not-exist');
+        const nr = resultOf(await send(broken, textMessage('run me')));
+        expect(nr.status.state).toBe('failed');
+        expect(textOfParts(nr.status.message?.parts)).toContain('No runtime "demo:does-not-exist"');
       });
 
       it('`working` | agent hits an approval checkpoint | `input-required` | prompt in status.message', async () => {
@@ -888,6 +893,19 @@ export function describeConformance(layout: string, start: () => Promise<Sut>): 
           expectError(await call(agent, 'tasks/cancel', { id: t.id }), -32002);
           expect((await getTask(agent, t.id)).status.state).toBe(state);
         }
+      });
+
+      it('Task: `artifacts` is the agent\'s output; empty while `working` (tasks/get too), all of it once finished', async () => {
+        const slow = await freshAgent('early-output', 'demo:slow', { runtimeConfig: { earlyOutput: true, workMs: 700 } });
+        const t = await sendOk(slow, message([{ kind: 'text', text: 'report as you go' }]), { blocking: false });
+        // Wait until the agent has produced output while it still works.
+        const seen = await streamOf(slow, 'tasks/resubscribe', { id: t.id }, { stopAfter: (f) => f.data.result?.kind === 'artifact-update' });
+        expect(seen.frames.at(-1)!.data.result).toMatchObject({ kind: 'artifact-update', artifact: { name: 'progress' } });
+        const during = await getTask(slow, t.id);
+        expect(during.status.state).toBe('working');
+        expect(during.artifacts).toEqual([]);
+        const done = await waitForState(slow, t.id, 'completed');
+        expect(done.artifacts?.map((a) => a.name)).toEqual(['progress', 'agent_response']);
       });
 
       it('any | tasks/get | task exists | unchanged | returns Task', async () => {

@@ -173,7 +173,11 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
       case 'tasks/get': {
         const historyLength = historyLengthOf(p.historyLength, 'historyLength');
         const r = await call(t.getTask.bind(t), { caller: caller(ctx), taskId: taskIdParam(p), historyLength }, { deadlineMs: 30_000 });
-        ok(res, rpc.id, JSON.parse(r.taskJson));
+        // Task table: artifacts are "empty while working"; partial output is what the streams are for
+        // (tasks/resubscribe replays it), the finished task carries all of it.
+        const task = JSON.parse(r.taskJson) as { status?: { state?: string }; artifacts?: unknown[] };
+        if (task.status?.state === 'working') task.artifacts = [];
+        ok(res, rpc.id, task);
         return;
       }
       case 'tasks/cancel': {

@@ -70,6 +70,10 @@ export const slowAgent: AgentRuntime = async (ctx) => {
   workMs = Math.min(Math.max(0, workMs), 10 * 60_000);
   // A progress update first: a stream (or a resubscribe) sees the run is under way before the answer.
   await ctx.status('working', agentText(ctx, `Working for ${workMs} ms`, 'progress'));
+  // Opt-in (runtime config `earlyOutput: true`): some output before the work, as agents that report as they go.
+  if (ctx.config.earlyOutput === true) {
+    await ctx.artifact({ artifactId: `${ctx.taskId}-progress`, name: 'progress', parts: [{ kind: 'text', text: 'started' }], append: false, lastChunk: true });
+  }
   await ctx.sleep(workMs);
   await answer(ctx, `Finished after ${workMs} ms: ${textOf(ctx.message)}`);
 };
