@@ -72,6 +72,23 @@ describe('management REST API (/api/v1)', () => {
       expect(huge.body.error.code).toBe('PAYLOAD_TOO_LARGE');
     });
 
+    it('malformed paths and bodies give JSON 400s on every surface (management, legacy, invoke)', async () => {
+      const cases: [string, string, string, unknown?][] = [
+        ['GET', '/api/v1/agents/%ZZ', admin],
+        ['POST', '/api/v1/keys', admin, '[1,2]'],
+        ['GET', '/agents/%ZZ/runs', h.creds.invokeKey],
+        ['GET', '/agents/demo-echo/runs?limit=abc', h.creds.invokeKey],
+        ['GET', `/agents/demo-echo/runs/${'x'.repeat(5000)}`, h.creds.invokeKey],
+        ['GET', '/agents/demo-echo/tasks/%ZZ', h.creds.a2aKey],
+        ['GET', '/agents/demo-echo/tasks/x?history_length=-1', h.creds.a2aKey],
+      ];
+      for (const [method, path, token, body] of cases) {
+        const r = await http(base, method, path, { token, body });
+        expect(r.status, `${method} ${path}`).toBe(400);
+        expect(r.body.error.code, `${method} ${path}`).toMatch(/^INVALID_(REQUEST|PARAMS)$/);
+      }
+    });
+
     it('tells a user who they are', async () => {
       const me = await api('GET', '/me', developer);
       expect(me.status).toBe(200);

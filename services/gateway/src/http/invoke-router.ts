@@ -243,6 +243,7 @@ export function createInvokeRouter(deps: InvokeRouterDeps): Router {
     res.setHeader('Allow', allow);
     res.status(405).json({ error: { code: 'METHOD_NOT_ALLOWED', message: `Use ${allow}` } });
   });
-  router.use(['/agents/:agentId/runs', '/agents/:agentId/run', '/agents/:agentId/conversations'], restErrors(log, 'invoke'));
+  // Unscoped: it only sees errors of this router's routes (path decoding included).
+  router.use(restErrors(log, 'invoke'));
   return router;
 }

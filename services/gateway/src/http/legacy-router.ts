@@ -231,6 +231,7 @@ export function createLegacyRouter(deps: LegacyRouterDeps): Router {
     res.setHeader('Allow', req.path.endsWith('/tasks') || req.path.endsWith('/cancel') ? 'POST' : 'GET');
     res.status(405).json({ error: { code: 'METHOD_NOT_ALLOWED', message: `Use ${res.getHeader('Allow') as string}` } });
   });
-  router.use(['/agents/:agentId/tasks'], restErrors(log, 'a2a'));
+  // Unscoped: it only sees errors of this router's routes (path decoding included).
+  router.use(restErrors(log, 'a2a'));
   return router;
 }
