@@ -130,7 +130,8 @@ function expand(env: SourceEnv, value: string): string {
 }
 
 function basename(target: string): string {
-  const noTag = target.replace(/[:@][^/:@]*$/, '');
+  // registry:5000/acme/orders:1.2@sha256:… → orders
+  const noTag = target.replace(/@sha256:[0-9a-f]*$/i, '').replace(/:[^/:]*$/, '');
   const parts = noTag.split('/').filter((p) => p && p !== '.' && p !== '..');
   return (parts[parts.length - 1] ?? '').toLowerCase();
 }

@@ -111,3 +111,22 @@ describe('migrations', () => {
     expect(sql).toEqual(['customers:2', 'addresses:7', 'customers:7', 'customers:16']);
   });
 });
+
+describe('rule 2: deployment names', () => {
+  it('maps compose services and Kubernetes Services to the repositories they run', async () => {
+    const { topology } = await import('../../src/domain/link.js');
+    const { emptyFacts } = await import('../../src/domain/model.js');
+    const deploy = emptyFacts('deploy');
+    const loc = { file: 'docker-compose.yml', line: 1 };
+    deploy.services.push(
+      { name: 'orders-svc', targets: ['../orders'], env: [], loc },
+      { name: 'pay', targets: ['registry.acme.io:5000/acme/payments:2.1@sha256:abcdef'], env: [], loc },
+      { name: 'unknown', targets: ['nginx:1.27'], env: [], loc },
+    );
+    const hosts = topology([deploy, emptyFacts('orders'), emptyFacts('payments')]).hosts;
+    expect(hosts.get('orders-svc')).toBe('orders');
+    expect(hosts.get('pay')).toBe('payments');
+    expect(hosts.get('orders')).toBe('orders');
+    expect(hosts.has('unknown')).toBe(false);
+  });
+});
