@@ -62,6 +62,15 @@ function toLogger(log: AdapterLog) {
       // We bound the idempotent producer's retries on purpose (at-least-once bus): not worth a warning each start.
       if (message.startsWith('Limiting retries for the idempotent producer')) return;
       const obj = { ...rest, component: 'kafkajs' };
+      // Every start after the first gets "already exists" for each topic, which #ensureTopic treats as
+      // success; a real failure rejects createTopics and is reported by the caller. Not an error line.
+      // Likewise a heartbeat answered "rebalancing" during a normal rebalance (the consumer rejoins; kafkajs
+      // logs that itself as a warning).
+      const rebalancing = message.startsWith('Response Heartbeat') && String(rest.error ?? '').includes('rebalancing');
+      if (message.startsWith('Response CreateTopics') || rebalancing) {
+        log.debug?.(obj, message);
+        return;
+      }
       if (level === logLevel.ERROR || level === logLevel.NOTHING) log.error(obj, message);
       else if (level === logLevel.WARN) log.warn(obj, message);
       else log.debug?.(obj, message);
@@ -173,11 +182,23 @@ export class KafkaBus implements Bus {
     if (!ready) {
       const numPartitions = this.#partitions.get(topic) ?? this.#options.defaultPartitions ?? 6;
       ready = (async () => {
-        const created = await this.#admin.createTopics({
-          topics: [{ topic, numPartitions, replicationFactor: this.#options.replicationFactor ?? 1 }],
-          waitForLeaders: true,
-          timeout: 10_000,
-        });
+        // On a busy broker, waiting for the new topic's leaders can fail with a retriable "does not host
+        // this topic-partition": try again (a second CreateTopics answers "exists"), for up to ~30 s.
+        let created = false;
+        for (let attempt = 0; ; attempt++) {
+          try {
+            created = await this.#admin.createTopics({
+              topics: [{ topic, numPartitions, replicationFactor: this.#options.replicationFactor ?? 1 }],
+              waitForLeaders: true,
+              timeout: 10_000,
+            });
+            break;
+          } catch (err) {
+            if (attempt >= 30) throw err;
+            this.#log.warn({ topic, attempt, err }, 'kafka topic not ready yet; retrying');
+            await new Promise((r) => setTimeout(r, 500));
+          }
+        }
         if (!created) {
           // Just created by another process: its metadata may lag for a moment ("does not host this
           // topic-partition"), so ask again briefly before giving up.
@@ -187,8 +208,8 @@ export class KafkaBus implements Bus {
               meta = await this.#admin.fetchTopicMetadata({ topics: [topic] });
               break;
             } catch (err) {
-              if (attempt >= 40) throw err;
-              await new Promise((r) => setTimeout(r, 250));
+              if (attempt >= 60) throw err;
+              await new Promise((r) => setTimeout(r, 500));
             }
           }
           const actual = meta.topics[0]?.partitions.length ?? 0;
