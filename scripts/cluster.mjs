@@ -27,8 +27,8 @@ async function waitFor(check, timeoutMs, what) {
   for (;;) {
     try {
       if (await check()) return;
-    } catch {
-      /* not yet */
+    } catch (err) {
+      if (String(err?.message ?? '').includes('exited')) throw err;
     }
     if (Date.now() - start > timeoutMs) throw new Error(`${what} not ready within ${timeoutMs} ms`);
     await sleep(100);
@@ -72,9 +72,16 @@ export async function startCluster(options = {}) {
   const tasksPort = options.tasksPort ?? (await freePort());
   const tasksAddress = `127.0.0.1:${tasksPort}`;
   const linkerPort = await freePort();
-  start('tasks', 'services/tasks/dist/main.js', { TASKS_GRPC_PORT: String(tasksPort), ...(options.tasksEnv ?? {}) });
+  const tasks = start('tasks', 'services/tasks/dist/main.js', { TASKS_GRPC_PORT: String(tasksPort), ...(options.tasksEnv ?? {}) });
   // The tasks service seeds the demo data; wait for its gRPC port before the others connect.
-  await waitFor(() => portOpen(tasksPort), 60_000, 'tasks');
+  await waitFor(
+    async () => {
+      if (tasks.exited) throw new Error(`tasks exited (${tasks.code}): ${readFileSync(join(logDir, 'tasks.log'), 'utf8').slice(-800)}`);
+      return portOpen(tasksPort);
+    },
+    120_000,
+    'tasks',
+  );
   start('webhooks', 'services/webhooks/dist/main.js', { WEBHOOKS_GRPC_PORT: '0' });
   if (existsSync(join(root, 'services/linker/dist/main.js'))) start('linker', 'services/linker/dist/main.js', { LINKER_GRPC_PORT: String(linkerPort) });
   for (let i = 0; i < (options.runners ?? 2); i++) start(`runner-${i + 1}`, 'services/runner/dist/main.js', { RUNNER_GRPC_PORT: '0', RUNNER_INSTANCE_ID: `runner-${i + 1}-${namespace || 'default'}`, ...(options.runnerEnv ?? {}) });
@@ -86,7 +93,7 @@ export async function startCluster(options = {}) {
     gateways.push(`http://127.0.0.1:${port}`);
   }
   for (const g of gateways) {
-    await waitFor(async () => (await fetch(`${g}/readyz`)).ok, 60_000, `gateway ${g}`);
+    await waitFor(async () => (await fetch(`${g}/readyz`)).ok, 120_000, `gateway ${g}`);
   }
   const dead = [...procs.values()].filter((p) => p.exited);
   if (dead.length) throw new Error(`processes exited during start-up: ${dead.map((d) => `${d.name} (${d.code}), see ${logDir}/${d.name}.log`).join(', ')}`);
