@@ -871,6 +871,22 @@ export function describeConformance(layout: string, start: () => Promise<Sut>): 
         expectError(await send(APPROVAL, textMessage('approve', { taskId: t3.id, contextId: 'another-context' })), -32602);
       });
 
+      it('`input-required` | two racing replies on the same taskId: one continues the task, the other is refused (-32602) and not charged', async () => {
+        const t = await sendOk(APPROVAL, textMessage('race the replies'));
+        const before = (await operator('credits.get', {})) as { credits: number; cost: number };
+        const replies = await Promise.all([
+          send(APPROVAL, textMessage('approve', { taskId: t.id })),
+          rpc(`${other}/agents/${APPROVAL}/a2a`, { jsonrpc: '2.0', id: 'r2', method: 'message/send', params: { message: textMessage('approve', { taskId: t.id }) } }, { key: sut.a2aKey }),
+          send(APPROVAL, textMessage('approve', { taskId: t.id })),
+        ]);
+        const ok = replies.filter((r) => r.body.result);
+        const refused = replies.filter((r) => r.body.error);
+        expect(ok).toHaveLength(1);
+        expect(refused.map((r) => r.body.error.code)).toEqual([-32602, -32602]);
+        expect(ok[0]!.body.result).toMatchObject({ id: t.id, status: { state: 'completed' } });
+        expect(((await operator('credits.get', {})) as { credits: number }).credits).toBe(before.credits - before.cost);
+      });
+
       it('non-terminal | tasks/cancel | task not finished | cancelled (state `canceled`)', async () => {
         const slow = await freshAgent('cancel-states', 'demo:slow');
         const running = await runningSlowTask(slow, 20_000);

@@ -352,15 +352,25 @@ export class TaskService {
       throw err;
     }
 
-    const stored = await this.#storeMessageFiles(caller, message, options.files ?? [], taskId);
     const runId = this.deps.ids.next();
     const now = this.deps.clock.now();
+    let stored: { message: Message; attachments: eventsV1.Attachment[] };
+    let continued: { task: TaskDoc; startSeq: number } | undefined;
+    try {
+      stored = await this.#storeMessageFiles(caller, message, options.files ?? [], taskId);
+      // A reply racing another reply to the same task may find it no longer input-required.
+      if (continuing && existingTask) continued = await this.#continueTask(existingTask, stored.message, runId);
+    } catch (err) {
+      // Refused before anything ran: a JSON-RPC error is never charged and does not consume the messageId.
+      await this.deps.control.refund(caller.subscriptionId, `msg:${message.messageId}`);
+      await this.c.messageIds.delete(idemId);
+      throw err;
+    }
     let task: TaskDoc;
     let startSeq: number;
-    if (continuing && existingTask) {
-      const r = await this.#continueTask(existingTask, stored.message, runId);
-      task = r.task;
-      startSeq = r.startSeq;
+    if (continued) {
+      task = continued.task;
+      startSeq = continued.startSeq;
     } else {
       const contextId = message.contextId && message.contextId.length > 0 ? message.contextId : this.deps.ids.next();
       const userMessage: Message = { ...stored.message, taskId, contextId };

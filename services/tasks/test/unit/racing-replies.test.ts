@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { silentLogger } from '@a2a-inbound/logger';
+import { InMemoryBlobStore, InMemoryBus, InMemoryCache, InMemoryDocumentStore, InMemoryEventLog, ManualClock, SequentialIds } from '@a2a-inbound/ports';
+import { eventsV1 } from '@a2a-inbound/proto';
+import { ControlPlane, openControlCollections } from '../../src/domain/control-plane';
+import { seedDemo } from '../../src/domain/seed';
+import { DEFAULT_TASK_CONFIG, openTaskCollections, TaskService } from '../../src/domain/task-service';
+
+// Spec (Errors): "A JSON-RPC error means the request never reached the agent" — so it is not charged and its
+// messageId stays free. Two replies racing to one input-required task: one continues it, the other is refused.
+describe('TaskService: racing replies to an input-required task', () => {
+  it('the refused reply (-32602) is refunded and its messageId can be used again', async () => {
+    const store = new InMemoryDocumentStore();
+    const bus = new InMemoryBus();
+    const clock = new ManualClock(Date.UTC(2026, 10, 22));
+    const ids = new SequentialIds('id');
+    const control = new ControlPlane(await openControlCollections(store), new InMemoryCache(), clock, ids);
+    await seedDemo(control);
+    const runs: eventsV1.RunRequested[] = [];
+    await bus.subscribe('a2a.run.requested', 'test', async (m) => {
+      runs.push(eventsV1.RunRequested.decode(m.value));
+    });
+    const tasks = new TaskService(await openTaskCollections(store), {
+      control,
+      blobs: new InMemoryBlobStore(),
+      bus,
+      eventLog: new InMemoryEventLog(),
+      clock,
+      ids,
+      log: silentLogger(),
+      config: DEFAULT_TASK_CONFIG,
+    });
+    const caller = { subscriptionId: 'demo-subscription', deploymentId: 'demo-deployment', agentId: 'demo-approval', keyId: 'k', protocolVersion: '0.3.0' };
+    const msg = (messageId: string, extra: Record<string, string> = {}) => ({ kind: 'message' as const, role: 'user' as const, messageId, parts: [{ kind: 'text' as const, text: 'approve' }], ...extra });
+
+    const task = await tasks.send(caller, msg('ask'), { blocking: false });
+    await bus.drain();
+    await tasks.applyRunEvent({ taskId: task.id, runId: runs[0]!.runId, runSeq: 1, emittedAtMs: 0, event: { $case: 'status', status: { state: 'input-required', messageJson: '' } } });
+    const before = (await control.getSubscription('demo-subscription')).credits;
+
+    const results = await Promise.allSettled([tasks.send(caller, msg('reply-1', { taskId: task.id }), { blocking: false }), tasks.send(caller, msg('reply-2', { taskId: task.id }), { blocking: false })]);
+    const won = results.filter((r) => r.status === 'fulfilled');
+    const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    expect(won).toHaveLength(1);
+    expect(lost).toHaveLength(1);
+    expect(lost[0]!.reason).toMatchObject({ code: 'INVALID_PARAMS' });
+    expect((await control.getSubscription('demo-subscription')).credits).toBe(before - 1);
+
+    // The refused messageId was not consumed: sent again (now to a finished-or-working task) it is judged afresh.
+    const loserId = results[0]!.status === 'rejected' ? 'reply-1' : 'reply-2';
+    await expect(tasks.send(caller, msg(loserId, { taskId: task.id }), { blocking: false })).rejects.toMatchObject({ code: 'INVALID_PARAMS' });
+    expect((await control.getSubscription('demo-subscription')).credits).toBe(before - 1);
+  });
+});
