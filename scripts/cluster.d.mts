@@ -3,6 +3,9 @@ export interface ClusterProcess {
   name: string;
   exited: boolean;
   code: unknown;
+  /** Date.now() when the process was spawned and when it exited. */
+  startedAt: number;
+  exitedAt: number | undefined;
 }
 export interface StartedCluster {
   gateways: string[];

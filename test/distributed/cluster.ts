@@ -8,7 +8,7 @@ export interface Cluster {
   gateways: string[];
   tasksAddress: string;
   logDir: string;
-  procs: Map<string, { exited: boolean; code: unknown }>;
+  procs: Map<string, { exited: boolean; code: unknown; startedAt: number; exitedAt: number | undefined }>;
   credentials(): { a2aKey?: string; invokeKey?: string; adminToken?: string; operatorToken?: string };
   kill(name: string): Promise<void>;
   stop(name: string): Promise<void>;

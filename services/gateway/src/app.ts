@@ -67,6 +67,7 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
   });
   // Ready = not shutting down, tasks answers its gRPC health check with SERVING, and every engine check
   // (Redis: cache and rate limiter) answers; each within READINESS_TIMEOUT_MS, so a hung engine is a 503.
+  let lastReady = true;
   app.get('/readyz', async (_req, res) => {
     if (draining) {
       res.status(503).json({ status: 'draining' });
@@ -85,8 +86,14 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
       ),
     ]);
     if (draining) failed.push('draining');
-    if (failed.length > 0) {
-      log.warn({ failed }, 'not ready');
+    const ready = failed.length === 0;
+    // Transitions only: a probe every few seconds during an outage would drown the log.
+    if (ready !== lastReady && !draining) {
+      if (ready) log.info('ready again');
+      else log.warn({ failed }, 'not ready');
+    }
+    lastReady = ready;
+    if (!ready) {
       res.status(503).json({ status: draining ? 'draining' : 'not ready', failed });
       return;
     }

@@ -245,6 +245,7 @@ export class TaskService {
       }
       if (event.runSeq <= task.lastRunSeq) {
         // Redelivery: make sure the log holds the last applied event (the first write may have been lost).
+        this.deps.log.info({ taskId: task.id, runId: event.runId, runSeq: event.runSeq }, 'run event already applied (redelivered): dropped');
         if (event.runSeq === task.lastRunSeq && task.lastEvent) {
           await this.#appendLogged(task, task.lastEvent.seq, task.lastEvent.eventJson, task.lastEvent.final);
         }
