@@ -47,7 +47,7 @@ describe('TaskService: racing replies to an input-required task', () => {
     expect((await control.getSubscription('demo-subscription')).credits).toBe(before - 1);
 
     // The refused messageId was not consumed: sent again (now to a finished-or-working task) it is judged afresh.
-    const loserId = results[0]!.status === 'rejected' ? 'reply-1' : 'reply-2';
+    const loserId = results[0].status === 'rejected' ? 'reply-1' : 'reply-2';
     await expect(tasks.send(caller, msg(loserId, { taskId: task.id }), { blocking: false })).rejects.toMatchObject({ code: 'INVALID_PARAMS' });
     expect((await control.getSubscription('demo-subscription')).credits).toBe(before - 1);
   });
