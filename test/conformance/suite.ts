@@ -525,6 +525,36 @@ export function describeConformance(layout: string, start: () => Promise<Sut>): 
         expect(answerText(t)).toBe('Please review the attached files. Received 2 file(s): a.json (application/json, 7 bytes), b.png (image/png, link)');
       });
 
+      it('Task and Artifact tables: id, contextId, kind `task`, status.state/timestamp/message, artifacts (artifactId, name `agent_response`, parts), history on request', async () => {
+        const t = await sendOk(ECHO, textMessage('shape of a task'), { historyLength: 10 });
+        expect(Object.keys(t).sort()).toEqual(['artifacts', 'contextId', 'history', 'id', 'kind', 'status']);
+        expect(t).toMatchObject({ kind: 'task', id: expect.any(String), contextId: expect.any(String), status: { state: 'completed' } });
+        expect(Number.isNaN(Date.parse(t.status.timestamp!))).toBe(false);
+        expect(t.artifacts).toEqual([{ artifactId: expect.any(String), name: 'agent_response', parts: [{ kind: 'text', text: 'shape of a task' }] }]);
+        expect(t.history?.map((m) => [m.kind, m.role, m.taskId, m.contextId])).toEqual([
+          ['message', 'user', t.id, t.contextId],
+          ['message', 'agent', t.id, t.contextId],
+        ]);
+        const failed = await sendOk(FAILING, textMessage('shape of a failure'));
+        expect(failed.status.message).toMatchObject({ kind: 'message', role: 'agent', messageId: expect.any(String), parts: [{ kind: 'text', text: expect.any(String) }] });
+      });
+
+      it('Streaming events: `status-update` (taskId, contextId, status with state, final) and `artifact-update` (taskId, artifact with artifactId, name, parts, append)', async () => {
+        const r = await streamOf(ECHO, 'message/stream', { message: textMessage('event shapes') });
+        const events = r.frames.map((f) => f.data.result as StreamEvent);
+        const taskId = events[0]!.taskId;
+        for (const e of events) {
+          if (e.kind === 'status-update') {
+            expect(e).toMatchObject({ taskId, contextId: expect.any(String), status: { state: expect.any(String) }, final: expect.any(Boolean) });
+          } else {
+            expect(e.kind).toBe('artifact-update');
+            expect(e).toMatchObject({ taskId, artifact: { artifactId: expect.any(String), name: 'agent_response', parts: expect.any(Array) }, append: expect.any(Boolean) });
+          }
+        }
+        expect(new Set(events.map((e) => e.contextId)).size).toBe(1);
+        expect(r.frames.map((f) => f.id)).toEqual(r.frames.map((_, i) => i + 1));
+      });
+
       it('Data parts (`kind` = `data`) are accepted and handed to the agent', async () => {
         const t = await sendOk(ECHO, message([{ kind: 'text', text: 'with data' }, { kind: 'data', data: { order: 42, items: ['a', 'b'] } }]));
         expect(answerText(t)).toBe('with data\nReceived 1 data part(s): {"order":42,"items":["a","b"]}');
