@@ -88,6 +88,23 @@ class InMemoryCollection<T extends object> implements Collection<T> {
     this.#indexes = indexes.map((i) => new FieldIndex(i));
   }
 
+  /** Adds indexes named by a later open of the collection (like createIndexes), built from the rows. */
+  ensureIndexes(specs: readonly IndexSpec[]): void {
+    for (const spec of specs) {
+      const same = this.#indexes.some((i) => i.spec.fields.join('\u0000') === spec.fields.join('\u0000') && !!i.spec.unique === !!spec.unique);
+      if (same) continue;
+      const index = new FieldIndex(spec);
+      for (const row of this.#rows.values()) {
+        if (spec.unique) {
+          const key = index.keyOf(row.doc);
+          if (key !== undefined && index.holders(key).length > 0) throw new DuplicateKeyError(this.name, `${spec.fields.join('+')}=${key}`);
+        }
+        index.add(row.id, row.doc);
+      }
+      this.#indexes.push(index);
+    }
+  }
+
   #checkUnique(doc: Record<string, unknown>, exceptId?: string): void {
     for (const index of this.#indexes) {
       if (!index.spec.unique) continue;
@@ -241,6 +258,8 @@ export class InMemoryDocumentStore implements DocumentStore {
     if (!c) {
       c = new InMemoryCollection<object>(spec.name, spec.indexes ?? [], this.#max, () => this.#assertOpen());
       this.#collections.set(spec.name, c);
+    } else {
+      c.ensureIndexes(spec.indexes ?? []);
     }
     return c as unknown as Collection<T>;
   }
