@@ -1,6 +1,6 @@
 import type { Logger } from '@a2a-inbound/logger';
 import { type Clock, type DocumentStore, type IdGenerator, randomIds } from '@a2a-inbound/ports';
-import { type GrpcServerHandle, Lifecycle, startGrpcServer } from '@a2a-inbound/runtime';
+import { type GrpcServerHandle, Lifecycle, PeriodicReadiness, startGrpcServer } from '@a2a-inbound/runtime';
 import { LinkerService } from './domain/linker-service.js';
 import type { SourceAccess } from './domain/sources.js';
 import { fetchSource, listSourceFiles } from './ingest/index.js';
@@ -19,6 +19,8 @@ export interface LinkerAppDeps {
   readonly grpcPort?: number;
   readonly maxArchiveBytes?: number;
   readonly allowedLocalRoots?: readonly string[];
+  /** How often the store is pinged for the gRPC health status (default 2 s). */
+  readonly readinessIntervalMs?: number;
 }
 
 export interface LinkerApp {
@@ -27,6 +29,8 @@ export interface LinkerApp {
   start(): Promise<GrpcServerHandle>;
   /** Stops serving, then closes what the app opened, once, in reverse order. */
   close(): Promise<void>;
+  /** Pings the store now; resolves whether the app is ready (what gRPC health reports). */
+  ready(): Promise<boolean>;
 }
 
 /** git/tar/unzip and the disk; local directories only below `allowedDirs` (real paths). */
@@ -50,6 +54,12 @@ export async function createLinkerApp(deps: LinkerAppDeps): Promise<LinkerApp> {
   });
   let serving = false;
   let server: GrpcServerHandle | undefined;
+  // gRPC health also says whether the store answered its last background ping (every 2 s).
+  const readiness = new PeriodicReadiness(() => deps.store.ping(), {
+    intervalMs: deps.readinessIntervalMs ?? 2_000,
+    log: deps.log,
+  });
+  lifecycle.onClose('readiness', async () => readiness.stop());
   return {
     service,
     async start() {
@@ -59,7 +69,7 @@ export async function createLinkerApp(deps: LinkerAppDeps): Promise<LinkerApp> {
         {
           host: deps.grpcHost ?? '127.0.0.1',
           port: deps.grpcPort ?? 0,
-          isServing: () => serving,
+          isServing: () => serving && readiness.isReady(),
         },
       );
       serving = true;
@@ -68,9 +78,13 @@ export async function createLinkerApp(deps: LinkerAppDeps): Promise<LinkerApp> {
       deps.log.info({ address: server.address }, 'linker listening');
       return server;
     },
+    async ready() {
+      return serving && (await readiness.refresh());
+    },
     close() {
       // Readiness flips before draining.
       serving = false;
+      readiness.stop();
       return lifecycle.close(deps.log);
     },
   };
