@@ -73,7 +73,7 @@ describe('statistics and rules, spelled out', () => {
   it('resolves base URLs through .env, appsettings, @Value defaults, os.getenv defaults, settings objects, axios.create and RestClient builders', async () => {
     const r = await report('extras');
     expect(r.statistics).toEqual({
-      apiLinks: 13,
+      apiLinks: 14,
       messageFlows: 1,
       queueBindings: 1,
       unresolvedCalls: 2,
@@ -90,6 +90,7 @@ describe('statistics and rules, spelled out', () => {
       'host `notes-nest` + route template',
       'host `gateway-ts` + route template',
       'host `gateway-ts` + route template',
+      'host `gateway-ts` + route template',
       'host `catalog-spring` + route template',
       'host `billing-cs` + exact path',
       'host `pricing-py` + route template',
@@ -100,6 +101,7 @@ describe('statistics and rules, spelled out', () => {
     // router included from another module, NestJS's global prefix, Spring's context path.
     const served = r.table.map((t) => t.servedBy);
     expect(served).toContain('gateway-ts src/routes/orders.ts:5 POST /api/orders/:orderId/refund (express)');
+    expect(served).toContain('gateway-ts src/routes/orders.ts:10 POST /api/orders/:orderId/notes (express)');
     expect(served).toContain('notes-nest src/notes.controller.ts:5 GET /api/v1/notes/:id (nestjs)');
     expect(served).toContain(
       'catalog-spring src/main/java/com/acme/catalog/ProductsController.java:5 GET /catalog/products/{id} (spring)',

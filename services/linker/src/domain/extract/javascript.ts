@@ -285,6 +285,27 @@ export function extractJavaScript(root: Node, file: string, sink: Sink, scopeOut
         );
       continue;
     }
+    // app.route('/books/:id').get(h).put(h)
+    const chained =
+      fn.type === 'member_expression' && VERBS.has(name) ? routeChainPath(fn.childForFieldName('object')) : undefined;
+    if (chained) {
+      const path = literal(evaluate(chained.path));
+      const base = chained.receiver;
+      if (path !== undefined) {
+        const mountedHere = mounts.get(base);
+        const routerFile = routers.has(base) && mountedHere === undefined ? file : undefined;
+        // Evidence on the `.post` of the chain, not on the chain's first line.
+        const at = { file, line: lineOf(fn.childForFieldName('property') ?? call) };
+        sink.endpoint(
+          httpMethod(name === 'del' ? 'delete' : name) ?? 'ANY',
+          joinPath(mountedHere ?? '', path),
+          servers.get(base) ?? 'express',
+          at,
+          routerFile,
+        );
+      }
+      continue;
+    }
     if (receiver && VERBS.has(name) && args[0]) {
       const isServer =
         servers.has(receiver) ||
@@ -398,4 +419,21 @@ export function joinModule(fromFile: string, spec: string): string {
     else parts.push(seg);
   }
   return parts.join('/').replace(/\.(ts|tsx|js|mjs|cjs|jsx)$/, '');
+}
+
+/** The `route('/x')` call at the start of an Express route chain, and the router it is called on. */
+function routeChainPath(node: Node | null): { path: Node; receiver: string } | undefined {
+  let n = node;
+  while (n?.type === 'call_expression') {
+    const fn = n.childForFieldName('function');
+    if (fn?.type !== 'member_expression') return undefined;
+    const prop = fn.childForFieldName('property')?.text ?? '';
+    if (prop === 'route') {
+      const first = n.childForFieldName('arguments')?.namedChild(0);
+      return first ? { path: first, receiver: fn.childForFieldName('object')?.text ?? '' } : undefined;
+    }
+    if (!VERBS.has(prop)) return undefined;
+    n = fn.childForFieldName('object');
+  }
+  return undefined;
 }
