@@ -38,7 +38,7 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
   const lifecycle = new Lifecycle();
   const clients = connectClients({ tasks: config.tasksAddress, control: config.tasksAddress });
   lifecycle.onClose('grpc clients', async () => clients.close());
-  const lookups = new Lookups(clients.control, deps.cache, deps.clock);
+  const lookups = new Lookups(clients.control, deps.cache);
   const streams = new Set<SseWriter>();
   let draining = false;
 

@@ -1,6 +1,6 @@
 import { controlV1, tasksV1 } from '@a2a-inbound/proto';
 import { call, grpc, grpcChannelOptions } from '@a2a-inbound/runtime';
-import type { Cache, Clock } from '@a2a-inbound/ports';
+import type { Cache } from '@a2a-inbound/ports';
 import { AppError } from '@a2a-inbound/errors';
 
 export interface GatewayClients {
@@ -34,7 +34,6 @@ export class Lookups {
   constructor(
     private readonly control: controlV1.ControlPlaneServiceClient,
     private readonly cache: Cache,
-    private readonly clock: Clock,
   ) {}
 
   async agent(agentId: string): Promise<controlV1.AgentView> {
@@ -75,9 +74,8 @@ export class Lookups {
     try {
       await this.cache.set(key, value, ttl);
     } catch {
-      /* best effort */
+      /* best effort: the next lookup goes to the control plane */
     }
-    void this.clock;
   }
 }
 
