@@ -173,6 +173,21 @@ export class Sink {
   }
 }
 
+const SHARED_NAMES = new Set(
+  'publish basicpublish basicpublishasync basic_publish publishwithcontext sendtoqueue convertandsend consume basicconsume basicconsumeasync basic_consume bindqueue queuebind queuebindasync queue_bind assertexchange exchangedeclare exchangedeclareasync exchange_declare assertqueue queuedeclare queuedeclareasync queue_declare send produce produceasync subscribe collection getcollection get_collection'.split(
+    ' ',
+  ),
+);
+
+/**
+ * Whether the shared rules look at a call of this name: the others are skipped before their
+ * arguments are evaluated (most calls in a file are neither HTTP, messaging nor data).
+ */
+export function sharedRuleName(name: string): boolean {
+  const lower = name.toLowerCase();
+  return SHARED_NAMES.has(lower) || REDIS_METHODS.has(lower);
+}
+
 const arg = (c: CallSite, i: number, ...names: string[]): Part[] | undefined => {
   for (const n of names) {
     const v = c.named.get(n);

@@ -12,6 +12,7 @@ import {
   literal,
   nameOf,
   sharedCallRules,
+  sharedRuleName,
   walk,
 } from './common.js';
 import { Scope } from './scope.js';
@@ -38,6 +39,7 @@ const HTTP_CLIENT: Record<string, HttpMethod> = {
   DeleteAsync: 'DELETE',
   DeleteFromJsonAsync: 'DELETE',
 };
+const CS_NAMES = new Set(['MapMethods', 'AddHttpClient', 'ToTable']);
 const ATTR_VERBS: Record<string, HttpMethod> = {
   HttpGet: 'GET',
   HttpPost: 'POST',
@@ -253,6 +255,9 @@ export function extractCSharp(root: Node, file: string, sink: Sink, scopeOut: (s
   for (const inv of invocations) {
     const fn = inv.childForFieldName('function');
     if (!fn) continue;
+    const calleeNode = fn.type === 'member_access_expression' ? fn.childForFieldName('name') : fn;
+    const callee = (calleeNode?.type === 'generic_name' ? named(calleeNode)[0]?.text : calleeNode?.text) ?? '';
+    if (!MINIMAL[callee] && !HTTP_CLIENT[callee] && !CS_NAMES.has(callee) && !sharedRuleName(callee)) continue;
     const argNodes = named(inv.childForFieldName('arguments'));
     const args: Part[][] = [];
     const nm = new Map<string, Part[]>();

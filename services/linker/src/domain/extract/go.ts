@@ -12,12 +12,25 @@ import {
   literal,
   nameOf,
   sharedCallRules,
+  sharedRuleName,
   walk,
 } from './common.js';
 import { Scope } from './scope.js';
 
 const GIN_VERBS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'Any']);
 const CHI_VERBS = new Set(['Get', 'Post', 'Put', 'Patch', 'Delete', 'Head', 'Options']);
+const GO_NAMES = new Set([
+  ...GIN_VERBS,
+  ...CHI_VERBS,
+  'HandleFunc',
+  'Handle',
+  'Path',
+  'PostForm',
+  'NewRequest',
+  'NewRequestWithContext',
+  'NewClient',
+  'SubscribeTopics',
+]);
 
 const args = (call: Node): Node[] =>
   (call.childForFieldName('arguments')?.namedChildren ?? []).filter(
@@ -188,6 +201,8 @@ export function extractGo(root: Node, file: string, sink: Sink, scopeOut: (scope
   for (const call of calls) {
     const fn = call.childForFieldName('function');
     if (!fn) continue;
+    const callee = fn.type === 'selector_expression' ? (fn.childForFieldName('field')?.text ?? '') : fn.text;
+    if (!GO_NAMES.has(callee) && !sharedRuleName(callee)) continue;
     const a = args(call);
     const vals = a.map((x) => evaluate(x));
     const loc = { file, line: lineOf(call) };

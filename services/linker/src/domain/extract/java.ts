@@ -14,6 +14,7 @@ import {
   nameOf,
   rawName,
   sharedCallRules,
+  sharedRuleName,
   walk,
 } from './common.js';
 import { withBase } from './javascript.js';
@@ -309,6 +310,8 @@ export function extractJava(root: Node, file: string, sink: Sink, scopeOut: (sco
   // ---- invocations: bindings, RestTemplate, WebClient, shared rules
   for (const inv of invocations) {
     const name = inv.childForFieldName('name')?.text ?? '';
+    if (!REST_TEMPLATE[name] && name !== 'bind' && name !== 'exchange' && name !== 'uri' && !sharedRuleName(name))
+      continue;
     const objNode = inv.childForFieldName('object');
     const receiver = objNode?.text ?? '';
     const argNodes = argList(inv.childForFieldName('arguments'));

@@ -13,11 +13,25 @@ import {
   literal,
   nameOf,
   sharedCallRules,
+  sharedRuleName,
   walk,
 } from './common.js';
 import { Scope } from './scope.js';
 
 const VERBS = new Set(['get', 'post', 'put', 'patch', 'delete', 'del', 'all', 'head', 'options']);
+/** Callee names this file's rules look at (besides the shared ones). */
+const JS_NAMES = new Set([
+  ...VERBS,
+  'fetch',
+  'axios',
+  'got',
+  'ky',
+  'request',
+  'route',
+  'knex',
+  'model',
+  'setGlobalPrefix',
+]);
 const CLIENT_LIBS = new Set(['axios', 'got', 'ky', 'superagent', 'request', 'needle']);
 const SERVER_NAMES = /^(app|router|server|fastify|api|routes|r)$/i;
 const CLIENT_RECEIVER = /(^|\.)(http|httpclient|client|apiclient|axios|got)$/i;
@@ -236,6 +250,8 @@ export function extractJavaScript(root: Node, file: string, sink: Sink, scopeOut
     const fn = call.childForFieldName('function');
     const argsNode = call.childForFieldName('arguments');
     if (!fn || !argsNode || argsNode.type !== 'arguments') continue;
+    const callee = fn.type === 'member_expression' ? (fn.childForFieldName('property')?.text ?? '') : fn.text;
+    if (!JS_NAMES.has(callee) && !sharedRuleName(callee)) continue;
     const argNodes = argsNode.namedChildren.filter((x): x is Node => x !== null && x.type !== 'comment');
     const args = argNodes.map((a) => evaluate(a));
     const named = new Map<string, Part[]>();

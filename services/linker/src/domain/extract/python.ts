@@ -12,6 +12,7 @@ import {
   literal,
   nameOf,
   sharedCallRules,
+  sharedRuleName,
   walk,
 } from './common.js';
 import { withBase } from './javascript.js';
@@ -19,6 +20,7 @@ import { Scope } from './scope.js';
 
 const VERBS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'options']);
 const HTTP_LIBS = new Set(['requests', 'httpx']);
+const PY_NAMES = new Set([...VERBS, 'request', 'KafkaConsumer', 'path', 're_path', 'url']);
 
 function stringText(node: Node): { prefix: string; parts: Node[] } {
   const start = node.namedChildren.find((c) => c?.type === 'string_start');
@@ -268,6 +270,8 @@ export function extractPython(root: Node, file: string, sink: Sink, scopeOut: (s
   for (const call of calls) {
     const fn = call.childForFieldName('function');
     if (!fn) continue;
+    const callee = fn.type === 'attribute' ? (fn.childForFieldName('attribute')?.text ?? '') : fn.text;
+    if (!PY_NAMES.has(callee) && !sharedRuleName(callee) && fn.text !== 'kafka.KafkaConsumer') continue;
     const argNodes = (call.childForFieldName('arguments')?.namedChildren ?? []).filter(
       (x): x is Node => x !== null && x.type !== 'keyword_argument' && x.type !== 'comment',
     );
