@@ -63,7 +63,19 @@ async function awayFromWindowEdge(): Promise<void> {
 
 const uriPart = (name: string, mimeType: string, uri: string): Record<string, unknown> => ({ kind: 'file', file: { name, mimeType, uri } });
 
-export function describeConformance(layout: string, start: () => Promise<Sut>): void {
+export interface ConformanceOptions {
+  /**
+   * Whether the layout's gateways resolve with {@link conformanceResolver} (in-process layouts inject it). When
+   * not, URLs that must pass the public-address check use a public IP literal, which needs no DNS, and the
+   * names meant to resolve privately are refused because they do not resolve at all.
+   */
+  stubbedDns: boolean;
+}
+
+export function describeConformance(layout: string, start: () => Promise<Sut>, options: ConformanceOptions = { stubbedDns: true }): void {
+  /** A host that passes the public-address check in this layout. */
+  const pub = (label: string): string => (options.stubbedDns ? `${label}.public.example` : '93.184.216.34');
+
   describe(`A2A conformance (${layout})`, () => {
     let sut: Sut;
     let base: string;
@@ -252,27 +264,27 @@ export function describeConformance(layout: string, start: () => Promise<Sut>): 
         const client = await a2aClient(base, agent, sut.a2aKey);
         const r = (await client.setTaskPushNotificationConfig({
           taskId: task.id,
-          pushNotificationConfig: { id: 'primary', url: 'https://hooks.public.example/a2a', token: 'secret-token-1' },
+          pushNotificationConfig: { id: 'primary', url: `https://${pub('hooks')}/a2a`, token: 'secret-token-1' },
         })) as unknown as { result: { taskId: string; pushNotificationConfig: Record<string, unknown> } };
-        expect(r.result).toEqual({ taskId: task.id, pushNotificationConfig: { id: 'primary', url: 'https://hooks.public.example/a2a' } });
+        expect(r.result).toEqual({ taskId: task.id, pushNotificationConfig: { id: 'primary', url: `https://${pub('hooks')}/a2a` } });
         expect(JSON.stringify(r)).not.toContain('secret-token-1');
         // Raw: without an id the config gets one.
         const raw = resultOf<{ taskId: string; pushNotificationConfig: { id: string; url: string } }>(
-          await call(agent, 'tasks/pushNotificationConfig/set', { taskId: task.id, pushNotificationConfig: { url: 'https://other.public.example/hook', token: 't2' } }),
+          await call(agent, 'tasks/pushNotificationConfig/set', { taskId: task.id, pushNotificationConfig: { url: `https://${pub('other')}/hook`, token: 't2' } }),
         );
         expect(raw.pushNotificationConfig.id).toEqual(expect.any(String));
         expect(raw.pushNotificationConfig).not.toHaveProperty('token');
-        expectError(await call(agent, 'tasks/pushNotificationConfig/set', { taskId: task.id, pushNotificationConfig: { url: 'https://hooks.public.example/a2a' } }), -32602);
-        expectError(await call(agent, 'tasks/pushNotificationConfig/set', { taskId: uniqueId('task'), pushNotificationConfig: { url: 'https://hooks.public.example/a2a', token: 't' } }), -32001);
+        expectError(await call(agent, 'tasks/pushNotificationConfig/set', { taskId: task.id, pushNotificationConfig: { url: `https://${pub('hooks')}/a2a` } }), -32602);
+        expectError(await call(agent, 'tasks/pushNotificationConfig/set', { taskId: uniqueId('task'), pushNotificationConfig: { url: `https://${pub('hooks')}/a2a`, token: 't' } }), -32001);
       });
 
       it('tasks/pushNotificationConfig/get | (params `id`, optional `pushNotificationConfigId`) | config without token', async () => {
         const agent = await freshAgent('push-get', 'demo:echo', { push: true });
         const task = await sendOk(agent, textMessage('push get'));
         const client = await a2aClient(base, agent, sut.a2aKey);
-        await client.setTaskPushNotificationConfig({ taskId: task.id, pushNotificationConfig: { id: 'only', url: 'https://hooks.public.example/get', token: 'never-returned' } });
+        await client.setTaskPushNotificationConfig({ taskId: task.id, pushNotificationConfig: { id: 'only', url: `https://${pub('hooks')}/get`, token: 'never-returned' } });
         const byTask = (await client.getTaskPushNotificationConfig({ id: task.id })) as { result: unknown };
-        expect(byTask.result).toEqual({ taskId: task.id, pushNotificationConfig: { id: 'only', url: 'https://hooks.public.example/get' } });
+        expect(byTask.result).toEqual({ taskId: task.id, pushNotificationConfig: { id: 'only', url: `https://${pub('hooks')}/get` } });
         // The SDK's A2AClient takes only {id}; the 0.3 params {id, pushNotificationConfigId} go raw.
         const byId = { result: resultOf(await call(agent, 'tasks/pushNotificationConfig/get', { id: task.id, pushNotificationConfigId: 'only' })) };
         expect(byId.result).toEqual(byTask.result);
@@ -283,7 +295,7 @@ export function describeConformance(layout: string, start: () => Promise<Sut>): 
         const agent = await freshAgent('push-list', 'demo:echo', { push: true });
         const task = await sendOk(agent, textMessage('push list'));
         for (const id of ['a', 'b']) {
-          resultOf(await call(agent, 'tasks/pushNotificationConfig/set', { taskId: task.id, pushNotificationConfig: { id, url: `https://${id}.public.example/hook`, token: `tok-${id}` } }));
+          resultOf(await call(agent, 'tasks/pushNotificationConfig/set', { taskId: task.id, pushNotificationConfig: { id, url: `https://${pub(id)}/hook`, token: `tok-${id}` } }));
         }
         const client = await a2aClient(base, agent, sut.a2aKey);
         const list = (await client.listTaskPushNotificationConfig({ id: task.id })) as { result: { taskId: string; pushNotificationConfig: { id: string; url: string } }[] };
@@ -296,7 +308,7 @@ export function describeConformance(layout: string, start: () => Promise<Sut>): 
         const agent = await freshAgent('push-delete', 'demo:echo', { push: true });
         const task = await sendOk(agent, textMessage('push delete'));
         for (const id of ['keep', 'drop']) {
-          resultOf(await call(agent, 'tasks/pushNotificationConfig/set', { taskId: task.id, pushNotificationConfig: { id, url: `https://${id}.public.example/hook`, token: 't' } }));
+          resultOf(await call(agent, 'tasks/pushNotificationConfig/set', { taskId: task.id, pushNotificationConfig: { id, url: `https://${pub(id)}/hook`, token: 't' } }));
         }
         const client = await a2aClient(base, agent, sut.a2aKey);
         const del = (await client.deleteTaskPushNotificationConfig({ id: task.id, pushNotificationConfigId: 'drop' })) as { result: unknown; error?: unknown };
@@ -305,7 +317,7 @@ export function describeConformance(layout: string, start: () => Promise<Sut>): 
         const list = resultOf<{ pushNotificationConfig: { id: string } }[]>(await call(agent, 'tasks/pushNotificationConfig/list', { id: task.id }));
         expect(list.map((c) => c.pushNotificationConfig.id)).toEqual(['keep']);
         // Push is on for this agent, so an inline config is not "unsupported" (-32003) but refused as params.
-        expectError(await send(agent, textMessage('inline'), { pushNotificationConfig: { url: 'https://h.public.example/x', token: 't' } }), -32602);
+        expectError(await send(agent, textMessage('inline'), { pushNotificationConfig: { url: `https://${pub('h')}/x`, token: 't' } }), -32602);
         expectError(await call(agent, 'tasks/pushNotificationConfig/delete', { id: task.id, pushNotificationConfigId: 'drop' }), -32602);
       });
 
@@ -420,13 +432,13 @@ export function describeConformance(layout: string, start: () => Promise<Sut>): 
       });
 
       it('8. File part `uri`: must be `https` and resolve to a public address; the service does not download it, it passes the URI to the agent', async () => {
-        const ok = await sendOk(ECHO, message([{ kind: 'text', text: 'read this' }, uriPart('report.pdf', 'application/pdf', 'https://files.public.example/report.pdf')]), { historyLength: 10 });
+        const ok = await sendOk(ECHO, message([{ kind: 'text', text: 'read this' }, uriPart('report.pdf', 'application/pdf', `https://${pub('files')}/report.pdf`)]), { historyLength: 10 });
         expect(answerText(ok)).toBe('read this\nReceived 1 file(s): report.pdf (application/pdf, link)');
         const user = ok.history?.find((m) => m.role === 'user');
-        expect((user?.parts[1] as { file: { uri: string } }).file.uri).toBe('https://files.public.example/report.pdf');
+        expect((user?.parts[1] as { file: { uri: string } }).file.uri).toBe(`https://${pub('files')}/report.pdf`);
         for (const uri of [
-          'http://files.public.example/report.pdf',
-          'ftp://files.public.example/report.pdf',
+          `http://${pub('files')}/report.pdf`,
+          `ftp://${pub('files')}/report.pdf`,
           'https://127.0.0.1/report.pdf',
           'https://10.0.0.8/report.pdf',
           'https://[::1]/report.pdf',
@@ -460,7 +472,7 @@ export function describeConformance(layout: string, start: () => Promise<Sut>): 
         for (const bad of ['application/x-msdownload', 'application/zip', 'application/octet-stream']) {
           expectError(await send(ECHO, message([bytesPart('x.bin', bad, 'hello')])), -32005, { dataCode: 'CONTENT_TYPE_NOT_SUPPORTED' });
         }
-        expectError(await send(ECHO, message([uriPart('x.exe', 'application/x-msdownload', 'https://files.public.example/x.exe')])), -32005);
+        expectError(await send(ECHO, message([uriPart('x.exe', 'application/x-msdownload', `https://${pub('files')}/x.exe`)])), -32005);
       });
 
       it("10. An agent without a tool for a file type accepts the file but cannot read it; the agent card's `defaultInputModes` shows what the agent can process", async () => {
@@ -514,13 +526,13 @@ export function describeConformance(layout: string, start: () => Promise<Sut>): 
       });
 
       it('Part: file needs `mimeType` and exactly one of `bytes` or `uri`', async () => {
-        expectError(await send(ECHO, message([{ kind: 'file', file: { name: 'a.txt', mimeType: 'text/plain', bytes: 'aGk=', uri: 'https://files.public.example/a.txt' } }])), -32602);
+        expectError(await send(ECHO, message([{ kind: 'file', file: { name: 'a.txt', mimeType: 'text/plain', bytes: 'aGk=', uri: `https://${pub('files')}/a.txt` } }])), -32602);
         expectError(await send(ECHO, message([{ kind: 'file', file: { name: 'a.txt', mimeType: 'text/plain' } }])), -32602);
         expectError(await send(ECHO, message([{ kind: 'file', file: 'aGk=' }])), -32602);
       });
 
       it('A message may contain file parts with no text (the agent is then prompted to review the attached files)', async () => {
-        const t = await sendOk(ECHO, message([bytesPart('a.json', 'application/json', '{"a":1}'), uriPart('b.png', 'image/png', 'https://img.public.example/b.png')]));
+        const t = await sendOk(ECHO, message([bytesPart('a.json', 'application/json', '{"a":1}'), uriPart('b.png', 'image/png', `https://${pub('img')}/b.png`)]));
         expect(t.status.state).toBe('completed');
         expect(answerText(t)).toBe('Please review the attached files. Received 2 file(s): a.json (application/json, 7 bytes), b.png (image/png, link)');
       });
@@ -624,7 +636,7 @@ export function describeConformance(layout: string, start: () => Promise<Sut>): 
 
       it('-32602 | Invalid params | file part with missing `mimeType`', async () => {
         expectError(await send(ECHO, message([{ kind: 'file', file: { name: 'a', bytes: 'aGk=' } }])), -32602);
-        expectError(await send(ECHO, message([{ kind: 'file', file: { name: 'a', uri: 'https://files.public.example/a' } }])), -32602);
+        expectError(await send(ECHO, message([{ kind: 'file', file: { name: 'a', uri: `https://${pub('files')}/a` } }])), -32602);
       });
 
       it('-32602 | Invalid params | file part with invalid base64', async () => {
@@ -643,7 +655,7 @@ export function describeConformance(layout: string, start: () => Promise<Sut>): 
       });
 
       it('-32602 | Invalid params | file `uri` not public https', async () => {
-        expectError(await send(ECHO, message([uriPart('a.pdf', 'application/pdf', 'http://files.public.example/a.pdf')])), -32602);
+        expectError(await send(ECHO, message([uriPart('a.pdf', 'application/pdf', `http://${pub('files')}/a.pdf`)])), -32602);
         expectError(await send(ECHO, message([uriPart('a.pdf', 'application/pdf', 'https://files.private.example/a.pdf')])), -32602);
       });
 
@@ -659,7 +671,7 @@ export function describeConformance(layout: string, start: () => Promise<Sut>): 
           'https://169.254.169.254/latest/meta-data',
           'https://hooks.private.example/hook',
           'https://cloud.metadata.example/hook',
-          'http://hooks.public.example/hook',
+          `http://${pub('hooks')}/hook`,
           'https://[::ffff:127.0.0.1]/hook',
         ]) {
           expectError(await call(agent, 'tasks/pushNotificationConfig/set', { taskId: task.id, pushNotificationConfig: { url, token: 't' } }), -32602);
@@ -718,7 +730,7 @@ export function describeConformance(layout: string, start: () => Promise<Sut>): 
 
       it('-32003 | Push notifications unsupported | not enabled for the agent', async () => {
         const task = await sendOk(ECHO, textMessage('no push here'));
-        const cfg = { url: 'https://hooks.public.example/x', token: 't' };
+        const cfg = { url: `https://${pub('hooks')}/x`, token: 't' };
         expectError(await call(ECHO, 'tasks/pushNotificationConfig/set', { taskId: task.id, pushNotificationConfig: cfg }), -32003, { dataCode: 'PUSH_NOT_SUPPORTED' });
         expectError(await call(ECHO, 'tasks/pushNotificationConfig/get', { id: task.id }), -32003);
         expectError(await call(ECHO, 'tasks/pushNotificationConfig/list', { id: task.id }), -32003);
@@ -1027,7 +1039,7 @@ export function describeConformance(layout: string, start: () => Promise<Sut>): 
         expect(streamed.frames.at(-1)!.data.result).toMatchObject({ final: true, status: { state: 'completed' } });
         expectError(await call(ECHO, 'message/stream', { message: message(files(11)) }), -32602);
         // Ten uri files count too.
-        const uris = Array.from({ length: 11 }, (_, i) => uriPart(`u${i}.pdf`, 'application/pdf', `https://files.public.example/${i}.pdf`));
+        const uris = Array.from({ length: 11 }, (_, i) => uriPart(`u${i}.pdf`, 'application/pdf', `https://${pub('files')}/${i}.pdf`));
         expectError(await send(ECHO, message(uris)), -32602);
       });
 
@@ -1133,7 +1145,7 @@ export function describeConformance(layout: string, start: () => Promise<Sut>): 
           ['message/send', { message: textMessage('x') }],
           ['tasks/get', { id: t.id }],
           ['tasks/cancel', { id: t.id }],
-          ['tasks/pushNotificationConfig/set', { taskId: t.id, pushNotificationConfig: { id: 'c', url: 'https://h.public.example/x', token: 't' } }],
+          ['tasks/pushNotificationConfig/set', { taskId: t.id, pushNotificationConfig: { id: 'c', url: `https://${pub('h')}/x`, token: 't' } }],
           ['tasks/pushNotificationConfig/get', { id: t.id }],
           ['tasks/pushNotificationConfig/list', { id: t.id }],
           ['tasks/pushNotificationConfig/delete', { id: t.id, pushNotificationConfigId: 'c' }],
@@ -1428,7 +1440,7 @@ export function describeConformance(layout: string, start: () => Promise<Sut>): 
         expect(await pushFlag('agent-card.json')).toBe(true);
         expect(await pushFlag('agent.json')).toBe(true);
         const t = await sendOk(agent, textMessage('push now'));
-        resultOf(await call(agent, 'tasks/pushNotificationConfig/set', { taskId: t.id, pushNotificationConfig: { url: 'https://h.public.example/p', token: 't' } }));
+        resultOf(await call(agent, 'tasks/pushNotificationConfig/set', { taskId: t.id, pushNotificationConfig: { url: `https://${pub('h')}/p`, token: 't' } }));
         await settings(agent, { pushNotificationsEnabled: false }, 'operator');
         expect(await pushFlag('agent-card.json')).toBe(false);
         expectError(await call(agent, 'tasks/pushNotificationConfig/list', { id: t.id }), -32003);
