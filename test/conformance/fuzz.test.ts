@@ -402,3 +402,30 @@ describe('A2A fuzz: bad input always gets a well-formed JSON-RPC error', () => {
     expect(deeper.body.error.code).toBe(-32004);
   });
 });
+
+describe('A2A server-side failure', () => {
+  let system: System;
+
+  beforeAll(async () => {
+    system = await startSystem({ env: { PORT: '0', HOST: '127.0.0.1' }, log: silentLogger(), resolver: conformanceResolver });
+  }, 120_000);
+  afterAll(async () => {
+    await system?.close();
+  }, 60_000);
+
+  it('-32603 | Internal error | server-side failure (the tasks service is gone): HTTP 200, a JSON-RPC error, nothing internal leaked', async () => {
+    const key = system.tasks.seed!.credentials!.a2aKey;
+    const url = `${system.baseUrl}/agents/demo-echo/a2a`;
+    // Warm the gateway's key and agent lookups, then take the tasks service away.
+    expect((await rpc(url, { jsonrpc: '2.0', id: 'warm', method: 'message/send', params: { message: textMessage('warm') } }, { key })).body.result.status.state).toBe('completed');
+    await system.tasks.close();
+    for (const method of ['message/send', 'tasks/get', 'message/stream']) {
+      const r = await rpc(url, { jsonrpc: '2.0', id: `down-${method}`, method, params: { message: textMessage('down'), id: 'x' } }, { key });
+      expect(r.status).toBe(200);
+      expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(r.body).toMatchObject({ jsonrpc: '2.0', id: `down-${method}`, error: { code: -32603, message: 'Internal error' } });
+      expect(r.text).not.toMatch(/grpc|ECONNREFUSED|stack|at /i);
+    }
+    expect((await fetch(`${system.baseUrl}/healthz`)).status).toBe(200);
+  }, 60_000);
+});
