@@ -1,3 +1,4 @@
+import { Query } from 'web-tree-sitter';
 import type { Node } from '../parsers.js';
 import type { Broker, ExchangeType, HttpMethod, Loc, Part, SourceFacts } from '../model.js';
 
@@ -335,48 +336,30 @@ export function splitList(parts: Part[]): string[] {
  * Pre-order walk with a tree cursor, materialising only nodes whose type is interesting: crossing
  * the wasm boundary for every node (children arrays) dominates the parse stage otherwise.
  */
-const typeIdCache = new WeakMap<ReadonlySet<string>, Map<unknown, Uint8Array>>();
+const queryCache = new WeakMap<ReadonlySet<string>, Map<unknown, Query>>();
 
-/** Named node types of the set, as a lookup table by type id (one table per language). */
-function typeIds(root: Node, interesting: ReadonlySet<string>): Uint8Array {
+/** One query capturing every node of the interesting types (runs inside the wasm parser). */
+function queryFor(root: Node, interesting: ReadonlySet<string>): Query {
   const language = root.tree.language;
-  let byLanguage = typeIdCache.get(interesting);
+  let byLanguage = queryCache.get(interesting);
   if (!byLanguage) {
     byLanguage = new Map();
-    typeIdCache.set(interesting, byLanguage);
+    queryCache.set(interesting, byLanguage);
   }
-  let table = byLanguage.get(language);
-  if (!table) {
-    table = new Uint8Array(language.nodeTypeCount + 1);
-    for (let id = 0; id < language.nodeTypeCount; id++) {
-      const name = language.nodeTypeForId(id);
-      if (name !== null && language.nodeTypeIsNamed(id) && interesting.has(name)) table[id] = 1;
-    }
-    byLanguage.set(language, table);
+  let query = byLanguage.get(language);
+  if (!query) {
+    // Only types this grammar has: a query naming an unknown type does not compile.
+    const types = [...interesting].filter((t) => language.idForNodeType(t, true) !== null);
+    query = new Query(language, `[${types.map((t) => `(${t})`).join(' ')}] @n`);
+    byLanguage.set(language, query);
   }
-  return table;
+  return query;
 }
 
+/**
+ * Visits the nodes of the interesting types in document order. A tree-sitter query finds them inside
+ * the wasm parser: walking every node from JavaScript (children arrays, cursors) costs more than the parse.
+ */
 export function walk(root: Node, interesting: ReadonlySet<string>, visit: (node: Node) => void): void {
-  const table = typeIds(root, interesting);
-  const c = root.walk();
-  try {
-    const current = (): void => {
-      if (table[c.nodeTypeId] === 1) visit(c.currentNode);
-    };
-    current();
-    for (;;) {
-      if (c.gotoFirstChild()) {
-        current();
-        continue;
-      }
-      for (;;) {
-        if (c.gotoNextSibling()) break;
-        if (!c.gotoParent()) return;
-      }
-      current();
-    }
-  } finally {
-    c.delete();
-  }
+  for (const capture of queryFor(root, interesting).captures(root)) visit(capture.node);
 }
