@@ -11,11 +11,16 @@ const READINESS_INTERVAL_MS = 2_000;
 export interface RunnerApp {
   readonly grpc: GrpcServerHandle;
   readonly runner: Runner;
+  /** Pings the bus now; resolves whether the runner is ready (what gRPC health reports). */
+  ready(): Promise<boolean>;
   close(): Promise<void>;
 }
 
 /** Composition root of the runner: consumes run requests and cancels; serves gRPC health. */
-export async function startRunnerApp(deps: { bus: Bus; clock: Clock; log: Logger }, config: RunnerAppConfig): Promise<RunnerApp> {
+export async function startRunnerApp(
+  deps: { bus: Bus; clock: Clock; log: Logger; readinessIntervalMs?: number },
+  config: RunnerAppConfig,
+): Promise<RunnerApp> {
   const lifecycle = new Lifecycle();
   const runner = new Runner({
     bus: deps.bus,
@@ -38,7 +43,7 @@ export async function startRunnerApp(deps: { bus: Bus; clock: Clock; log: Logger
   });
   runner.state = 'RUNNING';
   // gRPC health: SERVING while RUNNING and the bus answered its last background ping (every 2 s).
-  const readiness = new PeriodicReadiness(() => deps.bus.ping(), { intervalMs: READINESS_INTERVAL_MS, log: deps.log });
+  const readiness = new PeriodicReadiness(() => deps.bus.ping(), { intervalMs: deps.readinessIntervalMs ?? READINESS_INTERVAL_MS, log: deps.log });
   // Closing order (reverse): NOT_SERVING and drain runs first, then stop consuming, then the gRPC server.
   const grpc = await startGrpcServer([], { host: config.grpcHost, port: config.grpcPort, isServing: () => runner.state === 'RUNNING' && readiness.isReady() });
   lifecycle.add('grpc server', grpc);
@@ -48,5 +53,10 @@ export async function startRunnerApp(deps: { bus: Bus; clock: Clock; log: Logger
     return runner.drain();
   });
   deps.log.info({ address: grpc.address, instanceId: config.instanceId }, 'runner started');
-  return { grpc, runner, close: () => lifecycle.close(deps.log) };
+  return {
+    grpc,
+    runner,
+    ready: async () => (await readiness.refresh()) && runner.state === 'RUNNING',
+    close: () => lifecycle.close(deps.log),
+  };
 }

@@ -11,6 +11,8 @@ export interface WebhooksApp {
   readonly grpc: GrpcServerHandle;
   /** Task updates seen (for operators; delivery is the push-delivery issue). */
   readonly seen: () => number;
+  /** Pings the bus now; resolves whether the service is ready (what gRPC health reports). */
+  ready(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -18,7 +20,10 @@ export interface WebhooksApp {
  * The webhooks service: consumes task updates (the fan-out of every applied task event). Signed, SSRF-guarded
  * delivery with retries is built on this consumer in the push-delivery issue; today it records what it sees.
  */
-export async function startWebhooksApp(deps: { bus: Bus; log: Logger }, config: WebhooksConfig): Promise<WebhooksApp> {
+export async function startWebhooksApp(
+  deps: { bus: Bus; log: Logger; readinessIntervalMs?: number },
+  config: WebhooksConfig,
+): Promise<WebhooksApp> {
   const lifecycle = new Lifecycle();
   let seen = 0;
   lifecycle.add(
@@ -31,7 +36,10 @@ export async function startWebhooksApp(deps: { bus: Bus; log: Logger }, config: 
     }),
   );
   // gRPC health: SERVING while the bus answered its last background ping; NOT_SERVING once close() began.
-  const readiness = new PeriodicReadiness(() => deps.bus.ping(), { intervalMs: READINESS_INTERVAL_MS, log: deps.log });
+  const readiness = new PeriodicReadiness(() => deps.bus.ping(), {
+    intervalMs: deps.readinessIntervalMs ?? READINESS_INTERVAL_MS,
+    log: deps.log,
+  });
   const grpc = await startGrpcServer([], {
     host: config.grpcHost,
     port: config.grpcPort,
@@ -41,6 +49,7 @@ export async function startWebhooksApp(deps: { bus: Bus; log: Logger }, config: 
   return {
     grpc,
     seen: () => seen,
+    ready: () => readiness.refresh(),
     close: async () => {
       readiness.stop();
       await lifecycle.close(deps.log);

@@ -17,12 +17,20 @@ describe('runner gRPC health and drain', () => {
       async (m: BusMessage) => void events.push(eventsV1.TaskEvent.decode(m.value)),
     );
     const app = await startRunnerApp(
-      { bus, clock: systemClock, log: silentLogger() },
+      { bus, clock: systemClock, log: silentLogger(), readinessIntervalMs: 600_000 },
       loadRunnerConfig(
         { RUNNER_GRPC_PORT: '0', RUNNER_SHUTDOWN_GRACE_MS: '2000', RUNNER_HEARTBEAT_MS: '10000' },
         'runner-test',
       ),
     );
+    expect(await checkHealth(app.grpc.address)).toBe('SERVING');
+    // Kafka unreachable: NOT_SERVING after the next refresh, SERVING again when it answers.
+    const ping = bus.ping.bind(bus);
+    bus.ping = () => Promise.reject(new Error('kafka unreachable'));
+    expect(await app.ready()).toBe(false);
+    expect(await checkHealth(app.grpc.address)).toBe('NOT_SERVING');
+    bus.ping = ping;
+    expect(await app.ready()).toBe(true);
     expect(await checkHealth(app.grpc.address)).toBe('SERVING');
     const run = eventsV1.RunRequested.fromPartial({
       taskId: 't1',
