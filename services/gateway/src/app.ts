@@ -15,13 +15,15 @@ import { createManagementRouter } from './http/management-router';
 import type { SseWriter } from './http/sse';
 import type { Resolver } from '@a2a-inbound/runtime';
 
+export type ReadinessCheck = (() => Promise<void>) | { name: string; check: () => Promise<void> };
+
 export interface GatewayDeps {
   cache: Cache;
   limiter: RateLimiter;
   clock: Clock;
   log: Logger;
-  /** Engines the readiness probe checks (cache, limiter), each resolving when reachable. */
-  readinessChecks?: (() => Promise<void>)[];
+  /** Engines the readiness probe checks, each resolving when reachable (named: the name shows in /readyz). */
+  readinessChecks?: ReadinessCheck[];
   resolver?: Resolver;
 }
 
@@ -81,9 +83,10 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
         },
         () => failed.push('tasks: unreachable'),
       ),
-      ...(deps.readinessChecks ?? []).map((check, i) =>
-        withDeadline(check(), config.readinessTimeoutMs, 'engine').catch(() => failed.push(`engine ${i + 1}: unreachable`)),
-      ),
+      ...(deps.readinessChecks ?? []).map((c, i) => {
+        const [name, check] = typeof c === 'function' ? [`engine ${i + 1}`, c] : [c.name, c.check];
+        return withDeadline(check(), config.readinessTimeoutMs, name).catch(() => failed.push(`${name}: unreachable`));
+      }),
     ]);
     if (draining) failed.push('draining');
     const ready = failed.length === 0;

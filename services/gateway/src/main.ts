@@ -10,7 +10,9 @@ async function main(): Promise<void> {
   const engines = loadEnginesConfig(process.env, { engines: 'real', clientId: `gateway-${hostname()}-${process.pid}` });
   const log = createLogger({ service: 'gateway', level: process.env.LOG_LEVEL ?? 'info' });
   const e = await connectEngines(engines, ['cache', 'limiter'], log);
-  const app = await startGatewayApp({ cache: e.cache!, limiter: e.limiter!, clock: systemClock, log, readinessChecks: [() => e.ping()] }, config);
+  // Readiness pings Redis (the cache's connection; the rate limiter uses the same server).
+  const redis = { name: 'redis', check: () => e.ping() };
+  const app = await startGatewayApp({ cache: e.cache!, limiter: e.limiter!, clock: systemClock, log, readinessChecks: [redis] }, config);
   const shutdown = (signal: string): void => {
     log.info({ signal }, 'shutting down: readiness off, streams ended');
     void app

@@ -5,7 +5,7 @@ import { RedisCache } from '@a2a-inbound/adapter-redis';
 import { silentLogger } from '@a2a-inbound/logger';
 import { InMemoryCache, InMemoryRateLimiter, systemClock } from '@a2a-inbound/ports';
 import { startGrpcServer, type GrpcServerHandle } from '@a2a-inbound/runtime';
-import { startGatewayApp, type GatewayApp } from '../../src/app';
+import { startGatewayApp, type GatewayApp, type ReadinessCheck } from '../../src/app';
 import { loadGatewayConfig } from '../../src/config';
 
 /** A TCP proxy we can cut: the engine stays up for everyone else, only this gateway loses it. */
@@ -48,7 +48,7 @@ describe('gateway /readyz reflects tasks gRPC health and the engines', () => {
     cleanup.length = 0;
   });
 
-  async function start(options: { checks?: (() => Promise<void>)[]; env?: Record<string, string> } = {}) {
+  async function start(options: { checks?: ReadinessCheck[]; env?: Record<string, string> } = {}) {
     let serving = true;
     const tasks: GrpcServerHandle = await startGrpcServer([], { host: '127.0.0.1', port: 0, isServing: () => serving });
     cleanup.push(() => tasks.close());
@@ -118,12 +118,14 @@ describe('gateway /readyz reflects tasks gRPC health and the engines', () => {
       cleanup.push(() => proxy.cut());
       const cache = await RedisCache.connect({ url: `redis://127.0.0.1:${port}`, prefix: 'readiness-test:' });
       cleanup.push(() => cache.close());
-      const { gateway } = await start({ checks: [async () => void (await cache.get('probe'))] });
+      const { gateway } = await start({
+        checks: [{ name: 'redis', check: async () => void (await cache.get('probe')) }],
+      });
       expect((await readyz(gateway)).status).toBe(200);
       await proxy.cut();
       expect(await readyz(gateway)).toMatchObject({
         status: 503,
-        body: { status: 'not ready', failed: ['engine 1: unreachable'] },
+        body: { status: 'not ready', failed: ['redis: unreachable'] },
       });
       proxy = await tcpProxy({ host: target.hostname, port: Number(target.port || 6379) }, port);
       let status = 0;
