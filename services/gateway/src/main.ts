@@ -14,7 +14,7 @@ async function main(): Promise<void> {
   const redis = { name: 'redis', check: () => e.ping() };
   const app = await startGatewayApp({ cache: e.cache!, limiter: e.limiter!, clock: systemClock, log, readinessChecks: [redis] }, config);
   const shutdown = (signal: string): void => {
-    log.info({ signal }, 'shutting down: readiness off, streams ended');
+    log.info({ signal }, 'shutting down: readiness off first, then streams end and the listener closes');
     void app
       .close()
       .then(() => e.close())
