@@ -993,10 +993,14 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
         const s = await streamOf(slow, 'message/stream', { message: slowMessage(800) }, { stopAfter: (_f, all) => all.length >= 1 });
         const taskId = (s.frames[0]!.data.result as StreamEvent).taskId;
         expect(s.frames[0]!.id).toBe(1);
-        const [all, after] = await Promise.all([
+        const [all, after, beyond] = await Promise.all([
           streamOf(slow, 'tasks/resubscribe', { id: taskId }),
           streamOf(slow, 'tasks/resubscribe', { id: taskId }, { headers: { 'Last-Event-ID': '1' } }),
+          // A Last-Event-ID beyond the last event does not skip the end: the stream goes on live to `final`.
+          streamOf(slow, 'tasks/resubscribe', { id: taskId }, { headers: { 'Last-Event-ID': '9999' } }),
         ]);
+        expect(beyond.frames.some((f) => f.data.result.kind === 'artifact-update')).toBe(true);
+        expect(beyond.frames.at(-1)!.data.result).toMatchObject({ final: true, status: { state: 'completed' } });
         expect(all.frames[0]!.id).toBe(1);
         expect(all.frames[0]!.data.result).toMatchObject({ kind: 'status-update', status: { state: 'working' }, final: false });
         expect(after.frames[0]!.id).toBe(2);

@@ -646,7 +646,9 @@ export class TaskService {
       yield this.#finalSnapshot(current);
       return;
     }
-    yield* this.#tailUntilFinal(current, afterSeq, signal);
+    // A Last-Event-ID beyond what exists (a client's bug, or another task's id) would skip the final event
+    // and wait forever: nobody can have seen more than the task's last event.
+    yield* this.#tailUntilFinal(current, Math.min(afterSeq, current.lastSeq), signal);
   }
 
   #finalSnapshot(task: TaskDoc): StreamItem {
