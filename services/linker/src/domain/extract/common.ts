@@ -282,7 +282,8 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
       const topic = c.named.get('topic');
       if (topic && c.named.has('messages')) sink.publish('kafka', '', s(topic)!, c.loc);
       else if (/kafka|producer/.test(recv) && c.args[0]) {
-        const t = s(c.args[0]);
+        // Only a literal topic: `producer.send(new ProducerRecord(...))` is read from the record itself.
+        const t = literal(c.args[0]);
         if (t !== undefined) sink.publish('kafka', '', t, c.loc);
       }
       break;
