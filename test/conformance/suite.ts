@@ -1011,6 +1011,26 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
         }
       });
 
+      it('tasks/resubscribe to a running task that is quiet for a while opens the SSE stream at once, then delivers the live events', async () => {
+        const slow = await freshAgent('quiet', 'demo:slow');
+        const t = await runningSlowTask(slow, 2_500);
+        // Past the progress event (seq 2) nothing happens for 2.5 s.
+        await eventually(async () => ((await getTask(slow, t.id, 10)).history?.some((m) => m.role === 'agent') ? true : undefined), 5_000, 20);
+        const started = Date.now();
+        const res = await fetch(ep(slow), {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${sut.a2aKey}`, 'Content-Type': 'application/json', 'Last-Event-ID': '2' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 'quiet', method: 'tasks/resubscribe', params: { id: t.id } }),
+        });
+        expect(Date.now() - started).toBeLessThan(2_000);
+        expect(res.status).toBe(200);
+        expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+        const text = await res.text();
+        const frames = text.split('\n\n').filter((f) => f.includes('data:')).map((f) => JSON.parse(f.slice(f.indexOf('data:') + 5)) as { id: string; result: StreamEvent });
+        expect(frames.every((f) => f.id === 'quiet')).toBe(true);
+        expect(frames.at(-1)!.result).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } });
+      });
+
       it('Message idempotency: sending a messageId already seen for the subscription returns the stored task; the agent is not re-run and credits are not charged again', async () => {
         const before = ((await operator('credits.get', {})) as { credits: number; cost: number });
         const msg = textMessage('exactly once');

@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
-import { AppError, InvalidParamsError, toAppError } from '@a2a-inbound/errors';
+import { AppError, InvalidParamsError, toAppError, toJsonRpcError } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
 import type { Clock, RateLimiter } from '@a2a-inbound/ports';
 import { controlV1, tasksV1 } from '@a2a-inbound/proto';
@@ -41,6 +41,9 @@ interface Ctx {
   agent: controlV1.AgentView;
   version: CardVersion;
 }
+
+/** How long a stream waits for its first event before it opens anyway (errors come well before). */
+const STREAM_OPEN_WAIT_MS = 1_000;
 
 const VERSION_PATHS: Readonly<Record<string, CardVersion>> = { 'v0.3': '0.3.0', 'v0.2': '0.2.6' };
 
@@ -264,18 +267,31 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
     const ac = new AbortController();
     res.on('close', () => ac.abort());
     const it = open(ac.signal)[Symbol.asyncIterator]();
-    let first: IteratorResult<tasksV1.TaskStreamEvent>;
+    // Refusals (unknown task, bad params, credits) come at once and are plain JSON-RPC answers. A stream with
+    // nothing to send yet (resubscribing to a task that is quiet for minutes) still opens promptly, so that
+    // clients and proxies get their headers and the heartbeats keep the connection.
+    const firstEvent = it.next();
+    let timer: NodeJS.Timeout | undefined;
+    let first: IteratorResult<tasksV1.TaskStreamEvent> | undefined;
     try {
-      first = await it.next();
+      const raced = await Promise.race([
+        firstEvent,
+        new Promise<'quiet'>((resolve) => {
+          timer = setTimeout(() => resolve('quiet'), Math.min(deps.sseHeartbeatMs, STREAM_OPEN_WAIT_MS));
+        }),
+      ]);
+      if (raced !== 'quiet') first = raced;
     } catch (err) {
       ac.abort();
       throw err;
+    } finally {
+      clearTimeout(timer);
     }
     const sse = new SseWriter(res, deps.sseHeartbeatMs);
     deps.streams.add(sse);
     let sawFinal = false;
     try {
-      let cur = first;
+      let cur = first ?? (await firstEvent);
       while (!cur.done) {
         const e = cur.value;
         await sse.send({ jsonrpc: '2.0', id: rpc.id, result: JSON.parse(e.eventJson) as unknown }, e.seq);
@@ -288,8 +304,11 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
       }
     } catch (err) {
       if (!ac.signal.aborted) {
-        log.warn({ err: toAppError(err) }, 'stream ended with an error');
-        await sse.send({ jsonrpc: '2.0', id: rpc.id, error: { code: -32603, message: 'Stream interrupted; resume with tasks/resubscribe', data: { code: 'UNAVAILABLE' } } });
+        const app = toAppError(err);
+        log.warn({ err: app }, 'stream ended with an error');
+        const transient = app.code === 'INTERNAL' || app.code === 'UNAVAILABLE' || app.code === 'DEADLINE_EXCEEDED';
+        const error = transient ? { code: -32603, message: 'Stream interrupted; resume with tasks/resubscribe', data: { code: 'UNAVAILABLE' } } : toJsonRpcError(app);
+        await sse.send({ jsonrpc: '2.0', id: rpc.id, error });
       }
     } finally {
       ac.abort();
