@@ -288,7 +288,10 @@ function linkCalls(sources: readonly SourceFacts[], topo: Topology, out: LinkRes
   for (const src of sources) {
     const env = topo.env.get(src.source)!;
     for (const call of src.calls) {
-      const base = call.clientClass ? src.clientBases[call.clientClass] : undefined;
+      const base =
+        call.clientClass && Object.prototype.hasOwnProperty.call(src.clientBases, call.clientClass)
+          ? src.clientBases[call.clientClass]
+          : undefined;
       const raw = resolveParts(call.url, env, base);
       const target = splitUrl(raw);
       const calls = describeCall(call.method, target, raw);

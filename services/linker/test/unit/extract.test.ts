@@ -114,3 +114,18 @@ describe('extraction of constructs beyond the fixture applications', () => {
     );
   });
 });
+
+describe('hostile identifiers', () => {
+  it('names of Object.prototype members never resolve as constants', async () => {
+    const f = await extract({
+      'a.ts':
+        'export async function f() {\n  await fetch(`${constructor}/x`);\n  await fetch(toString + "/y");\n}\nconst __proto__ = "http://evil";\n',
+      'B.cs': 'class constructor { Task G() => _http.GetAsync("z"); }\n',
+    });
+    expect(f.calls.map((c) => JSON.stringify(c.url))).toEqual([
+      '[{"ref":"constructor"},{"lit":"/x"}]',
+      '[{"ref":"toString"},{"lit":"/y"}]',
+      '[{"lit":"z"}]',
+    ]);
+  });
+});

@@ -293,7 +293,7 @@ export function extractCSharp(root: Node, file: string, sink: Sink, scopeOut: (s
       const key = generic[generic.length - 1] ?? literal(args[0]);
       const lambda = argNodes.map((a) => argExpr(a).expr).find((e) => e.type === 'lambda_expression');
       const base = lambda ? findBaseAddress(lambda) : undefined;
-      if (key && base) sink.facts.clientBases[key] = base;
+      if (key && base && key !== '__proto__') sink.facts.clientBases[key] = base;
       continue;
     }
     if (name === 'ToTable' && args[0]) {

@@ -126,7 +126,7 @@ export async function extractSource(
       parsed++;
     }
   }
-  for (const [name, value] of constants) if (value) facts.constants[name] = value;
+  for (const [name, value] of constants) if (value && name !== '__proto__') facts.constants[name] = value;
   // Cross-file references: an identifier unknown in its file resolves to a constant of the source.
   const resolve = (parts: readonly Part[], depth = 0): Part[] =>
     concat(
@@ -134,9 +134,9 @@ export async function extractSource(
         if (!('ref' in p)) return [p];
         // `settings.orders_url` / `this.baseUrl`: fall back to the member's own name when it is a known constant.
         const v =
-          facts.constants[p.ref] ??
-          facts.constants[p.ref.replace(/^(this|self)\./, '')] ??
-          facts.constants[p.ref.split('.').pop()!];
+          own(facts.constants, p.ref) ??
+          own(facts.constants, p.ref.replace(/^(this|self)\./, '')) ??
+          own(facts.constants, p.ref.split('.').pop()!);
         // Unknown names stay references: the report shows them when it calls a URL dynamic.
         return v && depth < 4 ? resolve(v, depth + 1) : [p];
       }),
@@ -177,4 +177,9 @@ function applyPrefixes(facts: SourceFacts): void {
     else if (ep.framework === 'spring') prefix = springBase;
     if (prefix) facts.endpoints[i] = { ...ep, path: joinPath(prefix, ep.path) };
   }
+}
+
+/** Own keys only: identifiers such as `constructor` or `toString` must not reach Object.prototype. */
+export function own<T>(record: Record<string, T>, key: string): T | undefined {
+  return Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined;
 }
