@@ -175,28 +175,50 @@ describe.runIf(engineUrlsSet)('graceful shutdown on SIGTERM (distributed)', () =
     await cluster.restart(owner);
   }, 120_000);
 
-  it('tasks: SIGTERM exits 0 with offsets committed: after a restart no event is applied twice; gateways are not ready meanwhile', async () => {
+  it('tasks: SIGTERM ends open streams at once (resumable) and exits 0 with offsets committed: after a restart no event is applied twice; gateways are not ready meanwhile', async () => {
     const text = 'outlive tasks';
-    const sent = await rpc(
-      url(sut.baseUrl, SLOW),
-      {
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'message/send',
-        params: { message: slowMessage(3_000, text), configuration: { blocking: false } },
-      },
-      { key: sut.a2aKey },
+    const [g1, g2] = cluster.gateways as [string, string];
+    // An SSE stream through a gateway is open on the task: tasks holds a gRPC stream for it.
+    let progressed!: () => void;
+    const gotProgress = new Promise<void>((resolve) => (progressed = resolve));
+    const stream = sse(
+      url(g1, SLOW),
+      { jsonrpc: '2.0', id: 's', method: 'message/stream', params: { message: slowMessage(8_000, text) } },
+      { key: sut.a2aKey, stopAfter: (_f, all) => (all.length === 2 && progressed(), false) },
     );
-    const taskId = (sent.body.result as Task).id;
-    // The progress event (run_seq 1) has been applied: its offset is one tasks must commit on the way out.
-    await eventually(async () => ((await getTask(taskId)).history ?? []).some((m) => m.role === 'agent'), 20_000, 100);
+    // Frame 2 is the progress event (run_seq 1), applied: its offset is one tasks must commit on the way out.
+    await gotProgress;
 
     expect(await stopMeasured('tasks')).toBe(0);
+    // The live stream did not hold the shutdown for the gRPC grace period (5 s).
+    expect(measured.tasks).toBeLessThan(3_000);
+    const cut = await stream;
+    const taskId = cut.frames[0]!.data.result.taskId as string;
+    const lastSeen = cut.frames.filter((f) => f.id !== undefined).at(-1)!.id!;
+    // The stream ended with an error frame that says how to resume, not with a final event.
+    expect(cut.frames.at(-1)!.data.error).toMatchObject({ code: -32603, data: { code: 'UNAVAILABLE' } });
+    expect(cut.frames.at(-1)!.data.error.message).toMatch(/resubscribe/);
     for (const g of cluster.gateways) expect(await readyz(g)).toBe(503);
 
     const logBefore = statSync(join(cluster.logDir, 'tasks.log')).size;
     await cluster.restart('tasks');
     for (const g of cluster.gateways) await eventually(async () => (await readyz(g)) === 200, 60_000, 100);
+    // Resumed on the other gateway after the restart, while the run still works: the events after the last
+    // one seen, then the live ones to the final one.
+    const resumed = await sse(
+      url(g2, SLOW),
+      { jsonrpc: '2.0', id: 'r', method: 'tasks/resubscribe', params: { id: taskId } },
+      { key: sut.a2aKey, headers: { 'Last-Event-ID': String(lastSeen) } },
+    );
+    const ids = resumed.frames.map((f) => f.id);
+    expect(ids[0]).toBe(lastSeen + 1);
+    expect(ids).toEqual(ids.map((_, i) => lastSeen + 1 + i));
+    expect(resumed.frames.at(-1)!.data.result).toMatchObject({ final: true, status: { state: 'completed' } });
+    const streamed = [...cut.frames, ...resumed.frames]
+      .filter((f) => f.data.result?.kind === 'artifact-update')
+      .map((f) => f.data.result.artifact.parts[0].text)
+      .join('');
+    expect(streamed).toBe(`Finished after 8000 ms: ${text}`);
     const done = await eventually(
       async () => {
         const t = await getTask(taskId);
@@ -205,7 +227,7 @@ describe.runIf(engineUrlsSet)('graceful shutdown on SIGTERM (distributed)', () =
       60_000,
       200,
     );
-    expectAnsweredOnce(done, `Finished after 3000 ms: ${text}`);
+    expectAnsweredOnce(done, `Finished after 8000 ms: ${text}`);
     // The restarted consumer started at the committed offsets: nothing it had applied came again.
     const afterRestart = logOf('tasks').slice(logBefore);
     expect(afterRestart).toContain('tasks service listening');

@@ -127,7 +127,8 @@ export async function startGrpcServer(
   options: { host: string; port: number; isServing: HealthState; graceMs?: number },
 ): Promise<GrpcServerHandle> {
   const server = new grpc.Server(grpcChannelOptions);
-  for (const s of services) server.addService(s.definition, s.implementation);
+  const streams = new Set<grpc.ServerWritableStream<unknown, unknown>>();
+  for (const s of services) server.addService(s.definition, trackServerStreams(s.definition, s.implementation, streams));
   server.addService(healthV1.HealthService, healthService(options.isServing));
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(`${options.host}:${options.port}`, grpc.ServerCredentials.createInsecure(), (err, p) =>
@@ -140,6 +141,11 @@ export async function startGrpcServer(
     address: `${options.host}:${port}`,
     close: () =>
       (closed ??= new Promise<void>((resolve) => {
+        // Server streams are live tails: they would hold tryShutdown for the whole grace period. End them now
+        // with UNAVAILABLE (clients resume elsewhere: tasks/resubscribe with Last-Event-ID); unary calls finish.
+        const shuttingDown = toGrpcError(new AppError('UNAVAILABLE', 'server shutting down; resume the stream'));
+        for (const call of streams) call.emit('error', shuttingDown);
+        streams.clear();
         const timer = setTimeout(() => {
           server.forceShutdown();
           resolve();
@@ -150,6 +156,29 @@ export async function startGrpcServer(
         });
       })),
   };
+}
+
+/** Wraps the server-streaming handlers of a service so that the server knows its open streams. */
+function trackServerStreams(
+  definition: grpc.ServiceDefinition,
+  implementation: grpc.UntypedServiceImplementation,
+  streams: Set<grpc.ServerWritableStream<unknown, unknown>>,
+): grpc.UntypedServiceImplementation {
+  const out: grpc.UntypedServiceImplementation = { ...implementation };
+  for (const [name, method] of Object.entries(definition)) {
+    const handler = implementation[name];
+    if (!handler || !method.responseStream || method.requestStream) continue;
+    const serverStreaming = handler as grpc.handleServerStreamingCall<unknown, unknown>;
+    out[name] = ((call: grpc.ServerWritableStream<unknown, unknown>) => {
+      streams.add(call);
+      const forget = (): void => void streams.delete(call);
+      call.once('close', forget);
+      call.once('finish', forget);
+      call.once('cancelled', forget);
+      serverStreaming(call);
+    }) as grpc.UntypedHandleCall;
+  }
+  return out;
 }
 
 /** Promise wrapper for a generated unary client method. */
