@@ -38,6 +38,7 @@ type Handler = (req: Request, res: Response) => Promise<void>;
  *   POST /api/applications/:id/sources           { name, dir } | { name, git: { url, ref? } } | { name, archive: { filename } }
  *   POST /api/applications/:id/ingest            { source, ref? }   or the archive bytes with ?source=&filename=
  *   GET  /api/applications/:id/report?format=json|markdown[&version=N]
+ *   GET  /api/applications/:id/versions          (newest first)
  *   GET  /api/applications/:id/versions/:v       (:v = number or "latest")
  */
 export function createLinkerRouter(deps: LinkerRouterDeps): Router {
@@ -168,6 +169,14 @@ export function createLinkerRouter(deps: LinkerRouterDeps): Router {
         return;
       }
       res.json({ version: report.version, report: JSON.parse(report.reportJson) as unknown });
+    }),
+  );
+
+  router.get(
+    '/api/applications/:id/versions',
+    wrap(async (req, res) => {
+      const r = role(req);
+      res.json(await call(c.listVersions.bind(c), { role: r, applicationId: param(req, 'id'), limit: 100 }, opts));
     }),
   );
 

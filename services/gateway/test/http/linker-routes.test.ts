@@ -79,6 +79,11 @@ function fakeLinker(seen: linkerV1.IngestSourceRequest[]): linkerV1.LinkerServic
       const a = get(r.applicationId);
       return version(a.id, r.number || a.latestVersion);
     }),
+    listVersions: unary(async (r: linkerV1.ListVersionsRequest) => {
+      check(r.role);
+      const a = get(r.applicationId);
+      return { versions: Array.from({ length: a.latestVersion }, (_, i) => version(a.id, a.latestVersion - i)) };
+    }),
     getReport: unary(async (r: linkerV1.GetReportRequest) => {
       check(r.role);
       const a = get(r.applicationId);
@@ -180,6 +185,8 @@ describe('linker REST routes', () => {
 
     const version = await req('GET', `/api/applications/${app.id}/versions/1`, 'developer');
     expect(await version.json()).toMatchObject({ number: 1, stages: [{ name: 'fetch', status: 'completed' }] });
+    const all = await req('GET', `/api/applications/${app.id}/versions`, 'developer');
+    expect(((await all.json()) as linkerV1.ListVersionsResponse).versions.map((v) => v.number)).toEqual([2, 1]);
     const latest = await req('GET', `/api/applications/${app.id}/versions/latest`, 'developer');
     expect(await latest.json()).toMatchObject({ number: 2 });
 

@@ -176,6 +176,9 @@ export class LinkerService {
     return source;
   }
 
+  /** Parsing is CPU- and memory-bound: at most this many ingests run at once, the others queue. */
+  readonly #slots = new Semaphore(2);
+
   /**
    * Ingests one source: a new application version that goes through fetch, parse and link, each
    * recorded with its status and timing. A failed stage fails the version (returned, not thrown).
@@ -237,6 +240,7 @@ export class LinkerService {
       }
     };
 
+    const release = await this.#slots.acquire();
     try {
       const fetched = await stage('fetch', () => this.o.access.fetch(location));
       version.revision = fetched.revision;
@@ -266,6 +270,8 @@ export class LinkerService {
       version.linked = false;
       version.notLinkedReason = 'the ingest failed';
       delete version.report;
+    } finally {
+      release();
     }
     const stored = await this.versions.get(id);
     await this.versions.replace(id, stored!.version, version);
@@ -300,6 +306,18 @@ export class LinkerService {
     const v = await this.versions.get(versionId(applicationId, n));
     if (!v) throw new NotFoundError(`version ${n}`);
     return view(v.doc);
+  }
+
+  /** Versions of an application, newest first, without their reports. */
+  async listVersions(role: string, applicationId: string, limit = 100): Promise<VersionView[]> {
+    requireRole(role);
+    await this.getApplication(role, applicationId);
+    const n = Math.min(Math.max(1, limit || 100), 100);
+    const found = await this.versions.find({ applicationId }, { sort: { field: 'number', direction: -1 }, limit: n });
+    return found.map((v) => {
+      const { report: _report, ...rest } = view(v.doc);
+      return rest;
+    });
   }
 
   /** The report of a version (latest by default), as JSON and Markdown. */
@@ -395,4 +413,25 @@ function view(v: VersionDoc): VersionView {
     return { ...rest, linked: false, notLinkedReason: BEFORE_LINK_STAGE };
   }
   return { ...v, linked: v.linked ?? false };
+}
+
+/** A counting semaphore: `acquire` resolves a release function once a slot is free (FIFO). */
+export class Semaphore {
+  #free: number;
+  readonly #waiting: (() => void)[] = [];
+  constructor(slots: number) {
+    this.#free = slots;
+  }
+  async acquire(): Promise<() => void> {
+    if (this.#free > 0) this.#free -= 1;
+    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#free += 1;
+    };
+  }
 }

@@ -105,6 +105,12 @@ export function linkerGrpcService(service: LinkerService, log: Logger): linkerV1
         toVersionProto(await service.getVersion(r.role, r.applicationId, r.number)),
       log,
     ),
+    listVersions: unary(
+      async (r: linkerV1.ListVersionsRequest) => ({
+        versions: (await service.listVersions(r.role, r.applicationId, r.limit)).map(toVersionProto),
+      }),
+      log,
+    ),
     getReport: unary(async (r: linkerV1.GetReportRequest) => {
       const { version, report, markdown } = await service.getReport(r.role, r.applicationId, r.version);
       return { version: toVersionProto(version), reportJson: JSON.stringify(report), markdown };

@@ -121,6 +121,21 @@ describe('LinkerService over gRPC (in-memory store)', () => {
     expect(old.markdown).toContain('> Not linked: the application has one source.');
     expect(old.markdown).toContain(EMPTY_STATE);
 
+    const listed: linkerV1.ListVersionsResponse = await rpc('listVersions', {
+      role: 'developer',
+      applicationId: created.id,
+      limit: 0,
+    });
+    expect(listed.versions.map((v) => [v.number, v.sourceName, v.linked])).toEqual([
+      [4, 'reports-java', true],
+      [3, 'accounts-go', true],
+      [2, 'users-service', true],
+      [1, 'web', false],
+    ]);
+    await expect(rpc('listVersions', { role: 'guest', applicationId: created.id, limit: 0 })).rejects.toMatchObject({
+      code: 'PERMISSION_DENIED',
+    });
+
     const got: linkerV1.Application = await rpc('getApplication', { role: 'developer', applicationId: created.id });
     expect(got.latestVersion).toBe(4);
     expect(got.sources.map((s) => [s.name, s.lastVersion])).toEqual([

@@ -130,3 +130,31 @@ describe('rule 2: deployment names', () => {
     expect(hosts.has('unknown')).toBe(false);
   });
 });
+
+describe('ingest slots', () => {
+  it('runs at most N holders at once, the others in arrival order', async () => {
+    const { Semaphore } = await import('../../src/domain/linker-service.js');
+    const sem = new Semaphore(2);
+    const order: string[] = [];
+    const a = await sem.acquire();
+    const b = await sem.acquire();
+    const c = sem.acquire().then((release) => {
+      order.push('c');
+      return release;
+    });
+    const d = sem.acquire().then((release) => {
+      order.push('d');
+      return release;
+    });
+    await Promise.resolve();
+    expect(order).toEqual([]);
+    a();
+    a(); // releasing twice frees one slot only
+    const releaseC = await c;
+    expect(order).toEqual(['c']);
+    b();
+    (await d)();
+    releaseC();
+    expect(order).toEqual(['c', 'd']);
+  });
+});

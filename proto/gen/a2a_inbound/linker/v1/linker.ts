@@ -138,6 +138,17 @@ export interface GetVersionRequest {
   number: number;
 }
 
+export interface ListVersionsRequest {
+  role: string;
+  applicationId: string;
+  /** At most this many (default and maximum 100). */
+  limit: number;
+}
+
+export interface ListVersionsResponse {
+  versions: Version[];
+}
+
 export interface GetReportRequest {
   role: string;
   applicationId: string;
@@ -1853,6 +1864,180 @@ export const GetVersionRequest: MessageFns<GetVersionRequest> = {
   },
 };
 
+function createBaseListVersionsRequest(): ListVersionsRequest {
+  return { role: "", applicationId: "", limit: 0 };
+}
+
+export const ListVersionsRequest: MessageFns<ListVersionsRequest> = {
+  encode(message: ListVersionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.role !== "") {
+      writer.uint32(10).string(message.role);
+    }
+    if (message.applicationId !== "") {
+      writer.uint32(18).string(message.applicationId);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(24).int32(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListVersionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListVersionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.applicationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListVersionsRequest {
+    return {
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      applicationId: isSet(object.applicationId)
+        ? globalThis.String(object.applicationId)
+        : isSet(object.application_id)
+        ? globalThis.String(object.application_id)
+        : "",
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+    };
+  },
+
+  toJSON(message: ListVersionsRequest): unknown {
+    const obj: any = {};
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    if (message.applicationId !== "") {
+      obj.applicationId = message.applicationId;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListVersionsRequest>): ListVersionsRequest {
+    return ListVersionsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListVersionsRequest>): ListVersionsRequest {
+    const message = createBaseListVersionsRequest();
+    message.role = object.role ?? "";
+    message.applicationId = object.applicationId ?? "";
+    message.limit = object.limit ?? 0;
+    return message;
+  },
+};
+
+function createBaseListVersionsResponse(): ListVersionsResponse {
+  return { versions: [] };
+}
+
+export const ListVersionsResponse: MessageFns<ListVersionsResponse> = {
+  encode(message: ListVersionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.versions) {
+      Version.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListVersionsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListVersionsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.versions.push(Version.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListVersionsResponse {
+    return {
+      versions: globalThis.Array.isArray(object?.versions) ? object.versions.map((e: any) => Version.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListVersionsResponse): unknown {
+    const obj: any = {};
+    if (message.versions?.length) {
+      obj.versions = message.versions.map((e) => Version.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListVersionsResponse>): ListVersionsResponse {
+    return ListVersionsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListVersionsResponse>): ListVersionsResponse {
+    const message = createBaseListVersionsResponse();
+    message.versions = object.versions?.map((e) => Version.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 function createBaseGetReportRequest(): GetReportRequest {
   return { role: "", applicationId: "", version: 0 };
 }
@@ -2129,6 +2314,17 @@ export const LinkerServiceService = {
     responseSerialize: (value: Version): Buffer => Buffer.from(Version.encode(value).finish()),
     responseDeserialize: (value: Buffer): Version => Version.decode(value),
   },
+  /** Versions of an application, newest first (stages and link status; reports via GetReport). */
+  listVersions: {
+    path: "/a2a_inbound.linker.v1.LinkerService/ListVersions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListVersionsRequest): Buffer => Buffer.from(ListVersionsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListVersionsRequest => ListVersionsRequest.decode(value),
+    responseSerialize: (value: ListVersionsResponse): Buffer =>
+      Buffer.from(ListVersionsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListVersionsResponse => ListVersionsResponse.decode(value),
+  },
   getReport: {
     path: "/a2a_inbound.linker.v1.LinkerService/GetReport" as const,
     requestStream: false as const,
@@ -2151,6 +2347,8 @@ export interface LinkerServiceServer extends UntypedServiceImplementation {
    */
   ingestSource: handleUnaryCall<IngestSourceRequest, Version>;
   getVersion: handleUnaryCall<GetVersionRequest, Version>;
+  /** Versions of an application, newest first (stages and link status; reports via GetReport). */
+  listVersions: handleUnaryCall<ListVersionsRequest, ListVersionsResponse>;
   getReport: handleUnaryCall<GetReportRequest, Report>;
 }
 
@@ -2248,6 +2446,22 @@ export interface LinkerServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Version) => void,
+  ): ClientUnaryCall;
+  /** Versions of an application, newest first (stages and link status; reports via GetReport). */
+  listVersions(
+    request: ListVersionsRequest,
+    callback: (error: ServiceError | null, response: ListVersionsResponse) => void,
+  ): ClientUnaryCall;
+  listVersions(
+    request: ListVersionsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListVersionsResponse) => void,
+  ): ClientUnaryCall;
+  listVersions(
+    request: ListVersionsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListVersionsResponse) => void,
   ): ClientUnaryCall;
   getReport(
     request: GetReportRequest,
