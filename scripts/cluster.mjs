@@ -83,7 +83,7 @@ export async function startCluster(options = {}) {
     'tasks',
   );
   start('webhooks', 'services/webhooks/dist/main.js', { WEBHOOKS_GRPC_PORT: '0' });
-  if (existsSync(join(root, 'services/linker/dist/main.js'))) start('linker', 'services/linker/dist/main.js', { LINKER_GRPC_PORT: String(linkerPort) });
+  if (existsSync(join(root, 'services/linker/dist/main.js'))) start('linker', 'services/linker/dist/main.js', { LINKER_GRPC_PORT: String(linkerPort), STORE: 'mongo', MONGO_DB: `${baseEnv.MONGO_DB ?? 'a2a_inbound'}${namespace ? `_${namespace}` : ''}` });
   for (let i = 0; i < (options.runners ?? 2); i++) start(`runner-${i + 1}`, 'services/runner/dist/main.js', { RUNNER_GRPC_PORT: '0', RUNNER_INSTANCE_ID: `runner-${i + 1}-${namespace || 'default'}`, ...(options.runnerEnv ?? {}) });
   const gatewayPorts = options.gatewayPorts ?? [];
   const gateways = [];

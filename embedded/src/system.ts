@@ -25,6 +25,8 @@ import { loadTasksConfig } from '@a2a-inbound/tasks/src/config';
 import { startRunnerApp, type RunnerApp } from '@a2a-inbound/runner/src/app';
 import { loadRunnerConfig } from '@a2a-inbound/runner/src/config';
 import { startWebhooksApp, type WebhooksApp } from '@a2a-inbound/webhooks/src/app';
+import { createLinkerApp, type LinkerApp } from '@a2a-inbound/linker/src/app';
+import { loadConfig as loadLinkerConfig } from '@a2a-inbound/linker/src/config';
 import { loadWebhooksConfig } from '@a2a-inbound/webhooks/src/config';
 
 export interface Engines {
@@ -57,6 +59,7 @@ export interface System {
   tasks: TasksApp;
   runners: RunnerApp[];
   webhooks: WebhooksApp;
+  linker: LinkerApp;
   engines: Engines;
   baseUrl: string;
   close(): Promise<void>;
@@ -91,9 +94,20 @@ export async function startSystem(options: SystemOptions): Promise<System> {
     );
   }
   const webhooks = await startWebhooksApp({ bus: e.bus, log: log.child({ service: 'webhooks' }) }, loadWebhooksConfig(env));
+  const linkerConfig = loadLinkerConfig({ ...env, STORE: 'memory', LINKER_GRPC_PORT: '0' });
+  const linker = await createLinkerApp({
+    store: e.store,
+    clock: e.clock,
+    ids: e.ids,
+    log: log.child({ service: 'linker' }),
+    grpcPort: 0,
+    maxArchiveBytes: linkerConfig.maxArchiveBytes,
+    allowedLocalRoots: linkerConfig.allowedLocalRoots,
+  });
+  const linkerGrpc = await linker.start();
   const gateway = await startGatewayApp(
     { cache: e.cache, limiter: e.limiter, clock: e.clock, log: log.child({ service: 'gateway' }), ...(options.resolver ? { resolver: options.resolver } : {}) },
-    loadGatewayConfig({ PORT: '8080', HOST: '127.0.0.1', ...env, TASKS_GRPC_ADDR: tasks.grpc.address }),
+    loadGatewayConfig({ PORT: '8080', HOST: '127.0.0.1', ...env, TASKS_GRPC_ADDR: tasks.grpc.address, LINKER_GRPC_ADDR: linkerGrpc.address }),
   );
   let closing: Promise<void> | undefined;
   return {
@@ -101,12 +115,14 @@ export async function startSystem(options: SystemOptions): Promise<System> {
     tasks,
     runners,
     webhooks,
+    linker,
     engines: e,
     baseUrl: gateway.baseUrl,
     close: () =>
       (closing ??= (async () => {
         await gateway.close();
         await webhooks.close();
+        await linker.close();
         for (const r of runners) await r.close();
         await tasks.close();
         if (!options.engines) {

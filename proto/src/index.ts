@@ -3,3 +3,4 @@ export * as tasksV1 from '../gen/a2a_inbound/tasks/v1/tasks';
 export * as controlV1 from '../gen/a2a_inbound/control/v1/control';
 export * as eventsV1 from '../gen/a2a_inbound/events/v1/events';
 export * as healthV1 from '../gen/grpc/health/v1/health';
+export * as linkerV1 from '../gen/a2a_inbound/linker/v1/linker';

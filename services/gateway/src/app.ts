@@ -11,7 +11,11 @@ import { createCardsRouter } from './http/cards-router';
 import { restErrorHandler } from './http/errors';
 import { createInvokeRouter } from './http/invoke-router';
 import { createLegacyRouter } from './http/legacy-router';
+import { createLinkerRouter } from './http/linker-routes';
 import { createManagementRouter } from './http/management-router';
+import { authenticateUser } from './http/user-auth';
+import { linkerV1 } from '@a2a-inbound/proto';
+import { grpc, grpcChannelOptions } from '@a2a-inbound/runtime';
 import type { SseWriter } from './http/sse';
 import type { Resolver } from '@a2a-inbound/runtime';
 
@@ -136,7 +140,27 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
   app.use(
     createManagementRouter({ clients, lookups, log, baseUrl, selfBaseUrl, providerOrganization: config.providerOrganization, providerUrl: config.providerUrl }),
   );
-  const agentRouterDeps = { clients, lookups, limiter: deps.limiter, clock: deps.clock, log, baseUrl, bodyLimitBytes: config.bodyLimitBytes };
+  const agentRouterDeps = {
+    clients,
+    lookups,
+    limiter: deps.limiter,
+    clock: deps.clock,
+    log,
+    baseUrl,
+    bodyLimitBytes: config.bodyLimitBytes,
+    ...(deps.resolver ? { resolver: deps.resolver } : {}),
+  };
+  // The linker's REST endpoints for the console: a signed-in user (Bearer usr_…); the linker enforces the role.
+  const linker = new linkerV1.LinkerServiceClient(config.linkerAddress, grpc.credentials.createInsecure(), grpcChannelOptions);
+  lifecycle.onClose('linker client', async () => linker.close());
+  const userRoles = new WeakMap<Request, string>();
+  app.use('/api/applications', (req, _res, next) => {
+    authenticateUser(req, clients.control).then((u) => {
+      userRoles.set(req, u.role);
+      next();
+    }, next);
+  });
+  app.use(createLinkerRouter({ linker, roleOf: (req) => userRoles.get(req), log }));
   app.use(createLegacyRouter({ ...agentRouterDeps, sseHeartbeatMs: config.sseHeartbeatMs, streams }));
   app.use(createInvokeRouter({ ...agentRouterDeps, sseHeartbeatMs: config.sseHeartbeatMs, streams }));
   app.use((_req, res) => {

@@ -3,9 +3,9 @@ import { AppError, InvalidParamsError, toAppError } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
 import type { Clock, RateLimiter } from '@a2a-inbound/ports';
 import type { controlV1, tasksV1 } from '@a2a-inbound/proto';
-import { call, streamOf } from '@a2a-inbound/runtime';
+import { call, streamOf, dnsResolver, type Resolver } from '@a2a-inbound/runtime';
 import type { GatewayClients, Lookups } from '../clients';
-import { LIMITS, validateSendParams } from '../protocol/validate';
+import { checkFileUris, LIMITS, validateSendParams } from '../protocol/validate';
 import { agentForCaller, enforceRateLimit } from './a2a-router';
 import { authenticateKey, type KeyAuth } from './auth';
 import { intQuery, isObject, restErrors, toSnake } from './rest';
@@ -22,6 +22,8 @@ export interface InvokeRouterDeps {
   sseHeartbeatMs: number;
   /** Streams to end on shutdown. */
   streams: Set<SseWriter>;
+  /** Resolves file-URI hosts for the public-address check (tests inject one). */
+  resolver?: Resolver;
 }
 
 interface Ctx {
@@ -112,6 +114,7 @@ export function createInvokeRouter(deps: InvokeRouterDeps): Router {
     return validateSendParams({ message, configuration: { blocking } });
   };
   const send = async (ctx: Ctx, v: ReturnType<typeof validateSendParams>, blocking: boolean): Promise<Record<string, unknown>> => {
+    await checkFileUris(v, deps.resolver ?? dnsResolver);
     const budget = Number(ctx.agent.blockingBudgetMs) || 120_000;
     const r = await call(
       t.sendMessage.bind(t),

@@ -4,9 +4,9 @@ import { InvalidParamsError, toAppError } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
 import type { Clock, RateLimiter } from '@a2a-inbound/ports';
 import type { controlV1, tasksV1 } from '@a2a-inbound/proto';
-import { call, streamOf } from '@a2a-inbound/runtime';
+import { call, streamOf, dnsResolver, type Resolver } from '@a2a-inbound/runtime';
 import type { GatewayClients, Lookups } from '../clients';
-import { historyLengthOf, LIMITS, validateSendParams } from '../protocol/validate';
+import { checkFileUris, historyLengthOf, LIMITS, validateSendParams } from '../protocol/validate';
 import { agentForCaller, enforceRateLimit } from './a2a-router';
 import { authenticateKey, type KeyAuth } from './auth';
 import { intQuery, isObject, restErrors, toSnake } from './rest';
@@ -22,6 +22,8 @@ export interface LegacyRouterDeps {
   bodyLimitBytes: number;
   sseHeartbeatMs: number;
   streams: Set<SseWriter>;
+  /** Resolves file-URI hosts for the public-address check (tests inject one). */
+  resolver?: Resolver;
 }
 
 interface Ctx {
@@ -165,6 +167,7 @@ export function createLegacyRouter(deps: LegacyRouterDeps): Router {
     if (historyLength !== undefined) configuration.historyLength = historyLength;
     if (blocking !== undefined) configuration.blocking = blocking;
     const v = validateSendParams({ message, configuration });
+    await checkFileUris(v, deps.resolver ?? dnsResolver);
     const budget = Number(ctx.agent.blockingBudgetMs) || 120_000;
     const r = await call(
       t.sendMessage.bind(t),

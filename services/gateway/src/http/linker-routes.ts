@@ -2,8 +2,7 @@ import express, { type NextFunction, type Request, type Response, Router } from 
 import { AppError, InvalidParamsError, httpStatusOf, toAppError, toJsonRpcError } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
 import { call } from '@a2a-inbound/runtime';
-// Imported by path until @a2a-inbound/proto's index re-exports the linker package.
-import type * as linkerV1 from '../../../../proto/gen/a2a_inbound/linker/v1/linker';
+import type { linkerV1 } from '@a2a-inbound/proto';
 
 export interface LinkerRouterDeps {
   /** The generated grpc-js client of the linker service. */
