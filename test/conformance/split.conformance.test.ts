@@ -12,7 +12,7 @@ describeConformance('split', async () => {
   const system = await startSystem({ env: { PORT: '0', HOST: '127.0.0.1' }, log, engines, runners: 2, resolver: conformanceResolver });
   const second = await startGatewayApp(
     { cache: engines.cache, limiter: engines.limiter, clock: engines.clock, log, resolver: conformanceResolver },
-    loadGatewayConfig({ PORT: '0', HOST: '127.0.0.1', TASKS_GRPC_ADDR: system.tasks.grpc.address }),
+    loadGatewayConfig({ PORT: '0', HOST: '127.0.0.1', SHUTDOWN_READINESS_DELAY_MS: '0', TASKS_GRPC_ADDR: system.tasks.grpc.address }),
   );
   const creds = system.tasks.seed!.credentials!;
   return {
