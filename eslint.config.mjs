@@ -5,7 +5,21 @@ import tseslint from 'typescript-eslint';
 const services = ['gateway', 'tasks', 'runner', 'webhooks', 'linker'];
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', 'proto/gen/**', '.infra/**', '**/fixtures/**', 'scripts/**/*.mjs', 'scripts/**/*.d.mts', 'bench/**/*.mjs', 'eslint.config.mjs', 'coverage/**', 'services/*/public/**'] },
+  {
+    ignores: [
+      '**/node_modules/**',
+      '**/dist/**',
+      'proto/gen/**',
+      '.infra/**',
+      '**/fixtures/**',
+      'scripts/**/*.mjs',
+      'scripts/**/*.d.mts',
+      'bench/**/*.mjs',
+      'eslint.config.mjs',
+      'coverage/**',
+      'services/*/public/**',
+    ],
+  },
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
@@ -43,8 +57,14 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['**/transport/**', '../transport', '../transport/*'], message: 'domain/ never imports transport.' },
-            { group: ['@a2a-inbound/adapter-*', 'express', '@grpc/*', 'kafkajs', 'mongodb', 'ioredis'], message: 'domain/ works on ports only.' },
+            {
+              group: ['**/transport/**', '../transport', '../transport/*'],
+              message: 'domain/ never imports transport.',
+            },
+            {
+              group: ['@a2a-inbound/adapter-*', 'express', '@grpc/*', 'kafkajs', 'mongodb', 'ioredis'],
+              message: 'domain/ works on ports only.',
+            },
           ],
         },
       ],
@@ -53,7 +73,10 @@ export default tseslint.config(
   {
     files: ['packages/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: services.map((s) => `@a2a-inbound/${s}`), message: 'packages never import services.' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: services.map((s) => `@a2a-inbound/${s}`), message: 'packages never import services.' }] },
+      ],
     },
   },
   {

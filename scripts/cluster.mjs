@@ -44,8 +44,10 @@ export async function startCluster(options = {}) {
   const namespace = options.namespace ?? '';
   const logDir = options.logDir ?? join(root, '.infra', 'cluster', namespace || 'default');
   mkdirSync(logDir, { recursive: true });
-  if (options.engines !== false) execFileSync(join(root, 'scripts/engines/up.sh'), { stdio: options.quiet ? 'ignore' : 'inherit' });
-  if (options.build !== false) execFileSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: options.quiet ? 'ignore' : 'inherit' });
+  if (options.engines !== false)
+    execFileSync(join(root, 'scripts/engines/up.sh'), { stdio: options.quiet ? 'ignore' : 'inherit' });
+  if (options.build !== false)
+    execFileSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: options.quiet ? 'ignore' : 'inherit' });
   const baseEnv = {
     ...process.env,
     NAMESPACE: namespace,
@@ -59,7 +61,10 @@ export async function startCluster(options = {}) {
   const start = (name, script, env, append = false) => {
     // A new cluster starts new logs; a restarted process appends to its own.
     const out = openSync(join(logDir, `${name}.log`), append ? 'a' : 'w');
-    const child = spawn(process.execPath, ['--enable-source-maps', join(root, script)], { env: { ...baseEnv, ...env }, stdio: ['ignore', out, out] });
+    const child = spawn(process.execPath, ['--enable-source-maps', join(root, script)], {
+      env: { ...baseEnv, ...env },
+      stdio: ['ignore', out, out],
+    });
     const entry = { name, script, env, child, exited: false, code: null, startedAt: Date.now(), exitedAt: undefined };
     child.on('exit', (code, signal) => {
       entry.exited = true;
@@ -72,31 +77,54 @@ export async function startCluster(options = {}) {
   const tasksPort = options.tasksPort ?? (await freePort());
   const tasksAddress = `127.0.0.1:${tasksPort}`;
   const linkerPort = await freePort();
-  const tasks = start('tasks', 'services/tasks/dist/main.js', { TASKS_GRPC_PORT: String(tasksPort), ...(options.tasksEnv ?? {}) });
+  const tasks = start('tasks', 'services/tasks/dist/main.js', {
+    TASKS_GRPC_PORT: String(tasksPort),
+    ...(options.tasksEnv ?? {}),
+  });
   // The tasks service seeds the demo data; wait for its gRPC port before the others connect.
   await waitFor(
     async () => {
-      if (tasks.exited) throw new Error(`tasks exited (${tasks.code}): ${readFileSync(join(logDir, 'tasks.log'), 'utf8').slice(-800)}`);
+      if (tasks.exited)
+        throw new Error(`tasks exited (${tasks.code}): ${readFileSync(join(logDir, 'tasks.log'), 'utf8').slice(-800)}`);
       return portOpen(tasksPort);
     },
     120_000,
     'tasks',
   );
   start('webhooks', 'services/webhooks/dist/main.js', { WEBHOOKS_GRPC_PORT: '0' });
-  if (existsSync(join(root, 'services/linker/dist/main.js'))) start('linker', 'services/linker/dist/main.js', { LINKER_GRPC_PORT: String(linkerPort), STORE: 'mongo', MONGO_DB: `${baseEnv.MONGO_DB ?? 'a2a_inbound'}${namespace ? `_${namespace}` : ''}` });
-  for (let i = 0; i < (options.runners ?? 2); i++) start(`runner-${i + 1}`, 'services/runner/dist/main.js', { RUNNER_GRPC_PORT: '0', RUNNER_INSTANCE_ID: `runner-${i + 1}-${namespace || 'default'}`, ...(options.runnerEnv ?? {}) });
+  if (existsSync(join(root, 'services/linker/dist/main.js')))
+    start('linker', 'services/linker/dist/main.js', {
+      LINKER_GRPC_PORT: String(linkerPort),
+      STORE: 'mongo',
+      MONGO_DB: `${baseEnv.MONGO_DB ?? 'a2a_inbound'}${namespace ? `_${namespace}` : ''}`,
+    });
+  for (let i = 0; i < (options.runners ?? 2); i++)
+    start(`runner-${i + 1}`, 'services/runner/dist/main.js', {
+      RUNNER_GRPC_PORT: '0',
+      RUNNER_INSTANCE_ID: `runner-${i + 1}-${namespace || 'default'}`,
+      ...(options.runnerEnv ?? {}),
+    });
   const gatewayPorts = options.gatewayPorts ?? [];
   const gateways = [];
   for (let i = 0; i < (options.gateways ?? 2); i++) {
     const port = gatewayPorts[i] ?? (await freePort());
-    start(`gateway-${i + 1}`, 'services/gateway/dist/main.js', { PORT: String(port), HOST: '127.0.0.1', TASKS_GRPC_ADDR: tasksAddress, LINKER_GRPC_ADDR: `127.0.0.1:${linkerPort}`, ...(options.gatewayEnv ?? {}) });
+    start(`gateway-${i + 1}`, 'services/gateway/dist/main.js', {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      TASKS_GRPC_ADDR: tasksAddress,
+      LINKER_GRPC_ADDR: `127.0.0.1:${linkerPort}`,
+      ...(options.gatewayEnv ?? {}),
+    });
     gateways.push(`http://127.0.0.1:${port}`);
   }
   for (const g of gateways) {
     await waitFor(async () => (await fetch(`${g}/readyz`)).ok, 120_000, `gateway ${g}`);
   }
   const dead = [...procs.values()].filter((p) => p.exited);
-  if (dead.length) throw new Error(`processes exited during start-up: ${dead.map((d) => `${d.name} (${d.code}), see ${logDir}/${d.name}.log`).join(', ')}`);
+  if (dead.length)
+    throw new Error(
+      `processes exited during start-up: ${dead.map((d) => `${d.name} (${d.code}), see ${logDir}/${d.name}.log`).join(', ')}`,
+    );
   const stopOne = async (entry, signal = 'SIGTERM', timeoutMs = 20_000) => {
     if (entry.exited) return;
     entry.child.kill(signal);
@@ -113,7 +141,12 @@ export async function startCluster(options = {}) {
     credentials() {
       const text = readFileSync(join(logDir, 'tasks.log'), 'utf8');
       const m = (label) => new RegExp(`${label}:\\s+(\\S+)`).exec(text)?.[1];
-      return { a2aKey: m('a2a key'), invokeKey: m('invoke key'), adminToken: m('admin token'), operatorToken: m('operator token') };
+      return {
+        a2aKey: m('a2a key'),
+        invokeKey: m('invoke key'),
+        adminToken: m('admin token'),
+        operatorToken: m('operator token'),
+      };
     },
     /** Kills a process hard (SIGKILL), as a crash would. */
     async kill(name) {
@@ -133,7 +166,8 @@ export async function startCluster(options = {}) {
       const order = [...procs.values()].reverse();
       for (const p of order.filter((x) => x.name.startsWith('gateway'))) await stopOne(p);
       await Promise.all(order.filter((x) => x.name.startsWith('runner')).map((p) => stopOne(p)));
-      for (const p of order.filter((x) => !x.name.startsWith('gateway') && !x.name.startsWith('runner'))) await stopOne(p);
+      for (const p of order.filter((x) => !x.name.startsWith('gateway') && !x.name.startsWith('runner')))
+        await stopOne(p);
     },
   };
 }
@@ -165,7 +199,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const started = Date.now();
   // The engines this command starts, it stops on exit (those already running are left running).
   const enginesBefore = ENGINES.filter(engineRunning);
-  const cluster = await startCluster({ gatewayPorts: [Number(process.env.PORT ?? 8080), Number(process.env.PORT2 ?? 8081)], namespace: process.env.NAMESPACE ?? '' });
+  const cluster = await startCluster({
+    gatewayPorts: [Number(process.env.PORT ?? 8080), Number(process.env.PORT2 ?? 8081)],
+    namespace: process.env.NAMESPACE ?? '',
+  });
   const creds = cluster.credentials();
   const lines = [
     '',
@@ -176,8 +213,17 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     `  logs:      ${cluster.logDir}`,
     `  card:      ${cluster.gateways[0]}/agents/demo-echo/.well-known/agent-card.json`,
   ];
-  if (creds.a2aKey) lines.push(`  a2a key:   ${creds.a2aKey} (created now; shown once)`, `  invoke key: ${creds.invokeKey}`, `  admin token: ${creds.adminToken}`, `  operator token: ${creds.operatorToken}`);
-  else lines.push('  demo data existed already: use the credentials printed when it was created (or create a key with the management API)');
+  if (creds.a2aKey)
+    lines.push(
+      `  a2a key:   ${creds.a2aKey} (created now; shown once)`,
+      `  invoke key: ${creds.invokeKey}`,
+      `  admin token: ${creds.adminToken}`,
+      `  operator token: ${creds.operatorToken}`,
+    );
+  else
+    lines.push(
+      '  demo data existed already: use the credentials printed when it was created (or create a key with the management API)',
+    );
   const ownEngines = ENGINES.filter((e) => !enginesBefore.includes(e));
   lines.push(
     ownEngines.length > 0
@@ -202,7 +248,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
   setInterval(() => {
-    for (const p of cluster.procs.values()) if (p.exited && !stopping) process.stdout.write(`process ${p.name} exited (${p.code}); see ${cluster.logDir}/${p.name}.log\n`);
+    for (const p of cluster.procs.values())
+      if (p.exited && !stopping)
+        process.stdout.write(`process ${p.name} exited (${p.code}); see ${cluster.logDir}/${p.name}.log\n`);
   }, 5000).unref();
   await new Promise(() => undefined);
 }

@@ -28,10 +28,14 @@ try {
   const fresh = join(tmp, 'gen');
   const committed = join(protoDir, 'gen');
   if (check) {
-    const a = files(fresh).map((f) => relative(fresh, f)).sort();
+    const a = files(fresh)
+      .map((f) => relative(fresh, f))
+      .sort();
     let b = [];
     try {
-      b = files(committed).map((f) => relative(committed, f)).sort();
+      b = files(committed)
+        .map((f) => relative(committed, f))
+        .sort();
     } catch {
       b = [];
     }
@@ -39,7 +43,8 @@ try {
     for (const f of new Set([...a, ...b])) {
       if (!a.includes(f)) problems.push(`stale: proto/gen/${f}`);
       else if (!b.includes(f)) problems.push(`missing: proto/gen/${f}`);
-      else if (!readFileSync(join(fresh, f)).equals(readFileSync(join(committed, f)))) problems.push(`differs: proto/gen/${f}`);
+      else if (!readFileSync(join(fresh, f)).equals(readFileSync(join(committed, f))))
+        problems.push(`differs: proto/gen/${f}`);
     }
     if (problems.length) {
       process.stderr.write(`Generated code is out of date; run \`npm run gen\` and commit:\n${problems.join('\n')}\n`);

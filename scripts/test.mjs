@@ -11,7 +11,8 @@ const engines = ['redis', 'kafka', 'ferretdb'];
 const skipEngines = process.env.SKIP_ENGINES === '1';
 const log = (m) => process.stdout.write(`[test] ${m}\n`);
 
-const running = (e) => spawnSync(join(root, 'scripts/engines', `${e}.sh`), ['status'], { stdio: 'ignore' }).status === 0;
+const running = (e) =>
+  spawnSync(join(root, 'scripts/engines', `${e}.sh`), ['status'], { stdio: 'ignore' }).status === 0;
 
 let startedByUs = [];
 const env = { ...process.env };

@@ -17,8 +17,13 @@ async function main(): Promise<void> {
     `  management API: ${base}/api/v1 (Authorization: Bearer <user token>; see docs/openapi/management.yaml)`,
   ];
   if (seed) {
-    lines.push(`  deployment id:  ${seed.deploymentId}`, `  agent catalog:  ${base}/deployments/${seed.deploymentId}/.well-known/agent-catalog.json`, '  agent cards (demo agents):');
-    for (const id of seed.agentIds.filter((a) => a !== 'demo-task-agent')) lines.push(`    ${id.padEnd(18)} ${base}/agents/${id}/.well-known/agent-card.json`);
+    lines.push(
+      `  deployment id:  ${seed.deploymentId}`,
+      `  agent catalog:  ${base}/deployments/${seed.deploymentId}/.well-known/agent-catalog.json`,
+      '  agent cards (demo agents):',
+    );
+    for (const id of seed.agentIds.filter((a) => a !== 'demo-task-agent'))
+      lines.push(`    ${id.padEnd(18)} ${base}/agents/${id}/.well-known/agent-card.json`);
     lines.push('  demo Task Agent: demo-task-agent (A2A is not available for Task Agents)');
     if (seed.credentials) {
       lines.push(

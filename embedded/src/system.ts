@@ -80,20 +80,41 @@ export interface SystemOptions {
  */
 export async function startSystem(options: SystemOptions): Promise<System> {
   // One process, no load balancer to tell: the gateway need not answer 503 for a while before it closes.
-  const env = { TASKS_GRPC_PORT: '0', RUNNER_GRPC_PORT: '0', WEBHOOKS_GRPC_PORT: '0', SHUTDOWN_READINESS_DELAY_MS: '0', ...(options.env ?? {}) };
+  const env = {
+    TASKS_GRPC_PORT: '0',
+    RUNNER_GRPC_PORT: '0',
+    WEBHOOKS_GRPC_PORT: '0',
+    SHUTDOWN_READINESS_DELAY_MS: '0',
+    ...(options.env ?? {}),
+  };
   const e = options.engines ?? inMemoryEngines();
   const log = options.log;
   const tasks = await startTasksApp(
-    { store: e.store, blobs: e.blobs, bus: e.bus, eventLog: e.eventLog, cache: e.cache, clock: e.clock, ids: e.ids, log: log.child({ service: 'tasks' }) },
+    {
+      store: e.store,
+      blobs: e.blobs,
+      bus: e.bus,
+      eventLog: e.eventLog,
+      cache: e.cache,
+      clock: e.clock,
+      ids: e.ids,
+      log: log.child({ service: 'tasks' }),
+    },
     loadTasksConfig(env),
   );
   const runners: RunnerApp[] = [];
   for (let i = 0; i < (options.runners ?? 1); i++) {
     runners.push(
-      await startRunnerApp({ bus: e.bus, clock: e.clock, log: log.child({ service: 'runner', replica: i }) }, loadRunnerConfig(env, `runner-${i}-${process.pid}`)),
+      await startRunnerApp(
+        { bus: e.bus, clock: e.clock, log: log.child({ service: 'runner', replica: i }) },
+        loadRunnerConfig(env, `runner-${i}-${process.pid}`),
+      ),
     );
   }
-  const webhooks = await startWebhooksApp({ bus: e.bus, log: log.child({ service: 'webhooks' }) }, loadWebhooksConfig(env));
+  const webhooks = await startWebhooksApp(
+    { bus: e.bus, log: log.child({ service: 'webhooks' }) },
+    loadWebhooksConfig(env),
+  );
   const linkerConfig = loadLinkerConfig({ ...env, STORE: 'memory', LINKER_GRPC_PORT: '0' });
   const linker = await createLinkerApp({
     store: e.store,
@@ -106,8 +127,20 @@ export async function startSystem(options: SystemOptions): Promise<System> {
   });
   const linkerGrpc = await linker.start();
   const gateway = await startGatewayApp(
-    { cache: e.cache, limiter: e.limiter, clock: e.clock, log: log.child({ service: 'gateway' }), ...(options.resolver ? { resolver: options.resolver } : {}) },
-    loadGatewayConfig({ PORT: '8080', HOST: '127.0.0.1', ...env, TASKS_GRPC_ADDR: tasks.grpc.address, LINKER_GRPC_ADDR: linkerGrpc.address }),
+    {
+      cache: e.cache,
+      limiter: e.limiter,
+      clock: e.clock,
+      log: log.child({ service: 'gateway' }),
+      ...(options.resolver ? { resolver: options.resolver } : {}),
+    },
+    loadGatewayConfig({
+      PORT: '8080',
+      HOST: '127.0.0.1',
+      ...env,
+      TASKS_GRPC_ADDR: tasks.grpc.address,
+      LINKER_GRPC_ADDR: linkerGrpc.address,
+    }),
   );
   let closing: Promise<void> | undefined;
   return {

@@ -4,7 +4,11 @@ import { conformanceResolver, describeConformance } from './suite';
 
 // Embedded layout: the five services in this process, in-memory adapters (what `npm start` runs).
 describeConformance('embedded', async () => {
-  const system = await startSystem({ env: { PORT: '0', HOST: '127.0.0.1' }, log: silentLogger(), resolver: conformanceResolver });
+  const system = await startSystem({
+    env: { PORT: '0', HOST: '127.0.0.1' },
+    log: silentLogger(),
+    resolver: conformanceResolver,
+  });
   const creds = system.tasks.seed!.credentials!;
   return {
     baseUrl: system.baseUrl,

@@ -48,7 +48,8 @@ export function buildCases(seed: number, count: number): FuzzCase[] {
   const rnd = prng(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
   const int = (n: number): number => Math.floor(rnd() * n);
-  const randomString = (n: number): string => Array.from({ length: n }, () => String.fromCharCode(32 + int(95))).join('');
+  const randomString = (n: number): string =>
+    Array.from({ length: n }, () => String.fromCharCode(32 + int(95))).join('');
 
   const wrongValues: Json[] = [
     null,
@@ -89,18 +90,33 @@ export function buildCases(seed: number, count: number): FuzzCase[] {
     { path: ['params'], allowed: () => false },
     { path: ['params', 'message'], allowed: () => false },
     { path: ['params', 'message', 'role'], allowed: () => false },
-    { path: ['params', 'message', 'messageId'], allowed: (v) => typeof v === 'string' && v.length > 0 && v.length <= 256 },
+    {
+      path: ['params', 'message', 'messageId'],
+      allowed: (v) => typeof v === 'string' && v.length > 0 && v.length <= 256,
+    },
     { path: ['params', 'message', 'parts'], allowed: () => false },
     { path: ['params', 'message', 'parts', 0], allowed: () => false },
     { path: ['params', 'message', 'parts', 0, 'kind'], allowed: () => false },
     { path: ['params', 'message', 'parts', 0, 'text'], allowed: (v) => typeof v === 'string' && v.length <= 1_000_000 },
     { path: ['params', 'message', 'kind'], allowed: () => false },
-    { path: ['params', 'message', 'contextId'], allowed: (v) => v === null || (typeof v === 'string' && v.length > 0 && v.length <= 256) },
+    {
+      path: ['params', 'message', 'contextId'],
+      allowed: (v) => v === null || (typeof v === 'string' && v.length > 0 && v.length <= 256),
+    },
     { path: ['params', 'message', 'taskId'], allowed: (v) => v === null },
-    { path: ['params', 'message', 'metadata'], allowed: (v) => v === null || (typeof v === 'object' && !Array.isArray(v)) },
-    { path: ['params', 'message', 'parts', 0, 'metadata'], allowed: (v) => v === null || (typeof v === 'object' && !Array.isArray(v)) },
+    {
+      path: ['params', 'message', 'metadata'],
+      allowed: (v) => v === null || (typeof v === 'object' && !Array.isArray(v)),
+    },
+    {
+      path: ['params', 'message', 'parts', 0, 'metadata'],
+      allowed: (v) => v === null || (typeof v === 'object' && !Array.isArray(v)),
+    },
     { path: ['params', 'configuration'], allowed: (v) => v === null || (typeof v === 'object' && !Array.isArray(v)) },
-    { path: ['params', 'configuration', 'historyLength'], allowed: (v) => v === null || (typeof v === 'number' && Number.isInteger(v) && v >= 0) },
+    {
+      path: ['params', 'configuration', 'historyLength'],
+      allowed: (v) => v === null || (typeof v === 'number' && Number.isInteger(v) && v >= 0),
+    },
     { path: ['params', 'configuration', 'blocking'], allowed: (v) => v === null || typeof v === 'boolean' },
     { path: ['params', 'configuration', 'pushNotificationConfig'], allowed: (v) => v === null },
   ];
@@ -116,7 +132,17 @@ export function buildCases(seed: number, count: number): FuzzCase[] {
     setAt(b, ['params', 'message', 'parts'], [{ kind: 'file', file }]);
     return b;
   };
-  const badBase64 = ['***', 'aGk', 'a GVsbG8=', '=aGk', 'aGk=aGk=', 'aGVsbG8==', '\u00e9\u00e9\u00e9\u00e9', 'aGVs\nbG8=', huge(4097, '!')];
+  const badBase64 = [
+    '***',
+    'aGk',
+    'a GVsbG8=',
+    '=aGk',
+    'aGk=aGk=',
+    'aGVsbG8==',
+    '\u00e9\u00e9\u00e9\u00e9',
+    'aGVs\nbG8=',
+    huge(4097, '!'),
+  ];
   const wrongFiles: Json[] = [
     ...badBase64.map((bytes) => ({ name: 'f.txt', mimeType: 'text/plain', bytes })),
     { name: 'f.txt', bytes: 'aGk=' },
@@ -133,7 +159,15 @@ export function buildCases(seed: number, count: number): FuzzCase[] {
     'aGk=',
     null,
   ];
-  const methods = ['tasks/get', 'tasks/cancel', 'tasks/resubscribe', 'tasks/pushNotificationConfig/get', 'tasks/pushNotificationConfig/list', 'tasks/pushNotificationConfig/delete', 'tasks/pushNotificationConfig/set'];
+  const methods = [
+    'tasks/get',
+    'tasks/cancel',
+    'tasks/resubscribe',
+    'tasks/pushNotificationConfig/get',
+    'tasks/pushNotificationConfig/list',
+    'tasks/pushNotificationConfig/delete',
+    'tasks/pushNotificationConfig/set',
+  ];
   const stringifyBody = (b: Json): string => JSON.stringify(b);
   const idOf = (b: { [k: string]: Json }): string | number | null => {
     const id = b.id;
@@ -162,7 +196,21 @@ export function buildCases(seed: number, count: number): FuzzCase[] {
       }
     },
     () => ({ name: 'garbage', body: randomString(1 + int(300)), expectId: null }),
-    () => ({ name: 'not JSON at all', body: pick(['<html></html>', 'undefined', 'NaN', "{'a':1}", '{"a":1,}', '[1,]', '{"jsonrpc":"2.0"', '\u0000', 'null null']), expectId: null }),
+    () => ({
+      name: 'not JSON at all',
+      body: pick([
+        '<html></html>',
+        'undefined',
+        'NaN',
+        "{'a':1}",
+        '{"a":1,}',
+        '[1,]',
+        '{"jsonrpc":"2.0"',
+        '\u0000',
+        'null null',
+      ]),
+      expectId: null,
+    }),
     // Wrong types at every field.
     () => {
       const b = validSend();
@@ -174,7 +222,12 @@ export function buildCases(seed: number, count: number): FuzzCase[] {
     },
     () => {
       const b = validSend();
-      const id = pick(wrongValues.filter((v) => !(typeof v === 'string' && v.length <= 256) && !(typeof v === 'number' && Number.isFinite(v)) && v !== null));
+      const id = pick(
+        wrongValues.filter(
+          (v) =>
+            !(typeof v === 'string' && v.length <= 256) && !(typeof v === 'number' && Number.isFinite(v)) && v !== null,
+        ),
+      );
       b.id = id;
       return { name: 'wrong id type', body: stringifyBody(b), expectId: null };
     },
@@ -185,13 +238,28 @@ export function buildCases(seed: number, count: number): FuzzCase[] {
     },
     () => {
       const method = pick(methods);
-      const params: Json = pick([{}, { id: pick(wrongValues.filter((v) => typeof v !== 'string' || v.length === 0 || v.length > 256)) }, { taskId: 5 }, [], 'x', 7]);
+      const params: Json = pick([
+        {},
+        { id: pick(wrongValues.filter((v) => typeof v !== 'string' || v.length === 0 || v.length > 256)) },
+        { taskId: 5 },
+        [],
+        'x',
+        7,
+      ]);
       const b = { jsonrpc: '2.0', id: int(1e6), method, params };
       return { name: `${method} with bad params`, body: stringifyBody(b), expectId: b.id };
     },
     // Unknown methods.
     () => {
-      const method = pick([randomString(1 + int(40)), 'message/sendd', 'tasks/list', 'rpc.discover', '__proto__', 'constructor', huge(10_000, 'm')]);
+      const method = pick([
+        randomString(1 + int(40)),
+        'message/sendd',
+        'tasks/list',
+        'rpc.discover',
+        '__proto__',
+        'constructor',
+        huge(10_000, 'm'),
+      ]);
       const b = { jsonrpc: '2.0', id: `m-${int(1e6)}`, method, params: {} };
       return { name: 'unknown method', body: stringifyBody(b), expectId: b.id };
     },
@@ -210,7 +278,8 @@ export function buildCases(seed: number, count: number): FuzzCase[] {
       if (which === 'contextId') setAt(b, ['params', 'message', 'contextId'], big);
       if (which === 'method') b.method = big;
       if (which === 'id') b.id = big;
-      if (which === 'mimeType') setAt(b, ['params', 'message', 'parts'], [{ kind: 'file', file: { name: 'f', mimeType: big, bytes: 'aGk=' } }]);
+      if (which === 'mimeType')
+        setAt(b, ['params', 'message', 'parts'], [{ kind: 'file', file: { name: 'f', mimeType: big, bytes: 'aGk=' } }]);
       return { name: `huge ${which}`, body: stringifyBody(b), expectId: which === 'id' ? null : idOf(b) };
     },
     // Deep nesting in the envelope, the params and the metadata.
@@ -233,36 +302,81 @@ export function buildCases(seed: number, count: number): FuzzCase[] {
       const b = validSend();
       const [head, tail] = stringifyBody(b).split('fuzz') as [string, string];
       const bad = pick([[0xff], [0xc3, 0x28], [0xed, 0xa0, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xe2, 0x82]]);
-      return { name: 'invalid UTF-8', body: Buffer.concat([Buffer.from(head), Buffer.from(bad), Buffer.from(tail)]), expectId: null };
+      return {
+        name: 'invalid UTF-8',
+        body: Buffer.concat([Buffer.from(head), Buffer.from(bad), Buffer.from(tail)]),
+        expectId: null,
+      };
     },
     // Empty bodies and odd content types with bad bodies.
-    () => ({ name: 'empty body', body: '', headers: { 'Content-Type': pick(['application/json', 'text/plain', 'application/octet-stream']) }, expectId: null }),
+    () => ({
+      name: 'empty body',
+      body: '',
+      headers: { 'Content-Type': pick(['application/json', 'text/plain', 'application/octet-stream']) },
+      expectId: null,
+    }),
     () => ({
       name: 'form-encoded body',
       body: 'jsonrpc=2.0&method=message%2Fsend&id=1',
-      headers: { 'Content-Type': pick(['application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'text/html', 'application/xml']) },
+      headers: {
+        'Content-Type': pick([
+          'application/x-www-form-urlencoded',
+          'multipart/form-data; boundary=x',
+          'text/html',
+          'application/xml',
+        ]),
+      },
       expectId: null,
     }),
-    () => ({ name: 'gzip that is not gzip', body: 'definitely not gzip', headers: { 'Content-Encoding': 'gzip' }, expectId: null }),
-    () => ({ name: 'unknown content encoding', body: stringifyBody(validSend()), headers: { 'Content-Encoding': pick(['br', 'compress', 'x-unknown']) }, expectId: null }),
+    () => ({
+      name: 'gzip that is not gzip',
+      body: 'definitely not gzip',
+      headers: { 'Content-Encoding': 'gzip' },
+      expectId: null,
+    }),
+    () => ({
+      name: 'unknown content encoding',
+      body: stringifyBody(validSend()),
+      headers: { 'Content-Encoding': pick(['br', 'compress', 'x-unknown']) },
+      expectId: null,
+    }),
     () => {
       const b = validSend();
       b.method = 'tasks/get';
       b.params = { id: 5 };
-      return { name: 'gzipped bad request', body: gzipSync(stringifyBody(b)), headers: { 'Content-Encoding': 'gzip' }, expectId: b.id as string };
+      return {
+        name: 'gzipped bad request',
+        body: gzipSync(stringifyBody(b)),
+        headers: { 'Content-Encoding': 'gzip' },
+        expectId: b.id as string,
+      };
     },
     // Batches and other non-object bodies.
-    () => ({ name: 'batch', body: stringifyBody(pick([[validSend(), validSend()], [], [1, 2], [{}]])), expectId: null }),
+    () => ({
+      name: 'batch',
+      body: stringifyBody(pick([[validSend(), validSend()], [], [1, 2], [{}]])),
+      expectId: null,
+    }),
     () => ({ name: 'scalar body', body: pick(['1', '"a string"', 'true', 'null', '[]', '{}']), expectId: null }),
     // Unsupported versions and the 0.1 generation.
     () => {
       const b = validSend();
       if (rnd() < 0.5) b.method = pick(['tasks/send', 'tasks/sendSubscribe']);
-      return { name: 'unsupported version', body: stringifyBody(b), expectId: b.id as string, ...(b.method === 'message/send' ? { path: pick(['/v0.1', '/v1.0', '/v9']) } : {}) };
+      return {
+        name: 'unsupported version',
+        body: stringifyBody(b),
+        expectId: b.id as string,
+        ...(b.method === 'message/send' ? { path: pick(['/v0.1', '/v1.0', '/v9']) } : {}),
+      };
     },
     () => {
       const b = validSend();
-      return { name: 'unsupported A2A-Version header', body: stringifyBody(b), headers: { 'A2A-Version': pick(['1.0', '0.1', 'x', '0.3.0.0']) }, expectId: b.id as string };
+      return {
+        name: 'unsupported A2A-Version header',
+        body: stringifyBody(b),
+        headers: { 'A2A-Version': pick(['1.0', '0.1', 'x', '0.3.0.0']) },
+        expectId: b.id as string,
+      };
     },
   ];
 
@@ -270,11 +384,31 @@ export function buildCases(seed: number, count: number): FuzzCase[] {
   for (let i = 0; i < count; i++) cases.push(generators[i % generators.length]!());
   // And a few fixed, nasty ones.
   cases.push({ name: '100k levels of [', body: '['.repeat(100_000), expectId: null });
-  cases.push({ name: '100k levels of [ ] closed', body: `${'['.repeat(100_000)}${']'.repeat(100_000)}`, expectId: null });
-  cases.push({ name: '100k levels of {"a":', body: `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`, expectId: null });
-  cases.push({ name: 'deep id', body: `{"jsonrpc":"2.0","id":${'['.repeat(50_000)}${']'.repeat(50_000)},"method":"tasks/get","params":{"id":"x"}}`, expectId: null });
-  cases.push({ name: 'BOM then JSON', body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"jsonrpc":"2.0","id":"bom","method":"nope"}')]), expectId: 'bom' });
-  cases.push({ name: '__proto__ params', body: '{"jsonrpc":"2.0","id":"proto","method":"message/send","params":{"__proto__":{"message":1}}}', expectId: 'proto' });
+  cases.push({
+    name: '100k levels of [ ] closed',
+    body: `${'['.repeat(100_000)}${']'.repeat(100_000)}`,
+    expectId: null,
+  });
+  cases.push({
+    name: '100k levels of {"a":',
+    body: `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`,
+    expectId: null,
+  });
+  cases.push({
+    name: 'deep id',
+    body: `{"jsonrpc":"2.0","id":${'['.repeat(50_000)}${']'.repeat(50_000)},"method":"tasks/get","params":{"id":"x"}}`,
+    expectId: null,
+  });
+  cases.push({
+    name: 'BOM then JSON',
+    body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"jsonrpc":"2.0","id":"bom","method":"nope"}')]),
+    expectId: 'bom',
+  });
+  cases.push({
+    name: '__proto__ params',
+    body: '{"jsonrpc":"2.0","id":"proto","method":"message/send","params":{"__proto__":{"message":1}}}',
+    expectId: 'proto',
+  });
   return cases;
 }
 
@@ -284,15 +418,24 @@ describe('A2A fuzz: bad input always gets a well-formed JSON-RPC error', () => {
   let agent: string;
 
   beforeAll(async () => {
-    system = await startSystem({ env: { PORT: '0', HOST: '127.0.0.1', BODY_LIMIT_BYTES: String(BODY_LIMIT_BYTES) }, log: silentLogger(), resolver: conformanceResolver });
+    system = await startSystem({
+      env: { PORT: '0', HOST: '127.0.0.1', BODY_LIMIT_BYTES: String(BODY_LIMIT_BYTES) },
+      log: silentLogger(),
+      resolver: conformanceResolver,
+    });
     key = system.tasks.seed!.credentials!.a2aKey;
     const sut = { tasksAddress: system.tasks.grpc.address, subscriptionId: system.tasks.seed!.subscriptionId };
     // An agent of its own with a rate limit the fuzz cannot reach.
-    agent = String((await manage(sut, 'admin', 'agents.create', { name: 'Fuzz target', description: 'fuzz', type: 'AI Agent' })).id);
+    agent = String(
+      (await manage(sut, 'admin', 'agents.create', { name: 'Fuzz target', description: 'fuzz', type: 'AI Agent' })).id,
+    );
     await manage(sut, 'admin', 'agents.publishVersion', { agentId: agent, version: '1.0.0', runtime: 'demo:echo' });
     await manage(sut, 'admin', 'agents.promote', { agentId: agent, version: '1.0.0' });
     await manage(sut, 'admin', 'deployments.addAgent', { deploymentId: 'demo-deployment', agentId: agent });
-    await manage(sut, 'admin', 'settings.update', { agentId: agent, settings: { a2aEnabled: true, rateLimitPerMinute: 1_000_000 } });
+    await manage(sut, 'admin', 'settings.update', {
+      agentId: agent,
+      settings: { a2aEnabled: true, rateLimitPerMinute: 1_000_000 },
+    });
   }, 120_000);
   afterAll(async () => {
     await system?.close();
@@ -302,7 +445,11 @@ describe('A2A fuzz: bad input always gets a well-formed JSON-RPC error', () => {
     const path = c.path ?? pick2(c.name);
     const res = await fetch(`${system.baseUrl}/agents/${agent}/a2a${path}`, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${key}`, ...(typeof c.body === 'string' ? { 'Content-Type': 'application/json' } : {}), ...(c.headers ?? {}) },
+      headers: {
+        Authorization: `Bearer ${key}`,
+        ...(typeof c.body === 'string' ? { 'Content-Type': 'application/json' } : {}),
+        ...(c.headers ?? {}),
+      },
       body: c.body,
     });
     return { status: res.status, contentType: res.headers.get('content-type') ?? '', text: await res.text() };
@@ -330,10 +477,12 @@ describe('A2A fuzz: bad input always gets a well-formed JSON-RPC error', () => {
       if (/<html|<!doctype/i.test(r.text)) problems.push('HTML');
       if (body?.jsonrpc !== '2.0') problems.push('jsonrpc');
       if (body?.result !== undefined) problems.push('a result');
-      if (!Number.isInteger(body?.error?.code) || !KNOWN_CODES.has(body.error.code)) problems.push(`code ${body?.error?.code}`);
+      if (!Number.isInteger(body?.error?.code) || !KNOWN_CODES.has(body.error.code))
+        problems.push(`code ${body?.error?.code}`);
       if (typeof body?.error?.message !== 'string') problems.push('message');
       if (body?.error?.data?.code === 'INTERNAL') problems.push('internal error');
-      if (!Object.prototype.hasOwnProperty.call(body ?? {}, 'id') || body.id !== c.expectId) problems.push(`id ${JSON.stringify(body?.id)} instead of ${JSON.stringify(c.expectId)}`);
+      if (!Object.prototype.hasOwnProperty.call(body ?? {}, 'id') || body.id !== c.expectId)
+        problems.push(`id ${JSON.stringify(body?.id)} instead of ${JSON.stringify(c.expectId)}`);
       if (problems.length > 0) failures.push(`${where}: ${problems.join(', ')}: ${r.text.slice(0, 160)}`);
     }
     expect(failures).toEqual([]);
@@ -342,17 +491,38 @@ describe('A2A fuzz: bad input always gets a well-formed JSON-RPC error', () => {
 
     // The server is still up and still serves real requests.
     expect((await fetch(`${system.baseUrl}/healthz`)).status).toBe(200);
-    const ok = await rpc(`${system.baseUrl}/agents/${agent}/a2a`, { jsonrpc: '2.0', id: 'after', method: 'message/send', params: { message: textMessage('still alive') } }, { key });
+    const ok = await rpc(
+      `${system.baseUrl}/agents/${agent}/a2a`,
+      { jsonrpc: '2.0', id: 'after', method: 'message/send', params: { message: textMessage('still alive') } },
+      { key },
+    );
     expect(ok.body.result.status.state).toBe('completed');
   }, 90_000);
 
   it('a body over the limit (BODY_LIMIT_BYTES) gets a JSON-RPC-shaped error with HTTP 413, not an HTML page', async () => {
-    const big = JSON.stringify({ jsonrpc: '2.0', id: 'big', method: 'message/send', params: { message: textMessage('x'.repeat(BODY_LIMIT_BYTES + 10)) } });
-    const res = await fetch(`${system.baseUrl}/agents/${agent}/a2a`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: big });
+    const big = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 'big',
+      method: 'message/send',
+      params: { message: textMessage('x'.repeat(BODY_LIMIT_BYTES + 10)) },
+    });
+    const res = await fetch(`${system.baseUrl}/agents/${agent}/a2a`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      body: big,
+    });
     expect(res.status).toBe(413);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    const body = (await res.json()) as { jsonrpc: string; id: unknown; error: { code: number; message: string; data: { code: string } } };
-    expect(body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: expect.any(Number), message: expect.any(String), data: { code: 'PAYLOAD_TOO_LARGE' } } });
+    const body = (await res.json()) as {
+      jsonrpc: string;
+      id: unknown;
+      error: { code: number; message: string; data: { code: string } };
+    };
+    expect(body).toMatchObject({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: expect.any(Number), message: expect.any(String), data: { code: 'PAYLOAD_TOO_LARGE' } },
+    });
     expect(KNOWN_CODES.has(body.error.code)).toBe(true);
     // Announced too large by Content-Length alone, and streamed without a length: the same answer.
     const chunked = await fetch(`${system.baseUrl}/agents/${agent}/a2a`, {
@@ -377,7 +547,12 @@ describe('A2A fuzz: bad input always gets a well-formed JSON-RPC error', () => {
       const res = await fetch(`${system.baseUrl}/agents/${agent}/a2a`, {
         method: 'POST',
         headers: { Authorization: `Bearer ${key}`, 'Content-Type': contentType },
-        body: JSON.stringify({ jsonrpc: '2.0', id: contentType, method: 'message/send', params: { message: textMessage(contentType) } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: contentType,
+          method: 'message/send',
+          params: { message: textMessage(contentType) },
+        }),
       });
       expect(res.status).toBe(200);
       const body = (await res.json()) as { id: string; result: { status: { state: string } } };
@@ -387,15 +562,27 @@ describe('A2A fuzz: bad input always gets a well-formed JSON-RPC error', () => {
   });
 
   it('other HTTP methods and unknown sub-paths of the endpoint answer JSON-RPC-shaped JSON, never HTML', async () => {
-    for (const [method, path] of [['GET', ''], ['PUT', '/v0.3'], ['DELETE', '/v0.2'], ['PATCH', '']] as const) {
-      const res = await fetch(`${system.baseUrl}/agents/${agent}/a2a${path}`, { method, headers: { Authorization: `Bearer ${key}` } });
+    for (const [method, path] of [
+      ['GET', ''],
+      ['PUT', '/v0.3'],
+      ['DELETE', '/v0.2'],
+      ['PATCH', ''],
+    ] as const) {
+      const res = await fetch(`${system.baseUrl}/agents/${agent}/a2a${path}`, {
+        method,
+        headers: { Authorization: `Bearer ${key}` },
+      });
       expect(res.status).toBeLessThan(500);
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
       const body = (await res.json()) as { jsonrpc: string; error: { code: number } };
       expect(body.jsonrpc).toBe('2.0');
       expect(KNOWN_CODES.has(body.error.code)).toBe(true);
     }
-    const deeper = await rpc(`${system.baseUrl}/agents/${agent}/a2a/v0.3/extra`, { jsonrpc: '2.0', id: 'deep', method: 'message/send', params: {} }, { key });
+    const deeper = await rpc(
+      `${system.baseUrl}/agents/${agent}/a2a/v0.3/extra`,
+      { jsonrpc: '2.0', id: 'deep', method: 'message/send', params: {} },
+      { key },
+    );
     expect(deeper.status).toBeLessThan(500);
     expect(deeper.headers.get('content-type')).toMatch(/^application\/json/);
     expect(deeper.body.jsonrpc).toBe('2.0');
@@ -407,7 +594,11 @@ describe('A2A server-side failure', () => {
   let system: System;
 
   beforeAll(async () => {
-    system = await startSystem({ env: { PORT: '0', HOST: '127.0.0.1' }, log: silentLogger(), resolver: conformanceResolver });
+    system = await startSystem({
+      env: { PORT: '0', HOST: '127.0.0.1' },
+      log: silentLogger(),
+      resolver: conformanceResolver,
+    });
   }, 120_000);
   afterAll(async () => {
     await system?.close();
@@ -417,13 +608,29 @@ describe('A2A server-side failure', () => {
     const key = system.tasks.seed!.credentials!.a2aKey;
     const url = `${system.baseUrl}/agents/demo-echo/a2a`;
     // Warm the gateway's key and agent lookups, then take the tasks service away.
-    expect((await rpc(url, { jsonrpc: '2.0', id: 'warm', method: 'message/send', params: { message: textMessage('warm') } }, { key })).body.result.status.state).toBe('completed');
+    expect(
+      (
+        await rpc(
+          url,
+          { jsonrpc: '2.0', id: 'warm', method: 'message/send', params: { message: textMessage('warm') } },
+          { key },
+        )
+      ).body.result.status.state,
+    ).toBe('completed');
     await system.tasks.close();
     for (const method of ['message/send', 'tasks/get', 'message/stream']) {
-      const r = await rpc(url, { jsonrpc: '2.0', id: `down-${method}`, method, params: { message: textMessage('down'), id: 'x' } }, { key });
+      const r = await rpc(
+        url,
+        { jsonrpc: '2.0', id: `down-${method}`, method, params: { message: textMessage('down'), id: 'x' } },
+        { key },
+      );
       expect(r.status).toBe(200);
       expect(r.headers.get('content-type')).toMatch(/^application\/json/);
-      expect(r.body).toMatchObject({ jsonrpc: '2.0', id: `down-${method}`, error: { code: -32603, message: 'Internal error' } });
+      expect(r.body).toMatchObject({
+        jsonrpc: '2.0',
+        id: `down-${method}`,
+        error: { code: -32603, message: 'Internal error' },
+      });
       expect(r.text).not.toMatch(/grpc|ECONNREFUSED|stack|at /i);
     }
     expect((await fetch(`${system.baseUrl}/healthz`)).status).toBe(200);

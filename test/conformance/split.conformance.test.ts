@@ -9,10 +9,21 @@ import { conformanceResolver, describeConformance } from './suite';
 describeConformance('split', async () => {
   const engines = inMemoryEngines();
   const log = silentLogger();
-  const system = await startSystem({ env: { PORT: '0', HOST: '127.0.0.1' }, log, engines, runners: 2, resolver: conformanceResolver });
+  const system = await startSystem({
+    env: { PORT: '0', HOST: '127.0.0.1' },
+    log,
+    engines,
+    runners: 2,
+    resolver: conformanceResolver,
+  });
   const second = await startGatewayApp(
     { cache: engines.cache, limiter: engines.limiter, clock: engines.clock, log, resolver: conformanceResolver },
-    loadGatewayConfig({ PORT: '0', HOST: '127.0.0.1', SHUTDOWN_READINESS_DELAY_MS: '0', TASKS_GRPC_ADDR: system.tasks.grpc.address }),
+    loadGatewayConfig({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      SHUTDOWN_READINESS_DELAY_MS: '0',
+      TASKS_GRPC_ADDR: system.tasks.grpc.address,
+    }),
   );
   const creds = system.tasks.seed!.credentials!;
   return {
@@ -25,7 +36,8 @@ describeConformance('split', async () => {
     close: async () => {
       await second.close();
       await system.close();
-      for (const c of [engines.bus, engines.eventLog, engines.cache, engines.limiter, engines.blobs, engines.store]) await c.close();
+      for (const c of [engines.bus, engines.eventLog, engines.cache, engines.limiter, engines.blobs, engines.store])
+        await c.close();
     },
   };
 });

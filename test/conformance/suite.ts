@@ -1,7 +1,19 @@
 import type { AgentCard, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '@a2a-js/sdk';
 import { A2AClient } from '@a2a-js/sdk/client';
 import type { Resolver } from '@a2a-inbound/runtime';
-import { a2aClient, cardUrl, eventually, manage, rpc, sse, textMessage, uniqueId, type RpcAnswer, type SseFrame, type Sut } from '@a2a-inbound/testing';
+import {
+  a2aClient,
+  cardUrl,
+  eventually,
+  manage,
+  rpc,
+  sse,
+  textMessage,
+  uniqueId,
+  type RpcAnswer,
+  type SseFrame,
+  type Sut,
+} from '@a2a-inbound/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
@@ -61,7 +73,10 @@ async function awayFromWindowEdge(): Promise<void> {
   if (left < 2_000) await new Promise((r) => setTimeout(r, left + 50));
 }
 
-const uriPart = (name: string, mimeType: string, uri: string): Record<string, unknown> => ({ kind: 'file', file: { name, mimeType, uri } });
+const uriPart = (name: string, mimeType: string, uri: string): Record<string, unknown> => ({
+  kind: 'file',
+  file: { name, mimeType, uri },
+});
 
 export interface ConformanceOptions {
   /**
@@ -72,7 +87,11 @@ export interface ConformanceOptions {
   stubbedDns: boolean;
 }
 
-export function describeConformance(layout: string, start: () => Promise<Sut>, options: ConformanceOptions = { stubbedDns: true }): void {
+export function describeConformance(
+  layout: string,
+  start: () => Promise<Sut>,
+  options: ConformanceOptions = { stubbedDns: true },
+): void {
   /** A host that passes the public-address check in this layout. */
   const pub = (label: string): string => (options.stubbedDns ? `${label}.public.example` : '93.184.216.34');
 
@@ -103,12 +122,19 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
       const id = `conf-${(rpcSeq += 1)}`;
       const body: Record<string, unknown> = { jsonrpc: '2.0', id, method };
       if (params !== undefined) body.params = params;
-      const r = await rpc(o.url ?? ep(agent, o.path), body, { key: o.key === null ? undefined : (o.key ?? sut.a2aKey), headers: o.headers ?? {} });
+      const r = await rpc(o.url ?? ep(agent, o.path), body, {
+        key: o.key === null ? undefined : (o.key ?? sut.a2aKey),
+        headers: o.headers ?? {},
+      });
       return { ...r, id };
     }
 
     /** A JSON-RPC error answer: HTTP 200 (unless an HTTP-level refusal), JSON, jsonrpc 2.0, the id echoed. */
-    function expectError(r: Answer, code: number, o: { dataCode?: string; status?: number; echoId?: boolean } = {}): void {
+    function expectError(
+      r: Answer,
+      code: number,
+      o: { dataCode?: string; status?: number; echoId?: boolean } = {},
+    ): void {
       expect(r.status, r.text).toBe(o.status ?? 200);
       expect(r.headers.get('content-type')).toMatch(/^application\/json/);
       expect(r.body).toMatchObject({ jsonrpc: '2.0', error: { code, message: expect.any(String) } });
@@ -126,19 +152,31 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
       return r.body.result as T;
     }
 
-    const send = async (agent: string, msg: Record<string, unknown>, configuration?: Record<string, unknown>, o: { path?: string; url?: string } = {}): Promise<Answer> =>
-      call(agent, 'message/send', { message: msg, ...(configuration ? { configuration } : {}) }, o);
+    const send = async (
+      agent: string,
+      msg: Record<string, unknown>,
+      configuration?: Record<string, unknown>,
+      o: { path?: string; url?: string } = {},
+    ): Promise<Answer> => call(agent, 'message/send', { message: msg, ...(configuration ? { configuration } : {}) }, o);
 
-    const sendOk = async (agent: string, msg: Record<string, unknown>, configuration?: Record<string, unknown>): Promise<Task> => resultOf(await send(agent, msg, configuration));
+    const sendOk = async (
+      agent: string,
+      msg: Record<string, unknown>,
+      configuration?: Record<string, unknown>,
+    ): Promise<Task> => resultOf(await send(agent, msg, configuration));
 
     const getTask = async (agent: string, id: string, historyLength?: number): Promise<Task> =>
       resultOf(await call(agent, 'tasks/get', { id, ...(historyLength === undefined ? {} : { historyLength }) }));
 
     const waitForState = async (agent: string, id: string, state: string): Promise<Task> =>
-      eventually(async () => {
-        const t = await getTask(agent, id);
-        return t.status.state === state ? t : undefined;
-      }, 15_000, 25);
+      eventually(
+        async () => {
+          const t = await getTask(agent, id);
+          return t.status.state === state ? t : undefined;
+        },
+        15_000,
+        25,
+      );
 
     const streamOf = async (
       agent: string,
@@ -147,13 +185,25 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
       o: { url?: string; headers?: Record<string, string>; stopAfter?: (f: SseFrame, all: SseFrame[]) => boolean } = {},
     ): Promise<{ status: number; contentType: string | null; frames: SseFrame[]; id: string }> => {
       const id = `conf-${(rpcSeq += 1)}`;
-      const r = await sse(o.url ?? ep(agent), { jsonrpc: '2.0', id, method, params }, { key: sut.a2aKey, ...(o.headers ? { headers: o.headers } : {}), ...(o.stopAfter ? { stopAfter: o.stopAfter } : {}) });
+      const r = await sse(
+        o.url ?? ep(agent),
+        { jsonrpc: '2.0', id, method, params },
+        {
+          key: sut.a2aKey,
+          ...(o.headers ? { headers: o.headers } : {}),
+          ...(o.stopAfter ? { stopAfter: o.stopAfter } : {}),
+        },
+      );
       return { ...r, id };
     };
 
     const admin = (op: string, params: Record<string, unknown>): Promise<any> => manage(sut, 'admin', op, params);
     const operator = (op: string, params: Record<string, unknown>): Promise<any> => manage(sut, 'operator', op, params);
-    const settings = (agentId: string, s: Record<string, unknown>, role: 'admin' | 'operator' = 'admin'): Promise<any> => manage(sut, role, 'settings.update', { agentId, settings: s });
+    const settings = (
+      agentId: string,
+      s: Record<string, unknown>,
+      role: 'admin' | 'operator' = 'admin',
+    ): Promise<any> => manage(sut, role, 'settings.update', { agentId, settings: s });
 
     /** A fresh AI Agent of its own in the demo deployment, A2A on: settings changes affect nobody else. */
     async function freshAgent(
@@ -165,10 +215,23 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
         name: `Conformance ${label}`,
         description: `Conformance test agent (${label})`,
         type: 'AI Agent',
-        skills: [{ id: 'conf', name: 'Conformance', description: `Runs ${runtime}`, tags: ['conformance'], examples: ['hello'] }],
+        skills: [
+          {
+            id: 'conf',
+            name: 'Conformance',
+            description: `Runs ${runtime}`,
+            tags: ['conformance'],
+            examples: ['hello'],
+          },
+        ],
       });
       const agentId = String(a.id);
-      await admin('agents.publishVersion', { agentId, version: '1.0.0', runtime, runtimeConfig: o.runtimeConfig ?? {} });
+      await admin('agents.publishVersion', {
+        agentId,
+        version: '1.0.0',
+        runtime,
+        runtimeConfig: o.runtimeConfig ?? {},
+      });
       await admin('agents.promote', { agentId, version: '1.0.0' });
       await admin('deployments.addAgent', { deploymentId: DEPLOYMENT, agentId });
       await settings(agentId, { a2aEnabled: true, ...(o.settings ?? {}) });
@@ -176,7 +239,11 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
       return agentId;
     }
 
-    const slowMessage = (workMs: number, text = 'slow work'): Record<string, unknown> => message([{ kind: 'text', text }, { kind: 'data', data: { workMs } }]);
+    const slowMessage = (workMs: number, text = 'slow work'): Record<string, unknown> =>
+      message([
+        { kind: 'text', text },
+        { kind: 'data', data: { workMs } },
+      ]);
 
     /** A running task on a slow agent of its own (blocking: false). */
     async function runningSlowTask(agent: string, workMs: number): Promise<Task> {
@@ -189,7 +256,11 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
       let p: Promise<string> | undefined;
       return (): Promise<string> =>
         (p ??= (async () => {
-          const k = await manage(sut, 'developer', 'keys.create', { name: 'expiring', scopes: ['a2a'], expiresAt: new Date(Date.now() + 800).toISOString() });
+          const k = await manage(sut, 'developer', 'keys.create', {
+            name: 'expiring',
+            scopes: ['a2a'],
+            expiresAt: new Date(Date.now() + 800).toISOString(),
+          });
           return String(k.key);
         })());
     })();
@@ -198,9 +269,17 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
     describe('JSON-RPC methods', () => {
       it('message/send | `message` (Message, required); `configuration` (optional: `historyLength`, `blocking`) | Task. Blocks until the agent answers', async () => {
         const client = await a2aClient(base, ECHO, sut.a2aKey);
-        const res = await client.sendMessage({ message: textMessage('conformance send') as never, configuration: { blocking: true, historyLength: 5 } });
+        const res = await client.sendMessage({
+          message: textMessage('conformance send') as never,
+          configuration: { blocking: true, historyLength: 5 },
+        });
         const task = (res as { result: Task }).result;
-        expect(task).toMatchObject({ kind: 'task', id: expect.any(String), contextId: expect.any(String), status: { state: 'completed', timestamp: expect.any(String) } });
+        expect(task).toMatchObject({
+          kind: 'task',
+          id: expect.any(String),
+          contextId: expect.any(String),
+          status: { state: 'completed', timestamp: expect.any(String) },
+        });
         expect(answerText(task)).toBe('conformance send');
         expect(task.history?.[0]?.parts).toEqual([{ kind: 'text', text: 'conformance send' }]);
         const raw = resultOf(await send(ECHO, textMessage('raw send')));
@@ -219,7 +298,8 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
         }
         const client = await a2aClient(base, ECHO, sut.a2aKey);
         const events: StreamEvent[] = [];
-        for await (const e of client.sendMessageStream({ message: textMessage('sdk stream') as never })) events.push(e as StreamEvent);
+        for await (const e of client.sendMessageStream({ message: textMessage('sdk stream') as never }))
+          events.push(e as StreamEvent);
         expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } });
       });
 
@@ -227,7 +307,12 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
         const sent = await sendOk(ECHO, textMessage('get me'));
         const client = await a2aClient(base, ECHO, sut.a2aKey);
         const got = (await client.getTask({ id: sent.id })) as { result: Task };
-        expect(got.result).toMatchObject({ kind: 'task', id: sent.id, contextId: sent.contextId, status: { state: 'completed' } });
+        expect(got.result).toMatchObject({
+          kind: 'task',
+          id: sent.id,
+          contextId: sent.contextId,
+          status: { state: 'completed' },
+        });
         expect(got.result.history).toBeUndefined();
         const withHistory = (await client.getTask({ id: sent.id, historyLength: 1 })) as { result: Task };
         expect(withHistory.result.history).toHaveLength(1);
@@ -252,7 +337,12 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
         const events: StreamEvent[] = [];
         for await (const e of client.resubscribeTask({ id: running.id })) events.push(e as StreamEvent);
         // Replayed: the first `working` event of the task, though it was emitted before the resubscribe.
-        expect(events[0]).toMatchObject({ kind: 'status-update', taskId: running.id, status: { state: 'working' }, final: false });
+        expect(events[0]).toMatchObject({
+          kind: 'status-update',
+          taskId: running.id,
+          status: { state: 'working' },
+          final: false,
+        });
         const deltas = events.filter((e): e is TaskArtifactUpdateEvent => e.kind === 'artifact-update');
         expect(deltas.map((d) => textOfParts(d.artifact.parts)).join('')).toBe('Finished after 700 ms: slow work');
         expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } });
@@ -266,27 +356,55 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
           taskId: task.id,
           pushNotificationConfig: { id: 'primary', url: `https://${pub('hooks')}/a2a`, token: 'secret-token-1' },
         })) as unknown as { result: { taskId: string; pushNotificationConfig: Record<string, unknown> } };
-        expect(r.result).toEqual({ taskId: task.id, pushNotificationConfig: { id: 'primary', url: `https://${pub('hooks')}/a2a` } });
+        expect(r.result).toEqual({
+          taskId: task.id,
+          pushNotificationConfig: { id: 'primary', url: `https://${pub('hooks')}/a2a` },
+        });
         expect(JSON.stringify(r)).not.toContain('secret-token-1');
         // Raw: without an id the config gets one.
         const raw = resultOf<{ taskId: string; pushNotificationConfig: { id: string; url: string } }>(
-          await call(agent, 'tasks/pushNotificationConfig/set', { taskId: task.id, pushNotificationConfig: { url: `https://${pub('other')}/hook`, token: 't2' } }),
+          await call(agent, 'tasks/pushNotificationConfig/set', {
+            taskId: task.id,
+            pushNotificationConfig: { url: `https://${pub('other')}/hook`, token: 't2' },
+          }),
         );
         expect(raw.pushNotificationConfig.id).toEqual(expect.any(String));
         expect(raw.pushNotificationConfig).not.toHaveProperty('token');
-        expectError(await call(agent, 'tasks/pushNotificationConfig/set', { taskId: task.id, pushNotificationConfig: { url: `https://${pub('hooks')}/a2a` } }), -32602);
-        expectError(await call(agent, 'tasks/pushNotificationConfig/set', { taskId: uniqueId('task'), pushNotificationConfig: { url: `https://${pub('hooks')}/a2a`, token: 't' } }), -32001);
+        expectError(
+          await call(agent, 'tasks/pushNotificationConfig/set', {
+            taskId: task.id,
+            pushNotificationConfig: { url: `https://${pub('hooks')}/a2a` },
+          }),
+          -32602,
+        );
+        expectError(
+          await call(agent, 'tasks/pushNotificationConfig/set', {
+            taskId: uniqueId('task'),
+            pushNotificationConfig: { url: `https://${pub('hooks')}/a2a`, token: 't' },
+          }),
+          -32001,
+        );
       });
 
       it('tasks/pushNotificationConfig/get | (params `id`, optional `pushNotificationConfigId`) | config without token', async () => {
         const agent = await freshAgent('push-get', 'demo:echo', { push: true });
         const task = await sendOk(agent, textMessage('push get'));
         const client = await a2aClient(base, agent, sut.a2aKey);
-        await client.setTaskPushNotificationConfig({ taskId: task.id, pushNotificationConfig: { id: 'only', url: `https://${pub('hooks')}/get`, token: 'never-returned' } });
+        await client.setTaskPushNotificationConfig({
+          taskId: task.id,
+          pushNotificationConfig: { id: 'only', url: `https://${pub('hooks')}/get`, token: 'never-returned' },
+        });
         const byTask = (await client.getTaskPushNotificationConfig({ id: task.id })) as { result: unknown };
-        expect(byTask.result).toEqual({ taskId: task.id, pushNotificationConfig: { id: 'only', url: `https://${pub('hooks')}/get` } });
+        expect(byTask.result).toEqual({
+          taskId: task.id,
+          pushNotificationConfig: { id: 'only', url: `https://${pub('hooks')}/get` },
+        });
         // The SDK's A2AClient takes only {id}; the 0.3 params {id, pushNotificationConfigId} go raw.
-        const byId = { result: resultOf(await call(agent, 'tasks/pushNotificationConfig/get', { id: task.id, pushNotificationConfigId: 'only' })) };
+        const byId = {
+          result: resultOf(
+            await call(agent, 'tasks/pushNotificationConfig/get', { id: task.id, pushNotificationConfigId: 'only' }),
+          ),
+        };
         expect(byId.result).toEqual(byTask.result);
         expect(JSON.stringify([byTask, byId])).not.toContain('never-returned');
       });
@@ -295,10 +413,17 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
         const agent = await freshAgent('push-list', 'demo:echo', { push: true });
         const task = await sendOk(agent, textMessage('push list'));
         for (const id of ['a', 'b']) {
-          resultOf(await call(agent, 'tasks/pushNotificationConfig/set', { taskId: task.id, pushNotificationConfig: { id, url: `https://${pub(id)}/hook`, token: `tok-${id}` } }));
+          resultOf(
+            await call(agent, 'tasks/pushNotificationConfig/set', {
+              taskId: task.id,
+              pushNotificationConfig: { id, url: `https://${pub(id)}/hook`, token: `tok-${id}` },
+            }),
+          );
         }
         const client = await a2aClient(base, agent, sut.a2aKey);
-        const list = (await client.listTaskPushNotificationConfig({ id: task.id })) as { result: { taskId: string; pushNotificationConfig: { id: string; url: string } }[] };
+        const list = (await client.listTaskPushNotificationConfig({ id: task.id })) as {
+          result: { taskId: string; pushNotificationConfig: { id: string; url: string } }[];
+        };
         expect(list.result.map((c) => c.pushNotificationConfig.id).sort()).toEqual(['a', 'b']);
         expect(list.result.every((c) => c.taskId === task.id)).toBe(true);
         expect(JSON.stringify(list)).not.toContain('tok-');
@@ -308,21 +433,41 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
         const agent = await freshAgent('push-delete', 'demo:echo', { push: true });
         const task = await sendOk(agent, textMessage('push delete'));
         for (const id of ['keep', 'drop']) {
-          resultOf(await call(agent, 'tasks/pushNotificationConfig/set', { taskId: task.id, pushNotificationConfig: { id, url: `https://${pub(id)}/hook`, token: 't' } }));
+          resultOf(
+            await call(agent, 'tasks/pushNotificationConfig/set', {
+              taskId: task.id,
+              pushNotificationConfig: { id, url: `https://${pub(id)}/hook`, token: 't' },
+            }),
+          );
         }
         const client = await a2aClient(base, agent, sut.a2aKey);
-        const del = (await client.deleteTaskPushNotificationConfig({ id: task.id, pushNotificationConfigId: 'drop' })) as { result: unknown; error?: unknown };
+        const del = (await client.deleteTaskPushNotificationConfig({
+          id: task.id,
+          pushNotificationConfigId: 'drop',
+        })) as { result: unknown; error?: unknown };
         expect(del.error).toBeUndefined();
         expect(del.result).toBeNull();
-        const list = resultOf<{ pushNotificationConfig: { id: string } }[]>(await call(agent, 'tasks/pushNotificationConfig/list', { id: task.id }));
+        const list = resultOf<{ pushNotificationConfig: { id: string } }[]>(
+          await call(agent, 'tasks/pushNotificationConfig/list', { id: task.id }),
+        );
         expect(list.map((c) => c.pushNotificationConfig.id)).toEqual(['keep']);
         // Push is on for this agent, so an inline config is not "unsupported" (-32003) but refused as params.
-        expectError(await send(agent, textMessage('inline'), { pushNotificationConfig: { url: `https://${pub('h')}/x`, token: 't' } }), -32602);
-        expectError(await call(agent, 'tasks/pushNotificationConfig/delete', { id: task.id, pushNotificationConfigId: 'drop' }), -32602);
+        expectError(
+          await send(agent, textMessage('inline'), {
+            pushNotificationConfig: { url: `https://${pub('h')}/x`, token: 't' },
+          }),
+          -32602,
+        );
+        expectError(
+          await call(agent, 'tasks/pushNotificationConfig/delete', { id: task.id, pushNotificationConfigId: 'drop' }),
+          -32602,
+        );
       });
 
       it('agent/getAuthenticatedExtendedCard | | always error -32007 (not configured)', async () => {
-        expectError(await call(ECHO, 'agent/getAuthenticatedExtendedCard'), -32007, { dataCode: 'EXTENDED_CARD_NOT_CONFIGURED' });
+        expectError(await call(ECHO, 'agent/getAuthenticatedExtendedCard'), -32007, {
+          dataCode: 'EXTENDED_CARD_NOT_CONFIGURED',
+        });
         expectError(await call(ECHO, 'agent/getAuthenticatedExtendedCard', {}, { path: '/v0.3' }), -32007);
       });
     });
@@ -365,8 +510,14 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
         expect(answerText(fresh)).toBe('You have not said anything yet in this conversation.');
         const client = await a2aClient(base, ECHO, sut.a2aKey);
         const events: StreamEvent[] = [];
-        for await (const e of client.sendMessageStream({ message: textMessage('what did I say?', { contextId: first.contextId }) as never })) events.push(e as StreamEvent);
-        const streamed = events.filter((e): e is TaskArtifactUpdateEvent => e.kind === 'artifact-update').map((e) => textOfParts(e.artifact.parts)).join('');
+        for await (const e of client.sendMessageStream({
+          message: textMessage('what did I say?', { contextId: first.contextId }) as never,
+        }))
+          events.push(e as StreamEvent);
+        const streamed = events
+          .filter((e): e is TaskArtifactUpdateEvent => e.kind === 'artifact-update')
+          .map((e) => textOfParts(e.artifact.parts))
+          .join('');
         expect(streamed).toContain('You said: ');
       });
 
@@ -390,7 +541,10 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
         for (const e of events) {
           if (e.kind !== 'artifact-update') continue;
           expect(e.append).toBe(true);
-          byArtifact.set(e.artifact.artifactId, (byArtifact.get(e.artifact.artifactId) ?? '') + textOfParts(e.artifact.parts));
+          byArtifact.set(
+            e.artifact.artifactId,
+            (byArtifact.get(e.artifact.artifactId) ?? '') + textOfParts(e.artifact.parts),
+          );
         }
         expect(events.filter((e) => e.kind === 'artifact-update').length).toBeGreaterThan(1);
         expect([...byArtifact.values()]).toEqual([text]);
@@ -401,7 +555,12 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
 
         // Dropped connection: the run goes on and tasks/get has the outcome.
         const slow = await freshAgent('stream-drop', 'demo:slow');
-        const dropped = await streamOf(slow, 'message/stream', { message: slowMessage(300) }, { stopAfter: (_f, all) => all.length >= 1 });
+        const dropped = await streamOf(
+          slow,
+          'message/stream',
+          { message: slowMessage(300) },
+          { stopAfter: (_f, all) => all.length >= 1 },
+        );
         const taskId = (dropped.frames[0]!.data.result as StreamEvent).taskId;
         const done = await waitForState(slow, taskId, 'completed');
         expect(answerText(done)).toBe('Finished after 300 ms: slow work');
@@ -409,30 +568,71 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
 
       it('6. tasks/resubscribe works regardless of which server replica the reconnect reaches (events are held centrally)', async () => {
         const slow = await freshAgent('replicas', 'demo:slow');
-        const first = await streamOf(slow, 'message/stream', { message: slowMessage(900) }, { stopAfter: (_f, all) => all.length >= 1 });
+        const first = await streamOf(
+          slow,
+          'message/stream',
+          { message: slowMessage(900) },
+          { stopAfter: (_f, all) => all.length >= 1 },
+        );
         const lastId = first.frames.at(-1)!.id!;
         const taskId = (first.frames[0]!.data.result as StreamEvent).taskId;
-        const again = await streamOf(slow, 'tasks/resubscribe', { id: taskId }, { url: `${other}/agents/${slow}/a2a`, headers: { 'Last-Event-ID': String(lastId) } });
+        const again = await streamOf(
+          slow,
+          'tasks/resubscribe',
+          { id: taskId },
+          { url: `${other}/agents/${slow}/a2a`, headers: { 'Last-Event-ID': String(lastId) } },
+        );
         expect(again.frames[0]!.id).toBe(lastId + 1);
         const ids = again.frames.map((f) => f.id!);
         expect(ids).toEqual([...ids].sort((a, b) => a - b));
-        expect(again.frames.at(-1)!.data.result).toMatchObject({ kind: 'status-update', taskId, final: true, status: { state: 'completed' } });
+        expect(again.frames.at(-1)!.data.result).toMatchObject({
+          kind: 'status-update',
+          taskId,
+          final: true,
+          status: { state: 'completed' },
+        });
       });
 
       it('7. File part `bytes`: the file is stored against the subscription and handed to the agent as an attachment; at most 20 MB decoded and 10 files per message; must be valid base64', async () => {
-        const task = await sendOk(ECHO, message([{ kind: 'text', text: 'see attached' }, bytesPart('notes.txt', 'text/plain', 'hello')]), { historyLength: 5 });
+        const task = await sendOk(
+          ECHO,
+          message([{ kind: 'text', text: 'see attached' }, bytesPart('notes.txt', 'text/plain', 'hello')]),
+          { historyLength: 5 },
+        );
         expect(answerText(task)).toBe('see attached\nReceived 1 file(s): notes.txt (text/plain, 5 bytes)');
         // Stored against the subscription: the kept message references the stored file instead of carrying its bytes.
-        const filePart = task.history?.find((m) => m.role === 'user')?.parts[1] as { kind: 'file'; file: { uri?: string; bytes?: string; mimeType: string } };
+        const filePart = task.history?.find((m) => m.role === 'user')?.parts[1] as {
+          kind: 'file';
+          file: { uri?: string; bytes?: string; mimeType: string };
+        };
         expect(filePart.kind).toBe('file');
         expect(filePart.file.uri).toMatch(/^urn:a2a-inbound:file:/);
         expect(filePart.file.bytes).toBeUndefined();
-        expectError(await send(ECHO, message([{ kind: 'file', file: { name: 'x.txt', mimeType: 'text/plain', bytes: 'not base64!' } }])), -32602);
-        expectError(await send(ECHO, message([{ kind: 'file', file: { name: 'x.txt', mimeType: 'text/plain', bytes: 'aGVsbG8' } }])), -32602);
+        expectError(
+          await send(
+            ECHO,
+            message([{ kind: 'file', file: { name: 'x.txt', mimeType: 'text/plain', bytes: 'not base64!' } }]),
+          ),
+          -32602,
+        );
+        expectError(
+          await send(
+            ECHO,
+            message([{ kind: 'file', file: { name: 'x.txt', mimeType: 'text/plain', bytes: 'aGVsbG8' } }]),
+          ),
+          -32602,
+        );
       });
 
       it('8. File part `uri`: must be `https` and resolve to a public address; the service does not download it, it passes the URI to the agent', async () => {
-        const ok = await sendOk(ECHO, message([{ kind: 'text', text: 'read this' }, uriPart('report.pdf', 'application/pdf', `https://${pub('files')}/report.pdf`)]), { historyLength: 10 });
+        const ok = await sendOk(
+          ECHO,
+          message([
+            { kind: 'text', text: 'read this' },
+            uriPart('report.pdf', 'application/pdf', `https://${pub('files')}/report.pdf`),
+          ]),
+          { historyLength: 10 },
+        );
         expect(answerText(ok)).toBe('read this\nReceived 1 file(s): report.pdf (application/pdf, link)');
         const user = ok.history?.find((m) => m.role === 'user');
         expect((user?.parts[1] as { file: { uri: string } }).file.uri).toBe(`https://${pub('files')}/report.pdf`);
@@ -468,15 +668,26 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
         expect(task.status.state).toBe('completed');
         expect(answerText(task)).toContain(`Received ${accepted.length} file(s)`);
         expectError(await send(ECHO, message([{ kind: 'file', file: { name: 'x.bin', bytes: 'aGVsbG8=' } }])), -32602);
-        expectError(await send(ECHO, message([{ kind: 'file', file: { name: 'x.bin', mimeType: '', bytes: 'aGVsbG8=' } }])), -32602);
+        expectError(
+          await send(ECHO, message([{ kind: 'file', file: { name: 'x.bin', mimeType: '', bytes: 'aGVsbG8=' } }])),
+          -32602,
+        );
         for (const bad of ['application/x-msdownload', 'application/zip', 'application/octet-stream']) {
-          expectError(await send(ECHO, message([bytesPart('x.bin', bad, 'hello')])), -32005, { dataCode: 'CONTENT_TYPE_NOT_SUPPORTED' });
+          expectError(await send(ECHO, message([bytesPart('x.bin', bad, 'hello')])), -32005, {
+            dataCode: 'CONTENT_TYPE_NOT_SUPPORTED',
+          });
         }
-        expectError(await send(ECHO, message([uriPart('x.exe', 'application/x-msdownload', `https://${pub('files')}/x.exe`)])), -32005);
+        expectError(
+          await send(ECHO, message([uriPart('x.exe', 'application/x-msdownload', `https://${pub('files')}/x.exe`)])),
+          -32005,
+        );
       });
 
       it("10. An agent without a tool for a file type accepts the file but cannot read it; the agent card's `defaultInputModes` shows what the agent can process", async () => {
-        const task = await sendOk(ECHO, message([{ kind: 'text', text: 'watch this' }, bytesPart('clip.mp4', 'video/mp4', 'not really a video')]));
+        const task = await sendOk(
+          ECHO,
+          message([{ kind: 'text', text: 'watch this' }, bytesPart('clip.mp4', 'video/mp4', 'not really a video')]),
+        );
         expect(task.status.state).toBe('completed');
         expect(answerText(task)).toContain('clip.mp4 (video/mp4, 18 bytes)');
         const card = (await (await fetch(cardUrl(base, ECHO))).json()) as AgentCard;
@@ -495,7 +706,9 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
         expect(two.history?.[0]).toMatchObject({ kind: 'message', messageId: expect.any(String) });
         const got = await getTask(ECHO, plain.id, 1);
         expect(got.history).toHaveLength(1);
-        expect((await getTask(ECHO, plain.id, 1_000_000)).history?.[0]?.parts).toEqual([{ kind: 'text', text: 'no history' }]);
+        expect((await getTask(ECHO, plain.id, 1_000_000)).history?.[0]?.parts).toEqual([
+          { kind: 'text', text: 'no history' },
+        ]);
         for (const bad of [-1, 1.5, '3', true, {}]) {
           expectError(await send(ECHO, textMessage('bad history'), { historyLength: bad }), -32602);
           expectError(await call(ECHO, 'tasks/get', { id: plain.id, historyLength: bad }), -32602);
@@ -526,29 +739,67 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
       });
 
       it('Part: file needs `mimeType` and exactly one of `bytes` or `uri`', async () => {
-        expectError(await send(ECHO, message([{ kind: 'file', file: { name: 'a.txt', mimeType: 'text/plain', bytes: 'aGk=', uri: `https://${pub('files')}/a.txt` } }])), -32602);
-        expectError(await send(ECHO, message([{ kind: 'file', file: { name: 'a.txt', mimeType: 'text/plain' } }])), -32602);
+        expectError(
+          await send(
+            ECHO,
+            message([
+              {
+                kind: 'file',
+                file: { name: 'a.txt', mimeType: 'text/plain', bytes: 'aGk=', uri: `https://${pub('files')}/a.txt` },
+              },
+            ]),
+          ),
+          -32602,
+        );
+        expectError(
+          await send(ECHO, message([{ kind: 'file', file: { name: 'a.txt', mimeType: 'text/plain' } }])),
+          -32602,
+        );
         expectError(await send(ECHO, message([{ kind: 'file', file: 'aGk=' }])), -32602);
       });
 
       it('A message may contain file parts with no text (the agent is then prompted to review the attached files)', async () => {
-        const t = await sendOk(ECHO, message([bytesPart('a.json', 'application/json', '{"a":1}'), uriPart('b.png', 'image/png', `https://${pub('img')}/b.png`)]));
+        const t = await sendOk(
+          ECHO,
+          message([
+            bytesPart('a.json', 'application/json', '{"a":1}'),
+            uriPart('b.png', 'image/png', `https://${pub('img')}/b.png`),
+          ]),
+        );
         expect(t.status.state).toBe('completed');
-        expect(answerText(t)).toBe('Please review the attached files. Received 2 file(s): a.json (application/json, 7 bytes), b.png (image/png, link)');
+        expect(answerText(t)).toBe(
+          'Please review the attached files. Received 2 file(s): a.json (application/json, 7 bytes), b.png (image/png, link)',
+        );
       });
 
       it('Task and Artifact tables: id, contextId, kind `task`, status.state/timestamp/message, artifacts (artifactId, name `agent_response`, parts), history on request', async () => {
         const t = await sendOk(ECHO, textMessage('shape of a task'), { historyLength: 10 });
         expect(Object.keys(t).sort()).toEqual(['artifacts', 'contextId', 'history', 'id', 'kind', 'status']);
-        expect(t).toMatchObject({ kind: 'task', id: expect.any(String), contextId: expect.any(String), status: { state: 'completed' } });
+        expect(t).toMatchObject({
+          kind: 'task',
+          id: expect.any(String),
+          contextId: expect.any(String),
+          status: { state: 'completed' },
+        });
         expect(Number.isNaN(Date.parse(t.status.timestamp!))).toBe(false);
-        expect(t.artifacts).toEqual([{ artifactId: expect.any(String), name: 'agent_response', parts: [{ kind: 'text', text: 'shape of a task' }] }]);
+        expect(t.artifacts).toEqual([
+          {
+            artifactId: expect.any(String),
+            name: 'agent_response',
+            parts: [{ kind: 'text', text: 'shape of a task' }],
+          },
+        ]);
         expect(t.history?.map((m) => [m.kind, m.role, m.taskId, m.contextId])).toEqual([
           ['message', 'user', t.id, t.contextId],
           ['message', 'agent', t.id, t.contextId],
         ]);
         const failed = await sendOk(FAILING, textMessage('shape of a failure'));
-        expect(failed.status.message).toMatchObject({ kind: 'message', role: 'agent', messageId: expect.any(String), parts: [{ kind: 'text', text: expect.any(String) }] });
+        expect(failed.status.message).toMatchObject({
+          kind: 'message',
+          role: 'agent',
+          messageId: expect.any(String),
+          parts: [{ kind: 'text', text: expect.any(String) }],
+        });
       });
 
       it('Streaming events: `status-update` (taskId, contextId, status with state, final) and `artifact-update` (taskId, artifact with artifactId, name, parts, append)', async () => {
@@ -557,10 +808,19 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
         const taskId = events[0]!.taskId;
         for (const e of events) {
           if (e.kind === 'status-update') {
-            expect(e).toMatchObject({ taskId, contextId: expect.any(String), status: { state: expect.any(String) }, final: expect.any(Boolean) });
+            expect(e).toMatchObject({
+              taskId,
+              contextId: expect.any(String),
+              status: { state: expect.any(String) },
+              final: expect.any(Boolean),
+            });
           } else {
             expect(e.kind).toBe('artifact-update');
-            expect(e).toMatchObject({ taskId, artifact: { artifactId: expect.any(String), name: 'agent_response', parts: expect.any(Array) }, append: expect.any(Boolean) });
+            expect(e).toMatchObject({
+              taskId,
+              artifact: { artifactId: expect.any(String), name: 'agent_response', parts: expect.any(Array) },
+              append: expect.any(Boolean),
+            });
           }
         }
         expect(new Set(events.map((e) => e.contextId)).size).toBe(1);
@@ -568,7 +828,13 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
       });
 
       it('Data parts (`kind` = `data`) are accepted and handed to the agent', async () => {
-        const t = await sendOk(ECHO, message([{ kind: 'text', text: 'with data' }, { kind: 'data', data: { order: 42, items: ['a', 'b'] } }]));
+        const t = await sendOk(
+          ECHO,
+          message([
+            { kind: 'text', text: 'with data' },
+            { kind: 'data', data: { order: 42, items: ['a', 'b'] } },
+          ]),
+        );
         expect(answerText(t)).toBe('with data\nReceived 1 data part(s): {"order":42,"items":["a","b"]}');
         const onlyData = await sendOk(ECHO, message([{ kind: 'data', data: { x: 1 } }]));
         expect(answerText(onlyData)).toBe('Received 1 data part(s): {"x":1}');
@@ -578,7 +844,9 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
       it("Metadata of messages and parts is stored losslessly, keys with '.' and '$' included", async () => {
         const metadata = { 'a.b': 1, $c: { 'd.e': [1, { $f: 'g' }] }, plain: 'x' };
         const partMetadata = { 'x.y': true, $z: null };
-        const t = await sendOk(ECHO, message([{ kind: 'text', text: 'meta', metadata: partMetadata }], { metadata }), { historyLength: 10 });
+        const t = await sendOk(ECHO, message([{ kind: 'text', text: 'meta', metadata: partMetadata }], { metadata }), {
+          historyLength: 10,
+        });
         const got = await getTask(ECHO, t.id, 10);
         const user = got.history?.find((m) => m.role === 'user');
         expect(user?.metadata).toEqual(metadata);
@@ -593,13 +861,21 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
         for (const body of ['{"jsonrpc":"2.0","id":1,"method":', '{not json}', "{'jsonrpc':'2.0'}", '']) {
           const r = await rpc(ep(ECHO), body, { key: sut.a2aKey });
           expect(r.status).toBe(200);
-          expect(r.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.any(String) } });
+          expect(r.body).toMatchObject({
+            jsonrpc: '2.0',
+            id: null,
+            error: { code: -32700, message: expect.any(String) },
+          });
         }
       });
 
       it('-32600 | Invalid request | `jsonrpc` = `2.0` missing', async () => {
         for (const jsonrpc of [undefined, '1.0', 2, null]) {
-          const r = await rpc(ep(ECHO), { jsonrpc, id: 'no-version', method: 'message/send', params: { message: textMessage('x') } }, { key: sut.a2aKey });
+          const r = await rpc(
+            ep(ECHO),
+            { jsonrpc, id: 'no-version', method: 'message/send', params: { message: textMessage('x') } },
+            { key: sut.a2aKey },
+          );
           expect(r.status).toBe(200);
           expect(r.body).toMatchObject({ jsonrpc: '2.0', id: 'no-version', error: { code: -32600 } });
         }
@@ -614,7 +890,8 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
       });
 
       it('-32601 | Method not found | unknown method name', async () => {
-        for (const m of ['message/sned', 'tasks/list', 'Message/Send', 'SendMessage']) expectError(await call(ECHO, m, {}), -32601, { dataCode: 'METHOD_NOT_FOUND' });
+        for (const m of ['message/sned', 'tasks/list', 'Message/Send', 'SendMessage'])
+          expectError(await call(ECHO, m, {}), -32601, { dataCode: 'METHOD_NOT_FOUND' });
       });
 
       it('-32602 | Invalid params | no `message`', async () => {
@@ -636,17 +913,26 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
 
       it('-32602 | Invalid params | file part with missing `mimeType`', async () => {
         expectError(await send(ECHO, message([{ kind: 'file', file: { name: 'a', bytes: 'aGk=' } }])), -32602);
-        expectError(await send(ECHO, message([{ kind: 'file', file: { name: 'a', uri: `https://${pub('files')}/a` } }])), -32602);
+        expectError(
+          await send(ECHO, message([{ kind: 'file', file: { name: 'a', uri: `https://${pub('files')}/a` } }])),
+          -32602,
+        );
       });
 
       it('-32602 | Invalid params | file part with invalid base64', async () => {
         for (const bytes of ['***', 'aGk', 'a GVsbG8=', 'aGk=aGk=', 42]) {
-          expectError(await send(ECHO, message([{ kind: 'file', file: { name: 'a.txt', mimeType: 'text/plain', bytes } }])), -32602);
+          expectError(
+            await send(ECHO, message([{ kind: 'file', file: { name: 'a.txt', mimeType: 'text/plain', bytes } }])),
+            -32602,
+          );
         }
       });
 
       it('-32602 | Invalid params | file part over 20 MB', async () => {
-        expectError(await send(ECHO, message([bytesPart('big.bin', 'application/pdf', Buffer.alloc(MB20 + 1, 1))])), -32602);
+        expectError(
+          await send(ECHO, message([bytesPart('big.bin', 'application/pdf', Buffer.alloc(MB20 + 1, 1))])),
+          -32602,
+        );
       });
 
       it('-32602 | Invalid params | more than 10 files', async () => {
@@ -655,8 +941,14 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
       });
 
       it('-32602 | Invalid params | file `uri` not public https', async () => {
-        expectError(await send(ECHO, message([uriPart('a.pdf', 'application/pdf', `http://${pub('files')}/a.pdf`)])), -32602);
-        expectError(await send(ECHO, message([uriPart('a.pdf', 'application/pdf', 'https://files.private.example/a.pdf')])), -32602);
+        expectError(
+          await send(ECHO, message([uriPart('a.pdf', 'application/pdf', `http://${pub('files')}/a.pdf`)])),
+          -32602,
+        );
+        expectError(
+          await send(ECHO, message([uriPart('a.pdf', 'application/pdf', 'https://files.private.example/a.pdf')])),
+          -32602,
+        );
       });
 
       it('-32602 | Invalid params | webhook url private/loopback/metadata', async () => {
@@ -674,9 +966,17 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
           `http://${pub('hooks')}/hook`,
           'https://[::ffff:127.0.0.1]/hook',
         ]) {
-          expectError(await call(agent, 'tasks/pushNotificationConfig/set', { taskId: task.id, pushNotificationConfig: { url, token: 't' } }), -32602);
+          expectError(
+            await call(agent, 'tasks/pushNotificationConfig/set', {
+              taskId: task.id,
+              pushNotificationConfig: { url, token: 't' },
+            }),
+            -32602,
+          );
         }
-        expect(resultOf<unknown[]>(await call(agent, 'tasks/pushNotificationConfig/list', { id: task.id }))).toEqual([]);
+        expect(resultOf<unknown[]>(await call(agent, 'tasks/pushNotificationConfig/list', { id: task.id }))).toEqual(
+          [],
+        );
       });
 
       it('-32603 | Internal error | `data.code` = `INSUFFICIENT_CREDITS` when credits are insufficient', async () => {
@@ -696,15 +996,26 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
       });
 
       it('-32001 | Task not found | unknown taskId', async () => {
-        for (const method of ['tasks/get', 'tasks/cancel']) expectError(await call(ECHO, method, { id: uniqueId('task') }), -32001, { dataCode: 'TASK_NOT_FOUND' });
+        for (const method of ['tasks/get', 'tasks/cancel'])
+          expectError(await call(ECHO, method, { id: uniqueId('task') }), -32001, { dataCode: 'TASK_NOT_FOUND' });
         expectError(await call(ECHO, 'tasks/resubscribe', { id: uniqueId('task') }), -32001);
       });
 
       it('-32001 | Task not found | also for a task of another tenant (a second subscription)', async () => {
         // A second tenant, set up through the control plane: its own subscription id, key, deployment and agent.
         const tenant = { tasksAddress: sut.tasksAddress, subscriptionId: `other-tenant-${uniqueId('sub')}` };
-        const key = String((await manage(tenant, 'developer', 'keys.create', { name: 'tenant b', scopes: ['a2a'] })).key);
-        const agentId = String((await manage(tenant, 'admin', 'agents.create', { name: 'Tenant B agent', description: 'other tenant', type: 'AI Agent' })).id);
+        const key = String(
+          (await manage(tenant, 'developer', 'keys.create', { name: 'tenant b', scopes: ['a2a'] })).key,
+        );
+        const agentId = String(
+          (
+            await manage(tenant, 'admin', 'agents.create', {
+              name: 'Tenant B agent',
+              description: 'other tenant',
+              type: 'AI Agent',
+            })
+          ).id,
+        );
         await manage(tenant, 'admin', 'agents.publishVersion', { agentId, version: '1.0.0', runtime: 'demo:echo' });
         await manage(tenant, 'admin', 'agents.promote', { agentId, version: '1.0.0' });
         const dep = String((await manage(tenant, 'admin', 'deployments.create', { name: 'tenant b deployment' })).id);
@@ -731,17 +1042,37 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
       it('-32003 | Push notifications unsupported | not enabled for the agent', async () => {
         const task = await sendOk(ECHO, textMessage('no push here'));
         const cfg = { url: `https://${pub('hooks')}/x`, token: 't' };
-        expectError(await call(ECHO, 'tasks/pushNotificationConfig/set', { taskId: task.id, pushNotificationConfig: cfg }), -32003, { dataCode: 'PUSH_NOT_SUPPORTED' });
+        expectError(
+          await call(ECHO, 'tasks/pushNotificationConfig/set', { taskId: task.id, pushNotificationConfig: cfg }),
+          -32003,
+          { dataCode: 'PUSH_NOT_SUPPORTED' },
+        );
         expectError(await call(ECHO, 'tasks/pushNotificationConfig/get', { id: task.id }), -32003);
         expectError(await call(ECHO, 'tasks/pushNotificationConfig/list', { id: task.id }), -32003);
-        expectError(await call(ECHO, 'tasks/pushNotificationConfig/delete', { id: task.id, pushNotificationConfigId: 'x' }), -32003);
+        expectError(
+          await call(ECHO, 'tasks/pushNotificationConfig/delete', { id: task.id, pushNotificationConfigId: 'x' }),
+          -32003,
+        );
         expectError(await send(ECHO, textMessage('inline push'), { pushNotificationConfig: cfg }), -32003);
       });
 
       it('-32004 | Unsupported operation | unsupported protocol version', async () => {
-        for (const path of ['/v0.1', '/v1.0', '/v1', '/v0.4', '/latest']) expectError(await call(ECHO, 'message/send', { message: textMessage('x') }, { path }), -32004, { dataCode: 'UNSUPPORTED_OPERATION' });
-        for (const v of ['1.0', '1.0.0', '0.1.0', '0.4']) expectError(await call(ECHO, 'message/send', { message: textMessage('x') }, { headers: { 'A2A-Version': v } }), -32004);
-        expectError(await call(ECHO, 'tasks/send', { id: uniqueId('task'), message: { role: 'user', parts: [{ type: 'text', text: 'x' }] } }), -32004);
+        for (const path of ['/v0.1', '/v1.0', '/v1', '/v0.4', '/latest'])
+          expectError(await call(ECHO, 'message/send', { message: textMessage('x') }, { path }), -32004, {
+            dataCode: 'UNSUPPORTED_OPERATION',
+          });
+        for (const v of ['1.0', '1.0.0', '0.1.0', '0.4'])
+          expectError(
+            await call(ECHO, 'message/send', { message: textMessage('x') }, { headers: { 'A2A-Version': v } }),
+            -32004,
+          );
+        expectError(
+          await call(ECHO, 'tasks/send', {
+            id: uniqueId('task'),
+            message: { role: 'user', parts: [{ type: 'text', text: 'x' }] },
+          }),
+          -32004,
+        );
       });
 
       it('-32004 | Unsupported operation | A2A disabled on the agent (HTTP 404)', async () => {
@@ -754,7 +1085,9 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
       });
 
       it('-32005 | Content type not supported | file part mimeType not accepted', async () => {
-        expectError(await send(ECHO, message([bytesPart('a.exe', 'application/x-msdownload', 'MZ')])), -32005, { dataCode: 'CONTENT_TYPE_NOT_SUPPORTED' });
+        expectError(await send(ECHO, message([bytesPart('a.exe', 'application/x-msdownload', 'MZ')])), -32005, {
+          dataCode: 'CONTENT_TYPE_NOT_SUPPORTED',
+        });
         expectError(await send(ECHO, message([bytesPart('a', 'not a media type', 'x')])), -32005);
       });
 
@@ -773,11 +1106,19 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
 
     // ---------------------------------------------------------------------------------------------------------
     describe('HTTP-level refusals (body still JSON-RPC-shaped)', () => {
-      const body = (): Record<string, unknown> => ({ jsonrpc: '2.0', id: 'refused', method: 'message/send', params: { message: textMessage('x') } });
+      const body = (): Record<string, unknown> => ({
+        jsonrpc: '2.0',
+        id: 'refused',
+        method: 'message/send',
+        params: { message: textMessage('x') },
+      });
       const expectRefusal = (r: RpcAnswer, status: number): void => {
         expect(r.status).toBe(status);
         expect(r.headers.get('content-type')).toMatch(/^application\/json/);
-        expect(r.body).toMatchObject({ jsonrpc: '2.0', error: { code: expect.any(Number), message: expect.any(String) } });
+        expect(r.body).toMatchObject({
+          jsonrpc: '2.0',
+          error: { code: expect.any(Number), message: expect.any(String) },
+        });
         expect(Object.keys(r.body).sort()).toEqual(['error', 'id', 'jsonrpc']);
       };
 
@@ -793,10 +1134,14 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
 
       it('401, 403 | key expired', async () => {
         const key = await expiringKey();
-        const r = await eventually(async () => {
-          const x = await rpc(ep(ECHO), body(), { key });
-          return x.status === 401 ? x : undefined;
-        }, 5_000, 50);
+        const r = await eventually(
+          async () => {
+            const x = await rpc(ep(ECHO), body(), { key });
+            return x.status === 401 ? x : undefined;
+          },
+          5_000,
+          50,
+        );
         expectRefusal(r, 401);
         expect(r.body.error.message).toMatch(/expired/i);
         expect(r.headers.get('www-authenticate')).toMatch(/^Bearer /);
@@ -882,7 +1227,11 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
         expect(t.status.state).toBe('failed');
         expect(textOfParts(t.status.message?.parts)).toContain('could not complete');
         const s = await streamOf(FAILING, 'message/stream', { message: textMessage('impossible too') });
-        expect(s.frames.at(-1)!.data.result).toMatchObject({ kind: 'status-update', final: true, status: { state: 'failed' } });
+        expect(s.frames.at(-1)!.data.result).toMatchObject({
+          kind: 'status-update',
+          final: true,
+          status: { state: 'failed' },
+        });
         expect(textOfParts(s.frames.at(-1)!.data.result.status.message.parts)).toContain('could not complete');
         // A version whose runtime is not available fails from (new) as well, with the reason.
         const broken = await freshAgent('no-runtime', 'demo:does-not-exist');
@@ -896,7 +1245,11 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
         expect(t.status.state).toBe('input-required');
         expect(textOfParts(t.status.message?.parts)).toContain('Approval needed: "delete the backups"');
         const s = await streamOf(APPROVAL, 'message/stream', { message: textMessage('archive logs') });
-        expect(s.frames.at(-1)!.data.result).toMatchObject({ kind: 'status-update', final: true, status: { state: 'input-required' } });
+        expect(s.frames.at(-1)!.data.result).toMatchObject({
+          kind: 'status-update',
+          final: true,
+          status: { state: 'input-required' },
+        });
       });
 
       it('`input-required` | message/send carrying the same taskId (and contextId) with the reply | the task continues', async () => {
@@ -907,10 +1260,17 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
         // The reply may also come as a stream, and without the contextId.
         const t2 = await sendOk(APPROVAL, textMessage('scale up'));
         const s = await streamOf(APPROVAL, 'message/stream', { message: textMessage('approve', { taskId: t2.id }) });
-        expect(s.frames.at(-1)!.data.result).toMatchObject({ taskId: t2.id, final: true, status: { state: 'completed' } });
+        expect(s.frames.at(-1)!.data.result).toMatchObject({
+          taskId: t2.id,
+          final: true,
+          status: { state: 'completed' },
+        });
         // A mismatching contextId is refused.
         const t3 = await sendOk(APPROVAL, textMessage('third'));
-        expectError(await send(APPROVAL, textMessage('approve', { taskId: t3.id, contextId: 'another-context' })), -32602);
+        expectError(
+          await send(APPROVAL, textMessage('approve', { taskId: t3.id, contextId: 'another-context' })),
+          -32602,
+        );
       });
 
       it('`input-required` | two racing replies on the same taskId: one continues the task, the other is refused (-32602) and not charged', async () => {
@@ -918,7 +1278,16 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
         const before = (await operator('credits.get', {})) as { credits: number; cost: number };
         const replies = await Promise.all([
           send(APPROVAL, textMessage('approve', { taskId: t.id })),
-          rpc(`${other}/agents/${APPROVAL}/a2a`, { jsonrpc: '2.0', id: 'r2', method: 'message/send', params: { message: textMessage('approve', { taskId: t.id }) } }, { key: sut.a2aKey }),
+          rpc(
+            `${other}/agents/${APPROVAL}/a2a`,
+            {
+              jsonrpc: '2.0',
+              id: 'r2',
+              method: 'message/send',
+              params: { message: textMessage('approve', { taskId: t.id }) },
+            },
+            { key: sut.a2aKey },
+          ),
           send(APPROVAL, textMessage('approve', { taskId: t.id })),
         ]);
         const ok = replies.filter((r) => r.body.result);
@@ -947,18 +1316,32 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
         const slow = await freshAgent('cancel-twice', 'demo:slow');
         const running = await runningSlowTask(slow, 20_000);
         resultOf(await call(slow, 'tasks/cancel', { id: running.id }));
-        for (const [agent, t, state] of [[ECHO, completed, 'completed'], [FAILING, failed, 'failed'], [slow, running, 'canceled']] as const) {
+        for (const [agent, t, state] of [
+          [ECHO, completed, 'completed'],
+          [FAILING, failed, 'failed'],
+          [slow, running, 'canceled'],
+        ] as const) {
           expectError(await call(agent, 'tasks/cancel', { id: t.id }), -32002);
           expect((await getTask(agent, t.id)).status.state).toBe(state);
         }
       });
 
-      it('Task: `artifacts` is the agent\'s output; empty while `working` (tasks/get too), all of it once finished', async () => {
-        const slow = await freshAgent('early-output', 'demo:slow', { runtimeConfig: { earlyOutput: true, workMs: 700 } });
+      it("Task: `artifacts` is the agent's output; empty while `working` (tasks/get too), all of it once finished", async () => {
+        const slow = await freshAgent('early-output', 'demo:slow', {
+          runtimeConfig: { earlyOutput: true, workMs: 700 },
+        });
         const t = await sendOk(slow, message([{ kind: 'text', text: 'report as you go' }]), { blocking: false });
         // Wait until the agent has produced output while it still works.
-        const seen = await streamOf(slow, 'tasks/resubscribe', { id: t.id }, { stopAfter: (f) => f.data.result?.kind === 'artifact-update' });
-        expect(seen.frames.at(-1)!.data.result).toMatchObject({ kind: 'artifact-update', artifact: { name: 'progress' } });
+        const seen = await streamOf(
+          slow,
+          'tasks/resubscribe',
+          { id: t.id },
+          { stopAfter: (f) => f.data.result?.kind === 'artifact-update' },
+        );
+        expect(seen.frames.at(-1)!.data.result).toMatchObject({
+          kind: 'artifact-update',
+          artifact: { name: 'progress' },
+        });
         const during = await getTask(slow, t.id);
         expect(during.status.state).toBe('working');
         expect(during.artifacts).toEqual([]);
@@ -969,7 +1352,11 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
       it('any | tasks/get | task exists | unchanged | returns Task', async () => {
         const slow = await freshAgent('get-any', 'demo:slow');
         const running = await runningSlowTask(slow, 20_000);
-        expect(await getTask(slow, running.id)).toMatchObject({ kind: 'task', id: running.id, status: { state: 'working' } });
+        expect(await getTask(slow, running.id)).toMatchObject({
+          kind: 'task',
+          id: running.id,
+          status: { state: 'working' },
+        });
         expect((await getTask(slow, running.id)).status.state).toBe('working');
         const waiting = await sendOk(APPROVAL, textMessage('get me while waiting'));
         expect((await getTask(APPROVAL, waiting.id)).status.state).toBe('input-required');
@@ -977,12 +1364,19 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
       });
 
       it('any | tasks/resubscribe | task already finished | unchanged | single event with `final: true`', async () => {
-        for (const [agent, text, state] of [[ECHO, 'finished', 'completed'], [FAILING, 'failed', 'failed']] as const) {
+        for (const [agent, text, state] of [
+          [ECHO, 'finished', 'completed'],
+          [FAILING, 'failed', 'failed'],
+        ] as const) {
           const t = await sendOk(agent, textMessage(text));
           for (const headers of [{}, { 'Last-Event-ID': '1' }, { 'Last-Event-ID': '9999' }]) {
             const r = await streamOf(agent, 'tasks/resubscribe', { id: t.id }, { headers });
             expect(r.frames).toHaveLength(1);
-            expect(r.frames[0]!.data).toMatchObject({ jsonrpc: '2.0', id: r.id, result: { kind: 'status-update', taskId: t.id, final: true, status: { state } } });
+            expect(r.frames[0]!.data).toMatchObject({
+              jsonrpc: '2.0',
+              id: r.id,
+              result: { kind: 'status-update', taskId: t.id, final: true, status: { state } },
+            });
           }
           expect((await getTask(agent, t.id)).status.state).toBe(state);
         }
@@ -990,7 +1384,12 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
 
       it('tasks/resubscribe of a running task replays missed events, then live ones (also from a Last-Event-ID)', async () => {
         const slow = await freshAgent('resubscribe-raw', 'demo:slow');
-        const s = await streamOf(slow, 'message/stream', { message: slowMessage(800) }, { stopAfter: (_f, all) => all.length >= 1 });
+        const s = await streamOf(
+          slow,
+          'message/stream',
+          { message: slowMessage(800) },
+          { stopAfter: (_f, all) => all.length >= 1 },
+        );
         const taskId = (s.frames[0]!.data.result as StreamEvent).taskId;
         expect(s.frames[0]!.id).toBe(1);
         const [all, after, beyond] = await Promise.all([
@@ -1002,7 +1401,11 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
         expect(beyond.frames.some((f) => f.data.result.kind === 'artifact-update')).toBe(true);
         expect(beyond.frames.at(-1)!.data.result).toMatchObject({ final: true, status: { state: 'completed' } });
         expect(all.frames[0]!.id).toBe(1);
-        expect(all.frames[0]!.data.result).toMatchObject({ kind: 'status-update', status: { state: 'working' }, final: false });
+        expect(all.frames[0]!.data.result).toMatchObject({
+          kind: 'status-update',
+          status: { state: 'working' },
+          final: false,
+        });
         expect(after.frames[0]!.id).toBe(2);
         expect(after.frames.map((f) => f.id)).toEqual(all.frames.slice(1).map((f) => f.id));
         for (const r of [all, after]) {
@@ -1015,7 +1418,11 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
         const slow = await freshAgent('quiet', 'demo:slow');
         const t = await runningSlowTask(slow, 2_500);
         // Past the progress event (seq 2) nothing happens for 2.5 s.
-        await eventually(async () => ((await getTask(slow, t.id, 10)).history?.some((m) => m.role === 'agent') ? true : undefined), 5_000, 20);
+        await eventually(
+          async () => ((await getTask(slow, t.id, 10)).history?.some((m) => m.role === 'agent') ? true : undefined),
+          5_000,
+          20,
+        );
         const started = Date.now();
         const res = await fetch(ep(slow), {
           method: 'POST',
@@ -1026,19 +1433,26 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
         expect(res.status).toBe(200);
         expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
         const text = await res.text();
-        const frames = text.split('\n\n').filter((f) => f.includes('data:')).map((f) => JSON.parse(f.slice(f.indexOf('data:') + 5)) as { id: string; result: StreamEvent });
+        const frames = text
+          .split('\n\n')
+          .filter((f) => f.includes('data:'))
+          .map((f) => JSON.parse(f.slice(f.indexOf('data:') + 5)) as { id: string; result: StreamEvent });
         expect(frames.every((f) => f.id === 'quiet')).toBe(true);
-        expect(frames.at(-1)!.result).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } });
+        expect(frames.at(-1)!.result).toMatchObject({
+          kind: 'status-update',
+          final: true,
+          status: { state: 'completed' },
+        });
       });
 
       it('Message idempotency: sending a messageId already seen for the subscription returns the stored task; the agent is not re-run and credits are not charged again', async () => {
-        const before = ((await operator('credits.get', {})) as { credits: number; cost: number });
+        const before = (await operator('credits.get', {})) as { credits: number; cost: number };
         const msg = textMessage('exactly once');
         const a = await sendOk(ECHO, msg);
         const b = await sendOk(ECHO, { ...msg, parts: [{ kind: 'text', text: 'different text, same messageId' }] });
         expect(b.id).toBe(a.id);
         expect(answerText(b)).toBe('exactly once');
-        const after = ((await operator('credits.get', {})) as { credits: number });
+        const after = (await operator('credits.get', {})) as { credits: number };
         expect(after.credits).toBe(before.credits - before.cost);
         const history = (await getTask(ECHO, a.id, 100)).history ?? [];
         expect(history.filter((m) => m.role === 'user')).toHaveLength(1);
@@ -1048,14 +1462,21 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
     // ---------------------------------------------------------------------------------------------------------
     describe('Limits', () => {
       it('Decoded file size | 20 MB | each `bytes` file part (20 MB accepted, 20 MB + 1 byte refused with -32602)', async () => {
-        const ok = await sendOk(ECHO, message([bytesPart('exactly-20mb.pdf', 'application/pdf', Buffer.alloc(MB20, 7))]));
+        const ok = await sendOk(
+          ECHO,
+          message([bytesPart('exactly-20mb.pdf', 'application/pdf', Buffer.alloc(MB20, 7))]),
+        );
         expect(ok.status.state).toBe('completed');
         expect(answerText(ok)).toContain(`exactly-20mb.pdf (application/pdf, ${MB20} bytes)`);
-        expectError(await send(ECHO, message([bytesPart('too-big.pdf', 'application/pdf', Buffer.alloc(MB20 + 1, 7))])), -32602);
+        expectError(
+          await send(ECHO, message([bytesPart('too-big.pdf', 'application/pdf', Buffer.alloc(MB20 + 1, 7))])),
+          -32602,
+        );
       }, 60_000);
 
       it('Files per message | 10 | message/send, message/stream (10 accepted, 11 refused)', async () => {
-        const files = (n: number): Record<string, unknown>[] => Array.from({ length: n }, (_, i) => bytesPart(`f${i}.txt`, 'text/plain', `file number ${i}`));
+        const files = (n: number): Record<string, unknown>[] =>
+          Array.from({ length: n }, (_, i) => bytesPart(`f${i}.txt`, 'text/plain', `file number ${i}`));
         const ten = await sendOk(ECHO, message([{ kind: 'text', text: 'ten' }, ...files(10)]));
         expect(answerText(ten)).toContain('Received 10 file(s)');
         expectError(await send(ECHO, message([{ kind: 'text', text: 'eleven' }, ...files(11)])), -32602);
@@ -1063,7 +1484,9 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
         expect(streamed.frames.at(-1)!.data.result).toMatchObject({ final: true, status: { state: 'completed' } });
         expectError(await call(ECHO, 'message/stream', { message: message(files(11)) }), -32602);
         // Ten uri files count too.
-        const uris = Array.from({ length: 11 }, (_, i) => uriPart(`u${i}.pdf`, 'application/pdf', `https://${pub('files')}/${i}.pdf`));
+        const uris = Array.from({ length: 11 }, (_, i) =>
+          uriPart(`u${i}.pdf`, 'application/pdf', `https://${pub('files')}/${i}.pdf`),
+        );
         expectError(await send(ECHO, message(uris)), -32602);
       });
 
@@ -1071,9 +1494,14 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
         const withBudget = await freshAgent('budget-short', 'demo:slow', { settings: { blockingBudgetMs: 100 } });
         const withDefault = await freshAgent('budget-default', 'demo:slow');
         const dep = await admin('deployments.get', { deploymentId: DEPLOYMENT });
-        const view = (dep.agents as { agentId: string; blockingBudgetMs: number }[]).find((a) => a.agentId === withDefault);
+        const view = (dep.agents as { agentId: string; blockingBudgetMs: number }[]).find(
+          (a) => a.agentId === withDefault,
+        );
         expect(view?.blockingBudgetMs).toBe(120_000);
-        const [short, long] = await Promise.all([sendOk(withBudget, slowMessage(600)), sendOk(withDefault, slowMessage(600))]);
+        const [short, long] = await Promise.all([
+          sendOk(withBudget, slowMessage(600)),
+          sendOk(withDefault, slowMessage(600)),
+        ]);
         expect(short.status.state).toBe('working');
         expect(short.artifacts).toEqual([]);
         expect(long.status.state).toBe('completed');
@@ -1103,7 +1531,11 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
         const msg = textMessage('racing twins');
         const [a, b] = await Promise.all([
           send(ECHO, msg),
-          rpc(`${other}/agents/${ECHO}/a2a`, { jsonrpc: '2.0', id: 'twin', method: 'message/send', params: { message: msg } }, { key: sut.a2aKey }),
+          rpc(
+            `${other}/agents/${ECHO}/a2a`,
+            { jsonrpc: '2.0', id: 'twin', method: 'message/send', params: { message: msg } },
+            { key: sut.a2aKey },
+          ),
         ]);
         const ta = resultOf(a);
         expect(b.body.error).toBeUndefined();
@@ -1114,7 +1546,11 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
         expect(after.credits).toBe(before.credits - before.cost);
         // Streaming the same messageId again replays the stored task without a new run.
         const replay = await streamOf(ECHO, 'message/stream', { message: msg });
-        expect(replay.frames.at(-1)!.data.result).toMatchObject({ taskId: ta.id, final: true, status: { state: 'completed' } });
+        expect(replay.frames.at(-1)!.data.result).toMatchObject({
+          taskId: ta.id,
+          final: true,
+          status: { state: 'completed' },
+        });
         expect(((await operator('credits.get', {})) as { credits: number }).credits).toBe(after.credits);
       });
 
@@ -1130,7 +1566,9 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
           expect(((await operator('credits.get', {})) as { credits: number }).credits).toBe(mid.credits - 3);
           await operator('credits.setCost', { cost: mid.credits });
           expectError(await send(ECHO, textMessage('cannot afford')), -32603, { dataCode: 'INSUFFICIENT_CREDITS' });
-          expectError(await call(ECHO, 'message/stream', { message: textMessage('cannot afford a stream') }), -32603, { dataCode: 'INSUFFICIENT_CREDITS' });
+          expectError(await call(ECHO, 'message/stream', { message: textMessage('cannot afford a stream') }), -32603, {
+            dataCode: 'INSUFFICIENT_CREDITS',
+          });
         } finally {
           await operator('credits.setCost', { cost: before.cost });
         }
@@ -1155,10 +1593,21 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
         const card = (await (await fetch(cardUrl(base, ECHO))).json()) as AgentCard;
         expect(card.securitySchemes?.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
         expect(resultOf(await send(ECHO, textMessage('bearer ok'))).status.state).toBe('completed');
-        const lowerCase = await rpc(ep(ECHO), { jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'x' } }, { headers: { Authorization: `bearer ${sut.a2aKey}` } });
+        const lowerCase = await rpc(
+          ep(ECHO),
+          { jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'x' } },
+          { headers: { Authorization: `bearer ${sut.a2aKey}` } },
+        );
         expect(lowerCase.status).toBe(200);
-        for (const headers of [{ 'X-API-Key': sut.a2aKey }, { Authorization: `Token ${sut.a2aKey}` }, { Authorization: `Basic ${Buffer.from(`x:${sut.a2aKey}`).toString('base64')}` }]) {
-          expect((await rpc(ep(ECHO), { jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'x' } }, { headers })).status).toBe(401);
+        for (const headers of [
+          { 'X-API-Key': sut.a2aKey },
+          { Authorization: `Token ${sut.a2aKey}` },
+          { Authorization: `Basic ${Buffer.from(`x:${sut.a2aKey}`).toString('base64')}` },
+        ]) {
+          expect(
+            (await rpc(ep(ECHO), { jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'x' } }, { headers }))
+              .status,
+          ).toBe(401);
         }
       });
 
@@ -1169,7 +1618,10 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
           ['message/send', { message: textMessage('x') }],
           ['tasks/get', { id: t.id }],
           ['tasks/cancel', { id: t.id }],
-          ['tasks/pushNotificationConfig/set', { taskId: t.id, pushNotificationConfig: { id: 'c', url: `https://${pub('h')}/x`, token: 't' } }],
+          [
+            'tasks/pushNotificationConfig/set',
+            { taskId: t.id, pushNotificationConfig: { id: 'c', url: `https://${pub('h')}/x`, token: 't' } },
+          ],
           ['tasks/pushNotificationConfig/get', { id: t.id }],
           ['tasks/pushNotificationConfig/list', { id: t.id }],
           ['tasks/pushNotificationConfig/delete', { id: t.id, pushNotificationConfigId: 'c' }],
@@ -1181,7 +1633,11 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
           expect([-32050, -32051]).not.toContain(r.body.error?.code);
         }
         for (const method of ['message/stream', 'tasks/resubscribe']) {
-          const s = await streamOf(agent, method, method === 'message/stream' ? { message: textMessage('x') } : { id: t.id });
+          const s = await streamOf(
+            agent,
+            method,
+            method === 'message/stream' ? { message: textMessage('x') } : { id: t.id },
+          );
           expect(s.status, method).toBe(200);
           expect(s.frames.at(-1)!.data.result.final).toBe(true);
         }
@@ -1190,20 +1646,34 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
       it('4. Other agent endpoints use a key with scope `invoke`; the A2A endpoint needs an `a2a` key', async () => {
         expect((await call(ECHO, 'tasks/get', { id: 'x' }, { key: sut.invokeKey })).status).toBe(403);
         const both = await manage(sut, 'developer', 'keys.create', { name: 'both scopes', scopes: ['a2a', 'invoke'] });
-        expect(resultOf(await call(ECHO, 'message/send', { message: textMessage('both') }, { key: both.key })).status.state).toBe('completed');
+        expect(
+          resultOf(await call(ECHO, 'message/send', { message: textMessage('both') }, { key: both.key })).status.state,
+        ).toBe('completed');
       });
 
       it('5. A missing, expired, revoked or wrongly scoped key gives HTTP 401 or 403 with a JSON-RPC-shaped body', async () => {
         const revoked = await manage(sut, 'developer', 'keys.create', { name: 'revoked', scopes: ['a2a'] });
         await manage(sut, 'developer', 'keys.revoke', { keyId: revoked.id });
         const expired = await expiringKey();
-        await eventually(async () => (await call(ECHO, 'tasks/get', { id: 'x' }, { key: expired })).status === 401, 5_000, 50);
-        for (const [key, status] of [[null, 401], [expired, 401], [revoked.key as string, 401], [sut.invokeKey, 403]] as const) {
+        await eventually(
+          async () => (await call(ECHO, 'tasks/get', { id: 'x' }, { key: expired })).status === 401,
+          5_000,
+          50,
+        );
+        for (const [key, status] of [
+          [null, 401],
+          [expired, 401],
+          [revoked.key as string, 401],
+          [sut.invokeKey, 403],
+        ] as const) {
           for (const method of ['message/send', 'message/stream', 'tasks/get']) {
             const r = await call(ECHO, method, { message: textMessage('x'), id: 'x' }, { key });
             expect(r.status).toBe(status);
             expect(r.headers.get('content-type')).toMatch(/^application\/json/);
-            expect(r.body).toMatchObject({ jsonrpc: '2.0', error: { code: expect.any(Number), message: expect.any(String), data: { code: expect.any(String) } } });
+            expect(r.body).toMatchObject({
+              jsonrpc: '2.0',
+              error: { code: expect.any(Number), message: expect.any(String), data: { code: expect.any(String) } },
+            });
             expect(r.headers.get('www-authenticate')).toMatch(/^Bearer /);
           }
         }
@@ -1229,16 +1699,25 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
         const mine = listed.find((k) => k.id === created.id);
         expect(mine).toBeDefined();
         expect(JSON.stringify(listed)).not.toContain(created.key);
-        expect(resultOf(await call(ECHO, 'message/send', { message: textMessage('new key') }, { key: created.key })).status.state).toBe('completed');
+        expect(
+          resultOf(await call(ECHO, 'message/send', { message: textMessage('new key') }, { key: created.key })).status
+            .state,
+        ).toBe('completed');
       });
 
       it('8. Enabling A2A on an agent requires the Admin role and an AI Agent', async () => {
         const agent = await freshAgent('enable-role');
         await settings(agent, { a2aEnabled: false });
-        await expect(manage(sut, 'developer', 'settings.update', { agentId: agent, settings: { a2aEnabled: true } })).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
-        await expect(manage(sut, 'operator', 'settings.update', { agentId: agent, settings: { a2aEnabled: true } })).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
+        await expect(
+          manage(sut, 'developer', 'settings.update', { agentId: agent, settings: { a2aEnabled: true } }),
+        ).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
+        await expect(
+          manage(sut, 'operator', 'settings.update', { agentId: agent, settings: { a2aEnabled: true } }),
+        ).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
         expect((await send(agent, textMessage('still off'))).status).toBe(404);
-        await expect(admin('settings.update', { agentId: TASK_AGENT, settings: { a2aEnabled: true } })).rejects.toMatchObject({ code: 'FAILED_PRECONDITION' });
+        await expect(
+          admin('settings.update', { agentId: TASK_AGENT, settings: { a2aEnabled: true } }),
+        ).rejects.toMatchObject({ code: 'FAILED_PRECONDITION' });
         expect((await fetch(cardUrl(base, TASK_AGENT))).status).toBe(404);
         await settings(agent, { a2aEnabled: true });
         expect((await fetch(cardUrl(base, agent))).status).toBe(200);
@@ -1254,8 +1733,19 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
         const client = await a2aClient(base, ECHO, sut.a2aKey);
         const r = (await client.sendMessage({ message: textMessage('over v0.3') as never })) as { result: Task };
         expect(answerText(r.result)).toBe('over v0.3');
-        expect(resultOf(await send(ECHO, textMessage('header 0.3'), undefined, { path: '/v0.3' })).status.state).toBe('completed');
-        expect(resultOf(await call(ECHO, 'message/send', { message: textMessage('h') }, { path: '/v0.3', headers: { 'A2A-Version': '0.3' } })).status.state).toBe('completed');
+        expect(resultOf(await send(ECHO, textMessage('header 0.3'), undefined, { path: '/v0.3' })).status.state).toBe(
+          'completed',
+        );
+        expect(
+          resultOf(
+            await call(
+              ECHO,
+              'message/send',
+              { message: textMessage('h') },
+              { path: '/v0.3', headers: { 'A2A-Version': '0.3' } },
+            ),
+          ).status.state,
+        ).toBe('completed');
       });
 
       it('0.2.x (0.2.1 to 0.2.6) | supported | /.well-known/agent.json | /agents/{id}/a2a/v0.2 (serves 0.2.6)', async () => {
@@ -1267,22 +1757,39 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
         for (const k of ['signatures', 'additionalInterfaces']) expect(card).not.toHaveProperty(k);
         // The SDK, pointed at the 0.2 card, talks to the 0.2 endpoint with its own shapes.
         const client = await A2AClient.fromCardUrl(`${base}/agents/${ECHO}/.well-known/agent.json`, {
-          fetchImpl: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), Authorization: `Bearer ${sut.a2aKey}` } }),
+          fetchImpl: (input, init) =>
+            fetch(input, {
+              ...init,
+              headers: { ...(init?.headers as Record<string, string>), Authorization: `Bearer ${sut.a2aKey}` },
+            }),
         });
         const sent = (await client.sendMessage({ message: textMessage('over v0.2') as never })) as { result: Task };
         expect(answerText(sent.result)).toBe('over v0.2');
         const got = (await client.getTask({ id: sent.result.id, historyLength: 1 })) as { result: Task };
         expect(got.result.history).toHaveLength(1);
         const events: StreamEvent[] = [];
-        for await (const e of client.sendMessageStream({ message: textMessage('streamed over v0.2') as never })) events.push(e as StreamEvent);
+        for await (const e of client.sendMessageStream({ message: textMessage('streamed over v0.2') as never }))
+          events.push(e as StreamEvent);
         expect(events.at(-1)).toMatchObject({ final: true, status: { state: 'completed' } });
         for (const v of ['0.2.1', '0.2.5', '0.2.6', '0.2']) {
-          expect(resultOf(await call(ECHO, 'message/send', { message: textMessage(v) }, { path: '/v0.2', headers: { 'A2A-Version': v } })).status.state).toBe('completed');
+          expect(
+            resultOf(
+              await call(
+                ECHO,
+                'message/send',
+                { message: textMessage(v) },
+                { path: '/v0.2', headers: { 'A2A-Version': v } },
+              ),
+            ).status.state,
+          ).toBe('completed');
         }
         // Same methods as 0.3 except the 0.3-only agent/getAuthenticatedExtendedCard.
         expectError(await call(ECHO, 'agent/getAuthenticatedExtendedCard', {}, { path: '/v0.2' }), -32601);
         expectError(await call(ECHO, 'tasks/cancel', { id: sent.result.id }, { path: '/v0.2' }), -32002);
-        expectError(await call(ECHO, 'tasks/pushNotificationConfig/list', { id: sent.result.id }, { path: '/v0.2' }), -32003);
+        expectError(
+          await call(ECHO, 'tasks/pushNotificationConfig/list', { id: sent.result.id }, { path: '/v0.2' }),
+          -32003,
+        );
         const r = await streamOf(ECHO, 'tasks/resubscribe', { id: sent.result.id }, { url: ep(ECHO, '/v0.2') });
         expect(r.frames).toHaveLength(1);
       });
@@ -1291,13 +1798,32 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
         const card = (await (await fetch(cardUrl(base, ECHO))).json()) as AgentCard;
         expect(card.protocolVersion).toBe('0.3.0');
         expectError(await call(ECHO, 'message/send', { message: textMessage('x') }, { path: '/v1.0' }), -32004);
-        expectError(await call(ECHO, 'message/send', { message: textMessage('x') }, { headers: { 'A2A-Version': '1.0' } }), -32004);
-        expectError(await call(ECHO, 'SendMessage', { message: textMessage('x') }, { headers: { 'A2A-Version': '1.0.0' } }), -32004);
+        expectError(
+          await call(ECHO, 'message/send', { message: textMessage('x') }, { headers: { 'A2A-Version': '1.0' } }),
+          -32004,
+        );
+        expectError(
+          await call(ECHO, 'SendMessage', { message: textMessage('x') }, { headers: { 'A2A-Version': '1.0.0' } }),
+          -32004,
+        );
       });
 
       it('0.1.0 | unsupported (uses the removed tasks/send method) | none | none', async () => {
-        expectError(await call(ECHO, 'tasks/send', { id: uniqueId('t'), message: { role: 'user', parts: [{ type: 'text', text: 'old' }] } }), -32004, { dataCode: 'UNSUPPORTED_OPERATION' });
-        expectError(await call(ECHO, 'tasks/sendSubscribe', { id: uniqueId('t'), message: { role: 'user', parts: [{ type: 'text', text: 'old' }] } }), -32004);
+        expectError(
+          await call(ECHO, 'tasks/send', {
+            id: uniqueId('t'),
+            message: { role: 'user', parts: [{ type: 'text', text: 'old' }] },
+          }),
+          -32004,
+          { dataCode: 'UNSUPPORTED_OPERATION' },
+        );
+        expectError(
+          await call(ECHO, 'tasks/sendSubscribe', {
+            id: uniqueId('t'),
+            message: { role: 'user', parts: [{ type: 'text', text: 'old' }] },
+          }),
+          -32004,
+        );
         expectError(await call(ECHO, 'message/send', { message: textMessage('x') }, { path: '/v0.1' }), -32004);
       });
 
@@ -1313,14 +1839,25 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
         expect(root2.url).toBe(`${base}/agents/${ECHO}/a2a/v0.2`);
       });
 
-      it('Rule 2. POST /agents/{id}/a2a serves the agent\'s configured default version (0.3.0 unless changed)', async () => {
+      it("Rule 2. POST /agents/{id}/a2a serves the agent's configured default version (0.3.0 unless changed)", async () => {
         const agent = await freshAgent('default-version');
         expectError(await call(agent, 'agent/getAuthenticatedExtendedCard', {}), -32007);
-        expect(resultOf(await call(agent, 'message/send', { message: textMessage('x') }, { headers: { 'A2A-Version': '0.3.0' } })).status.state).toBe('completed');
+        expect(
+          resultOf(
+            await call(agent, 'message/send', { message: textMessage('x') }, { headers: { 'A2A-Version': '0.3.0' } }),
+          ).status.state,
+        ).toBe('completed');
         await settings(agent, { defaultA2aVersion: '0.2.6' });
         expectError(await call(agent, 'agent/getAuthenticatedExtendedCard', {}), -32601);
-        expectError(await call(agent, 'message/send', { message: textMessage('x') }, { headers: { 'A2A-Version': '0.3.0' } }), -32004);
-        expect(resultOf(await call(agent, 'message/send', { message: textMessage('x') }, { headers: { 'A2A-Version': '0.2.6' } })).status.state).toBe('completed');
+        expectError(
+          await call(agent, 'message/send', { message: textMessage('x') }, { headers: { 'A2A-Version': '0.3.0' } }),
+          -32004,
+        );
+        expect(
+          resultOf(
+            await call(agent, 'message/send', { message: textMessage('x') }, { headers: { 'A2A-Version': '0.2.6' } }),
+          ).status.state,
+        ).toBe('completed');
         // The versioned paths are unaffected by the default.
         expectError(await call(agent, 'agent/getAuthenticatedExtendedCard', {}, { path: '/v0.3' }), -32007);
         await settings(agent, { defaultA2aVersion: '0.3.0' });
@@ -1328,20 +1865,37 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
       });
 
       it('Rule 3. A request for an unsupported protocol version gives -32004', async () => {
-        for (const [path, header] of [['/v0.1', undefined], ['/v2', undefined], ['/v0.3', '0.2.6'], ['/v0.2', '0.3.0'], ['', '0.1.0'], ['', 'banana']] as const) {
-          const r = await call(ECHO, 'message/send', { message: textMessage('x') }, { path, ...(header ? { headers: { 'A2A-Version': header } } : {}) });
+        for (const [path, header] of [
+          ['/v0.1', undefined],
+          ['/v2', undefined],
+          ['/v0.3', '0.2.6'],
+          ['/v0.2', '0.3.0'],
+          ['', '0.1.0'],
+          ['', 'banana'],
+        ] as const) {
+          const r = await call(
+            ECHO,
+            'message/send',
+            { message: textMessage('x') },
+            { path, ...(header ? { headers: { 'A2A-Version': header } } : {}) },
+          );
           expectError(r, -32004);
         }
       });
 
       it('Rule 4. The supported methods belong to the message/send generation', async () => {
-        for (const m of ['tasks/send', 'tasks/sendSubscribe']) expectError(await call(ECHO, m, { id: 't', message: textMessage('x') }), -32004);
-        for (const path of ['', '/v0.3', '/v0.2']) expect(resultOf(await send(ECHO, textMessage('new generation'), undefined, { path })).status.state).toBe('completed');
+        for (const m of ['tasks/send', 'tasks/sendSubscribe'])
+          expectError(await call(ECHO, m, { id: 't', message: textMessage('x') }), -32004);
+        for (const path of ['', '/v0.3', '/v0.2'])
+          expect(resultOf(await send(ECHO, textMessage('new generation'), undefined, { path })).status.state).toBe(
+            'completed',
+          );
       });
 
       it('Rule 5. Each agent runs the latest production or a pinned version; switching the strategy or changing the pin changes served behavior (and the card `version`) at once', async () => {
         const agent = await freshAgent('versions');
-        const cardVersion = async (): Promise<string> => ((await (await fetch(cardUrl(base, agent))).json()) as AgentCard).version;
+        const cardVersion = async (): Promise<string> =>
+          ((await (await fetch(cardUrl(base, agent))).json()) as AgentCard).version;
         expect(await cardVersion()).toBe('1.0.0');
         expect(resultOf(await send(agent, textMessage('v1'))).status.state).toBe('completed');
         await admin('agents.publishVersion', { agentId: agent, version: '2.0.0', runtime: 'demo:failing' });
@@ -1369,7 +1923,11 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
     describe('Versioning (legacy)', () => {
       it('Rule 6. The legacy REST task endpoints remain available but are deprecated', async () => {
         const headers = { Authorization: `Bearer ${sut.a2aKey}`, 'Content-Type': 'application/json' };
-        const res = await fetch(`${base}/agents/${ECHO}/tasks`, { method: 'POST', headers, body: JSON.stringify({ message: { parts: [{ type: 'text', content: 'legacy client' }] } }) });
+        const res = await fetch(`${base}/agents/${ECHO}/tasks`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ message: { parts: [{ type: 'text', content: 'legacy client' }] } }),
+        });
         expect(res.status).toBe(200);
         expect(res.headers.get('deprecation')).toBeTruthy();
         expect(res.headers.get('link')).toContain(`<${base}/agents/${ECHO}/a2a>; rel="successor-version"`);
@@ -1400,11 +1958,21 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
         expect((await send(agent, textMessage('after removal'))).status).toBe(404);
         expect((await call(agent, 'tasks/get', { id: running.id })).status).toBe(404);
         expect((await fetch(cardUrl(base, agent))).status).toBe(404);
-        const catalog = (await (await fetch(`${base}/deployments/${DEPLOYMENT}/.well-known/agent-catalog.json`)).json()) as { entries: { metadata: Record<string, string> }[] };
+        const catalog = (await (
+          await fetch(`${base}/deployments/${DEPLOYMENT}/.well-known/agent-catalog.json`)
+        ).json()) as { entries: { metadata: Record<string, string> }[] };
         expect(catalog.entries.map((e) => e.metadata['dev.a2a-inbound.agentId'])).not.toContain(agent);
         expect(resultOf(await send(ECHO, textMessage('the rest keeps running'))).status.state).toBe('completed');
         // Also on the other replica, at once.
-        expect((await rpc(`${other}/agents/${agent}/a2a`, { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: textMessage('x') } }, { key: sut.a2aKey })).status).toBe(404);
+        expect(
+          (
+            await rpc(
+              `${other}/agents/${agent}/a2a`,
+              { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: textMessage('x') } },
+              { key: sut.a2aKey },
+            )
+          ).status,
+        ).toBe(404);
       });
 
       it('Per-agent inline settings (rate limit, A2A on/off, default A2A version, blocking budget, pushNotifications) take effect at once on every replica', async () => {
@@ -1440,7 +2008,10 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
       });
       it("url | string | JSON-RPC endpoint pinned to the card's own version", async () => {
         expect(card.url).toBe(`${base}/agents/${ECHO}/a2a/v0.3`);
-        expect(resultOf(await call(ECHO, 'message/send', { message: textMessage('via card url') }, { url: card.url })).status.state).toBe('completed');
+        expect(
+          resultOf(await call(ECHO, 'message/send', { message: textMessage('via card url') }, { url: card.url })).status
+            .state,
+        ).toBe('completed');
       });
       it('preferredTransport | string | `JSONRPC`', () => {
         expect(card.preferredTransport).toBe('JSONRPC');
@@ -1457,14 +2028,22 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
         expect(card.capabilities.pushNotifications).toBe(false);
         const agent = await freshAgent('push-flag');
         const pushFlag = async (path: string): Promise<boolean | undefined> =>
-          ((await (await fetch(`${base}/agents/${agent}/.well-known/${path}`)).json()) as AgentCard).capabilities.pushNotifications;
+          ((await (await fetch(`${base}/agents/${agent}/.well-known/${path}`)).json()) as AgentCard).capabilities
+            .pushNotifications;
         expect(await pushFlag('agent-card.json')).toBe(false);
-        await expect(admin('settings.update', { agentId: agent, settings: { pushNotificationsEnabled: true } })).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
+        await expect(
+          admin('settings.update', { agentId: agent, settings: { pushNotificationsEnabled: true } }),
+        ).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
         await settings(agent, { pushNotificationsEnabled: true }, 'operator');
         expect(await pushFlag('agent-card.json')).toBe(true);
         expect(await pushFlag('agent.json')).toBe(true);
         const t = await sendOk(agent, textMessage('push now'));
-        resultOf(await call(agent, 'tasks/pushNotificationConfig/set', { taskId: t.id, pushNotificationConfig: { url: `https://${pub('h')}/p`, token: 't' } }));
+        resultOf(
+          await call(agent, 'tasks/pushNotificationConfig/set', {
+            taskId: t.id,
+            pushNotificationConfig: { url: `https://${pub('h')}/p`, token: 't' },
+          }),
+        );
         await settings(agent, { pushNotificationsEnabled: false }, 'operator');
         expect(await pushFlag('agent-card.json')).toBe(false);
         expectError(await call(agent, 'tasks/pushNotificationConfig/list', { id: t.id }), -32003);
@@ -1485,7 +2064,9 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
         expect(card.defaultInputModes.every((m) => /^[a-z]+\/[a-z0-9.+-]+$/.test(m))).toBe(true);
       });
       it('defaultOutputModes | array of string (media types) | includes `text/plain`, `text/markdown`, `application/json`', () => {
-        expect(card.defaultOutputModes).toEqual(expect.arrayContaining(['text/plain', 'text/markdown', 'application/json']));
+        expect(card.defaultOutputModes).toEqual(
+          expect.arrayContaining(['text/plain', 'text/markdown', 'application/json']),
+        );
       });
       it('securitySchemes | object | entry `apiKey` with `type` = `http`, `scheme` = `bearer`', () => {
         expect(card.securitySchemes?.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
@@ -1496,7 +2077,11 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
       it('skills | array | each: `id`, `name`, `description` strings, `tags` and `examples` arrays of string', () => {
         expect(card.skills.length).toBeGreaterThan(0);
         for (const s of card.skills) {
-          expect(s).toMatchObject({ id: expect.any(String), name: expect.any(String), description: expect.any(String) });
+          expect(s).toMatchObject({
+            id: expect.any(String),
+            name: expect.any(String),
+            description: expect.any(String),
+          });
           expect(s.tags.every((t) => typeof t === 'string')).toBe(true);
           expect((s.examples ?? []).every((t) => typeof t === 'string')).toBe(true);
           expect(Array.isArray(s.examples)).toBe(true);
@@ -1507,7 +2092,11 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
       });
       it('Rule: capabilities are truthful; anything advertised there can actually be used', async () => {
         const c = card.capabilities;
-        if (c.streaming) expect((await streamOf(ECHO, 'message/stream', { message: textMessage('truthful') })).frames.at(-1)!.data.result.final).toBe(true);
+        if (c.streaming)
+          expect(
+            (await streamOf(ECHO, 'message/stream', { message: textMessage('truthful') })).frames.at(-1)!.data.result
+              .final,
+          ).toBe(true);
         const t = await sendOk(ECHO, textMessage('truthful push'));
         const push = await call(ECHO, 'tasks/pushNotificationConfig/list', { id: t.id });
         if (c.pushNotifications) resultOf(push);
@@ -1522,7 +2111,9 @@ export function describeConformance(layout: string, start: () => Promise<Sut>, o
           expect(res.headers.get('access-control-allow-origin')).toBe('*');
           expect(res.headers.get('cache-control')).toBeTruthy();
           const etag = res.headers.get('etag')!;
-          expect((await fetch(`${base}/agents/${ECHO}/.well-known/${path}`, { headers: { 'If-None-Match': etag } })).status).toBe(304);
+          expect(
+            (await fetch(`${base}/agents/${ECHO}/.well-known/${path}`, { headers: { 'If-None-Match': etag } })).status,
+          ).toBe(304);
         }
         expect((await fetch(cardUrl(base, 'no-such-agent'))).status).toBe(404);
       });

@@ -33,15 +33,23 @@ describe.runIf(engineUrlsSet)('distributed behaviour across processes', () => {
 
   it('an SSE stream started through one gateway resumes through the other with Last-Event-ID: missed events, then live ones', async () => {
     const [g1, g2] = cluster.gateways as [string, string];
-    const first = await sse(url(g1, SLOW), { jsonrpc: '2.0', id: 's1', method: 'message/stream', params: { message: slowMessage(2500, 'resume me') } }, {
-      key: sut.a2aKey,
-      stopAfter: (_f, all) => all.length === 1,
-    });
+    const first = await sse(
+      url(g1, SLOW),
+      { jsonrpc: '2.0', id: 's1', method: 'message/stream', params: { message: slowMessage(2500, 'resume me') } },
+      {
+        key: sut.a2aKey,
+        stopAfter: (_f, all) => all.length === 1,
+      },
+    );
     expect(first.frames).toHaveLength(1);
     const taskId = first.frames[0]!.data.result.taskId as string;
     expect(first.frames[0]!.id).toBe(1);
     // Reconnect elsewhere, saying the last event we saw was 1: we get 2… (missed), then the live ones.
-    const resumed = await sse(url(g2, SLOW), { jsonrpc: '2.0', id: 's2', method: 'tasks/resubscribe', params: { id: taskId } }, { key: sut.a2aKey, headers: { 'Last-Event-ID': '1' } });
+    const resumed = await sse(
+      url(g2, SLOW),
+      { jsonrpc: '2.0', id: 's2', method: 'tasks/resubscribe', params: { id: taskId } },
+      { key: sut.a2aKey, headers: { 'Last-Event-ID': '1' } },
+    );
     const ids = resumed.frames.map((f) => f.id);
     expect(ids[0]).toBe(2);
     expect(ids).toEqual(ids.map((_, i) => i + 2));
@@ -62,7 +70,11 @@ describe.runIf(engineUrlsSet)('distributed behaviour across processes', () => {
 
   it('a blocking message/send through any replica returns when the task finishes', async () => {
     for (const g of cluster.gateways) {
-      const r = await rpc(url(g, SLOW), { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: slowMessage(1200, `via ${g}`) } }, { key: sut.a2aKey });
+      const r = await rpc(
+        url(g, SLOW),
+        { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: slowMessage(1200, `via ${g}`) } },
+        { key: sut.a2aKey },
+      );
       const task = r.body.result as Task;
       expect(task.status.state).toBe('completed');
       expect(task.artifacts?.[0]?.parts[0]).toEqual({ kind: 'text', text: `Finished after 1200 ms: via ${g}` });
@@ -71,23 +83,38 @@ describe.runIf(engineUrlsSet)('distributed behaviour across processes', () => {
 
   it('the rate limit holds across two gateway replicas: the N+1-th request in the window gets 429 whichever replica takes it', async () => {
     const limit = 6;
-    const agent = await manage(sut, 'admin', 'agents.create', { name: 'rate-limited echo', description: 'rl', type: 'AI Agent' });
+    const agent = await manage(sut, 'admin', 'agents.create', {
+      name: 'rate-limited echo',
+      description: 'rl',
+      type: 'AI Agent',
+    });
     await manage(sut, 'admin', 'agents.publishVersion', { agentId: agent.id, version: '1.0.0', runtime: 'demo:echo' });
     await manage(sut, 'admin', 'agents.promote', { agentId: agent.id, version: '1.0.0' });
     await manage(sut, 'admin', 'deployments.addAgent', { deploymentId: 'demo-deployment', agentId: agent.id });
-    await manage(sut, 'admin', 'settings.update', { agentId: agent.id, settings: { a2aEnabled: true, rateLimitPerMinute: limit } });
+    await manage(sut, 'admin', 'settings.update', {
+      agentId: agent.id,
+      settings: { a2aEnabled: true, rateLimitPerMinute: limit },
+    });
     // Stay inside one fixed one-minute window.
     const intoMinute = Date.now() % 60_000;
     if (intoMinute > 50_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 200));
     const statuses: number[] = [];
     for (let i = 0; i < limit; i++) {
       const g = cluster.gateways[i % 2]!;
-      const r = await rpc(url(g, agent.id), { jsonrpc: '2.0', id: i, method: 'tasks/get', params: { id: 'none' } }, { key: sut.a2aKey });
+      const r = await rpc(
+        url(g, agent.id),
+        { jsonrpc: '2.0', id: i, method: 'tasks/get', params: { id: 'none' } },
+        { key: sut.a2aKey },
+      );
       statuses.push(r.status);
     }
     expect(statuses).toEqual(Array(limit).fill(200));
     for (const g of cluster.gateways) {
-      const over = await rpc(url(g, agent.id), { jsonrpc: '2.0', id: 'x', method: 'tasks/get', params: { id: 'none' } }, { key: sut.a2aKey });
+      const over = await rpc(
+        url(g, agent.id),
+        { jsonrpc: '2.0', id: 'x', method: 'tasks/get', params: { id: 'none' } },
+        { key: sut.a2aKey },
+      );
       expect(over.status).toBe(429);
       expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(over.body.error.data.code).toBe('RATE_LIMITED');
@@ -95,7 +122,16 @@ describe.runIf(engineUrlsSet)('distributed behaviour across processes', () => {
   }, 90_000);
 
   it('a runner killed in the middle of a run does not leave the task working: another runner retries it, exactly once', async () => {
-    const sent = await rpc(url(cluster.gateways[0]!, SLOW), { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: slowMessage(6000, 'survive a crash'), configuration: { blocking: false } } }, { key: sut.a2aKey });
+    const sent = await rpc(
+      url(cluster.gateways[0]!, SLOW),
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'message/send',
+        params: { message: slowMessage(6000, 'survive a crash'), configuration: { blocking: false } },
+      },
+      { key: sut.a2aKey },
+    );
     const taskId = (sent.body.result as Task).id;
     // Find the runner that took the run, then kill it hard.
     const owner = await eventually(async () => {
@@ -108,7 +144,11 @@ describe.runIf(engineUrlsSet)('distributed behaviour across processes', () => {
     await cluster.kill(owner);
     const done = await eventually(
       async () => {
-        const g = await rpc(url(cluster.gateways[1]!, SLOW), { jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { id: taskId, historyLength: 50 } }, { key: sut.a2aKey });
+        const g = await rpc(
+          url(cluster.gateways[1]!, SLOW),
+          { jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { id: taskId, historyLength: 50 } },
+          { key: sut.a2aKey },
+        );
         const t = g.body.result as Task;
         return t.status.state === 'working' ? undefined : t;
       },
@@ -119,7 +159,9 @@ describe.runIf(engineUrlsSet)('distributed behaviour across processes', () => {
     if (done.status.state === 'completed') {
       expect(done.artifacts).toHaveLength(1);
       expect(done.artifacts?.[0]?.parts).toEqual([{ kind: 'text', text: 'Finished after 6000 ms: survive a crash' }]);
-      const progress = (done.history ?? []).filter((m) => m.role === 'agent' && m.parts.some((p) => p.kind === 'text' && p.text.startsWith('Working')));
+      const progress = (done.history ?? []).filter(
+        (m) => m.role === 'agent' && m.parts.some((p) => p.kind === 'text' && p.text.startsWith('Working')),
+      );
       expect(progress).toHaveLength(1); // the retried run's repeated events were not applied twice
     } else {
       expect(done.status.state).toBe('failed');
@@ -129,13 +171,23 @@ describe.runIf(engineUrlsSet)('distributed behaviour across processes', () => {
   }, 120_000);
 
   it('stopping every process and starting them again loses no task, key, deployment or setting', async () => {
-    const before = (await rpc(url(sut.baseUrl, ECHO), { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: textMessage('remember me') } }, { key: sut.a2aKey })).body.result as Task;
+    const before = (
+      await rpc(
+        url(sut.baseUrl, ECHO),
+        { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: textMessage('remember me') } },
+        { key: sut.a2aKey },
+      )
+    ).body.result as Task;
     await manage(sut, 'admin', 'settings.update', { agentId: ECHO, settings: { rateLimitPerMinute: 4321 } });
     await cluster.stopAll();
     ({ cluster, sut } = await startDistributed({ env, namespace }));
     // No new demo credentials: the data set is not fresh. The keys created before still work.
     expect(cluster.credentials().a2aKey).toBeUndefined();
-    const after = await rpc(url(cluster.gateways[1]!, ECHO), { jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { id: before.id } }, { key: sut.a2aKey });
+    const after = await rpc(
+      url(cluster.gateways[1]!, ECHO),
+      { jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { id: before.id } },
+      { key: sut.a2aKey },
+    );
     expect(after.body.result.status.state).toBe('completed');
     expect(after.body.result.artifacts[0].parts[0].text).toBe('remember me');
     const deployment = await manage(sut, 'admin', 'deployments.get', { deploymentId: 'demo-deployment' });

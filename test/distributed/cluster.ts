@@ -21,10 +21,19 @@ interface ClusterModule {
 }
 
 /** Starts the distributed system as separate processes on the real engines, in a fresh namespace. */
-export async function startDistributed(options: Record<string, unknown> = {}): Promise<{ cluster: Cluster; sut: Sut; namespace: string }> {
+export async function startDistributed(
+  options: Record<string, unknown> = {},
+): Promise<{ cluster: Cluster; sut: Sut; namespace: string }> {
   const mod = (await import('../../scripts/cluster.mjs')) as ClusterModule;
   const namespace = (options.namespace as string | undefined) ?? `t${randomBytes(4).toString('hex')}`;
-  const cluster = await mod.startCluster({ namespace, engines: false, build: false, quiet: true, ...options, env: { LOG_LEVEL: 'info', ...((options.env) ?? {}) } });
+  const cluster = await mod.startCluster({
+    namespace,
+    engines: false,
+    build: false,
+    quiet: true,
+    ...options,
+    env: { LOG_LEVEL: 'info', ...(options.env ?? {}) },
+  });
   const creds = cluster.credentials();
   const sut: Sut = {
     baseUrl: cluster.gateways[0]!,

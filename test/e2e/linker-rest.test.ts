@@ -19,7 +19,10 @@ describe('linker REST through the gateway (embedded)', () => {
     });
 
   beforeAll(async () => {
-    system = await startSystem({ env: { PORT: '0', HOST: '127.0.0.1', LINKER_ALLOWED_DIRS: FIXTURE }, log: silentLogger() });
+    system = await startSystem({
+      env: { PORT: '0', HOST: '127.0.0.1', LINKER_ALLOWED_DIRS: FIXTURE },
+      log: silentLogger(),
+    });
     admin = system.tasks.seed!.credentials!.adminToken;
     operator = system.tasks.seed!.credentials!.operatorToken;
   }, 60_000);
@@ -44,11 +47,19 @@ describe('linker REST through the gateway (embedded)', () => {
     const appId = app.id;
     const repos = readdirSync(FIXTURE).filter((n) => statSync(join(FIXTURE, n)).isDirectory());
     for (const name of repos) {
-      const source = await api(`/api/applications/${appId}/sources`, { method: 'POST', token: admin, body: { name, dir: join(FIXTURE, name) } });
+      const source = await api(`/api/applications/${appId}/sources`, {
+        method: 'POST',
+        token: admin,
+        body: { name, dir: join(FIXTURE, name) },
+      });
       expect(source.status).toBe(201);
       const s = (await source.json()) as { id: string; name: string };
       expect(s.name).toBe(name);
-      const ingest = await api(`/api/applications/${appId}/ingest`, { method: 'POST', token: admin, body: { source: s.id } });
+      const ingest = await api(`/api/applications/${appId}/ingest`, {
+        method: 'POST',
+        token: admin,
+        body: { source: s.id },
+      });
       expect(ingest.status).toBe(200);
     }
     const report = await api(`/api/applications/${appId}/report?format=json`, { token: admin });

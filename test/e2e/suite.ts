@@ -51,8 +51,16 @@ export function describeA2aEndToEnd(layout: string, start: () => Promise<Sut>): 
         provider: { organization: expect.any(String), url: expect.any(String) },
       });
       expect(card.defaultInputModes).toEqual(expect.arrayContaining(['text/plain', 'application/json']));
-      expect(card.defaultOutputModes).toEqual(expect.arrayContaining(['text/plain', 'text/markdown', 'application/json']));
-      expect(card.skills[0]).toEqual({ id: expect.any(String), name: expect.any(String), description: expect.any(String), tags: expect.any(Array), examples: expect.any(Array) });
+      expect(card.defaultOutputModes).toEqual(
+        expect.arrayContaining(['text/plain', 'text/markdown', 'application/json']),
+      );
+      expect(card.skills[0]).toEqual({
+        id: expect.any(String),
+        name: expect.any(String),
+        description: expect.any(String),
+        tags: expect.any(Array),
+        examples: expect.any(Array),
+      });
       const again = await fetch(cardUrl(base, ECHO), { headers: { 'If-None-Match': res.headers.get('etag')! } });
       expect(again.status).toBe(304);
     });
@@ -98,7 +106,11 @@ export function describeA2aEndToEnd(layout: string, start: () => Promise<Sut>): 
     });
 
     it('message/stream over raw HTTP answers text/event-stream frames with ids and JSON-RPC envelopes', async () => {
-      const r = await sse(endpoint(ECHO), { jsonrpc: '2.0', id: 'raw-1', method: 'message/stream', params: { message: textMessage('raw sse') } }, { key: sut.a2aKey });
+      const r = await sse(
+        endpoint(ECHO),
+        { jsonrpc: '2.0', id: 'raw-1', method: 'message/stream', params: { message: textMessage('raw sse') } },
+        { key: sut.a2aKey },
+      );
       expect(r.status).toBe(200);
       expect(r.contentType).toMatch(/^text\/event-stream/);
       expect(r.frames.every((f) => f.data.jsonrpc === '2.0' && f.data.id === 'raw-1')).toBe(true);
@@ -112,7 +124,10 @@ export function describeA2aEndToEnd(layout: string, start: () => Promise<Sut>): 
       const missing = await rpc(endpoint(ECHO), body);
       expect(missing.status).toBe(401);
       expect(missing.headers.get('www-authenticate')).toMatch(/^Bearer/);
-      expect(missing.body).toMatchObject({ jsonrpc: '2.0', error: { code: expect.any(Number), message: expect.any(String) } });
+      expect(missing.body).toMatchObject({
+        jsonrpc: '2.0',
+        error: { code: expect.any(Number), message: expect.any(String) },
+      });
       const wrong = await rpc(endpoint(ECHO), body, { key: 'a2a_not-a-real-key' });
       expect(wrong.status).toBe(401);
       expect(wrong.body.error.data.code).toBe('UNAUTHENTICATED');
@@ -122,14 +137,23 @@ export function describeA2aEndToEnd(layout: string, start: () => Promise<Sut>): 
     });
 
     it('approval: input-required with the prompt, then a reply on the same task completes it', async () => {
-      const first = await rpc(endpoint(APPROVAL), { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: textMessage('deploy v2') } }, { key: sut.a2aKey });
+      const first = await rpc(
+        endpoint(APPROVAL),
+        { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: textMessage('deploy v2') } },
+        { key: sut.a2aKey },
+      );
       const task = resultTask(first.body);
       expect(task.status.state).toBe('input-required');
       const prompt = task.status.message?.parts.map((p) => (p.kind === 'text' ? p.text : '')).join('');
       expect(prompt).toContain('deploy v2');
       const reply = await rpc(
         endpoint(APPROVAL),
-        { jsonrpc: '2.0', id: 2, method: 'message/send', params: { message: textMessage('approve', { taskId: task.id, contextId: task.contextId }) } },
+        {
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'message/send',
+          params: { message: textMessage('approve', { taskId: task.id, contextId: task.contextId }) },
+        },
         { key: sut.a2aKey },
       );
       const done = resultTask(reply.body);
@@ -139,25 +163,50 @@ export function describeA2aEndToEnd(layout: string, start: () => Promise<Sut>): 
     });
 
     it('failing: a successful JSON-RPC response whose Task is failed, with the reason in status.message', async () => {
-      const r = await rpc(endpoint(FAILING), { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: textMessage('try') } }, { key: sut.a2aKey });
+      const r = await rpc(
+        endpoint(FAILING),
+        { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: textMessage('try') } },
+        { key: sut.a2aKey },
+      );
       expect(r.status).toBe(200);
       expect(r.body.error).toBeUndefined();
       const task = resultTask(r.body);
       expect(task.status.state).toBe('failed');
-      expect(task.status.message?.parts[0]).toMatchObject({ kind: 'text', text: expect.stringContaining('could not complete') });
+      expect(task.status.message?.parts[0]).toMatchObject({
+        kind: 'text',
+        text: expect.stringContaining('could not complete'),
+      });
     });
 
     it('blocking: false returns a working task that tasks/get later shows completed', async () => {
       const r = await rpc(
         endpoint(SLOW),
-        { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { ...textMessage('slowly'), parts: [{ kind: 'text', text: 'slowly' }, { kind: 'data', data: { workMs: 300 } }] }, configuration: { blocking: false } } },
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'message/send',
+          params: {
+            message: {
+              ...textMessage('slowly'),
+              parts: [
+                { kind: 'text', text: 'slowly' },
+                { kind: 'data', data: { workMs: 300 } },
+              ],
+            },
+            configuration: { blocking: false },
+          },
+        },
         { key: sut.a2aKey },
       );
       const task = resultTask(r.body);
       expect(task.status.state).toBe('working');
       expect(task.artifacts).toEqual([]);
       const done = await eventually(async () => {
-        const g = await rpc(endpoint(SLOW), { jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { id: task.id } }, { key: sut.a2aKey });
+        const g = await rpc(
+          endpoint(SLOW),
+          { jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { id: task.id } },
+          { key: sut.a2aKey },
+        );
         return g.body.result?.status?.state === 'completed' ? (g.body.result as Task) : undefined;
       });
       expect(done.artifacts?.[0]?.parts[0]).toEqual({ kind: 'text', text: 'Finished after 300 ms: slowly' });
@@ -165,66 +214,174 @@ export function describeA2aEndToEnd(layout: string, start: () => Promise<Sut>): 
 
     it('idempotency: the same messageId returns the stored task and does not run the agent again', async () => {
       const message = textMessage('only once');
-      const a = resultTask((await rpc(endpoint(ECHO), { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message } }, { key: sut.a2aKey })).body);
-      const b = resultTask((await rpc(endpoint(ECHO), { jsonrpc: '2.0', id: 2, method: 'message/send', params: { message } }, { key: sut.a2aKey })).body);
+      const a = resultTask(
+        (
+          await rpc(
+            endpoint(ECHO),
+            { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message } },
+            { key: sut.a2aKey },
+          )
+        ).body,
+      );
+      const b = resultTask(
+        (
+          await rpc(
+            endpoint(ECHO),
+            { jsonrpc: '2.0', id: 2, method: 'message/send', params: { message } },
+            { key: sut.a2aKey },
+          )
+        ).body,
+      );
       expect(b.id).toBe(a.id);
       expect(b.status.state).toBe('completed');
     });
 
     it('tasks/resubscribe to a finished task gives one event with final: true', async () => {
-      const a = resultTask((await rpc(endpoint(ECHO), { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: textMessage('done already') } }, { key: sut.a2aKey })).body);
-      const r = await sse(endpoint(ECHO), { jsonrpc: '2.0', id: 9, method: 'tasks/resubscribe', params: { id: a.id } }, { key: sut.a2aKey });
+      const a = resultTask(
+        (
+          await rpc(
+            endpoint(ECHO),
+            { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: textMessage('done already') } },
+            { key: sut.a2aKey },
+          )
+        ).body,
+      );
+      const r = await sse(
+        endpoint(ECHO),
+        { jsonrpc: '2.0', id: 9, method: 'tasks/resubscribe', params: { id: a.id } },
+        { key: sut.a2aKey },
+      );
       expect(r.frames).toHaveLength(1);
-      expect(r.frames[0]!.data.result).toMatchObject({ kind: 'status-update', taskId: a.id, final: true, status: { state: 'completed' } });
+      expect(r.frames[0]!.data.result).toMatchObject({
+        kind: 'status-update',
+        taskId: a.id,
+        final: true,
+        status: { state: 'completed' },
+      });
     });
 
     it('tasks/cancel of a finished task gives -32002; of a working one, canceled', async () => {
-      const a = resultTask((await rpc(endpoint(ECHO), { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: textMessage('finish') } }, { key: sut.a2aKey })).body);
-      const c = await rpc(endpoint(ECHO), { jsonrpc: '2.0', id: 2, method: 'tasks/cancel', params: { id: a.id } }, { key: sut.a2aKey });
+      const a = resultTask(
+        (
+          await rpc(
+            endpoint(ECHO),
+            { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: textMessage('finish') } },
+            { key: sut.a2aKey },
+          )
+        ).body,
+      );
+      const c = await rpc(
+        endpoint(ECHO),
+        { jsonrpc: '2.0', id: 2, method: 'tasks/cancel', params: { id: a.id } },
+        { key: sut.a2aKey },
+      );
       expect(c.status).toBe(200);
       expect(c.body.error.code).toBe(-32002);
       const slow = resultTask(
         (
           await rpc(
             endpoint(SLOW),
-            { jsonrpc: '2.0', id: 3, method: 'message/send', params: { message: { ...textMessage('long'), parts: [{ kind: 'data', data: { workMs: 30_000 } }] }, configuration: { blocking: false } } },
+            {
+              jsonrpc: '2.0',
+              id: 3,
+              method: 'message/send',
+              params: {
+                message: { ...textMessage('long'), parts: [{ kind: 'data', data: { workMs: 30_000 } }] },
+                configuration: { blocking: false },
+              },
+            },
             { key: sut.a2aKey },
           )
         ).body,
       );
-      const canceled = await rpc(endpoint(SLOW), { jsonrpc: '2.0', id: 4, method: 'tasks/cancel', params: { id: slow.id } }, { key: sut.a2aKey });
+      const canceled = await rpc(
+        endpoint(SLOW),
+        { jsonrpc: '2.0', id: 4, method: 'tasks/cancel', params: { id: slow.id } },
+        { key: sut.a2aKey },
+      );
       expect(resultTask(canceled.body).status.state).toBe('canceled');
     });
 
     it('a task of another agent or an unknown id is -32001', async () => {
-      const a = resultTask((await rpc(endpoint(ECHO), { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: textMessage('mine') } }, { key: sut.a2aKey })).body);
-      const other = await rpc(endpoint(FAILING), { jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { id: a.id } }, { key: sut.a2aKey });
+      const a = resultTask(
+        (
+          await rpc(
+            endpoint(ECHO),
+            { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: textMessage('mine') } },
+            { key: sut.a2aKey },
+          )
+        ).body,
+      );
+      const other = await rpc(
+        endpoint(FAILING),
+        { jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { id: a.id } },
+        { key: sut.a2aKey },
+      );
       expect(other.body.error.code).toBe(-32001);
-      const unknown = await rpc(endpoint(ECHO), { jsonrpc: '2.0', id: 3, method: 'tasks/get', params: { id: uniqueId('task') } }, { key: sut.a2aKey });
+      const unknown = await rpc(
+        endpoint(ECHO),
+        { jsonrpc: '2.0', id: 3, method: 'tasks/get', params: { id: uniqueId('task') } },
+        { key: sut.a2aKey },
+      );
       expect(unknown.body.error.code).toBe(-32001);
     });
 
     it('a Task Agent serves no card and its A2A endpoint answers 404 "A2A is not enabled for this agent"', async () => {
       const card = await fetch(cardUrl(base, TASK_AGENT));
       expect(card.status).toBe(404);
-      const r = await rpc(endpoint(TASK_AGENT), { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: textMessage('x') } }, { key: sut.a2aKey });
+      const r = await rpc(
+        endpoint(TASK_AGENT),
+        { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: textMessage('x') } },
+        { key: sut.a2aKey },
+      );
       expect(r.status).toBe(404);
       expect(r.body.error.message).toBe('A2A is not enabled for this agent');
     });
 
     it('conversation memory: a later send with the same contextId knows what was said', async () => {
-      const first = resultTask((await rpc(endpoint(ECHO), { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: textMessage('the sky is green') } }, { key: sut.a2aKey })).body);
+      const first = resultTask(
+        (
+          await rpc(
+            endpoint(ECHO),
+            { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: textMessage('the sky is green') } },
+            { key: sut.a2aKey },
+          )
+        ).body,
+      );
       const second = resultTask(
-        (await rpc(endpoint(ECHO), { jsonrpc: '2.0', id: 2, method: 'message/send', params: { message: textMessage('what did I say?', { contextId: first.contextId }) } }, { key: sut.a2aKey })).body,
+        (
+          await rpc(
+            endpoint(ECHO),
+            {
+              jsonrpc: '2.0',
+              id: 2,
+              method: 'message/send',
+              params: { message: textMessage('what did I say?', { contextId: first.contextId }) },
+            },
+            { key: sut.a2aKey },
+          )
+        ).body,
       );
       expect(second.contextId).toBe(first.contextId);
       expect(second.artifacts?.[0]?.parts[0]).toEqual({ kind: 'text', text: 'You said: the sky is green' });
     });
 
     it('every gateway replica serves the same tasks', async () => {
-      const a = resultTask((await rpc(endpoint(ECHO), { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: textMessage('replicas') } }, { key: sut.a2aKey })).body);
+      const a = resultTask(
+        (
+          await rpc(
+            endpoint(ECHO),
+            { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: textMessage('replicas') } },
+            { key: sut.a2aKey },
+          )
+        ).body,
+      );
       for (const other of sut.otherBaseUrls) {
-        const g = await rpc(`${other}/agents/${ECHO}/a2a`, { jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { id: a.id } }, { key: sut.a2aKey });
+        const g = await rpc(
+          `${other}/agents/${ECHO}/a2a`,
+          { jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { id: a.id } },
+          { key: sut.a2aKey },
+        );
         expect(g.body.result.status.state).toBe('completed');
       }
     });

@@ -26,7 +26,11 @@ export interface Harness {
 
 export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
   const clock = new SkewClock();
-  const system = await startSystem({ env: { PORT: '0', HOST: '127.0.0.1', ...env }, engines: inMemoryEngines(clock), log: silentLogger() });
+  const system = await startSystem({
+    env: { PORT: '0', HOST: '127.0.0.1', ...env },
+    engines: inMemoryEngines(clock),
+    log: silentLogger(),
+  });
   const creds = system.tasks.seed!.credentials!;
   return { system, base: system.baseUrl, clock, creds };
 }
@@ -34,7 +38,15 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
 export async function closeHarness(h: Harness | undefined): Promise<void> {
   if (!h) return;
   await h.system.close();
-  for (const c of [h.system.engines.bus, h.system.engines.eventLog, h.system.engines.cache, h.system.engines.limiter, h.system.engines.blobs, h.system.engines.store]) await c.close();
+  for (const c of [
+    h.system.engines.bus,
+    h.system.engines.eventLog,
+    h.system.engines.cache,
+    h.system.engines.limiter,
+    h.system.engines.blobs,
+    h.system.engines.store,
+  ])
+    await c.close();
 }
 
 /** Raw HTTP with an optional bearer token and JSON body (a string body is sent as is). */

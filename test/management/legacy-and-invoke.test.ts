@@ -3,9 +3,17 @@ import { eventually, rpc, textMessage } from '@a2a-inbound/testing';
 import { closeHarness, http, startHarness, uid, type Answer, type Harness } from './helpers';
 
 /** Reads an SSE answer (GET) until a frame says final or `max` frames arrived. */
-async function readEvents(url: string, key: string, headers: Record<string, string> = {}, max = 50): Promise<{ status: number; contentType: string | null; frames: { id?: number; data: any }[]; headers: Headers }> {
+async function readEvents(
+  url: string,
+  key: string,
+  headers: Record<string, string> = {},
+  max = 50,
+): Promise<{ status: number; contentType: string | null; frames: { id?: number; data: any }[]; headers: Headers }> {
   const ac = new AbortController();
-  const res = await fetch(url, { headers: { Authorization: `Bearer ${key}`, Accept: 'text/event-stream', ...headers }, signal: ac.signal });
+  const res = await fetch(url, {
+    headers: { Authorization: `Bearer ${key}`, Accept: 'text/event-stream', ...headers },
+    signal: ac.signal,
+  });
   const frames: { id?: number; data: any }[] = [];
   if (!res.headers.get('content-type')?.startsWith('text/event-stream')) {
     return { status: res.status, contentType: res.headers.get('content-type'), frames, headers: res.headers };
@@ -59,7 +67,10 @@ describe('legacy REST task endpoints (deprecated)', () => {
     const messageId = uid('legacy');
     const r = await http(base, 'POST', '/agents/demo-echo/tasks', {
       token: h.creds.a2aKey,
-      body: { message: { role: 'user', message_id: messageId, parts: [{ type: 'text', content: 'legacy hello' }] }, configuration: { history_length: 5 } },
+      body: {
+        message: { role: 'user', message_id: messageId, parts: [{ type: 'text', content: 'legacy hello' }] },
+        configuration: { history_length: 5 },
+      },
     });
     expect(r.status).toBe(200);
     expectDeprecated(r, 'demo-echo');
@@ -71,7 +82,11 @@ describe('legacy REST task endpoints (deprecated)', () => {
     expect(answer.artifact_id).toEqual(expect.any(String));
     expect(answer.parts.map((p: any) => p.content).join('')).toBe('legacy hello');
     expect(answer.parts[0].type).toBe('text');
-    expect(r.body.history[0]).toMatchObject({ role: 'user', message_id: messageId, parts: [{ type: 'text', content: 'legacy hello' }] });
+    expect(r.body.history[0]).toMatchObject({
+      role: 'user',
+      message_id: messageId,
+      parts: [{ type: 'text', content: 'legacy hello' }],
+    });
     // Idempotent on message_id like message/send.
     const again = await http(base, 'POST', '/agents/demo-echo/tasks', {
       token: h.creds.a2aKey,
@@ -81,7 +96,10 @@ describe('legacy REST task endpoints (deprecated)', () => {
   });
 
   it('accepts kind/text parts too, and a context_id keeps the conversation', async () => {
-    const first = await http(base, 'POST', '/agents/demo-echo/tasks', { token: h.creds.a2aKey, body: { message: { parts: [{ kind: 'text', text: 'remember me' }] } } });
+    const first = await http(base, 'POST', '/agents/demo-echo/tasks', {
+      token: h.creds.a2aKey,
+      body: { message: { parts: [{ kind: 'text', text: 'remember me' }] } },
+    });
     expect(first.status).toBe(200);
     const second = await http(base, 'POST', '/agents/demo-echo/tasks', {
       token: h.creds.a2aKey,
@@ -92,13 +110,18 @@ describe('legacy REST task endpoints (deprecated)', () => {
   });
 
   it('GET /agents/{id}/tasks/{task_id} reads the task (history only with history_length)', async () => {
-    const sent = await http(base, 'POST', '/agents/demo-echo/tasks', { token: h.creds.a2aKey, body: { message: { parts: [{ type: 'text', content: 'read me' }] } } });
+    const sent = await http(base, 'POST', '/agents/demo-echo/tasks', {
+      token: h.creds.a2aKey,
+      body: { message: { parts: [{ type: 'text', content: 'read me' }] } },
+    });
     const got = await http(base, 'GET', `/agents/demo-echo/tasks/${sent.body.task_id}`, { token: h.creds.a2aKey });
     expect(got.status).toBe(200);
     expectDeprecated(got, 'demo-echo');
     expect(got.body.task_id).toBe(sent.body.task_id);
     expect(got.body).not.toHaveProperty('history');
-    const withHistory = await http(base, 'GET', `/agents/demo-echo/tasks/${sent.body.task_id}?history_length=1`, { token: h.creds.a2aKey });
+    const withHistory = await http(base, 'GET', `/agents/demo-echo/tasks/${sent.body.task_id}?history_length=1`, {
+      token: h.creds.a2aKey,
+    });
     expect(withHistory.body.history).toHaveLength(1);
     const missing = await http(base, 'GET', '/agents/demo-echo/tasks/no-such-task', { token: h.creds.a2aKey });
     expect(missing.status).toBe(404);
@@ -109,14 +132,26 @@ describe('legacy REST task endpoints (deprecated)', () => {
   it('POST .../cancel cancels a working task and refuses a finished one with 409', async () => {
     const working = await http(base, 'POST', '/agents/demo-slow/tasks', {
       token: h.creds.a2aKey,
-      body: { message: { parts: [{ type: 'text', content: 'slow' }, { type: 'data', data: { workMs: 5000 } }] }, configuration: { blocking: false } },
+      body: {
+        message: {
+          parts: [
+            { type: 'text', content: 'slow' },
+            { type: 'data', data: { workMs: 5000 } },
+          ],
+        },
+        configuration: { blocking: false },
+      },
     });
     expect(working.body.status.state).toBe('working');
-    const canceled = await http(base, 'POST', `/agents/demo-slow/tasks/${working.body.task_id}/cancel`, { token: h.creds.a2aKey });
+    const canceled = await http(base, 'POST', `/agents/demo-slow/tasks/${working.body.task_id}/cancel`, {
+      token: h.creds.a2aKey,
+    });
     expect(canceled.status).toBe(200);
     expectDeprecated(canceled, 'demo-slow');
     expect(canceled.body.status.state).toBe('canceled');
-    const again = await http(base, 'POST', `/agents/demo-slow/tasks/${working.body.task_id}/cancel`, { token: h.creds.a2aKey });
+    const again = await http(base, 'POST', `/agents/demo-slow/tasks/${working.body.task_id}/cancel`, {
+      token: h.creds.a2aKey,
+    });
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe('TASK_NOT_CANCELABLE');
   });
@@ -124,7 +159,15 @@ describe('legacy REST task endpoints (deprecated)', () => {
   it('GET .../events streams the task events as SSE in snake_case, and honours Last-Event-ID', async () => {
     const started = await http(base, 'POST', '/agents/demo-slow/tasks', {
       token: h.creds.a2aKey,
-      body: { message: { parts: [{ type: 'text', content: 'stream' }, { type: 'data', data: { workMs: 200 } }] }, configuration: { blocking: false } },
+      body: {
+        message: {
+          parts: [
+            { type: 'text', content: 'stream' },
+            { type: 'data', data: { workMs: 200 } },
+          ],
+        },
+        configuration: { blocking: false },
+      },
     });
     const taskId = started.body.task_id as string;
     const live = await readEvents(`${base}/agents/demo-slow/tasks/${taskId}/events`, h.creds.a2aKey);
@@ -132,13 +175,20 @@ describe('legacy REST task endpoints (deprecated)', () => {
     expect(live.contentType).toMatch(/^text\/event-stream/);
     expect(live.headers.get('deprecation')).toBe('true');
     const last = live.frames.at(-1)!;
-    expect(last.data).toMatchObject({ kind: 'status-update', task_id: taskId, final: true, status: { state: 'completed' } });
+    expect(last.data).toMatchObject({
+      kind: 'status-update',
+      task_id: taskId,
+      final: true,
+      status: { state: 'completed' },
+    });
     const artifactFrame = live.frames.find((f) => f.data.kind === 'artifact-update');
     expect(artifactFrame?.data.artifact.artifact_id).toEqual(expect.any(String));
     expect(artifactFrame?.data.artifact.parts[0].type).toBe('text');
     // After the task finished, Last-Event-ID of an earlier event replays only what came after it.
     const ids = live.frames.map((f) => f.id).filter((x): x is number => typeof x === 'number');
-    const resumed = await readEvents(`${base}/agents/demo-slow/tasks/${taskId}/events`, h.creds.a2aKey, { 'Last-Event-ID': String(ids[0]) });
+    const resumed = await readEvents(`${base}/agents/demo-slow/tasks/${taskId}/events`, h.creds.a2aKey, {
+      'Last-Event-ID': String(ids[0]),
+    });
     expect(resumed.frames.length).toBeGreaterThan(0);
     expect(resumed.frames.every((f) => (f.id ?? 0) > ids[0]!)).toBe(true);
     expect(resumed.frames.at(-1)!.data.final).toBe(true);
@@ -156,10 +206,16 @@ describe('legacy REST task endpoints (deprecated)', () => {
     const taskAgent = await http(base, 'POST', '/agents/demo-task-agent/tasks', { token: h.creds.a2aKey, body });
     expect(taskAgent.status).toBe(404);
     expect(taskAgent.body.error.message).toBe('A2A is not enabled for this agent');
-    const bad = await http(base, 'POST', '/agents/demo-echo/tasks', { token: h.creds.a2aKey, body: { message: { parts: [] } } });
+    const bad = await http(base, 'POST', '/agents/demo-echo/tasks', {
+      token: h.creds.a2aKey,
+      body: { message: { parts: [] } },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe('INVALID_PARAMS');
-    const malformed = await http(base, 'POST', '/agents/demo-echo/tasks', { token: h.creds.a2aKey, body: '{"message":' });
+    const malformed = await http(base, 'POST', '/agents/demo-echo/tasks', {
+      token: h.creds.a2aKey,
+      body: '{"message":',
+    });
     expect(malformed.status).toBe(400);
     expect(malformed.body.error.code).toBe('PARSE_ERROR');
     const wrongMethod = await http(base, 'PUT', '/agents/demo-echo/tasks', { token: h.creds.a2aKey });
@@ -171,9 +227,11 @@ describe('legacy REST task endpoints (deprecated)', () => {
 describe('invoke endpoints (scope invoke)', () => {
   let h: Harness;
   let base: string;
-  const post = (path: string, key: string | undefined, body: unknown): Promise<Answer> => http(base, 'POST', path, { token: key, body });
+  const post = (path: string, key: string | undefined, body: unknown): Promise<Answer> =>
+    http(base, 'POST', path, { token: key, body });
   const get = (path: string, key: string | undefined): Promise<Answer> => http(base, 'GET', path, { token: key });
-  const api = (method: string, path: string, body?: unknown): Promise<Answer> => http(base, method, `/api/v1${path}`, { token: h.creds.operatorToken, body });
+  const api = (method: string, path: string, body?: unknown): Promise<Answer> =>
+    http(base, method, `/api/v1${path}`, { token: h.creds.operatorToken, body });
 
   beforeAll(async () => {
     h = await startHarness();
@@ -191,7 +249,11 @@ describe('invoke endpoints (scope invoke)', () => {
       const r = await get(`/agents/demo-task-agent/runs/${started.body.run_id}`, h.creds.invokeKey);
       return r.body.status === 'completed' ? r : undefined;
     });
-    expect(done.body).toMatchObject({ run_id: started.body.run_id, agent_id: 'demo-task-agent', output: 'Graph finished: collect → transform → publish' });
+    expect(done.body).toMatchObject({
+      run_id: started.body.run_id,
+      agent_id: 'demo-task-agent',
+      output: 'Graph finished: collect → transform → publish',
+    });
     expect(done.body.artifacts.map((a: any) => a.name)).toEqual(expect.arrayContaining(['steps', 'agent_response']));
     const history = await get('/agents/demo-task-agent/runs', h.creds.invokeKey);
     expect(history.status).toBe(200);
@@ -228,7 +290,11 @@ describe('invoke endpoints (scope invoke)', () => {
   it('an AI Agent run streams its events as SSE, text deltas then a final status', async () => {
     const res = await fetch(`${base}/agents/demo-echo/run/stream`, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${h.creds.invokeKey}`, 'Content-Type': 'application/json', Accept: 'text/event-stream' },
+      headers: {
+        Authorization: `Bearer ${h.creds.invokeKey}`,
+        'Content-Type': 'application/json',
+        Accept: 'text/event-stream',
+      },
       body: JSON.stringify({ input: 'stream this please' }),
     });
     expect(res.status).toBe(200);
@@ -240,7 +306,10 @@ describe('invoke endpoints (scope invoke)', () => {
       .map((l): any => JSON.parse(l.slice(5)));
     const runId = frames[0].run_id as string;
     expect(frames.every((f) => f.run_id === runId)).toBe(true);
-    const text = frames.filter((f) => f.kind === 'artifact-update').map((f) => f.artifact.parts.map((p: any) => p.text).join('')).join('');
+    const text = frames
+      .filter((f) => f.kind === 'artifact-update')
+      .map((f) => f.artifact.parts.map((p: any) => p.text).join(''))
+      .join('');
     expect(text).toBe('stream this please');
     expect(frames.filter((f) => f.kind === 'artifact-update').length).toBeGreaterThan(1);
     expect(frames.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } });
@@ -252,7 +321,10 @@ describe('invoke endpoints (scope invoke)', () => {
   it('a conversation keeps memory across runs and reads back oldest first', async () => {
     const first = await post('/agents/demo-echo/run', h.creds.invokeKey, { input: 'my name is Ada' });
     const contextId = first.body.context_id as string;
-    const second = await post('/agents/demo-echo/run', h.creds.invokeKey, { input: 'what did i say?', context_id: contextId });
+    const second = await post('/agents/demo-echo/run', h.creds.invokeKey, {
+      input: 'what did i say?',
+      context_id: contextId,
+    });
     expect(second.body.output).toBe('You said: my name is Ada');
     const conv = await get(`/agents/demo-echo/conversations/${contextId}`, h.creds.invokeKey);
     expect(conv.status).toBe(200);
@@ -280,7 +352,9 @@ describe('invoke endpoints (scope invoke)', () => {
     const wrong = await http(base, 'DELETE', '/agents/demo-echo/runs/x', { token: h.creds.invokeKey });
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get('allow')).toBe('GET');
-    expect((await http(base, 'GET', '/agents/demo-echo/run', { token: h.creds.invokeKey })).headers.get('allow')).toBe('POST');
+    expect((await http(base, 'GET', '/agents/demo-echo/run', { token: h.creds.invokeKey })).headers.get('allow')).toBe(
+      'POST',
+    );
   });
 
   it('counts against the credits and the agent rate limit', async () => {
@@ -296,14 +370,22 @@ describe('invoke endpoints (scope invoke)', () => {
     expect(short.body.error.code).toBe('INSUFFICIENT_CREDITS');
     await api('POST', '/credits/add', { amount: 1000 });
     // Rate limit shared with the A2A endpoint of the same agent.
-    const admin = (method: string, path: string, body?: unknown): Promise<Answer> => http(base, method, `/api/v1${path}`, { token: h.creds.adminToken, body });
+    const admin = (method: string, path: string, body?: unknown): Promise<Answer> =>
+      http(base, method, `/api/v1${path}`, { token: h.creds.adminToken, body });
     const agentId = (await admin('POST', '/agents', { name: uid('limited'), type: 'AI Agent' })).body.id as string;
     await admin('POST', `/agents/${agentId}/versions`, { version: '1.0.0', runtime: 'demo:echo' });
     await admin('POST', `/agents/${agentId}/versions/1.0.0/promote`);
-    const placed = await admin('POST', '/deployments/demo-deployment/agents', { agentId, settings: { a2aEnabled: true, rateLimitPerMinute: 2 } });
+    const placed = await admin('POST', '/deployments/demo-deployment/agents', {
+      agentId,
+      settings: { a2aEnabled: true, rateLimitPerMinute: 2 },
+    });
     expect(placed.body.settings.rateLimitPerMinute).toBe(2);
     expect((await post(`/agents/${agentId}/run`, h.creds.invokeKey, { input: '1' })).status).toBe(200);
-    const viaA2a = await rpc(`${base}/agents/${agentId}/a2a`, { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: textMessage('2') } }, { key: h.creds.a2aKey });
+    const viaA2a = await rpc(
+      `${base}/agents/${agentId}/a2a`,
+      { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: textMessage('2') } },
+      { key: h.creds.a2aKey },
+    );
     expect(viaA2a.status).toBe(200);
     const limited = await post(`/agents/${agentId}/run`, h.creds.invokeKey, { input: '3' });
     expect(limited.status).toBe(429);

@@ -10,14 +10,28 @@ describe('management REST API (/api/v1)', () => {
   let admin: string;
   let operator: string;
   let developer: string;
-  const api = (method: string, path: string, token: string | undefined, body?: unknown) => http(base, method, `/api/v1${path}`, { token, body });
+  const api = (method: string, path: string, token: string | undefined, body?: unknown) =>
+    http(base, method, `/api/v1${path}`, { token, body });
   const card = async (agentId: string) => http(base, 'GET', `/agents/${agentId}/.well-known/agent-card.json`);
   const send = async (agentId: string, text: string, key = h.creds.a2aKey) =>
-    rpc(`${base}/agents/${agentId}/a2a`, { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: textMessage(text) } }, { key });
-  const answerOf = (r: { body: any }): string => r.body.result.artifacts.find((a: any) => a.name === 'agent_response').parts.map((p: any) => p.text).join('');
+    rpc(
+      `${base}/agents/${agentId}/a2a`,
+      { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: textMessage(text) } },
+      { key },
+    );
+  const answerOf = (r: { body: any }): string =>
+    r.body.result.artifacts
+      .find((a: any) => a.name === 'agent_response')
+      .parts.map((p: any) => p.text)
+      .join('');
 
   /** An AI agent with a PRODUCTION 1.0.0 (demo:echo) placed in the demo deployment; A2A as given. */
-  async function placedAgent(opts: { a2a: boolean; type?: string; runtime?: string; runtimeConfig?: Record<string, unknown> }): Promise<string> {
+  async function placedAgent(opts: {
+    a2a: boolean;
+    type?: string;
+    runtime?: string;
+    runtimeConfig?: Record<string, unknown>;
+  }): Promise<string> {
     const created = await api('POST', '/agents', developer, {
       name: uid('Agent'),
       description: 'test agent',
@@ -26,9 +40,20 @@ describe('management REST API (/api/v1)', () => {
     });
     expect(created.status).toBe(201);
     const id = created.body.id as string;
-    expect((await api('POST', `/agents/${id}/versions`, developer, { version: '1.0.0', runtime: opts.runtime ?? 'demo:echo', runtimeConfig: opts.runtimeConfig ?? {} })).status).toBe(201);
+    expect(
+      (
+        await api('POST', `/agents/${id}/versions`, developer, {
+          version: '1.0.0',
+          runtime: opts.runtime ?? 'demo:echo',
+          runtimeConfig: opts.runtimeConfig ?? {},
+        })
+      ).status,
+    ).toBe(201);
     expect((await api('POST', `/agents/${id}/versions/1.0.0/promote`, developer)).status).toBe(200);
-    const added = await api('POST', `/deployments/${DEPLOYMENT}/agents`, opts.a2a ? admin : developer, { agentId: id, settings: opts.a2a ? { a2aEnabled: true } : {} });
+    const added = await api('POST', `/deployments/${DEPLOYMENT}/agents`, opts.a2a ? admin : developer, {
+      agentId: id,
+      settings: opts.a2a ? { a2aEnabled: true } : {},
+    });
     expect(added.status).toBe(201);
     return id;
   }
@@ -61,10 +86,18 @@ describe('management REST API (/api/v1)', () => {
       expect(unknown.status).toBe(404);
       expect(unknown.headers.get('content-type')).toMatch(/application\/json/);
       expect(unknown.body.error.code).toBe('NOT_FOUND');
-      const malformed = await http(base, 'POST', '/api/v1/agents', { token: admin, body: '{"name":', headers: { 'Content-Type': 'application/json' } });
+      const malformed = await http(base, 'POST', '/api/v1/agents', {
+        token: admin,
+        body: '{"name":',
+        headers: { 'Content-Type': 'application/json' },
+      });
       expect(malformed.status).toBe(400);
       expect(malformed.body.error.code).toBe('PARSE_ERROR');
-      const form = await http(base, 'POST', '/api/v1/agents', { token: admin, body: 'name=x', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+      const form = await http(base, 'POST', '/api/v1/agents', {
+        token: admin,
+        body: 'name=x',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      });
       expect(form.status).toBe(415);
       expect(form.body.error).toBeDefined();
       const huge = await api('POST', '/agents', admin, { name: 'x'.repeat(1_100_000) });
@@ -102,12 +135,20 @@ describe('management REST API (/api/v1)', () => {
       const id = await placedAgent({ a2a: false });
       const got = await api('GET', `/agents/${id}`, developer);
       expect(got.status).toBe(200);
-      expect(got.body.versions).toEqual([expect.objectContaining({ version: '1.0.0', status: 'PRODUCTION', runtime: 'demo:echo' })]);
+      expect(got.body.versions).toEqual([
+        expect.objectContaining({ version: '1.0.0', status: 'PRODUCTION', runtime: 'demo:echo' }),
+      ]);
       const list = await api('GET', '/agents', operator);
       expect(list.body.agents.map((a: any) => a.id)).toContain(id);
       const dep = await api('GET', `/deployments/${DEPLOYMENT}`, developer);
       const placed = dep.body.agents.find((a: any) => a.agentId === id);
-      expect(placed.settings).toMatchObject({ versionStrategy: 'latest-production', a2aEnabled: false, pushNotificationsEnabled: false, blockingBudgetSeconds: 120, defaultA2aVersion: '0.3.0' });
+      expect(placed.settings).toMatchObject({
+        versionStrategy: 'latest-production',
+        a2aEnabled: false,
+        pushNotificationsEnabled: false,
+        blockingBudgetSeconds: 120,
+        defaultA2aVersion: '0.3.0',
+      });
       expect(placed.a2a).toBeNull();
     });
 
@@ -153,24 +194,40 @@ describe('management REST API (/api/v1)', () => {
       expect((await card(id)).body.version).toBe('1.0.0');
       expect(answerOf(await send(id, 'hello'))).toBe('hello');
       // v2: another runtime (the slow demo, configured to answer at once).
-      expect((await api('POST', `/agents/${id}/versions`, developer, { version: '2.0.0', runtime: 'demo:slow', runtimeConfig: { workMs: 0 } })).status).toBe(201);
+      expect(
+        (
+          await api('POST', `/agents/${id}/versions`, developer, {
+            version: '2.0.0',
+            runtime: 'demo:slow',
+            runtimeConfig: { workMs: 0 },
+          })
+        ).status,
+      ).toBe(201);
       expect((await card(id)).body.version).toBe('1.0.0'); // published is not served yet
       expect((await api('POST', `/agents/${id}/versions/2.0.0/promote`, developer)).status).toBe(200);
       expect((await card(id)).body.version).toBe('2.0.0');
       expect(answerOf(await send(id, 'hello'))).toBe('Finished after 0 ms: hello');
-      const pinned = await api('PATCH', `/deployments/${DEPLOYMENT}/agents/${id}/settings`, developer, { versionStrategy: 'pinned', pinnedVersion: '1.0.0' });
+      const pinned = await api('PATCH', `/deployments/${DEPLOYMENT}/agents/${id}/settings`, developer, {
+        versionStrategy: 'pinned',
+        pinnedVersion: '1.0.0',
+      });
       expect(pinned.status).toBe(200);
       expect(pinned.body.servedVersion).toBe('1.0.0');
       expect((await card(id)).body.version).toBe('1.0.0');
       expect(answerOf(await send(id, 'hello'))).toBe('hello');
-      const latest = await api('PATCH', `/deployments/${DEPLOYMENT}/agents/${id}/settings`, developer, { versionStrategy: 'Latest production' });
+      const latest = await api('PATCH', `/deployments/${DEPLOYMENT}/agents/${id}/settings`, developer, {
+        versionStrategy: 'Latest production',
+      });
       expect(latest.body.settings.versionStrategy).toBe('latest-production');
       expect((await card(id)).body.version).toBe('2.0.0');
     });
 
     it('pinning a version that does not exist is refused', async () => {
       const id = await placedAgent({ a2a: false });
-      const r = await api('PATCH', `/deployments/${DEPLOYMENT}/agents/${id}/settings`, developer, { versionStrategy: 'pinned', pinnedVersion: '9.9.9' });
+      const r = await api('PATCH', `/deployments/${DEPLOYMENT}/agents/${id}/settings`, developer, {
+        versionStrategy: 'pinned',
+        pinnedVersion: '9.9.9',
+      });
       expect(r.status).toBe(400);
       expect(r.body.error.code).toBe('INVALID_PARAMS');
     });
@@ -184,7 +241,12 @@ describe('management REST API (/api/v1)', () => {
         defaultA2aVersion: '0.2.6',
       });
       expect(r.status).toBe(200);
-      expect(r.body.settings).toMatchObject({ rateLimitPerMinute: 2, schedule: '0 * * * *', blockingBudgetSeconds: 30, defaultA2aVersion: '0.2.6' });
+      expect(r.body.settings).toMatchObject({
+        rateLimitPerMinute: 2,
+        schedule: '0 * * * *',
+        blockingBudgetSeconds: 30,
+        defaultA2aVersion: '0.2.6',
+      });
       expect(r.body.a2a.protocolVersion).toBe('0.2.6');
       expect((await send(id, 'one')).status).toBe(200);
       expect((await send(id, 'two')).status).toBe(200);
@@ -193,7 +255,9 @@ describe('management REST API (/api/v1)', () => {
       expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
       const bad = await api('PATCH', `/deployments/${DEPLOYMENT}/agents/${id}/settings`, developer, { colour: 'blue' });
       expect(bad.status).toBe(400);
-      const wrongDeployment = await api('PATCH', `/deployments/other-deployment/agents/${id}/settings`, developer, { rateLimitPerMinute: 5 });
+      const wrongDeployment = await api('PATCH', `/deployments/other-deployment/agents/${id}/settings`, developer, {
+        rateLimitPerMinute: 5,
+      });
       expect(wrongDeployment.status).toBe(404);
     });
 
@@ -212,7 +276,9 @@ describe('management REST API (/api/v1)', () => {
     it('a developer cannot enable A2A; an admin can, and the agent starts serving', async () => {
       const id = await placedAgent({ a2a: false });
       expect((await card(id)).status).toBe(404);
-      const dev = await api('PATCH', `/deployments/${DEPLOYMENT}/agents/${id}/settings`, developer, { a2aEnabled: true });
+      const dev = await api('PATCH', `/deployments/${DEPLOYMENT}/agents/${id}/settings`, developer, {
+        a2aEnabled: true,
+      });
       expect(dev.status).toBe(403);
       expect(dev.body.error.code).toBe('PERMISSION_DENIED');
       expect((await card(id)).status).toBe(404);
@@ -228,12 +294,17 @@ describe('management REST API (/api/v1)', () => {
       const created = await api('POST', '/agents', developer, { name: 'dev a2a', type: 'AI Agent' });
       await api('POST', `/agents/${created.body.id}/versions`, developer, { version: '1.0.0', runtime: 'demo:echo' });
       await api('POST', `/agents/${created.body.id}/versions/1.0.0/promote`, developer);
-      const add = await api('POST', `/deployments/${DEPLOYMENT}/agents`, developer, { agentId: created.body.id, settings: { a2aEnabled: true } });
+      const add = await api('POST', `/deployments/${DEPLOYMENT}/agents`, developer, {
+        agentId: created.body.id,
+        settings: { a2aEnabled: true },
+      });
       expect(add.status).toBe(403);
     });
 
     it('a Task Agent refuses A2A, even for an admin', async () => {
-      const r = await api('PATCH', `/deployments/${DEPLOYMENT}/agents/demo-task-agent/settings`, admin, { a2aEnabled: true });
+      const r = await api('PATCH', `/deployments/${DEPLOYMENT}/agents/demo-task-agent/settings`, admin, {
+        a2aEnabled: true,
+      });
       expect(r.status).toBe(409);
       expect(r.body.error.message).toMatch(/only for AI Agents/);
       expect((await card('demo-task-agent')).status).toBe(404);
@@ -243,10 +314,14 @@ describe('management REST API (/api/v1)', () => {
       const id = await placedAgent({ a2a: true });
       expect((await card(id)).body.capabilities.pushNotifications).toBe(false);
       for (const token of [admin, developer]) {
-        const r = await api('PATCH', `/deployments/${DEPLOYMENT}/agents/${id}/settings`, token, { pushNotificationsEnabled: true });
+        const r = await api('PATCH', `/deployments/${DEPLOYMENT}/agents/${id}/settings`, token, {
+          pushNotificationsEnabled: true,
+        });
         expect(r.status).toBe(403);
       }
-      const op = await api('PATCH', `/deployments/${DEPLOYMENT}/agents/${id}/settings`, operator, { pushNotificationsEnabled: true });
+      const op = await api('PATCH', `/deployments/${DEPLOYMENT}/agents/${id}/settings`, operator, {
+        pushNotificationsEnabled: true,
+      });
       expect(op.status).toBe(200);
       expect(op.body.settings.pushNotificationsEnabled).toBe(true);
       expect((await card(id)).body.capabilities.pushNotifications).toBe(true);
@@ -298,7 +373,9 @@ describe('management REST API (/api/v1)', () => {
 
     it('refuses unknown scopes and past expiry dates', async () => {
       expect((await api('POST', '/keys', developer, { name: 'x', scope: 'admin' })).status).toBe(400);
-      expect((await api('POST', '/keys', developer, { name: 'x', scope: 'a2a', expiresAt: '2001-01-01T00:00:00Z' })).status).toBe(400);
+      expect(
+        (await api('POST', '/keys', developer, { name: 'x', scope: 'a2a', expiresAt: '2001-01-01T00:00:00Z' })).status,
+      ).toBe(400);
     });
 
     it('an invoke key cannot call the A2A endpoint (403)', async () => {
@@ -338,7 +415,10 @@ describe('management REST API (/api/v1)', () => {
         name: 'Demo Echo Agent',
         protocolVersion: '0.3.0',
         endpointUrl: `${base}/agents/demo-echo/a2a`,
-        cardUrls: { '0.3.0': `${base}/agents/demo-echo/.well-known/agent-card.json`, '0.2.6': `${base}/agents/demo-echo/.well-known/agent.json` },
+        cardUrls: {
+          '0.3.0': `${base}/agents/demo-echo/.well-known/agent-card.json`,
+          '0.2.6': `${base}/agents/demo-echo/.well-known/agent.json`,
+        },
       });
       expect(banner.body.agents.map((a: any) => a.id)).not.toContain('demo-task-agent');
       const dep = await api('GET', `/deployments/${DEPLOYMENT}`, developer);
@@ -381,7 +461,11 @@ describe('bootstrap from configuration (BOOTSTRAP_ADMIN_EMAIL / _TOKEN, BOOTSTRA
   it('the configured admin and operator can use the management API at once', async () => {
     const adminToken = 'bootstrap-admin-token-0123456789abcdefghij';
     const operatorToken = 'bootstrap-operator-token-0123456789abcdefg';
-    h = await startHarness({ BOOTSTRAP_ADMIN_EMAIL: 'first@example.com', BOOTSTRAP_ADMIN_TOKEN: adminToken, BOOTSTRAP_OPERATOR_TOKEN: operatorToken });
+    h = await startHarness({
+      BOOTSTRAP_ADMIN_EMAIL: 'first@example.com',
+      BOOTSTRAP_ADMIN_TOKEN: adminToken,
+      BOOTSTRAP_OPERATOR_TOKEN: operatorToken,
+    });
     const me = await http(h.base, 'GET', '/api/v1/me', { token: adminToken });
     expect(me.status).toBe(200);
     expect(me.body).toMatchObject({ email: 'first@example.com', role: 'admin', subscriptionId: 'default' });

@@ -135,7 +135,8 @@ export class KafkaBus implements Bus {
   }
 
   static async connect(options: KafkaBusOptions): Promise<KafkaBus> {
-    const brokers = typeof options.brokers === 'string' ? options.brokers.split(',').map((b) => b.trim()) : [...options.brokers];
+    const brokers =
+      typeof options.brokers === 'string' ? options.brokers.split(',').map((b) => b.trim()) : [...options.brokers];
     const kafka = new Kafka({
       clientId: options.clientId,
       brokers: brokers.filter(Boolean),
@@ -215,7 +216,10 @@ export class KafkaBus implements Bus {
           const actual = meta.topics[0]?.partitions.length ?? 0;
           if (actual !== numPartitions) {
             // Not changed automatically: more partitions would move keys to other partitions mid-stream.
-            this.#log.warn({ topic, actual, configured: numPartitions }, 'kafka topic exists with a different partition count');
+            this.#log.warn(
+              { topic, actual, configured: numPartitions },
+              'kafka topic exists with a different partition count',
+            );
           }
         }
       })();
@@ -348,7 +352,10 @@ class KafkaSubscription implements BusSubscription {
     const offJoin = this.consumer.on(GROUP_JOIN, () => joined());
     this.consumer.on(CRASH, (event) => {
       const { error, restart } = event.payload;
-      this.log[restart ? 'warn' : 'error']({ err: error, topic: this.topic, group: this.group, restart }, 'kafka consumer crashed');
+      this.log[restart ? 'warn' : 'error'](
+        { err: error, topic: this.topic, group: this.group, restart },
+        'kafka consumer crashed',
+      );
     });
     try {
       await this.consumer.connect();
@@ -408,7 +415,10 @@ class KafkaSubscription implements BusSubscription {
         this.#attempts.set(partition, { offset: message.offset, n });
         const base = this.options.retryDelayMs ?? 100;
         const delay = Math.min(base * 2 ** (n - 1), this.options.maxRetryDelayMs ?? 5_000);
-        this.log.warn({ err: failure, topic, partition, offset: message.offset, group: this.group, attempt: n, delayMs: delay }, 'bus handler failed, will redeliver');
+        this.log.warn(
+          { err: failure, topic, partition, offset: message.offset, group: this.group, attempt: n, delayMs: delay },
+          'bus handler failed, will redeliver',
+        );
         // Not committed; rewind and hold the partition (so later messages of its keys wait), then resume.
         const resume = payload.pause();
         this.consumer.seek({ topic, partition, offset: message.offset });
@@ -420,7 +430,10 @@ class KafkaSubscription implements BusSubscription {
         return;
       }
       if (this.#closing) return;
-      this.log.error({ err: failure, topic, partition, offset: message.offset, group: this.group, attempts: n }, 'bus handler failed too often: dead-lettered');
+      this.log.error(
+        { err: failure, topic, partition, offset: message.offset, group: this.group, attempts: n },
+        'bus handler failed too often: dead-lettered',
+      );
       try {
         this.options.onDeadLetter?.(busMessage, this.group, failure);
       } catch (err) {
@@ -445,13 +458,20 @@ class KafkaSubscription implements BusSubscription {
 
   #kickCommits(): void {
     if (this.#committing || this.#toCommit.size === 0) return;
-    const offsets = [...this.#toCommit].map(([partition, offset]) => ({ topic: this.topic, partition, offset: offset.toString() }));
+    const offsets = [...this.#toCommit].map(([partition, offset]) => ({
+      topic: this.topic,
+      partition,
+      offset: offset.toString(),
+    }));
     this.#toCommit.clear();
     this.#committing = this.consumer
       .commitOffsets(offsets)
       .catch((err: unknown) => {
         // Lost the partition in a rebalance (or the broker is gone): the new owner sees those messages again.
-        this.log.warn({ err, topic: this.topic, group: this.group, offsets }, 'offset commit failed; messages may be redelivered');
+        this.log.warn(
+          { err, topic: this.topic, group: this.group, offsets },
+          'offset commit failed; messages may be redelivered',
+        );
       })
       .finally(() => {
         this.#committing = undefined;
@@ -476,7 +496,9 @@ class KafkaSubscription implements BusSubscription {
       }
       await Promise.allSettled([...this.#inflight]);
       await this.#commitsSettled();
-      await this.consumer.disconnect().catch((err: unknown) => this.log.warn({ err, group: this.group }, 'kafka consumer disconnect failed'));
+      await this.consumer
+        .disconnect()
+        .catch((err: unknown) => this.log.warn({ err, group: this.group }, 'kafka consumer disconnect failed'));
       this.bus.forget(this);
     })();
     return this.#closing;

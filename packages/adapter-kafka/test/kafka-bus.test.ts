@@ -17,7 +17,11 @@ const dec = (b: Uint8Array): string => new TextDecoder().decode(b);
 
 describe.runIf(Boolean(brokers))('KafkaBus specifics', () => {
   let bus: KafkaBus;
-  const admin = new Kafka({ clientId: 'kafka-test-admin', brokers: brokers.split(','), logLevel: logLevel.NOTHING }).admin();
+  const admin = new Kafka({
+    clientId: 'kafka-test-admin',
+    brokers: brokers.split(','),
+    logLevel: logLevel.NOTHING,
+  }).admin();
   const deadLetters: { message: BusMessage; group: string }[] = [];
   beforeAll(async () => {
     bus = await KafkaBus.connect({
@@ -142,7 +146,12 @@ describe.runIf(Boolean(brokers))('KafkaBus specifics', () => {
   });
 
   it('keeps group membership through a handler longer than the session timeout (handled once)', async () => {
-    const slow = await KafkaBus.connect({ brokers, clientId: 'kafka-test-slow', sessionTimeoutMs: 6_000, heartbeatIntervalMs: 500 });
+    const slow = await KafkaBus.connect({
+      brokers,
+      clientId: 'kafka-test-slow',
+      sessionTimeoutMs: 6_000,
+      heartbeatIntervalMs: 500,
+    });
     try {
       const t = topic('long-handler');
       const seen: string[] = [];
@@ -170,7 +179,14 @@ describe.runIf(Boolean(brokers))('KafkaBus specifics', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kafka-crash-'));
     try {
       const bundle = join(dir, 'adapter.cjs');
-      await build({ entryPoints: [join(__dirname, '../src/index.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: bundle, logLevel: 'silent' });
+      await build({
+        entryPoints: [join(__dirname, '../src/index.ts')],
+        bundle: true,
+        platform: 'node',
+        format: 'cjs',
+        outfile: bundle,
+        logLevel: 'silent',
+      });
       const script = join(dir, 'child.cjs');
       writeFileSync(
         script,
@@ -201,7 +217,9 @@ describe.runIf(Boolean(brokers))('KafkaBus specifics', () => {
   }, 90_000);
 
   it('refuses a topic name Kafka cannot hold as a programming error, not an outage', async () => {
-    await expect(bus.publish({ topic: 'has space', key: 'k', value: enc('x') })).rejects.toMatchObject({ code: 'INTERNAL' });
+    await expect(bus.publish({ topic: 'has space', key: 'k', value: enc('x') })).rejects.toMatchObject({
+      code: 'INTERNAL',
+    });
     await expect(bus.subscribe('x/y', 'g', async () => Promise.resolve())).rejects.toMatchObject({ code: 'INTERNAL' });
   });
 
@@ -210,7 +228,9 @@ describe.runIf(Boolean(brokers))('KafkaBus specifics', () => {
     await other.ping();
     await other.close();
     await other.close();
-    await expect(other.publish({ topic: topic('closed'), key: 'k', value: enc('x') })).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    await expect(other.publish({ topic: topic('closed'), key: 'k', value: enc('x') })).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+    });
     await expect(other.ping()).rejects.toMatchObject({ code: 'UNAVAILABLE' });
   });
 });

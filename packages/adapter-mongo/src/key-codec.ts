@@ -39,7 +39,12 @@ export function encodeDoc(value: unknown): unknown {
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
       if (v === undefined) continue;
       // defineProperty: a user key "__proto__" must stay an own property, never become a prototype.
-      Object.defineProperty(out, encodeKey(k), { value: encodeDoc(v), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, encodeKey(k), {
+        value: encodeDoc(v),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return out;
   }
@@ -52,7 +57,12 @@ export function decodeDoc(value: unknown): unknown {
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-      Object.defineProperty(out, decodeKey(k), { value: decodeDoc(v), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, decodeKey(k), {
+        value: decodeDoc(v),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return out;
   }

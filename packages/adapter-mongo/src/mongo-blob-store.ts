@@ -24,7 +24,7 @@ interface FileMetadata {
 function toRef(file: GridFSFile): BlobRef {
   const meta = file.metadata as FileMetadata;
   const ref: { -readonly [K in keyof BlobRef]: BlobRef[K] } = {
-    id: (file._id).toHexString(),
+    id: file._id.toHexString(),
     owner: meta.owner,
     mimeType: meta.mimeType,
     size: file.length,
@@ -87,7 +87,12 @@ export class MongoBlobStore implements BlobStore {
       await upload.abort().catch(() => undefined);
       throw toAppErrorFromMongo(err, 'blob store');
     }
-    const ref: { -readonly [K in keyof BlobRef]: BlobRef[K] } = { id: id.toHexString(), ...meta, size: data.byteLength, sha256 };
+    const ref: { -readonly [K in keyof BlobRef]: BlobRef[K] } = {
+      id: id.toHexString(),
+      ...meta,
+      size: data.byteLength,
+      sha256,
+    };
     return ref;
   }
 
@@ -99,7 +104,8 @@ export class MongoBlobStore implements BlobStore {
     try {
       for await (const chunk of this.#bucket.openDownloadStream(file._id)) {
         const bytes = chunk as Buffer;
-        if (offset + bytes.byteLength > out.byteLength) throw new AppError('INTERNAL', `blob ${id} is longer than recorded`);
+        if (offset + bytes.byteLength > out.byteLength)
+          throw new AppError('INTERNAL', `blob ${id} is longer than recorded`);
         out.set(bytes, offset);
         offset += bytes.byteLength;
       }

@@ -113,7 +113,12 @@ class MongoCollection<T extends object> implements Collection<T> {
 
   async insert(id: string, doc: T, options: WriteOptions = {}): Promise<Versioned<T>> {
     const plain = doc as Record<string, unknown>;
-    const row: Row = { _id: id, v: 1, d: encodeDoc(plain) as Record<string, unknown>, ...this.#uniqueFields(id, plain) };
+    const row: Row = {
+      _id: id,
+      v: 1,
+      d: encodeDoc(plain) as Record<string, unknown>,
+      ...this.#uniqueFields(id, plain),
+    };
     if (options.expiresAt !== undefined) row.x = options.expiresAt;
     try {
       await this.store.run(this.name, () => this.coll.insertOne(row));
@@ -135,7 +140,9 @@ class MongoCollection<T extends object> implements Collection<T> {
 
   async find(filter: Filter, options: FindOptions = {}): Promise<Versioned<T>[]> {
     if (options.limit !== undefined && options.limit <= 0) return []; // the driver reads limit 0 as "no limit"
-    const sort: Sort = options.sort ? { [`d.${encodeKey(options.sort.field)}`]: options.sort.direction, _id: 1 } : { _id: 1 };
+    const sort: Sort = options.sort
+      ? { [`d.${encodeKey(options.sort.field)}`]: options.sort.direction, _id: 1 }
+      : { _id: 1 };
     const rows = await this.store.run(this.name, () => {
       let cursor = this.coll.find(toQuery(filter), { projection: PROJECTION }).sort(sort);
       if (options.skip) cursor = cursor.skip(options.skip);
@@ -228,7 +235,10 @@ class MongoCollection<T extends object> implements Collection<T> {
       if (row && row.v !== version) return undefined; // the document moved on: a plain conflict
       // Left over by a writer that died between claim and release. Deleting by the claim's own _id can
       // never remove a newer claim for the same k.
-      this.store.log.warn({ collection: this.name, id, version, claimAgeMs: Date.now() - holder.at }, 'removing a stale CAS claim');
+      this.store.log.warn(
+        { collection: this.name, id, version, claimAgeMs: Date.now() - holder.at },
+        'removing a stale CAS claim',
+      );
       await this.store.run(this.name, () => claims.deleteOne({ _id: holder._id }));
     }
     return undefined;

@@ -3,7 +3,22 @@ import { decodeDoc, decodeKey, encodeDoc, encodeKey } from '../src/key-codec';
 
 describe('key codec (no engine)', () => {
   it('round-trips keys with ".", "$", "%", NUL and the empty key', () => {
-    for (const key of ['a.b', '$x', '$', '.', '%', '%2E', '%25', 'a%2Eb', '', 'plain', 'x$y', 'nul\u0000in', '%%', 'ünï.cödé$']) {
+    for (const key of [
+      'a.b',
+      '$x',
+      '$',
+      '.',
+      '%',
+      '%2E',
+      '%25',
+      'a%2Eb',
+      '',
+      'plain',
+      'x$y',
+      'nul\u0000in',
+      '%%',
+      'ünï.cödé$',
+    ]) {
       const encoded = encodeKey(key);
       expect(encoded).not.toMatch(/[.\u0000]/);
       expect(encoded.startsWith('$')).toBe(false);

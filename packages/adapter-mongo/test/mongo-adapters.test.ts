@@ -24,19 +24,37 @@ describe.runIf(Boolean(url))('MongoDocumentStore specifics', () => {
     store = await MongoDocumentStore.connect({ url, dbName, claimStaleMs: 300 });
     raw = new MongoClient(url);
     await raw.connect();
-    coll = await store.collection<Doc>({ name: 'things', indexes: [{ fields: ['tenant', 'name'], unique: true }, { fields: ['n'] }] });
+    coll = await store.collection<Doc>({
+      name: 'things',
+      indexes: [{ fields: ['tenant', 'name'], unique: true }, { fields: ['n'] }],
+    });
   });
   afterAll(async () => {
-    await raw.db(dbName).dropDatabase().catch(() => undefined);
+    await raw
+      .db(dbName)
+      .dropDatabase()
+      .catch(() => undefined);
     await raw.close();
     await store.close();
     await store.close(); // idempotent
   });
 
   it('stores {_id, v, d (keys encoded), x, u_<fields>} and reads it back', async () => {
-    await coll.insert('layout', { tenant: 't', name: 'layout', n: 1, metadata: { 'a.b': 1, $x: { $y: 2 } } }, { expiresAt: 42 });
-    const row = await raw.db(dbName).collection('things').findOne({ _id: 'layout' as never });
-    expect(row).toMatchObject({ v: 1, x: 42, d: { tenant: 't', metadata: { 'a%2Eb': 1, '%24x': { '%24y': 2 } } }, 'u_tenant%2Cname': '["t","layout"]' });
+    await coll.insert(
+      'layout',
+      { tenant: 't', name: 'layout', n: 1, metadata: { 'a.b': 1, $x: { $y: 2 } } },
+      { expiresAt: 42 },
+    );
+    const row = await raw
+      .db(dbName)
+      .collection('things')
+      .findOne({ _id: 'layout' as never });
+    expect(row).toMatchObject({
+      v: 1,
+      x: 42,
+      d: { tenant: 't', metadata: { 'a%2Eb': 1, '%24x': { '%24y': 2 } } },
+      'u_tenant%2Cname': '["t","layout"]',
+    });
     expect(await coll.get('layout')).toEqual({
       id: 'layout',
       version: 1,
@@ -49,7 +67,9 @@ describe.runIf(Boolean(url))('MongoDocumentStore specifics', () => {
   it('refuses a replace that collides with a unique key (DUPLICATE_KEY), leaving the document as it was', async () => {
     await coll.insert('u1', { tenant: 'u', name: 'one', n: 0 });
     await coll.insert('u2', { tenant: 'u', name: 'two', n: 0 });
-    await expect(coll.replace('u2', 1, { tenant: 'u', name: 'one', n: 1 })).rejects.toMatchObject({ code: 'DUPLICATE_KEY' });
+    await expect(coll.replace('u2', 1, { tenant: 'u', name: 'one', n: 1 })).rejects.toMatchObject({
+      code: 'DUPLICATE_KEY',
+    });
     expect(await coll.get('u2')).toMatchObject({ version: 1, doc: { name: 'two' } });
     expect((await coll.replace('u2', 1, { tenant: 'u', name: 'three', n: 1 })).version).toBe(2);
   });
@@ -58,14 +78,19 @@ describe.runIf(Boolean(url))('MongoDocumentStore specifics', () => {
     for (let i = 0; i < 10; i++) await coll.insert(`race-${i}`, { tenant: 'race', name: String(i), n: 0 });
     const rounds = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        Promise.allSettled(Array.from({ length: 4 }, (__, w) => coll.replace(`race-${i}`, 1, { tenant: 'race', name: String(i), n: w + 1 }))),
+        Promise.allSettled(
+          Array.from({ length: 4 }, (__, w) =>
+            coll.replace(`race-${i}`, 1, { tenant: 'race', name: String(i), n: w + 1 }),
+          ),
+        ),
       ),
     );
     for (const results of rounds) expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     await coll.insert('counter', { tenant: 'counter', name: 'c', n: 0 });
     await Promise.all(
       Array.from({ length: 6 }, async () => {
-        for (let k = 0; k < 5; k++) await updateWithRetry(coll, 'counter', (cur) => ({ ...cur.doc, n: cur.doc.n + 1 }), 200);
+        for (let k = 0; k < 5; k++)
+          await updateWithRetry(coll, 'counter', (cur) => ({ ...cur.doc, n: cur.doc.n + 1 }), 200);
       }),
     );
     expect(await coll.get('counter')).toMatchObject({ version: 31, doc: { n: 30 } });
@@ -74,7 +99,9 @@ describe.runIf(Boolean(url))('MongoDocumentStore specifics', () => {
   it('maintains every unique index in the database, even through a handle opened without it', async () => {
     const bare = await store.collection<Doc>({ name: 'things' });
     await bare.insert('via-bare', { tenant: 'bare', name: 'x', n: 0 });
-    await expect(coll.insert('via-full', { tenant: 'bare', name: 'x', n: 0 })).rejects.toMatchObject({ code: 'DUPLICATE_KEY' });
+    await expect(coll.insert('via-full', { tenant: 'bare', name: 'x', n: 0 })).rejects.toMatchObject({
+      code: 'DUPLICATE_KEY',
+    });
   });
 
   it('adds a unique index to a populated collection by backfilling its keys', async () => {
@@ -93,7 +120,9 @@ describe.runIf(Boolean(url))('MongoDocumentStore specifics', () => {
     const claims = raw.db(dbName).collection('_cas_claims');
     const k = JSON.stringify(['things', 2, 'stale']);
     await claims.insertOne({ _id: 'live' as never, k, at: Date.now() + 60_000 });
-    await expect(coll.replace('stale', 1, { tenant: 'stale', name: 's', n: 1 })).rejects.toMatchObject({ code: 'VERSION_CONFLICT' });
+    await expect(coll.replace('stale', 1, { tenant: 'stale', name: 's', n: 1 })).rejects.toMatchObject({
+      code: 'VERSION_CONFLICT',
+    });
     await claims.updateOne({ _id: 'live' as never }, { $set: { at: Date.now() - 1_000 } });
     expect((await coll.replace('stale', 1, { tenant: 'stale', name: 's', n: 1 })).version).toBe(2);
     expect(await claims.countDocuments({})).toBe(0);
@@ -106,8 +135,18 @@ describe.runIf(Boolean(url))('MongoDocumentStore specifics', () => {
     await s.insert('a', { tenant: 's', n: 2 });
     await s.insert('c', { tenant: 's', name: 'x', n: 1 });
     await s.insert('d', { n: 0 });
-    expect((await s.find({}, { sort: { field: 'tenant', direction: 1 } })).map((v) => v.id)).toEqual(['d', 'a', 'b', 'c']);
-    expect((await s.find({}, { sort: { field: 'tenant', direction: -1 } })).map((v) => v.id)).toEqual(['a', 'b', 'c', 'd']);
+    expect((await s.find({}, { sort: { field: 'tenant', direction: 1 } })).map((v) => v.id)).toEqual([
+      'd',
+      'a',
+      'b',
+      'c',
+    ]);
+    expect((await s.find({}, { sort: { field: 'tenant', direction: -1 } })).map((v) => v.id)).toEqual([
+      'a',
+      'b',
+      'c',
+      'd',
+    ]);
     expect((await s.find({ tenant: null }, {})).map((v) => v.id)).toEqual(['d']);
     expect(await s.find({}, { limit: 0 })).toEqual([]);
     expect((await s.find({}, { skip: 1, limit: 2 })).map((v) => v.id)).toEqual(['b', 'c']);
@@ -139,7 +178,9 @@ describe.runIf(Boolean(url))('MongoBlobStore specifics', () => {
   });
 
   it('refuses a file over maxBlobBytes with PAYLOAD_TOO_LARGE', async () => {
-    await expect(blobs.put(randomBytes(1024 * 1024 + 1), { owner: 'o', mimeType: 'x/y' })).rejects.toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
+    await expect(blobs.put(randomBytes(1024 * 1024 + 1), { owner: 'o', mimeType: 'x/y' })).rejects.toMatchObject({
+      code: 'PAYLOAD_TOO_LARGE',
+    });
   });
 
   it('keeps name and mime type, and stores in GridFS chunks', async () => {
@@ -148,7 +189,12 @@ describe.runIf(Boolean(url))('MongoBlobStore specifics', () => {
     const raw = new MongoClient(url);
     try {
       await raw.connect();
-      expect(await raw.db(dbName).collection('files.chunks').countDocuments({ files_id: { $exists: true } })).toBeGreaterThanOrEqual(3);
+      expect(
+        await raw
+          .db(dbName)
+          .collection('files.chunks')
+          .countDocuments({ files_id: { $exists: true } }),
+      ).toBeGreaterThanOrEqual(3);
     } finally {
       await raw.close();
     }

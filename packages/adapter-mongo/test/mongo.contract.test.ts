@@ -11,7 +11,9 @@ describe.runIf(Boolean(url))('mongo adapters (MONGO_URL)', () => {
   describeDocumentStoreContract('mongo', () => MongoDocumentStore.connect({ url, dbName }));
   // `auto` picks claim-based CAS on FerretDB and native findOneAndUpdate CAS on MongoDB; the explicit
   // claim run keeps the claim path covered when MONGO_URL points at a real MongoDB.
-  describeDocumentStoreContract('mongo (cas: claim)', () => MongoDocumentStore.connect({ url, dbName: `${dbName}_claim`, cas: 'claim' }));
+  describeDocumentStoreContract('mongo (cas: claim)', () =>
+    MongoDocumentStore.connect({ url, dbName: `${dbName}_claim`, cas: 'claim' }),
+  );
   describeBlobStoreContract('mongo gridfs', () => MongoBlobStore.connect({ url, dbName }));
   afterAll(async () => {
     // Real engines keep data: drop this run's databases (20 MB of GridFS chunks among them).

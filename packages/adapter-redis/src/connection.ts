@@ -67,7 +67,10 @@ export function unavailable(message: string, cause: unknown): AppError {
 export async function quitRedis(redis: Redis): Promise<void> {
   if (redis.status === 'end') return;
   try {
-    await Promise.race([redis.quit(), new Promise((_, reject) => setTimeout(() => reject(new Error('quit timeout')), 1_000).unref())]);
+    await Promise.race([
+      redis.quit(),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('quit timeout')), 1_000).unref()),
+    ]);
   } catch {
     redis.disconnect();
   }

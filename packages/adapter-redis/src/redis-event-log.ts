@@ -106,7 +106,11 @@ export class RedisEventLog implements EventLog {
     this.#assertOpen();
     if (!Number.isSafeInteger(seq) || seq < 1) return false;
     const result = await this.#call(() =>
-      APPEND.run(this.#redis, [this.#key(stream)], [String(seq), Buffer.from(data.buffer, data.byteOffset, data.byteLength), String(this.#maxEvents)]),
+      APPEND.run(
+        this.#redis,
+        [this.#key(stream)],
+        [String(seq), Buffer.from(data.buffer, data.byteOffset, data.byteLength), String(this.#maxEvents)],
+      ),
     );
     if (result === -1) throw new AppError('UNAVAILABLE', `event log stream ${stream} is full`);
     return result === 1;
@@ -116,7 +120,9 @@ export class RedisEventLog implements EventLog {
     this.#assertOpen();
     if (limit <= 0) return [];
     const start = afterSeq >= 1 ? `(${Math.floor(afterSeq)}-1` : '-';
-    const entries = (await this.#call(() => this.#redis.xrangeBuffer(this.#key(stream), start, '+', 'COUNT', limit))) as StreamEntry[];
+    const entries = (await this.#call(() =>
+      this.#redis.xrangeBuffer(this.#key(stream), start, '+', 'COUNT', limit),
+    )) as StreamEntry[];
     return entries.map(toEvent);
   }
 
@@ -189,7 +195,15 @@ export class RedisEventLog implements EventLog {
     signal.addEventListener('abort', onAbort, { once: true });
     try {
       if (signal.aborted) return [];
-      const reply = await conn.redis.xreadBuffer('COUNT', this.#batch, 'BLOCK', this.#blockMs, 'STREAMS', key, `${cursor}-1`);
+      const reply = await conn.redis.xreadBuffer(
+        'COUNT',
+        this.#batch,
+        'BLOCK',
+        this.#blockMs,
+        'STREAMS',
+        key,
+        `${cursor}-1`,
+      );
       if (!reply) return []; // timed out (or unblocked): the loop re-checks the signal
       return reply.flatMap(([, entries]) => entries as StreamEntry[]);
     } finally {
@@ -223,7 +237,11 @@ export class RedisEventLog implements EventLog {
     }
     this.#opening += 1;
     try {
-      const redis = this.#redis.duplicate({ lazyConnect: true, enableAutoPipelining: false, connectionName: this.#tailName });
+      const redis = this.#redis.duplicate({
+        lazyConnect: true,
+        enableAutoPipelining: false,
+        connectionName: this.#tailName,
+      });
       attachErrorLog(redis, this.#log, this.#tailName);
       const conn: TailConnection = { redis, id: undefined };
       // The id changes on every reconnect; UNBLOCK needs the current one.

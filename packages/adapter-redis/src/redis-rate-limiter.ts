@@ -53,7 +53,11 @@ export class RedisRateLimiter implements RateLimiter {
     const window = Math.max(1, Math.floor(windowMs));
     let reply: unknown;
     try {
-      reply = await HIT.run(this.#redis, [`${this.#prefix}${window}:${key}`], [String(Math.max(0, Math.floor(limit))), String(window)]);
+      reply = await HIT.run(
+        this.#redis,
+        [`${this.#prefix}${window}:${key}`],
+        [String(Math.max(0, Math.floor(limit))), String(window)],
+      );
     } catch (err) {
       throw unavailable('Redis rate limiter failed', err);
     }

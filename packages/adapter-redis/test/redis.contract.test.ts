@@ -1,6 +1,10 @@
 import { afterAll, describe } from 'vitest';
 import { Redis } from 'ioredis';
-import { describeCacheContract, describeEventLogContract, describeRateLimiterContract } from '@a2a-inbound/ports/testing';
+import {
+  describeCacheContract,
+  describeEventLogContract,
+  describeRateLimiterContract,
+} from '@a2a-inbound/ports/testing';
 import { RedisCache, RedisEventLog, RedisRateLimiter } from '../src/index';
 import { deleteByPrefix } from './helpers';
 
@@ -22,4 +26,3 @@ describe.runIf(Boolean(url))('redis adapters (REDIS_URL)', () => {
     }
   });
 });
-

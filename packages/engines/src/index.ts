@@ -36,7 +36,12 @@ export interface EnginesConfig {
   clientId: string;
 }
 
-export const TOPICS_OF_THE_SYSTEM = ['a2a.run.requested', 'a2a.run.cancel', 'a2a.task.events', 'a2a.task.updates'] as const;
+export const TOPICS_OF_THE_SYSTEM = [
+  'a2a.run.requested',
+  'a2a.run.cancel',
+  'a2a.task.events',
+  'a2a.task.updates',
+] as const;
 
 /**
  * Reads the engine choice. `ENGINES=real` (the default of a standalone service) selects Kafka, MongoDB and
@@ -62,7 +67,8 @@ export function loadEnginesConfig(env: Env, defaults: { engines: EngineKind; cli
     namespace: r.string('NAMESPACE', ''),
     clientId: r.string('SERVICE_INSTANCE_ID', defaults.clientId),
   };
-  if (c.namespace && !/^[a-z0-9][a-z0-9_-]{0,40}$/.test(c.namespace)) r.problem('NAMESPACE must be lower-case letters, digits, _ or - (at most 41)');
+  if (c.namespace && !/^[a-z0-9][a-z0-9_-]{0,40}$/.test(c.namespace))
+    r.problem('NAMESPACE must be lower-case letters, digits, _ or - (at most 41)');
   const production = env.NODE_ENV === 'production';
   const usesMemory = [c.store, c.bus, c.eventLog, c.cache, c.limiter].includes('memory');
   if (production && usesMemory && !r.bool('ALLOW_MEMORY_ADAPTERS', false)) {
@@ -123,7 +129,11 @@ export async function connectEngines(c: EnginesConfig, needs: readonly Need[], l
     if (needs.includes('store')) {
       if (c.store === 'mongo') {
         const { MongoDocumentStore } = await import('@a2a-inbound/adapter-mongo');
-        out.store = await MongoDocumentStore.connect({ url: c.mongoUrl, dbName: ns ? `${c.mongoDb}_${ns}` : c.mongoDb, log: adapterLog(log) });
+        out.store = await MongoDocumentStore.connect({
+          url: c.mongoUrl,
+          dbName: ns ? `${c.mongoDb}_${ns}` : c.mongoDb,
+          log: adapterLog(log),
+        });
       } else out.store = new InMemoryDocumentStore();
       const s = out.store;
       closers.push(() => s.close());
@@ -132,7 +142,11 @@ export async function connectEngines(c: EnginesConfig, needs: readonly Need[], l
     if (needs.includes('blobs')) {
       if (c.store === 'mongo') {
         const { MongoBlobStore } = await import('@a2a-inbound/adapter-mongo');
-        out.blobs = await MongoBlobStore.connect({ url: c.mongoUrl, dbName: ns ? `${c.mongoDb}_${ns}` : c.mongoDb, log: adapterLog(log) });
+        out.blobs = await MongoBlobStore.connect({
+          url: c.mongoUrl,
+          dbName: ns ? `${c.mongoDb}_${ns}` : c.mongoDb,
+          log: adapterLog(log),
+        });
       } else out.blobs = new InMemoryBlobStore();
       const b = out.blobs;
       closers.push(() => b.close());
@@ -157,7 +171,12 @@ export async function connectEngines(c: EnginesConfig, needs: readonly Need[], l
     if (needs.includes('eventLog')) {
       if (c.eventLog === 'redis') {
         const { RedisEventLog } = await import('@a2a-inbound/adapter-redis');
-        out.eventLog = await RedisEventLog.connect({ url: c.redisUrl, prefix: `${prefix}a2a:ev:`, connectionName: `${c.clientId}:eventlog`, log: adapterLog(log) });
+        out.eventLog = await RedisEventLog.connect({
+          url: c.redisUrl,
+          prefix: `${prefix}a2a:ev:`,
+          connectionName: `${c.clientId}:eventlog`,
+          log: adapterLog(log),
+        });
       } else out.eventLog = new InMemoryEventLog();
       const e = out.eventLog;
       closers.push(() => e.close());
@@ -166,7 +185,12 @@ export async function connectEngines(c: EnginesConfig, needs: readonly Need[], l
     if (needs.includes('cache')) {
       if (c.cache === 'redis') {
         const { RedisCache } = await import('@a2a-inbound/adapter-redis');
-        out.cache = await RedisCache.connect({ url: c.redisUrl, prefix: `${prefix}a2a:cache:`, connectionName: `${c.clientId}:cache`, log: adapterLog(log) });
+        out.cache = await RedisCache.connect({
+          url: c.redisUrl,
+          prefix: `${prefix}a2a:cache:`,
+          connectionName: `${c.clientId}:cache`,
+          log: adapterLog(log),
+        });
       } else out.cache = new InMemoryCache();
       const x = out.cache;
       closers.push(() => x.close());
@@ -177,7 +201,12 @@ export async function connectEngines(c: EnginesConfig, needs: readonly Need[], l
     if (needs.includes('limiter')) {
       if (c.limiter === 'redis') {
         const { RedisRateLimiter } = await import('@a2a-inbound/adapter-redis');
-        out.limiter = await RedisRateLimiter.connect({ url: c.redisUrl, prefix: `${prefix}a2a:rl:`, connectionName: `${c.clientId}:ratelimit`, log: adapterLog(log) });
+        out.limiter = await RedisRateLimiter.connect({
+          url: c.redisUrl,
+          prefix: `${prefix}a2a:rl:`,
+          connectionName: `${c.clientId}:ratelimit`,
+          log: adapterLog(log),
+        });
       } else out.limiter = new InMemoryRateLimiter();
       const l = out.limiter;
       closers.push(() => l.close());

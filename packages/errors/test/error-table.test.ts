@@ -18,7 +18,9 @@ describe('error table', () => {
   });
 
   it('keeps our own codes out of the A2A range and inside -32050..-32099', () => {
-    const a2a = new Set([-32700, -32600, -32601, -32602, -32603, -32001, -32002, -32003, -32004, -32005, -32006, -32007]);
+    const a2a = new Set([
+      -32700, -32600, -32601, -32602, -32603, -32001, -32002, -32003, -32004, -32005, -32006, -32007,
+    ]);
     for (const code of ERROR_CODES) {
       const j = ERROR_TABLE[code].jsonRpc;
       if (!a2a.has(j)) expect(j <= -32050 && j >= -32099, `${code} → ${j}`).toBe(true);
@@ -39,6 +41,8 @@ describe('error table', () => {
   });
 
   it('carries INSUFFICIENT_CREDITS in data.code', () => {
-    expect(toJsonRpcError(new AppError('INSUFFICIENT_CREDITS', 'Insufficient credits')).data?.code).toBe('INSUFFICIENT_CREDITS');
+    expect(toJsonRpcError(new AppError('INSUFFICIENT_CREDITS', 'Insufficient credits')).data?.code).toBe(
+      'INSUFFICIENT_CREDITS',
+    );
   });
 });

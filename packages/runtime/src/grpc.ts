@@ -1,5 +1,12 @@
 import * as grpc from '@grpc/grpc-js';
-import { AppError, ERROR_TABLE, GRPC_ERROR_CODE_KEY, GRPC_ERROR_DETAILS_KEY, isErrorCode, toAppError } from '@a2a-inbound/errors';
+import {
+  AppError,
+  ERROR_TABLE,
+  GRPC_ERROR_CODE_KEY,
+  GRPC_ERROR_DETAILS_KEY,
+  isErrorCode,
+  toAppError,
+} from '@a2a-inbound/errors';
 import { healthV1 } from '@a2a-inbound/proto';
 import type { Logger } from '@a2a-inbound/logger';
 
@@ -20,7 +27,8 @@ export function toGrpcError(err: unknown, log?: Logger): grpc.ServiceError {
   if (!mapping.exposeMessage) log?.error({ err }, 'internal error');
   const metadata = new grpc.Metadata();
   metadata.set(GRPC_ERROR_CODE_KEY, app.code);
-  if (mapping.exposeMessage && app.details) metadata.set(GRPC_ERROR_DETAILS_KEY, Buffer.from(JSON.stringify(app.details)));
+  if (mapping.exposeMessage && app.details)
+    metadata.set(GRPC_ERROR_DETAILS_KEY, Buffer.from(JSON.stringify(app.details)));
   const e = new Error(mapping.exposeMessage ? app.message : mapping.wireMessage) as grpc.ServiceError;
   e.code = mapping.grpc;
   e.details = e.message;
@@ -46,7 +54,8 @@ export function fromGrpcError(err: unknown): AppError {
     return new AppError(code, e.details ?? 'error', { ...(details ? { details } : {}), cause: err });
   }
   if (e.code === grpc.status.UNAVAILABLE) return new AppError('UNAVAILABLE', 'service unavailable', { cause: err });
-  if (e.code === grpc.status.DEADLINE_EXCEEDED) return new AppError('DEADLINE_EXCEEDED', 'deadline exceeded', { cause: err });
+  if (e.code === grpc.status.DEADLINE_EXCEEDED)
+    return new AppError('DEADLINE_EXCEEDED', 'deadline exceeded', { cause: err });
   if (e.code === grpc.status.CANCELLED) return new AppError('UNAVAILABLE', 'call cancelled', { cause: err });
   return new AppError('INTERNAL', 'Internal error', { cause: err });
 }
@@ -104,7 +113,9 @@ export type HealthState = () => boolean;
 /** The grpc.health.v1 service: SERVING while `isServing()`; Watch answers the current status and ends. */
 export function healthService(isServing: HealthState): healthV1.HealthServer {
   const status = (): healthV1.HealthCheckResponse => ({
-    status: isServing() ? healthV1.HealthCheckResponse_ServingStatus.SERVING : healthV1.HealthCheckResponse_ServingStatus.NOT_SERVING,
+    status: isServing()
+      ? healthV1.HealthCheckResponse_ServingStatus.SERVING
+      : healthV1.HealthCheckResponse_ServingStatus.NOT_SERVING,
   });
   return {
     check: (_call, callback) => callback(null, status()),
@@ -128,7 +139,8 @@ export async function startGrpcServer(
 ): Promise<GrpcServerHandle> {
   const server = new grpc.Server(grpcChannelOptions);
   const streams = new Set<grpc.ServerWritableStream<unknown, unknown>>();
-  for (const s of services) server.addService(s.definition, trackServerStreams(s.definition, s.implementation, streams));
+  for (const s of services)
+    server.addService(s.definition, trackServerStreams(s.definition, s.implementation, streams));
   server.addService(healthV1.HealthService, healthService(options.isServing));
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(`${options.host}:${options.port}`, grpc.ServerCredentials.createInsecure(), (err, p) =>
@@ -183,14 +195,21 @@ function trackServerStreams(
 
 /** Promise wrapper for a generated unary client method. */
 export function call<Req, Res>(
-  method: (req: Req, metadata: grpc.Metadata, options: Partial<grpc.CallOptions>, cb: (err: grpc.ServiceError | null, res: Res) => void) => grpc.ClientUnaryCall,
+  method: (
+    req: Req,
+    metadata: grpc.Metadata,
+    options: Partial<grpc.CallOptions>,
+    cb: (err: grpc.ServiceError | null, res: Res) => void,
+  ) => grpc.ClientUnaryCall,
   request: Req,
   options: { deadlineMs?: number; metadata?: grpc.Metadata } = {},
 ): Promise<Res> {
   return new Promise<Res>((resolve, reject) => {
     const opts: Partial<grpc.CallOptions> = {};
     if (options.deadlineMs !== undefined) opts.deadline = new Date(Date.now() + options.deadlineMs);
-    method(request, options.metadata ?? new grpc.Metadata(), opts, (err, res) => (err ? reject(fromGrpcError(err)) : resolve(res)));
+    method(request, options.metadata ?? new grpc.Metadata(), opts, (err, res) =>
+      err ? reject(fromGrpcError(err)) : resolve(res),
+    );
   });
 }
 

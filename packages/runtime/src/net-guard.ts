@@ -31,7 +31,12 @@ export function checkHttpsUrlShape(raw: string, maxLength = 2048): UrlCheck {
   if (url.username || url.password) return { ok: false, reason: 'url must not carry credentials' };
   const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   if (!host) return { ok: false, reason: 'url has no host' };
-  if (BLOCKED_HOSTNAMES.has(host) || host.endsWith('.localhost') || host.endsWith('.internal') || host.endsWith('.local')) {
+  if (
+    BLOCKED_HOSTNAMES.has(host) ||
+    host.endsWith('.localhost') ||
+    host.endsWith('.internal') ||
+    host.endsWith('.local')
+  ) {
     return { ok: false, reason: 'url must point to a public host' };
   }
   if (isIP(host) !== 0 && !isPublicAddress(host)) return { ok: false, reason: 'url must point to a public address' };
@@ -41,7 +46,8 @@ export function checkHttpsUrlShape(raw: string, maxLength = 2048): UrlCheck {
 
 export type Resolver = (host: string) => Promise<string[]>;
 
-export const dnsResolver: Resolver = async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+export const dnsResolver: Resolver = async (host) =>
+  (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
 /** Full check: shape, then every resolved address must be public. */
 export async function checkPublicHttpsUrl(raw: string, resolve: Resolver = dnsResolver): Promise<UrlCheck> {

@@ -41,7 +41,8 @@ export async function manage(
   }
 }
 
-export const cardUrl = (base: string, agentId: string): string => `${base}/agents/${agentId}/.well-known/agent-card.json`;
+export const cardUrl = (base: string, agentId: string): string =>
+  `${base}/agents/${agentId}/.well-known/agent-card.json`;
 
 /** An @a2a-js/sdk client that sends the bearer key on every call. */
 export async function a2aClient(base: string, agentId: string, key: string): Promise<A2AClient> {
@@ -61,10 +62,18 @@ export interface RpcAnswer {
 }
 
 /** Raw JSON-RPC over HTTP: the body may be anything (a string is sent as is). */
-export async function rpc(url: string, body: unknown, init: { key?: string | undefined; headers?: Record<string, string> } = {}): Promise<RpcAnswer> {
+export async function rpc(
+  url: string,
+  body: unknown,
+  init: { key?: string | undefined; headers?: Record<string, string> } = {},
+): Promise<RpcAnswer> {
   const headers: Record<string, string> = { 'Content-Type': 'application/json', ...(init.headers ?? {}) };
   if (init.key) headers.Authorization = `Bearer ${init.key}`;
-  const res = await fetch(url, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers,
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   const text = await res.text();
   let parsed: any;
   try {
@@ -84,13 +93,23 @@ export interface SseFrame {
 export async function sse(
   url: string,
   body: unknown,
-  init: { key: string; headers?: Record<string, string>; stopAfter?: (f: SseFrame, all: SseFrame[]) => boolean; signal?: AbortSignal },
+  init: {
+    key: string;
+    headers?: Record<string, string>;
+    stopAfter?: (f: SseFrame, all: SseFrame[]) => boolean;
+    signal?: AbortSignal;
+  },
 ): Promise<{ status: number; contentType: string | null; frames: SseFrame[] }> {
   const ac = new AbortController();
   init.signal?.addEventListener('abort', () => ac.abort());
   const res = await fetch(url, {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream', Authorization: `Bearer ${init.key}`, ...(init.headers ?? {}) },
+    headers: {
+      'Content-Type': 'application/json',
+      Accept: 'text/event-stream',
+      Authorization: `Bearer ${init.key}`,
+      ...(init.headers ?? {}),
+    },
     body: JSON.stringify(body),
     signal: ac.signal,
   });
@@ -129,7 +148,11 @@ export async function sse(
   return { status: res.status, contentType: res.headers.get('content-type'), frames };
 }
 
-export async function eventually<T>(fn: () => Promise<T | undefined | false>, timeoutMs = 20_000, intervalMs = 50): Promise<T> {
+export async function eventually<T>(
+  fn: () => Promise<T | undefined | false>,
+  timeoutMs = 20_000,
+  intervalMs = 50,
+): Promise<T> {
   const start = Date.now();
   let last: unknown;
   for (;;) {
@@ -139,13 +162,15 @@ export async function eventually<T>(fn: () => Promise<T | undefined | false>, ti
     } catch (err) {
       last = err;
     }
-    if (Date.now() - start > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`);
+    if (Date.now() - start > timeoutMs)
+      throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
 
 let counter = 0;
-export const uniqueId = (prefix = 'msg'): string => `${prefix}-${Date.now().toString(36)}-${process.pid}-${(counter += 1)}`;
+export const uniqueId = (prefix = 'msg'): string =>
+  `${prefix}-${Date.now().toString(36)}-${process.pid}-${(counter += 1)}`;
 
 export const textMessage = (text: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
   kind: 'message',

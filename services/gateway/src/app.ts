@@ -52,7 +52,8 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
   app.set('etag', false);
-  const baseUrl = (req: Request): string => config.publicBaseUrl || `${req.protocol}://${req.get('host') ?? `127.0.0.1:${config.port}`}`;
+  const baseUrl = (req: Request): string =>
+    config.publicBaseUrl || `${req.protocol}://${req.get('host') ?? `127.0.0.1:${config.port}`}`;
 
   // One line per request: method, path (taken now: mounted routers rewrite req.path; no query string, it may
   // carry secrets), status and ms. Never headers: the Authorization header carries the key.
@@ -63,7 +64,10 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
     // 'close' comes after 'finish', and also when the client went away first (aborted: an SSE reader left).
     res.once('close', () => {
       const ms = Math.round(Number(process.hrtime.bigint() - start) / 1e4) / 100;
-      log.info({ method, path, status: res.statusCode, ms, ...(res.writableFinished ? {} : { aborted: true }) }, 'request');
+      log.info(
+        { method, path, status: res.statusCode, ms, ...(res.writableFinished ? {} : { aborted: true }) },
+        'request',
+      );
     });
     next();
   });
@@ -108,7 +112,13 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
   });
 
   app.use(
-    createCardsRouter({ lookups, log, baseUrl, providerOrganization: config.providerOrganization, providerUrl: config.providerUrl }),
+    createCardsRouter({
+      lookups,
+      log,
+      baseUrl,
+      providerOrganization: config.providerOrganization,
+      providerUrl: config.providerUrl,
+    }),
   );
   app.options(/^\/agents\/[^/]+\/a2a(\/.*)?$/, (_req, res) => {
     res.setHeader('Access-Control-Allow-Origin', '*');
@@ -138,7 +148,15 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
   let listeningPort = config.port;
   const selfBaseUrl = (): string => config.publicBaseUrl || `http://127.0.0.1:${listeningPort}`;
   app.use(
-    createManagementRouter({ clients, lookups, log, baseUrl, selfBaseUrl, providerOrganization: config.providerOrganization, providerUrl: config.providerUrl }),
+    createManagementRouter({
+      clients,
+      lookups,
+      log,
+      baseUrl,
+      selfBaseUrl,
+      providerOrganization: config.providerOrganization,
+      providerUrl: config.providerUrl,
+    }),
   );
   const agentRouterDeps = {
     clients,
@@ -151,7 +169,11 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
     ...(deps.resolver ? { resolver: deps.resolver } : {}),
   };
   // The linker's REST endpoints for the console: a signed-in user (Bearer usr_…); the linker enforces the role.
-  const linker = new linkerV1.LinkerServiceClient(config.linkerAddress, grpc.credentials.createInsecure(), grpcChannelOptions);
+  const linker = new linkerV1.LinkerServiceClient(
+    config.linkerAddress,
+    grpc.credentials.createInsecure(),
+    grpcChannelOptions,
+  );
   lifecycle.onClose('linker client', async () => linker.close());
   const userRoles = new WeakMap<Request, string>();
   app.use('/api/applications', (req, _res, next) => {
@@ -179,8 +201,12 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
   lifecycle.onClose('http server', async () => {
     // Readiness flips first; everything is still served while load balancers notice (the delay).
     draining = true;
-    log.info({ delayMs: config.shutdownReadinessDelayMs, graceMs: config.shutdownGraceMs }, 'draining: /readyz answers 503');
-    if (config.shutdownReadinessDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownReadinessDelayMs));
+    log.info(
+      { delayMs: config.shutdownReadinessDelayMs, graceMs: config.shutdownGraceMs },
+      'draining: /readyz answers 503',
+    );
+    if (config.shutdownReadinessDelayMs > 0)
+      await new Promise((resolve) => setTimeout(resolve, config.shutdownReadinessDelayMs));
     // Then the listener closes and streams end (cleanly): clients resume with tasks/resubscribe and
     // Last-Event-ID on another replica. In-flight requests get the grace period, then their sockets close.
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));

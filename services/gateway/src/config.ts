@@ -40,7 +40,8 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     providerOrganization: r.string('PROVIDER_ORGANIZATION', 'a2a-inbound'),
     providerUrl: r.string('PROVIDER_URL', ''),
   };
-  if (c.publicBaseUrl && !/^https?:\/\/[^/]+/.test(c.publicBaseUrl)) r.problem('PUBLIC_BASE_URL must be an http(s) URL');
+  if (c.publicBaseUrl && !/^https?:\/\/[^/]+/.test(c.publicBaseUrl))
+    r.problem('PUBLIC_BASE_URL must be an http(s) URL');
   r.done();
   return c;
 }

@@ -12,7 +12,10 @@ async function main(): Promise<void> {
   const e = await connectEngines(engines, ['cache', 'limiter'], log);
   // Readiness pings Redis (the cache's connection; the rate limiter uses the same server).
   const redis = { name: 'redis', check: () => e.ping() };
-  const app = await startGatewayApp({ cache: e.cache!, limiter: e.limiter!, clock: systemClock, log, readinessChecks: [redis] }, config);
+  const app = await startGatewayApp(
+    { cache: e.cache!, limiter: e.limiter!, clock: systemClock, log, readinessChecks: [redis] },
+    config,
+  );
   const shutdown = (signal: string): void => {
     log.info({ signal }, 'shutting down: readiness off first, then streams end and the listener closes');
     void app

@@ -33,7 +33,9 @@ function routers(): Router[] {
 function registeredRoutes(): Set<string> {
   const out = new Set<string>();
   for (const r of routers()) {
-    for (const layer of r.stack as unknown as { route?: { path: string | string[]; methods: Record<string, boolean> } }[]) {
+    for (const layer of r.stack as unknown as {
+      route?: { path: string | string[]; methods: Record<string, boolean> };
+    }[]) {
       if (!layer.route) continue;
       const paths = Array.isArray(layer.route.path) ? layer.route.path : [layer.route.path];
       for (const [method, on] of Object.entries(layer.route.methods)) {
@@ -47,7 +49,8 @@ function registeredRoutes(): Set<string> {
 
 function documentedRoutes(): Set<string> {
   const out = new Set<string>();
-  for (const [path, item] of Object.entries(spec.paths)) for (const m of METHODS) if (item[m]) out.add(`${m.toUpperCase()} ${path}`);
+  for (const [path, item] of Object.entries(spec.paths))
+    for (const m of METHODS) if (item[m]) out.add(`${m.toUpperCase()} ${path}`);
   return out;
 }
 
@@ -97,12 +100,23 @@ describe('docs/openapi/management.yaml', () => {
         expect(ids.has(op.operationId), `${where}: duplicate operationId`).toBe(false);
         ids.add(op.operationId);
         const codes = Object.keys(op.responses ?? {});
-        expect(codes.some((c) => /^2\d\d$/.test(c)), `${where}: success`).toBe(true);
-        expect(codes.some((c) => /^4\d\d$/.test(c)), `${where}: errors`).toBe(true);
+        expect(
+          codes.some((c) => /^2\d\d$/.test(c)),
+          `${where}: success`,
+        ).toBe(true);
+        expect(
+          codes.some((c) => /^4\d\d$/.test(c)),
+          `${where}: errors`,
+        ).toBe(true);
         if (!path.startsWith('/api/v1/me')) expect(codes, `${where}: 401`).toContain('401');
-        const params = [...pathParams, ...((op.parameters ?? []) as typeof pathParams)].map((p) => (p.$ref ? (resolve(p.$ref) as { name: string; in: string }) : p));
+        const params = [...pathParams, ...((op.parameters ?? []) as typeof pathParams)].map((p) =>
+          p.$ref ? (resolve(p.$ref) as { name: string; in: string }) : p,
+        );
         for (const name of [...path.matchAll(/\{(\w+)\}/g)].map((x) => x[1])) {
-          expect(params.some((p) => p.in === 'path' && p.name === name), `${where}: path parameter ${name}`).toBe(true);
+          expect(
+            params.some((p) => p.in === 'path' && p.name === name),
+            `${where}: path parameter ${name}`,
+          ).toBe(true);
         }
       }
     }

@@ -43,9 +43,16 @@ export async function startRunnerApp(
   });
   runner.state = 'RUNNING';
   // gRPC health: SERVING while RUNNING and the bus answered its last background ping (every 2 s).
-  const readiness = new PeriodicReadiness(() => deps.bus.ping(), { intervalMs: deps.readinessIntervalMs ?? READINESS_INTERVAL_MS, log: deps.log });
+  const readiness = new PeriodicReadiness(() => deps.bus.ping(), {
+    intervalMs: deps.readinessIntervalMs ?? READINESS_INTERVAL_MS,
+    log: deps.log,
+  });
   // Closing order (reverse): NOT_SERVING and drain runs first, then stop consuming, then the gRPC server.
-  const grpc = await startGrpcServer([], { host: config.grpcHost, port: config.grpcPort, isServing: () => runner.state === 'RUNNING' && readiness.isReady() });
+  const grpc = await startGrpcServer([], {
+    host: config.grpcHost,
+    port: config.grpcPort,
+    isServing: () => runner.state === 'RUNNING' && readiness.isReady(),
+  });
   lifecycle.add('grpc server', grpc);
   lifecycle.add('run-requested consumer', runs);
   lifecycle.onClose('drain runs', () => {

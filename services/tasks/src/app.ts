@@ -1,5 +1,14 @@
 import type { Logger } from '@a2a-inbound/logger';
-import type { BlobStore, Bus, BusSubscription, Cache, Clock, DocumentStore, EventLog, IdGenerator } from '@a2a-inbound/ports';
+import type {
+  BlobStore,
+  Bus,
+  BusSubscription,
+  Cache,
+  Clock,
+  DocumentStore,
+  EventLog,
+  IdGenerator,
+} from '@a2a-inbound/ports';
 import { controlV1, eventsV1, tasksV1 } from '@a2a-inbound/proto';
 import { Lifecycle, PeriodicReadiness, startGrpcServer, type GrpcServerHandle } from '@a2a-inbound/runtime';
 import type { TasksConfig } from './config';
@@ -47,11 +56,17 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
     config: config.task,
   });
 
-  const seed = config.seedDemo ? await seedDemo(control, { rateLimitPerMinute: config.seedRateLimitPerMinute }) : undefined;
+  const seed = config.seedDemo
+    ? await seedDemo(control, { rateLimitPerMinute: config.seedRateLimitPerMinute })
+    : undefined;
   const bootstrap = config.bootstrap ? await bootstrapFromConfig(control, config.bootstrap) : undefined;
   for (const u of bootstrap?.users ?? []) {
     if (u.created) log.info({ email: u.email, role: u.role }, 'bootstrap user created');
-    else if (!u.tokenMatches) log.warn({ email: u.email, role: u.role }, 'bootstrap user exists with another token; the configured token is not applied');
+    else if (!u.tokenMatches)
+      log.warn(
+        { email: u.email, role: u.role },
+        'bootstrap user exists with another token; the configured token is not applied',
+      );
   }
   const runs = await RunHistory.open(deps.store);
 

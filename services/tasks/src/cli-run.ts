@@ -32,7 +32,11 @@ function flags(args: string[]): Map<string, string> | string {
 export async function runTasksCli(argv: string[], io: CliIo, openStore: () => Promise<DocumentStore>): Promise<number> {
   const [command, ...rest] = argv;
   if (command !== 'create-admin') {
-    io.stderr(command === undefined || command === '--help' || command === 'help' ? USAGE : `unknown command ${command}\n${USAGE}`);
+    io.stderr(
+      command === undefined || command === '--help' || command === 'help'
+        ? USAGE
+        : `unknown command ${command}\n${USAGE}`,
+    );
     return command === '--help' || command === 'help' ? 0 : 2;
   }
   const f = flags(rest);
@@ -47,16 +51,23 @@ export async function runTasksCli(argv: string[], io: CliIo, openStore: () => Pr
   const problems: string[] = [];
   if (!email || !/^[^\s@]+@[^\s@]+$/.test(email)) problems.push('--email must be an email address');
   if (!['admin', 'developer', 'operator'].includes(role)) problems.push('--role must be admin, developer or operator');
-  if (!/^[A-Za-z0-9._-]{1,100}$/.test(subscriptionId)) problems.push('--subscription must be 1-100 characters of letters, digits, ".", "_" or "-"');
+  if (!/^[A-Za-z0-9._-]{1,100}$/.test(subscriptionId))
+    problems.push('--subscription must be 1-100 characters of letters, digits, ".", "_" or "-"');
   if (!Number.isSafeInteger(credits) || credits < 0) problems.push('--credits must be a non-negative integer');
-  for (const k of f.keys()) if (!['email', 'role', 'subscription', 'credits'].includes(k)) problems.push(`unknown option --${k}`);
+  for (const k of f.keys())
+    if (!['email', 'role', 'subscription', 'credits'].includes(k)) problems.push(`unknown option --${k}`);
   if (problems.length > 0) {
     io.stderr(`${problems.join('\n')}\n${USAGE}`);
     return 2;
   }
   const store = await openStore();
   try {
-    const control = new ControlPlane(await openControlCollections(store), new InMemoryCache({ clock: systemClock }), systemClock, randomIds);
+    const control = new ControlPlane(
+      await openControlCollections(store),
+      new InMemoryCache({ clock: systemClock }),
+      systemClock,
+      randomIds,
+    );
     const r = await createAdminUser(control, { email: email!, subscriptionId, role, initialCredits: credits });
     io.stdout(
       [

@@ -7,15 +7,24 @@ async function openStore(): Promise<DocumentStore> {
   const env = process.env;
   if ((env.STORE_ADAPTER ?? 'mongo') !== 'mongo') {
     // An in-memory store lives inside one process: a user written here would vanish with the CLI.
-    throw new Error('create-admin writes to the shared control-plane store: use STORE_ADAPTER=mongo with MONGO_URL (and MONGO_DB)');
+    throw new Error(
+      'create-admin writes to the shared control-plane store: use STORE_ADAPTER=mongo with MONGO_URL (and MONGO_DB)',
+    );
   }
   const { MongoDocumentStore } = await import('@a2a-inbound/adapter-mongo');
   const ns = env.NAMESPACE ?? '';
   const db = env.MONGO_DB || 'a2a_inbound';
-  return MongoDocumentStore.connect({ url: env.MONGO_URL || 'mongodb://127.0.0.1:27017', dbName: ns ? `${db}_${ns}` : db });
+  return MongoDocumentStore.connect({
+    url: env.MONGO_URL || 'mongodb://127.0.0.1:27017',
+    dbName: ns ? `${db}_${ns}` : db,
+  });
 }
 
-runTasksCli(process.argv.slice(2), { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) }, openStore).then(
+runTasksCli(
+  process.argv.slice(2),
+  { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) },
+  openStore,
+).then(
   (code) => {
     process.exitCode = code;
   },

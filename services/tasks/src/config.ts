@@ -43,16 +43,24 @@ export function loadTasksConfig(env: Env): TasksConfig {
   const operatorToken = r.optionalString('BOOTSTRAP_OPERATOR_TOKEN');
   const subscriptionId = r.string('BOOTSTRAP_SUBSCRIPTION_ID', 'default');
   const credits = r.int('BOOTSTRAP_SUBSCRIPTION_CREDITS', 10_000, { min: 0 });
-  if ((adminEmail === undefined) !== (adminToken === undefined)) r.problem('BOOTSTRAP_ADMIN_EMAIL and BOOTSTRAP_ADMIN_TOKEN go together: set both or neither');
-  for (const [name, token] of [['BOOTSTRAP_ADMIN_TOKEN', adminToken], ['BOOTSTRAP_OPERATOR_TOKEN', operatorToken]] as const) {
-    if (token !== undefined && (token.length < MIN_TOKEN_CHARS || /\s/.test(token))) r.problem(`${name} must be at least ${MIN_TOKEN_CHARS} characters without spaces`);
+  if ((adminEmail === undefined) !== (adminToken === undefined))
+    r.problem('BOOTSTRAP_ADMIN_EMAIL and BOOTSTRAP_ADMIN_TOKEN go together: set both or neither');
+  for (const [name, token] of [
+    ['BOOTSTRAP_ADMIN_TOKEN', adminToken],
+    ['BOOTSTRAP_OPERATOR_TOKEN', operatorToken],
+  ] as const) {
+    if (token !== undefined && (token.length < MIN_TOKEN_CHARS || /\s/.test(token)))
+      r.problem(`${name} must be at least ${MIN_TOKEN_CHARS} characters without spaces`);
   }
-  if (adminEmail !== undefined && !/^[^\s@]+@[^\s@]+$/.test(adminEmail)) r.problem('BOOTSTRAP_ADMIN_EMAIL must be an email address');
-  if (!/^[A-Za-z0-9._-]{1,100}$/.test(subscriptionId)) r.problem('BOOTSTRAP_SUBSCRIPTION_ID must be 1-100 characters of letters, digits, ".", "_" or "-"');
+  if (adminEmail !== undefined && !/^[^\s@]+@[^\s@]+$/.test(adminEmail))
+    r.problem('BOOTSTRAP_ADMIN_EMAIL must be an email address');
+  if (!/^[A-Za-z0-9._-]{1,100}$/.test(subscriptionId))
+    r.problem('BOOTSTRAP_SUBSCRIPTION_ID must be 1-100 characters of letters, digits, ".", "_" or "-"');
   const users: BootstrapSpec['users'] = [];
   if (adminEmail && adminToken) users.push({ email: adminEmail, token: adminToken, role: 'admin' });
   if (operatorToken) users.push({ email: operatorEmail, token: operatorToken, role: 'operator' });
-  if (users.length > 0) config.bootstrap = { subscriptionId, subscriptionName: subscriptionId, initialCredits: credits, users };
+  if (users.length > 0)
+    config.bootstrap = { subscriptionId, subscriptionName: subscriptionId, initialCredits: credits, users };
   r.done();
   return config;
 }

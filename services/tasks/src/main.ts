@@ -12,7 +12,16 @@ async function main(): Promise<void> {
   const log = createLogger({ service: 'tasks', level: process.env.LOG_LEVEL ?? 'info' });
   const e = await connectEngines(engines, ['store', 'blobs', 'bus', 'eventLog', 'cache'], log);
   const app = await startTasksApp(
-    { store: e.store!, blobs: e.blobs!, bus: e.bus!, eventLog: e.eventLog!, cache: e.cache!, clock: systemClock, ids: randomIds, log },
+    {
+      store: e.store!,
+      blobs: e.blobs!,
+      bus: e.bus!,
+      eventLog: e.eventLog!,
+      cache: e.cache!,
+      clock: systemClock,
+      ids: randomIds,
+      log,
+    },
     config,
   );
   const creds = app.seed?.credentials;

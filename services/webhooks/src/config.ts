@@ -7,7 +7,10 @@ export interface WebhooksConfig {
 
 export function loadWebhooksConfig(env: Env): WebhooksConfig {
   const r = new EnvReader(env);
-  const c = { grpcHost: r.string('WEBHOOKS_GRPC_HOST', '127.0.0.1'), grpcPort: r.int('WEBHOOKS_GRPC_PORT', 50053, { min: 0, max: 65535 }) };
+  const c = {
+    grpcHost: r.string('WEBHOOKS_GRPC_HOST', '127.0.0.1'),
+    grpcPort: r.int('WEBHOOKS_GRPC_PORT', 50053, { min: 0, max: 65535 }),
+  };
   r.done();
   return c;
 }

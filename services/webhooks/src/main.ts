@@ -6,7 +6,10 @@ import { loadWebhooksConfig } from './config';
 
 async function main(): Promise<void> {
   const config = loadWebhooksConfig(process.env);
-  const engines = loadEnginesConfig(process.env, { engines: 'real', clientId: `webhooks-${hostname()}-${process.pid}` });
+  const engines = loadEnginesConfig(process.env, {
+    engines: 'real',
+    clientId: `webhooks-${hostname()}-${process.pid}`,
+  });
   const log = createLogger({ service: 'webhooks', level: process.env.LOG_LEVEL ?? 'info' });
   const e = await connectEngines(engines, ['bus'], log);
   const app = await startWebhooksApp({ bus: e.bus!, log }, config);

@@ -49,7 +49,12 @@ export class InMemoryBus implements Bus {
     const groups = this.#groups.get(message.topic);
     if (!groups) return; // like a topic nobody reads yet: our services subscribe before they publish
     if (this.#pending + groups.size > this.#maxPending) throw new AppError('UNAVAILABLE', 'bus is saturated');
-    const copy: BusMessage = { topic: message.topic, key: message.key, value: message.value.slice(), headers: { ...(message.headers ?? {}) } };
+    const copy: BusMessage = {
+      topic: message.topic,
+      key: message.key,
+      value: message.value.slice(),
+      headers: { ...(message.headers ?? {}) },
+    };
     for (const group of groups.keys()) {
       const chainKey = `${message.topic}\u0000${group}\u0000${message.key}`;
       this.#pending += 1;

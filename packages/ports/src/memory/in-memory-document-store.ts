@@ -91,13 +91,16 @@ class InMemoryCollection<T extends object> implements Collection<T> {
   /** Adds indexes named by a later open of the collection (like createIndexes), built from the rows. */
   ensureIndexes(specs: readonly IndexSpec[]): void {
     for (const spec of specs) {
-      const same = this.#indexes.some((i) => i.spec.fields.join('\u0000') === spec.fields.join('\u0000') && !!i.spec.unique === !!spec.unique);
+      const same = this.#indexes.some(
+        (i) => i.spec.fields.join('\u0000') === spec.fields.join('\u0000') && !!i.spec.unique === !!spec.unique,
+      );
       if (same) continue;
       const index = new FieldIndex(spec);
       for (const row of this.#rows.values()) {
         if (spec.unique) {
           const key = index.keyOf(row.doc);
-          if (key !== undefined && index.holders(key).length > 0) throw new DuplicateKeyError(this.name, `${spec.fields.join('+')}=${key}`);
+          if (key !== undefined && index.holders(key).length > 0)
+            throw new DuplicateKeyError(this.name, `${spec.fields.join('+')}=${key}`);
         }
         index.add(row.id, row.doc);
       }

@@ -13,7 +13,11 @@ async function until(cond: () => boolean, timeoutMs = 20_000): Promise<void> {
 }
 
 /** `factory` returns a bus; `topic(name)` makes a topic name unique to this run (real engines keep data). */
-export function describeBusContract(adapter: string, factory: () => Promise<Bus>, options: { timeoutMs?: number } = {}): void {
+export function describeBusContract(
+  adapter: string,
+  factory: () => Promise<Bus>,
+  options: { timeoutMs?: number } = {},
+): void {
   const timeout = options.timeoutMs ?? 20_000;
   describe(`Bus contract: ${adapter}`, () => {
     let bus: Bus;
@@ -26,79 +30,95 @@ export function describeBusContract(adapter: string, factory: () => Promise<Bus>
       await bus.close();
     });
 
-    it('never runs a handler inside publish()', async () => {
-      const t = topic('async');
-      let handled = 0;
-      const sub = await bus.subscribe(t, 'g', async () => {
-        handled += 1;
-        await Promise.resolve();
-      });
-      await bus.publish({ topic: t, key: 'k', value: enc('x') });
-      expect(handled).toBe(0);
-      await until(() => handled === 1, timeout);
-      await sub.close();
-    }, timeout + 10_000);
+    it(
+      'never runs a handler inside publish()',
+      async () => {
+        const t = topic('async');
+        let handled = 0;
+        const sub = await bus.subscribe(t, 'g', async () => {
+          handled += 1;
+          await Promise.resolve();
+        });
+        await bus.publish({ topic: t, key: 'k', value: enc('x') });
+        expect(handled).toBe(0);
+        await until(() => handled === 1, timeout);
+        await sub.close();
+      },
+      timeout + 10_000,
+    );
 
-    it('keeps per-key order and delivers every message to each group', async () => {
-      const t = topic('order');
-      const seenA: string[] = [];
-      const seenB: string[] = [];
-      const subA = await bus.subscribe(t, 'A', async (m) => {
-        seenA.push(`${m.key}:${dec(m.value)}`);
-        await Promise.resolve();
-      });
-      const subB = await bus.subscribe(t, 'B', async (m) => {
-        seenB.push(`${m.key}:${dec(m.value)}`);
-        await Promise.resolve();
-      });
-      for (let i = 0; i < 20; i++) {
-        await bus.publish({ topic: t, key: `k${i % 3}`, value: enc(String(i)), headers: { h: 'v' } });
-      }
-      await until(() => seenA.length === 20 && seenB.length === 20, timeout);
-      for (const seen of [seenA, seenB]) {
-        for (const key of ['k0', 'k1', 'k2']) {
-          const values = seen.filter((s) => s.startsWith(`${key}:`)).map((s) => Number(s.split(':')[1]));
-          expect(values).toEqual([...values].sort((a, b) => a - b));
+    it(
+      'keeps per-key order and delivers every message to each group',
+      async () => {
+        const t = topic('order');
+        const seenA: string[] = [];
+        const seenB: string[] = [];
+        const subA = await bus.subscribe(t, 'A', async (m) => {
+          seenA.push(`${m.key}:${dec(m.value)}`);
+          await Promise.resolve();
+        });
+        const subB = await bus.subscribe(t, 'B', async (m) => {
+          seenB.push(`${m.key}:${dec(m.value)}`);
+          await Promise.resolve();
+        });
+        for (let i = 0; i < 20; i++) {
+          await bus.publish({ topic: t, key: `k${i % 3}`, value: enc(String(i)), headers: { h: 'v' } });
         }
-      }
-      await subA.close();
-      await subB.close();
-    }, timeout + 10_000);
+        await until(() => seenA.length === 20 && seenB.length === 20, timeout);
+        for (const seen of [seenA, seenB]) {
+          for (const key of ['k0', 'k1', 'k2']) {
+            const values = seen.filter((s) => s.startsWith(`${key}:`)).map((s) => Number(s.split(':')[1]));
+            expect(values).toEqual([...values].sort((a, b) => a - b));
+          }
+        }
+        await subA.close();
+        await subB.close();
+      },
+      timeout + 10_000,
+    );
 
-    it('redelivers a message whose handler threw (at-least-once)', async () => {
-      const t = topic('retry');
-      let attempts = 0;
-      const received: BusMessage[] = [];
-      const sub = await bus.subscribe(t, 'g', async (m) => {
-        attempts += 1;
-        await Promise.resolve();
-        if (attempts === 1) throw new Error('transient');
-        received.push(m);
-      });
-      await bus.publish({ topic: t, key: 'k', value: enc('once'), headers: { trace: 'abc' } });
-      await until(() => received.length === 1, timeout);
-      expect(attempts).toBe(2);
-      expect(dec(received[0]!.value)).toBe('once');
-      expect(received[0]!.headers?.trace).toBe('abc');
-      await sub.close();
-    }, timeout + 10_000);
+    it(
+      'redelivers a message whose handler threw (at-least-once)',
+      async () => {
+        const t = topic('retry');
+        let attempts = 0;
+        const received: BusMessage[] = [];
+        const sub = await bus.subscribe(t, 'g', async (m) => {
+          attempts += 1;
+          await Promise.resolve();
+          if (attempts === 1) throw new Error('transient');
+          received.push(m);
+        });
+        await bus.publish({ topic: t, key: 'k', value: enc('once'), headers: { trace: 'abc' } });
+        await until(() => received.length === 1, timeout);
+        expect(attempts).toBe(2);
+        expect(dec(received[0]!.value)).toBe('once');
+        expect(received[0]!.headers?.trace).toBe('abc');
+        await sub.close();
+      },
+      timeout + 10_000,
+    );
 
-    it('shares a group between two members without handling a message twice', async () => {
-      const t = topic('share');
-      const seen: string[] = [];
-      const h = async (m: BusMessage): Promise<void> => {
-        seen.push(dec(m.value));
-        await Promise.resolve();
-      };
-      const s1 = await bus.subscribe(t, 'shared', h);
-      const s2 = await bus.subscribe(t, 'shared', h);
-      for (let i = 0; i < 10; i++) await bus.publish({ topic: t, key: `key-${i}`, value: enc(String(i)) });
-      await until(() => seen.length >= 10, timeout);
-      await new Promise((r) => setTimeout(r, 300));
-      expect([...seen].sort()).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
-      await s1.close();
-      await s2.close();
-    }, timeout + 20_000);
+    it(
+      'shares a group between two members without handling a message twice',
+      async () => {
+        const t = topic('share');
+        const seen: string[] = [];
+        const h = async (m: BusMessage): Promise<void> => {
+          seen.push(dec(m.value));
+          await Promise.resolve();
+        };
+        const s1 = await bus.subscribe(t, 'shared', h);
+        const s2 = await bus.subscribe(t, 'shared', h);
+        for (let i = 0; i < 10; i++) await bus.publish({ topic: t, key: `key-${i}`, value: enc(String(i)) });
+        await until(() => seen.length >= 10, timeout);
+        await new Promise((r) => setTimeout(r, 300));
+        expect([...seen].sort()).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
+        await s1.close();
+        await s2.close();
+      },
+      timeout + 20_000,
+    );
 
     it('answers ping while open', async () => {
       await bus.ping();

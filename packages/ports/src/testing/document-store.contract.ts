@@ -19,7 +19,10 @@ export function describeDocumentStoreContract(adapter: string, factory: () => Pr
 
     beforeAll(async () => {
       store = await factory();
-      coll = await store.collection<Doc>({ name, indexes: [{ fields: ['tenant', 'name'], unique: true }, { fields: ['n'] }] });
+      coll = await store.collection<Doc>({
+        name,
+        indexes: [{ fields: ['tenant', 'name'], unique: true }, { fields: ['n'] }],
+      });
     });
     afterAll(async () => {
       await store.close();
@@ -35,8 +38,12 @@ export function describeDocumentStoreContract(adapter: string, factory: () => Pr
     });
 
     it('refuses a duplicate id and a duplicate unique key with DUPLICATE_KEY', async () => {
-      await expect(coll.insert('a', { tenant: 't1', name: 'zz', n: 1 })).rejects.toMatchObject({ code: 'DUPLICATE_KEY' });
-      await expect(coll.insert('a2', { tenant: 't1', name: 'a', n: 2 })).rejects.toMatchObject({ code: 'DUPLICATE_KEY' });
+      await expect(coll.insert('a', { tenant: 't1', name: 'zz', n: 1 })).rejects.toMatchObject({
+        code: 'DUPLICATE_KEY',
+      });
+      await expect(coll.insert('a2', { tenant: 't1', name: 'a', n: 2 })).rejects.toMatchObject({
+        code: 'DUPLICATE_KEY',
+      });
       await coll.insert('a3', { tenant: 't2', name: 'a', n: 3 });
     });
 
@@ -44,7 +51,9 @@ export function describeDocumentStoreContract(adapter: string, factory: () => Pr
       const cur = (await coll.get('a'))!;
       const next = await coll.replace('a', cur.version, { ...cur.doc, n: 10 });
       expect(next.version).toBe(cur.version + 1);
-      await expect(coll.replace('a', cur.version, { ...cur.doc, n: 11 })).rejects.toMatchObject({ code: 'VERSION_CONFLICT' });
+      await expect(coll.replace('a', cur.version, { ...cur.doc, n: 11 })).rejects.toMatchObject({
+        code: 'VERSION_CONFLICT',
+      });
       await expect(coll.replace('missing', 1, cur.doc)).rejects.toMatchObject({ code: 'NOT_FOUND' });
       expect((await coll.get('a'))?.doc.n).toBe(10);
     });
@@ -64,21 +73,29 @@ export function describeDocumentStoreContract(adapter: string, factory: () => Pr
       for (let i = 0; i < 8; i++) await coll.insert(`many-${i}`, { tenant: 't10', name: `many-${i}`, n: 0 });
       const rounds = await Promise.all(
         Array.from({ length: 8 }, (_, i) =>
-          Promise.allSettled(Array.from({ length: 4 }, (__, w) => coll.replace(`many-${i}`, 1, { tenant: 't10', name: `many-${i}`, n: w + 1 }))),
+          Promise.allSettled(
+            Array.from({ length: 4 }, (__, w) =>
+              coll.replace(`many-${i}`, 1, { tenant: 't10', name: `many-${i}`, n: w + 1 }),
+            ),
+          ),
         ),
       );
       for (const results of rounds) expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       await coll.insert('counter', { tenant: 't10', name: 'counter', n: 0 });
       await Promise.all(
         Array.from({ length: 4 }, async () => {
-          for (let k = 0; k < 5; k++) await updateWithRetry(coll, 'counter', (cur) => ({ ...cur.doc, n: cur.doc.n + 1 }), 200);
+          for (let k = 0; k < 5; k++)
+            await updateWithRetry(coll, 'counter', (cur) => ({ ...cur.doc, n: cur.doc.n + 1 }), 200);
         }),
       );
       expect(await coll.get('counter')).toMatchObject({ version: 21, doc: { n: 20 } });
     }, 60_000);
 
     it('exempts documents missing every field of a unique index, not those missing some', async () => {
-      const sparse = await store.collection<Partial<Doc>>({ name: `${name}_sparse`, indexes: [{ fields: ['tenant', 'name'], unique: true }] });
+      const sparse = await store.collection<Partial<Doc>>({
+        name: `${name}_sparse`,
+        indexes: [{ fields: ['tenant', 'name'], unique: true }],
+      });
       await sparse.insert('none-1', { n: 0 });
       await sparse.insert('none-2', { n: 0 });
       await sparse.insert('half-1', { tenant: 'half', n: 0 });
@@ -91,14 +108,22 @@ export function describeDocumentStoreContract(adapter: string, factory: () => Pr
       await coll.insert('d', { tenant: 't3', name: 'd', n: 6 });
       const all = await coll.find({ tenant: 't3' }, { sort: { field: 'n', direction: -1 } });
       expect(all.map((v) => v.id)).toEqual(['d', 'b', 'c']);
-      expect((await coll.find({ tenant: 't3' }, { limit: 2, sort: { field: 'n', direction: 1 } })).map((v) => v.id)).toEqual(['c', 'b']);
+      expect(
+        (await coll.find({ tenant: 't3' }, { limit: 2, sort: { field: 'n', direction: 1 } })).map((v) => v.id),
+      ).toEqual(['c', 'b']);
       expect(await coll.count({ tenant: 't3' })).toBe(3);
       expect((await coll.findOne({ tenant: 't3', name: 'c' }))?.id).toBe('c');
       expect(await coll.findOne({ tenant: 'nobody' })).toBeUndefined();
     });
 
     it('stores user metadata with "." and "$" keys losslessly', async () => {
-      const metadata = { 'a.b': 1, $set: { 'x.y': [1, { $inc: 'z' }] }, plain: 'v', 'dots.in.keys': null, nested: { '$': '.' } };
+      const metadata = {
+        'a.b': 1,
+        $set: { 'x.y': [1, { $inc: 'z' }] },
+        plain: 'v',
+        'dots.in.keys': null,
+        nested: { $: '.' },
+      };
       await coll.insert('meta', { tenant: 't4', name: 'meta', n: 0, metadata });
       expect((await coll.get('meta'))?.doc.metadata).toEqual(metadata);
     });
@@ -107,7 +132,9 @@ export function describeDocumentStoreContract(adapter: string, factory: () => Pr
       await coll.insert('mv', { tenant: 't7', name: 'old-name', n: 1 });
       await coll.replace('mv', 1, { tenant: 't7', name: 'new-name', n: 2 });
       await coll.insert('mv2', { tenant: 't7', name: 'old-name', n: 3 });
-      await expect(coll.insert('mv3', { tenant: 't7', name: 'new-name', n: 4 })).rejects.toMatchObject({ code: 'DUPLICATE_KEY' });
+      await expect(coll.insert('mv3', { tenant: 't7', name: 'new-name', n: 4 })).rejects.toMatchObject({
+        code: 'DUPLICATE_KEY',
+      });
       expect((await coll.findOne({ tenant: 't7', name: 'new-name' }))?.id).toBe('mv');
       expect(await coll.delete('mv')).toBe(true);
       await coll.insert('mv4', { tenant: 't7', name: 'new-name', n: 5 });

@@ -54,20 +54,30 @@ function versionOf(req: Request, agent: controlV1.AgentView): CardVersion {
   if (pathVersion === undefined) v = agent.defaultA2aVersion === '0.2.6' ? '0.2.6' : '0.3.0';
   else {
     const mapped = VERSION_PATHS[pathVersion];
-    if (!mapped) throw new AppError('UNSUPPORTED_OPERATION', `A2A protocol version "${pathVersion}" is not supported; use v0.3 or v0.2`);
+    if (!mapped)
+      throw new AppError(
+        'UNSUPPORTED_OPERATION',
+        `A2A protocol version "${pathVersion}" is not supported; use v0.3 or v0.2`,
+      );
     v = mapped;
   }
   const header = req.headers['a2a-version'];
   if (typeof header === 'string' && header.length > 0) {
     const h = header.trim();
     const ok = v === '0.3.0' ? /^0\.3(\.\d+)?$/.test(h) : /^0\.2(\.[1-6])?$/.test(h);
-    if (!ok) throw new AppError('UNSUPPORTED_OPERATION', `A2A protocol version "${h}" is not supported by this endpoint`);
+    if (!ok)
+      throw new AppError('UNSUPPORTED_OPERATION', `A2A protocol version "${h}" is not supported by this endpoint`);
   }
   return v;
 }
 
 /** Rate limit: requests per minute per agent, shared by every replica. */
-export async function enforceRateLimit(res: Response, limiter: RateLimiter, agent: controlV1.AgentView, clock: Clock): Promise<void> {
+export async function enforceRateLimit(
+  res: Response,
+  limiter: RateLimiter,
+  agent: controlV1.AgentView,
+  clock: Clock,
+): Promise<void> {
   const limit = agent.rateLimitPerMinute > 0 ? agent.rateLimitPerMinute : 600;
   const d = await limiter.hit(`agent:${agent.agentId}`, limit, 60_000);
   res.setHeader('X-RateLimit-Limit', String(limit));
@@ -75,12 +85,19 @@ export async function enforceRateLimit(res: Response, limiter: RateLimiter, agen
   if (!d.allowed) {
     const retryAfter = Math.max(1, Math.ceil((d.resetAtMs - clock.now()) / 1000));
     res.setHeader('Retry-After', String(retryAfter));
-    throw new AppError('RATE_LIMITED', `Rate limit of ${limit} requests per minute exceeded for this agent`, { details: { retryAfterSeconds: retryAfter } });
+    throw new AppError('RATE_LIMITED', `Rate limit of ${limit} requests per minute exceeded for this agent`, {
+      details: { retryAfterSeconds: retryAfter },
+    });
   }
 }
 
 /** Loads the agent for an authenticated caller: unknown or another tenant's → 404; not A2A → 404 A2A_NOT_ENABLED. */
-export async function agentForCaller(lookups: Lookups, agentId: string, auth: KeyAuth, requireA2a: boolean): Promise<controlV1.AgentView> {
+export async function agentForCaller(
+  lookups: Lookups,
+  agentId: string,
+  auth: KeyAuth,
+  requireA2a: boolean,
+): Promise<controlV1.AgentView> {
   let agent: controlV1.AgentView;
   try {
     agent = await lookups.agent(agentId);
@@ -90,7 +107,8 @@ export async function agentForCaller(lookups: Lookups, agentId: string, auth: Ke
   }
   if (agent.subscriptionId !== auth.subscriptionId) throw new AppError('NOT_FOUND', 'Agent not found');
   if (agent.status !== 'running') throw new AppError('NOT_FOUND', 'Agent not found');
-  if (requireA2a && (!agent.a2aEnabled || agent.type !== 'AI Agent')) throw new AppError('A2A_NOT_ENABLED', 'A2A is not enabled for this agent');
+  if (requireA2a && (!agent.a2aEnabled || agent.type !== 'AI Agent'))
+    throw new AppError('A2A_NOT_ENABLED', 'A2A is not enabled for this agent');
   return agent;
 }
 
@@ -107,7 +125,8 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
       next();
     } catch (err) {
       // The body was not read: close the connection so a large upload is not drained for nothing.
-      if (req.headers['content-length'] && Number(req.headers['content-length']) > 1024 * 1024) res.setHeader('Connection', 'close');
+      if (req.headers['content-length'] && Number(req.headers['content-length']) > 1024 * 1024)
+        res.setHeader('Connection', 'close');
       sendJsonRpcError(res, null, err, log);
     }
   };
@@ -123,7 +142,8 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
     let ctx: Ctx;
     try {
       raw = parseJsonBody(req.body);
-      if (jsonDepthExceeds(raw, LIMITS.maxDepth)) throw new AppError('INVALID_REQUEST', `The request is nested deeper than ${LIMITS.maxDepth} levels`);
+      if (jsonDepthExceeds(raw, LIMITS.maxDepth))
+        throw new AppError('INVALID_REQUEST', `The request is nested deeper than ${LIMITS.maxDepth} levels`);
       rpc = parseEnvelope(raw);
       // After the envelope so that an unsupported version (-32004) echoes the request id.
       ctx = { ...guarded, version: versionOf(req, guarded.agent) };
@@ -175,7 +195,11 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
       }
       case 'tasks/get': {
         const historyLength = historyLengthOf(p.historyLength, 'historyLength');
-        const r = await call(t.getTask.bind(t), { caller: caller(ctx), taskId: taskIdParam(p), historyLength }, { deadlineMs: 30_000 });
+        const r = await call(
+          t.getTask.bind(t),
+          { caller: caller(ctx), taskId: taskIdParam(p), historyLength },
+          { deadlineMs: 30_000 },
+        );
         // Task table: artifacts are "empty while working"; partial output is what the streams are for
         // (tasks/resubscribe replays it), the finished task carries all of it.
         const task = JSON.parse(r.taskJson) as { status?: { state?: string }; artifacts?: unknown[] };
@@ -184,27 +208,38 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
         return;
       }
       case 'tasks/cancel': {
-        const r = await call(t.cancelTask.bind(t), { caller: caller(ctx), taskId: taskIdParam(p) }, { deadlineMs: 30_000 });
+        const r = await call(
+          t.cancelTask.bind(t),
+          { caller: caller(ctx), taskId: taskIdParam(p) },
+          { deadlineMs: 30_000 },
+        );
         ok(res, rpc.id, JSON.parse(r.taskJson));
         return;
       }
       case 'tasks/resubscribe': {
         const taskId = taskIdParam(p);
         const lastEventId = req.headers['last-event-id'];
-        const afterSeq = typeof lastEventId === 'string' && /^\d{1,15}$/.test(lastEventId.trim()) ? Number(lastEventId.trim()) : 0;
-        await stream(rpc, req, res, (signal) => streamOf(t.resubscribe({ caller: caller(ctx), taskId, afterSeq }), signal));
+        const afterSeq =
+          typeof lastEventId === 'string' && /^\d{1,15}$/.test(lastEventId.trim()) ? Number(lastEventId.trim()) : 0;
+        await stream(rpc, req, res, (signal) =>
+          streamOf(t.resubscribe({ caller: caller(ctx), taskId, afterSeq }), signal),
+        );
         return;
       }
       case 'tasks/pushNotificationConfig/set': {
-        if (!ctx.agent.pushNotificationsEnabled) throw new AppError('PUSH_NOT_SUPPORTED', 'Push notifications are not enabled for this agent');
+        if (!ctx.agent.pushNotificationsEnabled)
+          throw new AppError('PUSH_NOT_SUPPORTED', 'Push notifications are not enabled for this agent');
         const taskId = taskIdParam(p, 'taskId');
         const cfg = p.pushNotificationConfig;
         if (!isObject(cfg)) throw new InvalidParamsError('pushNotificationConfig is required');
         if (typeof cfg.url !== 'string') throw new InvalidParamsError('pushNotificationConfig.url is required');
         if (typeof cfg.token !== 'string' || cfg.token.length === 0 || cfg.token.length > 1024) {
-          throw new InvalidParamsError('pushNotificationConfig.token is required (the shared secret that signs deliveries)');
+          throw new InvalidParamsError(
+            'pushNotificationConfig.token is required (the shared secret that signs deliveries)',
+          );
         }
-        if (cfg.id !== undefined && (typeof cfg.id !== 'string' || cfg.id.length > LIMITS.maxIdChars)) throw new InvalidParamsError('pushNotificationConfig.id must be a string');
+        if (cfg.id !== undefined && (typeof cfg.id !== 'string' || cfg.id.length > LIMITS.maxIdChars))
+          throw new InvalidParamsError('pushNotificationConfig.id must be a string');
         const check = await checkPublicHttpsUrl(cfg.url, deps.resolver ?? dnsResolver);
         if (!check.ok) throw new InvalidParamsError(`pushNotificationConfig.url: ${check.reason}`);
         const r = await call(
@@ -225,21 +260,34 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
         return;
       }
       case 'tasks/pushNotificationConfig/get': {
-        if (!ctx.agent.pushNotificationsEnabled) throw new AppError('PUSH_NOT_SUPPORTED', 'Push notifications are not enabled for this agent');
+        if (!ctx.agent.pushNotificationsEnabled)
+          throw new AppError('PUSH_NOT_SUPPORTED', 'Push notifications are not enabled for this agent');
         const taskId = taskIdParam(p, 'id');
         const configId = typeof p.pushNotificationConfigId === 'string' ? p.pushNotificationConfigId : '';
-        ok(res, rpc.id, pushResult(await call(t.getPushConfig.bind(t), { caller: caller(ctx), taskId, configId }, { deadlineMs: 30_000 })));
+        ok(
+          res,
+          rpc.id,
+          pushResult(
+            await call(t.getPushConfig.bind(t), { caller: caller(ctx), taskId, configId }, { deadlineMs: 30_000 }),
+          ),
+        );
         return;
       }
       case 'tasks/pushNotificationConfig/list': {
-        if (!ctx.agent.pushNotificationsEnabled) throw new AppError('PUSH_NOT_SUPPORTED', 'Push notifications are not enabled for this agent');
+        if (!ctx.agent.pushNotificationsEnabled)
+          throw new AppError('PUSH_NOT_SUPPORTED', 'Push notifications are not enabled for this agent');
         const taskId = taskIdParam(p, 'id');
-        const r = await call(t.listPushConfigs.bind(t), { caller: caller(ctx), taskId, configId: '' }, { deadlineMs: 30_000 });
+        const r = await call(
+          t.listPushConfigs.bind(t),
+          { caller: caller(ctx), taskId, configId: '' },
+          { deadlineMs: 30_000 },
+        );
         ok(res, rpc.id, r.configs.map(pushResult));
         return;
       }
       case 'tasks/pushNotificationConfig/delete': {
-        if (!ctx.agent.pushNotificationsEnabled) throw new AppError('PUSH_NOT_SUPPORTED', 'Push notifications are not enabled for this agent');
+        if (!ctx.agent.pushNotificationsEnabled)
+          throw new AppError('PUSH_NOT_SUPPORTED', 'Push notifications are not enabled for this agent');
         const taskId = taskIdParam(p, 'id');
         const configId = typeof p.pushNotificationConfigId === 'string' ? p.pushNotificationConfigId : '';
         await call(t.deletePushConfig.bind(t), { caller: caller(ctx), taskId, configId }, { deadlineMs: 30_000 });
@@ -247,11 +295,18 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
         return;
       }
       case 'agent/getAuthenticatedExtendedCard':
-        if (ctx.version === '0.2.6') throw new AppError('METHOD_NOT_FOUND', 'Method not found: agent/getAuthenticatedExtendedCard is not part of A2A 0.2');
+        if (ctx.version === '0.2.6')
+          throw new AppError(
+            'METHOD_NOT_FOUND',
+            'Method not found: agent/getAuthenticatedExtendedCard is not part of A2A 0.2',
+          );
         throw new AppError('EXTENDED_CARD_NOT_CONFIGURED', 'Authenticated Extended Card is not configured');
       case 'tasks/send':
       case 'tasks/sendSubscribe':
-        throw new AppError('UNSUPPORTED_OPERATION', `${rpc.method} belongs to A2A 0.1, which is not supported; use message/send`);
+        throw new AppError(
+          'UNSUPPORTED_OPERATION',
+          `${rpc.method} belongs to A2A 0.1, which is not supported; use message/send`,
+        );
       default:
         throw new AppError('METHOD_NOT_FOUND', `Method not found: ${rpc.method.slice(0, 100)}`);
     }
@@ -307,7 +362,13 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
         const app = toAppError(err);
         log.warn({ err: app }, 'stream ended with an error');
         const transient = app.code === 'INTERNAL' || app.code === 'UNAVAILABLE' || app.code === 'DEADLINE_EXCEEDED';
-        const error = transient ? { code: -32603, message: 'Stream interrupted; resume with tasks/resubscribe', data: { code: 'UNAVAILABLE' } } : toJsonRpcError(app);
+        const error = transient
+          ? {
+              code: -32603,
+              message: 'Stream interrupted; resume with tasks/resubscribe',
+              data: { code: 'UNAVAILABLE' },
+            }
+          : toJsonRpcError(app);
         await sse.send({ jsonrpc: '2.0', id: rpc.id, error });
       }
     } finally {
@@ -322,7 +383,12 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
   router.post(['/', '/:version'], guard, body, jsonRpcBodyErrorHandler(log), handler);
   // Anything deeper than /a2a/{version} names no protocol version we serve: -32004, still JSON-RPC.
   router.post('/*rest', guard, (_req, res) => {
-    sendJsonRpcError(res, null, new AppError('UNSUPPORTED_OPERATION', 'No A2A endpoint at this path; use /a2a, /a2a/v0.3 or /a2a/v0.2'), log);
+    sendJsonRpcError(
+      res,
+      null,
+      new AppError('UNSUPPORTED_OPERATION', 'No A2A endpoint at this path; use /a2a, /a2a/v0.3 or /a2a/v0.2'),
+      log,
+    );
   });
   router.all(['/', '/:version', '/*rest'], (req, res) => {
     res.setHeader('Allow', 'POST');

@@ -24,7 +24,12 @@ export function bearerOf(req: Request): string | undefined {
  * Authenticates the bearer key: looked up by its SHA-256, the stored digest compared in constant time,
  * then expiry, revocation and scope. 401 for missing/unknown/expired/revoked, 403 for a wrong scope.
  */
-export async function authenticateKey(req: Request, scope: 'a2a' | 'invoke', lookups: Lookups, clock: Clock): Promise<KeyAuth> {
+export async function authenticateKey(
+  req: Request,
+  scope: 'a2a' | 'invoke',
+  lookups: Lookups,
+  clock: Clock,
+): Promise<KeyAuth> {
   const token = bearerOf(req);
   if (!token) throw new AppError('UNAUTHENTICATED', 'Missing bearer token: send Authorization: Bearer <API_KEY>');
   if (token.length > MAX_KEY_CHARS) throw new AppError('UNAUTHENTICATED', 'Invalid API key');
@@ -33,13 +38,17 @@ export async function authenticateKey(req: Request, scope: 'a2a' | 'invoke', loo
   try {
     principal = await lookups.key(digest.toString('hex'));
   } catch (err) {
-    if (err instanceof AppError && (err.code === 'UNAUTHENTICATED' || err.code === 'NOT_FOUND')) throw new AppError('UNAUTHENTICATED', 'Invalid API key');
+    if (err instanceof AppError && (err.code === 'UNAUTHENTICATED' || err.code === 'NOT_FOUND'))
+      throw new AppError('UNAUTHENTICATED', 'Invalid API key');
     throw err;
   }
   const stored = Buffer.from(principal.keyHash, 'hex');
-  if (stored.length !== digest.length || !timingSafeEqual(stored, digest)) throw new AppError('UNAUTHENTICATED', 'Invalid API key');
+  if (stored.length !== digest.length || !timingSafeEqual(stored, digest))
+    throw new AppError('UNAUTHENTICATED', 'Invalid API key');
   if (principal.revoked) throw new AppError('UNAUTHENTICATED', 'The API key was revoked');
-  if (principal.expiresAtMs > 0 && principal.expiresAtMs <= clock.now()) throw new AppError('UNAUTHENTICATED', 'The API key has expired');
-  if (!principal.scopes.includes(scope)) throw new AppError('PERMISSION_DENIED', `The API key lacks the "${scope}" scope`);
+  if (principal.expiresAtMs > 0 && principal.expiresAtMs <= clock.now())
+    throw new AppError('UNAUTHENTICATED', 'The API key has expired');
+  if (!principal.scopes.includes(scope))
+    throw new AppError('PERMISSION_DENIED', `The API key lacks the "${scope}" scope`);
   return { keyId: principal.keyId, subscriptionId: principal.subscriptionId, scopes: principal.scopes };
 }

@@ -49,16 +49,22 @@ export function createCardsRouter(deps: CardsRouterDeps): Router {
       throw err;
     }
     if (agent.status !== 'running') throw new AppError('NOT_FOUND', 'Agent not found');
-    if (!agent.a2aEnabled || agent.type !== 'AI Agent') throw new AppError('A2A_NOT_ENABLED', 'A2A is not enabled for this agent');
+    if (!agent.a2aEnabled || agent.type !== 'AI Agent')
+      throw new AppError('A2A_NOT_ENABLED', 'A2A is not enabled for this agent');
     return agent;
   }
 
-  const card = (version: CardVersion, agentIdOf: (req: Request) => Promise<string>) => async (req: Request, res: Response): Promise<void> => {
-    const agent = await servableAgent(await agentIdOf(req));
-    const o = opts(req);
-    res.setHeader('Link', `<${o.baseUrl}/deployments/${encodeURIComponent(agent.deploymentId)}/.well-known/ai-catalog.json>; rel="ai-catalog"`);
-    sendPublicJson(req, res, buildCard(agent, version, o));
-  };
+  const card =
+    (version: CardVersion, agentIdOf: (req: Request) => Promise<string>) =>
+    async (req: Request, res: Response): Promise<void> => {
+      const agent = await servableAgent(await agentIdOf(req));
+      const o = opts(req);
+      res.setHeader(
+        'Link',
+        `<${o.baseUrl}/deployments/${encodeURIComponent(agent.deploymentId)}/.well-known/ai-catalog.json>; rel="ai-catalog"`,
+      );
+      sendPublicJson(req, res, buildCard(agent, version, o));
+    };
 
   const byPath = async (req: Request): Promise<string> => String(req.params.agentId);
   const byDefault = async (): Promise<string> => {

@@ -12,7 +12,9 @@ export function cardProblems(card: unknown): string[] {
   if (typeof card.url === 'string' && !/^https?:\/\//.test(card.url)) p.push('url must be an absolute http(s) URL');
   const caps = card.capabilities;
   if (!isObject(caps)) p.push('capabilities must be an object');
-  else for (const k of ['streaming', 'pushNotifications', 'stateTransitionHistory']) if (typeof caps[k] !== 'boolean') p.push(`capabilities.${k} must be a boolean`);
+  else
+    for (const k of ['streaming', 'pushNotifications', 'stateTransitionHistory'])
+      if (typeof caps[k] !== 'boolean') p.push(`capabilities.${k} must be a boolean`);
   const modes = (k: string, needed: string[]): void => {
     const v = card[k];
     if (!Array.isArray(v) || v.some((m) => typeof m !== 'string')) p.push(`${k} must be an array of media types`);
@@ -22,17 +24,23 @@ export function cardProblems(card: unknown): string[] {
   modes('defaultOutputModes', ['text/plain', 'text/markdown', 'application/json']);
   const schemes = card.securitySchemes;
   const apiKey = isObject(schemes) ? schemes.apiKey : undefined;
-  if (!isObject(apiKey) || apiKey.type !== 'http' || apiKey.scheme !== 'bearer') p.push('securitySchemes.apiKey must be { type: "http", scheme: "bearer" }');
-  if (!Array.isArray(card.security) || !card.security.some((s) => isObject(s) && Array.isArray(s.apiKey))) p.push('security must contain { apiKey: [] }');
+  if (!isObject(apiKey) || apiKey.type !== 'http' || apiKey.scheme !== 'bearer')
+    p.push('securitySchemes.apiKey must be { type: "http", scheme: "bearer" }');
+  if (!Array.isArray(card.security) || !card.security.some((s) => isObject(s) && Array.isArray(s.apiKey)))
+    p.push('security must contain { apiKey: [] }');
   if (!Array.isArray(card.skills)) p.push('skills must be an array');
   else
     card.skills.forEach((s: unknown, i: number) => {
       if (!isObject(s)) return void p.push(`skills[${i}] must be an object`);
-      for (const k of ['id', 'name', 'description']) if (typeof s[k] !== 'string') p.push(`skills[${i}].${k} must be a string`);
-      for (const k of ['tags', 'examples']) if (!Array.isArray(s[k]) || (s[k] as unknown[]).some((t) => typeof t !== 'string')) p.push(`skills[${i}].${k} must be an array of strings`);
+      for (const k of ['id', 'name', 'description'])
+        if (typeof s[k] !== 'string') p.push(`skills[${i}].${k} must be a string`);
+      for (const k of ['tags', 'examples'])
+        if (!Array.isArray(s[k]) || (s[k] as unknown[]).some((t) => typeof t !== 'string'))
+          p.push(`skills[${i}].${k} must be an array of strings`);
     });
   const provider = card.provider;
-  if (!isObject(provider) || typeof provider.organization !== 'string' || typeof provider.url !== 'string') p.push('provider must have organization and url strings');
+  if (!isObject(provider) || typeof provider.organization !== 'string' || typeof provider.url !== 'string')
+    p.push('provider must have organization and url strings');
   return p;
 }
 
@@ -50,20 +58,37 @@ const MAX_BODY_BYTES = 5 * 1024 * 1024;
 export async function fetchJson(fetchImpl: typeof fetch, url: string, timeoutMs: number): Promise<FetchedJson> {
   const started = performance.now();
   try {
-    const res = await fetchImpl(url, { method: 'GET', headers: { Accept: 'application/json' }, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+    const res = await fetchImpl(url, {
+      method: 'GET',
+      headers: { Accept: 'application/json' },
+      redirect: 'manual',
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     const buf = await res.arrayBuffer();
     const latencyMs = Math.round((performance.now() - started) * 10) / 10;
     const contentType = res.headers.get('content-type') ?? '';
-    if (buf.byteLength > MAX_BODY_BYTES) return { status: res.status, latencyMs, contentType, body: undefined, error: 'the body is larger than 5 MB' };
+    if (buf.byteLength > MAX_BODY_BYTES)
+      return { status: res.status, latencyMs, contentType, body: undefined, error: 'the body is larger than 5 MB' };
     try {
-      return { status: res.status, latencyMs, contentType, body: JSON.parse(Buffer.from(buf).toString('utf8')) as unknown };
+      return {
+        status: res.status,
+        latencyMs,
+        contentType,
+        body: JSON.parse(Buffer.from(buf).toString('utf8')) as unknown,
+      };
     } catch {
       return { status: res.status, latencyMs, contentType, body: undefined, error: 'the body is not JSON' };
     }
   } catch (err) {
     const latencyMs = Math.round((performance.now() - started) * 10) / 10;
     const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
-    return { status: 0, latencyMs, contentType: '', body: undefined, error: timedOut ? `no answer within ${timeoutMs} ms` : 'the request failed (connection error)' };
+    return {
+      status: 0,
+      latencyMs,
+      contentType: '',
+      body: undefined,
+      error: timedOut ? `no answer within ${timeoutMs} ms` : 'the request failed (connection error)',
+    };
   }
 }
 
@@ -83,16 +108,23 @@ export interface DiscoveryTestResult {
  * Test Discovery: fetches the public catalog over HTTP, then every entry's card URL, and validates each
  * card (inline and fetched). `expectedEntries` is the banner's count of A2A-enabled agents.
  */
-export async function testDiscovery(fetchImpl: typeof fetch, catalogUrl: string, expectedEntries: number, timeoutMs: number): Promise<DiscoveryTestResult> {
+export async function testDiscovery(
+  fetchImpl: typeof fetch,
+  catalogUrl: string,
+  expectedEntries: number,
+  timeoutMs: number,
+): Promise<DiscoveryTestResult> {
   const r = await fetchJson(fetchImpl, catalogUrl, timeoutMs);
   const problems: string[] = [];
   if (r.error) problems.push(r.error);
   if (r.status !== 200) problems.push(`the catalog answered HTTP ${r.status || 'nothing'}`);
-  if (r.status === 200 && !/json/i.test(r.contentType)) problems.push(`the catalog content type is ${r.contentType || 'missing'}, not JSON`);
+  if (r.status === 200 && !/json/i.test(r.contentType))
+    problems.push(`the catalog content type is ${r.contentType || 'missing'}, not JSON`);
   const rawEntries = isObject(r.body) && Array.isArray(r.body.entries) ? (r.body.entries as unknown[]) : undefined;
   if (r.body !== undefined && !rawEntries) problems.push('the catalog has no entries array');
   const entries = rawEntries ?? [];
-  if (rawEntries && entries.length !== expectedEntries) problems.push(`the catalog lists ${entries.length} agents; ${expectedEntries} have A2A enabled`);
+  if (rawEntries && entries.length !== expectedEntries)
+    problems.push(`the catalog lists ${entries.length} agents; ${expectedEntries} have A2A enabled`);
   const cards: DiscoveryTestResult['cards'] = [];
   for (const [i, e] of entries.slice(0, 100).entries()) {
     if (!isObject(e)) {
@@ -100,7 +132,12 @@ export async function testDiscovery(fetchImpl: typeof fetch, catalogUrl: string,
       continue;
     }
     const meta = isObject(e.metadata) ? e.metadata : {};
-    const agentId = typeof meta['dev.a2a-inbound.agentId'] === 'string' ? meta['dev.a2a-inbound.agentId'] : typeof e.identifier === 'string' ? e.identifier : `entries[${i}]`;
+    const agentId =
+      typeof meta['dev.a2a-inbound.agentId'] === 'string'
+        ? meta['dev.a2a-inbound.agentId']
+        : typeof e.identifier === 'string'
+          ? e.identifier
+          : `entries[${i}]`;
     const cardUrl = typeof e.url === 'string' ? e.url : '';
     const cardChecks = cardProblems(e.data).map((x) => `inline card: ${x}`);
     let status = 0;

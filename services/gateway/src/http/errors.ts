@@ -5,10 +5,16 @@ import type { Logger } from '@a2a-inbound/logger';
 /** A JSON-RPC error answer with the HTTP status of the table (200 unless an HTTP-level refusal). */
 export function sendJsonRpcError(res: Response, id: string | number | null, err: unknown, log: Logger): void {
   const app = toAppError(err);
-  if (app.code === 'INTERNAL' || app.code === 'UNAVAILABLE' || app.code === 'DEADLINE_EXCEEDED') log.error({ err }, 'request failed');
+  if (app.code === 'INTERNAL' || app.code === 'UNAVAILABLE' || app.code === 'DEADLINE_EXCEEDED')
+    log.error({ err }, 'request failed');
   const status = jsonRpcHttpStatus(app);
-  if (status === 401) res.setHeader('WWW-Authenticate', `Bearer realm="a2a-inbound", error="invalid_token", error_description="${app.message.replace(/"/g, "'")}"`);
-  if (status === 403) res.setHeader('WWW-Authenticate', 'Bearer realm="a2a-inbound", error="insufficient_scope", scope="a2a"');
+  if (status === 401)
+    res.setHeader(
+      'WWW-Authenticate',
+      `Bearer realm="a2a-inbound", error="invalid_token", error_description="${app.message.replace(/"/g, "'")}"`,
+    );
+  if (status === 403)
+    res.setHeader('WWW-Authenticate', 'Bearer realm="a2a-inbound", error="insufficient_scope", scope="a2a"');
   res.status(status).json({ jsonrpc: '2.0', id, error: toJsonRpcError(app) });
 }
 
@@ -50,6 +56,8 @@ export function restErrorHandler(log: Logger) {
     else if (e.type === 'entity.parse.failed') app = new AppError('PARSE_ERROR', 'The body is not valid JSON');
     if (app.code === 'INTERNAL') log.error({ err }, 'request failed');
     const wire = toJsonRpcError(app);
-    res.status(httpStatusOf(app)).json({ error: { code: app.code, message: wire.message, ...(wire.data ? { details: wire.data } : {}) } });
+    res
+      .status(httpStatusOf(app))
+      .json({ error: { code: app.code, message: wire.message, ...(wire.data ? { details: wire.data } : {}) } });
   };
 }

@@ -32,7 +32,14 @@ interface Ctx {
 }
 
 const textOfParts = (parts: unknown): string =>
-  Array.isArray(parts) ? parts.filter((p): p is { kind: 'text'; text: string } => isObject(p) && p.kind === 'text' && typeof p.text === 'string').map((p) => p.text).join('') : '';
+  Array.isArray(parts)
+    ? parts
+        .filter(
+          (p): p is { kind: 'text'; text: string } => isObject(p) && p.kind === 'text' && typeof p.text === 'string',
+        )
+        .map((p) => p.text)
+        .join('')
+    : '';
 
 /** A2A Task → run record (snake_case): state, the text answer, artifacts, the failure or prompt text. */
 export function runOut(task: Record<string, unknown>, agentId: string): Record<string, unknown> {
@@ -113,7 +120,11 @@ export function createInvokeRouter(deps: InvokeRouterDeps): Router {
     if (b.metadata !== undefined) message.metadata = b.metadata;
     return validateSendParams({ message, configuration: { blocking } });
   };
-  const send = async (ctx: Ctx, v: ReturnType<typeof validateSendParams>, blocking: boolean): Promise<Record<string, unknown>> => {
+  const send = async (
+    ctx: Ctx,
+    v: ReturnType<typeof validateSendParams>,
+    blocking: boolean,
+  ): Promise<Record<string, unknown>> => {
     await checkFileUris(v, deps.resolver ?? dnsResolver);
     const budget = Number(ctx.agent.blockingBudgetMs) || 120_000;
     const r = await call(
@@ -129,24 +140,41 @@ export function createInvokeRouter(deps: InvokeRouterDeps): Router {
     );
     return JSON.parse(r.taskJson) as Record<string, unknown>;
   };
-  const runUrl = (req: Request, agentId: string, runId: string): string => `${deps.baseUrl(req)}/agents/${encodeURIComponent(agentId)}/runs/${encodeURIComponent(runId)}`;
+  const runUrl = (req: Request, agentId: string, runId: string): string =>
+    `${deps.baseUrl(req)}/agents/${encodeURIComponent(agentId)}/runs/${encodeURIComponent(runId)}`;
 
   const aiAgentOnly = (ctx: Ctx): void => {
-    if (ctx.agent.type !== 'AI Agent') throw new AppError('FAILED_PRECONDITION', 'Task Agent runs are asynchronous: start them with POST /agents/{id}/runs');
+    if (ctx.agent.type !== 'AI Agent')
+      throw new AppError(
+        'FAILED_PRECONDITION',
+        'Task Agent runs are asynchronous: start them with POST /agents/{id}/runs',
+      );
   };
 
   router.post('/agents/:agentId/runs', guard, body, async (req, res) => {
     const ctx = ctxOf(res);
     const task = await send(ctx, sendOf(req, false), false);
     const url = runUrl(req, ctx.agent.agentId, String(task.id));
-    res.status(202).location(url).json({ run_id: task.id, context_id: task.contextId, status: (task.status as { state?: string } | undefined)?.state ?? 'working', run_url: url });
+    res
+      .status(202)
+      .location(url)
+      .json({
+        run_id: task.id,
+        context_id: task.contextId,
+        status: (task.status as { state?: string } | undefined)?.state ?? 'working',
+        run_url: url,
+      });
   });
 
   router.get('/agents/:agentId/runs', guard, async (req, res) => {
     const ctx = ctxOf(res);
     const limit = intQuery(req, 'limit', 20, 100)!;
     const before = intQuery(req, 'before', 0, Number.MAX_SAFE_INTEGER)!;
-    const r = await call(t.listTasks.bind(t), { caller: caller(ctx), limit, createdBeforeMs: before, contextId: '' }, { deadlineMs: 30_000 });
+    const r = await call(
+      t.listTasks.bind(t),
+      { caller: caller(ctx), limit, createdBeforeMs: before, contextId: '' },
+      { deadlineMs: 30_000 },
+    );
     const runs = r.tasks.map((x) => ({
       run_id: x.taskId,
       context_id: x.contextId,
@@ -156,7 +184,11 @@ export function createInvokeRouter(deps: InvokeRouterDeps): Router {
       run_url: runUrl(req, ctx.agent.agentId, x.taskId),
     }));
     const last = r.tasks.at(-1);
-    res.json({ agent_id: ctx.agent.agentId, runs, next_before: runs.length === limit && last ? Number(last.createdAtMs) : null });
+    res.json({
+      agent_id: ctx.agent.agentId,
+      runs,
+      next_before: runs.length === limit && last ? Number(last.createdAtMs) : null,
+    });
   });
 
   router.get('/agents/:agentId/runs/:runId', guard, async (req, res) => {
@@ -164,10 +196,15 @@ export function createInvokeRouter(deps: InvokeRouterDeps): Router {
     const runId = String(req.params.runId);
     if (runId.length > LIMITS.maxIdChars) throw new InvalidParamsError('run id is too long');
     try {
-      const r = await call(t.getTask.bind(t), { caller: caller(ctx), taskId: runId, historyLength: undefined }, { deadlineMs: 30_000 });
+      const r = await call(
+        t.getTask.bind(t),
+        { caller: caller(ctx), taskId: runId, historyLength: undefined },
+        { deadlineMs: 30_000 },
+      );
       res.json(runOut(JSON.parse(r.taskJson) as Record<string, unknown>, ctx.agent.agentId));
     } catch (err) {
-      if (err instanceof AppError && err.code === 'TASK_NOT_FOUND') throw new AppError('NOT_FOUND', 'Run not found', { details: { run_id: runId } });
+      if (err instanceof AppError && err.code === 'TASK_NOT_FOUND')
+        throw new AppError('NOT_FOUND', 'Run not found', { details: { run_id: runId } });
       throw err;
     }
   });
@@ -214,7 +251,12 @@ export function createInvokeRouter(deps: InvokeRouterDeps): Router {
     } catch (err) {
       if (!ac.signal.aborted) {
         log.warn({ err: toAppError(err) }, 'run stream ended with an error');
-        await sse.send({ error: { code: 'UNAVAILABLE', message: 'Stream interrupted; read the run with GET /agents/{id}/runs/{run_id}' } });
+        await sse.send({
+          error: {
+            code: 'UNAVAILABLE',
+            message: 'Stream interrupted; read the run with GET /agents/{id}/runs/{run_id}',
+          },
+        });
       }
     } finally {
       ac.abort();
@@ -228,24 +270,52 @@ export function createInvokeRouter(deps: InvokeRouterDeps): Router {
     const ctx = ctxOf(res);
     const contextId = String(req.params.contextId);
     if (contextId.length > LIMITS.maxIdChars) throw new InvalidParamsError('context id is too long');
-    const r = await call(t.listTasks.bind(t), { caller: caller(ctx), limit: 100, createdBeforeMs: 0, contextId }, { deadlineMs: 30_000 });
-    if (r.tasks.length === 0) throw new AppError('NOT_FOUND', 'Conversation not found', { details: { context_id: contextId } });
+    const r = await call(
+      t.listTasks.bind(t),
+      { caller: caller(ctx), limit: 100, createdBeforeMs: 0, contextId },
+      { deadlineMs: 30_000 },
+    );
+    if (r.tasks.length === 0)
+      throw new AppError('NOT_FOUND', 'Conversation not found', { details: { context_id: contextId } });
     const messages: unknown[] = [];
     for (const summary of [...r.tasks].reverse()) {
-      const got = await call(t.getTask.bind(t), { caller: caller(ctx), taskId: summary.taskId, historyLength: 1000 }, { deadlineMs: 30_000 });
+      const got = await call(
+        t.getTask.bind(t),
+        { caller: caller(ctx), taskId: summary.taskId, historyLength: 1000 },
+        { deadlineMs: 30_000 },
+      );
       const task = JSON.parse(got.taskJson) as { history?: Record<string, unknown>[] };
       for (const m of task.history ?? []) {
-        messages.push({ run_id: summary.taskId, message_id: m.messageId, role: m.role, text: textOfParts(m.parts), parts: toSnake(m.parts) });
+        messages.push({
+          run_id: summary.taskId,
+          message_id: m.messageId,
+          role: m.role,
+          text: textOfParts(m.parts),
+          parts: toSnake(m.parts),
+        });
       }
     }
     res.json({ agent_id: ctx.agent.agentId, context_id: contextId, runs: r.tasks.length, messages });
   });
 
-  router.all(['/agents/:agentId/runs', '/agents/:agentId/runs/:runId', '/agents/:agentId/run', '/agents/:agentId/run/stream', '/agents/:agentId/conversations/:contextId'], (req, res) => {
-    const allow = /\/runs\/[^/]+$|\/conversations\//.test(req.path) ? 'GET' : req.path.endsWith('/runs') ? 'GET, POST' : 'POST';
-    res.setHeader('Allow', allow);
-    res.status(405).json({ error: { code: 'METHOD_NOT_ALLOWED', message: `Use ${allow}` } });
-  });
+  router.all(
+    [
+      '/agents/:agentId/runs',
+      '/agents/:agentId/runs/:runId',
+      '/agents/:agentId/run',
+      '/agents/:agentId/run/stream',
+      '/agents/:agentId/conversations/:contextId',
+    ],
+    (req, res) => {
+      const allow = /\/runs\/[^/]+$|\/conversations\//.test(req.path)
+        ? 'GET'
+        : req.path.endsWith('/runs')
+          ? 'GET, POST'
+          : 'POST';
+      res.setHeader('Allow', allow);
+      res.status(405).json({ error: { code: 'METHOD_NOT_ALLOWED', message: `Use ${allow}` } });
+    },
+  );
   // Unscoped: it only sees errors of this router's routes (path decoding included).
   router.use(restErrors(log, 'invoke'));
   return router;

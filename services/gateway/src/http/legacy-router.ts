@@ -54,7 +54,8 @@ function partOut(p: unknown): unknown {
   if (!isObject(p)) return p;
   if (p.kind === 'text') return { type: 'text', content: p.text, ...(p.metadata ? { metadata: p.metadata } : {}) };
   if (p.kind === 'data') return { type: 'data', data: p.data, ...(p.metadata ? { metadata: p.metadata } : {}) };
-  if (p.kind === 'file') return { type: 'file', file: toSnake(p.file), ...(p.metadata ? { metadata: p.metadata } : {}) };
+  if (p.kind === 'file')
+    return { type: 'file', file: toSnake(p.file), ...(p.metadata ? { metadata: p.metadata } : {}) };
   return toSnake(p);
 }
 
@@ -71,9 +72,20 @@ export function legacyTask(task: unknown): unknown {
   const out: Record<string, unknown> = {
     task_id: task.id,
     context_id: task.contextId,
-    status: { state: status.state, ...(status.timestamp ? { timestamp: status.timestamp } : {}), ...(status.message ? { message: messageOut(status.message) } : {}) },
+    status: {
+      state: status.state,
+      ...(status.timestamp ? { timestamp: status.timestamp } : {}),
+      ...(status.message ? { message: messageOut(status.message) } : {}),
+    },
     artifacts: Array.isArray(task.artifacts)
-      ? task.artifacts.map((a: unknown) => (isObject(a) ? { ...(toSnake({ ...a, parts: undefined }) as object), parts: Array.isArray(a.parts) ? a.parts.map(partOut) : [] } : a))
+      ? task.artifacts.map((a: unknown) =>
+          isObject(a)
+            ? {
+                ...(toSnake({ ...a, parts: undefined }) as object),
+                parts: Array.isArray(a.parts) ? a.parts.map(partOut) : [],
+              }
+            : a,
+        )
       : [],
   };
   if (Array.isArray(task.history)) out.history = task.history.map(messageOut);
@@ -88,11 +100,18 @@ function legacyEvent(e: unknown): unknown {
   const out = toSnake({ ...e, artifact: undefined, status: undefined }) as Record<string, unknown>;
   if (isObject(e.status)) {
     const s = e.status;
-    out.status = { state: s.state, ...(s.timestamp ? { timestamp: s.timestamp } : {}), ...(s.message ? { message: messageOut(s.message) } : {}) };
+    out.status = {
+      state: s.state,
+      ...(s.timestamp ? { timestamp: s.timestamp } : {}),
+      ...(s.message ? { message: messageOut(s.message) } : {}),
+    };
   }
   if (isObject(e.artifact)) {
     const a = e.artifact;
-    out.artifact = { ...(toSnake({ ...a, parts: undefined }) as object), parts: Array.isArray(a.parts) ? a.parts.map(partOut) : [] };
+    out.artifact = {
+      ...(toSnake({ ...a, parts: undefined }) as object),
+      parts: Array.isArray(a.parts) ? a.parts.map(partOut) : [],
+    };
   }
   return out;
 }
@@ -111,7 +130,10 @@ export function createLegacyRouter(deps: LegacyRouterDeps): Router {
     const base = deps.baseUrl(req);
     const id = encodeURIComponent(String(req.params.agentId));
     res.setHeader('Deprecation', 'true');
-    res.setHeader('Link', `<${base}/agents/${id}/a2a>; rel="successor-version", <${base}/agents/${id}/.well-known/agent-card.json>; rel="describedby"`);
+    res.setHeader(
+      'Link',
+      `<${base}/agents/${id}/a2a>; rel="successor-version", <${base}/agents/${id}/.well-known/agent-card.json>; rel="describedby"`,
+    );
     next();
   };
   const guard = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
@@ -122,7 +144,8 @@ export function createLegacyRouter(deps: LegacyRouterDeps): Router {
       res.locals.ctx = { auth, agent } satisfies Ctx;
       next();
     } catch (err) {
-      if (req.headers['content-length'] && Number(req.headers['content-length']) > 1024 * 1024) res.setHeader('Connection', 'close');
+      if (req.headers['content-length'] && Number(req.headers['content-length']) > 1024 * 1024)
+        res.setHeader('Connection', 'close');
       next(err);
     }
   };
@@ -185,22 +208,37 @@ export function createLegacyRouter(deps: LegacyRouterDeps): Router {
 
   router.get('/agents/:agentId/tasks/:taskId', deprecation, guard, async (req, res) => {
     const historyLength = historyLengthOf(intQuery(req, 'history_length', undefined, 100_000), 'history_length');
-    const r = await call(t.getTask.bind(t), { caller: caller(ctxOf(res)), taskId: taskIdOf(req), historyLength }, { deadlineMs: 30_000 });
+    const r = await call(
+      t.getTask.bind(t),
+      { caller: caller(ctxOf(res)), taskId: taskIdOf(req), historyLength },
+      { deadlineMs: 30_000 },
+    );
     res.json(legacyTask(JSON.parse(r.taskJson)));
   });
 
   router.post('/agents/:agentId/tasks/:taskId/cancel', deprecation, guard, async (req, res) => {
-    const r = await call(t.cancelTask.bind(t), { caller: caller(ctxOf(res)), taskId: taskIdOf(req) }, { deadlineMs: 30_000 });
+    const r = await call(
+      t.cancelTask.bind(t),
+      { caller: caller(ctxOf(res)), taskId: taskIdOf(req) },
+      { deadlineMs: 30_000 },
+    );
     res.json(legacyTask(JSON.parse(r.taskJson)));
   });
 
   router.get('/agents/:agentId/tasks/:taskId/events', deprecation, guard, async (req, res) => {
     const header = req.headers['last-event-id'];
-    const raw = typeof header === 'string' ? header.trim() : typeof req.query.last_event_id === 'string' ? req.query.last_event_id : '';
+    const raw =
+      typeof header === 'string'
+        ? header.trim()
+        : typeof req.query.last_event_id === 'string'
+          ? req.query.last_event_id
+          : '';
     const afterSeq = /^\d{1,15}$/.test(raw) ? Number(raw) : 0;
     const ac = new AbortController();
     res.on('close', () => ac.abort());
-    const it = streamOf(t.resubscribe({ caller: caller(ctxOf(res)), taskId: taskIdOf(req), afterSeq }), ac.signal)[Symbol.asyncIterator]();
+    const it = streamOf(t.resubscribe({ caller: caller(ctxOf(res)), taskId: taskIdOf(req), afterSeq }), ac.signal)[
+      Symbol.asyncIterator
+    ]();
     let cur: IteratorResult<tasksV1.TaskStreamEvent>;
     try {
       cur = await it.next(); // errors before the first event are plain JSON answers
@@ -230,10 +268,21 @@ export function createLegacyRouter(deps: LegacyRouterDeps): Router {
     }
   });
 
-  router.all(['/agents/:agentId/tasks', '/agents/:agentId/tasks/:taskId', '/agents/:agentId/tasks/:taskId/events', '/agents/:agentId/tasks/:taskId/cancel'], deprecation, (req, res) => {
-    res.setHeader('Allow', req.path.endsWith('/tasks') || req.path.endsWith('/cancel') ? 'POST' : 'GET');
-    res.status(405).json({ error: { code: 'METHOD_NOT_ALLOWED', message: `Use ${res.getHeader('Allow') as string}` } });
-  });
+  router.all(
+    [
+      '/agents/:agentId/tasks',
+      '/agents/:agentId/tasks/:taskId',
+      '/agents/:agentId/tasks/:taskId/events',
+      '/agents/:agentId/tasks/:taskId/cancel',
+    ],
+    deprecation,
+    (req, res) => {
+      res.setHeader('Allow', req.path.endsWith('/tasks') || req.path.endsWith('/cancel') ? 'POST' : 'GET');
+      res
+        .status(405)
+        .json({ error: { code: 'METHOD_NOT_ALLOWED', message: `Use ${res.getHeader('Allow') as string}` } });
+    },
+  );
   // Unscoped: it only sees errors of this router's routes (path decoding included).
   router.use(restErrors(log, 'a2a'));
   return router;

@@ -97,7 +97,10 @@ export function deploymentAgentOut(a: AgentViewLike, base: string): Json {
       ? {
           protocolVersion: a.defaultA2aVersion,
           endpointUrl: `${base}/agents/${id}/a2a`,
-          cardUrls: { '0.3.0': `${base}${cardPath(a.agentId, '0.3.0')}`, '0.2.6': `${base}${cardPath(a.agentId, '0.2.6')}` },
+          cardUrls: {
+            '0.3.0': `${base}${cardPath(a.agentId, '0.3.0')}`,
+            '0.2.6': `${base}${cardPath(a.agentId, '0.2.6')}`,
+          },
         }
       : null,
     updatedAt: iso(Number(a.updatedAtMs)),
@@ -129,12 +132,14 @@ function settingsPatch(body: Json): Json {
     if (!SETTINGS_KEYS.has(k)) throw new InvalidParamsError(`unknown setting ${k}`, { allowed: [...SETTINGS_KEYS] });
     switch (k) {
       case 'versionStrategy':
-        if (typeof v !== 'string' || !STRATEGIES[v]) throw new InvalidParamsError('versionStrategy must be "latest-production" or "pinned"');
+        if (typeof v !== 'string' || !STRATEGIES[v])
+          throw new InvalidParamsError('versionStrategy must be "latest-production" or "pinned"');
         out.versionStrategy = STRATEGIES[v];
         break;
       case 'pinnedVersion':
       case 'schedule':
-        if (v !== null && (typeof v !== 'string' || v.length === 0 || v.length > 200)) throw new InvalidParamsError(`${k} must be a non-empty string or null`);
+        if (v !== null && (typeof v !== 'string' || v.length === 0 || v.length > 200))
+          throw new InvalidParamsError(`${k} must be a non-empty string or null`);
         out[k] = v;
         break;
       case 'a2aEnabled':
@@ -147,11 +152,13 @@ function settingsPatch(body: Json): Json {
         out[k] = v;
         break;
       case 'defaultA2aVersion':
-        if (v !== '0.3.0' && v !== '0.2.6') throw new InvalidParamsError('defaultA2aVersion must be "0.3.0" or "0.2.6"');
+        if (v !== '0.3.0' && v !== '0.2.6')
+          throw new InvalidParamsError('defaultA2aVersion must be "0.3.0" or "0.2.6"');
         out[k] = v;
         break;
       case 'blockingBudgetSeconds':
-        if (typeof v !== 'number' || !Number.isFinite(v)) throw new InvalidParamsError('blockingBudgetSeconds must be a number of seconds');
+        if (typeof v !== 'number' || !Number.isFinite(v))
+          throw new InvalidParamsError('blockingBudgetSeconds must be a number of seconds');
         out.blockingBudgetMs = Math.round(v * 1000);
         break;
       case 'status':
@@ -167,7 +174,21 @@ function settingsPatch(body: Json): Json {
 function keyOut(k: Json): Json {
   const { id, name, prefix, scopes, createdAt, expiresAt, revokedAt } = k;
   const scopeList = Array.isArray(scopes) ? (scopes as string[]) : [];
-  return { id, name, prefix, scope: scopeList.length === 1 ? scopeList[0] : scopeList, scopes: scopeList, createdAt, expiresAt, revokedAt, status: revokedAt ? 'revoked' : typeof expiresAt === 'string' && Date.parse(expiresAt) <= Date.now() ? 'expired' : 'active' };
+  return {
+    id,
+    name,
+    prefix,
+    scope: scopeList.length === 1 ? scopeList[0] : scopeList,
+    scopes: scopeList,
+    createdAt,
+    expiresAt,
+    revokedAt,
+    status: revokedAt
+      ? 'revoked'
+      : typeof expiresAt === 'string' && Date.parse(expiresAt) <= Date.now()
+        ? 'expired'
+        : 'active',
+  };
 }
 
 /**
@@ -179,13 +200,21 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
   const control = clients.control;
   const fetchImpl = deps.fetchImpl ?? fetch;
   const router = Router();
-  const opts = (req: Request): CardOptions => ({ baseUrl: deps.baseUrl(req), providerOrganization: deps.providerOrganization, providerUrl: deps.providerUrl });
+  const opts = (req: Request): CardOptions => ({
+    baseUrl: deps.baseUrl(req),
+    providerOrganization: deps.providerOrganization,
+    providerUrl: deps.providerUrl,
+  });
 
   router.use('/api/v1', (req, res, next) => {
     res.setHeader('Cache-Control', 'no-store');
     const len = Number(req.headers['content-length'] ?? 0);
     const ct = req.headers['content-type'];
-    if ((len > 0 || req.headers['transfer-encoding']) && typeof ct === 'string' && !/^application\/([\w.+-]+\+)?json\b/i.test(ct)) {
+    if (
+      (len > 0 || req.headers['transfer-encoding']) &&
+      typeof ct === 'string' &&
+      !/^application\/([\w.+-]+\+)?json\b/i.test(ct)
+    ) {
       next(new AppError('CONTENT_TYPE_NOT_SUPPORTED', 'Send JSON: Content-Type: application/json'));
       return;
     }
@@ -212,13 +241,20 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
     const a = actorOf(res);
     const r = await call(
       control.manage.bind(control),
-      { userId: a.userId, role: a.role, subscriptionId: a.subscriptionId, operation, paramsJson: JSON.stringify(params) },
+      {
+        userId: a.userId,
+        role: a.role,
+        subscriptionId: a.subscriptionId,
+        operation,
+        paramsJson: JSON.stringify(params),
+      },
       { deadlineMs: 30_000 },
     );
     return JSON.parse(r.resultJson) as unknown;
   };
   const p = (req: Request, name: string): string => String(req.params[name]);
-  const freshView = async (agentId: string) => call(control.resolveAgent.bind(control), { agentId }, { deadlineMs: 10_000 });
+  const freshView = async (agentId: string) =>
+    call(control.resolveAgent.bind(control), { agentId }, { deadlineMs: 10_000 });
 
   // ---- who am I -----------------------------------------------------------------------------------
   router.get('/api/v1/me', (_req, res) => {
@@ -234,7 +270,10 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
   router.post('/api/v1/agents', async (req, res) => {
     const b = bodyOf(req);
     const a = (await op(res, 'agents.create', b)) as Json;
-    res.status(201).location(`/api/v1/agents/${encodeURIComponent(String(a.id))}`).json(agentOut(String(a.id), a));
+    res
+      .status(201)
+      .location(`/api/v1/agents/${encodeURIComponent(String(a.id))}`)
+      .json(agentOut(String(a.id), a));
   });
   router.get('/api/v1/agents/:agentId', async (req, res) => {
     const a = (await op(res, 'agents.get', { agentId: p(req, 'agentId') })) as Json;
@@ -262,7 +301,8 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
       ...(agents
         ? {
             agents: agents.map((a) => deploymentAgentOut(a, base)),
-            a2aEnabledCount: agents.filter((a) => a.a2aEnabled && a.type === 'AI Agent' && a.status === 'running').length,
+            a2aEnabledCount: agents.filter((a) => a.a2aEnabled && a.type === 'AI Agent' && a.status === 'running')
+              .length,
             catalogUrl: `${base}/deployments/${encodeURIComponent(String(d.id))}/.well-known/agent-catalog.json`,
           }
         : {}),
@@ -274,7 +314,10 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
   });
   router.post('/api/v1/deployments', async (req, res) => {
     const d = (await op(res, 'deployments.create', bodyOf(req))) as Json;
-    res.status(201).location(`/api/v1/deployments/${encodeURIComponent(String(d.id))}`).json(deploymentOut({ ...d, agents: [] }, deps.baseUrl(req)));
+    res
+      .status(201)
+      .location(`/api/v1/deployments/${encodeURIComponent(String(d.id))}`)
+      .json(deploymentOut({ ...d, agents: [] }, deps.baseUrl(req)));
   });
   router.get('/api/v1/deployments/:deploymentId', async (req, res) => {
     const d = (await op(res, 'deployments.get', { deploymentId: p(req, 'deploymentId') })) as Json;
@@ -284,20 +327,24 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
     const b = bodyOf(req);
     const settings = isObject(b.settings) ? b.settings : {};
     for (const k of Object.keys(settings)) {
-      if (!['a2aEnabled', 'rateLimitPerMinute', 'blockingBudgetSeconds'].includes(k)) throw new InvalidParamsError(`setting ${k} cannot be given when adding; PATCH the settings after`);
+      if (!['a2aEnabled', 'rateLimitPerMinute', 'blockingBudgetSeconds'].includes(k))
+        throw new InvalidParamsError(`setting ${k} cannot be given when adding; PATCH the settings after`);
     }
     const params: Json = { deploymentId: p(req, 'deploymentId'), agentId: b.agentId };
     if (settings.a2aEnabled !== undefined) params.a2aEnabled = settings.a2aEnabled;
     if (settings.rateLimitPerMinute !== undefined) params.rateLimitPerMinute = settings.rateLimitPerMinute;
     if (settings.blockingBudgetSeconds !== undefined) {
-      if (typeof settings.blockingBudgetSeconds !== 'number') throw new InvalidParamsError('blockingBudgetSeconds must be a number of seconds');
+      if (typeof settings.blockingBudgetSeconds !== 'number')
+        throw new InvalidParamsError('blockingBudgetSeconds must be a number of seconds');
       params.blockingBudgetMs = Math.round(settings.blockingBudgetSeconds * 1000);
     }
     const placed = (await op(res, 'deployments.addAgent', params)) as Json;
     const view = await freshView(String(placed.agentId));
     res
       .status(201)
-      .location(`/api/v1/deployments/${encodeURIComponent(p(req, 'deploymentId'))}/agents/${encodeURIComponent(view.agentId)}`)
+      .location(
+        `/api/v1/deployments/${encodeURIComponent(p(req, 'deploymentId'))}/agents/${encodeURIComponent(view.agentId)}`,
+      )
       .json(deploymentAgentOut(view, deps.baseUrl(req)));
   });
   router.delete('/api/v1/deployments/:deploymentId/agents/:agentId', async (req, res) => {
@@ -306,18 +353,24 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
   });
   router.patch('/api/v1/deployments/:deploymentId/agents/:agentId/settings', async (req, res) => {
     const patch = settingsPatch(bodyOf(req));
-    await op(res, 'settings.update', { deploymentId: p(req, 'deploymentId'), agentId: p(req, 'agentId'), settings: patch });
+    await op(res, 'settings.update', {
+      deploymentId: p(req, 'deploymentId'),
+      agentId: p(req, 'agentId'),
+      settings: patch,
+    });
     res.json(deploymentAgentOut(await freshView(p(req, 'agentId')), deps.baseUrl(req)));
   });
   router.put('/api/v1/deployments/:deploymentId/default-agent', async (req, res) => {
     const b = bodyOf(req);
-    if (b.agentId !== null && typeof b.agentId !== 'string') throw new InvalidParamsError('agentId must be an agent id or null');
+    if (b.agentId !== null && typeof b.agentId !== 'string')
+      throw new InvalidParamsError('agentId must be an agent id or null');
     await op(res, 'deployments.setDefaultAgent', { deploymentId: p(req, 'deploymentId'), agentId: b.agentId });
     res.json({ deploymentId: p(req, 'deploymentId'), defaultAgentId: b.agentId });
   });
 
   // ---- A2A Discovery banner and Test Discovery -----------------------------------------------------
-  const catalogPath = (deploymentId: string): string => `/deployments/${encodeURIComponent(deploymentId)}/.well-known/agent-catalog.json`;
+  const catalogPath = (deploymentId: string): string =>
+    `/deployments/${encodeURIComponent(deploymentId)}/.well-known/agent-catalog.json`;
   /** The banner, from the same catalog document clients get (so its count equals the catalog's entries). */
   const banner = async (req: Request, res: Response): Promise<Json> => {
     const id = p(req, 'deploymentId');
@@ -360,13 +413,25 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
   router.post('/api/v1/keys', async (req, res) => {
     const b = bodyOf(req);
     if (b.scope !== 'a2a' && b.scope !== 'invoke') throw new InvalidParamsError('scope must be "a2a" or "invoke"');
-    if (b.name !== undefined && (typeof b.name !== 'string' || b.name.length > 200)) throw new InvalidParamsError('name must be a string of at most 200 characters');
-    if (b.expiresAt !== undefined && b.expiresAt !== null && (typeof b.expiresAt !== 'string' || Number.isNaN(Date.parse(b.expiresAt)))) {
+    if (b.name !== undefined && (typeof b.name !== 'string' || b.name.length > 200))
+      throw new InvalidParamsError('name must be a string of at most 200 characters');
+    if (
+      b.expiresAt !== undefined &&
+      b.expiresAt !== null &&
+      (typeof b.expiresAt !== 'string' || Number.isNaN(Date.parse(b.expiresAt)))
+    ) {
       throw new InvalidParamsError('expiresAt must be an ISO 8601 date-time');
     }
-    const k = (await op(res, 'keys.create', { name: b.name ?? 'key', scope: b.scope, expiresAt: b.expiresAt ?? null })) as Json;
+    const k = (await op(res, 'keys.create', {
+      name: b.name ?? 'key',
+      scope: b.scope,
+      expiresAt: b.expiresAt ?? null,
+    })) as Json;
     // The value is in this answer only: it is stored as a hash.
-    res.status(201).location(`/api/v1/keys/${encodeURIComponent(String(k.id))}`).json({ ...keyOut(k), key: k.key });
+    res
+      .status(201)
+      .location(`/api/v1/keys/${encodeURIComponent(String(k.id))}`)
+      .json({ ...keyOut(k), key: k.key });
   });
   router.delete('/api/v1/keys/:keyId', async (req, res) => {
     const k = (await op(res, 'keys.revoke', { keyId: p(req, 'keyId') })) as Json;
@@ -380,7 +445,8 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
   });
   router.post('/api/v1/credits/add', async (req, res) => {
     const b = bodyOf(req);
-    if (typeof b.amount !== 'number' || !Number.isSafeInteger(b.amount)) throw new InvalidParamsError('amount must be an integer');
+    if (typeof b.amount !== 'number' || !Number.isSafeInteger(b.amount))
+      throw new InvalidParamsError('amount must be an integer');
     const params: Json = { amount: b.amount };
     if (typeof b.subscriptionId === 'string') params.subscriptionId = b.subscriptionId;
     const c = (await op(res, 'credits.add', params)) as Json;
@@ -388,7 +454,8 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
   });
   router.put('/api/v1/credits/cost', async (req, res) => {
     const b = bodyOf(req);
-    if (typeof b.cost !== 'number' || !Number.isSafeInteger(b.cost) || b.cost < 0) throw new InvalidParamsError('cost must be a non-negative integer');
+    if (typeof b.cost !== 'number' || !Number.isSafeInteger(b.cost) || b.cost < 0)
+      throw new InvalidParamsError('cost must be a non-negative integer');
     const params: Json = { cost: b.cost };
     if (typeof b.subscriptionId === 'string') params.subscriptionId = b.subscriptionId;
     await op(res, 'credits.setCost', params);

@@ -10,19 +10,32 @@ import type { Logger } from '@a2a-inbound/logger';
 export function sendRestError(res: Response, err: unknown, log: Logger, scope: string): void {
   const e = err as { type?: string; status?: number };
   let app = toAppError(err);
-  if (e.type === 'entity.too.large' || e.status === 413) app = new AppError('PAYLOAD_TOO_LARGE', 'Request body too large');
+  if (e.type === 'entity.too.large' || e.status === 413)
+    app = new AppError('PAYLOAD_TOO_LARGE', 'Request body too large');
   else if (e.type === 'entity.parse.failed') app = new AppError('PARSE_ERROR', 'The body is not valid JSON');
-  else if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') app = new AppError('PARSE_ERROR', 'Unsupported body encoding');
+  else if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported')
+    app = new AppError('PARSE_ERROR', 'Unsupported body encoding');
   // Express's own client errors (e.g. a path parameter that is not valid percent-encoding).
-  else if (!(err instanceof AppError) && typeof e.status === 'number' && e.status >= 400 && e.status < 500) app = new AppError('INVALID_REQUEST', 'Malformed request');
-  if (app.code === 'INTERNAL' || app.code === 'UNAVAILABLE' || app.code === 'DEADLINE_EXCEEDED') log.error({ err }, 'request failed');
+  else if (!(err instanceof AppError) && typeof e.status === 'number' && e.status >= 400 && e.status < 500)
+    app = new AppError('INVALID_REQUEST', 'Malformed request');
+  if (app.code === 'INTERNAL' || app.code === 'UNAVAILABLE' || app.code === 'DEADLINE_EXCEEDED')
+    log.error({ err }, 'request failed');
   const status = httpStatusOf(app);
-  if (status === 401) res.setHeader('WWW-Authenticate', `Bearer realm="a2a-inbound", error="invalid_token", error_description="${app.message.replace(/"/g, "'")}"`);
-  if (status === 403 && app.message.includes('scope')) res.setHeader('WWW-Authenticate', `Bearer realm="a2a-inbound", error="insufficient_scope", scope="${scope}"`);
+  if (status === 401)
+    res.setHeader(
+      'WWW-Authenticate',
+      `Bearer realm="a2a-inbound", error="invalid_token", error_description="${app.message.replace(/"/g, "'")}"`,
+    );
+  if (status === 403 && app.message.includes('scope'))
+    res.setHeader('WWW-Authenticate', `Bearer realm="a2a-inbound", error="insufficient_scope", scope="${scope}"`);
   const wire = toJsonRpcError(app);
   // `details` carries the error's structured details; the code is already `error.code`.
   const { code: _code, ...details } = wire.data ?? {};
-  res.status(status).json({ error: { code: app.code, message: wire.message, ...(Object.keys(details).length > 0 ? { details } : {}) } });
+  res
+    .status(status)
+    .json({
+      error: { code: app.code, message: wire.message, ...(Object.keys(details).length > 0 ? { details } : {}) },
+    });
 }
 
 /** Error middleware for a REST router (body-parser errors included): always JSON. */
@@ -50,12 +63,14 @@ export function toSnake(value: unknown): unknown {
   return out;
 }
 
-export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A positive integer query parameter, or the fallback; anything else is INVALID_PARAMS. */
 export function intQuery(req: Request, name: string, fallback: number | undefined, max: number): number | undefined {
   const raw = req.query[name];
   if (raw === undefined) return fallback;
-  if (typeof raw !== 'string' || !/^\d{1,15}$/.test(raw)) throw new AppError('INVALID_PARAMS', `${name} must be a non-negative integer`);
+  if (typeof raw !== 'string' || !/^\d{1,15}$/.test(raw))
+    throw new AppError('INVALID_PARAMS', `${name} must be a non-negative integer`);
   return Math.min(Number(raw), max);
 }

@@ -25,13 +25,25 @@ export async function authenticateUser(req: Request, control: controlV1.ControlP
   const digest = createHash('sha256').update(token, 'utf8').digest();
   let principal: controlV1.UserPrincipal;
   try {
-    principal = await call(control.authenticateUser.bind(control), { tokenHash: digest.toString('hex') }, { deadlineMs: 10_000 });
+    principal = await call(
+      control.authenticateUser.bind(control),
+      { tokenHash: digest.toString('hex') },
+      { deadlineMs: 10_000 },
+    );
   } catch (err) {
-    if (err instanceof AppError && (err.code === 'UNAUTHENTICATED' || err.code === 'NOT_FOUND')) throw new AppError('UNAUTHENTICATED', 'Invalid user token');
+    if (err instanceof AppError && (err.code === 'UNAUTHENTICATED' || err.code === 'NOT_FOUND'))
+      throw new AppError('UNAUTHENTICATED', 'Invalid user token');
     throw err;
   }
   const stored = Buffer.from(principal.tokenHash, 'hex');
-  if (stored.length !== digest.length || !timingSafeEqual(stored, digest)) throw new AppError('UNAUTHENTICATED', 'Invalid user token');
-  if (principal.role !== 'admin' && principal.role !== 'developer' && principal.role !== 'operator') throw new AppError('PERMISSION_DENIED', 'Unknown role');
-  return { userId: principal.userId, subscriptionId: principal.subscriptionId, role: principal.role, email: principal.email };
+  if (stored.length !== digest.length || !timingSafeEqual(stored, digest))
+    throw new AppError('UNAUTHENTICATED', 'Invalid user token');
+  if (principal.role !== 'admin' && principal.role !== 'developer' && principal.role !== 'operator')
+    throw new AppError('PERMISSION_DENIED', 'Unknown role');
+  return {
+    userId: principal.userId,
+    subscriptionId: principal.subscriptionId,
+    role: principal.role,
+    email: principal.email,
+  };
 }

@@ -36,9 +36,19 @@ export function buildCard(agent: controlV1.AgentView, v: CardVersion, o: CardOpt
     },
     defaultInputModes: [...agent.defaultInputModes],
     defaultOutputModes: [...agent.defaultOutputModes],
-    skills: agent.skills.map((s) => ({ id: s.id, name: s.name, description: s.description, tags: [...s.tags], examples: [...s.examples] })),
+    skills: agent.skills.map((s) => ({
+      id: s.id,
+      name: s.name,
+      description: s.description,
+      tags: [...s.tags],
+      examples: [...s.examples],
+    })),
     securitySchemes: {
-      apiKey: { type: 'http', scheme: 'bearer', description: 'API key with scope "a2a": Authorization: Bearer <API_KEY>' },
+      apiKey: {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'API key with scope "a2a": Authorization: Bearer <API_KEY>',
+      },
     },
     security: [{ apiKey: [] }],
     supportsAuthenticatedExtendedCard: false,

@@ -42,14 +42,15 @@ export function parseEnvelope(body: unknown): JsonRpcRequest {
   if (!isObject(body)) throw new AppError('INVALID_REQUEST', 'The request must be a JSON object');
   const id = body.id;
   if (body.jsonrpc !== '2.0') throw new AppError('INVALID_REQUEST', 'jsonrpc must be "2.0"');
-  if (typeof body.method !== 'string' || body.method.length === 0) throw new AppError('INVALID_REQUEST', 'method is required');
+  if (typeof body.method !== 'string' || body.method.length === 0)
+    throw new AppError('INVALID_REQUEST', 'method is required');
   if (id === undefined) throw new AppError('INVALID_REQUEST', 'id is required');
   if (!(typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) || id === null)) {
     throw new AppError('INVALID_REQUEST', 'id must be a string, a number or null');
   }
   if (typeof id === 'string' && id.length > LIMITS.maxIdChars) throw new AppError('INVALID_REQUEST', 'id is too long');
   if (body.params !== undefined && !isObject(body.params)) throw new InvalidParamsError('params must be an object');
-  return { jsonrpc: '2.0', id, method: body.method, params: (body.params) ?? {} };
+  return { jsonrpc: '2.0', id, method: body.method, params: body.params ?? {} };
 }
 
 /** Reads the id of a body for an error answer, whatever else is wrong with it. */
@@ -112,7 +113,8 @@ function optionalId(v: unknown, field: string): string | undefined {
 function metadataOf(v: unknown, field: string): Record<string, unknown> | undefined {
   if (v === undefined || v === null) return undefined;
   if (!isObject(v)) throw new InvalidParamsError(`${field} must be an object`);
-  if (JSON.stringify(v).length > LIMITS.maxMetadataBytes) throw new InvalidParamsError(`${field} is larger than ${LIMITS.maxMetadataBytes} bytes`);
+  if (JSON.stringify(v).length > LIMITS.maxMetadataBytes)
+    throw new InvalidParamsError(`${field} is larger than ${LIMITS.maxMetadataBytes} bytes`);
   return v;
 }
 
@@ -122,23 +124,30 @@ function metadataOf(v: unknown, field: string): Record<string, unknown> | undefi
  */
 export function historyLengthOf(v: unknown, field: string): number | undefined {
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new InvalidParamsError(`${field} must be a non-negative integer`);
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
+    throw new InvalidParamsError(`${field} must be a non-negative integer`);
   return Math.min(v, 100_000);
 }
 
 /** Validates message/send and message/stream params (rules 1, 2, 7, 8, 9 and the Part table). */
-export function validateSendParams(params: Record<string, unknown>, agent: { pushNotificationsEnabled?: boolean } = {}): ValidatedSend {
+export function validateSendParams(
+  params: Record<string, unknown>,
+  agent: { pushNotificationsEnabled?: boolean } = {},
+): ValidatedSend {
   const m = params.message;
   if (m === undefined) throw new InvalidParamsError('message is required');
   if (!isObject(m)) throw new InvalidParamsError('message must be an object');
   if (m.kind !== undefined && m.kind !== 'message') throw new InvalidParamsError('message.kind must be "message"');
   if (m.role !== 'user') throw new InvalidParamsError('message.role must be "user"');
   const messageId = m.messageId;
-  if (typeof messageId !== 'string' || messageId.length === 0) throw new InvalidParamsError('message.messageId is required');
-  if (messageId.length > LIMITS.maxIdChars) throw new InvalidParamsError(`message.messageId is longer than ${LIMITS.maxIdChars} characters`);
+  if (typeof messageId !== 'string' || messageId.length === 0)
+    throw new InvalidParamsError('message.messageId is required');
+  if (messageId.length > LIMITS.maxIdChars)
+    throw new InvalidParamsError(`message.messageId is longer than ${LIMITS.maxIdChars} characters`);
   if (!Array.isArray(m.parts)) throw new InvalidParamsError('message.parts is required');
   if (m.parts.length === 0) throw new InvalidParamsError('message.parts must not be empty');
-  if (m.parts.length > LIMITS.maxParts) throw new InvalidParamsError(`message.parts has more than ${LIMITS.maxParts} parts`);
+  if (m.parts.length > LIMITS.maxParts)
+    throw new InvalidParamsError(`message.parts has more than ${LIMITS.maxParts} parts`);
 
   const parts: Part[] = [];
   const files: DecodedFile[] = [];
@@ -170,23 +179,29 @@ export function validateSendParams(params: Record<string, unknown>, agent: { pus
       }
       case 'file': {
         fileCount += 1;
-        if (fileCount > LIMITS.maxFilesPerMessage) throw new InvalidParamsError(`a message may carry at most ${LIMITS.maxFilesPerMessage} files`);
+        if (fileCount > LIMITS.maxFilesPerMessage)
+          throw new InvalidParamsError(`a message may carry at most ${LIMITS.maxFilesPerMessage} files`);
         const f = raw.file;
         if (!isObject(f)) throw new InvalidParamsError(`${at}.file must be an object`);
-        if (typeof f.mimeType !== 'string' || f.mimeType.length === 0) throw new InvalidParamsError(`${at}.file.mimeType is required`);
+        if (typeof f.mimeType !== 'string' || f.mimeType.length === 0)
+          throw new InvalidParamsError(`${at}.file.mimeType is required`);
         if (f.mimeType.length > 255) throw new InvalidParamsError(`${at}.file.mimeType is too long`);
-        if (f.name !== undefined && (typeof f.name !== 'string' || f.name.length > 1024)) throw new InvalidParamsError(`${at}.file.name must be a string`);
+        if (f.name !== undefined && (typeof f.name !== 'string' || f.name.length > 1024))
+          throw new InvalidParamsError(`${at}.file.name must be a string`);
         const hasBytes = f.bytes !== undefined;
         const hasUri = f.uri !== undefined;
         if (hasBytes === hasUri) throw new InvalidParamsError(`${at}.file must have exactly one of bytes or uri`);
         if (!isAcceptedMimeType(f.mimeType)) {
-          throw new AppError('CONTENT_TYPE_NOT_SUPPORTED', `File type ${f.mimeType} is not supported`, { details: { mimeType: f.mimeType, part: i } });
+          throw new AppError('CONTENT_TYPE_NOT_SUPPORTED', `File type ${f.mimeType} is not supported`, {
+            details: { mimeType: f.mimeType, part: i },
+          });
         }
         const name = typeof f.name === 'string' ? f.name : '';
         if (hasBytes) {
           if (typeof f.bytes !== 'string') throw new InvalidParamsError(`${at}.file.bytes must be a base64 string`);
           const b64 = f.bytes;
-          if (b64.length > Math.ceil((LIMITS.maxFileBytes * 4) / 3) + 4) throw new InvalidParamsError(`${at}.file is larger than 20 MB`);
+          if (b64.length > Math.ceil((LIMITS.maxFileBytes * 4) / 3) + 4)
+            throw new InvalidParamsError(`${at}.file is larger than 20 MB`);
           if (!isBase64(b64)) throw new InvalidParamsError(`${at}.file.bytes is not valid base64`);
           const data = Buffer.from(b64, 'base64');
           if (data.length > LIMITS.maxFileBytes) throw new InvalidParamsError(`${at}.file is larger than 20 MB`);
@@ -204,7 +219,8 @@ export function validateSendParams(params: Record<string, unknown>, agent: { pus
         throw new InvalidParamsError(`${at}.kind must be "text", "file" or "data"`);
     }
   });
-  if (textChars > LIMITS.maxTextChars) throw new InvalidParamsError(`message text is longer than ${LIMITS.maxTextChars} characters`);
+  if (textChars > LIMITS.maxTextChars)
+    throw new InvalidParamsError(`message text is longer than ${LIMITS.maxTextChars} characters`);
 
   const message: Message = { kind: 'message', role: 'user', messageId, parts };
   const contextId = optionalId(m.contextId, 'message.contextId');
@@ -213,7 +229,8 @@ export function validateSendParams(params: Record<string, unknown>, agent: { pus
   if (taskId) message.taskId = taskId;
   const metadata = metadataOf(m.metadata, 'message.metadata');
   if (metadata) message.metadata = metadata;
-  if (Array.isArray(m.referenceTaskIds)) message.referenceTaskIds = m.referenceTaskIds.filter((x): x is string => typeof x === 'string').slice(0, 20);
+  if (Array.isArray(m.referenceTaskIds))
+    message.referenceTaskIds = m.referenceTaskIds.filter((x): x is string => typeof x === 'string').slice(0, 20);
 
   let historyLength: number | undefined;
   let blocking: boolean | undefined;
@@ -232,7 +249,9 @@ export function validateSendParams(params: Record<string, unknown>, agent: { pus
       // Inline push configs are not taken here: register with tasks/pushNotificationConfig/set instead.
       // -32003 only when push really is off for the agent (capabilities are truthful); otherwise -32602.
       if (agent.pushNotificationsEnabled) {
-        throw new InvalidParamsError('configuration.pushNotificationConfig is not accepted inline; register it with tasks/pushNotificationConfig/set');
+        throw new InvalidParamsError(
+          'configuration.pushNotificationConfig is not accepted inline; register it with tasks/pushNotificationConfig/set',
+        );
       }
       throw new AppError('PUSH_NOT_SUPPORTED', 'Push notifications are not enabled for this agent');
     }

@@ -11,7 +11,13 @@ export interface RunContext {
   readonly config: Readonly<Record<string, unknown>>;
   readonly signal: AbortSignal;
   /** Appends to (or starts) an artifact; `append` concatenates text deltas. */
-  artifact(input: { artifactId: string; name: string; parts: Part[]; append: boolean; lastChunk: boolean }): Promise<void>;
+  artifact(input: {
+    artifactId: string;
+    name: string;
+    parts: Part[];
+    append: boolean;
+    lastChunk: boolean;
+  }): Promise<void>;
   status(state: 'working' | 'input-required' | 'completed' | 'failed', message?: Message): Promise<void>;
   /** Waits, waking early when the run is aborted (then throws). */
   sleep(ms: number): Promise<void>;
@@ -26,8 +32,20 @@ export function textOf(message: Message): string {
     .join('\n');
 }
 
-export function agentText(ctx: Pick<RunContext, 'taskId' | 'contextId'>, text: string, id: string, metadata?: Record<string, unknown>): Message {
-  const m: Message = { kind: 'message', role: 'agent', messageId: `${ctx.taskId}-${id}`, taskId: ctx.taskId, contextId: ctx.contextId, parts: [{ kind: 'text', text }] };
+export function agentText(
+  ctx: Pick<RunContext, 'taskId' | 'contextId'>,
+  text: string,
+  id: string,
+  metadata?: Record<string, unknown>,
+): Message {
+  const m: Message = {
+    kind: 'message',
+    role: 'agent',
+    messageId: `${ctx.taskId}-${id}`,
+    taskId: ctx.taskId,
+    contextId: ctx.contextId,
+    parts: [{ kind: 'text', text }],
+  };
   if (metadata) m.metadata = metadata;
   return m;
 }

@@ -22,14 +22,22 @@ async function answer(ctx: RunContext, text: string): Promise<void> {
   const pieces = deltas(text);
   const artifactId = `${ctx.taskId}-agent_response`;
   for (let i = 0; i < pieces.length; i++) {
-    await ctx.artifact({ artifactId, name: 'agent_response', parts: [{ kind: 'text', text: pieces[i]! }], append: true, lastChunk: i === pieces.length - 1 });
+    await ctx.artifact({
+      artifactId,
+      name: 'agent_response',
+      parts: [{ kind: 'text', text: pieces[i]! }],
+      append: true,
+      lastChunk: i === pieces.length - 1,
+    });
   }
   await ctx.status('completed');
 }
 
 function describeFiles(ctx: RunContext): string {
   if (ctx.attachments.length === 0) return '';
-  const list = ctx.attachments.map((a) => (a.uri ? `${a.name || a.uri} (${a.mimeType}, link)` : `${a.name || a.blobId} (${a.mimeType}, ${a.size} bytes)`));
+  const list = ctx.attachments.map((a) =>
+    a.uri ? `${a.name || a.uri} (${a.mimeType}, link)` : `${a.name || a.blobId} (${a.mimeType}, ${a.size} bytes)`,
+  );
   return `Received ${ctx.attachments.length} file(s): ${list.join(', ')}`;
 }
 
@@ -49,7 +57,10 @@ export const echoAgent: AgentRuntime = async (ctx) => {
   const text = textOf(ctx.message);
   if (/^what did i (just )?say\??$/i.test(text.trim())) {
     const prev = previousUserText(ctx.history);
-    await answer(ctx, prev === undefined ? 'You have not said anything yet in this conversation.' : `You said: ${prev}`);
+    await answer(
+      ctx,
+      prev === undefined ? 'You have not said anything yet in this conversation.' : `You said: ${prev}`,
+    );
     return;
   }
   const files = describeFiles(ctx);
@@ -72,7 +83,13 @@ export const slowAgent: AgentRuntime = async (ctx) => {
   await ctx.status('working', agentText(ctx, `Working for ${workMs} ms`, 'progress'));
   // Opt-in (runtime config `earlyOutput: true`): some output before the work, as agents that report as they go.
   if (ctx.config.earlyOutput === true) {
-    await ctx.artifact({ artifactId: `${ctx.taskId}-progress`, name: 'progress', parts: [{ kind: 'text', text: 'started' }], append: false, lastChunk: true });
+    await ctx.artifact({
+      artifactId: `${ctx.taskId}-progress`,
+      name: 'progress',
+      parts: [{ kind: 'text', text: 'started' }],
+      append: false,
+      lastChunk: true,
+    });
   }
   await ctx.sleep(workMs);
   await answer(ctx, `Finished after ${workMs} ms: ${textOf(ctx.message)}`);
@@ -80,15 +97,22 @@ export const slowAgent: AgentRuntime = async (ctx) => {
 
 /** approval: stops at a checkpoint (input-required) and completes on the reply on the same task. */
 export const approvalAgent: AgentRuntime = async (ctx) => {
-  const pending = [...ctx.history].reverse().find((m) => m.role === 'agent' && m.taskId === ctx.taskId && m.metadata?.[CHECKPOINT_KEY] === 'approval');
+  const pending = [...ctx.history]
+    .reverse()
+    .find((m) => m.role === 'agent' && m.taskId === ctx.taskId && m.metadata?.[CHECKPOINT_KEY] === 'approval');
   if (!pending) {
     const request = textOf(ctx.message) || 'the request';
     await ctx.status(
       'input-required',
-      agentText(ctx, `Approval needed: "${request}". Reply "approve" to continue or "reject" to stop.`, 'approval-prompt', {
-        [CHECKPOINT_KEY]: 'approval',
-        request,
-      }),
+      agentText(
+        ctx,
+        `Approval needed: "${request}". Reply "approve" to continue or "reject" to stop.`,
+        'approval-prompt',
+        {
+          [CHECKPOINT_KEY]: 'approval',
+          request,
+        },
+      ),
     );
     return;
   }
@@ -101,7 +125,14 @@ export const approvalAgent: AgentRuntime = async (ctx) => {
 /** failing: every run fails with a reason (a successful JSON-RPC response whose Task is `failed`). */
 export const failingAgent: AgentRuntime = async (ctx) => {
   await ctx.sleep(10);
-  await ctx.status('failed', agentText(ctx, `The demo failing agent could not complete: ${textOf(ctx.message) || 'no input'} (this agent always fails).`, 'failure'));
+  await ctx.status(
+    'failed',
+    agentText(
+      ctx,
+      `The demo failing agent could not complete: ${textOf(ctx.message) || 'no input'} (this agent always fails).`,
+      'failure',
+    ),
+  );
 };
 
 /** task-graph: the demo Task Agent's graph: three steps, then a result. */
@@ -109,7 +140,13 @@ export const taskGraphAgent: AgentRuntime = async (ctx) => {
   const steps = ['collect', 'transform', 'publish'];
   for (const s of steps) {
     await ctx.sleep(20);
-    await ctx.artifact({ artifactId: `${ctx.taskId}-steps`, name: 'steps', parts: [{ kind: 'text', text: `${s}\n` }], append: true, lastChunk: s === 'publish' });
+    await ctx.artifact({
+      artifactId: `${ctx.taskId}-steps`,
+      name: 'steps',
+      parts: [{ kind: 'text', text: `${s}\n` }],
+      append: true,
+      lastChunk: s === 'publish',
+    });
   }
   await answer(ctx, `Graph finished: ${steps.join(' → ')}`);
 };

@@ -35,7 +35,13 @@ export class Runner {
   readonly #done = new Set<Promise<void>>();
 
   constructor(
-    private readonly deps: { bus: Bus; clock: Clock; log: Logger; runtimes: Readonly<Record<string, AgentRuntime>>; config: RunnerConfig },
+    private readonly deps: {
+      bus: Bus;
+      clock: Clock;
+      log: Logger;
+      runtimes: Readonly<Record<string, AgentRuntime>>;
+      config: RunnerConfig;
+    },
   ) {}
 
   get inflight(): number {
@@ -78,7 +84,13 @@ export class Runner {
       await bus.publish({
         topic: TOPICS.taskEvents,
         key: req.taskId,
-        value: eventsV1.TaskEvent.encode({ taskId: req.taskId, runId: req.runId, runSeq: seq, event, emittedAtMs: this.deps.clock.now() }).finish(),
+        value: eventsV1.TaskEvent.encode({
+          taskId: req.taskId,
+          runId: req.runId,
+          runSeq: seq,
+          event,
+          emittedAtMs: this.deps.clock.now(),
+        }).finish(),
       });
     };
     const heartbeat = setInterval(() => {
@@ -96,7 +108,16 @@ export class Runner {
       signal: ac.signal,
       artifact: async (a) => {
         if (ac.signal.aborted) throw new RunAborted();
-        await emit({ $case: 'artifact', artifact: { artifactId: a.artifactId, name: a.name, partsJson: JSON.stringify(a.parts), append: a.append, lastChunk: a.lastChunk } });
+        await emit({
+          $case: 'artifact',
+          artifact: {
+            artifactId: a.artifactId,
+            name: a.name,
+            partsJson: JSON.stringify(a.parts),
+            append: a.append,
+            lastChunk: a.lastChunk,
+          },
+        });
       },
       status: async (state, message) => {
         if (ac.signal.aborted) throw new RunAborted();
@@ -122,12 +143,28 @@ export class Runner {
     log.info({ taskId: req.taskId, runId: req.runId, runtime: req.runtime, version: req.agentVersion }, 'run started');
     try {
       if (!runtime) {
-        await ctx.status('failed', { kind: 'message', role: 'agent', messageId: `${req.taskId}-no-runtime`, parts: [{ kind: 'text', text: `No runtime "${req.runtime}" is available for agent version ${req.agentVersion}.` }] });
+        await ctx.status('failed', {
+          kind: 'message',
+          role: 'agent',
+          messageId: `${req.taskId}-no-runtime`,
+          parts: [
+            { kind: 'text', text: `No runtime "${req.runtime}" is available for agent version ${req.agentVersion}.` },
+          ],
+        });
         return;
       }
       await runtime(ctx);
       if (!finished) await ctx.status('completed');
-      log.info({ taskId: req.taskId, runId: req.runId, runtime: req.runtime, version: req.agentVersion, ms: this.deps.clock.now() - started }, 'run finished');
+      log.info(
+        {
+          taskId: req.taskId,
+          runId: req.runId,
+          runtime: req.runtime,
+          version: req.agentVersion,
+          ms: this.deps.clock.now() - started,
+        },
+        'run finished',
+      );
     } catch (err) {
       if (err instanceof RunAborted || ac.signal.aborted) {
         if (this.state === 'DRAINING') throw new Error('run handed back on shutdown'); // not committed: redelivered
@@ -138,7 +175,12 @@ export class Runner {
         $case: 'status',
         status: {
           state: 'failed',
-          messageJson: JSON.stringify({ kind: 'message', role: 'agent', messageId: `${req.taskId}-crash-${req.runId}`, parts: [{ kind: 'text', text: 'The agent failed unexpectedly while running.' }] }),
+          messageJson: JSON.stringify({
+            kind: 'message',
+            role: 'agent',
+            messageId: `${req.taskId}-crash-${req.runId}`,
+            parts: [{ kind: 'text', text: 'The agent failed unexpectedly while running.' }],
+          }),
         },
       });
     } finally {

@@ -40,18 +40,35 @@ export async function bootstrapFromConfig(control: ControlPlane, spec: Bootstrap
   for (const u of spec.users) {
     const existing = await control.findUserByEmail(u.email);
     if (existing) {
-      users.push({ email: existing.doc.email, role: existing.doc.role, created: false, tokenMatches: existing.doc.tokenHash === sha256Hex(u.token) });
+      users.push({
+        email: existing.doc.email,
+        role: existing.doc.role,
+        created: false,
+        tokenMatches: existing.doc.tokenHash === sha256Hex(u.token),
+      });
       continue;
     }
     try {
       // A deterministic id: two replicas racing insert the same document and one of them loses.
-      await control.createUser({ subscriptionId: spec.subscriptionId, email: u.email, role: u.role, token: u.token, id: `bootstrap-${u.role}-${sha256Hex(u.email.trim().toLowerCase()).slice(0, 16)}` });
+      await control.createUser({
+        subscriptionId: spec.subscriptionId,
+        email: u.email,
+        role: u.role,
+        token: u.token,
+        id: `bootstrap-${u.role}-${sha256Hex(u.email.trim().toLowerCase()).slice(0, 16)}`,
+      });
       users.push({ email: u.email.trim().toLowerCase(), role: u.role, created: true, tokenMatches: true });
     } catch (err) {
       if (!(err instanceof AppError && err.code === 'CONFLICT')) throw err;
       const raced = await control.findUserByEmail(u.email);
-      if (!raced) throw new AppError('FAILED_PRECONDITION', `the bootstrap ${u.role} token is already used by another user`);
-      users.push({ email: raced.doc.email, role: raced.doc.role, created: false, tokenMatches: raced.doc.tokenHash === sha256Hex(u.token) });
+      if (!raced)
+        throw new AppError('FAILED_PRECONDITION', `the bootstrap ${u.role} token is already used by another user`);
+      users.push({
+        email: raced.doc.email,
+        role: raced.doc.role,
+        created: false,
+        tokenMatches: raced.doc.tokenHash === sha256Hex(u.token),
+      });
     }
   }
   return { subscriptionCreated, users };

@@ -1,4 +1,10 @@
-import { AppError, DuplicateKeyError, InsufficientCreditsError, InvalidParamsError, NotFoundError } from '@a2a-inbound/errors';
+import {
+  AppError,
+  DuplicateKeyError,
+  InsufficientCreditsError,
+  InvalidParamsError,
+  NotFoundError,
+} from '@a2a-inbound/errors';
 import type { Cache, Clock, Collection, DocumentStore, IdGenerator, Versioned } from '@a2a-inbound/ports';
 import { updateWithRetry } from '@a2a-inbound/ports';
 import type {
@@ -84,10 +90,16 @@ export async function openControlCollections(store: DocumentStore): Promise<Coll
     }),
     users: await store.collection<UserDoc>({
       name: 'users',
-      indexes: [{ fields: ['tokenHash'], unique: true }, { fields: ['email'], unique: true }],
+      indexes: [
+        { fields: ['tokenHash'], unique: true },
+        { fields: ['email'], unique: true },
+      ],
     }),
     agents: await store.collection<AgentDoc>({ name: 'agents', indexes: [{ fields: ['subscriptionId'] }] }),
-    deployments: await store.collection<DeploymentDoc>({ name: 'deployments', indexes: [{ fields: ['subscriptionId'] }] }),
+    deployments: await store.collection<DeploymentDoc>({
+      name: 'deployments',
+      indexes: [{ fields: ['subscriptionId'] }],
+    }),
     deploymentAgents: await store.collection<DeploymentAgentDoc>({
       name: 'deployment_agents',
       indexes: [{ fields: ['deploymentId'] }, { fields: ['subscriptionId'] }],
@@ -127,7 +139,12 @@ export class ControlPlane {
   }
 
   /** Creates a key; the value is returned here once and never stored. */
-  async createKey(input: { subscriptionId: string; name: string; scopes: string[]; expiresAtMs?: number | null }): Promise<{
+  async createKey(input: {
+    subscriptionId: string;
+    name: string;
+    scopes: string[];
+    expiresAtMs?: number | null;
+  }): Promise<{
     id: string;
     key: string;
     doc: ApiKeyDoc;
@@ -136,7 +153,8 @@ export class ControlPlane {
       throw new InvalidParamsError(`scopes must be a non-empty subset of ${KEY_SCOPES.join(', ')}`);
     }
     const now = this.clock.now();
-    if (input.expiresAtMs != null && input.expiresAtMs <= now) throw new InvalidParamsError('expiresAt must be in the future');
+    if (input.expiresAtMs != null && input.expiresAtMs <= now)
+      throw new InvalidParamsError('expiresAt must be in the future');
     const scopePrefix = input.scopes.includes('a2a') ? 'a2a' : 'inv';
     const key = newSecret(scopePrefix);
     const doc: ApiKeyDoc = {
@@ -192,7 +210,11 @@ export class ControlPlane {
     await updateWithRetry(this.c.subscriptions, subscriptionId, (cur) => {
       if (!cur.doc.recentCharges.includes(chargeId)) return undefined;
       const cost = amount ?? cur.doc.creditCostPerInvocation;
-      return { ...cur.doc, credits: cur.doc.credits + cost, recentCharges: cur.doc.recentCharges.filter((c) => c !== chargeId) };
+      return {
+        ...cur.doc,
+        credits: cur.doc.credits + cost,
+        recentCharges: cur.doc.recentCharges.filter((c) => c !== chargeId),
+      };
     });
   }
 
@@ -208,7 +230,10 @@ export class ControlPlane {
 
   async setCreditCost(subscriptionId: string, cost: number): Promise<void> {
     if (!Number.isSafeInteger(cost) || cost < 0) throw new InvalidParamsError('cost must be a non-negative integer');
-    const updated = await updateWithRetry(this.c.subscriptions, subscriptionId, (cur) => ({ ...cur.doc, creditCostPerInvocation: cost }));
+    const updated = await updateWithRetry(this.c.subscriptions, subscriptionId, (cur) => ({
+      ...cur.doc,
+      creditCostPerInvocation: cost,
+    }));
     if (!updated) throw new NotFoundError('subscription');
   }
 
@@ -234,11 +259,19 @@ export class ControlPlane {
    * Creates a user and returns its bearer token once (only the hash is stored). `token` lets the
    * bootstrap use a token chosen in configuration; otherwise a fresh `usr_…` secret is made.
    */
-  async createUser(input: { subscriptionId: string; email: string; role: Role; token?: string; id?: string }): Promise<{ id: string; token: string }> {
-    if (!['admin', 'developer', 'operator'].includes(input.role)) throw new InvalidParamsError('role must be admin, developer or operator');
+  async createUser(input: {
+    subscriptionId: string;
+    email: string;
+    role: Role;
+    token?: string;
+    id?: string;
+  }): Promise<{ id: string; token: string }> {
+    if (!['admin', 'developer', 'operator'].includes(input.role))
+      throw new InvalidParamsError('role must be admin, developer or operator');
     const email = input.email.trim().toLowerCase();
     if (!/^[^\s@]{1,200}@[^\s@]{1,200}$/.test(email)) throw new InvalidParamsError('email must be an email address');
-    if (input.token !== undefined && input.token.length < 32) throw new InvalidParamsError('a user token must have at least 32 characters');
+    if (input.token !== undefined && input.token.length < 32)
+      throw new InvalidParamsError('a user token must have at least 32 characters');
     const token = input.token ?? newSecret('usr');
     const id = input.id ?? this.ids.next();
     try {
@@ -286,7 +319,8 @@ export class ControlPlane {
     defaultInputModes?: string[];
     defaultOutputModes?: string[];
   }): Promise<Versioned<AgentDoc>> {
-    if (input.type !== 'AI Agent' && input.type !== 'Task Agent') throw new InvalidParamsError('type must be "AI Agent" or "Task Agent"');
+    if (input.type !== 'AI Agent' && input.type !== 'Task Agent')
+      throw new InvalidParamsError('type must be "AI Agent" or "Task Agent"');
     if (!input.name.trim()) throw new InvalidParamsError('name is required');
     const now = this.clock.now();
     return this.c.agents.insert(input.id ?? this.ids.next(), {
@@ -319,16 +353,25 @@ export class ControlPlane {
     agentId: string,
     input: { version: string; runtime: string; runtimeConfig?: Record<string, unknown> },
   ): Promise<AgentDoc> {
-    if (!/^[0-9A-Za-z][0-9A-Za-z.+-]{0,63}$/.test(input.version)) throw new InvalidParamsError('version must be a short version string');
+    if (!/^[0-9A-Za-z][0-9A-Za-z.+-]{0,63}$/.test(input.version))
+      throw new InvalidParamsError('version must be a short version string');
     const updated = await updateWithRetry(this.c.agents, agentId, (cur) => {
       if (cur.doc.subscriptionId !== subscriptionId) throw new NotFoundError('agent');
-      if (cur.doc.versions.some((v) => v.version === input.version)) throw new AppError('CONFLICT', `version ${input.version} exists`);
+      if (cur.doc.versions.some((v) => v.version === input.version))
+        throw new AppError('CONFLICT', `version ${input.version} exists`);
       const now = this.clock.now();
       return {
         ...cur.doc,
         versions: [
           ...cur.doc.versions,
-          { version: input.version, status: 'published' as const, runtime: input.runtime, runtimeConfig: input.runtimeConfig ?? {}, createdAtMs: now, promotedAtMs: null },
+          {
+            version: input.version,
+            status: 'published' as const,
+            runtime: input.runtime,
+            runtimeConfig: input.runtimeConfig ?? {},
+            createdAtMs: now,
+            promotedAtMs: null,
+          },
         ],
         updatedAtMs: now,
       };
@@ -349,7 +392,9 @@ export class ControlPlane {
       const promotedAt = Math.max(now, ...cur.doc.versions.map((x) => (x.promotedAtMs ?? 0) + 1));
       return {
         ...cur.doc,
-        versions: cur.doc.versions.map((x) => (x.version === version ? { ...x, status: 'production' as const, promotedAtMs: promotedAt } : x)),
+        versions: cur.doc.versions.map((x) =>
+          x.version === version ? { ...x, status: 'production' as const, promotedAtMs: promotedAt } : x,
+        ),
         updatedAtMs: now,
       };
     });
@@ -360,7 +405,11 @@ export class ControlPlane {
 
   // ---- deployments ------------------------------------------------------------------------------
 
-  async createDeployment(input: { id?: string; subscriptionId: string; name: string }): Promise<Versioned<DeploymentDoc>> {
+  async createDeployment(input: {
+    id?: string;
+    subscriptionId: string;
+    name: string;
+  }): Promise<Versioned<DeploymentDoc>> {
     const now = this.clock.now();
     return this.c.deployments.insert(input.id ?? this.ids.next(), {
       subscriptionId: input.subscriptionId,
@@ -393,7 +442,8 @@ export class ControlPlane {
     if (!latestProduction(agent.doc)) {
       throw new AppError('FAILED_PRECONDITION', 'Only an agent with a PRODUCTION version can be added to a deployment');
     }
-    if (settings.a2aEnabled && agent.doc.type !== 'AI Agent') throw new AppError('FAILED_PRECONDITION', 'A2A is available only for AI Agents');
+    if (settings.a2aEnabled && agent.doc.type !== 'AI Agent')
+      throw new AppError('FAILED_PRECONDITION', 'A2A is available only for AI Agents');
     const now = this.clock.now();
     const doc: DeploymentAgentDoc = {
       deploymentId,
@@ -424,7 +474,8 @@ export class ControlPlane {
   /** Removes the agent: it stops serving at once; the rest of the deployment keeps running. */
   async removeAgentFromDeployment(subscriptionId: string, deploymentId: string, agentId: string): Promise<void> {
     const cur = await this.c.deploymentAgents.get(agentId);
-    if (!cur || cur.doc.subscriptionId !== subscriptionId || cur.doc.deploymentId !== deploymentId) throw new NotFoundError('deployment agent');
+    if (!cur || cur.doc.subscriptionId !== subscriptionId || cur.doc.deploymentId !== deploymentId)
+      throw new NotFoundError('deployment agent');
     await this.c.deploymentAgents.delete(agentId);
     await updateWithRetry(this.c.deployments, deploymentId, (d) =>
       d.doc.defaultAgentId === agentId ? { ...d.doc, defaultAgentId: null, updatedAtMs: this.clock.now() } : undefined,
@@ -435,7 +486,8 @@ export class ControlPlane {
   async setDefaultAgent(subscriptionId: string, deploymentId: string, agentId: string | null): Promise<void> {
     if (agentId !== null) {
       const da = await this.c.deploymentAgents.get(agentId);
-      if (!da || da.doc.deploymentId !== deploymentId) throw new InvalidParamsError('the default agent must be in the deployment');
+      if (!da || da.doc.deploymentId !== deploymentId)
+        throw new InvalidParamsError('the default agent must be in the deployment');
     }
     const updated = await updateWithRetry(this.c.deployments, deploymentId, (d) => {
       if (d.doc.subscriptionId !== subscriptionId) throw new NotFoundError('deployment');
@@ -469,12 +521,14 @@ export class ControlPlane {
     >,
   ): Promise<DeploymentAgentDoc> {
     const cur = await this.c.deploymentAgents.get(agentId);
-    if (!cur || (actor.role !== 'operator' && cur.doc.subscriptionId !== actor.subscriptionId)) throw new NotFoundError('deployment agent');
+    if (!cur || (actor.role !== 'operator' && cur.doc.subscriptionId !== actor.subscriptionId))
+      throw new NotFoundError('deployment agent');
     const agent = (await this.c.agents.get(agentId))?.doc;
     if (!agent) throw new NotFoundError('agent');
     if (patch.a2aEnabled !== undefined) {
       if (actor.role !== 'admin') throw new AppError('PERMISSION_DENIED', 'Enabling A2A requires the Admin role');
-      if (patch.a2aEnabled && agent.type !== 'AI Agent') throw new AppError('FAILED_PRECONDITION', 'A2A is available only for AI Agents');
+      if (patch.a2aEnabled && agent.type !== 'AI Agent')
+        throw new AppError('FAILED_PRECONDITION', 'A2A is available only for AI Agents');
     }
     if (patch.pushNotificationsEnabled !== undefined && actor.role !== 'operator') {
       throw new AppError('PERMISSION_DENIED', 'pushNotifications enablement is controlled by the platform operator');
@@ -482,10 +536,18 @@ export class ControlPlane {
     if (patch.versionStrategy !== undefined && !['latest-production', 'pinned'].includes(patch.versionStrategy)) {
       throw new InvalidParamsError('versionStrategy must be latest-production or pinned');
     }
-    if (patch.rateLimitPerMinute !== undefined && (!Number.isInteger(patch.rateLimitPerMinute) || patch.rateLimitPerMinute < 1 || patch.rateLimitPerMinute > 1_000_000)) {
+    if (
+      patch.rateLimitPerMinute !== undefined &&
+      (!Number.isInteger(patch.rateLimitPerMinute) ||
+        patch.rateLimitPerMinute < 1 ||
+        patch.rateLimitPerMinute > 1_000_000)
+    ) {
       throw new InvalidParamsError('rateLimitPerMinute must be an integer from 1 to 1000000');
     }
-    if (patch.blockingBudgetMs !== undefined && (!Number.isInteger(patch.blockingBudgetMs) || patch.blockingBudgetMs < 0 || patch.blockingBudgetMs > 600_000)) {
+    if (
+      patch.blockingBudgetMs !== undefined &&
+      (!Number.isInteger(patch.blockingBudgetMs) || patch.blockingBudgetMs < 0 || patch.blockingBudgetMs > 600_000)
+    ) {
       throw new InvalidParamsError('blockingBudget must be from 0 to 600 seconds');
     }
     if (patch.defaultA2aVersion !== undefined && !['0.3.0', '0.2.6'].includes(patch.defaultA2aVersion)) {
@@ -493,7 +555,8 @@ export class ControlPlane {
     }
     const updated = await updateWithRetry(this.c.deploymentAgents, agentId, (d) => {
       const next: DeploymentAgentDoc = { ...d.doc };
-      for (const [k, v] of Object.entries(patch)) if (v !== undefined) (next as unknown as Record<string, unknown>)[k] = v;
+      for (const [k, v] of Object.entries(patch))
+        if (v !== undefined) (next as unknown as Record<string, unknown>)[k] = v;
       if (next.versionStrategy === 'pinned') {
         if (!next.pinnedVersion) throw new InvalidParamsError('a pinned version is required for the Pinned strategy');
         const v = agent.versions.find((x) => x.version === next.pinnedVersion);
@@ -519,7 +582,9 @@ export class ControlPlane {
 
   view(agent: AgentDoc, agentId: string, s: DeploymentAgentDoc): AgentView {
     const served =
-      s.versionStrategy === 'pinned' && s.pinnedVersion ? agent.versions.find((v) => v.version === s.pinnedVersion) : latestProduction(agent);
+      s.versionStrategy === 'pinned' && s.pinnedVersion
+        ? agent.versions.find((v) => v.version === s.pinnedVersion)
+        : latestProduction(agent);
     return {
       agentId,
       deploymentId: s.deploymentId,

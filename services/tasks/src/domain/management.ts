@@ -21,7 +21,8 @@ const ROLES_READ: readonly Role[] = ['admin', 'developer', 'operator'];
 const ROLES_WRITE: readonly Role[] = ['admin', 'developer'];
 
 function need(actor: Actor, roles: readonly Role[]): void {
-  if (!roles.includes(actor.role)) throw new AppError('PERMISSION_DENIED', `this operation needs one of the roles ${roles.join(', ')}`);
+  if (!roles.includes(actor.role))
+    throw new AppError('PERMISSION_DENIED', `this operation needs one of the roles ${roles.join(', ')}`);
 }
 
 /**
@@ -34,9 +35,19 @@ export async function manage(control: ControlPlane, actor: Actor, operation: str
     case 'keys.create': {
       need(actor, ROLES_WRITE);
       const scopes = Array.isArray(p.scopes) ? (p.scopes as unknown[]).map(String) : [str(p, 'scope')];
-      const expiresAt = p.expiresAt === undefined || p.expiresAt === null ? null : typeof p.expiresAt === 'string' ? Date.parse(p.expiresAt) : Number.NaN;
+      const expiresAt =
+        p.expiresAt === undefined || p.expiresAt === null
+          ? null
+          : typeof p.expiresAt === 'string'
+            ? Date.parse(p.expiresAt)
+            : Number.NaN;
       if (expiresAt !== null && Number.isNaN(expiresAt)) throw new InvalidParamsError('expiresAt must be an ISO date');
-      const k = await control.createKey({ subscriptionId: sub, name: str(p, 'name', false) || 'key', scopes, expiresAtMs: expiresAt });
+      const k = await control.createKey({
+        subscriptionId: sub,
+        name: str(p, 'name', false) || 'key',
+        scopes,
+        expiresAtMs: expiresAt,
+      });
       return { id: k.id, key: k.key, ...keyView(k.id, k.doc) };
     }
     case 'keys.list':
@@ -71,7 +82,10 @@ export async function manage(control: ControlPlane, actor: Actor, operation: str
       return control.publishVersion(sub, str(p, 'agentId'), {
         version: str(p, 'version'),
         runtime: str(p, 'runtime'),
-        runtimeConfig: typeof p.runtimeConfig === 'object' && p.runtimeConfig !== null ? (p.runtimeConfig as Record<string, unknown>) : {},
+        runtimeConfig:
+          typeof p.runtimeConfig === 'object' && p.runtimeConfig !== null
+            ? (p.runtimeConfig as Record<string, unknown>)
+            : {},
       });
     case 'agents.promote':
       need(actor, ROLES_WRITE);
@@ -95,17 +109,26 @@ export async function manage(control: ControlPlane, actor: Actor, operation: str
       const settings: { rateLimitPerMinute?: number; blockingBudgetMs?: number; a2aEnabled?: boolean } = {};
       if (p.a2aEnabled !== undefined) {
         if (typeof p.a2aEnabled !== 'boolean') throw new InvalidParamsError('a2aEnabled must be a boolean');
-        if (p.a2aEnabled && actor.role !== 'admin') throw new AppError('PERMISSION_DENIED', 'Enabling A2A requires the Admin role');
+        if (p.a2aEnabled && actor.role !== 'admin')
+          throw new AppError('PERMISSION_DENIED', 'Enabling A2A requires the Admin role');
         settings.a2aEnabled = p.a2aEnabled;
       }
       if (p.rateLimitPerMinute !== undefined) {
-        if (!Number.isInteger(p.rateLimitPerMinute) || (p.rateLimitPerMinute as number) < 1 || (p.rateLimitPerMinute as number) > 1_000_000) {
+        if (
+          !Number.isInteger(p.rateLimitPerMinute) ||
+          (p.rateLimitPerMinute as number) < 1 ||
+          (p.rateLimitPerMinute as number) > 1_000_000
+        ) {
           throw new InvalidParamsError('rateLimitPerMinute must be an integer from 1 to 1000000');
         }
         settings.rateLimitPerMinute = p.rateLimitPerMinute as number;
       }
       if (p.blockingBudgetMs !== undefined) {
-        if (!Number.isInteger(p.blockingBudgetMs) || (p.blockingBudgetMs as number) < 0 || (p.blockingBudgetMs as number) > 600_000) {
+        if (
+          !Number.isInteger(p.blockingBudgetMs) ||
+          (p.blockingBudgetMs as number) < 0 ||
+          (p.blockingBudgetMs as number) > 600_000
+        ) {
           throw new InvalidParamsError('blockingBudget must be from 0 to 600 seconds');
         }
         settings.blockingBudgetMs = p.blockingBudgetMs as number;
@@ -122,7 +145,10 @@ export async function manage(control: ControlPlane, actor: Actor, operation: str
       return { ok: true };
     case 'settings.update': {
       need(actor, ROLES_READ);
-      const patch = (typeof p.settings === 'object' && p.settings !== null ? p.settings : {}) as Record<string, unknown>;
+      const patch = (typeof p.settings === 'object' && p.settings !== null ? p.settings : {}) as Record<
+        string,
+        unknown
+      >;
       const allowed = new Set([
         'versionStrategy',
         'pinnedVersion',
@@ -138,7 +164,11 @@ export async function manage(control: ControlPlane, actor: Actor, operation: str
       if (p.deploymentId !== undefined) {
         // The REST path names the deployment: the agent must be placed in it.
         const placed = await control.resolveAgent(str(p, 'agentId')).catch(() => undefined);
-        if (!placed || placed.deploymentId !== str(p, 'deploymentId') || (actor.role !== 'operator' && placed.subscriptionId !== sub)) {
+        if (
+          !placed ||
+          placed.deploymentId !== str(p, 'deploymentId') ||
+          (actor.role !== 'operator' && placed.subscriptionId !== sub)
+        ) {
           throw new NotFoundError('deployment agent');
         }
       }
@@ -149,7 +179,10 @@ export async function manage(control: ControlPlane, actor: Actor, operation: str
     }
     case 'credits.get':
       need(actor, ROLES_READ);
-      return { credits: (await control.getSubscription(sub)).credits, cost: (await control.getSubscription(sub)).creditCostPerInvocation };
+      return {
+        credits: (await control.getSubscription(sub)).credits,
+        cost: (await control.getSubscription(sub)).creditCostPerInvocation,
+      };
     case 'credits.add':
       need(actor, ['operator']);
       return { credits: await control.addCredits(str(p, 'subscriptionId', false) || sub, Number(p.amount)) };
@@ -167,7 +200,12 @@ export async function manage(control: ControlPlane, actor: Actor, operation: str
     }
     case 'users.list':
       need(actor, ['admin', 'operator']);
-      return (await control.listUsers(sub)).map((u) => ({ id: u.id, email: u.doc.email, role: u.doc.role, createdAt: new Date(u.doc.createdAtMs).toISOString() }));
+      return (await control.listUsers(sub)).map((u) => ({
+        id: u.id,
+        email: u.doc.email,
+        role: u.doc.role,
+        createdAt: new Date(u.doc.createdAtMs).toISOString(),
+      }));
     default:
       throw new AppError('METHOD_NOT_FOUND', `unknown operation ${operation}`);
   }
@@ -176,32 +214,56 @@ export async function manage(control: ControlPlane, actor: Actor, operation: str
 /** Skills as the card shows them: every field present, so the card stays valid. */
 function skillsOf(v: unknown): SkillDoc[] {
   if (v === undefined || v === null) return [];
-  if (!Array.isArray(v) || v.length > 100) throw new InvalidParamsError('skills must be an array of at most 100 skills');
+  if (!Array.isArray(v) || v.length > 100)
+    throw new InvalidParamsError('skills must be an array of at most 100 skills');
   const text = (x: unknown, what: string): string => {
-    if (typeof x !== 'string' || x.length === 0 || x.length > 2000) throw new InvalidParamsError(`skills[].${what} must be a non-empty string`);
+    if (typeof x !== 'string' || x.length === 0 || x.length > 2000)
+      throw new InvalidParamsError(`skills[].${what} must be a non-empty string`);
     return x;
   };
   const texts = (x: unknown, what: string): string[] => {
     if (x === undefined) return [];
-    if (!Array.isArray(x) || x.length > 100) throw new InvalidParamsError(`skills[].${what} must be an array of strings`);
+    if (!Array.isArray(x) || x.length > 100)
+      throw new InvalidParamsError(`skills[].${what} must be an array of strings`);
     return x.map((t) => text(t, what));
   };
   return v.map((raw: unknown) => {
     if (typeof raw !== 'object' || raw === null) throw new InvalidParamsError('each skill must be an object');
     const r = raw as Record<string, unknown>;
-    return { id: text(r.id, 'id'), name: text(r.name, 'name'), description: text(r.description, 'description'), tags: texts(r.tags, 'tags'), examples: texts(r.examples, 'examples') };
+    return {
+      id: text(r.id, 'id'),
+      name: text(r.name, 'name'),
+      description: text(r.description, 'description'),
+      tags: texts(r.tags, 'tags'),
+      examples: texts(r.examples, 'examples'),
+    };
   });
 }
 
 function stringList(v: unknown): string[] | undefined {
   if (v === undefined || v === null) return undefined;
-  if (!Array.isArray(v) || v.length === 0 || v.length > 50 || v.some((x) => typeof x !== 'string' || x.length === 0 || x.length > 200)) {
+  if (
+    !Array.isArray(v) ||
+    v.length === 0 ||
+    v.length > 50 ||
+    v.some((x) => typeof x !== 'string' || x.length === 0 || x.length > 200)
+  ) {
     throw new InvalidParamsError('media type lists must be non-empty arrays of strings');
   }
   return v as string[];
 }
 
-function keyView(id: string, k: { name: string; prefix: string; scopes: string[]; createdAtMs: number; expiresAtMs: number | null; revokedAtMs: number | null }): Record<string, unknown> {
+function keyView(
+  id: string,
+  k: {
+    name: string;
+    prefix: string;
+    scopes: string[];
+    createdAtMs: number;
+    expiresAtMs: number | null;
+    revokedAtMs: number | null;
+  },
+): Record<string, unknown> {
   return {
     id,
     name: k.name,

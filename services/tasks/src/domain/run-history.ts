@@ -18,10 +18,16 @@ export class RunHistory {
 
   static async open(store: DocumentStore): Promise<RunHistory> {
     // Same collection as the TaskService; this handle adds the index the history query needs.
-    return new RunHistory(await store.collection<TaskDoc>({ name: 'tasks', indexes: [{ fields: ['subscriptionId', 'agentId'] }] }));
+    return new RunHistory(
+      await store.collection<TaskDoc>({ name: 'tasks', indexes: [{ fields: ['subscriptionId', 'agentId'] }] }),
+    );
   }
 
-  async list(subscriptionId: string, agentId: string, options: { limit: number; createdBeforeMs: number; contextId?: string }): Promise<RunSummary[]> {
+  async list(
+    subscriptionId: string,
+    agentId: string,
+    options: { limit: number; createdBeforeMs: number; contextId?: string },
+  ): Promise<RunSummary[]> {
     const limit = Math.min(Math.max(options.limit || 20, 1), 100);
     const byContext = options.contextId !== undefined && options.contextId.length > 0;
     const rows = await this.tasks.find(
@@ -33,6 +39,12 @@ export class RunHistory {
       .filter((r) => r.doc.agentId === agentId)
       .filter((r) => options.createdBeforeMs <= 0 || r.doc.createdAtMs < options.createdBeforeMs)
       .slice(0, limit)
-      .map((r) => ({ taskId: r.id, contextId: r.doc.contextId, state: r.doc.status.state, createdAtMs: r.doc.createdAtMs, updatedAtMs: r.doc.updatedAtMs }));
+      .map((r) => ({
+        taskId: r.id,
+        contextId: r.doc.contextId,
+        state: r.doc.status.state,
+        createdAtMs: r.doc.createdAtMs,
+        updatedAtMs: r.doc.updatedAtMs,
+      }));
   }
 }

@@ -28,7 +28,15 @@ const demoAgents = [
     name: 'Demo Echo Agent',
     description: 'Demo agent: answers the text it received, streamed as several text deltas.',
     runtime: 'demo:echo',
-    skills: [{ id: 'echo', name: 'Echo', description: 'Repeats your message back.', tags: ['demo', 'echo'], examples: ['hello world'] }],
+    skills: [
+      {
+        id: 'echo',
+        name: 'Echo',
+        description: 'Repeats your message back.',
+        tags: ['demo', 'echo'],
+        examples: ['hello world'],
+      },
+    ],
   },
   {
     id: DEMO.agents.slow,
@@ -36,21 +44,46 @@ const demoAgents = [
     description: 'Demo agent: works for a configurable time before answering.',
     runtime: 'demo:slow',
     runtimeConfig: { workMs: 3_000 },
-    skills: [{ id: 'slow', name: 'Slow work', description: 'Works for a while, then answers. Send {"workMs": n} as a data part to choose the time.', tags: ['demo'], examples: ['take your time'] }],
+    skills: [
+      {
+        id: 'slow',
+        name: 'Slow work',
+        description: 'Works for a while, then answers. Send {"workMs": n} as a data part to choose the time.',
+        tags: ['demo'],
+        examples: ['take your time'],
+      },
+    ],
   },
   {
     id: DEMO.agents.approval,
     name: 'Demo Approval Agent',
-    description: 'Demo agent: stops at an approval checkpoint (input-required) and completes when the reply comes on the same task.',
+    description:
+      'Demo agent: stops at an approval checkpoint (input-required) and completes when the reply comes on the same task.',
     runtime: 'demo:approval',
-    skills: [{ id: 'approve', name: 'Approval', description: 'Asks for approval before acting. Reply "approve" or "reject".', tags: ['demo', 'approval'], examples: ['transfer 10 credits'] }],
+    skills: [
+      {
+        id: 'approve',
+        name: 'Approval',
+        description: 'Asks for approval before acting. Reply "approve" or "reject".',
+        tags: ['demo', 'approval'],
+        examples: ['transfer 10 credits'],
+      },
+    ],
   },
   {
     id: DEMO.agents.failing,
     name: 'Demo Failing Agent',
     description: 'Demo agent: every run fails with a reason.',
     runtime: 'demo:failing',
-    skills: [{ id: 'fail', name: 'Fail', description: 'Always fails, to show the failed state.', tags: ['demo'], examples: ['anything'] }],
+    skills: [
+      {
+        id: 'fail',
+        name: 'Fail',
+        description: 'Always fails, to show the failed state.',
+        tags: ['demo'],
+        examples: ['anything'],
+      },
+    ],
   },
 ];
 
@@ -58,19 +91,34 @@ const demoAgents = [
  * Seeds a fresh data set: one subscription, one deployment, the demo agents and demo credentials.
  * Safe to run on every start and from several replicas at once: the subscription insert decides who seeds.
  */
-export async function seedDemo(control: ControlPlane, options: { rateLimitPerMinute?: number } = {}): Promise<SeedResult> {
+export async function seedDemo(
+  control: ControlPlane,
+  options: { rateLimitPerMinute?: number } = {},
+): Promise<SeedResult> {
   const agentIds = [...demoAgents.map((a) => a.id), DEMO.agents.taskAgent];
   try {
     await control.createSubscription(DEMO.subscriptionId, 'Demo subscription', 1_000_000);
   } catch (err) {
-    if (err instanceof DuplicateKeyError) return { created: false, subscriptionId: DEMO.subscriptionId, deploymentId: DEMO.deploymentId, agentIds };
+    if (err instanceof DuplicateKeyError)
+      return { created: false, subscriptionId: DEMO.subscriptionId, deploymentId: DEMO.deploymentId, agentIds };
     throw err;
   }
   const sub = DEMO.subscriptionId;
   await control.createDeployment({ id: DEMO.deploymentId, subscriptionId: sub, name: 'Demo deployment' });
   for (const a of demoAgents) {
-    await control.createAgent({ id: a.id, subscriptionId: sub, name: a.name, description: a.description, type: 'AI Agent', skills: a.skills });
-    await control.publishVersion(sub, a.id, { version: '1.0.0', runtime: a.runtime, runtimeConfig: a.runtimeConfig ?? {} });
+    await control.createAgent({
+      id: a.id,
+      subscriptionId: sub,
+      name: a.name,
+      description: a.description,
+      type: 'AI Agent',
+      skills: a.skills,
+    });
+    await control.publishVersion(sub, a.id, {
+      version: '1.0.0',
+      runtime: a.runtime,
+      runtimeConfig: a.runtimeConfig ?? {},
+    });
     await control.promoteVersion(sub, a.id, '1.0.0');
     await control.addAgentToDeployment(sub, DEMO.deploymentId, a.id, {
       a2aEnabled: true,

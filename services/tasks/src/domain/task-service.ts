@@ -1,6 +1,21 @@
 import type { Message, Part, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '@a2a-js/sdk';
-import { AppError, DuplicateKeyError, InvalidParamsError, TaskNotCancelableError, TaskNotFoundError } from '@a2a-inbound/errors';
-import type { BlobStore, Bus, Clock, Collection, DocumentStore, EventLog, IdGenerator, Versioned } from '@a2a-inbound/ports';
+import {
+  AppError,
+  DuplicateKeyError,
+  InvalidParamsError,
+  TaskNotCancelableError,
+  TaskNotFoundError,
+} from '@a2a-inbound/errors';
+import type {
+  BlobStore,
+  Bus,
+  Clock,
+  Collection,
+  DocumentStore,
+  EventLog,
+  IdGenerator,
+  Versioned,
+} from '@a2a-inbound/ports';
 import type { Logger } from '@a2a-inbound/logger';
 import { eventsV1 } from '@a2a-inbound/proto';
 import type { AgentView, ControlPlane } from './control-plane';
@@ -111,12 +126,20 @@ export class TaskService {
     const current = (await this.c.tasks.get(task.id))?.doc ?? task;
     if (!settled && !isTerminal(current.status.state)) {
       // Budget spent: the run is detached and keeps running; answer `working` with empty artifacts.
-      return this.#toA2A({ ...current, status: { ...current.status, state: 'working' } }, options.historyLength, { emptyArtifactsWhileWorking: true, forceEmptyArtifacts: true });
+      return this.#toA2A({ ...current, status: { ...current.status, state: 'working' } }, options.historyLength, {
+        emptyArtifactsWhileWorking: true,
+        forceEmptyArtifacts: true,
+      });
     }
     return this.#toA2A(current, options.historyLength, { emptyArtifactsWhileWorking: true });
   }
 
-  async *sendStream(caller: CallerContext, message: Message, options: SendOptions, signal: AbortSignal): AsyncIterable<StreamItem> {
+  async *sendStream(
+    caller: CallerContext,
+    message: Message,
+    options: SendOptions,
+    signal: AbortSignal,
+  ): AsyncIterable<StreamItem> {
     const { task, startSeq, repeated } = await this.#startOrContinue(caller, message, options);
     if (repeated) {
       // The message was already handled: replay what the log holds for it.
@@ -140,7 +163,9 @@ export class TaskService {
       const status: StoredStatus = { state: 'canceled', timestamp: this.#now() };
       const next = this.#withStatusEvent(cur.doc, status);
       try {
-        const saved = await this.c.tasks.replace(taskId, cur.version, next.doc, { expiresAt: this.deps.clock.now() + this.deps.config.retentionMs });
+        const saved = await this.c.tasks.replace(taskId, cur.version, next.doc, {
+          expiresAt: this.deps.clock.now() + this.deps.config.retentionMs,
+        });
         await this.#appendLogged(saved.doc, next.seq, next.eventJson, true);
         await this.deps.bus.publish({
           topic: TOPICS.runCancel,
@@ -156,7 +181,12 @@ export class TaskService {
     throw new AppError('UNAVAILABLE', 'task is changing too fast to cancel');
   }
 
-  async *resubscribe(caller: CallerContext, taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<StreamItem> {
+  async *resubscribe(
+    caller: CallerContext,
+    taskId: string,
+    afterSeq: number,
+    signal: AbortSignal,
+  ): AsyncIterable<StreamItem> {
     const task = await this.#owned(caller, taskId);
     yield* this.#replayOrSnapshot(task.doc, afterSeq, signal);
   }
@@ -201,9 +231,15 @@ export class TaskService {
     await this.#pushEnabled(caller);
     await this.#owned(caller, taskId);
     const all = await this.c.pushConfigs.find({ taskId });
-    const found = configId ? (all.find((c) => c.doc.configId === configId) ?? (all.length === 1 ? all[0] : undefined)) : all[0];
+    const found = configId
+      ? (all.find((c) => c.doc.configId === configId) ?? (all.length === 1 ? all[0] : undefined))
+      : all[0];
     // A JSON-RPC outcome (HTTP 200), not the HTTP 404 of an unknown agent.
-    if (!found) throw new InvalidParamsError('no push notification config with this pushNotificationConfigId for the task', { taskId, pushNotificationConfigId: configId });
+    if (!found)
+      throw new InvalidParamsError('no push notification config with this pushNotificationConfigId for the task', {
+        taskId,
+        pushNotificationConfigId: configId,
+      });
     return found.doc;
   }
 
@@ -217,7 +253,11 @@ export class TaskService {
     await this.#pushEnabled(caller);
     await this.#owned(caller, taskId);
     const deleted = await this.c.pushConfigs.delete(`${taskId}:${configId || taskId}`);
-    if (!deleted) throw new InvalidParamsError('no push notification config with this pushNotificationConfigId for the task', { taskId, pushNotificationConfigId: configId });
+    if (!deleted)
+      throw new InvalidParamsError('no push notification config with this pushNotificationConfigId for the task', {
+        taskId,
+        pushNotificationConfigId: configId,
+      });
   }
 
   // ---- runner events (bus consumer) -------------------------------------------------------------
@@ -245,14 +285,20 @@ export class TaskService {
       }
       if (event.runSeq <= task.lastRunSeq) {
         // Redelivery: make sure the log holds the last applied event (the first write may have been lost).
-        this.deps.log.info({ taskId: task.id, runId: event.runId, runSeq: event.runSeq }, 'run event already applied (redelivered): dropped');
+        this.deps.log.info(
+          { taskId: task.id, runId: event.runId, runSeq: event.runSeq },
+          'run event already applied (redelivered): dropped',
+        );
         if (event.runSeq === task.lastRunSeq && task.lastEvent) {
           await this.#appendLogged(task, task.lastEvent.seq, task.lastEvent.eventJson, task.lastEvent.final);
         }
         return;
       }
       if (event.runSeq !== task.lastRunSeq + 1) {
-        throw new AppError('UNAVAILABLE', `out-of-order run event ${event.runSeq} after ${task.lastRunSeq} for ${task.id}`);
+        throw new AppError(
+          'UNAVAILABLE',
+          `out-of-order run event ${event.runSeq} after ${task.lastRunSeq} for ${task.id}`,
+        );
       }
       if (isTerminal(task.status.state)) return; // e.g. canceled while the runner was still talking
       const next = this.#applyToDoc(task, event);
@@ -260,7 +306,9 @@ export class TaskService {
       next.doc.lastRunSeq = event.runSeq;
       next.doc.runSeenAtMs = this.deps.clock.now();
       try {
-        const opts = isTerminal(next.doc.status.state) ? { expiresAt: this.deps.clock.now() + this.deps.config.retentionMs } : {};
+        const opts = isTerminal(next.doc.status.state)
+          ? { expiresAt: this.deps.clock.now() + this.deps.config.retentionMs }
+          : {};
         const saved = await this.c.tasks.replace(task.id, cur.version, next.doc, opts);
         await this.#appendLogged(saved.doc, next.seq, next.eventJson, next.final);
         return;
@@ -282,11 +330,19 @@ export class TaskService {
       const stalled = now - t.runSeenAtMs > this.deps.config.runStallMs;
       const overdue = now > t.runDeadlineMs;
       if (!stalled && !overdue) continue;
-      const reason = overdue ? 'The run did not finish within its time limit.' : 'The agent runner stopped responding; the run was abandoned.';
-      const status: StoredStatus = { state: 'failed', timestamp: this.#now(), message: this.#agentMessage(t, reason, 'failure') };
+      const reason = overdue
+        ? 'The run did not finish within its time limit.'
+        : 'The agent runner stopped responding; the run was abandoned.';
+      const status: StoredStatus = {
+        state: 'failed',
+        timestamp: this.#now(),
+        message: this.#agentMessage(t, reason, 'failure'),
+      };
       const next = this.#withStatusEvent(t, status);
       try {
-        const saved = await this.c.tasks.replace(t.id, v.version, next.doc, { expiresAt: now + this.deps.config.retentionMs });
+        const saved = await this.c.tasks.replace(t.id, v.version, next.doc, {
+          expiresAt: now + this.deps.config.retentionMs,
+        });
         await this.#appendLogged(saved.doc, next.seq, next.eventJson, true);
         await this.deps.bus.publish({
           topic: TOPICS.runCancel,
@@ -319,7 +375,11 @@ export class TaskService {
     let existingTask: Versioned<TaskDoc> | undefined;
     if (continuing) {
       existingTask = await this.c.tasks.get(message.taskId!);
-      if (!existingTask || existingTask.doc.subscriptionId !== caller.subscriptionId || existingTask.doc.agentId !== caller.agentId) {
+      if (
+        !existingTask ||
+        existingTask.doc.subscriptionId !== caller.subscriptionId ||
+        existingTask.doc.agentId !== caller.agentId
+      ) {
         throw new TaskNotFoundError(message.taskId!);
       }
     }
@@ -327,7 +387,12 @@ export class TaskService {
     try {
       await this.c.messageIds.insert(
         idemId,
-        { subscriptionId: caller.subscriptionId, messageId: message.messageId, taskId, createdAtMs: this.deps.clock.now() },
+        {
+          subscriptionId: caller.subscriptionId,
+          messageId: message.messageId,
+          taskId,
+          createdAtMs: this.deps.clock.now(),
+        },
         { expiresAt: this.deps.clock.now() + this.deps.config.retentionMs },
       );
     } catch (err) {
@@ -338,10 +403,13 @@ export class TaskService {
     try {
       if (continuing && existingTask) {
         if (existingTask.doc.status.state !== 'input-required') {
-          throw new InvalidParamsError(`task ${taskId} is ${existingTask.doc.status.state} and cannot take a new message`, {
-            taskId,
-            state: existingTask.doc.status.state,
-          });
+          throw new InvalidParamsError(
+            `task ${taskId} is ${existingTask.doc.status.state} and cannot take a new message`,
+            {
+              taskId,
+              state: existingTask.doc.status.state,
+            },
+          );
         }
         if (message.contextId && message.contextId !== existingTask.doc.contextId) {
           throw new InvalidParamsError('contextId does not match the task');
@@ -404,16 +472,23 @@ export class TaskService {
     return { task, startSeq, repeated: false };
   }
 
-  async #continueTask(cur: Versioned<TaskDoc>, reply: Message, runId: string): Promise<{ task: TaskDoc; startSeq: number }> {
+  async #continueTask(
+    cur: Versioned<TaskDoc>,
+    reply: Message,
+    runId: string,
+  ): Promise<{ task: TaskDoc; startSeq: number }> {
     let version = cur.version;
     let doc = cur.doc;
     for (let attempt = 0; attempt < 20; attempt++) {
-      if (doc.status.state !== 'input-required') throw new InvalidParamsError(`task ${doc.id} is ${doc.status.state} and cannot take a new message`);
+      if (doc.status.state !== 'input-required')
+        throw new InvalidParamsError(`task ${doc.id} is ${doc.status.state} and cannot take a new message`);
       const now = this.deps.clock.now();
       const base: StoredTask = {
         ...doc,
         state: 'working',
-        history: [...doc.history, { ...reply, taskId: doc.id, contextId: doc.contextId }].slice(-this.deps.config.maxHistory),
+        history: [...doc.history, { ...reply, taskId: doc.id, contextId: doc.contextId }].slice(
+          -this.deps.config.maxHistory,
+        ),
         currentRunId: runId,
         lastRunSeq: 0,
         runDeadlineMs: now + this.deps.config.runTimeoutMs,
@@ -458,26 +533,47 @@ export class TaskService {
     const attachments: eventsV1.Attachment[] = [];
     for (const f of files) {
       const part = parts[f.partIndex];
-      if (!part || part.kind !== 'file') throw new InvalidParamsError(`file upload for part ${f.partIndex} does not match a file part`);
-      const ref = await this.deps.blobs.put(f.data, { owner: caller.subscriptionId, name: f.name, mimeType: f.mimeType });
+      if (!part || part.kind !== 'file')
+        throw new InvalidParamsError(`file upload for part ${f.partIndex} does not match a file part`);
+      const ref = await this.deps.blobs.put(f.data, {
+        owner: caller.subscriptionId,
+        name: f.name,
+        mimeType: f.mimeType,
+      });
       // The stored message references the file instead of carrying its bytes.
       parts[f.partIndex] = {
         ...part,
         file: { ...(f.name ? { name: f.name } : {}), mimeType: f.mimeType, uri: `urn:a2a-inbound:file:${ref.id}` },
-        metadata: { ...(part.metadata ?? {}), 'a2a-inbound/fileId': ref.id, 'a2a-inbound/size': ref.size, 'a2a-inbound/sha256': ref.sha256 },
+        metadata: {
+          ...(part.metadata ?? {}),
+          'a2a-inbound/fileId': ref.id,
+          'a2a-inbound/size': ref.size,
+          'a2a-inbound/sha256': ref.sha256,
+        },
       };
       attachments.push({ blobId: ref.id, name: f.name, mimeType: f.mimeType, size: ref.size, uri: '' });
     }
     for (const p of parts) {
       if (p.kind === 'file' && 'uri' in p.file && !p.file.uri.startsWith('urn:a2a-inbound:file:')) {
-        attachments.push({ blobId: '', name: p.file.name ?? '', mimeType: p.file.mimeType ?? '', size: 0, uri: p.file.uri });
+        attachments.push({
+          blobId: '',
+          name: p.file.name ?? '',
+          mimeType: p.file.mimeType ?? '',
+          size: 0,
+          uri: p.file.uri,
+        });
       }
     }
     this.deps.log.debug({ taskId, files: attachments.length }, 'message files stored');
     return { message: { ...message, parts }, attachments };
   }
 
-  async #publishRun(agent: AgentView, task: TaskDoc, runId: string, stored: { message: Message; attachments: eventsV1.Attachment[] }): Promise<void> {
+  async #publishRun(
+    agent: AgentView,
+    task: TaskDoc,
+    runId: string,
+    stored: { message: Message; attachments: eventsV1.Attachment[] },
+  ): Promise<void> {
     const memory = await this.#contextMemory(task);
     const req: eventsV1.RunRequested = {
       taskId: task.id,
@@ -496,7 +592,11 @@ export class TaskService {
       runtimeConfigJson: JSON.stringify(agent.runtimeConfig),
       trace: {},
     };
-    await this.deps.bus.publish({ topic: TOPICS.runRequested, key: task.id, value: eventsV1.RunRequested.encode(req).finish() });
+    await this.deps.bus.publish({
+      topic: TOPICS.runRequested,
+      key: task.id,
+      value: eventsV1.RunRequested.encode(req).finish(),
+    });
   }
 
   /** Conversation memory: the latest messages of the context (this task's earlier turns included). */
@@ -516,13 +616,19 @@ export class TaskService {
     return filtered.slice(-this.deps.config.memoryMessages);
   }
 
-  #applyToDoc(task: TaskDoc, event: eventsV1.TaskEvent): { doc: StoredTask; seq: number; eventJson: string; final: boolean } | undefined {
+  #applyToDoc(
+    task: TaskDoc,
+    event: eventsV1.TaskEvent,
+  ): { doc: StoredTask; seq: number; eventJson: string; final: boolean } | undefined {
     const ev = event.event;
     if (!ev) return undefined;
     if (ev.$case === 'status') {
       const state = ev.status.state as TaskState;
       if (!canTransition(task.status.state, state)) {
-        this.deps.log.warn({ taskId: task.id, from: task.status.state, to: state }, 'ignored invalid transition from runner');
+        this.deps.log.warn(
+          { taskId: task.id, from: task.status.state, to: state },
+          'ignored invalid transition from runner',
+        );
         return undefined;
       }
       const status: StoredStatus = { state, timestamp: this.#now() };
@@ -537,11 +643,21 @@ export class TaskService {
         if (answer) {
           history = [
             ...history,
-            { kind: 'message', role: 'agent', messageId: `${task.id}-answer-${task.lastSeq + 1}`, taskId: task.id, contextId: task.contextId, parts: answer.parts },
+            {
+              kind: 'message',
+              role: 'agent',
+              messageId: `${task.id}-answer-${task.lastSeq + 1}`,
+              taskId: task.id,
+              contextId: task.contextId,
+              parts: answer.parts,
+            },
           ];
         }
       }
-      const next = this.#withStatusEvent({ ...task, history: history.slice(-this.deps.config.maxHistory), state } as StoredTask, status);
+      const next = this.#withStatusEvent(
+        { ...task, history: history.slice(-this.deps.config.maxHistory), state } as StoredTask,
+        status,
+      );
       return { ...next, final: endsStream(state) };
     }
     if (ev.$case === 'artifact') {
@@ -570,7 +686,13 @@ export class TaskService {
         lastChunk: a.lastChunk,
       };
       const eventJson = JSON.stringify(evt);
-      const doc: StoredTask = { ...(task as StoredTask), artifacts, lastSeq: seq, lastEvent: { seq, eventJson, final: false }, updatedAtMs: this.deps.clock.now() };
+      const doc: StoredTask = {
+        ...(task as StoredTask),
+        artifacts,
+        lastSeq: seq,
+        lastEvent: { seq, eventJson, final: false },
+        updatedAtMs: this.deps.clock.now(),
+      };
       return { doc, seq, eventJson, final: false };
     }
     return undefined;
@@ -666,13 +788,15 @@ export class TaskService {
     if (!taskId) throw new InvalidParamsError('task id is required');
     const t = await this.c.tasks.get(taskId);
     // Another tenant's task is indistinguishable from a missing one (-32001).
-    if (!t || t.doc.subscriptionId !== caller.subscriptionId || t.doc.agentId !== caller.agentId) throw new TaskNotFoundError(taskId);
+    if (!t || t.doc.subscriptionId !== caller.subscriptionId || t.doc.agentId !== caller.agentId)
+      throw new TaskNotFoundError(taskId);
     return t;
   }
 
   async #pushEnabled(caller: CallerContext): Promise<void> {
     const agent = await this.deps.control.resolveAgent(caller.agentId);
-    if (!agent.pushNotificationsEnabled) throw new AppError('PUSH_NOT_SUPPORTED', 'Push notifications are not enabled for this agent');
+    if (!agent.pushNotificationsEnabled)
+      throw new AppError('PUSH_NOT_SUPPORTED', 'Push notifications are not enabled for this agent');
   }
 
   #agentMessage(task: TaskDoc, text: string, kind: string): Message {
@@ -686,16 +810,23 @@ export class TaskService {
     };
   }
 
-  #toA2A(task: TaskDoc, historyLength: number | undefined, opts: { emptyArtifactsWhileWorking: boolean; forceEmptyArtifacts?: boolean }): Task {
+  #toA2A(
+    task: TaskDoc,
+    historyLength: number | undefined,
+    opts: { emptyArtifactsWhileWorking: boolean; forceEmptyArtifacts?: boolean },
+  ): Task {
     const out: Task = {
       kind: 'task',
       id: task.id,
       contextId: task.contextId,
       status: structuredClone(task.status),
       artifacts:
-        opts.forceEmptyArtifacts || (opts.emptyArtifactsWhileWorking && task.status.state === 'working') ? [] : structuredClone(task.artifacts),
+        opts.forceEmptyArtifacts || (opts.emptyArtifactsWhileWorking && task.status.state === 'working')
+          ? []
+          : structuredClone(task.artifacts),
     };
-    if (historyLength !== undefined) out.history = historyLength === 0 ? [] : structuredClone(task.history.slice(-historyLength));
+    if (historyLength !== undefined)
+      out.history = historyLength === 0 ? [] : structuredClone(task.history.slice(-historyLength));
     if (task.metadata) out.metadata = structuredClone(task.metadata);
     return out;
   }

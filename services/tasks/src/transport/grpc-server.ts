@@ -12,7 +12,13 @@ import { sha256Hex } from '../domain/hashing';
 
 function caller(c: tasksV1.Caller | undefined): CallerContext {
   if (!c?.subscriptionId || !c.agentId) throw new InvalidParamsError('caller is required');
-  return { subscriptionId: c.subscriptionId, deploymentId: c.deploymentId, agentId: c.agentId, keyId: c.keyId, protocolVersion: c.protocolVersion };
+  return {
+    subscriptionId: c.subscriptionId,
+    deploymentId: c.deploymentId,
+    agentId: c.agentId,
+    keyId: c.keyId,
+    protocolVersion: c.protocolVersion,
+  };
 }
 
 function parseMessage(json: string): Message {
@@ -35,15 +41,32 @@ export function tasksGrpcService(tasks: TaskService, log: Logger, runs: RunHisto
       return { taskJson: JSON.stringify(task) };
     }, log),
     sendMessageStream: serverStream(
-      (r: tasksV1.SendMessageRequest, signal) => mapStream(tasks.sendStream(caller(r.caller), parseMessage(r.messageJson), opts(r), signal)),
+      (r: tasksV1.SendMessageRequest, signal) =>
+        mapStream(tasks.sendStream(caller(r.caller), parseMessage(r.messageJson), opts(r), signal)),
       log,
     ),
-    getTask: unary(async (r: tasksV1.GetTaskRequest) => ({ taskJson: JSON.stringify(await tasks.get(caller(r.caller), r.taskId, r.historyLength)) }), log),
-    cancelTask: unary(async (r: tasksV1.CancelTaskRequest) => ({ taskJson: JSON.stringify(await tasks.cancel(caller(r.caller), r.taskId)) }), log),
-    resubscribe: serverStream((r: tasksV1.ResubscribeRequest, signal) => mapStream(tasks.resubscribe(caller(r.caller), r.taskId, r.afterSeq, signal)), log),
+    getTask: unary(
+      async (r: tasksV1.GetTaskRequest) => ({
+        taskJson: JSON.stringify(await tasks.get(caller(r.caller), r.taskId, r.historyLength)),
+      }),
+      log,
+    ),
+    cancelTask: unary(
+      async (r: tasksV1.CancelTaskRequest) => ({
+        taskJson: JSON.stringify(await tasks.cancel(caller(r.caller), r.taskId)),
+      }),
+      log,
+    ),
+    resubscribe: serverStream(
+      (r: tasksV1.ResubscribeRequest, signal) =>
+        mapStream(tasks.resubscribe(caller(r.caller), r.taskId, r.afterSeq, signal)),
+      log,
+    ),
     setPushConfig: unary(async (r: tasksV1.SetPushConfigRequest) => {
       if (!r.config) throw new InvalidParamsError('pushNotificationConfig is required');
-      const auth = r.config.authenticationJson ? (JSON.parse(r.config.authenticationJson) as Record<string, unknown>) : undefined;
+      const auth = r.config.authenticationJson
+        ? (JSON.parse(r.config.authenticationJson) as Record<string, unknown>)
+        : undefined;
       const doc = await tasks.setPushConfig(caller(r.caller), r.taskId, {
         id: r.config.id,
         url: r.config.url,
@@ -52,31 +75,54 @@ export function tasksGrpcService(tasks: TaskService, log: Logger, runs: RunHisto
       });
       return pushView(doc);
     }, log),
-    getPushConfig: unary(async (r: tasksV1.PushConfigRequest) => pushView(await tasks.getPushConfig(caller(r.caller), r.taskId, r.configId)), log),
-    listPushConfigs: unary(async (r: tasksV1.PushConfigRequest) => ({
-      configs: (await tasks.listPushConfigs(caller(r.caller), r.taskId)).map(pushView),
-    }), log),
+    getPushConfig: unary(
+      async (r: tasksV1.PushConfigRequest) =>
+        pushView(await tasks.getPushConfig(caller(r.caller), r.taskId, r.configId)),
+      log,
+    ),
+    listPushConfigs: unary(
+      async (r: tasksV1.PushConfigRequest) => ({
+        configs: (await tasks.listPushConfigs(caller(r.caller), r.taskId)).map(pushView),
+      }),
+      log,
+    ),
     deletePushConfig: unary(async (r: tasksV1.PushConfigRequest) => {
       await tasks.deletePushConfig(caller(r.caller), r.taskId, r.configId);
       return {};
     }, log),
     listTasks: unary(async (r: tasksV1.ListTasksRequest) => {
       const c = caller(r.caller);
-      const list = await runs.list(c.subscriptionId, c.agentId, { limit: r.limit, createdBeforeMs: Number(r.createdBeforeMs), contextId: r.contextId });
+      const list = await runs.list(c.subscriptionId, c.agentId, {
+        limit: r.limit,
+        createdBeforeMs: Number(r.createdBeforeMs),
+        contextId: r.contextId,
+      });
       return { tasks: list };
     }, log),
   };
 }
 
-async function* mapStream(items: AsyncIterable<{ seq: number; eventJson: string; final: boolean }>): AsyncIterable<tasksV1.TaskStreamEvent> {
+async function* mapStream(
+  items: AsyncIterable<{ seq: number; eventJson: string; final: boolean }>,
+): AsyncIterable<tasksV1.TaskStreamEvent> {
   for await (const i of items) yield { seq: i.seq, eventJson: i.eventJson, final: i.final };
 }
 
 /** The token is write-only: never returned. */
-function pushView(d: { taskId: string; configId: string; url: string; authentication?: Record<string, unknown> }): tasksV1.PushConfigResponse {
+function pushView(d: {
+  taskId: string;
+  configId: string;
+  url: string;
+  authentication?: Record<string, unknown>;
+}): tasksV1.PushConfigResponse {
   return {
     taskId: d.taskId,
-    config: { id: d.configId, url: d.url, token: '', authenticationJson: d.authentication ? JSON.stringify(d.authentication) : '' },
+    config: {
+      id: d.configId,
+      url: d.url,
+      token: '',
+      authenticationJson: d.authentication ? JSON.stringify(d.authentication) : '',
+    },
   };
 }
 
@@ -116,9 +162,18 @@ export function controlGrpcService(control: ControlPlane, log: Logger): controlV
     authenticateKey: unary(async (r: controlV1.AuthenticateKeyRequest) => control.authenticateKey(r.keyHash), log),
     authenticateUser: unary(async (r: controlV1.AuthenticateUserRequest) => {
       const u = await control.authenticateUser(r.tokenHash);
-      return { userId: u.id, subscriptionId: u.doc.subscriptionId, role: u.doc.role, email: u.doc.email, tokenHash: u.doc.tokenHash };
+      return {
+        userId: u.id,
+        subscriptionId: u.doc.subscriptionId,
+        role: u.doc.role,
+        email: u.doc.email,
+        tokenHash: u.doc.tokenHash,
+      };
     }, log),
-    resolveAgent: unary(async (r: controlV1.ResolveAgentRequest) => toAgentViewProto(await control.resolveAgent(r.agentId)), log),
+    resolveAgent: unary(
+      async (r: controlV1.ResolveAgentRequest) => toAgentViewProto(await control.resolveAgent(r.agentId)),
+      log,
+    ),
     getDeploymentCatalog: unary(async (r: controlV1.DeploymentCatalogRequest) => {
       const { deployment, agents } = await control.catalog(r.deploymentId);
       return {
@@ -138,7 +193,12 @@ export function controlGrpcService(control: ControlPlane, log: Logger): controlV
       } catch {
         throw new InvalidParamsError('params must be JSON');
       }
-      const result = await manage(control, { userId: r.userId, role: r.role as Role, subscriptionId: r.subscriptionId }, r.operation, params);
+      const result = await manage(
+        control,
+        { userId: r.userId, role: r.role as Role, subscriptionId: r.subscriptionId },
+        r.operation,
+        params,
+      );
       return { resultJson: JSON.stringify(result ?? null) };
     }, log),
   };

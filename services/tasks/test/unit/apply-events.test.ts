@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '@a2a-inbound/logger';
-import { InMemoryBlobStore, InMemoryBus, InMemoryCache, InMemoryDocumentStore, InMemoryEventLog, ManualClock, SequentialIds } from '@a2a-inbound/ports';
+import {
+  InMemoryBlobStore,
+  InMemoryBus,
+  InMemoryCache,
+  InMemoryDocumentStore,
+  InMemoryEventLog,
+  ManualClock,
+  SequentialIds,
+} from '@a2a-inbound/ports';
 import { eventsV1 } from '@a2a-inbound/proto';
 import { ControlPlane, openControlCollections } from '../../src/domain/control-plane';
 import { seedDemo } from '../../src/domain/seed';
@@ -28,7 +36,13 @@ async function setup(config = DEFAULT_TASK_CONFIG) {
     log: silentLogger(),
     config,
   });
-  const caller = { subscriptionId: 'demo-subscription', deploymentId: 'demo-deployment', agentId: 'demo-echo', keyId: 'k', protocolVersion: '0.3.0' };
+  const caller = {
+    subscriptionId: 'demo-subscription',
+    deploymentId: 'demo-deployment',
+    agentId: 'demo-echo',
+    keyId: 'k',
+    protocolVersion: '0.3.0',
+  };
   return { tasks, bus, eventLog, clock, control, runs, caller };
 }
 
@@ -37,7 +51,16 @@ const delta = (taskId: string, runId: string, runSeq: number, text: string): eve
   runId,
   runSeq,
   emittedAtMs: 0,
-  event: { $case: 'artifact', artifact: { artifactId: 'a1', name: 'agent_response', partsJson: JSON.stringify([{ kind: 'text', text }]), append: true, lastChunk: false } },
+  event: {
+    $case: 'artifact',
+    artifact: {
+      artifactId: 'a1',
+      name: 'agent_response',
+      partsJson: JSON.stringify([{ kind: 'text', text }]),
+      append: true,
+      lastChunk: false,
+    },
+  },
 });
 const status = (taskId: string, runId: string, runSeq: number, state: string): eventsV1.TaskEvent => ({
   taskId,
@@ -50,20 +73,34 @@ const status = (taskId: string, runId: string, runSeq: number, state: string): e
 describe('TaskService.applyRunEvent', () => {
   it('applies each runner event exactly once even when the bus delivers it twice', async () => {
     const { tasks, bus, runs, caller, eventLog } = await setup();
-    const task = await tasks.send(caller, { kind: 'message', role: 'user', messageId: 'm1', parts: [{ kind: 'text', text: 'hi' }] }, { blocking: false });
+    const task = await tasks.send(
+      caller,
+      { kind: 'message', role: 'user', messageId: 'm1', parts: [{ kind: 'text', text: 'hi' }] },
+      { blocking: false },
+    );
     await bus.drain();
     const run = runs[0]!;
-    const events = [delta(task.id, run.runId, 1, 'Hel'), delta(task.id, run.runId, 2, 'lo'), status(task.id, run.runId, 3, 'completed')];
+    const events = [
+      delta(task.id, run.runId, 1, 'Hel'),
+      delta(task.id, run.runId, 2, 'lo'),
+      status(task.id, run.runId, 3, 'completed'),
+    ];
     for (const e of [...events, ...events, events[1]!]) await tasks.applyRunEvent(e);
     const got = await tasks.get(caller, task.id);
     expect(got.status.state).toBe('completed');
-    expect(got.artifacts).toEqual([{ artifactId: 'a1', name: 'agent_response', parts: [{ kind: 'text', text: 'Hello' }] }]);
+    expect(got.artifacts).toEqual([
+      { artifactId: 'a1', name: 'agent_response', parts: [{ kind: 'text', text: 'Hello' }] },
+    ]);
     expect((await eventLog.read(task.id, 0)).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
   });
 
   it('refuses an event that arrives before its predecessor (the bus redelivers it in order later)', async () => {
     const { tasks, bus, runs, caller } = await setup();
-    const task = await tasks.send(caller, { kind: 'message', role: 'user', messageId: 'm2', parts: [{ kind: 'text', text: 'hi' }] }, { blocking: false });
+    const task = await tasks.send(
+      caller,
+      { kind: 'message', role: 'user', messageId: 'm2', parts: [{ kind: 'text', text: 'hi' }] },
+      { blocking: false },
+    );
     await bus.drain();
     const run = runs[0]!;
     await expect(tasks.applyRunEvent(delta(task.id, run.runId, 2, 'x'))).rejects.toMatchObject({ code: 'UNAVAILABLE' });
@@ -74,7 +111,11 @@ describe('TaskService.applyRunEvent', () => {
 
   it('ignores events of a canceled run', async () => {
     const { tasks, bus, runs, caller } = await setup();
-    const task = await tasks.send(caller, { kind: 'message', role: 'user', messageId: 'm3', parts: [{ kind: 'text', text: 'hi' }] }, { blocking: false });
+    const task = await tasks.send(
+      caller,
+      { kind: 'message', role: 'user', messageId: 'm3', parts: [{ kind: 'text', text: 'hi' }] },
+      { blocking: false },
+    );
     await bus.drain();
     await tasks.cancel(caller, task.id);
     await tasks.applyRunEvent(delta(task.id, runs[0]!.runId, 1, 'late'));
@@ -85,7 +126,11 @@ describe('TaskService.applyRunEvent', () => {
 
   it('the sweeper fails a run whose runner went silent, with a reason, after RUN_STALL_MS', async () => {
     const { tasks, bus, caller, clock } = await setup({ ...DEFAULT_TASK_CONFIG, runStallMs: 10_000 });
-    const task = await tasks.send(caller, { kind: 'message', role: 'user', messageId: 'm4', parts: [{ kind: 'text', text: 'hi' }] }, { blocking: false });
+    const task = await tasks.send(
+      caller,
+      { kind: 'message', role: 'user', messageId: 'm4', parts: [{ kind: 'text', text: 'hi' }] },
+      { blocking: false },
+    );
     await bus.drain();
     clock.advance(5_000);
     expect(await tasks.sweepStuckRuns()).toBe(0);
@@ -93,14 +138,25 @@ describe('TaskService.applyRunEvent', () => {
     expect(await tasks.sweepStuckRuns()).toBe(1);
     const got = await tasks.get(caller, task.id);
     expect(got.status.state).toBe('failed');
-    expect(got.status.message?.parts[0]).toMatchObject({ kind: 'text', text: expect.stringContaining('stopped responding') });
+    expect(got.status.message?.parts[0]).toMatchObject({
+      kind: 'text',
+      text: expect.stringContaining('stopped responding'),
+    });
   });
 
   it('two racing sends of one messageId create one task and charge once', async () => {
     const { tasks, caller, control } = await setup();
     const before = (await control.getSubscription('demo-subscription')).credits;
-    const message = { kind: 'message' as const, role: 'user' as const, messageId: 'same', parts: [{ kind: 'text' as const, text: 'x' }] };
-    const [a, b] = await Promise.all([tasks.send(caller, message, { blocking: false }), tasks.send(caller, message, { blocking: false })]);
+    const message = {
+      kind: 'message' as const,
+      role: 'user' as const,
+      messageId: 'same',
+      parts: [{ kind: 'text' as const, text: 'x' }],
+    };
+    const [a, b] = await Promise.all([
+      tasks.send(caller, message, { blocking: false }),
+      tasks.send(caller, message, { blocking: false }),
+    ]);
     expect(a.id).toBe(b.id);
     expect((await control.getSubscription('demo-subscription')).credits).toBe(before - 1);
   });

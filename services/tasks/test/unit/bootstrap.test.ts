@@ -23,19 +23,32 @@ async function controlOn(store: DocumentStore): Promise<ControlPlane> {
 
 describe('bootstrap of the first admin and the platform operator', () => {
   it('reads BOOTSTRAP_* from the environment and reports every problem together', () => {
-    const c = loadTasksConfig({ BOOTSTRAP_ADMIN_EMAIL: 'root@example.com', BOOTSTRAP_ADMIN_TOKEN: ADMIN_TOKEN, BOOTSTRAP_OPERATOR_TOKEN: OPERATOR_TOKEN });
+    const c = loadTasksConfig({
+      BOOTSTRAP_ADMIN_EMAIL: 'root@example.com',
+      BOOTSTRAP_ADMIN_TOKEN: ADMIN_TOKEN,
+      BOOTSTRAP_OPERATOR_TOKEN: OPERATOR_TOKEN,
+    });
     expect(c.bootstrap?.subscriptionId).toBe('default');
     expect(c.bootstrap?.users.map((u) => u.role)).toEqual(['admin', 'operator']);
     expect(loadTasksConfig({}).bootstrap).toBeUndefined();
-    expect(() => loadTasksConfig({ BOOTSTRAP_ADMIN_EMAIL: 'root@example.com', BOOTSTRAP_OPERATOR_TOKEN: 'short' })).toThrow(
+    expect(() =>
+      loadTasksConfig({ BOOTSTRAP_ADMIN_EMAIL: 'root@example.com', BOOTSTRAP_OPERATOR_TOKEN: 'short' }),
+    ).toThrow(
       /BOOTSTRAP_ADMIN_EMAIL and BOOTSTRAP_ADMIN_TOKEN go together[\s\S]*BOOTSTRAP_OPERATOR_TOKEN must be at least 32/,
     );
   });
 
   it('creates the subscription, admin and operator once; replicas racing on the same store agree', async () => {
     const store = new InMemoryDocumentStore();
-    const spec = loadTasksConfig({ BOOTSTRAP_ADMIN_EMAIL: 'Root@Example.com', BOOTSTRAP_ADMIN_TOKEN: ADMIN_TOKEN, BOOTSTRAP_OPERATOR_TOKEN: OPERATOR_TOKEN }).bootstrap!;
-    const [a, b] = await Promise.all([bootstrapFromConfig(await controlOn(store), spec), bootstrapFromConfig(await controlOn(store), spec)]);
+    const spec = loadTasksConfig({
+      BOOTSTRAP_ADMIN_EMAIL: 'Root@Example.com',
+      BOOTSTRAP_ADMIN_TOKEN: ADMIN_TOKEN,
+      BOOTSTRAP_OPERATOR_TOKEN: OPERATOR_TOKEN,
+    }).bootstrap!;
+    const [a, b] = await Promise.all([
+      bootstrapFromConfig(await controlOn(store), spec),
+      bootstrapFromConfig(await controlOn(store), spec),
+    ]);
     expect([a.subscriptionCreated, b.subscriptionCreated].filter(Boolean)).toHaveLength(1);
     expect([...a.users, ...b.users].filter((u) => u.created)).toHaveLength(2);
     const control = await controlOn(store);
@@ -44,7 +57,10 @@ describe('bootstrap of the first admin and the platform operator', () => {
     expect((await control.authenticateUser(sha256Hex(OPERATOR_TOKEN))).doc.role).toBe('operator');
     expect(await control.listUsers('default')).toHaveLength(2);
     // A later start with another token does not replace the stored one.
-    const again = await bootstrapFromConfig(control, { ...spec, users: [{ email: 'root@example.com', token: `${ADMIN_TOKEN}-rotated`, role: 'admin' }] });
+    const again = await bootstrapFromConfig(control, {
+      ...spec,
+      users: [{ email: 'root@example.com', token: `${ADMIN_TOKEN}-rotated`, role: 'admin' }],
+    });
     expect(again.users[0]).toMatchObject({ created: false, tokenMatches: false });
     expect((await control.authenticateUser(sha256Hex(ADMIN_TOKEN))).doc.email).toBe('root@example.com');
   });
@@ -53,7 +69,11 @@ describe('bootstrap of the first admin and the platform operator', () => {
     const store = new KeptOpenStore();
     let out = '';
     let err = '';
-    const code = await runTasksCli(['create-admin', '--email', 'ops@example.com'], { stdout: (t) => (out += t), stderr: (t) => (err += t) }, async () => store);
+    const code = await runTasksCli(
+      ['create-admin', '--email', 'ops@example.com'],
+      { stdout: (t) => (out += t), stderr: (t) => (err += t) },
+      async () => store,
+    );
     expect(err).toBe('');
     expect(code).toBe(0);
     const token = out.trim().split('\n').at(-1)!;
@@ -63,7 +83,11 @@ describe('bootstrap of the first admin and the platform operator', () => {
     expect(user.doc).toMatchObject({ email: 'ops@example.com', role: 'admin', subscriptionId: 'default' });
     expect(JSON.stringify(user.doc)).not.toContain(token);
     // The same email again is refused.
-    const dup = await runTasksCli(['create-admin', '--email', 'ops@example.com'], { stdout: () => undefined, stderr: (t) => (err += t) }, async () => store);
+    const dup = await runTasksCli(
+      ['create-admin', '--email', 'ops@example.com'],
+      { stdout: () => undefined, stderr: (t) => (err += t) },
+      async () => store,
+    );
     expect(dup).toBe(1);
     expect(err).toMatch(/exists/);
   });
@@ -71,10 +95,14 @@ describe('bootstrap of the first admin and the platform operator', () => {
   it('create-admin refuses bad arguments without touching the store', async () => {
     let err = '';
     let opened = false;
-    const code = await runTasksCli(['create-admin', '--email', 'not-an-email', '--role', 'root'], { stdout: () => undefined, stderr: (t) => (err += t) }, async () => {
-      opened = true;
-      return new InMemoryDocumentStore();
-    });
+    const code = await runTasksCli(
+      ['create-admin', '--email', 'not-an-email', '--role', 'root'],
+      { stdout: () => undefined, stderr: (t) => (err += t) },
+      async () => {
+        opened = true;
+        return new InMemoryDocumentStore();
+      },
+    );
     expect(code).toBe(2);
     expect(opened).toBe(false);
     expect(err).toMatch(/--email must be an email address[\s\S]*--role must be/);

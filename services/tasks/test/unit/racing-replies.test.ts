@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '@a2a-inbound/logger';
-import { InMemoryBlobStore, InMemoryBus, InMemoryCache, InMemoryDocumentStore, InMemoryEventLog, ManualClock, SequentialIds } from '@a2a-inbound/ports';
+import {
+  InMemoryBlobStore,
+  InMemoryBus,
+  InMemoryCache,
+  InMemoryDocumentStore,
+  InMemoryEventLog,
+  ManualClock,
+  SequentialIds,
+} from '@a2a-inbound/ports';
 import { eventsV1 } from '@a2a-inbound/proto';
 import { ControlPlane, openControlCollections } from '../../src/domain/control-plane';
 import { seedDemo } from '../../src/domain/seed';
@@ -30,15 +38,36 @@ describe('TaskService: racing replies to an input-required task', () => {
       log: silentLogger(),
       config: DEFAULT_TASK_CONFIG,
     });
-    const caller = { subscriptionId: 'demo-subscription', deploymentId: 'demo-deployment', agentId: 'demo-approval', keyId: 'k', protocolVersion: '0.3.0' };
-    const msg = (messageId: string, extra: Record<string, string> = {}) => ({ kind: 'message' as const, role: 'user' as const, messageId, parts: [{ kind: 'text' as const, text: 'approve' }], ...extra });
+    const caller = {
+      subscriptionId: 'demo-subscription',
+      deploymentId: 'demo-deployment',
+      agentId: 'demo-approval',
+      keyId: 'k',
+      protocolVersion: '0.3.0',
+    };
+    const msg = (messageId: string, extra: Record<string, string> = {}) => ({
+      kind: 'message' as const,
+      role: 'user' as const,
+      messageId,
+      parts: [{ kind: 'text' as const, text: 'approve' }],
+      ...extra,
+    });
 
     const task = await tasks.send(caller, msg('ask'), { blocking: false });
     await bus.drain();
-    await tasks.applyRunEvent({ taskId: task.id, runId: runs[0]!.runId, runSeq: 1, emittedAtMs: 0, event: { $case: 'status', status: { state: 'input-required', messageJson: '' } } });
+    await tasks.applyRunEvent({
+      taskId: task.id,
+      runId: runs[0]!.runId,
+      runSeq: 1,
+      emittedAtMs: 0,
+      event: { $case: 'status', status: { state: 'input-required', messageJson: '' } },
+    });
     const before = (await control.getSubscription('demo-subscription')).credits;
 
-    const results = await Promise.allSettled([tasks.send(caller, msg('reply-1', { taskId: task.id }), { blocking: false }), tasks.send(caller, msg('reply-2', { taskId: task.id }), { blocking: false })]);
+    const results = await Promise.allSettled([
+      tasks.send(caller, msg('reply-1', { taskId: task.id }), { blocking: false }),
+      tasks.send(caller, msg('reply-2', { taskId: task.id }), { blocking: false }),
+    ]);
     const won = results.filter((r) => r.status === 'fulfilled');
     const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     expect(won).toHaveLength(1);
@@ -48,7 +77,9 @@ describe('TaskService: racing replies to an input-required task', () => {
 
     // The refused messageId was not consumed: sent again (now to a finished-or-working task) it is judged afresh.
     const loserId = results[0].status === 'rejected' ? 'reply-1' : 'reply-2';
-    await expect(tasks.send(caller, msg(loserId, { taskId: task.id }), { blocking: false })).rejects.toMatchObject({ code: 'INVALID_PARAMS' });
+    await expect(tasks.send(caller, msg(loserId, { taskId: task.id }), { blocking: false })).rejects.toMatchObject({
+      code: 'INVALID_PARAMS',
+    });
     expect((await control.getSubscription('demo-subscription')).credits).toBe(before - 1);
   });
 });
