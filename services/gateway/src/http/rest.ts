@@ -31,11 +31,9 @@ export function sendRestError(res: Response, err: unknown, log: Logger, scope: s
   const wire = toJsonRpcError(app);
   // `details` carries the error's structured details; the code is already `error.code`.
   const { code: _code, ...details } = wire.data ?? {};
-  res
-    .status(status)
-    .json({
-      error: { code: app.code, message: wire.message, ...(Object.keys(details).length > 0 ? { details } : {}) },
-    });
+  res.status(status).json({
+    error: { code: app.code, message: wire.message, ...(Object.keys(details).length > 0 ? { details } : {}) },
+  });
 }
 
 /** Error middleware for a REST router (body-parser errors included): always JSON. */
