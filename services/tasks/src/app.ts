@@ -76,11 +76,19 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
   lifecycle.add('task-events consumer', sub);
 
   let sweeping = false;
+  let lastRetentionSweep = deps.clock.now();
+  const sweep = async (): Promise<void> => {
+    await tasks.sweepStuckRuns();
+    if (deps.clock.now() - lastRetentionSweep >= config.retentionSweepIntervalMs) {
+      lastRetentionSweep = deps.clock.now();
+      const swept = await tasks.sweepRetention();
+      if (swept.tasks + swept.messageIds + swept.pushConfigs > 0) log.info(swept, 'retention sweep');
+    }
+  };
   const sweeper = setInterval(() => {
     if (sweeping) return;
     sweeping = true;
-    tasks
-      .sweepStuckRuns()
+    sweep()
       .catch((err: unknown) => log.error({ err }, 'sweep failed'))
       .finally(() => {
         sweeping = false;

@@ -212,16 +212,18 @@ export class TaskService {
     };
     if (config.authentication) doc.authentication = config.authentication;
     const existing = await this.c.pushConfigs.get(id);
-    if (existing) await this.c.pushConfigs.replace(id, existing.version, doc);
+    // Kept as long as a finished task is: the retention sweep deletes both.
+    const keep = { expiresAt: this.deps.clock.now() + this.deps.config.retentionMs };
+    if (existing) await this.c.pushConfigs.replace(id, existing.version, doc, keep);
     else {
       const count = await this.c.pushConfigs.count({ taskId });
       if (count >= 10) throw new InvalidParamsError('at most 10 push notification configs per task');
       try {
-        await this.c.pushConfigs.insert(id, doc);
+        await this.c.pushConfigs.insert(id, doc, keep);
       } catch (err) {
         if (!(err instanceof DuplicateKeyError)) throw err;
         const again = await this.c.pushConfigs.get(id);
-        if (again) await this.c.pushConfigs.replace(id, again.version, doc);
+        if (again) await this.c.pushConfigs.replace(id, again.version, doc, keep);
       }
     }
     return doc;
@@ -318,6 +320,19 @@ export class TaskService {
       }
     }
     throw new AppError('UNAVAILABLE', `could not apply event to ${event.taskId}`);
+  }
+
+  /**
+   * Retention: deletes finished tasks, idempotency records and push configs whose `expiresAt` passed
+   * (no TTL indexes: FerretDB v1 has none). Safe on every replica at once: deletes are idempotent.
+   */
+  async sweepRetention(): Promise<{ tasks: number; messageIds: number; pushConfigs: number }> {
+    const now = this.deps.clock.now();
+    return {
+      tasks: await this.c.tasks.sweepExpired(now),
+      messageIds: await this.c.messageIds.sweepExpired(now),
+      pushConfigs: await this.c.pushConfigs.sweepExpired(now),
+    };
   }
 
   /** Fails tasks whose run stalled or overran (runner lost): bounded time, with a reason. */

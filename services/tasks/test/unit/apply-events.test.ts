@@ -161,3 +161,34 @@ describe('TaskService.applyRunEvent', () => {
     expect((await control.getSubscription('demo-subscription')).credits).toBe(before - 1);
   });
 });
+
+describe('TaskService.sweepRetention', () => {
+  it('deletes finished tasks and their idempotency records after TASK_RETENTION_MS, and keeps running ones', async () => {
+    const { tasks, bus, runs, caller, clock } = await setup({
+      ...DEFAULT_TASK_CONFIG,
+      retentionMs: 60_000,
+      runStallMs: 10 * 60_000,
+    });
+    const done = await tasks.send(
+      caller,
+      { kind: 'message', role: 'user', messageId: 'r1', parts: [{ kind: 'text', text: 'a' }] },
+      { blocking: false },
+    );
+    const running = await tasks.send(
+      caller,
+      { kind: 'message', role: 'user', messageId: 'r2', parts: [{ kind: 'text', text: 'b' }] },
+      { blocking: false },
+    );
+    await bus.drain();
+    const run = runs.find((r) => r.taskId === done.id)!;
+    await tasks.applyRunEvent(status(done.id, run.runId, 1, 'completed'));
+    clock.advance(30_000);
+    expect(await tasks.sweepRetention()).toEqual({ tasks: 0, messageIds: 0, pushConfigs: 0 });
+    clock.advance(31_000);
+    const swept = await tasks.sweepRetention();
+    expect(swept.tasks).toBe(1);
+    expect(swept.messageIds).toBe(2);
+    await expect(tasks.get(caller, done.id)).rejects.toMatchObject({ code: 'TASK_NOT_FOUND' });
+    expect((await tasks.get(caller, running.id)).status.state).toBe('working');
+  });
+});
