@@ -91,7 +91,7 @@ export async function startCluster(options = {}) {
     120_000,
     'tasks',
   );
-  start('webhooks', 'services/webhooks/dist/main.js', { WEBHOOKS_GRPC_PORT: '0' });
+  start('webhooks', 'services/webhooks/dist/main.js', { WEBHOOKS_GRPC_PORT: '0', TASKS_GRPC_ADDR: tasksAddress });
   if (existsSync(join(root, 'services/linker/dist/main.js')))
     start('linker', 'services/linker/dist/main.js', {
       LINKER_GRPC_PORT: String(linkerPort),

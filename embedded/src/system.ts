@@ -24,7 +24,12 @@ import { startTasksApp, type TasksApp } from '@a2a-inbound/tasks/src/app';
 import { loadTasksConfig } from '@a2a-inbound/tasks/src/config';
 import { startRunnerApp, type RunnerApp } from '@a2a-inbound/runner/src/app';
 import { loadRunnerConfig } from '@a2a-inbound/runner/src/config';
-import { startWebhooksApp, type WebhooksApp } from '@a2a-inbound/webhooks/src/app';
+import {
+  grpcPushSource,
+  startWebhooksApp,
+  type WebhookEgressOptions,
+  type WebhooksApp,
+} from '@a2a-inbound/webhooks/src/app';
 import { createLinkerApp, type LinkerApp } from '@a2a-inbound/linker/src/app';
 import { loadConfig as loadLinkerConfig } from '@a2a-inbound/linker/src/config';
 import { loadWebhooksConfig } from '@a2a-inbound/webhooks/src/config';
@@ -72,6 +77,11 @@ export interface SystemOptions {
   runners?: number;
   /** DNS for the gateway's public-address checks (webhook URLs, file URIs); tests inject a fake one. */
   resolver?: Resolver;
+  /**
+   * Test seams of the webhooks service's egress (policy, DNS, extra CA). Production passes none: the strict
+   * public-address policy stays the default.
+   */
+  webhookEgress?: WebhookEgressOptions;
 }
 
 /**
@@ -111,9 +121,17 @@ export async function startSystem(options: SystemOptions): Promise<System> {
       ),
     );
   }
+  const pushSource = grpcPushSource(tasks.grpc.address);
   const webhooks = await startWebhooksApp(
-    { bus: e.bus, log: log.child({ service: 'webhooks' }) },
-    loadWebhooksConfig(env),
+    {
+      bus: e.bus,
+      store: e.store,
+      source: pushSource,
+      clock: e.clock,
+      log: log.child({ service: 'webhooks' }),
+      ...(options.webhookEgress ? { egress: options.webhookEgress } : {}),
+    },
+    loadWebhooksConfig({ ...env, TASKS_GRPC_ADDR: tasks.grpc.address }),
   );
   const linkerConfig = loadLinkerConfig({ ...env, STORE: 'memory', LINKER_GRPC_PORT: '0' });
   const linker = await createLinkerApp({
@@ -155,6 +173,7 @@ export async function startSystem(options: SystemOptions): Promise<System> {
       (closing ??= (async () => {
         await gateway.close();
         await webhooks.close();
+        pushSource.close();
         await linker.close();
         for (const r of runners) await r.close();
         await tasks.close();

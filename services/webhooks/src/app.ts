@@ -1,38 +1,105 @@
 import type { Logger } from '@a2a-inbound/logger';
-import type { Bus } from '@a2a-inbound/ports';
-import { eventsV1 } from '@a2a-inbound/proto';
-import { Lifecycle, PeriodicReadiness, startGrpcServer, type GrpcServerHandle } from '@a2a-inbound/runtime';
+import { systemClock, type Bus, type Clock, type DocumentStore } from '@a2a-inbound/ports';
+import { eventsV1, tasksV1 } from '@a2a-inbound/proto';
+import {
+  call,
+  grpc,
+  grpcChannelOptions,
+  isPublicAddress,
+  Lifecycle,
+  PeriodicReadiness,
+  startGrpcServer,
+  type GrpcServerHandle,
+  type Resolver,
+} from '@a2a-inbound/runtime';
 import type { WebhooksConfig } from './config';
+import { Deliverer, openDeliveryLog, type DeliveryLogDoc, type PushSource } from './delivery';
+import { createWebhookAgent } from './egress/webhook-agent';
 
 export const TASK_UPDATES_TOPIC = 'a2a.task.updates';
 const READINESS_INTERVAL_MS = 2_000;
 
 export interface WebhooksApp {
   readonly grpc: GrpcServerHandle;
-  /** Task updates seen (for operators; delivery is the push-delivery issue). */
+  /** Task updates seen (for operators). */
   readonly seen: () => number;
   /** Pings the bus now; resolves whether the service is ready (what gRPC health reports). */
   ready(): Promise<boolean>;
   close(): Promise<void>;
 }
 
+/** Test seams of egress. Production uses none of them: strict public-address policy, system DNS and CAs. */
+export interface WebhookEgressOptions {
+  isAllowed?: (ip: string) => boolean;
+  resolve?: Resolver;
+  ca?: string | string[];
+  /** Called after each finished delivery (delivered or given up). */
+  onDelivery?: (d: DeliveryLogDoc) => void;
+}
+
+/** The tasks service's internal GetPushDelivery RPC. */
+export function grpcPushSource(address: string): PushSource & { close(): void } {
+  const client = new tasksV1.TasksServiceClient(address, grpc.credentials.createInsecure(), grpcChannelOptions);
+  return {
+    get: async (taskId) => {
+      const r = await call(client.getPushDelivery.bind(client), { taskId }, { deadlineMs: 10_000 });
+      return { taskJson: r.taskJson, enabled: r.pushNotificationsEnabled, targets: r.targets };
+    },
+    close: () => client.close(),
+  };
+}
+
 /**
- * The webhooks service: consumes task updates (the fan-out of every applied task event). Signed, SSRF-guarded
- * delivery with retries is built on this consumer in the push-delivery issue; today it records what it sees.
+ * The webhooks service: consumes task updates and pushes the Task to the task's push configs on every
+ * status-update event (artifact deltas are not pushed: the next status update carries them). Each delivery
+ * is signed, SSRF-guarded and retried (see ADR 0010); the handler awaits the bounded retry budget.
  */
 export async function startWebhooksApp(
-  deps: { bus: Bus; log: Logger; readinessIntervalMs?: number },
+  deps: {
+    bus: Bus;
+    store: DocumentStore;
+    source: PushSource;
+    log: Logger;
+    clock?: Clock;
+    readinessIntervalMs?: number;
+    egress?: WebhookEgressOptions;
+  },
   config: WebhooksConfig,
 ): Promise<WebhooksApp> {
   const lifecycle = new Lifecycle();
+  const egress = deps.egress ?? {};
+  const isAllowed = egress.isAllowed ?? isPublicAddress;
+  const agent = createWebhookAgent({
+    isAllowed,
+    ...(egress.resolve ? { resolve: egress.resolve } : {}),
+    ...(egress.ca ? { ca: egress.ca } : {}),
+  });
+  lifecycle.add('webhook agent', agent);
+  const deliverer = new Deliverer({
+    agent,
+    log: await openDeliveryLog(deps.store),
+    logger: deps.log,
+    clock: deps.clock ?? systemClock,
+    policy: { retryBaseMs: config.retryBaseMs, retryMaxDelayMs: config.retryMaxDelayMs },
+    isAllowed,
+    ...(egress.resolve ? { resolve: egress.resolve } : {}),
+  });
   let seen = 0;
   lifecycle.add(
     'task-updates consumer',
     await deps.bus.subscribe(TASK_UPDATES_TOPIC, 'webhooks', async (m) => {
       const e = eventsV1.LoggedTaskEvent.decode(m.value);
       seen += 1;
-      deps.log.debug({ taskId: e.taskId, seq: e.seq }, 'task update');
-      await Promise.resolve();
+      if (!isStatusUpdate(e.eventJson)) return;
+      const d = await deps.source.get(e.taskId); // throws → the bus redelivers (claims make it idempotent)
+      if (!d.enabled || !d.taskJson || d.targets.length === 0) return;
+      const seq = Number(e.seq);
+      await Promise.all(
+        d.targets.map(async (t) => {
+          const done = await deliverer.deliver(e.taskId, seq, t, d.taskJson);
+          if (done) egress.onDelivery?.(done);
+        }),
+      );
     }),
   );
   // gRPC health: SERVING while the bus answered its last background ping; NOT_SERVING once close() began.
@@ -40,14 +107,14 @@ export async function startWebhooksApp(
     intervalMs: deps.readinessIntervalMs ?? READINESS_INTERVAL_MS,
     log: deps.log,
   });
-  const grpc = await startGrpcServer([], {
+  const grpcServer = await startGrpcServer([], {
     host: config.grpcHost,
     port: config.grpcPort,
     isServing: () => readiness.isReady(),
   });
-  lifecycle.add('grpc server', grpc);
+  lifecycle.add('grpc server', grpcServer);
   return {
-    grpc,
+    grpc: grpcServer,
     seen: () => seen,
     ready: () => readiness.refresh(),
     close: async () => {
@@ -55,4 +122,12 @@ export async function startWebhooksApp(
       await lifecycle.close(deps.log);
     },
   };
+}
+
+function isStatusUpdate(eventJson: string): boolean {
+  try {
+    return (JSON.parse(eventJson) as { kind?: unknown }).kind === 'status-update';
+  } catch {
+    return false;
+  }
 }

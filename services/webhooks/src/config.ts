@@ -3,6 +3,12 @@ import { EnvReader, type Env } from '@a2a-inbound/config';
 export interface WebhooksConfig {
   grpcHost: string;
   grpcPort: number;
+  /** The tasks service (internal GetPushDelivery RPC). */
+  tasksAddress: string;
+  /** First retry delay (ms); doubles per retry, plus jitter. */
+  retryBaseMs: number;
+  /** Cap of one retry delay (ms), Retry-After included. */
+  retryMaxDelayMs: number;
 }
 
 export function loadWebhooksConfig(env: Env): WebhooksConfig {
@@ -10,6 +16,9 @@ export function loadWebhooksConfig(env: Env): WebhooksConfig {
   const c = {
     grpcHost: r.string('WEBHOOKS_GRPC_HOST', '127.0.0.1'),
     grpcPort: r.int('WEBHOOKS_GRPC_PORT', 50053, { min: 0, max: 65535 }),
+    tasksAddress: r.string('TASKS_GRPC_ADDR', '127.0.0.1:50051'),
+    retryBaseMs: r.int('WEBHOOKS_RETRY_BASE_MS', 1_000, { min: 0, max: 60_000 }),
+    retryMaxDelayMs: r.int('WEBHOOKS_RETRY_MAX_DELAY_MS', 30_000, { min: 0, max: 300_000 }),
   };
   r.done();
   return c;

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { connectEngines, loadEnginesConfig } from '@a2a-inbound/engines';
 import { createLogger } from '@a2a-inbound/logger';
-import { startWebhooksApp } from './app';
+import { grpcPushSource, startWebhooksApp } from './app';
 import { loadWebhooksConfig } from './config';
 
 async function main(): Promise<void> {
@@ -11,11 +11,13 @@ async function main(): Promise<void> {
     clientId: `webhooks-${hostname()}-${process.pid}`,
   });
   const log = createLogger({ service: 'webhooks', level: process.env.LOG_LEVEL ?? 'info' });
-  const e = await connectEngines(engines, ['bus'], log);
-  const app = await startWebhooksApp({ bus: e.bus!, log }, config);
+  const e = await connectEngines(engines, ['bus', 'store'], log);
+  const source = grpcPushSource(config.tasksAddress);
+  const app = await startWebhooksApp({ bus: e.bus!, store: e.store!, source, log }, config);
   const shutdown = (): void => {
     void app
       .close()
+      .then(() => source.close())
       .then(() => e.close())
       .then(
         () => process.exit(0),

@@ -262,6 +262,29 @@ export class TaskService {
       });
   }
 
+  // ---- push delivery (internal: the webhooks service) ------------------------------------------
+
+  /**
+   * What a push delivery of the task needs: the Task as tasks/get returns it (no history), whether push is
+   * enabled for its agent, and its configs with their tokens. Internal only (never behind the gateway).
+   */
+  async pushDelivery(taskId: string): Promise<{
+    task: Task | undefined;
+    enabled: boolean;
+    targets: PushConfigDoc[];
+  }> {
+    const t = taskId ? await this.c.tasks.get(taskId) : undefined;
+    if (!t) return { task: undefined, enabled: false, targets: [] };
+    let enabled = false;
+    try {
+      enabled = (await this.deps.control.resolveAgent(t.doc.agentId)).pushNotificationsEnabled;
+    } catch (err) {
+      if (!(err instanceof AppError && err.code === 'NOT_FOUND')) throw err;
+    }
+    const targets = enabled ? (await this.c.pushConfigs.find({ taskId })).map((v) => v.doc) : [];
+    return { task: this.#toA2A(t.doc, undefined, { emptyArtifactsWhileWorking: false }), enabled, targets };
+  }
+
   // ---- runner events (bus consumer) -------------------------------------------------------------
 
   /**

@@ -90,6 +90,19 @@ export function tasksGrpcService(tasks: TaskService, log: Logger, runs: RunHisto
       await tasks.deletePushConfig(caller(r.caller), r.taskId, r.configId);
       return {};
     }, log),
+    getPushDelivery: unary(async (r: tasksV1.GetPushDeliveryRequest) => {
+      const d = await tasks.pushDelivery(r.taskId);
+      return {
+        taskJson: d.task ? JSON.stringify(d.task) : '',
+        pushNotificationsEnabled: d.enabled,
+        targets: d.targets.map((t) => ({
+          configId: t.configId,
+          url: t.url,
+          token: t.token,
+          authenticationJson: t.authentication ? JSON.stringify(t.authentication) : '',
+        })),
+      };
+    }, log),
     listTasks: unary(async (r: tasksV1.ListTasksRequest) => {
       const c = caller(r.caller);
       const list = await runs.list(c.subscriptionId, c.agentId, {

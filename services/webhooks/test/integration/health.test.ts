@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '@a2a-inbound/logger';
-import { InMemoryBus } from '@a2a-inbound/ports';
+import { InMemoryBus, InMemoryDocumentStore } from '@a2a-inbound/ports';
 import { checkHealth } from '@a2a-inbound/runtime';
 import { startWebhooksApp } from '../../src/app';
 import { loadWebhooksConfig } from '../../src/config';
@@ -13,7 +13,13 @@ describe('webhooks gRPC health', () => {
     bus.ping = () => (busDown ? Promise.reject(new Error('kafka unreachable')) : ping());
     // A long interval: the test refreshes readiness itself (app.ready()) instead of waiting.
     const app = await startWebhooksApp(
-      { bus, log: silentLogger(), readinessIntervalMs: 600_000 },
+      {
+        bus,
+        store: new InMemoryDocumentStore(),
+        source: { get: () => Promise.resolve({ taskJson: '', enabled: false, targets: [] }) },
+        log: silentLogger(),
+        readinessIntervalMs: 600_000,
+      },
       loadWebhooksConfig({ WEBHOOKS_GRPC_PORT: '0' }),
     );
     try {

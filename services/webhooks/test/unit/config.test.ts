@@ -11,6 +11,12 @@ describe('loadWebhooksConfig', () => {
   });
 
   it('defaults when nothing is set', () => {
-    expect(loadWebhooksConfig({})).toEqual({ grpcHost: '127.0.0.1', grpcPort: 50053 });
+    expect(loadWebhooksConfig({})).toEqual({
+      grpcHost: '127.0.0.1',
+      grpcPort: 50053,
+      tasksAddress: '127.0.0.1:50051',
+      retryBaseMs: 1_000,
+      retryMaxDelayMs: 30_000,
+    });
   });
 });

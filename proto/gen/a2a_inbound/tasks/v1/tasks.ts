@@ -152,6 +152,27 @@ export interface ListTasksResponse {
   tasks: TaskSummary[];
 }
 
+/** Internal, for the webhooks service only (never routed by the gateway): what a push delivery of a task needs. */
+export interface GetPushDeliveryRequest {
+  taskId: string;
+}
+
+export interface PushTarget {
+  configId: string;
+  url: string;
+  /** The config's token: the HMAC key of X-A2A-Signature. Crosses only this internal boundary; never logged. */
+  token: string;
+  authenticationJson: string;
+}
+
+export interface PushDeliveryResponse {
+  /** The A2A Task as tasks/get returns it (no history); empty when the task does not exist (any more). */
+  taskJson: string;
+  /** Whether the operator enabled push notifications for the task's agent (deliveries stop when disabled). */
+  pushNotificationsEnabled: boolean;
+  targets: PushTarget[];
+}
+
 function createBaseCaller(): Caller {
   return { subscriptionId: "", deploymentId: "", agentId: "", keyId: "", protocolVersion: "" };
 }
@@ -1964,6 +1985,313 @@ export const ListTasksResponse: MessageFns<ListTasksResponse> = {
   },
 };
 
+function createBaseGetPushDeliveryRequest(): GetPushDeliveryRequest {
+  return { taskId: "" };
+}
+
+export const GetPushDeliveryRequest: MessageFns<GetPushDeliveryRequest> = {
+  encode(message: GetPushDeliveryRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.taskId !== "") {
+      writer.uint32(10).string(message.taskId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetPushDeliveryRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetPushDeliveryRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.taskId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetPushDeliveryRequest {
+    return {
+      taskId: isSet(object.taskId)
+        ? globalThis.String(object.taskId)
+        : isSet(object.task_id)
+        ? globalThis.String(object.task_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetPushDeliveryRequest): unknown {
+    const obj: any = {};
+    if (message.taskId !== "") {
+      obj.taskId = message.taskId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetPushDeliveryRequest>): GetPushDeliveryRequest {
+    return GetPushDeliveryRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetPushDeliveryRequest>): GetPushDeliveryRequest {
+    const message = createBaseGetPushDeliveryRequest();
+    message.taskId = object.taskId ?? "";
+    return message;
+  },
+};
+
+function createBasePushTarget(): PushTarget {
+  return { configId: "", url: "", token: "", authenticationJson: "" };
+}
+
+export const PushTarget: MessageFns<PushTarget> = {
+  encode(message: PushTarget, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.configId !== "") {
+      writer.uint32(10).string(message.configId);
+    }
+    if (message.url !== "") {
+      writer.uint32(18).string(message.url);
+    }
+    if (message.token !== "") {
+      writer.uint32(26).string(message.token);
+    }
+    if (message.authenticationJson !== "") {
+      writer.uint32(34).string(message.authenticationJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PushTarget {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePushTarget();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.configId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.authenticationJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PushTarget {
+    return {
+      configId: isSet(object.configId)
+        ? globalThis.String(object.configId)
+        : isSet(object.config_id)
+        ? globalThis.String(object.config_id)
+        : "",
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+      token: isSet(object.token) ? globalThis.String(object.token) : "",
+      authenticationJson: isSet(object.authenticationJson)
+        ? globalThis.String(object.authenticationJson)
+        : isSet(object.authentication_json)
+        ? globalThis.String(object.authentication_json)
+        : "",
+    };
+  },
+
+  toJSON(message: PushTarget): unknown {
+    const obj: any = {};
+    if (message.configId !== "") {
+      obj.configId = message.configId;
+    }
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    if (message.authenticationJson !== "") {
+      obj.authenticationJson = message.authenticationJson;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<PushTarget>): PushTarget {
+    return PushTarget.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<PushTarget>): PushTarget {
+    const message = createBasePushTarget();
+    message.configId = object.configId ?? "";
+    message.url = object.url ?? "";
+    message.token = object.token ?? "";
+    message.authenticationJson = object.authenticationJson ?? "";
+    return message;
+  },
+};
+
+function createBasePushDeliveryResponse(): PushDeliveryResponse {
+  return { taskJson: "", pushNotificationsEnabled: false, targets: [] };
+}
+
+export const PushDeliveryResponse: MessageFns<PushDeliveryResponse> = {
+  encode(message: PushDeliveryResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.taskJson !== "") {
+      writer.uint32(10).string(message.taskJson);
+    }
+    if (message.pushNotificationsEnabled !== false) {
+      writer.uint32(16).bool(message.pushNotificationsEnabled);
+    }
+    for (const v of message.targets) {
+      PushTarget.encode(v!, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PushDeliveryResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePushDeliveryResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.taskJson = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.pushNotificationsEnabled = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.targets.push(PushTarget.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PushDeliveryResponse {
+    return {
+      taskJson: isSet(object.taskJson)
+        ? globalThis.String(object.taskJson)
+        : isSet(object.task_json)
+        ? globalThis.String(object.task_json)
+        : "",
+      pushNotificationsEnabled: isSet(object.pushNotificationsEnabled)
+        ? globalThis.Boolean(object.pushNotificationsEnabled)
+        : isSet(object.push_notifications_enabled)
+        ? globalThis.Boolean(object.push_notifications_enabled)
+        : false,
+      targets: globalThis.Array.isArray(object?.targets) ? object.targets.map((e: any) => PushTarget.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: PushDeliveryResponse): unknown {
+    const obj: any = {};
+    if (message.taskJson !== "") {
+      obj.taskJson = message.taskJson;
+    }
+    if (message.pushNotificationsEnabled !== false) {
+      obj.pushNotificationsEnabled = message.pushNotificationsEnabled;
+    }
+    if (message.targets?.length) {
+      obj.targets = message.targets.map((e) => PushTarget.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<PushDeliveryResponse>): PushDeliveryResponse {
+    return PushDeliveryResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<PushDeliveryResponse>): PushDeliveryResponse {
+    const message = createBasePushDeliveryResponse();
+    message.taskJson = object.taskJson ?? "";
+    message.pushNotificationsEnabled = object.pushNotificationsEnabled ?? false;
+    message.targets = object.targets?.map((e) => PushTarget.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 export type TasksServiceService = typeof TasksServiceService;
 export const TasksServiceService = {
   sendMessage: {
@@ -2058,6 +2386,18 @@ export const TasksServiceService = {
     responseSerialize: (value: ListTasksResponse): Buffer => Buffer.from(ListTasksResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListTasksResponse => ListTasksResponse.decode(value),
   },
+  /** Internal (webhooks service): the task and its push targets, tokens included. */
+  getPushDelivery: {
+    path: "/a2a_inbound.tasks.v1.TasksService/GetPushDelivery" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetPushDeliveryRequest): Buffer =>
+      Buffer.from(GetPushDeliveryRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetPushDeliveryRequest => GetPushDeliveryRequest.decode(value),
+    responseSerialize: (value: PushDeliveryResponse): Buffer =>
+      Buffer.from(PushDeliveryResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): PushDeliveryResponse => PushDeliveryResponse.decode(value),
+  },
 } as const;
 
 export interface TasksServiceServer extends UntypedServiceImplementation {
@@ -2071,6 +2411,8 @@ export interface TasksServiceServer extends UntypedServiceImplementation {
   listPushConfigs: handleUnaryCall<PushConfigRequest, ListPushConfigsResponse>;
   deletePushConfig: handleUnaryCall<PushConfigRequest, DeletePushConfigResponse>;
   listTasks: handleUnaryCall<ListTasksRequest, ListTasksResponse>;
+  /** Internal (webhooks service): the task and its push targets, tokens included. */
+  getPushDelivery: handleUnaryCall<GetPushDeliveryRequest, PushDeliveryResponse>;
 }
 
 export interface TasksServiceClient extends Client {
@@ -2205,6 +2547,22 @@ export interface TasksServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListTasksResponse) => void,
+  ): ClientUnaryCall;
+  /** Internal (webhooks service): the task and its push targets, tokens included. */
+  getPushDelivery(
+    request: GetPushDeliveryRequest,
+    callback: (error: ServiceError | null, response: PushDeliveryResponse) => void,
+  ): ClientUnaryCall;
+  getPushDelivery(
+    request: GetPushDeliveryRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: PushDeliveryResponse) => void,
+  ): ClientUnaryCall;
+  getPushDelivery(
+    request: GetPushDeliveryRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: PushDeliveryResponse) => void,
   ): ClientUnaryCall;
 }
 

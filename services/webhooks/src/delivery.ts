@@ -1,0 +1,280 @@
+import { AppError } from '@a2a-inbound/errors';
+import type { Logger } from '@a2a-inbound/logger';
+import type { Clock, Collection, DocumentStore } from '@a2a-inbound/ports';
+import { checkHttpsUrlShape, dnsResolver, type Resolver } from '@a2a-inbound/runtime';
+import { request } from 'undici';
+import { SIGNATURE_HEADER, signBody } from './egress/signer';
+import { BlockedDestinationError, type WebhookAgent } from './egress/webhook-agent';
+
+/** Webhook rule 3 / Limits: up to 3 retries, so at most 4 attempts per delivery. */
+export const MAX_RETRIES = 3;
+export const TOTAL_TIMEOUT_MS = 10_000;
+export const MAX_RESPONSE_BYTES = 64 * 1024;
+const LOG_RETENTION_MS = 7 * 24 * 3600_000;
+
+export interface PushTarget {
+  configId: string;
+  url: string;
+  /** HMAC key; never logged. */
+  token: string;
+  authenticationJson: string;
+}
+
+export interface PushDelivery {
+  /** The Task as tasks/get returns it; empty when the task is gone. */
+  taskJson: string;
+  enabled: boolean;
+  targets: PushTarget[];
+}
+
+/** Where the webhooks service reads a task's delivery data (the tasks service's internal RPC). */
+export interface PushSource {
+  get(taskId: string): Promise<PushDelivery>;
+}
+
+export interface DeliveryPolicy {
+  /** First retry delay; doubles per retry, plus up to the same again of jitter. */
+  retryBaseMs: number;
+  /** Cap of one retry delay, including an honoured Retry-After. */
+  retryMaxDelayMs: number;
+  totalTimeoutMs?: number;
+  maxResponseBytes?: number;
+}
+
+export type AttemptOutcome = 'delivered' | 'retry' | 'permanent';
+
+export interface AttemptResult {
+  outcome: AttemptOutcome;
+  status?: number;
+  error?: string;
+  retryAfterMs?: number;
+}
+
+export interface DeliveryLogDoc {
+  taskId: string;
+  seq: number;
+  configId: string;
+  state: 'pending' | 'delivered' | 'failed';
+  claimedAtMs: number;
+  attempts: { atMs: number; status?: number; error?: string }[];
+  finishedAtMs?: number;
+}
+
+export async function openDeliveryLog(store: DocumentStore): Promise<Collection<DeliveryLogDoc>> {
+  return store.collection<DeliveryLogDoc>({ name: 'push_deliveries', indexes: [{ fields: ['taskId'] }] });
+}
+
+function isBlocked(err: unknown): boolean {
+  for (let e: unknown = err, i = 0; e && i < 5; i++) {
+    if (e instanceof BlockedDestinationError || (e as { code?: unknown }).code === 'BLOCKED_DESTINATION') return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+function describe(err: unknown): string {
+  if (isBlocked(err)) return 'destination refused: not a public address';
+  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+}
+
+/** Retry-After as seconds or an HTTP date; undefined when absent or unparsable. */
+export function parseRetryAfter(value: string | string[] | undefined, now: number): number | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (!v) return undefined;
+  if (/^\d+$/.test(v.trim())) return Number(v.trim()) * 1000;
+  const date = Date.parse(v);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** Authorization header from the config's A2A `authentication` ({schemes, credentials}): Bearer only. */
+function authorization(authenticationJson: string): string | undefined {
+  if (!authenticationJson) return undefined;
+  try {
+    const a = JSON.parse(authenticationJson) as { schemes?: unknown; credentials?: unknown };
+    const bearer = Array.isArray(a.schemes) && a.schemes.some((s) => String(s).toLowerCase() === 'bearer');
+    return bearer && typeof a.credentials === 'string' && a.credentials ? `Bearer ${a.credentials}` : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export class Deliverer {
+  readonly #resolve: Resolver;
+  readonly #isAllowed: (ip: string) => boolean;
+
+  constructor(
+    private readonly deps: {
+      agent: WebhookAgent;
+      log: Collection<DeliveryLogDoc>;
+      logger: Logger;
+      clock: Clock;
+      policy: DeliveryPolicy;
+      isAllowed: (ip: string) => boolean;
+      resolve?: Resolver;
+      sleep?: (ms: number) => Promise<void>;
+      random?: () => number;
+    },
+  ) {
+    this.#resolve = deps.resolve ?? dnsResolver;
+    this.#isAllowed = deps.isAllowed;
+  }
+
+  /** Webhook rule 1: https and a public destination, re-checked before every attempt. */
+  async checkUrl(raw: string): Promise<string | undefined> {
+    const shape = checkHttpsUrlShape(raw);
+    if (!shape.ok) return shape.reason;
+    const host = shape.url.hostname.replace(/^\[|\]$/g, '');
+    let addresses: string[];
+    try {
+      addresses = /^[\d.]+$|:/.test(host) ? [host] : await this.#resolve(host);
+    } catch {
+      return `url host ${host} does not resolve`;
+    }
+    if (addresses.length === 0) return `url host ${host} does not resolve`;
+    if (addresses.some((a) => !this.#isAllowed(a))) return 'url must resolve to a public address';
+    return undefined;
+  }
+
+  /** One POST. Redirects are not followed (Webhook rule 2): a 3xx is a permanent failure. */
+  async attempt(target: PushTarget, body: string): Promise<AttemptResult> {
+    const refused = await this.checkUrl(target.url);
+    if (refused) return { outcome: 'permanent', error: refused };
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      [SIGNATURE_HEADER.toLowerCase()]: signBody(body, target.token),
+    };
+    const auth = authorization(target.authenticationJson);
+    if (auth) headers.authorization = auth;
+    const total = this.deps.policy.totalTimeoutMs ?? TOTAL_TIMEOUT_MS;
+    try {
+      const res = await request(target.url, {
+        dispatcher: this.deps.agent,
+        method: 'POST',
+        headers,
+        body,
+        signal: AbortSignal.timeout(total),
+        headersTimeout: total,
+        bodyTimeout: total,
+      });
+      await drain(res.body, this.deps.policy.maxResponseBytes ?? MAX_RESPONSE_BYTES);
+      const status = res.statusCode;
+      if (status >= 200 && status < 300) return { outcome: 'delivered', status };
+      if (status === 429) {
+        const retryAfterMs = parseRetryAfter(res.headers['retry-after'], this.deps.clock.now());
+        return { outcome: 'retry', status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+      }
+      if (status >= 500) return { outcome: 'retry', status };
+      return { outcome: 'permanent', status }; // 3xx (not followed), 4xx other than 429
+    } catch (err) {
+      return { outcome: isBlocked(err) ? 'permanent' : 'retry', error: describe(err) };
+    }
+  }
+
+  #delay(retry: number, retryAfterMs: number | undefined): number {
+    const { retryBaseMs, retryMaxDelayMs } = this.deps.policy;
+    const backoff = retryBaseMs * 2 ** (retry - 1) + Math.floor((this.deps.random ?? Math.random)() * retryBaseMs);
+    return Math.min(retryMaxDelayMs, Math.max(backoff, retryAfterMs ?? 0));
+  }
+
+  /**
+   * Delivers the body to one target once per (task, seq, config) across replicas and redeliveries: the
+   * delivery log id is claimed by insert; a claim held by a live delivery or a finished one is skipped.
+   */
+  async deliver(taskId: string, seq: number, target: PushTarget, body: string): Promise<DeliveryLogDoc | undefined> {
+    const id = `${taskId}:${seq}:${target.configId}`;
+    const claimed = await this.#claim(id, { taskId, seq, configId: target.configId });
+    if (!claimed) return undefined;
+    let { version } = claimed;
+    const doc: DeliveryLogDoc = { ...claimed.doc };
+    const sleep = this.deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+    let retryAfterMs: number | undefined;
+    for (let attemptNo = 0; attemptNo <= MAX_RETRIES; attemptNo++) {
+      if (attemptNo > 0) await sleep(this.#delay(attemptNo, retryAfterMs));
+      const r = await this.attempt(target, body);
+      doc.attempts = [
+        ...doc.attempts,
+        {
+          atMs: this.deps.clock.now(),
+          ...(r.status !== undefined ? { status: r.status } : {}),
+          ...(r.error ? { error: r.error } : {}),
+        },
+      ];
+      retryAfterMs = r.retryAfterMs;
+      const done = r.outcome !== 'retry' || attemptNo === MAX_RETRIES;
+      if (done) {
+        doc.state = r.outcome === 'delivered' ? 'delivered' : 'failed';
+        doc.finishedAtMs = this.deps.clock.now();
+      }
+      version = await this.#save(id, version, doc);
+      if (done) {
+        this.deps.logger.info(
+          {
+            taskId,
+            seq,
+            configId: target.configId,
+            state: doc.state,
+            attempts: doc.attempts.length,
+            last: r.status ?? r.error,
+          },
+          'push delivery',
+        );
+        return doc;
+      }
+    }
+    return doc;
+  }
+
+  async #claim(
+    id: string,
+    key: { taskId: string; seq: number; configId: string },
+  ): Promise<{ version: number; doc: DeliveryLogDoc } | undefined> {
+    const now = this.deps.clock.now();
+    const fresh: DeliveryLogDoc = { ...key, state: 'pending', claimedAtMs: now, attempts: [] };
+    try {
+      const v = await this.deps.log.insert(id, fresh, { expiresAt: now + LOG_RETENTION_MS });
+      return { version: v.version, doc: v.doc };
+    } catch (err) {
+      if (!(err instanceof AppError && err.code === 'DUPLICATE_KEY')) throw err;
+    }
+    const existing = await this.deps.log.get(id);
+    if (!existing || existing.doc.state !== 'pending') return undefined; // delivered or given up already
+    // A pending claim older than the whole retry budget belongs to a replica that died: take it over.
+    if (now - existing.doc.claimedAtMs < this.leaseMs()) return undefined;
+    try {
+      const doc = { ...existing.doc, claimedAtMs: now };
+      const v = await this.deps.log.replace(id, existing.version, doc, { expiresAt: now + LOG_RETENTION_MS });
+      return { version: v.version, doc: v.doc };
+    } catch (err) {
+      if (err instanceof AppError && (err.code === 'VERSION_CONFLICT' || err.code === 'NOT_FOUND')) return undefined;
+      throw err;
+    }
+  }
+
+  /** Upper bound of one delivery: every attempt's total timeout plus every retry's capped delay, plus margin. */
+  leaseMs(): number {
+    const total = this.deps.policy.totalTimeoutMs ?? TOTAL_TIMEOUT_MS;
+    return (MAX_RETRIES + 1) * total + MAX_RETRIES * this.deps.policy.retryMaxDelayMs + 30_000;
+  }
+
+  async #save(id: string, version: number, doc: DeliveryLogDoc): Promise<number> {
+    try {
+      const v = await this.deps.log.replace(id, version, doc, { expiresAt: this.deps.clock.now() + LOG_RETENTION_MS });
+      return v.version;
+    } catch (err) {
+      // The log is a record, not the delivery itself: a failed write must not resend.
+      this.deps.logger.warn({ id, err: describe(err) }, 'push delivery log write failed');
+      return version;
+    }
+  }
+}
+
+async function drain(body: AsyncIterable<Uint8Array> & { destroy?: () => void }, max: number): Promise<void> {
+  let seen = 0;
+  for await (const chunk of body) {
+    seen += chunk.length;
+    if (seen > max) {
+      body.destroy?.();
+      return;
+    }
+  }
+}
