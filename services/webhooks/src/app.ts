@@ -67,6 +67,8 @@ export async function startWebhooksApp(
   config: WebhooksConfig,
 ): Promise<WebhooksApp> {
   const lifecycle = new Lifecycle();
+  // Shutdown stops retry waits and in-flight POSTs at once; an interrupted delivery is redelivered (ADR 0010).
+  const shutdown = new AbortController();
   const egress = deps.egress ?? {};
   const isAllowed = egress.isAllowed ?? isPublicAddress;
   const agent = createWebhookAgent({
@@ -82,6 +84,7 @@ export async function startWebhooksApp(
     clock: deps.clock ?? systemClock,
     policy: { retryBaseMs: config.retryBaseMs, retryMaxDelayMs: config.retryMaxDelayMs },
     isAllowed,
+    shutdown: shutdown.signal,
     ...(egress.resolve ? { resolve: egress.resolve } : {}),
   });
   let seen = 0;
@@ -119,6 +122,7 @@ export async function startWebhooksApp(
     ready: () => readiness.refresh(),
     close: async () => {
       readiness.stop();
+      shutdown.abort();
       await lifecycle.close(deps.log);
     },
   };

@@ -1,6 +1,7 @@
 import { AppError } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
 import type { Clock, Collection, DocumentStore } from '@a2a-inbound/ports';
+import { isIP } from 'node:net';
 import { checkHttpsUrlShape, dnsResolver, type Resolver } from '@a2a-inbound/runtime';
 import { request } from 'undici';
 import { SIGNATURE_HEADER, signBody } from './egress/signer';
@@ -111,8 +112,10 @@ export class Deliverer {
       policy: DeliveryPolicy;
       isAllowed: (ip: string) => boolean;
       resolve?: Resolver;
-      sleep?: (ms: number) => Promise<void>;
+      sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
       random?: () => number;
+      /** Aborted when the service shuts down: retries stop, the claim is released, deliver() rejects. */
+      shutdown?: AbortSignal;
     },
   ) {
     this.#resolve = deps.resolve ?? dnsResolver;
@@ -126,7 +129,7 @@ export class Deliverer {
     const host = shape.url.hostname.replace(/^\[|\]$/g, '');
     let addresses: string[];
     try {
-      addresses = /^[\d.]+$|:/.test(host) ? [host] : await this.#resolve(host);
+      addresses = isIP(host) !== 0 ? [host] : await this.#resolve(host);
     } catch {
       return `url host ${host} does not resolve`;
     }
@@ -152,7 +155,9 @@ export class Deliverer {
         method: 'POST',
         headers,
         body,
-        signal: AbortSignal.timeout(total),
+        signal: this.deps.shutdown
+          ? AbortSignal.any([AbortSignal.timeout(total), this.deps.shutdown])
+          : AbortSignal.timeout(total),
         headersTimeout: total,
         bodyTimeout: total,
       });
@@ -186,11 +191,14 @@ export class Deliverer {
     if (!claimed) return undefined;
     let { version } = claimed;
     const doc: DeliveryLogDoc = { ...claimed.doc };
-    const sleep = this.deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+    const sleep = this.deps.sleep ?? abortableSleep;
+    const shutdown = this.deps.shutdown ?? new AbortController().signal;
     let retryAfterMs: number | undefined;
     for (let attemptNo = 0; attemptNo <= MAX_RETRIES; attemptNo++) {
-      if (attemptNo > 0) await sleep(this.#delay(attemptNo, retryAfterMs));
+      if (attemptNo > 0) await sleep(this.#delay(attemptNo, retryAfterMs), shutdown);
+      if (shutdown.aborted) return this.#release(id, version);
       const r = await this.attempt(target, body);
+      if (shutdown.aborted && r.outcome !== 'delivered') return this.#release(id, version);
       doc.attempts = [
         ...doc.attempts,
         {
@@ -222,6 +230,19 @@ export class Deliverer {
       }
     }
     return doc;
+  }
+
+  /**
+   * Shutdown in the middle of a delivery: the claim is deleted so that the redelivered message (the handler
+   * rejects, so the bus does not commit it) is delivered by the next consumer at once, not after the lease.
+   */
+  async #release(id: string, version: number): Promise<never> {
+    try {
+      await this.deps.log.delete(id, version);
+    } catch {
+      /* the lease expires anyway */
+    }
+    throw new DeliveryInterruptedError(id);
   }
 
   async #claim(
@@ -266,6 +287,26 @@ export class Deliverer {
       return version;
     }
   }
+}
+
+export class DeliveryInterruptedError extends Error {
+  constructor(id: string) {
+    super(`push delivery ${id} interrupted by shutdown`);
+    this.name = 'DeliveryInterruptedError';
+  }
+}
+
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
 
 async function drain(body: AsyncIterable<Uint8Array> & { destroy?: () => void }, max: number): Promise<void> {

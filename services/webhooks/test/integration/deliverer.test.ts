@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '@a2a-inbound/logger';
 import { InMemoryDocumentStore, systemClock } from '@a2a-inbound/ports';
-import { Deliverer, openDeliveryLog, parseRetryAfter, type PushTarget } from '../../src/delivery';
+import {
+  Deliverer,
+  DeliveryInterruptedError,
+  openDeliveryLog,
+  parseRetryAfter,
+  type PushTarget,
+} from '../../src/delivery';
 import { createWebhookAgent, type WebhookAgent } from '../../src/egress/webhook-agent';
 import { selfSignedCert, startReceiver, type Receiver } from '../support/receiver';
 
@@ -80,5 +86,27 @@ describe('Deliverer: delivery log and retry timing', () => {
     const r = await dl.deliver('task-3', 1, { ...target('c3', '/ok'), url: 'http://hook.public.example/x' }, '{}');
     expect(r?.state).toBe('failed');
     expect(r?.attempts).toHaveLength(1);
+  });
+
+  it('shutdown stops the retry wait at once, releases the claim and rejects (so the bus redelivers)', async () => {
+    const shutdown = new AbortController();
+    const log = await openDeliveryLog(store);
+    const dl = new Deliverer({
+      agent,
+      log,
+      logger: silentLogger(),
+      clock: systemClock,
+      policy: { retryBaseMs: 60_000, retryMaxDelayMs: 60_000 }, // a real, long wait
+      isAllowed,
+      resolve,
+      shutdown: shutdown.signal,
+    });
+    const started = Date.now();
+    const p = dl.deliver('task-4', 1, target('c4', '/fail'), '{}');
+    await new Promise((r) => setTimeout(r, 200)); // the first attempt got its 500; now waiting to retry
+    shutdown.abort();
+    await expect(p).rejects.toBeInstanceOf(DeliveryInterruptedError);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(await log.get('task-4:1:c4')).toBeUndefined();
   });
 });
