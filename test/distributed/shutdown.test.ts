@@ -231,7 +231,10 @@ describe.runIf(engineUrlsSet)('graceful shutdown on SIGTERM (distributed)', () =
     // The restarted consumer started at the committed offsets: nothing it had applied came again.
     const afterRestart = logOf('tasks').slice(logBefore);
     expect(afterRestart).toContain('tasks service listening');
-    expect(afterRestart).not.toContain('already applied (redelivered)');
+    // (Only this task's events count: a run handed back by an earlier test may legitimately be replayed.)
+    expect(
+      afterRestart.split('\n').filter((l) => l.includes(taskId) && l.includes('already applied (redelivered)')),
+    ).toEqual([]);
   }, 120_000);
 
   it('every process exits 0 on SIGTERM and closes its connections once, without "close failed" errors', async () => {

@@ -53,7 +53,8 @@ export function createLogger(options: LoggerOptions): Logger {
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
     },
-    options.destination ?? pino.destination({ sync: false }),
+    // Synchronous writes: every line reaches stdout even when the process exits right after (shutdown logs).
+    options.destination ?? pino.destination({ sync: true }),
   );
 }
 
