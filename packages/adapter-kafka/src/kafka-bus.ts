@@ -429,7 +429,14 @@ class KafkaSubscription implements BusSubscription {
         this.#timers.add(timer);
         return;
       }
-      if (this.#closing) return;
+      if (this.#closing) {
+        // Closing: not committed, so the group hands the message to another member (e.g. a run handed back).
+        this.log.warn(
+          { err: failure, topic, partition, offset: message.offset, group: this.group },
+          'bus handler failed while closing: not committed, will be redelivered',
+        );
+        return;
+      }
       this.log.error(
         { err: failure, topic, partition, offset: message.offset, group: this.group, attempts: n },
         'bus handler failed too often: dead-lettered',
