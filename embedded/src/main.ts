@@ -39,7 +39,6 @@ async function main(): Promise<void> {
       );
     }
   }
-  process.stdout.write(`${lines.join('\n')}\n\n`);
   let stopping = false;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
@@ -55,6 +54,8 @@ async function main(): Promise<void> {
         );
     });
   }
+  // Printed once the signal handlers are in place: a client that reacts to the banner can stop us cleanly.
+  process.stdout.write(`${lines.join('\n')}\n\n`);
 }
 
 main().catch((err: unknown) => {
