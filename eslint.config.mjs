@@ -65,6 +65,10 @@ export default tseslint.config(
               group: ['@a2a-inbound/adapter-*', 'express', '@grpc/*', 'kafkajs', 'mongodb', 'ioredis'],
               message: 'domain/ works on ports only.',
             },
+            {
+              group: ['@opentelemetry/sdk-*', '@opentelemetry/instrumentation*', '@opentelemetry/exporter-*'],
+              message: 'domain/ traces through @opentelemetry/api (or withSpan) only; the SDK is started by main.',
+            },
           ],
         },
       ],

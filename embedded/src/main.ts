@@ -1,3 +1,4 @@
+import { telemetry } from './instrument';
 import { createLogger } from '@a2a-inbound/logger';
 import { startSystem } from './system';
 
@@ -44,10 +45,13 @@ async function main(): Promise<void> {
       if (stopping) return;
       stopping = true;
       log.info({ signal }, 'shutting down');
-      void system.close().then(
-        () => process.exit(0),
-        () => process.exit(1),
-      );
+      void system
+        .close()
+        .then(() => telemetry.shutdown())
+        .then(
+          () => process.exit(0),
+          () => process.exit(1),
+        );
     });
   }
   // Printed once the signal handlers are in place: a client that reacts to the banner can stop us cleanly.

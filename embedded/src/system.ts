@@ -1,5 +1,6 @@
 import type { Logger } from '@a2a-inbound/logger';
 import type { Resolver } from '@a2a-inbound/runtime';
+import { tracedBus } from '@a2a-inbound/telemetry';
 import {
   InMemoryBlobStore,
   InMemoryBus,
@@ -98,12 +99,14 @@ export async function startSystem(options: SystemOptions): Promise<System> {
     ...(options.env ?? {}),
   };
   const e = options.engines ?? inMemoryEngines();
+  // Trace context crosses the bus in message headers (a no-op until a tracing SDK is started).
+  const bus = tracedBus(e.bus);
   const log = options.log;
   const tasks = await startTasksApp(
     {
       store: e.store,
       blobs: e.blobs,
-      bus: e.bus,
+      bus,
       eventLog: e.eventLog,
       cache: e.cache,
       clock: e.clock,
@@ -116,7 +119,7 @@ export async function startSystem(options: SystemOptions): Promise<System> {
   for (let i = 0; i < (options.runners ?? 1); i++) {
     runners.push(
       await startRunnerApp(
-        { bus: e.bus, clock: e.clock, log: log.child({ service: 'runner', replica: i }) },
+        { bus, clock: e.clock, log: log.child({ service: 'runner', replica: i }) },
         loadRunnerConfig(env, `runner-${i}-${process.pid}`),
       ),
     );
@@ -124,7 +127,7 @@ export async function startSystem(options: SystemOptions): Promise<System> {
   const pushSource = grpcPushSource(tasks.grpc.address);
   const webhooks = await startWebhooksApp(
     {
-      bus: e.bus,
+      bus,
       store: e.store,
       source: pushSource,
       clock: e.clock,

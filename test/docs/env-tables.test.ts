@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadEnginesConfig } from '@a2a-inbound/engines';
+import { loadTelemetryConfig } from '@a2a-inbound/telemetry';
 import { loadGatewayConfig } from '@a2a-inbound/gateway/src/config';
 import { loadConfig as loadLinkerConfig } from '@a2a-inbound/linker/src/config';
 import { loadRunnerConfig } from '@a2a-inbound/runner/src/config';
@@ -50,13 +51,15 @@ function mainReads(service: string): string[] {
 }
 
 const engines = (env: Env): unknown => loadEnginesConfig(env, { engines: 'real', clientId: 'x' });
+// Every main starts telemetry first (src/instrument.ts) with the whole environment.
+const telemetry = (env: Env): unknown => loadTelemetryConfig(env, { serviceName: 'x' });
 
 const services: Record<string, ((env: Env) => unknown)[]> = {
-  gateway: [loadGatewayConfig, engines],
-  tasks: [loadTasksConfig, engines],
-  runner: [(env) => loadRunnerConfig(env, 'x'), engines],
-  webhooks: [loadWebhooksConfig, engines],
-  linker: [loadLinkerConfig],
+  gateway: [loadGatewayConfig, engines, telemetry],
+  tasks: [loadTasksConfig, engines, telemetry],
+  runner: [(env) => loadRunnerConfig(env, 'x'), engines, telemetry],
+  webhooks: [loadWebhooksConfig, engines, telemetry],
+  linker: [loadLinkerConfig, telemetry],
 };
 
 describe("each service README's env table is exactly what the service reads", () => {

@@ -1,5 +1,6 @@
 import { EnvReader, type Env } from '@a2a-inbound/config';
 import type { Logger } from '@a2a-inbound/logger';
+import { tracedBus } from '@a2a-inbound/telemetry';
 import {
   InMemoryBlobStore,
   InMemoryBus,
@@ -163,7 +164,8 @@ export async function connectEngines(c: EnginesConfig, needs: readonly Need[], l
           log: adapterLog(log),
         });
       } else bus = new InMemoryBus();
-      out.bus = ns ? new NamespacedBus(bus, ns) : bus;
+      // Outermost, so that spans carry the topic names of the system, not the namespaced ones.
+      out.bus = tracedBus(ns ? new NamespacedBus(bus, ns) : bus);
       const b = out.bus;
       closers.push(() => b.close());
       pings.push(() => b.ping());

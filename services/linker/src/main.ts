@@ -1,3 +1,4 @@
+import { telemetry } from './instrument.js';
 import { createLogger } from '@a2a-inbound/logger';
 import { type DocumentStore, InMemoryDocumentStore, systemClock } from '@a2a-inbound/ports';
 import { createLinkerApp } from './app.js';
@@ -35,6 +36,7 @@ async function main(): Promise<void> {
     app
       .close()
       .then(() => store.close())
+      .then(() => telemetry.shutdown())
       .then(
         () => process.exit(0),
         (err: unknown) => {

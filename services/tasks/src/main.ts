@@ -1,3 +1,4 @@
+import { telemetry } from './instrument';
 import { hostname } from 'node:os';
 import { connectEngines, loadEnginesConfig } from '@a2a-inbound/engines';
 import { createLogger } from '@a2a-inbound/logger';
@@ -38,6 +39,7 @@ async function main(): Promise<void> {
     void app
       .close()
       .then(() => e.close())
+      .then(() => telemetry.shutdown())
       .then(
         () => process.exit(0),
         () => process.exit(1),

@@ -1,6 +1,7 @@
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
 import { AppError, InvalidParamsError, toAppError, toJsonRpcError } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
+import { setActiveSpanAttribute, withSpan } from '@a2a-inbound/telemetry';
 import type { Clock, RateLimiter } from '@a2a-inbound/ports';
 import { controlV1, tasksV1 } from '@a2a-inbound/proto';
 import { call, checkPublicHttpsUrl, streamOf, type Resolver, dnsResolver } from '@a2a-inbound/runtime';
@@ -112,6 +113,29 @@ export async function agentForCaller(
   return agent;
 }
 
+/** Methods named in spans as they are; anything else is `_OTHER` (a method name is caller-chosen text). */
+const TRACED_METHODS = new Set([
+  'message/send',
+  'message/stream',
+  'tasks/get',
+  'tasks/cancel',
+  'tasks/resubscribe',
+  'tasks/pushNotificationConfig/set',
+  'tasks/pushNotificationConfig/get',
+  'tasks/pushNotificationConfig/list',
+  'tasks/pushNotificationConfig/delete',
+  'agent/getAuthenticatedExtendedCard',
+  'tasks/send',
+  'tasks/sendSubscribe',
+]);
+
+/** The task id a request names (`id`, `taskId`, or the message's `taskId`), when it looks like one. */
+function requestedTaskId(params: Record<string, unknown>): string | undefined {
+  const message = params.message;
+  const candidates = [params.id, params.taskId, isObject(message) ? message.taskId : undefined];
+  return candidates.find((v): v is string => typeof v === 'string' && v.length > 0 && v.length <= LIMITS.maxIdChars);
+}
+
 export function createA2aRouter(deps: A2aRouterDeps): Router {
   const { clients, lookups, limiter, clock, log } = deps;
   const router = Router({ mergeParams: true });
@@ -152,7 +176,15 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
       return;
     }
     try {
-      await dispatch(rpc, ctx, req, res);
+      const method = TRACED_METHODS.has(rpc.method) ? rpc.method : '_OTHER';
+      const taskId = requestedTaskId(rpc.params);
+      const attributes = {
+        'rpc.system': 'jsonrpc',
+        'rpc.method': method,
+        'a2a.agent_id': ctx.agent.agentId,
+        ...(taskId ? { 'a2a.task_id': taskId } : {}),
+      };
+      await withSpan('@a2a-inbound/gateway', `a2a ${method}`, attributes, () => dispatch(rpc, ctx, req, res));
     } catch (err) {
       if (res.headersSent) {
         log.error({ err }, 'error after the response started');
@@ -184,7 +216,9 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
         await checkFileUris(v, deps.resolver ?? dnsResolver);
         const budget = Number(ctx.agent.blockingBudgetMs) || 120_000;
         const r = await call(t.sendMessage.bind(t), sendRequest(caller(ctx), v), { deadlineMs: budget + 60_000 });
-        ok(res, rpc.id, JSON.parse(r.taskJson));
+        const result = JSON.parse(r.taskJson) as unknown;
+        if (isObject(result) && typeof result.id === 'string') setActiveSpanAttribute('a2a.task_id', result.id);
+        ok(res, rpc.id, result);
         return;
       }
       case 'message/stream': {

@@ -1,5 +1,6 @@
 import type { Message } from '@a2a-js/sdk';
 import type { Logger } from '@a2a-inbound/logger';
+import { withSpan } from '@a2a-inbound/telemetry';
 import type { Bus, Clock } from '@a2a-inbound/ports';
 import { eventsV1 } from '@a2a-inbound/proto';
 import type { AgentRuntime, RunContext } from './agent-runtime';
@@ -66,7 +67,14 @@ export class Runner {
     const key = `${req.taskId}/${req.runId}`;
     const ac = new AbortController();
     this.#inflight.set(key, ac);
-    const run = this.#run(req, ac);
+    const attributes = {
+      'a2a.runtime': req.runtime,
+      'a2a.agent_version': req.agentVersion,
+      'a2a.agent_id': req.agentId,
+      'a2a.task_id': req.taskId,
+      'a2a.run_id': req.runId,
+    };
+    const run = withSpan('@a2a-inbound/runner', 'runner.run', attributes, () => this.#run(req, ac));
     this.#done.add(run);
     try {
       await run;

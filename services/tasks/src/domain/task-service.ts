@@ -17,6 +17,7 @@ import type {
   Versioned,
 } from '@a2a-inbound/ports';
 import type { Logger } from '@a2a-inbound/logger';
+import { withSpan } from '@a2a-inbound/telemetry';
 import { eventsV1 } from '@a2a-inbound/proto';
 import type { AgentView, ControlPlane } from './control-plane';
 import type { MessageIdDoc, PushConfigDoc, StoredStatus, TaskDoc, TaskState } from './model';
@@ -77,6 +78,7 @@ export const DEFAULT_TASK_CONFIG: TaskServiceConfig = {
   maxHistory: 200,
 };
 
+const TRACER = '@a2a-inbound/tasks';
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
@@ -117,8 +119,21 @@ export class TaskService {
 
   // ---- message/send, message/stream -------------------------------------------------------------
 
-  async send(caller: CallerContext, message: Message, options: SendOptions): Promise<Task> {
-    const { task, startSeq, repeated } = await this.#startOrContinue(caller, message, options);
+  send(caller: CallerContext, message: Message, options: SendOptions): Promise<Task> {
+    return withSpan(TRACER, 'tasks.send', { 'a2a.agent_id': caller.agentId }, async (span) => {
+      const { task, startSeq, repeated } = await this.#startOrContinue(caller, message, options);
+      span.setAttribute('a2a.task_id', task.id);
+      return this.#answerSend(caller, task, startSeq, repeated, options);
+    });
+  }
+
+  async #answerSend(
+    caller: CallerContext,
+    task: TaskDoc,
+    startSeq: number,
+    repeated: boolean,
+    options: SendOptions,
+  ): Promise<Task> {
     const blocking = options.blocking !== false;
     if (repeated || !blocking) return this.#toA2A(task, options.historyLength, { emptyArtifactsWhileWorking: true });
     const agent = await this.deps.control.resolveAgent(caller.agentId);
@@ -140,7 +155,16 @@ export class TaskService {
     options: SendOptions,
     signal: AbortSignal,
   ): AsyncIterable<StreamItem> {
-    const { task, startSeq, repeated } = await this.#startOrContinue(caller, message, options);
+    const { task, startSeq, repeated } = await withSpan(
+      TRACER,
+      'tasks.send_stream',
+      { 'a2a.agent_id': caller.agentId },
+      async (span) => {
+        const started = await this.#startOrContinue(caller, message, options);
+        span.setAttribute('a2a.task_id', started.task.id);
+        return started;
+      },
+    );
     if (repeated) {
       // The message was already handled: replay what the log holds for it.
       yield* this.#replayOrSnapshot(task, 0, signal);
@@ -292,7 +316,17 @@ export class TaskService {
    * run sequence), then appends it to the central event log and fans it out to webhooks. Redeliveries
    * are recognised and only repair a lost log write.
    */
-  async applyRunEvent(event: eventsV1.TaskEvent): Promise<void> {
+  applyRunEvent(event: eventsV1.TaskEvent): Promise<void> {
+    const attributes = {
+      'a2a.task_id': event.taskId,
+      'a2a.run_id': event.runId,
+      'a2a.run_seq': event.runSeq,
+      'a2a.event': event.event?.$case ?? 'none',
+    };
+    return withSpan(TRACER, 'tasks.apply_event', attributes, () => this.#applyRunEvent(event));
+  }
+
+  async #applyRunEvent(event: eventsV1.TaskEvent): Promise<void> {
     for (let attempt = 0; attempt < 50; attempt++) {
       const cur = await this.c.tasks.get(event.taskId);
       if (!cur) return; // unknown or swept task: nothing to apply
