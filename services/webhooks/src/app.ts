@@ -77,9 +77,17 @@ export async function startWebhooksApp(
     ...(egress.ca ? { ca: egress.ca } : {}),
   });
   lifecycle.add('webhook agent', agent);
+  const deliveryLog = await openDeliveryLog(deps.store);
+  // Retention of the delivery log: records carry `expiresAt`; every replica sweeps (deletes are idempotent).
+  const clock = deps.clock ?? systemClock;
+  const retention = setInterval(() => {
+    deliveryLog.sweepExpired(clock.now()).catch((err: unknown) => deps.log.warn({ err }, 'delivery log sweep failed'));
+  }, 60_000);
+  retention.unref();
+  lifecycle.onClose('delivery log sweep', async () => clearInterval(retention));
   const deliverer = new Deliverer({
     agent,
-    log: await openDeliveryLog(deps.store),
+    log: deliveryLog,
     logger: deps.log,
     clock: deps.clock ?? systemClock,
     policy: { retryBaseMs: config.retryBaseMs, retryMaxDelayMs: config.retryMaxDelayMs },
