@@ -17,7 +17,9 @@ import {
 
 describeDocumentStoreContract('in-memory', async () => new InMemoryDocumentStore());
 describeBlobStoreContract('in-memory', async () => new InMemoryBlobStore());
-describeBusContract('in-memory', async () => new InMemoryBus({ retryDelayMs: 5 }));
+describeBusContract('in-memory', async () => new InMemoryBus({ retryDelayMs: 5 }), {
+  deliversAfterPublishResolves: true,
+});
 {
   // Two "clients" of one in-memory log/limiter/cache stand for two replicas sharing one engine.
   const log = new InMemoryEventLog();
