@@ -1,37 +1,4 @@
-import { silentLogger } from '@a2a-inbound/logger';
-import { inMemoryEngines, startSystem } from '@a2a-inbound/embedded';
-import { startGatewayApp } from '@a2a-inbound/gateway/src/app';
-import { loadGatewayConfig } from '@a2a-inbound/gateway/src/config';
+import { startSplitSut } from '../support/layouts';
 import { describeA2aEndToEnd } from './suite';
 
-// Split layout: two runner replicas and a second gateway replica, each gRPC server on its own loopback port;
-// the replicas share nothing but the engines (bus, store, event log, cache, limiter) and gRPC.
-describeA2aEndToEnd('split', async () => {
-  const engines = inMemoryEngines();
-  const log = silentLogger();
-  const system = await startSystem({ env: { PORT: '0', HOST: '127.0.0.1' }, log, engines, runners: 2 });
-  const second = await startGatewayApp(
-    { cache: engines.cache, limiter: engines.limiter, clock: engines.clock, log },
-    loadGatewayConfig({
-      PORT: '0',
-      HOST: '127.0.0.1',
-      SHUTDOWN_READINESS_DELAY_MS: '0',
-      TASKS_GRPC_ADDR: system.tasks.grpc.address,
-    }),
-  );
-  const creds = system.tasks.seed!.credentials!;
-  return {
-    baseUrl: system.baseUrl,
-    a2aKey: creds.a2aKey,
-    invokeKey: creds.invokeKey,
-    otherBaseUrls: [second.baseUrl],
-    tasksAddress: system.tasks.grpc.address,
-    subscriptionId: system.tasks.seed!.subscriptionId,
-    close: async () => {
-      await second.close();
-      await system.close();
-      for (const c of [engines.bus, engines.eventLog, engines.cache, engines.limiter, engines.blobs, engines.store])
-        await c.close();
-    },
-  };
-});
+describeA2aEndToEnd('split', () => startSplitSut());
