@@ -465,3 +465,25 @@ function pushResult(r: tasksV1.PushConfigResponse): Record<string, unknown> {
   if (r.config?.authenticationJson) cfg.authentication = JSON.parse(r.config.authenticationJson) as unknown;
   return { taskId: r.taskId, pushNotificationConfig: cfg };
 }
+
+/** What the non-JSON-RPC agent routers (legacy REST, invoke) need: the same auth, limits and streams. */
+export interface AgentRouterDeps {
+  clients: GatewayClients;
+  lookups: Lookups;
+  limiter: RateLimiter;
+  clock: Clock;
+  log: Logger;
+  baseUrl(req: Request): string;
+  bodyLimitBytes: number;
+  sseHeartbeatMs: number;
+  /** Streams to end on shutdown. */
+  streams: Set<SseWriter>;
+  /** Resolves file-URI hosts for the public-address check (tests inject one). */
+  resolver?: Resolver;
+}
+
+/** An authenticated caller of an agent endpoint. */
+export interface AgentCallContext {
+  auth: KeyAuth;
+  agent: controlV1.AgentView;
+}

@@ -1,35 +1,16 @@
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
 import { AppError, InvalidParamsError, toAppError } from '@a2a-inbound/errors';
-import type { Logger } from '@a2a-inbound/logger';
-import type { Clock, RateLimiter } from '@a2a-inbound/ports';
-import type { controlV1, tasksV1 } from '@a2a-inbound/proto';
-import { call, streamOf, dnsResolver, type Resolver } from '@a2a-inbound/runtime';
-import type { GatewayClients, Lookups } from '../clients';
+import type { tasksV1 } from '@a2a-inbound/proto';
+import { call, streamOf, dnsResolver } from '@a2a-inbound/runtime';
 import { checkFileUris, LIMITS, validateSendParams } from '../protocol/validate';
-import { agentForCaller, enforceRateLimit } from './a2a-router';
-import { authenticateKey, type KeyAuth } from './auth';
+import { agentForCaller, enforceRateLimit, type AgentCallContext, type AgentRouterDeps } from './a2a-router';
+import { authenticateKey } from './auth';
 import { intQuery, isObject, restErrors, toSnake } from './rest';
 import { SseWriter } from './sse';
 
-export interface InvokeRouterDeps {
-  clients: GatewayClients;
-  lookups: Lookups;
-  limiter: RateLimiter;
-  clock: Clock;
-  log: Logger;
-  baseUrl(req: Request): string;
-  bodyLimitBytes: number;
-  sseHeartbeatMs: number;
-  /** Streams to end on shutdown. */
-  streams: Set<SseWriter>;
-  /** Resolves file-URI hosts for the public-address check (tests inject one). */
-  resolver?: Resolver;
-}
+export type InvokeRouterDeps = AgentRouterDeps;
 
-interface Ctx {
-  auth: KeyAuth;
-  agent: controlV1.AgentView;
-}
+type Ctx = AgentCallContext;
 
 const textOfParts = (parts: unknown): string =>
   Array.isArray(parts)
