@@ -1,5 +1,5 @@
 import { AppError } from '@a2a-inbound/errors';
-import type { Bus, BusHandler, BusMessage, BusSubscription } from '@a2a-inbound/ports';
+import type { Bus, BusHandler, BusMessage, BusSubscription, SubscribeOptions } from '@a2a-inbound/ports';
 import { Kafka, Partitioners, logLevel } from 'kafkajs';
 import type { Admin, Consumer, EachMessagePayload, IHeaders, LogEntry, Message, Producer } from 'kafkajs';
 
@@ -272,7 +272,12 @@ export class KafkaBus implements Bus {
       });
   }
 
-  async subscribe(topic: string, group: string, handler: BusHandler): Promise<BusSubscription> {
+  async subscribe(
+    topic: string,
+    group: string,
+    handler: BusHandler,
+    subscribeOptions: SubscribeOptions = {},
+  ): Promise<BusSubscription> {
     this.#assertOpen();
     await this.#ensureTopic(topic);
     this.#assertOpen();
@@ -286,7 +291,8 @@ export class KafkaBus implements Bus {
       allowAutoTopicCreation: false,
       retry: { retries: 8, initialRetryTime: 100, maxRetryTime: 3_000 },
     });
-    const sub = new KafkaSubscription(this, consumer, topic, group, handler, o, this.#log);
+    const concurrency = Math.max(1, Math.floor(subscribeOptions.concurrency ?? 1));
+    const sub = new KafkaSubscription(this, consumer, topic, group, handler, o, this.#log, concurrency);
     this.#subscriptions.add(sub);
     try {
       await sub.start(o.joinTimeoutMs ?? 30_000);
@@ -331,6 +337,8 @@ class KafkaSubscription implements BusSubscription {
   readonly #toCommit = new Map<number, bigint>();
   #committing: Promise<void> | undefined;
   readonly #timers = new Set<NodeJS.Timeout>();
+  /** Retry waits to cut short when the subscription closes. */
+  readonly #wakeOnClose = new Set<() => void>();
   /** Failed attempts of the message currently retried, per partition: `${partition}` → {offset, n}. */
   readonly #attempts = new Map<number, { offset: string; n: number }>();
   #closing: Promise<void> | undefined;
@@ -343,6 +351,7 @@ class KafkaSubscription implements BusSubscription {
     private readonly handler: BusHandler,
     private readonly options: KafkaBusOptions,
     private readonly log: AdapterLog,
+    private readonly concurrency: number,
   ) {}
 
   async start(joinTimeoutMs: number): Promise<void> {
@@ -350,6 +359,11 @@ class KafkaSubscription implements BusSubscription {
     let joined!: () => void;
     const hasJoined = new Promise<void>((resolve) => (joined = resolve));
     const offJoin = this.consumer.on(GROUP_JOIN, () => joined());
+    // Messages still tracked for partitions this member no longer owns are the new owner's now.
+    this.consumer.on(GROUP_JOIN, (event) => {
+      const owned = new Set(event.payload.memberAssignment[this.topic] ?? []);
+      for (const p of this.#tracked.keys()) if (!owned.has(p)) this.#tracked.delete(p);
+    });
     this.consumer.on(CRASH, (event) => {
       const { error, restart } = event.payload;
       this.log[restart ? 'warn' : 'error'](
@@ -364,7 +378,7 @@ class KafkaSubscription implements BusSubscription {
       await this.consumer.run({
         autoCommit: false,
         partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 3,
-        eachMessage: (payload) => this.#track(this.#handle(payload)),
+        eachMessage: (payload) => (this.concurrency > 1 ? this.#dispatch(payload) : this.#track(this.#handle(payload))),
       });
       // run() resolves after the first join attempt; wait for an actual join so that the subscription
       // is live (and the group stable) when subscribe() resolves.
@@ -372,6 +386,132 @@ class KafkaSubscription implements BusSubscription {
     } finally {
       offJoin();
     }
+  }
+
+  // ---- concurrent mode (concurrency > 1): per-key order, commits at the settled watermark -------------
+
+  /** Offsets fetched and not yet committed, per partition, in fetch order; `done` once settled. */
+  readonly #tracked = new Map<number, { offset: bigint; done: boolean }[]>();
+  /** Per-key chains: the promise of the key's latest message (one key's messages run in order). */
+  readonly #keys = new Map<string, Promise<void>>();
+  #slotsUsed = 0;
+  readonly #slotWaiters: (() => void)[] = [];
+
+  /**
+   * eachMessage in concurrent mode: takes a slot (waiting while `concurrency` handlers run, heartbeating),
+   * chains the message behind its key's previous message and returns at once, so the partition's next
+   * messages are fetched while this one runs.
+   */
+  async #dispatch(payload: EachMessagePayload): Promise<void> {
+    const { topic, partition, message } = payload;
+    const offset = BigInt(message.offset);
+    let list = this.#tracked.get(partition);
+    if (!list) this.#tracked.set(partition, (list = []));
+    // Re-fetched after a rebalance while still running here: the running copy will settle and commit it.
+    const last = list.at(-1);
+    if (last && offset <= last.offset) return;
+    if (this.#closing) {
+      this.consumer.seek({ topic, partition, offset: message.offset });
+      payload.pause();
+      return;
+    }
+    if (this.#slotsUsed >= this.concurrency) {
+      const beat = setInterval(() => {
+        payload.heartbeat().catch(() => undefined);
+      }, this.options.heartbeatIntervalMs ?? 1_000);
+      try {
+        await new Promise<void>((resolve) => this.#slotWaiters.push(resolve));
+      } finally {
+        clearInterval(beat);
+      }
+      if (this.#closing) {
+        this.consumer.seek({ topic, partition, offset: message.offset });
+        payload.pause();
+        return;
+      }
+    }
+    this.#slotsUsed += 1;
+    const entry = { offset, done: false };
+    list.push(entry);
+    const busMessage: BusMessage = {
+      topic,
+      key: message.key?.toString('utf8') ?? '',
+      value: new Uint8Array(message.value ?? Buffer.alloc(0)),
+      headers: decodeHeaders(message.headers),
+    };
+    const previous = this.#keys.get(busMessage.key) ?? Promise.resolve();
+    const work = previous
+      .then(() => this.#runWithRetries(busMessage, partition, message.offset))
+      .then((settled) => {
+        if (!settled) return; // closing: left uncommitted for the next owner
+        entry.done = true;
+        this.#advance(partition);
+      })
+      .finally(() => {
+        this.#slotsUsed -= 1;
+        this.#slotWaiters.shift()?.();
+        if (this.#keys.get(busMessage.key) === work) this.#keys.delete(busMessage.key);
+      });
+    this.#keys.set(busMessage.key, work);
+    void this.#track(work);
+  }
+
+  /** Handles one message with in-place retries; resolves true once settled (handled or dead-lettered). */
+  async #runWithRetries(message: BusMessage, partition: number, offset: string): Promise<boolean> {
+    const maxAttempts = this.options.maxAttempts ?? 10;
+    for (let n = 1; ; n++) {
+      if (this.#closing) return false;
+      try {
+        await this.handler(message);
+        return true;
+      } catch (err) {
+        if (this.#closing) {
+          this.log.warn(
+            { err, topic: this.topic, partition, offset, group: this.group },
+            'bus handler failed while closing: not committed, will be redelivered',
+          );
+          return false;
+        }
+        if (n >= maxAttempts) {
+          this.log.error(
+            { err, topic: this.topic, partition, offset, group: this.group, attempts: n },
+            'bus handler failed too often: dead-lettered',
+          );
+          try {
+            this.options.onDeadLetter?.(message, this.group, err);
+          } catch (e) {
+            this.log.error({ err: e }, 'onDeadLetter threw');
+          }
+          return true;
+        }
+        const base = this.options.retryDelayMs ?? 100;
+        const delay = Math.min(base * 2 ** (n - 1), this.options.maxRetryDelayMs ?? 5_000);
+        this.log.warn(
+          { err, topic: this.topic, partition, offset, group: this.group, attempt: n, delayMs: delay },
+          'bus handler failed, will retry',
+        );
+        await new Promise<void>((resolve) => {
+          const wake = (): void => {
+            clearTimeout(timer);
+            this.#timers.delete(timer);
+            this.#wakeOnClose.delete(wake);
+            resolve();
+          };
+          const timer = setTimeout(wake, delay);
+          this.#timers.add(timer);
+          this.#wakeOnClose.add(wake);
+        });
+      }
+    }
+  }
+
+  /** Commits up to the first unsettled offset of the partition. */
+  #advance(partition: number): void {
+    const list = this.#tracked.get(partition);
+    if (!list) return; // revoked meanwhile: the new owner redelivers
+    let next: bigint | undefined;
+    while (list.length > 0 && list[0]!.done) next = list.shift()!.offset + 1n;
+    if (next !== undefined) this.#commitAfter(partition, next);
   }
 
   #track(work: Promise<void>): Promise<void> {
@@ -495,6 +635,9 @@ class KafkaSubscription implements BusSubscription {
     this.#closing ??= (async () => {
       for (const timer of this.#timers) clearTimeout(timer);
       this.#timers.clear();
+      for (const wake of this.#wakeOnClose) wake();
+      this.#wakeOnClose.clear();
+      for (const wake of this.#slotWaiters.splice(0)) wake();
       try {
         // Take no new messages, let the running handlers finish and commit while the consumer still runs.
         this.consumer.pause([{ topic: this.topic }]);

@@ -13,6 +13,7 @@ import {
   type BusHandler,
   type BusMessage,
   type BusSubscription,
+  type SubscribeOptions,
   type Cache,
   type DocumentStore,
   type EventLog,
@@ -88,8 +89,13 @@ class NamespacedBus implements Bus {
   publish(m: BusMessage): Promise<void> {
     return this.inner.publish({ ...m, topic: `${this.ns}.${m.topic}` });
   }
-  subscribe(topic: string, group: string, handler: BusHandler): Promise<BusSubscription> {
-    return this.inner.subscribe(`${this.ns}.${topic}`, `${this.ns}.${group}`, (m) => handler({ ...m, topic }));
+  subscribe(topic: string, group: string, handler: BusHandler, options?: SubscribeOptions): Promise<BusSubscription> {
+    return this.inner.subscribe(
+      `${this.ns}.${topic}`,
+      `${this.ns}.${group}`,
+      (m) => handler({ ...m, topic }),
+      options,
+    );
   }
   ping(): Promise<void> {
     return this.inner.ping();

@@ -18,13 +18,24 @@ export interface BusMessage {
 
 export type BusHandler = (message: BusMessage) => Promise<void>;
 
+export interface SubscribeOptions {
+  /**
+   * Handlers in flight at once for this subscription (default 1 per partition, as before). Above 1, messages
+   * with different keys are handled concurrently while one key's messages stay in publish order; a message
+   * is acknowledged only when it and every earlier message of its partition settled, so a crash redelivers
+   * whatever was not finished (at-least-once holds). Long handlers (agent runs) then hold one slot, not a
+   * whole partition.
+   */
+  readonly concurrency?: number;
+}
+
 export interface BusSubscription {
   close(): Promise<void>;
 }
 
 export interface Bus {
   publish(message: BusMessage): Promise<void>;
-  subscribe(topic: string, group: string, handler: BusHandler): Promise<BusSubscription>;
+  subscribe(topic: string, group: string, handler: BusHandler, options?: SubscribeOptions): Promise<BusSubscription>;
   /** Resolves when the engine answers (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;

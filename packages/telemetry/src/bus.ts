@@ -1,5 +1,5 @@
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Link } from '@opentelemetry/api';
-import type { Bus, BusHandler, BusMessage, BusSubscription } from '@a2a-inbound/ports';
+import type { Bus, BusHandler, BusMessage, BusSubscription, SubscribeOptions } from '@a2a-inbound/ports';
 
 const tracer = trace.getTracer('@a2a-inbound/telemetry');
 
@@ -43,36 +43,41 @@ export function tracedBus(inner: Bus): Bus {
         },
       );
     },
-    subscribe(topic: string, group: string, handler: BusHandler): Promise<BusSubscription> {
-      return inner.subscribe(topic, group, (m) => {
-        const parent = propagation.extract(ROOT_CONTEXT, m.headers ?? {}, getter);
-        const producer = trace.getSpanContext(parent);
-        const links: Link[] = producer && trace.isSpanContextValid(producer) ? [{ context: producer }] : [];
-        return tracer.startActiveSpan(
-          `process ${topic}`,
-          {
-            kind: SpanKind.CONSUMER,
-            links,
-            attributes: {
-              'messaging.system': 'a2a-bus',
-              'messaging.operation.type': 'process',
-              'messaging.destination.name': topic,
-              'messaging.consumer.group.name': group,
+    subscribe(topic: string, group: string, handler: BusHandler, options?: SubscribeOptions): Promise<BusSubscription> {
+      return inner.subscribe(
+        topic,
+        group,
+        (m) => {
+          const parent = propagation.extract(ROOT_CONTEXT, m.headers ?? {}, getter);
+          const producer = trace.getSpanContext(parent);
+          const links: Link[] = producer && trace.isSpanContextValid(producer) ? [{ context: producer }] : [];
+          return tracer.startActiveSpan(
+            `process ${topic}`,
+            {
+              kind: SpanKind.CONSUMER,
+              links,
+              attributes: {
+                'messaging.system': 'a2a-bus',
+                'messaging.operation.type': 'process',
+                'messaging.destination.name': topic,
+                'messaging.consumer.group.name': group,
+              },
             },
-          },
-          parent,
-          async (span) => {
-            try {
-              await handler(m);
-            } catch (err) {
-              span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.name : 'error' });
-              throw err;
-            } finally {
-              span.end();
-            }
-          },
-        );
-      });
+            parent,
+            async (span) => {
+              try {
+                await handler(m);
+              } catch (err) {
+                span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.name : 'error' });
+                throw err;
+              } finally {
+                span.end();
+              }
+            },
+          );
+        },
+        options,
+      );
     },
     ping: () => inner.ping(),
     close: () => inner.close(),

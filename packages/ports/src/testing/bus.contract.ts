@@ -130,6 +130,86 @@ export function describeBusContract(
       timeout + 20_000,
     );
 
+    it(
+      'with concurrency, a slow message holds back neither other keys nor its partition; one key stays in order',
+      async () => {
+        const t = topic('concurrent');
+        let release!: () => void;
+        const gate = new Promise<void>((r) => (release = r));
+        const seen: string[] = [];
+        let slowDone = false;
+        const sub = await bus.subscribe(
+          t,
+          'g',
+          async (m) => {
+            if (m.key === 'slow') {
+              await gate;
+              slowDone = true;
+              return;
+            }
+            seen.push(`${m.key}:${dec(m.value)}`);
+            await Promise.resolve();
+          },
+          { concurrency: 16 },
+        );
+        await bus.publish({ topic: t, key: 'slow', value: enc('0') });
+        // 30 keys over the partitions: several share the slow key's partition.
+        for (let i = 0; i < 90; i++) await bus.publish({ topic: t, key: `k${i % 30}`, value: enc(String(i)) });
+        await until(() => seen.length === 90, timeout);
+        expect(slowDone).toBe(false);
+        for (let k = 0; k < 30; k++) {
+          const values = seen.filter((s) => s.startsWith(`k${k}:`)).map((s) => Number(s.split(':')[1]));
+          expect(values).toEqual([k, k + 30, k + 60]);
+        }
+        release();
+        await until(() => slowDone, timeout);
+        await sub.close();
+      },
+      timeout + 10_000,
+    );
+
+    it(
+      'with concurrency, an unfinished message is redelivered to the next member when its handler fails on close',
+      async () => {
+        const t = topic('handback');
+        let fail!: (e: Error) => void;
+        const gate = new Promise<void>((_, reject) => (fail = reject));
+        let started = false;
+        let fastHandled = 0;
+        const s1 = await bus.subscribe(
+          t,
+          'g',
+          async (m) => {
+            if (m.key === 'slow') {
+              started = true;
+              await gate;
+            }
+            fastHandled += 1;
+          },
+          { concurrency: 8 },
+        );
+        await bus.publish({ topic: t, key: 'slow', value: enc('run') });
+        for (let i = 0; i < 5; i++) await bus.publish({ topic: t, key: `f${i}`, value: enc(String(i)) });
+        await until(() => started && fastHandled === 5, timeout);
+        const closing = s1.close();
+        fail(new Error('handed back on shutdown'));
+        await closing;
+        const again: string[] = [];
+        const s2 = await bus.subscribe(
+          t,
+          'g',
+          async (m) => {
+            again.push(m.key);
+            await Promise.resolve();
+          },
+          { concurrency: 8 },
+        );
+        await until(() => again.includes('slow'), timeout);
+        await s2.close();
+      },
+      timeout + 20_000,
+    );
+
     it('answers ping while open', async () => {
       await bus.ping();
     });
