@@ -6,6 +6,7 @@ export * from './event-log';
 export * from './rate-limiter';
 export * from './cache';
 export * from './retry';
+export * from './run-lease';
 export { InMemoryDocumentStore } from './memory/in-memory-document-store';
 export type { InMemoryDocumentStoreOptions } from './memory/in-memory-document-store';
 export { InMemoryBlobStore } from './memory/in-memory-blob-store';

@@ -1,5 +1,5 @@
 import type { Logger } from '@a2a-inbound/logger';
-import type { Bus, Clock } from '@a2a-inbound/ports';
+import type { Bus, Cache, Clock } from '@a2a-inbound/ports';
 import { eventsV1 } from '@a2a-inbound/proto';
 import { Lifecycle, PeriodicReadiness, startGrpcServer, type GrpcServerHandle } from '@a2a-inbound/runtime';
 import type { RunnerAppConfig } from './config';
@@ -18,16 +18,24 @@ export interface RunnerApp {
 
 /** Composition root of the runner: consumes run requests and cancels; serves gRPC health. */
 export async function startRunnerApp(
-  deps: { bus: Bus; clock: Clock; log: Logger; readinessIntervalMs?: number },
+  deps: { bus: Bus; cache: Cache; clock: Clock; log: Logger; readinessIntervalMs?: number },
   config: RunnerAppConfig,
 ): Promise<RunnerApp> {
   const lifecycle = new Lifecycle();
   const runner = new Runner({
     bus: deps.bus,
+    cache: deps.cache,
     clock: deps.clock,
     log: deps.log,
     runtimes: DEMO_RUNTIMES,
-    config: { heartbeatMs: config.heartbeatMs, shutdownGraceMs: config.shutdownGraceMs },
+    config: {
+      instanceId: config.instanceId,
+      heartbeatMs: config.heartbeatMs,
+      leaseMs: config.leaseMs,
+      shutdownGraceMs: config.shutdownGraceMs,
+      maxConcurrentRuns: config.maxConcurrentRuns,
+      maxRunsPerTenant: config.maxRunsPerTenant,
+    },
   });
   // Every runner sees every cancel (its own group), and aborts the run if it has it.
   lifecycle.add(
@@ -38,9 +46,15 @@ export async function startRunnerApp(
       await Promise.resolve();
     }),
   );
-  const runs = await deps.bus.subscribe(TOPICS.runRequested, 'runner', async (m) => {
-    await runner.handle(eventsV1.RunRequested.decode(m.value));
-  });
+  // Requests in flight = runs executing + runs waiting for a fair slot (different tasks concurrently).
+  const runs = await deps.bus.subscribe(
+    TOPICS.runRequested,
+    'runner',
+    async (m) => {
+      await runner.handle(eventsV1.RunRequested.decode(m.value));
+    },
+    { concurrency: config.maxConcurrentRuns + config.maxQueuedRuns },
+  );
   runner.state = 'RUNNING';
   // gRPC health: SERVING while RUNNING and the bus answered its last background ping (every 2 s).
   const readiness = new PeriodicReadiness(() => deps.bus.ping(), {

@@ -5,7 +5,11 @@ export interface RunnerAppConfig {
   grpcHost: string;
   grpcPort: number;
   heartbeatMs: number;
+  leaseMs: number;
   shutdownGraceMs: number;
+  maxConcurrentRuns: number;
+  maxRunsPerTenant: number;
+  maxQueuedRuns: number;
 }
 
 export function loadRunnerConfig(env: Env, fallbackInstanceId: string): RunnerAppConfig {
@@ -15,8 +19,13 @@ export function loadRunnerConfig(env: Env, fallbackInstanceId: string): RunnerAp
     grpcHost: r.string('RUNNER_GRPC_HOST', '127.0.0.1'),
     grpcPort: r.int('RUNNER_GRPC_PORT', 50052, { min: 0, max: 65535 }),
     heartbeatMs: r.int('RUNNER_HEARTBEAT_MS', 5_000, { min: 100 }),
+    leaseMs: r.int('RUNNER_LEASE_MS', 15_000, { min: 300 }),
     shutdownGraceMs: r.int('RUNNER_SHUTDOWN_GRACE_MS', 10_000, { min: 0 }),
+    maxConcurrentRuns: r.int('RUNNER_MAX_CONCURRENT_RUNS', 256, { min: 1, max: 100_000 }),
+    maxRunsPerTenant: r.int('RUNNER_MAX_RUNS_PER_TENANT', 64, { min: 1, max: 100_000 }),
+    maxQueuedRuns: r.int('RUNNER_MAX_QUEUED_RUNS', 4_096, { min: 0, max: 1_000_000 }),
   };
+  if (c.leaseMs < 2 * c.heartbeatMs) r.problem('RUNNER_LEASE_MS must be at least twice RUNNER_HEARTBEAT_MS');
   r.done();
   return c;
 }

@@ -50,6 +50,7 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
     blobs: deps.blobs,
     bus: deps.bus,
     eventLog: deps.eventLog,
+    cache: deps.cache,
     clock: deps.clock,
     ids: deps.ids,
     log,
@@ -70,9 +71,15 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
   }
   const runs = await RunHistory.open(deps.store);
 
-  const sub: BusSubscription = await deps.bus.subscribe(TOPICS.taskEvents, 'tasks', async (m) => {
-    await tasks.applyRunEvent(eventsV1.TaskEvent.decode(m.value));
-  });
+  // Different tasks' events are applied concurrently; one task's stay in order (keyed by task id).
+  const sub: BusSubscription = await deps.bus.subscribe(
+    TOPICS.taskEvents,
+    'tasks',
+    async (m) => {
+      await tasks.applyRunEvent(eventsV1.TaskEvent.decode(m.value));
+    },
+    { concurrency: config.eventConcurrency },
+  );
   lifecycle.add('task-events consumer', sub);
 
   let sweeping = false;

@@ -10,6 +10,8 @@ export interface TasksConfig {
   /** Rate limit of the seeded demo agents (requests per minute). */
   seedRateLimitPerMinute: number;
   sweepIntervalMs: number;
+  /** Run events of different tasks applied at once by this replica. */
+  eventConcurrency: number;
   /** How often expired tasks, idempotency records and push configs are deleted. */
   retentionSweepIntervalMs: number;
   /** How often the engines are pinged for the gRPC health status. */
@@ -29,6 +31,7 @@ export function loadTasksConfig(env: Env): TasksConfig {
     seedDemo: r.bool('SEED_DEMO', true),
     seedRateLimitPerMinute: r.int('SEED_RATE_LIMIT_PER_MINUTE', 600, { min: 1, max: 10_000_000 }),
     sweepIntervalMs: r.int('TASKS_SWEEP_INTERVAL_MS', 5_000, { min: 100 }),
+    eventConcurrency: r.int('TASKS_EVENT_CONCURRENCY', 64, { min: 1, max: 10_000 }),
     retentionSweepIntervalMs: r.int('TASKS_RETENTION_SWEEP_INTERVAL_MS', 60_000, { min: 1_000 }),
     readinessIntervalMs: r.int('TASKS_READINESS_INTERVAL_MS', 2_000, { min: 50 }),
     task: {

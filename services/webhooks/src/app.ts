@@ -98,20 +98,26 @@ export async function startWebhooksApp(
   let seen = 0;
   lifecycle.add(
     'task-updates consumer',
-    await deps.bus.subscribe(TASK_UPDATES_TOPIC, 'webhooks', async (m) => {
-      const e = eventsV1.LoggedTaskEvent.decode(m.value);
-      seen += 1;
-      if (!isStatusUpdate(e.eventJson)) return;
-      const d = await deps.source.get(e.taskId); // throws → the bus redelivers (claims make it idempotent)
-      if (!d.enabled || !d.taskJson || d.targets.length === 0) return;
-      const seq = Number(e.seq);
-      await Promise.all(
-        d.targets.map(async (t) => {
-          const done = await deliverer.deliver(e.taskId, seq, t, d.taskJson);
-          if (done) egress.onDelivery?.(done);
-        }),
-      );
-    }),
+    // One task's updates in order; a slow or retried endpoint holds one slot, not every task of its partition.
+    await deps.bus.subscribe(
+      TASK_UPDATES_TOPIC,
+      'webhooks',
+      async (m) => {
+        const e = eventsV1.LoggedTaskEvent.decode(m.value);
+        seen += 1;
+        if (!isStatusUpdate(e.eventJson)) return;
+        const d = await deps.source.get(e.taskId); // throws → the bus redelivers (claims make it idempotent)
+        if (!d.enabled || !d.taskJson || d.targets.length === 0) return;
+        const seq = Number(e.seq);
+        await Promise.all(
+          d.targets.map(async (t) => {
+            const done = await deliverer.deliver(e.taskId, seq, t, d.taskJson);
+            if (done) egress.onDelivery?.(done);
+          }),
+        );
+      },
+      { concurrency: config.concurrency },
+    ),
   );
   // gRPC health: SERVING while the bus answered its last background ping; NOT_SERVING once close() began.
   const readiness = new PeriodicReadiness(() => deps.bus.ping(), {

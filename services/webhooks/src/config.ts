@@ -9,6 +9,8 @@ export interface WebhooksConfig {
   retryBaseMs: number;
   /** Cap of one retry delay (ms), Retry-After included. */
   retryMaxDelayMs: number;
+  /** Task updates handled at once (different tasks; one task's updates stay in order). */
+  concurrency: number;
 }
 
 export function loadWebhooksConfig(env: Env): WebhooksConfig {
@@ -18,6 +20,7 @@ export function loadWebhooksConfig(env: Env): WebhooksConfig {
     grpcPort: r.int('WEBHOOKS_GRPC_PORT', 50053, { min: 0, max: 65535 }),
     tasksAddress: r.string('TASKS_GRPC_ADDR', '127.0.0.1:50051'),
     retryBaseMs: r.int('WEBHOOKS_RETRY_BASE_MS', 1_000, { min: 0, max: 60_000 }),
+    concurrency: r.int('WEBHOOKS_CONCURRENCY', 64, { min: 1, max: 10_000 }),
     retryMaxDelayMs: r.int('WEBHOOKS_RETRY_MAX_DELAY_MS', 30_000, { min: 0, max: 300_000 }),
   };
   r.done();

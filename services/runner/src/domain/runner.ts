@@ -1,9 +1,10 @@
 import type { Message } from '@a2a-js/sdk';
 import type { Logger } from '@a2a-inbound/logger';
 import { withSpan } from '@a2a-inbound/telemetry';
-import type { Bus, Clock } from '@a2a-inbound/ports';
+import { RunLeases, type Bus, type Cache, type Clock } from '@a2a-inbound/ports';
 import { eventsV1 } from '@a2a-inbound/proto';
 import type { AgentRuntime, RunContext } from './agent-runtime';
+import { FairScheduler } from './fair-scheduler';
 
 export const TOPICS = {
   runRequested: 'a2a.run.requested',
@@ -15,9 +16,21 @@ export const TOPICS = {
 export type RunnerState = 'INITIALIZED' | 'RUNNING' | 'DRAINING' | 'STOPPED';
 
 export interface RunnerConfig {
+  /** This replica's name: the holder written into run leases. */
+  instanceId: string;
+  /** How often the lease of every run this runner holds is renewed. */
   heartbeatMs: number;
+  /** Lease TTL: a run whose runner vanished shows as unheld after this long. */
+  leaseMs: number;
   shutdownGraceMs: number;
+  /** Runs executing at once in this runner. */
+  maxConcurrentRuns: number;
+  /** Runs of one tenant (subscription) executing at once in this runner. */
+  maxRunsPerTenant: number;
 }
+
+/** How long a finished run is remembered (a redelivered request for it is not run again). */
+const DONE_TTL_MS = 24 * 3600_000;
 
 class RunAborted extends Error {
   constructor() {
@@ -26,27 +39,46 @@ class RunAborted extends Error {
 }
 
 /**
- * Executes runs: one RunRequested → the agent runtime → TaskEvents with run_seq 1, 2, 3… A run that is
- * redelivered (another runner crashed) starts again from scratch with the same run id; the tasks service
- * drops the events it already applied, so each is applied once.
+ * Executes runs: one RunRequested → the agent runtime → TaskEvents with run_seq 1, 2, 3…
+ *
+ * Runs execute concurrently (the bus delivers different tasks' requests in parallel) within fair slots: at
+ * most `maxConcurrentRuns`, at most `maxRunsPerTenant` per subscription, freed slots going round-robin to
+ * the tenants with runs waiting. A run's liveness is its lease in the shared cache, renewed every heartbeat
+ * (ADR 0011). A request is acknowledged on the bus only when its run emitted its last event, so a runner
+ * that dies hands its runs to another runner; that runner waits for the dead holder's lease to lapse, then
+ * runs it again from scratch with the same run id, and the tasks service drops the events it already
+ * applied. A redelivered request whose run already finished is recognised by its `done` lease and skipped.
  */
 export class Runner {
   state: RunnerState = 'INITIALIZED';
   readonly #inflight = new Map<string, AbortController>();
   readonly #done = new Set<Promise<void>>();
+  /** Aborted on drain: wakes runs still waiting for a slot or for another holder's lease. */
+  readonly #draining = new AbortController();
+  readonly #slots: FairScheduler;
+  readonly #leases: RunLeases;
 
   constructor(
     private readonly deps: {
       bus: Bus;
+      cache: Cache;
       clock: Clock;
       log: Logger;
       runtimes: Readonly<Record<string, AgentRuntime>>;
       config: RunnerConfig;
     },
-  ) {}
+  ) {
+    this.#slots = new FairScheduler(deps.config.maxConcurrentRuns, deps.config.maxRunsPerTenant);
+    this.#leases = new RunLeases(deps.cache);
+  }
 
   get inflight(): number {
     return this.#inflight.size;
+  }
+
+  /** Runs executing and runs waiting for a slot. */
+  get load(): { running: number; queued: number } {
+    return { running: this.#slots.running, queued: this.#slots.queued };
   }
 
   cancel(taskId: string, runId: string): void {
@@ -65,30 +97,77 @@ export class Runner {
       return;
     }
     const key = `${req.taskId}/${req.runId}`;
+    if (this.#inflight.has(key)) return; // already running here (a redelivery racing the first copy)
     const ac = new AbortController();
     this.#inflight.set(key, ac);
-    const attributes = {
-      'a2a.runtime': req.runtime,
-      'a2a.agent_version': req.agentVersion,
-      'a2a.agent_id': req.agentId,
-      'a2a.task_id': req.taskId,
-      'a2a.run_id': req.runId,
-    };
-    const run = withSpan('@a2a-inbound/runner', 'runner.run', attributes, () => this.#run(req, ac));
-    this.#done.add(run);
+    const work = this.#admitAndRun(req, ac);
+    this.#done.add(work);
     try {
-      await run;
+      await work;
     } finally {
-      this.#done.delete(run);
+      this.#done.delete(work);
       this.#inflight.delete(key);
     }
+  }
+
+  async #admitAndRun(req: eventsV1.RunRequested, ac: AbortController): Promise<void> {
+    const { log } = this.deps;
+    const waitSignal = AbortSignal.any([this.#draining.signal, ac.signal]);
+    // Another runner may still hold it (a rebalance handed us its request): wait for its lease to lapse.
+    for (;;) {
+      const lease = await this.#leases.get(req.runId);
+      if (lease?.state === 'done') {
+        log.info({ taskId: req.taskId, runId: req.runId }, 'run already finished (redelivered request): skipped');
+        return;
+      }
+      if (lease?.state !== 'running' || lease.holder === this.deps.config.instanceId) break;
+      if (!(await this.#pause(this.deps.config.heartbeatMs, waitSignal))) return this.#notRun();
+    }
+    let release: () => void;
+    try {
+      release = await this.#slots.acquire(req.subscriptionId || req.taskId, waitSignal);
+    } catch {
+      return this.#notRun();
+    }
+    try {
+      const attributes = {
+        'a2a.runtime': req.runtime,
+        'a2a.agent_version': req.agentVersion,
+        'a2a.agent_id': req.agentId,
+        'a2a.task_id': req.taskId,
+        'a2a.run_id': req.runId,
+      };
+      await withSpan('@a2a-inbound/runner', 'runner.run', attributes, () => this.#run(req, ac));
+    } finally {
+      release();
+    }
+  }
+
+  /** Not run (canceled or draining while it waited): a drain hands the request back uncommitted. */
+  #notRun(): void {
+    if (this.state === 'DRAINING' || this.state === 'STOPPED') throw new Error('run handed back on shutdown');
+  }
+
+  #pause(ms: number, signal: AbortSignal): Promise<boolean> {
+    return new Promise((resolve) => {
+      if (signal.aborted) return resolve(false);
+      const t = setTimeout(() => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(true);
+      }, ms);
+      const onAbort = (): void => {
+        clearTimeout(t);
+        resolve(false);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
   }
 
   async #run(req: eventsV1.RunRequested, ac: AbortController): Promise<void> {
     const { bus, log } = this.deps;
     let runSeq = 0;
-    const emit = async (event: eventsV1.TaskEvent['event'], heartbeat = false): Promise<void> => {
-      const seq = heartbeat ? 0 : ++runSeq;
+    const emit = async (event: eventsV1.TaskEvent['event']): Promise<void> => {
+      const seq = ++runSeq;
       await bus.publish({
         topic: TOPICS.taskEvents,
         key: req.taskId,
@@ -101,10 +180,15 @@ export class Runner {
         }).finish(),
       });
     };
+    const { instanceId, leaseMs, heartbeatMs } = this.deps.config;
+    const startedTtl = Math.max(leaseMs, (req.deadlineMs || this.deps.clock.now()) - this.deps.clock.now()) + leaseMs;
+    const renew = (): Promise<void> => this.#leases.hold(req.runId, instanceId, leaseMs, startedTtl);
+    await renew();
     const heartbeat = setInterval(() => {
-      emit({ $case: 'heartbeat', heartbeat: {} }, true).catch((err: unknown) => log.warn({ err }, 'heartbeat failed'));
-    }, this.deps.config.heartbeatMs);
+      renew().catch((err: unknown) => log.warn({ err, taskId: req.taskId }, 'run lease renewal failed'));
+    }, heartbeatMs);
     heartbeat.unref();
+    let handedBack = false;
     let finished = false;
     const ctx: RunContext = {
       taskId: req.taskId,
@@ -175,7 +259,10 @@ export class Runner {
       );
     } catch (err) {
       if (err instanceof RunAborted || ac.signal.aborted) {
-        if (this.state === 'DRAINING') throw new Error('run handed back on shutdown'); // not committed: redelivered
+        if (this.state === 'DRAINING') {
+          handedBack = true;
+          throw new Error('run handed back on shutdown'); // not committed: redelivered
+        }
         return; // canceled: the tasks service already recorded it
       }
       log.error({ err, taskId: req.taskId }, 'agent run crashed');
@@ -193,12 +280,15 @@ export class Runner {
       });
     } finally {
       clearInterval(heartbeat);
+      const settle = handedBack ? this.#leases.release(req.runId) : this.#leases.finish(req.runId, DONE_TTL_MS);
+      await settle.catch((err: unknown) => log.warn({ err, taskId: req.taskId }, 'run lease update failed'));
     }
   }
 
   /** Stops taking runs, lets in-flight runs finish within the grace period, then aborts (hands back) the rest. */
   async drain(): Promise<void> {
     this.state = 'DRAINING';
+    this.#draining.abort();
     const grace = new Promise<void>((resolve) => setTimeout(resolve, this.deps.config.shutdownGraceMs).unref());
     await Promise.race([Promise.allSettled([...this.#done]), grace]);
     for (const ac of this.#inflight.values()) ac.abort();

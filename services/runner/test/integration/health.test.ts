@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '@a2a-inbound/logger';
-import { InMemoryBus, systemClock, type BusMessage } from '@a2a-inbound/ports';
+import { InMemoryBus, InMemoryCache, systemClock, type BusMessage } from '@a2a-inbound/ports';
 import { eventsV1 } from '@a2a-inbound/proto';
 import { checkHealth } from '@a2a-inbound/runtime';
 import { startRunnerApp } from '../../src/app';
@@ -17,9 +17,14 @@ describe('runner gRPC health and drain', () => {
       async (m: BusMessage) => void events.push(eventsV1.TaskEvent.decode(m.value)),
     );
     const app = await startRunnerApp(
-      { bus, clock: systemClock, log: silentLogger(), readinessIntervalMs: 600_000 },
+      { bus, cache: new InMemoryCache(), clock: systemClock, log: silentLogger(), readinessIntervalMs: 600_000 },
       loadRunnerConfig(
-        { RUNNER_GRPC_PORT: '0', RUNNER_SHUTDOWN_GRACE_MS: '2000', RUNNER_HEARTBEAT_MS: '10000' },
+        {
+          RUNNER_GRPC_PORT: '0',
+          RUNNER_SHUTDOWN_GRACE_MS: '2000',
+          RUNNER_HEARTBEAT_MS: '10000',
+          RUNNER_LEASE_MS: '30000',
+        },
         'runner-test',
       ),
     );

@@ -23,7 +23,17 @@ describe('loadRunnerConfig', () => {
       grpcHost: '127.0.0.1',
       grpcPort: 50052,
       heartbeatMs: 5_000,
+      leaseMs: 15_000,
       shutdownGraceMs: 10_000,
+      maxConcurrentRuns: 256,
+      maxRunsPerTenant: 64,
+      maxQueuedRuns: 4_096,
     });
+  });
+
+  it('refuses a run lease shorter than two heartbeats (a live run would look lost between renewals)', () => {
+    expect(() => loadRunnerConfig({ RUNNER_HEARTBEAT_MS: '5000', RUNNER_LEASE_MS: '8000' }, 'r1')).toThrow(
+      /RUNNER_LEASE_MS must be at least twice RUNNER_HEARTBEAT_MS/,
+    );
   });
 });

@@ -6,9 +6,11 @@ import {
   TaskNotCancelableError,
   TaskNotFoundError,
 } from '@a2a-inbound/errors';
+import { RunLeases } from '@a2a-inbound/ports';
 import type {
   BlobStore,
   Bus,
+  Cache,
   Clock,
   Collection,
   DocumentStore,
@@ -103,6 +105,8 @@ export async function openTaskCollections(store: DocumentStore): Promise<TaskCol
 type StoredTask = TaskDoc & { state: TaskState };
 
 export class TaskService {
+  readonly #leases: RunLeases;
+
   constructor(
     private readonly c: TaskCollections,
     private readonly deps: {
@@ -110,12 +114,15 @@ export class TaskService {
       blobs: BlobStore;
       bus: Bus;
       eventLog: EventLog;
+      cache: Cache;
       clock: Clock;
       ids: IdGenerator;
       log: Logger;
       config: TaskServiceConfig;
     },
-  ) {}
+  ) {
+    this.#leases = new RunLeases(deps.cache);
+  }
 
   // ---- message/send, message/stream -------------------------------------------------------------
 
@@ -332,16 +339,8 @@ export class TaskService {
       if (!cur) return; // unknown or swept task: nothing to apply
       const task = cur.doc;
       if (event.runId !== task.currentRunId) return; // a stale run (canceled, or superseded by a reply)
-      if (event.event?.$case === 'heartbeat') {
-        if (isTerminal(task.status.state)) return;
-        try {
-          await this.c.tasks.replace(task.id, cur.version, { ...task, runSeenAtMs: this.deps.clock.now() });
-          return;
-        } catch (err) {
-          if (err instanceof AppError && err.code === 'VERSION_CONFLICT') continue;
-          throw err;
-        }
-      }
+      // Liveness is the run lease in the cache (ADR 0011): a heartbeat event (older runners) costs no write.
+      if (event.event?.$case === 'heartbeat') return;
       if (event.runSeq <= task.lastRunSeq) {
         // Redelivery: make sure the log holds the last applied event (the first write may have been lost).
         this.deps.log.info(
@@ -353,13 +352,22 @@ export class TaskService {
         }
         return;
       }
+      if (isTerminal(task.status.state)) {
+        // Canceled, failed by its deadline, or finished: late events change nothing and never block the stream.
+        this.deps.log.debug(
+          { taskId: task.id, runId: event.runId, runSeq: event.runSeq, state: task.status.state },
+          'run event for a finished task: ignored',
+        );
+        return;
+      }
       if (event.runSeq !== task.lastRunSeq + 1) {
-        throw new AppError(
-          'UNAVAILABLE',
-          `out-of-order run event ${event.runSeq} after ${task.lastRunSeq} for ${task.id}`,
+        // One task's events arrive in order (keyed), so a gap is an event lost for good (dead-lettered):
+        // waiting cannot fill it, and retrying would hold every other task of the partition. Apply and say so.
+        this.deps.log.warn(
+          { taskId: task.id, runId: event.runId, runSeq: event.runSeq, lastRunSeq: task.lastRunSeq },
+          'run event after a gap: applied',
         );
       }
-      if (isTerminal(task.status.state)) return; // e.g. canceled while the runner was still talking
       const next = this.#applyToDoc(task, event);
       if (!next) return;
       next.doc.lastRunSeq = event.runSeq;
@@ -392,16 +400,20 @@ export class TaskService {
     };
   }
 
-  /** Fails tasks whose run stalled or overran (runner lost): bounded time, with a reason. */
+  /**
+   * Fails tasks whose run overran its deadline, or whose run was started by a runner that is gone and that
+   * no runner took over within `runStallMs` (ADR 0011). Liveness comes from run leases, never from how long
+   * a run waited in the queue or how far the task-events consumer lags: a queued run is only bounded by
+   * its deadline.
+   */
   async sweepStuckRuns(): Promise<number> {
     const now = this.deps.clock.now();
     const working = await this.c.tasks.find({ state: 'working' }, { limit: 500 });
     let failed = 0;
     for (const v of working) {
       const t = v.doc;
-      const stalled = now - t.runSeenAtMs > this.deps.config.runStallMs;
       const overdue = now > t.runDeadlineMs;
-      if (!stalled && !overdue) continue;
+      if (!overdue && (now - t.runSeenAtMs <= this.deps.config.runStallMs || !(await this.#runLost(t, now)))) continue;
       const reason = overdue
         ? 'The run did not finish within its time limit.'
         : 'The agent runner stopped responding; the run was abandoned.';
@@ -428,6 +440,16 @@ export class TaskService {
       }
     }
     return failed;
+  }
+
+  /** A run a runner started, whose lease lapsed, and that no runner took over for `runStallMs`. */
+  async #runLost(t: TaskDoc, now: number): Promise<boolean> {
+    const lease = await this.#leases.get(t.currentRunId);
+    if (lease) return false; // held (running) or finished with its events on the way
+    if (!(await this.#leases.started(t.currentRunId))) return false; // still queued: the bus delivers it
+    const stallMs = this.deps.config.runStallMs;
+    const since = await this.#leases.lostSince(t.currentRunId, now, 4 * stallMs);
+    return now - since >= stallMs;
   }
 
   // ---- internals ----------------------------------------------------------------------------------

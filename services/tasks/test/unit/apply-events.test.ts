@@ -7,6 +7,7 @@ import {
   InMemoryDocumentStore,
   InMemoryEventLog,
   ManualClock,
+  RunLeases,
   SequentialIds,
 } from '@a2a-inbound/ports';
 import { eventsV1 } from '@a2a-inbound/proto';
@@ -20,7 +21,8 @@ async function setup(config = DEFAULT_TASK_CONFIG) {
   const eventLog = new InMemoryEventLog();
   const clock = new ManualClock(Date.UTC(2026, 10, 22));
   const ids = new SequentialIds('id');
-  const control = new ControlPlane(await openControlCollections(store), new InMemoryCache(), clock, ids);
+  const cache = new InMemoryCache({ clock });
+  const control = new ControlPlane(await openControlCollections(store), cache, clock, ids);
   await seedDemo(control);
   const runs: eventsV1.RunRequested[] = [];
   await bus.subscribe('a2a.run.requested', 'test', async (m) => {
@@ -31,6 +33,7 @@ async function setup(config = DEFAULT_TASK_CONFIG) {
     blobs: new InMemoryBlobStore(),
     bus,
     eventLog,
+    cache,
     clock,
     ids,
     log: silentLogger(),
@@ -43,7 +46,7 @@ async function setup(config = DEFAULT_TASK_CONFIG) {
     keyId: 'k',
     protocolVersion: '0.3.0',
   };
-  return { tasks, bus, eventLog, clock, control, runs, caller };
+  return { tasks, bus, eventLog, clock, control, runs, caller, leases: new RunLeases(cache) };
 }
 
 const delta = (taskId: string, runId: string, runSeq: number, text: string): eventsV1.TaskEvent => ({
@@ -94,7 +97,7 @@ describe('TaskService.applyRunEvent', () => {
     expect((await eventLog.read(task.id, 0)).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
   });
 
-  it('refuses an event that arrives before its predecessor (the bus redelivers it in order later)', async () => {
+  it('applies an event whose predecessor was lost for good instead of holding the partition', async () => {
     const { tasks, bus, runs, caller } = await setup();
     const task = await tasks.send(
       caller,
@@ -103,10 +106,31 @@ describe('TaskService.applyRunEvent', () => {
     );
     await bus.drain();
     const run = runs[0]!;
-    await expect(tasks.applyRunEvent(delta(task.id, run.runId, 2, 'x'))).rejects.toMatchObject({ code: 'UNAVAILABLE' });
     await tasks.applyRunEvent(delta(task.id, run.runId, 1, 'a'));
-    await tasks.applyRunEvent(delta(task.id, run.runId, 2, 'b'));
-    expect((await tasks.get(caller, task.id)).artifacts?.[0]?.parts).toEqual([{ kind: 'text', text: 'ab' }]);
+    // Event 2 was dead-lettered: per-key order means it never comes; 3 and 4 still finish the task.
+    await tasks.applyRunEvent(delta(task.id, run.runId, 3, 'c'));
+    await tasks.applyRunEvent(status(task.id, run.runId, 4, 'completed'));
+    const got = await tasks.get(caller, task.id);
+    expect(got.status.state).toBe('completed');
+    expect(got.artifacts?.[0]?.parts).toEqual([{ kind: 'text', text: 'ac' }]);
+  });
+
+  it('ignores late events of a task that already failed (never an error that blocks the bus)', async () => {
+    const { tasks, bus, runs, caller, clock } = await setup({ ...DEFAULT_TASK_CONFIG, runTimeoutMs: 10_000 });
+    const task = await tasks.send(
+      caller,
+      { kind: 'message', role: 'user', messageId: 'm2b', parts: [{ kind: 'text', text: 'hi' }] },
+      { blocking: false },
+    );
+    await bus.drain();
+    clock.advance(11_000);
+    expect(await tasks.sweepStuckRuns()).toBe(1);
+    // The run's events arrive after the task was failed, the later ones first after a gap.
+    await tasks.applyRunEvent(delta(task.id, runs[0]!.runId, 3, 'late'));
+    await tasks.applyRunEvent(status(task.id, runs[0]!.runId, 4, 'completed'));
+    const got = await tasks.get(caller, task.id);
+    expect(got.status.state).toBe('failed');
+    expect(got.artifacts).toEqual([]);
   });
 
   it('ignores events of a canceled run', async () => {
@@ -124,14 +148,62 @@ describe('TaskService.applyRunEvent', () => {
     expect(got.artifacts).toEqual([]);
   });
 
-  it('the sweeper fails a run whose runner went silent, with a reason, after RUN_STALL_MS', async () => {
-    const { tasks, bus, caller, clock } = await setup({ ...DEFAULT_TASK_CONFIG, runStallMs: 10_000 });
+  it('the sweeper never fails a queued run for silence (however long it waits); its deadline does', async () => {
+    const { tasks, bus, caller, clock } = await setup({
+      ...DEFAULT_TASK_CONFIG,
+      runStallMs: 10_000,
+      runTimeoutMs: 120_000,
+    });
     const task = await tasks.send(
       caller,
       { kind: 'message', role: 'user', messageId: 'm4', parts: [{ kind: 'text', text: 'hi' }] },
       { blocking: false },
     );
     await bus.drain();
+    for (let i = 0; i < 10; i++) {
+      clock.advance(11_000);
+      expect(await tasks.sweepStuckRuns()).toBe(0);
+    }
+    clock.advance(11_000);
+    expect(await tasks.sweepStuckRuns()).toBe(1);
+    const got = await tasks.get(caller, task.id);
+    expect(got.status.state).toBe('failed');
+    expect(got.status.message?.parts[0]).toMatchObject({ kind: 'text', text: expect.stringContaining('time limit') });
+  });
+
+  it('a run whose runner holds its lease is never failed for silence, nor one that finished (events in transit)', async () => {
+    const { tasks, bus, caller, clock, runs, leases } = await setup({ ...DEFAULT_TASK_CONFIG, runStallMs: 10_000 });
+    const send = (messageId: string) =>
+      tasks.send(
+        caller,
+        { kind: 'message', role: 'user', messageId, parts: [{ kind: 'text', text: 'hi' }] },
+        { blocking: false },
+      );
+    const held = await send('m5');
+    const finished = await send('m6');
+    await bus.drain();
+    const runOf = (taskId: string) => runs.find((r) => r.taskId === taskId)!.runId;
+    await leases.finish(runOf(finished.id), 3600_000);
+    for (let i = 0; i < 6; i++) {
+      await leases.hold(runOf(held.id), 'runner-a', 3_000, 600_000);
+      clock.advance(2_500);
+      expect(await tasks.sweepStuckRuns()).toBe(0);
+    }
+    expect((await tasks.get(caller, held.id)).status.state).toBe('working');
+    expect((await tasks.get(caller, finished.id)).status.state).toBe('working');
+  });
+
+  it('the sweeper fails a started run whose runner vanished once no runner took it over for RUN_STALL_MS', async () => {
+    const { tasks, bus, caller, clock, runs, leases } = await setup({ ...DEFAULT_TASK_CONFIG, runStallMs: 10_000 });
+    const task = await tasks.send(
+      caller,
+      { kind: 'message', role: 'user', messageId: 'm7', parts: [{ kind: 'text', text: 'hi' }] },
+      { blocking: false },
+    );
+    await bus.drain();
+    await leases.hold(runs[0]!.runId, 'runner-a', 3_000, 600_000);
+    clock.advance(11_000); // the lease lapsed: first seen unheld now
+    expect(await tasks.sweepStuckRuns()).toBe(0);
     clock.advance(5_000);
     expect(await tasks.sweepStuckRuns()).toBe(0);
     clock.advance(6_000);

@@ -33,6 +33,7 @@ describe('TaskService: racing replies to an input-required task', () => {
       blobs: new InMemoryBlobStore(),
       bus,
       eventLog: new InMemoryEventLog(),
+      cache: new InMemoryCache(),
       clock,
       ids,
       log: silentLogger(),

@@ -1,0 +1,117 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '@a2a-inbound/logger';
+import { InMemoryBus, InMemoryCache, RunLeases, systemClock } from '@a2a-inbound/ports';
+import { eventsV1 } from '@a2a-inbound/proto';
+import type { AgentRuntime } from '../../src/domain/agent-runtime';
+import { Runner, TOPICS } from '../../src/domain/runner';
+
+const config = {
+  instanceId: 'runner-me',
+  heartbeatMs: 20,
+  leaseMs: 60,
+  shutdownGraceMs: 1_000,
+  maxConcurrentRuns: 4,
+  maxRunsPerTenant: 2,
+};
+
+function request(taskId: string, subscriptionId = 'sub-a'): eventsV1.RunRequested {
+  return eventsV1.RunRequested.fromPartial({
+    taskId,
+    runId: `run-${taskId}`,
+    subscriptionId,
+    runtime: 'test',
+    messageJson: JSON.stringify({ kind: 'message', role: 'user', messageId: `m-${taskId}`, parts: [] }),
+  });
+}
+
+async function setup(runtime: AgentRuntime) {
+  const bus = new InMemoryBus();
+  const cache = new InMemoryCache();
+  const events: eventsV1.TaskEvent[] = [];
+  const sub = await bus.subscribe(TOPICS.taskEvents, 'observer', async (m) => {
+    events.push(eventsV1.TaskEvent.decode(m.value));
+    await Promise.resolve();
+  });
+  const runner = new Runner({
+    bus,
+    cache,
+    clock: systemClock,
+    log: silentLogger(),
+    runtimes: { test: runtime },
+    config,
+  });
+  runner.state = 'RUNNING';
+  cleanups.push(async () => {
+    await runner.drain();
+    await sub.close();
+    await bus.close();
+  });
+  return { bus, runner, events, leases: new RunLeases(cache) };
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0)) await c();
+});
+
+describe('Runner', () => {
+  it('holds a lease while it runs and marks the run done at the end', async () => {
+    let seen: unknown;
+    const { runner, leases } = await setup(async (ctx) => {
+      seen = await leases.get('run-t1');
+      await ctx.status('completed');
+    });
+    await runner.handle(request('t1'));
+    expect(seen).toEqual({ state: 'running', holder: 'runner-me' });
+    expect(await leases.get('run-t1')).toEqual({ state: 'done' });
+    expect(await leases.started('run-t1')).toBe(true);
+  });
+
+  it('does not run again a redelivered request whose run already finished', async () => {
+    let runs = 0;
+    const { runner, leases, bus, events } = await setup(async (ctx) => {
+      runs += 1;
+      await ctx.status('completed');
+    });
+    await leases.finish('run-t2', 60_000);
+    await runner.handle(request('t2'));
+    await bus.drain();
+    expect(runs).toBe(0);
+    expect(events).toEqual([]);
+  });
+
+  it("waits while another live runner holds the run, and takes it over once that runner's lease lapses", async () => {
+    let runs = 0;
+    const { runner, leases } = await setup(async (ctx) => {
+      runs += 1;
+      await ctx.status('completed');
+    });
+    await leases.hold('run-t3', 'runner-other', 500, 60_000);
+    const handled = runner.handle(request('t3'));
+    await new Promise((r) => setTimeout(r, 30));
+    expect(runs).toBe(0); // the other holder's lease is still live
+    await handled; // it lapsed (not renewed): this runner ran it
+    expect(runs).toBe(1);
+    expect(await leases.get('run-t3')).toEqual({ state: 'done' });
+  });
+
+  it("runs different tasks concurrently, and one tenant's long runs leave slots for another tenant", async () => {
+    const gates = new Map<string, () => void>();
+    const started: string[] = [];
+    const { runner } = await setup(async (ctx) => {
+      started.push(ctx.taskId);
+      if (ctx.taskId.startsWith('long')) await new Promise<void>((r) => gates.set(ctx.taskId, r));
+      await ctx.status('completed');
+    });
+    const longRuns = ['long1', 'long2', 'long3'].map((t) => runner.handle(request(t, 'tenant-a')));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(started).toEqual(['long1', 'long2']); // tenant-a is at its share (2); long3 waits
+    await runner.handle(request('quick', 'tenant-b')); // not behind tenant-a's runs
+    expect(started).toContain('quick');
+    for (const t of ['long1', 'long2']) gates.get(t)!();
+    await new Promise((r) => setTimeout(r, 20));
+    gates.get('long3')!();
+    await Promise.all(longRuns);
+    expect(started).toHaveLength(4);
+  });
+});
