@@ -81,6 +81,43 @@ describe.runIf(engineUrlsSet)('distributed behaviour across processes', () => {
     }
   }, 60_000);
 
+  it('long runs do not hold back other tasks: echo sends complete while 12 long runs (more than the partitions) still work', async () => {
+    const [g1, g2] = cluster.gateways as [string, string];
+    const long: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const r = await rpc(
+        url(i % 2 ? g2 : g1, SLOW),
+        {
+          jsonrpc: '2.0',
+          id: i,
+          method: 'message/send',
+          params: { message: slowMessage(40_000, `long ${i}`), configuration: { blocking: false } },
+        },
+        { key: sut.a2aKey },
+      );
+      long.push((r.body.result as Task).id);
+    }
+    for (let i = 0; i < 8; i++) {
+      const r = await rpc(
+        url(i % 2 ? g1 : g2, ECHO),
+        { jsonrpc: '2.0', id: `e${i}`, method: 'message/send', params: { message: textMessage(`echo ${i}`) } },
+        { key: sut.a2aKey },
+      );
+      expect((r.body.result as Task).status.state).toBe('completed');
+    }
+    // Every long run is still at work (they started and hold their slots), none was failed or queued away.
+    for (const id of long) {
+      const r = await rpc(
+        url(g1, SLOW),
+        { jsonrpc: '2.0', id, method: 'tasks/get', params: { id } },
+        { key: sut.a2aKey },
+      );
+      expect((r.body.result as Task).status.state).toBe('working');
+    }
+    for (const id of long)
+      await rpc(url(g2, SLOW), { jsonrpc: '2.0', id, method: 'tasks/cancel', params: { id } }, { key: sut.a2aKey });
+  }, 90_000);
+
   it('the rate limit holds across two gateway replicas: the N+1-th request in the window gets 429 whichever replica takes it', async () => {
     const limit = 6;
     const agent = await manage(sut, 'admin', 'agents.create', {
