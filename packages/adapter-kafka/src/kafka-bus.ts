@@ -292,7 +292,8 @@ export class KafkaBus implements Bus {
       retry: { retries: 8, initialRetryTime: 100, maxRetryTime: 3_000 },
     });
     const concurrency = Math.max(1, Math.floor(subscribeOptions.concurrency ?? 1));
-    const sub = new KafkaSubscription(this, consumer, topic, group, handler, o, this.#log, concurrency);
+    const isTransient = subscribeOptions.isTransient ?? (() => false);
+    const sub = new KafkaSubscription(this, consumer, topic, group, handler, o, this.#log, concurrency, isTransient);
     this.#subscriptions.add(sub);
     try {
       await sub.start(o.joinTimeoutMs ?? 30_000);
@@ -352,6 +353,7 @@ class KafkaSubscription implements BusSubscription {
     private readonly options: KafkaBusOptions,
     private readonly log: AdapterLog,
     private readonly concurrency: number,
+    private readonly isTransient: (error: unknown) => boolean,
   ) {}
 
   async start(joinTimeoutMs: number): Promise<void> {
@@ -459,12 +461,14 @@ class KafkaSubscription implements BusSubscription {
   /** Handles one message with in-place retries; resolves true once settled (handled or dead-lettered). */
   async #runWithRetries(message: BusMessage, partition: number, offset: string): Promise<boolean> {
     const maxAttempts = this.options.maxAttempts ?? 10;
+    let failures = 0;
     for (let n = 1; ; n++) {
       if (this.#closing) return false;
       try {
         await this.handler(message);
         return true;
       } catch (err) {
+        if (!this.isTransient(err)) failures += 1;
         if (this.#closing) {
           this.log.warn(
             { err, topic: this.topic, partition, offset, group: this.group },
@@ -472,7 +476,7 @@ class KafkaSubscription implements BusSubscription {
           );
           return false;
         }
-        if (n >= maxAttempts) {
+        if (failures >= maxAttempts) {
           this.log.error(
             { err, topic: this.topic, partition, offset, group: this.group, attempts: n },
             'bus handler failed too often: dead-lettered',
@@ -549,8 +553,10 @@ class KafkaSubscription implements BusSubscription {
     }
     if (failed) {
       const previous = this.#attempts.get(partition);
-      const n = previous?.offset === message.offset ? previous.n + 1 : 1;
       const maxAttempts = this.options.maxAttempts ?? 10;
+      // A transient failure (outage) is retried for as long as it lasts: it never counts toward dead-lettering.
+      const before = previous?.offset === message.offset ? previous.n : 0;
+      const n = this.isTransient(failure) ? Math.min(Math.max(before, 1), maxAttempts - 1) : before + 1;
       if (n < maxAttempts && !this.#closing) {
         this.#attempts.set(partition, { offset: message.offset, n });
         const base = this.options.retryDelayMs ?? 100;

@@ -309,6 +309,17 @@ export class InsufficientCreditsError extends AppError {
   }
 }
 
+/**
+ * An engine or service outage (retry for as long as it lasts): UNAVAILABLE, or a raw gRPC UNAVAILABLE /
+ * DEADLINE_EXCEEDED from a client call. Bus consumers pass it as `isTransient`, so an outage never
+ * dead-letters a message.
+ */
+export function isOutage(err: unknown): boolean {
+  if (err instanceof AppError) return err.code === 'UNAVAILABLE';
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === GrpcStatus.UNAVAILABLE || code === GrpcStatus.DEADLINE_EXCEEDED;
+}
+
 /** Any thrown value → AppError; unknown errors become INTERNAL with the original kept as `cause`. */
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;

@@ -27,6 +27,12 @@ export interface SubscribeOptions {
    * whole partition.
    */
   readonly concurrency?: number;
+  /**
+   * Failures this predicate calls transient (an engine outage) are retried with capped backoff for as long
+   * as they last, without counting toward the adapter's attempt limit: an outage must never dead-letter a
+   * message. Other failures are retried a bounded number of times, then dead-lettered.
+   */
+  readonly isTransient?: (error: unknown) => boolean;
 }
 
 export interface BusSubscription {

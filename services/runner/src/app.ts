@@ -1,3 +1,4 @@
+import { isOutage } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
 import type { Bus, Cache, Clock } from '@a2a-inbound/ports';
 import { eventsV1 } from '@a2a-inbound/proto';
@@ -53,7 +54,7 @@ export async function startRunnerApp(
     async (m) => {
       await runner.handle(eventsV1.RunRequested.decode(m.value));
     },
-    { concurrency: config.maxConcurrentRuns + config.maxQueuedRuns },
+    { concurrency: config.maxConcurrentRuns + config.maxQueuedRuns, isTransient: isOutage },
   );
   runner.state = 'RUNNING';
   // gRPC health: SERVING while RUNNING and the bus answered its last background ping (every 2 s).

@@ -1,3 +1,4 @@
+import { isOutage } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
 import type {
   BlobStore,
@@ -78,7 +79,7 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
     async (m) => {
       await tasks.applyRunEvent(eventsV1.TaskEvent.decode(m.value));
     },
-    { concurrency: config.eventConcurrency },
+    { concurrency: config.eventConcurrency, isTransient: isOutage },
   );
   lifecycle.add('task-events consumer', sub);
 

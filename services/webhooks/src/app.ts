@@ -1,3 +1,4 @@
+import { isOutage } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
 import { systemClock, type Bus, type Clock, type DocumentStore } from '@a2a-inbound/ports';
 import { eventsV1, tasksV1 } from '@a2a-inbound/proto';
@@ -116,7 +117,7 @@ export async function startWebhooksApp(
           }),
         );
       },
-      { concurrency: config.concurrency },
+      { concurrency: config.concurrency, isTransient: isOutage },
     ),
   );
   // gRPC health: SERVING while the bus answered its last background ping; NOT_SERVING once close() began.

@@ -1,5 +1,5 @@
 import { AppError } from '@a2a-inbound/errors';
-import type { Bus, BusHandler, BusMessage, BusSubscription } from '../bus';
+import type { Bus, BusHandler, BusMessage, BusSubscription, SubscribeOptions } from '../bus';
 
 export interface InMemoryBusOptions {
   /** Attempts per message and group before `onDeadLetter` (at-least-once with a bound). */
@@ -13,6 +13,7 @@ export interface InMemoryBusOptions {
 
 interface Member {
   readonly handler: BusHandler;
+  readonly isTransient: (error: unknown) => boolean;
   active: boolean;
 }
 
@@ -73,12 +74,13 @@ export class InMemoryBus implements Bus {
 
   async #deliver(message: BusMessage, topic: string, group: string): Promise<void> {
     let lastError: unknown;
-    for (let attempt = 1; attempt <= this.#maxAttempts; attempt++) {
+    for (let attempt = 1; attempt <= this.#maxAttempts;) {
       if (this.#closed) return;
       const members = (this.#groups.get(topic)?.get(group) ?? []).filter((m) => m.active);
       const member = members[hashKey(message.key) % Math.max(members.length, 1)];
       if (!member) {
         // No live member: wait like a Kafka partition without a consumer would.
+        attempt += 1;
         await new Promise((resolve) => setTimeout(resolve, this.#retryDelayMs));
         continue;
       }
@@ -87,13 +89,19 @@ export class InMemoryBus implements Bus {
         return;
       } catch (err) {
         lastError = err;
+        if (!member.isTransient(err)) attempt += 1; // an outage never dead-letters
         await new Promise((resolve) => setTimeout(resolve, this.#retryDelayMs));
       }
     }
     this.#onDeadLetter(message, group, lastError);
   }
 
-  async subscribe(topic: string, group: string, handler: BusHandler): Promise<BusSubscription> {
+  async subscribe(
+    topic: string,
+    group: string,
+    handler: BusHandler,
+    options: SubscribeOptions = {},
+  ): Promise<BusSubscription> {
     if (this.#closed) throw new AppError('UNAVAILABLE', 'bus is closed');
     await Promise.resolve();
     let groups = this.#groups.get(topic);
@@ -106,7 +114,7 @@ export class InMemoryBus implements Bus {
       members = [];
       groups.set(group, members);
     }
-    const member: Member = { handler, active: true };
+    const member: Member = { handler, isTransient: options.isTransient ?? (() => false), active: true };
     members.push(member);
     return {
       close: async () => {

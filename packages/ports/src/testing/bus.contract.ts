@@ -210,6 +210,32 @@ export function describeBusContract(
       timeout + 20_000,
     );
 
+    it(
+      'retries a transient failure (outage) for as long as it lasts: it never dead-letters the message',
+      async () => {
+        const t = topic('outage');
+        let attempts = 0;
+        let handled = false;
+        const outage = new Error('engine unavailable');
+        const sub = await bus.subscribe(
+          t,
+          'g',
+          async () => {
+            attempts += 1;
+            await Promise.resolve();
+            if (attempts <= 14) throw outage; // more than any adapter's attempt limit in these suites
+            handled = true;
+          },
+          { concurrency: 4, isTransient: (e) => e === outage },
+        );
+        await bus.publish({ topic: t, key: 'k', value: enc('x') });
+        await until(() => handled, timeout * 2);
+        expect(attempts).toBe(15);
+        await sub.close();
+      },
+      timeout * 2 + 10_000,
+    );
+
     it('answers ping while open', async () => {
       await bus.ping();
     });

@@ -32,6 +32,13 @@ export interface RunnerConfig {
 /** How long a finished run is remembered (a redelivered request for it is not run again). */
 const DONE_TTL_MS = 24 * 3600_000;
 
+/** Publishing a run event failed (bus outage): the run is handed back, never turned into a failed task. */
+class EmitFailed extends Error {
+  constructor(override readonly cause: unknown) {
+    super('run event could not be published');
+  }
+}
+
 class RunAborted extends Error {
   constructor() {
     super('run aborted');
@@ -168,17 +175,21 @@ export class Runner {
     let runSeq = 0;
     const emit = async (event: eventsV1.TaskEvent['event']): Promise<void> => {
       const seq = ++runSeq;
-      await bus.publish({
-        topic: TOPICS.taskEvents,
-        key: req.taskId,
-        value: eventsV1.TaskEvent.encode({
-          taskId: req.taskId,
-          runId: req.runId,
-          runSeq: seq,
-          event,
-          emittedAtMs: this.deps.clock.now(),
-        }).finish(),
-      });
+      await bus
+        .publish({
+          topic: TOPICS.taskEvents,
+          key: req.taskId,
+          value: eventsV1.TaskEvent.encode({
+            taskId: req.taskId,
+            runId: req.runId,
+            runSeq: seq,
+            event,
+            emittedAtMs: this.deps.clock.now(),
+          }).finish(),
+        })
+        .catch((err: unknown) => {
+          throw new EmitFailed(err);
+        });
     };
     const { instanceId, leaseMs, heartbeatMs } = this.deps.config;
     const startedTtl = Math.max(leaseMs, (req.deadlineMs || this.deps.clock.now()) - this.deps.clock.now()) + leaseMs;
@@ -188,7 +199,8 @@ export class Runner {
       renew().catch((err: unknown) => log.warn({ err, taskId: req.taskId }, 'run lease renewal failed'));
     }, heartbeatMs);
     heartbeat.unref();
-    let handedBack = false;
+    // `done` only once the run's last event is out; otherwise the lease is released for the redelivery.
+    let settled = false;
     let finished = false;
     const ctx: RunContext = {
       taskId: req.taskId,
@@ -243,10 +255,12 @@ export class Runner {
             { kind: 'text', text: `No runtime "${req.runtime}" is available for agent version ${req.agentVersion}.` },
           ],
         });
+        settled = true;
         return;
       }
       await runtime(ctx);
       if (!finished) await ctx.status('completed');
+      settled = true;
       log.info(
         {
           taskId: req.taskId,
@@ -259,11 +273,15 @@ export class Runner {
       );
     } catch (err) {
       if (err instanceof RunAborted || ac.signal.aborted) {
-        if (this.state === 'DRAINING') {
-          handedBack = true;
-          throw new Error('run handed back on shutdown'); // not committed: redelivered
-        }
+        if (this.state === 'DRAINING') throw new Error('run handed back on shutdown'); // not committed: redelivered
+        settled = true;
         return; // canceled: the tasks service already recorded it
+      }
+      if (err instanceof EmitFailed) {
+        // The bus is down: not the agent's fault. Hand the run back (retried when the bus is back) rather
+        // than fail a task for an outage.
+        log.warn({ err: err.cause, taskId: req.taskId }, 'run events could not be published: run handed back');
+        throw err.cause;
       }
       log.error({ err, taskId: req.taskId }, 'agent run crashed');
       await emit({
@@ -277,10 +295,13 @@ export class Runner {
             parts: [{ kind: 'text', text: 'The agent failed unexpectedly while running.' }],
           }),
         },
+      }).catch((e: unknown) => {
+        throw e instanceof EmitFailed ? e.cause : e;
       });
+      settled = true;
     } finally {
       clearInterval(heartbeat);
-      const settle = handedBack ? this.#leases.release(req.runId) : this.#leases.finish(req.runId, DONE_TTL_MS);
+      const settle = settled ? this.#leases.finish(req.runId, DONE_TTL_MS) : this.#leases.release(req.runId);
       await settle.catch((err: unknown) => log.warn({ err, taskId: req.taskId }, 'run lease update failed'));
     }
   }

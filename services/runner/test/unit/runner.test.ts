@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { AppError, isOutage } from '@a2a-inbound/errors';
 import { silentLogger } from '@a2a-inbound/logger';
 import { InMemoryBus, InMemoryCache, RunLeases, systemClock } from '@a2a-inbound/ports';
 import { eventsV1 } from '@a2a-inbound/proto';
@@ -93,6 +94,22 @@ describe('Runner', () => {
     await handled; // it lapsed (not renewed): this runner ran it
     expect(runs).toBe(1);
     expect(await leases.get('run-t3')).toEqual({ state: 'done' });
+  });
+
+  it('a bus outage hands the run back (the request is retried) instead of failing the task, and keeps it runnable', async () => {
+    const { runner, leases, bus, events } = await setup(async (ctx) => {
+      await ctx.artifact({ artifactId: 'a', name: 'agent_response', parts: [], append: false, lastChunk: true });
+    });
+    const publish = bus.publish.bind(bus);
+    bus.publish = () => Promise.reject(new AppError('UNAVAILABLE', 'Kafka did not accept the message'));
+    await expect(runner.handle(request('t4'))).rejects.toSatisfy(isOutage);
+    expect(await leases.get('run-t4')).toBeUndefined(); // released, not done: the redelivery runs it
+    bus.publish = publish;
+    await runner.handle(request('t4'));
+    await bus.drain();
+    expect(events.map((e) => e.event?.$case === 'status' && e.event.status.state).filter(Boolean)).toEqual([
+      'completed',
+    ]);
   });
 
   it("runs different tasks concurrently, and one tenant's long runs leave slots for another tenant", async () => {
