@@ -17,6 +17,7 @@ describe('loadWebhooksConfig', () => {
       tasksAddress: '127.0.0.1:50051',
       retryBaseMs: 1_000,
       retryMaxDelayMs: 30_000,
+      concurrency: 64,
     });
   });
 });
