@@ -16,6 +16,7 @@ export type RunLease = { state: 'running'; holder: string } | { state: 'done' };
 const leaseKey = (runId: string): string => `run:lease:${runId}`;
 const startedKey = (runId: string): string => `run:started:${runId}`;
 const lostKey = (runId: string): string => `run:lost:${runId}`;
+const republishKey = (runId: string): string => `run:republish:${runId}`;
 
 export class RunLeases {
   constructor(private readonly cache: Cache) {}
@@ -55,7 +56,10 @@ export class RunLeases {
     return now;
   }
 
-  async clearLost(runId: string): Promise<void> {
-    await this.cache.delete(lostKey(runId));
+  /** True when no replica re-published the run's request within the last `windowMs` (then this one may). */
+  async claimRepublish(runId: string, windowMs: number): Promise<boolean> {
+    if ((await this.cache.get(republishKey(runId))) !== undefined) return false;
+    await this.cache.set(republishKey(runId), '1', windowMs);
+    return true;
   }
 }

@@ -81,6 +81,8 @@ export const DEFAULT_TASK_CONFIG: TaskServiceConfig = {
 };
 
 const TRACER = '@a2a-inbound/tasks';
+/** A messageId claim older than this whose task does not exist was left by a process that died. */
+const CLAIM_STALE_MS = 10_000;
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
@@ -413,7 +415,12 @@ export class TaskService {
     for (const v of working) {
       const t = v.doc;
       const overdue = now > t.runDeadlineMs;
-      if (!overdue && (now - t.runSeenAtMs <= this.deps.config.runStallMs || !(await this.#runLost(t, now)))) continue;
+      if (!overdue) {
+        if (now - t.runSeenAtMs <= this.deps.config.runStallMs) continue;
+        const run = await this.#runState(t, now);
+        if (run === 'queued') await this.#republishIfDue(t);
+        if (run !== 'lost') continue;
+      }
       const reason = overdue
         ? 'The run did not finish within its time limit.'
         : 'The agent runner stopped responding; the run was abandoned.';
@@ -442,14 +449,33 @@ export class TaskService {
     return failed;
   }
 
-  /** A run a runner started, whose lease lapsed, and that no runner took over for `runStallMs`. */
-  async #runLost(t: TaskDoc, now: number): Promise<boolean> {
+  /**
+   * `alive`: a runner holds the run, or it finished and its events are on their way. `queued`: no runner
+   * started it yet. `lost`: a runner started it, its lease lapsed, and no runner took it over for
+   * `runStallMs`.
+   */
+  async #runState(t: TaskDoc, now: number): Promise<'alive' | 'queued' | 'lost'> {
     const lease = await this.#leases.get(t.currentRunId);
-    if (lease) return false; // held (running) or finished with its events on the way
-    if (!(await this.#leases.started(t.currentRunId))) return false; // still queued: the bus delivers it
+    if (lease) return 'alive';
+    if (!(await this.#leases.started(t.currentRunId))) return 'queued';
     const stallMs = this.deps.config.runStallMs;
     const since = await this.#leases.lostSince(t.currentRunId, now, 4 * stallMs);
-    return now - since >= stallMs;
+    return now - since >= stallMs ? 'lost' : 'alive';
+  }
+
+  /**
+   * A run not started after `runStallMs` may never have been published (the process died between storing
+   * the task and publishing its request): publish it again, at most once per `runStallMs`. A duplicate
+   * request is harmless: it is keyed like the first, so it waits behind it, and the runner skips a run
+   * whose lease says `done`.
+   */
+  async #republishIfDue(t: TaskDoc): Promise<void> {
+    if (!(await this.#leases.claimRepublish(t.currentRunId, this.deps.config.runStallMs))) return;
+    const message = [...t.history].reverse().find((m) => m.role === 'user');
+    if (!message) return;
+    const agent = await this.deps.control.resolveAgent(t.agentId);
+    await this.#publishRun(agent, t, t.currentRunId, { message, attachments: attachmentsOf(message) });
+    this.deps.log.info({ taskId: t.id, runId: t.currentRunId }, 'run not started yet: request published again');
   }
 
   // ---- internals ----------------------------------------------------------------------------------
@@ -491,7 +517,11 @@ export class TaskService {
       );
     } catch (err) {
       if (!(err instanceof DuplicateKeyError)) throw err;
-      return { task: await this.#repeatedTask(idemId), startSeq: 0, repeated: true };
+      const repeated = await this.#repeatedTask(idemId);
+      if (repeated) return { task: repeated, startSeq: 0, repeated: true };
+      // The first request died between claiming the messageId and storing its task: this one takes over
+      // (the charge is keyed by the messageId, so it is not charged twice).
+      return this.#startOrContinue(caller, message, options);
     }
 
     try {
@@ -604,13 +634,24 @@ export class TaskService {
     throw new AppError('UNAVAILABLE', 'task is changing too fast');
   }
 
-  async #repeatedTask(idemId: string): Promise<TaskDoc> {
-    // The racing first send may still be creating the task: wait a little for it.
+  /**
+   * The task of a messageId claimed before. The racing first send may still be creating it: wait a little.
+   * A claim whose task never appeared (its process died in between) is released after `CLAIM_STALE_MS`, and
+   * undefined tells the caller to take the message over.
+   */
+  async #repeatedTask(idemId: string): Promise<TaskDoc | undefined> {
     for (let i = 0; i < 100; i++) {
       const idem = await this.c.messageIds.get(idemId);
-      if (idem) {
-        const t = await this.c.tasks.get(idem.doc.taskId);
-        if (t && t.doc.history.some((m) => m.messageId === idem.doc.messageId)) return t.doc;
+      if (!idem) return undefined; // released meanwhile (refused, or taken over): handle it as new
+      const t = await this.c.tasks.get(idem.doc.taskId);
+      if (t && t.doc.history.some((m) => m.messageId === idem.doc.messageId)) return t.doc;
+      if (!t && this.deps.clock.now() - idem.doc.createdAtMs > CLAIM_STALE_MS) {
+        this.deps.log.warn(
+          { taskId: idem.doc.taskId },
+          'messageId claimed by a send that never stored its task: taken over',
+        );
+        await this.c.messageIds.delete(idemId, idem.version);
+        return undefined;
       }
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -928,6 +969,24 @@ export class TaskService {
   #now(): string {
     return new Date(this.deps.clock.now()).toISOString();
   }
+}
+
+/** The run attachments a stored message refers to (stored files by blob id, external files by URI). */
+function attachmentsOf(message: Message): eventsV1.Attachment[] {
+  const out: eventsV1.Attachment[] = [];
+  for (const p of message.parts) {
+    if (p.kind !== 'file' || !('uri' in p.file)) continue;
+    const blobId = p.metadata?.['a2a-inbound/fileId'];
+    const size = p.metadata?.['a2a-inbound/size'];
+    out.push({
+      blobId: typeof blobId === 'string' ? blobId : '',
+      name: p.file.name ?? '',
+      mimeType: p.file.mimeType ?? '',
+      size: typeof size === 'number' ? size : 0,
+      uri: typeof blobId === 'string' ? '' : p.file.uri,
+    });
+  }
+  return out;
 }
 
 export function decodeUtf8(b: Uint8Array): string {

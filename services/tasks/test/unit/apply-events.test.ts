@@ -46,7 +46,7 @@ async function setup(config = DEFAULT_TASK_CONFIG) {
     keyId: 'k',
     protocolVersion: '0.3.0',
   };
-  return { tasks, bus, eventLog, clock, control, runs, caller, leases: new RunLeases(cache) };
+  return { tasks, bus, eventLog, clock, control, runs, caller, store, leases: new RunLeases(cache) };
 }
 
 const delta = (taskId: string, runId: string, runSeq: number, text: string): eventsV1.TaskEvent => ({
@@ -214,6 +214,55 @@ describe('TaskService.applyRunEvent', () => {
       kind: 'text',
       text: expect.stringContaining('stopped responding'),
     });
+  });
+
+  it('a run that no runner started is published again once per RUN_STALL_MS (a crash may have lost its request)', async () => {
+    const { tasks, bus, caller, clock, runs } = await setup({ ...DEFAULT_TASK_CONFIG, runStallMs: 10_000 });
+    const task = await tasks.send(
+      caller,
+      { kind: 'message', role: 'user', messageId: 'm8', parts: [{ kind: 'text', text: 'again' }] },
+      { blocking: false },
+    );
+    await bus.drain();
+    expect(runs).toHaveLength(1);
+    clock.advance(11_000);
+    await tasks.sweepStuckRuns();
+    clock.advance(5_000);
+    await tasks.sweepStuckRuns();
+    await bus.drain();
+    expect(runs).toHaveLength(2);
+    expect(runs[1]).toMatchObject({ taskId: task.id, runId: runs[0]!.runId });
+    expect(JSON.parse(runs[1]!.messageJson)).toMatchObject({
+      messageId: 'm8',
+      parts: [{ kind: 'text', text: 'again' }],
+    });
+    expect((await tasks.get(caller, task.id)).status.state).toBe('working');
+  });
+
+  it('a retried send takes over a messageId whose first send died before storing its task (no lost message)', async () => {
+    const { tasks, caller, clock, store, control } = await setup();
+    const { messageIds } = await openTaskCollections(store);
+    const before = (await control.getSubscription(caller.subscriptionId))?.credits;
+    await messageIds.insert(`${caller.subscriptionId}:m9`, {
+      subscriptionId: caller.subscriptionId,
+      messageId: 'm9',
+      taskId: 'never-stored',
+      createdAtMs: clock.now(),
+    });
+    clock.advance(11_000);
+    const task = await tasks.send(
+      caller,
+      { kind: 'message', role: 'user', messageId: 'm9', parts: [{ kind: 'text', text: 'retry' }] },
+      { blocking: false },
+    );
+    expect(task.status.state).toBe('working');
+    const again = await tasks.send(
+      caller,
+      { kind: 'message', role: 'user', messageId: 'm9', parts: [{ kind: 'text', text: 'retry' }] },
+      { blocking: false },
+    );
+    expect(again.id).toBe(task.id);
+    expect((await control.getSubscription(caller.subscriptionId))?.credits).toBe((before ?? 0) - 1);
   });
 
   it('two racing sends of one messageId create one task and charge once', async () => {
