@@ -90,12 +90,7 @@ class NamespacedBus implements Bus {
     return this.inner.publish({ ...m, topic: `${this.ns}.${m.topic}` });
   }
   subscribe(topic: string, group: string, handler: BusHandler, options?: SubscribeOptions): Promise<BusSubscription> {
-    return this.inner.subscribe(
-      `${this.ns}.${topic}`,
-      `${this.ns}.${group}`,
-      (m) => handler({ ...m, topic }),
-      options,
-    );
+    return this.inner.subscribe(`${this.ns}.${topic}`, `${this.ns}.${group}`, (m) => handler({ ...m, topic }), options);
   }
   ping(): Promise<void> {
     return this.inner.ping();
