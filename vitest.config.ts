@@ -5,7 +5,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['packages/*/test/**/*.test.ts', 'services/*/test/**/*.test.ts', 'test/**/*.test.ts'],
-    exclude: ['**/node_modules/**', '**/dist/**', '**/fixtures/**'],
+    // test/faults restarts the engines: it runs on its own, after the rest (vitest.faults.config.ts).
+    exclude: ['**/node_modules/**', '**/dist/**', '**/fixtures/**', 'test/faults/**'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

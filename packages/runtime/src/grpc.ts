@@ -18,6 +18,10 @@ export const grpcChannelOptions: grpc.ChannelOptions = {
   'grpc.max_send_message_length': GRPC_MAX_MESSAGE_BYTES,
   'grpc.keepalive_time_ms': 30_000,
   'grpc.keepalive_timeout_ms': 10_000,
+  // A restarted peer (a crashed tasks replica coming back) is reconnected within a second, not after grpc-js's
+  // default backoff of up to two minutes during which every call fails at once.
+  'grpc.initial_reconnect_backoff_ms': 250,
+  'grpc.max_reconnect_backoff_ms': 1_000,
 };
 
 /** AppError → gRPC ServiceError, with the stable code (and client-safe details) in trailers. */

@@ -1,0 +1,234 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { manage, type Sut } from '@a2a-inbound/testing';
+import { engineUrlsSet, startDistributed, type Cluster } from '../distributed/cluster';
+import { sseFrames } from './load';
+
+/**
+ * Load without faults (issue 8): 1,000 sends of a 3 s agent at 20/s all complete; 2,000 open SSE streams of one
+ * tenant do not stop another tenant's sends. Runs with the fault suite (`npm run faults`), after the other suites.
+ */
+
+const root = new URL('../..', import.meta.url).pathname;
+const SENDS = Number(process.env.LOAD_SENDS ?? 1000);
+const SEND_RATE = Number(process.env.LOAD_RATE ?? 20);
+const STREAMS = Number(process.env.LOAD_STREAMS ?? 2000);
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const pct = (xs: number[], p: number): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
+};
+
+async function rpc(base: string, agent: string, key: string, body: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${base}/agents/${agent}/a2a`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  try {
+    return { status: res.status, body: JSON.parse(text) };
+  } catch {
+    return { status: res.status, body: { unparsable: text.slice(0, 300) } };
+  }
+}
+
+/** A second tenant: its own subscription, admin, deployment, echo agent and a2a key. */
+async function secondTenant(sut: Sut, namespace: string, id: string): Promise<{ key: string; agentId: string }> {
+  // The bootstrap CLI makes the subscription and its first admin, in the cluster's namespace.
+  execFileSync(
+    process.execPath,
+    [join(root, 'services/tasks/dist/cli.js'), 'create-admin', '--email', `${id}@example.com`, '--subscription', id],
+    { env: { ...process.env, NAMESPACE: namespace }, stdio: 'ignore' },
+  );
+  const t = { tasksAddress: sut.tasksAddress, subscriptionId: id };
+  const agent = await manage(t, 'admin', 'agents.create', {
+    name: `${id} echo`,
+    description: 'echo',
+    type: 'AI Agent',
+  });
+  await manage(t, 'admin', 'agents.publishVersion', { agentId: agent.id, version: '1.0.0', runtime: 'demo:echo' });
+  await manage(t, 'admin', 'agents.promote', { agentId: agent.id, version: '1.0.0' });
+  const d = await manage(t, 'admin', 'deployments.create', { name: `${id} deployment` });
+  await manage(t, 'admin', 'deployments.addAgent', { deploymentId: d.id, agentId: agent.id });
+  await manage(t, 'admin', 'settings.update', {
+    agentId: agent.id,
+    settings: { a2aEnabled: true, rateLimitPerMinute: 100_000 },
+  });
+  await manage(t, 'operator', 'credits.add', { amount: 100_000 });
+  const key = (await manage(t, 'admin', 'keys.create', { name: 'load', scopes: ['a2a'] })).key as string;
+  return { key, agentId: agent.id as string };
+}
+
+describe.runIf(engineUrlsSet)('load without faults', () => {
+  let cluster: Cluster;
+  let sut: Sut;
+  let namespace: string;
+
+  beforeAll(async () => {
+    ({ cluster, sut, namespace } = await startDistributed({ env: { LOG_LEVEL: 'warn' } }));
+    await manage(sut, 'admin', 'settings.update', { agentId: 'demo-slow', settings: { rateLimitPerMinute: 100_000 } });
+    await manage(sut, 'operator', 'credits.add', { amount: 1_000_000 });
+  }, 240_000);
+
+  afterAll(async () => {
+    await cluster?.stopAll();
+  }, 120_000);
+
+  it(`${SENDS} non-blocking sends of a 3 s agent at ${SEND_RATE}/s all complete`, async () => {
+    const started = Date.now();
+    const sends: Promise<{ id?: string; error?: string; at: number }>[] = [];
+    for (let i = 0; i < SENDS; i++) {
+      const due = started + (i * 1000) / SEND_RATE;
+      if (due > Date.now()) await sleep(due - Date.now());
+      const g = cluster.gateways[i % cluster.gateways.length]!;
+      const at = Date.now();
+      sends.push(
+        rpc(g, 'demo-slow', sut.a2aKey, {
+          jsonrpc: '2.0',
+          id: i,
+          method: 'message/send',
+          params: {
+            message: {
+              kind: 'message',
+              role: 'user',
+              messageId: `load-${started}-${i}`,
+              parts: [
+                { kind: 'text', text: `load ${i}` },
+                { kind: 'data', data: { workMs: 3000 } },
+              ],
+            },
+            configuration: { blocking: false },
+          },
+        }).then(
+          (r) => (r.body.result ? { id: r.body.result.id as string, at } : { error: JSON.stringify(r.body), at }),
+          (err: unknown) => ({ error: String(err), at }),
+        ),
+      );
+    }
+    const accepted = await Promise.all(sends);
+    const sendSeconds = (Date.now() - started) / 1000;
+    expect(accepted.filter((a) => a.error).map((a) => a.error)).toEqual([]);
+    // Poll every task until it is no longer working; record when each was seen done.
+    const pending = new Map(accepted.map((a) => [a.id!, a.at]));
+    const latency: number[] = [];
+    const states = new Map<string, number>();
+    const deadline = Date.now() + 180_000;
+    while (pending.size > 0 && Date.now() < deadline) {
+      for (const [id, at] of [...pending]) {
+        const r = await rpc(cluster.gateways[0]!, 'demo-slow', sut.a2aKey, {
+          jsonrpc: '2.0',
+          id,
+          method: 'tasks/get',
+          params: { id, historyLength: 0 },
+        });
+        const state = r.body.result?.status?.state as string | undefined;
+        if (state && state !== 'working' && state !== 'submitted') {
+          pending.delete(id);
+          latency.push(Date.now() - at);
+          states.set(state, (states.get(state) ?? 0) + 1);
+        }
+      }
+      if (pending.size > 0) await sleep(1000);
+    }
+    process.stdout.write(
+      `\nload: ${SENDS} sends in ${sendSeconds.toFixed(1)} s; outcomes ${JSON.stringify(Object.fromEntries(states))}; ` +
+        `accept→seen-done p50 ${pct(latency, 50)} ms, p99 ${pct(latency, 99)} ms, max ${Math.max(...latency)} ms (polled every ~1 s)\n`,
+    );
+    expect(pending.size).toBe(0);
+    expect(Object.fromEntries(states)).toEqual({ completed: SENDS });
+  }, 600_000);
+
+  it(`${STREAMS} open SSE streams of one tenant do not stop another tenant's sends`, async () => {
+    const other = await secondTenant(sut, namespace, `tenant-b-${Date.now().toString(36)}`);
+    // Tenant A: a few long tasks, and many streams resubscribed to them (the cheap way to hold streams).
+    const long: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const r = await rpc(cluster.gateways[i % 2]!, 'demo-slow', sut.a2aKey, {
+        jsonrpc: '2.0',
+        id: i,
+        method: 'message/send',
+        params: {
+          message: {
+            kind: 'message',
+            role: 'user',
+            messageId: `long-${Date.now()}-${i}`,
+            parts: [
+              { kind: 'text', text: `long ${i}` },
+              { kind: 'data', data: { workMs: 600_000 } },
+            ],
+          },
+          configuration: { blocking: false },
+        },
+      });
+      long.push(r.body.result.id as string);
+    }
+    const ac = new AbortController();
+    let opened = 0;
+    const finals: string[] = [];
+    const streams = Array.from({ length: STREAMS }, async (_, i) => {
+      const taskId = long[i % long.length]!;
+      const res = await fetch(`${cluster.gateways[i % 2]!}/agents/demo-slow/a2a`, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'text/event-stream',
+          Authorization: `Bearer ${sut.a2aKey}`,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tasks/resubscribe', params: { id: taskId } }),
+        signal: ac.signal,
+      });
+      if (!(res.headers.get('content-type') ?? '').includes('text/event-stream'))
+        throw new Error(`stream ${i}: HTTP ${res.status} ${await res.text()}`);
+      opened += 1;
+      for await (const f of sseFrames(res)) {
+        if (f.data?.result?.final === true) {
+          finals.push(f.data.result.status.state as string);
+          return;
+        }
+      }
+    });
+    const until = Date.now() + 120_000;
+    while (opened < STREAMS && Date.now() < until) await sleep(250);
+    expect(opened).toBe(STREAMS);
+    // Tenant B's blocking sends answer quickly while A's streams are open.
+    const times: number[] = [];
+    for (let i = 0; i < 40; i++) {
+      const t0 = Date.now();
+      const r = await rpc(cluster.gateways[i % 2]!, other.agentId, other.key, {
+        jsonrpc: '2.0',
+        id: i,
+        method: 'message/send',
+        params: {
+          message: {
+            kind: 'message',
+            role: 'user',
+            messageId: `b-${t0}-${i}`,
+            parts: [{ kind: 'text', text: `b ${i}` }],
+          },
+        },
+      });
+      times.push(Date.now() - t0);
+      expect(r.body.result?.status?.state, JSON.stringify(r.body)).toBe('completed');
+    }
+    process.stdout.write(
+      `\n${STREAMS} streams open: the other tenant's blocking sends p50 ${pct(times, 50)} ms, p99 ${pct(times, 99)} ms\n`,
+    );
+    expect(pct(times, 99)).toBeLessThan(2000);
+    // Ending the long tasks ends every stream with its final event.
+    for (const id of long)
+      await rpc(cluster.gateways[0]!, 'demo-slow', sut.a2aKey, {
+        jsonrpc: '2.0',
+        id,
+        method: 'tasks/cancel',
+        params: { id },
+      });
+    const settled = await Promise.race([Promise.allSettled(streams), sleep(120_000).then(() => 'timeout' as const)]);
+    ac.abort();
+    expect(settled).not.toBe('timeout');
+    expect(finals.length).toBe(STREAMS);
+    expect(new Set(finals)).toEqual(new Set(['canceled']));
+  }, 600_000);
+});
