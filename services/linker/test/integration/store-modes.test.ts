@@ -9,6 +9,8 @@ import { FIXTURES } from '../unit/helpers.js';
 
 // Both store modes: memory always; the real engine when MONGO_URL is set (CI sets it), one database per run.
 const url = process.env.MONGO_URL ?? '';
+const ADMIN = { subscriptionId: 'sub-1', role: 'admin' };
+const DEV = { subscriptionId: 'sub-1', role: 'developer' };
 const modes: [string, () => Promise<DocumentStore>][] = [
   ['memory', () => Promise.resolve(new InMemoryDocumentStore())],
 ];
@@ -31,18 +33,18 @@ describe.each(modes)('linker on the %s document store', (_mode, open) => {
       access: diskSourceAccess([FIXTURES]),
       allowedLocalRoots: [FIXTURES],
     });
-    const app = await service.createApplication('admin', 'http-polyglot');
+    const app = await service.createApplication(ADMIN, 'http-polyglot');
     for (const repo of ['catalog', 'deploy', 'orders', 'payments', 'shipping', 'storefront']) {
-      await service.addSource('admin', app.id, repo, { kind: 'dir', path: join(FIXTURES, 'http-polyglot', repo) });
-      const v = await service.ingest('developer', app.id, repo);
+      await service.addSource(ADMIN, app.id, repo, { kind: 'dir', path: join(FIXTURES, 'http-polyglot', repo) });
+      const v = await service.ingest(DEV, app.id, repo);
       expect(v.status).toBe('completed');
     }
-    const { version, markdown, report } = await service.getReport('developer', app.id);
+    const { version, markdown, report } = await service.getReport(DEV, app.id);
     expect(version.number).toBe(6);
     expect(version.linked).toBe(true);
     expect(markdown).toBe(readFileSync(join(FIXTURES, 'http-polyglot', 'expected-report.md'), 'utf8'));
     expect(report.statistics.apiLinks).toBe(22);
-    const first = await service.getVersion('admin', app.id, 1);
+    const first = await service.getVersion(ADMIN, app.id, 1);
     expect(first.linked).toBe(false);
     expect(first.notLinkedReason).toBe('the application has one source');
   });
