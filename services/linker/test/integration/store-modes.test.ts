@@ -48,4 +48,39 @@ describe.each(modes)('linker on the %s document store', (_mode, open) => {
     expect(first.linked).toBe(false);
     expect(first.notLinkedReason).toBe('the application has one source');
   });
+
+  it('scopes applications, versions and facts to their subscription; unowned documents stay invisible', async () => {
+    const store = await open();
+    opened.push(store);
+    const service = await LinkerService.open({
+      store,
+      clock: new ManualClock(),
+      ids: new SequentialIds('t'),
+      access: diskSourceAccess([FIXTURES]),
+      allowedLocalRoots: [FIXTURES],
+    });
+    const OTHER = { subscriptionId: 'sub-2', role: 'admin' };
+    const mine = await service.createApplication(ADMIN, 'mine');
+    const theirs = await service.createApplication(OTHER, 'theirs');
+    await service.addSource(ADMIN, mine.id, 'blog', { kind: 'dir', path: join(FIXTURES, 'independent', 'blog') });
+    await service.ingest(DEV, mine.id, 'blog');
+    const apps = await store.collection({ name: 'linker_applications' });
+    await apps.insert('unowned', { name: 'unowned', createdAtMs: 0, sources: [], latestVersion: 0 });
+
+    expect((await service.listApplications(DEV)).map((a) => a.id)).toEqual([mine.id]);
+    expect((await service.listApplications(OTHER)).map((a) => a.id)).toEqual([theirs.id]);
+    await expect(service.getApplication(OTHER, mine.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(service.getApplication(ADMIN, 'unowned')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(service.listVersions(OTHER, mine.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(service.getReport(OTHER, mine.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(service.deleteApplication(OTHER, mine.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect((await service.listVersions(DEV, mine.id)).map((v) => v.number)).toEqual([1]);
+
+    await service.deleteApplication(ADMIN, mine.id);
+    const versions = await store.collection({ name: 'linker_versions' });
+    const facts = await store.collection({ name: 'linker_facts' });
+    expect(await versions.count({ applicationId: mine.id })).toBe(0);
+    expect(await facts.count({ applicationId: mine.id })).toBe(0);
+    expect((await service.listApplications(OTHER)).map((a) => a.id)).toEqual([theirs.id]);
+  });
 });
