@@ -52,8 +52,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): L
   if (serviceToken.length < 32)
     problems.push('LINKER_SERVICE_TOKEN is required: at least 32 characters, the same value as the gateway');
   else if (serviceToken.length > 512) problems.push('LINKER_SERVICE_TOKEN must have at most 512 characters');
-  if (problems.length) throw new ConfigError(problems);
-  return {
+  // Everything is read before refusing, so the report (and the README check) sees every variable.
+  const config: LinkerConfig = {
     grpcHost: env.LINKER_GRPC_HOST || '127.0.0.1',
     grpcPort,
     store: store as 'memory' | 'mongo',
@@ -66,4 +66,6 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): L
     allowedLocalRoots: roots,
     serviceToken,
   };
+  if (problems.length) throw new ConfigError(problems);
+  return config;
 }
