@@ -47,9 +47,11 @@ describe('the linker is tenant-scoped and trusts only the gateway (gRPC, in-memo
   const names: Record<string, string[]> = {};
   const egress: EgressPolicy = {
     resolve: (host) => (names[host] ? Promise.resolve(names[host]) : Promise.reject(new Error('ENOTFOUND'))),
-    isAllowed: (ip) => ip === '127.0.0.1' && allowLoopback,
+    isAllowed: (ip) => allowed(ip),
   };
   let allowLoopback = false;
+  const loopbackIfAllowed = (ip: string): boolean => ip === '127.0.0.1' && allowLoopback;
+  let allowed = loopbackIfAllowed;
 
   const meta = (token = TOKEN): grpc.Metadata => {
     const m = new grpc.Metadata();
@@ -234,7 +236,7 @@ describe('the linker is tenant-scoped and trusts only the gateway (gRPC, in-memo
   it('checks again at fetch time: a host that now resolves to loopback fails the fetch stage', async () => {
     const app: linkerV1.Application = await rpc('createApplication', { caller: A, name: 'rebind' });
     names['flip.example.com'] = ['93.184.216.34'];
-    egress.isAllowed = (ip) => ip === '93.184.216.34';
+    allowed = (ip) => ip === '93.184.216.34';
     try {
       await rpc('addSource', {
         caller: A,
@@ -254,7 +256,7 @@ describe('the linker is tenant-scoped and trusts only the gateway (gRPC, in-memo
         expect.objectContaining({ name: 'fetch', status: 'failed', detail: expect.stringMatching(/non-public/) }),
       ]);
     } finally {
-      egress.isAllowed = (ip) => ip === '127.0.0.1' && allowLoopback;
+      allowed = loopbackIfAllowed;
     }
   });
 
