@@ -117,10 +117,12 @@ export function linkerGrpcService(
 ): linkerV1.LinkerServiceServer {
   const authed =
     <Req, Res>(fn: (request: Req) => Promise<Res>) =>
-    (request: Req, call: { metadata: grpc.Metadata }): Promise<Res> => {
+    (request: Req, call: { metadata: grpc.Metadata; getPeer(): string }): Promise<Res> => {
       try {
         checkCredential(call.metadata);
       } catch (err) {
+        // Who knocked, never what they sent (the metadata may hold a near-miss of the credential).
+        log.warn({ peer: call.getPeer() }, 'linker call refused: no valid service credential');
         return Promise.reject(err instanceof Error ? err : new Error(String(err)));
       }
       return fn(request);

@@ -13,7 +13,13 @@ import type { EgressPolicy } from '../../src/domain/git-url.js';
 import { linkerV1 } from '../../src/transport/proto.js';
 import { FIXTURES } from '../unit/helpers.js';
 
-const silent = createLogger({ service: 'linker-test', level: 'silent' });
+// The log of the app under test, kept to check what it says (and what it never says).
+const logLines: string[] = [];
+const log = createLogger({
+  service: 'linker-test',
+  level: 'info',
+  destination: { write: (line: string) => (logLines.push(line), true) },
+});
 const TOKEN = 'tenancy-test-service-token-0123456789abcdef';
 const A = { subscriptionId: 'sub-a', role: 'admin', userId: 'ua' };
 const A_DEV = { subscriptionId: 'sub-a', role: 'developer', userId: 'ua2' };
@@ -67,7 +73,7 @@ describe('the linker is tenant-scoped and trusts only the gateway (gRPC, in-memo
     app = await createLinkerApp({
       store,
       clock: new ManualClock(),
-      log: silent,
+      log,
       ids: new SequentialIds('t'),
       allowedLocalRoots: [FIXTURES],
       serviceToken: TOKEN,
@@ -122,6 +128,11 @@ describe('the linker is tenant-scoped and trusts only the gateway (gRPC, in-memo
       });
     // Health stays open for probes.
     expect(await checkHealth(address)).toBe('SERVING');
+    // Refusals are logged with the peer, never with what was sent.
+    const refused = logLines.filter((l) => l.includes('no valid service credential'));
+    expect(refused.length).toBeGreaterThanOrEqual(3);
+    expect(JSON.parse(refused[0]!)).toMatchObject({ level: 'warn', peer: expect.stringContaining('127.0.0.1') });
+    expect(logLines.join('')).not.toContain('wrong-token');
   });
 
   it('a call with the credential but without a caller subscription is refused', async () => {
@@ -311,6 +322,7 @@ describe('the linker is tenant-scoped and trusts only the gateway (gRPC, in-memo
       expect(answers).not.toContain('s3cret');
       expect(answers).not.toContain('alice');
       expect(answers).toContain(shown);
+      expect(logLines.join('')).not.toContain('s3cret');
     } finally {
       allowLoopback = false;
     }
