@@ -1,7 +1,7 @@
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
 import { AppError, InvalidParamsError, httpStatusOf, toAppError, toJsonRpcError } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
-import { call, grpc } from '@a2a-inbound/runtime';
+import { call as grpcCall, grpc } from '@a2a-inbound/runtime';
 import type { linkerV1 } from '@a2a-inbound/proto';
 
 export interface LinkerRouterDeps {
@@ -56,6 +56,18 @@ export function createLinkerRouter(deps: LinkerRouterDeps): Router {
     metadata.set('authorization', `Bearer ${deps.serviceToken}`);
     return { deadlineMs: deps.deadlineMs ?? 600_000, metadata };
   };
+  /**
+   * One linker call. The user was authenticated before it: UNAUTHENTICATED from the linker means it refused
+   * this gateway's service credential (LINKER_SERVICE_TOKEN differs), a server fault, not the user's.
+   */
+  const call: typeof grpcCall = (method, request, options) =>
+    grpcCall(method, request, options).catch((err: unknown) => {
+      if (err instanceof AppError && err.code === 'UNAUTHENTICATED') {
+        deps.log?.error('the linker refused the gateway service credential: check LINKER_SERVICE_TOKEN');
+        throw new AppError('UNAVAILABLE', 'the linker is not available');
+      }
+      throw err;
+    });
   const c = deps.linker;
 
   // Everything the linker does is scoped to this caller's subscription (ADR 0012).

@@ -128,6 +128,8 @@ describe('linker REST routes', () => {
   const callers: (linkerV1.Caller | undefined)[] = [];
   let unconfigured: Server;
   let unconfiguredBase: string;
+  let mismatched: Server;
+  let mismatchedBase: string;
 
   beforeAll(async () => {
     grpcServer = await startGrpcServer(
@@ -150,10 +152,16 @@ describe('linker REST routes', () => {
     unconfigured = bare.listen(0, '127.0.0.1');
     await new Promise<void>((resolve) => unconfigured.once('listening', () => resolve()));
     unconfiguredBase = `http://127.0.0.1:${(unconfigured.address() as AddressInfo).port}`;
+    const wrong = express();
+    wrong.use(createLinkerRouter({ linker: client, callerOf, serviceToken: `${TOKEN}-rotated` }));
+    mismatched = wrong.listen(0, '127.0.0.1');
+    await new Promise<void>((resolve) => mismatched.once('listening', () => resolve()));
+    mismatchedBase = `http://127.0.0.1:${(mismatched.address() as AddressInfo).port}`;
   });
   afterAll(async () => {
     await new Promise<void>((resolve) => http.close(() => resolve()));
     await new Promise<void>((resolve) => unconfigured.close(() => resolve()));
+    await new Promise<void>((resolve) => mismatched.close(() => resolve()));
     client.close();
     await grpcServer.close();
   });
@@ -298,5 +306,11 @@ describe('linker REST routes', () => {
       error: { code: 'UNAVAILABLE', message: expect.any(String) as string },
     });
     expect(callers).toEqual([]);
+  });
+
+  it('a credential the linker refuses is a 503 for the signed-in user, not a 401', async () => {
+    const r = await fetch(`${mismatchedBase}/api/applications`, { headers: { 'x-test-role': 'admin' } });
+    expect(r.status).toBe(503);
+    expect(((await r.json()) as { error: { code: string } }).error.code).toBe('UNAVAILABLE');
   });
 });

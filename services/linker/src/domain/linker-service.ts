@@ -325,7 +325,9 @@ export class LinkerService {
       release();
     }
     const stored = await this.versions.get(id);
-    await this.versions.replace(id, stored!.version, version);
+    // Deleted while it ran: the application and its versions are gone, and so is this answer.
+    if (!stored) throw new NotFoundError(`application ${applicationId}`);
+    await this.versions.replace(id, stored.version, version);
     return view(version);
   }
 

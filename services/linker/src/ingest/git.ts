@@ -25,6 +25,12 @@ const SERVER_GIT_ENV: NodeJS.ProcessEnv = {
   GIT_CONFIG_NOSYSTEM: '1',
   GIT_CONFIG_GLOBAL: '/dev/null',
   GIT_ALLOW_PROTOCOL: 'http:https',
+  // Trust anchors an operator configured for TLS, nothing else.
+  ...Object.fromEntries(
+    ['SSL_CERT_FILE', 'SSL_CERT_DIR', 'GIT_SSL_CAINFO', 'GIT_SSL_CAPATH']
+      .filter((k) => process.env[k])
+      .map((k) => [k, process.env[k]]),
+  ),
 };
 
 async function git(

@@ -53,7 +53,9 @@ export async function fetchSource(location: SourceLocation, options: FetchOption
       const tmp = await mkdtemp(join(tmpdir(), 'linker-git-'));
       try {
         const dest = join(tmp, repoName(location.url));
-        const commit = await cloneAt(location.url, dest, location.ref, remote);
+        // A checked remote is cloned by its normalised URL: the host git sees is the host that was checked
+        // and pinned (no second reading of odd forms such as `http://2130706433/`).
+        const commit = await cloneAt(remote ? remote.url.href : location.url, dest, location.ref, remote);
         return { root: dest, revision: commit, dispose: () => rm(tmp, { recursive: true, force: true }) };
       } catch (err) {
         await rm(tmp, { recursive: true, force: true });
