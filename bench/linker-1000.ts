@@ -113,6 +113,7 @@ async function main(): Promise<void> {
     // The real path: the linker service on the in-memory document store, one ingest (version) per
     // repository, each going through fetch, parse and link; then the report of the last version.
     const t0 = performance.now();
+    const DEV = { subscriptionId: 'bench', role: 'developer' };
     const service = await LinkerService.open({
       store: new InMemoryDocumentStore(),
       clock: systemClock,
@@ -120,15 +121,15 @@ async function main(): Promise<void> {
       allowedLocalRoots: [root],
       access: { fetch: (l) => fetchSource(l, { allowedDirs: [root] }), list: (r, o) => listSourceFiles(r, o) },
     });
-    const app = await service.createApplication('developer', 'bench');
+    const app = await service.createApplication(DEV, 'bench');
     const stageMs = { fetch: 0, parse: 0, link: 0 };
     for (const repo of REPOS) {
-      await service.addSource('developer', app.id, repo, { kind: 'dir', path: join(root, repo) });
-      const v = await service.ingest('developer', app.id, repo);
+      await service.addSource(DEV, app.id, repo, { kind: 'dir', path: join(root, repo) });
+      const v = await service.ingest(DEV, app.id, repo);
       if (v.status !== 'completed') throw new Error(`ingest of ${repo} failed: ${v.error ?? ''}`);
       for (const st of v.stages) stageMs[st.name] += st.durationMs;
     }
-    const { report, markdown } = await service.getReport('developer', app.id);
+    const { report, markdown } = await service.getReport(DEV, app.id);
     const totalMs = performance.now() - t0;
     const peakRssKb = process.resourceUsage().maxRSS;
     const files = (await Promise.all(REPOS.map((r) => listSourceFiles(join(root, r))))).reduce(

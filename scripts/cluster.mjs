@@ -3,6 +3,7 @@
 // processes: tasks, webhooks, linker, two runners and two gateways. `npm run cluster` starts it in the
 // foreground and stops everything cleanly on Ctrl-C / SIGTERM. Tests import startCluster() from here.
 import { spawn, execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -77,6 +78,8 @@ export async function startCluster(options = {}) {
   const tasksPort = options.tasksPort ?? (await freePort());
   const tasksAddress = `127.0.0.1:${tasksPort}`;
   const linkerPort = await freePort();
+  // The gateways' credential towards the linker (ADR 0012): one per cluster unless configured.
+  const linkerServiceToken = baseEnv.LINKER_SERVICE_TOKEN || randomBytes(32).toString('base64url');
   const tasks = start('tasks', 'services/tasks/dist/main.js', {
     TASKS_GRPC_PORT: String(tasksPort),
     ...(options.tasksEnv ?? {}),
@@ -95,6 +98,8 @@ export async function startCluster(options = {}) {
   if (existsSync(join(root, 'services/linker/dist/main.js')))
     start('linker', 'services/linker/dist/main.js', {
       LINKER_GRPC_PORT: String(linkerPort),
+      LINKER_GRPC_HOST: '127.0.0.1',
+      LINKER_SERVICE_TOKEN: linkerServiceToken,
       STORE: 'mongo',
       MONGO_DB: `${baseEnv.MONGO_DB ?? 'a2a_inbound'}${namespace ? `_${namespace}` : ''}`,
     });
@@ -113,6 +118,7 @@ export async function startCluster(options = {}) {
       HOST: '127.0.0.1',
       TASKS_GRPC_ADDR: tasksAddress,
       LINKER_GRPC_ADDR: `127.0.0.1:${linkerPort}`,
+      LINKER_SERVICE_TOKEN: linkerServiceToken,
       ...(options.gatewayEnv ?? {}),
     });
     gateways.push(`http://127.0.0.1:${port}`);

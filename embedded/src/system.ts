@@ -1,5 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import type { Logger } from '@a2a-inbound/logger';
-import type { Resolver } from '@a2a-inbound/runtime';
+import { type Resolver, isPublicAddress } from '@a2a-inbound/runtime';
 import { tracedBus } from '@a2a-inbound/telemetry';
 import {
   InMemoryBlobStore,
@@ -136,7 +137,14 @@ export async function startSystem(options: SystemOptions): Promise<System> {
     },
     loadWebhooksConfig({ ...env, TASKS_GRPC_ADDR: tasks.grpc.address }),
   );
-  const linkerConfig = loadLinkerConfig({ ...env, STORE: 'memory', LINKER_GRPC_PORT: '0' });
+  // The gateway's credential towards the linker: one per system unless configured (ADR 0012).
+  const linkerServiceToken = options.env?.LINKER_SERVICE_TOKEN || randomBytes(32).toString('base64url');
+  const linkerConfig = loadLinkerConfig({
+    ...env,
+    STORE: 'memory',
+    LINKER_GRPC_PORT: '0',
+    LINKER_SERVICE_TOKEN: linkerServiceToken,
+  });
   const linker = await createLinkerApp({
     store: e.store,
     clock: e.clock,
@@ -145,6 +153,8 @@ export async function startSystem(options: SystemOptions): Promise<System> {
     grpcPort: 0,
     maxArchiveBytes: linkerConfig.maxArchiveBytes,
     allowedLocalRoots: linkerConfig.allowedLocalRoots,
+    serviceToken: linkerConfig.serviceToken,
+    ...(options.resolver ? { egress: { resolve: options.resolver, isAllowed: isPublicAddress } } : {}),
   });
   const linkerGrpc = await linker.start();
   const gateway = await startGatewayApp(
@@ -161,6 +171,7 @@ export async function startSystem(options: SystemOptions): Promise<System> {
       ...env,
       TASKS_GRPC_ADDR: tasks.grpc.address,
       LINKER_GRPC_ADDR: linkerGrpc.address,
+      LINKER_SERVICE_TOKEN: linkerServiceToken,
     }),
   );
   let closing: Promise<void> | undefined;

@@ -15,6 +15,17 @@ export function isPublicAddress(ip: string): boolean {
 
 const BLOCKED_HOSTNAMES = new Set(['localhost', 'metadata.google.internal', 'metadata', 'instance-data']);
 
+/** Names that always mean this machine or a cloud metadata service, whatever DNS says. */
+export function isInternalHostname(hostname: string): boolean {
+  const host = hostname
+    .replace(/^\[|\]$/g, '')
+    .toLowerCase()
+    .replace(/\.$/, '');
+  return (
+    BLOCKED_HOSTNAMES.has(host) || host.endsWith('.localhost') || host.endsWith('.internal') || host.endsWith('.local')
+  );
+}
+
 export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
 
 /** Syntax-level check: https, no credentials, a host that is not obviously internal. No DNS. */
@@ -31,14 +42,7 @@ export function checkHttpsUrlShape(raw: string, maxLength = 2048): UrlCheck {
   if (url.username || url.password) return { ok: false, reason: 'url must not carry credentials' };
   const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   if (!host) return { ok: false, reason: 'url has no host' };
-  if (
-    BLOCKED_HOSTNAMES.has(host) ||
-    host.endsWith('.localhost') ||
-    host.endsWith('.internal') ||
-    host.endsWith('.local')
-  ) {
-    return { ok: false, reason: 'url must point to a public host' };
-  }
+  if (isInternalHostname(host)) return { ok: false, reason: 'url must point to a public host' };
   if (isIP(host) !== 0 && !isPublicAddress(host)) return { ok: false, reason: 'url must point to a public address' };
   if (isIP(host) === 0 && !host.includes('.')) return { ok: false, reason: 'url must point to a public host' };
   return { ok: true, url };

@@ -168,21 +168,30 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
     bodyLimitBytes: config.bodyLimitBytes,
     ...(deps.resolver ? { resolver: deps.resolver } : {}),
   };
-  // The linker's REST endpoints for the console: a signed-in user (Bearer usr_…); the linker enforces the role.
+  // The linker's REST endpoints for the console: a signed-in user (Bearer usr_…), authenticated here through
+  // tasks; the linker trusts that identity only with the internal service credential, and scopes
+  // everything to the user's subscription and enforces the role (ADR 0012).
   const linker = new linkerV1.LinkerServiceClient(
     config.linkerAddress,
     grpc.credentials.createInsecure(),
     grpcChannelOptions,
   );
   lifecycle.onClose('linker client', async () => linker.close());
-  const userRoles = new WeakMap<Request, string>();
+  const linkerCallers = new WeakMap<Request, linkerV1.Caller>();
   app.use('/api/applications', (req, _res, next) => {
     authenticateUser(req, clients.control).then((u) => {
-      userRoles.set(req, u.role);
+      linkerCallers.set(req, { subscriptionId: u.subscriptionId, role: u.role, userId: u.userId });
       next();
     }, next);
   });
-  app.use(createLinkerRouter({ linker, roleOf: (req) => userRoles.get(req), log }));
+  app.use(
+    createLinkerRouter({
+      linker,
+      callerOf: (req) => linkerCallers.get(req),
+      serviceToken: config.linkerServiceToken,
+      log,
+    }),
+  );
   app.use(createLegacyRouter({ ...agentRouterDeps, sseHeartbeatMs: config.sseHeartbeatMs, streams }));
   app.use(createInvokeRouter({ ...agentRouterDeps, sseHeartbeatMs: config.sseHeartbeatMs, streams }));
   app.use((_req, res) => {

@@ -5,6 +5,8 @@ export interface GatewayConfig {
   port: number;
   tasksAddress: string;
   linkerAddress: string;
+  /** The linker's internal service credential; empty = the linker routes answer 503. */
+  linkerServiceToken: string;
   /** Public base URL used in cards; derived from the request when empty. */
   publicBaseUrl: string;
   /** JSON body limit: 10 files × 20 MB as base64 (≈ 267 MB) plus the envelope. */
@@ -30,6 +32,7 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     port: r.int('PORT', 8080, { min: 0, max: 65535 }),
     tasksAddress: r.string('TASKS_GRPC_ADDR', '127.0.0.1:50051'),
     linkerAddress: r.string('LINKER_GRPC_ADDR', '127.0.0.1:50055'),
+    linkerServiceToken: r.string('LINKER_SERVICE_TOKEN', ''),
     publicBaseUrl: r.string('PUBLIC_BASE_URL', '').replace(/\/+$/, ''),
     bodyLimitBytes: r.int('BODY_LIMIT_BYTES', DEFAULT_BODY_LIMIT_BYTES, { min: 1024 }),
     sseHeartbeatMs: r.int('SSE_HEARTBEAT_MS', 15_000, { min: 100 }),
@@ -40,6 +43,8 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     providerOrganization: r.string('PROVIDER_ORGANIZATION', 'a2a-inbound'),
     providerUrl: r.string('PROVIDER_URL', ''),
   };
+  if (c.linkerServiceToken && (c.linkerServiceToken.length < 32 || c.linkerServiceToken.length > 512))
+    r.problem('LINKER_SERVICE_TOKEN must have 32 to 512 characters (the same value as the linker)');
   if (c.publicBaseUrl && !/^https?:\/\/[^/]+/.test(c.publicBaseUrl))
     r.problem('PUBLIC_BASE_URL must be an http(s) URL');
   r.done();

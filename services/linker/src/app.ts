@@ -2,9 +2,10 @@ import type { Logger } from '@a2a-inbound/logger';
 import { type Clock, type DocumentStore, type IdGenerator, randomIds } from '@a2a-inbound/ports';
 import { type GrpcServerHandle, Lifecycle, PeriodicReadiness, startGrpcServer } from '@a2a-inbound/runtime';
 import { LinkerService } from './domain/linker-service.js';
+import { type EgressPolicy, publicEgress } from './domain/git-url.js';
 import type { SourceAccess } from './domain/sources.js';
 import { fetchSource, listSourceFiles } from './ingest/index.js';
-import { linkerGrpcService } from './transport/grpc-server.js';
+import { linkerGrpcService, serviceCredentialCheck } from './transport/grpc-server.js';
 import { linkerV1 } from './transport/proto.js';
 
 export interface LinkerAppDeps {
@@ -14,7 +15,12 @@ export interface LinkerAppDeps {
   readonly ids?: IdGenerator;
   /** Overrides how sources are fetched and listed (tests); defaults to git/tar/unzip and the disk. */
   readonly access?: SourceAccess;
+  /** Listen address (default 127.0.0.1: only this machine's gateway reaches the linker). */
   readonly grpcHost?: string;
+  /** The internal service credential every RPC must carry (at least 32 characters; LINKER_SERVICE_TOKEN). */
+  readonly serviceToken: string;
+  /** Which addresses remote git sources may reach (default: public unicast only, resolved by DNS). */
+  readonly egress?: EgressPolicy;
   /** 0 picks a free port. */
   readonly grpcPort?: number;
   readonly maxArchiveBytes?: number;
@@ -33,10 +39,13 @@ export interface LinkerApp {
   ready(): Promise<boolean>;
 }
 
-/** git/tar/unzip and the disk; local directories only below `allowedDirs` (real paths). */
-export function diskSourceAccess(allowedDirs: readonly string[]): SourceAccess {
+/**
+ * git/tar/unzip and the disk; local directories and repositories only below `allowedDirs` (real
+ * paths); remote git URLs through the egress guard, checked again at each fetch.
+ */
+export function diskSourceAccess(allowedDirs: readonly string[], egress: EgressPolicy = publicEgress): SourceAccess {
   return {
-    fetch: (location) => fetchSource(location, { allowedDirs }),
+    fetch: (location) => fetchSource(location, { allowedDirs, egress }),
     list: (root, options) => listSourceFiles(root, options),
   };
 }
@@ -44,11 +53,14 @@ export function diskSourceAccess(allowedDirs: readonly string[]): SourceAccess {
 /** Composition root of the linker: domain on the document-store port, exposed over gRPC. */
 export async function createLinkerApp(deps: LinkerAppDeps): Promise<LinkerApp> {
   const lifecycle = new Lifecycle();
+  const checkCredential = serviceCredentialCheck(deps.serviceToken);
+  const egress = deps.egress ?? publicEgress;
   const service = await LinkerService.open({
     store: deps.store,
     clock: deps.clock,
     ids: deps.ids ?? randomIds,
-    access: deps.access ?? diskSourceAccess(deps.allowedLocalRoots ?? []),
+    access: deps.access ?? diskSourceAccess(deps.allowedLocalRoots ?? [], egress),
+    egress,
     ...(deps.maxArchiveBytes !== undefined ? { maxArchiveBytes: deps.maxArchiveBytes } : {}),
     ...(deps.allowedLocalRoots ? { allowedLocalRoots: deps.allowedLocalRoots } : {}),
   });
@@ -65,7 +77,12 @@ export async function createLinkerApp(deps: LinkerAppDeps): Promise<LinkerApp> {
     async start() {
       if (server) return server;
       server = await startGrpcServer(
-        [{ definition: linkerV1.LinkerServiceService, implementation: linkerGrpcService(service, deps.log) }],
+        [
+          {
+            definition: linkerV1.LinkerServiceService,
+            implementation: linkerGrpcService(service, deps.log, checkCredential),
+          },
+        ],
         {
           host: deps.grpcHost ?? '127.0.0.1',
           port: deps.grpcPort ?? 0,

@@ -10,6 +10,8 @@ export interface LinkerConfig {
   readonly logLevel: string;
   readonly maxArchiveBytes: number;
   readonly allowedLocalRoots: readonly string[];
+  /** The internal service credential every RPC must carry (the gateway holds the same value). */
+  readonly serviceToken: string;
 }
 
 export class ConfigError extends Error {
@@ -43,9 +45,16 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): L
   const roots = (env.LINKER_ALLOWED_DIRS ?? '').split(':').filter((r) => r.length > 0);
   for (const r of roots)
     if (!r.startsWith('/')) problems.push(`LINKER_ALLOWED_DIRS entries must be absolute paths (${r})`);
-  if (problems.length) throw new ConfigError(problems);
-  return {
-    grpcHost: env.LINKER_GRPC_HOST ?? '0.0.0.0',
+  // Local sources read the server's disk on any tenant's behalf: a development and test facility only.
+  if (roots.length > 0 && production)
+    problems.push('LINKER_ALLOWED_DIRS is refused in production (tenants must not read the server disk)');
+  const serviceToken = env.LINKER_SERVICE_TOKEN ?? '';
+  if (serviceToken.length < 32)
+    problems.push('LINKER_SERVICE_TOKEN is required: at least 32 characters, the same value as the gateway');
+  else if (serviceToken.length > 512) problems.push('LINKER_SERVICE_TOKEN must have at most 512 characters');
+  // Everything is read before refusing, so the report (and the README check) sees every variable.
+  const config: LinkerConfig = {
+    grpcHost: env.LINKER_GRPC_HOST || '127.0.0.1',
     grpcPort,
     store: store as 'memory' | 'mongo',
     ...(mongoUrl ? { mongoUrl } : {}),
@@ -55,5 +64,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): L
     logLevel: env.LOG_LEVEL ?? 'info',
     maxArchiveBytes,
     allowedLocalRoots: roots,
+    serviceToken,
   };
+  if (problems.length) throw new ConfigError(problems);
+  return config;
 }

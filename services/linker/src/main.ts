@@ -26,6 +26,7 @@ async function main(): Promise<void> {
     grpcPort: config.grpcPort,
     maxArchiveBytes: config.maxArchiveBytes,
     allowedLocalRoots: config.allowedLocalRoots,
+    serviceToken: config.serviceToken,
   });
   await app.start();
   let stopping = false;

@@ -1,14 +1,19 @@
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
 import { AppError, InvalidParamsError, httpStatusOf, toAppError, toJsonRpcError } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
-import { call } from '@a2a-inbound/runtime';
+import { call as grpcCall, grpc } from '@a2a-inbound/runtime';
 import type { linkerV1 } from '@a2a-inbound/proto';
 
 export interface LinkerRouterDeps {
   /** The generated grpc-js client of the linker service. */
   readonly linker: linkerV1.LinkerServiceClient;
-  /** The console user's role ("admin", "developer", …); undefined when not signed in. */
-  roleOf(req: Request): string | undefined;
+  /** The signed-in console user (subscription, role, id) as the tasks service authenticated it; undefined when not signed in. */
+  callerOf(req: Request): linkerV1.Caller | undefined;
+  /**
+   * The internal service credential the linker requires on every call (LINKER_SERVICE_TOKEN). Empty:
+   * the linker is not configured on this gateway and its routes answer 503.
+   */
+  readonly serviceToken: string;
   readonly log?: Logger;
   /** Largest archive upload (default 50 MB). */
   readonly maxArchiveBytes?: number;
@@ -34,6 +39,7 @@ type Handler = (req: Request, res: Response) => Promise<void>;
  *   GET  /api/applications
  *   POST /api/applications                       { name }
  *   GET  /api/applications/:id
+ *   DELETE /api/applications/:id
  *   POST /api/applications/:id/sources           { name, dir } | { name, git: { url, ref? } } | { name, archive: { filename } }
  *   POST /api/applications/:id/ingest            { source, ref? }   or the archive bytes with ?source=&filename=
  *   GET  /api/applications/:id/report?format=json|markdown[&version=N]
@@ -44,13 +50,32 @@ export function createLinkerRouter(deps: LinkerRouterDeps): Router {
   const router = Router();
   const json = express.json({ limit: JSON_LIMIT, strict: true });
   const raw = express.raw({ type: ARCHIVE_TYPES, limit: deps.maxArchiveBytes ?? 50 * 1024 * 1024 });
-  const opts = { deadlineMs: deps.deadlineMs ?? 600_000 };
+  // Each call proves to the linker that it comes from the gateway (a fresh Metadata: grpc-js may add to it).
+  const opts = (): { deadlineMs: number; metadata: grpc.Metadata } => {
+    const metadata = new grpc.Metadata();
+    metadata.set('authorization', `Bearer ${deps.serviceToken}`);
+    return { deadlineMs: deps.deadlineMs ?? 600_000, metadata };
+  };
+  /**
+   * One linker call. The user was authenticated before it: UNAUTHENTICATED from the linker means it refused
+   * this gateway's service credential (LINKER_SERVICE_TOKEN differs), a server fault, not the user's.
+   */
+  const call: typeof grpcCall = (method, request, options) =>
+    grpcCall(method, request, options).catch((err: unknown) => {
+      if (err instanceof AppError && err.code === 'UNAUTHENTICATED') {
+        deps.log?.error('the linker refused the gateway service credential: check LINKER_SERVICE_TOKEN');
+        throw new AppError('UNAVAILABLE', 'the linker is not available');
+      }
+      throw err;
+    });
   const c = deps.linker;
 
-  const role = (req: Request): string => {
-    const r = deps.roleOf(req);
-    if (r === undefined || r === '') throw new AppError('UNAUTHENTICATED', 'sign in to use the linker');
-    return r;
+  // Everything the linker does is scoped to this caller's subscription (ADR 0012).
+  const caller = (req: Request): linkerV1.Caller => {
+    const who = deps.callerOf(req);
+    if (!who?.role || !who.subscriptionId) throw new AppError('UNAUTHENTICATED', 'sign in to use the linker');
+    if (!deps.serviceToken) throw new AppError('UNAVAILABLE', 'the linker is not configured on this gateway');
+    return who;
   };
   const wrap =
     (fn: Handler) =>
@@ -77,7 +102,7 @@ export function createLinkerRouter(deps: LinkerRouterDeps): Router {
   router.get(
     '/api/applications',
     wrap(async (req, res) => {
-      res.json(await call(c.listApplications.bind(c), { role: role(req) }, opts));
+      res.json(await call(c.listApplications.bind(c), { caller: caller(req) }, opts()));
     }),
   );
 
@@ -85,8 +110,8 @@ export function createLinkerRouter(deps: LinkerRouterDeps): Router {
     '/api/applications',
     json,
     wrap(async (req, res) => {
-      const r = role(req);
-      const app = await call(c.createApplication.bind(c), { role: r, name: str(body(req).name, 'name') }, opts);
+      const r = caller(req);
+      const app = await call(c.createApplication.bind(c), { caller: r, name: str(body(req).name, 'name') }, opts());
       res.status(201).json(app);
     }),
   );
@@ -94,7 +119,15 @@ export function createLinkerRouter(deps: LinkerRouterDeps): Router {
   router.get(
     '/api/applications/:id',
     wrap(async (req, res) => {
-      res.json(await call(c.getApplication.bind(c), { role: role(req), applicationId: param(req, 'id') }, opts));
+      res.json(await call(c.getApplication.bind(c), { caller: caller(req), applicationId: param(req, 'id') }, opts()));
+    }),
+  );
+
+  router.delete(
+    '/api/applications/:id',
+    wrap(async (req, res) => {
+      await call(c.deleteApplication.bind(c), { caller: caller(req), applicationId: param(req, 'id') }, opts());
+      res.status(204).end();
     }),
   );
 
@@ -102,7 +135,7 @@ export function createLinkerRouter(deps: LinkerRouterDeps): Router {
     '/api/applications/:id/sources',
     json,
     wrap(async (req, res) => {
-      const r = role(req);
+      const r = caller(req);
       const b = body(req);
       let location: linkerV1.SourceLocation;
       if (b.dir !== undefined) location = { kind: { $case: 'dir', dir: str(b.dir, 'dir') } };
@@ -119,8 +152,8 @@ export function createLinkerRouter(deps: LinkerRouterDeps): Router {
       } else throw new InvalidParamsError('one of dir, git or archive is required');
       const source = await call(
         c.addSource.bind(c),
-        { role: r, applicationId: param(req, 'id'), name: str(b.name, 'name'), location },
-        opts,
+        { caller: r, applicationId: param(req, 'id'), name: str(b.name, 'name'), location },
+        opts(),
       );
       res.status(201).json(source);
     }),
@@ -131,9 +164,9 @@ export function createLinkerRouter(deps: LinkerRouterDeps): Router {
     json,
     raw,
     wrap(async (req, res) => {
-      const r = role(req);
+      const r = caller(req);
       const request: linkerV1.IngestSourceRequest = {
-        role: r,
+        caller: r,
         applicationId: param(req, 'id'),
         sourceId: '',
         ref: '',
@@ -150,19 +183,19 @@ export function createLinkerRouter(deps: LinkerRouterDeps): Router {
         request.sourceId = str(b.source, 'source');
         request.ref = str(b.ref, 'ref', false);
       }
-      res.json(await call(c.ingestSource.bind(c), request, opts));
+      res.json(await call(c.ingestSource.bind(c), request, opts()));
     }),
   );
 
   router.get(
     '/api/applications/:id/report',
     wrap(async (req, res) => {
-      const r = role(req);
+      const r = caller(req);
       const format = req.query.format ?? 'json';
       if (format !== 'json' && format !== 'markdown') throw new InvalidParamsError('format must be json or markdown');
       const version = req.query.version === undefined ? 0 : Number(req.query.version);
       if (!Number.isInteger(version) || version < 0) throw new InvalidParamsError('version must be a positive integer');
-      const report = await call(c.getReport.bind(c), { role: r, applicationId: param(req, 'id'), version }, opts);
+      const report = await call(c.getReport.bind(c), { caller: r, applicationId: param(req, 'id'), version }, opts());
       if (format === 'markdown') {
         res.type('text/markdown; charset=utf-8').send(report.markdown);
         return;
@@ -174,21 +207,21 @@ export function createLinkerRouter(deps: LinkerRouterDeps): Router {
   router.get(
     '/api/applications/:id/versions',
     wrap(async (req, res) => {
-      const r = role(req);
-      res.json(await call(c.listVersions.bind(c), { role: r, applicationId: param(req, 'id'), limit: 100 }, opts));
+      const r = caller(req);
+      res.json(await call(c.listVersions.bind(c), { caller: r, applicationId: param(req, 'id'), limit: 100 }, opts()));
     }),
   );
 
   router.get(
     '/api/applications/:id/versions/:v',
     wrap(async (req, res) => {
-      const r = role(req);
+      const r = caller(req);
       const v = param(req, 'v');
       const number = v === 'latest' ? 0 : Number(v);
       if (!Number.isInteger(number) || number < 1) {
         if (v !== 'latest') throw new InvalidParamsError('version must be a positive integer or "latest"');
       }
-      res.json(await call(c.getVersion.bind(c), { role: r, applicationId: param(req, 'id'), number }, opts));
+      res.json(await call(c.getVersion.bind(c), { caller: r, applicationId: param(req, 'id'), number }, opts()));
     }),
   );
 

@@ -7,13 +7,28 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLinkerRouter } from '../../src/http/linker-routes';
 import * as linkerV1 from '../../../../proto/gen/a2a_inbound/linker/v1/linker';
 
-/** A fake linker behind a real gRPC server: enough behaviour to check the REST mapping. */
-function fakeLinker(seen: linkerV1.IngestSourceRequest[]): linkerV1.LinkerServiceServer {
+const TOKEN = 'gateway-test-linker-token-0123456789abcdef';
+
+/**
+ * A fake linker behind a real gRPC server: enough behaviour to check the REST mapping. It refuses calls
+ * without the service credential and records the callers it was sent.
+ */
+function fakeLinker(
+  seen: linkerV1.IngestSourceRequest[],
+  callers: (linkerV1.Caller | undefined)[],
+): linkerV1.LinkerServiceServer {
   const apps = new Map<string, linkerV1.Application>();
-  const check = (role: string): void => {
-    if (role !== 'admin' && role !== 'developer')
+  const check = (caller: linkerV1.Caller | undefined): void => {
+    callers.push(caller);
+    if (caller?.role !== 'admin' && caller?.role !== 'developer')
       throw new AppError('PERMISSION_DENIED', 'role Admin or Developer is required');
   };
+  const u = <Req, Res>(fn: (r: Req) => Promise<Res>) =>
+    unary(async (r: Req, call: { metadata: grpc.Metadata }) => {
+      if (call.metadata.get('authorization')[0] !== `Bearer ${TOKEN}`)
+        throw new AppError('UNAUTHENTICATED', 'the linker needs the internal service credential');
+      return fn(r);
+    });
   const get = (id: string): linkerV1.Application => {
     const a = apps.get(id);
     if (!a) throw new AppError('NOT_FOUND', `application ${id} not found`);
@@ -33,8 +48,8 @@ function fakeLinker(seen: linkerV1.IngestSourceRequest[]): linkerV1.LinkerServic
     notLinkedReason: 'the application has one source',
   });
   return {
-    createApplication: unary(async (r: linkerV1.CreateApplicationRequest) => {
-      check(r.role);
+    createApplication: u(async (r: linkerV1.CreateApplicationRequest) => {
+      check(r.caller);
       const a: linkerV1.Application = {
         id: `app-${apps.size + 1}`,
         name: r.name,
@@ -45,16 +60,16 @@ function fakeLinker(seen: linkerV1.IngestSourceRequest[]): linkerV1.LinkerServic
       apps.set(a.id, a);
       return a;
     }),
-    listApplications: unary(async (r: linkerV1.ListApplicationsRequest) => {
-      check(r.role);
+    listApplications: u(async (r: linkerV1.ListApplicationsRequest) => {
+      check(r.caller);
       return { applications: [...apps.values()] };
     }),
-    getApplication: unary(async (r: linkerV1.GetApplicationRequest) => {
-      check(r.role);
+    getApplication: u(async (r: linkerV1.GetApplicationRequest) => {
+      check(r.caller);
       return get(r.applicationId);
     }),
-    addSource: unary(async (r: linkerV1.AddSourceRequest) => {
-      check(r.role);
+    addSource: u(async (r: linkerV1.AddSourceRequest) => {
+      check(r.caller);
       const a = get(r.applicationId);
       const s: linkerV1.Source = {
         id: `s${a.sources.length + 1}`,
@@ -67,25 +82,31 @@ function fakeLinker(seen: linkerV1.IngestSourceRequest[]): linkerV1.LinkerServic
       a.sources.push(s);
       return s;
     }),
-    ingestSource: unary(async (r: linkerV1.IngestSourceRequest) => {
-      check(r.role);
+    ingestSource: u(async (r: linkerV1.IngestSourceRequest) => {
+      check(r.caller);
       const a = get(r.applicationId);
       seen.push(r);
       a.latestVersion += 1;
       return version(a.id, a.latestVersion);
     }),
-    getVersion: unary(async (r: linkerV1.GetVersionRequest) => {
-      check(r.role);
+    getVersion: u(async (r: linkerV1.GetVersionRequest) => {
+      check(r.caller);
       const a = get(r.applicationId);
       return version(a.id, r.number || a.latestVersion);
     }),
-    listVersions: unary(async (r: linkerV1.ListVersionsRequest) => {
-      check(r.role);
+    listVersions: u(async (r: linkerV1.ListVersionsRequest) => {
+      check(r.caller);
       const a = get(r.applicationId);
       return { versions: Array.from({ length: a.latestVersion }, (_, i) => version(a.id, a.latestVersion - i)) };
     }),
-    getReport: unary(async (r: linkerV1.GetReportRequest) => {
-      check(r.role);
+    deleteApplication: u(async (r: linkerV1.DeleteApplicationRequest) => {
+      check(r.caller);
+      get(r.applicationId);
+      apps.delete(r.applicationId);
+      return { deleted: true };
+    }),
+    getReport: u(async (r: linkerV1.GetReportRequest) => {
+      check(r.caller);
       const a = get(r.applicationId);
       if (a.latestVersion === 0)
         throw new AppError('FAILED_PRECONDITION', 'the application has no ingested source yet');
@@ -104,21 +125,43 @@ describe('linker REST routes', () => {
   let http: Server;
   let base: string;
   const seen: linkerV1.IngestSourceRequest[] = [];
+  const callers: (linkerV1.Caller | undefined)[] = [];
+  let unconfigured: Server;
+  let unconfiguredBase: string;
+  let mismatched: Server;
+  let mismatchedBase: string;
 
   beforeAll(async () => {
     grpcServer = await startGrpcServer(
-      [{ definition: linkerV1.LinkerServiceService, implementation: fakeLinker(seen) }],
+      [{ definition: linkerV1.LinkerServiceService, implementation: fakeLinker(seen, callers) }],
       { host: '127.0.0.1', port: 0, isServing: () => true },
     );
     client = new linkerV1.LinkerServiceClient(grpcServer.address, grpc.credentials.createInsecure());
+    // The user as the gateway's authentication resolved it: a role and a subscription (x-test-sub).
+    const callerOf = (r: express.Request): linkerV1.Caller | undefined => {
+      const role = r.header('x-test-role');
+      return role ? { role, subscriptionId: r.header('x-test-sub') ?? 'sub-1', userId: 'u-1' } : undefined;
+    };
     const app = express();
-    app.use(createLinkerRouter({ linker: client, roleOf: (req) => req.header('x-test-role'), maxArchiveBytes: 1024 }));
+    app.use(createLinkerRouter({ linker: client, callerOf, serviceToken: TOKEN, maxArchiveBytes: 1024 }));
     http = app.listen(0, '127.0.0.1');
     await new Promise<void>((resolve) => http.once('listening', () => resolve()));
     base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+    const bare = express();
+    bare.use(createLinkerRouter({ linker: client, callerOf, serviceToken: '' }));
+    unconfigured = bare.listen(0, '127.0.0.1');
+    await new Promise<void>((resolve) => unconfigured.once('listening', () => resolve()));
+    unconfiguredBase = `http://127.0.0.1:${(unconfigured.address() as AddressInfo).port}`;
+    const wrong = express();
+    wrong.use(createLinkerRouter({ linker: client, callerOf, serviceToken: `${TOKEN}-rotated` }));
+    mismatched = wrong.listen(0, '127.0.0.1');
+    await new Promise<void>((resolve) => mismatched.once('listening', () => resolve()));
+    mismatchedBase = `http://127.0.0.1:${(mismatched.address() as AddressInfo).port}`;
   });
   afterAll(async () => {
     await new Promise<void>((resolve) => http.close(() => resolve()));
+    await new Promise<void>((resolve) => unconfigured.close(() => resolve()));
+    await new Promise<void>((resolve) => mismatched.close(() => resolve()));
     client.close();
     await grpcServer.close();
   });
@@ -236,5 +279,38 @@ describe('linker REST routes', () => {
     });
     expect(tooBig.status).toBe(413);
     expect(((await tooBig.json()) as { error: { code: string } }).error.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  it('sends the signed-in user as the caller (subscription, role, user) with the service credential', async () => {
+    callers.length = 0;
+    const r = await req('GET', '/api/applications', 'developer', undefined, { 'x-test-sub': 'sub-7' });
+    expect(r.status).toBe(200);
+    expect(callers).toEqual([{ subscriptionId: 'sub-7', role: 'developer', userId: 'u-1' }]);
+  });
+
+  it('DELETE /api/applications/:id deletes (204), then the application is 404', async () => {
+    const created = (await (await req('POST', '/api/applications', 'admin', { name: 'gone' })).json()) as {
+      id: string;
+    };
+    const del = await req('DELETE', `/api/applications/${created.id}`, 'admin');
+    expect(del.status).toBe(204);
+    expect((await req('GET', `/api/applications/${created.id}`, 'admin')).status).toBe(404);
+    expect((await req('DELETE', `/api/applications/${created.id}`, 'admin')).status).toBe(404);
+  });
+
+  it('without LINKER_SERVICE_TOKEN the routes answer 503 JSON and never call the linker', async () => {
+    callers.length = 0;
+    const r = await fetch(`${unconfiguredBase}/api/applications`, { headers: { 'x-test-role': 'admin' } });
+    expect(r.status).toBe(503);
+    expect(await r.json()).toEqual({
+      error: { code: 'UNAVAILABLE', message: expect.any(String) as string },
+    });
+    expect(callers).toEqual([]);
+  });
+
+  it('a credential the linker refuses is a 503 for the signed-in user, not a 401', async () => {
+    const r = await fetch(`${mismatchedBase}/api/applications`, { headers: { 'x-test-role': 'admin' } });
+    expect(r.status).toBe(503);
+    expect(((await r.json()) as { error: { code: string } }).error.code).toBe('UNAVAILABLE');
   });
 });

@@ -42,6 +42,12 @@ describe('loadGatewayConfig', () => {
       shutdownGraceMs: 10_000,
       shutdownReadinessDelayMs: 2_000,
       readinessTimeoutMs: 1_500,
+      linkerServiceToken: '',
     });
+  });
+
+  it('LINKER_SERVICE_TOKEN: 32 to 512 characters when set', () => {
+    expect(problemsOf({ LINKER_SERVICE_TOKEN: 'short' }).join('\n')).toMatch(/LINKER_SERVICE_TOKEN must have 32/);
+    expect(loadGatewayConfig({ LINKER_SERVICE_TOKEN: 'k'.repeat(32) }).linkerServiceToken).toBe('k'.repeat(32));
   });
 });

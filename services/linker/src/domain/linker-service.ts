@@ -1,6 +1,7 @@
 import { AppError, InvalidParamsError, NotFoundError, VersionConflictError } from '@a2a-inbound/errors';
 import type { Clock, Collection, DocumentStore, IdGenerator } from '@a2a-inbound/ports';
 import { extractSource } from './extract/index.js';
+import { type EgressPolicy, checkRemoteGitUrl, isLocalGitUrl, publicEgress, redactSecrets } from './git-url.js';
 import type { SourceFacts } from './model.js';
 import { type LinkReport, buildReport, renderMarkdown } from './report.js';
 import type { SourceAccess, SourceLocation } from './sources.js';
@@ -38,6 +39,8 @@ export interface SourceDoc {
 }
 
 export interface ApplicationDoc {
+  /** The owning subscription (tenant). Absent on documents stored before ownership existed: nobody sees those. */
+  subscriptionId?: string;
   name: string;
   createdAtMs: number;
   sources: SourceDoc[];
@@ -45,6 +48,7 @@ export interface ApplicationDoc {
 }
 
 export interface FactsDoc {
+  subscriptionId?: string;
   applicationId: string;
   sourceId: string;
   version: number;
@@ -52,6 +56,7 @@ export interface FactsDoc {
 }
 
 export interface VersionDoc {
+  subscriptionId?: string;
   applicationId: string;
   number: number;
   sourceId: string;
@@ -86,6 +91,18 @@ export interface LinkerServiceOptions {
   readonly maxArchiveBytes?: number;
   /** Directories (and file:// / local git repositories) may only be read below these roots; none = refused. */
   readonly allowedLocalRoots?: readonly string[];
+  /** Which addresses remote git URLs may reach (checked when a source is added; default: public only). */
+  readonly egress?: EgressPolicy;
+}
+
+/**
+ * Who calls: the user the gateway authenticated (its subscription and role). Trusted only because the
+ * transport authenticated the gateway itself (the internal service credential, ADR 0012).
+ */
+export interface Caller {
+  readonly subscriptionId: string;
+  readonly role: string;
+  readonly userId?: string;
 }
 
 const COLLECTIONS = {
@@ -99,6 +116,15 @@ export function requireRole(role: string): Role {
   const r = role.trim().toLowerCase();
   if (r === 'admin' || r === 'developer') return r;
   throw new AppError('PERMISSION_DENIED', 'role Admin or Developer is required');
+}
+
+/** The caller's subscription, once its role passed rule 7. Without a subscription there is no caller. */
+export function authorize(caller: Caller | undefined): string {
+  const subscriptionId = caller?.subscriptionId.trim() ?? '';
+  if (!caller || !subscriptionId)
+    throw new AppError('UNAUTHENTICATED', 'the caller (user and subscription) is required');
+  requireRole(caller.role);
+  return subscriptionId;
 }
 
 function validName(name: string, what: string): string {
@@ -120,21 +146,25 @@ export class LinkerService {
   ) {}
 
   static async open(options: LinkerServiceOptions): Promise<LinkerService> {
-    const apps = await options.store.collection<ApplicationDoc>({ name: COLLECTIONS.applications });
+    const apps = await options.store.collection<ApplicationDoc>({
+      name: COLLECTIONS.applications,
+      indexes: [{ fields: ['subscriptionId'] }],
+    });
     const facts = await options.store.collection<FactsDoc>({
       name: COLLECTIONS.facts,
-      indexes: [{ fields: ['applicationId'] }],
+      indexes: [{ fields: ['applicationId'] }, { fields: ['subscriptionId'] }],
     });
     const versions = await options.store.collection<VersionDoc>({
       name: COLLECTIONS.versions,
-      indexes: [{ fields: ['applicationId'] }],
+      indexes: [{ fields: ['applicationId'] }, { fields: ['subscriptionId'] }],
     });
     return new LinkerService(options, apps, facts, versions);
   }
 
-  async createApplication(role: string, name: string): Promise<Application> {
-    requireRole(role);
+  async createApplication(caller: Caller, name: string): Promise<Application> {
+    const subscriptionId = authorize(caller);
     const doc: ApplicationDoc = {
+      subscriptionId,
       name: validName(name, 'application name'),
       createdAtMs: this.o.clock.now(),
       sources: [],
@@ -145,28 +175,47 @@ export class LinkerService {
     return { id, doc };
   }
 
-  async listApplications(role: string): Promise<Application[]> {
-    requireRole(role);
-    const all = await this.apps.find({}, { sort: { field: 'createdAtMs', direction: 1 }, limit: 1000 });
+  /** The caller's applications only. */
+  async listApplications(caller: Caller): Promise<Application[]> {
+    const subscriptionId = authorize(caller);
+    const all = await this.apps.find({ subscriptionId }, { sort: { field: 'createdAtMs', direction: 1 }, limit: 1000 });
     return all.map((a) => ({ id: a.id, doc: a.doc }));
   }
 
-  async getApplication(role: string, id: string): Promise<Application> {
-    requireRole(role);
+  /** Another subscription's application (or one stored without an owner) is NOT_FOUND, like a missing one. */
+  async getApplication(caller: Caller, id: string): Promise<Application> {
+    const subscriptionId = authorize(caller);
     const app = await this.apps.get(id);
-    if (!app) throw new NotFoundError(`application ${id}`);
+    if (!app || app.doc.subscriptionId !== subscriptionId) throw new NotFoundError(`application ${id}`);
     return { id, doc: app.doc };
   }
 
-  async addSource(role: string, applicationId: string, name: string, location: StoredLocation): Promise<SourceDoc> {
-    requireRole(role);
+  /** Deletes the caller's application, then its versions and facts. */
+  async deleteApplication(caller: Caller, id: string): Promise<void> {
+    const subscriptionId = authorize(caller);
+    const app = await this.apps.get(id);
+    if (!app || app.doc.subscriptionId !== subscriptionId) throw new NotFoundError(`application ${id}`);
+    await this.apps.delete(id);
+    // The application is gone first: what follows is unreachable even if it is interrupted.
+    for (const coll of [this.versions, this.facts] as Collection<{ applicationId: string }>[]) {
+      for (;;) {
+        const batch = await coll.find({ applicationId: id, subscriptionId }, { limit: 500 });
+        if (batch.length === 0) break;
+        for (const d of batch) await coll.delete(d.id);
+      }
+    }
+  }
+
+  async addSource(caller: Caller, applicationId: string, name: string, location: StoredLocation): Promise<SourceDoc> {
+    const subscriptionId = authorize(caller);
+    await this.getApplication(caller, applicationId);
     const source: SourceDoc = {
       id: this.o.ids.next(),
       name: validName(name, 'source name'),
-      location: this.checkLocation(location),
+      location: await this.checkLocation(location),
       addedAtMs: this.o.clock.now(),
     };
-    await this.update(applicationId, (doc) => {
+    await this.update(applicationId, subscriptionId, (doc) => {
       if (doc.sources.some((s) => s.name === source.name))
         throw new AppError('CONFLICT', `source ${source.name} already exists`);
       if (doc.sources.length >= 100)
@@ -184,22 +233,23 @@ export class LinkerService {
    * recorded with its status and timing. A failed stage fails the version (returned, not thrown).
    */
   async ingest(
-    role: string,
+    caller: Caller,
     applicationId: string,
     sourceId: string,
     override: { ref?: string; archive?: { filename: string; bytes: Uint8Array } } = {},
   ): Promise<VersionView> {
-    requireRole(role);
-    const app = await this.getApplication(role, applicationId);
+    const subscriptionId = authorize(caller);
+    const app = await this.getApplication(caller, applicationId);
     const source = app.doc.sources.find((s) => s.id === sourceId || s.name === sourceId);
     if (!source) throw new NotFoundError(`source ${sourceId}`);
     const location = this.runtimeLocation(source.location, override);
     let number = 0;
-    await this.update(applicationId, (doc) => {
+    await this.update(applicationId, subscriptionId, (doc) => {
       doc.latestVersion += 1;
       number = doc.latestVersion;
     });
     const version: VersionDoc = {
+      subscriptionId,
       applicationId,
       number,
       sourceId: source.id,
@@ -227,7 +277,8 @@ export class LinkerService {
         return out;
       } catch (err) {
         const finishedAtMs = this.o.clock.now();
-        const detail = err instanceof Error ? err.message : String(err);
+        // Git quotes the URL in its errors: a URL's credentials never reach the stored version.
+        const detail = redactSecrets(err instanceof Error ? err.message : String(err));
         version.stages.push({
           name,
           status: 'failed',
@@ -249,15 +300,15 @@ export class LinkerService {
           extractSource(source.name, await this.o.access.list(fetched.root, { includeTests: false })),
         );
         const existing = await this.facts.get(factsId(applicationId, source.id));
-        const factsDoc: FactsDoc = { applicationId, sourceId: source.id, version: number, facts };
+        const factsDoc: FactsDoc = { subscriptionId, applicationId, sourceId: source.id, version: number, facts };
         if (existing) await this.facts.replace(existing.id, existing.version, factsDoc);
         else await this.facts.insert(factsId(applicationId, source.id), factsDoc);
       } finally {
         await fetched.dispose();
       }
-      await this.linkStage(app.id, version);
+      await this.linkStage(app.id, subscriptionId, version);
       version.status = 'completed';
-      await this.update(applicationId, (doc) => {
+      await this.update(applicationId, subscriptionId, (doc) => {
         const s = doc.sources.find((x) => x.id === source.id);
         if (s) {
           s.lastVersion = number;
@@ -266,7 +317,7 @@ export class LinkerService {
       });
     } catch (err) {
       version.status = 'failed';
-      version.error = err instanceof Error ? err.message : String(err);
+      version.error = redactSecrets(err instanceof Error ? err.message : String(err));
       version.linked = false;
       version.notLinkedReason = 'the ingest failed';
       delete version.report;
@@ -274,14 +325,16 @@ export class LinkerService {
       release();
     }
     const stored = await this.versions.get(id);
-    await this.versions.replace(id, stored!.version, version);
+    // Deleted while it ran: the application and its versions are gone, and so is this answer.
+    if (!stored) throw new NotFoundError(`application ${applicationId}`);
+    await this.versions.replace(id, stored.version, version);
     return view(version);
   }
 
-  private async linkStage(applicationId: string, version: VersionDoc): Promise<void> {
+  private async linkStage(applicationId: string, subscriptionId: string, version: VersionDoc): Promise<void> {
     const startedAtMs = this.o.clock.now();
     const app = await this.apps.get(applicationId);
-    const all = await this.facts.find({ applicationId }, { limit: 1000 });
+    const all = await this.facts.find({ applicationId, subscriptionId }, { limit: 1000 });
     const current = all.filter((f) => app?.doc.sources.some((s) => s.id === f.doc.sourceId)).map((f) => f.doc.facts);
     const report = buildReport(current, { application: app?.doc.name ?? applicationId });
     const finishedAtMs = this.o.clock.now();
@@ -298,22 +351,25 @@ export class LinkerService {
     });
   }
 
-  async getVersion(role: string, applicationId: string, number?: number): Promise<VersionView> {
-    requireRole(role);
-    const app = await this.getApplication(role, applicationId);
+  async getVersion(caller: Caller, applicationId: string, number?: number): Promise<VersionView> {
+    const subscriptionId = authorize(caller);
+    const app = await this.getApplication(caller, applicationId);
     const n = number && number > 0 ? number : app.doc.latestVersion;
     if (n === 0) throw new AppError('FAILED_PRECONDITION', 'the application has no ingested source yet');
     const v = await this.versions.get(versionId(applicationId, n));
-    if (!v) throw new NotFoundError(`version ${n}`);
+    if (!v || v.doc.subscriptionId !== subscriptionId) throw new NotFoundError(`version ${n}`);
     return view(v.doc);
   }
 
   /** Versions of an application, newest first, without their reports. */
-  async listVersions(role: string, applicationId: string, limit = 100): Promise<VersionView[]> {
-    requireRole(role);
-    await this.getApplication(role, applicationId);
+  async listVersions(caller: Caller, applicationId: string, limit = 100): Promise<VersionView[]> {
+    const subscriptionId = authorize(caller);
+    await this.getApplication(caller, applicationId);
     const n = Math.min(Math.max(1, limit || 100), 100);
-    const found = await this.versions.find({ applicationId }, { sort: { field: 'number', direction: -1 }, limit: n });
+    const found = await this.versions.find(
+      { applicationId, subscriptionId },
+      { sort: { field: 'number', direction: -1 }, limit: n },
+    );
     return found.map((v) => {
       const { report: _report, ...rest } = view(v.doc);
       return rest;
@@ -322,15 +378,15 @@ export class LinkerService {
 
   /** The report of a version (latest by default), as JSON and Markdown. */
   async getReport(
-    role: string,
+    caller: Caller,
     applicationId: string,
     number?: number,
   ): Promise<{ version: VersionView; report: LinkReport; markdown: string }> {
-    const version = await this.getVersion(role, applicationId, number);
+    const version = await this.getVersion(caller, applicationId, number);
     let report = version.report;
     if (!version.linked || !report) {
-      const all = await this.facts.find({ applicationId }, { limit: 1000 });
-      const app = await this.getApplication(role, applicationId);
+      const all = await this.facts.find({ applicationId, subscriptionId: authorize(caller) }, { limit: 1000 });
+      const app = await this.getApplication(caller, applicationId);
       report = buildReport(
         all.map((f) => f.doc.facts),
         { application: app.doc.name, ...(version.notLinkedReason ? { notLinkedReason: version.notLinkedReason } : {}) },
@@ -339,7 +395,7 @@ export class LinkerService {
     return { version, report, markdown: renderMarkdown(report) };
   }
 
-  private checkLocation(location: StoredLocation): StoredLocation {
+  private async checkLocation(location: StoredLocation): Promise<StoredLocation> {
     switch (location.kind) {
       case 'dir':
         if (!location.path) throw new InvalidParamsError('dir is required');
@@ -350,8 +406,10 @@ export class LinkerService {
         if (!url || url.startsWith('-') || url.length > 2048) throw new InvalidParamsError('git url is invalid');
         if (location.ref !== undefined && (location.ref.startsWith('-') || location.ref.length > 255))
           throw new InvalidParamsError('git ref is invalid');
-        if (url.startsWith('file://') || !/^[a-z]+:\/\/|^[\w.-]+@[\w.-]+:/.test(url))
-          this.checkLocal(url.replace(/^file:\/\//, ''));
+        // Local repositories only below the allowed roots (none in production); anything else is a
+        // remote http(s) URL that must reach a public address (the SSRF guard; again before each fetch).
+        if (isLocalGitUrl(url)) this.checkLocal(url.replace(/^file:\/\//, ''));
+        else await checkRemoteGitUrl(url, this.o.egress ?? publicEgress);
         return location.ref ? { kind: 'git', url, ref: location.ref } : { kind: 'git', url };
       }
       case 'archive':
@@ -387,10 +445,14 @@ export class LinkerService {
     return stored;
   }
 
-  private async update(id: string, mutate: (doc: ApplicationDoc) => void): Promise<ApplicationDoc> {
+  private async update(
+    id: string,
+    subscriptionId: string,
+    mutate: (doc: ApplicationDoc) => void,
+  ): Promise<ApplicationDoc> {
     for (let attempt = 0; attempt < 10; attempt++) {
       const current = await this.apps.get(id);
-      if (!current) throw new NotFoundError(`application ${id}`);
+      if (!current || current.doc.subscriptionId !== subscriptionId) throw new NotFoundError(`application ${id}`);
       const doc = structuredClone(current.doc);
       mutate(doc);
       try {

@@ -4,6 +4,7 @@ import { basename, join, resolve } from 'node:path';
 import { type ArchiveFormat, archiveFormat, unpack } from './archive.js';
 import { cloneAt, looksLikeGitUrl, repoName, splitRef } from './git.js';
 import type { FetchedSource, SourceLocation } from '../domain/sources.js';
+import { type EgressPolicy, checkRemoteGitUrl, isLocalGitUrl } from '../domain/git-url.js';
 
 export { listSourceFiles } from './local.js';
 export { looksLikeGitUrl, repoName, splitRef } from './git.js';
@@ -13,27 +14,48 @@ export type { FetchedSource, SourceLocation } from '../domain/sources.js';
 export interface FetchOptions {
   /** Local directories may only be read below these roots (a server must not read arbitrary paths). */
   readonly allowedDirs?: readonly string[];
+  /**
+   * The server's SSRF guard: a remote git URL is checked again at fetch time (http(s) only, every
+   * resolved address allowed) and the clone is pinned to the checked addresses. Unset for the CLI.
+   */
+  readonly egress?: EgressPolicy;
+}
+
+/** Real paths on both sides: a symlink below an allowed root must not lead outside it. */
+async function insideRoots(path: string, allowedDirs: readonly string[]): Promise<string> {
+  const abs = await realpath(resolve(path));
+  const roots = await Promise.all(allowedDirs.map((d) => realpath(resolve(d)).catch(() => resolve(d))));
+  if (!roots.some((d) => abs === d || abs.startsWith(d + '/'))) throw new Error(`${path} is outside the allowed roots`);
+  return abs;
 }
 
 /** The fetch stage. */
 export async function fetchSource(location: SourceLocation, options: FetchOptions = {}): Promise<FetchedSource> {
   switch (location.kind) {
     case 'dir': {
-      // Real paths on both sides: a symlink below an allowed root must not lead outside it.
-      const abs = await realpath(resolve(location.path));
-      if (options.allowedDirs) {
-        const roots = await Promise.all(options.allowedDirs.map((d) => realpath(resolve(d)).catch(() => resolve(d))));
-        if (!roots.some((d) => abs === d || abs.startsWith(d + '/')))
-          throw new Error(`directory ${location.path} is outside the allowed roots`);
-      }
+      const abs = options.allowedDirs
+        ? await insideRoots(location.path, options.allowedDirs).catch((err: unknown) => {
+            throw new Error(`directory ${err instanceof Error ? err.message : String(err)}`);
+          })
+        : await realpath(resolve(location.path));
       if (!(await stat(abs)).isDirectory()) throw new Error(`${location.path} is not a directory`);
       return { root: abs, revision: abs, dispose: () => Promise.resolve() };
     }
     case 'git': {
+      let remote;
+      if (options.egress) {
+        if (isLocalGitUrl(location.url)) {
+          await insideRoots(location.url.replace(/^file:\/\//, ''), options.allowedDirs ?? []).catch(() => {
+            throw new Error('local git repositories outside the allowed roots cannot be fetched');
+          });
+        } else remote = await checkRemoteGitUrl(location.url, options.egress);
+      }
       const tmp = await mkdtemp(join(tmpdir(), 'linker-git-'));
       try {
         const dest = join(tmp, repoName(location.url));
-        const commit = await cloneAt(location.url, dest, location.ref);
+        // A checked remote is cloned by its normalised URL: the host git sees is the host that was checked
+        // and pinned (no second reading of odd forms such as `http://2130706433/`).
+        const commit = await cloneAt(remote ? remote.url.href : location.url, dest, location.ref, remote);
         return { root: dest, revision: commit, dispose: () => rm(tmp, { recursive: true, force: true }) };
       } catch (err) {
         await rm(tmp, { recursive: true, force: true });

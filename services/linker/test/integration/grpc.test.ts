@@ -14,6 +14,14 @@ import { linkerV1 } from '../../src/transport/proto.js';
 import { FIXTURES } from '../unit/helpers.js';
 
 const silent = createLogger({ service: 'linker-test', level: 'silent' });
+const TOKEN = 'linker-test-service-token-0123456789abcdef';
+/** The user the gateway would have authenticated: subscription sub-a with the given role. */
+const as = (role: string) => ({ subscriptionId: 'sub-a', role, userId: 'u-a' });
+const authed = (): grpc.Metadata => {
+  const m = new grpc.Metadata();
+  m.set('authorization', `Bearer ${TOKEN}`);
+  return m;
+};
 
 describe('LinkerService over gRPC (in-memory store)', () => {
   let app: LinkerApp;
@@ -23,7 +31,7 @@ describe('LinkerService over gRPC (in-memory store)', () => {
   const clock = new ManualClock();
 
   const rpc = <Req, Res>(method: keyof linkerV1.LinkerServiceClient, req: Req): Promise<Res> =>
-    call<Req, Res>((client as any)[method].bind(client), req);
+    call<Req, Res>((client as any)[method].bind(client), req, { metadata: authed() });
 
   beforeAll(async () => {
     tmp = mkdtempSync(join(tmpdir(), 'linker-grpc-'));
@@ -34,6 +42,7 @@ describe('LinkerService over gRPC (in-memory store)', () => {
       log: silent,
       ids: new SequentialIds('id'),
       allowedLocalRoots: [FIXTURES, tmp],
+      serviceToken: TOKEN,
     });
     const server = await app.start();
     client = new linkerV1.LinkerServiceClient(server.address, grpc.credentials.createInsecure());
@@ -45,21 +54,26 @@ describe('LinkerService over gRPC (in-memory store)', () => {
   });
 
   it('rule 7: roles other than admin and developer are refused', async () => {
-    await expect(rpc('createApplication', { role: 'viewer', name: 'x' })).rejects.toMatchObject({
+    await expect(rpc('createApplication', { caller: as('viewer'), name: 'x' })).rejects.toMatchObject({
       code: 'PERMISSION_DENIED',
     });
-    await expect(rpc('listApplications', { role: '' })).rejects.toBeInstanceOf(AppError);
-    await expect(rpc('listApplications', { role: 'operator' })).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
+    await expect(rpc('listApplications', { caller: as('') })).rejects.toBeInstanceOf(AppError);
+    await expect(rpc('listApplications', { caller: as('operator') })).rejects.toMatchObject({
+      code: 'PERMISSION_DENIED',
+    });
   });
 
   it('ingests directories into versions with fetch, parse and link stages; one source is not linked (rule 6)', async () => {
-    const created: linkerV1.Application = await rpc('createApplication', { role: 'developer', name: 'routing rules' });
+    const created: linkerV1.Application = await rpc('createApplication', {
+      caller: as('developer'),
+      name: 'routing rules',
+    });
     const dir = (repo: string) => ({ kind: { $case: 'dir', dir: join(FIXTURES, 'routing-rules', repo) } });
     for (const repo of ['web', 'users-service', 'accounts-go', 'reports-java'])
-      await rpc('addSource', { role: 'developer', applicationId: created.id, name: repo, location: dir(repo) });
+      await rpc('addSource', { caller: as('developer'), applicationId: created.id, name: repo, location: dir(repo) });
 
     const v1: linkerV1.Version = await rpc('ingestSource', {
-      role: 'admin',
+      caller: as('admin'),
       applicationId: created.id,
       sourceId: 'web',
       ref: '',
@@ -77,7 +91,7 @@ describe('LinkerService over gRPC (in-memory store)', () => {
     expect(v1.notLinkedReason).toBe('the application has one source');
 
     await rpc('ingestSource', {
-      role: 'admin',
+      caller: as('admin'),
       applicationId: created.id,
       sourceId: 'users-service',
       ref: '',
@@ -85,7 +99,7 @@ describe('LinkerService over gRPC (in-memory store)', () => {
       archiveFilename: '',
     });
     const v3: linkerV1.Version = await rpc('ingestSource', {
-      role: 'admin',
+      caller: as('admin'),
       applicationId: created.id,
       sourceId: 'accounts-go',
       ref: '',
@@ -96,7 +110,7 @@ describe('LinkerService over gRPC (in-memory store)', () => {
     expect(v3.linked).toBe(true);
     expect(v3.stages.map((s) => s.status)).toEqual(['completed', 'completed', 'completed']);
     await rpc('ingestSource', {
-      role: 'developer',
+      caller: as('developer'),
       applicationId: created.id,
       sourceId: 'reports-java',
       ref: '',
@@ -105,7 +119,7 @@ describe('LinkerService over gRPC (in-memory store)', () => {
     });
 
     const report: linkerV1.Report = await rpc('getReport', {
-      role: 'developer',
+      caller: as('developer'),
       applicationId: created.id,
       version: 0,
     });
@@ -117,12 +131,16 @@ describe('LinkerService over gRPC (in-memory store)', () => {
     expect(report.markdown).toBe(expected);
     expect(JSON.parse(report.reportJson).statistics.apiLinks).toBe(7);
 
-    const old: linkerV1.Report = await rpc('getReport', { role: 'developer', applicationId: created.id, version: 1 });
+    const old: linkerV1.Report = await rpc('getReport', {
+      caller: as('developer'),
+      applicationId: created.id,
+      version: 1,
+    });
     expect(old.markdown).toContain('> Not linked: the application has one source.');
     expect(old.markdown).toContain(EMPTY_STATE);
 
     const listed: linkerV1.ListVersionsResponse = await rpc('listVersions', {
-      role: 'developer',
+      caller: as('developer'),
       applicationId: created.id,
       limit: 0,
     });
@@ -132,11 +150,16 @@ describe('LinkerService over gRPC (in-memory store)', () => {
       [2, 'users-service', true],
       [1, 'web', false],
     ]);
-    await expect(rpc('listVersions', { role: 'guest', applicationId: created.id, limit: 0 })).rejects.toMatchObject({
+    await expect(
+      rpc('listVersions', { caller: as('guest'), applicationId: created.id, limit: 0 }),
+    ).rejects.toMatchObject({
       code: 'PERMISSION_DENIED',
     });
 
-    const got: linkerV1.Application = await rpc('getApplication', { role: 'developer', applicationId: created.id });
+    const got: linkerV1.Application = await rpc('getApplication', {
+      caller: as('developer'),
+      applicationId: created.id,
+    });
     expect(got.latestVersion).toBe(4);
     expect(got.sources.map((s) => [s.name, s.lastVersion])).toEqual([
       ['web', 1],
@@ -147,12 +170,13 @@ describe('LinkerService over gRPC (in-memory store)', () => {
   });
 
   it('rule 6: a version stored before the link stage existed reports that it was not linked', async () => {
-    const created: linkerV1.Application = await rpc('createApplication', { role: 'admin', name: 'legacy' });
+    const created: linkerV1.Application = await rpc('createApplication', { caller: as('admin'), name: 'legacy' });
     const apps = await store.collection<{ latestVersion: number }>({ name: 'linker_applications' });
     const a = (await apps.get(created.id))!;
     await apps.replace(created.id, a.version, { ...a.doc, latestVersion: 1 });
     const versions = await store.collection({ name: 'linker_versions' });
     await versions.insert(`${created.id}:00000001`, {
+      subscriptionId: 'sub-a',
       applicationId: created.id,
       number: 1,
       sourceId: 's',
@@ -164,15 +188,23 @@ describe('LinkerService over gRPC (in-memory store)', () => {
         { name: 'parse', status: 'completed', startedAtMs: 2, finishedAtMs: 3, durationMs: 1 },
       ],
     });
-    const v: linkerV1.Version = await rpc('getVersion', { role: 'developer', applicationId: created.id, number: 1 });
+    const v: linkerV1.Version = await rpc('getVersion', {
+      caller: as('developer'),
+      applicationId: created.id,
+      number: 1,
+    });
     expect(v.linked).toBe(false);
     expect(v.notLinkedReason).toBe(BEFORE_LINK_STAGE);
-    const r: linkerV1.Report = await rpc('getReport', { role: 'developer', applicationId: created.id, version: 1 });
+    const r: linkerV1.Report = await rpc('getReport', {
+      caller: as('developer'),
+      applicationId: created.id,
+      version: 1,
+    });
     expect(r.markdown).toContain(`> Not linked: ${BEFORE_LINK_STAGE}.`);
   });
 
   it('ingests a file:// git repository and .tar.gz / .zip archives', async () => {
-    const created: linkerV1.Application = await rpc('createApplication', { role: 'admin', name: 'kafka' });
+    const created: linkerV1.Application = await rpc('createApplication', { caller: as('admin'), name: 'kafka' });
     const repo = join(tmp, 'clickstream-ts');
     execFileSync('cp', ['-r', join(FIXTURES, 'kafka', 'clickstream-ts'), repo]);
     const git = (...args: string[]) =>
@@ -185,7 +217,7 @@ describe('LinkerService over gRPC (in-memory store)', () => {
     git('commit', '-qm', 'init');
     const commit = git('rev-parse', 'HEAD');
     await rpc('addSource', {
-      role: 'admin',
+      caller: as('admin'),
       applicationId: created.id,
       name: 'clickstream-ts',
       location: { kind: { $case: 'git', git: { url: `file://${repo}`, ref: 'main' } } },
@@ -194,20 +226,20 @@ describe('LinkerService over gRPC (in-memory store)', () => {
     execFileSync('tar', ['-czf', join(tmp, 'analytics.tar.gz'), '-C', join(FIXTURES, 'kafka'), 'analytics-java']);
     execFileSync('zip', ['-qr', join(tmp, 'recommender.zip'), '.'], { cwd: join(FIXTURES, 'kafka', 'recommender-py') });
     await rpc('addSource', {
-      role: 'admin',
+      caller: as('admin'),
       applicationId: created.id,
       name: 'analytics-java',
       location: { kind: { $case: 'archive', archive: { filename: 'analytics.tar.gz' } } },
     });
     await rpc('addSource', {
-      role: 'admin',
+      caller: as('admin'),
       applicationId: created.id,
       name: 'recommender-py',
       location: { kind: { $case: 'archive', archive: { filename: 'recommender.zip' } } },
     });
 
     const g: linkerV1.Version = await rpc('ingestSource', {
-      role: 'admin',
+      caller: as('admin'),
       applicationId: created.id,
       sourceId: 'clickstream-ts',
       ref: '',
@@ -216,7 +248,7 @@ describe('LinkerService over gRPC (in-memory store)', () => {
     });
     expect(g.revision).toBe(commit);
     const t: linkerV1.Version = await rpc('ingestSource', {
-      role: 'admin',
+      caller: as('admin'),
       applicationId: created.id,
       sourceId: 'analytics-java',
       ref: '',
@@ -225,7 +257,7 @@ describe('LinkerService over gRPC (in-memory store)', () => {
     });
     expect(t.status).toBe('completed');
     const z: linkerV1.Version = await rpc('ingestSource', {
-      role: 'admin',
+      caller: as('admin'),
       applicationId: created.id,
       sourceId: 'recommender-py',
       ref: '',
@@ -233,7 +265,7 @@ describe('LinkerService over gRPC (in-memory store)', () => {
       archiveFilename: 'recommender.zip',
     });
     expect(z.status).toBe('completed');
-    const r: linkerV1.Report = await rpc('getReport', { role: 'admin', applicationId: created.id, version: 0 });
+    const r: linkerV1.Report = await rpc('getReport', { caller: as('admin'), applicationId: created.id, version: 0 });
     const json = JSON.parse(r.reportJson);
     // clicks → analytics and recommender; sessions (analytics) → recommender.
     expect(json.statistics).toMatchObject({ messageFlows: 3, queueBindings: 2 });
@@ -241,15 +273,15 @@ describe('LinkerService over gRPC (in-memory store)', () => {
   });
 
   it('records a failed fetch stage in the version, and refuses paths outside the allowed roots', async () => {
-    const created: linkerV1.Application = await rpc('createApplication', { role: 'admin', name: 'broken' });
+    const created: linkerV1.Application = await rpc('createApplication', { caller: as('admin'), name: 'broken' });
     await rpc('addSource', {
-      role: 'admin',
+      caller: as('admin'),
       applicationId: created.id,
       name: 'gone',
       location: { kind: { $case: 'git', git: { url: `file://${join(tmp, 'missing.git')}`, ref: '' } } },
     });
     const v: linkerV1.Version = await rpc('ingestSource', {
-      role: 'admin',
+      caller: as('admin'),
       applicationId: created.id,
       sourceId: 'gone',
       ref: '',
@@ -261,17 +293,17 @@ describe('LinkerService over gRPC (in-memory store)', () => {
     expect(v.linked).toBe(false);
     await expect(
       rpc('addSource', {
-        role: 'admin',
+        caller: as('admin'),
         applicationId: created.id,
         name: 'etc',
         location: { kind: { $case: 'dir', dir: '/etc' } },
       }),
     ).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
-    await expect(rpc('getReport', { role: 'admin', applicationId: 'nope', version: 0 })).rejects.toMatchObject({
+    await expect(rpc('getReport', { caller: as('admin'), applicationId: 'nope', version: 0 })).rejects.toMatchObject({
       code: 'NOT_FOUND',
     });
-    const empty: linkerV1.Application = await rpc('createApplication', { role: 'admin', name: 'empty' });
-    await expect(rpc('getReport', { role: 'admin', applicationId: empty.id, version: 0 })).rejects.toMatchObject({
+    const empty: linkerV1.Application = await rpc('createApplication', { caller: as('admin'), name: 'empty' });
+    await expect(rpc('getReport', { caller: as('admin'), applicationId: empty.id, version: 0 })).rejects.toMatchObject({
       code: 'FAILED_PRECONDITION',
     });
   });
@@ -284,10 +316,16 @@ describe('local paths', () => {
     try {
       symlinkSync('/etc', join(root, 'escape'));
       const store = new InMemoryDocumentStore();
-      const app = await createLinkerApp({ store, clock: new ManualClock(), log: silent, allowedLocalRoots: [root] });
-      const created = await app.service.createApplication('admin', 'symlinks');
-      await app.service.addSource('admin', created.id, 'escape', { kind: 'dir', path: join(root, 'escape') });
-      const v = await app.service.ingest('admin', created.id, 'escape');
+      const app = await createLinkerApp({
+        store,
+        clock: new ManualClock(),
+        log: silent,
+        allowedLocalRoots: [root],
+        serviceToken: TOKEN,
+      });
+      const created = await app.service.createApplication(as('admin'), 'symlinks');
+      await app.service.addSource(as('admin'), created.id, 'escape', { kind: 'dir', path: join(root, 'escape') });
+      const v = await app.service.ingest(as('admin'), created.id, 'escape');
       expect(v.status).toBe('failed');
       expect(v.stages).toEqual([
         expect.objectContaining({

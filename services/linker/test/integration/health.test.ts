@@ -11,7 +11,13 @@ describe('linker gRPC health', () => {
     const ping = store.ping.bind(store);
     store.ping = () => (storeDown ? Promise.reject(new Error('store unreachable')) : ping());
     // A long interval: the test refreshes readiness itself (app.ready()) instead of waiting.
-    const app = await createLinkerApp({ store, clock: systemClock, log: silentLogger(), readinessIntervalMs: 600_000 });
+    const app = await createLinkerApp({
+      store,
+      clock: systemClock,
+      log: silentLogger(),
+      readinessIntervalMs: 600_000,
+      serviceToken: 'h'.repeat(32),
+    });
     const server = await app.start();
     try {
       expect(await checkHealth(server.address)).toBe('SERVING');

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config';
 
+const TOKEN = 'a'.repeat(40);
+
 describe('linker loadConfig', () => {
   it('reports every problem together in one ConfigError', () => {
     let error: unknown;
@@ -10,25 +12,56 @@ describe('linker loadConfig', () => {
         LINKER_MAX_ARCHIVE_BYTES: '1',
         STORE: 'mongo',
         LINKER_ALLOWED_DIRS: 'relative/dir',
+        LINKER_SERVICE_TOKEN: 'short',
       });
     } catch (err) {
       error = err;
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems;
-    expect(problems).toHaveLength(4);
-    for (const name of ['LINKER_GRPC_PORT', 'LINKER_MAX_ARCHIVE_BYTES', 'MONGO_URL is required', 'LINKER_ALLOWED_DIRS'])
+    expect(problems).toHaveLength(5);
+    for (const name of [
+      'LINKER_GRPC_PORT',
+      'LINKER_MAX_ARCHIVE_BYTES',
+      'MONGO_URL is required',
+      'LINKER_ALLOWED_DIRS',
+      'LINKER_SERVICE_TOKEN',
+    ])
       expect(problems.join('\n')).toContain(name);
   });
 
   it('refuses the memory store in production unless allowed', () => {
-    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/ALLOW_MEMORY_IN_PRODUCTION/);
-    expect(loadConfig({ NODE_ENV: 'production', ALLOW_MEMORY_IN_PRODUCTION: 'true' }).store).toBe('memory');
+    expect(() => loadConfig({ NODE_ENV: 'production', LINKER_SERVICE_TOKEN: TOKEN })).toThrow(
+      /ALLOW_MEMORY_IN_PRODUCTION/,
+    );
+    expect(
+      loadConfig({ NODE_ENV: 'production', ALLOW_MEMORY_IN_PRODUCTION: 'true', LINKER_SERVICE_TOKEN: TOKEN }).store,
+    ).toBe('memory');
   });
 
-  it('defaults when nothing is set', () => {
-    expect(loadConfig({})).toMatchObject({
-      grpcHost: '0.0.0.0',
+  it('refuses to start without the internal service credential', () => {
+    expect(() => loadConfig({})).toThrow(/LINKER_SERVICE_TOKEN is required/);
+    expect(() => loadConfig({ LINKER_SERVICE_TOKEN: 'x'.repeat(31) })).toThrow(/LINKER_SERVICE_TOKEN/);
+    expect(loadConfig({ LINKER_SERVICE_TOKEN: TOKEN }).serviceToken).toBe(TOKEN);
+  });
+
+  it('refuses local directories in production: tenants must not read the server disk', () => {
+    expect(() =>
+      loadConfig({
+        NODE_ENV: 'production',
+        ALLOW_MEMORY_IN_PRODUCTION: 'true',
+        LINKER_SERVICE_TOKEN: TOKEN,
+        LINKER_ALLOWED_DIRS: '/srv/repos',
+      }),
+    ).toThrow(/LINKER_ALLOWED_DIRS is refused in production/);
+    expect(loadConfig({ LINKER_SERVICE_TOKEN: TOKEN, LINKER_ALLOWED_DIRS: '/srv/repos' }).allowedLocalRoots).toEqual([
+      '/srv/repos',
+    ]);
+  });
+
+  it('defaults when nothing else is set: the gRPC listener on loopback only', () => {
+    expect(loadConfig({ LINKER_SERVICE_TOKEN: TOKEN })).toMatchObject({
+      grpcHost: '127.0.0.1',
       grpcPort: 50055,
       store: 'memory',
       mongoDb: 'a2a_inbound',

@@ -77,7 +77,11 @@ describe('rule 7 and config', () => {
     expect(() => requireRole('viewer')).toThrow(/Admin or Developer/);
   });
   it('loads defaults and reports every problem together', () => {
-    expect(loadConfig({})).toMatchObject({ grpcPort: 50055, store: 'memory', allowedLocalRoots: [] });
+    expect(loadConfig({ LINKER_SERVICE_TOKEN: 't'.repeat(32) })).toMatchObject({
+      grpcPort: 50055,
+      store: 'memory',
+      allowedLocalRoots: [],
+    });
     expect(() => loadConfig({ LINKER_GRPC_PORT: 'x', STORE: 'mongo', LINKER_ALLOWED_DIRS: 'rel' })).toThrow(
       /LINKER_GRPC_PORT[\s\S]*MONGO_URL[\s\S]*LINKER_ALLOWED_DIRS/,
     );

@@ -38,7 +38,7 @@ export async function bootstrapFromConfig(control: ControlPlane, spec: Bootstrap
   }
   const users: BootstrapResult['users'] = [];
   for (const u of spec.users) {
-    const existing = await control.findUserByEmail(u.email);
+    const existing = await control.findUserByEmail(spec.subscriptionId, u.email);
     if (existing) {
       users.push({
         email: existing.doc.email,
@@ -60,7 +60,7 @@ export async function bootstrapFromConfig(control: ControlPlane, spec: Bootstrap
       users.push({ email: u.email.trim().toLowerCase(), role: u.role, created: true, tokenMatches: true });
     } catch (err) {
       if (!(err instanceof AppError && err.code === 'CONFLICT')) throw err;
-      const raced = await control.findUserByEmail(u.email);
+      const raced = await control.findUserByEmail(spec.subscriptionId, u.email);
       if (!raced)
         throw new AppError('FAILED_PRECONDITION', `the bootstrap ${u.role} token is already used by another user`);
       users.push({

@@ -90,9 +90,11 @@ export async function openControlCollections(store: DocumentStore): Promise<Coll
     }),
     users: await store.collection<UserDoc>({
       name: 'users',
+      // An email is unique within its subscription only: a tenant creating a user must not learn that
+      // another tenant has that address (conformance notes). Users authenticate by token, never by email.
       indexes: [
         { fields: ['tokenHash'], unique: true },
-        { fields: ['email'], unique: true },
+        { fields: ['subscriptionId', 'email'], unique: true },
       ],
     }),
     agents: await store.collection<AgentDoc>({ name: 'agents', indexes: [{ fields: ['subscriptionId'] }] }),
@@ -283,7 +285,8 @@ export class ControlPlane {
         createdAtMs: this.clock.now(),
       });
     } catch (err) {
-      if (err instanceof DuplicateKeyError) throw new AppError('CONFLICT', 'a user with this email exists');
+      if (err instanceof DuplicateKeyError)
+        throw new AppError('CONFLICT', 'a user with this email exists in this subscription');
       throw err;
     }
     return { id, token };
@@ -293,8 +296,8 @@ export class ControlPlane {
     return this.c.users.find({ subscriptionId }, { sort: { field: 'createdAtMs', direction: 1 }, limit: 1000 });
   }
 
-  async findUserByEmail(email: string): Promise<Versioned<UserDoc> | undefined> {
-    return this.c.users.findOne({ email: email.trim().toLowerCase() });
+  async findUserByEmail(subscriptionId: string, email: string): Promise<Versioned<UserDoc> | undefined> {
+    return this.c.users.findOne({ subscriptionId, email: email.trim().toLowerCase() });
   }
 
   async subscriptionExists(subscriptionId: string): Promise<boolean> {

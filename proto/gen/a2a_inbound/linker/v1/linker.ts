@@ -23,8 +23,22 @@ export const protobufPackage = "a2a_inbound.linker.v1";
 
 export const protobufFileName = "a2a_inbound/linker/v1/linker.proto";
 
+/** The user on whose behalf the gateway calls, as the gateway authenticated it. */
+export interface Caller {
+  /** The user's subscription (tenant): owner of every application it creates and the only one that sees them. */
+  subscriptionId: string;
+  /** "admin", "developer" (allowed) or "operator" (refused). */
+  role: string;
+  userId: string;
+}
+
 export interface GitLocation {
-  /** Anything `git clone` accepts: https, ssh, file://. */
+  /**
+   * An http(s) URL to a public host (refused when it is or resolves to a loopback, private,
+   * link-local or otherwise non-public address); file:// only below the allowed local roots. A URL
+   * may carry credentials (`https://user:token@host/…`): they are used to fetch and never returned
+   * (answers show `***` instead).
+   */
   url: string;
   /** Branch, tag or commit; empty means the default branch. */
   ref: string;
@@ -65,12 +79,12 @@ export interface Application {
 }
 
 export interface CreateApplicationRequest {
-  role: string;
+  caller?: Caller | undefined;
   name: string;
 }
 
 export interface ListApplicationsRequest {
-  role: string;
+  caller?: Caller | undefined;
 }
 
 export interface ListApplicationsResponse {
@@ -78,19 +92,19 @@ export interface ListApplicationsResponse {
 }
 
 export interface GetApplicationRequest {
-  role: string;
+  caller?: Caller | undefined;
   applicationId: string;
 }
 
 export interface AddSourceRequest {
-  role: string;
+  caller?: Caller | undefined;
   applicationId: string;
   name: string;
   location?: SourceLocation | undefined;
 }
 
 export interface IngestSourceRequest {
-  role: string;
+  caller?: Caller | undefined;
   applicationId: string;
   /** Source id or name. */
   sourceId: string;
@@ -132,14 +146,14 @@ export interface Version {
 }
 
 export interface GetVersionRequest {
-  role: string;
+  caller?: Caller | undefined;
   applicationId: string;
   /** 0 = latest. */
   number: number;
 }
 
 export interface ListVersionsRequest {
-  role: string;
+  caller?: Caller | undefined;
   applicationId: string;
   /** At most this many (default and maximum 100). */
   limit: number;
@@ -150,7 +164,7 @@ export interface ListVersionsResponse {
 }
 
 export interface GetReportRequest {
-  role: string;
+  caller?: Caller | undefined;
   applicationId: string;
   /** 0 = latest. */
   version: number;
@@ -164,6 +178,124 @@ export interface Report {
   reportJson: string;
   markdown: string;
 }
+
+export interface DeleteApplicationRequest {
+  caller?: Caller | undefined;
+  applicationId: string;
+}
+
+export interface DeleteApplicationResponse {
+  deleted: boolean;
+}
+
+function createBaseCaller(): Caller {
+  return { subscriptionId: "", role: "", userId: "" };
+}
+
+export const Caller: MessageFns<Caller> = {
+  encode(message: Caller, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.subscriptionId !== "") {
+      writer.uint32(10).string(message.subscriptionId);
+    }
+    if (message.role !== "") {
+      writer.uint32(18).string(message.role);
+    }
+    if (message.userId !== "") {
+      writer.uint32(26).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Caller {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCaller();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.subscriptionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Caller {
+    return {
+      subscriptionId: isSet(object.subscriptionId)
+        ? globalThis.String(object.subscriptionId)
+        : isSet(object.subscription_id)
+        ? globalThis.String(object.subscription_id)
+        : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: Caller): unknown {
+    const obj: any = {};
+    if (message.subscriptionId !== "") {
+      obj.subscriptionId = message.subscriptionId;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<Caller>): Caller {
+    return Caller.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<Caller>): Caller {
+    const message = createBaseCaller();
+    message.subscriptionId = object.subscriptionId ?? "";
+    message.role = object.role ?? "";
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
 
 function createBaseGitLocation(): GitLocation {
   return { url: "", ref: "" };
@@ -740,13 +872,13 @@ export const Application: MessageFns<Application> = {
 };
 
 function createBaseCreateApplicationRequest(): CreateApplicationRequest {
-  return { role: "", name: "" };
+  return { caller: undefined, name: "" };
 }
 
 export const CreateApplicationRequest: MessageFns<CreateApplicationRequest> = {
   encode(message: CreateApplicationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.role !== "") {
-      writer.uint32(10).string(message.role);
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(122).fork()).join();
     }
     if (message.name !== "") {
       writer.uint32(18).string(message.name);
@@ -767,12 +899,12 @@ export const CreateApplicationRequest: MessageFns<CreateApplicationRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 15: {
+            if (tag !== 122) {
               break;
             }
 
-            message.role = reader.string();
+            message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
           case 2: {
@@ -797,15 +929,15 @@ export const CreateApplicationRequest: MessageFns<CreateApplicationRequest> = {
 
   fromJSON(object: any): CreateApplicationRequest {
     return {
-      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
       name: isSet(object.name) ? globalThis.String(object.name) : "",
     };
   },
 
   toJSON(message: CreateApplicationRequest): unknown {
     const obj: any = {};
-    if (message.role !== "") {
-      obj.role = message.role;
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
     }
     if (message.name !== "") {
       obj.name = message.name;
@@ -818,20 +950,22 @@ export const CreateApplicationRequest: MessageFns<CreateApplicationRequest> = {
   },
   fromPartial(object: DeepPartial<CreateApplicationRequest>): CreateApplicationRequest {
     const message = createBaseCreateApplicationRequest();
-    message.role = object.role ?? "";
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
     message.name = object.name ?? "";
     return message;
   },
 };
 
 function createBaseListApplicationsRequest(): ListApplicationsRequest {
-  return { role: "" };
+  return { caller: undefined };
 }
 
 export const ListApplicationsRequest: MessageFns<ListApplicationsRequest> = {
   encode(message: ListApplicationsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.role !== "") {
-      writer.uint32(10).string(message.role);
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(122).fork()).join();
     }
     return writer;
   },
@@ -849,12 +983,12 @@ export const ListApplicationsRequest: MessageFns<ListApplicationsRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 15: {
+            if (tag !== 122) {
               break;
             }
 
-            message.role = reader.string();
+            message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -870,13 +1004,13 @@ export const ListApplicationsRequest: MessageFns<ListApplicationsRequest> = {
   },
 
   fromJSON(object: any): ListApplicationsRequest {
-    return { role: isSet(object.role) ? globalThis.String(object.role) : "" };
+    return { caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined };
   },
 
   toJSON(message: ListApplicationsRequest): unknown {
     const obj: any = {};
-    if (message.role !== "") {
-      obj.role = message.role;
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
     }
     return obj;
   },
@@ -886,7 +1020,9 @@ export const ListApplicationsRequest: MessageFns<ListApplicationsRequest> = {
   },
   fromPartial(object: DeepPartial<ListApplicationsRequest>): ListApplicationsRequest {
     const message = createBaseListApplicationsRequest();
-    message.role = object.role ?? "";
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
     return message;
   },
 };
@@ -963,13 +1099,13 @@ export const ListApplicationsResponse: MessageFns<ListApplicationsResponse> = {
 };
 
 function createBaseGetApplicationRequest(): GetApplicationRequest {
-  return { role: "", applicationId: "" };
+  return { caller: undefined, applicationId: "" };
 }
 
 export const GetApplicationRequest: MessageFns<GetApplicationRequest> = {
   encode(message: GetApplicationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.role !== "") {
-      writer.uint32(10).string(message.role);
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(122).fork()).join();
     }
     if (message.applicationId !== "") {
       writer.uint32(18).string(message.applicationId);
@@ -990,12 +1126,12 @@ export const GetApplicationRequest: MessageFns<GetApplicationRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 15: {
+            if (tag !== 122) {
               break;
             }
 
-            message.role = reader.string();
+            message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
           case 2: {
@@ -1020,7 +1156,7 @@ export const GetApplicationRequest: MessageFns<GetApplicationRequest> = {
 
   fromJSON(object: any): GetApplicationRequest {
     return {
-      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
       applicationId: isSet(object.applicationId)
         ? globalThis.String(object.applicationId)
         : isSet(object.application_id)
@@ -1031,8 +1167,8 @@ export const GetApplicationRequest: MessageFns<GetApplicationRequest> = {
 
   toJSON(message: GetApplicationRequest): unknown {
     const obj: any = {};
-    if (message.role !== "") {
-      obj.role = message.role;
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
     }
     if (message.applicationId !== "") {
       obj.applicationId = message.applicationId;
@@ -1045,20 +1181,22 @@ export const GetApplicationRequest: MessageFns<GetApplicationRequest> = {
   },
   fromPartial(object: DeepPartial<GetApplicationRequest>): GetApplicationRequest {
     const message = createBaseGetApplicationRequest();
-    message.role = object.role ?? "";
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
     message.applicationId = object.applicationId ?? "";
     return message;
   },
 };
 
 function createBaseAddSourceRequest(): AddSourceRequest {
-  return { role: "", applicationId: "", name: "", location: undefined };
+  return { caller: undefined, applicationId: "", name: "", location: undefined };
 }
 
 export const AddSourceRequest: MessageFns<AddSourceRequest> = {
   encode(message: AddSourceRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.role !== "") {
-      writer.uint32(10).string(message.role);
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(122).fork()).join();
     }
     if (message.applicationId !== "") {
       writer.uint32(18).string(message.applicationId);
@@ -1085,12 +1223,12 @@ export const AddSourceRequest: MessageFns<AddSourceRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 15: {
+            if (tag !== 122) {
               break;
             }
 
-            message.role = reader.string();
+            message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
           case 2: {
@@ -1131,7 +1269,7 @@ export const AddSourceRequest: MessageFns<AddSourceRequest> = {
 
   fromJSON(object: any): AddSourceRequest {
     return {
-      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
       applicationId: isSet(object.applicationId)
         ? globalThis.String(object.applicationId)
         : isSet(object.application_id)
@@ -1144,8 +1282,8 @@ export const AddSourceRequest: MessageFns<AddSourceRequest> = {
 
   toJSON(message: AddSourceRequest): unknown {
     const obj: any = {};
-    if (message.role !== "") {
-      obj.role = message.role;
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
     }
     if (message.applicationId !== "") {
       obj.applicationId = message.applicationId;
@@ -1164,7 +1302,9 @@ export const AddSourceRequest: MessageFns<AddSourceRequest> = {
   },
   fromPartial(object: DeepPartial<AddSourceRequest>): AddSourceRequest {
     const message = createBaseAddSourceRequest();
-    message.role = object.role ?? "";
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
     message.applicationId = object.applicationId ?? "";
     message.name = object.name ?? "";
     message.location = (object.location !== undefined && object.location !== null)
@@ -1175,13 +1315,13 @@ export const AddSourceRequest: MessageFns<AddSourceRequest> = {
 };
 
 function createBaseIngestSourceRequest(): IngestSourceRequest {
-  return { role: "", applicationId: "", sourceId: "", ref: "", archive: Buffer.alloc(0), archiveFilename: "" };
+  return { caller: undefined, applicationId: "", sourceId: "", ref: "", archive: Buffer.alloc(0), archiveFilename: "" };
 }
 
 export const IngestSourceRequest: MessageFns<IngestSourceRequest> = {
   encode(message: IngestSourceRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.role !== "") {
-      writer.uint32(10).string(message.role);
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(122).fork()).join();
     }
     if (message.applicationId !== "") {
       writer.uint32(18).string(message.applicationId);
@@ -1214,12 +1354,12 @@ export const IngestSourceRequest: MessageFns<IngestSourceRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 15: {
+            if (tag !== 122) {
               break;
             }
 
-            message.role = reader.string();
+            message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
           case 2: {
@@ -1276,7 +1416,7 @@ export const IngestSourceRequest: MessageFns<IngestSourceRequest> = {
 
   fromJSON(object: any): IngestSourceRequest {
     return {
-      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
       applicationId: isSet(object.applicationId)
         ? globalThis.String(object.applicationId)
         : isSet(object.application_id)
@@ -1299,8 +1439,8 @@ export const IngestSourceRequest: MessageFns<IngestSourceRequest> = {
 
   toJSON(message: IngestSourceRequest): unknown {
     const obj: any = {};
-    if (message.role !== "") {
-      obj.role = message.role;
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
     }
     if (message.applicationId !== "") {
       obj.applicationId = message.applicationId;
@@ -1325,7 +1465,9 @@ export const IngestSourceRequest: MessageFns<IngestSourceRequest> = {
   },
   fromPartial(object: DeepPartial<IngestSourceRequest>): IngestSourceRequest {
     const message = createBaseIngestSourceRequest();
-    message.role = object.role ?? "";
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
     message.applicationId = object.applicationId ?? "";
     message.sourceId = object.sourceId ?? "";
     message.ref = object.ref ?? "";
@@ -1760,13 +1902,13 @@ export const Version: MessageFns<Version> = {
 };
 
 function createBaseGetVersionRequest(): GetVersionRequest {
-  return { role: "", applicationId: "", number: 0 };
+  return { caller: undefined, applicationId: "", number: 0 };
 }
 
 export const GetVersionRequest: MessageFns<GetVersionRequest> = {
   encode(message: GetVersionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.role !== "") {
-      writer.uint32(10).string(message.role);
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(122).fork()).join();
     }
     if (message.applicationId !== "") {
       writer.uint32(18).string(message.applicationId);
@@ -1790,12 +1932,12 @@ export const GetVersionRequest: MessageFns<GetVersionRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 15: {
+            if (tag !== 122) {
               break;
             }
 
-            message.role = reader.string();
+            message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
           case 2: {
@@ -1828,7 +1970,7 @@ export const GetVersionRequest: MessageFns<GetVersionRequest> = {
 
   fromJSON(object: any): GetVersionRequest {
     return {
-      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
       applicationId: isSet(object.applicationId)
         ? globalThis.String(object.applicationId)
         : isSet(object.application_id)
@@ -1840,8 +1982,8 @@ export const GetVersionRequest: MessageFns<GetVersionRequest> = {
 
   toJSON(message: GetVersionRequest): unknown {
     const obj: any = {};
-    if (message.role !== "") {
-      obj.role = message.role;
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
     }
     if (message.applicationId !== "") {
       obj.applicationId = message.applicationId;
@@ -1857,7 +1999,9 @@ export const GetVersionRequest: MessageFns<GetVersionRequest> = {
   },
   fromPartial(object: DeepPartial<GetVersionRequest>): GetVersionRequest {
     const message = createBaseGetVersionRequest();
-    message.role = object.role ?? "";
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
     message.applicationId = object.applicationId ?? "";
     message.number = object.number ?? 0;
     return message;
@@ -1865,13 +2009,13 @@ export const GetVersionRequest: MessageFns<GetVersionRequest> = {
 };
 
 function createBaseListVersionsRequest(): ListVersionsRequest {
-  return { role: "", applicationId: "", limit: 0 };
+  return { caller: undefined, applicationId: "", limit: 0 };
 }
 
 export const ListVersionsRequest: MessageFns<ListVersionsRequest> = {
   encode(message: ListVersionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.role !== "") {
-      writer.uint32(10).string(message.role);
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(122).fork()).join();
     }
     if (message.applicationId !== "") {
       writer.uint32(18).string(message.applicationId);
@@ -1895,12 +2039,12 @@ export const ListVersionsRequest: MessageFns<ListVersionsRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 15: {
+            if (tag !== 122) {
               break;
             }
 
-            message.role = reader.string();
+            message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
           case 2: {
@@ -1933,7 +2077,7 @@ export const ListVersionsRequest: MessageFns<ListVersionsRequest> = {
 
   fromJSON(object: any): ListVersionsRequest {
     return {
-      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
       applicationId: isSet(object.applicationId)
         ? globalThis.String(object.applicationId)
         : isSet(object.application_id)
@@ -1945,8 +2089,8 @@ export const ListVersionsRequest: MessageFns<ListVersionsRequest> = {
 
   toJSON(message: ListVersionsRequest): unknown {
     const obj: any = {};
-    if (message.role !== "") {
-      obj.role = message.role;
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
     }
     if (message.applicationId !== "") {
       obj.applicationId = message.applicationId;
@@ -1962,7 +2106,9 @@ export const ListVersionsRequest: MessageFns<ListVersionsRequest> = {
   },
   fromPartial(object: DeepPartial<ListVersionsRequest>): ListVersionsRequest {
     const message = createBaseListVersionsRequest();
-    message.role = object.role ?? "";
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
     message.applicationId = object.applicationId ?? "";
     message.limit = object.limit ?? 0;
     return message;
@@ -2039,13 +2185,13 @@ export const ListVersionsResponse: MessageFns<ListVersionsResponse> = {
 };
 
 function createBaseGetReportRequest(): GetReportRequest {
-  return { role: "", applicationId: "", version: 0 };
+  return { caller: undefined, applicationId: "", version: 0 };
 }
 
 export const GetReportRequest: MessageFns<GetReportRequest> = {
   encode(message: GetReportRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.role !== "") {
-      writer.uint32(10).string(message.role);
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(122).fork()).join();
     }
     if (message.applicationId !== "") {
       writer.uint32(18).string(message.applicationId);
@@ -2069,12 +2215,12 @@ export const GetReportRequest: MessageFns<GetReportRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 15: {
+            if (tag !== 122) {
               break;
             }
 
-            message.role = reader.string();
+            message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
           case 2: {
@@ -2107,7 +2253,7 @@ export const GetReportRequest: MessageFns<GetReportRequest> = {
 
   fromJSON(object: any): GetReportRequest {
     return {
-      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
       applicationId: isSet(object.applicationId)
         ? globalThis.String(object.applicationId)
         : isSet(object.application_id)
@@ -2119,8 +2265,8 @@ export const GetReportRequest: MessageFns<GetReportRequest> = {
 
   toJSON(message: GetReportRequest): unknown {
     const obj: any = {};
-    if (message.role !== "") {
-      obj.role = message.role;
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
     }
     if (message.applicationId !== "") {
       obj.applicationId = message.applicationId;
@@ -2136,7 +2282,9 @@ export const GetReportRequest: MessageFns<GetReportRequest> = {
   },
   fromPartial(object: DeepPartial<GetReportRequest>): GetReportRequest {
     const message = createBaseGetReportRequest();
-    message.role = object.role ?? "";
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
     message.applicationId = object.applicationId ?? "";
     message.version = object.version ?? 0;
     return message;
@@ -2250,6 +2398,164 @@ export const Report: MessageFns<Report> = {
   },
 };
 
+function createBaseDeleteApplicationRequest(): DeleteApplicationRequest {
+  return { caller: undefined, applicationId: "" };
+}
+
+export const DeleteApplicationRequest: MessageFns<DeleteApplicationRequest> = {
+  encode(message: DeleteApplicationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(122).fork()).join();
+    }
+    if (message.applicationId !== "") {
+      writer.uint32(18).string(message.applicationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteApplicationRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteApplicationRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.caller = Caller.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.applicationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteApplicationRequest {
+    return {
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
+      applicationId: isSet(object.applicationId)
+        ? globalThis.String(object.applicationId)
+        : isSet(object.application_id)
+        ? globalThis.String(object.application_id)
+        : "",
+    };
+  },
+
+  toJSON(message: DeleteApplicationRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
+    }
+    if (message.applicationId !== "") {
+      obj.applicationId = message.applicationId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<DeleteApplicationRequest>): DeleteApplicationRequest {
+    return DeleteApplicationRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<DeleteApplicationRequest>): DeleteApplicationRequest {
+    const message = createBaseDeleteApplicationRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
+    message.applicationId = object.applicationId ?? "";
+    return message;
+  },
+};
+
+function createBaseDeleteApplicationResponse(): DeleteApplicationResponse {
+  return { deleted: false };
+}
+
+export const DeleteApplicationResponse: MessageFns<DeleteApplicationResponse> = {
+  encode(message: DeleteApplicationResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.deleted !== false) {
+      writer.uint32(8).bool(message.deleted);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteApplicationResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteApplicationResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.deleted = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteApplicationResponse {
+    return { deleted: isSet(object.deleted) ? globalThis.Boolean(object.deleted) : false };
+  },
+
+  toJSON(message: DeleteApplicationResponse): unknown {
+    const obj: any = {};
+    if (message.deleted !== false) {
+      obj.deleted = message.deleted;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<DeleteApplicationResponse>): DeleteApplicationResponse {
+    return DeleteApplicationResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<DeleteApplicationResponse>): DeleteApplicationResponse {
+    const message = createBaseDeleteApplicationResponse();
+    message.deleted = object.deleted ?? false;
+    return message;
+  },
+};
+
 export type LinkerServiceService = typeof LinkerServiceService;
 export const LinkerServiceService = {
   createApplication: {
@@ -2334,6 +2640,18 @@ export const LinkerServiceService = {
     responseSerialize: (value: Report): Buffer => Buffer.from(Report.encode(value).finish()),
     responseDeserialize: (value: Buffer): Report => Report.decode(value),
   },
+  /** Deletes an application with its versions and extracted facts. */
+  deleteApplication: {
+    path: "/a2a_inbound.linker.v1.LinkerService/DeleteApplication" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteApplicationRequest): Buffer =>
+      Buffer.from(DeleteApplicationRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteApplicationRequest => DeleteApplicationRequest.decode(value),
+    responseSerialize: (value: DeleteApplicationResponse): Buffer =>
+      Buffer.from(DeleteApplicationResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteApplicationResponse => DeleteApplicationResponse.decode(value),
+  },
 } as const;
 
 export interface LinkerServiceServer extends UntypedServiceImplementation {
@@ -2350,6 +2668,8 @@ export interface LinkerServiceServer extends UntypedServiceImplementation {
   /** Versions of an application, newest first (stages and link status; reports via GetReport). */
   listVersions: handleUnaryCall<ListVersionsRequest, ListVersionsResponse>;
   getReport: handleUnaryCall<GetReportRequest, Report>;
+  /** Deletes an application with its versions and extracted facts. */
+  deleteApplication: handleUnaryCall<DeleteApplicationRequest, DeleteApplicationResponse>;
 }
 
 export interface LinkerServiceClient extends Client {
@@ -2477,6 +2797,22 @@ export interface LinkerServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Report) => void,
+  ): ClientUnaryCall;
+  /** Deletes an application with its versions and extracted facts. */
+  deleteApplication(
+    request: DeleteApplicationRequest,
+    callback: (error: ServiceError | null, response: DeleteApplicationResponse) => void,
+  ): ClientUnaryCall;
+  deleteApplication(
+    request: DeleteApplicationRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteApplicationResponse) => void,
+  ): ClientUnaryCall;
+  deleteApplication(
+    request: DeleteApplicationRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteApplicationResponse) => void,
   ): ClientUnaryCall;
 }
 
