@@ -3,6 +3,7 @@ import {
   AppError,
   DuplicateKeyError,
   InvalidParamsError,
+  isOutage,
   TaskNotCancelableError,
   TaskNotFoundError,
 } from '@a2a-inbound/errors';
@@ -392,7 +393,9 @@ export class TaskService {
           'run event already applied (redelivered): dropped',
         );
         if (event.runSeq === task.lastRunSeq && task.lastEvent) {
-          await this.#appendLogged(task, task.lastEvent.seq, task.lastEvent.eventJson, task.lastEvent.final);
+          await this.#appendLogged(task, task.lastEvent.seq, task.lastEvent.eventJson, task.lastEvent.final, {
+            retried: true,
+          });
         }
         return;
       }
@@ -421,7 +424,8 @@ export class TaskService {
           ? { expiresAt: this.deps.clock.now() + this.deps.config.retentionMs }
           : {};
         const saved = await this.c.tasks.replace(task.id, cur.version, next.doc, opts);
-        await this.#appendLogged(saved.doc, next.seq, next.eventJson, next.final);
+        // An outage of the log fails the handler: the bus retries it, and the retry re-appends this event.
+        await this.#appendLogged(saved.doc, next.seq, next.eventJson, next.final, { retried: true });
         return;
       } catch (err) {
         if (err instanceof AppError && err.code === 'VERSION_CONFLICT') continue;
@@ -897,7 +901,19 @@ export class TaskService {
     return { doc, seq, eventJson };
   }
 
-  async #appendLogged(task: TaskDoc, seq: number, eventJson: string, final: boolean): Promise<void> {
+  /**
+   * Appends a stored event to the log and announces it to webhooks. `retried`: the caller is retried on an
+   * outage (the bus consumer). Otherwise (a send, a cancel, the sweeper) the event is already in the
+   * authoritative stored task, so an unreachable log does not fail the request: followers rebuild from the
+   * stored task (ADR 0014) and the update still goes to webhooks.
+   */
+  async #appendLogged(
+    task: TaskDoc,
+    seq: number,
+    eventJson: string,
+    final: boolean,
+    options: { retried?: boolean } = {},
+  ): Promise<void> {
     const logged: eventsV1.LoggedTaskEvent = {
       taskId: task.id,
       seq,
@@ -907,6 +923,20 @@ export class TaskService {
       agentId: task.agentId,
     };
     const bytes = eventsV1.LoggedTaskEvent.encode(logged).finish();
+    let appended: boolean;
+    try {
+      appended = await this.#appendToLog(task, seq, bytes, final);
+    } catch (err) {
+      if (options.retried || !isOutage(err)) throw err;
+      this.deps.log.warn({ err, taskId: task.id, seq }, 'event log unavailable: the event is in the stored task only');
+      appended = true;
+    }
+    if (appended) {
+      await this.deps.bus.publish({ topic: TOPICS.taskUpdates, key: task.id, value: bytes });
+    }
+  }
+
+  async #appendToLog(task: TaskDoc, seq: number, bytes: Uint8Array, final: boolean): Promise<boolean> {
     let appended = await this.deps.eventLog.append(task.id, seq, bytes);
     if (!appended) {
       // Refused: a duplicate (a redelivery: fine), or the log is behind the stored task, which is
@@ -921,9 +951,7 @@ export class TaskService {
       }
     }
     if (final) await this.deps.eventLog.expire(task.id, this.deps.config.retentionMs);
-    if (appended) {
-      await this.deps.bus.publish({ topic: TOPICS.taskUpdates, key: task.id, value: bytes });
-    }
+    return appended;
   }
 
   async #waitForSettle(taskId: string, afterSeq: number, budgetMs: number): Promise<boolean> {

@@ -245,6 +245,28 @@ describe('event log lost or behind: the stored task is authoritative', () => {
   });
 });
 
+describe('a send while the event log is unreachable', () => {
+  it('is answered (stored, run published, update announced) and its stream follows the stored task to final', async () => {
+    const { tasks, eventLog, caller, runOf, pushed, bus } = await setup({ streamStoreCheckMs: 50 });
+    eventLog.down = true;
+    const ac = new AbortController();
+    const s = consume(tasks.sendStream(caller, msg('d1'), {}, ac.signal));
+    await expect.poll(() => s.items.length).toBe(1);
+    expect(parsed(s.items)[0]).toMatchObject({ kind: 'status-update', status: { state: 'working' }, final: false });
+    const taskId = parsed(s.items)[0]!.taskId as string;
+    const runId = await runOf(taskId);
+    await bus.drain();
+    expect(pushed.filter((p) => p.taskId === taskId).map((p) => p.seq)).toEqual([1]);
+    // The runner's event is stored; its log append fails and the bus would retry it. The stream ends anyway.
+    await expect(tasks.applyRunEvent(status(taskId, runId, 1, 'completed'))).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+    });
+    await s.done;
+    expect(s.items.at(-1)).toMatchObject({ final: true });
+    expect(parsed(s.items).at(-1)).toMatchObject({ status: { state: 'completed' } });
+  });
+});
+
 describe('streams per process are bounded (TASKS_MAX_STREAMS)', () => {
   it('refuses a stream or blocking send beyond the cap with OVERLOADED before charging or creating anything', async () => {
     const { tasks, control, caller } = await setup({ maxStreams: 2 });
