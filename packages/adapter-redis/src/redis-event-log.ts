@@ -1,46 +1,51 @@
 import { AppError } from '@a2a-inbound/errors';
-import type { EventLog, LoggedEvent } from '@a2a-inbound/ports';
+import type { AppendOptions, EventLog, LoggedEvent } from '@a2a-inbound/ports';
 import type { Redis } from 'ioredis';
 import type { AdapterLog, RedisConnectOptions } from './connection';
 import { LuaScript, attachErrorLog, openRedis, quitRedis, silentLog, unavailable } from './connection';
 
 export interface RedisEventLogOptions extends RedisConnectOptions {
-  /** Key prefix of the per-task streams. */
+  /** Key prefix of the per-task streams (also names the append notification channel). */
   readonly prefix?: string;
   /** Appends beyond this many events in one stream fail with UNAVAILABLE (like the in-memory twin). */
   readonly maxEventsPerStream?: number;
-  /** Concurrent live tails (each holds one blocking connection); one more fails with UNAVAILABLE. */
+  /**
+   * Live tails of this client at once; one more fails with UNAVAILABLE. A tail costs a map entry and a
+   * timer, no connection: this bounds memory, the service puts its own (lower) cap in front.
+   */
   readonly maxTails?: number;
-  /** Blocking connections kept open for reuse after a tail ends. */
-  readonly maxIdleTailConnections?: number;
-  /** XREAD BLOCK timeout: how often a waiting tail wakes up on its own. */
-  readonly blockMs?: number;
-  /** Events per XRANGE / XREAD round trip. */
+  /** A waiting tail re-reads its stream this often even without a notification (a lost notification heals). */
+  readonly rereadMs?: number;
+  /** Events per XRANGE round trip. */
   readonly batchSize?: number;
 }
 
 /*
- * Appends `seq` only when it is exactly last + 1, atomically. Entry ids are explicit `<seq>-1`, so the
- * stream's own id order is the sequence order and XRANGE/XREAD can start after any seq.
- * Returns 1 appended, 0 refused (duplicate or gap), -1 stream full.
+ * Appends `seq` only when it is exactly last + 1 (or, with ARGV[4] = '1', anything above last), atomically,
+ * and announces it on the notification channel ARGV[5] as "<seq> <stream>" so waiting tails of every
+ * process read it at once. Entry ids are explicit `<seq>-1`, so the stream's own id order is the sequence
+ * order and XRANGE can start after any seq. Returns 1 appended, 0 refused (duplicate or gap), -1 stream full.
  */
 const APPEND = new LuaScript(`
 local seq = tonumber(ARGV[1])
 local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 local last = 0
 if #top > 0 then last = tonumber(string.match(top[1][1], '^(%d+)-')) end
-if seq ~= last + 1 then return 0 end
+if ARGV[4] == '1' then
+  if seq <= last then return 0 end
+elseif seq ~= last + 1 then
+  return 0
+end
 if redis.call('XLEN', KEYS[1]) >= tonumber(ARGV[3]) then return -1 end
 redis.call('XADD', KEYS[1], ARGV[1] .. '-1', 'd', ARGV[2])
+redis.call('PUBLISH', ARGV[5], ARGV[1] .. ' ' .. ARGV[6])
 return 1
 `);
 
-interface TailConnection {
-  readonly redis: Redis;
-  /** CLIENT ID, refreshed on every reconnect, for CLIENT UNBLOCK. */
-  id: number | undefined;
-  /** Set when an abort is ending a blocked read: resolves true when the connection stayed usable. */
-  unblock?: Promise<boolean>;
+/** One waiting tail: `dirty` says an append was announced since its last read; `wake` ends its wait. */
+interface Waiter {
+  dirty: boolean;
+  wake: (() => void) | undefined;
 }
 
 type StreamEntry = [id: Buffer, fields: Buffer[]];
@@ -62,22 +67,24 @@ function toEvent(entry: StreamEntry): LoggedEvent {
 
 /**
  * Event log port on Redis Streams: one stream per task (`<prefix><stream>`), entry id `<seq>-1`, a Lua
- * script for the "exactly last + 1" append, XRANGE for replay and XREAD BLOCK on a dedicated connection
- * per live tail. See docs/adr/0004-event-log-redis-streams.md.
+ * script for the "exactly last + 1" append that also publishes a notification, XRANGE for replay and for
+ * live reads. Live tails share one subscriber connection per client: a notification wakes the waiters of
+ * its stream, which read on the shared command connection. See docs/adr/0014-event-log-tails-and-rebuild.md.
  */
 export class RedisEventLog implements EventLog {
   readonly #redis: Redis;
   readonly #log: AdapterLog;
   readonly #prefix: string;
+  readonly #channel: string;
   readonly #maxEvents: number;
   readonly #maxTails: number;
-  readonly #maxIdle: number;
-  readonly #blockMs: number;
+  readonly #rereadMs: number;
   readonly #batch: number;
-  readonly #tailName: string;
-  readonly #idle: TailConnection[] = [];
-  readonly #active = new Set<TailConnection>();
-  #opening = 0;
+  readonly #notifyName: string;
+  readonly #waiters = new Map<string, Set<Waiter>>();
+  #tails = 0;
+  #sub: Redis | undefined;
+  #subscribed: Promise<void> | undefined;
   #closed = false;
   #closing: Promise<void> | undefined;
 
@@ -85,12 +92,12 @@ export class RedisEventLog implements EventLog {
     this.#redis = redis;
     this.#log = options.log ?? silentLog;
     this.#prefix = options.prefix ?? 'a2a:ev:';
+    this.#channel = `${this.#prefix}appended`;
     this.#maxEvents = options.maxEventsPerStream ?? 10_000;
-    this.#maxTails = options.maxTails ?? 512;
-    this.#maxIdle = options.maxIdleTailConnections ?? 8;
-    this.#blockMs = options.blockMs ?? 5_000;
+    this.#maxTails = options.maxTails ?? 100_000;
+    this.#rereadMs = options.rereadMs ?? 30_000;
     this.#batch = options.batchSize ?? 500;
-    this.#tailName = `${options.connectionName ?? 'a2a-event-log'}-tail`;
+    this.#notifyName = `${options.connectionName ?? 'a2a-event-log'}-notify`;
   }
 
   static async connect(options: RedisEventLogOptions): Promise<RedisEventLog> {
@@ -102,14 +109,26 @@ export class RedisEventLog implements EventLog {
     return this.#prefix + stream;
   }
 
-  async append(stream: string, seq: number, data: Uint8Array): Promise<boolean> {
+  /** Live tails of this client now (operators and tests). */
+  get tailCount(): number {
+    return this.#tails;
+  }
+
+  async append(stream: string, seq: number, data: Uint8Array, options: AppendOptions = {}): Promise<boolean> {
     this.#assertOpen();
     if (!Number.isSafeInteger(seq) || seq < 1) return false;
     const result = await this.#call(() =>
       APPEND.run(
         this.#redis,
         [this.#key(stream)],
-        [String(seq), Buffer.from(data.buffer, data.byteOffset, data.byteLength), String(this.#maxEvents)],
+        [
+          String(seq),
+          Buffer.from(data.buffer, data.byteOffset, data.byteLength),
+          String(this.#maxEvents),
+          options.allowGap ? '1' : '0',
+          this.#channel,
+          stream,
+        ],
       ),
     );
     if (result === -1) throw new AppError('UNAVAILABLE', `event log stream ${stream} is full`);
@@ -135,157 +154,125 @@ export class RedisEventLog implements EventLog {
 
   async *tail(stream: string, afterSeq: number, signal: AbortSignal): AsyncIterable<LoggedEvent> {
     if (signal.aborted || this.#closed) return;
-    // Take the blocking connection first: when the cap is reached the caller learns it before any event.
-    let conn = await this.#acquire();
-    let reusable = true;
+    // Refuse before any event is yielded: the caller learns it while it can still answer an error.
+    if (this.#tails >= this.#maxTails) {
+      throw new AppError('UNAVAILABLE', `too many concurrent event log tails (${this.#maxTails})`);
+    }
+    this.#tails += 1;
+    const waiter: Waiter = { dirty: false, wake: undefined };
+    let set = this.#waiters.get(stream);
+    if (!set) this.#waiters.set(stream, (set = new Set()));
+    set.add(waiter);
     try {
+      // Registered and subscribed before the first read: no append can fall between the read and the wait.
+      await this.#subscribe();
       let cursor = Math.max(0, Math.floor(afterSeq));
-      // Replay on the shared connection (no blocking needed while there is a backlog).
-      for (;;) {
+      let failures = 0;
+      while (!signal.aborted && !this.#closed) {
+        waiter.dirty = false;
         let batch: LoggedEvent[];
         try {
           batch = await this.read(stream, cursor, this.#batch);
+          failures = 0;
         } catch (err) {
-          if (this.#closed) return; // closing ends tails quietly, like the in-memory twin
-          throw err;
+          if (signal.aborted || this.#closed) return; // closing ends tails quietly, like the in-memory twin
+          failures += 1;
+          if (failures === 1) this.#log.warn({ err, stream }, 'event log tail: read failed, retrying');
+          await this.#wait(waiter, signal, Math.min(100 * 2 ** failures, 2_000));
+          continue;
         }
         for (const e of batch) {
           cursor = e.seq;
           yield e;
           if (signal.aborted) return;
         }
-        if (batch.length < this.#batch || signal.aborted || this.#closed) break;
-      }
-      let failures = 0;
-      while (!signal.aborted && !this.#closed) {
-        let entries: StreamEntry[];
-        try {
-          if (conn.redis.status === 'end') {
-            // Dropped for good (not by an abort): take a fresh connection; the cursor makes it seamless.
-            this.#release(conn, false);
-            reusable = true;
-            conn = await this.#acquire();
-          }
-          entries = await this.#blockingRead(conn, this.#key(stream), cursor, signal);
-          failures = 0;
-        } catch (err) {
-          if (signal.aborted || this.#closed) return;
-          reusable = false;
-          failures += 1;
-          this.#log.warn({ err, stream }, 'event log tail: blocking read failed, retrying');
-          await sleep(Math.min(100 * 2 ** failures, 2_000), signal);
-          continue;
-        }
-        for (const entry of entries) {
-          const e = toEvent(entry);
-          cursor = e.seq;
-          yield e;
-          if (signal.aborted) return;
-        }
+        if (batch.length >= this.#batch || waiter.dirty) continue;
+        await this.#wait(waiter, signal, this.#rereadMs);
       }
     } finally {
-      this.#release(conn, reusable);
+      set.delete(waiter);
+      if (set.size === 0 && this.#waiters.get(stream) === set) this.#waiters.delete(stream);
+      this.#tails -= 1;
     }
   }
 
-  async #blockingRead(conn: TailConnection, key: string, cursor: number, signal: AbortSignal): Promise<StreamEntry[]> {
-    const onAbort = (): void => {
-      conn.unblock ??= this.#unblock(conn);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      if (signal.aborted) return [];
-      const reply = await conn.redis.xreadBuffer(
-        'COUNT',
-        this.#batch,
-        'BLOCK',
-        this.#blockMs,
-        'STREAMS',
-        key,
-        `${cursor}-1`,
-      );
-      if (!reply) return []; // timed out (or unblocked): the loop re-checks the signal
-      return reply.flatMap(([, entries]) => entries as StreamEntry[]);
-    } finally {
-      signal.removeEventListener('abort', onAbort);
+  /** Resolves on a notification for the waiter's stream, on abort, on close, or after `ms`. */
+  #wait(waiter: Waiter, signal: AbortSignal, ms: number): Promise<void> {
+    if (waiter.dirty || signal.aborted || this.#closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        waiter.wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal.addEventListener('abort', done, { once: true });
+      waiter.wake = done;
+    });
+  }
+
+  #notify(stream: string): void {
+    const set = this.#waiters.get(stream);
+    if (!set) return;
+    for (const w of set) {
+      w.dirty = true;
+      w.wake?.();
     }
   }
 
-  /** Ends a blocked XREAD now: CLIENT UNBLOCK when the command is blocked, else drop the connection. */
-  async #unblock(conn: TailConnection): Promise<boolean> {
-    try {
-      if (conn.id !== undefined && (await this.#redis.client('UNBLOCK', conn.id)) === 1) return true;
-    } catch {
-      // fall through to the hard way
-    }
-    // Not (yet) blocked, or the id is stale: disconnecting rejects whatever is pending on it.
-    conn.redis.disconnect();
-    return false;
-  }
-
-  async #acquire(): Promise<TailConnection> {
-    while (this.#idle.length > 0) {
-      const conn = this.#idle.pop()!;
-      if (conn.redis.status === 'ready') {
-        this.#active.add(conn);
-        return conn;
+  #wakeAll(): void {
+    for (const set of this.#waiters.values()) {
+      for (const w of set) {
+        w.dirty = true;
+        w.wake?.();
       }
-      conn.redis.disconnect();
     }
-    if (this.#active.size + this.#opening >= this.#maxTails) {
-      throw new AppError('UNAVAILABLE', `too many concurrent event log tails (${this.#maxTails})`);
-    }
-    this.#opening += 1;
-    try {
-      const redis = this.#redis.duplicate({
+  }
+
+  /**
+   * One subscriber connection per client for every tail. ioredis re-subscribes after a reconnect; the
+   * notifications sent while it was away are lost, so every waiter re-reads once it is subscribed again.
+   */
+  #subscribe(): Promise<void> {
+    this.#subscribed ??= (async () => {
+      const sub = this.#redis.duplicate({
         lazyConnect: true,
         enableAutoPipelining: false,
-        connectionName: this.#tailName,
+        connectionName: this.#notifyName,
       });
-      attachErrorLog(redis, this.#log, this.#tailName);
-      const conn: TailConnection = { redis, id: undefined };
-      // The id changes on every reconnect; UNBLOCK needs the current one.
-      redis.on('ready', () => {
-        conn.id = undefined;
-        redis.client('ID').then(
-          (id) => {
-            conn.id = Number(id);
-          },
-          () => undefined,
-        );
+      attachErrorLog(sub, this.#log, this.#notifyName);
+      sub.on('message', (_channel: string, message: string) => {
+        const space = message.indexOf(' ');
+        if (space > 0) this.#notify(message.slice(space + 1));
+      });
+      let first = true;
+      sub.on('ready', () => {
+        if (first) return;
+        // 'ready' comes before ioredis re-sends SUBSCRIBE: a PING queued after it answers once it is active.
+        setImmediate(() => {
+          sub.ping().then(
+            () => this.#wakeAll(),
+            () => this.#wakeAll(),
+          );
+        });
       });
       try {
-        await redis.connect();
-        conn.id = Number(await redis.client('ID'));
+        await sub.connect();
+        await sub.subscribe(this.#channel);
+        first = false;
       } catch (err) {
-        redis.disconnect();
-        throw unavailable('cannot open a Redis connection for an event log tail', err);
+        sub.disconnect();
+        this.#subscribed = undefined;
+        throw unavailable('cannot subscribe to event log notifications', err);
       }
       if (this.#closed) {
-        redis.disconnect();
+        sub.disconnect();
         throw new AppError('UNAVAILABLE', 'event log is closed');
       }
-      this.#active.add(conn);
-      return conn;
-    } finally {
-      this.#opening -= 1;
-    }
-  }
-
-  #release(conn: TailConnection, reusable: boolean): void {
-    this.#active.delete(conn);
-    if (conn.unblock) {
-      // Pool it only once the UNBLOCK has answered, so it can never hit the connection's next user.
-      const pending = conn.unblock;
-      delete conn.unblock;
-      void pending.then((ok) => this.#release(conn, reusable && ok));
-      return;
-    }
-    if (reusable && !this.#closed && conn.redis.status === 'ready' && this.#idle.length < this.#maxIdle) {
-      this.#idle.push(conn);
-    } else {
-      conn.redis.disconnect();
-    }
+      this.#sub = sub;
+    })();
+    return this.#subscribed;
   }
 
   async expire(stream: string, ttlMs: number): Promise<void> {
@@ -301,9 +288,9 @@ export class RedisEventLog implements EventLog {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       this.#closed = true;
-      // Blocked tails see their connection drop and end (they check #closed).
-      for (const conn of [...this.#active, ...this.#idle.splice(0)]) conn.redis.disconnect();
-      this.#active.clear();
+      // Waiting tails wake up, see #closed and end.
+      this.#wakeAll();
+      this.#sub?.disconnect();
       await quitRedis(this.#redis);
     })();
     return this.#closing;
@@ -321,16 +308,4 @@ export class RedisEventLog implements EventLog {
   #assertOpen(): void {
     if (this.#closed) throw new AppError('UNAVAILABLE', 'event log is closed');
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

@@ -1,8 +1,9 @@
+import { setMaxListeners } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import type { LoggedEvent } from '@a2a-inbound/ports';
 import { RedisCache, RedisEventLog, RedisRateLimiter } from '../src/index';
-import { deleteByPrefix } from './helpers';
+import { deleteByPrefix, hasRedisServer, privateRedis, type PrivateRedis } from './helpers';
 
 // Redis-specific behaviour beyond the shared suites; real engine only (REDIS_URL).
 const url = process.env.REDIS_URL ?? '';
@@ -19,8 +20,8 @@ describe.runIf(Boolean(url))('RedisEventLog specifics', () => {
   let raw: Redis;
   const prefix = `test:${run}:ev:`;
   beforeAll(async () => {
-    // A long BLOCK so that only the abort path (CLIENT UNBLOCK / disconnect) can end a waiting tail quickly.
-    log = await RedisEventLog.connect({ url, prefix, blockMs: 60_000, maxTails: 3, maxIdleTailConnections: 1 });
+    // A long re-read period so that only a notification (or an abort) can end a waiting tail's wait quickly.
+    log = await RedisEventLog.connect({ url, prefix, rereadMs: 60_000, maxTails: 3 });
     other = await RedisEventLog.connect({ url, prefix });
     raw = new Redis(url);
   });
@@ -58,11 +59,11 @@ describe.runIf(Boolean(url))('RedisEventLog specifics', () => {
     expect(got.map((e) => e.seq)).toEqual(Array.from({ length: 1_200 }, (_, i) => i + 1));
   }, 20_000);
 
-  it('ends a blocked tail promptly on abort (well before the BLOCK timeout)', async () => {
+  it('ends a waiting tail promptly on abort (well before its re-read period)', async () => {
     const ac = new AbortController();
     const got: LoggedEvent[] = [];
     const done = collect(log.tail('idle', 0, ac.signal), got);
-    await new Promise((r) => setTimeout(r, 200)); // let it block in XREAD
+    await new Promise((r) => setTimeout(r, 200)); // let it wait
     const aborted = Date.now();
     ac.abort();
     await done;
@@ -74,6 +75,7 @@ describe.runIf(Boolean(url))('RedisEventLog specifics', () => {
     const controllers = [new AbortController(), new AbortController(), new AbortController()];
     const tails = controllers.map((ac, i) => collect(log.tail(`cap${i}`, 0, ac.signal), []));
     await new Promise((r) => setTimeout(r, 200));
+    expect(log.tailCount).toBe(3);
     const extra = new AbortController();
     await expect(collect(log.tail('cap-extra', 0, extra.signal), [])).rejects.toMatchObject({ code: 'UNAVAILABLE' });
     controllers[0]!.abort();
@@ -85,35 +87,46 @@ describe.runIf(Boolean(url))('RedisEventLog specifics', () => {
     extra.abort();
     controllers.forEach((ac) => ac.abort());
     await Promise.all([again, ...tails]);
+    expect(log.tailCount).toBe(0);
   });
 
-  it('reuses the blocking connection after an abort (CLIENT UNBLOCK, no reconnect)', async () => {
-    const name = `reuse-${run}`;
-    const pooled = await RedisEventLog.connect({ url, prefix, connectionName: name, blockMs: 60_000 });
-    const tailIds = async (): Promise<string[]> =>
-      ((await raw.client('LIST')) as string)
-        .split('\n')
-        .filter((line) => line.includes(`name=${name}-tail `))
-        .map((line) => /id=(\d+)/.exec(line)![1]!);
-    const seen: string[][] = [];
-    for (let i = 0; i < 3; i++) {
-      const ac = new AbortController();
-      const done = collect(pooled.tail(`reuse-${i}`, 0, ac.signal), []);
-      await new Promise((r) => setTimeout(r, 150));
-      seen.push(await tailIds());
-      ac.abort();
-      await done;
+  it('2,000 live tails of one client share one notification connection and each gets its own events promptly', async () => {
+    const name = `shared-${run}`;
+    const shared = await RedisEventLog.connect({ url, prefix, connectionName: name, rereadMs: 60_000 });
+    const named = async (): Promise<string[]> =>
+      ((await raw.client('LIST')) as string).split('\n').filter((line) => line.includes(`name=${name}`));
+    const n = 2_000;
+    const ac = new AbortController();
+    setMaxListeners(n + 10, ac.signal);
+    const got = new Map<number, string>();
+    const tails = Array.from({ length: n }, async (_, i) => {
+      for await (const e of shared.tail(`many-${i}`, 0, ac.signal)) {
+        got.set(i, new TextDecoder().decode(e.data));
+        return;
+      }
+    });
+    await expect.poll(() => shared.tailCount, { timeout: 10_000 }).toBe(n);
+    // The command connection and the notification connection: nothing per tail.
+    await expect.poll(async () => (await named()).length, { timeout: 5_000 }).toBe(2);
+    const t0 = Date.now();
+    for (let i = 0; i < n; i += 100) {
+      await Promise.all(
+        Array.from({ length: Math.min(100, n - i) }, (_, j) => other.append(`many-${i + j}`, 1, enc(`e${i + j}`))),
+      );
     }
-    expect(seen[0]).toHaveLength(1);
-    expect(seen[1]).toEqual(seen[0]);
-    expect(seen[2]).toEqual(seen[0]);
-    await pooled.close();
-    await expect.poll(tailIds, { timeout: 3_000 }).toEqual([]);
-  });
+    await Promise.all(tails);
+    // Woken by notifications, not by the 60 s re-read.
+    expect(Date.now() - t0).toBeLessThan(30_000);
+    expect(got.size).toBe(n);
+    expect(got.get(1234)).toBe('e1234');
+    ac.abort();
+    await shared.close();
+    await expect.poll(named, { timeout: 3_000 }).toEqual([]);
+  }, 60_000);
 
-  it('a tail survives its connection being killed (reconnects and resumes after the last event)', async () => {
+  it('a tail survives its notification connection being killed (re-subscribes and re-reads)', async () => {
     const name = `kill-${run}`;
-    const killable = await RedisEventLog.connect({ url, prefix, connectionName: name, blockMs: 60_000 });
+    const killable = await RedisEventLog.connect({ url, prefix, connectionName: name, rereadMs: 60_000 });
     const ac = new AbortController();
     const got: LoggedEvent[] = [];
     const done = collect(killable.tail('killed', 0, ac.signal), got);
@@ -122,20 +135,36 @@ describe.runIf(Boolean(url))('RedisEventLog specifics', () => {
     const clients = (await raw.client('LIST')) as string;
     const ids = clients
       .split('\n')
-      .filter((line) => line.includes(`name=${name}-tail `))
+      .filter((line) => line.includes(`name=${name}-notify `))
       .map((line) => /id=(\d+)/.exec(line)![1]!);
     expect(ids).toHaveLength(1);
     await raw.client('KILL', 'ID', ids[0]!);
+    // Appended while the notification connection is away: its notifications are lost, the re-read finds them.
     await other.append('killed', 2, enc('two'));
     await other.append('killed', 3, enc('three'));
     await expect.poll(() => got.map((e) => e.seq), { timeout: 10_000 }).toEqual([1, 2, 3]);
+    await other.append('killed', 4, enc('four'));
+    await expect.poll(() => got.map((e) => e.seq), { timeout: 5_000 }).toEqual([1, 2, 3, 4]);
     ac.abort();
     await done;
     await killable.close();
   }, 20_000);
 
+  it('a waiting tail re-reads on its own: an entry added without a notification still arrives', async () => {
+    const rereading = await RedisEventLog.connect({ url, prefix, rereadMs: 200 });
+    const ac = new AbortController();
+    const got: LoggedEvent[] = [];
+    const done = collect(rereading.tail('silent', 0, ac.signal), got);
+    await new Promise((r) => setTimeout(r, 100));
+    await raw.xadd(`${prefix}silent`, '1-1', 'd', 'quiet');
+    await expect.poll(() => got.map((e) => e.seq), { timeout: 3_000 }).toEqual([1]);
+    ac.abort();
+    await done;
+    await rereading.close();
+  });
+
   it('close() ends tails that are waiting', async () => {
-    const closing = await RedisEventLog.connect({ url, prefix, blockMs: 60_000 });
+    const closing = await RedisEventLog.connect({ url, prefix, rereadMs: 60_000 });
     const ac = new AbortController();
     const done = collect(closing.tail('closing', 0, ac.signal), []);
     await new Promise((r) => setTimeout(r, 200));
@@ -151,6 +180,54 @@ describe.runIf(Boolean(url))('RedisEventLog specifics', () => {
     expect(await raw.pttl(`${prefix}ttl`)).toBeGreaterThan(0);
     await expect.poll(() => log.last('ttl'), { timeout: 3_000, interval: 50 }).toBe(0);
   });
+});
+
+// A restart without persistence, on a private redis-server (restarting the shared engine would disturb
+// the suites running beside this one).
+describe.runIf(Boolean(url) && hasRedisServer())('RedisEventLog across a Redis restart without persistence', () => {
+  let server: PrivateRedis;
+  beforeAll(async () => {
+    server = await privateRedis();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('tails waiting across the restart resume and get what the writer appends afterwards with the seq it knows', async () => {
+    const writer = await RedisEventLog.connect({ url: server.url, prefix: 'r:' });
+    const reader = await RedisEventLog.connect({ url: server.url, prefix: 'r:', rereadMs: 60_000 });
+    const ac = new AbortController();
+    const got: LoggedEvent[][] = [[], [], []];
+    const tails = got.map((into, i) => collect(reader.tail(`task-${i}`, 0, ac.signal), into));
+    for (let i = 0; i < 3; i++) {
+      expect(await writer.append(`task-${i}`, 1, enc('working'))).toBe(true);
+      expect(await writer.append(`task-${i}`, 2, enc('chunk'))).toBe(true);
+    }
+    await expect.poll(() => got.map((g) => g.length), { timeout: 5_000 }).toEqual([2, 2, 2]);
+
+    await server.stop();
+    // During the outage appends fail with UNAVAILABLE (the caller retries), tails keep waiting.
+    await expect(writer.append('task-0', 3, enc('lost'))).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    await server.start();
+
+    // The log is empty now: the strict next seq is refused, the seq the store knows is appended past the gap.
+    await expect.poll(() => writer.last('task-0').catch(() => -1), { timeout: 10_000 }).toBe(0);
+    for (let i = 0; i < 3; i++) {
+      expect(await writer.append(`task-${i}`, 3, enc('final'))).toBe(false);
+      expect(await writer.append(`task-${i}`, 4, enc('final'), { allowGap: true })).toBe(true);
+    }
+    await expect
+      .poll(() => got.map((g) => g.map((e) => e.seq)), { timeout: 10_000 })
+      .toEqual([
+        [1, 2, 4],
+        [1, 2, 4],
+        [1, 2, 4],
+      ]);
+    ac.abort();
+    await Promise.all(tails);
+    await writer.close();
+    await reader.close();
+  }, 40_000);
 });
 
 describe.runIf(Boolean(url))('RedisRateLimiter specifics', () => {

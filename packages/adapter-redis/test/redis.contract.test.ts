@@ -14,7 +14,16 @@ const url = process.env.REDIS_URL ?? '';
 const prefix = `test:${Date.now().toString(36)}:`;
 
 describe.runIf(Boolean(url))('redis adapters (REDIS_URL)', () => {
-  describeEventLogContract('redis', () => RedisEventLog.connect({ url, prefix: `${prefix}ev:` }));
+  describeEventLogContract('redis', () => RedisEventLog.connect({ url, prefix: `${prefix}ev:` }), {
+    lose: async (stream) => {
+      const raw = new Redis(url);
+      try {
+        await raw.del(`${prefix}ev:${stream}`);
+      } finally {
+        raw.disconnect();
+      }
+    },
+  });
   describeRateLimiterContract('redis', () => RedisRateLimiter.connect({ url, prefix: `${prefix}rl:` }));
   describeCacheContract('redis', () => RedisCache.connect({ url, prefix: `${prefix}c:` }));
   afterAll(async () => {

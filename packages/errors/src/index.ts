@@ -29,7 +29,8 @@ export type ErrorCode =
   | 'DUPLICATE_KEY'
   | 'FAILED_PRECONDITION'
   | 'UNAVAILABLE'
-  | 'DEADLINE_EXCEEDED';
+  | 'DEADLINE_EXCEEDED'
+  | 'OVERLOADED';
 
 /** gRPC status codes (numeric, as @grpc/grpc-js `status`), kept here so this package has no dependency. */
 export const GrpcStatus = {
@@ -246,6 +247,14 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorMapping>> = {
     grpc: GrpcStatus.DEADLINE_EXCEEDED,
     http: 504,
     exposeMessage: false,
+  },
+  /** A per-process capacity (open streams and blocking waits) is full: refused before anything is charged or run. */
+  OVERLOADED: {
+    jsonRpc: -32056,
+    wireMessage: 'Server busy',
+    grpc: GrpcStatus.RESOURCE_EXHAUSTED,
+    http: 503,
+    exposeMessage: true,
   },
 };
 

@@ -40,6 +40,18 @@ describe('error table', () => {
     expect(wire).toEqual({ code: -32603, message: 'Internal error', data: { code: 'INTERNAL' } });
   });
 
+  it('refuses an overloaded server with its own code, not an internal error', () => {
+    const busy = new AppError('OVERLOADED', 'Server busy: too many open streams; retry shortly', {
+      details: { retryAfterSeconds: 1 },
+    });
+    expect(toJsonRpcError(busy)).toEqual({
+      code: -32056,
+      message: 'Server busy: too many open streams; retry shortly',
+      data: { code: 'OVERLOADED', retryAfterSeconds: 1 },
+    });
+    expect(jsonRpcHttpStatus(new AppError('OVERLOADED', 'x'))).toBe(200);
+  });
+
   it('carries INSUFFICIENT_CREDITS in data.code', () => {
     expect(toJsonRpcError(new AppError('INSUFFICIENT_CREDITS', 'Insufficient credits')).data?.code).toBe(
       'INSUFFICIENT_CREDITS',

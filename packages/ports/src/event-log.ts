@@ -5,9 +5,15 @@
  * - `append(stream, seq, data)` is idempotent: appending a seq that is already present resolves false and
  *   changes nothing; a seq must be exactly `last + 1`, otherwise it resolves false as well (a gap or a
  *   duplicate is the caller's bug or a redelivery).
+ * - `append(stream, seq, data, { allowGap: true })` also appends a seq beyond `last + 1` (never one at or
+ *   below `last`): the writer knows from its authoritative store that the events in between are lost (an
+ *   engine restarted without persistence, an expired stream). Readers see the jump in seq and can rebuild
+ *   what they missed from that store.
  * - `read(stream, afterSeq)` returns the stored events with seq > afterSeq, in order (copies).
  * - `tail(stream, afterSeq, signal)` yields the stored events after `afterSeq`, then live ones as they are
- *   appended (by any process), until the signal aborts or the log closes.
+ *   appended (by any process), until the signal aborts or the log closes. Tails are cheap: an adapter must
+ *   not hold a connection (or any other scarce resource) per tail, so thousands can wait in one process.
+ *   A tail that was waiting while the stream was lost yields the events appended after the loss.
  * - `expire(stream, ttlMs)` sets retention for the whole stream.
  */
 export interface LoggedEvent {
@@ -15,8 +21,13 @@ export interface LoggedEvent {
   readonly data: Uint8Array;
 }
 
+export interface AppendOptions {
+  /** Append even when seq > last + 1 (the events in between are known to be lost); duplicates still refused. */
+  readonly allowGap?: boolean;
+}
+
 export interface EventLog {
-  append(stream: string, seq: number, data: Uint8Array): Promise<boolean>;
+  append(stream: string, seq: number, data: Uint8Array, options?: AppendOptions): Promise<boolean>;
   read(stream: string, afterSeq: number, limit?: number): Promise<LoggedEvent[]>;
   last(stream: string): Promise<number>;
   tail(stream: string, afterSeq: number, signal: AbortSignal): AsyncIterable<LoggedEvent>;

@@ -1,7 +1,7 @@
 import { AppError } from '@a2a-inbound/errors';
 import type { Clock } from '../clock';
 import { systemClock } from '../clock';
-import type { EventLog, LoggedEvent } from '../event-log';
+import type { AppendOptions, EventLog, LoggedEvent } from '../event-log';
 
 interface Stream {
   events: LoggedEvent[];
@@ -59,12 +59,13 @@ export class InMemoryEventLog implements EventLog {
     }
   }
 
-  async append(stream: string, seq: number, data: Uint8Array): Promise<boolean> {
+  async append(stream: string, seq: number, data: Uint8Array, options: AppendOptions = {}): Promise<boolean> {
     this.#assertOpen();
     await Promise.resolve();
+    if (!Number.isSafeInteger(seq) || seq < 1) return false;
     const s = this.#stream(stream, true)!;
     const last = s.events.at(-1)?.seq ?? 0;
-    if (seq !== last + 1) return false;
+    if (options.allowGap ? seq <= last : seq !== last + 1) return false;
     if (s.events.length >= this.#maxEvents) throw new AppError('UNAVAILABLE', `event log stream ${stream} is full`);
     s.events.push({ seq, data: data.slice() });
     const waiters = [...s.waiters];
@@ -114,6 +115,16 @@ export class InMemoryEventLog implements EventLog {
         signal.addEventListener('abort', wake, { once: true });
       });
     }
+  }
+
+  /**
+   * Loses a stream's events the way an engine restarted without persistence does (tests of the rebuild
+   * path); tails waiting on it keep waiting and see what is appended afterwards.
+   */
+  async dropEvents(stream: string): Promise<void> {
+    await Promise.resolve();
+    const s = this.#streams.get(stream);
+    if (s) s.events = [];
   }
 
   async expire(stream: string, ttlMs: number): Promise<void> {

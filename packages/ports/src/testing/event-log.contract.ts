@@ -1,11 +1,21 @@
+import { setMaxListeners } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventLog, LoggedEvent } from '../event-log';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 const dec = (b: Uint8Array): string => new TextDecoder().decode(b);
 
+export interface EventLogContractOptions {
+  /** Loses a stream's events as an engine restart without persistence would (the key is gone). */
+  readonly lose?: (stream: string) => Promise<void>;
+}
+
 /** `factory(n)` may be called twice to get two clients of the same log (two replicas). */
-export function describeEventLogContract(adapter: string, factory: () => Promise<EventLog>): void {
+export function describeEventLogContract(
+  adapter: string,
+  factory: () => Promise<EventLog>,
+  options: EventLogContractOptions = {},
+): void {
   describe(`EventLog contract: ${adapter}`, () => {
     let log: EventLog;
     let other: EventLog;
@@ -66,6 +76,83 @@ export function describeEventLogContract(adapter: string, factory: () => Promise
       setTimeout(() => ac.abort(), 100);
       expect(await done).toEqual([]);
     }, 20_000);
+
+    it('appends past a gap only when allowGap says the events in between are lost, never at or below the last seq', async () => {
+      const s = stream('gap');
+      expect(await log.append(s, 1, enc('one'))).toBe(true);
+      expect(await log.append(s, 4, enc('four'))).toBe(false);
+      expect(await log.append(s, 4, enc('four'), { allowGap: true })).toBe(true);
+      expect(await log.append(s, 4, enc('again'), { allowGap: true })).toBe(false);
+      expect(await log.append(s, 3, enc('late'), { allowGap: true })).toBe(false);
+      expect(await log.append(s, 5, enc('five'))).toBe(true);
+      expect((await log.read(s, 0)).map((e) => [e.seq, dec(e.data)])).toEqual([
+        [1, 'one'],
+        [4, 'four'],
+        [5, 'five'],
+      ]);
+      expect((await log.read(s, 2)).map((e) => e.seq)).toEqual([4, 5]);
+      expect(await log.last(s)).toBe(5);
+    });
+
+    it('a tail that waits past a gap yields the event after it (the reader sees the jump in seq)', async () => {
+      const s = stream('gap-tail');
+      await log.append(s, 1, enc('one'));
+      const ac = new AbortController();
+      const done = (async () => {
+        const seen: number[] = [];
+        for await (const e of other.tail(s, 1, ac.signal)) {
+          seen.push(e.seq);
+          if (e.seq >= 6) ac.abort();
+        }
+        return seen;
+      })();
+      await new Promise((r) => setTimeout(r, 100));
+      await log.append(s, 6, enc('six'), { allowGap: true });
+      expect(await done).toEqual([6]);
+    }, 20_000);
+
+    it.runIf(Boolean(options.lose))(
+      'a tail waiting while its stream is lost yields what the writer appends afterwards with the seq it knows',
+      async () => {
+        const s = stream('lost');
+        await log.append(s, 1, enc('one'));
+        await log.append(s, 2, enc('two'));
+        const ac = new AbortController();
+        const done = (async () => {
+          const seen: string[] = [];
+          for await (const e of other.tail(s, 0, ac.signal)) {
+            seen.push(`${e.seq}:${dec(e.data)}`);
+            if (e.seq >= 4) ac.abort();
+          }
+          return seen;
+        })();
+        await new Promise((r) => setTimeout(r, 100));
+        await options.lose!(s);
+        expect(await log.last(s)).toBe(0);
+        // A strict append of the next seq is refused (the log looks empty): the writer appends what its store knows.
+        expect(await log.append(s, 3, enc('three'))).toBe(false);
+        expect(await log.append(s, 3, enc('three'), { allowGap: true })).toBe(true);
+        expect(await log.append(s, 4, enc('four'))).toBe(true);
+        expect(await done).toEqual(['1:one', '2:two', '3:three', '4:four']);
+      },
+      20_000,
+    );
+
+    it("serves a thousand concurrent tails from one client, each getting its own stream's events", async () => {
+      const n = 1000;
+      const ac = new AbortController();
+      setMaxListeners(n + 10, ac.signal);
+      const streams = Array.from({ length: n }, (_, i) => stream(`many:${i}`));
+      const tails = streams.map(async (s) => {
+        for await (const e of other.tail(s, 0, ac.signal)) return dec(e.data);
+        return undefined;
+      });
+      await new Promise((r) => setTimeout(r, 300));
+      await Promise.all(streams.map((s, i) => log.append(s, 1, enc(`event ${i}`))));
+      const got = await Promise.all(tails);
+      ac.abort();
+      expect(got).toEqual(streams.map((_, i) => `event ${i}`));
+    }, 60_000);
 
     it('keeps streams apart', async () => {
       await log.append(stream('x'), 1, enc('x'));

@@ -3,6 +3,7 @@ import {
   AppError,
   DuplicateKeyError,
   InvalidParamsError,
+  isOutage,
   TaskNotCancelableError,
   TaskNotFoundError,
 } from '@a2a-inbound/errors';
@@ -24,6 +25,10 @@ import { eventsV1 } from '@a2a-inbound/proto';
 import type { AgentView, ControlPlane } from './control-plane';
 import type { MessageIdDoc, PushConfigDoc, StoredStatus, TaskDoc, TaskState } from './model';
 import { canTransition, endsStream, isTerminal } from './model';
+import type { StreamItem } from './task-tails';
+import { TaskTails } from './task-tails';
+
+export type { StreamItem } from './task-tails';
 
 export const TOPICS = {
   runRequested: 'a2a.run.requested',
@@ -53,12 +58,6 @@ export interface SendOptions {
   files?: FileUpload[];
 }
 
-export interface StreamItem {
-  seq: number;
-  eventJson: string;
-  final: boolean;
-}
-
 export interface TaskServiceConfig {
   /** A run must finish within this time (ms) or the task fails. */
   runTimeoutMs: number;
@@ -70,6 +69,10 @@ export interface TaskServiceConfig {
   retentionMs: number;
   /** Upper bound on how many history entries a task keeps. */
   maxHistory: number;
+  /** Streams and blocking waits one process serves at once; more are refused before anything is charged. */
+  maxStreams: number;
+  /** A stream idle this long checks the stored task (heals events the event log lost). */
+  streamStoreCheckMs: number;
 }
 
 export const DEFAULT_TASK_CONFIG: TaskServiceConfig = {
@@ -78,6 +81,8 @@ export const DEFAULT_TASK_CONFIG: TaskServiceConfig = {
   memoryMessages: 20,
   retentionMs: 7 * 24 * 3600_000,
   maxHistory: 200,
+  maxStreams: 20_000,
+  streamStoreCheckMs: 15_000,
 };
 
 const TRACER = '@a2a-inbound/tasks';
@@ -108,6 +113,7 @@ type StoredTask = TaskDoc & { state: TaskState };
 
 export class TaskService {
   readonly #leases: RunLeases;
+  readonly #tails: TaskTails;
 
   constructor(
     private readonly c: TaskCollections,
@@ -124,15 +130,32 @@ export class TaskService {
     },
   ) {
     this.#leases = new RunLeases(deps.cache);
+    this.#tails = new TaskTails({
+      tasks: c.tasks,
+      eventLog: deps.eventLog,
+      log: deps.log,
+      config: { maxStreams: deps.config.maxStreams, storeCheckMs: deps.config.streamStoreCheckMs },
+    });
+  }
+
+  /** Streams and blocking waits this process serves now. */
+  get openStreams(): number {
+    return this.#tails.open;
   }
 
   // ---- message/send, message/stream -------------------------------------------------------------
 
   send(caller: CallerContext, message: Message, options: SendOptions): Promise<Task> {
     return withSpan(TRACER, 'tasks.send', { 'a2a.agent_id': caller.agentId }, async (span) => {
-      const { task, startSeq, repeated } = await this.#startOrContinue(caller, message, options);
-      span.setAttribute('a2a.task_id', task.id);
-      return this.#answerSend(caller, task, startSeq, repeated, options);
+      // A blocking send waits on the log: admitted before anything is charged or started.
+      const release = options.blocking !== false ? this.#tails.admit() : undefined;
+      try {
+        const { task, startSeq, repeated } = await this.#startOrContinue(caller, message, options);
+        span.setAttribute('a2a.task_id', task.id);
+        return await this.#answerSend(caller, task, startSeq, repeated, options);
+      } finally {
+        release?.();
+      }
     });
   }
 
@@ -159,6 +182,21 @@ export class TaskService {
   }
 
   async *sendStream(
+    caller: CallerContext,
+    message: Message,
+    options: SendOptions,
+    signal: AbortSignal,
+  ): AsyncIterable<StreamItem> {
+    // Admitted before anything is charged or started: a full process refuses with OVERLOADED.
+    const release = this.#tails.admit();
+    try {
+      yield* this.#sendStream(caller, message, options, signal);
+    } finally {
+      release();
+    }
+  }
+
+  async *#sendStream(
     caller: CallerContext,
     message: Message,
     options: SendOptions,
@@ -221,7 +259,12 @@ export class TaskService {
     signal: AbortSignal,
   ): AsyncIterable<StreamItem> {
     const task = await this.#owned(caller, taskId);
-    yield* this.#replayOrSnapshot(task.doc, afterSeq, signal);
+    const release = this.#tails.admit();
+    try {
+      yield* this.#replayOrSnapshot(task.doc, afterSeq, signal);
+    } finally {
+      release();
+    }
   }
 
   // ---- push notification configs ----------------------------------------------------------------
@@ -350,7 +393,9 @@ export class TaskService {
           'run event already applied (redelivered): dropped',
         );
         if (event.runSeq === task.lastRunSeq && task.lastEvent) {
-          await this.#appendLogged(task, task.lastEvent.seq, task.lastEvent.eventJson, task.lastEvent.final);
+          await this.#appendLogged(task, task.lastEvent.seq, task.lastEvent.eventJson, task.lastEvent.final, {
+            retried: true,
+          });
         }
         return;
       }
@@ -379,7 +424,8 @@ export class TaskService {
           ? { expiresAt: this.deps.clock.now() + this.deps.config.retentionMs }
           : {};
         const saved = await this.c.tasks.replace(task.id, cur.version, next.doc, opts);
-        await this.#appendLogged(saved.doc, next.seq, next.eventJson, next.final);
+        // An outage of the log fails the handler: the bus retries it, and the retry re-appends this event.
+        await this.#appendLogged(saved.doc, next.seq, next.eventJson, next.final, { retried: true });
         return;
       } catch (err) {
         if (err instanceof AppError && err.code === 'VERSION_CONFLICT') continue;
@@ -855,7 +901,19 @@ export class TaskService {
     return { doc, seq, eventJson };
   }
 
-  async #appendLogged(task: TaskDoc, seq: number, eventJson: string, final: boolean): Promise<void> {
+  /**
+   * Appends a stored event to the log and announces it to webhooks. `retried`: the caller is retried on an
+   * outage (the bus consumer). Otherwise (a send, a cancel, the sweeper) the event is already in the
+   * authoritative stored task, so an unreachable log does not fail the request: followers rebuild from the
+   * stored task (ADR 0014) and the update still goes to webhooks.
+   */
+  async #appendLogged(
+    task: TaskDoc,
+    seq: number,
+    eventJson: string,
+    final: boolean,
+    options: { retried?: boolean } = {},
+  ): Promise<void> {
     const logged: eventsV1.LoggedTaskEvent = {
       taskId: task.id,
       seq,
@@ -865,20 +923,43 @@ export class TaskService {
       agentId: task.agentId,
     };
     const bytes = eventsV1.LoggedTaskEvent.encode(logged).finish();
-    const appended = await this.deps.eventLog.append(task.id, seq, bytes);
-    if (final) await this.deps.eventLog.expire(task.id, this.deps.config.retentionMs);
+    let appended: boolean;
+    try {
+      appended = await this.#appendToLog(task, seq, bytes, final);
+    } catch (err) {
+      if (options.retried || !isOutage(err)) throw err;
+      this.deps.log.warn({ err, taskId: task.id, seq }, 'event log unavailable: the event is in the stored task only');
+      appended = true;
+    }
     if (appended) {
       await this.deps.bus.publish({ topic: TOPICS.taskUpdates, key: task.id, value: bytes });
     }
+  }
+
+  async #appendToLog(task: TaskDoc, seq: number, bytes: Uint8Array, final: boolean): Promise<boolean> {
+    let appended = await this.deps.eventLog.append(task.id, seq, bytes);
+    if (!appended) {
+      // Refused: a duplicate (a redelivery: fine), or the log is behind the stored task, which is
+      // authoritative: it lost events (Redis restarted without persistence, or the stream expired). Append
+      // with the seq the store knows so open streams, blocking sends and pushes go on; readers rebuild what
+      // they missed from the stored task (ADR 0014).
+      const last = await this.deps.eventLog.last(task.id);
+      if (last < seq - 1) {
+        appended = await this.deps.eventLog.append(task.id, seq, bytes, { allowGap: true });
+        if (appended)
+          this.deps.log.warn({ taskId: task.id, seq, logLast: last }, 'event log was behind the stored task: appended');
+      }
+    }
+    if (final) await this.deps.eventLog.expire(task.id, this.deps.config.retentionMs);
+    return appended;
   }
 
   async #waitForSettle(taskId: string, afterSeq: number, budgetMs: number): Promise<boolean> {
     const ac = new AbortController();
     const timer = setTimeout(() => ac.abort(), budgetMs);
     try {
-      for await (const e of this.deps.eventLog.tail(taskId, afterSeq, ac.signal)) {
-        const logged = eventsV1.LoggedTaskEvent.decode(e.data);
-        if (logged.final) return true;
+      for await (const item of this.#tails.follow(taskId, afterSeq, ac.signal)) {
+        if (item.final) return true;
       }
       return false;
     } finally {
@@ -886,12 +967,8 @@ export class TaskService {
     }
   }
 
-  async *#tailUntilFinal(task: TaskDoc, afterSeq: number, signal: AbortSignal): AsyncIterable<StreamItem> {
-    for await (const e of this.deps.eventLog.tail(task.id, afterSeq, signal)) {
-      const logged = eventsV1.LoggedTaskEvent.decode(e.data);
-      yield { seq: logged.seq, eventJson: logged.eventJson, final: logged.final };
-      if (logged.final) return;
-    }
+  #tailUntilFinal(task: TaskDoc, afterSeq: number, signal: AbortSignal): AsyncIterable<StreamItem> {
+    return this.#tails.follow(task.id, afterSeq, signal);
   }
 
   /** Replays events after `afterSeq` then goes live; a finished task gives one final status event. */

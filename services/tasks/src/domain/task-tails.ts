@@ -1,0 +1,220 @@
+import type { TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '@a2a-js/sdk';
+import { AppError } from '@a2a-inbound/errors';
+import type { Logger } from '@a2a-inbound/logger';
+import type { Collection, EventLog, LoggedEvent } from '@a2a-inbound/ports';
+import { eventsV1 } from '@a2a-inbound/proto';
+import type { TaskDoc } from './model';
+import { endsStream } from './model';
+
+export interface StreamItem {
+  seq: number;
+  eventJson: string;
+  final: boolean;
+}
+
+export interface TaskTailsConfig {
+  /** Streams and blocking waits this process serves at once; one more is refused (OVERLOADED) before it starts. */
+  maxStreams: number;
+  /** A stream with no event for this long compares its position with the stored task (a lost log heals). */
+  storeCheckMs: number;
+}
+
+/** Releases an admitted slot; idempotent. */
+export type Release = () => void;
+
+const IDLE = Symbol('idle');
+
+/**
+ * How blocking sends and streams follow a task (ADR 0014). The event log is a fast, shared copy of what the
+ * stored task already says; the stored task is authoritative. So a follower:
+ * - reads the log (replay, then live: the adapter shares one notification connection per process);
+ * - on a jump in seq (events lost: Redis restarted without persistence, or a race between two writers)
+ *   rebuilds what it missed from the stored task: one artifact-update per artifact (full content,
+ *   `append: false`) and the current status, under the stored task's seq;
+ * - after `storeCheckMs` without an event, or while the log is unreachable, compares with the stored task
+ *   and rebuilds from it when the log will not deliver (an event lost for good would otherwise hang the
+ *   stream forever); so every stream still ends with `final: true` and a blocking send returns.
+ * Admission is counted here: a full process refuses before the caller charges or starts anything.
+ */
+export class TaskTails {
+  #open = 0;
+
+  constructor(
+    private readonly deps: {
+      tasks: Collection<TaskDoc>;
+      eventLog: EventLog;
+      log: Logger;
+      config: TaskTailsConfig;
+    },
+  ) {}
+
+  /** Streams and blocking waits open now. */
+  get open(): number {
+    return this.#open;
+  }
+
+  /** Takes a slot or refuses with OVERLOADED (nothing charged or started yet: the client may retry). */
+  admit(): Release {
+    if (this.#open >= this.deps.config.maxStreams) {
+      this.deps.log.warn({ open: this.#open, max: this.deps.config.maxStreams }, 'stream refused: process at its cap');
+      throw new AppError('OVERLOADED', 'Server busy: too many open streams; retry shortly', {
+        details: { retryAfterSeconds: 1 },
+      });
+    }
+    this.#open += 1;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#open -= 1;
+    };
+  }
+
+  /** The task's events after `afterSeq` until one ends the stream (or the signal aborts). */
+  async *follow(taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<StreamItem> {
+    let cursor = afterSeq;
+    while (!signal.aborted) {
+      const ac = new AbortController();
+      const onAbort = (): void => ac.abort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      const it = this.deps.eventLog.tail(taskId, cursor, ac.signal)[Symbol.asyncIterator]();
+      let pending: Promise<IteratorResult<LoggedEvent>> | undefined;
+      let failed = false;
+      try {
+        for (;;) {
+          pending ??= it.next();
+          let next: IteratorResult<LoggedEvent> | typeof IDLE;
+          try {
+            next = await this.#orIdle(pending, signal);
+          } catch (err) {
+            if (signal.aborted) return;
+            // The log is unreachable: the stored task still says how the task goes on.
+            this.deps.log.warn({ err, taskId }, 'event log tail failed: following the stored task');
+            pending = undefined;
+            failed = true;
+            break;
+          }
+          if (next === IDLE) {
+            if (signal.aborted) return;
+            const rebuilt = await this.#fromStore(taskId, cursor, true);
+            if (rebuilt) {
+              yield* rebuilt;
+              cursor = rebuilt.at(-1)!.seq;
+              if (rebuilt.at(-1)!.final) return;
+            }
+            continue;
+          }
+          pending = undefined;
+          if (next.done) return;
+          const e = next.value;
+          if (e.seq <= cursor) continue; // already rebuilt from the store
+          if (e.seq > cursor + 1) {
+            const rebuilt = await this.#fromStore(taskId, cursor, false);
+            if (rebuilt && rebuilt.at(-1)!.seq >= e.seq) {
+              this.deps.log.info(
+                { taskId, after: cursor, next: e.seq, rebuiltAt: rebuilt.at(-1)!.seq },
+                'events missing from the log: rebuilt from the stored task',
+              );
+              yield* rebuilt;
+              cursor = rebuilt.at(-1)!.seq;
+              if (rebuilt.at(-1)!.final) return;
+              continue;
+            }
+          }
+          const logged = eventsV1.LoggedTaskEvent.decode(e.data);
+          cursor = e.seq;
+          yield { seq: logged.seq, eventJson: logged.eventJson, final: logged.final };
+          if (logged.final) return;
+        }
+      } finally {
+        signal.removeEventListener('abort', onAbort);
+        ac.abort();
+        pending?.catch(() => undefined);
+        it.return?.().catch(() => undefined);
+      }
+      if (failed) {
+        const rebuilt = await this.#fromStore(taskId, cursor, false).catch(() => undefined);
+        if (rebuilt) {
+          yield* rebuilt;
+          cursor = rebuilt.at(-1)!.seq;
+          if (rebuilt.at(-1)!.final) return;
+        }
+        await sleep(this.deps.config.storeCheckMs, signal);
+      }
+    }
+  }
+
+  /** The pending event, or IDLE after `storeCheckMs` without one (the pending read stays pending). */
+  #orIdle(
+    pending: Promise<IteratorResult<LoggedEvent>>,
+    signal: AbortSignal,
+  ): Promise<IteratorResult<LoggedEvent> | typeof IDLE> {
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    const idle = new Promise<typeof IDLE>((resolve) => {
+      timer = setTimeout(() => resolve(IDLE), this.deps.config.storeCheckMs);
+      onAbort = () => resolve(IDLE);
+      if (signal.aborted) resolve(IDLE);
+      else signal.addEventListener('abort', onAbort, { once: true });
+    });
+    return Promise.race([pending, idle]).finally(() => {
+      clearTimeout(timer);
+      if (onAbort) signal.removeEventListener('abort', onAbort);
+    });
+  }
+
+  /**
+   * The stored task's state as stream items when it is ahead of `cursor`, else undefined. When `onlyIfLost`,
+   * only if the log does not hold that seq either (otherwise the tail is about to deliver it).
+   */
+  async #fromStore(taskId: string, cursor: number, onlyIfLost: boolean): Promise<StreamItem[] | undefined> {
+    const t = await this.deps.tasks.get(taskId);
+    if (!t || t.doc.lastSeq <= cursor) return undefined;
+    if (onlyIfLost) {
+      const last = await this.deps.eventLog.last(taskId).catch(() => 0);
+      if (last >= t.doc.lastSeq) return undefined;
+      this.deps.log.info(
+        { taskId, after: cursor, stored: t.doc.lastSeq, logLast: last },
+        'the log will not deliver what the stored task holds: rebuilt from the stored task',
+      );
+    }
+    return snapshotItems(t.doc);
+  }
+}
+
+/** The stored task as stream items: each artifact in full (replacing what a client holds), then the status. */
+export function snapshotItems(task: TaskDoc): StreamItem[] {
+  const ended = endsStream(task.status.state);
+  const items: StreamItem[] = task.artifacts.map((artifact) => {
+    const evt: TaskArtifactUpdateEvent = {
+      kind: 'artifact-update',
+      taskId: task.id,
+      contextId: task.contextId,
+      artifact: structuredClone(artifact),
+      append: false,
+      lastChunk: ended,
+    };
+    return { seq: task.lastSeq, eventJson: JSON.stringify(evt), final: false };
+  });
+  const status: TaskStatusUpdateEvent = {
+    kind: 'status-update',
+    taskId: task.id,
+    contextId: task.contextId,
+    status: task.status,
+    final: ended,
+  };
+  items.push({ seq: task.lastSeq, eventJson: JSON.stringify(status), final: ended });
+  return items;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
