@@ -43,8 +43,31 @@ export const conformanceResolver: Resolver = async (host) => {
   throw new Error(`getaddrinfo ENOTFOUND ${host}`);
 };
 
-type Answer = RpcAnswer & { id: string };
+type Answer = RpcAnswer & { id: string; method?: string; frames?: SseFrame[] };
 type StreamEvent = TaskStatusUpdateEvent | TaskArtifactUpdateEvent;
+type StreamResult = Task | StreamEvent;
+
+/** The task a stream frame is about: the Task snapshot (first frame of message/stream) or an update event. */
+const taskIdOf = (e: StreamResult): string => (e.kind === 'task' ? e.id : e.taskId);
+
+const STREAMING_METHODS = new Set(['message/stream', 'tasks/resubscribe']);
+
+/** The frames of a complete SSE body (`id:` and `data:` lines). */
+function framesOfText(text: string): SseFrame[] {
+  const frames: SseFrame[] = [];
+  for (const raw of text.split('\n\n')) {
+    const frame: SseFrame = { data: undefined };
+    const data: string[] = [];
+    for (const line of raw.split('\n')) {
+      if (line.startsWith('id:')) frame.id = Number(line.slice(3).trim());
+      else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
+    }
+    if (data.length === 0) continue;
+    frame.data = JSON.parse(data.join('\n'));
+    frames.push(frame);
+  }
+  return frames;
+}
 
 const textOfParts = (parts: readonly { kind: string; text?: string }[] | undefined): string =>
   (parts ?? []).map((p) => (p.kind === 'text' ? (p.text ?? '') : '')).join('');
@@ -126,17 +149,28 @@ export function describeConformance(
         key: o.key === null ? undefined : (o.key ?? sut.a2aKey),
         headers: o.headers ?? {},
       });
-      return { ...r, id };
+      // A streaming method answers SSE, refusals included (one error frame): its body is that frame.
+      if (/^text\/event-stream/.test(r.headers.get('content-type') ?? '')) {
+        const frames = framesOfText(r.text);
+        return { ...r, body: frames.length === 1 ? frames[0]!.data : undefined, frames, id, method };
+      }
+      return { ...r, id, method };
     }
 
-    /** A JSON-RPC error answer: HTTP 200 (unless an HTTP-level refusal), JSON, jsonrpc 2.0, the id echoed. */
+    /**
+     * A JSON-RPC error answer: HTTP 200 (unless an HTTP-level refusal), jsonrpc 2.0, the id echoed; JSON, or
+     * for a refused `message/stream` / `tasks/resubscribe` an SSE stream of exactly one error frame (what the
+     * streaming SDK clients read). HTTP-level refusals are JSON for every method.
+     */
     function expectError(
       r: Answer,
       code: number,
       o: { dataCode?: string; status?: number; echoId?: boolean } = {},
     ): void {
       expect(r.status, r.text).toBe(o.status ?? 200);
-      expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+      const streamed = STREAMING_METHODS.has(r.method ?? '') && (o.status ?? 200) === 200;
+      expect(r.headers.get('content-type')).toMatch(streamed ? /^text\/event-stream/ : /^application\/json/);
+      if (streamed) expect(r.frames, r.text).toHaveLength(1);
       expect(r.body).toMatchObject({ jsonrpc: '2.0', error: { code, message: expect.any(String) } });
       expect(Number.isInteger(r.body.error.code)).toBe(true);
       expect(r.body.result).toBeUndefined();
@@ -292,14 +326,22 @@ export function describeConformance(
         expect(r.status).toBe(200);
         expect(r.contentType).toMatch(/^text\/event-stream/);
         expect(r.frames.length).toBeGreaterThan(2);
-        for (const f of r.frames) {
-          expect(f.data).toMatchObject({ jsonrpc: '2.0', id: r.id });
-          expect(['status-update', 'artifact-update']).toContain(f.data.result.kind);
-        }
+        for (const f of r.frames) expect(f.data).toMatchObject({ jsonrpc: '2.0', id: r.id });
+        // The Task as accepted first (as the SDKs and A2A 1.0 do), then status and artifact updates.
+        expect(r.frames[0]!.data.result).toMatchObject({
+          kind: 'task',
+          id: expect.any(String),
+          contextId: expect.any(String),
+          status: { state: 'working' },
+          artifacts: [],
+        });
+        for (const f of r.frames.slice(1)) expect(['status-update', 'artifact-update']).toContain(f.data.result.kind);
         const client = await a2aClient(base, ECHO, sut.a2aKey);
-        const events: StreamEvent[] = [];
+        const events: StreamResult[] = [];
         for await (const e of client.sendMessageStream({ message: textMessage('sdk stream') as never }))
-          events.push(e as StreamEvent);
+          events.push(e as StreamResult);
+        expect(events[0]).toMatchObject({ kind: 'task', status: { state: 'working' } });
+        expect(events[1]).toMatchObject({ kind: 'status-update', taskId: taskIdOf(events[0]!), final: false });
         expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } });
       });
 
@@ -494,8 +536,10 @@ export function describeConformance(
         const noParts = message([]);
         delete noParts.parts;
         expectError(await send(ECHO, noParts), -32602);
+        // A refused stream is a stream of one JSON-RPC error frame (no task, no event).
         const r = await streamOf(ECHO, 'message/stream', { message: message([]) });
-        expect(r.frames).toEqual([]);
+        expect(r.contentType).toMatch(/^text\/event-stream/);
+        expect(r.frames).toEqual([{ data: { jsonrpc: '2.0', id: r.id, error: expect.objectContaining({ code: -32602 }) } }]);
         const raw = await call(ECHO, 'message/stream', { message: message([]) });
         expectError(raw, -32602);
       });
@@ -536,7 +580,7 @@ export function describeConformance(
       it('5. Streaming: `artifact-update` frames with `append: true` are text deltas concatenated by `artifactId`; the stream always ends with `final: true`; if the connection drops, the stored task stays authoritative (tasks/get)', async () => {
         const text = 'a longer answer that arrives as several deltas';
         const r = await streamOf(ECHO, 'message/stream', { message: textMessage(text) });
-        const events = r.frames.map((f) => f.data.result as StreamEvent);
+        const events = r.frames.map((f) => f.data.result as StreamResult);
         const byArtifact = new Map<string, string>();
         for (const e of events) {
           if (e.kind !== 'artifact-update') continue;
@@ -550,7 +594,7 @@ export function describeConformance(
         expect([...byArtifact.values()]).toEqual([text]);
         expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true });
         expect(events.slice(0, -1).every((e) => e.kind !== 'status-update' || e.final === false)).toBe(true);
-        const stored = await getTask(ECHO, events[0]!.taskId);
+        const stored = await getTask(ECHO, taskIdOf(events[0]!));
         expect(stored.artifacts?.find((a) => byArtifact.has(a.artifactId))?.parts).toEqual([{ kind: 'text', text }]);
 
         // Dropped connection: the run goes on and tasks/get has the outcome.
@@ -561,7 +605,7 @@ export function describeConformance(
           { message: slowMessage(300) },
           { stopAfter: (_f, all) => all.length >= 1 },
         );
-        const taskId = (dropped.frames[0]!.data.result as StreamEvent).taskId;
+        const taskId = taskIdOf(dropped.frames[0]!.data.result);
         const done = await waitForState(slow, taskId, 'completed');
         expect(answerText(done)).toBe('Finished after 300 ms: slow work');
       });
@@ -572,10 +616,12 @@ export function describeConformance(
           slow,
           'message/stream',
           { message: slowMessage(900) },
-          { stopAfter: (_f, all) => all.length >= 1 },
+          { stopAfter: (_f, all) => all.length >= 2 },
         );
+        // The Task snapshot (no id: it precedes event 1), then event 1.
         const lastId = first.frames.at(-1)!.id!;
-        const taskId = (first.frames[0]!.data.result as StreamEvent).taskId;
+        expect(lastId).toBe(1);
+        const taskId = taskIdOf(first.frames[0]!.data.result);
         const again = await streamOf(
           slow,
           'tasks/resubscribe',
@@ -804,8 +850,9 @@ export function describeConformance(
 
       it('Streaming events: `status-update` (taskId, contextId, status with state, final) and `artifact-update` (taskId, artifact with artifactId, name, parts, append)', async () => {
         const r = await streamOf(ECHO, 'message/stream', { message: textMessage('event shapes') });
-        const events = r.frames.map((f) => f.data.result as StreamEvent);
-        const taskId = events[0]!.taskId;
+        const [snapshot, ...events] = r.frames.map((f) => f.data.result as StreamResult) as [Task, ...StreamEvent[]];
+        expect(snapshot.kind).toBe('task');
+        const taskId = snapshot.id;
         for (const e of events) {
           if (e.kind === 'status-update') {
             expect(e).toMatchObject({
@@ -823,8 +870,9 @@ export function describeConformance(
             });
           }
         }
-        expect(new Set(events.map((e) => e.contextId)).size).toBe(1);
-        expect(r.frames.map((f) => f.id)).toEqual(r.frames.map((_, i) => i + 1));
+        expect(new Set([snapshot, ...events].map((e) => e.contextId)).size).toBe(1);
+        // The snapshot carries no id (it is the state before event 1); the events are numbered from 1.
+        expect(r.frames.map((f) => f.id)).toEqual(r.frames.map((_, i) => (i === 0 ? undefined : i)));
       });
 
       it('Data parts (`kind` = `data`) are accepted and handed to the agent', async () => {
@@ -1194,10 +1242,12 @@ export function describeConformance(
         expect(sent.status).toMatchObject({ state: 'completed', timestamp: expect.any(String) });
         expect(sent.artifacts?.map((a) => a.name)).toContain('agent_response');
         const r = await streamOf(ECHO, 'message/stream', { message: textMessage('streamed within budget') });
-        const events = r.frames.map((f) => f.data.result as StreamEvent);
-        expect(events[0]).toMatchObject({ kind: 'status-update', status: { state: 'working' }, final: false });
+        const events = r.frames.map((f) => f.data.result as StreamResult);
+        expect(events[0]).toMatchObject({ kind: 'task', status: { state: 'working' }, artifacts: [] });
+        // Events table: the first status-update is `working`, `final` false; the last is terminal, `final` true.
+        expect(events[1]).toMatchObject({ kind: 'status-update', status: { state: 'working' }, final: false });
         expect(events.at(-1)).toMatchObject({ kind: 'status-update', status: { state: 'completed' }, final: true });
-        const stored = await getTask(ECHO, events[0]!.taskId);
+        const stored = await getTask(ECHO, taskIdOf(events[0]!));
         expect(answerText(stored)).toBe('streamed within budget');
       });
 
@@ -1388,10 +1438,10 @@ export function describeConformance(
           slow,
           'message/stream',
           { message: slowMessage(800) },
-          { stopAfter: (_f, all) => all.length >= 1 },
+          { stopAfter: (_f, all) => all.length >= 2 },
         );
-        const taskId = (s.frames[0]!.data.result as StreamEvent).taskId;
-        expect(s.frames[0]!.id).toBe(1);
+        const taskId = taskIdOf(s.frames[0]!.data.result);
+        expect(s.frames.map((f) => f.id)).toEqual([undefined, 1]);
         const [all, after, beyond] = await Promise.all([
           streamOf(slow, 'tasks/resubscribe', { id: taskId }),
           streamOf(slow, 'tasks/resubscribe', { id: taskId }, { headers: { 'Last-Event-ID': '1' } }),
