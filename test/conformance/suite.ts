@@ -539,7 +539,9 @@ export function describeConformance(
         // A refused stream is a stream of one JSON-RPC error frame (no task, no event).
         const r = await streamOf(ECHO, 'message/stream', { message: message([]) });
         expect(r.contentType).toMatch(/^text\/event-stream/);
-        expect(r.frames).toEqual([{ data: { jsonrpc: '2.0', id: r.id, error: expect.objectContaining({ code: -32602 }) } }]);
+        expect(r.frames).toEqual([
+          { data: { jsonrpc: '2.0', id: r.id, error: expect.objectContaining({ code: -32602 }) } },
+        ]);
         const raw = await call(ECHO, 'message/stream', { message: message([]) });
         expectError(raw, -32602);
       });
@@ -1041,6 +1043,99 @@ export function describeConformance(
         expect(((await operator('credits.get', {})) as { credits: number }).credits).toBe(before.credits);
         // The refused message was not handled: the same messageId goes through once credits suffice.
         expect((await sendOk(ECHO, msg)).status.state).toBe('completed');
+      });
+
+      it('Request without `id` (a JSON-RPC notification): checked like any request (-32600, -32601, -32602 with `id: null`), and a valid one is executed and answered with `id: null`', async () => {
+        const noId = async (body: Record<string, unknown>): Promise<RpcAnswer> =>
+          rpc(ep(ECHO), body, { key: sut.a2aKey });
+        const cases: [Record<string, unknown>, number][] = [
+          [{ jsonrpc: 'aaa', method: 'message/send', params: {} }, -32600],
+          [{ jsonrpc: '2.0', params: {} }, -32600],
+          [{ jsonrpc: '2.0', method: 'message/ssend', params: {} }, -32601],
+          [{ jsonrpc: '2.0', method: 'message/send', params: { '': 'not_a_dict' } }, -32602],
+          [{ jsonrpc: '2.0', method: 'message/send', params: { message: { parts: 'invalid' } } }, -32602],
+          [{ jsonrpc: '2.0', method: 'tasks/get', params: { id: uniqueId('task') } }, -32001],
+        ];
+        for (const [body, code] of cases) {
+          const r = await noId(body);
+          expect(r.status, JSON.stringify(body)).toBe(200);
+          expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+          expect(r.body, JSON.stringify(body)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code } });
+        }
+        // Valid: executed (the caller learns the task it started and was charged for) and answered with id null.
+        const sent = await noId({ jsonrpc: '2.0', method: 'message/send', params: { message: textMessage('no id') } });
+        expect(sent.status).toBe(200);
+        expect(sent.body).toMatchObject({
+          jsonrpc: '2.0',
+          id: null,
+          result: { kind: 'task', status: { state: 'completed' } },
+        });
+        const got = await noId({ jsonrpc: '2.0', method: 'tasks/get', params: { id: sent.body.result.id } });
+        expect(got.body).toMatchObject({ jsonrpc: '2.0', id: null, result: { id: sent.body.result.id } });
+        expect(answerText(got.body.result as Task)).toBe('no id');
+        // A streaming notification is a stream whose frames carry id null; a refused one is one error frame.
+        const res = await fetch(ep(ECHO), {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${sut.a2aKey}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            method: 'message/stream',
+            params: { message: textMessage('no id stream') },
+          }),
+        });
+        expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+        const frames = framesOfText(await res.text());
+        expect(frames[0]!.data).toMatchObject({ jsonrpc: '2.0', id: null, result: { kind: 'task' } });
+        expect(frames.every((f) => f.data.id === null && f.data.result !== undefined)).toBe(true);
+        expect(frames.at(-1)!.data.result).toMatchObject({ final: true, status: { state: 'completed' } });
+        const refused = await noId({ jsonrpc: '2.0', method: 'tasks/resubscribe', params: {} });
+        expect(refused.headers.get('content-type')).toMatch(/^text\/event-stream/);
+        expect(framesOfText(refused.text)).toEqual([
+          { data: { jsonrpc: '2.0', id: null, error: expect.objectContaining({ code: -32602 }) } },
+        ]);
+      });
+
+      it('A refused `message/stream` / `tasks/resubscribe` is one SSE error frame, so @a2a-js/sdk A2AClient surfaces its code; HTTP-level refusals keep their status', async () => {
+        const client = await a2aClient(base, ECHO, sut.a2aKey);
+        const codeOf = async (stream: () => AsyncGenerator<unknown>): Promise<unknown> => {
+          try {
+            for await (const _e of stream()) {
+              // A refusal yields nothing.
+            }
+          } catch (err) {
+            return err;
+          }
+          throw new Error('expected the stream to fail');
+        };
+        const notFound = (await codeOf(() => client.resubscribeTask({ id: uniqueId('task') }))) as Error & {
+          cause?: { errorResponse?: { error: { code: number } } };
+        };
+        expect(notFound.message).toMatch(/Code: -32001/);
+        expect(notFound.cause?.errorResponse?.error.code).toBe(-32001);
+        const badParams = (await codeOf(() =>
+          client.sendMessageStream({ message: { ...textMessage('x'), parts: [] } as never }),
+        )) as Error & { cause?: { errorResponse?: { error: { code: number } } } };
+        expect(badParams.message).toMatch(/Code: -32602/);
+        expect(badParams.cause?.errorResponse?.error.code).toBe(-32602);
+        const badMime = (await codeOf(() =>
+          client.sendMessageStream({
+            message: message([bytesPart('a.zip', 'application/zip', 'zip')]) as never,
+          }),
+        )) as Error & { cause?: { errorResponse?: { error: { code: number } } } };
+        expect(badMime.cause?.errorResponse?.error.code).toBe(-32005);
+        // Rate limited after authentication: HTTP 429 as the spec says; the SDK still reports the code.
+        const limited = await freshAgent('stream-429', 'demo:echo', { settings: { rateLimitPerMinute: 1 } });
+        await awayFromWindowEdge();
+        const limitedClient = await a2aClient(base, limited, sut.a2aKey);
+        resultOf(await send(limited, textMessage('spend the budget')));
+        const tooMany = (await codeOf(() =>
+          limitedClient.sendMessageStream({ message: textMessage('over the limit') as never }),
+        )) as Error;
+        expect(tooMany.message).toMatch(/429/);
+        expect(tooMany.message).toMatch(/Code: -32\d{3}/);
+        const r = await streamOf(limited, 'message/stream', { message: textMessage('raw over the limit') });
+        expect(r.status).toBe(429);
+        expect(r.contentType).toMatch(/^application\/json/);
       });
 
       it('-32001 | Task not found | unknown taskId', async () => {
