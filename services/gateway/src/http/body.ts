@@ -38,7 +38,7 @@ export function assertJsonDepth(value: unknown): void {
 
 /** A request whose body was announced (a length or chunked) and not read (yet). */
 export function bodyUnread(req: Request): boolean {
-  if (req.readableEnded || req.complete) return false;
+  if (req.readableEnded) return false;
   const len = req.headers['content-length'];
   return (len !== undefined && len !== '0') || req.headers['transfer-encoding'] !== undefined;
 }
