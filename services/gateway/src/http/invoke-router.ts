@@ -215,8 +215,8 @@ export function createInvokeRouter(deps: InvokeRouterDeps): Router {
       while (!cur.done) {
         const e = cur.value;
         const event = JSON.parse(e.eventJson) as Record<string, unknown>;
-        const runId = event.kind === 'task' ? event.id : event.taskId;
-        await sse.send({ run_id: runId, ...(toSnake(event) as object) }, e.seq);
+        // The A2A stream opens with the Task snapshot; run streams carry status and artifact events only.
+        if (event.kind !== 'task') await sse.send({ run_id: event.taskId, ...(toSnake(event) as object) }, e.seq);
         if (e.final || ac.signal.aborted) break;
         cur = await it.next();
       }
