@@ -412,6 +412,32 @@ export function buildCases(seed: number, count: number): FuzzCase[] {
   return cases;
 }
 
+/** The data of the one `data:` frame of an SSE body; throws unless there is exactly one. */
+function singleSseFrame(text: string): unknown {
+  const frames = text
+    .split('\n\n')
+    .map((raw) =>
+      raw
+        .split('\n')
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).trimStart())
+        .join('\n'),
+    )
+    .filter((d) => d.length > 0);
+  if (frames.length !== 1) throw new Error(`${frames.length} SSE frames`);
+  return JSON.parse(frames[0]!) as unknown;
+}
+
+/** A case whose body names a streaming method (message/stream, tasks/resubscribe) in a readable envelope. */
+function isStreamingCase(c: FuzzCase): boolean {
+  try {
+    const b = JSON.parse(c.body.toString()) as { method?: unknown };
+    return b.method === 'message/stream' || b.method === 'tasks/resubscribe';
+  } catch {
+    return false;
+  }
+}
+
 describe('A2A fuzz: bad input always gets a well-formed JSON-RPC error', () => {
   let system: System;
   let key: string;
@@ -465,15 +491,18 @@ describe('A2A fuzz: bad input always gets a well-formed JSON-RPC error', () => {
       const r = await post(c);
       const where = `case ${i} (${c.name})`;
       let body: any;
+      // A refused streaming method is a stream of exactly one error frame; everything else is JSON.
+      const streamed = /^text\/event-stream/.test(r.contentType);
       try {
-        body = JSON.parse(r.text);
+        body = streamed ? singleSseFrame(r.text) : JSON.parse(r.text);
       } catch {
         failures.push(`${where}: not JSON (${r.status} ${r.contentType}): ${r.text.slice(0, 120)}`);
         continue;
       }
       const problems: string[] = [];
       if (r.status !== 200) problems.push(`HTTP ${r.status}`);
-      if (!/^application\/json/.test(r.contentType)) problems.push(`content-type ${r.contentType}`);
+      if (!/^application\/json/.test(r.contentType) && !(streamed && isStreamingCase(c)))
+        problems.push(`content-type ${r.contentType}`);
       if (/<html|<!doctype/i.test(r.text)) problems.push('HTML');
       if (body?.jsonrpc !== '2.0') problems.push('jsonrpc');
       if (body?.result !== undefined) problems.push('a result');
@@ -625,8 +654,10 @@ describe('A2A server-side failure', () => {
         { key },
       );
       expect(r.status).toBe(200);
-      expect(r.headers.get('content-type')).toMatch(/^application\/json/);
-      expect(r.body).toMatchObject({
+      // message/stream: the refusal is a stream of one error frame (what streaming clients read).
+      const streamed = method === 'message/stream';
+      expect(r.headers.get('content-type')).toMatch(streamed ? /^text\/event-stream/ : /^application\/json/);
+      expect(streamed ? singleSseFrame(r.text) : r.body).toMatchObject({
         jsonrpc: '2.0',
         id: `down-${method}`,
         error: { code: -32603, message: 'Internal error' },

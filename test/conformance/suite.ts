@@ -43,8 +43,31 @@ export const conformanceResolver: Resolver = async (host) => {
   throw new Error(`getaddrinfo ENOTFOUND ${host}`);
 };
 
-type Answer = RpcAnswer & { id: string };
+type Answer = RpcAnswer & { id: string; method?: string; frames?: SseFrame[] };
 type StreamEvent = TaskStatusUpdateEvent | TaskArtifactUpdateEvent;
+type StreamResult = Task | StreamEvent;
+
+/** The task a stream frame is about: the Task snapshot (first frame of message/stream) or an update event. */
+const taskIdOf = (e: StreamResult): string => (e.kind === 'task' ? e.id : e.taskId);
+
+const STREAMING_METHODS = new Set(['message/stream', 'tasks/resubscribe']);
+
+/** The frames of a complete SSE body (`id:` and `data:` lines). */
+function framesOfText(text: string): SseFrame[] {
+  const frames: SseFrame[] = [];
+  for (const raw of text.split('\n\n')) {
+    const frame: SseFrame = { data: undefined };
+    const data: string[] = [];
+    for (const line of raw.split('\n')) {
+      if (line.startsWith('id:')) frame.id = Number(line.slice(3).trim());
+      else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
+    }
+    if (data.length === 0) continue;
+    frame.data = JSON.parse(data.join('\n'));
+    frames.push(frame);
+  }
+  return frames;
+}
 
 const textOfParts = (parts: readonly { kind: string; text?: string }[] | undefined): string =>
   (parts ?? []).map((p) => (p.kind === 'text' ? (p.text ?? '') : '')).join('');
@@ -126,17 +149,28 @@ export function describeConformance(
         key: o.key === null ? undefined : (o.key ?? sut.a2aKey),
         headers: o.headers ?? {},
       });
-      return { ...r, id };
+      // A streaming method answers SSE, refusals included (one error frame): its body is that frame.
+      if (/^text\/event-stream/.test(r.headers.get('content-type') ?? '')) {
+        const frames = framesOfText(r.text);
+        return { ...r, body: frames.length === 1 ? frames[0]!.data : undefined, frames, id, method };
+      }
+      return { ...r, id, method };
     }
 
-    /** A JSON-RPC error answer: HTTP 200 (unless an HTTP-level refusal), JSON, jsonrpc 2.0, the id echoed. */
+    /**
+     * A JSON-RPC error answer: HTTP 200 (unless an HTTP-level refusal), jsonrpc 2.0, the id echoed; JSON, or
+     * for a refused `message/stream` / `tasks/resubscribe` an SSE stream of exactly one error frame (what the
+     * streaming SDK clients read). HTTP-level refusals are JSON for every method.
+     */
     function expectError(
       r: Answer,
       code: number,
       o: { dataCode?: string; status?: number; echoId?: boolean } = {},
     ): void {
       expect(r.status, r.text).toBe(o.status ?? 200);
-      expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+      const streamed = STREAMING_METHODS.has(r.method ?? '') && (o.status ?? 200) === 200;
+      expect(r.headers.get('content-type')).toMatch(streamed ? /^text\/event-stream/ : /^application\/json/);
+      if (streamed) expect(r.frames, r.text).toHaveLength(1);
       expect(r.body).toMatchObject({ jsonrpc: '2.0', error: { code, message: expect.any(String) } });
       expect(Number.isInteger(r.body.error.code)).toBe(true);
       expect(r.body.result).toBeUndefined();
@@ -292,14 +326,22 @@ export function describeConformance(
         expect(r.status).toBe(200);
         expect(r.contentType).toMatch(/^text\/event-stream/);
         expect(r.frames.length).toBeGreaterThan(2);
-        for (const f of r.frames) {
-          expect(f.data).toMatchObject({ jsonrpc: '2.0', id: r.id });
-          expect(['status-update', 'artifact-update']).toContain(f.data.result.kind);
-        }
+        for (const f of r.frames) expect(f.data).toMatchObject({ jsonrpc: '2.0', id: r.id });
+        // The Task as accepted first (as the SDKs and A2A 1.0 do), then status and artifact updates.
+        expect(r.frames[0]!.data.result).toMatchObject({
+          kind: 'task',
+          id: expect.any(String),
+          contextId: expect.any(String),
+          status: { state: 'working' },
+          artifacts: [],
+        });
+        for (const f of r.frames.slice(1)) expect(['status-update', 'artifact-update']).toContain(f.data.result.kind);
         const client = await a2aClient(base, ECHO, sut.a2aKey);
-        const events: StreamEvent[] = [];
+        const events: StreamResult[] = [];
         for await (const e of client.sendMessageStream({ message: textMessage('sdk stream') as never }))
-          events.push(e as StreamEvent);
+          events.push(e as StreamResult);
+        expect(events[0]).toMatchObject({ kind: 'task', status: { state: 'working' } });
+        expect(events[1]).toMatchObject({ kind: 'status-update', taskId: taskIdOf(events[0]!), final: false });
         expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } });
       });
 
@@ -494,8 +536,12 @@ export function describeConformance(
         const noParts = message([]);
         delete noParts.parts;
         expectError(await send(ECHO, noParts), -32602);
+        // A refused stream is a stream of one JSON-RPC error frame (no task, no event).
         const r = await streamOf(ECHO, 'message/stream', { message: message([]) });
-        expect(r.frames).toEqual([]);
+        expect(r.contentType).toMatch(/^text\/event-stream/);
+        expect(r.frames).toEqual([
+          { data: { jsonrpc: '2.0', id: r.id, error: expect.objectContaining({ code: -32602 }) } },
+        ]);
         const raw = await call(ECHO, 'message/stream', { message: message([]) });
         expectError(raw, -32602);
       });
@@ -536,7 +582,7 @@ export function describeConformance(
       it('5. Streaming: `artifact-update` frames with `append: true` are text deltas concatenated by `artifactId`; the stream always ends with `final: true`; if the connection drops, the stored task stays authoritative (tasks/get)', async () => {
         const text = 'a longer answer that arrives as several deltas';
         const r = await streamOf(ECHO, 'message/stream', { message: textMessage(text) });
-        const events = r.frames.map((f) => f.data.result as StreamEvent);
+        const events = r.frames.map((f) => f.data.result as StreamResult);
         const byArtifact = new Map<string, string>();
         for (const e of events) {
           if (e.kind !== 'artifact-update') continue;
@@ -550,7 +596,7 @@ export function describeConformance(
         expect([...byArtifact.values()]).toEqual([text]);
         expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true });
         expect(events.slice(0, -1).every((e) => e.kind !== 'status-update' || e.final === false)).toBe(true);
-        const stored = await getTask(ECHO, events[0]!.taskId);
+        const stored = await getTask(ECHO, taskIdOf(events[0]!));
         expect(stored.artifacts?.find((a) => byArtifact.has(a.artifactId))?.parts).toEqual([{ kind: 'text', text }]);
 
         // Dropped connection: the run goes on and tasks/get has the outcome.
@@ -561,7 +607,7 @@ export function describeConformance(
           { message: slowMessage(300) },
           { stopAfter: (_f, all) => all.length >= 1 },
         );
-        const taskId = (dropped.frames[0]!.data.result as StreamEvent).taskId;
+        const taskId = taskIdOf(dropped.frames[0]!.data.result);
         const done = await waitForState(slow, taskId, 'completed');
         expect(answerText(done)).toBe('Finished after 300 ms: slow work');
       });
@@ -572,10 +618,12 @@ export function describeConformance(
           slow,
           'message/stream',
           { message: slowMessage(900) },
-          { stopAfter: (_f, all) => all.length >= 1 },
+          { stopAfter: (_f, all) => all.length >= 2 },
         );
+        // The Task snapshot (no id: it precedes event 1), then event 1.
         const lastId = first.frames.at(-1)!.id!;
-        const taskId = (first.frames[0]!.data.result as StreamEvent).taskId;
+        expect(lastId).toBe(1);
+        const taskId = taskIdOf(first.frames[0]!.data.result);
         const again = await streamOf(
           slow,
           'tasks/resubscribe',
@@ -804,8 +852,9 @@ export function describeConformance(
 
       it('Streaming events: `status-update` (taskId, contextId, status with state, final) and `artifact-update` (taskId, artifact with artifactId, name, parts, append)', async () => {
         const r = await streamOf(ECHO, 'message/stream', { message: textMessage('event shapes') });
-        const events = r.frames.map((f) => f.data.result as StreamEvent);
-        const taskId = events[0]!.taskId;
+        const [snapshot, ...events] = r.frames.map((f) => f.data.result as StreamResult) as [Task, ...StreamEvent[]];
+        expect(snapshot.kind).toBe('task');
+        const taskId = snapshot.id;
         for (const e of events) {
           if (e.kind === 'status-update') {
             expect(e).toMatchObject({
@@ -823,8 +872,9 @@ export function describeConformance(
             });
           }
         }
-        expect(new Set(events.map((e) => e.contextId)).size).toBe(1);
-        expect(r.frames.map((f) => f.id)).toEqual(r.frames.map((_, i) => i + 1));
+        expect(new Set([snapshot, ...events].map((e) => e.contextId)).size).toBe(1);
+        // The snapshot carries no id (it is the state before event 1); the events are numbered from 1.
+        expect(r.frames.map((f) => f.id)).toEqual(r.frames.map((_, i) => (i === 0 ? undefined : i)));
       });
 
       it('Data parts (`kind` = `data`) are accepted and handed to the agent', async () => {
@@ -993,6 +1043,99 @@ export function describeConformance(
         expect(((await operator('credits.get', {})) as { credits: number }).credits).toBe(before.credits);
         // The refused message was not handled: the same messageId goes through once credits suffice.
         expect((await sendOk(ECHO, msg)).status.state).toBe('completed');
+      });
+
+      it('Request without `id` (a JSON-RPC notification): checked like any request (-32600, -32601, -32602 with `id: null`), and a valid one is executed and answered with `id: null`', async () => {
+        const noId = async (body: Record<string, unknown>): Promise<RpcAnswer> =>
+          rpc(ep(ECHO), body, { key: sut.a2aKey });
+        const cases: [Record<string, unknown>, number][] = [
+          [{ jsonrpc: 'aaa', method: 'message/send', params: {} }, -32600],
+          [{ jsonrpc: '2.0', params: {} }, -32600],
+          [{ jsonrpc: '2.0', method: 'message/ssend', params: {} }, -32601],
+          [{ jsonrpc: '2.0', method: 'message/send', params: { '': 'not_a_dict' } }, -32602],
+          [{ jsonrpc: '2.0', method: 'message/send', params: { message: { parts: 'invalid' } } }, -32602],
+          [{ jsonrpc: '2.0', method: 'tasks/get', params: { id: uniqueId('task') } }, -32001],
+        ];
+        for (const [body, code] of cases) {
+          const r = await noId(body);
+          expect(r.status, JSON.stringify(body)).toBe(200);
+          expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+          expect(r.body, JSON.stringify(body)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code } });
+        }
+        // Valid: executed (the caller learns the task it started and was charged for) and answered with id null.
+        const sent = await noId({ jsonrpc: '2.0', method: 'message/send', params: { message: textMessage('no id') } });
+        expect(sent.status).toBe(200);
+        expect(sent.body).toMatchObject({
+          jsonrpc: '2.0',
+          id: null,
+          result: { kind: 'task', status: { state: 'completed' } },
+        });
+        const got = await noId({ jsonrpc: '2.0', method: 'tasks/get', params: { id: sent.body.result.id } });
+        expect(got.body).toMatchObject({ jsonrpc: '2.0', id: null, result: { id: sent.body.result.id } });
+        expect(answerText(got.body.result as Task)).toBe('no id');
+        // A streaming notification is a stream whose frames carry id null; a refused one is one error frame.
+        const res = await fetch(ep(ECHO), {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${sut.a2aKey}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            method: 'message/stream',
+            params: { message: textMessage('no id stream') },
+          }),
+        });
+        expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+        const frames = framesOfText(await res.text());
+        expect(frames[0]!.data).toMatchObject({ jsonrpc: '2.0', id: null, result: { kind: 'task' } });
+        expect(frames.every((f) => f.data.id === null && f.data.result !== undefined)).toBe(true);
+        expect(frames.at(-1)!.data.result).toMatchObject({ final: true, status: { state: 'completed' } });
+        const refused = await noId({ jsonrpc: '2.0', method: 'tasks/resubscribe', params: {} });
+        expect(refused.headers.get('content-type')).toMatch(/^text\/event-stream/);
+        expect(framesOfText(refused.text)).toEqual([
+          { data: { jsonrpc: '2.0', id: null, error: expect.objectContaining({ code: -32602 }) } },
+        ]);
+      });
+
+      it('A refused `message/stream` / `tasks/resubscribe` is one SSE error frame, so @a2a-js/sdk A2AClient surfaces its code; HTTP-level refusals keep their status', async () => {
+        const client = await a2aClient(base, ECHO, sut.a2aKey);
+        const codeOf = async (stream: () => AsyncGenerator<unknown>): Promise<unknown> => {
+          try {
+            for await (const _e of stream()) {
+              // A refusal yields nothing.
+            }
+          } catch (err) {
+            return err;
+          }
+          throw new Error('expected the stream to fail');
+        };
+        const notFound = (await codeOf(() => client.resubscribeTask({ id: uniqueId('task') }))) as Error & {
+          cause?: { errorResponse?: { error: { code: number } } };
+        };
+        expect(notFound.message).toMatch(/Code: -32001/);
+        expect(notFound.cause?.errorResponse?.error.code).toBe(-32001);
+        const badParams = (await codeOf(() =>
+          client.sendMessageStream({ message: { ...textMessage('x'), parts: [] } as never }),
+        )) as Error & { cause?: { errorResponse?: { error: { code: number } } } };
+        expect(badParams.message).toMatch(/Code: -32602/);
+        expect(badParams.cause?.errorResponse?.error.code).toBe(-32602);
+        const badMime = (await codeOf(() =>
+          client.sendMessageStream({
+            message: message([bytesPart('a.zip', 'application/zip', 'zip')]) as never,
+          }),
+        )) as Error & { cause?: { errorResponse?: { error: { code: number } } } };
+        expect(badMime.cause?.errorResponse?.error.code).toBe(-32005);
+        // Rate limited after authentication: HTTP 429 as the spec says; the SDK still reports the code.
+        const limited = await freshAgent('stream-429', 'demo:echo', { settings: { rateLimitPerMinute: 1 } });
+        await awayFromWindowEdge();
+        const limitedClient = await a2aClient(base, limited, sut.a2aKey);
+        resultOf(await send(limited, textMessage('spend the budget')));
+        const tooMany = (await codeOf(() =>
+          limitedClient.sendMessageStream({ message: textMessage('over the limit') as never }),
+        )) as Error;
+        expect(tooMany.message).toMatch(/429/);
+        expect(tooMany.message).toMatch(/Code: -32\d{3}/);
+        const r = await streamOf(limited, 'message/stream', { message: textMessage('raw over the limit') });
+        expect(r.status).toBe(429);
+        expect(r.contentType).toMatch(/^application\/json/);
       });
 
       it('-32001 | Task not found | unknown taskId', async () => {
@@ -1194,10 +1337,12 @@ export function describeConformance(
         expect(sent.status).toMatchObject({ state: 'completed', timestamp: expect.any(String) });
         expect(sent.artifacts?.map((a) => a.name)).toContain('agent_response');
         const r = await streamOf(ECHO, 'message/stream', { message: textMessage('streamed within budget') });
-        const events = r.frames.map((f) => f.data.result as StreamEvent);
-        expect(events[0]).toMatchObject({ kind: 'status-update', status: { state: 'working' }, final: false });
+        const events = r.frames.map((f) => f.data.result as StreamResult);
+        expect(events[0]).toMatchObject({ kind: 'task', status: { state: 'working' }, artifacts: [] });
+        // Events table: the first status-update is `working`, `final` false; the last is terminal, `final` true.
+        expect(events[1]).toMatchObject({ kind: 'status-update', status: { state: 'working' }, final: false });
         expect(events.at(-1)).toMatchObject({ kind: 'status-update', status: { state: 'completed' }, final: true });
-        const stored = await getTask(ECHO, events[0]!.taskId);
+        const stored = await getTask(ECHO, taskIdOf(events[0]!));
         expect(answerText(stored)).toBe('streamed within budget');
       });
 
@@ -1388,10 +1533,10 @@ export function describeConformance(
           slow,
           'message/stream',
           { message: slowMessage(800) },
-          { stopAfter: (_f, all) => all.length >= 1 },
+          { stopAfter: (_f, all) => all.length >= 2 },
         );
-        const taskId = (s.frames[0]!.data.result as StreamEvent).taskId;
-        expect(s.frames[0]!.id).toBe(1);
+        const taskId = taskIdOf(s.frames[0]!.data.result);
+        expect(s.frames.map((f) => f.id)).toEqual([undefined, 1]);
         const [all, after, beyond] = await Promise.all([
           streamOf(slow, 'tasks/resubscribe', { id: taskId }),
           streamOf(slow, 'tasks/resubscribe', { id: taskId }, { headers: { 'Last-Event-ID': '1' } }),

@@ -38,12 +38,13 @@ describe.runIf(engineUrlsSet)('distributed behaviour across processes', () => {
       { jsonrpc: '2.0', id: 's1', method: 'message/stream', params: { message: slowMessage(2500, 'resume me') } },
       {
         key: sut.a2aKey,
-        stopAfter: (_f, all) => all.length === 1,
+        stopAfter: (_f, all) => all.length === 2,
       },
     );
-    expect(first.frames).toHaveLength(1);
-    const taskId = first.frames[0]!.data.result.taskId as string;
-    expect(first.frames[0]!.id).toBe(1);
+    // The Task snapshot (no id), then event 1.
+    expect(first.frames).toHaveLength(2);
+    const taskId = first.frames[0]!.data.result.id as string;
+    expect(first.frames.map((f) => f.id)).toEqual([undefined, 1]);
     // Reconnect elsewhere, saying the last event we saw was 1: we get 2… (missed), then the live ones.
     const resumed = await sse(
       url(g2, SLOW),

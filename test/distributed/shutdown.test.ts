@@ -86,7 +86,8 @@ describe.runIf(engineUrlsSet)('graceful shutdown on SIGTERM (distributed)', () =
       },
       {
         key: sut.a2aKey,
-        stopAfter: (_f, all) => (all.length === 1 && firstFrame(), false),
+        // The Task snapshot, then event 1: the stream has an id to resume from.
+        stopAfter: (_f, all) => (all.length === 2 && firstFrame(), false),
       },
     );
     let streamEndedAt = 0;
@@ -105,9 +106,9 @@ describe.runIf(engineUrlsSet)('graceful shutdown on SIGTERM (distributed)', () =
     // The stream ends cleanly (sse() throws on a cut connection) and without a final frame.
     const first = await stream;
     expect(streamEndedAt).toBeGreaterThanOrEqual(flippedAt);
-    expect(first.frames.length).toBeGreaterThanOrEqual(1);
+    expect(first.frames.length).toBeGreaterThanOrEqual(2);
     expect(first.frames.some((f) => f.data?.result?.final === true)).toBe(false);
-    const taskId = first.frames[0]!.data.result.taskId as string;
+    const taskId = first.frames[0]!.data.result.id as string;
     const lastSeen = first.frames.at(-1)!.id!;
 
     // Resumed on the other gateway: the events after the last one seen, then the final frame.
@@ -184,16 +185,17 @@ describe.runIf(engineUrlsSet)('graceful shutdown on SIGTERM (distributed)', () =
     const stream = sse(
       url(g1, SLOW),
       { jsonrpc: '2.0', id: 's', method: 'message/stream', params: { message: slowMessage(8_000, text) } },
-      { key: sut.a2aKey, stopAfter: (_f, all) => (all.length === 2 && progressed(), false) },
+      { key: sut.a2aKey, stopAfter: (_f, all) => (all.length === 3 && progressed(), false) },
     );
-    // Frame 2 is the progress event (run_seq 1), applied: its offset is one tasks must commit on the way out.
+    // Frame 3 (after the Task snapshot and `working`) is the progress event (run_seq 1), applied: its offset
+    // is one tasks must commit on the way out.
     await gotProgress;
 
     expect(await stopMeasured('tasks')).toBe(0);
     // The live stream did not hold the shutdown for the gRPC grace period (5 s).
     expect(measured.tasks).toBeLessThan(3_000);
     const cut = await stream;
-    const taskId = cut.frames[0]!.data.result.taskId as string;
+    const taskId = cut.frames[0]!.data.result.id as string;
     const lastSeen = cut.frames.filter((f) => f.id !== undefined).at(-1)!.id!;
     // The stream ended with an error frame that says how to resume, not with a final event.
     expect(cut.frames.at(-1)!.data.error).toMatchObject({ code: -32603, data: { code: 'UNAVAILABLE' } });

@@ -84,12 +84,14 @@ export function describeA2aEndToEnd(layout: string, start: () => Promise<Sut>): 
       expect(withHistory.history?.[0]?.parts).toEqual([{ kind: 'text', text: 'hello from the sdk' }]);
     });
 
-    it('message/stream through @a2a-js/sdk streams working, text deltas with append, and a final frame', async () => {
+    it('message/stream through @a2a-js/sdk streams the Task, working, text deltas with append, and a final frame', async () => {
       const client = await a2aClient(base, ECHO, sut.a2aKey);
-      const events: (TaskStatusUpdateEvent | TaskArtifactUpdateEvent)[] = [];
-      for await (const e of client.sendMessageStream({ message: textMessage('streamed answer text') as never })) {
-        events.push(e as TaskStatusUpdateEvent | TaskArtifactUpdateEvent);
-      }
+      const received: unknown[] = [];
+      for await (const e of client.sendMessageStream({ message: textMessage('streamed answer text') as never }))
+        received.push(e);
+      // The Task as accepted comes first, then its updates.
+      expect(received[0]).toMatchObject({ kind: 'task', status: { state: 'working' } });
+      const events = received.slice(1) as (TaskStatusUpdateEvent | TaskArtifactUpdateEvent)[];
       const first = events[0] as TaskStatusUpdateEvent;
       expect(first.kind).toBe('status-update');
       expect(first.status.state).toBe('working');
@@ -114,7 +116,10 @@ export function describeA2aEndToEnd(layout: string, start: () => Promise<Sut>): 
       expect(r.status).toBe(200);
       expect(r.contentType).toMatch(/^text\/event-stream/);
       expect(r.frames.every((f) => f.data.jsonrpc === '2.0' && f.data.id === 'raw-1')).toBe(true);
-      const ids = r.frames.map((f) => f.id);
+      // The Task snapshot (no id: the state before event 1), then the events in order.
+      expect(r.frames[0]!.id).toBeUndefined();
+      expect(r.frames[0]!.data.result.kind).toBe('task');
+      const ids = r.frames.slice(1).map((f) => f.id);
       expect(ids).toEqual([...ids].sort((a, b) => a! - b!));
       expect(r.frames.at(-1)!.data.result.final).toBe(true);
     });

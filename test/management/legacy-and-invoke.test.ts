@@ -305,7 +305,11 @@ describe('invoke endpoints (scope invoke)', () => {
       .filter((l): l is string => l !== undefined)
       .map((l): any => JSON.parse(l.slice(5)));
     const runId = frames[0].run_id as string;
+    expect(typeof runId).toBe('string');
     expect(frames.every((f) => f.run_id === runId)).toBe(true);
+    // Status and artifact events only (the A2A stream's opening Task snapshot is not a run event).
+    expect(frames[0]).toMatchObject({ kind: 'status-update', status: { state: 'working' }, final: false });
+    expect(frames.every((f) => f.kind === 'status-update' || f.kind === 'artifact-update')).toBe(true);
     const text = frames
       .filter((f) => f.kind === 'artifact-update')
       .map((f) => f.artifact.parts.map((p: any) => p.text).join(''))

@@ -1,4 +1,5 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
+import type { Socket } from 'node:net';
 import { once } from 'node:events';
 import express, { type Request } from 'express';
 import type { Logger } from '@a2a-inbound/logger';
@@ -8,6 +9,7 @@ import { connectClients, Lookups, type GatewayClients } from './clients';
 import type { GatewayConfig } from './config';
 import { createA2aRouter } from './http/a2a-router';
 import { createCardsRouter } from './http/cards-router';
+import { closeIfBodyUnread, jsonBody } from './http/body';
 import { restErrorHandler } from './http/errors';
 import { createInvokeRouter } from './http/invoke-router';
 import { createLegacyRouter } from './http/legacy-router';
@@ -36,6 +38,32 @@ export interface GatewayApp {
   readonly baseUrl: string;
   readonly clients: GatewayClients;
   close(): Promise<void>;
+}
+
+/** The linker routes' bodies (application names, git URLs): small. */
+const LINKER_BODY_LIMIT_BYTES = 1024 * 1024;
+
+const CLIENT_ERRORS: Readonly<Record<string, [number, string, string]>> = {
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'The request was not received in time'],
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'The request headers are too large'],
+};
+
+/**
+ * Answers what Node's HTTP parser refuses (a request not received within HTTP_REQUEST_TIMEOUT_MS or
+ * HTTP_HEADERS_TIMEOUT_MS, oversized headers, malformed HTTP) with a JSON body instead of Node's empty one,
+ * then closes the connection.
+ */
+export function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  // Nothing to answer on a reset socket, nor in the middle of a response that already started.
+  if (err.code === 'ECONNRESET' || !socket.writable || socket.bytesWritten > 0) {
+    socket.destroy();
+    return;
+  }
+  const [status, reason, message] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'Bad Request', 'Malformed HTTP request'];
+  const body = JSON.stringify({ error: { code: status === 408 ? 'REQUEST_TIMEOUT' : 'BAD_REQUEST', message } });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** Builds and starts the gateway (HTTP) on config.host:config.port (0 = any free port). */
@@ -178,12 +206,21 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
   );
   lifecycle.onClose('linker client', async () => linker.close());
   const linkerCallers = new WeakMap<Request, linkerV1.Caller>();
-  app.use('/api/applications', (req, _res, next) => {
-    authenticateUser(req, clients.control).then((u) => {
-      linkerCallers.set(req, { subscriptionId: u.subscriptionId, role: u.role, userId: u.userId });
-      next();
-    }, next);
+  app.use('/api/applications', (req, res, next) => {
+    authenticateUser(req, clients.control).then(
+      (u) => {
+        linkerCallers.set(req, { subscriptionId: u.subscriptionId, role: u.role, userId: u.userId });
+        next();
+      },
+      (err: unknown) => {
+        closeIfBodyUnread(req, res);
+        next(err);
+      },
+    );
   });
+  // Parsed here, after authentication, with the gateway's nesting limit (the linker routes' own JSON parser
+  // then finds the body read and keeps this value).
+  app.use('/api/applications', ...jsonBody(LINKER_BODY_LIMIT_BYTES));
   app.use(
     createLinkerRouter({
       linker,
@@ -199,11 +236,20 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
   });
   app.use(restErrorHandler(log));
 
-  const server: Server = app.listen(config.port, config.host);
+  // requestTimeout bounds receiving a request (headers and body: a slow-dribbled body is cut off with a 408);
+  // it does not apply to the response, so SSE streams live as long as they need.
+  const server: Server = createServer(
+    {
+      requestTimeout: config.requestTimeoutMs,
+      headersTimeout: config.headersTimeoutMs,
+      keepAliveTimeout: config.keepAliveTimeoutMs,
+      connectionsCheckingInterval: Math.min(30_000, Math.max(250, Math.floor(config.headersTimeoutMs / 4))),
+    },
+    app,
+  );
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerClientError(err, socket));
+  server.listen(config.port, config.host);
   await once(server, 'listening');
-  server.requestTimeout = 0; // SSE and large uploads; idle sockets are still reaped by headersTimeout/keepAlive
-  server.headersTimeout = 60_000;
-  server.keepAliveTimeout = 65_000;
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   listeningPort = port;

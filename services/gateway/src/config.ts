@@ -18,6 +18,12 @@ export interface GatewayConfig {
   shutdownReadinessDelayMs: number;
   /** Each readiness check (tasks gRPC health, Redis) must answer within this. */
   readinessTimeoutMs: number;
+  /** The whole request (headers and body) must arrive within this; responses (SSE) are not limited by it. */
+  requestTimeoutMs: number;
+  /** The request headers must arrive within this. */
+  headersTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveTimeoutMs: number;
   trustProxy: boolean;
   providerOrganization: string;
   providerUrl: string;
@@ -39,6 +45,9 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     shutdownGraceMs: r.int('SHUTDOWN_GRACE_MS', 10_000, { min: 0 }),
     shutdownReadinessDelayMs: r.int('SHUTDOWN_READINESS_DELAY_MS', 2_000, { min: 0, max: 120_000 }),
     readinessTimeoutMs: r.int('READINESS_TIMEOUT_MS', 1_500, { min: 50, max: 60_000 }),
+    requestTimeoutMs: r.int('HTTP_REQUEST_TIMEOUT_MS', 300_000, { min: 1_000, max: 3_600_000 }),
+    headersTimeoutMs: r.int('HTTP_HEADERS_TIMEOUT_MS', 20_000, { min: 1_000, max: 600_000 }),
+    keepAliveTimeoutMs: r.int('HTTP_KEEP_ALIVE_TIMEOUT_MS', 65_000, { min: 1_000, max: 600_000 }),
     trustProxy: r.bool('TRUST_PROXY', false),
     providerOrganization: r.string('PROVIDER_ORGANIZATION', 'a2a-inbound'),
     providerUrl: r.string('PROVIDER_URL', ''),
@@ -47,6 +56,8 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     r.problem('LINKER_SERVICE_TOKEN must have 32 to 512 characters (the same value as the linker)');
   if (c.publicBaseUrl && !/^https?:\/\/[^/]+/.test(c.publicBaseUrl))
     r.problem('PUBLIC_BASE_URL must be an http(s) URL');
+  if (c.headersTimeoutMs > c.requestTimeoutMs)
+    r.problem('HTTP_HEADERS_TIMEOUT_MS must not be larger than HTTP_REQUEST_TIMEOUT_MS');
   r.done();
   return c;
 }

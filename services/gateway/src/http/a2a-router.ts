@@ -1,4 +1,4 @@
-import express, { type NextFunction, type Request, type Response, Router } from 'express';
+import express, { type Request, type Response, Router } from 'express';
 import { AppError, InvalidParamsError, toAppError, toJsonRpcError } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
 import { setActiveSpanAttribute, withSpan } from '@a2a-inbound/telemetry';
@@ -12,15 +12,16 @@ import {
   historyLengthOf,
   idOf,
   isObject,
-  jsonDepthExceeds,
   LIMITS,
   parseEnvelope,
+  STREAMING_METHODS,
   taskIdParam,
   validateSendParams,
   type JsonRpcRequest,
 } from '../protocol/validate';
-import { authenticateKey, type KeyAuth } from './auth';
-import { jsonRpcBodyErrorHandler, sendJsonRpcError } from './errors';
+import type { AgentCallContext } from './agent-access';
+import { agentGuard, assertJsonDepth, callContextOf, parseJsonBytes } from './body';
+import { jsonRpcBodyErrorHandler, sendJsonRpcError, sendJsonRpcErrorAsStream } from './errors';
 import { SseWriter } from './sse';
 
 export interface A2aRouterDeps {
@@ -37,9 +38,7 @@ export interface A2aRouterDeps {
   streams: Set<SseWriter>;
 }
 
-interface Ctx {
-  auth: KeyAuth;
-  agent: controlV1.AgentView;
+interface Ctx extends AgentCallContext {
   version: CardVersion;
 }
 
@@ -72,47 +71,6 @@ function versionOf(req: Request, agent: controlV1.AgentView): CardVersion {
   return v;
 }
 
-/** Rate limit: requests per minute per agent, shared by every replica. */
-export async function enforceRateLimit(
-  res: Response,
-  limiter: RateLimiter,
-  agent: controlV1.AgentView,
-  clock: Clock,
-): Promise<void> {
-  const limit = agent.rateLimitPerMinute > 0 ? agent.rateLimitPerMinute : 600;
-  const d = await limiter.hit(`agent:${agent.agentId}`, limit, 60_000);
-  res.setHeader('X-RateLimit-Limit', String(limit));
-  res.setHeader('X-RateLimit-Remaining', String(Math.max(0, limit - d.count)));
-  if (!d.allowed) {
-    const retryAfter = Math.max(1, Math.ceil((d.resetAtMs - clock.now()) / 1000));
-    res.setHeader('Retry-After', String(retryAfter));
-    throw new AppError('RATE_LIMITED', `Rate limit of ${limit} requests per minute exceeded for this agent`, {
-      details: { retryAfterSeconds: retryAfter },
-    });
-  }
-}
-
-/** Loads the agent for an authenticated caller: unknown or another tenant's → 404; not A2A → 404 A2A_NOT_ENABLED. */
-export async function agentForCaller(
-  lookups: Lookups,
-  agentId: string,
-  auth: KeyAuth,
-  requireA2a: boolean,
-): Promise<controlV1.AgentView> {
-  let agent: controlV1.AgentView;
-  try {
-    agent = await lookups.agent(agentId);
-  } catch (err) {
-    if (err instanceof AppError && err.code === 'NOT_FOUND') throw new AppError('NOT_FOUND', 'Agent not found');
-    throw err;
-  }
-  if (agent.subscriptionId !== auth.subscriptionId) throw new AppError('NOT_FOUND', 'Agent not found');
-  if (agent.status !== 'running') throw new AppError('NOT_FOUND', 'Agent not found');
-  if (requireA2a && (!agent.a2aEnabled || agent.type !== 'AI Agent'))
-    throw new AppError('A2A_NOT_ENABLED', 'A2A is not enabled for this agent');
-  return agent;
-}
-
 /** Methods named in spans as they are; anything else is `_OTHER` (a method name is caller-chosen text). */
 const TRACED_METHODS = new Set([
   'message/send',
@@ -140,39 +98,26 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
   const { clients, lookups, limiter, clock, log } = deps;
   const router = Router({ mergeParams: true });
 
-  const guard = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    try {
-      const auth = await authenticateKey(req, 'a2a', lookups, clock);
-      const agent = await agentForCaller(lookups, String(req.params.agentId), auth, true);
-      await enforceRateLimit(res, limiter, agent, clock);
-      res.locals.guarded = { auth, agent } satisfies Omit<Ctx, 'version'>;
-      next();
-    } catch (err) {
-      // The body was not read: close the connection so a large upload is not drained for nothing.
-      if (req.headers['content-length'] && Number(req.headers['content-length']) > 1024 * 1024)
-        res.setHeader('Connection', 'close');
-      sendJsonRpcError(res, null, err, log);
-    }
-  };
+  // Authenticated (key, agent, rate limit) before a byte of the body is read.
+  const guard = agentGuard({ lookups, limiter, clock }, 'a2a', true);
 
-  // The body is read as bytes whatever its Content-Type (clients differ) and parsed here, so that an empty
-  // body, invalid UTF-8 and malformed JSON are all -32700 and never reach express's HTML error page.
+  // The body is read as bytes whatever its Content-Type (clients differ) and parsed in the handler, so that an
+  // empty body, invalid UTF-8 and malformed JSON are all -32700 and never reach express's HTML error page.
   const body = express.raw({ limit: deps.bodyLimitBytes, type: () => true });
 
   const handler = async (req: Request, res: Response): Promise<void> => {
-    const guarded = res.locals.guarded as Omit<Ctx, 'version'>;
+    const guarded = callContextOf(res);
     let raw: unknown;
-    let rpc: JsonRpcRequest;
+    let rpc: JsonRpcRequest | undefined;
     let ctx: Ctx;
     try {
-      raw = parseJsonBody(req.body);
-      if (jsonDepthExceeds(raw, LIMITS.maxDepth))
-        throw new AppError('INVALID_REQUEST', `The request is nested deeper than ${LIMITS.maxDepth} levels`);
+      raw = parseJsonBytes(req.body);
+      assertJsonDepth(raw);
       rpc = parseEnvelope(raw);
       // After the envelope so that an unsupported version (-32004) echoes the request id.
       ctx = { ...guarded, version: versionOf(req, guarded.agent) };
     } catch (err) {
-      sendJsonRpcError(res, idOf(raw), err, log);
+      refuse(res, rpc, idOf(raw), err);
       return;
     }
     try {
@@ -191,8 +136,18 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
         res.end();
         return;
       }
-      sendJsonRpcError(res, rpc.id, err, log);
+      refuse(res, rpc, rpc.id, err);
     }
+  };
+
+  /**
+   * A refused request: a JSON-RPC error. A refused `message/stream` or `tasks/resubscribe` (params, unknown
+   * task, credits, version) is a stream of one error frame, because streaming clients (the official SDKs)
+   * only read `text/event-stream` answers and would lose the code of a JSON one.
+   */
+  const refuse = (res: Response, rpc: JsonRpcRequest | undefined, id: JsonRpcRequest['id'], err: unknown): void => {
+    if (rpc && STREAMING_METHODS.has(rpc.method)) sendJsonRpcErrorAsStream(res, id, err, log);
+    else sendJsonRpcError(res, id, err, log);
   };
 
   const caller = (ctx: Ctx): tasksV1.Caller => ({
@@ -346,7 +301,7 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
     }
   }
 
-  /** Streams gRPC events as SSE; an error before the first event is a plain JSON-RPC error answer. */
+  /** Streams gRPC events as SSE; an error before the first event is thrown (the caller answers one error frame). */
   async function stream(
     rpc: JsonRpcRequest,
     req: Request,
@@ -356,7 +311,7 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
     const ac = new AbortController();
     res.on('close', () => ac.abort());
     const it = open(ac.signal)[Symbol.asyncIterator]();
-    // Refusals (unknown task, bad params, credits) come at once and are plain JSON-RPC answers. A stream with
+    // Refusals (unknown task, bad params, credits) come at once and are thrown to the handler. A stream with
     // nothing to send yet (resubscribing to a task that is quiet for minutes) still opens promptly, so that
     // clients and proxies get their headers and the heartbeats keep the connection.
     const firstEvent = it.next();
@@ -431,24 +386,6 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
   return router;
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
-
-/** The raw body → JSON: empty, invalid UTF-8 or malformed JSON is a parse error (-32700). */
-function parseJsonBody(body: unknown): unknown {
-  if (!Buffer.isBuffer(body) || body.length === 0) throw new AppError('PARSE_ERROR', 'Parse error: the body is empty');
-  let text: string;
-  try {
-    text = utf8.decode(body);
-  } catch {
-    throw new AppError('PARSE_ERROR', 'Parse error: the body is not valid UTF-8');
-  }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new AppError('PARSE_ERROR', 'Parse error: the body is not valid JSON');
-  }
-}
-
 function sendRequest(caller: tasksV1.Caller, v: ReturnType<typeof validateSendParams>): tasksV1.SendMessageRequest {
   return {
     caller,
@@ -464,26 +401,4 @@ function pushResult(r: tasksV1.PushConfigResponse): Record<string, unknown> {
   const cfg: Record<string, unknown> = { id: r.config?.id ?? '', url: r.config?.url ?? '' };
   if (r.config?.authenticationJson) cfg.authentication = JSON.parse(r.config.authenticationJson) as unknown;
   return { taskId: r.taskId, pushNotificationConfig: cfg };
-}
-
-/** What the non-JSON-RPC agent routers (legacy REST, invoke) need: the same auth, limits and streams. */
-export interface AgentRouterDeps {
-  clients: GatewayClients;
-  lookups: Lookups;
-  limiter: RateLimiter;
-  clock: Clock;
-  log: Logger;
-  baseUrl(req: Request): string;
-  bodyLimitBytes: number;
-  sseHeartbeatMs: number;
-  /** Streams to end on shutdown. */
-  streams: Set<SseWriter>;
-  /** Resolves file-URI hosts for the public-address check (tests inject one). */
-  resolver?: Resolver;
-}
-
-/** An authenticated caller of an agent endpoint. */
-export interface AgentCallContext {
-  auth: KeyAuth;
-  agent: controlV1.AgentView;
 }

@@ -18,6 +18,26 @@ export function sendJsonRpcError(res: Response, id: string | number | null, err:
   res.status(status).json({ jsonrpc: '2.0', id, error: toJsonRpcError(app) });
 }
 
+/**
+ * A refused streaming request (`message/stream`, `tasks/resubscribe`): HTTP 200, `text/event-stream`, one
+ * `data:` frame with the JSON-RPC error, then the end of the stream. HTTP-level refusals (the spec's 401, 403,
+ * 404, 429, and 413) keep their status and a JSON body.
+ */
+export function sendJsonRpcErrorAsStream(res: Response, id: string | number | null, err: unknown, log: Logger): void {
+  const app = toAppError(err);
+  if (jsonRpcHttpStatus(app) !== 200) {
+    sendJsonRpcError(res, id, app, log);
+    return;
+  }
+  if (app.code === 'INTERNAL' || app.code === 'UNAVAILABLE' || app.code === 'DEADLINE_EXCEEDED')
+    log.error({ err }, 'request failed');
+  res.status(200);
+  res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+  res.setHeader('Cache-Control', 'no-cache, no-transform');
+  res.setHeader('X-Accel-Buffering', 'no');
+  res.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id, error: toJsonRpcError(app) })}\n\n`);
+}
+
 /** Errors of body parsing (express.json) → JSON-RPC -32700 / 413, never an HTML page. */
 export function jsonRpcBodyErrorHandler(log: Logger) {
   return (err: unknown, _req: Request, res: Response, next: NextFunction): void => {

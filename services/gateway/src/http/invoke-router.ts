@@ -1,10 +1,10 @@
-import express, { type NextFunction, type Request, type Response, Router } from 'express';
+import { type Request, Router } from 'express';
 import { AppError, InvalidParamsError, toAppError } from '@a2a-inbound/errors';
 import type { tasksV1 } from '@a2a-inbound/proto';
 import { call, streamOf, dnsResolver } from '@a2a-inbound/runtime';
 import { checkFileUris, LIMITS, validateSendParams } from '../protocol/validate';
-import { agentForCaller, enforceRateLimit, type AgentCallContext, type AgentRouterDeps } from './a2a-router';
-import { authenticateKey } from './auth';
+import type { AgentCallContext, AgentRouterDeps } from './agent-access';
+import { agentGuard, callContextOf, jsonBody } from './body';
 import { intQuery, isObject, restErrors, toSnake } from './rest';
 import { SseWriter } from './sse';
 
@@ -55,19 +55,10 @@ export function createInvokeRouter(deps: InvokeRouterDeps): Router {
   const t = clients.tasks;
   const router = Router();
 
-  const guard = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    try {
-      const auth = await authenticateKey(req, 'invoke', lookups, clock);
-      const agent = await agentForCaller(lookups, String(req.params.agentId), auth, false);
-      await enforceRateLimit(res, limiter, agent, clock);
-      res.locals.ctx = { auth, agent } satisfies Ctx;
-      next();
-    } catch (err) {
-      next(err);
-    }
-  };
-  const body = express.json({ limit: deps.bodyLimitBytes, type: () => true, strict: true });
-  const ctxOf = (res: Response): Ctx => res.locals.ctx as Ctx;
+  // Key of scope `invoke`, the agent of its subscription, the rate limit: before the body is read.
+  const guard = agentGuard({ lookups, limiter, clock }, 'invoke', false);
+  const body = jsonBody(deps.bodyLimitBytes);
+  const ctxOf = callContextOf;
   const caller = (ctx: Ctx): tasksV1.Caller => ({
     subscriptionId: ctx.auth.subscriptionId,
     deploymentId: ctx.agent.deploymentId,
@@ -132,7 +123,7 @@ export function createInvokeRouter(deps: InvokeRouterDeps): Router {
       );
   };
 
-  router.post('/agents/:agentId/runs', guard, body, async (req, res) => {
+  router.post('/agents/:agentId/runs', guard, ...body, async (req, res) => {
     const ctx = ctxOf(res);
     const task = await send(ctx, sendOf(req, false), false);
     const url = runUrl(req, ctx.agent.agentId, String(task.id));
@@ -190,14 +181,14 @@ export function createInvokeRouter(deps: InvokeRouterDeps): Router {
     }
   });
 
-  router.post('/agents/:agentId/run', guard, body, async (req, res) => {
+  router.post('/agents/:agentId/run', guard, ...body, async (req, res) => {
     const ctx = ctxOf(res);
     aiAgentOnly(ctx);
     const task = await send(ctx, sendOf(req, true), true);
     res.json(runOut(task, ctx.agent.agentId));
   });
 
-  router.post('/agents/:agentId/run/stream', guard, body, async (req, res) => {
+  router.post('/agents/:agentId/run/stream', guard, ...body, async (req, res) => {
     const ctx = ctxOf(res);
     aiAgentOnly(ctx);
     const v = sendOf(req, true);
@@ -224,8 +215,8 @@ export function createInvokeRouter(deps: InvokeRouterDeps): Router {
       while (!cur.done) {
         const e = cur.value;
         const event = JSON.parse(e.eventJson) as Record<string, unknown>;
-        const runId = event.kind === 'task' ? event.id : event.taskId;
-        await sse.send({ run_id: runId, ...(toSnake(event) as object) }, e.seq);
+        // The A2A stream opens with the Task snapshot; run streams carry status and artifact events only.
+        if (event.kind !== 'task') await sse.send({ run_id: event.taskId, ...(toSnake(event) as object) }, e.seq);
         if (e.final || ac.signal.aborted) break;
         cur = await it.next();
       }

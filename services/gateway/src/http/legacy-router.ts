@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import express, { type NextFunction, type Request, type Response, Router } from 'express';
+import { type NextFunction, type Request, type Response, Router } from 'express';
 import { InvalidParamsError, toAppError } from '@a2a-inbound/errors';
 import type { tasksV1 } from '@a2a-inbound/proto';
 import { call, streamOf, dnsResolver } from '@a2a-inbound/runtime';
 import { checkFileUris, historyLengthOf, LIMITS, validateSendParams } from '../protocol/validate';
-import { agentForCaller, enforceRateLimit, type AgentCallContext, type AgentRouterDeps } from './a2a-router';
-import { authenticateKey } from './auth';
+import type { AgentCallContext, AgentRouterDeps } from './agent-access';
+import { agentGuard, callContextOf, jsonBody } from './body';
 import { intQuery, isObject, restErrors, toSnake } from './rest';
 import { SseWriter } from './sse';
 
@@ -118,20 +118,9 @@ export function createLegacyRouter(deps: LegacyRouterDeps): Router {
     );
     next();
   };
-  const guard = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    try {
-      const auth = await authenticateKey(req, 'a2a', lookups, clock);
-      const agent = await agentForCaller(lookups, String(req.params.agentId), auth, true);
-      await enforceRateLimit(res, limiter, agent, clock);
-      res.locals.ctx = { auth, agent } satisfies Ctx;
-      next();
-    } catch (err) {
-      if (req.headers['content-length'] && Number(req.headers['content-length']) > 1024 * 1024)
-        res.setHeader('Connection', 'close');
-      next(err);
-    }
-  };
-  const body = express.json({ limit: deps.bodyLimitBytes, type: () => true, strict: true });
+  // Same key scope, A2A rule and rate limit as /agents/{id}/a2a, checked before the body is read.
+  const guard = agentGuard({ lookups, limiter, clock }, 'a2a', true);
+  const body = jsonBody(deps.bodyLimitBytes);
   const caller = (ctx: Ctx): tasksV1.Caller => ({
     subscriptionId: ctx.auth.subscriptionId,
     deploymentId: ctx.agent.deploymentId,
@@ -139,14 +128,14 @@ export function createLegacyRouter(deps: LegacyRouterDeps): Router {
     keyId: ctx.auth.keyId,
     protocolVersion: '0.3.0',
   });
-  const ctxOf = (res: Response): Ctx => res.locals.ctx as Ctx;
+  const ctxOf = callContextOf;
   const taskIdOf = (req: Request): string => {
     const id = String(req.params.taskId);
     if (id.length === 0 || id.length > LIMITS.maxIdChars) throw new InvalidParamsError('task_id is too long');
     return id;
   };
 
-  router.post('/agents/:agentId/tasks', deprecation, guard, body, async (req, res) => {
+  router.post('/agents/:agentId/tasks', deprecation, guard, ...body, async (req, res) => {
     const ctx = ctxOf(res);
     const b: unknown = req.body;
     if (!isObject(b)) throw new InvalidParamsError('the body must be a JSON object with a message');

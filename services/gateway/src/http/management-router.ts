@@ -1,9 +1,10 @@
-import express, { type Request, type Response, Router } from 'express';
+import { type Request, type Response, Router } from 'express';
 import { AppError, InvalidParamsError } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
 import { call } from '@a2a-inbound/runtime';
 import type { GatewayClients, Lookups } from '../clients';
 import { buildCatalog, cardPath, type CardOptions } from '../protocol/cards';
+import { bodyUnread, closeIfBodyUnread, jsonBody } from './body';
 import { testDiscovery } from './discovery';
 import { isObject, restErrors } from './rest';
 import { authenticateUser, type UserActor } from './user-auth';
@@ -25,7 +26,7 @@ export interface ManagementRouterDeps {
   discoveryTimeoutMs?: number;
 }
 
-export const MANAGEMENT_BODY_LIMIT = '1mb';
+export const MANAGEMENT_BODY_LIMIT_BYTES = 1024 * 1024;
 
 type Json = Record<string, unknown>;
 
@@ -206,29 +207,31 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
     providerUrl: deps.providerUrl,
   });
 
+  // The user token is checked before a byte of the body is read (an unauthenticated upload is answered 401
+  // and its connection closed), then the Content-Type, then the body (size, UTF-8, JSON, nesting).
   router.use('/api/v1', (req, res, next) => {
     res.setHeader('Cache-Control', 'no-store');
-    const len = Number(req.headers['content-length'] ?? 0);
+    authenticateUser(req, control).then(
+      (actor) => {
+        res.locals.actor = actor;
+        next();
+      },
+      (err: unknown) => {
+        closeIfBodyUnread(req, res);
+        next(err);
+      },
+    );
+  });
+  router.use('/api/v1', (req, res, next) => {
     const ct = req.headers['content-type'];
-    if (
-      (len > 0 || req.headers['transfer-encoding']) &&
-      typeof ct === 'string' &&
-      !/^application\/([\w.+-]+\+)?json\b/i.test(ct)
-    ) {
+    if (bodyUnread(req) && typeof ct === 'string' && !/^application\/([\w.+-]+\+)?json\b/i.test(ct)) {
+      closeIfBodyUnread(req, res);
       next(new AppError('CONTENT_TYPE_NOT_SUPPORTED', 'Send JSON: Content-Type: application/json'));
       return;
     }
     next();
   });
-  router.use('/api/v1', express.json({ limit: MANAGEMENT_BODY_LIMIT, type: () => true, strict: true }));
-  router.use('/api/v1', async (req, res, next) => {
-    try {
-      res.locals.actor = await authenticateUser(req, control);
-      next();
-    } catch (err) {
-      next(err);
-    }
-  });
+  router.use('/api/v1', ...jsonBody(MANAGEMENT_BODY_LIMIT_BYTES));
 
   const actorOf = (res: Response): UserActor => res.locals.actor as UserActor;
   const bodyOf = (req: Request): Json => {

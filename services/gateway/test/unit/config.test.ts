@@ -43,7 +43,26 @@ describe('loadGatewayConfig', () => {
       shutdownReadinessDelayMs: 2_000,
       readinessTimeoutMs: 1_500,
       linkerServiceToken: '',
+      requestTimeoutMs: 300_000,
+      headersTimeoutMs: 20_000,
+      keepAliveTimeoutMs: 65_000,
     });
+  });
+
+  it('HTTP timeouts: read from HTTP_REQUEST_TIMEOUT_MS, HTTP_HEADERS_TIMEOUT_MS, HTTP_KEEP_ALIVE_TIMEOUT_MS; never 0 (no timeout), headers within the request timeout', () => {
+    expect(
+      loadGatewayConfig({
+        HTTP_REQUEST_TIMEOUT_MS: '60000',
+        HTTP_HEADERS_TIMEOUT_MS: '5000',
+        HTTP_KEEP_ALIVE_TIMEOUT_MS: '10000',
+      }),
+    ).toMatchObject({ requestTimeoutMs: 60_000, headersTimeoutMs: 5_000, keepAliveTimeoutMs: 10_000 });
+    const problems = problemsOf({ HTTP_REQUEST_TIMEOUT_MS: '0', HTTP_KEEP_ALIVE_TIMEOUT_MS: 'x' });
+    expect(problems.join('\n')).toMatch(/HTTP_REQUEST_TIMEOUT_MS must be >= 1000, got 0/);
+    expect(problems.join('\n')).toMatch(/HTTP_KEEP_ALIVE_TIMEOUT_MS/);
+    expect(problemsOf({ HTTP_REQUEST_TIMEOUT_MS: '5000', HTTP_HEADERS_TIMEOUT_MS: '6000' })).toEqual([
+      'HTTP_HEADERS_TIMEOUT_MS must not be larger than HTTP_REQUEST_TIMEOUT_MS',
+    ]);
   });
 
   it('LINKER_SERVICE_TOKEN: 32 to 512 characters when set', () => {
