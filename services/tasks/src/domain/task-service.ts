@@ -772,13 +772,14 @@ export class TaskService {
   async #contextMemory(task: TaskDoc): Promise<Message[]> {
     const { memoryMessages, memoryMaxBytes } = this.deps.config;
     if (memoryMessages === 0) return [];
-    // The newest tasks of the context (each holds at least one message), oldest first.
+    // The newest tasks of the context (each holds at least one message), then oldest first (a stable sort:
+    // tasks created in the same millisecond keep the store's order).
     const siblings = (
       await this.c.tasks.find(
         { subscriptionId: task.subscriptionId, contextId: task.contextId },
         { sort: { field: 'createdAtMs', direction: -1 }, limit: memoryMessages + 1 },
       )
-    ).reverse();
+    ).sort((a, b) => a.doc.createdAtMs - b.doc.createdAtMs);
     if (!siblings.some((s) => s.id === task.id)) siblings.push({ id: task.id, version: 0, doc: task });
     const messages: Message[] = [];
     for (const s of siblings) {
