@@ -45,11 +45,22 @@ export interface KafkaBusOptions {
   readonly maxPendingPublishes?: number;
   /** How long subscribe() waits for the consumer to join its group. */
   readonly joinTimeoutMs?: number;
+  /**
+   * Largest message (key + value + headers) publish() accepts; larger ones fail at once with INTERNAL (a
+   * design error, never retried as an outage). Default 900 KB, under the broker's 1 MB `message.max.bytes`.
+   */
+  readonly maxMessageBytes?: number;
+  /** A send batch is cut at this many bytes (the broker limits a partition's record batch, not a message). */
+  readonly maxBatchBytes?: number;
 }
+
+export const DEFAULT_MAX_MESSAGE_BYTES = 900 * 1024;
+const DEFAULT_MAX_BATCH_BYTES = 900 * 1024;
 
 interface Pending {
   readonly topic: string;
   readonly message: Message;
+  readonly bytes: number;
   readonly resolve: () => void;
   readonly reject: (err: unknown) => void;
 }
@@ -85,6 +96,25 @@ function decodeHeaders(headers: IHeaders | undefined): Record<string, string> {
     if (first !== undefined) out[name] = first.toString();
   }
   return out;
+}
+
+function messageBytes(m: BusMessage): number {
+  let n = Buffer.byteLength(m.key) + m.value.byteLength;
+  for (const [k, v] of Object.entries(m.headers ?? {})) n += Buffer.byteLength(k) + Buffer.byteLength(v);
+  return n;
+}
+
+/** How many queued publishes go in the next send: at most 500 and `maxBytes` (always at least one). */
+export function batchLength(queue: readonly { bytes: number }[], maxBytes: number): number {
+  let n = 0;
+  let bytes = 0;
+  while (n < queue.length && n < 500) {
+    const next = queue[n]!.bytes;
+    if (n > 0 && bytes + next > maxBytes) break;
+    bytes += next;
+    n += 1;
+  }
+  return n;
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
@@ -236,13 +266,20 @@ export class KafkaBus implements Bus {
     if (this.#queue.length >= (this.#options.maxPendingPublishes ?? 10_000)) {
       throw new AppError('UNAVAILABLE', 'bus is saturated (too many pending publishes)');
     }
+    const bytes = messageBytes(message);
+    const max = this.#options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    if (bytes > max) {
+      // Alone or in a batch, the broker would refuse it (MESSAGE_TOO_LARGE) and take its batch-mates down
+      // with it. Large payloads travel as blob references (ADR 0013); reaching this is a bug, said clearly.
+      throw new AppError('INTERNAL', `bus message of ${bytes} bytes on ${message.topic} exceeds ${max} bytes`);
+    }
     // Copy now: the caller may reuse its buffer once publish() resolved (or even before).
     const kafkaMessage: Message = { key: message.key, value: Buffer.from(message.value) };
     if (message.headers) kafkaMessage.headers = { ...message.headers };
     await this.#ensureTopic(message.topic);
     this.#assertOpen();
     await new Promise<void>((resolve, reject) => {
-      this.#queue.push({ topic: message.topic, message: kafkaMessage, resolve, reject });
+      this.#queue.push({ topic: message.topic, message: kafkaMessage, bytes, resolve, reject });
       this.#pump();
     });
   }
@@ -250,7 +287,10 @@ export class KafkaBus implements Bus {
   /** One send in flight; whatever queued meanwhile goes in the next batch, in order. */
   #pump(): void {
     if (this.#sending || this.#queue.length === 0) return;
-    const batch = this.#queue.splice(0, 500);
+    const batch = this.#queue.splice(
+      0,
+      batchLength(this.#queue, this.#options.maxBatchBytes ?? DEFAULT_MAX_BATCH_BYTES),
+    );
     const byTopic = new Map<string, Message[]>();
     for (const p of batch) {
       let list = byTopic.get(p.topic);

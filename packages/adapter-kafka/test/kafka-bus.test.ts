@@ -51,6 +51,35 @@ describe.runIf(Boolean(brokers))('KafkaBus specifics', () => {
     expect(implicit.topics[0]!.partitions).toHaveLength(4);
   });
 
+  it('refuses a message over the size limit at once (INTERNAL, not an outage) without failing its batch-mates', async () => {
+    const t = topic('too-large');
+    const small = bus.publish({ topic: t, key: 'k', value: enc('small') });
+    await expect(bus.publish({ topic: t, key: 'k', value: new Uint8Array(1024 * 1024) })).rejects.toMatchObject({
+      code: 'INTERNAL',
+    });
+    await small;
+  });
+
+  it('cuts send batches by bytes: many concurrent 200 KB messages of one key all arrive, in order', async () => {
+    // 40 × 200 KB = 8 MB to one partition: one record batch would exceed the broker's 1 MB limit.
+    const t = topic('big-batch');
+    const n = 40;
+    const value = (i: number): Uint8Array => {
+      const v = new Uint8Array(200 * 1024).fill(i);
+      return v;
+    };
+    await Promise.all(Array.from({ length: n }, (_, i) => bus.publish({ topic: t, key: 'same', value: value(i) })));
+    const seen: number[] = [];
+    const sub = await bus.subscribe(t, `big-${run}`, async (m) => {
+      expect(m.value.byteLength).toBe(200 * 1024);
+      seen.push(m.value[0]!);
+      await Promise.resolve();
+    });
+    await expect.poll(() => seen.length, { timeout: 30_000 }).toBe(n);
+    expect(seen).toEqual(Array.from({ length: n }, (_, i) => i));
+    await sub.close();
+  }, 60_000);
+
   it('delivers to a group that subscribes after the publish (a new group starts at the earliest offset)', async () => {
     const t = topic('late');
     await bus.publish({ topic: t, key: 'k', value: enc('early') });

@@ -15,3 +15,4 @@ export type { InMemoryBusOptions } from './memory/in-memory-bus';
 export { InMemoryEventLog } from './memory/in-memory-event-log';
 export { InMemoryRateLimiter } from './memory/in-memory-rate-limiter';
 export { InMemoryCache } from './memory/in-memory-cache';
+export * from './large-payloads';

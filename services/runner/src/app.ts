@@ -1,6 +1,6 @@
 import { isOutage } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
-import type { Bus, Cache, Clock } from '@a2a-inbound/ports';
+import type { BlobStore, Bus, Cache, Clock } from '@a2a-inbound/ports';
 import { eventsV1 } from '@a2a-inbound/proto';
 import { Lifecycle, PeriodicReadiness, startGrpcServer, type GrpcServerHandle } from '@a2a-inbound/runtime';
 import type { RunnerAppConfig } from './config';
@@ -19,13 +19,14 @@ export interface RunnerApp {
 
 /** Composition root of the runner: consumes run requests and cancels; serves gRPC health. */
 export async function startRunnerApp(
-  deps: { bus: Bus; cache: Cache; clock: Clock; log: Logger; readinessIntervalMs?: number },
+  deps: { bus: Bus; cache: Cache; blobs: BlobStore; clock: Clock; log: Logger; readinessIntervalMs?: number },
   config: RunnerAppConfig,
 ): Promise<RunnerApp> {
   const lifecycle = new Lifecycle();
   const runner = new Runner({
     bus: deps.bus,
     cache: deps.cache,
+    blobs: deps.blobs,
     clock: deps.clock,
     log: deps.log,
     runtimes: DEMO_RUNTIMES,

@@ -11,8 +11,8 @@ async function main(): Promise<void> {
   const config = loadRunnerConfig(process.env, instance);
   const engines = loadEnginesConfig(process.env, { engines: 'real', clientId: config.instanceId });
   const log = createLogger({ service: 'runner', level: process.env.LOG_LEVEL ?? 'info' });
-  const e = await connectEngines(engines, ['bus', 'cache'], log);
-  const app = await startRunnerApp({ bus: e.bus!, cache: e.cache!, clock: systemClock, log }, config);
+  const e = await connectEngines(engines, ['bus', 'cache', 'blobs'], log);
+  const app = await startRunnerApp({ bus: e.bus!, cache: e.cache!, blobs: e.blobs!, clock: systemClock, log }, config);
   const shutdown = (signal: string): void => {
     log.info({ signal }, 'shutting down: draining runs');
     void app

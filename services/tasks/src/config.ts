@@ -38,6 +38,10 @@ export function loadTasksConfig(env: Env): TasksConfig {
       runTimeoutMs: r.int('RUN_TIMEOUT_MS', DEFAULT_TASK_CONFIG.runTimeoutMs, { min: 1_000 }),
       runStallMs: r.int('RUN_STALL_MS', DEFAULT_TASK_CONFIG.runStallMs, { min: 1_000 }),
       memoryMessages: r.int('CONTEXT_MEMORY_MESSAGES', DEFAULT_TASK_CONFIG.memoryMessages, { min: 0, max: 1000 }),
+      memoryMaxBytes: r.int('CONTEXT_MEMORY_MAX_BYTES', DEFAULT_TASK_CONFIG.memoryMaxBytes, {
+        min: 0,
+        max: 64 * 1024 * 1024,
+      }),
       retentionMs: r.int('TASK_RETENTION_MS', DEFAULT_TASK_CONFIG.retentionMs, { min: 60_000 }),
       maxHistory: r.int('TASK_MAX_HISTORY', DEFAULT_TASK_CONFIG.maxHistory, { min: 10 }),
       maxStreams: r.int('TASKS_MAX_STREAMS', DEFAULT_TASK_CONFIG.maxStreams, { min: 1, max: 1_000_000 }),

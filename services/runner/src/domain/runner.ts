@@ -1,7 +1,7 @@
 import type { Message } from '@a2a-js/sdk';
 import type { Logger } from '@a2a-inbound/logger';
 import { withSpan } from '@a2a-inbound/telemetry';
-import { RunLeases, type Bus, type Cache, type Clock } from '@a2a-inbound/ports';
+import { LargePayloads, RunLeases, type BlobStore, type Bus, type Cache, type Clock } from '@a2a-inbound/ports';
 import { eventsV1 } from '@a2a-inbound/proto';
 import type { AgentRuntime, RunContext } from './agent-runtime';
 import { FairScheduler } from './fair-scheduler';
@@ -64,11 +64,14 @@ export class Runner {
   readonly #draining = new AbortController();
   readonly #slots: FairScheduler;
   readonly #leases: RunLeases;
+  readonly #payloads: LargePayloads;
 
   constructor(
     private readonly deps: {
       bus: Bus;
       cache: Cache;
+      /** Large parts of run inputs and outputs (ADR 0013), owned by the run's subscription. */
+      blobs: BlobStore;
       clock: Clock;
       log: Logger;
       runtimes: Readonly<Record<string, AgentRuntime>>;
@@ -77,6 +80,28 @@ export class Runner {
   ) {
     this.#slots = new FairScheduler(deps.config.maxConcurrentRuns, deps.config.maxRunsPerTenant);
     this.#leases = new RunLeases(deps.cache);
+    this.#payloads = new LargePayloads(deps.blobs);
+  }
+
+  /**
+   * The run's input as the agent sees it: the message and the conversation memory with every spilled part
+   * resolved (from the blob store), read from the input blob when the request carried only its reference.
+   */
+  async #runInput(req: eventsV1.RunRequested): Promise<{ message: Message; history: Message[] }> {
+    const owner = req.subscriptionId;
+    let { messageJson, historyJson } = req;
+    if (req.inputBlobId) {
+      const input = (await this.#payloads.getJson(req.inputBlobId, owner)) as {
+        messageJson: string;
+        historyJson: string;
+      };
+      ({ messageJson, historyJson } = input);
+    }
+    const message = await this.#payloads.resolveMessage(JSON.parse(messageJson) as Message, owner);
+    const stored = historyJson ? (JSON.parse(historyJson) as Message[]) : [];
+    const history: Message[] = [];
+    for (const m of stored) history.push(await this.#payloads.resolveMessage(m, owner));
+    return { message, history };
   }
 
   get inflight(): number {
@@ -194,6 +219,9 @@ export class Runner {
     const { instanceId, leaseMs, heartbeatMs } = this.deps.config;
     const startedTtl = Math.max(leaseMs, (req.deadlineMs || this.deps.clock.now()) - this.deps.clock.now()) + leaseMs;
     const renew = (): Promise<void> => this.#leases.hold(req.runId, instanceId, leaseMs, startedTtl);
+    // Read before the lease is taken: a blob store outage hands the request back like a bus outage.
+    const input = await this.#runInput(req);
+    const owner = req.subscriptionId;
     await renew();
     const heartbeat = setInterval(() => {
       renew().catch((err: unknown) => log.warn({ err, taskId: req.taskId }, 'run lease renewal failed'));
@@ -205,19 +233,21 @@ export class Runner {
     const ctx: RunContext = {
       taskId: req.taskId,
       contextId: req.contextId,
-      message: JSON.parse(req.messageJson) as Message,
-      history: req.historyJson ? (JSON.parse(req.historyJson) as Message[]) : [],
+      message: input.message,
+      history: input.history,
       attachments: req.attachments,
       config: req.runtimeConfigJson ? (JSON.parse(req.runtimeConfigJson) as Record<string, unknown>) : {},
       signal: ac.signal,
       artifact: async (a) => {
         if (ac.signal.aborted) throw new RunAborted();
+        // Large output goes to the blob store; the event carries references (bus messages stay small).
+        const parts = await this.#spill(() => this.#payloads.compactParts(a.parts, owner));
         await emit({
           $case: 'artifact',
           artifact: {
             artifactId: a.artifactId,
             name: a.name,
-            partsJson: JSON.stringify(a.parts),
+            partsJson: JSON.stringify(parts),
             append: a.append,
             lastChunk: a.lastChunk,
           },
@@ -226,7 +256,8 @@ export class Runner {
       status: async (state, message) => {
         if (ac.signal.aborted) throw new RunAborted();
         if (state !== 'working') finished = true;
-        await emit({ $case: 'status', status: { state, messageJson: message ? JSON.stringify(message) : '' } });
+        const stored = message ? await this.#spill(() => this.#payloads.compactMessage(message, owner)) : undefined;
+        await emit({ $case: 'status', status: { state, messageJson: stored ? JSON.stringify(stored) : '' } });
       },
       sleep: (ms) =>
         new Promise<void>((resolve, reject) => {
@@ -303,6 +334,15 @@ export class Runner {
       clearInterval(heartbeat);
       const settle = settled ? this.#leases.finish(req.runId, DONE_TTL_MS) : this.#leases.release(req.runId);
       await settle.catch((err: unknown) => log.warn({ err, taskId: req.taskId }, 'run lease update failed'));
+    }
+  }
+
+  /** Storing output failed (blob store outage): like a bus outage, the run is handed back, not failed. */
+  async #spill<T>(store: () => Promise<T>): Promise<T> {
+    try {
+      return await store();
+    } catch (err) {
+      throw new EmitFailed(err);
     }
   }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '@a2a-inbound/logger';
-import { InMemoryBus, InMemoryCache, systemClock, type BusMessage } from '@a2a-inbound/ports';
+import { InMemoryBlobStore, InMemoryBus, InMemoryCache, systemClock, type BusMessage } from '@a2a-inbound/ports';
 import { eventsV1 } from '@a2a-inbound/proto';
 import { checkHealth } from '@a2a-inbound/runtime';
 import { startRunnerApp } from '../../src/app';
@@ -17,7 +17,14 @@ describe('runner gRPC health and drain', () => {
       async (m: BusMessage) => void events.push(eventsV1.TaskEvent.decode(m.value)),
     );
     const app = await startRunnerApp(
-      { bus, cache: new InMemoryCache(), clock: systemClock, log: silentLogger(), readinessIntervalMs: 600_000 },
+      {
+        bus,
+        cache: new InMemoryCache(),
+        blobs: new InMemoryBlobStore(),
+        clock: systemClock,
+        log: silentLogger(),
+        readinessIntervalMs: 600_000,
+      },
       loadRunnerConfig(
         {
           RUNNER_GRPC_PORT: '0',

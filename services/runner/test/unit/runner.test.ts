@@ -1,7 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError, isOutage } from '@a2a-inbound/errors';
 import { silentLogger } from '@a2a-inbound/logger';
-import { InMemoryBus, InMemoryCache, RunLeases, systemClock } from '@a2a-inbound/ports';
+import {
+  InMemoryBlobStore,
+  InMemoryBus,
+  InMemoryCache,
+  LargePayloads,
+  RunLeases,
+  isSpilled,
+  systemClock,
+  type PartLike,
+} from '@a2a-inbound/ports';
 import { eventsV1 } from '@a2a-inbound/proto';
 import type { AgentRuntime } from '../../src/domain/agent-runtime';
 import { Runner, TOPICS } from '../../src/domain/runner';
@@ -28,6 +37,7 @@ function request(taskId: string, subscriptionId = 'sub-a'): eventsV1.RunRequeste
 async function setup(runtime: AgentRuntime) {
   const bus = new InMemoryBus();
   const cache = new InMemoryCache();
+  const blobs = new InMemoryBlobStore();
   const events: eventsV1.TaskEvent[] = [];
   const sub = await bus.subscribe(TOPICS.taskEvents, 'observer', async (m) => {
     events.push(eventsV1.TaskEvent.decode(m.value));
@@ -36,6 +46,7 @@ async function setup(runtime: AgentRuntime) {
   const runner = new Runner({
     bus,
     cache,
+    blobs,
     clock: systemClock,
     log: silentLogger(),
     runtimes: { test: runtime },
@@ -47,7 +58,7 @@ async function setup(runtime: AgentRuntime) {
     await sub.close();
     await bus.close();
   });
-  return { bus, runner, events, leases: new RunLeases(cache) };
+  return { bus, runner, events, blobs, leases: new RunLeases(cache) };
 }
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -66,6 +77,48 @@ describe('Runner', () => {
     expect(seen).toEqual({ state: 'running', holder: 'runner-me' });
     expect(await leases.get('run-t1')).toEqual({ state: 'done' });
     expect(await leases.started('run-t1')).toBe(true);
+  });
+
+  it('resolves spilled parts of the input (message, memory, input blob) and spills large output (ADR 0013)', async () => {
+    const big = 'x'.repeat(700_000);
+    let seen: { text?: string; history?: string[] } = {};
+    const { runner, bus, events, blobs } = await setup(async (ctx) => {
+      seen = {
+        text: ctx.message.parts.map((p) => (p.kind === 'text' ? p.text : '')).join(''),
+        history: ctx.history.map((m) => m.parts.map((p) => (p.kind === 'text' ? p.text : '')).join('')),
+      };
+      await ctx.artifact({
+        artifactId: 'a',
+        name: 'agent_response',
+        parts: [{ kind: 'text', text: `echo:${big}` }],
+        append: false,
+        lastChunk: true,
+      });
+    });
+    const payloads = new LargePayloads(blobs);
+    const message = await payloads.compactMessage(
+      { kind: 'message', role: 'user', messageId: 'm-big', parts: [{ kind: 'text', text: big }] },
+      'sub-a',
+    );
+    const earlier = await payloads.compactMessage(
+      { kind: 'message', role: 'user', messageId: 'm-0', parts: [{ kind: 'text', text: `old:${big}` }] },
+      'sub-a',
+    );
+    const input = await payloads.putJson(
+      { messageJson: JSON.stringify(message), historyJson: JSON.stringify([earlier]) },
+      'sub-a',
+    );
+    await runner.handle({ ...request('t-big'), messageJson: '', historyJson: '', inputBlobId: input.id });
+    await bus.drain();
+    expect(seen.text).toBe(big);
+    expect(seen.history).toEqual([`old:${big}`]);
+    const artifactEvent = events.find((e) => e.event?.$case === 'artifact')!;
+    expect(eventsV1.TaskEvent.encode(artifactEvent).finish().byteLength).toBeLessThan(2_000);
+    const parts = JSON.parse(
+      artifactEvent.event?.$case === 'artifact' ? artifactEvent.event.artifact.partsJson : '[]',
+    ) as PartLike[];
+    expect(isSpilled(parts[0]!)).toBe(true);
+    expect((await payloads.resolvePart(parts[0]!, 'sub-a')).text).toBe(`echo:${big}`);
   });
 
   it('does not run again a redelivered request whose run already finished', async () => {

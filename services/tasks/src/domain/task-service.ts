@@ -7,7 +7,7 @@ import {
   TaskNotCancelableError,
   TaskNotFoundError,
 } from '@a2a-inbound/errors';
-import { RunLeases } from '@a2a-inbound/ports';
+import { LargePayloads, RunLeases, mentionsSpill } from '@a2a-inbound/ports';
 import type {
   BlobStore,
   Bus,
@@ -29,6 +29,7 @@ import type { StreamItem } from './task-tails';
 import { TaskTails } from './task-tails';
 
 export type { StreamItem } from './task-tails';
+import { memoryWindow } from './memory';
 
 export const TOPICS = {
   runRequested: 'a2a.run.requested',
@@ -65,6 +66,8 @@ export interface TaskServiceConfig {
   runStallMs: number;
   /** Messages of the context handed to the agent as conversation memory. */
   memoryMessages: number;
+  /** Bytes of conversation memory (part JSON as the agent receives it) handed to the agent (ADR 0013). */
+  memoryMaxBytes: number;
   /** Retention of finished tasks and their event streams. */
   retentionMs: number;
   /** Upper bound on how many history entries a task keeps. */
@@ -79,6 +82,7 @@ export const DEFAULT_TASK_CONFIG: TaskServiceConfig = {
   runTimeoutMs: 15 * 60_000,
   runStallMs: 60_000,
   memoryMessages: 20,
+  memoryMaxBytes: 4 * 1024 * 1024,
   retentionMs: 7 * 24 * 3600_000,
   maxHistory: 200,
   maxStreams: 20_000,
@@ -88,6 +92,11 @@ export const DEFAULT_TASK_CONFIG: TaskServiceConfig = {
 const TRACER = '@a2a-inbound/tasks';
 /** A messageId claim older than this whose task does not exist was left by a process that died. */
 const CLAIM_STALE_MS = 10_000;
+/**
+ * A run request larger than this carries its input (message and memory) as a blob reference instead: bus
+ * messages stay far below Kafka's 1 MB limit whatever the metadata of the messages (ADR 0013).
+ */
+export const RUN_REQUEST_INLINE_MAX_BYTES = 256 * 1024;
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
@@ -114,6 +123,7 @@ type StoredTask = TaskDoc & { state: TaskState };
 export class TaskService {
   readonly #leases: RunLeases;
   readonly #tails: TaskTails;
+  readonly #payloads: LargePayloads;
 
   constructor(
     private readonly c: TaskCollections,
@@ -130,6 +140,7 @@ export class TaskService {
     },
   ) {
     this.#leases = new RunLeases(deps.cache);
+    this.#payloads = new LargePayloads(deps.blobs);
     this.#tails = new TaskTails({
       tasks: c.tasks,
       eventLog: deps.eventLog,
@@ -167,18 +178,19 @@ export class TaskService {
     options: SendOptions,
   ): Promise<Task> {
     const blocking = options.blocking !== false;
-    if (repeated || !blocking) return this.#toA2A(task, options.historyLength, { emptyArtifactsWhileWorking: true });
+    if (repeated || !blocking)
+      return await this.#toA2A(task, options.historyLength, { emptyArtifactsWhileWorking: true });
     const agent = await this.deps.control.resolveAgent(caller.agentId);
     const settled = await this.#waitForSettle(task.id, startSeq, agent.blockingBudgetMs);
     const current = (await this.c.tasks.get(task.id))?.doc ?? task;
     if (!settled && !isTerminal(current.status.state)) {
       // Budget spent: the run is detached and keeps running; answer `working` with empty artifacts.
-      return this.#toA2A({ ...current, status: { ...current.status, state: 'working' } }, options.historyLength, {
+      return await this.#toA2A({ ...current, status: { ...current.status, state: 'working' } }, options.historyLength, {
         emptyArtifactsWhileWorking: true,
         forceEmptyArtifacts: true,
       });
     }
-    return this.#toA2A(current, options.historyLength, { emptyArtifactsWhileWorking: true });
+    return await this.#toA2A(current, options.historyLength, { emptyArtifactsWhileWorking: true });
   }
 
   async *sendStream(
@@ -228,7 +240,7 @@ export class TaskService {
 
   async get(caller: CallerContext, taskId: string, historyLength?: number): Promise<Task> {
     const task = await this.#owned(caller, taskId);
-    return this.#toA2A(task.doc, historyLength, { emptyArtifactsWhileWorking: false });
+    return await this.#toA2A(task.doc, historyLength, { emptyArtifactsWhileWorking: false });
   }
 
   async cancel(caller: CallerContext, taskId: string): Promise<Task> {
@@ -247,7 +259,7 @@ export class TaskService {
           key: taskId,
           value: eventsV1.RunCancel.encode({ taskId, runId: cur.doc.currentRunId }).finish(),
         });
-        return this.#toA2A(saved.doc, undefined, { emptyArtifactsWhileWorking: false });
+        return await this.#toA2A(saved.doc, undefined, { emptyArtifactsWhileWorking: false });
       } catch (err) {
         if (err instanceof AppError && err.code === 'VERSION_CONFLICT') continue;
         throw err;
@@ -362,7 +374,7 @@ export class TaskService {
       if (!(err instanceof AppError && err.code === 'NOT_FOUND')) throw err;
     }
     const targets = enabled ? (await this.c.pushConfigs.find({ taskId })).map((v) => v.doc) : [];
-    return { task: this.#toA2A(t.doc, undefined, { emptyArtifactsWhileWorking: false }), enabled, targets };
+    return { task: await this.#toA2A(t.doc, undefined, { emptyArtifactsWhileWorking: false }), enabled, targets };
   }
 
   // ---- runner events (bus consumer) -------------------------------------------------------------
@@ -419,7 +431,7 @@ export class TaskService {
           'run event after a gap: applied',
         );
       }
-      const next = this.#applyToDoc(task, event);
+      const next = await this.#applyToDoc(task, event);
       if (!next) return;
       next.doc.lastRunSeq = event.runSeq;
       next.doc.runSeenAtMs = this.deps.clock.now();
@@ -637,7 +649,14 @@ export class TaskService {
       };
       if (message.metadata) base.metadata = message.metadata;
       const first = this.#withStatusEvent(base, { state: 'working', timestamp: this.#now() });
-      await this.c.tasks.insert(taskId, first.doc);
+      try {
+        await this.c.tasks.insert(taskId, first.doc);
+      } catch (err) {
+        // The task was never stored, so nothing will run: not charged, and the messageId may be sent again.
+        await this.deps.control.refund(caller.subscriptionId, `msg:${message.messageId}`);
+        await this.c.messageIds.delete(idemId);
+        throw err;
+      }
       await this.#appendLogged(first.doc, first.seq, first.eventJson, false);
       task = first.doc;
       startSeq = first.seq - 1;
@@ -750,7 +769,9 @@ export class TaskService {
       }
     }
     this.deps.log.debug({ taskId, files: attachments.length }, 'message files stored');
-    return { message: { ...message, parts }, attachments };
+    // Large parts go to the blob store too: the task document and the run request carry references.
+    const compact = await this.#payloads.compactParts(parts, caller.subscriptionId);
+    return { message: { ...message, parts: compact }, attachments };
   }
 
   async #publishRun(
@@ -760,6 +781,8 @@ export class TaskService {
     stored: { message: Message; attachments: eventsV1.Attachment[] },
   ): Promise<void> {
     const memory = await this.#contextMemory(task);
+    const messageJson = JSON.stringify({ ...stored.message, taskId: task.id, contextId: task.contextId });
+    const historyJson = JSON.stringify(memory);
     const req: eventsV1.RunRequested = {
       taskId: task.id,
       contextId: task.contextId,
@@ -769,27 +792,45 @@ export class TaskService {
       agentVersion: agent.servedVersion,
       runtime: agent.runtime,
       runId,
-      messageJson: JSON.stringify({ ...stored.message, taskId: task.id, contextId: task.contextId }),
-      historyJson: JSON.stringify(memory),
+      messageJson,
+      historyJson,
       attachments: stored.attachments,
       deadlineMs: task.runDeadlineMs,
       attempt: 1,
       runtimeConfigJson: JSON.stringify(agent.runtimeConfig),
       trace: {},
+      inputBlobId: '',
     };
-    await this.deps.bus.publish({
-      topic: TOPICS.runRequested,
-      key: task.id,
-      value: eventsV1.RunRequested.encode(req).finish(),
-    });
+    let value = eventsV1.RunRequested.encode(req).finish();
+    if (value.byteLength > RUN_REQUEST_INLINE_MAX_BYTES) {
+      // Spilled parts keep this rare (many parts' or messages' metadata): the input travels as a blob.
+      const input = await this.#payloads.putJson({ messageJson, historyJson }, task.subscriptionId, 'a2a-run-input');
+      value = eventsV1.RunRequested.encode({
+        ...req,
+        messageJson: '',
+        historyJson: '',
+        inputBlobId: input.id,
+      }).finish();
+    }
+    await this.deps.bus.publish({ topic: TOPICS.runRequested, key: task.id, value });
   }
 
-  /** Conversation memory: the latest messages of the context (this task's earlier turns included). */
+  /**
+   * Conversation memory: the latest messages of the context (this task's earlier turns included), bounded by
+   * count and by bytes (ADR 0013). Spilled parts stay references; the runner resolves them.
+   */
   async #contextMemory(task: TaskDoc): Promise<Message[]> {
-    const siblings = await this.c.tasks.find(
-      { subscriptionId: task.subscriptionId, contextId: task.contextId },
-      { sort: { field: 'createdAtMs', direction: 1 }, limit: 200 },
-    );
+    const { memoryMessages, memoryMaxBytes } = this.deps.config;
+    if (memoryMessages === 0) return [];
+    // The newest tasks of the context (each holds at least one message), then oldest first (a stable sort:
+    // tasks created in the same millisecond keep the store's order).
+    const siblings = (
+      await this.c.tasks.find(
+        { subscriptionId: task.subscriptionId, contextId: task.contextId },
+        { sort: { field: 'createdAtMs', direction: -1 }, limit: memoryMessages + 1 },
+      )
+    ).sort((a, b) => a.doc.createdAtMs - b.doc.createdAtMs);
+    if (!siblings.some((s) => s.id === task.id)) siblings.push({ id: task.id, version: 0, doc: task });
     const messages: Message[] = [];
     for (const s of siblings) {
       const doc = s.id === task.id ? task : s.doc;
@@ -798,15 +839,16 @@ export class TaskService {
     // The message being answered is sent separately; drop it from the memory.
     const lastUser = task.history.at(-1);
     const filtered = messages.filter((m) => m.messageId !== lastUser?.messageId);
-    return filtered.slice(-this.deps.config.memoryMessages);
+    return memoryWindow(filtered, { maxMessages: memoryMessages, maxBytes: memoryMaxBytes });
   }
 
-  #applyToDoc(
+  async #applyToDoc(
     task: TaskDoc,
     event: eventsV1.TaskEvent,
-  ): { doc: StoredTask; seq: number; eventJson: string; final: boolean } | undefined {
+  ): Promise<{ doc: StoredTask; seq: number; eventJson: string; final: boolean } | undefined> {
     const ev = event.event;
     if (!ev) return undefined;
+    const owner = task.subscriptionId;
     if (ev.$case === 'status') {
       const state = ev.status.state as TaskState;
       if (!canTransition(task.status.state, state)) {
@@ -818,7 +860,8 @@ export class TaskService {
       }
       const status: StoredStatus = { state, timestamp: this.#now() };
       if (ev.status.messageJson) {
-        const m = JSON.parse(ev.status.messageJson) as Message;
+        // Runners spill large parts themselves; compacting again bounds what an older runner sends.
+        const m = await this.#payloads.compactMessage(JSON.parse(ev.status.messageJson) as Message, owner);
         status.message = { ...m, taskId: task.id, contextId: task.contextId };
       }
       let history = task.history;
@@ -847,15 +890,18 @@ export class TaskService {
     }
     if (ev.$case === 'artifact') {
       const a = ev.artifact;
-      const parts = JSON.parse(a.partsJson) as Part[];
+      const parts = await this.#payloads.compactParts(JSON.parse(a.partsJson) as Part[], owner);
       const artifacts = task.artifacts.map((x) => structuredClone(x));
       const existing = artifacts.find((x) => x.artifactId === a.artifactId);
       if (existing && a.append) {
         for (const p of parts) {
           const last = existing.parts.at(-1);
-          if (last && last.kind === 'text' && p.kind === 'text') last.text += p.text;
+          if (last && last.kind === 'text' && p.kind === 'text')
+            existing.parts[existing.parts.length - 1] = await this.#payloads.appendText(last, p, owner);
           else existing.parts.push(p);
         }
+        // Deltas add up: the stored artifact is spilled as it grows, so the task document stays small.
+        existing.parts = await this.#payloads.compactParts(existing.parts, owner);
       } else if (existing) {
         existing.parts = parts;
       } else {
@@ -971,8 +1017,9 @@ export class TaskService {
     }
   }
 
-  #tailUntilFinal(task: TaskDoc, afterSeq: number, signal: AbortSignal): AsyncIterable<StreamItem> {
-    return this.#tails.follow(task.id, afterSeq, signal);
+  async *#tailUntilFinal(task: TaskDoc, afterSeq: number, signal: AbortSignal): AsyncIterable<StreamItem> {
+    // Whether from the log or rebuilt from the stored task, large parts travel as references: resolved here.
+    for await (const item of this.#tails.follow(task.id, afterSeq, signal)) yield await this.#resolveItem(task, item);
   }
 
   /** Replays events after `afterSeq` then goes live; a finished task gives one final status event. */
@@ -981,7 +1028,7 @@ export class TaskService {
     if (endsStream(current.status.state)) {
       // State table: resubscribing to a finished task gives a single event with `final: true`, whatever
       // Last-Event-ID says (tailing after the last event of a finished task would wait forever).
-      yield this.#finalSnapshot(current);
+      yield await this.#resolveItem(current, this.#finalSnapshot(current));
       return;
     }
     // A Last-Event-ID beyond what exists (a client's bug, or another task's id) would skip the final event
@@ -1026,11 +1073,12 @@ export class TaskService {
     };
   }
 
-  #toA2A(
+  /** The Task as clients see it: spilled parts resolved to their full content (ADR 0013). */
+  async #toA2A(
     task: TaskDoc,
     historyLength: number | undefined,
     opts: { emptyArtifactsWhileWorking: boolean; forceEmptyArtifacts?: boolean },
-  ): Task {
+  ): Promise<Task> {
     const out: Task = {
       kind: 'task',
       id: task.id,
@@ -1044,7 +1092,25 @@ export class TaskService {
     if (historyLength !== undefined)
       out.history = historyLength === 0 ? [] : structuredClone(task.history.slice(-historyLength));
     if (task.metadata) out.metadata = structuredClone(task.metadata);
+    const owner = task.subscriptionId;
+    const p = this.#payloads;
+    if (out.status.message) out.status.message = await p.resolveMessage(out.status.message, owner);
+    for (const a of out.artifacts ?? []) a.parts = await p.resolveParts(a.parts, owner);
+    if (out.history) out.history = await Promise.all(out.history.map((m) => p.resolveMessage(m, owner)));
     return out;
+  }
+
+  /** A stream item as clients see it: the spilled parts of its event resolved (the log holds references). */
+  async #resolveItem(task: Pick<TaskDoc, 'subscriptionId'>, item: StreamItem): Promise<StreamItem> {
+    if (!mentionsSpill(item.eventJson)) return item;
+    const evt = JSON.parse(item.eventJson) as TaskStatusUpdateEvent | TaskArtifactUpdateEvent;
+    const owner = task.subscriptionId;
+    if (evt.kind === 'artifact-update') {
+      evt.artifact.parts = await this.#payloads.resolveParts(evt.artifact.parts, owner);
+    } else if (evt.status.message) {
+      evt.status.message = await this.#payloads.resolveMessage(evt.status.message, owner);
+    }
+    return { ...item, eventJson: JSON.stringify(evt) };
   }
 
   #now(): string {

@@ -32,9 +32,12 @@ export interface RunRequested {
   runtime: string;
   /** Unique per run; events of other runs of the task are ignored. */
   runId: string;
-  /** The user message (A2A Message JSON). */
+  /**
+   * The user message (A2A Message JSON). Large parts are spilled: stored in the blob store against the
+   * subscription and referenced by the part's `a2aInboundBlob` field (ADR 0013); the runner resolves them.
+   */
   messageJson: string;
-  /** Earlier messages of the context (conversation memory), A2A Message JSON array. */
+  /** Earlier messages of the context (conversation memory), A2A Message JSON array (spilled parts as above). */
   historyJson: string;
   attachments: Attachment[];
   /** When the run must be finished or given up (ms epoch); another runner may take it over after. */
@@ -45,6 +48,11 @@ export interface RunRequested {
   runtimeConfigJson: string;
   /** W3C trace context. */
   trace: { [key: string]: string };
+  /**
+   * When set, message_json and history_json are empty and this blob (owner: subscription_id) holds
+   * {"messageJson": ..., "historyJson": ...}: a run input too large for a bus message (ADR 0013).
+   */
+  inputBlobId: string;
 }
 
 export interface RunRequested_TraceEntry {
@@ -81,7 +89,7 @@ export interface StatusUpdate {
 export interface ArtifactUpdate {
   artifactId: string;
   name: string;
-  /** A2A Part JSON array. */
+  /** A2A Part JSON array (large parts spilled to the blob store, ADR 0013). */
   partsJson: string;
   append: boolean;
   lastChunk: boolean;
@@ -260,6 +268,7 @@ function createBaseRunRequested(): RunRequested {
     attempt: 0,
     runtimeConfigJson: "",
     trace: {},
+    inputBlobId: "",
   };
 }
 
@@ -310,6 +319,9 @@ export const RunRequested: MessageFns<RunRequested> = {
     globalThis.Object.entries(message.trace).forEach(([key, value]: [string, string]) => {
       RunRequested_TraceEntry.encode({ key: key as any, value }, writer.uint32(122).fork()).join();
     });
+    if (message.inputBlobId !== "") {
+      writer.uint32(130).string(message.inputBlobId);
+    }
     return writer;
   },
 
@@ -449,6 +461,14 @@ export const RunRequested: MessageFns<RunRequested> = {
             }
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.inputBlobId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -537,6 +557,11 @@ export const RunRequested: MessageFns<RunRequested> = {
           {},
         )
         : {},
+      inputBlobId: isSet(object.inputBlobId)
+        ? globalThis.String(object.inputBlobId)
+        : isSet(object.input_blob_id)
+        ? globalThis.String(object.input_blob_id)
+        : "",
     };
   },
 
@@ -593,6 +618,9 @@ export const RunRequested: MessageFns<RunRequested> = {
         });
       }
     }
+    if (message.inputBlobId !== "") {
+      obj.inputBlobId = message.inputBlobId;
+    }
     return obj;
   },
 
@@ -624,6 +652,7 @@ export const RunRequested: MessageFns<RunRequested> = {
       },
       {},
     );
+    message.inputBlobId = object.inputBlobId ?? "";
     return message;
   },
 };
