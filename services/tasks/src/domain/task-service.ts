@@ -226,7 +226,7 @@ export class TaskService {
     );
     // The stream starts with the Task as accepted (kind "task", as the A2A SDKs and A2A 1.0 do), then its
     // status and artifact updates. Its SSE id is the event it reflects, so Last-Event-ID resumes after it.
-    const snapshot = this.#toA2A(task, options.historyLength, { emptyArtifactsWhileWorking: true });
+    const snapshot = await this.#toA2A(task, options.historyLength, { emptyArtifactsWhileWorking: true });
     yield { seq: repeated ? 0 : startSeq, eventJson: JSON.stringify(snapshot), final: false };
     if (repeated) {
       // The message was already handled: replay what the log holds for it.

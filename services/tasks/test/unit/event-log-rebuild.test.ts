@@ -136,10 +136,17 @@ const status = (taskId: string, runId: string, runSeq: number, state: string): e
 });
 
 /** Collects a stream in the background; `items` fills as events arrive. */
+/** The events a stream yields after its opening Task snapshot (message/stream opens with the Task). */
 function consume(stream: AsyncIterable<StreamItem>): { items: StreamItem[]; done: Promise<void> } {
   const items: StreamItem[] = [];
   const done = (async () => {
-    for await (const item of stream) items.push(item);
+    let first = true;
+    for await (const item of stream) {
+      const isSnapshot = (JSON.parse(item.eventJson) as { kind?: string }).kind === 'task';
+      if (isSnapshot && !first) throw new Error('a Task snapshot after the first frame');
+      first = false;
+      if (!isSnapshot) items.push(item);
+    }
   })();
   return { items, done };
 }
