@@ -205,7 +205,9 @@ describe.runIf(engineUrlsSet && hasRedisServer())('distributed: a Redis restart 
       expect(task.artifacts?.[0]?.parts[0]).toEqual({ kind: 'text', text: `Finished after ${workMs} ms: b${i}` });
     }
     // A stream opened after the restart on a task whose log is gone still ends final.
-    const taskId = streamed[0]!.frames[0]!.data.result.taskId as string;
+    const opening = streamed[0]!.frames[0]!.data.result; // the stream opens with the Task snapshot
+    expect(opening.kind).toBe('task');
+    const taskId = opening.id as string;
     const again = await sse(
       url(g2, SLOW),
       { jsonrpc: '2.0', id: 'again', method: 'tasks/resubscribe', params: { id: taskId } },

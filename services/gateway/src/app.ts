@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { once } from 'node:events';
-import express, { type Request } from 'express';
+import express, { type Request, type RequestHandler } from 'express';
 import type { Logger } from '@a2a-inbound/logger';
 import type { Cache, Clock, RateLimiter } from '@a2a-inbound/ports';
 import { checkHealth, Lifecycle, withDeadline } from '@a2a-inbound/runtime';
@@ -218,9 +218,17 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
       },
     );
   });
-  // Parsed here, after authentication, with the gateway's nesting limit (the linker routes' own JSON parser
-  // then finds the body read and keeps this value).
-  app.use('/api/applications', ...jsonBody(LINKER_BODY_LIMIT_BYTES));
+  // JSON bodies are parsed here, after authentication, with the gateway's nesting limit (the linker routes' own
+  // JSON parser then finds the body read and keeps this value). Archive uploads (gzip, zip) are the linker
+  // routes' own to read.
+  const [readLinkerJson, parseLinkerJson] = jsonBody(LINKER_BODY_LIMIT_BYTES) as [RequestHandler, RequestHandler];
+  app.use('/api/applications', (req, res, next) => {
+    if (!req.is('application/json')) {
+      next();
+      return;
+    }
+    readLinkerJson(req, res, (err?: unknown) => (err ? next(err) : parseLinkerJson(req, res, next)));
+  });
   app.use(
     createLinkerRouter({
       linker,
