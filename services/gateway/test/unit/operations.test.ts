@@ -82,6 +82,10 @@ describe('AgentOperations (the gateway request handler, no HTTP)', () => {
       code: 'INVALID_PARAMS',
     });
     expect(f.calls).toEqual([]);
+    // The same URI on a public address is sent on, as a reference (nothing is downloaded).
+    const publicOps = new AgentOperations({ tasks: f.client, resolver: publicResolver });
+    await publicOps.send(ctx(), v);
+    expect(JSON.parse(f.calls[0]?.request.messageJson).parts[0].file.uri).toBe('https://files.example.com/a.pdf');
   });
 
   it('stream: an async iterable of parsed events with their sequence numbers, ending after the final one', async () => {
