@@ -1,28 +1,18 @@
 import express, { type Request, type Response, Router } from 'express';
-import { AppError, InvalidParamsError, toAppError, toJsonRpcError } from '@a2a-inbound/errors';
+import { AppError, toJsonRpcError } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
-import { setActiveSpanAttribute, withSpan } from '@a2a-inbound/telemetry';
+import { withSpan } from '@a2a-inbound/telemetry';
 import type { Clock, RateLimiter } from '@a2a-inbound/ports';
-import { controlV1, tasksV1 } from '@a2a-inbound/proto';
-import { call, checkPublicHttpsUrl, streamOf, type Resolver, dnsResolver } from '@a2a-inbound/runtime';
+import type { controlV1 } from '@a2a-inbound/proto';
+import type { Resolver } from '@a2a-inbound/runtime';
 import type { GatewayClients, Lookups } from '../clients';
 import type { CardVersion } from '../protocol/cards';
-import {
-  checkFileUris,
-  historyLengthOf,
-  idOf,
-  isObject,
-  LIMITS,
-  parseEnvelope,
-  STREAMING_METHODS,
-  taskIdParam,
-  validateSendParams,
-  type JsonRpcRequest,
-} from '../protocol/validate';
-import type { AgentCallContext } from './agent-access';
+import { JsonRpcHandler } from '../protocol/jsonrpc-handler';
+import { AgentOperations, type OperationContext } from '../protocol/operations';
+import { idOf, isObject, LIMITS, parseEnvelope, STREAMING_METHODS, type JsonRpcRequest } from '../protocol/validate';
 import { agentGuard, assertJsonDepth, callContextOf, parseJsonBytes } from './body';
 import { jsonRpcBodyErrorHandler, sendJsonRpcError, sendJsonRpcErrorAsStream } from './errors';
-import { SseWriter } from './sse';
+import { isTransient, writeEventStream, type SseWriter } from './sse';
 
 export interface A2aRouterDeps {
   clients: GatewayClients;
@@ -37,13 +27,6 @@ export interface A2aRouterDeps {
   /** Streams to end on shutdown. */
   streams: Set<SseWriter>;
 }
-
-interface Ctx extends AgentCallContext {
-  version: CardVersion;
-}
-
-/** How long a stream waits for its first event before it opens anyway (errors come well before). */
-const STREAM_OPEN_WAIT_MS = 1_000;
 
 const VERSION_PATHS: Readonly<Record<string, CardVersion>> = { 'v0.3': '0.3.0', 'v0.2': '0.2.6' };
 
@@ -109,7 +92,7 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
     const guarded = callContextOf(res);
     let raw: unknown;
     let rpc: JsonRpcRequest | undefined;
-    let ctx: Ctx;
+    let ctx: OperationContext;
     try {
       raw = parseJsonBytes(req.body);
       assertJsonDepth(raw);
@@ -150,223 +133,36 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
     else sendJsonRpcError(res, id, err, log);
   };
 
-  const caller = (ctx: Ctx): tasksV1.Caller => ({
-    subscriptionId: ctx.auth.subscriptionId,
-    deploymentId: ctx.agent.deploymentId,
-    agentId: ctx.agent.agentId,
-    keyId: ctx.auth.keyId,
-    protocolVersion: ctx.version,
-  });
+  const ops = new AgentOperations({ tasks: clients.tasks, ...(deps.resolver ? { resolver: deps.resolver } : {}) });
+  const jsonRpc = new JsonRpcHandler(ops);
 
-  const ok = (res: Response, id: JsonRpcRequest['id'], result: unknown): void => {
-    res.status(200).json({ jsonrpc: '2.0', id, result });
-  };
-
-  async function dispatch(rpc: JsonRpcRequest, ctx: Ctx, req: Request, res: Response): Promise<void> {
-    const p = rpc.params;
-    const t = clients.tasks;
-    switch (rpc.method) {
-      case 'message/send': {
-        const v = validateSendParams(p, ctx.agent);
-        await checkFileUris(v, deps.resolver ?? dnsResolver);
-        const budget = Number(ctx.agent.blockingBudgetMs) || 120_000;
-        const r = await call(t.sendMessage.bind(t), sendRequest(caller(ctx), v), { deadlineMs: budget + 60_000 });
-        const result = JSON.parse(r.taskJson) as unknown;
-        if (isObject(result) && typeof result.id === 'string') setActiveSpanAttribute('a2a.task_id', result.id);
-        ok(res, rpc.id, result);
-        return;
-      }
-      case 'message/stream': {
-        const v = validateSendParams(p, ctx.agent);
-        await checkFileUris(v, deps.resolver ?? dnsResolver);
-        await stream(rpc, req, res, (signal) => streamOf(t.sendMessageStream(sendRequest(caller(ctx), v)), signal));
-        return;
-      }
-      case 'tasks/get': {
-        const historyLength = historyLengthOf(p.historyLength, 'historyLength');
-        const r = await call(
-          t.getTask.bind(t),
-          { caller: caller(ctx), taskId: taskIdParam(p), historyLength },
-          { deadlineMs: 30_000 },
-        );
-        // Task table: artifacts are "empty while working"; partial output is what the streams are for
-        // (tasks/resubscribe replays it), the finished task carries all of it.
-        const task = JSON.parse(r.taskJson) as { status?: { state?: string }; artifacts?: unknown[] };
-        if (task.status?.state === 'working') task.artifacts = [];
-        ok(res, rpc.id, task);
-        return;
-      }
-      case 'tasks/cancel': {
-        const r = await call(
-          t.cancelTask.bind(t),
-          { caller: caller(ctx), taskId: taskIdParam(p) },
-          { deadlineMs: 30_000 },
-        );
-        ok(res, rpc.id, JSON.parse(r.taskJson));
-        return;
-      }
-      case 'tasks/resubscribe': {
-        const taskId = taskIdParam(p);
-        const lastEventId = req.headers['last-event-id'];
-        const afterSeq =
-          typeof lastEventId === 'string' && /^\d{1,15}$/.test(lastEventId.trim()) ? Number(lastEventId.trim()) : 0;
-        await stream(rpc, req, res, (signal) =>
-          streamOf(t.resubscribe({ caller: caller(ctx), taskId, afterSeq }), signal),
-        );
-        return;
-      }
-      case 'tasks/pushNotificationConfig/set': {
-        if (!ctx.agent.pushNotificationsEnabled)
-          throw new AppError('PUSH_NOT_SUPPORTED', 'Push notifications are not enabled for this agent');
-        const taskId = taskIdParam(p, 'taskId');
-        const cfg = p.pushNotificationConfig;
-        if (!isObject(cfg)) throw new InvalidParamsError('pushNotificationConfig is required');
-        if (typeof cfg.url !== 'string') throw new InvalidParamsError('pushNotificationConfig.url is required');
-        if (typeof cfg.token !== 'string' || cfg.token.length === 0 || cfg.token.length > 1024) {
-          throw new InvalidParamsError(
-            'pushNotificationConfig.token is required (the shared secret that signs deliveries)',
-          );
-        }
-        if (cfg.id !== undefined && (typeof cfg.id !== 'string' || cfg.id.length > LIMITS.maxIdChars))
-          throw new InvalidParamsError('pushNotificationConfig.id must be a string');
-        const check = await checkPublicHttpsUrl(cfg.url, deps.resolver ?? dnsResolver);
-        if (!check.ok) throw new InvalidParamsError(`pushNotificationConfig.url: ${check.reason}`);
-        const r = await call(
-          t.setPushConfig.bind(t),
-          {
-            caller: caller(ctx),
-            taskId,
-            config: {
-              id: typeof cfg.id === 'string' ? cfg.id : '',
-              url: cfg.url,
-              token: cfg.token,
-              authenticationJson: isObject(cfg.authentication) ? JSON.stringify(cfg.authentication) : '',
-            },
-          },
-          { deadlineMs: 30_000 },
-        );
-        ok(res, rpc.id, pushResult(r));
-        return;
-      }
-      case 'tasks/pushNotificationConfig/get': {
-        if (!ctx.agent.pushNotificationsEnabled)
-          throw new AppError('PUSH_NOT_SUPPORTED', 'Push notifications are not enabled for this agent');
-        const taskId = taskIdParam(p, 'id');
-        const configId = typeof p.pushNotificationConfigId === 'string' ? p.pushNotificationConfigId : '';
-        ok(
-          res,
-          rpc.id,
-          pushResult(
-            await call(t.getPushConfig.bind(t), { caller: caller(ctx), taskId, configId }, { deadlineMs: 30_000 }),
-          ),
-        );
-        return;
-      }
-      case 'tasks/pushNotificationConfig/list': {
-        if (!ctx.agent.pushNotificationsEnabled)
-          throw new AppError('PUSH_NOT_SUPPORTED', 'Push notifications are not enabled for this agent');
-        const taskId = taskIdParam(p, 'id');
-        const r = await call(
-          t.listPushConfigs.bind(t),
-          { caller: caller(ctx), taskId, configId: '' },
-          { deadlineMs: 30_000 },
-        );
-        ok(res, rpc.id, r.configs.map(pushResult));
-        return;
-      }
-      case 'tasks/pushNotificationConfig/delete': {
-        if (!ctx.agent.pushNotificationsEnabled)
-          throw new AppError('PUSH_NOT_SUPPORTED', 'Push notifications are not enabled for this agent');
-        const taskId = taskIdParam(p, 'id');
-        const configId = typeof p.pushNotificationConfigId === 'string' ? p.pushNotificationConfigId : '';
-        await call(t.deletePushConfig.bind(t), { caller: caller(ctx), taskId, configId }, { deadlineMs: 30_000 });
-        ok(res, rpc.id, null);
-        return;
-      }
-      case 'agent/getAuthenticatedExtendedCard':
-        if (ctx.version === '0.2.6')
-          throw new AppError(
-            'METHOD_NOT_FOUND',
-            'Method not found: agent/getAuthenticatedExtendedCard is not part of A2A 0.2',
-          );
-        throw new AppError('EXTENDED_CARD_NOT_CONFIGURED', 'Authenticated Extended Card is not configured');
-      case 'tasks/send':
-      case 'tasks/sendSubscribe':
-        throw new AppError(
-          'UNSUPPORTED_OPERATION',
-          `${rpc.method} belongs to A2A 0.1, which is not supported; use message/send`,
-        );
-      default:
-        throw new AppError('METHOD_NOT_FOUND', `Method not found: ${rpc.method.slice(0, 100)}`);
+  /** The operation's outcome on the wire: a JSON-RPC response, or SSE frames that each carry one. */
+  async function dispatch(rpc: JsonRpcRequest, ctx: OperationContext, req: Request, res: Response): Promise<void> {
+    const lastEventId = req.headers['last-event-id'];
+    const outcome = await jsonRpc.handle(rpc, ctx, {
+      lastEventId: typeof lastEventId === 'string' ? lastEventId : undefined,
+    });
+    if (outcome.kind === 'result') {
+      res.status(200).json({ jsonrpc: '2.0', id: rpc.id, result: outcome.result });
+      return;
     }
-  }
-
-  /** Streams gRPC events as SSE; an error before the first event is thrown (the caller answers one error frame). */
-  async function stream(
-    rpc: JsonRpcRequest,
-    req: Request,
-    res: Response,
-    open: (signal: AbortSignal) => AsyncIterable<tasksV1.TaskStreamEvent>,
-  ): Promise<void> {
-    const ac = new AbortController();
-    res.on('close', () => ac.abort());
-    const it = open(ac.signal)[Symbol.asyncIterator]();
-    // Refusals (unknown task, bad params, credits) come at once and are thrown to the handler. A stream with
-    // nothing to send yet (resubscribing to a task that is quiet for minutes) still opens promptly, so that
-    // clients and proxies get their headers and the heartbeats keep the connection.
-    const firstEvent = it.next();
-    let timer: NodeJS.Timeout | undefined;
-    let first: IteratorResult<tasksV1.TaskStreamEvent> | undefined;
-    try {
-      const raced = await Promise.race([
-        firstEvent,
-        new Promise<'quiet'>((resolve) => {
-          timer = setTimeout(() => resolve('quiet'), Math.min(deps.sseHeartbeatMs, STREAM_OPEN_WAIT_MS));
-        }),
-      ]);
-      if (raced !== 'quiet') first = raced;
-    } catch (err) {
-      ac.abort();
-      throw err;
-    } finally {
-      clearTimeout(timer);
-    }
-    const sse = new SseWriter(res, deps.sseHeartbeatMs);
-    deps.streams.add(sse);
-    let sawFinal = false;
-    try {
-      let cur = first ?? (await firstEvent);
-      while (!cur.done) {
-        const e = cur.value;
-        await sse.send({ jsonrpc: '2.0', id: rpc.id, result: JSON.parse(e.eventJson) as unknown }, e.seq);
-        if (e.final) {
-          sawFinal = true;
-          break;
-        }
-        if (ac.signal.aborted) break;
-        cur = await it.next();
-      }
-    } catch (err) {
-      if (!ac.signal.aborted) {
-        const app = toAppError(err);
-        log.warn({ err: app }, 'stream ended with an error');
-        const transient = app.code === 'INTERNAL' || app.code === 'UNAVAILABLE' || app.code === 'DEADLINE_EXCEEDED';
-        const error = transient
+    await writeEventStream(res, outcome.open, {
+      heartbeatMs: deps.sseHeartbeatMs,
+      streams: deps.streams,
+      log,
+      frame: (e) => ({ jsonrpc: '2.0', id: rpc.id, result: e.event }),
+      errorFrame: (err) => ({
+        jsonrpc: '2.0',
+        id: rpc.id,
+        error: isTransient(err)
           ? {
               code: -32603,
               message: 'Stream interrupted; resume with tasks/resubscribe',
               data: { code: 'UNAVAILABLE' },
             }
-          : toJsonRpcError(app);
-        await sse.send({ jsonrpc: '2.0', id: rpc.id, error });
-      }
-    } finally {
-      ac.abort();
-      void it.return?.(undefined);
-      if (!sawFinal) log.debug({ path: req.path }, 'stream closed before final');
-      sse.end();
-      deps.streams.delete(sse);
-    }
+          : toJsonRpcError(err),
+      }),
+    });
   }
 
   router.post(['/', '/:version'], guard, body, jsonRpcBodyErrorHandler(log), handler);
@@ -384,21 +180,4 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
     sendJsonRpcError(res.status(405), null, new AppError('INVALID_REQUEST', 'Use POST with a JSON-RPC 2.0 body'), log);
   });
   return router;
-}
-
-function sendRequest(caller: tasksV1.Caller, v: ReturnType<typeof validateSendParams>): tasksV1.SendMessageRequest {
-  return {
-    caller,
-    messageJson: JSON.stringify(v.message),
-    historyLength: v.historyLength,
-    blocking: v.blocking,
-    files: v.files.map((f) => ({ partIndex: f.partIndex, name: f.name, mimeType: f.mimeType, data: f.data })),
-  };
-}
-
-/** TaskPushNotificationConfig without the token (never returned). */
-function pushResult(r: tasksV1.PushConfigResponse): Record<string, unknown> {
-  const cfg: Record<string, unknown> = { id: r.config?.id ?? '', url: r.config?.url ?? '' };
-  if (r.config?.authenticationJson) cfg.authentication = JSON.parse(r.config.authenticationJson) as unknown;
-  return { taskId: r.taskId, pushNotificationConfig: cfg };
 }

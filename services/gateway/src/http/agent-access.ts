@@ -5,8 +5,11 @@ import type { Clock, RateLimiter } from '@a2a-inbound/ports';
 import type { controlV1 } from '@a2a-inbound/proto';
 import type { Resolver } from '@a2a-inbound/runtime';
 import type { GatewayClients, Lookups } from '../clients';
+import { AGENT_DEFAULTS } from '../protocol/operations';
 import type { KeyAuth } from './auth';
 import type { SseWriter } from './sse';
+
+const MINUTE_MS = 60_000;
 
 /** Rate limit: requests per minute per agent, shared by every replica. */
 export async function enforceRateLimit(
@@ -15,8 +18,8 @@ export async function enforceRateLimit(
   agent: controlV1.AgentView,
   clock: Clock,
 ): Promise<void> {
-  const limit = agent.rateLimitPerMinute > 0 ? agent.rateLimitPerMinute : 600;
-  const d = await limiter.hit(`agent:${agent.agentId}`, limit, 60_000);
+  const limit = agent.rateLimitPerMinute > 0 ? agent.rateLimitPerMinute : AGENT_DEFAULTS.rateLimitPerMinute;
+  const d = await limiter.hit(`agent:${agent.agentId}`, limit, MINUTE_MS);
   res.setHeader('X-RateLimit-Limit', String(limit));
   res.setHeader('X-RateLimit-Remaining', String(Math.max(0, limit - d.count)));
   if (!d.allowed) {

@@ -1,16 +1,13 @@
-import { type Request, Router } from 'express';
-import { AppError, InvalidParamsError, toAppError } from '@a2a-inbound/errors';
-import type { tasksV1 } from '@a2a-inbound/proto';
-import { call, streamOf, dnsResolver } from '@a2a-inbound/runtime';
-import { checkFileUris, LIMITS, validateSendParams } from '../protocol/validate';
-import type { AgentCallContext, AgentRouterDeps } from './agent-access';
+import { type Request, type Response, Router } from 'express';
+import { AppError, InvalidParamsError } from '@a2a-inbound/errors';
+import { AgentOperations, type OperationContext } from '../protocol/operations';
+import { LIMITS, validateSendParams, type ValidatedSend } from '../protocol/validate';
+import type { AgentRouterDeps } from './agent-access';
 import { agentGuard, callContextOf, jsonBody } from './body';
 import { intQuery, isObject, restErrors, toSnake } from './rest';
-import { SseWriter } from './sse';
+import { writeEventStream } from './sse';
 
 export type InvokeRouterDeps = AgentRouterDeps;
-
-type Ctx = AgentCallContext;
 
 const textOfParts = (parts: unknown): string =>
   Array.isArray(parts)
@@ -52,23 +49,17 @@ export function runOut(task: Record<string, unknown>, agentId: string): Record<s
  */
 export function createInvokeRouter(deps: InvokeRouterDeps): Router {
   const { clients, lookups, limiter, clock, log } = deps;
-  const t = clients.tasks;
   const router = Router();
 
   // Key of scope `invoke`, the agent of its subscription, the rate limit: before the body is read.
   const guard = agentGuard({ lookups, limiter, clock }, 'invoke', false);
   const body = jsonBody(deps.bodyLimitBytes);
-  const ctxOf = callContextOf;
-  const caller = (ctx: Ctx): tasksV1.Caller => ({
-    subscriptionId: ctx.auth.subscriptionId,
-    deploymentId: ctx.agent.deploymentId,
-    agentId: ctx.agent.agentId,
-    keyId: ctx.auth.keyId,
-    protocolVersion: '0.3.0',
-  });
+  const ops = new AgentOperations({ tasks: clients.tasks, ...(deps.resolver ? { resolver: deps.resolver } : {}) });
+  // Invoke endpoints answer from A2A 0.3.0 shapes (then mapped to run records).
+  const ctxOf = (res: Response): OperationContext => ({ ...callContextOf(res), version: '0.3.0' });
 
   /** `{ input?: string, data?: object, parts?: Part[], context_id?, message_id? }` → a validated A2A send. */
-  const sendOf = (req: Request, blocking: boolean): ReturnType<typeof validateSendParams> => {
+  const sendOf = (req: Request, blocking: boolean): ValidatedSend => {
     const b: unknown = req.body ?? {};
     if (!isObject(b)) throw new InvalidParamsError('the body must be a JSON object');
     const parts: unknown[] = [];
@@ -92,40 +83,12 @@ export function createInvokeRouter(deps: InvokeRouterDeps): Router {
     if (b.metadata !== undefined) message.metadata = b.metadata;
     return validateSendParams({ message, configuration: { blocking } });
   };
-  const send = async (
-    ctx: Ctx,
-    v: ReturnType<typeof validateSendParams>,
-    blocking: boolean,
-  ): Promise<Record<string, unknown>> => {
-    await checkFileUris(v, deps.resolver ?? dnsResolver);
-    const budget = Number(ctx.agent.blockingBudgetMs) || 120_000;
-    const r = await call(
-      t.sendMessage.bind(t),
-      {
-        caller: caller(ctx),
-        messageJson: JSON.stringify(v.message),
-        historyLength: undefined,
-        blocking,
-        files: v.files.map((f) => ({ partIndex: f.partIndex, name: f.name, mimeType: f.mimeType, data: f.data })),
-      },
-      { deadlineMs: blocking ? budget + 60_000 : 30_000 },
-    );
-    return JSON.parse(r.taskJson) as Record<string, unknown>;
-  };
   const runUrl = (req: Request, agentId: string, runId: string): string =>
     `${deps.baseUrl(req)}/agents/${encodeURIComponent(agentId)}/runs/${encodeURIComponent(runId)}`;
 
-  const aiAgentOnly = (ctx: Ctx): void => {
-    if (ctx.agent.type !== 'AI Agent')
-      throw new AppError(
-        'FAILED_PRECONDITION',
-        'Task Agent runs are asynchronous: start them with POST /agents/{id}/runs',
-      );
-  };
-
   router.post('/agents/:agentId/runs', guard, ...body, async (req, res) => {
     const ctx = ctxOf(res);
-    const task = await send(ctx, sendOf(req, false), false);
+    const task = await ops.send(ctx, sendOf(req, false));
     const url = runUrl(req, ctx.agent.agentId, String(task.id));
     res
       .status(202)
@@ -142,12 +105,8 @@ export function createInvokeRouter(deps: InvokeRouterDeps): Router {
     const ctx = ctxOf(res);
     const limit = intQuery(req, 'limit', 20, 100)!;
     const before = intQuery(req, 'before', 0, Number.MAX_SAFE_INTEGER)!;
-    const r = await call(
-      t.listTasks.bind(t),
-      { caller: caller(ctx), limit, createdBeforeMs: before, contextId: '' },
-      { deadlineMs: 30_000 },
-    );
-    const runs = r.tasks.map((x) => ({
+    const tasks = await ops.listRuns(ctx, { limit, createdBeforeMs: before });
+    const runs = tasks.map((x) => ({
       run_id: x.taskId,
       context_id: x.contextId,
       status: x.state,
@@ -155,7 +114,7 @@ export function createInvokeRouter(deps: InvokeRouterDeps): Router {
       updated_at: new Date(Number(x.updatedAtMs)).toISOString(),
       run_url: runUrl(req, ctx.agent.agentId, x.taskId),
     }));
-    const last = r.tasks.at(-1);
+    const last = tasks.at(-1);
     res.json({
       agent_id: ctx.agent.agentId,
       runs,
@@ -168,12 +127,7 @@ export function createInvokeRouter(deps: InvokeRouterDeps): Router {
     const runId = String(req.params.runId);
     if (runId.length > LIMITS.maxIdChars) throw new InvalidParamsError('run id is too long');
     try {
-      const r = await call(
-        t.getTask.bind(t),
-        { caller: caller(ctx), taskId: runId, historyLength: undefined },
-        { deadlineMs: 30_000 },
-      );
-      res.json(runOut(JSON.parse(r.taskJson) as Record<string, unknown>, ctx.agent.agentId));
+      res.json(runOut(await ops.get(ctx, runId), ctx.agent.agentId));
     } catch (err) {
       if (err instanceof AppError && err.code === 'TASK_NOT_FOUND')
         throw new AppError('NOT_FOUND', 'Run not found', { details: { run_id: runId } });
@@ -183,91 +137,37 @@ export function createInvokeRouter(deps: InvokeRouterDeps): Router {
 
   router.post('/agents/:agentId/run', guard, ...body, async (req, res) => {
     const ctx = ctxOf(res);
-    aiAgentOnly(ctx);
-    const task = await send(ctx, sendOf(req, true), true);
+    const task = await ops.run(ctx, () => sendOf(req, true));
     res.json(runOut(task, ctx.agent.agentId));
   });
 
   router.post('/agents/:agentId/run/stream', guard, ...body, async (req, res) => {
     const ctx = ctxOf(res);
-    aiAgentOnly(ctx);
-    const v = sendOf(req, true);
-    const ac = new AbortController();
-    res.on('close', () => ac.abort());
-    const request: tasksV1.SendMessageRequest = {
-      caller: caller(ctx),
-      messageJson: JSON.stringify(v.message),
-      historyLength: undefined,
-      blocking: true,
-      files: v.files.map((f) => ({ partIndex: f.partIndex, name: f.name, mimeType: f.mimeType, data: f.data })),
-    };
-    const it = streamOf(t.sendMessageStream(request), ac.signal)[Symbol.asyncIterator]();
-    let cur: IteratorResult<tasksV1.TaskStreamEvent>;
-    try {
-      cur = await it.next(); // errors before the first event are plain JSON answers
-    } catch (err) {
-      ac.abort();
-      throw err;
-    }
-    const sse = new SseWriter(res, deps.sseHeartbeatMs);
-    deps.streams.add(sse);
-    try {
-      while (!cur.done) {
-        const e = cur.value;
-        const event = JSON.parse(e.eventJson) as Record<string, unknown>;
-        // The A2A stream opens with the Task snapshot; run streams carry status and artifact events only.
-        if (event.kind !== 'task') await sse.send({ run_id: event.taskId, ...(toSnake(event) as object) }, e.seq);
-        if (e.final || ac.signal.aborted) break;
-        cur = await it.next();
-      }
-    } catch (err) {
-      if (!ac.signal.aborted) {
-        log.warn({ err: toAppError(err) }, 'run stream ended with an error');
-        await sse.send({
-          error: {
-            code: 'UNAVAILABLE',
-            message: 'Stream interrupted; read the run with GET /agents/{id}/runs/{run_id}',
-          },
-        });
-      }
-    } finally {
-      ac.abort();
-      void it.return?.(undefined);
-      sse.end();
-      deps.streams.delete(sse);
-    }
+    await writeEventStream(res, (signal) => ops.runStream(ctx, () => sendOf(req, true), signal), {
+      heartbeatMs: deps.sseHeartbeatMs,
+      streams: deps.streams,
+      log,
+      // The A2A stream opens with the Task snapshot; run streams carry status and artifact events only.
+      frame: (e) => (e.event.kind === 'task' ? undefined : { run_id: e.event.taskId, ...(toSnake(e.event) as object) }),
+      errorFrame: () => ({
+        error: { code: 'UNAVAILABLE', message: 'Stream interrupted; read the run with GET /agents/{id}/runs/{run_id}' },
+      }),
+    });
   });
 
   router.get('/agents/:agentId/conversations/:contextId', guard, async (req, res) => {
     const ctx = ctxOf(res);
     const contextId = String(req.params.contextId);
     if (contextId.length > LIMITS.maxIdChars) throw new InvalidParamsError('context id is too long');
-    const r = await call(
-      t.listTasks.bind(t),
-      { caller: caller(ctx), limit: 100, createdBeforeMs: 0, contextId },
-      { deadlineMs: 30_000 },
-    );
-    if (r.tasks.length === 0)
-      throw new AppError('NOT_FOUND', 'Conversation not found', { details: { context_id: contextId } });
-    const messages: unknown[] = [];
-    for (const summary of [...r.tasks].reverse()) {
-      const got = await call(
-        t.getTask.bind(t),
-        { caller: caller(ctx), taskId: summary.taskId, historyLength: 1000 },
-        { deadlineMs: 30_000 },
-      );
-      const task = JSON.parse(got.taskJson) as { history?: Record<string, unknown>[] };
-      for (const m of task.history ?? []) {
-        messages.push({
-          run_id: summary.taskId,
-          message_id: m.messageId,
-          role: m.role,
-          text: textOfParts(m.parts),
-          parts: toSnake(m.parts),
-        });
-      }
-    }
-    res.json({ agent_id: ctx.agent.agentId, context_id: contextId, runs: r.tasks.length, messages });
+    const conversation = await ops.conversation(ctx, contextId);
+    const messages = conversation.messages.map(({ runId, message: m }) => ({
+      run_id: runId,
+      message_id: m.messageId,
+      role: m.role,
+      text: textOfParts(m.parts),
+      parts: toSnake(m.parts),
+    }));
+    res.json({ agent_id: ctx.agent.agentId, context_id: contextId, runs: conversation.runs, messages });
   });
 
   router.all(

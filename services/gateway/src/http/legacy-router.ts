@@ -1,17 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { type NextFunction, type Request, type Response, Router } from 'express';
-import { InvalidParamsError, toAppError } from '@a2a-inbound/errors';
-import type { tasksV1 } from '@a2a-inbound/proto';
-import { call, streamOf, dnsResolver } from '@a2a-inbound/runtime';
-import { checkFileUris, historyLengthOf, LIMITS, validateSendParams } from '../protocol/validate';
-import type { AgentCallContext, AgentRouterDeps } from './agent-access';
+import { InvalidParamsError } from '@a2a-inbound/errors';
+import { afterSeqOf, AgentOperations, type OperationContext } from '../protocol/operations';
+import { historyLengthOf, LIMITS, validateSendParams } from '../protocol/validate';
+import type { AgentRouterDeps } from './agent-access';
 import { agentGuard, callContextOf, jsonBody } from './body';
 import { intQuery, isObject, restErrors, toSnake } from './rest';
-import { SseWriter } from './sse';
+import { writeEventStream } from './sse';
 
 export type LegacyRouterDeps = AgentRouterDeps;
-
-type Ctx = AgentCallContext;
 
 /** Legacy part (`type`/`content`, snake_case file fields) → A2A part; `kind` parts pass through. */
 function partIn(raw: unknown, i: number): unknown {
@@ -106,7 +103,6 @@ function legacyEvent(e: unknown): unknown {
 export function createLegacyRouter(deps: LegacyRouterDeps): Router {
   const { clients, lookups, limiter, clock, log } = deps;
   const router = Router();
-  const t = clients.tasks;
 
   const deprecation = (req: Request, res: Response, next: NextFunction): void => {
     const base = deps.baseUrl(req);
@@ -121,14 +117,9 @@ export function createLegacyRouter(deps: LegacyRouterDeps): Router {
   // Same key scope, A2A rule and rate limit as /agents/{id}/a2a, checked before the body is read.
   const guard = agentGuard({ lookups, limiter, clock }, 'a2a', true);
   const body = jsonBody(deps.bodyLimitBytes);
-  const caller = (ctx: Ctx): tasksV1.Caller => ({
-    subscriptionId: ctx.auth.subscriptionId,
-    deploymentId: ctx.agent.deploymentId,
-    agentId: ctx.agent.agentId,
-    keyId: ctx.auth.keyId,
-    protocolVersion: '0.3.0',
-  });
-  const ctxOf = callContextOf;
+  const ops = new AgentOperations({ tasks: clients.tasks, ...(deps.resolver ? { resolver: deps.resolver } : {}) });
+  // Legacy endpoints answer in A2A 0.3.0 shapes (then mapped to snake_case).
+  const ctxOf = (res: Response): OperationContext => ({ ...callContextOf(res), version: '0.3.0' });
   const taskIdOf = (req: Request): string => {
     const id = String(req.params.taskId);
     if (id.length === 0 || id.length > LIMITS.maxIdChars) throw new InvalidParamsError('task_id is too long');
@@ -160,83 +151,33 @@ export function createLegacyRouter(deps: LegacyRouterDeps): Router {
     const blocking = cfg.blocking ?? b.blocking;
     if (historyLength !== undefined) configuration.historyLength = historyLength;
     if (blocking !== undefined) configuration.blocking = blocking;
-    const v = validateSendParams({ message, configuration });
-    await checkFileUris(v, deps.resolver ?? dnsResolver);
-    const budget = Number(ctx.agent.blockingBudgetMs) || 120_000;
-    const r = await call(
-      t.sendMessage.bind(t),
-      {
-        caller: caller(ctx),
-        messageJson: JSON.stringify(v.message),
-        historyLength: v.historyLength,
-        blocking: v.blocking,
-        files: v.files.map((f) => ({ partIndex: f.partIndex, name: f.name, mimeType: f.mimeType, data: f.data })),
-      },
-      { deadlineMs: budget + 60_000 },
-    );
-    res.json(legacyTask(JSON.parse(r.taskJson)));
+    const task = await ops.send(ctx, validateSendParams({ message, configuration }));
+    res.json(legacyTask(task));
   });
 
   router.get('/agents/:agentId/tasks/:taskId', deprecation, guard, async (req, res) => {
     const historyLength = historyLengthOf(intQuery(req, 'history_length', undefined, 100_000), 'history_length');
-    const r = await call(
-      t.getTask.bind(t),
-      { caller: caller(ctxOf(res)), taskId: taskIdOf(req), historyLength },
-      { deadlineMs: 30_000 },
-    );
-    res.json(legacyTask(JSON.parse(r.taskJson)));
+    res.json(legacyTask(await ops.get(ctxOf(res), taskIdOf(req), historyLength)));
   });
 
   router.post('/agents/:agentId/tasks/:taskId/cancel', deprecation, guard, async (req, res) => {
-    const r = await call(
-      t.cancelTask.bind(t),
-      { caller: caller(ctxOf(res)), taskId: taskIdOf(req) },
-      { deadlineMs: 30_000 },
-    );
-    res.json(legacyTask(JSON.parse(r.taskJson)));
+    res.json(legacyTask(await ops.cancel(ctxOf(res), taskIdOf(req))));
   });
 
   router.get('/agents/:agentId/tasks/:taskId/events', deprecation, guard, async (req, res) => {
     const header = req.headers['last-event-id'];
-    const raw =
-      typeof header === 'string'
-        ? header.trim()
-        : typeof req.query.last_event_id === 'string'
-          ? req.query.last_event_id
-          : '';
-    const afterSeq = /^\d{1,15}$/.test(raw) ? Number(raw) : 0;
-    const ac = new AbortController();
-    res.on('close', () => ac.abort());
-    const it = streamOf(t.resubscribe({ caller: caller(ctxOf(res)), taskId: taskIdOf(req), afterSeq }), ac.signal)[
-      Symbol.asyncIterator
-    ]();
-    let cur: IteratorResult<tasksV1.TaskStreamEvent>;
-    try {
-      cur = await it.next(); // errors before the first event are plain JSON answers
-    } catch (err) {
-      ac.abort();
-      throw err;
-    }
-    const sse = new SseWriter(res, deps.sseHeartbeatMs);
-    deps.streams.add(sse);
-    try {
-      while (!cur.done) {
-        const e = cur.value;
-        await sse.send(legacyEvent(JSON.parse(e.eventJson)), e.seq);
-        if (e.final || ac.signal.aborted) break;
-        cur = await it.next();
-      }
-    } catch (err) {
-      if (!ac.signal.aborted) {
-        log.warn({ err: toAppError(err) }, 'legacy event stream ended with an error');
-        await sse.send({ error: { code: 'UNAVAILABLE', message: 'Stream interrupted; reconnect with Last-Event-ID' } });
-      }
-    } finally {
-      ac.abort();
-      void it.return?.(undefined);
-      sse.end();
-      deps.streams.delete(sse);
-    }
+    const afterSeq = afterSeqOf(typeof header === 'string' ? header : req.query.last_event_id);
+    const ctx = ctxOf(res);
+    const taskId = taskIdOf(req);
+    await writeEventStream(res, (signal) => ops.resubscribe(ctx, taskId, afterSeq, signal), {
+      heartbeatMs: deps.sseHeartbeatMs,
+      streams: deps.streams,
+      log,
+      frame: (e) => legacyEvent(e.event),
+      errorFrame: () => ({
+        error: { code: 'UNAVAILABLE', message: 'Stream interrupted; reconnect with Last-Event-ID' },
+      }),
+    });
   });
 
   router.all(

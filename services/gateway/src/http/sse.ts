@@ -1,6 +1,9 @@
 import type { Response } from 'express';
+import { toAppError, type AppError } from '@a2a-inbound/errors';
+import type { Logger } from '@a2a-inbound/logger';
+import type { TaskEventStream, TaskStreamEvent } from '../protocol/operations';
 
-/** Writes Server-Sent Events: `id:` = the event's sequence number, `: ping` heartbeats, JSON-RPC envelopes. */
+/** Writes Server-Sent Events: `id:` = the event's sequence number, `: ping` heartbeats, JSON frames. */
 export class SseWriter {
   #heartbeat: NodeJS.Timeout | undefined;
   #ended = false;
@@ -48,4 +51,89 @@ export class SseWriter {
     if (this.#heartbeat) clearInterval(this.#heartbeat);
     this.res.end();
   }
+}
+
+/** How long a stream waits for its first event before it opens anyway (refusals come well before). */
+export const STREAM_OPEN_WAIT_MS = 1_000;
+
+export interface SseStreamOptions {
+  heartbeatMs: number;
+  /** Open streams, ended on shutdown. */
+  streams: Set<SseWriter>;
+  log: Logger;
+  /** The wire frame of an event; undefined skips the event (its sequence number is not sent either). */
+  frame(e: TaskStreamEvent): unknown;
+  /** The last frame when the stream breaks after it opened (the caller has not gone). */
+  errorFrame(err: AppError): unknown;
+}
+
+/**
+ * The one SSE writer of the agent endpoints (A2A, legacy, invoke). `open` starts the stream; a refusal (bad
+ * params, unknown task, credits) thrown by it or arriving as the first event's error within
+ * STREAM_OPEN_WAIT_MS is thrown to the caller, which answers it in its own shape. Otherwise the stream opens:
+ * at the first event, or after that short wait with nothing to send yet (a quiet task), so that clients and
+ * proxies get their headers at once and the heartbeats keep the connection. It ends after the final event,
+ * when the client goes, or on shutdown.
+ */
+export async function writeEventStream(
+  res: Response,
+  open: (signal: AbortSignal) => Promise<TaskEventStream> | TaskEventStream,
+  o: SseStreamOptions,
+): Promise<void> {
+  const ac = new AbortController();
+  res.on('close', () => ac.abort());
+  let it: AsyncIterator<TaskStreamEvent>;
+  let firstEvent: Promise<IteratorResult<TaskStreamEvent>>;
+  let timer: NodeJS.Timeout | undefined;
+  let first: IteratorResult<TaskStreamEvent> | undefined;
+  try {
+    it = (await open(ac.signal))[Symbol.asyncIterator]();
+    firstEvent = it.next();
+    const raced = await Promise.race([
+      firstEvent,
+      new Promise<'quiet'>((resolve) => {
+        timer = setTimeout(() => resolve('quiet'), Math.min(o.heartbeatMs, STREAM_OPEN_WAIT_MS));
+      }),
+    ]);
+    if (raced !== 'quiet') first = raced;
+  } catch (err) {
+    ac.abort();
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+  const sse = new SseWriter(res, o.heartbeatMs);
+  o.streams.add(sse);
+  let sawFinal = false;
+  try {
+    let cur = first ?? (await firstEvent);
+    while (!cur.done) {
+      const e = cur.value;
+      const data = o.frame(e);
+      if (data !== undefined) await sse.send(data, e.seq);
+      if (e.final) {
+        sawFinal = true;
+        break;
+      }
+      if (ac.signal.aborted) break;
+      cur = await it.next();
+    }
+  } catch (err) {
+    if (!ac.signal.aborted) {
+      const app = toAppError(err);
+      o.log.warn({ err: app }, 'stream ended with an error');
+      await sse.send(o.errorFrame(app));
+    }
+  } finally {
+    ac.abort();
+    void it.return?.(undefined);
+    if (!sawFinal) o.log.debug({ path: res.req.path }, 'stream closed before final');
+    sse.end();
+    o.streams.delete(sse);
+  }
+}
+
+/** Errors after which a stream can be resumed (the caller reconnects), as opposed to refusals. */
+export function isTransient(err: AppError): boolean {
+  return err.code === 'INTERNAL' || err.code === 'UNAVAILABLE' || err.code === 'DEADLINE_EXCEEDED';
 }

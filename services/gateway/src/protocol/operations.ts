@@ -1,0 +1,327 @@
+import { AppError, InvalidParamsError } from '@a2a-inbound/errors';
+import type { controlV1, tasksV1 } from '@a2a-inbound/proto';
+import { call, checkPublicHttpsUrl, dnsResolver, streamOf, type Resolver } from '@a2a-inbound/runtime';
+import type { CardVersion } from './cards';
+import { checkFileUris, isObject, LIMITS, type ValidatedSend } from './validate';
+
+/**
+ * The gateway's request handler (the layer the official A2A SDK calls `DefaultRequestHandler`): every agent
+ * operation the public surface offers, free of HTTP and of any wire shape. The A2A JSON-RPC handler, the
+ * legacy REST router and the invoke router map their own shapes onto these operations; the caller identity,
+ * the request sent to `tasks`, deadlines, defaults, the file rules and streams live only here.
+ */
+
+/**
+ * Agent settings' defaults, applied when an agent view carries none (0). The same values as the control
+ * plane's (`services/tasks/src/domain/control-model.ts`), which fills them in before a view reaches us.
+ */
+export const AGENT_DEFAULTS = {
+  blockingBudgetMs: 120_000,
+  rateLimitPerMinute: 600,
+} as const;
+
+/** gRPC deadlines of the calls to `tasks`. */
+export const DEADLINES = {
+  /** Reads, cancels, push configs, listings. */
+  unaryMs: 30_000,
+  /**
+   * Added to the agent's blocking budget for a send: the send stores up to 10 × 20 MB of files and, when it
+   * blocks, waits for the budget; the grace covers both.
+   */
+  sendGraceMs: 60_000,
+} as const;
+
+/** How many runs a conversation reads at the most, and how much of each run's history. */
+export const CONVERSATION_LIMITS = { runs: 100, historyLength: 1_000 } as const;
+
+/** The authenticated caller of an agent operation. */
+export interface OperationContext {
+  auth: { subscriptionId: string; keyId: string };
+  agent: controlV1.AgentView;
+  /** The A2A version the answer is shaped for (legacy and invoke endpoints speak 0.3.0). */
+  version: CardVersion;
+}
+
+/** One event of a task's stream: its sequence number in the task's event log, whether it ends the stream. */
+export interface TaskStreamEvent {
+  seq: number;
+  final: boolean;
+  /** The A2A event (Task snapshot, status-update or artifact-update). */
+  event: Record<string, unknown>;
+}
+
+/** A stream of task events; aborting the signal it was opened with cancels the gRPC call. */
+export type TaskEventStream = AsyncIterable<TaskStreamEvent>;
+
+/** TaskPushNotificationConfig as A2A answers it (the token is never returned). */
+export interface TaskPushConfig {
+  taskId: string;
+  pushNotificationConfig: Record<string, unknown>;
+}
+
+/** One message of a conversation, with the run (task) it belongs to. */
+export interface ConversationMessage {
+  runId: string;
+  message: Record<string, unknown>;
+}
+
+/** The gRPC methods of `tasks` the operations use (tests give a fake). */
+export type TasksClient = Pick<
+  tasksV1.TasksServiceClient,
+  | 'sendMessage'
+  | 'sendMessageStream'
+  | 'getTask'
+  | 'cancelTask'
+  | 'resubscribe'
+  | 'listTasks'
+  | 'setPushConfig'
+  | 'getPushConfig'
+  | 'listPushConfigs'
+  | 'deletePushConfig'
+>;
+
+export interface AgentOperationsDeps {
+  tasks: TasksClient;
+  /** Resolves file-URI and webhook hosts for the public-address checks (tests inject one). */
+  resolver?: Resolver;
+}
+
+/** `Last-Event-ID` (or a legacy `last_event_id`) → the sequence number to resume after; 0 = from the start. */
+export function afterSeqOf(raw: unknown): number {
+  if (typeof raw !== 'string') return 0;
+  const s = raw.trim();
+  return /^\d{1,15}$/.test(s) ? Number(s) : 0;
+}
+
+export class AgentOperations {
+  readonly #tasks: TasksClient;
+  readonly #resolver: Resolver;
+
+  constructor(deps: AgentOperationsDeps) {
+    this.#tasks = deps.tasks;
+    this.#resolver = deps.resolver ?? dnsResolver;
+  }
+
+  /** message/send, POST /tasks, POST /runs and POST /run: the task as it stands when the call returns. */
+  async send(ctx: OperationContext, v: ValidatedSend): Promise<Record<string, unknown>> {
+    await checkFileUris(v, this.#resolver);
+    const t = this.#tasks;
+    const r = await call(t.sendMessage.bind(t), sendRequest(ctx, v), { deadlineMs: sendDeadlineMs(ctx.agent) });
+    return parseObject(r.taskJson);
+  }
+
+  /**
+   * message/stream and POST /run/stream. The file rules are checked before the stream opens (a refusal is
+   * thrown here, never in the stream); the stream opens with the A2A Task snapshot.
+   */
+  async stream(ctx: OperationContext, v: ValidatedSend, signal: AbortSignal): Promise<TaskEventStream> {
+    await checkFileUris(v, this.#resolver);
+    return events(this.#tasks.sendMessageStream(sendRequest(ctx, v)), signal);
+  }
+
+  /** tasks/resubscribe and GET /tasks/{id}/events: the task's events after `afterSeq`, then live ones. */
+  resubscribe(ctx: OperationContext, taskId: string, afterSeq: number, signal: AbortSignal): TaskEventStream {
+    return events(this.#tasks.resubscribe({ caller: callerOf(ctx), taskId, afterSeq }), signal);
+  }
+
+  async get(ctx: OperationContext, taskId: string, historyLength?: number): Promise<Record<string, unknown>> {
+    const t = this.#tasks;
+    const r = await call(
+      t.getTask.bind(t),
+      { caller: callerOf(ctx), taskId, historyLength },
+      { deadlineMs: DEADLINES.unaryMs },
+    );
+    return parseObject(r.taskJson);
+  }
+
+  async cancel(ctx: OperationContext, taskId: string): Promise<Record<string, unknown>> {
+    const t = this.#tasks;
+    const r = await call(t.cancelTask.bind(t), { caller: callerOf(ctx), taskId }, { deadlineMs: DEADLINES.unaryMs });
+    return parseObject(r.taskJson);
+  }
+
+  /**
+   * tasks/pushNotificationConfig/set: `config` is the caller's PushNotificationConfig, checked here (url public
+   * https, a token that signs deliveries, an optional id); -32003 when push is off for the agent.
+   */
+  async setPushConfig(ctx: OperationContext, taskId: string, config: unknown): Promise<TaskPushConfig> {
+    assertPushEnabled(ctx);
+    if (!isObject(config)) throw new InvalidParamsError('pushNotificationConfig is required');
+    if (typeof config.url !== 'string') throw new InvalidParamsError('pushNotificationConfig.url is required');
+    if (typeof config.token !== 'string' || config.token.length === 0 || config.token.length > 1024) {
+      throw new InvalidParamsError(
+        'pushNotificationConfig.token is required (the shared secret that signs deliveries)',
+      );
+    }
+    if (config.id !== undefined && (typeof config.id !== 'string' || config.id.length > LIMITS.maxIdChars))
+      throw new InvalidParamsError('pushNotificationConfig.id must be a string');
+    const check = await checkPublicHttpsUrl(config.url, this.#resolver);
+    if (!check.ok) throw new InvalidParamsError(`pushNotificationConfig.url: ${check.reason}`);
+    const t = this.#tasks;
+    const r = await call(
+      t.setPushConfig.bind(t),
+      {
+        caller: callerOf(ctx),
+        taskId,
+        config: {
+          id: typeof config.id === 'string' ? config.id : '',
+          url: config.url,
+          token: config.token,
+          authenticationJson: isObject(config.authentication) ? JSON.stringify(config.authentication) : '',
+        },
+      },
+      { deadlineMs: DEADLINES.unaryMs },
+    );
+    return pushConfigOut(r);
+  }
+
+  /** tasks/pushNotificationConfig/get; an empty `configId` names the task's only (or first) config. */
+  async getPushConfig(ctx: OperationContext, taskId: string, configId: string): Promise<TaskPushConfig> {
+    assertPushEnabled(ctx);
+    const t = this.#tasks;
+    const r = await call(
+      t.getPushConfig.bind(t),
+      { caller: callerOf(ctx), taskId, configId },
+      { deadlineMs: DEADLINES.unaryMs },
+    );
+    return pushConfigOut(r);
+  }
+
+  async listPushConfigs(ctx: OperationContext, taskId: string): Promise<TaskPushConfig[]> {
+    assertPushEnabled(ctx);
+    const t = this.#tasks;
+    const r = await call(
+      t.listPushConfigs.bind(t),
+      { caller: callerOf(ctx), taskId, configId: '' },
+      { deadlineMs: DEADLINES.unaryMs },
+    );
+    return r.configs.map(pushConfigOut);
+  }
+
+  async deletePushConfig(ctx: OperationContext, taskId: string, configId: string): Promise<void> {
+    assertPushEnabled(ctx);
+    const t = this.#tasks;
+    await call(
+      t.deletePushConfig.bind(t),
+      { caller: callerOf(ctx), taskId, configId },
+      { deadlineMs: DEADLINES.unaryMs },
+    );
+  }
+
+  /**
+   * POST /run: an AI Agent's blocking run (Task Agents run in the background only). The agent's type is
+   * checked before the request is built (`build` validates the caller's body).
+   */
+  async run(ctx: OperationContext, build: () => ValidatedSend): Promise<Record<string, unknown>> {
+    aiAgentOnly(ctx);
+    return this.send(ctx, build());
+  }
+
+  /** POST /run/stream: an AI Agent's run as a stream (the same checks as `run`). */
+  async runStream(ctx: OperationContext, build: () => ValidatedSend, signal: AbortSignal): Promise<TaskEventStream> {
+    aiAgentOnly(ctx);
+    return this.stream(ctx, build(), signal);
+  }
+
+  /** GET /runs: the agent's runs (tasks), newest first, created before `createdBeforeMs` (0 = now). */
+  async listRuns(
+    ctx: OperationContext,
+    page: { limit: number; createdBeforeMs: number },
+  ): Promise<tasksV1.TaskSummary[]> {
+    const t = this.#tasks;
+    const r = await call(
+      t.listTasks.bind(t),
+      { caller: callerOf(ctx), limit: page.limit, createdBeforeMs: page.createdBeforeMs, contextId: '' },
+      { deadlineMs: DEADLINES.unaryMs },
+    );
+    return r.tasks;
+  }
+
+  /**
+   * GET /conversations/{contextId}: the messages of a context's runs, oldest run first, each run's history in
+   * order. NOT_FOUND when the context has no run of this caller.
+   */
+  async conversation(
+    ctx: OperationContext,
+    contextId: string,
+  ): Promise<{ runs: number; messages: ConversationMessage[] }> {
+    const t = this.#tasks;
+    const r = await call(
+      t.listTasks.bind(t),
+      { caller: callerOf(ctx), limit: CONVERSATION_LIMITS.runs, createdBeforeMs: 0, contextId },
+      { deadlineMs: DEADLINES.unaryMs },
+    );
+    if (r.tasks.length === 0)
+      throw new AppError('NOT_FOUND', 'Conversation not found', { details: { context_id: contextId } });
+    const messages: ConversationMessage[] = [];
+    for (const summary of [...r.tasks].reverse()) {
+      const task = await this.get(ctx, summary.taskId, CONVERSATION_LIMITS.historyLength);
+      const history = Array.isArray(task.history) ? task.history : [];
+      for (const m of history) if (isObject(m)) messages.push({ runId: summary.taskId, message: m });
+    }
+    return { runs: r.tasks.length, messages };
+  }
+}
+
+/** The identity `tasks` checks every call against. */
+function callerOf(ctx: OperationContext): tasksV1.Caller {
+  return {
+    subscriptionId: ctx.auth.subscriptionId,
+    deploymentId: ctx.agent.deploymentId,
+    agentId: ctx.agent.agentId,
+    keyId: ctx.auth.keyId,
+    protocolVersion: ctx.version,
+  };
+}
+
+/** The one mapping of a validated send onto the gRPC request: the message without bytes, the files beside it. */
+function sendRequest(ctx: OperationContext, v: ValidatedSend): tasksV1.SendMessageRequest {
+  return {
+    caller: callerOf(ctx),
+    messageJson: JSON.stringify(v.message),
+    historyLength: v.historyLength,
+    blocking: v.blocking,
+    files: v.files.map((f) => ({ partIndex: f.partIndex, name: f.name, mimeType: f.mimeType, data: f.data })),
+  };
+}
+
+function sendDeadlineMs(agent: controlV1.AgentView): number {
+  const budget = Number(agent.blockingBudgetMs) || AGENT_DEFAULTS.blockingBudgetMs;
+  return budget + DEADLINES.sendGraceMs;
+}
+
+async function* events(
+  stream: ReturnType<TasksClient['resubscribe']>,
+  signal: AbortSignal,
+): AsyncGenerator<TaskStreamEvent> {
+  for await (const e of streamOf(stream, signal)) {
+    yield { seq: e.seq, final: e.final, event: parseObject(e.eventJson) };
+  }
+}
+
+function parseObject(json: string): Record<string, unknown> {
+  const v = JSON.parse(json) as unknown;
+  if (!isObject(v)) throw new AppError('INTERNAL', 'tasks answered a value that is not an object');
+  return v;
+}
+
+/** PUSH_NOT_SUPPORTED (-32003) unless an operator enabled push notifications for the agent. */
+export function assertPushEnabled(ctx: OperationContext): void {
+  if (!ctx.agent.pushNotificationsEnabled)
+    throw new AppError('PUSH_NOT_SUPPORTED', 'Push notifications are not enabled for this agent');
+}
+
+function aiAgentOnly(ctx: OperationContext): void {
+  if (ctx.agent.type !== 'AI Agent')
+    throw new AppError(
+      'FAILED_PRECONDITION',
+      'Task Agent runs are asynchronous: start them with POST /agents/{id}/runs',
+    );
+}
+
+/** The stored config → A2A's TaskPushNotificationConfig, without the token. */
+function pushConfigOut(r: tasksV1.PushConfigResponse): TaskPushConfig {
+  const cfg: Record<string, unknown> = { id: r.config?.id ?? '', url: r.config?.url ?? '' };
+  if (r.config?.authenticationJson) cfg.authentication = JSON.parse(r.config.authenticationJson) as unknown;
+  return { taskId: r.taskId, pushNotificationConfig: cfg };
+}

@@ -1,0 +1,174 @@
+import { createHash } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { createServer, type Server } from 'node:http';
+import express from 'express';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AppError } from '@a2a-inbound/errors';
+import { silentLogger } from '@a2a-inbound/logger';
+import type { GatewayClients, Lookups } from '../../src/clients';
+import { createA2aRouter } from '../../src/http/a2a-router';
+import { createInvokeRouter } from '../../src/http/invoke-router';
+import { createLegacyRouter } from '../../src/http/legacy-router';
+import { STREAM_OPEN_WAIT_MS, type SseWriter } from '../../src/http/sse';
+import { agentView, event, fakeTasks, type FakeHandlers } from '../support/fake-tasks';
+
+const KEY = 'a2a_test_key_0123456789';
+const HEARTBEAT_MS = 5_000;
+
+/** The three agent routers over a fake `tasks`, as the gateway mounts them; one key with both scopes. */
+async function start(handlers: FakeHandlers) {
+  const f = fakeTasks(handlers);
+  const lookups = {
+    key: async (hash: string) => ({
+      keyId: 'key-1',
+      subscriptionId: 'sub-1',
+      keyHash: createHash('sha256').update(KEY).digest('hex') === hash ? hash : '00',
+      scopes: ['a2a', 'invoke'],
+      revoked: false,
+      expiresAtMs: 0,
+    }),
+    agent: async () => agentView(),
+  } as unknown as Lookups;
+  const streams = new Set<SseWriter>();
+  const deps = {
+    clients: { tasks: f.client, control: {}, close: () => undefined } as unknown as GatewayClients,
+    lookups,
+    limiter: { hit: async () => ({ allowed: true, count: 1, resetAtMs: 0 }) } as never,
+    clock: { now: () => Date.now() },
+    log: silentLogger(),
+    baseUrl: () => 'http://gw',
+    bodyLimitBytes: 1024 * 1024,
+    sseHeartbeatMs: HEARTBEAT_MS,
+    streams,
+    resolver: async () => ['93.184.216.34'],
+  };
+  const app = express();
+  app.use('/agents/:agentId/a2a', createA2aRouter(deps));
+  app.use(createLegacyRouter(deps));
+  app.use(createInvokeRouter(deps));
+  const server = createServer(app);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  servers.push(server);
+  return { f, streams, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const s of servers.splice(0)) {
+    s.closeAllConnections();
+    await new Promise((r) => s.close(r));
+  }
+});
+
+const auth = { Authorization: `Bearer ${KEY}` };
+const frames = (text: string) =>
+  text
+    .split('\n\n')
+    .filter((f) => f.includes('data:'))
+    .map((f) => ({
+      id: /^id: (\d+)$/m.exec(f)?.[1],
+      data: JSON.parse(/^data: (.*)$/m.exec(f)![1]!),
+    }));
+
+describe('one SSE writer for the A2A, legacy and invoke streams', () => {
+  it('every stream of a quiet task opens with its headers after the short open wait, not at the first event', async () => {
+    const { base, streams } = await start({ resubscribe: () => undefined /* a task that is quiet for minutes */ });
+    const opened = async (url: string, init: RequestInit) => {
+      const ac = new AbortController();
+      const t0 = Date.now();
+      const res = await fetch(url, { ...init, signal: ac.signal });
+      const ms = Date.now() - t0;
+      ac.abort();
+      return { res, ms };
+    };
+    const legacy = await opened(`${base}/agents/agent-1/tasks/t-1/events`, { headers: auth });
+    expect(legacy.res.status).toBe(200);
+    expect(legacy.res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(legacy.res.headers.get('deprecation')).toBe('true');
+    expect(legacy.ms).toBeLessThan(HEARTBEAT_MS);
+    const a2a = await opened(`${base}/agents/agent-1/a2a`, {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/resubscribe', params: { id: 't-1' } }),
+    });
+    expect(a2a.res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(a2a.ms).toBeGreaterThanOrEqual(STREAM_OPEN_WAIT_MS - 50);
+    expect(a2a.ms).toBeLessThan(HEARTBEAT_MS);
+    await expect.poll(() => streams.size).toBe(0); // the client went: the writer ended and was released
+  });
+
+  it('a refusal before the stream opens is answered in the endpoint shape: REST JSON, JSON-RPC error frame', async () => {
+    const missing = (_req: unknown, s: { fail(e: AppError): void }) =>
+      s.fail(new AppError('TASK_NOT_FOUND', 'Task not found'));
+    const { base } = await start({ resubscribe: missing });
+    const legacy = await fetch(`${base}/agents/agent-1/tasks/nope/events`, { headers: auth });
+    expect(legacy.status).toBe(404);
+    expect(await legacy.json()).toMatchObject({ error: { code: 'TASK_NOT_FOUND' } });
+    const a2a = await fetch(`${base}/agents/agent-1/a2a`, {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tasks/resubscribe', params: { id: 'nope' } }),
+    });
+    expect(frames(await a2a.text())).toEqual([
+      { id: undefined, data: { jsonrpc: '2.0', id: 3, error: expect.objectContaining({ code: -32001 }) } },
+    ]);
+  });
+
+  it('events carry their sequence numbers as SSE ids, mapped to each wire shape; run streams skip the snapshot', async () => {
+    const { base, f } = await start({
+      resubscribe: (_req, s) => {
+        s.write(event(4, { kind: 'status-update', taskId: 't-1', contextId: 'c', status: { state: 'working' } }));
+        s.write(event(5, { kind: 'status-update', taskId: 't-1', status: { state: 'completed' }, final: true }, true));
+        s.end();
+      },
+      sendMessageStream: (_req, s) => {
+        s.write(event(0, { kind: 'task', id: 't-2' }));
+        s.write(event(1, { kind: 'status-update', taskId: 't-2', contextId: 'c', final: true }, true));
+        s.end();
+      },
+    });
+    const legacy = await fetch(`${base}/agents/agent-1/tasks/t-1/events?last_event_id=3`, { headers: auth });
+    expect(frames(await legacy.text())).toEqual([
+      { id: '4', data: expect.objectContaining({ task_id: 't-1', context_id: 'c', status: { state: 'working' } }) },
+      { id: '5', data: expect.objectContaining({ task_id: 't-1', final: true }) },
+    ]);
+    expect(f.calls[0]?.request.afterSeq).toBe(3);
+    const run = await fetch(`${base}/agents/agent-1/run/stream`, {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ input: 'go' }),
+    });
+    expect(frames(await run.text())).toEqual([
+      {
+        id: '1',
+        data: expect.objectContaining({ run_id: 't-2', kind: 'status-update', context_id: 'c', final: true }),
+      },
+    ]);
+  });
+
+  it('a stream that breaks after it opened ends with one error frame in the endpoint shape', async () => {
+    const breaking = (_req: unknown, s: { write(e: unknown): void; fail(e: AppError): void }) => {
+      s.write(event(1, { kind: 'status-update', taskId: 't-1' }));
+      setTimeout(() => s.fail(new AppError('UNAVAILABLE', 'event log down')), 10);
+    };
+    const { base } = await start({ resubscribe: breaking });
+    const legacy = frames(await (await fetch(`${base}/agents/agent-1/tasks/t-1/events`, { headers: auth })).text());
+    expect(legacy.at(-1)?.data).toEqual({
+      error: { code: 'UNAVAILABLE', message: 'Stream interrupted; reconnect with Last-Event-ID' },
+    });
+    const a2a = await fetch(`${base}/agents/agent-1/a2a`, {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'r', method: 'tasks/resubscribe', params: { id: 't-1' } }),
+    });
+    expect(frames(await a2a.text()).at(-1)?.data).toEqual({
+      jsonrpc: '2.0',
+      id: 'r',
+      error: {
+        code: -32603,
+        message: 'Stream interrupted; resume with tasks/resubscribe',
+        data: { code: 'UNAVAILABLE' },
+      },
+    });
+  });
+});
