@@ -230,7 +230,7 @@ export class TaskService {
     caller: CallerContext,
     taskId: string,
     config: { id?: string; url: string; token: string; authentication?: Record<string, unknown> },
-  ): Promise<PushConfigDoc> {
+  ): Promise<PushConfigView> {
     await this.#pushEnabled(caller);
     await this.#owned(caller, taskId);
     const configId = config.id && config.id.length > 0 ? config.id : taskId;
@@ -259,10 +259,10 @@ export class TaskService {
         if (again) await this.c.pushConfigs.replace(id, again.version, doc, keep);
       }
     }
-    return doc;
+    return pushConfigView(doc);
   }
 
-  async getPushConfig(caller: CallerContext, taskId: string, configId: string): Promise<PushConfigDoc> {
+  async getPushConfig(caller: CallerContext, taskId: string, configId: string): Promise<PushConfigView> {
     await this.#pushEnabled(caller);
     await this.#owned(caller, taskId);
     const all = await this.c.pushConfigs.find({ taskId });
@@ -275,13 +275,13 @@ export class TaskService {
         taskId,
         pushNotificationConfigId: configId,
       });
-    return found.doc;
+    return pushConfigView(found.doc);
   }
 
-  async listPushConfigs(caller: CallerContext, taskId: string): Promise<PushConfigDoc[]> {
+  async listPushConfigs(caller: CallerContext, taskId: string): Promise<PushConfigView[]> {
     await this.#pushEnabled(caller);
     await this.#owned(caller, taskId);
-    return (await this.c.pushConfigs.find({ taskId })).map((v) => v.doc);
+    return (await this.c.pushConfigs.find({ taskId })).map((v) => pushConfigView(v.doc));
   }
 
   async deletePushConfig(caller: CallerContext, taskId: string, configId: string): Promise<void> {
@@ -969,6 +969,20 @@ export class TaskService {
   #now(): string {
     return new Date(this.deps.clock.now()).toISOString();
   }
+}
+
+/**
+ * A push config as the client may see it again: the delivery secrets are write-only. The token and
+ * `authentication.credentials` are stored for delivery (`pushDelivery`, internal) and never returned by
+ * set/get/list.
+ */
+export type PushConfigView = Omit<PushConfigDoc, 'token'>;
+
+export function pushConfigView(doc: PushConfigDoc): PushConfigView {
+  const { token: _token, authentication, ...rest } = doc;
+  if (!authentication) return rest;
+  const { credentials: _credentials, ...publicAuth } = authentication;
+  return { ...rest, authentication: publicAuth };
 }
 
 /** The run attachments a stored message refers to (stored files by blob id, external files by URI). */
