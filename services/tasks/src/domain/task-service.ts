@@ -587,12 +587,29 @@ export class TaskService {
       };
       if (message.metadata) base.metadata = message.metadata;
       const first = this.#withStatusEvent(base, { state: 'working', timestamp: this.#now() });
-      await this.c.tasks.insert(taskId, first.doc);
-      await this.#appendLogged(first.doc, first.seq, first.eventJson, false);
+      let inserted = false;
+      try {
+        await this.c.tasks.insert(taskId, first.doc);
+        inserted = true;
+        await this.#appendLogged(first.doc, first.seq, first.eventJson, false);
+      } catch (err) {
+        // Refused (the store or the event log failed): nothing will run, so nothing is charged, and the
+        // messageId may be sent again. A task stored without its first logged event could never stream.
+        if (inserted) await this.c.tasks.delete(taskId).catch(() => false);
+        await this.deps.control.refund(caller.subscriptionId, `msg:${message.messageId}`);
+        await this.c.messageIds.delete(idemId);
+        throw err;
+      }
       task = first.doc;
       startSeq = first.seq - 1;
     }
-    await this.#publishRun(agent, task, runId, stored);
+    try {
+      await this.#publishRun(agent, task, runId, stored);
+    } catch (err) {
+      // The task is stored and accepted: a run no runner started is published again by the sweeper after
+      // RUN_STALL_MS (ADR 0011), so a bus outage here delays the run instead of refusing a charged request.
+      this.deps.log.warn({ err, taskId: task.id, runId }, 'run request not published: the sweeper will publish it');
+    }
     return { task, startSeq, repeated: false };
   }
 
