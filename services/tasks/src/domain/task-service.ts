@@ -24,6 +24,8 @@ import { eventsV1 } from '@a2a-inbound/proto';
 import type { AgentView, ControlPlane } from './control-plane';
 import type { MessageIdDoc, PushConfigDoc, StoredStatus, TaskDoc, TaskState } from './model';
 import { canTransition, endsStream, isTerminal } from './model';
+import type { LookupCollections } from './task-lookups';
+import { contextKey, markActive, openLookupCollections, rememberInContext } from './task-lookups';
 
 export const TOPICS = {
   runRequested: 'a2a.run.requested',
@@ -86,20 +88,26 @@ const CLAIM_STALE_MS = 10_000;
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-export interface TaskCollections {
+export interface TaskCollections extends LookupCollections {
   tasks: Collection<TaskDoc>;
   messageIds: Collection<MessageIdDoc>;
   pushConfigs: Collection<PushConfigDoc>;
 }
 
-export async function openTaskCollections(store: DocumentStore): Promise<TaskCollections> {
+/** `backfillExpiresAt`: retention of the context lists built once from tasks stored before them. */
+export async function openTaskCollections(
+  store: DocumentStore,
+  backfillExpiresAt = Date.now() + DEFAULT_TASK_CONFIG.retentionMs,
+): Promise<TaskCollections> {
+  const tasks = await store.collection<TaskDoc>({
+    name: 'tasks',
+    indexes: [{ fields: ['subscriptionId', 'contextId'] }, { fields: ['state'] }],
+  });
   return {
-    tasks: await store.collection<TaskDoc>({
-      name: 'tasks',
-      indexes: [{ fields: ['subscriptionId', 'contextId'] }, { fields: ['state'] }],
-    }),
+    tasks,
     messageIds: await store.collection<MessageIdDoc>({ name: 'message_ids' }),
     pushConfigs: await store.collection<PushConfigDoc>({ name: 'push_configs', indexes: [{ fields: ['taskId'] }] }),
+    ...(await openLookupCollections(store, tasks, backfillExpiresAt)),
   };
 }
 
@@ -395,6 +403,7 @@ export class TaskService {
    */
   async sweepRetention(): Promise<{ tasks: number; messageIds: number; pushConfigs: number }> {
     const now = this.deps.clock.now();
+    await this.c.contexts.sweepExpired(now);
     return {
       tasks: await this.c.tasks.sweepExpired(now),
       messageIds: await this.c.messageIds.sweepExpired(now),
@@ -410,9 +419,18 @@ export class TaskService {
    */
   async sweepStuckRuns(): Promise<number> {
     const now = this.deps.clock.now();
-    const working = await this.c.tasks.find({ state: 'working' }, { limit: 500 });
+    // The small set of tasks that may be running, not a query on `tasks` (a scan on FerretDB).
+    const active = await this.c.activeRuns.find({}, { limit: 500, sort: { field: 'sinceMs', direction: 1 } });
     let failed = 0;
-    for (const v of working) {
+    for (const marker of active) {
+      const v = await this.c.tasks.get(marker.id);
+      if (!v ? now - marker.doc.sinceMs > CLAIM_STALE_MS : v.doc.status.state !== 'working') {
+        // Finished, waiting for input, or a task that was never stored. Versioned: a reply that made the task
+        // work again touched the marker meanwhile, and keeps it.
+        await this.c.activeRuns.delete(marker.id, marker.version);
+        continue;
+      }
+      if (!v) continue; // its send may still be storing it
       const t = v.doc;
       const overdue = now > t.runDeadlineMs;
       if (!overdue) {
@@ -589,6 +607,9 @@ export class TaskService {
       const first = this.#withStatusEvent(base, { state: 'working', timestamp: this.#now() });
       let inserted = false;
       try {
+        // Lookups first: a marker or list entry of a task that never appears is harmless (ADR 0012).
+        await markActive(this.c.activeRuns, taskId, now);
+        await rememberInContext(this.c.contexts, first.doc, now + this.deps.config.retentionMs);
         await this.c.tasks.insert(taskId, first.doc);
         inserted = true;
         await this.#appendLogged(first.doc, first.seq, first.eventJson, false);
@@ -637,6 +658,7 @@ export class TaskService {
       };
       const next = this.#withStatusEvent(base, { state: 'working', timestamp: this.#now() });
       try {
+        await markActive(this.c.activeRuns, doc.id, now);
         const saved = await this.c.tasks.replace(doc.id, version, next.doc);
         await this.#appendLogged(saved.doc, next.seq, next.eventJson, false);
         return { task: saved.doc, startSeq: next.seq - 1 };
@@ -753,15 +775,14 @@ export class TaskService {
 
   /** Conversation memory: the latest messages of the context (this task's earlier turns included). */
   async #contextMemory(task: TaskDoc): Promise<Message[]> {
-    const siblings = await this.c.tasks.find(
-      { subscriptionId: task.subscriptionId, contextId: task.contextId },
-      { sort: { field: 'createdAtMs', direction: 1 }, limit: 200 },
+    // The context's list of task ids, then each recent task by id: no query on `contextId` (ADR 0012).
+    const context = await this.c.contexts.get(contextKey(task.subscriptionId, task.contextId));
+    const ids = (context?.doc.taskIds ?? [task.id]).slice(-(this.deps.config.memoryMessages + 1));
+    const siblings = await Promise.all(
+      ids.map(async (id) => (id === task.id ? task : (await this.c.tasks.get(id))?.doc)),
     );
     const messages: Message[] = [];
-    for (const s of siblings) {
-      const doc = s.id === task.id ? task : s.doc;
-      messages.push(...doc.history);
-    }
+    for (const doc of siblings) if (doc) messages.push(...doc.history);
     // The message being answered is sent separately; drop it from the memory.
     const lastUser = task.history.at(-1);
     const filtered = messages.filter((m) => m.messageId !== lastUser?.messageId);
