@@ -77,7 +77,8 @@ export class Credits {
           if (now - existing.doc.createdAtMs >= CHARGE_IN_PROGRESS_MS) {
             const buckets = await this.#buckets(subscriptionId);
             const paid = buckets.reduce((s, b) => s + debitOf(b, chargeId), 0);
-            if (paid < existing.doc.amount) await this.#debitOrUndo(subscriptionId, chargeId, existing.doc.amount - paid);
+            if (paid < existing.doc.amount)
+              await this.#debitOrUndo(subscriptionId, chargeId, existing.doc.amount - paid);
           }
           return;
         }
@@ -111,9 +112,14 @@ export class Credits {
       if (!record || record.doc.state !== 'charged') return;
       try {
         // Flipping the record first makes exactly one refund give the credits back.
-        await this.c.creditCharges.replace(recordId, record.version, { ...record.doc, state: 'refunded' }, {
-          expiresAt: this.clock.now() + CHARGE_RETENTION_MS,
-        });
+        await this.c.creditCharges.replace(
+          recordId,
+          record.version,
+          { ...record.doc, state: 'refunded' },
+          {
+            expiresAt: this.clock.now() + CHARGE_RETENTION_MS,
+          },
+        );
       } catch (err) {
         if (isConflict(err)) continue;
         throw err;
@@ -293,7 +299,8 @@ function total(buckets: Bucket[]): number {
 
 function fullest(buckets: Bucket[]): number {
   let best = 0;
-  for (let i = 1; i < buckets.length; i++) if ((buckets[i]?.doc.credits ?? 0) > (buckets[best]?.doc.credits ?? 0)) best = i;
+  for (let i = 1; i < buckets.length; i++)
+    if ((buckets[i]?.doc.credits ?? 0) > (buckets[best]?.doc.credits ?? 0)) best = i;
   return best;
 }
 

@@ -11,8 +11,17 @@ import { CREDIT_BUCKETS } from '../../src/domain/credits';
  * so racing charges interleave between their read and their compare-and-set), FerretDB in
  * credits.mongo.test.ts.
  */
-export async function creditsSetup(store: DocumentStore, credits: number, clock = new ManualClock(Date.UTC(2026, 10, 25))) {
-  const control = new ControlPlane(await openControlCollections(store), new InMemoryCache({ clock }), clock, new SequentialIds('c'));
+export async function creditsSetup(
+  store: DocumentStore,
+  credits: number,
+  clock = new ManualClock(Date.UTC(2026, 10, 25)),
+) {
+  const control = new ControlPlane(
+    await openControlCollections(store),
+    new InMemoryCache({ clock }),
+    clock,
+    new SequentialIds('c'),
+  );
   await control.createSubscription('sub', 'Sub', credits);
   const buckets = await store.collection<CreditBucketDoc>({ name: 'credit_buckets' });
   const charges = await store.collection<CreditChargeDoc>({ name: 'credit_charges' });
@@ -54,9 +63,7 @@ describe('credits (bucketed balance and charge ledger)', () => {
 
   it('100 racing charges of one tenant all succeed, each charged once, with no "too many concurrent writers"', async () => {
     const { control, charges } = await creditsSetup(await storeWithSlowWrites(), 1000);
-    const results = await Promise.allSettled(
-      Array.from({ length: 100 }, (_, i) => control.charge('sub', `msg:m${i}`)),
-    );
+    const results = await Promise.allSettled(Array.from({ length: 100 }, (_, i) => control.charge('sub', `msg:m${i}`)));
     expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
     expect((await control.getSubscription('sub')).credits).toBe(900);
     expect(await charges.count({ subscriptionId: 'sub' })).toBe(100);
@@ -65,7 +72,7 @@ describe('credits (bucketed balance and charge ledger)', () => {
   it('racing charges never take the balance below zero: exactly the affordable ones succeed', async () => {
     const { control } = await creditsSetup(await storeWithSlowWrites(), 37);
     const results = await Promise.allSettled(Array.from({ length: 60 }, (_, i) => control.charge('sub', `msg:r${i}`)));
-    const refused = results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason);
+    const refused = results.filter((r) => r.status === 'rejected').map((r) => (r).reason);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(37);
     expect(refused).toHaveLength(23);
     for (const e of refused) expect((e as AppError).code).toBe('INSUFFICIENT_CREDITS');
