@@ -1,6 +1,6 @@
 import { AppError, DuplicateKeyError } from '@a2a-inbound/errors';
 import type { Collection, DocumentStore } from '@a2a-inbound/ports';
-import type { TaskDoc } from './model';
+import type { PushConfigDoc, TaskDoc } from './model';
 
 /**
  * Lookup documents that keep the hot path and the sweeper off collection scans (ADR 0012). A query on a
@@ -21,6 +21,12 @@ export interface ContextDoc {
   taskIds: string[];
 }
 
+/** `push_config_lists/<taskId>`: the ids of a task's push configs (at most 10), read instead of a query. */
+export interface PushConfigListDoc {
+  taskId: string;
+  configIds: string[];
+}
+
 export interface ActiveRunDoc {
   taskId: string;
   sinceMs: number;
@@ -34,6 +40,7 @@ const BACKFILLED = '#backfilled';
 export interface LookupCollections {
   contexts: Collection<ContextDoc>;
   activeRuns: Collection<ActiveRunDoc>;
+  pushConfigLists: Collection<PushConfigListDoc>;
 }
 
 export async function openLookupCollections(
@@ -44,8 +51,9 @@ export async function openLookupCollections(
   const lookups: LookupCollections = {
     contexts: await store.collection<ContextDoc>({ name: 'contexts' }),
     activeRuns: await store.collection<ActiveRunDoc>({ name: 'active_runs', indexes: [{ fields: ['sinceMs'] }] }),
+    pushConfigLists: await store.collection<PushConfigListDoc>({ name: 'push_config_lists' }),
   };
-  await backfill(lookups, tasks, backfillExpiresAt);
+  await backfill(lookups, tasks, await store.collection<PushConfigDoc>({ name: 'push_configs' }), backfillExpiresAt);
   return lookups;
 }
 
@@ -87,6 +95,32 @@ export async function rememberInContext(
 }
 
 /**
+ * Changes a task's push config list (created when missing); `change` returns the new ids, or undefined
+ * to leave them. Resolves the ids after the change.
+ */
+export async function updatePushConfigList(
+  lists: Collection<PushConfigListDoc>,
+  taskId: string,
+  expiresAt: number,
+  change: (ids: string[]) => string[] | undefined,
+): Promise<string[]> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const cur = await lists.get(taskId);
+    const ids = change(cur?.doc.configIds ?? []);
+    if (!ids) return cur?.doc.configIds ?? [];
+    try {
+      if (cur) await lists.replace(taskId, cur.version, { taskId, configIds: ids }, { expiresAt });
+      else await lists.insert(taskId, { taskId, configIds: ids }, { expiresAt });
+      return ids;
+    } catch (err) {
+      if (!(err instanceof DuplicateKeyError) && !(err instanceof AppError && err.code === 'VERSION_CONFLICT'))
+        throw err;
+    }
+  }
+  throw new AppError('UNAVAILABLE', `push configs of ${taskId} are changing too fast`);
+}
+
+/**
  * Marks a task's run as possibly in progress. An existing marker is touched (a new version), so a sweeper
  * that read it before the task went back to `working` cannot delete it (its delete is versioned).
  */
@@ -110,8 +144,18 @@ export async function markActive(activeRuns: Collection<ActiveRunDoc>, taskId: s
  * Data stored before the lookups existed: one pass over `tasks` at startup (once per database; replicas
  * racing here write the same documents), never on a request.
  */
-async function backfill(lookups: LookupCollections, tasks: Collection<TaskDoc>, expiresAt: number): Promise<void> {
+async function backfill(
+  lookups: LookupCollections,
+  tasks: Collection<TaskDoc>,
+  pushConfigs: Collection<PushConfigDoc>,
+  expiresAt: number,
+): Promise<void> {
   if (await lookups.contexts.get(BACKFILLED)) return;
+  for (const config of await pushConfigs.find({})) {
+    await updatePushConfigList(lookups.pushConfigLists, config.doc.taskId, expiresAt, (ids) =>
+      ids.includes(config.doc.configId) ? undefined : [...ids, config.doc.configId],
+    );
+  }
   const byContext = new Map<string, { task: TaskDoc; ids: string[] }>();
   const page = 500;
   for (let skip = 0; ; skip += page) {

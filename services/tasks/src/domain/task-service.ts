@@ -25,7 +25,7 @@ import type { AgentView, ControlPlane } from './control-plane';
 import type { MessageIdDoc, PushConfigDoc, StoredStatus, TaskDoc, TaskState } from './model';
 import { canTransition, endsStream, isTerminal } from './model';
 import type { LookupCollections } from './task-lookups';
-import { contextKey, markActive, openLookupCollections, rememberInContext } from './task-lookups';
+import { contextKey, markActive, openLookupCollections, rememberInContext, updatePushConfigList } from './task-lookups';
 
 export const TOPICS = {
   runRequested: 'a2a.run.requested',
@@ -257,8 +257,12 @@ export class TaskService {
     const keep = { expiresAt: this.deps.clock.now() + this.deps.config.retentionMs };
     if (existing) await this.c.pushConfigs.replace(id, existing.version, doc, keep);
     else {
-      const count = await this.c.pushConfigs.count({ taskId });
-      if (count >= 10) throw new InvalidParamsError('at most 10 push notification configs per task');
+      // The task's list of config ids (read by id, no query) also holds the limit, atomically.
+      await updatePushConfigList(this.c.pushConfigLists, taskId, keep.expiresAt, (ids) => {
+        if (ids.includes(configId)) return undefined;
+        if (ids.length >= 10) throw new InvalidParamsError('at most 10 push notification configs per task');
+        return [...ids, configId];
+      });
       try {
         await this.c.pushConfigs.insert(id, doc, keep);
       } catch (err) {
@@ -273,7 +277,7 @@ export class TaskService {
   async getPushConfig(caller: CallerContext, taskId: string, configId: string): Promise<PushConfigView> {
     await this.#pushEnabled(caller);
     await this.#owned(caller, taskId);
-    const all = await this.c.pushConfigs.find({ taskId });
+    const all = await this.#pushConfigsOf(taskId);
     const found = configId
       ? (all.find((c) => c.doc.configId === configId) ?? (all.length === 1 ? all[0] : undefined))
       : all[0];
@@ -289,18 +293,31 @@ export class TaskService {
   async listPushConfigs(caller: CallerContext, taskId: string): Promise<PushConfigView[]> {
     await this.#pushEnabled(caller);
     await this.#owned(caller, taskId);
-    return (await this.c.pushConfigs.find({ taskId })).map((v) => pushConfigView(v.doc));
+    return (await this.#pushConfigsOf(taskId)).map((v) => pushConfigView(v.doc));
   }
 
   async deletePushConfig(caller: CallerContext, taskId: string, configId: string): Promise<void> {
     await this.#pushEnabled(caller);
     await this.#owned(caller, taskId);
     const deleted = await this.c.pushConfigs.delete(`${taskId}:${configId || taskId}`);
+    const keep = this.deps.clock.now() + this.deps.config.retentionMs;
+    await updatePushConfigList(this.c.pushConfigLists, taskId, keep, (ids) =>
+      ids.includes(configId || taskId) ? ids.filter((x) => x !== (configId || taskId)) : undefined,
+    );
     if (!deleted)
       throw new InvalidParamsError('no push notification config with this pushNotificationConfigId for the task', {
         taskId,
         pushNotificationConfigId: configId,
       });
+  }
+
+  /** A task's push configs, from its list of ids (reads by id: no query on push_configs). */
+  async #pushConfigsOf(taskId: string): Promise<Versioned<PushConfigDoc>[]> {
+    const list = await this.c.pushConfigLists.get(taskId);
+    const docs = await Promise.all(
+      (list?.doc.configIds ?? []).map((configId) => this.c.pushConfigs.get(`${taskId}:${configId}`)),
+    );
+    return docs.filter((d): d is Versioned<PushConfigDoc> => d !== undefined);
   }
 
   // ---- push delivery (internal: the webhooks service) ------------------------------------------
@@ -322,7 +339,7 @@ export class TaskService {
     } catch (err) {
       if (!(err instanceof AppError && err.code === 'NOT_FOUND')) throw err;
     }
-    const targets = enabled ? (await this.c.pushConfigs.find({ taskId })).map((v) => v.doc) : [];
+    const targets = enabled ? (await this.#pushConfigsOf(taskId)).map((v) => v.doc) : [];
     return { task: this.#toA2A(t.doc, undefined, { emptyArtifactsWhileWorking: false }), enabled, targets };
   }
 
@@ -404,6 +421,7 @@ export class TaskService {
   async sweepRetention(): Promise<{ tasks: number; messageIds: number; pushConfigs: number }> {
     const now = this.deps.clock.now();
     await this.c.contexts.sweepExpired(now);
+    await this.c.pushConfigLists.sweepExpired(now);
     return {
       tasks: await this.c.tasks.sweepExpired(now),
       messageIds: await this.c.messageIds.sweepExpired(now),

@@ -13,7 +13,7 @@ import type { Collection } from '@a2a-inbound/ports';
 import { eventsV1 } from '@a2a-inbound/proto';
 import type { Message } from '@a2a-js/sdk';
 import { ControlPlane, openControlCollections } from '../../src/domain/control-plane';
-import type { TaskDoc } from '../../src/domain/model';
+import type { PushConfigDoc, TaskDoc } from '../../src/domain/model';
 import { seedDemo } from '../../src/domain/seed';
 import { DEFAULT_TASK_CONFIG, openTaskCollections, TaskService } from '../../src/domain/task-service';
 
@@ -117,7 +117,7 @@ describe('hot path without queries on tasks', () => {
     expect(await c.activeRuns.find({})).toEqual([]);
   });
 
-  it('tasks stored before the lookups existed are found by memory and by the sweeper (one backfill at startup)', async () => {
+  it('tasks stored before the lookups existed are found by memory, the sweeper and push delivery (one backfill at startup)', async () => {
     const store = new InMemoryDocumentStore();
     const clock = new ManualClock(Date.UTC(2026, 10, 25));
     const tasksColl = await store.collection<TaskDoc & { state: string }>({ name: 'tasks' });
@@ -140,7 +140,17 @@ describe('hot path without queries on tasks', () => {
       updatedAtMs: clock.now() - 1000,
     };
     await tasksColl.insert(old.id, old);
-    const { tasks, runs, bus, caller } = await setup(store);
+    const pushColl = await store.collection<PushConfigDoc>({ name: 'push_configs' });
+    await pushColl.insert('old-1:hook', {
+      taskId: 'old-1',
+      subscriptionId: 'demo-subscription',
+      configId: 'hook',
+      url: 'https://h.example.com/old',
+      token: 't',
+      createdAtMs: 0,
+    });
+    const { tasks, runs, bus, caller, c } = await setup(store);
+    expect((await c.pushConfigLists.get('old-1'))?.doc.configIds).toEqual(['hook']);
     const next = await tasks.send(caller, msg('new-m', 'and now', 'ctx-old'), { blocking: false });
     await bus.drain();
     expect(next.contextId).toBe('ctx-old');
@@ -148,5 +158,33 @@ describe('hot path without queries on tasks', () => {
     expect(memory.map((m) => (m.parts[0] as { text: string }).text)).toEqual(['from before']);
     expect(await tasks.sweepStuckRuns()).toBe(1); // the old task's deadline passed
     expect((await tasksColl.get('old-1'))?.doc.status.state).toBe('failed');
+  });
+
+  it('push configs are set, limited to 10, listed, deleted and delivered without a query on push_configs', async () => {
+    const { tasks, c, caller, store } = await setup();
+    const control = new ControlPlane(
+      await openControlCollections(store),
+      new InMemoryCache(),
+      new ManualClock(),
+      new SequentialIds('x'),
+    );
+    await control.updateAgentSettings({ subscriptionId: 'demo-subscription', role: 'operator' }, 'demo-echo', {
+      pushNotificationsEnabled: true,
+    });
+    const queries = countQueries(c.pushConfigs);
+    const t = await tasks.send(caller, msg('p1', 'x'), { blocking: false });
+    for (let i = 0; i < 10; i++)
+      await tasks.setPushConfig(caller, t.id, { id: `c${i}`, url: `https://h.example.com/${i}`, token: 't' });
+    await expect(
+      tasks.setPushConfig(caller, t.id, { id: 'c10', url: 'https://h.example.com/10', token: 't' }),
+    ).rejects.toMatchObject({ code: 'INVALID_PARAMS' });
+    await tasks.setPushConfig(caller, t.id, { id: 'c3', url: 'https://h.example.com/replaced', token: 't' });
+    await tasks.deletePushConfig(caller, t.id, 'c0');
+    const listed = await tasks.listPushConfigs(caller, t.id);
+    expect(listed.map((p) => p.configId)).toEqual(['c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8', 'c9']);
+    expect((await tasks.getPushConfig(caller, t.id, 'c3')).url).toBe('https://h.example.com/replaced');
+    await tasks.setPushConfig(caller, t.id, { id: 'c10', url: 'https://h.example.com/10', token: 't' }); // room again
+    expect((await tasks.pushDelivery(t.id)).targets).toHaveLength(10);
+    expect(queries.n).toBe(0);
   });
 });
