@@ -794,13 +794,25 @@ export class TaskService {
   /** Conversation memory: the latest messages of the context (this task's earlier turns included). */
   async #contextMemory(task: TaskDoc): Promise<Message[]> {
     // The context's list of task ids, then each recent task by id: no query on `contextId` (ADR 0012).
+    // Newest tasks first, a few at a time, until enough messages are in: every read costs (ADR 0012).
     const context = await this.c.contexts.get(contextKey(task.subscriptionId, task.contextId));
     const ids = (context?.doc.taskIds ?? [task.id]).slice(-(this.deps.config.memoryMessages + 1));
-    const siblings = await Promise.all(
-      ids.map(async (id) => (id === task.id ? task : (await this.c.tasks.get(id))?.doc)),
-    );
+    const siblings: TaskDoc[] = [];
+    let seen = 0;
+    for (let end = ids.length; end > 0 && seen <= this.deps.config.memoryMessages; end -= 4) {
+      const batch = await Promise.all(
+        ids
+          .slice(Math.max(0, end - 4), end)
+          .map(async (id) => (id === task.id ? task : (await this.c.tasks.get(id))?.doc)),
+      );
+      for (const doc of batch.reverse()) {
+        if (!doc) continue;
+        siblings.unshift(doc);
+        seen += doc.history.length;
+      }
+    }
     const messages: Message[] = [];
-    for (const doc of siblings) if (doc) messages.push(...doc.history);
+    for (const doc of siblings) messages.push(...doc.history);
     // The message being answered is sent separately; drop it from the memory.
     const lastUser = task.history.at(-1);
     const filtered = messages.filter((m) => m.messageId !== lastUser?.messageId);

@@ -187,4 +187,25 @@ describe('hot path without queries on tasks', () => {
     expect((await tasks.pushDelivery(t.id)).targets).toHaveLength(10);
     expect(queries.n).toBe(0);
   });
+
+  it('memory of a long conversation is its latest messages, in order, without the message being answered', async () => {
+    const { tasks, bus, runs, caller } = await setup();
+    let contextId: string | undefined;
+    for (let i = 0; i < 26; i++) {
+      const t = await tasks.send(caller, msg(`turn-${i}`, `turn ${i}`, contextId), { blocking: false });
+      contextId = t.contextId;
+      await bus.drain();
+      await tasks.applyRunEvent({
+        taskId: t.id,
+        runId: runs[i]!.runId,
+        runSeq: 1,
+        emittedAtMs: 0,
+        event: { $case: 'status', status: { state: 'completed', messageJson: '' } },
+      });
+    }
+    const memory = JSON.parse(runs[25]!.historyJson) as Message[];
+    expect(memory.map((m) => (m.parts[0] as { text: string }).text)).toEqual(
+      Array.from({ length: 20 }, (_, i) => `turn ${i + 5}`),
+    );
+  });
 });
