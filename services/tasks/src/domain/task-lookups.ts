@@ -70,25 +70,28 @@ export async function rememberInContext(
 ): Promise<void> {
   const id = contextKey(task.subscriptionId, task.contextId);
   for (let attempt = 0; attempt < 50; attempt++) {
-    const cur = await contexts.get(id);
     try {
-      if (!cur) {
-        const doc = {
-          subscriptionId: task.subscriptionId,
-          contextId: task.contextId,
-          taskIds: taskIds.slice(-CONTEXT_TASKS),
-        };
-        await contexts.insert(id, doc, { expiresAt });
-        return;
-      }
-      const added = taskIds.filter((t) => !cur.doc.taskIds.includes(t));
-      const next = { ...cur.doc, taskIds: [...cur.doc.taskIds, ...added].slice(-CONTEXT_TASKS) };
+      // Insert first: most tasks start a new context, and an insert needs no read.
+      const doc = {
+        subscriptionId: task.subscriptionId,
+        contextId: task.contextId,
+        taskIds: taskIds.slice(-CONTEXT_TASKS),
+      };
+      await contexts.insert(id, doc, { expiresAt });
+      return;
+    } catch (err) {
+      if (!(err instanceof DuplicateKeyError)) throw err;
+    }
+    const cur = await contexts.get(id);
+    if (!cur) continue; // swept meanwhile
+    const added = taskIds.filter((t) => !cur.doc.taskIds.includes(t));
+    const next = { ...cur.doc, taskIds: [...cur.doc.taskIds, ...added].slice(-CONTEXT_TASKS) };
+    try {
       await contexts.replace(id, cur.version, next, { expiresAt: Math.max(expiresAt, cur.expiresAt ?? 0) });
       return;
     } catch (err) {
-      // Created or appended to by a racing send of the same context: read it again.
-      if (!(err instanceof DuplicateKeyError) && !(err instanceof AppError && err.code === 'VERSION_CONFLICT'))
-        throw err;
+      // Appended to by a racing send of the same context: read it again.
+      if (!(err instanceof AppError && err.code === 'VERSION_CONFLICT')) throw err;
     }
   }
   throw new AppError('UNAVAILABLE', `context ${task.contextId} is changing too fast`);

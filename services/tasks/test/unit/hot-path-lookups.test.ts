@@ -208,4 +208,15 @@ describe('hot path without queries on tasks', () => {
       Array.from({ length: 20 }, (_, i) => `turn ${i + 5}`),
     );
   });
+
+  it('racing sends into one new context all land in its task list', async () => {
+    const { tasks, c, caller } = await setup();
+    const sent = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        tasks.send(caller, msg(`race-${i}`, 'x', 'shared-ctx'), { blocking: false }),
+      ),
+    );
+    const list = await c.contexts.get('demo-subscription:shared-ctx');
+    expect([...(list?.doc.taskIds ?? [])].sort()).toEqual(sent.map((t) => t.id).sort());
+  });
 });
