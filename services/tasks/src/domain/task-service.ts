@@ -794,25 +794,19 @@ export class TaskService {
   /** Conversation memory: the latest messages of the context (this task's earlier turns included). */
   async #contextMemory(task: TaskDoc): Promise<Message[]> {
     // The context's list of task ids, then each recent task by id: no query on `contextId` (ADR 0012).
-    // Newest tasks first, a few at a time, until enough messages are in: every read costs (ADR 0012).
+    // At most two rounds of reads by id, newest tasks first: a turn is usually two messages (question and
+    // answer), so half as many tasks as messages usually suffice; the rest only when they do not.
     const context = await this.c.contexts.get(contextKey(task.subscriptionId, task.contextId));
     const ids = (context?.doc.taskIds ?? [task.id]).slice(-(this.deps.config.memoryMessages + 1));
-    const siblings: TaskDoc[] = [];
-    let seen = 0;
-    for (let end = ids.length; end > 0 && seen <= this.deps.config.memoryMessages; end -= 4) {
-      const batch = await Promise.all(
-        ids
-          .slice(Math.max(0, end - 4), end)
-          .map(async (id) => (id === task.id ? task : (await this.c.tasks.get(id))?.doc)),
-      );
-      for (const doc of batch.reverse()) {
-        if (!doc) continue;
-        siblings.unshift(doc);
-        seen += doc.history.length;
-      }
-    }
+    const read = (batch: string[]): Promise<(TaskDoc | undefined)[]> =>
+      Promise.all(batch.map(async (id) => (id === task.id ? task : (await this.c.tasks.get(id))?.doc)));
+    const firstRound = Math.ceil((this.deps.config.memoryMessages + 1) / 2);
+    let siblings = await read(ids.slice(-firstRound));
+    const seen = siblings.reduce((n, d) => n + (d?.history.length ?? 0), 0);
+    if (seen <= this.deps.config.memoryMessages && ids.length > firstRound)
+      siblings = [...(await read(ids.slice(0, -firstRound))), ...siblings];
     const messages: Message[] = [];
-    for (const doc of siblings) messages.push(...doc.history);
+    for (const doc of siblings) if (doc) messages.push(...doc.history);
     // The message being answered is sent separately; drop it from the memory.
     const lastUser = task.history.at(-1);
     const filtered = messages.filter((m) => m.messageId !== lastUser?.messageId);
