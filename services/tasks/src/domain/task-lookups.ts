@@ -168,7 +168,8 @@ async function backfill(
       const entry = byContext.get(key) ?? { task: t.doc, ids: [] };
       entry.ids.push(t.id);
       byContext.set(key, entry);
-      if (t.doc.status.state === 'working') await markActive(lookups.activeRuns, t.id, t.doc.createdAtMs);
+      // Start unknown (a reply may have restarted it): 0 makes the sweeper look at it on its next pass.
+      if (t.doc.status.state === 'working') await markActive(lookups.activeRuns, t.id, 0);
     }
     if (batch.length < page) break;
   }

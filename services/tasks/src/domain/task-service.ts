@@ -439,8 +439,11 @@ export class TaskService {
     const now = this.deps.clock.now();
     // The small set of tasks that may be running, not a query on `tasks` (a scan on FerretDB).
     const active = await this.c.activeRuns.find({}, { limit: 500, sort: { field: 'sinceMs', direction: 1 } });
+    // A run started less than this ago can be neither overdue nor stalled: its task is not even read.
+    const quietMs = Math.min(this.deps.config.runStallMs, this.deps.config.runTimeoutMs);
     let failed = 0;
     for (const marker of active) {
+      if (now - marker.doc.sinceMs <= quietMs) continue;
       const v = await this.c.tasks.get(marker.id);
       if (!v ? now - marker.doc.sinceMs > CLAIM_STALE_MS : v.doc.status.state !== 'working') {
         // Finished, waiting for input, or a task that was never stored. Versioned: a reply that made the task

@@ -101,8 +101,8 @@ describe('hot path without queries on tasks', () => {
     expect(memory.some((m) => (m.parts[0] as { text: string }).text === 'what is my name?')).toBe(false);
   });
 
-  it('the sweeper forgets the marker of a finished task', async () => {
-    const { tasks, c, bus, runs, caller } = await setup();
+  it('the sweeper forgets the marker of a finished task once it is old enough to look at', async () => {
+    const { tasks, c, bus, runs, caller, clock } = await setup();
     const t = await tasks.send(caller, msg('a1', 'hello'), { blocking: false });
     await bus.drain();
     expect((await c.activeRuns.find({})).map((m) => m.id)).toEqual([t.id]);
@@ -113,6 +113,9 @@ describe('hot path without queries on tasks', () => {
       emittedAtMs: 0,
       event: { $case: 'status', status: { state: 'completed', messageJson: '' } },
     });
+    await tasks.sweepStuckRuns(); // too recent to be overdue or stalled: not even read
+    expect(await c.activeRuns.count({})).toBe(1);
+    clock.advance(61_000);
     await tasks.sweepStuckRuns();
     expect(await c.activeRuns.find({})).toEqual([]);
   });
