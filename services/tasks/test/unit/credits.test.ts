@@ -72,7 +72,7 @@ describe('credits (bucketed balance and charge ledger)', () => {
   it('racing charges never take the balance below zero: exactly the affordable ones succeed', async () => {
     const { control } = await creditsSetup(await storeWithSlowWrites(), 37);
     const results = await Promise.allSettled(Array.from({ length: 60 }, (_, i) => control.charge('sub', `msg:r${i}`)));
-    const refused = results.filter((r) => r.status === 'rejected').map((r) => (r).reason);
+    const refused = results.filter((r) => r.status === 'rejected').map((r) => r.reason);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(37);
     expect(refused).toHaveLength(23);
     for (const e of refused) expect((e as AppError).code).toBe('INSUFFICIENT_CREDITS');
