@@ -471,6 +471,28 @@ export function describeConformance(
         expect(JSON.stringify(list)).not.toContain('tok-');
       });
 
+      it('tasks/pushNotificationConfig/set, get, list | `authentication.credentials` is write-only like the token', async () => {
+        const agent = await freshAgent('push-creds', 'demo:echo', { push: true });
+        const task = await sendOk(agent, textMessage('push creds'));
+        const cfg = {
+          id: 'auth',
+          url: `https://${pub('creds')}/hook`,
+          token: 'tok-creds',
+          authentication: { schemes: ['Bearer'], credentials: 'cred-secret-789' },
+        };
+        const answers = [
+          await call(agent, 'tasks/pushNotificationConfig/set', { taskId: task.id, pushNotificationConfig: cfg }),
+          await call(agent, 'tasks/pushNotificationConfig/get', { id: task.id, pushNotificationConfigId: 'auth' }),
+          await call(agent, 'tasks/pushNotificationConfig/list', { id: task.id }),
+        ];
+        for (const answer of answers) {
+          const text = JSON.stringify(resultOf(answer));
+          expect(text).not.toContain('cred-secret-789');
+          expect(text).not.toContain('tok-creds');
+          expect(text).toContain('"schemes":["Bearer"]');
+        }
+      });
+
       it('tasks/pushNotificationConfig/delete | (params `id`, `pushNotificationConfigId`) | deletes the config', async () => {
         const agent = await freshAgent('push-delete', 'demo:echo', { push: true });
         const task = await sendOk(agent, textMessage('push delete'));

@@ -18,6 +18,8 @@ export interface MongoConnectOptions {
   readonly log?: AdapterLog;
   /** Extra driver options (pool size, TLS, auth). */
   readonly clientOptions?: MongoClientOptions;
+  /** Diagnostics: called with every command sent (turns on the driver's command monitoring). */
+  readonly onCommand?: (commandName: string, command: Readonly<Record<string, unknown>>) => void;
 }
 
 export interface MongoConnection {
@@ -38,7 +40,10 @@ export async function openMongo(options: MongoConnectOptions, appName: string): 
     connectTimeoutMS: 5_000,
     maxPoolSize: 20,
     ...options.clientOptions,
+    ...(options.onCommand ? { monitorCommands: true } : {}),
   });
+  const onCommand = options.onCommand;
+  if (onCommand) client.on('commandStarted', (e) => onCommand(e.commandName, e.command));
   try {
     await client.connect();
     const info = await client.db('admin').command({ buildInfo: 1 });

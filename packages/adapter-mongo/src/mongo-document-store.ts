@@ -160,12 +160,12 @@ class MongoCollection<T extends object> implements Collection<T> {
     const plain = doc as Record<string, unknown>;
     const set: Document = { d: encodeDoc(plain), ...this.#uniqueFields(id, plain) };
     if (options.expiresAt !== undefined) set.x = options.expiresAt;
-    const write = async (): Promise<Versioned<T>> => {
+    const write = async (filter: Document): Promise<Versioned<T>> => {
       let after: Row | null;
       try {
         after = await this.store.run(this.name, () =>
           this.coll.findOneAndUpdate(
-            { _id: id, v: expectedVersion },
+            filter,
             { $set: set, $inc: { v: 1 } },
             { returnDocument: 'after' }, // no projection: FerretDB v1 findAndModify lacks `fields`
           ),
@@ -176,11 +176,15 @@ class MongoCollection<T extends object> implements Collection<T> {
       if (!after) throw await this.#whyNot(id);
       return toVersioned<T>(after);
     };
-    if (!this.store.claims) return write();
+    if (!this.store.claims) return write({ _id: id, v: expectedVersion });
     const claim = await this.#claim(id, expectedVersion);
     if (!claim) throw await this.#whyNot(id);
     try {
-      return await write();
+      // Holding the claim for `expectedVersion + 1`, nobody else can move the document off `expectedVersion`:
+      // check the version with a read, then write by `_id` alone. FerretDB v1 pushes a filter down to SQLite
+      // only when it is exactly `{_id}`; `{_id, v}` would scan the whole collection on every write (ADR 0003).
+      if (!(await this.#atVersion(id, expectedVersion))) throw await this.#whyNot(id);
+      return await write({ _id: id });
     } finally {
       await this.#release(claim);
     }
@@ -191,15 +195,16 @@ class MongoCollection<T extends object> implements Collection<T> {
       const r = await this.store.run(this.name, () => this.coll.deleteOne({ _id: id }));
       return r.deletedCount > 0;
     }
-    const remove = async (): Promise<boolean> => {
-      const r = await this.store.run(this.name, () => this.coll.deleteOne({ _id: id, v: expectedVersion }));
+    const remove = async (filter: Document): Promise<boolean> => {
+      const r = await this.store.run(this.name, () => this.coll.deleteOne(filter));
       return r.deletedCount > 0;
     };
-    if (!this.store.claims) return remove();
+    if (!this.store.claims) return remove({ _id: id, v: expectedVersion });
     const claim = await this.#claim(id, expectedVersion);
     if (!claim) return false;
     try {
-      return await remove();
+      if (!(await this.#atVersion(id, expectedVersion))) return false;
+      return await remove({ _id: id }); // by `_id` alone, like replace: the claim makes it conditional
     } finally {
       await this.#release(claim);
     }
@@ -208,6 +213,12 @@ class MongoCollection<T extends object> implements Collection<T> {
   async sweepExpired(now: number): Promise<number> {
     const r = await this.store.run(this.name, () => this.coll.deleteMany({ x: { $lte: now } }));
     return r.deletedCount;
+  }
+
+  /** Whether the document exists at `version` (a read by `_id` alone: pushed down on FerretDB). */
+  async #atVersion(id: string, version: number): Promise<boolean> {
+    const row = await this.store.run(this.name, () => this.coll.findOne({ _id: id }, { projection: { v: 1 } }));
+    return row?.v === version;
   }
 
   /** After a conditional write matched nothing: NOT_FOUND when the document is gone, else VERSION_CONFLICT. */

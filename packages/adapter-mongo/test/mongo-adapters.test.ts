@@ -129,6 +129,31 @@ describe.runIf(Boolean(url))('MongoDocumentStore specifics', () => {
     await claimed.close();
   });
 
+  it('claim CAS writes and versioned deletes filter on _id alone (FerretDB scans the collection for any other filter)', async () => {
+    const filters: { command: string; filter: Record<string, unknown> }[] = [];
+    const claimed = await MongoDocumentStore.connect({
+      url,
+      dbName,
+      cas: 'claim',
+      onCommand: (name, command) => {
+        if (name === 'findAndModify' && command.findAndModify === 'by_id_only')
+          filters.push({ command: name, filter: command.query as Record<string, unknown> });
+        if (name === 'delete' && command.delete === 'by_id_only')
+          for (const d of command.deletes as { q: Record<string, unknown> }[])
+            filters.push({ command: name, filter: d.q });
+      },
+    });
+    const c = await claimed.collection<Doc>({ name: 'by_id_only' });
+    await c.insert('a', { n: 0 });
+    await c.replace('a', 1, { n: 1 });
+    await expect(c.replace('a', 1, { n: 2 })).rejects.toMatchObject({ code: 'VERSION_CONFLICT' });
+    expect(await c.delete('a', 1)).toBe(false);
+    expect(await c.delete('a', 2)).toBe(true);
+    expect(filters.length).toBeGreaterThanOrEqual(2);
+    for (const f of filters) expect(Object.keys(f.filter)).toEqual(['_id']);
+    await claimed.close();
+  });
+
   it('sorts missing fields first ascending and last descending, ties by id', async () => {
     const s = await store.collection<Doc>({ name: 'sorting', indexes: [{ fields: ['tenant'] }] });
     await s.insert('b', { tenant: 's', n: 2 });

@@ -89,8 +89,9 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
     await tasks.sweepStuckRuns();
     if (deps.clock.now() - lastRetentionSweep >= config.retentionSweepIntervalMs) {
       lastRetentionSweep = deps.clock.now();
-      const swept = await tasks.sweepRetention();
-      if (swept.tasks + swept.messageIds + swept.pushConfigs > 0) log.info(swept, 'retention sweep');
+      const swept = { ...(await tasks.sweepRetention()), creditCharges: await control.sweepExpiredCharges() };
+      if (swept.tasks + swept.messageIds + swept.pushConfigs + swept.creditCharges > 0)
+        log.info(swept, 'retention sweep');
     }
   };
   const sweeper = setInterval(() => {

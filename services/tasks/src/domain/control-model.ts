@@ -5,11 +5,44 @@ export type A2aVersion = '0.3.0' | '0.2.6';
 
 export interface SubscriptionDoc {
   name: string;
+  /**
+   * Credits not yet moved into the subscription's credit buckets (a subscription is created with them, or
+   * was stored before buckets existed); moved out on first use. The balance is the sum of the buckets.
+   */
   credits: number;
   creditCostPerInvocation: number;
-  /** The last charge ids applied (a short ring: a retried charge call is not applied twice; the
-   *  idempotency of sends themselves is the message_ids record). */
+  /** Legacy ring of charge ids (before the credit_charges ledger); no longer written. */
   recentCharges: string[];
+  /** Legacy credits on their way into the buckets: set in the same write that zeroes `credits`. */
+  creditsMoving?: { id: string; amount: number } | null;
+  createdAtMs: number;
+}
+
+/**
+ * One of a subscription's credit buckets (`<subscriptionId>:<n>`): the balance is spread over several
+ * documents so that concurrent charges do not all compare-and-set one document.
+ */
+export interface CreditBucketDoc {
+  subscriptionId: string;
+  credits: number;
+  /** Recent debits applied here (a ring): what a charge paid, for refunds and resumes. Objects, not pairs:
+   *  FerretDB v1 refuses nested arrays. */
+  debits: CreditDebit[];
+  /** Ids of grants applied here (a ring): a grant resumed after a crash is not applied twice. */
+  grants: string[];
+}
+
+export interface CreditDebit {
+  chargeId: string;
+  amount: number;
+}
+
+/** The ledger: one record per charge id (`<subscriptionId>:<chargeId>`), inserted before the debit. */
+export interface CreditChargeDoc {
+  subscriptionId: string;
+  chargeId: string;
+  amount: number;
+  state: 'charged' | 'refunded';
   createdAtMs: number;
 }
 

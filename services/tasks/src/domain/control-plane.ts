@@ -1,10 +1,4 @@
-import {
-  AppError,
-  DuplicateKeyError,
-  InsufficientCreditsError,
-  InvalidParamsError,
-  NotFoundError,
-} from '@a2a-inbound/errors';
+import { AppError, DuplicateKeyError, InvalidParamsError, NotFoundError } from '@a2a-inbound/errors';
 import type { Cache, Clock, Collection, DocumentStore, IdGenerator, Versioned } from '@a2a-inbound/ports';
 import { updateWithRetry } from '@a2a-inbound/ports';
 import type {
@@ -13,6 +7,8 @@ import type {
   AgentType,
   AgentVersionDoc,
   ApiKeyDoc,
+  CreditBucketDoc,
+  CreditChargeDoc,
   DeploymentAgentDoc,
   DeploymentDoc,
   Role,
@@ -22,6 +18,7 @@ import type {
   VersionStrategy,
 } from './control-model';
 import { DEFAULT_BLOCKING_BUDGET_MS, DEFAULT_RATE_LIMIT_PER_MINUTE } from './control-model';
+import { Credits } from './credits';
 import { newSecret, sha256Hex } from './hashing';
 
 /** What the gateway and the tasks service need to serve an agent. */
@@ -79,6 +76,8 @@ export interface Collections {
   agents: Collection<AgentDoc>;
   deployments: Collection<DeploymentDoc>;
   deploymentAgents: Collection<DeploymentAgentDoc>;
+  creditBuckets: Collection<CreditBucketDoc>;
+  creditCharges: Collection<CreditChargeDoc>;
 }
 
 export async function openControlCollections(store: DocumentStore): Promise<Collections> {
@@ -106,6 +105,9 @@ export async function openControlCollections(store: DocumentStore): Promise<Coll
       name: 'deployment_agents',
       indexes: [{ fields: ['deploymentId'] }, { fields: ['subscriptionId'] }],
     }),
+    // Read and written by id only (`<subscriptionId>:<n>`, `<subscriptionId>:<chargeId>`): no query indexes.
+    creditBuckets: await store.collection<CreditBucketDoc>({ name: 'credit_buckets' }),
+    creditCharges: await store.collection<CreditChargeDoc>({ name: 'credit_charges' }),
   };
 }
 
@@ -117,12 +119,16 @@ export function latestProduction(agent: AgentDoc): AgentVersionDoc | undefined {
 }
 
 export class ControlPlane {
+  readonly #credits: Credits;
+
   constructor(
     private readonly c: Collections,
     private readonly cache: Cache,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
-  ) {}
+  ) {
+    this.#credits = new Credits(c, clock, ids);
+  }
 
   // ---- keys -------------------------------------------------------------------------------------
 
@@ -191,43 +197,28 @@ export class ControlPlane {
 
   // ---- credits ----------------------------------------------------------------------------------
 
-  /** Consumes `amount` credits unless `chargeId` was already applied; INSUFFICIENT_CREDITS when short. */
-  async charge(subscriptionId: string, chargeId: string, amount?: number): Promise<number> {
-    const updated = await updateWithRetry(this.c.subscriptions, subscriptionId, (cur) => {
-      if (cur.doc.recentCharges.includes(chargeId)) return undefined;
-      const cost = amount ?? cur.doc.creditCostPerInvocation;
-      if (cur.doc.credits < cost) throw new InsufficientCreditsError(cur.doc.credits, cost);
-      return {
-        ...cur.doc,
-        credits: cur.doc.credits - cost,
-        recentCharges: [...cur.doc.recentCharges, chargeId].slice(-16),
-      };
-    });
-    if (!updated) throw new NotFoundError('subscription');
-    return updated.doc.credits;
+  /**
+   * Consumes `amount` credits (default: the cost per invocation) unless `chargeId` is already charged;
+   * INSUFFICIENT_CREDITS when short. Concurrent charges of one subscription spread over its credit buckets
+   * (ADR 0015): they do not serialise on one document, and the balance never goes below zero.
+   */
+  async charge(subscriptionId: string, chargeId: string, amount?: number): Promise<void> {
+    await this.#credits.charge(subscriptionId, chargeId, amount);
   }
 
   /** Gives back a charge (the request was refused after charging, e.g. the bus was down). */
-  async refund(subscriptionId: string, chargeId: string, amount?: number): Promise<void> {
-    await updateWithRetry(this.c.subscriptions, subscriptionId, (cur) => {
-      if (!cur.doc.recentCharges.includes(chargeId)) return undefined;
-      const cost = amount ?? cur.doc.creditCostPerInvocation;
-      return {
-        ...cur.doc,
-        credits: cur.doc.credits + cost,
-        recentCharges: cur.doc.recentCharges.filter((c) => c !== chargeId),
-      };
-    });
+  async refund(subscriptionId: string, chargeId: string): Promise<void> {
+    await this.#credits.refund(subscriptionId, chargeId);
   }
 
   async addCredits(subscriptionId: string, amount: number): Promise<number> {
     if (!Number.isSafeInteger(amount)) throw new InvalidParamsError('amount must be an integer');
-    const updated = await updateWithRetry(this.c.subscriptions, subscriptionId, (cur) => ({
-      ...cur.doc,
-      credits: Math.max(0, cur.doc.credits + amount),
-    }));
-    if (!updated) throw new NotFoundError('subscription');
-    return updated.doc.credits;
+    return this.#credits.add(subscriptionId, amount);
+  }
+
+  /** Deletes credit ledger records past their retention (the retention sweep). */
+  async sweepExpiredCharges(): Promise<number> {
+    return this.#credits.sweepExpired(this.clock.now());
   }
 
   async setCreditCost(subscriptionId: string, cost: number): Promise<void> {
@@ -239,13 +230,14 @@ export class ControlPlane {
     if (!updated) throw new NotFoundError('subscription');
   }
 
+  /** The subscription with `credits` = its balance (the sum of its credit buckets). */
   async getSubscription(subscriptionId: string): Promise<SubscriptionDoc> {
-    const s = await this.c.subscriptions.get(subscriptionId);
-    if (!s) throw new NotFoundError('subscription');
-    return s.doc;
+    const doc = await this.#credits.settled(subscriptionId);
+    return { ...doc, credits: await this.#credits.balance(subscriptionId) };
   }
 
   async createSubscription(id: string, name: string, credits: number): Promise<void> {
+    // Created with its credits on the document (one atomic insert), then moved into the buckets.
     await this.c.subscriptions.insert(id, {
       name,
       credits,
@@ -253,6 +245,7 @@ export class ControlPlane {
       recentCharges: [],
       createdAtMs: this.clock.now(),
     });
+    await this.#credits.settled(id);
   }
 
   // ---- users ------------------------------------------------------------------------------------

@@ -30,6 +30,8 @@ import { TaskTails } from './task-tails';
 
 export type { StreamItem } from './task-tails';
 import { memoryWindow } from './memory';
+import type { LookupCollections } from './task-lookups';
+import { contextKey, markActive, openLookupCollections, rememberInContext, updatePushConfigList } from './task-lookups';
 
 export const TOPICS = {
   runRequested: 'a2a.run.requested',
@@ -100,20 +102,26 @@ export const RUN_REQUEST_INLINE_MAX_BYTES = 256 * 1024;
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-export interface TaskCollections {
+export interface TaskCollections extends LookupCollections {
   tasks: Collection<TaskDoc>;
   messageIds: Collection<MessageIdDoc>;
   pushConfigs: Collection<PushConfigDoc>;
 }
 
-export async function openTaskCollections(store: DocumentStore): Promise<TaskCollections> {
+/** `backfillExpiresAt`: retention of the context lists built once from tasks stored before them. */
+export async function openTaskCollections(
+  store: DocumentStore,
+  backfillExpiresAt = Date.now() + DEFAULT_TASK_CONFIG.retentionMs,
+): Promise<TaskCollections> {
+  const tasks = await store.collection<TaskDoc>({
+    name: 'tasks',
+    indexes: [{ fields: ['subscriptionId', 'contextId'] }, { fields: ['state'] }],
+  });
   return {
-    tasks: await store.collection<TaskDoc>({
-      name: 'tasks',
-      indexes: [{ fields: ['subscriptionId', 'contextId'] }, { fields: ['state'] }],
-    }),
+    tasks,
     messageIds: await store.collection<MessageIdDoc>({ name: 'message_ids' }),
     pushConfigs: await store.collection<PushConfigDoc>({ name: 'push_configs', indexes: [{ fields: ['taskId'] }] }),
+    ...(await openLookupCollections(store, tasks, backfillExpiresAt)),
   };
 }
 
@@ -289,7 +297,7 @@ export class TaskService {
     caller: CallerContext,
     taskId: string,
     config: { id?: string; url: string; token: string; authentication?: Record<string, unknown> },
-  ): Promise<PushConfigDoc> {
+  ): Promise<PushConfigView> {
     await this.#pushEnabled(caller);
     await this.#owned(caller, taskId);
     const configId = config.id && config.id.length > 0 ? config.id : taskId;
@@ -308,8 +316,12 @@ export class TaskService {
     const keep = { expiresAt: this.deps.clock.now() + this.deps.config.retentionMs };
     if (existing) await this.c.pushConfigs.replace(id, existing.version, doc, keep);
     else {
-      const count = await this.c.pushConfigs.count({ taskId });
-      if (count >= 10) throw new InvalidParamsError('at most 10 push notification configs per task');
+      // The task's list of config ids (read by id, no query) also holds the limit, atomically.
+      await updatePushConfigList(this.c.pushConfigLists, taskId, keep.expiresAt, (ids) => {
+        if (ids.includes(configId)) return undefined;
+        if (ids.length >= 10) throw new InvalidParamsError('at most 10 push notification configs per task');
+        return [...ids, configId];
+      });
       try {
         await this.c.pushConfigs.insert(id, doc, keep);
       } catch (err) {
@@ -318,13 +330,13 @@ export class TaskService {
         if (again) await this.c.pushConfigs.replace(id, again.version, doc, keep);
       }
     }
-    return doc;
+    return pushConfigView(doc);
   }
 
-  async getPushConfig(caller: CallerContext, taskId: string, configId: string): Promise<PushConfigDoc> {
+  async getPushConfig(caller: CallerContext, taskId: string, configId: string): Promise<PushConfigView> {
     await this.#pushEnabled(caller);
     await this.#owned(caller, taskId);
-    const all = await this.c.pushConfigs.find({ taskId });
+    const all = await this.#pushConfigsOf(taskId);
     const found = configId
       ? (all.find((c) => c.doc.configId === configId) ?? (all.length === 1 ? all[0] : undefined))
       : all[0];
@@ -334,24 +346,37 @@ export class TaskService {
         taskId,
         pushNotificationConfigId: configId,
       });
-    return found.doc;
+    return pushConfigView(found.doc);
   }
 
-  async listPushConfigs(caller: CallerContext, taskId: string): Promise<PushConfigDoc[]> {
+  async listPushConfigs(caller: CallerContext, taskId: string): Promise<PushConfigView[]> {
     await this.#pushEnabled(caller);
     await this.#owned(caller, taskId);
-    return (await this.c.pushConfigs.find({ taskId })).map((v) => v.doc);
+    return (await this.#pushConfigsOf(taskId)).map((v) => pushConfigView(v.doc));
   }
 
   async deletePushConfig(caller: CallerContext, taskId: string, configId: string): Promise<void> {
     await this.#pushEnabled(caller);
     await this.#owned(caller, taskId);
     const deleted = await this.c.pushConfigs.delete(`${taskId}:${configId || taskId}`);
+    const keep = this.deps.clock.now() + this.deps.config.retentionMs;
+    await updatePushConfigList(this.c.pushConfigLists, taskId, keep, (ids) =>
+      ids.includes(configId || taskId) ? ids.filter((x) => x !== (configId || taskId)) : undefined,
+    );
     if (!deleted)
       throw new InvalidParamsError('no push notification config with this pushNotificationConfigId for the task', {
         taskId,
         pushNotificationConfigId: configId,
       });
+  }
+
+  /** A task's push configs, from its list of ids (reads by id: no query on push_configs). */
+  async #pushConfigsOf(taskId: string): Promise<Versioned<PushConfigDoc>[]> {
+    const list = await this.c.pushConfigLists.get(taskId);
+    const docs = await Promise.all(
+      (list?.doc.configIds ?? []).map((configId) => this.c.pushConfigs.get(`${taskId}:${configId}`)),
+    );
+    return docs.filter((d): d is Versioned<PushConfigDoc> => d !== undefined);
   }
 
   // ---- push delivery (internal: the webhooks service) ------------------------------------------
@@ -373,7 +398,7 @@ export class TaskService {
     } catch (err) {
       if (!(err instanceof AppError && err.code === 'NOT_FOUND')) throw err;
     }
-    const targets = enabled ? (await this.c.pushConfigs.find({ taskId })).map((v) => v.doc) : [];
+    const targets = enabled ? (await this.#pushConfigsOf(taskId)).map((v) => v.doc) : [];
     return { task: await this.#toA2A(t.doc, undefined, { emptyArtifactsWhileWorking: false }), enabled, targets };
   }
 
@@ -457,6 +482,8 @@ export class TaskService {
    */
   async sweepRetention(): Promise<{ tasks: number; messageIds: number; pushConfigs: number }> {
     const now = this.deps.clock.now();
+    await this.c.contexts.sweepExpired(now);
+    await this.c.pushConfigLists.sweepExpired(now);
     return {
       tasks: await this.c.tasks.sweepExpired(now),
       messageIds: await this.c.messageIds.sweepExpired(now),
@@ -472,9 +499,21 @@ export class TaskService {
    */
   async sweepStuckRuns(): Promise<number> {
     const now = this.deps.clock.now();
-    const working = await this.c.tasks.find({ state: 'working' }, { limit: 500 });
+    // The small set of tasks that may be running, not a query on `tasks` (a scan on FerretDB).
+    const active = await this.c.activeRuns.find({}, { limit: 500, sort: { field: 'sinceMs', direction: 1 } });
+    // A run started less than this ago can be neither overdue nor stalled: its task is not even read.
+    const quietMs = Math.min(this.deps.config.runStallMs, this.deps.config.runTimeoutMs);
     let failed = 0;
-    for (const v of working) {
+    for (const marker of active) {
+      if (now - marker.doc.sinceMs <= quietMs) continue;
+      const v = await this.c.tasks.get(marker.id);
+      if (!v ? now - marker.doc.sinceMs > CLAIM_STALE_MS : v.doc.status.state !== 'working') {
+        // Finished, waiting for input, or a task that was never stored. Versioned: a reply that made the task
+        // work again touched the marker meanwhile, and keeps it.
+        await this.c.activeRuns.delete(marker.id, marker.version);
+        continue;
+      }
+      if (!v) continue; // its send may still be storing it
       const t = v.doc;
       const overdue = now > t.runDeadlineMs;
       if (!overdue) {
@@ -649,19 +688,32 @@ export class TaskService {
       };
       if (message.metadata) base.metadata = message.metadata;
       const first = this.#withStatusEvent(base, { state: 'working', timestamp: this.#now() });
+      let inserted = false;
       try {
+        // Lookups first: a marker or list entry of a task that never appears is harmless (ADR 0015).
+        await markActive(this.c.activeRuns, taskId, now);
+        await rememberInContext(this.c.contexts, first.doc, now + this.deps.config.retentionMs);
         await this.c.tasks.insert(taskId, first.doc);
+        inserted = true;
+        await this.#appendLogged(first.doc, first.seq, first.eventJson, false);
       } catch (err) {
-        // The task was never stored, so nothing will run: not charged, and the messageId may be sent again.
+        // Refused (the store or the event log failed): nothing will run, so nothing is charged, and the
+        // messageId may be sent again. A task stored without its first logged event could never stream.
+        if (inserted) await this.c.tasks.delete(taskId).catch(() => false);
         await this.deps.control.refund(caller.subscriptionId, `msg:${message.messageId}`);
         await this.c.messageIds.delete(idemId);
         throw err;
       }
-      await this.#appendLogged(first.doc, first.seq, first.eventJson, false);
       task = first.doc;
       startSeq = first.seq - 1;
     }
-    await this.#publishRun(agent, task, runId, stored);
+    try {
+      await this.#publishRun(agent, task, runId, stored);
+    } catch (err) {
+      // The task is stored and accepted: a run no runner started is published again by the sweeper after
+      // RUN_STALL_MS (ADR 0011), so a bus outage here delays the run instead of refusing a charged request.
+      this.deps.log.warn({ err, taskId: task.id, runId }, 'run request not published: the sweeper will publish it');
+    }
     return { task, startSeq, repeated: false };
   }
 
@@ -689,6 +741,7 @@ export class TaskService {
       };
       const next = this.#withStatusEvent(base, { state: 'working', timestamp: this.#now() });
       try {
+        await markActive(this.c.activeRuns, doc.id, now);
         const saved = await this.c.tasks.replace(doc.id, version, next.doc);
         await this.#appendLogged(saved.doc, next.seq, next.eventJson, false);
         return { task: saved.doc, startSeq: next.seq - 1 };
@@ -822,20 +875,20 @@ export class TaskService {
   async #contextMemory(task: TaskDoc): Promise<Message[]> {
     const { memoryMessages, memoryMaxBytes } = this.deps.config;
     if (memoryMessages === 0) return [];
-    // The newest tasks of the context (each holds at least one message), then oldest first (a stable sort:
-    // tasks created in the same millisecond keep the store's order).
-    const siblings = (
-      await this.c.tasks.find(
-        { subscriptionId: task.subscriptionId, contextId: task.contextId },
-        { sort: { field: 'createdAtMs', direction: -1 }, limit: memoryMessages + 1 },
-      )
-    ).sort((a, b) => a.doc.createdAtMs - b.doc.createdAtMs);
-    if (!siblings.some((s) => s.id === task.id)) siblings.push({ id: task.id, version: 0, doc: task });
+    // The context's list of task ids, then each recent task by id: no query on `contextId` (ADR 0015).
+    // At most two rounds of reads by id, newest tasks first: a turn is usually two messages (question and
+    // answer), so half as many tasks as messages usually suffice; the rest only when they do not.
+    const context = await this.c.contexts.get(contextKey(task.subscriptionId, task.contextId));
+    const ids = (context?.doc.taskIds ?? [task.id]).slice(-(memoryMessages + 1));
+    const read = (batch: string[]): Promise<(TaskDoc | undefined)[]> =>
+      Promise.all(batch.map(async (id) => (id === task.id ? task : (await this.c.tasks.get(id))?.doc)));
+    const firstRound = Math.ceil((memoryMessages + 1) / 2);
+    let siblings = await read(ids.slice(-firstRound));
+    const seen = siblings.reduce((n, d) => n + (d?.history.length ?? 0), 0);
+    if (seen <= memoryMessages && ids.length > firstRound)
+      siblings = [...(await read(ids.slice(0, -firstRound))), ...siblings];
     const messages: Message[] = [];
-    for (const s of siblings) {
-      const doc = s.id === task.id ? task : s.doc;
-      messages.push(...doc.history);
-    }
+    for (const doc of siblings) if (doc) messages.push(...doc.history);
     // The message being answered is sent separately; drop it from the memory.
     const lastUser = task.history.at(-1);
     const filtered = messages.filter((m) => m.messageId !== lastUser?.messageId);
@@ -1116,6 +1169,20 @@ export class TaskService {
   #now(): string {
     return new Date(this.deps.clock.now()).toISOString();
   }
+}
+
+/**
+ * A push config as the client may see it again: the delivery secrets are write-only. The token and
+ * `authentication.credentials` are stored for delivery (`pushDelivery`, internal) and never returned by
+ * set/get/list.
+ */
+export type PushConfigView = Omit<PushConfigDoc, 'token'>;
+
+export function pushConfigView(doc: PushConfigDoc): PushConfigView {
+  const { token: _token, authentication, ...rest } = doc;
+  if (!authentication) return rest;
+  const { credentials: _credentials, ...publicAuth } = authentication;
+  return { ...rest, authentication: publicAuth };
 }
 
 /** The run attachments a stored message refers to (stored files by blob id, external files by URI). */

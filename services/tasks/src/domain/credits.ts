@@ -1,0 +1,313 @@
+import { AppError, DuplicateKeyError, InsufficientCreditsError, NotFoundError } from '@a2a-inbound/errors';
+import type { Clock, Collection, IdGenerator, Versioned } from '@a2a-inbound/ports';
+import type { CreditBucketDoc, CreditChargeDoc, CreditDebit, SubscriptionDoc } from './control-model';
+
+/** How many documents one subscription's balance is spread over (see ADR 0015). */
+export const CREDIT_BUCKETS = 16;
+/** Debits remembered per bucket: a refund or a resumed charge finds what was paid within this window. */
+const DEBIT_RING = 128;
+const GRANT_RING = 16;
+/** A charge record younger than this may still be paying (its request is running): a repeat leaves it alone. */
+const CHARGE_IN_PROGRESS_MS = 10_000;
+/** The ledger outlives every idempotency window of the sends (message_ids are kept 7 days by default). */
+export const CHARGE_RETENTION_MS = 30 * 24 * 3600_000;
+/** Compare-and-set rounds before a charge gives up; each round moves to another bucket on a conflict. */
+const MAX_ROUNDS = 200;
+
+export interface CreditCollections {
+  subscriptions: Collection<SubscriptionDoc>;
+  creditBuckets: Collection<CreditBucketDoc>;
+  creditCharges: Collection<CreditChargeDoc>;
+}
+
+type Bucket = Versioned<CreditBucketDoc> | undefined;
+
+function isConflict(err: unknown): boolean {
+  return err instanceof AppError && err.code === 'VERSION_CONFLICT';
+}
+
+/**
+ * Credits of a subscription, spread over `CREDIT_BUCKETS` bucket documents, with a ledger of charges.
+ *
+ * - A charge first inserts its ledger record (`<sub>:<chargeId>`; an insert is atomic on every engine, so
+ *   one chargeId is charged once across replicas), then debits ONE bucket that holds enough, chosen at random:
+ *   concurrent charges of a tenant land on different documents instead of racing for one. A conflict moves
+ *   the charge to another bucket. Each bucket's compare-and-set keeps it at zero or above, so the balance
+ *   (their sum) never goes below zero. When no single bucket holds the cost, the charge takes it from
+ *   several, each debit noted in its bucket; if the sum is short, what was taken is given back.
+ * - A refund flips the record to `refunded` (once) and gives back exactly the debits noted for the charge.
+ * - Grants are spread evenly over the buckets.
+ */
+export class Credits {
+  constructor(
+    private readonly c: CreditCollections,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+    private readonly random: () => number = Math.random,
+  ) {}
+
+  /** The current balance: the sum of the buckets (legacy credits are moved into them first). */
+  async balance(subscriptionId: string): Promise<number> {
+    await this.settled(subscriptionId);
+    return total(await this.#buckets(subscriptionId));
+  }
+
+  /**
+   * Consumes `amount` (default: the subscription's cost per invocation) unless `chargeId` is already
+   * charged; INSUFFICIENT_CREDITS when the balance is short. Nothing is charged when it throws.
+   * Callers charge one chargeId at a time (the send path holds the messageId claim while charging).
+   */
+  async charge(subscriptionId: string, chargeId: string, amount?: number): Promise<void> {
+    const sub = await this.settled(subscriptionId);
+    const cost = amount ?? sub.creditCostPerInvocation;
+    const recordId = `${subscriptionId}:${chargeId}`;
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const now = this.clock.now();
+      const doc: CreditChargeDoc = { subscriptionId, chargeId, amount: cost, state: 'charged', createdAtMs: now };
+      let record: Versioned<CreditChargeDoc>;
+      try {
+        record = await this.c.creditCharges.insert(recordId, doc, { expiresAt: now + CHARGE_RETENTION_MS });
+      } catch (err) {
+        if (!(err instanceof DuplicateKeyError)) throw err;
+        const existing = await this.c.creditCharges.get(recordId);
+        if (!existing) continue; // removed meanwhile (a refused attempt): try again
+        if (existing.doc.state === 'charged') {
+          // A repeat. A record old enough that its request is over, but short of its debits, was left by a
+          // process that died between recording and paying: the repeat pays the rest.
+          if (now - existing.doc.createdAtMs >= CHARGE_IN_PROGRESS_MS) {
+            const buckets = await this.#buckets(subscriptionId);
+            const paid = buckets.reduce((s, b) => s + debitOf(b, chargeId), 0);
+            if (paid < existing.doc.amount)
+              await this.#debitOrUndo(subscriptionId, chargeId, existing.doc.amount - paid);
+          }
+          return;
+        }
+        // Refunded before (the request was refused): this attempt is charged anew.
+        try {
+          record = await this.c.creditCharges.replace(recordId, existing.version, doc, {
+            expiresAt: now + CHARGE_RETENTION_MS,
+          });
+        } catch (e) {
+          if (isConflict(e)) continue;
+          throw e;
+        }
+      }
+      try {
+        await this.#debitOrUndo(subscriptionId, chargeId, cost);
+      } catch (err) {
+        // Not paid: the ledger must not say charged, so a later send of this messageId is charged.
+        await this.c.creditCharges.delete(recordId, record.version).catch(() => false);
+        throw err;
+      }
+      return;
+    }
+    throw new AppError('UNAVAILABLE', `credits of ${subscriptionId}: too many concurrent writers`);
+  }
+
+  /** Gives back a charge (its request was refused after charging); nothing when it is not charged. */
+  async refund(subscriptionId: string, chargeId: string): Promise<void> {
+    const recordId = `${subscriptionId}:${chargeId}`;
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const record = await this.c.creditCharges.get(recordId);
+      if (!record || record.doc.state !== 'charged') return;
+      try {
+        // Flipping the record first makes exactly one refund give the credits back.
+        await this.c.creditCharges.replace(
+          recordId,
+          record.version,
+          { ...record.doc, state: 'refunded' },
+          {
+            expiresAt: this.clock.now() + CHARGE_RETENTION_MS,
+          },
+        );
+      } catch (err) {
+        if (isConflict(err)) continue;
+        throw err;
+      }
+      await this.#giveBack(subscriptionId, chargeId);
+      return;
+    }
+    throw new AppError('UNAVAILABLE', `credits of ${subscriptionId}: too many concurrent writers`);
+  }
+
+  /** Adds (or, negative, removes down to zero) credits; resolves the new balance. */
+  async add(subscriptionId: string, amount: number): Promise<number> {
+    await this.settled(subscriptionId);
+    if (amount > 0) await this.#grant(subscriptionId, amount, this.ids.next());
+    else if (amount < 0) {
+      let remaining = -amount;
+      for (let i = 0; i < CREDIT_BUCKETS && remaining > 0; i++) {
+        await this.#updateBucket(subscriptionId, i, (b) => {
+          const take = Math.min(b.credits, remaining);
+          if (take === 0) return undefined;
+          remaining -= take;
+          return { ...b, credits: b.credits - take };
+        });
+      }
+    }
+    return total(await this.#buckets(subscriptionId));
+  }
+
+  /**
+   * The subscription, with any credits still on its document moved into the buckets. The move is marked on
+   * the subscription in the same write that zeroes its credits, and each bucket notes the move's id, so a
+   * move cut short by a crash is finished by the next reader without granting anything twice.
+   */
+  async settled(subscriptionId: string): Promise<SubscriptionDoc> {
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const cur = await this.c.subscriptions.get(subscriptionId);
+      if (!cur) throw new NotFoundError('subscription');
+      const moving = cur.doc.creditsMoving;
+      if (!moving && cur.doc.credits <= 0) return cur.doc;
+      try {
+        if (!moving) {
+          const next = { ...cur.doc, credits: 0, creditsMoving: { id: this.ids.next(), amount: cur.doc.credits } };
+          await this.c.subscriptions.replace(subscriptionId, cur.version, next);
+        } else {
+          await this.#grant(subscriptionId, moving.amount, moving.id);
+          await this.c.subscriptions.replace(subscriptionId, cur.version, { ...cur.doc, creditsMoving: null });
+        }
+      } catch (err) {
+        if (!isConflict(err)) throw err;
+      }
+    }
+    throw new AppError('UNAVAILABLE', `subscription ${subscriptionId} is changing too fast`);
+  }
+
+  /** Deletes ledger records past their retention. */
+  sweepExpired(now: number): Promise<number> {
+    return this.c.creditCharges.sweepExpired(now);
+  }
+
+  // ---- internals ----------------------------------------------------------------------------------
+
+  #bucketId(subscriptionId: string, n: number): string {
+    return `${subscriptionId}:${n}`;
+  }
+
+  async #buckets(subscriptionId: string): Promise<Bucket[]> {
+    return Promise.all(
+      Array.from({ length: CREDIT_BUCKETS }, (_, n) => this.c.creditBuckets.get(this.#bucketId(subscriptionId, n))),
+    );
+  }
+
+  /** Takes `need` for `chargeId`; on failure gives back whatever this call took, then rethrows. */
+  async #debitOrUndo(subscriptionId: string, chargeId: string, need: number): Promise<void> {
+    try {
+      await this.#debit(subscriptionId, chargeId, need);
+    } catch (err) {
+      await this.#giveBack(subscriptionId, chargeId).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  async #debit(subscriptionId: string, chargeId: string, need: number): Promise<void> {
+    let remaining = need;
+    // A random bucket first (one read); all of them only when that one cannot pay. After a conflict (another
+    // charge wrote that bucket) the next round starts again from a random bucket: charges spread out.
+    let single = true;
+    for (let round = 0; round < MAX_ROUNDS && remaining > 0; round++) {
+      let bucket: Bucket;
+      if (single) {
+        single = false;
+        const n = Math.floor(this.random() * CREDIT_BUCKETS);
+        bucket = await this.c.creditBuckets.get(this.#bucketId(subscriptionId, n));
+        if (!bucket || bucket.doc.credits < remaining) continue;
+      } else {
+        const buckets = await this.#buckets(subscriptionId);
+        const available = total(buckets);
+        if (available < remaining) throw new InsufficientCreditsError(available + (need - remaining), need);
+        const enough = buckets.flatMap((b, i) => (b && b.doc.credits >= remaining ? [i] : []));
+        // One bucket that can pay it all, at random; otherwise the fullest pays a part.
+        bucket = buckets[enough.length > 0 ? enough[Math.floor(this.random() * enough.length)]! : fullest(buckets)];
+        if (!bucket) continue;
+      }
+      const take = Math.min(bucket.doc.credits, remaining);
+      const debits = [
+        ...withoutDebit(bucket.doc.debits, chargeId),
+        { chargeId, amount: debitOf(bucket, chargeId) + take },
+      ];
+      try {
+        await this.c.creditBuckets.replace(bucket.id, bucket.version, {
+          ...bucket.doc,
+          credits: bucket.doc.credits - take,
+          debits: debits.slice(-DEBIT_RING),
+        });
+        remaining -= take;
+      } catch (err) {
+        if (!isConflict(err)) throw err;
+        single = true;
+      }
+    }
+    if (remaining > 0) throw new AppError('UNAVAILABLE', `credits of ${subscriptionId}: too many concurrent writers`);
+  }
+
+  /** Gives back every debit noted for `chargeId` (each bucket forgets it in the same write: once only). */
+  async #giveBack(subscriptionId: string, chargeId: string): Promise<void> {
+    const buckets = await this.#buckets(subscriptionId);
+    for (let n = 0; n < CREDIT_BUCKETS; n++) {
+      if (debitOf(buckets[n], chargeId) === 0) continue;
+      await this.#updateBucket(subscriptionId, n, (b) => {
+        const paid = b.debits.filter((d) => d.chargeId === chargeId).reduce((s, d) => s + d.amount, 0);
+        if (paid === 0) return undefined;
+        return { ...b, credits: b.credits + paid, debits: withoutDebit(b.debits, chargeId) };
+      });
+    }
+  }
+
+  /** Spreads `amount` evenly over the buckets; `grantId` makes a resumed grant apply once per bucket. */
+  async #grant(subscriptionId: string, amount: number, grantId: string): Promise<void> {
+    const base = Math.floor(amount / CREDIT_BUCKETS);
+    const extra = amount % CREDIT_BUCKETS;
+    for (let n = 0; n < CREDIT_BUCKETS; n++) {
+      const share = base + (n < extra ? 1 : 0);
+      if (share === 0) continue;
+      await this.#updateBucket(subscriptionId, n, (b) =>
+        b.grants.includes(grantId)
+          ? undefined
+          : { ...b, credits: b.credits + share, grants: [...b.grants, grantId].slice(-GRANT_RING) },
+      );
+    }
+  }
+
+  /** Compare-and-set on one bucket, creating it when missing; `mutate` undefined leaves it unchanged. */
+  async #updateBucket(
+    subscriptionId: string,
+    n: number,
+    mutate: (b: CreditBucketDoc) => CreditBucketDoc | undefined,
+  ): Promise<void> {
+    const id = this.#bucketId(subscriptionId, n);
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const cur = await this.c.creditBuckets.get(id);
+      const next = mutate(cur?.doc ?? { subscriptionId, credits: 0, debits: [], grants: [] });
+      if (!next) return;
+      try {
+        if (cur) await this.c.creditBuckets.replace(id, cur.version, next);
+        else await this.c.creditBuckets.insert(id, next);
+        return;
+      } catch (err) {
+        if (!isConflict(err) && !(err instanceof DuplicateKeyError)) throw err;
+      }
+    }
+    throw new AppError('UNAVAILABLE', `credit bucket ${id}: too many concurrent writers`);
+  }
+}
+
+function total(buckets: Bucket[]): number {
+  return buckets.reduce((s, b) => s + (b?.doc.credits ?? 0), 0);
+}
+
+function fullest(buckets: Bucket[]): number {
+  let best = 0;
+  for (let i = 1; i < buckets.length; i++)
+    if ((buckets[i]?.doc.credits ?? 0) > (buckets[best]?.doc.credits ?? 0)) best = i;
+  return best;
+}
+
+function debitOf(bucket: Bucket, chargeId: string): number {
+  return (bucket?.doc.debits ?? []).filter((d) => d.chargeId === chargeId).reduce((s, d) => s + d.amount, 0);
+}
+
+function withoutDebit(debits: CreditDebit[], chargeId: string): CreditDebit[] {
+  return debits.filter((d) => d.chargeId !== chargeId);
+}

@@ -1,0 +1,225 @@
+import { describe, expect, it } from 'vitest';
+import { silentLogger } from '@a2a-inbound/logger';
+import {
+  InMemoryBlobStore,
+  InMemoryBus,
+  InMemoryCache,
+  InMemoryDocumentStore,
+  InMemoryEventLog,
+  ManualClock,
+  SequentialIds,
+} from '@a2a-inbound/ports';
+import type { Collection } from '@a2a-inbound/ports';
+import { eventsV1 } from '@a2a-inbound/proto';
+import type { Message } from '@a2a-js/sdk';
+import { ControlPlane, openControlCollections } from '../../src/domain/control-plane';
+import type { PushConfigDoc, TaskDoc } from '../../src/domain/model';
+import { seedDemo } from '../../src/domain/seed';
+import { DEFAULT_TASK_CONFIG, openTaskCollections, TaskService } from '../../src/domain/task-service';
+
+// Latency grew with stored tasks in distributed mode: conversation memory and the stuck-run sweeper
+// queried `tasks` by contextId / state, which FerretDB v1 answers by scanning the collection. They now read
+// lookup documents by id (ADR 0015): these tests fail if a query on `tasks` comes back to those paths.
+
+async function setup(store = new InMemoryDocumentStore()) {
+  const bus = new InMemoryBus();
+  const clock = new ManualClock(Date.UTC(2026, 10, 25));
+  const ids = new SequentialIds('id');
+  const cache = new InMemoryCache({ clock });
+  const control = new ControlPlane(await openControlCollections(store), cache, clock, ids);
+  await seedDemo(control);
+  const c = await openTaskCollections(store, clock.now() + DEFAULT_TASK_CONFIG.retentionMs);
+  const runs: eventsV1.RunRequested[] = [];
+  await bus.subscribe('a2a.run.requested', 'test', async (m) => {
+    runs.push(eventsV1.RunRequested.decode(m.value));
+  });
+  const config = { ...DEFAULT_TASK_CONFIG, runTimeoutMs: 60_000 };
+  const tasks = new TaskService(c, {
+    control,
+    blobs: new InMemoryBlobStore(),
+    bus,
+    eventLog: new InMemoryEventLog(),
+    cache,
+    clock,
+    ids,
+    log: silentLogger(),
+    config,
+  });
+  const caller = {
+    subscriptionId: 'demo-subscription',
+    deploymentId: 'demo-deployment',
+    agentId: 'demo-echo',
+    keyId: 'k',
+    protocolVersion: '0.3.0',
+  };
+  return { tasks, c, bus, clock, runs, caller, store };
+}
+
+/** Counts queries (find/findOne/count) on a collection; reads by id are not counted. */
+function countQueries<T extends object>(coll: Collection<T>): { n: number } {
+  const counter = { n: 0 };
+  for (const name of ['find', 'findOne', 'count'] as const) {
+    const original = (coll[name] as (...a: unknown[]) => Promise<unknown>).bind(coll);
+    (coll as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
+      counter.n += 1;
+      return original(...args);
+    };
+  }
+  return counter;
+}
+
+const msg = (messageId: string, text: string, contextId?: string): Message => ({
+  kind: 'message',
+  role: 'user',
+  messageId,
+  parts: [{ kind: 'text', text }],
+  ...(contextId ? { contextId } : {}),
+});
+
+describe('hot path without queries on tasks', () => {
+  it('send, continue a conversation, get, apply events and sweep use no query on the tasks collection', async () => {
+    const { tasks, c, bus, runs, caller, clock } = await setup();
+    const queries = countQueries(c.tasks);
+    const first = await tasks.send(caller, msg('m1', 'my name is Ada'), { blocking: false });
+    await bus.drain();
+    await tasks.applyRunEvent({
+      taskId: first.id,
+      runId: runs[0]!.runId,
+      runSeq: 1,
+      emittedAtMs: 0,
+      event: { $case: 'status', status: { state: 'completed', messageJson: '' } },
+    });
+    const second = await tasks.send(caller, msg('m2', 'what is my name?', first.contextId), { blocking: false });
+    await bus.drain();
+    await tasks.get(caller, second.id);
+    clock.advance(61_000);
+    expect(await tasks.sweepStuckRuns()).toBe(1); // the second run overran its deadline
+    expect(queries.n).toBe(0);
+    // Conversation memory still comes from the earlier task of the context.
+    const memory = JSON.parse(runs[1]!.historyJson) as Message[];
+    expect(memory.map((m) => (m.parts[0] as { text: string }).text)).toContain('my name is Ada');
+    expect(memory.some((m) => (m.parts[0] as { text: string }).text === 'what is my name?')).toBe(false);
+  });
+
+  it('the sweeper forgets the marker of a finished task once it is old enough to look at', async () => {
+    const { tasks, c, bus, runs, caller, clock } = await setup();
+    const t = await tasks.send(caller, msg('a1', 'hello'), { blocking: false });
+    await bus.drain();
+    expect((await c.activeRuns.find({})).map((m) => m.id)).toEqual([t.id]);
+    await tasks.applyRunEvent({
+      taskId: t.id,
+      runId: runs[0]!.runId,
+      runSeq: 1,
+      emittedAtMs: 0,
+      event: { $case: 'status', status: { state: 'completed', messageJson: '' } },
+    });
+    await tasks.sweepStuckRuns(); // too recent to be overdue or stalled: not even read
+    expect(await c.activeRuns.count({})).toBe(1);
+    clock.advance(61_000);
+    await tasks.sweepStuckRuns();
+    expect(await c.activeRuns.find({})).toEqual([]);
+  });
+
+  it('tasks stored before the lookups existed are found by memory, the sweeper and push delivery (one backfill at startup)', async () => {
+    const store = new InMemoryDocumentStore();
+    const clock = new ManualClock(Date.UTC(2026, 10, 25));
+    const tasksColl = await store.collection<TaskDoc & { state: string }>({ name: 'tasks' });
+    const old: TaskDoc & { state: string } = {
+      id: 'old-1',
+      subscriptionId: 'demo-subscription',
+      deploymentId: 'demo-deployment',
+      agentId: 'demo-echo',
+      contextId: 'ctx-old',
+      status: { state: 'working', timestamp: new Date(clock.now()).toISOString() },
+      state: 'working',
+      artifacts: [],
+      history: [{ kind: 'message', role: 'user', messageId: 'old-m', parts: [{ kind: 'text', text: 'from before' }] }],
+      currentRunId: 'run-old',
+      lastRunSeq: 0,
+      lastSeq: 1,
+      runDeadlineMs: clock.now() - 1,
+      runSeenAtMs: clock.now() - 1,
+      createdAtMs: clock.now() - 1000,
+      updatedAtMs: clock.now() - 1000,
+    };
+    await tasksColl.insert(old.id, old);
+    const pushColl = await store.collection<PushConfigDoc>({ name: 'push_configs' });
+    await pushColl.insert('old-1:hook', {
+      taskId: 'old-1',
+      subscriptionId: 'demo-subscription',
+      configId: 'hook',
+      url: 'https://h.example.com/old',
+      token: 't',
+      createdAtMs: 0,
+    });
+    const { tasks, runs, bus, caller, c } = await setup(store);
+    expect((await c.pushConfigLists.get('old-1'))?.doc.configIds).toEqual(['hook']);
+    const next = await tasks.send(caller, msg('new-m', 'and now', 'ctx-old'), { blocking: false });
+    await bus.drain();
+    expect(next.contextId).toBe('ctx-old');
+    const memory = JSON.parse(runs[0]!.historyJson) as Message[];
+    expect(memory.map((m) => (m.parts[0] as { text: string }).text)).toEqual(['from before']);
+    expect(await tasks.sweepStuckRuns()).toBe(1); // the old task's deadline passed
+    expect((await tasksColl.get('old-1'))?.doc.status.state).toBe('failed');
+  });
+
+  it('push configs are set, limited to 10, listed, deleted and delivered without a query on push_configs', async () => {
+    const { tasks, c, caller, store } = await setup();
+    const control = new ControlPlane(
+      await openControlCollections(store),
+      new InMemoryCache(),
+      new ManualClock(),
+      new SequentialIds('x'),
+    );
+    await control.updateAgentSettings({ subscriptionId: 'demo-subscription', role: 'operator' }, 'demo-echo', {
+      pushNotificationsEnabled: true,
+    });
+    const queries = countQueries(c.pushConfigs);
+    const t = await tasks.send(caller, msg('p1', 'x'), { blocking: false });
+    for (let i = 0; i < 10; i++)
+      await tasks.setPushConfig(caller, t.id, { id: `c${i}`, url: `https://h.example.com/${i}`, token: 't' });
+    await expect(
+      tasks.setPushConfig(caller, t.id, { id: 'c10', url: 'https://h.example.com/10', token: 't' }),
+    ).rejects.toMatchObject({ code: 'INVALID_PARAMS' });
+    await tasks.setPushConfig(caller, t.id, { id: 'c3', url: 'https://h.example.com/replaced', token: 't' });
+    await tasks.deletePushConfig(caller, t.id, 'c0');
+    const listed = await tasks.listPushConfigs(caller, t.id);
+    expect(listed.map((p) => p.configId)).toEqual(['c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8', 'c9']);
+    expect((await tasks.getPushConfig(caller, t.id, 'c3')).url).toBe('https://h.example.com/replaced');
+    await tasks.setPushConfig(caller, t.id, { id: 'c10', url: 'https://h.example.com/10', token: 't' }); // room again
+    expect((await tasks.pushDelivery(t.id)).targets).toHaveLength(10);
+    expect(queries.n).toBe(0);
+  });
+
+  it('memory of a long conversation is its latest messages, in order, without the message being answered', async () => {
+    const { tasks, bus, runs, caller } = await setup();
+    let contextId: string | undefined;
+    for (let i = 0; i < 26; i++) {
+      const t = await tasks.send(caller, msg(`turn-${i}`, `turn ${i}`, contextId), { blocking: false });
+      contextId = t.contextId;
+      await bus.drain();
+      await tasks.applyRunEvent({
+        taskId: t.id,
+        runId: runs[i]!.runId,
+        runSeq: 1,
+        emittedAtMs: 0,
+        event: { $case: 'status', status: { state: 'completed', messageJson: '' } },
+      });
+    }
+    const memory = JSON.parse(runs[25]!.historyJson) as Message[];
+    expect(memory.map((m) => (m.parts[0] as { text: string }).text)).toEqual(
+      Array.from({ length: 20 }, (_, i) => `turn ${i + 5}`),
+    );
+  });
+
+  it('racing sends into one new context all land in its task list', async () => {
+    const { tasks, c, caller } = await setup();
+    const sent = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        tasks.send(caller, msg(`race-${i}`, 'x', 'shared-ctx'), { blocking: false }),
+      ),
+    );
+    const list = await c.contexts.get('demo-subscription:shared-ctx');
+    expect([...(list?.doc.taskIds ?? [])].sort()).toEqual(sent.map((t) => t.id).sort());
+  });
+});
