@@ -604,7 +604,7 @@ export class TaskService {
         throw new TaskNotFoundError(message.taskId!);
       }
     }
-    const taskId = continuing ? message.taskId! : this.deps.ids.next();
+    let taskId = continuing ? message.taskId! : this.deps.ids.next();
     try {
       await this.c.messageIds.insert(
         idemId,
@@ -618,11 +618,13 @@ export class TaskService {
       );
     } catch (err) {
       if (!(err instanceof DuplicateKeyError)) throw err;
-      const repeated = await this.#repeatedTask(idemId);
-      if (repeated) return { task: repeated, startSeq: 0, repeated: true };
-      // The first request died between claiming the messageId and storing its task: this one takes over
-      // (the charge is keyed by the messageId, so it is not charged twice).
-      return this.#startOrContinue(caller, message, options);
+      const earlier = await this.#repeatedTask(idemId);
+      if ('task' in earlier) return { task: earlier.task, startSeq: 0, repeated: true };
+      if (!earlier.takeOver) return this.#startOrContinue(caller, message, options); // released: a new send
+      // The first request has not stored its message after CLAIM_STALE_MS (it died, or is stuck): this one
+      // takes the message over with the claim's task id, so at most one task can ever be stored for it (the
+      // loser of the insert returns the winner's task), and the charge is keyed by the messageId.
+      taskId = earlier.takeOver;
     }
 
     try {
@@ -655,6 +657,9 @@ export class TaskService {
       // A reply racing another reply to the same task may find it no longer input-required.
       if (continuing && existingTask) continued = await this.#continueTask(existingTask, stored.message, runId);
     } catch (err) {
+      // A request that took this message over may have lost the race to the first one: its task has it.
+      const handled = continuing ? await this.#taskWithMessage(taskId, message.messageId) : undefined;
+      if (handled) return { task: handled, startSeq: 0, repeated: true };
       // Refused before anything ran: a JSON-RPC error is never charged and does not consume the messageId.
       await this.deps.control.refund(caller.subscriptionId, `msg:${message.messageId}`);
       await this.c.messageIds.delete(idemId);
@@ -697,6 +702,12 @@ export class TaskService {
         inserted = true;
         await this.#appendLogged(first.doc, first.seq, first.eventJson, false);
       } catch (err) {
+        // Two requests for one message (a take-over racing a slow first one) share the task id: the loser of
+        // the insert answers with the winner's task, charged once, its run published once.
+        if (!inserted && err instanceof DuplicateKeyError) {
+          const winner = await this.c.tasks.get(taskId); // a new task's id belongs to this message's claim only
+          if (winner) return { task: winner.doc, startSeq: 0, repeated: true };
+        }
         // Refused (the store or the event log failed): nothing will run, so nothing is charged, and the
         // messageId may be sent again. A task stored without its first logged event could never stream.
         if (inserted) await this.c.tasks.delete(taskId).catch(() => false);
@@ -758,26 +769,40 @@ export class TaskService {
 
   /**
    * The task of a messageId claimed before. The racing first send may still be creating it: wait a little.
-   * A claim whose task never appeared (its process died in between) is released after `CLAIM_STALE_MS`, and
-   * undefined tells the caller to take the message over.
+   * A claim whose message is still not stored after `CLAIM_STALE_MS` (the claiming process died, or is stuck
+   * behind an outage) is taken over: the claim is refreshed by compare-and-set, so one retry at a time takes
+   * it, and the caller goes on with the claim's task id. `{ takeOver: undefined }`: the claim was released
+   * meanwhile (a refused first send), so the message is new.
    */
-  async #repeatedTask(idemId: string): Promise<TaskDoc | undefined> {
+  async #repeatedTask(idemId: string): Promise<{ task: TaskDoc } | { takeOver: string | undefined }> {
     for (let i = 0; i < 100; i++) {
       const idem = await this.c.messageIds.get(idemId);
-      if (!idem) return undefined; // released meanwhile (refused, or taken over): handle it as new
-      const t = await this.c.tasks.get(idem.doc.taskId);
-      if (t && t.doc.history.some((m) => m.messageId === idem.doc.messageId)) return t.doc;
-      if (!t && this.deps.clock.now() - idem.doc.createdAtMs > CLAIM_STALE_MS) {
+      if (!idem) return { takeOver: undefined };
+      const t = await this.#taskWithMessage(idem.doc.taskId, idem.doc.messageId);
+      if (t) return { task: t };
+      const now = this.deps.clock.now();
+      if (now - idem.doc.createdAtMs > CLAIM_STALE_MS) {
+        try {
+          await this.c.messageIds.replace(idemId, idem.version, { ...idem.doc, createdAtMs: now });
+        } catch (err) {
+          if (!(err instanceof AppError && err.code === 'VERSION_CONFLICT')) throw err;
+          continue; // another retry took it over, or the claim changed: look again
+        }
         this.deps.log.warn(
           { taskId: idem.doc.taskId },
-          'messageId claimed by a send that never stored its task: taken over',
+          'messageId claimed by a send that has not stored its message: taken over with the same task id',
         );
-        await this.c.messageIds.delete(idemId, idem.version);
-        return undefined;
+        return { takeOver: idem.doc.taskId };
       }
       await new Promise((r) => setTimeout(r, 50));
     }
     throw new AppError('UNAVAILABLE', 'the first request with this messageId is still being processed');
+  }
+
+  /** The stored task `taskId` when it holds the message `messageId` (it was handled), else undefined. */
+  async #taskWithMessage(taskId: string, messageId: string): Promise<TaskDoc | undefined> {
+    const t = await this.c.tasks.get(taskId);
+    return t && t.doc.history.some((m) => m.messageId === messageId) ? t.doc : undefined;
   }
 
   async #storeMessageFiles(

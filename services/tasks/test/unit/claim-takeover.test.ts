@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import { silentLogger } from '@a2a-inbound/logger';
+import {
+  InMemoryBlobStore,
+  InMemoryBus,
+  InMemoryCache,
+  InMemoryDocumentStore,
+  InMemoryEventLog,
+  ManualClock,
+  SequentialIds,
+} from '@a2a-inbound/ports';
+import type { Message } from '@a2a-js/sdk';
+import { ControlPlane, openControlCollections } from '../../src/domain/control-plane';
+import { seedDemo } from '../../src/domain/seed';
+import { DEFAULT_TASK_CONFIG, openTaskCollections, TaskService } from '../../src/domain/task-service';
+
+/**
+ * A retry that finds a messageId claimed by a send that has not stored its message after 10 s (the first
+ * request's process died, or it is stuck behind an outage) takes the message over. It must never make a second
+ * task of one message: the take-over uses the claim's task id, and whichever request stores the task first wins.
+ */
+async function setup() {
+  const store = new InMemoryDocumentStore();
+  const bus = new InMemoryBus();
+  const clock = new ManualClock(Date.UTC(2026, 10, 25));
+  const ids = new SequentialIds('id');
+  const cache = new InMemoryCache({ clock });
+  const control = new ControlPlane(await openControlCollections(store), cache, clock, ids);
+  await seedDemo(control);
+  const collections = await openTaskCollections(store);
+  const runRequests: string[] = [];
+  const publish = bus.publish.bind(bus);
+  bus.publish = (m) => {
+    if (m.topic === 'a2a.run.requested') runRequests.push(m.key);
+    return publish(m);
+  };
+  const tasks = new TaskService(collections, {
+    control,
+    blobs: new InMemoryBlobStore(),
+    bus,
+    eventLog: new InMemoryEventLog(),
+    cache,
+    clock,
+    ids,
+    log: silentLogger(),
+    config: DEFAULT_TASK_CONFIG,
+  });
+  const caller = {
+    subscriptionId: 'demo-subscription',
+    deploymentId: 'demo-deployment',
+    agentId: 'demo-echo',
+    keyId: 'k',
+    protocolVersion: '0.3.0',
+  };
+  const credits = async (): Promise<number> => (await control.getSubscription('demo-subscription')).credits;
+  // The first charge hangs until released: the first request is stuck between its claim and its task.
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const charge = control.charge.bind(control);
+  let calls = 0;
+  control.charge = async (...args: Parameters<typeof charge>) => {
+    calls += 1;
+    if (calls === 1) await gate;
+    return charge(...args);
+  };
+  return { tasks, collections, clock, caller, credits, runRequests, release };
+}
+
+const msg = (messageId: string): Message => ({
+  kind: 'message',
+  role: 'user',
+  messageId,
+  parts: [{ kind: 'text', text: 'hi' }],
+});
+
+describe('a stuck first send is taken over without a second task', () => {
+  it('the retry takes over with the claim task id; the first send, when it goes on, answers with the same task', async () => {
+    const { tasks, collections, clock, caller, credits, runRequests, release } = await setup();
+    const before = await credits();
+    const first = tasks.send(caller, msg('stuck'), { blocking: false });
+    await expect
+      .poll(async () => (await collections.messageIds.get('demo-subscription:stuck')) !== undefined)
+      .toBe(true);
+    // Within the claim's 10 s, a retry waits for the first and gives up as UNAVAILABLE (a client retries).
+    clock.advance(11_000);
+    const retried = await tasks.send(caller, msg('stuck'), { blocking: false });
+    release();
+    const firstAnswer = await first;
+    expect(firstAnswer.id).toBe(retried.id);
+    const stored = await collections.tasks.find({ subscriptionId: 'demo-subscription' });
+    expect(stored.filter((t) => t.doc.history.some((m) => m.messageId === 'stuck')).map((t) => t.id)).toEqual([
+      retried.id,
+    ]);
+    expect(runRequests.filter((k) => k === retried.id)).toHaveLength(1);
+    expect(await credits()).toBe(before - 1);
+    // A later repeat is the same task again, not charged.
+    expect((await tasks.send(caller, msg('stuck'), { blocking: false })).id).toBe(retried.id);
+    expect(await credits()).toBe(before - 1);
+  });
+
+  it('a first send that wins the race after the take-over began still makes one task: the retry answers with it', async () => {
+    const { tasks, collections, clock, caller, credits, runRequests, release } = await setup();
+    const before = await credits();
+    const first = tasks.send(caller, msg('race'), { blocking: false });
+    await expect
+      .poll(async () => (await collections.messageIds.get('demo-subscription:race')) !== undefined)
+      .toBe(true);
+    clock.advance(11_000);
+    // The retry takes the claim over but is held before its insert; the first request stores its task first.
+    const insert = collections.tasks.insert.bind(collections.tasks);
+    let hold!: () => void;
+    const held = new Promise<void>((r) => (hold = r));
+    let inserts = 0;
+    collections.tasks.insert = async (...args: Parameters<typeof insert>) => {
+      inserts += 1;
+      if (inserts === 1) await held; // the retry's insert (it gets here first)
+      return insert(...args);
+    };
+    const retried = tasks.send(caller, msg('race'), { blocking: false });
+    await expect.poll(() => inserts).toBe(1);
+    release();
+    const firstAnswer = await first;
+    hold();
+    const retriedAnswer = await retried;
+    expect(retriedAnswer.id).toBe(firstAnswer.id);
+    const stored = await collections.tasks.find({ subscriptionId: 'demo-subscription' });
+    expect(stored.filter((t) => t.doc.history.some((m) => m.messageId === 'race'))).toHaveLength(1);
+    expect(runRequests.filter((k) => k === firstAnswer.id)).toHaveLength(1);
+    expect(await credits()).toBe(before - 1);
+  });
+});
