@@ -1,6 +1,6 @@
 import { Query } from 'web-tree-sitter';
-import type { Node } from '../parsers.js';
-import type { Broker, ExchangeType, HttpMethod, Loc, Part, SourceFacts } from '../model.js';
+import type { Node } from '../parsers';
+import type { Broker, ExchangeType, HttpMethod, Loc, Part, SourceFacts } from '../model';
 
 export const lineOf = (node: Node): number => node.startPosition.row + 1;
 

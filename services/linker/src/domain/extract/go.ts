@@ -1,6 +1,6 @@
-import type { Node } from '../parsers.js';
-import type { HttpMethod, Part } from '../model.js';
-import { joinPath } from '../routes.js';
+import type { Node } from '../parsers';
+import type { HttpMethod, Part } from '../model';
+import { joinPath } from '../routes';
 import {
   HOLE_PART,
   LIST_SEP,
@@ -14,8 +14,8 @@ import {
   sharedCallRules,
   sharedRuleName,
   walk,
-} from './common.js';
-import { Scope } from './scope.js';
+} from './common';
+import { Scope } from './scope';
 
 const GIN_VERBS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'Any']);
 const CHI_VERBS = new Set(['Get', 'Post', 'Put', 'Patch', 'Delete', 'Head', 'Options']);

@@ -1,6 +1,6 @@
-import type { Node } from '../parsers.js';
-import type { ExchangeType, HttpMethod, Part } from '../model.js';
-import { joinPath } from '../routes.js';
+import type { Node } from '../parsers';
+import type { ExchangeType, HttpMethod, Part } from '../model';
+import { joinPath } from '../routes';
 import {
   HOLE_PART,
   LIST_SEP,
@@ -16,9 +16,9 @@ import {
   sharedCallRules,
   sharedRuleName,
   walk,
-} from './common.js';
-import { withBase } from './javascript.js';
-import { Scope } from './scope.js';
+} from './common';
+import { withBase } from './javascript';
+import { Scope } from './scope';
 
 const MAPPINGS: Record<string, HttpMethod> = {
   GetMapping: 'GET',

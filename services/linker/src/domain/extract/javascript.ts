@@ -1,6 +1,6 @@
-import type { Node } from '../parsers.js';
-import type { HttpMethod, Part } from '../model.js';
-import { joinPath } from '../routes.js';
+import type { Node } from '../parsers';
+import type { HttpMethod, Part } from '../model';
+import { joinPath } from '../routes';
 import {
   HOLE_PART,
   LIST_SEP,
@@ -15,8 +15,8 @@ import {
   sharedCallRules,
   sharedRuleName,
   walk,
-} from './common.js';
-import { Scope } from './scope.js';
+} from './common';
+import { Scope } from './scope';
 
 const VERBS = new Set(['get', 'post', 'put', 'patch', 'delete', 'del', 'all', 'head', 'options']);
 /** Callee names this file's rules look at (besides the shared ones). */

@@ -1,6 +1,6 @@
-import type { Node } from '../parsers.js';
-import type { Part } from '../model.js';
-import { joinPath } from '../routes.js';
+import type { Node } from '../parsers';
+import type { Part } from '../model';
+import { joinPath } from '../routes';
 import {
   HOLE_PART,
   LIST_SEP,
@@ -14,9 +14,9 @@ import {
   sharedCallRules,
   sharedRuleName,
   walk,
-} from './common.js';
-import { withBase } from './javascript.js';
-import { Scope } from './scope.js';
+} from './common';
+import { withBase } from './javascript';
+import { Scope } from './scope';
 
 const VERBS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'options']);
 const HTTP_LIBS = new Set(['requests', 'httpx']);
