@@ -16,8 +16,8 @@ import {
   sharedCallRules,
   sharedRuleName,
   walk,
+  withBase,
 } from './common';
-import { withBase } from './javascript';
 import { Scope } from './scope';
 
 const MAPPINGS: Record<string, HttpMethod> = {

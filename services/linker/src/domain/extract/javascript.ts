@@ -15,6 +15,7 @@ import {
   sharedCallRules,
   sharedRuleName,
   walk,
+  withBase,
 } from './common';
 import { Scope } from './scope';
 
@@ -417,13 +418,6 @@ function withFallback(left: Part[], right: Part[]): Part[] {
   if (only && fb !== undefined && 'config' in only) return [{ config: only.config, fallback: fb }];
   if (only && 'ref' in only) return right;
   return left;
-}
-
-export function withBase(base: Part[] | undefined, url: Part[]): Part[] {
-  if (!base || base.length === 0) return url;
-  const first = url[0];
-  if (first && 'lit' in first && /^[a-z]+:\/\//i.test(first.lit)) return url;
-  return concat(base, lit('/'), url);
 }
 
 /** `./routes/orders` imported from `src/app.ts` → `src/routes/orders` (source-relative, no extension). */
