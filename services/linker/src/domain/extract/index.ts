@@ -1,12 +1,12 @@
 import type { Part, SourceFacts } from '../model';
 import { emptyFacts } from '../model';
-import { type CodeLanguage, type Node, languageOf, parse } from '../parsers';
+import { type CodeLanguage, languageOf, parse } from '../parsers';
 import { relaxedKey } from '../link';
 import { joinPath } from '../routes';
 import { Sink, concat } from './common';
 import { extractKeyValues, extractSql, extractStructured } from './config';
 import { extractJavaScript } from './javascript';
-import type { Scope } from './scope';
+import type { CodeExtractor } from './driver';
 import { extractCSharp } from './csharp';
 import { extractGo } from './go';
 import { extractJava } from './java';
@@ -68,8 +68,6 @@ export function kindOf(path: string): Kind | undefined {
   if (base.endsWith('.sql')) return { config: 'sql' };
   return undefined;
 }
-
-type CodeExtractor = (root: Node, file: string, sink: Sink, scopeOut: (scope: Scope) => void) => void;
 
 const EXTRACTORS: Record<CodeLanguage, CodeExtractor> = {
   typescript: extractJavaScript,
