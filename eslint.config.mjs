@@ -1,5 +1,6 @@
 // One flat config: type-aware rules plus import boundaries (a service never imports another service;
-// domain/ never imports transport or adapters; packages never import services).
+// domain/ never imports transport or adapters; packages never import services; no package reaches into
+// another package's src/: each is imported through its front door, src/index.ts).
 import tseslint from 'typescript-eslint';
 
 const services = ['gateway', 'tasks', 'runner', 'webhooks', 'linker'];
@@ -80,6 +81,32 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         { patterns: [{ group: services.map((s) => `@a2a-inbound/${s}`), message: 'packages never import services.' }] },
+      ],
+    },
+  },
+  {
+    // Front doors: another package is imported by its name (its src/index.ts), never by a path into its src/.
+    // A separate rule from no-restricted-imports, so the per-folder boundaries above do not replace it.
+    files: ['**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@a2a-inbound/*/src', '@a2a-inbound/*/src/**'],
+              message: "Import the package's front door (@a2a-inbound/<name>, its src/index.ts), not its src/ files.",
+            },
+            {
+              group: ['**/services/*/src', '**/services/*/src/**', '**/packages/*/src', '**/packages/*/src/**'],
+              message: "Import the package's front door (@a2a-inbound/<name>), not a path into another package's src/.",
+            },
+            {
+              group: ['**/embedded/src', '**/embedded/src/**'],
+              message: 'Import the embedded mode through @a2a-inbound/embedded.',
+            },
+          ],
+        },
       ],
     },
   },

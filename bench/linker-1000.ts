@@ -12,9 +12,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InMemoryDocumentStore, SequentialIds, systemClock } from '@a2a-inbound/ports';
-import { LinkerService } from '../services/linker/src/domain/linker-service';
-import { languageOf, parse } from '../services/linker/src/domain/parsers';
-import { fetchSource, listSourceFiles } from '../services/linker/src/ingest/index';
+import { fetchSource, LinkerService, languageOf, listSourceFiles, parse } from '@a2a-inbound/linker';
 
 const FILES = Number(process.env.BENCH_FILES ?? 1000);
 const REPOS = ['shop-ts', 'orders-cs', 'catalog-java', 'billing-py', 'shipping-go'] as const;

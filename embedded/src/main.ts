@@ -1,9 +1,10 @@
 import { telemetry } from './instrument';
 import { createLogger } from '@a2a-inbound/logger';
+import { type RunningProcess, runMain } from '@a2a-inbound/runtime';
 import { startSystem } from './system';
 
 /** `npm start`: the five services in one process with in-memory adapters, on PORT (default 8080). */
-async function main(): Promise<void> {
+async function main(): Promise<RunningProcess> {
   const log = createLogger({ service: 'embedded', level: process.env.LOG_LEVEL ?? 'info' });
   // In-memory engines: nothing survives the process and there is no other runner to hand a run to, so
   // in-flight runs get a short grace on SIGTERM (the distributed default is 10 s).
@@ -39,26 +40,12 @@ async function main(): Promise<void> {
       );
     }
   }
-  let stopping = false;
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
-      if (stopping) return;
-      stopping = true;
-      log.info({ signal }, 'shutting down');
-      void system
-        .close()
-        .then(() => telemetry.shutdown())
-        .then(
-          () => process.exit(0),
-          () => process.exit(1),
-        );
-    });
-  }
-  // Printed once the signal handlers are in place: a client that reacts to the banner can stop us cleanly.
-  process.stdout.write(`${lines.join('\n')}\n\n`);
+  return {
+    log,
+    shutdown: [() => system.close(), () => telemetry.shutdown()],
+    // Printed once the signal handlers are in place: a client that reacts to the banner can stop us cleanly.
+    onReady: () => void process.stdout.write(`${lines.join('\n')}\n\n`),
+  };
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`a2a-inbound failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
-});
+void runMain('a2a-inbound', main);

@@ -20,21 +20,17 @@ import {
   type IdGenerator,
   type RateLimiter,
 } from '@a2a-inbound/ports';
-import { startGatewayApp, type GatewayApp } from '@a2a-inbound/gateway/src/app';
-import { loadGatewayConfig } from '@a2a-inbound/gateway/src/config';
-import { startTasksApp, type TasksApp } from '@a2a-inbound/tasks/src/app';
-import { loadTasksConfig } from '@a2a-inbound/tasks/src/config';
-import { startRunnerApp, type RunnerApp } from '@a2a-inbound/runner/src/app';
-import { loadRunnerConfig } from '@a2a-inbound/runner/src/config';
+import { loadGatewayConfig, startGatewayApp, type GatewayApp } from '@a2a-inbound/gateway';
+import { loadTasksConfig, startTasksApp, type TasksApp } from '@a2a-inbound/tasks';
+import { loadRunnerConfig, startRunnerApp, type RunnerApp } from '@a2a-inbound/runner';
 import {
   grpcPushSource,
+  loadWebhooksConfig,
   startWebhooksApp,
   type WebhookEgressOptions,
   type WebhooksApp,
-} from '@a2a-inbound/webhooks/src/app';
-import { createLinkerApp, type LinkerApp } from '@a2a-inbound/linker/src/app';
-import { loadConfig as loadLinkerConfig } from '@a2a-inbound/linker/src/config';
-import { loadWebhooksConfig } from '@a2a-inbound/webhooks/src/config';
+} from '@a2a-inbound/webhooks';
+import { loadLinkerConfig, startLinkerApp, type LinkerApp } from '@a2a-inbound/linker';
 
 export interface Engines {
   store: DocumentStore;
@@ -145,18 +141,18 @@ export async function startSystem(options: SystemOptions): Promise<System> {
     LINKER_GRPC_PORT: '0',
     LINKER_SERVICE_TOKEN: linkerServiceToken,
   });
-  const linker = await createLinkerApp({
-    store: e.store,
-    clock: e.clock,
-    ids: e.ids,
-    log: log.child({ service: 'linker' }),
-    grpcPort: 0,
-    maxArchiveBytes: linkerConfig.maxArchiveBytes,
-    allowedLocalRoots: linkerConfig.allowedLocalRoots,
-    serviceToken: linkerConfig.serviceToken,
-    ...(options.resolver ? { egress: { resolve: options.resolver, isAllowed: isPublicAddress } } : {}),
-  });
-  const linkerGrpc = await linker.start();
+  const linker = await startLinkerApp(
+    {
+      store: e.store,
+      clock: e.clock,
+      ids: e.ids,
+      log: log.child({ service: 'linker' }),
+      ...(options.resolver ? { egress: { resolve: options.resolver, isAllowed: isPublicAddress } } : {}),
+    },
+    // Reached only by the gateway of this process: loopback, whatever LINKER_GRPC_HOST says.
+    { ...linkerConfig, grpcHost: '127.0.0.1' },
+  );
+  const linkerGrpc = linker.grpc;
   const gateway = await startGatewayApp(
     {
       cache: e.cache,

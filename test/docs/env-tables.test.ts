@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadEnginesConfig } from '@a2a-inbound/engines';
 import { loadTelemetryConfig } from '@a2a-inbound/telemetry';
-import { loadGatewayConfig } from '@a2a-inbound/gateway/src/config';
-import { loadConfig as loadLinkerConfig } from '@a2a-inbound/linker/src/config';
-import { loadRunnerConfig } from '@a2a-inbound/runner/src/config';
-import { loadTasksConfig } from '@a2a-inbound/tasks/src/config';
-import { loadWebhooksConfig } from '@a2a-inbound/webhooks/src/config';
+import { loadGatewayConfig } from '@a2a-inbound/gateway';
+import { loadLinkerConfig } from '@a2a-inbound/linker';
+import { loadRunnerConfig } from '@a2a-inbound/runner';
+import { loadTasksConfig } from '@a2a-inbound/tasks';
+import { loadWebhooksConfig } from '@a2a-inbound/webhooks';
 
 const root = join(__dirname, '..', '..');
 type Env = Record<string, string | undefined>;

@@ -5,7 +5,7 @@ import { silentLogger } from '@a2a-inbound/logger';
 import { startSystem, type System } from '@a2a-inbound/embedded';
 import { linkerV1 } from '@a2a-inbound/proto';
 import { grpc } from '@a2a-inbound/runtime';
-import { createAdminUser } from '@a2a-inbound/tasks/src/domain/bootstrap';
+import { createAdminUser } from '@a2a-inbound/tasks';
 
 const FIXTURE = join(__dirname, '../../services/linker/test/fixtures/http-polyglot');
 

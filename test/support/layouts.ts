@@ -1,7 +1,6 @@
 import { silentLogger } from '@a2a-inbound/logger';
 import { inMemoryEngines, startSystem } from '@a2a-inbound/embedded';
-import { startGatewayApp } from '@a2a-inbound/gateway/src/app';
-import { loadGatewayConfig } from '@a2a-inbound/gateway/src/config';
+import { loadGatewayConfig, startGatewayApp } from '@a2a-inbound/gateway';
 import type { Resolver } from '@a2a-inbound/runtime';
 import type { Sut } from '@a2a-inbound/testing';
 

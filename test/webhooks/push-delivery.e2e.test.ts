@@ -5,8 +5,7 @@ import { startSystem, type System } from '@a2a-inbound/embedded';
 import { silentLogger } from '@a2a-inbound/logger';
 import { eventually, manage, rpc, textMessage, uniqueId } from '@a2a-inbound/testing';
 import { isPublicAddress, type Resolver } from '@a2a-inbound/runtime';
-import type { DeliveryLogDoc } from '@a2a-inbound/webhooks/src/delivery';
-import { signBody } from '@a2a-inbound/webhooks/src/egress/signer';
+import { signBody, type DeliveryLogDoc } from '@a2a-inbound/webhooks';
 import { selfSignedCert, startReceiver, type Receiver } from '../../services/webhooks/test/support/receiver';
 
 // Push delivery end to end in the embedded system: gateway registration (public at registration), tasks'

@@ -2,3 +2,4 @@ export * from './lifecycle';
 export * from './grpc';
 export * from './net-guard';
 export * from './health';
+export * from './run-main';

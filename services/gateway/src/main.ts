@@ -3,10 +3,11 @@ import { hostname } from 'node:os';
 import { connectEngines, loadEnginesConfig } from '@a2a-inbound/engines';
 import { createLogger } from '@a2a-inbound/logger';
 import { systemClock } from '@a2a-inbound/ports';
+import { type RunningProcess, runMain } from '@a2a-inbound/runtime';
 import { startGatewayApp } from './app';
 import { loadGatewayConfig } from './config';
 
-async function main(): Promise<void> {
+async function main(): Promise<RunningProcess> {
   const config = loadGatewayConfig(process.env);
   const engines = loadEnginesConfig(process.env, { engines: 'real', clientId: `gateway-${hostname()}-${process.pid}` });
   const log = createLogger({ service: 'gateway', level: process.env.LOG_LEVEL ?? 'info' });
@@ -17,22 +18,11 @@ async function main(): Promise<void> {
     { cache: e.cache!, limiter: e.limiter!, clock: systemClock, log, readinessChecks: [redis] },
     config,
   );
-  const shutdown = (signal: string): void => {
-    log.info({ signal }, 'shutting down: readiness off first, then streams end and the listener closes');
-    void app
-      .close()
-      .then(() => e.close())
-      .then(() => telemetry.shutdown())
-      .then(
-        () => process.exit(0),
-        () => process.exit(1),
-      );
+  return {
+    log,
+    stopMessage: 'shutting down: readiness off first, then streams end and the listener closes',
+    shutdown: [() => app.close(), () => e.close(), () => telemetry.shutdown()],
   };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`gateway failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
-});
+void runMain('gateway', main);

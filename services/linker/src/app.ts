@@ -1,37 +1,43 @@
 import type { Logger } from '@a2a-inbound/logger';
 import { type Clock, type DocumentStore, type IdGenerator, randomIds } from '@a2a-inbound/ports';
 import { type GrpcServerHandle, Lifecycle, PeriodicReadiness, startGrpcServer } from '@a2a-inbound/runtime';
-import { LinkerService } from './domain/linker-service.js';
-import { type EgressPolicy, publicEgress } from './domain/git-url.js';
-import type { SourceAccess } from './domain/sources.js';
-import { fetchSource, listSourceFiles } from './ingest/index.js';
-import { linkerGrpcService, serviceCredentialCheck } from './transport/grpc-server.js';
-import { linkerV1 } from './transport/proto.js';
+import { LinkerService } from './domain/linker-service';
+import { type EgressPolicy, publicEgress } from './domain/git-url';
+import type { SourceAccess } from './domain/sources';
+import { fetchSource, listSourceFiles } from './ingest/index';
+import { linkerGrpcService, serviceCredentialCheck } from './transport/grpc-server';
+import { linkerV1 } from './transport/proto';
 
-export interface LinkerAppDeps {
+export interface LinkerDeps {
   readonly store: DocumentStore;
   readonly clock: Clock;
   readonly log: Logger;
   readonly ids?: IdGenerator;
   /** Overrides how sources are fetched and listed (tests); defaults to git/tar/unzip and the disk. */
   readonly access?: SourceAccess;
-  /** Listen address (default 127.0.0.1: only this machine's gateway reaches the linker). */
-  readonly grpcHost?: string;
-  /** The internal service credential every RPC must carry (at least 32 characters; LINKER_SERVICE_TOKEN). */
-  readonly serviceToken: string;
   /** Which addresses remote git sources may reach (default: public unicast only, resolved by DNS). */
   readonly egress?: EgressPolicy;
-  /** 0 picks a free port. */
-  readonly grpcPort?: number;
-  readonly maxArchiveBytes?: number;
-  readonly allowedLocalRoots?: readonly string[];
   /** How often the store is pinged for the gRPC health status (default 2 s). */
   readonly readinessIntervalMs?: number;
 }
 
+/** The part of {@link LinkerConfig} the app uses (a whole `LinkerConfig` fits). */
+export interface LinkerAppConfig {
+  /** The internal service credential every RPC must carry (at least 32 characters; LINKER_SERVICE_TOKEN). */
+  readonly serviceToken: string;
+  /** Listen address (default 127.0.0.1: only this machine's gateway reaches the linker). */
+  readonly grpcHost?: string;
+  /** 0 picks a free port (the default). */
+  readonly grpcPort?: number;
+  readonly maxArchiveBytes?: number;
+  readonly allowedLocalRoots?: readonly string[];
+}
+
 export interface LinkerApp {
   readonly service: LinkerService;
-  /** Starts the gRPC server; resolves its handle (port, address). */
+  /** The gRPC server (port, address). */
+  readonly grpc: GrpcServerHandle;
+  /** Resolves the gRPC server's handle (the server is already listening). */
   start(): Promise<GrpcServerHandle>;
   /** Stops serving, then closes what the app opened, once, in reverse order. */
   close(): Promise<void>;
@@ -50,51 +56,53 @@ export function diskSourceAccess(allowedDirs: readonly string[], egress: EgressP
   };
 }
 
-/** Composition root of the linker: domain on the document-store port, exposed over gRPC. */
-export async function createLinkerApp(deps: LinkerAppDeps): Promise<LinkerApp> {
+/** Composition root of the linker: domain on the document-store port, exposed over gRPC; returns a running app. */
+export async function startLinkerApp(deps: LinkerDeps, config: LinkerAppConfig): Promise<LinkerApp> {
   const lifecycle = new Lifecycle();
-  const checkCredential = serviceCredentialCheck(deps.serviceToken);
+  const checkCredential = serviceCredentialCheck(config.serviceToken);
   const egress = deps.egress ?? publicEgress;
   const service = await LinkerService.open({
     store: deps.store,
     clock: deps.clock,
     ids: deps.ids ?? randomIds,
-    access: deps.access ?? diskSourceAccess(deps.allowedLocalRoots ?? [], egress),
+    access: deps.access ?? diskSourceAccess(config.allowedLocalRoots ?? [], egress),
     egress,
-    ...(deps.maxArchiveBytes !== undefined ? { maxArchiveBytes: deps.maxArchiveBytes } : {}),
-    ...(deps.allowedLocalRoots ? { allowedLocalRoots: deps.allowedLocalRoots } : {}),
+    ...(config.maxArchiveBytes !== undefined ? { maxArchiveBytes: config.maxArchiveBytes } : {}),
+    ...(config.allowedLocalRoots ? { allowedLocalRoots: config.allowedLocalRoots } : {}),
   });
   let serving = false;
-  let server: GrpcServerHandle | undefined;
   // gRPC health also says whether the store answered its last background ping (every 2 s).
   const readiness = new PeriodicReadiness(() => deps.store.ping(), {
     intervalMs: deps.readinessIntervalMs ?? 2_000,
     log: deps.log,
   });
   lifecycle.onClose('readiness', async () => readiness.stop());
+  let server: GrpcServerHandle;
+  try {
+    server = await startGrpcServer(
+      [
+        {
+          definition: linkerV1.LinkerServiceService,
+          implementation: linkerGrpcService(service, deps.log, checkCredential),
+        },
+      ],
+      {
+        host: config.grpcHost ?? '127.0.0.1',
+        port: config.grpcPort ?? 0,
+        isServing: () => serving && readiness.isReady(),
+      },
+    );
+  } catch (err) {
+    await lifecycle.close(deps.log);
+    throw err;
+  }
+  serving = true;
+  lifecycle.onClose('grpc server', () => server.close());
+  deps.log.info({ address: server.address }, 'linker listening');
   return {
     service,
-    async start() {
-      if (server) return server;
-      server = await startGrpcServer(
-        [
-          {
-            definition: linkerV1.LinkerServiceService,
-            implementation: linkerGrpcService(service, deps.log, checkCredential),
-          },
-        ],
-        {
-          host: deps.grpcHost ?? '127.0.0.1',
-          port: deps.grpcPort ?? 0,
-          isServing: () => serving && readiness.isReady(),
-        },
-      );
-      serving = true;
-      const s = server;
-      lifecycle.onClose('grpc server', () => s.close());
-      deps.log.info({ address: server.address }, 'linker listening');
-      return server;
-    },
+    grpc: server,
+    start: async () => server,
     async ready() {
       return serving && (await readiness.refresh());
     },

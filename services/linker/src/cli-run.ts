@@ -1,7 +1,7 @@
-import { extractSource } from './domain/extract/index.js';
-import type { SourceFacts } from './domain/model.js';
-import { buildReport, renderMarkdown } from './domain/report.js';
-import { fetchSource, listSourceFiles, locationOf } from './ingest/index.js';
+import { extractSource } from './domain/extract/index';
+import type { SourceFacts } from './domain/model';
+import { buildReport, renderMarkdown } from './domain/report';
+import { fetchSource, listSourceFiles, locationOf } from './ingest/index';
 
 export const USAGE = `Usage: linker <dir|git-url[#ref]>... [--json] [--include-tests] [--name <application>]
 

@@ -1,5 +1,5 @@
 // Developer CLI: `node services/linker/dist/cli.js <dir|git-url>... [--json] [--include-tests]`.
-import { runCli } from './cli-run.js';
+import { runCli } from './cli-run';
 
 runCli(process.argv.slice(2), {
   stdout: (t) => process.stdout.write(t),

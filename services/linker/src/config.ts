@@ -1,3 +1,5 @@
+import type { EnginesConfig } from '@a2a-inbound/engines';
+
 /** Linker configuration: read once from the environment, every problem reported together. */
 export interface LinkerConfig {
   readonly grpcHost: string;
@@ -20,7 +22,7 @@ export class ConfigError extends Error {
   }
 }
 
-export function loadConfig(env: Readonly<Record<string, string | undefined>>): LinkerConfig {
+export function loadLinkerConfig(env: Readonly<Record<string, string | undefined>>): LinkerConfig {
   const problems: string[] = [];
   const int = (name: string, def: number, min: number, max: number): number => {
     const raw = env[name];
@@ -68,4 +70,25 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): L
   };
   if (problems.length) throw new ConfigError(problems);
   return config;
+}
+
+/**
+ * The linker's engines: only the document store, chosen by its own `STORE` / `MONGO_URL` / `MONGO_DB`
+ * (the linker uses no bus, cache or event log, so the other ports stay in memory and are never connected).
+ */
+export function linkerEngines(config: LinkerConfig, clientId: string): EnginesConfig {
+  return {
+    store: config.store,
+    bus: 'memory',
+    eventLog: 'memory',
+    cache: 'memory',
+    limiter: 'memory',
+    mongoUrl: config.mongoUrl ?? '',
+    mongoDb: config.mongoDb,
+    kafkaBrokers: [],
+    kafkaPartitions: 1,
+    redisUrl: '',
+    namespace: '',
+    clientId,
+  };
 }

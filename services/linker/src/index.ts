@@ -1,7 +1,7 @@
-// Public surface of the linker package, for the embedded (single-process) mode and tooling.
-export { createLinkerApp, diskSourceAccess, type LinkerApp, type LinkerAppDeps } from './app.js';
-export { loadConfig, ConfigError, type LinkerConfig } from './config.js';
-export { LinkerService, LINK_STAGE_VERSION, BEFORE_LINK_STAGE, requireRole } from './domain/linker-service.js';
+// Front door of the linker package: what the embedded mode, the system tests and tooling may import.
+export { diskSourceAccess, startLinkerApp, type LinkerApp, type LinkerAppConfig, type LinkerDeps } from './app';
+export { ConfigError, loadLinkerConfig, type LinkerConfig } from './config';
+export { LinkerService, LINK_STAGE_VERSION, BEFORE_LINK_STAGE, requireRole } from './domain/linker-service';
 export {
   buildReport,
   renderMarkdown,
@@ -9,7 +9,9 @@ export {
   KAFKA_NOTE,
   type LinkReport,
   type Statistics,
-} from './domain/report.js';
-export { extractSource, type SourceFile } from './domain/extract/index.js';
-export { runCli } from './cli-run.js';
-export { linkerV1 } from './transport/proto.js';
+} from './domain/report';
+export { extractSource, type SourceFile } from './domain/extract/index';
+export { languageOf, parse } from './domain/parsers';
+export { fetchSource, listSourceFiles } from './ingest/index';
+export { runCli } from './cli-run';
+export { linkerV1 } from './transport/proto';

@@ -3,11 +3,12 @@ import { hostname } from 'node:os';
 import { connectEngines, loadEnginesConfig } from '@a2a-inbound/engines';
 import { createLogger } from '@a2a-inbound/logger';
 import { randomIds, systemClock } from '@a2a-inbound/ports';
+import { type RunningProcess, runMain } from '@a2a-inbound/runtime';
 import { startTasksApp } from './app';
 import { loadTasksConfig } from './config';
 
-/** The tasks service alone (distributed mode): the only file that reads the environment and handles signals. */
-async function main(): Promise<void> {
+/** The tasks service alone (distributed mode): the only file that reads the environment (signals: runMain). */
+async function main(): Promise<RunningProcess> {
   const config = loadTasksConfig(process.env);
   const engines = loadEnginesConfig(process.env, { engines: 'real', clientId: `tasks-${hostname()}-${process.pid}` });
   const log = createLogger({ service: 'tasks', level: process.env.LOG_LEVEL ?? 'info' });
@@ -34,22 +35,7 @@ async function main(): Promise<void> {
         `  admin token:    ${creds.adminToken}\n  operator token: ${creds.operatorToken}\n\n`,
     );
   }
-  const shutdown = (signal: string): void => {
-    log.info({ signal }, 'shutting down');
-    void app
-      .close()
-      .then(() => e.close())
-      .then(() => telemetry.shutdown())
-      .then(
-        () => process.exit(0),
-        () => process.exit(1),
-      );
-  };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  return { log, shutdown: [() => app.close(), () => e.close(), () => telemetry.shutdown()] };
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`tasks failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
-});
+void runMain('tasks', main);

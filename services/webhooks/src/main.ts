@@ -2,10 +2,11 @@ import { telemetry } from './instrument';
 import { hostname } from 'node:os';
 import { connectEngines, loadEnginesConfig } from '@a2a-inbound/engines';
 import { createLogger } from '@a2a-inbound/logger';
+import { type RunningProcess, runMain } from '@a2a-inbound/runtime';
 import { grpcPushSource, startWebhooksApp } from './app';
 import { loadWebhooksConfig } from './config';
 
-async function main(): Promise<void> {
+async function main(): Promise<RunningProcess> {
   const config = loadWebhooksConfig(process.env);
   const engines = loadEnginesConfig(process.env, {
     engines: 'real',
@@ -15,22 +16,7 @@ async function main(): Promise<void> {
   const e = await connectEngines(engines, ['bus', 'store'], log);
   const source = grpcPushSource(config.tasksAddress);
   const app = await startWebhooksApp({ bus: e.bus!, store: e.store!, source, log }, config);
-  const shutdown = (): void => {
-    void app
-      .close()
-      .then(() => source.close())
-      .then(() => e.close())
-      .then(() => telemetry.shutdown())
-      .then(
-        () => process.exit(0),
-        () => process.exit(1),
-      );
-  };
-  process.once('SIGTERM', shutdown);
-  process.once('SIGINT', shutdown);
+  return { log, shutdown: [() => app.close(), () => source.close(), () => e.close(), () => telemetry.shutdown()] };
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`webhooks failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
-});
+void runMain('webhooks', main);

@@ -9,8 +9,8 @@ import type {
   Part,
   Publish,
   SourceFacts,
-} from './model.js';
-import { HOLE, PARAM, displayTemplate, matchScore, segments } from './routes.js';
+} from './model';
+import { HOLE, PARAM, displayTemplate, matchScore, segments } from './routes';
 
 /** A `source path:line` pointer: the evidence every link and finding carries. */
 export interface Evidence {

@@ -1,10 +1,10 @@
 import { AppError, InvalidParamsError, NotFoundError, VersionConflictError } from '@a2a-inbound/errors';
 import type { Clock, Collection, DocumentStore, IdGenerator } from '@a2a-inbound/ports';
-import { extractSource } from './extract/index.js';
-import { type EgressPolicy, checkRemoteGitUrl, isLocalGitUrl, publicEgress, redactSecrets } from './git-url.js';
-import type { SourceFacts } from './model.js';
-import { type LinkReport, buildReport, renderMarkdown } from './report.js';
-import type { SourceAccess, SourceLocation } from './sources.js';
+import { extractSource } from './extract/index';
+import { type EgressPolicy, checkRemoteGitUrl, isLocalGitUrl, publicEgress, redactSecrets } from './git-url';
+import type { SourceFacts } from './model';
+import { type LinkReport, buildReport, renderMarkdown } from './report';
+import type { SourceAccess, SourceLocation } from './sources';
 
 /**
  * Bumped when the link stage changes meaning. A version stored without it (or with an older one)

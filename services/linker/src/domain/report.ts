@@ -1,6 +1,6 @@
-import type { Evidence, LinkResult, MessagingGap, SharedData, UnresolvedCall, UsedBinding } from './link.js';
-import { describeBinding, link } from './link.js';
-import type { SourceFacts } from './model.js';
+import type { Evidence, LinkResult, MessagingGap, SharedData, UnresolvedCall, UsedBinding } from './link';
+import { describeBinding, link } from './link';
+import type { SourceFacts } from './model';
 
 export const EMPTY_STATE =
   'No call or message crosses a repository boundary. Both outcomes are legitimate: the application may have a single source, or its services may simply not call each other.';

@@ -1,4 +1,4 @@
-import type { SourceFile } from './extract/index.js';
+import type { SourceFile } from './extract/index';
 
 /** Where a source's files come from. Archive bytes arrive with each ingest and are never stored. */
 export type SourceLocation =

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { isIP } from 'node:net';
 import { promisify } from 'node:util';
-import { type CheckedRemote, redactSecrets } from '../domain/git-url.js';
+import { type CheckedRemote, redactSecrets } from '../domain/git-url';
 
 const run = promisify(execFile);
 

@@ -1,15 +1,15 @@
 import { mkdir, mkdtemp, realpath, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
-import { type ArchiveFormat, archiveFormat, unpack } from './archive.js';
-import { cloneAt, looksLikeGitUrl, repoName, splitRef } from './git.js';
-import type { FetchedSource, SourceLocation } from '../domain/sources.js';
-import { type EgressPolicy, checkRemoteGitUrl, isLocalGitUrl } from '../domain/git-url.js';
+import { type ArchiveFormat, archiveFormat, unpack } from './archive';
+import { cloneAt, looksLikeGitUrl, repoName, splitRef } from './git';
+import type { FetchedSource, SourceLocation } from '../domain/sources';
+import { type EgressPolicy, checkRemoteGitUrl, isLocalGitUrl } from '../domain/git-url';
 
-export { listSourceFiles } from './local.js';
-export { looksLikeGitUrl, repoName, splitRef } from './git.js';
+export { listSourceFiles } from './local';
+export { looksLikeGitUrl, repoName, splitRef } from './git';
 
-export type { FetchedSource, SourceLocation } from '../domain/sources.js';
+export type { FetchedSource, SourceLocation } from '../domain/sources';
 
 export interface FetchOptions {
   /** Local directories may only be read below these roots (a server must not read arbitrary paths). */

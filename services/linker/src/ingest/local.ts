@@ -1,7 +1,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { SourceFile } from '../domain/extract/index.js';
-import { isIgnoredDir, kindOf } from '../domain/extract/index.js';
+import type { SourceFile } from '../domain/extract/index';
+import { isIgnoredDir, kindOf } from '../domain/extract/index';
 
 /**
  * Files of a directory tree that extraction reads, sorted by path so reports are stable. Ignored

@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { AppError, InvalidParamsError } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
 import { type grpc, unary } from '@a2a-inbound/runtime';
-import { redactUrl } from '../domain/git-url.js';
+import { redactUrl } from '../domain/git-url';
 import type {
   Application,
   Caller,
@@ -10,8 +10,8 @@ import type {
   SourceDoc,
   StoredLocation,
   VersionView,
-} from '../domain/linker-service.js';
-import { linkerV1 } from './proto.js';
+} from '../domain/linker-service';
+import { linkerV1 } from './proto';
 
 /** Metadata key of the internal service credential: `authorization: Bearer <LINKER_SERVICE_TOKEN>`. */
 export const SERVICE_TOKEN_METADATA = 'authorization';

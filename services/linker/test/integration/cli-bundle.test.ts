@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FIXTURES } from '../unit/helpers.js';
+import { FIXTURES } from '../unit/helpers';
 
 const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 

@@ -7,11 +7,11 @@ import { createLogger } from '@a2a-inbound/logger';
 import { InMemoryDocumentStore, ManualClock, SequentialIds } from '@a2a-inbound/ports';
 import { call, grpc } from '@a2a-inbound/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LinkerApp, createLinkerApp } from '../../src/app.js';
-import { BEFORE_LINK_STAGE } from '../../src/domain/linker-service.js';
-import { EMPTY_STATE } from '../../src/domain/report.js';
-import { linkerV1 } from '../../src/transport/proto.js';
-import { FIXTURES } from '../unit/helpers.js';
+import { type LinkerApp, startLinkerApp } from '../../src/app';
+import { BEFORE_LINK_STAGE } from '../../src/domain/linker-service';
+import { EMPTY_STATE } from '../../src/domain/report';
+import { linkerV1 } from '../../src/transport/proto';
+import { FIXTURES } from '../unit/helpers';
 
 const silent = createLogger({ service: 'linker-test', level: 'silent' });
 const TOKEN = 'linker-test-service-token-0123456789abcdef';
@@ -36,14 +36,15 @@ describe('LinkerService over gRPC (in-memory store)', () => {
   beforeAll(async () => {
     tmp = mkdtempSync(join(tmpdir(), 'linker-grpc-'));
     store = new InMemoryDocumentStore();
-    app = await createLinkerApp({
-      store,
-      clock,
-      log: silent,
-      ids: new SequentialIds('id'),
-      allowedLocalRoots: [FIXTURES, tmp],
-      serviceToken: TOKEN,
-    });
+    app = await startLinkerApp(
+      {
+        store,
+        clock,
+        log: silent,
+        ids: new SequentialIds('id'),
+      },
+      { allowedLocalRoots: [FIXTURES, tmp], serviceToken: TOKEN },
+    );
     const server = await app.start();
     client = new linkerV1.LinkerServiceClient(server.address, grpc.credentials.createInsecure());
   });
@@ -316,13 +317,14 @@ describe('local paths', () => {
     try {
       symlinkSync('/etc', join(root, 'escape'));
       const store = new InMemoryDocumentStore();
-      const app = await createLinkerApp({
-        store,
-        clock: new ManualClock(),
-        log: silent,
-        allowedLocalRoots: [root],
-        serviceToken: TOKEN,
-      });
+      const app = await startLinkerApp(
+        {
+          store,
+          clock: new ManualClock(),
+          log: silent,
+        },
+        { allowedLocalRoots: [root], serviceToken: TOKEN },
+      );
       const created = await app.service.createApplication(as('admin'), 'symlinks');
       await app.service.addSource(as('admin'), created.id, 'escape', { kind: 'dir', path: join(root, 'escape') });
       const v = await app.service.ingest(as('admin'), created.id, 'escape');

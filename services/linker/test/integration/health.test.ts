@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { silentLogger } from '@a2a-inbound/logger';
 import { InMemoryDocumentStore, systemClock } from '@a2a-inbound/ports';
 import { checkHealth } from '@a2a-inbound/runtime';
-import { createLinkerApp } from '../../src/app.js';
+import { startLinkerApp } from '../../src/app';
 
 describe('linker gRPC health', () => {
   it('SERVING once started; NOT_SERVING while the store does not answer; NOT_SERVING once closing', async () => {
@@ -11,13 +11,15 @@ describe('linker gRPC health', () => {
     const ping = store.ping.bind(store);
     store.ping = () => (storeDown ? Promise.reject(new Error('store unreachable')) : ping());
     // A long interval: the test refreshes readiness itself (app.ready()) instead of waiting.
-    const app = await createLinkerApp({
-      store,
-      clock: systemClock,
-      log: silentLogger(),
-      readinessIntervalMs: 600_000,
-      serviceToken: 'h'.repeat(32),
-    });
+    const app = await startLinkerApp(
+      {
+        store,
+        clock: systemClock,
+        log: silentLogger(),
+        readinessIntervalMs: 600_000,
+      },
+      { serviceToken: 'h'.repeat(32) },
+    );
     const server = await app.start();
     try {
       expect(await checkHealth(server.address)).toBe('SERVING');

@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { MongoDocumentStore } from '@a2a-inbound/adapter-mongo';
 import { type DocumentStore, InMemoryDocumentStore, ManualClock, SequentialIds } from '@a2a-inbound/ports';
 import { afterAll, describe, expect, it } from 'vitest';
-import { diskSourceAccess } from '../../src/app.js';
-import { LinkerService } from '../../src/domain/linker-service.js';
-import { FIXTURES } from '../unit/helpers.js';
+import { diskSourceAccess } from '../../src/app';
+import { LinkerService } from '../../src/domain/linker-service';
+import { FIXTURES } from '../unit/helpers';
 
 // Both store modes: memory always; the real engine when MONGO_URL is set (CI sets it), one database per run.
 const url = process.env.MONGO_URL ?? '';

@@ -8,10 +8,10 @@ import { createLogger } from '@a2a-inbound/logger';
 import { InMemoryDocumentStore, ManualClock, SequentialIds } from '@a2a-inbound/ports';
 import { call, checkHealth, grpc } from '@a2a-inbound/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LinkerApp, createLinkerApp } from '../../src/app.js';
-import type { EgressPolicy } from '../../src/domain/git-url.js';
-import { linkerV1 } from '../../src/transport/proto.js';
-import { FIXTURES } from '../unit/helpers.js';
+import { type LinkerApp, startLinkerApp } from '../../src/app';
+import type { EgressPolicy } from '../../src/domain/git-url';
+import { linkerV1 } from '../../src/transport/proto';
+import { FIXTURES } from '../unit/helpers';
 
 // The log of the app under test, kept to check what it says (and what it never says).
 const logLines: string[] = [];
@@ -70,15 +70,16 @@ describe('the linker is tenant-scoped and trusts only the gateway (gRPC, in-memo
   beforeAll(async () => {
     tmp = mkdtempSync(join(tmpdir(), 'linker-tenancy-'));
     store = new InMemoryDocumentStore();
-    app = await createLinkerApp({
-      store,
-      clock: new ManualClock(),
-      log,
-      ids: new SequentialIds('t'),
-      allowedLocalRoots: [FIXTURES],
-      serviceToken: TOKEN,
-      egress,
-    });
+    app = await startLinkerApp(
+      {
+        store,
+        clock: new ManualClock(),
+        log,
+        ids: new SequentialIds('t'),
+        egress,
+      },
+      { allowedLocalRoots: [FIXTURES], serviceToken: TOKEN },
+    );
     address = (await app.start()).address;
     client = new linkerV1.LinkerServiceClient(address, grpc.credentials.createInsecure());
     // A bare repository served over dumb HTTP.

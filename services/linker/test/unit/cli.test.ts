@@ -3,9 +3,9 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli-run.js';
-import { EMPTY_STATE } from '../../src/domain/report.js';
-import { FIXTURES } from './helpers.js';
+import { runCli } from '../../src/cli-run';
+import { EMPTY_STATE } from '../../src/domain/report';
+import { FIXTURES } from './helpers';
 
 async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';

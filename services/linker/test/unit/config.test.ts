@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config';
+import { ConfigError, linkerEngines, loadLinkerConfig } from '../../src/config';
 
 const TOKEN = 'a'.repeat(40);
 
-describe('linker loadConfig', () => {
+describe('linker loadLinkerConfig', () => {
   it('reports every problem together in one ConfigError', () => {
     let error: unknown;
     try {
-      loadConfig({
+      loadLinkerConfig({
         LINKER_GRPC_PORT: 'abc',
         LINKER_MAX_ARCHIVE_BYTES: '1',
         STORE: 'mongo',
@@ -31,36 +31,37 @@ describe('linker loadConfig', () => {
   });
 
   it('refuses the memory store in production unless allowed', () => {
-    expect(() => loadConfig({ NODE_ENV: 'production', LINKER_SERVICE_TOKEN: TOKEN })).toThrow(
+    expect(() => loadLinkerConfig({ NODE_ENV: 'production', LINKER_SERVICE_TOKEN: TOKEN })).toThrow(
       /ALLOW_MEMORY_IN_PRODUCTION/,
     );
     expect(
-      loadConfig({ NODE_ENV: 'production', ALLOW_MEMORY_IN_PRODUCTION: 'true', LINKER_SERVICE_TOKEN: TOKEN }).store,
+      loadLinkerConfig({ NODE_ENV: 'production', ALLOW_MEMORY_IN_PRODUCTION: 'true', LINKER_SERVICE_TOKEN: TOKEN })
+        .store,
     ).toBe('memory');
   });
 
   it('refuses to start without the internal service credential', () => {
-    expect(() => loadConfig({})).toThrow(/LINKER_SERVICE_TOKEN is required/);
-    expect(() => loadConfig({ LINKER_SERVICE_TOKEN: 'x'.repeat(31) })).toThrow(/LINKER_SERVICE_TOKEN/);
-    expect(loadConfig({ LINKER_SERVICE_TOKEN: TOKEN }).serviceToken).toBe(TOKEN);
+    expect(() => loadLinkerConfig({})).toThrow(/LINKER_SERVICE_TOKEN is required/);
+    expect(() => loadLinkerConfig({ LINKER_SERVICE_TOKEN: 'x'.repeat(31) })).toThrow(/LINKER_SERVICE_TOKEN/);
+    expect(loadLinkerConfig({ LINKER_SERVICE_TOKEN: TOKEN }).serviceToken).toBe(TOKEN);
   });
 
   it('refuses local directories in production: tenants must not read the server disk', () => {
     expect(() =>
-      loadConfig({
+      loadLinkerConfig({
         NODE_ENV: 'production',
         ALLOW_MEMORY_IN_PRODUCTION: 'true',
         LINKER_SERVICE_TOKEN: TOKEN,
         LINKER_ALLOWED_DIRS: '/srv/repos',
       }),
     ).toThrow(/LINKER_ALLOWED_DIRS is refused in production/);
-    expect(loadConfig({ LINKER_SERVICE_TOKEN: TOKEN, LINKER_ALLOWED_DIRS: '/srv/repos' }).allowedLocalRoots).toEqual([
-      '/srv/repos',
-    ]);
+    expect(
+      loadLinkerConfig({ LINKER_SERVICE_TOKEN: TOKEN, LINKER_ALLOWED_DIRS: '/srv/repos' }).allowedLocalRoots,
+    ).toEqual(['/srv/repos']);
   });
 
   it('defaults when nothing else is set: the gRPC listener on loopback only', () => {
-    expect(loadConfig({ LINKER_SERVICE_TOKEN: TOKEN })).toMatchObject({
+    expect(loadLinkerConfig({ LINKER_SERVICE_TOKEN: TOKEN })).toMatchObject({
       grpcHost: '127.0.0.1',
       grpcPort: 50055,
       store: 'memory',
@@ -69,5 +70,27 @@ describe('linker loadConfig', () => {
       maxArchiveBytes: 50 * 1024 * 1024,
       allowedLocalRoots: [],
     });
+  });
+
+  it('the store is resolved through the engines package from STORE / MONGO_URL / MONGO_DB only', () => {
+    const mongo = loadLinkerConfig({
+      LINKER_SERVICE_TOKEN: TOKEN,
+      STORE: 'mongo',
+      MONGO_URL: 'mongodb://db:27017',
+      MONGO_DB: 'links',
+    });
+    expect(linkerEngines(mongo, 'linker-1')).toMatchObject({
+      store: 'mongo',
+      mongoUrl: 'mongodb://db:27017',
+      mongoDb: 'links',
+      namespace: '',
+      clientId: 'linker-1',
+      // Never connected (the linker asks for the store only), and never a real engine by accident.
+      bus: 'memory',
+      eventLog: 'memory',
+      cache: 'memory',
+      limiter: 'memory',
+    });
+    expect(linkerEngines(loadLinkerConfig({ LINKER_SERVICE_TOKEN: TOKEN }), 'x').store).toBe('memory');
   });
 });

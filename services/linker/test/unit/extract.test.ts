@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { extractSource, type SourceFile } from '../../src/domain/extract/index.js';
-import type { SourceFacts } from '../../src/domain/model.js';
+import { extractSource, type SourceFile } from '../../src/domain/extract/index';
+import type { SourceFacts } from '../../src/domain/model';
 
 /** Facts of an in-memory source: path → text. */
 function extract(files: Record<string, string>): Promise<SourceFacts> {

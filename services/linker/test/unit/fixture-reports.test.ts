@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EMPTY_STATE, KAFKA_NOTE, buildReport, renderMarkdown } from '../../src/domain/report.js';
-import { FIXTURES, extractFixture } from './helpers.js';
+import { EMPTY_STATE, KAFKA_NOTE, buildReport, renderMarkdown } from '../../src/domain/report';
+import { FIXTURES, extractFixture } from './helpers';
 
 const APPS = [
   'http-polyglot',

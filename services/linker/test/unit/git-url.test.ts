@@ -6,8 +6,8 @@ import {
   isLocalGitUrl,
   redactSecrets,
   redactUrl,
-} from '../../src/domain/git-url.js';
-import { cloneAt, pinnedGitConfig } from '../../src/ingest/git.js';
+} from '../../src/domain/git-url';
+import { cloneAt, pinnedGitConfig } from '../../src/ingest/git';
 
 /** DNS as the tests want it: names to addresses, anything else does not resolve. */
 const dns = (table: Record<string, string[]>): EgressPolicy => ({

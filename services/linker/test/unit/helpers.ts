@@ -1,9 +1,9 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { extractSource } from '../../src/domain/extract/index.js';
-import type { SourceFacts } from '../../src/domain/model.js';
-import { listSourceFiles } from '../../src/ingest/local.js';
+import { extractSource } from '../../src/domain/extract/index';
+import type { SourceFacts } from '../../src/domain/model';
+import { listSourceFiles } from '../../src/ingest/local';
 
 export const FIXTURES = fileURLToPath(new URL('../fixtures', import.meta.url));
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { isIgnoredFile } from '../../src/domain/extract/index.js';
-import { relaxedKey, splitUrl, topicMatches } from '../../src/domain/link.js';
-import { HOLE, joinPath, matchScore, segments } from '../../src/domain/routes.js';
-import { requireRole } from '../../src/domain/linker-service.js';
-import { loadConfig } from '../../src/config.js';
+import { isIgnoredFile } from '../../src/domain/extract/index';
+import { relaxedKey, splitUrl, topicMatches } from '../../src/domain/link';
+import { HOLE, joinPath, matchScore, segments } from '../../src/domain/routes';
+import { requireRole } from '../../src/domain/linker-service';
+import { loadLinkerConfig } from '../../src/config';
 
 describe('rule 1: templates normalised by position', () => {
   it('parameter syntaxes and constraint suffixes all become one parameter', () => {
@@ -77,21 +77,21 @@ describe('rule 7 and config', () => {
     expect(() => requireRole('viewer')).toThrow(/Admin or Developer/);
   });
   it('loads defaults and reports every problem together', () => {
-    expect(loadConfig({ LINKER_SERVICE_TOKEN: 't'.repeat(32) })).toMatchObject({
+    expect(loadLinkerConfig({ LINKER_SERVICE_TOKEN: 't'.repeat(32) })).toMatchObject({
       grpcPort: 50055,
       store: 'memory',
       allowedLocalRoots: [],
     });
-    expect(() => loadConfig({ LINKER_GRPC_PORT: 'x', STORE: 'mongo', LINKER_ALLOWED_DIRS: 'rel' })).toThrow(
+    expect(() => loadLinkerConfig({ LINKER_GRPC_PORT: 'x', STORE: 'mongo', LINKER_ALLOWED_DIRS: 'rel' })).toThrow(
       /LINKER_GRPC_PORT[\s\S]*MONGO_URL[\s\S]*LINKER_ALLOWED_DIRS/,
     );
-    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/ALLOW_MEMORY_IN_PRODUCTION/);
+    expect(() => loadLinkerConfig({ NODE_ENV: 'production' })).toThrow(/ALLOW_MEMORY_IN_PRODUCTION/);
   });
 });
 
 describe('SQL tables', () => {
   it('reads tables of statements, not of prose', async () => {
-    const { sqlTables } = await import('../../src/domain/extract/common.js');
+    const { sqlTables } = await import('../../src/domain/extract/common');
     expect(sqlTables('SELECT o.id FROM orders o JOIN customers c ON c.id = o.customer_id')).toEqual([
       'customers',
       'orders',
@@ -109,7 +109,7 @@ describe('SQL tables', () => {
 
 describe('migrations', () => {
   it('reads tables per statement with their lines; commented-out statements do not count', async () => {
-    const { extractFixture } = await import('./helpers.js');
+    const { extractFixture } = await import('./helpers');
     const customers = (await extractFixture('shared-data')).find((s) => s.source === 'customers-java')!;
     const sql = customers.data.filter((d) => d.loc.file.endsWith('V1__init.sql')).map((d) => `${d.name}:${d.loc.line}`);
     expect(sql).toEqual(['customers:2', 'addresses:7', 'customers:7', 'customers:16']);
@@ -118,8 +118,8 @@ describe('migrations', () => {
 
 describe('rule 2: deployment names', () => {
   it('maps compose services and Kubernetes Services to the repositories they run', async () => {
-    const { topology } = await import('../../src/domain/link.js');
-    const { emptyFacts } = await import('../../src/domain/model.js');
+    const { topology } = await import('../../src/domain/link');
+    const { emptyFacts } = await import('../../src/domain/model');
     const deploy = emptyFacts('deploy');
     const loc = { file: 'docker-compose.yml', line: 1 };
     deploy.services.push(
@@ -137,7 +137,7 @@ describe('rule 2: deployment names', () => {
 
 describe('ingest slots', () => {
   it('runs at most N holders at once, the others in arrival order', async () => {
-    const { Semaphore } = await import('../../src/domain/linker-service.js');
+    const { Semaphore } = await import('../../src/domain/linker-service');
     const sem = new Semaphore(2);
     const order: string[] = [];
     const a = await sem.acquire();

@@ -1,6 +1,6 @@
 import { Query } from 'web-tree-sitter';
-import type { Node } from '../parsers.js';
-import type { Broker, ExchangeType, HttpMethod, Loc, Part, SourceFacts } from '../model.js';
+import type { Node } from '../parsers';
+import type { Broker, ExchangeType, HttpMethod, Loc, Part, SourceFacts } from '../model';
 
 export const lineOf = (node: Node): number => node.startPosition.row + 1;
 
@@ -41,6 +41,14 @@ export function concat(...lists: readonly (readonly Part[])[]): Part[] {
 
 export const HOLE_PART: Part = { hole: true };
 export const lit = (s: string): Part[] => [{ lit: s }];
+
+/** `base` + `/` + `url`, unless the URL is absolute (a client's base address in front of a relative path). */
+export function withBase(base: Part[] | undefined, url: Part[]): Part[] {
+  if (!base || base.length === 0) return url;
+  const first = url[0];
+  if (first && 'lit' in first && /^[a-z]+:\/\//i.test(first.lit)) return url;
+  return concat(base, lit('/'), url);
+}
 
 export function httpMethod(name: string | undefined): HttpMethod | undefined {
   if (!name) return undefined;

@@ -1,7 +1,7 @@
 import { LineCounter, isMap, isScalar, isSeq, parseAllDocuments } from 'yaml';
 import type { Node as YamlNode } from 'yaml';
-import type { ConfigEntry, ServiceDecl } from '../model.js';
-import { type Sink, exchangeType } from './common.js';
+import type { ConfigEntry, ServiceDecl } from '../model';
+import { type Sink, exchangeType } from './common';
 
 /** A YAML/JSON value with the line it starts on. */
 type Tree = { line: number } & (

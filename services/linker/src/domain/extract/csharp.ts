@@ -1,10 +1,9 @@
-import type { Node } from '../parsers.js';
-import type { HttpMethod, Part } from '../model.js';
-import { joinPath } from '../routes.js';
+import type { Node } from '../parsers';
+import type { HttpMethod, Part } from '../model';
+import { joinPath } from '../routes';
 import {
   HOLE_PART,
   LIST_SEP,
-  type Sink,
   concat,
   httpMethod,
   lineOf,
@@ -13,9 +12,8 @@ import {
   nameOf,
   sharedCallRules,
   sharedRuleName,
-  walk,
-} from './common.js';
-import { Scope } from './scope.js';
+} from './common';
+import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
 
 const MINIMAL: Record<string, HttpMethod> = {
   MapGet: 'GET',
@@ -59,20 +57,7 @@ function argExpr(arg: Node): { name?: string; expr: Node } {
   return label && label.id !== expr.id ? { name: label.text, expr } : { expr };
 }
 
-const VISITED = new Set([
-  'variable_declarator',
-  'assignment_expression',
-  'class_declaration',
-  'invocation_expression',
-  'object_creation_expression',
-  'string_literal',
-  'verbatim_string_literal',
-  'raw_string_literal',
-]);
-
-/** C#: ASP.NET Core minimal APIs and attribute routing, HttpClient (typed and named), RabbitMQ.Client, Confluent.Kafka, EF Core, Mongo, StackExchange.Redis. */
-export function extractCSharp(root: Node, file: string, sink: Sink, scopeOut: (scope: Scope) => void): void {
-  const scope: Scope = new Scope((n) => evaluate(n));
+const csharpRules: LanguageRules = ({ file, sink, scope }) => {
   const groups = new Map<string, string>(); // MapGroup var → prefix
   const namedClients = new Map<string, string>(); // var → CreateClient name
 
@@ -185,47 +170,21 @@ export function extractCSharp(root: Node, file: string, sink: Sink, scopeOut: (s
     }
   }
 
-  const classes: Node[] = [];
-  const invocations: Node[] = [];
-  const creations: Node[] = [];
-  const strings: Node[] = [];
-  const visit = (node: Node): void => {
-    switch (node.type) {
-      case 'variable_declarator': {
-        const name = node.childForFieldName('name') ?? named(node)[0];
-        const value = named(node).slice(1).pop();
-        if (name && value) {
-          scope.add(name.text, value);
-          classify(name.text, value);
-        }
-        break;
-      }
-      case 'assignment_expression': {
-        const left = node.childForFieldName('left');
-        const right = node.childForFieldName('right');
-        if (left && right && (left.type === 'identifier' || left.type === 'member_access_expression')) {
-          const n = left.text.replace(/^this\./, '');
-          scope.add(n, right);
-          classify(n, right);
-        }
-        break;
-      }
-      case 'class_declaration':
-        classes.push(node);
-        break;
-      case 'invocation_expression':
-        invocations.push(node);
-        break;
-      case 'object_creation_expression':
-        creations.push(node);
-        break;
-      case 'string_literal':
-      case 'verbatim_string_literal':
-      case 'raw_string_literal':
-        strings.push(node);
-        break;
-      default:
-        break;
+  const declareVariable = (node: Node): void => {
+    const name = node.childForFieldName('name') ?? named(node)[0];
+    const value = named(node).slice(1).pop();
+    if (name && value) {
+      scope.add(name.text, value);
+      classify(name.text, value);
+    }
+  };
+  const declareAssignment = (node: Node): void => {
+    const left = node.childForFieldName('left');
+    const right = node.childForFieldName('right');
+    if (left && right && (left.type === 'identifier' || left.type === 'member_access_expression')) {
+      const n = left.text.replace(/^this\./, '');
+      scope.add(n, right);
+      classify(n, right);
     }
   };
 
@@ -244,20 +203,18 @@ export function extractCSharp(root: Node, file: string, sink: Sink, scopeOut: (s
     }
   }
 
-  walk(root, VISITED, visit);
-
   const enclosingClass = (n: Node): string | undefined => {
     for (let p: Node | null = n.parent; p; p = p.parent)
       if (p.type === 'class_declaration') return p.childForFieldName('name')?.text;
     return undefined;
   };
 
-  for (const inv of invocations) {
+  function onInvocation(inv: Node): void {
     const fn = inv.childForFieldName('function');
-    if (!fn) continue;
+    if (!fn) return;
     const calleeNode = fn.type === 'member_access_expression' ? fn.childForFieldName('name') : fn;
     const callee = (calleeNode?.type === 'generic_name' ? named(calleeNode)[0]?.text : calleeNode?.text) ?? '';
-    if (!MINIMAL[callee] && !HTTP_CLIENT[callee] && !CS_NAMES.has(callee) && !sharedRuleName(callee)) continue;
+    if (!MINIMAL[callee] && !HTTP_CLIENT[callee] && !CS_NAMES.has(callee) && !sharedRuleName(callee)) return;
     const argNodes = named(inv.childForFieldName('arguments'));
     const args: Part[][] = [];
     const nm = new Map<string, Part[]>();
@@ -275,17 +232,17 @@ export function extractCSharp(root: Node, file: string, sink: Sink, scopeOut: (s
 
     if (MINIMAL[name] || name === 'MapMethods') {
       const path = literal(args[0]);
-      if (path === undefined) continue;
+      if (path === undefined) return;
       const prefix = groups.get(receiver) ?? '';
       const methods =
         name === 'MapMethods' ? (nameOf(args[1]) ?? '').split(LIST_SEP).filter(Boolean) : [MINIMAL[name]!];
       for (const m of methods) sink.endpoint(httpMethod(m) ?? 'ANY', joinPath(prefix, path), 'aspnetcore-minimal', loc);
-      continue;
+      return;
     }
     if (HTTP_CLIENT[name] && args[0] && (namedClients.has(receiver) || /http|client/i.test(receiver))) {
       const clientClass = namedClients.get(receiver) ?? enclosingClass(inv);
       sink.call(HTTP_CLIENT[name], args[0], 'HttpClient', loc, clientClass ? { clientClass } : {});
-      continue;
+      return;
     }
     if (name === 'AddHttpClient') {
       // AddHttpClient<OrdersClient>(c => c.BaseAddress = new Uri(...)); AddHttpClient("billing", c => ...)
@@ -294,7 +251,7 @@ export function extractCSharp(root: Node, file: string, sink: Sink, scopeOut: (s
       const lambda = argNodes.map((a) => argExpr(a).expr).find((e) => e.type === 'lambda_expression');
       const base = lambda ? findBaseAddress(lambda) : undefined;
       if (key && base && key !== '__proto__') sink.facts.clientBases[key] = base;
-      continue;
+      return;
     }
     if (name === 'ToTable' && args[0]) {
       const t = literal(args[0]);
@@ -314,11 +271,11 @@ export function extractCSharp(root: Node, file: string, sink: Sink, scopeOut: (s
     return undefined;
   }
 
-  for (const c of creations) {
+  function onCreation(c: Node): void {
     const type = c.childForFieldName('type')?.text;
-    if (type !== 'HttpRequestMessage') continue;
+    if (type !== 'HttpRequestMessage') return;
     const a = named(c.childForFieldName('arguments')).map((x) => argExpr(x).expr);
-    if (a.length < 2) continue;
+    if (a.length < 2) return;
     const clientClass = enclosingClass(c);
     sink.call(
       httpMethod(a[0]!.text.replace(/^HttpMethod\./, '')) ?? 'GET',
@@ -329,7 +286,7 @@ export function extractCSharp(root: Node, file: string, sink: Sink, scopeOut: (s
     );
   }
 
-  for (const cls of classes) {
+  function onClass(cls: Node): void {
     const attrs = attributes(cls);
     const className = cls.childForFieldName('name')?.text ?? '';
     const table = attrs.find((a) => a.name === 'Table');
@@ -386,10 +343,19 @@ export function extractCSharp(root: Node, file: string, sink: Sink, scopeOut: (s
     return out;
   }
 
-  for (const s of strings) {
-    if (s.parent?.type === 'interpolated_string_expression') continue;
-    const text = literal(evaluate(s)) ?? '';
-    if (text.length > 12) sink.sql(text, { file, line: lineOf(s) });
-  }
-  scopeOut(scope);
-}
+  return {
+    evaluate,
+    declarations: { variable_declarator: declareVariable, assignment_expression: declareAssignment },
+    rules: [
+      { on: ['invocation_expression'], each: onInvocation },
+      { on: ['object_creation_expression'], each: onCreation },
+      { on: ['class_declaration'], each: onClass },
+      sqlStringRule(sink, file, ['string_literal', 'verbatim_string_literal', 'raw_string_literal'], (s) =>
+        s.parent?.type === 'interpolated_string_expression' ? undefined : (literal(evaluate(s)) ?? ''),
+      ),
+    ],
+  };
+};
+
+/** C#: ASP.NET Core minimal APIs and attribute routing, HttpClient (typed and named), RabbitMQ.Client, Confluent.Kafka, EF Core, Mongo, StackExchange.Redis. */
+export const extractCSharp = extractorOf(csharpRules);

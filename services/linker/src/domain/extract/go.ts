@@ -1,10 +1,9 @@
-import type { Node } from '../parsers.js';
-import type { HttpMethod, Part } from '../model.js';
-import { joinPath } from '../routes.js';
+import type { Node } from '../parsers';
+import type { HttpMethod, Part } from '../model';
+import { joinPath } from '../routes';
 import {
   HOLE_PART,
   LIST_SEP,
-  type Sink,
   concat,
   httpMethod,
   lineOf,
@@ -13,9 +12,8 @@ import {
   nameOf,
   sharedCallRules,
   sharedRuleName,
-  walk,
-} from './common.js';
-import { Scope } from './scope.js';
+} from './common';
+import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
 
 const GIN_VERBS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'Any']);
 const CHI_VERBS = new Set(['Get', 'Post', 'Put', 'Patch', 'Delete', 'Head', 'Options']);
@@ -37,20 +35,7 @@ const args = (call: Node): Node[] =>
     (x): x is Node => x !== null && x.type !== 'comment',
   );
 
-const VISITED = new Set([
-  'const_spec',
-  'var_spec',
-  'short_var_declaration',
-  'assignment_statement',
-  'call_expression',
-  'composite_literal',
-  'interpreted_string_literal',
-  'raw_string_literal',
-]);
-
-/** Go: net/http, gin, chi, gorilla/mux, go-kit; http client; amqp091, kafka-go/sarama; mongo, go-redis. */
-export function extractGo(root: Node, file: string, sink: Sink, scopeOut: (scope: Scope) => void): void {
-  const scope: Scope = new Scope((n) => evaluate(n));
+const goRules: LanguageRules = ({ file, sink, scope }) => {
   const routers = new Map<string, { framework: string; prefix: string }>();
 
   function evaluate(node: Node): Part[] {
@@ -98,9 +83,6 @@ export function extractGo(root: Node, file: string, sink: Sink, scopeOut: (scope
     }
   }
 
-  const calls: Node[] = [];
-  const composites: Node[] = [];
-  const strings: Node[] = [];
   const bind = (names: Node | null, values: Node | null): void => {
     const ns = (names?.namedChildren ?? []).filter((x): x is Node => x !== null);
     const vs = (values?.namedChildren ?? []).filter((x): x is Node => x !== null);
@@ -111,39 +93,18 @@ export function extractGo(root: Node, file: string, sink: Sink, scopeOut: (scope
       classify(n.text, v);
     });
   };
-  const visit = (node: Node): void => {
-    switch (node.type) {
-      case 'const_spec':
-      case 'var_spec': {
-        const name = node.childForFieldName('name');
-        const value = node.childForFieldName('value');
-        if (name && value) {
-          const vs = value.namedChildren.filter((x): x is Node => x !== null);
-          if (vs[0]) {
-            scope.add(name.text, vs[0]);
-            classify(name.text, vs[0]);
-          }
-        }
-        break;
+  const declareSpec = (node: Node): void => {
+    const name = node.childForFieldName('name');
+    const value = node.childForFieldName('value');
+    if (name && value) {
+      const vs = value.namedChildren.filter((x): x is Node => x !== null);
+      if (vs[0]) {
+        scope.add(name.text, vs[0]);
+        classify(name.text, vs[0]);
       }
-      case 'short_var_declaration':
-      case 'assignment_statement':
-        bind(node.childForFieldName('left'), node.childForFieldName('right'));
-        break;
-      case 'call_expression':
-        calls.push(node);
-        break;
-      case 'composite_literal':
-        composites.push(node);
-        break;
-      case 'interpreted_string_literal':
-      case 'raw_string_literal':
-        strings.push(node);
-        break;
-      default:
-        break;
     }
   };
+  const declareBinding = (node: Node): void => bind(node.childForFieldName('left'), node.childForFieldName('right'));
 
   function classify(name: string, value: Node): void {
     if (value.type !== 'call_expression') return;
@@ -196,13 +157,11 @@ export function extractGo(root: Node, file: string, sink: Sink, scopeOut: (scope
     return joinPath(...parts);
   }
 
-  walk(root, VISITED, visit);
-
-  for (const call of calls) {
+  function onCall(call: Node): void {
     const fn = call.childForFieldName('function');
-    if (!fn) continue;
+    if (!fn) return;
     const callee = fn.type === 'selector_expression' ? (fn.childForFieldName('field')?.text ?? '') : fn.text;
-    if (!GO_NAMES.has(callee) && !sharedRuleName(callee)) continue;
+    if (!GO_NAMES.has(callee) && !sharedRuleName(callee)) return;
     const a = args(call);
     const vals = a.map((x) => evaluate(x));
     const loc = { file, line: lineOf(call) };
@@ -217,7 +176,7 @@ export function extractGo(root: Node, file: string, sink: Sink, scopeOut: (scope
     const router = routers.get(receiver);
     if ((name === 'HandleFunc' || name === 'Handle') && vals[0]) {
       const pattern = literal(vals[0]);
-      if (pattern === undefined) continue;
+      if (pattern === undefined) return;
       // Go 1.22 patterns: "GET /orders/{id}"
       const m = /^([A-Z]+)\s+(\/.*)$/.exec(pattern);
       let method: HttpMethod = m ? (httpMethod(m[1]) ?? 'ANY') : 'ANY';
@@ -230,7 +189,7 @@ export function extractGo(root: Node, file: string, sink: Sink, scopeOut: (scope
       if (outer?.type === 'call_expression') method = httpMethod(literal(evaluate(args(outer)[0]!))) ?? method;
       const framework = router?.framework ?? (receiver === 'http' ? 'net/http' : outer ? 'gorilla/mux' : 'net/http');
       sink.endpoint(method, joinPath(router?.prefix ?? '', routePrefix(call), path), framework, loc);
-      continue;
+      return;
     }
     if (
       (GIN_VERBS.has(name) || CHI_VERBS.has(name)) &&
@@ -241,10 +200,10 @@ export function extractGo(root: Node, file: string, sink: Sink, scopeOut: (scope
       !/client/i.test(receiver)
     ) {
       const path = literal(vals[0]);
-      if (path === undefined || !path.startsWith('/')) continue;
+      if (path === undefined || !path.startsWith('/')) return;
       const framework = router?.framework ?? (CHI_VERBS.has(name) ? 'chi' : 'gin');
       sink.endpoint(httpMethod(name) ?? 'ANY', joinPath(router?.prefix ?? '', routePrefix(call), path), framework, loc);
-      continue;
+      return;
     }
     // gorilla / go-kit: r.Methods("GET").Path("/x").Handler(httptransport.NewServer(...))
     if (name === 'Path' && operand?.type === 'call_expression' && vals[0]) {
@@ -257,13 +216,13 @@ export function extractGo(root: Node, file: string, sink: Sink, scopeOut: (scope
         const path = literal(vals[0]);
         if (path !== undefined) sink.endpoint(method, joinPath(base?.prefix ?? '', path), framework, loc);
       }
-      continue;
+      return;
     }
 
     // ---- HTTP client
     if ((receiver === 'http' || /client/i.test(receiver)) && /^(Get|Head|Post|PostForm)$/.test(name) && vals[0]) {
       sink.call(httpMethod(name === 'PostForm' ? 'POST' : name)!, vals[0], 'net/http', loc);
-      continue;
+      return;
     }
     if (receiver === 'http' && (name === 'NewRequest' || name === 'NewRequestWithContext')) {
       const off = name === 'NewRequest' ? 0 : 1;
@@ -272,7 +231,7 @@ export function extractGo(root: Node, file: string, sink: Sink, scopeOut: (scope
         ? (httpMethod(m.text.replace(/^http\.Method/, '')) ?? httpMethod(literal(evaluate(m))))
         : undefined;
       if (vals[off + 1]) sink.call(method ?? 'GET', vals[off + 1]!, 'net/http', loc);
-      continue;
+      return;
     }
     if (/^(httptransport|kithttp)$/.test(receiver) && name === 'NewClient' && vals[1]) {
       sink.call(httpMethod(literal(vals[0])) ?? 'GET', vals[1], 'go-kit', loc);
@@ -280,11 +239,11 @@ export function extractGo(root: Node, file: string, sink: Sink, scopeOut: (scope
   }
 
   // kafka-go / sarama: kafka.Writer{Topic: "x"}, kafka.ReaderConfig{Topic: "x"}, sarama.ProducerMessage{Topic: "x"}
-  for (const c of composites) {
+  function onComposite(c: Node): void {
     const type = c.childForFieldName('type')?.text ?? '';
     const producer = /(kafka\.(Writer|WriterConfig|Message)|sarama\.ProducerMessage)$/.test(type);
     const consumer = /kafka\.(Reader|ReaderConfig)$/.test(type);
-    if (!producer && !consumer) continue;
+    if (!producer && !consumer) return;
     for (const el of c.childForFieldName('body')?.namedChildren ?? []) {
       if (el?.type !== 'keyed_element') continue;
       const [k, v] = el.namedChildren;
@@ -296,9 +255,21 @@ export function extractGo(root: Node, file: string, sink: Sink, scopeOut: (scope
     }
   }
 
-  for (const s of strings) {
-    const text = s.text.slice(1, -1);
-    if (text.length > 12) sink.sql(text, { file, line: lineOf(s) });
-  }
-  scopeOut(scope);
-}
+  return {
+    evaluate,
+    declarations: {
+      const_spec: declareSpec,
+      var_spec: declareSpec,
+      short_var_declaration: declareBinding,
+      assignment_statement: declareBinding,
+    },
+    rules: [
+      { on: ['call_expression'], each: onCall },
+      { on: ['composite_literal'], each: onComposite },
+      sqlStringRule(sink, file, ['interpreted_string_literal', 'raw_string_literal'], (s) => s.text.slice(1, -1)),
+    ],
+  };
+};
+
+/** Go: net/http, gin, chi, gorilla/mux, go-kit; http client; amqp091, kafka-go/sarama; mongo, go-redis. */
+export const extractGo = extractorOf(goRules);

@@ -1,16 +1,16 @@
-import type { Part, SourceFacts } from '../model.js';
-import { emptyFacts } from '../model.js';
-import { type CodeLanguage, type Node, languageOf, parse } from '../parsers.js';
-import { relaxedKey } from '../link.js';
-import { joinPath } from '../routes.js';
-import { Sink, concat } from './common.js';
-import { extractKeyValues, extractSql, extractStructured } from './config.js';
-import { extractJavaScript } from './javascript.js';
-import type { Scope } from './scope.js';
-import { extractCSharp } from './csharp.js';
-import { extractGo } from './go.js';
-import { extractJava } from './java.js';
-import { extractPython } from './python.js';
+import type { Part, SourceFacts } from '../model';
+import { emptyFacts } from '../model';
+import { type CodeLanguage, languageOf, parse } from '../parsers';
+import { relaxedKey } from '../link';
+import { joinPath } from '../routes';
+import { Sink, concat } from './common';
+import { extractKeyValues, extractSql, extractStructured } from './config';
+import { extractJavaScript } from './javascript';
+import type { CodeExtractor } from './driver';
+import { extractCSharp } from './csharp';
+import { extractGo } from './go';
+import { extractJava } from './java';
+import { extractPython } from './python';
 
 export interface SourceFile {
   /** Path relative to the source root, `/`-separated. */
@@ -68,8 +68,6 @@ export function kindOf(path: string): Kind | undefined {
   if (base.endsWith('.sql')) return { config: 'sql' };
   return undefined;
 }
-
-type CodeExtractor = (root: Node, file: string, sink: Sink, scopeOut: (scope: Scope) => void) => void;
 
 const EXTRACTORS: Record<CodeLanguage, CodeExtractor> = {
   typescript: extractJavaScript,

@@ -1,10 +1,9 @@
-import type { Node } from '../parsers.js';
-import type { ExchangeType, HttpMethod, Part } from '../model.js';
-import { joinPath } from '../routes.js';
+import type { Node } from '../parsers';
+import type { ExchangeType, HttpMethod, Part } from '../model';
+import { joinPath } from '../routes';
 import {
   HOLE_PART,
   LIST_SEP,
-  type Sink,
   concat,
   exchangeType,
   httpMethod,
@@ -15,10 +14,9 @@ import {
   rawName,
   sharedCallRules,
   sharedRuleName,
-  walk,
-} from './common.js';
-import { withBase } from './javascript.js';
-import { Scope } from './scope.js';
+  withBase,
+} from './common';
+import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
 
 const MAPPINGS: Record<string, HttpMethod> = {
   GetMapping: 'GET',
@@ -70,20 +68,7 @@ export function placeholder(text: string): Part[] {
 const argList = (n: Node | null): Node[] =>
   (n?.namedChildren ?? []).filter((x): x is Node => x !== null && x.type !== 'comment');
 
-const VISITED = new Set([
-  'variable_declarator',
-  'formal_parameter',
-  'assignment_expression',
-  'class_declaration',
-  'interface_declaration',
-  'method_invocation',
-  'object_creation_expression',
-  'string_literal',
-]);
-
-/** Java: Spring MVC/WebFlux, RestTemplate, WebClient, Feign, Spring AMQP, Spring Kafka, JPA, Mongo, Redis. */
-export function extractJava(root: Node, file: string, sink: Sink, scopeOut: (scope: Scope) => void): void {
-  const scope: Scope = new Scope((n) => evaluate(n));
+const javaRules: LanguageRules = ({ file, sink, scope }) => {
   const beans = new Map<string, { kind: 'queue' | 'exchange'; name: string }>();
   const clients = new Map<string, Part[]>();
 
@@ -171,61 +156,37 @@ export function extractJava(root: Node, file: string, sink: Sink, scopeOut: (sco
     return [];
   };
 
-  const classes: Node[] = [];
-  const invocations: Node[] = [];
-  const creations: Node[] = [];
-  const strings: Node[] = [];
-  const visit = (node: Node): void => {
-    switch (node.type) {
-      case 'variable_declarator': {
-        const name = node.childForFieldName('name')?.text;
-        const value = node.childForFieldName('value');
-        const decl = node.parent;
-        if (name && decl?.type === 'field_declaration') {
-          const v = annotations(decl).find((a) => a.name === 'Value');
-          const text = v ? str(v, 'value') : undefined;
-          if (text !== undefined) scope.set(name, placeholder(text));
-        }
-        if (name && value) {
-          scope.add(name, value);
-          classifyClient(name, value);
-        }
-        break;
-      }
-      case 'formal_parameter': {
-        // constructor injection: @Value("${orders.url}") String ordersUrl
-        const name = node.childForFieldName('name')?.text;
-        const v = annotations(node).find((a) => a.name === 'Value');
+  const declarations: Record<string, (node: Node) => void> = {
+    variable_declarator(node) {
+      const name = node.childForFieldName('name')?.text;
+      const value = node.childForFieldName('value');
+      const decl = node.parent;
+      if (name && decl?.type === 'field_declaration') {
+        const v = annotations(decl).find((a) => a.name === 'Value');
         const text = v ? str(v, 'value') : undefined;
-        if (name && text !== undefined) scope.set(name, placeholder(text));
-        break;
+        if (text !== undefined) scope.set(name, placeholder(text));
       }
-      case 'assignment_expression': {
-        const left = node.childForFieldName('left');
-        const right = node.childForFieldName('right');
-        if (left && right) {
-          const name = left.type === 'field_access' ? (left.childForFieldName('field')?.text ?? left.text) : left.text;
-          scope.add(name, right);
-          classifyClient(name, right);
-        }
-        break;
+      if (name && value) {
+        scope.add(name, value);
+        classifyClient(name, value);
       }
-      case 'class_declaration':
-      case 'interface_declaration':
-        classes.push(node);
-        break;
-      case 'method_invocation':
-        invocations.push(node);
-        break;
-      case 'object_creation_expression':
-        creations.push(node);
-        break;
-      case 'string_literal':
-        strings.push(node);
-        break;
-      default:
-        break;
-    }
+    },
+    formal_parameter(node) {
+      // constructor injection: @Value("${orders.url}") String ordersUrl
+      const name = node.childForFieldName('name')?.text;
+      const v = annotations(node).find((a) => a.name === 'Value');
+      const text = v ? str(v, 'value') : undefined;
+      if (name && text !== undefined) scope.set(name, placeholder(text));
+    },
+    assignment_expression(node) {
+      const left = node.childForFieldName('left');
+      const right = node.childForFieldName('right');
+      if (left && right) {
+        const name = left.type === 'field_access' ? (left.childForFieldName('field')?.text ?? left.text) : left.text;
+        scope.add(name, right);
+        classifyClient(name, right);
+      }
+    },
   };
 
   function classifyClient(name: string, value: Node): void {
@@ -252,15 +213,13 @@ export function extractJava(root: Node, file: string, sink: Sink, scopeOut: (sco
     if (base) clients.set(name, base);
   }
 
-  walk(root, VISITED, visit);
-
   // ---- Spring AMQP beans: @Bean Queue orders() { return new Queue("orders"); }
-  for (const c of creations) {
+  function onCreation(c: Node): void {
     const type = c.childForFieldName('type')?.text.replace(/<.*$/, '') ?? '';
     const a = argList(c.childForFieldName('arguments'));
     const name = a[0] ? literal(evaluate(a[0])) : undefined;
     const loc = { file, line: lineOf(c) };
-    if (type !== 'Queue' && type !== 'Binding' && type !== 'ProducerRecord' && !EXCHANGE_CLASSES[type]) continue;
+    if (type !== 'Queue' && type !== 'Binding' && type !== 'ProducerRecord' && !EXCHANGE_CLASSES[type]) return;
     const method = enclosing(c, 'method_declaration')?.childForFieldName('name')?.text;
     if (type === 'Queue' && name !== undefined) {
       sink.queue(name, loc);
@@ -276,13 +235,13 @@ export function extractJava(root: Node, file: string, sink: Sink, scopeOut: (sco
       if (q !== undefined && ex !== undefined) sink.binding(ex, q, key, loc);
     } else if (type === 'ProducerRecord' && name !== undefined) sink.publish('kafka', '', name, loc);
   }
-  for (const inv of invocations) {
+  function onBeanBuilder(inv: Node): void {
     const m = inv.childForFieldName('name')?.text;
     const obj = inv.childForFieldName('object')?.text ?? '';
     const a = argList(inv.childForFieldName('arguments'));
-    if (!a[0] || (obj !== 'QueueBuilder' && obj !== 'ExchangeBuilder')) continue;
+    if (!a[0] || (obj !== 'QueueBuilder' && obj !== 'ExchangeBuilder')) return;
     const method = enclosing(inv, 'method_declaration')?.childForFieldName('name')?.text;
-    if (!method) continue;
+    if (!method) return;
     if (obj === 'QueueBuilder' && (m === 'durable' || m === 'nonDurable')) {
       const q = literal(evaluate(a[0]));
       if (q !== undefined) {
@@ -308,10 +267,10 @@ export function extractJava(root: Node, file: string, sink: Sink, scopeOut: (sco
   };
 
   // ---- invocations: bindings, RestTemplate, WebClient, shared rules
-  for (const inv of invocations) {
+  function onInvocation(inv: Node): void {
     const name = inv.childForFieldName('name')?.text ?? '';
     if (!REST_TEMPLATE[name] && name !== 'bind' && name !== 'exchange' && name !== 'uri' && !sharedRuleName(name))
-      continue;
+      return;
     const objNode = inv.childForFieldName('object');
     const receiver = objNode?.text ?? '';
     const argNodes = argList(inv.childForFieldName('arguments'));
@@ -332,11 +291,11 @@ export function extractJava(root: Node, file: string, sink: Sink, scopeOut: (sco
           : undefined;
       const key = withInv ? (literal(evaluate(argList(withInv.childForFieldName('arguments'))[0]!)) ?? '') : '';
       if (q !== undefined && ex !== undefined) sink.binding(ex, q, key, loc);
-      continue;
+      return;
     }
     if (REST_TEMPLATE[name] && /rest/i.test(receiver) && args[0]) {
       sink.call(REST_TEMPLATE[name], withBase(clients.get(receiver), args[0]), 'RestTemplate', loc);
-      continue;
+      return;
     }
     if (name === 'exchange' && /rest/i.test(receiver) && args[0] && argNodes[1]) {
       sink.call(
@@ -345,7 +304,7 @@ export function extractJava(root: Node, file: string, sink: Sink, scopeOut: (sco
         'RestTemplate',
         loc,
       );
-      continue;
+      return;
     }
     // webClient.get().uri("/x") / restClient.post().uri(...)
     if (name === 'uri' && objNode?.type === 'method_invocation' && args[0]) {
@@ -366,7 +325,7 @@ export function extractJava(root: Node, file: string, sink: Sink, scopeOut: (sco
   }
 
   // ---- classes: Spring MVC controllers, Feign clients, listeners, entities
-  for (const cls of classes) {
+  function onClass(cls: Node): void {
     const anns = annotations(cls);
     const has = (n: string): Annotation | undefined => anns.find((a) => a.name === n);
     const body = cls.childForFieldName('body');
@@ -454,12 +413,21 @@ export function extractJava(root: Node, file: string, sink: Sink, scopeOut: (sco
     }
   }
 
-  for (const s of strings) {
-    const text = literal(evaluate(s)) ?? '';
-    if (text.length > 12) sink.sql(text, { file, line: lineOf(s) });
-  }
-  scopeOut(scope);
-}
+  return {
+    evaluate,
+    declarations,
+    rules: [
+      { on: ['object_creation_expression'], each: onCreation },
+      { on: ['method_invocation'], each: onBeanBuilder },
+      { on: ['method_invocation'], each: onInvocation },
+      { on: ['class_declaration', 'interface_declaration'], each: onClass },
+      sqlStringRule(sink, file, ['string_literal'], (s) => literal(evaluate(s)) ?? ''),
+    ],
+  };
+};
+
+/** Java: Spring MVC/WebFlux, RestTemplate, WebClient, Feign, Spring AMQP, Spring Kafka, JPA, Mongo, Redis. */
+export const extractJava = extractorOf(javaRules);
 
 function enclosing(node: Node, type: string): Node | undefined {
   for (let n: Node | null = node.parent; n; n = n.parent) if (n.type === type) return n;

@@ -1,11 +1,10 @@
-import type { Node } from '../parsers.js';
-import type { HttpMethod, Part } from '../model.js';
-import { joinPath } from '../routes.js';
+import type { Node } from '../parsers';
+import type { HttpMethod, Part } from '../model';
+import { joinPath } from '../routes';
 import {
   HOLE_PART,
   LIST_SEP,
   type CallSite,
-  type Sink,
   concat,
   httpMethod,
   lineOf,
@@ -14,9 +13,9 @@ import {
   nameOf,
   sharedCallRules,
   sharedRuleName,
-  walk,
-} from './common.js';
-import { Scope } from './scope.js';
+  withBase,
+} from './common';
+import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
 
 const VERBS = new Set(['get', 'post', 'put', 'patch', 'delete', 'del', 'all', 'head', 'options']);
 /** Callee names this file's rules look at (besides the shared ones). */
@@ -38,21 +37,7 @@ const CLIENT_RECEIVER = /(^|\.)(http|httpclient|client|apiclient|axios|got)$/i;
 
 const unquote = (s: string): string => s.slice(1, -1);
 
-const VISITED = new Set([
-  'import_statement',
-  'variable_declarator',
-  'public_field_definition',
-  'assignment_expression',
-  'call_expression',
-  'class_declaration',
-  'abstract_class_declaration',
-  'string',
-  'template_string',
-]);
-
-/** TypeScript and JavaScript: Express, Fastify, NestJS; fetch, axios, got; amqplib, kafkajs, redis, mongo. */
-export function extractJavaScript(root: Node, file: string, sink: Sink, scopeOut: (scope: Scope) => void): void {
-  const scope: Scope = new Scope((n) => evaluate(n));
+const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
   const servers = new Map<string, string>(); // var → framework
   const clients = new Map<string, Part[]>(); // var → base URL
   const mounts = new Map<string, string>(); // router var → prefix
@@ -119,69 +104,47 @@ export function extractJavaScript(root: Node, file: string, sink: Sink, scopeOut
     }
   }
 
-  // ---- pass 1: declarations, servers, clients, router mounts
-  const calls: Node[] = [];
-  const classes: Node[] = [];
-  const strings: Node[] = [];
-  const visit = (node: Node): void => {
-    switch (node.type) {
-      case 'variable_declarator': {
-        const name = node.childForFieldName('name');
-        const value = node.childForFieldName('value');
-        if (name?.type === 'identifier' && value) {
-          scope.add(name.text, value);
-          if (value.type === 'object') addObject(name.text, value);
-          classifyInit(name.text, value);
-        }
-        break;
+  // ---- during the walk: declarations, servers, clients, imports
+  const declarations: Record<string, (node: Node) => void> = {
+    variable_declarator(node) {
+      const name = node.childForFieldName('name');
+      const value = node.childForFieldName('value');
+      if (name?.type === 'identifier' && value) {
+        scope.add(name.text, value);
+        if (value.type === 'object') addObject(name.text, value);
+        classifyInit(name.text, value);
       }
-      case 'public_field_definition': {
-        const name = node.childForFieldName('name');
-        const value = node.childForFieldName('value');
-        if (name && value) {
-          scope.add(`this.${name.text}`, value);
-          classifyInit(`this.${name.text}`, value);
-        }
-        break;
+    },
+    public_field_definition(node) {
+      const name = node.childForFieldName('name');
+      const value = node.childForFieldName('value');
+      if (name && value) {
+        scope.add(`this.${name.text}`, value);
+        classifyInit(`this.${name.text}`, value);
       }
-      case 'assignment_expression': {
-        const left = node.childForFieldName('left');
-        const right = node.childForFieldName('right');
-        if (left?.type === 'member_expression' && left.text.startsWith('this.') && right) {
-          scope.add(left.text, right);
-          classifyInit(left.text, right);
-        }
-        break;
+    },
+    assignment_expression(node) {
+      const left = node.childForFieldName('left');
+      const right = node.childForFieldName('right');
+      if (left?.type === 'member_expression' && left.text.startsWith('this.') && right) {
+        scope.add(left.text, right);
+        classifyInit(left.text, right);
       }
-      case 'call_expression':
-        calls.push(node);
-        break;
-      case 'import_statement': {
-        const spec = node.childForFieldName('source');
-        const clause = node.namedChildren.find((c) => c?.type === 'import_clause');
-        if (spec && clause) {
-          for (const c of clause.namedChildren) {
-            if (c?.type === 'identifier') imports.set(c.text, unquote(spec.text));
-            if (c?.type === 'named_imports')
-              for (const sp of c.namedChildren) {
-                const local = sp?.childForFieldName('alias') ?? sp?.childForFieldName('name');
-                if (local) imports.set(local.text, unquote(spec.text));
-              }
-          }
+    },
+    import_statement(node) {
+      const spec = node.childForFieldName('source');
+      const clause = node.namedChildren.find((c) => c?.type === 'import_clause');
+      if (spec && clause) {
+        for (const c of clause.namedChildren) {
+          if (c?.type === 'identifier') imports.set(c.text, unquote(spec.text));
+          if (c?.type === 'named_imports')
+            for (const sp of c.namedChildren) {
+              const local = sp?.childForFieldName('alias') ?? sp?.childForFieldName('name');
+              if (local) imports.set(local.text, unquote(spec.text));
+            }
         }
-        break;
       }
-      case 'class_declaration':
-      case 'abstract_class_declaration':
-        classes.push(node);
-        break;
-      case 'string':
-      case 'template_string':
-        strings.push(node);
-        break;
-      default:
-        break;
-    }
+    },
   };
 
   function addObject(prefix: string, obj: Node): void {
@@ -228,9 +191,8 @@ export function extractJavaScript(root: Node, file: string, sink: Sink, scopeOut
     return out;
   }
 
-  walk(root, VISITED, visit);
-  // mounts: app.use('/prefix', router)
-  for (const call of calls) {
+  // ---- after the walk: mounts, app.use('/prefix', router)
+  function onMount(call: Node): void {
     const fn = call.childForFieldName('function');
     const args = call.childForFieldName('arguments')?.namedChildren.filter((x): x is Node => x !== null) ?? [];
     if (fn?.type === 'member_expression' && fn.childForFieldName('property')?.text === 'use' && args.length >= 2) {
@@ -245,13 +207,13 @@ export function extractJavaScript(root: Node, file: string, sink: Sink, scopeOut
     }
   }
 
-  // ---- pass 2: call sites
-  for (const call of calls) {
+  // ---- call sites
+  function onCall(call: Node): void {
     const fn = call.childForFieldName('function');
     const argsNode = call.childForFieldName('arguments');
-    if (!fn || !argsNode || argsNode.type !== 'arguments') continue;
+    if (!fn || !argsNode || argsNode.type !== 'arguments') return;
     const callee = fn.type === 'member_expression' ? (fn.childForFieldName('property')?.text ?? '') : fn.text;
-    if (!JS_NAMES.has(callee) && !sharedRuleName(callee)) continue;
+    if (!JS_NAMES.has(callee) && !sharedRuleName(callee)) return;
     const argNodes = argsNode.namedChildren.filter((x): x is Node => x !== null && x.type !== 'comment');
     const args = argNodes.map((a) => evaluate(a));
     const named = new Map<string, Part[]>();
@@ -273,7 +235,7 @@ export function extractJavaScript(root: Node, file: string, sink: Sink, scopeOut
     if (!receiver && name === 'fetch' && args[0]) {
       const opts = objectProps(argNodes[1] ?? null);
       sink.call(httpMethod(literal(opts.get('method'))) ?? 'GET', args[0], 'fetch', loc);
-      continue;
+      return;
     }
     if (!receiver && (name === 'axios' || name === 'got' || name === 'ky') && args[0]) {
       if (argNodes[0]!.type === 'object') {
@@ -283,7 +245,7 @@ export function extractJavaScript(root: Node, file: string, sink: Sink, scopeOut
         const opts = objectProps(argNodes[1] ?? null);
         sink.call(httpMethod(literal(opts.get('method'))) ?? 'GET', args[0], name, loc);
       }
-      continue;
+      return;
     }
     if (
       receiver &&
@@ -299,7 +261,7 @@ export function extractJavaScript(root: Node, file: string, sink: Sink, scopeOut
           receiver,
           loc,
         );
-      continue;
+      return;
     }
     // app.route('/books/:id').get(h).put(h)
     const chained =
@@ -320,7 +282,7 @@ export function extractJavaScript(root: Node, file: string, sink: Sink, scopeOut
           routerFile,
         );
       }
-      continue;
+      return;
     }
     if (receiver && VERBS.has(name) && args[0]) {
       const isServer =
@@ -340,7 +302,7 @@ export function extractJavaScript(root: Node, file: string, sink: Sink, scopeOut
             routerFile,
           );
         }
-        continue;
+        return;
       }
       if (clients.has(receiver) || CLIENT_LIBS.has(receiver) || CLIENT_RECEIVER.test(receiver)) {
         const method: HttpMethod = httpMethod(name === 'del' ? 'delete' : name) ?? 'GET';
@@ -351,7 +313,7 @@ export function extractJavaScript(root: Node, file: string, sink: Sink, scopeOut
           loc,
         );
       }
-      continue;
+      return;
     }
     // fastify.route({ method, url, handler })
     if (receiver && name === 'route' && argNodes[0]?.type === 'object') {
@@ -362,7 +324,7 @@ export function extractJavaScript(root: Node, file: string, sink: Sink, scopeOut
   }
 
   // ---- NestJS controllers, TypeORM entities
-  for (const cls of classes) {
+  function onClass(cls: Node): void {
     const decorators = [
       ...cls.namedChildren,
       ...(cls.parent?.type === 'export_statement' ? cls.parent.namedChildren : []),
@@ -377,7 +339,7 @@ export function extractJavaScript(root: Node, file: string, sink: Sink, scopeOut
         if (table) sink.data('table', table, { file, line: lineOf(d) });
       }
     }
-    if (prefix === undefined) continue;
+    if (prefix === undefined) return;
     const body = cls.childForFieldName('body');
     for (const member of body?.namedChildren ?? []) {
       if (member?.type !== 'decorator') continue;
@@ -402,13 +364,26 @@ export function extractJavaScript(root: Node, file: string, sink: Sink, scopeOut
     return { name: expr?.text ?? '', args: [], props: new Map() };
   }
 
-  for (const s of strings) {
-    if (s.parent?.type === 'template_string') continue;
-    const text = s.type === 'string' ? unquote(s.text) : (literal(evaluate(s)) ?? s.text);
-    if (text.length > 12) sink.sql(text, { file, line: lineOf(s) });
-  }
-  scopeOut(scope);
-}
+  return {
+    evaluate,
+    declarations,
+    rules: [
+      { on: ['call_expression'], each: onMount },
+      { on: ['call_expression'], each: onCall },
+      { on: ['class_declaration', 'abstract_class_declaration'], each: onClass },
+      sqlStringRule(sink, file, ['string', 'template_string'], (s) =>
+        s.parent?.type === 'template_string'
+          ? undefined
+          : s.type === 'string'
+            ? unquote(s.text)
+            : (literal(evaluate(s)) ?? s.text),
+      ),
+    ],
+  };
+};
+
+/** TypeScript and JavaScript: Express, Fastify, NestJS; fetch, axios, got; amqplib, kafkajs, redis, mongo. */
+export const extractJavaScript = extractorOf(javaScriptRules);
 
 function withFallback(left: Part[], right: Part[]): Part[] {
   const fb = literal(right);
@@ -417,13 +392,6 @@ function withFallback(left: Part[], right: Part[]): Part[] {
   if (only && fb !== undefined && 'config' in only) return [{ config: only.config, fallback: fb }];
   if (only && 'ref' in only) return right;
   return left;
-}
-
-export function withBase(base: Part[] | undefined, url: Part[]): Part[] {
-  if (!base || base.length === 0) return url;
-  const first = url[0];
-  if (first && 'lit' in first && /^[a-z]+:\/\//i.test(first.lit)) return url;
-  return concat(base, lit('/'), url);
 }
 
 /** `./routes/orders` imported from `src/app.ts` → `src/routes/orders` (source-relative, no extension). */

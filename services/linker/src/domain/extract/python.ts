@@ -1,10 +1,9 @@
-import type { Node } from '../parsers.js';
-import type { Part } from '../model.js';
-import { joinPath } from '../routes.js';
+import type { Node } from '../parsers';
+import type { Part } from '../model';
+import { joinPath } from '../routes';
 import {
   HOLE_PART,
   LIST_SEP,
-  type Sink,
   concat,
   httpMethod,
   lineOf,
@@ -13,10 +12,9 @@ import {
   nameOf,
   sharedCallRules,
   sharedRuleName,
-  walk,
-} from './common.js';
-import { withBase } from './javascript.js';
-import { Scope } from './scope.js';
+  withBase,
+} from './common';
+import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
 
 const VERBS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'options']);
 const HTTP_LIBS = new Set(['requests', 'httpx']);
@@ -33,20 +31,7 @@ function stringText(node: Node): { prefix: string; parts: Node[] } {
   };
 }
 
-const VISITED = new Set([
-  'import_from_statement',
-  'import_statement',
-  'assignment',
-  'with_item',
-  'call',
-  'decorated_definition',
-  'string',
-  'subscript',
-]);
-
-/** Python: FastAPI, Flask, Django; requests, httpx; pika, kafka-python/confluent-kafka; SQLAlchemy/Django models, pymongo, redis. */
-export function extractPython(root: Node, file: string, sink: Sink, scopeOut: (scope: Scope) => void): void {
-  const scope: Scope = new Scope((n) => evaluate(n));
+const pythonRules: LanguageRules = ({ file, sink, scope }) => {
   const prefixes = new Map<string, string>(); // APIRouter / Blueprint var → prefix
   const clients = new Map<string, Part[]>();
   const flaskApps = new Set<string>();
@@ -134,83 +119,63 @@ export function extractPython(root: Node, file: string, sink: Sink, scopeOut: (s
     }
   }
 
-  const calls: Node[] = [];
-  const strings: Node[] = [];
-  const decorated: Node[] = [];
-  const visit = (node: Node): void => {
-    switch (node.type) {
-      case 'assignment': {
-        const left = node.childForFieldName('left');
-        const right = node.childForFieldName('right');
-        if (left && right && (left.type === 'identifier' || left.type === 'attribute')) {
-          scope.add(left.text, right);
-          classify(left.text, right);
-          if (left.text === '__tablename__' || left.text === 'db_table') {
-            const t = literal(evaluate(right));
-            if (t) sink.data('table', t, { file, line: lineOf(node) });
-          }
+  const declarations: Record<string, (node: Node) => void> = {
+    assignment(node) {
+      const left = node.childForFieldName('left');
+      const right = node.childForFieldName('right');
+      if (left && right && (left.type === 'identifier' || left.type === 'attribute')) {
+        scope.add(left.text, right);
+        classify(left.text, right);
+        if (left.text === '__tablename__' || left.text === 'db_table') {
+          const t = literal(evaluate(right));
+          if (t) sink.data('table', t, { file, line: lineOf(node) });
         }
-        break;
       }
-      case 'with_item': {
-        const v = node.childForFieldName('value');
-        if (v?.type === 'as_pattern') {
-          const call = v.namedChild(0);
-          const alias = v.childForFieldName('alias') ?? v.namedChild(1);
-          if (call && alias) classify(alias.text, call);
-        }
-        break;
+    },
+    with_item(node) {
+      const v = node.childForFieldName('value');
+      if (v?.type === 'as_pattern') {
+        const call = v.namedChild(0);
+        const alias = v.childForFieldName('alias') ?? v.namedChild(1);
+        if (call && alias) classify(alias.text, call);
       }
-      case 'import_from_statement': {
-        const mod = node.childForFieldName('module_name');
-        if (!mod) break;
-        const base = moduleOf(file, mod);
-        for (const n of node.namedChildren) {
-          if (!n || n.id === mod.id) continue;
-          const name =
-            n.type === 'aliased_import'
-              ? n.childForFieldName('name')?.text
-              : n.type === 'dotted_name'
-                ? n.text
-                : undefined;
-          const local = n.type === 'aliased_import' ? n.childForFieldName('alias')?.text : name;
-          if (name && local) imports.set(local, { module: joinDots(base, name), symbolOf: base });
-        }
-        break;
+    },
+    import_from_statement(node) {
+      const mod = node.childForFieldName('module_name');
+      if (!mod) return;
+      const base = moduleOf(file, mod);
+      for (const n of node.namedChildren) {
+        if (!n || n.id === mod.id) continue;
+        const name =
+          n.type === 'aliased_import'
+            ? n.childForFieldName('name')?.text
+            : n.type === 'dotted_name'
+              ? n.text
+              : undefined;
+        const local = n.type === 'aliased_import' ? n.childForFieldName('alias')?.text : name;
+        if (name && local) imports.set(local, { module: joinDots(base, name), symbolOf: base });
       }
-      case 'import_statement':
-        for (const n of node.namedChildren) {
-          if (n?.type !== 'aliased_import') continue;
-          const name = n.childForFieldName('name')?.text;
-          const local = n.childForFieldName('alias')?.text;
-          if (name && local)
-            imports.set(local, {
-              module: name.replace(/\./g, '/'),
-              symbolOf: name.replace(/\./g, '/').replace(/\/[^/]*$/, ''),
-            });
-        }
-        break;
-      case 'call':
-        calls.push(node);
-        break;
-      case 'decorated_definition':
-        decorated.push(node);
-        break;
-      case 'string':
-        strings.push(node);
-        break;
-      case 'subscript': {
-        const v = node.childForFieldName('value');
-        const idx = node.childForFieldName('subscript');
-        if (v && /(^|\.)(db|database|mongo_db)$/i.test(v.text) && idx?.type === 'string') {
-          const name = literal(evaluate(idx));
-          if (name) sink.data('collection', name, { file, line: lineOf(node) });
-        }
-        break;
+    },
+    import_statement(node) {
+      for (const n of node.namedChildren) {
+        if (n?.type !== 'aliased_import') continue;
+        const name = n.childForFieldName('name')?.text;
+        const local = n.childForFieldName('alias')?.text;
+        if (name && local)
+          imports.set(local, {
+            module: name.replace(/\./g, '/'),
+            symbolOf: name.replace(/\./g, '/').replace(/\/[^/]*$/, ''),
+          });
       }
-      default:
-        break;
-    }
+    },
+    subscript(node) {
+      const v = node.childForFieldName('value');
+      const idx = node.childForFieldName('subscript');
+      if (v && /(^|\.)(db|database|mongo_db)$/i.test(v.text) && idx?.type === 'string') {
+        const name = literal(evaluate(idx));
+        if (name) sink.data('collection', name, { file, line: lineOf(node) });
+      }
+    },
   };
 
   function classify(name: string, value: Node): void {
@@ -236,16 +201,14 @@ export function extractPython(root: Node, file: string, sink: Sink, scopeOut: (s
     return out;
   }
 
-  walk(root, VISITED, visit);
-  // app.include_router(router, prefix="/api"); app.register_blueprint(bp, url_prefix="/x")
-  for (const call of calls) {
+  function onMount(call: Node): void {
     const fn = call.childForFieldName('function');
     const method = fn?.type === 'attribute' ? fn.childForFieldName('attribute')?.text : undefined;
-    if (method !== 'include_router' && method !== 'register_blueprint') continue;
+    if (method !== 'include_router' && method !== 'register_blueprint') return;
     const target = call.childForFieldName('arguments')?.namedChild(0);
     const kw = keywords(call);
     const prefix = literal(kw.get('prefix') ?? kw.get('url_prefix'));
-    if (!target || prefix === undefined) continue;
+    if (!target || prefix === undefined) return;
     if (prefixes.has(target.text)) {
       // FastAPI prepends include prefixes; Flask's url_prefix replaces the blueprint's own.
       prefixes.set(
@@ -253,9 +216,9 @@ export function extractPython(root: Node, file: string, sink: Sink, scopeOut: (s
         method === 'include_router' ? joinPath(prefix, prefixes.get(target.text) ?? '') : prefix,
       );
       includedHere.add(target.text);
-      continue;
+      return;
     }
-    if (method !== 'include_router') continue; // a blueprint's own prefix is baked into its paths already
+    if (method !== 'include_router') return; // a blueprint's own prefix is baked into its paths already
     // A router defined in another module: `orders.router` (module import) or `orders_router` (symbol import).
     const head = target.type === 'attribute' ? target.childForFieldName('object')?.text : target.text;
     const imp = head ? imports.get(head) : undefined;
@@ -267,11 +230,11 @@ export function extractPython(root: Node, file: string, sink: Sink, scopeOut: (s
       });
   }
 
-  for (const call of calls) {
+  function onCall(call: Node): void {
     const fn = call.childForFieldName('function');
-    if (!fn) continue;
+    if (!fn) return;
     const callee = fn.type === 'attribute' ? (fn.childForFieldName('attribute')?.text ?? '') : fn.text;
-    if (!PY_NAMES.has(callee) && !sharedRuleName(callee) && fn.text !== 'kafka.KafkaConsumer') continue;
+    if (!PY_NAMES.has(callee) && !sharedRuleName(callee) && fn.text !== 'kafka.KafkaConsumer') return;
     const argNodes = (call.childForFieldName('arguments')?.namedChildren ?? []).filter(
       (x): x is Node => x !== null && x.type !== 'keyword_argument' && x.type !== 'comment',
     );
@@ -293,12 +256,12 @@ export function extractPython(root: Node, file: string, sink: Sink, scopeOut: (s
       call.parent?.type === 'list'
     ) {
       const p = literal(args[0]);
-      if (p === undefined) continue;
+      if (p === undefined) return;
       const inc = /^include\(\s*["']([\w.]+)["']/.exec(argNodes[1].text);
       // path("api/", include("orders.urls")) prefixes every route of orders/urls.py.
       if (inc) sink.facts.mounts.push({ prefix: joinPath(p), target: inc[1]!.replace(/\./g, '/'), loc });
       else if (!/^include\(/.test(argNodes[1].text)) sink.endpoint('ANY', joinPath(p), 'django', loc, file);
-      continue;
+      return;
     }
     // requests / httpx
     const isLib = HTTP_LIBS.has(receiver);
@@ -310,7 +273,7 @@ export function extractPython(root: Node, file: string, sink: Sink, scopeOut: (s
     }
   }
 
-  for (const d of decorated) {
+  function onDecorated(d: Node): void {
     for (const dec of d.namedChildren) {
       if (dec?.type !== 'decorator') continue;
       const call = dec.namedChild(0);
@@ -351,14 +314,24 @@ export function extractPython(root: Node, file: string, sink: Sink, scopeOut: (s
     }
   }
 
-  for (const s of strings) {
-    const { prefix, parts } = stringText(s);
-    if (prefix.includes('f') || prefix.includes('b')) continue;
-    const text = parts.map((p) => p.text).join('');
-    if (text.length > 12) sink.sql(text, { file, line: lineOf(s) });
-  }
-  scopeOut(scope);
-}
+  return {
+    evaluate,
+    declarations,
+    rules: [
+      // app.include_router(router, prefix="/api"); app.register_blueprint(bp, url_prefix="/x")
+      { on: ['call'], each: onMount },
+      { on: ['call'], each: onCall },
+      { on: ['decorated_definition'], each: onDecorated },
+      sqlStringRule(sink, file, ['string'], (s) => {
+        const { prefix, parts } = stringText(s);
+        return prefix.includes('f') || prefix.includes('b') ? undefined : parts.map((p) => p.text).join('');
+      }),
+    ],
+  };
+};
+
+/** Python: FastAPI, Flask, Django; requests, httpx; pika, kafka-python/confluent-kafka; SQLAlchemy/Django models, pymongo, redis. */
+export const extractPython = extractorOf(pythonRules);
 
 /** `app.routers` → app/routers; `.routers` from app/main.py → app/routers; `..x` goes one folder up more. */
 function moduleOf(file: string, mod: Node): string {

@@ -1,6 +1,6 @@
-import type { Node } from '../parsers.js';
-import type { Part } from '../model.js';
-import { HOLE_PART } from './common.js';
+import type { Node } from '../parsers';
+import type { Part } from '../model';
+import { HOLE_PART } from './common';
 
 /**
  * Declarations of one file by name, evaluated lazily. A name declared several times with different

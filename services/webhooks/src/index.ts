@@ -1,0 +1,11 @@
+// Front door of the webhooks package: what the embedded mode, the system tests and tooling may import.
+export {
+  grpcPushSource,
+  startWebhooksApp,
+  TASK_UPDATES_TOPIC,
+  type WebhookEgressOptions,
+  type WebhooksApp,
+} from './app';
+export { loadWebhooksConfig, type WebhooksConfig } from './config';
+export type { DeliveryLogDoc } from './delivery';
+export { SIGNATURE_HEADER, signBody, verifySignature } from './egress/signer';
