@@ -16,9 +16,14 @@ import {
   systemClock,
 } from '@a2a-inbound/ports';
 import type { eventsV1 } from '@a2a-inbound/proto';
-import { ControlPlane, openControlCollections } from '../services/tasks/src/domain/control-plane';
-import { seedDemo } from '../services/tasks/src/domain/seed';
-import { DEFAULT_TASK_CONFIG, openTaskCollections, TaskService } from '../services/tasks/src/domain/task-service';
+import {
+  ControlPlane,
+  DEFAULT_TASK_CONFIG,
+  openControlCollections,
+  openTaskCollections,
+  seedDemo,
+  TaskService,
+} from '@a2a-inbound/tasks';
 
 const url = process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27017';
 const samples = Number(process.argv[2] ?? 60);
