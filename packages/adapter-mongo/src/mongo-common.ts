@@ -39,6 +39,12 @@ export async function openMongo(options: MongoConnectOptions, appName: string): 
     serverSelectionTimeoutMS: 5_000,
     connectTimeoutMS: 5_000,
     maxPoolSize: 20,
+    // Server monitoring by polling every 2 s: after a FerretDB restart under load, the driver's default
+    // monitor (and polling at its default 10 s) was seen to hang in its first heartbeat for minutes, failing
+    // every operation with a server-selection error; polling at 2 s recovered within a second every time
+    // (test/faults restarts FerretDB under load).
+    serverMonitoringMode: 'poll',
+    heartbeatFrequencyMS: 2_000,
     ...options.clientOptions,
     ...(options.onCommand ? { monitorCommands: true } : {}),
   });
