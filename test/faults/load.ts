@@ -63,11 +63,19 @@ export class Load {
     this.timer = setInterval(() => this.launch(), every);
   }
 
-  /** Stops starting operations; resolves when every started one has finished (accepted, refused or final). */
-  async stop(): Promise<void> {
+  /**
+   * Stops starting operations; resolves when every started one has finished (accepted, refused or final), or
+   * after `maxWaitMs`: an operation still running then is recorded as refused (it never got its answer).
+   */
+  async stop(maxWaitMs = 240_000): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    const until = Date.now() + maxWaitMs;
+    while (this.inFlight.size > 0 && Date.now() < until)
+      await Promise.race([Promise.allSettled([...this.inFlight]), sleep(1000)]);
+    for (const o of this.outcomes)
+      if (o.finishedAt === undefined && !o.refused && !o.streamFinal && o.taskIds.size === 0)
+        o.refused = `still without an answer ${maxWaitMs / 1000} s after the load stopped`;
   }
 
   private pickKind(): OpKind {
