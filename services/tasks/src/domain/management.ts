@@ -317,6 +317,11 @@ export class Management {
     required(agentId, 'agentId');
     if (patch.status !== undefined && patch.status !== 'running' && patch.status !== 'stopped')
       throw new InvalidParamsError('status must be "running" or "stopped"');
+    for (const k of ['pinnedVersion', 'schedule'] as const) {
+      const v = patch[k];
+      if (v !== undefined && v !== null && (v.length === 0 || v.length > 200))
+        throw new InvalidParamsError(`${k} must be a non-empty string or null`);
+    }
     if (deploymentId !== undefined) {
       const placed = await this.control.resolveAgent(agentId).catch(() => undefined);
       if (
