@@ -163,8 +163,8 @@ const SETTINGS: Readonly<Record<string, (v: unknown) => controlV1.AgentSettingsP
   status: (v) => ({ status: text('status', v) }),
 };
 
-/** PATCH body → the typed settings patch. */
-function settingsPatch(body: Json): controlV1.AgentSettingsPatch {
+/** PATCH body → the typed settings patch (exported for its unit test). */
+export function settingsPatch(body: Json): controlV1.AgentSettingsPatch {
   let out: controlV1.AgentSettingsPatch = {};
   for (const [k, v] of Object.entries(body)) {
     const map = Object.hasOwn(SETTINGS, k) ? SETTINGS[k] : undefined;
@@ -175,7 +175,7 @@ function settingsPatch(body: Json): controlV1.AgentSettingsPatch {
   return out;
 }
 
-function keyOut(k: controlV1.ApiKey | undefined): Json {
+export function keyOut(k: controlV1.ApiKey | undefined): Json {
   if (!k) throw new AppError('INTERNAL', 'the control plane answered without a key');
   const expiresAt = iso(k.expiresAtMs);
   const revokedAt = iso(k.revokedAtMs);
@@ -206,7 +206,7 @@ function stringsOf(v: unknown, message: string): string[] {
 }
 
 /** POST /agents body → the typed request (shapes here; counts, lengths and emptiness in tasks). */
-function newAgent(b: Json): Omit<controlV1.CreateAgentRequest, 'actor'> {
+export function newAgent(b: Json): Omit<controlV1.CreateAgentRequest, 'actor'> {
   const modes = (k: string): controlV1.MediaTypes | undefined =>
     b[k] === undefined || b[k] === null
       ? undefined
