@@ -12,6 +12,7 @@ import type {
   DeploymentAgentDoc,
   DeploymentDoc,
   Role,
+  SettingsPatch,
   SkillDoc,
   SubscriptionDoc,
   UserDoc,
@@ -502,20 +503,7 @@ export class ControlPlane {
   async updateAgentSettings(
     actor: { subscriptionId: string; role: Role },
     agentId: string,
-    patch: Partial<
-      Pick<
-        DeploymentAgentDoc,
-        | 'versionStrategy'
-        | 'pinnedVersion'
-        | 'rateLimitPerMinute'
-        | 'schedule'
-        | 'a2aEnabled'
-        | 'defaultA2aVersion'
-        | 'blockingBudgetMs'
-        | 'pushNotificationsEnabled'
-        | 'status'
-      >
-    >,
+    patch: SettingsPatch,
   ): Promise<DeploymentAgentDoc> {
     const cur = await this.c.deploymentAgents.get(agentId);
     if (!cur || (actor.role !== 'operator' && cur.doc.subscriptionId !== actor.subscriptionId))

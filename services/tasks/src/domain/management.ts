@@ -8,9 +8,12 @@ import type {
   DeploymentAgentDoc,
   DeploymentDoc,
   Role,
+  SettingsPatch,
   SkillDoc,
   UserDoc,
 } from './control-model';
+
+export type { SettingsPatch };
 
 export interface Actor {
   userId: string;
@@ -25,25 +28,6 @@ export function actorOf(a: { userId: string; role: string; subscriptionId: strin
   if (!a || !(ROLES as readonly string[]).includes(a.role)) throw new AppError('PERMISSION_DENIED', 'unknown role');
   return { userId: a.userId, role: a.role as Role, subscriptionId: a.subscriptionId };
 }
-
-/**
- * The per-agent inline settings a caller may change. This type is the allow-list: the typed contract
- * (`AgentSettingsPatch` in control.proto) carries exactly these fields and nothing else can be named.
- */
-export type SettingsPatch = Partial<
-  Pick<
-    DeploymentAgentDoc,
-    | 'versionStrategy'
-    | 'pinnedVersion'
-    | 'rateLimitPerMinute'
-    | 'schedule'
-    | 'a2aEnabled'
-    | 'defaultA2aVersion'
-    | 'blockingBudgetMs'
-    | 'pushNotificationsEnabled'
-    | 'status'
-  >
->;
 
 /** The names of `SettingsPatch`, checked against the type by the compiler (for callers that pass names). */
 export const SETTING_NAMES: readonly (keyof SettingsPatch)[] = Object.keys({
