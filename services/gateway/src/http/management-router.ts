@@ -1,6 +1,7 @@
 import { type Request, type Response, Router } from 'express';
 import { AppError, InvalidParamsError } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
+import type { controlV1 } from '@a2a-inbound/proto';
 import { call } from '@a2a-inbound/runtime';
 import type { GatewayClients, Lookups } from '../clients';
 import { buildCatalog, cardPath, type CardOptions } from '../protocol/cards';
@@ -32,21 +33,20 @@ type Json = Record<string, unknown>;
 
 const iso = (ms: unknown): string | null => (typeof ms === 'number' && ms > 0 ? new Date(ms).toISOString() : null);
 
-function agentOut(id: string, a: Json): Json {
-  const versions = Array.isArray(a.versions) ? (a.versions as Json[]) : [];
+function agentOut(a: controlV1.Agent): Json {
   return {
-    id,
+    id: a.id,
     name: a.name,
     description: a.description,
     type: a.type,
     skills: a.skills,
     defaultInputModes: a.defaultInputModes,
     defaultOutputModes: a.defaultOutputModes,
-    versions: versions.map((v) => ({
+    versions: a.versions.map((v) => ({
       version: v.version,
-      status: v.status === 'production' ? 'PRODUCTION' : String(v.status).toUpperCase(),
+      status: v.status.toUpperCase(),
       runtime: v.runtime,
-      runtimeConfig: v.runtimeConfig,
+      runtimeConfig: v.runtimeConfigJson ? (JSON.parse(v.runtimeConfigJson) as unknown) : {},
       createdAt: iso(v.createdAtMs),
       promotedAt: iso(v.promotedAtMs),
     })),
@@ -108,17 +108,6 @@ export function deploymentAgentOut(a: AgentViewLike, base: string): Json {
   };
 }
 
-const SETTINGS_KEYS = new Set([
-  'versionStrategy',
-  'pinnedVersion',
-  'rateLimitPerMinute',
-  'schedule',
-  'a2aEnabled',
-  'defaultA2aVersion',
-  'blockingBudgetSeconds',
-  'pushNotificationsEnabled',
-  'status',
-]);
 const STRATEGIES: Readonly<Record<string, string>> = {
   'latest-production': 'latest-production',
   'Latest production': 'latest-production',
@@ -126,69 +115,126 @@ const STRATEGIES: Readonly<Record<string, string>> = {
   Pinned: 'pinned',
 };
 
-/** PATCH body → the control plane's settings patch (types checked here, ranges and roles in tasks). */
-function settingsPatch(body: Json): Json {
-  const out: Json = {};
+/** A JSON number as an int64 field: fractions refused, magnitudes clamped (tasks checks the range). */
+function int64Of(v: unknown, message: string): number {
+  if (typeof v !== 'number' || !Number.isInteger(v)) throw new InvalidParamsError(message);
+  return Math.max(-Number.MAX_SAFE_INTEGER, Math.min(Number.MAX_SAFE_INTEGER, v));
+}
+
+function secondsToMs(v: unknown): number {
+  if (typeof v !== 'number' || !Number.isFinite(v))
+    throw new InvalidParamsError('blockingBudgetSeconds must be a number of seconds');
+  return int64Of(Math.round(v * 1000), 'blockingBudgetSeconds must be a number of seconds');
+}
+
+const text = (k: string, v: unknown): string => {
+  if (typeof v !== 'string') throw new InvalidParamsError(`${k} must be a string`);
+  return v;
+};
+const flag = (k: string, v: unknown): boolean => {
+  if (typeof v !== 'boolean') throw new InvalidParamsError(`${k} must be a boolean`);
+  return v;
+};
+/** null or a non-empty string; the typed patch says "clear" with a present empty string. */
+const clearable = (k: string, v: unknown): string => {
+  if (v === null) return '';
+  if (typeof v !== 'string' || v.length === 0) throw new InvalidParamsError(`${k} must be a non-empty string or null`);
+  return v;
+};
+
+/**
+ * The PATCH body's settings, by their REST names, onto the typed `AgentSettingsPatch` (whose fields are the
+ * allow-list). Only the REST spellings are handled here (seconds, strategy labels, null); every value rule
+ * and role rule is the tasks service's.
+ */
+const SETTINGS: Readonly<Record<string, (v: unknown) => controlV1.AgentSettingsPatch>> = {
+  versionStrategy: (v) => {
+    if (typeof v !== 'string' || !STRATEGIES[v])
+      throw new InvalidParamsError('versionStrategy must be "latest-production" or "pinned"');
+    return { versionStrategy: STRATEGIES[v] };
+  },
+  pinnedVersion: (v) => ({ pinnedVersion: clearable('pinnedVersion', v) }),
+  rateLimitPerMinute: (v) => ({ rateLimitPerMinute: int64Of(v, 'rateLimitPerMinute must be an integer') }),
+  schedule: (v) => ({ schedule: clearable('schedule', v) }),
+  a2aEnabled: (v) => ({ a2aEnabled: flag('a2aEnabled', v) }),
+  defaultA2aVersion: (v) => ({ defaultA2aVersion: text('defaultA2aVersion', v) }),
+  blockingBudgetSeconds: (v) => ({ blockingBudgetMs: secondsToMs(v) }),
+  pushNotificationsEnabled: (v) => ({ pushNotificationsEnabled: flag('pushNotificationsEnabled', v) }),
+  status: (v) => ({ status: text('status', v) }),
+};
+
+/** PATCH body → the typed settings patch (exported for its unit test). */
+export function settingsPatch(body: Json): controlV1.AgentSettingsPatch {
+  let out: controlV1.AgentSettingsPatch = {};
   for (const [k, v] of Object.entries(body)) {
-    if (!SETTINGS_KEYS.has(k)) throw new InvalidParamsError(`unknown setting ${k}`, { allowed: [...SETTINGS_KEYS] });
-    switch (k) {
-      case 'versionStrategy':
-        if (typeof v !== 'string' || !STRATEGIES[v])
-          throw new InvalidParamsError('versionStrategy must be "latest-production" or "pinned"');
-        out.versionStrategy = STRATEGIES[v];
-        break;
-      case 'pinnedVersion':
-      case 'schedule':
-        if (v !== null && (typeof v !== 'string' || v.length === 0 || v.length > 200))
-          throw new InvalidParamsError(`${k} must be a non-empty string or null`);
-        out[k] = v;
-        break;
-      case 'a2aEnabled':
-      case 'pushNotificationsEnabled':
-        if (typeof v !== 'boolean') throw new InvalidParamsError(`${k} must be a boolean`);
-        out[k] = v;
-        break;
-      case 'rateLimitPerMinute':
-        if (typeof v !== 'number') throw new InvalidParamsError('rateLimitPerMinute must be an integer');
-        out[k] = v;
-        break;
-      case 'defaultA2aVersion':
-        if (v !== '0.3.0' && v !== '0.2.6')
-          throw new InvalidParamsError('defaultA2aVersion must be "0.3.0" or "0.2.6"');
-        out[k] = v;
-        break;
-      case 'blockingBudgetSeconds':
-        if (typeof v !== 'number' || !Number.isFinite(v))
-          throw new InvalidParamsError('blockingBudgetSeconds must be a number of seconds');
-        out.blockingBudgetMs = Math.round(v * 1000);
-        break;
-      case 'status':
-        if (v !== 'running' && v !== 'stopped') throw new InvalidParamsError('status must be "running" or "stopped"');
-        out[k] = v;
-        break;
-    }
+    const map = Object.hasOwn(SETTINGS, k) ? SETTINGS[k] : undefined;
+    if (!map) throw new InvalidParamsError(`unknown setting ${k}`, { allowed: Object.keys(SETTINGS) });
+    out = { ...out, ...map(v) };
   }
   if (Object.keys(out).length === 0) throw new InvalidParamsError('no settings given');
   return out;
 }
 
-function keyOut(k: Json): Json {
-  const { id, name, prefix, scopes, createdAt, expiresAt, revokedAt } = k;
-  const scopeList = Array.isArray(scopes) ? (scopes as string[]) : [];
+export function keyOut(k: controlV1.ApiKey | undefined): Json {
+  if (!k) throw new AppError('INTERNAL', 'the control plane answered without a key');
+  const expiresAt = iso(k.expiresAtMs);
+  const revokedAt = iso(k.revokedAtMs);
   return {
-    id,
-    name,
-    prefix,
-    scope: scopeList.length === 1 ? scopeList[0] : scopeList,
-    scopes: scopeList,
-    createdAt,
+    id: k.id,
+    name: k.name,
+    prefix: k.prefix,
+    scope: k.scopes.length === 1 ? k.scopes[0] : k.scopes,
+    scopes: k.scopes,
+    createdAt: iso(k.createdAtMs),
     expiresAt,
     revokedAt,
-    status: revokedAt
-      ? 'revoked'
-      : typeof expiresAt === 'string' && Date.parse(expiresAt) <= Date.now()
-        ? 'expired'
-        : 'active',
+    status: revokedAt ? 'revoked' : k.expiresAtMs !== undefined && k.expiresAtMs <= Date.now() ? 'expired' : 'active',
+  };
+}
+
+/** A JSON value that must be a string (emptiness and length are checked by the tasks service). */
+function stringOf(b: Json, k: string, optional = false): string {
+  const v = b[k];
+  if (optional && (v === undefined || v === null)) return '';
+  if (typeof v !== 'string') throw new InvalidParamsError(`${k} must be a non-empty string`);
+  return v;
+}
+
+function stringsOf(v: unknown, message: string): string[] {
+  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) throw new InvalidParamsError(message);
+  return v as string[];
+}
+
+/** POST /agents body → the typed request (shapes here; counts, lengths and emptiness in tasks). */
+export function newAgent(b: Json): Omit<controlV1.CreateAgentRequest, 'actor'> {
+  const modes = (k: string): controlV1.MediaTypes | undefined =>
+    b[k] === undefined || b[k] === null
+      ? undefined
+      : { values: stringsOf(b[k], 'media type lists must be non-empty arrays of strings') };
+  const skills = b.skills === undefined || b.skills === null ? [] : b.skills;
+  if (!Array.isArray(skills)) throw new InvalidParamsError('skills must be an array of at most 100 skills');
+  return {
+    name: stringOf(b, 'name'),
+    description: stringOf(b, 'description', true),
+    type: stringOf(b, 'type'),
+    skills: skills.map((raw: unknown) => {
+      if (!isObject(raw)) throw new InvalidParamsError('each skill must be an object');
+      const field = (k: string): string => {
+        if (typeof raw[k] !== 'string') throw new InvalidParamsError(`skills[].${k} must be a non-empty string`);
+        return raw[k];
+      };
+      const list = (k: string): string[] =>
+        raw[k] === undefined ? [] : stringsOf(raw[k], `skills[].${k} must be an array of strings`);
+      return {
+        id: field('id'),
+        name: field('name'),
+        description: field('description'),
+        tags: list('tags'),
+        examples: list('examples'),
+      };
+    }),
+    defaultInputModes: modes('defaultInputModes'),
+    defaultOutputModes: modes('defaultOutputModes'),
   };
 }
 
@@ -240,24 +286,17 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
     if (!isObject(b)) throw new InvalidParamsError('the body must be a JSON object');
     return b;
   };
-  const op = async (res: Response, operation: string, params: Json): Promise<unknown> => {
+  /** The authenticated user as the typed requests carry it; the tasks service checks the role. */
+  const actor = (res: Response): controlV1.ManagementActor => {
     const a = actorOf(res);
-    const r = await call(
-      control.manage.bind(control),
-      {
-        userId: a.userId,
-        role: a.role,
-        subscriptionId: a.subscriptionId,
-        operation,
-        paramsJson: JSON.stringify(params),
-      },
-      { deadlineMs: 30_000 },
-    );
-    return JSON.parse(r.resultJson) as unknown;
+    return { userId: a.userId, role: a.role, subscriptionId: a.subscriptionId };
   };
+  const DEADLINE = { deadlineMs: 30_000 };
   const p = (req: Request, name: string): string => String(req.params[name]);
-  const freshView = async (agentId: string) =>
-    call(control.resolveAgent.bind(control), { agentId }, { deadlineMs: 10_000 });
+  const placedOut = (r: controlV1.DeploymentAgentResponse, req: Request): Json => {
+    if (!r.agent) throw new AppError('INTERNAL', 'the control plane answered without the agent');
+    return deploymentAgentOut(r.agent, deps.baseUrl(req));
+  };
 
   // ---- who am I -----------------------------------------------------------------------------------
   router.get('/api/v1/me', (_req, res) => {
@@ -267,34 +306,49 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
 
   // ---- agents and versions ------------------------------------------------------------------------
   router.get('/api/v1/agents', async (_req, res) => {
-    const list = (await op(res, 'agents.list', {})) as Json[];
-    res.json({ agents: list.map((a) => agentOut(String(a.id), a)) });
+    const r = await call(control.listAgents.bind(control), { actor: actor(res) }, DEADLINE);
+    res.json({ agents: r.agents.map(agentOut) });
   });
   router.post('/api/v1/agents', async (req, res) => {
-    const b = bodyOf(req);
-    const a = (await op(res, 'agents.create', b)) as Json;
+    const a = await call(control.createAgent.bind(control), { ...newAgent(bodyOf(req)), actor: actor(res) }, DEADLINE);
     res
       .status(201)
-      .location(`/api/v1/agents/${encodeURIComponent(String(a.id))}`)
-      .json(agentOut(String(a.id), a));
+      .location(`/api/v1/agents/${encodeURIComponent(a.id)}`)
+      .json(agentOut(a));
   });
   router.get('/api/v1/agents/:agentId', async (req, res) => {
-    const a = (await op(res, 'agents.get', { agentId: p(req, 'agentId') })) as Json;
-    res.json(agentOut(String(a.id), a));
+    const a = await call(control.getAgent.bind(control), { actor: actor(res), agentId: p(req, 'agentId') }, DEADLINE);
+    res.json(agentOut(a));
   });
   router.post('/api/v1/agents/:agentId/versions', async (req, res) => {
     const b = bodyOf(req);
-    const a = (await op(res, 'agents.publishVersion', { ...b, agentId: p(req, 'agentId') })) as Json;
-    res.status(201).json(agentOut(p(req, 'agentId'), a));
+    const config = b.runtimeConfig;
+    const a = await call(
+      control.publishVersion.bind(control),
+      {
+        actor: actor(res),
+        agentId: p(req, 'agentId'),
+        version: stringOf(b, 'version'),
+        runtime: stringOf(b, 'runtime'),
+        // An open object (ADR 0001); anything else means "none", as before the typed contract.
+        runtimeConfigJson: isObject(config) ? JSON.stringify(config) : '',
+      },
+      DEADLINE,
+    );
+    res.status(201).json(agentOut(a));
   });
   router.post('/api/v1/agents/:agentId/versions/:version/promote', async (req, res) => {
-    const a = (await op(res, 'agents.promote', { agentId: p(req, 'agentId'), version: p(req, 'version') })) as Json;
-    res.json(agentOut(p(req, 'agentId'), a));
+    const a = await call(
+      control.promoteVersion.bind(control),
+      { actor: actor(res), agentId: p(req, 'agentId'), version: p(req, 'version') },
+      DEADLINE,
+    );
+    res.json(agentOut(a));
   });
 
   // ---- deployments and per-agent settings ----------------------------------------------------------
-  const deploymentOut = (d: Json, base: string): Json => {
-    const agents = Array.isArray(d.agents) ? (d.agents as AgentViewLike[]) : undefined;
+  const deploymentOut = (d: controlV1.Deployment | undefined, base: string, agents?: AgentViewLike[]): Json => {
+    if (!d) throw new AppError('INTERNAL', 'the control plane answered without the deployment');
     return {
       id: d.id,
       name: d.name,
@@ -306,69 +360,85 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
             agents: agents.map((a) => deploymentAgentOut(a, base)),
             a2aEnabledCount: agents.filter((a) => a.a2aEnabled && a.type === 'AI Agent' && a.status === 'running')
               .length,
-            catalogUrl: `${base}/deployments/${encodeURIComponent(String(d.id))}/.well-known/agent-catalog.json`,
+            catalogUrl: `${base}/deployments/${encodeURIComponent(d.id)}/.well-known/agent-catalog.json`,
           }
         : {}),
     };
   };
+  const getDeployment = (res: Response, deploymentId: string) =>
+    call(control.getDeployment.bind(control), { actor: actor(res), deploymentId }, DEADLINE);
   router.get('/api/v1/deployments', async (req, res) => {
-    const list = (await op(res, 'deployments.list', {})) as Json[];
-    res.json({ deployments: list.map((d) => deploymentOut(d, deps.baseUrl(req))) });
+    const r = await call(control.listDeployments.bind(control), { actor: actor(res) }, DEADLINE);
+    res.json({ deployments: r.deployments.map((d) => deploymentOut(d, deps.baseUrl(req))) });
   });
   router.post('/api/v1/deployments', async (req, res) => {
-    const d = (await op(res, 'deployments.create', bodyOf(req))) as Json;
+    const d = await call(
+      control.createDeployment.bind(control),
+      { actor: actor(res), name: stringOf(bodyOf(req), 'name') },
+      DEADLINE,
+    );
     res
       .status(201)
-      .location(`/api/v1/deployments/${encodeURIComponent(String(d.id))}`)
-      .json(deploymentOut({ ...d, agents: [] }, deps.baseUrl(req)));
+      .location(`/api/v1/deployments/${encodeURIComponent(d.id)}`)
+      .json(deploymentOut(d, deps.baseUrl(req), []));
   });
   router.get('/api/v1/deployments/:deploymentId', async (req, res) => {
-    const d = (await op(res, 'deployments.get', { deploymentId: p(req, 'deploymentId') })) as Json;
-    res.json(deploymentOut(d, deps.baseUrl(req)));
+    const r = await getDeployment(res, p(req, 'deploymentId'));
+    res.json(deploymentOut(r.deployment, deps.baseUrl(req), r.agents));
   });
   router.post('/api/v1/deployments/:deploymentId/agents', async (req, res) => {
     const b = bodyOf(req);
     const settings = isObject(b.settings) ? b.settings : {};
-    for (const k of Object.keys(settings)) {
-      if (!['a2aEnabled', 'rateLimitPerMinute', 'blockingBudgetSeconds'].includes(k))
-        throw new InvalidParamsError(`setting ${k} cannot be given when adding; PATCH the settings after`);
+    const add: controlV1.AddDeploymentAgentRequest = {
+      actor: actor(res),
+      deploymentId: p(req, 'deploymentId'),
+      agentId: stringOf(b, 'agentId'),
+    };
+    for (const [k, v] of Object.entries(settings)) {
+      if (k === 'a2aEnabled') add.a2aEnabled = flag(k, v);
+      else if (k === 'rateLimitPerMinute') add.rateLimitPerMinute = int64Of(v, 'rateLimitPerMinute must be an integer');
+      else if (k === 'blockingBudgetSeconds') add.blockingBudgetMs = secondsToMs(v);
+      else throw new InvalidParamsError(`setting ${k} cannot be given when adding; PATCH the settings after`);
     }
-    const params: Json = { deploymentId: p(req, 'deploymentId'), agentId: b.agentId };
-    if (settings.a2aEnabled !== undefined) params.a2aEnabled = settings.a2aEnabled;
-    if (settings.rateLimitPerMinute !== undefined) params.rateLimitPerMinute = settings.rateLimitPerMinute;
-    if (settings.blockingBudgetSeconds !== undefined) {
-      if (typeof settings.blockingBudgetSeconds !== 'number')
-        throw new InvalidParamsError('blockingBudgetSeconds must be a number of seconds');
-      params.blockingBudgetMs = Math.round(settings.blockingBudgetSeconds * 1000);
-    }
-    const placed = (await op(res, 'deployments.addAgent', params)) as Json;
-    const view = await freshView(String(placed.agentId));
+    const placed = await call(control.addDeploymentAgent.bind(control), add, DEADLINE);
     res
       .status(201)
       .location(
-        `/api/v1/deployments/${encodeURIComponent(p(req, 'deploymentId'))}/agents/${encodeURIComponent(view.agentId)}`,
+        `/api/v1/deployments/${encodeURIComponent(p(req, 'deploymentId'))}/agents/${encodeURIComponent(add.agentId)}`,
       )
-      .json(deploymentAgentOut(view, deps.baseUrl(req)));
+      .json(placedOut(placed, req));
   });
   router.delete('/api/v1/deployments/:deploymentId/agents/:agentId', async (req, res) => {
-    await op(res, 'deployments.removeAgent', { deploymentId: p(req, 'deploymentId'), agentId: p(req, 'agentId') });
+    await call(
+      control.removeDeploymentAgent.bind(control),
+      { actor: actor(res), deploymentId: p(req, 'deploymentId'), agentId: p(req, 'agentId') },
+      DEADLINE,
+    );
     res.status(204).end();
   });
   router.patch('/api/v1/deployments/:deploymentId/agents/:agentId/settings', async (req, res) => {
     const patch = settingsPatch(bodyOf(req));
-    await op(res, 'settings.update', {
-      deploymentId: p(req, 'deploymentId'),
-      agentId: p(req, 'agentId'),
-      settings: patch,
-    });
-    res.json(deploymentAgentOut(await freshView(p(req, 'agentId')), deps.baseUrl(req)));
+    const r = await call(
+      control.updateAgentSettings.bind(control),
+      { actor: actor(res), deploymentId: p(req, 'deploymentId'), agentId: p(req, 'agentId'), patch },
+      DEADLINE,
+    );
+    res.json(placedOut(r, req));
   });
   router.put('/api/v1/deployments/:deploymentId/default-agent', async (req, res) => {
     const b = bodyOf(req);
     if (b.agentId !== null && typeof b.agentId !== 'string')
       throw new InvalidParamsError('agentId must be an agent id or null');
-    await op(res, 'deployments.setDefaultAgent', { deploymentId: p(req, 'deploymentId'), agentId: b.agentId });
-    res.json({ deploymentId: p(req, 'deploymentId'), defaultAgentId: b.agentId });
+    const r = await call(
+      control.setDefaultAgent.bind(control),
+      {
+        actor: actor(res),
+        deploymentId: p(req, 'deploymentId'),
+        ...(b.agentId === null ? {} : { agentId: b.agentId }),
+      },
+      DEADLINE,
+    );
+    res.json({ deploymentId: r.deploymentId, defaultAgentId: r.defaultAgentId ?? null });
   });
 
   // ---- A2A Discovery banner and Test Discovery -----------------------------------------------------
@@ -377,7 +447,7 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
   /** The banner, from the same catalog document clients get (so its count equals the catalog's entries). */
   const banner = async (req: Request, res: Response): Promise<Json> => {
     const id = p(req, 'deploymentId');
-    await op(res, 'deployments.get', { deploymentId: id }); // tenant and role check
+    await getDeployment(res, id); // tenant and role check
     const o = opts(req);
     const catalog = buildCatalog(await deps.lookups.catalog(id), o);
     const entries = catalog.entries as Json[];
@@ -410,8 +480,8 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
 
   // ---- API keys ----------------------------------------------------------------------------------
   router.get('/api/v1/keys', async (_req, res) => {
-    const list = (await op(res, 'keys.list', {})) as Json[];
-    res.json({ keys: list.map(keyOut) });
+    const r = await call(control.listKeys.bind(control), { actor: actor(res) }, DEADLINE);
+    res.json({ keys: r.keys.map(keyOut) });
   });
   router.post('/api/v1/keys', async (req, res) => {
     const b = bodyOf(req);
@@ -425,55 +495,77 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
     ) {
       throw new InvalidParamsError('expiresAt must be an ISO 8601 date-time');
     }
-    const k = (await op(res, 'keys.create', {
-      name: b.name ?? 'key',
-      scope: b.scope,
-      expiresAt: b.expiresAt ?? null,
-    })) as Json;
+    const k = await call(
+      control.createKey.bind(control),
+      {
+        actor: actor(res),
+        name: typeof b.name === 'string' ? b.name : 'key',
+        scopes: [b.scope],
+        ...(typeof b.expiresAt === 'string' ? { expiresAtMs: Date.parse(b.expiresAt) } : {}),
+      },
+      DEADLINE,
+    );
+    const out = keyOut(k.key);
     // The value is in this answer only: it is stored as a hash.
     res
       .status(201)
-      .location(`/api/v1/keys/${encodeURIComponent(String(k.id))}`)
-      .json({ ...keyOut(k), key: k.key });
+      .location(`/api/v1/keys/${encodeURIComponent(String(out.id))}`)
+      .json({ ...out, key: k.secret });
   });
   router.delete('/api/v1/keys/:keyId', async (req, res) => {
-    const k = (await op(res, 'keys.revoke', { keyId: p(req, 'keyId') })) as Json;
-    res.json(keyOut(k));
+    const r = await call(control.revokeKey.bind(control), { actor: actor(res), keyId: p(req, 'keyId') }, DEADLINE);
+    res.json(keyOut(r.key));
   });
 
   // ---- credits -----------------------------------------------------------------------------------
   router.get('/api/v1/credits', async (_req, res) => {
-    const c = (await op(res, 'credits.get', {})) as Json;
-    res.json({ credits: c.credits, costPerInvocation: c.cost });
+    const c = await call(control.getCredits.bind(control), { actor: actor(res) }, DEADLINE);
+    res.json({ credits: c.credits, costPerInvocation: c.costPerInvocation });
   });
   router.post('/api/v1/credits/add', async (req, res) => {
     const b = bodyOf(req);
     if (typeof b.amount !== 'number' || !Number.isSafeInteger(b.amount))
       throw new InvalidParamsError('amount must be an integer');
-    const params: Json = { amount: b.amount };
-    if (typeof b.subscriptionId === 'string') params.subscriptionId = b.subscriptionId;
-    const c = (await op(res, 'credits.add', params)) as Json;
+    const c = await call(
+      control.addCredits.bind(control),
+      {
+        actor: actor(res),
+        amount: b.amount,
+        subscriptionId: typeof b.subscriptionId === 'string' ? b.subscriptionId : '',
+      },
+      DEADLINE,
+    );
     res.json({ credits: c.credits });
   });
   router.put('/api/v1/credits/cost', async (req, res) => {
     const b = bodyOf(req);
     if (typeof b.cost !== 'number' || !Number.isSafeInteger(b.cost) || b.cost < 0)
       throw new InvalidParamsError('cost must be a non-negative integer');
-    const params: Json = { cost: b.cost };
-    if (typeof b.subscriptionId === 'string') params.subscriptionId = b.subscriptionId;
-    await op(res, 'credits.setCost', params);
-    res.json({ costPerInvocation: b.cost });
+    const c = await call(
+      control.setCreditCost.bind(control),
+      { actor: actor(res), cost: b.cost, subscriptionId: typeof b.subscriptionId === 'string' ? b.subscriptionId : '' },
+      DEADLINE,
+    );
+    res.json({ costPerInvocation: c.costPerInvocation });
   });
 
   // ---- users -------------------------------------------------------------------------------------
   router.get('/api/v1/users', async (_req, res) => {
-    res.json({ users: (await op(res, 'users.list', {})) as Json[] });
+    const r = await call(control.listUsers.bind(control), { actor: actor(res) }, DEADLINE);
+    res.json({
+      users: r.users.map((u) => ({ id: u.id, email: u.email, role: u.role, createdAt: iso(u.createdAtMs) })),
+    });
   });
   router.post('/api/v1/users', async (req, res) => {
     const b = bodyOf(req);
-    const u = (await op(res, 'users.create', { email: b.email, role: b.role })) as Json;
+    const r = await call(
+      control.createUser.bind(control),
+      { actor: actor(res), email: stringOf(b, 'email'), role: stringOf(b, 'role') },
+      DEADLINE,
+    );
+    if (!r.user) throw new AppError('INTERNAL', 'the control plane answered without the user');
     // The token is in this answer only.
-    res.status(201).json({ id: u.id, email: u.email, role: u.role, token: u.token });
+    res.status(201).json({ id: r.user.id, email: r.user.email, role: r.user.role, token: r.token });
   });
 
   router.use('/api/v1', (_req, res) => {

@@ -124,5 +124,24 @@ export interface DeploymentAgentDoc {
   updatedAtMs: number;
 }
 
+/**
+ * The per-agent inline settings a caller may change. This type is the allow-list: the typed contract
+ * (`AgentSettingsPatch` in control.proto) carries exactly these fields and nothing else can be named.
+ */
+export type SettingsPatch = Partial<
+  Pick<
+    DeploymentAgentDoc,
+    | 'versionStrategy'
+    | 'pinnedVersion'
+    | 'rateLimitPerMinute'
+    | 'schedule'
+    | 'a2aEnabled'
+    | 'defaultA2aVersion'
+    | 'blockingBudgetMs'
+    | 'pushNotificationsEnabled'
+    | 'status'
+  >
+>;
+
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
 export const DEFAULT_BLOCKING_BUDGET_MS = 120_000;

@@ -12,6 +12,7 @@ import type {
   DeploymentAgentDoc,
   DeploymentDoc,
   Role,
+  SettingsPatch,
   SkillDoc,
   SubscriptionDoc,
   UserDoc,
@@ -260,7 +261,7 @@ export class ControlPlane {
     role: Role;
     token?: string;
     id?: string;
-  }): Promise<{ id: string; token: string }> {
+  }): Promise<{ id: string; token: string; createdAtMs: number }> {
     if (!['admin', 'developer', 'operator'].includes(input.role))
       throw new InvalidParamsError('role must be admin, developer or operator');
     const email = input.email.trim().toLowerCase();
@@ -269,20 +270,21 @@ export class ControlPlane {
       throw new InvalidParamsError('a user token must have at least 32 characters');
     const token = input.token ?? newSecret('usr');
     const id = input.id ?? this.ids.next();
+    const createdAtMs = this.clock.now();
     try {
       await this.c.users.insert(id, {
         subscriptionId: input.subscriptionId,
         email,
         role: input.role,
         tokenHash: sha256Hex(token),
-        createdAtMs: this.clock.now(),
+        createdAtMs,
       });
     } catch (err) {
       if (err instanceof DuplicateKeyError)
         throw new AppError('CONFLICT', 'a user with this email exists in this subscription');
       throw err;
     }
-    return { id, token };
+    return { id, token, createdAtMs };
   }
 
   async listUsers(subscriptionId: string): Promise<Versioned<UserDoc>[]> {
@@ -501,20 +503,7 @@ export class ControlPlane {
   async updateAgentSettings(
     actor: { subscriptionId: string; role: Role },
     agentId: string,
-    patch: Partial<
-      Pick<
-        DeploymentAgentDoc,
-        | 'versionStrategy'
-        | 'pinnedVersion'
-        | 'rateLimitPerMinute'
-        | 'schedule'
-        | 'a2aEnabled'
-        | 'defaultA2aVersion'
-        | 'blockingBudgetMs'
-        | 'pushNotificationsEnabled'
-        | 'status'
-      >
-    >,
+    patch: SettingsPatch,
   ): Promise<DeploymentAgentDoc> {
     const cur = await this.c.deploymentAgents.get(agentId);
     if (!cur || (actor.role !== 'operator' && cur.doc.subscriptionId !== actor.subscriptionId))

@@ -1,6 +1,19 @@
 import { AppError, InvalidParamsError, NotFoundError } from '@a2a-inbound/errors';
-import type { ControlPlane } from './control-plane';
-import type { Role, SkillDoc } from './control-model';
+import type { Versioned } from '@a2a-inbound/ports';
+import type { AgentView, ControlPlane } from './control-plane';
+import type {
+  AgentDoc,
+  AgentType,
+  ApiKeyDoc,
+  DeploymentAgentDoc,
+  DeploymentDoc,
+  Role,
+  SettingsPatch,
+  SkillDoc,
+  UserDoc,
+} from './control-model';
+
+export type { SettingsPatch };
 
 export interface Actor {
   userId: string;
@@ -8,228 +21,362 @@ export interface Actor {
   subscriptionId: string;
 }
 
-type Params = Record<string, unknown>;
+const ROLES: readonly Role[] = ['admin', 'developer', 'operator'];
 
-const str = (p: Params, k: string, required = true): string => {
-  const v = p[k];
-  if (typeof v === 'string' && v.length > 0 && v.length <= 10_000) return v;
-  if (!required && (v === undefined || v === null)) return '';
-  throw new InvalidParamsError(`${k} must be a non-empty string`);
-};
+/** The actor of a request that crossed a service boundary: an unknown role is refused, never defaulted. */
+export function actorOf(a: { userId: string; role: string; subscriptionId: string } | undefined): Actor {
+  if (!a || !(ROLES as readonly string[]).includes(a.role)) throw new AppError('PERMISSION_DENIED', 'unknown role');
+  return { userId: a.userId, role: a.role as Role, subscriptionId: a.subscriptionId };
+}
 
-const ROLES_READ: readonly Role[] = ['admin', 'developer', 'operator'];
-const ROLES_WRITE: readonly Role[] = ['admin', 'developer'];
+/** The names of `SettingsPatch`, checked against the type by the compiler (for callers that pass names). */
+export const SETTING_NAMES: readonly (keyof SettingsPatch)[] = Object.keys({
+  versionStrategy: true,
+  pinnedVersion: true,
+  rateLimitPerMinute: true,
+  schedule: true,
+  a2aEnabled: true,
+  defaultA2aVersion: true,
+  blockingBudgetMs: true,
+  pushNotificationsEnabled: true,
+  status: true,
+} satisfies Record<keyof SettingsPatch, true>) as (keyof SettingsPatch)[];
+
+export interface NewAgent {
+  name: string;
+  description: string;
+  type: string;
+  skills: SkillDoc[];
+  /** Undefined = the defaults; given = at least one media type. */
+  defaultInputModes?: string[] | undefined;
+  defaultOutputModes?: string[] | undefined;
+}
+
+export interface NewVersion {
+  version: string;
+  runtime: string;
+  runtimeConfig: Record<string, unknown>;
+}
+
+/** A write to a deployment agent: what is stored and how the agent is served now. */
+export interface DeploymentAgentResult {
+  settings: DeploymentAgentDoc;
+  agent: AgentView;
+}
+
+const READ: readonly Role[] = ['admin', 'developer', 'operator'];
+const WRITE: readonly Role[] = ['admin', 'developer'];
+const ADMIN: readonly Role[] = ['admin'];
+const OPERATOR: readonly Role[] = ['operator'];
 
 function need(actor: Actor, roles: readonly Role[]): void {
   if (!roles.includes(actor.role))
     throw new AppError('PERMISSION_DENIED', `this operation needs one of the roles ${roles.join(', ')}`);
 }
 
+/** A required identifier or name: non-empty, at most 10,000 characters. */
+function required(v: string, name: string): string {
+  if (v.length > 0 && v.length <= 10_000) return v;
+  throw new InvalidParamsError(`${name} must be a non-empty string`);
+}
+
+function optionalText(v: string, name: string): string {
+  if (v.length <= 10_000) return v;
+  throw new InvalidParamsError(`${name} must be a string of at most 10000 characters`);
+}
+
+function intIn(v: number, min: number, max: number, message: string): number {
+  if (!Number.isInteger(v) || v < min || v > max) throw new InvalidParamsError(message);
+  return v;
+}
+
+const rateLimit = (v: number): number =>
+  intIn(v, 1, 1_000_000, 'rateLimitPerMinute must be an integer from 1 to 1000000');
+const blockingBudget = (v: number): number => intIn(v, 0, 600_000, 'blockingBudget must be from 0 to 600 seconds');
+
 /**
- * The management API's operations, by name. The gateway's REST routes map onto these; every operation
- * checks the actor's role here (the tasks service is the authority, not the gateway).
+ * The management operations of the console and the management API, one typed method each (the control
+ * plane's RPCs map onto them one to one). Every method checks the actor's role here: the tasks service is
+ * the authority, not the gateway.
  */
-export async function manage(control: ControlPlane, actor: Actor, operation: string, p: Params): Promise<unknown> {
-  const sub = actor.subscriptionId;
-  switch (operation) {
-    case 'keys.create': {
-      need(actor, ROLES_WRITE);
-      const scopes = Array.isArray(p.scopes) ? (p.scopes as unknown[]).map(String) : [str(p, 'scope')];
-      const expiresAt =
-        p.expiresAt === undefined || p.expiresAt === null
-          ? null
-          : typeof p.expiresAt === 'string'
-            ? Date.parse(p.expiresAt)
-            : Number.NaN;
-      if (expiresAt !== null && Number.isNaN(expiresAt)) throw new InvalidParamsError('expiresAt must be an ISO date');
-      const k = await control.createKey({
-        subscriptionId: sub,
-        name: str(p, 'name', false) || 'key',
-        scopes,
-        expiresAtMs: expiresAt,
-      });
-      return { id: k.id, key: k.key, ...keyView(k.id, k.doc) };
+export class Management {
+  constructor(private readonly control: ControlPlane) {}
+
+  // ---- keys -------------------------------------------------------------------------------------
+
+  async createKey(
+    actor: Actor,
+    input: { name: string; scopes: string[]; expiresAtMs?: number | undefined },
+  ): Promise<{ id: string; key: string; doc: ApiKeyDoc }> {
+    need(actor, WRITE);
+    if (input.expiresAtMs !== undefined && !Number.isSafeInteger(input.expiresAtMs))
+      throw new InvalidParamsError('expiresAt must be an ISO date');
+    return this.control.createKey({
+      subscriptionId: actor.subscriptionId,
+      name: optionalText(input.name, 'name') || 'key',
+      scopes: input.scopes,
+      expiresAtMs: input.expiresAtMs ?? null,
+    });
+  }
+
+  async listKeys(actor: Actor): Promise<Versioned<ApiKeyDoc>[]> {
+    need(actor, READ);
+    return this.control.listKeys(actor.subscriptionId);
+  }
+
+  async revokeKey(actor: Actor, keyId: string): Promise<{ id: string; doc: ApiKeyDoc }> {
+    need(actor, WRITE);
+    return { id: keyId, doc: await this.control.revokeKey(actor.subscriptionId, required(keyId, 'keyId')) };
+  }
+
+  // ---- credits ----------------------------------------------------------------------------------
+
+  async credits(actor: Actor): Promise<{ credits: number; costPerInvocation: number }> {
+    need(actor, READ);
+    const s = await this.control.getSubscription(actor.subscriptionId);
+    return { credits: s.credits, costPerInvocation: s.creditCostPerInvocation };
+  }
+
+  /** The platform operator credits any subscription (`subscriptionId` empty = the actor's). */
+  async addCredits(actor: Actor, input: { subscriptionId: string; amount: number }): Promise<number> {
+    need(actor, OPERATOR);
+    return this.control.addCredits(input.subscriptionId || actor.subscriptionId, input.amount);
+  }
+
+  async setCreditCost(actor: Actor, input: { subscriptionId: string; cost: number }): Promise<number> {
+    need(actor, OPERATOR);
+    await this.control.setCreditCost(input.subscriptionId || actor.subscriptionId, input.cost);
+    return input.cost;
+  }
+
+  // ---- users ------------------------------------------------------------------------------------
+
+  async createUser(
+    actor: Actor,
+    input: { email: string; role: string },
+  ): Promise<{ id: string; token: string; email: string; role: Role; createdAtMs: number }> {
+    need(actor, ADMIN);
+    const role = required(input.role, 'role');
+    // The platform operator is made by the bootstrap, not by a subscription's admin.
+    if (role !== 'admin' && role !== 'developer') throw new InvalidParamsError('role must be admin or developer');
+    const email = required(input.email, 'email');
+    const u = await this.control.createUser({ subscriptionId: actor.subscriptionId, email, role });
+    return { id: u.id, token: u.token, email: email.trim().toLowerCase(), role, createdAtMs: u.createdAtMs };
+  }
+
+  async listUsers(actor: Actor): Promise<Versioned<UserDoc>[]> {
+    need(actor, ['admin', 'operator']);
+    return this.control.listUsers(actor.subscriptionId);
+  }
+
+  // ---- agents and versions ----------------------------------------------------------------------
+
+  async createAgent(actor: Actor, input: NewAgent): Promise<Versioned<AgentDoc>> {
+    need(actor, WRITE);
+    const inModes = input.defaultInputModes === undefined ? undefined : mediaTypes(input.defaultInputModes);
+    const outModes = input.defaultOutputModes === undefined ? undefined : mediaTypes(input.defaultOutputModes);
+    return this.control.createAgent({
+      subscriptionId: actor.subscriptionId,
+      name: required(input.name, 'name'),
+      description: optionalText(input.description, 'description'),
+      type: required(input.type, 'type') as AgentType,
+      skills: skills(input.skills),
+      ...(inModes ? { defaultInputModes: inModes } : {}),
+      ...(outModes ? { defaultOutputModes: outModes } : {}),
+    });
+  }
+
+  async listAgents(actor: Actor): Promise<Versioned<AgentDoc>[]> {
+    need(actor, READ);
+    return this.control.listAgents(actor.subscriptionId);
+  }
+
+  async getAgent(actor: Actor, agentId: string): Promise<Versioned<AgentDoc>> {
+    need(actor, READ);
+    return this.control.getAgent(actor.subscriptionId, required(agentId, 'agentId'));
+  }
+
+  async publishVersion(actor: Actor, agentId: string, input: NewVersion): Promise<AgentDoc> {
+    need(actor, WRITE);
+    return this.control.publishVersion(actor.subscriptionId, required(agentId, 'agentId'), {
+      version: required(input.version, 'version'),
+      runtime: required(input.runtime, 'runtime'),
+      runtimeConfig: input.runtimeConfig,
+    });
+  }
+
+  async promoteVersion(actor: Actor, agentId: string, version: string): Promise<AgentDoc> {
+    need(actor, WRITE);
+    return this.control.promoteVersion(
+      actor.subscriptionId,
+      required(agentId, 'agentId'),
+      required(version, 'version'),
+    );
+  }
+
+  // ---- deployments and inline settings ----------------------------------------------------------
+
+  async createDeployment(actor: Actor, name: string): Promise<Versioned<DeploymentDoc>> {
+    need(actor, WRITE);
+    return this.control.createDeployment({ subscriptionId: actor.subscriptionId, name: required(name, 'name') });
+  }
+
+  async listDeployments(actor: Actor): Promise<Versioned<DeploymentDoc>[]> {
+    need(actor, READ);
+    return this.control.listDeployments(actor.subscriptionId);
+  }
+
+  /** The deployment (of the actor's subscription) with its agents as they are served. */
+  async getDeployment(
+    actor: Actor,
+    deploymentId: string,
+  ): Promise<{ deployment: Versioned<DeploymentDoc>; agents: AgentView[] }> {
+    need(actor, READ);
+    const d = await this.control.getDeployment(actor.subscriptionId, required(deploymentId, 'deploymentId'));
+    const { agents } = await this.control.catalog(d.id);
+    return { deployment: d, agents };
+  }
+
+  /** Places an agent; only A2A, the rate limit and the blocking budget may be given when adding. */
+  async addAgent(
+    actor: Actor,
+    input: {
+      deploymentId: string;
+      agentId: string;
+      a2aEnabled?: boolean | undefined;
+      rateLimitPerMinute?: number | undefined;
+      blockingBudgetMs?: number | undefined;
+    },
+  ): Promise<DeploymentAgentResult> {
+    need(actor, WRITE);
+    const settings: { rateLimitPerMinute?: number; blockingBudgetMs?: number; a2aEnabled?: boolean } = {};
+    if (input.a2aEnabled !== undefined) {
+      if (input.a2aEnabled && actor.role !== 'admin')
+        throw new AppError('PERMISSION_DENIED', 'Enabling A2A requires the Admin role');
+      settings.a2aEnabled = input.a2aEnabled;
     }
-    case 'keys.list':
-      need(actor, ROLES_READ);
-      return (await control.listKeys(sub)).map((k) => keyView(k.id, k.doc));
-    case 'keys.revoke':
-      need(actor, ROLES_WRITE);
-      return keyView(str(p, 'keyId'), await control.revokeKey(sub, str(p, 'keyId')));
-    case 'agents.create': {
-      need(actor, ROLES_WRITE);
-      const a = await control.createAgent({
-        subscriptionId: sub,
-        name: str(p, 'name'),
-        description: str(p, 'description', false),
-        type: str(p, 'type') as 'AI Agent' | 'Task Agent',
-        skills: skillsOf(p.skills),
-        ...(stringList(p.defaultInputModes) ? { defaultInputModes: stringList(p.defaultInputModes)! } : {}),
-        ...(stringList(p.defaultOutputModes) ? { defaultOutputModes: stringList(p.defaultOutputModes)! } : {}),
-      });
-      return { id: a.id, ...a.doc };
+    if (input.rateLimitPerMinute !== undefined) settings.rateLimitPerMinute = rateLimit(input.rateLimitPerMinute);
+    if (input.blockingBudgetMs !== undefined) settings.blockingBudgetMs = blockingBudget(input.blockingBudgetMs);
+    const agentId = required(input.agentId, 'agentId');
+    const doc = await this.control.addAgentToDeployment(
+      actor.subscriptionId,
+      required(input.deploymentId, 'deploymentId'),
+      agentId,
+      settings,
+    );
+    return { settings: doc, agent: await this.control.resolveAgent(agentId) };
+  }
+
+  async removeAgent(actor: Actor, deploymentId: string, agentId: string): Promise<void> {
+    need(actor, WRITE);
+    await this.control.removeAgentFromDeployment(
+      actor.subscriptionId,
+      required(deploymentId, 'deploymentId'),
+      required(agentId, 'agentId'),
+    );
+  }
+
+  /** `agentId` null = the deployment has no default agent. */
+  async setDefaultAgent(actor: Actor, deploymentId: string, agentId: string | null): Promise<void> {
+    need(actor, ADMIN);
+    await this.control.setDefaultAgent(
+      actor.subscriptionId,
+      required(deploymentId, 'deploymentId'),
+      agentId === null ? null : required(agentId, 'agentId'),
+    );
+  }
+
+  /**
+   * Changes an agent's inline settings. Every role may call it; which setting a role may change (A2A:
+   * admin; push notifications: operator) and every range is checked by the control plane. When
+   * `deploymentId` is given (the REST path names it) the agent must be placed in that deployment.
+   */
+  async updateSettings(
+    actor: Actor,
+    agentId: string,
+    patch: SettingsPatch,
+    deploymentId?: string,
+  ): Promise<DeploymentAgentResult> {
+    need(actor, READ);
+    required(agentId, 'agentId');
+    if (patch.status !== undefined && patch.status !== 'running' && patch.status !== 'stopped')
+      throw new InvalidParamsError('status must be "running" or "stopped"');
+    for (const k of ['pinnedVersion', 'schedule'] as const) {
+      const v = patch[k];
+      if (v !== undefined && v !== null && (v.length === 0 || v.length > 200))
+        throw new InvalidParamsError(`${k} must be a non-empty string or null`);
     }
-    case 'agents.list':
-      need(actor, ROLES_READ);
-      return (await control.listAgents(sub)).map((a) => ({ id: a.id, ...a.doc }));
-    case 'agents.get': {
-      need(actor, ROLES_READ);
-      const a = await control.getAgent(sub, str(p, 'agentId'));
-      return { id: a.id, ...a.doc };
-    }
-    case 'agents.publishVersion':
-      need(actor, ROLES_WRITE);
-      return control.publishVersion(sub, str(p, 'agentId'), {
-        version: str(p, 'version'),
-        runtime: str(p, 'runtime'),
-        runtimeConfig:
-          typeof p.runtimeConfig === 'object' && p.runtimeConfig !== null
-            ? (p.runtimeConfig as Record<string, unknown>)
-            : {},
-      });
-    case 'agents.promote':
-      need(actor, ROLES_WRITE);
-      return control.promoteVersion(sub, str(p, 'agentId'), str(p, 'version'));
-    case 'deployments.create': {
-      need(actor, ROLES_WRITE);
-      const d = await control.createDeployment({ subscriptionId: sub, name: str(p, 'name') });
-      return { id: d.id, ...d.doc };
-    }
-    case 'deployments.list':
-      need(actor, ROLES_READ);
-      return (await control.listDeployments(sub)).map((d) => ({ id: d.id, ...d.doc }));
-    case 'deployments.get': {
-      need(actor, ROLES_READ);
-      const d = await control.getDeployment(sub, str(p, 'deploymentId'));
-      const cat = await control.catalog(d.id);
-      return { id: d.id, ...d.doc, agents: cat.agents, a2aEnabledCount: cat.agents.filter((a) => a.a2aEnabled).length };
-    }
-    case 'deployments.addAgent': {
-      need(actor, ROLES_WRITE);
-      const settings: { rateLimitPerMinute?: number; blockingBudgetMs?: number; a2aEnabled?: boolean } = {};
-      if (p.a2aEnabled !== undefined) {
-        if (typeof p.a2aEnabled !== 'boolean') throw new InvalidParamsError('a2aEnabled must be a boolean');
-        if (p.a2aEnabled && actor.role !== 'admin')
-          throw new AppError('PERMISSION_DENIED', 'Enabling A2A requires the Admin role');
-        settings.a2aEnabled = p.a2aEnabled;
+    if (deploymentId !== undefined) {
+      const placed = await this.control.resolveAgent(agentId).catch(() => undefined);
+      if (
+        !placed ||
+        placed.deploymentId !== deploymentId ||
+        (actor.role !== 'operator' && placed.subscriptionId !== actor.subscriptionId)
+      ) {
+        throw new NotFoundError('deployment agent');
       }
-      if (p.rateLimitPerMinute !== undefined) {
-        if (
-          !Number.isInteger(p.rateLimitPerMinute) ||
-          (p.rateLimitPerMinute as number) < 1 ||
-          (p.rateLimitPerMinute as number) > 1_000_000
-        ) {
-          throw new InvalidParamsError('rateLimitPerMinute must be an integer from 1 to 1000000');
-        }
-        settings.rateLimitPerMinute = p.rateLimitPerMinute as number;
-      }
-      if (p.blockingBudgetMs !== undefined) {
-        if (
-          !Number.isInteger(p.blockingBudgetMs) ||
-          (p.blockingBudgetMs as number) < 0 ||
-          (p.blockingBudgetMs as number) > 600_000
-        ) {
-          throw new InvalidParamsError('blockingBudget must be from 0 to 600 seconds');
-        }
-        settings.blockingBudgetMs = p.blockingBudgetMs as number;
-      }
-      return control.addAgentToDeployment(sub, str(p, 'deploymentId'), str(p, 'agentId'), settings);
     }
-    case 'deployments.removeAgent':
-      need(actor, ROLES_WRITE);
-      await control.removeAgentFromDeployment(sub, str(p, 'deploymentId'), str(p, 'agentId'));
-      return { removed: true };
-    case 'deployments.setDefaultAgent':
-      need(actor, ['admin']);
-      await control.setDefaultAgent(sub, str(p, 'deploymentId'), p.agentId === null ? null : str(p, 'agentId'));
-      return { ok: true };
-    case 'settings.update': {
-      need(actor, ROLES_READ);
-      const patch = (typeof p.settings === 'object' && p.settings !== null ? p.settings : {}) as Record<
-        string,
-        unknown
-      >;
-      const allowed = new Set([
-        'versionStrategy',
-        'pinnedVersion',
-        'rateLimitPerMinute',
-        'schedule',
-        'a2aEnabled',
-        'defaultA2aVersion',
-        'blockingBudgetMs',
-        'pushNotificationsEnabled',
-        'status',
-      ]);
-      for (const k of Object.keys(patch)) if (!allowed.has(k)) throw new InvalidParamsError(`unknown setting ${k}`);
-      if (p.deploymentId !== undefined) {
-        // The REST path names the deployment: the agent must be placed in it.
-        const placed = await control.resolveAgent(str(p, 'agentId')).catch(() => undefined);
-        if (
-          !placed ||
-          placed.deploymentId !== str(p, 'deploymentId') ||
-          (actor.role !== 'operator' && placed.subscriptionId !== sub)
-        ) {
-          throw new NotFoundError('deployment agent');
-        }
-      }
-      if (actor.role === 'developer' || actor.role === 'admin' || actor.role === 'operator') {
-        return control.updateAgentSettings({ subscriptionId: sub, role: actor.role }, str(p, 'agentId'), patch);
-      }
-      throw new AppError('PERMISSION_DENIED', 'not allowed');
-    }
-    case 'credits.get':
-      need(actor, ROLES_READ);
-      return {
-        credits: (await control.getSubscription(sub)).credits,
-        cost: (await control.getSubscription(sub)).creditCostPerInvocation,
-      };
-    case 'credits.add':
-      need(actor, ['operator']);
-      return { credits: await control.addCredits(str(p, 'subscriptionId', false) || sub, Number(p.amount)) };
-    case 'credits.setCost':
-      need(actor, ['operator']);
-      await control.setCreditCost(str(p, 'subscriptionId', false) || sub, Number(p.cost));
-      return { ok: true };
-    case 'users.create': {
-      need(actor, ['admin']);
-      const role = str(p, 'role');
-      // The platform operator is made by the bootstrap, not by a subscription's admin.
-      if (role !== 'admin' && role !== 'developer') throw new InvalidParamsError('role must be admin or developer');
-      const u = await control.createUser({ subscriptionId: sub, email: str(p, 'email'), role });
-      return { id: u.id, token: u.token, email: str(p, 'email').trim().toLowerCase(), role };
-    }
-    case 'users.list':
-      need(actor, ['admin', 'operator']);
-      return (await control.listUsers(sub)).map((u) => ({
-        id: u.id,
-        email: u.doc.email,
-        role: u.doc.role,
-        createdAt: new Date(u.doc.createdAtMs).toISOString(),
-      }));
-    default:
-      throw new AppError('METHOD_NOT_FOUND', `unknown operation ${operation}`);
+    const doc = await this.control.updateAgentSettings(
+      { subscriptionId: actor.subscriptionId, role: actor.role },
+      agentId,
+      patch,
+    );
+    return { settings: doc, agent: await this.control.resolveAgent(agentId) };
   }
 }
 
 /** Skills as the card shows them: every field present, so the card stays valid. */
-function skillsOf(v: unknown): SkillDoc[] {
+function skills(list: SkillDoc[]): SkillDoc[] {
+  if (list.length > 100) throw new InvalidParamsError('skills must be an array of at most 100 skills');
+  const text = (x: string, what: string): string => {
+    if (x.length === 0 || x.length > 2000) throw new InvalidParamsError(`skills[].${what} must be a non-empty string`);
+    return x;
+  };
+  const texts = (x: string[], what: string): string[] => {
+    if (x.length > 100) throw new InvalidParamsError(`skills[].${what} must be an array of strings`);
+    return x.map((t) => text(t, what));
+  };
+  return list.map((s) => ({
+    id: text(s.id, 'id'),
+    name: text(s.name, 'name'),
+    description: text(s.description, 'description'),
+    tags: texts(s.tags, 'tags'),
+    examples: texts(s.examples, 'examples'),
+  }));
+}
+
+function mediaTypes(v: string[]): string[] {
+  if (v.length === 0 || v.length > 50 || v.some((x) => x.length === 0 || x.length > 200))
+    throw new InvalidParamsError('media type lists must be non-empty arrays of strings');
+  return v;
+}
+
+// ---- operations by name -------------------------------------------------------------------------
+
+type Params = Record<string, unknown>;
+
+const str = (p: Params, k: string): string => {
+  const v = p[k];
+  if (v === undefined || v === null) return '';
+  if (typeof v !== 'string') throw new InvalidParamsError(`${k} must be a non-empty string`);
+  return v;
+};
+
+function looseSkills(v: unknown): SkillDoc[] {
   if (v === undefined || v === null) return [];
-  if (!Array.isArray(v) || v.length > 100)
-    throw new InvalidParamsError('skills must be an array of at most 100 skills');
+  if (!Array.isArray(v)) throw new InvalidParamsError('skills must be an array of at most 100 skills');
   const text = (x: unknown, what: string): string => {
-    if (typeof x !== 'string' || x.length === 0 || x.length > 2000)
-      throw new InvalidParamsError(`skills[].${what} must be a non-empty string`);
+    if (typeof x !== 'string') throw new InvalidParamsError(`skills[].${what} must be a non-empty string`);
     return x;
   };
   const texts = (x: unknown, what: string): string[] => {
     if (x === undefined) return [];
-    if (!Array.isArray(x) || x.length > 100)
-      throw new InvalidParamsError(`skills[].${what} must be an array of strings`);
+    if (!Array.isArray(x)) throw new InvalidParamsError(`skills[].${what} must be an array of strings`);
     return x.map((t) => text(t, what));
   };
   return v.map((raw: unknown) => {
     if (typeof raw !== 'object' || raw === null) throw new InvalidParamsError('each skill must be an object');
-    const r = raw as Record<string, unknown>;
+    const r = raw as Params;
     return {
       id: text(r.id, 'id'),
       name: text(r.name, 'name'),
@@ -240,37 +387,142 @@ function skillsOf(v: unknown): SkillDoc[] {
   });
 }
 
-function stringList(v: unknown): string[] | undefined {
+function looseModes(v: unknown): string[] | undefined {
   if (v === undefined || v === null) return undefined;
-  if (
-    !Array.isArray(v) ||
-    v.length === 0 ||
-    v.length > 50 ||
-    v.some((x) => typeof x !== 'string' || x.length === 0 || x.length > 200)
-  ) {
+  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string'))
     throw new InvalidParamsError('media type lists must be non-empty arrays of strings');
-  }
   return v as string[];
 }
 
-function keyView(
-  id: string,
-  k: {
-    name: string;
-    prefix: string;
-    scopes: string[];
-    createdAtMs: number;
-    expiresAtMs: number | null;
-    revokedAtMs: number | null;
-  },
-): Record<string, unknown> {
+const optionalNumber = (v: unknown, name: string): number | undefined => {
+  if (v === undefined) return undefined;
+  if (typeof v !== 'number') throw new InvalidParamsError(`${name} must be a number`);
+  return v;
+};
+
+/** The JSON views of the by-name operations (ISO dates, null for none). */
+const isoOrNull = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+function keyView(id: string, k: ApiKeyDoc): Params {
   return {
     id,
     name: k.name,
     prefix: k.prefix,
     scopes: k.scopes,
     createdAt: new Date(k.createdAtMs).toISOString(),
-    expiresAt: k.expiresAtMs === null ? null : new Date(k.expiresAtMs).toISOString(),
-    revokedAt: k.revokedAtMs === null ? null : new Date(k.revokedAtMs).toISOString(),
+    expiresAt: isoOrNull(k.expiresAtMs),
+    revokedAt: isoOrNull(k.revokedAtMs),
   };
+}
+
+/**
+ * The operations by name with loosely typed JSON parameters, for in-process callers (scripts, tests that
+ * drive the domain without gRPC). Each entry only converts its parameters and delegates to `Management`:
+ * the rules live there. Over the wire, the typed RPCs are the only way in.
+ */
+const OPERATIONS: Record<string, (m: Management, a: Actor, p: Params) => Promise<unknown>> = {
+  'keys.create': async (m, a, p) => {
+    const scopes = Array.isArray(p.scopes) ? (p.scopes as unknown[]).map(String) : [str(p, 'scope')];
+    const expiresAtMs =
+      p.expiresAt === undefined || p.expiresAt === null
+        ? undefined
+        : typeof p.expiresAt === 'string'
+          ? Date.parse(p.expiresAt)
+          : Number.NaN;
+    const k = await m.createKey(a, { name: str(p, 'name'), scopes, expiresAtMs });
+    return { id: k.id, key: k.key, ...keyView(k.id, k.doc) };
+  },
+  'keys.list': async (m, a) => (await m.listKeys(a)).map((k) => keyView(k.id, k.doc)),
+  'keys.revoke': async (m, a, p) => {
+    const k = await m.revokeKey(a, str(p, 'keyId'));
+    return keyView(k.id, k.doc);
+  },
+  'agents.create': async (m, a, p) => {
+    const ag = await m.createAgent(a, {
+      name: str(p, 'name'),
+      description: str(p, 'description'),
+      type: str(p, 'type'),
+      skills: looseSkills(p.skills),
+      defaultInputModes: looseModes(p.defaultInputModes),
+      defaultOutputModes: looseModes(p.defaultOutputModes),
+    });
+    return { id: ag.id, ...ag.doc };
+  },
+  'agents.list': async (m, a) => (await m.listAgents(a)).map((ag) => ({ id: ag.id, ...ag.doc })),
+  'agents.get': async (m, a, p) => {
+    const ag = await m.getAgent(a, str(p, 'agentId'));
+    return { id: ag.id, ...ag.doc };
+  },
+  'agents.publishVersion': (m, a, p) =>
+    m.publishVersion(a, str(p, 'agentId'), {
+      version: str(p, 'version'),
+      runtime: str(p, 'runtime'),
+      runtimeConfig: typeof p.runtimeConfig === 'object' && p.runtimeConfig !== null ? (p.runtimeConfig as Params) : {},
+    }),
+  'agents.promote': (m, a, p) => m.promoteVersion(a, str(p, 'agentId'), str(p, 'version')),
+  'deployments.create': async (m, a, p) => {
+    const d = await m.createDeployment(a, str(p, 'name'));
+    return { id: d.id, ...d.doc };
+  },
+  'deployments.list': async (m, a) => (await m.listDeployments(a)).map((d) => ({ id: d.id, ...d.doc })),
+  'deployments.get': async (m, a, p) => {
+    const { deployment: d, agents } = await m.getDeployment(a, str(p, 'deploymentId'));
+    return { id: d.id, ...d.doc, agents, a2aEnabledCount: agents.filter((x) => x.a2aEnabled).length };
+  },
+  'deployments.addAgent': async (m, a, p) => {
+    if (p.a2aEnabled !== undefined && typeof p.a2aEnabled !== 'boolean')
+      throw new InvalidParamsError('a2aEnabled must be a boolean');
+    return (
+      await m.addAgent(a, {
+        deploymentId: str(p, 'deploymentId'),
+        agentId: str(p, 'agentId'),
+        a2aEnabled: p.a2aEnabled,
+        rateLimitPerMinute: optionalNumber(p.rateLimitPerMinute, 'rateLimitPerMinute'),
+        blockingBudgetMs: optionalNumber(p.blockingBudgetMs, 'blockingBudgetMs'),
+      })
+    ).settings;
+  },
+  'deployments.removeAgent': async (m, a, p) => {
+    await m.removeAgent(a, str(p, 'deploymentId'), str(p, 'agentId'));
+    return { removed: true };
+  },
+  'deployments.setDefaultAgent': async (m, a, p) => {
+    await m.setDefaultAgent(a, str(p, 'deploymentId'), p.agentId === null ? null : str(p, 'agentId'));
+    return { ok: true };
+  },
+  'settings.update': async (m, a, p) => {
+    const patch = (typeof p.settings === 'object' && p.settings !== null ? p.settings : {}) as Params;
+    for (const k of Object.keys(patch))
+      if (!(SETTING_NAMES as readonly string[]).includes(k)) throw new InvalidParamsError(`unknown setting ${k}`);
+    const deploymentId = p.deploymentId === undefined ? undefined : str(p, 'deploymentId');
+    return (await m.updateSettings(a, str(p, 'agentId'), patch, deploymentId)).settings;
+  },
+  'credits.get': async (m, a) => {
+    const c = await m.credits(a);
+    return { credits: c.credits, cost: c.costPerInvocation };
+  },
+  'credits.add': async (m, a, p) => ({
+    credits: await m.addCredits(a, { subscriptionId: str(p, 'subscriptionId'), amount: Number(p.amount) }),
+  }),
+  'credits.setCost': async (m, a, p) => {
+    await m.setCreditCost(a, { subscriptionId: str(p, 'subscriptionId'), cost: Number(p.cost) });
+    return { ok: true };
+  },
+  'users.create': async (m, a, p) => {
+    const u = await m.createUser(a, { email: str(p, 'email'), role: str(p, 'role') });
+    return { id: u.id, token: u.token, email: u.email, role: u.role };
+  },
+  'users.list': async (m, a) =>
+    (await m.listUsers(a)).map((u) => ({
+      id: u.id,
+      email: u.doc.email,
+      role: u.doc.role,
+      createdAt: new Date(u.doc.createdAtMs).toISOString(),
+    })),
+};
+
+/** Runs a management operation by name (`keys.create`, `deployments.addAgent`, …) with JSON parameters. */
+export async function manage(control: ControlPlane, actor: Actor, operation: string, p: Params): Promise<unknown> {
+  const run = Object.hasOwn(OPERATIONS, operation) ? OPERATIONS[operation] : undefined;
+  if (!run) throw new AppError('METHOD_NOT_FOUND', `unknown operation ${operation}`);
+  return run(new Management(control), actorOf(actor), p);
 }

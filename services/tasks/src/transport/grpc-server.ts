@@ -1,14 +1,14 @@
 import type { Message } from '@a2a-js/sdk';
-import { AppError, InvalidParamsError } from '@a2a-inbound/errors';
+import { InvalidParamsError } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
 import { controlV1, tasksV1 } from '@a2a-inbound/proto';
 import { serverStream, unary } from '@a2a-inbound/runtime';
 import type { AgentView, ControlPlane } from '../domain/control-plane';
-import type { Role } from '../domain/control-model';
-import { manage } from '../domain/management';
+import { Management } from '../domain/management';
 import type { RunHistory } from '../domain/run-history';
 import type { CallerContext, TaskService } from '../domain/task-service';
 import { sha256Hex } from '../domain/hashing';
+import { managementRpcs } from './management-grpc';
 
 function caller(c: tasksV1.Caller | undefined): CallerContext {
   if (!c?.subscriptionId || !c.agentId) throw new InvalidParamsError('caller is required');
@@ -198,22 +198,7 @@ export function controlGrpcService(control: ControlPlane, log: Logger): controlV
       };
     }, log),
     getDefaultAgent: unary(async () => ({ agentId: await control.defaultAgentId() }), log),
-    manage: unary(async (r: controlV1.ManagementRequest) => {
-      if (!['admin', 'developer', 'operator'].includes(r.role)) throw new AppError('PERMISSION_DENIED', 'unknown role');
-      let params: Record<string, unknown>;
-      try {
-        params = r.paramsJson ? (JSON.parse(r.paramsJson) as Record<string, unknown>) : {};
-      } catch {
-        throw new InvalidParamsError('params must be JSON');
-      }
-      const result = await manage(
-        control,
-        { userId: r.userId, role: r.role as Role, subscriptionId: r.subscriptionId },
-        r.operation,
-        params,
-      );
-      return { resultJson: JSON.stringify(result ?? null) };
-    }, log),
+    ...managementRpcs(new Management(control), toAgentViewProto, log),
   };
 }
 

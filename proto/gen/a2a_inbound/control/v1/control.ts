@@ -116,22 +116,6 @@ export interface ChargeResponse {
   balance: number;
 }
 
-/** Management: generic request shape for the operations of the console and the management API. */
-export interface ManagementRequest {
-  /** Authenticated user id ("" for the bootstrap CLI) and role ("admin", "developer", "operator"). */
-  userId: string;
-  role: string;
-  subscriptionId: string;
-  /** Operation name, e.g. "agents.create", "deployments.addAgent", "keys.create". */
-  operation: string;
-  /** Operation parameters as JSON. */
-  paramsJson: string;
-}
-
-export interface ManagementResponse {
-  resultJson: string;
-}
-
 export interface AuthenticateUserRequest {
   tokenHash: string;
 }
@@ -142,6 +126,335 @@ export interface UserPrincipal {
   role: string;
   email: string;
   tokenHash: string;
+}
+
+/** Who asks: the authenticated user. Every management request carries one. */
+export interface ManagementActor {
+  /** "" for a service-internal caller. */
+  userId: string;
+  /** "admin", "developer" or "operator"; anything else is refused (PERMISSION_DENIED). */
+  role: string;
+  subscriptionId: string;
+}
+
+/** An API key as lists show it (the value and its hash never appear). */
+export interface ApiKey {
+  id: string;
+  name: string;
+  /** First characters of the value, to recognise a key. */
+  prefix: string;
+  scopes: string[];
+  createdAtMs: number;
+  /** Absent = never expires. */
+  expiresAtMs?:
+    | number
+    | undefined;
+  /** Absent = not revoked. */
+  revokedAtMs?: number | undefined;
+}
+
+export interface CreateKeyRequest {
+  actor?:
+    | ManagementActor
+    | undefined;
+  /** Empty = "key". */
+  name: string;
+  /** A non-empty subset of "a2a", "invoke". */
+  scopes: string[];
+  /** Absent = never expires; must be in the future. */
+  expiresAtMs?: number | undefined;
+}
+
+export interface CreateKeyResponse {
+  key?:
+    | ApiKey
+    | undefined;
+  /** The key's value: in this answer only (it is stored as a hash). */
+  secret: string;
+}
+
+export interface ListKeysRequest {
+  actor?: ManagementActor | undefined;
+}
+
+export interface ListKeysResponse {
+  keys: ApiKey[];
+}
+
+export interface RevokeKeyRequest {
+  actor?: ManagementActor | undefined;
+  keyId: string;
+}
+
+export interface RevokeKeyResponse {
+  key?: ApiKey | undefined;
+}
+
+export interface GetCreditsRequest {
+  actor?: ManagementActor | undefined;
+}
+
+export interface GetCreditsResponse {
+  credits: number;
+  costPerInvocation: number;
+}
+
+export interface AddCreditsRequest {
+  actor?:
+    | ManagementActor
+    | undefined;
+  /** The subscription credited (platform operator); empty = the actor's. */
+  subscriptionId: string;
+  amount: number;
+}
+
+export interface AddCreditsResponse {
+  credits: number;
+}
+
+export interface SetCreditCostRequest {
+  actor?:
+    | ManagementActor
+    | undefined;
+  /** Empty = the actor's subscription. */
+  subscriptionId: string;
+  cost: number;
+}
+
+export interface SetCreditCostResponse {
+  costPerInvocation: number;
+}
+
+export interface User {
+  id: string;
+  email: string;
+  role: string;
+  createdAtMs: number;
+}
+
+export interface CreateUserRequest {
+  actor?: ManagementActor | undefined;
+  email: string;
+  /** "admin" or "developer" (the platform operator is made by the bootstrap). */
+  role: string;
+}
+
+export interface CreateUserResponse {
+  user?:
+    | User
+    | undefined;
+  /** The user's bearer token: in this answer only. */
+  token: string;
+}
+
+export interface ListUsersRequest {
+  actor?: ManagementActor | undefined;
+}
+
+export interface ListUsersResponse {
+  users: User[];
+}
+
+export interface AgentVersion {
+  version: string;
+  /** "draft", "published" or "production". */
+  status: string;
+  runtime: string;
+  /** The runtime's own configuration: an open JSON object (ADR 0001's reason applies). */
+  runtimeConfigJson: string;
+  createdAtMs: number;
+  promotedAtMs?: number | undefined;
+}
+
+export interface Agent {
+  id: string;
+  subscriptionId: string;
+  name: string;
+  description: string;
+  /** "AI Agent" or "Task Agent". */
+  type: string;
+  skills: AgentSkill[];
+  defaultInputModes: string[];
+  defaultOutputModes: string[];
+  versions: AgentVersion[];
+  createdAtMs: number;
+  updatedAtMs: number;
+}
+
+/** A list of media types whose presence matters (absent = the default list; present = at least one). */
+export interface MediaTypes {
+  values: string[];
+}
+
+export interface CreateAgentRequest {
+  actor?: ManagementActor | undefined;
+  name: string;
+  description: string;
+  type: string;
+  skills: AgentSkill[];
+  defaultInputModes?: MediaTypes | undefined;
+  defaultOutputModes?: MediaTypes | undefined;
+}
+
+export interface ListAgentsRequest {
+  actor?: ManagementActor | undefined;
+}
+
+export interface ListAgentsResponse {
+  agents: Agent[];
+}
+
+export interface GetAgentRequest {
+  actor?: ManagementActor | undefined;
+  agentId: string;
+}
+
+export interface PublishVersionRequest {
+  actor?: ManagementActor | undefined;
+  agentId: string;
+  version: string;
+  runtime: string;
+  /** A JSON object; empty = {}. */
+  runtimeConfigJson: string;
+}
+
+export interface PromoteVersionRequest {
+  actor?: ManagementActor | undefined;
+  agentId: string;
+  version: string;
+}
+
+export interface Deployment {
+  id: string;
+  subscriptionId: string;
+  name: string;
+  /** Absent = no default agent. */
+  defaultAgentId?: string | undefined;
+  createdAtMs: number;
+  updatedAtMs: number;
+}
+
+export interface CreateDeploymentRequest {
+  actor?: ManagementActor | undefined;
+  name: string;
+}
+
+export interface ListDeploymentsRequest {
+  actor?: ManagementActor | undefined;
+}
+
+export interface ListDeploymentsResponse {
+  deployments: Deployment[];
+}
+
+export interface GetDeploymentRequest {
+  actor?: ManagementActor | undefined;
+  deploymentId: string;
+}
+
+export interface GetDeploymentResponse {
+  deployment?:
+    | Deployment
+    | undefined;
+  /** The deployment's agents as they are served. */
+  agents: AgentView[];
+}
+
+/** A deployment agent's stored inline settings. */
+export interface DeploymentAgentSettings {
+  deploymentId: string;
+  subscriptionId: string;
+  agentId: string;
+  /** "running" or "stopped". */
+  status: string;
+  /** "latest-production" or "pinned". */
+  versionStrategy: string;
+  pinnedVersion?: string | undefined;
+  rateLimitPerMinute: number;
+  schedule?: string | undefined;
+  a2aEnabled: boolean;
+  defaultA2aVersion: string;
+  blockingBudgetMs: number;
+  pushNotificationsEnabled: boolean;
+  addedAtMs: number;
+  updatedAtMs: number;
+}
+
+/** The answer of a write to a deployment agent: what is stored and how the agent is served now. */
+export interface DeploymentAgentResponse {
+  settings?: DeploymentAgentSettings | undefined;
+  agent?: AgentView | undefined;
+}
+
+export interface AddDeploymentAgentRequest {
+  actor?: ManagementActor | undefined;
+  deploymentId: string;
+  agentId: string;
+  /** The settings that may be given when adding; absent = the default. Enabling A2A needs an admin. */
+  a2aEnabled?: boolean | undefined;
+  rateLimitPerMinute?: number | undefined;
+  blockingBudgetMs?: number | undefined;
+}
+
+export interface RemoveDeploymentAgentRequest {
+  actor?: ManagementActor | undefined;
+  deploymentId: string;
+  agentId: string;
+}
+
+export interface RemoveDeploymentAgentResponse {
+}
+
+export interface SetDefaultAgentRequest {
+  actor?: ManagementActor | undefined;
+  deploymentId: string;
+  /** Absent = the deployment has no default agent. */
+  agentId?: string | undefined;
+}
+
+export interface SetDefaultAgentResponse {
+  deploymentId: string;
+  defaultAgentId?: string | undefined;
+}
+
+/** The per-agent inline settings that can be changed: this message is the allow-list (absent = unchanged). */
+export interface AgentSettingsPatch {
+  /** "latest-production" or "pinned". */
+  versionStrategy?:
+    | string
+    | undefined;
+  /** Present and empty = no pinned version. */
+  pinnedVersion?: string | undefined;
+  rateLimitPerMinute?:
+    | number
+    | undefined;
+  /** Present and empty = no schedule. */
+  schedule?:
+    | string
+    | undefined;
+  /** Admin only (and only for an AI Agent). */
+  a2aEnabled?:
+    | boolean
+    | undefined;
+  /** "0.3.0" or "0.2.6". */
+  defaultA2aVersion?: string | undefined;
+  blockingBudgetMs?:
+    | number
+    | undefined;
+  /** Platform operator only. */
+  pushNotificationsEnabled?:
+    | boolean
+    | undefined;
+  /** "running" or "stopped". */
+  status?: string | undefined;
+}
+
+export interface UpdateAgentSettingsRequest {
+  actor?: ManagementActor | undefined;
+  agentId: string;
+  /** When given (the REST path names it), the agent must be placed in this deployment. */
+  deploymentId?: string | undefined;
+  patch?: AgentSettingsPatch | undefined;
 }
 
 function createBaseAuthenticateKeyRequest(): AuthenticateKeyRequest {
@@ -1656,224 +1969,6 @@ export const ChargeResponse: MessageFns<ChargeResponse> = {
   },
 };
 
-function createBaseManagementRequest(): ManagementRequest {
-  return { userId: "", role: "", subscriptionId: "", operation: "", paramsJson: "" };
-}
-
-export const ManagementRequest: MessageFns<ManagementRequest> = {
-  encode(message: ManagementRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.userId !== "") {
-      writer.uint32(10).string(message.userId);
-    }
-    if (message.role !== "") {
-      writer.uint32(18).string(message.role);
-    }
-    if (message.subscriptionId !== "") {
-      writer.uint32(26).string(message.subscriptionId);
-    }
-    if (message.operation !== "") {
-      writer.uint32(34).string(message.operation);
-    }
-    if (message.paramsJson !== "") {
-      writer.uint32(42).string(message.paramsJson);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ManagementRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseManagementRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.userId = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.role = reader.string();
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.subscriptionId = reader.string();
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.operation = reader.string();
-            continue;
-          }
-          case 5: {
-            if (tag !== 42) {
-              break;
-            }
-
-            message.paramsJson = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ManagementRequest {
-    return {
-      userId: isSet(object.userId)
-        ? globalThis.String(object.userId)
-        : isSet(object.user_id)
-        ? globalThis.String(object.user_id)
-        : "",
-      role: isSet(object.role) ? globalThis.String(object.role) : "",
-      subscriptionId: isSet(object.subscriptionId)
-        ? globalThis.String(object.subscriptionId)
-        : isSet(object.subscription_id)
-        ? globalThis.String(object.subscription_id)
-        : "",
-      operation: isSet(object.operation) ? globalThis.String(object.operation) : "",
-      paramsJson: isSet(object.paramsJson)
-        ? globalThis.String(object.paramsJson)
-        : isSet(object.params_json)
-        ? globalThis.String(object.params_json)
-        : "",
-    };
-  },
-
-  toJSON(message: ManagementRequest): unknown {
-    const obj: any = {};
-    if (message.userId !== "") {
-      obj.userId = message.userId;
-    }
-    if (message.role !== "") {
-      obj.role = message.role;
-    }
-    if (message.subscriptionId !== "") {
-      obj.subscriptionId = message.subscriptionId;
-    }
-    if (message.operation !== "") {
-      obj.operation = message.operation;
-    }
-    if (message.paramsJson !== "") {
-      obj.paramsJson = message.paramsJson;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ManagementRequest>): ManagementRequest {
-    return ManagementRequest.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ManagementRequest>): ManagementRequest {
-    const message = createBaseManagementRequest();
-    message.userId = object.userId ?? "";
-    message.role = object.role ?? "";
-    message.subscriptionId = object.subscriptionId ?? "";
-    message.operation = object.operation ?? "";
-    message.paramsJson = object.paramsJson ?? "";
-    return message;
-  },
-};
-
-function createBaseManagementResponse(): ManagementResponse {
-  return { resultJson: "" };
-}
-
-export const ManagementResponse: MessageFns<ManagementResponse> = {
-  encode(message: ManagementResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.resultJson !== "") {
-      writer.uint32(10).string(message.resultJson);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ManagementResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseManagementResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ManagementResponse {
-    return {
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-    };
-  },
-
-  toJSON(message: ManagementResponse): unknown {
-    const obj: any = {};
-    if (message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ManagementResponse>): ManagementResponse {
-    return ManagementResponse.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ManagementResponse>): ManagementResponse {
-    const message = createBaseManagementResponse();
-    message.resultJson = object.resultJson ?? "";
-    return message;
-  },
-};
-
 function createBaseAuthenticateUserRequest(): AuthenticateUserRequest {
   return { tokenHash: "" };
 }
@@ -2092,6 +2187,4816 @@ export const UserPrincipal: MessageFns<UserPrincipal> = {
   },
 };
 
+function createBaseManagementActor(): ManagementActor {
+  return { userId: "", role: "", subscriptionId: "" };
+}
+
+export const ManagementActor: MessageFns<ManagementActor> = {
+  encode(message: ManagementActor, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.role !== "") {
+      writer.uint32(18).string(message.role);
+    }
+    if (message.subscriptionId !== "") {
+      writer.uint32(26).string(message.subscriptionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ManagementActor {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseManagementActor();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.subscriptionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ManagementActor {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      subscriptionId: isSet(object.subscriptionId)
+        ? globalThis.String(object.subscriptionId)
+        : isSet(object.subscription_id)
+        ? globalThis.String(object.subscription_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ManagementActor): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    if (message.subscriptionId !== "") {
+      obj.subscriptionId = message.subscriptionId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ManagementActor>): ManagementActor {
+    return ManagementActor.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ManagementActor>): ManagementActor {
+    const message = createBaseManagementActor();
+    message.userId = object.userId ?? "";
+    message.role = object.role ?? "";
+    message.subscriptionId = object.subscriptionId ?? "";
+    return message;
+  },
+};
+
+function createBaseApiKey(): ApiKey {
+  return { id: "", name: "", prefix: "", scopes: [], createdAtMs: 0, expiresAtMs: undefined, revokedAtMs: undefined };
+}
+
+export const ApiKey: MessageFns<ApiKey> = {
+  encode(message: ApiKey, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.prefix !== "") {
+      writer.uint32(26).string(message.prefix);
+    }
+    for (const v of message.scopes) {
+      writer.uint32(34).string(v!);
+    }
+    if (message.createdAtMs !== 0) {
+      writer.uint32(40).int64(message.createdAtMs);
+    }
+    if (message.expiresAtMs !== undefined) {
+      writer.uint32(48).int64(message.expiresAtMs);
+    }
+    if (message.revokedAtMs !== undefined) {
+      writer.uint32(56).int64(message.revokedAtMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ApiKey {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseApiKey();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.prefix = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.scopes.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.createdAtMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.expiresAtMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.revokedAtMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ApiKey {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      prefix: isSet(object.prefix) ? globalThis.String(object.prefix) : "",
+      scopes: globalThis.Array.isArray(object?.scopes) ? object.scopes.map((e: any) => globalThis.String(e)) : [],
+      createdAtMs: isSet(object.createdAtMs)
+        ? globalThis.Number(object.createdAtMs)
+        : isSet(object.created_at_ms)
+        ? globalThis.Number(object.created_at_ms)
+        : 0,
+      expiresAtMs: isSet(object.expiresAtMs)
+        ? globalThis.Number(object.expiresAtMs)
+        : isSet(object.expires_at_ms)
+        ? globalThis.Number(object.expires_at_ms)
+        : undefined,
+      revokedAtMs: isSet(object.revokedAtMs)
+        ? globalThis.Number(object.revokedAtMs)
+        : isSet(object.revoked_at_ms)
+        ? globalThis.Number(object.revoked_at_ms)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ApiKey): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.prefix !== "") {
+      obj.prefix = message.prefix;
+    }
+    if (message.scopes?.length) {
+      obj.scopes = message.scopes;
+    }
+    if (message.createdAtMs !== 0) {
+      obj.createdAtMs = Math.round(message.createdAtMs);
+    }
+    if (message.expiresAtMs !== undefined) {
+      obj.expiresAtMs = Math.round(message.expiresAtMs);
+    }
+    if (message.revokedAtMs !== undefined) {
+      obj.revokedAtMs = Math.round(message.revokedAtMs);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ApiKey>): ApiKey {
+    return ApiKey.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ApiKey>): ApiKey {
+    const message = createBaseApiKey();
+    message.id = object.id ?? "";
+    message.name = object.name ?? "";
+    message.prefix = object.prefix ?? "";
+    message.scopes = object.scopes?.map((e) => e) || [];
+    message.createdAtMs = object.createdAtMs ?? 0;
+    message.expiresAtMs = object.expiresAtMs ?? undefined;
+    message.revokedAtMs = object.revokedAtMs ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCreateKeyRequest(): CreateKeyRequest {
+  return { actor: undefined, name: "", scopes: [], expiresAtMs: undefined };
+}
+
+export const CreateKeyRequest: MessageFns<CreateKeyRequest> = {
+  encode(message: CreateKeyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      ManagementActor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    for (const v of message.scopes) {
+      writer.uint32(26).string(v!);
+    }
+    if (message.expiresAtMs !== undefined) {
+      writer.uint32(32).int64(message.expiresAtMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateKeyRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateKeyRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = ManagementActor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.scopes.push(reader.string());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.expiresAtMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateKeyRequest {
+    return {
+      actor: isSet(object.actor) ? ManagementActor.fromJSON(object.actor) : undefined,
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      scopes: globalThis.Array.isArray(object?.scopes) ? object.scopes.map((e: any) => globalThis.String(e)) : [],
+      expiresAtMs: isSet(object.expiresAtMs)
+        ? globalThis.Number(object.expiresAtMs)
+        : isSet(object.expires_at_ms)
+        ? globalThis.Number(object.expires_at_ms)
+        : undefined,
+    };
+  },
+
+  toJSON(message: CreateKeyRequest): unknown {
+    const obj: any = {};
+    if (message.actor !== undefined) {
+      obj.actor = ManagementActor.toJSON(message.actor);
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.scopes?.length) {
+      obj.scopes = message.scopes;
+    }
+    if (message.expiresAtMs !== undefined) {
+      obj.expiresAtMs = Math.round(message.expiresAtMs);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CreateKeyRequest>): CreateKeyRequest {
+    return CreateKeyRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CreateKeyRequest>): CreateKeyRequest {
+    const message = createBaseCreateKeyRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? ManagementActor.fromPartial(object.actor)
+      : undefined;
+    message.name = object.name ?? "";
+    message.scopes = object.scopes?.map((e) => e) || [];
+    message.expiresAtMs = object.expiresAtMs ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCreateKeyResponse(): CreateKeyResponse {
+  return { key: undefined, secret: "" };
+}
+
+export const CreateKeyResponse: MessageFns<CreateKeyResponse> = {
+  encode(message: CreateKeyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== undefined) {
+      ApiKey.encode(message.key, writer.uint32(10).fork()).join();
+    }
+    if (message.secret !== "") {
+      writer.uint32(18).string(message.secret);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateKeyResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateKeyResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = ApiKey.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.secret = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateKeyResponse {
+    return {
+      key: isSet(object.key) ? ApiKey.fromJSON(object.key) : undefined,
+      secret: isSet(object.secret) ? globalThis.String(object.secret) : "",
+    };
+  },
+
+  toJSON(message: CreateKeyResponse): unknown {
+    const obj: any = {};
+    if (message.key !== undefined) {
+      obj.key = ApiKey.toJSON(message.key);
+    }
+    if (message.secret !== "") {
+      obj.secret = message.secret;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CreateKeyResponse>): CreateKeyResponse {
+    return CreateKeyResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CreateKeyResponse>): CreateKeyResponse {
+    const message = createBaseCreateKeyResponse();
+    message.key = (object.key !== undefined && object.key !== null) ? ApiKey.fromPartial(object.key) : undefined;
+    message.secret = object.secret ?? "";
+    return message;
+  },
+};
+
+function createBaseListKeysRequest(): ListKeysRequest {
+  return { actor: undefined };
+}
+
+export const ListKeysRequest: MessageFns<ListKeysRequest> = {
+  encode(message: ListKeysRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      ManagementActor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListKeysRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListKeysRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = ManagementActor.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListKeysRequest {
+    return { actor: isSet(object.actor) ? ManagementActor.fromJSON(object.actor) : undefined };
+  },
+
+  toJSON(message: ListKeysRequest): unknown {
+    const obj: any = {};
+    if (message.actor !== undefined) {
+      obj.actor = ManagementActor.toJSON(message.actor);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListKeysRequest>): ListKeysRequest {
+    return ListKeysRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListKeysRequest>): ListKeysRequest {
+    const message = createBaseListKeysRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? ManagementActor.fromPartial(object.actor)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListKeysResponse(): ListKeysResponse {
+  return { keys: [] };
+}
+
+export const ListKeysResponse: MessageFns<ListKeysResponse> = {
+  encode(message: ListKeysResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.keys) {
+      ApiKey.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListKeysResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListKeysResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.keys.push(ApiKey.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListKeysResponse {
+    return { keys: globalThis.Array.isArray(object?.keys) ? object.keys.map((e: any) => ApiKey.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: ListKeysResponse): unknown {
+    const obj: any = {};
+    if (message.keys?.length) {
+      obj.keys = message.keys.map((e) => ApiKey.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListKeysResponse>): ListKeysResponse {
+    return ListKeysResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListKeysResponse>): ListKeysResponse {
+    const message = createBaseListKeysResponse();
+    message.keys = object.keys?.map((e) => ApiKey.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseRevokeKeyRequest(): RevokeKeyRequest {
+  return { actor: undefined, keyId: "" };
+}
+
+export const RevokeKeyRequest: MessageFns<RevokeKeyRequest> = {
+  encode(message: RevokeKeyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      ManagementActor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.keyId !== "") {
+      writer.uint32(18).string(message.keyId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeKeyRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeKeyRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = ManagementActor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.keyId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RevokeKeyRequest {
+    return {
+      actor: isSet(object.actor) ? ManagementActor.fromJSON(object.actor) : undefined,
+      keyId: isSet(object.keyId)
+        ? globalThis.String(object.keyId)
+        : isSet(object.key_id)
+        ? globalThis.String(object.key_id)
+        : "",
+    };
+  },
+
+  toJSON(message: RevokeKeyRequest): unknown {
+    const obj: any = {};
+    if (message.actor !== undefined) {
+      obj.actor = ManagementActor.toJSON(message.actor);
+    }
+    if (message.keyId !== "") {
+      obj.keyId = message.keyId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RevokeKeyRequest>): RevokeKeyRequest {
+    return RevokeKeyRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RevokeKeyRequest>): RevokeKeyRequest {
+    const message = createBaseRevokeKeyRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? ManagementActor.fromPartial(object.actor)
+      : undefined;
+    message.keyId = object.keyId ?? "";
+    return message;
+  },
+};
+
+function createBaseRevokeKeyResponse(): RevokeKeyResponse {
+  return { key: undefined };
+}
+
+export const RevokeKeyResponse: MessageFns<RevokeKeyResponse> = {
+  encode(message: RevokeKeyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== undefined) {
+      ApiKey.encode(message.key, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeKeyResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeKeyResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = ApiKey.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RevokeKeyResponse {
+    return { key: isSet(object.key) ? ApiKey.fromJSON(object.key) : undefined };
+  },
+
+  toJSON(message: RevokeKeyResponse): unknown {
+    const obj: any = {};
+    if (message.key !== undefined) {
+      obj.key = ApiKey.toJSON(message.key);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RevokeKeyResponse>): RevokeKeyResponse {
+    return RevokeKeyResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RevokeKeyResponse>): RevokeKeyResponse {
+    const message = createBaseRevokeKeyResponse();
+    message.key = (object.key !== undefined && object.key !== null) ? ApiKey.fromPartial(object.key) : undefined;
+    return message;
+  },
+};
+
+function createBaseGetCreditsRequest(): GetCreditsRequest {
+  return { actor: undefined };
+}
+
+export const GetCreditsRequest: MessageFns<GetCreditsRequest> = {
+  encode(message: GetCreditsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      ManagementActor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetCreditsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetCreditsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = ManagementActor.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetCreditsRequest {
+    return { actor: isSet(object.actor) ? ManagementActor.fromJSON(object.actor) : undefined };
+  },
+
+  toJSON(message: GetCreditsRequest): unknown {
+    const obj: any = {};
+    if (message.actor !== undefined) {
+      obj.actor = ManagementActor.toJSON(message.actor);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetCreditsRequest>): GetCreditsRequest {
+    return GetCreditsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetCreditsRequest>): GetCreditsRequest {
+    const message = createBaseGetCreditsRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? ManagementActor.fromPartial(object.actor)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseGetCreditsResponse(): GetCreditsResponse {
+  return { credits: 0, costPerInvocation: 0 };
+}
+
+export const GetCreditsResponse: MessageFns<GetCreditsResponse> = {
+  encode(message: GetCreditsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.credits !== 0) {
+      writer.uint32(8).int64(message.credits);
+    }
+    if (message.costPerInvocation !== 0) {
+      writer.uint32(16).int64(message.costPerInvocation);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetCreditsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetCreditsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.credits = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.costPerInvocation = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetCreditsResponse {
+    return {
+      credits: isSet(object.credits) ? globalThis.Number(object.credits) : 0,
+      costPerInvocation: isSet(object.costPerInvocation)
+        ? globalThis.Number(object.costPerInvocation)
+        : isSet(object.cost_per_invocation)
+        ? globalThis.Number(object.cost_per_invocation)
+        : 0,
+    };
+  },
+
+  toJSON(message: GetCreditsResponse): unknown {
+    const obj: any = {};
+    if (message.credits !== 0) {
+      obj.credits = Math.round(message.credits);
+    }
+    if (message.costPerInvocation !== 0) {
+      obj.costPerInvocation = Math.round(message.costPerInvocation);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetCreditsResponse>): GetCreditsResponse {
+    return GetCreditsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetCreditsResponse>): GetCreditsResponse {
+    const message = createBaseGetCreditsResponse();
+    message.credits = object.credits ?? 0;
+    message.costPerInvocation = object.costPerInvocation ?? 0;
+    return message;
+  },
+};
+
+function createBaseAddCreditsRequest(): AddCreditsRequest {
+  return { actor: undefined, subscriptionId: "", amount: 0 };
+}
+
+export const AddCreditsRequest: MessageFns<AddCreditsRequest> = {
+  encode(message: AddCreditsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      ManagementActor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.subscriptionId !== "") {
+      writer.uint32(18).string(message.subscriptionId);
+    }
+    if (message.amount !== 0) {
+      writer.uint32(24).int64(message.amount);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AddCreditsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAddCreditsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = ManagementActor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.subscriptionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.amount = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AddCreditsRequest {
+    return {
+      actor: isSet(object.actor) ? ManagementActor.fromJSON(object.actor) : undefined,
+      subscriptionId: isSet(object.subscriptionId)
+        ? globalThis.String(object.subscriptionId)
+        : isSet(object.subscription_id)
+        ? globalThis.String(object.subscription_id)
+        : "",
+      amount: isSet(object.amount) ? globalThis.Number(object.amount) : 0,
+    };
+  },
+
+  toJSON(message: AddCreditsRequest): unknown {
+    const obj: any = {};
+    if (message.actor !== undefined) {
+      obj.actor = ManagementActor.toJSON(message.actor);
+    }
+    if (message.subscriptionId !== "") {
+      obj.subscriptionId = message.subscriptionId;
+    }
+    if (message.amount !== 0) {
+      obj.amount = Math.round(message.amount);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<AddCreditsRequest>): AddCreditsRequest {
+    return AddCreditsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AddCreditsRequest>): AddCreditsRequest {
+    const message = createBaseAddCreditsRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? ManagementActor.fromPartial(object.actor)
+      : undefined;
+    message.subscriptionId = object.subscriptionId ?? "";
+    message.amount = object.amount ?? 0;
+    return message;
+  },
+};
+
+function createBaseAddCreditsResponse(): AddCreditsResponse {
+  return { credits: 0 };
+}
+
+export const AddCreditsResponse: MessageFns<AddCreditsResponse> = {
+  encode(message: AddCreditsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.credits !== 0) {
+      writer.uint32(8).int64(message.credits);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AddCreditsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAddCreditsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.credits = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AddCreditsResponse {
+    return { credits: isSet(object.credits) ? globalThis.Number(object.credits) : 0 };
+  },
+
+  toJSON(message: AddCreditsResponse): unknown {
+    const obj: any = {};
+    if (message.credits !== 0) {
+      obj.credits = Math.round(message.credits);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<AddCreditsResponse>): AddCreditsResponse {
+    return AddCreditsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AddCreditsResponse>): AddCreditsResponse {
+    const message = createBaseAddCreditsResponse();
+    message.credits = object.credits ?? 0;
+    return message;
+  },
+};
+
+function createBaseSetCreditCostRequest(): SetCreditCostRequest {
+  return { actor: undefined, subscriptionId: "", cost: 0 };
+}
+
+export const SetCreditCostRequest: MessageFns<SetCreditCostRequest> = {
+  encode(message: SetCreditCostRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      ManagementActor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.subscriptionId !== "") {
+      writer.uint32(18).string(message.subscriptionId);
+    }
+    if (message.cost !== 0) {
+      writer.uint32(24).int64(message.cost);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetCreditCostRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetCreditCostRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = ManagementActor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.subscriptionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.cost = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetCreditCostRequest {
+    return {
+      actor: isSet(object.actor) ? ManagementActor.fromJSON(object.actor) : undefined,
+      subscriptionId: isSet(object.subscriptionId)
+        ? globalThis.String(object.subscriptionId)
+        : isSet(object.subscription_id)
+        ? globalThis.String(object.subscription_id)
+        : "",
+      cost: isSet(object.cost) ? globalThis.Number(object.cost) : 0,
+    };
+  },
+
+  toJSON(message: SetCreditCostRequest): unknown {
+    const obj: any = {};
+    if (message.actor !== undefined) {
+      obj.actor = ManagementActor.toJSON(message.actor);
+    }
+    if (message.subscriptionId !== "") {
+      obj.subscriptionId = message.subscriptionId;
+    }
+    if (message.cost !== 0) {
+      obj.cost = Math.round(message.cost);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SetCreditCostRequest>): SetCreditCostRequest {
+    return SetCreditCostRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SetCreditCostRequest>): SetCreditCostRequest {
+    const message = createBaseSetCreditCostRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? ManagementActor.fromPartial(object.actor)
+      : undefined;
+    message.subscriptionId = object.subscriptionId ?? "";
+    message.cost = object.cost ?? 0;
+    return message;
+  },
+};
+
+function createBaseSetCreditCostResponse(): SetCreditCostResponse {
+  return { costPerInvocation: 0 };
+}
+
+export const SetCreditCostResponse: MessageFns<SetCreditCostResponse> = {
+  encode(message: SetCreditCostResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.costPerInvocation !== 0) {
+      writer.uint32(8).int64(message.costPerInvocation);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetCreditCostResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetCreditCostResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.costPerInvocation = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetCreditCostResponse {
+    return {
+      costPerInvocation: isSet(object.costPerInvocation)
+        ? globalThis.Number(object.costPerInvocation)
+        : isSet(object.cost_per_invocation)
+        ? globalThis.Number(object.cost_per_invocation)
+        : 0,
+    };
+  },
+
+  toJSON(message: SetCreditCostResponse): unknown {
+    const obj: any = {};
+    if (message.costPerInvocation !== 0) {
+      obj.costPerInvocation = Math.round(message.costPerInvocation);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SetCreditCostResponse>): SetCreditCostResponse {
+    return SetCreditCostResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SetCreditCostResponse>): SetCreditCostResponse {
+    const message = createBaseSetCreditCostResponse();
+    message.costPerInvocation = object.costPerInvocation ?? 0;
+    return message;
+  },
+};
+
+function createBaseUser(): User {
+  return { id: "", email: "", role: "", createdAtMs: 0 };
+}
+
+export const User: MessageFns<User> = {
+  encode(message: User, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.email !== "") {
+      writer.uint32(18).string(message.email);
+    }
+    if (message.role !== "") {
+      writer.uint32(26).string(message.role);
+    }
+    if (message.createdAtMs !== 0) {
+      writer.uint32(32).int64(message.createdAtMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): User {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUser();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.createdAtMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): User {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      createdAtMs: isSet(object.createdAtMs)
+        ? globalThis.Number(object.createdAtMs)
+        : isSet(object.created_at_ms)
+        ? globalThis.Number(object.created_at_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: User): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    if (message.createdAtMs !== 0) {
+      obj.createdAtMs = Math.round(message.createdAtMs);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<User>): User {
+    return User.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<User>): User {
+    const message = createBaseUser();
+    message.id = object.id ?? "";
+    message.email = object.email ?? "";
+    message.role = object.role ?? "";
+    message.createdAtMs = object.createdAtMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseCreateUserRequest(): CreateUserRequest {
+  return { actor: undefined, email: "", role: "" };
+}
+
+export const CreateUserRequest: MessageFns<CreateUserRequest> = {
+  encode(message: CreateUserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      ManagementActor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.email !== "") {
+      writer.uint32(18).string(message.email);
+    }
+    if (message.role !== "") {
+      writer.uint32(26).string(message.role);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateUserRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateUserRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = ManagementActor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateUserRequest {
+    return {
+      actor: isSet(object.actor) ? ManagementActor.fromJSON(object.actor) : undefined,
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+    };
+  },
+
+  toJSON(message: CreateUserRequest): unknown {
+    const obj: any = {};
+    if (message.actor !== undefined) {
+      obj.actor = ManagementActor.toJSON(message.actor);
+    }
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CreateUserRequest>): CreateUserRequest {
+    return CreateUserRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CreateUserRequest>): CreateUserRequest {
+    const message = createBaseCreateUserRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? ManagementActor.fromPartial(object.actor)
+      : undefined;
+    message.email = object.email ?? "";
+    message.role = object.role ?? "";
+    return message;
+  },
+};
+
+function createBaseCreateUserResponse(): CreateUserResponse {
+  return { user: undefined, token: "" };
+}
+
+export const CreateUserResponse: MessageFns<CreateUserResponse> = {
+  encode(message: CreateUserResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.user !== undefined) {
+      User.encode(message.user, writer.uint32(10).fork()).join();
+    }
+    if (message.token !== "") {
+      writer.uint32(18).string(message.token);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateUserResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateUserResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.user = User.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateUserResponse {
+    return {
+      user: isSet(object.user) ? User.fromJSON(object.user) : undefined,
+      token: isSet(object.token) ? globalThis.String(object.token) : "",
+    };
+  },
+
+  toJSON(message: CreateUserResponse): unknown {
+    const obj: any = {};
+    if (message.user !== undefined) {
+      obj.user = User.toJSON(message.user);
+    }
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CreateUserResponse>): CreateUserResponse {
+    return CreateUserResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CreateUserResponse>): CreateUserResponse {
+    const message = createBaseCreateUserResponse();
+    message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    message.token = object.token ?? "";
+    return message;
+  },
+};
+
+function createBaseListUsersRequest(): ListUsersRequest {
+  return { actor: undefined };
+}
+
+export const ListUsersRequest: MessageFns<ListUsersRequest> = {
+  encode(message: ListUsersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      ManagementActor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListUsersRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListUsersRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = ManagementActor.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListUsersRequest {
+    return { actor: isSet(object.actor) ? ManagementActor.fromJSON(object.actor) : undefined };
+  },
+
+  toJSON(message: ListUsersRequest): unknown {
+    const obj: any = {};
+    if (message.actor !== undefined) {
+      obj.actor = ManagementActor.toJSON(message.actor);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListUsersRequest>): ListUsersRequest {
+    return ListUsersRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListUsersRequest>): ListUsersRequest {
+    const message = createBaseListUsersRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? ManagementActor.fromPartial(object.actor)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListUsersResponse(): ListUsersResponse {
+  return { users: [] };
+}
+
+export const ListUsersResponse: MessageFns<ListUsersResponse> = {
+  encode(message: ListUsersResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.users) {
+      User.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListUsersResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListUsersResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.users.push(User.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListUsersResponse {
+    return { users: globalThis.Array.isArray(object?.users) ? object.users.map((e: any) => User.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: ListUsersResponse): unknown {
+    const obj: any = {};
+    if (message.users?.length) {
+      obj.users = message.users.map((e) => User.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListUsersResponse>): ListUsersResponse {
+    return ListUsersResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListUsersResponse>): ListUsersResponse {
+    const message = createBaseListUsersResponse();
+    message.users = object.users?.map((e) => User.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseAgentVersion(): AgentVersion {
+  return { version: "", status: "", runtime: "", runtimeConfigJson: "", createdAtMs: 0, promotedAtMs: undefined };
+}
+
+export const AgentVersion: MessageFns<AgentVersion> = {
+  encode(message: AgentVersion, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.version !== "") {
+      writer.uint32(10).string(message.version);
+    }
+    if (message.status !== "") {
+      writer.uint32(18).string(message.status);
+    }
+    if (message.runtime !== "") {
+      writer.uint32(26).string(message.runtime);
+    }
+    if (message.runtimeConfigJson !== "") {
+      writer.uint32(34).string(message.runtimeConfigJson);
+    }
+    if (message.createdAtMs !== 0) {
+      writer.uint32(40).int64(message.createdAtMs);
+    }
+    if (message.promotedAtMs !== undefined) {
+      writer.uint32(48).int64(message.promotedAtMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AgentVersion {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAgentVersion();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.version = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.runtime = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.runtimeConfigJson = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.createdAtMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.promotedAtMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AgentVersion {
+    return {
+      version: isSet(object.version) ? globalThis.String(object.version) : "",
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      runtime: isSet(object.runtime) ? globalThis.String(object.runtime) : "",
+      runtimeConfigJson: isSet(object.runtimeConfigJson)
+        ? globalThis.String(object.runtimeConfigJson)
+        : isSet(object.runtime_config_json)
+        ? globalThis.String(object.runtime_config_json)
+        : "",
+      createdAtMs: isSet(object.createdAtMs)
+        ? globalThis.Number(object.createdAtMs)
+        : isSet(object.created_at_ms)
+        ? globalThis.Number(object.created_at_ms)
+        : 0,
+      promotedAtMs: isSet(object.promotedAtMs)
+        ? globalThis.Number(object.promotedAtMs)
+        : isSet(object.promoted_at_ms)
+        ? globalThis.Number(object.promoted_at_ms)
+        : undefined,
+    };
+  },
+
+  toJSON(message: AgentVersion): unknown {
+    const obj: any = {};
+    if (message.version !== "") {
+      obj.version = message.version;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.runtime !== "") {
+      obj.runtime = message.runtime;
+    }
+    if (message.runtimeConfigJson !== "") {
+      obj.runtimeConfigJson = message.runtimeConfigJson;
+    }
+    if (message.createdAtMs !== 0) {
+      obj.createdAtMs = Math.round(message.createdAtMs);
+    }
+    if (message.promotedAtMs !== undefined) {
+      obj.promotedAtMs = Math.round(message.promotedAtMs);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<AgentVersion>): AgentVersion {
+    return AgentVersion.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AgentVersion>): AgentVersion {
+    const message = createBaseAgentVersion();
+    message.version = object.version ?? "";
+    message.status = object.status ?? "";
+    message.runtime = object.runtime ?? "";
+    message.runtimeConfigJson = object.runtimeConfigJson ?? "";
+    message.createdAtMs = object.createdAtMs ?? 0;
+    message.promotedAtMs = object.promotedAtMs ?? undefined;
+    return message;
+  },
+};
+
+function createBaseAgent(): Agent {
+  return {
+    id: "",
+    subscriptionId: "",
+    name: "",
+    description: "",
+    type: "",
+    skills: [],
+    defaultInputModes: [],
+    defaultOutputModes: [],
+    versions: [],
+    createdAtMs: 0,
+    updatedAtMs: 0,
+  };
+}
+
+export const Agent: MessageFns<Agent> = {
+  encode(message: Agent, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.subscriptionId !== "") {
+      writer.uint32(18).string(message.subscriptionId);
+    }
+    if (message.name !== "") {
+      writer.uint32(26).string(message.name);
+    }
+    if (message.description !== "") {
+      writer.uint32(34).string(message.description);
+    }
+    if (message.type !== "") {
+      writer.uint32(42).string(message.type);
+    }
+    for (const v of message.skills) {
+      AgentSkill.encode(v!, writer.uint32(50).fork()).join();
+    }
+    for (const v of message.defaultInputModes) {
+      writer.uint32(58).string(v!);
+    }
+    for (const v of message.defaultOutputModes) {
+      writer.uint32(66).string(v!);
+    }
+    for (const v of message.versions) {
+      AgentVersion.encode(v!, writer.uint32(74).fork()).join();
+    }
+    if (message.createdAtMs !== 0) {
+      writer.uint32(80).int64(message.createdAtMs);
+    }
+    if (message.updatedAtMs !== 0) {
+      writer.uint32(88).int64(message.updatedAtMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Agent {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAgent();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.subscriptionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.skills.push(AgentSkill.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.defaultInputModes.push(reader.string());
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.defaultOutputModes.push(reader.string());
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.versions.push(AgentVersion.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.createdAtMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.updatedAtMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Agent {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      subscriptionId: isSet(object.subscriptionId)
+        ? globalThis.String(object.subscriptionId)
+        : isSet(object.subscription_id)
+        ? globalThis.String(object.subscription_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
+      type: isSet(object.type) ? globalThis.String(object.type) : "",
+      skills: globalThis.Array.isArray(object?.skills) ? object.skills.map((e: any) => AgentSkill.fromJSON(e)) : [],
+      defaultInputModes: globalThis.Array.isArray(object?.defaultInputModes)
+        ? object.defaultInputModes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.default_input_modes)
+        ? object.default_input_modes.map((e: any) => globalThis.String(e))
+        : [],
+      defaultOutputModes: globalThis.Array.isArray(object?.defaultOutputModes)
+        ? object.defaultOutputModes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.default_output_modes)
+        ? object.default_output_modes.map((e: any) => globalThis.String(e))
+        : [],
+      versions: globalThis.Array.isArray(object?.versions)
+        ? object.versions.map((e: any) => AgentVersion.fromJSON(e))
+        : [],
+      createdAtMs: isSet(object.createdAtMs)
+        ? globalThis.Number(object.createdAtMs)
+        : isSet(object.created_at_ms)
+        ? globalThis.Number(object.created_at_ms)
+        : 0,
+      updatedAtMs: isSet(object.updatedAtMs)
+        ? globalThis.Number(object.updatedAtMs)
+        : isSet(object.updated_at_ms)
+        ? globalThis.Number(object.updated_at_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: Agent): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.subscriptionId !== "") {
+      obj.subscriptionId = message.subscriptionId;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.description !== "") {
+      obj.description = message.description;
+    }
+    if (message.type !== "") {
+      obj.type = message.type;
+    }
+    if (message.skills?.length) {
+      obj.skills = message.skills.map((e) => AgentSkill.toJSON(e));
+    }
+    if (message.defaultInputModes?.length) {
+      obj.defaultInputModes = message.defaultInputModes;
+    }
+    if (message.defaultOutputModes?.length) {
+      obj.defaultOutputModes = message.defaultOutputModes;
+    }
+    if (message.versions?.length) {
+      obj.versions = message.versions.map((e) => AgentVersion.toJSON(e));
+    }
+    if (message.createdAtMs !== 0) {
+      obj.createdAtMs = Math.round(message.createdAtMs);
+    }
+    if (message.updatedAtMs !== 0) {
+      obj.updatedAtMs = Math.round(message.updatedAtMs);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<Agent>): Agent {
+    return Agent.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<Agent>): Agent {
+    const message = createBaseAgent();
+    message.id = object.id ?? "";
+    message.subscriptionId = object.subscriptionId ?? "";
+    message.name = object.name ?? "";
+    message.description = object.description ?? "";
+    message.type = object.type ?? "";
+    message.skills = object.skills?.map((e) => AgentSkill.fromPartial(e)) || [];
+    message.defaultInputModes = object.defaultInputModes?.map((e) => e) || [];
+    message.defaultOutputModes = object.defaultOutputModes?.map((e) => e) || [];
+    message.versions = object.versions?.map((e) => AgentVersion.fromPartial(e)) || [];
+    message.createdAtMs = object.createdAtMs ?? 0;
+    message.updatedAtMs = object.updatedAtMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseMediaTypes(): MediaTypes {
+  return { values: [] };
+}
+
+export const MediaTypes: MessageFns<MediaTypes> = {
+  encode(message: MediaTypes, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.values) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MediaTypes {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMediaTypes();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.values.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): MediaTypes {
+    return {
+      values: globalThis.Array.isArray(object?.values) ? object.values.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: MediaTypes): unknown {
+    const obj: any = {};
+    if (message.values?.length) {
+      obj.values = message.values;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<MediaTypes>): MediaTypes {
+    return MediaTypes.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<MediaTypes>): MediaTypes {
+    const message = createBaseMediaTypes();
+    message.values = object.values?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseCreateAgentRequest(): CreateAgentRequest {
+  return {
+    actor: undefined,
+    name: "",
+    description: "",
+    type: "",
+    skills: [],
+    defaultInputModes: undefined,
+    defaultOutputModes: undefined,
+  };
+}
+
+export const CreateAgentRequest: MessageFns<CreateAgentRequest> = {
+  encode(message: CreateAgentRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      ManagementActor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.description !== "") {
+      writer.uint32(26).string(message.description);
+    }
+    if (message.type !== "") {
+      writer.uint32(34).string(message.type);
+    }
+    for (const v of message.skills) {
+      AgentSkill.encode(v!, writer.uint32(42).fork()).join();
+    }
+    if (message.defaultInputModes !== undefined) {
+      MediaTypes.encode(message.defaultInputModes, writer.uint32(50).fork()).join();
+    }
+    if (message.defaultOutputModes !== undefined) {
+      MediaTypes.encode(message.defaultOutputModes, writer.uint32(58).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateAgentRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateAgentRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = ManagementActor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.skills.push(AgentSkill.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.defaultInputModes = MediaTypes.decode(reader, reader.uint32());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.defaultOutputModes = MediaTypes.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateAgentRequest {
+    return {
+      actor: isSet(object.actor) ? ManagementActor.fromJSON(object.actor) : undefined,
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
+      type: isSet(object.type) ? globalThis.String(object.type) : "",
+      skills: globalThis.Array.isArray(object?.skills) ? object.skills.map((e: any) => AgentSkill.fromJSON(e)) : [],
+      defaultInputModes: isSet(object.defaultInputModes)
+        ? MediaTypes.fromJSON(object.defaultInputModes)
+        : isSet(object.default_input_modes)
+        ? MediaTypes.fromJSON(object.default_input_modes)
+        : undefined,
+      defaultOutputModes: isSet(object.defaultOutputModes)
+        ? MediaTypes.fromJSON(object.defaultOutputModes)
+        : isSet(object.default_output_modes)
+        ? MediaTypes.fromJSON(object.default_output_modes)
+        : undefined,
+    };
+  },
+
+  toJSON(message: CreateAgentRequest): unknown {
+    const obj: any = {};
+    if (message.actor !== undefined) {
+      obj.actor = ManagementActor.toJSON(message.actor);
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.description !== "") {
+      obj.description = message.description;
+    }
+    if (message.type !== "") {
+      obj.type = message.type;
+    }
+    if (message.skills?.length) {
+      obj.skills = message.skills.map((e) => AgentSkill.toJSON(e));
+    }
+    if (message.defaultInputModes !== undefined) {
+      obj.defaultInputModes = MediaTypes.toJSON(message.defaultInputModes);
+    }
+    if (message.defaultOutputModes !== undefined) {
+      obj.defaultOutputModes = MediaTypes.toJSON(message.defaultOutputModes);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CreateAgentRequest>): CreateAgentRequest {
+    return CreateAgentRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CreateAgentRequest>): CreateAgentRequest {
+    const message = createBaseCreateAgentRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? ManagementActor.fromPartial(object.actor)
+      : undefined;
+    message.name = object.name ?? "";
+    message.description = object.description ?? "";
+    message.type = object.type ?? "";
+    message.skills = object.skills?.map((e) => AgentSkill.fromPartial(e)) || [];
+    message.defaultInputModes = (object.defaultInputModes !== undefined && object.defaultInputModes !== null)
+      ? MediaTypes.fromPartial(object.defaultInputModes)
+      : undefined;
+    message.defaultOutputModes = (object.defaultOutputModes !== undefined && object.defaultOutputModes !== null)
+      ? MediaTypes.fromPartial(object.defaultOutputModes)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListAgentsRequest(): ListAgentsRequest {
+  return { actor: undefined };
+}
+
+export const ListAgentsRequest: MessageFns<ListAgentsRequest> = {
+  encode(message: ListAgentsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      ManagementActor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAgentsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAgentsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = ManagementActor.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAgentsRequest {
+    return { actor: isSet(object.actor) ? ManagementActor.fromJSON(object.actor) : undefined };
+  },
+
+  toJSON(message: ListAgentsRequest): unknown {
+    const obj: any = {};
+    if (message.actor !== undefined) {
+      obj.actor = ManagementActor.toJSON(message.actor);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListAgentsRequest>): ListAgentsRequest {
+    return ListAgentsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListAgentsRequest>): ListAgentsRequest {
+    const message = createBaseListAgentsRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? ManagementActor.fromPartial(object.actor)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListAgentsResponse(): ListAgentsResponse {
+  return { agents: [] };
+}
+
+export const ListAgentsResponse: MessageFns<ListAgentsResponse> = {
+  encode(message: ListAgentsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.agents) {
+      Agent.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAgentsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAgentsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.agents.push(Agent.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAgentsResponse {
+    return { agents: globalThis.Array.isArray(object?.agents) ? object.agents.map((e: any) => Agent.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: ListAgentsResponse): unknown {
+    const obj: any = {};
+    if (message.agents?.length) {
+      obj.agents = message.agents.map((e) => Agent.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListAgentsResponse>): ListAgentsResponse {
+    return ListAgentsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListAgentsResponse>): ListAgentsResponse {
+    const message = createBaseListAgentsResponse();
+    message.agents = object.agents?.map((e) => Agent.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseGetAgentRequest(): GetAgentRequest {
+  return { actor: undefined, agentId: "" };
+}
+
+export const GetAgentRequest: MessageFns<GetAgentRequest> = {
+  encode(message: GetAgentRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      ManagementActor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.agentId !== "") {
+      writer.uint32(18).string(message.agentId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetAgentRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetAgentRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = ManagementActor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.agentId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetAgentRequest {
+    return {
+      actor: isSet(object.actor) ? ManagementActor.fromJSON(object.actor) : undefined,
+      agentId: isSet(object.agentId)
+        ? globalThis.String(object.agentId)
+        : isSet(object.agent_id)
+        ? globalThis.String(object.agent_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetAgentRequest): unknown {
+    const obj: any = {};
+    if (message.actor !== undefined) {
+      obj.actor = ManagementActor.toJSON(message.actor);
+    }
+    if (message.agentId !== "") {
+      obj.agentId = message.agentId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetAgentRequest>): GetAgentRequest {
+    return GetAgentRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetAgentRequest>): GetAgentRequest {
+    const message = createBaseGetAgentRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? ManagementActor.fromPartial(object.actor)
+      : undefined;
+    message.agentId = object.agentId ?? "";
+    return message;
+  },
+};
+
+function createBasePublishVersionRequest(): PublishVersionRequest {
+  return { actor: undefined, agentId: "", version: "", runtime: "", runtimeConfigJson: "" };
+}
+
+export const PublishVersionRequest: MessageFns<PublishVersionRequest> = {
+  encode(message: PublishVersionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      ManagementActor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.agentId !== "") {
+      writer.uint32(18).string(message.agentId);
+    }
+    if (message.version !== "") {
+      writer.uint32(26).string(message.version);
+    }
+    if (message.runtime !== "") {
+      writer.uint32(34).string(message.runtime);
+    }
+    if (message.runtimeConfigJson !== "") {
+      writer.uint32(42).string(message.runtimeConfigJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PublishVersionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePublishVersionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = ManagementActor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.agentId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.version = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.runtime = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.runtimeConfigJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PublishVersionRequest {
+    return {
+      actor: isSet(object.actor) ? ManagementActor.fromJSON(object.actor) : undefined,
+      agentId: isSet(object.agentId)
+        ? globalThis.String(object.agentId)
+        : isSet(object.agent_id)
+        ? globalThis.String(object.agent_id)
+        : "",
+      version: isSet(object.version) ? globalThis.String(object.version) : "",
+      runtime: isSet(object.runtime) ? globalThis.String(object.runtime) : "",
+      runtimeConfigJson: isSet(object.runtimeConfigJson)
+        ? globalThis.String(object.runtimeConfigJson)
+        : isSet(object.runtime_config_json)
+        ? globalThis.String(object.runtime_config_json)
+        : "",
+    };
+  },
+
+  toJSON(message: PublishVersionRequest): unknown {
+    const obj: any = {};
+    if (message.actor !== undefined) {
+      obj.actor = ManagementActor.toJSON(message.actor);
+    }
+    if (message.agentId !== "") {
+      obj.agentId = message.agentId;
+    }
+    if (message.version !== "") {
+      obj.version = message.version;
+    }
+    if (message.runtime !== "") {
+      obj.runtime = message.runtime;
+    }
+    if (message.runtimeConfigJson !== "") {
+      obj.runtimeConfigJson = message.runtimeConfigJson;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<PublishVersionRequest>): PublishVersionRequest {
+    return PublishVersionRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<PublishVersionRequest>): PublishVersionRequest {
+    const message = createBasePublishVersionRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? ManagementActor.fromPartial(object.actor)
+      : undefined;
+    message.agentId = object.agentId ?? "";
+    message.version = object.version ?? "";
+    message.runtime = object.runtime ?? "";
+    message.runtimeConfigJson = object.runtimeConfigJson ?? "";
+    return message;
+  },
+};
+
+function createBasePromoteVersionRequest(): PromoteVersionRequest {
+  return { actor: undefined, agentId: "", version: "" };
+}
+
+export const PromoteVersionRequest: MessageFns<PromoteVersionRequest> = {
+  encode(message: PromoteVersionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      ManagementActor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.agentId !== "") {
+      writer.uint32(18).string(message.agentId);
+    }
+    if (message.version !== "") {
+      writer.uint32(26).string(message.version);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PromoteVersionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePromoteVersionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = ManagementActor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.agentId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.version = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PromoteVersionRequest {
+    return {
+      actor: isSet(object.actor) ? ManagementActor.fromJSON(object.actor) : undefined,
+      agentId: isSet(object.agentId)
+        ? globalThis.String(object.agentId)
+        : isSet(object.agent_id)
+        ? globalThis.String(object.agent_id)
+        : "",
+      version: isSet(object.version) ? globalThis.String(object.version) : "",
+    };
+  },
+
+  toJSON(message: PromoteVersionRequest): unknown {
+    const obj: any = {};
+    if (message.actor !== undefined) {
+      obj.actor = ManagementActor.toJSON(message.actor);
+    }
+    if (message.agentId !== "") {
+      obj.agentId = message.agentId;
+    }
+    if (message.version !== "") {
+      obj.version = message.version;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<PromoteVersionRequest>): PromoteVersionRequest {
+    return PromoteVersionRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<PromoteVersionRequest>): PromoteVersionRequest {
+    const message = createBasePromoteVersionRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? ManagementActor.fromPartial(object.actor)
+      : undefined;
+    message.agentId = object.agentId ?? "";
+    message.version = object.version ?? "";
+    return message;
+  },
+};
+
+function createBaseDeployment(): Deployment {
+  return { id: "", subscriptionId: "", name: "", defaultAgentId: undefined, createdAtMs: 0, updatedAtMs: 0 };
+}
+
+export const Deployment: MessageFns<Deployment> = {
+  encode(message: Deployment, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.subscriptionId !== "") {
+      writer.uint32(18).string(message.subscriptionId);
+    }
+    if (message.name !== "") {
+      writer.uint32(26).string(message.name);
+    }
+    if (message.defaultAgentId !== undefined) {
+      writer.uint32(34).string(message.defaultAgentId);
+    }
+    if (message.createdAtMs !== 0) {
+      writer.uint32(40).int64(message.createdAtMs);
+    }
+    if (message.updatedAtMs !== 0) {
+      writer.uint32(48).int64(message.updatedAtMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Deployment {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeployment();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.subscriptionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.defaultAgentId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.createdAtMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.updatedAtMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Deployment {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      subscriptionId: isSet(object.subscriptionId)
+        ? globalThis.String(object.subscriptionId)
+        : isSet(object.subscription_id)
+        ? globalThis.String(object.subscription_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      defaultAgentId: isSet(object.defaultAgentId)
+        ? globalThis.String(object.defaultAgentId)
+        : isSet(object.default_agent_id)
+        ? globalThis.String(object.default_agent_id)
+        : undefined,
+      createdAtMs: isSet(object.createdAtMs)
+        ? globalThis.Number(object.createdAtMs)
+        : isSet(object.created_at_ms)
+        ? globalThis.Number(object.created_at_ms)
+        : 0,
+      updatedAtMs: isSet(object.updatedAtMs)
+        ? globalThis.Number(object.updatedAtMs)
+        : isSet(object.updated_at_ms)
+        ? globalThis.Number(object.updated_at_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: Deployment): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.subscriptionId !== "") {
+      obj.subscriptionId = message.subscriptionId;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.defaultAgentId !== undefined) {
+      obj.defaultAgentId = message.defaultAgentId;
+    }
+    if (message.createdAtMs !== 0) {
+      obj.createdAtMs = Math.round(message.createdAtMs);
+    }
+    if (message.updatedAtMs !== 0) {
+      obj.updatedAtMs = Math.round(message.updatedAtMs);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<Deployment>): Deployment {
+    return Deployment.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<Deployment>): Deployment {
+    const message = createBaseDeployment();
+    message.id = object.id ?? "";
+    message.subscriptionId = object.subscriptionId ?? "";
+    message.name = object.name ?? "";
+    message.defaultAgentId = object.defaultAgentId ?? undefined;
+    message.createdAtMs = object.createdAtMs ?? 0;
+    message.updatedAtMs = object.updatedAtMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseCreateDeploymentRequest(): CreateDeploymentRequest {
+  return { actor: undefined, name: "" };
+}
+
+export const CreateDeploymentRequest: MessageFns<CreateDeploymentRequest> = {
+  encode(message: CreateDeploymentRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      ManagementActor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateDeploymentRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateDeploymentRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = ManagementActor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateDeploymentRequest {
+    return {
+      actor: isSet(object.actor) ? ManagementActor.fromJSON(object.actor) : undefined,
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+    };
+  },
+
+  toJSON(message: CreateDeploymentRequest): unknown {
+    const obj: any = {};
+    if (message.actor !== undefined) {
+      obj.actor = ManagementActor.toJSON(message.actor);
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CreateDeploymentRequest>): CreateDeploymentRequest {
+    return CreateDeploymentRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CreateDeploymentRequest>): CreateDeploymentRequest {
+    const message = createBaseCreateDeploymentRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? ManagementActor.fromPartial(object.actor)
+      : undefined;
+    message.name = object.name ?? "";
+    return message;
+  },
+};
+
+function createBaseListDeploymentsRequest(): ListDeploymentsRequest {
+  return { actor: undefined };
+}
+
+export const ListDeploymentsRequest: MessageFns<ListDeploymentsRequest> = {
+  encode(message: ListDeploymentsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      ManagementActor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListDeploymentsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListDeploymentsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = ManagementActor.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListDeploymentsRequest {
+    return { actor: isSet(object.actor) ? ManagementActor.fromJSON(object.actor) : undefined };
+  },
+
+  toJSON(message: ListDeploymentsRequest): unknown {
+    const obj: any = {};
+    if (message.actor !== undefined) {
+      obj.actor = ManagementActor.toJSON(message.actor);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListDeploymentsRequest>): ListDeploymentsRequest {
+    return ListDeploymentsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListDeploymentsRequest>): ListDeploymentsRequest {
+    const message = createBaseListDeploymentsRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? ManagementActor.fromPartial(object.actor)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListDeploymentsResponse(): ListDeploymentsResponse {
+  return { deployments: [] };
+}
+
+export const ListDeploymentsResponse: MessageFns<ListDeploymentsResponse> = {
+  encode(message: ListDeploymentsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.deployments) {
+      Deployment.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListDeploymentsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListDeploymentsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.deployments.push(Deployment.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListDeploymentsResponse {
+    return {
+      deployments: globalThis.Array.isArray(object?.deployments)
+        ? object.deployments.map((e: any) => Deployment.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListDeploymentsResponse): unknown {
+    const obj: any = {};
+    if (message.deployments?.length) {
+      obj.deployments = message.deployments.map((e) => Deployment.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListDeploymentsResponse>): ListDeploymentsResponse {
+    return ListDeploymentsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListDeploymentsResponse>): ListDeploymentsResponse {
+    const message = createBaseListDeploymentsResponse();
+    message.deployments = object.deployments?.map((e) => Deployment.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseGetDeploymentRequest(): GetDeploymentRequest {
+  return { actor: undefined, deploymentId: "" };
+}
+
+export const GetDeploymentRequest: MessageFns<GetDeploymentRequest> = {
+  encode(message: GetDeploymentRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      ManagementActor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.deploymentId !== "") {
+      writer.uint32(18).string(message.deploymentId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetDeploymentRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetDeploymentRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = ManagementActor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.deploymentId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetDeploymentRequest {
+    return {
+      actor: isSet(object.actor) ? ManagementActor.fromJSON(object.actor) : undefined,
+      deploymentId: isSet(object.deploymentId)
+        ? globalThis.String(object.deploymentId)
+        : isSet(object.deployment_id)
+        ? globalThis.String(object.deployment_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetDeploymentRequest): unknown {
+    const obj: any = {};
+    if (message.actor !== undefined) {
+      obj.actor = ManagementActor.toJSON(message.actor);
+    }
+    if (message.deploymentId !== "") {
+      obj.deploymentId = message.deploymentId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetDeploymentRequest>): GetDeploymentRequest {
+    return GetDeploymentRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetDeploymentRequest>): GetDeploymentRequest {
+    const message = createBaseGetDeploymentRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? ManagementActor.fromPartial(object.actor)
+      : undefined;
+    message.deploymentId = object.deploymentId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetDeploymentResponse(): GetDeploymentResponse {
+  return { deployment: undefined, agents: [] };
+}
+
+export const GetDeploymentResponse: MessageFns<GetDeploymentResponse> = {
+  encode(message: GetDeploymentResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.deployment !== undefined) {
+      Deployment.encode(message.deployment, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.agents) {
+      AgentView.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetDeploymentResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetDeploymentResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.deployment = Deployment.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.agents.push(AgentView.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetDeploymentResponse {
+    return {
+      deployment: isSet(object.deployment) ? Deployment.fromJSON(object.deployment) : undefined,
+      agents: globalThis.Array.isArray(object?.agents) ? object.agents.map((e: any) => AgentView.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: GetDeploymentResponse): unknown {
+    const obj: any = {};
+    if (message.deployment !== undefined) {
+      obj.deployment = Deployment.toJSON(message.deployment);
+    }
+    if (message.agents?.length) {
+      obj.agents = message.agents.map((e) => AgentView.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetDeploymentResponse>): GetDeploymentResponse {
+    return GetDeploymentResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetDeploymentResponse>): GetDeploymentResponse {
+    const message = createBaseGetDeploymentResponse();
+    message.deployment = (object.deployment !== undefined && object.deployment !== null)
+      ? Deployment.fromPartial(object.deployment)
+      : undefined;
+    message.agents = object.agents?.map((e) => AgentView.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseDeploymentAgentSettings(): DeploymentAgentSettings {
+  return {
+    deploymentId: "",
+    subscriptionId: "",
+    agentId: "",
+    status: "",
+    versionStrategy: "",
+    pinnedVersion: undefined,
+    rateLimitPerMinute: 0,
+    schedule: undefined,
+    a2aEnabled: false,
+    defaultA2aVersion: "",
+    blockingBudgetMs: 0,
+    pushNotificationsEnabled: false,
+    addedAtMs: 0,
+    updatedAtMs: 0,
+  };
+}
+
+export const DeploymentAgentSettings: MessageFns<DeploymentAgentSettings> = {
+  encode(message: DeploymentAgentSettings, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.deploymentId !== "") {
+      writer.uint32(10).string(message.deploymentId);
+    }
+    if (message.subscriptionId !== "") {
+      writer.uint32(18).string(message.subscriptionId);
+    }
+    if (message.agentId !== "") {
+      writer.uint32(26).string(message.agentId);
+    }
+    if (message.status !== "") {
+      writer.uint32(34).string(message.status);
+    }
+    if (message.versionStrategy !== "") {
+      writer.uint32(42).string(message.versionStrategy);
+    }
+    if (message.pinnedVersion !== undefined) {
+      writer.uint32(50).string(message.pinnedVersion);
+    }
+    if (message.rateLimitPerMinute !== 0) {
+      writer.uint32(56).int64(message.rateLimitPerMinute);
+    }
+    if (message.schedule !== undefined) {
+      writer.uint32(66).string(message.schedule);
+    }
+    if (message.a2aEnabled !== false) {
+      writer.uint32(72).bool(message.a2aEnabled);
+    }
+    if (message.defaultA2aVersion !== "") {
+      writer.uint32(82).string(message.defaultA2aVersion);
+    }
+    if (message.blockingBudgetMs !== 0) {
+      writer.uint32(88).int64(message.blockingBudgetMs);
+    }
+    if (message.pushNotificationsEnabled !== false) {
+      writer.uint32(96).bool(message.pushNotificationsEnabled);
+    }
+    if (message.addedAtMs !== 0) {
+      writer.uint32(104).int64(message.addedAtMs);
+    }
+    if (message.updatedAtMs !== 0) {
+      writer.uint32(112).int64(message.updatedAtMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeploymentAgentSettings {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeploymentAgentSettings();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.deploymentId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.subscriptionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.agentId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.versionStrategy = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.pinnedVersion = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.rateLimitPerMinute = longToNumber(reader.int64());
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.schedule = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.a2aEnabled = reader.bool();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.defaultA2aVersion = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.blockingBudgetMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.pushNotificationsEnabled = reader.bool();
+            continue;
+          }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.addedAtMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.updatedAtMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeploymentAgentSettings {
+    return {
+      deploymentId: isSet(object.deploymentId)
+        ? globalThis.String(object.deploymentId)
+        : isSet(object.deployment_id)
+        ? globalThis.String(object.deployment_id)
+        : "",
+      subscriptionId: isSet(object.subscriptionId)
+        ? globalThis.String(object.subscriptionId)
+        : isSet(object.subscription_id)
+        ? globalThis.String(object.subscription_id)
+        : "",
+      agentId: isSet(object.agentId)
+        ? globalThis.String(object.agentId)
+        : isSet(object.agent_id)
+        ? globalThis.String(object.agent_id)
+        : "",
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      versionStrategy: isSet(object.versionStrategy)
+        ? globalThis.String(object.versionStrategy)
+        : isSet(object.version_strategy)
+        ? globalThis.String(object.version_strategy)
+        : "",
+      pinnedVersion: isSet(object.pinnedVersion)
+        ? globalThis.String(object.pinnedVersion)
+        : isSet(object.pinned_version)
+        ? globalThis.String(object.pinned_version)
+        : undefined,
+      rateLimitPerMinute: isSet(object.rateLimitPerMinute)
+        ? globalThis.Number(object.rateLimitPerMinute)
+        : isSet(object.rate_limit_per_minute)
+        ? globalThis.Number(object.rate_limit_per_minute)
+        : 0,
+      schedule: isSet(object.schedule) ? globalThis.String(object.schedule) : undefined,
+      a2aEnabled: isSet(object.a2aEnabled)
+        ? globalThis.Boolean(object.a2aEnabled)
+        : isSet(object.a2a_enabled)
+        ? globalThis.Boolean(object.a2a_enabled)
+        : false,
+      defaultA2aVersion: isSet(object.defaultA2aVersion)
+        ? globalThis.String(object.defaultA2aVersion)
+        : isSet(object.default_a2a_version)
+        ? globalThis.String(object.default_a2a_version)
+        : "",
+      blockingBudgetMs: isSet(object.blockingBudgetMs)
+        ? globalThis.Number(object.blockingBudgetMs)
+        : isSet(object.blocking_budget_ms)
+        ? globalThis.Number(object.blocking_budget_ms)
+        : 0,
+      pushNotificationsEnabled: isSet(object.pushNotificationsEnabled)
+        ? globalThis.Boolean(object.pushNotificationsEnabled)
+        : isSet(object.push_notifications_enabled)
+        ? globalThis.Boolean(object.push_notifications_enabled)
+        : false,
+      addedAtMs: isSet(object.addedAtMs)
+        ? globalThis.Number(object.addedAtMs)
+        : isSet(object.added_at_ms)
+        ? globalThis.Number(object.added_at_ms)
+        : 0,
+      updatedAtMs: isSet(object.updatedAtMs)
+        ? globalThis.Number(object.updatedAtMs)
+        : isSet(object.updated_at_ms)
+        ? globalThis.Number(object.updated_at_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: DeploymentAgentSettings): unknown {
+    const obj: any = {};
+    if (message.deploymentId !== "") {
+      obj.deploymentId = message.deploymentId;
+    }
+    if (message.subscriptionId !== "") {
+      obj.subscriptionId = message.subscriptionId;
+    }
+    if (message.agentId !== "") {
+      obj.agentId = message.agentId;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.versionStrategy !== "") {
+      obj.versionStrategy = message.versionStrategy;
+    }
+    if (message.pinnedVersion !== undefined) {
+      obj.pinnedVersion = message.pinnedVersion;
+    }
+    if (message.rateLimitPerMinute !== 0) {
+      obj.rateLimitPerMinute = Math.round(message.rateLimitPerMinute);
+    }
+    if (message.schedule !== undefined) {
+      obj.schedule = message.schedule;
+    }
+    if (message.a2aEnabled !== false) {
+      obj.a2aEnabled = message.a2aEnabled;
+    }
+    if (message.defaultA2aVersion !== "") {
+      obj.defaultA2aVersion = message.defaultA2aVersion;
+    }
+    if (message.blockingBudgetMs !== 0) {
+      obj.blockingBudgetMs = Math.round(message.blockingBudgetMs);
+    }
+    if (message.pushNotificationsEnabled !== false) {
+      obj.pushNotificationsEnabled = message.pushNotificationsEnabled;
+    }
+    if (message.addedAtMs !== 0) {
+      obj.addedAtMs = Math.round(message.addedAtMs);
+    }
+    if (message.updatedAtMs !== 0) {
+      obj.updatedAtMs = Math.round(message.updatedAtMs);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<DeploymentAgentSettings>): DeploymentAgentSettings {
+    return DeploymentAgentSettings.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<DeploymentAgentSettings>): DeploymentAgentSettings {
+    const message = createBaseDeploymentAgentSettings();
+    message.deploymentId = object.deploymentId ?? "";
+    message.subscriptionId = object.subscriptionId ?? "";
+    message.agentId = object.agentId ?? "";
+    message.status = object.status ?? "";
+    message.versionStrategy = object.versionStrategy ?? "";
+    message.pinnedVersion = object.pinnedVersion ?? undefined;
+    message.rateLimitPerMinute = object.rateLimitPerMinute ?? 0;
+    message.schedule = object.schedule ?? undefined;
+    message.a2aEnabled = object.a2aEnabled ?? false;
+    message.defaultA2aVersion = object.defaultA2aVersion ?? "";
+    message.blockingBudgetMs = object.blockingBudgetMs ?? 0;
+    message.pushNotificationsEnabled = object.pushNotificationsEnabled ?? false;
+    message.addedAtMs = object.addedAtMs ?? 0;
+    message.updatedAtMs = object.updatedAtMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseDeploymentAgentResponse(): DeploymentAgentResponse {
+  return { settings: undefined, agent: undefined };
+}
+
+export const DeploymentAgentResponse: MessageFns<DeploymentAgentResponse> = {
+  encode(message: DeploymentAgentResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.settings !== undefined) {
+      DeploymentAgentSettings.encode(message.settings, writer.uint32(10).fork()).join();
+    }
+    if (message.agent !== undefined) {
+      AgentView.encode(message.agent, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeploymentAgentResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeploymentAgentResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.settings = DeploymentAgentSettings.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.agent = AgentView.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeploymentAgentResponse {
+    return {
+      settings: isSet(object.settings) ? DeploymentAgentSettings.fromJSON(object.settings) : undefined,
+      agent: isSet(object.agent) ? AgentView.fromJSON(object.agent) : undefined,
+    };
+  },
+
+  toJSON(message: DeploymentAgentResponse): unknown {
+    const obj: any = {};
+    if (message.settings !== undefined) {
+      obj.settings = DeploymentAgentSettings.toJSON(message.settings);
+    }
+    if (message.agent !== undefined) {
+      obj.agent = AgentView.toJSON(message.agent);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<DeploymentAgentResponse>): DeploymentAgentResponse {
+    return DeploymentAgentResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<DeploymentAgentResponse>): DeploymentAgentResponse {
+    const message = createBaseDeploymentAgentResponse();
+    message.settings = (object.settings !== undefined && object.settings !== null)
+      ? DeploymentAgentSettings.fromPartial(object.settings)
+      : undefined;
+    message.agent = (object.agent !== undefined && object.agent !== null)
+      ? AgentView.fromPartial(object.agent)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseAddDeploymentAgentRequest(): AddDeploymentAgentRequest {
+  return {
+    actor: undefined,
+    deploymentId: "",
+    agentId: "",
+    a2aEnabled: undefined,
+    rateLimitPerMinute: undefined,
+    blockingBudgetMs: undefined,
+  };
+}
+
+export const AddDeploymentAgentRequest: MessageFns<AddDeploymentAgentRequest> = {
+  encode(message: AddDeploymentAgentRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      ManagementActor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.deploymentId !== "") {
+      writer.uint32(18).string(message.deploymentId);
+    }
+    if (message.agentId !== "") {
+      writer.uint32(26).string(message.agentId);
+    }
+    if (message.a2aEnabled !== undefined) {
+      writer.uint32(32).bool(message.a2aEnabled);
+    }
+    if (message.rateLimitPerMinute !== undefined) {
+      writer.uint32(40).int64(message.rateLimitPerMinute);
+    }
+    if (message.blockingBudgetMs !== undefined) {
+      writer.uint32(48).int64(message.blockingBudgetMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AddDeploymentAgentRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAddDeploymentAgentRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = ManagementActor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.deploymentId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.agentId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.a2aEnabled = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.rateLimitPerMinute = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.blockingBudgetMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AddDeploymentAgentRequest {
+    return {
+      actor: isSet(object.actor) ? ManagementActor.fromJSON(object.actor) : undefined,
+      deploymentId: isSet(object.deploymentId)
+        ? globalThis.String(object.deploymentId)
+        : isSet(object.deployment_id)
+        ? globalThis.String(object.deployment_id)
+        : "",
+      agentId: isSet(object.agentId)
+        ? globalThis.String(object.agentId)
+        : isSet(object.agent_id)
+        ? globalThis.String(object.agent_id)
+        : "",
+      a2aEnabled: isSet(object.a2aEnabled)
+        ? globalThis.Boolean(object.a2aEnabled)
+        : isSet(object.a2a_enabled)
+        ? globalThis.Boolean(object.a2a_enabled)
+        : undefined,
+      rateLimitPerMinute: isSet(object.rateLimitPerMinute)
+        ? globalThis.Number(object.rateLimitPerMinute)
+        : isSet(object.rate_limit_per_minute)
+        ? globalThis.Number(object.rate_limit_per_minute)
+        : undefined,
+      blockingBudgetMs: isSet(object.blockingBudgetMs)
+        ? globalThis.Number(object.blockingBudgetMs)
+        : isSet(object.blocking_budget_ms)
+        ? globalThis.Number(object.blocking_budget_ms)
+        : undefined,
+    };
+  },
+
+  toJSON(message: AddDeploymentAgentRequest): unknown {
+    const obj: any = {};
+    if (message.actor !== undefined) {
+      obj.actor = ManagementActor.toJSON(message.actor);
+    }
+    if (message.deploymentId !== "") {
+      obj.deploymentId = message.deploymentId;
+    }
+    if (message.agentId !== "") {
+      obj.agentId = message.agentId;
+    }
+    if (message.a2aEnabled !== undefined) {
+      obj.a2aEnabled = message.a2aEnabled;
+    }
+    if (message.rateLimitPerMinute !== undefined) {
+      obj.rateLimitPerMinute = Math.round(message.rateLimitPerMinute);
+    }
+    if (message.blockingBudgetMs !== undefined) {
+      obj.blockingBudgetMs = Math.round(message.blockingBudgetMs);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<AddDeploymentAgentRequest>): AddDeploymentAgentRequest {
+    return AddDeploymentAgentRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AddDeploymentAgentRequest>): AddDeploymentAgentRequest {
+    const message = createBaseAddDeploymentAgentRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? ManagementActor.fromPartial(object.actor)
+      : undefined;
+    message.deploymentId = object.deploymentId ?? "";
+    message.agentId = object.agentId ?? "";
+    message.a2aEnabled = object.a2aEnabled ?? undefined;
+    message.rateLimitPerMinute = object.rateLimitPerMinute ?? undefined;
+    message.blockingBudgetMs = object.blockingBudgetMs ?? undefined;
+    return message;
+  },
+};
+
+function createBaseRemoveDeploymentAgentRequest(): RemoveDeploymentAgentRequest {
+  return { actor: undefined, deploymentId: "", agentId: "" };
+}
+
+export const RemoveDeploymentAgentRequest: MessageFns<RemoveDeploymentAgentRequest> = {
+  encode(message: RemoveDeploymentAgentRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      ManagementActor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.deploymentId !== "") {
+      writer.uint32(18).string(message.deploymentId);
+    }
+    if (message.agentId !== "") {
+      writer.uint32(26).string(message.agentId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RemoveDeploymentAgentRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRemoveDeploymentAgentRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = ManagementActor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.deploymentId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.agentId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RemoveDeploymentAgentRequest {
+    return {
+      actor: isSet(object.actor) ? ManagementActor.fromJSON(object.actor) : undefined,
+      deploymentId: isSet(object.deploymentId)
+        ? globalThis.String(object.deploymentId)
+        : isSet(object.deployment_id)
+        ? globalThis.String(object.deployment_id)
+        : "",
+      agentId: isSet(object.agentId)
+        ? globalThis.String(object.agentId)
+        : isSet(object.agent_id)
+        ? globalThis.String(object.agent_id)
+        : "",
+    };
+  },
+
+  toJSON(message: RemoveDeploymentAgentRequest): unknown {
+    const obj: any = {};
+    if (message.actor !== undefined) {
+      obj.actor = ManagementActor.toJSON(message.actor);
+    }
+    if (message.deploymentId !== "") {
+      obj.deploymentId = message.deploymentId;
+    }
+    if (message.agentId !== "") {
+      obj.agentId = message.agentId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RemoveDeploymentAgentRequest>): RemoveDeploymentAgentRequest {
+    return RemoveDeploymentAgentRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RemoveDeploymentAgentRequest>): RemoveDeploymentAgentRequest {
+    const message = createBaseRemoveDeploymentAgentRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? ManagementActor.fromPartial(object.actor)
+      : undefined;
+    message.deploymentId = object.deploymentId ?? "";
+    message.agentId = object.agentId ?? "";
+    return message;
+  },
+};
+
+function createBaseRemoveDeploymentAgentResponse(): RemoveDeploymentAgentResponse {
+  return {};
+}
+
+export const RemoveDeploymentAgentResponse: MessageFns<RemoveDeploymentAgentResponse> = {
+  encode(_: RemoveDeploymentAgentResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RemoveDeploymentAgentResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRemoveDeploymentAgentResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): RemoveDeploymentAgentResponse {
+    return {};
+  },
+
+  toJSON(_: RemoveDeploymentAgentResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<RemoveDeploymentAgentResponse>): RemoveDeploymentAgentResponse {
+    return RemoveDeploymentAgentResponse.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<RemoveDeploymentAgentResponse>): RemoveDeploymentAgentResponse {
+    const message = createBaseRemoveDeploymentAgentResponse();
+    return message;
+  },
+};
+
+function createBaseSetDefaultAgentRequest(): SetDefaultAgentRequest {
+  return { actor: undefined, deploymentId: "", agentId: undefined };
+}
+
+export const SetDefaultAgentRequest: MessageFns<SetDefaultAgentRequest> = {
+  encode(message: SetDefaultAgentRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      ManagementActor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.deploymentId !== "") {
+      writer.uint32(18).string(message.deploymentId);
+    }
+    if (message.agentId !== undefined) {
+      writer.uint32(26).string(message.agentId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetDefaultAgentRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetDefaultAgentRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = ManagementActor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.deploymentId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.agentId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetDefaultAgentRequest {
+    return {
+      actor: isSet(object.actor) ? ManagementActor.fromJSON(object.actor) : undefined,
+      deploymentId: isSet(object.deploymentId)
+        ? globalThis.String(object.deploymentId)
+        : isSet(object.deployment_id)
+        ? globalThis.String(object.deployment_id)
+        : "",
+      agentId: isSet(object.agentId)
+        ? globalThis.String(object.agentId)
+        : isSet(object.agent_id)
+        ? globalThis.String(object.agent_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: SetDefaultAgentRequest): unknown {
+    const obj: any = {};
+    if (message.actor !== undefined) {
+      obj.actor = ManagementActor.toJSON(message.actor);
+    }
+    if (message.deploymentId !== "") {
+      obj.deploymentId = message.deploymentId;
+    }
+    if (message.agentId !== undefined) {
+      obj.agentId = message.agentId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SetDefaultAgentRequest>): SetDefaultAgentRequest {
+    return SetDefaultAgentRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SetDefaultAgentRequest>): SetDefaultAgentRequest {
+    const message = createBaseSetDefaultAgentRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? ManagementActor.fromPartial(object.actor)
+      : undefined;
+    message.deploymentId = object.deploymentId ?? "";
+    message.agentId = object.agentId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseSetDefaultAgentResponse(): SetDefaultAgentResponse {
+  return { deploymentId: "", defaultAgentId: undefined };
+}
+
+export const SetDefaultAgentResponse: MessageFns<SetDefaultAgentResponse> = {
+  encode(message: SetDefaultAgentResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.deploymentId !== "") {
+      writer.uint32(10).string(message.deploymentId);
+    }
+    if (message.defaultAgentId !== undefined) {
+      writer.uint32(18).string(message.defaultAgentId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetDefaultAgentResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetDefaultAgentResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.deploymentId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.defaultAgentId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetDefaultAgentResponse {
+    return {
+      deploymentId: isSet(object.deploymentId)
+        ? globalThis.String(object.deploymentId)
+        : isSet(object.deployment_id)
+        ? globalThis.String(object.deployment_id)
+        : "",
+      defaultAgentId: isSet(object.defaultAgentId)
+        ? globalThis.String(object.defaultAgentId)
+        : isSet(object.default_agent_id)
+        ? globalThis.String(object.default_agent_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: SetDefaultAgentResponse): unknown {
+    const obj: any = {};
+    if (message.deploymentId !== "") {
+      obj.deploymentId = message.deploymentId;
+    }
+    if (message.defaultAgentId !== undefined) {
+      obj.defaultAgentId = message.defaultAgentId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SetDefaultAgentResponse>): SetDefaultAgentResponse {
+    return SetDefaultAgentResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SetDefaultAgentResponse>): SetDefaultAgentResponse {
+    const message = createBaseSetDefaultAgentResponse();
+    message.deploymentId = object.deploymentId ?? "";
+    message.defaultAgentId = object.defaultAgentId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseAgentSettingsPatch(): AgentSettingsPatch {
+  return {
+    versionStrategy: undefined,
+    pinnedVersion: undefined,
+    rateLimitPerMinute: undefined,
+    schedule: undefined,
+    a2aEnabled: undefined,
+    defaultA2aVersion: undefined,
+    blockingBudgetMs: undefined,
+    pushNotificationsEnabled: undefined,
+    status: undefined,
+  };
+}
+
+export const AgentSettingsPatch: MessageFns<AgentSettingsPatch> = {
+  encode(message: AgentSettingsPatch, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.versionStrategy !== undefined) {
+      writer.uint32(10).string(message.versionStrategy);
+    }
+    if (message.pinnedVersion !== undefined) {
+      writer.uint32(18).string(message.pinnedVersion);
+    }
+    if (message.rateLimitPerMinute !== undefined) {
+      writer.uint32(24).int64(message.rateLimitPerMinute);
+    }
+    if (message.schedule !== undefined) {
+      writer.uint32(34).string(message.schedule);
+    }
+    if (message.a2aEnabled !== undefined) {
+      writer.uint32(40).bool(message.a2aEnabled);
+    }
+    if (message.defaultA2aVersion !== undefined) {
+      writer.uint32(50).string(message.defaultA2aVersion);
+    }
+    if (message.blockingBudgetMs !== undefined) {
+      writer.uint32(56).int64(message.blockingBudgetMs);
+    }
+    if (message.pushNotificationsEnabled !== undefined) {
+      writer.uint32(64).bool(message.pushNotificationsEnabled);
+    }
+    if (message.status !== undefined) {
+      writer.uint32(74).string(message.status);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AgentSettingsPatch {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAgentSettingsPatch();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.versionStrategy = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.pinnedVersion = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.rateLimitPerMinute = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.schedule = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.a2aEnabled = reader.bool();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.defaultA2aVersion = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.blockingBudgetMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.pushNotificationsEnabled = reader.bool();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AgentSettingsPatch {
+    return {
+      versionStrategy: isSet(object.versionStrategy)
+        ? globalThis.String(object.versionStrategy)
+        : isSet(object.version_strategy)
+        ? globalThis.String(object.version_strategy)
+        : undefined,
+      pinnedVersion: isSet(object.pinnedVersion)
+        ? globalThis.String(object.pinnedVersion)
+        : isSet(object.pinned_version)
+        ? globalThis.String(object.pinned_version)
+        : undefined,
+      rateLimitPerMinute: isSet(object.rateLimitPerMinute)
+        ? globalThis.Number(object.rateLimitPerMinute)
+        : isSet(object.rate_limit_per_minute)
+        ? globalThis.Number(object.rate_limit_per_minute)
+        : undefined,
+      schedule: isSet(object.schedule) ? globalThis.String(object.schedule) : undefined,
+      a2aEnabled: isSet(object.a2aEnabled)
+        ? globalThis.Boolean(object.a2aEnabled)
+        : isSet(object.a2a_enabled)
+        ? globalThis.Boolean(object.a2a_enabled)
+        : undefined,
+      defaultA2aVersion: isSet(object.defaultA2aVersion)
+        ? globalThis.String(object.defaultA2aVersion)
+        : isSet(object.default_a2a_version)
+        ? globalThis.String(object.default_a2a_version)
+        : undefined,
+      blockingBudgetMs: isSet(object.blockingBudgetMs)
+        ? globalThis.Number(object.blockingBudgetMs)
+        : isSet(object.blocking_budget_ms)
+        ? globalThis.Number(object.blocking_budget_ms)
+        : undefined,
+      pushNotificationsEnabled: isSet(object.pushNotificationsEnabled)
+        ? globalThis.Boolean(object.pushNotificationsEnabled)
+        : isSet(object.push_notifications_enabled)
+        ? globalThis.Boolean(object.push_notifications_enabled)
+        : undefined,
+      status: isSet(object.status) ? globalThis.String(object.status) : undefined,
+    };
+  },
+
+  toJSON(message: AgentSettingsPatch): unknown {
+    const obj: any = {};
+    if (message.versionStrategy !== undefined) {
+      obj.versionStrategy = message.versionStrategy;
+    }
+    if (message.pinnedVersion !== undefined) {
+      obj.pinnedVersion = message.pinnedVersion;
+    }
+    if (message.rateLimitPerMinute !== undefined) {
+      obj.rateLimitPerMinute = Math.round(message.rateLimitPerMinute);
+    }
+    if (message.schedule !== undefined) {
+      obj.schedule = message.schedule;
+    }
+    if (message.a2aEnabled !== undefined) {
+      obj.a2aEnabled = message.a2aEnabled;
+    }
+    if (message.defaultA2aVersion !== undefined) {
+      obj.defaultA2aVersion = message.defaultA2aVersion;
+    }
+    if (message.blockingBudgetMs !== undefined) {
+      obj.blockingBudgetMs = Math.round(message.blockingBudgetMs);
+    }
+    if (message.pushNotificationsEnabled !== undefined) {
+      obj.pushNotificationsEnabled = message.pushNotificationsEnabled;
+    }
+    if (message.status !== undefined) {
+      obj.status = message.status;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<AgentSettingsPatch>): AgentSettingsPatch {
+    return AgentSettingsPatch.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AgentSettingsPatch>): AgentSettingsPatch {
+    const message = createBaseAgentSettingsPatch();
+    message.versionStrategy = object.versionStrategy ?? undefined;
+    message.pinnedVersion = object.pinnedVersion ?? undefined;
+    message.rateLimitPerMinute = object.rateLimitPerMinute ?? undefined;
+    message.schedule = object.schedule ?? undefined;
+    message.a2aEnabled = object.a2aEnabled ?? undefined;
+    message.defaultA2aVersion = object.defaultA2aVersion ?? undefined;
+    message.blockingBudgetMs = object.blockingBudgetMs ?? undefined;
+    message.pushNotificationsEnabled = object.pushNotificationsEnabled ?? undefined;
+    message.status = object.status ?? undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateAgentSettingsRequest(): UpdateAgentSettingsRequest {
+  return { actor: undefined, agentId: "", deploymentId: undefined, patch: undefined };
+}
+
+export const UpdateAgentSettingsRequest: MessageFns<UpdateAgentSettingsRequest> = {
+  encode(message: UpdateAgentSettingsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      ManagementActor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.agentId !== "") {
+      writer.uint32(18).string(message.agentId);
+    }
+    if (message.deploymentId !== undefined) {
+      writer.uint32(26).string(message.deploymentId);
+    }
+    if (message.patch !== undefined) {
+      AgentSettingsPatch.encode(message.patch, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateAgentSettingsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateAgentSettingsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = ManagementActor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.agentId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.deploymentId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.patch = AgentSettingsPatch.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateAgentSettingsRequest {
+    return {
+      actor: isSet(object.actor) ? ManagementActor.fromJSON(object.actor) : undefined,
+      agentId: isSet(object.agentId)
+        ? globalThis.String(object.agentId)
+        : isSet(object.agent_id)
+        ? globalThis.String(object.agent_id)
+        : "",
+      deploymentId: isSet(object.deploymentId)
+        ? globalThis.String(object.deploymentId)
+        : isSet(object.deployment_id)
+        ? globalThis.String(object.deployment_id)
+        : undefined,
+      patch: isSet(object.patch) ? AgentSettingsPatch.fromJSON(object.patch) : undefined,
+    };
+  },
+
+  toJSON(message: UpdateAgentSettingsRequest): unknown {
+    const obj: any = {};
+    if (message.actor !== undefined) {
+      obj.actor = ManagementActor.toJSON(message.actor);
+    }
+    if (message.agentId !== "") {
+      obj.agentId = message.agentId;
+    }
+    if (message.deploymentId !== undefined) {
+      obj.deploymentId = message.deploymentId;
+    }
+    if (message.patch !== undefined) {
+      obj.patch = AgentSettingsPatch.toJSON(message.patch);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<UpdateAgentSettingsRequest>): UpdateAgentSettingsRequest {
+    return UpdateAgentSettingsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<UpdateAgentSettingsRequest>): UpdateAgentSettingsRequest {
+    const message = createBaseUpdateAgentSettingsRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? ManagementActor.fromPartial(object.actor)
+      : undefined;
+    message.agentId = object.agentId ?? "";
+    message.deploymentId = object.deploymentId ?? undefined;
+    message.patch = (object.patch !== undefined && object.patch !== null)
+      ? AgentSettingsPatch.fromPartial(object.patch)
+      : undefined;
+    return message;
+  },
+};
+
 export type ControlPlaneServiceService = typeof ControlPlaneServiceService;
 export const ControlPlaneServiceService = {
   authenticateKey: {
@@ -2143,14 +7048,208 @@ export const ControlPlaneServiceService = {
       Buffer.from(DefaultAgentResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): DefaultAgentResponse => DefaultAgentResponse.decode(value),
   },
-  manage: {
-    path: "/a2a_inbound.control.v1.ControlPlaneService/Manage" as const,
+  /**
+   * Management, by resource. Every RPC checks the actor's role.
+   * Keys.
+   */
+  createKey: {
+    path: "/a2a_inbound.control.v1.ControlPlaneService/CreateKey" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ManagementRequest): Buffer => Buffer.from(ManagementRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): ManagementRequest => ManagementRequest.decode(value),
-    responseSerialize: (value: ManagementResponse): Buffer => Buffer.from(ManagementResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): ManagementResponse => ManagementResponse.decode(value),
+    requestSerialize: (value: CreateKeyRequest): Buffer => Buffer.from(CreateKeyRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateKeyRequest => CreateKeyRequest.decode(value),
+    responseSerialize: (value: CreateKeyResponse): Buffer => Buffer.from(CreateKeyResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateKeyResponse => CreateKeyResponse.decode(value),
+  },
+  listKeys: {
+    path: "/a2a_inbound.control.v1.ControlPlaneService/ListKeys" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListKeysRequest): Buffer => Buffer.from(ListKeysRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListKeysRequest => ListKeysRequest.decode(value),
+    responseSerialize: (value: ListKeysResponse): Buffer => Buffer.from(ListKeysResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListKeysResponse => ListKeysResponse.decode(value),
+  },
+  revokeKey: {
+    path: "/a2a_inbound.control.v1.ControlPlaneService/RevokeKey" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RevokeKeyRequest): Buffer => Buffer.from(RevokeKeyRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RevokeKeyRequest => RevokeKeyRequest.decode(value),
+    responseSerialize: (value: RevokeKeyResponse): Buffer => Buffer.from(RevokeKeyResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RevokeKeyResponse => RevokeKeyResponse.decode(value),
+  },
+  /** Credits. */
+  getCredits: {
+    path: "/a2a_inbound.control.v1.ControlPlaneService/GetCredits" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetCreditsRequest): Buffer => Buffer.from(GetCreditsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetCreditsRequest => GetCreditsRequest.decode(value),
+    responseSerialize: (value: GetCreditsResponse): Buffer => Buffer.from(GetCreditsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetCreditsResponse => GetCreditsResponse.decode(value),
+  },
+  addCredits: {
+    path: "/a2a_inbound.control.v1.ControlPlaneService/AddCredits" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AddCreditsRequest): Buffer => Buffer.from(AddCreditsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AddCreditsRequest => AddCreditsRequest.decode(value),
+    responseSerialize: (value: AddCreditsResponse): Buffer => Buffer.from(AddCreditsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AddCreditsResponse => AddCreditsResponse.decode(value),
+  },
+  setCreditCost: {
+    path: "/a2a_inbound.control.v1.ControlPlaneService/SetCreditCost" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetCreditCostRequest): Buffer => Buffer.from(SetCreditCostRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetCreditCostRequest => SetCreditCostRequest.decode(value),
+    responseSerialize: (value: SetCreditCostResponse): Buffer =>
+      Buffer.from(SetCreditCostResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetCreditCostResponse => SetCreditCostResponse.decode(value),
+  },
+  /** Users. */
+  createUser: {
+    path: "/a2a_inbound.control.v1.ControlPlaneService/CreateUser" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateUserRequest): Buffer => Buffer.from(CreateUserRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateUserRequest => CreateUserRequest.decode(value),
+    responseSerialize: (value: CreateUserResponse): Buffer => Buffer.from(CreateUserResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateUserResponse => CreateUserResponse.decode(value),
+  },
+  listUsers: {
+    path: "/a2a_inbound.control.v1.ControlPlaneService/ListUsers" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListUsersRequest): Buffer => Buffer.from(ListUsersRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListUsersRequest => ListUsersRequest.decode(value),
+    responseSerialize: (value: ListUsersResponse): Buffer => Buffer.from(ListUsersResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListUsersResponse => ListUsersResponse.decode(value),
+  },
+  /** Agents and versions. */
+  createAgent: {
+    path: "/a2a_inbound.control.v1.ControlPlaneService/CreateAgent" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateAgentRequest): Buffer => Buffer.from(CreateAgentRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateAgentRequest => CreateAgentRequest.decode(value),
+    responseSerialize: (value: Agent): Buffer => Buffer.from(Agent.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Agent => Agent.decode(value),
+  },
+  listAgents: {
+    path: "/a2a_inbound.control.v1.ControlPlaneService/ListAgents" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListAgentsRequest): Buffer => Buffer.from(ListAgentsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListAgentsRequest => ListAgentsRequest.decode(value),
+    responseSerialize: (value: ListAgentsResponse): Buffer => Buffer.from(ListAgentsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListAgentsResponse => ListAgentsResponse.decode(value),
+  },
+  getAgent: {
+    path: "/a2a_inbound.control.v1.ControlPlaneService/GetAgent" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetAgentRequest): Buffer => Buffer.from(GetAgentRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetAgentRequest => GetAgentRequest.decode(value),
+    responseSerialize: (value: Agent): Buffer => Buffer.from(Agent.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Agent => Agent.decode(value),
+  },
+  publishVersion: {
+    path: "/a2a_inbound.control.v1.ControlPlaneService/PublishVersion" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: PublishVersionRequest): Buffer =>
+      Buffer.from(PublishVersionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PublishVersionRequest => PublishVersionRequest.decode(value),
+    responseSerialize: (value: Agent): Buffer => Buffer.from(Agent.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Agent => Agent.decode(value),
+  },
+  promoteVersion: {
+    path: "/a2a_inbound.control.v1.ControlPlaneService/PromoteVersion" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: PromoteVersionRequest): Buffer =>
+      Buffer.from(PromoteVersionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PromoteVersionRequest => PromoteVersionRequest.decode(value),
+    responseSerialize: (value: Agent): Buffer => Buffer.from(Agent.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Agent => Agent.decode(value),
+  },
+  /** Deployments and their agents' inline settings. */
+  createDeployment: {
+    path: "/a2a_inbound.control.v1.ControlPlaneService/CreateDeployment" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateDeploymentRequest): Buffer =>
+      Buffer.from(CreateDeploymentRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateDeploymentRequest => CreateDeploymentRequest.decode(value),
+    responseSerialize: (value: Deployment): Buffer => Buffer.from(Deployment.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Deployment => Deployment.decode(value),
+  },
+  listDeployments: {
+    path: "/a2a_inbound.control.v1.ControlPlaneService/ListDeployments" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListDeploymentsRequest): Buffer =>
+      Buffer.from(ListDeploymentsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListDeploymentsRequest => ListDeploymentsRequest.decode(value),
+    responseSerialize: (value: ListDeploymentsResponse): Buffer =>
+      Buffer.from(ListDeploymentsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListDeploymentsResponse => ListDeploymentsResponse.decode(value),
+  },
+  getDeployment: {
+    path: "/a2a_inbound.control.v1.ControlPlaneService/GetDeployment" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetDeploymentRequest): Buffer => Buffer.from(GetDeploymentRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetDeploymentRequest => GetDeploymentRequest.decode(value),
+    responseSerialize: (value: GetDeploymentResponse): Buffer =>
+      Buffer.from(GetDeploymentResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetDeploymentResponse => GetDeploymentResponse.decode(value),
+  },
+  addDeploymentAgent: {
+    path: "/a2a_inbound.control.v1.ControlPlaneService/AddDeploymentAgent" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AddDeploymentAgentRequest): Buffer =>
+      Buffer.from(AddDeploymentAgentRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AddDeploymentAgentRequest => AddDeploymentAgentRequest.decode(value),
+    responseSerialize: (value: DeploymentAgentResponse): Buffer =>
+      Buffer.from(DeploymentAgentResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeploymentAgentResponse => DeploymentAgentResponse.decode(value),
+  },
+  removeDeploymentAgent: {
+    path: "/a2a_inbound.control.v1.ControlPlaneService/RemoveDeploymentAgent" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RemoveDeploymentAgentRequest): Buffer =>
+      Buffer.from(RemoveDeploymentAgentRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RemoveDeploymentAgentRequest => RemoveDeploymentAgentRequest.decode(value),
+    responseSerialize: (value: RemoveDeploymentAgentResponse): Buffer =>
+      Buffer.from(RemoveDeploymentAgentResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RemoveDeploymentAgentResponse => RemoveDeploymentAgentResponse.decode(value),
+  },
+  setDefaultAgent: {
+    path: "/a2a_inbound.control.v1.ControlPlaneService/SetDefaultAgent" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetDefaultAgentRequest): Buffer =>
+      Buffer.from(SetDefaultAgentRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetDefaultAgentRequest => SetDefaultAgentRequest.decode(value),
+    responseSerialize: (value: SetDefaultAgentResponse): Buffer =>
+      Buffer.from(SetDefaultAgentResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetDefaultAgentResponse => SetDefaultAgentResponse.decode(value),
+  },
+  updateAgentSettings: {
+    path: "/a2a_inbound.control.v1.ControlPlaneService/UpdateAgentSettings" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateAgentSettingsRequest): Buffer =>
+      Buffer.from(UpdateAgentSettingsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateAgentSettingsRequest => UpdateAgentSettingsRequest.decode(value),
+    responseSerialize: (value: DeploymentAgentResponse): Buffer =>
+      Buffer.from(DeploymentAgentResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeploymentAgentResponse => DeploymentAgentResponse.decode(value),
   },
 } as const;
 
@@ -2160,7 +7259,34 @@ export interface ControlPlaneServiceServer extends UntypedServiceImplementation 
   resolveAgent: handleUnaryCall<ResolveAgentRequest, AgentView>;
   getDeploymentCatalog: handleUnaryCall<DeploymentCatalogRequest, DeploymentCatalog>;
   getDefaultAgent: handleUnaryCall<DefaultAgentRequest, DefaultAgentResponse>;
-  manage: handleUnaryCall<ManagementRequest, ManagementResponse>;
+  /**
+   * Management, by resource. Every RPC checks the actor's role.
+   * Keys.
+   */
+  createKey: handleUnaryCall<CreateKeyRequest, CreateKeyResponse>;
+  listKeys: handleUnaryCall<ListKeysRequest, ListKeysResponse>;
+  revokeKey: handleUnaryCall<RevokeKeyRequest, RevokeKeyResponse>;
+  /** Credits. */
+  getCredits: handleUnaryCall<GetCreditsRequest, GetCreditsResponse>;
+  addCredits: handleUnaryCall<AddCreditsRequest, AddCreditsResponse>;
+  setCreditCost: handleUnaryCall<SetCreditCostRequest, SetCreditCostResponse>;
+  /** Users. */
+  createUser: handleUnaryCall<CreateUserRequest, CreateUserResponse>;
+  listUsers: handleUnaryCall<ListUsersRequest, ListUsersResponse>;
+  /** Agents and versions. */
+  createAgent: handleUnaryCall<CreateAgentRequest, Agent>;
+  listAgents: handleUnaryCall<ListAgentsRequest, ListAgentsResponse>;
+  getAgent: handleUnaryCall<GetAgentRequest, Agent>;
+  publishVersion: handleUnaryCall<PublishVersionRequest, Agent>;
+  promoteVersion: handleUnaryCall<PromoteVersionRequest, Agent>;
+  /** Deployments and their agents' inline settings. */
+  createDeployment: handleUnaryCall<CreateDeploymentRequest, Deployment>;
+  listDeployments: handleUnaryCall<ListDeploymentsRequest, ListDeploymentsResponse>;
+  getDeployment: handleUnaryCall<GetDeploymentRequest, GetDeploymentResponse>;
+  addDeploymentAgent: handleUnaryCall<AddDeploymentAgentRequest, DeploymentAgentResponse>;
+  removeDeploymentAgent: handleUnaryCall<RemoveDeploymentAgentRequest, RemoveDeploymentAgentResponse>;
+  setDefaultAgent: handleUnaryCall<SetDefaultAgentRequest, SetDefaultAgentResponse>;
+  updateAgentSettings: handleUnaryCall<UpdateAgentSettingsRequest, DeploymentAgentResponse>;
 }
 
 export interface ControlPlaneServiceClient extends Client {
@@ -2239,20 +7365,310 @@ export interface ControlPlaneServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: DefaultAgentResponse) => void,
   ): ClientUnaryCall;
-  manage(
-    request: ManagementRequest,
-    callback: (error: ServiceError | null, response: ManagementResponse) => void,
+  /**
+   * Management, by resource. Every RPC checks the actor's role.
+   * Keys.
+   */
+  createKey(
+    request: CreateKeyRequest,
+    callback: (error: ServiceError | null, response: CreateKeyResponse) => void,
   ): ClientUnaryCall;
-  manage(
-    request: ManagementRequest,
+  createKey(
+    request: CreateKeyRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: ManagementResponse) => void,
+    callback: (error: ServiceError | null, response: CreateKeyResponse) => void,
   ): ClientUnaryCall;
-  manage(
-    request: ManagementRequest,
+  createKey(
+    request: CreateKeyRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: ManagementResponse) => void,
+    callback: (error: ServiceError | null, response: CreateKeyResponse) => void,
+  ): ClientUnaryCall;
+  listKeys(
+    request: ListKeysRequest,
+    callback: (error: ServiceError | null, response: ListKeysResponse) => void,
+  ): ClientUnaryCall;
+  listKeys(
+    request: ListKeysRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListKeysResponse) => void,
+  ): ClientUnaryCall;
+  listKeys(
+    request: ListKeysRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListKeysResponse) => void,
+  ): ClientUnaryCall;
+  revokeKey(
+    request: RevokeKeyRequest,
+    callback: (error: ServiceError | null, response: RevokeKeyResponse) => void,
+  ): ClientUnaryCall;
+  revokeKey(
+    request: RevokeKeyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RevokeKeyResponse) => void,
+  ): ClientUnaryCall;
+  revokeKey(
+    request: RevokeKeyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RevokeKeyResponse) => void,
+  ): ClientUnaryCall;
+  /** Credits. */
+  getCredits(
+    request: GetCreditsRequest,
+    callback: (error: ServiceError | null, response: GetCreditsResponse) => void,
+  ): ClientUnaryCall;
+  getCredits(
+    request: GetCreditsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetCreditsResponse) => void,
+  ): ClientUnaryCall;
+  getCredits(
+    request: GetCreditsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetCreditsResponse) => void,
+  ): ClientUnaryCall;
+  addCredits(
+    request: AddCreditsRequest,
+    callback: (error: ServiceError | null, response: AddCreditsResponse) => void,
+  ): ClientUnaryCall;
+  addCredits(
+    request: AddCreditsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AddCreditsResponse) => void,
+  ): ClientUnaryCall;
+  addCredits(
+    request: AddCreditsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AddCreditsResponse) => void,
+  ): ClientUnaryCall;
+  setCreditCost(
+    request: SetCreditCostRequest,
+    callback: (error: ServiceError | null, response: SetCreditCostResponse) => void,
+  ): ClientUnaryCall;
+  setCreditCost(
+    request: SetCreditCostRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetCreditCostResponse) => void,
+  ): ClientUnaryCall;
+  setCreditCost(
+    request: SetCreditCostRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetCreditCostResponse) => void,
+  ): ClientUnaryCall;
+  /** Users. */
+  createUser(
+    request: CreateUserRequest,
+    callback: (error: ServiceError | null, response: CreateUserResponse) => void,
+  ): ClientUnaryCall;
+  createUser(
+    request: CreateUserRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateUserResponse) => void,
+  ): ClientUnaryCall;
+  createUser(
+    request: CreateUserRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateUserResponse) => void,
+  ): ClientUnaryCall;
+  listUsers(
+    request: ListUsersRequest,
+    callback: (error: ServiceError | null, response: ListUsersResponse) => void,
+  ): ClientUnaryCall;
+  listUsers(
+    request: ListUsersRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListUsersResponse) => void,
+  ): ClientUnaryCall;
+  listUsers(
+    request: ListUsersRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListUsersResponse) => void,
+  ): ClientUnaryCall;
+  /** Agents and versions. */
+  createAgent(
+    request: CreateAgentRequest,
+    callback: (error: ServiceError | null, response: Agent) => void,
+  ): ClientUnaryCall;
+  createAgent(
+    request: CreateAgentRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Agent) => void,
+  ): ClientUnaryCall;
+  createAgent(
+    request: CreateAgentRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Agent) => void,
+  ): ClientUnaryCall;
+  listAgents(
+    request: ListAgentsRequest,
+    callback: (error: ServiceError | null, response: ListAgentsResponse) => void,
+  ): ClientUnaryCall;
+  listAgents(
+    request: ListAgentsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListAgentsResponse) => void,
+  ): ClientUnaryCall;
+  listAgents(
+    request: ListAgentsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListAgentsResponse) => void,
+  ): ClientUnaryCall;
+  getAgent(request: GetAgentRequest, callback: (error: ServiceError | null, response: Agent) => void): ClientUnaryCall;
+  getAgent(
+    request: GetAgentRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Agent) => void,
+  ): ClientUnaryCall;
+  getAgent(
+    request: GetAgentRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Agent) => void,
+  ): ClientUnaryCall;
+  publishVersion(
+    request: PublishVersionRequest,
+    callback: (error: ServiceError | null, response: Agent) => void,
+  ): ClientUnaryCall;
+  publishVersion(
+    request: PublishVersionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Agent) => void,
+  ): ClientUnaryCall;
+  publishVersion(
+    request: PublishVersionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Agent) => void,
+  ): ClientUnaryCall;
+  promoteVersion(
+    request: PromoteVersionRequest,
+    callback: (error: ServiceError | null, response: Agent) => void,
+  ): ClientUnaryCall;
+  promoteVersion(
+    request: PromoteVersionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Agent) => void,
+  ): ClientUnaryCall;
+  promoteVersion(
+    request: PromoteVersionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Agent) => void,
+  ): ClientUnaryCall;
+  /** Deployments and their agents' inline settings. */
+  createDeployment(
+    request: CreateDeploymentRequest,
+    callback: (error: ServiceError | null, response: Deployment) => void,
+  ): ClientUnaryCall;
+  createDeployment(
+    request: CreateDeploymentRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Deployment) => void,
+  ): ClientUnaryCall;
+  createDeployment(
+    request: CreateDeploymentRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Deployment) => void,
+  ): ClientUnaryCall;
+  listDeployments(
+    request: ListDeploymentsRequest,
+    callback: (error: ServiceError | null, response: ListDeploymentsResponse) => void,
+  ): ClientUnaryCall;
+  listDeployments(
+    request: ListDeploymentsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListDeploymentsResponse) => void,
+  ): ClientUnaryCall;
+  listDeployments(
+    request: ListDeploymentsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListDeploymentsResponse) => void,
+  ): ClientUnaryCall;
+  getDeployment(
+    request: GetDeploymentRequest,
+    callback: (error: ServiceError | null, response: GetDeploymentResponse) => void,
+  ): ClientUnaryCall;
+  getDeployment(
+    request: GetDeploymentRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetDeploymentResponse) => void,
+  ): ClientUnaryCall;
+  getDeployment(
+    request: GetDeploymentRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetDeploymentResponse) => void,
+  ): ClientUnaryCall;
+  addDeploymentAgent(
+    request: AddDeploymentAgentRequest,
+    callback: (error: ServiceError | null, response: DeploymentAgentResponse) => void,
+  ): ClientUnaryCall;
+  addDeploymentAgent(
+    request: AddDeploymentAgentRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeploymentAgentResponse) => void,
+  ): ClientUnaryCall;
+  addDeploymentAgent(
+    request: AddDeploymentAgentRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeploymentAgentResponse) => void,
+  ): ClientUnaryCall;
+  removeDeploymentAgent(
+    request: RemoveDeploymentAgentRequest,
+    callback: (error: ServiceError | null, response: RemoveDeploymentAgentResponse) => void,
+  ): ClientUnaryCall;
+  removeDeploymentAgent(
+    request: RemoveDeploymentAgentRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RemoveDeploymentAgentResponse) => void,
+  ): ClientUnaryCall;
+  removeDeploymentAgent(
+    request: RemoveDeploymentAgentRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RemoveDeploymentAgentResponse) => void,
+  ): ClientUnaryCall;
+  setDefaultAgent(
+    request: SetDefaultAgentRequest,
+    callback: (error: ServiceError | null, response: SetDefaultAgentResponse) => void,
+  ): ClientUnaryCall;
+  setDefaultAgent(
+    request: SetDefaultAgentRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetDefaultAgentResponse) => void,
+  ): ClientUnaryCall;
+  setDefaultAgent(
+    request: SetDefaultAgentRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetDefaultAgentResponse) => void,
+  ): ClientUnaryCall;
+  updateAgentSettings(
+    request: UpdateAgentSettingsRequest,
+    callback: (error: ServiceError | null, response: DeploymentAgentResponse) => void,
+  ): ClientUnaryCall;
+  updateAgentSettings(
+    request: UpdateAgentSettingsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeploymentAgentResponse) => void,
+  ): ClientUnaryCall;
+  updateAgentSettings(
+    request: UpdateAgentSettingsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeploymentAgentResponse) => void,
   ): ClientUnaryCall;
 }
 

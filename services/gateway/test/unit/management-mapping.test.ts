@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { keyOut, newAgent, settingsPatch } from '../../src/http/management-router';
+
+describe('management router: REST JSON onto the typed control-plane messages (no HTTP)', () => {
+  it('maps the REST spellings of the settings: seconds to ms, console strategy labels, null to a present empty string', () => {
+    expect(
+      settingsPatch({
+        blockingBudgetSeconds: 30.5,
+        versionStrategy: 'Pinned',
+        pinnedVersion: '1.0.0',
+        schedule: null,
+        rateLimitPerMinute: 2,
+        a2aEnabled: true,
+        pushNotificationsEnabled: false,
+        defaultA2aVersion: '0.2.6',
+        status: 'stopped',
+      }),
+    ).toEqual({
+      blockingBudgetMs: 30_500,
+      versionStrategy: 'pinned',
+      pinnedVersion: '1.0.0',
+      schedule: '',
+      rateLimitPerMinute: 2,
+      a2aEnabled: true,
+      pushNotificationsEnabled: false,
+      defaultA2aVersion: '0.2.6',
+      status: 'stopped',
+    });
+  });
+
+  it('refuses unknown settings naming the allowed REST names, and JSON of the wrong type, before any call', () => {
+    let err: unknown;
+    try {
+      settingsPatch({ colour: 'blue' });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toMatchObject({ code: 'INVALID_PARAMS', message: 'unknown setting colour' });
+    expect((err as { details?: { allowed?: string[] } }).details?.allowed).toContain('blockingBudgetSeconds');
+    expect((err as { details?: { allowed?: string[] } }).details?.allowed).not.toContain('blockingBudgetMs');
+    expect(() => settingsPatch({})).toThrow('no settings given');
+    // A fraction cannot travel in an int64 field: refused here rather than truncated on the wire.
+    expect(() => settingsPatch({ rateLimitPerMinute: 1.5 })).toThrow(
+      expect.objectContaining({ code: 'INVALID_PARAMS' }),
+    );
+    expect(() => settingsPatch({ a2aEnabled: 'yes' })).toThrow('a2aEnabled must be a boolean');
+    expect(() => settingsPatch({ schedule: '' })).toThrow('schedule must be a non-empty string or null');
+    // Out-of-range magnitudes stay out of range (tasks refuses them) instead of overflowing int64.
+    expect(settingsPatch({ blockingBudgetSeconds: 1e300 }).blockingBudgetMs).toBe(Number.MAX_SAFE_INTEGER);
+  });
+
+  it('media type lists keep their presence: absent means the defaults, [] is sent as present and empty', () => {
+    const base = { name: 'A', type: 'AI Agent' };
+    expect(newAgent(base).defaultInputModes).toBeUndefined();
+    expect(newAgent({ ...base, defaultInputModes: [] }).defaultInputModes).toEqual({ values: [] });
+    expect(newAgent({ ...base, skills: [{ id: 's', name: 'S', description: 'd' }] }).skills).toEqual([
+      { id: 's', name: 'S', description: 'd', tags: [], examples: [] },
+    ]);
+    expect(() => newAgent({ ...base, name: 7 })).toThrow('name must be a non-empty string');
+    expect(() => newAgent({ ...base, skills: ['x'] })).toThrow('each skill must be an object');
+  });
+
+  it('renders typed keys with ISO dates and a status', () => {
+    const k = keyOut({ id: 'k', name: 'n', prefix: 'a2a_1234', scopes: ['a2a'], createdAtMs: 0, revokedAtMs: 1000 });
+    expect(k).toMatchObject({
+      scope: 'a2a',
+      expiresAt: null,
+      revokedAt: '1970-01-01T00:00:01.000Z',
+      status: 'revoked',
+    });
+    expect(
+      keyOut({ id: 'k', name: 'n', prefix: 'p', scopes: ['a2a', 'invoke'], createdAtMs: 1, expiresAtMs: 1 }).status,
+    ).toBe('expired');
+  });
+});
