@@ -4,6 +4,7 @@ import type { BlobMeta, BlobRef, BlobStore } from '@a2a-inbound/ports';
 import { GridFSBucket, MongoRuntimeError, ObjectId } from 'mongodb';
 import type { Collection, Db, GridFSFile, MongoClient } from 'mongodb';
 import type { AdapterLog, MongoConnectOptions } from './mongo-common';
+import type { ClientWatchdog } from './client-watchdog';
 import { openMongo, silentLog, toAppErrorFromMongo } from './mongo-common';
 
 export interface MongoBlobStoreOptions extends MongoConnectOptions {
@@ -51,6 +52,7 @@ export class MongoBlobStore implements BlobStore {
   readonly #maxBytes: number;
   readonly #log: AdapterLog;
   #closing: Promise<void> | undefined;
+  #watchdog: ClientWatchdog | undefined;
 
   private constructor(client: MongoClient, options: MongoBlobStoreOptions) {
     const db: Db = client.db(options.dbName);
@@ -63,8 +65,10 @@ export class MongoBlobStore implements BlobStore {
   }
 
   static async connect(options: MongoBlobStoreOptions): Promise<MongoBlobStore> {
-    const { client } = await openMongo(options, 'a2a-blob-store');
-    return new MongoBlobStore(client, options);
+    const { client, watchdog } = await openMongo(options, 'a2a-blob-store');
+    const store = new MongoBlobStore(client, options);
+    store.#watchdog = watchdog;
+    return store;
   }
 
   async put(data: Uint8Array, meta: BlobMeta): Promise<BlobRef> {
@@ -142,6 +146,7 @@ export class MongoBlobStore implements BlobStore {
   }
 
   close(): Promise<void> {
+    this.#watchdog?.stop();
     this.#closing ??= this.#client.close().catch((err: unknown) => {
       this.#log.warn({ err }, 'error while closing the MongoDB client');
     });

@@ -1,6 +1,7 @@
 import { AppError } from '@a2a-inbound/errors';
 import { MongoClient, MongoError, MongoNetworkError, MongoServerSelectionError } from 'mongodb';
 import type { MongoClientOptions } from 'mongodb';
+import { ClientWatchdog } from './client-watchdog';
 
 /** The subset of a pino logger the adapters use; pass the service logger, or nothing for silence. */
 export interface AdapterLog {
@@ -24,6 +25,8 @@ export interface MongoConnectOptions {
 
 export interface MongoConnection {
   readonly client: MongoClient;
+  /** Reconnects the client when its server monitor is stuck; stop it before closing the client. */
+  readonly watchdog: ClientWatchdog;
   /** FerretDB answers buildInfo with `ferretdbVersion`; some guarantees differ (ADR 0003). */
   readonly ferretdb: boolean;
 }
@@ -53,10 +56,40 @@ export async function openMongo(options: MongoConnectOptions, appName: string): 
   try {
     await client.connect();
     const info = await client.db('admin').command({ buildInfo: 1 });
-    return { client, ferretdb: 'ferretdbVersion' in info };
+    const watchdog = new ClientWatchdog(
+      {
+        on: (event, listener) => client.on(event, listener),
+        probe: () => probeMongo(options.url, options.clientOptions),
+        reconnect: async () => {
+          await client.close();
+          await client.connect();
+        },
+      },
+      { log: options.log ?? silentLog, name: appName },
+    ).start();
+    return { client, ferretdb: 'ferretdbVersion' in info, watchdog };
   } catch (err) {
     await client.close().catch(() => undefined);
     throw new AppError('UNAVAILABLE', 'cannot connect to MongoDB', { cause: err });
+  }
+}
+
+/** A fresh connection pings the server within 2 s. */
+async function probeMongo(url: string, clientOptions: MongoClientOptions | undefined): Promise<boolean> {
+  const probe = new MongoClient(url, {
+    ...clientOptions,
+    serverSelectionTimeoutMS: 2_000,
+    connectTimeoutMS: 2_000,
+    maxPoolSize: 1,
+  });
+  try {
+    await probe.connect();
+    await probe.db('admin').command({ ping: 1 });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await probe.close().catch(() => undefined);
   }
 }
 

@@ -13,6 +13,7 @@ import type {
 import type { Collection as DriverCollection, Db, Document, IndexDescription, MongoClient, Sort } from 'mongodb';
 import { decodeDoc, decodeKey, encodeDoc, encodeKey } from './key-codec';
 import type { AdapterLog, MongoConnectOptions } from './mongo-common';
+import type { ClientWatchdog } from './client-watchdog';
 import { isDuplicateKey, openMongo, silentLog, toAppErrorFromMongo } from './mongo-common';
 
 /**
@@ -276,6 +277,7 @@ export class MongoDocumentStore implements DocumentStore {
   readonly claims: boolean;
   readonly claimStaleMs: number;
   #closing: Promise<void> | undefined;
+  #watchdog: ClientWatchdog | undefined;
 
   private constructor(client: MongoClient, options: MongoDocumentStoreOptions, claims: boolean) {
     this.#client = client;
@@ -286,13 +288,15 @@ export class MongoDocumentStore implements DocumentStore {
   }
 
   static async connect(options: MongoDocumentStoreOptions): Promise<MongoDocumentStore> {
-    const { client, ferretdb } = await openMongo(options, 'a2a-document-store');
+    const { client, ferretdb, watchdog } = await openMongo(options, 'a2a-document-store');
     const mode = options.cas ?? 'auto';
     const store = new MongoDocumentStore(client, options, mode === 'claim' || (mode === 'auto' && ferretdb));
+    store.#watchdog = watchdog;
     if (store.claims) {
       try {
         await store.claimsCollection().createIndexes([{ key: { k: 1 }, name: 'k_unique', unique: true }]);
       } catch (err) {
+        watchdog.stop();
         await client.close();
         throw toAppErrorFromMongo(err, CLAIMS);
       }
@@ -382,6 +386,7 @@ export class MongoDocumentStore implements DocumentStore {
   }
 
   close(): Promise<void> {
+    this.#watchdog?.stop();
     this.#closing ??= this.#client.close().catch((err: unknown) => {
       this.log.warn({ err }, 'error while closing the MongoDB client');
     });
