@@ -73,6 +73,9 @@ describe.skipIf(!enginesSet)('each service from its bundle and production depend
   const namespace = `img${randomBytes(4).toString('hex')}`;
   const linkerToken = randomBytes(32).toString('base64url');
   const ports = new Map<Service, number>();
+  const metricsPorts = new Map<Service, number>();
+  let key = '';
+  let gatewayBase = '';
 
   beforeAll(async () => {
     if (!existsSync(join(root, 'services/gateway/dist/main.js')))
@@ -82,6 +85,7 @@ describe.skipIf(!enginesSet)('each service from its bundle and production depend
       execFileSync(process.execPath, [join(root, 'scripts/pack-service.mjs'), s, dir], { stdio: 'ignore' });
       packed.set(s, { dir, output: '' });
       ports.set(s, await freePort());
+      metricsPorts.set(s, await freePort());
     }
   }, 120_000);
 
@@ -106,6 +110,7 @@ describe.skipIf(!enginesSet)('each service from its bundle and production depend
         ENGINES: 'real',
         NAMESPACE: namespace,
         LOG_LEVEL: 'info',
+        METRICS_PORT: String(metricsPorts.get(s)),
         ...engines,
         ...env,
       },
@@ -148,6 +153,8 @@ describe.skipIf(!enginesSet)('each service from its bundle and production depend
       TASKS_GRPC_HOST: '127.0.0.1',
       TASKS_GRPC_PORT: String(ports.get('tasks')),
       SEED_DEMO: 'true',
+      // Low enough for the metrics test to meet the rate limit.
+      SEED_RATE_LIMIT_PER_MINUTE: '20',
       BOOTSTRAP_SUBSCRIPTION_CREDITS: '1000',
     });
     const tasksAddr = `127.0.0.1:${ports.get('tasks')}`;
@@ -176,8 +183,9 @@ describe.skipIf(!enginesSet)('each service from its bundle and production depend
     const base = `http://127.0.0.1:${ports.get('gateway')}`;
     await waitFor('gateway', async () => (await fetch(`${base}/readyz`)).ok, gateway);
 
-    const key = /a2a key:\s+(\S+)/.exec(tasks.output)?.[1];
+    key = /a2a key:\s+(\S+)/.exec(tasks.output)?.[1] ?? '';
     expect(key, tasks.output).toBeTruthy();
+    gatewayBase = base;
     const res = await fetch(`${base}/agents/demo-echo/a2a`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
@@ -197,6 +205,66 @@ describe.skipIf(!enginesSet)('each service from its bundle and production depend
     expect(body.result?.status.state, JSON.stringify(body)).toBe('completed');
     expect(JSON.stringify(body.result?.artifacts)).toContain('from the image');
   }, 240_000);
+
+  it('exposes OpenTelemetry metrics for Prometheus on each service, with the traffic it saw', async () => {
+    const rpc = (method: string, params: unknown): Promise<Response> =>
+      fetch(`${gatewayBase}/agents/demo-echo/a2a`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method, params }),
+      });
+    const notFound = (await (await rpc('tasks/get', { id: 'no-such-task' })).json()) as { error?: { code: number } };
+    expect(notFound.error?.code).toBe(-32001);
+    let limited = 0;
+    for (let i = 0; i < 40 && limited === 0; i++)
+      if ((await rpc('tasks/get', { id: 'no-such-task' })).status === 429) limited++;
+    expect(limited).toBe(1);
+
+    const scrape = async (s: Service): Promise<string> => {
+      const res = await fetch(`http://127.0.0.1:${metricsPorts.get(s)}/metrics`);
+      expect(res.status, s).toBe(200);
+      return res.text();
+    };
+    const value = (text: string, name: string, labels: Record<string, string> = {}): number | undefined => {
+      for (const line of text.split('\n')) {
+        if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+        if (Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`)))
+          return Number(line.split(' ').at(-1));
+      }
+      return undefined;
+    };
+    const gw = await scrape('gateway');
+    expect(value(gw, 'a2a_requests_total', { method: 'message/send', agent: 'demo-echo', outcome: 'ok' }), gw).toBe(1);
+    expect(
+      value(gw, 'a2a_requests_total', { method: 'tasks/get', agent: 'demo-echo', outcome: 'task_not_found' }),
+      gw,
+    ).toBeGreaterThanOrEqual(2);
+    expect(value(gw, 'a2a_rate_limit_refusals_total', { agent: 'demo-echo' }), gw).toBe(1);
+    expect(value(gw, 'a2a_request_duration_seconds_count', { method: 'message/send', outcome: 'ok' }), gw).toBe(1);
+    const sendSeconds = value(gw, 'a2a_request_duration_seconds_sum', { method: 'message/send', outcome: 'ok' })!;
+    expect(sendSeconds).toBeGreaterThan(0);
+    expect(sendSeconds).toBeLessThan(60);
+    expect(value(gw, 'a2a_sse_streams_open'), gw).toBe(0);
+    // The runner consumed the run request, tasks the runner's events: consumer groups with a lag each.
+    for (const s of ['tasks', 'runner', 'webhooks'] as const) {
+      const text = await scrape(s);
+      const lags = text.split('\n').filter((l) => l.startsWith('a2a_bus_consumer_lag{'));
+      expect(lags.length, `${s}:\n${text}`).toBeGreaterThan(0);
+      for (const l of lags) {
+        expect(l).toContain(namespace);
+        const lag = Number(l.split(' ').at(-1));
+        expect(lag).toBeGreaterThanOrEqual(0);
+        expect(lag).toBeLessThan(1000);
+      }
+    }
+    for (const s of SERVICES) {
+      const text = await scrape(s);
+      expect(value(text, 'process_uptime_seconds', { service: `a2a-inbound-${s}` }), s).toBeGreaterThan(0);
+    }
+    const missing = await fetch(`http://127.0.0.1:${metricsPorts.get('tasks')}/nope`);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({ error: 'not found: metrics are at GET /metrics' });
+  }, 60_000);
 
   it('stops each one on SIGTERM with exit code 0 (signals reach Node)', async () => {
     for (const s of ['gateway', 'linker', 'webhooks', 'runner', 'tasks'] as const) {
