@@ -26,6 +26,8 @@ ENV NODE_ENV=production
 WORKDIR /app
 USER node
 STOPSIGNAL SIGTERM
+# GET /metrics (OpenTelemetry, Prometheus format) when METRICS_PORT=9464 is set, as deploy/k8s does.
+EXPOSE 9464
 ENTRYPOINT ["/usr/bin/tini", "--", "node", "--enable-source-maps"]
 
 FROM runtime AS gateway

@@ -204,6 +204,32 @@ func checkNetwork(ix *Index, add func(string, ...any)) {
 		expect(from == "gateway" || from == "runner" || from == "webhooks", pod(from), from, "tasks")
 		expect(from == "gateway", pod(from), from, "linker")
 	}
+	// Metrics: Prometheus (namespace monitoring) scrapes every service's metrics port; nothing public reaches it.
+	prometheus := Endpoint{Namespace: "monitoring", PodLabels: map[string]string{"app.kubernetes.io/name": "prometheus"}}
+	for _, s := range Services {
+		w := ix.workload("Deployment", s)
+		if w == nil || len(w.spec.Containers) == 0 {
+			continue
+		}
+		var metricsPort int32
+		for _, p := range w.spec.Containers[0].Ports {
+			if p.Name == "metrics" {
+				metricsPort = p.ContainerPort
+			}
+		}
+		if metricsPort == 0 {
+			add("Deployment %s: no container port named metrics", s)
+			continue
+		}
+		if !n.Allowed(prometheus, pod(s), metricsPort, tcp) {
+			add("NetworkPolicy: Prometheus (namespace monitoring) must reach %s metrics on port %d", s, metricsPort)
+		}
+		for name, from := range map[string]Endpoint{"the ingress controller": ingressController, "a pod of another namespace": otherNS} {
+			if n.Allowed(from, pod(s), metricsPort, tcp) {
+				add("NetworkPolicy: %s must not reach %s metrics on port %d", name, s, metricsPort)
+			}
+		}
+	}
 	dns := Endpoint{Namespace: "kube-system", PodLabels: map[string]string{"k8s-app": "kube-dns"}}
 	for _, from := range []string{"runner", "webhooks"} {
 		for _, ip := range []string{"93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c"} {

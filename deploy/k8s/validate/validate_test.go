@@ -111,11 +111,16 @@ func TestPoliciesCatchEachViolation(t *testing.T) {
 			p.Spec.Ingress[0].From[0].PodSelector.MatchExpressions[0].Values = append(p.Spec.Ingress[0].From[0].PodSelector.MatchExpressions[0].Values, "linker")
 		}, "NetworkPolicy: linker must not reach tasks"},
 		{"no default deny", func(o []Object) {
-			policy(o, "default-deny-ingress").Spec.PolicyTypes = []networkingv1.PolicyType{networkingv1.PolicyTypeEgress}
-			policy(o, "default-deny-ingress").Spec.Egress = []networkingv1.NetworkPolicyEgressRule{{}}
+			// Without the default deny, the runner is open: only the metrics policy (narrowed here) selects it.
+			deny := policy(o, "default-deny-ingress")
+			deny.Spec.PodSelector.MatchLabels = map[string]string{"app.kubernetes.io/name": "nothing"}
+			policy(o, "metrics-from-monitoring").Spec.PodSelector.MatchLabels = map[string]string{"app.kubernetes.io/name": "gateway"}
 		}, "NetworkPolicy: an unlabelled pod of the namespace must not reach runner"},
 		{"egress to private ranges", func(o []Object) { policy(o, "runner-webhooks-egress").Spec.Egress[0].To[0].IPBlock.Except = nil }, "NetworkPolicy: runner must not reach the private address 10.0.0.10:443"},
 		{"gateway closed to the ingress", func(o []Object) { policy(o, "gateway-from-ingress").Spec.Ingress[0].Ports[0].Port.StrVal = "metrics" }, "NetworkPolicy: the ingress controller must reach gateway"},
+		{"metrics open to the ingress", func(o []Object) {
+			policy(o, "metrics-from-monitoring").Spec.Ingress[0].From[0].NamespaceSelector.MatchLabels = map[string]string{"kubernetes.io/metadata.name": "ingress-nginx"}
+		}, "NetworkPolicy: the ingress controller must not reach gateway metrics on port 9464"},
 		{"SSE buffered", func(o []Object) { ingress(o).Annotations["nginx.ingress.kubernetes.io/proxy-buffering"] = "on" }, "proxy-buffering must be off"},
 		{"small bodies", func(o []Object) { ingress(o).Annotations["nginx.ingress.kubernetes.io/proxy-body-size"] = "1m" }, "proxy-body-size must allow 25 MB"},
 		{"Service selects nothing", func(o []Object) {
