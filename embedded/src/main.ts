@@ -1,11 +1,14 @@
 import { telemetry } from './instrument';
 import { createLogger } from '@a2a-inbound/logger';
 import { type RunningProcess, runMain } from '@a2a-inbound/runtime';
+import { loadMetricsConfig, startMetrics } from '@a2a-inbound/telemetry';
 import { startSystem } from './system';
 
 /** `npm start`: the five services in one process with in-memory adapters, on PORT (default 8080). */
 async function main(): Promise<RunningProcess> {
   const log = createLogger({ service: 'embedded', level: process.env.LOG_LEVEL ?? 'info' });
+  // Before anything creates an instrument (the engines' consumer lag, the gateway's request metrics).
+  const metricsServer = await startMetrics(loadMetricsConfig(process.env), 'a2a-inbound-embedded');
   // In-memory engines: nothing survives the process and there is no other runner to hand a run to, so
   // in-flight runs get a short grace on SIGTERM (the distributed default is 10 s).
   const system = await startSystem({ env: { HOST: '0.0.0.0', RUNNER_SHUTDOWN_GRACE_MS: '2000', ...process.env }, log });
@@ -42,7 +45,7 @@ async function main(): Promise<RunningProcess> {
   }
   return {
     log,
-    shutdown: [() => system.close(), () => telemetry.shutdown()],
+    shutdown: [() => system.close(), () => metricsServer.close(), () => telemetry.shutdown()],
     // Printed once the signal handlers are in place: a client that reacts to the banner can stop us cleanly.
     onReady: () => void process.stdout.write(`${lines.join('\n')}\n\n`),
   };

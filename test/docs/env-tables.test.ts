@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadEnginesConfig } from '@a2a-inbound/engines';
-import { loadTelemetryConfig } from '@a2a-inbound/telemetry';
+import { loadMetricsConfig, loadTelemetryConfig } from '@a2a-inbound/telemetry';
 import { loadGatewayConfig } from '@a2a-inbound/gateway';
 import { loadLinkerConfig } from '@a2a-inbound/linker';
 import { loadRunnerConfig } from '@a2a-inbound/runner';
@@ -51,8 +51,8 @@ function mainReads(service: string): string[] {
 }
 
 const engines = (env: Env): unknown => loadEnginesConfig(env, { engines: 'real', clientId: 'x' });
-// Every main starts telemetry first (src/instrument.ts) with the whole environment.
-const telemetry = (env: Env): unknown => loadTelemetryConfig(env, { serviceName: 'x' });
+// Every main starts telemetry first (src/instrument.ts) with the whole environment, then its metrics endpoint.
+const telemetry = (env: Env): unknown => [loadTelemetryConfig(env, { serviceName: 'x' }), loadMetricsConfig(env)];
 
 const services: Record<string, ((env: Env) => unknown)[]> = {
   gateway: [loadGatewayConfig, engines, telemetry],

@@ -344,6 +344,30 @@ export class KafkaBus implements Bus {
     return sub;
   }
 
+  /**
+   * The consumer lag of this process's subscriptions: per consumer group and topic, the messages after the
+   * group's committed offsets (summed over partitions; a partition without a commit counts from its start).
+   */
+  async consumerLag(): Promise<{ group: string; topic: string; lag: number }[]> {
+    const out: { group: string; topic: string; lag: number }[] = [];
+    for (const sub of [...this.#subscriptions]) {
+      const { group, topic } = sub.identity;
+      const [committed, latest] = await Promise.all([
+        this.#admin.fetchOffsets({ groupId: `${group}:${topic}`, topics: [topic] }),
+        this.#admin.fetchTopicOffsets(topic),
+      ]);
+      const done = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]));
+      let lag = 0n;
+      for (const p of latest) {
+        const at = done.get(p.partition) ?? -1n;
+        const from = at >= 0n ? at : BigInt(p.low);
+        if (BigInt(p.high) > from) lag += BigInt(p.high) - from;
+      }
+      out.push({ group, topic, lag: Number(lag) });
+    }
+    return out;
+  }
+
   /** @internal */
   forget(sub: KafkaSubscription): void {
     this.#subscriptions.delete(sub);
@@ -395,6 +419,10 @@ class KafkaSubscription implements BusSubscription {
     private readonly concurrency: number,
     private readonly isTransient: (error: unknown) => boolean,
   ) {}
+
+  get identity(): { group: string; topic: string } {
+    return { group: this.group, topic: this.topic };
+  }
 
   async start(joinTimeoutMs: number): Promise<void> {
     const { GROUP_JOIN, CRASH } = this.consumer.events;

@@ -9,3 +9,4 @@ export {
 } from './sdk';
 export { tracedBus } from './bus';
 export { setActiveSpanAttribute, withSpan } from './spans';
+export { a2aMeter, loadMetricsConfig, startMetrics, type MetricsConfig, type MetricsServer } from './metrics';

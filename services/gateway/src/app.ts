@@ -15,6 +15,7 @@ import { createInvokeRouter } from './http/invoke-router';
 import { createLegacyRouter } from './http/legacy-router';
 import { createLinkerRouter } from './http/linker-routes';
 import { createManagementRouter } from './http/management-router';
+import { requestMetrics } from './http/metrics';
 import { authenticateUser } from './http/user-auth';
 import { linkerV1 } from '@a2a-inbound/proto';
 import { grpc, grpcChannelOptions } from '@a2a-inbound/runtime';
@@ -99,6 +100,7 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
     });
     next();
   });
+  app.use(requestMetrics(streams));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

@@ -4,6 +4,7 @@ import { connectEngines, loadEnginesConfig } from '@a2a-inbound/engines';
 import { createLogger } from '@a2a-inbound/logger';
 import { systemClock } from '@a2a-inbound/ports';
 import { type RunningProcess, runMain } from '@a2a-inbound/runtime';
+import { loadMetricsConfig, startMetrics } from '@a2a-inbound/telemetry';
 import { startGatewayApp } from './app';
 import { loadGatewayConfig } from './config';
 
@@ -11,6 +12,8 @@ async function main(): Promise<RunningProcess> {
   const config = loadGatewayConfig(process.env);
   const engines = loadEnginesConfig(process.env, { engines: 'real', clientId: `gateway-${hostname()}-${process.pid}` });
   const log = createLogger({ service: 'gateway', level: process.env.LOG_LEVEL ?? 'info' });
+  // Before anything creates an instrument (the engines' consumer lag, the gateway's request metrics).
+  const metricsServer = await startMetrics(loadMetricsConfig(process.env), 'a2a-inbound-gateway');
   const e = await connectEngines(engines, ['cache', 'limiter'], log);
   // Readiness pings Redis (the cache's connection; the rate limiter uses the same server).
   const redis = { name: 'redis', check: () => e.ping() };
@@ -21,7 +24,7 @@ async function main(): Promise<RunningProcess> {
   return {
     log,
     stopMessage: 'shutting down: readiness off first, then streams end and the listener closes',
-    shutdown: [() => app.close(), () => e.close(), () => telemetry.shutdown()],
+    shutdown: [() => app.close(), () => e.close(), () => metricsServer.close(), () => telemetry.shutdown()],
   };
 }
 

@@ -4,6 +4,7 @@ import { connectEngines, loadEnginesConfig } from '@a2a-inbound/engines';
 import { createLogger } from '@a2a-inbound/logger';
 import { randomIds, systemClock } from '@a2a-inbound/ports';
 import { type RunningProcess, runMain } from '@a2a-inbound/runtime';
+import { loadMetricsConfig, startMetrics } from '@a2a-inbound/telemetry';
 import { startTasksApp } from './app';
 import { loadTasksConfig } from './config';
 
@@ -12,6 +13,8 @@ async function main(): Promise<RunningProcess> {
   const config = loadTasksConfig(process.env);
   const engines = loadEnginesConfig(process.env, { engines: 'real', clientId: `tasks-${hostname()}-${process.pid}` });
   const log = createLogger({ service: 'tasks', level: process.env.LOG_LEVEL ?? 'info' });
+  // Before anything creates an instrument (the engines' consumer lag, the gateway's request metrics).
+  const metricsServer = await startMetrics(loadMetricsConfig(process.env), 'a2a-inbound-tasks');
   const e = await connectEngines(engines, ['store', 'blobs', 'bus', 'eventLog', 'cache'], log);
   const app = await startTasksApp(
     {
@@ -35,7 +38,10 @@ async function main(): Promise<RunningProcess> {
         `  admin token:    ${creds.adminToken}\n  operator token: ${creds.operatorToken}\n\n`,
     );
   }
-  return { log, shutdown: [() => app.close(), () => e.close(), () => telemetry.shutdown()] };
+  return {
+    log,
+    shutdown: [() => app.close(), () => e.close(), () => metricsServer.close(), () => telemetry.shutdown()],
+  };
 }
 
 void runMain('tasks', main);

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { connectEngines, loadEnginesConfig } from '@a2a-inbound/engines';
 import { createLogger } from '@a2a-inbound/logger';
 import { type RunningProcess, runMain } from '@a2a-inbound/runtime';
+import { loadMetricsConfig, startMetrics } from '@a2a-inbound/telemetry';
 import { grpcPushSource, startWebhooksApp } from './app';
 import { loadWebhooksConfig } from './config';
 
@@ -13,10 +14,21 @@ async function main(): Promise<RunningProcess> {
     clientId: `webhooks-${hostname()}-${process.pid}`,
   });
   const log = createLogger({ service: 'webhooks', level: process.env.LOG_LEVEL ?? 'info' });
+  // Before anything creates an instrument (the engines' consumer lag, the gateway's request metrics).
+  const metricsServer = await startMetrics(loadMetricsConfig(process.env), 'a2a-inbound-webhooks');
   const e = await connectEngines(engines, ['bus', 'store'], log);
   const source = grpcPushSource(config.tasksAddress);
   const app = await startWebhooksApp({ bus: e.bus!, store: e.store!, source, log }, config);
-  return { log, shutdown: [() => app.close(), () => source.close(), () => e.close(), () => telemetry.shutdown()] };
+  return {
+    log,
+    shutdown: [
+      () => app.close(),
+      () => source.close(),
+      () => e.close(),
+      () => metricsServer.close(),
+      () => telemetry.shutdown(),
+    ],
+  };
 }
 
 void runMain('webhooks', main);

@@ -11,6 +11,7 @@ import { JsonRpcHandler } from '../protocol/jsonrpc-handler';
 import { AgentOperations, type OperationContext } from '../protocol/operations';
 import { idOf, isObject, LIMITS, parseEnvelope, STREAMING_METHODS, type JsonRpcRequest } from '../protocol/validate';
 import { agentGuard, assertJsonDepth, callContextOf, parseJsonBytes } from './body';
+import type { A2aMetricLocals } from './metrics';
 import { jsonRpcBodyErrorHandler, sendJsonRpcError, sendJsonRpcErrorAsStream } from './errors';
 import { isTransient, writeEventStream, type SseWriter } from './sse';
 
@@ -105,6 +106,7 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
     }
     try {
       const method = TRACED_METHODS.has(rpc.method) ? rpc.method : '_OTHER';
+      Object.assign(res.locals, { a2aMethod: method, a2aAgent: ctx.agent.agentId } satisfies A2aMetricLocals);
       const taskId = requestedTaskId(rpc.params);
       const attributes = {
         'rpc.system': 'jsonrpc',

@@ -5,6 +5,7 @@ import type { Logger } from '@a2a-inbound/logger';
 /** A JSON-RPC error answer with the HTTP status of the table (200 unless an HTTP-level refusal). */
 export function sendJsonRpcError(res: Response, id: string | number | null, err: unknown, log: Logger): void {
   const app = toAppError(err);
+  res.locals.a2aErrorCode = app.code; // request metrics (metrics.ts)
   if (app.code === 'INTERNAL' || app.code === 'UNAVAILABLE' || app.code === 'DEADLINE_EXCEEDED')
     log.error({ err }, 'request failed');
   const status = jsonRpcHttpStatus(app);
@@ -29,6 +30,7 @@ export function sendJsonRpcErrorAsStream(res: Response, id: string | number | nu
     sendJsonRpcError(res, id, app, log);
     return;
   }
+  res.locals.a2aErrorCode = app.code; // request metrics (metrics.ts)
   if (app.code === 'INTERNAL' || app.code === 'UNAVAILABLE' || app.code === 'DEADLINE_EXCEEDED')
     log.error({ err }, 'request failed');
   res.status(200);

@@ -1,0 +1,433 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// Services are the five a2a-inbound services: each needs a Deployment, a Service, a ServiceAccount and a
+// PodDisruptionBudget of that name.
+var Services = []string{"gateway", "tasks", "runner", "webhooks", "linker"}
+
+// Autoscaled services have a HorizontalPodAutoscaler.
+var Autoscaled = []string{"gateway", "runner"}
+
+// Options of one check run.
+type Options struct {
+	// ExternalSecrets may be referenced without being rendered (created out of band in production).
+	ExternalSecrets []string
+}
+
+type workload struct {
+	kind, name string
+	labels     map[string]string
+	spec       corev1.PodSpec
+}
+
+// Index is the rendered objects by kind.
+type Index struct {
+	workloads  []workload
+	services   map[string]*corev1.Service
+	accounts   map[string]bool
+	configMaps map[string]*corev1.ConfigMap
+	secrets    map[string]bool
+	pdbs       []*policyv1.PodDisruptionBudget
+	hpas       []*autoscalingv2.HorizontalPodAutoscaler
+	policies   []*networkingv1.NetworkPolicy
+	ingresses  []*networkingv1.Ingress
+}
+
+func index(objs []Object) *Index {
+	ix := &Index{services: map[string]*corev1.Service{}, accounts: map[string]bool{},
+		configMaps: map[string]*corev1.ConfigMap{}, secrets: map[string]bool{}}
+	for _, o := range objs {
+		switch v := o.Obj.(type) {
+		case *appsv1.Deployment:
+			ix.workloads = append(ix.workloads, workload{"Deployment", v.Name, v.Spec.Template.Labels, v.Spec.Template.Spec})
+		case *appsv1.StatefulSet:
+			ix.workloads = append(ix.workloads, workload{"StatefulSet", v.Name, v.Spec.Template.Labels, v.Spec.Template.Spec})
+		case *appsv1.DaemonSet:
+			ix.workloads = append(ix.workloads, workload{"DaemonSet", v.Name, v.Spec.Template.Labels, v.Spec.Template.Spec})
+		case *corev1.Service:
+			ix.services[v.Name] = v
+		case *corev1.ServiceAccount:
+			ix.accounts[v.Name] = true
+		case *corev1.ConfigMap:
+			ix.configMaps[v.Name] = v
+		case *corev1.Secret:
+			ix.secrets[v.Name] = true
+		case *policyv1.PodDisruptionBudget:
+			ix.pdbs = append(ix.pdbs, v)
+		case *autoscalingv2.HorizontalPodAutoscaler:
+			ix.hpas = append(ix.hpas, v)
+		case *networkingv1.NetworkPolicy:
+			ix.policies = append(ix.policies, v)
+		case *networkingv1.Ingress:
+			ix.ingresses = append(ix.ingresses, v)
+		}
+	}
+	return ix
+}
+
+func (ix *Index) workload(kind, name string) *workload {
+	for i := range ix.workloads {
+		if ix.workloads[i].kind == kind && ix.workloads[i].name == name {
+			return &ix.workloads[i]
+		}
+	}
+	return nil
+}
+
+// Check runs every policy over the rendered objects and returns the violations, sorted.
+func Check(objs []Object, opts Options) []string {
+	ix := index(objs)
+	var v []string
+	add := func(format string, args ...any) { v = append(v, fmt.Sprintf(format, args...)) }
+	for _, w := range ix.workloads {
+		checkWorkload(ix, w, opts, add)
+	}
+	checkRequired(ix, add)
+	checkSelectors(ix, add)
+	checkIngress(ix, add)
+	checkNetwork(ix, add)
+	sort.Strings(v)
+	return v
+}
+
+// Probes, requests and limits, the restricted securityContext, resolvable references, and a grace period
+// that covers the preStop delay plus the service's own shutdown budget.
+func checkWorkload(ix *Index, w workload, opts Options, add func(string, ...any)) {
+	at := w.kind + " " + w.name
+	ps := w.spec
+	if ps.AutomountServiceAccountToken == nil || *ps.AutomountServiceAccountToken {
+		add("%s: automountServiceAccountToken must be false", at)
+	}
+	if ps.ServiceAccountName == "" || !ix.accounts[ps.ServiceAccountName] {
+		add("%s: serviceAccountName %q is not a rendered ServiceAccount", at, ps.ServiceAccountName)
+	}
+	podSC := ps.SecurityContext
+	podNonRoot := podSC != nil && podSC.RunAsNonRoot != nil && *podSC.RunAsNonRoot
+	podSeccomp := podSC != nil && podSC.SeccompProfile != nil && podSC.SeccompProfile.Type == corev1.SeccompProfileTypeRuntimeDefault
+	if len(ps.Containers) == 0 {
+		add("%s: no containers", at)
+	}
+	for _, c := range append(append([]corev1.Container{}, ps.InitContainers...), ps.Containers...) {
+		cat := fmt.Sprintf("%s container %s", at, c.Name)
+		isInit := false
+		for _, ic := range ps.InitContainers {
+			isInit = isInit || ic.Name == c.Name
+		}
+		if !strings.Contains(c.Image, ":") || strings.HasSuffix(c.Image, ":latest") {
+			add("%s: image %q needs a pinned tag", cat, c.Image)
+		}
+		if !isInit {
+			if c.LivenessProbe == nil {
+				add("%s: no livenessProbe", cat)
+			}
+			if c.ReadinessProbe == nil {
+				add("%s: no readinessProbe", cat)
+			}
+			for name, p := range map[string]*corev1.Probe{"startup": c.StartupProbe, "liveness": c.LivenessProbe, "readiness": c.ReadinessProbe} {
+				if p != nil {
+					checkProbePort(c, p, func(msg string) { add("%s: %s probe %s", cat, name, msg) })
+				}
+			}
+		}
+		for _, r := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+			req, hasReq := c.Resources.Requests[r]
+			lim, hasLim := c.Resources.Limits[r]
+			if !hasReq {
+				add("%s: no %s request", cat, r)
+			}
+			if !hasLim {
+				add("%s: no %s limit", cat, r)
+			}
+			if hasReq && hasLim && req.Cmp(lim) > 0 {
+				add("%s: %s request %s above its limit %s", cat, r, req.String(), lim.String())
+			}
+		}
+		sc := c.SecurityContext
+		if sc == nil {
+			add("%s: no securityContext", cat)
+			continue
+		}
+		if !(podNonRoot || (sc.RunAsNonRoot != nil && *sc.RunAsNonRoot)) {
+			add("%s: runAsNonRoot is not true", cat)
+		}
+		if sc.RunAsUser != nil && *sc.RunAsUser == 0 {
+			add("%s: runs as uid 0", cat)
+		}
+		if !(podSeccomp || (sc.SeccompProfile != nil && sc.SeccompProfile.Type == corev1.SeccompProfileTypeRuntimeDefault)) {
+			add("%s: seccompProfile is not RuntimeDefault", cat)
+		}
+		if sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem {
+			add("%s: readOnlyRootFilesystem is not true", cat)
+		}
+		if sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation {
+			add("%s: allowPrivilegeEscalation is not false", cat)
+		}
+		if sc.Privileged != nil && *sc.Privileged {
+			add("%s: privileged", cat)
+		}
+		dropsAll := false
+		if sc.Capabilities != nil {
+			for _, d := range sc.Capabilities.Drop {
+				dropsAll = dropsAll || d == "ALL"
+			}
+			if len(sc.Capabilities.Add) > 0 {
+				add("%s: adds capabilities %v", cat, sc.Capabilities.Add)
+			}
+		}
+		if !dropsAll {
+			add("%s: capabilities do not drop ALL", cat)
+		}
+		env := checkEnvRefs(ix, c, opts, func(msg string) { add("%s: %s", cat, msg) })
+		if !isInit {
+			checkGrace(ps, c, env, func(msg string) { add("%s: %s", cat, msg) })
+		}
+	}
+}
+
+func checkProbePort(c corev1.Container, p *corev1.Probe, bad func(string)) {
+	named := func(port string) bool {
+		for _, cp := range c.Ports {
+			if cp.Name == port {
+				return true
+			}
+		}
+		return false
+	}
+	numbered := func(port int32) bool {
+		for _, cp := range c.Ports {
+			if cp.ContainerPort == port {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case p.HTTPGet != nil:
+		if p.HTTPGet.Port.StrVal != "" && !named(p.HTTPGet.Port.StrVal) {
+			bad(fmt.Sprintf("uses port %q that the container does not name", p.HTTPGet.Port.StrVal))
+		}
+	case p.TCPSocket != nil:
+		if p.TCPSocket.Port.StrVal != "" && !named(p.TCPSocket.Port.StrVal) {
+			bad(fmt.Sprintf("uses port %q that the container does not name", p.TCPSocket.Port.StrVal))
+		}
+	case p.GRPC != nil:
+		if !numbered(p.GRPC.Port) {
+			bad(fmt.Sprintf("uses gRPC port %d that the container does not expose", p.GRPC.Port))
+		}
+	case p.Exec != nil:
+		if len(p.Exec.Command) == 0 {
+			bad("has an empty exec command")
+		}
+	default:
+		bad("has no handler")
+	}
+}
+
+// checkEnvRefs resolves every ConfigMap and Secret the container reads; returns the literal environment it
+// sees (ConfigMaps and values; secrets are not read).
+func checkEnvRefs(ix *Index, c corev1.Container, opts Options, bad func(string)) map[string]string {
+	env := map[string]string{}
+	secretOK := func(name string) bool {
+		if ix.secrets[name] {
+			return true
+		}
+		for _, s := range opts.ExternalSecrets {
+			if s == name {
+				return true
+			}
+		}
+		return false
+	}
+	for _, from := range c.EnvFrom {
+		if from.ConfigMapRef != nil {
+			cm := ix.configMaps[from.ConfigMapRef.Name]
+			if cm == nil {
+				bad(fmt.Sprintf("envFrom ConfigMap %q is not rendered", from.ConfigMapRef.Name))
+				continue
+			}
+			for k, val := range cm.Data {
+				env[k] = val
+			}
+		}
+		if from.SecretRef != nil && !secretOK(from.SecretRef.Name) {
+			bad(fmt.Sprintf("envFrom Secret %q is neither rendered nor declared external", from.SecretRef.Name))
+		}
+	}
+	for _, e := range c.Env {
+		if e.ValueFrom == nil {
+			env[e.Name] = e.Value
+			continue
+		}
+		if r := e.ValueFrom.ConfigMapKeyRef; r != nil {
+			cm := ix.configMaps[r.Name]
+			if cm == nil {
+				bad(fmt.Sprintf("env %s: ConfigMap %q is not rendered", e.Name, r.Name))
+			} else if val, ok := cm.Data[r.Key]; !ok {
+				bad(fmt.Sprintf("env %s: ConfigMap %q has no key %q", e.Name, r.Name, r.Key))
+			} else {
+				env[e.Name] = val
+			}
+		}
+		if r := e.ValueFrom.SecretKeyRef; r != nil && !secretOK(r.Name) {
+			bad(fmt.Sprintf("env %s: Secret %q is neither rendered nor declared external", e.Name, r.Name))
+		}
+	}
+	return env
+}
+
+// The pod's grace period must cover the preStop sleep plus every shutdown budget the container is given
+// (`SHUTDOWN_READINESS_DELAY_MS`, `*_GRACE_MS`), with 5 s to spare for closing the engines.
+func checkGrace(ps corev1.PodSpec, c corev1.Container, env map[string]string, bad func(string)) {
+	grace := int64(30)
+	if ps.TerminationGracePeriodSeconds != nil {
+		grace = *ps.TerminationGracePeriodSeconds
+	}
+	needMs := int64(5000)
+	if c.Lifecycle != nil && c.Lifecycle.PreStop != nil && c.Lifecycle.PreStop.Sleep != nil {
+		needMs += c.Lifecycle.PreStop.Sleep.Seconds * 1000
+	}
+	for k, val := range env {
+		if k == "SHUTDOWN_READINESS_DELAY_MS" || strings.HasSuffix(k, "_GRACE_MS") {
+			ms, err := strconv.ParseInt(val, 10, 64)
+			if err != nil {
+				bad(fmt.Sprintf("%s=%q is not a number", k, val))
+				continue
+			}
+			needMs += ms
+		}
+	}
+	if grace*1000 < needMs {
+		bad(fmt.Sprintf("terminationGracePeriodSeconds %d is below preStop + shutdown budgets + 5 s (%d ms)", grace, needMs))
+	}
+}
+
+func checkRequired(ix *Index, add func(string, ...any)) {
+	for _, s := range Services {
+		if ix.workload("Deployment", s) == nil {
+			add("service %s: no Deployment", s)
+		}
+		if ix.services[s] == nil {
+			add("service %s: no Service", s)
+		}
+		if !ix.accounts[s] {
+			add("service %s: no ServiceAccount", s)
+		}
+		hasPDB := false
+		for _, p := range ix.pdbs {
+			hasPDB = hasPDB || p.Name == s
+		}
+		if !hasPDB {
+			add("service %s: no PodDisruptionBudget", s)
+		}
+		if w := ix.workload("Deployment", s); w != nil && len(w.spec.TopologySpreadConstraints) == 0 {
+			add("service %s: no topologySpreadConstraints", s)
+		}
+	}
+	for _, s := range Autoscaled {
+		found := false
+		for _, h := range ix.hpas {
+			if h.Spec.ScaleTargetRef.Kind == "Deployment" && h.Spec.ScaleTargetRef.Name == s {
+				found = true
+			}
+		}
+		if !found {
+			add("service %s: no HorizontalPodAutoscaler", s)
+		}
+	}
+}
+
+// Every selector selects something, and every target exists.
+func checkSelectors(ix *Index, add func(string, ...any)) {
+	selects := func(sel map[string]string) []workload {
+		var out []workload
+		for _, w := range ix.workloads {
+			if len(sel) > 0 && labels.SelectorFromSet(sel).Matches(labels.Set(w.labels)) {
+				out = append(out, w)
+			}
+		}
+		return out
+	}
+	for name, s := range ix.services {
+		targets := selects(s.Spec.Selector)
+		if len(targets) == 0 {
+			add("Service %s: selector %v selects no workload", name, s.Spec.Selector)
+			continue
+		}
+		for _, p := range s.Spec.Ports {
+			if p.TargetPort.StrVal == "" {
+				continue
+			}
+			for _, w := range targets {
+				found := false
+				for _, c := range w.spec.Containers {
+					for _, cp := range c.Ports {
+						found = found || cp.Name == p.TargetPort.StrVal
+					}
+				}
+				if !found {
+					add("Service %s: targetPort %q is not a port of %s %s", name, p.TargetPort.StrVal, w.kind, w.name)
+				}
+			}
+		}
+	}
+	for _, p := range ix.pdbs {
+		if p.Spec.Selector == nil || len(selects(p.Spec.Selector.MatchLabels)) == 0 {
+			add("PodDisruptionBudget %s: selects no workload", p.Name)
+		}
+	}
+	for _, h := range ix.hpas {
+		t := h.Spec.ScaleTargetRef
+		if ix.workload(t.Kind, t.Name) == nil {
+			add("HorizontalPodAutoscaler %s: target %s %s is not rendered", h.Name, t.Kind, t.Name)
+		}
+		if h.Spec.MinReplicas != nil && *h.Spec.MinReplicas > h.Spec.MaxReplicas {
+			add("HorizontalPodAutoscaler %s: minReplicas above maxReplicas", h.Name)
+		}
+	}
+}
+
+// The gateway's Ingress fits SSE and 25 MB bodies (ingress-nginx annotations).
+func checkIngress(ix *Index, add func(string, ...any)) {
+	if len(ix.ingresses) == 0 {
+		add("no Ingress for the gateway")
+	}
+	for _, in := range ix.ingresses {
+		a := in.Annotations
+		if mb, err := strconv.Atoi(strings.TrimRight(a["nginx.ingress.kubernetes.io/proxy-body-size"], "mM")); err != nil || mb < 25 {
+			add("Ingress %s: proxy-body-size must allow 25 MB bodies", in.Name)
+		}
+		if a["nginx.ingress.kubernetes.io/proxy-buffering"] != "off" {
+			add("Ingress %s: proxy-buffering must be off (SSE)", in.Name)
+		}
+		for _, k := range []string{"proxy-read-timeout", "proxy-send-timeout"} {
+			if n, err := strconv.Atoi(a["nginx.ingress.kubernetes.io/"+k]); err != nil || n < 600 {
+				add("Ingress %s: %s must be at least 600 s (SSE)", in.Name, k)
+			}
+		}
+		for _, r := range in.Spec.Rules {
+			if r.HTTP == nil {
+				continue
+			}
+			for _, p := range r.HTTP.Paths {
+				if p.Backend.Service == nil || p.Backend.Service.Name != "gateway" {
+					add("Ingress %s: a path leads elsewhere than the gateway", in.Name)
+				} else if ix.services["gateway"] == nil {
+					add("Ingress %s: Service gateway is not rendered", in.Name)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+)
+
+var prodSecrets = Options{ExternalSecrets: []string{"a2a-inbound-engines", "a2a-inbound-linker"}}
+
+func TestOverlaysRenderAndPassEveryCheck(t *testing.T) {
+	for dir, opts := range map[string]Options{"../overlays/dev": {}, "../overlays/production": prodSecrets} {
+		problems, count := Validate(dir, opts, "")
+		if len(problems) > 0 {
+			t.Errorf("%s: %s", dir, strings.Join(problems, "\n"))
+		}
+		if count < 25 {
+			t.Errorf("%s: only %d objects rendered", dir, count)
+		}
+	}
+}
+
+func TestOverlaysDifferAsDocumented(t *testing.T) {
+	replicas := func(dir string) map[string]int32 {
+		objs := load(t, dir)
+		out := map[string]int32{}
+		for _, o := range objs {
+			if d, ok := o.Obj.(*appsv1.Deployment); ok {
+				out[d.Name] = *d.Spec.Replicas
+			}
+			if s, ok := o.Obj.(*appsv1.StatefulSet); ok {
+				out["statefulset/"+s.Name] = *s.Spec.Replicas
+			}
+		}
+		return out
+	}
+	dev, prod := replicas("../overlays/dev"), replicas("../overlays/production")
+	for _, s := range Services {
+		if dev[s] != 1 {
+			t.Errorf("dev %s: %d replicas, want 1", s, dev[s])
+		}
+		if prod[s] < 2 {
+			t.Errorf("production %s: %d replicas, want at least 2", s, prod[s])
+		}
+	}
+	for _, e := range []string{"kafka", "redis", "mongodb"} {
+		if dev["statefulset/"+e] != 1 {
+			t.Errorf("dev: no %s StatefulSet", e)
+		}
+		if _, ok := prod["statefulset/"+e]; ok {
+			t.Errorf("production renders a %s StatefulSet: engines are external there", e)
+		}
+	}
+	// Production renders no Secret: everything secret comes by reference.
+	for _, o := range load(t, "../overlays/production") {
+		if o.GVK.Kind == "Secret" {
+			t.Errorf("production renders Secret %s", o.Name)
+		}
+	}
+	if problems, _ := Validate("../overlays/production", Options{}, ""); !contains(problems, `Secret "a2a-inbound-engines" is neither rendered nor declared external`) {
+		t.Errorf("an undeclared external Secret is not reported: %v", problems)
+	}
+}
+
+func TestStrictDecodingRejectsUnknownFieldsAndKinds(t *testing.T) {
+	_, errs := DecodeStrict([]byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata: {a: b}\nspec: {}\n"))
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), `unknown field "spec"`) {
+		t.Errorf("unknown field: %v", errs)
+	}
+	_, errs = DecodeStrict([]byte("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x\nspec:\n  replicas: two\n"))
+	if len(errs) != 1 {
+		t.Errorf("wrong type: %v", errs)
+	}
+	_, errs = DecodeStrict([]byte("apiVersion: v1\nkind: Service\nmetadata:\n  name: first\n  name: second\n"))
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), `key "name" already set`) {
+		t.Errorf("duplicate field: %v", errs)
+	}
+	_, errs = DecodeStrict([]byte("apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: x\n"))
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "no schema") {
+		t.Errorf("unknown kind: %v", errs)
+	}
+	_, errs = DecodeStrict([]byte("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x\nspec:\n  template:\n    spec:\n      containers:\n        - name: a\n          securityContext: {readOnlyRootFs: true}\n"))
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "readOnlyRootFs") {
+		t.Errorf("misspelt nested field: %v", errs)
+	}
+}
+
+// Each mutation of the dev overlay must produce the named violation.
+func TestPoliciesCatchEachViolation(t *testing.T) {
+	cases := []struct {
+		name   string
+		mutate func(objs []Object)
+		want   string
+	}{
+		{"no memory limit", func(o []Object) { delete(container(o, "gateway").Resources.Limits, corev1.ResourceMemory) }, "Deployment gateway container gateway: no memory limit"},
+		{"no readiness probe", func(o []Object) { container(o, "tasks").ReadinessProbe = nil }, "Deployment tasks container tasks: no readinessProbe"},
+		{"probe on an unknown port", func(o []Object) { container(o, "runner").LivenessProbe.GRPC.Port = 1 }, "Deployment runner container runner: liveness probe uses gRPC port 1"},
+		{"writable root", func(o []Object) { *container(o, "webhooks").SecurityContext.ReadOnlyRootFilesystem = false }, "Deployment webhooks container webhooks: readOnlyRootFilesystem is not true"},
+		{"capabilities kept", func(o []Object) { container(o, "linker").SecurityContext.Capabilities.Drop = nil }, "Deployment linker container linker: capabilities do not drop ALL"},
+		{"no seccomp", func(o []Object) { deployment(o, "tasks").Spec.Template.Spec.SecurityContext.SeccompProfile = nil }, "Deployment tasks container tasks: seccompProfile is not RuntimeDefault"},
+		{"root allowed", func(o []Object) { deployment(o, "tasks").Spec.Template.Spec.SecurityContext.RunAsNonRoot = nil }, "Deployment tasks container tasks: runAsNonRoot is not true"},
+		{"short grace", func(o []Object) { *deployment(o, "gateway").Spec.Template.Spec.TerminationGracePeriodSeconds = 15 }, "Deployment gateway container gateway: terminationGracePeriodSeconds 15 is below"},
+		{"missing ConfigMap", func(o []Object) { container(o, "gateway").EnvFrom[0].ConfigMapRef.Name = "nope" }, `envFrom ConfigMap "nope" is not rendered`},
+		{"latest image", func(o []Object) { container(o, "gateway").Image = "a2a-inbound/gateway:latest" }, "needs a pinned tag"},
+		{"no topology spread", func(o []Object) { deployment(o, "runner").Spec.Template.Spec.TopologySpreadConstraints = nil }, "service runner: no topologySpreadConstraints"},
+		{"tasks open to the linker", func(o []Object) {
+			p := policy(o, "tasks-grpc-from-callers")
+			p.Spec.Ingress[0].From[0].PodSelector.MatchExpressions[0].Values = append(p.Spec.Ingress[0].From[0].PodSelector.MatchExpressions[0].Values, "linker")
+		}, "NetworkPolicy: linker must not reach tasks"},
+		{"no default deny", func(o []Object) {
+			// Without the default deny, the runner is open: only the metrics policy (narrowed here) selects it.
+			deny := policy(o, "default-deny-ingress")
+			deny.Spec.PodSelector.MatchLabels = map[string]string{"app.kubernetes.io/name": "nothing"}
+			policy(o, "metrics-from-monitoring").Spec.PodSelector.MatchLabels = map[string]string{"app.kubernetes.io/name": "gateway"}
+		}, "NetworkPolicy: an unlabelled pod of the namespace must not reach runner"},
+		{"egress to private ranges", func(o []Object) { policy(o, "runner-webhooks-egress").Spec.Egress[0].To[0].IPBlock.Except = nil }, "NetworkPolicy: runner must not reach the private address 10.0.0.10:443"},
+		{"gateway closed to the ingress", func(o []Object) { policy(o, "gateway-from-ingress").Spec.Ingress[0].Ports[0].Port.StrVal = "metrics" }, "NetworkPolicy: the ingress controller must reach gateway"},
+		{"metrics open to the ingress", func(o []Object) {
+			policy(o, "metrics-from-monitoring").Spec.Ingress[0].From[0].NamespaceSelector.MatchLabels = map[string]string{"kubernetes.io/metadata.name": "ingress-nginx"}
+		}, "NetworkPolicy: the ingress controller must not reach gateway metrics on port 9464"},
+		{"SSE buffered", func(o []Object) { ingress(o).Annotations["nginx.ingress.kubernetes.io/proxy-buffering"] = "on" }, "proxy-buffering must be off"},
+		{"small bodies", func(o []Object) { ingress(o).Annotations["nginx.ingress.kubernetes.io/proxy-body-size"] = "1m" }, "proxy-body-size must allow 25 MB"},
+		{"Service selects nothing", func(o []Object) {
+			service(o, "linker").Spec.Selector = map[string]string{"app.kubernetes.io/name": "linkr"}
+		}, "Service linker: selector"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			objs := load(t, "../overlays/dev")
+			c.mutate(objs)
+			problems := Check(objs, Options{})
+			if !contains(problems, c.want) {
+				t.Errorf("want a problem containing %q, got %v", c.want, problems)
+			}
+		})
+	}
+}
+
+func load(t *testing.T, dir string) []Object {
+	t.Helper()
+	yml, err := Render(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, errs := DecodeStrict(yml)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	return objs
+}
+
+func contains(problems []string, want string) bool {
+	for _, p := range problems {
+		if strings.Contains(p, want) {
+			return true
+		}
+	}
+	return false
+}
+
+func deployment(objs []Object, name string) *appsv1.Deployment {
+	for _, o := range objs {
+		if d, ok := o.Obj.(*appsv1.Deployment); ok && d.Name == name {
+			return d
+		}
+	}
+	panic("no Deployment " + name)
+}
+
+func container(objs []Object, name string) *corev1.Container {
+	return &deployment(objs, name).Spec.Template.Spec.Containers[0]
+}
+
+func service(objs []Object, name string) *corev1.Service {
+	for _, o := range objs {
+		if s, ok := o.Obj.(*corev1.Service); ok && s.Name == name {
+			return s
+		}
+	}
+	panic("no Service " + name)
+}
+
+func policy(objs []Object, name string) *networkingv1.NetworkPolicy {
+	for _, o := range objs {
+		if p, ok := o.Obj.(*networkingv1.NetworkPolicy); ok && p.Name == name {
+			return p
+		}
+	}
+	panic("no NetworkPolicy " + name)
+}
+
+func ingress(objs []Object) *networkingv1.Ingress {
+	for _, o := range objs {
+		if i, ok := o.Obj.(*networkingv1.Ingress); ok {
+			return i
+		}
+	}
+	panic("no Ingress")
+}

@@ -1,0 +1,121 @@
+// The alert rules and the Grafana dashboard in deploy/monitoring name only metrics the code exports (with the
+// Prometheus suffixes the exporter adds), so a renamed instrument cannot leave a silent alert behind.
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+
+const root = new URL('../..', import.meta.url).pathname;
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((f) => {
+    const p = join(dir, f);
+    if (statSync(p).isDirectory()) return f === 'node_modules' || f === 'dist' || f === 'test' ? [] : sources(p);
+    return p.endsWith('.ts') ? [p] : [];
+  });
+}
+
+/** Every series name the code's instruments produce in the Prometheus format. */
+function exportedSeries(): Set<string> {
+  const names = new Set<string>();
+  const files = [...sources(join(root, 'packages')), ...sources(join(root, 'services'))];
+  for (const f of files) {
+    const text = readFileSync(f, 'utf8');
+    for (const m of text.matchAll(
+      /\.create(Counter|Histogram|ObservableGauge|ObservableUpDownCounter|UpDownCounter|Gauge)\(\s*'([a-z][a-z0-9_]*)'/g,
+    )) {
+      const [, kind, name] = m as unknown as [string, string, string];
+      if (kind === 'Counter') names.add(`${name}_total`);
+      else if (kind === 'Histogram') for (const s of ['_bucket', '_sum', '_count']) names.add(name + s);
+      else names.add(name);
+    }
+  }
+  return names;
+}
+
+/** Metric names in a PromQL expression (identifiers before a selector, a range or the end). */
+function metricsIn(expr: string): string[] {
+  const withoutLabels = expr.replace(/\{[^}]*\}/g, '{}').replace(/"[^"]*"/g, '""');
+  const keywords = new Set([
+    'sum',
+    'rate',
+    'max',
+    'by',
+    'histogram_quantile',
+    'clamp_min',
+    'le',
+    'method',
+    'agent',
+    'group',
+    'topic',
+    'service',
+    'instance',
+  ]);
+  return [...withoutLabels.matchAll(/\b([a-z_][a-z0-9_]*)\b(?!\s*\()/g)]
+    .map((m) => m[1]!)
+    .filter((n) => !keywords.has(n) && n.includes('_'));
+}
+
+describe('deploy/monitoring', () => {
+  const exported = exportedSeries();
+  const known = (n: string): boolean => exported.has(n);
+
+  it('the code exports the metrics the dashboards rely on', () => {
+    for (const n of [
+      'a2a_requests_total',
+      'a2a_request_duration_seconds_bucket',
+      'a2a_rate_limit_refusals_total',
+      'a2a_sse_streams_open',
+      'a2a_bus_consumer_lag',
+      'process_uptime_seconds',
+    ])
+      expect(exported, n).toContain(n);
+  });
+
+  it('alert rules are well formed and name exported metrics only', () => {
+    const doc = parse(readFileSync(join(root, 'deploy/monitoring/alerts.yaml'), 'utf8')) as {
+      groups: {
+        name: string;
+        rules: {
+          alert: string;
+          expr: string;
+          for?: string;
+          labels: { severity: string };
+          annotations: { summary: string };
+        }[];
+      }[];
+    };
+    const rules = doc.groups.flatMap((g) => g.rules);
+    expect(rules.length).toBeGreaterThan(4);
+    expect(new Set(rules.map((r) => r.alert)).size).toBe(rules.length);
+    for (const r of rules) {
+      expect(['page', 'ticket'], r.alert).toContain(r.labels.severity);
+      expect(r.annotations.summary, r.alert).toBeTruthy();
+      expect(r.for, r.alert).toMatch(/^\d+m$/);
+      const names = metricsIn(r.expr).filter((n) => n !== 'up');
+      expect(names.length, r.alert).toBeGreaterThanOrEqual(r.alert === 'A2AMetricsDown' ? 0 : 1);
+      for (const n of names) expect(known(n), `${r.alert}: ${n}`).toBe(true);
+    }
+  });
+
+  it('the Grafana dashboard is valid JSON with unique panels that query exported metrics only', () => {
+    const dash = JSON.parse(readFileSync(join(root, 'deploy/monitoring/grafana-dashboard.json'), 'utf8')) as {
+      uid: string;
+      panels: { id: number; title: string; targets: { expr: string }[] }[];
+    };
+    expect(dash.uid).toBe('a2a-inbound');
+    expect(new Set(dash.panels.map((p) => p.id)).size).toBe(dash.panels.length);
+    for (const p of dash.panels)
+      for (const t of p.targets) {
+        const names = metricsIn(t.expr);
+        expect(names.length, p.title).toBeGreaterThan(0);
+        for (const n of names) expect(known(n), `${p.title}: ${n}`).toBe(true);
+      }
+  });
+
+  it('the metric-name check would catch a misspelt metric', () => {
+    expect(metricsIn('sum(rate(a2a_request_total{outcome="ok"}[5m]))').filter((n) => !known(n))).toEqual([
+      'a2a_request_total',
+    ]);
+  });
+});
