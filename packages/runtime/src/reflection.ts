@@ -4,6 +4,8 @@ import { ReflectionService } from '@grpc/reflection';
 import { FILE_DESCRIPTOR_SET_BASE64 } from '@a2a-inbound/proto';
 
 let contracts: protoLoader.PackageDefinition | undefined;
+/** Building a ReflectionService indexes every descriptor (tens of ms): once per set of services per process. */
+const reflectionServices = new Map<string, ReflectionService>();
 
 /** Every proto of `proto/`, decoded once per process from the generated descriptor set (no .proto file read). */
 function contractDefinitions(): protoLoader.PackageDefinition {
@@ -32,6 +34,12 @@ export function addReflection(
   definitions: grpc.ServiceDefinition[],
 ): string[] {
   const names = [...new Set(definitions.map(grpcServiceName).filter((n): n is string => n !== undefined))].sort();
-  new ReflectionService(contractDefinitions(), { services: names }).addToServer(server);
+  const key = names.join(',');
+  let service = reflectionServices.get(key);
+  if (!service) {
+    service = new ReflectionService(contractDefinitions(), { services: names });
+    reflectionServices.set(key, service);
+  }
+  service.addToServer(server);
   return names;
 }
