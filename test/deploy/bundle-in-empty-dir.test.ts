@@ -1,7 +1,7 @@
 // What the images copy (Dockerfile: `scripts/pack-service.mjs` into an empty directory), proven without
 // building images: each service is packed into its own empty directory, started there with only `node` and
 // an environment (no repository, no dev dependencies, no inherited variables), reports ready, serves an A2A
-// request end to end on the real engines, and exits 0 on SIGTERM.
+// request end to end on the real engines, answers gRPC reflection, and exits 0 on SIGTERM.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Metadata, credentials } from '@grpc/grpc-js';
 import { healthV1 } from '@a2a-inbound/proto';
+import { reflectedServices } from '@a2a-inbound/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = new URL('../..', import.meta.url).pathname;
@@ -205,6 +206,21 @@ describe.skipIf(!enginesSet)('each service from its bundle and production depend
     expect(body.result?.status.state, JSON.stringify(body)).toBe('completed');
     expect(JSON.stringify(body.result?.artifacts)).toContain('from the image');
   }, 240_000);
+
+  it('answers gRPC server reflection on each gRPC port with its services (what grpcurl lists)', async () => {
+    const expected: Record<'tasks' | 'runner' | 'webhooks' | 'linker', string[]> = {
+      tasks: [
+        'a2a_inbound.control.v1.ControlPlaneService',
+        'a2a_inbound.tasks.v1.TasksService',
+        'grpc.health.v1.Health',
+      ],
+      runner: ['grpc.health.v1.Health'],
+      webhooks: ['grpc.health.v1.Health'],
+      linker: ['a2a_inbound.linker.v1.LinkerService', 'grpc.health.v1.Health'],
+    };
+    for (const [s, services] of Object.entries(expected))
+      expect(await reflectedServices(`127.0.0.1:${ports.get(s as Service)}`), s).toEqual(services);
+  });
 
   it('exposes OpenTelemetry metrics for Prometheus on each service, with the traffic it saw', async () => {
     const rpc = (method: string, params: unknown): Promise<Response> =>

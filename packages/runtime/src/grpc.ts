@@ -9,6 +9,7 @@ import {
 } from '@a2a-inbound/errors';
 import { healthV1 } from '@a2a-inbound/proto';
 import type { Logger } from '@a2a-inbound/logger';
+import { addReflection } from './reflection';
 
 /** Large enough for a message with 10 files of 20 MB (sent decoded over gRPC). */
 export const GRPC_MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
@@ -136,7 +137,7 @@ export interface GrpcServerHandle {
   close(): Promise<void>;
 }
 
-/** Starts a gRPC server with the given services plus health, bound to host:port (0 = any free port). */
+/** Starts a gRPC server with the given services plus health and server reflection, bound to host:port (0 = any free port). */
 export async function startGrpcServer(
   services: { definition: grpc.ServiceDefinition; implementation: grpc.UntypedServiceImplementation }[],
   options: { host: string; port: number; isServing: HealthState; graceMs?: number },
@@ -146,6 +147,7 @@ export async function startGrpcServer(
   for (const s of services)
     server.addService(s.definition, trackServerStreams(s.definition, s.implementation, streams));
   server.addService(healthV1.HealthService, healthService(options.isServing));
+  addReflection(server, [...services.map((s) => s.definition), healthV1.HealthService]);
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(`${options.host}:${options.port}`, grpc.ServerCredentials.createInsecure(), (err, p) =>
       err ? reject(err) : resolve(p),

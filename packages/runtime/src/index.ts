@@ -1,5 +1,6 @@
 export * from './lifecycle';
 export * from './grpc';
+export * from './reflection';
 export * from './net-guard';
 export * from './health';
 export * from './run-main';

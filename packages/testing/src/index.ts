@@ -383,3 +383,4 @@ export const textMessage = (text: string, extra: Record<string, unknown> = {}): 
   parts: [{ kind: 'text', text }],
   ...extra,
 });
+export * from './grpc-reflection';
