@@ -1,9 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { manage, type Sut } from '@a2a-inbound/testing';
+import { manage, sseFrames, type Sut } from '@a2a-inbound/testing';
 import { engineUrlsSet, startDistributed, type Cluster } from '../distributed/cluster';
-import { sseFrames } from './load';
 
 /**
  * Load without faults (issue 8): 1,000 sends of a 3 s agent at 20/s all complete; 2,000 open SSE streams of one

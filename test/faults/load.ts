@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { sseFrames } from '@a2a-inbound/testing';
 
 /**
  * A steady A2A load that behaves as a careful client does while the system is being broken under it: every
@@ -283,36 +284,5 @@ export class Load {
         return;
       }
     }
-  }
-}
-
-/** Server-sent events of a fetch response, frame by frame (`id:` and joined `data:` lines). */
-export async function* sseFrames(res: Response): AsyncGenerator<{ id?: number; data: any }> {
-  if (!res.body) return;
-  const reader = res.body.getReader();
-  const decoder = new TextDecoder();
-  let buf = '';
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      buf += decoder.decode(value, { stream: true });
-      let idx: number;
-      while ((idx = buf.indexOf('\n\n')) >= 0) {
-        const raw = buf.slice(0, idx);
-        buf = buf.slice(idx + 2);
-        const frame: { id?: number; data: any } = { data: undefined };
-        const dataLines: string[] = [];
-        for (const line of raw.split('\n')) {
-          if (line.startsWith('id:')) frame.id = Number(line.slice(3).trim());
-          else if (line.startsWith('data:')) dataLines.push(line.slice(5).trimStart());
-        }
-        if (dataLines.length === 0) continue;
-        frame.data = JSON.parse(dataLines.join('\n'));
-        yield frame;
-      }
-    }
-  } finally {
-    await reader.cancel().catch(() => undefined);
   }
 }

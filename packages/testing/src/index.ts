@@ -318,14 +318,31 @@ export async function sse(
     signal: ac.signal,
   });
   const frames: SseFrame[] = [];
-  if (!res.body) return { status: res.status, contentType: res.headers.get('content-type'), frames };
+  const answer = () => ({ status: res.status, contentType: res.headers.get('content-type'), frames });
+  try {
+    for await (const frame of sseFrames(res)) {
+      frames.push(frame);
+      if (init.stopAfter?.(frame, frames) || frame.data?.result?.final === true) {
+        ac.abort();
+        return answer();
+      }
+    }
+  } catch (err) {
+    if (!ac.signal.aborted) throw err;
+  }
+  return answer();
+}
+
+/** The server-sent events of a fetch response, frame by frame (`id:` and the joined `data:` lines as JSON). */
+export async function* sseFrames(res: Response): AsyncGenerator<SseFrame> {
+  if (!res.body) return;
   const reader = res.body.getReader();
   const decoder = new TextDecoder();
   let buf = '';
   try {
     for (;;) {
       const { value, done } = await reader.read();
-      if (done) break;
+      if (done) return;
       buf += decoder.decode(value, { stream: true });
       let idx: number;
       while ((idx = buf.indexOf('\n\n')) >= 0) {
@@ -339,17 +356,12 @@ export async function sse(
         }
         if (dataLines.length === 0) continue;
         frame.data = JSON.parse(dataLines.join('\n'));
-        frames.push(frame);
-        if (init.stopAfter?.(frame, frames) || frame.data?.result?.final === true) {
-          ac.abort();
-          return { status: res.status, contentType: res.headers.get('content-type'), frames };
-        }
+        yield frame;
       }
     }
-  } catch (err) {
-    if (!ac.signal.aborted) throw err;
+  } finally {
+    await reader.cancel().catch(() => undefined);
   }
-  return { status: res.status, contentType: res.headers.get('content-type'), frames };
 }
 
 export async function eventually<T>(

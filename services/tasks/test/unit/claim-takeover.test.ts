@@ -1,18 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { silentLogger } from '@a2a-inbound/logger';
-import {
-  InMemoryBlobStore,
-  InMemoryBus,
-  InMemoryCache,
-  InMemoryDocumentStore,
-  InMemoryEventLog,
-  ManualClock,
-  SequentialIds,
-} from '@a2a-inbound/ports';
-import type { Message } from '@a2a-js/sdk';
-import { ControlPlane, openControlCollections } from '../../src/domain/control-plane';
-import { seedDemo } from '../../src/domain/seed';
-import { DEFAULT_TASK_CONFIG, openTaskCollections, TaskService } from '../../src/domain/task-service';
+import { taskServiceSetup, textMsg } from '../support/task-service-setup';
 
 /**
  * A retry that finds a messageId claimed by a send that has not stored its message after 10 s (the first
@@ -20,39 +7,13 @@ import { DEFAULT_TASK_CONFIG, openTaskCollections, TaskService } from '../../src
  * task of one message: the take-over uses the claim's task id, and whichever request stores the task first wins.
  */
 async function setup() {
-  const store = new InMemoryDocumentStore();
-  const bus = new InMemoryBus();
-  const clock = new ManualClock(Date.UTC(2026, 10, 25));
-  const ids = new SequentialIds('id');
-  const cache = new InMemoryCache({ clock });
-  const control = new ControlPlane(await openControlCollections(store), cache, clock, ids);
-  await seedDemo(control);
-  const collections = await openTaskCollections(store);
+  const { tasks, control, collections, bus, clock, caller, credits } = await taskServiceSetup();
   const runRequests: string[] = [];
   const publish = bus.publish.bind(bus);
   bus.publish = (m) => {
     if (m.topic === 'a2a.run.requested') runRequests.push(m.key);
     return publish(m);
   };
-  const tasks = new TaskService(collections, {
-    control,
-    blobs: new InMemoryBlobStore(),
-    bus,
-    eventLog: new InMemoryEventLog(),
-    cache,
-    clock,
-    ids,
-    log: silentLogger(),
-    config: DEFAULT_TASK_CONFIG,
-  });
-  const caller = {
-    subscriptionId: 'demo-subscription',
-    deploymentId: 'demo-deployment',
-    agentId: 'demo-echo',
-    keyId: 'k',
-    protocolVersion: '0.3.0',
-  };
-  const credits = async (): Promise<number> => (await control.getSubscription('demo-subscription')).credits;
   // The first charge hangs until released: the first request is stuck between its claim and its task.
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
@@ -66,12 +27,7 @@ async function setup() {
   return { tasks, collections, clock, caller, credits, runRequests, release };
 }
 
-const msg = (messageId: string): Message => ({
-  kind: 'message',
-  role: 'user',
-  messageId,
-  parts: [{ kind: 'text', text: 'hi' }],
-});
+const msg = (messageId: string) => textMsg(messageId);
 
 describe('a stuck first send is taken over without a second task', () => {
   it('the retry takes over with the claim task id; the first send, when it goes on, answers with the same task', async () => {

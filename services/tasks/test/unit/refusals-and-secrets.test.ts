@@ -1,58 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '@a2a-inbound/errors';
-import { silentLogger } from '@a2a-inbound/logger';
-import {
-  InMemoryBlobStore,
-  InMemoryBus,
-  InMemoryCache,
-  InMemoryDocumentStore,
-  InMemoryEventLog,
-  ManualClock,
-  SequentialIds,
-} from '@a2a-inbound/ports';
-import type { Message } from '@a2a-js/sdk';
-import { ControlPlane, openControlCollections } from '../../src/domain/control-plane';
-import { seedDemo } from '../../src/domain/seed';
-import { DEFAULT_TASK_CONFIG, openTaskCollections, TaskService } from '../../src/domain/task-service';
+import { taskServiceSetup, textMsg } from '../support/task-service-setup';
 
-async function setup() {
-  const store = new InMemoryDocumentStore();
-  const bus = new InMemoryBus();
-  const eventLog = new InMemoryEventLog();
-  const clock = new ManualClock(Date.UTC(2026, 10, 25));
-  const ids = new SequentialIds('id');
-  const cache = new InMemoryCache({ clock });
-  const control = new ControlPlane(await openControlCollections(store), cache, clock, ids);
-  await seedDemo(control);
-  const collections = await openTaskCollections(store);
-  const tasks = new TaskService(collections, {
-    control,
-    blobs: new InMemoryBlobStore(),
-    bus,
-    eventLog,
-    cache,
-    clock,
-    ids,
-    log: silentLogger(),
-    config: DEFAULT_TASK_CONFIG,
-  });
-  const caller = {
-    subscriptionId: 'demo-subscription',
-    deploymentId: 'demo-deployment',
-    agentId: 'demo-echo',
-    keyId: 'k',
-    protocolVersion: '0.3.0',
-  };
-  const credits = async () => (await control.getSubscription('demo-subscription')).credits;
-  return { tasks, control, collections, bus, eventLog, caller, credits };
-}
-
-const msg = (messageId: string): Message => ({
-  kind: 'message',
-  role: 'user',
-  messageId,
-  parts: [{ kind: 'text', text: 'hi' }],
-});
+const setup = taskServiceSetup;
+const msg = (messageId: string) => textMsg(messageId);
 
 const outage = () => new AppError('UNAVAILABLE', 'engine down');
 

@@ -1,0 +1,55 @@
+import { silentLogger } from '@a2a-inbound/logger';
+import {
+  InMemoryBlobStore,
+  InMemoryBus,
+  InMemoryCache,
+  InMemoryDocumentStore,
+  InMemoryEventLog,
+  ManualClock,
+  SequentialIds,
+} from '@a2a-inbound/ports';
+import type { Message } from '@a2a-js/sdk';
+import { ControlPlane, openControlCollections } from '../../src/domain/control-plane';
+import { seedDemo } from '../../src/domain/seed';
+import { DEFAULT_TASK_CONFIG, openTaskCollections, TaskService } from '../../src/domain/task-service';
+
+/** A TaskService on in-memory adapters with the demo data seeded, a manual clock, and the demo echo caller. */
+export async function taskServiceSetup() {
+  const store = new InMemoryDocumentStore();
+  const bus = new InMemoryBus();
+  const eventLog = new InMemoryEventLog();
+  const clock = new ManualClock(Date.UTC(2026, 10, 25));
+  const ids = new SequentialIds('id');
+  const cache = new InMemoryCache({ clock });
+  const control = new ControlPlane(await openControlCollections(store), cache, clock, ids);
+  await seedDemo(control);
+  const collections = await openTaskCollections(store);
+  const tasks = new TaskService(collections, {
+    control,
+    blobs: new InMemoryBlobStore(),
+    bus,
+    eventLog,
+    cache,
+    clock,
+    ids,
+    log: silentLogger(),
+    config: DEFAULT_TASK_CONFIG,
+  });
+  const caller = {
+    subscriptionId: 'demo-subscription',
+    deploymentId: 'demo-deployment',
+    agentId: 'demo-echo',
+    keyId: 'k',
+    protocolVersion: '0.3.0',
+  };
+  const credits = async (): Promise<number> => (await control.getSubscription('demo-subscription')).credits;
+  return { tasks, control, collections, bus, eventLog, clock, caller, credits };
+}
+
+/** A user text message with the given messageId. */
+export const textMsg = (messageId: string, text = 'hi'): Message => ({
+  kind: 'message',
+  role: 'user',
+  messageId,
+  parts: [{ kind: 'text', text }],
+});
