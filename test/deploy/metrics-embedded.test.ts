@@ -104,6 +104,28 @@ describe('embedded mode /metrics', () => {
     expect(text).not.toContain(key);
   });
 
+  it('counts credits charged (each accepted message once) and runs by runtime and outcome', async () => {
+    const before = await scrape();
+    const charged0 = sample(before, 'a2a_credits_charged_total') ?? 0;
+    const runs0 = sample(before, 'a2a_run_duration_seconds_count', { runtime: 'demo:echo', outcome: 'completed' }) ?? 0;
+    const failed0 =
+      sample(before, 'a2a_run_duration_seconds_count', { runtime: 'demo:failing', outcome: 'failed' }) ?? 0;
+    const repeated = message('charged once');
+    expect((await rpc('demo-echo', 'message/send', repeated)).status).toBe(200);
+    expect((await rpc('demo-echo', 'message/send', repeated)).status).toBe(200); // an idempotent repeat: free
+    expect((await rpc('demo-failing', 'message/send', message('fail'))).status).toBe(200);
+    await sleep(100);
+    const text = await scrape();
+    expect(sample(text, 'a2a_credits_charged_total')).toBe(charged0 + 2);
+    expect(sample(text, 'a2a_run_duration_seconds_count', { runtime: 'demo:echo', outcome: 'completed' })).toBe(
+      runs0 + 1,
+    );
+    expect(sample(text, 'a2a_run_duration_seconds_count', { runtime: 'demo:failing', outcome: 'failed' })).toBe(
+      failed0 + 1,
+    );
+    expect(sample(text, 'a2a_runs_in_flight', { runtime: 'demo:echo' })).toBe(0);
+  });
+
   it('follows the open SSE streams', async () => {
     const stream = await rpc(
       'demo-slow',

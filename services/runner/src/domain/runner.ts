@@ -1,6 +1,6 @@
 import type { Message } from '@a2a-js/sdk';
 import type { Logger } from '@a2a-inbound/logger';
-import { withSpan } from '@a2a-inbound/telemetry';
+import { a2aMeter, withSpan } from '@a2a-inbound/telemetry';
 import { LargePayloads, RunLeases, type BlobStore, type Bus, type Cache, type Clock } from '@a2a-inbound/ports';
 import { eventsV1 } from '@a2a-inbound/proto';
 import type { AgentRuntime, RunContext } from './agent-runtime';
@@ -65,6 +65,14 @@ export class Runner {
   readonly #slots: FairScheduler;
   readonly #leases: RunLeases;
   readonly #payloads: LargePayloads;
+  readonly #runsInFlight = a2aMeter().createUpDownCounter('a2a_runs_in_flight', {
+    description: 'Runs executing in this runner now',
+  });
+  readonly #runDuration = a2aMeter().createHistogram('a2a_run_duration_seconds', {
+    description: 'Run duration by runtime and outcome (completed, failed, canceled, handed_back)',
+    unit: 's',
+    advice: { explicitBucketBoundaries: [0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900] },
+  });
 
   constructor(
     private readonly deps: {
@@ -230,6 +238,7 @@ export class Runner {
     // `done` only once the run's last event is out; otherwise the lease is released for the redelivery.
     let settled = false;
     let finished = false;
+    let lastState: string | undefined;
     const ctx: RunContext = {
       taskId: req.taskId,
       contextId: req.contextId,
@@ -255,7 +264,10 @@ export class Runner {
       },
       status: async (state, message) => {
         if (ac.signal.aborted) throw new RunAborted();
-        if (state !== 'working') finished = true;
+        if (state !== 'working') {
+          finished = true;
+          lastState = state;
+        }
         const stored = message ? await this.#spill(() => this.#payloads.compactMessage(message, owner)) : undefined;
         await emit({ $case: 'status', status: { state, messageJson: stored ? JSON.stringify(stored) : '' } });
       },
@@ -276,6 +288,11 @@ export class Runner {
     const runtime = this.deps.runtimes[req.runtime];
     const started = this.deps.clock.now();
     log.info({ taskId: req.taskId, runId: req.runId, runtime: req.runtime, version: req.agentVersion }, 'run started');
+    // The runtime label is bounded: a runtime this runner has, or `_unknown`.
+    const runtimeLabel = runtime ? req.runtime : '_unknown';
+    let outcome = 'handed_back';
+    const startedAt = process.hrtime.bigint();
+    this.#runsInFlight.add(1, { runtime: runtimeLabel });
     try {
       if (!runtime) {
         await ctx.status('failed', {
@@ -287,11 +304,13 @@ export class Runner {
           ],
         });
         settled = true;
+        outcome = 'failed';
         return;
       }
       await runtime(ctx);
       if (!finished) await ctx.status('completed');
       settled = true;
+      outcome = lastState ?? 'completed';
       log.info(
         {
           taskId: req.taskId,
@@ -306,6 +325,7 @@ export class Runner {
       if (err instanceof RunAborted || ac.signal.aborted) {
         if (this.state === 'DRAINING') throw new Error('run handed back on shutdown'); // not committed: redelivered
         settled = true;
+        outcome = 'canceled';
         return; // canceled: the tasks service already recorded it
       }
       if (err instanceof EmitFailed) {
@@ -330,8 +350,11 @@ export class Runner {
         throw e instanceof EmitFailed ? e.cause : e;
       });
       settled = true;
+      outcome = 'failed';
     } finally {
       clearInterval(heartbeat);
+      this.#runsInFlight.add(-1, { runtime: runtimeLabel });
+      this.#runDuration.record(Number(process.hrtime.bigint() - startedAt) / 1e9, { runtime: runtimeLabel, outcome });
       const settle = settled ? this.#leases.finish(req.runId, DONE_TTL_MS) : this.#leases.release(req.runId);
       await settle.catch((err: unknown) => log.warn({ err, taskId: req.taskId }, 'run lease update failed'));
     }

@@ -1,4 +1,5 @@
 import { AppError, DuplicateKeyError, InsufficientCreditsError, NotFoundError } from '@a2a-inbound/errors';
+import { a2aMeter } from '@a2a-inbound/telemetry';
 import type { Clock, Collection, IdGenerator, Versioned } from '@a2a-inbound/ports';
 import type { CreditBucketDoc, CreditChargeDoc, CreditDebit, SubscriptionDoc } from './control-model';
 
@@ -39,6 +40,14 @@ function isConflict(err: unknown): boolean {
  * - Grants are spread evenly over the buckets.
  */
 export class Credits {
+  /** `a2a_credits_charged_total`: credits taken by charges (refunds are `a2a_credits_refunded_total`). */
+  readonly #charged = a2aMeter().createCounter('a2a_credits_charged', {
+    description: 'Credits charged for accepted messages (each messageId once)',
+  });
+  readonly #refunded = a2aMeter().createCounter('a2a_credits_refunded', {
+    description: 'Credits given back for messages refused after their charge',
+  });
+
   constructor(
     private readonly c: CreditCollections,
     private readonly clock: Clock,
@@ -99,6 +108,7 @@ export class Credits {
         await this.c.creditCharges.delete(recordId, record.version).catch(() => false);
         throw err;
       }
+      this.#charged.add(cost);
       return;
     }
     throw new AppError('UNAVAILABLE', `credits of ${subscriptionId}: too many concurrent writers`);
@@ -125,6 +135,7 @@ export class Credits {
         throw err;
       }
       await this.#giveBack(subscriptionId, chargeId);
+      this.#refunded.add(record.doc.amount);
       return;
     }
     throw new AppError('UNAVAILABLE', `credits of ${subscriptionId}: too many concurrent writers`);
