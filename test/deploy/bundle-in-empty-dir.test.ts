@@ -69,6 +69,8 @@ function listFiles(dir: string, prefix = ''): string[] {
   );
 }
 
+// Needs the real engines (each packed service connects to Kafka, MongoDB and Redis by environment): it runs
+// in `npm test` and CI, which start them, and is skipped only under `SKIP_ENGINES=1` (no engine to connect to).
 describe.skipIf(!enginesSet)('each service from its bundle and production dependencies in an empty directory', () => {
   const packed = new Map<Service, Packed>();
   const namespace = `img${randomBytes(4).toString('hex')}`;
