@@ -1,15 +1,5 @@
 import { isOutage } from '@a2a-inbound/errors';
-import type { Logger } from '@a2a-inbound/logger';
-import type {
-  BlobStore,
-  Bus,
-  BusSubscription,
-  Cache,
-  Clock,
-  DocumentStore,
-  EventLog,
-  IdGenerator,
-} from '@a2a-inbound/ports';
+import type { BusSubscription, DocumentStore } from '@a2a-inbound/ports';
 import { controlV1, eventsV1, tasksV1 } from '@a2a-inbound/proto';
 import { Lifecycle, PeriodicReadiness, startGrpcServer, type GrpcServerHandle } from '@a2a-inbound/runtime';
 import type { TasksConfig } from './config';
@@ -17,18 +7,12 @@ import { ControlPlane, openControlCollections } from './domain/control-plane';
 import { bootstrapFromConfig, type BootstrapResult } from './domain/bootstrap';
 import { RunHistory } from './domain/run-history';
 import { seedDemo, type SeedResult } from './domain/seed';
-import { openTaskCollections, TaskService, TOPICS } from './domain/task-service';
+import { openTaskCollections, TaskService, TOPICS, type TaskDeps } from './domain/task-service';
 import { controlGrpcService, tasksGrpcService } from './transport/grpc-server';
 
-export interface TasksDeps {
+/** The engines the tasks service runs on: the task concerns' dependencies, less what the app makes itself. */
+export interface TasksDeps extends Omit<TaskDeps, 'control' | 'config'> {
   store: DocumentStore;
-  blobs: BlobStore;
-  bus: Bus;
-  eventLog: EventLog;
-  cache: Cache;
-  clock: Clock;
-  ids: IdGenerator;
-  log: Logger;
 }
 
 export interface TasksApp {
@@ -89,7 +73,7 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
     await tasks.sweepStuckRuns();
     if (deps.clock.now() - lastRetentionSweep >= config.retentionSweepIntervalMs) {
       lastRetentionSweep = deps.clock.now();
-      const swept = { ...(await tasks.sweepRetention()), creditCharges: await control.sweepExpiredCharges() };
+      const swept = { ...(await tasks.sweepRetention()), creditCharges: await control.accounts.sweepExpiredCharges() };
       if (swept.tasks + swept.messageIds + swept.pushConfigs + swept.creditCharges > 0)
         log.info(swept, 'retention sweep');
     }

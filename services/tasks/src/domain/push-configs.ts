@@ -3,21 +3,13 @@ import { AppError, InvalidParamsError } from '@a2a-inbound/errors';
 import { upsertWithRetry, type Versioned } from '@a2a-inbound/ports';
 import type { PushConfigDoc } from './model';
 import { updatePushConfigList } from './task-lookups';
-import type { CallerContext, TaskCore } from './task-core';
+import { TaskConcern, type CallerContext } from './task-core';
 
 /**
  * Push notification configs of a task (set, get, list, delete: the A2A methods) and what a push delivery of a
  * task needs (the webhooks service's internal read).
  */
-export class PushConfigs {
-  private readonly c: TaskCore['c'];
-  private readonly deps: TaskCore['deps'];
-
-  constructor(private readonly core: TaskCore) {
-    this.c = core.c;
-    this.deps = core.deps;
-  }
-
+export class PushConfigs extends TaskConcern {
   // ---- push notification configs ----------------------------------------------------------------
 
   async setPushConfig(
@@ -117,7 +109,7 @@ export class PushConfigs {
     if (!t) return { task: undefined, enabled: false, targets: [] };
     let enabled = false;
     try {
-      enabled = (await this.deps.control.resolveAgent(t.doc.agentId)).pushNotificationsEnabled;
+      enabled = (await this.deps.control.catalog.resolveAgent(t.doc.agentId)).pushNotificationsEnabled;
     } catch (err) {
       if (!(err instanceof AppError && err.code === 'NOT_FOUND')) throw err;
     }
@@ -126,7 +118,7 @@ export class PushConfigs {
   }
 
   async #pushEnabled(caller: CallerContext): Promise<void> {
-    const agent = await this.deps.control.resolveAgent(caller.agentId);
+    const agent = await this.deps.control.catalog.resolveAgent(caller.agentId);
     if (!agent.pushNotificationsEnabled)
       throw new AppError('PUSH_NOT_SUPPORTED', 'Push notifications are not enabled for this agent');
   }

@@ -5,21 +5,13 @@ import { withSpan } from '@a2a-inbound/telemetry';
 import { eventsV1 } from '@a2a-inbound/proto';
 import type { StoredStatus, TaskDoc, TaskState } from './model';
 import { canTransition, endsStream, isTerminal } from './model';
-import { CLAIM_STALE_MS, TOPICS, TRACER, type StoredTask, type TaskChange, type TaskCore } from './task-core';
+import { CLAIM_STALE_MS, TOPICS, TRACER, type StoredTask, type TaskChange, TaskConcern } from './task-core';
 
 /**
  * Run-event application: the runner's events applied to the stored task exactly once (the bus consumer), and
  * the sweeper that fails runs which overran their deadline or whose runner is gone (ADR 0011).
  */
-export class RunEvents {
-  private readonly c: TaskCore['c'];
-  private readonly deps: TaskCore['deps'];
-
-  constructor(private readonly core: TaskCore) {
-    this.c = core.c;
-    this.deps = core.deps;
-  }
-
+export class RunEvents extends TaskConcern {
   // ---- runner events (bus consumer) -------------------------------------------------------------
 
   /**
@@ -170,7 +162,7 @@ export class RunEvents {
     if (!(await this.core.leases.claimRepublish(t.currentRunId, this.deps.config.runStallMs))) return;
     const message = [...t.history].reverse().find((m) => m.role === 'user');
     if (!message) return;
-    const agent = await this.deps.control.resolveAgent(t.agentId);
+    const agent = await this.deps.control.catalog.resolveAgent(t.agentId);
     await this.core.publishRun(agent, t, t.currentRunId, { message, attachments: attachmentsOf(message) });
     this.deps.log.info({ taskId: t.id, runId: t.currentRunId }, 'run not started yet: request published again');
   }

@@ -146,6 +146,17 @@ export interface TaskChange {
   final: boolean;
 }
 
+/** A concern of the tasks domain: works on the shared `TaskCore`. */
+export abstract class TaskConcern {
+  protected readonly c: TaskCollections;
+  protected readonly deps: TaskDeps;
+
+  constructor(protected readonly core: TaskCore) {
+    this.c = core.c;
+    this.deps = core.deps;
+  }
+}
+
 export class TaskCore {
   readonly leases: RunLeases;
   readonly tails: TaskTails;

@@ -21,22 +21,14 @@ import {
   type FileUpload,
   type SendOptions,
   type StoredTask,
-  type TaskCore,
+  TaskConcern,
 } from './task-core';
 
 /**
  * The task lifecycle: message/send and message/stream (idempotency, charge, the stored task, the run request,
  * the blocking wait and the stream), tasks/get, tasks/cancel, tasks/resubscribe, and the retention sweep.
  */
-export class TaskLifecycle {
-  private readonly c: TaskCore['c'];
-  private readonly deps: TaskCore['deps'];
-
-  constructor(private readonly core: TaskCore) {
-    this.c = core.c;
-    this.deps = core.deps;
-  }
-
+export class TaskLifecycle extends TaskConcern {
   // ---- message/send, message/stream -------------------------------------------------------------
 
   send(caller: CallerContext, message: Message, options: SendOptions): Promise<Task> {
@@ -63,7 +55,7 @@ export class TaskLifecycle {
     const blocking = options.blocking !== false;
     if (repeated || !blocking)
       return await this.core.toA2A(task, options.historyLength, { emptyArtifactsWhileWorking: true });
-    const agent = await this.deps.control.resolveAgent(caller.agentId);
+    const agent = await this.deps.control.catalog.resolveAgent(caller.agentId);
     const settled = await this.#waitForSettle(task.id, startSeq, agent.blockingBudgetMs);
     const current = (await this.c.tasks.get(task.id))?.doc ?? task;
     if (!settled && !isTerminal(current.status.state)) {
@@ -187,7 +179,7 @@ export class TaskLifecycle {
     message: Message,
     options: SendOptions,
   ): Promise<{ task: TaskDoc; startSeq: number; repeated: boolean }> {
-    const agent = await this.deps.control.resolveAgent(caller.agentId);
+    const agent = await this.deps.control.catalog.resolveAgent(caller.agentId);
     if (agent.subscriptionId !== caller.subscriptionId) throw new AppError('NOT_FOUND', 'agent not found');
     if (!agent.servedVersion) throw new AppError('FAILED_PRECONDITION', 'the agent has no version to serve');
 
@@ -243,7 +235,7 @@ export class TaskLifecycle {
           throw new InvalidParamsError('contextId does not match the task');
         }
       }
-      await this.deps.control.charge(caller.subscriptionId, `msg:${message.messageId}`);
+      await this.deps.control.accounts.charge(caller.subscriptionId, `msg:${message.messageId}`);
     } catch (err) {
       await this.c.messageIds.delete(idemId); // not handled: the same messageId may be sent again
       throw err;
@@ -262,7 +254,7 @@ export class TaskLifecycle {
       const handled = continuing ? await this.#taskWithMessage(taskId, message.messageId) : undefined;
       if (handled) return { task: handled, startSeq: 0, repeated: true };
       // Refused before anything ran: a JSON-RPC error is never charged and does not consume the messageId.
-      await this.deps.control.refund(caller.subscriptionId, `msg:${message.messageId}`);
+      await this.deps.control.accounts.refund(caller.subscriptionId, `msg:${message.messageId}`);
       await this.c.messageIds.delete(idemId);
       throw err;
     }
@@ -312,7 +304,7 @@ export class TaskLifecycle {
         // Refused (the store or the event log failed): nothing will run, so nothing is charged, and the
         // messageId may be sent again. A task stored without its first logged event could never stream.
         if (inserted) await this.c.tasks.delete(taskId).catch(() => false);
-        await this.deps.control.refund(caller.subscriptionId, `msg:${message.messageId}`);
+        await this.deps.control.accounts.refund(caller.subscriptionId, `msg:${message.messageId}`);
         await this.c.messageIds.delete(idemId);
         throw err;
       }
