@@ -130,7 +130,7 @@ export class Deliverer {
     description: 'Push deliveries (one per task update and push config) by outcome',
   });
   readonly #retries = a2aMeter().createCounter('a2a_webhook_retries', {
-    description: 'Push delivery attempts retried, by the reason of the failed attempt',
+    description: 'Push delivery retries made (attempts after the first), by the reason of the failed attempt before',
   });
   readonly #duration = a2aMeter().createHistogram('a2a_webhook_delivery_duration_seconds', {
     description: 'Time from claim to the end of a push delivery (attempts and retry waits), by outcome',
@@ -229,6 +229,7 @@ export class Deliverer {
     const sleep = this.deps.sleep ?? abortableSleep;
     const shutdown = this.deps.shutdown ?? new AbortController().signal;
     let retryAfterMs: number | undefined;
+    let retryFor: RetryReason | undefined;
     const startedAt = process.hrtime.bigint();
     const count = (outcome: DeliveryOutcome): void => {
       this.#deliveries.add(1, { outcome });
@@ -240,6 +241,7 @@ export class Deliverer {
         count('interrupted');
         return this.#release(id, version);
       }
+      if (retryFor) this.#retries.add(1, { reason: retryFor }); // counted when the retry is made
       const r = await this.attempt(target, body);
       if (shutdown.aborted && r.outcome !== 'delivered') {
         count('interrupted');
@@ -260,7 +262,7 @@ export class Deliverer {
         doc.finishedAtMs = this.deps.clock.now();
       }
       version = await this.#save(id, version, doc);
-      if (!done) this.#retries.add(1, { reason: retryReason(r) });
+      retryFor = done ? undefined : retryReason(r);
       if (done) {
         count(outcomeOf(r));
         this.deps.logger.info(

@@ -103,8 +103,11 @@ describe('webhook delivery metrics', () => {
     const p = (await deliverer(shutdown.signal)).deliver('t7', 1, target('fail2', '/fail'), '{}');
     await new Promise((r) => setTimeout(r, 200)); // first attempt answered 500; waiting to retry
     shutdown.abort();
+    const retries = sample(await scrape(), 'a2a_webhook_retries_total', { reason: 'server_error' });
     await expect(p).rejects.toBeInstanceOf(DeliveryInterruptedError);
     const text = await scrape();
     expect(sample(text, 'a2a_webhook_deliveries_total', { outcome: 'interrupted' })).toBe(1);
+    // The retry it was waiting for was never made: not counted.
+    expect(sample(text, 'a2a_webhook_retries_total', { reason: 'server_error' })).toBe(retries);
   });
 });
