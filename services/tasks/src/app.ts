@@ -8,6 +8,7 @@ import { bootstrapFromConfig, type BootstrapResult } from './domain/bootstrap';
 import { RunHistory } from './domain/run-history';
 import { seedDemo, type SeedResult } from './domain/seed';
 import { openTaskCollections, TaskService, TOPICS, type TaskDeps } from './domain/task-service';
+import { registerTaskStateGauge } from './task-metrics';
 import { controlGrpcService, tasksGrpcService } from './transport/grpc-server';
 
 /** The engines the tasks service runs on: the task concerns' dependencies, less what the app makes itself. */
@@ -30,7 +31,8 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
   const lifecycle = new Lifecycle();
   const { log } = deps;
   const control = new ControlPlane(await openControlCollections(deps.store), deps.cache, deps.clock, deps.ids);
-  const tasks = new TaskService(await openTaskCollections(deps.store), {
+  const taskCollections = await openTaskCollections(deps.store);
+  const tasks = new TaskService(taskCollections, {
     control,
     blobs: deps.blobs,
     bus: deps.bus,
@@ -55,6 +57,9 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
       );
   }
   const runs = await RunHistory.open(deps.store);
+  // `a2a_tasks{state}` from the shared store at scrape time (a no-op when metrics are off).
+  const taskStates = registerTaskStateGauge(taskCollections.tasks, { clock: deps.clock, log });
+  lifecycle.onClose('task state gauge', async () => taskStates.close());
 
   // Different tasks' events are applied concurrently; one task's stay in order (keyed by task id).
   const sub: BusSubscription = await deps.bus.subscribe(
