@@ -68,39 +68,41 @@ export class AgentsPage extends LightElement {
             html`<li>
               <h2>${a.name} <span class="tag">${a.type}</span></h2>
               <p>${a.description}</p>
-              <table>
-                <caption class="sr-only">
-                  Versions of ${a.name}
-                </caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Version</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Runtime</th>
-                    <th scope="col">Promoted</th>
-                    <th scope="col"><span class="sr-only">Actions</span></th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${a.versions.map(
-                    (v) =>
-                      html`<tr>
-                        <td>${v.version}</td>
-                        <td>${v.status}</td>
-                        <td><code>${v.runtime}</code></td>
-                        <td>${v.promotedAt?.slice(0, 16).replace('T', ' ') ?? ''}</td>
-                        <td>
-                          ${v.status === 'PRODUCTION' ? nothing : guarded('Promote', why, () => this.promote(a, v.version), `promote-${a.id}-${v.version}`.replace(/[^\w-]/g, '_'))}
-                        </td>
-                      </tr>`,
-                  )}
-                </tbody>
-              </table>
+              <div class="scroll" tabindex="0" role="region" aria-label=${`Versions of ${a.name}`}>
+                <table>
+                  <caption class="sr-only">
+                    Versions of ${a.name}
+                  </caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Version</th>
+                      <th scope="col">Status</th>
+                      <th scope="col">Runtime</th>
+                      <th scope="col">Promoted</th>
+                      <th scope="col"><span class="sr-only">Actions</span></th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    ${a.versions.map(
+                      (v) =>
+                        html`<tr>
+                          <td>${v.version}</td>
+                          <td>${v.status}</td>
+                          <td><code>${v.runtime}</code></td>
+                          <td>${v.promotedAt?.slice(0, 16).replace('T', ' ') ?? ''}</td>
+                          <td>
+                            ${v.status === 'PRODUCTION' ? nothing : guarded('Promote', why, () => this.promote(a, v.version), `promote-${a.id}-${v.version}`.replace(/[^\w-]/g, '_'))}
+                          </td>
+                        </tr>`,
+                    )}
+                  </tbody>
+                </table>
+              </div>
               <details
                 @toggle=${(e: Event) => ((e.target as HTMLDetailsElement).open ? (this.open = a.id) : undefined)}
               >
                 <summary>Definition</summary>
-                <pre>${JSON.stringify(a, null, 2)}</pre>
+                <pre tabindex="0">${JSON.stringify(a, null, 2)}</pre>
               </details>
             </li>`,
         )}

@@ -294,7 +294,7 @@ export class ApplicationsPage extends LightElement {
                 </select>
                 <span class="muted" aria-live="polite">${rows.length} of ${r.table.length} rows</span>
               </div>
-              <div class="scroll">
+              <div class="scroll" tabindex="0" role="region" aria-label="Links table">
                 <table class="links">
                   <caption class="sr-only">
                     Links (Caller, Calls, Served by, Match) with file:line evidence

@@ -206,7 +206,7 @@ export class DeploymentPage extends LightElement {
                                   >
                                   <details>
                                     <summary>Card JSON</summary>
-                                    <pre>${JSON.stringify(c.card, null, 2)}</pre>
+                                    <pre tabindex="0">${JSON.stringify(c.card, null, 2)}</pre>
                                   </details>`
                           }
                         </li>`,

@@ -105,38 +105,40 @@ export class KeysPage extends LightElement {
           : nothing
       }
       ${statusLine(this.status)}
-      <table>
-        <caption>
-          Keys (values are never shown again)
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Prefix</th>
-            <th scope="col">Scope</th>
-            <th scope="col">Created</th>
-            <th scope="col">Expires</th>
-            <th scope="col">Status</th>
-            <th scope="col"><span class="sr-only">Actions</span></th>
-          </tr>
-        </thead>
-        <tbody>
-          ${this.keys.map(
-            (k) =>
-              html`<tr>
-                <td>${k.name}</td>
-                <td><code>${k.prefix}…</code></td>
-                <td>${k.scope}</td>
-                <td>${k.createdAt?.slice(0, 16).replace('T', ' ') ?? ''}</td>
-                <td>${k.expiresAt?.slice(0, 10) ?? 'never'}</td>
-                <td>${k.status}</td>
-                <td>
-                  ${k.status === 'active' ? guarded('Revoke', revokeWhy, () => this.revoke(k), `revoke-${k.id}`) : nothing}
-                </td>
-              </tr>`,
-          )}
-        </tbody>
-      </table>
+      <div class="scroll" tabindex="0" role="region" aria-label="Keys table">
+        <table>
+          <caption>
+            Keys (values are never shown again)
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Prefix</th>
+              <th scope="col">Scope</th>
+              <th scope="col">Created</th>
+              <th scope="col">Expires</th>
+              <th scope="col">Status</th>
+              <th scope="col"><span class="sr-only">Actions</span></th>
+            </tr>
+          </thead>
+          <tbody>
+            ${this.keys.map(
+              (k) =>
+                html`<tr>
+                  <td>${k.name}</td>
+                  <td><code>${k.prefix}…</code></td>
+                  <td>${k.scope}</td>
+                  <td>${k.createdAt?.slice(0, 16).replace('T', ' ') ?? ''}</td>
+                  <td>${k.expiresAt?.slice(0, 10) ?? 'never'}</td>
+                  <td>${k.status}</td>
+                  <td>
+                    ${k.status === 'active' ? guarded('Revoke', revokeWhy, () => this.revoke(k), `revoke-${k.id}`) : nothing}
+                  </td>
+                </tr>`,
+            )}
+          </tbody>
+        </table>
+      </div>
     `;
   }
 }

@@ -387,7 +387,7 @@ export class TestConsolePage extends LightElement {
         m.stream || this.frames.length > 0
           ? html`<section aria-labelledby="frames-h">
               <h2 id="frames-h">Stream frames</h2>
-              <ol class="frames" aria-live="polite">
+              <ol class="frames" aria-live="polite" tabindex="0" aria-label="Stream frames, oldest first">
                 ${this.frames.map((f) => html`<li><span class="at">+${f.at} ms</span><code>${f.data}</code></li>`)}
               </ol>
             </section>`
@@ -397,7 +397,7 @@ export class TestConsolePage extends LightElement {
         this.answer
           ? html`<section aria-labelledby="answer-h">
               <h2 id="answer-h">Answer</h2>
-              <pre class="answer">${this.answer}</pre>
+              <pre class="answer" tabindex="0">${this.answer}</pre>
             </section>`
           : nothing
       }
