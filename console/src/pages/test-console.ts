@@ -201,12 +201,22 @@ export class TestConsolePage extends LightElement {
     try {
       const list = await api<{ deployments: Deployment[] }>('GET', '/api/v1/deployments');
       const agents: DeploymentAgent[] = [];
+      const defaults: string[] = [];
       for (const d of list.deployments) {
-        const full = await api<Deployment>('GET', `/api/v1/deployments/${encodeURIComponent(d.id)}`);
+        const full = await api<Deployment & { defaultAgentId: string | null }>(
+          'GET',
+          `/api/v1/deployments/${encodeURIComponent(d.id)}`,
+        );
         agents.push(...(full.agents ?? []));
+        if (full.defaultAgentId) defaults.push(full.defaultAgentId);
       }
       this.agents = agents;
-      this.agentId = agents.find((a) => a.a2a)?.agentId ?? agents[0]?.agentId ?? '';
+      // The deployment's default agent first (what /.well-known/agent-card.json serves), else any A2A agent.
+      this.agentId =
+        agents.find((a) => a.a2a && defaults.includes(a.agentId))?.agentId ??
+        agents.find((a) => a.a2a)?.agentId ??
+        agents[0]?.agentId ??
+        '';
       this.keyName = [...state.keys.keys()].find((k) => state.keys.get(k)?.scope === this.method.scope) ?? '';
       this.reset();
       await this.refreshCredits();
