@@ -57,6 +57,22 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   return (await res.json()) as T;
 }
 
+/** A POST of raw bytes (an archive to ingest), with the CSRF header; the answer is JSON. */
+export async function apiBytes<T>(path: string, bytes: Blob, type: string): Promise<T> {
+  const res = await fetch(path, {
+    method: 'POST',
+    headers: {
+      Accept: 'application/json',
+      'Content-Type': type,
+      ...(state.csrf ? { 'X-CSRF-Token': state.csrf } : {}),
+    },
+    credentials: 'same-origin',
+    body: bytes,
+  });
+  if (!res.ok) throw await errorOf(res);
+  return (await res.json()) as T;
+}
+
 /** A call whose answer is text (the Markdown link report). */
 export async function apiText(path: string): Promise<string> {
   const res = await fetch(path, { credentials: 'same-origin' });

@@ -1,3 +1,6 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
@@ -38,7 +41,7 @@ maybe('web console in chromium', () => {
   let system: System;
   let browser: Browser;
   let base: string;
-  let creds: { adminToken: string; operatorToken: string; a2aKey: string };
+  let creds: { adminToken: string; operatorToken: string; a2aKey: string; invokeKey: string };
   let developerToken: string;
 
   const rest = async (method: string, path: string, token: string, body?: unknown): Promise<any> => {
@@ -242,6 +245,8 @@ maybe('web console in chromium', () => {
     const at = (await page.locator('ol.frames .at').allTextContents()).map((t) => Number(t.replace(/\D/g, '')));
     expect(at[0]).toBeLessThan(1_500);
     expect(at.at(-1)! - at[0]!).toBeGreaterThan(1_500);
+    // The deltas assembled by artifact id into the answer text.
+    expect(await page.locator('.answer-text').first().textContent()).toContain('Finished after');
     const all = await frames.allTextContents();
     expect(all.length).toBeGreaterThan(2);
     expect(all[0]).toContain('"state":"working"');
@@ -289,6 +294,55 @@ maybe('web console in chromium', () => {
     await context.close();
   });
 
+  it('streams an invoke run (run/stream) with an invoke key, and shows a wrong-scope key\u2019s 403', async () => {
+    const { context, page, problems } = await newPage(browser);
+    await signIn(page, creds.adminToken);
+    await page.getByRole('link', { name: 'Test console' }).click();
+    await page.getByLabel('Agent').selectOption('demo-echo');
+    await page.getByLabel('Method').selectOption('run/stream');
+    await page.getByLabel('Or paste a key value').fill(creds.invokeKey);
+    await page.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => page.locator('p.status').textContent(), { timeout: 20_000 }).toContain('Stream ended');
+    const frames = await page.locator('ol.frames > li').allTextContents();
+    expect(frames.join('\n')).toContain('"run_id"');
+    expect(frames.at(-1)).toContain('"final":true');
+    expect(await page.locator('.answer-text').count()).toBeGreaterThan(0);
+
+    await page.getByLabel('Or paste a key value').fill(creds.a2aKey);
+    await page.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => page.locator('p.status').textContent()).toContain('HTTP 403');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('creates a key by keyboard alone (Tab, type, arrows, Enter)', async () => {
+    const { context, page } = await newPage(browser);
+    await signIn(page, creds.adminToken);
+    await page.getByRole('link', { name: 'API keys' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    await page.getByLabel('Name').focus();
+    await page.keyboard.type('keyboard key');
+    await page.keyboard.press('Tab'); // scope
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('key-scope');
+    await page.keyboard.press('ArrowDown'); // invoke
+    await page.keyboard.press('Tab'); // expiry date
+    await page.keyboard.press('Tab'); // date picker parts, then the button
+    for (
+      let i = 0;
+      i < 4 && (await page.evaluate(() => document.activeElement?.textContent?.trim())) !== 'Create key';
+      i += 1
+    )
+      await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.locator('.once').waitFor();
+    // Focus moves to the one-time value so a keyboard or screen-reader user lands on it.
+    expect(await page.evaluate(() => document.activeElement?.className)).toBe('once');
+    expect(await page.locator('.key-value').textContent()).toMatch(/^inv_/);
+    expect(await page.locator('table').textContent()).toContain('keyboard key');
+    await context.close();
+  });
+
   it('shows link reports: the empty state, the not-linked state, and a linked table with filters and evidence', async () => {
     const { context, page, problems } = await newPage(browser);
     await signIn(page, creds.adminToken);
@@ -324,6 +378,25 @@ maybe('web console in chromium', () => {
     );
     await screenshots(page, 'applications-empty');
     expect(await seriousViolations(page)).toEqual([]);
+
+    // Archives (what the distributed mode takes: no server directories there), uploaded from the browser.
+    const tmp = mkdtempSync(join(tmpdir(), 'console-archives-'));
+    for (const name of ['blog', 'wiki'])
+      execFileSync('tar', ['czf', join(tmp, `${name}.tar.gz`), '-C', join(FIXTURES, 'independent', name), '.']);
+    await page.getByLabel('New application').fill('archives');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByRole('heading', { name: 'archives', level: 2 }).waitFor();
+    for (const name of ['blog', 'wiki']) {
+      await page.getByLabel('Source name').fill(name);
+      await page.getByLabel('or an archive (.tar.gz, .zip)').setInputFiles(join(tmp, `${name}.tar.gz`));
+      await page.getByRole('button', { name: 'Add source' }).click();
+      await expect
+        .poll(() => page.locator('p.status').textContent(), { timeout: 30_000 })
+        .not.toBe(`Add source ${name}…`);
+      expect(await page.locator('p.status').textContent()).toBe(`Add source ${name}: done`);
+    }
+    await page.locator('.empty-state').waitFor();
+    expect(await page.locator('ol.stages').textContent()).toMatch(/link\s+completed/);
 
     await addApp('single', [['blog', join(FIXTURES, 'independent/blog')]]);
     await page.locator('.not-linked').waitFor();

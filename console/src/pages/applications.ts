@@ -1,11 +1,12 @@
 import { html, nothing } from 'lit';
-import { api, apiText, messageOf, type User } from '../api';
+import { api, apiBytes, apiText, messageOf, type User } from '../api';
 import { deniedReason } from '../roles';
 import { LightElement, statusLine, type Status } from '../ui';
 
 interface Source {
   id: string;
   name: string;
+  location?: { kind?: { $case?: string } };
   lastVersion: number;
   revision: string;
 }
@@ -154,19 +155,42 @@ export class ApplicationsPage extends LightElement {
     const f = e.currentTarget as HTMLFormElement;
     const name = (f.elements.namedItem('name') as HTMLInputElement).value.trim();
     const where = (f.elements.namedItem('where') as HTMLInputElement).value.trim();
-    const body = /^(https?:|git@|ssh:)/.test(where) ? { name, git: { url: where } } : { name, dir: where };
+    const file = (f.elements.namedItem('archive') as HTMLInputElement).files?.[0];
+    if (!where && !file) {
+      this.status = { kind: 'error', text: 'Give a git URL, a server directory or an archive' };
+      return Promise.resolve();
+    }
+    const body = file
+      ? { name, archive: { filename: file.name } }
+      : /^(https?:|git@|ssh:)/.test(where)
+        ? { name, git: { url: where } }
+        : { name, dir: where };
     return this.act(`Add source ${name}`, async () => {
-      await api('POST', `/api/applications/${encodeURIComponent(app.id)}/sources`, body);
+      const s = await api<Source>('POST', `/api/applications/${encodeURIComponent(app.id)}/sources`, body);
       f.reset();
+      // An archive is ingested with its bytes, now (the server keeps no copy to re-read later).
+      if (file) await this.sendArchive(app, s, file);
       await this.load(app.id);
     });
+  }
+
+  private async sendArchive(app: Application, s: Source, file: File): Promise<void> {
+    const q = `source=${encodeURIComponent(s.id)}&filename=${encodeURIComponent(file.name)}`;
+    const type = /\.zip$/i.test(file.name) ? 'application/zip' : 'application/gzip';
+    await apiBytes(`/api/applications/${encodeURIComponent(app.id)}/ingest?${q}`, file, type);
   }
 
   private ingest(s: Source): Promise<void> {
     const app = this.current;
     if (!app) return Promise.resolve();
+    const file = this.querySelector<HTMLInputElement>(`input[data-archive-for="${s.id}"]`)?.files?.[0];
+    if (s.location?.kind?.$case === 'archive' && !file) {
+      this.status = { kind: 'error', text: `Ingest ${s.name}: choose the archive to ingest first` };
+      return Promise.resolve();
+    }
     return this.act(`Ingest ${s.name}`, async () => {
-      await api('POST', `/api/applications/${encodeURIComponent(app.id)}/ingest`, { source: s.id });
+      if (file) await this.sendArchive(app, s, file);
+      else await api('POST', `/api/applications/${encodeURIComponent(app.id)}/ingest`, { source: s.id });
       await this.load(app.id);
     });
   }
@@ -235,14 +259,26 @@ export class ApplicationsPage extends LightElement {
             html`<li>
               <strong>${s.name}</strong>
               ${s.lastVersion ? html`<span class="muted">version ${s.lastVersion} ${s.revision}</span>` : html`<span class="muted">not ingested</span>`}
+              ${
+                s.location?.kind?.$case === 'archive'
+                  ? html`<input
+                      type="file"
+                      accept=".tar.gz,.tgz,.zip"
+                      data-archive-for=${s.id}
+                      aria-label=${`Archive for ${s.name}`}
+                    />`
+                  : nothing
+              }
               <button type="button" @click=${() => this.ingest(s)}>Ingest ${s.name}</button>
             </li>`,
         )}
       </ul>
       <form class="grid" @submit=${(e: SubmitEvent) => this.addSource(e)}>
         <label for="src-name">Source name</label><input id="src-name" name="name" required />
-        <label for="src-where">Git URL or server directory</label><input id="src-where" name="where" required />
-        <span></span><button type="submit">Add source</button>
+        <label for="src-where">Git URL or server directory</label><input id="src-where" name="where" />
+        <label for="src-archive">or an archive (.tar.gz, .zip)</label
+        ><input id="src-archive" name="archive" type="file" accept=".tar.gz,.tgz,.zip" /> <span></span
+        ><button type="submit">Add source</button>
       </form>
       ${
         latest

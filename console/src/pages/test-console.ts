@@ -135,6 +135,33 @@ function idsOf(value: unknown, into: { taskId: string; contextId: string }): voi
   if (typeof ctx === 'string') into.contextId = ctx;
 }
 
+/**
+ * The text answer assembled from the stream (rule 5): `append: true` artifact frames are deltas concatenated by
+ * artifact id; a frame without append replaces its artifact. Works for A2A frames and the invoke stream's.
+ */
+export function assembleText(frames: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const f of frames) {
+    let data: unknown;
+    try {
+      data = JSON.parse(f);
+    } catch {
+      continue;
+    }
+    const o = data as Record<string, unknown>;
+    const r = (o.result ?? o) as Record<string, unknown>;
+    const art = r.artifact as Record<string, unknown> | undefined;
+    if (!art) continue;
+    const id = str(art.artifactId ?? art.artifact_id ?? art.name, 'answer');
+    const parts = Array.isArray(art.parts) ? (art.parts as Record<string, unknown>[]) : [];
+    const text = parts
+      .map((p) => (typeof p.text === 'string' ? p.text : typeof p.content === 'string' ? p.content : ''))
+      .join('');
+    out.set(id, r.append === true || art.append === true ? (out.get(id) ?? '') + text : text);
+  }
+  return out;
+}
+
 /** What an answer means, in words: a 429 and INSUFFICIENT_CREDITS are called by their names. */
 export function describeAnswer(status: number, body: unknown): { kind: 'ok' | 'error'; text: string } {
   const o = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
@@ -393,6 +420,14 @@ export class TestConsolePage extends LightElement {
         </div>
       </form>
       ${statusLine(this.status)}
+      ${
+        this.frames.length > 0
+          ? html`<section aria-labelledby="text-h">
+              <h2 id="text-h">Answer text</h2>
+              ${[...assembleText(this.frames.map((f) => f.data)).values()].map((t) => html`<p class="answer-text">${t}</p>`)}
+            </section>`
+          : nothing
+      }
       ${
         m.stream || this.frames.length > 0
           ? html`<section aria-labelledby="frames-h">
