@@ -34,6 +34,7 @@ describe.runIf(engineUrlsSet)('web console (distributed)', () => {
     const email = `console-${Math.random().toString(36).slice(2, 8)}@demo.local`;
     adminToken = (await manage(sut, 'admin', 'users.create', { email, role: 'admin' })).token as string;
     if (chromiumPath() || process.env.CI === 'true') browser = await launch();
+    else process.stderr.write('test/console: chromium is not installed: the distributed browser exchange is skipped\n');
   }, 180_000);
   afterAll(async () => {
     await browser?.close();

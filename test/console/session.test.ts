@@ -169,6 +169,29 @@ describe('console session and static files (gateway)', () => {
   });
 });
 
+describe('console behind an https public base URL', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({
+      CONSOLE_DIR: join(tmpdir(), 'no-such-console-dir'),
+      PUBLIC_BASE_URL: 'https://a2a.example.com',
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await closeHarness(h);
+  });
+
+  it('sets the Secure __Host- cookie even when the hop to the gateway is plain http', async () => {
+    // h.base is the public URL; the test talks to the listening port over plain http.
+    const direct = `http://127.0.0.1:${h.system.gateway.port}`;
+    const r = await http(direct, 'POST', '/console/session', { body: { token: h.creds.adminToken } });
+    expect(r.status).toBe(201);
+    expect(r.headers.get('set-cookie')).toMatch(
+      /^__Host-a2a_console=[\w-]+; Path=\/; HttpOnly; SameSite=Strict; Secure;/,
+    );
+  });
+});
+
 describe('console not built', () => {
   let h: Harness;
   beforeAll(async () => {

@@ -111,8 +111,11 @@ export function createConsole(deps: ConsoleDeps): { router: Router; sessions: Co
       return undefined;
     }
   };
+  // Secure when this request came over https (TRUST_PROXY honours a TLS-terminating proxy's X-Forwarded-Proto)
+  // or when the public base URL is https (users reach us over https even if this hop is plain http).
+  const publicHttps = deps.publicBaseUrl.startsWith('https:');
   const cookieFlags = (req: Request): { name: string; attrs: string } => {
-    const secure = req.secure;
+    const secure = req.secure || publicHttps;
     return {
       name: secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE,
       attrs: `Path=/; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`,
