@@ -37,7 +37,11 @@ if (!browserPath && process.env.CI !== 'true')
   );
 const maybe = browserPath || process.env.CI === 'true' ? describe : describe.skip;
 
-maybe('web console in chromium', () => {
+/** Polls wait long enough for a loaded CI machine (vitest's default is 1 s). */
+const POLL = { timeout: 15_000, interval: 100 };
+
+// Each test drives a real browser through several pages: generous on a loaded 2-core CI machine.
+maybe('web console in chromium', { timeout: 120_000 }, () => {
   let system: System;
   let browser: Browser;
   let base: string;
@@ -64,6 +68,11 @@ maybe('web console in chromium', () => {
     await page.keyboard.type(token);
     await page.keyboard.press('Enter');
     await page.getByRole('navigation', { name: 'Console' }).waitFor();
+  };
+  /** Follows a navigation link and waits for that page's heading (hash routes switch asynchronously). */
+  const open = async (page: Page, link: string, heading: string | RegExp = link): Promise<void> => {
+    await page.getByRole('link', { name: link, exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: heading }).waitFor();
   };
   const agentCard = (page: Page, agentId: string) => page.locator(`article.agent[data-agent="${agentId}"]`);
 
@@ -93,7 +102,7 @@ maybe('web console in chromium', () => {
     for (const e of expectations) {
       const { context, page, problems } = await newPage(browser);
       await signIn(page, e.token());
-      await expect.poll(() => page.locator('header .who strong').textContent()).toBe(e.label);
+      await expect.poll(() => page.locator('header .who strong').textContent(), POLL).toBe(e.label);
       const cookies = await context.cookies();
       const session = cookies.find((c) => c.name === 'a2a_console');
       expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/' });
@@ -104,16 +113,15 @@ maybe('web console in chromium', () => {
       await echo.waitFor();
       expect(await echo.locator('.a2a-toggle').isDisabled()).toBe(!e.a2a);
       expect(await echo.locator('.push-toggle').isDisabled()).toBe(!e.push);
-      if (!e.a2a) await expect.poll(() => echo.textContent()).toContain('Enabling A2A requires the Admin role');
-      if (!e.push) await expect.poll(() => echo.textContent()).toContain('enabled by the platform operator');
+      if (!e.a2a) await expect.poll(() => echo.textContent(), POLL).toContain('Enabling A2A requires the Admin role');
+      if (!e.push) await expect.poll(() => echo.textContent(), POLL).toContain('enabled by the platform operator');
       // The Task Agent's A2A toggle says why even for an Admin.
       if (e.a2a)
         await expect
           .poll(() => agentCard(page, 'demo-task-agent').textContent())
           .toContain('A2A is available only for AI Agents');
 
-      await page.getByRole('link', { name: 'API keys' }).click();
-      await page.getByRole('heading', { name: 'API keys' }).waitFor();
+      await open(page, 'API keys');
       const create = page.getByRole('button', { name: 'Create key' });
       expect(await create.isDisabled()).toBe(!e.key);
       if (!e.key)
@@ -144,7 +152,7 @@ maybe('web console in chromium', () => {
     await page.goto(`${base}/console/`);
     await page.getByLabel('User token').fill('usr_not-a-token');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.locator('[role=status]').textContent()).toContain('UNAUTHENTICATED');
+    await expect.poll(() => page.locator('[role=status]').textContent(), POLL).toContain('UNAUTHENTICATED');
     await context.close();
   });
 
@@ -159,17 +167,17 @@ maybe('web console in chromium', () => {
 
     await slow.locator('.a2a-toggle').focus();
     await page.keyboard.press('Space');
-    await expect.poll(() => slow.locator('[role=status]').textContent()).toContain('Saved: a2aEnabled');
-    await expect.poll(async () => Number(await count())).toBe(before - 1);
+    await expect.poll(() => slow.locator('[role=status]').textContent(), POLL).toContain('Saved: a2aEnabled');
+    await expect.poll(async () => Number(await count()), POLL).toBe(before - 1);
     expect((await fetch(`${base}/agents/demo-slow/.well-known/agent-card.json`)).status).toBe(404);
     expect(await slow.textContent()).toContain('A2A is off for this agent');
     await screenshots(page, 'deployment-a2a-off');
 
     await slow.locator('.a2a-toggle').focus();
     await page.keyboard.press('Space');
-    await expect.poll(async () => Number(await count())).toBe(before);
+    await expect.poll(async () => Number(await count()), POLL).toBe(before);
     expect((await fetch(`${base}/agents/demo-slow/.well-known/agent-card.json`)).status).toBe(200);
-    await expect.poll(() => slow.locator('.endpoint').textContent()).toBe(`${base}/agents/demo-slow/a2a`);
+    await expect.poll(() => slow.locator('.endpoint').textContent(), POLL).toBe(`${base}/agents/demo-slow/a2a`);
 
     // A refused change shows the API's error and the switch shows what is really served.
     await rest('PATCH', '/api/v1/deployments/demo-deployment/agents/demo-echo/settings', creds.adminToken, {
@@ -178,7 +186,7 @@ maybe('web console in chromium', () => {
     const echo = agentCard(page, 'demo-echo');
     await echo.getByLabel('Rate limit (requests per minute)').fill('0');
     await echo.getByLabel('Rate limit (requests per minute)').press('Tab');
-    await expect.poll(() => echo.locator('[role=status]').textContent()).toContain('Not saved: INVALID_PARAMS');
+    await expect.poll(() => echo.locator('[role=status]').textContent(), POLL).toContain('Not saved: INVALID_PARAMS');
 
     await screenshots(page, 'deployment');
     expect(await seriousViolations(page)).toEqual([]);
@@ -191,7 +199,7 @@ maybe('web console in chromium', () => {
     await signIn(page, creds.adminToken);
     await page.getByRole('button', { name: 'Test Discovery' }).click();
     const result = page.getByRole('region', { name: 'Test Discovery result' });
-    await expect.poll(() => result.textContent()).toMatch(/answered HTTP 200 in \d+ ms with 4 agent\(s\)/);
+    await expect.poll(() => result.textContent(), POLL).toMatch(/answered HTTP 200 in \d+ ms with 4 agent\(s\)/);
     const banner = await rest('GET', '/api/v1/deployments/demo-deployment/discovery', creds.adminToken);
     expect(await result.locator('ul.cards > li').count()).toBe(banner.a2aEnabledCount);
     expect(await result.textContent()).toContain('card 0.3.0');
@@ -205,7 +213,7 @@ maybe('web console in chromium', () => {
   it('creates a key shown once, then streams a message/stream answer live in the Test console and shows the credits left', async () => {
     const { context, page, problems } = await newPage(browser);
     await signIn(page, creds.adminToken);
-    await page.getByRole('link', { name: 'API keys' }).click();
+    await open(page, 'API keys');
     await page.getByLabel('Name').fill('console e2e');
     await page.getByLabel('Scope').selectOption('a2a');
     await page.getByRole('button', { name: 'Create key' }).click();
@@ -220,10 +228,9 @@ maybe('web console in chromium', () => {
     await screenshots(page, 'keys-created');
     expect(await seriousViolations(page)).toEqual([]);
     // Shown once: after leaving the page it is gone, and the list never shows it.
-    await page.getByRole('link', { name: 'Deployment' }).click();
-    await page.getByRole('link', { name: 'API keys' }).click();
-    await page.getByRole('heading', { name: 'API keys' }).waitFor();
-    await expect.poll(() => page.locator('table').textContent()).toContain('console e2e');
+    await open(page, 'Deployment', /^Deployment/);
+    await open(page, 'API keys');
+    await expect.poll(() => page.locator('table').textContent(), POLL).toContain('console e2e');
     expect(await page.locator('.once').count()).toBe(0);
     expect(await page.textContent('main')).not.toContain(value);
     expect(
@@ -231,16 +238,16 @@ maybe('web console in chromium', () => {
     ).not.toContain(value);
 
     const creditsBefore = (await rest('GET', '/api/v1/credits', creds.adminToken)).credits as number;
-    await page.getByRole('link', { name: 'Test console' }).click();
-    await page.getByLabel('Agent').selectOption('demo-slow');
-    await page.getByLabel('Method').selectOption('message/stream');
-    await expect.poll(() => page.getByLabel('Key (scope a2a)').inputValue()).toContain('console e2e');
+    await open(page, 'Test console');
+    await page.getByLabel('Agent', { exact: true }).selectOption('demo-slow');
+    await page.getByLabel('Method', { exact: true }).selectOption('message/stream');
+    await expect.poll(() => page.getByLabel('Key (scope a2a)').inputValue(), POLL).toContain('console e2e');
     await page.getByRole('button', { name: 'Send' }).click();
     const frames = page.locator('ol.frames > li');
     // Live: a first frame is shown while the stream is still open (demo-slow takes a while to finish).
     await frames.first().waitFor();
     expect(await page.locator('p.status').textContent()).toContain('streaming');
-    await expect.poll(() => page.locator('p.status').textContent(), { timeout: 20_000 }).toContain('Stream ended');
+    await expect.poll(() => page.locator('p.status').textContent(), { timeout: 30_000 }).toContain('Stream ended');
     // Arrival times in the browser: the first frames came at once, the answer about 3 s later (demo-slow).
     const at = (await page.locator('ol.frames .at').allTextContents()).map((t) => Number(t.replace(/\D/g, '')));
     expect(at[0]).toBeLessThan(1_500);
@@ -253,7 +260,7 @@ maybe('web console in chromium', () => {
     expect(all.at(-1)).toContain('"final":true');
     const creditsAfter = (await rest('GET', '/api/v1/credits', creds.adminToken)).credits as number;
     expect(creditsAfter).toBeLessThan(creditsBefore);
-    await expect.poll(() => page.locator('.credits-left').textContent()).toBe(String(creditsAfter));
+    await expect.poll(() => page.locator('.credits-left').textContent(), POLL).toBe(String(creditsAfter));
     await screenshots(page, 'test-console-stream');
     expect(await seriousViolations(page)).toEqual([]);
     expect(problems).toEqual([]);
@@ -266,17 +273,17 @@ maybe('web console in chromium', () => {
       rateLimitPerMinute: 1,
     });
     await signIn(page, creds.adminToken);
-    await page.getByRole('link', { name: 'Test console' }).click();
-    await page.getByLabel('Agent').selectOption('demo-failing');
-    await page.getByLabel('Method').selectOption('message/send');
+    await open(page, 'Test console');
+    await page.getByLabel('Agent', { exact: true }).selectOption('demo-failing');
+    await page.getByLabel('Method', { exact: true }).selectOption('message/send');
     await page.getByLabel('Or paste a key value').fill(creds.a2aKey);
     const status = page.locator('p.status');
     for (let i = 0; i < 2; i += 1) {
       await page.getByRole('button', { name: 'New request' }).click();
       await page.getByRole('button', { name: 'Send' }).click();
-      await expect.poll(() => status.textContent()).not.toBe('Sending…');
+      await expect.poll(() => status.textContent(), POLL).not.toBe('Sending…');
     }
-    await expect.poll(() => status.textContent()).toContain('HTTP 429: rate limited');
+    await expect.poll(() => status.textContent(), POLL).toContain('HTTP 429: rate limited');
     expect(await status.textContent()).toContain('Retry-After');
 
     await rest('PUT', '/api/v1/credits/cost', creds.operatorToken, {
@@ -284,10 +291,10 @@ maybe('web console in chromium', () => {
       subscriptionId: 'demo-subscription',
     });
     try {
-      await page.getByLabel('Agent').selectOption('demo-echo');
+      await page.getByLabel('Agent', { exact: true }).selectOption('demo-echo');
       await page.getByRole('button', { name: 'New request' }).click();
       await page.getByRole('button', { name: 'Send' }).click();
-      await expect.poll(() => status.textContent()).toContain('INSUFFICIENT_CREDITS');
+      await expect.poll(() => status.textContent(), POLL).toContain('INSUFFICIENT_CREDITS');
     } finally {
       await rest('PUT', '/api/v1/credits/cost', creds.operatorToken, { cost: 1, subscriptionId: 'demo-subscription' });
     }
@@ -297,12 +304,12 @@ maybe('web console in chromium', () => {
   it('streams an invoke run (run/stream) with an invoke key, and shows a wrong-scope key\u2019s 403', async () => {
     const { context, page, problems } = await newPage(browser);
     await signIn(page, creds.adminToken);
-    await page.getByRole('link', { name: 'Test console' }).click();
-    await page.getByLabel('Agent').selectOption('demo-echo');
-    await page.getByLabel('Method').selectOption('run/stream');
+    await open(page, 'Test console');
+    await page.getByLabel('Agent', { exact: true }).selectOption('demo-echo');
+    await page.getByLabel('Method', { exact: true }).selectOption('run/stream');
     await page.getByLabel('Or paste a key value').fill(creds.invokeKey);
     await page.getByRole('button', { name: 'Send' }).click();
-    await expect.poll(() => page.locator('p.status').textContent(), { timeout: 20_000 }).toContain('Stream ended');
+    await expect.poll(() => page.locator('p.status').textContent(), { timeout: 30_000 }).toContain('Stream ended');
     const frames = await page.locator('ol.frames > li').allTextContents();
     expect(frames.join('\n')).toContain('"run_id"');
     expect(frames.at(-1)).toContain('"final":true');
@@ -310,7 +317,7 @@ maybe('web console in chromium', () => {
 
     await page.getByLabel('Or paste a key value').fill(creds.a2aKey);
     await page.getByRole('button', { name: 'Send' }).click();
-    await expect.poll(() => page.locator('p.status').textContent()).toContain('HTTP 403');
+    await expect.poll(() => page.locator('p.status').textContent(), POLL).toContain('HTTP 403');
     expect(problems).toEqual([]);
     await context.close();
   });
@@ -346,8 +353,7 @@ maybe('web console in chromium', () => {
   it('shows link reports: the empty state, the not-linked state, and a linked table with filters and evidence', async () => {
     const { context, page, problems } = await newPage(browser);
     await signIn(page, creds.adminToken);
-    await page.getByRole('link', { name: 'Applications' }).click();
-    await page.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
+    await open(page, 'Applications');
     expect(await page.textContent('main')).toContain('No application yet');
 
     const addApp = async (name: string, sources: [string, string][]): Promise<void> => {
@@ -413,7 +419,7 @@ maybe('web console in chromium', () => {
     expect(total).toBeGreaterThan(0);
     expect(await rows.first().textContent()).toMatch(/:\d+/); // file:line evidence
     await page.getByLabel('Filter').fill('orders');
-    await expect.poll(() => rows.count()).toBeLessThanOrEqual(total);
+    await expect.poll(() => rows.count(), POLL).toBeLessThanOrEqual(total);
     const filtered = await rows.allTextContents();
     expect(filtered.every((r) => r.toLowerCase().includes('orders'))).toBe(true);
     const download = page.waitForEvent('download');
@@ -439,8 +445,7 @@ maybe('web console in chromium', () => {
       ['Agents and versions', 'agents'],
       ['Applications', 'applications-operator'],
     ] as const) {
-      await page.getByRole('link', { name: link }).click();
-      await page.locator('main h1').waitFor();
+      await open(page, link, link === 'Deployment' ? /^Deployment/ : link);
       await page.waitForLoadState('networkidle');
       await page.setViewportSize({ width: 390, height: 900 });
       // Elements reaching past the viewport (tables scroll inside their own region instead).

@@ -9,7 +9,7 @@ import { chromiumPath, launch, newPage } from './browser';
  * gateway serves the built console from beside its bundle, a session made on one gateway works on the other,
  * and signing out on one ends it on both. Needs `npm run build` and the engines (npm test provides both).
  */
-describe.runIf(engineUrlsSet)('web console (distributed)', () => {
+describe.runIf(engineUrlsSet)('web console (distributed)', { timeout: 120_000 }, () => {
   let cluster: Cluster;
   let sut: Sut;
   let g1: string;
@@ -79,8 +79,9 @@ describe.runIf(engineUrlsSet)('web console (distributed)', () => {
     await page.getByLabel('User token').fill(adminToken);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('link', { name: 'Test console' }).click();
-    await page.getByLabel('Agent').selectOption('demo-echo');
-    await page.getByLabel('Method').selectOption('message/stream');
+    await page.getByRole('heading', { level: 1, name: 'Test console' }).waitFor();
+    await page.getByLabel('Agent', { exact: true }).selectOption('demo-echo');
+    await page.getByLabel('Method', { exact: true }).selectOption('message/stream');
     await page.getByLabel('Or paste a key value').fill(sut.a2aKey);
     await page.getByRole('button', { name: 'Send' }).click();
     await expect.poll(() => page.locator('p.status').textContent(), { timeout: 30_000 }).toContain('Stream ended');
