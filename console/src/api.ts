@@ -41,6 +41,18 @@ async function errorOf(res: Response): Promise<ApiError> {
   return new ApiError(res.status, String(res.status), text.slice(0, 200) || res.statusText);
 }
 
+/** Fired on window when a call finds the session gone (expired, signed out elsewhere): the shell shows sign-in. */
+export const SESSION_ENDED = 'a2a-session-ended';
+
+function noteSessionEnd(status: number, path: string): void {
+  if (status === 401 && state.user && !path.startsWith('/console/session')) {
+    delete state.user;
+    delete state.csrf;
+    state.keys.clear();
+    window.dispatchEvent(new CustomEvent(SESSION_ENDED));
+  }
+}
+
 /** A same-origin JSON call with the session cookie (and the CSRF header on state-changing methods). */
 export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json' };
@@ -52,7 +64,10 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
     credentials: 'same-origin',
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
-  if (!res.ok) throw await errorOf(res);
+  if (!res.ok) {
+    noteSessionEnd(res.status, path);
+    throw await errorOf(res);
+  }
   if (res.status === 204) return undefined as T;
   return (await res.json()) as T;
 }

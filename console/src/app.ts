@@ -1,5 +1,5 @@
 import { html, nothing } from 'lit';
-import { messageOf, resume, signIn, signOut, state, type User } from './api';
+import { messageOf, resume, SESSION_ENDED, signIn, signOut, state, type User } from './api';
 import { ROLE_LABELS } from './roles';
 import { LightElement, statusLine, type Status } from './ui';
 import './pages/deployment';
@@ -40,9 +40,15 @@ export class ConsoleApp extends LightElement {
     void this.updateComplete.then(() => this.querySelector<HTMLElement>('main h1')?.focus());
   };
 
+  private readonly onSessionEnded = (): void => {
+    this.user = undefined;
+    this.status = { kind: 'error', text: 'Your session has ended: sign in again' };
+  };
+
   override connectedCallback(): void {
     super.connectedCallback();
     window.addEventListener('hashchange', this.onHash);
+    window.addEventListener(SESSION_ENDED, this.onSessionEnded);
     resume().then(
       (u) => {
         this.user = u;
@@ -57,6 +63,7 @@ export class ConsoleApp extends LightElement {
 
   override disconnectedCallback(): void {
     window.removeEventListener('hashchange', this.onHash);
+    window.removeEventListener(SESSION_ENDED, this.onSessionEnded);
     super.disconnectedCallback();
   }
 

@@ -350,6 +350,68 @@ maybe('web console in chromium', { timeout: 120_000 }, () => {
     await context.close();
   });
 
+  it('pins a version with the pin picker, promotes a version, and revokes a key', async () => {
+    const { context, page, problems } = await newPage(browser);
+    const echo = await rest('GET', '/api/v1/agents/demo-echo', creds.adminToken);
+    const v1 = echo.versions[0];
+    await rest('POST', '/api/v1/agents/demo-echo/versions', creds.adminToken, {
+      version: '1.1.0',
+      runtime: v1.runtime,
+      runtimeConfig: v1.runtimeConfig,
+    });
+    await signIn(page, creds.adminToken);
+    const card = agentCard(page, 'demo-echo');
+    await card.waitFor();
+    const served = () => card.locator('p').first().textContent();
+    await card.getByLabel('Version behaviour').selectOption('pinned');
+    await expect.poll(() => card.locator('[role=status]').textContent(), POLL).toContain('Saved: versionStrategy');
+    await expect.poll(() => card.getByLabel('Pinned version').isEnabled(), POLL).toBe(true);
+    await card.getByLabel('Pinned version').selectOption('1.1.0');
+    await expect.poll(() => card.locator('[role=status]').textContent(), POLL).toBe('Saved: pinnedVersion');
+    await expect.poll(served, POLL).toContain('1.1.0');
+    const placed = await rest('GET', '/api/v1/deployments/demo-deployment', creds.adminToken);
+    expect(placed.agents.find((a: any) => a.agentId === 'demo-echo')).toMatchObject({
+      servedVersion: '1.1.0',
+      settings: { versionStrategy: 'pinned', pinnedVersion: '1.1.0' },
+    });
+    await card.getByLabel('Version behaviour').selectOption('latest-production');
+    await expect.poll(served, POLL).toContain('1.0.0');
+
+    await open(page, 'Agents and versions');
+    const promote = page.getByRole('button', { name: 'Promote' }).first();
+    await promote.focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('p.status').textContent(), POLL).toContain('Promoted Demo Echo Agent 1.1.0');
+    expect((await rest('GET', '/api/v1/agents/demo-echo', creds.adminToken)).versions).toEqual(
+      expect.arrayContaining([expect.objectContaining({ version: '1.1.0', status: 'PRODUCTION' })]),
+    );
+    await screenshots(page, 'agents-promoted');
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await rest('POST', '/api/v1/keys', creds.adminToken, { scope: 'invoke', name: 'to revoke' });
+    await open(page, 'API keys');
+    const row = page.locator('tr', { hasText: 'to revoke' });
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    await expect.poll(() => row.textContent(), POLL).toContain('revoked');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('returns to sign-in, saying so, when the session ends elsewhere', async () => {
+    const { context, page } = await newPage(browser);
+    await signIn(page, creds.adminToken);
+    await agentCard(page, 'demo-echo').waitFor();
+    // Signed out from another tab: the server forgets the session.
+    await page.evaluate(async () => {
+      const csrf = ((await (await fetch('/console/session')).json()) as { csrfToken: string }).csrfToken;
+      await fetch('/console/session', { method: 'DELETE', headers: { 'X-CSRF-Token': csrf } });
+    });
+    await page.getByRole('link', { name: 'API keys', exact: true }).click();
+    await page.getByLabel('User token').waitFor();
+    expect(await page.locator('[role=status]').textContent()).toContain('Your session has ended');
+    await context.close();
+  });
+
   it('shows link reports: the empty state, the not-linked state, and a linked table with filters and evidence', async () => {
     const { context, page, problems } = await newPage(browser);
     await signIn(page, creds.adminToken);
