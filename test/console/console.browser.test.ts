@@ -187,6 +187,8 @@ maybe('web console in chromium', { timeout: 120_000 }, () => {
     await echo.getByLabel('Rate limit (requests per minute)').fill('0');
     await echo.getByLabel('Rate limit (requests per minute)').press('Tab');
     await expect.poll(() => echo.locator('[role=status]').textContent(), POLL).toContain('Not saved: INVALID_PARAMS');
+    // ... and the field shows what is really served again.
+    await expect.poll(() => echo.getByLabel('Rate limit (requests per minute)').inputValue(), POLL).toBe('600');
 
     await screenshots(page, 'deployment');
     expect(await seriousViolations(page)).toEqual([]);
@@ -261,6 +263,16 @@ maybe('web console in chromium', { timeout: 120_000 }, () => {
     const creditsAfter = (await rest('GET', '/api/v1/credits', creds.adminToken)).credits as number;
     expect(creditsAfter).toBeLessThan(creditsBefore);
     await expect.poll(() => page.locator('.credits-left').textContent(), POLL).toBe(String(creditsAfter));
+    // The next request's template carries the streamed task's id: tasks/get reads it back, completed.
+    const taskId = JSON.parse(all[0]!.replace(/^\+\d+ ms/, '')).result.id as string;
+    await page.getByLabel('Method', { exact: true }).selectOption('tasks/get');
+    expect(await page.getByLabel('Request (JSON)').inputValue()).toContain(taskId);
+    await page.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => page.locator('pre.answer').textContent(), POLL).toContain('"state": "completed"');
+    expect(await page.locator('p.status').textContent()).toMatch(/^HTTP 200/);
+    await page.getByLabel('Method', { exact: true }).selectOption('tasks/resubscribe');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => page.locator('p.status').textContent(), POLL).toContain('Stream ended after 1 frame(s)');
     await screenshots(page, 'test-console-stream');
     expect(await seriousViolations(page)).toEqual([]);
     expect(problems).toEqual([]);
@@ -393,6 +405,21 @@ maybe('web console in chromium', { timeout: 120_000 }, () => {
     const row = page.locator('tr', { hasText: 'to revoke' });
     await row.getByRole('button', { name: 'Revoke' }).click();
     await expect.poll(() => row.textContent(), POLL).toContain('revoked');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('lets the operator enable push notifications: saved, and the public card says so', async () => {
+    const { context, page, problems } = await newPage(browser);
+    await signIn(page, creds.operatorToken);
+    const card = agentCard(page, 'demo-approval');
+    await card.waitFor();
+    await card.locator('.push-toggle').check();
+    await expect.poll(() => card.locator('[role=status]').textContent(), POLL).toBe('Saved: pushNotificationsEnabled');
+    const published = (await (await fetch(`${base}/agents/demo-approval/.well-known/agent-card.json`)).json()) as any;
+    expect(published.capabilities.pushNotifications).toBe(true);
+    await card.locator('.push-toggle').uncheck();
+    await expect.poll(() => card.locator('.push-toggle').isChecked(), POLL).toBe(false);
     expect(problems).toEqual([]);
     await context.close();
   });

@@ -121,6 +121,13 @@ export class DeploymentPage extends LightElement {
   private async patch(a: DeploymentAgent, settings: Record<string, unknown>): Promise<void> {
     const d = this.current;
     if (!d) return;
+    // Shown as asked while it saves (a switch must not flip back under the pointer); reverted if refused.
+    const replace = (agent: DeploymentAgent): void => {
+      const cur = this.current;
+      if (cur)
+        this.current = { ...cur, agents: (cur.agents ?? []).map((x) => (x.agentId === agent.agentId ? agent : x)) };
+    };
+    replace({ ...a, settings: { ...a.settings, ...settings } });
     this.saved = new Map(this.saved).set(a.agentId, { kind: 'busy', text: 'Saving…' });
     try {
       const updated = await api<DeploymentAgent>(
@@ -128,7 +135,7 @@ export class DeploymentPage extends LightElement {
         `/api/v1/deployments/${encodeURIComponent(d.id)}/agents/${encodeURIComponent(a.agentId)}/settings`,
         settings,
       );
-      this.current = { ...d, agents: (d.agents ?? []).map((x) => (x.agentId === a.agentId ? updated : x)) };
+      replace(updated);
       this.banner = await api<Discovery>('GET', `/api/v1/deployments/${encodeURIComponent(d.id)}/discovery`);
       this.saved = new Map(this.saved).set(a.agentId, {
         kind: 'ok',
@@ -137,7 +144,7 @@ export class DeploymentPage extends LightElement {
     } catch (err) {
       this.saved = new Map(this.saved).set(a.agentId, { kind: 'error', text: `Not saved: ${messageOf(err)}` });
       // Show what is really served again (a refused toggle flips back).
-      this.requestUpdate();
+      replace(a);
     }
   }
 
