@@ -56,8 +56,10 @@ export class KeysPage extends LightElement {
       state.keys.set(`${k.name} (${k.prefix}…)`, { value: k.key, scope: k.scope, name: k.name });
       f.reset();
       this.status = { kind: 'ok', text: `Created ${k.name}` };
+      // Focus lands on the one-time value (keyboard and screen-reader users), then the list refreshes.
+      await this.updateComplete;
+      this.querySelector<HTMLElement>('.once')?.focus();
       await this.load();
-      void this.updateComplete.then(() => this.querySelector<HTMLElement>('.once')?.focus());
     } catch (err) {
       this.status = { kind: 'error', text: messageOf(err) };
     }
