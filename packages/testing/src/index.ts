@@ -396,3 +396,4 @@ export const textMessage = (text: string, extra: Record<string, unknown> = {}): 
   ...extra,
 });
 export * from './grpc-reflection';
+export * from './upstream-agents';

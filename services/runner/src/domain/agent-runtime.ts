@@ -21,6 +21,8 @@ export interface RunContext {
   status(state: 'working' | 'input-required' | 'completed' | 'failed', message?: Message): Promise<void>;
   /** Waits, waking early when the run is aborted (then throws). */
   sleep(ms: number): Promise<void>;
+  /** A file the caller attached and the tasks service stored (`attachments[].blobId`); undefined when gone. */
+  readFile(blobId: string): Promise<{ data: Uint8Array; mimeType: string; name?: string } | undefined>;
 }
 
 export type AgentRuntime = (ctx: RunContext) => Promise<void>;

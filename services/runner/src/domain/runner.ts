@@ -284,6 +284,12 @@ export class Runner {
           };
           ac.signal.addEventListener('abort', onAbort, { once: true });
         }),
+      readFile: async (blobId) => {
+        const got = await this.deps.blobs.get(blobId, owner);
+        if (!got) return undefined;
+        const { mimeType, name } = got.ref;
+        return { data: got.data, mimeType, ...(name ? { name } : {}) };
+      },
     };
     const runtime = this.deps.runtimes[req.runtime];
     const started = this.deps.clock.now();
