@@ -397,3 +397,4 @@ export const textMessage = (text: string, extra: Record<string, unknown> = {}): 
 });
 export * from './grpc-reflection';
 export * from './upstream-agents';
+export * from './http-contract-agent';

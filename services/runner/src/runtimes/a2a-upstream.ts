@@ -54,6 +54,7 @@ export const UPSTREAM_KEY = 'a2a-inbound/upstream';
  */
 export function validateA2aUpstreamConfig(config: unknown, policy: EgressPolicy = new EgressPolicy()): ConfigProblem[] {
   const c = new ConfigChecker(config, FIELDS);
+  if (!c.isObject) return c.problems;
   c.url('url', policy);
   c.optionalSecret('tokenSecret');
   c.headerName('authHeader');

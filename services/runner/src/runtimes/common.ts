@@ -27,6 +27,8 @@ const RESERVED_HEADERS = new Set([
 /** Field checks shared by the runtimes' validators; each adds problems under `runtimeConfig.<field>`. */
 export class ConfigChecker {
   readonly problems: ConfigProblem[] = [];
+  /** False when the configuration is not an object (then that is its only problem). */
+  readonly isObject: boolean;
   readonly #c: Record<string, unknown>;
 
   constructor(
@@ -36,8 +38,10 @@ export class ConfigChecker {
     if (typeof config !== 'object' || config === null || Array.isArray(config)) {
       this.problems.push({ path: 'runtimeConfig', reason: 'must be a JSON object' });
       this.#c = {};
+      this.isObject = false;
       return;
     }
+    this.isObject = true;
     this.#c = config as Record<string, unknown>;
     for (const k of Object.keys(this.#c)) {
       if (!known.includes(k)) this.problems.push({ path: `runtimeConfig.${k}`, reason: 'is not a known field' });

@@ -59,6 +59,7 @@ export const RESUME_KEY = 'a2a-inbound/http-resume';
 
 export function validateHttpAgentConfig(config: unknown, policy: EgressPolicy = new EgressPolicy()): ConfigProblem[] {
   const c = new ConfigChecker(config, FIELDS);
+  if (!c.isObject) return c.problems;
   c.url('url', policy);
   c.optionalSecret('tokenSecret');
   c.headerName('authHeader');
