@@ -1,5 +1,11 @@
 import type { Message, Part } from '@a2a-js/sdk';
 
+/**
+ * The abort reason of `RunContext.signal` when the task was canceled (`tasks/cancel`); any other reason is the
+ * runner handing the run back (drain), to be run again elsewhere: work started elsewhere should not be undone.
+ */
+export const RUN_CANCELED = 'a2a-inbound/run-canceled';
+
 /** What an agent run can do: emit output and state changes. The runner turns these into bus events. */
 export interface RunContext {
   readonly taskId: string;

@@ -7,7 +7,7 @@ import {
   RestTransportFactory,
 } from '@a2a-js/sdk/client';
 import { EgressPolicy } from '@a2a-inbound/runtime';
-import type { AgentRuntime, RunContext } from '../domain/agent-runtime';
+import { RUN_CANCELED, type AgentRuntime, type RunContext } from '../domain/agent-runtime';
 import {
   authHeaders,
   CallBudget,
@@ -121,7 +121,8 @@ export function createA2aUpstreamRuntime(deps: A2aUpstreamDeps): AgentRuntime {
       await run.execute();
     } catch (err) {
       if (ctx.signal.aborted) {
-        await run.cancelUpstream();
+        // Canceled: cancel upstream too. Handed back (drain): the re-run continues with the same messageId.
+        if (ctx.signal.reason === RUN_CANCELED) await run.cancelUpstream();
         throw err;
       }
       await fail(ctx, failureReason(err, 'The upstream agent', config.url, budget.timedOut()), run.stamp('failed'));

@@ -122,10 +122,23 @@ describe('runtime a2a-upstream against real @a2a-js/sdk agents', () => {
     );
     await expect.poll(() => run.statuses.some((s) => s.state === 'working'), { timeout: 5_000 }).toBe(true);
     const upstreamTask = (run.statuses[0]!.message!.metadata![UPSTREAM_KEY] as { taskId: string }).taskId;
-    run.abort.abort();
+    run.cancel();
     expect(await done).toBe('threw');
     expect(up.canceled).toContain(upstreamTask);
     expect(run.final()).toBeUndefined(); // the tasks service records the cancel, not the runtime
+  });
+
+  it('a drain (the run handed back) does not cancel the upstream task: the re-run continues it', async () => {
+    const run = fakeRun({ config: { url: up.url('slow') } });
+    const done = runtime(run.ctx).then(
+      () => 'returned',
+      () => 'threw',
+    );
+    await expect.poll(() => run.statuses.some((s) => s.state === 'working'), { timeout: 5_000 }).toBe(true);
+    const upstreamTask = (run.statuses[0]!.message!.metadata![UPSTREAM_KEY] as { taskId: string }).taskId;
+    run.abort.abort(); // the runner's drain aborts without the cancel reason
+    expect(await done).toBe('threw');
+    expect(up.canceled).not.toContain(upstreamTask);
   });
 
   it('an upstream that goes silent past idleTimeoutMs ends failed with a timeout reason, never left working', async () => {

@@ -111,7 +111,7 @@ describe('runtime http: the JSON-in, JSON-or-SSE-out contract (docs/agent-http-c
       () => 'threw',
     );
     await expect.poll(() => agent.received.filter((r) => r.path === '/hang').length).toBe(2);
-    canceled.abort.abort();
+    canceled.cancel();
     expect(await done).toBe('threw');
     expect(canceled.final()).toBeUndefined();
     await expect.poll(() => agent.disconnected.length).toBe(2);

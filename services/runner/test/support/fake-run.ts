@@ -1,11 +1,13 @@
 import type { Message, Part } from '@a2a-js/sdk';
-import type { RunContext } from '../../src/domain/agent-runtime';
+import { RUN_CANCELED, type RunContext } from '../../src/domain/agent-runtime';
 
 export interface Recorded {
   ctx: RunContext;
   artifacts: { artifactId: string; name: string; parts: Part[]; append: boolean; lastChunk: boolean }[];
   statuses: { state: string; message?: Message }[];
   abort: AbortController;
+  /** Cancels the run as `tasks/cancel` does. */
+  cancel(): void;
   /** The concatenated text of an artifact's parts, as a client that applies `append` sees it. */
   artifactText(artifactId?: string): string;
   final(): { state: string; text: string; message?: Message } | undefined;
@@ -67,6 +69,7 @@ export function fakeRun(input: {
     artifacts,
     statuses,
     abort,
+    cancel: () => abort.abort(RUN_CANCELED),
     artifactText: (artifactId) => {
       let text = '';
       for (const a of artifacts.filter((x) => artifactId === undefined || x.artifactId === artifactId))
