@@ -24,7 +24,7 @@ export interface ContractRequest {
  * `/json` answers JSON; `/sse` streams `status`, three `delta`s and `final`; `/ask` asks a question
  * (`input-required` with `resume`) and answers with the resume state on the reply; `/fail` answers a final
  * `failed`; `/error-event` sends an SSE `error`; `/500` answers 500; `/bad-json`; `/huge` (2 MiB);
- * `/no-final` closes its stream without a final event; `/hang` never answers (records the disconnect).
+ * `/no-final` closes its stream without a final event; `/keepalive` sends only comments for 1.5 s, then answers; `/hang` never answers (records the disconnect).
  */
 export interface ContractAgent {
   base: string;
@@ -93,6 +93,16 @@ export async function startContractAgent(): Promise<ContractAgent> {
           return json(res, 200, { text: 'x'.repeat(2 * 1024 * 1024) });
         case '/no-final':
           return sse(res, [['delta', { text: 'half' }]]);
+        case '/keepalive': {
+          // Only comments for 1.5 s, then the answer.
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          const ping = setInterval(() => res.write(': still working\n\n'), 300);
+          setTimeout(() => {
+            clearInterval(ping);
+            res.end(`event: final\ndata: ${JSON.stringify({ text: 'done after 1.5 s' })}\n\n`);
+          }, 1_500);
+          return;
+        }
         case '/hang':
           hanging.add(res);
           res.on('close', () => {

@@ -16,6 +16,7 @@ import {
   failureReason,
   intOr,
   outboundParts,
+  turnMessageId,
   UpstreamFailure,
   withMetadata,
   type ConfigProblem,
@@ -158,7 +159,9 @@ class UpstreamRun {
       const h = new Headers(init.headers);
       for (const [k, v] of Object.entries(headers)) h.set(k, v);
       // The call's own signal (the run's budget, or the cancel's timeout); the budget for the card fetch.
-      return this.deps.fetch(input, { ...init, headers: h, signal: init.signal ?? signal });
+      return this.deps
+        .fetch(input, { ...init, headers: h, signal: init.signal ?? signal })
+        .then((res) => this.#watched(res));
     };
     const factory = new ClientFactory({
       transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
@@ -168,13 +171,28 @@ class UpstreamRun {
     return this.#client;
   }
 
+  /** Every chunk received (SSE keep-alive comments too) restarts the idle budget. */
+  #watched(res: Response): Response {
+    if (!res.body) return res;
+    const budget = this.budget;
+    const body = res.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          budget.touch();
+          controller.enqueue(chunk);
+        },
+      }),
+    );
+    return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+  }
+
   async execute(): Promise<void> {
     const { ctx } = this;
     const client = await this.#connect();
     const message: Message = {
       kind: 'message',
       role: 'user',
-      messageId: ctx.message.messageId,
+      messageId: turnMessageId(ctx),
       parts: await outboundParts(ctx, ctx.message.parts),
       ...(this.#ref.taskId ? { taskId: this.#ref.taskId } : {}),
       ...(this.#ref.contextId ? { contextId: this.#ref.contextId } : {}),

@@ -144,6 +144,16 @@ export async function outboundParts(ctx: RunContext, parts: readonly Part[]): Pr
   return out;
 }
 
+/**
+ * The message id an upstream sees for this turn: ours (a UUID per task) with the caller's. Deterministic, so
+ * a re-run after a runner restart is the same message to an upstream that deduplicates; never the caller's
+ * id alone, which another caller (another tenant) may use too, and an upstream deduplicating on it would
+ * answer one caller with another's task.
+ */
+export function turnMessageId(ctx: Pick<RunContext, 'taskId' | 'message'>): string {
+  return `${ctx.taskId}:${ctx.message.messageId}`;
+}
+
 /** A failure the run reports to the caller as the reason of its `failed` state (the text is user-facing). */
 export class UpstreamFailure extends Error {
   constructor(message: string) {

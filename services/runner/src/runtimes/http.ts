@@ -10,6 +10,7 @@ import {
   failureReason,
   intOr,
   outboundParts,
+  turnMessageId,
   UpstreamFailure,
   withMetadata,
   type ConfigProblem,
@@ -142,7 +143,7 @@ class HttpTurn {
       contract: HTTP_CONTRACT_VERSION,
       taskId: ctx.taskId,
       contextId: ctx.contextId,
-      message: { messageId: ctx.message.messageId, role: 'user', parts: await outboundParts(ctx, ctx.message.parts) },
+      message: { messageId: turnMessageId(ctx), role: 'user', parts: await outboundParts(ctx, ctx.message.parts) },
       history: await Promise.all(
         history.map(async (m) => ({
           messageId: m.messageId,

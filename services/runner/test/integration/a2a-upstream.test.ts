@@ -1,4 +1,5 @@
-import { createServer } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEgressAgent, EgressPolicy, type EgressAgent } from '@a2a-inbound/runtime';
 import { startUpstreamAgents, type UpstreamAgents } from '@a2a-inbound/testing';
@@ -56,7 +57,8 @@ describe('runtime a2a-upstream against real @a2a-js/sdk agents', () => {
     expect(deltas.at(-1)?.lastChunk).toBe(true);
     expect(run.artifactText('answer')).toMatch(/^upstream heard: hi there files=notes\.txt:text\/plain:file body ctx=/);
     const sent = up.received.filter((r) => r.agent === 'stream').at(-1)!;
-    expect(sent.message.messageId).toBe(run.ctx.message.messageId);
+    // Ours per turn: deterministic (a re-run is the same message), never the caller's id alone.
+    expect(sent.message.messageId).toBe(`${run.ctx.taskId}:${run.ctx.message.messageId}`);
     // Our internal metadata stays inside; the caller's own goes along.
     expect(sent.message.parts[1]?.metadata).toEqual({ custom: 'kept' });
     expect(sent.authorization).toBeUndefined();
@@ -190,6 +192,56 @@ describe('runtime a2a-upstream against real @a2a-js/sdk agents', () => {
       expect(run.final()?.text).toContain('EGRESS_ALLOW_HOSTS / EGRESS_ALLOW_CIDRS');
     } finally {
       await rebinding.close();
+    }
+  });
+
+  it('SSE keep-alive comments count as activity: a quiet but alive upstream is not timed out', async () => {
+    // A hand-written A2A server: its stream sends only comments for 1.5 s, then the answer.
+    const server = createHttpServer((req, res) => {
+      if (req.method === 'GET') {
+        const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            name: 'quiet',
+            description: 'quiet',
+            url: `${base}/rpc`,
+            protocolVersion: '0.3.0',
+            version: '1',
+            capabilities: { streaming: true },
+            defaultInputModes: ['text/plain'],
+            defaultOutputModes: ['text/plain'],
+            skills: [],
+          }),
+        );
+        return;
+      }
+      let raw = '';
+      req.on('data', (c: Buffer) => (raw += c.toString()));
+      req.on('end', () => {
+        const { id } = JSON.parse(raw) as { id: number };
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        const ping = setInterval(() => res.write(': ping\n\n'), 300);
+        setTimeout(() => {
+          clearInterval(ping);
+          const result = {
+            kind: 'message',
+            role: 'agent',
+            messageId: 'q1',
+            parts: [{ kind: 'text', text: 'still here' }],
+          };
+          res.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id, result })}\n\n`);
+        }, 1_500);
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const run = fakeRun({ config: { url: `http://127.0.0.1:${port}/card.json`, idleTimeoutMs: 1_000 } });
+      await runtime(run.ctx);
+      expect(run.final()).toMatchObject({ state: 'completed', text: 'still here' });
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
     }
   });
 });

@@ -45,7 +45,11 @@ describe('runtime http: the JSON-in, JSON-or-SSE-out contract (docs/agent-http-c
       contract: '1',
       taskId: run.ctx.taskId,
       contextId: run.ctx.contextId,
-      message: { messageId: run.ctx.message.messageId, role: 'user', parts: [{ kind: 'text', text: 'hello' }] },
+      message: {
+        messageId: `${run.ctx.taskId}:${run.ctx.message.messageId}`,
+        role: 'user',
+        parts: [{ kind: 'text', text: 'hello' }],
+      },
       history: [{ messageId: 'h1', role: 'user', parts: [{ kind: 'text', text: 'earlier' }] }],
     });
     // The configuration (and its secret) is never sent in the body.
@@ -127,5 +131,12 @@ describe('runtime http: the JSON-in, JSON-or-SSE-out contract (docs/agent-http-c
     expect(bad.final()?.text).toContain('runtimeConfig.timeoutMs must be an integer from 1000 to 3600000');
     expect(bad.final()?.text).toContain('runtimeConfig.extra is not a known field');
     expect(agent.received.length).toBe(before);
+  });
+
+  it('SSE comments keep a quiet agent alive past idleTimeoutMs', async () => {
+    const run = fakeRun({ config: { url: url('/keepalive'), idleTimeoutMs: 1_000 } });
+    await runtime(run.ctx);
+    expect(run.final()?.state).toBe('completed');
+    expect(run.artifactText()).toBe('done after 1.5 s');
   });
 });
