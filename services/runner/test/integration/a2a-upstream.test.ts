@@ -195,6 +195,24 @@ describe('runtime a2a-upstream against real @a2a-js/sdk agents', () => {
     }
   });
 
+  it('a card whose service URL names an address off the allow-list is refused at connect time', async () => {
+    // The name is allow-listed (and resolves to loopback); the card it serves points at 127.0.0.1, which is not.
+    const byName = createEgressAgent({
+      policy: new EgressPolicy({ hosts: ['upstream.test'], cidrs: [] }),
+      resolve: async () => Promise.resolve(['127.0.0.1']),
+    });
+    try {
+      const before = up.received.length;
+      const run = fakeRun({ config: { url: `http://upstream.test:${up.port}/agents/stream` } });
+      await egressRuntimes(byName)['a2a-upstream']!(run.ctx);
+      expect(run.final()?.state).toBe('failed');
+      expect(run.final()?.text).toContain('127.0.0.1 (127.0.0.1) is a private address');
+      expect(up.received.length).toBe(before);
+    } finally {
+      await byName.close();
+    }
+  });
+
   it('SSE keep-alive comments count as activity: a quiet but alive upstream is not timed out', async () => {
     // A hand-written A2A server: its stream sends only comments for 1.5 s, then the answer.
     const server = createHttpServer((req, res) => {
