@@ -36,6 +36,8 @@ export interface UpstreamAgents {
   port: number;
   received: Received[];
   canceled: string[];
+  /** Agent card requests, by agent. */
+  cardFetches: Record<string, number>;
   url(agent: string): string;
   close(): Promise<void>;
 }
@@ -101,6 +103,12 @@ export async function startUpstreamAgents(): Promise<UpstreamAgents> {
   const port = (server.address() as AddressInfo).port;
   const base = `http://127.0.0.1:${port}`;
   const slowRuns = new Map<string, () => void>();
+  const cardFetches: Record<string, number> = {};
+  app.use((req, _res, next) => {
+    const m = /^\/agents\/([^/]+)\/\.well-known\/agent-card\.json$/.exec(req.path);
+    if (m && req.method === 'GET') cardFetches[m[1]!] = (cardFetches[m[1]!] ?? 0) + 1;
+    next();
+  });
 
   const executors: Record<string, { streaming: boolean; executor: AgentExecutor }> = {
     stream: {
@@ -258,6 +266,7 @@ export async function startUpstreamAgents(): Promise<UpstreamAgents> {
     port,
     received,
     canceled,
+    cardFetches,
     url: (agent) => `${base}/agents/${agent}`,
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Message, Part, Task, TaskArtifactUpdateEvent, TaskState, TaskStatusUpdateEvent } from '@a2a-js/sdk';
 import {
   Client,
@@ -102,6 +103,7 @@ export interface A2aUpstreamDeps {
 }
 
 export function createA2aUpstreamRuntime(deps: A2aUpstreamDeps): AgentRuntime {
+  const clients = new UpstreamClients(deps);
   return async (ctx) => {
     const problems = validateA2aUpstreamConfig(ctx.config, deps.policy);
     if (problems.length > 0) {
@@ -117,10 +119,12 @@ export function createA2aUpstreamRuntime(deps: A2aUpstreamDeps): AgentRuntime {
       intOr(config.timeoutMs, A2A_UPSTREAM_DEFAULTS.timeoutMs),
       intOr(config.idleTimeoutMs, A2A_UPSTREAM_DEFAULTS.idleTimeoutMs),
     );
-    const run = new UpstreamRun(ctx, config, deps, budget);
+    const run = new UpstreamRun(ctx, config, clients, budget);
     try {
       await run.execute();
     } catch (err) {
+      // The card may have changed (moved endpoint, new auth): the next run reads it again.
+      clients.forget(config.url, authHeaders(config as unknown as Record<string, unknown>));
       if (ctx.signal.aborted) {
         // Canceled: cancel upstream too. Handed back (drain): the re-run continues with the same messageId.
         if (ctx.signal.reason === RUN_CANCELED) await run.cancelUpstream();
@@ -133,6 +137,89 @@ export function createA2aUpstreamRuntime(deps: A2aUpstreamDeps): AgentRuntime {
   };
 }
 
+/** How long a resolved agent card (and the client built on it) is reused. */
+export const CARD_TTL_MS = 5 * 60_000;
+const CARD_FETCH_TIMEOUT_MS = 30_000;
+const MAX_CACHED_CLIENTS = 256;
+
+/**
+ * SDK clients by upstream (URL and auth headers), reused for `CARD_TTL_MS`: a run does not fetch the card
+ * again. The calls of a run carry its budget's signal; through it, each chunk received restarts that run's
+ * idle budget (SSE keep-alive comments too).
+ */
+class UpstreamClients {
+  readonly #cache = new Map<string, { client: Promise<Client>; expiresAt: number }>();
+  readonly #budgets = new WeakMap<AbortSignal, CallBudget>();
+
+  constructor(readonly deps: A2aUpstreamDeps) {}
+
+  /** The cache key: the URL and a digest of the headers (the token is not kept in clear as a key). */
+  #key(url: string, headers: Record<string, string>): string {
+    return `${url}\n${createHash('sha256').update(JSON.stringify(headers)).digest('base64url')}`;
+  }
+
+  forget(url: string, headers: Record<string, string>): void {
+    this.#cache.delete(this.#key(url, headers));
+  }
+
+  async get(url: string, headers: Record<string, string>, budget: CallBudget): Promise<Client> {
+    this.#budgets.set(budget.signal, budget);
+    const key = this.#key(url, headers);
+    const now = Date.now();
+    let entry = this.#cache.get(key);
+    if (!entry || entry.expiresAt <= now) {
+      if (this.#cache.size >= MAX_CACHED_CLIENTS) this.#evict(now);
+      const client = this.#create(url, headers);
+      entry = { client, expiresAt: now + CARD_TTL_MS };
+      this.#cache.set(key, entry);
+      client.catch(() => this.#cache.delete(key));
+    }
+    // The card fetch has its own timeout; this run waits for it no longer than its own budget.
+    return await new Promise<Client>((resolve, reject) => {
+      if (budget.signal.aborted) return reject(budget.signal.reason as Error);
+      const onAbort = (): void => reject(budget.signal.reason as Error);
+      budget.signal.addEventListener('abort', onAbort, { once: true });
+      entry.client.then(resolve, reject).finally(() => budget.signal.removeEventListener('abort', onAbort));
+    });
+  }
+
+  #evict(now: number): void {
+    for (const [k, v] of this.#cache) if (v.expiresAt <= now) this.#cache.delete(k);
+    while (this.#cache.size >= MAX_CACHED_CLIENTS) this.#cache.delete(this.#cache.keys().next().value!);
+  }
+
+  #create(url: string, headers: Record<string, string>): Promise<Client> {
+    const fetchImpl: typeof fetch = async (input, init = {}) => {
+      const h = new Headers(init.headers);
+      for (const [k, v] of Object.entries(headers)) h.set(k, v);
+      // A run's call carries its budget's signal; the card fetch (no signal) gets its own timeout.
+      const signal = init.signal ?? AbortSignal.timeout(CARD_FETCH_TIMEOUT_MS);
+      const res = await this.deps.fetch(input, { ...init, headers: h, signal });
+      const budget = init.signal ? this.#budgets.get(init.signal) : undefined;
+      return budget ? watched(res, budget) : res;
+    };
+    const factory = new ClientFactory({
+      transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
+      cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
+    });
+    return factory.createFromUrl(agentCardUrl(url), '');
+  }
+}
+
+/** Every chunk received (SSE keep-alive comments too) restarts the idle budget. */
+function watched(res: Response, budget: CallBudget): Response {
+  if (!res.body) return res;
+  const body = res.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        budget.touch();
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+  return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+}
+
 class UpstreamRun {
   readonly #ref: UpstreamRef;
   #client: Client | undefined;
@@ -141,7 +228,7 @@ class UpstreamRun {
   constructor(
     readonly ctx: RunContext,
     readonly config: A2aUpstreamConfig,
-    readonly deps: A2aUpstreamDeps,
+    readonly clients: UpstreamClients,
     readonly budget: CallBudget,
   ) {
     this.#ref = continuation(ctx);
@@ -153,37 +240,8 @@ class UpstreamRun {
   }
 
   async #connect(): Promise<Client> {
-    const signal = this.budget.signal;
-    const headers = authHeaders(this.ctx.config);
-    const fetchImpl: typeof fetch = (input, init = {}) => {
-      const h = new Headers(init.headers);
-      for (const [k, v] of Object.entries(headers)) h.set(k, v);
-      // The call's own signal (the run's budget, or the cancel's timeout); the budget for the card fetch.
-      return this.deps
-        .fetch(input, { ...init, headers: h, signal: init.signal ?? signal })
-        .then((res) => this.#watched(res));
-    };
-    const factory = new ClientFactory({
-      transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
-      cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
-    });
-    this.#client = await factory.createFromUrl(agentCardUrl(this.config.url), '');
+    this.#client = await this.clients.get(this.config.url, authHeaders(this.ctx.config), this.budget);
     return this.#client;
-  }
-
-  /** Every chunk received (SSE keep-alive comments too) restarts the idle budget. */
-  #watched(res: Response): Response {
-    if (!res.body) return res;
-    const budget = this.budget;
-    const body = res.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
-          budget.touch();
-          controller.enqueue(chunk);
-        },
-      }),
-    );
-    return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
   }
 
   async execute(): Promise<void> {

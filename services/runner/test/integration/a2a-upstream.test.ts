@@ -64,6 +64,16 @@ describe('runtime a2a-upstream against real @a2a-js/sdk agents', () => {
     expect(sent.authorization).toBeUndefined();
   });
 
+  it('reads the upstream card once, not per run (cached with the client)', async () => {
+    const before = up.cardFetches.stream ?? 0;
+    for (const text of ['one', 'two', 'three']) {
+      const run = fakeRun({ config: { url: up.url('stream'), tokenSecret: 'cache-test' }, text });
+      await runtime(run.ctx);
+      expect(run.final()?.state).toBe('completed');
+    }
+    expect((up.cardFetches.stream ?? 0) - before).toBe(1);
+  });
+
   it('input-required upstream → input-required here; the reply on our task continues the same upstream task', async () => {
     const first = fakeRun({ config: { url: up.url('input') }, text: 'book a table' });
     await runtime(first.ctx);
