@@ -101,6 +101,12 @@ export interface ConfigEntry {
   readonly key: string;
   readonly value: string;
   readonly loc: Loc;
+  /**
+   * Set on entries of a YAML/properties file named after something else than the source itself
+   * (`shared/orders.yml` of a Spring Cloud Config repository): the file's base name. At link time the
+   * entries apply to the source that goes by that name, not to the one holding the file.
+   */
+  readonly scope?: string;
 }
 
 /** A deployment service name (docker-compose service, Kubernetes Service) and what it runs. */

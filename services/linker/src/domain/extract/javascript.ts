@@ -30,10 +30,15 @@ const JS_NAMES = new Set([
   'knex',
   'model',
   'setGlobalPrefix',
+  'ajax',
+  'getJSON',
+  'jsonp',
 ]);
 const CLIENT_LIBS = new Set(['axios', 'got', 'ky', 'superagent', 'request', 'needle']);
 const SERVER_NAMES = /^(app|router|server|fastify|api|routes|r)$/i;
-const CLIENT_RECEIVER = /(^|\.)(http|httpclient|client|apiclient|axios|got)$/i;
+const CLIENT_RECEIVER = /(^|\.)(\$?http|httpclient|client|apiclient|axios|got)$/i;
+/** jQuery's `$` / `jQuery`: `$.ajax`, `$.get`, `$.post`, `$.getJSON`. */
+const JQUERY = /^(\$|jQuery)$/;
 
 const unquote = (s: string): string => s.slice(1, -1);
 
@@ -232,6 +237,21 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       sink.data('collection', literal(args[0])!.toLowerCase() + 's', loc);
 
     // ---- HTTP calls
+    // jQuery: $.ajax({ url, type|method }), $.ajax(url, { type }), $.get(url), $.post(url), $.getJSON(url)
+    if (JQUERY.test(receiver) && (name === 'ajax' || name === 'get' || name === 'post' || name === 'getJSON')) {
+      const first = argNodes[0];
+      if (!first) return;
+      if (name === 'ajax') {
+        const opts = objectProps(first.type === 'object' ? first : (argNodes[1] ?? null));
+        const url = first.type === 'object' ? opts.get('url') : args[0];
+        const verb = literal(opts.get('type') ?? opts.get('method'));
+        if (url) sink.call(httpMethod(verb) ?? 'GET', url, 'jquery', loc);
+      } else if (first.type === 'object') {
+        const url = named.get('url');
+        if (url) sink.call(name === 'post' ? 'POST' : 'GET', url, 'jquery', loc);
+      } else sink.call(name === 'post' ? 'POST' : 'GET', args[0]!, 'jquery', loc);
+      return;
+    }
     if (!receiver && name === 'fetch' && args[0]) {
       const opts = objectProps(argNodes[1] ?? null);
       sink.call(httpMethod(literal(opts.get('method'))) ?? 'GET', args[0], 'fetch', loc);
