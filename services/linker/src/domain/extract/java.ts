@@ -65,12 +65,54 @@ export function placeholder(text: string): Part[] {
   return concat(...out);
 }
 
+/**
+ * Spring Boot's own `@ConfigurationProperties` classes that carry URLs, by their binding prefix:
+ * `sso.getUserInfoUri()` on a `ResourceServerProperties` is `security.oauth2.resource.user-info-uri`.
+ */
+const SPRING_PROPERTIES_CLASSES: Record<string, string> = {
+  ResourceServerProperties: 'security.oauth2.resource',
+  OAuth2ClientProperties: 'security.oauth2.client',
+  ClientCredentialsResourceDetails: 'security.oauth2.client',
+  AuthorizationCodeResourceDetails: 'security.oauth2.client',
+  ResourceOwnerPasswordResourceDetails: 'security.oauth2.client',
+};
+
+/** `getUserInfoUri` → `userInfoUri` (a bean property's name). */
+const propertyOf = (getter: string): string => getter.slice(3).replace(/^./, (c) => c.toLowerCase());
+
 const argList = (n: Node | null): Node[] =>
   (n?.namedChildren ?? []).filter((x): x is Node => x !== null && x.type !== 'comment');
 
 const javaRules: LanguageRules = ({ file, sink, scope }) => {
   const beans = new Map<string, { kind: 'queue' | 'exchange'; name: string }>();
   const clients = new Map<string, Part[]>();
+  /** Declared types of fields, parameters and locals, by name (the file's; no per-method scopes). */
+  const types = new Map<string, string>();
+  /** Argument lists of this class's own method calls (`getMap(url, token)`, `this.getMap(…)`), by method. */
+  const ownCalls = new Map<string, Node[][]>();
+
+  /**
+   * A parameter's value: a constructor's parameter is whatever `new Class(…)` passes anywhere in the
+   * source (a cross-file reference); a method's, what every call of that method in the file passes
+   * when they agree. A method nobody in the file calls says nothing (no part).
+   */
+  function parameterValue(param: Node): Part[] {
+    const list = param.parent;
+    const decl = list?.parent;
+    if (!list || !decl) return [HOLE_PART];
+    const index = argList(list)
+      .filter((x) => x.type === 'formal_parameter' || x.type === 'spread_parameter')
+      .findIndex((x) => x.startIndex === param.startIndex);
+    const name = decl.childForFieldName('name')?.text;
+    if (!name || index < 0) return [HOLE_PART];
+    if (decl.type === 'constructor_declaration') return [{ ref: `new ${name}#${index}` }];
+    if (decl.type !== 'method_declaration') return [HOLE_PART];
+    const sites = (ownCalls.get(name) ?? []).filter((a) => a.length === list.namedChildren.filter((x) => x?.type === 'formal_parameter').length);
+    if (sites.length === 0) return [];
+    const values = sites.map((a) => evaluate(a[index]!));
+    const first = JSON.stringify(values[0]);
+    return values.every((v) => JSON.stringify(v) === first) ? values[0]! : [HOLE_PART];
+  }
 
   function evaluate(node: Node): Part[] {
     switch (node.type) {
@@ -92,10 +134,19 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
       }
       case 'parenthesized_expression':
         return node.namedChild(0) ? evaluate(node.namedChild(0)!) : [HOLE_PART];
+      case 'formal_parameter':
+        return parameterValue(node);
       case 'method_invocation': {
         const name = node.childForFieldName('name')?.text;
         const obj = node.childForFieldName('object')?.text;
         const a = argList(node.childForFieldName('arguments'));
+        // props.getOrdersUrl() on a @ConfigurationProperties bean: the bound property.
+        if (obj && name && /^get[A-Z]/.test(name) && a.length === 0) {
+          const type = types.get(obj.replace(/^this\./, ''));
+          const prefix = type ? SPRING_PROPERTIES_CLASSES[type] : undefined;
+          if (prefix) return [{ config: `${prefix}.${propertyOf(name)}` }];
+          if (type) return [{ ref: `${type}.${name}` }];
+        }
         if (obj === 'System' && name === 'getenv' && a[0]) return [{ env: literal(evaluate(a[0])) ?? '' }];
         if (obj === 'String' && name === 'format' && a[0]) {
           const tpl = literal(evaluate(a[0]));
@@ -156,11 +207,31 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     return [];
   };
 
+  const typeName = (n: Node | null | undefined): string | undefined =>
+    n?.childForFieldName('type')?.text.replace(/<.*$/, '').replace(/^.*\./, '');
+
   const declarations: Record<string, (node: Node) => void> = {
+    method_invocation(node) {
+      const obj = node.childForFieldName('object');
+      const name = node.childForFieldName('name')?.text;
+      if (!name || (obj && obj.type !== 'this')) return;
+      const list = ownCalls.get(name) ?? [];
+      list.push(argList(node.childForFieldName('arguments')));
+      ownCalls.set(name, list);
+    },
+    object_creation_expression(node) {
+      // new Client(url, …): the constructor's parameters, for the class's own file (cross-file constants).
+      const type = typeName(node);
+      const a = argList(node.childForFieldName('arguments'));
+      if (type && /^[A-Z]/.test(type) && a.length > 0 && a.length <= 8 && !node.childForFieldName('body'))
+        a.forEach((x, i) => scope.add(`new ${type}#${i}`, x));
+    },
     variable_declarator(node) {
       const name = node.childForFieldName('name')?.text;
       const value = node.childForFieldName('value');
       const decl = node.parent;
+      const type = typeName(decl);
+      if (name && type) types.set(name, type);
       if (name && decl?.type === 'field_declaration') {
         const v = annotations(decl).find((a) => a.name === 'Value');
         const text = v ? str(v, 'value') : undefined;
@@ -176,13 +247,18 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
       const name = node.childForFieldName('name')?.text;
       const v = annotations(node).find((a) => a.name === 'Value');
       const text = v ? str(v, 'value') : undefined;
+      const type = typeName(node);
+      if (name && type) types.set(name, type);
       if (name && text !== undefined) scope.set(name, placeholder(text));
+      else if (name) scope.add(name, node);
     },
     assignment_expression(node) {
       const left = node.childForFieldName('left');
       const right = node.childForFieldName('right');
       if (left && right) {
         const name = left.type === 'field_access' ? (left.childForFieldName('field')?.text ?? left.text) : left.text;
+        // `this.url = url`: the parameter of the same name already declares what the field holds.
+        if (right.type === 'identifier' && right.text === name) return;
         scope.add(name, right);
         classifyClient(name, right);
       }

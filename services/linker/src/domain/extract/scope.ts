@@ -4,7 +4,8 @@ import { HOLE_PART } from './common';
 
 /**
  * Declarations of one file by name, evaluated lazily. A name declared several times with different
- * values is unknown (we do not do flow analysis); cycles are unknown too.
+ * values is unknown (we do not do flow analysis); cycles are unknown too. A declaration whose value
+ * evaluates to no part at all is left out (it says nothing about the name).
  */
 export class Scope {
   readonly #decls = new Map<string, Node[]>();
@@ -36,8 +37,10 @@ export class Scope {
     if (!decls) return undefined;
     if (this.#resolving.has(name)) return [HOLE_PART];
     this.#resolving.add(name);
-    const values = decls.map((d) => this.evaluate(d));
+    // A declaration that evaluates to nothing contributes nothing (a setter's parameter nobody passes).
+    const values = decls.map((d) => this.evaluate(d)).filter((v) => v.length > 0);
     this.#resolving.delete(name);
+    if (values.length === 0 && decls.length > 0 && !this.#values.has(name)) return undefined;
     const first = JSON.stringify(values[0]);
     const value = values.length > 0 && values.every((v) => JSON.stringify(v) === first) ? values[0]! : [HOLE_PART];
     this.#values.set(name, value);
