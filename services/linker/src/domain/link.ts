@@ -625,6 +625,11 @@ export function topicMatches(pattern: string, key: string): boolean {
   return go(0, 0);
 }
 
+/** A name with a part only known at run time (`{}` where a value was computed): it matches nothing. */
+export function isDynamicName(name: string): boolean {
+  return name.includes('{}') || name.includes(HOLE);
+}
+
 interface Routed {
   readonly queue: string;
   readonly binding: UsedBinding;
@@ -654,9 +659,10 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
   }
 
   const route = (p: Publish): Routed[] => {
-    if (p.broker === 'kafka') return [];
+    if (p.broker === 'kafka' || isDynamicName(p.exchange)) return [];
     const routed: Routed[] = [];
     if (p.exchange === '') {
+      if (isDynamicName(p.key)) return routed;
       const at = declaredQueues.get(p.key);
       if (at)
         routed.push({
@@ -667,11 +673,13 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
     }
     const type = exchangeTypes.get(p.exchange) ?? 'direct';
     for (const { b, source } of bindings) {
-      if (b.exchange !== p.exchange) continue;
+      if (b.exchange !== p.exchange || isDynamicName(b.queue)) continue;
       const hit =
         type === 'fanout' || type === 'headers'
           ? true
-          : type === 'topic'
+          : isDynamicName(p.key) || isDynamicName(b.key)
+            ? false // placeholders never match: a computed key equals no binding key
+            : type === 'topic'
             ? topicMatches(b.key, p.key)
             : b.key === p.key;
       if (hit)
@@ -706,7 +714,7 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
     const reasons: string[] = [];
     if (p.broker === 'kafka') {
       for (const { c, source: cs } of consumers) {
-        if (c.broker !== 'kafka' || c.queue !== p.key) continue;
+        if (c.broker !== 'kafka' || c.queue !== p.key || isDynamicName(p.key)) continue;
         reached++;
         fedConsumers.add(c);
         if (cs === source) continue;
@@ -729,10 +737,23 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
           match: `Kafka topic \`${p.key}\` (its own binding)`,
         });
       }
-      if (reached === 0) reasons.push(`no consumer of Kafka topic \`${p.key}\``);
+      if (reached === 0)
+        reasons.push(
+          isDynamicName(p.key)
+            ? 'dynamic key: the topic is only known at run time, and a placeholder matches no topic'
+            : `no consumer of Kafka topic \`${p.key}\``,
+        );
     } else {
       const routed = route(p);
       if (!anyRabbitConfig) reasons.push('no binding configuration in any attached repository');
+      else if (isDynamicName(p.exchange))
+        reasons.push('dynamic key: the exchange is only known at run time, and a placeholder matches no exchange');
+      else if (routed.length === 0 && isDynamicName(p.key))
+        reasons.push(
+          p.exchange === ''
+            ? 'dynamic key: the queue is only known at run time, and a placeholder matches no queue'
+            : `dynamic key: the routing key is only known at run time, and a placeholder matches no binding key of \`${p.exchange}\``,
+        );
       else if (routed.length === 0)
         reasons.push(
           p.exchange === ''
@@ -770,7 +791,9 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
     const at = ev(source, c.loc);
     const what = c.broker === 'kafka' ? `consume Kafka topic \`${c.queue}\`` : `consume queue \`${c.queue}\``;
     let reason: string;
-    if (c.broker === 'kafka') reason = `no producer for Kafka topic \`${c.queue}\``;
+    if (isDynamicName(c.queue))
+      reason = `dynamic key: the ${c.broker === 'kafka' ? 'topic' : 'queue'} is only known at run time, and a placeholder matches nothing`;
+    else if (c.broker === 'kafka') reason = `no producer for Kafka topic \`${c.queue}\``;
     else if (!anyRabbitConfig) reason = 'no binding configuration in any attached repository';
     else if (!declaredQueues.has(c.queue) && !bindings.some(({ b }) => b.queue === c.queue))
       reason = `queue \`${c.queue}\` is bound to no exchange`;
