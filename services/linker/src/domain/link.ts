@@ -129,11 +129,17 @@ function lookup(env: SourceEnv, key: string): string | undefined {
   return env.exact.get(key) ?? env.relaxed.get(relaxedKey(key));
 }
 
-/** Expands `${NAME}` / `${NAME:default}` (Spring, compose) inside config values, once. */
-function expand(env: SourceEnv, value: string): string {
+/**
+ * Expands `${NAME}` / `${NAME:default}` (Spring, compose) inside config values, nested ones too; a
+ * placeholder that refers back to itself (`rates.url: ${RATES_URL:…}`, one key under relaxed binding)
+ * takes its default.
+ */
+function expand(env: SourceEnv, value: string, seen: ReadonlySet<string> = new Set(), depth = 0): string {
   return value.replace(/\$\{([^}:]+)(?::-?([^}]*))?\}/g, (_m, name: string, def: string | undefined) => {
-    const v = lookup(env, name);
-    return v ?? def ?? HOLE;
+    const key = relaxedKey(name);
+    const v = seen.has(key) || depth > 4 ? undefined : lookup(env, name);
+    if (v === undefined) return def ?? HOLE;
+    return v.includes('${') ? expand(env, v, new Set([...seen, key]), depth + 1) : v;
   });
 }
 
@@ -250,7 +256,8 @@ export function topology(sources: readonly SourceFacts[]): Topology {
   return { hosts, env, proxies, basePaths };
 }
 
-const SCG_ROUTE = /^spring\.cloud\.gateway(?:\.server\.web(?:flux|mvc))?\.routes\.(\d+)\.(uri|predicates\.\d+(?:\.name|\.args\.\w+)?|filters\.\d+(?:\.name|\.args\.\w+)?)$/i;
+const SCG_ROUTE =
+  /^spring\.cloud\.gateway(?:\.server\.web(?:flux|mvc))?\.routes\.(\d+)\.(uri|predicates\.\d+(?:\.name|\.args\.\w+)?|filters\.\d+(?:\.name|\.args\.\w+)?)$/i;
 const ZUUL_ROUTE = /^zuul\.routes\.([^.]+)(?:\.(path|serviceId|service-id|url|stripPrefix|strip-prefix))?$/i;
 
 /** Spring Cloud Gateway and Zuul routes of one source's configuration (YAML lists or `routes[0]` keys). */
@@ -263,7 +270,11 @@ function proxyRoutes(env: SourceEnv): ProxyRoute[] {
     const zuul = scg ? null : ZUUL_ROUTE.exec(key);
     if (!scg && !zuul) continue;
     const id = scg ? `scg|${source}|${entry.loc.file}|${scg[1]}` : `zuul|${zuul![1]}`;
-    const raw: Raw = raws.get(id) ?? { fields: new Map<string, string>(), kind: scg ? 'scg' : 'zuul', name: scg ? scg[1]! : zuul![1]! };
+    const raw: Raw = raws.get(id) ?? {
+      fields: new Map<string, string>(),
+      kind: scg ? 'scg' : 'zuul',
+      name: scg ? scg[1]! : zuul![1]!,
+    };
     raws.set(id, raw);
     const field = scg ? scg[2]!.toLowerCase() : (zuul![2] ?? 'path').toLowerCase().replace(/-/g, '');
     if (!raw.fields.has(field)) raw.fields.set(field, expand(env, entry.value));
@@ -278,15 +289,17 @@ function proxyRoutes(env: SourceEnv): ProxyRoute[] {
     let target: string | undefined;
     if (raw.kind === 'scg') {
       target = raw.fields.get('uri');
-      const values = (re: RegExp): string[] =>
-        [...raw.fields.entries()].filter(([k]) => re.test(k)).map(([, v]) => v);
+      const values = (re: RegExp): string[] => [...raw.fields.entries()].filter(([k]) => re.test(k)).map(([, v]) => v);
       // Shortcut form `Path=/a/**,/b/**`; full form `name: Path` with `args.pattern(s)`.
       for (const v of values(/^predicates\.\d+$/)) {
         const m = /^\s*Path\s*=\s*(.+)$/i.exec(v);
         if (m) paths.push(...m[1]!.split(',').map((x) => x.trim()));
       }
       for (const [k, v] of raw.fields)
-        if (/^predicates\.\d+\.args\./.test(k) && /^path$/i.test(raw.fields.get(k.replace(/\.args\..*$/, '.name')) ?? ''))
+        if (
+          /^predicates\.\d+\.args\./.test(k) &&
+          /^path$/i.test(raw.fields.get(k.replace(/\.args\..*$/, '.name')) ?? '')
+        )
           paths.push(v.trim());
       for (const v of values(/^filters\.\d+$/)) {
         const sp = /^\s*StripPrefix\s*=\s*(\d+)/i.exec(v);
@@ -333,8 +346,9 @@ function resolveParts(parts: readonly Part[], env: SourceEnv, base?: readonly Pa
   let out = '';
   for (const p of parts) {
     if ('lit' in p) out += p.lit;
-    else if ('env' in p) out += expand(env, lookup(env, p.env) ?? p.fallback ?? HOLE);
-    else if ('config' in p) out += expand(env, lookup(env, p.config) ?? p.fallback ?? HOLE);
+    else if ('env' in p) out += expand(env, lookup(env, p.env) ?? p.fallback ?? HOLE, new Set([relaxedKey(p.env)]));
+    else if ('config' in p)
+      out += expand(env, lookup(env, p.config) ?? p.fallback ?? HOLE, new Set([relaxedKey(p.config)]));
     else out += HOLE;
   }
   if (base && !/^[a-z]+:\/\//i.test(out)) {
@@ -477,7 +491,8 @@ function linkCalls(sources: readonly SourceFacts[], topo: Topology, out: LinkRes
         unresolved('dynamic URL', 'the path is only known at run time (every segment is a run-time value)');
         continue;
       }
-      const relative = !target.host && (raw.startsWith('/') || !raw.startsWith(HOLE)) && !/^[a-z][a-z0-9+.-]*:\/\//i.test(raw);
+      const relative =
+        !target.host && (raw.startsWith('/') || !raw.startsWith(HOLE)) && !/^[a-z][a-z0-9+.-]*:\/\//i.test(raw);
       let restrictTo: string | undefined;
       let via: string | undefined;
       if (target.host) {
@@ -537,7 +552,9 @@ function linkCalls(sources: readonly SourceFacts[], topo: Topology, out: LinkRes
           unresolved(
             'dynamic URL',
             `the host is only known at run time and no other repository serves ${displayTemplate(callSegs)}` +
-              (own ? ` (it also fits the caller's own route ${own.endpoint.path}, ${own.endpoint.loc.file}:${own.endpoint.loc.line}; only a host that resolves to the caller makes a call internal)` : ''),
+              (own
+                ? ` (it also fits the caller's own route ${own.endpoint.path}, ${own.endpoint.loc.file}:${own.endpoint.loc.line}; only a host that resolves to the caller makes a call internal)`
+                : ''),
           );
         else unresolved('no matching route', 'no attached repository serves it');
       } else if (candidates.length === 1) {
@@ -557,9 +574,7 @@ function linkCalls(sources: readonly SourceFacts[], topo: Topology, out: LinkRes
   }
 }
 
-type Forwarded =
-  | { link: Candidate; via: string }
-  | { reason: UnresolvedReason; detail: string };
+type Forwarded = { link: Candidate; via: string } | { reason: UnresolvedReason; detail: string };
 
 /** A call that reaches a gateway and fits one of its proxy routes: the route's target serves it, or not. */
 function forward(
@@ -577,8 +592,14 @@ function forward(
   const to = host ? hostSource(host, topo) : undefined;
   if (!to) {
     return isExternal(host) || !host
-      ? { reason: 'external host', detail: `${rule} forwards to \`${route.target}\`, not a service of this application` }
-      : { reason: 'no matching route', detail: `${rule} forwards to \`${route.target}\`, which no attached repository is` };
+      ? {
+          reason: 'external host',
+          detail: `${rule} forwards to \`${route.target}\`, not a service of this application`,
+        }
+      : {
+          reason: 'no matching route',
+          detail: `${rule} forwards to \`${route.target}\`, which no attached repository is`,
+        };
   }
   const fwd = [...route.prefix, ...callSegs.slice(route.strip)];
   const c = to === gateway ? undefined : bestIn(bySource.get(to)!, method, fwd);
@@ -587,7 +608,10 @@ function forward(
       reason: 'no matching route',
       detail: `${rule} forwards it to \`${to}\` as ${displayTemplate(fwd)}, which \`${to}\` does not serve`,
     };
-  return { link: c, via: `gateway route \`${route.patternText}\` of \`${gateway}\` (${route.at.source} ${route.at.file}:${route.at.line})` };
+  return {
+    link: c,
+    via: `gateway route \`${route.patternText}\` of \`${gateway}\` (${route.at.source} ${route.at.file}:${route.at.line})`,
+  };
 }
 
 function apiLink(caller: Evidence, calls: string, c: Candidate, via: string | undefined): ApiLink {
@@ -680,8 +704,8 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
           : isDynamicName(p.key) || isDynamicName(b.key)
             ? false // placeholders never match: a computed key equals no binding key
             : type === 'topic'
-            ? topicMatches(b.key, p.key)
-            : b.key === p.key;
+              ? topicMatches(b.key, p.key)
+              : b.key === p.key;
       if (hit)
         routed.push({
           queue: b.queue,
@@ -813,7 +837,11 @@ export function databaseOf(value: string): string | undefined {
   if (url) return `${url[1]!.replace(/:\d+$/, '').toLowerCase()}/${url[2]!.toLowerCase()}`;
   const host = /(?:^|;)\s*(?:server|host|data source)\s*=\s*([^;]+)/i.exec(value)?.[1];
   const db = /(?:^|;)\s*(?:database|initial catalog)\s*=\s*([^;]+)/i.exec(value)?.[1];
-  if (host && db) return `${host.trim().replace(/[:,]\d+$/, '').toLowerCase()}/${db.trim().toLowerCase()}`;
+  if (host && db)
+    return `${host
+      .trim()
+      .replace(/[:,]\d+$/, '')
+      .toLowerCase()}/${db.trim().toLowerCase()}`;
   return undefined;
 }
 
@@ -833,7 +861,8 @@ function databaseOfSource(env: SourceEnv, kind: StoreKind): string | undefined {
     const db = value('spring.data.mongodb.database');
     if (host && db && !host.includes(HOLE) && !db.includes(HOLE)) return `${host.toLowerCase()}/${db.toLowerCase()}`;
     for (const { entry } of env.entries)
-      if (/mongo/i.test(entry.key) && /^mongodb(\+srv)?:\/\//i.test(entry.value.trim())) return databaseOf(expand(env, entry.value));
+      if (/mongo/i.test(entry.key) && /^mongodb(\+srv)?:\/\//i.test(entry.value.trim()))
+        return databaseOf(expand(env, entry.value));
     return undefined;
   }
   if (kind === 'table') {

@@ -69,7 +69,10 @@ const OWN_CONFIG = /^(application|bootstrap|config|settings|values|appsettings)(
  * of a config-server repository), undefined for the files a program reads for itself.
  */
 export function configScope(file: string): string | undefined {
-  const base = file.split('/').pop()!.replace(/\.(ya?ml|properties)$/i, '');
+  const base = file
+    .split('/')
+    .pop()!
+    .replace(/\.(ya?ml|properties)$/i, '');
   if (OWN_CONFIG.test(base.toLowerCase()) || base.startsWith('.') || !/^[A-Za-z][\w.-]*$/.test(base)) return undefined;
   return base.toLowerCase();
 }

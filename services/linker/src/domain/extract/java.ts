@@ -107,7 +107,9 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     if (!name || index < 0) return [HOLE_PART];
     if (decl.type === 'constructor_declaration') return [{ ref: `new ${name}#${index}` }];
     if (decl.type !== 'method_declaration') return [HOLE_PART];
-    const sites = (ownCalls.get(name) ?? []).filter((a) => a.length === list.namedChildren.filter((x) => x?.type === 'formal_parameter').length);
+    const sites = (ownCalls.get(name) ?? []).filter(
+      (a) => a.length === list.namedChildren.filter((x) => x?.type === 'formal_parameter').length,
+    );
     if (sites.length === 0) return [];
     const values = sites.map((a) => evaluate(a[index]!));
     const first = JSON.stringify(values[0]);
@@ -416,6 +418,22 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
         file,
         line: lineOf(entity.node),
       });
+    // @ConfigurationProperties(prefix = "clients") class Props { String visitsUrl; }: props.getVisitsUrl()
+    // anywhere in the source is the property `clients.visits-url`.
+    const props = has('ConfigurationProperties');
+    const propsPrefix = props ? str(props, 'prefix', 'value') : undefined;
+    const className = cls.childForFieldName('name')?.text;
+    if (propsPrefix && className)
+      for (const member of body?.namedChildren ?? []) {
+        if (member?.type !== 'field_declaration') continue;
+        for (const d of member.namedChildren) {
+          const field = d?.type === 'variable_declarator' ? d.childForFieldName('name')?.text : undefined;
+          if (field)
+            scope.set(`${className}.get${field.replace(/^./, (c) => c.toUpperCase())}`, [
+              { config: `${propsPrefix}.${field}` },
+            ]);
+        }
+      }
     const doc = has('Document');
     if (doc)
       sink.data(

@@ -1,0 +1,257 @@
+import { describe, expect, it } from 'vitest';
+import { extractSource, type SourceFile } from '../../src/domain/extract/index';
+import { type LinkReport, buildReport } from '../../src/domain/report';
+
+/** The report of in-memory sources: source name → (path → text). */
+async function reportOf(app: Record<string, Record<string, string>>): Promise<LinkReport> {
+  const facts = [];
+  for (const [name, files] of Object.entries(app)) {
+    const list: SourceFile[] = Object.entries(files).map(([path, text]) => ({
+      path,
+      read: () => Promise.resolve(text),
+    }));
+    facts.push(await extractSource(name, list));
+  }
+  return buildReport(facts, { application: 'app' });
+}
+
+const rows = (r: LinkReport): string[] => r.table.map((t) => `${t.caller} | ${t.calls} | ${t.servedBy}`);
+const unresolved = (r: LinkReport): string[] =>
+  r.unresolvedCalls.map(
+    (u) => `${u.caller.source} ${u.caller.file}:${u.caller.line} ${u.calls} — ${u.reason}: ${u.detail}`,
+  );
+
+const ordersApi = {
+  'src/app.ts': "const app = express();\napp.get('/orders/:id', h);\napp.get('/{slug}', h);\n",
+};
+
+describe('placeholders never match', () => {
+  it('a wholly dynamic path is a dynamic call, not ambiguous between services', async () => {
+    const r = await reportOf({
+      orders: ordersApi,
+      users: { 'src/app.ts': "const app = express();\napp.get('/:name', h);\n" },
+      web: { 'src/api.ts': 'export const f = (base, p) => fetch(`${base}/${p}`);\n' },
+    });
+    expect(r.table).toEqual([]);
+    expect(unresolved(r)).toEqual([
+      'web src/api.ts:1 GET /{} — dynamic URL: the path is only known at run time (every segment is a run-time value)',
+    ]);
+  });
+
+  it('a call whose host is dynamic is listed even when its path fits one of the caller own routes', async () => {
+    const r = await reportOf({
+      orders: {
+        'src/app.ts':
+          "const app = express();\napp.get('/orders/:id', h);\nexport const g = (host, id) => axios.get(`https://${host}/orders/${id}`);\n",
+      },
+      billing: { 'src/app.ts': "const app = express();\napp.get('/invoices', h);\n" },
+    });
+    expect(r.table).toEqual([]);
+    expect(unresolved(r)).toHaveLength(1);
+    expect(unresolved(r)[0]).toMatch(
+      /^orders src\/app\.ts:3 GET .* — dynamic URL: the host is only known at run time .*caller's own route \/orders\/:id, src\/app\.ts:2/,
+    );
+  });
+
+  it('a call is internal (not listed) only when its host resolves to the caller itself', async () => {
+    const r = await reportOf({
+      orders: {
+        'src/app.ts':
+          "const app = express();\napp.get('/orders/:id', h);\nconst a = axios.get('http://orders/orders/1');\nconst b = axios.get('http://orders/nowhere');\n",
+      },
+      billing: { 'src/app.ts': "const app = express();\napp.get('/invoices', h);\n" },
+    });
+    expect(r.table).toEqual([]);
+    expect(unresolved(r)).toEqual([
+      'orders src/app.ts:4 GET orders/nowhere — no matching route: `orders` (the caller itself, by its host) serves no GET /nowhere',
+    ]);
+  });
+
+  it('a computed routing key reaches no binding, not even a computed binding key; both halves are gaps with the reason', async () => {
+    const r = await reportOf({
+      orders: {
+        'src/pub.ts':
+          "ch.assertExchange('events', 'direct');\nch.publish('events', `order.${kind}`, buf);\nch.publish('events', 'order.paid', buf);\n",
+      },
+      billing: {
+        'src/sub.ts':
+          "ch.assertQueue('billing');\nch.bindQueue('billing', 'events', `order.${k}`);\nch.bindQueue('billing', 'events', 'order.paid');\nch.consume('billing', h);\n",
+      },
+      audit: {
+        'src/k.ts':
+          'await producer.send({ topic: `audit-${env}`, messages });\nawait consumer.subscribe({ topic: `audit-${env}` });\n',
+      },
+    });
+    expect(r.statistics.messageFlows).toBe(1);
+    expect(rows(r)).toEqual([
+      'orders src/pub.ts:3 | publish `events` / `order.paid` | billing src/sub.ts:4 consume queue `billing`',
+    ]);
+    const gaps = r.messagingGaps.map((g) => `${g.side} ${g.at.source} ${g.at.file}:${g.at.line} ${g.reason}`);
+    expect(gaps).toContain(
+      'publisher orders src/pub.ts:2 dynamic key: the routing key is only known at run time, and a placeholder matches no binding key of `events`',
+    );
+    expect(gaps.filter((g) => g.startsWith('publisher audit') || g.startsWith('consumer audit'))).toHaveLength(2);
+    for (const g of gaps.filter((x) => x.includes(' audit ')))
+      expect(g).toMatch(/dynamic key: the topic is only known at run time/);
+  });
+});
+
+describe('Spring on real code', () => {
+  const authService = {
+    'src/main/resources/bootstrap.yml': 'spring:\n  application:\n    name: auth-service\n',
+    'src/main/java/a/UserController.java':
+      '@RestController\n@RequestMapping("/users")\npublic class UserController {\n  @GetMapping("/current") public Object current() { return null; }\n  @PostMapping public void create() {}\n}\n',
+  };
+  const configRepo = {
+    'src/main/resources/application.yml':
+      'spring:\n  cloud:\n    config:\n      server:\n        native:\n          search-locations: classpath:/shared\n',
+    'src/main/resources/shared/application.yml':
+      'security:\n  oauth2:\n    resource:\n      user-info-uri: http://auth-service:5000/uaa/users/current\n',
+    'src/main/resources/shared/auth-service.yml': 'server:\n  servlet:\n    context-path: /uaa\n',
+    'src/main/resources/shared/accounts.yml': 'rates:\n  url: ${RATES_URL:https://api.rates.example.com}\n',
+  };
+
+  it('Feign by service name + the target context path from a Spring Cloud Config repository (shared/<service>.yml)', async () => {
+    const r = await reportOf({
+      'auth-svc': authService,
+      config: configRepo,
+      accounts: {
+        'src/main/java/a/AuthClient.java':
+          '@FeignClient(name = "auth-service")\npublic interface AuthClient {\n  @RequestMapping(method = RequestMethod.POST, value = "/uaa/users")\n  void create(User u);\n}\n',
+        'src/main/java/a/RatesClient.java':
+          '@FeignClient(value = "rates", url = "${rates.url}")\npublic interface RatesClient {\n  @GetMapping("/latest") Object latest();\n}\n',
+      },
+    });
+    expect(rows(r)).toEqual([
+      'accounts src/main/java/a/AuthClient.java:3 | POST /uaa/users | auth-svc src/main/java/a/UserController.java:5 POST /uaa/users (spring)',
+    ]);
+    // rates.url from the config repository's accounts.yml, with its placeholder default: an external host.
+    expect(unresolved(r)).toEqual([
+      'accounts src/main/java/a/RatesClient.java:3 GET api.rates.example.com/latest — external host: `api.rates.example.com` is not a service of this application',
+    ]);
+  });
+
+  it('a URL bound to a Spring Boot properties bean, passed through a constructor in another file and a private helper', async () => {
+    const r = await reportOf({
+      'auth-svc': authService,
+      config: configRepo,
+      accounts: {
+        'src/main/java/a/ResourceServerConfig.java':
+          'public class ResourceServerConfig {\n  private final ResourceServerProperties sso;\n  public ResourceServerConfig(ResourceServerProperties sso) { this.sso = sso; }\n  @Bean public TokenServices tokenServices() { return new UserInfoServices(sso.getUserInfoUri(), sso.getClientId()); }\n}\n',
+        'src/main/java/a/UserInfoServices.java':
+          'public class UserInfoServices {\n  private final String userInfoEndpointUrl;\n  public UserInfoServices(String userInfoEndpointUrl, String clientId) { this.userInfoEndpointUrl = userInfoEndpointUrl; }\n  public Object load(String token) { return getMap(this.userInfoEndpointUrl, token); }\n  private Object getMap(String path, String token) {\n    return restTemplate.getForEntity(path, Map.class).getBody();\n  }\n}\n',
+      },
+    });
+    expect(rows(r)).toEqual([
+      'accounts src/main/java/a/UserInfoServices.java:6 | GET auth-service/uaa/users/current | auth-svc src/main/java/a/UserController.java:4 GET /uaa/users/current (spring)',
+    ]);
+  });
+
+  it('own @ConfigurationProperties getters, a field initializer kept when only an uncalled setter assigns it, Ant * route segments', async () => {
+    const r = await reportOf({
+      'visits-service': {
+        'src/main/java/v/VisitResource.java':
+          '@RestController\npublic class VisitResource {\n  @GetMapping("owners/*/pets/{petId}/visits") public Object visits() { return null; }\n  @GetMapping("pets/visits") public Object all() { return null; }\n}\n',
+      },
+      gateway: {
+        'src/main/java/g/VisitsClient.java':
+          'public class VisitsClient {\n  private String hostname = "http://visits-service/";\n  public Object all() { return webClientBuilder.build().get().uri(hostname + "pets/visits?petId={petId}", ids).retrieve(); }\n  void setHostname(String hostname) { this.hostname = hostname; }\n}\n',
+        'src/main/java/g/Props.java':
+          '@ConfigurationProperties(prefix = "clients")\npublic class Props {\n  private String visitsUrl;\n}\n',
+        'src/main/java/g/PetVisits.java':
+          'public class PetVisits {\n  private final Props props;\n  public Object of(int o, int p) { return restTemplate.getForObject(props.getVisitsUrl() + "/owners/" + o + "/pets/" + p + "/visits", Object.class); }\n}\n',
+        'src/main/resources/application.yml': 'clients:\n  visits-url: http://visits-service\n',
+      },
+    });
+    expect(rows(r)).toEqual([
+      'gateway src/main/java/g/PetVisits.java:3 | GET visits-service/owners/{}/pets/{}/visits | visits-service src/main/java/v/VisitResource.java:3 GET /owners/*/pets/{petId}/visits (spring)',
+      'gateway src/main/java/g/VisitsClient.java:3 | GET visits-service/pets/visits | visits-service src/main/java/v/VisitResource.java:4 GET /pets/visits (spring)',
+    ]);
+  });
+});
+
+describe('gateways: relative calls of a UI go to the repository that serves it, then through its proxy routes', () => {
+  const customers = {
+    'src/main/resources/application.yml': 'spring:\n  application:\n    name: customers-service\n',
+    'src/main/java/c/OwnerResource.java':
+      '@RestController\n@RequestMapping("/owners")\nclass OwnerResource {\n  @GetMapping("/{ownerId}") Object one() { return null; }\n  @PutMapping("/{ownerId}") void put() {}\n}\n',
+  };
+
+  it('Spring Cloud Gateway routes (Path predicate, StripPrefix) and AngularJS $http', async () => {
+    const r = await reportOf({
+      'customers-svc': customers,
+      'api-gateway': {
+        'src/main/resources/application.yml':
+          'spring:\n  cloud:\n    gateway:\n      routes:\n        - id: customers\n          uri: lb://customers-service\n          predicates:\n            - Path=/api/customer/**\n          filters:\n            - StripPrefix=2\n        - id: search\n          uri: https://search.example.com\n          predicates:\n            - Path=/api/search/**\n',
+        'src/main/java/g/ApiGatewayController.java':
+          '@RestController\n@RequestMapping("/api/gateway")\nclass ApiGatewayController {\n  @GetMapping("/owners/{ownerId}") Object details() { return null; }\n}\n',
+        'src/main/resources/static/scripts/owner.js':
+          "angular.module('x').controller('C', function ($http) {\n  $http.get('api/customer/owners/' + id);\n  $http.put('api/customer/owners/' + id, owner);\n  $http.get('api/gateway/owners/' + id);\n  $http.get('api/customer/nope/' + id);\n  $http.get('api/search/q');\n});\n",
+      },
+    });
+    expect(rows(r)).toEqual([
+      'api-gateway src/main/resources/static/scripts/owner.js:2 | GET /api/customer/owners/{} | customers-svc src/main/java/c/OwnerResource.java:4 GET /owners/{ownerId} (spring)',
+      'api-gateway src/main/resources/static/scripts/owner.js:3 | PUT /api/customer/owners/{} | customers-svc src/main/java/c/OwnerResource.java:5 PUT /owners/{ownerId} (spring)',
+    ]);
+    expect(r.table[0]!.match).toMatch(
+      /^gateway route `\/api\/customer\/\*\*` of `api-gateway` \(api-gateway src\/main\/resources\/application\.yml:8\)/,
+    );
+    // api/gateway/… is served by the gateway itself: internal. The others are listed with the reason.
+    expect(unresolved(r)).toEqual([
+      'api-gateway src/main/resources/static/scripts/owner.js:5 GET /api/customer/nope/{} — no matching route: `api-gateway` route `/api/customer/**` (api-gateway src/main/resources/application.yml:8) forwards it to `customers-svc` as /nope/{}, which `customers-svc` does not serve',
+      'api-gateway src/main/resources/static/scripts/owner.js:6 GET /api/search/q — external host: `api-gateway` route `/api/search/**` (api-gateway src/main/resources/application.yml:14) forwards to `https://search.example.com`, not a service of this application',
+    ]);
+  });
+
+  it('Zuul routes from a config repository (stripPrefix false, serviceId or url) and jQuery $.ajax / $.getJSON', async () => {
+    const r = await reportOf({
+      'customers-svc': {
+        ...customers,
+        'src/main/resources/application.yml':
+          'spring:\n  application:\n    name: customers-service\nserver:\n  servlet:\n    context-path: /owners-api\n',
+      },
+      config: {
+        'src/main/resources/shared/gateway.yml':
+          'zuul:\n  routes:\n    customers:\n      path: /owners-api/**\n      serviceId: customers-service\n      stripPrefix: false\n    legacy:\n      path: /legacy/**\n      url: http://customers-service:8080\n',
+      },
+      gateway: {
+        'src/main/resources/bootstrap.yml': 'spring:\n  application:\n    name: gateway\n',
+        'src/main/resources/static/js/main.js':
+          "$.ajax({\n  url: 'owners-api/owners/' + name,\n  type: 'put',\n});\n$.getJSON('https://rates.example.com/latest', cb);\n$.ajax({ url: 'legacy/owners-api/owners/1' });\n",
+      },
+    });
+    expect(rows(r)).toEqual([
+      'gateway src/main/resources/static/js/main.js:1 | PUT /owners-api/owners/{} | customers-svc src/main/java/c/OwnerResource.java:5 PUT /owners-api/owners/{ownerId} (spring)',
+      'gateway src/main/resources/static/js/main.js:6 | GET /legacy/owners-api/owners/1 | customers-svc src/main/java/c/OwnerResource.java:4 GET /owners-api/owners/{ownerId} (spring)',
+    ]);
+    expect(unresolved(r)).toEqual([
+      'gateway src/main/resources/static/js/main.js:5 GET rates.example.com/latest — external host: `rates.example.com` is not a service of this application',
+    ]);
+  });
+});
+
+describe('shared data is qualified by database', () => {
+  const doc = (cls: string): string => `@Document(collection = "accounts")\npublic class ${cls} {}\n`;
+  it('the same collection in two different Mongo databases is not shared; in the same database it is', async () => {
+    const r = await reportOf({
+      accounts: {
+        'src/main/java/a/Account.java': doc('Account'),
+        'src/main/resources/application.yml':
+          'spring:\n  data:\n    mongodb:\n      host: account-mongodb\n      database: piggy\n',
+      },
+      statistics: {
+        'src/main/java/s/Account.java': doc('Account'),
+        'src/main/resources/application.yml':
+          'spring:\n  data:\n    mongodb:\n      uri: mongodb://user@statistics-mongodb:27017/piggy\n',
+      },
+      reports: {
+        'src/main/java/r/Account.java': doc('AccountView'),
+        'src/main/resources/application.yml':
+          'spring:\n  data:\n    mongodb:\n      uri: mongodb://account-mongodb/piggy\n',
+      },
+    });
+    expect(r.sharedData.map((d) => `${d.store}: ${d.touchedBy.map((e) => e.source).join(', ')}`)).toEqual([
+      'collection `accounts` in `account-mongodb/piggy`: accounts, reports',
+    ]);
+  });
+});
