@@ -255,3 +255,73 @@ describe('shared data is qualified by database', () => {
     ]);
   });
 });
+
+describe('JavaScript and C# idioms', () => {
+  const orders = {
+    'src/app.ts':
+      "const app = express();\napp.get('/api/orders', h);\napp.post('/api/orders', h);\napp.delete('/api/orders/:id', h);\napp.get('/api/orders/:id', h);\n",
+  };
+
+  it('request(url, cb) and request({ uri, method }), util.format, base URLs from module.exports, supertest request(app) ignored', async () => {
+    const r = await reportOf({
+      orders,
+      web: {
+        'lib/config.js': "module.exports = { ordersUrl: 'http://orders:3000' };\n",
+        'lib/client.js': [
+          "const request = require('request');",
+          "const util = require('util');",
+          "const config = require('./config');",
+          'request(config.ordersUrl + "/api/orders", function (err, res) {});',
+          "request({ uri: util.format('%s/api/orders/%d', config.ordersUrl, id), method: 'DELETE' }, cb);",
+          'request(app).get("/x");',
+        ].join('\n'),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web lib/client.js:4 | GET orders/api/orders | orders src/app.ts:2 GET /api/orders (express)',
+      'web lib/client.js:5 | DELETE orders/api/orders/{} | orders src/app.ts:4 DELETE /api/orders/:id (express)',
+    ]);
+    expect(r.unresolvedCalls).toEqual([]);
+  });
+
+  it('Koa routers with a prefix', async () => {
+    const r = await reportOf({
+      catalog: {
+        'src/routes.js':
+          "const Router = require('koa-router');\nconst router = new Router({ prefix: '/api/items' });\nrouter.get('/:id', h);\nmodule.exports = router;\n",
+      },
+      web: { 'src/a.js': "axios.get('http://catalog/api/items/' + id);\n" },
+    });
+    expect(rows(r)).toEqual([
+      'web src/a.js:1 | GET catalog/api/items/{} | catalog src/routes.js:3 GET /api/items/:id (express)',
+    ]);
+  });
+
+  it('C#: chained MapGroup prefixes (with calls chained on the group), target-typed new(…) base addresses, HttpRequestMessage initializers', async () => {
+    const r = await reportOf({
+      catalog: {
+        'Program.cs': [
+          'var api = app.MapGroup("/api").MapGroup("/v1").WithApiVersionSet(versions).RequireAuthorization();',
+          'api.MapGet("/items/{id:int}", Get);',
+          'app.MapGroup("/admin").MapPost("/items", Create);',
+        ].join('\n'),
+      },
+      web: {
+        'Client.cs': [
+          'class Client {',
+          '  HttpClient http = new HttpClient { BaseAddress = new("http://catalog") };',
+          '  async Task A() {',
+          '    var req = new HttpRequestMessage { Method = HttpMethod.Post, RequestUri = new Uri("http://catalog/admin/items") };',
+          '    await http.SendAsync(req);',
+          '    await http.GetAsync("api/v1/items/7");',
+          '  }',
+          '}',
+        ].join('\n'),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web Client.cs:4 | POST catalog/admin/items | catalog Program.cs:3 POST /admin/items (aspnetcore-minimal)',
+      'web Client.cs:6 | GET catalog/api/v1/items/7 | catalog Program.cs:2 GET /api/v1/items/{id:int} (aspnetcore-minimal)',
+    ]);
+  });
+});
