@@ -325,3 +325,46 @@ describe('JavaScript and C# idioms', () => {
     ]);
   });
 });
+
+describe('deployment names and messaging idioms', () => {
+  it('Aspire AppHost: AddProject<Projects.X>("name") names the service behind https+http://name', async () => {
+    const r = await reportOf({
+      AppHost: {
+        'Program.cs':
+          'var builder = DistributedApplication.CreateBuilder(args);\nvar catalog = builder.AddProject<Projects.Catalog_Api>("catalog-api");\nbuilder.AddProject<Projects.WebApp>("webapp").WithReference(catalog);\n',
+      },
+      'Catalog.Api': { 'Program.cs': 'app.MapGroup("/api/catalog").MapGet("/items", List);\n' },
+      WebApp: {
+        'Program.cs':
+          'builder.Services.AddHttpClient<CatalogClient>(c => c.BaseAddress = new("https+http://catalog-api"));\n',
+        'CatalogClient.cs':
+          'public class CatalogClient(HttpClient http) {\n  public Task<string> Items() => http.GetStringAsync("api/catalog/items");\n}\n',
+      },
+    });
+    expect(rows(r)).toEqual([
+      'WebApp CatalogClient.cs:2 | GET catalog-api/api/catalog/items | Catalog.Api Program.cs:1 GET /api/catalog/items (aspnetcore-minimal)',
+    ]);
+  });
+
+  it('Spring: SimpleMessageListenerContainer.setQueueNames, KafkaTemplate.send, @KafkaListener topics with a placeholder default; sarama ConsumePartition', async () => {
+    const r = await reportOf({
+      orders: {
+        'src/main/java/o/Pub.java':
+          'class Pub {\n  @Bean Queue q() { return new Queue("orders.q"); }\n  void a() { rabbitTemplate.convertAndSend("", "orders.q", m); kafkaTemplate.send("payments", k, v); }\n}\n',
+      },
+      billing: {
+        'src/main/java/b/Sub.java':
+          'class Sub {\n  @Bean SimpleMessageListenerContainer c() { container.setQueueNames("orders.q"); return container; }\n  @KafkaListener(topics = "${billing.topic:payments}") void on(String m) {}\n}\n',
+      },
+      audit: {
+        'main.go':
+          'package main\nfunc main() {\n  pc, _ := consumer.ConsumePartition("payments", 0, sarama.OffsetNewest)\n}\n',
+      },
+    });
+    expect(rows(r)).toEqual([
+      'orders src/main/java/o/Pub.java:3 | produce Kafka topic `payments` | audit main.go:3 consume Kafka topic `payments`',
+      'orders src/main/java/o/Pub.java:3 | publish to queue `orders.q` (default exchange) | billing src/main/java/b/Sub.java:2 consume queue `orders.q`',
+      'orders src/main/java/o/Pub.java:3 | produce Kafka topic `payments` | billing src/main/java/b/Sub.java:3 consume Kafka topic `payments`',
+    ]);
+  });
+});

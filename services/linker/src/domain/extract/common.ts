@@ -183,7 +183,7 @@ export class Sink {
 }
 
 const SHARED_NAMES = new Set(
-  'publish basicpublish basicpublishasync basic_publish publishwithcontext sendtoqueue convertandsend consume basicconsume basicconsumeasync basic_consume bindqueue queuebind queuebindasync queue_bind assertexchange exchangedeclare exchangedeclareasync exchange_declare assertqueue queuedeclare queuedeclareasync queue_declare send produce produceasync subscribe collection getcollection get_collection'.split(
+  'publish basicpublish basicpublishasync basic_publish publishwithcontext sendtoqueue convertandsend consume basicconsume basicconsumeasync basic_consume bindqueue queuebind queuebindasync queue_bind assertexchange exchangedeclare exchangedeclareasync exchange_declare assertqueue queuedeclare queuedeclareasync queue_declare send produce produceasync subscribe consumepartition setqueuenames collection getcollection get_collection'.split(
     ' ',
   ),
 );
@@ -300,6 +300,20 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
     case 'produceasync': {
       const t = s(arg(c, 0, 'topic'));
       if (t !== undefined) sink.publish('kafka', '', t, c.loc);
+      break;
+    }
+    // sarama: consumer.ConsumePartition("topic", 0, offset)
+    case 'consumepartition': {
+      const t = s(c.args[0]);
+      if (t !== undefined) sink.consume('kafka', t, c.loc);
+      break;
+    }
+    // Spring AMQP: container.setQueueNames("a", "b")
+    case 'setqueuenames': {
+      for (const a of c.args) {
+        const q = s(a);
+        if (q !== undefined) for (const one of q.split(LIST_SEP)) if (one) sink.consume('rabbitmq', one, c.loc);
+      }
       break;
     }
     case 'subscribe': {

@@ -38,7 +38,7 @@ const HTTP_CLIENT: Record<string, HttpMethod> = {
   DeleteAsync: 'DELETE',
   DeleteFromJsonAsync: 'DELETE',
 };
-const CS_NAMES = new Set(['MapMethods', 'AddHttpClient', 'ToTable']);
+const CS_NAMES = new Set(['MapMethods', 'AddHttpClient', 'ToTable', 'AddProject']);
 const ATTR_VERBS: Record<string, HttpMethod> = {
   HttpGet: 'GET',
   HttpPost: 'POST',
@@ -305,6 +305,21 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       const lambda = argNodes.map((a) => argExpr(a).expr).find((e) => e.type === 'lambda_expression');
       const base = lambda ? findBaseAddress(lambda) : undefined;
       if (key && base && key !== '__proto__') sink.facts.clientBases[key] = base;
+      return;
+    }
+    if (name === 'AddProject' && args[0]) {
+      // Aspire AppHost: builder.AddProject<Projects.Catalog_Api>("catalog-api") names the project's
+      // service (`https+http://catalog-api`); Projects.Catalog_Api is the project Catalog.Api.
+      const generic = nameNode?.type === 'generic_name' ? named(named(nameNode)[1]).map((t) => t.text) : [];
+      const project = generic[0]?.replace(/^Projects\./, '');
+      const service = literal(args[0]);
+      if (project && service)
+        sink.facts.services.push({
+          name: service,
+          targets: [project.replace(/_/g, '.'), project.replace(/_/g, '-'), project],
+          env: [],
+          loc,
+        });
       return;
     }
     if (name === 'ToTable' && args[0]) {

@@ -140,6 +140,7 @@ export async function extractSource(
       }),
     );
   applyPrefixes(facts);
+  resolveNamePlaceholders(facts);
   for (let i = 0; i < facts.calls.length; i++) {
     const c = facts.calls[i]!;
     facts.calls[i] = { ...c, url: resolve(c.url) };
@@ -168,6 +169,29 @@ function applyPrefixes(facts: SourceFacts): void {
     else if (ep.framework === 'spring') prefix = springBase;
     if (prefix) facts.endpoints[i] = { ...ep, path: joinPath(prefix, ep.path) };
   }
+}
+
+/**
+ * `${app.topic:payments}` in a queue, topic or exchange name (Spring `@KafkaListener(topics = …)`,
+ * `@RabbitListener(queues = …)`): the source's own configuration, else the default; with neither the
+ * name is only known at run time (`{}`, which matches nothing).
+ */
+function resolveNamePlaceholders(facts: SourceFacts): void {
+  if (![...facts.publishes, ...facts.consumes, ...facts.bindings].some((x) => JSON.stringify(x).includes('${'))) return;
+  const own = new Map<string, string>();
+  for (const c of facts.config) if (!c.scope && !own.has(relaxedKey(c.key))) own.set(relaxedKey(c.key), c.value);
+  const name = (text: string, depth = 0): string =>
+    text.replace(/\$\{([^}:]+)(?::([^}]*))?\}/g, (_m, key: string, def: string | undefined) => {
+      const v = own.get(relaxedKey(key));
+      if (v !== undefined && depth < 4) return name(v, depth + 1);
+      return def ?? '{}';
+    });
+  const p = facts.publishes.map((x) => ({ ...x, exchange: name(x.exchange), key: name(x.key) }));
+  const c = facts.consumes.map((x) => ({ ...x, queue: name(x.queue) }));
+  const b = facts.bindings.map((x) => ({ ...x, exchange: name(x.exchange), queue: name(x.queue), key: name(x.key) }));
+  facts.publishes.splice(0, facts.publishes.length, ...p);
+  facts.consumes.splice(0, facts.consumes.length, ...c);
+  facts.bindings.splice(0, facts.bindings.length, ...b);
 }
 
 /** Own keys only: identifiers such as `constructor` or `toString` must not reach Object.prototype. */
