@@ -782,7 +782,9 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
         reasons.push(
           p.exchange === ''
             ? `queue \`${p.key}\` is declared nowhere`
-            : `no binding routes \`${p.exchange}\` / \`${p.key}\` to a queue`,
+            : p.key === ''
+              ? `no binding routes \`${p.exchange}\` to a queue`
+              : `no binding routes \`${p.exchange}\` / \`${p.key}\` to a queue`,
         );
       for (const r of routed) {
         let queueReached = 0;

@@ -368,3 +368,41 @@ describe('deployment names and messaging idioms', () => {
     ]);
   });
 });
+
+describe('what is not a store and not code', () => {
+  it('MassTransit: Publish(new T()) reaches every IConsumer<T> through the exchange named after T', async () => {
+    const r = await reportOf({
+      ordering: {
+        'Api.cs':
+          'class OrdersApi {\n  async Task Place() {\n    await publishEndpoint.Publish(new OrderPlaced(id));\n    await bus.Publish<OrderPaid>(new { Id = id });\n  }\n}\n',
+      },
+      billing: { 'OrderPlacedConsumer.cs': 'public class OrderPlacedConsumer : IConsumer<OrderPlaced> { }\n' },
+      shipping: { 'Consumers.cs': 'public class ShipIt : IConsumer<Contracts.OrderPlaced> { }\n' },
+    });
+    expect(rows(r)).toEqual([
+      'ordering Api.cs:3 | publish `OrderPlaced` | billing OrderPlacedConsumer.cs:1 consume queue `OrderPlacedConsumer`',
+      'ordering Api.cs:3 | publish `OrderPlaced` | shipping Consumers.cs:1 consume queue `ShipIt`',
+    ]);
+    expect(r.messagingGaps.map((g) => `${g.side} ${g.at.source} ${g.at.line} ${g.reason}`)).toEqual([
+      'publisher ordering 4 no binding routes `OrderPaid` to a queue',
+    ]);
+  });
+
+  it('@Document / [Table] on a client model (client/, dto/) is no store; API test harnesses (api-spec/) are not code', async () => {
+    const r = await reportOf({
+      accounts: {
+        'src/main/java/a/domain/Account.java': '@Document(collection = "accounts")\npublic class Account {}\n',
+        'src/main/java/a/Api.java':
+          '@RestController\nclass Api {\n  @GetMapping("/accounts/{name}") Object get() { return null; }\n}\n',
+      },
+      statistics: {
+        'src/main/java/s/client/dto/Account.java': '@Document(collection = "accounts")\npublic class Account {}\n',
+        'Clients/Dto/Account.cs': '[Table("accounts")]\npublic class Account {}\n',
+      },
+      qa: { 'api-spec/hooks.js': "axios.get('http://accounts/accounts/demo');\n" },
+    });
+    expect(r.sharedData).toEqual([]);
+    expect(r.table).toEqual([]);
+    expect(r.unresolvedCalls).toEqual([]);
+  });
+});

@@ -40,6 +40,14 @@ export function concat(...lists: readonly (readonly Part[])[]): Part[] {
 }
 
 export const HOLE_PART: Part = { hole: true };
+
+/**
+ * A model class of an HTTP client (`…/client/…`, `…/clients/…`, `…/dto/…`): an annotation such as
+ * `@Document` or `[Table]` on it describes the other service's data, not a store this source uses.
+ */
+export function isClientModel(file: string): boolean {
+  return /(^|\/)(clients?|dtos?|feign)\//i.test(file);
+}
 export const lit = (s: string): Part[] => [{ lit: s }];
 
 /** `base` + `/` + `url`, unless the URL is absolute (a client's base address in front of a relative path). */

@@ -4,6 +4,7 @@ import { joinPath } from '../routes';
 import {
   withBase,
   HOLE_PART,
+  isClientModel,
   LIST_SEP,
   concat,
   httpMethod,
@@ -278,6 +279,16 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     const loc = { file, line: lineOf(inv) };
     sharedCallRules({ name, receiver, args, named: nm, loc }, sink);
 
+    // MassTransit: bus.Publish(new OrderCreated(…)) / Publish<OrderCreated>(new { … }) goes to the
+    // exchange named after the message type.
+    if (name === 'Publish' && argNodes.length >= 1 && argNodes.length <= 3) {
+      const generic = nameNode?.type === 'generic_name' ? named(named(nameNode)[1] ?? null)[0]?.text : undefined;
+      const first = argExpr(argNodes[0]!).expr;
+      const created = first.type === 'object_creation_expression' ? first.childForFieldName('type')?.text : undefined;
+      const message = (generic ?? created)?.replace(/<.*$/, '').replace(/^.*\./, '');
+      if (message) sink.publish('rabbitmq', message, '', loc);
+      return;
+    }
     if (MINIMAL[name] || name === 'MapMethods') {
       const path = literal(args[0]);
       if (path === undefined) return;
@@ -369,8 +380,21 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
   function onClass(cls: Node): void {
     const attrs = attributes(cls);
     const className = cls.childForFieldName('name')?.text ?? '';
+    // MassTransit: a consumer of T (`class X : IConsumer<T>`) gets its own queue bound to the fanout
+    // exchange MassTransit names after the message type T.
+    for (const base of named(named(cls).find((x) => x.type === 'base_list') ?? null)) {
+      if (base.type !== 'generic_name' || named(base)[0]?.text !== 'IConsumer') continue;
+      const message = named(named(base)[1] ?? null)[0]?.text.replace(/^.*\./, '');
+      if (!message || !className) continue;
+      const loc = { file, line: lineOf(base) };
+      sink.exchange(message, 'fanout', loc);
+      sink.queue(className, loc);
+      sink.binding(message, className, '', loc);
+      sink.consume('rabbitmq', className, loc);
+    }
     const table = attrs.find((a) => a.name === 'Table');
-    if (table?.args[0]) sink.data('table', literal(table.args[0]) ?? className, { file, line: table.line });
+    if (table?.args[0] && !isClientModel(file))
+      sink.data('table', literal(table.args[0]) ?? className, { file, line: table.line });
     const route = attrs.find((a) => a.name === 'Route');
     const isController = /Controller$/.test(className) || attrs.some((a) => a.name === 'ApiController');
     const controllerToken = className.replace(/Controller$/, '');

@@ -40,7 +40,9 @@ const SKIP_DIRS = new Set([
   '.idea',
   '.vscode',
 ]);
-const TEST_DIRS = /^(test|tests|__tests__|spec|specs|e2e|testdata|fixtures|__mocks__)$|[._-][Tt]ests?$|[a-z]Tests$/;
+// api-spec/: API test harnesses (Dredd hooks and the like) that call every service: not application code.
+const TEST_DIRS =
+  /^(test|tests|__tests__|spec|specs|e2e|testdata|fixtures|__mocks__|api-specs?|dredd)$|[._-][Tt]ests?$|[a-z]Tests$/;
 const TEST_FILES = /(\.(test|spec)\.[cm]?[jt]sx?$)|(_test\.go$)|(^test_.*\.py$)|(_test\.py$)|(Tests?\.(cs|java)$)/;
 const MAX_FILE_BYTES = 1_000_000;
 

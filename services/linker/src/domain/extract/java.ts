@@ -3,6 +3,7 @@ import type { ExchangeType, HttpMethod, Part } from '../model';
 import { joinPath } from '../routes';
 import {
   HOLE_PART,
+  isClientModel,
   LIST_SEP,
   concat,
   exchangeType,
@@ -413,7 +414,7 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     const controller = has('RestController') ?? has('Controller');
     const entity = has('Entity');
     const table = has('Table');
-    if (entity)
+    if (entity && !isClientModel(file))
       sink.data('table', (table && str(table, 'name', 'value')) ?? cls.childForFieldName('name')?.text ?? '', {
         file,
         line: lineOf(entity.node),
@@ -435,7 +436,7 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
         }
       }
     const doc = has('Document');
-    if (doc)
+    if (doc && !isClientModel(file))
       sink.data(
         'collection',
         str(doc, 'collection', 'value') ??
