@@ -924,12 +924,24 @@ export function link(sources: readonly SourceFacts[]): LinkResult {
   const out: LinkResult = { links: [], bindings: [], unresolved: [], gaps: [], shared: [] };
   const topo = topology(sorted);
   // Context paths that only another repository's configuration gives (a config server's `orders.yml`).
+  // Placeholders left in messaging names resolve against the effective configuration, then their default;
+  // without either they are run-time values (`{}`), which match nothing.
   const linked = sorted.map((s) => {
     const base = topo.basePaths.get(s.source);
-    if (!base) return s;
+    const env = topo.env.get(s.source)!;
+    const name = (text: string): string => (text.includes('${') ? expand(env, text).replaceAll(HOLE, '{}') : text);
+    const named = JSON.stringify([s.publishes, s.consumes, s.bindings, s.queues, s.exchanges]).includes('${');
+    if (!base && !named) return s;
     return {
       ...s,
-      endpoints: s.endpoints.map((e) => (e.framework === 'spring' ? { ...e, path: joinPath(base, e.path) } : e)),
+      endpoints: base
+        ? s.endpoints.map((e) => (e.framework === 'spring' ? { ...e, path: joinPath(base, e.path) } : e))
+        : s.endpoints,
+      publishes: s.publishes.map((x) => ({ ...x, exchange: name(x.exchange), key: name(x.key) })),
+      consumes: s.consumes.map((x) => ({ ...x, queue: name(x.queue) })),
+      bindings: s.bindings.map((x) => ({ ...x, exchange: name(x.exchange), queue: name(x.queue), key: name(x.key) })),
+      queues: s.queues.map((x) => ({ ...x, name: name(x.name) })),
+      exchanges: s.exchanges.map((x) => ({ ...x, name: name(x.name) })),
     };
   });
   linkCalls(linked, topo, out);

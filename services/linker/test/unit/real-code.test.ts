@@ -406,3 +406,26 @@ describe('what is not a store and not code', () => {
     expect(r.unresolvedCalls).toEqual([]);
   });
 });
+
+describe('configuration across repositories names topics too', () => {
+  it('a @KafkaListener topic placeholder resolved by the config repository, else by its default, else a dynamic key', async () => {
+    const r = await reportOf({
+      config: { 'src/main/resources/shared/billing.yml': 'app:\n  topic: invoices\n' },
+      billing: {
+        'src/main/java/b/Sub.java':
+          'class Sub {\n  @KafkaListener(topics = "${app.topic}") void a(String m) {}\n  @KafkaListener(topics = "${other.topic:refunds}") void b(String m) {}\n  @KafkaListener(topics = "${unset.topic}") void c(String m) {}\n}\n',
+      },
+      orders: {
+        'src/pub.ts':
+          "await producer.send({ topic: 'invoices', messages });\nawait producer.send({ topic: 'refunds', messages });\n",
+      },
+    });
+    expect(rows(r)).toEqual([
+      'orders src/pub.ts:1 | produce Kafka topic `invoices` | billing src/main/java/b/Sub.java:2 consume Kafka topic `invoices`',
+      'orders src/pub.ts:2 | produce Kafka topic `refunds` | billing src/main/java/b/Sub.java:3 consume Kafka topic `refunds`',
+    ]);
+    expect(r.messagingGaps.map((g) => `${g.side} ${g.at.source} ${g.at.line} ${g.reason}`)).toEqual([
+      'consumer billing 4 dynamic key: the topic is only known at run time, and a placeholder matches nothing',
+    ]);
+  });
+});

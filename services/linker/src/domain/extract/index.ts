@@ -175,18 +175,18 @@ function applyPrefixes(facts: SourceFacts): void {
 
 /**
  * `${app.topic:payments}` in a queue, topic or exchange name (Spring `@KafkaListener(topics = …)`,
- * `@RabbitListener(queues = …)`): the source's own configuration, else the default; with neither the
- * name is only known at run time (`{}`, which matches nothing).
+ * `@RabbitListener(queues = …)`) resolved from the source's own configuration; the others are left for
+ * the link stage, which knows the configuration other repositories hold for this one (a config
+ * server's, the deployment's), then the default, else a run-time value (`{}`, which matches nothing).
  */
 function resolveNamePlaceholders(facts: SourceFacts): void {
   if (![...facts.publishes, ...facts.consumes, ...facts.bindings].some((x) => JSON.stringify(x).includes('${'))) return;
   const own = new Map<string, string>();
   for (const c of facts.config) if (!c.scope && !own.has(relaxedKey(c.key))) own.set(relaxedKey(c.key), c.value);
   const name = (text: string, depth = 0): string =>
-    text.replace(/\$\{([^}:]+)(?::([^}]*))?\}/g, (_m, key: string, def: string | undefined) => {
+    text.replace(/\$\{([^}:]+)(?::([^}]*))?\}/g, (m, key: string) => {
       const v = own.get(relaxedKey(key));
-      if (v !== undefined && depth < 4) return name(v, depth + 1);
-      return def ?? '{}';
+      return v !== undefined && depth < 4 ? name(v, depth + 1) : m;
     });
   const p = facts.publishes.map((x) => ({ ...x, exchange: name(x.exchange), key: name(x.key) }));
   const c = facts.consumes.map((x) => ({ ...x, queue: name(x.queue) }));
