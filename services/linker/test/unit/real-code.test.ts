@@ -203,6 +203,30 @@ describe('gateways: relative calls of a UI go to the repository that serves it, 
     ]);
   });
 
+  it('Spring Cloud Gateway routes in the Java DSL (RouteLocatorBuilder)', async () => {
+    const r = await reportOf({
+      'customers-svc': customers,
+      edge: {
+        'src/main/java/e/Routes.java': [
+          'class Routes {',
+          '  @Bean RouteLocator routes(RouteLocatorBuilder b) {',
+          '    return b.routes()',
+          '      .route("customers", r -> r.path("/api/customer/**").filters(f -> f.stripPrefix(2)).uri("lb://customers-service"))',
+          '      .build();',
+          '  }',
+          '}',
+        ].join('\n'),
+        'src/main/resources/static/app.js': "fetch('/api/customer/owners/' + id, { method: 'PUT' });\n",
+      },
+    });
+    expect(rows(r)).toEqual([
+      'edge src/main/resources/static/app.js:1 | PUT /api/customer/owners/{} | customers-svc src/main/java/c/OwnerResource.java:5 PUT /owners/{ownerId} (spring)',
+    ]);
+    expect(r.table[0]!.match).toMatch(
+      /gateway route `\/api\/customer\/\*\*` of `edge` \(edge src\/main\/java\/e\/Routes\.java:4\)/,
+    );
+  });
+
   it('Zuul routes from a config repository (stripPrefix false, serviceId or url) and jQuery $.ajax / $.getJSON', async () => {
     const r = await reportOf({
       'customers-svc': {

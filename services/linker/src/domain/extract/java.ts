@@ -386,6 +386,8 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
       return;
     }
     // webClient.get().uri("/x") / restClient.post().uri(...)
+    if (name === 'uri' && objNode?.type === 'method_invocation' && args[0] && gatewayRoute(objNode, args[0], loc))
+      return;
     if (name === 'uri' && objNode?.type === 'method_invocation' && args[0]) {
       const verb = objNode.childForFieldName('name')?.text;
       const client = objNode.childForFieldName('object')?.text ?? '';
@@ -401,6 +403,42 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
           loc,
         );
     }
+  }
+
+  /**
+   * Spring Cloud Gateway's Java DSL, `r.path("/api/x/**").filters(f -> f.stripPrefix(2)).uri("lb://x")`:
+   * written down as the configuration keys the same route has in YAML, so one reader handles both.
+   */
+  let gatewayRoutes = 0;
+  function gatewayRoute(chain: Node, uri: Part[], loc: { file: string; line: number }): boolean {
+    const paths: string[] = [];
+    let strip: string | undefined;
+    let prefixPath: string | undefined;
+    const visit = (n: Node): void => {
+      if (n.type === 'method_invocation') {
+        const m = n.childForFieldName('name')?.text;
+        const a = argList(n.childForFieldName('arguments')).map((x) => literal(evaluate(x)));
+        if (m === 'path') paths.push(...a.filter((x): x is string => x !== undefined));
+        if (m === 'stripPrefix' && a[0] === undefined) {
+          const t = argList(n.childForFieldName('arguments'))[0]?.text;
+          if (t && /^\d+$/.test(t)) strip = t;
+        }
+        if (m === 'prefixPath' && a[0] !== undefined) prefixPath = a[0];
+      }
+      for (const c of n.namedChildren) if (c) visit(c);
+    };
+    visit(chain);
+    const target = literal(uri);
+    if (paths.length === 0 || target === undefined) return false;
+    const key = `spring.cloud.gateway.routes.${gatewayRoutes++}`;
+    const entry = (k: string, value: string): void => {
+      sink.facts.config.push({ key: `${key}.${k}`, value, loc });
+    };
+    entry('uri', target);
+    entry('predicates.0', `Path=${paths.join(',')}`);
+    if (strip) entry('filters.0', `StripPrefix=${strip}`);
+    if (prefixPath) entry('filters.1', `PrefixPath=${prefixPath}`);
+    return true;
   }
 
   // ---- classes: Spring MVC controllers, Feign clients, listeners, entities
