@@ -453,3 +453,47 @@ describe('configuration across repositories names topics too', () => {
     ]);
   });
 });
+
+describe('per-function scopes of local variables', () => {
+  const orders = {
+    'src/app.ts': "const app = express();\napp.get('/api/orders', h);\napp.get('/api/invoices', h);\n",
+  };
+  it('the same local name in two functions is two values, in every language', async () => {
+    const r = await reportOf({
+      orders,
+      cs: {
+        'C.cs':
+          'class C {\n  async Task A() { var url = "http://orders/api/orders"; await http.GetAsync(url); }\n  async Task B() { var url = "http://orders/api/invoices"; await http.GetAsync(url); }\n}\n',
+      },
+      js: {
+        'a.js':
+          "function a() { const url = 'http://orders/api/orders'; return fetch(url); }\nfunction b() { const url = 'http://orders/api/invoices'; return fetch(url); }\n",
+      },
+      py: {
+        'a.py':
+          'def a():\n    url = "http://orders/api/orders"\n    return requests.get(url)\n\ndef b():\n    url = "http://orders/api/invoices"\n    return requests.get(url)\n',
+      },
+      go: {
+        'a.go':
+          'package a\nfunc A() { url := "http://orders/api/orders"; http.Get(url) }\nfunc B() { url := "http://orders/api/invoices"; http.Get(url) }\n',
+      },
+      java: {
+        'A.java':
+          'class A {\n  Object a() { String url = "http://orders/api/orders"; return restTemplate.getForObject(url, Object.class); }\n  Object b() { String url = "http://orders/api/invoices"; return restTemplate.getForObject(url, Object.class); }\n}\n',
+      },
+    });
+    expect(r.unresolvedCalls).toEqual([]);
+    expect(rows(r).map((x) => x.replace(/ \| orders src\/app\.ts:(\d) .*$/, ' -> $1'))).toEqual([
+      'cs C.cs:2 | GET orders/api/orders -> 2',
+      'cs C.cs:3 | GET orders/api/invoices -> 3',
+      'go a.go:2 | GET orders/api/orders -> 2',
+      'go a.go:3 | GET orders/api/invoices -> 3',
+      'java A.java:2 | GET orders/api/orders -> 2',
+      'java A.java:3 | GET orders/api/invoices -> 3',
+      'js a.js:1 | GET orders/api/orders -> 2',
+      'js a.js:2 | GET orders/api/invoices -> 3',
+      'py a.py:3 | GET orders/api/orders -> 2',
+      'py a.py:7 | GET orders/api/invoices -> 3',
+    ]);
+  });
+});

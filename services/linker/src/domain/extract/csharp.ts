@@ -108,7 +108,7 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
         return [HOLE_PART];
       }
       case 'identifier':
-        return scope.lookup(node.text) ?? [{ ref: node.text }];
+        return scope.lookup(node.text, node) ?? [{ ref: node.text }];
       case 'member_access_expression':
         return (
           scope.lookup(node.text) ?? scope.lookup(node.childForFieldName('name')?.text ?? '') ?? [{ ref: node.text }]
@@ -188,7 +188,7 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     const name = node.childForFieldName('name') ?? named(node)[0];
     const value = named(node).slice(1).pop();
     if (name && value) {
-      scope.add(name.text, value);
+      scope.add(name.text, value, true);
       classify(name.text, value);
     }
   };

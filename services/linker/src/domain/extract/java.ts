@@ -128,7 +128,7 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
         return [HOLE_PART];
       }
       case 'identifier':
-        return scope.lookup(node.text) ?? scope.lookup(`this.${node.text}`) ?? [{ ref: node.text }];
+        return scope.lookup(node.text, node) ?? scope.lookup(`this.${node.text}`) ?? [{ ref: node.text }];
       case 'field_access': {
         const field = node.childForFieldName('field')?.text ?? '';
         const obj = node.childForFieldName('object')?.text;
@@ -241,7 +241,7 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
         if (text !== undefined) scope.set(name, placeholder(text));
       }
       if (name && value) {
-        scope.add(name, value);
+        scope.add(name, value, decl?.type === 'local_variable_declaration');
         classifyClient(name, value);
       }
     },
@@ -253,7 +253,7 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
       const type = typeName(node);
       if (name && type) types.set(name, type);
       if (name && text !== undefined) scope.set(name, placeholder(text));
-      else if (name) scope.add(name, node);
+      else if (name) scope.add(name, node, true);
     },
     assignment_expression(node) {
       const left = node.childForFieldName('left');

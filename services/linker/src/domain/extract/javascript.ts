@@ -86,7 +86,7 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       }
       case 'identifier':
       case 'shorthand_property_identifier':
-        return scope.lookup(node.text) ?? [{ ref: node.text }];
+        return scope.lookup(node.text, node) ?? [{ ref: node.text }];
       case 'parenthesized_expression':
       case 'as_expression':
       case 'non_null_expression':
@@ -131,7 +131,7 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       const name = node.childForFieldName('name');
       const value = node.childForFieldName('value');
       if (name?.type === 'identifier' && value) {
-        scope.add(name.text, value);
+        scope.add(name.text, value, true);
         if (value.type === 'object') addObject(name.text, value);
         classifyInit(name.text, value);
       }

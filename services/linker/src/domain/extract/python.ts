@@ -69,7 +69,7 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
         return left;
       }
       case 'identifier':
-        return scope.lookup(node.text) ?? [{ ref: node.text }];
+        return scope.lookup(node.text, node) ?? [{ ref: node.text }];
       case 'attribute':
         return scope.lookup(node.text) ?? [{ ref: node.text }];
       case 'subscript': {
@@ -124,7 +124,8 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
       const left = node.childForFieldName('left');
       const right = node.childForFieldName('right');
       if (left && right && (left.type === 'identifier' || left.type === 'attribute')) {
-        scope.add(left.text, right);
+        // `url = …` inside a function is local to it (Python's rule); `self.url = …` is the object's.
+        scope.add(left.text, right, left.type === 'identifier');
         classify(left.text, right);
         if (left.text === '__tablename__' || left.text === 'db_table') {
           const t = literal(evaluate(right));
