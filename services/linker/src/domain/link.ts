@@ -158,6 +158,13 @@ export const SPRING_BASE_KEYS = new Set([
   'spring.mvc.servlet.path',
 ]);
 
+/** Whether a key sets a Spring base path; `SERVER_SERVLET_CONTEXT_PATH` (environment form) included. */
+export function isSpringBaseKey(key: string): boolean {
+  const dotless = relaxedKey(key).replace(/\./g, '');
+  for (const k of SPRING_BASE_KEYS) if (k.replace(/\./g, '') === dotless) return true;
+  return false;
+}
+
 /** A reverse-proxy route of a gateway (Spring Cloud Gateway, Zuul) read from configuration. */
 export interface ProxyRoute {
   /** Ant pattern segments (`**`, `*` kept; parameters normalised). */
@@ -246,8 +253,8 @@ export function topology(sources: readonly SourceFacts[]): Topology {
       ...(extraEnv.get(s.source) ?? []),
     ]);
     env.set(s.source, e);
-    if (!own.some((x) => SPRING_BASE_KEYS.has(relaxedKey(x.entry.key)))) {
-      const base = e.entries.find((x) => SPRING_BASE_KEYS.has(relaxedKey(x.entry.key)));
+    if (!own.some((x) => isSpringBaseKey(x.entry.key))) {
+      const base = e.entries.find((x) => isSpringBaseKey(x.entry.key));
       if (base && !expand(e, base.entry.value).includes(HOLE)) basePaths.set(s.source, expand(e, base.entry.value));
     }
     const routes = proxyRoutes(e);

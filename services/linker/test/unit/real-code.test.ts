@@ -497,3 +497,22 @@ describe('per-function scopes of local variables', () => {
     ]);
   });
 });
+
+describe('deployment configuration', () => {
+  it('a context path set by docker-compose environment (SERVER_SERVLET_CONTEXT_PATH) prefixes the service routes', async () => {
+    const r = await reportOf({
+      deploy: {
+        'docker-compose.yml':
+          'services:\n  accounts:\n    build: ../accounts\n    environment:\n      SERVER_SERVLET_CONTEXT_PATH: /accounts\n  web:\n    build: ../web\n',
+      },
+      accounts: {
+        'src/main/java/a/Api.java':
+          '@RestController\nclass Api {\n  @GetMapping("/{name}") Object get() { return null; }\n}\n',
+      },
+      web: { 'src/a.ts': "fetch('http://accounts/accounts/demo');\n" },
+    });
+    expect(rows(r)).toEqual([
+      'web src/a.ts:1 | GET accounts/accounts/demo | accounts src/main/java/a/Api.java:3 GET /accounts/{name} (spring)',
+    ]);
+  });
+});

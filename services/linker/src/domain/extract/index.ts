@@ -1,7 +1,7 @@
 import type { Part, SourceFacts } from '../model';
 import { emptyFacts } from '../model';
 import { type CodeLanguage, languageOf, parse } from '../parsers';
-import { SPRING_BASE_KEYS, relaxedKey } from '../link';
+import { isSpringBaseKey, relaxedKey } from '../link';
 import { joinPath } from '../routes';
 import { Sink, concat } from './common';
 import { extractKeyValues, extractSql, extractStructured } from './config';
@@ -161,7 +161,7 @@ function applyPrefixes(facts: SourceFacts): void {
     // Python modules are named from the source root or from a src/ folder: match on the path's end.
     return facts.mounts.find((m) => mod === m.target || mod.endsWith(`/${m.target}`))?.prefix;
   };
-  const springBase = facts.config.find((c) => !c.scope && SPRING_BASE_KEYS.has(relaxedKey(c.key)))?.value;
+  const springBase = facts.config.find((c) => !c.scope && isSpringBaseKey(c.key))?.value;
   const nestPrefix = facts.globalPrefixes.find((g) => g.framework === 'nestjs')?.prefix;
   for (let i = 0; i < facts.endpoints.length; i++) {
     const ep = facts.endpoints[i]!;
