@@ -61,6 +61,8 @@ function flatten(t: Tree, prefix: string, sep: string, file: string, out: Config
   }
 }
 
+const MAX_SCOPED_ENTRIES = 400;
+
 /** Base names of configuration files a program reads for itself (Spring, ASP.NET, Helm, generic). */
 const OWN_CONFIG = /^(application|bootstrap|config|settings|values|appsettings)([-._].*)?$/;
 
@@ -206,6 +208,15 @@ export function extractStructured(text: string, file: string, sink: Sink): void 
   // Other YAML files may be a config repository's configuration of another service: kept with its scope.
   const scope = isJson ? undefined : configScope(file);
   if (!isJson && !scope && !/^(application|bootstrap|config|settings|values)/.test(base)) return;
+  if (scope) {
+    // A service's configuration is short; a large YAML of another name (an OpenAPI document, a data
+    // file) is not configuration and is not kept.
+    const entries: ConfigEntry[] = [];
+    for (const d of docs) flatten(d, '', '.', file, entries, scope);
+    if (entries.length <= MAX_SCOPED_ENTRIES && !docs.some((d) => get(d, 'openapi') ?? get(d, 'swagger')))
+      sink.facts.config.push(...entries);
+    return;
+  }
   for (const d of docs) flatten(d, '', isJson ? ':' : '.', file, sink.facts.config, scope);
 }
 
