@@ -500,9 +500,12 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
               const url = str(feign, 'url');
               const service = str(feign, 'name', 'value');
               const base = url !== undefined ? placeholder(url) : [];
+              // @FeignClient(path = "/api/orders"): a prefix of every method's path.
+              const feignPath = str(feign, 'path');
+              const full = feignPath ? placeholder(joinPath(feignPath, path)) : lit(path);
               sink.call(
                 method === 'ANY' ? 'GET' : method,
-                base.length ? concat(base, lit(path)) : lit(path),
+                base.length ? concat(base, full) : full,
                 'Feign',
                 loc,
                 service ? { serviceName: service } : {},
