@@ -30,6 +30,8 @@ export interface Endpoint {
   readonly loc: Loc;
   /** Set on Express routers: the file whose router may be mounted under a prefix by another file. */
   readonly routerFile?: string;
+  /** Set on Flask blueprint routes with `routerFile`: the blueprint's own `url_prefix`, baked into `path`. */
+  readonly routerPrefix?: string;
 }
 
 /** `app.use('/prefix', importedRouter)`: the target is a module path relative to the source root, no extension. */
@@ -37,6 +39,8 @@ export interface Mount {
   readonly prefix: string;
   readonly target: string;
   readonly loc: Loc;
+  /** Flask `register_blueprint(bp, url_prefix=…)`: the prefix replaces the blueprint's own. */
+  readonly replace?: boolean;
 }
 
 export interface Call {

@@ -519,3 +519,20 @@ describe('deployment configuration', () => {
     ]);
   });
 });
+
+describe('Python blueprints registered from another module', () => {
+  it("register_blueprint(bp, url_prefix=…) in another module replaces the blueprint's own prefix", async () => {
+    const r = await reportOf({
+      shop: {
+        'shop/orders.py':
+          'from flask import Blueprint\nbp = Blueprint("orders", __name__, url_prefix="/old")\n\n@bp.route("/orders/<int:oid>")\ndef get(oid):\n    pass\n',
+        'shop/app.py':
+          'from flask import Flask\nfrom shop import orders\napp = Flask(__name__)\napp.register_blueprint(orders.bp, url_prefix="/api/v2")\n',
+      },
+      web: { 'a.py': 'import requests\nrequests.get("http://shop/api/v2/orders/7")\n' },
+    });
+    expect(rows(r)).toEqual([
+      'web a.py:2 | GET shop/api/v2/orders/7 | shop shop/orders.py:4 GET /api/v2/orders/<int:oid> (flask)',
+    ]);
+  });
+});

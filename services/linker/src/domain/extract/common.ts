@@ -150,9 +150,23 @@ export class Sink {
     return true;
   }
 
-  endpoint(method: HttpMethod, path: string, framework: string, loc: Loc, routerFile?: string): void {
+  endpoint(
+    method: HttpMethod,
+    path: string,
+    framework: string,
+    loc: Loc,
+    routerFile?: string,
+    routerPrefix?: string,
+  ): void {
     if (this.#once(`e|${method}|${path}|${loc.file}|${loc.line}`))
-      this.facts.endpoints.push({ method, path, framework, loc, ...(routerFile ? { routerFile } : {}) });
+      this.facts.endpoints.push({
+        method,
+        path,
+        framework,
+        loc,
+        ...(routerFile ? { routerFile } : {}),
+        ...(routerFile && routerPrefix !== undefined ? { routerPrefix } : {}),
+      });
   }
   call(
     method: HttpMethod,

@@ -1,4 +1,4 @@
-import type { Part, SourceFacts } from '../model';
+import type { Endpoint, Part, SourceFacts } from '../model';
 import { emptyFacts } from '../model';
 import { type CodeLanguage, languageOf, parse } from '../parsers';
 import { isSpringBaseKey, relaxedKey } from '../link';
@@ -156,20 +156,27 @@ export async function extractSource(
  * NestJS `setGlobalPrefix`, Spring `server.servlet.context-path` / `spring.webflux.base-path`.
  */
 function applyPrefixes(facts: SourceFacts): void {
-  const mountOf = (routerFile: string): string | undefined => {
-    const mod = routerFile.replace(/\.(ts|tsx|js|mjs|cjs|jsx|py)$/, '').replace(/\/(index|__init__)$/, '');
+  /** The path of a router's route once mounted from another file; undefined when nothing mounts it. */
+  const mounted = (ep: Endpoint): string | undefined => {
+    const mod = ep.routerFile!.replace(/\.(ts|tsx|js|mjs|cjs|jsx|py)$/, '').replace(/\/(index|__init__)$/, '');
     // Python modules are named from the source root or from a src/ folder: match on the path's end.
-    return facts.mounts.find((m) => mod === m.target || mod.endsWith(`/${m.target}`))?.prefix;
+    const m = facts.mounts.find((x) => mod === x.target || mod.endsWith(`/${x.target}`));
+    if (!m) return undefined;
+    if (!m.replace) return joinPath(m.prefix, ep.path);
+    // Flask: the registration's url_prefix replaces the blueprint's own (already in the path).
+    const own = ep.routerPrefix ? joinPath(ep.routerPrefix) : '';
+    const rest = own && own !== '/' && ep.path.startsWith(own) ? ep.path.slice(own.length) : ep.path;
+    return joinPath(m.prefix, rest);
   };
   const springBase = facts.config.find((c) => !c.scope && isSpringBaseKey(c.key))?.value;
   const nestPrefix = facts.globalPrefixes.find((g) => g.framework === 'nestjs')?.prefix;
   for (let i = 0; i < facts.endpoints.length; i++) {
     const ep = facts.endpoints[i]!;
-    let prefix: string | undefined;
-    if (ep.routerFile) prefix = mountOf(ep.routerFile);
-    else if (ep.framework === 'nestjs') prefix = nestPrefix;
-    else if (ep.framework === 'spring') prefix = springBase;
-    if (prefix) facts.endpoints[i] = { ...ep, path: joinPath(prefix, ep.path) };
+    let path: string | undefined;
+    if (ep.routerFile) path = mounted(ep);
+    else if (ep.framework === 'nestjs' && nestPrefix) path = joinPath(nestPrefix, ep.path);
+    else if (ep.framework === 'spring' && springBase) path = joinPath(springBase, ep.path);
+    if (path !== undefined) facts.endpoints[i] = { ...ep, path };
   }
 }
 
