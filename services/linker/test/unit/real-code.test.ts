@@ -536,3 +536,19 @@ describe('Python blueprints registered from another module', () => {
     ]);
   });
 });
+
+describe('Go consumer groups', () => {
+  it('sarama group.Consume(ctx, []string{topic}, handler) consumes Kafka topics, not a queue named after ctx', async () => {
+    const r = await reportOf({
+      producer: {
+        'main.go':
+          'package main\nfunc main() {\n  producer.SendMessage(&sarama.ProducerMessage{Topic: "orders", Value: v})\n}\n',
+      },
+      consumer: { 'main.go': 'package main\nfunc run() {\n  group.Consume(ctx, []string{"orders"}, handler)\n}\n' },
+    });
+    expect(rows(r)).toEqual([
+      'producer main.go:3 | produce Kafka topic `orders` | consumer main.go:3 consume Kafka topic `orders`',
+    ]);
+    expect(r.messagingGaps).toEqual([]);
+  });
+});

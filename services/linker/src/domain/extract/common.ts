@@ -272,6 +272,11 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
     case 'basicconsume':
     case 'basicconsumeasync':
     case 'basic_consume': {
+      // sarama consumer groups: group.Consume(ctx, []string{"orders"}, handler)
+      if (lower === 'consume' && c.args.length === 3 && /group/.test(recv) && c.args[1]) {
+        for (const t of splitList(c.args[1])) sink.consume('kafka', t, c.loc);
+        break;
+      }
       const q = s(arg(c, 0, 'queue'));
       if (q !== undefined && (lower !== 'consume' || c.args.length >= 1)) sink.consume('rabbitmq', q, c.loc);
       break;
