@@ -2,7 +2,7 @@
 // Bundles each service's entry points (and the embedded mode) with esbuild: workspace packages
 // (@a2a-inbound/*) are compiled in from TypeScript, third-party packages stay external (node_modules).
 import { build } from 'esbuild';
-import { existsSync } from 'node:fs';
+import { cpSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -41,4 +41,14 @@ await Promise.all(
     }),
   ),
 );
-process.stdout.write(`built ${entries.length} entry points in ${Date.now() - started} ms\n`);
+
+// The web console (Vite): static files the gateway serves at /console (ADR 0024). A copy goes beside each bundle
+// that starts a gateway (its default CONSOLE_DIR is the `console` folder next to it), so an image holds it too.
+const { build: viteBuild } = await import('vite');
+const consoleRoot = join(root, 'console');
+await viteBuild({ root: consoleRoot, configFile: join(consoleRoot, 'vite.config.ts'), logLevel: 'warn' });
+for (const dist of [join(root, 'services', 'gateway', 'dist'), join(root, 'embedded', 'dist')]) {
+  rmSync(join(dist, 'console'), { recursive: true, force: true });
+  cpSync(join(consoleRoot, 'dist'), join(dist, 'console'), { recursive: true });
+}
+process.stdout.write(`built ${entries.length} entry points and the console in ${Date.now() - started} ms\n`);

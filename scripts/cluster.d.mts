@@ -11,6 +11,8 @@ export interface StartedCluster {
   gateways: string[];
   tasksAddress: string;
   logDir: string;
+  /** Process name (`tasks`, `gateway-1`, …) → its /metrics URL, when started with `metrics: true`. */
+  metricsUrls: Map<string, string>;
   procs: Map<string, ClusterProcess>;
   credentials(): { a2aKey?: string; invokeKey?: string; adminToken?: string; operatorToken?: string };
   kill(name: string): Promise<void>;

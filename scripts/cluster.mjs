@@ -39,7 +39,8 @@ async function waitFor(check, timeoutMs, what) {
 /**
  * Starts the services. Options: namespace (isolates topics, groups, Redis keys and the database),
  * gateways, runners, gatewayPorts, logDir, env (extra environment for every process), tasksEnv, runnerEnv,
- * gatewayEnv (extra environment for those processes), engines (start them).
+ * gatewayEnv, webhooksEnv (extra environment for those processes), engines (start them), metrics (each
+ * process serves /metrics on a free port: `metricsUrls` maps process names to those URLs).
  */
 export async function startCluster(options = {}) {
   const namespace = options.namespace ?? '';
@@ -59,6 +60,14 @@ export async function startCluster(options = {}) {
     ...(options.env ?? {}),
   };
   const procs = new Map();
+  const metricsUrls = new Map();
+  /** With `metrics`: a free METRICS_PORT for the named process (kept across its restarts). */
+  const metricsEnv = async (name) => {
+    if (!options.metrics) return {};
+    const port = await freePort();
+    metricsUrls.set(name, `http://127.0.0.1:${port}/metrics`);
+    return { METRICS_PORT: String(port), METRICS_HOST: '127.0.0.1' };
+  };
   const start = (name, script, env, append = false) => {
     // A new cluster starts new logs; a restarted process appends to its own.
     const out = openSync(join(logDir, `${name}.log`), append ? 'a' : 'w');
@@ -81,6 +90,7 @@ export async function startCluster(options = {}) {
   // The gateways' credential towards the linker (ADR 0012): one per cluster unless configured.
   const linkerServiceToken = baseEnv.LINKER_SERVICE_TOKEN || randomBytes(32).toString('base64url');
   const tasks = start('tasks', 'services/tasks/dist/main.js', {
+    ...(await metricsEnv('tasks')),
     TASKS_GRPC_PORT: String(tasksPort),
     ...(options.tasksEnv ?? {}),
   });
@@ -94,9 +104,15 @@ export async function startCluster(options = {}) {
     120_000,
     'tasks',
   );
-  start('webhooks', 'services/webhooks/dist/main.js', { WEBHOOKS_GRPC_PORT: '0', TASKS_GRPC_ADDR: tasksAddress });
+  start('webhooks', 'services/webhooks/dist/main.js', {
+    ...(await metricsEnv('webhooks')),
+    WEBHOOKS_GRPC_PORT: '0',
+    TASKS_GRPC_ADDR: tasksAddress,
+    ...(options.webhooksEnv ?? {}),
+  });
   if (existsSync(join(root, 'services/linker/dist/main.js')))
     start('linker', 'services/linker/dist/main.js', {
+      ...(await metricsEnv('linker')),
       LINKER_GRPC_PORT: String(linkerPort),
       LINKER_GRPC_HOST: '127.0.0.1',
       LINKER_SERVICE_TOKEN: linkerServiceToken,
@@ -105,6 +121,7 @@ export async function startCluster(options = {}) {
     });
   for (let i = 0; i < (options.runners ?? 2); i++)
     start(`runner-${i + 1}`, 'services/runner/dist/main.js', {
+      ...(await metricsEnv(`runner-${i + 1}`)),
       RUNNER_GRPC_PORT: '0',
       RUNNER_INSTANCE_ID: `runner-${i + 1}-${namespace || 'default'}`,
       ...(options.runnerEnv ?? {}),
@@ -114,6 +131,7 @@ export async function startCluster(options = {}) {
   for (let i = 0; i < (options.gateways ?? 2); i++) {
     const port = gatewayPorts[i] ?? (await freePort());
     start(`gateway-${i + 1}`, 'services/gateway/dist/main.js', {
+      ...(await metricsEnv(`gateway-${i + 1}`)),
       PORT: String(port),
       HOST: '127.0.0.1',
       TASKS_GRPC_ADDR: tasksAddress,
@@ -144,6 +162,7 @@ export async function startCluster(options = {}) {
     tasksAddress,
     logDir,
     procs,
+    metricsUrls,
     credentials() {
       const text = readFileSync(join(logDir, 'tasks.log'), 'utf8');
       const m = (label) => new RegExp(`${label}:\\s+(\\S+)`).exec(text)?.[1];

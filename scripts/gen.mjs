@@ -1,55 +1,22 @@
 #!/usr/bin/env node
 // Generates TypeScript from proto/ with buf + the local ts-proto plugin (no network).
 // `--check` fails when the committed code differs from what generation produces.
-// Both first run `buf lint` and `buf breaking` (ADR 0017): the proto must stay wire-compatible with the
-// committed proto (git HEAD), or with BUF_BREAKING_AGAINST when set (any buf input, e.g.
-// `.git#branch=main,subdir=proto` to check a branch against main before merging). `--allow-breaking`
-// turns a breaking change into a warning: for a deliberate break, recorded in an ADR.
+// Both first run `buf lint` and `buf breaking` (ADRs 0017, 0023): the proto must stay wire-compatible with
+// the latest released contract (proto/released/contract-v<N>.binpb, cut by `scripts/proto-contract.mjs
+// release`), or with BUF_BREAKING_AGAINST when set (any buf input, e.g. `.git#branch=main,subdir=proto` to
+// check a branch against main before merging). `--allow-breaking` turns a breaking change into a warning:
+// for a deliberate break, recorded in an ADR.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, cpSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { checkBreaking } from './proto-contract.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const protoDir = join(root, 'proto');
 const buf = join(root, 'node_modules', '.bin', 'buf');
 const check = process.argv.includes('--check');
 const allowBreaking = process.argv.includes('--allow-breaking');
-
-/** The buf input to compare against: BUF_BREAKING_AGAINST, else the proto of git HEAD (none outside git). */
-function breakingBaseline() {
-  const given = process.env.BUF_BREAKING_AGAINST;
-  if (given) return given.startsWith('.git#') ? join(root, given) : given;
-  try {
-    execFileSync('git', ['rev-parse', '--verify', '--quiet', 'HEAD:proto'], { cwd: root, stdio: 'ignore' });
-  } catch {
-    return undefined;
-  }
-  // `.git` may be a file (a worktree): buf resolves it either way.
-  return `${join(root, '.git')}#ref=HEAD,subdir=proto`;
-}
-
-function checkBreaking() {
-  const against = breakingBaseline();
-  if (!against) {
-    process.stdout.write('buf breaking: skipped (no git HEAD with a proto/ folder and no BUF_BREAKING_AGAINST)\n');
-    return;
-  }
-  try {
-    execFileSync(buf, ['breaking', '--against', against], { cwd: protoDir, stdio: ['ignore', 'pipe', 'pipe'] });
-    process.stdout.write(`buf breaking: no breaking change against ${against}\n`);
-  } catch (err) {
-    const out = `${err.stdout ?? ''}${err.stderr ?? ''}`.trim();
-    const msg = `buf breaking: the proto breaks the wire contract of ${against}:\n${out}\n`;
-    if (!allowBreaking) {
-      process.stderr.write(
-        `${msg}Keep the contract (add, never remove or renumber), or pass --allow-breaking and record why in an ADR.\n`,
-      );
-      process.exit(1);
-    }
-    process.stderr.write(`${msg}(allowed by --allow-breaking)\n`);
-  }
-}
 
 function files(dir) {
   const out = [];
@@ -86,7 +53,12 @@ function writeDescriptorSet(genDir) {
 }
 
 execFileSync(buf, ['lint'], { cwd: protoDir, stdio: 'inherit' });
-checkBreaking();
+const given = process.env.BUF_BREAKING_AGAINST;
+checkBreaking({
+  protoDir,
+  against: given ? (given.startsWith('.git#') ? join(root, given) : given) : undefined,
+  allowBreaking,
+});
 const tmp = mkdtempSync(join(tmpdir(), 'a2a-gen-'));
 try {
   execFileSync(buf, ['generate', '--output', tmp], { cwd: protoDir, stdio: 'inherit' });

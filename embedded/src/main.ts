@@ -20,6 +20,7 @@ async function main(): Promise<RunningProcess> {
     `  base URL:       ${base}`,
     `  health:         ${base}/healthz`,
     `  management API: ${base}/api/v1 (Authorization: Bearer <user token>; see docs/openapi/management.yaml)`,
+    `  web console:    ${base}/console/ (sign in with a user token: the admin token below)`,
   ];
   if (seed) {
     lines.push(

@@ -1,6 +1,6 @@
 // The embedded mode (`npm start`, one process) with METRICS_PORT: after some A2A traffic its /metrics holds
 // the request counts and latencies by method, agent and outcome, and follows the open SSE streams.
-// The distributed mode's scrape (each service, Kafka consumer lag included) is in bundle-in-empty-dir.test.ts.
+// The distributed mode's scrape (every process, every metric of issue 13) is in metrics-distributed.test.ts.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -101,6 +101,9 @@ describe('embedded mode /metrics', () => {
     expect(sample(text, 'a2a_request_duration_seconds_count', { method: 'message/send', agent: 'demo-echo' })).toBe(2);
     expect(sample(text, 'a2a_request_duration_seconds_bucket', { method: 'message/send', le: '+Inf' })).toBe(2);
     expect(sample(text, 'a2a_sse_streams_open')).toBe(0);
+    // Tasks by state, counted in the store: the two sends completed before they answered.
+    expect(sample(text, 'a2a_tasks', { state: 'completed' })).toBe(2);
+    expect(sample(text, 'a2a_tasks', { state: 'working' })).toBe(0);
     expect(text).not.toContain(key);
   });
 

@@ -68,6 +68,14 @@ describe('deploy/monitoring', () => {
       'a2a_sse_streams_open',
       'a2a_bus_consumer_lag',
       'process_uptime_seconds',
+      'a2a_tasks',
+      'a2a_tasks_count_age_seconds',
+      'a2a_credits_charged_total',
+      'a2a_runs_in_flight',
+      'a2a_run_duration_seconds_bucket',
+      'a2a_webhook_deliveries_total',
+      'a2a_webhook_retries_total',
+      'a2a_webhook_delivery_duration_seconds_bucket',
     ])
       expect(exported, n).toContain(n);
   });

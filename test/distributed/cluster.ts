@@ -8,6 +8,8 @@ export interface Cluster {
   gateways: string[];
   tasksAddress: string;
   logDir: string;
+  /** Process name (`tasks`, `gateway-1`, …) → its /metrics URL, when started with `metrics: true`. */
+  metricsUrls: Map<string, string>;
   procs: Map<string, { exited: boolean; code: unknown; startedAt: number; exitedAt: number | undefined }>;
   credentials(): { a2aKey?: string; invokeKey?: string; adminToken?: string; operatorToken?: string };
   kill(name: string): Promise<void>;

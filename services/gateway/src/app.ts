@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
 import type { Socket } from 'node:net';
 import { once } from 'node:events';
 import express, { type Request, type RequestHandler } from 'express';
@@ -9,6 +10,7 @@ import { connectClients, Lookups, type GatewayClients } from './clients';
 import type { GatewayConfig } from './config';
 import { createA2aRouter } from './http/a2a-router';
 import { createCardsRouter } from './http/cards-router';
+import { createConsole } from './http/console';
 import { closeIfBodyUnread, jsonBody } from './http/body';
 import { restErrorHandler } from './http/errors';
 import { createInvokeRouter } from './http/invoke-router';
@@ -175,6 +177,19 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
       ...(deps.resolver ? { resolver: deps.resolver } : {}),
     }),
   );
+  // The web console (static files, sign-in) and its session cookie, which /api/v1 and /api/applications
+  // accept in place of the bearer user token (ADR 0024).
+  const consoleApp = createConsole({
+    dir: config.consoleDir || join(__dirname, 'console'),
+    cache: deps.cache,
+    control: clients.control,
+    log,
+    sessionTtlMs: config.consoleSessionTtlMs,
+    publicBaseUrl: config.publicBaseUrl,
+    now: () => deps.clock.now(),
+  });
+  app.use(consoleApp.router);
+  app.use(['/api/v1', '/api/applications'], consoleApp.sessions.middleware);
   let listeningPort = config.port;
   const selfBaseUrl = (): string => config.publicBaseUrl || `http://127.0.0.1:${listeningPort}`;
   app.use(

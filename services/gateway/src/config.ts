@@ -25,6 +25,10 @@ export interface GatewayConfig {
   /** An idle keep-alive connection is closed after this. */
   keepAliveTimeoutMs: number;
   trustProxy: boolean;
+  /** Folder of the built web console served at /console; empty = the `console` folder beside the bundle. */
+  consoleDir: string;
+  /** A console session (cookie) lasts this long after sign-in. */
+  consoleSessionTtlMs: number;
   providerOrganization: string;
   providerUrl: string;
 }
@@ -49,6 +53,8 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     headersTimeoutMs: r.int('HTTP_HEADERS_TIMEOUT_MS', 20_000, { min: 1_000, max: 600_000 }),
     keepAliveTimeoutMs: r.int('HTTP_KEEP_ALIVE_TIMEOUT_MS', 65_000, { min: 1_000, max: 600_000 }),
     trustProxy: r.bool('TRUST_PROXY', false),
+    consoleDir: r.string('CONSOLE_DIR', ''),
+    consoleSessionTtlMs: r.int('CONSOLE_SESSION_TTL_SECONDS', 28_800, { min: 60, max: 604_800 }) * 1000,
     providerOrganization: r.string('PROVIDER_ORGANIZATION', 'a2a-inbound'),
     providerUrl: r.string('PROVIDER_URL', ''),
   };

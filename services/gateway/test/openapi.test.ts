@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { silentLogger } from '@a2a-inbound/logger';
 import type { GatewayClients, Lookups } from '../src/clients';
+import { createConsole } from '../src/http/console';
 import { createInvokeRouter } from '../src/http/invoke-router';
 import { createLegacyRouter } from '../src/http/legacy-router';
 import { createManagementRouter } from '../src/http/management-router';
@@ -26,6 +27,15 @@ function routers(): Router[] {
     createManagementRouter({ ...common, selfBaseUrl: () => 'http://x', providerOrganization: 'o', providerUrl: '' }),
     createLegacyRouter({ ...agent, sseHeartbeatMs: 1000, streams: new Set() }),
     createInvokeRouter({ ...agent, sseHeartbeatMs: 1000, streams: new Set() }),
+    createConsole({
+      dir: '/nonexistent',
+      cache: {} as never,
+      control: {} as never,
+      log: silentLogger(),
+      sessionTtlMs: 1000,
+      publicBaseUrl: '',
+      now: () => 0,
+    }).router,
   ];
 }
 
@@ -108,7 +118,7 @@ describe('docs/openapi/management.yaml', () => {
           codes.some((c) => /^4\d\d$/.test(c)),
           `${where}: errors`,
         ).toBe(true);
-        if (!path.startsWith('/api/v1/me')) expect(codes, `${where}: 401`).toContain('401');
+        if (!path.startsWith('/api/v1/me') && path !== '/console') expect(codes, `${where}: 401`).toContain('401');
         const params = [...pathParams, ...((op.parameters ?? []) as typeof pathParams)].map((p) =>
           p.$ref ? (resolve(p.$ref) as { name: string; in: string }) : p,
         );
@@ -133,6 +143,8 @@ describe('docs/openapi/management.yaml', () => {
           const ok = Object.entries(op.responses as Record<string, any>).find(([c]) => c.startsWith('2'))![1];
           expect(Object.keys(ok.headers ?? {})).toEqual(expect.arrayContaining(['Deprecation', 'Link']));
         } else if (/\/(runs?|conversations)\b/.test(path)) expect(op.security).toEqual([{ invokeKey: [] }]);
+        else if (path.startsWith('/console'))
+          expect([[], [{ consoleSession: [] }]]).toContainEqual(op.security); // sign-in and the static files: none
         else expect(op.security).toBeUndefined(); // the default: userToken
       }
     }

@@ -1,15 +1,5 @@
 import { isOutage } from '@a2a-inbound/errors';
-import type { Logger } from '@a2a-inbound/logger';
-import type {
-  BlobStore,
-  Bus,
-  BusSubscription,
-  Cache,
-  Clock,
-  DocumentStore,
-  EventLog,
-  IdGenerator,
-} from '@a2a-inbound/ports';
+import type { BusSubscription, DocumentStore } from '@a2a-inbound/ports';
 import { controlV1, eventsV1, tasksV1 } from '@a2a-inbound/proto';
 import { Lifecycle, PeriodicReadiness, startGrpcServer, type GrpcServerHandle } from '@a2a-inbound/runtime';
 import type { TasksConfig } from './config';
@@ -17,18 +7,13 @@ import { ControlPlane, openControlCollections } from './domain/control-plane';
 import { bootstrapFromConfig, type BootstrapResult } from './domain/bootstrap';
 import { RunHistory } from './domain/run-history';
 import { seedDemo, type SeedResult } from './domain/seed';
-import { openTaskCollections, TaskService, TOPICS } from './domain/task-service';
+import { openTaskCollections, TaskService, TOPICS, type TaskDeps } from './domain/task-service';
+import { registerTaskStateGauge } from './task-metrics';
 import { controlGrpcService, tasksGrpcService } from './transport/grpc-server';
 
-export interface TasksDeps {
+/** The engines the tasks service runs on: the task concerns' dependencies, less what the app makes itself. */
+export interface TasksDeps extends Omit<TaskDeps, 'control' | 'config'> {
   store: DocumentStore;
-  blobs: BlobStore;
-  bus: Bus;
-  eventLog: EventLog;
-  cache: Cache;
-  clock: Clock;
-  ids: IdGenerator;
-  log: Logger;
 }
 
 export interface TasksApp {
@@ -46,7 +31,8 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
   const lifecycle = new Lifecycle();
   const { log } = deps;
   const control = new ControlPlane(await openControlCollections(deps.store), deps.cache, deps.clock, deps.ids);
-  const tasks = new TaskService(await openTaskCollections(deps.store), {
+  const taskCollections = await openTaskCollections(deps.store);
+  const tasks = new TaskService(taskCollections, {
     control,
     blobs: deps.blobs,
     bus: deps.bus,
@@ -71,6 +57,9 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
       );
   }
   const runs = await RunHistory.open(deps.store);
+  // `a2a_tasks{state}` from the shared store at scrape time (a no-op when metrics are off).
+  const taskStates = registerTaskStateGauge(taskCollections.tasks, { clock: deps.clock, log });
+  lifecycle.onClose('task state gauge', async () => taskStates.close());
 
   // Different tasks' events are applied concurrently; one task's stay in order (keyed by task id).
   const sub: BusSubscription = await deps.bus.subscribe(
@@ -89,7 +78,7 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
     await tasks.sweepStuckRuns();
     if (deps.clock.now() - lastRetentionSweep >= config.retentionSweepIntervalMs) {
       lastRetentionSweep = deps.clock.now();
-      const swept = { ...(await tasks.sweepRetention()), creditCharges: await control.sweepExpiredCharges() };
+      const swept = { ...(await tasks.sweepRetention()), creditCharges: await control.accounts.sweepExpiredCharges() };
       if (swept.tasks + swept.messageIds + swept.pushConfigs + swept.creditCharges > 0)
         log.info(swept, 'retention sweep');
     }

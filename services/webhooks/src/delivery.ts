@@ -3,6 +3,7 @@ import type { Logger } from '@a2a-inbound/logger';
 import type { Clock, Collection, DocumentStore } from '@a2a-inbound/ports';
 import { isIP } from 'node:net';
 import { checkHttpsUrlShape, dnsResolver, type Resolver } from '@a2a-inbound/runtime';
+import { a2aMeter } from '@a2a-inbound/telemetry';
 import { request } from 'undici';
 import { SIGNATURE_HEADER, signBody } from './egress/signer';
 import { BlockedDestinationError, type WebhookAgent } from './egress/webhook-agent';
@@ -43,6 +44,28 @@ export interface DeliveryPolicy {
 }
 
 export type AttemptOutcome = 'delivered' | 'retry' | 'permanent';
+
+/**
+ * How a delivery ended (`a2a_webhook_deliveries_total{outcome}`): `delivered` (2xx); `rejected` (the endpoint
+ * answered 3xx or a 4xx other than 429: not retried); `refused` (the URL or its address is not public, or
+ * not https: nothing was sent); `exhausted` (429, 5xx or network errors on all 4 attempts); `interrupted`
+ * (shutdown: the claim is released and the bus redelivers the update, so it is counted again when it ends).
+ */
+export type DeliveryOutcome = 'delivered' | 'rejected' | 'refused' | 'exhausted' | 'interrupted';
+
+/** Why an attempt is retried (`a2a_webhook_retries_total{reason}`). */
+export type RetryReason = 'rate_limited' | 'server_error' | 'network';
+
+function retryReason(r: AttemptResult): RetryReason {
+  if (r.status === 429) return 'rate_limited';
+  return r.status !== undefined ? 'server_error' : 'network';
+}
+
+function outcomeOf(r: AttemptResult): DeliveryOutcome {
+  if (r.outcome === 'delivered') return 'delivered';
+  if (r.outcome === 'retry') return 'exhausted';
+  return r.status === undefined ? 'refused' : 'rejected';
+}
 
 export interface AttemptResult {
   outcome: AttemptOutcome;
@@ -102,6 +125,18 @@ function authorization(authenticationJson: string): string | undefined {
 export class Deliverer {
   readonly #resolve: Resolver;
   readonly #isAllowed: (ip: string) => boolean;
+  // Labels are bounded: the outcomes and reasons above, never a URL, host or config id.
+  readonly #deliveries = a2aMeter().createCounter('a2a_webhook_deliveries', {
+    description: 'Push deliveries (one per task update and push config) by outcome',
+  });
+  readonly #retries = a2aMeter().createCounter('a2a_webhook_retries', {
+    description: 'Push delivery retries made (attempts after the first), by the reason of the failed attempt before',
+  });
+  readonly #duration = a2aMeter().createHistogram('a2a_webhook_delivery_duration_seconds', {
+    description: 'Time from claim to the end of a push delivery (attempts and retry waits), by outcome',
+    unit: 's',
+    advice: { explicitBucketBoundaries: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300] },
+  });
 
   constructor(
     private readonly deps: {
@@ -194,11 +229,24 @@ export class Deliverer {
     const sleep = this.deps.sleep ?? abortableSleep;
     const shutdown = this.deps.shutdown ?? new AbortController().signal;
     let retryAfterMs: number | undefined;
+    let retryFor: RetryReason | undefined;
+    const startedAt = process.hrtime.bigint();
+    const count = (outcome: DeliveryOutcome): void => {
+      this.#deliveries.add(1, { outcome });
+      this.#duration.record(Number(process.hrtime.bigint() - startedAt) / 1e9, { outcome });
+    };
     for (let attemptNo = 0; attemptNo <= MAX_RETRIES; attemptNo++) {
       if (attemptNo > 0) await sleep(this.#delay(attemptNo, retryAfterMs), shutdown);
-      if (shutdown.aborted) return this.#release(id, version);
+      if (shutdown.aborted) {
+        count('interrupted');
+        return this.#release(id, version);
+      }
+      if (retryFor) this.#retries.add(1, { reason: retryFor }); // counted when the retry is made
       const r = await this.attempt(target, body);
-      if (shutdown.aborted && r.outcome !== 'delivered') return this.#release(id, version);
+      if (shutdown.aborted && r.outcome !== 'delivered') {
+        count('interrupted');
+        return this.#release(id, version);
+      }
       doc.attempts = [
         ...doc.attempts,
         {
@@ -214,7 +262,9 @@ export class Deliverer {
         doc.finishedAtMs = this.deps.clock.now();
       }
       version = await this.#save(id, version, doc);
+      retryFor = done ? undefined : retryReason(r);
       if (done) {
+        count(outcomeOf(r));
         this.deps.logger.info(
           {
             taskId,

@@ -1,5 +1,6 @@
-import { AppError, InvalidParamsError, NotFoundError, VersionConflictError } from '@a2a-inbound/errors';
+import { AppError, InvalidParamsError, NotFoundError } from '@a2a-inbound/errors';
 import type { Clock, Collection, DocumentStore, IdGenerator } from '@a2a-inbound/ports';
+import { updateWithRetry } from '@a2a-inbound/ports';
 import { extractSource } from './extract/index';
 import { type EgressPolicy, checkRemoteGitUrl, isLocalGitUrl, publicEgress, redactSecrets } from './git-url';
 import type { SourceFacts } from './model';
@@ -450,21 +451,21 @@ export class LinkerService {
     subscriptionId: string,
     mutate: (doc: ApplicationDoc) => void,
   ): Promise<ApplicationDoc> {
-    for (let attempt = 0; attempt < 10; attempt++) {
-      const current = await this.apps.get(id);
-      if (!current || current.doc.subscriptionId !== subscriptionId) throw new NotFoundError(`application ${id}`);
-      const doc = structuredClone(current.doc);
-      mutate(doc);
-      try {
-        await this.apps.replace(id, current.version, doc);
+    const missing = (): Error => new NotFoundError(`application ${id}`);
+    const saved = await updateWithRetry(
+      this.apps,
+      id,
+      (current) => {
+        // Another tenant's application is indistinguishable from a missing one.
+        if (current.doc.subscriptionId !== subscriptionId) throw missing();
+        const doc = structuredClone(current.doc);
+        mutate(doc);
         return doc;
-      } catch (err) {
-        if (err instanceof VersionConflictError || (err instanceof AppError && err.code === 'VERSION_CONFLICT'))
-          continue;
-        throw err;
-      }
-    }
-    throw new AppError('CONFLICT', 'application is being changed concurrently');
+      },
+      { attempts: 10, exhausted: () => new AppError('CONFLICT', 'application is being changed concurrently') },
+    );
+    if (!saved) throw missing();
+    return saved.doc;
   }
 }
 

@@ -31,14 +31,14 @@ export interface BootstrapResult {
 export async function bootstrapFromConfig(control: ControlPlane, spec: BootstrapSpec): Promise<BootstrapResult> {
   let subscriptionCreated = false;
   try {
-    await control.createSubscription(spec.subscriptionId, spec.subscriptionName, spec.initialCredits);
+    await control.accounts.createSubscription(spec.subscriptionId, spec.subscriptionName, spec.initialCredits);
     subscriptionCreated = true;
   } catch (err) {
     if (!(err instanceof DuplicateKeyError)) throw err;
   }
   const users: BootstrapResult['users'] = [];
   for (const u of spec.users) {
-    const existing = await control.findUserByEmail(spec.subscriptionId, u.email);
+    const existing = await control.accounts.findUserByEmail(spec.subscriptionId, u.email);
     if (existing) {
       users.push({
         email: existing.doc.email,
@@ -50,7 +50,7 @@ export async function bootstrapFromConfig(control: ControlPlane, spec: Bootstrap
     }
     try {
       // A deterministic id: two replicas racing insert the same document and one of them loses.
-      await control.createUser({
+      await control.accounts.createUser({
         subscriptionId: spec.subscriptionId,
         email: u.email,
         role: u.role,
@@ -60,7 +60,7 @@ export async function bootstrapFromConfig(control: ControlPlane, spec: Bootstrap
       users.push({ email: u.email.trim().toLowerCase(), role: u.role, created: true, tokenMatches: true });
     } catch (err) {
       if (!(err instanceof AppError && err.code === 'CONFLICT')) throw err;
-      const raced = await control.findUserByEmail(spec.subscriptionId, u.email);
+      const raced = await control.accounts.findUserByEmail(spec.subscriptionId, u.email);
       if (!raced)
         throw new AppError('FAILED_PRECONDITION', `the bootstrap ${u.role} token is already used by another user`);
       users.push({
@@ -81,11 +81,15 @@ export async function createAdminUser(
 ): Promise<{ userId: string; token: string; subscriptionCreated: boolean }> {
   let subscriptionCreated = false;
   try {
-    await control.createSubscription(input.subscriptionId, input.subscriptionId, input.initialCredits);
+    await control.accounts.createSubscription(input.subscriptionId, input.subscriptionId, input.initialCredits);
     subscriptionCreated = true;
   } catch (err) {
     if (!(err instanceof DuplicateKeyError)) throw err;
   }
-  const u = await control.createUser({ subscriptionId: input.subscriptionId, email: input.email, role: input.role });
+  const u = await control.accounts.createUser({
+    subscriptionId: input.subscriptionId,
+    email: input.email,
+    role: input.role,
+  });
   return { userId: u.id, token: u.token, subscriptionCreated };
 }

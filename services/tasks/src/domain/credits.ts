@@ -1,6 +1,7 @@
 import { AppError, DuplicateKeyError, InsufficientCreditsError, NotFoundError } from '@a2a-inbound/errors';
 import { a2aMeter } from '@a2a-inbound/telemetry';
 import type { Clock, Collection, IdGenerator, Versioned } from '@a2a-inbound/ports';
+import { isVersionConflict, updateWithRetry, upsertWithRetry } from '@a2a-inbound/ports';
 import type { CreditBucketDoc, CreditChargeDoc, CreditDebit, SubscriptionDoc } from './control-model';
 
 /** How many documents one subscription's balance is spread over (see ADR 0015). */
@@ -22,10 +23,6 @@ export interface CreditCollections {
 }
 
 type Bucket = Versioned<CreditBucketDoc> | undefined;
-
-function isConflict(err: unknown): boolean {
-  return err instanceof AppError && err.code === 'VERSION_CONFLICT';
-}
 
 /**
  * Credits of a subscription, spread over `CREDIT_BUCKETS` bucket documents, with a ledger of charges.
@@ -97,7 +94,7 @@ export class Credits {
             expiresAt: now + CHARGE_RETENTION_MS,
           });
         } catch (e) {
-          if (isConflict(e)) continue;
+          if (isVersionConflict(e)) continue;
           throw e;
         }
       }
@@ -116,29 +113,23 @@ export class Credits {
 
   /** Gives back a charge (its request was refused after charging); nothing when it is not charged. */
   async refund(subscriptionId: string, chargeId: string): Promise<void> {
-    const recordId = `${subscriptionId}:${chargeId}`;
-    for (let round = 0; round < MAX_ROUNDS; round++) {
-      const record = await this.c.creditCharges.get(recordId);
-      if (!record || record.doc.state !== 'charged') return;
-      try {
-        // Flipping the record first makes exactly one refund give the credits back.
-        await this.c.creditCharges.replace(
-          recordId,
-          record.version,
-          { ...record.doc, state: 'refunded' },
-          {
-            expiresAt: this.clock.now() + CHARGE_RETENTION_MS,
-          },
-        );
-      } catch (err) {
-        if (isConflict(err)) continue;
-        throw err;
-      }
-      await this.#giveBack(subscriptionId, chargeId);
-      this.#refunded.add(record.doc.amount);
-      return;
-    }
-    throw new AppError('UNAVAILABLE', `credits of ${subscriptionId}: too many concurrent writers`);
+    const tooBusy = (): Error =>
+      new AppError('UNAVAILABLE', `credits of ${subscriptionId}: too many concurrent writers`);
+    // Flipping the record first makes exactly one refund give the credits back.
+    await updateWithRetry(
+      this.c.creditCharges,
+      `${subscriptionId}:${chargeId}`,
+      (record) => (record.doc.state === 'charged' ? { ...record.doc, state: 'refunded' as const } : undefined),
+      {
+        attempts: MAX_ROUNDS,
+        exhausted: tooBusy,
+        writeOptions: () => ({ expiresAt: this.clock.now() + CHARGE_RETENTION_MS }),
+        afterWrite: async (record) => {
+          await this.#giveBack(subscriptionId, chargeId);
+          this.#refunded.add(record.doc.amount);
+        },
+      },
+    );
   }
 
   /** Adds (or, negative, removes down to zero) credits; resolves the new balance. */
@@ -179,7 +170,7 @@ export class Credits {
           await this.c.subscriptions.replace(subscriptionId, cur.version, { ...cur.doc, creditsMoving: null });
         }
       } catch (err) {
-        if (!isConflict(err)) throw err;
+        if (!isVersionConflict(err)) throw err;
       }
     }
     throw new AppError('UNAVAILABLE', `subscription ${subscriptionId} is changing too fast`);
@@ -246,7 +237,7 @@ export class Credits {
         });
         remaining -= take;
       } catch (err) {
-        if (!isConflict(err)) throw err;
+        if (!isVersionConflict(err)) throw err;
         single = true;
       }
     }
@@ -288,19 +279,10 @@ export class Credits {
     mutate: (b: CreditBucketDoc) => CreditBucketDoc | undefined,
   ): Promise<void> {
     const id = this.#bucketId(subscriptionId, n);
-    for (let round = 0; round < MAX_ROUNDS; round++) {
-      const cur = await this.c.creditBuckets.get(id);
-      const next = mutate(cur?.doc ?? { subscriptionId, credits: 0, debits: [], grants: [] });
-      if (!next) return;
-      try {
-        if (cur) await this.c.creditBuckets.replace(id, cur.version, next);
-        else await this.c.creditBuckets.insert(id, next);
-        return;
-      } catch (err) {
-        if (!isConflict(err) && !(err instanceof DuplicateKeyError)) throw err;
-      }
-    }
-    throw new AppError('UNAVAILABLE', `credit bucket ${id}: too many concurrent writers`);
+    await upsertWithRetry(this.c.creditBuckets, id, (cur) => mutate(cur?.doc ?? emptyBucket(subscriptionId)), {
+      attempts: MAX_ROUNDS,
+      exhausted: () => new AppError('UNAVAILABLE', `credit bucket ${id}: too many concurrent writers`),
+    });
   }
 }
 
@@ -321,4 +303,8 @@ function debitOf(bucket: Bucket, chargeId: string): number {
 
 function withoutDebit(debits: CreditDebit[], chargeId: string): CreditDebit[] {
   return debits.filter((d) => d.chargeId !== chargeId);
+}
+
+function emptyBucket(subscriptionId: string): CreditBucketDoc {
+  return { subscriptionId, credits: 0, debits: [], grants: [] };
 }

@@ -111,7 +111,7 @@ export class Management {
     need(actor, WRITE);
     if (input.expiresAtMs !== undefined && !Number.isSafeInteger(input.expiresAtMs))
       throw new InvalidParamsError('expiresAt must be an ISO date');
-    return this.control.createKey({
+    return this.control.accounts.createKey({
       subscriptionId: actor.subscriptionId,
       name: optionalText(input.name, 'name') || 'key',
       scopes: input.scopes,
@@ -121,31 +121,31 @@ export class Management {
 
   async listKeys(actor: Actor): Promise<Versioned<ApiKeyDoc>[]> {
     need(actor, READ);
-    return this.control.listKeys(actor.subscriptionId);
+    return this.control.accounts.listKeys(actor.subscriptionId);
   }
 
   async revokeKey(actor: Actor, keyId: string): Promise<{ id: string; doc: ApiKeyDoc }> {
     need(actor, WRITE);
-    return { id: keyId, doc: await this.control.revokeKey(actor.subscriptionId, required(keyId, 'keyId')) };
+    return { id: keyId, doc: await this.control.accounts.revokeKey(actor.subscriptionId, required(keyId, 'keyId')) };
   }
 
   // ---- credits ----------------------------------------------------------------------------------
 
   async credits(actor: Actor): Promise<{ credits: number; costPerInvocation: number }> {
     need(actor, READ);
-    const s = await this.control.getSubscription(actor.subscriptionId);
+    const s = await this.control.accounts.getSubscription(actor.subscriptionId);
     return { credits: s.credits, costPerInvocation: s.creditCostPerInvocation };
   }
 
   /** The platform operator credits any subscription (`subscriptionId` empty = the actor's). */
   async addCredits(actor: Actor, input: { subscriptionId: string; amount: number }): Promise<number> {
     need(actor, OPERATOR);
-    return this.control.addCredits(input.subscriptionId || actor.subscriptionId, input.amount);
+    return this.control.accounts.addCredits(input.subscriptionId || actor.subscriptionId, input.amount);
   }
 
   async setCreditCost(actor: Actor, input: { subscriptionId: string; cost: number }): Promise<number> {
     need(actor, OPERATOR);
-    await this.control.setCreditCost(input.subscriptionId || actor.subscriptionId, input.cost);
+    await this.control.accounts.setCreditCost(input.subscriptionId || actor.subscriptionId, input.cost);
     return input.cost;
   }
 
@@ -160,13 +160,13 @@ export class Management {
     // The platform operator is made by the bootstrap, not by a subscription's admin.
     if (role !== 'admin' && role !== 'developer') throw new InvalidParamsError('role must be admin or developer');
     const email = required(input.email, 'email');
-    const u = await this.control.createUser({ subscriptionId: actor.subscriptionId, email, role });
+    const u = await this.control.accounts.createUser({ subscriptionId: actor.subscriptionId, email, role });
     return { id: u.id, token: u.token, email: email.trim().toLowerCase(), role, createdAtMs: u.createdAtMs };
   }
 
   async listUsers(actor: Actor): Promise<Versioned<UserDoc>[]> {
     need(actor, ['admin', 'operator']);
-    return this.control.listUsers(actor.subscriptionId);
+    return this.control.accounts.listUsers(actor.subscriptionId);
   }
 
   // ---- agents and versions ----------------------------------------------------------------------
@@ -175,7 +175,7 @@ export class Management {
     need(actor, WRITE);
     const inModes = input.defaultInputModes === undefined ? undefined : mediaTypes(input.defaultInputModes);
     const outModes = input.defaultOutputModes === undefined ? undefined : mediaTypes(input.defaultOutputModes);
-    return this.control.createAgent({
+    return this.control.catalog.createAgent({
       subscriptionId: actor.subscriptionId,
       name: required(input.name, 'name'),
       description: optionalText(input.description, 'description'),
@@ -188,17 +188,17 @@ export class Management {
 
   async listAgents(actor: Actor): Promise<Versioned<AgentDoc>[]> {
     need(actor, READ);
-    return this.control.listAgents(actor.subscriptionId);
+    return this.control.catalog.listAgents(actor.subscriptionId);
   }
 
   async getAgent(actor: Actor, agentId: string): Promise<Versioned<AgentDoc>> {
     need(actor, READ);
-    return this.control.getAgent(actor.subscriptionId, required(agentId, 'agentId'));
+    return this.control.catalog.getAgent(actor.subscriptionId, required(agentId, 'agentId'));
   }
 
   async publishVersion(actor: Actor, agentId: string, input: NewVersion): Promise<AgentDoc> {
     need(actor, WRITE);
-    return this.control.publishVersion(actor.subscriptionId, required(agentId, 'agentId'), {
+    return this.control.catalog.publishVersion(actor.subscriptionId, required(agentId, 'agentId'), {
       version: required(input.version, 'version'),
       runtime: required(input.runtime, 'runtime'),
       runtimeConfig: input.runtimeConfig,
@@ -207,7 +207,7 @@ export class Management {
 
   async promoteVersion(actor: Actor, agentId: string, version: string): Promise<AgentDoc> {
     need(actor, WRITE);
-    return this.control.promoteVersion(
+    return this.control.catalog.promoteVersion(
       actor.subscriptionId,
       required(agentId, 'agentId'),
       required(version, 'version'),
@@ -218,12 +218,15 @@ export class Management {
 
   async createDeployment(actor: Actor, name: string): Promise<Versioned<DeploymentDoc>> {
     need(actor, WRITE);
-    return this.control.createDeployment({ subscriptionId: actor.subscriptionId, name: required(name, 'name') });
+    return this.control.catalog.createDeployment({
+      subscriptionId: actor.subscriptionId,
+      name: required(name, 'name'),
+    });
   }
 
   async listDeployments(actor: Actor): Promise<Versioned<DeploymentDoc>[]> {
     need(actor, READ);
-    return this.control.listDeployments(actor.subscriptionId);
+    return this.control.catalog.listDeployments(actor.subscriptionId);
   }
 
   /** The deployment (of the actor's subscription) with its agents as they are served. */
@@ -232,8 +235,8 @@ export class Management {
     deploymentId: string,
   ): Promise<{ deployment: Versioned<DeploymentDoc>; agents: AgentView[] }> {
     need(actor, READ);
-    const d = await this.control.getDeployment(actor.subscriptionId, required(deploymentId, 'deploymentId'));
-    const { agents } = await this.control.catalog(d.id);
+    const d = await this.control.catalog.getDeployment(actor.subscriptionId, required(deploymentId, 'deploymentId'));
+    const { agents } = await this.control.catalog.ofDeployment(d.id);
     return { deployment: d, agents };
   }
 
@@ -258,18 +261,18 @@ export class Management {
     if (input.rateLimitPerMinute !== undefined) settings.rateLimitPerMinute = rateLimit(input.rateLimitPerMinute);
     if (input.blockingBudgetMs !== undefined) settings.blockingBudgetMs = blockingBudget(input.blockingBudgetMs);
     const agentId = required(input.agentId, 'agentId');
-    const doc = await this.control.addAgentToDeployment(
+    const doc = await this.control.catalog.addAgentToDeployment(
       actor.subscriptionId,
       required(input.deploymentId, 'deploymentId'),
       agentId,
       settings,
     );
-    return { settings: doc, agent: await this.control.resolveAgent(agentId) };
+    return { settings: doc, agent: await this.control.catalog.resolveAgent(agentId) };
   }
 
   async removeAgent(actor: Actor, deploymentId: string, agentId: string): Promise<void> {
     need(actor, WRITE);
-    await this.control.removeAgentFromDeployment(
+    await this.control.catalog.removeAgentFromDeployment(
       actor.subscriptionId,
       required(deploymentId, 'deploymentId'),
       required(agentId, 'agentId'),
@@ -279,7 +282,7 @@ export class Management {
   /** `agentId` null = the deployment has no default agent. */
   async setDefaultAgent(actor: Actor, deploymentId: string, agentId: string | null): Promise<void> {
     need(actor, ADMIN);
-    await this.control.setDefaultAgent(
+    await this.control.catalog.setDefaultAgent(
       actor.subscriptionId,
       required(deploymentId, 'deploymentId'),
       agentId === null ? null : required(agentId, 'agentId'),
@@ -307,7 +310,7 @@ export class Management {
         throw new InvalidParamsError(`${k} must be a non-empty string or null`);
     }
     if (deploymentId !== undefined) {
-      const placed = await this.control.resolveAgent(agentId).catch(() => undefined);
+      const placed = await this.control.catalog.resolveAgent(agentId).catch(() => undefined);
       if (
         !placed ||
         placed.deploymentId !== deploymentId ||
@@ -316,12 +319,12 @@ export class Management {
         throw new NotFoundError('deployment agent');
       }
     }
-    const doc = await this.control.updateAgentSettings(
+    const doc = await this.control.catalog.updateAgentSettings(
       { subscriptionId: actor.subscriptionId, role: actor.role },
       agentId,
       patch,
     );
-    return { settings: doc, agent: await this.control.resolveAgent(agentId) };
+    return { settings: doc, agent: await this.control.catalog.resolveAgent(agentId) };
   }
 }
 
@@ -349,180 +352,4 @@ function mediaTypes(v: string[]): string[] {
   if (v.length === 0 || v.length > 50 || v.some((x) => x.length === 0 || x.length > 200))
     throw new InvalidParamsError('media type lists must be non-empty arrays of strings');
   return v;
-}
-
-// ---- operations by name -------------------------------------------------------------------------
-
-type Params = Record<string, unknown>;
-
-const str = (p: Params, k: string): string => {
-  const v = p[k];
-  if (v === undefined || v === null) return '';
-  if (typeof v !== 'string') throw new InvalidParamsError(`${k} must be a non-empty string`);
-  return v;
-};
-
-function looseSkills(v: unknown): SkillDoc[] {
-  if (v === undefined || v === null) return [];
-  if (!Array.isArray(v)) throw new InvalidParamsError('skills must be an array of at most 100 skills');
-  const text = (x: unknown, what: string): string => {
-    if (typeof x !== 'string') throw new InvalidParamsError(`skills[].${what} must be a non-empty string`);
-    return x;
-  };
-  const texts = (x: unknown, what: string): string[] => {
-    if (x === undefined) return [];
-    if (!Array.isArray(x)) throw new InvalidParamsError(`skills[].${what} must be an array of strings`);
-    return x.map((t) => text(t, what));
-  };
-  return v.map((raw: unknown) => {
-    if (typeof raw !== 'object' || raw === null) throw new InvalidParamsError('each skill must be an object');
-    const r = raw as Params;
-    return {
-      id: text(r.id, 'id'),
-      name: text(r.name, 'name'),
-      description: text(r.description, 'description'),
-      tags: texts(r.tags, 'tags'),
-      examples: texts(r.examples, 'examples'),
-    };
-  });
-}
-
-function looseModes(v: unknown): string[] | undefined {
-  if (v === undefined || v === null) return undefined;
-  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string'))
-    throw new InvalidParamsError('media type lists must be non-empty arrays of strings');
-  return v as string[];
-}
-
-const optionalNumber = (v: unknown, name: string): number | undefined => {
-  if (v === undefined) return undefined;
-  if (typeof v !== 'number') throw new InvalidParamsError(`${name} must be a number`);
-  return v;
-};
-
-/** The JSON views of the by-name operations (ISO dates, null for none). */
-const isoOrNull = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
-function keyView(id: string, k: ApiKeyDoc): Params {
-  return {
-    id,
-    name: k.name,
-    prefix: k.prefix,
-    scopes: k.scopes,
-    createdAt: new Date(k.createdAtMs).toISOString(),
-    expiresAt: isoOrNull(k.expiresAtMs),
-    revokedAt: isoOrNull(k.revokedAtMs),
-  };
-}
-
-/**
- * The operations by name with loosely typed JSON parameters, for in-process callers (scripts, tests that
- * drive the domain without gRPC). Each entry only converts its parameters and delegates to `Management`:
- * the rules live there. Over the wire, the typed RPCs are the only way in.
- */
-const OPERATIONS: Record<string, (m: Management, a: Actor, p: Params) => Promise<unknown>> = {
-  'keys.create': async (m, a, p) => {
-    const scopes = Array.isArray(p.scopes) ? (p.scopes as unknown[]).map(String) : [str(p, 'scope')];
-    const expiresAtMs =
-      p.expiresAt === undefined || p.expiresAt === null
-        ? undefined
-        : typeof p.expiresAt === 'string'
-          ? Date.parse(p.expiresAt)
-          : Number.NaN;
-    const k = await m.createKey(a, { name: str(p, 'name'), scopes, expiresAtMs });
-    return { id: k.id, key: k.key, ...keyView(k.id, k.doc) };
-  },
-  'keys.list': async (m, a) => (await m.listKeys(a)).map((k) => keyView(k.id, k.doc)),
-  'keys.revoke': async (m, a, p) => {
-    const k = await m.revokeKey(a, str(p, 'keyId'));
-    return keyView(k.id, k.doc);
-  },
-  'agents.create': async (m, a, p) => {
-    const ag = await m.createAgent(a, {
-      name: str(p, 'name'),
-      description: str(p, 'description'),
-      type: str(p, 'type'),
-      skills: looseSkills(p.skills),
-      defaultInputModes: looseModes(p.defaultInputModes),
-      defaultOutputModes: looseModes(p.defaultOutputModes),
-    });
-    return { id: ag.id, ...ag.doc };
-  },
-  'agents.list': async (m, a) => (await m.listAgents(a)).map((ag) => ({ id: ag.id, ...ag.doc })),
-  'agents.get': async (m, a, p) => {
-    const ag = await m.getAgent(a, str(p, 'agentId'));
-    return { id: ag.id, ...ag.doc };
-  },
-  'agents.publishVersion': (m, a, p) =>
-    m.publishVersion(a, str(p, 'agentId'), {
-      version: str(p, 'version'),
-      runtime: str(p, 'runtime'),
-      runtimeConfig: typeof p.runtimeConfig === 'object' && p.runtimeConfig !== null ? (p.runtimeConfig as Params) : {},
-    }),
-  'agents.promote': (m, a, p) => m.promoteVersion(a, str(p, 'agentId'), str(p, 'version')),
-  'deployments.create': async (m, a, p) => {
-    const d = await m.createDeployment(a, str(p, 'name'));
-    return { id: d.id, ...d.doc };
-  },
-  'deployments.list': async (m, a) => (await m.listDeployments(a)).map((d) => ({ id: d.id, ...d.doc })),
-  'deployments.get': async (m, a, p) => {
-    const { deployment: d, agents } = await m.getDeployment(a, str(p, 'deploymentId'));
-    return { id: d.id, ...d.doc, agents, a2aEnabledCount: agents.filter((x) => x.a2aEnabled).length };
-  },
-  'deployments.addAgent': async (m, a, p) => {
-    if (p.a2aEnabled !== undefined && typeof p.a2aEnabled !== 'boolean')
-      throw new InvalidParamsError('a2aEnabled must be a boolean');
-    return (
-      await m.addAgent(a, {
-        deploymentId: str(p, 'deploymentId'),
-        agentId: str(p, 'agentId'),
-        a2aEnabled: p.a2aEnabled,
-        rateLimitPerMinute: optionalNumber(p.rateLimitPerMinute, 'rateLimitPerMinute'),
-        blockingBudgetMs: optionalNumber(p.blockingBudgetMs, 'blockingBudgetMs'),
-      })
-    ).settings;
-  },
-  'deployments.removeAgent': async (m, a, p) => {
-    await m.removeAgent(a, str(p, 'deploymentId'), str(p, 'agentId'));
-    return { removed: true };
-  },
-  'deployments.setDefaultAgent': async (m, a, p) => {
-    await m.setDefaultAgent(a, str(p, 'deploymentId'), p.agentId === null ? null : str(p, 'agentId'));
-    return { ok: true };
-  },
-  'settings.update': async (m, a, p) => {
-    const patch = (typeof p.settings === 'object' && p.settings !== null ? p.settings : {}) as Params;
-    for (const k of Object.keys(patch))
-      if (!(SETTING_NAMES as readonly string[]).includes(k)) throw new InvalidParamsError(`unknown setting ${k}`);
-    const deploymentId = p.deploymentId === undefined ? undefined : str(p, 'deploymentId');
-    return (await m.updateSettings(a, str(p, 'agentId'), patch, deploymentId)).settings;
-  },
-  'credits.get': async (m, a) => {
-    const c = await m.credits(a);
-    return { credits: c.credits, cost: c.costPerInvocation };
-  },
-  'credits.add': async (m, a, p) => ({
-    credits: await m.addCredits(a, { subscriptionId: str(p, 'subscriptionId'), amount: Number(p.amount) }),
-  }),
-  'credits.setCost': async (m, a, p) => {
-    await m.setCreditCost(a, { subscriptionId: str(p, 'subscriptionId'), cost: Number(p.cost) });
-    return { ok: true };
-  },
-  'users.create': async (m, a, p) => {
-    const u = await m.createUser(a, { email: str(p, 'email'), role: str(p, 'role') });
-    return { id: u.id, token: u.token, email: u.email, role: u.role };
-  },
-  'users.list': async (m, a) =>
-    (await m.listUsers(a)).map((u) => ({
-      id: u.id,
-      email: u.doc.email,
-      role: u.doc.role,
-      createdAt: new Date(u.doc.createdAtMs).toISOString(),
-    })),
-};
-
-/** Runs a management operation by name (`keys.create`, `deployments.addAgent`, …) with JSON parameters. */
-export async function manage(control: ControlPlane, actor: Actor, operation: string, p: Params): Promise<unknown> {
-  const run = Object.hasOwn(OPERATIONS, operation) ? OPERATIONS[operation] : undefined;
-  if (!run) throw new AppError('METHOD_NOT_FOUND', `unknown operation ${operation}`);
-  return run(new Management(control), actorOf(actor), p);
 }

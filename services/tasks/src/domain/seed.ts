@@ -97,16 +97,16 @@ export async function seedDemo(
 ): Promise<SeedResult> {
   const agentIds = [...demoAgents.map((a) => a.id), DEMO.agents.taskAgent];
   try {
-    await control.createSubscription(DEMO.subscriptionId, 'Demo subscription', 1_000_000);
+    await control.accounts.createSubscription(DEMO.subscriptionId, 'Demo subscription', 1_000_000);
   } catch (err) {
     if (err instanceof DuplicateKeyError)
       return { created: false, subscriptionId: DEMO.subscriptionId, deploymentId: DEMO.deploymentId, agentIds };
     throw err;
   }
   const sub = DEMO.subscriptionId;
-  await control.createDeployment({ id: DEMO.deploymentId, subscriptionId: sub, name: 'Demo deployment' });
+  await control.catalog.createDeployment({ id: DEMO.deploymentId, subscriptionId: sub, name: 'Demo deployment' });
   for (const a of demoAgents) {
-    await control.createAgent({
+    await control.catalog.createAgent({
       id: a.id,
       subscriptionId: sub,
       name: a.name,
@@ -114,18 +114,18 @@ export async function seedDemo(
       type: 'AI Agent',
       skills: a.skills,
     });
-    await control.publishVersion(sub, a.id, {
+    await control.catalog.publishVersion(sub, a.id, {
       version: '1.0.0',
       runtime: a.runtime,
       runtimeConfig: a.runtimeConfig ?? {},
     });
-    await control.promoteVersion(sub, a.id, '1.0.0');
-    await control.addAgentToDeployment(sub, DEMO.deploymentId, a.id, {
+    await control.catalog.promoteVersion(sub, a.id, '1.0.0');
+    await control.catalog.addAgentToDeployment(sub, DEMO.deploymentId, a.id, {
       a2aEnabled: true,
       ...(options.rateLimitPerMinute ? { rateLimitPerMinute: options.rateLimitPerMinute } : {}),
     });
   }
-  await control.createAgent({
+  await control.catalog.createAgent({
     id: DEMO.agents.taskAgent,
     subscriptionId: sub,
     name: 'Demo Task Agent',
@@ -133,15 +133,19 @@ export async function seedDemo(
     type: 'Task Agent',
     skills: [],
   });
-  await control.publishVersion(sub, DEMO.agents.taskAgent, { version: '1.0.0', runtime: 'demo:task-graph' });
-  await control.promoteVersion(sub, DEMO.agents.taskAgent, '1.0.0');
-  await control.addAgentToDeployment(sub, DEMO.deploymentId, DEMO.agents.taskAgent);
-  await control.setDefaultAgent(sub, DEMO.deploymentId, DEMO.agents.echo);
+  await control.catalog.publishVersion(sub, DEMO.agents.taskAgent, { version: '1.0.0', runtime: 'demo:task-graph' });
+  await control.catalog.promoteVersion(sub, DEMO.agents.taskAgent, '1.0.0');
+  await control.catalog.addAgentToDeployment(sub, DEMO.deploymentId, DEMO.agents.taskAgent);
+  await control.catalog.setDefaultAgent(sub, DEMO.deploymentId, DEMO.agents.echo);
 
-  const a2a = await control.createKey({ subscriptionId: sub, name: 'demo a2a key', scopes: ['a2a'] });
-  const invoke = await control.createKey({ subscriptionId: sub, name: 'demo invoke key', scopes: ['invoke'] });
-  const admin = await control.createUser({ subscriptionId: sub, email: 'admin@demo.local', role: 'admin' });
-  const operator = await control.createUser({ subscriptionId: sub, email: 'operator@demo.local', role: 'operator' });
+  const a2a = await control.accounts.createKey({ subscriptionId: sub, name: 'demo a2a key', scopes: ['a2a'] });
+  const invoke = await control.accounts.createKey({ subscriptionId: sub, name: 'demo invoke key', scopes: ['invoke'] });
+  const admin = await control.accounts.createUser({ subscriptionId: sub, email: 'admin@demo.local', role: 'admin' });
+  const operator = await control.accounts.createUser({
+    subscriptionId: sub,
+    email: 'operator@demo.local',
+    role: 'operator',
+  });
   return {
     created: true,
     subscriptionId: sub,

@@ -1,5 +1,6 @@
 import { AppError, DuplicateKeyError } from '@a2a-inbound/errors';
 import type { Collection, DocumentStore } from '@a2a-inbound/ports';
+import { upsertWithRetry } from '@a2a-inbound/ports';
 import type { PushConfigDoc, TaskDoc } from './model';
 
 /**
@@ -69,32 +70,28 @@ export async function rememberInContext(
   taskIds: string[] = [task.id],
 ): Promise<void> {
   const id = contextKey(task.subscriptionId, task.contextId);
-  for (let attempt = 0; attempt < 50; attempt++) {
-    try {
+  const fresh = (): ContextDoc => ({
+    subscriptionId: task.subscriptionId,
+    contextId: task.contextId,
+    taskIds: taskIds.slice(-CONTEXT_TASKS),
+  });
+  await upsertWithRetry(
+    contexts,
+    id,
+    (cur) => {
+      if (!cur) return fresh(); // swept meanwhile
+      const added = taskIds.filter((t) => !cur.doc.taskIds.includes(t));
+      // Appended to by a racing send of the same context: the helper reads it again.
+      return { ...cur.doc, taskIds: [...cur.doc.taskIds, ...added].slice(-CONTEXT_TASKS) };
+    },
+    {
+      attempts: 50,
       // Insert first: most tasks start a new context, and an insert needs no read.
-      const doc = {
-        subscriptionId: task.subscriptionId,
-        contextId: task.contextId,
-        taskIds: taskIds.slice(-CONTEXT_TASKS),
-      };
-      await contexts.insert(id, doc, { expiresAt });
-      return;
-    } catch (err) {
-      if (!(err instanceof DuplicateKeyError)) throw err;
-    }
-    const cur = await contexts.get(id);
-    if (!cur) continue; // swept meanwhile
-    const added = taskIds.filter((t) => !cur.doc.taskIds.includes(t));
-    const next = { ...cur.doc, taskIds: [...cur.doc.taskIds, ...added].slice(-CONTEXT_TASKS) };
-    try {
-      await contexts.replace(id, cur.version, next, { expiresAt: Math.max(expiresAt, cur.expiresAt ?? 0) });
-      return;
-    } catch (err) {
-      // Appended to by a racing send of the same context: read it again.
-      if (!(err instanceof AppError && err.code === 'VERSION_CONFLICT')) throw err;
-    }
-  }
-  throw new AppError('UNAVAILABLE', `context ${task.contextId} is changing too fast`);
+      insertFirst: fresh,
+      writeOptions: (_next, cur) => ({ expiresAt: Math.max(expiresAt, cur?.expiresAt ?? 0) }),
+      exhausted: () => new AppError('UNAVAILABLE', `context ${task.contextId} is changing too fast`),
+    },
+  );
 }
 
 /**
@@ -107,20 +104,20 @@ export async function updatePushConfigList(
   expiresAt: number,
   change: (ids: string[]) => string[] | undefined,
 ): Promise<string[]> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const cur = await lists.get(taskId);
-    const ids = change(cur?.doc.configIds ?? []);
-    if (!ids) return cur?.doc.configIds ?? [];
-    try {
-      if (cur) await lists.replace(taskId, cur.version, { taskId, configIds: ids }, { expiresAt });
-      else await lists.insert(taskId, { taskId, configIds: ids }, { expiresAt });
-      return ids;
-    } catch (err) {
-      if (!(err instanceof DuplicateKeyError) && !(err instanceof AppError && err.code === 'VERSION_CONFLICT'))
-        throw err;
-    }
-  }
-  throw new AppError('UNAVAILABLE', `push configs of ${taskId} are changing too fast`);
+  const saved = await upsertWithRetry(
+    lists,
+    taskId,
+    (cur) => {
+      const ids = change(cur?.doc.configIds ?? []);
+      return ids ? { taskId, configIds: ids } : undefined;
+    },
+    {
+      attempts: 50,
+      writeOptions: () => ({ expiresAt }),
+      exhausted: () => new AppError('UNAVAILABLE', `push configs of ${taskId} are changing too fast`),
+    },
+  );
+  return saved?.doc.configIds ?? [];
 }
 
 /**

@@ -172,9 +172,12 @@ export function toAgentViewProto(a: AgentView): controlV1.AgentView {
 
 export function controlGrpcService(control: ControlPlane, log: Logger): controlV1.ControlPlaneServiceServer {
   return {
-    authenticateKey: unary(async (r: controlV1.AuthenticateKeyRequest) => control.authenticateKey(r.keyHash), log),
+    authenticateKey: unary(
+      async (r: controlV1.AuthenticateKeyRequest) => control.accounts.authenticateKey(r.keyHash),
+      log,
+    ),
     authenticateUser: unary(async (r: controlV1.AuthenticateUserRequest) => {
-      const u = await control.authenticateUser(r.tokenHash);
+      const u = await control.accounts.authenticateUser(r.tokenHash);
       return {
         userId: u.id,
         subscriptionId: u.doc.subscriptionId,
@@ -184,11 +187,11 @@ export function controlGrpcService(control: ControlPlane, log: Logger): controlV
       };
     }, log),
     resolveAgent: unary(
-      async (r: controlV1.ResolveAgentRequest) => toAgentViewProto(await control.resolveAgent(r.agentId)),
+      async (r: controlV1.ResolveAgentRequest) => toAgentViewProto(await control.catalog.resolveAgent(r.agentId)),
       log,
     ),
     getDeploymentCatalog: unary(async (r: controlV1.DeploymentCatalogRequest) => {
-      const { deployment, agents } = await control.catalog(r.deploymentId);
+      const { deployment, agents } = await control.catalog.ofDeployment(r.deploymentId);
       return {
         deploymentId: deployment.id,
         name: deployment.doc.name,
@@ -197,7 +200,7 @@ export function controlGrpcService(control: ControlPlane, log: Logger): controlV
         updatedAtMs: Math.max(deployment.doc.updatedAtMs, ...agents.map((a) => a.updatedAtMs)),
       };
     }, log),
-    getDefaultAgent: unary(async () => ({ agentId: await control.defaultAgentId() }), log),
+    getDefaultAgent: unary(async () => ({ agentId: await control.catalog.defaultAgentId() }), log),
     ...managementRpcs(new Management(control), toAgentViewProto, log),
   };
 }

@@ -70,29 +70,29 @@ describe.runIf(Boolean(url))('credits on the real document store (MONGO_URL)', (
     '50 concurrent sends of one tenant are all accepted and each charged exactly once',
     { timeout: 120_000 },
     async () => {
-      const before = (await control.getSubscription(caller.subscriptionId)).credits;
+      const before = (await control.accounts.getSubscription(caller.subscriptionId)).credits;
       const ids = Array.from({ length: 50 }, (_, i) => `race-${i}`);
       const results = await Promise.allSettled(ids.map((id) => tasks.send(caller, message(id), { blocking: false })));
       const failures = results.flatMap((r) => (r.status === 'rejected' ? [String((r.reason as Error).message)] : []));
       expect(failures).toEqual([]);
-      expect((await control.getSubscription(caller.subscriptionId)).credits).toBe(before - 50);
+      expect((await control.accounts.getSubscription(caller.subscriptionId)).credits).toBe(before - 50);
       // Repeats of the same messageIds (racing again) return the stored tasks and charge nothing.
       const repeats = await Promise.all(
         ids.slice(0, 10).map((id) => tasks.send(caller, message(id), { blocking: false })),
       );
       expect(new Set(repeats.map((t) => t.id)).size).toBe(10);
-      expect((await control.getSubscription(caller.subscriptionId)).credits).toBe(before - 50);
+      expect((await control.accounts.getSubscription(caller.subscriptionId)).credits).toBe(before - 50);
     },
   );
 
   it('racing charges on the engine never take a small balance below zero', { timeout: 120_000 }, async () => {
-    await control.createSubscription('small', 'Small', 12);
+    await control.accounts.createSubscription('small', 'Small', 12);
     const results = await Promise.allSettled(
-      Array.from({ length: 30 }, (_, i) => control.charge('small', `msg:s${i}`)),
+      Array.from({ length: 30 }, (_, i) => control.accounts.charge('small', `msg:s${i}`)),
     );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(12);
     for (const r of results)
       if (r.status === 'rejected') expect((r.reason as { code?: string }).code).toBe('INSUFFICIENT_CREDITS');
-    expect((await control.getSubscription('small')).credits).toBe(0);
+    expect((await control.accounts.getSubscription('small')).credits).toBe(0);
   });
 });

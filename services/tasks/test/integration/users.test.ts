@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { MongoDocumentStore } from '@a2a-inbound/adapter-mongo';
 import { type DocumentStore, InMemoryCache, InMemoryDocumentStore, ManualClock, randomIds } from '@a2a-inbound/ports';
 import { ControlPlane, openControlCollections } from '../../src/domain/control-plane';
-import { manage } from '../../src/domain/management';
+import { Management } from '../../src/domain/management';
 
 // The in-memory store always; the real engine too when MONGO_URL is set (CI sets it), one database per run.
 const url = process.env.MONGO_URL ?? '';
@@ -19,8 +19,8 @@ async function control(open: () => Promise<DocumentStore>): Promise<ControlPlane
   const store = await open();
   opened.push(store);
   const c = new ControlPlane(await openControlCollections(store), new InMemoryCache({ clock }), clock, randomIds);
-  await c.createSubscription('sub-a', 'A', 0);
-  await c.createSubscription('sub-b', 'B', 0);
+  await c.accounts.createSubscription('sub-a', 'A', 0);
+  await c.accounts.createSubscription('sub-b', 'B', 0);
   return c;
 }
 
@@ -29,26 +29,23 @@ describe.each(stores)('users on the %s store: an email is unique within its subs
     const c = await control(open);
     const adminA = { userId: 'a', role: 'admin' as const, subscriptionId: 'sub-a' };
     const adminB = { userId: 'b', role: 'admin' as const, subscriptionId: 'sub-b' };
-    const a = (await manage(c, adminA, 'users.create', { email: 'Shared@Example.com', role: 'developer' })) as {
-      id: string;
-    };
-    const b = (await manage(c, adminB, 'users.create', { email: 'shared@example.com', role: 'admin' })) as {
-      id: string;
-      email: string;
-    };
+    const a = await new Management(c).createUser(adminA, { email: 'Shared@Example.com', role: 'developer' });
+    const b = await new Management(c).createUser(adminB, { email: 'shared@example.com', role: 'admin' });
     expect(b.email).toBe('shared@example.com');
     expect(b.id).not.toBe(a.id);
     // Each tenant sees only its own user; each token authenticates into its own subscription.
-    expect((await c.listUsers('sub-a')).map((u) => u.id)).toEqual([a.id]);
-    expect((await c.listUsers('sub-b')).map((u) => u.id)).toEqual([b.id]);
-    expect((await c.findUserByEmail('sub-b', 'SHARED@example.com'))?.id).toBe(b.id);
+    expect((await c.accounts.listUsers('sub-a')).map((u) => u.id)).toEqual([a.id]);
+    expect((await c.accounts.listUsers('sub-b')).map((u) => u.id)).toEqual([b.id]);
+    expect((await c.accounts.findUserByEmail('sub-b', 'SHARED@example.com'))?.id).toBe(b.id);
   });
 
   it('the same email twice in one subscription is a conflict (409) naming that subscription', async () => {
     const c = await control(open);
     const adminA = { userId: 'a', role: 'admin' as const, subscriptionId: 'sub-a' };
-    await manage(c, adminA, 'users.create', { email: 'dev@example.com', role: 'developer' });
-    await expect(manage(c, adminA, 'users.create', { email: 'DEV@example.com', role: 'admin' })).rejects.toMatchObject({
+    await new Management(c).createUser(adminA, { email: 'dev@example.com', role: 'developer' });
+    await expect(
+      new Management(c).createUser(adminA, { email: 'DEV@example.com', role: 'admin' }),
+    ).rejects.toMatchObject({
       code: 'CONFLICT',
       message: 'a user with this email exists in this subscription',
     });

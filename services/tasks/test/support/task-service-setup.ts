@@ -42,7 +42,7 @@ export async function taskServiceSetup() {
     keyId: 'k',
     protocolVersion: '0.3.0',
   };
-  const credits = async (): Promise<number> => (await control.getSubscription('demo-subscription')).credits;
+  const credits = async (): Promise<number> => (await control.accounts.getSubscription('demo-subscription')).credits;
   return { tasks, control, collections, bus, eventLog, clock, caller, credits };
 }
 

@@ -242,7 +242,7 @@ describe('TaskService.applyRunEvent', () => {
   it('a retried send takes over a messageId whose first send died before storing its task (no lost message)', async () => {
     const { tasks, caller, clock, store, control } = await setup();
     const { messageIds } = await openTaskCollections(store);
-    const before = (await control.getSubscription(caller.subscriptionId))?.credits;
+    const before = (await control.accounts.getSubscription(caller.subscriptionId))?.credits;
     await messageIds.insert(`${caller.subscriptionId}:m9`, {
       subscriptionId: caller.subscriptionId,
       messageId: 'm9',
@@ -262,12 +262,12 @@ describe('TaskService.applyRunEvent', () => {
       { blocking: false },
     );
     expect(again.id).toBe(task.id);
-    expect((await control.getSubscription(caller.subscriptionId))?.credits).toBe((before ?? 0) - 1);
+    expect((await control.accounts.getSubscription(caller.subscriptionId))?.credits).toBe((before ?? 0) - 1);
   });
 
   it('two racing sends of one messageId create one task and charge once', async () => {
     const { tasks, caller, control } = await setup();
-    const before = (await control.getSubscription('demo-subscription')).credits;
+    const before = (await control.accounts.getSubscription('demo-subscription')).credits;
     const message = {
       kind: 'message' as const,
       role: 'user' as const,
@@ -279,7 +279,7 @@ describe('TaskService.applyRunEvent', () => {
       tasks.send(caller, message, { blocking: false }),
     ]);
     expect(a.id).toBe(b.id);
-    expect((await control.getSubscription('demo-subscription')).credits).toBe(before - 1);
+    expect((await control.accounts.getSubscription('demo-subscription')).credits).toBe(before - 1);
   });
 });
 

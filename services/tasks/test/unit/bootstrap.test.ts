@@ -52,17 +52,17 @@ describe('bootstrap of the first admin and the platform operator', () => {
     expect([a.subscriptionCreated, b.subscriptionCreated].filter(Boolean)).toHaveLength(1);
     expect([...a.users, ...b.users].filter((u) => u.created)).toHaveLength(2);
     const control = await controlOn(store);
-    const admin = await control.authenticateUser(sha256Hex(ADMIN_TOKEN));
+    const admin = await control.accounts.authenticateUser(sha256Hex(ADMIN_TOKEN));
     expect(admin.doc).toMatchObject({ email: 'root@example.com', role: 'admin', subscriptionId: 'default' });
-    expect((await control.authenticateUser(sha256Hex(OPERATOR_TOKEN))).doc.role).toBe('operator');
-    expect(await control.listUsers('default')).toHaveLength(2);
+    expect((await control.accounts.authenticateUser(sha256Hex(OPERATOR_TOKEN))).doc.role).toBe('operator');
+    expect(await control.accounts.listUsers('default')).toHaveLength(2);
     // A later start with another token does not replace the stored one.
     const again = await bootstrapFromConfig(control, {
       ...spec,
       users: [{ email: 'root@example.com', token: `${ADMIN_TOKEN}-rotated`, role: 'admin' }],
     });
     expect(again.users[0]).toMatchObject({ created: false, tokenMatches: false });
-    expect((await control.authenticateUser(sha256Hex(ADMIN_TOKEN))).doc.email).toBe('root@example.com');
+    expect((await control.accounts.authenticateUser(sha256Hex(ADMIN_TOKEN))).doc.email).toBe('root@example.com');
   });
 
   it('create-admin prints a token once that authenticates, stored only as its hash', async () => {
@@ -79,7 +79,7 @@ describe('bootstrap of the first admin and the platform operator', () => {
     const token = out.trim().split('\n').at(-1)!;
     expect(token).toMatch(/^usr_/);
     const control = await controlOn(store);
-    const user = await control.authenticateUser(sha256Hex(token));
+    const user = await control.accounts.authenticateUser(sha256Hex(token));
     expect(user.doc).toMatchObject({ email: 'ops@example.com', role: 'admin', subscriptionId: 'default' });
     expect(JSON.stringify(user.doc)).not.toContain(token);
     // The same email again is refused.

@@ -17,9 +17,9 @@ async function setup() {
   // The first charge hangs until released: the first request is stuck between its claim and its task.
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
-  const charge = control.charge.bind(control);
+  const charge = control.accounts.charge.bind(control.accounts);
   let calls = 0;
-  control.charge = async (...args: Parameters<typeof charge>) => {
+  control.accounts.charge = async (...args: Parameters<typeof charge>) => {
     calls += 1;
     if (calls === 1) await gate;
     return charge(...args);

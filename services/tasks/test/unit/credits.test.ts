@@ -22,7 +22,7 @@ export async function creditsSetup(
     clock,
     new SequentialIds('c'),
   );
-  await control.createSubscription('sub', 'Sub', credits);
+  await control.accounts.createSubscription('sub', 'Sub', credits);
   const buckets = await store.collection<CreditBucketDoc>({ name: 'credit_buckets' });
   const charges = await store.collection<CreditChargeDoc>({ name: 'credit_charges' });
   const subscriptions = await store.collection<SubscriptionDoc>({ name: 'subscriptions' });
@@ -55,7 +55,7 @@ async function storeWithSlowWrites(): Promise<DocumentStore> {
 describe('credits (bucketed balance and charge ledger)', () => {
   it('spreads a new subscription over its buckets and reports the sum as the balance', async () => {
     const { control, buckets, subscriptions } = await creditsSetup(new InMemoryDocumentStore(), 1000);
-    expect((await control.getSubscription('sub')).credits).toBe(1000);
+    expect((await control.accounts.getSubscription('sub')).credits).toBe(1000);
     const docs = await Promise.all(Array.from({ length: CREDIT_BUCKETS }, (_, n) => buckets.get(`sub:${n}`)));
     expect(docs.filter((d) => (d?.doc.credits ?? 0) > 0)).toHaveLength(CREDIT_BUCKETS);
     expect((await subscriptions.get('sub'))?.doc.credits).toBe(0);
@@ -63,59 +63,63 @@ describe('credits (bucketed balance and charge ledger)', () => {
 
   it('100 racing charges of one tenant all succeed, each charged once, with no "too many concurrent writers"', async () => {
     const { control, charges } = await creditsSetup(await storeWithSlowWrites(), 1000);
-    const results = await Promise.allSettled(Array.from({ length: 100 }, (_, i) => control.charge('sub', `msg:m${i}`)));
+    const results = await Promise.allSettled(
+      Array.from({ length: 100 }, (_, i) => control.accounts.charge('sub', `msg:m${i}`)),
+    );
     expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
-    expect((await control.getSubscription('sub')).credits).toBe(900);
+    expect((await control.accounts.getSubscription('sub')).credits).toBe(900);
     expect(await charges.count({ subscriptionId: 'sub' })).toBe(100);
   });
 
   it('racing charges never take the balance below zero: exactly the affordable ones succeed', async () => {
     const { control } = await creditsSetup(await storeWithSlowWrites(), 37);
-    const results = await Promise.allSettled(Array.from({ length: 60 }, (_, i) => control.charge('sub', `msg:r${i}`)));
+    const results = await Promise.allSettled(
+      Array.from({ length: 60 }, (_, i) => control.accounts.charge('sub', `msg:r${i}`)),
+    );
     const refused = results.filter((r) => r.status === 'rejected').map((r) => r.reason);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(37);
     expect(refused).toHaveLength(23);
     for (const e of refused) expect((e as AppError).code).toBe('INSUFFICIENT_CREDITS');
-    expect((await control.getSubscription('sub')).credits).toBe(0);
+    expect((await control.accounts.getSubscription('sub')).credits).toBe(0);
   });
 
   it('a repeated chargeId is charged once, also when the repeats race', async () => {
     const { control } = await creditsSetup(new InMemoryDocumentStore(), 10);
-    await control.charge('sub', 'msg:same');
-    await Promise.all([control.charge('sub', 'msg:same'), control.charge('sub', 'msg:same')]);
-    expect((await control.getSubscription('sub')).credits).toBe(9);
+    await control.accounts.charge('sub', 'msg:same');
+    await Promise.all([control.accounts.charge('sub', 'msg:same'), control.accounts.charge('sub', 'msg:same')]);
+    expect((await control.accounts.getSubscription('sub')).credits).toBe(9);
   });
 
   it('a refund gives back exactly the charge, once; the same chargeId can then be charged again', async () => {
     const { control, charges } = await creditsSetup(new InMemoryDocumentStore(), 10);
-    await control.charge('sub', 'msg:a');
-    await Promise.all([control.refund('sub', 'msg:a'), control.refund('sub', 'msg:a')]);
-    expect((await control.getSubscription('sub')).credits).toBe(10);
+    await control.accounts.charge('sub', 'msg:a');
+    await Promise.all([control.accounts.refund('sub', 'msg:a'), control.accounts.refund('sub', 'msg:a')]);
+    expect((await control.accounts.getSubscription('sub')).credits).toBe(10);
     expect((await charges.get('sub:msg:a'))?.doc.state).toBe('refunded');
-    await control.refund('sub', 'msg:never-charged');
-    expect((await control.getSubscription('sub')).credits).toBe(10);
-    await control.charge('sub', 'msg:a');
-    expect((await control.getSubscription('sub')).credits).toBe(9);
+    await control.accounts.refund('sub', 'msg:never-charged');
+    expect((await control.accounts.getSubscription('sub')).credits).toBe(10);
+    await control.accounts.charge('sub', 'msg:a');
+    expect((await control.accounts.getSubscription('sub')).credits).toBe(9);
   });
 
   it('a cost larger than any one bucket is paid from several, and refunded to them', async () => {
     const { control } = await creditsSetup(new InMemoryDocumentStore(), 20); // 16 buckets: 1 or 2 credits each
-    await control.setCreditCost('sub', 7);
-    await control.charge('sub', 'msg:big');
-    expect((await control.getSubscription('sub')).credits).toBe(13);
-    await control.refund('sub', 'msg:big');
-    expect((await control.getSubscription('sub')).credits).toBe(20);
+    await control.accounts.setCreditCost('sub', 7);
+    await control.accounts.charge('sub', 'msg:big');
+    expect((await control.accounts.getSubscription('sub')).credits).toBe(13);
+    await control.accounts.refund('sub', 'msg:big');
+    expect((await control.accounts.getSubscription('sub')).credits).toBe(20);
   });
 
   it('a refused charge (insufficient) leaves no ledger record and takes nothing, even after a partial debit', async () => {
     const { control, charges } = await creditsSetup(new InMemoryDocumentStore(), 5);
-    await control.setCreditCost('sub', 6);
-    await expect(control.charge('sub', 'msg:x')).rejects.toMatchObject({
+    await control.accounts.setCreditCost('sub', 6);
+    await expect(control.accounts.charge('sub', 'msg:x')).rejects.toMatchObject({
       code: 'INSUFFICIENT_CREDITS',
       details: { balance: 5, cost: 6 },
     });
     expect(await charges.get('sub:msg:x')).toBeUndefined();
-    expect((await control.getSubscription('sub')).credits).toBe(5);
+    expect((await control.accounts.getSubscription('sub')).credits).toBe(5);
   });
 
   it('moves the credits of a subscription stored before buckets existed, once, also when a move was cut short', async () => {
@@ -135,18 +139,18 @@ describe('credits (bucketed balance and charge ledger)', () => {
       creditsMoving: { id: 'move-1', amount: 50 },
     });
     await buckets.insert('legacy:0', { subscriptionId: 'legacy', credits: 4, debits: [], grants: ['move-1'] });
-    expect((await control.getSubscription('legacy')).credits).toBe(50);
-    await control.charge('legacy', 'msg:1');
-    expect((await control.getSubscription('legacy')).credits).toBe(49);
+    expect((await control.accounts.getSubscription('legacy')).credits).toBe(50);
+    await control.accounts.charge('legacy', 'msg:1');
+    expect((await control.accounts.getSubscription('legacy')).credits).toBe(49);
     expect((await subscriptions.get('legacy'))?.doc.creditsMoving).toBeNull();
   });
 
   it('addCredits spreads a grant and removes down to zero', async () => {
     const { control } = await creditsSetup(new InMemoryDocumentStore(), 3);
-    expect(await control.addCredits('sub', 100)).toBe(103);
-    expect(await control.addCredits('sub', -50)).toBe(53);
-    expect(await control.addCredits('sub', -500)).toBe(0);
-    await expect(control.charge('sub', 'msg:z')).rejects.toMatchObject({ code: 'INSUFFICIENT_CREDITS' });
+    expect(await control.accounts.addCredits('sub', 100)).toBe(103);
+    expect(await control.accounts.addCredits('sub', -50)).toBe(53);
+    expect(await control.accounts.addCredits('sub', -500)).toBe(0);
+    await expect(control.accounts.charge('sub', 'msg:z')).rejects.toMatchObject({ code: 'INSUFFICIENT_CREDITS' });
   });
 
   it('a charge record left by a process that died before paying is paid by a later repeat, not before', async () => {
@@ -158,16 +162,16 @@ describe('credits (bucketed balance and charge ledger)', () => {
       state: 'charged',
       createdAtMs: clock.now(),
     });
-    await control.charge('sub', 'msg:dead'); // its request may still be paying: left alone
-    expect((await control.getSubscription('sub')).credits).toBe(10);
+    await control.accounts.charge('sub', 'msg:dead'); // its request may still be paying: left alone
+    expect((await control.accounts.getSubscription('sub')).credits).toBe(10);
     clock.advance(11_000);
-    await control.charge('sub', 'msg:dead');
-    await control.charge('sub', 'msg:dead');
-    expect((await control.getSubscription('sub')).credits).toBe(9);
+    await control.accounts.charge('sub', 'msg:dead');
+    await control.accounts.charge('sub', 'msg:dead');
+    expect((await control.accounts.getSubscription('sub')).credits).toBe(9);
   });
 
   it('an unknown subscription is NOT_FOUND', async () => {
     const { control } = await creditsSetup(new InMemoryDocumentStore(), 1);
-    await expect(control.charge('nope', 'msg:1')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(control.accounts.charge('nope', 'msg:1')).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });

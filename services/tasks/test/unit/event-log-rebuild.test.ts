@@ -277,7 +277,8 @@ describe('a send while the event log is unreachable', () => {
 describe('streams per process are bounded (TASKS_MAX_STREAMS)', () => {
   it('refuses a stream or blocking send beyond the cap with OVERLOADED before charging or creating anything', async () => {
     const { tasks, control, caller } = await setup({ maxStreams: 2 });
-    const credits = async (): Promise<number> => (await control.getSubscription(caller.subscriptionId)).credits;
+    const credits = async (): Promise<number> =>
+      (await control.accounts.getSubscription(caller.subscriptionId)).credits;
     const ac = new AbortController();
     const a = consume(tasks.sendStream(caller, msg('s1'), {}, ac.signal));
     const b = consume(tasks.sendStream(caller, msg('s2'), {}, ac.signal));

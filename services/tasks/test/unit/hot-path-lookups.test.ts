@@ -171,7 +171,7 @@ describe('hot path without queries on tasks', () => {
       new ManualClock(),
       new SequentialIds('x'),
     );
-    await control.updateAgentSettings({ subscriptionId: 'demo-subscription', role: 'operator' }, 'demo-echo', {
+    await control.catalog.updateAgentSettings({ subscriptionId: 'demo-subscription', role: 'operator' }, 'demo-echo', {
       pushNotificationsEnabled: true,
     });
     const queries = countQueries(c.pushConfigs);

@@ -149,16 +149,16 @@ describe('tasks: large payloads (ADR 0013)', () => {
 
   it('a send whose task cannot be stored is refunded and its messageId can be sent again', async () => {
     const { tasks, caller, collections, control } = await setup();
-    const before = await control.addCredits(caller.subscriptionId, 0);
+    const before = await control.accounts.addCredits(caller.subscriptionId, 0);
     const insert = collections.tasks.insert.bind(collections.tasks);
     collections.tasks.insert = () => Promise.reject(new AppError('UNAVAILABLE', 'store down'));
     await expect(tasks.send(caller, userText('m5', 'hi'), { blocking: false })).rejects.toMatchObject({
       code: 'UNAVAILABLE',
     });
-    expect(await control.addCredits(caller.subscriptionId, 0)).toBe(before);
+    expect(await control.accounts.addCredits(caller.subscriptionId, 0)).toBe(before);
     collections.tasks.insert = insert;
     const task = await tasks.send(caller, userText('m5', 'hi'), { blocking: false });
     expect(task.status.state).toBe('working');
-    expect(await control.addCredits(caller.subscriptionId, 0)).toBe(before - 1);
+    expect(await control.accounts.addCredits(caller.subscriptionId, 0)).toBe(before - 1);
   });
 });

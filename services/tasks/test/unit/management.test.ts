@@ -12,7 +12,7 @@ async function setup() {
     clock,
     new SequentialIds('m'),
   );
-  await control.createSubscription('sub', 'Sub', 100);
+  await control.accounts.createSubscription('sub', 'Sub', 100);
   const m = new Management(control);
   const admin: Actor = { userId: 'u', role: 'admin', subscriptionId: 'sub' };
   const agent = await m.createAgent(admin, { name: 'Echo', description: '', type: 'AI Agent', skills: [] });

@@ -63,7 +63,7 @@ describe('TaskService: racing replies to an input-required task', () => {
       emittedAtMs: 0,
       event: { $case: 'status', status: { state: 'input-required', messageJson: '' } },
     });
-    const before = (await control.getSubscription('demo-subscription')).credits;
+    const before = (await control.accounts.getSubscription('demo-subscription')).credits;
 
     const results = await Promise.allSettled([
       tasks.send(caller, msg('reply-1', { taskId: task.id }), { blocking: false }),
@@ -74,13 +74,13 @@ describe('TaskService: racing replies to an input-required task', () => {
     expect(won).toHaveLength(1);
     expect(lost).toHaveLength(1);
     expect(lost[0]!.reason).toMatchObject({ code: 'INVALID_PARAMS' });
-    expect((await control.getSubscription('demo-subscription')).credits).toBe(before - 1);
+    expect((await control.accounts.getSubscription('demo-subscription')).credits).toBe(before - 1);
 
     // The refused messageId was not consumed: sent again (now to a finished-or-working task) it is judged afresh.
     const loserId = results[0].status === 'rejected' ? 'reply-1' : 'reply-2';
     await expect(tasks.send(caller, msg(loserId, { taskId: task.id }), { blocking: false })).rejects.toMatchObject({
       code: 'INVALID_PARAMS',
     });
-    expect((await control.getSubscription('demo-subscription')).credits).toBe(before - 1);
+    expect((await control.accounts.getSubscription('demo-subscription')).credits).toBe(before - 1);
   });
 });

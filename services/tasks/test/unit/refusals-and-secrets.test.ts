@@ -38,12 +38,12 @@ describe('refused sends are never charged', () => {
 
   it('a send refused for insufficient credits is not charged and a later send after a top-up is', async () => {
     const { tasks, control, caller, credits } = await setup();
-    await control.addCredits('demo-subscription', -(await credits()));
+    await control.accounts.addCredits('demo-subscription', -(await credits()));
     await expect(tasks.send(caller, msg('s3'), { blocking: false })).rejects.toMatchObject({
       code: 'INSUFFICIENT_CREDITS',
     });
     expect(await credits()).toBe(0);
-    await control.addCredits('demo-subscription', 2);
+    await control.accounts.addCredits('demo-subscription', 2);
     await tasks.send(caller, msg('s3'), { blocking: false });
     expect(await credits()).toBe(1);
   });
@@ -72,7 +72,7 @@ describe('refused sends are never charged', () => {
 describe('push notification config secrets are write-only', () => {
   it('set, get and list never return the token or authentication.credentials; delivery still gets them', async () => {
     const { tasks, control, caller } = await setup();
-    await control.updateAgentSettings({ subscriptionId: 'demo-subscription', role: 'operator' }, 'demo-echo', {
+    await control.catalog.updateAgentSettings({ subscriptionId: 'demo-subscription', role: 'operator' }, 'demo-echo', {
       pushNotificationsEnabled: true,
     });
     const task = await tasks.send(caller, msg('p1'), { blocking: false });

@@ -1,0 +1,348 @@
+import { AppError, DuplicateKeyError, InvalidParamsError, NotFoundError } from '@a2a-inbound/errors';
+import type { Cache, Clock, IdGenerator, Versioned } from '@a2a-inbound/ports';
+import { updateWithRetry } from '@a2a-inbound/ports';
+import type {
+  AgentDoc,
+  AgentType,
+  DeploymentAgentDoc,
+  DeploymentDoc,
+  Role,
+  SettingsPatch,
+  SkillDoc,
+} from './control-model';
+import { DEFAULT_BLOCKING_BUDGET_MS, DEFAULT_RATE_LIMIT_PER_MINUTE } from './control-model';
+import {
+  cacheKeys,
+  DEFAULT_INPUT_MODES,
+  DEFAULT_OUTPUT_MODES,
+  latestProduction,
+  type AgentView,
+  type Collections,
+} from './control-common';
+
+/**
+ * The catalog: agents and their versions, deployments and the per-agent settings of an agent in its
+ * deployment, and the resolution of an agent as the gateway and the task lifecycle serve it (hot path, cached).
+ */
+export class Catalog {
+  constructor(
+    private readonly c: Collections,
+    private readonly cache: Cache,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+  ) {}
+
+  // ---- agents and versions ----------------------------------------------------------------------
+
+  async createAgent(input: {
+    id?: string;
+    subscriptionId: string;
+    name: string;
+    description: string;
+    type: AgentType;
+    skills?: SkillDoc[];
+    defaultInputModes?: string[];
+    defaultOutputModes?: string[];
+  }): Promise<Versioned<AgentDoc>> {
+    if (input.type !== 'AI Agent' && input.type !== 'Task Agent')
+      throw new InvalidParamsError('type must be "AI Agent" or "Task Agent"');
+    if (!input.name.trim()) throw new InvalidParamsError('name is required');
+    const now = this.clock.now();
+    return this.c.agents.insert(input.id ?? this.ids.next(), {
+      subscriptionId: input.subscriptionId,
+      name: input.name,
+      description: input.description,
+      type: input.type,
+      skills: input.skills ?? [],
+      defaultInputModes: input.defaultInputModes ?? DEFAULT_INPUT_MODES,
+      defaultOutputModes: input.defaultOutputModes ?? DEFAULT_OUTPUT_MODES,
+      versions: [],
+      createdAtMs: now,
+      updatedAtMs: now,
+    });
+  }
+
+  async getAgent(subscriptionId: string, agentId: string): Promise<Versioned<AgentDoc>> {
+    const a = await this.c.agents.get(agentId);
+    if (!a || a.doc.subscriptionId !== subscriptionId) throw new NotFoundError('agent');
+    return a;
+  }
+
+  async listAgents(subscriptionId: string): Promise<Versioned<AgentDoc>[]> {
+    return this.c.agents.find({ subscriptionId }, { sort: { field: 'createdAtMs', direction: 1 } });
+  }
+
+  /** Publishes a new version (status `published`). */
+  async publishVersion(
+    subscriptionId: string,
+    agentId: string,
+    input: { version: string; runtime: string; runtimeConfig?: Record<string, unknown> },
+  ): Promise<AgentDoc> {
+    if (!/^[0-9A-Za-z][0-9A-Za-z.+-]{0,63}$/.test(input.version))
+      throw new InvalidParamsError('version must be a short version string');
+    const updated = await updateWithRetry(this.c.agents, agentId, (cur) => {
+      if (cur.doc.subscriptionId !== subscriptionId) throw new NotFoundError('agent');
+      if (cur.doc.versions.some((v) => v.version === input.version))
+        throw new AppError('CONFLICT', `version ${input.version} exists`);
+      const now = this.clock.now();
+      return {
+        ...cur.doc,
+        versions: [
+          ...cur.doc.versions,
+          {
+            version: input.version,
+            status: 'published' as const,
+            runtime: input.runtime,
+            runtimeConfig: input.runtimeConfig ?? {},
+            createdAtMs: now,
+            promotedAtMs: null,
+          },
+        ],
+        updatedAtMs: now,
+      };
+    });
+    if (!updated) throw new NotFoundError('agent');
+    await this.cache.delete(cacheKeys.agent(agentId));
+    return updated.doc;
+  }
+
+  /** Promotes a published version to PRODUCTION: latest-production agents switch to it at once. */
+  async promoteVersion(subscriptionId: string, agentId: string, version: string): Promise<AgentDoc> {
+    const updated = await updateWithRetry(this.c.agents, agentId, (cur) => {
+      if (cur.doc.subscriptionId !== subscriptionId) throw new NotFoundError('agent');
+      const v = cur.doc.versions.find((x) => x.version === version);
+      if (!v) throw new NotFoundError(`version ${version}`);
+      const now = this.clock.now();
+      // Ties in the same millisecond: order by position so the latest promotion wins.
+      const promotedAt = Math.max(now, ...cur.doc.versions.map((x) => (x.promotedAtMs ?? 0) + 1));
+      return {
+        ...cur.doc,
+        versions: cur.doc.versions.map((x) =>
+          x.version === version ? { ...x, status: 'production' as const, promotedAtMs: promotedAt } : x,
+        ),
+        updatedAtMs: now,
+      };
+    });
+    if (!updated) throw new NotFoundError('agent');
+    await this.invalidateAgent(agentId);
+    return updated.doc;
+  }
+
+  // ---- deployments ------------------------------------------------------------------------------
+
+  async createDeployment(input: {
+    id?: string;
+    subscriptionId: string;
+    name: string;
+  }): Promise<Versioned<DeploymentDoc>> {
+    const now = this.clock.now();
+    return this.c.deployments.insert(input.id ?? this.ids.next(), {
+      subscriptionId: input.subscriptionId,
+      name: input.name,
+      defaultAgentId: null,
+      createdAtMs: now,
+      updatedAtMs: now,
+    });
+  }
+
+  async getDeployment(subscriptionId: string, deploymentId: string): Promise<Versioned<DeploymentDoc>> {
+    const d = await this.c.deployments.get(deploymentId);
+    if (!d || d.doc.subscriptionId !== subscriptionId) throw new NotFoundError('deployment');
+    return d;
+  }
+
+  async listDeployments(subscriptionId: string): Promise<Versioned<DeploymentDoc>[]> {
+    return this.c.deployments.find({ subscriptionId }, { sort: { field: 'createdAtMs', direction: 1 } });
+  }
+
+  /** Only an agent with a PRODUCTION version can be added. */
+  async addAgentToDeployment(
+    subscriptionId: string,
+    deploymentId: string,
+    agentId: string,
+    settings: Partial<Pick<DeploymentAgentDoc, 'rateLimitPerMinute' | 'blockingBudgetMs' | 'a2aEnabled'>> = {},
+  ): Promise<DeploymentAgentDoc> {
+    await this.getDeployment(subscriptionId, deploymentId);
+    const agent = await this.getAgent(subscriptionId, agentId);
+    if (!latestProduction(agent.doc)) {
+      throw new AppError('FAILED_PRECONDITION', 'Only an agent with a PRODUCTION version can be added to a deployment');
+    }
+    if (settings.a2aEnabled && agent.doc.type !== 'AI Agent')
+      throw new AppError('FAILED_PRECONDITION', 'A2A is available only for AI Agents');
+    const now = this.clock.now();
+    const doc: DeploymentAgentDoc = {
+      deploymentId,
+      subscriptionId,
+      agentId,
+      status: 'running',
+      versionStrategy: 'latest-production',
+      pinnedVersion: null,
+      rateLimitPerMinute: settings.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
+      schedule: null,
+      a2aEnabled: settings.a2aEnabled ?? false,
+      defaultA2aVersion: '0.3.0',
+      blockingBudgetMs: settings.blockingBudgetMs ?? DEFAULT_BLOCKING_BUDGET_MS,
+      pushNotificationsEnabled: false,
+      addedAtMs: now,
+      updatedAtMs: now,
+    };
+    try {
+      await this.c.deploymentAgents.insert(agentId, doc);
+    } catch (err) {
+      if (err instanceof DuplicateKeyError) throw new AppError('CONFLICT', 'the agent is already in a deployment');
+      throw err;
+    }
+    await this.invalidateAgent(agentId, deploymentId);
+    return doc;
+  }
+
+  /** Removes the agent: it stops serving at once; the rest of the deployment keeps running. */
+  async removeAgentFromDeployment(subscriptionId: string, deploymentId: string, agentId: string): Promise<void> {
+    const cur = await this.c.deploymentAgents.get(agentId);
+    if (!cur || cur.doc.subscriptionId !== subscriptionId || cur.doc.deploymentId !== deploymentId)
+      throw new NotFoundError('deployment agent');
+    await this.c.deploymentAgents.delete(agentId);
+    await updateWithRetry(this.c.deployments, deploymentId, (d) =>
+      d.doc.defaultAgentId === agentId ? { ...d.doc, defaultAgentId: null, updatedAtMs: this.clock.now() } : undefined,
+    );
+    await this.invalidateAgent(agentId, deploymentId);
+  }
+
+  async setDefaultAgent(subscriptionId: string, deploymentId: string, agentId: string | null): Promise<void> {
+    if (agentId !== null) {
+      const da = await this.c.deploymentAgents.get(agentId);
+      if (!da || da.doc.deploymentId !== deploymentId)
+        throw new InvalidParamsError('the default agent must be in the deployment');
+    }
+    const updated = await updateWithRetry(this.c.deployments, deploymentId, (d) => {
+      if (d.doc.subscriptionId !== subscriptionId) throw new NotFoundError('deployment');
+      return { ...d.doc, defaultAgentId: agentId, updatedAtMs: this.clock.now() };
+    });
+    if (!updated) throw new NotFoundError('deployment');
+    await this.cache.delete(cacheKeys.catalog(deploymentId));
+    await this.cache.delete('default-agent');
+  }
+
+  /**
+   * Updates per-agent inline settings. `role` enforces: A2A on/off needs admin (and an AI Agent);
+   * pushNotifications enablement is operator-only.
+   */
+  async updateAgentSettings(
+    actor: { subscriptionId: string; role: Role },
+    agentId: string,
+    patch: SettingsPatch,
+  ): Promise<DeploymentAgentDoc> {
+    const cur = await this.c.deploymentAgents.get(agentId);
+    if (!cur || (actor.role !== 'operator' && cur.doc.subscriptionId !== actor.subscriptionId))
+      throw new NotFoundError('deployment agent');
+    const agent = (await this.c.agents.get(agentId))?.doc;
+    if (!agent) throw new NotFoundError('agent');
+    if (patch.a2aEnabled !== undefined) {
+      if (actor.role !== 'admin') throw new AppError('PERMISSION_DENIED', 'Enabling A2A requires the Admin role');
+      if (patch.a2aEnabled && agent.type !== 'AI Agent')
+        throw new AppError('FAILED_PRECONDITION', 'A2A is available only for AI Agents');
+    }
+    if (patch.pushNotificationsEnabled !== undefined && actor.role !== 'operator') {
+      throw new AppError('PERMISSION_DENIED', 'pushNotifications enablement is controlled by the platform operator');
+    }
+    if (patch.versionStrategy !== undefined && !['latest-production', 'pinned'].includes(patch.versionStrategy)) {
+      throw new InvalidParamsError('versionStrategy must be latest-production or pinned');
+    }
+    if (
+      patch.rateLimitPerMinute !== undefined &&
+      (!Number.isInteger(patch.rateLimitPerMinute) ||
+        patch.rateLimitPerMinute < 1 ||
+        patch.rateLimitPerMinute > 1_000_000)
+    ) {
+      throw new InvalidParamsError('rateLimitPerMinute must be an integer from 1 to 1000000');
+    }
+    if (
+      patch.blockingBudgetMs !== undefined &&
+      (!Number.isInteger(patch.blockingBudgetMs) || patch.blockingBudgetMs < 0 || patch.blockingBudgetMs > 600_000)
+    ) {
+      throw new InvalidParamsError('blockingBudget must be from 0 to 600 seconds');
+    }
+    if (patch.defaultA2aVersion !== undefined && !['0.3.0', '0.2.6'].includes(patch.defaultA2aVersion)) {
+      throw new InvalidParamsError('defaultA2aVersion must be 0.3.0 or 0.2.6');
+    }
+    const updated = await updateWithRetry(this.c.deploymentAgents, agentId, (d) => {
+      const next: DeploymentAgentDoc = { ...d.doc };
+      for (const [k, v] of Object.entries(patch))
+        if (v !== undefined) (next as unknown as Record<string, unknown>)[k] = v;
+      if (next.versionStrategy === 'pinned') {
+        if (!next.pinnedVersion) throw new InvalidParamsError('a pinned version is required for the Pinned strategy');
+        const v = agent.versions.find((x) => x.version === next.pinnedVersion);
+        if (!v || v.status === 'draft') throw new InvalidParamsError(`version ${next.pinnedVersion} is not published`);
+      }
+      next.updatedAtMs = this.clock.now();
+      return next;
+    });
+    if (!updated) throw new NotFoundError('deployment agent');
+    await this.invalidateAgent(agentId, updated.doc.deploymentId);
+    return updated.doc;
+  }
+
+  // ---- resolution (hot path: gateway card/endpoint, tasks send) ---------------------------------
+
+  async resolveAgent(agentId: string): Promise<AgentView> {
+    const placement = await this.c.deploymentAgents.get(agentId);
+    if (!placement) throw new NotFoundError('agent');
+    const agent = await this.c.agents.get(agentId);
+    if (!agent) throw new NotFoundError('agent');
+    return this.view(agent.doc, agentId, placement.doc);
+  }
+
+  view(agent: AgentDoc, agentId: string, s: DeploymentAgentDoc): AgentView {
+    const served =
+      s.versionStrategy === 'pinned' && s.pinnedVersion
+        ? agent.versions.find((v) => v.version === s.pinnedVersion)
+        : latestProduction(agent);
+    return {
+      agentId,
+      deploymentId: s.deploymentId,
+      subscriptionId: s.subscriptionId,
+      name: agent.name,
+      description: agent.description,
+      type: agent.type,
+      status: s.status,
+      a2aEnabled: s.a2aEnabled && agent.type === 'AI Agent',
+      defaultA2aVersion: s.defaultA2aVersion,
+      blockingBudgetMs: s.blockingBudgetMs,
+      rateLimitPerMinute: s.rateLimitPerMinute,
+      pushNotificationsEnabled: s.pushNotificationsEnabled,
+      servedVersion: served?.version ?? '',
+      versionStrategy: s.versionStrategy,
+      pinnedVersion: s.pinnedVersion ?? '',
+      skills: agent.skills,
+      defaultInputModes: agent.defaultInputModes,
+      defaultOutputModes: agent.defaultOutputModes,
+      runtime: served?.runtime ?? '',
+      runtimeConfig: served?.runtimeConfig ?? {},
+      schedule: s.schedule ?? '',
+      updatedAtMs: Math.max(agent.updatedAtMs, s.updatedAtMs),
+    };
+  }
+
+  async ofDeployment(deploymentId: string): Promise<{ deployment: Versioned<DeploymentDoc>; agents: AgentView[] }> {
+    const deployment = await this.c.deployments.get(deploymentId);
+    if (!deployment) throw new NotFoundError('deployment');
+    const placements = await this.c.deploymentAgents.find({ deploymentId }, { limit: 1000 });
+    const agents: AgentView[] = [];
+    for (const p of placements) {
+      const a = await this.c.agents.get(p.id);
+      if (a) agents.push(this.view(a.doc, p.id, p.doc));
+    }
+    return { deployment, agents };
+  }
+
+  async defaultAgentId(): Promise<string> {
+    const ds = await this.c.deployments.find({}, { limit: 1000 });
+    return ds.find((d) => d.doc.defaultAgentId)?.doc.defaultAgentId ?? '';
+  }
+
+  async invalidateAgent(agentId: string, deploymentId?: string): Promise<void> {
+    await this.cache.delete(cacheKeys.agent(agentId));
+    const dep = deploymentId ?? (await this.c.deploymentAgents.get(agentId))?.doc.deploymentId;
+    if (dep) await this.cache.delete(cacheKeys.catalog(dep));
+  }
+}

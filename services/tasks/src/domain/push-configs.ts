@@ -1,0 +1,139 @@
+import type { Task } from '@a2a-js/sdk';
+import { AppError, InvalidParamsError } from '@a2a-inbound/errors';
+import { upsertWithRetry, type Versioned } from '@a2a-inbound/ports';
+import type { PushConfigDoc } from './model';
+import { updatePushConfigList } from './task-lookups';
+import { TaskConcern, type CallerContext } from './task-core';
+
+/**
+ * Push notification configs of a task (set, get, list, delete: the A2A methods) and what a push delivery of a
+ * task needs (the webhooks service's internal read).
+ */
+export class PushConfigs extends TaskConcern {
+  // ---- push notification configs ----------------------------------------------------------------
+
+  async setPushConfig(
+    caller: CallerContext,
+    taskId: string,
+    config: { id?: string; url: string; token: string; authentication?: Record<string, unknown> },
+  ): Promise<PushConfigView> {
+    await this.#pushEnabled(caller);
+    await this.core.owned(caller, taskId);
+    const configId = config.id && config.id.length > 0 ? config.id : taskId;
+    const id = `${taskId}:${configId}`;
+    const doc: PushConfigDoc = {
+      taskId,
+      subscriptionId: caller.subscriptionId,
+      configId,
+      url: config.url,
+      token: config.token,
+      createdAtMs: this.deps.clock.now(),
+    };
+    if (config.authentication) doc.authentication = config.authentication;
+    // Kept as long as a finished task is: the retention sweep deletes both.
+    const keep = { expiresAt: this.deps.clock.now() + this.deps.config.retentionMs };
+    const existing = await this.c.pushConfigs.get(id);
+    if (!existing) {
+      // The task's list of config ids (read by id, no query) also holds the limit, atomically.
+      await updatePushConfigList(this.c.pushConfigLists, taskId, keep.expiresAt, (ids) => {
+        if (ids.includes(configId)) return undefined;
+        if (ids.length >= 10) throw new InvalidParamsError('at most 10 push notification configs per task');
+        return [...ids, configId];
+      });
+    }
+    await upsertWithRetry(this.c.pushConfigs, id, () => doc, {
+      ...(existing ? { current: existing } : {}),
+      writeOptions: () => keep,
+    });
+    return pushConfigView(doc);
+  }
+
+  async getPushConfig(caller: CallerContext, taskId: string, configId: string): Promise<PushConfigView> {
+    await this.#pushEnabled(caller);
+    await this.core.owned(caller, taskId);
+    const all = await this.#pushConfigsOf(taskId);
+    const found = configId
+      ? (all.find((c) => c.doc.configId === configId) ?? (all.length === 1 ? all[0] : undefined))
+      : all[0];
+    // A JSON-RPC outcome (HTTP 200), not the HTTP 404 of an unknown agent.
+    if (!found)
+      throw new InvalidParamsError('no push notification config with this pushNotificationConfigId for the task', {
+        taskId,
+        pushNotificationConfigId: configId,
+      });
+    return pushConfigView(found.doc);
+  }
+
+  async listPushConfigs(caller: CallerContext, taskId: string): Promise<PushConfigView[]> {
+    await this.#pushEnabled(caller);
+    await this.core.owned(caller, taskId);
+    return (await this.#pushConfigsOf(taskId)).map((v) => pushConfigView(v.doc));
+  }
+
+  async deletePushConfig(caller: CallerContext, taskId: string, configId: string): Promise<void> {
+    await this.#pushEnabled(caller);
+    await this.core.owned(caller, taskId);
+    const deleted = await this.c.pushConfigs.delete(`${taskId}:${configId || taskId}`);
+    const keep = this.deps.clock.now() + this.deps.config.retentionMs;
+    await updatePushConfigList(this.c.pushConfigLists, taskId, keep, (ids) =>
+      ids.includes(configId || taskId) ? ids.filter((x) => x !== (configId || taskId)) : undefined,
+    );
+    if (!deleted)
+      throw new InvalidParamsError('no push notification config with this pushNotificationConfigId for the task', {
+        taskId,
+        pushNotificationConfigId: configId,
+      });
+  }
+
+  /** A task's push configs, from its list of ids (reads by id: no query on push_configs). */
+  async #pushConfigsOf(taskId: string): Promise<Versioned<PushConfigDoc>[]> {
+    const list = await this.c.pushConfigLists.get(taskId);
+    const docs = await Promise.all(
+      (list?.doc.configIds ?? []).map((configId) => this.c.pushConfigs.get(`${taskId}:${configId}`)),
+    );
+    return docs.filter((d): d is Versioned<PushConfigDoc> => d !== undefined);
+  }
+
+  // ---- push delivery (internal: the webhooks service) ------------------------------------------
+
+  /**
+   * What a push delivery of the task needs: the Task as tasks/get returns it (no history), whether push is
+   * enabled for its agent, and its configs with their tokens. Internal only (never behind the gateway).
+   */
+  async pushDelivery(taskId: string): Promise<{
+    task: Task | undefined;
+    enabled: boolean;
+    targets: PushConfigDoc[];
+  }> {
+    const t = taskId ? await this.c.tasks.get(taskId) : undefined;
+    if (!t) return { task: undefined, enabled: false, targets: [] };
+    let enabled = false;
+    try {
+      enabled = (await this.deps.control.catalog.resolveAgent(t.doc.agentId)).pushNotificationsEnabled;
+    } catch (err) {
+      if (!(err instanceof AppError && err.code === 'NOT_FOUND')) throw err;
+    }
+    const targets = enabled ? (await this.#pushConfigsOf(taskId)).map((v) => v.doc) : [];
+    return { task: await this.core.toA2A(t.doc, undefined, { emptyArtifactsWhileWorking: false }), enabled, targets };
+  }
+
+  async #pushEnabled(caller: CallerContext): Promise<void> {
+    const agent = await this.deps.control.catalog.resolveAgent(caller.agentId);
+    if (!agent.pushNotificationsEnabled)
+      throw new AppError('PUSH_NOT_SUPPORTED', 'Push notifications are not enabled for this agent');
+  }
+}
+
+/**
+ * A push config as the client may see it again: the delivery secrets are write-only. The token and
+ * `authentication.credentials` are stored for delivery (`pushDelivery`, internal) and never returned by
+ * set/get/list.
+ */
+export type PushConfigView = Omit<PushConfigDoc, 'token'>;
+
+export function pushConfigView(doc: PushConfigDoc): PushConfigView {
+  const { token: _token, authentication, ...rest } = doc;
+  if (!authentication) return rest;
+  const { credentials: _credentials, ...publicAuth } = authentication;
+  return { ...rest, authentication: publicAuth };
+}

@@ -1,0 +1,274 @@
+import type { Message, Part, TaskArtifactUpdateEvent } from '@a2a-js/sdk';
+import { AppError } from '@a2a-inbound/errors';
+import { isVersionConflict } from '@a2a-inbound/ports';
+import { withSpan } from '@a2a-inbound/telemetry';
+import { eventsV1 } from '@a2a-inbound/proto';
+import type { StoredStatus, TaskDoc, TaskState } from './model';
+import { canTransition, endsStream, isTerminal } from './model';
+import { CLAIM_STALE_MS, TOPICS, TRACER, type StoredTask, type TaskChange, TaskConcern } from './task-core';
+
+/**
+ * Run-event application: the runner's events applied to the stored task exactly once (the bus consumer), and
+ * the sweeper that fails runs which overran their deadline or whose runner is gone (ADR 0011).
+ */
+export class RunEvents extends TaskConcern {
+  // ---- runner events (bus consumer) -------------------------------------------------------------
+
+  /**
+   * Applies one runner event to the stored task, exactly once (compare-and-set on the version and the
+   * run sequence), then appends it to the central event log and fans it out to webhooks. Redeliveries
+   * are recognised and only repair a lost log write.
+   */
+  applyRunEvent(event: eventsV1.TaskEvent): Promise<void> {
+    const attributes = {
+      'a2a.task_id': event.taskId,
+      'a2a.run_id': event.runId,
+      'a2a.run_seq': event.runSeq,
+      'a2a.event': event.event?.$case ?? 'none',
+    };
+    return withSpan(TRACER, 'tasks.apply_event', attributes, () => this.#applyRunEvent(event));
+  }
+
+  async #applyRunEvent(event: eventsV1.TaskEvent): Promise<void> {
+    await this.core.changeTask(event.taskId, (cur) => this.#eventChange(cur.doc, event), {
+      retried: true,
+      attempts: 50,
+      exhausted: () => new AppError('UNAVAILABLE', `could not apply event to ${event.taskId}`),
+    });
+  }
+
+  /** The change one runner event makes to the task as it is now; undefined when it changes nothing. */
+  async #eventChange(task: TaskDoc, event: eventsV1.TaskEvent): Promise<TaskChange | undefined> {
+    if (event.runId !== task.currentRunId) return undefined; // a stale run (canceled, or superseded by a reply)
+    // Liveness is the run lease in the cache (ADR 0011): a heartbeat event (older runners) costs no write.
+    if (event.event?.$case === 'heartbeat') return undefined;
+    if (event.runSeq <= task.lastRunSeq) {
+      // Redelivery: make sure the log holds the last applied event (the first write may have been lost).
+      this.deps.log.info(
+        { taskId: task.id, runId: event.runId, runSeq: event.runSeq },
+        'run event already applied (redelivered): dropped',
+      );
+      if (event.runSeq === task.lastRunSeq && task.lastEvent) {
+        await this.core.appendLogged(task, task.lastEvent.seq, task.lastEvent.eventJson, task.lastEvent.final, {
+          retried: true,
+        });
+      }
+      return undefined;
+    }
+    if (isTerminal(task.status.state)) {
+      // Canceled, failed by its deadline, or finished: late events change nothing and never block the stream.
+      this.deps.log.debug(
+        { taskId: task.id, runId: event.runId, runSeq: event.runSeq, state: task.status.state },
+        'run event for a finished task: ignored',
+      );
+      return undefined;
+    }
+    if (event.runSeq !== task.lastRunSeq + 1) {
+      // One task's events arrive in order (keyed), so a gap is an event lost for good (dead-lettered):
+      // waiting cannot fill it, and retrying would hold every other task of the partition. Apply and say so.
+      this.deps.log.warn(
+        { taskId: task.id, runId: event.runId, runSeq: event.runSeq, lastRunSeq: task.lastRunSeq },
+        'run event after a gap: applied',
+      );
+    }
+    const next = await this.#applyToDoc(task, event);
+    if (!next) return undefined;
+    next.doc.lastRunSeq = event.runSeq;
+    next.doc.runSeenAtMs = this.deps.clock.now();
+    return next;
+  }
+
+  /**
+   * Fails tasks whose run overran its deadline, or whose run was started by a runner that is gone and that
+   * no runner took over within `runStallMs` (ADR 0011). Liveness comes from run leases, never from how long
+   * a run waited in the queue or how far the task-events consumer lags: a queued run is only bounded by
+   * its deadline.
+   */
+  async sweepStuckRuns(): Promise<number> {
+    const now = this.deps.clock.now();
+    // The small set of tasks that may be running, not a query on `tasks` (a scan on FerretDB).
+    const active = await this.c.activeRuns.find({}, { limit: 500, sort: { field: 'sinceMs', direction: 1 } });
+    // A run started less than this ago can be neither overdue nor stalled: its task is not even read.
+    const quietMs = Math.min(this.deps.config.runStallMs, this.deps.config.runTimeoutMs);
+    let failed = 0;
+    for (const marker of active) {
+      if (now - marker.doc.sinceMs <= quietMs) continue;
+      const v = await this.c.tasks.get(marker.id);
+      if (!v ? now - marker.doc.sinceMs > CLAIM_STALE_MS : v.doc.status.state !== 'working') {
+        // Finished, waiting for input, or a task that was never stored. Versioned: a reply that made the task
+        // work again touched the marker meanwhile, and keeps it.
+        await this.c.activeRuns.delete(marker.id, marker.version);
+        continue;
+      }
+      if (!v) continue; // its send may still be storing it
+      const t = v.doc;
+      const overdue = now > t.runDeadlineMs;
+      if (!overdue) {
+        if (now - t.runSeenAtMs <= this.deps.config.runStallMs) continue;
+        const run = await this.#runState(t, now);
+        if (run === 'queued') await this.#republishIfDue(t);
+        if (run !== 'lost') continue;
+      }
+      const reason = overdue
+        ? 'The run did not finish within its time limit.'
+        : 'The agent runner stopped responding; the run was abandoned.';
+      const status: StoredStatus = {
+        state: 'failed',
+        timestamp: this.core.now(),
+        message: this.core.agentMessage(t, reason, 'failure'),
+      };
+      try {
+        // One attempt: a task that changed since it was read is looked at again by the next sweep.
+        const done = await this.core.changeTask(t.id, () => this.core.withStatusEvent(t, status), {
+          current: v,
+          attempts: 1,
+        });
+        if (!done) continue;
+        await this.deps.bus.publish({
+          topic: TOPICS.runCancel,
+          key: t.id,
+          value: eventsV1.RunCancel.encode({ taskId: t.id, runId: t.currentRunId }).finish(),
+        });
+        this.deps.log.warn({ taskId: t.id, reason }, 'run failed by the sweeper');
+        failed += 1;
+      } catch (err) {
+        if (!isVersionConflict(err)) throw err;
+      }
+    }
+    return failed;
+  }
+
+  /**
+   * `alive`: a runner holds the run, or it finished and its events are on their way. `queued`: no runner
+   * started it yet. `lost`: a runner started it, its lease lapsed, and no runner took it over for
+   * `runStallMs`.
+   */
+  async #runState(t: TaskDoc, now: number): Promise<'alive' | 'queued' | 'lost'> {
+    const lease = await this.core.leases.get(t.currentRunId);
+    if (lease) return 'alive';
+    if (!(await this.core.leases.started(t.currentRunId))) return 'queued';
+    const stallMs = this.deps.config.runStallMs;
+    const since = await this.core.leases.lostSince(t.currentRunId, now, 4 * stallMs);
+    return now - since >= stallMs ? 'lost' : 'alive';
+  }
+
+  /**
+   * A run not started after `runStallMs` may never have been published (the process died between storing
+   * the task and publishing its request): publish it again, at most once per `runStallMs`. A duplicate
+   * request is harmless: it is keyed like the first, so it waits behind it, and the runner skips a run
+   * whose lease says `done`.
+   */
+  async #republishIfDue(t: TaskDoc): Promise<void> {
+    if (!(await this.core.leases.claimRepublish(t.currentRunId, this.deps.config.runStallMs))) return;
+    const message = [...t.history].reverse().find((m) => m.role === 'user');
+    if (!message) return;
+    const agent = await this.deps.control.catalog.resolveAgent(t.agentId);
+    await this.core.publishRun(agent, t, t.currentRunId, { message, attachments: attachmentsOf(message) });
+    this.deps.log.info({ taskId: t.id, runId: t.currentRunId }, 'run not started yet: request published again');
+  }
+
+  async #applyToDoc(
+    task: TaskDoc,
+    event: eventsV1.TaskEvent,
+  ): Promise<{ doc: StoredTask; seq: number; eventJson: string; final: boolean } | undefined> {
+    const ev = event.event;
+    if (!ev) return undefined;
+    const owner = task.subscriptionId;
+    if (ev.$case === 'status') {
+      const state = ev.status.state as TaskState;
+      if (!canTransition(task.status.state, state)) {
+        this.deps.log.warn(
+          { taskId: task.id, from: task.status.state, to: state },
+          'ignored invalid transition from runner',
+        );
+        return undefined;
+      }
+      const status: StoredStatus = { state, timestamp: this.core.now() };
+      if (ev.status.messageJson) {
+        // Runners spill large parts themselves; compacting again bounds what an older runner sends.
+        const m = await this.core.payloads.compactMessage(JSON.parse(ev.status.messageJson) as Message, owner);
+        status.message = { ...m, taskId: task.id, contextId: task.contextId };
+      }
+      let history = task.history;
+      if (status.message) history = [...history, status.message];
+      if (state === 'completed') {
+        const answer = task.artifacts.find((a) => a.name === 'agent_response');
+        if (answer) {
+          history = [
+            ...history,
+            {
+              kind: 'message',
+              role: 'agent',
+              messageId: `${task.id}-answer-${task.lastSeq + 1}`,
+              taskId: task.id,
+              contextId: task.contextId,
+              parts: answer.parts,
+            },
+          ];
+        }
+      }
+      const next = this.core.withStatusEvent(
+        { ...task, history: history.slice(-this.deps.config.maxHistory), state } as StoredTask,
+        status,
+      );
+      return { ...next, final: endsStream(state) };
+    }
+    if (ev.$case === 'artifact') {
+      const a = ev.artifact;
+      const parts = await this.core.payloads.compactParts(JSON.parse(a.partsJson) as Part[], owner);
+      const artifacts = task.artifacts.map((x) => structuredClone(x));
+      const existing = artifacts.find((x) => x.artifactId === a.artifactId);
+      if (existing && a.append) {
+        for (const p of parts) {
+          const last = existing.parts.at(-1);
+          if (last && last.kind === 'text' && p.kind === 'text')
+            existing.parts[existing.parts.length - 1] = await this.core.payloads.appendText(last, p, owner);
+          else existing.parts.push(p);
+        }
+        // Deltas add up: the stored artifact is spilled as it grows, so the task document stays small.
+        existing.parts = await this.core.payloads.compactParts(existing.parts, owner);
+      } else if (existing) {
+        existing.parts = parts;
+      } else {
+        artifacts.push({ artifactId: a.artifactId, name: a.name, parts });
+      }
+      const seq = task.lastSeq + 1;
+      const evt: TaskArtifactUpdateEvent = {
+        kind: 'artifact-update',
+        taskId: task.id,
+        contextId: task.contextId,
+        artifact: { artifactId: a.artifactId, name: a.name, parts },
+        append: a.append,
+        lastChunk: a.lastChunk,
+      };
+      const eventJson = JSON.stringify(evt);
+      const doc: StoredTask = {
+        ...(task as StoredTask),
+        artifacts,
+        lastSeq: seq,
+        lastEvent: { seq, eventJson, final: false },
+        updatedAtMs: this.deps.clock.now(),
+      };
+      return { doc, seq, eventJson, final: false };
+    }
+    return undefined;
+  }
+}
+
+/** The run attachments a stored message refers to (stored files by blob id, external files by URI). */
+function attachmentsOf(message: Message): eventsV1.Attachment[] {
+  const out: eventsV1.Attachment[] = [];
+  for (const p of message.parts) {
+    if (p.kind !== 'file' || !('uri' in p.file)) continue;
+    const blobId = p.metadata?.['a2a-inbound/fileId'];
+    const size = p.metadata?.['a2a-inbound/size'];
+    out.push({
+      blobId: typeof blobId === 'string' ? blobId : '',
+      name: p.file.name ?? '',
+      mimeType: p.file.mimeType ?? '',
+      size: typeof size === 'number' ? size : 0,
+      uri: typeof blobId === 'string' ? '' : p.file.uri,
+    });
+  }
+  return out;
+}

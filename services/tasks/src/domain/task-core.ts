@@ -1,0 +1,435 @@
+/**
+ * What the task concerns share (task lifecycle, run-event application, push configs): the collections, the
+ * dependencies, the stream tails, and the few operations each of them needs: one compare-and-set change
+ * of a task with its event logged, the event log append, the Task as clients see it, and the run request.
+ */
+import type { Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '@a2a-js/sdk';
+import { InvalidParamsError, isOutage, TaskNotFoundError } from '@a2a-inbound/errors';
+import { LargePayloads, RunLeases, mentionsSpill, updateWithRetry } from '@a2a-inbound/ports';
+import type {
+  BlobStore,
+  Bus,
+  Cache,
+  Clock,
+  Collection,
+  DocumentStore,
+  EventLog,
+  IdGenerator,
+  Versioned,
+} from '@a2a-inbound/ports';
+import type { Logger } from '@a2a-inbound/logger';
+import { eventsV1 } from '@a2a-inbound/proto';
+import type { AgentView, ControlPlane } from './control-plane';
+import type { MessageIdDoc, PushConfigDoc, StoredStatus, TaskDoc, TaskState } from './model';
+import { endsStream, isTerminal } from './model';
+import { memoryWindow } from './memory';
+import type { LookupCollections } from './task-lookups';
+import { contextKey, openLookupCollections } from './task-lookups';
+import type { StreamItem } from './task-tails';
+import { TaskTails } from './task-tails';
+
+export type { StreamItem } from './task-tails';
+
+export const TOPICS = {
+  runRequested: 'a2a.run.requested',
+  runCancel: 'a2a.run.cancel',
+  taskEvents: 'a2a.task.events',
+  taskUpdates: 'a2a.task.updates',
+} as const;
+
+export interface CallerContext {
+  subscriptionId: string;
+  deploymentId: string;
+  agentId: string;
+  keyId: string;
+  protocolVersion: string;
+}
+
+export interface FileUpload {
+  partIndex: number;
+  name: string;
+  mimeType: string;
+  data: Uint8Array;
+}
+
+export interface SendOptions {
+  historyLength?: number | undefined;
+  blocking?: boolean | undefined;
+  files?: FileUpload[];
+}
+
+export interface TaskServiceConfig {
+  /** A run must finish within this time (ms) or the task fails. */
+  runTimeoutMs: number;
+  /** A run whose runner has not been heard from for this long is failed by the sweeper. */
+  runStallMs: number;
+  /** Messages of the context handed to the agent as conversation memory. */
+  memoryMessages: number;
+  /** Bytes of conversation memory (part JSON as the agent receives it) handed to the agent (ADR 0013). */
+  memoryMaxBytes: number;
+  /** Retention of finished tasks and their event streams. */
+  retentionMs: number;
+  /** Upper bound on how many history entries a task keeps. */
+  maxHistory: number;
+  /** Streams and blocking waits one process serves at once; more are refused before anything is charged. */
+  maxStreams: number;
+  /** A stream idle this long checks the stored task (heals events the event log lost). */
+  streamStoreCheckMs: number;
+}
+
+export const DEFAULT_TASK_CONFIG: TaskServiceConfig = {
+  runTimeoutMs: 15 * 60_000,
+  runStallMs: 60_000,
+  memoryMessages: 20,
+  memoryMaxBytes: 4 * 1024 * 1024,
+  retentionMs: 7 * 24 * 3600_000,
+  maxHistory: 200,
+  maxStreams: 20_000,
+  streamStoreCheckMs: 15_000,
+};
+
+export const TRACER = '@a2a-inbound/tasks';
+/** A messageId claim older than this whose task does not exist was left by a process that died. */
+export const CLAIM_STALE_MS = 10_000;
+/**
+ * A run request larger than this carries its input (message and memory) as a blob reference instead: bus
+ * messages stay far below Kafka's 1 MB limit whatever the metadata of the messages (ADR 0013).
+ */
+export const RUN_REQUEST_INLINE_MAX_BYTES = 256 * 1024;
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+export interface TaskCollections extends LookupCollections {
+  tasks: Collection<TaskDoc>;
+  messageIds: Collection<MessageIdDoc>;
+  pushConfigs: Collection<PushConfigDoc>;
+}
+
+/** `backfillExpiresAt`: retention of the context lists built once from tasks stored before them. */
+export async function openTaskCollections(
+  store: DocumentStore,
+  backfillExpiresAt = Date.now() + DEFAULT_TASK_CONFIG.retentionMs,
+): Promise<TaskCollections> {
+  const tasks = await store.collection<TaskDoc>({
+    name: 'tasks',
+    indexes: [{ fields: ['subscriptionId', 'contextId'] }, { fields: ['state'] }],
+  });
+  return {
+    tasks,
+    messageIds: await store.collection<MessageIdDoc>({ name: 'message_ids' }),
+    pushConfigs: await store.collection<PushConfigDoc>({ name: 'push_configs', indexes: [{ fields: ['taskId'] }] }),
+    ...(await openLookupCollections(store, tasks, backfillExpiresAt)),
+  };
+}
+
+/** TaskDoc as stored, with the top-level `state` copy used by the sweeper's index. */
+export type StoredTask = TaskDoc & { state: TaskState };
+
+/** What the task concerns depend on. */
+export interface TaskDeps {
+  control: ControlPlane;
+  blobs: BlobStore;
+  bus: Bus;
+  eventLog: EventLog;
+  cache: Cache;
+  clock: Clock;
+  ids: IdGenerator;
+  log: Logger;
+  config: TaskServiceConfig;
+}
+
+/** A change of a stored task and the one event it emits. */
+export interface TaskChange {
+  doc: StoredTask;
+  seq: number;
+  eventJson: string;
+  final: boolean;
+}
+
+/** A concern of the tasks domain: works on the shared `TaskCore`. */
+export abstract class TaskConcern {
+  protected readonly c: TaskCollections;
+  protected readonly deps: TaskDeps;
+
+  constructor(protected readonly core: TaskCore) {
+    this.c = core.c;
+    this.deps = core.deps;
+  }
+}
+
+export class TaskCore {
+  readonly leases: RunLeases;
+  readonly tails: TaskTails;
+  readonly payloads: LargePayloads;
+
+  constructor(
+    readonly c: TaskCollections,
+    readonly deps: TaskDeps,
+  ) {
+    this.leases = new RunLeases(deps.cache);
+    this.payloads = new LargePayloads(deps.blobs);
+    this.tails = new TaskTails({
+      tasks: c.tasks,
+      eventLog: deps.eventLog,
+      log: deps.log,
+      config: { maxStreams: deps.config.maxStreams, storeCheckMs: deps.config.streamStoreCheckMs },
+    });
+  }
+
+  /**
+   * The one way a stored task changes with an event: compare-and-set (retried on a concurrent writer, with
+   * `change` applied to the fresh task), a finished task kept for the retention period, then its event
+   * appended to the log and announced. `change` returns undefined to leave the task; it may throw to refuse.
+   * `retried`: the caller is retried on an outage (the bus consumer), so the log append may fail it.
+   */
+  async changeTask(
+    taskId: string,
+    change: (cur: Versioned<TaskDoc>) => TaskChange | undefined | Promise<TaskChange | undefined>,
+    options: { current?: Versioned<TaskDoc>; attempts?: number; retried?: boolean; exhausted?: () => Error } = {},
+  ): Promise<{ saved: TaskDoc; change: TaskChange } | undefined> {
+    let made: TaskChange | undefined;
+    let result: { saved: TaskDoc; change: TaskChange } | undefined;
+    await updateWithRetry<TaskDoc>(
+      this.c.tasks,
+      taskId,
+      async (cur) => {
+        made = await change(cur);
+        return made?.doc;
+      },
+      {
+        ...(options.current ? { current: options.current } : {}),
+        ...(options.attempts ? { attempts: options.attempts } : {}),
+        ...(options.exhausted ? { exhausted: options.exhausted } : {}),
+        writeOptions: (next) =>
+          isTerminal(next.status.state)
+            ? { expiresAt: this.deps.clock.now() + this.deps.config.retentionMs }
+            : undefined,
+        afterWrite: async (saved) => {
+          const m = made!;
+          result = { saved: saved.doc, change: m };
+          await this.appendLogged(saved.doc, m.seq, m.eventJson, m.final, { retried: options.retried ?? false });
+        },
+      },
+    );
+    return result;
+  }
+
+  async publishRun(
+    agent: AgentView,
+    task: TaskDoc,
+    runId: string,
+    stored: { message: Message; attachments: eventsV1.Attachment[] },
+  ): Promise<void> {
+    const memory = await this.contextMemory(task);
+    const messageJson = JSON.stringify({ ...stored.message, taskId: task.id, contextId: task.contextId });
+    const historyJson = JSON.stringify(memory);
+    const req: eventsV1.RunRequested = {
+      taskId: task.id,
+      contextId: task.contextId,
+      subscriptionId: task.subscriptionId,
+      deploymentId: task.deploymentId,
+      agentId: task.agentId,
+      agentVersion: agent.servedVersion,
+      runtime: agent.runtime,
+      runId,
+      messageJson,
+      historyJson,
+      attachments: stored.attachments,
+      deadlineMs: task.runDeadlineMs,
+      attempt: 1,
+      runtimeConfigJson: JSON.stringify(agent.runtimeConfig),
+      trace: {},
+      inputBlobId: '',
+    };
+    let value = eventsV1.RunRequested.encode(req).finish();
+    if (value.byteLength > RUN_REQUEST_INLINE_MAX_BYTES) {
+      // Spilled parts keep this rare (many parts' or messages' metadata): the input travels as a blob.
+      const input = await this.payloads.putJson({ messageJson, historyJson }, task.subscriptionId, 'a2a-run-input');
+      value = eventsV1.RunRequested.encode({
+        ...req,
+        messageJson: '',
+        historyJson: '',
+        inputBlobId: input.id,
+      }).finish();
+    }
+    await this.deps.bus.publish({ topic: TOPICS.runRequested, key: task.id, value });
+  }
+
+  /**
+   * Conversation memory: the latest messages of the context (this task's earlier turns included), bounded by
+   * count and by bytes (ADR 0013). Spilled parts stay references; the runner resolves them.
+   */
+  async contextMemory(task: TaskDoc): Promise<Message[]> {
+    const { memoryMessages, memoryMaxBytes } = this.deps.config;
+    if (memoryMessages === 0) return [];
+    // The context's list of task ids, then each recent task by id: no query on `contextId` (ADR 0015).
+    // At most two rounds of reads by id, newest tasks first: a turn is usually two messages (question and
+    // answer), so half as many tasks as messages usually suffice; the rest only when they do not.
+    const context = await this.c.contexts.get(contextKey(task.subscriptionId, task.contextId));
+    const ids = (context?.doc.taskIds ?? [task.id]).slice(-(memoryMessages + 1));
+    const read = (batch: string[]): Promise<(TaskDoc | undefined)[]> =>
+      Promise.all(batch.map(async (id) => (id === task.id ? task : (await this.c.tasks.get(id))?.doc)));
+    const firstRound = Math.ceil((memoryMessages + 1) / 2);
+    let siblings = await read(ids.slice(-firstRound));
+    const seen = siblings.reduce((n, d) => n + (d?.history.length ?? 0), 0);
+    if (seen <= memoryMessages && ids.length > firstRound)
+      siblings = [...(await read(ids.slice(0, -firstRound))), ...siblings];
+    const messages: Message[] = [];
+    for (const doc of siblings) if (doc) messages.push(...doc.history);
+    // The message being answered is sent separately; drop it from the memory.
+    const lastUser = task.history.at(-1);
+    const filtered = messages.filter((m) => m.messageId !== lastUser?.messageId);
+    return memoryWindow(filtered, { maxMessages: memoryMessages, maxBytes: memoryMaxBytes });
+  }
+
+  withStatusEvent(task: TaskDoc, status: StoredStatus): TaskChange {
+    const seq = task.lastSeq + 1;
+    const final = endsStream(status.state);
+    const evt: TaskStatusUpdateEvent = {
+      kind: 'status-update',
+      taskId: task.id,
+      contextId: task.contextId,
+      status: status,
+      final,
+    };
+    const eventJson = JSON.stringify(evt);
+    const doc: StoredTask = {
+      ...(task as StoredTask),
+      status,
+      state: status.state,
+      lastSeq: seq,
+      lastEvent: { seq, eventJson, final },
+      updatedAtMs: this.deps.clock.now(),
+    };
+    return { doc, seq, eventJson, final };
+  }
+
+  /**
+   * Appends a stored event to the log and announces it to webhooks. `retried`: the caller is retried on an
+   * outage (the bus consumer). Otherwise (a send, a cancel, the sweeper) the event is already in the
+   * authoritative stored task, so an unreachable log does not fail the request: followers rebuild from the
+   * stored task (ADR 0014) and the update still goes to webhooks.
+   */
+  async appendLogged(
+    task: TaskDoc,
+    seq: number,
+    eventJson: string,
+    final: boolean,
+    options: { retried?: boolean } = {},
+  ): Promise<void> {
+    const logged: eventsV1.LoggedTaskEvent = {
+      taskId: task.id,
+      seq,
+      eventJson,
+      final,
+      subscriptionId: task.subscriptionId,
+      agentId: task.agentId,
+    };
+    const bytes = eventsV1.LoggedTaskEvent.encode(logged).finish();
+    let appended: boolean;
+    try {
+      appended = await this.#appendToLog(task, seq, bytes, final);
+    } catch (err) {
+      if (options.retried || !isOutage(err)) throw err;
+      this.deps.log.warn({ err, taskId: task.id, seq }, 'event log unavailable: the event is in the stored task only');
+      appended = true;
+    }
+    if (appended) {
+      await this.deps.bus.publish({ topic: TOPICS.taskUpdates, key: task.id, value: bytes });
+    }
+  }
+
+  async #appendToLog(task: TaskDoc, seq: number, bytes: Uint8Array, final: boolean): Promise<boolean> {
+    let appended = await this.deps.eventLog.append(task.id, seq, bytes);
+    if (!appended) {
+      // Refused: a duplicate (a redelivery: fine), or the log is behind the stored task, which is
+      // authoritative: it lost events (Redis restarted without persistence, or the stream expired). Append
+      // with the seq the store knows so open streams, blocking sends and pushes go on; readers rebuild what
+      // they missed from the stored task (ADR 0014).
+      const last = await this.deps.eventLog.last(task.id);
+      if (last < seq - 1) {
+        appended = await this.deps.eventLog.append(task.id, seq, bytes, { allowGap: true });
+        if (appended)
+          this.deps.log.warn({ taskId: task.id, seq, logLast: last }, 'event log was behind the stored task: appended');
+      }
+    }
+    if (final) await this.deps.eventLog.expire(task.id, this.deps.config.retentionMs);
+    return appended;
+  }
+
+  async owned(caller: CallerContext, taskId: string): Promise<Versioned<TaskDoc>> {
+    if (!taskId) throw new InvalidParamsError('task id is required');
+    const t = await this.c.tasks.get(taskId);
+    if (!t) throw new TaskNotFoundError(taskId);
+    return this.assertOwned(caller, t);
+  }
+
+  /** Another tenant's (or agent's) task is indistinguishable from a missing one (-32001). */
+  assertOwned(caller: CallerContext, t: Versioned<TaskDoc>): Versioned<TaskDoc> {
+    if (t.doc.subscriptionId !== caller.subscriptionId || t.doc.agentId !== caller.agentId)
+      throw new TaskNotFoundError(t.id);
+    return t;
+  }
+
+  agentMessage(task: TaskDoc, text: string, kind: string): Message {
+    return {
+      kind: 'message',
+      role: 'agent',
+      messageId: `${task.id}-${kind}-${task.lastSeq + 1}`,
+      taskId: task.id,
+      contextId: task.contextId,
+      parts: [{ kind: 'text', text }],
+    };
+  }
+
+  /** The Task as clients see it: spilled parts resolved to their full content (ADR 0013). */
+  async toA2A(
+    task: TaskDoc,
+    historyLength: number | undefined,
+    opts: { emptyArtifactsWhileWorking: boolean; forceEmptyArtifacts?: boolean },
+  ): Promise<Task> {
+    const out: Task = {
+      kind: 'task',
+      id: task.id,
+      contextId: task.contextId,
+      status: structuredClone(task.status),
+      artifacts:
+        opts.forceEmptyArtifacts || (opts.emptyArtifactsWhileWorking && task.status.state === 'working')
+          ? []
+          : structuredClone(task.artifacts),
+    };
+    if (historyLength !== undefined)
+      out.history = historyLength === 0 ? [] : structuredClone(task.history.slice(-historyLength));
+    if (task.metadata) out.metadata = structuredClone(task.metadata);
+    const owner = task.subscriptionId;
+    const p = this.payloads;
+    if (out.status.message) out.status.message = await p.resolveMessage(out.status.message, owner);
+    for (const a of out.artifacts ?? []) a.parts = await p.resolveParts(a.parts, owner);
+    if (out.history) out.history = await Promise.all(out.history.map((m) => p.resolveMessage(m, owner)));
+    return out;
+  }
+
+  /** A stream item as clients see it: the spilled parts of its event resolved (the log holds references). */
+  async resolveItem(task: Pick<TaskDoc, 'subscriptionId'>, item: StreamItem): Promise<StreamItem> {
+    if (!mentionsSpill(item.eventJson)) return item;
+    const evt = JSON.parse(item.eventJson) as TaskStatusUpdateEvent | TaskArtifactUpdateEvent;
+    const owner = task.subscriptionId;
+    if (evt.kind === 'artifact-update') {
+      evt.artifact.parts = await this.payloads.resolveParts(evt.artifact.parts, owner);
+    } else if (evt.status.message) {
+      evt.status.message = await this.payloads.resolveMessage(evt.status.message, owner);
+    }
+    return { ...item, eventJson: JSON.stringify(evt) };
+  }
+
+  now(): string {
+    return new Date(this.deps.clock.now()).toISOString();
+  }
+}
+
+export function decodeUtf8(b: Uint8Array): string {
+  return dec.decode(b);
+}
+export function encodeUtf8(s: string): Uint8Array {
+  return enc.encode(s);
+}

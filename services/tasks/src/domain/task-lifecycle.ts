@@ -1,0 +1,483 @@
+import type { Message, Part, Task, TaskStatusUpdateEvent } from '@a2a-js/sdk';
+import {
+  AppError,
+  DuplicateKeyError,
+  InvalidParamsError,
+  TaskNotCancelableError,
+  TaskNotFoundError,
+} from '@a2a-inbound/errors';
+import type { Versioned } from '@a2a-inbound/ports';
+import { withSpan } from '@a2a-inbound/telemetry';
+import { eventsV1 } from '@a2a-inbound/proto';
+import type { TaskDoc } from './model';
+import { endsStream, isTerminal } from './model';
+import { markActive, rememberInContext } from './task-lookups';
+import type { StreamItem } from './task-tails';
+import {
+  CLAIM_STALE_MS,
+  TOPICS,
+  TRACER,
+  type CallerContext,
+  type FileUpload,
+  type SendOptions,
+  type StoredTask,
+  TaskConcern,
+} from './task-core';
+
+/**
+ * The task lifecycle: message/send and message/stream (idempotency, charge, the stored task, the run request,
+ * the blocking wait and the stream), tasks/get, tasks/cancel, tasks/resubscribe, and the retention sweep.
+ */
+export class TaskLifecycle extends TaskConcern {
+  // ---- message/send, message/stream -------------------------------------------------------------
+
+  send(caller: CallerContext, message: Message, options: SendOptions): Promise<Task> {
+    return withSpan(TRACER, 'tasks.send', { 'a2a.agent_id': caller.agentId }, async (span) => {
+      // A blocking send waits on the log: admitted before anything is charged or started.
+      const release = options.blocking !== false ? this.core.tails.admit() : undefined;
+      try {
+        const { task, startSeq, repeated } = await this.#startOrContinue(caller, message, options);
+        span.setAttribute('a2a.task_id', task.id);
+        return await this.#answerSend(caller, task, startSeq, repeated, options);
+      } finally {
+        release?.();
+      }
+    });
+  }
+
+  async #answerSend(
+    caller: CallerContext,
+    task: TaskDoc,
+    startSeq: number,
+    repeated: boolean,
+    options: SendOptions,
+  ): Promise<Task> {
+    const blocking = options.blocking !== false;
+    if (repeated || !blocking)
+      return await this.core.toA2A(task, options.historyLength, { emptyArtifactsWhileWorking: true });
+    const agent = await this.deps.control.catalog.resolveAgent(caller.agentId);
+    const settled = await this.#waitForSettle(task.id, startSeq, agent.blockingBudgetMs);
+    const current = (await this.c.tasks.get(task.id))?.doc ?? task;
+    if (!settled && !isTerminal(current.status.state)) {
+      // Budget spent: the run is detached and keeps running; answer `working` with empty artifacts.
+      return await this.core.toA2A(
+        { ...current, status: { ...current.status, state: 'working' } },
+        options.historyLength,
+        {
+          emptyArtifactsWhileWorking: true,
+          forceEmptyArtifacts: true,
+        },
+      );
+    }
+    return await this.core.toA2A(current, options.historyLength, { emptyArtifactsWhileWorking: true });
+  }
+
+  async *sendStream(
+    caller: CallerContext,
+    message: Message,
+    options: SendOptions,
+    signal: AbortSignal,
+  ): AsyncIterable<StreamItem> {
+    // Admitted before anything is charged or started: a full process refuses with OVERLOADED.
+    const release = this.core.tails.admit();
+    try {
+      yield* this.#sendStream(caller, message, options, signal);
+    } finally {
+      release();
+    }
+  }
+
+  async *#sendStream(
+    caller: CallerContext,
+    message: Message,
+    options: SendOptions,
+    signal: AbortSignal,
+  ): AsyncIterable<StreamItem> {
+    const { task, startSeq, repeated } = await withSpan(
+      TRACER,
+      'tasks.send_stream',
+      { 'a2a.agent_id': caller.agentId },
+      async (span) => {
+        const started = await this.#startOrContinue(caller, message, options);
+        span.setAttribute('a2a.task_id', started.task.id);
+        return started;
+      },
+    );
+    // The stream starts with the Task as accepted (kind "task", as the A2A SDKs and A2A 1.0 do), then its
+    // status and artifact updates. Its SSE id is the event it reflects, so Last-Event-ID resumes after it.
+    const snapshot = await this.core.toA2A(task, options.historyLength, { emptyArtifactsWhileWorking: true });
+    yield { seq: repeated ? 0 : startSeq, eventJson: JSON.stringify(snapshot), final: false };
+    if (repeated) {
+      // The message was already handled: replay what the log holds for it.
+      yield* this.#replayOrSnapshot(task, 0, signal);
+      return;
+    }
+    yield* this.#tailUntilFinal(task, startSeq, signal);
+  }
+
+  // ---- tasks/get, tasks/cancel, tasks/resubscribe -----------------------------------------------
+
+  async get(caller: CallerContext, taskId: string, historyLength?: number): Promise<Task> {
+    const task = await this.core.owned(caller, taskId);
+    return await this.core.toA2A(task.doc, historyLength, { emptyArtifactsWhileWorking: false });
+  }
+
+  async cancel(caller: CallerContext, taskId: string): Promise<Task> {
+    const cur = await this.core.owned(caller, taskId);
+    const done = await this.core.changeTask(
+      taskId,
+      (t) => {
+        this.core.assertOwned(caller, t);
+        if (isTerminal(t.doc.status.state)) throw new TaskNotCancelableError(taskId, t.doc.status.state);
+        return this.core.withStatusEvent(t.doc, { state: 'canceled', timestamp: this.core.now() });
+      },
+      { current: cur, exhausted: () => new AppError('UNAVAILABLE', 'task is changing too fast to cancel') },
+    );
+    if (!done) throw new TaskNotFoundError(taskId); // swept meanwhile
+    await this.deps.bus.publish({
+      topic: TOPICS.runCancel,
+      key: taskId,
+      value: eventsV1.RunCancel.encode({ taskId, runId: done.saved.currentRunId }).finish(),
+    });
+    return await this.core.toA2A(done.saved, undefined, { emptyArtifactsWhileWorking: false });
+  }
+
+  async *resubscribe(
+    caller: CallerContext,
+    taskId: string,
+    afterSeq: number,
+    signal: AbortSignal,
+  ): AsyncIterable<StreamItem> {
+    const task = await this.core.owned(caller, taskId);
+    const release = this.core.tails.admit();
+    try {
+      yield* this.#replayOrSnapshot(task.doc, afterSeq, signal);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Retention: deletes finished tasks, idempotency records and push configs whose `expiresAt` passed
+   * (no TTL indexes: FerretDB v1 has none). Safe on every replica at once: deletes are idempotent.
+   */
+  async sweepRetention(): Promise<{ tasks: number; messageIds: number; pushConfigs: number }> {
+    const now = this.deps.clock.now();
+    await this.c.contexts.sweepExpired(now);
+    await this.c.pushConfigLists.sweepExpired(now);
+    return {
+      tasks: await this.c.tasks.sweepExpired(now),
+      messageIds: await this.c.messageIds.sweepExpired(now),
+      pushConfigs: await this.c.pushConfigs.sweepExpired(now),
+    };
+  }
+
+  // ---- internals ----------------------------------------------------------------------------------
+
+  async #startOrContinue(
+    caller: CallerContext,
+    message: Message,
+    options: SendOptions,
+  ): Promise<{ task: TaskDoc; startSeq: number; repeated: boolean }> {
+    const agent = await this.deps.control.catalog.resolveAgent(caller.agentId);
+    if (agent.subscriptionId !== caller.subscriptionId) throw new AppError('NOT_FOUND', 'agent not found');
+    if (!agent.servedVersion) throw new AppError('FAILED_PRECONDITION', 'the agent has no version to serve');
+
+    // Idempotency: the first send of a messageId claims it; later sends get the stored task.
+    const idemId = `${caller.subscriptionId}:${message.messageId}`;
+    const continuing = typeof message.taskId === 'string' && message.taskId.length > 0;
+    let existingTask: Versioned<TaskDoc> | undefined;
+    if (continuing) {
+      existingTask = await this.c.tasks.get(message.taskId!);
+      if (
+        !existingTask ||
+        existingTask.doc.subscriptionId !== caller.subscriptionId ||
+        existingTask.doc.agentId !== caller.agentId
+      ) {
+        throw new TaskNotFoundError(message.taskId!);
+      }
+    }
+    let taskId = continuing ? message.taskId! : this.deps.ids.next();
+    try {
+      await this.c.messageIds.insert(
+        idemId,
+        {
+          subscriptionId: caller.subscriptionId,
+          messageId: message.messageId,
+          taskId,
+          createdAtMs: this.deps.clock.now(),
+        },
+        { expiresAt: this.deps.clock.now() + this.deps.config.retentionMs },
+      );
+    } catch (err) {
+      if (!(err instanceof DuplicateKeyError)) throw err;
+      const earlier = await this.#repeatedTask(idemId);
+      if ('task' in earlier) return { task: earlier.task, startSeq: 0, repeated: true };
+      if (!earlier.takeOver) return this.#startOrContinue(caller, message, options); // released: a new send
+      // The first request has not stored its message after CLAIM_STALE_MS (it died, or is stuck): this one
+      // takes the message over with the claim's task id, so at most one task can ever be stored for it (the
+      // loser of the insert returns the winner's task), and the charge is keyed by the messageId.
+      taskId = earlier.takeOver;
+    }
+
+    try {
+      if (continuing && existingTask) {
+        if (existingTask.doc.status.state !== 'input-required') {
+          throw new InvalidParamsError(
+            `task ${taskId} is ${existingTask.doc.status.state} and cannot take a new message`,
+            {
+              taskId,
+              state: existingTask.doc.status.state,
+            },
+          );
+        }
+        if (message.contextId && message.contextId !== existingTask.doc.contextId) {
+          throw new InvalidParamsError('contextId does not match the task');
+        }
+      }
+      await this.deps.control.accounts.charge(caller.subscriptionId, `msg:${message.messageId}`);
+    } catch (err) {
+      await this.c.messageIds.delete(idemId); // not handled: the same messageId may be sent again
+      throw err;
+    }
+
+    const runId = this.deps.ids.next();
+    const now = this.deps.clock.now();
+    let stored: { message: Message; attachments: eventsV1.Attachment[] };
+    let continued: { task: TaskDoc; startSeq: number } | undefined;
+    try {
+      stored = await this.#storeMessageFiles(caller, message, options.files ?? [], taskId);
+      // A reply racing another reply to the same task may find it no longer input-required.
+      if (continuing && existingTask) continued = await this.#continueTask(existingTask, stored.message, runId);
+    } catch (err) {
+      // A request that took this message over may have lost the race to the first one: its task has it.
+      const handled = continuing ? await this.#taskWithMessage(taskId, message.messageId) : undefined;
+      if (handled) return { task: handled, startSeq: 0, repeated: true };
+      // Refused before anything ran: a JSON-RPC error is never charged and does not consume the messageId.
+      await this.deps.control.accounts.refund(caller.subscriptionId, `msg:${message.messageId}`);
+      await this.c.messageIds.delete(idemId);
+      throw err;
+    }
+    let task: TaskDoc;
+    let startSeq: number;
+    if (continued) {
+      task = continued.task;
+      startSeq = continued.startSeq;
+    } else {
+      const contextId = message.contextId && message.contextId.length > 0 ? message.contextId : this.deps.ids.next();
+      const userMessage: Message = { ...stored.message, taskId, contextId };
+      const base: StoredTask = {
+        id: taskId,
+        subscriptionId: caller.subscriptionId,
+        deploymentId: agent.deploymentId,
+        agentId: caller.agentId,
+        contextId,
+        status: { state: 'working', timestamp: this.core.now() },
+        state: 'working',
+        artifacts: [],
+        history: [userMessage],
+        currentRunId: runId,
+        lastRunSeq: 0,
+        lastSeq: 0,
+        runDeadlineMs: now + this.deps.config.runTimeoutMs,
+        runSeenAtMs: now,
+        createdAtMs: now,
+        updatedAtMs: now,
+      };
+      if (message.metadata) base.metadata = message.metadata;
+      const first = this.core.withStatusEvent(base, { state: 'working', timestamp: this.core.now() });
+      let inserted = false;
+      try {
+        // Lookups first: a marker or list entry of a task that never appears is harmless (ADR 0015).
+        await markActive(this.c.activeRuns, taskId, now);
+        await rememberInContext(this.c.contexts, first.doc, now + this.deps.config.retentionMs);
+        await this.c.tasks.insert(taskId, first.doc);
+        inserted = true;
+        await this.core.appendLogged(first.doc, first.seq, first.eventJson, false);
+      } catch (err) {
+        // Two requests for one message (a take-over racing a slow first one) share the task id: the loser of
+        // the insert answers with the winner's task, charged once, its run published once.
+        if (!inserted && err instanceof DuplicateKeyError) {
+          const winner = await this.c.tasks.get(taskId); // a new task's id belongs to this message's claim only
+          if (winner) return { task: winner.doc, startSeq: 0, repeated: true };
+        }
+        // Refused (the store or the event log failed): nothing will run, so nothing is charged, and the
+        // messageId may be sent again. A task stored without its first logged event could never stream.
+        if (inserted) await this.c.tasks.delete(taskId).catch(() => false);
+        await this.deps.control.accounts.refund(caller.subscriptionId, `msg:${message.messageId}`);
+        await this.c.messageIds.delete(idemId);
+        throw err;
+      }
+      task = first.doc;
+      startSeq = first.seq - 1;
+    }
+    try {
+      await this.core.publishRun(agent, task, runId, stored);
+    } catch (err) {
+      // The task is stored and accepted: a run no runner started is published again by the sweeper after
+      // RUN_STALL_MS (ADR 0011), so a bus outage here delays the run instead of refusing a charged request.
+      this.deps.log.warn({ err, taskId: task.id, runId }, 'run request not published: the sweeper will publish it');
+    }
+    return { task, startSeq, repeated: false };
+  }
+
+  async #continueTask(
+    cur: Versioned<TaskDoc>,
+    reply: Message,
+    runId: string,
+  ): Promise<{ task: TaskDoc; startSeq: number }> {
+    const done = await this.core.changeTask(
+      cur.doc.id,
+      async ({ doc }) => {
+        if (doc.status.state !== 'input-required')
+          throw new InvalidParamsError(`task ${doc.id} is ${doc.status.state} and cannot take a new message`);
+        const now = this.deps.clock.now();
+        await markActive(this.c.activeRuns, doc.id, now);
+        const base: StoredTask = {
+          ...doc,
+          state: 'working',
+          history: [...doc.history, { ...reply, taskId: doc.id, contextId: doc.contextId }].slice(
+            -this.deps.config.maxHistory,
+          ),
+          currentRunId: runId,
+          lastRunSeq: 0,
+          runDeadlineMs: now + this.deps.config.runTimeoutMs,
+          runSeenAtMs: now,
+        };
+        return this.core.withStatusEvent(base, { state: 'working', timestamp: this.core.now() });
+      },
+      { current: cur, exhausted: () => new AppError('UNAVAILABLE', 'task is changing too fast') },
+    );
+    if (!done) throw new TaskNotFoundError(cur.doc.id);
+    return { task: done.saved, startSeq: done.change.seq - 1 };
+  }
+
+  /**
+   * The task of a messageId claimed before. The racing first send may still be creating it: wait a little.
+   * A claim whose message is still not stored after `CLAIM_STALE_MS` (the claiming process died, or is stuck
+   * behind an outage) is taken over: the claim is refreshed by compare-and-set, so one retry at a time takes
+   * it, and the caller goes on with the claim's task id. `{ takeOver: undefined }`: the claim was released
+   * meanwhile (a refused first send), so the message is new.
+   */
+  async #repeatedTask(idemId: string): Promise<{ task: TaskDoc } | { takeOver: string | undefined }> {
+    for (let i = 0; i < 100; i++) {
+      const idem = await this.c.messageIds.get(idemId);
+      if (!idem) return { takeOver: undefined };
+      const t = await this.#taskWithMessage(idem.doc.taskId, idem.doc.messageId);
+      if (t) return { task: t };
+      const now = this.deps.clock.now();
+      if (now - idem.doc.createdAtMs > CLAIM_STALE_MS) {
+        try {
+          await this.c.messageIds.replace(idemId, idem.version, { ...idem.doc, createdAtMs: now });
+        } catch (err) {
+          if (!(err instanceof AppError && err.code === 'VERSION_CONFLICT')) throw err;
+          continue; // another retry took it over, or the claim changed: look again
+        }
+        this.deps.log.warn(
+          { taskId: idem.doc.taskId },
+          'messageId claimed by a send that has not stored its message: taken over with the same task id',
+        );
+        return { takeOver: idem.doc.taskId };
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new AppError('UNAVAILABLE', 'the first request with this messageId is still being processed');
+  }
+
+  /** The stored task `taskId` when it holds the message `messageId` (it was handled), else undefined. */
+  async #taskWithMessage(taskId: string, messageId: string): Promise<TaskDoc | undefined> {
+    const t = await this.c.tasks.get(taskId);
+    return t && t.doc.history.some((m) => m.messageId === messageId) ? t.doc : undefined;
+  }
+
+  async #storeMessageFiles(
+    caller: CallerContext,
+    message: Message,
+    files: FileUpload[],
+    taskId: string,
+  ): Promise<{ message: Message; attachments: eventsV1.Attachment[] }> {
+    const parts: Part[] = message.parts.map((p) => structuredClone(p));
+    const attachments: eventsV1.Attachment[] = [];
+    for (const f of files) {
+      const part = parts[f.partIndex];
+      if (!part || part.kind !== 'file')
+        throw new InvalidParamsError(`file upload for part ${f.partIndex} does not match a file part`);
+      const ref = await this.deps.blobs.put(f.data, {
+        owner: caller.subscriptionId,
+        name: f.name,
+        mimeType: f.mimeType,
+      });
+      // The stored message references the file instead of carrying its bytes.
+      parts[f.partIndex] = {
+        ...part,
+        file: { ...(f.name ? { name: f.name } : {}), mimeType: f.mimeType, uri: `urn:a2a-inbound:file:${ref.id}` },
+        metadata: {
+          ...(part.metadata ?? {}),
+          'a2a-inbound/fileId': ref.id,
+          'a2a-inbound/size': ref.size,
+          'a2a-inbound/sha256': ref.sha256,
+        },
+      };
+      attachments.push({ blobId: ref.id, name: f.name, mimeType: f.mimeType, size: ref.size, uri: '' });
+    }
+    for (const p of parts) {
+      if (p.kind === 'file' && 'uri' in p.file && !p.file.uri.startsWith('urn:a2a-inbound:file:')) {
+        attachments.push({
+          blobId: '',
+          name: p.file.name ?? '',
+          mimeType: p.file.mimeType ?? '',
+          size: 0,
+          uri: p.file.uri,
+        });
+      }
+    }
+    this.deps.log.debug({ taskId, files: attachments.length }, 'message files stored');
+    // Large parts go to the blob store too: the task document and the run request carry references.
+    const compact = await this.core.payloads.compactParts(parts, caller.subscriptionId);
+    return { message: { ...message, parts: compact }, attachments };
+  }
+
+  async #waitForSettle(taskId: string, afterSeq: number, budgetMs: number): Promise<boolean> {
+    const ac = new AbortController();
+    const timer = setTimeout(() => ac.abort(), budgetMs);
+    try {
+      for await (const item of this.core.tails.follow(taskId, afterSeq, ac.signal)) {
+        if (item.final) return true;
+      }
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async *#tailUntilFinal(task: TaskDoc, afterSeq: number, signal: AbortSignal): AsyncIterable<StreamItem> {
+    // Whether from the log or rebuilt from the stored task, large parts travel as references: resolved here.
+    for await (const item of this.core.tails.follow(task.id, afterSeq, signal))
+      yield await this.core.resolveItem(task, item);
+  }
+
+  /** Replays events after `afterSeq` then goes live; a finished task gives one final status event. */
+  async *#replayOrSnapshot(task: TaskDoc, afterSeq: number, signal: AbortSignal): AsyncIterable<StreamItem> {
+    const current = (await this.c.tasks.get(task.id))?.doc ?? task;
+    if (endsStream(current.status.state)) {
+      // State table: resubscribing to a finished task gives a single event with `final: true`, whatever
+      // Last-Event-ID says (tailing after the last event of a finished task would wait forever).
+      yield await this.core.resolveItem(current, this.#finalSnapshot(current));
+      return;
+    }
+    // A Last-Event-ID beyond what exists (a client's bug, or another task's id) would skip the final event
+    // and wait forever: nobody can have seen more than the task's last event.
+    yield* this.#tailUntilFinal(current, Math.min(afterSeq, current.lastSeq), signal);
+  }
+
+  #finalSnapshot(task: TaskDoc): StreamItem {
+    const evt: TaskStatusUpdateEvent = {
+      kind: 'status-update',
+      taskId: task.id,
+      contextId: task.contextId,
+      status: task.status,
+      final: true,
+    };
+    return { seq: task.lastSeq, eventJson: JSON.stringify(evt), final: true };
+  }
+}

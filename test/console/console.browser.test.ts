@@ -1,0 +1,559 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { silentLogger } from '@a2a-inbound/logger';
+import { startSystem, type System } from '@a2a-inbound/embedded';
+import {
+  chromiumPath,
+  ensureConsoleBuilt,
+  launch,
+  newPage,
+  ROOT,
+  SCREENSHOTS,
+  screenshots,
+  seriousViolations,
+} from './browser';
+
+// Code passed to page.evaluate runs in the browser; the repository's lib has no DOM types, so its globals are loose here.
+declare const document: any;
+declare const window: any;
+declare const localStorage: any;
+declare const sessionStorage: any;
+
+/**
+ * The web console in a real browser (Debian's chromium through playwright-core) against the embedded system:
+ * sign-in per role, the A2A toggle, Test Discovery, a streamed Test console exchange, a key shown once, 429 and
+ * INSUFFICIENT_CREDITS, link reports (empty and not-linked states), keyboard use, axe-core and screenshots at
+ * 1280 and 390 px (test-output/console-screenshots). Without chromium it is skipped, except under CI.
+ */
+const FIXTURES = join(ROOT, 'services/linker/test/fixtures');
+const browserPath = chromiumPath();
+if (!browserPath && process.env.CI !== 'true')
+  process.stderr.write(
+    'test/console: chromium is not installed (apt-get install -y chromium): browser tests skipped\n',
+  );
+const maybe = browserPath || process.env.CI === 'true' ? describe : describe.skip;
+
+/** Polls wait long enough for a loaded CI machine (vitest's default is 1 s). */
+const POLL = { timeout: 15_000, interval: 100 };
+
+// Each test drives a real browser through several pages: generous on a loaded 2-core CI machine.
+maybe('web console in chromium', { timeout: 120_000 }, () => {
+  let system: System;
+  let browser: Browser;
+  let base: string;
+  let creds: { adminToken: string; operatorToken: string; a2aKey: string; invokeKey: string };
+  let developerToken: string;
+
+  const rest = async (method: string, path: string, token: string, body?: unknown): Promise<any> => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+    return text ? JSON.parse(text) : undefined;
+  };
+
+  /** Signs in through the form, by keyboard only: Tab to the field, type, Enter. */
+  const signIn = async (page: Page, token: string): Promise<void> => {
+    await page.goto(`${base}/console/`);
+    await page.getByLabel('User token').waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('token');
+    await page.keyboard.type(token);
+    await page.keyboard.press('Enter');
+    await page.getByRole('navigation', { name: 'Console' }).waitFor();
+  };
+  /** Follows a navigation link and waits for that page's heading (hash routes switch asynchronously). */
+  const open = async (page: Page, link: string, heading: string | RegExp = link): Promise<void> => {
+    await page.getByRole('link', { name: link, exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+  };
+  const agentCard = (page: Page, agentId: string) => page.locator(`article.agent[data-agent="${agentId}"]`);
+
+  beforeAll(async () => {
+    system = await startSystem({
+      env: { PORT: '0', HOST: '127.0.0.1', CONSOLE_DIR: ensureConsoleBuilt(), LINKER_ALLOWED_DIRS: FIXTURES },
+      log: silentLogger(),
+    });
+    base = system.baseUrl;
+    creds = system.tasks.seed!.credentials!;
+    developerToken = (
+      await rest('POST', '/api/v1/users', creds.adminToken, { email: 'dev@demo.local', role: 'developer' })
+    ).token;
+    browser = await launch();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await system?.close();
+  });
+
+  it('signs in per role: the session cookie is HttpOnly and SameSite=Strict, nothing is kept in web storage, and what a role may not do is disabled with the reason', async () => {
+    const expectations = [
+      { token: () => creds.adminToken, label: 'Admin', a2a: true, push: false, key: true },
+      { token: () => developerToken, label: 'Developer', a2a: false, push: false, key: true },
+      { token: () => creds.operatorToken, label: 'Platform operator', a2a: false, push: true, key: false },
+    ];
+    for (const e of expectations) {
+      const { context, page, problems } = await newPage(browser);
+      await signIn(page, e.token());
+      await expect.poll(() => page.locator('header .who strong').textContent(), POLL).toBe(e.label);
+      const cookies = await context.cookies();
+      const session = cookies.find((c) => c.name === 'a2a_console');
+      expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/' });
+      expect(await page.evaluate(() => [localStorage.length, sessionStorage.length])).toEqual([0, 0]);
+      expect(await page.evaluate(() => document.cookie)).toBe('');
+
+      const echo = agentCard(page, 'demo-echo');
+      await echo.waitFor();
+      expect(await echo.locator('.a2a-toggle').isDisabled()).toBe(!e.a2a);
+      expect(await echo.locator('.push-toggle').isDisabled()).toBe(!e.push);
+      if (!e.a2a) await expect.poll(() => echo.textContent(), POLL).toContain('Enabling A2A requires the Admin role');
+      if (!e.push) await expect.poll(() => echo.textContent(), POLL).toContain('enabled by the platform operator');
+      // The Task Agent's A2A toggle says why even for an Admin.
+      if (e.a2a)
+        await expect
+          .poll(() => agentCard(page, 'demo-task-agent').textContent())
+          .toContain('A2A is available only for AI Agents');
+
+      await open(page, 'API keys');
+      const create = page.getByRole('button', { name: 'Create key' });
+      expect(await create.isDisabled()).toBe(!e.key);
+      if (!e.key)
+        expect(await page.textContent('main')).toContain('Creating API keys needs the Admin or Developer role');
+      if (e.label === 'Platform operator') {
+        // The API refuses it anyway (the UI only mirrors the rule).
+        const refused = await page.evaluate(async () => {
+          const csrf = ((await (await fetch('/console/session')).json()) as { csrfToken: string }).csrfToken;
+          const r = await fetch('/api/v1/keys', {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': csrf },
+            body: JSON.stringify({ scope: 'a2a' }),
+          });
+          return r.status;
+        });
+        expect(refused).toBe(403);
+      }
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByLabel('User token').waitFor();
+      expect((await context.cookies()).find((c) => c.name === 'a2a_console')).toBeUndefined();
+      expect(problems).toEqual([]);
+      await context.close();
+    }
+  });
+
+  it('refuses a wrong token with the API message, in place', async () => {
+    const { context, page } = await newPage(browser);
+    await page.goto(`${base}/console/`);
+    await page.getByLabel('User token').fill('usr_not-a-token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.locator('[role=status]').textContent(), POLL).toContain('UNAUTHENTICATED');
+    await context.close();
+  });
+
+  it('toggles A2A for an agent (Admin): saved at once, the banner count and the public card follow, by keyboard', async () => {
+    const { context, page, problems } = await newPage(browser);
+    await signIn(page, creds.adminToken);
+    const slow = agentCard(page, 'demo-slow');
+    await slow.waitFor();
+    const count = () => page.locator('.banner .count').textContent();
+    const before = Number(await count());
+    expect(await slow.locator('.endpoint').textContent()).toBe(`${base}/agents/demo-slow/a2a`);
+
+    await slow.locator('.a2a-toggle').focus();
+    await page.keyboard.press('Space');
+    await expect.poll(() => slow.locator('[role=status]').textContent(), POLL).toContain('Saved: a2aEnabled');
+    await expect.poll(async () => Number(await count()), POLL).toBe(before - 1);
+    expect((await fetch(`${base}/agents/demo-slow/.well-known/agent-card.json`)).status).toBe(404);
+    expect(await slow.textContent()).toContain('A2A is off for this agent');
+    await screenshots(page, 'deployment-a2a-off');
+
+    await slow.locator('.a2a-toggle').focus();
+    await page.keyboard.press('Space');
+    await expect.poll(async () => Number(await count()), POLL).toBe(before);
+    expect((await fetch(`${base}/agents/demo-slow/.well-known/agent-card.json`)).status).toBe(200);
+    await expect.poll(() => slow.locator('.endpoint').textContent(), POLL).toBe(`${base}/agents/demo-slow/a2a`);
+
+    // A refused change shows the API's error and the switch shows what is really served.
+    await rest('PATCH', '/api/v1/deployments/demo-deployment/agents/demo-echo/settings', creds.adminToken, {
+      rateLimitPerMinute: 600,
+    });
+    const echo = agentCard(page, 'demo-echo');
+    await echo.getByLabel('Rate limit (requests per minute)').fill('0');
+    await echo.getByLabel('Rate limit (requests per minute)').press('Tab');
+    await expect.poll(() => echo.locator('[role=status]').textContent(), POLL).toContain('Not saved: INVALID_PARAMS');
+    // ... and the field shows what is really served again.
+    await expect.poll(() => echo.getByLabel('Rate limit (requests per minute)').inputValue(), POLL).toBe('600');
+
+    await screenshots(page, 'deployment');
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('Test Discovery fetches the public catalog from the browser and shows the agents and their cards', async () => {
+    const { context, page, problems } = await newPage(browser);
+    await signIn(page, creds.adminToken);
+    await page.getByRole('button', { name: 'Test Discovery' }).click();
+    const result = page.getByRole('region', { name: 'Test Discovery result' });
+    await expect.poll(() => result.textContent(), POLL).toMatch(/answered HTTP 200 in \d+ ms with 4 agent\(s\)/);
+    const banner = await rest('GET', '/api/v1/deployments/demo-deployment/discovery', creds.adminToken);
+    expect(await result.locator('ul.cards > li').count()).toBe(banner.a2aEnabledCount);
+    expect(await result.textContent()).toContain('card 0.3.0');
+    expect(await result.textContent()).toContain(`${base}/agents/demo-echo/.well-known/agent-card.json`);
+    await screenshots(page, 'discovery');
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('creates a key shown once, then streams a message/stream answer live in the Test console and shows the credits left', async () => {
+    const { context, page, problems } = await newPage(browser);
+    await signIn(page, creds.adminToken);
+    await open(page, 'API keys');
+    await page.getByLabel('Name').fill('console e2e');
+    await page.getByLabel('Scope').selectOption('a2a');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const once = page.locator('.once');
+    await once.waitFor();
+    expect(await once.textContent()).toContain('it is shown once');
+    const value = (await page.locator('.key-value').textContent())!.trim();
+    expect(value).toMatch(/^a2a_/);
+    const table = await page.locator('table').textContent();
+    expect(table).toContain('console e2e');
+    expect(table).not.toContain(value);
+    await screenshots(page, 'keys-created');
+    expect(await seriousViolations(page)).toEqual([]);
+    // Shown once: after leaving the page it is gone, and the list never shows it.
+    await open(page, 'Deployment', /^Deployment/);
+    await open(page, 'API keys');
+    await expect.poll(() => page.locator('table').textContent(), POLL).toContain('console e2e');
+    expect(await page.locator('.once').count()).toBe(0);
+    expect(await page.textContent('main')).not.toContain(value);
+    expect(
+      await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage })),
+    ).not.toContain(value);
+
+    const creditsBefore = (await rest('GET', '/api/v1/credits', creds.adminToken)).credits as number;
+    await open(page, 'Test console');
+    await page.getByLabel('Agent', { exact: true }).selectOption('demo-slow');
+    await page.getByLabel('Method', { exact: true }).selectOption('message/stream');
+    await expect.poll(() => page.getByLabel('Key (scope a2a)').inputValue(), POLL).toContain('console e2e');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const frames = page.locator('ol.frames > li');
+    // Live: a first frame is shown while the stream is still open (demo-slow takes a while to finish).
+    await frames.first().waitFor();
+    await expect.poll(() => page.locator('p.status').textContent(), { timeout: 30_000 }).toContain('Stream ended');
+    // Arrival times in the browser: the answer came about 3 s after the first frames (demo-slow works 3 s), so
+    // frames were read and shown as they arrived, not at the end.
+    const at = (await page.locator('ol.frames .at').allTextContents()).map((t) => Number(t.replace(/\D/g, '')));
+    expect(at.at(-1)! - at[0]!).toBeGreaterThan(1_500);
+    // The deltas assembled by artifact id into the answer text.
+    expect(await page.locator('.answer-text').first().textContent()).toContain('Finished after');
+    const all = await frames.allTextContents();
+    expect(all.length).toBeGreaterThan(2);
+    expect(all[0]).toContain('"state":"working"');
+    expect(all.at(-1)).toContain('"final":true');
+    const creditsAfter = (await rest('GET', '/api/v1/credits', creds.adminToken)).credits as number;
+    expect(creditsAfter).toBeLessThan(creditsBefore);
+    await expect.poll(() => page.locator('.credits-left').textContent(), POLL).toBe(String(creditsAfter));
+    // The next request's template carries the streamed task's id: tasks/get reads it back, completed.
+    const taskId = JSON.parse(all[0]!.replace(/^\+\d+ ms/, '')).result.id as string;
+    await page.getByLabel('Method', { exact: true }).selectOption('tasks/get');
+    expect(await page.getByLabel('Request (JSON)').inputValue()).toContain(taskId);
+    await page.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => page.locator('pre.answer').textContent(), POLL).toContain('"state": "completed"');
+    expect(await page.locator('p.status').textContent()).toMatch(/^HTTP 200/);
+    await page.getByLabel('Method', { exact: true }).selectOption('tasks/resubscribe');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => page.locator('p.status').textContent(), POLL).toContain('Stream ended after 1 frame(s)');
+    await screenshots(page, 'test-console-stream');
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('shows a 429 and INSUFFICIENT_CREDITS as such in the Test console', async () => {
+    const { context, page } = await newPage(browser);
+    await rest('PATCH', '/api/v1/deployments/demo-deployment/agents/demo-failing/settings', creds.adminToken, {
+      rateLimitPerMinute: 1,
+    });
+    await signIn(page, creds.adminToken);
+    await open(page, 'Test console');
+    await page.getByLabel('Agent', { exact: true }).selectOption('demo-failing');
+    await page.getByLabel('Method', { exact: true }).selectOption('message/send');
+    await page.getByLabel('Or paste a key value').fill(creds.a2aKey);
+    const status = page.locator('p.status');
+    for (let i = 0; i < 2; i += 1) {
+      await page.getByRole('button', { name: 'New request' }).click();
+      await page.getByRole('button', { name: 'Send' }).click();
+      await expect.poll(() => status.textContent(), POLL).not.toBe('Sending…');
+    }
+    await expect.poll(() => status.textContent(), POLL).toContain('HTTP 429: rate limited');
+    expect(await status.textContent()).toContain('Retry-After');
+
+    await rest('PUT', '/api/v1/credits/cost', creds.operatorToken, {
+      cost: 10_000_000,
+      subscriptionId: 'demo-subscription',
+    });
+    try {
+      await page.getByLabel('Agent', { exact: true }).selectOption('demo-echo');
+      await page.getByRole('button', { name: 'New request' }).click();
+      await page.getByRole('button', { name: 'Send' }).click();
+      await expect.poll(() => status.textContent(), POLL).toContain('INSUFFICIENT_CREDITS');
+    } finally {
+      await rest('PUT', '/api/v1/credits/cost', creds.operatorToken, { cost: 1, subscriptionId: 'demo-subscription' });
+    }
+    await context.close();
+  });
+
+  it('streams an invoke run (run/stream) with an invoke key, and shows a wrong-scope key\u2019s 403', async () => {
+    const { context, page, problems } = await newPage(browser);
+    await signIn(page, creds.adminToken);
+    await open(page, 'Test console');
+    await page.getByLabel('Agent', { exact: true }).selectOption('demo-echo');
+    await page.getByLabel('Method', { exact: true }).selectOption('run/stream');
+    await page.getByLabel('Or paste a key value').fill(creds.invokeKey);
+    await page.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => page.locator('p.status').textContent(), { timeout: 30_000 }).toContain('Stream ended');
+    const frames = await page.locator('ol.frames > li').allTextContents();
+    expect(frames.join('\n')).toContain('"run_id"');
+    expect(frames.at(-1)).toContain('"final":true');
+    expect(await page.locator('.answer-text').count()).toBeGreaterThan(0);
+
+    await page.getByLabel('Or paste a key value').fill(creds.a2aKey);
+    await page.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => page.locator('p.status').textContent(), POLL).toContain('HTTP 403');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('creates a key by keyboard alone (Tab, type, arrows, Enter)', async () => {
+    const { context, page } = await newPage(browser);
+    await signIn(page, creds.adminToken);
+    await page.getByRole('link', { name: 'API keys' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    await page.getByLabel('Name').focus();
+    await page.keyboard.type('keyboard key');
+    await page.keyboard.press('Tab'); // scope
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('key-scope');
+    await page.keyboard.press('ArrowDown'); // invoke
+    await page.keyboard.press('Tab'); // expiry date
+    await page.keyboard.press('Tab'); // date picker parts, then the button
+    for (
+      let i = 0;
+      i < 4 && (await page.evaluate(() => document.activeElement?.textContent?.trim())) !== 'Create key';
+      i += 1
+    )
+      await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.locator('.once').waitFor();
+    // Focus moves to the one-time value so a keyboard or screen-reader user lands on it.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.className), POLL).toBe('once');
+    expect(await page.locator('.key-value').textContent()).toMatch(/^inv_/);
+    expect(await page.locator('table').textContent()).toContain('keyboard key');
+    await context.close();
+  });
+
+  it('pins a version with the pin picker, promotes a version, and revokes a key', async () => {
+    const { context, page, problems } = await newPage(browser);
+    const echo = await rest('GET', '/api/v1/agents/demo-echo', creds.adminToken);
+    const v1 = echo.versions[0];
+    await rest('POST', '/api/v1/agents/demo-echo/versions', creds.adminToken, {
+      version: '1.1.0',
+      runtime: v1.runtime,
+      runtimeConfig: v1.runtimeConfig,
+    });
+    await signIn(page, creds.adminToken);
+    const card = agentCard(page, 'demo-echo');
+    await card.waitFor();
+    const served = () => card.locator('p').first().textContent();
+    await card.getByLabel('Version behaviour').selectOption('pinned');
+    await expect.poll(() => card.locator('[role=status]').textContent(), POLL).toContain('Saved: versionStrategy');
+    await expect.poll(() => card.getByLabel('Pinned version').isEnabled(), POLL).toBe(true);
+    await card.getByLabel('Pinned version').selectOption('1.1.0');
+    await expect.poll(() => card.locator('[role=status]').textContent(), POLL).toBe('Saved: pinnedVersion');
+    await expect.poll(served, POLL).toContain('1.1.0');
+    const placed = await rest('GET', '/api/v1/deployments/demo-deployment', creds.adminToken);
+    expect(placed.agents.find((a: any) => a.agentId === 'demo-echo')).toMatchObject({
+      servedVersion: '1.1.0',
+      settings: { versionStrategy: 'pinned', pinnedVersion: '1.1.0' },
+    });
+    await card.getByLabel('Version behaviour').selectOption('latest-production');
+    await expect.poll(served, POLL).toContain('1.0.0');
+
+    await open(page, 'Agents and versions');
+    const promote = page.getByRole('button', { name: 'Promote' }).first();
+    await promote.focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('p.status').textContent(), POLL).toContain('Promoted Demo Echo Agent 1.1.0');
+    expect((await rest('GET', '/api/v1/agents/demo-echo', creds.adminToken)).versions).toEqual(
+      expect.arrayContaining([expect.objectContaining({ version: '1.1.0', status: 'PRODUCTION' })]),
+    );
+    await screenshots(page, 'agents-promoted');
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await rest('POST', '/api/v1/keys', creds.adminToken, { scope: 'invoke', name: 'to revoke' });
+    await open(page, 'API keys');
+    const row = page.locator('tr', { hasText: 'to revoke' });
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    await expect.poll(() => row.textContent(), POLL).toContain('revoked');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('lets the operator enable push notifications: saved, and the public card says so', async () => {
+    const { context, page, problems } = await newPage(browser);
+    await signIn(page, creds.operatorToken);
+    const card = agentCard(page, 'demo-approval');
+    await card.waitFor();
+    await card.locator('.push-toggle').check();
+    await expect.poll(() => card.locator('[role=status]').textContent(), POLL).toBe('Saved: pushNotificationsEnabled');
+    const published = (await (await fetch(`${base}/agents/demo-approval/.well-known/agent-card.json`)).json()) as any;
+    expect(published.capabilities.pushNotifications).toBe(true);
+    await card.locator('.push-toggle').uncheck();
+    await expect.poll(() => card.locator('.push-toggle').isChecked(), POLL).toBe(false);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('returns to sign-in, saying so, when the session ends elsewhere', async () => {
+    const { context, page } = await newPage(browser);
+    await signIn(page, creds.adminToken);
+    await agentCard(page, 'demo-echo').waitFor();
+    // Signed out from another tab: the server forgets the session.
+    await page.evaluate(async () => {
+      const csrf = ((await (await fetch('/console/session')).json()) as { csrfToken: string }).csrfToken;
+      await fetch('/console/session', { method: 'DELETE', headers: { 'X-CSRF-Token': csrf } });
+    });
+    await page.getByRole('link', { name: 'API keys', exact: true }).click();
+    await page.getByLabel('User token').waitFor();
+    expect(await page.locator('[role=status]').textContent()).toContain('Your session has ended');
+    await context.close();
+  });
+
+  it('shows link reports: the empty state, the not-linked state, and a linked table with filters and evidence', async () => {
+    const { context, page, problems } = await newPage(browser);
+    await signIn(page, creds.adminToken);
+    await open(page, 'Applications');
+    expect(await page.textContent('main')).toContain('No application yet');
+
+    const addApp = async (name: string, sources: [string, string][]): Promise<void> => {
+      await page.getByLabel('New application').fill(name);
+      await page.getByRole('button', { name: 'Create', exact: true }).click();
+      await page.getByRole('heading', { name, level: 2 }).waitFor();
+      for (const [source, dir] of sources) {
+        await page.getByLabel('Source name').fill(source);
+        await page.getByLabel('Git URL or server directory').fill(dir);
+        await page.getByRole('button', { name: 'Add source' }).click();
+        await page.getByRole('button', { name: `Ingest ${source}` }).click();
+        await expect
+          .poll(() => page.locator('p.status').textContent(), { timeout: 30_000 })
+          .toContain(`Ingest ${source}: done`);
+      }
+    };
+
+    await addApp('independent', [
+      ['blog', join(FIXTURES, 'independent/blog')],
+      ['wiki', join(FIXTURES, 'independent/wiki')],
+    ]);
+    const empty = page.locator('.empty-state');
+    await empty.waitFor();
+    expect(await empty.textContent()).toContain('Both outcomes are legitimate');
+    expect(await page.locator('[data-stat=apiLinks]').textContent()).toBe('0');
+    expect(await page.locator('ol.stages').textContent()).toMatch(
+      /fetch\s+completed[\s\S]*parse\s+completed[\s\S]*link\s+completed/,
+    );
+    await screenshots(page, 'applications-empty');
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // Archives (what the distributed mode takes: no server directories there), uploaded from the browser.
+    const tmp = mkdtempSync(join(tmpdir(), 'console-archives-'));
+    for (const name of ['blog', 'wiki'])
+      execFileSync('tar', ['czf', join(tmp, `${name}.tar.gz`), '-C', join(FIXTURES, 'independent', name), '.']);
+    await page.getByLabel('New application').fill('archives');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByRole('heading', { name: 'archives', level: 2 }).waitFor();
+    for (const name of ['blog', 'wiki']) {
+      await page.getByLabel('Source name').fill(name);
+      await page.getByLabel('or an archive (.tar.gz, .zip)').setInputFiles(join(tmp, `${name}.tar.gz`));
+      await page.getByRole('button', { name: 'Add source' }).click();
+      await expect
+        .poll(() => page.locator('p.status').textContent(), { timeout: 30_000 })
+        .not.toBe(`Add source ${name}…`);
+      expect(await page.locator('p.status').textContent()).toBe(`Add source ${name}: done`);
+    }
+    await page.locator('.empty-state').waitFor();
+    expect(await page.locator('ol.stages').textContent()).toMatch(/link\s+completed/);
+
+    await addApp('single', [['blog', join(FIXTURES, 'independent/blog')]]);
+    await page.locator('.not-linked').waitFor();
+    expect(await page.locator('.not-linked').textContent()).toContain('the application has one source');
+
+    await addApp('http-polyglot', [
+      ['catalog', join(FIXTURES, 'http-polyglot/catalog')],
+      ['orders', join(FIXTURES, 'http-polyglot/orders')],
+      ['storefront', join(FIXTURES, 'http-polyglot/storefront')],
+    ]);
+    const rows = page.locator('table.links tbody tr');
+    await rows.first().waitFor();
+    const total = await rows.count();
+    expect(total).toBeGreaterThan(0);
+    expect(await rows.first().textContent()).toMatch(/:\d+/); // file:line evidence
+    await page.getByLabel('Filter').fill('orders');
+    await expect.poll(() => rows.count(), POLL).toBeLessThanOrEqual(total);
+    const filtered = await rows.allTextContents();
+    expect(filtered.every((r) => r.toLowerCase().includes('orders'))).toBe(true);
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download Markdown' }).click();
+    expect((await download).suggestedFilename()).toBe('http-polyglot-link-report.md');
+    await screenshots(page, 'applications-report');
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('renders every page at 390 px without horizontal overflow, passes axe-core, and is screenshotted', async () => {
+    const { context, page, problems } = await newPage(browser, 390);
+    await page.goto(`${base}/console/`);
+    await page.getByLabel('User token').waitFor();
+    await screenshots(page, 'sign-in');
+    expect(await seriousViolations(page)).toEqual([]);
+    await signIn(page, creds.operatorToken);
+    for (const [link, name] of [
+      ['Deployment', 'deployment-operator'],
+      ['Test console', 'test-console'],
+      ['API keys', 'keys-operator'],
+      ['Agents and versions', 'agents'],
+      ['Applications', 'applications-operator'],
+    ] as const) {
+      await open(page, link, link === 'Deployment' ? /^Deployment/ : link);
+      await page.waitForLoadState('networkidle');
+      await page.setViewportSize({ width: 390, height: 900 });
+      // Elements reaching past the viewport (tables scroll inside their own region instead).
+      const wide = await page.evaluate(() =>
+        [...document.querySelectorAll('body *')]
+          .filter(
+            (e) => e.getBoundingClientRect().right > window.innerWidth + 1 && !e.parentElement?.closest('.scroll'),
+          )
+          .slice(0, 5)
+          .map((e) => `${e.tagName.toLowerCase()}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`),
+      );
+      expect(wide, `${link} overflows at 390 px`).toEqual([]);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow, `${link} scrolls sideways at 390 px`).toBeLessThanOrEqual(1);
+      await screenshots(page, name);
+      expect(await seriousViolations(page), link).toEqual([]);
+    }
+    expect(await page.textContent('main')).toContain('Link reports need the Admin or Developer role');
+    expect(problems).toEqual([]);
+    process.stdout.write(`console screenshots: ${SCREENSHOTS}\n`);
+    await context.close();
+  });
+});
