@@ -455,6 +455,20 @@ function showParts(parts: readonly Part[]): string {
     .join('');
 }
 
+/** Which parts of a URL make it dynamic, in words. */
+function whyDynamic(parts: readonly Part[], env: SourceEnv): string {
+  const why: string[] = [];
+  for (const p of parts) {
+    if ('ref' in p) why.push(`\`${p.ref}\` is no constant of the source`);
+    else if ('env' in p && lookup(env, p.env) === undefined && p.fallback === undefined)
+      why.push(`environment variable \`${p.env}\` is set in no attached configuration`);
+    else if ('config' in p && lookup(env, p.config) === undefined && p.fallback === undefined)
+      why.push(`configuration key \`${p.config}\` is set in no attached configuration`);
+    else if ('hole' in p) why.push('a part is computed at run time');
+  }
+  return [...new Set(why)].join('; ') || 'its host is computed at run time';
+}
+
 function describeCall(method: string, target: Target | undefined, raw: string): string {
   if (!target) return `${method} ${raw.replaceAll(HOLE, '…')}`;
   const path = displayTemplate(segments(target.path));
@@ -487,7 +501,7 @@ function linkCalls(sources: readonly SourceFacts[], topo: Topology, out: LinkRes
           caller,
           calls: `${call.method} ${showParts(call.url)}`,
           reason: 'dynamic URL',
-          detail: 'the URL is only known at run time',
+          detail: `the URL is only known at run time (${whyDynamic(call.url, env)})`,
           candidates: [],
         });
         continue;

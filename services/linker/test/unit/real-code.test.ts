@@ -38,6 +38,17 @@ describe('placeholders never match', () => {
     ]);
   });
 
+  it('a dynamic URL says which part is unknown', async () => {
+    const r = await reportOf({
+      orders: ordersApi,
+      web: { 'src/a.ts': 'fetch(process.env.ORDERS_URL);\nfetch(settings.target);\n' },
+    });
+    expect(r.unresolvedCalls.map((u) => u.detail)).toEqual([
+      'the URL is only known at run time (environment variable `ORDERS_URL` is set in no attached configuration)',
+      'the URL is only known at run time (`settings.target` is no constant of the source)',
+    ]);
+  });
+
   it('a call whose host is dynamic is listed even when its path fits one of the caller own routes', async () => {
     const r = await reportOf({
       orders: {
