@@ -527,10 +527,12 @@ function linkCalls(sources: readonly SourceFacts[], topo: Topology, out: LinkRes
         }
       }
       if (!restrictTo && call.serviceName) {
-        const hs = hostSource(call.serviceName.toLowerCase(), topo);
+        // @FeignClient(name = "${orders.service:orders}"): the name through configuration, else its default.
+        const service = expand(env, call.serviceName);
+        const hs = service.includes(HOLE) ? undefined : hostSource(service.toLowerCase(), topo);
         if (hs) {
           restrictTo = hs;
-          via = `client \`${call.serviceName}\``;
+          via = `client \`${service}\``;
         }
       }
       // A relative URL goes to the caller's own origin (a UI served by its gateway): the caller's routes,

@@ -131,12 +131,15 @@ describe('Spring on real code', () => {
           '@FeignClient(name = "auth-service")\npublic interface AuthClient {\n  @RequestMapping(method = RequestMethod.POST, value = "/uaa/users")\n  void create(User u);\n}\n',
         'src/main/java/a/UsersClient.java':
           '@FeignClient(name = "auth-service", path = "/uaa/users")\npublic interface UsersClient {\n  @GetMapping("/current") Object current();\n}\n',
+        'src/main/java/a/TokenClient.java':
+          '@FeignClient(name = "${auth.client.name:auth-service}")\npublic interface TokenClient {\n  @PostMapping("/uaa/users") void create();\n}\n',
         'src/main/java/a/RatesClient.java':
           '@FeignClient(value = "rates", url = "${rates.url}")\npublic interface RatesClient {\n  @GetMapping("/latest") Object latest();\n}\n',
       },
     });
     expect(rows(r)).toEqual([
       'accounts src/main/java/a/AuthClient.java:3 | POST /uaa/users | auth-svc src/main/java/a/UserController.java:5 POST /uaa/users (spring)',
+      'accounts src/main/java/a/TokenClient.java:3 | POST /uaa/users | auth-svc src/main/java/a/UserController.java:5 POST /uaa/users (spring)',
       'accounts src/main/java/a/UsersClient.java:3 | GET /uaa/users/current | auth-svc src/main/java/a/UserController.java:4 GET /uaa/users/current (spring)',
     ]);
     // rates.url from the config repository's accounts.yml, with its placeholder default: an external host.
