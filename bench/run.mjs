@@ -1,0 +1,557 @@
+#!/usr/bin/env node
+// `npm run bench`: the A2A HTTP benchmark in one run, as ratios to a bare Express JSON echo measured in the same
+// run. Targets: the bare Express echo (bench/baseline-server.mjs), the `@a2a-js/sdk` reference server with an echo
+// agent (bench/reference-server.mjs), our embedded mode, and, when REDIS_URL, KAFKA_BROKERS and MONGO_URL are set,
+// the distributed mode (two gateways, two runners, tasks, webhooks and linker as separate processes on those
+// engines). Cases at each concurrency: message/send (blocking, echo, a unique messageId per request), tasks/get,
+// the agent card, the first SSE frame of message/stream; then the idle-SSE test (BENCH_IDLE_STREAMS idle
+// streams on one gateway: its RSS and the p99 of other requests meanwhile) and the distributed echo round trip.
+// Writes the tables to docs/performance.md (BENCH_OUT) between the generated-section markers.
+//
+// Environment (all optional):
+//   BENCH_SECONDS=10        seconds per throughput case
+//   BENCH_CONCURRENCY=1,16,64
+//   BENCH_TARGETS=baseline,reference,embedded,distributed  (distributed only when the engines are configured)
+//   BENCH_IDLE_STREAMS=10000  (0 skips the idle-SSE test)
+//   BENCH_LOADGEN=auto|wrk|node  (auto: wrk when installed, else the built-in Node load generator)
+//   BENCH_OUT=docs/performance.md  (`-` prints only)
+// Requires `npm run build` first (the embedded and distributed modes run the bundles in dist/).
+import { spawn, execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const root = new URL('..', import.meta.url).pathname;
+const env = process.env;
+const seconds = Number(env.BENCH_SECONDS ?? 10);
+const concurrencies = (env.BENCH_CONCURRENCY ?? '1,16,64').split(',').map(Number);
+const idleStreams = Number(env.BENCH_IDLE_STREAMS ?? 10_000);
+const engines = Boolean(env.REDIS_URL && env.KAFKA_BROKERS && env.MONGO_URL);
+const wanted = new Set((env.BENCH_TARGETS ?? 'baseline,reference,embedded,distributed').split(','));
+const out = env.BENCH_OUT ?? join(root, 'docs/performance.md');
+const tmp = mkdtempSync(join(os.tmpdir(), 'a2a-bench-'));
+const hasWrk = (() => {
+  try {
+    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch (err) {
+    return err.status === 1; // wrk --version exits 1 after printing its version
+  }
+})();
+const loadgen = env.BENCH_LOADGEN === 'node' || (env.BENCH_LOADGEN !== 'wrk' && !hasWrk) ? 'node' : 'wrk';
+const execFileAsync = promisify(execFile);
+const log = (s) => process.stderr.write(`[bench] ${s}\n`);
+
+// ---------------------------------------------------------------------------------------------- processes
+
+const children = new Set();
+function startChild(args, childEnv, ready) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, {
+      env: { ...env, ...childEnv },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.add(child);
+    let text = '';
+    let done = false;
+    const onData = (d) => {
+      text += d.toString();
+      const m = ready(text);
+      if (m && !done) {
+        done = true;
+        resolve({ child, match: m });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (d) => (text += d.toString()));
+    child.on('exit', (code) => {
+      children.delete(child);
+      if (!done) reject(new Error(`${args[0]} exited ${code}: ${text.slice(-800)}`));
+    });
+  });
+}
+async function stopChild(child) {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(t);
+}
+process.on('exit', () => {
+  for (const c of children) c.kill('SIGKILL');
+});
+
+const rssMb = (pid) => {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+};
+const cpuSeconds = (pid) => {
+  // utime + stime of /proc/<pid>/stat, in clock ticks (100 per second on Linux)
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+};
+
+// ---------------------------------------------------------------------------------------------- load
+
+/** One case: method, path, headers, and a body (a string, or a function of a unique request number). */
+function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+async function wrkRun(base, spec, connections, secs) {
+  const script = join(tmp, `s${Math.random().toString(36).slice(2)}.lua`);
+  const headers = Object.entries(spec.headers ?? {})
+    .map(([k, v]) => `["${k}"] = "${v}"`)
+    .join(', ');
+  // Per-thread ids (setup) and a per-run stamp keep generated messageIds unique across threads and runs.
+  const body =
+    spec.body === undefined
+      ? 'nil'
+      : typeof spec.body === 'function'
+        ? spec.body('" .. stamp .. "-" .. tid .. "-" .. counter .. "')
+        : spec.body;
+  writeFileSync(
+    script,
+    `
+local threads = 0
+setup = function(thread)
+  threads = threads + 1
+  thread:set("tid", threads)
+end
+counter = 0
+stamp = "${Date.now().toString(36)}"
+request = function()
+  counter = counter + 1
+  local body = ${body === 'nil' ? 'nil' : `"${body}"`}
+  return wrk.format("${spec.method}", "${spec.path}", { ${headers} }, body)
+end
+`,
+  );
+  const { stdout: text } = await execFileAsync(
+    'wrk',
+    [`-t${Math.min(2, connections)}`, `-c${connections}`, `-d${secs}s`, '--latency', '-s', script, base],
+    { encoding: 'utf8' },
+  );
+  const ms = (m) => (m ? Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1) : NaN);
+  return {
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1] ?? 0),
+    p50: ms(/50%\s+([\d.]+)(us|ms|s)\b/.exec(text)),
+    p99: ms(/99%\s+([\d.]+)(us|ms|s)\b/.exec(text)),
+    errors:
+      Number(/Non-2xx or 3xx responses: (\d+)/.exec(text)?.[1] ?? 0) +
+      [...text.matchAll(/(connect|read|write|timeout) (\d+)/g)].reduce((n, m) => n + Number(m[2]), 0),
+  };
+}
+
+/** The built-in load generator: `connections` keep-alive loops, each one request at a time. */
+async function nodeRun(base, spec, connections, secs) {
+  const url = new URL(base);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  const lat = [];
+  let errors = 0;
+  let n = 0;
+  const stamp = Date.now().toString(36);
+  const end = performance.now() + secs * 1000;
+  const one = (body) =>
+    new Promise((resolve) => {
+      const t0 = performance.now();
+      const req = http.request(
+        { host: url.hostname, port: url.port, path: spec.path, method: spec.method, headers: spec.headers, agent },
+        (res) => {
+          res.on('data', () => undefined);
+          res.on('end', () => {
+            if (res.statusCode >= 400) errors += 1;
+            lat.push(performance.now() - t0);
+            resolve();
+          });
+        },
+      );
+      req.on('error', () => {
+        errors += 1;
+        resolve();
+      });
+      req.end(body);
+    });
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: connections }, async (_, w) => {
+      while (performance.now() < end) {
+        n += 1;
+        const body = typeof spec.body === 'function' ? spec.body(`${stamp}-${w}-${n}`) : spec.body;
+        await one(body === undefined ? undefined : body.replaceAll('\\"', '"'));
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  agent.destroy();
+  lat.sort((a, b) => a - b);
+  return { rps: lat.length / elapsed, p50: percentile(lat, 50), p99: percentile(lat, 99), errors };
+}
+
+const runLoad = (base, spec, c, secs = seconds) =>
+  loadgen === 'wrk' ? wrkRun(base, spec, c, secs) : nodeRun(base, spec, c, secs);
+
+/** Several gateways at once (the distributed mode): connections split between them, results combined. */
+async function runLoadOn(bases, spec, c, secs = seconds) {
+  if (bases.length === 1 || c < bases.length) return runLoad(bases[0], spec, c, secs);
+  const parts = await Promise.all(
+    bases.map((b, i) => {
+      const share = Math.floor(c / bases.length) + (i < c % bases.length ? 1 : 0);
+      return runLoad(b, spec, share, secs);
+    }),
+  );
+  const rps = parts.reduce((s, p) => s + p.rps, 0);
+  return {
+    rps,
+    p50: parts.reduce((s, p) => s + p.p50 * p.rps, 0) / rps,
+    p99: Math.max(...parts.map((p) => p.p99)),
+    errors: parts.reduce((s, p) => s + p.errors, 0),
+  };
+}
+
+/** Time to the first SSE frame of message/stream, `connections` loops for `secs`; each stream is read to its end. */
+async function firstFrame(base, spec, connections, secs) {
+  const url = new URL(base);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  const lat = [];
+  let errors = 0;
+  let n = 0;
+  const end = performance.now() + secs * 1000;
+  const one = (body) =>
+    new Promise((resolve) => {
+      const t0 = performance.now();
+      let first = true;
+      const req = http.request(
+        { host: url.hostname, port: url.port, path: spec.path, method: 'POST', headers: spec.headers, agent },
+        (res) => {
+          if (res.statusCode !== 200) errors += 1;
+          res.on('data', (d) => {
+            if (first && d.toString().includes('data:')) {
+              first = false;
+              lat.push(performance.now() - t0);
+            }
+          });
+          res.on('end', resolve);
+        },
+      );
+      req.on('error', () => {
+        errors += 1;
+        resolve();
+      });
+      req.end(body);
+    });
+  await Promise.all(
+    Array.from({ length: connections }, async (_, w) => {
+      while (performance.now() < end) {
+        n += 1;
+        await one(spec.body(`ff-${Date.now().toString(36)}-${w}-${n}`).replaceAll('\\"', '"'));
+      }
+    }),
+  );
+  agent.destroy();
+  lat.sort((a, b) => a - b);
+  return { rps: lat.length / secs, p50: percentile(lat, 50), p99: percentile(lat, 99), errors };
+}
+
+async function postJson(base, path, headers, body) {
+  const res = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  return res.json();
+}
+
+// ---------------------------------------------------------------------------------------------- targets
+
+const sendBody = (method) => (id) =>
+  `{\\"jsonrpc\\":\\"2.0\\",\\"id\\":1,\\"method\\":\\"${method}\\",\\"params\\":{\\"message\\":{\\"role\\":\\"user\\",\\"messageId\\":\\"m-${id}\\",\\"parts\\":[{\\"kind\\":\\"text\\",\\"text\\":\\"benchmark text\\"}]}}}`;
+
+/** Cases of an A2A server: its JSON-RPC path, card path and auth header; a seeded task for tasks/get. */
+async function a2aCases(base, { rpcPath, cardPath, headers }) {
+  const seeded = await postJson(base, rpcPath, headers, {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'message/send',
+    params: { message: { role: 'user', messageId: `seed-${Date.now()}`, parts: [{ kind: 'text', text: 'x' }] } },
+  });
+  const taskId = seeded.result?.id;
+  if (!taskId) throw new Error(`seed send failed: ${JSON.stringify(seeded).slice(0, 300)}`);
+  const h = { 'Content-Type': 'application/json', ...headers };
+  return {
+    send: { method: 'POST', path: rpcPath, headers: h, body: sendBody('message/send') },
+    get: {
+      method: 'POST',
+      path: rpcPath,
+      headers: h,
+      body: `{\\"jsonrpc\\":\\"2.0\\",\\"id\\":1,\\"method\\":\\"tasks/get\\",\\"params\\":{\\"id\\":\\"${taskId}\\"}}`,
+    },
+    card: { method: 'GET', path: cardPath, headers: {} },
+    stream: { path: rpcPath, headers: { ...h, Accept: 'text/event-stream' }, body: sendBody('message/stream') },
+  };
+}
+
+const SYSTEM_ENV = { LOG_LEVEL: 'warn', SEED_RATE_LIMIT_PER_MINUTE: '10000000', HOST: '127.0.0.1' };
+
+async function startEmbedded() {
+  const { child, match } = await startChild(
+    [join(root, 'embedded/dist/main.js')],
+    { ...SYSTEM_ENV, PORT: '0' },
+    (o) => {
+      const port = /base URL:\s+http:\/\/[^:]+:(\d+)/.exec(o)?.[1];
+      const key = /a2a key:\s+(\S+)/.exec(o)?.[1];
+      return port && key ? { port, key } : undefined;
+    },
+  );
+  return {
+    bases: [`http://127.0.0.1:${match.port}`],
+    key: match.key,
+    pid: child.pid,
+    pids: [child.pid],
+    stop: () => stopChild(child),
+  };
+}
+
+async function startDistributed() {
+  const { startCluster } = await import(join(root, 'scripts/cluster.mjs'));
+  const namespace = `bench${Date.now().toString(36)}`;
+  const cluster = await startCluster({
+    namespace,
+    engines: false,
+    build: false,
+    quiet: true,
+    env: SYSTEM_ENV,
+    logDir: join(tmp, 'cluster'),
+  });
+  const key = cluster.credentials().a2aKey;
+  const pids = [...cluster.procs.values()].map((p) => p.child.pid);
+  return {
+    bases: cluster.gateways,
+    key,
+    pid: cluster.procs.get('gateway-1').child.pid,
+    pids,
+    stop: () => cluster.stopAll(),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------- run
+
+const rows = []; // { target, kase, c, rps, p50, p99, errors, cpuMsPerReq }
+const extras = []; // lines for the notes section
+const record = (target, kase, c, r, cpu) => {
+  rows.push({ target, kase, c, ...r, cpuMsPerReq: cpu });
+  log(
+    `${target.padEnd(12)} ${kase.padEnd(12)} c=${String(c).padEnd(3)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  errors ${r.errors}${cpu ? `  cpu ${cpu.toFixed(3)} ms/req` : ''}`,
+  );
+};
+
+async function measure(target, sys, cases) {
+  // Warm-up, not recorded: the JIT and the caches of a fresh process would otherwise weigh on the first case.
+  for (const kase of ['send', 'get', 'card']) await runLoadOn(sys.bases, cases[kase], 4, Math.min(2, seconds));
+  for (const kase of ['send', 'get', 'card']) {
+    for (const c of concurrencies) {
+      const before = sys.pids.reduce((s, p) => s + cpuSeconds(p), 0);
+      const r = await runLoadOn(sys.bases, cases[kase], c);
+      const cpu = sys.pids.reduce((s, p) => s + cpuSeconds(p), 0) - before;
+      record(target, kase, c, r, r.rps > 0 ? (cpu * 1000) / (r.rps * seconds) : undefined);
+    }
+  }
+  for (const c of concurrencies.filter((x) => x <= 16)) {
+    const r = await firstFrame(sys.bases[0], cases.stream, c, Math.max(1, seconds / 2));
+    record(target, 'stream-first', c, r);
+  }
+}
+
+async function idleSse(target, sys, cases, count) {
+  const base = sys.bases[0];
+  const url = new URL(base);
+  const headers = { 'Content-Type': 'application/json', Authorization: `Bearer ${sys.key}` };
+  // One long-running task (the slow demo agent, working for 10 minutes); every stream resubscribes to it.
+  const started = await postJson(base, '/agents/demo-slow/a2a', headers, {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'message/send',
+    params: {
+      message: {
+        role: 'user',
+        messageId: `idle-${Date.now()}`,
+        parts: [{ kind: 'data', data: { workMs: 600_000 } }],
+      },
+      configuration: { blocking: false },
+    },
+  });
+  const taskId = started.result?.id;
+  if (!taskId) throw new Error(`idle-SSE seed failed: ${JSON.stringify(started).slice(0, 300)}`);
+  const rssBefore = rssMb(sys.pid);
+  const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/resubscribe', params: { id: taskId } });
+  const reqs = [];
+  let open = 0;
+  let failed = 0;
+  const t0 = performance.now();
+  const openOne = () =>
+    new Promise((resolve) => {
+      const req = http.request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: '/agents/demo-slow/a2a',
+          method: 'POST',
+          headers: { ...headers, Accept: 'text/event-stream' },
+          agent,
+        },
+        (res) => {
+          if (res.statusCode !== 200) {
+            failed += 1;
+            res.resume();
+            return resolve();
+          }
+          let first = true;
+          res.on('data', () => {
+            if (first) {
+              first = false;
+              open += 1;
+              resolve();
+            }
+          });
+          res.on('error', () => undefined);
+        },
+      );
+      req.on('error', () => {
+        failed += 1;
+        resolve();
+      });
+      req.end(body);
+      reqs.push(req);
+    });
+  // Opened in batches: a burst of 10,000 connects would measure the kernel's accept queue, not the gateway.
+  for (let i = 0; i < count; i += 200) await Promise.all(Array.from({ length: Math.min(200, count - i) }, openOne));
+  const openMs = performance.now() - t0;
+  await sleep(1000);
+  const rssIdle = rssMb(sys.pid);
+  const r = await runLoad(base, cases.get, 16);
+  const rssAfter = rssMb(sys.pid);
+  for (const req of reqs) req.destroy();
+  agent.destroy();
+  record(target, `get+${count}sse`, 16, r);
+  extras.push(
+    `- ${target}: ${open} idle SSE streams open (${failed} refused) in ${(openMs / 1000).toFixed(1)} s on one gateway; ` +
+      `RSS ${rssBefore.toFixed(0)} MB before, ${rssIdle.toFixed(0)} MB with the streams open, ${rssAfter.toFixed(0)} MB after ` +
+      `${seconds} s of tasks/get at c=16 beside them: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms.`,
+  );
+  return { open, failed, rssIdle, ...r };
+}
+
+async function main() {
+  log(`load generator: ${loadgen}; ${seconds} s per case; c = ${concurrencies.join('/')}`);
+  if (wanted.has('baseline')) {
+    const { child, match } = await startChild(
+      [join(root, 'bench/baseline-server.mjs')],
+      { PORT: '0' },
+      (o) => /LISTENING (\d+)/.exec(o)?.[1],
+    );
+    const base = `http://127.0.0.1:${match}`;
+    const spec = {
+      method: 'POST',
+      path: '/echo',
+      headers: { 'Content-Type': 'application/json' },
+      body: `{\\"jsonrpc\\":\\"2.0\\",\\"id\\":1,\\"method\\":\\"x\\",\\"params\\":{\\"message\\":{\\"role\\":\\"user\\",\\"parts\\":[{\\"kind\\":\\"text\\",\\"text\\":\\"benchmark text\\"}]}}}`,
+    };
+    for (const c of concurrencies) {
+      const before = cpuSeconds(child.pid);
+      const r = await runLoad(base, spec, c);
+      record('baseline', 'echo', c, r, ((cpuSeconds(child.pid) - before) * 1000) / (r.rps * seconds));
+    }
+    await stopChild(child);
+  }
+  if (wanted.has('reference')) {
+    const { child, match } = await startChild(
+      [join(root, 'bench/reference-server.mjs')],
+      { PORT: '0' },
+      (o) => /LISTENING (\d+)/.exec(o)?.[1],
+    );
+    const base = `http://127.0.0.1:${match}`;
+    const cases = await a2aCases(base, { rpcPath: '/', cardPath: '/.well-known/agent-card.json', headers: {} });
+    await measure('reference', { bases: [base], pids: [child.pid] }, cases);
+    await stopChild(child);
+  }
+  const systems = [];
+  if (wanted.has('embedded')) systems.push(['embedded', startEmbedded]);
+  if (wanted.has('distributed')) {
+    if (engines) systems.push(['distributed', startDistributed]);
+    else log('distributed: skipped (set REDIS_URL, KAFKA_BROKERS and MONGO_URL)');
+  }
+  for (const [name, start] of systems) {
+    const sys = await start();
+    try {
+      const auth = { Authorization: `Bearer ${sys.key}` };
+      const cases = await a2aCases(sys.bases[0], {
+        rpcPath: '/agents/demo-echo/a2a',
+        cardPath: '/agents/demo-echo/.well-known/agent-card.json',
+        headers: auth,
+      });
+      await measure(name, sys, cases);
+      if (name === 'distributed') {
+        const rt = rows.find((r) => r.target === name && r.kase === 'send' && r.c === 1);
+        if (rt)
+          extras.push(
+            `- distributed echo round trip (message/send, blocking, c=1): p50 ${rt.p50.toFixed(1)} ms, p99 ${rt.p99.toFixed(1)} ms.`,
+          );
+      }
+      if (idleStreams > 0 && name === 'embedded') await idleSse(name, sys, cases, idleStreams);
+    } finally {
+      await sys.stop();
+    }
+  }
+  const text = report();
+  process.stdout.write(`${text}\n`);
+  if (out !== '-') writeReport(out, text);
+}
+
+function report() {
+  const base = new Map(rows.filter((r) => r.target === 'baseline').map((r) => [r.c, r.rps]));
+  const cpus = os.cpus();
+  const lines = [
+    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${os.hostname()}: ${cpus.length} × ${cpus[0]?.model.trim() ?? 'CPU'}, ` +
+      `${(os.totalmem() / 2 ** 30).toFixed(0)} GB, Node ${process.version}, load average ${os.loadavg()[0].toFixed(1)} at the end; ` +
+      `load generator ${loadgen}${loadgen === 'wrk' ? ' (-t2)' : ''}, ${seconds} s per case.`,
+    '',
+    '| target | case | c | req/s | × bare Express | p50 ms | p99 ms | errors | server CPU ms/req |',
+    '|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of rows) {
+    const ratio = base.get(r.c) && !r.kase.startsWith('stream') ? (r.rps / base.get(r.c)).toFixed(2) : '';
+    lines.push(
+      `| ${r.target} | ${r.kase} | ${r.c} | ${r.rps.toFixed(0)} | ${ratio} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.errors} | ${r.cpuMsPerReq === undefined ? '' : r.cpuMsPerReq.toFixed(3)} |`,
+    );
+  }
+  if (extras.length) lines.push('', ...extras);
+  return lines.join('\n');
+}
+
+const BEGIN = '<!-- bench:begin (written by `npm run bench`) -->';
+const END = '<!-- bench:end -->';
+function writeReport(file, text) {
+  const block = `${BEGIN}\n${text}\n${END}`;
+  const current = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  const i = current.indexOf(BEGIN);
+  const j = current.indexOf(END);
+  const next =
+    i >= 0 && j > i
+      ? `${current.slice(0, i)}${block}${current.slice(j + END.length)}`
+      : `${current || '# Performance\n'}\n## Latest run\n\n${block}\n`;
+  writeFileSync(file, next);
+  log(`wrote ${file}`);
+}
+
+await main().catch((err) => {
+  process.stderr.write(`${err.stack ?? err}\n`);
+  process.exitCode = 1;
+});
+for (const c of children) await stopChild(c);

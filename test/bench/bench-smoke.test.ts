@@ -1,0 +1,49 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+// The benchmark is not a timed test: this only runs `bench/run.mjs` in its shortest mode against the embedded
+// mode so that the command cannot rot (targets start, every case answers, the report is written in place).
+const root = join(__dirname, '../..');
+const MAIN = join(root, 'embedded/dist/main.js');
+
+describe('bench/run.mjs (npm run bench), shortest mode, embedded only', () => {
+  it('measures send, get, card, the first stream frame and idle streams, and writes the table between the markers', async () => {
+    if (!existsSync(MAIN)) execFileSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'ignore' });
+    const dir = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
+    const out = join(dir, 'performance.md');
+    writeFileSync(
+      out,
+      '# Performance\n\nkept above\n\n<!-- bench:begin (written by `npm run bench`) -->\nold\n<!-- bench:end -->\n\nkept below\n',
+    );
+    const { stdout } = await promisify(execFile)(process.execPath, [join(root, 'bench/run.mjs')], {
+      env: {
+        ...process.env,
+        BENCH_SECONDS: '1',
+        BENCH_CONCURRENCY: '2',
+        BENCH_TARGETS: 'embedded',
+        BENCH_IDLE_STREAMS: '20',
+        BENCH_LOADGEN: 'node',
+        BENCH_OUT: out,
+      },
+      timeout: 120_000,
+    });
+    const text = readFileSync(out, 'utf8');
+    expect(text).toContain('kept above');
+    expect(text).toContain('kept below');
+    expect(text).not.toContain('\nold\n');
+    expect(stdout).toContain('| target | case | c | req/s |');
+    for (const kase of ['send', 'get', 'card', 'stream-first', 'get+20sse']) {
+      const row = new RegExp(
+        `\\| embedded \\| ${kase.replace('+', '\\+')} \\| \\d+ \\| (\\d+) \\|[^\\n]*\\| (\\d+) \\|[^|]*\\|\\n`,
+      ).exec(text);
+      expect(row, kase).not.toBeNull();
+      expect(Number(row![1]), `${kase} req/s`).toBeGreaterThan(0);
+      expect(Number(row![2]), `${kase} errors`).toBe(0);
+    }
+    expect(text).toMatch(/embedded: 20 idle SSE streams open \(0 refused\)/);
+  }, 180_000);
+});
