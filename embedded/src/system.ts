@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '@a2a-inbound/logger';
-import { type Resolver, isPublicAddress } from '@a2a-inbound/runtime';
+import { type Resolver, isPublicAddress, withInProcessGrpc } from '@a2a-inbound/runtime';
 import { tracedBus } from '@a2a-inbound/telemetry';
 import {
   InMemoryBlobStore,
@@ -80,13 +80,23 @@ export interface SystemOptions {
    * public-address policy stays the default.
    */
   webhookEgress?: WebhookEgressOptions;
+  /**
+   * Calls between the services of this process skip the loopback network (ADR 0019; default true). The gRPC
+   * servers still listen on their ports for anything outside the process. False: every call over the network.
+   */
+  inProcessGrpc?: boolean;
 }
 
 /**
  * Starts the five services in this process. Each gRPC server listens on its own loopback port; the gateway
- * reaches tasks only through gRPC, and tasks/runner/webhooks talk only through the bus and the event log.
+ * reaches tasks only through gRPC (served in-process by default: ADR 0019), and tasks/runner/webhooks talk
+ * only through the bus and the event log.
  */
 export async function startSystem(options: SystemOptions): Promise<System> {
+  return options.inProcessGrpc === false ? start(options) : withInProcessGrpc(() => start(options));
+}
+
+async function start(options: SystemOptions): Promise<System> {
   // One process, no load balancer to tell: the gateway need not answer 503 for a while before it closes.
   const env = {
     TASKS_GRPC_PORT: '0',

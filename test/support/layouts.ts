@@ -30,13 +30,21 @@ export async function startEmbeddedSut(options: LayoutOptions = {}): Promise<Sut
 
 /**
  * Split layout: two runner replicas and a second gateway replica, each gRPC server on its own loopback port;
- * the replicas share nothing but the engines (bus, store, event log, cache, limiter) and gRPC.
+ * the replicas share nothing but the engines (bus, store, event log, cache, limiter) and gRPC, over the loopback
+ * network (no in-process channel: the embedded layout covers that one).
  */
 export async function startSplitSut(options: LayoutOptions = {}): Promise<Sut> {
   const engines = inMemoryEngines();
   const log = silentLogger();
   const resolver = options.resolver ? { resolver: options.resolver } : {};
-  const system = await startSystem({ env: { PORT: '0', HOST: '127.0.0.1' }, log, engines, runners: 2, ...resolver });
+  const system = await startSystem({
+    env: { PORT: '0', HOST: '127.0.0.1' },
+    log,
+    engines,
+    runners: 2,
+    inProcessGrpc: false,
+    ...resolver,
+  });
   const second = await startGatewayApp(
     { cache: engines.cache, limiter: engines.limiter, clock: engines.clock, log, ...resolver },
     loadGatewayConfig({

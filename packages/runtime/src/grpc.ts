@@ -10,6 +10,13 @@ import {
 import { healthV1 } from '@a2a-inbound/proto';
 import type { Logger } from '@a2a-inbound/logger';
 import { addReflection } from './reflection';
+import {
+  cancelInProcess,
+  drainedInProcess,
+  inProcessGrpcEnabled,
+  inProcessInterceptor,
+  registerInProcess,
+} from './in-process';
 
 /** Large enough for a message with 10 files of 20 MB (sent decoded over gRPC). */
 export const GRPC_MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
@@ -24,6 +31,14 @@ export const grpcChannelOptions: grpc.ChannelOptions = {
   'grpc.initial_reconnect_backoff_ms': 250,
   'grpc.max_reconnect_backoff_ms': 1_000,
 };
+
+/**
+ * A client's options for `address`: the channel options, plus the in-process channel (ADR 0019) that serves the
+ * call without a network hop when a server started in-process in this process listens there (embedded mode).
+ */
+export function grpcClientOptions(address: string): grpc.ClientOptions {
+  return { ...grpcChannelOptions, interceptors: [inProcessInterceptor(address)] };
+}
 
 /** AppError → gRPC ServiceError, with the stable code (and client-safe details) in trailers. */
 export function toGrpcError(err: unknown, log?: Logger): grpc.ServiceError {
@@ -153,12 +168,25 @@ export async function startGrpcServer(
       err ? reject(err) : resolve(p),
     );
   });
+  // Embedded mode: the same handlers (with the stream tracking) also answer in-process calls (ADR 0019).
+  const local = inProcessGrpcEnabled()
+    ? registerInProcess(
+        options.host,
+        port,
+        services.map((s) => ({
+          definition: s.definition,
+          implementation: trackServerStreams(s.definition, s.implementation, streams),
+        })),
+      )
+    : undefined;
   let closed: Promise<void> | undefined;
   return {
     port,
     address: `${options.host}:${port}`,
     close: () =>
       (closed ??= new Promise<void>((resolve) => {
+        // New in-process calls go to the network from now on, and find the port closed (UNAVAILABLE).
+        local?.unregister();
         // Server streams are live tails: they would hold tryShutdown for the whole grace period. End them now
         // with UNAVAILABLE (clients resume elsewhere: tasks/resubscribe with Last-Event-ID); unary calls finish.
         const shuttingDown = toGrpcError(new AppError('UNAVAILABLE', 'server shutting down; resume the stream'));
@@ -166,9 +194,11 @@ export async function startGrpcServer(
         streams.clear();
         const timer = setTimeout(() => {
           server.forceShutdown();
+          if (local) cancelInProcess(local.server);
           resolve();
         }, options.graceMs ?? 5_000);
-        server.tryShutdown(() => {
+        const network = new Promise<void>((r) => server.tryShutdown(() => r()));
+        void Promise.all([network, local ? drainedInProcess(local.server) : undefined]).then(() => {
           clearTimeout(timer);
           resolve();
         });

@@ -1,5 +1,6 @@
 export * from './lifecycle';
 export * from './grpc';
+export { withInProcessGrpc } from './in-process';
 export * from './reflection';
 export * from './net-guard';
 export * from './egress';

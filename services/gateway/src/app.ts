@@ -20,7 +20,7 @@ import { createManagementRouter } from './http/management-router';
 import { requestMetrics } from './http/metrics';
 import { authenticateUser } from './http/user-auth';
 import { linkerV1 } from '@a2a-inbound/proto';
-import { grpc, grpcChannelOptions } from '@a2a-inbound/runtime';
+import { grpc, grpcClientOptions } from '@a2a-inbound/runtime';
 import type { SseWriter } from './http/sse';
 import type { Resolver } from '@a2a-inbound/runtime';
 
@@ -219,7 +219,7 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
   const linker = new linkerV1.LinkerServiceClient(
     config.linkerAddress,
     grpc.credentials.createInsecure(),
-    grpcChannelOptions,
+    grpcClientOptions(config.linkerAddress),
   );
   lifecycle.onClose('linker client', async () => linker.close());
   const linkerCallers = new WeakMap<Request, linkerV1.Caller>();

@@ -1,5 +1,5 @@
 import { controlV1, tasksV1 } from '@a2a-inbound/proto';
-import { call, grpc, grpcChannelOptions } from '@a2a-inbound/runtime';
+import { call, grpc, grpcClientOptions } from '@a2a-inbound/runtime';
 import type { Cache } from '@a2a-inbound/ports';
 import { AppError } from '@a2a-inbound/errors';
 
@@ -11,8 +11,12 @@ export interface GatewayClients {
 
 export function connectClients(addresses: { tasks: string; control: string }): GatewayClients {
   const creds = grpc.credentials.createInsecure();
-  const tasks = new tasksV1.TasksServiceClient(addresses.tasks, creds, grpcChannelOptions);
-  const control = new controlV1.ControlPlaneServiceClient(addresses.control, creds, grpcChannelOptions);
+  const tasks = new tasksV1.TasksServiceClient(addresses.tasks, creds, grpcClientOptions(addresses.tasks));
+  const control = new controlV1.ControlPlaneServiceClient(
+    addresses.control,
+    creds,
+    grpcClientOptions(addresses.control),
+  );
   return {
     tasks,
     control,

@@ -5,7 +5,7 @@ import { eventsV1, tasksV1 } from '@a2a-inbound/proto';
 import {
   call,
   grpc,
-  grpcChannelOptions,
+  grpcClientOptions,
   isPublicAddress,
   Lifecycle,
   PeriodicReadiness,
@@ -40,7 +40,7 @@ export interface WebhookEgressOptions {
 
 /** The tasks service's internal GetPushDelivery RPC. */
 export function grpcPushSource(address: string): PushSource & { close(): void } {
-  const client = new tasksV1.TasksServiceClient(address, grpc.credentials.createInsecure(), grpcChannelOptions);
+  const client = new tasksV1.TasksServiceClient(address, grpc.credentials.createInsecure(), grpcClientOptions(address));
   return {
     get: async (taskId) => {
       const r = await call(client.getPushDelivery.bind(client), { taskId }, { deadlineMs: 10_000 });
