@@ -114,7 +114,11 @@ export class PushConfigs extends TaskConcern {
       if (!(err instanceof AppError && err.code === 'NOT_FOUND')) throw err;
     }
     const targets = enabled ? (await this.#pushConfigsOf(taskId)).map((v) => v.doc) : [];
-    return { task: await this.core.toA2A(t.doc, undefined, { emptyArtifactsWhileWorking: false }), enabled, targets };
+    // The Task (spilled parts read back from the blob store) only when there is someone to push it to: most
+    // tasks have no push config, and webhooks asks on every status update.
+    const task =
+      targets.length > 0 ? await this.core.toA2A(t.doc, undefined, { emptyArtifactsWhileWorking: false }) : undefined;
+    return { task, enabled, targets };
   }
 
   async #pushEnabled(caller: CallerContext): Promise<void> {

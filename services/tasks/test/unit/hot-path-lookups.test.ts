@@ -191,6 +191,26 @@ describe('hot path without queries on tasks', () => {
     expect(queries.n).toBe(0);
   });
 
+  it('push delivery builds the Task only for a task with push targets (webhooks asks on every status update)', async () => {
+    const { tasks, caller, store } = await setup();
+    const control = new ControlPlane(
+      await openControlCollections(store),
+      new InMemoryCache(),
+      new ManualClock(),
+      new SequentialIds('y'),
+    );
+    await control.catalog.updateAgentSettings({ subscriptionId: 'demo-subscription', role: 'operator' }, 'demo-echo', {
+      pushNotificationsEnabled: true,
+    });
+    const t = await tasks.send(caller, msg('pd1', 'x'), { blocking: false });
+    const none = await tasks.pushDelivery(t.id);
+    expect(none).toEqual({ task: undefined, enabled: true, targets: [] });
+    await tasks.setPushConfig(caller, t.id, { id: 'c1', url: 'https://h.example.com/1', token: 't' });
+    const one = await tasks.pushDelivery(t.id);
+    expect(one.targets).toHaveLength(1);
+    expect(one.task).toMatchObject({ kind: 'task', id: t.id });
+  });
+
   it('memory of a long conversation is its latest messages, in order, without the message being answered', async () => {
     const { tasks, bus, runs, caller } = await setup();
     let contextId: string | undefined;
