@@ -353,19 +353,24 @@ const record = (target, kase, c, r, cpu) => {
 
 async function measure(target, sys, cases) {
   // Warm-up, not recorded: the JIT and the caches of a fresh process would otherwise weigh on the first case.
-  for (const kase of ['send', 'get', 'card']) await runLoadOn(sys.bases, cases[kase], 4, Math.min(2, seconds));
-  for (const kase of ['send', 'get', 'card']) {
+  for (const kase of ['send', 'get', 'card']) await runLoadOn(sys.bases, cases[kase], 2, Math.min(2, seconds));
+  // Sends last: a mode that falls behind at a high concurrency (the distributed one) keeps working off the
+  // backlog for a while, which would otherwise weigh on the cases after it.
+  const throughput = async (kase) => {
     for (const c of concurrencies) {
       const before = sys.pids.reduce((s, p) => s + cpuSeconds(p), 0);
       const r = await runLoadOn(sys.bases, cases[kase], c);
       const cpu = sys.pids.reduce((s, p) => s + cpuSeconds(p), 0) - before;
       record(target, kase, c, r, r.rps > 0 ? (cpu * 1000) / (r.rps * seconds) : undefined);
     }
-  }
+  };
+  await throughput('get');
+  await throughput('card');
   for (const c of concurrencies.filter((x) => x <= 16)) {
     const r = await firstFrame(sys.bases[0], cases.stream, c, Math.max(1, seconds / 2));
     record(target, 'stream-first', c, r);
   }
+  await throughput('send');
 }
 
 async function idleSse(target, sys, cases, count) {
@@ -514,6 +519,9 @@ async function main() {
   if (out !== '-') writeReport(out, text);
 }
 
+/** A latency, or a dash when no request completed in the case (all timed out). */
+const ms = (r, v) => (r.rps > 0 && Number.isFinite(v) ? v.toFixed(2) : '—');
+
 function report() {
   const base = new Map(rows.filter((r) => r.target === 'baseline').map((r) => [r.c, r.rps]));
   const cpus = os.cpus();
@@ -528,7 +536,7 @@ function report() {
   for (const r of rows) {
     const ratio = base.get(r.c) && !r.kase.startsWith('stream') ? (r.rps / base.get(r.c)).toFixed(2) : '';
     lines.push(
-      `| ${r.target} | ${r.kase} | ${r.c} | ${r.rps.toFixed(0)} | ${ratio} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.errors} | ${r.cpuMsPerReq === undefined ? '' : r.cpuMsPerReq.toFixed(3)} |`,
+      `| ${r.target} | ${r.kase} | ${r.c} | ${r.rps.toFixed(0)} | ${ratio} | ${ms(r, r.p50)} | ${ms(r, r.p99)} | ${r.errors} | ${r.cpuMsPerReq === undefined ? '' : r.cpuMsPerReq.toFixed(3)} |`,
     );
   }
   if (extras.length) lines.push('', ...extras);
