@@ -177,6 +177,7 @@ export async function startGrpcServer(
           definition: s.definition,
           implementation: trackServerStreams(s.definition, s.implementation, streams),
         })),
+        server,
       )
     : undefined;
   let closed: Promise<void> | undefined;

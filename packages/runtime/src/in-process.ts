@@ -72,11 +72,14 @@ export function registerInProcess(
   host: string,
   port: number,
   services: { definition: grpc.ServiceDefinition; implementation: grpc.UntypedServiceImplementation }[],
+  registered?: grpc.Server,
 ): { server: LocalServer; unregister: () => void } {
   const methods = new Map<string, LocalMethod>();
   for (const s of services) {
     for (const [name, definition] of Object.entries(s.definition)) {
-      const handler = s.implementation[name];
+      // The handler the network server runs, as registered (with whatever wraps `Server.register`, such as
+      // OpenTelemetry's server spans and trace-context extraction), else the implementation itself.
+      const handler = registeredHandler(registered, definition.path) ?? s.implementation[name];
       if (!handler || definition.requestStream) continue; // client/bidi streaming: over the network
       methods.set(definition.path, { definition: definition as grpc.MethodDefinition<unknown, unknown>, handler });
     }
@@ -90,6 +93,17 @@ export function registerInProcess(
       for (const a of addresses) if (registry.get(a) === server) registry.delete(a);
     },
   };
+}
+
+/**
+ * A method's handler as the grpc-js server registered it (`Server.handlers`, private in grpc-js 1.14: read
+ * defensively; without it the caller falls back to the implementation).
+ */
+function registeredHandler(server: grpc.Server | undefined, path: string): AnyHandler | undefined {
+  const handlers = (server as unknown as { handlers?: unknown } | undefined)?.handlers;
+  if (!(handlers instanceof Map)) return undefined;
+  const entry = handlers.get(path) as { func?: unknown } | undefined;
+  return typeof entry?.func === 'function' ? (entry.func as AnyHandler) : undefined;
 }
 
 /** Resolves once no in-process call of `server` is in flight. */

@@ -247,4 +247,23 @@ describe('in-process gRPC channel (embedded mode) behaves as the network does', 
     expect(Date.now() - started).toBeGreaterThanOrEqual(150); // held until the call ended (its deadline)
     expect(await calling).toBe('DEADLINE_EXCEEDED');
   });
+
+  it('runs the handler as the server registered it (what wraps Server.register, such as tracing, applies)', async () => {
+    const proto = grpc.Server.prototype as unknown as { register: (...a: unknown[]) => boolean };
+    const original = proto.register;
+    const wrapped: string[] = [];
+    proto.register = function (this: unknown, name: unknown, handler: unknown, ...rest: unknown[]) {
+      const h = handler as (...a: unknown[]) => unknown;
+      return original.call(this, name, (...a: unknown[]) => (wrapped.push(String(name)), h(...a)), ...rest);
+    };
+    try {
+      const { client, seen } = await setup('in-process');
+      const { res } = await getTask(client, { historyLength: 1 });
+      expect(res).toEqual({ taskJson: '{"id":1}' });
+      expect(seen.peers).toEqual(['in-process']);
+      expect(wrapped).toEqual(['/a2a_inbound.tasks.v1.TasksService/GetTask']);
+    } finally {
+      proto.register = original;
+    }
+  });
 });
