@@ -555,6 +555,9 @@ function writeReport(file, text) {
       ? `${current.slice(0, i)}${block}${current.slice(j + END.length)}`
       : `${current || '# Performance\n'}\n## Latest run\n\n${block}\n`;
   writeFileSync(file, next);
+  // Formatted as the repository's prettier check wants it (the generated table is committed).
+  const prettier = join(root, 'node_modules/prettier/bin/prettier.cjs');
+  if (existsSync(prettier)) execFileSync(process.execPath, [prettier, '--write', file], { stdio: 'ignore' });
   log(`wrote ${file}`);
 }
 
