@@ -51,7 +51,7 @@ const log = (s) => process.stderr.write(`[bench] ${s}\n`);
 const children = new Set();
 function startChild(args, childEnv, ready) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
+    const child = spawn(process.execPath, ['-r', join(root, 'bench/elu-probe.cjs'), ...args], {
       env: { ...env, ...childEnv },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -63,7 +63,7 @@ function startChild(args, childEnv, ready) {
       const m = ready(text);
       if (m && !done) {
         done = true;
-        resolve({ child, match: m });
+        resolve({ child, match: m, output: () => text });
       }
     };
     child.stdout.on('data', onData);
@@ -85,6 +85,18 @@ async function stopChild(child) {
 process.on('exit', () => {
   for (const c of children) c.kill('SIGKILL');
 });
+
+/** Event-loop utilisation of a child started by startChild since the previous call (bench/elu-probe.cjs). */
+async function eluOf(started) {
+  const seen = (started.output().match(/^ELU /gm) ?? []).length;
+  started.child.kill('SIGUSR2');
+  for (let i = 0; i < 100; i++) {
+    const all = [...started.output().matchAll(/^ELU ([\d.]+)$/gm)];
+    if (all.length > seen) return Number(all.at(-1)[1]);
+    await sleep(20);
+  }
+  return undefined;
+}
 
 const rssMb = (pid) => {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -300,16 +312,14 @@ async function a2aCases(base, { rpcPath, cardPath, headers }) {
 const SYSTEM_ENV = { LOG_LEVEL: 'warn', SEED_RATE_LIMIT_PER_MINUTE: '10000000', HOST: '127.0.0.1' };
 
 async function startEmbedded() {
-  const { child, match } = await startChild(
-    [join(root, 'embedded/dist/main.js')],
-    { ...SYSTEM_ENV, PORT: '0' },
-    (o) => {
-      const port = /base URL:\s+http:\/\/[^:]+:(\d+)/.exec(o)?.[1];
-      const key = /a2a key:\s+(\S+)/.exec(o)?.[1];
-      return port && key ? { port, key } : undefined;
-    },
-  );
+  const started = await startChild([join(root, 'embedded/dist/main.js')], { ...SYSTEM_ENV, PORT: '0' }, (o) => {
+    const port = /base URL:\s+http:\/\/[^:]+:(\d+)/.exec(o)?.[1];
+    const key = /a2a key:\s+(\S+)/.exec(o)?.[1];
+    return port && key ? { port, key } : undefined;
+  });
+  const { child, match } = started;
   return {
+    started,
     bases: [`http://127.0.0.1:${match.port}`],
     key: match.key,
     pid: child.pid,
@@ -344,10 +354,10 @@ async function startDistributed() {
 
 const rows = []; // { target, kase, c, rps, p50, p99, errors, cpuMsPerReq }
 const extras = []; // lines for the notes section
-const record = (target, kase, c, r, cpu) => {
-  rows.push({ target, kase, c, ...r, cpuMsPerReq: cpu });
+const record = (target, kase, c, r, cpu, elu) => {
+  rows.push({ target, kase, c, ...r, cpuMsPerReq: cpu, elu });
   log(
-    `${target.padEnd(12)} ${kase.padEnd(12)} c=${String(c).padEnd(3)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  errors ${r.errors}${cpu ? `  cpu ${cpu.toFixed(3)} ms/req` : ''}`,
+    `${target.padEnd(12)} ${kase.padEnd(12)} c=${String(c).padEnd(3)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  errors ${r.errors}${cpu ? `  cpu ${cpu.toFixed(3)} ms/req` : ''}${elu === undefined ? '' : `  ELU ${elu.toFixed(2)}`}`,
   );
 };
 
@@ -359,9 +369,11 @@ async function measure(target, sys, cases) {
   const throughput = async (kase) => {
     for (const c of concurrencies) {
       const before = sys.pids.reduce((s, p) => s + cpuSeconds(p), 0);
+      if (sys.started) await eluOf(sys.started);
       const r = await runLoadOn(sys.bases, cases[kase], c);
+      const elu = sys.started ? await eluOf(sys.started) : undefined;
       const cpu = sys.pids.reduce((s, p) => s + cpuSeconds(p), 0) - before;
-      record(target, kase, c, r, r.rps > 0 ? (cpu * 1000) / (r.rps * seconds) : undefined);
+      record(target, kase, c, r, r.rps > 0 ? (cpu * 1000) / (r.rps * seconds) : undefined, elu);
     }
   };
   await throughput('get');
@@ -456,11 +468,12 @@ async function idleSse(target, sys, cases, count) {
 async function main() {
   log(`load generator: ${loadgen}; ${seconds} s per case; c = ${concurrencies.join('/')}`);
   if (wanted.has('baseline')) {
-    const { child, match } = await startChild(
+    const started = await startChild(
       [join(root, 'bench/baseline-server.mjs')],
       { PORT: '0' },
       (o) => /LISTENING (\d+)/.exec(o)?.[1],
     );
+    const { child, match } = started;
     const base = `http://127.0.0.1:${match}`;
     const spec = {
       method: 'POST',
@@ -470,20 +483,23 @@ async function main() {
     };
     for (const c of concurrencies) {
       const before = cpuSeconds(child.pid);
+      await eluOf(started);
       const r = await runLoad(base, spec, c);
-      record('baseline', 'echo', c, r, ((cpuSeconds(child.pid) - before) * 1000) / (r.rps * seconds));
+      const elu = await eluOf(started);
+      record('baseline', 'echo', c, r, ((cpuSeconds(child.pid) - before) * 1000) / (r.rps * seconds), elu);
     }
     await stopChild(child);
   }
   if (wanted.has('reference')) {
-    const { child, match } = await startChild(
+    const started = await startChild(
       [join(root, 'bench/reference-server.mjs')],
       { PORT: '0' },
       (o) => /LISTENING (\d+)/.exec(o)?.[1],
     );
+    const { child, match } = started;
     const base = `http://127.0.0.1:${match}`;
     const cases = await a2aCases(base, { rpcPath: '/', cardPath: '/.well-known/agent-card.json', headers: {} });
-    await measure('reference', { bases: [base], pids: [child.pid] }, cases);
+    await measure('reference', { bases: [base], pids: [child.pid], started }, cases);
     await stopChild(child);
   }
   const systems = [];
@@ -538,6 +554,13 @@ function report() {
     lines.push(
       `| ${r.target} | ${r.kase} | ${r.c} | ${r.rps.toFixed(0)} | ${ratio} | ${ms(r, r.p50)} | ${ms(r, r.p99)} | ${r.errors} | ${r.cpuMsPerReq === undefined ? '' : r.cpuMsPerReq.toFixed(3)} |`,
     );
+  }
+  // Event-loop utilisation of single-process servers (bench/elu-probe.cjs): near 1 means the loop never waited.
+  for (const target of [...new Set(rows.filter((r) => r.elu !== undefined).map((r) => r.target))]) {
+    const parts = rows
+      .filter((r) => r.target === target && r.elu !== undefined)
+      .map((r) => `${r.kase} c=${r.c} ${r.elu.toFixed(2)}`);
+    extras.push(`- event-loop utilisation of the ${target} process during each case: ${parts.join(', ')}.`);
   }
   if (extras.length) lines.push('', ...extras);
   return lines.join('\n');

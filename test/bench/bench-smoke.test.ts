@@ -48,5 +48,8 @@ describe('bench/run.mjs (npm run bench), shortest mode, embedded only', () => {
       expect(Number(row![2]), `${kase} errors`).toBe(0);
     }
     expect(text).toMatch(/embedded: 20 idle SSE streams open \(0 refused\)/);
+    expect(text).toMatch(
+      /event-loop utilisation of the embedded process during each case: get c=2 [01]\.\d\d, .*send c=2 [01]\.\d\d\./,
+    );
   }, 180_000);
 });
