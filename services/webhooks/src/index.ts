@@ -8,4 +8,5 @@ export {
 } from './app';
 export { loadWebhooksConfig, type WebhooksConfig } from './config';
 export type { DeliveryLogDoc } from './delivery';
+export { redactTarget, type DeliveryView, type LoggedOutcome } from './delivery-log';
 export { SIGNATURE_HEADER, signBody, verifySignature } from './egress/signer';
