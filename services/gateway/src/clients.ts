@@ -1,4 +1,4 @@
-import { controlV1, tasksV1 } from '@a2a-inbound/proto';
+import { controlV1, tasksV1, webhooksV1 } from '@a2a-inbound/proto';
 import { call, grpc, grpcChannelOptions } from '@a2a-inbound/runtime';
 import type { Cache } from '@a2a-inbound/ports';
 import { AppError } from '@a2a-inbound/errors';
@@ -6,19 +6,24 @@ import { AppError } from '@a2a-inbound/errors';
 export interface GatewayClients {
   tasks: tasksV1.TasksServiceClient;
   control: controlV1.ControlPlaneServiceClient;
+  /** The webhooks service: the push delivery log (read only). */
+  webhooks: webhooksV1.WebhooksServiceClient;
   close(): void;
 }
 
-export function connectClients(addresses: { tasks: string; control: string }): GatewayClients {
+export function connectClients(addresses: { tasks: string; control: string; webhooks: string }): GatewayClients {
   const creds = grpc.credentials.createInsecure();
   const tasks = new tasksV1.TasksServiceClient(addresses.tasks, creds, grpcChannelOptions);
   const control = new controlV1.ControlPlaneServiceClient(addresses.control, creds, grpcChannelOptions);
+  const webhooks = new webhooksV1.WebhooksServiceClient(addresses.webhooks, creds, grpcChannelOptions);
   return {
     tasks,
     control,
+    webhooks,
     close: () => {
       tasks.close();
       control.close();
+      webhooks.close();
     },
   };
 }
