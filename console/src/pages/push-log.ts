@@ -18,6 +18,7 @@ export class PushLog extends LightElement {
     next: { state: true },
     loaded: { state: true },
     status: { state: true },
+    opened: { state: true },
   };
   agentId = '';
   agentName = '';
@@ -25,6 +26,8 @@ export class PushLog extends LightElement {
   next: string | null = null;
   loaded = false;
   status: Status = undefined;
+  /** The content (and its status line) is rendered once opened: a closed log is just its summary. */
+  opened = false;
 
   private async load(more = false): Promise<void> {
     this.status = { kind: 'busy', text: 'Loading push deliveries…' };
@@ -44,14 +47,21 @@ export class PushLog extends LightElement {
   }
 
   private onToggle(e: Event): void {
-    if ((e.target as HTMLDetailsElement).open && !this.loaded) void this.load();
+    const open = (e.target as HTMLDetailsElement).open;
+    if (open) this.opened = true;
+    if (open && !this.loaded) void this.load();
   }
 
   override render() {
     const id = `push-log-${this.agentId}`.replace(/[^\w-]/g, '_');
     return html`<details class="push-log" @toggle=${(e: Event) => this.onToggle(e)}>
       <summary>Push delivery log</summary>
-      <div class="row">
+      ${this.opened ? this.renderLog(id) : nothing}
+    </details>`;
+  }
+
+  private renderLog(id: string) {
+    return html`<div class="row">
         <button type="button" @click=${() => this.load()}>Refresh</button>
       </div>
       ${statusLine(this.status)}
@@ -99,8 +109,7 @@ export class PushLog extends LightElement {
             </div>`
           : nothing
       }
-      ${this.next ? html`<button type="button" @click=${() => this.load(true)}>Show older</button>` : nothing}
-    </details>`;
+      ${this.next ? html`<button type="button" @click=${() => this.load(true)}>Show older</button>` : nothing}`;
   }
 }
 customElements.define('push-log', PushLog);
