@@ -286,4 +286,20 @@ describe('push-notification delivery (embedded)', () => {
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toContain(`${taskId}:${docsOf('ok')[0]!.seq}:ok`);
   });
+
+  // Last: it stops the webhooks service (system.close() closes it once more, which waits for this close).
+  it('the log route answers a JSON 503 while the webhooks service is unreachable; the rest of the API is unaffected', async () => {
+    await system.webhooks.close();
+    const token = system.tasks.seed!.credentials!.adminToken;
+    const res = await fetch(`${system.baseUrl}/api/v1/agents/${AGENT}/push-deliveries`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    expect(res.status).toBe(503);
+    expect(res.headers.get('content-type')).toMatch(/application\/json/);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('UNAVAILABLE');
+    const agent = await fetch(`${system.baseUrl}/api/v1/agents/${AGENT}`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    expect(agent.status).toBe(200);
+  });
 });
