@@ -218,7 +218,7 @@ describe.skipIf(!enginesSet)('each service from its bundle and production depend
         'grpc.health.v1.Health',
       ],
       runner: ['grpc.health.v1.Health'],
-      webhooks: ['grpc.health.v1.Health'],
+      webhooks: ['a2a_inbound.webhooks.v1.WebhooksService', 'grpc.health.v1.Health'],
       linker: ['a2a_inbound.linker.v1.LinkerService', 'grpc.health.v1.Health'],
     };
     for (const [s, services] of Object.entries(expected))
