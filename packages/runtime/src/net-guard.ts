@@ -70,3 +70,124 @@ export async function checkPublicHttpsUrl(raw: string, resolve: Resolver = dnsRe
   if (bad) return { ok: false, reason: 'url must resolve to a public address' };
   return shape;
 }
+
+/**
+ * The operator's egress allow-list: private destinations (an agent inside the cluster, a model server on the
+ * LAN) that runtimes may reach although they are not public. Empty by default: only public addresses.
+ * Hosts are exact names or `*.suffix` wildcards; CIDRs are IPv4 or IPv6 ranges (`10.0.0.0/8`, `fd00::/8`).
+ */
+export interface EgressAllowList {
+  readonly hosts: readonly string[];
+  readonly cidrs: readonly string[];
+}
+
+export const NO_EGRESS_ALLOW_LIST: EgressAllowList = { hosts: [], cidrs: [] };
+
+const HOST_PATTERN = /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
+
+/** Validates allow-list entries (from EGRESS_ALLOW_HOSTS / EGRESS_ALLOW_CIDRS); every problem is reported. */
+export function parseEgressAllowList(
+  hosts: readonly string[],
+  cidrs: readonly string[],
+  names = { hosts: 'EGRESS_ALLOW_HOSTS', cidrs: 'EGRESS_ALLOW_CIDRS' },
+): { allowList: EgressAllowList; problems: string[] } {
+  const problems: string[] = [];
+  const h = hosts.map((x) => x.trim().toLowerCase().replace(/\.$/, '')).filter(Boolean);
+  for (const host of h) {
+    if (!HOST_PATTERN.test(host)) problems.push(`${names.hosts}: "${host}" is not a host name or *.suffix pattern`);
+  }
+  const c = cidrs.map((x) => x.trim()).filter(Boolean);
+  for (const cidr of c) {
+    try {
+      const [, bits] = ipaddr.parseCIDR(cidr);
+      if (bits === 0) problems.push(`${names.cidrs}: "${cidr}" allows every address; list the private ranges instead`);
+    } catch {
+      problems.push(`${names.cidrs}: "${cidr}" is not a CIDR range (e.g. 10.0.0.0/8)`);
+    }
+  }
+  return { allowList: { hosts: h, cidrs: c }, problems };
+}
+
+/**
+ * The egress policy of outbound calls to destinations that users configure (upstream agents, HTTP agents):
+ * public addresses over https, plus the operator's allow-list (then plain http is accepted too: in-cluster
+ * services seldom terminate TLS). Checked on the URL before a call and on every resolved address at connect
+ * time (the egress agent), so a DNS answer that changes, or a redirect, cannot reach what the URL check passed.
+ */
+export class EgressPolicy {
+  readonly #hosts: readonly string[];
+  readonly #ranges: [ipaddr.IPv4 | ipaddr.IPv6, number][];
+
+  constructor(readonly allowList: EgressAllowList = NO_EGRESS_ALLOW_LIST) {
+    this.#hosts = allowList.hosts.map((h) => h.toLowerCase());
+    this.#ranges = allowList.cidrs.map((c) => ipaddr.parseCIDR(c));
+  }
+
+  /** The host name is on the allow-list (exact, or under a `*.suffix` entry). */
+  allowsHost(hostname: string): boolean {
+    const host = hostname
+      .replace(/^\[|\]$/g, '')
+      .toLowerCase()
+      .replace(/\.$/, '');
+    return this.#hosts.some((h) => (h.startsWith('*.') ? host.endsWith(h.slice(1)) : host === h));
+  }
+
+  /** The address is in an allow-listed range. */
+  allowsListedAddress(ip: string): boolean {
+    if (!ipaddr.isValid(ip)) return false;
+    const addr = ipaddr.process(ip);
+    return this.#ranges.some(([range, bits]) => addr.kind() === range.kind() && addr.match(range, bits));
+  }
+
+  /** May a connection go to `ip` (resolved from `hostname`, when a name was used)? */
+  allowsAddress(ip: string, hostname?: string): boolean {
+    if (isPublicAddress(ip)) return true;
+    if (this.allowsListedAddress(ip)) return true;
+    return hostname !== undefined && isIP(hostname.replace(/^\[|\]$/g, '')) === 0 && this.allowsHost(hostname);
+  }
+
+  /** Syntax-level check of a destination URL (no DNS). */
+  checkUrlShape(raw: string, maxLength = 2048): UrlCheck {
+    if (typeof raw !== 'string' || raw.length === 0) return { ok: false, reason: 'url is required' };
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      return { ok: false, reason: 'url is not a valid URL' };
+    }
+    const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    const listed = host !== '' && (isIP(host) !== 0 ? this.allowsListedAddress(host) : this.allowsHost(host));
+    if (!listed) {
+      const privateHost = isIP(host) !== 0 ? !isPublicAddress(host) : isInternalHostname(host) || !host.includes('.');
+      if (privateHost)
+        return {
+          ok: false,
+          reason: `url must point to a public host (${host} is private and not on the operator allow-list)`,
+        };
+      return checkHttpsUrlShape(raw, maxLength);
+    }
+    if (raw.length > maxLength) return { ok: false, reason: `url is longer than ${maxLength} characters` };
+    if (url.protocol !== 'https:' && url.protocol !== 'http:')
+      return { ok: false, reason: 'url must use https or http' };
+    if (url.username || url.password) return { ok: false, reason: 'url must not carry credentials' };
+    return { ok: true, url };
+  }
+
+  /** Shape, then every resolved address must be allowed (public, or allow-listed). */
+  async checkUrl(raw: string, resolve: Resolver = dnsResolver): Promise<UrlCheck> {
+    const shape = this.checkUrlShape(raw);
+    if (!shape.ok) return shape;
+    const host = shape.url.hostname.replace(/^\[|\]$/g, '');
+    if (isIP(host) !== 0) return shape;
+    let addresses: string[];
+    try {
+      addresses = await resolve(host);
+    } catch {
+      return { ok: false, reason: `url host ${host} does not resolve` };
+    }
+    if (addresses.length === 0) return { ok: false, reason: `url host ${host} does not resolve` };
+    if (addresses.some((a) => !this.allowsAddress(a, host)))
+      return { ok: false, reason: 'url must resolve to a public address (or one on the operator allow-list)' };
+    return shape;
+  }
+}

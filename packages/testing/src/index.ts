@@ -396,3 +396,5 @@ export const textMessage = (text: string, extra: Record<string, unknown> = {}): 
   ...extra,
 });
 export * from './grpc-reflection';
+export * from './upstream-agents';
+export * from './http-contract-agent';

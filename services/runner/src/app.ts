@@ -2,10 +2,19 @@ import { isOutage } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
 import type { BlobStore, Bus, Cache, Clock } from '@a2a-inbound/ports';
 import { eventsV1 } from '@a2a-inbound/proto';
-import { Lifecycle, PeriodicReadiness, startGrpcServer, type GrpcServerHandle } from '@a2a-inbound/runtime';
+import {
+  createEgressAgent,
+  EgressPolicy,
+  Lifecycle,
+  PeriodicReadiness,
+  startGrpcServer,
+  type GrpcServerHandle,
+  type Resolver,
+} from '@a2a-inbound/runtime';
 import type { RunnerAppConfig } from './config';
 import { DEMO_RUNTIMES } from './domain/demo-agents';
 import { Runner, TOPICS } from './domain/runner';
+import { egressRuntimes } from './runtimes';
 
 const READINESS_INTERVAL_MS = 2_000;
 
@@ -19,17 +28,31 @@ export interface RunnerApp {
 
 /** Composition root of the runner: consumes run requests and cancels; serves gRPC health. */
 export async function startRunnerApp(
-  deps: { bus: Bus; cache: Cache; blobs: BlobStore; clock: Clock; log: Logger; readinessIntervalMs?: number },
+  deps: {
+    bus: Bus;
+    cache: Cache;
+    blobs: BlobStore;
+    clock: Clock;
+    log: Logger;
+    readinessIntervalMs?: number;
+    /** DNS of the runtimes' egress (default: the system resolver); tests inject one. */
+    resolve?: Resolver;
+  },
   config: RunnerAppConfig,
 ): Promise<RunnerApp> {
   const lifecycle = new Lifecycle();
+  // Upstream agents (a2a-upstream, http) are called through one guarded egress agent: public addresses, plus
+  // the operator's allow-list, checked at connect time.
+  const policy = new EgressPolicy(config.egressAllowList);
+  const egress = createEgressAgent({ policy, ...(deps.resolve ? { resolve: deps.resolve } : {}) });
+  lifecycle.add('egress agent', egress);
   const runner = new Runner({
     bus: deps.bus,
     cache: deps.cache,
     blobs: deps.blobs,
     clock: deps.clock,
     log: deps.log,
-    runtimes: DEMO_RUNTIMES,
+    runtimes: { ...DEMO_RUNTIMES, ...egressRuntimes(egress) },
     config: {
       instanceId: config.instanceId,
       heartbeatMs: config.heartbeatMs,

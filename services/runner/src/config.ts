@@ -1,4 +1,5 @@
 import { EnvReader, type Env } from '@a2a-inbound/config';
+import { parseEgressAllowList, type EgressAllowList } from '@a2a-inbound/runtime';
 
 export interface RunnerAppConfig {
   instanceId: string;
@@ -10,6 +11,8 @@ export interface RunnerAppConfig {
   maxConcurrentRuns: number;
   maxRunsPerTenant: number;
   maxQueuedRuns: number;
+  /** Private destinations the `a2a-upstream` and `http` runtimes may reach (public ones always). */
+  egressAllowList: EgressAllowList;
 }
 
 export function loadRunnerConfig(env: Env, fallbackInstanceId: string): RunnerAppConfig {
@@ -24,7 +27,11 @@ export function loadRunnerConfig(env: Env, fallbackInstanceId: string): RunnerAp
     maxConcurrentRuns: r.int('RUNNER_MAX_CONCURRENT_RUNS', 256, { min: 1, max: 100_000 }),
     maxRunsPerTenant: r.int('RUNNER_MAX_RUNS_PER_TENANT', 64, { min: 1, max: 100_000 }),
     maxQueuedRuns: r.int('RUNNER_MAX_QUEUED_RUNS', 4_096, { min: 0, max: 1_000_000 }),
+    egressAllowList: { hosts: [], cidrs: [] },
   };
+  const egress = parseEgressAllowList(r.list('EGRESS_ALLOW_HOSTS', []), r.list('EGRESS_ALLOW_CIDRS', []));
+  for (const p of egress.problems) r.problem(p);
+  c.egressAllowList = egress.allowList;
   if (c.leaseMs < 2 * c.heartbeatMs) r.problem('RUNNER_LEASE_MS must be at least twice RUNNER_HEARTBEAT_MS');
   r.done();
   return c;

@@ -9,8 +9,9 @@ import type {
   Part,
   Publish,
   SourceFacts,
+  StoreKind,
 } from './model';
-import { HOLE, PARAM, displayTemplate, matchScore, segments } from './routes';
+import { HOLE, PARAM, displayTemplate, joinPath, matchScore, normaliseSegment, segments } from './routes';
 
 /** A `source path:line` pointer: the evidence every link and finding carries. */
 export interface Evidence {
@@ -104,28 +105,41 @@ export function relaxedKey(key: string): string {
 interface SourceEnv {
   readonly exact: Map<string, string>;
   readonly relaxed: Map<string, string>;
+  /** Every entry in priority order, with the source that holds it (evidence of config-derived verdicts). */
+  readonly entries: readonly SourcedEntry[];
 }
 
-function buildEnv(entries: readonly ConfigEntry[]): SourceEnv {
+interface SourcedEntry {
+  readonly entry: ConfigEntry;
+  readonly source: string;
+}
+
+function buildEnv(entries: readonly SourcedEntry[]): SourceEnv {
   const exact = new Map<string, string>();
   const relaxed = new Map<string, string>();
-  for (const e of entries) {
+  for (const { entry: e } of entries) {
     if (!exact.has(e.key)) exact.set(e.key, e.value);
     const r = relaxedKey(e.key);
     if (!relaxed.has(r)) relaxed.set(r, e.value);
   }
-  return { exact, relaxed };
+  return { exact, relaxed, entries };
 }
 
 function lookup(env: SourceEnv, key: string): string | undefined {
   return env.exact.get(key) ?? env.relaxed.get(relaxedKey(key));
 }
 
-/** Expands `${NAME}` / `${NAME:default}` (Spring, compose) inside config values, once. */
-function expand(env: SourceEnv, value: string): string {
+/**
+ * Expands `${NAME}` / `${NAME:default}` (Spring, compose) inside config values, nested ones too; a
+ * placeholder that refers back to itself (`rates.url: ${RATES_URL:…}`, one key under relaxed binding)
+ * takes its default.
+ */
+function expand(env: SourceEnv, value: string, seen: ReadonlySet<string> = new Set(), depth = 0): string {
   return value.replace(/\$\{([^}:]+)(?::-?([^}]*))?\}/g, (_m, name: string, def: string | undefined) => {
-    const v = lookup(env, name);
-    return v ?? def ?? HOLE;
+    const key = relaxedKey(name);
+    const v = seen.has(key) || depth > 4 ? undefined : lookup(env, name);
+    if (v === undefined) return def ?? HOLE;
+    return v.includes('${') ? expand(env, v, new Set([...seen, key]), depth + 1) : v;
   });
 }
 
@@ -136,18 +150,62 @@ function basename(target: string): string {
   return (parts[parts.length - 1] ?? '').toLowerCase();
 }
 
+/** Spring keys whose value prefixes every route of the service (servlet context path, WebFlux base path). */
+export const SPRING_BASE_KEYS = new Set([
+  'server.servlet.contextpath',
+  'server.contextpath',
+  'spring.webflux.basepath',
+  'spring.mvc.servlet.path',
+]);
+
+/** Whether a key sets a Spring base path; `SERVER_SERVLET_CONTEXT_PATH` (environment form) included. */
+export function isSpringBaseKey(key: string): boolean {
+  const dotless = relaxedKey(key).replace(/\./g, '');
+  for (const k of SPRING_BASE_KEYS) if (k.replace(/\./g, '') === dotless) return true;
+  return false;
+}
+
+/** A reverse-proxy route of a gateway (Spring Cloud Gateway, Zuul) read from configuration. */
+export interface ProxyRoute {
+  /** Ant pattern segments (`**`, `*` kept; parameters normalised). */
+  readonly pattern: readonly string[];
+  readonly patternText: string;
+  /** Leading segments removed before forwarding (`StripPrefix=2`, Zuul `stripPrefix`). */
+  readonly strip: number;
+  /** Segments put in front of the forwarded path (`PrefixPath=/x`). */
+  readonly prefix: readonly string[];
+  /** Where it forwards: a host name (`lb://orders`, Zuul `serviceId`) or a URL. */
+  readonly target: string;
+  readonly at: Evidence;
+}
+
 export interface Topology {
   /** Deployment host name → source it resolves to. */
   readonly hosts: Map<string, string>;
   readonly env: Map<string, SourceEnv>;
+  /** Reverse-proxy routes by the source (the gateway) that serves them. */
+  readonly proxies: Map<string, ProxyRoute[]>;
+  /** Context paths a source gets only from another repository's configuration (config server). */
+  readonly basePaths: Map<string, string>;
 }
+
+const dirOf = (file: string): string => file.slice(0, Math.max(0, file.lastIndexOf('/')));
+/** `${name:default}` → default, as far as a name is concerned. */
+const placeholderDefault = (v: string): string =>
+  v.replace(/\$\{[^}:]+(?::-?([^}]*))?\}/g, (_m, def: string | undefined) => def ?? '');
 
 export function topology(sources: readonly SourceFacts[]): Topology {
   const names = new Set(sources.map((s) => s.source.toLowerCase()));
   const byLower = new Map(sources.map((s) => [s.source.toLowerCase(), s.source] as const));
   const hosts = new Map<string, string>();
   for (const s of sources) hosts.set(s.source.toLowerCase(), s.source);
-  const extraEnv = new Map<string, ConfigEntry[]>();
+  // The name a Spring service registers under (Eureka, Consul, Feign, `lb://`) is one of its host names.
+  for (const s of sources) {
+    const app = s.config.find((c) => !c.scope && relaxedKey(c.key) === 'spring.application.name');
+    const name = app ? placeholderDefault(app.value).trim().toLowerCase() : '';
+    if (name && !hosts.has(name)) hosts.set(name, s.source);
+  }
+  const extraEnv = new Map<string, SourcedEntry[]>();
   for (const s of sources) {
     for (const svc of s.services) {
       const target =
@@ -157,22 +215,147 @@ export function topology(sources: readonly SourceFacts[]): Topology {
       const source = byLower.get(target)!;
       hosts.set(svc.name.toLowerCase(), source);
       const list = extraEnv.get(source) ?? [];
-      list.push(...svc.env);
+      list.push(...svc.env.map((entry) => ({ entry, source: s.source })));
       extraEnv.set(source, list);
     }
   }
+  // Configuration one repository holds for others (a Spring Cloud Config repository): `orders.yml`
+  // applies to the source that goes by `orders`; `application.yml` next to such files applies to all.
+  const scoped = new Map<string, SourcedEntry[]>();
+  const shared: SourcedEntry[] = [];
+  for (const s of sources) {
+    const configDirs = new Set<string>();
+    for (const c of s.config) {
+      if (!c.scope) continue;
+      const owner = hosts.get(c.scope);
+      if (!owner || owner === s.source) continue;
+      configDirs.add(dirOf(c.loc.file));
+      const list = scoped.get(owner) ?? [];
+      list.push({ entry: c, source: s.source });
+      scoped.set(owner, list);
+    }
+    if (configDirs.size === 0) continue;
+    for (const c of s.config)
+      if (!c.scope && configDirs.has(dirOf(c.loc.file)) && /^application[.-]/i.test(c.loc.file.split('/').pop()!))
+        shared.push({ entry: c, source: s.source });
+  }
   const env = new Map<string, SourceEnv>();
-  // A source's own config wins over what a deployment descriptor injects.
-  for (const s of sources) env.set(s.source, buildEnv([...s.config, ...(extraEnv.get(s.source) ?? [])]));
-  return { hosts, env };
+  const basePaths = new Map<string, string>();
+  const proxies = new Map<string, ProxyRoute[]>();
+  for (const s of sources) {
+    const own = s.config.filter((c) => !c.scope).map((entry) => ({ entry, source: s.source }));
+    // A config server's values override the service's own files (Spring Cloud Config); the source's own
+    // config wins over what a deployment descriptor injects.
+    const e = buildEnv([
+      ...(scoped.get(s.source) ?? []),
+      ...shared.filter((x) => x.source !== s.source),
+      ...own,
+      ...(extraEnv.get(s.source) ?? []),
+    ]);
+    env.set(s.source, e);
+    if (!own.some((x) => isSpringBaseKey(x.entry.key))) {
+      const base = e.entries.find((x) => isSpringBaseKey(x.entry.key));
+      if (base && !expand(e, base.entry.value).includes(HOLE)) basePaths.set(s.source, expand(e, base.entry.value));
+    }
+    const routes = proxyRoutes(e);
+    if (routes.length) proxies.set(s.source, routes);
+  }
+  return { hosts, env, proxies, basePaths };
+}
+
+const SCG_ROUTE =
+  /^spring\.cloud\.gateway(?:\.server\.web(?:flux|mvc))?\.routes\.(\d+)\.(uri|predicates\.\d+(?:\.name|\.args\.\w+)?|filters\.\d+(?:\.name|\.args\.\w+)?)$/i;
+const ZUUL_ROUTE = /^zuul\.routes\.([^.]+)(?:\.(path|serviceId|service-id|url|stripPrefix|strip-prefix))?$/i;
+
+/** Spring Cloud Gateway and Zuul routes of one source's configuration (YAML lists or `routes[0]` keys). */
+function proxyRoutes(env: SourceEnv): ProxyRoute[] {
+  type Raw = { fields: Map<string, string>; at?: Evidence; kind: 'scg' | 'zuul'; name: string };
+  const raws = new Map<string, Raw>();
+  for (const { entry, source } of env.entries) {
+    const key = entry.key.replace(/\[(\d+)\]/g, '.$1');
+    const scg = SCG_ROUTE.exec(key);
+    const zuul = scg ? null : ZUUL_ROUTE.exec(key);
+    if (!scg && !zuul) continue;
+    const id = scg ? `scg|${source}|${entry.loc.file}|${scg[1]}` : `zuul|${zuul![1]}`;
+    const raw: Raw = raws.get(id) ?? {
+      fields: new Map<string, string>(),
+      kind: scg ? 'scg' : 'zuul',
+      name: scg ? scg[1]! : zuul![1]!,
+    };
+    raws.set(id, raw);
+    const field = scg ? scg[2]!.toLowerCase() : (zuul![2] ?? 'path').toLowerCase().replace(/-/g, '');
+    if (!raw.fields.has(field)) raw.fields.set(field, expand(env, entry.value));
+    if ((field.startsWith('predicates') || field === 'path') && !raw.at)
+      raw.at = { source, file: entry.loc.file, line: entry.loc.line };
+  }
+  const out: ProxyRoute[] = [];
+  for (const raw of raws.values()) {
+    let paths: string[] = [];
+    let strip = 0;
+    let prefix: string[] = [];
+    let target: string | undefined;
+    if (raw.kind === 'scg') {
+      target = raw.fields.get('uri');
+      const values = (re: RegExp): string[] => [...raw.fields.entries()].filter(([k]) => re.test(k)).map(([, v]) => v);
+      // Shortcut form `Path=/a/**,/b/**`; full form `name: Path` with `args.pattern(s)`.
+      for (const v of values(/^predicates\.\d+$/)) {
+        const m = /^\s*Path\s*=\s*(.+)$/i.exec(v);
+        if (m) paths.push(...m[1]!.split(',').map((x) => x.trim()));
+      }
+      for (const [k, v] of raw.fields)
+        if (
+          /^predicates\.\d+\.args\./.test(k) &&
+          /^path$/i.test(raw.fields.get(k.replace(/\.args\..*$/, '.name')) ?? '')
+        )
+          paths.push(v.trim());
+      for (const v of values(/^filters\.\d+$/)) {
+        const sp = /^\s*StripPrefix\s*=\s*(\d+)/i.exec(v);
+        if (sp) strip = Number(sp[1]);
+        const pp = /^\s*PrefixPath\s*=\s*(\S+)/i.exec(v);
+        if (pp) prefix = segments(pp[1]!);
+      }
+    } else {
+      const path = raw.fields.get('path');
+      if (path) paths = [path];
+      target = raw.fields.get('url') ?? raw.fields.get('serviceid') ?? raw.name;
+    }
+    if (!target || !raw.at) continue;
+    for (const p of paths) {
+      const pattern = p
+        .split('/')
+        .filter((x) => x.length > 0)
+        .map((x) => (x === '**' || x === '*' ? x : normaliseSegment(x)));
+      if (pattern.length === 0) continue;
+      if (raw.kind === 'zuul' && !/^false$/i.test(raw.fields.get('stripprefix') ?? 'true')) {
+        strip = pattern.findIndex((x) => x === '*' || x === '**' || x === PARAM);
+        if (strip < 0) strip = pattern.length;
+      }
+      out.push({ pattern, patternText: p, strip, prefix, target, at: raw.at });
+    }
+  }
+  return out;
+}
+
+/** Ant-style matching of a call's segments against a proxy pattern; a call's parameter never equals a literal. */
+function antMatch(pattern: readonly string[], segs: readonly string[], i = 0, j = 0): boolean {
+  if (i === pattern.length) return j === segs.length;
+  const p = pattern[i]!;
+  if (p === '**') {
+    for (let k = j; k <= segs.length; k++) if (antMatch(pattern, segs, i + 1, k)) return true;
+    return false;
+  }
+  if (j === segs.length) return false;
+  if (p === '*' || p === PARAM) return antMatch(pattern, segs, i + 1, j + 1);
+  return p === segs[j] && antMatch(pattern, segs, i + 1, j + 1);
 }
 
 function resolveParts(parts: readonly Part[], env: SourceEnv, base?: readonly Part[]): string {
   let out = '';
   for (const p of parts) {
     if ('lit' in p) out += p.lit;
-    else if ('env' in p) out += expand(env, lookup(env, p.env) ?? p.fallback ?? HOLE);
-    else if ('config' in p) out += expand(env, lookup(env, p.config) ?? p.fallback ?? HOLE);
+    else if ('env' in p) out += expand(env, lookup(env, p.env) ?? p.fallback ?? HOLE, new Set([relaxedKey(p.env)]));
+    else if ('config' in p)
+      out += expand(env, lookup(env, p.config) ?? p.fallback ?? HOLE, new Set([relaxedKey(p.config)]));
     else out += HOLE;
   }
   if (base && !/^[a-z]+:\/\//i.test(out)) {
@@ -272,6 +455,20 @@ function showParts(parts: readonly Part[]): string {
     .join('');
 }
 
+/** Which parts of a URL make it dynamic, in words. */
+function whyDynamic(parts: readonly Part[], env: SourceEnv): string {
+  const why: string[] = [];
+  for (const p of parts) {
+    if ('ref' in p) why.push(`\`${p.ref}\` is no constant of the source`);
+    else if ('env' in p && lookup(env, p.env) === undefined && p.fallback === undefined)
+      why.push(`environment variable \`${p.env}\` is set in no attached configuration`);
+    else if ('config' in p && lookup(env, p.config) === undefined && p.fallback === undefined)
+      why.push(`configuration key \`${p.config}\` is set in no attached configuration`);
+    else if ('hole' in p) why.push('a part is computed at run time');
+  }
+  return [...new Set(why)].join('; ') || 'its host is computed at run time';
+}
+
 function describeCall(method: string, target: Target | undefined, raw: string): string {
   if (!target) return `${method} ${raw.replaceAll(HOLE, '…')}`;
   const path = displayTemplate(segments(target.path));
@@ -304,12 +501,19 @@ function linkCalls(sources: readonly SourceFacts[], topo: Topology, out: LinkRes
           caller,
           calls: `${call.method} ${showParts(call.url)}`,
           reason: 'dynamic URL',
-          detail: 'the URL is only known at run time',
+          detail: `the URL is only known at run time (${whyDynamic(call.url, env)})`,
           candidates: [],
         });
         continue;
       }
       const callSegs = segments(target.path);
+      // Placeholders never match: a path made only of run-time values fits any route of that shape.
+      if (callSegs.length > 0 && callSegs.every((x) => x === PARAM)) {
+        unresolved('dynamic URL', 'the path is only known at run time (every segment is a run-time value)');
+        continue;
+      }
+      const relative =
+        !target.host && (raw.startsWith('/') || !raw.startsWith(HOLE)) && !/^[a-z][a-z0-9+.-]*:\/\//i.test(raw);
       let restrictTo: string | undefined;
       let via: string | undefined;
       if (target.host) {
@@ -323,33 +527,59 @@ function linkCalls(sources: readonly SourceFacts[], topo: Topology, out: LinkRes
         }
       }
       if (!restrictTo && call.serviceName) {
-        const hs = hostSource(call.serviceName.toLowerCase(), topo);
+        // @FeignClient(name = "${orders.service:orders}"): the name through configuration, else its default.
+        const service = expand(env, call.serviceName);
+        const hs = service.includes(HOLE) ? undefined : hostSource(service.toLowerCase(), topo);
         if (hs) {
           restrictTo = hs;
-          via = `client \`${call.serviceName}\``;
+          via = `client \`${service}\``;
         }
       }
-      if (restrictTo) {
-        if (restrictTo === src.source) continue; // calls itself: not a cross-repository link
-        const c = bestIn(bySource.get(restrictTo)!, call.method, callSegs);
-        if (!c) {
+      // A relative URL goes to the caller's own origin (a UI served by its gateway): the caller's routes,
+      // then its proxy routes, then (a front end served elsewhere) whichever other repository serves it.
+      const self = restrictTo ?? (relative ? src.source : undefined);
+      if (self) {
+        const target_ = bySource.get(self)!;
+        if (self === src.source && bestIn(src, call.method, callSegs)) continue; // internal: not a link
+        if (self !== src.source) {
+          const c = bestIn(target_, call.method, callSegs);
+          if (c) {
+            out.links.push(apiLink(caller, calls, c, via));
+            continue;
+          }
+        }
+        const forwarded = forward(self, call.method, callSegs, topo, bySource);
+        if (forwarded) {
+          if ('link' in forwarded) out.links.push(apiLink(caller, calls, forwarded.link, forwarded.via));
+          else unresolved(forwarded.reason, forwarded.detail);
+          continue;
+        }
+        if (restrictTo) {
+          const method = call.method === 'ANY' ? '' : call.method + ' ';
           unresolved(
             'no matching route',
-            `\`${restrictTo}\` serves no ${call.method === 'ANY' ? '' : call.method + ' '}${displayTemplate(callSegs)}`,
+            restrictTo === src.source
+              ? `\`${restrictTo}\` (the caller itself, by its host) serves no ${method}${displayTemplate(callSegs)}`
+              : `\`${restrictTo}\` serves no ${method}${displayTemplate(callSegs)}`,
           );
           continue;
         }
-        out.links.push(apiLink(caller, calls, c, via));
-        continue;
       }
-      // Prefer the caller's own endpoints: a call into itself is internal, not a link.
-      if (bestIn(src, call.method, callSegs)) continue;
+      const own = relative ? undefined : bestIn(src, call.method, callSegs);
       const candidates = sources
         .filter((s) => s.source !== src.source)
         .map((s) => bestIn(s, call.method, callSegs))
         .filter((c): c is Candidate => c !== undefined);
       if (candidates.length === 0) {
-        unresolved('no matching route', 'no attached repository serves it');
+        if (!relative)
+          unresolved(
+            'dynamic URL',
+            `the host is only known at run time and no other repository serves ${displayTemplate(callSegs)}` +
+              (own
+                ? ` (it also fits the caller's own route ${own.endpoint.path}, ${own.endpoint.loc.file}:${own.endpoint.loc.line}; only a host that resolves to the caller makes a call internal)`
+                : ''),
+          );
+        else unresolved('no matching route', 'no attached repository serves it');
       } else if (candidates.length === 1) {
         out.links.push(apiLink(caller, calls, candidates[0]!, undefined));
       } else {
@@ -365,6 +595,46 @@ function linkCalls(sources: readonly SourceFacts[], topo: Topology, out: LinkRes
       }
     }
   }
+}
+
+type Forwarded = { link: Candidate; via: string } | { reason: UnresolvedReason; detail: string };
+
+/** A call that reaches a gateway and fits one of its proxy routes: the route's target serves it, or not. */
+function forward(
+  gateway: string,
+  method: Call['method'],
+  callSegs: string[],
+  topo: Topology,
+  bySource: ReadonlyMap<string, SourceFacts>,
+): Forwarded | undefined {
+  const route = (topo.proxies.get(gateway) ?? []).find((r) => antMatch(r.pattern, callSegs));
+  if (!route) return undefined;
+  const rule = `\`${gateway}\` route \`${route.patternText}\` (${route.at.source} ${route.at.file}:${route.at.line})`;
+  const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(route.target) ? route.target : `lb://${route.target}`;
+  const host = /^[a-z][a-z0-9+.-]*:\/\/([^/:?#]*)/i.exec(url)?.[1]?.toLowerCase() ?? '';
+  const to = host ? hostSource(host, topo) : undefined;
+  if (!to) {
+    return isExternal(host) || !host
+      ? {
+          reason: 'external host',
+          detail: `${rule} forwards to \`${route.target}\`, not a service of this application`,
+        }
+      : {
+          reason: 'no matching route',
+          detail: `${rule} forwards to \`${route.target}\`, which no attached repository is`,
+        };
+  }
+  const fwd = [...route.prefix, ...callSegs.slice(route.strip)];
+  const c = to === gateway ? undefined : bestIn(bySource.get(to)!, method, fwd);
+  if (!c)
+    return {
+      reason: 'no matching route',
+      detail: `${rule} forwards it to \`${to}\` as ${displayTemplate(fwd)}, which \`${to}\` does not serve`,
+    };
+  return {
+    link: c,
+    via: `gateway route \`${route.patternText}\` of \`${gateway}\` (${route.at.source} ${route.at.file}:${route.at.line})`,
+  };
 }
 
 function apiLink(caller: Evidence, calls: string, c: Candidate, via: string | undefined): ApiLink {
@@ -402,6 +672,11 @@ export function topicMatches(pattern: string, key: string): boolean {
   return go(0, 0);
 }
 
+/** A name with a part only known at run time (`{}` where a value was computed): it matches nothing. */
+export function isDynamicName(name: string): boolean {
+  return name.includes('{}') || name.includes(HOLE);
+}
+
 interface Routed {
   readonly queue: string;
   readonly binding: UsedBinding;
@@ -431,9 +706,10 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
   }
 
   const route = (p: Publish): Routed[] => {
-    if (p.broker === 'kafka') return [];
+    if (p.broker === 'kafka' || isDynamicName(p.exchange)) return [];
     const routed: Routed[] = [];
     if (p.exchange === '') {
+      if (isDynamicName(p.key)) return routed;
       const at = declaredQueues.get(p.key);
       if (at)
         routed.push({
@@ -444,13 +720,15 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
     }
     const type = exchangeTypes.get(p.exchange) ?? 'direct';
     for (const { b, source } of bindings) {
-      if (b.exchange !== p.exchange) continue;
+      if (b.exchange !== p.exchange || isDynamicName(b.queue)) continue;
       const hit =
         type === 'fanout' || type === 'headers'
           ? true
-          : type === 'topic'
-            ? topicMatches(b.key, p.key)
-            : b.key === p.key;
+          : isDynamicName(p.key) || isDynamicName(b.key)
+            ? false // placeholders never match: a computed key equals no binding key
+            : type === 'topic'
+              ? topicMatches(b.key, p.key)
+              : b.key === p.key;
       if (hit)
         routed.push({
           queue: b.queue,
@@ -483,7 +761,7 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
     const reasons: string[] = [];
     if (p.broker === 'kafka') {
       for (const { c, source: cs } of consumers) {
-        if (c.broker !== 'kafka' || c.queue !== p.key) continue;
+        if (c.broker !== 'kafka' || c.queue !== p.key || isDynamicName(p.key)) continue;
         reached++;
         fedConsumers.add(c);
         if (cs === source) continue;
@@ -506,15 +784,30 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
           match: `Kafka topic \`${p.key}\` (its own binding)`,
         });
       }
-      if (reached === 0) reasons.push(`no consumer of Kafka topic \`${p.key}\``);
+      if (reached === 0)
+        reasons.push(
+          isDynamicName(p.key)
+            ? 'dynamic key: the topic is only known at run time, and a placeholder matches no topic'
+            : `no consumer of Kafka topic \`${p.key}\``,
+        );
     } else {
       const routed = route(p);
       if (!anyRabbitConfig) reasons.push('no binding configuration in any attached repository');
+      else if (isDynamicName(p.exchange))
+        reasons.push('dynamic key: the exchange is only known at run time, and a placeholder matches no exchange');
+      else if (routed.length === 0 && isDynamicName(p.key))
+        reasons.push(
+          p.exchange === ''
+            ? 'dynamic key: the queue is only known at run time, and a placeholder matches no queue'
+            : `dynamic key: the routing key is only known at run time, and a placeholder matches no binding key of \`${p.exchange}\``,
+        );
       else if (routed.length === 0)
         reasons.push(
           p.exchange === ''
             ? `queue \`${p.key}\` is declared nowhere`
-            : `no binding routes \`${p.exchange}\` / \`${p.key}\` to a queue`,
+            : p.key === ''
+              ? `no binding routes \`${p.exchange}\` to a queue`
+              : `no binding routes \`${p.exchange}\` / \`${p.key}\` to a queue`,
         );
       for (const r of routed) {
         let queueReached = 0;
@@ -547,7 +840,9 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
     const at = ev(source, c.loc);
     const what = c.broker === 'kafka' ? `consume Kafka topic \`${c.queue}\`` : `consume queue \`${c.queue}\``;
     let reason: string;
-    if (c.broker === 'kafka') reason = `no producer for Kafka topic \`${c.queue}\``;
+    if (isDynamicName(c.queue))
+      reason = `dynamic key: the ${c.broker === 'kafka' ? 'topic' : 'queue'} is only known at run time, and a placeholder matches nothing`;
+    else if (c.broker === 'kafka') reason = `no producer for Kafka topic \`${c.queue}\``;
     else if (!anyRabbitConfig) reason = 'no binding configuration in any attached repository';
     else if (!declaredQueues.has(c.queue) && !bindings.some(({ b }) => b.queue === c.queue))
       reason = `queue \`${c.queue}\` is bound to no exchange`;
@@ -560,21 +855,88 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
 // ---------------------------------------------------------------------------------------------
 // Shared data
 
-function linkData(sources: readonly SourceFacts[], out: LinkResult): void {
-  const stores = new Map<string, Map<string, Evidence>>();
+/** `host/database` of a connection string (Mongo URL, JDBC URL, ADO.NET keywords), when it names both. */
+export function databaseOf(value: string): string | undefined {
+  if (value.includes(HOLE)) return undefined;
+  const url = /^(?:jdbc:)?[a-z][a-z0-9+.:-]*:\/\/(?:[^@/]*@)?([^/?#]+)\/([^/?#;]+)/i.exec(value.trim());
+  if (url) return `${url[1]!.replace(/:\d+$/, '').toLowerCase()}/${url[2]!.toLowerCase()}`;
+  const host = /(?:^|;)\s*(?:server|host|data source)\s*=\s*([^;]+)/i.exec(value)?.[1];
+  const db = /(?:^|;)\s*(?:database|initial catalog)\s*=\s*([^;]+)/i.exec(value)?.[1];
+  if (host && db)
+    return `${host
+      .trim()
+      .replace(/[:,]\d+$/, '')
+      .toLowerCase()}/${db.trim().toLowerCase()}`;
+  return undefined;
+}
+
+/**
+ * The database a source's stores of one kind live in, from its configuration (its own, a config
+ * server's, the deployment's): undefined when nothing says.
+ */
+function databaseOfSource(env: SourceEnv, kind: StoreKind): string | undefined {
+  const value = (key: string): string | undefined => {
+    const v = lookup(env, key);
+    return v === undefined ? undefined : expand(env, v);
+  };
+  if (kind === 'collection') {
+    const uri = value('spring.data.mongodb.uri');
+    if (uri) return databaseOf(uri);
+    const host = value('spring.data.mongodb.host');
+    const db = value('spring.data.mongodb.database');
+    if (host && db && !host.includes(HOLE) && !db.includes(HOLE)) return `${host.toLowerCase()}/${db.toLowerCase()}`;
+    for (const { entry } of env.entries)
+      if (/mongo/i.test(entry.key) && /^mongodb(\+srv)?:\/\//i.test(entry.value.trim()))
+        return databaseOf(expand(env, entry.value));
+    return undefined;
+  }
+  if (kind === 'table') {
+    const url = value('spring.datasource.url') ?? value('DATABASE_URL');
+    return url ? databaseOf(url) : undefined;
+  }
+  return undefined;
+}
+
+function linkData(sources: readonly SourceFacts[], topo: Topology, out: LinkResult): void {
+  // store → database (or '' when unknown) → source → first evidence
+  const stores = new Map<string, Map<string, Map<string, Evidence>>>();
   for (const s of sources) {
+    const env = topo.env.get(s.source)!;
+    const dbs = new Map<StoreKind, string>();
     for (const d of s.data) {
       const key = `${d.kind} \`${d.name.toLowerCase()}\``;
-      const bySource = stores.get(key) ?? new Map<string, Evidence>();
+      if (!dbs.has(d.kind)) dbs.set(d.kind, databaseOfSource(env, d.kind) ?? '');
+      const db = dbs.get(d.kind)!;
+      const byDb = stores.get(key) ?? new Map<string, Map<string, Evidence>>();
+      const bySource = byDb.get(db) ?? new Map<string, Evidence>();
       const e = ev(s.source, d.loc);
       const prev = bySource.get(s.source);
       if (!prev || compareEvidence(e, prev) < 0) bySource.set(s.source, e);
-      stores.set(key, bySource);
+      byDb.set(db, bySource);
+      stores.set(key, byDb);
     }
   }
-  for (const [store, bySource] of stores) {
-    if (bySource.size < 2) continue;
-    out.shared.push({ store, touchedBy: [...bySource.values()].sort(compareEvidence) });
+  for (const [store, byDb] of stores) {
+    const known = [...byDb.keys()].filter((k) => k !== '');
+    if (known.length <= 1) {
+      // One database (or none named): every touch is of the same store.
+      const all = new Map<string, Evidence>();
+      for (const bySource of byDb.values())
+        for (const [src, e] of bySource) {
+          const prev = all.get(src);
+          if (!prev || compareEvidence(e, prev) < 0) all.set(src, e);
+        }
+      if (all.size >= 2) out.shared.push({ store, touchedBy: [...all.values()].sort(compareEvidence) });
+      continue;
+    }
+    // Same name in different databases is not one store.
+    for (const [db, bySource] of byDb) {
+      if (bySource.size < 2) continue;
+      out.shared.push({
+        store: db ? `${store} in \`${db}\`` : store,
+        touchedBy: [...bySource.values()].sort(compareEvidence),
+      });
+    }
   }
 }
 
@@ -584,9 +946,30 @@ export function link(sources: readonly SourceFacts[]): LinkResult {
   const sorted = [...sources].sort((a, b) => cmp(a.source, b.source));
   const out: LinkResult = { links: [], bindings: [], unresolved: [], gaps: [], shared: [] };
   const topo = topology(sorted);
-  linkCalls(sorted, topo, out);
-  linkMessages(sorted, out);
-  linkData(sorted, out);
+  // Context paths that only another repository's configuration gives (a config server's `orders.yml`).
+  // Placeholders left in messaging names resolve against the effective configuration, then their default;
+  // without either they are run-time values (`{}`), which match nothing.
+  const linked = sorted.map((s) => {
+    const base = topo.basePaths.get(s.source);
+    const env = topo.env.get(s.source)!;
+    const name = (text: string): string => (text.includes('${') ? expand(env, text).replaceAll(HOLE, '{}') : text);
+    const named = JSON.stringify([s.publishes, s.consumes, s.bindings, s.queues, s.exchanges]).includes('${');
+    if (!base && !named) return s;
+    return {
+      ...s,
+      endpoints: base
+        ? s.endpoints.map((e) => (e.framework === 'spring' ? { ...e, path: joinPath(base, e.path) } : e))
+        : s.endpoints,
+      publishes: s.publishes.map((x) => ({ ...x, exchange: name(x.exchange), key: name(x.key) })),
+      consumes: s.consumes.map((x) => ({ ...x, queue: name(x.queue) })),
+      bindings: s.bindings.map((x) => ({ ...x, exchange: name(x.exchange), queue: name(x.queue), key: name(x.key) })),
+      queues: s.queues.map((x) => ({ ...x, name: name(x.name) })),
+      exchanges: s.exchanges.map((x) => ({ ...x, name: name(x.name) })),
+    };
+  });
+  linkCalls(linked, topo, out);
+  linkMessages(linked, out);
+  linkData(linked, topo, out);
   out.links.sort(
     (a, b) =>
       (a.kind === b.kind ? 0 : a.kind === 'api' ? -1 : 1) ||

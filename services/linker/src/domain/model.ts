@@ -30,6 +30,8 @@ export interface Endpoint {
   readonly loc: Loc;
   /** Set on Express routers: the file whose router may be mounted under a prefix by another file. */
   readonly routerFile?: string;
+  /** Set on Flask blueprint routes with `routerFile`: the blueprint's own `url_prefix`, baked into `path`. */
+  readonly routerPrefix?: string;
 }
 
 /** `app.use('/prefix', importedRouter)`: the target is a module path relative to the source root, no extension. */
@@ -37,6 +39,8 @@ export interface Mount {
   readonly prefix: string;
   readonly target: string;
   readonly loc: Loc;
+  /** Flask `register_blueprint(bp, url_prefix=…)`: the prefix replaces the blueprint's own. */
+  readonly replace?: boolean;
 }
 
 export interface Call {
@@ -101,6 +105,12 @@ export interface ConfigEntry {
   readonly key: string;
   readonly value: string;
   readonly loc: Loc;
+  /**
+   * Set on entries of a YAML/properties file named after something else than the source itself
+   * (`shared/orders.yml` of a Spring Cloud Config repository): the file's base name. At link time the
+   * entries apply to the source that goes by that name, not to the one holding the file.
+   */
+  readonly scope?: string;
 }
 
 /** A deployment service name (docker-compose service, Kubernetes Service) and what it runs. */

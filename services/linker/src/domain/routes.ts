@@ -10,6 +10,7 @@ const PARAM_SEGMENT = [
   /^<[^>]*>$/, // <int:id> <id>
   /^\(\?P<[^>]+>.*\)$/, // (?P<pk>\d+)
   /^\[[^\]]+\]$/, // [id] (file-system routing)
+  /^\*$/, // owners/*/pets (Spring Ant pattern: one segment)
 ];
 
 export function normaliseSegment(segment: string): string {

@@ -129,3 +129,23 @@ describe('hostile identifiers', () => {
     ]);
   });
 });
+
+describe('configuration files named after a service', () => {
+  it('keep their base name as scope; OpenAPI documents and large YAML files are not configuration', async () => {
+    const { extractSource: extractOne } = await import('../../src/domain/extract/index');
+    const files: Record<string, string> = {
+      'shared/orders.yml': 'server:\n  servlet:\n    context-path: /orders\n',
+      'src/main/resources/application.yml': 'spring:\n  application:\n    name: config\n',
+      'api/orders-api.yml': 'openapi: 3.0.0\npaths:\n  /orders:\n    get: {}\n',
+      'data/big.yml': Array.from({ length: 500 }, (_, i) => `k${i}: v`).join('\n') + '\n',
+    };
+    const f = await extractOne(
+      'config',
+      Object.entries(files).map(([path, text]) => ({ path, read: () => Promise.resolve(text) })),
+    );
+    expect(f.config.map((c) => `${c.scope ?? '-'} ${c.key}=${c.value}`)).toEqual([
+      'orders server.servlet.context-path=/orders',
+      '- spring.application.name=config',
+    ]);
+  });
+});

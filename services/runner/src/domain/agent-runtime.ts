@@ -1,5 +1,11 @@
 import type { Message, Part } from '@a2a-js/sdk';
 
+/**
+ * The abort reason of `RunContext.signal` when the task was canceled (`tasks/cancel`); any other reason is the
+ * runner handing the run back (drain), to be run again elsewhere: work started elsewhere should not be undone.
+ */
+export const RUN_CANCELED = 'a2a-inbound/run-canceled';
+
 /** What an agent run can do: emit output and state changes. The runner turns these into bus events. */
 export interface RunContext {
   readonly taskId: string;
@@ -21,6 +27,8 @@ export interface RunContext {
   status(state: 'working' | 'input-required' | 'completed' | 'failed', message?: Message): Promise<void>;
   /** Waits, waking early when the run is aborted (then throws). */
   sleep(ms: number): Promise<void>;
+  /** A file the caller attached and the tasks service stored (`attachments[].blobId`); undefined when gone. */
+  readFile(blobId: string): Promise<{ data: Uint8Array; mimeType: string; name?: string } | undefined>;
 }
 
 export type AgentRuntime = (ctx: RunContext) => Promise<void>;

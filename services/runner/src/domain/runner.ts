@@ -3,7 +3,7 @@ import type { Logger } from '@a2a-inbound/logger';
 import { a2aMeter, withSpan } from '@a2a-inbound/telemetry';
 import { LargePayloads, RunLeases, type BlobStore, type Bus, type Cache, type Clock } from '@a2a-inbound/ports';
 import { eventsV1 } from '@a2a-inbound/proto';
-import type { AgentRuntime, RunContext } from './agent-runtime';
+import { RUN_CANCELED, type AgentRuntime, type RunContext } from './agent-runtime';
 import { FairScheduler } from './fair-scheduler';
 
 export const TOPICS = {
@@ -125,7 +125,7 @@ export class Runner {
     const ac = this.#inflight.get(`${taskId}/${runId}`);
     if (ac) {
       this.deps.log.info({ taskId, runId }, 'run canceled');
-      ac.abort();
+      ac.abort(RUN_CANCELED);
     }
   }
 
@@ -284,6 +284,12 @@ export class Runner {
           };
           ac.signal.addEventListener('abort', onAbort, { once: true });
         }),
+      readFile: async (blobId) => {
+        const got = await this.deps.blobs.get(blobId, owner);
+        if (!got) return undefined;
+        const { mimeType, name } = got.ref;
+        return { data: got.data, mimeType, ...(name ? { name } : {}) };
+      },
     };
     const runtime = this.deps.runtimes[req.runtime];
     const started = this.deps.clock.now();

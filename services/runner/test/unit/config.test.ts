@@ -28,7 +28,22 @@ describe('loadRunnerConfig', () => {
       maxConcurrentRuns: 256,
       maxRunsPerTenant: 64,
       maxQueuedRuns: 4_096,
+      egressAllowList: { hosts: [], cidrs: [] },
     });
+  });
+
+  it('reads the egress allow-list and refuses bad entries', () => {
+    const c = loadRunnerConfig(
+      { EGRESS_ALLOW_HOSTS: 'agents.internal, *.svc.cluster.local', EGRESS_ALLOW_CIDRS: '10.0.0.0/8,fd00::/8' },
+      'r1',
+    );
+    expect(c.egressAllowList).toEqual({
+      hosts: ['agents.internal', '*.svc.cluster.local'],
+      cidrs: ['10.0.0.0/8', 'fd00::/8'],
+    });
+    expect(() => loadRunnerConfig({ EGRESS_ALLOW_CIDRS: '0.0.0.0/0', EGRESS_ALLOW_HOSTS: 'bad host' }, 'r1')).toThrow(
+      /EGRESS_ALLOW_HOSTS: "bad host"[\s\S]*EGRESS_ALLOW_CIDRS: "0\.0\.0\.0\/0" allows every address/,
+    );
   });
 
   it('refuses a run lease shorter than two heartbeats (a live run would look lost between renewals)', () => {

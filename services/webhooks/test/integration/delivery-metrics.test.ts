@@ -105,15 +105,15 @@ describe('webhook delivery metrics', () => {
   it('a delivery cut short by shutdown counts as interrupted', async () => {
     const shutdown = new AbortController();
     const p = (await deliverer(shutdown.signal)).deliver(update('t7', 1), target('fail2', '/fail'), '{}');
-    // Settled as a value at once: the rejection may come while the scrape below is awaited.
-    const settled = p.then(
+    // Handled from the start: it rejects as soon as the shutdown lands, before the scrape below finishes.
+    const outcome = p.then(
       () => undefined,
       (err: unknown) => err,
     );
     await new Promise((r) => setTimeout(r, 200)); // first attempt answered 500; waiting to retry
     shutdown.abort();
     const retries = sample(await scrape(), 'a2a_webhook_retries_total', { reason: 'server_error' });
-    expect(await settled).toBeInstanceOf(DeliveryInterruptedError);
+    expect(await outcome).toBeInstanceOf(DeliveryInterruptedError);
     const text = await scrape();
     expect(sample(text, 'a2a_webhook_deliveries_total', { outcome: 'interrupted' })).toBe(1);
     // The retry it was waiting for was never made: not counted.

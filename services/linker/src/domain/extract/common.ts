@@ -40,6 +40,14 @@ export function concat(...lists: readonly (readonly Part[])[]): Part[] {
 }
 
 export const HOLE_PART: Part = { hole: true };
+
+/**
+ * A model class of an HTTP client (`…/client/…`, `…/clients/…`, `…/dto/…`): an annotation such as
+ * `@Document` or `[Table]` on it describes the other service's data, not a store this source uses.
+ */
+export function isClientModel(file: string): boolean {
+  return /(^|\/)(clients?|dtos?|feign)\//i.test(file);
+}
 export const lit = (s: string): Part[] => [{ lit: s }];
 
 /** `base` + `/` + `url`, unless the URL is absolute (a client's base address in front of a relative path). */
@@ -142,9 +150,23 @@ export class Sink {
     return true;
   }
 
-  endpoint(method: HttpMethod, path: string, framework: string, loc: Loc, routerFile?: string): void {
+  endpoint(
+    method: HttpMethod,
+    path: string,
+    framework: string,
+    loc: Loc,
+    routerFile?: string,
+    routerPrefix?: string,
+  ): void {
     if (this.#once(`e|${method}|${path}|${loc.file}|${loc.line}`))
-      this.facts.endpoints.push({ method, path, framework, loc, ...(routerFile ? { routerFile } : {}) });
+      this.facts.endpoints.push({
+        method,
+        path,
+        framework,
+        loc,
+        ...(routerFile ? { routerFile } : {}),
+        ...(routerFile && routerPrefix !== undefined ? { routerPrefix } : {}),
+      });
   }
   call(
     method: HttpMethod,
@@ -183,7 +205,7 @@ export class Sink {
 }
 
 const SHARED_NAMES = new Set(
-  'publish basicpublish basicpublishasync basic_publish publishwithcontext sendtoqueue convertandsend consume basicconsume basicconsumeasync basic_consume bindqueue queuebind queuebindasync queue_bind assertexchange exchangedeclare exchangedeclareasync exchange_declare assertqueue queuedeclare queuedeclareasync queue_declare send produce produceasync subscribe collection getcollection get_collection'.split(
+  'publish basicpublish basicpublishasync basic_publish publishwithcontext sendtoqueue convertandsend consume basicconsume basicconsumeasync basic_consume bindqueue queuebind queuebindasync queue_bind assertexchange exchangedeclare exchangedeclareasync exchange_declare assertqueue queuedeclare queuedeclareasync queue_declare send produce produceasync subscribe consumepartition setqueuenames collection getcollection get_collection'.split(
     ' ',
   ),
 );
@@ -250,6 +272,11 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
     case 'basicconsume':
     case 'basicconsumeasync':
     case 'basic_consume': {
+      // sarama consumer groups: group.Consume(ctx, []string{"orders"}, handler)
+      if (lower === 'consume' && c.args.length === 3 && /group/.test(recv) && c.args[1]) {
+        for (const t of splitList(c.args[1])) sink.consume('kafka', t, c.loc);
+        break;
+      }
       const q = s(arg(c, 0, 'queue'));
       if (q !== undefined && (lower !== 'consume' || c.args.length >= 1)) sink.consume('rabbitmq', q, c.loc);
       break;
@@ -300,6 +327,20 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
     case 'produceasync': {
       const t = s(arg(c, 0, 'topic'));
       if (t !== undefined) sink.publish('kafka', '', t, c.loc);
+      break;
+    }
+    // sarama: consumer.ConsumePartition("topic", 0, offset)
+    case 'consumepartition': {
+      const t = s(c.args[0]);
+      if (t !== undefined) sink.consume('kafka', t, c.loc);
+      break;
+    }
+    // Spring AMQP: container.setQueueNames("a", "b")
+    case 'setqueuenames': {
+      for (const a of c.args) {
+        const q = s(a);
+        if (q !== undefined) for (const one of q.split(LIST_SEP)) if (one) sink.consume('rabbitmq', one, c.loc);
+      }
       break;
     }
     case 'subscribe': {

@@ -51,14 +51,32 @@ const get = (t: Tree | undefined, key: string): Tree | undefined =>
   t?.kind === 'map' ? t.entries.find(([k]) => k === key)?.[1] : undefined;
 const str = (t: Tree | undefined): string | undefined => (t?.kind === 'scalar' ? t.value : undefined);
 
-function flatten(t: Tree, prefix: string, sep: string, file: string, out: ConfigEntry[]): void {
+function flatten(t: Tree, prefix: string, sep: string, file: string, out: ConfigEntry[], scope?: string): void {
   if (t.kind === 'scalar') {
-    if (prefix) out.push({ key: prefix, value: t.value, loc: { file, line: t.line } });
+    if (prefix) out.push({ key: prefix, value: t.value, loc: { file, line: t.line }, ...(scope ? { scope } : {}) });
   } else if (t.kind === 'map') {
-    for (const [k, v] of t.entries) flatten(v, prefix ? `${prefix}${sep}${k}` : k, sep, file, out);
+    for (const [k, v] of t.entries) flatten(v, prefix ? `${prefix}${sep}${k}` : k, sep, file, out, scope);
   } else {
-    t.items.forEach((v, i) => flatten(v, `${prefix}${sep}${i}`, sep, file, out));
+    t.items.forEach((v, i) => flatten(v, `${prefix}${sep}${i}`, sep, file, out, scope));
   }
+}
+
+const MAX_SCOPED_ENTRIES = 400;
+
+/** Base names of configuration files a program reads for itself (Spring, ASP.NET, Helm, generic). */
+const OWN_CONFIG = /^(application|bootstrap|config|settings|values|appsettings)([-._].*)?$/;
+
+/**
+ * The scope of a configuration file named after a service (`shared/orders.yml`, `orders.properties`
+ * of a config-server repository), undefined for the files a program reads for itself.
+ */
+export function configScope(file: string): string | undefined {
+  const base = file
+    .split('/')
+    .pop()!
+    .replace(/\.(ya?ml|properties)$/i, '');
+  if (OWN_CONFIG.test(base.toLowerCase()) || base.startsWith('.') || !/^[A-Za-z][\w.-]*$/.test(base)) return undefined;
+  return base.toLowerCase();
 }
 
 function envList(t: Tree | undefined, file: string): ConfigEntry[] {
@@ -187,12 +205,24 @@ export function extractStructured(text: string, file: string, sink: Sink): void 
   }
   if (isJson && docs[0] && rabbitDefinitions(docs[0], file, sink)) return;
   if (isJson && !/^appsettings.*\.json$/.test(base) && !/config/.test(base)) return;
-  if (!isJson && !/^(application|bootstrap|config|settings|values)/.test(base)) return;
-  for (const d of docs) flatten(d, '', isJson ? ':' : '.', file, sink.facts.config);
+  // Other YAML files may be a config repository's configuration of another service: kept with its scope.
+  const scope = isJson ? undefined : configScope(file);
+  if (!isJson && !scope && !/^(application|bootstrap|config|settings|values)/.test(base)) return;
+  if (scope) {
+    // A service's configuration is short; a large YAML of another name (an OpenAPI document, a data
+    // file) is not configuration and is not kept.
+    const entries: ConfigEntry[] = [];
+    for (const d of docs) flatten(d, '', '.', file, entries, scope);
+    if (entries.length <= MAX_SCOPED_ENTRIES && !docs.some((d) => get(d, 'openapi') ?? get(d, 'swagger')))
+      sink.facts.config.push(...entries);
+    return;
+  }
+  for (const d of docs) flatten(d, '', isJson ? ':' : '.', file, sink.facts.config, scope);
 }
 
 /** `.env` and `.properties`: `KEY=value` / `key: value` lines; `#` and `!` comments. */
 export function extractKeyValues(text: string, file: string, sink: Sink): void {
+  const scope = file.endsWith('.properties') ? configScope(file) : undefined;
   const lines = text.split(/\r?\n/);
   lines.forEach((raw, i) => {
     const line = raw.trim();
@@ -201,7 +231,7 @@ export function extractKeyValues(text: string, file: string, sink: Sink): void {
     if (!m) return;
     let value = m[2]!.trim();
     if (/^(["']).*\1$/.test(value)) value = value.slice(1, -1);
-    sink.facts.config.push({ key: m[1]!, value, loc: { file, line: i + 1 } });
+    sink.facts.config.push({ key: m[1]!, value, loc: { file, line: i + 1 }, ...(scope ? { scope } : {}) });
   });
 }
 

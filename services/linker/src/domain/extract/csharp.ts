@@ -2,7 +2,9 @@ import type { Node } from '../parsers';
 import type { HttpMethod, Part } from '../model';
 import { joinPath } from '../routes';
 import {
+  withBase,
   HOLE_PART,
+  isClientModel,
   LIST_SEP,
   concat,
   httpMethod,
@@ -37,7 +39,7 @@ const HTTP_CLIENT: Record<string, HttpMethod> = {
   DeleteAsync: 'DELETE',
   DeleteFromJsonAsync: 'DELETE',
 };
-const CS_NAMES = new Set(['MapMethods', 'AddHttpClient', 'ToTable']);
+const CS_NAMES = new Set(['MapMethods', 'AddHttpClient', 'ToTable', 'AddProject']);
 const ATTR_VERBS: Record<string, HttpMethod> = {
   HttpGet: 'GET',
   HttpPost: 'POST',
@@ -60,6 +62,7 @@ function argExpr(arg: Node): { name?: string; expr: Node } {
 const csharpRules: LanguageRules = ({ file, sink, scope }) => {
   const groups = new Map<string, string>(); // MapGroup var → prefix
   const namedClients = new Map<string, string>(); // var → CreateClient name
+  const clientBases = new Map<string, Part[]>(); // HttpClient var → BaseAddress
 
   function evaluate(node: Node): Part[] {
     switch (node.type) {
@@ -105,7 +108,7 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
         return [HOLE_PART];
       }
       case 'identifier':
-        return scope.lookup(node.text) ?? [{ ref: node.text }];
+        return scope.lookup(node.text, node) ?? [{ ref: node.text }];
       case 'member_access_expression':
         return (
           scope.lookup(node.text) ?? scope.lookup(node.childForFieldName('name')?.text ?? '') ?? [{ ref: node.text }]
@@ -151,6 +154,17 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
         if (type === 'Uri' && a[0]) return a[1] ? concat(evaluate(a[0]), lit('/'), evaluate(a[1])) : evaluate(a[0]);
         return [HOLE_PART];
       }
+      case 'implicit_object_creation_expression': {
+        // Target-typed `BaseAddress = new("http://orders")`: a Uri from a string.
+        const a = named(
+          node.childForFieldName('arguments') ?? named(node).find((x) => x.type === 'argument_list') ?? null,
+        ).map((x) => argExpr(x).expr);
+        return a[0] && a.length <= 2
+          ? a[1]
+            ? concat(evaluate(a[0]), lit('/'), evaluate(a[1]))
+            : evaluate(a[0])
+          : [HOLE_PART];
+      }
       case 'implicit_array_creation_expression':
       case 'array_creation_expression':
       case 'initializer_expression':
@@ -174,13 +188,18 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     const name = node.childForFieldName('name') ?? named(node)[0];
     const value = named(node).slice(1).pop();
     if (name && value) {
-      scope.add(name.text, value);
+      scope.add(name.text, value, true);
       classify(name.text, value);
     }
   };
   const declareAssignment = (node: Node): void => {
     const left = node.childForFieldName('left');
     const right = node.childForFieldName('right');
+    // http.BaseAddress = new Uri("http://orders")
+    if (left && right && /\.BaseAddress$/.test(left.text)) {
+      clientBases.set(left.text.replace(/\.BaseAddress$/, '').replace(/^this\./, ''), evaluate(right));
+      return;
+    }
     if (left && right && (left.type === 'identifier' || left.type === 'member_access_expression')) {
       const n = left.text.replace(/^this\./, '');
       scope.add(n, right);
@@ -189,18 +208,48 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
   };
 
   function classify(name: string, value: Node): void {
+    // new HttpClient { BaseAddress = new("http://orders") }
+    if (
+      value.type === 'object_creation_expression' &&
+      /HttpClient$/.test(value.childForFieldName('type')?.text ?? '')
+    ) {
+      const init = named(value).find((x) => x.type === 'initializer_expression');
+      const base = init ? findBaseAddress(init) : undefined;
+      if (base) clientBases.set(name, base);
+      return;
+    }
     if (value.type !== 'invocation_expression') return;
     const fn = value.childForFieldName('function');
     const m = fn?.type === 'member_access_expression' ? fn.childForFieldName('name')?.text : undefined;
     const a = named(value.childForFieldName('arguments')).map((x) => argExpr(x).expr);
-    if (m === 'MapGroup' && a[0]) {
-      const parent = groups.get(fn?.childForFieldName('expression')?.text ?? '') ?? '';
-      groups.set(name, joinPath(parent, literal(evaluate(a[0])) ?? ''));
+    if (m === 'MapGroup' || (m && groupPrefix(value) !== undefined)) {
+      const prefix = groupPrefix(value);
+      if (prefix !== undefined) groups.set(name, prefix);
     }
     if (m === 'CreateClient' && a[0]) {
       const n = literal(evaluate(a[0]));
       if (n) namedClients.set(name, n);
     }
+  }
+
+  /**
+   * The route prefix of a group expression: `app.MapGroup("/api").MapGroup("/v1")`, a variable holding a
+   * group, and calls chained on a group (`.WithApiVersionSet(v)`, `.RequireAuthorization()`) that keep it.
+   */
+  function groupPrefix(n: Node | null | undefined, depth = 0): string | undefined {
+    if (!n || depth > 12) return undefined;
+    if (n.type === 'identifier' || n.type === 'member_access_expression') return groups.get(n.text);
+    if (n.type !== 'invocation_expression') return undefined;
+    const fn = n.childForFieldName('function');
+    if (fn?.type !== 'member_access_expression') return undefined;
+    const m = fn.childForFieldName('name')?.text;
+    const parent = groupPrefix(fn.childForFieldName('expression'), depth + 1);
+    if (m === 'MapGroup') {
+      const a = named(n.childForFieldName('arguments')).map((x) => argExpr(x).expr);
+      const p = a[0] ? literal(evaluate(a[0])) : undefined;
+      return p === undefined ? undefined : joinPath(parent ?? '', p);
+    }
+    return MINIMAL[m ?? ''] ? undefined : parent;
   }
 
   const enclosingClass = (n: Node): string | undefined => {
@@ -230,16 +279,32 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     const loc = { file, line: lineOf(inv) };
     sharedCallRules({ name, receiver, args, named: nm, loc }, sink);
 
+    // MassTransit: bus.Publish(new OrderCreated(…)) / Publish<OrderCreated>(new { … }) goes to the
+    // exchange named after the message type.
+    if (name === 'Publish' && argNodes.length >= 1 && argNodes.length <= 3) {
+      const generic = nameNode?.type === 'generic_name' ? named(named(nameNode)[1] ?? null)[0]?.text : undefined;
+      const first = argExpr(argNodes[0]!).expr;
+      const created = first.type === 'object_creation_expression' ? first.childForFieldName('type')?.text : undefined;
+      const message = (generic ?? created)?.replace(/<.*$/, '').replace(/^.*\./, '');
+      if (message) sink.publish('rabbitmq', message, '', loc);
+      return;
+    }
     if (MINIMAL[name] || name === 'MapMethods') {
       const path = literal(args[0]);
       if (path === undefined) return;
-      const prefix = groups.get(receiver) ?? '';
+      const prefix =
+        groupPrefix(fn.type === 'member_access_expression' ? fn.childForFieldName('expression') : null) ?? '';
       const methods =
         name === 'MapMethods' ? (nameOf(args[1]) ?? '').split(LIST_SEP).filter(Boolean) : [MINIMAL[name]!];
       for (const m of methods) sink.endpoint(httpMethod(m) ?? 'ANY', joinPath(prefix, path), 'aspnetcore-minimal', loc);
       return;
     }
     if (HTTP_CLIENT[name] && args[0] && (namedClients.has(receiver) || /http|client/i.test(receiver))) {
+      const own = clientBases.get(receiver.replace(/^this\./, '')) ?? clientBases.get(receiver.replace(/^_/, ''));
+      if (own) {
+        sink.call(HTTP_CLIENT[name], withBase(own, args[0]), 'HttpClient', loc);
+        return;
+      }
       const clientClass = namedClients.get(receiver) ?? enclosingClass(inv);
       sink.call(HTTP_CLIENT[name], args[0], 'HttpClient', loc, clientClass ? { clientClass } : {});
       return;
@@ -251,6 +316,21 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       const lambda = argNodes.map((a) => argExpr(a).expr).find((e) => e.type === 'lambda_expression');
       const base = lambda ? findBaseAddress(lambda) : undefined;
       if (key && base && key !== '__proto__') sink.facts.clientBases[key] = base;
+      return;
+    }
+    if (name === 'AddProject' && args[0]) {
+      // Aspire AppHost: builder.AddProject<Projects.Catalog_Api>("catalog-api") names the project's
+      // service (`https+http://catalog-api`); Projects.Catalog_Api is the project Catalog.Api.
+      const generic = nameNode?.type === 'generic_name' ? named(named(nameNode)[1]).map((t) => t.text) : [];
+      const project = generic[0]?.replace(/^Projects\./, '');
+      const service = literal(args[0]);
+      if (project && service)
+        sink.facts.services.push({
+          name: service,
+          targets: [project.replace(/_/g, '.'), project.replace(/_/g, '-'), project],
+          env: [],
+          loc,
+        });
       return;
     }
     if (name === 'ToTable' && args[0]) {
@@ -275,11 +355,22 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     const type = c.childForFieldName('type')?.text;
     if (type !== 'HttpRequestMessage') return;
     const a = named(c.childForFieldName('arguments')).map((x) => argExpr(x).expr);
-    if (a.length < 2) return;
+    let method = a[0];
+    let uri = a[1];
+    // new HttpRequestMessage { Method = HttpMethod.Post, RequestUri = new Uri(…) }
+    const init = named(c).find((x) => x.type === 'initializer_expression');
+    for (const asg of named(init)) {
+      if (asg.type !== 'assignment_expression') continue;
+      const left = asg.childForFieldName('left')?.text;
+      const right = asg.childForFieldName('right');
+      if (left === 'Method' && right) method = right;
+      if (left === 'RequestUri' && right) uri = right;
+    }
+    if (!uri) return;
     const clientClass = enclosingClass(c);
     sink.call(
-      httpMethod(a[0]!.text.replace(/^HttpMethod\./, '')) ?? 'GET',
-      evaluate(a[1]!),
+      httpMethod(method?.text.replace(/^HttpMethod\./, '')) ?? 'GET',
+      evaluate(uri),
       'HttpClient',
       { file, line: lineOf(c) },
       clientClass ? { clientClass } : {},
@@ -289,8 +380,21 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
   function onClass(cls: Node): void {
     const attrs = attributes(cls);
     const className = cls.childForFieldName('name')?.text ?? '';
+    // MassTransit: a consumer of T (`class X : IConsumer<T>`) gets its own queue bound to the fanout
+    // exchange MassTransit names after the message type T.
+    for (const base of named(named(cls).find((x) => x.type === 'base_list') ?? null)) {
+      if (base.type !== 'generic_name' || named(base)[0]?.text !== 'IConsumer') continue;
+      const message = named(named(base)[1] ?? null)[0]?.text.replace(/^.*\./, '');
+      if (!message || !className) continue;
+      const loc = { file, line: lineOf(base) };
+      sink.exchange(message, 'fanout', loc);
+      sink.queue(className, loc);
+      sink.binding(message, className, '', loc);
+      sink.consume('rabbitmq', className, loc);
+    }
     const table = attrs.find((a) => a.name === 'Table');
-    if (table?.args[0]) sink.data('table', literal(table.args[0]) ?? className, { file, line: table.line });
+    if (table?.args[0] && !isClientModel(file))
+      sink.data('table', literal(table.args[0]) ?? className, { file, line: table.line });
     const route = attrs.find((a) => a.name === 'Route');
     const isController = /Controller$/.test(className) || attrs.some((a) => a.name === 'ApiController');
     const controllerToken = className.replace(/Controller$/, '');

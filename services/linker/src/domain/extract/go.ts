@@ -51,7 +51,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
       }
       case 'identifier':
       case 'selector_expression':
-        return scope.lookup(node.text) ?? [{ ref: node.text }];
+        return scope.lookup(node.text, node) ?? [{ ref: node.text }];
       case 'parenthesized_expression':
         return node.namedChild(0) ? evaluate(node.namedChild(0)!) : [HOLE_PART];
       case 'call_expression': {
@@ -89,7 +89,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
     ns.forEach((n, i) => {
       const v = vs[i];
       if (!v || n.text === '_') return;
-      scope.add(n.text, v);
+      scope.add(n.text, v, true);
       classify(n.text, v);
     });
   };
@@ -99,7 +99,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
     if (name && value) {
       const vs = value.namedChildren.filter((x): x is Node => x !== null);
       if (vs[0]) {
-        scope.add(name.text, vs[0]);
+        scope.add(name.text, vs[0], true);
         classify(name.text, vs[0]);
       }
     }

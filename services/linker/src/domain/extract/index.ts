@@ -1,7 +1,7 @@
-import type { Part, SourceFacts } from '../model';
+import type { Endpoint, Part, SourceFacts } from '../model';
 import { emptyFacts } from '../model';
 import { type CodeLanguage, languageOf, parse } from '../parsers';
-import { relaxedKey } from '../link';
+import { isSpringBaseKey, relaxedKey } from '../link';
 import { joinPath } from '../routes';
 import { Sink, concat } from './common';
 import { extractKeyValues, extractSql, extractStructured } from './config';
@@ -40,7 +40,9 @@ const SKIP_DIRS = new Set([
   '.idea',
   '.vscode',
 ]);
-const TEST_DIRS = /^(test|tests|__tests__|spec|specs|e2e|testdata|fixtures|__mocks__)$|[._-][Tt]ests?$|[a-z]Tests$/;
+// api-spec/: API test harnesses (Dredd hooks and the like) that call every service: not application code.
+const TEST_DIRS =
+  /^(test|tests|__tests__|spec|specs|e2e|testdata|fixtures|__mocks__|api-specs?|dredd)$|[._-][Tt]ests?$|[a-z]Tests$/;
 const TEST_FILES = /(\.(test|spec)\.[cm]?[jt]sx?$)|(_test\.go$)|(^test_.*\.py$)|(_test\.py$)|(Tests?\.(cs|java)$)/;
 const MAX_FILE_BYTES = 1_000_000;
 
@@ -140,6 +142,7 @@ export async function extractSource(
       }),
     );
   applyPrefixes(facts);
+  resolveNamePlaceholders(facts);
   for (let i = 0; i < facts.calls.length; i++) {
     const c = facts.calls[i]!;
     facts.calls[i] = { ...c, url: resolve(c.url) };
@@ -148,33 +151,56 @@ export async function extractSource(
   return { ...facts, files: files_, parsedFiles: parsed };
 }
 
-const SPRING_BASE_KEYS = new Set([
-  'server.servlet.contextpath',
-  'server.contextpath',
-  'spring.webflux.basepath',
-  'spring.mvc.servlet.path',
-]);
-
 /**
  * Prefixes known only once the whole source is read: Express routers mounted from another file,
  * NestJS `setGlobalPrefix`, Spring `server.servlet.context-path` / `spring.webflux.base-path`.
  */
 function applyPrefixes(facts: SourceFacts): void {
-  const mountOf = (routerFile: string): string | undefined => {
-    const mod = routerFile.replace(/\.(ts|tsx|js|mjs|cjs|jsx|py)$/, '').replace(/\/(index|__init__)$/, '');
+  /** The path of a router's route once mounted from another file; undefined when nothing mounts it. */
+  const mounted = (ep: Endpoint): string | undefined => {
+    const mod = ep.routerFile!.replace(/\.(ts|tsx|js|mjs|cjs|jsx|py)$/, '').replace(/\/(index|__init__)$/, '');
     // Python modules are named from the source root or from a src/ folder: match on the path's end.
-    return facts.mounts.find((m) => mod === m.target || mod.endsWith(`/${m.target}`))?.prefix;
+    const m = facts.mounts.find((x) => mod === x.target || mod.endsWith(`/${x.target}`));
+    if (!m) return undefined;
+    if (!m.replace) return joinPath(m.prefix, ep.path);
+    // Flask: the registration's url_prefix replaces the blueprint's own (already in the path).
+    const own = ep.routerPrefix ? joinPath(ep.routerPrefix) : '';
+    const rest = own && own !== '/' && ep.path.startsWith(own) ? ep.path.slice(own.length) : ep.path;
+    return joinPath(m.prefix, rest);
   };
-  const springBase = facts.config.find((c) => SPRING_BASE_KEYS.has(relaxedKey(c.key)))?.value;
+  const springBase = facts.config.find((c) => !c.scope && isSpringBaseKey(c.key))?.value;
   const nestPrefix = facts.globalPrefixes.find((g) => g.framework === 'nestjs')?.prefix;
   for (let i = 0; i < facts.endpoints.length; i++) {
     const ep = facts.endpoints[i]!;
-    let prefix: string | undefined;
-    if (ep.routerFile) prefix = mountOf(ep.routerFile);
-    else if (ep.framework === 'nestjs') prefix = nestPrefix;
-    else if (ep.framework === 'spring') prefix = springBase;
-    if (prefix) facts.endpoints[i] = { ...ep, path: joinPath(prefix, ep.path) };
+    let path: string | undefined;
+    if (ep.routerFile) path = mounted(ep);
+    else if (ep.framework === 'nestjs' && nestPrefix) path = joinPath(nestPrefix, ep.path);
+    else if (ep.framework === 'spring' && springBase) path = joinPath(springBase, ep.path);
+    if (path !== undefined) facts.endpoints[i] = { ...ep, path };
   }
+}
+
+/**
+ * `${app.topic:payments}` in a queue, topic or exchange name (Spring `@KafkaListener(topics = …)`,
+ * `@RabbitListener(queues = …)`) resolved from the source's own configuration; the others are left for
+ * the link stage, which knows the configuration other repositories hold for this one (a config
+ * server's, the deployment's), then the default, else a run-time value (`{}`, which matches nothing).
+ */
+function resolveNamePlaceholders(facts: SourceFacts): void {
+  if (![...facts.publishes, ...facts.consumes, ...facts.bindings].some((x) => JSON.stringify(x).includes('${'))) return;
+  const own = new Map<string, string>();
+  for (const c of facts.config) if (!c.scope && !own.has(relaxedKey(c.key))) own.set(relaxedKey(c.key), c.value);
+  const name = (text: string, depth = 0): string =>
+    text.replace(/\$\{([^}:]+)(?::([^}]*))?\}/g, (m, key: string) => {
+      const v = own.get(relaxedKey(key));
+      return v !== undefined && depth < 4 ? name(v, depth + 1) : m;
+    });
+  const p = facts.publishes.map((x) => ({ ...x, exchange: name(x.exchange), key: name(x.key) }));
+  const c = facts.consumes.map((x) => ({ ...x, queue: name(x.queue) }));
+  const b = facts.bindings.map((x) => ({ ...x, exchange: name(x.exchange), queue: name(x.queue), key: name(x.key) }));
+  facts.publishes.splice(0, facts.publishes.length, ...p);
+  facts.consumes.splice(0, facts.consumes.length, ...c);
+  facts.bindings.splice(0, facts.bindings.length, ...b);
 }
 
 /** Own keys only: identifiers such as `constructor` or `toString` must not reach Object.prototype. */

@@ -3,6 +3,7 @@ import type { ExchangeType, HttpMethod, Part } from '../model';
 import { joinPath } from '../routes';
 import {
   HOLE_PART,
+  isClientModel,
   LIST_SEP,
   concat,
   exchangeType,
@@ -65,12 +66,56 @@ export function placeholder(text: string): Part[] {
   return concat(...out);
 }
 
+/**
+ * Spring Boot's own `@ConfigurationProperties` classes that carry URLs, by their binding prefix:
+ * `sso.getUserInfoUri()` on a `ResourceServerProperties` is `security.oauth2.resource.user-info-uri`.
+ */
+const SPRING_PROPERTIES_CLASSES: Record<string, string> = {
+  ResourceServerProperties: 'security.oauth2.resource',
+  OAuth2ClientProperties: 'security.oauth2.client',
+  ClientCredentialsResourceDetails: 'security.oauth2.client',
+  AuthorizationCodeResourceDetails: 'security.oauth2.client',
+  ResourceOwnerPasswordResourceDetails: 'security.oauth2.client',
+};
+
+/** `getUserInfoUri` → `userInfoUri` (a bean property's name). */
+const propertyOf = (getter: string): string => getter.slice(3).replace(/^./, (c) => c.toLowerCase());
+
 const argList = (n: Node | null): Node[] =>
   (n?.namedChildren ?? []).filter((x): x is Node => x !== null && x.type !== 'comment');
 
 const javaRules: LanguageRules = ({ file, sink, scope }) => {
   const beans = new Map<string, { kind: 'queue' | 'exchange'; name: string }>();
   const clients = new Map<string, Part[]>();
+  /** Declared types of fields, parameters and locals, by name (the file's; no per-method scopes). */
+  const types = new Map<string, string>();
+  /** Argument lists of this class's own method calls (`getMap(url, token)`, `this.getMap(…)`), by method. */
+  const ownCalls = new Map<string, Node[][]>();
+
+  /**
+   * A parameter's value: a constructor's parameter is whatever `new Class(…)` passes anywhere in the
+   * source (a cross-file reference); a method's, what every call of that method in the file passes
+   * when they agree. A method nobody in the file calls says nothing (no part).
+   */
+  function parameterValue(param: Node): Part[] {
+    const list = param.parent;
+    const decl = list?.parent;
+    if (!list || !decl) return [HOLE_PART];
+    const index = argList(list)
+      .filter((x) => x.type === 'formal_parameter' || x.type === 'spread_parameter')
+      .findIndex((x) => x.startIndex === param.startIndex);
+    const name = decl.childForFieldName('name')?.text;
+    if (!name || index < 0) return [HOLE_PART];
+    if (decl.type === 'constructor_declaration') return [{ ref: `new ${name}#${index}` }];
+    if (decl.type !== 'method_declaration') return [HOLE_PART];
+    const sites = (ownCalls.get(name) ?? []).filter(
+      (a) => a.length === list.namedChildren.filter((x) => x?.type === 'formal_parameter').length,
+    );
+    if (sites.length === 0) return [];
+    const values = sites.map((a) => evaluate(a[index]!));
+    const first = JSON.stringify(values[0]);
+    return values.every((v) => JSON.stringify(v) === first) ? values[0]! : [HOLE_PART];
+  }
 
   function evaluate(node: Node): Part[] {
     switch (node.type) {
@@ -83,7 +128,7 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
         return [HOLE_PART];
       }
       case 'identifier':
-        return scope.lookup(node.text) ?? scope.lookup(`this.${node.text}`) ?? [{ ref: node.text }];
+        return scope.lookup(node.text, node) ?? scope.lookup(`this.${node.text}`) ?? [{ ref: node.text }];
       case 'field_access': {
         const field = node.childForFieldName('field')?.text ?? '';
         const obj = node.childForFieldName('object')?.text;
@@ -92,10 +137,19 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
       }
       case 'parenthesized_expression':
         return node.namedChild(0) ? evaluate(node.namedChild(0)!) : [HOLE_PART];
+      case 'formal_parameter':
+        return parameterValue(node);
       case 'method_invocation': {
         const name = node.childForFieldName('name')?.text;
         const obj = node.childForFieldName('object')?.text;
         const a = argList(node.childForFieldName('arguments'));
+        // props.getOrdersUrl() on a @ConfigurationProperties bean: the bound property.
+        if (obj && name && /^get[A-Z]/.test(name) && a.length === 0) {
+          const type = types.get(obj.replace(/^this\./, ''));
+          const prefix = type ? SPRING_PROPERTIES_CLASSES[type] : undefined;
+          if (prefix) return [{ config: `${prefix}.${propertyOf(name)}` }];
+          if (type) return [{ ref: `${type}.${name}` }];
+        }
         if (obj === 'System' && name === 'getenv' && a[0]) return [{ env: literal(evaluate(a[0])) ?? '' }];
         if (obj === 'String' && name === 'format' && a[0]) {
           const tpl = literal(evaluate(a[0]));
@@ -156,18 +210,38 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     return [];
   };
 
+  const typeName = (n: Node | null | undefined): string | undefined =>
+    n?.childForFieldName('type')?.text.replace(/<.*$/, '').replace(/^.*\./, '');
+
   const declarations: Record<string, (node: Node) => void> = {
+    method_invocation(node) {
+      const obj = node.childForFieldName('object');
+      const name = node.childForFieldName('name')?.text;
+      if (!name || (obj && obj.type !== 'this')) return;
+      const list = ownCalls.get(name) ?? [];
+      list.push(argList(node.childForFieldName('arguments')));
+      ownCalls.set(name, list);
+    },
+    object_creation_expression(node) {
+      // new Client(url, …): the constructor's parameters, for the class's own file (cross-file constants).
+      const type = typeName(node);
+      const a = argList(node.childForFieldName('arguments'));
+      if (type && /^[A-Z]/.test(type) && a.length > 0 && a.length <= 8 && !node.childForFieldName('body'))
+        a.forEach((x, i) => scope.add(`new ${type}#${i}`, x));
+    },
     variable_declarator(node) {
       const name = node.childForFieldName('name')?.text;
       const value = node.childForFieldName('value');
       const decl = node.parent;
+      const type = typeName(decl);
+      if (name && type) types.set(name, type);
       if (name && decl?.type === 'field_declaration') {
         const v = annotations(decl).find((a) => a.name === 'Value');
         const text = v ? str(v, 'value') : undefined;
         if (text !== undefined) scope.set(name, placeholder(text));
       }
       if (name && value) {
-        scope.add(name, value);
+        scope.add(name, value, decl?.type === 'local_variable_declaration');
         classifyClient(name, value);
       }
     },
@@ -176,13 +250,18 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
       const name = node.childForFieldName('name')?.text;
       const v = annotations(node).find((a) => a.name === 'Value');
       const text = v ? str(v, 'value') : undefined;
+      const type = typeName(node);
+      if (name && type) types.set(name, type);
       if (name && text !== undefined) scope.set(name, placeholder(text));
+      else if (name) scope.add(name, node, true);
     },
     assignment_expression(node) {
       const left = node.childForFieldName('left');
       const right = node.childForFieldName('right');
       if (left && right) {
         const name = left.type === 'field_access' ? (left.childForFieldName('field')?.text ?? left.text) : left.text;
+        // `this.url = url`: the parameter of the same name already declares what the field holds.
+        if (right.type === 'identifier' && right.text === name) return;
         scope.add(name, right);
         classifyClient(name, right);
       }
@@ -307,6 +386,8 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
       return;
     }
     // webClient.get().uri("/x") / restClient.post().uri(...)
+    if (name === 'uri' && objNode?.type === 'method_invocation' && args[0] && gatewayRoute(objNode, args[0], loc))
+      return;
     if (name === 'uri' && objNode?.type === 'method_invocation' && args[0]) {
       const verb = objNode.childForFieldName('name')?.text;
       const client = objNode.childForFieldName('object')?.text ?? '';
@@ -324,6 +405,42 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     }
   }
 
+  /**
+   * Spring Cloud Gateway's Java DSL, `r.path("/api/x/**").filters(f -> f.stripPrefix(2)).uri("lb://x")`:
+   * written down as the configuration keys the same route has in YAML, so one reader handles both.
+   */
+  let gatewayRoutes = 0;
+  function gatewayRoute(chain: Node, uri: Part[], loc: { file: string; line: number }): boolean {
+    const paths: string[] = [];
+    let strip: string | undefined;
+    let prefixPath: string | undefined;
+    const visit = (n: Node): void => {
+      if (n.type === 'method_invocation') {
+        const m = n.childForFieldName('name')?.text;
+        const a = argList(n.childForFieldName('arguments')).map((x) => literal(evaluate(x)));
+        if (m === 'path') paths.push(...a.filter((x): x is string => x !== undefined));
+        if (m === 'stripPrefix' && a[0] === undefined) {
+          const t = argList(n.childForFieldName('arguments'))[0]?.text;
+          if (t && /^\d+$/.test(t)) strip = t;
+        }
+        if (m === 'prefixPath' && a[0] !== undefined) prefixPath = a[0];
+      }
+      for (const c of n.namedChildren) if (c) visit(c);
+    };
+    visit(chain);
+    const target = literal(uri);
+    if (paths.length === 0 || target === undefined) return false;
+    const key = `spring.cloud.gateway.routes.${gatewayRoutes++}`;
+    const entry = (k: string, value: string): void => {
+      sink.facts.config.push({ key: `${key}.${k}`, value, loc });
+    };
+    entry('uri', target);
+    entry('predicates.0', `Path=${paths.join(',')}`);
+    if (strip) entry('filters.0', `StripPrefix=${strip}`);
+    if (prefixPath) entry('filters.1', `PrefixPath=${prefixPath}`);
+    return true;
+  }
+
   // ---- classes: Spring MVC controllers, Feign clients, listeners, entities
   function onClass(cls: Node): void {
     const anns = annotations(cls);
@@ -335,13 +452,29 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     const controller = has('RestController') ?? has('Controller');
     const entity = has('Entity');
     const table = has('Table');
-    if (entity)
+    if (entity && !isClientModel(file))
       sink.data('table', (table && str(table, 'name', 'value')) ?? cls.childForFieldName('name')?.text ?? '', {
         file,
         line: lineOf(entity.node),
       });
+    // @ConfigurationProperties(prefix = "clients") class Props { String visitsUrl; }: props.getVisitsUrl()
+    // anywhere in the source is the property `clients.visits-url`.
+    const props = has('ConfigurationProperties');
+    const propsPrefix = props ? str(props, 'prefix', 'value') : undefined;
+    const className = cls.childForFieldName('name')?.text;
+    if (propsPrefix && className)
+      for (const member of body?.namedChildren ?? []) {
+        if (member?.type !== 'field_declaration') continue;
+        for (const d of member.namedChildren) {
+          const field = d?.type === 'variable_declarator' ? d.childForFieldName('name')?.text : undefined;
+          if (field)
+            scope.set(`${className}.get${field.replace(/^./, (c) => c.toUpperCase())}`, [
+              { config: `${propsPrefix}.${field}` },
+            ]);
+        }
+      }
     const doc = has('Document');
-    if (doc)
+    if (doc && !isClientModel(file))
       sink.data(
         'collection',
         str(doc, 'collection', 'value') ??
@@ -367,9 +500,12 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
               const url = str(feign, 'url');
               const service = str(feign, 'name', 'value');
               const base = url !== undefined ? placeholder(url) : [];
+              // @FeignClient(path = "/api/orders"): a prefix of every method's path.
+              const feignPath = str(feign, 'path');
+              const full = feignPath ? placeholder(joinPath(feignPath, path)) : lit(path);
               sink.call(
                 method === 'ANY' ? 'GET' : method,
-                base.length ? concat(base, lit(path)) : lit(path),
+                base.length ? concat(base, full) : full,
                 'Feign',
                 loc,
                 service ? { serviceName: service } : {},

@@ -30,10 +30,15 @@ const JS_NAMES = new Set([
   'knex',
   'model',
   'setGlobalPrefix',
+  'ajax',
+  'getJSON',
+  'jsonp',
 ]);
 const CLIENT_LIBS = new Set(['axios', 'got', 'ky', 'superagent', 'request', 'needle']);
 const SERVER_NAMES = /^(app|router|server|fastify|api|routes|r)$/i;
-const CLIENT_RECEIVER = /(^|\.)(http|httpclient|client|apiclient|axios|got)$/i;
+const CLIENT_RECEIVER = /(^|\.)(\$?http|httpclient|client|apiclient|axios|got)$/i;
+/** jQuery's `$` / `jQuery`: `$.ajax`, `$.get`, `$.post`, `$.getJSON`. */
+const JQUERY = /^(\$|jQuery)$/;
 
 const unquote = (s: string): string => s.slice(1, -1);
 
@@ -81,13 +86,29 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       }
       case 'identifier':
       case 'shorthand_property_identifier':
-        return scope.lookup(node.text) ?? [{ ref: node.text }];
+        return scope.lookup(node.text, node) ?? [{ ref: node.text }];
       case 'parenthesized_expression':
       case 'as_expression':
       case 'non_null_expression':
       case 'satisfies_expression':
       case 'await_expression':
         return node.namedChild(0) ? evaluate(node.namedChild(0)!) : [HOLE_PART];
+      case 'call_expression': {
+        // util.format('http://%s/orders/%d', host, id)
+        const fnText = node.childForFieldName('function')?.text ?? '';
+        const a = node.childForFieldName('arguments')?.namedChildren.filter((x): x is Node => x !== null) ?? [];
+        if (/^(util\.)?format$/.test(fnText) && a[0]) {
+          const tpl = literal(evaluate(a[0]));
+          if (tpl === undefined) return [HOLE_PART];
+          const pieces = tpl.split(/%[sdifjoO]/);
+          return concat(
+            ...pieces.flatMap((p, i) =>
+              i < pieces.length - 1 ? [lit(p), a[i + 1] ? evaluate(a[i + 1]!) : [HOLE_PART]] : [lit(p)],
+            ),
+          );
+        }
+        return [HOLE_PART];
+      }
       case 'new_expression': {
         const ctor = node.childForFieldName('constructor')?.text;
         const args = node.childForFieldName('arguments')?.namedChildren.filter((x): x is Node => x !== null) ?? [];
@@ -110,7 +131,7 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       const name = node.childForFieldName('name');
       const value = node.childForFieldName('value');
       if (name?.type === 'identifier' && value) {
-        scope.add(name.text, value);
+        scope.add(name.text, value, true);
         if (value.type === 'object') addObject(name.text, value);
         classifyInit(name.text, value);
       }
@@ -130,6 +151,11 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
         scope.add(left.text, right);
         classifyInit(left.text, right);
       }
+      // module.exports = { ordersUrl: '…' } / exports.ordersUrl = '…': constants other files read as
+      // `config.ordersUrl` (the source's constants, by member name).
+      if (left && right && /^(module\.)?exports$/.test(left.text) && right.type === 'object') addObject('', right);
+      const exported = left ? /^(?:module\.)?exports\.([A-Za-z_$][\w$]*)$/.exec(left.text) : null;
+      if (exported && right) scope.add(exported[1]!, right);
     },
     import_statement(node) {
       const spec = node.childForFieldName('source');
@@ -154,8 +180,9 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       const value = pair.childForFieldName('value');
       if (!key || !value) continue;
       const k = key.type === 'string' ? unquote(key.text) : key.text;
-      scope.add(`${prefix}.${k}`, value);
-      if (value.type === 'object') addObject(`${prefix}.${k}`, value);
+      const name = prefix ? `${prefix}.${k}` : k;
+      scope.add(name, value);
+      if (value.type === 'object') addObject(name, value);
     }
   }
 
@@ -164,9 +191,12 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
     while (v.type === 'await_expression' || v.type === 'parenthesized_expression') v = v.namedChild(0) ?? v;
     if (v.type !== 'call_expression' && v.type !== 'new_expression') return;
     const fn = (v.childForFieldName('function') ?? v.childForFieldName('constructor'))?.text ?? '';
-    if (/^(express\.Router|Router|koaRouter)$/.test(fn)) {
+    if (/^(express\.Router|Router|koaRouter|KoaRouter)$/.test(fn)) {
       servers.set(name, 'express');
       routers.add(name);
+      // Koa: new Router({ prefix: '/api' })
+      const prefix = literal(objectProps(v.childForFieldName('arguments')?.namedChild(0) ?? null).get('prefix'));
+      if (prefix !== undefined) mounts.set(name, prefix);
     } else if (/^express$/.test(fn)) servers.set(name, 'express');
     else if (fn === 'require' && v.type === 'call_expression') {
       const spec = v.childForFieldName('arguments')?.namedChild(0);
@@ -232,9 +262,32 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       sink.data('collection', literal(args[0])!.toLowerCase() + 's', loc);
 
     // ---- HTTP calls
+    // jQuery: $.ajax({ url, type|method }), $.ajax(url, { type }), $.get(url), $.post(url), $.getJSON(url)
+    if (JQUERY.test(receiver) && (name === 'ajax' || name === 'get' || name === 'post' || name === 'getJSON')) {
+      const first = argNodes[0];
+      if (!first) return;
+      if (name === 'ajax') {
+        const opts = objectProps(first.type === 'object' ? first : (argNodes[1] ?? null));
+        const url = first.type === 'object' ? opts.get('url') : args[0];
+        const verb = literal(opts.get('type') ?? opts.get('method'));
+        if (url) sink.call(httpMethod(verb) ?? 'GET', url, 'jquery', loc);
+      } else if (first.type === 'object') {
+        const url = named.get('url');
+        if (url) sink.call(name === 'post' ? 'POST' : 'GET', url, 'jquery', loc);
+      } else sink.call(name === 'post' ? 'POST' : 'GET', args[0]!, 'jquery', loc);
+      return;
+    }
     if (!receiver && name === 'fetch' && args[0]) {
       const opts = objectProps(argNodes[1] ?? null);
       sink.call(httpMethod(literal(opts.get('method'))) ?? 'GET', args[0], 'fetch', loc);
+      return;
+    }
+    // request('http://…', cb), request({ uri, method }, cb): only with a URL-looking argument
+    // (supertest's `request(app)` is not an outbound call).
+    if (!receiver && name === 'request' && args[0]) {
+      const url = argNodes[0]!.type === 'object' ? (named.get('uri') ?? named.get('url')) : args[0];
+      const looksLikeUrl = url?.some((p) => 'lit' in p && /[/:]/.test(p.lit)) ?? false;
+      if (url && looksLikeUrl) sink.call(httpMethod(literal(named.get('method'))) ?? 'GET', url, 'request', loc);
       return;
     }
     if (!receiver && (name === 'axios' || name === 'got' || name === 'ky') && args[0]) {

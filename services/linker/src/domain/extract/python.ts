@@ -69,7 +69,7 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
         return left;
       }
       case 'identifier':
-        return scope.lookup(node.text) ?? [{ ref: node.text }];
+        return scope.lookup(node.text, node) ?? [{ ref: node.text }];
       case 'attribute':
         return scope.lookup(node.text) ?? [{ ref: node.text }];
       case 'subscript': {
@@ -124,7 +124,8 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
       const left = node.childForFieldName('left');
       const right = node.childForFieldName('right');
       if (left && right && (left.type === 'identifier' || left.type === 'attribute')) {
-        scope.add(left.text, right);
+        // `url = …` inside a function is local to it (Python's rule); `self.url = …` is the object's.
+        scope.add(left.text, right, left.type === 'identifier');
         classify(left.text, right);
         if (left.text === '__tablename__' || left.text === 'db_table') {
           const t = literal(evaluate(right));
@@ -218,8 +219,8 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
       includedHere.add(target.text);
       return;
     }
-    if (method !== 'include_router') return; // a blueprint's own prefix is baked into its paths already
-    // A router defined in another module: `orders.router` (module import) or `orders_router` (symbol import).
+    // A router or blueprint defined in another module: `orders.router` (module import) or `orders_router`
+    // (symbol import). FastAPI prepends the prefix; Flask's `url_prefix` replaces the blueprint's own.
     const head = target.type === 'attribute' ? target.childForFieldName('object')?.text : target.text;
     const imp = head ? imports.get(head) : undefined;
     if (imp)
@@ -227,6 +228,7 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
         prefix,
         target: target.type === 'attribute' ? imp.module : imp.symbolOf,
         loc: { file, line: lineOf(call) },
+        ...(method === 'register_blueprint' ? { replace: true } : {}),
       });
   }
 
@@ -298,6 +300,7 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
           flaskApps.has(recv) ? 'flask' : 'fastapi',
           loc,
           routerFile,
+          flaskApps.has(recv) ? prefixes.get(recv) : undefined,
         );
       else if (verb === 'route' || verb === 'api_route') {
         const methods = kw.get('methods');
@@ -309,6 +312,7 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
             verb === 'route' ? 'flask' : 'fastapi',
             loc,
             routerFile,
+            verb === 'route' ? prefixes.get(recv) : undefined,
           );
       }
     }

@@ -2,21 +2,62 @@ import type { Node } from '../parsers';
 import type { Part } from '../model';
 import { HOLE_PART } from './common';
 
+/** Node types that open a function body, in every grammar the driver runs. */
+const FUNCTIONS = new Set([
+  'method_declaration',
+  'constructor_declaration',
+  'compact_constructor_declaration',
+  'lambda_expression',
+  'function_declaration',
+  'function_expression',
+  'function',
+  'arrow_function',
+  'method_definition',
+  'generator_function_declaration',
+  'generator_function',
+  'local_function_statement',
+  'anonymous_method_expression',
+  'accessor_declaration',
+  'func_literal',
+  'function_definition',
+  'lambda',
+]);
+
+/** The functions around a node, nearest first, by their start offset. */
+function owners(node: Node): number[] {
+  const out: number[] = [];
+  for (let p: Node | null = node.parent; p; p = p.parent) if (FUNCTIONS.has(p.type)) out.push(p.startIndex);
+  return out;
+}
+
+interface Decl {
+  readonly node: Node;
+  /** The function the declaration is local to; -1 for the file's (module, class, package) level. */
+  readonly owner: number;
+}
+
 /**
  * Declarations of one file by name, evaluated lazily. A name declared several times with different
- * values is unknown (we do not do flow analysis); cycles are unknown too.
+ * values is unknown (we do not do flow analysis); cycles are unknown too. A declaration whose value
+ * evaluates to no part at all is left out (it says nothing about the name).
+ *
+ * Local declarations (variables and parameters inside a function) are scoped: a lookup from a node
+ * sees the declarations of the nearest enclosing function that declares the name, else the file-level
+ * ones; another function's locals are invisible to it, so `url` in two methods is two values.
  */
 export class Scope {
-  readonly #decls = new Map<string, Node[]>();
+  readonly #decls = new Map<string, Decl[]>();
   readonly #values = new Map<string, Part[]>();
   readonly #resolving = new Set<string>();
 
   constructor(private readonly evaluate: (node: Node) => Part[]) {}
 
-  add(name: string, value: Node): void {
+  /** `local`: a variable or parameter declaration, visible only inside its enclosing function. */
+  add(name: string, value: Node, local = false): void {
+    const decl = { node: value, owner: local ? (owners(value)[0] ?? -1) : -1 };
     const list = this.#decls.get(name);
-    if (list) list.push(value);
-    else this.#decls.set(name, [value]);
+    if (list) list.push(decl);
+    else this.#decls.set(name, [decl]);
   }
 
   /** Adds an already evaluated value (object-literal members, annotations). */
@@ -29,18 +70,33 @@ export class Scope {
     return this.#decls.has(name);
   }
 
-  lookup(name: string): Part[] | undefined {
+  /** The value of a name; seen from `from` when given (local declarations scoped by function). */
+  lookup(name: string, from?: Node): Part[] | undefined {
+    const decls = this.#decls.get(name);
+    if (from && decls?.some((d) => d.owner !== -1)) {
+      for (const owner of owners(from)) {
+        const mine = decls.filter((d) => d.owner === owner);
+        if (mine.length > 0) return this.#resolve(`${name}@${owner}`, mine);
+      }
+      const file = decls.filter((d) => d.owner === -1);
+      return file.length > 0 ? this.#resolve(`${name}@-1`, file) : undefined;
+    }
     const cached = this.#values.get(name);
     if (cached) return cached;
-    const decls = this.#decls.get(name);
-    if (!decls) return undefined;
-    if (this.#resolving.has(name)) return [HOLE_PART];
-    this.#resolving.add(name);
-    const values = decls.map((d) => this.evaluate(d));
-    this.#resolving.delete(name);
+    return decls ? this.#resolve(name, decls) : undefined;
+  }
+
+  #resolve(key: string, decls: readonly Decl[]): Part[] | undefined {
+    const cached = this.#values.get(key);
+    if (cached) return cached;
+    if (this.#resolving.has(key)) return [HOLE_PART];
+    this.#resolving.add(key);
+    const values = decls.map((d) => this.evaluate(d.node)).filter((v) => v.length > 0);
+    this.#resolving.delete(key);
+    if (values.length === 0 && decls.length > 0) return undefined;
     const first = JSON.stringify(values[0]);
     const value = values.length > 0 && values.every((v) => JSON.stringify(v) === first) ? values[0]! : [HOLE_PART];
-    this.#values.set(name, value);
+    this.#values.set(key, value);
     return value;
   }
 

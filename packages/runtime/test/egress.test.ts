@@ -1,0 +1,97 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEgressAgent, egressBlockedCause, egressFetch } from '../src/egress';
+import { EgressPolicy, parseEgressAllowList } from '../src/net-guard';
+
+describe('egress allow-list (EGRESS_ALLOW_HOSTS / EGRESS_ALLOW_CIDRS)', () => {
+  it('validates entries and reports every bad one', () => {
+    const ok = parseEgressAllowList(['Agents.Internal', '*.svc.cluster.local'], ['10.0.0.0/8', 'fd00::/8']);
+    expect(ok.problems).toEqual([]);
+    expect(ok.allowList.hosts).toEqual(['agents.internal', '*.svc.cluster.local']);
+    const bad = parseEgressAllowList(['not a host', 'http://x'], ['10.0.0.0', '0.0.0.0/0', 'nope']);
+    expect(bad.problems).toHaveLength(5);
+    expect(bad.problems.join('\n')).toContain('EGRESS_ALLOW_CIDRS: "0.0.0.0/0" allows every address');
+  });
+
+  it('without an allow-list only public addresses over https pass', () => {
+    const p = new EgressPolicy();
+    expect(p.allowsAddress('93.184.216.34')).toBe(true);
+    expect(p.allowsAddress('10.1.2.3')).toBe(false);
+    expect(p.allowsAddress('127.0.0.1', 'agent.internal')).toBe(false);
+    expect(p.checkUrlShape('https://agent.example.com/a2a').ok).toBe(true);
+    expect(p.checkUrlShape('http://agent.example.com/a2a')).toEqual({ ok: false, reason: 'url must use https' });
+    const refused = p.checkUrlShape('http://127.0.0.1:9999/');
+    expect(refused.ok).toBe(false);
+    expect(!refused.ok && refused.reason).toContain('not on the operator allow-list');
+    expect(p.checkUrlShape('https://agent.svc.cluster.local/').ok).toBe(false);
+  });
+
+  it('allow-listed ranges and hosts may be private and may use plain http', () => {
+    const p = new EgressPolicy({ hosts: ['*.svc.cluster.local', 'model.lan'], cidrs: ['127.0.0.0/8', 'fd00::/8'] });
+    expect(p.allowsAddress('127.0.0.1')).toBe(true);
+    expect(p.allowsAddress('::ffff:127.0.0.1')).toBe(true);
+    expect(p.allowsAddress('fd00::5')).toBe(true);
+    expect(p.allowsAddress('10.0.0.1')).toBe(false);
+    // A listed name may resolve to any address; an unlisted one to no private one.
+    expect(p.allowsAddress('10.0.0.1', 'agent.ns.svc.cluster.local')).toBe(true);
+    expect(p.allowsAddress('10.0.0.1', 'model.lan')).toBe(true);
+    expect(p.allowsAddress('10.0.0.1', 'other.lan')).toBe(false);
+    expect(p.checkUrlShape('http://127.0.0.1:8000/v1').ok).toBe(true);
+    expect(p.checkUrlShape('http://agent.ns.svc.cluster.local/a2a').ok).toBe(true);
+    expect(p.checkUrlShape('http://user:pw@model.lan/').ok).toBe(false);
+    expect(p.checkUrlShape('ftp://model.lan/').ok).toBe(false);
+    expect(p.checkUrlShape('http://10.0.0.1/').ok).toBe(false);
+  });
+
+  it('checkUrl refuses a name that resolves to an unlisted private address', async () => {
+    const p = new EgressPolicy({ hosts: ['model.lan'], cidrs: [] });
+    const dns = async (h: string): Promise<string[]> => (h === 'model.lan' ? ['10.0.0.7'] : ['10.0.0.8']);
+    expect((await p.checkUrl('http://model.lan/', dns)).ok).toBe(true);
+    expect((await p.checkUrl('https://looks-public.example.com/', dns)).ok).toBe(false);
+  });
+});
+
+describe('egress agent and fetch: the policy at connect time, redirects re-checked', () => {
+  let server: Server;
+  let port: number;
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      if (req.url === '/to-private') {
+        res.writeHead(302, { location: `http://127.0.0.1:${port}/ok` }).end();
+      } else if (req.url === '/to-listed') {
+        res.writeHead(307, { location: `http://upstream.test:${port}/ok` }).end();
+      } else res.writeHead(200, { 'content-type': 'text/plain' }).end(`ok ${req.method}`);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+  const dns = async (): Promise<string[]> => ['127.0.0.1'];
+
+  it('refuses a loopback destination without an allow-list, literal or by name', async () => {
+    const agent = createEgressAgent({ resolve: dns });
+    const f = egressFetch(agent);
+    const literal = await f(`http://127.0.0.1:${port}/ok`).catch((e: unknown) => e);
+    expect(egressBlockedCause(literal)).toBeDefined();
+    // A public-looking https name resolving to loopback: refused at connect time.
+    const named = await f(`https://public.example.com:${port}/ok`).catch((e: unknown) => e);
+    expect(egressBlockedCause(named)?.address).toBe('127.0.0.1');
+    await agent.close();
+  });
+
+  it('reaches an allow-listed host, and refuses its redirect to an address not on the list', async () => {
+    const agent = createEgressAgent({
+      resolve: dns,
+      policy: new EgressPolicy({ hosts: ['upstream.test'], cidrs: [] }),
+    });
+    const f = egressFetch(agent);
+    const ok = await f(`http://upstream.test:${port}/ok`);
+    expect(await ok.text()).toBe('ok GET');
+    const redirected = await f(`http://upstream.test:${port}/to-private`).catch((e: unknown) => e);
+    expect(egressBlockedCause(redirected)?.host).toBe('127.0.0.1');
+    const followed = await f(`http://upstream.test:${port}/to-listed`, { method: 'POST', body: 'x' });
+    expect(await followed.text()).toBe('ok POST');
+    await agent.close();
+  });
+});

@@ -1,0 +1,205 @@
+import type { Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '@a2a-js/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '@a2a-inbound/logger';
+import { startSystem, type System } from '@a2a-inbound/embedded';
+import {
+  a2aClient,
+  eventually,
+  startContractAgent,
+  startUpstreamAgents,
+  textMessage,
+  type ContractAgent,
+  type UpstreamAgents,
+} from '@a2a-inbound/testing';
+
+/** The Task of a JSON-RPC success answer of the SDK's A2AClient. */
+function taskOf(res: unknown): Task {
+  const r = res as { result?: Task; error?: { message: string } };
+  if (!r.result) throw new Error(`JSON-RPC error: ${r.error?.message ?? 'no result'}`);
+  return r.result;
+}
+
+const artifactText = (t: Task, name?: string): string =>
+  (t.artifacts ?? [])
+    .filter((a) => name === undefined || a.name === name)
+    .flatMap((a) => a.parts.map((p) => (p.kind === 'text' ? p.text : '')))
+    .join('');
+
+const statusText = (m: Message | undefined): string =>
+  (m?.parts ?? []).map((p) => (p.kind === 'text' ? p.text : '')).join('');
+
+/**
+ * Existing agents behind the gateway, end to end in the embedded mode: agent versions with runtime
+ * `a2a-upstream` (real @a2a-js/sdk upstream agents) and `http` (a contract agent) are created through the
+ * management API and called through our gateway with the @a2a-js/sdk client. The upstreams are on loopback:
+ * the runner's egress allow-list (EGRESS_ALLOW_CIDRS) admits them; a second system without it refuses them.
+ */
+describe('a2a-upstream and http runtimes behind the gateway (embedded)', () => {
+  let system: System;
+  let strictSystem: System;
+  let up: UpstreamAgents;
+  let contract: ContractAgent;
+  let base: string;
+  let key: string;
+
+  async function api(sys: System, method: string, path: string, body?: unknown): Promise<any> {
+    const res = await fetch(`${sys.baseUrl}/api/v1${path}`, {
+      method,
+      headers: {
+        Authorization: `Bearer ${sys.tasks.seed!.credentials!.adminToken}`,
+        ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+      },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const json: unknown = await res.json();
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  }
+
+  /** An agent whose production version runs `runtime` with `runtimeConfig`, served with A2A on the demo deployment. */
+  async function deploy(
+    sys: System,
+    name: string,
+    runtime: string,
+    runtimeConfig: Record<string, unknown>,
+  ): Promise<string> {
+    const agent = await api(sys, 'POST', '/agents', { name: `${name}-${Date.now().toString(36)}`, type: 'AI Agent' });
+    const id = agent.id as string;
+    await api(sys, 'POST', `/agents/${id}/versions`, { version: '1.0.0', runtime, runtimeConfig });
+    await api(sys, 'POST', `/agents/${id}/versions/1.0.0/promote`);
+    await api(sys, 'POST', '/deployments/demo-deployment/agents', { agentId: id, settings: { a2aEnabled: true } });
+    return id;
+  }
+
+  beforeAll(async () => {
+    up = await startUpstreamAgents();
+    contract = await startContractAgent();
+    system = await startSystem({
+      env: { PORT: '0', HOST: '127.0.0.1', EGRESS_ALLOW_CIDRS: '127.0.0.1/32' },
+      log: silentLogger(),
+    });
+    strictSystem = await startSystem({ env: { PORT: '0', HOST: '127.0.0.1' }, log: silentLogger() });
+    base = system.baseUrl;
+    key = system.tasks.seed!.credentials!.a2aKey;
+  }, 60_000);
+  afterAll(async () => {
+    await system?.close();
+    await strictSystem?.close();
+    await up?.close();
+    await contract?.close();
+  }, 60_000);
+
+  it('message/stream through an a2a-upstream agent streams the upstream deltas and completes', async () => {
+    const id = await deploy(system, 'upstream-stream', 'a2a-upstream', { url: up.url('stream') });
+    const client = await a2aClient(base, id, key);
+    const events: unknown[] = [];
+    for await (const e of client.sendMessageStream({ message: textMessage('hello upstream') as never })) events.push(e);
+    expect(events[0]).toMatchObject({ kind: 'task', status: { state: 'working' } });
+    const deltas = events.filter(
+      (e): e is TaskArtifactUpdateEvent => (e as { kind: string }).kind === 'artifact-update',
+    );
+    expect(deltas.length).toBe(3);
+    expect(deltas.map((d) => d.artifact.name)).toEqual(['answer', 'answer', 'answer']);
+    const last = events.at(-1) as TaskStatusUpdateEvent;
+    expect(last).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } });
+    const task = taskOf(await client.getTask({ id: last.taskId }));
+    expect(artifactText(task, 'answer')).toMatch(/^upstream heard: hello upstream ctx=/);
+  });
+
+  it('message/send with a file: the stored file reaches the upstream as bytes', async () => {
+    const id = await deploy(system, 'upstream-files', 'a2a-upstream', {
+      url: `${up.base}/agents/stream/.well-known/agent-card.json`,
+    });
+    const client = await a2aClient(base, id, key);
+    const message = textMessage('see attached', {
+      parts: [
+        { kind: 'text', text: 'see attached' },
+        {
+          kind: 'file',
+          file: { name: 'a.txt', mimeType: 'text/plain', bytes: Buffer.from('attached body').toString('base64') },
+        },
+      ],
+    });
+    const task = taskOf(await client.sendMessage({ message: message as never }));
+    expect(task.status.state).toBe('completed');
+    expect(artifactText(task, 'answer')).toContain('files=a.txt:text/plain:attached body');
+  });
+
+  it('input-required upstream: our task waits; the reply on our task continues the same upstream task', async () => {
+    const id = await deploy(system, 'upstream-input', 'a2a-upstream', { url: up.url('input') });
+    const client = await a2aClient(base, id, key);
+    const first = taskOf(await client.sendMessage({ message: textMessage('reserve') as never }));
+    expect(first.status.state).toBe('input-required');
+    expect(statusText(first.status.message)).toBe('What is your name?');
+    const upstreamTask = up.received.filter((r) => r.agent === 'input').length;
+    const reply = taskOf(
+      await client.sendMessage({
+        message: textMessage('Ada', { taskId: first.id, contextId: first.contextId }) as never,
+      }),
+    );
+    expect(reply.id).toBe(first.id);
+    expect(reply.status.state).toBe('completed');
+    const sent = up.received.filter((r) => r.agent === 'input');
+    expect(sent).toHaveLength(upstreamTask + 1);
+    expect(statusText(reply.status.message)).toBe(`Hello Ada (task ${sent.at(-1)!.message.taskId})`);
+  });
+
+  it('an upstream failure ends the task failed with its reason', async () => {
+    const id = await deploy(system, 'upstream-failing', 'a2a-upstream', { url: up.url('failing') });
+    const client = await a2aClient(base, id, key);
+    const task = taskOf(await client.sendMessage({ message: textMessage('go') as never }));
+    expect(task.status.state).toBe('failed');
+    expect(statusText(task.status.message)).toBe('upstream exploded: quota exhausted');
+  });
+
+  it('tasks/cancel on our task cancels the upstream task', async () => {
+    const id = await deploy(system, 'upstream-slow', 'a2a-upstream', { url: up.url('slow') });
+    const client = await a2aClient(base, id, key);
+    const started = taskOf(
+      await client.sendMessage({ message: textMessage('take your time') as never, configuration: { blocking: false } }),
+    );
+    await eventually(async () => {
+      const t = taskOf(await client.getTask({ id: started.id }));
+      return statusText(t.status.message) === 'working on it' ? t : undefined;
+    });
+    const before = up.canceled.length;
+    const canceled = taskOf(await client.cancelTask({ id: started.id }));
+    expect(canceled.status.state).toBe('canceled');
+    await eventually(async () => Promise.resolve(up.canceled.length > before ? true : undefined));
+  });
+
+  it('message/stream through an http-contract agent (SSE): deltas with append, then completed', async () => {
+    const id = await deploy(system, 'http-sse', 'http', { url: `${contract.base}/sse` });
+    const client = await a2aClient(base, id, key);
+    const events: unknown[] = [];
+    for await (const e of client.sendMessageStream({ message: textMessage('there') as never })) events.push(e);
+    const last = events.at(-1) as TaskStatusUpdateEvent;
+    expect(last.status.state).toBe('completed');
+    const task = taskOf(await client.getTask({ id: last.taskId }));
+    expect(artifactText(task, 'agent_response')).toBe('Hello there');
+    expect(contract.received.at(-1)!.body.taskId).toBe(last.taskId);
+  });
+
+  it('message/send through an http-contract agent (JSON)', async () => {
+    const id = await deploy(system, 'http-json', 'http', { url: `${contract.base}/json` });
+    const client = await a2aClient(base, id, key);
+    const task = taskOf(await client.sendMessage({ message: textMessage('json please') as never }));
+    expect(task.status.state).toBe('completed');
+    expect(artifactText(task, 'agent_response')).toBe('json agent heard: json please (history 0)');
+  });
+
+  it('without the operator allow-list a private upstream is refused: the task fails, nothing is sent', async () => {
+    const before = up.received.length + contract.received.length;
+    for (const [runtime, url] of [
+      ['a2a-upstream', up.url('stream')],
+      ['http', `${contract.base}/json`],
+    ] as const) {
+      const id = await deploy(strictSystem, `private-${runtime}`, runtime, { url });
+      const client = await a2aClient(strictSystem.baseUrl, id, strictSystem.tasks.seed!.credentials!.a2aKey);
+      const task = taskOf(await client.sendMessage({ message: textMessage('hi') as never }));
+      expect(task.status.state).toBe('failed');
+      expect(statusText(task.status.message)).toContain('not on the operator allow-list');
+    }
+    expect(up.received.length + contract.received.length).toBe(before);
+  });
+});
