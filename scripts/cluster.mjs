@@ -87,6 +87,7 @@ export async function startCluster(options = {}) {
   const tasksPort = options.tasksPort ?? (await freePort());
   const tasksAddress = `127.0.0.1:${tasksPort}`;
   const linkerPort = await freePort();
+  const webhooksPort = await freePort();
   // The gateways' credential towards the linker (ADR 0012): one per cluster unless configured.
   const linkerServiceToken = baseEnv.LINKER_SERVICE_TOKEN || randomBytes(32).toString('base64url');
   const tasks = start('tasks', 'services/tasks/dist/main.js', {
@@ -106,7 +107,8 @@ export async function startCluster(options = {}) {
   );
   start('webhooks', 'services/webhooks/dist/main.js', {
     ...(await metricsEnv('webhooks')),
-    WEBHOOKS_GRPC_PORT: '0',
+    // Known to the gateways: they read the push delivery log from it.
+    WEBHOOKS_GRPC_PORT: String(webhooksPort),
     TASKS_GRPC_ADDR: tasksAddress,
     ...(options.webhooksEnv ?? {}),
   });
@@ -137,6 +139,7 @@ export async function startCluster(options = {}) {
       TASKS_GRPC_ADDR: tasksAddress,
       LINKER_GRPC_ADDR: `127.0.0.1:${linkerPort}`,
       LINKER_SERVICE_TOKEN: linkerServiceToken,
+      WEBHOOKS_GRPC_ADDR: `127.0.0.1:${webhooksPort}`,
       ...(options.gatewayEnv ?? {}),
     });
     gateways.push(`http://127.0.0.1:${port}`);

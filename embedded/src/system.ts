@@ -178,6 +178,7 @@ async function start(options: SystemOptions): Promise<System> {
       TASKS_GRPC_ADDR: tasks.grpc.address,
       LINKER_GRPC_ADDR: linkerGrpc.address,
       LINKER_SERVICE_TOKEN: linkerServiceToken,
+      WEBHOOKS_GRPC_ADDR: webhooks.grpc.address,
     }),
   );
   let closing: Promise<void> | undefined;

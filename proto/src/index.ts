@@ -4,5 +4,6 @@ export * as controlV1 from '../gen/a2a_inbound/control/v1/control';
 export * as eventsV1 from '../gen/a2a_inbound/events/v1/events';
 export * as healthV1 from '../gen/grpc/health/v1/health';
 export * as linkerV1 from '../gen/a2a_inbound/linker/v1/linker';
+export * as webhooksV1 from '../gen/a2a_inbound/webhooks/v1/webhooks';
 // Every proto as one google.protobuf.FileDescriptorSet (base64), for gRPC server reflection.
 export { FILE_DESCRIPTOR_SET_BASE64 } from '../gen/descriptor_set';

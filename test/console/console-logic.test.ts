@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 // The console's pure modules (no DOM): its SSE reader and its role rules.
 import { readFrames, takeFrames } from '../../console/src/sse';
 import { deniedReason } from '../../console/src/roles';
+import { attemptsText, outcomeOf, statusText, whenText } from '../../console/src/push-log';
 
 describe('console SSE reader', () => {
   it('splits frames on blank lines, joins data lines, keeps the id and skips heartbeats', () => {
@@ -51,5 +52,30 @@ describe('console role rules (mirror the tasks service)', () => {
       expect(deniedReason('developer', a)).toBeUndefined();
       expect(deniedReason('operator', a)).toMatch(/Admin or Developer/);
     }
+  });
+});
+
+describe('console push delivery log cells', () => {
+  it('labels each outcome with its tone, and shows an unknown one as given', () => {
+    expect(outcomeOf('delivered')).toEqual({ label: 'Delivered', tone: 'ok' });
+    expect(outcomeOf('refused')).toEqual({ label: 'Refused (not a public https address)', tone: 'error' });
+    expect(outcomeOf('exhausted').tone).toBe('error');
+    expect(outcomeOf('rejected').label).toBe('Rejected by the receiver');
+    expect(outcomeOf('pending')).toEqual({ label: 'In progress', tone: 'busy' });
+    expect(outcomeOf('toString')).toEqual({ label: 'toString', tone: 'busy' });
+  });
+
+  it('shows the HTTP status, or why no answer came; the last attempt’s time in UTC; attempts with the word', () => {
+    expect(statusText({ httpStatus: 503, error: null })).toBe('503');
+    expect(statusText({ httpStatus: null, error: 'url must resolve to a public address' })).toBe(
+      'no answer: url must resolve to a public address',
+    );
+    expect(statusText({ httpStatus: null, error: null })).toBe('no answer');
+    expect(whenText({ startedAt: '2026-01-02T03:04:05.678Z', lastAttemptAt: '2026-01-02T03:04:09.000Z' })).toBe(
+      '2026-01-02 03:04:09 UTC',
+    );
+    expect(whenText({ startedAt: '2026-01-02T03:04:05.678Z', lastAttemptAt: null })).toBe('2026-01-02 03:04:05 UTC');
+    expect(attemptsText(1)).toBe('1 attempt');
+    expect(attemptsText(4)).toBe('4 attempts');
   });
 });

@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { silentLogger } from '@a2a-inbound/logger';
 import { startSystem, type System } from '@a2a-inbound/embedded';
+import { dnsResolver, isPublicAddress, type Resolver } from '@a2a-inbound/runtime';
+import { selfSignedCert, startReceiver, type Receiver } from '../../services/webhooks/test/support/receiver';
 import {
   chromiumPath,
   ensureConsoleBuilt,
@@ -37,6 +39,22 @@ if (!browserPath && process.env.CI !== 'true')
   );
 const maybe = browserPath || process.env.CI === 'true' ? describe : describe.skip;
 
+/**
+ * Push targets for the delivery log, through the same test seams as test/webhooks: at registration (the
+ * gateway) every *.public.example name is public; at delivery (the webhooks service) `hook.public.example` is
+ * the receiver on loopback, which only this test system allows, and `private.public.example` answers a private
+ * address, which the SSRF guard refuses as in production. Other names resolve for real.
+ */
+const registrationResolver: Resolver = (host) =>
+  host.endsWith('.public.example') ? Promise.resolve(['93.184.216.34']) : dnsResolver(host);
+const deliveryResolver: Resolver = (host) =>
+  host === 'hook.public.example'
+    ? Promise.resolve(['127.0.0.1'])
+    : host === 'private.public.example'
+      ? Promise.resolve(['10.1.2.3'])
+      : dnsResolver(host);
+const PUSH_QUERY_SECRET = 'push-query-secret-in-browser';
+
 /** Polls wait long enough for a loaded CI machine (vitest's default is 1 s). */
 const POLL = { timeout: 15_000, interval: 100 };
 
@@ -47,6 +65,7 @@ maybe('web console in chromium', { timeout: 120_000 }, () => {
   let base: string;
   let creds: { adminToken: string; operatorToken: string; a2aKey: string; invokeKey: string };
   let developerToken: string;
+  let receiver: Receiver;
 
   const rest = async (method: string, path: string, token: string, body?: unknown): Promise<any> => {
     const res = await fetch(`${base}${path}`, {
@@ -77,9 +96,17 @@ maybe('web console in chromium', { timeout: 120_000 }, () => {
   const agentCard = (page: Page, agentId: string) => page.locator(`article.agent[data-agent="${agentId}"]`);
 
   beforeAll(async () => {
+    const tls = await selfSignedCert();
+    receiver = await startReceiver(tls);
     system = await startSystem({
       env: { PORT: '0', HOST: '127.0.0.1', CONSOLE_DIR: ensureConsoleBuilt(), LINKER_ALLOWED_DIRS: FIXTURES },
       log: silentLogger(),
+      resolver: registrationResolver,
+      webhookEgress: {
+        isAllowed: (ip) => ip === '127.0.0.1' || isPublicAddress(ip),
+        resolve: deliveryResolver,
+        ca: tls.cert,
+      },
     });
     base = system.baseUrl;
     creds = system.tasks.seed!.credentials!;
@@ -91,6 +118,7 @@ maybe('web console in chromium', { timeout: 120_000 }, () => {
   afterAll(async () => {
     await browser?.close();
     await system?.close();
+    await receiver?.close();
   });
 
   it('signs in per role: the session cookie is HttpOnly and SameSite=Strict, nothing is kept in web storage, and what a role may not do is disabled with the reason', async () => {
@@ -517,6 +545,94 @@ maybe('web console in chromium', { timeout: 120_000 }, () => {
     expect(await seriousViolations(page)).toEqual([]);
     expect(problems).toEqual([]);
     await context.close();
+  });
+
+  it('shows an agent’s push delivery log: a delivery, one the SSRF guard refused, no secrets, and the empty state', async () => {
+    // The operator enables push for the agent; a client registers two push configs on a task, then completes it.
+    await rest('PATCH', '/api/v1/deployments/demo-deployment/agents/demo-approval/settings', creds.operatorToken, {
+      pushNotificationsEnabled: true,
+    });
+    try {
+      const a2a = async (method: string, params: unknown): Promise<any> => {
+        const res = await fetch(`${base}/agents/demo-approval/a2a`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${creds.a2aKey}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: method, method, params }),
+        });
+        const body = (await res.json()) as any;
+        if (body.error) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
+        return body.result;
+      };
+      const text = (t: string) => ({
+        role: 'user',
+        messageId: `m-${Math.random()}`,
+        parts: [{ kind: 'text', text: t }],
+      });
+      const task = await a2a('message/send', { message: text('deploy v3') });
+      for (const [id, url] of [
+        ['hook', `https://hook.public.example:${receiver.port}/ok?token=${PUSH_QUERY_SECRET}`],
+        ['private', 'https://private.public.example/hook'],
+      ])
+        await a2a('tasks/pushNotificationConfig/set', {
+          taskId: task.id,
+          pushNotificationConfig: { id, url, token: 'browser-push-token' },
+        });
+      expect((await a2a('message/send', { message: { ...text('approve'), taskId: task.id } })).status.state).toBe(
+        'completed',
+      );
+      // The final update's deliveries are in the log (both outcomes) before the page is opened.
+      await expect
+        .poll(
+          async () => {
+            const log = await rest('GET', '/api/v1/agents/demo-approval/push-deliveries', developerToken);
+            return (log.deliveries as any[])
+              .filter((d) => d.taskId === task.id && d.outcome !== 'pending')
+              .map((d) => d.outcome)
+              .sort()
+              .join();
+          },
+          { timeout: 30_000, interval: 200 },
+        )
+        .toMatch(/delivered.*refused/);
+
+      const { context, page, problems } = await newPage(browser);
+      await signIn(page, developerToken);
+      await open(page, 'Agents and versions');
+      const approval = page.locator('li[data-agent="demo-approval"]');
+      // By keyboard: focus the log's summary and open it.
+      await approval.locator('push-log summary').focus();
+      await page.keyboard.press('Enter');
+      const rows = approval.locator('push-log tbody tr');
+      await expect.poll(() => rows.count(), POLL).toBeGreaterThanOrEqual(2);
+      const refused = approval.locator('push-log tr[data-config="private"]').first();
+      expect(await refused.textContent()).toContain('Refused (not a public https address)');
+      expect(await refused.textContent()).toContain('no answer: url must resolve to a public address');
+      expect(await refused.textContent()).toContain(task.id);
+      expect(await refused.locator('code.url').textContent()).toBe('https://private.public.example/hook');
+      const delivered = approval.locator('push-log tr[data-config="hook"]').first();
+      expect(await delivered.textContent()).toContain('Delivered');
+      expect(await delivered.locator('td').nth(1).textContent()).toBe('200');
+      expect(await delivered.locator('td').nth(2).textContent()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+      expect(await delivered.locator('code.url').textContent()).toBe(
+        `https://hook.public.example:${receiver.port}/ok?token=REDACTED`,
+      );
+      expect(await page.textContent('main')).not.toContain(PUSH_QUERY_SECRET);
+      expect(await page.textContent('main')).not.toContain('browser-push-token');
+
+      // An agent without deliveries shows the empty state.
+      const echo = page.locator('li[data-agent="demo-echo"]');
+      await echo.locator('push-log summary').click();
+      await expect.poll(() => echo.locator('push-log .empty').textContent(), POLL).toContain('No push deliveries yet');
+      await approval.locator('push-log summary').scrollIntoViewIfNeeded();
+      await screenshots(page, 'agents-push-log');
+      expect(await seriousViolations(page)).toEqual([]);
+      expect(problems).toEqual([]);
+      await context.close();
+    } finally {
+      await rest('PATCH', '/api/v1/deployments/demo-deployment/agents/demo-approval/settings', creds.operatorToken, {
+        pushNotificationsEnabled: false,
+      });
+    }
   });
 
   it('renders every page at 390 px without horizontal overflow, passes axe-core, and is screenshotted', async () => {

@@ -69,6 +69,23 @@ describe.runIf(engineUrlsSet)('web console (distributed)', { timeout: 120_000 },
     expect((await fetch(`${g1}/api/v1/me`, { headers: { Cookie: s.cookie } })).status).toBe(401);
   });
 
+  it('reads an agent’s push delivery log from the webhooks process through either gateway, scoped to the tenant', async () => {
+    for (const base of [g1, g2]) {
+      const r = await fetch(`${base}/api/v1/agents/demo-echo/push-deliveries?limit=5`, {
+        headers: { Authorization: `Bearer ${adminToken}` },
+      });
+      expect(r.status).toBe(200);
+      const body = (await r.json()) as { agentId: string; deliveries: unknown[]; nextPageToken: string | null };
+      expect(body.agentId).toBe('demo-echo');
+      expect(Array.isArray(body.deliveries)).toBe(true);
+      const missing = await fetch(`${base}/api/v1/agents/not-an-agent/push-deliveries`, {
+        headers: { Authorization: `Bearer ${adminToken}` },
+      });
+      expect(missing.status).toBe(404);
+      expect(((await missing.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND');
+    }
+  });
+
   it('streams a message/stream answer in the browser through the second gateway', async (ctx) => {
     if (!browser) {
       ctx.skip();

@@ -182,6 +182,7 @@ describe.skipIf(!enginesSet)('each service from its bundle and production depend
       TASKS_GRPC_ADDR: tasksAddr,
       LINKER_GRPC_ADDR: `127.0.0.1:${ports.get('linker')}`,
       LINKER_SERVICE_TOKEN: linkerToken,
+      WEBHOOKS_GRPC_ADDR: `127.0.0.1:${ports.get('webhooks')}`,
     });
     const base = `http://127.0.0.1:${ports.get('gateway')}`;
     await waitFor('gateway', async () => (await fetch(`${base}/readyz`)).ok, gateway);
@@ -217,7 +218,7 @@ describe.skipIf(!enginesSet)('each service from its bundle and production depend
         'grpc.health.v1.Health',
       ],
       runner: ['grpc.health.v1.Health'],
-      webhooks: ['grpc.health.v1.Health'],
+      webhooks: ['a2a_inbound.webhooks.v1.WebhooksService', 'grpc.health.v1.Health'],
       linker: ['a2a_inbound.linker.v1.LinkerService', 'grpc.health.v1.Health'],
     };
     for (const [s, services] of Object.entries(expected))

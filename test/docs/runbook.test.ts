@@ -59,6 +59,7 @@ describe('docs/grpc.md matches the contracts', () => {
       'a2a_inbound.control.v1.ControlPlaneService',
       'a2a_inbound.linker.v1.LinkerService',
       'a2a_inbound.tasks.v1.TasksService',
+      'a2a_inbound.webhooks.v1.WebhooksService',
       'grpc.health.v1.Health',
     ]);
     for (const s of declared) expect(grpcDoc, s).toContain(`\`${s}\``);

@@ -52,6 +52,7 @@ export async function startSplitSut(options: LayoutOptions = {}): Promise<Sut> {
       HOST: '127.0.0.1',
       SHUTDOWN_READINESS_DELAY_MS: '0',
       TASKS_GRPC_ADDR: system.tasks.grpc.address,
+      WEBHOOKS_GRPC_ADDR: system.webhooks.grpc.address,
     }),
   );
   const creds = system.tasks.seed!.credentials!;

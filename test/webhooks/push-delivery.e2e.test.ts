@@ -5,6 +5,7 @@ import { startSystem, type System } from '@a2a-inbound/embedded';
 import { silentLogger } from '@a2a-inbound/logger';
 import { eventually, manage, rpc, textMessage, uniqueId } from '@a2a-inbound/testing';
 import { isPublicAddress, type Resolver } from '@a2a-inbound/runtime';
+import { createAdminUser } from '@a2a-inbound/tasks';
 import { signBody, type DeliveryLogDoc } from '@a2a-inbound/webhooks';
 import { selfSignedCert, startReceiver, type Receiver } from '../../services/webhooks/test/support/receiver';
 
@@ -12,6 +13,7 @@ import { selfSignedCert, startReceiver, type Receiver } from '../../services/web
 // internal GetPushDelivery, the webhooks consumer and its guarded HTTPS egress to a receiver on 127.0.0.1.
 const AGENT = 'demo-approval';
 const TOKEN = 'push-token-e2e';
+const QUERY_SECRET = 'query-secret-e2e';
 
 /** The gateway's registration-time DNS: every *.public.example is public. */
 const registrationResolver: Resolver = async (host) => {
@@ -76,6 +78,8 @@ describe('push-notification delivery (embedded)', () => {
 
     for (const [id, url] of [
       ['ok', hook('/ok')],
+      // Credentials in the query (some receivers want them there): the log must never show their values.
+      ['query', hook(`/ok?token=${QUERY_SECRET}`)],
       ['fail', hook('/fail')],
       ['bad', hook('/bad')],
       ['limited', hook('/limited')],
@@ -97,7 +101,7 @@ describe('push-notification delivery (embedded)', () => {
     const lastSeq = (await tasksColl.get(taskId))!.doc.lastSeq;
     await eventually(async () => {
       await Promise.resolve();
-      return ['ok', 'fail', 'bad', 'limited', 'redirect', 'rebind'].every((c) =>
+      return ['ok', 'query', 'fail', 'bad', 'limited', 'redirect', 'rebind'].every((c) =>
         docsOf(c).some((d) => d.seq === lastSeq),
       );
     }, 20_000);
@@ -171,11 +175,131 @@ describe('push-notification delivery (embedded)', () => {
     expect(receiver.received.filter((r) => r.path.startsWith('/rebind'))).toHaveLength(0);
   });
 
+  describe('the per-agent delivery log (GET /api/v1/agents/{agentId}/push-deliveries)', () => {
+    const creds = (): { adminToken: string; operatorToken: string } => system.tasks.seed!.credentials!;
+    const get = async (
+      path: string,
+      token: string | undefined,
+    ): Promise<{ status: number; body: any; text: string }> => {
+      const res = await fetch(`${system.baseUrl}/api/v1${path}`, {
+        headers: token ? { Authorization: `Bearer ${token}` } : {},
+      });
+      const text = await res.text();
+      expect(res.headers.get('content-type')).toMatch(/application\/json/);
+      return { status: res.status, body: JSON.parse(text) as unknown, text };
+    };
+
+    it('shows every delivery of the agent with outcome, HTTP status, attempts, times, task and target', async () => {
+      const r = await get(`/agents/${AGENT}/push-deliveries?limit=100`, creds().adminToken);
+      expect(r.status).toBe(200);
+      expect(r.body.agentId).toBe(AGENT);
+      const mine = (r.body.deliveries as any[]).filter((d) => d.taskId === taskId);
+      const final = (configId: string): any =>
+        mine.find((d) => d.configId === configId && d.seq === Math.max(...mine.map((x) => x.seq)));
+      expect(final('ok')).toMatchObject({
+        outcome: 'delivered',
+        httpStatus: 200,
+        attempts: 1,
+        error: null,
+        target: {
+          url: `https://hook.public.example:${receiver.port}/ok`,
+          host: `hook.public.example:${receiver.port}`,
+        },
+      });
+      expect(final('fail')).toMatchObject({ outcome: 'exhausted', httpStatus: 500, attempts: 4 });
+      expect(final('bad')).toMatchObject({ outcome: 'rejected', httpStatus: 400, attempts: 1 });
+      expect(final('redirect')).toMatchObject({ outcome: 'rejected', httpStatus: 302 });
+      expect(final('limited')).toMatchObject({ outcome: 'delivered', httpStatus: 200 });
+      expect(final('rebind')).toMatchObject({
+        outcome: 'refused',
+        httpStatus: null,
+        error: 'url must resolve to a public address',
+      });
+      for (const d of mine) {
+        expect(Date.parse(d.startedAt)).toBeGreaterThan(0);
+        expect(Date.parse(d.finishedAt)).toBeGreaterThanOrEqual(Date.parse(d.startedAt));
+      }
+      const started = (r.body.deliveries as any[]).map((d) => Date.parse(d.startedAt));
+      expect([...started].sort((a, b) => b - a)).toEqual(started);
+    });
+
+    it('never shows a token or a query value: the target query is REDACTED', async () => {
+      const r = await get(`/agents/${AGENT}/push-deliveries?limit=100`, creds().adminToken);
+      expect((r.body.deliveries as any[]).find((d) => d.configId === 'query').target.url).toBe(
+        `https://hook.public.example:${receiver.port}/ok?token=REDACTED`,
+      );
+      expect(r.text).not.toContain(QUERY_SECRET);
+      expect(r.text).not.toContain(TOKEN);
+    });
+
+    it('any role may read it; pages by limit and pageToken; a bad limit or token is a JSON 400', async () => {
+      const operator = await get(`/agents/${AGENT}/push-deliveries?limit=2`, creds().operatorToken);
+      expect(operator.status).toBe(200);
+      expect(operator.body.deliveries).toHaveLength(2);
+      expect(typeof operator.body.nextPageToken).toBe('string');
+      const next = await get(
+        `/agents/${AGENT}/push-deliveries?limit=2&pageToken=${encodeURIComponent(operator.body.nextPageToken)}`,
+        creds().operatorToken,
+      );
+      expect(next.status).toBe(200);
+      const seen = [...operator.body.deliveries, ...next.body.deliveries].map(
+        (d: any) => `${d.taskId}:${d.seq}:${d.configId}`,
+      );
+      expect(new Set(seen).size).toBe(4);
+      for (const bad of ['limit=0', 'limit=101', 'limit=ten', 'pageToken=forged'])
+        expect((await get(`/agents/${AGENT}/push-deliveries?${bad}`, creds().adminToken)).body.error.code).toBe(
+          'INVALID_PARAMS',
+        );
+      expect((await get(`/agents/${AGENT}/push-deliveries`, undefined)).status).toBe(401);
+    });
+
+    it('is scoped to the subscription: another tenant gets 404 for this agent and sees only its own agents’ log', async () => {
+      const other = await createAdminUser(system.tasks.control, {
+        email: 'other-tenant@example.com',
+        subscriptionId: 'other-tenant',
+        role: 'admin',
+        initialCredits: 10,
+      });
+      const denied = await get(`/agents/${AGENT}/push-deliveries`, other.token);
+      expect(denied.status).toBe(404);
+      expect(denied.body.error.code).toBe('NOT_FOUND');
+      expect(denied.text).not.toContain(taskId);
+      const created = await fetch(`${system.baseUrl}/api/v1/agents`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${other.token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'Other agent', type: 'AI Agent' }),
+      });
+      const otherAgent = ((await created.json()) as { id: string }).id;
+      const own = await get(`/agents/${encodeURIComponent(otherAgent)}/push-deliveries`, other.token);
+      expect(own.status).toBe(200);
+      expect(own.body).toEqual({ agentId: otherAgent, deliveries: [], nextPageToken: null });
+      expect((await get(`/agents/${encodeURIComponent(otherAgent)}/push-deliveries`, creds().adminToken)).status).toBe(
+        404,
+      );
+    });
+  });
+
   it('Idempotency: each (task, seq, config) is in the delivery log once', async () => {
     const log = await system.engines.store.collection<DeliveryLogDoc>({ name: 'push_deliveries' });
     const ok = await log.find({ taskId });
     const ids = ok.map((v) => v.id);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toContain(`${taskId}:${docsOf('ok')[0]!.seq}:ok`);
+  });
+
+  // Last: it stops the webhooks service (system.close() closes it once more, which waits for this close).
+  it('the log route answers a JSON 503 while the webhooks service is unreachable; the rest of the API is unaffected', async () => {
+    await system.webhooks.close();
+    const token = system.tasks.seed!.credentials!.adminToken;
+    const res = await fetch(`${system.baseUrl}/api/v1/agents/${AGENT}/push-deliveries`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    expect(res.status).toBe(503);
+    expect(res.headers.get('content-type')).toMatch(/application\/json/);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('UNAVAILABLE');
+    const agent = await fetch(`${system.baseUrl}/api/v1/agents/${AGENT}`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    expect(agent.status).toBe(200);
   });
 });

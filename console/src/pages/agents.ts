@@ -2,6 +2,7 @@ import { html, nothing } from 'lit';
 import { api, messageOf, type User } from '../api';
 import { deniedReason } from '../roles';
 import { guarded, LightElement, statusLine, type Status } from '../ui';
+import './push-log';
 
 interface Agent {
   id: string;
@@ -65,7 +66,7 @@ export class AgentsPage extends LightElement {
       <ul class="agent-list">
         ${this.agents.map(
           (a) =>
-            html`<li>
+            html`<li data-agent=${a.id}>
               <h2>${a.name} <span class="tag">${a.type}</span></h2>
               <p>${a.description}</p>
               <div class="scroll" tabindex="0" role="region" aria-label=${`Versions of ${a.name}`}>
@@ -104,6 +105,7 @@ export class AgentsPage extends LightElement {
                 <summary>Definition</summary>
                 <pre tabindex="0">${JSON.stringify(a, null, 2)}</pre>
               </details>
+              <push-log .agentId=${a.id} .agentName=${a.name} data-agent=${a.id}></push-log>
             </li>`,
         )}
       </ul>

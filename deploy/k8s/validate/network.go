@@ -164,7 +164,7 @@ func (n Network) Allowed(from, to Endpoint, port int32, proto corev1.Protocol) b
 
 // The reachability the issue asks for, checked on synthetic peers:
 //   - only the gateway is reachable from the ingress controller, and nothing else from outside the namespace;
-//   - the tasks gRPC port only from gateway, runner and webhooks; the linker's only from the gateway;
+//   - the tasks gRPC port only from gateway, runner and webhooks; the linker's and webhooks' only from the gateway;
 //   - runner and webhooks reach the internet and DNS but no private, link-local or cluster-internal address.
 func checkNetwork(ix *Index, add func(string, ...any)) {
 	ns := ""
@@ -203,6 +203,7 @@ func checkNetwork(ix *Index, add func(string, ...any)) {
 	for _, from := range Services {
 		expect(from == "gateway" || from == "runner" || from == "webhooks", pod(from), from, "tasks")
 		expect(from == "gateway", pod(from), from, "linker")
+		expect(from == "gateway", pod(from), from, "webhooks") // the push delivery log (WebhooksService)
 	}
 	// Metrics: Prometheus (namespace monitoring) scrapes every service's metrics port; nothing public reaches it.
 	prometheus := Endpoint{Namespace: "monitoring", PodLabels: map[string]string{"app.kubernetes.io/name": "prometheus"}}

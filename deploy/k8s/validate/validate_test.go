@@ -110,6 +110,9 @@ func TestPoliciesCatchEachViolation(t *testing.T) {
 			p := policy(o, "tasks-grpc-from-callers")
 			p.Spec.Ingress[0].From[0].PodSelector.MatchExpressions[0].Values = append(p.Spec.Ingress[0].From[0].PodSelector.MatchExpressions[0].Values, "linker")
 		}, "NetworkPolicy: linker must not reach tasks"},
+		{"webhooks closed to the gateway", func(o []Object) {
+			policy(o, "webhooks-grpc-from-gateway").Spec.Ingress[0].From[0].PodSelector.MatchLabels = map[string]string{"app.kubernetes.io/name": "runner"}
+		}, "NetworkPolicy: gateway must reach webhooks"},
 		{"no default deny", func(o []Object) {
 			// Without the default deny, the runner is open: only the metrics policy (narrowed here) selects it.
 			deny := policy(o, "default-deny-ingress")

@@ -73,7 +73,11 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Socket): v
 export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig): Promise<GatewayApp> {
   const { log } = deps;
   const lifecycle = new Lifecycle();
-  const clients = connectClients({ tasks: config.tasksAddress, control: config.tasksAddress });
+  const clients = connectClients({
+    tasks: config.tasksAddress,
+    control: config.tasksAddress,
+    webhooks: config.webhooksAddress,
+  });
   lifecycle.onClose('grpc clients', async () => clients.close());
   const lookups = new Lookups(clients.control, deps.cache);
   const streams = new Set<SseWriter>();

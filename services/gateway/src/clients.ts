@@ -1,4 +1,4 @@
-import { controlV1, tasksV1 } from '@a2a-inbound/proto';
+import { controlV1, tasksV1, webhooksV1 } from '@a2a-inbound/proto';
 import { call, grpc, grpcClientOptions } from '@a2a-inbound/runtime';
 import type { Cache } from '@a2a-inbound/ports';
 import { AppError } from '@a2a-inbound/errors';
@@ -6,10 +6,12 @@ import { AppError } from '@a2a-inbound/errors';
 export interface GatewayClients {
   tasks: tasksV1.TasksServiceClient;
   control: controlV1.ControlPlaneServiceClient;
+  /** The webhooks service: the push delivery log (read only). */
+  webhooks: webhooksV1.WebhooksServiceClient;
   close(): void;
 }
 
-export function connectClients(addresses: { tasks: string; control: string }): GatewayClients {
+export function connectClients(addresses: { tasks: string; control: string; webhooks: string }): GatewayClients {
   const creds = grpc.credentials.createInsecure();
   const tasks = new tasksV1.TasksServiceClient(addresses.tasks, creds, grpcClientOptions(addresses.tasks));
   const control = new controlV1.ControlPlaneServiceClient(
@@ -17,12 +19,19 @@ export function connectClients(addresses: { tasks: string; control: string }): G
     creds,
     grpcClientOptions(addresses.control),
   );
+  const webhooks = new webhooksV1.WebhooksServiceClient(
+    addresses.webhooks,
+    creds,
+    grpcClientOptions(addresses.webhooks),
+  );
   return {
     tasks,
     control,
+    webhooks,
     close: () => {
       tasks.close();
       control.close();
+      webhooks.close();
     },
   };
 }

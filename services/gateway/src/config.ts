@@ -5,6 +5,8 @@ export interface GatewayConfig {
   port: number;
   tasksAddress: string;
   linkerAddress: string;
+  /** The webhooks service (the push delivery log the console shows per agent). */
+  webhooksAddress: string;
   /** The linker's internal service credential; empty = the linker routes answer 503. */
   linkerServiceToken: string;
   /** Public base URL used in cards; derived from the request when empty. */
@@ -42,6 +44,7 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     port: r.int('PORT', 8080, { min: 0, max: 65535 }),
     tasksAddress: r.string('TASKS_GRPC_ADDR', '127.0.0.1:50051'),
     linkerAddress: r.string('LINKER_GRPC_ADDR', '127.0.0.1:50055'),
+    webhooksAddress: r.string('WEBHOOKS_GRPC_ADDR', '127.0.0.1:50053'),
     linkerServiceToken: r.string('LINKER_SERVICE_TOKEN', ''),
     publicBaseUrl: r.string('PUBLIC_BASE_URL', '').replace(/\/+$/, ''),
     bodyLimitBytes: r.int('BODY_LIMIT_BYTES', DEFAULT_BODY_LIMIT_BYTES, { min: 1024 }),

@@ -1,7 +1,7 @@
 import { isOutage } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
 import { systemClock, type Bus, type Clock, type DocumentStore } from '@a2a-inbound/ports';
-import { eventsV1, tasksV1 } from '@a2a-inbound/proto';
+import { eventsV1, tasksV1, webhooksV1 } from '@a2a-inbound/proto';
 import {
   call,
   grpc,
@@ -12,9 +12,11 @@ import {
   startGrpcServer,
   type GrpcServerHandle,
   type Resolver,
+  unary,
 } from '@a2a-inbound/runtime';
 import type { WebhooksConfig } from './config';
 import { Deliverer, openDeliveryLog, type DeliveryLogDoc, type PushSource } from './delivery';
+import { listDeliveries } from './delivery-log';
 import { createWebhookAgent } from './egress/webhook-agent';
 
 export const TASK_UPDATES_TOPIC = 'a2a.task.updates';
@@ -112,7 +114,11 @@ export async function startWebhooksApp(
         const seq = Number(e.seq);
         await Promise.all(
           d.targets.map(async (t) => {
-            const done = await deliverer.deliver(e.taskId, seq, t, d.taskJson);
+            const done = await deliverer.deliver(
+              { taskId: e.taskId, seq, subscriptionId: e.subscriptionId, agentId: e.agentId },
+              t,
+              d.taskJson,
+            );
             if (done) egress.onDelivery?.(done);
           }),
         );
@@ -125,11 +131,22 @@ export async function startWebhooksApp(
     intervalMs: deps.readinessIntervalMs ?? READINESS_INTERVAL_MS,
     log: deps.log,
   });
-  const grpcServer = await startGrpcServer([], {
-    host: config.grpcHost,
-    port: config.grpcPort,
-    isServing: () => readiness.isReady(),
-  });
+  // The delivery log's read side (the console's per-agent log, through the gateway).
+  const webhooksService: webhooksV1.WebhooksServiceServer = {
+    listPushDeliveries: unary(
+      async (r: webhooksV1.ListPushDeliveriesRequest): Promise<webhooksV1.ListPushDeliveriesResponse> =>
+        listDeliveries(deliveryLog, r),
+      deps.log,
+    ),
+  };
+  const grpcServer = await startGrpcServer(
+    [{ definition: webhooksV1.WebhooksServiceService, implementation: webhooksService }],
+    {
+      host: config.grpcHost,
+      port: config.grpcPort,
+      isServing: () => readiness.isReady(),
+    },
+  );
   lifecycle.add('grpc server', grpcServer);
   return {
     grpc: grpcServer,

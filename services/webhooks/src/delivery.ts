@@ -7,6 +7,9 @@ import { a2aMeter } from '@a2a-inbound/telemetry';
 import { request } from 'undici';
 import { SIGNATURE_HEADER, signBody } from './egress/signer';
 import { BlockedDestinationError, type WebhookAgent } from './egress/webhook-agent';
+import { DELIVERY_LOG_COLLECTION, redactTarget, redactText, type DeliveryLogDoc } from './delivery-log';
+
+export type { DeliveryLogDoc } from './delivery-log';
 
 /** Webhook rule 3 / Limits: up to 3 retries, so at most 4 attempts per delivery. */
 export const MAX_RETRIES = 3;
@@ -74,18 +77,20 @@ export interface AttemptResult {
   retryAfterMs?: number;
 }
 
-export interface DeliveryLogDoc {
+/** The task update a delivery pushes, and whose it is (the log is read per agent within a subscription). */
+export interface TaskUpdateRef {
   taskId: string;
   seq: number;
-  configId: string;
-  state: 'pending' | 'delivered' | 'failed';
-  claimedAtMs: number;
-  attempts: { atMs: number; status?: number; error?: string }[];
-  finishedAtMs?: number;
+  subscriptionId: string;
+  agentId: string;
 }
 
 export async function openDeliveryLog(store: DocumentStore): Promise<Collection<DeliveryLogDoc>> {
-  return store.collection<DeliveryLogDoc>({ name: 'push_deliveries', indexes: [{ fields: ['taskId'] }] });
+  return store.collection<DeliveryLogDoc>({
+    name: DELIVERY_LOG_COLLECTION,
+    // The per-agent read: newest first within (subscription, agent).
+    indexes: [{ fields: ['taskId'] }, { fields: ['subscriptionId', 'agentId', 'claimedAtMs'] }],
+  });
 }
 
 function isBlocked(err: unknown): boolean {
@@ -220,9 +225,18 @@ export class Deliverer {
    * Delivers the body to one target once per (task, seq, config) across replicas and redeliveries: the
    * delivery log id is claimed by insert; a claim held by a live delivery or a finished one is skipped.
    */
-  async deliver(taskId: string, seq: number, target: PushTarget, body: string): Promise<DeliveryLogDoc | undefined> {
+  async deliver(update: TaskUpdateRef, target: PushTarget, body: string): Promise<DeliveryLogDoc | undefined> {
+    const { taskId, seq } = update;
     const id = `${taskId}:${seq}:${target.configId}`;
-    const claimed = await this.#claim(id, { taskId, seq, configId: target.configId });
+    const claimed = await this.#claim(id, {
+      taskId,
+      seq,
+      configId: target.configId,
+      subscriptionId: update.subscriptionId,
+      agentId: update.agentId,
+      // Never the URL as given: userinfo and query values may be credentials (the log is shown in the console).
+      target: redactTarget(target.url),
+    });
     if (!claimed) return undefined;
     let { version } = claimed;
     const doc: DeliveryLogDoc = { ...claimed.doc };
@@ -252,13 +266,15 @@ export class Deliverer {
         {
           atMs: this.deps.clock.now(),
           ...(r.status !== undefined ? { status: r.status } : {}),
-          ...(r.error ? { error: r.error } : {}),
+          ...(r.error ? { error: redactText(r.error, target.url) } : {}),
         },
       ];
       retryAfterMs = r.retryAfterMs;
       const done = r.outcome !== 'retry' || attemptNo === MAX_RETRIES;
       if (done) {
         doc.state = r.outcome === 'delivered' ? 'delivered' : 'failed';
+        const outcome = outcomeOf(r);
+        if (outcome !== 'interrupted') doc.outcome = outcome;
         doc.finishedAtMs = this.deps.clock.now();
       }
       version = await this.#save(id, version, doc);
@@ -272,7 +288,7 @@ export class Deliverer {
             configId: target.configId,
             state: doc.state,
             attempts: doc.attempts.length,
-            last: r.status ?? r.error,
+            last: r.status ?? (r.error ? redactText(r.error, target.url) : undefined),
           },
           'push delivery',
         );
@@ -297,7 +313,7 @@ export class Deliverer {
 
   async #claim(
     id: string,
-    key: { taskId: string; seq: number; configId: string },
+    key: Pick<DeliveryLogDoc, 'taskId' | 'seq' | 'configId' | 'subscriptionId' | 'agentId' | 'target'>,
   ): Promise<{ version: number; doc: DeliveryLogDoc } | undefined> {
     const now = this.deps.clock.now();
     const fresh: DeliveryLogDoc = { ...key, state: 'pending', claimedAtMs: now, attempts: [] };

@@ -8,4 +8,6 @@ export {
 } from './app';
 export { loadWebhooksConfig, type WebhooksConfig } from './config';
 export type { DeliveryLogDoc } from './delivery';
+export { openDeliveryLog } from './delivery';
+export { listDeliveries, redactTarget, type DeliveryView, type LoggedOutcome } from './delivery-log';
 export { SIGNATURE_HEADER, signBody, verifySignature } from './egress/signer';

@@ -1,7 +1,7 @@
 import { type Request, type Response, Router } from 'express';
 import { AppError, InvalidParamsError } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
-import type { controlV1 } from '@a2a-inbound/proto';
+import type { controlV1, webhooksV1 } from '@a2a-inbound/proto';
 import { call } from '@a2a-inbound/runtime';
 import type { GatewayClients, Lookups } from '../clients';
 import { buildCatalog, cardPath, type CardOptions } from '../protocol/cards';
@@ -175,6 +175,31 @@ export function settingsPatch(body: Json): controlV1.AgentSettingsPatch {
   return out;
 }
 
+/** One push delivery of the log, as the API shows it (times as ISO 8601, absent values as null). */
+export function pushDeliveryOut(d: webhooksV1.PushDeliveryRecord): Json {
+  return {
+    taskId: d.taskId,
+    seq: d.seq,
+    configId: d.configId,
+    outcome: d.outcome,
+    httpStatus: d.httpStatus ?? null,
+    attempts: d.attempts,
+    error: d.error || null,
+    target: { url: d.targetUrl, host: d.targetHost },
+    startedAt: iso(d.startedAtMs),
+    lastAttemptAt: iso(d.lastAttemptAtMs),
+    finishedAt: iso(d.finishedAtMs),
+  };
+}
+
+/** `?limit=` of a list: absent = the server's default (0), else an integer 1 to 100. */
+export function limitOf(v: unknown): number {
+  if (v === undefined) return 0;
+  const n = typeof v === 'string' && /^\d{1,3}$/.test(v) ? Number(v) : NaN;
+  if (!Number.isInteger(n) || n < 1 || n > 100) throw new InvalidParamsError('limit must be an integer from 1 to 100');
+  return n;
+}
+
 export function keyOut(k: controlV1.ApiKey | undefined): Json {
   if (!k) throw new AppError('INTERNAL', 'the control plane answered without a key');
   const expiresAt = iso(k.expiresAtMs);
@@ -344,6 +369,23 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
       DEADLINE,
     );
     res.json(agentOut(a));
+  });
+
+  // The push delivery log of one agent (the webhooks service's). GetAgent first: the role check of every read,
+  // and another subscription's agent is a 404 like a missing one; the log is then read for this subscription.
+  router.get('/api/v1/agents/:agentId/push-deliveries', async (req, res) => {
+    const limit = limitOf(req.query.limit);
+    const pageToken = req.query.pageToken;
+    if (pageToken !== undefined && (typeof pageToken !== 'string' || pageToken.length > 200))
+      throw new InvalidParamsError('pageToken must be a token from a previous answer');
+    const a = await call(control.getAgent.bind(control), { actor: actor(res), agentId: p(req, 'agentId') }, DEADLINE);
+    const webhooks = clients.webhooks;
+    const r = await call(
+      webhooks.listPushDeliveries.bind(webhooks),
+      { subscriptionId: actorOf(res).subscriptionId, agentId: a.id, limit, pageToken: pageToken ?? '' },
+      DEADLINE,
+    );
+    res.json({ agentId: a.id, deliveries: r.deliveries.map(pushDeliveryOut), nextPageToken: r.nextPageToken || null });
   });
 
   // ---- deployments and per-agent settings ----------------------------------------------------------

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keyOut, newAgent, settingsPatch } from '../../src/http/management-router';
+import { keyOut, limitOf, newAgent, pushDeliveryOut, settingsPatch } from '../../src/http/management-router';
 
 describe('management router: REST JSON onto the typed control-plane messages (no HTTP)', () => {
   it('maps the REST spellings of the settings: seconds to ms, console strategy labels, null to a present empty string', () => {
@@ -71,5 +71,56 @@ describe('management router: REST JSON onto the typed control-plane messages (no
     expect(
       keyOut({ id: 'k', name: 'n', prefix: 'p', scopes: ['a2a', 'invoke'], createdAtMs: 1, expiresAtMs: 1 }).status,
     ).toBe('expired');
+  });
+
+  it('maps a push delivery record to REST: ISO times, null for what is absent, the target as { url, host }', () => {
+    expect(
+      pushDeliveryOut({
+        taskId: 't1',
+        seq: 3,
+        configId: 'c1',
+        outcome: 'refused',
+        attempts: 1,
+        error: 'url must resolve to a public address',
+        targetUrl: 'https://h.example/in?token=REDACTED',
+        targetHost: 'h.example',
+        startedAtMs: Date.UTC(2026, 0, 2, 3, 4, 5),
+        lastAttemptAtMs: Date.UTC(2026, 0, 2, 3, 4, 6),
+      }),
+    ).toEqual({
+      taskId: 't1',
+      seq: 3,
+      configId: 'c1',
+      outcome: 'refused',
+      httpStatus: null,
+      attempts: 1,
+      error: 'url must resolve to a public address',
+      target: { url: 'https://h.example/in?token=REDACTED', host: 'h.example' },
+      startedAt: '2026-01-02T03:04:05.000Z',
+      lastAttemptAt: '2026-01-02T03:04:06.000Z',
+      finishedAt: null,
+    });
+    expect(
+      pushDeliveryOut({
+        taskId: 't',
+        seq: 1,
+        configId: 'c',
+        outcome: 'delivered',
+        httpStatus: 204,
+        attempts: 1,
+        error: '',
+        targetUrl: 'u',
+        targetHost: 'h',
+        startedAtMs: 1,
+      }),
+    ).toMatchObject({ httpStatus: 204, error: null });
+  });
+
+  it('reads ?limit= as 1 to 100, absent meaning the default', () => {
+    expect(limitOf(undefined)).toBe(0);
+    expect(limitOf('1')).toBe(1);
+    expect(limitOf('100')).toBe(100);
+    for (const bad of ['0', '101', '-1', '2.5', 'ten', '', ['5', '6']])
+      expect(() => limitOf(bad), String(bad)).toThrow(/limit must be an integer from 1 to 100/);
   });
 });

@@ -9,7 +9,7 @@ import {
   type PushTarget,
 } from '../../src/delivery';
 import { createWebhookAgent, type WebhookAgent } from '../../src/egress/webhook-agent';
-import { selfSignedCert, startReceiver, type Receiver } from '../support/receiver';
+import { selfSignedCert, startReceiver, update, type Receiver } from '../support/receiver';
 
 describe('Deliverer: delivery log and retry timing', () => {
   let receiver: Receiver;
@@ -55,19 +55,19 @@ describe('Deliverer: delivery log and retry timing', () => {
 
   it('a redelivered update (same task, seq, config) is not delivered again, also by another replica', async () => {
     const t = target('c1', '/ok?idem');
-    const first = await (await deliverer()).deliver('task-1', 3, t, '{"kind":"task"}');
+    const first = await (await deliverer()).deliver(update('task-1', 3), t, '{"kind":"task"}');
     expect(first?.state).toBe('delivered');
-    expect(await (await deliverer()).deliver('task-1', 3, t, '{"kind":"task"}')).toBeUndefined();
+    expect(await (await deliverer()).deliver(update('task-1', 3), t, '{"kind":"task"}')).toBeUndefined();
     const hits = receiver.received.filter((r) => r.path === '/ok?idem');
     expect(hits).toHaveLength(1);
     expect(hits[0]!.headers.authorization).toBe('Bearer cred-1');
     // The next update of the same task is a new delivery.
-    expect((await (await deliverer()).deliver('task-1', 4, t, '{"kind":"task"}'))?.state).toBe('delivered');
+    expect((await (await deliverer()).deliver(update('task-1', 4), t, '{"kind":"task"}'))?.state).toBe('delivered');
   });
 
   it('Webhook rule 3: exponential backoff with jitter between the 4 attempts, bounded by the cap', async () => {
     sleeps.length = 0;
-    const d = await (await deliverer()).deliver('task-2', 1, target('c2', '/fail'), '{}');
+    const d = await (await deliverer()).deliver(update('task-2', 1), target('c2', '/fail'), '{}');
     expect(d?.attempts).toHaveLength(4);
     expect(sleeps).toEqual([150, 250, 450]); // base·2^(n-1) + jitter (0.5·base)
   });
@@ -83,7 +83,11 @@ describe('Deliverer: delivery log and retry timing', () => {
     const dl = await deliverer();
     expect(await dl.checkUrl('http://hook.public.example/x')).toMatch(/https/);
     expect(await dl.checkUrl('https://metadata.google.internal/x')).toBeDefined();
-    const r = await dl.deliver('task-3', 1, { ...target('c3', '/ok'), url: 'http://hook.public.example/x' }, '{}');
+    const r = await dl.deliver(
+      update('task-3', 1),
+      { ...target('c3', '/ok'), url: 'http://hook.public.example/x' },
+      '{}',
+    );
     expect(r?.state).toBe('failed');
     expect(r?.attempts).toHaveLength(1);
   });
@@ -102,7 +106,7 @@ describe('Deliverer: delivery log and retry timing', () => {
       shutdown: shutdown.signal,
     });
     const started = Date.now();
-    const p = dl.deliver('task-4', 1, target('c4', '/fail'), '{}');
+    const p = dl.deliver(update('task-4', 1), target('c4', '/fail'), '{}');
     await new Promise((r) => setTimeout(r, 200)); // the first attempt got its 500; now waiting to retry
     shutdown.abort();
     await expect(p).rejects.toBeInstanceOf(DeliveryInterruptedError);

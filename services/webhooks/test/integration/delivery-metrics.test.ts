@@ -6,7 +6,7 @@ import { InMemoryDocumentStore, systemClock } from '@a2a-inbound/ports';
 import { startMetrics, type MetricsServer } from '@a2a-inbound/telemetry';
 import { Deliverer, DeliveryInterruptedError, openDeliveryLog, type PushTarget } from '../../src/delivery';
 import { createWebhookAgent, type WebhookAgent } from '../../src/egress/webhook-agent';
-import { selfSignedCert, startReceiver, type Receiver } from '../support/receiver';
+import { selfSignedCert, startReceiver, update, type Receiver } from '../support/receiver';
 
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
   for (const line of text.split('\n')) {
@@ -59,18 +59,18 @@ describe('webhook delivery metrics', () => {
 
   it('counts each delivery once by outcome, each retry by reason, and times deliveries', async () => {
     const d = await deliverer();
-    expect((await d.deliver('t1', 1, target('ok', '/ok'), '{}'))?.state).toBe('delivered');
+    expect((await d.deliver(update('t1', 1), target('ok', '/ok'), '{}'))?.state).toBe('delivered');
     // 429 then 200: one retry, delivered.
-    expect((await d.deliver('t2', 1, target('limited', '/limited'), '{}'))?.state).toBe('delivered');
+    expect((await d.deliver(update('t2', 1), target('limited', '/limited'), '{}'))?.state).toBe('delivered');
     // 500 on all 4 attempts: 3 retries, exhausted.
-    expect((await d.deliver('t3', 1, target('fail', '/fail'), '{}'))?.attempts).toHaveLength(4);
+    expect((await d.deliver(update('t3', 1), target('fail', '/fail'), '{}'))?.attempts).toHaveLength(4);
     // 400: not retried.
-    expect((await d.deliver('t4', 1, target('bad', '/bad'), '{}'))?.state).toBe('failed');
+    expect((await d.deliver(update('t4', 1), target('bad', '/bad'), '{}'))?.state).toBe('failed');
     // Not https: nothing is sent.
     const plain = { ...target('plain', '/ok'), url: 'http://hook.public.example/x' };
-    expect((await d.deliver('t5', 1, plain, '{}'))?.state).toBe('failed');
+    expect((await d.deliver(update('t5', 1), plain, '{}'))?.state).toBe('failed');
     // A redelivered update that was delivered already is no new delivery.
-    expect(await d.deliver('t1', 1, target('ok', '/ok'), '{}')).toBeUndefined();
+    expect(await d.deliver(update('t1', 1), target('ok', '/ok'), '{}')).toBeUndefined();
 
     const text = await scrape();
     expect(sample(text, 'a2a_webhook_deliveries_total', { outcome: 'delivered' })).toBe(2);
@@ -91,7 +91,11 @@ describe('webhook delivery metrics', () => {
     const before = sample(await scrape(), 'a2a_webhook_retries_total', { reason: 'network' }) ?? 0;
     const d = await deliverer();
     // Nothing listens on port 1 of 127.0.0.1: connection refused on every attempt.
-    const r = await d.deliver('t6', 1, { ...target('down', '/ok'), url: 'https://hook.public.example:1/x' }, '{}');
+    const r = await d.deliver(
+      update('t6', 1),
+      { ...target('down', '/ok'), url: 'https://hook.public.example:1/x' },
+      '{}',
+    );
     expect(r?.attempts).toHaveLength(4);
     const text = await scrape();
     expect(sample(text, 'a2a_webhook_retries_total', { reason: 'network' })).toBe(before + 3);
@@ -100,7 +104,7 @@ describe('webhook delivery metrics', () => {
 
   it('a delivery cut short by shutdown counts as interrupted', async () => {
     const shutdown = new AbortController();
-    const p = (await deliverer(shutdown.signal)).deliver('t7', 1, target('fail2', '/fail'), '{}');
+    const p = (await deliverer(shutdown.signal)).deliver(update('t7', 1), target('fail2', '/fail'), '{}');
     // Handled from the start: it rejects as soon as the shutdown lands, before the scrape below finishes.
     const outcome = p.then(
       () => undefined,

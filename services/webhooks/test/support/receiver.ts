@@ -92,3 +92,12 @@ export async function startReceiver(tls: TestCert): Promise<Receiver> {
       }),
   };
 }
+
+/** The task update a test delivery pushes (owner: one subscription and agent unless given). */
+export function update(
+  taskId: string,
+  seq: number,
+  owner: { subscriptionId?: string; agentId?: string } = {},
+): { taskId: string; seq: number; subscriptionId: string; agentId: string } {
+  return { taskId, seq, subscriptionId: owner.subscriptionId ?? 'sub-1', agentId: owner.agentId ?? 'agent-1' };
+}
