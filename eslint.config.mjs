@@ -16,6 +16,7 @@ export default tseslint.config(
       'scripts/**/*.mjs',
       'scripts/**/*.d.mts',
       'bench/**/*.mjs',
+      'bench/**/*.cjs',
       'eslint.config.mjs',
       'coverage/**',
       'services/*/public/**',
