@@ -93,6 +93,10 @@ export async function startSystem(options: SystemOptions): Promise<System> {
     RUNNER_GRPC_PORT: '0',
     WEBHOOKS_GRPC_PORT: '0',
     SHUTDOWN_READINESS_DELAY_MS: '0',
+    // One process holds tasks and the runners: a key of its own when none is configured (secrets live as
+    // long as the in-memory store; with real engines configure SECRETS_KEY, or secrets sealed by an earlier
+    // process do not open).
+    SECRETS_KEY: randomBytes(32).toString('base64'),
     ...(options.env ?? {}),
   };
   const e = options.engines ?? inMemoryEngines();

@@ -10,3 +10,4 @@ export * from './secret-box';
 // The runtimes of this system. Another runtime's validator is one line here (or at its module's start).
 registerDemoRuntimes();
 registerRuntime(modelRuntimeDefinition);
+export * from './agent-config';

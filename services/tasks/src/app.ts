@@ -1,3 +1,4 @@
+import { egressPolicyOf, type EgressPolicy } from '@a2a-inbound/agent-definitions';
 import { isOutage } from '@a2a-inbound/errors';
 import type { BusSubscription, DocumentStore } from '@a2a-inbound/ports';
 import { controlV1, eventsV1, tasksV1 } from '@a2a-inbound/proto';
@@ -5,7 +6,9 @@ import { Lifecycle, PeriodicReadiness, startGrpcServer, type GrpcServerHandle } 
 import type { TasksConfig } from './config';
 import { ControlPlane, openControlCollections } from './domain/control-plane';
 import { bootstrapFromConfig, type BootstrapResult } from './domain/bootstrap';
+import { Management } from './domain/management';
 import { RunHistory } from './domain/run-history';
+import { Secrets } from './domain/secrets';
 import { seedDemo, type SeedResult } from './domain/seed';
 import { openTaskCollections, TaskService, TOPICS, type TaskDeps } from './domain/task-service';
 import { registerTaskStateGauge } from './task-metrics';
@@ -14,6 +17,8 @@ import { controlGrpcService, tasksGrpcService } from './transport/grpc-server';
 /** The engines the tasks service runs on: the task concerns' dependencies, less what the app makes itself. */
 export interface TasksDeps extends Omit<TaskDeps, 'control' | 'config'> {
   store: DocumentStore;
+  /** Egress policy of version definitions (default: from configuration); tests pass one with their loopback. */
+  egress?: EgressPolicy;
 }
 
 export interface TasksApp {
@@ -31,9 +36,12 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
   const lifecycle = new Lifecycle();
   const { log } = deps;
   const control = new ControlPlane(await openControlCollections(deps.store), deps.cache, deps.clock, deps.ids);
+  const secrets = await Secrets.open(deps.store, config.agents.secretBox, deps.clock);
+  const management = new Management(control, { secrets, egress: deps.egress ?? egressPolicyOf(config.agents) });
   const taskCollections = await openTaskCollections(deps.store);
   const tasks = new TaskService(taskCollections, {
     control,
+    secrets,
     blobs: deps.blobs,
     bus: deps.bus,
     eventLog: deps.eventLog,
@@ -106,7 +114,10 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
   const grpc = await startGrpcServer(
     [
       { definition: tasksV1.TasksServiceService, implementation: tasksGrpcService(tasks, log, runs) },
-      { definition: controlV1.ControlPlaneServiceService, implementation: controlGrpcService(control, log) },
+      {
+        definition: controlV1.ControlPlaneServiceService,
+        implementation: controlGrpcService(control, log, management),
+      },
     ],
     { host: config.grpcHost, port: config.grpcPort, isServing: () => readiness.isReady() },
   );

@@ -1,4 +1,5 @@
 import { EnvReader, type Env } from '@a2a-inbound/config';
+import { readAgentSecurityConfig, type AgentSecurityConfig } from '@a2a-inbound/agent-definitions';
 import type { BootstrapSpec } from './domain/bootstrap';
 import type { TaskServiceConfig } from './domain/task-service';
 import { DEFAULT_TASK_CONFIG } from './domain/task-service';
@@ -19,6 +20,8 @@ export interface TasksConfig {
   task: TaskServiceConfig;
   /** First admin and platform operator from configuration; undefined when neither is configured. */
   bootstrap: BootstrapSpec | undefined;
+  /** Secrets key(s) and the egress allow-list that version definitions are checked against. */
+  agents: AgentSecurityConfig;
 }
 
 const MIN_TOKEN_CHARS = 32;
@@ -51,6 +54,7 @@ export function loadTasksConfig(env: Env): TasksConfig {
       }),
     },
     bootstrap: undefined,
+    agents: readAgentSecurityConfig(r),
   };
   const adminEmail = r.optionalString('BOOTSTRAP_ADMIN_EMAIL');
   const adminToken = r.optionalString('BOOTSTRAP_ADMIN_TOKEN');
