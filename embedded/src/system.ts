@@ -120,7 +120,13 @@ export async function startSystem(options: SystemOptions): Promise<System> {
   for (let i = 0; i < (options.runners ?? 1); i++) {
     runners.push(
       await startRunnerApp(
-        { bus, cache: e.cache, blobs: e.blobs, clock: e.clock, log: log.child({ service: 'runner', replica: i }) },
+        {
+          bus,
+          cache: e.cache,
+          blobs: e.blobs,
+          clock: e.clock,
+          log: log.child({ service: 'runner', replica: i }),
+        },
         loadRunnerConfig(env, `runner-${i}-${process.pid}`),
       ),
     );

@@ -1,6 +1,7 @@
 import { registerDemoRuntimes } from './demo';
 import { modelRuntimeDefinition } from './model';
 import { registerRuntime } from './registry';
+import { registerUpstreamRuntimes } from './upstream';
 
 export * from './registry';
 export * from './model';
@@ -10,4 +11,5 @@ export * from './secret-box';
 // The runtimes of this system. Another runtime's validator is one line here (or at its module's start).
 registerDemoRuntimes();
 registerRuntime(modelRuntimeDefinition);
+registerUpstreamRuntimes();
 export * from './agent-config';

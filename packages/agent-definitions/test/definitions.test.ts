@@ -1,27 +1,26 @@
 import { describe, expect, it } from 'vitest';
+import { EgressPolicy, type Resolver } from '@a2a-inbound/runtime';
 import {
   SecretBox,
-  allowListEgress,
   cardInputModes,
   cardTraits,
   checkEgressUrl,
-  publicEgress,
   registerRuntimeValidator,
   runtimeDefinition,
   validateDefinition,
   type DefinitionChecks,
-  type EgressPolicy,
+  type DefinitionEgress,
 } from '../src';
 
 const fakeDns =
-  (map: Record<string, string[]>): EgressPolicy['resolve'] =>
+  (map: Record<string, string[]>): Resolver =>
   async (host) => {
     const a = map[host];
     if (!a) throw new Error('ENOTFOUND');
     return a;
   };
-const policy: EgressPolicy = {
-  ...publicEgress,
+const policy: DefinitionEgress = {
+  policy: new EgressPolicy(),
   resolve: fakeDns({ 'api.example.com': ['93.184.216.34'], 'rebind.example.com': ['10.0.0.5'] }),
 };
 const checks = (secrets: string[] = ['openai']): DefinitionChecks => ({
@@ -85,15 +84,18 @@ describe('version definitions', () => {
     const issues = await validateDefinition('model', model({ apiKeySecret: 'nope', tools }), checks());
     expect(issues).toEqual([
       { path: 'runtimeConfig.apiKeySecret', reason: 'secret "nope" does not exist in this subscription' },
-      { path: 'runtimeConfig.tools[0].url', reason: 'must point to a public address (10.1.2.3 is private)' },
-      { path: 'runtimeConfig.tools[1].url', reason: expect.stringContaining('is internal') },
-      { path: 'runtimeConfig.tools[2].url', reason: expect.stringContaining('resolves to 10.0.0.5') },
-      { path: 'runtimeConfig.tools[3].url', reason: expect.stringContaining('must use https') },
+      { path: 'runtimeConfig.tools[0].url', reason: expect.stringContaining('10.1.2.3 is private') },
+      { path: 'runtimeConfig.tools[1].url', reason: expect.stringContaining('is private') },
+      { path: 'runtimeConfig.tools[2].url', reason: expect.stringContaining('must resolve to a public address') },
+      { path: 'runtimeConfig.tools[3].url', reason: expect.stringContaining('https') },
     ]);
   });
 
   it('the operator allow-list opens private destinations (plain http included)', async () => {
-    const allow = allowListEgress({ hosts: ['localhost'], cidrs: ['127.0.0.0/8'] }, fakeDns({}));
+    const allow: DefinitionEgress = {
+      policy: new EgressPolicy({ hosts: ['localhost'], cidrs: ['127.0.0.0/8'] }),
+      resolve: fakeDns({ localhost: ['127.0.0.1'] }),
+    };
     expect(await checkEgressUrl('http://127.0.0.1:11434/v1', allow)).toBeUndefined();
     expect(await checkEgressUrl('http://localhost:8080/tool', allow)).toBeUndefined();
     expect(await checkEgressUrl('http://10.0.0.1/', allow)).toContain('private');
@@ -105,6 +107,23 @@ describe('version definitions', () => {
       { path: 'runtimeConfig.greeting', reason: expect.stringContaining('unknown field') },
     ]);
     expect(await validateDefinition('demo:slow', { workMs: 10 }, checks())).toEqual([]);
+  });
+
+  it('a2a-upstream and http: url through the egress policy, tokenSecret a secret reference', async () => {
+    expect(await validateDefinition('a2a-upstream', { url: 'https://api.example.com/agent' }, checks())).toEqual([]);
+    expect(
+      await validateDefinition(
+        'http',
+        { url: 'https://api.example.com/run', tokenSecret: 'missing', bogus: 1 },
+        checks(),
+      ),
+    ).toEqual([{ path: 'runtimeConfig.bogus', reason: expect.stringContaining('unknown field') }]);
+    expect(
+      await validateDefinition('http', { url: 'https://api.example.com/run', tokenSecret: 'missing' }, checks()),
+    ).toEqual([{ path: 'runtimeConfig.tokenSecret', reason: 'secret "missing" does not exist in this subscription' }]);
+    expect(await validateDefinition('a2a-upstream', { url: 'https://10.0.0.7/' }, checks())).toEqual([
+      { path: 'runtimeConfig.url', reason: expect.stringContaining('private') },
+    ]);
   });
 
   it('card traits: streaming only when the runtime streams; input modes only those it accepts', () => {

@@ -1,8 +1,14 @@
-import { egressPolicyOf, type EgressPolicy } from '@a2a-inbound/agent-definitions';
 import { isOutage } from '@a2a-inbound/errors';
 import type { BusSubscription, DocumentStore } from '@a2a-inbound/ports';
 import { controlV1, eventsV1, tasksV1 } from '@a2a-inbound/proto';
-import { Lifecycle, PeriodicReadiness, startGrpcServer, type GrpcServerHandle } from '@a2a-inbound/runtime';
+import {
+  EgressPolicy,
+  Lifecycle,
+  PeriodicReadiness,
+  startGrpcServer,
+  type GrpcServerHandle,
+  type Resolver,
+} from '@a2a-inbound/runtime';
 import type { TasksConfig } from './config';
 import { ControlPlane, openControlCollections } from './domain/control-plane';
 import { bootstrapFromConfig, type BootstrapResult } from './domain/bootstrap';
@@ -17,8 +23,8 @@ import { controlGrpcService, tasksGrpcService } from './transport/grpc-server';
 /** The engines the tasks service runs on: the task concerns' dependencies, less what the app makes itself. */
 export interface TasksDeps extends Omit<TaskDeps, 'control' | 'config'> {
   store: DocumentStore;
-  /** Egress policy of version definitions (default: from configuration); tests pass one with their loopback. */
-  egress?: EgressPolicy;
+  /** DNS of the definitions' egress checks (default: the system resolver); tests inject one. */
+  resolve?: Resolver;
 }
 
 export interface TasksApp {
@@ -37,7 +43,13 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
   const { log } = deps;
   const control = new ControlPlane(await openControlCollections(deps.store), deps.cache, deps.clock, deps.ids);
   const secrets = await Secrets.open(deps.store, config.agents.secretBox, deps.clock);
-  const management = new Management(control, { secrets, egress: deps.egress ?? egressPolicyOf(config.agents) });
+  const management = new Management(control, {
+    secrets,
+    egress: {
+      policy: new EgressPolicy(config.agents.egressAllowList),
+      ...(deps.resolve ? { resolve: deps.resolve } : {}),
+    },
+  });
   const taskCollections = await openTaskCollections(deps.store);
   const tasks = new TaskService(taskCollections, {
     control,

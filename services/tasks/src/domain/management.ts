@@ -1,11 +1,11 @@
 import {
   checkEgressUrl,
   describeIssues,
-  publicEgress,
   runtimeDefinition,
   validateDefinition,
-  type EgressPolicy,
+  type DefinitionEgress,
 } from '@a2a-inbound/agent-definitions';
+import { EgressPolicy } from '@a2a-inbound/runtime';
 import { AppError, InvalidParamsError, NotFoundError } from '@a2a-inbound/errors';
 import type { Versioned } from '@a2a-inbound/ports';
 import type { AgentView, ControlPlane } from './control-plane';
@@ -112,7 +112,9 @@ export class Management {
   constructor(
     private readonly control: ControlPlane,
     /** What version definitions are checked against: the subscription's secrets and the egress policy. */
-    private readonly definitions: { secrets?: Secrets | undefined; egress: EgressPolicy } = { egress: publicEgress },
+    private readonly definitions: { secrets?: Secrets | undefined; egress: DefinitionEgress } = {
+      egress: { policy: new EgressPolicy() },
+    },
   ) {}
 
   // ---- keys -------------------------------------------------------------------------------------
