@@ -43,6 +43,16 @@ export interface Engines {
   ids: IdGenerator;
 }
 
+/** The host of OPENAI_BASE_URL, when it is a URL. */
+function providerHost(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    return new URL(url).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return undefined;
+  }
+}
+
 /** In-memory stand-ins for the engines: one instance shared by every service, as one cluster would be. */
 export function inMemoryEngines(clock: Clock = systemClock): Engines {
   return {
@@ -88,7 +98,7 @@ export interface SystemOptions {
  */
 export async function startSystem(options: SystemOptions): Promise<System> {
   // One process, no load balancer to tell: the gateway need not answer 503 for a while before it closes.
-  const env = {
+  const env: Record<string, string | undefined> = {
     TASKS_GRPC_PORT: '0',
     RUNNER_GRPC_PORT: '0',
     WEBHOOKS_GRPC_PORT: '0',
@@ -99,6 +109,10 @@ export async function startSystem(options: SystemOptions): Promise<System> {
     SECRETS_KEY: randomBytes(32).toString('base64'),
     ...(options.env ?? {}),
   };
+  // The operator's own model provider (the seeded model agent) may be on this machine or network.
+  const provider = providerHost(env.OPENAI_BASE_URL);
+  if (provider && !(env.EGRESS_ALLOW_HOSTS ?? '').split(',').includes(provider))
+    env.EGRESS_ALLOW_HOSTS = [env.EGRESS_ALLOW_HOSTS, provider].filter(Boolean).join(',');
   const e = options.engines ?? inMemoryEngines();
   // Trace context crosses the bus in message headers (a no-op until a tracing SDK is started).
   const bus = tracedBus(e.bus);

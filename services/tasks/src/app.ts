@@ -16,6 +16,7 @@ import { Management } from './domain/management';
 import { RunHistory } from './domain/run-history';
 import { Secrets } from './domain/secrets';
 import { seedDemo, type SeedResult } from './domain/seed';
+import { seedModelAgent } from './domain/seed-model';
 import { openTaskCollections, TaskService, TOPICS, type TaskDeps } from './domain/task-service';
 import { registerTaskStateGauge } from './task-metrics';
 import { controlGrpcService, tasksGrpcService } from './transport/grpc-server';
@@ -67,6 +68,10 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
   const seed = config.seedDemo
     ? await seedDemo(control, { rateLimitPerMinute: config.seedRateLimitPerMinute })
     : undefined;
+  if (seed && config.seedModel) {
+    const id = await seedModelAgent(control, secrets, config.seedModel);
+    if (id) seed.modelAgentId = id;
+  }
   const bootstrap = config.bootstrap ? await bootstrapFromConfig(control, config.bootstrap) : undefined;
   for (const u of bootstrap?.users ?? []) {
     if (u.created) log.info({ email: u.email, role: u.role }, 'bootstrap user created');
