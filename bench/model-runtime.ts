@@ -2,7 +2,7 @@
 // provider that answers at once in a child process (bench/instant-provider.mjs), and sequential blocking
 // message/send calls to the demo echo agent and to a `model` agent on that provider (JSON and streaming).
 // Prints p50/p90 of each and the differences; the provider's own round trip is measured alone.
-//   npx esbuild bench/model-runtime.ts --bundle --platform=node --outfile=/tmp/model-bench.cjs
+//   npx esbuild bench/model-runtime.ts --bundle --platform=node --external:@grpc/reflection --outfile=/tmp/model-bench.cjs
 //   NODE_PATH=$PWD/node_modules node /tmp/model-bench.cjs [requests=1000]
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -117,8 +117,8 @@ async function main(): Promise<void> {
       },
     ],
     ['message/send demo-echo', (i) => send('demo-echo', i)],
-    ['message/send model (JSON)', (i) => send(json, i)],
     ['message/send model (stream)', (i) => send(streamed, i)],
+    ['message/send model (JSON)', (i) => send(json, i)],
   ];
   const results: Record<string, { p50: number; p90: number }> = {};
   for (const [, fn] of cases) await timed(Math.min(200, requests), fn); // warm-up
