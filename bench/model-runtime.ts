@@ -6,7 +6,6 @@
 //   NODE_PATH=$PWD/node_modules node /tmp/model-bench.cjs [requests=1000]
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { allowListEgress } from '@a2a-inbound/agent-definitions';
 import { startSystem } from '@a2a-inbound/embedded';
 import { silentLogger } from '@a2a-inbound/logger';
 
@@ -46,9 +45,8 @@ async function timed(n: number, once: (i: number) => Promise<void>): Promise<num
 async function main(): Promise<void> {
   const provider = await startProvider();
   const system = await startSystem({
-    env: { PORT: '0', HOST: '127.0.0.1', SEED_RATE_LIMIT_PER_MINUTE: '10000000' },
+    env: { PORT: '0', HOST: '127.0.0.1', SEED_RATE_LIMIT_PER_MINUTE: '10000000', EGRESS_ALLOW_CIDRS: '127.0.0.1/32' },
     log: silentLogger(),
-    agentEgress: allowListEgress({ cidrs: ['127.0.0.0/8'] }),
   });
   const creds = system.tasks.seed!.credentials!;
   const base = system.baseUrl;

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import type { Logger } from '@a2a-inbound/logger';
 import { type Resolver, isPublicAddress } from '@a2a-inbound/runtime';
 import { tracedBus } from '@a2a-inbound/telemetry';
@@ -111,8 +112,14 @@ export async function startSystem(options: SystemOptions): Promise<System> {
   };
   // The operator's own model provider (the seeded model agent) may be on this machine or network.
   const provider = providerHost(env.OPENAI_BASE_URL);
-  if (provider && !(env.EGRESS_ALLOW_HOSTS ?? '').split(',').includes(provider))
-    env.EGRESS_ALLOW_HOSTS = [env.EGRESS_ALLOW_HOSTS, provider].filter(Boolean).join(',');
+  if (provider) {
+    // A name goes on the host list; an address on the range list (a host entry never matches an IP literal).
+    const [key, entry] =
+      isIP(provider) === 0
+        ? (['EGRESS_ALLOW_HOSTS', provider] as const)
+        : (['EGRESS_ALLOW_CIDRS', `${provider}/${isIP(provider) === 4 ? 32 : 128}`] as const);
+    if (!(env[key] ?? '').split(',').includes(entry)) env[key] = [env[key], entry].filter(Boolean).join(',');
+  }
   const e = options.engines ?? inMemoryEngines();
   // Trace context crosses the bus in message headers (a no-op until a tracing SDK is started).
   const bus = tracedBus(e.bus);

@@ -1,9 +1,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { allowListEgress, parseModelConfig, publicEgress } from '@a2a-inbound/agent-definitions';
+import { parseModelConfig } from '@a2a-inbound/agent-definitions';
+import { createEgressAgent, egressFetch, EgressPolicy } from '@a2a-inbound/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chatCompletion, retryDelayMs, type ChatRequest } from '../../src/runtimes/chat-completions';
-import { GuardedAgent, guardedFetch } from '../../src/runtimes/guarded-fetch';
 import { callHttpTool, checkArguments, toolRequest } from '../../src/runtimes/http-tools';
 import { userContent } from '../../src/runtimes/model-runtime';
 
@@ -97,13 +97,15 @@ describe('guarded egress and the provider client', () => {
   });
 
   it('a private address is refused at connect time unless allow-listed (the tool sees an error answer)', async () => {
-    const strict = guardedFetch(new GuardedAgent(publicEgress));
+    const strict = egressFetch(createEgressAgent({ policy: new EgressPolicy() }));
     const before = hits;
     const t = tool({ url: `${url}/items/{id}` });
     const refused = await callHttpTool(strict, t, '{"id":"1"}', {}, new AbortController().signal);
     expect(JSON.parse(refused)).toEqual({ error: expect.stringContaining('not allowed by the egress policy') });
     expect(hits).toBe(before);
-    const allowed = guardedFetch(new GuardedAgent(allowListEgress({ cidrs: ['127.0.0.0/8'] })));
+    const allowed = egressFetch(
+      createEgressAgent({ policy: new EgressPolicy({ hosts: [], cidrs: ['127.0.0.1/32'] }) }),
+    );
     expect(JSON.parse(await callHttpTool(allowed, t, '{"id":"1"}', {}, new AbortController().signal))).toEqual({
       status: 200,
       body: '{}',
@@ -111,7 +113,9 @@ describe('guarded egress and the provider client', () => {
   });
 
   it('caps a tool response and says so', async () => {
-    const allowed = guardedFetch(new GuardedAgent(allowListEgress({ cidrs: ['127.0.0.0/8'] })));
+    const allowed = egressFetch(
+      createEgressAgent({ policy: new EgressPolicy({ hosts: [], cidrs: ['127.0.0.1/32'] }) }),
+    );
     const t = tool({ url: `${url}/big`, parameters: { type: 'object', properties: {} }, maxResponseBytes: 100 });
     const out = JSON.parse(await callHttpTool(allowed, t, '{}', {}, new AbortController().signal));
     expect(out.body).toHaveLength(100);
@@ -119,7 +123,9 @@ describe('guarded egress and the provider client', () => {
   });
 
   it('a stream that breaks off is a failure, not a short answer', async () => {
-    const allowed = guardedFetch(new GuardedAgent(allowListEgress({ cidrs: ['127.0.0.0/8'] })));
+    const allowed = egressFetch(
+      createEgressAgent({ policy: new EgressPolicy({ hosts: [], cidrs: ['127.0.0.1/32'] }) }),
+    );
     const deltas: string[] = [];
     const req: ChatRequest = {
       baseUrl: `${url}/v1`,

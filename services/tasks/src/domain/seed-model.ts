@@ -22,10 +22,10 @@ export async function seedModelAgent(
   spec: ModelSeedSpec,
 ): Promise<string | undefined> {
   const sub = DEMO.subscriptionId;
-  if ((await control.listAgents(sub)).some((a) => a.id === SEED_MODEL_AGENT_ID)) return SEED_MODEL_AGENT_ID;
-  if (!(await control.listDeployments(sub)).some((d) => d.id === DEMO.deploymentId)) return undefined;
+  if ((await control.catalog.listAgents(sub)).some((a) => a.id === SEED_MODEL_AGENT_ID)) return SEED_MODEL_AGENT_ID;
+  if (!(await control.catalog.listDeployments(sub)).some((d) => d.id === DEMO.deploymentId)) return undefined;
   if (spec.apiKey) await secrets.put(sub, SEED_KEY_SECRET, spec.apiKey);
-  await control.createAgent({
+  await control.catalog.createAgent({
     id: SEED_MODEL_AGENT_ID,
     subscriptionId: sub,
     name: `Model Agent (${spec.model})`,
@@ -41,7 +41,7 @@ export async function seedModelAgent(
       },
     ],
   });
-  await control.publishVersion(sub, SEED_MODEL_AGENT_ID, {
+  await control.catalog.publishVersion(sub, SEED_MODEL_AGENT_ID, {
     version: '1.0.0',
     runtime: 'model',
     runtimeConfig: {
@@ -51,7 +51,7 @@ export async function seedModelAgent(
       instructions: 'You are a helpful assistant. Answer briefly.',
     },
   });
-  await control.promoteVersion(sub, SEED_MODEL_AGENT_ID, '1.0.0');
-  await control.addAgentToDeployment(sub, DEMO.deploymentId, SEED_MODEL_AGENT_ID, { a2aEnabled: true });
+  await control.catalog.promoteVersion(sub, SEED_MODEL_AGENT_ID, '1.0.0');
+  await control.catalog.addAgentToDeployment(sub, DEMO.deploymentId, SEED_MODEL_AGENT_ID, { a2aEnabled: true });
   return SEED_MODEL_AGENT_ID;
 }
