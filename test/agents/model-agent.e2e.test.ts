@@ -255,6 +255,39 @@ describe('model runtime (embedded, scripted OpenAI-compatible provider)', () => 
       expect(statusText(task)).toContain('"tempC":21');
     });
 
+    it('file parts reach the model: a text file inline, another type described by name and type', async () => {
+      const task = (
+        await send(agent, {
+          kind: 'message',
+          role: 'user',
+          messageId: uid('m'),
+          parts: [
+            { kind: 'text', text: 'read these' },
+            {
+              kind: 'file',
+              file: {
+                name: 'notes.txt',
+                mimeType: 'text/plain',
+                bytes: Buffer.from('the launch is on Tuesday').toString('base64'),
+              },
+            },
+            {
+              kind: 'file',
+              file: {
+                name: 'scan.pdf',
+                mimeType: 'application/pdf',
+                bytes: Buffer.from('%PDF-1.4').toString('base64'),
+              },
+            },
+          ],
+        })
+      ).body.result;
+      expect(task.status.state).toBe('completed');
+      const content = String(provider.requests.at(-1)!.body.messages.at(-1)!.content);
+      expect(content).toContain('File notes.txt (text/plain):\nthe launch is on Tuesday');
+      expect(content).toMatch(/\[Attached file: scan\.pdf \(application\/pdf, 8 bytes\)/);
+    });
+
     it('memory: a later message of the same context carries the earlier turns', async () => {
       const first = (await send(agent, textMessage('my name is Ada'))).body.result;
       const second = (await send(agent, textMessage('recall', { contextId: first.contextId }))).body.result;

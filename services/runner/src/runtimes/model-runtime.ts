@@ -12,6 +12,7 @@ import {
   type Usage,
 } from './chat-completions';
 import type { GuardedFetch } from './guarded-fetch';
+import { FILE_URN_PREFIX } from './common';
 import { callHttpTool } from './http-tools';
 
 /** Status-message metadata: the checkpoint marker (as the demo approval agent) and the stored run state. */
@@ -63,14 +64,30 @@ function describeParts(parts: readonly Part[]): string {
     .join('\n');
 }
 
-/** The user's message as the model gets it: text inline, images as data URLs (vision), other files described. */
-export function userContent(message: Message, vision: boolean): string | ChatContentPart[] {
+/**
+ * The user's message as the model gets it: text inline, images as data URLs (vision), other files described.
+ * Files the tasks service stored (`urn:a2a-inbound:file:<id>`) are read back through `readFile`.
+ */
+export async function userContent(
+  message: Message,
+  vision: boolean,
+  readFile?: RunContext['readFile'],
+): Promise<string | ChatContentPart[]> {
   const out: ChatContentPart[] = [];
   for (const p of message.parts) {
     if (p.kind === 'text') out.push({ type: 'text', text: p.text });
     else if (p.kind === 'data') out.push({ type: 'text', text: JSON.stringify(p.data) });
     else {
-      const f = p.file as { name?: string; mimeType?: string; bytes?: string; uri?: string };
+      const f = { ...(p.file as { name?: string; mimeType?: string; bytes?: string; uri?: string }) };
+      if (f.uri?.startsWith(FILE_URN_PREFIX) && readFile) {
+        const stored = await readFile(f.uri.slice(FILE_URN_PREFIX.length));
+        if (stored) {
+          f.bytes = Buffer.from(stored.data).toString('base64');
+          f.mimeType ||= stored.mimeType;
+          if (!f.name && stored.name) f.name = stored.name;
+          delete f.uri;
+        }
+      }
       const mime = (f.mimeType || 'application/octet-stream').toLowerCase();
       const name = f.name || f.uri || 'unnamed';
       if (f.bytes !== undefined && (mime.startsWith('text/') || mime === 'application/json')) {
@@ -236,7 +253,7 @@ class ModelRun {
     } else {
       messages = [
         ...memoryMessages(ctx.history, config.memoryMessages),
-        { role: 'user', content: userContent(ctx.message, config.vision) },
+        { role: 'user', content: await userContent(ctx.message, config.vision, (id) => ctx.readFile(id)) },
       ];
     }
     const answer = new AnswerArtifact(ctx, segment === 0 ? `${ctx.taskId}-answer` : `${ctx.taskId}-answer-${segment}`);

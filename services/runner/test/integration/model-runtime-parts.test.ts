@@ -52,8 +52,19 @@ describe('HTTP tools', () => {
 });
 
 describe('file parts reach the model', () => {
+  it('files the tasks service stored are read back (a text file inline)', async () => {
+    const parts = [
+      { kind: 'file', file: { uri: 'urn:a2a-inbound:file:blob-1', mimeType: 'text/plain', name: 'n.txt' } },
+    ];
+    const read = async (id: string) =>
+      id === 'blob-1'
+        ? { data: new TextEncoder().encode('stored notes'), mimeType: 'text/plain', name: 'n.txt' }
+        : undefined;
+    expect(await userContent(msg(parts), false, read)).toBe('File n.txt (text/plain):\nstored notes');
+  });
+
   const msg = (parts: unknown[]) => ({ kind: 'message', role: 'user', messageId: 'm', parts }) as never;
-  it('text inline, images as data URLs (vision), other types described by name and type', () => {
+  it('text inline, images as data URLs (vision), other types described by name and type', async () => {
     const png = Buffer.from([137, 80, 78, 71]).toString('base64');
     const parts = [
       { kind: 'text', text: 'look' },
@@ -64,14 +75,14 @@ describe('file parts reach the model', () => {
       { kind: 'file', file: { name: 'p.png', mimeType: 'image/png', bytes: png } },
       { kind: 'file', file: { name: 'r.pdf', mimeType: 'application/pdf', bytes: png } },
     ];
-    expect(userContent(msg(parts), true)).toEqual([
+    expect(await userContent(msg(parts), true)).toEqual([
       { type: 'text', text: 'look' },
       { type: 'text', text: 'File a.txt (text/plain):\nhello file' },
       { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } },
       { type: 'text', text: expect.stringMatching(/^\[Attached file: r\.pdf \(application\/pdf, 4 bytes\)/) },
     ]);
     // Without vision the image is described too, and an all-text message is one string.
-    expect(userContent(msg(parts.slice(2, 3)), false)).toMatch(/^\[Attached file: p\.png \(image\/png/);
+    expect(await userContent(msg(parts.slice(2, 3)), false)).toMatch(/^\[Attached file: p\.png \(image\/png/);
   });
 });
 
