@@ -31,6 +31,8 @@ async function main(): Promise<RunningProcess> {
     for (const id of seed.agentIds.filter((a) => a !== 'demo-task-agent'))
       lines.push(`    ${id.padEnd(18)} ${base}/agents/${id}/.well-known/agent-card.json`);
     lines.push('  demo Task Agent: demo-task-agent (A2A is not available for Task Agents)');
+    if (seed.modelAgentId)
+      lines.push(`  model agent (OPENAI_BASE_URL): ${base}/agents/${seed.modelAgentId}/.well-known/agent-card.json`);
     if (seed.credentials) {
       lines.push(
         '  demo credentials (shown once, now; they are stored only as hashes):',

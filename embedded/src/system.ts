@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import type { Logger } from '@a2a-inbound/logger';
 import { type Resolver, isPublicAddress, withInProcessGrpc } from '@a2a-inbound/runtime';
 import { tracedBus } from '@a2a-inbound/telemetry';
@@ -41,6 +42,16 @@ export interface Engines {
   limiter: RateLimiter;
   clock: Clock;
   ids: IdGenerator;
+}
+
+/** The host of OPENAI_BASE_URL, when it is a URL. */
+function providerHost(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    return new URL(url).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return undefined;
+  }
 }
 
 /** In-memory stand-ins for the engines: one instance shared by every service, as one cluster would be. */
@@ -98,13 +109,27 @@ export async function startSystem(options: SystemOptions): Promise<System> {
 
 async function start(options: SystemOptions): Promise<System> {
   // One process, no load balancer to tell: the gateway need not answer 503 for a while before it closes.
-  const env = {
+  const env: Record<string, string | undefined> = {
     TASKS_GRPC_PORT: '0',
     RUNNER_GRPC_PORT: '0',
     WEBHOOKS_GRPC_PORT: '0',
     SHUTDOWN_READINESS_DELAY_MS: '0',
+    // One process holds tasks and the runners: a key of its own when none is configured (secrets live as
+    // long as the in-memory store; with real engines configure SECRETS_KEY, or secrets sealed by an earlier
+    // process do not open).
+    SECRETS_KEY: randomBytes(32).toString('base64'),
     ...(options.env ?? {}),
   };
+  // The operator's own model provider (the seeded model agent) may be on this machine or network.
+  const provider = providerHost(env.OPENAI_BASE_URL);
+  if (provider) {
+    // A name goes on the host list; an address on the range list (a host entry never matches an IP literal).
+    const [key, entry] =
+      isIP(provider) === 0
+        ? (['EGRESS_ALLOW_HOSTS', provider] as const)
+        : (['EGRESS_ALLOW_CIDRS', `${provider}/${isIP(provider) === 4 ? 32 : 128}`] as const);
+    if (!(env[key] ?? '').split(',').includes(entry)) env[key] = [env[key], entry].filter(Boolean).join(',');
+  }
   const e = options.engines ?? inMemoryEngines();
   // Trace context crosses the bus in message headers (a no-op until a tracing SDK is started).
   const bus = tracedBus(e.bus);
@@ -126,7 +151,13 @@ async function start(options: SystemOptions): Promise<System> {
   for (let i = 0; i < (options.runners ?? 1); i++) {
     runners.push(
       await startRunnerApp(
-        { bus, cache: e.cache, blobs: e.blobs, clock: e.clock, log: log.child({ service: 'runner', replica: i }) },
+        {
+          bus,
+          cache: e.cache,
+          blobs: e.blobs,
+          clock: e.clock,
+          log: log.child({ service: 'runner', replica: i }),
+        },
         loadRunnerConfig(env, `runner-${i}-${process.pid}`),
       ),
     );

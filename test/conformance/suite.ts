@@ -1400,11 +1400,10 @@ export function describeConformance(
           status: { state: 'failed' },
         });
         expect(textOfParts(s.frames.at(-1)!.data.result.status.message.parts)).toContain('could not complete');
-        // A version whose runtime is not available fails from (new) as well, with the reason.
-        const broken = await freshAgent('no-runtime', 'demo:does-not-exist');
-        const nr = resultOf(await send(broken, textMessage('run me')));
-        expect(nr.status.state).toBe('failed');
-        expect(textOfParts(nr.status.message?.parts)).toContain('No runtime "demo:does-not-exist"');
+        // A version whose runtime does not exist is refused when it is created (ADR 0020): it never runs.
+        await expect(freshAgent('no-runtime', 'demo:does-not-exist')).rejects.toThrow(
+          /unknown runtime "demo:does-not-exist"/,
+        );
       });
 
       it('`working` | agent hits an approval checkpoint | `input-required` | prompt in status.message', async () => {

@@ -13,6 +13,7 @@ import {
   type Sut,
   type UpstreamAgents,
 } from '@a2a-inbound/testing';
+import { http } from '../management/helpers';
 import { engineUrlsSet, startDistributed, type Cluster } from './cluster';
 
 function taskOf(res: unknown): Task {
@@ -45,7 +46,11 @@ describe.runIf(engineUrlsSet)('a2a-upstream and http runtimes across processes',
   beforeAll(async () => {
     up = await startUpstreamAgents();
     contract = await startContractAgent();
-    ({ cluster, sut } = await startDistributed({ runnerEnv: { EGRESS_ALLOW_CIDRS: '127.0.0.1/32' } }));
+    // The allow-list in tasks (definitions are checked when created) and the runners (connect time); one
+    // SECRETS_KEY seals the upstream token in tasks and opens it in a runner (ADR 0020).
+    ({ cluster, sut } = await startDistributed({
+      env: { EGRESS_ALLOW_CIDRS: '127.0.0.1/32', SECRETS_KEY: Buffer.alloc(32, 4).toString('base64') },
+    }));
   }, 180_000);
   afterAll(async () => {
     await cluster?.stopAll();
@@ -104,7 +109,12 @@ describe.runIf(engineUrlsSet)('a2a-upstream and http runtimes across processes',
   });
 
   it('sends the upstream token to the upstream, and no process logs it', async () => {
-    const id = await deploy('up-secured', 'a2a-upstream', { url: up.url('secured'), tokenSecret: 'upstream-token' });
+    const put = await http(sut.baseUrl, 'PUT', '/api/v1/secrets/up-token', {
+      token: cluster.credentials().adminToken,
+      body: { value: 'upstream-token' },
+    });
+    expect(put.status).toBe(200);
+    const id = await deploy('up-secured', 'a2a-upstream', { url: up.url('secured'), tokenSecret: 'up-token' });
     const client = await a2aClient(sut.baseUrl, id, sut.a2aKey);
     const task = taskOf(await client.sendMessage({ message: textMessage('knock knock') as never }));
     expect(task.status.state).toBe('completed');

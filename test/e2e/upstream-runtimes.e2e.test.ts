@@ -32,7 +32,7 @@ const statusText = (m: Message | undefined): string =>
  * Existing agents behind the gateway, end to end in the embedded mode: agent versions with runtime
  * `a2a-upstream` (real @a2a-js/sdk upstream agents) and `http` (a contract agent) are created through the
  * management API and called through our gateway with the @a2a-js/sdk client. The upstreams are on loopback:
- * the runner's egress allow-list (EGRESS_ALLOW_CIDRS) admits them; a second system without it refuses them.
+ * the egress allow-list (EGRESS_ALLOW_CIDRS) admits them; a second system without it refuses their definitions.
  */
 describe('a2a-upstream and http runtimes behind the gateway (embedded)', () => {
   let system: System;
@@ -188,17 +188,21 @@ describe('a2a-upstream and http runtimes behind the gateway (embedded)', () => {
     expect(artifactText(task, 'agent_response')).toBe('json agent heard: json please (history 0)');
   });
 
-  it('without the operator allow-list a private upstream is refused: the task fails, nothing is sent', async () => {
+  it('without the operator allow-list a private upstream is refused when the version is created (ADR 0020); nothing is sent', async () => {
     const before = up.received.length + contract.received.length;
     for (const [runtime, url] of [
       ['a2a-upstream', up.url('stream')],
       ['http', `${contract.base}/json`],
     ] as const) {
-      const id = await deploy(strictSystem, `private-${runtime}`, runtime, { url });
-      const client = await a2aClient(strictSystem.baseUrl, id, strictSystem.tasks.seed!.credentials!.a2aKey);
-      const task = taskOf(await client.sendMessage({ message: textMessage('hi') as never }));
-      expect(task.status.state).toBe('failed');
-      expect(statusText(task.status.message)).toContain('not on the operator allow-list');
+      const agent = await api(strictSystem, 'POST', '/agents', { name: `private-${runtime}`, type: 'AI Agent' });
+      await expect(
+        api(strictSystem, 'POST', `/agents/${agent.id as string}/versions`, {
+          version: '1.0.0',
+          runtime,
+          runtimeConfig: { url },
+        }),
+      ).rejects.toThrow(/400 .*runtimeConfig\.url.*not on the operator allow-list/);
+      expect((await api(strictSystem, 'GET', `/agents/${agent.id as string}`)).versions).toEqual([]);
     }
     expect(up.received.length + contract.received.length).toBe(before);
   });

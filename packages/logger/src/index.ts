@@ -19,6 +19,9 @@ export const REDACT_PATHS = [
   '*.password',
   'secret',
   '*.secret',
+  // Sealed secrets of run requests (agent definitions' secret references).
+  'sealedSecrets',
+  '*.sealedSecrets',
   'bytes',
   '*.bytes',
   '*.*.bytes',

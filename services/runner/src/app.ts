@@ -41,7 +41,7 @@ export async function startRunnerApp(
   config: RunnerAppConfig,
 ): Promise<RunnerApp> {
   const lifecycle = new Lifecycle();
-  // Upstream agents (a2a-upstream, http) are called through one guarded egress agent: public addresses, plus
+  // Upstream agents (a2a-upstream, http) and model providers and tools are called through one guarded egress agent: public addresses, plus
   // the operator's allow-list, checked at connect time.
   const policy = new EgressPolicy(config.egressAllowList);
   const egress = createEgressAgent({ policy, ...(deps.resolve ? { resolve: deps.resolve } : {}) });
@@ -52,7 +52,8 @@ export async function startRunnerApp(
     blobs: deps.blobs,
     clock: deps.clock,
     log: deps.log,
-    runtimes: { ...DEMO_RUNTIMES, ...egressRuntimes(egress) },
+    runtimes: { ...DEMO_RUNTIMES, ...egressRuntimes(egress, deps.log) },
+    secretBox: config.secretBox,
     config: {
       instanceId: config.instanceId,
       heartbeatMs: config.heartbeatMs,

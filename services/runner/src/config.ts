@@ -1,3 +1,4 @@
+import { readSecretsConfig, type SecretBox } from '@a2a-inbound/agent-definitions';
 import { EnvReader, type Env } from '@a2a-inbound/config';
 import { parseEgressAllowList, type EgressAllowList } from '@a2a-inbound/runtime';
 
@@ -13,6 +14,8 @@ export interface RunnerAppConfig {
   maxQueuedRuns: number;
   /** Private destinations the `a2a-upstream` and `http` runtimes may reach (public ones always). */
   egressAllowList: EgressAllowList;
+  /** Opens the sealed secrets of run requests (SECRETS_KEY, SECRETS_KEY_PREVIOUS); undefined without a key. */
+  secretBox: SecretBox | undefined;
 }
 
 export function loadRunnerConfig(env: Env, fallbackInstanceId: string): RunnerAppConfig {
@@ -28,6 +31,7 @@ export function loadRunnerConfig(env: Env, fallbackInstanceId: string): RunnerAp
     maxRunsPerTenant: r.int('RUNNER_MAX_RUNS_PER_TENANT', 64, { min: 1, max: 100_000 }),
     maxQueuedRuns: r.int('RUNNER_MAX_QUEUED_RUNS', 4_096, { min: 0, max: 1_000_000 }),
     egressAllowList: { hosts: [], cidrs: [] },
+    secretBox: readSecretsConfig(r),
   };
   const egress = parseEgressAllowList(r.list('EGRESS_ALLOW_HOSTS', []), r.list('EGRESS_ALLOW_CIDRS', []));
   for (const p of egress.problems) r.problem(p);

@@ -1,12 +1,22 @@
 import { isOutage } from '@a2a-inbound/errors';
 import type { BusSubscription, DocumentStore } from '@a2a-inbound/ports';
 import { controlV1, eventsV1, tasksV1 } from '@a2a-inbound/proto';
-import { Lifecycle, PeriodicReadiness, startGrpcServer, type GrpcServerHandle } from '@a2a-inbound/runtime';
+import {
+  EgressPolicy,
+  Lifecycle,
+  PeriodicReadiness,
+  startGrpcServer,
+  type GrpcServerHandle,
+  type Resolver,
+} from '@a2a-inbound/runtime';
 import type { TasksConfig } from './config';
 import { ControlPlane, openControlCollections } from './domain/control-plane';
 import { bootstrapFromConfig, type BootstrapResult } from './domain/bootstrap';
+import { Management } from './domain/management';
 import { RunHistory } from './domain/run-history';
+import { Secrets } from './domain/secrets';
 import { seedDemo, type SeedResult } from './domain/seed';
+import { seedModelAgent } from './domain/seed-model';
 import { openTaskCollections, TaskService, TOPICS, type TaskDeps } from './domain/task-service';
 import { registerTaskStateGauge } from './task-metrics';
 import { controlGrpcService, tasksGrpcService } from './transport/grpc-server';
@@ -14,6 +24,8 @@ import { controlGrpcService, tasksGrpcService } from './transport/grpc-server';
 /** The engines the tasks service runs on: the task concerns' dependencies, less what the app makes itself. */
 export interface TasksDeps extends Omit<TaskDeps, 'control' | 'config'> {
   store: DocumentStore;
+  /** DNS of the definitions' egress checks (default: the system resolver); tests inject one. */
+  resolve?: Resolver;
 }
 
 export interface TasksApp {
@@ -31,9 +43,18 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
   const lifecycle = new Lifecycle();
   const { log } = deps;
   const control = new ControlPlane(await openControlCollections(deps.store), deps.cache, deps.clock, deps.ids);
+  const secrets = await Secrets.open(deps.store, config.agents.secretBox, deps.clock);
+  const management = new Management(control, {
+    secrets,
+    egress: {
+      policy: new EgressPolicy(config.agents.egressAllowList),
+      ...(deps.resolve ? { resolve: deps.resolve } : {}),
+    },
+  });
   const taskCollections = await openTaskCollections(deps.store);
   const tasks = new TaskService(taskCollections, {
     control,
+    secrets,
     blobs: deps.blobs,
     bus: deps.bus,
     eventLog: deps.eventLog,
@@ -47,6 +68,10 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
   const seed = config.seedDemo
     ? await seedDemo(control, { rateLimitPerMinute: config.seedRateLimitPerMinute })
     : undefined;
+  if (seed && config.seedModel) {
+    const id = await seedModelAgent(control, secrets, config.seedModel);
+    if (id) seed.modelAgentId = id;
+  }
   const bootstrap = config.bootstrap ? await bootstrapFromConfig(control, config.bootstrap) : undefined;
   for (const u of bootstrap?.users ?? []) {
     if (u.created) log.info({ email: u.email, role: u.role }, 'bootstrap user created');
@@ -106,7 +131,10 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
   const grpc = await startGrpcServer(
     [
       { definition: tasksV1.TasksServiceService, implementation: tasksGrpcService(tasks, log, runs) },
-      { definition: controlV1.ControlPlaneServiceService, implementation: controlGrpcService(control, log) },
+      {
+        definition: controlV1.ControlPlaneServiceService,
+        implementation: controlGrpcService(control, log, management),
+      },
     ],
     { host: config.grpcHost, port: config.grpcPort, isServing: () => readiness.isReady() },
   );

@@ -1,5 +1,7 @@
 import { EnvReader, type Env } from '@a2a-inbound/config';
+import { readAgentSecurityConfig, type AgentSecurityConfig } from '@a2a-inbound/agent-definitions';
 import type { BootstrapSpec } from './domain/bootstrap';
+import type { ModelSeedSpec } from './domain/seed-model';
 import type { TaskServiceConfig } from './domain/task-service';
 import { DEFAULT_TASK_CONFIG } from './domain/task-service';
 
@@ -19,6 +21,10 @@ export interface TasksConfig {
   task: TaskServiceConfig;
   /** First admin and platform operator from configuration; undefined when neither is configured. */
   bootstrap: BootstrapSpec | undefined;
+  /** Secrets key(s) and the egress allow-list that version definitions are checked against. */
+  agents: AgentSecurityConfig;
+  /** A `model` agent seeded into the demo deployment (OPENAI_BASE_URL set); undefined otherwise. */
+  seedModel: ModelSeedSpec | undefined;
 }
 
 const MIN_TOKEN_CHARS = 32;
@@ -51,7 +57,20 @@ export function loadTasksConfig(env: Env): TasksConfig {
       }),
     },
     bootstrap: undefined,
+    agents: readAgentSecurityConfig(r),
+    seedModel: undefined,
   };
+  const providerUrl = r.optionalString('OPENAI_BASE_URL');
+  const providerKey = r.optionalString('OPENAI_API_KEY');
+  const providerModel = r.optionalString('OPENAI_MODEL') ?? r.optionalString('MODEL');
+  if (providerUrl !== undefined) {
+    if (!/^https?:\/\/[^/]/.test(providerUrl))
+      r.problem('OPENAI_BASE_URL must be an http(s) URL, e.g. http://127.0.0.1:11434/v1');
+    if (providerModel === undefined) r.problem('OPENAI_BASE_URL needs OPENAI_MODEL (or MODEL): the model to use');
+    if (providerKey !== undefined && !config.agents.secretBox)
+      r.problem('OPENAI_API_KEY is kept as a secret: set SECRETS_KEY too');
+    config.seedModel = { baseUrl: providerUrl, model: providerModel ?? '', apiKey: providerKey };
+  }
   const adminEmail = r.optionalString('BOOTSTRAP_ADMIN_EMAIL');
   const adminToken = r.optionalString('BOOTSTRAP_ADMIN_TOKEN');
   const operatorEmail = r.string('BOOTSTRAP_OPERATOR_EMAIL', 'operator@platform.local');

@@ -559,6 +559,32 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
     res.json(keyOut(r.key));
   });
 
+  // ---- secrets (referenced by name from version definitions; the value is never answered) ----------
+  const secretOut = (x: controlV1.Secret | undefined): Json => ({
+    name: x?.name ?? '',
+    createdAt: iso(x?.createdAtMs),
+    updatedAt: iso(x?.updatedAtMs),
+  });
+  router.get('/api/v1/secrets', async (_req, res) => {
+    const r = await call(control.listSecrets.bind(control), { actor: actor(res) }, DEADLINE);
+    res.json({ secrets: r.secrets.map(secretOut) });
+  });
+  router.put('/api/v1/secrets/:name', async (req, res) => {
+    const b = bodyOf(req);
+    if (typeof b.value !== 'string' || b.value.length === 0)
+      throw new InvalidParamsError('value must be a non-empty string');
+    const x = await call(
+      control.putSecret.bind(control),
+      { actor: actor(res), name: p(req, 'name'), value: b.value },
+      DEADLINE,
+    );
+    res.json(secretOut(x));
+  });
+  router.delete('/api/v1/secrets/:name', async (req, res) => {
+    await call(control.deleteSecret.bind(control), { actor: actor(res), name: p(req, 'name') }, DEADLINE);
+    res.status(204).end();
+  });
+
   // ---- credits -----------------------------------------------------------------------------------
   router.get('/api/v1/credits', async (_req, res) => {
     const c = await call(control.getCredits.bind(control), { actor: actor(res) }, DEADLINE);

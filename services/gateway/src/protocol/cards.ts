@@ -17,7 +17,7 @@ export const cardPath = (agentId: string, v: CardVersion): string =>
 
 /**
  * The agent card of one protocol version: `url` pinned to that version's endpoint, capabilities that are
- * true (streaming always works; pushNotifications only when an operator enabled it).
+ * true (streaming when the served version's runtime streams; pushNotifications only when an operator enabled it).
  */
 export function buildCard(agent: controlV1.AgentView, v: CardVersion, o: CardOptions): AgentCard {
   const url = `${o.baseUrl}${endpointPath(agent.agentId, v)}`;
@@ -30,7 +30,7 @@ export function buildCard(agent: controlV1.AgentView, v: CardVersion, o: CardOpt
     version: agent.servedVersion,
     provider: { organization: o.providerOrganization, url: o.providerUrl || o.baseUrl },
     capabilities: {
-      streaming: true,
+      streaming: agent.streaming,
       pushNotifications: agent.pushNotificationsEnabled,
       stateTransitionHistory: agent.stateTransitionHistory,
     },

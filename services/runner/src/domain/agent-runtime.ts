@@ -29,6 +29,22 @@ export interface RunContext {
   sleep(ms: number): Promise<void>;
   /** A file the caller attached and the tasks service stored (`attachments[].blobId`); undefined when gone. */
   readFile(blobId: string): Promise<{ data: Uint8Array; mimeType: string; name?: string } | undefined>;
+  /**
+   * A secret the version's definition references, opened now (it travels sealed in the run request).
+   * Throws SecretUnavailableError when it is missing or cannot be opened. Never log the value.
+   */
+  secret(name: string): string;
+}
+
+/** A referenced secret the run cannot use: deleted after the run was requested, or sealed with an unknown key. */
+export class SecretUnavailableError extends Error {
+  constructor(
+    readonly secretName: string,
+    why: string,
+  ) {
+    super(`secret "${secretName}" is not available: ${why}`);
+    this.name = 'SecretUnavailableError';
+  }
 }
 
 export type AgentRuntime = (ctx: RunContext) => Promise<void>;

@@ -3,7 +3,8 @@ import type { Logger } from '@a2a-inbound/logger';
 import { a2aMeter, withSpan } from '@a2a-inbound/telemetry';
 import { LargePayloads, RunLeases, type BlobStore, type Bus, type Cache, type Clock } from '@a2a-inbound/ports';
 import { eventsV1 } from '@a2a-inbound/proto';
-import { RUN_CANCELED, type AgentRuntime, type RunContext } from './agent-runtime';
+import { secretAad, type SecretBox } from '@a2a-inbound/agent-definitions';
+import { RUN_CANCELED, SecretUnavailableError, type AgentRuntime, type RunContext } from './agent-runtime';
 import { FairScheduler } from './fair-scheduler';
 
 export const TOPICS = {
@@ -84,6 +85,8 @@ export class Runner {
       log: Logger;
       runtimes: Readonly<Record<string, AgentRuntime>>;
       config: RunnerConfig;
+      /** Opens the sealed secrets of run requests (SECRETS_KEY); without it no secret is available. */
+      secretBox?: SecretBox | undefined;
     },
   ) {
     this.#slots = new FairScheduler(deps.config.maxConcurrentRuns, deps.config.maxRunsPerTenant);
@@ -289,6 +292,16 @@ export class Runner {
         if (!got) return undefined;
         const { mimeType, name } = got.ref;
         return { data: got.data, mimeType, ...(name ? { name } : {}) };
+      },
+      secret: (name) => {
+        const sealed = req.sealedSecrets[name];
+        if (sealed === undefined) throw new SecretUnavailableError(name, 'it does not exist (deleted?)');
+        if (!this.deps.secretBox) throw new SecretUnavailableError(name, 'this runner has no SECRETS_KEY');
+        try {
+          return this.deps.secretBox.open(sealed, secretAad(req.subscriptionId, name));
+        } catch {
+          throw new SecretUnavailableError(name, 'it was sealed with a key this runner does not have (SECRETS_KEY)');
+        }
       },
     };
     const runtime = this.deps.runtimes[req.runtime];

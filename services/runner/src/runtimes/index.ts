@@ -1,14 +1,64 @@
+import { silentLogger, type Logger } from '@a2a-inbound/logger';
 import { egressFetch, type EgressAgent } from '@a2a-inbound/runtime';
-import type { AgentRuntime } from '../domain/agent-runtime';
+import { a2aMeter } from '@a2a-inbound/telemetry';
+import { SecretUnavailableError, agentText, type AgentRuntime } from '../domain/agent-runtime';
 import { createA2aUpstreamRuntime } from './a2a-upstream';
 import { createHttpAgentRuntime } from './http';
+import { createModelRuntime } from './model-runtime';
 
 export { validateA2aUpstreamConfig, type A2aUpstreamConfig } from './a2a-upstream';
 export { validateHttpAgentConfig, type HttpAgentConfig } from './http';
 export type { ConfigProblem } from './common';
 
-/** The runtimes that call agents elsewhere, by runtime name: every call through the guarded egress agent. */
-export function egressRuntimes(agent: EgressAgent): Record<string, AgentRuntime> {
-  const deps = { fetch: egressFetch(agent), policy: agent.policy };
-  return { 'a2a-upstream': createA2aUpstreamRuntime(deps), http: createHttpAgentRuntime(deps) };
+/**
+ * `tokenSecret` names a secret of the subscription (ADR 0020): the runtime gets its value, opened now; a
+ * secret that cannot be opened fails the run with that reason.
+ */
+function withResolvedToken(runtime: AgentRuntime): AgentRuntime {
+  return async (ctx) => {
+    const ref = ctx.config.tokenSecret;
+    if (typeof ref !== 'string') return runtime(ctx);
+    let token: string;
+    try {
+      token = ctx.secret(ref);
+    } catch (err) {
+      if (!(err instanceof SecretUnavailableError)) throw err;
+      await ctx.status('failed', agentText(ctx, `${err.message}; the agent version needs it.`, 'failure'));
+      return;
+    }
+    await runtime({ ...ctx, config: { ...ctx.config, tokenSecret: token } });
+  };
+}
+
+/** The runtimes that call out, by runtime name: every call through the guarded egress agent. */
+export function egressRuntimes(agent: EgressAgent, log: Logger = silentLogger()): Record<string, AgentRuntime> {
+  const fetch = egressFetch(agent);
+  const deps = { fetch, policy: agent.policy };
+  const tokens = a2aMeter().createCounter('a2a_model_tokens_total', {
+    description: 'Model tokens used by agent runs, by kind (prompt, completion) and run outcome',
+  });
+  const model = createModelRuntime({
+    fetch,
+    log,
+    onUsage: (u) => {
+      tokens.add(u.promptTokens, { kind: 'prompt', outcome: u.outcome });
+      tokens.add(u.completionTokens, { kind: 'completion', outcome: u.outcome });
+      log.info(
+        {
+          taskId: u.taskId,
+          model: u.model,
+          promptTokens: u.promptTokens,
+          completionTokens: u.completionTokens,
+          totalTokens: u.totalTokens,
+          outcome: u.outcome,
+        },
+        'model usage',
+      );
+    },
+  });
+  return {
+    'a2a-upstream': withResolvedToken(createA2aUpstreamRuntime(deps)),
+    http: withResolvedToken(createHttpAgentRuntime(deps)),
+    model,
+  };
 }

@@ -1,5 +1,5 @@
 import type { Message, Part } from '@a2a-js/sdk';
-import { RUN_CANCELED, type RunContext } from '../../src/domain/agent-runtime';
+import { RUN_CANCELED, SecretUnavailableError, type RunContext } from '../../src/domain/agent-runtime';
 
 export interface Recorded {
   ctx: RunContext;
@@ -24,6 +24,7 @@ export function fakeRun(input: {
   taskId?: string;
   contextId?: string;
   files?: Record<string, { data: Uint8Array; mimeType: string; name?: string }>;
+  secrets?: Record<string, string>;
 }): Recorded {
   const abort = new AbortController();
   const taskId = input.taskId ?? `task-${Math.random().toString(36).slice(2)}`;
@@ -63,6 +64,13 @@ export function fakeRun(input: {
         });
       }),
     readFile: async (blobId) => Promise.resolve(input.files?.[blobId]),
+    // Without `secrets`, a reference resolves to itself (tests give token values where references go).
+    secret: (name) => {
+      if (!input.secrets) return name;
+      const v = input.secrets[name];
+      if (v === undefined) throw new SecretUnavailableError(name, 'it does not exist');
+      return v;
+    },
   };
   return {
     ctx,

@@ -29,6 +29,7 @@ describe('loadRunnerConfig', () => {
       maxRunsPerTenant: 64,
       maxQueuedRuns: 4_096,
       egressAllowList: { hosts: [], cidrs: [] },
+      secretBox: undefined,
     });
   });
 
@@ -50,5 +51,14 @@ describe('loadRunnerConfig', () => {
     expect(() => loadRunnerConfig({ RUNNER_HEARTBEAT_MS: '5000', RUNNER_LEASE_MS: '8000' }, 'r1')).toThrow(
       /RUNNER_LEASE_MS must be at least twice RUNNER_HEARTBEAT_MS/,
     );
+  });
+
+  it('SECRETS_KEY opens secrets (previous keys too); a bad key is refused', () => {
+    const key = Buffer.alloc(32, 1).toString('base64');
+    const old = Buffer.alloc(32, 2).toString('base64');
+    const c = loadRunnerConfig({ SECRETS_KEY: key, SECRETS_KEY_PREVIOUS: old }, 'r');
+    const sealedWithOld = loadRunnerConfig({ SECRETS_KEY: old }, 'r').secretBox!.seal('v', 'a');
+    expect(c.secretBox!.open(sealedWithOld, 'a')).toBe('v');
+    expect(() => loadRunnerConfig({ SECRETS_KEY: 'short' }, 'r')).toThrow(/SECRETS_KEY must be 32 bytes/);
   });
 });

@@ -11,6 +11,7 @@ import {
   systemClock,
   type PartLike,
 } from '@a2a-inbound/ports';
+import { SecretBox } from '@a2a-inbound/agent-definitions';
 import { eventsV1 } from '@a2a-inbound/proto';
 import type { AgentRuntime } from '../../src/domain/agent-runtime';
 import { Runner, TOPICS } from '../../src/domain/runner';
@@ -67,6 +68,61 @@ afterEach(async () => {
 });
 
 describe('Runner', () => {
+  it('a runtime this runner does not have fails the run with the reason (a version newer than the runner)', async () => {
+    const { runner, events } = await setup(async () => Promise.resolve());
+    await runner.handle({ ...request('t0'), runtime: 'not-here' });
+    for (let i = 0; i < 100 && events.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    const last = events.at(-1)!;
+    expect(last.event?.$case).toBe('status');
+    const status = (last.event as { status: eventsV1.StatusUpdate }).status;
+    expect(status.state).toBe('failed');
+    expect((JSON.parse(status.messageJson) as { parts: { text: string }[] }).parts[0]!.text).toContain(
+      'No runtime "not-here"',
+    );
+  });
+
+  it('opens the sealed secrets of the request with its key and subscription; never others', async () => {
+    const box = SecretBox.fromBase64(Buffer.alloc(32, 6).toString('base64'));
+    const seen: string[] = [];
+    const bus = new InMemoryBus();
+    const runner = new Runner({
+      bus,
+      cache: new InMemoryCache(),
+      blobs: new InMemoryBlobStore(),
+      clock: systemClock,
+      log: silentLogger(),
+      runtimes: {
+        test: async (ctx) => {
+          seen.push(ctx.secret('k'));
+          for (const name of ['other-tenant', 'missing']) {
+            try {
+              ctx.secret(name);
+            } catch (err) {
+              seen.push((err as Error).message);
+            }
+          }
+          await ctx.status('completed');
+        },
+      },
+      config,
+      secretBox: box,
+    });
+    runner.state = 'RUNNING';
+    cleanups.push(async () => {
+      await runner.drain();
+      await bus.close();
+    });
+    await runner.handle({
+      ...request('t-secret', 'sub-a'),
+      sealedSecrets: { k: box.seal('v1', 'sub-a/k'), 'other-tenant': box.seal('v2', 'sub-b/other-tenant') },
+    });
+    expect(seen).toEqual([
+      'v1',
+      expect.stringContaining('sealed with a key this runner does not have'),
+      expect.stringContaining('does not exist'),
+    ]);
+  });
+
   it('holds a lease while it runs and marks the run done at the end', async () => {
     let seen: unknown;
     const { runner, leases } = await setup(async (ctx) => {

@@ -1,6 +1,15 @@
+import {
+  checkEgressUrl,
+  describeIssues,
+  runtimeDefinition,
+  validateDefinition,
+  type DefinitionEgress,
+} from '@a2a-inbound/agent-definitions';
+import { EgressPolicy } from '@a2a-inbound/runtime';
 import { AppError, InvalidParamsError, NotFoundError } from '@a2a-inbound/errors';
 import type { Versioned } from '@a2a-inbound/ports';
 import type { AgentView, ControlPlane } from './control-plane';
+import type { SecretInfo, Secrets } from './secrets';
 import type {
   AgentDoc,
   AgentType,
@@ -100,7 +109,13 @@ const blockingBudget = (v: number): number => intIn(v, 0, 600_000, 'blockingBudg
  * the authority, not the gateway.
  */
 export class Management {
-  constructor(private readonly control: ControlPlane) {}
+  constructor(
+    private readonly control: ControlPlane,
+    /** What version definitions are checked against: the subscription's secrets and the egress policy. */
+    private readonly definitions: { secrets?: Secrets | undefined; egress: DefinitionEgress } = {
+      egress: { policy: new EgressPolicy() },
+    },
+  ) {}
 
   // ---- keys -------------------------------------------------------------------------------------
 
@@ -196,13 +211,63 @@ export class Management {
     return this.control.catalog.getAgent(actor.subscriptionId, required(agentId, 'agentId'));
   }
 
+  /**
+   * Publishes a version whose definition is valid: a known runtime, a configuration its validator accepts,
+   * secrets that exist, destinations the egress policy allows. A refusal names every field path and reason;
+   * nothing is written, so what is deployed does not change. Published versions are immutable.
+   */
   async publishVersion(actor: Actor, agentId: string, input: NewVersion): Promise<AgentDoc> {
     need(actor, WRITE);
+    const runtime = required(input.runtime, 'runtime');
+    const { secrets, egress } = this.definitions;
+    const issues = await validateDefinition(runtime, input.runtimeConfig, {
+      secretExists: async (name) => (secrets ? secrets.exists(actor.subscriptionId, name) : false),
+      checkEgressUrl: (url) => checkEgressUrl(url, egress),
+    });
+    if (issues.length > 0)
+      throw new InvalidParamsError(`invalid version definition: ${describeIssues(issues)}`, { problems: issues });
     return this.control.catalog.publishVersion(actor.subscriptionId, required(agentId, 'agentId'), {
       version: required(input.version, 'version'),
-      runtime: required(input.runtime, 'runtime'),
+      runtime,
       runtimeConfig: input.runtimeConfig,
     });
+  }
+
+  // ---- secrets (values go in, never out) ---------------------------------------------------------
+
+  #secrets(): Secrets {
+    if (!this.definitions.secrets) throw new AppError('FAILED_PRECONDITION', 'secrets are not available here');
+    return this.definitions.secrets;
+  }
+
+  async putSecret(actor: Actor, name: string, value: string): Promise<SecretInfo> {
+    need(actor, WRITE);
+    return this.#secrets().put(actor.subscriptionId, required(name, 'name'), value);
+  }
+
+  async listSecrets(actor: Actor): Promise<SecretInfo[]> {
+    need(actor, READ);
+    return this.#secrets().list(actor.subscriptionId);
+  }
+
+  /** Deletes a secret no served version references (a deployed agent would lose it at its next run). */
+  async deleteSecret(actor: Actor, name: string): Promise<void> {
+    need(actor, WRITE);
+    required(name, 'name');
+    for (const a of await this.control.catalog.listAgents(actor.subscriptionId)) {
+      const served = await this.control.catalog.resolveAgent(a.id).catch((err: unknown) => {
+        if (err instanceof NotFoundError) return undefined; // not in a deployment
+        throw err;
+      });
+      if (!served?.runtime) continue;
+      const refs = runtimeDefinition(served.runtime)?.secretRefs(served.runtimeConfig) ?? [];
+      if (refs.some((r) => r.name === name))
+        throw new AppError(
+          'CONFLICT',
+          `secret ${name} is used by agent ${a.id} (version ${served.servedVersion}, served now); serve a version without it first`,
+        );
+    }
+    await this.#secrets().delete(actor.subscriptionId, name);
   }
 
   async promoteVersion(actor: Actor, agentId: string, version: string): Promise<AgentDoc> {

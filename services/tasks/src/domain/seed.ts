@@ -18,6 +18,8 @@ export interface SeedResult {
   subscriptionId: string;
   deploymentId: string;
   agentIds: string[];
+  /** The `model` agent on the configured provider (OPENAI_BASE_URL), when seeded. */
+  modelAgentId?: string;
   /** Only when created: the demo credentials, shown once. */
   credentials?: { a2aKey: string; invokeKey: string; adminToken: string; operatorToken: string };
 }

@@ -19,7 +19,9 @@ import type {
 } from '@a2a-inbound/ports';
 import type { Logger } from '@a2a-inbound/logger';
 import { eventsV1 } from '@a2a-inbound/proto';
+import { runtimeDefinition } from '@a2a-inbound/agent-definitions';
 import type { AgentView, ControlPlane } from './control-plane';
+import type { Secrets } from './secrets';
 import type { MessageIdDoc, PushConfigDoc, StoredStatus, TaskDoc, TaskState } from './model';
 import { endsStream, isTerminal } from './model';
 import { memoryWindow } from './memory';
@@ -136,6 +138,8 @@ export interface TaskDeps {
   ids: IdGenerator;
   log: Logger;
   config: TaskServiceConfig;
+  /** Sealed values of the secrets a definition references travel with its run requests. */
+  secrets?: Secrets;
 }
 
 /** A change of a stored task and the one event it emits. */
@@ -214,6 +218,16 @@ export class TaskCore {
     return result;
   }
 
+  /** The sealed secrets the served definition references (none for most runtimes: no read). */
+  async sealedSecrets(agent: AgentView, subscriptionId: string): Promise<Record<string, string>> {
+    const refs = runtimeDefinition(agent.runtime)?.secretRefs(agent.runtimeConfig) ?? [];
+    if (refs.length === 0 || !this.deps.secrets) return {};
+    return this.deps.secrets.sealedFor(
+      subscriptionId,
+      refs.map((r) => r.name),
+    );
+  }
+
   async publishRun(
     agent: AgentView,
     task: TaskDoc,
@@ -240,6 +254,7 @@ export class TaskCore {
       runtimeConfigJson: JSON.stringify(agent.runtimeConfig),
       trace: {},
       inputBlobId: '',
+      sealedSecrets: await this.sealedSecrets(agent, task.subscriptionId),
     };
     let value = eventsV1.RunRequested.encode(req).finish();
     if (value.byteLength > RUN_REQUEST_INLINE_MAX_BYTES) {

@@ -1,4 +1,5 @@
 import type { Message } from '@a2a-js/sdk';
+import { cardInputModes, cardTraits } from '@a2a-inbound/agent-definitions';
 import { InvalidParamsError } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
 import { controlV1, tasksV1 } from '@a2a-inbound/proto';
@@ -140,6 +141,8 @@ function pushView(d: {
 }
 
 export function toAgentViewProto(a: AgentView): controlV1.AgentView {
+  // The card claims what the served version's runtime does: streaming, the input modes it can use.
+  const traits = cardTraits(a.runtime, a.runtimeConfig);
   return {
     agentId: a.agentId,
     deploymentId: a.deploymentId,
@@ -157,7 +160,7 @@ export function toAgentViewProto(a: AgentView): controlV1.AgentView {
     versionStrategy: a.versionStrategy,
     pinnedVersion: a.pinnedVersion,
     skills: a.skills,
-    defaultInputModes: a.defaultInputModes,
+    defaultInputModes: cardInputModes(a.defaultInputModes, traits),
     defaultOutputModes: a.defaultOutputModes,
     runtime: a.runtime,
     updatedAtMs: a.updatedAtMs,
@@ -166,11 +169,15 @@ export function toAgentViewProto(a: AgentView): controlV1.AgentView {
     providerUrl: '',
     // History is kept and returned on request (historyLength), so the capability is true.
     stateTransitionHistory: true,
-    streaming: true,
+    streaming: traits.streaming,
   };
 }
 
-export function controlGrpcService(control: ControlPlane, log: Logger): controlV1.ControlPlaneServiceServer {
+export function controlGrpcService(
+  control: ControlPlane,
+  log: Logger,
+  management: Management = new Management(control),
+): controlV1.ControlPlaneServiceServer {
   return {
     authenticateKey: unary(
       async (r: controlV1.AuthenticateKeyRequest) => control.accounts.authenticateKey(r.keyHash),
@@ -201,7 +208,7 @@ export function controlGrpcService(control: ControlPlane, log: Logger): controlV
       };
     }, log),
     getDefaultAgent: unary(async () => ({ agentId: await control.catalog.defaultAgentId() }), log),
-    ...managementRpcs(new Management(control), toAgentViewProto, log),
+    ...managementRpcs(management, toAgentViewProto, log),
   };
 }
 

@@ -35,6 +35,9 @@ type ManagementRpcs = Pick<
   | 'removeDeploymentAgent'
   | 'setDefaultAgent'
   | 'updateAgentSettings'
+  | 'putSecret'
+  | 'listSecrets'
+  | 'deleteSecret'
 >;
 
 const actor = (r: { actor?: controlV1.ManagementActor | undefined }): Actor => actorOf(r.actor);
@@ -260,5 +263,11 @@ export function managementRpcs(
         written(await m.updateSettings(actor(r), r.agentId, settingsPatchOf(r.patch), r.deploymentId)),
       log,
     ),
+    putSecret: unary(async (r: controlV1.PutSecretRequest) => m.putSecret(actor(r), r.name, r.value), log),
+    listSecrets: unary(async (r: controlV1.ListSecretsRequest) => ({ secrets: await m.listSecrets(actor(r)) }), log),
+    deleteSecret: unary(async (r: controlV1.DeleteSecretRequest) => {
+      await m.deleteSecret(actor(r), r.name);
+      return {};
+    }, log),
   };
 }

@@ -61,12 +61,12 @@ describe('the typed management RPCs of ControlPlaneService (real gRPC, in-memory
     const published = await op('admin', 'agents.publishVersion', {
       agentId: agent.id,
       version: '1.0.0',
-      runtime: 'demo:echo',
-      runtimeConfig: { greeting: 'hi' },
+      runtime: 'demo:slow',
+      runtimeConfig: { workMs: 5 },
     });
     expect(published.versions[0]).toMatchObject({
       status: 'published',
-      runtimeConfig: { greeting: 'hi' },
+      runtimeConfig: { workMs: 5 },
       promotedAtMs: null,
     });
     const promoted = await op('admin', 'agents.promote', { agentId: agent.id, version: '1.0.0' });

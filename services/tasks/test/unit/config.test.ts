@@ -39,4 +39,28 @@ describe('loadTasksConfig', () => {
       bootstrap: undefined,
     });
   });
+
+  it('OPENAI_BASE_URL seeds a model agent: it needs a model, and a key needs SECRETS_KEY', () => {
+    const key = Buffer.alloc(32, 5).toString('base64');
+    expect(
+      loadTasksConfig({
+        OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1',
+        MODEL: 'llama3.2',
+        OPENAI_API_KEY: 'k',
+        SECRETS_KEY: key,
+      }).seedModel,
+    ).toEqual({ baseUrl: 'http://127.0.0.1:11434/v1', model: 'llama3.2', apiKey: 'k' });
+    expect(loadTasksConfig({}).seedModel).toBeUndefined();
+    let problems: readonly string[] = [];
+    try {
+      loadTasksConfig({ OPENAI_BASE_URL: 'localhost:11434', OPENAI_API_KEY: 'k' });
+    } catch (err) {
+      problems = (err as ConfigError).problems;
+    }
+    expect(problems).toEqual([
+      expect.stringContaining('OPENAI_BASE_URL must be an http(s) URL'),
+      expect.stringContaining('needs OPENAI_MODEL'),
+      expect.stringContaining('set SECRETS_KEY too'),
+    ]);
+  });
 });

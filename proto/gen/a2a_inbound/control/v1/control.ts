@@ -457,6 +457,36 @@ export interface UpdateAgentSettingsRequest {
   patch?: AgentSettingsPatch | undefined;
 }
 
+/** A subscription's secret as any API shows it: the name and dates, never the value. */
+export interface Secret {
+  name: string;
+  createdAtMs: number;
+  updatedAtMs: number;
+}
+
+/** Creates or replaces a secret; the value is sealed at rest (AES-256-GCM) and never returned. */
+export interface PutSecretRequest {
+  actor?: ManagementActor | undefined;
+  name: string;
+  value: string;
+}
+
+export interface ListSecretsRequest {
+  actor?: ManagementActor | undefined;
+}
+
+export interface ListSecretsResponse {
+  secrets: Secret[];
+}
+
+export interface DeleteSecretRequest {
+  actor?: ManagementActor | undefined;
+  name: string;
+}
+
+export interface DeleteSecretResponse {
+}
+
 function createBaseAuthenticateKeyRequest(): AuthenticateKeyRequest {
   return { keyHash: "" };
 }
@@ -6997,6 +7027,495 @@ export const UpdateAgentSettingsRequest: MessageFns<UpdateAgentSettingsRequest> 
   },
 };
 
+function createBaseSecret(): Secret {
+  return { name: "", createdAtMs: 0, updatedAtMs: 0 };
+}
+
+export const Secret: MessageFns<Secret> = {
+  encode(message: Secret, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.createdAtMs !== 0) {
+      writer.uint32(16).int64(message.createdAtMs);
+    }
+    if (message.updatedAtMs !== 0) {
+      writer.uint32(24).int64(message.updatedAtMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Secret {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSecret();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.createdAtMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.updatedAtMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Secret {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      createdAtMs: isSet(object.createdAtMs)
+        ? globalThis.Number(object.createdAtMs)
+        : isSet(object.created_at_ms)
+        ? globalThis.Number(object.created_at_ms)
+        : 0,
+      updatedAtMs: isSet(object.updatedAtMs)
+        ? globalThis.Number(object.updatedAtMs)
+        : isSet(object.updated_at_ms)
+        ? globalThis.Number(object.updated_at_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: Secret): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.createdAtMs !== 0) {
+      obj.createdAtMs = Math.round(message.createdAtMs);
+    }
+    if (message.updatedAtMs !== 0) {
+      obj.updatedAtMs = Math.round(message.updatedAtMs);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<Secret>): Secret {
+    return Secret.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<Secret>): Secret {
+    const message = createBaseSecret();
+    message.name = object.name ?? "";
+    message.createdAtMs = object.createdAtMs ?? 0;
+    message.updatedAtMs = object.updatedAtMs ?? 0;
+    return message;
+  },
+};
+
+function createBasePutSecretRequest(): PutSecretRequest {
+  return { actor: undefined, name: "", value: "" };
+}
+
+export const PutSecretRequest: MessageFns<PutSecretRequest> = {
+  encode(message: PutSecretRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      ManagementActor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.value !== "") {
+      writer.uint32(26).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PutSecretRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePutSecretRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = ManagementActor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PutSecretRequest {
+    return {
+      actor: isSet(object.actor) ? ManagementActor.fromJSON(object.actor) : undefined,
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: PutSecretRequest): unknown {
+    const obj: any = {};
+    if (message.actor !== undefined) {
+      obj.actor = ManagementActor.toJSON(message.actor);
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<PutSecretRequest>): PutSecretRequest {
+    return PutSecretRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<PutSecretRequest>): PutSecretRequest {
+    const message = createBasePutSecretRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? ManagementActor.fromPartial(object.actor)
+      : undefined;
+    message.name = object.name ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseListSecretsRequest(): ListSecretsRequest {
+  return { actor: undefined };
+}
+
+export const ListSecretsRequest: MessageFns<ListSecretsRequest> = {
+  encode(message: ListSecretsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      ManagementActor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListSecretsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListSecretsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = ManagementActor.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListSecretsRequest {
+    return { actor: isSet(object.actor) ? ManagementActor.fromJSON(object.actor) : undefined };
+  },
+
+  toJSON(message: ListSecretsRequest): unknown {
+    const obj: any = {};
+    if (message.actor !== undefined) {
+      obj.actor = ManagementActor.toJSON(message.actor);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListSecretsRequest>): ListSecretsRequest {
+    return ListSecretsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListSecretsRequest>): ListSecretsRequest {
+    const message = createBaseListSecretsRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? ManagementActor.fromPartial(object.actor)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListSecretsResponse(): ListSecretsResponse {
+  return { secrets: [] };
+}
+
+export const ListSecretsResponse: MessageFns<ListSecretsResponse> = {
+  encode(message: ListSecretsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.secrets) {
+      Secret.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListSecretsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListSecretsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.secrets.push(Secret.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListSecretsResponse {
+    return {
+      secrets: globalThis.Array.isArray(object?.secrets) ? object.secrets.map((e: any) => Secret.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListSecretsResponse): unknown {
+    const obj: any = {};
+    if (message.secrets?.length) {
+      obj.secrets = message.secrets.map((e) => Secret.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListSecretsResponse>): ListSecretsResponse {
+    return ListSecretsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListSecretsResponse>): ListSecretsResponse {
+    const message = createBaseListSecretsResponse();
+    message.secrets = object.secrets?.map((e) => Secret.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseDeleteSecretRequest(): DeleteSecretRequest {
+  return { actor: undefined, name: "" };
+}
+
+export const DeleteSecretRequest: MessageFns<DeleteSecretRequest> = {
+  encode(message: DeleteSecretRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      ManagementActor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteSecretRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteSecretRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = ManagementActor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteSecretRequest {
+    return {
+      actor: isSet(object.actor) ? ManagementActor.fromJSON(object.actor) : undefined,
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+    };
+  },
+
+  toJSON(message: DeleteSecretRequest): unknown {
+    const obj: any = {};
+    if (message.actor !== undefined) {
+      obj.actor = ManagementActor.toJSON(message.actor);
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<DeleteSecretRequest>): DeleteSecretRequest {
+    return DeleteSecretRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<DeleteSecretRequest>): DeleteSecretRequest {
+    const message = createBaseDeleteSecretRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? ManagementActor.fromPartial(object.actor)
+      : undefined;
+    message.name = object.name ?? "";
+    return message;
+  },
+};
+
+function createBaseDeleteSecretResponse(): DeleteSecretResponse {
+  return {};
+}
+
+export const DeleteSecretResponse: MessageFns<DeleteSecretResponse> = {
+  encode(_: DeleteSecretResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteSecretResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteSecretResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): DeleteSecretResponse {
+    return {};
+  },
+
+  toJSON(_: DeleteSecretResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<DeleteSecretResponse>): DeleteSecretResponse {
+    return DeleteSecretResponse.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<DeleteSecretResponse>): DeleteSecretResponse {
+    const message = createBaseDeleteSecretResponse();
+    return message;
+  },
+};
+
 export type ControlPlaneServiceService = typeof ControlPlaneServiceService;
 export const ControlPlaneServiceService = {
   authenticateKey: {
@@ -7251,6 +7770,35 @@ export const ControlPlaneServiceService = {
       Buffer.from(DeploymentAgentResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): DeploymentAgentResponse => DeploymentAgentResponse.decode(value),
   },
+  /** Secrets referenced by version definitions (values go in, never out). */
+  putSecret: {
+    path: "/a2a_inbound.control.v1.ControlPlaneService/PutSecret" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: PutSecretRequest): Buffer => Buffer.from(PutSecretRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PutSecretRequest => PutSecretRequest.decode(value),
+    responseSerialize: (value: Secret): Buffer => Buffer.from(Secret.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Secret => Secret.decode(value),
+  },
+  listSecrets: {
+    path: "/a2a_inbound.control.v1.ControlPlaneService/ListSecrets" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListSecretsRequest): Buffer => Buffer.from(ListSecretsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListSecretsRequest => ListSecretsRequest.decode(value),
+    responseSerialize: (value: ListSecretsResponse): Buffer => Buffer.from(ListSecretsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListSecretsResponse => ListSecretsResponse.decode(value),
+  },
+  deleteSecret: {
+    path: "/a2a_inbound.control.v1.ControlPlaneService/DeleteSecret" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteSecretRequest): Buffer => Buffer.from(DeleteSecretRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteSecretRequest => DeleteSecretRequest.decode(value),
+    responseSerialize: (value: DeleteSecretResponse): Buffer =>
+      Buffer.from(DeleteSecretResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteSecretResponse => DeleteSecretResponse.decode(value),
+  },
 } as const;
 
 export interface ControlPlaneServiceServer extends UntypedServiceImplementation {
@@ -7287,6 +7835,10 @@ export interface ControlPlaneServiceServer extends UntypedServiceImplementation 
   removeDeploymentAgent: handleUnaryCall<RemoveDeploymentAgentRequest, RemoveDeploymentAgentResponse>;
   setDefaultAgent: handleUnaryCall<SetDefaultAgentRequest, SetDefaultAgentResponse>;
   updateAgentSettings: handleUnaryCall<UpdateAgentSettingsRequest, DeploymentAgentResponse>;
+  /** Secrets referenced by version definitions (values go in, never out). */
+  putSecret: handleUnaryCall<PutSecretRequest, Secret>;
+  listSecrets: handleUnaryCall<ListSecretsRequest, ListSecretsResponse>;
+  deleteSecret: handleUnaryCall<DeleteSecretRequest, DeleteSecretResponse>;
 }
 
 export interface ControlPlaneServiceClient extends Client {
@@ -7669,6 +8221,52 @@ export interface ControlPlaneServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: DeploymentAgentResponse) => void,
+  ): ClientUnaryCall;
+  /** Secrets referenced by version definitions (values go in, never out). */
+  putSecret(
+    request: PutSecretRequest,
+    callback: (error: ServiceError | null, response: Secret) => void,
+  ): ClientUnaryCall;
+  putSecret(
+    request: PutSecretRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Secret) => void,
+  ): ClientUnaryCall;
+  putSecret(
+    request: PutSecretRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Secret) => void,
+  ): ClientUnaryCall;
+  listSecrets(
+    request: ListSecretsRequest,
+    callback: (error: ServiceError | null, response: ListSecretsResponse) => void,
+  ): ClientUnaryCall;
+  listSecrets(
+    request: ListSecretsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListSecretsResponse) => void,
+  ): ClientUnaryCall;
+  listSecrets(
+    request: ListSecretsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListSecretsResponse) => void,
+  ): ClientUnaryCall;
+  deleteSecret(
+    request: DeleteSecretRequest,
+    callback: (error: ServiceError | null, response: DeleteSecretResponse) => void,
+  ): ClientUnaryCall;
+  deleteSecret(
+    request: DeleteSecretRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteSecretResponse) => void,
+  ): ClientUnaryCall;
+  deleteSecret(
+    request: DeleteSecretRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteSecretResponse) => void,
   ): ClientUnaryCall;
 }
 

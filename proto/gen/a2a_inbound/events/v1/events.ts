@@ -53,9 +53,19 @@ export interface RunRequested {
    * {"messageJson": ..., "historyJson": ...}: a run input too large for a bus message (ADR 0013).
    */
   inputBlobId: string;
+  /**
+   * The secrets the version's definition references, by name, sealed (AES-256-GCM, SecretBox; associated
+   * data "<subscription_id>/<name>"): only a runner, which has the key, opens them, at run time.
+   */
+  sealedSecrets: { [key: string]: string };
 }
 
 export interface RunRequested_TraceEntry {
+  key: string;
+  value: string;
+}
+
+export interface RunRequested_SealedSecretsEntry {
   key: string;
   value: string;
 }
@@ -269,6 +279,7 @@ function createBaseRunRequested(): RunRequested {
     runtimeConfigJson: "",
     trace: {},
     inputBlobId: "",
+    sealedSecrets: {},
   };
 }
 
@@ -322,6 +333,9 @@ export const RunRequested: MessageFns<RunRequested> = {
     if (message.inputBlobId !== "") {
       writer.uint32(130).string(message.inputBlobId);
     }
+    globalThis.Object.entries(message.sealedSecrets).forEach(([key, value]: [string, string]) => {
+      RunRequested_SealedSecretsEntry.encode({ key: key as any, value }, writer.uint32(138).fork()).join();
+    });
     return writer;
   },
 
@@ -469,6 +483,17 @@ export const RunRequested: MessageFns<RunRequested> = {
             message.inputBlobId = reader.string();
             continue;
           }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            const entry17 = RunRequested_SealedSecretsEntry.decode(reader, reader.uint32());
+            if (entry17.value !== undefined) {
+              message.sealedSecrets[entry17.key] = entry17.value;
+            }
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -562,6 +587,33 @@ export const RunRequested: MessageFns<RunRequested> = {
         : isSet(object.input_blob_id)
         ? globalThis.String(object.input_blob_id)
         : "",
+      sealedSecrets: isObject(object.sealedSecrets)
+        ? (globalThis.Object.entries(object.sealedSecrets) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : isObject(object.sealed_secrets)
+        ? (globalThis.Object.entries(object.sealed_secrets) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
     };
   },
 
@@ -621,6 +673,15 @@ export const RunRequested: MessageFns<RunRequested> = {
     if (message.inputBlobId !== "") {
       obj.inputBlobId = message.inputBlobId;
     }
+    if (message.sealedSecrets) {
+      const entries = globalThis.Object.entries(message.sealedSecrets) as [string, string][];
+      if (entries.length > 0) {
+        obj.sealedSecrets = {};
+        entries.forEach(([k, v]) => {
+          obj.sealedSecrets[k] = v;
+        });
+      }
+    }
     return obj;
   },
 
@@ -653,6 +714,15 @@ export const RunRequested: MessageFns<RunRequested> = {
       {},
     );
     message.inputBlobId = object.inputBlobId ?? "";
+    message.sealedSecrets = (globalThis.Object.entries(object.sealedSecrets ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
     return message;
   },
 };
@@ -736,6 +806,91 @@ export const RunRequested_TraceEntry: MessageFns<RunRequested_TraceEntry> = {
   },
   fromPartial(object: DeepPartial<RunRequested_TraceEntry>): RunRequested_TraceEntry {
     const message = createBaseRunRequested_TraceEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseRunRequested_SealedSecretsEntry(): RunRequested_SealedSecretsEntry {
+  return { key: "", value: "" };
+}
+
+export const RunRequested_SealedSecretsEntry: MessageFns<RunRequested_SealedSecretsEntry> = {
+  encode(message: RunRequested_SealedSecretsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RunRequested_SealedSecretsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRunRequested_SealedSecretsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RunRequested_SealedSecretsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: RunRequested_SealedSecretsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RunRequested_SealedSecretsEntry>): RunRequested_SealedSecretsEntry {
+    return RunRequested_SealedSecretsEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RunRequested_SealedSecretsEntry>): RunRequested_SealedSecretsEntry {
+    const message = createBaseRunRequested_SealedSecretsEntry();
     message.key = object.key ?? "";
     message.value = object.value ?? "";
     return message;

@@ -1,0 +1,15 @@
+import { registerDemoRuntimes } from './demo';
+import { modelRuntimeDefinition } from './model';
+import { registerRuntime } from './registry';
+import { registerUpstreamRuntimes } from './upstream';
+
+export * from './registry';
+export * from './model';
+export * from './egress-policy';
+export * from './secret-box';
+
+// The runtimes of this system. Another runtime's validator is one line here (or at its module's start).
+registerDemoRuntimes();
+registerRuntime(modelRuntimeDefinition);
+registerUpstreamRuntimes();
+export * from './agent-config';

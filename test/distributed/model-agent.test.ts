@@ -1,0 +1,141 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Sut } from '@a2a-inbound/testing';
+import { rpc, sse, textMessage } from '@a2a-inbound/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { http, uid } from '../management/helpers';
+import { ScriptedProvider } from '../agents/scripted-provider';
+import { engineUrlsSet, startDistributed, type Cluster } from './cluster';
+
+const SECRET = 'sk-dist-Hq27-never-shown-4c1a';
+
+/**
+ * The `model` runtime across processes on Kafka, FerretDB and Redis: the secret sealed by tasks and opened
+ * by a runner process (one SECRETS_KEY), the allow-list from configuration, deltas on message/stream, a tool
+ * call, an approval that survives both runners being restarted, and the secret in no log file.
+ */
+describe.runIf(engineUrlsSet)('model runtime (distributed processes)', () => {
+  let cluster: Cluster;
+  let sut: Sut;
+  let provider: ScriptedProvider;
+  let admin: string;
+  let agent: string;
+  const answers: string[] = [];
+  const endpoint = (): string => `${sut.baseUrl}/agents/${agent}/a2a`;
+  const api = async (method: string, path: string, body?: unknown) => {
+    const r = await http(sut.baseUrl, method, `/api/v1${path}`, {
+      token: admin,
+      ...(body !== undefined ? { body } : {}),
+    });
+    answers.push(r.text);
+    return r;
+  };
+  const send = async (message: Record<string, unknown>) => {
+    const r = await rpc(
+      endpoint(),
+      { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message, configuration: { blocking: true } } },
+      { key: sut.a2aKey },
+    );
+    answers.push(r.text);
+    return r.body.result;
+  };
+  const statusText = (task: any): string => (task.status.message?.parts ?? []).map((p: any) => p.text).join('');
+
+  beforeAll(async () => {
+    provider = await new ScriptedProvider().start();
+    ({ cluster, sut } = await startDistributed({
+      env: {
+        SECRETS_KEY: Buffer.alloc(32, 9).toString('base64'),
+        EGRESS_ALLOW_CIDRS: '127.0.0.0/8',
+        RUNNER_HEARTBEAT_MS: '1000',
+      },
+    }));
+    admin = cluster.credentials().adminToken!;
+    expect(admin).toBeTruthy();
+    expect((await api('PUT', '/secrets/provider-key', { value: SECRET })).status).toBe(200);
+    const created = await api('POST', '/agents', {
+      name: uid('Model'),
+      description: 'model agent',
+      type: 'AI Agent',
+      skills: [{ id: 'chat', name: 'Chat', description: 'Chats', tags: [], examples: [] }],
+    });
+    agent = created.body.id;
+    const v = await api('POST', `/agents/${agent}/versions`, {
+      version: '1.0.0',
+      runtime: 'model',
+      runtimeConfig: {
+        baseUrl: `${provider.url}/v1`,
+        model: 'scripted-1',
+        apiKeySecret: 'provider-key',
+        tools: [
+          {
+            type: 'http',
+            name: 'get_weather',
+            url: `${provider.url}/tools/weather/{city}`,
+            parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+          },
+          {
+            type: 'http',
+            name: 'delete_item',
+            method: 'POST',
+            url: `${provider.url}/tools/delete/{id}`,
+            parameters: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+            requiresApproval: true,
+          },
+        ],
+      },
+    });
+    expect(v.status, v.text).toBe(201);
+    expect((await api('POST', `/agents/${agent}/versions/1.0.0/promote`)).status).toBe(200);
+    expect(
+      (await api('POST', '/deployments/demo-deployment/agents', { agentId: agent, settings: { a2aEnabled: true } }))
+        .status,
+    ).toBe(201);
+  }, 180_000);
+
+  afterAll(async () => {
+    await cluster?.stopAll();
+    await provider?.close();
+  }, 120_000);
+
+  it('message/stream: deltas from the provider as append artifact-updates; the key reached the provider', async () => {
+    const r = await sse(
+      endpoint(),
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'message/stream',
+        params: { message: textMessage('stream: alpha beta gamma delta') },
+      },
+      { key: sut.a2aKey },
+    );
+    const updates = r.frames.map((f) => f.data.result).filter((x) => x.kind === 'artifact-update');
+    expect(updates.length).toBeGreaterThanOrEqual(4);
+    expect(updates.map((u) => u.artifact.parts[0].text).join('')).toBe('alpha beta gamma delta');
+    expect(r.frames.at(-1)!.data.result.status.state).toBe('completed');
+    expect(provider.requests.at(-1)!.authorization).toBe(`Bearer ${SECRET}`);
+  });
+
+  it('a tool call through the runner process egress', async () => {
+    const task = await send(textMessage('weather Oslo'));
+    expect(task.status.state).toBe('completed');
+    expect(statusText(task)).toContain('"city":"Oslo"');
+  });
+
+  it('an approval survives a restart of every runner; the reply resumes from the stored state', async () => {
+    const before = provider.toolCalls.length;
+    const paused = await send(textMessage('delete row-3'));
+    expect(paused.status.state).toBe('input-required');
+    await Promise.all([cluster.restart('runner-1'), cluster.restart('runner-2')]);
+    const done = await send(textMessage('approve', { taskId: paused.id, contextId: paused.contextId }));
+    expect(done.status.state).toBe('completed');
+    expect(provider.toolCalls.slice(before).map((c) => c.path)).toEqual(['/tools/delete/row-3']);
+  }, 60_000);
+
+  it('the secret is in no API answer and no process log', () => {
+    for (const a of answers) expect(a).not.toContain(SECRET);
+    const logs = readdirSync(cluster.logDir).map((f) => readFileSync(join(cluster.logDir, f), 'utf8'));
+    expect(logs.join('\n')).toContain('model usage');
+    for (const l of logs) expect(l).not.toContain(SECRET);
+  });
+});
