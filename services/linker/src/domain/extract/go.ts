@@ -22,7 +22,8 @@ const GO_NAMES = new Set([
   ...CHI_VERBS,
   'HandleFunc',
   'Handle',
-  'Path',
+  'Handler',
+  'HandlerFunc',
   'PostForm',
   'NewRequest',
   'NewRequestWithContext',
@@ -141,6 +142,49 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
     }
   }
 
+  /** `"GET"`, `http.MethodGet` or a constant: the HTTP methods of a gorilla `Methods(...)` call. */
+  function methodsOf(call: Node): HttpMethod[] {
+    const out: HttpMethod[] = [];
+    for (const a of args(call)) {
+      const m = httpMethod(a.text.replace(/^http\.Method/, '')) ?? httpMethod(literal(evaluate(a)));
+      if (m && !out.includes(m)) out.push(m);
+    }
+    return out;
+  }
+
+  /**
+   * gorilla/mux and go-kit routes built as a chain ending in `Handler`/`HandlerFunc`:
+   * `r.Path("/x").Methods("GET").HandlerFunc(h)`, `r.Methods("GET").Path("/x").Handler(httptransport.NewServer(…))`,
+   * in any order. A chain with a `PathPrefix` and no `Path` mounts a handler under a prefix: no endpoint.
+   */
+  function routeChain(call: Node, loc: { file: string; line: number }): void {
+    let path: string | undefined;
+    let methods: HttpMethod[] = [];
+    let hasPath = false;
+    let prefix = '';
+    let node: Node | null | undefined = call.childForFieldName('function')?.childForFieldName('operand');
+    while (node?.type === 'call_expression') {
+      const fn = node.childForFieldName('function');
+      if (fn?.type !== 'selector_expression') return;
+      const field = fn.childForFieldName('field')?.text;
+      const first = args(node)[0];
+      if (field === 'Path' && first) {
+        hasPath = true;
+        path = literal(evaluate(first));
+      } else if (field === 'PathPrefix' && first) prefix = joinPath(literal(evaluate(first)) ?? '{}', prefix);
+      else if (field === 'Methods') methods = methodsOf(node);
+      else if (!/^(Queries|Headers|HeadersRegexp|Schemes|Host|Name|MatcherFunc)$/.test(field ?? '')) return;
+      node = fn.childForFieldName('operand');
+    }
+    if (!node || !hasPath || path === undefined) return;
+    const router = routers.get(node.text);
+    if (!router && methods.length === 0) return;
+    const handler = args(call)[0]?.text ?? '';
+    const framework = /^(httptransport|kithttp)\.NewServer\b/.test(handler) ? 'go-kit' : 'gorilla/mux';
+    const full = joinPath(router?.prefix ?? '', prefix, path);
+    for (const m of methods.length ? methods : (['ANY'] as HttpMethod[])) sink.endpoint(m, full, framework, loc);
+  }
+
   /** chi `r.Route("/orders", func(r chi.Router) { ... })` prefixes the calls inside the function. */
   function routePrefix(node: Node): string {
     const parts: string[] = [];
@@ -179,16 +223,20 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
       if (pattern === undefined) return;
       // Go 1.22 patterns: "GET /orders/{id}"
       const m = /^([A-Z]+)\s+(\/.*)$/.exec(pattern);
-      let method: HttpMethod = m ? (httpMethod(m[1]) ?? 'ANY') : 'ANY';
+      let methods: HttpMethod[] = [m ? (httpMethod(m[1]) ?? 'ANY') : 'ANY'];
       const path = m ? m[2]! : pattern;
-      // gorilla: r.HandleFunc("/x", h).Methods("POST")
+      // gorilla: r.HandleFunc("/x", h).Methods("POST", http.MethodHead)
       const outer =
         call.parent?.type === 'selector_expression' && call.parent.childForFieldName('field')?.text === 'Methods'
           ? call.parent.parent
           : null;
-      if (outer?.type === 'call_expression') method = httpMethod(literal(evaluate(args(outer)[0]!))) ?? method;
+      if (outer?.type === 'call_expression') {
+        const listed = methodsOf(outer);
+        if (listed.length) methods = listed;
+      }
       const framework = router?.framework ?? (receiver === 'http' ? 'net/http' : outer ? 'gorilla/mux' : 'net/http');
-      sink.endpoint(method, joinPath(router?.prefix ?? '', routePrefix(call), path), framework, loc);
+      for (const method of methods)
+        sink.endpoint(method, joinPath(router?.prefix ?? '', routePrefix(call), path), framework, loc);
       return;
     }
     if (
@@ -200,22 +248,15 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
       !/client/i.test(receiver)
     ) {
       const path = literal(vals[0]);
-      if (path === undefined || !path.startsWith('/')) return;
+      // gin/echo groups also serve their own prefix: items.POST("", create)
+      if (path === undefined || !(path.startsWith('/') || (path === '' && router?.prefix))) return;
       const framework = router?.framework ?? (CHI_VERBS.has(name) ? 'chi' : 'gin');
       sink.endpoint(httpMethod(name) ?? 'ANY', joinPath(router?.prefix ?? '', routePrefix(call), path), framework, loc);
       return;
     }
-    // gorilla / go-kit: r.Methods("GET").Path("/x").Handler(httptransport.NewServer(...))
-    if (name === 'Path' && operand?.type === 'call_expression' && vals[0]) {
-      const inner = operand.childForFieldName('function');
-      if (inner?.childForFieldName('field')?.text === 'Methods') {
-        const method = httpMethod(literal(evaluate(args(operand)[0]!))) ?? 'ANY';
-        const base = routers.get(inner.childForFieldName('operand')?.text ?? '');
-        const handler = call.parent?.parent?.type === 'call_expression' ? call.parent.parent.text : '';
-        const framework = /httptransport\.NewServer|kithttp\.NewServer/.test(handler) ? 'go-kit' : 'gorilla/mux';
-        const path = literal(vals[0]);
-        if (path !== undefined) sink.endpoint(method, joinPath(base?.prefix ?? '', path), framework, loc);
-      }
+    // gorilla / go-kit: r.Methods("GET").Path("/x").Handler(httptransport.NewServer(...)), in any order
+    if (name === 'Handler' || name === 'HandlerFunc') {
+      routeChain(call, loc);
       return;
     }
 
@@ -238,7 +279,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
     }
   }
 
-  // kafka-go / sarama: kafka.Writer{Topic: "x"}, kafka.ReaderConfig{Topic: "x"}, sarama.ProducerMessage{Topic: "x"}
+  // kafka-go / sarama: kafka.Writer{Topic: "x"}, kafka.Message{Topic: "x"} (a Writer without a topic), kafka.ReaderConfig{Topic: "x"}, sarama.ProducerMessage{Topic: "x"}
   function onComposite(c: Node): void {
     const type = c.childForFieldName('type')?.text ?? '';
     const producer = /(kafka\.(Writer|WriterConfig|Message)|sarama\.ProducerMessage)$/.test(type);
@@ -250,7 +291,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
       if (k?.text !== 'Topic' || !v) continue;
       const topic = literal(evaluate(v.namedChild(0) ?? v));
       if (topic === undefined) continue;
-      if (producer && type !== 'kafka.Message') sink.publish('kafka', '', topic, { file, line: lineOf(el) });
+      if (producer) sink.publish('kafka', '', topic, { file, line: lineOf(el) });
       if (consumer) sink.consume('kafka', topic, { file, line: lineOf(el) });
     }
   }

@@ -1,0 +1,245 @@
+import { describe, expect, it } from 'vitest';
+import { extractSource, type SourceFile } from '../../src/domain/extract/index';
+import { type LinkReport, buildReport } from '../../src/domain/report';
+
+/**
+ * One focused test per idiom of issue 12 not already covered by real-code.test.ts: small applications
+ * written the way code in that framework is written, with the exact links, flows and findings expected.
+ * services/linker/README.md ("Idioms") maps every idiom to its test.
+ */
+async function reportOf(app: Record<string, Record<string, string>>): Promise<LinkReport> {
+  const facts = [];
+  for (const [name, files] of Object.entries(app)) {
+    const list: SourceFile[] = Object.entries(files).map(([path, text]) => ({
+      path,
+      read: () => Promise.resolve(text),
+    }));
+    facts.push(await extractSource(name, list));
+  }
+  return buildReport(facts, { application: 'app' });
+}
+
+const rows = (r: LinkReport): string[] => r.table.map((t) => `${t.caller} | ${t.calls} | ${t.servedBy}`);
+const unresolved = (r: LinkReport): string[] =>
+  r.unresolvedCalls.map(
+    (u) => `${u.caller.source} ${u.caller.file}:${u.caller.line} ${u.calls} — ${u.reason}: ${u.detail}`,
+  );
+const gaps = (r: LinkReport): string[] =>
+  r.messagingGaps.map((g) => `${g.side} ${g.at.source} ${g.at.file}:${g.at.line} ${g.reason}`);
+const lines = (...l: string[]): string => l.join('\n') + '\n';
+
+describe('Go idioms', () => {
+  it('gorilla/mux: Path, PathPrefix and Methods in any order, sub-routers of sub-routers, http.Method constants', async () => {
+    const r = await reportOf({
+      orders: {
+        'cmd/orders/main.go': lines(
+          'package main',
+          '',
+          'func main() {',
+          '\tr := mux.NewRouter()',
+          '\tr.HandleFunc("/orders", list).Methods("GET")',
+          '\tr.Path("/orders/{id}").Methods(http.MethodPut).HandlerFunc(update)',
+          '\tr.Methods(http.MethodDelete).Path("/orders/{id}").HandlerFunc(remove)',
+          '\tapi := r.PathPrefix("/api/v1").Subrouter()',
+          '\tapi.HandleFunc("/carts/{id}", getCart).Methods(http.MethodGet, http.MethodHead)',
+          '\tadmin := api.PathPrefix("/admin").Subrouter()',
+          '\tadmin.Methods("POST").Path("/reindex").HandlerFunc(reindex)',
+          '\tlog.Fatal(http.ListenAndServe(":8080", r))',
+          '}',
+        ),
+      },
+      web: {
+        'src/client.ts': lines(
+          "const base = 'http://orders:8080';",
+          'export const a = () => fetch(`${base}/orders`);',
+          "export const b = (id: string) => fetch(`${base}/orders/${id}`, { method: 'PUT' });",
+          "export const c = (id: string) => fetch(`${base}/orders/${id}`, { method: 'DELETE' });",
+          'export const d = (id: string) => fetch(`${base}/api/v1/carts/${id}`);',
+          "export const e = () => fetch(`${base}/api/v1/admin/reindex`, { method: 'POST' });",
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web src/client.ts:2 | GET orders/orders | orders cmd/orders/main.go:5 GET /orders (gorilla/mux)',
+      'web src/client.ts:3 | PUT orders/orders/{} | orders cmd/orders/main.go:6 PUT /orders/{id} (gorilla/mux)',
+      'web src/client.ts:4 | DELETE orders/orders/{} | orders cmd/orders/main.go:7 DELETE /orders/{id} (gorilla/mux)',
+      'web src/client.ts:5 | GET orders/api/v1/carts/{} | orders cmd/orders/main.go:9 GET /api/v1/carts/{id} (gorilla/mux)',
+      'web src/client.ts:6 | POST orders/api/v1/admin/reindex | orders cmd/orders/main.go:11 POST /api/v1/admin/reindex (gorilla/mux)',
+    ]);
+    expect(r.unresolvedCalls).toEqual([]);
+  });
+
+  it('go-kit transports: Methods().Path().Handler(httptransport.NewServer) on a sub-router; net/http 1.22 method patterns', async () => {
+    const r = await reportOf({
+      profiles: {
+        'transport.go': lines(
+          'package profilesvc',
+          '',
+          'func MakeHTTPHandler(s Service, logger log.Logger) http.Handler {',
+          '\tr := mux.NewRouter()',
+          '\te := MakeServerEndpoints(s)',
+          '\tv1 := r.PathPrefix("/v1").Subrouter()',
+          '\tv1.Methods("POST").Path("/profiles/").Handler(httptransport.NewServer(',
+          '\t\te.PostProfileEndpoint,',
+          '\t\tdecodePostProfileRequest,',
+          '\t\tencodeResponse,',
+          '\t))',
+          '\tv1.Methods("GET").Path("/profiles/{id}").Handler(kithttp.NewServer(e.GetProfileEndpoint, decodeGet, encodeResponse))',
+          '\treturn r',
+          '}',
+        ),
+      },
+      payments: {
+        'main.go': lines(
+          'package main',
+          '',
+          'func main() {',
+          '\tmux := http.NewServeMux()',
+          '\tmux.HandleFunc("POST /payments/{id}/refund", refund)',
+          '\thttp.HandleFunc("GET /payments/{id}", get)',
+          '\thttp.ListenAndServe(":8080", mux)',
+          '}',
+        ),
+      },
+      web: {
+        'client.go': lines(
+          'package client',
+          '',
+          'const profiles = "http://profiles:8080"',
+          '',
+          'func Create(body io.Reader) (*http.Response, error) {',
+          '\treturn http.Post(profiles+"/v1/profiles/", "application/json", body)',
+          '}',
+          '',
+          'func Get(ctx context.Context, id string) (*http.Response, error) {',
+          '\treq, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/v1/profiles/%s", profiles, id), nil)',
+          '\tif err != nil {',
+          '\t\treturn nil, err',
+          '\t}',
+          '\treturn http.DefaultClient.Do(req)',
+          '}',
+          '',
+          'func Refund(id string) error {',
+          '\treq, _ := http.NewRequest("POST", "http://payments:8080/payments/"+id+"/refund", nil)',
+          '\t_, err := http.DefaultClient.Do(req)',
+          '\treturn err',
+          '}',
+          '',
+          'func Payment(id string) (*http.Response, error) { return http.Get("http://payments:8080/payments/" + id) }',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web client.go:6 | POST profiles/v1/profiles | profiles transport.go:7 POST /v1/profiles (go-kit)',
+      'web client.go:10 | GET profiles/v1/profiles/{} | profiles transport.go:12 GET /v1/profiles/{id} (go-kit)',
+      'web client.go:18 | POST payments/payments/{}/refund | payments main.go:5 POST /payments/{id}/refund (net/http)',
+      'web client.go:23 | GET payments/payments/{} | payments main.go:6 GET /payments/{id} (net/http)',
+    ]);
+  });
+
+  it('chi, gin and echo groups', async () => {
+    const r = await reportOf({
+      catalog: {
+        'main.go': lines(
+          'package main',
+          '',
+          'func main() {',
+          '\tr := chi.NewRouter()',
+          '\tr.Route("/api", func(r chi.Router) {',
+          '\t\tr.Get("/products/{productID}", getProduct)',
+          '\t})',
+          '\tg := gin.Default()',
+          '\tv2 := g.Group("/v2")',
+          '\t{',
+          '\t\titems := v2.Group("/items")',
+          '\t\titems.POST("", createItem)',
+          '\t\titems.GET("/:id", getItem)',
+          '\t}',
+          '\te := echo.New()',
+          '\tadmin := e.Group("/admin")',
+          '\tadmin.DELETE("/cache/:key", purge)',
+          '}',
+        ),
+      },
+      web: {
+        'api.py': lines(
+          'import requests',
+          '',
+          'CATALOG = "http://catalog"',
+          '',
+          'def product(pid):',
+          '    return requests.get(f"{CATALOG}/api/products/{pid}")',
+          '',
+          'def create(item):',
+          '    return requests.post(CATALOG + "/v2/items", json=item)',
+          '',
+          'def item(iid):',
+          '    return requests.get(f"{CATALOG}/v2/items/{iid}")',
+          '',
+          'def purge(key):',
+          '    return requests.delete(f"{CATALOG}/admin/cache/{key}")',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web api.py:6 | GET catalog/api/products/{} | catalog main.go:6 GET /api/products/{productID} (chi)',
+      'web api.py:9 | POST catalog/v2/items | catalog main.go:12 POST /v2/items (gin)',
+      'web api.py:12 | GET catalog/v2/items/{} | catalog main.go:13 GET /v2/items/:id (gin)',
+      'web api.py:15 | DELETE catalog/admin/cache/{} | catalog main.go:17 DELETE /admin/cache/:key (echo)',
+    ]);
+  });
+
+  it('sarama (sync and async producers, partition and group consumers) and segmentio/kafka-go (Writer, Message, Reader)', async () => {
+    const r = await reportOf({
+      orders: {
+        'producer.go': lines(
+          'package main',
+          '',
+          'const ordersTopic = "orders"',
+          '',
+          'func publish(p sarama.SyncProducer, ap sarama.AsyncProducer, v []byte) {',
+          '\tp.SendMessage(&sarama.ProducerMessage{Topic: ordersTopic, Value: sarama.ByteEncoder(v)})',
+          '\tap.Input() <- &sarama.ProducerMessage{Topic: "audit", Value: sarama.ByteEncoder(v)}',
+          '}',
+        ),
+      },
+      billing: {
+        'consumer.go': lines(
+          'package main',
+          '',
+          'func run(ctx context.Context, group sarama.ConsumerGroup, c sarama.Consumer) {',
+          '\tgroup.Consume(ctx, []string{"orders"}, handler{})',
+          '\tpc, _ := c.ConsumePartition("audit", 0, sarama.OffsetNewest)',
+          '\tdefer pc.Close()',
+          '}',
+        ),
+        'writer.go': lines(
+          'package main',
+          '',
+          'func emit(ctx context.Context, v []byte) error {',
+          '\tw := &kafka.Writer{Addr: kafka.TCP("kafka:9092"), Balancer: &kafka.LeastBytes{}}',
+          '\treturn w.WriteMessages(ctx, kafka.Message{Topic: "invoices", Value: v})',
+          '}',
+        ),
+      },
+      ledger: {
+        'main.go': lines(
+          'package main',
+          '',
+          'func main() {',
+          '\tr := kafka.NewReader(kafka.ReaderConfig{Brokers: []string{"kafka:9092"}, GroupID: "ledger", Topic: "invoices"})',
+          '\tdefer r.Close()',
+          '\tw := kafka.Writer{Addr: kafka.TCP("kafka:9092"), Topic: "ledger-entries"}',
+          '\tdefer w.Close()',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'billing writer.go:5 | produce Kafka topic `invoices` | ledger main.go:4 consume Kafka topic `invoices`',
+      'orders producer.go:6 | produce Kafka topic `orders` | billing consumer.go:4 consume Kafka topic `orders`',
+      'orders producer.go:7 | produce Kafka topic `audit` | billing consumer.go:5 consume Kafka topic `audit`',
+    ]);
+    expect(gaps(r)).toEqual(['publisher ledger main.go:6 no consumer of Kafka topic `ledger-entries`']);
+  });
+});
