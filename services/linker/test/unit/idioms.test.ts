@@ -243,3 +243,184 @@ describe('Go idioms', () => {
     expect(gaps(r)).toEqual(['publisher ledger main.go:6 no consumer of Kafka topic `ledger-entries`']);
   });
 });
+
+describe('Python idioms', () => {
+  it('FastAPI: APIRouter prefixes plus the include_router prefix of another module; requests and httpx AsyncClient(base_url)', async () => {
+    const r = await reportOf({
+      orders: {
+        'app/routers/orders.py': lines(
+          'from fastapi import APIRouter',
+          '',
+          'router = APIRouter(prefix="/orders", tags=["orders"])',
+          '',
+          '',
+          '@router.get("/{order_id}")',
+          'async def read_order(order_id: int):',
+          '    return {"id": order_id}',
+          '',
+          '',
+          '@router.post("/", status_code=201)',
+          'async def create_order(order: Order):',
+          '    return order',
+        ),
+        'app/main.py': lines(
+          'from fastapi import FastAPI',
+          'from app.routers import orders',
+          '',
+          'app = FastAPI()',
+          'app.include_router(orders.router, prefix="/api/v1")',
+        ),
+      },
+      web: {
+        'web/clients.py': lines(
+          'import os',
+          'import httpx',
+          'import requests',
+          '',
+          'ORDERS_URL = os.getenv("ORDERS_URL", "http://orders:8000")',
+          '',
+          '',
+          'async def order(order_id: int):',
+          '    async with httpx.AsyncClient(base_url=ORDERS_URL, timeout=5.0) as client:',
+          '        resp = await client.get(f"/api/v1/orders/{order_id}")',
+          '        return resp.json()',
+          '',
+          '',
+          'def place(order):',
+          '    return requests.post(f"{ORDERS_URL}/api/v1/orders/", json=order, timeout=5)',
+          '',
+          '',
+          'def legacy(order_id):',
+          '    return httpx.get(ORDERS_URL + "/api/v1/orders/" + str(order_id))',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web web/clients.py:10 | GET orders/api/v1/orders/{} | orders app/routers/orders.py:6 GET /api/v1/orders/{order_id} (fastapi)',
+      'web web/clients.py:15 | POST orders/api/v1/orders | orders app/routers/orders.py:11 POST /api/v1/orders (fastapi)',
+      'web web/clients.py:19 | GET orders/api/v1/orders/{} | orders app/routers/orders.py:6 GET /api/v1/orders/{order_id} (fastapi)',
+    ]);
+    expect(r.unresolvedCalls).toEqual([]);
+  });
+
+  it('Django URLconfs with include(), path converters and re_path groups', async () => {
+    const r = await reportOf({
+      catalog: {
+        'mysite/urls.py': lines(
+          'from django.contrib import admin',
+          'from django.urls import include, path',
+          '',
+          'urlpatterns = [',
+          '    path("admin/", admin.site.urls),',
+          '    path("api/", include("catalog.urls")),',
+          ']',
+        ),
+        'catalog/urls.py': lines(
+          'from django.urls import path, re_path',
+          '',
+          'from . import views',
+          '',
+          'urlpatterns = [',
+          '    path("products/<int:pk>/", views.product_detail, name="product-detail"),',
+          '    re_path(r"^tags/(?P<slug>[-\\w]+)/$", views.tag, name="tag"),',
+          ']',
+        ),
+      },
+      web: {
+        'src/catalog.js': lines(
+          "const axios = require('axios');",
+          "const api = axios.create({ baseURL: process.env.CATALOG_URL || 'http://catalog:8000/api' });",
+          'exports.product = (id) => api.get(`/products/${id}/`);',
+          'exports.tag = (slug) => api.get(`/tags/${slug}/`);',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web src/catalog.js:3 | GET catalog/api/products/{} | catalog catalog/urls.py:6 ANY /api/products/<int:pk> (django)',
+      'web src/catalog.js:4 | GET catalog/api/tags/{} | catalog catalog/urls.py:7 ANY /api/tags/(?P<slug>[-\\w]+) (django)',
+    ]);
+  });
+
+  it('pika: exchange_declare, basic_publish, queue_bind, basic_consume with keyword arguments', async () => {
+    const r = await reportOf({
+      orders: {
+        'orders/events.py': lines(
+          'import json',
+          'import pika',
+          '',
+          'connection = pika.BlockingConnection(pika.ConnectionParameters("rabbitmq"))',
+          'channel = connection.channel()',
+          'channel.exchange_declare(exchange="orders", exchange_type="topic", durable=True)',
+          '',
+          '',
+          'def order_created(order):',
+          '    channel.basic_publish(exchange="orders", routing_key="order.created", body=json.dumps(order))',
+          '',
+          '',
+          'def order_refunded(order):',
+          '    channel.basic_publish(exchange="orders", routing_key="payment.refunded", body=json.dumps(order))',
+        ),
+      },
+      mailer: {
+        'mailer/worker.py': lines(
+          'import pika',
+          '',
+          'channel = pika.BlockingConnection(pika.ConnectionParameters("rabbitmq")).channel()',
+          'channel.queue_declare(queue="emails", durable=True)',
+          'channel.queue_bind(exchange="orders", queue="emails", routing_key="order.*")',
+          'channel.basic_consume(queue="emails", on_message_callback=send_email, auto_ack=True)',
+          'channel.start_consuming()',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'orders orders/events.py:10 | publish `orders` / `order.created` | mailer mailer/worker.py:6 consume queue `emails`',
+    ]);
+    expect(gaps(r)).toEqual([
+      'publisher orders orders/events.py:14 no binding routes `orders` / `payment.refunded` to a queue',
+    ]);
+  });
+
+  it('kafka-python (KafkaProducer.send, KafkaConsumer(topic)) and confluent-kafka (produce, subscribe)', async () => {
+    const r = await reportOf({
+      clicks: {
+        'clicks/producer.py': lines(
+          'from kafka import KafkaProducer',
+          '',
+          'producer = KafkaProducer(bootstrap_servers="kafka:9092")',
+          '',
+          '',
+          'def track(event):',
+          '    producer.send("page-views", value=event)',
+        ),
+      },
+      analytics: {
+        'analytics/consumer.py': lines(
+          'from kafka import KafkaConsumer',
+          'from confluent_kafka import Consumer, Producer',
+          '',
+          'views = KafkaConsumer("page-views", bootstrap_servers="kafka:9092", group_id="analytics")',
+          'p = Producer({"bootstrap.servers": "kafka:9092"})',
+          '',
+          '',
+          'def aggregate(total):',
+          '    p.produce("daily-stats", value=str(total))',
+          '    p.flush()',
+        ),
+      },
+      reports: {
+        'reports/worker.py': lines(
+          'from confluent_kafka import Consumer',
+          '',
+          'c = Consumer({"bootstrap.servers": "kafka:9092", "group.id": "reports"})',
+          'c.subscribe(["daily-stats"])',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'analytics analytics/consumer.py:9 | produce Kafka topic `daily-stats` | reports reports/worker.py:4 consume Kafka topic `daily-stats`',
+      'clicks clicks/producer.py:7 | produce Kafka topic `page-views` | analytics analytics/consumer.py:4 consume Kafka topic `page-views`',
+    ]);
+    expect(r.messagingGaps).toEqual([]);
+  });
+});
