@@ -424,3 +424,155 @@ describe('Python idioms', () => {
     expect(r.messagingGaps).toEqual([]);
   });
 });
+
+describe('C# idioms', () => {
+  it('typed HttpClients registered with AddHttpClient<T>(c => c.BaseAddress = …) from `?? "default"` env fallbacks; API versioning on MapGroup', async () => {
+    const r = await reportOf({
+      'Ordering.Api': {
+        'Program.cs': lines(
+          'var builder = WebApplication.CreateBuilder(args);',
+          'var app = builder.Build();',
+          'var orders = app.NewVersionedApi("Orders");',
+          'var v1 = orders.MapGroup("api/orders").HasApiVersion(1.0);',
+          'v1.MapGet("/{id:int}", GetOrderAsync);',
+          'v1.MapPost("/", CreateOrderAsync);',
+          'app.Run();',
+        ),
+      },
+      'Basket.Api': {
+        'Program.cs': lines(
+          'var builder = WebApplication.CreateBuilder(args);',
+          'var ordersUrl = Environment.GetEnvironmentVariable("ORDERS_URL") ?? "http://ordering-api";',
+          'builder.Services.AddHttpClient<OrderingClient>(client =>',
+          '{',
+          '    client.BaseAddress = new Uri(ordersUrl);',
+          '    client.Timeout = TimeSpan.FromSeconds(5);',
+          '});',
+          'var app = builder.Build();',
+        ),
+        'Services/OrderingClient.cs': lines(
+          'namespace Basket.Api.Services;',
+          '',
+          'public class OrderingClient',
+          '{',
+          '    private readonly HttpClient _httpClient;',
+          '',
+          '    public OrderingClient(HttpClient httpClient) => _httpClient = httpClient;',
+          '',
+          '    public Task<Order?> GetAsync(int id) => _httpClient.GetFromJsonAsync<Order>($"api/orders/{id}");',
+          '',
+          '    public async Task CheckoutAsync(Order order)',
+          '    {',
+          '        var response = await _httpClient.PostAsJsonAsync("api/orders", order);',
+          '        response.EnsureSuccessStatusCode();',
+          '    }',
+          '}',
+        ),
+      },
+      deploy: {
+        'docker-compose.yml': lines(
+          'services:',
+          '  ordering-api:',
+          '    build: ../Ordering.Api',
+          '  basket-api:',
+          '    build: ../Basket.Api',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'Basket.Api Services/OrderingClient.cs:9 | GET ordering-api/api/orders/{} | Ordering.Api Program.cs:5 GET /api/orders/{id:int} (aspnetcore-minimal)',
+      'Basket.Api Services/OrderingClient.cs:13 | POST ordering-api/api/orders | Ordering.Api Program.cs:6 POST /api/orders (aspnetcore-minimal)',
+    ]);
+    expect(r.unresolvedCalls).toEqual([]);
+  });
+
+  it('RabbitMQ.Client (ExchangeDeclare, BasicPublish, QueueDeclare, QueueBind, BasicConsume; named arguments and the async API)', async () => {
+    const r = await reportOf({
+      Ordering: {
+        'Messaging/EventBus.cs': lines(
+          'public class EventBus',
+          '{',
+          '    private const string Exchange = "eshop_event_bus";',
+          '    public void Publish(IModel channel, byte[] body)',
+          '    {',
+          '        channel.ExchangeDeclare(exchange: Exchange, type: ExchangeType.Direct);',
+          '        channel.BasicPublish(exchange: Exchange, routingKey: "OrderStartedIntegrationEvent", mandatory: true, basicProperties: null, body: body);',
+          '    }',
+          '    public async Task PublishPaidAsync(IChannel channel, byte[] body)',
+          '    {',
+          '        await channel.BasicPublishAsync(exchange: Exchange, routingKey: "OrderPaidIntegrationEvent", body: body);',
+          '    }',
+          '}',
+        ),
+      },
+      Basket: {
+        'Messaging/Subscriber.cs': lines(
+          'public class Subscriber',
+          '{',
+          '    public async Task StartAsync(IChannel channel, AsyncEventingBasicConsumer consumer)',
+          '    {',
+          '        await channel.QueueDeclareAsync(queue: "basket", durable: true, exclusive: false, autoDelete: false);',
+          '        await channel.QueueBindAsync(queue: "basket", exchange: "eshop_event_bus", routingKey: "OrderStartedIntegrationEvent");',
+          '        await channel.BasicConsumeAsync(queue: "basket", autoAck: false, consumer: consumer);',
+          '    }',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'Ordering Messaging/EventBus.cs:7 | publish `eshop_event_bus` / `OrderStartedIntegrationEvent` | Basket Messaging/Subscriber.cs:7 consume queue `basket`',
+    ]);
+    expect(gaps(r)).toEqual([
+      'publisher Ordering Messaging/EventBus.cs:11 no binding routes `eshop_event_bus` / `OrderPaidIntegrationEvent` to a queue',
+    ]);
+  });
+
+  it('Confluent.Kafka ProduceAsync/Produce and Subscribe are Kafka, kept apart from an AMQP exchange and queue of the same name', async () => {
+    const r = await reportOf({
+      Payments: {
+        'PaymentPublisher.cs': lines(
+          'public class PaymentPublisher',
+          '{',
+          '    private readonly IProducer<Null, string> _producer;',
+          '    public PaymentPublisher(ProducerConfig config) => _producer = new ProducerBuilder<Null, string>(config).Build();',
+          '    public Task PaidAsync(string json) => _producer.ProduceAsync("payments", new Message<Null, string> { Value = json });',
+          '    public void Publish(IModel channel, byte[] body) => channel.BasicPublish("payments", "", null, body);',
+          '}',
+        ),
+      },
+      Ledger: {
+        'LedgerWorker.cs': lines(
+          'public class LedgerWorker : BackgroundService',
+          '{',
+          '    protected override Task ExecuteAsync(CancellationToken ct)',
+          '    {',
+          '        using var consumer = new ConsumerBuilder<Ignore, string>(_config).Build();',
+          '        consumer.Subscribe("payments");',
+          '        while (!ct.IsCancellationRequested) Handle(consumer.Consume(ct));',
+          '        return Task.CompletedTask;',
+          '    }',
+          '}',
+        ),
+      },
+      Audit: {
+        'AuditListener.cs': lines(
+          'public class AuditListener',
+          '{',
+          '    public void Start(IModel channel, EventingBasicConsumer consumer)',
+          '    {',
+          '        channel.ExchangeDeclare("payments", ExchangeType.Fanout);',
+          '        channel.QueueDeclare("audit", true, false, false, null);',
+          '        channel.QueueBind("audit", "payments", "");',
+          '        channel.BasicConsume("audit", true, consumer);',
+          '    }',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'Payments PaymentPublisher.cs:5 | produce Kafka topic `payments` | Ledger LedgerWorker.cs:6 consume Kafka topic `payments`',
+      'Payments PaymentPublisher.cs:6 | publish `payments` | Audit AuditListener.cs:8 consume queue `audit`',
+    ]);
+    expect(r.messagingGaps).toEqual([]);
+  });
+});
