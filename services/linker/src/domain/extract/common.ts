@@ -277,8 +277,11 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
         for (const t of splitList(c.args[1])) sink.consume('kafka', t, c.loc);
         break;
       }
+      // amqplib consume(queue, onMessage) and amqp091 Consume(queue, consumer, …) take a handler or options after the
+      // queue; a one-argument Consume(ct) / consume(timeout) is a Kafka poll (Confluent.Kafka, confluent-kafka), not AMQP.
       const q = s(arg(c, 0, 'queue'));
-      if (q !== undefined && (lower !== 'consume' || c.args.length >= 1)) sink.consume('rabbitmq', q, c.loc);
+      if (q !== undefined && (lower !== 'consume' || c.args.length >= 2 || c.named.has('queue')))
+        sink.consume('rabbitmq', q, c.loc);
       break;
     }
     // ---- bindings and declarations
