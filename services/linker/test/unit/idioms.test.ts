@@ -576,3 +576,202 @@ describe('C# idioms', () => {
     expect(r.messagingGaps).toEqual([]);
   });
 });
+
+describe('JavaScript/TypeScript idioms', () => {
+  it('Express routers mounted on prefixes from another file; axios.create({ baseURL }), got, superagent, fetch with template literals', async () => {
+    const r = await reportOf({
+      users: {
+        'src/routes/users.js': lines(
+          "const express = require('express');",
+          'const router = express.Router();',
+          '',
+          "router.get('/:id', async (req, res) => res.json(await Users.find(req.params.id)));",
+          "router.post('/', async (req, res) => res.status(201).json(await Users.create(req.body)));",
+          "router.delete('/:id/sessions', revoke);",
+          '',
+          'module.exports = router;',
+        ),
+        'src/app.js': lines(
+          "const express = require('express');",
+          "const users = require('./routes/users');",
+          '',
+          'const app = express();',
+          'app.use(express.json());',
+          "app.use('/api/users', users);",
+          'app.listen(3000);',
+        ),
+      },
+      web: {
+        'src/api.ts': lines(
+          "import axios from 'axios';",
+          "import got from 'got';",
+          "import superagent from 'superagent';",
+          '',
+          "const USERS = process.env.USERS_URL ?? 'http://users:3000';",
+          'const users = axios.create({ baseURL: `${USERS}/api`, timeout: 2000 });',
+          '',
+          'export const getUser = (id: string) => users.get(`/users/${id}`);',
+          'export const createUser = (body: unknown) => got.post(`${USERS}/api/users`, { json: body }).json();',
+          'export const revoke = (id: string) => superagent.delete(`${USERS}/api/users/${id}/sessions`);',
+          "export const whoami = (id: string) => fetch(`${USERS}/api/users/${encodeURIComponent(id)}`, { headers: { accept: 'application/json' } });",
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web src/api.ts:8 | GET users/api/users/{} | users src/routes/users.js:4 GET /api/users/:id (express)',
+      'web src/api.ts:9 | POST users/api/users | users src/routes/users.js:5 POST /api/users (express)',
+      'web src/api.ts:10 | DELETE users/api/users/{}/sessions | users src/routes/users.js:6 DELETE /api/users/:id/sessions (express)',
+      'web src/api.ts:11 | GET users/api/users/{} | users src/routes/users.js:4 GET /api/users/:id (express)',
+    ]);
+    expect(r.unresolvedCalls).toEqual([]);
+  });
+
+  it('NestJS @Controller prefix + @Get/@Post with setGlobalPrefix; Fastify routes registered with a prefix', async () => {
+    const r = await reportOf({
+      notes: {
+        'src/main.ts': lines(
+          "import { NestFactory } from '@nestjs/core';",
+          'async function bootstrap() {',
+          '  const app = await NestFactory.create(AppModule);',
+          "  app.setGlobalPrefix('api');",
+          '  await app.listen(3000);',
+          '}',
+          'bootstrap();',
+        ),
+        'src/notes/notes.controller.ts': lines(
+          "import { Body, Controller, Get, Param, Post } from '@nestjs/common';",
+          '',
+          "@Controller('notes')",
+          'export class NotesController {',
+          "  @Get(':id')",
+          "  findOne(@Param('id') id: string) {",
+          '    return this.notes.findOne(id);',
+          '  }',
+          '',
+          '  @Post()',
+          '  create(@Body() dto: CreateNoteDto) {',
+          '    return this.notes.create(dto);',
+          '  }',
+          '}',
+        ),
+      },
+      search: {
+        'src/server.js': lines(
+          "const fastify = require('fastify')({ logger: true });",
+          '',
+          "fastify.get('/health', async () => ({ ok: true }));",
+          "fastify.post('/search/reindex/:noteId', async (request) => reindex(request.params.noteId));",
+          'fastify.listen({ port: 3000 });',
+        ),
+      },
+      web: {
+        'src/client.js': lines(
+          "const axios = require('axios');",
+          "const NOTES = 'http://notes:3000/api';",
+          'exports.note = (id) => axios.get(`${NOTES}/notes/${id}`);',
+          'exports.create = (note) => axios.post(`${NOTES}/notes`, note);',
+          "exports.reindex = (id) => axios({ method: 'post', url: `http://search:3000/search/reindex/${id}` });",
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web src/client.js:3 | GET notes/api/notes/{} | notes src/notes/notes.controller.ts:5 GET /api/notes/:id (nestjs)',
+      'web src/client.js:4 | POST notes/api/notes | notes src/notes/notes.controller.ts:10 POST /api/notes (nestjs)',
+      'web src/client.js:5 | POST search/search/reindex/{} | search src/server.js:4 POST /search/reindex/:noteId (fastify)',
+    ]);
+  });
+});
+
+describe('Java idioms', () => {
+  it('WebClient.builder().baseUrl(…) from @Value with a default, YAML placeholders with defaults, class + method @RequestMapping', async () => {
+    const r = await reportOf({
+      'catalog-service': {
+        'src/main/resources/application.yml': lines('spring:', '  application:', '    name: catalog-service'),
+        'src/main/java/c/ProductController.java': lines(
+          '@RestController',
+          '@RequestMapping("/api/products")',
+          'public class ProductController {',
+          '  @GetMapping("/{id}")',
+          '  public Mono<Product> one(@PathVariable String id) { return repo.findById(id); }',
+          '  @RequestMapping(value = "/{id}/price", method = RequestMethod.PUT)',
+          '  public Mono<Void> price(@PathVariable String id, @RequestBody Price p) { return service.price(id, p); }',
+          '}',
+        ),
+      },
+      'order-service': {
+        'src/main/resources/application.yml': lines(
+          'clients:',
+          '  catalog:',
+          '    url: ${CATALOG_URL:http://catalog-service:8080}',
+        ),
+        'src/main/java/o/CatalogClient.java': lines(
+          '@Component',
+          'public class CatalogClient {',
+          '  private final WebClient webClient;',
+          '  public CatalogClient(WebClient.Builder builder, @Value("${clients.catalog.url}") String baseUrl) {',
+          '    this.webClient = builder.baseUrl(baseUrl).build();',
+          '  }',
+          '  public Mono<Product> product(String id) {',
+          '    return webClient.get().uri("/api/products/{id}", id).retrieve().bodyToMono(Product.class);',
+          '  }',
+          '  public Mono<Void> price(String id, Price p) {',
+          '    return webClient.put().uri("/api/products/{id}/price", id).bodyValue(p).retrieve().bodyToMono(Void.class);',
+          '  }',
+          '}',
+        ),
+        'src/main/java/o/PricingClient.java': lines(
+          '@Component',
+          'public class PricingClient {',
+          '  private final WebClient client = WebClient.builder().baseUrl("http://catalog-service:8080/api").build();',
+          '  public Mono<Product> product(String id) { return client.get().uri("/products/" + id).retrieve().bodyToMono(Product.class); }',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'order-service src/main/java/o/CatalogClient.java:8 | GET catalog-service/api/products/{} | catalog-service src/main/java/c/ProductController.java:4 GET /api/products/{id} (spring)',
+      'order-service src/main/java/o/CatalogClient.java:11 | PUT catalog-service/api/products/{}/price | catalog-service src/main/java/c/ProductController.java:6 PUT /api/products/{id}/price (spring)',
+      'order-service src/main/java/o/PricingClient.java:4 | GET catalog-service/api/products/{} | catalog-service src/main/java/c/ProductController.java:4 GET /api/products/{id} (spring)',
+    ]);
+    expect(r.unresolvedCalls).toEqual([]);
+  });
+
+  it('@RabbitListener with @QueueBinding and RabbitTemplate; @KafkaListener and KafkaTemplate with topics from properties', async () => {
+    const r = await reportOf({
+      orders: {
+        'src/main/resources/application.properties': 'app.kafka.topic=order-events\n',
+        'src/main/java/o/OrderEvents.java': lines(
+          '@Service',
+          'public class OrderEvents {',
+          '  @Value("${app.kafka.topic}") private String topic;',
+          '  public void placed(Order o) {',
+          '    rabbitTemplate.convertAndSend("orders.exchange", "orders.placed", o);',
+          '    kafkaTemplate.send(topic, o.getId(), o);',
+          '  }',
+          '}',
+        ),
+      },
+      shipping: {
+        'src/main/resources/application.yml': lines('app:', '  events:', '    topic: order-events'),
+        'src/main/java/s/Listeners.java': lines(
+          '@Component',
+          'public class Listeners {',
+          '  @RabbitListener(bindings = @QueueBinding(',
+          '      value = @Queue(value = "shipping.orders", durable = "true"),',
+          '      exchange = @Exchange(value = "orders.exchange", type = ExchangeTypes.TOPIC),',
+          '      key = "orders.*"))',
+          '  public void onOrder(Order o) {}',
+          '',
+          '  @KafkaListener(topics = "${app.events.topic}", groupId = "shipping")',
+          '  public void onEvent(String json) {}',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'orders src/main/java/o/OrderEvents.java:5 | publish `orders.exchange` / `orders.placed` | shipping src/main/java/s/Listeners.java:3 consume queue `shipping.orders`',
+      'orders src/main/java/o/OrderEvents.java:6 | produce Kafka topic `order-events` | shipping src/main/java/s/Listeners.java:9 consume Kafka topic `order-events`',
+    ]);
+    expect(r.messagingGaps).toEqual([]);
+  });
+});

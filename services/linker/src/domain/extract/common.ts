@@ -21,10 +21,21 @@ export function rawName(parts: readonly Part[] | undefined): string | undefined 
   return parts.map((p) => ('lit' in p ? p.lit : 'ref' in p ? p.ref : '{}')).join('');
 }
 
-/** Text of a value for names (queues, topics): unknown parts become `{}`. */
+/**
+ * Text of a value for names (queues, topics): configuration and environment values stay placeholders
+ * (`${app.topic}`, `${TOPIC:orders}`) that the link stage resolves through the attached configuration;
+ * other unknown parts become `{}`.
+ */
 export function nameOf(parts: readonly Part[] | undefined): string | undefined {
   if (!parts || parts.length === 0) return undefined;
-  return parts.map((p) => ('lit' in p ? p.lit : '{}')).join('');
+  return parts
+    .map((p) => {
+      if ('lit' in p) return p.lit;
+      const key = 'config' in p ? p.config : 'env' in p ? p.env : undefined;
+      if (key === undefined) return '{}';
+      return p.fallback === undefined ? `\${${key}}` : `\${${key}:${p.fallback}}`;
+    })
+    .join('');
 }
 
 export function concat(...lists: readonly (readonly Part[])[]): Part[] {
@@ -320,8 +331,10 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
       const topic = c.named.get('topic');
       if (topic && c.named.has('messages')) sink.publish('kafka', '', s(topic)!, c.loc);
       else if (/kafka|producer/.test(recv) && c.args[0]) {
-        // Only a literal topic: `producer.send(new ProducerRecord(...))` is read from the record itself.
-        const t = literal(c.args[0]);
+        // `producer.send(new ProducerRecord(...))` is read from the record itself (a wholly unknown argument);
+        // a topic from configuration (`@Value("${app.topic}") String topic`) is resolved when linking.
+        const a0 = c.args[0];
+        const t = a0.length === 1 && 'hole' in a0[0]! ? undefined : nameOf(a0);
         if (t !== undefined) sink.publish('kafka', '', t, c.loc);
       }
       break;
