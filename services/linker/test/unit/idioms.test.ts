@@ -626,7 +626,7 @@ describe('JavaScript/TypeScript idioms', () => {
     expect(r.unresolvedCalls).toEqual([]);
   });
 
-  it('NestJS @Controller prefix + @Get/@Post with setGlobalPrefix; Fastify routes registered with a prefix', async () => {
+  it('NestJS @Controller prefix + @Get/@Post with setGlobalPrefix; Fastify plugins registered with a prefix (own file and inline)', async () => {
     const r = await reportOf({
       notes: {
         'src/main.ts': lines(
@@ -660,8 +660,19 @@ describe('JavaScript/TypeScript idioms', () => {
           "const fastify = require('fastify')({ logger: true });",
           '',
           "fastify.get('/health', async () => ({ ok: true }));",
-          "fastify.post('/search/reindex/:noteId', async (request) => reindex(request.params.noteId));",
+          "fastify.register(require('./routes/search'), { prefix: '/search' });",
+          'fastify.register(',
+          '  async (api) => {',
+          "    api.get('/stats/:noteId', async (request) => stats(request.params.noteId));",
+          '  },',
+          "  { prefix: '/v1' },",
+          ');',
           'fastify.listen({ port: 3000 });',
+        ),
+        'src/routes/search.js': lines(
+          'module.exports = async function searchRoutes(fastify, opts) {',
+          "  fastify.post('/reindex/:noteId', async (request) => reindex(request.params.noteId));",
+          '};',
         ),
       },
       web: {
@@ -671,14 +682,17 @@ describe('JavaScript/TypeScript idioms', () => {
           'exports.note = (id) => axios.get(`${NOTES}/notes/${id}`);',
           'exports.create = (note) => axios.post(`${NOTES}/notes`, note);',
           "exports.reindex = (id) => axios({ method: 'post', url: `http://search:3000/search/reindex/${id}` });",
+          'exports.stats = (id) => axios.get(`http://search:3000/v1/stats/${id}`);',
         ),
       },
     });
     expect(rows(r)).toEqual([
       'web src/client.js:3 | GET notes/api/notes/{} | notes src/notes/notes.controller.ts:5 GET /api/notes/:id (nestjs)',
       'web src/client.js:4 | POST notes/api/notes | notes src/notes/notes.controller.ts:10 POST /api/notes (nestjs)',
-      'web src/client.js:5 | POST search/search/reindex/{} | search src/server.js:4 POST /search/reindex/:noteId (fastify)',
+      'web src/client.js:5 | POST search/search/reindex/{} | search src/routes/search.js:2 POST /search/reindex/:noteId (fastify)',
+      'web src/client.js:6 | GET search/v1/stats/{} | search src/server.js:7 GET /v1/stats/:noteId (fastify)',
     ]);
+    expect(r.unresolvedCalls).toEqual([]);
   });
 });
 

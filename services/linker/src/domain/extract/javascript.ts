@@ -221,10 +221,63 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
     return out;
   }
 
-  // ---- after the walk: mounts, app.use('/prefix', router)
+  /** The `prefix` of a Fastify `register(plugin, { prefix })` call, when literal. */
+  function registerPrefix(call: Node | null | undefined): string | undefined {
+    const fn = call?.type === 'call_expression' ? call.childForFieldName('function') : null;
+    if (fn?.type !== 'member_expression' || fn.childForFieldName('property')?.text !== 'register') return undefined;
+    const opts = call!.childForFieldName('arguments')?.namedChildren.filter((x): x is Node => x !== null)[1];
+    return opts?.type === 'object' ? literal(objectProps(opts).get('prefix')) : undefined;
+  }
+
+  /**
+   * Routes declared on a function's first parameter are a plugin's (Fastify `async function (fastify, opts)`,
+   * `module.exports = (app) => …`): inline in `register(fn, { prefix })` they take its prefix (nested ones
+   * joined); in a plugin of its own file they take the prefix of the file's registration (a mount).
+   */
+  function pluginOf(call: Node, receiver: string): { prefix: string } | { file: string } | undefined {
+    const fns = ['arrow_function', 'function_expression', 'function', 'function_declaration'];
+    let owner: Node | undefined;
+    for (let n: Node | null = call.parent; n; n = n.parent) {
+      if (!fns.includes(n.type)) continue;
+      const params = n.childForFieldName('parameters')?.namedChildren ?? [n.childForFieldName('parameter')];
+      const first = params[0];
+      const firstName = first?.type === 'identifier' ? first.text : first?.childForFieldName('pattern')?.text;
+      if (firstName === receiver) owner = n;
+      break;
+    }
+    if (!owner) return undefined;
+    const prefixes: string[] = [];
+    for (let n: Node | null = owner; n; n = n.parent) {
+      if (!fns.includes(n.type) || n.parent?.type !== 'arguments') continue;
+      const p = registerPrefix(n.parent.parent);
+      if (p !== undefined) prefixes.unshift(p);
+    }
+    return prefixes.length ? { prefix: joinPath(...prefixes) } : { file };
+  }
+
+  // ---- after the walk: mounts, app.use('/prefix', router), fastify.register(plugin, { prefix })
   function onMount(call: Node): void {
     const fn = call.childForFieldName('function');
     const args = call.childForFieldName('arguments')?.namedChildren.filter((x): x is Node => x !== null) ?? [];
+    const registered = registerPrefix(call);
+    if (registered !== undefined && args[0]) {
+      // fastify.register(require('./routes/search'), { prefix }) or an imported plugin
+      const t = args[0];
+      const req =
+        t.type === 'call_expression' && /^(require|import)$/.test(t.childForFieldName('function')?.text ?? '');
+      const spec = req
+        ? unquote(t.childForFieldName('arguments')?.namedChild(0)?.text ?? '')
+        : t.type === 'identifier'
+          ? imports.get(t.text)
+          : undefined;
+      if (spec?.startsWith('.'))
+        sink.facts.mounts.push({
+          prefix: registered,
+          target: joinModule(file, spec),
+          loc: { file, line: lineOf(call) },
+        });
+      return;
+    }
     if (fn?.type === 'member_expression' && fn.childForFieldName('property')?.text === 'use' && args.length >= 2) {
       const prefix = literal(evaluate(args[0]!));
       const target = args[args.length - 1]!;
@@ -345,12 +398,15 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
         const path = literal(args[0]);
         if (path !== undefined) {
           const method: HttpMethod = httpMethod(name === 'del' ? 'delete' : name) ?? 'ANY';
-          const mountedHere = mounts.get(receiver);
-          const routerFile = routers.has(receiver) && mountedHere === undefined ? file : undefined;
+          const plugin = servers.has(receiver) || routers.has(receiver) ? undefined : pluginOf(call, receiver);
+          const mountedHere = mounts.get(receiver) ?? (plugin && 'prefix' in plugin ? plugin.prefix : undefined);
+          const routerFile =
+            routers.has(receiver) && mountedHere === undefined ? file : plugin && 'file' in plugin ? file : undefined;
           sink.endpoint(
             method,
             joinPath(mountedHere ?? '', path),
-            servers.get(receiver) ?? (/fastify/i.test(receiver) ? 'fastify' : 'express'),
+            servers.get(receiver) ??
+              (/fastify/i.test(receiver) || (plugin && 'prefix' in plugin) ? 'fastify' : 'express'),
             loc,
             routerFile,
           );
