@@ -120,6 +120,8 @@ export interface ServiceDecl {
   readonly targets: readonly string[];
   readonly env: readonly ConfigEntry[];
   readonly loc: Loc;
+  /** A Kubernetes workload no Service selects: its env applies to the repository it runs; its name is no host. */
+  readonly noHost?: boolean;
 }
 
 export interface SourceFacts {

@@ -789,3 +789,147 @@ describe('Java idioms', () => {
     expect(r.messagingGaps).toEqual([]);
   });
 });
+
+describe('configuration across repositories (item 3)', () => {
+  it('docker-compose environment of a service names the hosts and Kafka topics its code reads from the environment', async () => {
+    const r = await reportOf({
+      deploy: {
+        'docker-compose.yml': lines(
+          'services:',
+          '  orders-svc:',
+          '    build: ../orders',
+          '    environment:',
+          '      EVENTS_TOPIC: order-events',
+          '  web:',
+          '    build: ../web',
+          '    environment:',
+          '      - ORDERS_API=http://orders-svc:8080',
+          '      - EVENTS_TOPIC=order-events',
+        ),
+      },
+      orders: {
+        'src/app.ts': lines(
+          'const app = express();',
+          "app.get('/api/orders/:id', getOrder);",
+          'await producer.send({ topic: process.env.EVENTS_TOPIC, messages: [{ value: json }] });',
+        ),
+      },
+      web: {
+        'src/orders.ts': lines(
+          'export const order = (id: string) => fetch(`${process.env.ORDERS_API}/api/orders/${id}`);',
+          'await consumer.subscribe({ topic: process.env.EVENTS_TOPIC, fromBeginning: false });',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web src/orders.ts:1 | GET orders-svc/api/orders/{} | orders src/app.ts:2 GET /api/orders/:id (express)',
+      'orders src/app.ts:3 | produce Kafka topic `order-events` | web src/orders.ts:2 consume Kafka topic `order-events`',
+    ]);
+    expect(r.unresolvedCalls).toEqual([]);
+    expect(r.messagingGaps).toEqual([]);
+  });
+
+  it('Kubernetes: the env of a Deployment no Service exposes, and a Service (namespaced cluster DNS name) selecting the target workload by label', async () => {
+    const r = await reportOf({
+      k8s: {
+        'manifests/billing.yaml': lines(
+          'apiVersion: apps/v1',
+          'kind: Deployment',
+          'metadata:',
+          '  name: billing',
+          'spec:',
+          '  selector:',
+          '    matchLabels:',
+          '      app: billing',
+          '  template:',
+          '    metadata:',
+          '      labels:',
+          '        app: billing',
+          '    spec:',
+          '      containers:',
+          '        - name: billing',
+          '          image: registry.example.com/shop/billing-api:1.4.2',
+          '---',
+          'apiVersion: v1',
+          'kind: Service',
+          'metadata:',
+          '  name: billing-internal',
+          'spec:',
+          '  selector:',
+          '    app: billing',
+          '  ports:',
+          '    - port: 80',
+          '      targetPort: 8080',
+        ),
+        'manifests/checkout.yaml': lines(
+          'apiVersion: apps/v1',
+          'kind: Deployment',
+          'metadata:',
+          '  name: checkout',
+          'spec:',
+          '  template:',
+          '    spec:',
+          '      containers:',
+          '        - name: checkout',
+          '          image: registry.example.com/shop/checkout:2.0.0',
+          '          env:',
+          '            - name: BILLING_URL',
+          '              value: http://billing-internal.shop.svc.cluster.local',
+        ),
+      },
+      'billing-api': {
+        'main.go': lines('package main', '', 'func main() {', '\thttp.HandleFunc("POST /invoices", create)', '}'),
+      },
+      checkout: {
+        'checkout/billing.py': lines(
+          'import os',
+          'import requests',
+          '',
+          'BILLING_URL = os.environ["BILLING_URL"]',
+          '',
+          '',
+          'def invoice(order):',
+          '    return requests.post(f"{BILLING_URL}/invoices", json=order)',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'checkout checkout/billing.py:8 | POST billing-internal.shop.svc.cluster.local/invoices | billing-api main.go:4 POST /invoices (net/http)',
+    ]);
+  });
+});
+
+describe('each verdict explained (item 5)', () => {
+  it('ambiguous names both candidates; no matching route names the repository; external host names the host; rows carry both sides', async () => {
+    const r = await reportOf({
+      inventory: { 'src/app.ts': "const app = express();\napp.get('/api/items/:id', h);\n" },
+      catalog: { 'src/app.ts': "const app = express();\napp.get('/api/items/:sku', h);\napp.get('/api/brands', h);\n" },
+      web: {
+        'src/api.ts': lines(
+          'export const item = (id: string) => fetch(`/api/items/${id}`);',
+          "export const colours = () => fetch('http://catalog/api/colours');",
+          "export const rates = () => fetch('https://api.rates.example.com/v1/latest');",
+          "export const brands = () => fetch('http://catalog/api/brands');",
+        ),
+      },
+    });
+    expect(r.table).toEqual([
+      {
+        caller: 'web src/api.ts:4',
+        calls: 'GET catalog/api/brands',
+        servedBy: 'catalog src/app.ts:3 GET /api/brands (express)',
+        match: 'host `catalog` + exact path',
+      },
+    ]);
+    expect(unresolved(r)).toEqual([
+      'web src/api.ts:1 GET /api/items/{} — ambiguous: served by `catalog` and `inventory`, nothing tells them apart',
+      'web src/api.ts:2 GET catalog/api/colours — no matching route: `catalog` serves no GET /api/colours',
+      'web src/api.ts:3 GET api.rates.example.com/v1/latest — external host: `api.rates.example.com` is not a service of this application',
+    ]);
+    // The evidence of both candidates' routes.
+    expect(r.unresolvedCalls[0]!.candidates).toEqual([
+      { source: 'catalog', file: 'src/app.ts', line: 2 },
+      { source: 'inventory', file: 'src/app.ts', line: 2 },
+    ]);
+  });
+});

@@ -31,8 +31,8 @@ export function nameOf(parts: readonly Part[] | undefined): string | undefined {
   return parts
     .map((p) => {
       if ('lit' in p) return p.lit;
-      const key = 'config' in p ? p.config : 'env' in p ? p.env : undefined;
-      if (key === undefined) return '{}';
+      if (!('config' in p) && !('env' in p)) return '{}';
+      const key = 'config' in p ? p.config : p.env;
       return p.fallback === undefined ? `\${${key}}` : `\${${key}:${p.fallback}}`;
     })
     .join('');
