@@ -933,3 +933,52 @@ describe('each verdict explained (item 5)', () => {
     ]);
   });
 });
+
+describe('inline mounts and chained clients', () => {
+  it("app.use('/api', require('./routes/x')) with require('express').Router(); CreateClient(\"name\").GetAsync chained, Configuration[…] ?? default; a class-held httpx.AsyncClient", async () => {
+    const r = await reportOf({
+      orders: {
+        'src/app.js': lines(
+          "const app = require('express')();",
+          "app.use('/api', require('./routes/orders'));",
+          'app.listen(8080);',
+        ),
+        'src/routes/orders.js': lines(
+          "const router = require('express').Router();",
+          "router.get('/orders/:id', (req, res) => res.json(find(req.params.id)));",
+          'module.exports = router;',
+        ),
+      },
+      basket: {
+        'Program.cs': lines(
+          'builder.Services.AddHttpClient("orders", c => c.BaseAddress = new Uri(builder.Configuration["Services:Orders"] ?? "http://orders:8080"));',
+        ),
+        'OrdersLookup.cs': lines(
+          'public class OrdersLookup(IHttpClientFactory factory)',
+          '{',
+          '    public Task<string> Get(int id) => factory.CreateClient("orders").GetStringAsync($"api/orders/{id}");',
+          '}',
+        ),
+      },
+      reports: {
+        'reports/clients.py': lines(
+          'import httpx',
+          '',
+          '',
+          'class OrdersClient:',
+          '    def __init__(self):',
+          '        self._client = httpx.AsyncClient(base_url="http://orders:8080/api")',
+          '',
+          '    async def order(self, oid: int):',
+          '        resp = await self._client.get(f"/orders/{oid}")',
+          '        return resp.json()',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'basket OrdersLookup.cs:3 | GET orders/api/orders/{} | orders src/routes/orders.js:2 GET /api/orders/:id (express)',
+      'reports reports/clients.py:9 | GET orders/api/orders/{} | orders src/routes/orders.js:2 GET /api/orders/:id (express)',
+    ]);
+    expect(r.unresolvedCalls).toEqual([]);
+  });
+});

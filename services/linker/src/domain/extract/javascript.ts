@@ -191,7 +191,7 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
     while (v.type === 'await_expression' || v.type === 'parenthesized_expression') v = v.namedChild(0) ?? v;
     if (v.type !== 'call_expression' && v.type !== 'new_expression') return;
     const fn = (v.childForFieldName('function') ?? v.childForFieldName('constructor'))?.text ?? '';
-    if (/^(express\.Router|Router|koaRouter|KoaRouter)$/.test(fn)) {
+    if (/^(express\.Router|Router|koaRouter|KoaRouter|require\(\s*['"]express['"]\s*\)\.Router)$/.test(fn)) {
       servers.set(name, 'express');
       routers.add(name);
       // Koa: new Router({ prefix: '/api' })
@@ -281,6 +281,17 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
     if (fn?.type === 'member_expression' && fn.childForFieldName('property')?.text === 'use' && args.length >= 2) {
       const prefix = literal(evaluate(args[0]!));
       const target = args[args.length - 1]!;
+      // app.use('/api', require('./routes/orders'))
+      const required =
+        target.type === 'call_expression' && target.childForFieldName('function')?.text === 'require'
+          ? target.childForFieldName('arguments')?.namedChild(0)
+          : undefined;
+      if (prefix !== undefined && required?.type === 'string' && unquote(required.text).startsWith('.'))
+        sink.facts.mounts.push({
+          prefix,
+          target: joinModule(file, unquote(required.text)),
+          loc: { file, line: lineOf(call) },
+        });
       if (prefix !== undefined && target.type === 'identifier') {
         mounts.set(target.text, prefix);
         const spec = imports.get(target.text);
