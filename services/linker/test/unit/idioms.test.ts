@@ -626,7 +626,7 @@ describe('JavaScript/TypeScript idioms', () => {
     expect(r.unresolvedCalls).toEqual([]);
   });
 
-  it('NestJS @Controller prefix + @Get/@Post with setGlobalPrefix; Fastify plugins registered with a prefix (own file and inline)', async () => {
+  it('NestJS @Controller prefix + @Get/@Post with setGlobalPrefix; Fastify plugins registered with a prefix (own file, inline, nested)', async () => {
     const r = await reportOf({
       notes: {
         'src/main.ts': lines(
@@ -664,6 +664,7 @@ describe('JavaScript/TypeScript idioms', () => {
           'fastify.register(',
           '  async (api) => {',
           "    api.get('/stats/:noteId', async (request) => stats(request.params.noteId));",
+          "    api.register(async (admin) => admin.delete('/cache/:noteId', purge), { prefix: '/admin' });",
           '  },',
           "  { prefix: '/v1' },",
           ');',
@@ -683,6 +684,7 @@ describe('JavaScript/TypeScript idioms', () => {
           'exports.create = (note) => axios.post(`${NOTES}/notes`, note);',
           "exports.reindex = (id) => axios({ method: 'post', url: `http://search:3000/search/reindex/${id}` });",
           'exports.stats = (id) => axios.get(`http://search:3000/v1/stats/${id}`);',
+          'exports.purge = (id) => axios.delete(`http://search:3000/v1/admin/cache/${id}`);',
         ),
       },
     });
@@ -691,6 +693,7 @@ describe('JavaScript/TypeScript idioms', () => {
       'web src/client.js:4 | POST notes/api/notes | notes src/notes/notes.controller.ts:10 POST /api/notes (nestjs)',
       'web src/client.js:5 | POST search/search/reindex/{} | search src/routes/search.js:2 POST /search/reindex/:noteId (fastify)',
       'web src/client.js:6 | GET search/v1/stats/{} | search src/server.js:7 GET /v1/stats/:noteId (fastify)',
+      'web src/client.js:7 | DELETE search/v1/admin/cache/{} | search src/server.js:8 DELETE /v1/admin/cache/:noteId (fastify)',
     ]);
     expect(r.unresolvedCalls).toEqual([]);
   });

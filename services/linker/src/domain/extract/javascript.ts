@@ -402,14 +402,19 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       return;
     }
     if (receiver && VERBS.has(name) && args[0]) {
+      const plugin =
+        servers.has(receiver) || clients.has(receiver) || CLIENT_LIBS.has(receiver) || argNodes.length < 2
+          ? undefined
+          : pluginOf(call, receiver);
+      // A route on the parameter of an inline `register(async (admin) => …, { prefix })` plugin, whatever its name.
       const isServer =
         servers.has(receiver) ||
+        (plugin !== undefined && 'prefix' in plugin) ||
         (!clients.has(receiver) && !CLIENT_LIBS.has(receiver) && SERVER_NAMES.test(receiver) && argNodes.length >= 2);
       if (isServer && argNodes.length >= 2) {
         const path = literal(args[0]);
         if (path !== undefined) {
           const method: HttpMethod = httpMethod(name === 'del' ? 'delete' : name) ?? 'ANY';
-          const plugin = servers.has(receiver) || routers.has(receiver) ? undefined : pluginOf(call, receiver);
           const mountedHere = mounts.get(receiver) ?? (plugin && 'prefix' in plugin ? plugin.prefix : undefined);
           const routerFile =
             routers.has(receiver) && mountedHere === undefined ? file : plugin && 'file' in plugin ? file : undefined;
