@@ -189,6 +189,58 @@ describe('Go idioms', () => {
     ]);
   });
 
+  it('chi Mount of a router built by a function of the file (mounts of mounts) or held in a variable; chi Method', async () => {
+    const r = await reportOf({
+      shop: {
+        'cmd/shop/main.go': lines(
+          'package main',
+          '',
+          'func main() {',
+          '\tr := chi.NewRouter()',
+          '\tr.Use(middleware.Logger)',
+          '\tr.Mount("/api", apiRouter())',
+          '\thttp.ListenAndServe(":8080", r)',
+          '}',
+          '',
+          'func apiRouter() http.Handler {',
+          '\tr := chi.NewRouter()',
+          '\tr.Mount("/orders", ordersRouter())',
+          '\tcarts := chi.NewRouter()',
+          '\tcarts.Get("/{cartID}", getCart)',
+          '\tr.Mount("/carts", carts)',
+          '\treturn r',
+          '}',
+          '',
+          'func ordersRouter() chi.Router {',
+          '\tr := chi.NewRouter()',
+          '\tr.Get("/", listOrders)',
+          '\tr.Route("/{orderID}", func(r chi.Router) {',
+          '\t\tr.Get("/", getOrder)',
+          '\t\tr.Method(http.MethodPut, "/status", http.HandlerFunc(setStatus))',
+          '\t})',
+          '\treturn r',
+          '}',
+        ),
+      },
+      web: {
+        'src/shop.ts': lines(
+          "const SHOP = 'http://shop:8080/api';",
+          'export const orders = () => fetch(`${SHOP}/orders`);',
+          'export const order = (id: string) => fetch(`${SHOP}/orders/${id}`);',
+          "export const status = (id: string) => fetch(`${SHOP}/orders/${id}/status`, { method: 'PUT' });",
+          'export const cart = (id: string) => fetch(`${SHOP}/carts/${id}`);',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web src/shop.ts:2 | GET shop/api/orders | shop cmd/shop/main.go:21 GET /api/orders (chi)',
+      'web src/shop.ts:3 | GET shop/api/orders/{} | shop cmd/shop/main.go:23 GET /api/orders/{orderID} (chi)',
+      'web src/shop.ts:4 | PUT shop/api/orders/{}/status | shop cmd/shop/main.go:24 PUT /api/orders/{orderID}/status (chi)',
+      'web src/shop.ts:5 | GET shop/api/carts/{} | shop cmd/shop/main.go:14 GET /api/carts/{cartID} (chi)',
+    ]);
+    expect(r.unresolvedCalls).toEqual([]);
+  });
+
   it('sarama (sync and async producers, partition and group consumers) and segmentio/kafka-go (Writer, Message, Reader)', async () => {
     const r = await reportOf({
       orders: {

@@ -24,6 +24,8 @@ const GO_NAMES = new Set([
   'Handle',
   'Handler',
   'HandlerFunc',
+  'Method',
+  'MethodFunc',
   'PostForm',
   'NewRequest',
   'NewRequestWithContext',
@@ -181,9 +183,47 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
     if (!router && methods.length === 0) return;
     const handler = args(call)[0]?.text ?? '';
     const framework = /^(httptransport|kithttp)\.NewServer\b/.test(handler) ? 'go-kit' : 'gorilla/mux';
-    const full = joinPath(router?.prefix ?? '', prefix, path);
+    const full = joinPath(prefixOf(call, node.text), prefix, path);
     for (const m of methods.length ? methods : (['ANY'] as HttpMethod[])) sink.endpoint(m, full, framework, loc);
   }
+
+  /** chi `r.Mount("/orders", ordersRouter())`: the routes of the function `ordersRouter` (same file) take the prefix. */
+  const mountedFuncs = new Map<string, { prefix: string; at: Node }>();
+  /** chi `r.Mount("/orders", orders)` of a router variable. */
+  const mountedVars = new Map<string, string>();
+
+  function onMountCall(call: Node): void {
+    const fn = call.childForFieldName('function');
+    if (fn?.type !== 'selector_expression' || fn.childForFieldName('field')?.text !== 'Mount') return;
+    const [p, h] = args(call);
+    const prefix = p ? literal(evaluate(p)) : undefined;
+    if (prefix === undefined || !h) return;
+    const router = routers.get(fn.childForFieldName('operand')?.text ?? '');
+    const full = joinPath(router?.prefix ?? '', routePrefix(call), prefix);
+    if (h.type === 'call_expression') {
+      const target = h.childForFieldName('function');
+      const name = target?.type === 'selector_expression' ? target.childForFieldName('field')?.text : target?.text;
+      if (name && target?.type !== 'func_literal') mountedFuncs.set(name, { prefix: full, at: call });
+    } else if (h.type === 'identifier' && routers.has(h.text)) mountedVars.set(h.text, full);
+  }
+
+  /** The prefix a chi `Mount` gives the function around `node` (mounts of mounts joined). */
+  function mountPrefix(node: Node, depth = 0): string {
+    if (depth > 8 || mountedFuncs.size === 0) return '';
+    let n: Node | null = node.parent;
+    while (n && n.type !== 'function_declaration' && n.type !== 'method_declaration') n = n.parent;
+    const mount = n ? mountedFuncs.get(n.childForFieldName('name')?.text ?? '') : undefined;
+    return mount ? joinPath(mountPrefix(mount.at, depth + 1), mount.prefix) : '';
+  }
+
+  /** The prefixes in front of a route registered on `receiver` at `call`. */
+  const prefixOf = (call: Node, receiver: string): string =>
+    joinPath(
+      mountPrefix(call),
+      mountedVars.get(receiver) ?? '',
+      routers.get(receiver)?.prefix ?? '',
+      routePrefix(call),
+    );
 
   /** chi `r.Route("/orders", func(r chi.Router) { ... })` prefixes the calls inside the function. */
   function routePrefix(node: Node): string {
@@ -235,8 +275,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
         if (listed.length) methods = listed;
       }
       const framework = router?.framework ?? (receiver === 'http' ? 'net/http' : outer ? 'gorilla/mux' : 'net/http');
-      for (const method of methods)
-        sink.endpoint(method, joinPath(router?.prefix ?? '', routePrefix(call), path), framework, loc);
+      for (const method of methods) sink.endpoint(method, joinPath(prefixOf(call, receiver), path), framework, loc);
       return;
     }
     if (
@@ -251,7 +290,14 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
       // gin/echo groups also serve their own prefix: items.POST("", create)
       if (path === undefined || !(path.startsWith('/') || (path === '' && router?.prefix))) return;
       const framework = router?.framework ?? (CHI_VERBS.has(name) ? 'chi' : 'gin');
-      sink.endpoint(httpMethod(name) ?? 'ANY', joinPath(router?.prefix ?? '', routePrefix(call), path), framework, loc);
+      sink.endpoint(httpMethod(name) ?? 'ANY', joinPath(prefixOf(call, receiver), path), framework, loc);
+      return;
+    }
+    // chi: r.Method(http.MethodGet, "/x", h), r.MethodFunc("POST", "/x", h)
+    if ((name === 'Method' || name === 'MethodFunc') && a.length >= 3 && router) {
+      const path = literal(vals[1]);
+      const m = httpMethod(a[0]!.text.replace(/^http\.Method/, '')) ?? httpMethod(literal(vals[0]));
+      if (path !== undefined && m) sink.endpoint(m, joinPath(prefixOf(call, receiver), path), router.framework, loc);
       return;
     }
     // gorilla / go-kit: r.Methods("GET").Path("/x").Handler(httptransport.NewServer(...)), in any order
@@ -305,6 +351,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
       assignment_statement: declareBinding,
     },
     rules: [
+      { on: ['call_expression'], each: onMountCall },
       { on: ['call_expression'], each: onCall },
       { on: ['composite_literal'], each: onComposite },
       sqlStringRule(sink, file, ['interpreted_string_literal', 'raw_string_literal'], (s) => s.text.slice(1, -1)),
