@@ -538,6 +538,41 @@ describe('C# idioms', () => {
     expect(r.unresolvedCalls).toEqual([]);
   });
 
+  it('API versioning in the URL: v{version:apiVersion} on a controller [Route] and on a MapGroup fits v1, v2', async () => {
+    const r = await reportOf({
+      'Catalog.Api': {
+        'Controllers/ItemsController.cs': lines(
+          '[ApiController]',
+          '[ApiVersion("1.0")]',
+          '[Route("api/v{version:apiVersion}/[controller]")]',
+          'public class ItemsController : ControllerBase',
+          '{',
+          '    [HttpGet("{id:int}")]',
+          '    public async Task<ActionResult<Item>> Get(int id) => Ok(await _items.FindAsync(id));',
+          '}',
+        ),
+        'Program.cs': lines(
+          'var brands = app.MapGroup("/api/v{version:apiVersion}/brands").WithApiVersionSet(versionSet);',
+          'brands.MapGet("/", ListBrands);',
+        ),
+      },
+      web: {
+        'src/catalog.ts': lines(
+          'export const item = (id: number) => fetch(`http://catalog.api/api/v1/items/${id}`);',
+          "export const brands = () => fetch('http://catalog.api/api/v2/brands');",
+          "export const legacy = () => fetch('http://catalog.api/api/version1/brands/x');",
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web src/catalog.ts:1 | GET catalog.api/api/v1/items/{} | Catalog.Api Controllers/ItemsController.cs:6 GET /api/v{version:apiVersion}/Items/{id:int} (aspnetcore-mvc)',
+      'web src/catalog.ts:2 | GET catalog.api/api/v2/brands | Catalog.Api Program.cs:2 GET /api/v{version:apiVersion}/brands (aspnetcore-minimal)',
+    ]);
+    expect(unresolved(r)).toEqual([
+      'web src/catalog.ts:3 GET catalog.api/api/version1/brands/x — no matching route: `Catalog.Api` serves no GET /api/version1/brands/x',
+    ]);
+  });
+
   it('RabbitMQ.Client (ExchangeDeclare, BasicPublish, QueueDeclare, QueueBind, BasicConsume; named arguments and the async API)', async () => {
     const r = await reportOf({
       Ordering: {
