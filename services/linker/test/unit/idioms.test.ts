@@ -840,7 +840,7 @@ describe('Java idioms', () => {
     expect(r.unresolvedCalls).toEqual([]);
   });
 
-  it('@RabbitListener with @QueueBinding and RabbitTemplate; @KafkaListener and KafkaTemplate with topics from properties', async () => {
+  it('@RabbitListener with @QueueBinding and RabbitTemplate; @KafkaListener and KafkaTemplate with topics from properties; send(record) is no topic', async () => {
     const r = await reportOf({
       orders: {
         'src/main/resources/application.properties': 'app.kafka.topic=order-events\n',
@@ -851,6 +851,7 @@ describe('Java idioms', () => {
           '  public void placed(Order o) {',
           '    rabbitTemplate.convertAndSend("orders.exchange", "orders.placed", o);',
           '    kafkaTemplate.send(topic, o.getId(), o);',
+          '    kafkaProducer.send(record, callback); // a record, not a topic: no gap',
           '  }',
           '}',
         ),

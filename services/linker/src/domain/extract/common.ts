@@ -51,6 +51,8 @@ export function concat(...lists: readonly (readonly Part[])[]): Part[] {
 }
 
 export const HOLE_PART: Part = { hole: true };
+/** How `nameOf` writes an unknown part. */
+const PARAM_TEXT = '{}';
 
 /**
  * A model class of an HTTP client (`…/client/…`, `…/clients/…`, `…/dto/…`): an annotation such as
@@ -331,11 +333,11 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
       const topic = c.named.get('topic');
       if (topic && c.named.has('messages')) sink.publish('kafka', '', s(topic)!, c.loc);
       else if (/kafka|producer/.test(recv) && c.args[0]) {
-        // `producer.send(new ProducerRecord(...))` is read from the record itself (a wholly unknown argument);
-        // a topic from configuration (`@Value("${app.topic}") String topic`) is resolved when linking.
-        const a0 = c.args[0];
-        const t = a0.length === 1 && 'hole' in a0[0]! ? undefined : nameOf(a0);
-        if (t !== undefined) sink.publish('kafka', '', t, c.loc);
+        // A literal topic, or one from configuration (`@Value("${app.topic}") String topic`, resolved when
+        // linking). Anything else is usually a record (`producer.send(record)`, read where the
+        // `ProducerRecord` is created) or a batch, not a topic: no fact.
+        const t = nameOf(c.args[0]);
+        if (t !== undefined && !t.includes(PARAM_TEXT)) sink.publish('kafka', '', t, c.loc);
       }
       break;
     }
