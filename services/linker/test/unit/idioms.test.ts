@@ -786,6 +786,62 @@ describe('JavaScript/TypeScript idioms', () => {
   });
 });
 
+describe('NestJS URI versioning', () => {
+  it('enableVersioning({ type: VersioningType.URI }): /prefix/v{version}/controller/route from @Controller({ version }), @Version, defaultVersion', async () => {
+    const r = await reportOf({
+      notes: {
+        'src/main.ts': lines(
+          "import { NestFactory } from '@nestjs/core';",
+          "import { VersioningType } from '@nestjs/common';",
+          'async function bootstrap() {',
+          '  const app = await NestFactory.create(AppModule);',
+          "  app.setGlobalPrefix('api');",
+          "  app.enableVersioning({ type: VersioningType.URI, defaultVersion: '1' });",
+          '  await app.listen(3000);',
+          '}',
+        ),
+        'src/notes.controller.ts': lines(
+          "@Controller({ path: 'notes', version: ['1', '2'] })",
+          'export class NotesController {',
+          "  @Get(':id')",
+          '  findOne() {}',
+          '',
+          "  @Version('3')",
+          "  @Delete(':id')",
+          '  remove() {}',
+          '}',
+        ),
+        'src/tags.controller.ts': lines(
+          "@Controller('tags')",
+          'export class TagsController {',
+          '  @Get()',
+          '  all() {}',
+          '}',
+        ),
+      },
+      web: {
+        'src/client.ts': lines(
+          "const NOTES = 'http://notes:3000/api';",
+          'export const v1 = (id: string) => fetch(`${NOTES}/v1/notes/${id}`);',
+          'export const v2 = (id: string) => fetch(`${NOTES}/v2/notes/${id}`);',
+          "export const del = (id: string) => fetch(`${NOTES}/v3/notes/${id}`, { method: 'DELETE' });",
+          'export const tags = () => fetch(`${NOTES}/v1/tags`);',
+          "export const old = (id: string) => fetch(`${NOTES}/v1/notes/${id}`, { method: 'DELETE' });",
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web src/client.ts:2 | GET notes/api/v1/notes/{} | notes src/notes.controller.ts:3 GET /api/v1/notes/:id (nestjs)',
+      'web src/client.ts:3 | GET notes/api/v2/notes/{} | notes src/notes.controller.ts:3 GET /api/v2/notes/:id (nestjs)',
+      'web src/client.ts:4 | DELETE notes/api/v3/notes/{} | notes src/notes.controller.ts:7 DELETE /api/v3/notes/:id (nestjs)',
+      'web src/client.ts:5 | GET notes/api/v1/tags | notes src/tags.controller.ts:3 GET /api/v1/tags (nestjs)',
+    ]);
+    expect(unresolved(r)).toEqual([
+      'web src/client.ts:6 DELETE notes/api/v1/notes/{} — no matching route: `notes` serves no DELETE /api/v1/notes/{}',
+    ]);
+  });
+});
+
 describe('Java idioms', () => {
   it('WebClient.builder().baseUrl(…) from @Value with a default, YAML placeholders with defaults, class + method @RequestMapping', async () => {
     const r = await reportOf({

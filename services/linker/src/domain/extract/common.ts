@@ -170,6 +170,7 @@ export class Sink {
     loc: Loc,
     routerFile?: string,
     routerPrefix?: string,
+    versions?: readonly string[],
   ): void {
     if (this.#once(`e|${method}|${path}|${loc.file}|${loc.line}`))
       this.facts.endpoints.push({
@@ -179,6 +180,7 @@ export class Sink {
         loc,
         ...(routerFile ? { routerFile } : {}),
         ...(routerFile && routerPrefix !== undefined ? { routerPrefix } : {}),
+        ...(versions && versions.length ? { versions } : {}),
       });
   }
   call(

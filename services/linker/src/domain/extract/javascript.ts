@@ -30,6 +30,7 @@ const JS_NAMES = new Set([
   'knex',
   'model',
   'setGlobalPrefix',
+  'enableVersioning',
   'ajax',
   'getJSON',
   'jsonp',
@@ -208,6 +209,17 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
     }
   }
 
+  /** The value nodes of an object literal's pairs, by key. */
+  function objectNodes(obj: Node): Map<string, Node> {
+    const out = new Map<string, Node>();
+    for (const pair of obj.namedChildren) {
+      const key = pair?.type === 'pair' ? pair.childForFieldName('key') : null;
+      const value = pair?.childForFieldName('value');
+      if (key && value) out.set(key.type === 'string' ? unquote(key.text) : key.text, value);
+    }
+    return out;
+  }
+
   function objectProps(obj: Node | null): Map<string, Part[]> {
     const out = new Map<string, Part[]>();
     if (obj?.type !== 'object') return out;
@@ -320,6 +332,22 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
 
     if (name === 'setGlobalPrefix' && args[0] && literal(args[0]) !== undefined)
       sink.facts.globalPrefixes.push({ framework: 'nestjs', prefix: literal(args[0])! });
+    // app.enableVersioning({ type: VersioningType.URI, prefix?, defaultVersion? }); URI is the default type.
+    if (name === 'enableVersioning') {
+      const opts = argNodes[0]?.type === 'object' ? argNodes[0] : undefined;
+      const type = opts ? objectNodes(opts).get('type')?.text : undefined;
+      if (type === undefined || /(^|\.)URI$/.test(type)) {
+        const p = opts ? objectNodes(opts).get('prefix') : undefined;
+        const vPrefix = p?.type === 'false' ? '' : (literal(named.get('prefix')) ?? 'v');
+        sink.facts.globalPrefixes.push({ framework: 'nestjs-uri-version', prefix: vPrefix });
+        const def = literal(named.get('defaultVersion'));
+        if (def !== undefined)
+          sink.facts.globalPrefixes.push({
+            framework: 'nestjs-default-version',
+            prefix: def.split(LIST_SEP).filter(Boolean).join(','),
+          });
+      }
+    }
     // knex('orders'), mongoose.model('Order', schema)
     if (name === 'knex' && args[0] && literal(args[0])) sink.data('table', literal(args[0])!, loc);
     if (name === 'model' && receiver === 'mongoose' && args[0] && literal(args[0]))
@@ -455,9 +483,13 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       ...(cls.parent?.type === 'export_statement' ? cls.parent.namedChildren : []),
     ].filter((x): x is Node => x?.type === 'decorator');
     let prefix: string | undefined;
+    let versions: string[] | undefined;
     for (const d of decorators) {
       const { name, args, props } = decorator(d);
-      if (name === 'Controller') prefix = literal(args[0]) ?? literal(props.get('path')) ?? '';
+      if (name === 'Controller') {
+        prefix = literal(args[0]) ?? literal(props.get('path')) ?? '';
+        versions = versionList(props.get('version'));
+      }
       if (name === 'Entity') {
         const table =
           literal(args[0]) ?? literal(props.get('name')) ?? cls.childForFieldName('name')?.text.toLowerCase();
@@ -466,14 +498,46 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
     }
     if (prefix === undefined) return;
     const body = cls.childForFieldName('body');
+    // Decorators of one method precede it; `@Version('2')` among them overrides the controller's version.
+    let pending: { method: HttpMethod; sub: string; line: number }[] = [];
+    let methodVersions: string[] | undefined;
+    const flush = (): void => {
+      for (const p of pending)
+        sink.endpoint(
+          p.method,
+          joinPath(prefix, p.sub),
+          'nestjs',
+          { file, line: p.line },
+          undefined,
+          undefined,
+          methodVersions ?? versions,
+        );
+      pending = [];
+      methodVersions = undefined;
+    };
     for (const member of body?.namedChildren ?? []) {
-      if (member?.type !== 'decorator') continue;
+      if (member?.type !== 'decorator') {
+        flush();
+        continue;
+      }
       const { name, args, props } = decorator(member);
+      if (name === 'Version') {
+        methodVersions = versionList(args[0]) ?? [];
+        continue;
+      }
       const method = httpMethod(name === 'All' ? 'ANY' : name);
       if (!method) continue;
       const sub = literal(args[0]) ?? literal(props.get('path')) ?? '';
-      sink.endpoint(method, joinPath(prefix, sub), 'nestjs', { file, line: lineOf(member) });
+      pending.push({ method, sub, line: lineOf(member) });
     }
+    flush();
+  }
+
+  /** `'1'` or `['1', '2']`; `VERSION_NEUTRAL` (not literal) is no version. */
+  function versionList(v: Part[] | undefined): string[] | undefined {
+    const text = literal(v);
+    if (text === undefined) return undefined;
+    return text.split(LIST_SEP).filter(Boolean);
   }
 
   function decorator(d: Node): { name: string; args: Part[][]; props: Map<string, Part[]> } {
