@@ -296,6 +296,51 @@ describe('Go idioms', () => {
   });
 });
 
+describe('Go RabbitMQ', () => {
+  it('amqp091-go: q, err := ch.QueueDeclare("name", …) then q.Name in QueueBind and Consume; PublishWithContext', async () => {
+    const r = await reportOf({
+      orders: {
+        'internal/events/publisher.go': lines(
+          'package events',
+          '',
+          'func (p *Publisher) OrderCreated(ctx context.Context, body []byte) error {',
+          '\treturn p.ch.PublishWithContext(ctx, "orders", "order.created", false, false, amqp.Publishing{',
+          '\t\tContentType: "application/json",',
+          '\t\tBody:        body,',
+          '\t})',
+          '}',
+        ),
+      },
+      mailer: {
+        'main.go': lines(
+          'package main',
+          '',
+          'func main() {',
+          '\tconn, _ := amqp.Dial(os.Getenv("AMQP_URL"))',
+          '\tch, _ := conn.Channel()',
+          '\t_ = ch.ExchangeDeclare("orders", "topic", true, false, false, false, nil)',
+          '\tq, err := ch.QueueDeclare(',
+          '\t\t"emails", // name',
+          '\t\ttrue,     // durable',
+          '\t\tfalse, false, false, nil,',
+          '\t)',
+          '\tfailOnError(err, "declare")',
+          '\t_ = ch.QueueBind(q.Name, "order.*", "orders", false, nil)',
+          '\tmsgs, _ := ch.Consume(q.Name, "", true, false, false, false, nil)',
+          '\tfor d := range msgs {',
+          '\t\tsend(d.Body)',
+          '\t}',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'orders internal/events/publisher.go:4 | publish `orders` / `order.created` | mailer main.go:14 consume queue `emails`',
+    ]);
+    expect(r.messagingGaps).toEqual([]);
+  });
+});
+
 describe('Python idioms', () => {
   it('FastAPI: APIRouter prefixes plus the include_router prefix of another module; requests and httpx AsyncClient(base_url)', async () => {
     const r = await reportOf({

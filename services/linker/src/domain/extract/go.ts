@@ -95,6 +95,13 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
       scope.add(n.text, v, true);
       classify(n.text, v);
     });
+    // amqp091: q, err := ch.QueueDeclare("emails", …) — `q.Name` is the declared queue's name.
+    const call = vs.length === 1 ? vs[0] : undefined;
+    const fn = call?.type === 'call_expression' ? call.childForFieldName('function') : null;
+    const declared = fn?.type === 'selector_expression' ? fn.childForFieldName('field')?.text : undefined;
+    const first = call ? args(call)[0] : undefined;
+    if (ns[0] && ns[0].text !== '_' && first && /^QueueDeclare(Passive)?$/.test(declared ?? ''))
+      scope.add(`${ns[0].text}.Name`, first, true);
   };
   const declareSpec = (node: Node): void => {
     const name = node.childForFieldName('name');
