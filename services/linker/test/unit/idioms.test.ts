@@ -342,7 +342,7 @@ describe('Go RabbitMQ', () => {
 });
 
 describe('Python idioms', () => {
-  it('FastAPI: APIRouter prefixes plus the include_router prefix of another module; requests and httpx AsyncClient(base_url)', async () => {
+  it('FastAPI: APIRouter prefixes plus the include_router prefix of another module; requests, httpx AsyncClient(base_url) and aiohttp ClientSession(base_url)', async () => {
     const r = await reportOf({
       orders: {
         'app/routers/orders.py': lines(
@@ -389,6 +389,12 @@ describe('Python idioms', () => {
           '',
           'def legacy(order_id):',
           '    return httpx.get(ORDERS_URL + "/api/v1/orders/" + str(order_id))',
+          '',
+          '',
+          'async def order_aio(order_id: int):',
+          '    async with aiohttp.ClientSession(ORDERS_URL) as session:',
+          '        async with session.get(f"/api/v1/orders/{order_id}") as resp:',
+          '            return await resp.json()',
         ),
       },
     });
@@ -396,6 +402,7 @@ describe('Python idioms', () => {
       'web web/clients.py:10 | GET orders/api/v1/orders/{} | orders app/routers/orders.py:6 GET /api/v1/orders/{order_id} (fastapi)',
       'web web/clients.py:15 | POST orders/api/v1/orders | orders app/routers/orders.py:11 POST /api/v1/orders (fastapi)',
       'web web/clients.py:19 | GET orders/api/v1/orders/{} | orders app/routers/orders.py:6 GET /api/v1/orders/{order_id} (fastapi)',
+      'web web/clients.py:24 | GET orders/api/v1/orders/{} | orders app/routers/orders.py:6 GET /api/v1/orders/{order_id} (fastapi)',
     ]);
     expect(r.unresolvedCalls).toEqual([]);
   });

@@ -35,6 +35,8 @@ function stringText(node: Node): { prefix: string; parts: Node[] } {
 const pythonRules: LanguageRules = ({ file, sink, scope }) => {
   const prefixes = new Map<string, string>(); // APIRouter / Blueprint var → prefix
   const clients = new Map<string, Part[]>();
+  /** The library of a client variable when it is not httpx/requests (`aiohttp`). */
+  const clientLib = new Map<string, string>();
   const flaskApps = new Set<string>();
   /** Variables holding a Kafka consumer (kafka-python `KafkaConsumer`, confluent-kafka `Consumer`), whatever their name. */
   const kafkaConsumers = new Set<string>();
@@ -192,6 +194,14 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
       prefixes.set(name, literal(kw.get('prefix') ?? kw.get('url_prefix')) ?? '');
     if (/^(Flask|flask\.Flask|Blueprint|flask\.Blueprint)$/.test(fn)) flaskApps.add(name);
     if (/^(httpx\.(Async)?Client|requests\.Session|Session)$/.test(fn)) clients.set(name, kw.get('base_url') ?? []);
+    // aiohttp.ClientSession(base_url) — positional or keyword
+    if (/^(aiohttp\.)?ClientSession$/.test(fn)) {
+      const first = v
+        .childForFieldName('arguments')
+        ?.namedChildren.find((x) => x !== null && x.type !== 'keyword_argument');
+      clients.set(name, kw.get('base_url') ?? (first ? evaluate(first) : []));
+      clientLib.set(name, 'aiohttp');
+    }
     if (/^((kafka|confluent_kafka)\.)?(KafkaConsumer|Consumer|DeserializingConsumer|AIOKafkaConsumer)$/.test(fn))
       kafkaConsumers.add(name);
   }
@@ -280,7 +290,13 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
       const method =
         name === 'request' ? (httpMethod(literal(args[0] ?? named.get('method'))) ?? 'GET') : httpMethod(name)!;
       const url = name === 'request' ? (args[1] ?? named.get('url')) : (args[0] ?? named.get('url'));
-      if (url) sink.call(method, withBase(clients.get(receiver), url), isLib ? receiver : 'httpx', loc);
+      if (url)
+        sink.call(
+          method,
+          withBase(clients.get(receiver), url),
+          isLib ? receiver : (clientLib.get(receiver) ?? 'httpx'),
+          loc,
+        );
     }
   }
 
