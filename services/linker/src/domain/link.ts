@@ -213,7 +213,7 @@ export function topology(sources: readonly SourceFacts[]): Topology {
         (names.has(svc.name.toLowerCase()) ? svc.name.toLowerCase() : undefined);
       if (!target) continue;
       const source = byLower.get(target)!;
-      hosts.set(svc.name.toLowerCase(), source);
+      if (!svc.noHost) hosts.set(svc.name.toLowerCase(), source);
       const list = extraEnv.get(source) ?? [];
       list.push(...svc.env.map((entry) => ({ entry, source: s.source })));
       extraEnv.set(source, list);

@@ -32,6 +32,11 @@ export interface Endpoint {
   readonly routerFile?: string;
   /** Set on Flask blueprint routes with `routerFile`: the blueprint's own `url_prefix`, baked into `path`. */
   readonly routerPrefix?: string;
+  /**
+   * NestJS: the versions of the controller or method (`@Controller({ version })`, `@Version`), put in
+   * the path (`/v1/…`) once the source is read, when it enables URI versioning.
+   */
+  readonly versions?: readonly string[];
 }
 
 /** `app.use('/prefix', importedRouter)`: the target is a module path relative to the source root, no extension. */
@@ -120,6 +125,8 @@ export interface ServiceDecl {
   readonly targets: readonly string[];
   readonly env: readonly ConfigEntry[];
   readonly loc: Loc;
+  /** A Kubernetes workload no Service selects: its env applies to the repository it runs; its name is no host. */
+  readonly noHost?: boolean;
 }
 
 export interface SourceFacts {
@@ -141,7 +148,10 @@ export interface SourceFacts {
   /** Constants visible across the source's files, by name (values already resolved within their file). */
   readonly constants: Record<string, Part[]>;
   readonly mounts: Mount[];
-  /** Prefixes applied to every endpoint of a framework (NestJS `setGlobalPrefix`). */
+  /**
+   * Prefixes applied to every endpoint of a framework (NestJS `setGlobalPrefix`); NestJS URI versioning
+   * as `nestjs-uri-version` (its prefix, `v` by default) and `nestjs-default-version` (versions joined by `,`).
+   */
   readonly globalPrefixes: { framework: string; prefix: string }[];
 }
 

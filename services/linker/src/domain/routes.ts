@@ -16,7 +16,24 @@ const PARAM_SEGMENT = [
 export function normaliseSegment(segment: string): string {
   if (segment.includes(HOLE)) return PARAM;
   for (const re of PARAM_SEGMENT) if (re.test(segment)) return PARAM;
+  // A parameter inside a segment (`v{version:apiVersion}`, `{name}.json`): literal text around `{}`.
+  if (/\{[^}]*\}/.test(segment)) return segment.replace(/\{[^}]*\}/g, PARAM).toLowerCase();
   return segment.toLowerCase();
+}
+
+const partialPatterns = new Map<string, RegExp>();
+/** Whether a call segment fits a template segment with a parameter inside (`v1` fits `v{}`). */
+function fitsPartial(call: string, template: string): boolean {
+  let re = partialPatterns.get(template);
+  if (!re) {
+    const body = template
+      .split(PARAM)
+      .map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('[^/]+');
+    re = new RegExp(`^${body}$`);
+    if (partialPatterns.size < 10_000) partialPatterns.set(template, re);
+  }
+  return call !== PARAM && re.test(call);
 }
 
 /** Splits a path (no scheme/host) into normalised segments; drops the query string and trailing slash. */
@@ -46,8 +63,12 @@ export function matchScore(call: readonly string[], template: readonly string[])
     const c = call[i]!;
     const t = template[i]!;
     if (t === PARAM) continue;
-    if (c !== t) return undefined;
-    literals++;
+    if (c === t) {
+      literals++;
+      continue;
+    }
+    if (t.includes(PARAM) && fitsPartial(c, t)) continue;
+    return undefined;
   }
   return literals;
 }

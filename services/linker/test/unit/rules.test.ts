@@ -25,6 +25,13 @@ describe('rule 1: templates normalised by position', () => {
     expect(matchScore(segments('/orders/latest'), segments('/orders/latest'))).toBe(2);
     expect(matchScore(segments(`/orders/${HOLE}`), segments('/orders/latest'))).toBeUndefined();
   });
+  it('a parameter inside a segment fits the literal text around it (v{version:apiVersion} fits v1, not x1 or a run-time value)', () => {
+    expect(segments('/api/v{version:apiVersion}/items')).toEqual(['api', 'v{}', 'items']);
+    expect(matchScore(segments('/api/v1/items'), segments('/api/v{version:apiVersion}/items'))).toBe(2);
+    expect(matchScore(segments('/api/x1/items'), segments('/api/v{version:apiVersion}/items'))).toBeUndefined();
+    expect(matchScore(segments(`/api/${HOLE}/items`), segments('/api/v{version}/items'))).toBeUndefined();
+    expect(matchScore(segments('/files/report.json'), segments('/files/{name}.json'))).toBe(1);
+  });
   it('ignores query strings and trailing slashes; literals compare case-insensitively', () => {
     expect(segments('/API/Orders/?page=2')).toEqual(['api', 'orders']);
     expect(joinPath('/api/', 'orders', '{id}')).toBe('/api/orders/{id}');

@@ -21,10 +21,21 @@ export function rawName(parts: readonly Part[] | undefined): string | undefined 
   return parts.map((p) => ('lit' in p ? p.lit : 'ref' in p ? p.ref : '{}')).join('');
 }
 
-/** Text of a value for names (queues, topics): unknown parts become `{}`. */
+/**
+ * Text of a value for names (queues, topics): configuration and environment values stay placeholders
+ * (`${app.topic}`, `${TOPIC:orders}`) that the link stage resolves through the attached configuration;
+ * other unknown parts become `{}`.
+ */
 export function nameOf(parts: readonly Part[] | undefined): string | undefined {
   if (!parts || parts.length === 0) return undefined;
-  return parts.map((p) => ('lit' in p ? p.lit : '{}')).join('');
+  return parts
+    .map((p) => {
+      if ('lit' in p) return p.lit;
+      if (!('config' in p) && !('env' in p)) return '{}';
+      const key = 'config' in p ? p.config : p.env;
+      return p.fallback === undefined ? `\${${key}}` : `\${${key}:${p.fallback}}`;
+    })
+    .join('');
 }
 
 export function concat(...lists: readonly (readonly Part[])[]): Part[] {
@@ -40,6 +51,8 @@ export function concat(...lists: readonly (readonly Part[])[]): Part[] {
 }
 
 export const HOLE_PART: Part = { hole: true };
+/** How `nameOf` writes an unknown part. */
+const PARAM_TEXT = '{}';
 
 /**
  * A model class of an HTTP client (`…/client/…`, `…/clients/…`, `…/dto/…`): an annotation such as
@@ -157,6 +170,7 @@ export class Sink {
     loc: Loc,
     routerFile?: string,
     routerPrefix?: string,
+    versions?: readonly string[],
   ): void {
     if (this.#once(`e|${method}|${path}|${loc.file}|${loc.line}`))
       this.facts.endpoints.push({
@@ -166,6 +180,7 @@ export class Sink {
         loc,
         ...(routerFile ? { routerFile } : {}),
         ...(routerFile && routerPrefix !== undefined ? { routerPrefix } : {}),
+        ...(versions && versions.length ? { versions } : {}),
       });
   }
   call(
@@ -277,8 +292,11 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
         for (const t of splitList(c.args[1])) sink.consume('kafka', t, c.loc);
         break;
       }
+      // amqplib consume(queue, onMessage) and amqp091 Consume(queue, consumer, …) take a handler or options after the
+      // queue; a one-argument Consume(ct) / consume(timeout) is a Kafka poll (Confluent.Kafka, confluent-kafka), not AMQP.
       const q = s(arg(c, 0, 'queue'));
-      if (q !== undefined && (lower !== 'consume' || c.args.length >= 1)) sink.consume('rabbitmq', q, c.loc);
+      if (q !== undefined && (lower !== 'consume' || c.args.length >= 2 || c.named.has('queue')))
+        sink.consume('rabbitmq', q, c.loc);
       break;
     }
     // ---- bindings and declarations
@@ -317,9 +335,11 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
       const topic = c.named.get('topic');
       if (topic && c.named.has('messages')) sink.publish('kafka', '', s(topic)!, c.loc);
       else if (/kafka|producer/.test(recv) && c.args[0]) {
-        // Only a literal topic: `producer.send(new ProducerRecord(...))` is read from the record itself.
-        const t = literal(c.args[0]);
-        if (t !== undefined) sink.publish('kafka', '', t, c.loc);
+        // A literal topic, or one from configuration (`@Value("${app.topic}") String topic`, resolved when
+        // linking). Anything else is usually a record (`producer.send(record)`, read where the
+        // `ProducerRecord` is created) or a batch, not a topic: no fact.
+        const t = nameOf(c.args[0]);
+        if (t !== undefined && !t.includes(PARAM_TEXT)) sink.publish('kafka', '', t, c.loc);
       }
       break;
     }

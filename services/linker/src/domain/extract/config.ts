@@ -138,6 +138,7 @@ function kubernetes(docs: Tree[], file: string): ServiceDecl[] {
     workloads.push({ labels, images, env, name: str(get(get(d, 'metadata'), 'name')) ?? '' });
   }
   const out: ServiceDecl[] = [];
+  const selected = new Set<(typeof workloads)[number]>();
   for (const d of docs) {
     if (str(get(d, 'kind')) !== 'Service') continue;
     const name = str(get(get(d, 'metadata'), 'name'));
@@ -145,6 +146,7 @@ function kubernetes(docs: Tree[], file: string): ServiceDecl[] {
     const selector = get(get(d, 'spec'), 'selector');
     const sel = selector?.kind === 'map' ? selector.entries.map(([k, v]) => [k, str(v) ?? ''] as const) : [];
     const matched = workloads.filter((w) => sel.length > 0 && sel.every(([k, v]) => w.labels.get(k) === v));
+    for (const w of matched) selected.add(w);
     out.push({
       name,
       targets: [...matched.flatMap((w) => [...w.images, w.name]), ...sel.map(([, v]) => v)],
@@ -152,6 +154,11 @@ function kubernetes(docs: Tree[], file: string): ServiceDecl[] {
       loc: { file, line: d.line },
     });
   }
+  // A workload that no Service of the file exposes (a worker, a front end behind an Ingress) still runs its
+  // image with its env: the env applies to that repository, the workload name is not a host.
+  for (const w of workloads)
+    if (!selected.has(w) && w.env.length > 0 && w.images.length > 0)
+      out.push({ name: w.name, targets: [...w.images, w.name], env: w.env, loc: w.env[0]!.loc, noHost: true });
   return out;
 }
 

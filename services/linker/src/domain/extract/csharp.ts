@@ -299,13 +299,23 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       for (const m of methods) sink.endpoint(httpMethod(m) ?? 'ANY', joinPath(prefix, path), 'aspnetcore-minimal', loc);
       return;
     }
+    /** `factory.CreateClient("orders").GetAsync(…)`: the named client of the chain. */
+    function chainedClientName(): string | undefined {
+      const target = fn?.type === 'member_access_expression' ? fn.childForFieldName('expression') : null;
+      if (target?.type !== 'invocation_expression') return undefined;
+      const inner = target.childForFieldName('function');
+      if (inner?.type !== 'member_access_expression' || inner.childForFieldName('name')?.text !== 'CreateClient')
+        return undefined;
+      const first = named(target.childForFieldName('arguments'))[0];
+      return first ? literal(evaluate(argExpr(first).expr)) : undefined;
+    }
     if (HTTP_CLIENT[name] && args[0] && (namedClients.has(receiver) || /http|client/i.test(receiver))) {
       const own = clientBases.get(receiver.replace(/^this\./, '')) ?? clientBases.get(receiver.replace(/^_/, ''));
       if (own) {
         sink.call(HTTP_CLIENT[name], withBase(own, args[0]), 'HttpClient', loc);
         return;
       }
-      const clientClass = namedClients.get(receiver) ?? enclosingClass(inv);
+      const clientClass = namedClients.get(receiver) ?? chainedClientName() ?? enclosingClass(inv);
       sink.call(HTTP_CLIENT[name], args[0], 'HttpClient', loc, clientClass ? { clientClass } : {});
       return;
     }

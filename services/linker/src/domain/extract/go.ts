@@ -22,7 +22,10 @@ const GO_NAMES = new Set([
   ...CHI_VERBS,
   'HandleFunc',
   'Handle',
-  'Path',
+  'Handler',
+  'HandlerFunc',
+  'Method',
+  'MethodFunc',
   'PostForm',
   'NewRequest',
   'NewRequestWithContext',
@@ -92,6 +95,13 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
       scope.add(n.text, v, true);
       classify(n.text, v);
     });
+    // amqp091: q, err := ch.QueueDeclare("emails", …) — `q.Name` is the declared queue's name.
+    const call = vs.length === 1 ? vs[0] : undefined;
+    const fn = call?.type === 'call_expression' ? call.childForFieldName('function') : null;
+    const declared = fn?.type === 'selector_expression' ? fn.childForFieldName('field')?.text : undefined;
+    const first = call ? args(call)[0] : undefined;
+    if (ns[0] && ns[0].text !== '_' && first && /^QueueDeclare(Passive)?$/.test(declared ?? ''))
+      scope.add(`${ns[0].text}.Name`, first, true);
   };
   const declareSpec = (node: Node): void => {
     const name = node.childForFieldName('name');
@@ -141,6 +151,87 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
     }
   }
 
+  /** `"GET"`, `http.MethodGet` or a constant: the HTTP methods of a gorilla `Methods(...)` call. */
+  function methodsOf(call: Node): HttpMethod[] {
+    const out: HttpMethod[] = [];
+    for (const a of args(call)) {
+      const m = httpMethod(a.text.replace(/^http\.Method/, '')) ?? httpMethod(literal(evaluate(a)));
+      if (m && !out.includes(m)) out.push(m);
+    }
+    return out;
+  }
+
+  /**
+   * gorilla/mux and go-kit routes built as a chain ending in `Handler`/`HandlerFunc`:
+   * `r.Path("/x").Methods("GET").HandlerFunc(h)`, `r.Methods("GET").Path("/x").Handler(httptransport.NewServer(…))`,
+   * in any order. A chain with a `PathPrefix` and no `Path` mounts a handler under a prefix: no endpoint.
+   */
+  function routeChain(call: Node, loc: { file: string; line: number }): void {
+    let path: string | undefined;
+    let methods: HttpMethod[] = [];
+    let hasPath = false;
+    let prefix = '';
+    let node: Node | null | undefined = call.childForFieldName('function')?.childForFieldName('operand');
+    while (node?.type === 'call_expression') {
+      const fn = node.childForFieldName('function');
+      if (fn?.type !== 'selector_expression') return;
+      const field = fn.childForFieldName('field')?.text;
+      const first = args(node)[0];
+      if (field === 'Path' && first) {
+        hasPath = true;
+        path = literal(evaluate(first));
+      } else if (field === 'PathPrefix' && first) prefix = joinPath(literal(evaluate(first)) ?? '{}', prefix);
+      else if (field === 'Methods') methods = methodsOf(node);
+      else if (!/^(Queries|Headers|HeadersRegexp|Schemes|Host|Name|MatcherFunc)$/.test(field ?? '')) return;
+      node = fn.childForFieldName('operand');
+    }
+    if (!node || !hasPath || path === undefined) return;
+    const router = routers.get(node.text);
+    if (!router && methods.length === 0) return;
+    const handler = args(call)[0]?.text ?? '';
+    const framework = /^(httptransport|kithttp)\.NewServer\b/.test(handler) ? 'go-kit' : 'gorilla/mux';
+    const full = joinPath(prefixOf(call, node.text), prefix, path);
+    for (const m of methods.length ? methods : (['ANY'] as HttpMethod[])) sink.endpoint(m, full, framework, loc);
+  }
+
+  /** chi `r.Mount("/orders", ordersRouter())`: the routes of the function `ordersRouter` (same file) take the prefix. */
+  const mountedFuncs = new Map<string, { prefix: string; at: Node }>();
+  /** chi `r.Mount("/orders", orders)` of a router variable. */
+  const mountedVars = new Map<string, string>();
+
+  function onMountCall(call: Node): void {
+    const fn = call.childForFieldName('function');
+    if (fn?.type !== 'selector_expression' || fn.childForFieldName('field')?.text !== 'Mount') return;
+    const [p, h] = args(call);
+    const prefix = p ? literal(evaluate(p)) : undefined;
+    if (prefix === undefined || !h) return;
+    const router = routers.get(fn.childForFieldName('operand')?.text ?? '');
+    const full = joinPath(router?.prefix ?? '', routePrefix(call), prefix);
+    if (h.type === 'call_expression') {
+      const target = h.childForFieldName('function');
+      const name = target?.type === 'selector_expression' ? target.childForFieldName('field')?.text : target?.text;
+      if (name && target?.type !== 'func_literal') mountedFuncs.set(name, { prefix: full, at: call });
+    } else if (h.type === 'identifier' && routers.has(h.text)) mountedVars.set(h.text, full);
+  }
+
+  /** The prefix a chi `Mount` gives the function around `node` (mounts of mounts joined). */
+  function mountPrefix(node: Node, depth = 0): string {
+    if (depth > 8 || mountedFuncs.size === 0) return '';
+    let n: Node | null = node.parent;
+    while (n && n.type !== 'function_declaration' && n.type !== 'method_declaration') n = n.parent;
+    const mount = n ? mountedFuncs.get(n.childForFieldName('name')?.text ?? '') : undefined;
+    return mount ? joinPath(mountPrefix(mount.at, depth + 1), mount.prefix) : '';
+  }
+
+  /** The prefixes in front of a route registered on `receiver` at `call`. */
+  const prefixOf = (call: Node, receiver: string): string =>
+    joinPath(
+      mountPrefix(call),
+      mountedVars.get(receiver) ?? '',
+      routers.get(receiver)?.prefix ?? '',
+      routePrefix(call),
+    );
+
   /** chi `r.Route("/orders", func(r chi.Router) { ... })` prefixes the calls inside the function. */
   function routePrefix(node: Node): string {
     const parts: string[] = [];
@@ -179,16 +270,19 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
       if (pattern === undefined) return;
       // Go 1.22 patterns: "GET /orders/{id}"
       const m = /^([A-Z]+)\s+(\/.*)$/.exec(pattern);
-      let method: HttpMethod = m ? (httpMethod(m[1]) ?? 'ANY') : 'ANY';
+      let methods: HttpMethod[] = [m ? (httpMethod(m[1]) ?? 'ANY') : 'ANY'];
       const path = m ? m[2]! : pattern;
-      // gorilla: r.HandleFunc("/x", h).Methods("POST")
+      // gorilla: r.HandleFunc("/x", h).Methods("POST", http.MethodHead)
       const outer =
         call.parent?.type === 'selector_expression' && call.parent.childForFieldName('field')?.text === 'Methods'
           ? call.parent.parent
           : null;
-      if (outer?.type === 'call_expression') method = httpMethod(literal(evaluate(args(outer)[0]!))) ?? method;
+      if (outer?.type === 'call_expression') {
+        const listed = methodsOf(outer);
+        if (listed.length) methods = listed;
+      }
       const framework = router?.framework ?? (receiver === 'http' ? 'net/http' : outer ? 'gorilla/mux' : 'net/http');
-      sink.endpoint(method, joinPath(router?.prefix ?? '', routePrefix(call), path), framework, loc);
+      for (const method of methods) sink.endpoint(method, joinPath(prefixOf(call, receiver), path), framework, loc);
       return;
     }
     if (
@@ -200,22 +294,22 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
       !/client/i.test(receiver)
     ) {
       const path = literal(vals[0]);
-      if (path === undefined || !path.startsWith('/')) return;
+      // gin/echo groups also serve their own prefix: items.POST("", create)
+      if (path === undefined || !(path.startsWith('/') || (path === '' && router?.prefix))) return;
       const framework = router?.framework ?? (CHI_VERBS.has(name) ? 'chi' : 'gin');
-      sink.endpoint(httpMethod(name) ?? 'ANY', joinPath(router?.prefix ?? '', routePrefix(call), path), framework, loc);
+      sink.endpoint(httpMethod(name) ?? 'ANY', joinPath(prefixOf(call, receiver), path), framework, loc);
       return;
     }
-    // gorilla / go-kit: r.Methods("GET").Path("/x").Handler(httptransport.NewServer(...))
-    if (name === 'Path' && operand?.type === 'call_expression' && vals[0]) {
-      const inner = operand.childForFieldName('function');
-      if (inner?.childForFieldName('field')?.text === 'Methods') {
-        const method = httpMethod(literal(evaluate(args(operand)[0]!))) ?? 'ANY';
-        const base = routers.get(inner.childForFieldName('operand')?.text ?? '');
-        const handler = call.parent?.parent?.type === 'call_expression' ? call.parent.parent.text : '';
-        const framework = /httptransport\.NewServer|kithttp\.NewServer/.test(handler) ? 'go-kit' : 'gorilla/mux';
-        const path = literal(vals[0]);
-        if (path !== undefined) sink.endpoint(method, joinPath(base?.prefix ?? '', path), framework, loc);
-      }
+    // chi: r.Method(http.MethodGet, "/x", h), r.MethodFunc("POST", "/x", h)
+    if ((name === 'Method' || name === 'MethodFunc') && a.length >= 3 && router) {
+      const path = literal(vals[1]);
+      const m = httpMethod(a[0]!.text.replace(/^http\.Method/, '')) ?? httpMethod(literal(vals[0]));
+      if (path !== undefined && m) sink.endpoint(m, joinPath(prefixOf(call, receiver), path), router.framework, loc);
+      return;
+    }
+    // gorilla / go-kit: r.Methods("GET").Path("/x").Handler(httptransport.NewServer(...)), in any order
+    if (name === 'Handler' || name === 'HandlerFunc') {
+      routeChain(call, loc);
       return;
     }
 
@@ -238,7 +332,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
     }
   }
 
-  // kafka-go / sarama: kafka.Writer{Topic: "x"}, kafka.ReaderConfig{Topic: "x"}, sarama.ProducerMessage{Topic: "x"}
+  // kafka-go / sarama: kafka.Writer{Topic: "x"}, kafka.Message{Topic: "x"} (a Writer without a topic), kafka.ReaderConfig{Topic: "x"}, sarama.ProducerMessage{Topic: "x"}
   function onComposite(c: Node): void {
     const type = c.childForFieldName('type')?.text ?? '';
     const producer = /(kafka\.(Writer|WriterConfig|Message)|sarama\.ProducerMessage)$/.test(type);
@@ -250,7 +344,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
       if (k?.text !== 'Topic' || !v) continue;
       const topic = literal(evaluate(v.namedChild(0) ?? v));
       if (topic === undefined) continue;
-      if (producer && type !== 'kafka.Message') sink.publish('kafka', '', topic, { file, line: lineOf(el) });
+      if (producer) sink.publish('kafka', '', topic, { file, line: lineOf(el) });
       if (consumer) sink.consume('kafka', topic, { file, line: lineOf(el) });
     }
   }
@@ -264,6 +358,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
       assignment_statement: declareBinding,
     },
     rules: [
+      { on: ['call_expression'], each: onMountCall },
       { on: ['call_expression'], each: onCall },
       { on: ['composite_literal'], each: onComposite },
       sqlStringRule(sink, file, ['interpreted_string_literal', 'raw_string_literal'], (s) => s.text.slice(1, -1)),

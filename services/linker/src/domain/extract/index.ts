@@ -170,14 +170,28 @@ function applyPrefixes(facts: SourceFacts): void {
   };
   const springBase = facts.config.find((c) => !c.scope && isSpringBaseKey(c.key))?.value;
   const nestPrefix = facts.globalPrefixes.find((g) => g.framework === 'nestjs')?.prefix;
+  // NestJS URI versioning: /{global prefix}/v{version}/{controller}/{route}, one endpoint per version.
+  const nestVersion = facts.globalPrefixes.find((g) => g.framework === 'nestjs-uri-version')?.prefix;
+  const nestDefault = facts.globalPrefixes
+    .find((g) => g.framework === 'nestjs-default-version')
+    ?.prefix.split(',')
+    .filter(Boolean);
+  const versioned: Endpoint[] = [];
   for (let i = 0; i < facts.endpoints.length; i++) {
     const ep = facts.endpoints[i]!;
     let path: string | undefined;
     if (ep.routerFile) path = mounted(ep);
-    else if (ep.framework === 'nestjs' && nestPrefix) path = joinPath(nestPrefix, ep.path);
+    else if (ep.framework === 'nestjs' && nestVersion !== undefined && (ep.versions ?? nestDefault)?.length) {
+      const [first, ...more] = (ep.versions ?? nestDefault)!.map((v) =>
+        joinPath(nestPrefix ?? '', `${nestVersion}${v}`, ep.path),
+      );
+      path = first;
+      for (const p of more) versioned.push({ ...ep, path: p });
+    } else if (ep.framework === 'nestjs' && nestPrefix) path = joinPath(nestPrefix, ep.path);
     else if (ep.framework === 'spring' && springBase) path = joinPath(springBase, ep.path);
     if (path !== undefined) facts.endpoints[i] = { ...ep, path };
   }
+  facts.endpoints.push(...versioned);
 }
 
 /**

@@ -30,6 +30,7 @@ const JS_NAMES = new Set([
   'knex',
   'model',
   'setGlobalPrefix',
+  'enableVersioning',
   'ajax',
   'getJSON',
   'jsonp',
@@ -191,7 +192,7 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
     while (v.type === 'await_expression' || v.type === 'parenthesized_expression') v = v.namedChild(0) ?? v;
     if (v.type !== 'call_expression' && v.type !== 'new_expression') return;
     const fn = (v.childForFieldName('function') ?? v.childForFieldName('constructor'))?.text ?? '';
-    if (/^(express\.Router|Router|koaRouter|KoaRouter)$/.test(fn)) {
+    if (/^(express\.Router|Router|koaRouter|KoaRouter|require\(\s*['"]express['"]\s*\)\.Router)$/.test(fn)) {
       servers.set(name, 'express');
       routers.add(name);
       // Koa: new Router({ prefix: '/api' })
@@ -208,6 +209,17 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
     }
   }
 
+  /** The value nodes of an object literal's pairs, by key. */
+  function objectNodes(obj: Node): Map<string, Node> {
+    const out = new Map<string, Node>();
+    for (const pair of obj.namedChildren) {
+      const key = pair?.type === 'pair' ? pair.childForFieldName('key') : null;
+      const value = pair?.childForFieldName('value');
+      if (key && value) out.set(key.type === 'string' ? unquote(key.text) : key.text, value);
+    }
+    return out;
+  }
+
   function objectProps(obj: Node | null): Map<string, Part[]> {
     const out = new Map<string, Part[]>();
     if (obj?.type !== 'object') return out;
@@ -221,13 +233,77 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
     return out;
   }
 
-  // ---- after the walk: mounts, app.use('/prefix', router)
+  /** The `prefix` of a Fastify `register(plugin, { prefix })` call, when literal. */
+  function registerPrefix(call: Node | null | undefined): string | undefined {
+    const fn = call?.type === 'call_expression' ? call.childForFieldName('function') : null;
+    if (fn?.type !== 'member_expression' || fn.childForFieldName('property')?.text !== 'register') return undefined;
+    const opts = call!.childForFieldName('arguments')?.namedChildren.filter((x): x is Node => x !== null)[1];
+    return opts?.type === 'object' ? literal(objectProps(opts).get('prefix')) : undefined;
+  }
+
+  /**
+   * Routes declared on a function's first parameter are a plugin's (Fastify `async function (fastify, opts)`,
+   * `module.exports = (app) => …`): inline in `register(fn, { prefix })` they take its prefix (nested ones
+   * joined); in a plugin of its own file they take the prefix of the file's registration (a mount).
+   */
+  function pluginOf(call: Node, receiver: string): { prefix: string } | { file: string } | undefined {
+    const fns = ['arrow_function', 'function_expression', 'function', 'function_declaration'];
+    let owner: Node | undefined;
+    for (let n: Node | null = call.parent; n; n = n.parent) {
+      if (!fns.includes(n.type)) continue;
+      const params = n.childForFieldName('parameters')?.namedChildren ?? [n.childForFieldName('parameter')];
+      const first = params[0];
+      const firstName = first?.type === 'identifier' ? first.text : first?.childForFieldName('pattern')?.text;
+      if (firstName === receiver) owner = n;
+      break;
+    }
+    if (!owner) return undefined;
+    const prefixes: string[] = [];
+    for (let n: Node | null = owner; n; n = n.parent) {
+      if (!fns.includes(n.type) || n.parent?.type !== 'arguments') continue;
+      const p = registerPrefix(n.parent.parent);
+      if (p !== undefined) prefixes.unshift(p);
+    }
+    return prefixes.length ? { prefix: joinPath(...prefixes) } : { file };
+  }
+
+  // ---- after the walk: mounts, app.use('/prefix', router), fastify.register(plugin, { prefix })
   function onMount(call: Node): void {
     const fn = call.childForFieldName('function');
     const args = call.childForFieldName('arguments')?.namedChildren.filter((x): x is Node => x !== null) ?? [];
+    const registered = registerPrefix(call);
+    if (registered !== undefined && args[0]) {
+      // fastify.register(require('./routes/search'), { prefix }) or an imported plugin
+      const t = args[0];
+      const req =
+        t.type === 'call_expression' && /^(require|import)$/.test(t.childForFieldName('function')?.text ?? '');
+      const spec = req
+        ? unquote(t.childForFieldName('arguments')?.namedChild(0)?.text ?? '')
+        : t.type === 'identifier'
+          ? imports.get(t.text)
+          : undefined;
+      if (spec?.startsWith('.'))
+        sink.facts.mounts.push({
+          prefix: registered,
+          target: joinModule(file, spec),
+          loc: { file, line: lineOf(call) },
+        });
+      return;
+    }
     if (fn?.type === 'member_expression' && fn.childForFieldName('property')?.text === 'use' && args.length >= 2) {
       const prefix = literal(evaluate(args[0]!));
       const target = args[args.length - 1]!;
+      // app.use('/api', require('./routes/orders'))
+      const required =
+        target.type === 'call_expression' && target.childForFieldName('function')?.text === 'require'
+          ? target.childForFieldName('arguments')?.namedChild(0)
+          : undefined;
+      if (prefix !== undefined && required?.type === 'string' && unquote(required.text).startsWith('.'))
+        sink.facts.mounts.push({
+          prefix,
+          target: joinModule(file, unquote(required.text)),
+          loc: { file, line: lineOf(call) },
+        });
       if (prefix !== undefined && target.type === 'identifier') {
         mounts.set(target.text, prefix);
         const spec = imports.get(target.text);
@@ -256,6 +332,22 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
 
     if (name === 'setGlobalPrefix' && args[0] && literal(args[0]) !== undefined)
       sink.facts.globalPrefixes.push({ framework: 'nestjs', prefix: literal(args[0])! });
+    // app.enableVersioning({ type: VersioningType.URI, prefix?, defaultVersion? }); URI is the default type.
+    if (name === 'enableVersioning') {
+      const opts = argNodes[0]?.type === 'object' ? argNodes[0] : undefined;
+      const type = opts ? objectNodes(opts).get('type')?.text : undefined;
+      if (type === undefined || /(^|\.)URI$/.test(type)) {
+        const p = opts ? objectNodes(opts).get('prefix') : undefined;
+        const vPrefix = p?.type === 'false' ? '' : (literal(named.get('prefix')) ?? 'v');
+        sink.facts.globalPrefixes.push({ framework: 'nestjs-uri-version', prefix: vPrefix });
+        const def = literal(named.get('defaultVersion'));
+        if (def !== undefined)
+          sink.facts.globalPrefixes.push({
+            framework: 'nestjs-default-version',
+            prefix: def.split(LIST_SEP).filter(Boolean).join(','),
+          });
+      }
+    }
     // knex('orders'), mongoose.model('Order', schema)
     if (name === 'knex' && args[0] && literal(args[0])) sink.data('table', literal(args[0])!, loc);
     if (name === 'model' && receiver === 'mongoose' && args[0] && literal(args[0]))
@@ -338,19 +430,27 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       return;
     }
     if (receiver && VERBS.has(name) && args[0]) {
+      const plugin =
+        servers.has(receiver) || clients.has(receiver) || CLIENT_LIBS.has(receiver) || argNodes.length < 2
+          ? undefined
+          : pluginOf(call, receiver);
+      // A route on the parameter of an inline `register(async (admin) => …, { prefix })` plugin, whatever its name.
       const isServer =
         servers.has(receiver) ||
+        (plugin !== undefined && 'prefix' in plugin) ||
         (!clients.has(receiver) && !CLIENT_LIBS.has(receiver) && SERVER_NAMES.test(receiver) && argNodes.length >= 2);
       if (isServer && argNodes.length >= 2) {
         const path = literal(args[0]);
         if (path !== undefined) {
           const method: HttpMethod = httpMethod(name === 'del' ? 'delete' : name) ?? 'ANY';
-          const mountedHere = mounts.get(receiver);
-          const routerFile = routers.has(receiver) && mountedHere === undefined ? file : undefined;
+          const mountedHere = mounts.get(receiver) ?? (plugin && 'prefix' in plugin ? plugin.prefix : undefined);
+          const routerFile =
+            routers.has(receiver) && mountedHere === undefined ? file : plugin && 'file' in plugin ? file : undefined;
           sink.endpoint(
             method,
             joinPath(mountedHere ?? '', path),
-            servers.get(receiver) ?? (/fastify/i.test(receiver) ? 'fastify' : 'express'),
+            servers.get(receiver) ??
+              (/fastify/i.test(receiver) || (plugin && 'prefix' in plugin) ? 'fastify' : 'express'),
             loc,
             routerFile,
           );
@@ -383,9 +483,13 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       ...(cls.parent?.type === 'export_statement' ? cls.parent.namedChildren : []),
     ].filter((x): x is Node => x?.type === 'decorator');
     let prefix: string | undefined;
+    let versions: string[] | undefined;
     for (const d of decorators) {
       const { name, args, props } = decorator(d);
-      if (name === 'Controller') prefix = literal(args[0]) ?? literal(props.get('path')) ?? '';
+      if (name === 'Controller') {
+        prefix = literal(args[0]) ?? literal(props.get('path')) ?? '';
+        versions = versionList(props.get('version'));
+      }
       if (name === 'Entity') {
         const table =
           literal(args[0]) ?? literal(props.get('name')) ?? cls.childForFieldName('name')?.text.toLowerCase();
@@ -394,14 +498,46 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
     }
     if (prefix === undefined) return;
     const body = cls.childForFieldName('body');
+    // Decorators of one method precede it; `@Version('2')` among them overrides the controller's version.
+    let pending: { method: HttpMethod; sub: string; line: number }[] = [];
+    let methodVersions: string[] | undefined;
+    const flush = (): void => {
+      for (const p of pending)
+        sink.endpoint(
+          p.method,
+          joinPath(prefix, p.sub),
+          'nestjs',
+          { file, line: p.line },
+          undefined,
+          undefined,
+          methodVersions ?? versions,
+        );
+      pending = [];
+      methodVersions = undefined;
+    };
     for (const member of body?.namedChildren ?? []) {
-      if (member?.type !== 'decorator') continue;
+      if (member?.type !== 'decorator') {
+        flush();
+        continue;
+      }
       const { name, args, props } = decorator(member);
+      if (name === 'Version') {
+        methodVersions = versionList(args[0]) ?? [];
+        continue;
+      }
       const method = httpMethod(name === 'All' ? 'ANY' : name);
       if (!method) continue;
       const sub = literal(args[0]) ?? literal(props.get('path')) ?? '';
-      sink.endpoint(method, joinPath(prefix, sub), 'nestjs', { file, line: lineOf(member) });
+      pending.push({ method, sub, line: lineOf(member) });
     }
+    flush();
+  }
+
+  /** `'1'` or `['1', '2']`; `VERSION_NEUTRAL` (not literal) is no version. */
+  function versionList(v: Part[] | undefined): string[] | undefined {
+    const text = literal(v);
+    if (text === undefined) return undefined;
+    return text.split(LIST_SEP).filter(Boolean);
   }
 
   function decorator(d: Node): { name: string; args: Part[][]; props: Map<string, Part[]> } {

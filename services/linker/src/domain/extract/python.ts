@@ -12,6 +12,7 @@ import {
   nameOf,
   sharedCallRules,
   sharedRuleName,
+  splitList,
   withBase,
 } from './common';
 import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
@@ -34,7 +35,11 @@ function stringText(node: Node): { prefix: string; parts: Node[] } {
 const pythonRules: LanguageRules = ({ file, sink, scope }) => {
   const prefixes = new Map<string, string>(); // APIRouter / Blueprint var → prefix
   const clients = new Map<string, Part[]>();
+  /** The library of a client variable when it is not httpx/requests (`aiohttp`). */
+  const clientLib = new Map<string, string>();
   const flaskApps = new Set<string>();
+  /** Variables holding a Kafka consumer (kafka-python `KafkaConsumer`, confluent-kafka `Consumer`), whatever their name. */
+  const kafkaConsumers = new Set<string>();
   /** Imported names: as a module (`from app import orders` → app/orders) and as a symbol of a module (→ app). */
   const imports = new Map<string, { module: string; symbolOf: string }>();
   const includedHere = new Set<string>();
@@ -189,6 +194,16 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
       prefixes.set(name, literal(kw.get('prefix') ?? kw.get('url_prefix')) ?? '');
     if (/^(Flask|flask\.Flask|Blueprint|flask\.Blueprint)$/.test(fn)) flaskApps.add(name);
     if (/^(httpx\.(Async)?Client|requests\.Session|Session)$/.test(fn)) clients.set(name, kw.get('base_url') ?? []);
+    // aiohttp.ClientSession(base_url) — positional or keyword
+    if (/^(aiohttp\.)?ClientSession$/.test(fn)) {
+      const first = v
+        .childForFieldName('arguments')
+        ?.namedChildren.find((x) => x !== null && x.type !== 'keyword_argument');
+      clients.set(name, kw.get('base_url') ?? (first ? evaluate(first) : []));
+      clientLib.set(name, 'aiohttp');
+    }
+    if (/^((kafka|confluent_kafka)\.)?(KafkaConsumer|Consumer|DeserializingConsumer|AIOKafkaConsumer)$/.test(fn))
+      kafkaConsumers.add(name);
   }
 
   function keywords(call: Node): Map<string, Part[]> {
@@ -249,6 +264,9 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
 
     if (name === 'KafkaConsumer' || fn.text === 'kafka.KafkaConsumer')
       for (const a of args) if (literal(a)) sink.consume('kafka', literal(a)!, loc);
+    // c = Consumer({...}); c.subscribe(["orders"]) — the shared rule knows receivers named like a consumer only.
+    if (name === 'subscribe' && kafkaConsumers.has(receiver) && !/consumer|kafka/i.test(receiver) && args[0])
+      for (const t of splitList(args[0])) sink.consume('kafka', t, loc);
     // Django urls
     if (
       !receiver &&
@@ -257,7 +275,8 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
       argNodes[1] &&
       call.parent?.type === 'list'
     ) {
-      const p = literal(args[0]);
+      // Regex routes are anchored per URLconf: re_path(r"^api/", include(…)) + re_path(r"^tags/(?P<slug>…)/$", …)
+      const p = literal(args[0])?.replace(/^\^/, '').replace(/\$$/, '');
       if (p === undefined) return;
       const inc = /^include\(\s*["']([\w.]+)["']/.exec(argNodes[1].text);
       // path("api/", include("orders.urls")) prefixes every route of orders/urls.py.
@@ -271,7 +290,13 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
       const method =
         name === 'request' ? (httpMethod(literal(args[0] ?? named.get('method'))) ?? 'GET') : httpMethod(name)!;
       const url = name === 'request' ? (args[1] ?? named.get('url')) : (args[0] ?? named.get('url'));
-      if (url) sink.call(method, withBase(clients.get(receiver), url), isLib ? receiver : 'httpx', loc);
+      if (url)
+        sink.call(
+          method,
+          withBase(clients.get(receiver), url),
+          isLib ? receiver : (clientLib.get(receiver) ?? 'httpx'),
+          loc,
+        );
     }
   }
 
