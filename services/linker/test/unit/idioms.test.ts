@@ -1,31 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { extractSource, type SourceFile } from '../../src/domain/extract/index';
-import { type LinkReport, buildReport } from '../../src/domain/report';
+import { gaps, reportOf, rows, unresolved } from '../support/in-memory-report';
 
 /**
  * One focused test per idiom of issue 12 not already covered by real-code.test.ts: small applications
  * written the way code in that framework is written, with the exact links, flows and findings expected.
  * services/linker/README.md ("Idioms") maps every idiom to its test.
  */
-async function reportOf(app: Record<string, Record<string, string>>): Promise<LinkReport> {
-  const facts = [];
-  for (const [name, files] of Object.entries(app)) {
-    const list: SourceFile[] = Object.entries(files).map(([path, text]) => ({
-      path,
-      read: () => Promise.resolve(text),
-    }));
-    facts.push(await extractSource(name, list));
-  }
-  return buildReport(facts, { application: 'app' });
-}
-
-const rows = (r: LinkReport): string[] => r.table.map((t) => `${t.caller} | ${t.calls} | ${t.servedBy}`);
-const unresolved = (r: LinkReport): string[] =>
-  r.unresolvedCalls.map(
-    (u) => `${u.caller.source} ${u.caller.file}:${u.caller.line} ${u.calls} — ${u.reason}: ${u.detail}`,
-  );
-const gaps = (r: LinkReport): string[] =>
-  r.messagingGaps.map((g) => `${g.side} ${g.at.source} ${g.at.file}:${g.at.line} ${g.reason}`);
 const lines = (...l: string[]): string => l.join('\n') + '\n';
 
 describe('Go idioms', () => {

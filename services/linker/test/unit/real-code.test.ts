@@ -1,25 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractSource, type SourceFile } from '../../src/domain/extract/index';
-import { type LinkReport, buildReport } from '../../src/domain/report';
-
-/** The report of in-memory sources: source name → (path → text). */
-async function reportOf(app: Record<string, Record<string, string>>): Promise<LinkReport> {
-  const facts = [];
-  for (const [name, files] of Object.entries(app)) {
-    const list: SourceFile[] = Object.entries(files).map(([path, text]) => ({
-      path,
-      read: () => Promise.resolve(text),
-    }));
-    facts.push(await extractSource(name, list));
-  }
-  return buildReport(facts, { application: 'app' });
-}
-
-const rows = (r: LinkReport): string[] => r.table.map((t) => `${t.caller} | ${t.calls} | ${t.servedBy}`);
-const unresolved = (r: LinkReport): string[] =>
-  r.unresolvedCalls.map(
-    (u) => `${u.caller.source} ${u.caller.file}:${u.caller.line} ${u.calls} — ${u.reason}: ${u.detail}`,
-  );
+import { reportOf, rows, unresolved } from '../support/in-memory-report';
 
 const ordersApi = {
   'src/app.ts': "const app = express();\napp.get('/orders/:id', h);\napp.get('/{slug}', h);\n",
