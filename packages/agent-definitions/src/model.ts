@@ -75,8 +75,8 @@ export const MODEL_LIMITS = {
   toolMaxResponseBytes: { default: 256 * 1024, max: 4 * 1024 * 1024 },
   instructions: { maxChars: 32_000 },
   mcpServers: { max: 8 },
-  /** Tools offered to the model from all MCP servers of a version at most (the rest are not offered). */
-  mcpTools: { max: 128 },
+  /** Tools offered to the model from all MCP servers of a version at most (with 32 HTTP tools: 128, a common provider limit). */
+  mcpTools: { max: 96 },
   mcpTimeoutMs: { default: 30_000, min: 100, max: 300_000 },
   mcpMaxResultBytes: { default: 256 * 1024, max: 4 * 1024 * 1024 },
 } as const;

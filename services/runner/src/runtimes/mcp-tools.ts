@@ -151,13 +151,15 @@ export class McpSessions {
       log: Logger;
       signal: AbortSignal;
       headers(server: McpServerDefinition): Record<string, string>;
+      /** Tools offered from all servers at most (default MODEL_LIMITS.mcpTools.max). */
+      maxTools?: number;
     },
   ): Promise<McpSessions> {
     const sessions = new McpSessions(deps.signal, deps.log);
     deps.signal.addEventListener('abort', sessions.#onAbort, { once: true });
     try {
       const listed = await Promise.all(servers.map((s) => sessions.#connect(s, deps)));
-      let budget: number = MODEL_LIMITS.mcpTools.max;
+      let budget: number = deps.maxTools ?? MODEL_LIMITS.mcpTools.max;
       for (const tools of listed)
         for (const t of tools) {
           if (budget <= 0) {

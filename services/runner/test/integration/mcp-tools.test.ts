@@ -65,6 +65,26 @@ describe('MCP tool servers (model runtime)', () => {
     await only.close();
   });
 
+  it('offers at most maxTools MCP tools over all servers (the rest are left out)', async () => {
+    const defs = parseModelConfig({
+      baseUrl: 'https://x.example',
+      model: 'm',
+      mcpServers: [
+        { name: 'one', url: mcp.url },
+        { name: 'two', url: mcp.url },
+      ],
+    }).mcpServers;
+    const s = await McpSessions.open(defs, {
+      fetch: loopback,
+      log: silentLogger(),
+      signal: new AbortController().signal,
+      headers: () => ({}),
+      maxTools: 3,
+    });
+    expect([...s.tools.keys()]).toEqual(['one__add', 'one__lookup', 'two__add']);
+    await s.close();
+  });
+
   it('calls tools; isError, a throwing tool, bad arguments, timeouts and the result cap are answers the model reads', async () => {
     const s = await open(server({ timeoutMs: 300, maxResultBytes: 1_000 }));
     expect(JSON.parse(await s.call('calc__add', '{"a":2,"b":3}'))).toEqual({ result: '5' });
