@@ -210,6 +210,24 @@ describe('MCP tool servers (model runtime)', () => {
       expect(reply.final()).toMatchObject({ state: 'completed', text: 'Tool said: {"result":"value of k1"}' });
     });
 
+    it('tasks/cancel during an MCP call aborts it and ends the session', async () => {
+      const run = fakeRun({ config: config(), text: 'call calc__lookup {"key":"slow"}' });
+      const slow = () => mcp.calls.filter((c) => (c.args as { key?: string }).key === 'slow').length;
+      const before = slow();
+      const done = runtime(run.ctx).then(
+        () => 'resolved',
+        () => 'rejected',
+      );
+      await expect.poll(slow).toBe(before + 1);
+      const sid = mcp.opened.at(-1)!;
+      const t0 = Date.now();
+      run.cancel();
+      await done;
+      expect(Date.now() - t0).toBeLessThan(1_000);
+      expect(run.statuses.map((x) => x.state)).not.toContain('completed');
+      await expect.poll(() => mcp.closed).toContain(sid);
+    });
+
     it('an unreachable MCP server fails the run with a clear reason (never left working)', async () => {
       const run = fakeRun({ config: config({ url: 'http://127.0.0.1:9/mcp', timeoutMs: 2_000 }), text: 'hi' });
       await runtime(run.ctx);
