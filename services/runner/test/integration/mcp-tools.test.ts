@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { parseModelConfig, type McpServerDefinition } from '@a2a-inbound/agent-definitions';
 import { silentLogger } from '@a2a-inbound/logger';
 import { createEgressAgent, egressFetch, EgressPolicy } from '@a2a-inbound/runtime';
@@ -147,6 +149,24 @@ describe('MCP tool servers (model runtime)', () => {
     expect((err as Error).message).toMatch(
       /MCP server "calc" .* is not allowed by the egress policy .*EGRESS_ALLOW_CIDRS/,
     );
+  });
+
+  it('a server that never answers: a connect error after timeoutMs naming the setting', async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/mcp`;
+      const t0 = Date.now();
+      const err = await open(server({ url, timeoutMs: 300 })).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(McpConnectError);
+      expect((err as Error).message).toBe(
+        `MCP server "calc" (${url}) did not answer within 300 ms (timeoutMs of the server in the agent version).`,
+      );
+      expect(Date.now() - t0).toBeLessThan(3_000);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise<void>((r) => silent.close(() => r()));
+    }
   });
 
   it('header secrets reach the server; wrong credentials are a clear connect error', async () => {
