@@ -19,6 +19,7 @@ export interface SeenRequest {
  * - `stream: <text>` streams <text> word by word (20 ms apart); `slow: <text>` 300 ms apart (cancel);
  * - `weather <city>` asks for the `get_weather` tool, then answers with what the tool returned;
  * - `delete <id>` asks for the `delete_item` tool (an approval tool), then answers with its result;
+ * - `call <tool> <JSON arguments>` asks for any tool (MCP tools: `server__tool`), then answers with its result;
  * - `fail429` / `fail500` always answer 429 / 500; `flaky` answers 500 once per conversation, then text;
  * - `fail401` answers 401 quoting the key it got (as some providers do); `hang` never answers;
  * - `recall` answers with every earlier user text it was sent (memory);
@@ -113,7 +114,9 @@ export class ScriptedProvider {
     let delayMs = 20;
     const weather = /^weather (\S+)/.exec(text);
     const del = /^delete (\S+)/.exec(text);
-    if (weather && !lastIsTool) call = toolCall('get_weather', { city: weather[1] });
+    const named = /^call (\S+) (\{.*\})\s*$/.exec(text);
+    if (named && !lastIsTool) call = toolCall(named[1]!, JSON.parse(named[2]!) as Record<string, unknown>);
+    else if (weather && !lastIsTool) call = toolCall('get_weather', { city: weather[1] });
     else if (del && !lastIsTool) call = toolCall('delete_item', { id: del[1] });
     else if (lastIsTool) answer = `Tool said: ${String(toolResults.at(-1)?.content)}`;
     else if (text.startsWith('recall'))

@@ -4,10 +4,12 @@ import type { Sut } from '@a2a-inbound/testing';
 import { rpc, sse, textMessage } from '@a2a-inbound/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, uid } from '../management/helpers';
+import { TestMcpServer } from '../agents/mcp-server';
 import { ScriptedProvider } from '../agents/scripted-provider';
 import { engineUrlsSet, startDistributed, type Cluster } from './cluster';
 
 const SECRET = 'sk-dist-Hq27-never-shown-4c1a';
+const MCP_TOKEN = 'mcp-dist-Pw81-never-shown-e3b0';
 
 /**
  * The `model` runtime across processes on Kafka, FerretDB and Redis: the secret sealed by tasks and opened
@@ -18,6 +20,7 @@ describe.runIf(engineUrlsSet)('model runtime (distributed processes)', () => {
   let cluster: Cluster;
   let sut: Sut;
   let provider: ScriptedProvider;
+  let mcp: TestMcpServer;
   let admin: string;
   let agent: string;
   const answers: string[] = [];
@@ -43,6 +46,7 @@ describe.runIf(engineUrlsSet)('model runtime (distributed processes)', () => {
 
   beforeAll(async () => {
     provider = await new ScriptedProvider().start();
+    mcp = await new TestMcpServer({ token: MCP_TOKEN }).start();
     ({ cluster, sut } = await startDistributed({
       env: {
         SECRETS_KEY: Buffer.alloc(32, 9).toString('base64'),
@@ -53,6 +57,7 @@ describe.runIf(engineUrlsSet)('model runtime (distributed processes)', () => {
     admin = cluster.credentials().adminToken!;
     expect(admin).toBeTruthy();
     expect((await api('PUT', '/secrets/provider-key', { value: SECRET })).status).toBe(200);
+    expect((await api('PUT', '/secrets/mcp-key', { value: `Bearer ${MCP_TOKEN}` })).status).toBe(200);
     const created = await api('POST', '/agents', {
       name: uid('Model'),
       description: 'model agent',
@@ -83,6 +88,7 @@ describe.runIf(engineUrlsSet)('model runtime (distributed processes)', () => {
             requiresApproval: true,
           },
         ],
+        mcpServers: [{ name: 'calc', url: mcp.url, headerSecrets: { Authorization: 'mcp-key' } }],
       },
     });
     expect(v.status, v.text).toBe(201);
@@ -96,6 +102,7 @@ describe.runIf(engineUrlsSet)('model runtime (distributed processes)', () => {
   afterAll(async () => {
     await cluster?.stopAll();
     await provider?.close();
+    await mcp?.close();
   }, 120_000);
 
   it('message/stream: deltas from the provider as append artifact-updates; the key reached the provider', async () => {
@@ -122,6 +129,14 @@ describe.runIf(engineUrlsSet)('model runtime (distributed processes)', () => {
     expect(statusText(task)).toContain('"city":"Oslo"');
   });
 
+  it('an MCP tool call from the runner process (the bundled SDK, the token opened there); the session ends', async () => {
+    const task = await send(textMessage('call calc__add {"a":40,"b":2}'));
+    expect(task.status.state).toBe('completed');
+    expect(statusText(task)).toBe('Tool said: {"result":"42"}');
+    expect(mcp.calls.at(-1)).toEqual({ tool: 'add', args: { a: 40, b: 2 }, authorization: `Bearer ${MCP_TOKEN}` });
+    await expect.poll(() => mcp.openSessions).toBe(0);
+  });
+
   it('an approval survives a restart of every runner; the reply resumes from the stored state', async () => {
     const before = provider.toolCalls.length;
     const paused = await send(textMessage('delete row-3'));
@@ -134,8 +149,10 @@ describe.runIf(engineUrlsSet)('model runtime (distributed processes)', () => {
 
   it('the secret is in no API answer and no process log', () => {
     for (const a of answers) expect(a).not.toContain(SECRET);
+    for (const a of answers) expect(a).not.toContain(MCP_TOKEN);
     const logs = readdirSync(cluster.logDir).map((f) => readFileSync(join(cluster.logDir, f), 'utf8'));
     expect(logs.join('\n')).toContain('model usage');
     for (const l of logs) expect(l).not.toContain(SECRET);
+    for (const l of logs) expect(l).not.toContain(MCP_TOKEN);
   });
 });

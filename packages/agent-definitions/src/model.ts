@@ -19,6 +19,27 @@ export interface HttpToolDefinition {
   requiresApproval: boolean;
 }
 
+/**
+ * An MCP tool server of a `model` version (Streamable HTTP): the runner connects at run start, lists its tools
+ * and offers them to the model as `<name>__<tool>`.
+ */
+export interface McpServerDefinition {
+  /** Namespace of its tools ([A-Za-z0-9_-]{1,24}, no `__`): the model sees `<name>__<tool>`. */
+  name: string;
+  /** The Streamable HTTP endpoint (`https://tools.example.com/mcp`): a fixed URL, through the egress policy. */
+  url: string;
+  /** Header values by secret reference (`{"Authorization": "mcp-token"}` → the secret's value). */
+  headerSecrets: Record<string, string>;
+  /** Only these tools of the server (by the server's names) are offered; undefined: every tool. */
+  allowTools: string[] | undefined;
+  /** Tools that need the user's approval before each call: `true` for all, or the server's tool names. */
+  approval: boolean | string[];
+  /** Connecting and listing, and each tool call. */
+  timeoutMs: number;
+  /** A tool result longer than this is cut (and the model is told). */
+  maxResultBytes: number;
+}
+
 /** The configuration of the `model` runtime: an OpenAI-compatible Chat Completions provider. */
 export interface ModelConfig {
   /** `https://api.openai.com/v1`, `http://127.0.0.1:11434/v1` (Ollama, on the operator allow-list). */
@@ -41,6 +62,7 @@ export interface ModelConfig {
   /** The model takes images (as data URLs): the card lists image input modes. */
   vision: boolean;
   tools: HttpToolDefinition[];
+  mcpServers: McpServerDefinition[];
 }
 
 export const MODEL_LIMITS = {
@@ -52,7 +74,15 @@ export const MODEL_LIMITS = {
   toolTimeoutMs: { default: 10_000, min: 100, max: 120_000 },
   toolMaxResponseBytes: { default: 256 * 1024, max: 4 * 1024 * 1024 },
   instructions: { maxChars: 32_000 },
+  mcpServers: { max: 8 },
+  /** Tools offered to the model from all MCP servers of a version at most (with 32 HTTP tools: 128, a common provider limit). */
+  mcpTools: { max: 96 },
+  mcpTimeoutMs: { default: 30_000, min: 100, max: 300_000 },
+  mcpMaxResultBytes: { default: 256 * 1024, max: 4 * 1024 * 1024 },
 } as const;
+
+/** Separator of an MCP tool's name for the model: `<server>__<tool>`. */
+export const MCP_TOOL_SEPARATOR = '__';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 const KNOWN_FIELDS = new Set([
@@ -69,7 +99,9 @@ const KNOWN_FIELDS = new Set([
   'stream',
   'vision',
   'tools',
+  'mcpServers',
 ]);
+const MCP_FIELDS = new Set(['name', 'url', 'headerSecrets', 'allowTools', 'approval', 'timeoutMs', 'maxResultBytes']);
 const TOOL_FIELDS = new Set([
   'type',
   'name',
@@ -168,19 +200,51 @@ function validateTool(t: unknown, base: string, names: Set<string>): DefinitionI
   } else if (url !== undefined && /\{[^}]*\}/.test(url)) {
     c.bad(`${base}.url`, 'placeholders need parameters with those properties');
   }
-  const hs = t.headerSecrets;
-  if (hs !== undefined) {
-    if (!isObj(hs)) c.bad(`${base}.headerSecrets`, 'must be an object of header name → secret name');
-    else
-      for (const [h, s] of Object.entries(hs)) {
-        if (!/^[A-Za-z0-9-]{1,64}$/.test(h)) c.bad(`${base}.headerSecrets.${h}`, 'is not a valid header name');
-        if (typeof s !== 'string' || !SECRET_NAME.test(s)) c.bad(`${base}.headerSecrets.${h}`, 'must name a secret');
-      }
-  }
+  validateHeaderSecrets(c, t.headerSecrets, `${base}.headerSecrets`);
   const L = MODEL_LIMITS;
   c.int('timeoutMs', `${base}.timeoutMs`, L.toolTimeoutMs.min, L.toolTimeoutMs.max);
   c.int('maxResponseBytes', `${base}.maxResponseBytes`, 1, L.toolMaxResponseBytes.max);
   c.bool('requiresApproval', `${base}.requiresApproval`);
+  return c.issues;
+}
+
+function validateHeaderSecrets(c: Checker, hs: unknown, base: string): void {
+  if (hs === undefined) return;
+  if (!isObj(hs)) return c.bad(base, 'must be an object of header name → secret name');
+  for (const [h, s] of Object.entries(hs)) {
+    if (!/^[A-Za-z0-9-]{1,64}$/.test(h)) c.bad(`${base}.${h}`, 'is not a valid header name');
+    if (typeof s !== 'string' || !SECRET_NAME.test(s)) c.bad(`${base}.${h}`, 'must name a secret');
+  }
+}
+
+function validateToolNames(c: Checker, v: unknown, path: string): void {
+  if (!Array.isArray(v) || v.length > 256 || !v.every((n) => typeof n === 'string' && n.length > 0 && n.length <= 128))
+    c.bad(path, 'must be an array of tool names');
+}
+
+function validateMcpServer(s: unknown, base: string, names: Set<string>): DefinitionIssue[] {
+  if (!isObj(s)) return [{ path: base, reason: 'must be an object' }];
+  const c = new Checker(s);
+  const L = MODEL_LIMITS;
+  c.unknownFields(MCP_FIELDS, base);
+  const name = c.str('name', `${base}.name`, { required: true });
+  if (name !== undefined) {
+    if (!/^[A-Za-z0-9_-]{1,24}$/.test(name) || name.includes(MCP_TOOL_SEPARATOR) || name.endsWith('_'))
+      c.bad(`${base}.name`, 'must match [A-Za-z0-9_-]{1,24}, without "__" and not ending in "_"');
+    else if (names.has(name)) c.bad(`${base}.name`, `duplicate MCP server name "${name}"`);
+    names.add(name);
+  }
+  const url = c.str('url', `${base}.url`, { required: true, max: 2_048 });
+  if (url !== undefined) {
+    if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))
+      c.bad(`${base}.url`, 'must be an http or https URL');
+    else if (/[{}]/.test(url)) c.bad(`${base}.url`, 'must be a fixed URL (no placeholders)');
+  }
+  validateHeaderSecrets(c, s.headerSecrets, `${base}.headerSecrets`);
+  if (s.allowTools !== undefined) validateToolNames(c, s.allowTools, `${base}.allowTools`);
+  if (s.approval !== undefined && typeof s.approval !== 'boolean') validateToolNames(c, s.approval, `${base}.approval`);
+  c.int('timeoutMs', `${base}.timeoutMs`, L.mcpTimeoutMs.min, L.mcpTimeoutMs.max);
+  c.int('maxResultBytes', `${base}.maxResultBytes`, 1, L.mcpMaxResultBytes.max);
   return c.issues;
 }
 
@@ -218,6 +282,23 @@ export function validateModelConfig(config: Obj): DefinitionIssue[] {
       tools.forEach((t, i) => c.issues.push(...validateTool(t, `tools[${i}]`, names)));
     }
   }
+  const servers = config.mcpServers;
+  if (servers !== undefined) {
+    if (!Array.isArray(servers)) c.bad('mcpServers', 'must be an array');
+    else if (servers.length > L.mcpServers.max) c.bad('mcpServers', `at most ${L.mcpServers.max} MCP servers`);
+    else {
+      const names = new Set<string>();
+      servers.forEach((s, i) => c.issues.push(...validateMcpServer(s, `mcpServers[${i}]`, names)));
+      // An HTTP tool named like an MCP tool would be ambiguous to the model.
+      if (Array.isArray(tools))
+        tools.forEach((t, i) => {
+          const n = isObj(t) && typeof t.name === 'string' ? t.name : '';
+          const ns = n.split(MCP_TOOL_SEPARATOR)[0]!;
+          if (n.includes(MCP_TOOL_SEPARATOR) && names.has(ns))
+            c.bad(`tools[${i}].name`, `"${ns}${MCP_TOOL_SEPARATOR}" is the namespace of the MCP server "${ns}"`);
+        });
+    }
+  }
   return c.issues;
 }
 
@@ -225,6 +306,7 @@ export function validateModelConfig(config: Obj): DefinitionIssue[] {
 export function parseModelConfig(config: Obj): ModelConfig {
   const L = MODEL_LIMITS;
   const tools = Array.isArray(config.tools) ? (config.tools as Obj[]) : [];
+  const servers = Array.isArray(config.mcpServers) ? (config.mcpServers as Obj[]) : [];
   return {
     baseUrl: String(config.baseUrl).replace(/\/+$/, ''),
     model: String(config.model),
@@ -251,6 +333,15 @@ export function parseModelConfig(config: Obj): ModelConfig {
       maxResponseBytes: typeof t.maxResponseBytes === 'number' ? t.maxResponseBytes : L.toolMaxResponseBytes.default,
       requiresApproval: t.requiresApproval === true,
     })),
+    mcpServers: servers.map((s) => ({
+      name: String(s.name),
+      url: String(s.url),
+      headerSecrets: isObj(s.headerSecrets) ? { ...(s.headerSecrets as Record<string, string>) } : {},
+      allowTools: Array.isArray(s.allowTools) ? s.allowTools.map(String) : undefined,
+      approval: Array.isArray(s.approval) ? s.approval.map(String) : s.approval === true,
+      timeoutMs: typeof s.timeoutMs === 'number' ? s.timeoutMs : L.mcpTimeoutMs.default,
+      maxResultBytes: typeof s.maxResultBytes === 'number' ? s.maxResultBytes : L.mcpMaxResultBytes.default,
+    })),
   };
 }
 
@@ -272,11 +363,19 @@ export const modelRuntimeDefinition: RuntimeDefinition = {
       for (const [h, s] of Object.entries(t.headerSecrets))
         refs.push({ path: `tools[${i}].headerSecrets.${h}`, name: s });
     });
+    c.mcpServers.forEach((m, i) => {
+      for (const [h, s] of Object.entries(m.headerSecrets))
+        refs.push({ path: `mcpServers[${i}].headerSecrets.${h}`, name: s });
+    });
     return refs;
   },
   egressUrls: (config) => {
     const c = parseModelConfig(config);
-    return [{ path: 'baseUrl', url: c.baseUrl }, ...c.tools.map((t, i) => ({ path: `tools[${i}].url`, url: t.url }))];
+    return [
+      { path: 'baseUrl', url: c.baseUrl },
+      ...c.tools.map((t, i) => ({ path: `tools[${i}].url`, url: t.url })),
+      ...c.mcpServers.map((m, i) => ({ path: `mcpServers[${i}].url`, url: m.url })),
+    ];
   },
   traits: (config) => ({ streaming: config.stream !== false, accepts: (mode) => modelAccepts(mode, config) }),
 };

@@ -5,6 +5,7 @@ import {
   cardInputModes,
   cardTraits,
   checkEgressUrl,
+  parseModelConfig,
   registerRuntimeValidator,
   runtimeDefinition,
   validateDefinition,
@@ -88,6 +89,65 @@ describe('version definitions', () => {
       { path: 'runtimeConfig.tools[1].url', reason: expect.stringContaining('is private') },
       { path: 'runtimeConfig.tools[2].url', reason: expect.stringContaining('must resolve to a public address') },
       { path: 'runtimeConfig.tools[3].url', reason: expect.stringContaining('https') },
+    ]);
+  });
+
+  it('MCP servers: shape, unique names, secrets exist, URL through the egress policy, defaults', async () => {
+    const mcp = { name: 'files', url: 'https://api.example.com/mcp', headerSecrets: { Authorization: 'openai' } };
+    expect(await validateDefinition('model', model({ mcpServers: [mcp] }), checks())).toEqual([]);
+    const parsed = parseModelConfig(model({ mcpServers: [{ ...mcp, approval: ['rm'], allowTools: ['ls', 'rm'] }] }));
+    expect(parsed.mcpServers).toEqual([
+      {
+        name: 'files',
+        url: 'https://api.example.com/mcp',
+        headerSecrets: { Authorization: 'openai' },
+        allowTools: ['ls', 'rm'],
+        approval: ['rm'],
+        timeoutMs: 30_000,
+        maxResultBytes: 256 * 1024,
+      },
+    ]);
+    const shape = await validateDefinition(
+      'model',
+      model({
+        tools: [{ type: 'http', name: 'files__x', url: 'https://api.example.com/x' }],
+        mcpServers: [
+          mcp,
+          { ...mcp },
+          { name: 'a__b', url: 'ftp://x', approval: 'yes', timeoutMs: 5, extra: 1 },
+          { name: 'c', url: 'https://api.example.com/{x}' },
+        ],
+      }),
+      checks(),
+    );
+    expect(shape).toEqual(
+      expect.arrayContaining([
+        { path: 'runtimeConfig.mcpServers[1].name', reason: 'duplicate MCP server name "files"' },
+        { path: 'runtimeConfig.mcpServers[2].extra', reason: expect.stringContaining('unknown field') },
+        { path: 'runtimeConfig.mcpServers[2].name', reason: expect.stringContaining('without "__"') },
+        { path: 'runtimeConfig.mcpServers[2].url', reason: 'must be an http or https URL' },
+        { path: 'runtimeConfig.mcpServers[2].approval', reason: 'must be an array of tool names' },
+        { path: 'runtimeConfig.mcpServers[2].timeoutMs', reason: 'must be an integer from 100 to 300000' },
+        { path: 'runtimeConfig.mcpServers[3].url', reason: 'must be a fixed URL (no placeholders)' },
+        { path: 'runtimeConfig.tools[0].name', reason: expect.stringContaining('namespace of the MCP server "files"') },
+      ]),
+    );
+    const refs = await validateDefinition(
+      'model',
+      model({
+        mcpServers: [
+          { name: 'a', url: 'https://10.1.2.3/mcp' },
+          { name: 'b', url: 'https://api.example.com/mcp', headerSecrets: { 'X-Key': 'missing' } },
+        ],
+      }),
+      checks(),
+    );
+    expect(refs).toEqual([
+      {
+        path: 'runtimeConfig.mcpServers[1].headerSecrets.X-Key',
+        reason: 'secret "missing" does not exist in this subscription',
+      },
+      { path: 'runtimeConfig.mcpServers[0].url', reason: expect.stringContaining('10.1.2.3 is private') },
     ]);
   });
 

@@ -14,6 +14,7 @@ import {
 import type { GuardedFetch } from './guarded-fetch';
 import { FILE_URN_PREFIX } from './common';
 import { callHttpTool } from './http-tools';
+import { McpConnectError, McpSessions } from './mcp-tools';
 
 /** Status-message metadata: the checkpoint marker (as the demo approval agent) and the stored run state. */
 export const CHECKPOINT_KEY = 'a2a-inbound/checkpoint';
@@ -198,6 +199,8 @@ class ModelRun {
   #reported: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
   readonly #secretValues: string[] = [];
   readonly #tools: Map<string, HttpToolDefinition>;
+  /** The MCP sessions of this run (tools listed once), when the version has MCP servers. */
+  #mcp: McpSessions | undefined;
 
   constructor(
     private readonly ctx: RunContext,
@@ -229,6 +232,35 @@ class ModelRun {
       if (err instanceof SecretUnavailableError) return this.#fail(`${err.message}; the agent version needs it.`);
       throw err;
     }
+    if (config.mcpServers.length > 0) {
+      try {
+        this.#mcp = await McpSessions.open(config.mcpServers, {
+          fetch: this.deps.fetch,
+          log: this.deps.log,
+          signal: ctx.signal,
+          headers: (server) =>
+            Object.fromEntries(Object.entries(server.headerSecrets).map(([h, s]) => [h, this.#secret(s)])),
+        });
+      } catch (err) {
+        if (ctx.signal.aborted) throw err;
+        if (err instanceof SecretUnavailableError) return this.#fail(`${err.message}; the agent version needs it.`);
+        if (err instanceof McpConnectError) return this.#fail(this.#redact(err.message));
+        throw err;
+      }
+    }
+    try {
+      return await this.#run(apiKey);
+    } finally {
+      await this.#mcp?.close();
+    }
+  }
+
+  #needsApproval(name: string): boolean {
+    return this.#tools.get(name)?.requiresApproval ?? this.#mcp?.tools.get(name)?.requiresApproval ?? false;
+  }
+
+  async #run(apiKey: string | undefined): Promise<void> {
+    const { ctx, config } = this;
     const resumed = pendingCheckpoint(ctx);
     let messages: ChatMessage[];
     let pending: ChatToolCall[] = [];
@@ -257,16 +289,20 @@ class ModelRun {
       ];
     }
     const answer = new AnswerArtifact(ctx, segment === 0 ? `${ctx.taskId}-answer` : `${ctx.taskId}-answer-${segment}`);
-    const tools: ChatTool[] = config.tools.map((t) => ({
-      type: 'function',
-      function: { name: t.name, description: t.description, parameters: t.parameters },
-    }));
+    const tools: ChatTool[] = [
+      ...config.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })),
+      ...(this.#mcp ? [...this.#mcp.tools.values()] : []).map((t) => ({
+        name: t.name,
+        description: t.description,
+        parameters: t.parameters,
+      })),
+    ].map((f) => ({ type: 'function', function: f }));
     const system: ChatMessage[] = config.instructions ? [{ role: 'system', content: config.instructions }] : [];
     try {
       for (;;) {
         while (pending.length > 0) {
           const call = pending[0]!;
-          if (this.#tools.get(call.function.name)?.requiresApproval) {
+          if (this.#needsApproval(call.function.name)) {
             await answer.finish();
             return await this.#checkpoint({ v: 1, step, messages, pending, usage: this.#usage, segment });
           }
@@ -320,6 +356,8 @@ class ModelRun {
   }
 
   async #callTool(call: ChatToolCall): Promise<string> {
+    if (this.#mcp?.tools.has(call.function.name))
+      return this.#redact(await this.#mcp.call(call.function.name, call.function.arguments));
     const tool = this.#tools.get(call.function.name);
     if (!tool) return JSON.stringify({ error: `there is no tool named "${call.function.name}"` });
     let headers: Record<string, string>;
