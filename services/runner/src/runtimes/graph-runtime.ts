@@ -22,6 +22,9 @@ export const STEP_ARTIFACT_PREFIX = 'step:';
 /** A step's output as stored (checkpoint, approval state) at most. */
 const MAX_STEP_OUTPUT_BYTES = 1024 * 1024;
 
+/** Guardrails of one expression (JSONata's own): a runaway expression fails its step, not the runner. */
+const EVAL_LIMITS = { timeout: 5_000, stack: 500, sequence: 1_000_000 };
+
 /** One step's outcome: it ran (with its output) or was skipped (no active incoming edge). */
 interface StepRecord {
   id: string;
@@ -45,6 +48,8 @@ interface GraphState {
 
 export interface GraphRuntimeDeps {
   fetch: GuardedFetch;
+  /** How long one expression may evaluate (default 5 s). */
+  expressionTimeoutMs?: number;
 }
 
 /** A step that could not produce an output: the run ends `failed` with this reason (user-facing). */
@@ -210,9 +215,11 @@ class GraphRun {
 
   async #eval(expr: string, where: string): Promise<unknown> {
     try {
-      return (await jsonata(expr).evaluate(this.#scope())) as unknown;
+      const limits = { ...EVAL_LIMITS, timeout: this.deps.expressionTimeoutMs ?? EVAL_LIMITS.timeout };
+      return (await jsonata(expr, limits).evaluate(this.#scope())) as unknown;
     } catch (err) {
-      const m = (err as { message?: string }).message ?? String(err);
+      const e = err as { message?: string; code?: string };
+      const m = e.message ?? (e.code ? `JSONata error ${e.code}` : String(err));
       throw new StepFailure(`${where}: the expression failed: ${m}`);
     }
   }

@@ -51,7 +51,7 @@ beforeEach(() => {
 });
 
 const fetch: GuardedFetch = (url, init) => globalThis.fetch(url, init);
-const runtime = createGraphRuntime({ fetch });
+const runtime = createGraphRuntime({ fetch, expressionTimeoutMs: 300 });
 
 const config = () => ({
   steps: [
@@ -211,5 +211,17 @@ describe('graph runtime (executor)', () => {
     const run2 = fakeRun({ parts: dataInput({ sku: 'tin', qty: 2 }), config: badExpr, secrets: { k: 'key-1' } });
     await runtime(run2.ctx);
     expect(run2.final()!.text).toMatch(/^Step "shape" \(transform\): the expression failed: /);
+
+    // A runaway expression (endless recursion) fails its step within JSONata's guardrails.
+    const runaway = config();
+    runaway.steps[1] = {
+      id: 'shape',
+      kind: 'transform',
+      expression: '($f := function($n) { $f($n + 1) }; $f(steps.price.status))',
+    };
+    const run3 = fakeRun({ parts: dataInput({ sku: 'tin', qty: 2 }), config: runaway, secrets: { k: 'key-1' } });
+    await runtime(run3.ctx);
+    expect(run3.final()).toMatchObject({ state: 'failed' });
+    expect(run3.final()!.text).toMatch(/^Step "shape" \(transform\): the expression failed: .*(stack|D1011|timeout)/i);
   });
 });
