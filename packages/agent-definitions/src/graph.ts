@@ -271,7 +271,7 @@ function checkStep(s: Obj, base: string, issues: DefinitionIssue[], parsed: Pars
         if (!Array.isArray(targets) || !targets.every((t) => typeof t === 'string'))
           c.bad(side, 'must be an array of step ids');
         else
-          (targets).forEach((t, i) => {
+          targets.forEach((t, i) => {
             if (id !== undefined) parsed.edges.push({ from: id, to: t, path: `${base}.${side}[${i}]` });
           });
       }
