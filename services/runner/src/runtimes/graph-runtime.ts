@@ -21,6 +21,13 @@ const CHECKPOINT_KEY = 'a2a-inbound/checkpoint';
 export const STEP_ARTIFACT_PREFIX = 'step:';
 /** A step's output as stored (checkpoint, approval state) at most. */
 const MAX_STEP_OUTPUT_BYTES = 1024 * 1024;
+/** The outputs of one run together at most (they live in the run checkpoint). */
+const MAX_RUN_OUTPUT_BYTES = 8 * 1024 * 1024;
+/**
+ * The outputs carried by an approval prompt at most: they ride in its status event (bus messages stay under
+ * 900 KiB) and in the reply's run request.
+ */
+const MAX_APPROVAL_STATE_BYTES = 256 * 1024;
 
 /** Guardrails of one expression (JSONata's own): a runaway expression fails its step, not the runner. */
 const EVAL_LIMITS = { timeout: 5_000, stack: 500, sequence: 1_000_000 };
@@ -100,6 +107,7 @@ class GraphRun {
   readonly #ranOrder: string[] = [];
   readonly #secretValues: string[] = [];
   readonly #input: unknown;
+  #outputBytes = 0;
 
   constructor(
     private readonly ctx: RunContext,
@@ -170,6 +178,7 @@ class GraphRun {
 
   #remember(r: StepRecord): void {
     this.#records.set(r.id, r);
+    this.#outputBytes += Buffer.byteLength(JSON.stringify(r.output ?? null));
     if (r.ran) this.#ranOrder.push(r.id);
   }
 
@@ -250,8 +259,11 @@ class GraphRun {
     }
     // JSONata's "no match" is undefined: stored as null so the record survives JSON.
     const stored = output === undefined ? null : output;
-    if (Buffer.byteLength(JSON.stringify(stored)) > MAX_STEP_OUTPUT_BYTES)
+    const bytes = Buffer.byteLength(JSON.stringify(stored));
+    if (bytes > MAX_STEP_OUTPUT_BYTES)
       throw new StepFailure(`${where} failed: its output is larger than ${MAX_STEP_OUTPUT_BYTES} bytes.`);
+    if (this.#outputBytes + bytes > MAX_RUN_OUTPUT_BYTES)
+      throw new StepFailure(`${where} failed: the run's step outputs together exceed ${MAX_RUN_OUTPUT_BYTES} bytes.`);
     return stored;
   }
 
@@ -364,6 +376,11 @@ class GraphRun {
     const text = typeof prompt === 'string' ? prompt : JSON.stringify(prompt ?? null);
     const done = [...this.#records.values()];
     const state: GraphState = { v: 1, pending: stepId, done };
+    if (Buffer.byteLength(JSON.stringify(state)) > MAX_APPROVAL_STATE_BYTES)
+      throw new StepFailure(
+        `Step "${stepId}" (approval) failed: the outputs of the steps before it exceed ${MAX_APPROVAL_STATE_BYTES} bytes, ` +
+          'more than an approval can carry; shape them smaller with a transform step.',
+      );
     await this.ctx.status(
       'input-required',
       agentText(this.ctx, `${text}\nReply "approve" to continue or "reject" to stop.`, `approval-${stepId}`, {

@@ -223,5 +223,18 @@ describe('graph runtime (executor)', () => {
     await runtime(run3.ctx);
     expect(run3.final()).toMatchObject({ state: 'failed' });
     expect(run3.final()!.text).toMatch(/^Step "shape" \(transform\): the expression failed: .*(stack|D1011|timeout)/i);
+
+    // An approval cannot carry more than 256 KiB of earlier outputs (they ride in its status event).
+    const heavy = {
+      steps: [
+        { id: 'big', kind: 'transform', expression: '$pad("", 300000, "x")' },
+        { id: 'ask', kind: 'approval', prompt: '"ok?"' },
+      ],
+      edges: [{ from: 'big', to: 'ask' }],
+    };
+    const run4 = fakeRun({ text: 'go', config: heavy });
+    await runtime(run4.ctx);
+    expect(run4.final()).toMatchObject({ state: 'failed' });
+    expect(run4.final()!.text).toContain('Step "ask" (approval) failed: the outputs of the steps before it exceed');
   });
 });
