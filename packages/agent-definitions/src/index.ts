@@ -1,10 +1,12 @@
 import { registerDemoRuntimes } from './demo';
+import { registerGraphRuntime } from './graph';
 import { modelRuntimeDefinition } from './model';
 import { registerRuntime } from './registry';
 import { registerUpstreamRuntimes } from './upstream';
 
 export * from './registry';
 export * from './model';
+export * from './graph';
 export * from './egress-policy';
 export * from './secret-box';
 
@@ -12,4 +14,5 @@ export * from './secret-box';
 registerDemoRuntimes();
 registerRuntime(modelRuntimeDefinition);
 registerUpstreamRuntimes();
+registerGraphRuntime();
 export * from './agent-config';

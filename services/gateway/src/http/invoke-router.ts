@@ -25,6 +25,7 @@ export function runOut(task: Record<string, unknown>, agentId: string): Record<s
   const artifacts = Array.isArray(task.artifacts) ? (task.artifacts as Record<string, unknown>[]) : [];
   const answer = artifacts.find((a) => a.name === 'agent_response');
   const statusMessage = isObject(status.message) ? textOfParts(status.message.parts) : '';
+  const steps = stepsOf(artifacts);
   return {
     run_id: task.id,
     agent_id: agentId,
@@ -34,7 +35,21 @@ export function runOut(task: Record<string, unknown>, agentId: string): Record<s
     output: answer ? textOfParts(answer.parts) : null,
     artifacts: toSnake(artifacts),
     updated_at: status.timestamp ?? null,
+    // A Task Agent (graph) run: each completed step's output, in the order the steps ran.
+    ...(steps.length > 0 ? { steps } : {}),
   };
+}
+
+/** The `step:<id>` artifacts of a graph run (runner graph runtime) as `{ id, kind, output }`. */
+function stepsOf(artifacts: readonly Record<string, unknown>[]): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  for (const a of artifacts) {
+    if (typeof a.name !== 'string' || !a.name.startsWith('step:') || !Array.isArray(a.parts)) continue;
+    const part = (a.parts as unknown[]).find((p) => isObject(p) && p.kind === 'data');
+    const data = isObject(part) && isObject(part.data) ? part.data : {};
+    out.push({ id: a.name.slice('step:'.length), kind: data.kind ?? null, output: data.output ?? null });
+  }
+  return out;
 }
 
 /**
@@ -58,7 +73,7 @@ export function createInvokeRouter(deps: InvokeRouterDeps): Router {
   // Invoke endpoints answer from A2A 0.3.0 shapes (then mapped to run records).
   const ctxOf = (res: Response): OperationContext => ({ ...callContextOf(res), version: '0.3.0' });
 
-  /** `{ input?: string, data?: object, parts?: Part[], context_id?, message_id? }` → a validated A2A send. */
+  /** `{ input?: string, data?: object, parts?: Part[], context_id?, message_id?, run_id? }` → a validated A2A send. */
   const sendOf = (req: Request, blocking: boolean): ValidatedSend => {
     const b: unknown = req.body ?? {};
     if (!isObject(b)) throw new InvalidParamsError('the body must be a JSON object');
@@ -80,6 +95,8 @@ export function createInvokeRouter(deps: InvokeRouterDeps): Router {
       parts,
     };
     if (b.context_id !== undefined) message.contextId = b.context_id;
+    // The reply to a run waiting for input (`input-required`, e.g. a graph's approval step) continues that run.
+    if (b.run_id !== undefined) message.taskId = b.run_id;
     if (b.metadata !== undefined) message.metadata = b.metadata;
     return validateSendParams({ message, configuration: { blocking } });
   };

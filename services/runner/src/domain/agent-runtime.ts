@@ -34,6 +34,17 @@ export interface RunContext {
    * Throws SecretUnavailableError when it is missing or cannot be opened. Never log the value.
    */
   secret(name: string): string;
+  /**
+   * State a runtime saves as the run goes (the graph runtime: its completed steps), read back when the same
+   * run executes again: a request redelivered after a runner crash, on whichever runner gets it. Held in the
+   * shared cache (Redis in the distributed mode) under the run id; `load` is undefined for a fresh run.
+   */
+  readonly checkpoint: RunCheckpoint;
+}
+
+export interface RunCheckpoint {
+  load(): Promise<unknown>;
+  save(state: unknown): Promise<void>;
 }
 
 /** A referenced secret the run cannot use: deleted after the run was requested, or sealed with an unknown key. */

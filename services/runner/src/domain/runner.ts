@@ -33,6 +33,9 @@ export interface RunnerConfig {
 /** How long a finished run is remembered (a redelivered request for it is not run again). */
 const DONE_TTL_MS = 24 * 3600_000;
 
+/** Where a run's checkpoint (RunContext.checkpoint) lives in the shared cache. */
+const checkpointKey = (runId: string): string => `run:checkpoint:${runId}`;
+
 /** Publishing a run event failed (bus outage): the run is handed back, never turned into a failed task. */
 class EmitFailed extends Error {
   constructor(override readonly cause: unknown) {
@@ -292,6 +295,21 @@ export class Runner {
         if (!got) return undefined;
         const { mimeType, name } = got.ref;
         return { data: got.data, mimeType, ...(name ? { name } : {}) };
+      },
+      checkpoint: {
+        load: async () => {
+          const raw = await this.deps.cache.get(checkpointKey(req.runId)).catch((err: unknown) => {
+            throw new EmitFailed(err);
+          });
+          return raw === undefined ? undefined : (JSON.parse(raw) as unknown);
+        },
+        // A checkpoint that cannot be written (cache outage) hands the run back, like an event that cannot be sent.
+        save: (state) =>
+          this.deps.cache
+            .set(checkpointKey(req.runId), JSON.stringify(state), startedTtl + DONE_TTL_MS)
+            .catch((err: unknown) => {
+              throw new EmitFailed(err);
+            }),
       },
       secret: (name) => {
         const sealed = req.sealedSecrets[name];

@@ -3,6 +3,7 @@ import { egressFetch, type EgressAgent } from '@a2a-inbound/runtime';
 import { a2aMeter } from '@a2a-inbound/telemetry';
 import { SecretUnavailableError, agentText, type AgentRuntime } from '../domain/agent-runtime';
 import { createA2aUpstreamRuntime } from './a2a-upstream';
+import { createGraphRuntime } from './graph-runtime';
 import { createHttpAgentRuntime } from './http';
 import { createModelRuntime } from './model-runtime';
 
@@ -60,5 +61,6 @@ export function egressRuntimes(agent: EgressAgent, log: Logger = silentLogger())
     'a2a-upstream': withResolvedToken(createA2aUpstreamRuntime(deps)),
     http: withResolvedToken(createHttpAgentRuntime(deps)),
     model,
+    graph: createGraphRuntime({ fetch }),
   };
 }

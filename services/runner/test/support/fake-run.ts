@@ -25,7 +25,10 @@ export function fakeRun(input: {
   contextId?: string;
   files?: Record<string, { data: Uint8Array; mimeType: string; name?: string }>;
   secrets?: Record<string, string>;
+  /** The run's checkpoint store (shared by two fakeRun calls to act as the same run executed again). */
+  checkpoint?: { value?: unknown };
 }): Recorded {
+  const checkpoint = input.checkpoint ?? {};
   const abort = new AbortController();
   const taskId = input.taskId ?? `task-${Math.random().toString(36).slice(2)}`;
   const contextId = input.contextId ?? `ctx-${Math.random().toString(36).slice(2)}`;
@@ -64,6 +67,13 @@ export function fakeRun(input: {
         });
       }),
     readFile: async (blobId) => Promise.resolve(input.files?.[blobId]),
+    checkpoint: {
+      load: async () => Promise.resolve(checkpoint.value === undefined ? undefined : structuredClone(checkpoint.value)),
+      save: async (state) => {
+        checkpoint.value = structuredClone(state);
+        await Promise.resolve();
+      },
+    },
     // Without `secrets`, a reference resolves to itself (tests give token values where references go).
     secret: (name) => {
       if (!input.secrets) return name;

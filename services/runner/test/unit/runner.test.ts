@@ -68,6 +68,23 @@ afterEach(async () => {
 });
 
 describe('Runner', () => {
+  it('a run checkpoint outlives the execution that saved it (the same run executed again reads it); another run sees none', async () => {
+    const seen: unknown[] = [];
+    let fail = true;
+    const { runner, leases } = await setup(async (ctx) => {
+      seen.push(await ctx.checkpoint.load());
+      await ctx.checkpoint.save({ step: 'first done' });
+      if (fail) throw new Error('boom');
+    });
+    await runner.handle(request('t-ck'));
+    fail = false;
+    // The first execution failed the task; run the same run id again as a redelivery after a crash would.
+    await leases.release('run-t-ck');
+    await runner.handle(request('t-ck'));
+    await runner.handle(request('t-other'));
+    expect(seen).toEqual([undefined, { step: 'first done' }, undefined]);
+  });
+
   it('a runtime this runner does not have fails the run with the reason (a version newer than the runner)', async () => {
     const { runner, events } = await setup(async () => Promise.resolve());
     await runner.handle({ ...request('t0'), runtime: 'not-here' });
