@@ -234,7 +234,10 @@ describe.runIf(engineUrlsSet)('distributed mode /metrics after traffic', () => {
       return (sample(t, 'a2a_webhook_deliveries_total', { outcome: 'refused' }) ?? 0) >= 1 ? t : undefined;
     });
     const refusedDeliveries = sample(hooks, 'a2a_webhook_deliveries_total', { outcome: 'refused' })!;
-    expect(refusedDeliveries).toBeLessThanOrEqual(2); // the final update, and maybe one working update before it
+    // One refused delivery per task update after the push config landed: the final one, and as many working
+    // updates (progress, artifact deltas) as the stream emitted after it — how many depends on timing.
+    expect(refusedDeliveries).toBeGreaterThanOrEqual(1);
+    expect(refusedDeliveries).toBeLessThanOrEqual(10);
     expect(sample(hooks, 'a2a_webhook_deliveries_total', { outcome: 'delivered' })).toBeUndefined();
     expect(sample(hooks, 'a2a_webhook_retries_total')).toBeUndefined();
     expect(sample(hooks, 'a2a_webhook_delivery_duration_seconds_count', { outcome: 'refused' })).toBe(
