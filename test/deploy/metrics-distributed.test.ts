@@ -106,6 +106,10 @@ describe.runIf(engineUrlsSet)('distributed mode /metrics after traffic', () => {
       if (r.status === 429) refused++;
     }
     expect(refused).toBe(1);
+    // The canceled run ends on its runner once the cancel reaches it over the bus: wait until it has.
+    await eventually(
+      async () => total(await scrapeAll('runner-'), 'a2a_runs_in_flight', { runtime: 'demo:slow' }) === 0,
+    );
 
     // A stream through gateway 2, open while the other processes are scraped.
     const stream = await fetch(url(g2, 'demo-slow'), {
@@ -154,7 +158,10 @@ describe.runIf(engineUrlsSet)('distributed mode /metrics after traffic', () => {
     const [gw1Open, gw2Open] = [await scrape('gateway-1'), await scrape('gateway-2')];
     expect(sample(gw2Open, 'a2a_sse_streams_open'), gw2Open).toBe(1);
     expect(sample(gw1Open, 'a2a_sse_streams_open'), gw1Open).toBe(0);
-    expect(total(await scrapeAll('runner-'), 'a2a_runs_in_flight', { runtime: 'demo:slow' })).toBe(1);
+    // The stream's run (the canceled one has ended, above).
+    await eventually(
+      async () => total(await scrapeAll('runner-'), 'a2a_runs_in_flight', { runtime: 'demo:slow' }) === 1,
+    );
     // Tasks by state, from the store: the same on every tasks replica.
     const tasksOpen = await scrape('tasks');
     expect(
