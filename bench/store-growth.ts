@@ -83,6 +83,7 @@ async function main(): Promise<void> {
       runId: runIds.get(taskId) ?? '',
       runSeq: 1,
       emittedAtMs: Date.now(),
+      batch: [],
       event: { $case: 'status', status: { state: 'completed', messageJson: '' } },
     };
     await tasks.applyRunEvent(event);

@@ -81,6 +81,7 @@ describe.runIf(enginesSet)('push delivery log on Kafka and MongoDB', { timeout: 
         final: true,
         subscriptionId,
         agentId: 'shared-agent-id',
+        preceding: [],
       };
       await engines.bus!.publish({
         topic: TASK_UPDATES_TOPIC,

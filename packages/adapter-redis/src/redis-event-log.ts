@@ -42,6 +42,30 @@ redis.call('PUBLISH', ARGV[5], ARGV[1] .. ' ' .. ARGV[6])
 return 1
 `);
 
+/*
+ * Appends a batch of consecutive seqs (ARGV[5] is the first, ARGV[6..] the data) atomically: the ones at or
+ * below last are skipped (a redelivery), the rest are appended when the first of them is last + 1 (with
+ * ARGV[2] = '1', anything above last), or none are. One notification for the batch ("<last seq> <stream>").
+ * Returns how many were appended, 0 refused, -1 stream full.
+ */
+const APPEND_BATCH = new LuaScript(`
+local first = tonumber(ARGV[5])
+local n = #ARGV - 5
+local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+local last = 0
+if #top > 0 then last = tonumber(string.match(top[1][1], '^(%d+)-')) end
+local skip = 0
+if first <= last then skip = last - first + 1 end
+if skip >= n then return 0 end
+if ARGV[2] ~= '1' and first + skip ~= last + 1 then return 0 end
+if redis.call('XLEN', KEYS[1]) + n - skip > tonumber(ARGV[1]) then return -1 end
+for i = skip + 1, n do
+  redis.call('XADD', KEYS[1], tostring(first + i - 1) .. '-1', 'd', ARGV[5 + i])
+end
+redis.call('PUBLISH', ARGV[3], tostring(first + n - 1) .. ' ' .. ARGV[4])
+return n - skip
+`);
+
 /** One waiting tail: `dirty` says an append was announced since its last read; `wake` ends its wait. */
 interface Waiter {
   dirty: boolean;
@@ -49,6 +73,11 @@ interface Waiter {
 }
 
 type StreamEntry = [id: Buffer, fields: Buffer[]];
+
+/** Seqs 1 or above, each the previous + 1 (what `appendBatch` accepts). */
+function consecutiveSeqs(events: readonly LoggedEvent[]): boolean {
+  return events.every((e, i) => Number.isSafeInteger(e.seq) && e.seq >= 1 && (i === 0 || e.seq === events[i - 1]!.seq + 1));
+}
 
 function seqOf(id: Buffer | string): number {
   const s = typeof id === 'string' ? id : id.toString('latin1');
@@ -133,6 +162,27 @@ export class RedisEventLog implements EventLog {
     );
     if (result === -1) throw new AppError('UNAVAILABLE', `event log stream ${stream} is full`);
     return result === 1;
+  }
+
+  async appendBatch(stream: string, events: readonly LoggedEvent[], options: AppendOptions = {}): Promise<number> {
+    this.#assertOpen();
+    if (events.length === 0 || !consecutiveSeqs(events)) return 0;
+    const result = await this.#call(() =>
+      APPEND_BATCH.run(
+        this.#redis,
+        [this.#key(stream)],
+        [
+          String(this.#maxEvents),
+          options.allowGap ? '1' : '0',
+          this.#channel,
+          stream,
+          String(events[0]!.seq),
+          ...events.map((e) => Buffer.from(e.data.buffer, e.data.byteOffset, e.data.byteLength)),
+        ],
+      ),
+    );
+    if (result === -1) throw new AppError('UNAVAILABLE', `event log stream ${stream} is full`);
+    return Number(result);
   }
 
   async read(stream: string, afterSeq: number, limit = 1000): Promise<LoggedEvent[]> {

@@ -9,6 +9,11 @@
  *   below `last`): the writer knows from its authoritative store that the events in between are lost (an
  *   engine restarted without persistence, an expired stream). Readers see the jump in seq and can rebuild
  *   what they missed from that store.
+ * - `appendBatch(stream, events, options)` appends several events with consecutive seqs in one step (ADR 0025):
+ *   the ones at or below `last` are skipped (already there: a redelivery), the rest are appended all
+ *   together when the first of them is exactly `last + 1` (with `allowGap`: anything above `last`), or none
+ *   are. Resolves how many were appended (always the trailing ones of the list), 0 when refused. A reader
+ *   never sees part of a batch.
  * - `read(stream, afterSeq)` returns the stored events with seq > afterSeq, in order (copies).
  * - `tail(stream, afterSeq, signal)` yields the stored events after `afterSeq`, then live ones as they are
  *   appended (by any process), until the signal aborts or the log closes. Tails are cheap: an adapter must
@@ -28,6 +33,7 @@ export interface AppendOptions {
 
 export interface EventLog {
   append(stream: string, seq: number, data: Uint8Array, options?: AppendOptions): Promise<boolean>;
+  appendBatch(stream: string, events: readonly LoggedEvent[], options?: AppendOptions): Promise<number>;
   read(stream: string, afterSeq: number, limit?: number): Promise<LoggedEvent[]>;
   last(stream: string): Promise<number>;
   tail(stream: string, afterSeq: number, signal: AbortSignal): AsyncIterable<LoggedEvent>;

@@ -12,7 +12,7 @@ export type { InMemoryDocumentStoreOptions } from './memory/in-memory-document-s
 export { InMemoryBlobStore } from './memory/in-memory-blob-store';
 export { InMemoryBus } from './memory/in-memory-bus';
 export type { InMemoryBusOptions } from './memory/in-memory-bus';
-export { InMemoryEventLog } from './memory/in-memory-event-log';
+export { InMemoryEventLog, consecutiveSeqs } from './memory/in-memory-event-log';
 export { InMemoryRateLimiter } from './memory/in-memory-rate-limiter';
 export { InMemoryCache } from './memory/in-memory-cache';
 export * from './large-payloads';

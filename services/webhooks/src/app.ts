@@ -106,22 +106,26 @@ export async function startWebhooksApp(
       TASK_UPDATES_TOPIC,
       'webhooks',
       async (m) => {
-        const e = eventsV1.LoggedTaskEvent.decode(m.value);
-        seen += 1;
-        if (!isStatusUpdate(e.eventJson)) return;
-        const d = await deps.source.get(e.taskId); // throws → the bus redelivers (claims make it idempotent)
-        if (!d.enabled || !d.taskJson || d.targets.length === 0) return;
-        const seq = Number(e.seq);
-        await Promise.all(
-          d.targets.map(async (t) => {
-            const done = await deliverer.deliver(
-              { taskId: e.taskId, seq, subscriptionId: e.subscriptionId, agentId: e.agentId },
-              t,
-              d.taskJson,
-            );
-            if (done) egress.onDelivery?.(done);
-          }),
-        );
+        const announced = eventsV1.LoggedTaskEvent.decode(m.value);
+        // A batch announcement (ADR 0025) carries the events appended before the last one as `preceding`.
+        const events = [...announced.preceding, { ...announced, preceding: [] }];
+        for (const e of events) {
+          seen += 1;
+          if (!isStatusUpdate(e.eventJson)) continue;
+          const d = await deps.source.get(e.taskId); // throws → the bus redelivers (claims make it idempotent)
+          if (!d.enabled || !d.taskJson || d.targets.length === 0) continue;
+          const seq = Number(e.seq);
+          await Promise.all(
+            d.targets.map(async (t) => {
+              const done = await deliverer.deliver(
+                { taskId: e.taskId, seq, subscriptionId: e.subscriptionId, agentId: e.agentId },
+                t,
+                d.taskJson,
+              );
+              if (done) egress.onDelivery?.(done);
+            }),
+          );
+        }
       },
       { concurrency: config.concurrency, isTransient: isOutage },
     ),

@@ -75,6 +75,24 @@ export class InMemoryEventLog implements EventLog {
     return true;
   }
 
+  async appendBatch(stream: string, events: readonly LoggedEvent[], options: AppendOptions = {}): Promise<number> {
+    this.#assertOpen();
+    await Promise.resolve();
+    if (!consecutiveSeqs(events)) return 0;
+    const s = this.#stream(stream, true)!;
+    const last = s.events.at(-1)?.seq ?? 0;
+    const fresh = events.filter((e) => e.seq > last);
+    const first = fresh[0];
+    if (!first || (!options.allowGap && first.seq !== last + 1)) return 0;
+    if (s.events.length + fresh.length > this.#maxEvents)
+      throw new AppError('UNAVAILABLE', `event log stream ${stream} is full`);
+    for (const e of fresh) s.events.push({ seq: e.seq, data: e.data.slice() });
+    const waiters = [...s.waiters];
+    s.waiters.clear();
+    setImmediate(() => waiters.forEach((w) => w()));
+    return fresh.length;
+  }
+
   async read(stream: string, afterSeq: number, limit = 1000): Promise<LoggedEvent[]> {
     this.#assertOpen();
     await Promise.resolve();
@@ -148,4 +166,13 @@ export class InMemoryEventLog implements EventLog {
   #assertOpen(): void {
     if (this.#closed) throw new AppError('UNAVAILABLE', 'event log is closed');
   }
+}
+
+/** Seqs 1 or above, each the previous + 1 (what `appendBatch` accepts). */
+export function consecutiveSeqs(events: readonly LoggedEvent[]): boolean {
+  for (let i = 0; i < events.length; i++) {
+    const seq = events[i]!.seq;
+    if (!Number.isSafeInteger(seq) || seq < 1 || (i > 0 && seq !== events[i - 1]!.seq + 1)) return false;
+  }
+  return true;
 }

@@ -94,6 +94,48 @@ export function describeEventLogContract(
       expect(await log.last(s)).toBe(5);
     });
 
+    it('appends a batch of consecutive events at once, skipping the ones already there and refusing a gap', async () => {
+      const s = stream('batch');
+      const ev = (seq: number, d: string): LoggedEvent => ({ seq, data: enc(d) });
+      expect(await log.appendBatch(s, [ev(1, 'a'), ev(2, 'b'), ev(3, 'c')])).toBe(3);
+      // A redelivered batch that overlaps what is there appends only the new tail.
+      expect(await log.appendBatch(s, [ev(2, 'b-again'), ev(3, 'c-again'), ev(4, 'd')])).toBe(1);
+      expect(await log.appendBatch(s, [ev(3, 'c-again'), ev(4, 'd-again')])).toBe(0);
+      // A gap, or seqs that are not consecutive, append nothing.
+      expect(await log.appendBatch(s, [ev(6, 'f'), ev(7, 'g')])).toBe(0);
+      expect(await log.appendBatch(s, [ev(5, 'e'), ev(7, 'g')])).toBe(0);
+      expect(await log.appendBatch(s, [])).toBe(0);
+      expect(await log.appendBatch(s, [ev(6, 'f'), ev(7, 'g')], { allowGap: true })).toBe(2);
+      expect(await log.append(s, 8, enc('h'))).toBe(true);
+      expect((await log.read(s, 0)).map((e) => [e.seq, dec(e.data)])).toEqual([
+        [1, 'a'],
+        [2, 'b'],
+        [3, 'c'],
+        [4, 'd'],
+        [6, 'f'],
+        [7, 'g'],
+        [8, 'h'],
+      ]);
+    });
+
+    it('a tail sees every event of a batch appended by another client, in order', async () => {
+      const s = stream('batch-tail');
+      await log.append(s, 1, enc('one'));
+      const ac = new AbortController();
+      const done = (async () => {
+        const seen: string[] = [];
+        for await (const e of other.tail(s, 1, ac.signal)) {
+          seen.push(`${e.seq}:${dec(e.data)}`);
+          if (e.seq >= 4) ac.abort();
+        }
+        return seen;
+      })();
+      await new Promise((r) => setTimeout(r, 100));
+      const batch = [2, 3, 4].map((seq) => ({ seq, data: enc(`e${seq}`) }));
+      expect(await log.appendBatch(s, batch)).toBe(3);
+      expect(await done).toEqual(['2:e2', '3:e3', '4:e4']);
+    }, 20_000);
+
     it('a tail that waits past a gap yields the event after it (the reader sees the jump in seq)', async () => {
       const s = stream('gap-tail');
       await log.append(s, 1, enc('one'));

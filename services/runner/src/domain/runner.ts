@@ -5,6 +5,7 @@ import { LargePayloads, RunLeases, type BlobStore, type Bus, type Cache, type Cl
 import { eventsV1 } from '@a2a-inbound/proto';
 import { secretAad, type SecretBox } from '@a2a-inbound/agent-definitions';
 import { RUN_CANCELED, SecretUnavailableError, type AgentRuntime, type RunContext } from './agent-runtime';
+import { EventPipe } from './event-pipe';
 import { FairScheduler } from './fair-scheduler';
 
 export const TOPICS = {
@@ -211,25 +212,17 @@ export class Runner {
 
   async #run(req: eventsV1.RunRequested, ac: AbortController): Promise<void> {
     const { bus, log } = this.deps;
-    let runSeq = 0;
-    const emit = async (event: eventsV1.TaskEvent['event']): Promise<void> => {
-      const seq = ++runSeq;
-      await bus
-        .publish({
-          topic: TOPICS.taskEvents,
-          key: req.taskId,
-          value: eventsV1.TaskEvent.encode({
-            taskId: req.taskId,
-            runId: req.runId,
-            runSeq: seq,
-            event,
-            emittedAtMs: this.deps.clock.now(),
-          }).finish(),
-        })
-        .catch((err: unknown) => {
+    // Events are queued and published in order, what is ready together as one bus message (ADR 0025).
+    const pipe = new EventPipe({
+      taskId: req.taskId,
+      runId: req.runId,
+      now: () => this.deps.clock.now(),
+      publish: (value) =>
+        bus.publish({ topic: TOPICS.taskEvents, key: req.taskId, value }).catch((err: unknown) => {
           throw new EmitFailed(err);
-        });
-    };
+        }),
+    });
+    const emit = (event: eventsV1.TaskEvent['event']): Promise<void> => pipe.emit(event);
     const { instanceId, leaseMs, heartbeatMs } = this.deps.config;
     const startedTtl = Math.max(leaseMs, (req.deadlineMs || this.deps.clock.now()) - this.deps.clock.now()) + leaseMs;
     const renew = (): Promise<void> => this.#leases.hold(req.runId, instanceId, leaseMs, startedTtl);
@@ -276,6 +269,8 @@ export class Runner {
         }
         const stored = message ? await this.#spill(() => this.#payloads.compactMessage(message, owner)) : undefined;
         await emit({ $case: 'status', status: { state, messageJson: stored ? JSON.stringify(stored) : '' } });
+        // The run's last status resolves once it is out, with everything before it.
+        if (state !== 'working') await pipe.flush();
       },
       sleep: (ms) =>
         new Promise<void>((resolve, reject) => {
@@ -304,12 +299,15 @@ export class Runner {
           return raw === undefined ? undefined : (JSON.parse(raw) as unknown);
         },
         // A checkpoint that cannot be written (cache outage) hands the run back, like an event that cannot be sent.
-        save: (state) =>
-          this.deps.cache
+        // The events emitted before it are out first: the checkpoint never runs ahead of them.
+        save: async (state) => {
+          await pipe.flush();
+          await this.deps.cache
             .set(checkpointKey(req.runId), JSON.stringify(state), startedTtl + DONE_TTL_MS)
             .catch((err: unknown) => {
               throw new EmitFailed(err);
-            }),
+            });
+        },
       },
       secret: (name) => {
         const sealed = req.sealedSecrets[name];
@@ -346,6 +344,7 @@ export class Runner {
       }
       await runtime(ctx);
       if (!finished) await ctx.status('completed');
+      await pipe.flush(); // a runtime that ended without a final status of its own: still all out
       settled = true;
       outcome = lastState ?? 'completed';
       log.info(
@@ -360,6 +359,7 @@ export class Runner {
       );
     } catch (err) {
       if (err instanceof RunAborted || ac.signal.aborted) {
+        pipe.close();
         if (this.state === 'DRAINING') throw new Error('run handed back on shutdown'); // not committed: redelivered
         settled = true;
         outcome = 'canceled';
@@ -383,12 +383,15 @@ export class Runner {
             parts: [{ kind: 'text', text: 'The agent failed unexpectedly while running.' }],
           }),
         },
-      }).catch((e: unknown) => {
-        throw e instanceof EmitFailed ? e.cause : e;
-      });
+      })
+        .then(() => pipe.flush())
+        .catch((e: unknown) => {
+          throw e instanceof EmitFailed ? e.cause : e;
+        });
       settled = true;
       outcome = 'failed';
     } finally {
+      if (!settled) pipe.close(); // handed back: the redelivered run emits them again
       clearInterval(heartbeat);
       this.#runsInFlight.add(-1, { runtime: runtimeLabel });
       this.#runDuration.record(Number(process.hrtime.bigint() - startedAt) / 1e9, { runtime: runtimeLabel, outcome });

@@ -5,6 +5,7 @@ import { eventsV1 } from '@a2a-inbound/proto';
 import { checkHealth } from '@a2a-inbound/runtime';
 import { startRunnerApp } from '../../src/app';
 import { loadRunnerConfig } from '../../src/config';
+import { runEventsOf } from '../../src/domain/event-pipe';
 import { TOPICS } from '../../src/domain/runner';
 
 describe('runner gRPC health and drain', () => {
@@ -14,7 +15,7 @@ describe('runner gRPC health and drain', () => {
     const sub = await bus.subscribe(
       TOPICS.taskEvents,
       'observer',
-      async (m: BusMessage) => void events.push(eventsV1.TaskEvent.decode(m.value)),
+      async (m: BusMessage) => void events.push(...runEventsOf(eventsV1.TaskEvent.decode(m.value))),
     );
     const app = await startRunnerApp(
       {

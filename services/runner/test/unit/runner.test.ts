@@ -14,6 +14,7 @@ import {
 import { SecretBox } from '@a2a-inbound/agent-definitions';
 import { eventsV1 } from '@a2a-inbound/proto';
 import type { AgentRuntime } from '../../src/domain/agent-runtime';
+import { runEventsOf } from '../../src/domain/event-pipe';
 import { Runner, TOPICS } from '../../src/domain/runner';
 
 const config = {
@@ -41,7 +42,7 @@ async function setup(runtime: AgentRuntime) {
   const blobs = new InMemoryBlobStore();
   const events: eventsV1.TaskEvent[] = [];
   const sub = await bus.subscribe(TOPICS.taskEvents, 'observer', async (m) => {
-    events.push(eventsV1.TaskEvent.decode(m.value));
+    events.push(...runEventsOf(eventsV1.TaskEvent.decode(m.value)));
     await Promise.resolve();
   });
   const runner = new Runner({

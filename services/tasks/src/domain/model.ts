@@ -52,6 +52,11 @@ export interface TaskDoc {
   lastSeq: number;
   /** The last event, re-appended on redelivery in case the log write was lost. */
   lastEvent?: LastEvent;
+  /**
+   * The events the last write emitted before `lastEvent` (a batch of run events, ADR 0025), in seq order;
+   * re-appended with it on redelivery. Absent when the last write emitted one event.
+   */
+  lastBatch?: LastEvent[];
   /** When the current run must be finished (lease); the sweeper fails it after. */
   runDeadlineMs: number;
   /** Epoch ms of the last runner heartbeat/event. */

@@ -15,45 +15,80 @@ export class RunEvents extends TaskConcern {
   // ---- runner events (bus consumer) -------------------------------------------------------------
 
   /**
-   * Applies one runner event to the stored task, exactly once (compare-and-set on the version and the
-   * run sequence), then appends it to the central event log and fans it out to webhooks. Redeliveries
-   * are recognised and only repair a lost log write.
+   * Applies a runner's bus message to the stored task, exactly once: one event, or a batch of a run's
+   * events (ADR 0025) applied together with one compare-and-set write (on the version; each event checked
+   * against the run sequence), then appended to the central event log in one step and announced to webhooks
+   * in one message. Redeliveries are recognised and only repair a lost log write.
    */
-  applyRunEvent(event: eventsV1.TaskEvent): Promise<void> {
+  applyRunEvent(message: eventsV1.TaskEvent): Promise<void> {
+    const events = message.batch.length > 0 ? message.batch : [message];
     const attributes = {
-      'a2a.task_id': event.taskId,
-      'a2a.run_id': event.runId,
-      'a2a.run_seq': event.runSeq,
-      'a2a.event': event.event?.$case ?? 'none',
+      'a2a.task_id': message.taskId,
+      'a2a.run_id': message.runId,
+      'a2a.run_seq': message.runSeq,
+      'a2a.event': message.batch.length > 0 ? 'batch' : (message.event?.$case ?? 'none'),
+      'a2a.events': events.length,
     };
-    return withSpan(TRACER, 'tasks.apply_event', attributes, () => this.#applyRunEvent(event));
+    return withSpan(TRACER, 'tasks.apply_event', attributes, () => this.#applyRunEvents(message.taskId, events));
   }
 
-  async #applyRunEvent(event: eventsV1.TaskEvent): Promise<void> {
-    await this.core.changeTask(event.taskId, (cur) => this.#eventChange(cur.doc, event), {
+  async #applyRunEvents(taskId: string, events: eventsV1.TaskEvent[]): Promise<void> {
+    const mine = events.filter((e) => e.taskId === taskId);
+    if (mine.length !== events.length) {
+      this.deps.log.warn({ taskId, events: events.length }, 'run event batch names other tasks: those are ignored');
+    }
+    if (mine.length === 0) return;
+    await this.core.changeTask(taskId, (cur) => this.#batchChange(cur.doc, mine), {
       retried: true,
       attempts: 50,
-      exhausted: () => new AppError('UNAVAILABLE', `could not apply event to ${event.taskId}`),
+      exhausted: () => new AppError('UNAVAILABLE', `could not apply event to ${taskId}`),
     });
   }
 
-  /** The change one runner event makes to the task as it is now; undefined when it changes nothing. */
-  async #eventChange(task: TaskDoc, event: eventsV1.TaskEvent): Promise<TaskChange | undefined> {
+  /**
+   * The change a run's events (in run_seq order) make to the task as it is now, folded into one change that
+   * emits one event per applied run event; undefined when they change nothing. Each event is checked as if
+   * it came alone, so a batch that overlaps what was applied (a redelivery, or a rerun that batched its
+   * events differently) applies only what is new.
+   */
+  async #batchChange(task: TaskDoc, events: readonly eventsV1.TaskEvent[]): Promise<TaskChange | undefined> {
+    let cur = task;
+    const made: TaskChange[] = [];
+    let repaired = false;
+    for (const event of events) {
+      const next = await this.#eventChange(cur, event);
+      if (next === REDELIVERED) {
+        // Redelivery: make sure the log holds what the last write emitted (the first append may have been lost).
+        if (!repaired && cur.lastEvent) {
+          repaired = true;
+          await this.core.appendLoggedBatch(cur, [...(cur.lastBatch ?? []), cur.lastEvent], { retried: true });
+        }
+        continue;
+      }
+      if (!next) continue;
+      made.push(next);
+      cur = next.doc;
+    }
+    const last = made.at(-1);
+    if (!last) return undefined;
+    if (made.length === 1) return last;
+    return { ...last, earlier: made.slice(0, -1).map((m) => ({ seq: m.seq, eventJson: m.eventJson, final: m.final })) };
+  }
+
+  /**
+   * The change one runner event makes to the task as it is now; undefined when it changes nothing,
+   * REDELIVERED for the last applied event again.
+   */
+  async #eventChange(task: TaskDoc, event: eventsV1.TaskEvent): Promise<TaskChange | typeof REDELIVERED | undefined> {
     if (event.runId !== task.currentRunId) return undefined; // a stale run (canceled, or superseded by a reply)
     // Liveness is the run lease in the cache (ADR 0011): a heartbeat event (older runners) costs no write.
     if (event.event?.$case === 'heartbeat') return undefined;
     if (event.runSeq <= task.lastRunSeq) {
-      // Redelivery: make sure the log holds the last applied event (the first write may have been lost).
       this.deps.log.info(
         { taskId: task.id, runId: event.runId, runSeq: event.runSeq },
         'run event already applied (redelivered): dropped',
       );
-      if (event.runSeq === task.lastRunSeq && task.lastEvent) {
-        await this.core.appendLogged(task, task.lastEvent.seq, task.lastEvent.eventJson, task.lastEvent.final, {
-          retried: true,
-        });
-      }
-      return undefined;
+      return event.runSeq === task.lastRunSeq ? REDELIVERED : undefined;
     }
     if (isTerminal(task.status.state)) {
       // Canceled, failed by its deadline, or finished: late events change nothing and never block the stream.
@@ -254,6 +289,9 @@ export class RunEvents extends TaskConcern {
     return undefined;
   }
 }
+
+/** What `#eventChange` answers for the last applied event seen again (a redelivery). */
+const REDELIVERED = Symbol('redelivered');
 
 /** The run attachments a stored message refers to (stored files by blob id, external files by URI). */
 function attachmentsOf(message: Message): eventsV1.Attachment[] {

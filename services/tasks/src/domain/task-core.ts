@@ -22,7 +22,7 @@ import { eventsV1 } from '@a2a-inbound/proto';
 import { runtimeDefinition } from '@a2a-inbound/agent-definitions';
 import type { AgentView, ControlPlane } from './control-plane';
 import type { Secrets } from './secrets';
-import type { MessageIdDoc, PushConfigDoc, StoredStatus, TaskDoc, TaskState } from './model';
+import type { LastEvent, MessageIdDoc, PushConfigDoc, StoredStatus, TaskDoc, TaskState } from './model';
 import { endsStream, isTerminal } from './model';
 import { memoryWindow } from './memory';
 import type { LookupCollections } from './task-lookups';
@@ -142,12 +142,16 @@ export interface TaskDeps {
   secrets?: Secrets;
 }
 
-/** A change of a stored task and the one event it emits. */
+/**
+ * A change of a stored task and the event it emits (`seq`, `eventJson`, `final`: the last one); `earlier`:
+ * the events a batch of run events emits before it, in seq order (ADR 0025).
+ */
 export interface TaskChange {
   doc: StoredTask;
   seq: number;
   eventJson: string;
   final: boolean;
+  earlier?: LastEvent[];
 }
 
 /** A concern of the tasks domain: works on the shared `TaskCore`. */
@@ -181,10 +185,11 @@ export class TaskCore {
   }
 
   /**
-   * The one way a stored task changes with an event: compare-and-set (retried on a concurrent writer, with
-   * `change` applied to the fresh task), a finished task kept for the retention period, then its event
-   * appended to the log and announced. `change` returns undefined to leave the task; it may throw to refuse.
-   * `retried`: the caller is retried on an outage (the bus consumer), so the log append may fail it.
+   * The one way a stored task changes with its events: compare-and-set (retried on a concurrent writer, with
+   * `change` applied to the fresh task), a finished task kept for the retention period, then its events (one,
+   * or a batch of run events: ADR 0025) appended to the log and announced. `change` returns undefined to
+   * leave the task; it may throw to refuse. `retried`: the caller is retried on an outage (the bus
+   * consumer), so the log append may fail it.
    */
   async changeTask(
     taskId: string,
@@ -198,7 +203,11 @@ export class TaskCore {
       taskId,
       async (cur) => {
         made = await change(cur);
-        return made?.doc;
+        if (!made) return undefined;
+        // The stored task names every event of this write, for the redelivery repair (ADR 0025).
+        if (made.earlier?.length) made.doc.lastBatch = made.earlier;
+        else delete made.doc.lastBatch;
+        return made.doc;
       },
       {
         ...(options.current ? { current: options.current } : {}),
@@ -211,7 +220,14 @@ export class TaskCore {
         afterWrite: async (saved) => {
           const m = made!;
           result = { saved: saved.doc, change: m };
-          await this.appendLogged(saved.doc, m.seq, m.eventJson, m.final, { retried: options.retried ?? false });
+          const retried = options.retried ?? false;
+          if (m.earlier?.length) {
+            await this.appendLoggedBatch(saved.doc, [...m.earlier, { seq: m.seq, eventJson: m.eventJson, final: m.final }], {
+              retried,
+            });
+          } else {
+            await this.appendLogged(saved.doc, m.seq, m.eventJson, m.final, { retried });
+          }
         },
       },
     );
@@ -339,6 +355,7 @@ export class TaskCore {
       final,
       subscriptionId: task.subscriptionId,
       agentId: task.agentId,
+      preceding: [],
     };
     const bytes = eventsV1.LoggedTaskEvent.encode(logged).finish();
     let appended: boolean;
@@ -352,6 +369,69 @@ export class TaskCore {
     if (appended) {
       await this.deps.bus.publish({ topic: TOPICS.taskUpdates, key: task.id, value: bytes });
     }
+  }
+
+  /**
+   * Appends the events of one write (consecutive seqs) to the log in one step and announces them in one bus
+   * message (the last event, with the earlier ones as `preceding`) (ADR 0025). The ones the log already has
+   * (a redelivery) are skipped and not announced again. `retried` as in `appendLogged`.
+   */
+  async appendLoggedBatch(task: TaskDoc, events: readonly LastEvent[], options: { retried?: boolean } = {}): Promise<void> {
+    if (events.length === 0) return;
+    const logged = events.map(
+      (e): eventsV1.LoggedTaskEvent => ({
+        taskId: task.id,
+        seq: e.seq,
+        eventJson: e.eventJson,
+        final: e.final,
+        subscriptionId: task.subscriptionId,
+        agentId: task.agentId,
+        preceding: [],
+      }),
+    );
+    const entries = logged.map((l) => ({ seq: l.seq, data: eventsV1.LoggedTaskEvent.encode(l).finish() }));
+    let appended: number;
+    try {
+      appended = await this.#appendBatchToLog(task, entries, events.some((e) => e.final));
+    } catch (err) {
+      if (options.retried || !isOutage(err)) throw err;
+      this.deps.log.warn(
+        { err, taskId: task.id, seq: events.at(-1)!.seq },
+        'event log unavailable: the events are in the stored task only',
+      );
+      appended = events.length;
+    }
+    if (appended === 0) return;
+    const announced = logged.slice(-appended);
+    const last = announced.at(-1)!;
+    const value =
+      announced.length === 1
+        ? entries.at(-1)!.data
+        : eventsV1.LoggedTaskEvent.encode({ ...last, preceding: announced.slice(0, -1) }).finish();
+    await this.deps.bus.publish({ topic: TOPICS.taskUpdates, key: task.id, value });
+  }
+
+  async #appendBatchToLog(
+    task: TaskDoc,
+    entries: readonly { seq: number; data: Uint8Array }[],
+    final: boolean,
+  ): Promise<number> {
+    let appended = await this.deps.eventLog.appendBatch(task.id, entries);
+    if (appended === 0) {
+      // Refused: all duplicates (a redelivery), or the log is behind the stored task (see #appendToLog).
+      const first = entries[0]!.seq;
+      const last = await this.deps.eventLog.last(task.id);
+      if (last < first - 1) {
+        appended = await this.deps.eventLog.appendBatch(task.id, entries, { allowGap: true });
+        if (appended > 0)
+          this.deps.log.warn(
+            { taskId: task.id, seq: first, logLast: last },
+            'event log was behind the stored task: appended',
+          );
+      }
+    }
+    if (final) await this.deps.eventLog.expire(task.id, this.deps.config.retentionMs);
+    return appended;
   }
 
   async #appendToLog(task: TaskDoc, seq: number, bytes: Uint8Array, final: boolean): Promise<boolean> {

@@ -54,6 +54,7 @@ const delta = (taskId: string, runId: string, runSeq: number, text: string): eve
   runId,
   runSeq,
   emittedAtMs: 0,
+  batch: [],
   event: {
     $case: 'artifact',
     artifact: {
@@ -70,6 +71,7 @@ const status = (taskId: string, runId: string, runSeq: number, state: string): e
   runId,
   runSeq,
   emittedAtMs: 0,
+  batch: [],
   event: { $case: 'status', status: { state, messageJson: '' } },
 });
 

@@ -35,6 +35,11 @@ class FaultyEventLog implements EventLog {
     if (this.loseAppends) return Promise.resolve(true); // acknowledged, then lost (a restart right after)
     return this.inner.append(stream, seq, data, options);
   }
+  appendBatch(stream: string, events: readonly LoggedEvent[], options?: AppendOptions): Promise<number> {
+    if (this.down) return Promise.reject(new AppError('UNAVAILABLE', 'event log down'));
+    if (this.loseAppends) return Promise.resolve(events.length); // acknowledged, then lost
+    return this.inner.appendBatch(stream, events, options);
+  }
   read(stream: string, afterSeq: number, limit?: number): Promise<LoggedEvent[]> {
     if (this.down) return Promise.reject(new AppError('UNAVAILABLE', 'event log down'));
     return this.inner.read(stream, afterSeq, limit);
@@ -116,6 +121,7 @@ const delta = (taskId: string, runId: string, runSeq: number, text: string): eve
   runId,
   runSeq,
   emittedAtMs: 0,
+  batch: [],
   event: {
     $case: 'artifact',
     artifact: {
@@ -132,6 +138,7 @@ const status = (taskId: string, runId: string, runSeq: number, state: string): e
   runId,
   runSeq,
   emittedAtMs: 0,
+  batch: [],
   event: { $case: 'status', status: { state, messageJson: '' } },
 });
 

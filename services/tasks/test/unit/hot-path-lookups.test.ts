@@ -87,6 +87,7 @@ describe('hot path without queries on tasks', () => {
       runId: runs[0]!.runId,
       runSeq: 1,
       emittedAtMs: 0,
+      batch: [],
       event: { $case: 'status', status: { state: 'completed', messageJson: '' } },
     });
     const second = await tasks.send(caller, msg('m2', 'what is my name?', first.contextId), { blocking: false });
@@ -111,6 +112,7 @@ describe('hot path without queries on tasks', () => {
       runId: runs[0]!.runId,
       runSeq: 1,
       emittedAtMs: 0,
+      batch: [],
       event: { $case: 'status', status: { state: 'completed', messageJson: '' } },
     });
     await tasks.sweepStuckRuns(); // too recent to be overdue or stalled: not even read
@@ -223,6 +225,7 @@ describe('hot path without queries on tasks', () => {
         runId: runs[i]!.runId,
         runSeq: 1,
         emittedAtMs: 0,
+        batch: [],
         event: { $case: 'status', status: { state: 'completed', messageJson: '' } },
       });
     }

@@ -71,6 +71,7 @@ const textDelta = (taskId: string, runId: string, runSeq: number, text: string):
   runId,
   runSeq,
   emittedAtMs: 0,
+  batch: [],
   event: {
     $case: 'artifact',
     artifact: {
@@ -109,6 +110,7 @@ describe('tasks: large payloads (ADR 0013)', () => {
       runId,
       runSeq: pieces.length + 1,
       emittedAtMs: 0,
+      batch: [],
       event: { $case: 'status', status: { state: 'completed', messageJson: '' } },
     });
     expect(jsonBytes((await collections.tasks.get(task.id))!.doc)).toBeLessThan(16_384);
@@ -134,6 +136,7 @@ describe('tasks: large payloads (ADR 0013)', () => {
       runId: runs[0]!.req.runId,
       runSeq: 2,
       emittedAtMs: 0,
+      batch: [],
       event: { $case: 'status', status: { state: 'completed', messageJson: '' } },
     });
     for (let i = 0; i < 5; i++) {

@@ -61,6 +61,7 @@ describe('TaskService: racing replies to an input-required task', () => {
       runId: runs[0]!.runId,
       runSeq: 1,
       emittedAtMs: 0,
+      batch: [],
       event: { $case: 'status', status: { state: 'input-required', messageJson: '' } },
     });
     const before = (await control.accounts.getSubscription('demo-subscription')).credits;

@@ -33,6 +33,7 @@ describe('push delivery log: recorded per agent, read over gRPC', () => {
       final: true,
       subscriptionId,
       agentId,
+      preceding: [],
     };
     await bus.publish({
       topic: TASK_UPDATES_TOPIC,

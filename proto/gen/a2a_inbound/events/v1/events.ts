@@ -87,6 +87,14 @@ export interface TaskEvent {
     heartbeat: RunHeartbeat;
   } | undefined;
   emittedAtMs: number;
+  /**
+   * A batch (ADR 0025): when not empty, this message carries these events of one run, in run_seq order
+   * (consecutive), instead of an event of its own; the outer message then has task_id, run_id, the run_seq
+   * of the last event and emitted_at_ms, and no `event`. The tasks service applies a batch with one
+   * compare-and-set write. Runners send a batch only for events that were ready together; a tasks service
+   * that predates batches ignores one, so tasks services are upgraded before runners.
+   */
+  batch: TaskEvent[];
 }
 
 export interface StatusUpdate {
@@ -118,6 +126,12 @@ export interface LoggedTaskEvent {
   final: boolean;
   subscriptionId: string;
   agentId: string;
+  /**
+   * A batch announcement (ADR 0025): the events of the same task appended just before this one with it, in
+   * seq order, by one application of a run's event batch. The outer message is the batch's last event, so a
+   * consumer that predates batches still sees the last (usually the run's final) event.
+   */
+  preceding: LoggedTaskEvent[];
 }
 
 function createBaseAttachment(): Attachment {
@@ -991,7 +1005,7 @@ export const RunCancel: MessageFns<RunCancel> = {
 };
 
 function createBaseTaskEvent(): TaskEvent {
-  return { taskId: "", runId: "", runSeq: 0, event: undefined, emittedAtMs: 0 };
+  return { taskId: "", runId: "", runSeq: 0, event: undefined, emittedAtMs: 0, batch: [] };
 }
 
 export const TaskEvent: MessageFns<TaskEvent> = {
@@ -1018,6 +1032,9 @@ export const TaskEvent: MessageFns<TaskEvent> = {
     }
     if (message.emittedAtMs !== 0) {
       writer.uint32(56).int64(message.emittedAtMs);
+    }
+    for (const v of message.batch) {
+      TaskEvent.encode(v!, writer.uint32(66).fork()).join();
     }
     return writer;
   },
@@ -1091,6 +1108,14 @@ export const TaskEvent: MessageFns<TaskEvent> = {
             message.emittedAtMs = longToNumber(reader.int64());
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.batch.push(TaskEvent.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1132,6 +1157,9 @@ export const TaskEvent: MessageFns<TaskEvent> = {
         : isSet(object.emitted_at_ms)
         ? globalThis.Number(object.emitted_at_ms)
         : 0,
+      batch: globalThis.Array.isArray(object?.batch)
+        ? object.batch.map((e: any) => TaskEvent.fromJSON(e))
+        : [],
     };
   },
 
@@ -1155,6 +1183,9 @@ export const TaskEvent: MessageFns<TaskEvent> = {
     }
     if (message.emittedAtMs !== 0) {
       obj.emittedAtMs = Math.round(message.emittedAtMs);
+    }
+    if (message.batch?.length) {
+      obj.batch = message.batch.map((e) => TaskEvent.toJSON(e));
     }
     return obj;
   },
@@ -1188,6 +1219,7 @@ export const TaskEvent: MessageFns<TaskEvent> = {
       }
     }
     message.emittedAtMs = object.emittedAtMs ?? 0;
+    message.batch = object.batch?.map((e) => TaskEvent.fromPartial(e)) || [];
     return message;
   },
 };
@@ -1479,7 +1511,7 @@ export const RunHeartbeat: MessageFns<RunHeartbeat> = {
 };
 
 function createBaseLoggedTaskEvent(): LoggedTaskEvent {
-  return { taskId: "", seq: 0, eventJson: "", final: false, subscriptionId: "", agentId: "" };
+  return { taskId: "", seq: 0, eventJson: "", final: false, subscriptionId: "", agentId: "", preceding: [] };
 }
 
 export const LoggedTaskEvent: MessageFns<LoggedTaskEvent> = {
@@ -1501,6 +1533,9 @@ export const LoggedTaskEvent: MessageFns<LoggedTaskEvent> = {
     }
     if (message.agentId !== "") {
       writer.uint32(50).string(message.agentId);
+    }
+    for (const v of message.preceding) {
+      LoggedTaskEvent.encode(v!, writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -1566,6 +1601,14 @@ export const LoggedTaskEvent: MessageFns<LoggedTaskEvent> = {
             message.agentId = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.preceding.push(LoggedTaskEvent.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1602,6 +1645,9 @@ export const LoggedTaskEvent: MessageFns<LoggedTaskEvent> = {
         : isSet(object.agent_id)
         ? globalThis.String(object.agent_id)
         : "",
+      preceding: globalThis.Array.isArray(object?.preceding)
+        ? object.preceding.map((e: any) => LoggedTaskEvent.fromJSON(e))
+        : [],
     };
   },
 
@@ -1625,6 +1671,9 @@ export const LoggedTaskEvent: MessageFns<LoggedTaskEvent> = {
     if (message.agentId !== "") {
       obj.agentId = message.agentId;
     }
+    if (message.preceding?.length) {
+      obj.preceding = message.preceding.map((e) => LoggedTaskEvent.toJSON(e));
+    }
     return obj;
   },
 
@@ -1639,6 +1688,7 @@ export const LoggedTaskEvent: MessageFns<LoggedTaskEvent> = {
     message.final = object.final ?? false;
     message.subscriptionId = object.subscriptionId ?? "";
     message.agentId = object.agentId ?? "";
+    message.preceding = object.preceding?.map((e) => LoggedTaskEvent.fromPartial(e)) || [];
     return message;
   },
 };
