@@ -14,6 +14,7 @@ import {
 import { SecretBox } from '@a2a-inbound/agent-definitions';
 import { eventsV1 } from '@a2a-inbound/proto';
 import type { AgentRuntime } from '../../src/domain/agent-runtime';
+import { echoAgent } from '../../src/domain/demo-agents';
 import { runEventsOf } from '../../src/domain/event-pipe';
 import { Runner, TOPICS } from '../../src/domain/runner';
 
@@ -84,6 +85,36 @@ describe('Runner', () => {
     await runner.handle(request('t-ck'));
     await runner.handle(request('t-other'));
     expect(seen).toEqual([undefined, { step: 'first done' }, undefined]);
+  });
+
+  it('publishes the events an echo run emits together as one bus message, before the run counts as done (ADR 0025)', async () => {
+    const { bus, runner, leases } = await setup(echoAgent);
+    const messages: eventsV1.TaskEvent[] = [];
+    const sub = await bus.subscribe(TOPICS.taskEvents, 'batches', async (m) => {
+      messages.push(eventsV1.TaskEvent.decode(m.value));
+    });
+    cleanups.push(() => sub.close());
+    const req = {
+      ...request('t-echo'),
+      messageJson: JSON.stringify({
+        kind: 'message',
+        role: 'user',
+        messageId: 'm',
+        parts: [{ kind: 'text', text: 'echo me!' }],
+      }),
+    };
+    await runner.handle(req);
+    expect((await leases.get(req.runId))?.state).toBe('done');
+    await bus.drain();
+    expect(messages).toHaveLength(1);
+    const events = runEventsOf(messages[0]!);
+    expect(events.map((e) => [e.runSeq, e.event?.$case])).toEqual([
+      [1, 'artifact'],
+      [2, 'artifact'],
+      [3, 'artifact'],
+      [4, 'artifact'],
+      [5, 'status'],
+    ]);
   });
 
   it('a runtime this runner does not have fails the run with the reason (a version newer than the runner)', async () => {

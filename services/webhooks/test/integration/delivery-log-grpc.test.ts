@@ -153,6 +153,43 @@ describe('push delivery log: recorded per agent, read over gRPC', () => {
     expect((await list({ subscriptionId: 'sub-a', agentId: 'agent-2' })).deliveries).toEqual([]);
   });
 
+  it('a batch announcement (ADR 0025) pushes for each status update in it, in order; artifact deltas are not pushed', async () => {
+    configs.set('task-batch', [{ configId: 'ok', url: hook('/ok'), token: TOKEN, authenticationJson: '' }]);
+    const logged = (seq: number, eventJson: string, final = false): eventsV1.LoggedTaskEvent => ({
+      taskId: 'task-batch',
+      seq,
+      eventJson,
+      final,
+      subscriptionId: 'sub-batch',
+      agentId: 'agent-1',
+      preceding: [],
+    });
+    const status = (state: string): string =>
+      JSON.stringify({ kind: 'status-update', taskId: 'task-batch', status: { state }, final: state === 'completed' });
+    const announcement: eventsV1.LoggedTaskEvent = {
+      ...logged(5, status('completed'), true),
+      preceding: [
+        logged(2, JSON.stringify({ kind: 'artifact-update', taskId: 'task-batch', artifact: { parts: [] } })),
+        logged(3, status('working')),
+        logged(4, JSON.stringify({ kind: 'artifact-update', taskId: 'task-batch', artifact: { parts: [] } })),
+      ],
+    };
+    await bus.publish({
+      topic: TASK_UPDATES_TOPIC,
+      key: 'task-batch',
+      value: eventsV1.LoggedTaskEvent.encode(announcement).finish(),
+    });
+    await eventually(async () => {
+      await Promise.resolve();
+      return finished.filter((d) => d.taskId === 'task-batch').length === 2;
+    }, 15_000);
+    await bus.drain();
+    expect(finished.filter((d) => d.taskId === 'task-batch').map((d) => [d.seq, d.state])).toEqual([
+      [3, 'delivered'],
+      [5, 'delivered'],
+    ]);
+  });
+
   it('pages by limit and token, and refuses a bad request with INVALID_ARGUMENT', async () => {
     const first = await list({ subscriptionId: 'sub-a', agentId: 'agent-1', limit: 2 });
     expect(first.deliveries).toHaveLength(2);
