@@ -31,3 +31,23 @@ describe('cloneJson (the in-memory adapters copy every document in and out with 
     for (const v of [0, 'a', null, true, undefined]) expect(cloneJson(v)).toBe(v);
   });
 });
+
+describe('InMemoryDocumentStore writes copy once', () => {
+  it("a write hands back the caller's own document; the store keeps its copy, so neither side can change the other", async () => {
+    const { InMemoryDocumentStore } = await import('../src/memory/in-memory-document-store');
+    const store = new InMemoryDocumentStore();
+    const c = await store.collection<{ n: number; list: number[] }>({ name: 'writes' });
+    const doc = { n: 1, list: [1] };
+    const inserted = await c.insert('a', doc);
+    expect(inserted.doc).toBe(doc); // no second copy
+    doc.list.push(2);
+    inserted.doc.n = 99;
+    expect((await c.get('a'))!.doc).toEqual({ n: 1, list: [1] });
+    const next = { n: 2, list: [1, 2] };
+    const replaced = await c.replace('a', inserted.version, next);
+    expect(replaced.doc).toBe(next);
+    expect(replaced.version).toBe(2);
+    next.list.length = 0;
+    expect((await c.get('a'))!.doc).toEqual({ n: 2, list: [1, 2] });
+  });
+});

@@ -36,6 +36,16 @@ function toVersioned<T>(row: Row): Versioned<T> {
   return out;
 }
 
+/**
+ * What a write resolves: the caller's own document, which the caller already holds and the store never
+ * shares (it keeps the copy it made), so a write copies once, not twice.
+ */
+function written<T>(row: Row, doc: T): Versioned<T> {
+  const out: { id: string; version: number; doc: T; expiresAt?: number } = { id: row.id, version: row.version, doc };
+  if (row.expiresAt !== undefined) out.expiresAt = row.expiresAt;
+  return out;
+}
+
 const indexKey = (fields: readonly string[], doc: Readonly<Record<string, unknown>>): string =>
   JSON.stringify(fields.map((f) => (doc[f] === undefined ? null : doc[f])));
 
@@ -161,7 +171,7 @@ class InMemoryCollection<T extends object> implements Collection<T> {
     const row: Row = { id, version: 1, doc: copy };
     if (options.expiresAt !== undefined) row.expiresAt = options.expiresAt;
     this.#put(row);
-    return toVersioned<T>(row);
+    return written(row, doc);
   }
 
   async get(id: string): Promise<Versioned<T> | undefined> {
@@ -214,7 +224,7 @@ class InMemoryCollection<T extends object> implements Collection<T> {
     const expiresAt = options.expiresAt ?? current.expiresAt;
     if (expiresAt !== undefined) row.expiresAt = expiresAt;
     this.#put(row);
-    return toVersioned<T>(row);
+    return written(row, doc);
   }
 
   async delete(id: string, expectedVersion?: number): Promise<boolean> {

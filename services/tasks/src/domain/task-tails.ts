@@ -25,6 +25,12 @@ export type Release = () => void;
 const IDLE = Symbol('idle');
 
 /**
+ * Why a follower ends its log tail. A prepared reason: `abort()` without one builds a DOMException (and
+ * captures a stack) on every blocking send, 1 % of the embedded send profile (docs/performance.md).
+ */
+const FOLLOW_ENDED = new Error('the follower ended its event log tail');
+
+/**
  * How blocking sends and streams follow a task (ADR 0014). The event log is a fast, shared copy of what the
  * stored task already says; the stored task is authoritative. So a follower:
  * - reads the log (replay, then live: the adapter shares one notification connection per process);
@@ -75,7 +81,7 @@ export class TaskTails {
     let cursor = afterSeq;
     while (!signal.aborted) {
       const ac = new AbortController();
-      const onAbort = (): void => ac.abort();
+      const onAbort = (): void => ac.abort(FOLLOW_ENDED);
       signal.addEventListener('abort', onAbort, { once: true });
       const it = this.deps.eventLog.tail(taskId, cursor, ac.signal)[Symbol.asyncIterator]();
       let pending: Promise<IteratorResult<LoggedEvent>> | undefined;
@@ -128,7 +134,7 @@ export class TaskTails {
         }
       } finally {
         signal.removeEventListener('abort', onAbort);
-        ac.abort();
+        ac.abort(FOLLOW_ENDED);
         pending?.catch(() => undefined);
         it.return?.().catch(() => undefined);
       }
