@@ -251,19 +251,23 @@ export class RunEvents extends TaskConcern {
     if (ev.$case === 'artifact') {
       const a = ev.artifact;
       const parts = await this.core.payloads.compactParts(JSON.parse(a.partsJson) as Part[], owner);
-      const artifacts = task.artifacts.map((x) => structuredClone(x));
-      const existing = artifacts.find((x) => x.artifactId === a.artifactId);
+      // Copy on write: only the artifact this event changes is new (the read task is never mutated, and a
+      // batch folds several events over one read without copying every artifact per event).
+      const artifacts = [...task.artifacts];
+      const at = artifacts.findIndex((x) => x.artifactId === a.artifactId);
+      const existing = at >= 0 ? artifacts[at] : undefined;
       if (existing && a.append) {
+        const merged = [...existing.parts];
         for (const p of parts) {
-          const last = existing.parts.at(-1);
+          const last = merged.at(-1);
           if (last && last.kind === 'text' && p.kind === 'text')
-            existing.parts[existing.parts.length - 1] = await this.core.payloads.appendText(last, p, owner);
-          else existing.parts.push(p);
+            merged[merged.length - 1] = await this.core.payloads.appendText(last, p, owner);
+          else merged.push(p);
         }
         // Deltas add up: the stored artifact is spilled as it grows, so the task document stays small.
-        existing.parts = await this.core.payloads.compactParts(existing.parts, owner);
+        artifacts[at] = { ...existing, parts: await this.core.payloads.compactParts(merged, owner) };
       } else if (existing) {
-        existing.parts = parts;
+        artifacts[at] = { ...existing, parts };
       } else {
         artifacts.push({ artifactId: a.artifactId, name: a.name, parts });
       }

@@ -187,6 +187,25 @@ describe('run event batches (ADR 0025)', () => {
     ]);
   });
 
+  it('never mutates the task it read: each event of a batch copies only the artifact it changes', async () => {
+    const { tasks, collections, start } = await setup();
+    const { taskId, runId } = await start('m-immutable');
+    const events = echoRun(taskId, runId);
+    await tasks.applyRunEvent(batchOf(events.slice(0, 2)));
+    const read: unknown[] = [];
+    const snapshots: unknown[] = [];
+    const get = collections.tasks.get.bind(collections.tasks);
+    vi.spyOn(collections.tasks, 'get').mockImplementation(async (id) => {
+      const v = await get(id);
+      read.push(v?.doc);
+      snapshots.push(structuredClone(v?.doc));
+      return v;
+    });
+    await tasks.applyRunEvent(batchOf(events.slice(2)));
+    expect(read).toHaveLength(1);
+    expect(read[0]).toEqual(snapshots[0]);
+  });
+
   it('a redelivered batch changes nothing and re-appends what the log lost of it', async () => {
     const { tasks, eventLog, collections, announcements, bus, start } = await setup();
     const { taskId, runId } = await start('m-redeliver');
