@@ -48,7 +48,7 @@ export class EventPipe {
   #inflight: Promise<void> | undefined;
   #scheduled = false;
   #closed = false;
-  #failure: { error: unknown } | undefined;
+  #failure: { error: Error } | undefined;
 
   constructor(options: {
     publish: (value: Uint8Array) => Promise<void>;
@@ -134,7 +134,7 @@ export class EventPipe {
       },
       (error: unknown) => {
         this.#inflight = undefined;
-        this.#failure = { error };
+        this.#failure = { error: error instanceof Error ? error : new Error(String(error)) };
         this.#queue = [];
       },
     );

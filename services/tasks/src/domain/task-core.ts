@@ -222,9 +222,13 @@ export class TaskCore {
           result = { saved: saved.doc, change: m };
           const retried = options.retried ?? false;
           if (m.earlier?.length) {
-            await this.appendLoggedBatch(saved.doc, [...m.earlier, { seq: m.seq, eventJson: m.eventJson, final: m.final }], {
-              retried,
-            });
+            await this.appendLoggedBatch(
+              saved.doc,
+              [...m.earlier, { seq: m.seq, eventJson: m.eventJson, final: m.final }],
+              {
+                retried,
+              },
+            );
           } else {
             await this.appendLogged(saved.doc, m.seq, m.eventJson, m.final, { retried });
           }
@@ -376,23 +380,29 @@ export class TaskCore {
    * message (the last event, with the earlier ones as `preceding`) (ADR 0025). The ones the log already has
    * (a redelivery) are skipped and not announced again. `retried` as in `appendLogged`.
    */
-  async appendLoggedBatch(task: TaskDoc, events: readonly LastEvent[], options: { retried?: boolean } = {}): Promise<void> {
+  async appendLoggedBatch(
+    task: TaskDoc,
+    events: readonly LastEvent[],
+    options: { retried?: boolean } = {},
+  ): Promise<void> {
     if (events.length === 0) return;
-    const logged = events.map(
-      (e): eventsV1.LoggedTaskEvent => ({
-        taskId: task.id,
-        seq: e.seq,
-        eventJson: e.eventJson,
-        final: e.final,
-        subscriptionId: task.subscriptionId,
-        agentId: task.agentId,
-        preceding: [],
-      }),
-    );
+    const logged = events.map((e): eventsV1.LoggedTaskEvent => ({
+      taskId: task.id,
+      seq: e.seq,
+      eventJson: e.eventJson,
+      final: e.final,
+      subscriptionId: task.subscriptionId,
+      agentId: task.agentId,
+      preceding: [],
+    }));
     const entries = logged.map((l) => ({ seq: l.seq, data: eventsV1.LoggedTaskEvent.encode(l).finish() }));
     let appended: number;
     try {
-      appended = await this.#appendBatchToLog(task, entries, events.some((e) => e.final));
+      appended = await this.#appendBatchToLog(
+        task,
+        entries,
+        events.some((e) => e.final),
+      );
     } catch (err) {
       if (options.retried || !isOutage(err)) throw err;
       this.deps.log.warn(
