@@ -164,7 +164,14 @@ export async function startWebhooksApp(
   };
 }
 
-function isStatusUpdate(eventJson: string): boolean {
+/**
+ * Whether a logged event is a status update. The tasks service writes `kind` first, so the prefix answers
+ * without parsing the event (an artifact delta's parts included: 5 events per echo send); anything else is
+ * parsed.
+ */
+export function isStatusUpdate(eventJson: string): boolean {
+  if (eventJson.startsWith('{"kind":"status-update"')) return true;
+  if (eventJson.startsWith('{"kind":"artifact-update"')) return false;
   try {
     return (JSON.parse(eventJson) as { kind?: unknown }).kind === 'status-update';
   } catch {
