@@ -6,6 +6,7 @@
 // suite (test/faults: it restarts the engines under load) runs last, on its own; `SKIP_FAULTS=1` leaves it
 // out, and `npm run faults` (`--faults-only`) runs only it.
 import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -36,27 +37,101 @@ if (!skipEngines) {
 
 execFileSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
 
+// Each vitest run also writes a JSON report; the failures of all runs are listed again at the very end, so
+// the last lines of a long CI log say what failed (the verbose output above them is thousands of lines).
+const reportDir = join(root, '.infra', 'test-results');
+rmSync(reportDir, { recursive: true, force: true });
+mkdirSync(reportDir, { recursive: true });
+const reporterArgs = (name) => [
+  '--reporter',
+  process.env.CI ? 'verbose' : 'default',
+  '--reporter',
+  'json',
+  '--outputFile.json',
+  join(reportDir, `${name}.json`),
+];
+const failuresOf = (name) => {
+  const file = join(reportDir, `${name}.json`);
+  if (!existsSync(file)) return [`${name}: no report (vitest did not finish)`];
+  try {
+    const report = JSON.parse(readFileSync(file, 'utf8'));
+    const out = [];
+    for (const f of report.testResults ?? []) {
+      const rel = f.name.startsWith(root) ? f.name.slice(root.length) : f.name;
+      const failed = (f.assertionResults ?? []).filter((a) => a.status === 'failed');
+      for (const a of failed) {
+        const why = String(a.failureMessages?.[0] ?? '')
+          .split('\n')[0]
+          .slice(0, 300);
+        out.push(`${rel} > ${a.fullName ?? a.title}${why ? `\n      ${why}` : ''}`);
+      }
+      if (failed.length === 0 && f.status === 'failed')
+        out.push(`${rel}: ${String(f.message ?? 'failed').split('\n')[0]}`);
+    }
+    return out;
+  } catch (err) {
+    return [`${name}: unreadable report (${err.message})`];
+  }
+};
+const hasReporter = process.argv.some((a) => a.startsWith('--reporter'));
+const summaries = [];
+
 const faultsOnly = process.argv.includes('--faults-only');
 const passThrough = process.argv.slice(2).filter((a) => a !== '--faults-only');
 let status = 0;
 if (!faultsOnly) {
   const t1 = Date.now();
-  const result = spawnSync('npx', ['vitest', 'run', ...passThrough], { stdio: 'inherit', env, cwd: root });
+  const args = ['vitest', 'run', ...(hasReporter ? [] : reporterArgs('vitest')), ...passThrough];
+  const result = spawnSync('npx', args, { stdio: 'inherit', env, cwd: root });
   status = result.status ?? 1;
+  if (status !== 0 && !hasReporter) summaries.push(['vitest', failuresOf('vitest')]);
   log(`vitest finished in ${((Date.now() - t1) / 1000).toFixed(1)} s with exit code ${result.status}`);
+}
+// The document-store suites once more on FerretDB's other backend (SQLite), on the next port, so the
+// adapters stay correct on both (the engines above run FerretDB on PostgreSQL: scripts/engines/README.md).
+if (!skipEngines && !faultsOnly && passThrough.length === 0 && process.env.SKIP_SQLITE !== '1') {
+  const t3 = Date.now();
+  const port = String(Number(process.env.MONGO_PORT ?? 27017) + 1);
+  const sqliteEnv = { ...process.env, FERRETDB_BACKEND: 'sqlite', MONGO_PORT: port };
+  const ferret = join(root, 'scripts/engines/ferretdb.sh');
+  execFileSync(ferret, ['start'], { stdio: 'inherit', env: sqliteEnv });
+  try {
+    const files = [
+      'packages/adapter-mongo',
+      'services/tasks/test/integration/credits.mongo.test.ts',
+      'test/webhooks/delivery-log.mongo.test.ts',
+    ];
+    const sqlite = spawnSync('npx', ['vitest', 'run', ...reporterArgs('sqlite'), ...files], {
+      stdio: 'inherit',
+      env: { ...env, MONGO_URL: `mongodb://127.0.0.1:${port}` },
+      cwd: root,
+    });
+    if (sqlite.status !== 0) summaries.push(['document-store suites on FerretDB/SQLite', failuresOf('sqlite')]);
+    if (status === 0) status = sqlite.status ?? 1;
+    log(
+      `document-store suites on FerretDB/SQLite finished in ${((Date.now() - t3) / 1000).toFixed(1)} s with exit code ${sqlite.status}`,
+    );
+  } finally {
+    execFileSync(ferret, ['stop'], { stdio: 'inherit', env: sqliteEnv });
+  }
 }
 if (!skipEngines && process.env.SKIP_FAULTS !== '1' && (faultsOnly || passThrough.length === 0)) {
   const t2 = Date.now();
-  const faults = spawnSync('npx', ['vitest', 'run', '--config', 'vitest.faults.config.ts'], {
+  const faults = spawnSync('npx', ['vitest', 'run', '--config', 'vitest.faults.config.ts', ...reporterArgs('faults')], {
     stdio: 'inherit',
     env,
     cwd: root,
   });
+  if (faults.status !== 0) summaries.push(['fault suite', failuresOf('faults')]);
   log(`fault suite finished in ${((Date.now() - t2) / 1000).toFixed(1)} s with exit code ${faults.status}`);
   if (status === 0) status = faults.status ?? 1;
 }
 
 if (startedByUs.length > 0 && process.env.KEEP_ENGINES !== '1') {
   execFileSync(join(root, 'scripts/engines/down.sh'), startedByUs, { stdio: 'inherit' });
+}
+for (const [name, failures] of summaries) {
+  log(`${name} failed:`);
+  for (const f of failures) log(`  ${f}`);
 }
 process.exit(status);

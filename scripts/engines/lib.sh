@@ -108,3 +108,15 @@ hash_files() {
     cat "$f"
   done | sha256sum | cut -d' ' -f1
 }
+
+# apt_install PKG...: apt-get update + install (as root, or with sudo -n); output in $DIR/apt.log.
+apt_install() {
+  local apt=(apt-get -y -q -o DPkg::Lock::Timeout=300 -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold)
+  [[ "$(id -u)" == 0 ]] || apt=(sudo -n "${apt[@]}")
+  local out="$DIR/apt.log"
+  mkdir -p "$DIR"
+  log "apt-get update"
+  "${apt[@]}" update >"$out" 2>&1 || { tail_log "$out"; die "apt-get update failed"; }
+  log "apt-get install $*"
+  "${apt[@]}" install --no-install-recommends "$@" >>"$out" 2>&1 || { tail_log "$out"; die "apt-get install failed"; }
+}

@@ -14,17 +14,6 @@ PATTERN="redis-server"
 START_TIMEOUT="${REDIS_START_TIMEOUT:-30}"
 STOP_TIMEOUT="${REDIS_STOP_TIMEOUT:-10}"
 
-apt_install() {
-  local apt=(apt-get -y -q -o DPkg::Lock::Timeout=300 -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold)
-  [[ "$(id -u)" == 0 ]] || apt=(sudo -n "${apt[@]}")
-  local out="$DIR/apt.log"
-  mkdir -p "$DIR"
-  log "apt-get update"
-  "${apt[@]}" update >"$out" 2>&1 || { tail_log "$out"; die "apt-get update failed"; }
-  log "apt-get install $*"
-  "${apt[@]}" install --no-install-recommends "$@" >>"$out" 2>&1 || { tail_log "$out"; die "apt-get install failed"; }
-}
-
 ping_ok() {
   [[ "$(timeout 2 redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping 2>/dev/null || true)" == "PONG" ]]
 }

@@ -97,7 +97,12 @@ describe.runIf(engineUrlsSet)('graph runtime: a runner dies between steps (distr
       }
       return Promise.resolve(undefined);
     }, 20_000);
-    const before = await invoke('GET', `/runs/${runId}`);
+    // The first step's result travels runner → bus → tasks while the second step is already calling: wait until
+    // the stored run shows it.
+    const before = await eventually(async () => {
+      const r = await invoke('GET', `/runs/${runId}`);
+      return Array.isArray(r.body.steps) && r.body.steps.length > 0 ? r : undefined;
+    }, 20_000);
     expect(before.body.status).toBe('working');
     expect(before.body.steps.map((s: { id: string }) => s.id)).toEqual(['first']);
     await cluster.kill(owner);

@@ -93,11 +93,14 @@ async function probeMongo(url: string, clientOptions: MongoClientOptions | undef
   }
 }
 
-/** Duplicate key: MongoDB's E11000; FerretDB v1 (SQLite) reports a unique violation on update as code 1. */
+/**
+ * Duplicate key: MongoDB's E11000. FerretDB v1 reports a unique violation on update as code 1 with its
+ * backend's message: SQLite's "UNIQUE constraint failed", PostgreSQL's SQLSTATE 23505.
+ */
 export function isDuplicateKey(err: unknown): boolean {
   if (!(err instanceof MongoError)) return false;
   if (err.code === 11000 || err.code === 11001) return true;
-  return err.code === 1 && /UNIQUE constraint failed/.test(err.message);
+  return err.code === 1 && /UNIQUE constraint failed|SQLSTATE 23505/.test(err.message);
 }
 
 /** Engine unreachable (or the client closed): UNAVAILABLE, so readiness and callers can tell it apart. */

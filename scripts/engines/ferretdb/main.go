@@ -24,7 +24,8 @@ import (
 
 func main() {
 	listen := flag.String("listen", "127.0.0.1:27017", "TCP address to listen on")
-	data := flag.String("data", "data", "SQLite data directory")
+	data := flag.String("data", "data", "SQLite data directory (the sqlite handler)")
+	pgURL := flag.String("postgresql-url", "", "PostgreSQL connection string: use the postgresql handler instead of SQLite")
 	logLevel := flag.String("log-level", "info", "log level: debug, info, warn or error")
 	flag.Parse()
 
@@ -42,12 +43,20 @@ func main() {
 		log.Fatalf("ferretdb: data dir: %v", err)
 	}
 
-	f, err := ferretdb.New(&ferretdb.Config{
+	cfg := &ferretdb.Config{
 		Listener:  ferretdb.ListenerConfig{TCP: *listen},
 		Logger:    logger,
 		Handler:   "sqlite",
 		SQLiteURL: "file:" + dir + "/",
-	})
+	}
+	backend := "sqlite " + dir
+	if *pgURL != "" {
+		cfg.Handler = "postgresql"
+		cfg.PostgreSQLURL = *pgURL
+		cfg.SQLiteURL = ""
+		backend = "postgresql"
+	}
+	f, err := ferretdb.New(cfg)
 	if err != nil {
 		log.Fatalf("ferretdb: new: %v", err)
 	}
@@ -65,7 +74,7 @@ func main() {
 			c, err := net.DialTimeout("tcp", *listen, 200*time.Millisecond)
 			if err == nil {
 				_ = c.Close()
-				fmt.Printf("ferretdb: listening on %s (sqlite %s)\n", *listen, dir)
+				fmt.Printf("ferretdb: listening on %s (%s)\n", *listen, backend)
 				return
 			}
 			time.Sleep(50 * time.Millisecond)

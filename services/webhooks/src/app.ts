@@ -44,8 +44,12 @@ export interface WebhookEgressOptions {
 export function grpcPushSource(address: string): PushSource & { close(): void } {
   const client = new tasksV1.TasksServiceClient(address, grpc.credentials.createInsecure(), grpcClientOptions(address));
   return {
-    get: async (taskId) => {
-      const r = await call(client.getPushDelivery.bind(client), { taskId }, { deadlineMs: 10_000 });
+    get: async (taskId, agentId) => {
+      const r = await call(
+        client.getPushDelivery.bind(client),
+        { taskId, agentId: agentId ?? '' },
+        { deadlineMs: 10_000 },
+      );
       return { taskJson: r.taskJson, enabled: r.pushNotificationsEnabled, targets: r.targets };
     },
     close: () => client.close(),
@@ -112,7 +116,7 @@ export async function startWebhooksApp(
         for (const e of events) {
           seen += 1;
           if (!isStatusUpdate(e.eventJson)) continue;
-          const d = await deps.source.get(e.taskId); // throws → the bus redelivers (claims make it idempotent)
+          const d = await deps.source.get(e.taskId, e.agentId); // throws → the bus redelivers (claims make it idempotent)
           if (!d.enabled || !d.taskJson || d.targets.length === 0) continue;
           const seq = Number(e.seq);
           await Promise.all(

@@ -34,7 +34,8 @@ export interface PushDelivery {
 
 /** Where the webhooks service reads a task's delivery data (the tasks service's internal RPC). */
 export interface PushSource {
-  get(taskId: string): Promise<PushDelivery>;
+  /** `agentId`: the task's agent from the update, so tasks can answer "push disabled" without reading the task. */
+  get(taskId: string, agentId?: string): Promise<PushDelivery>;
 }
 
 export interface DeliveryPolicy {

@@ -20,6 +20,9 @@ import {
   type Collections,
 } from './control-common';
 
+/** How long a resolved agent stays in the shared cache unless a change deletes it first. */
+export const AGENT_VIEW_TTL_MS = 10_000;
+
 /**
  * The catalog: agents and their versions, deployments and the per-agent settings of an agent in its
  * deployment, and the resolution of an agent as the gateway and the task lifecycle serve it (hot path, cached).
@@ -102,7 +105,7 @@ export class Catalog {
       };
     });
     if (!updated) throw new NotFoundError('agent');
-    await this.cache.delete(cacheKeys.agent(agentId));
+    await this.#forgetAgent(agentId);
     return updated.doc;
   }
 
@@ -284,12 +287,22 @@ export class Catalog {
 
   // ---- resolution (hot path: gateway card/endpoint, tasks send) ---------------------------------
 
+  /**
+   * The agent as it is served now. Cached in the shared cache for `AGENT_VIEW_TTL_MS` (a send resolves it up
+   * to four times: the send, the blocking wait, each push-delivery read, a republish): every change of the
+   * agent, its versions or its settings deletes the entry (`invalidateAgent`), as for the gateway's cache.
+   */
   async resolveAgent(agentId: string): Promise<AgentView> {
+    const key = cacheKeys.agentView(agentId);
+    const hit = await this.cache.get(key).catch(() => undefined); // a cache outage degrades to the store
+    if (hit) return JSON.parse(hit) as AgentView;
     const placement = await this.c.deploymentAgents.get(agentId);
     if (!placement) throw new NotFoundError('agent');
     const agent = await this.c.agents.get(agentId);
     if (!agent) throw new NotFoundError('agent');
-    return this.view(agent.doc, agentId, placement.doc);
+    const view = this.view(agent.doc, agentId, placement.doc);
+    await this.cache.set(key, JSON.stringify(view), AGENT_VIEW_TTL_MS).catch(() => undefined);
+    return view;
   }
 
   view(agent: AgentDoc, agentId: string, s: DeploymentAgentDoc): AgentView {
@@ -341,8 +354,13 @@ export class Catalog {
   }
 
   async invalidateAgent(agentId: string, deploymentId?: string): Promise<void> {
-    await this.cache.delete(cacheKeys.agent(agentId));
+    await this.#forgetAgent(agentId);
     const dep = deploymentId ?? (await this.c.deploymentAgents.get(agentId))?.doc.deploymentId;
     if (dep) await this.cache.delete(cacheKeys.catalog(dep));
+  }
+
+  async #forgetAgent(agentId: string): Promise<void> {
+    await this.cache.delete(cacheKeys.agent(agentId));
+    await this.cache.delete(cacheKeys.agentView(agentId));
   }
 }

@@ -57,6 +57,8 @@ export type KeyScope = (typeof KEY_SCOPES)[number];
 /** Cache keys shared with the gateway: the tasks service deletes them on every change (invalidation). */
 export const cacheKeys = {
   agent: (agentId: string): string => `agent:${agentId}`,
+  /** The tasks service's own resolution of an agent (its AgentView, not the gateway's proto view). */
+  agentView: (agentId: string): string => `agent-view:${agentId}`,
   key: (keyHash: string): string => `key:${keyHash}`,
   catalog: (deploymentId: string): string => `catalog:${deploymentId}`,
 };

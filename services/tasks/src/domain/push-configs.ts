@@ -100,25 +100,36 @@ export class PushConfigs extends TaskConcern {
    * What a push delivery of the task needs: the Task as tasks/get returns it (no history), whether push is
    * enabled for its agent, and its configs with their tokens. Internal only (never behind the gateway).
    */
-  async pushDelivery(taskId: string): Promise<{
+  async pushDelivery(
+    taskId: string,
+    agentId?: string,
+  ): Promise<{
     task: Task | undefined;
     enabled: boolean;
     targets: PushConfigDoc[];
   }> {
+    const none = { task: undefined, enabled: false, targets: [] };
+    // Webhooks asks on every status update of every task: when it names the task's agent and that agent has
+    // push notifications off (most agents), the answer comes from the cached agent alone.
+    if (agentId && !(await this.#pushEnabledFor(agentId))) return none;
     const t = taskId ? await this.c.tasks.get(taskId) : undefined;
-    if (!t) return { task: undefined, enabled: false, targets: [] };
-    let enabled = false;
-    try {
-      enabled = (await this.deps.control.catalog.resolveAgent(t.doc.agentId)).pushNotificationsEnabled;
-    } catch (err) {
-      if (!(err instanceof AppError && err.code === 'NOT_FOUND')) throw err;
-    }
+    if (!t || (agentId && t.doc.agentId !== agentId)) return none;
+    const enabled = agentId ? true : await this.#pushEnabledFor(t.doc.agentId);
     const targets = enabled ? (await this.#pushConfigsOf(taskId)).map((v) => v.doc) : [];
     // The Task (spilled parts read back from the blob store) only when there is someone to push it to: most
     // tasks have no push config, and webhooks asks on every status update.
     const task =
       targets.length > 0 ? await this.core.toA2A(t.doc, undefined, { emptyArtifactsWhileWorking: false }) : undefined;
     return { task, enabled, targets };
+  }
+
+  async #pushEnabledFor(agentId: string): Promise<boolean> {
+    try {
+      return (await this.deps.control.catalog.resolveAgent(agentId)).pushNotificationsEnabled;
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'NOT_FOUND') return false;
+      throw err;
+    }
   }
 
   async #pushEnabled(caller: CallerContext): Promise<void> {

@@ -75,7 +75,10 @@ export class TaskService {
   deletePushConfig(caller: CallerContext, taskId: string, configId: string): Promise<void> {
     return this.pushConfigs.deletePushConfig(caller, taskId, configId);
   }
-  pushDelivery(taskId: string): Promise<{ task: Task | undefined; enabled: boolean; targets: PushConfigDoc[] }> {
-    return this.pushConfigs.pushDelivery(taskId);
+  pushDelivery(
+    taskId: string,
+    agentId?: string,
+  ): Promise<{ task: Task | undefined; enabled: boolean; targets: PushConfigDoc[] }> {
+    return this.pushConfigs.pushDelivery(taskId, agentId);
   }
 }

@@ -92,7 +92,7 @@ export function tasksGrpcService(tasks: TaskService, log: Logger, runs: RunHisto
       return {};
     }, log),
     getPushDelivery: unary(async (r: tasksV1.GetPushDeliveryRequest) => {
-      const d = await tasks.pushDelivery(r.taskId);
+      const d = await tasks.pushDelivery(r.taskId, r.agentId || undefined);
       return {
         taskJson: d.task ? JSON.stringify(d.task) : '',
         pushNotificationsEnabled: d.enabled,

@@ -12,6 +12,7 @@ import {
 import type { Collection } from '@a2a-inbound/ports';
 import { eventsV1 } from '@a2a-inbound/proto';
 import type { Message } from '@a2a-js/sdk';
+import { AGENT_VIEW_TTL_MS } from '../../src/domain/catalog';
 import { ControlPlane, openControlCollections } from '../../src/domain/control-plane';
 import type { PushConfigDoc, TaskDoc } from '../../src/domain/model';
 import { seedDemo } from '../../src/domain/seed';
@@ -213,6 +214,22 @@ describe('hot path without queries on tasks', () => {
     expect(one.task).toMatchObject({ kind: 'task', id: t.id });
   });
 
+  it('push delivery for an agent with push off answers from the agent alone, without reading the task', async () => {
+    const { tasks, caller, c } = await setup();
+    const t = await tasks.send(caller, msg('pd2', 'x'), { blocking: false });
+    const reads = { n: 0 };
+    const original = c.tasks.get.bind(c.tasks);
+    c.tasks.get = (id: string) => {
+      reads.n += 1;
+      return original(id);
+    };
+    expect(await tasks.pushDelivery(t.id, 'demo-echo')).toEqual({ task: undefined, enabled: false, targets: [] });
+    expect(reads.n).toBe(0);
+    // Without the agent (older webhooks replicas), or with another agent than the task's, the task decides.
+    expect(await tasks.pushDelivery(t.id)).toEqual({ task: undefined, enabled: false, targets: [] });
+    expect(reads.n).toBe(1);
+  });
+
   it('memory of a long conversation is its latest messages, in order, without the message being answered', async () => {
     const { tasks, bus, runs, caller } = await setup();
     let contextId: string | undefined;
@@ -244,5 +261,40 @@ describe('hot path without queries on tasks', () => {
     );
     const list = await c.contexts.get('demo-subscription:shared-ctx');
     expect([...(list?.doc.taskIds ?? [])].sort()).toEqual(sent.map((t) => t.id).sort());
+  });
+  it('an agent is resolved from the shared cache; a settings change is seen at once (the entry is deleted)', async () => {
+    const store = new InMemoryDocumentStore();
+    const { tasks, caller, clock } = await setup(store);
+    const control = await openControlCollections(store);
+    // Reads by id of the catalog documents that resolve an agent (placement and agent).
+    const reads = { n: 0 };
+    for (const coll of [control.agents, control.deploymentAgents] as Collection<object>[]) {
+      const original = coll.get.bind(coll);
+      coll.get = (id: string) => {
+        reads.n += 1;
+        return original(id);
+      };
+    }
+    // The service opened its own handles on the same store: count through a control plane on these ones.
+    const cache = new InMemoryCache({ clock });
+    const catalog = new ControlPlane(control, cache, clock, new SequentialIds('c')).catalog;
+    const first = await catalog.resolveAgent('demo-echo');
+    const readsAfterFirst = reads.n;
+    expect(readsAfterFirst).toBe(2);
+    for (let i = 0; i < 5; i++) expect(await catalog.resolveAgent('demo-echo')).toEqual(first);
+    expect(reads.n).toBe(readsAfterFirst); // served from the cache
+    await catalog.updateAgentSettings({ subscriptionId: 'demo-subscription', role: 'admin' }, 'demo-echo', {
+      rateLimitPerMinute: 7,
+    });
+    const readsAfterUpdate = reads.n;
+    expect((await catalog.resolveAgent('demo-echo')).rateLimitPerMinute).toBe(7); // at once, not after the TTL
+    expect(reads.n).toBe(readsAfterUpdate + 2);
+    await catalog.resolveAgent('demo-echo');
+    expect(reads.n).toBe(readsAfterUpdate + 2); // cached again
+    clock.advance(AGENT_VIEW_TTL_MS + 1);
+    await catalog.resolveAgent('demo-echo');
+    expect(reads.n).toBe(readsAfterUpdate + 4); // expired: read once more
+    // And the task lifecycle still sends through it.
+    expect((await tasks.send(caller, msg('c1', 'hello'), { blocking: false })).id).toBeTruthy();
   });
 });

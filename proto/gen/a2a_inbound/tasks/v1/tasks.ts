@@ -155,6 +155,11 @@ export interface ListTasksResponse {
 /** Internal, for the webhooks service only (never routed by the gateway): what a push delivery of a task needs. */
 export interface GetPushDeliveryRequest {
   taskId: string;
+  /**
+   * The task's agent when the caller knows it (from the task update): an agent without push notifications is
+   * answered from the agent alone, without reading the task. Empty: read from the task.
+   */
+  agentId: string;
 }
 
 export interface PushTarget {
@@ -1986,13 +1991,16 @@ export const ListTasksResponse: MessageFns<ListTasksResponse> = {
 };
 
 function createBaseGetPushDeliveryRequest(): GetPushDeliveryRequest {
-  return { taskId: "" };
+  return { taskId: "", agentId: "" };
 }
 
 export const GetPushDeliveryRequest: MessageFns<GetPushDeliveryRequest> = {
   encode(message: GetPushDeliveryRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.taskId !== "") {
       writer.uint32(10).string(message.taskId);
+    }
+    if (message.agentId !== "") {
+      writer.uint32(18).string(message.agentId);
     }
     return writer;
   },
@@ -2018,6 +2026,14 @@ export const GetPushDeliveryRequest: MessageFns<GetPushDeliveryRequest> = {
             message.taskId = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.agentId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2037,6 +2053,11 @@ export const GetPushDeliveryRequest: MessageFns<GetPushDeliveryRequest> = {
         : isSet(object.task_id)
         ? globalThis.String(object.task_id)
         : "",
+      agentId: isSet(object.agentId)
+        ? globalThis.String(object.agentId)
+        : isSet(object.agent_id)
+        ? globalThis.String(object.agent_id)
+        : "",
     };
   },
 
@@ -2044,6 +2065,9 @@ export const GetPushDeliveryRequest: MessageFns<GetPushDeliveryRequest> = {
     const obj: any = {};
     if (message.taskId !== "") {
       obj.taskId = message.taskId;
+    }
+    if (message.agentId !== "") {
+      obj.agentId = message.agentId;
     }
     return obj;
   },
@@ -2054,6 +2078,7 @@ export const GetPushDeliveryRequest: MessageFns<GetPushDeliveryRequest> = {
   fromPartial(object: DeepPartial<GetPushDeliveryRequest>): GetPushDeliveryRequest {
     const message = createBaseGetPushDeliveryRequest();
     message.taskId = object.taskId ?? "";
+    message.agentId = object.agentId ?? "";
     return message;
   },
 };
