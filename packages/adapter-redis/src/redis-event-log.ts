@@ -76,7 +76,9 @@ type StreamEntry = [id: Buffer, fields: Buffer[]];
 
 /** Seqs 1 or above, each the previous + 1 (what `appendBatch` accepts). */
 function consecutiveSeqs(events: readonly LoggedEvent[]): boolean {
-  return events.every((e, i) => Number.isSafeInteger(e.seq) && e.seq >= 1 && (i === 0 || e.seq === events[i - 1]!.seq + 1));
+  return events.every(
+    (e, i) => Number.isSafeInteger(e.seq) && e.seq >= 1 && (i === 0 || e.seq === events[i - 1]!.seq + 1),
+  );
 }
 
 function seqOf(id: Buffer | string): number {
