@@ -57,9 +57,11 @@ describe('distributed tracing through the embedded system (in-process, in-memory
     expect(res.status).toBe(200);
     expect(res.body.result.status.state).toBe('completed');
     taskId = res.body.result.id as string;
-    // The apply-event span of the terminal event ends after the answer may have left: wait for it.
+    // The apply-event span of the terminal event (alone or at the end of a batch) ends after the answer may have left: wait for it.
     await eventually(async () =>
-      exporter.getFinishedSpans().some((s) => s.name === 'tasks.apply_event' && s.attributes['a2a.event'] === 'status')
+      exporter
+        .getFinishedSpans()
+        .some((s) => s.name === 'tasks.apply_event' && s.attributes['a2a.event.last'] === 'status')
         ? true
         : undefined,
     );
@@ -94,7 +96,8 @@ describe('distributed tracing through the embedded system (in-process, in-memory
     const consume = named((s) => s.name === 'process a2a.run.requested', 'runner bus consume');
     const run = named((s) => s.name === 'runner.run', 'runner run');
     const apply = named(
-      (s) => s.name === 'tasks.apply_event' && s.attributes['a2a.event'] === 'status',
+      // One event, or a batch of the run's events (ADR 0025), ending with the terminal status.
+      (s) => s.name === 'tasks.apply_event' && s.attributes['a2a.event.last'] === 'status',
       'tasks apply-event',
     );
 

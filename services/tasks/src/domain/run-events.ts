@@ -28,6 +28,8 @@ export class RunEvents extends TaskConcern {
       'a2a.run_seq': message.runSeq,
       'a2a.event': message.batch.length > 0 ? 'batch' : (message.event?.$case ?? 'none'),
       'a2a.events': events.length,
+      // What the message ends with: a batch of an echo run ends with its terminal status.
+      'a2a.event.last': events[events.length - 1]?.event?.$case ?? 'none',
     };
     return withSpan(TRACER, 'tasks.apply_event', attributes, () => this.#applyRunEvents(message.taskId, events));
   }
