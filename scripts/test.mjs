@@ -66,7 +66,9 @@ const failuresOf = (name) => {
         out.push(`${rel} > ${a.fullName ?? a.title}${why ? `\n      ${why}` : ''}`);
       }
       if (failed.length === 0 && f.status === 'failed')
-        out.push(`${rel}: ${String(f.message ?? 'failed').split('\n')[0]}`);
+        out.push(
+          `${rel}: ${String(f.message || 'failed outside its tests (a beforeAll/afterAll hook or the file itself: its error is in the log above)').split('\n')[0]}`,
+        );
     }
     return out;
   } catch (err) {
