@@ -8,16 +8,17 @@ import {
   ManualClock,
   SequentialIds,
 } from '@a2a-inbound/ports';
+import { eventsV1 } from '@a2a-inbound/proto';
 import type { Message } from '@a2a-js/sdk';
 import { ControlPlane, openControlCollections } from '../../src/domain/control-plane';
 import { seedDemo } from '../../src/domain/seed';
 import { DEFAULT_TASK_CONFIG, openTaskCollections, TaskService } from '../../src/domain/task-service';
 
 /** A TaskService on in-memory adapters with the demo data seeded, a manual clock, and the demo echo caller. */
-export async function taskServiceSetup() {
+export async function taskServiceSetup<L extends InMemoryEventLog = InMemoryEventLog>(options: { eventLog?: L } = {}) {
   const store = new InMemoryDocumentStore();
   const bus = new InMemoryBus();
-  const eventLog = new InMemoryEventLog();
+  const eventLog = options.eventLog ?? (new InMemoryEventLog() as L);
   const clock = new ManualClock(Date.UTC(2026, 10, 25));
   const ids = new SequentialIds('id');
   const cache = new InMemoryCache({ clock });
@@ -52,4 +53,32 @@ export const textMsg = (messageId: string, text = 'hi'): Message => ({
   role: 'user',
   messageId,
   parts: [{ kind: 'text', text }],
+});
+
+/** A runner event: an appended text delta of the agent_response artifact. */
+export const delta = (taskId: string, runId: string, runSeq: number, text: string): eventsV1.TaskEvent => ({
+  taskId,
+  runId,
+  runSeq,
+  emittedAtMs: 0,
+  batch: [],
+  event: {
+    $case: 'artifact',
+    artifact: {
+      artifactId: 'a1',
+      name: 'agent_response',
+      partsJson: JSON.stringify([{ kind: 'text', text }]),
+      append: true,
+      lastChunk: false,
+    },
+  },
+});
+/** A runner event: a status update. */
+export const status = (taskId: string, runId: string, runSeq: number, state: string): eventsV1.TaskEvent => ({
+  taskId,
+  runId,
+  runSeq,
+  emittedAtMs: 0,
+  batch: [],
+  event: { $case: 'status', status: { state, messageJson: '' } },
 });

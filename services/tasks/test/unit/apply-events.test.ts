@@ -14,6 +14,7 @@ import { eventsV1 } from '@a2a-inbound/proto';
 import { ControlPlane, openControlCollections } from '../../src/domain/control-plane';
 import { seedDemo } from '../../src/domain/seed';
 import { DEFAULT_TASK_CONFIG, openTaskCollections, TaskService } from '../../src/domain/task-service';
+import { delta, status } from '../support/task-service-setup';
 
 async function setup(config = DEFAULT_TASK_CONFIG) {
   const store = new InMemoryDocumentStore();
@@ -48,32 +49,6 @@ async function setup(config = DEFAULT_TASK_CONFIG) {
   };
   return { tasks, bus, eventLog, clock, control, runs, caller, store, leases: new RunLeases(cache) };
 }
-
-const delta = (taskId: string, runId: string, runSeq: number, text: string): eventsV1.TaskEvent => ({
-  taskId,
-  runId,
-  runSeq,
-  emittedAtMs: 0,
-  batch: [],
-  event: {
-    $case: 'artifact',
-    artifact: {
-      artifactId: 'a1',
-      name: 'agent_response',
-      partsJson: JSON.stringify([{ kind: 'text', text }]),
-      append: true,
-      lastChunk: false,
-    },
-  },
-});
-const status = (taskId: string, runId: string, runSeq: number, state: string): eventsV1.TaskEvent => ({
-  taskId,
-  runId,
-  runSeq,
-  emittedAtMs: 0,
-  batch: [],
-  event: { $case: 'status', status: { state, messageJson: '' } },
-});
 
 describe('TaskService.applyRunEvent', () => {
   it('applies each runner event exactly once even when the bus delivers it twice', async () => {

@@ -24,6 +24,7 @@ import {
   type StreamItem,
   type TaskServiceConfig,
 } from '../../src/domain/task-service';
+import { delta, status } from '../support/task-service-setup';
 
 /** An in-memory log that can lose appends (written to the store, never to the log) or be unreachable. */
 class FaultyEventLog implements EventLog {
@@ -115,31 +116,6 @@ const msg = (messageId: string): Message => ({
   role: 'user',
   messageId,
   parts: [{ kind: 'text', text: 'hi' }],
-});
-const delta = (taskId: string, runId: string, runSeq: number, text: string): eventsV1.TaskEvent => ({
-  taskId,
-  runId,
-  runSeq,
-  emittedAtMs: 0,
-  batch: [],
-  event: {
-    $case: 'artifact',
-    artifact: {
-      artifactId: 'a1',
-      name: 'agent_response',
-      partsJson: JSON.stringify([{ kind: 'text', text }]),
-      append: true,
-      lastChunk: false,
-    },
-  },
-});
-const status = (taskId: string, runId: string, runSeq: number, state: string): eventsV1.TaskEvent => ({
-  taskId,
-  runId,
-  runSeq,
-  emittedAtMs: 0,
-  batch: [],
-  event: { $case: 'status', status: { state, messageJson: '' } },
 });
 
 /** Collects a stream in the background; `items` fills as events arrive. */

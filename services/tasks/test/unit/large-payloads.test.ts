@@ -22,6 +22,7 @@ import {
   openTaskCollections,
   TaskService,
 } from '../../src/domain/task-service';
+import { delta } from '../support/task-service-setup';
 
 async function setup() {
   const store = new InMemoryDocumentStore();
@@ -66,24 +67,6 @@ const userText = (messageId: string, text: string, contextId?: string): Message 
   ...(contextId ? { contextId } : {}),
 });
 
-const textDelta = (taskId: string, runId: string, runSeq: number, text: string): eventsV1.TaskEvent => ({
-  taskId,
-  runId,
-  runSeq,
-  emittedAtMs: 0,
-  batch: [],
-  event: {
-    $case: 'artifact',
-    artifact: {
-      artifactId: 'a1',
-      name: 'agent_response',
-      partsJson: JSON.stringify([{ kind: 'text', text }]),
-      append: true,
-      lastChunk: false,
-    },
-  },
-});
-
 describe('tasks: large payloads (ADR 0013)', () => {
   it('stores a 600k-character message as a reference: small document and run request, full text on tasks/get', async () => {
     const { tasks, bus, runs, caller, collections } = await setup();
@@ -104,7 +87,7 @@ describe('tasks: large payloads (ADR 0013)', () => {
     await bus.drain();
     const runId = runs[0]!.req.runId;
     const pieces = ['a'.repeat(300_000), 'b', 'c'.repeat(300_000), 'd'.repeat(20_000)];
-    for (const [i, p] of pieces.entries()) await tasks.applyRunEvent(textDelta(task.id, runId, i + 1, p));
+    for (const [i, p] of pieces.entries()) await tasks.applyRunEvent(delta(task.id, runId, i + 1, p));
     await tasks.applyRunEvent({
       taskId: task.id,
       runId,
@@ -130,7 +113,7 @@ describe('tasks: large payloads (ADR 0013)', () => {
     const { tasks, bus, runs, caller, clock } = await setup();
     const first = await tasks.send(caller, userText('m3', 'x'.repeat(1_000_000), 'ctx-1'), { blocking: false });
     await bus.drain();
-    await tasks.applyRunEvent(textDelta(first.id, runs[0]!.req.runId, 1, 'y'.repeat(1_000_000)));
+    await tasks.applyRunEvent(delta(first.id, runs[0]!.req.runId, 1, 'y'.repeat(1_000_000)));
     await tasks.applyRunEvent({
       taskId: first.id,
       runId: runs[0]!.req.runId,

@@ -1,21 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { AppError } from '@a2a-inbound/errors';
-import { silentLogger } from '@a2a-inbound/logger';
-import {
-  InMemoryBlobStore,
-  InMemoryBus,
-  InMemoryCache,
-  InMemoryDocumentStore,
-  InMemoryEventLog,
-  ManualClock,
-  SequentialIds,
-  type AppendOptions,
-  type LoggedEvent,
-} from '@a2a-inbound/ports';
+import { InMemoryEventLog, type AppendOptions, type LoggedEvent } from '@a2a-inbound/ports';
 import { eventsV1 } from '@a2a-inbound/proto';
-import { ControlPlane, openControlCollections } from '../../src/domain/control-plane';
-import { seedDemo } from '../../src/domain/seed';
-import { DEFAULT_TASK_CONFIG, openTaskCollections, TaskService } from '../../src/domain/task-service';
+import { delta, status, taskServiceSetup, textMsg } from '../support/task-service-setup';
 
 /** An in-memory log whose batched appends can fail (an outage right after the task was written). */
 class FlakyEventLog extends InMemoryEventLog {
@@ -30,14 +17,7 @@ class FlakyEventLog extends InMemoryEventLog {
 }
 
 async function setup() {
-  const store = new InMemoryDocumentStore();
-  const bus = new InMemoryBus();
-  const eventLog = new FlakyEventLog();
-  const clock = new ManualClock(Date.UTC(2026, 10, 25));
-  const ids = new SequentialIds('id');
-  const cache = new InMemoryCache({ clock });
-  const control = new ControlPlane(await openControlCollections(store), cache, clock, ids);
-  await seedDemo(control);
+  const { tasks, bus, eventLog, caller, collections } = await taskServiceSetup({ eventLog: new FlakyEventLog() });
   const runs: eventsV1.RunRequested[] = [];
   await bus.subscribe('a2a.run.requested', 'test', async (m) => {
     runs.push(eventsV1.RunRequested.decode(m.value));
@@ -46,31 +26,8 @@ async function setup() {
   await bus.subscribe('a2a.task.updates', 'test', async (m) => {
     announcements.push(eventsV1.LoggedTaskEvent.decode(m.value));
   });
-  const collections = await openTaskCollections(store);
-  const tasks = new TaskService(collections, {
-    control,
-    blobs: new InMemoryBlobStore(),
-    bus,
-    eventLog,
-    cache,
-    clock,
-    ids,
-    log: silentLogger(),
-    config: DEFAULT_TASK_CONFIG,
-  });
-  const caller = {
-    subscriptionId: 'demo-subscription',
-    deploymentId: 'demo-deployment',
-    agentId: 'demo-echo',
-    keyId: 'k',
-    protocolVersion: '0.3.0',
-  };
   const start = async (messageId: string) => {
-    const task = await tasks.send(
-      caller,
-      { kind: 'message', role: 'user', messageId, parts: [{ kind: 'text', text: 'hi' }] },
-      { blocking: false },
-    );
+    const task = await tasks.send(caller, textMsg(messageId), { blocking: false });
     await bus.drain();
     announcements.length = 0;
     return { taskId: task.id, runId: runs.at(-1)!.runId };
@@ -78,31 +35,6 @@ async function setup() {
   return { tasks, bus, eventLog, caller, collections, announcements, start };
 }
 
-const delta = (taskId: string, runId: string, runSeq: number, text: string): eventsV1.TaskEvent => ({
-  taskId,
-  runId,
-  runSeq,
-  emittedAtMs: 0,
-  batch: [],
-  event: {
-    $case: 'artifact',
-    artifact: {
-      artifactId: 'a1',
-      name: 'agent_response',
-      partsJson: JSON.stringify([{ kind: 'text', text }]),
-      append: true,
-      lastChunk: false,
-    },
-  },
-});
-const status = (taskId: string, runId: string, runSeq: number, state: string): eventsV1.TaskEvent => ({
-  taskId,
-  runId,
-  runSeq,
-  emittedAtMs: 0,
-  batch: [],
-  event: { $case: 'status', status: { state, messageJson: '' } },
-});
 /** The echo run's five events: four append deltas and `completed`. */
 const echoRun = (taskId: string, runId: string): eventsV1.TaskEvent[] => [
   delta(taskId, runId, 1, 'Hel'),
