@@ -135,7 +135,7 @@ export async function writeEventStream(
   const ac = new AbortController();
   res.on('close', () => ac.abort());
   let it: AsyncIterator<TaskStreamEvent>;
-  let firstEvent: Promise<IteratorResult<TaskStreamEvent>>;
+  let firstEvent: Promise<IteratorResult<TaskStreamEvent>> | undefined;
   let timer: NodeJS.Timeout | undefined;
   let first: IteratorResult<TaskStreamEvent> | undefined;
   try {
@@ -159,6 +159,9 @@ export async function writeEventStream(
   let sawFinal = false;
   try {
     let cur = first ?? (await firstEvent);
+    // Not kept for the stream's life (an idle stream would hold its first event three times over).
+    first = undefined;
+    firstEvent = undefined;
     while (!cur.done) {
       const e = cur.value;
       const data = o.frame(e);
