@@ -151,7 +151,13 @@ export class TaskLifecycle extends TaskConcern {
     const start = await this.#resubscribeStart(caller, taskId, afterSeq);
     const release = this.core.tails.admit();
     try {
-      yield* this.#replayOrSnapshot(start, signal);
+      // `#replayOrSnapshot` inlined: every generator layer is kept by every open stream, for its life.
+      if (start.final) {
+        yield start.final;
+        return;
+      }
+      for await (const item of this.core.tails.follow(start.task.id, start.afterSeq, signal))
+        yield await this.core.resolveItem(start.task, item);
     } finally {
       release();
     }
