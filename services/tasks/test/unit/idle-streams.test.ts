@@ -10,6 +10,7 @@ import {
   InMemoryEventLog,
   ManualClock,
   SequentialIds,
+  type LoggedEvent,
 } from '@a2a-inbound/ports';
 import { eventsV1 } from '@a2a-inbound/proto';
 import { ControlPlane, openControlCollections } from '../../src/domain/control-plane';
@@ -23,10 +24,46 @@ import { DEFAULT_TASK_CONFIG, openTaskCollections, TaskService, type StreamItem 
 
 const STORE_CHECK_MS = 50;
 
+/**
+ * An in-memory log whose tails count the reactions each read gets: `then` on a read's promise is how anything
+ * waits for it (an `await`, `Promise.race`).
+ */
+class CountingEventLog extends InMemoryEventLog {
+  reads = 0;
+  reactions = 0;
+
+  override tail(stream: string, afterSeq: number, signal: AbortSignal): AsyncIterable<LoggedEvent> {
+    const inner = super.tail(stream, afterSeq, signal)[Symbol.asyncIterator]();
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const log = this;
+    class CountedRead<T> extends Promise<T> {
+      static override get [Symbol.species]() {
+        return Promise;
+      }
+      override then<A = T, B = never>(
+        onFulfilled?: ((value: T) => A | PromiseLike<A>) | null,
+        onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+      ): Promise<A | B> {
+        log.reactions += 1;
+        return super.then(onFulfilled, onRejected);
+      }
+    }
+    return {
+      [Symbol.asyncIterator]: () => ({
+        next: () => {
+          log.reads += 1;
+          return new CountedRead<IteratorResult<LoggedEvent>>((resolve, reject) => inner.next().then(resolve, reject));
+        },
+        return: (value?: unknown) => inner.return!(value),
+      }),
+    };
+  }
+}
+
 async function setup() {
   const store = new InMemoryDocumentStore();
   const bus = new InMemoryBus();
-  const eventLog = new InMemoryEventLog();
+  const eventLog = new CountingEventLog();
   const clock = new ManualClock(Date.UTC(2026, 10, 25));
   const ids = new SequentialIds('id');
   const cache = new InMemoryCache({ clock });
@@ -157,5 +194,20 @@ describe('idle streams release what they hold', () => {
     expect(eventLog.tailCount).toBe(0);
     expect(tasks.openStreams).toBe(0);
     expect(getEventListeners(ac.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('a read pending across many store checks gets one reaction, not one more per check', async () => {
+    const { tasks, eventLog, caller, runOf } = await setup();
+    const task = await tasks.send(caller, msg('m3'), { blocking: false });
+    await runOf(task.id);
+    const ac = new AbortController();
+    const s = consume(tasks.resubscribe(caller, task.id, 0, ac.signal));
+    await expect.poll(() => eventLog.tailCount).toBe(1);
+    await new Promise((r) => setTimeout(r, STORE_CHECK_MS * 8));
+    // Eight store checks passed while the same read was pending.
+    expect(eventLog.reads).toBeGreaterThan(0);
+    expect(eventLog.reactions).toBe(eventLog.reads);
+    ac.abort();
+    await s.done;
   });
 });
