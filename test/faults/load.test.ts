@@ -119,7 +119,9 @@ describe.runIf(engineUrlsSet)('load without faults', () => {
       });
       long.push(r.body.result.id as string);
     }
-    const ac = new AbortController();
+    // One controller per stream: undici's fetch adds an abort listener to the signal it is given, so one shared
+    // signal collected 2,000 of them (MaxListenersExceededWarning past undici's 1,500).
+    const controllers = Array.from({ length: STREAMS }, () => new AbortController());
     let opened = 0;
     const finals: string[] = [];
     const streams = Array.from({ length: STREAMS }, async (_, i) => {
@@ -132,7 +134,7 @@ describe.runIf(engineUrlsSet)('load without faults', () => {
           Authorization: `Bearer ${sut.a2aKey}`,
         },
         body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tasks/resubscribe', params: { id: taskId } }),
-        signal: ac.signal,
+        signal: controllers[i]!.signal,
       });
       if (!(res.headers.get('content-type') ?? '').includes('text/event-stream'))
         throw new Error(`stream ${i}: HTTP ${res.status} ${await res.text()}`);
@@ -182,7 +184,7 @@ describe.runIf(engineUrlsSet)('load without faults', () => {
         params: { id },
       });
     const settled = await Promise.race([Promise.allSettled(streams), sleep(120_000).then(() => 'timeout' as const)]);
-    ac.abort();
+    for (const c of controllers) c.abort();
     expect(settled).not.toBe('timeout');
     expect(finals.length).toBe(STREAMS);
     expect(new Set(finals)).toEqual(new Set(['canceled']));

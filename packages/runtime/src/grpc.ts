@@ -250,12 +250,26 @@ export function call<Req, Res>(
   });
 }
 
-/** Async iterator over a server stream; aborting the signal cancels the call. */
-export async function* streamOf<Res>(stream: grpc.ClientReadableStream<Res>, signal?: AbortSignal): AsyncIterable<Res> {
+/**
+ * Async iterator over a server stream; aborting the signal cancels the call. `map` turns each message into
+ * what the caller iterates (in this generator: one layer less for every open stream to keep than a mapping
+ * generator around it).
+ */
+export function streamOf<Res>(stream: grpc.ClientReadableStream<Res>, signal?: AbortSignal): AsyncIterable<Res>;
+export function streamOf<Res, Out>(
+  stream: grpc.ClientReadableStream<Res>,
+  signal: AbortSignal | undefined,
+  map: (message: Res) => Out,
+): AsyncIterable<Out>;
+export async function* streamOf<Res, Out>(
+  stream: grpc.ClientReadableStream<Res>,
+  signal?: AbortSignal,
+  map?: (message: Res) => Out,
+): AsyncIterable<Res | Out> {
   const onAbort = (): void => stream.cancel();
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    for await (const item of stream as AsyncIterable<Res>) yield item;
+    for await (const item of stream as AsyncIterable<Res>) yield map ? map(item) : item;
   } catch (err) {
     if (signal?.aborted) return;
     throw fromGrpcError(err);

@@ -274,34 +274,7 @@ class LocalCall implements InterceptingCallInterface {
   }
 
   #invokeServerStream(): void {
-    const def = this.method.definition;
-    // eslint-disable-next-line @typescript-eslint/no-this-alias
-    const local = this;
-    let pending: grpc.StatusObject = { code: grpc.status.OK, details: 'OK', metadata: new grpc.Metadata() };
-    let trailers: grpc.Metadata | undefined;
-    const stream = new (class extends Writable {
-      constructor() {
-        super({ objectMode: true });
-        this.on('error', (err: Partial<grpc.ServiceError>) => {
-          pending = serverErrorToStatus(err);
-          this.end();
-        });
-      }
-      override _write(chunk: unknown, _enc: BufferEncoding, cb: (error?: Error | null) => void): void {
-        local.#push(chunk, def, cb);
-      }
-      override _final(cb: (error?: Error | null) => void): void {
-        cb(null);
-        local.#finish({ ...pending, metadata: pending.metadata ?? trailers ?? new grpc.Metadata() });
-      }
-      override end(...args: unknown[]): this {
-        if (args[0] instanceof grpc.Metadata) {
-          trailers = args[0];
-          return super.end();
-        }
-        return super.end(...(args as []));
-      }
-    })();
+    const stream = new LocalServerStream(this);
     const call = this.#serverCallBase(stream);
     this.#serverCall = call;
     try {
@@ -311,6 +284,16 @@ class LocalCall implements InterceptingCallInterface {
     } catch {
       this.#finish({ code: grpc.status.UNKNOWN, details: 'Unknown error', metadata: new grpc.Metadata() });
     }
+  }
+
+  /** A server-stream write (`LocalServerStream._write`). */
+  write(chunk: unknown, cb: (error?: Error | null) => void): void {
+    this.#push(chunk, this.method.definition, cb);
+  }
+
+  /** The handler ended its stream (`LocalServerStream._final`). */
+  finish(status: grpc.StatusObject): void {
+    this.#finish(status);
   }
 
   /** A server-stream write: serialised for the client, and acknowledged once the client has room. */
@@ -390,6 +373,43 @@ class LocalCall implements InterceptingCallInterface {
       for (const resolve of [...this.server.idle]) resolve();
       this.server.idle.clear();
     }
+  }
+}
+
+/**
+ * The handler's side of an in-process server stream. One class for every call (not a class per call: each
+ * one would cost its own hidden classes and closures, kept for as long as an idle stream stays open).
+ */
+class LocalServerStream extends Writable {
+  /** The status an emitted error set; OK otherwise. */
+  #status: grpc.StatusObject | undefined;
+  #trailers: grpc.Metadata | undefined;
+
+  constructor(private readonly local: LocalCall) {
+    super({ objectMode: true });
+    this.on('error', (err: Partial<grpc.ServiceError>) => {
+      this.#status = serverErrorToStatus(err);
+      this.end();
+    });
+  }
+
+  override _write(chunk: unknown, _enc: BufferEncoding, cb: (error?: Error | null) => void): void {
+    this.local.write(chunk, cb);
+  }
+
+  override _final(cb: (error?: Error | null) => void): void {
+    cb(null);
+    const status = this.#status ?? { code: grpc.status.OK, details: 'OK', metadata: undefined };
+    // As before: an error's own metadata, else the trailers given to `end`.
+    this.local.finish({ ...status, metadata: status.metadata ?? this.#trailers ?? new grpc.Metadata() });
+  }
+
+  override end(...args: unknown[]): this {
+    if (args[0] instanceof grpc.Metadata) {
+      this.#trailers = args[0];
+      return super.end();
+    }
+    return super.end(...(args as []));
   }
 }
 

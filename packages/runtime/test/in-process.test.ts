@@ -67,6 +67,13 @@ async function setup(mode: Mode, graceMs = 5_000) {
         });
       }
     },
+    // A stream that ends with trailers: `end(metadata)` sends them with the OK status.
+    sendMessageStream: (c) => {
+      c.write({ seq: 1, eventJson: '{}', final: true });
+      const trailers = new grpc.Metadata();
+      trailers.set('x-trailer', 'at the end');
+      c.end(trailers);
+    },
     resubscribe: serverStream(async function* (req: tasksV1.ResubscribeRequest, signal: AbortSignal) {
       try {
         for (let seq = 1; !signal.aborted; seq++) {
@@ -195,6 +202,19 @@ describe('in-process gRPC channel (embedded mode) behaves as the network does', 
     });
     expect(r['in-process']).toEqual(r.network);
     expect(r.network).toEqual({ three: [1, 2, 3], failing: [1, 2, 3, 4], failure: 'UNAVAILABLE' });
+  });
+
+  it('server streams: trailers given to end() arrive with the OK status', async () => {
+    const r = await both(async (mode) => {
+      const { client } = await setup(mode);
+      const stream = client.sendMessageStream(tasksV1.SendMessageRequest.fromPartial({}));
+      const seqs: number[] = [];
+      stream.on('data', (e: tasksV1.TaskStreamEvent) => seqs.push(e.seq));
+      const status = await new Promise<grpc.StatusObject>((resolve) => stream.on('status', resolve));
+      return { seqs, code: status.code, trailer: status.metadata.get('x-trailer')[0] };
+    });
+    expect(r['in-process']).toEqual(r.network);
+    expect(r.network).toEqual({ seqs: [1], code: grpc.status.OK, trailer: 'at the end' });
   });
 
   it('a client that stops reading a stream (abort) cancels the server side', async () => {

@@ -22,6 +22,7 @@ export class InMemoryEventLog implements EventLog {
   readonly #clock: Clock;
   readonly #closeWaiters = new Set<() => void>();
   #closed = false;
+  #tails = 0;
 
   constructor(options: InMemoryEventLogOptions = {}) {
     this.#maxStreams = options.maxStreams ?? 50_000;
@@ -110,28 +111,38 @@ export class InMemoryEventLog implements EventLog {
     return this.#stream(stream, false)?.events.at(-1)?.seq ?? 0;
   }
 
+  /** Live tails now (as `RedisEventLog.tailCount`: operators and tests). */
+  get tailCount(): number {
+    return this.#tails;
+  }
+
   async *tail(stream: string, afterSeq: number, signal: AbortSignal): AsyncIterable<LoggedEvent> {
-    let cursor = afterSeq;
-    while (!signal.aborted && !this.#closed) {
-      const batch = await this.read(stream, cursor);
-      for (const e of batch) {
-        cursor = e.seq;
-        yield e;
-        if (signal.aborted) return;
+    this.#tails += 1;
+    try {
+      let cursor = afterSeq;
+      while (!signal.aborted && !this.#closed) {
+        const batch = await this.read(stream, cursor);
+        for (const e of batch) {
+          cursor = e.seq;
+          yield e;
+          if (signal.aborted) return;
+        }
+        if (batch.length > 0) continue;
+        const s = this.#stream(stream, true)!;
+        await new Promise<void>((resolve) => {
+          const wake = (): void => {
+            s.waiters.delete(wake);
+            this.#closeWaiters.delete(wake);
+            signal.removeEventListener('abort', wake);
+            resolve();
+          };
+          s.waiters.add(wake);
+          this.#closeWaiters.add(wake);
+          signal.addEventListener('abort', wake, { once: true });
+        });
       }
-      if (batch.length > 0) continue;
-      const s = this.#stream(stream, true)!;
-      await new Promise<void>((resolve) => {
-        const wake = (): void => {
-          s.waiters.delete(wake);
-          this.#closeWaiters.delete(wake);
-          signal.removeEventListener('abort', wake);
-          resolve();
-        };
-        s.waiters.add(wake);
-        this.#closeWaiters.add(wake);
-        signal.addEventListener('abort', wake, { once: true });
-      });
+    } finally {
+      this.#tails -= 1;
     }
   }
 

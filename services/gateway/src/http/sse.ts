@@ -3,10 +3,56 @@ import { toAppError, type AppError } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
 import type { TaskEventStream, TaskStreamEvent } from '../protocol/operations';
 
+/**
+ * The keep-alive comments of every open stream with the same interval, from one timer (not an interval per
+ * stream: an idle stream held its own timer and closure). The timer ticks every quarter interval and pings the
+ * streams that wrote nothing for the rest of one: no stream stays silent longer than the interval, and one that
+ * just sent a frame needs no comment. It runs only while a stream is open.
+ */
+class Heartbeats {
+  static readonly #byInterval = new Map<number, Heartbeats>();
+  readonly #writers = new Set<SseWriter>();
+  readonly #tickMs: number;
+  #timer: NodeJS.Timeout | undefined;
+
+  private constructor(readonly intervalMs: number) {
+    this.#tickMs = Math.max(1, Math.floor(intervalMs / 4));
+  }
+
+  static of(intervalMs: number): Heartbeats {
+    let h = Heartbeats.#byInterval.get(intervalMs);
+    if (!h) Heartbeats.#byInterval.set(intervalMs, (h = new Heartbeats(intervalMs)));
+    return h;
+  }
+
+  add(w: SseWriter): void {
+    this.#writers.add(w);
+    if (!this.#timer) {
+      this.#timer = setInterval(() => this.#tick(), this.#tickMs);
+      this.#timer.unref();
+    }
+  }
+
+  delete(w: SseWriter): void {
+    this.#writers.delete(w);
+    if (this.#writers.size === 0 && this.#timer) {
+      clearInterval(this.#timer);
+      this.#timer = undefined;
+    }
+  }
+
+  #tick(): void {
+    const due = Date.now() - (this.intervalMs - this.#tickMs);
+    for (const w of this.#writers) if (w.lastWriteAt <= due) w.ping();
+  }
+}
+
 /** Writes Server-Sent Events: `id:` = the event's sequence number, `: ping` heartbeats, JSON frames. */
 export class SseWriter {
-  #heartbeat: NodeJS.Timeout | undefined;
+  readonly #heartbeats: Heartbeats;
   #ended = false;
+  /** When this stream last wrote (`Date.now()`): the shared heartbeat pings it after an interval of silence. */
+  lastWriteAt = Date.now();
 
   constructor(
     private readonly res: Response,
@@ -18,20 +64,26 @@ export class SseWriter {
     res.setHeader('Connection', 'keep-alive');
     res.setHeader('X-Accel-Buffering', 'no');
     res.flushHeaders();
-    this.#heartbeat = setInterval(() => {
-      if (!this.#ended) res.write(': ping\n\n');
-    }, heartbeatMs);
-    this.#heartbeat.unref();
+    this.#heartbeats = Heartbeats.of(heartbeatMs);
+    this.#heartbeats.add(this);
   }
 
   get ended(): boolean {
     return this.#ended;
   }
 
+  /** A keep-alive comment. */
+  ping(): void {
+    if (this.#ended) return;
+    this.lastWriteAt = Date.now();
+    this.res.write(': ping\n\n');
+  }
+
   /** Writes one frame; resolves when the socket accepted it (back-pressure). */
   async send(data: unknown, id?: number): Promise<void> {
     if (this.#ended) return;
     const frame = `${id !== undefined && id > 0 ? `id: ${id}\n` : ''}data: ${JSON.stringify(data)}\n\n`;
+    this.lastWriteAt = Date.now();
     if (!this.res.write(frame)) {
       await new Promise<void>((resolve) => {
         const done = (): void => {
@@ -48,7 +100,7 @@ export class SseWriter {
   end(): void {
     if (this.#ended) return;
     this.#ended = true;
-    if (this.#heartbeat) clearInterval(this.#heartbeat);
+    this.#heartbeats.delete(this);
     this.res.end();
   }
 }
@@ -83,7 +135,7 @@ export async function writeEventStream(
   const ac = new AbortController();
   res.on('close', () => ac.abort());
   let it: AsyncIterator<TaskStreamEvent>;
-  let firstEvent: Promise<IteratorResult<TaskStreamEvent>>;
+  let firstEvent: Promise<IteratorResult<TaskStreamEvent>> | undefined;
   let timer: NodeJS.Timeout | undefined;
   let first: IteratorResult<TaskStreamEvent> | undefined;
   try {
@@ -107,6 +159,9 @@ export async function writeEventStream(
   let sawFinal = false;
   try {
     let cur = first ?? (await firstEvent);
+    // Not kept for the stream's life (an idle stream would hold its first event three times over).
+    first = undefined;
+    firstEvent = undefined;
     while (!cur.done) {
       const e = cur.value;
       const data = o.frame(e);

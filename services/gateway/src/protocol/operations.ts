@@ -290,13 +290,12 @@ function sendDeadlineMs(agent: controlV1.AgentView): number {
   return budget + DEADLINES.sendGraceMs;
 }
 
-async function* events(
-  stream: ReturnType<TasksClient['resubscribe']>,
-  signal: AbortSignal,
-): AsyncGenerator<TaskStreamEvent> {
-  for await (const e of streamOf(stream, signal)) {
-    yield { seq: e.seq, final: e.final, event: parseObject(e.eventJson) };
-  }
+function events(stream: ReturnType<TasksClient['resubscribe']>, signal: AbortSignal): TaskEventStream {
+  return streamOf(stream, signal, (e): TaskStreamEvent => ({
+    seq: e.seq,
+    final: e.final,
+    event: parseObject(e.eventJson),
+  }));
 }
 
 function parseObject(json: string): Record<string, unknown> {

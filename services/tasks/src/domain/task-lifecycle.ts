@@ -109,10 +109,10 @@ export class TaskLifecycle extends TaskConcern {
     yield { seq: repeated ? 0 : startSeq, eventJson: JSON.stringify(snapshot), final: false };
     if (repeated) {
       // The message was already handled: replay what the log holds for it.
-      yield* this.#replayOrSnapshot(task, 0, signal);
+      yield* this.#replayOrSnapshot(await this.#resumeFrom(task, 0), signal);
       return;
     }
-    yield* this.#tailUntilFinal(task, startSeq, signal);
+    yield* this.#tailUntilFinal(streamRef(task), startSeq, signal);
   }
 
   // ---- tasks/get, tasks/cancel, tasks/resubscribe -----------------------------------------------
@@ -148,10 +148,16 @@ export class TaskLifecycle extends TaskConcern {
     afterSeq: number,
     signal: AbortSignal,
   ): AsyncIterable<StreamItem> {
-    const task = await this.core.owned(caller, taskId);
+    const start = await this.#resubscribeStart(caller, taskId, afterSeq);
     const release = this.core.tails.admit();
     try {
-      yield* this.#replayOrSnapshot(task.doc, afterSeq, signal);
+      // `#replayOrSnapshot` inlined: every generator layer is kept by every open stream, for its life.
+      if (start.final) {
+        yield start.final;
+        return;
+      }
+      for await (const item of this.core.tails.follow(start.task.id, start.afterSeq, signal))
+        yield await this.core.resolveItem(start.task, item);
     } finally {
       release();
     }
@@ -450,24 +456,41 @@ export class TaskLifecycle extends TaskConcern {
     }
   }
 
-  async *#tailUntilFinal(task: TaskDoc, afterSeq: number, signal: AbortSignal): AsyncIterable<StreamItem> {
+  async *#tailUntilFinal(task: StreamRef, afterSeq: number, signal: AbortSignal): AsyncIterable<StreamItem> {
     // Whether from the log or rebuilt from the stored task, large parts travel as references: resolved here.
     for await (const item of this.core.tails.follow(task.id, afterSeq, signal))
       yield await this.core.resolveItem(task, item);
   }
 
-  /** Replays events after `afterSeq` then goes live; a finished task gives one final status event. */
-  async *#replayOrSnapshot(task: TaskDoc, afterSeq: number, signal: AbortSignal): AsyncIterable<StreamItem> {
+  /** Replays events after the resume point then goes live; a finished task gives one final status event. */
+  async *#replayOrSnapshot(start: ResumePoint, signal: AbortSignal): AsyncIterable<StreamItem> {
+    if (start.final) {
+      yield start.final;
+      return;
+    }
+    yield* this.#tailUntilFinal(start.task, start.afterSeq, signal);
+  }
+
+  /** The caller's task and where its resubscription starts (outside the generator: see `#resumeFrom`). */
+  async #resubscribeStart(caller: CallerContext, taskId: string, afterSeq: number): Promise<ResumePoint> {
+    return this.#resumeFrom((await this.core.owned(caller, taskId)).doc, afterSeq);
+  }
+
+  /**
+   * Where a replay starts, from the stored task. Read here, not in the stream's generators: a generator keeps
+   * what its frame held for as long as the stream stays open, and an idle stream needs only the task's id.
+   */
+  async #resumeFrom(task: TaskDoc, afterSeq: number): Promise<ResumePoint> {
     const current = (await this.c.tasks.get(task.id))?.doc ?? task;
     if (endsStream(current.status.state)) {
       // State table: resubscribing to a finished task gives a single event with `final: true`, whatever
       // Last-Event-ID says (tailing after the last event of a finished task would wait forever).
-      yield await this.core.resolveItem(current, this.#finalSnapshot(current));
-      return;
+      const final = await this.core.resolveItem(current, this.#finalSnapshot(current));
+      return { task: streamRef(current), afterSeq, final };
     }
     // A Last-Event-ID beyond what exists (a client's bug, or another task's id) would skip the final event
     // and wait forever: nobody can have seen more than the task's last event.
-    yield* this.#tailUntilFinal(current, Math.min(afterSeq, current.lastSeq), signal);
+    return { task: streamRef(current), afterSeq: Math.min(afterSeq, current.lastSeq) };
   }
 
   #finalSnapshot(task: TaskDoc): StreamItem {
@@ -480,4 +503,18 @@ export class TaskLifecycle extends TaskConcern {
     };
     return { seq: task.lastSeq, eventJson: JSON.stringify(evt), final: true };
   }
+}
+
+/** What a stream keeps of its task while it follows it: the id, and the owner its large parts are read as. */
+type StreamRef = Pick<TaskDoc, 'id' | 'subscriptionId'>;
+
+/** Where a replay starts: after `afterSeq`, or only `final` (the task has ended). */
+interface ResumePoint {
+  task: StreamRef;
+  afterSeq: number;
+  final?: StreamItem;
+}
+
+function streamRef(task: TaskDoc): StreamRef {
+  return { id: task.id, subscriptionId: task.subscriptionId };
 }

@@ -84,14 +84,14 @@ export class TaskTails {
       const onAbort = (): void => ac.abort(FOLLOW_ENDED);
       signal.addEventListener('abort', onAbort, { once: true });
       const it = this.deps.eventLog.tail(taskId, cursor, ac.signal)[Symbol.asyncIterator]();
-      let pending: Promise<IteratorResult<LoggedEvent>> | undefined;
+      let pending: PendingRead<IteratorResult<LoggedEvent>> | undefined;
       let failed = false;
       try {
         for (;;) {
-          pending ??= it.next();
+          pending ??= new PendingRead(it.next());
           let next: IteratorResult<LoggedEvent> | typeof IDLE;
           try {
-            next = await this.#orIdle(pending, signal);
+            next = await pending.orIdle(this.deps.config.storeCheckMs, signal);
           } catch (err) {
             if (signal.aborted) return;
             // The log is unreachable: the stored task still says how the task goes on.
@@ -135,7 +135,6 @@ export class TaskTails {
       } finally {
         signal.removeEventListener('abort', onAbort);
         ac.abort(FOLLOW_ENDED);
-        pending?.catch(() => undefined);
         it.return?.().catch(() => undefined);
       }
       if (failed) {
@@ -148,25 +147,6 @@ export class TaskTails {
         await sleep(this.deps.config.storeCheckMs, signal);
       }
     }
-  }
-
-  /** The pending event, or IDLE after `storeCheckMs` without one (the pending read stays pending). */
-  #orIdle(
-    pending: Promise<IteratorResult<LoggedEvent>>,
-    signal: AbortSignal,
-  ): Promise<IteratorResult<LoggedEvent> | typeof IDLE> {
-    let timer: NodeJS.Timeout | undefined;
-    let onAbort: (() => void) | undefined;
-    const idle = new Promise<typeof IDLE>((resolve) => {
-      timer = setTimeout(() => resolve(IDLE), this.deps.config.storeCheckMs);
-      onAbort = () => resolve(IDLE);
-      if (signal.aborted) resolve(IDLE);
-      else signal.addEventListener('abort', onAbort, { once: true });
-    });
-    return Promise.race([pending, idle]).finally(() => {
-      clearTimeout(timer);
-      if (onAbort) signal.removeEventListener('abort', onAbort);
-    });
   }
 
   /**
@@ -211,6 +191,57 @@ export function snapshotItems(task: TaskDoc): StreamItem[] {
   };
   items.push({ seq: task.lastSeq, eventJson: JSON.stringify(status), final: ended });
   return items;
+}
+
+/**
+ * A read a follower waits on across idle periods. One reaction on the read however many periods pass: racing
+ * the same pending promise once per period would add a reaction to it each time, which an idle stream keeps
+ * until its next event (one per `storeCheckMs`, for hours).
+ */
+class PendingRead<T> {
+  #result: { value: T } | { error: unknown } | undefined;
+  #wake: (() => void) | undefined;
+
+  constructor(read: Promise<T>) {
+    read.then(
+      (value) => this.#settle({ value }),
+      (error: unknown) => this.#settle({ error }),
+    );
+  }
+
+  #settle(result: { value: T } | { error: unknown }): void {
+    this.#result = result;
+    this.#wake?.();
+  }
+
+  /** The read's result (or its error), IDLE while it is pending. */
+  #outcome(): T | typeof IDLE {
+    const r = this.#result;
+    if (!r) return IDLE;
+    if ('error' in r) throw r.error;
+    return r.value;
+  }
+
+  /** The read's result, or IDLE after `ms` or when the signal aborts (the read stays pending). */
+  orIdle(ms: number, signal: AbortSignal): Promise<T | typeof IDLE> {
+    if (this.#result || signal.aborted) return new Promise((resolve) => resolve(this.#outcome()));
+    return new Promise((resolve, reject) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        this.#wake = undefined;
+        try {
+          resolve(this.#outcome());
+        } catch (err) {
+          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what the event log threw, as is
+          reject(err);
+        }
+      };
+      const timer = setTimeout(done, ms);
+      signal.addEventListener('abort', done, { once: true });
+      this.#wake = done;
+    });
+  }
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
