@@ -12,10 +12,17 @@ import { eventsV1 } from '@a2a-inbound/proto';
 import type { Message } from '@a2a-js/sdk';
 import { ControlPlane, openControlCollections } from '../../src/domain/control-plane';
 import { seedDemo } from '../../src/domain/seed';
-import { DEFAULT_TASK_CONFIG, openTaskCollections, TaskService } from '../../src/domain/task-service';
+import {
+  DEFAULT_TASK_CONFIG,
+  openTaskCollections,
+  TaskService,
+  type TaskServiceConfig,
+} from '../../src/domain/task-service';
 
 /** A TaskService on in-memory adapters with the demo data seeded, a manual clock, and the demo echo caller. */
-export async function taskServiceSetup<L extends InMemoryEventLog = InMemoryEventLog>(options: { eventLog?: L } = {}) {
+export async function taskServiceSetup<L extends InMemoryEventLog = InMemoryEventLog>(
+  options: { eventLog?: L; config?: Partial<TaskServiceConfig> } = {},
+) {
   const store = new InMemoryDocumentStore();
   const bus = new InMemoryBus();
   const eventLog = options.eventLog ?? (new InMemoryEventLog() as L);
@@ -34,7 +41,7 @@ export async function taskServiceSetup<L extends InMemoryEventLog = InMemoryEven
     clock,
     ids,
     log: silentLogger(),
-    config: DEFAULT_TASK_CONFIG,
+    config: { ...DEFAULT_TASK_CONFIG, ...options.config },
   });
   const caller = {
     subscriptionId: 'demo-subscription',

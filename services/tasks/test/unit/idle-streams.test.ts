@@ -1,21 +1,10 @@
 import { getEventListeners } from 'node:events';
 import type { Message } from '@a2a-js/sdk';
 import { describe, expect, it } from 'vitest';
-import { silentLogger } from '@a2a-inbound/logger';
-import {
-  InMemoryBlobStore,
-  InMemoryBus,
-  InMemoryCache,
-  InMemoryDocumentStore,
-  InMemoryEventLog,
-  ManualClock,
-  SequentialIds,
-  type LoggedEvent,
-} from '@a2a-inbound/ports';
+import { InMemoryEventLog, type LoggedEvent } from '@a2a-inbound/ports';
 import { eventsV1 } from '@a2a-inbound/proto';
-import { ControlPlane, openControlCollections } from '../../src/domain/control-plane';
-import { seedDemo } from '../../src/domain/seed';
-import { DEFAULT_TASK_CONFIG, openTaskCollections, TaskService, type StreamItem } from '../../src/domain/task-service';
+import type { StreamItem } from '../../src/domain/task-service';
+import { taskServiceSetup } from '../support/task-service-setup';
 
 /**
  * Idle streams (issue 10): what an open stream holds is released when it closes, and an idle stream does not
@@ -61,36 +50,14 @@ class CountingEventLog extends InMemoryEventLog {
 }
 
 async function setup() {
-  const store = new InMemoryDocumentStore();
-  const bus = new InMemoryBus();
-  const eventLog = new CountingEventLog();
-  const clock = new ManualClock(Date.UTC(2026, 10, 25));
-  const ids = new SequentialIds('id');
-  const cache = new InMemoryCache({ clock });
-  const control = new ControlPlane(await openControlCollections(store), cache, clock, ids);
-  await seedDemo(control);
+  const { tasks, bus, eventLog, caller } = await taskServiceSetup({
+    eventLog: new CountingEventLog(),
+    config: { streamStoreCheckMs: STORE_CHECK_MS },
+  });
   const runs: eventsV1.RunRequested[] = [];
   await bus.subscribe('a2a.run.requested', 'test', async (m) => {
     runs.push(eventsV1.RunRequested.decode(m.value));
   });
-  const tasks = new TaskService(await openTaskCollections(store), {
-    control,
-    blobs: new InMemoryBlobStore(),
-    bus,
-    eventLog,
-    cache,
-    clock,
-    ids,
-    log: silentLogger(),
-    config: { ...DEFAULT_TASK_CONFIG, streamStoreCheckMs: STORE_CHECK_MS },
-  });
-  const caller = {
-    subscriptionId: 'demo-subscription',
-    deploymentId: 'demo-deployment',
-    agentId: 'demo-echo',
-    keyId: 'k',
-    protocolVersion: '0.3.0',
-  };
   const runOf = async (taskId: string): Promise<string> => {
     await expect.poll(() => runs.some((r) => r.taskId === taskId), { timeout: 2_000 }).toBe(true);
     return runs.find((r) => r.taskId === taskId)!.runId;
