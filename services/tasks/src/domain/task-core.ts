@@ -220,18 +220,11 @@ export class TaskCore {
         afterWrite: async (saved) => {
           const m = made!;
           result = { saved: saved.doc, change: m };
-          const retried = options.retried ?? false;
-          if (m.earlier?.length) {
-            await this.appendLoggedBatch(
-              saved.doc,
-              [...m.earlier, { seq: m.seq, eventJson: m.eventJson, final: m.final }],
-              {
-                retried,
-              },
-            );
-          } else {
-            await this.appendLogged(saved.doc, m.seq, m.eventJson, m.final, { retried });
-          }
+          await this.appendLoggedBatch(
+            saved.doc,
+            [...(m.earlier ?? []), { seq: m.seq, eventJson: m.eventJson, final: m.final }],
+            { retried: options.retried ?? false },
+          );
         },
       },
     );
@@ -343,7 +336,7 @@ export class TaskCore {
    * Appends a stored event to the log and announces it to webhooks. `retried`: the caller is retried on an
    * outage (the bus consumer). Otherwise (a send, a cancel, the sweeper) the event is already in the
    * authoritative stored task, so an unreachable log does not fail the request: followers rebuild from the
-   * stored task (ADR 0014) and the update still goes to webhooks.
+   * stored task (ADR 0014) and the update still goes to webhooks. One event of `appendLoggedBatch`.
    */
   async appendLogged(
     task: TaskDoc,
@@ -352,27 +345,7 @@ export class TaskCore {
     final: boolean,
     options: { retried?: boolean } = {},
   ): Promise<void> {
-    const logged: eventsV1.LoggedTaskEvent = {
-      taskId: task.id,
-      seq,
-      eventJson,
-      final,
-      subscriptionId: task.subscriptionId,
-      agentId: task.agentId,
-      preceding: [],
-    };
-    const bytes = eventsV1.LoggedTaskEvent.encode(logged).finish();
-    let appended: boolean;
-    try {
-      appended = await this.#appendToLog(task, seq, bytes, final);
-    } catch (err) {
-      if (options.retried || !isOutage(err)) throw err;
-      this.deps.log.warn({ err, taskId: task.id, seq }, 'event log unavailable: the event is in the stored task only');
-      appended = true;
-    }
-    if (appended) {
-      await this.deps.bus.publish({ topic: TOPICS.taskUpdates, key: task.id, value: bytes });
-    }
+    await this.appendLoggedBatch(task, [{ seq, eventJson, final }], options);
   }
 
   /**
@@ -398,7 +371,7 @@ export class TaskCore {
     const entries = logged.map((l) => ({ seq: l.seq, data: eventsV1.LoggedTaskEvent.encode(l).finish() }));
     let appended: number;
     try {
-      appended = await this.#appendBatchToLog(
+      appended = await this.#appendToLog(
         task,
         entries,
         events.some((e) => e.final),
@@ -421,14 +394,17 @@ export class TaskCore {
     await this.deps.bus.publish({ topic: TOPICS.taskUpdates, key: task.id, value });
   }
 
-  async #appendBatchToLog(
+  async #appendToLog(
     task: TaskDoc,
     entries: readonly { seq: number; data: Uint8Array }[],
     final: boolean,
   ): Promise<number> {
     let appended = await this.deps.eventLog.appendBatch(task.id, entries);
     if (appended === 0) {
-      // Refused: all duplicates (a redelivery), or the log is behind the stored task (see #appendToLog).
+      // Refused: all duplicates (a redelivery: fine), or the log is behind the stored task, which is
+      // authoritative: it lost events (Redis restarted without persistence, or the stream expired). Append
+      // with the seqs the store knows so open streams, blocking sends and pushes go on; readers rebuild what
+      // they missed from the stored task (ADR 0014).
       const first = entries[0]!.seq;
       const last = await this.deps.eventLog.last(task.id);
       if (last < first - 1) {
@@ -438,24 +414,6 @@ export class TaskCore {
             { taskId: task.id, seq: first, logLast: last },
             'event log was behind the stored task: appended',
           );
-      }
-    }
-    if (final) await this.deps.eventLog.expire(task.id, this.deps.config.retentionMs);
-    return appended;
-  }
-
-  async #appendToLog(task: TaskDoc, seq: number, bytes: Uint8Array, final: boolean): Promise<boolean> {
-    let appended = await this.deps.eventLog.append(task.id, seq, bytes);
-    if (!appended) {
-      // Refused: a duplicate (a redelivery: fine), or the log is behind the stored task, which is
-      // authoritative: it lost events (Redis restarted without persistence, or the stream expired). Append
-      // with the seq the store knows so open streams, blocking sends and pushes go on; readers rebuild what
-      // they missed from the stored task (ADR 0014).
-      const last = await this.deps.eventLog.last(task.id);
-      if (last < seq - 1) {
-        appended = await this.deps.eventLog.append(task.id, seq, bytes, { allowGap: true });
-        if (appended)
-          this.deps.log.warn({ taskId: task.id, seq, logLast: last }, 'event log was behind the stored task: appended');
       }
     }
     if (final) await this.deps.eventLog.expire(task.id, this.deps.config.retentionMs);

@@ -26,12 +26,13 @@ describe('refused sends are never charged', () => {
   it('a send whose first event the log refuses (not an outage) is refused, refunded, and leaves no task behind', async () => {
     const { tasks, collections, eventLog, caller, credits } = await setup();
     const before = await credits();
-    const append = eventLog.append.bind(eventLog);
-    eventLog.append = () => Promise.reject(new Error('the log refused the event'));
+    // Every write to the log goes through appendBatch (one event or a run's batch).
+    const appendBatch = eventLog.appendBatch.bind(eventLog);
+    eventLog.appendBatch = () => Promise.reject(new Error('the log refused the event'));
     await expect(tasks.send(caller, msg('s2'), { blocking: false })).rejects.toThrow('the log refused the event');
     expect(await credits()).toBe(before);
     expect(await collections.tasks.count({ subscriptionId: 'demo-subscription' })).toBe(0);
-    eventLog.append = append;
+    eventLog.appendBatch = appendBatch;
     await tasks.send(caller, msg('s2'), { blocking: false });
     expect(await credits()).toBe(before - 1);
   });
