@@ -1,5 +1,5 @@
 import { AppError } from '@a2a-inbound/errors';
-import type { AppendOptions, EventLog, LoggedEvent } from '@a2a-inbound/ports';
+import { consecutiveSeqs, type AppendOptions, type EventLog, type LoggedEvent } from '@a2a-inbound/ports';
 import type { Redis } from 'ioredis';
 import type { AdapterLog, RedisConnectOptions } from './connection';
 import { LuaScript, attachErrorLog, openRedis, quitRedis, silentLog, unavailable } from './connection';
@@ -21,31 +21,11 @@ export interface RedisEventLogOptions extends RedisConnectOptions {
 }
 
 /*
- * Appends `seq` only when it is exactly last + 1 (or, with ARGV[4] = '1', anything above last), atomically,
- * and announces it on the notification channel ARGV[5] as "<seq> <stream>" so waiting tails of every
- * process read it at once. Entry ids are explicit `<seq>-1`, so the stream's own id order is the sequence
- * order and XRANGE can start after any seq. Returns 1 appended, 0 refused (duplicate or gap), -1 stream full.
- */
-const APPEND = new LuaScript(`
-local seq = tonumber(ARGV[1])
-local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
-local last = 0
-if #top > 0 then last = tonumber(string.match(top[1][1], '^(%d+)-')) end
-if ARGV[4] == '1' then
-  if seq <= last then return 0 end
-elseif seq ~= last + 1 then
-  return 0
-end
-if redis.call('XLEN', KEYS[1]) >= tonumber(ARGV[3]) then return -1 end
-redis.call('XADD', KEYS[1], ARGV[1] .. '-1', 'd', ARGV[2])
-redis.call('PUBLISH', ARGV[5], ARGV[1] .. ' ' .. ARGV[6])
-return 1
-`);
-
-/*
- * Appends a batch of consecutive seqs (ARGV[5] is the first, ARGV[6..] the data) atomically: the ones at or
- * below last are skipped (a redelivery), the rest are appended when the first of them is last + 1 (with
- * ARGV[2] = '1', anything above last), or none are. One notification for the batch ("<last seq> <stream>").
+ * Appends consecutive seqs (ARGV[5] is the first, ARGV[6..] the data; one event is a batch of one) atomically,
+ * announcing them on the notification channel ARGV[3] as "<last seq> <stream>" so waiting tails of every
+ * process read at once. Entry ids are explicit `<seq>-1`, so the stream's own id order is the sequence order
+ * and XRANGE can start after any seq. The ones at or below last are skipped (a redelivery), the rest are
+ * appended when the first of them is last + 1 (with ARGV[2] = '1', anything above last), or none are.
  * Returns how many were appended, 0 refused, -1 stream full.
  */
 const APPEND_BATCH = new LuaScript(`
@@ -73,13 +53,6 @@ interface Waiter {
 }
 
 type StreamEntry = [id: Buffer, fields: Buffer[]];
-
-/** Seqs 1 or above, each the previous + 1 (what `appendBatch` accepts). */
-function consecutiveSeqs(events: readonly LoggedEvent[]): boolean {
-  return events.every(
-    (e, i) => Number.isSafeInteger(e.seq) && e.seq >= 1 && (i === 0 || e.seq === events[i - 1]!.seq + 1),
-  );
-}
 
 function seqOf(id: Buffer | string): number {
   const s = typeof id === 'string' ? id : id.toString('latin1');
@@ -146,24 +119,7 @@ export class RedisEventLog implements EventLog {
   }
 
   async append(stream: string, seq: number, data: Uint8Array, options: AppendOptions = {}): Promise<boolean> {
-    this.#assertOpen();
-    if (!Number.isSafeInteger(seq) || seq < 1) return false;
-    const result = await this.#call(() =>
-      APPEND.run(
-        this.#redis,
-        [this.#key(stream)],
-        [
-          String(seq),
-          Buffer.from(data.buffer, data.byteOffset, data.byteLength),
-          String(this.#maxEvents),
-          options.allowGap ? '1' : '0',
-          this.#channel,
-          stream,
-        ],
-      ),
-    );
-    if (result === -1) throw new AppError('UNAVAILABLE', `event log stream ${stream} is full`);
-    return result === 1;
+    return (await this.appendBatch(stream, [{ seq, data }], options)) > 0;
   }
 
   async appendBatch(stream: string, events: readonly LoggedEvent[], options: AppendOptions = {}): Promise<number> {

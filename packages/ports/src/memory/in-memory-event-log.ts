@@ -61,19 +61,7 @@ export class InMemoryEventLog implements EventLog {
   }
 
   async append(stream: string, seq: number, data: Uint8Array, options: AppendOptions = {}): Promise<boolean> {
-    this.#assertOpen();
-    await Promise.resolve();
-    if (!Number.isSafeInteger(seq) || seq < 1) return false;
-    const s = this.#stream(stream, true)!;
-    const last = s.events.at(-1)?.seq ?? 0;
-    if (options.allowGap ? seq <= last : seq !== last + 1) return false;
-    if (s.events.length >= this.#maxEvents) throw new AppError('UNAVAILABLE', `event log stream ${stream} is full`);
-    s.events.push({ seq, data: data.slice() });
-    const waiters = [...s.waiters];
-    s.waiters.clear();
-    // Wake tails on a later turn: never inside the appender's stack.
-    setImmediate(() => waiters.forEach((w) => w()));
-    return true;
+    return (await this.appendBatch(stream, [{ seq, data }], options)) > 0;
   }
 
   async appendBatch(stream: string, events: readonly LoggedEvent[], options: AppendOptions = {}): Promise<number> {
@@ -90,6 +78,7 @@ export class InMemoryEventLog implements EventLog {
     for (const e of fresh) s.events.push({ seq: e.seq, data: e.data.slice() });
     const waiters = [...s.waiters];
     s.waiters.clear();
+    // Wake tails on a later turn: never inside the appender's stack.
     setImmediate(() => waiters.forEach((w) => w()));
     return fresh.length;
   }
