@@ -17,6 +17,7 @@ const leaseKey = (runId: string): string => `run:lease:${runId}`;
 const startedKey = (runId: string): string => `run:started:${runId}`;
 const lostKey = (runId: string): string => `run:lost:${runId}`;
 const republishKey = (runId: string): string => `run:republish:${runId}`;
+const canceledKey = (runId: string): string => `run:canceled:${runId}`;
 
 export class RunLeases {
   constructor(private readonly cache: Cache) {}
@@ -37,6 +38,18 @@ export class RunLeases {
 
   async finish(runId: string, ttlMs: number): Promise<void> {
     await this.cache.set(leaseKey(runId), 'done', ttlMs);
+  }
+
+  /**
+   * Marks a run canceled (the tasks service, before it publishes the cancel): a runner that gets the run's
+   * request after the cancel went by skips it instead of running it to the end for nothing.
+   */
+  async cancel(runId: string, ttlMs: number): Promise<void> {
+    await this.cache.set(canceledKey(runId), '1', ttlMs);
+  }
+
+  async canceled(runId: string): Promise<boolean> {
+    return (await this.cache.get(canceledKey(runId))) !== undefined;
   }
 
   /** Lets the lease go without finishing (the run was handed back): the next holder may start at once. */

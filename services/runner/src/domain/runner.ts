@@ -162,7 +162,11 @@ export class Runner {
     const waitSignal = AbortSignal.any([this.#draining.signal, ac.signal]);
     // Another runner may still hold it (a rebalance handed us its request): wait for its lease to lapse.
     for (;;) {
-      const lease = await this.#leases.get(req.runId);
+      const [lease, canceled] = await Promise.all([this.#leases.get(req.runId), this.#leases.canceled(req.runId)]);
+      if (canceled) {
+        log.info({ taskId: req.taskId, runId: req.runId }, 'run canceled before it started: skipped');
+        return;
+      }
       if (lease?.state === 'done') {
         log.info({ taskId: req.taskId, runId: req.runId }, 'run already finished (redelivered request): skipped');
         return;

@@ -239,6 +239,21 @@ describe('Runner', () => {
     expect(events).toEqual([]);
   });
 
+  it('does not run a request whose cancel went by before it arrived (the tasks service marks the run canceled)', async () => {
+    let runs = 0;
+    const { runner, leases, bus, events } = await setup(async (ctx) => {
+      runs += 1;
+      await ctx.status('completed');
+    });
+    await leases.cancel('run-t5', 60_000);
+    await runner.handle(request('t5'));
+    await bus.drain();
+    expect(runs).toBe(0);
+    expect(events).toEqual([]);
+    await runner.handle(request('t6')); // another run is not affected
+    expect(runs).toBe(1);
+  });
+
   it("waits while another live runner holds the run, and takes it over once that runner's lease lapses", async () => {
     let runs = 0;
     const { runner, leases } = await setup(async (ctx) => {

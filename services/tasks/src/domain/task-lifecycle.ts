@@ -134,6 +134,8 @@ export class TaskLifecycle extends TaskConcern {
       { current: cur, exhausted: () => new AppError('UNAVAILABLE', 'task is changing too fast to cancel') },
     );
     if (!done) throw new TaskNotFoundError(taskId); // swept meanwhile
+    // A runner that has not got the run's request yet would miss the cancel message: it checks this mark.
+    await this.core.leases.cancel(done.saved.currentRunId, this.deps.config.runTimeoutMs);
     await this.deps.bus.publish({
       topic: TOPICS.runCancel,
       key: taskId,

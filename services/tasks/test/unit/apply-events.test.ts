@@ -110,6 +110,20 @@ describe('TaskService.applyRunEvent', () => {
     expect(got.artifacts).toEqual([]);
   });
 
+  it('a cancel marks the run canceled for runners that have not got its request yet', async () => {
+    const { tasks, bus, runs, caller, leases } = await setup();
+    const task = await tasks.send(
+      caller,
+      { kind: 'message', role: 'user', messageId: 'm-cx', parts: [{ kind: 'text', text: 'hi' }] },
+      { blocking: false },
+    );
+    await bus.drain();
+    const runId = runs[0]!.runId;
+    expect(await leases.canceled(runId)).toBe(false);
+    await tasks.cancel(caller, task.id);
+    expect(await leases.canceled(runId)).toBe(true);
+  });
+
   it('ignores events of a canceled run', async () => {
     const { tasks, bus, runs, caller } = await setup();
     const task = await tasks.send(
