@@ -36,6 +36,12 @@ export function connectClients(addresses: { tasks: string; control: string; webh
   };
 }
 
+/** A generated message type's JSON mapping (ts-proto's `fromJSON`/`toJSON`). */
+interface JsonCodec<T> {
+  fromJSON(object: unknown): T;
+  toJSON(message: T): unknown;
+}
+
 const AGENT_TTL_MS = 30_000;
 const KEY_TTL_MS = 30_000;
 
@@ -50,21 +56,15 @@ export class Lookups {
   ) {}
 
   async agent(agentId: string): Promise<controlV1.AgentView> {
-    const key = `agent:${agentId}`;
-    const hit = await this.#cached(key);
-    if (hit) return controlV1.AgentView.fromJSON(JSON.parse(hit));
-    const view = await call(this.control.resolveAgent.bind(this.control), { agentId }, { deadlineMs: 10_000 });
-    await this.#store(key, JSON.stringify(controlV1.AgentView.toJSON(view)), AGENT_TTL_MS);
-    return view;
+    return this.#through(`agent:${agentId}`, AGENT_TTL_MS, controlV1.AgentView, () =>
+      call(this.control.resolveAgent.bind(this.control), { agentId }, { deadlineMs: 10_000 }),
+    );
   }
 
   async key(keyHash: string): Promise<controlV1.KeyPrincipal> {
-    const key = `key:${keyHash}`;
-    const hit = await this.#cached(key);
-    if (hit) return controlV1.KeyPrincipal.fromJSON(JSON.parse(hit));
-    const principal = await call(this.control.authenticateKey.bind(this.control), { keyHash }, { deadlineMs: 10_000 });
-    await this.#store(key, JSON.stringify(controlV1.KeyPrincipal.toJSON(principal)), KEY_TTL_MS);
-    return principal;
+    return this.#through(`key:${keyHash}`, KEY_TTL_MS, controlV1.KeyPrincipal, () =>
+      call(this.control.authenticateKey.bind(this.control), { keyHash }, { deadlineMs: 10_000 }),
+    );
   }
 
   async catalog(deploymentId: string): Promise<controlV1.DeploymentCatalog> {
@@ -73,6 +73,15 @@ export class Lookups {
 
   async defaultAgentId(): Promise<string> {
     return (await call(this.control.getDefaultAgent.bind(this.control), {}, { deadlineMs: 10_000 })).agentId;
+  }
+
+  /** The cached value, or the control plane's answer (then cached for `ttl`); a cache outage degrades to direct lookups. */
+  async #through<T>(key: string, ttl: number, codec: JsonCodec<T>, lookup: () => Promise<T>): Promise<T> {
+    const hit = await this.#cached(key);
+    if (hit) return codec.fromJSON(JSON.parse(hit));
+    const value = await lookup();
+    await this.#store(key, JSON.stringify(codec.toJSON(value)), ttl);
+    return value;
   }
 
   async #cached(key: string): Promise<string | undefined> {

@@ -1,7 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import { AppError } from '@a2a-inbound/errors';
-import type { controlV1 } from '@a2a-inbound/proto';
 import type { Clock } from '@a2a-inbound/ports';
 import type { Lookups } from '../clients';
 
@@ -34,21 +33,40 @@ export async function authenticateKey(
   if (!token) throw new AppError('UNAUTHENTICATED', 'Missing bearer token: send Authorization: Bearer <API_KEY>');
   if (token.length > MAX_KEY_CHARS) throw new AppError('UNAUTHENTICATED', 'Invalid API key');
   const digest = createHash('sha256').update(token, 'utf8').digest();
-  let principal: controlV1.KeyPrincipal;
-  try {
-    principal = await lookups.key(digest.toString('hex'));
-  } catch (err) {
-    if (err instanceof AppError && (err.code === 'UNAUTHENTICATED' || err.code === 'NOT_FOUND'))
-      throw new AppError('UNAUTHENTICATED', 'Invalid API key');
-    throw err;
-  }
-  const stored = Buffer.from(principal.keyHash, 'hex');
-  if (stored.length !== digest.length || !timingSafeEqual(stored, digest))
-    throw new AppError('UNAUTHENTICATED', 'Invalid API key');
+  const principal = await byDigest(
+    digest,
+    (hex) => lookups.key(hex),
+    (p) => p.keyHash,
+    'Invalid API key',
+  );
   if (principal.revoked) throw new AppError('UNAUTHENTICATED', 'The API key was revoked');
   if (principal.expiresAtMs > 0 && principal.expiresAtMs <= clock.now())
     throw new AppError('UNAUTHENTICATED', 'The API key has expired');
   if (!principal.scopes.includes(scope))
     throw new AppError('PERMISSION_DENIED', `The API key lacks the "${scope}" scope`);
   return { keyId: principal.keyId, subscriptionId: principal.subscriptionId, scopes: principal.scopes };
+}
+
+/**
+ * The principal whose secret has this SHA-256 digest: looked up by the digest, then the stored digest compared
+ * in constant time. An unknown digest and a mismatch are the same 401 (`invalid`).
+ */
+export async function byDigest<P>(
+  digest: Buffer,
+  lookup: (hex: string) => Promise<P>,
+  storedHex: (principal: P) => string,
+  invalid: string,
+): Promise<P> {
+  let principal: P;
+  try {
+    principal = await lookup(digest.toString('hex'));
+  } catch (err) {
+    if (err instanceof AppError && (err.code === 'UNAUTHENTICATED' || err.code === 'NOT_FOUND'))
+      throw new AppError('UNAUTHENTICATED', invalid);
+    throw err;
+  }
+  const stored = Buffer.from(storedHex(principal), 'hex');
+  if (stored.length !== digest.length || !timingSafeEqual(stored, digest))
+    throw new AppError('UNAUTHENTICATED', invalid);
+  return principal;
 }

@@ -2,20 +2,33 @@ import type { NextFunction, Request, Response } from 'express';
 import { AppError, jsonRpcHttpStatus, toAppError, toJsonRpcError, httpStatusOf } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
 
-/** A JSON-RPC error answer with the HTTP status of the table (200 unless an HTTP-level refusal). */
-export function sendJsonRpcError(res: Response, id: string | number | null, err: unknown, log: Logger): void {
-  const app = toAppError(err);
-  res.locals.a2aErrorCode = app.code; // request metrics (metrics.ts)
+/** A fault of ours (not of the request) goes to the log with its cause; the client sees only the code. */
+export function logServerFault(app: AppError, err: unknown, log: Logger): void {
   if (app.code === 'INTERNAL' || app.code === 'UNAVAILABLE' || app.code === 'DEADLINE_EXCEEDED')
     log.error({ err }, 'request failed');
-  const status = jsonRpcHttpStatus(app);
+}
+
+/**
+ * `WWW-Authenticate` for a 401 (the reason as `error_description`) and, when a scope is named, for a 403
+ * (`insufficient_scope`).
+ */
+export function authChallenge(res: Response, status: number, app: AppError, scope: string | undefined): void {
   if (status === 401)
     res.setHeader(
       'WWW-Authenticate',
       `Bearer realm="a2a-inbound", error="invalid_token", error_description="${app.message.replace(/"/g, "'")}"`,
     );
-  if (status === 403)
-    res.setHeader('WWW-Authenticate', 'Bearer realm="a2a-inbound", error="insufficient_scope", scope="a2a"');
+  if (status === 403 && scope !== undefined)
+    res.setHeader('WWW-Authenticate', `Bearer realm="a2a-inbound", error="insufficient_scope", scope="${scope}"`);
+}
+
+/** A JSON-RPC error answer with the HTTP status of the table (200 unless an HTTP-level refusal). */
+export function sendJsonRpcError(res: Response, id: string | number | null, err: unknown, log: Logger): void {
+  const app = toAppError(err);
+  res.locals.a2aErrorCode = app.code; // request metrics (metrics.ts)
+  logServerFault(app, err, log);
+  const status = jsonRpcHttpStatus(app);
+  authChallenge(res, status, app, 'a2a');
   res.status(status).json({ jsonrpc: '2.0', id, error: toJsonRpcError(app) });
 }
 
@@ -31,8 +44,7 @@ export function sendJsonRpcErrorAsStream(res: Response, id: string | number | nu
     return;
   }
   res.locals.a2aErrorCode = app.code; // request metrics (metrics.ts)
-  if (app.code === 'INTERNAL' || app.code === 'UNAVAILABLE' || app.code === 'DEADLINE_EXCEEDED')
-    log.error({ err }, 'request failed');
+  logServerFault(app, err, log);
   res.status(200);
   res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
   res.setHeader('Cache-Control', 'no-cache, no-transform');

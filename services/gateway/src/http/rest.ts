@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { AppError, httpStatusOf, toAppError, toJsonRpcError } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
+import { authChallenge, logServerFault } from './errors';
 
 /**
  * REST error answer, the one shape of the management, legacy and invoke endpoints:
@@ -18,16 +19,9 @@ export function sendRestError(res: Response, err: unknown, log: Logger, scope: s
   // Express's own client errors (e.g. a path parameter that is not valid percent-encoding).
   else if (!(err instanceof AppError) && typeof e.status === 'number' && e.status >= 400 && e.status < 500)
     app = new AppError('INVALID_REQUEST', 'Malformed request');
-  if (app.code === 'INTERNAL' || app.code === 'UNAVAILABLE' || app.code === 'DEADLINE_EXCEEDED')
-    log.error({ err }, 'request failed');
+  logServerFault(app, err, log);
   const status = httpStatusOf(app);
-  if (status === 401)
-    res.setHeader(
-      'WWW-Authenticate',
-      `Bearer realm="a2a-inbound", error="invalid_token", error_description="${app.message.replace(/"/g, "'")}"`,
-    );
-  if (status === 403 && app.message.includes('scope'))
-    res.setHeader('WWW-Authenticate', `Bearer realm="a2a-inbound", error="insufficient_scope", scope="${scope}"`);
+  authChallenge(res, status, app, app.message.includes('scope') ? scope : undefined);
   const wire = toJsonRpcError(app);
   // `details` carries the error's structured details; the code is already `error.code`.
   const { code: _code, ...details } = wire.data ?? {};

@@ -1,9 +1,9 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import { AppError } from '@a2a-inbound/errors';
 import type { controlV1 } from '@a2a-inbound/proto';
 import { call } from '@a2a-inbound/runtime';
-import { bearerOf } from './auth';
+import { bearerOf, byDigest } from './auth';
 
 export interface UserActor {
   userId: string;
@@ -43,21 +43,12 @@ export async function authenticateUserDigest(
   digest: Buffer,
   control: controlV1.ControlPlaneServiceClient,
 ): Promise<UserActor> {
-  let principal: controlV1.UserPrincipal;
-  try {
-    principal = await call(
-      control.authenticateUser.bind(control),
-      { tokenHash: digest.toString('hex') },
-      { deadlineMs: 10_000 },
-    );
-  } catch (err) {
-    if (err instanceof AppError && (err.code === 'UNAUTHENTICATED' || err.code === 'NOT_FOUND'))
-      throw new AppError('UNAUTHENTICATED', 'Invalid user token');
-    throw err;
-  }
-  const stored = Buffer.from(principal.tokenHash, 'hex');
-  if (stored.length !== digest.length || !timingSafeEqual(stored, digest))
-    throw new AppError('UNAUTHENTICATED', 'Invalid user token');
+  const principal = await byDigest(
+    digest,
+    (tokenHash) => call(control.authenticateUser.bind(control), { tokenHash }, { deadlineMs: 10_000 }),
+    (p) => p.tokenHash,
+    'Invalid user token',
+  );
   if (principal.role !== 'admin' && principal.role !== 'developer' && principal.role !== 'operator')
     throw new AppError('PERMISSION_DENIED', 'Unknown role');
   return {

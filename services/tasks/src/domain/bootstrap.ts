@@ -29,23 +29,17 @@ export interface BootstrapResult {
  * earlier start reads as "exists". An existing user is never changed (its token is not overwritten).
  */
 export async function bootstrapFromConfig(control: ControlPlane, spec: BootstrapSpec): Promise<BootstrapResult> {
-  let subscriptionCreated = false;
-  try {
-    await control.accounts.createSubscription(spec.subscriptionId, spec.subscriptionName, spec.initialCredits);
-    subscriptionCreated = true;
-  } catch (err) {
-    if (!(err instanceof DuplicateKeyError)) throw err;
-  }
+  const subscriptionCreated = await createSubscriptionIfAbsent(
+    control,
+    spec.subscriptionId,
+    spec.subscriptionName,
+    spec.initialCredits,
+  );
   const users: BootstrapResult['users'] = [];
   for (const u of spec.users) {
     const existing = await control.accounts.findUserByEmail(spec.subscriptionId, u.email);
     if (existing) {
-      users.push({
-        email: existing.doc.email,
-        role: existing.doc.role,
-        created: false,
-        tokenMatches: existing.doc.tokenHash === sha256Hex(u.token),
-      });
+      users.push(existingUser(existing.doc, u.token));
       continue;
     }
     try {
@@ -63,12 +57,7 @@ export async function bootstrapFromConfig(control: ControlPlane, spec: Bootstrap
       const raced = await control.accounts.findUserByEmail(spec.subscriptionId, u.email);
       if (!raced)
         throw new AppError('FAILED_PRECONDITION', `the bootstrap ${u.role} token is already used by another user`);
-      users.push({
-        email: raced.doc.email,
-        role: raced.doc.role,
-        created: false,
-        tokenMatches: raced.doc.tokenHash === sha256Hex(u.token),
-      });
+      users.push(existingUser(raced.doc, u.token));
     }
   }
   return { subscriptionCreated, users };
@@ -79,17 +68,40 @@ export async function createAdminUser(
   control: ControlPlane,
   input: { email: string; subscriptionId: string; role: Role; initialCredits: number },
 ): Promise<{ userId: string; token: string; subscriptionCreated: boolean }> {
-  let subscriptionCreated = false;
-  try {
-    await control.accounts.createSubscription(input.subscriptionId, input.subscriptionId, input.initialCredits);
-    subscriptionCreated = true;
-  } catch (err) {
-    if (!(err instanceof DuplicateKeyError)) throw err;
-  }
+  const subscriptionCreated = await createSubscriptionIfAbsent(
+    control,
+    input.subscriptionId,
+    input.subscriptionId,
+    input.initialCredits,
+  );
   const u = await control.accounts.createUser({
     subscriptionId: input.subscriptionId,
     email: input.email,
     role: input.role,
   });
   return { userId: u.id, token: u.token, subscriptionCreated };
+}
+
+/** Creates the subscription; true when this call made it, false when it was there (or a racing replica made it). */
+async function createSubscriptionIfAbsent(
+  control: ControlPlane,
+  id: string,
+  name: string,
+  initialCredits: number,
+): Promise<boolean> {
+  try {
+    await control.accounts.createSubscription(id, name, initialCredits);
+    return true;
+  } catch (err) {
+    if (err instanceof DuplicateKeyError) return false;
+    throw err;
+  }
+}
+
+/** A bootstrap user that was already there: reported as is, with whether the configured token is its token. */
+function existingUser(
+  doc: { email: string; role: Role; tokenHash: string },
+  token: string,
+): BootstrapResult['users'][number] {
+  return { email: doc.email, role: doc.role, created: false, tokenMatches: doc.tokenHash === sha256Hex(token) };
 }

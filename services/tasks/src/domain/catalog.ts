@@ -1,5 +1,5 @@
 import { AppError, DuplicateKeyError, InvalidParamsError, NotFoundError } from '@a2a-inbound/errors';
-import type { Cache, Clock, IdGenerator, Versioned } from '@a2a-inbound/ports';
+import type { Cache, Clock, Collection, IdGenerator, Versioned } from '@a2a-inbound/ports';
 import { updateWithRetry } from '@a2a-inbound/ports';
 import type {
   AgentDoc,
@@ -50,8 +50,7 @@ export class Catalog {
     if (input.type !== 'AI Agent' && input.type !== 'Task Agent')
       throw new InvalidParamsError('type must be "AI Agent" or "Task Agent"');
     if (!input.name.trim()) throw new InvalidParamsError('name is required');
-    const now = this.clock.now();
-    return this.c.agents.insert(input.id ?? this.ids.next(), {
+    return this.#insertNew(this.c.agents, input.id, {
       subscriptionId: input.subscriptionId,
       name: input.name,
       description: input.description,
@@ -60,19 +59,15 @@ export class Catalog {
       defaultInputModes: input.defaultInputModes ?? DEFAULT_INPUT_MODES,
       defaultOutputModes: input.defaultOutputModes ?? DEFAULT_OUTPUT_MODES,
       versions: [],
-      createdAtMs: now,
-      updatedAtMs: now,
     });
   }
 
   async getAgent(subscriptionId: string, agentId: string): Promise<Versioned<AgentDoc>> {
-    const a = await this.c.agents.get(agentId);
-    if (!a || a.doc.subscriptionId !== subscriptionId) throw new NotFoundError('agent');
-    return a;
+    return ownedBy(this.c.agents, subscriptionId, agentId, 'agent');
   }
 
   async listAgents(subscriptionId: string): Promise<Versioned<AgentDoc>[]> {
-    return this.c.agents.find({ subscriptionId }, { sort: { field: 'createdAtMs', direction: 1 } });
+    return oldestFirst(this.c.agents, subscriptionId);
   }
 
   /** Publishes a new version (status `published`). */
@@ -131,6 +126,16 @@ export class Catalog {
     return updated.doc;
   }
 
+  /** Inserts a new document (a fresh id unless given), created and updated now. */
+  async #insertNew<T extends { createdAtMs: number; updatedAtMs: number }>(
+    collection: Collection<T>,
+    id: string | undefined,
+    fields: Omit<T, 'createdAtMs' | 'updatedAtMs'>,
+  ): Promise<Versioned<T>> {
+    const now = this.clock.now();
+    return collection.insert(id ?? this.ids.next(), { ...fields, createdAtMs: now, updatedAtMs: now } as T);
+  }
+
   // ---- deployments ------------------------------------------------------------------------------
 
   async createDeployment(input: {
@@ -138,24 +143,19 @@ export class Catalog {
     subscriptionId: string;
     name: string;
   }): Promise<Versioned<DeploymentDoc>> {
-    const now = this.clock.now();
-    return this.c.deployments.insert(input.id ?? this.ids.next(), {
+    return this.#insertNew(this.c.deployments, input.id, {
       subscriptionId: input.subscriptionId,
       name: input.name,
       defaultAgentId: null,
-      createdAtMs: now,
-      updatedAtMs: now,
     });
   }
 
   async getDeployment(subscriptionId: string, deploymentId: string): Promise<Versioned<DeploymentDoc>> {
-    const d = await this.c.deployments.get(deploymentId);
-    if (!d || d.doc.subscriptionId !== subscriptionId) throw new NotFoundError('deployment');
-    return d;
+    return ownedBy(this.c.deployments, subscriptionId, deploymentId, 'deployment');
   }
 
   async listDeployments(subscriptionId: string): Promise<Versioned<DeploymentDoc>[]> {
-    return this.c.deployments.find({ subscriptionId }, { sort: { field: 'createdAtMs', direction: 1 } });
+    return oldestFirst(this.c.deployments, subscriptionId);
   }
 
   /** Only an agent with a PRODUCTION version can be added. */
@@ -363,4 +363,26 @@ export class Catalog {
     await this.cache.delete(cacheKeys.agent(agentId));
     await this.cache.delete(cacheKeys.agentView(agentId));
   }
+}
+
+type Owned = { subscriptionId: string; createdAtMs: number };
+
+/** The subscription's document; another subscription's is NOT_FOUND, like a missing one. */
+async function ownedBy<T extends Owned>(
+  collection: Collection<T>,
+  subscriptionId: string,
+  id: string,
+  what: string,
+): Promise<Versioned<T>> {
+  const found = await collection.get(id);
+  if (!found || found.doc.subscriptionId !== subscriptionId) throw new NotFoundError(what);
+  return found;
+}
+
+/** The subscription's documents, oldest first. */
+async function oldestFirst<T extends Owned>(
+  collection: Collection<T>,
+  subscriptionId: string,
+): Promise<Versioned<T>[]> {
+  return collection.find({ subscriptionId }, { sort: { field: 'createdAtMs', direction: 1 } });
 }
