@@ -1,6 +1,11 @@
 /** Rule 1: route templates normalised by position. A parameter segment is `{}`; literals compare case-insensitively. */
 
 export const PARAM = '{}';
+/**
+ * A last template segment that serves everything below the prefix before it (gorilla/mux `PathPrefix`
+ * with a handler, Spring's Ant `/**`).
+ */
+export const CATCH_ALL = '**';
 /** Marks a part of a string that static analysis could not know. */
 export const HOLE = '\u0000';
 
@@ -55,11 +60,17 @@ export function joinPath(...parts: readonly string[]): string {
   return '/' + segs.join('/');
 }
 
-/** How many literal segments matched, or undefined when the call cannot reach the template. */
+/**
+ * How many literal segments matched, or undefined when the call cannot reach the template. A catch-all
+ * template (`/customers/**`) fits every path below its prefix and scores just under a template with as
+ * many literals (a route of its own wins).
+ */
 export function matchScore(call: readonly string[], template: readonly string[]): number | undefined {
-  if (call.length !== template.length) return undefined;
-  let literals = 0;
-  for (let i = 0; i < call.length; i++) {
+  const catchAll = template[template.length - 1] === CATCH_ALL;
+  if (catchAll ? call.length < template.length - 1 : call.length !== template.length) return undefined;
+  const n = catchAll ? template.length - 1 : call.length;
+  let literals = catchAll ? -0.5 : 0;
+  for (let i = 0; i < n; i++) {
     const c = call[i]!;
     const t = template[i]!;
     if (t === PARAM) continue;

@@ -77,7 +77,7 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
         const obj = node.childForFieldName('object');
         const prop = node.childForFieldName('property')?.text ?? '';
         if (obj && /^(process\.env|import\.meta\.env)$/.test(obj.text)) return [{ env: prop }];
-        return scope.lookup(node.text) ?? [{ ref: node.text }];
+        return scope.lookup(node.text, node) ?? [{ ref: node.text }];
       }
       case 'subscript_expression': {
         const obj = node.childForFieldName('object');
@@ -133,7 +133,7 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       const value = node.childForFieldName('value');
       if (name?.type === 'identifier' && value) {
         scope.add(name.text, value, true);
-        if (value.type === 'object') addObject(name.text, value);
+        if (value.type === 'object') addObject(name.text, value, true);
         classifyInit(name.text, value);
       }
     },
@@ -174,7 +174,8 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
     },
   };
 
-  function addObject(prefix: string, obj: Node): void {
+  /** An object literal's members as names (`options.uri`); `local`: a function's variable, scoped like it. */
+  function addObject(prefix: string, obj: Node, local = false): void {
     for (const pair of obj.namedChildren) {
       if (pair?.type !== 'pair') continue;
       const key = pair.childForFieldName('key');
@@ -182,9 +183,21 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       if (!key || !value) continue;
       const k = key.type === 'string' ? unquote(key.text) : key.text;
       const name = prefix ? `${prefix}.${k}` : k;
-      scope.add(name, value);
-      if (value.type === 'object') addObject(name, value);
+      scope.add(name, value, local);
+      if (value.type === 'object') addObject(name, value, local);
     }
+  }
+
+  /**
+   * An argument that is an object literal, written inline or held by a variable declared once in the
+   * function (`var options = { uri, method }; request(options, cb)`).
+   */
+  function objectArg(a: Node | undefined): Node | undefined {
+    if (!a) return undefined;
+    if (a.type === 'object') return a;
+    if (a.type !== 'identifier') return undefined;
+    const d = scope.node(a.text, a);
+    return d?.type === 'object' ? d : undefined;
   }
 
   function classifyInit(name: string, value: Node): void {
@@ -323,7 +336,7 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
     const argNodes = argsNode.namedChildren.filter((x): x is Node => x !== null && x.type !== 'comment');
     const args = argNodes.map((a) => evaluate(a));
     const named = new Map<string, Part[]>();
-    for (const a of argNodes) if (a.type === 'object') for (const [k, v] of objectProps(a)) named.set(k, v);
+    for (const a of argNodes) for (const [k, v] of objectProps(objectArg(a) ?? null)) named.set(k, v);
     const loc = { file, line: lineOf(call) };
     const name = fn.type === 'member_expression' ? (fn.childForFieldName('property')?.text ?? '') : fn.text;
     const receiver = fn.type === 'member_expression' ? (fn.childForFieldName('object')?.text ?? '') : '';
@@ -370,24 +383,26 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       return;
     }
     if (!receiver && name === 'fetch' && args[0]) {
-      const opts = objectProps(argNodes[1] ?? null);
+      const opts = objectProps(objectArg(argNodes[1]) ?? null);
       sink.call(httpMethod(literal(opts.get('method'))) ?? 'GET', args[0], 'fetch', loc);
       return;
     }
     // request('http://…', cb), request({ uri, method }, cb): only with a URL-looking argument
     // (supertest's `request(app)` is not an outbound call).
     if (!receiver && name === 'request' && args[0]) {
-      const url = argNodes[0]!.type === 'object' ? (named.get('uri') ?? named.get('url')) : args[0];
-      const looksLikeUrl = url?.some((p) => 'lit' in p && /[/:]/.test(p.lit)) ?? false;
-      if (url && looksLikeUrl) sink.call(httpMethod(literal(named.get('method'))) ?? 'GET', url, 'request', loc);
+      const options = objectArg(argNodes[0]) !== undefined;
+      const url = options ? (named.get('uri') ?? named.get('url')) : args[0];
+      // An options object's `uri` is a URL whatever it holds; a bare argument must look like one.
+      if (url && (options || looksLikeUrl(url)))
+        sink.call(httpMethod(literal(named.get('method'))) ?? 'GET', url, 'request', loc);
       return;
     }
     if (!receiver && (name === 'axios' || name === 'got' || name === 'ky') && args[0]) {
-      if (argNodes[0]!.type === 'object') {
+      if (objectArg(argNodes[0])) {
         const url = named.get('url');
         if (url) sink.call(httpMethod(literal(named.get('method'))) ?? 'GET', url, name, loc);
       } else {
-        const opts = objectProps(argNodes[1] ?? null);
+        const opts = objectProps(objectArg(argNodes[1]) ?? null);
         sink.call(httpMethod(literal(opts.get('method'))) ?? 'GET', args[0], name, loc);
       }
       return;
@@ -396,7 +411,7 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       receiver &&
       name === 'request' &&
       (CLIENT_LIBS.has(receiver) || clients.has(receiver)) &&
-      argNodes[0]?.type === 'object'
+      objectArg(argNodes[0])
     ) {
       const url = named.get('url');
       if (url)
@@ -459,9 +474,12 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       }
       if (clients.has(receiver) || CLIENT_LIBS.has(receiver) || CLIENT_RECEIVER.test(receiver)) {
         const method: HttpMethod = httpMethod(name === 'del' ? 'delete' : name) ?? 'GET';
+        // request.post({ uri, json }, cb), axios.get(url, config): the URL of an options object
+        const url = objectArg(argNodes[0]) ? (named.get('uri') ?? named.get('url')) : args[0];
+        if (!url) return;
         sink.call(
           method,
-          withBase(clients.get(receiver), args[0]),
+          withBase(clients.get(receiver), url),
           CLIENT_LIBS.has(receiver) ? receiver : clients.has(receiver) ? 'axios' : 'http client',
           loc,
         );
@@ -573,6 +591,17 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
 
 /** TypeScript and JavaScript: Express, Fastify, NestJS; fetch, axios, got; amqplib, kafkajs, redis, mongo. */
 export const extractJavaScript = extractorOf(javaScriptRules);
+
+/** A bare `request(x)` argument that looks like a URL: a literal with `/` or `:`, a URL-named value, the env or config. */
+function looksLikeUrl(url: readonly Part[]): boolean {
+  return url.some(
+    (p) =>
+      ('lit' in p && /[/:]/.test(p.lit)) ||
+      'env' in p ||
+      'config' in p ||
+      ('ref' in p && /(ur[il]|endpoint|host|base|address)$/i.test(p.ref)),
+  );
+}
 
 function withFallback(left: Part[], right: Part[]): Part[] {
   const fb = literal(right);
