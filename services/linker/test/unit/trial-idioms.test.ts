@@ -126,3 +126,47 @@ describe('Java: Spring Data REST controllers', () => {
     ]);
   });
 });
+
+describe('JavaScript: HTTP calls through a helper of the source', () => {
+  it('a helper whose call takes its URL from a parameter is called by name from other files; its own dynamic call is dropped; a helper nobody calls stays listed', async () => {
+    const r = await reportOf({
+      web: {
+        'lib/http.js': lines(
+          'var request = require("request");',
+          'var helpers = {};',
+          'helpers.proxyGet = function (url, res, next) {',
+          '  request.get(url, function (err, response, body) { res.end(body); });',
+          '};',
+          'function postJson(path, body) {',
+          '  return fetch("http://billing:8080" + path, { method: "POST", body: JSON.stringify(body) });',
+          '}',
+          'const unused = (u) => fetch(u);',
+          'module.exports = { helpers: helpers, postJson: postJson, unused: unused };',
+        ),
+        'routes/users.js': lines(
+          'var helpers = require("../lib/http").helpers, endpoints = require("./endpoints");',
+          'app.get("/profile/:id", function (req, res, next) {',
+          '  helpers.proxyGet(endpoints.usersUrl + "/" + req.params.id, res, next);',
+          '});',
+          'app.post("/pay", function (req, res) {',
+          '  postJson("/invoices", req.body);',
+          '});',
+        ),
+        'routes/endpoints.js': lines('module.exports = { usersUrl: "http://users/users" };'),
+      },
+      users: {
+        'server.js': lines('const app = require("express")();', 'app.get("/users/:id", show);'),
+      },
+      billing: {
+        'main.go': lines('package main', '', 'func main() {', '\thttp.HandleFunc("POST /invoices", create)', '}'),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web routes/users.js:3 | GET users/users/{} | users server.js:2 GET /users/:id (express)',
+      'web routes/users.js:6 | POST billing/invoices | billing main.go:4 POST /invoices (net/http)',
+    ]);
+    expect(unresolved(r)).toEqual([
+      'web lib/http.js:9 GET ${u} — dynamic URL: the URL is only known at run time (`u` is no constant of the source)',
+    ]);
+  });
+});

@@ -332,7 +332,10 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
     const argsNode = call.childForFieldName('arguments');
     if (!fn || !argsNode || argsNode.type !== 'arguments') return;
     const callee = fn.type === 'member_expression' ? (fn.childForFieldName('property')?.text ?? '') : fn.text;
-    if (!JS_NAMES.has(callee) && !sharedRuleName(callee)) return;
+    if (!JS_NAMES.has(callee) && !sharedRuleName(callee)) {
+      wrapperSite(callee, argsNode, call);
+      return;
+    }
     const argNodes = argsNode.namedChildren.filter((x): x is Node => x !== null && x.type !== 'comment');
     const args = argNodes.map((a) => evaluate(a));
     const named = new Map<string, Part[]>();
@@ -367,6 +370,11 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       sink.data('collection', literal(args[0])!.toLowerCase() + 's', loc);
 
     // ---- HTTP calls
+    const emit = (method: HttpMethod, url: Part[], client: string, at: typeof loc): void => {
+      sink.call(method, url, client, at);
+      const w = wrapperOf(call, url);
+      if (w) sink.wrappers.push({ ...w, method, client, loc: at });
+    };
     // jQuery: $.ajax({ url, type|method }), $.ajax(url, { type }), $.get(url), $.post(url), $.getJSON(url)
     if (JQUERY.test(receiver) && (name === 'ajax' || name === 'get' || name === 'post' || name === 'getJSON')) {
       const first = argNodes[0];
@@ -375,16 +383,16 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
         const opts = objectProps(first.type === 'object' ? first : (argNodes[1] ?? null));
         const url = first.type === 'object' ? opts.get('url') : args[0];
         const verb = literal(opts.get('type') ?? opts.get('method'));
-        if (url) sink.call(httpMethod(verb) ?? 'GET', url, 'jquery', loc);
+        if (url) emit(httpMethod(verb) ?? 'GET', url, 'jquery', loc);
       } else if (first.type === 'object') {
         const url = named.get('url');
-        if (url) sink.call(name === 'post' ? 'POST' : 'GET', url, 'jquery', loc);
-      } else sink.call(name === 'post' ? 'POST' : 'GET', args[0]!, 'jquery', loc);
+        if (url) emit(name === 'post' ? 'POST' : 'GET', url, 'jquery', loc);
+      } else emit(name === 'post' ? 'POST' : 'GET', args[0]!, 'jquery', loc);
       return;
     }
     if (!receiver && name === 'fetch' && args[0]) {
       const opts = objectProps(objectArg(argNodes[1]) ?? null);
-      sink.call(httpMethod(literal(opts.get('method'))) ?? 'GET', args[0], 'fetch', loc);
+      emit(httpMethod(literal(opts.get('method'))) ?? 'GET', args[0], 'fetch', loc);
       return;
     }
     // request('http://…', cb), request({ uri, method }, cb): only with a URL-looking argument
@@ -394,16 +402,16 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       const url = options ? (named.get('uri') ?? named.get('url')) : args[0];
       // An options object's `uri` is a URL whatever it holds; a bare argument must look like one.
       if (url && (options || looksLikeUrl(url)))
-        sink.call(httpMethod(literal(named.get('method'))) ?? 'GET', url, 'request', loc);
+        emit(httpMethod(literal(named.get('method'))) ?? 'GET', url, 'request', loc);
       return;
     }
     if (!receiver && (name === 'axios' || name === 'got' || name === 'ky') && args[0]) {
       if (objectArg(argNodes[0])) {
         const url = named.get('url');
-        if (url) sink.call(httpMethod(literal(named.get('method'))) ?? 'GET', url, name, loc);
+        if (url) emit(httpMethod(literal(named.get('method'))) ?? 'GET', url, name, loc);
       } else {
         const opts = objectProps(objectArg(argNodes[1]) ?? null);
-        sink.call(httpMethod(literal(opts.get('method'))) ?? 'GET', args[0], name, loc);
+        emit(httpMethod(literal(opts.get('method'))) ?? 'GET', args[0], name, loc);
       }
       return;
     }
@@ -415,12 +423,7 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
     ) {
       const url = named.get('url');
       if (url)
-        sink.call(
-          httpMethod(literal(named.get('method'))) ?? 'GET',
-          withBase(clients.get(receiver), url),
-          receiver,
-          loc,
-        );
+        emit(httpMethod(literal(named.get('method'))) ?? 'GET', withBase(clients.get(receiver), url), receiver, loc);
       return;
     }
     // app.route('/books/:id').get(h).put(h)
@@ -477,7 +480,7 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
         // request.post({ uri, json }, cb), axios.get(url, config): the URL of an options object
         const url = objectArg(argNodes[0]) ? (named.get('uri') ?? named.get('url')) : args[0];
         if (!url) return;
-        sink.call(
+        emit(
           method,
           withBase(clients.get(receiver), url),
           CLIENT_LIBS.has(receiver) ? receiver : clients.has(receiver) ? 'axios' : 'http client',
@@ -492,6 +495,71 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       if (url !== undefined)
         sink.endpoint(httpMethod(literal(named.get('method'))) ?? 'ANY', url, servers.get(receiver) ?? 'fastify', loc);
     }
+  }
+
+  // ---- wrappers: functions whose HTTP call takes its URL from a parameter, and their callers
+  const FUNCTION_TYPES = new Set([
+    'function_declaration',
+    'function_expression',
+    'function',
+    'arrow_function',
+    'method_definition',
+    'generator_function_declaration',
+  ]);
+
+  /** The name callers use for a function: its own, its variable's, the member or key it is assigned to. */
+  function functionName(fnNode: Node): string | undefined {
+    const own = fnNode.childForFieldName('name');
+    if (own) return own.text;
+    const p = fnNode.parent;
+    if (p?.type === 'variable_declarator') return p.childForFieldName('name')?.text;
+    if (p?.type === 'pair') return p.childForFieldName('key')?.text.replace(/^['"]|['"]$/g, '');
+    if (p?.type === 'assignment_expression') {
+      const left = p.childForFieldName('left');
+      return left?.type === 'member_expression' ? left.childForFieldName('property')?.text : left?.text;
+    }
+    return undefined;
+  }
+
+  function parameterNames(fnNode: Node): string[] {
+    const single = fnNode.childForFieldName('parameter');
+    if (single) return [single.text];
+    return (fnNode.childForFieldName('parameters')?.namedChildren ?? []).map((p) => {
+      if (!p) return '';
+      if (p.type === 'identifier') return p.text;
+      const inner = p.childForFieldName('pattern') ?? p.childForFieldName('left');
+      return inner?.type === 'identifier' ? inner.text : '';
+    });
+  }
+
+  /** The call's URL built from exactly one parameter of the function around it, and that function's name. */
+  function wrapperOf(
+    call: Node,
+    url: readonly Part[],
+  ): { name: string; index: number; before: Part[]; after: Part[] } | undefined {
+    let fnNode: Node | null = call.parent;
+    while (fnNode && !FUNCTION_TYPES.has(fnNode.type)) fnNode = fnNode.parent;
+    if (!fnNode) return undefined;
+    const name = functionName(fnNode);
+    // A library's own names (`get`, `request`, `fetch`) are called everywhere: no wrapper by that name.
+    if (!name || JS_NAMES.has(name) || sharedRuleName(name)) return undefined;
+    const params = parameterNames(fnNode);
+    const at = url.flatMap((p, i) => ('ref' in p && params.includes(p.ref) ? [i] : []));
+    if (at.length !== 1) return undefined;
+    const k = at[0]!;
+    return {
+      name,
+      index: params.indexOf((url[k] as { ref: string }).ref),
+      before: url.slice(0, k),
+      after: url.slice(k + 1),
+    };
+  }
+
+  /** A call by name whose arguments look like a URL: kept in case a wrapper of the source has that name. */
+  function wrapperSite(name: string, argsNode: Node, call: Node): void {
+    const argNodes = argsNode.namedChildren.filter((x): x is Node => x !== null && x.type !== 'comment');
+    if (argNodes.length === 0 || !/ur[il]|endpoint|path|host|http|["'`]\//i.test(argsNode.text)) return;
+    sink.sites.push({ name, args: argNodes.map((a) => evaluate(a)), loc: { file, line: lineOf(call) } });
   }
 
   // ---- NestJS controllers, TypeORM entities
