@@ -11,7 +11,17 @@ import type {
   SourceFacts,
   StoreKind,
 } from './model';
-import { CATCH_ALL, HOLE, PARAM, displayTemplate, joinPath, matchScore, normaliseSegment, segments } from './routes';
+import {
+  CATCH_ALL,
+  HOLE,
+  INT_PARAM,
+  PARAM,
+  displayTemplate,
+  joinPath,
+  matchScore,
+  normaliseSegment,
+  segments,
+} from './routes';
 
 /** A `source path:line` pointer: the evidence every link and finding carries. */
 export interface Evidence {
@@ -327,7 +337,7 @@ function proxyRoutes(env: SourceEnv): ProxyRoute[] {
         .map((x) => (x === '**' || x === '*' ? x : normaliseSegment(x)));
       if (pattern.length === 0) continue;
       if (raw.kind === 'zuul' && !/^false$/i.test(raw.fields.get('stripprefix') ?? 'true')) {
-        strip = pattern.findIndex((x) => x === '*' || x === '**' || x === PARAM);
+        strip = pattern.findIndex((x) => x === '*' || x === '**' || x === PARAM || x === INT_PARAM);
         if (strip < 0) strip = pattern.length;
       }
       out.push({ pattern, patternText: p, strip, prefix, target, at: raw.at });
@@ -346,6 +356,7 @@ function antMatch(pattern: readonly string[], segs: readonly string[], i = 0, j 
   }
   if (j === segs.length) return false;
   if (p === '*' || p === PARAM) return antMatch(pattern, segs, i + 1, j + 1);
+  if (p === INT_PARAM) return (segs[j] === PARAM || /^\d+$/.test(segs[j]!)) && antMatch(pattern, segs, i + 1, j + 1);
   return p === segs[j] && antMatch(pattern, segs, i + 1, j + 1);
 }
 

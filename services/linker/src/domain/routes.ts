@@ -18,8 +18,21 @@ const PARAM_SEGMENT = [
   /^\*$/, // owners/*/pets (Spring Ant pattern: one segment)
 ];
 
+/**
+ * A parameter constrained to digits (`{id:int}`, `{id:long}`, `<int:id>`, `{id:\d+}`, `(?P<pk>[0-9]+)`):
+ * it fits a number or a run-time value, never a literal word (`items/by` is not `items/{id:int}`).
+ */
+export const INT_PARAM = '{#}';
+const INT_SEGMENT = [
+  /^\{[^}:]+:(int|long)\??\}$/i, // ASP.NET {id:int} {id:long?}
+  /^<int:[^>]+>$/, // Flask / Django <int:id>
+  /^\{[^}:]+:(\\d\+|\[0-9\]\+)\}$/, // Spring {id:\d+} {id:[0-9]+}
+  /^\(\?P<[^>]+>(\\d\+|\[0-9\]\+)\)$/, // Django (?P<pk>\d+)
+];
+
 export function normaliseSegment(segment: string): string {
   if (segment.includes(HOLE)) return PARAM;
+  for (const re of INT_SEGMENT) if (re.test(segment)) return INT_PARAM;
   for (const re of PARAM_SEGMENT) if (re.test(segment)) return PARAM;
   // A parameter inside a segment (`v{version:apiVersion}`, `{name}.json`): literal text around `{}`.
   if (/\{[^}]*\}/.test(segment)) return segment.replace(/\{[^}]*\}/g, PARAM).toLowerCase();
@@ -44,7 +57,7 @@ function fitsPartial(call: string, template: string): boolean {
 /** Splits a path (no scheme/host) into normalised segments; drops the query string and trailing slash. */
 export function segments(path: string): string[] {
   let p = path;
-  const q = p.search(/(?<!\()[?#]/); // not the `(?P<name>` of a regex route
+  const q = p.search(/(?<!\()[?#](?!\})/); // not the `(?P<name>` of a regex route, nor an optional `{id?}`
   if (q >= 0) p = p.slice(0, q);
   // Django/regex routes: ^orders/(?P<pk>\d+)/$
   p = p.replace(/^\^/, '').replace(/\$$/, '');
@@ -74,6 +87,10 @@ export function matchScore(call: readonly string[], template: readonly string[])
     const c = call[i]!;
     const t = template[i]!;
     if (t === PARAM) continue;
+    if (t === INT_PARAM) {
+      if (c === PARAM || /^\d+$/.test(c)) continue;
+      return undefined;
+    }
     if (c === t) {
       literals++;
       continue;

@@ -170,3 +170,45 @@ describe('JavaScript: HTTP calls through a helper of the source', () => {
     ]);
   });
 });
+
+describe('typed route parameters', () => {
+  it('a parameter constrained to digits ({id:int}, <int:id>, {id:\\d+}) fits a number or a run-time value, never a literal word; an optional {id:int?} is a parameter too', async () => {
+    const r = await reportOf({
+      catalog: {
+        'Apis/CatalogApi.cs': lines(
+          'public static class CatalogApi',
+          '{',
+          '    public static void MapCatalogApi(this IEndpointRouteBuilder app)',
+          '    {',
+          '        var api = app.MapGroup("api/catalog");',
+          '        api.MapGet("/items/{id:int}", GetItemById);',
+          '        api.MapGet("/items/brand/{brandId:int?}", GetByBrand);',
+          '    }',
+          '}',
+        ),
+      },
+      reviews: {
+        'app.py': lines('@app.route("/reviews/<int:review_id>")', 'def show(review_id):', '    return ""'),
+      },
+      web: {
+        'src/client.ts': lines(
+          "const catalog = 'http://catalog/api/catalog';",
+          'export const a = (id: number) => fetch(`${catalog}/items/${id}`);',
+          'export const b = () => fetch(`${catalog}/items/42`);',
+          'export const c = () => fetch(`${catalog}/items/withsemanticrelevance`);',
+          'export const d = () => fetch(`${catalog}/items/brand/7`);',
+          "export const e = () => fetch('http://reviews/reviews/latest');",
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web src/client.ts:2 | GET catalog/api/catalog/items/{} | catalog Apis/CatalogApi.cs:6 GET /api/catalog/items/{id:int} (aspnetcore-minimal)',
+      'web src/client.ts:3 | GET catalog/api/catalog/items/42 | catalog Apis/CatalogApi.cs:6 GET /api/catalog/items/{id:int} (aspnetcore-minimal)',
+      'web src/client.ts:5 | GET catalog/api/catalog/items/brand/7 | catalog Apis/CatalogApi.cs:7 GET /api/catalog/items/brand/{brandId:int?} (aspnetcore-minimal)',
+    ]);
+    expect(unresolved(r)).toEqual([
+      'web src/client.ts:4 GET catalog/api/catalog/items/withsemanticrelevance — no matching route: `catalog` serves no GET /api/catalog/items/withsemanticrelevance',
+      'web src/client.ts:6 GET reviews/reviews/latest — no matching route: `reviews` serves no GET /reviews/latest',
+    ]);
+  });
+});
