@@ -11,7 +11,17 @@ import type {
   SourceFacts,
   StoreKind,
 } from './model';
-import { HOLE, PARAM, displayTemplate, joinPath, matchScore, normaliseSegment, segments } from './routes';
+import {
+  CATCH_ALL,
+  HOLE,
+  INT_PARAM,
+  PARAM,
+  displayTemplate,
+  joinPath,
+  matchScore,
+  normaliseSegment,
+  segments,
+} from './routes';
 
 /** A `source path:line` pointer: the evidence every link and finding carries. */
 export interface Evidence {
@@ -327,7 +337,7 @@ function proxyRoutes(env: SourceEnv): ProxyRoute[] {
         .map((x) => (x === '**' || x === '*' ? x : normaliseSegment(x)));
       if (pattern.length === 0) continue;
       if (raw.kind === 'zuul' && !/^false$/i.test(raw.fields.get('stripprefix') ?? 'true')) {
-        strip = pattern.findIndex((x) => x === '*' || x === '**' || x === PARAM);
+        strip = pattern.findIndex((x) => x === '*' || x === '**' || x === PARAM || x === INT_PARAM);
         if (strip < 0) strip = pattern.length;
       }
       out.push({ pattern, patternText: p, strip, prefix, target, at: raw.at });
@@ -346,6 +356,7 @@ function antMatch(pattern: readonly string[], segs: readonly string[], i = 0, j 
   }
   if (j === segs.length) return false;
   if (p === '*' || p === PARAM) return antMatch(pattern, segs, i + 1, j + 1);
+  if (p === INT_PARAM) return (segs[j] === PARAM || /^\d+$/.test(segs[j]!)) && antMatch(pattern, segs, i + 1, j + 1);
   return p === segs[j] && antMatch(pattern, segs, i + 1, j + 1);
 }
 
@@ -423,12 +434,21 @@ function templateSegments(ep: Endpoint): string[] {
   return segs;
 }
 
-/** Rule 1 within one source: the endpoint with the most literal segments wins; ties by position. */
-function bestIn(source: SourceFacts, method: Call['method'], callSegs: string[]): Candidate | undefined {
+/**
+ * Rule 1 within one source: the endpoint with the most literal segments wins; ties by position.
+ * `catchAll: false`: a prefix that serves everything below it does not count (no host says the call goes there).
+ */
+function bestIn(
+  source: SourceFacts,
+  method: Call['method'],
+  callSegs: string[],
+  catchAll = true,
+): Candidate | undefined {
   let best: Candidate | undefined;
   for (const ep of source.endpoints) {
     if (ep.method !== 'ANY' && method !== 'ANY' && ep.method !== method) continue;
     const tSegs = templateSegments(ep);
+    if (!catchAll && tSegs[tSegs.length - 1] === CATCH_ALL) continue;
     const score = matchScore(callSegs, tSegs);
     if (score === undefined) continue;
     if (!best || score > best.score) {
@@ -476,7 +496,8 @@ function describeCall(method: string, target: Target | undefined, raw: string): 
 }
 
 function matchLabel(c: Candidate, via: string | undefined): string {
-  const kind = c.exact ? 'exact path' : 'route template';
+  const segs = templateSegments(c.endpoint);
+  const kind = c.exact ? 'exact path' : segs[segs.length - 1] === CATCH_ALL ? 'route prefix' : 'route template';
   return via ? `${via} + ${kind}` : kind;
 }
 
@@ -568,13 +589,22 @@ function linkCalls(sources: readonly SourceFacts[], topo: Topology, out: LinkRes
       const own = relative ? undefined : bestIn(src, call.method, callSegs);
       const candidates = sources
         .filter((s) => s.source !== src.source)
-        .map((s) => bestIn(s, call.method, callSegs))
+        .map((s) => bestIn(s, call.method, callSegs, false))
         .filter((c): c is Candidate => c !== undefined);
       if (candidates.length === 0) {
+        // Catch-all prefixes (`/**`) fit any path below them: named, but no evidence where the call goes.
+        const prefixes = sources
+          .filter((s) => s.source !== src.source)
+          .map((s) => bestIn(s, call.method, callSegs))
+          .filter((c): c is Candidate => c !== undefined)
+          .map((c) => `\`${c.source}\` ${c.endpoint.path} (${c.endpoint.loc.file}:${c.endpoint.loc.line})`);
         if (!relative)
           unresolved(
             'dynamic URL',
             `the host is only known at run time and no other repository serves ${displayTemplate(callSegs)}` +
+              (prefixes.length
+                ? ` except through a catch-all prefix, which alone does not tell where the call goes: ${prefixes.join(', ')}`
+                : '') +
               (own
                 ? ` (it also fits the caller's own route ${own.endpoint.path}, ${own.endpoint.loc.file}:${own.endpoint.loc.line}; only a host that resolves to the caller makes a call internal)`
                 : ''),

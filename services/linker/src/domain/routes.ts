@@ -1,6 +1,11 @@
 /** Rule 1: route templates normalised by position. A parameter segment is `{}`; literals compare case-insensitively. */
 
 export const PARAM = '{}';
+/**
+ * A last template segment that serves everything below the prefix before it (gorilla/mux `PathPrefix`
+ * with a handler, Spring's Ant `/**`).
+ */
+export const CATCH_ALL = '**';
 /** Marks a part of a string that static analysis could not know. */
 export const HOLE = '\u0000';
 
@@ -13,8 +18,21 @@ const PARAM_SEGMENT = [
   /^\*$/, // owners/*/pets (Spring Ant pattern: one segment)
 ];
 
+/**
+ * A parameter constrained to digits (`{id:int}`, `{id:long}`, `<int:id>`, `{id:\d+}`, `(?P<pk>[0-9]+)`):
+ * it fits a number or a run-time value, never a literal word (`items/by` is not `items/{id:int}`).
+ */
+export const INT_PARAM = '{#}';
+const INT_SEGMENT = [
+  /^\{[^}:]+:(int|long)\??\}$/i, // ASP.NET {id:int} {id:long?}
+  /^<int:[^>]+>$/, // Flask / Django <int:id>
+  /^\{[^}:]+:(\\d\+|\[0-9\]\+)\}$/, // Spring {id:\d+} {id:[0-9]+}
+  /^\(\?P<[^>]+>(\\d\+|\[0-9\]\+)\)$/, // Django (?P<pk>\d+)
+];
+
 export function normaliseSegment(segment: string): string {
   if (segment.includes(HOLE)) return PARAM;
+  for (const re of INT_SEGMENT) if (re.test(segment)) return INT_PARAM;
   for (const re of PARAM_SEGMENT) if (re.test(segment)) return PARAM;
   // A parameter inside a segment (`v{version:apiVersion}`, `{name}.json`): literal text around `{}`.
   if (/\{[^}]*\}/.test(segment)) return segment.replace(/\{[^}]*\}/g, PARAM).toLowerCase();
@@ -39,7 +57,7 @@ function fitsPartial(call: string, template: string): boolean {
 /** Splits a path (no scheme/host) into normalised segments; drops the query string and trailing slash. */
 export function segments(path: string): string[] {
   let p = path;
-  const q = p.search(/(?<!\()[?#]/); // not the `(?P<name>` of a regex route
+  const q = p.search(/(?<!\()[?#](?!\})/); // not the `(?P<name>` of a regex route, nor an optional `{id?}`
   if (q >= 0) p = p.slice(0, q);
   // Django/regex routes: ^orders/(?P<pk>\d+)/$
   p = p.replace(/^\^/, '').replace(/\$$/, '');
@@ -55,14 +73,24 @@ export function joinPath(...parts: readonly string[]): string {
   return '/' + segs.join('/');
 }
 
-/** How many literal segments matched, or undefined when the call cannot reach the template. */
+/**
+ * How many literal segments matched, or undefined when the call cannot reach the template. A catch-all
+ * template (`/customers/**`) fits every path below its prefix and scores just under a template with as
+ * many literals (a route of its own wins).
+ */
 export function matchScore(call: readonly string[], template: readonly string[]): number | undefined {
-  if (call.length !== template.length) return undefined;
-  let literals = 0;
-  for (let i = 0; i < call.length; i++) {
+  const catchAll = template[template.length - 1] === CATCH_ALL;
+  if (catchAll ? call.length < template.length - 1 : call.length !== template.length) return undefined;
+  const n = catchAll ? template.length - 1 : call.length;
+  let literals = catchAll ? -0.5 : 0;
+  for (let i = 0; i < n; i++) {
     const c = call[i]!;
     const t = template[i]!;
     if (t === PARAM) continue;
+    if (t === INT_PARAM) {
+      if (c === PARAM || /^\d+$/.test(c)) continue;
+      return undefined;
+    }
     if (c === t) {
       literals++;
       continue;

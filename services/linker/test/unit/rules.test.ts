@@ -6,17 +6,11 @@ import { requireRole } from '../../src/domain/linker-service';
 import { loadLinkerConfig } from '../../src/config';
 
 describe('rule 1: templates normalised by position', () => {
-  it('parameter syntaxes and constraint suffixes all become one parameter', () => {
-    const templates = [
-      '/orders/{id}',
-      '/orders/{id:int}',
-      '/orders/:orderId',
-      '/orders/<int:pk>',
-      '/orders/{id:[0-9]+}',
-      '^orders/(?P<pk>\\d+)/$',
-      '/orders/[id]',
-    ];
+  it('parameter syntaxes and constraint suffixes all become one parameter; digits-only constraints a numeric one', () => {
+    const templates = ['/orders/{id}', '/orders/:orderId', '/orders/[id]', '/orders/{id:minlength(1)}'];
     for (const t of templates) expect(segments(t)).toEqual(['orders', '{}']);
+    const numeric = ['/orders/{id:int}', '/orders/<int:pk>', '/orders/{id:[0-9]+}', '^orders/(?P<pk>\\d+)/$'];
+    for (const t of numeric) expect(segments(t)).toEqual(['orders', '{#}']);
   });
   it('a call matches a template with a parameter at the same position, not at another length', () => {
     expect(matchScore(segments('/orders/42'), segments('/orders/{id:int}'))).toBe(1);

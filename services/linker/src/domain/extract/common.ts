@@ -152,9 +152,36 @@ export interface CallSite {
   readonly loc: Loc;
 }
 
+/**
+ * A function of the source that makes an HTTP call to a URL built from one of its parameters
+ * (`helpers.get = function (url, res) { request.get(url, …) }`): its callers make the call.
+ */
+export interface HttpWrapper {
+  readonly name: string;
+  /** The parameter's position. */
+  readonly index: number;
+  /** The URL around the parameter. */
+  readonly before: readonly Part[];
+  readonly after: readonly Part[];
+  readonly method: HttpMethod;
+  readonly client: string;
+  /** The wrapper's own call (dropped once its callers are known). */
+  readonly loc: Loc;
+}
+
+/** A call of a function by name with URL-looking arguments: a caller of a wrapper, if one has that name. */
+export interface WrapperSite {
+  readonly name: string;
+  readonly args: readonly Part[][];
+  readonly loc: Loc;
+}
+
 /** Writes facts with de-duplication of exact repeats (the same fact found by two rules). */
 export class Sink {
   readonly #seen = new Set<string>();
+  /** Extraction-time only (not facts): wrappers and their possible callers, joined once the source is read. */
+  readonly wrappers: HttpWrapper[] = [];
+  readonly sites: WrapperSite[] = [];
   constructor(readonly facts: SourceFacts) {}
 
   #once(key: string): boolean {

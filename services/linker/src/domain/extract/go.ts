@@ -1,6 +1,6 @@
 import type { Node } from '../parsers';
 import type { HttpMethod, Part } from '../model';
-import { joinPath } from '../routes';
+import { CATCH_ALL, joinPath } from '../routes';
 import {
   HOLE_PART,
   LIST_SEP,
@@ -164,7 +164,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
   /**
    * gorilla/mux and go-kit routes built as a chain ending in `Handler`/`HandlerFunc`:
    * `r.Path("/x").Methods("GET").HandlerFunc(h)`, `r.Methods("GET").Path("/x").Handler(httptransport.NewServer(…))`,
-   * in any order. A chain with a `PathPrefix` and no `Path` mounts a handler under a prefix: no endpoint.
+   * in any order. A chain with a `PathPrefix` and no `Path` serves everything below the prefix (`/prefix/**`).
    */
   function routeChain(call: Node, loc: { file: string; line: number }): void {
     let path: string | undefined;
@@ -185,12 +185,12 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
       else if (!/^(Queries|Headers|HeadersRegexp|Schemes|Host|Name|MatcherFunc)$/.test(field ?? '')) return;
       node = fn.childForFieldName('operand');
     }
-    if (!node || !hasPath || path === undefined) return;
+    if (!node || (hasPath ? path === undefined : !prefix)) return;
     const router = routers.get(node.text);
     if (!router && methods.length === 0) return;
     const handler = args(call)[0]?.text ?? '';
     const framework = /^(httptransport|kithttp)\.NewServer\b/.test(handler) ? 'go-kit' : 'gorilla/mux';
-    const full = joinPath(prefixOf(call, node.text), prefix, path);
+    const full = joinPath(prefixOf(call, node.text), prefix, hasPath ? path! : CATCH_ALL);
     for (const m of methods.length ? methods : (['ANY'] as HttpMethod[])) sink.endpoint(m, full, framework, loc);
   }
 

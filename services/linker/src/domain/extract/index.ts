@@ -3,7 +3,7 @@ import { emptyFacts } from '../model';
 import { type CodeLanguage, languageOf, parse } from '../parsers';
 import { isSpringBaseKey, relaxedKey } from '../link';
 import { joinPath } from '../routes';
-import { Sink, concat } from './common';
+import { type HttpWrapper, Sink, concat } from './common';
 import { extractKeyValues, extractSql, extractStructured } from './config';
 import { extractJavaScript } from './javascript';
 import type { CodeExtractor } from './driver';
@@ -141,6 +141,7 @@ export async function extractSource(
         return v && depth < 4 ? resolve(v, depth + 1) : [p];
       }),
     );
+  applyWrappers(facts, sink);
   applyPrefixes(facts);
   resolveNamePlaceholders(facts);
   for (let i = 0; i < facts.calls.length; i++) {
@@ -149,6 +150,40 @@ export async function extractSource(
   }
   for (const k of Object.keys(facts.clientBases)) facts.clientBases[k] = resolve(facts.clientBases[k]!);
   return { ...facts, files: files_, parsedFiles: parsed };
+}
+
+/**
+ * Calls through wrappers: a function of the source whose HTTP call takes its URL from a parameter is
+ * called by name with the URL (`helpers.simpleHttpRequest(endpoints.usersUrl, res, next)`); each such
+ * call is the HTTP call, with the wrapper's method and the URL around the parameter. The wrapper's own
+ * call (a dynamic URL) stays only when nothing in the source calls it. Names two wrappers share with
+ * different URLs or methods are not followed.
+ */
+function applyWrappers(facts: SourceFacts, sink: Sink): void {
+  if (sink.wrappers.length === 0 || sink.sites.length === 0) return;
+  const byName = new Map<string, HttpWrapper | null>();
+  for (const w of sink.wrappers) {
+    const prev = byName.get(w.name);
+    const same = (a: HttpWrapper, b: HttpWrapper): boolean =>
+      a.index === b.index &&
+      a.method === b.method &&
+      JSON.stringify([a.before, a.after]) === JSON.stringify([b.before, b.after]);
+    if (prev === undefined) byName.set(w.name, w);
+    else if (prev !== null && !same(prev, w)) byName.set(w.name, null);
+  }
+  const used = new Set<HttpWrapper>();
+  for (const site of sink.sites) {
+    const w = byName.get(site.name);
+    const arg = w ? site.args[w.index] : undefined;
+    if (!w || !arg) continue;
+    used.add(w);
+    sink.call(w.method, concat(w.before, arg, w.after), w.client, site.loc);
+  }
+  const dropped = new Set(
+    sink.wrappers.filter((w) => used.has(byName.get(w.name)!)).map((w) => `${w.loc.file}:${w.loc.line}`),
+  );
+  const kept = facts.calls.filter((c) => !dropped.has(`${c.loc.file}:${c.loc.line}`));
+  facts.calls.splice(0, facts.calls.length, ...kept);
 }
 
 /**

@@ -449,7 +449,9 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     const classMapping = has('RequestMapping');
     const prefix = classMapping ? (str(classMapping, 'value', 'path') ?? '') : '';
     const feign = has('FeignClient');
-    const controller = has('RestController') ?? has('Controller');
+    // Spring Data REST: @RepositoryRestController / @BasePathAwareController classes map routes like @Controller.
+    const controller =
+      has('RestController') ?? has('Controller') ?? has('RepositoryRestController') ?? has('BasePathAwareController');
     const entity = has('Entity');
     const table = has('Table');
     if (entity && !isClientModel(file))

@@ -77,7 +77,7 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
         const obj = node.childForFieldName('object');
         const prop = node.childForFieldName('property')?.text ?? '';
         if (obj && /^(process\.env|import\.meta\.env)$/.test(obj.text)) return [{ env: prop }];
-        return scope.lookup(node.text) ?? [{ ref: node.text }];
+        return scope.lookup(node.text, node) ?? [{ ref: node.text }];
       }
       case 'subscript_expression': {
         const obj = node.childForFieldName('object');
@@ -133,7 +133,7 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       const value = node.childForFieldName('value');
       if (name?.type === 'identifier' && value) {
         scope.add(name.text, value, true);
-        if (value.type === 'object') addObject(name.text, value);
+        if (value.type === 'object') addObject(name.text, value, true);
         classifyInit(name.text, value);
       }
     },
@@ -174,7 +174,8 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
     },
   };
 
-  function addObject(prefix: string, obj: Node): void {
+  /** An object literal's members as names (`options.uri`); `local`: a function's variable, scoped like it. */
+  function addObject(prefix: string, obj: Node, local = false): void {
     for (const pair of obj.namedChildren) {
       if (pair?.type !== 'pair') continue;
       const key = pair.childForFieldName('key');
@@ -182,9 +183,21 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       if (!key || !value) continue;
       const k = key.type === 'string' ? unquote(key.text) : key.text;
       const name = prefix ? `${prefix}.${k}` : k;
-      scope.add(name, value);
-      if (value.type === 'object') addObject(name, value);
+      scope.add(name, value, local);
+      if (value.type === 'object') addObject(name, value, local);
     }
+  }
+
+  /**
+   * An argument that is an object literal, written inline or held by a variable declared once in the
+   * function (`var options = { uri, method }; request(options, cb)`).
+   */
+  function objectArg(a: Node | undefined): Node | undefined {
+    if (!a) return undefined;
+    if (a.type === 'object') return a;
+    if (a.type !== 'identifier') return undefined;
+    const d = scope.node(a.text, a);
+    return d?.type === 'object' ? d : undefined;
   }
 
   function classifyInit(name: string, value: Node): void {
@@ -319,11 +332,14 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
     const argsNode = call.childForFieldName('arguments');
     if (!fn || !argsNode || argsNode.type !== 'arguments') return;
     const callee = fn.type === 'member_expression' ? (fn.childForFieldName('property')?.text ?? '') : fn.text;
-    if (!JS_NAMES.has(callee) && !sharedRuleName(callee)) return;
+    if (!JS_NAMES.has(callee) && !sharedRuleName(callee)) {
+      wrapperSite(callee, argsNode, call);
+      return;
+    }
     const argNodes = argsNode.namedChildren.filter((x): x is Node => x !== null && x.type !== 'comment');
     const args = argNodes.map((a) => evaluate(a));
     const named = new Map<string, Part[]>();
-    for (const a of argNodes) if (a.type === 'object') for (const [k, v] of objectProps(a)) named.set(k, v);
+    for (const a of argNodes) for (const [k, v] of objectProps(objectArg(a) ?? null)) named.set(k, v);
     const loc = { file, line: lineOf(call) };
     const name = fn.type === 'member_expression' ? (fn.childForFieldName('property')?.text ?? '') : fn.text;
     const receiver = fn.type === 'member_expression' ? (fn.childForFieldName('object')?.text ?? '') : '';
@@ -354,6 +370,11 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       sink.data('collection', literal(args[0])!.toLowerCase() + 's', loc);
 
     // ---- HTTP calls
+    const emit = (method: HttpMethod, url: Part[], client: string, at: typeof loc): void => {
+      sink.call(method, url, client, at);
+      const w = wrapperOf(call, url);
+      if (w) sink.wrappers.push({ ...w, method, client, loc: at });
+    };
     // jQuery: $.ajax({ url, type|method }), $.ajax(url, { type }), $.get(url), $.post(url), $.getJSON(url)
     if (JQUERY.test(receiver) && (name === 'ajax' || name === 'get' || name === 'post' || name === 'getJSON')) {
       const first = argNodes[0];
@@ -362,33 +383,35 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
         const opts = objectProps(first.type === 'object' ? first : (argNodes[1] ?? null));
         const url = first.type === 'object' ? opts.get('url') : args[0];
         const verb = literal(opts.get('type') ?? opts.get('method'));
-        if (url) sink.call(httpMethod(verb) ?? 'GET', url, 'jquery', loc);
+        if (url) emit(httpMethod(verb) ?? 'GET', url, 'jquery', loc);
       } else if (first.type === 'object') {
         const url = named.get('url');
-        if (url) sink.call(name === 'post' ? 'POST' : 'GET', url, 'jquery', loc);
-      } else sink.call(name === 'post' ? 'POST' : 'GET', args[0]!, 'jquery', loc);
+        if (url) emit(name === 'post' ? 'POST' : 'GET', url, 'jquery', loc);
+      } else emit(name === 'post' ? 'POST' : 'GET', args[0]!, 'jquery', loc);
       return;
     }
     if (!receiver && name === 'fetch' && args[0]) {
-      const opts = objectProps(argNodes[1] ?? null);
-      sink.call(httpMethod(literal(opts.get('method'))) ?? 'GET', args[0], 'fetch', loc);
+      const opts = objectProps(objectArg(argNodes[1]) ?? null);
+      emit(httpMethod(literal(opts.get('method'))) ?? 'GET', args[0], 'fetch', loc);
       return;
     }
     // request('http://…', cb), request({ uri, method }, cb): only with a URL-looking argument
     // (supertest's `request(app)` is not an outbound call).
     if (!receiver && name === 'request' && args[0]) {
-      const url = argNodes[0]!.type === 'object' ? (named.get('uri') ?? named.get('url')) : args[0];
-      const looksLikeUrl = url?.some((p) => 'lit' in p && /[/:]/.test(p.lit)) ?? false;
-      if (url && looksLikeUrl) sink.call(httpMethod(literal(named.get('method'))) ?? 'GET', url, 'request', loc);
+      const options = objectArg(argNodes[0]) !== undefined;
+      const url = options ? (named.get('uri') ?? named.get('url')) : args[0];
+      // An options object's `uri` is a URL whatever it holds; a bare argument must look like one.
+      if (url && (options || looksLikeUrl(url)))
+        emit(httpMethod(literal(named.get('method'))) ?? 'GET', url, 'request', loc);
       return;
     }
     if (!receiver && (name === 'axios' || name === 'got' || name === 'ky') && args[0]) {
-      if (argNodes[0]!.type === 'object') {
+      if (objectArg(argNodes[0])) {
         const url = named.get('url');
-        if (url) sink.call(httpMethod(literal(named.get('method'))) ?? 'GET', url, name, loc);
+        if (url) emit(httpMethod(literal(named.get('method'))) ?? 'GET', url, name, loc);
       } else {
-        const opts = objectProps(argNodes[1] ?? null);
-        sink.call(httpMethod(literal(opts.get('method'))) ?? 'GET', args[0], name, loc);
+        const opts = objectProps(objectArg(argNodes[1]) ?? null);
+        emit(httpMethod(literal(opts.get('method'))) ?? 'GET', args[0], name, loc);
       }
       return;
     }
@@ -396,16 +419,11 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       receiver &&
       name === 'request' &&
       (CLIENT_LIBS.has(receiver) || clients.has(receiver)) &&
-      argNodes[0]?.type === 'object'
+      objectArg(argNodes[0])
     ) {
       const url = named.get('url');
       if (url)
-        sink.call(
-          httpMethod(literal(named.get('method'))) ?? 'GET',
-          withBase(clients.get(receiver), url),
-          receiver,
-          loc,
-        );
+        emit(httpMethod(literal(named.get('method'))) ?? 'GET', withBase(clients.get(receiver), url), receiver, loc);
       return;
     }
     // app.route('/books/:id').get(h).put(h)
@@ -459,9 +477,12 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       }
       if (clients.has(receiver) || CLIENT_LIBS.has(receiver) || CLIENT_RECEIVER.test(receiver)) {
         const method: HttpMethod = httpMethod(name === 'del' ? 'delete' : name) ?? 'GET';
-        sink.call(
+        // request.post({ uri, json }, cb), axios.get(url, config): the URL of an options object
+        const url = objectArg(argNodes[0]) ? (named.get('uri') ?? named.get('url')) : args[0];
+        if (!url) return;
+        emit(
           method,
-          withBase(clients.get(receiver), args[0]),
+          withBase(clients.get(receiver), url),
           CLIENT_LIBS.has(receiver) ? receiver : clients.has(receiver) ? 'axios' : 'http client',
           loc,
         );
@@ -474,6 +495,71 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       if (url !== undefined)
         sink.endpoint(httpMethod(literal(named.get('method'))) ?? 'ANY', url, servers.get(receiver) ?? 'fastify', loc);
     }
+  }
+
+  // ---- wrappers: functions whose HTTP call takes its URL from a parameter, and their callers
+  const FUNCTION_TYPES = new Set([
+    'function_declaration',
+    'function_expression',
+    'function',
+    'arrow_function',
+    'method_definition',
+    'generator_function_declaration',
+  ]);
+
+  /** The name callers use for a function: its own, its variable's, the member or key it is assigned to. */
+  function functionName(fnNode: Node): string | undefined {
+    const own = fnNode.childForFieldName('name');
+    if (own) return own.text;
+    const p = fnNode.parent;
+    if (p?.type === 'variable_declarator') return p.childForFieldName('name')?.text;
+    if (p?.type === 'pair') return p.childForFieldName('key')?.text.replace(/^['"]|['"]$/g, '');
+    if (p?.type === 'assignment_expression') {
+      const left = p.childForFieldName('left');
+      return left?.type === 'member_expression' ? left.childForFieldName('property')?.text : left?.text;
+    }
+    return undefined;
+  }
+
+  function parameterNames(fnNode: Node): string[] {
+    const single = fnNode.childForFieldName('parameter');
+    if (single) return [single.text];
+    return (fnNode.childForFieldName('parameters')?.namedChildren ?? []).map((p) => {
+      if (!p) return '';
+      if (p.type === 'identifier') return p.text;
+      const inner = p.childForFieldName('pattern') ?? p.childForFieldName('left');
+      return inner?.type === 'identifier' ? inner.text : '';
+    });
+  }
+
+  /** The call's URL built from exactly one parameter of the function around it, and that function's name. */
+  function wrapperOf(
+    call: Node,
+    url: readonly Part[],
+  ): { name: string; index: number; before: Part[]; after: Part[] } | undefined {
+    let fnNode: Node | null = call.parent;
+    while (fnNode && !FUNCTION_TYPES.has(fnNode.type)) fnNode = fnNode.parent;
+    if (!fnNode) return undefined;
+    const name = functionName(fnNode);
+    // A library's own names (`get`, `request`, `fetch`) are called everywhere: no wrapper by that name.
+    if (!name || JS_NAMES.has(name) || sharedRuleName(name)) return undefined;
+    const params = parameterNames(fnNode);
+    const at = url.flatMap((p, i) => ('ref' in p && params.includes(p.ref) ? [i] : []));
+    if (at.length !== 1) return undefined;
+    const k = at[0]!;
+    return {
+      name,
+      index: params.indexOf((url[k] as { ref: string }).ref),
+      before: url.slice(0, k),
+      after: url.slice(k + 1),
+    };
+  }
+
+  /** A call by name whose arguments look like a URL: kept in case a wrapper of the source has that name. */
+  function wrapperSite(name: string, argsNode: Node, call: Node): void {
+    const argNodes = argsNode.namedChildren.filter((x): x is Node => x !== null && x.type !== 'comment');
+    if (argNodes.length === 0 || !/ur[il]|endpoint|path|host|http|["'`]\//i.test(argsNode.text)) return;
+    sink.sites.push({ name, args: argNodes.map((a) => evaluate(a)), loc: { file, line: lineOf(call) } });
   }
 
   // ---- NestJS controllers, TypeORM entities
@@ -573,6 +659,17 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
 
 /** TypeScript and JavaScript: Express, Fastify, NestJS; fetch, axios, got; amqplib, kafkajs, redis, mongo. */
 export const extractJavaScript = extractorOf(javaScriptRules);
+
+/** A bare `request(x)` argument that looks like a URL: a literal with `/` or `:`, a URL-named value, the env or config. */
+function looksLikeUrl(url: readonly Part[]): boolean {
+  return url.some(
+    (p) =>
+      ('lit' in p && /[/:]/.test(p.lit)) ||
+      'env' in p ||
+      'config' in p ||
+      ('ref' in p && /(ur[il]|endpoint|host|base|address)$/i.test(p.ref)),
+  );
+}
 
 function withFallback(left: Part[], right: Part[]): Part[] {
   const fb = literal(right);

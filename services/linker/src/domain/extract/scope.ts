@@ -86,6 +86,21 @@ export class Scope {
     return decls ? this.#resolve(name, decls) : undefined;
   }
 
+  /**
+   * The one declaration node of a name, seen from `from` like `lookup` (the nearest function that
+   * declares it, else the file level); undefined when none or when it is declared more than once there.
+   */
+  node(name: string, from: Node): Node | undefined {
+    const decls = this.#decls.get(name);
+    if (!decls) return undefined;
+    for (const owner of owners(from)) {
+      const mine = decls.filter((d) => d.owner === owner);
+      if (mine.length > 0) return mine.length === 1 ? mine[0]!.node : undefined;
+    }
+    const file = decls.filter((d) => d.owner === -1);
+    return file.length === 1 ? file[0]!.node : undefined;
+  }
+
   #resolve(key: string, decls: readonly Decl[]): Part[] | undefined {
     const cached = this.#values.get(key);
     if (cached) return cached;

@@ -1,0 +1,214 @@
+import { describe, expect, it } from 'vitest';
+import { reportOf, rows, unresolved } from '../support/in-memory-report';
+
+/**
+ * Idioms found by trying the linker on public applications it was not written against (linker-trial):
+ * each test is a small application written here the way such code is written, with the exact links
+ * and findings expected. services/linker/README.md ("Idioms") maps every idiom to its test.
+ */
+const lines = (...l: string[]): string => l.join('\n') + '\n';
+
+describe('JavaScript: request options held in a variable', () => {
+  it('var options = { uri, method }; request(options, cb) in several handlers (scoped per function); request.post(options); a bare module.exports URL', async () => {
+    const r = await reportOf({
+      web: {
+        'api/endpoints.js': lines(
+          'module.exports = {',
+          '  usersUrl: "http://users/users",',
+          '  basketUrl: "http://basket:8080/basket",',
+          '};',
+        ),
+        'api/users.js': lines(
+          'var request = require("request"), endpoints = require("./endpoints"), app = require("express")();',
+          'app.post("/users", function (req, res, next) {',
+          '  var options = { uri: endpoints.usersUrl, method: "POST", json: true, body: req.body };',
+          '  request(options, function (err, response, body) { res.end(); });',
+          '});',
+          'app.delete("/users/:id", function (req, res, next) {',
+          '  var options = {',
+          '    uri: endpoints.usersUrl + "/" + req.params.id,',
+          '    method: "DELETE"',
+          '  };',
+          '  request(options, function (err) { res.end(); });',
+          '});',
+          'app.get("/basket", function (req, res, next) {',
+          '  const opts = { uri: endpoints.basketUrl + "/" + req.query.id };',
+          '  request.post(opts, function (err) { res.end(); });',
+          '});',
+          'module.exports = app;',
+        ),
+      },
+      users: {
+        'server.js': lines(
+          'const app = require("express")();',
+          'app.post("/users", create);',
+          'app.delete("/users/:id", remove);',
+        ),
+      },
+      basket: {
+        'app.py': lines('@app.route("/basket/<id>", methods=["POST"])', 'def add(id):', '    return ""'),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web api/users.js:4 | POST users/users | users server.js:2 POST /users (express)',
+      'web api/users.js:11 | DELETE users/users/{} | users server.js:3 DELETE /users/:id (express)',
+      'web api/users.js:15 | POST basket/basket/{} | basket app.py:1 POST /basket/<id> (flask)',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+  });
+});
+
+describe('Go: gorilla/mux PathPrefix with a handler', () => {
+  it('serves everything below the prefix; a route of its own wins; a call with no host is not linked by a prefix alone', async () => {
+    const r = await reportOf({
+      accounts: {
+        'api/transport.go': lines(
+          'package api',
+          '',
+          'func MakeHTTPHandler(e Endpoints) *mux.Router {',
+          '\tr := mux.NewRouter()',
+          '\tr.Methods("GET").PathPrefix("/accounts").Handler(httptransport.NewServer(e.Get, decodeGet, encode))',
+          '\tr.Methods("GET").Path("/accounts/summary").Handler(httptransport.NewServer(e.Summary, decodeGet, encode))',
+          '\tr.Methods("DELETE").PathPrefix("/").Handler(httptransport.NewServer(e.Delete, decodeDelete, encode))',
+          '\treturn r',
+          '}',
+        ),
+      },
+      web: {
+        'src/client.ts': lines(
+          "const base = 'http://accounts';",
+          'export const a = (id: string) => fetch(`${base}/accounts/${id}/cards`);',
+          'export const b = () => fetch(`${base}/accounts/summary`);',
+          "export const c = (id: string) => fetch(`${base}/cards/${id}`, { method: 'DELETE' });",
+          "export const d = (host: string, id: string) => fetch(`http://${host}/cards/${id}`, { method: 'DELETE' });",
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web src/client.ts:2 | GET accounts/accounts/{}/cards | accounts api/transport.go:5 GET /accounts/** (go-kit)',
+      'web src/client.ts:3 | GET accounts/accounts/summary | accounts api/transport.go:6 GET /accounts/summary (go-kit)',
+      'web src/client.ts:4 | DELETE accounts/cards/{} | accounts api/transport.go:7 DELETE /** (go-kit)',
+    ]);
+    expect(r.table.map((t) => t.match)).toEqual([
+      'host `accounts` + route prefix',
+      'host `accounts` + exact path',
+      'host `accounts` + route prefix',
+    ]);
+    expect(unresolved(r)).toEqual([
+      'web src/client.ts:5 DELETE /cards/{} — dynamic URL: the host is only known at run time and no other repository serves /cards/{} except through a catch-all prefix, which alone does not tell where the call goes: `accounts` /** (api/transport.go:7)',
+    ]);
+  });
+});
+
+describe('Java: Spring Data REST controllers', () => {
+  it('@RepositoryRestController maps @RequestMapping(path, method) routes like @RestController', async () => {
+    const r = await reportOf({
+      orders: {
+        'src/main/java/shop/orders/OrdersController.java': lines(
+          'package shop.orders;',
+          '',
+          '@RepositoryRestController',
+          'public class OrdersController {',
+          '    @RequestMapping(path = "/orders", consumes = MediaType.APPLICATION_JSON_VALUE, method = RequestMethod.POST)',
+          '    public @ResponseBody Order newOrder(@RequestBody NewOrder item) { return null; }',
+          '}',
+        ),
+      },
+      web: {
+        'src/orders.js': lines(
+          'const axios = require("axios");',
+          'exports.place = (order) => axios.post("http://orders/orders", order);',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web src/orders.js:2 | POST orders/orders | orders src/main/java/shop/orders/OrdersController.java:5 POST /orders (spring)',
+    ]);
+  });
+});
+
+describe('JavaScript: HTTP calls through a helper of the source', () => {
+  it('a helper whose call takes its URL from a parameter is called by name from other files; its own dynamic call is dropped; a helper nobody calls stays listed', async () => {
+    const r = await reportOf({
+      web: {
+        'lib/http.js': lines(
+          'var request = require("request");',
+          'var helpers = {};',
+          'helpers.proxyGet = function (url, res, next) {',
+          '  request.get(url, function (err, response, body) { res.end(body); });',
+          '};',
+          'function postJson(path, body) {',
+          '  return fetch("http://billing:8080" + path, { method: "POST", body: JSON.stringify(body) });',
+          '}',
+          'const unused = (u) => fetch(u);',
+          'module.exports = { helpers: helpers, postJson: postJson, unused: unused };',
+        ),
+        'routes/users.js': lines(
+          'var helpers = require("../lib/http").helpers, endpoints = require("./endpoints");',
+          'app.get("/profile/:id", function (req, res, next) {',
+          '  helpers.proxyGet(endpoints.usersUrl + "/" + req.params.id, res, next);',
+          '});',
+          'app.post("/pay", function (req, res) {',
+          '  postJson("/invoices", req.body);',
+          '});',
+        ),
+        'routes/endpoints.js': lines('module.exports = { usersUrl: "http://users/users" };'),
+      },
+      users: {
+        'server.js': lines('const app = require("express")();', 'app.get("/users/:id", show);'),
+      },
+      billing: {
+        'main.go': lines('package main', '', 'func main() {', '\thttp.HandleFunc("POST /invoices", create)', '}'),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web routes/users.js:3 | GET users/users/{} | users server.js:2 GET /users/:id (express)',
+      'web routes/users.js:6 | POST billing/invoices | billing main.go:4 POST /invoices (net/http)',
+    ]);
+    expect(unresolved(r)).toEqual([
+      'web lib/http.js:9 GET ${u} — dynamic URL: the URL is only known at run time (`u` is no constant of the source)',
+    ]);
+  });
+});
+
+describe('typed route parameters', () => {
+  it('a parameter constrained to digits ({id:int}, <int:id>, {id:\\d+}) fits a number or a run-time value, never a literal word; an optional {id:int?} is a parameter too', async () => {
+    const r = await reportOf({
+      catalog: {
+        'Apis/CatalogApi.cs': lines(
+          'public static class CatalogApi',
+          '{',
+          '    public static void MapCatalogApi(this IEndpointRouteBuilder app)',
+          '    {',
+          '        var api = app.MapGroup("api/catalog");',
+          '        api.MapGet("/items/{id:int}", GetItemById);',
+          '        api.MapGet("/items/brand/{brandId:int?}", GetByBrand);',
+          '    }',
+          '}',
+        ),
+      },
+      reviews: {
+        'app.py': lines('@app.route("/reviews/<int:review_id>")', 'def show(review_id):', '    return ""'),
+      },
+      web: {
+        'src/client.ts': lines(
+          "const catalog = 'http://catalog/api/catalog';",
+          'export const a = (id: number) => fetch(`${catalog}/items/${id}`);',
+          'export const b = () => fetch(`${catalog}/items/42`);',
+          'export const c = () => fetch(`${catalog}/items/withsemanticrelevance`);',
+          'export const d = () => fetch(`${catalog}/items/brand/7`);',
+          "export const e = () => fetch('http://reviews/reviews/latest');",
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web src/client.ts:2 | GET catalog/api/catalog/items/{} | catalog Apis/CatalogApi.cs:6 GET /api/catalog/items/{id:int} (aspnetcore-minimal)',
+      'web src/client.ts:3 | GET catalog/api/catalog/items/42 | catalog Apis/CatalogApi.cs:6 GET /api/catalog/items/{id:int} (aspnetcore-minimal)',
+      'web src/client.ts:5 | GET catalog/api/catalog/items/brand/7 | catalog Apis/CatalogApi.cs:7 GET /api/catalog/items/brand/{brandId:int?} (aspnetcore-minimal)',
+    ]);
+    expect(unresolved(r)).toEqual([
+      'web src/client.ts:4 GET catalog/api/catalog/items/withsemanticrelevance — no matching route: `catalog` serves no GET /api/catalog/items/withsemanticrelevance',
+      'web src/client.ts:6 GET reviews/reviews/latest — no matching route: `reviews` serves no GET /reviews/latest',
+    ]);
+  });
+});
