@@ -65,6 +65,11 @@ export interface NewVersion {
   version: string;
   runtime: string;
   runtimeConfig: Record<string, unknown>;
+  /** The card fields of this version; undefined: the agent's own are shown while it is served. */
+  description?: string | undefined;
+  skills?: SkillDoc[] | undefined;
+  defaultInputModes?: string[] | undefined;
+  defaultOutputModes?: string[] | undefined;
 }
 
 /** A write to a deployment agent: what is stored and how the agent is served now. */
@@ -214,11 +219,19 @@ export class Management {
   /**
    * Publishes a version whose definition is valid: a known runtime, a configuration its validator accepts,
    * secrets that exist, destinations the egress policy allows. A refusal names every field path and reason;
-   * nothing is written, so what is deployed does not change. Published versions are immutable.
+   * nothing is written, so what is deployed does not change. Published versions are immutable. A version may
+   * carry its own card fields (description, skills, input and output modes): the card shows them while it is
+   * served.
    */
   async publishVersion(actor: Actor, agentId: string, input: NewVersion): Promise<AgentDoc> {
     need(actor, WRITE);
     const runtime = required(input.runtime, 'runtime');
+    const card = {
+      ...(input.description !== undefined ? { description: optionalText(input.description, 'description') } : {}),
+      ...(input.skills !== undefined ? { skills: skills(input.skills) } : {}),
+      ...(input.defaultInputModes !== undefined ? { defaultInputModes: mediaTypes(input.defaultInputModes) } : {}),
+      ...(input.defaultOutputModes !== undefined ? { defaultOutputModes: mediaTypes(input.defaultOutputModes) } : {}),
+    };
     const { secrets, egress } = this.definitions;
     const issues = await validateDefinition(runtime, input.runtimeConfig, {
       secretExists: async (name) => (secrets ? secrets.exists(actor.subscriptionId, name) : false),
@@ -230,6 +243,7 @@ export class Management {
       version: required(input.version, 'version'),
       runtime,
       runtimeConfig: input.runtimeConfig,
+      ...card,
     });
   }
 
