@@ -410,6 +410,15 @@ describe('model runtime (embedded, scripted OpenAI-compatible provider)', () => 
       }
     });
 
+    it('the tool loop is bounded: past maxSteps model calls the task fails, saying so', async () => {
+      const bounded = await modelAgent(modelConfig({ tools: [weatherTool()], maxSteps: 1 }));
+      const before = provider.requests.length;
+      const task = (await send(bounded, textMessage('weather Rome'))).body.result;
+      expect(task.status.state).toBe('failed');
+      expect(statusText(task)).toBe('The agent did not finish within 1 model calls (maxSteps of this agent version).');
+      expect(provider.requests.length - before).toBe(1);
+    });
+
     it('429 is retried with backoff, then the task fails with a reason to act on', async () => {
       const before = provider.requests.length;
       const task = (await send(agent, textMessage('fail429 please'))).body.result;
