@@ -72,7 +72,12 @@ describe('graph runtime (embedded, Task Agent through the invoke endpoints)', ()
           const sku = req.url.split('/')[2]!;
           return res.end(JSON.stringify({ sku, price: sku === 'gold' ? 500 : 20 }));
         }
-        res.end(JSON.stringify({ choices: [{ message: { role: 'assistant', content: 'noted' } }] }));
+        res.end(
+          JSON.stringify({
+            choices: [{ message: { role: 'assistant', content: 'noted' } }],
+            usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 },
+          }),
+        );
       });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -151,6 +156,8 @@ describe('graph runtime (embedded, Task Agent through the invoke endpoints)', ()
       { id: 'note', kind: 'model', output: 'noted' },
     ]);
     expect(calls).toEqual(['/price/tin', '/v1/chat/completions']);
+    // The model step's token usage is recorded with the run.
+    expect(run.usage).toEqual({ prompt_tokens: 7, completion_tokens: 3, total_tokens: 10, models: ['m'] });
     const history = await invoke('GET', '/runs');
     expect(history.body.runs.map((r: { run_id: string }) => r.run_id)).toContain(started.body.run_id);
     // A2A is not available for Task Agents; the blocking run endpoint refuses them too.
