@@ -245,6 +245,20 @@ describe('model runtime (embedded, scripted OpenAI-compatible provider)', () => 
         defaultInputModes: [],
       });
       expect(bad.status).toBe(400);
+      // A card with no input the runtime accepts (images for a text-only model) is refused too.
+      const noInput = await api('POST', `/agents/${id}/versions`, {
+        version: '2.0.2',
+        runtime: 'model',
+        runtimeConfig: modelConfig(),
+        defaultInputModes: ['image/png'],
+      });
+      expect(noInput.status).toBe(400);
+      expect(noInput.body.error.details.problems).toEqual([
+        {
+          path: 'defaultInputModes',
+          reason: expect.stringMatching(/none of image\/png is an input the model runtime accepts/),
+        },
+      ]);
       const pinned = await api('PATCH', `/deployments/${DEPLOYMENT}/agents/${id}/settings`, {
         versionStrategy: 'pinned',
         pinnedVersion: '1.0.0',

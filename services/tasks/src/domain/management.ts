@@ -1,4 +1,6 @@
 import {
+  cardInputModes,
+  cardTraits,
   checkEgressUrl,
   describeIssues,
   runtimeDefinition,
@@ -237,6 +239,17 @@ export class Management {
       secretExists: async (name) => (secrets ? secrets.exists(actor.subscriptionId, name) : false),
       checkEgressUrl: (url) => checkEgressUrl(url, egress),
     });
+    if (issues.length === 0) {
+      // The card lists the input modes the runtime accepts: at least one must remain.
+      const declared =
+        card.defaultInputModes ??
+        (await this.control.catalog.getAgent(actor.subscriptionId, required(agentId, 'agentId'))).doc.defaultInputModes;
+      if (cardInputModes(declared, cardTraits(runtime, input.runtimeConfig)).length === 0)
+        issues.push({
+          path: 'defaultInputModes',
+          reason: `none of ${declared.join(', ')} is an input the ${runtime} runtime accepts (text/plain always is)`,
+        });
+    }
     if (issues.length > 0)
       throw new InvalidParamsError(`invalid version definition: ${describeIssues(issues)}`, { problems: issues });
     return this.control.catalog.publishVersion(actor.subscriptionId, required(agentId, 'agentId'), {
