@@ -1,7 +1,8 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { inMemoryEngines, startSystem, type System } from '@a2a-inbound/embedded';
 import { createLogger } from '@a2a-inbound/logger';
+import { loadRunnerConfig, startRunnerApp } from '@a2a-inbound/runner';
 import { eventually } from '@a2a-inbound/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, uid } from '../management/helpers';
@@ -9,8 +10,8 @@ import { http, uid } from '../management/helpers';
 /**
  * The `graph` runtime (Task Agent) end to end in the embedded layout: the definition checked through the
  * management API, a run started through the invoke endpoints (run id at once, status and per-step outputs in
- * run details and history), an approval step answered on the same run, against a real HTTP step endpoint
- * and an OpenAI-compatible endpoint that count their calls.
+ * run details and history), an approval step answered on the same run, a runner that dies between steps,
+ * against a real HTTP step endpoint and an OpenAI-compatible endpoint that count their calls.
  */
 const DEPLOYMENT = 'demo-deployment';
 
@@ -23,6 +24,8 @@ describe('graph runtime (embedded, Task Agent through the invoke endpoints)', ()
   let invokeKey = '';
   let agent = '';
   const calls: string[] = [];
+  /** The first call of `/slow` is held open (its runner dies meanwhile). */
+  const held: ServerResponse[] = [];
 
   const api = (method: string, path: string, body?: unknown) =>
     http(base, method, `/api/v1${path}`, { token: admin, ...(body !== undefined ? { body } : {}) });
@@ -59,17 +62,29 @@ describe('graph runtime (embedded, Task Agent through the invoke endpoints)', ()
       req.resume();
       req.on('end', () => {
         res.setHeader('content-type', 'application/json');
+        if (req.url === '/slow' && calls.filter((c) => c === '/slow').length === 1) {
+          held.push(res);
+          return;
+        }
+        if (req.url?.startsWith('/first') || req.url === '/slow')
+          return res.end(JSON.stringify({ at: req.url, n: calls.length }));
         if (req.url?.startsWith('/price/')) {
           const sku = req.url.split('/')[2]!;
           return res.end(JSON.stringify({ sku, price: sku === 'gold' ? 500 : 20 }));
         }
-        res.end(JSON.stringify({ choices: [{ message: { role: 'assistant', content: 'noted' } }] }));
+        res.end(
+          JSON.stringify({
+            choices: [{ message: { role: 'assistant', content: 'noted' } }],
+            usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 },
+          }),
+        );
       });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     upstream = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     system = await startSystem({
-      env: { PORT: '0', HOST: '127.0.0.1', EGRESS_ALLOW_CIDRS: '127.0.0.1/32' },
+      // A closed runner hands its runs back at once (no grace): the "runner dies" of this layout.
+      env: { PORT: '0', HOST: '127.0.0.1', EGRESS_ALLOW_CIDRS: '127.0.0.1/32', RUNNER_SHUTDOWN_GRACE_MS: '0' },
       engines: inMemoryEngines(),
       log: createLogger({ service: 'test', level: 'silent' }),
     });
@@ -87,6 +102,7 @@ describe('graph runtime (embedded, Task Agent through the invoke endpoints)', ()
   }, 60_000);
 
   afterAll(async () => {
+    for (const r of held) r.destroy();
     await system?.close();
     await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
   }, 60_000);
@@ -140,6 +156,8 @@ describe('graph runtime (embedded, Task Agent through the invoke endpoints)', ()
       { id: 'note', kind: 'model', output: 'noted' },
     ]);
     expect(calls).toEqual(['/price/tin', '/v1/chat/completions']);
+    // The model step's token usage is recorded with the run.
+    expect(run.usage).toEqual({ prompt_tokens: 7, completion_tokens: 3, total_tokens: 10, models: ['m'] });
     const history = await invoke('GET', '/runs');
     expect(history.body.runs.map((r: { run_id: string }) => r.run_id)).toContain(started.body.run_id);
     // A2A is not available for Task Agents; the blocking run endpoint refuses them too.
@@ -162,4 +180,79 @@ describe('graph runtime (embedded, Task Agent through the invoke endpoints)', ()
     expect(done.steps[3].output).toEqual({ approved: true, reply: 'approve' });
     expect(calls).toEqual(['/price/gold']); // the earlier steps did not run again
   });
+
+  it('a runner dies between steps: another runner resumes at the interrupted step; completed steps are not run again', async () => {
+    const created = await api('POST', '/agents', {
+      name: uid('Graph'),
+      description: 'A graph that survives its runner',
+      type: 'Task Agent',
+      skills: [{ id: 'g', name: 'G', description: 'G', tags: [], examples: [] }],
+    });
+    const crashAgent = created.body.id as string;
+    const v = await api('POST', `/agents/${crashAgent}/versions`, {
+      version: '1.0.0',
+      runtime: 'graph',
+      runtimeConfig: {
+        steps: [
+          { id: 'first', kind: 'http', url: `${upstream}/first`, params: '{ "q": input.q }' },
+          { id: 'slow', kind: 'http', method: 'POST', url: `${upstream}/slow`, timeoutMs: 60_000 },
+          { id: 'last', kind: 'transform', expression: '{ "first": steps.first.body.at, "slow": steps.slow.body.at }' },
+        ],
+        edges: [
+          { from: 'first', to: 'slow' },
+          { from: 'slow', to: 'last' },
+        ],
+      },
+    });
+    expect(v.status, v.text).toBe(201);
+    expect((await api('POST', `/agents/${crashAgent}/versions/1.0.0/promote`)).status).toBe(200);
+    expect((await api('POST', `/deployments/${DEPLOYMENT}/agents`, { agentId: crashAgent })).status).toBe(201);
+    const run = (method: string, path: string, body?: unknown) =>
+      http(base, method, `/agents/${crashAgent}${path}`, {
+        token: invokeKey,
+        ...(body !== undefined ? { body } : {}),
+      });
+    calls.length = 0;
+    const started = await run('POST', '/runs', { data: { q: 'x' } });
+    expect(started.status, started.text).toBe(202);
+    const runId = started.body.run_id as string;
+    // The first step is done (in the run record) and the second is in flight.
+    await eventually(async () => Promise.resolve(held.length === 1 ? true : undefined), 15_000);
+    const before = await eventually(async () => {
+      const r = await run('GET', `/runs/${runId}`);
+      return Array.isArray(r.body.steps) && r.body.steps.length > 0 ? r.body : undefined;
+    }, 15_000);
+    expect(before.status).toBe('working');
+    expect(before.steps.map((s: { id: string }) => s.id)).toEqual(['first']);
+    // Another runner joins; the one holding the run goes away mid-step (its request goes back to the bus).
+    const fresh = await startRunnerApp(
+      {
+        bus: system.engines.bus,
+        cache: system.engines.cache,
+        blobs: system.engines.blobs,
+        clock: system.engines.clock,
+        log: createLogger({ service: 'runner', level: 'silent' }),
+      },
+      loadRunnerConfig({ RUNNER_GRPC_PORT: '0', EGRESS_ALLOW_CIDRS: '127.0.0.1/32' }, 'runner-after-crash'),
+    );
+    const dead = system.runners.splice(0, 1, fresh)[0]!;
+    await dead.close();
+    const done = await eventually(
+      async () => {
+        const r = await run('GET', `/runs/${runId}`);
+        return r.body.status === 'working' ? undefined : r.body;
+      },
+      30_000,
+      100,
+    );
+    expect(done.status, JSON.stringify(done)).toBe('completed');
+    expect(calls.filter((c) => c.startsWith('/first'))).toHaveLength(1); // not run again after the crash
+    expect(calls.filter((c) => c === '/slow')).toHaveLength(2); // the interrupted step ran again
+    expect(done.steps).toEqual([
+      { id: 'first', kind: 'http', output: { status: 200, body: { at: '/first?q=x', n: 1 } } },
+      { id: 'slow', kind: 'http', output: { status: 200, body: { at: '/slow', n: 3 } } },
+      { id: 'last', kind: 'transform', output: { first: '/first?q=x', slow: '/slow' } },
+    ]);
+    expect(JSON.parse(done.output)).toEqual({ first: '/first?q=x', slow: '/slow' });
+  }, 60_000);
 });

@@ -201,6 +201,89 @@ describe('model runtime (embedded, scripted OpenAI-compatible provider)', () => 
       expect(card2.capabilities.streaming).toBe(false);
       expect(card2.defaultInputModes).toEqual(['text/plain', 'image/png']);
     });
+    it("the card follows the served version: its own description, skills and modes; the pin serves the other's", async () => {
+      const id = await modelAgent(modelConfig(), ['text/plain', 'image/png']);
+      const card = async () => (await http(base, 'GET', `/agents/${id}/.well-known/agent-card.json`)).body;
+      const v1 = await card();
+      expect(v1).toMatchObject({ version: '1.0.0', description: 'A model agent', capabilities: { streaming: true } });
+      expect(v1.skills.map((k: { id: string }) => k.id)).toEqual(['chat']);
+      expect(v1.defaultInputModes).toEqual(['text/plain']);
+      const v2 = await api('POST', `/agents/${id}/versions`, {
+        version: '2.0.0',
+        runtime: 'model',
+        runtimeConfig: modelConfig({ stream: false, vision: true }),
+        description: 'Reads screenshots',
+        skills: [{ id: 'see', name: 'See', description: 'Describes images', tags: ['vision'], examples: [] }],
+        defaultInputModes: ['text/plain', 'image/png', 'application/pdf'],
+        defaultOutputModes: ['text/markdown'],
+      });
+      expect(v2.status, v2.text).toBe(201);
+      expect(v2.body.versions[1]).toMatchObject({
+        version: '2.0.0',
+        description: 'Reads screenshots',
+        skills: [expect.objectContaining({ id: 'see' })],
+        defaultInputModes: ['text/plain', 'image/png', 'application/pdf'],
+        defaultOutputModes: ['text/markdown'],
+      });
+      expect(v2.body.versions[0]).not.toHaveProperty('description');
+      expect((await card()).description).toBe('A model agent'); // published, not served yet
+      expect((await api('POST', `/agents/${id}/versions/2.0.0/promote`)).status).toBe(200);
+      const served = await card();
+      expect(served).toMatchObject({
+        version: '2.0.0',
+        description: 'Reads screenshots',
+        capabilities: { streaming: false },
+        defaultInputModes: ['text/plain', 'image/png'],
+        defaultOutputModes: ['text/markdown'],
+      });
+      expect(served.skills.map((k: { id: string }) => k.id)).toEqual(['see']);
+      // Bad card fields of a version are refused like the agent's.
+      const bad = await api('POST', `/agents/${id}/versions`, {
+        version: '2.0.1',
+        runtime: 'model',
+        runtimeConfig: modelConfig(),
+        defaultInputModes: [],
+      });
+      expect(bad.status).toBe(400);
+      // A card with no input the runtime accepts (images for a text-only model) is refused too.
+      const noInput = await api('POST', `/agents/${id}/versions`, {
+        version: '2.0.2',
+        runtime: 'model',
+        runtimeConfig: modelConfig(),
+        defaultInputModes: ['image/png'],
+      });
+      expect(noInput.status).toBe(400);
+      expect(noInput.body.error.details.problems).toEqual([
+        {
+          path: 'defaultInputModes',
+          reason: expect.stringMatching(/none of image\/png is an input the model runtime accepts/),
+        },
+      ]);
+      const pinned = await api('PATCH', `/deployments/${DEPLOYMENT}/agents/${id}/settings`, {
+        versionStrategy: 'pinned',
+        pinnedVersion: '1.0.0',
+      });
+      expect(pinned.status, pinned.text).toBe(200);
+      expect(await card()).toMatchObject({ version: '1.0.0', description: 'A model agent', skills: v1.skills });
+    });
+
+    it('a published version is immutable: publishing it again is refused and what is served does not change', async () => {
+      const id = await modelAgent(modelConfig({ instructions: 'first' }));
+      const before = await api('GET', `/agents/${id}`);
+      const again = await api('POST', `/agents/${id}/versions`, {
+        version: '1.0.0',
+        runtime: 'model',
+        runtimeConfig: modelConfig({ instructions: 'second', stream: false }),
+      });
+      expect(again.status).toBe(409);
+      expect(again.body.error.message).toContain('version 1.0.0 exists');
+      expect((await api('GET', `/agents/${id}`)).body.versions).toEqual(before.body.versions);
+      expect((await http(base, 'GET', `/agents/${id}/.well-known/agent-card.json`)).body.capabilities.streaming).toBe(
+        true,
+      );
+      for (const method of ['PUT', 'PATCH'])
+        expect((await api(method, `/agents/${id}/versions/1.0.0`, { runtime: 'model' })).status).toBe(404);
+    });
   });
 
   describe('runs', () => {
@@ -339,6 +422,15 @@ describe('model runtime (embedded, scripted OpenAI-compatible provider)', () => 
       } finally {
         system.runners.splice(0, 1);
       }
+    });
+
+    it('the tool loop is bounded: past maxSteps model calls the task fails, saying so', async () => {
+      const bounded = await modelAgent(modelConfig({ tools: [weatherTool()], maxSteps: 1 }));
+      const before = provider.requests.length;
+      const task = (await send(bounded, textMessage('weather Rome'))).body.result;
+      expect(task.status.state).toBe('failed');
+      expect(statusText(task)).toBe('The agent did not finish within 1 model calls (maxSteps of this agent version).');
+      expect(provider.requests.length - before).toBe(1);
     });
 
     it('429 is retried with backoff, then the task fails with a reason to act on', async () => {

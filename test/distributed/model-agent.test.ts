@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Sut } from '@a2a-inbound/testing';
-import { rpc, sse, textMessage } from '@a2a-inbound/testing';
+import { eventually, rpc, sse, textMessage } from '@a2a-inbound/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, uid } from '../management/helpers';
 import { TestMcpServer } from '../agents/mcp-server';
@@ -14,7 +14,8 @@ const MCP_TOKEN = 'mcp-dist-Pw81-never-shown-e3b0';
 /**
  * The `model` runtime across processes on Kafka, FerretDB and Redis: the secret sealed by tasks and opened
  * by a runner process (one SECRETS_KEY), the allow-list from configuration, deltas on message/stream, a tool
- * call, an approval that survives both runners being restarted, and the secret in no log file.
+ * call, an approval approved after both runners were restarted and one rejected after both were killed, cancel
+ * during a model stream, each provider fault (429, 500, 401, a hang), and the secret in no log file.
  */
 describe.runIf(engineUrlsSet)('model runtime (distributed processes)', () => {
   let cluster: Cluster;
@@ -43,6 +44,11 @@ describe.runIf(engineUrlsSet)('model runtime (distributed processes)', () => {
     return r.body.result;
   };
   const statusText = (task: any): string => (task.status.message?.parts ?? []).map((p: any) => p.text).join('');
+  const answerText = (task: any): string =>
+    (task.artifacts ?? [])
+      .filter((a: any) => a.name === 'answer')
+      .flatMap((a: any) => a.parts.map((p: any) => p.text))
+      .join('');
 
   beforeAll(async () => {
     provider = await new ScriptedProvider().start();
@@ -72,6 +78,8 @@ describe.runIf(engineUrlsSet)('model runtime (distributed processes)', () => {
         baseUrl: `${provider.url}/v1`,
         model: 'scripted-1',
         apiKeySecret: 'provider-key',
+        maxRetries: 1,
+        requestTimeoutMs: 5_000,
         tools: [
           {
             type: 'http',
@@ -146,6 +154,87 @@ describe.runIf(engineUrlsSet)('model runtime (distributed processes)', () => {
     expect(done.status.state).toBe('completed');
     expect(provider.toolCalls.slice(before).map((c) => c.path)).toEqual(['/tools/delete/row-3']);
   }, 60_000);
+
+  it('an approval rejected after every runner was killed: the new runners resume and the tool is never called', async () => {
+    const before = provider.toolCalls.length;
+    const paused = await send(textMessage('delete row-4'));
+    expect(paused.status.state).toBe('input-required');
+    expect(statusText(paused)).toMatch(/Approval needed: the agent wants to call "delete_item"/);
+    await Promise.all([cluster.kill('runner-1'), cluster.kill('runner-2')]);
+    await Promise.all([cluster.restart('runner-1'), cluster.restart('runner-2')]);
+    const done = await send(textMessage('reject', { taskId: paused.id, contextId: paused.contextId }));
+    expect(done.status.state).toBe('completed');
+    expect(statusText(done)).toContain('the user rejected this call');
+    expect(provider.toolCalls.length).toBe(before); // rejected: never called
+  }, 120_000);
+
+  it('tasks/cancel during a model stream aborts the provider request in the runner process', async () => {
+    let taskId = '';
+    await sse(
+      endpoint(),
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'message/stream',
+        params: { message: textMessage('slow: a b c d e f g h i j k l') },
+      },
+      {
+        key: sut.a2aKey,
+        stopAfter: (f) => {
+          taskId ||= f.data.result?.taskId ?? f.data.result?.id ?? '';
+          return f.data.result?.kind === 'artifact-update';
+        },
+      },
+    );
+    expect(taskId).not.toBe('');
+    const seen = provider.requests.at(-1)!;
+    const canceled = await rpc(
+      endpoint(),
+      { jsonrpc: '2.0', id: 3, method: 'tasks/cancel', params: { id: taskId } },
+      { key: sut.a2aKey },
+    );
+    answers.push(canceled.text);
+    expect(canceled.body.result.status.state).toBe('canceled');
+    await eventually(async () => Promise.resolve(seen.aborted ? true : undefined), 10_000);
+    const got = await rpc(
+      endpoint(),
+      { jsonrpc: '2.0', id: 4, method: 'tasks/get', params: { id: taskId } },
+      { key: sut.a2aKey },
+    );
+    answers.push(got.text);
+    expect(got.body.result.status.state).toBe('canceled');
+    expect(answerText(got.body.result).length).toBeLessThan('a b c d e f g h i j k l'.length);
+  });
+
+  it('provider 429 and 500: retried with backoff, then failed with a reason to act on', async () => {
+    let before = provider.requests.length;
+    const limited = await send(textMessage('fail429 please'));
+    expect(limited.status.state).toBe('failed');
+    expect(statusText(limited)).toMatch(
+      /rate limiting this agent \(HTTP 429\) after 2 attempt\(s\): Rate limit reached/,
+    );
+    expect(provider.requests.length - before).toBe(2); // maxRetries: 1
+    before = provider.requests.length;
+    const failing = await send(textMessage('fail500 always'));
+    expect(failing.status.state).toBe('failed');
+    expect(statusText(failing)).toMatch(/provider failed \(HTTP 500\) after 2 attempt\(s\): upstream overloaded/);
+    expect(provider.requests.length - before).toBe(2);
+  });
+
+  it('provider 401: failed at once, naming the key secret, the key quoted by the provider redacted', async () => {
+    const before = provider.requests.length;
+    const task = await send(textMessage('fail401'));
+    expect(task.status.state).toBe('failed');
+    expect(statusText(task)).toMatch(/refused the credentials \(HTTP 401\).*Check the API key secret/);
+    expect(statusText(task)).toContain('[redacted]');
+    expect(provider.requests.length - before).toBe(1); // not retried
+  });
+
+  it('a provider that hangs: failed after requestTimeoutMs, never left working', async () => {
+    const task = await send(textMessage('hang forever'));
+    expect(task.status.state).toBe('failed');
+    expect(statusText(task)).toMatch(/did not answer within 5000 ms \(requestTimeoutMs\)/);
+  });
 
   it('the secret is in no API answer and no process log', () => {
     for (const a of answers) expect(a).not.toContain(SECRET);

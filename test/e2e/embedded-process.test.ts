@@ -2,7 +2,8 @@ import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { sse, textMessage } from '@a2a-inbound/testing';
+import { rpc, sse, textMessage } from '@a2a-inbound/testing';
+import { ScriptedProvider } from '../agents/scripted-provider';
 
 const root = join(__dirname, '..', '..');
 const MAIN = join(root, 'embedded/dist/main.js');
@@ -119,6 +120,47 @@ describe('embedded mode as a process (node embedded/dist/main.js)', () => {
     q.child.kill('SIGTERM');
     expect((await q.exited).code).toBe(0);
   }, 60_000);
+
+  it('with OPENAI_BASE_URL / OPENAI_API_KEY / OPENAI_MODEL it seeds a model agent and prints its card URL (never the key)', async () => {
+    const provider = await new ScriptedProvider().start();
+    try {
+      const apiKey = 'sk-banner-Xy71-never-printed';
+      const p = run(MAIN, {
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+        OPENAI_BASE_URL: `${provider.url}/v1`,
+        OPENAI_API_KEY: apiKey,
+        OPENAI_MODEL: 'local-llm',
+      });
+      procs.push(p);
+      const text = await banner(p);
+      const base = /base URL:\s+(http:\/\/\S+)/.exec(text)![1]!;
+      const cardUrl = /model agent \(OPENAI_BASE_URL\):\s+(\S+)$/m.exec(text)?.[1];
+      expect(cardUrl).toBe(`${base}/agents/demo-model/.well-known/agent-card.json`);
+      const card = (await (await fetch(cardUrl!)).json()) as { name: string; url: string };
+      expect(card.name).toBe('Model Agent (local-llm)');
+      const a2aKey = /a2a key:\s+(\S+)/.exec(text)![1]!;
+      const answer = await rpc(
+        card.url,
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'message/send',
+          params: { message: textMessage('hello model'), configuration: { blocking: true } },
+        },
+        { key: a2aKey },
+      );
+      expect(answer.body.result.status.state).toBe('completed');
+      expect(provider.requests.at(-1)!.authorization).toBe(`Bearer ${apiKey}`);
+      p.child.kill('SIGTERM');
+      await p.exited;
+      expect(p.stdout()).not.toContain(apiKey);
+      expect(p.stderr()).not.toContain(apiKey);
+    } finally {
+      await provider.close();
+    }
+  });
 
   it('a service started with bad configuration exits 1 and lists every problem on stderr', async () => {
     const p = run(join(root, 'services/gateway/dist/main.js'), { PORT: 'abc', BODY_LIMIT_BYTES: '-1' });

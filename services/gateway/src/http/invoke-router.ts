@@ -19,6 +19,9 @@ const textOfParts = (parts: unknown): string =>
         .join('')
     : '';
 
+/** Status-message metadata of a run's token usage (runner model and graph runtimes). */
+const USAGE_KEY = 'a2a-inbound/usage';
+
 /** A2A Task → run record (snake_case): state, the text answer, artifacts, the failure or prompt text. */
 export function runOut(task: Record<string, unknown>, agentId: string): Record<string, unknown> {
   const status = isObject(task.status) ? task.status : {};
@@ -26,6 +29,9 @@ export function runOut(task: Record<string, unknown>, agentId: string): Record<s
   const answer = artifacts.find((a) => a.name === 'agent_response');
   const statusMessage = isObject(status.message) ? textOfParts(status.message.parts) : '';
   const steps = stepsOf(artifacts);
+  // Token usage of a model or graph run (the runner puts it on the run's last status message).
+  const usage =
+    isObject(status.message) && isObject(status.message.metadata) ? status.message.metadata[USAGE_KEY] : undefined;
   return {
     run_id: task.id,
     agent_id: agentId,
@@ -37,6 +43,7 @@ export function runOut(task: Record<string, unknown>, agentId: string): Record<s
     updated_at: status.timestamp ?? null,
     // A Task Agent (graph) run: each completed step's output, in the order the steps ran.
     ...(steps.length > 0 ? { steps } : {}),
+    ...(isObject(usage) ? { usage: toSnake(usage) } : {}),
   };
 }
 

@@ -49,6 +49,11 @@ function agentOut(a: controlV1.Agent): Json {
       runtimeConfig: v.runtimeConfigJson ? (JSON.parse(v.runtimeConfigJson) as unknown) : {},
       createdAt: iso(v.createdAtMs),
       promotedAt: iso(v.promotedAtMs),
+      // The version's own card fields, when it has them.
+      ...(v.description !== undefined ? { description: v.description } : {}),
+      ...(v.skills ? { skills: v.skills.values } : {}),
+      ...(v.defaultInputModes ? { defaultInputModes: v.defaultInputModes.values } : {}),
+      ...(v.defaultOutputModes ? { defaultOutputModes: v.defaultOutputModes.values } : {}),
     })),
     createdAt: iso(a.createdAtMs),
     updatedAt: iso(a.updatedAtMs),
@@ -231,35 +236,55 @@ function stringsOf(v: unknown, message: string): string[] {
 }
 
 /** POST /agents body → the typed request (shapes here; counts, lengths and emptiness in tasks). */
-export function newAgent(b: Json): Omit<controlV1.CreateAgentRequest, 'actor'> {
-  const modes = (k: string): controlV1.MediaTypes | undefined =>
-    b[k] === undefined || b[k] === null
-      ? undefined
-      : { values: stringsOf(b[k], 'media type lists must be non-empty arrays of strings') };
-  const skills = b.skills === undefined || b.skills === null ? [] : b.skills;
+/** A media type list of a body (absent or null: undefined). */
+function modesOf(b: Json, k: string): controlV1.MediaTypes | undefined {
+  return b[k] === undefined || b[k] === null
+    ? undefined
+    : { values: stringsOf(b[k], 'media type lists must be non-empty arrays of strings') };
+}
+
+/** The skills of a body (tasks checks their lengths). */
+function skillsOf(skills: unknown): controlV1.AgentSkill[] {
   if (!Array.isArray(skills)) throw new InvalidParamsError('skills must be an array of at most 100 skills');
+  return skills.map((raw: unknown) => {
+    if (!isObject(raw)) throw new InvalidParamsError('each skill must be an object');
+    const field = (k: string): string => {
+      if (typeof raw[k] !== 'string') throw new InvalidParamsError(`skills[].${k} must be a non-empty string`);
+      return raw[k];
+    };
+    const list = (k: string): string[] =>
+      raw[k] === undefined ? [] : stringsOf(raw[k], `skills[].${k} must be an array of strings`);
+    return {
+      id: field('id'),
+      name: field('name'),
+      description: field('description'),
+      tags: list('tags'),
+      examples: list('examples'),
+    };
+  });
+}
+
+export function newAgent(b: Json): Omit<controlV1.CreateAgentRequest, 'actor'> {
   return {
     name: stringOf(b, 'name'),
     description: stringOf(b, 'description', true),
     type: stringOf(b, 'type'),
-    skills: skills.map((raw: unknown) => {
-      if (!isObject(raw)) throw new InvalidParamsError('each skill must be an object');
-      const field = (k: string): string => {
-        if (typeof raw[k] !== 'string') throw new InvalidParamsError(`skills[].${k} must be a non-empty string`);
-        return raw[k];
-      };
-      const list = (k: string): string[] =>
-        raw[k] === undefined ? [] : stringsOf(raw[k], `skills[].${k} must be an array of strings`);
-      return {
-        id: field('id'),
-        name: field('name'),
-        description: field('description'),
-        tags: list('tags'),
-        examples: list('examples'),
-      };
-    }),
-    defaultInputModes: modes('defaultInputModes'),
-    defaultOutputModes: modes('defaultOutputModes'),
+    skills: b.skills === undefined || b.skills === null ? [] : skillsOf(b.skills),
+    defaultInputModes: modesOf(b, 'defaultInputModes'),
+    defaultOutputModes: modesOf(b, 'defaultOutputModes'),
+  };
+}
+
+/** A version's own card fields (each absent or null: the agent's own are shown while it is served). */
+export function versionCard(
+  b: Json,
+): Pick<controlV1.PublishVersionRequest, 'description' | 'skills' | 'defaultInputModes' | 'defaultOutputModes'> {
+  const has = (k: string): boolean => b[k] !== undefined && b[k] !== null;
+  return {
+    description: has('description') ? stringOf(b, 'description', true) : undefined,
+    skills: has('skills') ? { values: skillsOf(b.skills) } : undefined,
+    defaultInputModes: modesOf(b, 'defaultInputModes'),
+    defaultOutputModes: modesOf(b, 'defaultOutputModes'),
   };
 }
 
@@ -357,6 +382,7 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
         runtime: stringOf(b, 'runtime'),
         // An open object (ADR 0001); anything else means "none", as before the typed contract.
         runtimeConfigJson: isObject(config) ? JSON.stringify(config) : '',
+        ...versionCard(b),
       },
       DEADLINE,
     );

@@ -8,9 +8,10 @@ import {
   type ModelStep,
 } from '@a2a-inbound/agent-definitions';
 import { SecretUnavailableError, agentText, type AgentRuntime, type RunContext } from '../domain/agent-runtime';
-import { ProviderError, chatCompletion, type ChatMessage } from './chat-completions';
+import { ProviderError, chatCompletion, type ChatMessage, type Usage } from './chat-completions';
 import { blockedCause, readCapped, type GuardedFetch } from './guarded-fetch';
 import { toolRequest } from './http-tools';
+import { USAGE_KEY, type ModelUsageRecord } from './model-runtime';
 
 /** Status-message metadata of a graph paused at an approval step: the marker and the state to resume from. */
 export const GRAPH_CHECKPOINT = 'graph-approval';
@@ -32,11 +33,17 @@ const MAX_APPROVAL_STATE_BYTES = 256 * 1024;
 /** Guardrails of one expression (JSONata's own): a runaway expression fails its step, not the runner. */
 const EVAL_LIMITS = { timeout: 5_000, stack: 500, sequence: 1_000_000 };
 
+/** The tokens a model step used (kept with its record: a run replayed after a crash still reports them). */
+interface StepUsage extends Usage {
+  model: string;
+}
+
 /** One step's outcome: it ran (with its output) or was skipped (no active incoming edge). */
 interface StepRecord {
   id: string;
   ran: boolean;
   output?: unknown;
+  usage?: StepUsage;
 }
 
 /** The run checkpoint (RunContext.checkpoint): the steps this run completed, in order. */
@@ -55,6 +62,8 @@ interface GraphState {
 
 export interface GraphRuntimeDeps {
   fetch: GuardedFetch;
+  /** Token usage of the model steps of each run, per model (metrics, the `model usage` log line). */
+  onUsage?(record: ModelUsageRecord): void;
   /** How long one expression may evaluate (default 5 s). */
   expressionTimeoutMs?: number;
 }
@@ -82,6 +91,12 @@ function pausedState(ctx: RunContext): GraphState | undefined {
   return s?.v === 1 && typeof s.pending === 'string' && Array.isArray(s.done) ? s : undefined;
 }
 
+const addUsage = (a: Usage, b: Usage): Usage => ({
+  promptTokens: a.promptTokens + b.promptTokens,
+  completionTokens: a.completionTokens + b.completionTokens,
+  totalTokens: a.totalTokens + b.totalTokens,
+});
+
 const isApproval = (reply: string): boolean => /^(approve|approved|yes|y|ok|okay)\b/i.test(reply.trim());
 
 /**
@@ -108,6 +123,8 @@ class GraphRun {
   readonly #secretValues: string[] = [];
   readonly #input: unknown;
   #outputBytes = 0;
+  /** Usage of the model step that just ran (taken into its record). */
+  #stepUsage: StepUsage | undefined;
 
   constructor(
     private readonly ctx: RunContext,
@@ -144,8 +161,10 @@ class GraphRun {
           continue;
         }
         if (step.kind === 'approval') return await this.#pause(step.id, step.prompt);
+        this.#stepUsage = undefined;
         const output = await this.#runStep(step);
-        await this.#complete({ id, ran: true, output });
+        const usage = this.#stepUsage;
+        await this.#complete({ id, ran: true, output, ...(usage ? { usage } : {}) });
       }
       const output = this.config.output
         ? await this.#eval(this.config.output, 'output')
@@ -158,11 +177,33 @@ class GraphRun {
         append: false,
         lastChunk: true,
       });
-      await ctx.status('completed', agentText(ctx, text, 'output'));
+      await ctx.status('completed', agentText(ctx, text, 'output', this.#usage('completed')));
     } catch (err) {
       if (ctx.signal.aborted || !(err instanceof StepFailure)) throw err;
-      await ctx.status('failed', agentText(ctx, this.#redact(err.message), 'failure'));
+      await ctx.status('failed', agentText(ctx, this.#redact(err.message), 'failure', this.#usage('failed')));
     }
+  }
+
+  /**
+   * Token usage at the end of a run: this run's model steps reported (per model; steps of earlier runs of the
+   * task were reported by those runs), and the task's total so far as status-message metadata (run details).
+   */
+  #usage(outcome: ModelUsageRecord['outcome']): Record<string, unknown> | undefined {
+    const byModel = new Map<string, Usage>();
+    for (const r of this.#thisRun) {
+      if (!r.usage) continue;
+      const u = byModel.get(r.usage.model) ?? { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+      byModel.set(r.usage.model, addUsage(u, r.usage));
+    }
+    for (const [model, u] of byModel) this.deps.onUsage?.({ ...u, taskId: this.ctx.taskId, model, outcome });
+    let total: Usage | undefined;
+    const models = new Set<string>();
+    for (const r of this.#records.values()) {
+      if (!r.usage) continue;
+      total = addUsage(total ?? { promptTokens: 0, completionTokens: 0, totalTokens: 0 }, r.usage);
+      models.add(r.usage.model);
+    }
+    return total ? { [USAGE_KEY]: { ...total, models: [...models] } } : undefined;
   }
 
   /** The paused approval is answered by this run's message: record the step, or stop on a rejection. */
@@ -364,6 +405,7 @@ class GraphRun {
         onDelta: async () => Promise.resolve(),
         sleep: (ms) => this.ctx.sleep(ms),
       });
+      this.#stepUsage = { ...r.usage, model: step.model };
       return r.content;
     } catch (err) {
       if (err instanceof ProviderError && !this.ctx.signal.aborted) throw new StepFailure(err.message);
@@ -386,6 +428,7 @@ class GraphRun {
       agentText(this.ctx, `${text}\nReply "approve" to continue or "reject" to stop.`, `approval-${stepId}`, {
         [CHECKPOINT_KEY]: GRAPH_CHECKPOINT,
         [GRAPH_STATE_KEY]: state,
+        ...this.#usage('input-required'),
       }),
     );
   }

@@ -5,7 +5,7 @@ import { SecretUnavailableError, agentText, type AgentRuntime } from '../domain/
 import { createA2aUpstreamRuntime } from './a2a-upstream';
 import { createGraphRuntime } from './graph-runtime';
 import { createHttpAgentRuntime } from './http';
-import { createModelRuntime } from './model-runtime';
+import { createModelRuntime, type ModelUsageRecord } from './model-runtime';
 
 export { validateA2aUpstreamConfig, type A2aUpstreamConfig } from './a2a-upstream';
 export { validateHttpAgentConfig, type HttpAgentConfig } from './http';
@@ -38,29 +38,26 @@ export function egressRuntimes(agent: EgressAgent, log: Logger = silentLogger())
   const tokens = a2aMeter().createCounter('a2a_model_tokens_total', {
     description: 'Model tokens used by agent runs, by kind (prompt, completion) and run outcome',
   });
-  const model = createModelRuntime({
-    fetch,
-    log,
-    onUsage: (u) => {
-      tokens.add(u.promptTokens, { kind: 'prompt', outcome: u.outcome });
-      tokens.add(u.completionTokens, { kind: 'completion', outcome: u.outcome });
-      log.info(
-        {
-          taskId: u.taskId,
-          model: u.model,
-          promptTokens: u.promptTokens,
-          completionTokens: u.completionTokens,
-          totalTokens: u.totalTokens,
-          outcome: u.outcome,
-        },
-        'model usage',
-      );
-    },
-  });
+  const onUsage = (u: ModelUsageRecord): void => {
+    tokens.add(u.promptTokens, { kind: 'prompt', outcome: u.outcome });
+    tokens.add(u.completionTokens, { kind: 'completion', outcome: u.outcome });
+    log.info(
+      {
+        taskId: u.taskId,
+        model: u.model,
+        promptTokens: u.promptTokens,
+        completionTokens: u.completionTokens,
+        totalTokens: u.totalTokens,
+        outcome: u.outcome,
+      },
+      'model usage',
+    );
+  };
+  const model = createModelRuntime({ fetch, log, onUsage });
   return {
     'a2a-upstream': withResolvedToken(createA2aUpstreamRuntime(deps)),
     http: withResolvedToken(createHttpAgentRuntime(deps)),
     model,
-    graph: createGraphRuntime({ fetch }),
+    graph: createGraphRuntime({ fetch, onUsage }),
   };
 }

@@ -192,6 +192,44 @@ describe('graph runtime (executor)', () => {
     expect(again.final()).toMatchObject({ state: 'completed' });
   });
 
+  it("records the model steps' token usage: once per run (per model), a replayed step's too, the total on the last status", async () => {
+    const graph = {
+      steps: [
+        { id: 'ask', kind: 'model', baseUrl: `${base}/v1`, model: 'm', prompt: 'input' },
+        { id: 'after', kind: 'http', url: `${base}/price/{sku}`, params: '{ "sku": "tin" }' },
+      ],
+      edges: [{ from: 'ask', to: 'after' }],
+    };
+    const checkpoint: { value?: unknown } = {};
+    const first = fakeRun({ text: 'hi', config: graph, taskId: 'task-usage', checkpoint });
+    const reported: unknown[] = [];
+    // The runner dies during the step after the model step: that run reports nothing.
+    const dying = createGraphRuntime({
+      fetch: async (url, init) => {
+        if (url.includes('/price/')) {
+          first.abort.abort(new Error('runner died'));
+          throw new Error('runner died');
+        }
+        return fetch(url, init);
+      },
+      onUsage: (u) => reported.push(u),
+    });
+    await expect(dying(first.ctx)).rejects.toThrow();
+    expect(reported).toEqual([]);
+    const again = fakeRun({ text: 'hi', config: graph, taskId: 'task-usage', checkpoint });
+    await createGraphRuntime({ fetch, onUsage: (u) => reported.push(u) })(again.ctx);
+    expect(calls.filter((c) => c.path === '/v1/chat/completions')).toHaveLength(1); // replayed, not called again
+    expect(reported).toEqual([
+      { promptTokens: 3, completionTokens: 4, totalTokens: 7, model: 'm', taskId: 'task-usage', outcome: 'completed' },
+    ]);
+    expect(again.final()!.message!.metadata!['a2a-inbound/usage']).toEqual({
+      promptTokens: 3,
+      completionTokens: 4,
+      totalTokens: 7,
+      models: ['m'],
+    });
+  });
+
   it('a failing step ends the run failed, naming the step and what to check; no secret appears', async () => {
     priceStatus = 503;
     const run = fakeRun({ parts: dataInput({ sku: 'tin', qty: 2 }), config: config(), secrets: { k: 'key-1' } });

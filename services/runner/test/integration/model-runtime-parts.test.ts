@@ -92,6 +92,8 @@ describe('guarded egress and the provider client', () => {
   const server = createServer((req, res) => {
     hits += 1;
     if (req.url === '/big') res.end('y'.repeat(10_000));
+    else if (req.url === '/hang')
+      return; // never answers (closed in afterAll)
     else if (req.url === '/v1/chat/completions') {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       // The stream breaks off: no finish_reason, no [DONE].
@@ -131,6 +133,17 @@ describe('guarded egress and the provider client', () => {
     const out = JSON.parse(await callHttpTool(allowed, t, '{}', {}, new AbortController().signal));
     expect(out.body).toHaveLength(100);
     expect(out.truncated).toMatch(/cut at 100 bytes/);
+  });
+
+  it('a tool that does not answer within its timeoutMs is an error answer the model reads (the run goes on)', async () => {
+    const allowed = egressFetch(
+      createEgressAgent({ policy: new EgressPolicy({ hosts: [], cidrs: ['127.0.0.1/32'] }) }),
+    );
+    const t = tool({ url: `${url}/hang`, parameters: { type: 'object', properties: {} }, timeoutMs: 200 });
+    const started = Date.now();
+    const out = JSON.parse(await callHttpTool(allowed, t, '{}', {}, new AbortController().signal));
+    expect(out).toEqual({ error: 'the tool did not answer within 200 ms' });
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it('a stream that breaks off is a failure, not a short answer', async () => {

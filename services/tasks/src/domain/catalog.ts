@@ -4,6 +4,7 @@ import { updateWithRetry } from '@a2a-inbound/ports';
 import type {
   AgentDoc,
   AgentType,
+  AgentVersionDoc,
   DeploymentAgentDoc,
   DeploymentDoc,
   Role,
@@ -74,7 +75,11 @@ export class Catalog {
   async publishVersion(
     subscriptionId: string,
     agentId: string,
-    input: { version: string; runtime: string; runtimeConfig?: Record<string, unknown> },
+    input: {
+      version: string;
+      runtime: string;
+      runtimeConfig?: Record<string, unknown>;
+    } & Pick<AgentVersionDoc, 'description' | 'skills' | 'defaultInputModes' | 'defaultOutputModes'>,
   ): Promise<AgentDoc> {
     if (!/^[0-9A-Za-z][0-9A-Za-z.+-]{0,63}$/.test(input.version))
       throw new InvalidParamsError('version must be a short version string');
@@ -94,6 +99,10 @@ export class Catalog {
             runtimeConfig: input.runtimeConfig ?? {},
             createdAtMs: now,
             promotedAtMs: null,
+            ...(input.description !== undefined ? { description: input.description } : {}),
+            ...(input.skills !== undefined ? { skills: input.skills } : {}),
+            ...(input.defaultInputModes !== undefined ? { defaultInputModes: input.defaultInputModes } : {}),
+            ...(input.defaultOutputModes !== undefined ? { defaultOutputModes: input.defaultOutputModes } : {}),
           },
         ],
         updatedAtMs: now,
@@ -315,7 +324,8 @@ export class Catalog {
       deploymentId: s.deploymentId,
       subscriptionId: s.subscriptionId,
       name: agent.name,
-      description: agent.description,
+      // The card derives from the served version: its own description, skills and modes when it has them.
+      description: served?.description ?? agent.description,
       type: agent.type,
       status: s.status,
       a2aEnabled: s.a2aEnabled && agent.type === 'AI Agent',
@@ -326,9 +336,9 @@ export class Catalog {
       servedVersion: served?.version ?? '',
       versionStrategy: s.versionStrategy,
       pinnedVersion: s.pinnedVersion ?? '',
-      skills: agent.skills,
-      defaultInputModes: agent.defaultInputModes,
-      defaultOutputModes: agent.defaultOutputModes,
+      skills: served?.skills ?? agent.skills,
+      defaultInputModes: served?.defaultInputModes ?? agent.defaultInputModes,
+      defaultOutputModes: served?.defaultOutputModes ?? agent.defaultOutputModes,
       runtime: served?.runtime ?? '',
       runtimeConfig: served?.runtimeConfig ?? {},
       schedule: s.schedule ?? '',

@@ -83,6 +83,11 @@ export interface AgentVersionDoc {
   runtimeConfig: Record<string, unknown>;
   createdAtMs: number;
   promotedAtMs: number | null;
+  /** The card fields of this version (shown while it is served); absent: the agent's own. */
+  description?: string;
+  skills?: SkillDoc[];
+  defaultInputModes?: string[];
+  defaultOutputModes?: string[];
 }
 
 export interface AgentDoc {

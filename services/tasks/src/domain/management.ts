@@ -1,4 +1,6 @@
 import {
+  cardInputModes,
+  cardTraits,
   checkEgressUrl,
   describeIssues,
   runtimeDefinition,
@@ -65,6 +67,11 @@ export interface NewVersion {
   version: string;
   runtime: string;
   runtimeConfig: Record<string, unknown>;
+  /** The card fields of this version; undefined: the agent's own are shown while it is served. */
+  description?: string | undefined;
+  skills?: SkillDoc[] | undefined;
+  defaultInputModes?: string[] | undefined;
+  defaultOutputModes?: string[] | undefined;
 }
 
 /** A write to a deployment agent: what is stored and how the agent is served now. */
@@ -214,22 +221,42 @@ export class Management {
   /**
    * Publishes a version whose definition is valid: a known runtime, a configuration its validator accepts,
    * secrets that exist, destinations the egress policy allows. A refusal names every field path and reason;
-   * nothing is written, so what is deployed does not change. Published versions are immutable.
+   * nothing is written, so what is deployed does not change. Published versions are immutable. A version may
+   * carry its own card fields (description, skills, input and output modes): the card shows them while it is
+   * served.
    */
   async publishVersion(actor: Actor, agentId: string, input: NewVersion): Promise<AgentDoc> {
     need(actor, WRITE);
     const runtime = required(input.runtime, 'runtime');
+    const card = {
+      ...(input.description !== undefined ? { description: optionalText(input.description, 'description') } : {}),
+      ...(input.skills !== undefined ? { skills: skills(input.skills) } : {}),
+      ...(input.defaultInputModes !== undefined ? { defaultInputModes: mediaTypes(input.defaultInputModes) } : {}),
+      ...(input.defaultOutputModes !== undefined ? { defaultOutputModes: mediaTypes(input.defaultOutputModes) } : {}),
+    };
     const { secrets, egress } = this.definitions;
     const issues = await validateDefinition(runtime, input.runtimeConfig, {
       secretExists: async (name) => (secrets ? secrets.exists(actor.subscriptionId, name) : false),
       checkEgressUrl: (url) => checkEgressUrl(url, egress),
     });
+    if (issues.length === 0) {
+      // The card lists the input modes the runtime accepts: at least one must remain.
+      const declared =
+        card.defaultInputModes ??
+        (await this.control.catalog.getAgent(actor.subscriptionId, required(agentId, 'agentId'))).doc.defaultInputModes;
+      if (cardInputModes(declared, cardTraits(runtime, input.runtimeConfig)).length === 0)
+        issues.push({
+          path: 'defaultInputModes',
+          reason: `none of ${declared.join(', ')} is an input the ${runtime} runtime accepts (text/plain always is)`,
+        });
+    }
     if (issues.length > 0)
       throw new InvalidParamsError(`invalid version definition: ${describeIssues(issues)}`, { problems: issues });
     return this.control.catalog.publishVersion(actor.subscriptionId, required(agentId, 'agentId'), {
       version: required(input.version, 'version'),
       runtime,
       runtimeConfig: input.runtimeConfig,
+      ...card,
     });
   }
 

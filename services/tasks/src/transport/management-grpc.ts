@@ -76,6 +76,10 @@ function agentOut(id: string, a: AgentDoc): controlV1.Agent {
       runtimeConfigJson: JSON.stringify(v.runtimeConfig),
       createdAtMs: v.createdAtMs,
       promotedAtMs: orUndefined(v.promotedAtMs),
+      description: v.description,
+      skills: v.skills ? { values: v.skills } : undefined,
+      defaultInputModes: v.defaultInputModes ? { values: v.defaultInputModes } : undefined,
+      defaultOutputModes: v.defaultOutputModes ? { values: v.defaultOutputModes } : undefined,
     })),
     createdAtMs: a.createdAtMs,
     updatedAtMs: a.updatedAtMs,
@@ -215,6 +219,10 @@ export function managementRpcs(
         version: r.version,
         runtime: r.runtime,
         runtimeConfig: runtimeConfigOf(r.runtimeConfigJson),
+        description: r.description,
+        skills: r.skills?.values,
+        defaultInputModes: r.defaultInputModes?.values,
+        defaultOutputModes: r.defaultOutputModes?.values,
       });
       return agentOut(r.agentId, a);
     }, log),

@@ -263,7 +263,19 @@ export interface AgentVersion {
   /** The runtime's own configuration: an open JSON object (ADR 0001's reason applies). */
   runtimeConfigJson: string;
   createdAtMs: number;
-  promotedAtMs?: number | undefined;
+  promotedAtMs?:
+    | number
+    | undefined;
+  /** What the agent card shows while this version is served; absent: the agent's own. */
+  description?: string | undefined;
+  skills?: AgentSkills | undefined;
+  defaultInputModes?: MediaTypes | undefined;
+  defaultOutputModes?: MediaTypes | undefined;
+}
+
+/** A list of skills whose presence matters (absent = the agent's; present = this list, empty included). */
+export interface AgentSkills {
+  values: AgentSkill[];
 }
 
 export interface Agent {
@@ -316,6 +328,11 @@ export interface PublishVersionRequest {
   runtime: string;
   /** A JSON object; empty = {}. */
   runtimeConfigJson: string;
+  /** The card fields of this version (absent: the agent's own are shown while it is served). */
+  description?: string | undefined;
+  skills?: AgentSkills | undefined;
+  defaultInputModes?: MediaTypes | undefined;
+  defaultOutputModes?: MediaTypes | undefined;
 }
 
 export interface PromoteVersionRequest {
@@ -3963,7 +3980,18 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
 };
 
 function createBaseAgentVersion(): AgentVersion {
-  return { version: "", status: "", runtime: "", runtimeConfigJson: "", createdAtMs: 0, promotedAtMs: undefined };
+  return {
+    version: "",
+    status: "",
+    runtime: "",
+    runtimeConfigJson: "",
+    createdAtMs: 0,
+    promotedAtMs: undefined,
+    description: undefined,
+    skills: undefined,
+    defaultInputModes: undefined,
+    defaultOutputModes: undefined,
+  };
 }
 
 export const AgentVersion: MessageFns<AgentVersion> = {
@@ -3985,6 +4013,18 @@ export const AgentVersion: MessageFns<AgentVersion> = {
     }
     if (message.promotedAtMs !== undefined) {
       writer.uint32(48).int64(message.promotedAtMs);
+    }
+    if (message.description !== undefined) {
+      writer.uint32(58).string(message.description);
+    }
+    if (message.skills !== undefined) {
+      AgentSkills.encode(message.skills, writer.uint32(66).fork()).join();
+    }
+    if (message.defaultInputModes !== undefined) {
+      MediaTypes.encode(message.defaultInputModes, writer.uint32(74).fork()).join();
+    }
+    if (message.defaultOutputModes !== undefined) {
+      MediaTypes.encode(message.defaultOutputModes, writer.uint32(82).fork()).join();
     }
     return writer;
   },
@@ -4050,6 +4090,38 @@ export const AgentVersion: MessageFns<AgentVersion> = {
             message.promotedAtMs = longToNumber(reader.int64());
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.skills = AgentSkills.decode(reader, reader.uint32());
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.defaultInputModes = MediaTypes.decode(reader, reader.uint32());
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.defaultOutputModes = MediaTypes.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4082,6 +4154,18 @@ export const AgentVersion: MessageFns<AgentVersion> = {
         : isSet(object.promoted_at_ms)
         ? globalThis.Number(object.promoted_at_ms)
         : undefined,
+      description: isSet(object.description) ? globalThis.String(object.description) : undefined,
+      skills: isSet(object.skills) ? AgentSkills.fromJSON(object.skills) : undefined,
+      defaultInputModes: isSet(object.defaultInputModes)
+        ? MediaTypes.fromJSON(object.defaultInputModes)
+        : isSet(object.default_input_modes)
+        ? MediaTypes.fromJSON(object.default_input_modes)
+        : undefined,
+      defaultOutputModes: isSet(object.defaultOutputModes)
+        ? MediaTypes.fromJSON(object.defaultOutputModes)
+        : isSet(object.default_output_modes)
+        ? MediaTypes.fromJSON(object.default_output_modes)
+        : undefined,
     };
   },
 
@@ -4105,6 +4189,18 @@ export const AgentVersion: MessageFns<AgentVersion> = {
     if (message.promotedAtMs !== undefined) {
       obj.promotedAtMs = Math.round(message.promotedAtMs);
     }
+    if (message.description !== undefined) {
+      obj.description = message.description;
+    }
+    if (message.skills !== undefined) {
+      obj.skills = AgentSkills.toJSON(message.skills);
+    }
+    if (message.defaultInputModes !== undefined) {
+      obj.defaultInputModes = MediaTypes.toJSON(message.defaultInputModes);
+    }
+    if (message.defaultOutputModes !== undefined) {
+      obj.defaultOutputModes = MediaTypes.toJSON(message.defaultOutputModes);
+    }
     return obj;
   },
 
@@ -4119,6 +4215,85 @@ export const AgentVersion: MessageFns<AgentVersion> = {
     message.runtimeConfigJson = object.runtimeConfigJson ?? "";
     message.createdAtMs = object.createdAtMs ?? 0;
     message.promotedAtMs = object.promotedAtMs ?? undefined;
+    message.description = object.description ?? undefined;
+    message.skills = (object.skills !== undefined && object.skills !== null)
+      ? AgentSkills.fromPartial(object.skills)
+      : undefined;
+    message.defaultInputModes = (object.defaultInputModes !== undefined && object.defaultInputModes !== null)
+      ? MediaTypes.fromPartial(object.defaultInputModes)
+      : undefined;
+    message.defaultOutputModes = (object.defaultOutputModes !== undefined && object.defaultOutputModes !== null)
+      ? MediaTypes.fromPartial(object.defaultOutputModes)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseAgentSkills(): AgentSkills {
+  return { values: [] };
+}
+
+export const AgentSkills: MessageFns<AgentSkills> = {
+  encode(message: AgentSkills, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.values) {
+      AgentSkill.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AgentSkills {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAgentSkills();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.values.push(AgentSkill.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AgentSkills {
+    return {
+      values: globalThis.Array.isArray(object?.values) ? object.values.map((e: any) => AgentSkill.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: AgentSkills): unknown {
+    const obj: any = {};
+    if (message.values?.length) {
+      obj.values = message.values.map((e) => AgentSkill.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<AgentSkills>): AgentSkills {
+    return AgentSkills.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AgentSkills>): AgentSkills {
+    const message = createBaseAgentSkills();
+    message.values = object.values?.map((e) => AgentSkill.fromPartial(e)) || [];
     return message;
   },
 };
@@ -4870,7 +5045,17 @@ export const GetAgentRequest: MessageFns<GetAgentRequest> = {
 };
 
 function createBasePublishVersionRequest(): PublishVersionRequest {
-  return { actor: undefined, agentId: "", version: "", runtime: "", runtimeConfigJson: "" };
+  return {
+    actor: undefined,
+    agentId: "",
+    version: "",
+    runtime: "",
+    runtimeConfigJson: "",
+    description: undefined,
+    skills: undefined,
+    defaultInputModes: undefined,
+    defaultOutputModes: undefined,
+  };
 }
 
 export const PublishVersionRequest: MessageFns<PublishVersionRequest> = {
@@ -4889,6 +5074,18 @@ export const PublishVersionRequest: MessageFns<PublishVersionRequest> = {
     }
     if (message.runtimeConfigJson !== "") {
       writer.uint32(42).string(message.runtimeConfigJson);
+    }
+    if (message.description !== undefined) {
+      writer.uint32(50).string(message.description);
+    }
+    if (message.skills !== undefined) {
+      AgentSkills.encode(message.skills, writer.uint32(58).fork()).join();
+    }
+    if (message.defaultInputModes !== undefined) {
+      MediaTypes.encode(message.defaultInputModes, writer.uint32(66).fork()).join();
+    }
+    if (message.defaultOutputModes !== undefined) {
+      MediaTypes.encode(message.defaultOutputModes, writer.uint32(74).fork()).join();
     }
     return writer;
   },
@@ -4946,6 +5143,38 @@ export const PublishVersionRequest: MessageFns<PublishVersionRequest> = {
             message.runtimeConfigJson = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.skills = AgentSkills.decode(reader, reader.uint32());
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.defaultInputModes = MediaTypes.decode(reader, reader.uint32());
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.defaultOutputModes = MediaTypes.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4973,6 +5202,18 @@ export const PublishVersionRequest: MessageFns<PublishVersionRequest> = {
         : isSet(object.runtime_config_json)
         ? globalThis.String(object.runtime_config_json)
         : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : undefined,
+      skills: isSet(object.skills) ? AgentSkills.fromJSON(object.skills) : undefined,
+      defaultInputModes: isSet(object.defaultInputModes)
+        ? MediaTypes.fromJSON(object.defaultInputModes)
+        : isSet(object.default_input_modes)
+        ? MediaTypes.fromJSON(object.default_input_modes)
+        : undefined,
+      defaultOutputModes: isSet(object.defaultOutputModes)
+        ? MediaTypes.fromJSON(object.defaultOutputModes)
+        : isSet(object.default_output_modes)
+        ? MediaTypes.fromJSON(object.default_output_modes)
+        : undefined,
     };
   },
 
@@ -4993,6 +5234,18 @@ export const PublishVersionRequest: MessageFns<PublishVersionRequest> = {
     if (message.runtimeConfigJson !== "") {
       obj.runtimeConfigJson = message.runtimeConfigJson;
     }
+    if (message.description !== undefined) {
+      obj.description = message.description;
+    }
+    if (message.skills !== undefined) {
+      obj.skills = AgentSkills.toJSON(message.skills);
+    }
+    if (message.defaultInputModes !== undefined) {
+      obj.defaultInputModes = MediaTypes.toJSON(message.defaultInputModes);
+    }
+    if (message.defaultOutputModes !== undefined) {
+      obj.defaultOutputModes = MediaTypes.toJSON(message.defaultOutputModes);
+    }
     return obj;
   },
 
@@ -5008,6 +5261,16 @@ export const PublishVersionRequest: MessageFns<PublishVersionRequest> = {
     message.version = object.version ?? "";
     message.runtime = object.runtime ?? "";
     message.runtimeConfigJson = object.runtimeConfigJson ?? "";
+    message.description = object.description ?? undefined;
+    message.skills = (object.skills !== undefined && object.skills !== null)
+      ? AgentSkills.fromPartial(object.skills)
+      : undefined;
+    message.defaultInputModes = (object.defaultInputModes !== undefined && object.defaultInputModes !== null)
+      ? MediaTypes.fromPartial(object.defaultInputModes)
+      : undefined;
+    message.defaultOutputModes = (object.defaultOutputModes !== undefined && object.defaultOutputModes !== null)
+      ? MediaTypes.fromPartial(object.defaultOutputModes)
+      : undefined;
     return message;
   },
 };
