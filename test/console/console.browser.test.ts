@@ -301,6 +301,19 @@ maybe('web console in chromium', { timeout: 120_000 }, () => {
     await page.getByRole('button', { name: 'Send' }).click();
     await expect.poll(() => page.locator('p.status').textContent(), POLL).toContain('Stream ended after 1 frame(s)');
     await screenshots(page, 'test-console-stream');
+    // tasks/cancel: a non-blocking message/send (the JSON edited) leaves demo-slow working; the cancel ends it.
+    await page.getByLabel('Method', { exact: true }).selectOption('message/send');
+    const send = JSON.parse(await page.getByLabel('Request (JSON)').inputValue());
+    send.params.configuration = { blocking: false };
+    await page.getByLabel('Request (JSON)').fill(JSON.stringify(send, null, 2));
+    await page.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => page.locator('pre.answer').textContent(), POLL).toContain('"state": "working"');
+    await page.getByLabel('Method', { exact: true }).selectOption('tasks/cancel');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => page.locator('pre.answer').textContent(), POLL).toContain('"state": "canceled"');
+    // Once more: the task is finished, and the JSON-RPC error is shown as one.
+    await page.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => page.locator('p.status').textContent(), POLL).toMatch(/^Error -32002/);
     expect(await seriousViolations(page)).toEqual([]);
     expect(problems).toEqual([]);
     await context.close();
@@ -353,7 +366,14 @@ maybe('web console in chromium', { timeout: 120_000 }, () => {
     expect(frames.join('\n')).toContain('"run_id"');
     expect(frames.at(-1)).toContain('"final":true');
     expect(await page.locator('.answer-text').count()).toBeGreaterThan(0);
+    const runId = JSON.parse(frames[0]!.replace(/^\+\d+ ms/, '')).run_id as string;
+    // The run history (GET runs) lists it.
+    await page.getByLabel('Method', { exact: true }).selectOption('runs/list');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => page.locator('pre.answer').textContent(), POLL).toContain(`"run_id": "${runId}"`);
+    expect(await page.locator('p.status').textContent()).toMatch(/^HTTP 200/);
 
+    await page.getByLabel('Method', { exact: true }).selectOption('run/stream');
     await page.getByLabel('Or paste a key value').fill(creds.a2aKey);
     await page.getByRole('button', { name: 'Send' }).click();
     await expect.poll(() => page.locator('p.status').textContent(), POLL).toContain('HTTP 403');
