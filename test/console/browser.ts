@@ -42,8 +42,9 @@ export async function launch(): Promise<Browser> {
 export async function newPage(
   browser: Browser,
   width = 1280,
+  options: { timezoneId?: string; permissions?: string[] } = {},
 ): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
-  const context = await browser.newContext({ viewport: { width, height: 900 } });
+  const context = await browser.newContext({ viewport: { width, height: 900 }, ...options });
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));

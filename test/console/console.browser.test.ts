@@ -240,6 +240,23 @@ maybe('web console in chromium', { timeout: 120_000 }, () => {
     await context.close();
   });
 
+  it('shows a key\u2019s expiry as the day picked, in the user\u2019s time zone', async () => {
+    const { context, page, problems } = await newPage(browser, 1280, { timezoneId: 'America/Los_Angeles' });
+    await signIn(page, creds.adminToken);
+    await open(page, 'API keys');
+    await page.getByLabel('Name').fill('expiring key');
+    await page.getByLabel('Expires (optional)').fill('2031-05-17');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.locator('.once').waitFor();
+    const row = page.locator('tbody tr', { hasText: 'expiring key' });
+    await expect.poll(() => row.locator('td').nth(4).textContent(), POLL).toBe('2031-05-17');
+    // Stored as the end of that day in Los Angeles (PDT, UTC-7): the next day in UTC.
+    const keys = (await rest('GET', '/api/v1/keys', creds.adminToken)).keys as any[];
+    expect(keys.find((k) => k.name === 'expiring key').expiresAt).toBe('2031-05-18T06:59:59.000Z');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   it('creates a key shown once, then streams a message/stream answer live in the Test console and shows the credits left', async () => {
     const { context, page, problems } = await newPage(browser);
     await signIn(page, creds.adminToken);
