@@ -24,6 +24,8 @@ declare const document: any;
 declare const window: any;
 declare const localStorage: any;
 declare const sessionStorage: any;
+declare const navigator: any;
+declare const Navigator: any;
 
 /**
  * The web console in a real browser (Debian's chromium through playwright-core) against the embedded system:
@@ -253,6 +255,49 @@ maybe('web console in chromium', { timeout: 120_000 }, () => {
     // Stored as the end of that day in Los Angeles (PDT, UTC-7): the next day in UTC.
     const keys = (await rest('GET', '/api/v1/keys', creds.adminToken)).keys as any[];
     expect(keys.find((k) => k.name === 'expiring key').expiresAt).toBe('2031-05-18T06:59:59.000Z');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('copies the endpoint and card URLs by keyboard, announces it, and copies without the Clipboard API too', async () => {
+    const { context, page, problems } = await newPage(browser, 1280, {
+      permissions: ['clipboard-read', 'clipboard-write'],
+    });
+    await signIn(page, creds.adminToken);
+    const echo = agentCard(page, 'demo-echo');
+    await echo.waitFor();
+    const clipboard = () => page.evaluate(() => navigator.clipboard.readText() as Promise<string>);
+    const copyByKeyboard = async (name: string) => {
+      const button = echo.getByRole('button', { name });
+      await button.focus();
+      await page.keyboard.press('Enter');
+      return button;
+    };
+    const endpoint = await copyByKeyboard('Copy Demo Echo Agent endpoint URL');
+    await expect.poll(clipboard, POLL).toBe(`${base}/agents/demo-echo/a2a`);
+    expect(await endpoint.textContent()).toBe('Copied');
+    // The button keeps its accessible name; the live text beside it says what happened.
+    expect(await endpoint.locator('xpath=following-sibling::span[1]').textContent()).toBe(
+      'Copied Demo Echo Agent endpoint URL',
+    );
+    expect(await endpoint.locator('xpath=following-sibling::span[1]').getAttribute('aria-live')).toBe('polite');
+    await copyByKeyboard('Copy Demo Echo Agent card URL 0.2.6');
+    await expect.poll(clipboard, POLL).toBe(`${base}/agents/demo-echo/.well-known/agent.json`);
+
+    // http on a LAN address has no Clipboard API (not a secure context): the copy still works.
+    const plain = await context.newPage();
+    await plain.addInitScript(() =>
+      Object.defineProperty(Navigator.prototype, 'clipboard', { get: () => undefined, configurable: true }),
+    );
+    await plain.goto(`${base}/console/`);
+    const plainEcho = plain.locator('article.agent[data-agent="demo-echo"]');
+    await plainEcho.waitFor();
+    const card = plainEcho.getByRole('button', { name: 'Copy Demo Echo Agent card URL 0.3.0' });
+    await card.focus();
+    await plain.keyboard.press('Enter');
+    await expect.poll(() => card.textContent(), POLL).toBe('Copied');
+    await page.bringToFront();
+    await expect.poll(clipboard, POLL).toBe(`${base}/agents/demo-echo/.well-known/agent-card.json`);
     expect(problems).toEqual([]);
     await context.close();
   });
