@@ -302,6 +302,34 @@ maybe('web console in chromium', { timeout: 120_000 }, () => {
     await context.close();
   });
 
+  it('Test Discovery says what went wrong: no answer, an HTTP error, an answer that is not JSON, a redirect', async () => {
+    const { context, page, problems } = await newPage(browser);
+    await signIn(page, creds.adminToken);
+    const result = page.getByRole('region', { name: 'Test Discovery result' });
+    const discover = async (route: Parameters<Page['route']>[1], expected: string | RegExp): Promise<void> => {
+      await page.unroute('**/.well-known/agent-catalog.json');
+      await page.route('**/.well-known/agent-catalog.json', route);
+      await page.getByRole('button', { name: 'Test Discovery' }).click();
+      await expect.poll(() => result.textContent(), POLL).toMatch(expected);
+    };
+    await discover((r) => r.abort('connectionrefused'), /The catalog could not be fetched/);
+    await discover(
+      (r) => r.fulfill({ status: 503, contentType: 'application/json', body: '{"error":"down"}' }),
+      /answered HTTP 503 in \d+ ms/,
+    );
+    await discover(
+      (r) => r.fulfill({ status: 200, contentType: 'text/html', body: '<html>a login page</html>' }),
+      /answered HTTP 200 in \d+ ms, but not with JSON \(text\/html\)/,
+    );
+    await discover(
+      (r) => r.fulfill({ status: 302, headers: { Location: 'https://elsewhere.example/catalog.json' } }),
+      /The catalog URL redirects/,
+    );
+    expect(await result.locator('.status.error').count()).toBe(1);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   it('creates a key shown once, then streams a message/stream answer live in the Test console and shows the credits left', async () => {
     const { context, page, problems } = await newPage(browser);
     await signIn(page, creds.adminToken);
