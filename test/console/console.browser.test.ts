@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -156,8 +156,31 @@ maybe('web console in chromium', { timeout: 120_000 }, () => {
       expect(await create.isDisabled()).toBe(!e.key);
       if (!e.key)
         expect(await page.textContent('main')).toContain('Creating API keys needs the Admin or Developer role');
-      if (e.label === 'Platform operator') {
-        // The API refuses it anyway (the UI only mirrors the rule).
+      // What is disabled, the API refuses anyway with the same session (the UI only mirrors the rules).
+      const refusals = await page.evaluate(async () => {
+        const csrf = ((await (await fetch('/console/session')).json()) as { csrfToken: string }).csrfToken;
+        const call = async (method: string, path: string, body: unknown): Promise<number> =>
+          (
+            await fetch(path, {
+              method,
+              headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': csrf },
+              body: JSON.stringify(body),
+            })
+          ).status;
+        const settings = '/api/v1/deployments/demo-deployment/agents/demo-echo/settings';
+        return {
+          // Each sets the value it already has: an allowed call changes nothing.
+          a2a: await call('PATCH', settings, { a2aEnabled: true }),
+          push: await call('PATCH', settings, { pushNotificationsEnabled: false }),
+          taskAgentA2a: await call('PATCH', '/api/v1/deployments/demo-deployment/agents/demo-task-agent/settings', {
+            a2aEnabled: true,
+          }),
+        };
+      });
+      expect(refusals.a2a).toBe(e.a2a ? 200 : 403);
+      expect(refusals.push).toBe(e.push ? 200 : 403);
+      expect(refusals.taskAgentA2a).toBe(e.a2a ? 409 : 403);
+      if (!e.key) {
         const refused = await page.evaluate(async () => {
           const csrf = ((await (await fetch('/console/session')).json()) as { csrfToken: string }).csrfToken;
           const r = await fetch('/api/v1/keys', {
@@ -527,6 +550,13 @@ maybe('web console in chromium', { timeout: 120_000 }, () => {
     await expect.poll(served, POLL).toContain('1.0.0');
 
     await open(page, 'Agents and versions');
+    // The definition, opened by keyboard.
+    const echoItem = page.locator('li[data-agent="demo-echo"]');
+    await echoItem.locator('details > summary', { hasText: 'Definition' }).focus();
+    await page.keyboard.press('Enter');
+    const definition = JSON.parse((await echoItem.locator('details pre').first().textContent())!);
+    expect(definition).toMatchObject({ id: 'demo-echo', type: 'AI Agent' });
+    expect(definition.versions.map((v: any) => v.version)).toEqual(expect.arrayContaining(['1.0.0', '1.1.0']));
     const promote = page.getByRole('button', { name: 'Promote' }).first();
     await promote.focus();
     await page.keyboard.press('Enter');
@@ -648,9 +678,24 @@ maybe('web console in chromium', { timeout: 120_000 }, () => {
     await expect.poll(() => rows.count(), POLL).toBeLessThanOrEqual(total);
     const filtered = await rows.allTextContents();
     expect(filtered.every((r) => r.toLowerCase().includes('orders'))).toBe(true);
+    await page.getByLabel('Filter').fill('');
+    await expect.poll(() => rows.count(), POLL).toBe(total);
+    const kinds = (await page.getByLabel('Match').locator('option').allTextContents()).filter((k) => k !== 'all');
+    expect(kinds.length).toBeGreaterThan(0);
+    await page.getByLabel('Match').selectOption(kinds[0]!);
+    const matching = await rows.locator('td:nth-child(4)').allTextContents();
+    expect(matching.length).toBeGreaterThan(0);
+    expect(matching.every((m) => m === kinds[0])).toBe(true);
+    await page.getByLabel('Match').selectOption('');
     const download = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Download Markdown' }).click();
     expect((await download).suggestedFilename()).toBe('http-polyglot-link-report.md');
+    expect(readFileSync(await (await download).path(), 'utf8')).toMatch(/\| Caller \| Calls \| Served by \| Match \|/);
+    const json = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download JSON' }).click();
+    expect((await json).suggestedFilename()).toBe('http-polyglot-link-report.json');
+    const downloaded = JSON.parse(readFileSync(await (await json).path(), 'utf8'));
+    expect(JSON.stringify(downloaded)).toContain('apiLinks');
     await screenshots(page, 'applications-report');
     expect(await seriousViolations(page)).toEqual([]);
     expect(problems).toEqual([]);
