@@ -92,3 +92,37 @@ export async function screenshots(page: Page, name: string): Promise<void> {
   }
   await page.setViewportSize({ width: 1280, height: 900 });
 }
+
+/**
+ * Every enabled control on the page that Tab never reaches (by its tag, id, class and text). Each control is
+ * marked, then Tab is pressed until all were focused or a generous limit is reached; controls inside a closed
+ * <details> are not visible and not counted (its summary is).
+ */
+export async function unreachableByTab(page: Page): Promise<string[]> {
+  const total = await page.evaluate(() => {
+    const sel =
+      'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), summary, [tabindex]:not([tabindex="-1"])';
+    const els = [...document.querySelectorAll(sel)].filter((e: any) => e.checkVisibility());
+    els.forEach((e: any, i: number) => e.setAttribute('data-kb', String(i)));
+    document.activeElement?.blur?.();
+    return els.length;
+  });
+  const seen = new Set<string>();
+  for (let i = 0; i < total * 4 + 10 && seen.size < total; i += 1) {
+    await page.keyboard.press('Tab');
+    const id = await page.evaluate(() => document.activeElement?.getAttribute('data-kb') ?? null);
+    if (id !== null) seen.add(id);
+  }
+  return page.evaluate(
+    (reached: string[]) =>
+      [...document.querySelectorAll('[data-kb]')]
+        .filter((e: any) => !reached.includes(e.getAttribute('data-kb')))
+        .map(
+          (e: any) =>
+            `${e.tagName.toLowerCase()}#${e.id}.${e.className} "${String(e.textContent ?? '')
+              .trim()
+              .slice(0, 40)}"`,
+        ),
+    [...seen],
+  );
+}

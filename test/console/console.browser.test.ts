@@ -17,6 +17,7 @@ import {
   SCREENSHOTS,
   screenshots,
   seriousViolations,
+  unreachableByTab,
 } from './browser';
 
 // Code passed to page.evaluate runs in the browser; the repository's lib has no DOM types, so its globals are loose here.
@@ -788,6 +789,23 @@ maybe('web console in chromium', { timeout: 120_000 }, () => {
         pushNotificationsEnabled: false,
       });
     }
+  });
+
+  it('reaches every enabled control of every page by Tab (Admin), a link report included', async () => {
+    const { context, page, problems } = await newPage(browser);
+    await signIn(page, creds.adminToken);
+    for (const link of ['Deployment', 'Test console', 'API keys', 'Agents and versions', 'Applications']) {
+      await open(page, link, link === 'Deployment' ? /^Deployment/ : link);
+      await page.waitForLoadState('networkidle');
+      expect(await unreachableByTab(page), link).toEqual([]);
+    }
+    // An application with its report (the link-report test made it), opened by keyboard.
+    await page.getByRole('button', { name: 'http-polyglot', exact: true }).focus();
+    await page.keyboard.press('Enter');
+    await page.locator('table.links tbody tr').first().waitFor();
+    expect(await unreachableByTab(page), 'Applications with a report').toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
   });
 
   it('renders every page at 390 px without horizontal overflow, passes axe-core, and is screenshotted', async () => {
