@@ -6,6 +6,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 
 // Code passed to page.evaluate runs in the browser; the repository's lib has no DOM types, so its globals are loose here.
 declare const document: any;
+declare const window: any;
 
 const require = createRequire(__filename);
 export const ROOT = join(__dirname, '../..');
@@ -83,14 +84,34 @@ export async function seriousViolations(page: Page): Promise<string[]> {
     .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.slice(0, 3).join(', ')})`);
 }
 
-/** Screenshots of the current page at 1280 and 390 px wide, full page. */
+/** Elements reaching past the viewport's right edge (tables scroll inside their own `.scroll` region instead). */
+export async function overflowing(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const wide = [...document.querySelectorAll('body *')]
+      .filter(
+        (e: any) => e.getBoundingClientRect().right > window.innerWidth + 1 && !e.parentElement?.closest('.scroll'),
+      )
+      .slice(0, 5)
+      .map((e: any) => `${e.tagName.toLowerCase()}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`);
+    const sideways = document.documentElement.scrollWidth - window.innerWidth;
+    return sideways > 1 ? [`the page scrolls ${sideways} px sideways`, ...wide] : wide;
+  });
+}
+
+/**
+ * Screenshots of the current page at 1280 and 390 px wide, full page. At 390 px nothing may reach past the
+ * edge: a phone would scroll the whole page sideways (and the full-page shot would come out wider than 390).
+ */
 export async function screenshots(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
+  let wide: string[] = [];
   for (const width of [1280, 390]) {
     await page.setViewportSize({ width, height: 900 });
+    if (width === 390) wide = await overflowing(page);
     await page.screenshot({ path: join(SCREENSHOTS, `${name}-${width}.png`), fullPage: true });
   }
   await page.setViewportSize({ width: 1280, height: 900 });
+  if (wide.length > 0) throw new Error(`${name} overflows at 390 px: ${wide.join('; ')}`);
 }
 
 /**
