@@ -461,6 +461,13 @@ maybe('web console in chromium', { timeout: 120_000 }, () => {
       await page.getByRole('button', { name: 'New request' }).click();
       await page.getByRole('button', { name: 'Send' }).click();
       await expect.poll(() => status.textContent(), POLL).toContain('INSUFFICIENT_CREDITS');
+      // The invoke endpoints refuse with HTTP 402 and the code: named the same way.
+      await page.getByLabel('Method', { exact: true }).selectOption('run');
+      await page.getByLabel('Or paste a key value').fill(creds.invokeKey);
+      await page.getByRole('button', { name: 'Send' }).click();
+      await expect.poll(() => page.locator('pre.answer').textContent(), POLL).toContain('INSUFFICIENT_CREDITS');
+      expect(await status.textContent()).toMatch(/^INSUFFICIENT_CREDITS: /);
+      expect(await page.locator('pre.answer').textContent()).not.toContain('jsonrpc');
     } finally {
       await rest('PUT', '/api/v1/credits/cost', creds.operatorToken, { cost: 1, subscriptionId: 'demo-subscription' });
     }
