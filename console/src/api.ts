@@ -130,12 +130,35 @@ export async function signOut(): Promise<void> {
 export const messageOf = (err: unknown): string =>
   err instanceof ApiError ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err);
 
-/** Copies text; resolves true when the clipboard took it. */
+/**
+ * Copies text; resolves true when the clipboard took it. The Clipboard API exists only in secure contexts
+ * (https, or http on localhost/127.0.0.1): on `http://<LAN address>:8080` the console falls back to a
+ * selection and the copy command, which still works there during the click.
+ */
 export async function copy(text: string): Promise<boolean> {
   try {
-    await navigator.clipboard.writeText(text);
-    return true;
+    if (typeof navigator.clipboard?.writeText === 'function') {
+      await navigator.clipboard.writeText(text);
+      return true;
+    }
+  } catch {
+    // refused (no permission, page not focused): try the copy command
+  }
+  const area = document.createElement('textarea');
+  area.value = text;
+  area.readOnly = true;
+  area.className = 'sr-only';
+  area.setAttribute('aria-hidden', 'true');
+  area.tabIndex = -1;
+  const focused = document.activeElement as HTMLElement | null;
+  document.body.append(area);
+  try {
+    area.select();
+    return document.execCommand('copy');
   } catch {
     return false;
+  } finally {
+    area.remove();
+    focused?.focus();
   }
 }

@@ -10,15 +10,25 @@ export class LightElement extends LitElement {
   }
 }
 
-/** A copy button for a URL or a key value; announces the result in its own live text. */
+/**
+ * A copy button for a URL or a key value. The result is shown on the button and announced by the live text
+ * beside it (the button's accessible name stays "Copy …", so a screen reader would not hear the new label).
+ */
 export function copyButton(text: string, label: string): TemplateResult {
   const onClick = async (e: Event): Promise<void> => {
     const button = e.currentTarget as HTMLButtonElement;
+    const note = button.nextElementSibling;
     const ok = await copy(text);
+    const said = ok ? `Copied ${label}` : `Could not copy ${label}: select the text and copy it`;
     button.textContent = ok ? 'Copied' : 'Copy failed: select the text';
-    setTimeout(() => (button.textContent = 'Copy'), 2000);
+    if (note) note.textContent = said;
+    setTimeout(() => {
+      button.textContent = 'Copy';
+      if (note) note.textContent = '';
+    }, 2000);
   };
-  return html`<button type="button" class="copy" aria-label=${`Copy ${label}`} @click=${onClick}>Copy</button>`;
+  return html`<button type="button" class="copy" aria-label=${`Copy ${label}`} @click=${onClick}>Copy</button
+    ><span class="copy-note sr-only" aria-live="polite"></span>`;
 }
 
 /** A button that is disabled with its reason shown next to it (and tied to it for screen readers). */

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { readFrames, takeFrames } from '../../console/src/sse';
 import { deniedReason } from '../../console/src/roles';
 import { attemptsText, outcomeOf, statusText, whenText } from '../../console/src/push-log';
+import { assembleText, describeAnswer, describeStream, METHODS } from '../../console/src/requests';
 
 describe('console SSE reader', () => {
   it('splits frames on blank lines, joins data lines, keeps the id and skips heartbeats', () => {
@@ -77,5 +78,85 @@ describe('console push delivery log cells', () => {
     expect(whenText({ startedAt: '2026-01-02T03:04:05.678Z', lastAttemptAt: null })).toBe('2026-01-02 03:04:05 UTC');
     expect(attemptsText(1)).toBe('1 attempt');
     expect(attemptsText(4)).toBe('4 attempts');
+  });
+});
+
+describe('console Test console requests', () => {
+  const ctx = { taskId: 't-1', contextId: 'c-1' };
+  const target = (id: string) => {
+    const m = METHODS.find((x) => x.id === id)!;
+    const body = m.template(ctx);
+    return { scope: m.scope, stream: m.stream, ...m.http('agent 1', body), body };
+  };
+
+  it('offers every A2A method with an a2a key, and every invoke endpoint (run history included) with an invoke key', () => {
+    for (const id of ['message/send', 'message/stream', 'tasks/get', 'tasks/cancel', 'tasks/resubscribe']) {
+      const t = target(id);
+      expect(t).toMatchObject({ scope: 'a2a', method: 'POST', path: '/agents/agent%201/a2a', send: true });
+      expect(t.body).toMatchObject({ jsonrpc: '2.0', method: id });
+    }
+    // The gateway's invoke router (services/gateway/src/http/invoke-router.ts): each of its routes has a method.
+    const invoke = METHODS.filter((m) => m.scope === 'invoke').map((m) => {
+      const t = target(m.id);
+      return `${t.method} ${t.path}`;
+    });
+    expect(invoke.sort()).toEqual(
+      [
+        'POST /agents/agent%201/runs',
+        'GET /agents/agent%201/runs?limit=20',
+        'GET /agents/agent%201/runs/t-1',
+        'POST /agents/agent%201/run',
+        'POST /agents/agent%201/run/stream',
+        'GET /agents/agent%201/conversations/c-1',
+      ].sort(),
+    );
+    // The run history pages with `before` from the previous page's next_before.
+    const history = METHODS.find((m) => m.id === 'runs/list')!;
+    expect(history.http('a', { limit: 5, before: 1700000000000 }).path).toBe(
+      '/agents/a/runs?limit=5&before=1700000000000',
+    );
+  });
+
+  it('names a 429 and INSUFFICIENT_CREDITS as such, in an answer and in a stream\u2019s error frame', () => {
+    expect(describeAnswer(429, { error: { code: 'RESOURCE_EXHAUSTED' } }).text).toMatch(/^HTTP 429: rate limited/);
+    const credits = {
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32603, message: 'x', data: { code: 'INSUFFICIENT_CREDITS' } },
+    };
+    expect(describeAnswer(200, credits)).toMatchObject({
+      kind: 'error',
+      text: expect.stringMatching(/^INSUFFICIENT_CREDITS/),
+    });
+
+    const working = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { kind: 'status-update', final: false } });
+    expect(describeStream([working], 12)).toEqual({ kind: 'ok', text: 'Stream ended after 1 frame(s), 12 ms' });
+    const interrupted = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      error: {
+        code: -32603,
+        message: 'Stream interrupted; resume with tasks/resubscribe',
+        data: { code: 'UNAVAILABLE' },
+      },
+    });
+    const s = describeStream([working, interrupted], 30);
+    expect(s.kind).toBe('error');
+    expect(s.text).toContain('Stream interrupted; resume with tasks/resubscribe');
+    expect(describeStream([working, JSON.stringify(credits)], 30).text).toContain('INSUFFICIENT_CREDITS');
+    // The invoke stream's error frame.
+    const run = describeStream([JSON.stringify({ error: { code: 'UNAVAILABLE', message: 'Stream interrupted' } })], 5);
+    expect(run).toMatchObject({ kind: 'error', text: expect.stringContaining('UNAVAILABLE: Stream interrupted') });
+  });
+
+  it('assembles the answer text from append deltas by artifact id', () => {
+    const f = (artifactId: string, text: string, append: boolean) =>
+      JSON.stringify({
+        result: { kind: 'artifact-update', append, artifact: { artifactId, parts: [{ kind: 'text', text }] } },
+      });
+    expect([...assembleText([f('a', 'Hel', false), f('a', 'lo', true), f('b', 'x', false)]).entries()]).toEqual([
+      ['a', 'Hello'],
+      ['b', 'x'],
+    ]);
   });
 });

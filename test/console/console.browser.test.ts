@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,17 +13,20 @@ import {
   ensureConsoleBuilt,
   launch,
   newPage,
+  overflowing,
   ROOT,
   SCREENSHOTS,
   screenshots,
   seriousViolations,
+  unreachableByTab,
 } from './browser';
 
 // Code passed to page.evaluate runs in the browser; the repository's lib has no DOM types, so its globals are loose here.
 declare const document: any;
-declare const window: any;
 declare const localStorage: any;
 declare const sessionStorage: any;
+declare const navigator: any;
+declare const Navigator: any;
 
 /**
  * The web console in a real browser (Debian's chromium through playwright-core) against the embedded system:
@@ -154,8 +157,31 @@ maybe('web console in chromium', { timeout: 120_000 }, () => {
       expect(await create.isDisabled()).toBe(!e.key);
       if (!e.key)
         expect(await page.textContent('main')).toContain('Creating API keys needs the Admin or Developer role');
-      if (e.label === 'Platform operator') {
-        // The API refuses it anyway (the UI only mirrors the rule).
+      // What is disabled, the API refuses anyway with the same session (the UI only mirrors the rules).
+      const refusals = await page.evaluate(async () => {
+        const csrf = ((await (await fetch('/console/session')).json()) as { csrfToken: string }).csrfToken;
+        const call = async (method: string, path: string, body: unknown): Promise<number> =>
+          (
+            await fetch(path, {
+              method,
+              headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': csrf },
+              body: JSON.stringify(body),
+            })
+          ).status;
+        const settings = '/api/v1/deployments/demo-deployment/agents/demo-echo/settings';
+        return {
+          // Each sets the value it already has: an allowed call changes nothing.
+          a2a: await call('PATCH', settings, { a2aEnabled: true }),
+          push: await call('PATCH', settings, { pushNotificationsEnabled: false }),
+          taskAgentA2a: await call('PATCH', '/api/v1/deployments/demo-deployment/agents/demo-task-agent/settings', {
+            a2aEnabled: true,
+          }),
+        };
+      });
+      expect(refusals.a2a).toBe(e.a2a ? 200 : 403);
+      expect(refusals.push).toBe(e.push ? 200 : 403);
+      expect(refusals.taskAgentA2a).toBe(e.a2a ? 409 : 403);
+      if (!e.key) {
         const refused = await page.evaluate(async () => {
           const csrf = ((await (await fetch('/console/session')).json()) as { csrfToken: string }).csrfToken;
           const r = await fetch('/api/v1/keys', {
@@ -240,6 +266,94 @@ maybe('web console in chromium', { timeout: 120_000 }, () => {
     await context.close();
   });
 
+  it('shows a key\u2019s expiry as the day picked, in the user\u2019s time zone', async () => {
+    const { context, page, problems } = await newPage(browser, 1280, { timezoneId: 'America/Los_Angeles' });
+    await signIn(page, creds.adminToken);
+    await open(page, 'API keys');
+    await page.getByLabel('Name').fill('expiring key');
+    await page.getByLabel('Expires (optional)').fill('2031-05-17');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.locator('.once').waitFor();
+    const row = page.locator('tbody tr', { hasText: 'expiring key' });
+    await expect.poll(() => row.locator('td').nth(4).textContent(), POLL).toBe('2031-05-17');
+    // Stored as the end of that day in Los Angeles (PDT, UTC-7): the next day in UTC.
+    const keys = (await rest('GET', '/api/v1/keys', creds.adminToken)).keys as any[];
+    expect(keys.find((k) => k.name === 'expiring key').expiresAt).toBe('2031-05-18T06:59:59.000Z');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('copies the endpoint and card URLs by keyboard, announces it, and copies without the Clipboard API too', async () => {
+    const { context, page, problems } = await newPage(browser, 1280, {
+      permissions: ['clipboard-read', 'clipboard-write'],
+    });
+    await signIn(page, creds.adminToken);
+    const echo = agentCard(page, 'demo-echo');
+    await echo.waitFor();
+    const clipboard = () => page.evaluate(() => navigator.clipboard.readText() as Promise<string>);
+    const copyByKeyboard = async (name: string) => {
+      const button = echo.getByRole('button', { name });
+      await button.focus();
+      await page.keyboard.press('Enter');
+      return button;
+    };
+    const endpoint = await copyByKeyboard('Copy Demo Echo Agent endpoint URL');
+    await expect.poll(clipboard, POLL).toBe(`${base}/agents/demo-echo/a2a`);
+    expect(await endpoint.textContent()).toBe('Copied');
+    // The button keeps its accessible name; the live text beside it says what happened.
+    expect(await endpoint.locator('xpath=following-sibling::span[1]').textContent()).toBe(
+      'Copied Demo Echo Agent endpoint URL',
+    );
+    expect(await endpoint.locator('xpath=following-sibling::span[1]').getAttribute('aria-live')).toBe('polite');
+    await copyByKeyboard('Copy Demo Echo Agent card URL 0.2.6');
+    await expect.poll(clipboard, POLL).toBe(`${base}/agents/demo-echo/.well-known/agent.json`);
+
+    // http on a LAN address has no Clipboard API (not a secure context): the copy still works.
+    const plain = await context.newPage();
+    await plain.addInitScript(() =>
+      Object.defineProperty(Navigator.prototype, 'clipboard', { get: () => undefined, configurable: true }),
+    );
+    await plain.goto(`${base}/console/`);
+    const plainEcho = plain.locator('article.agent[data-agent="demo-echo"]');
+    await plainEcho.waitFor();
+    const card = plainEcho.getByRole('button', { name: 'Copy Demo Echo Agent card URL 0.3.0' });
+    await card.focus();
+    await plain.keyboard.press('Enter');
+    await expect.poll(() => card.textContent(), POLL).toBe('Copied');
+    await page.bringToFront();
+    await expect.poll(clipboard, POLL).toBe(`${base}/agents/demo-echo/.well-known/agent-card.json`);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('Test Discovery says what went wrong: no answer, an HTTP error, an answer that is not JSON, a redirect', async () => {
+    const { context, page, problems } = await newPage(browser);
+    await signIn(page, creds.adminToken);
+    const result = page.getByRole('region', { name: 'Test Discovery result' });
+    const discover = async (route: Parameters<Page['route']>[1], expected: string | RegExp): Promise<void> => {
+      await page.unroute('**/.well-known/agent-catalog.json');
+      await page.route('**/.well-known/agent-catalog.json', route);
+      await page.getByRole('button', { name: 'Test Discovery' }).click();
+      await expect.poll(() => result.textContent(), POLL).toMatch(expected);
+    };
+    await discover((r) => r.abort('connectionrefused'), /The catalog could not be fetched/);
+    await discover(
+      (r) => r.fulfill({ status: 503, contentType: 'application/json', body: '{"error":"down"}' }),
+      /answered HTTP 503 in \d+ ms/,
+    );
+    await discover(
+      (r) => r.fulfill({ status: 200, contentType: 'text/html', body: '<html>a login page</html>' }),
+      /answered HTTP 200 in \d+ ms, but not with JSON \(text\/html\)/,
+    );
+    await discover(
+      (r) => r.fulfill({ status: 302, headers: { Location: 'https://elsewhere.example/catalog.json' } }),
+      /The catalog URL redirects/,
+    );
+    expect(await result.locator('.status.error').count()).toBe(1);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   it('creates a key shown once, then streams a message/stream answer live in the Test console and shows the credits left', async () => {
     const { context, page, problems } = await newPage(browser);
     await signIn(page, creds.adminToken);
@@ -301,6 +415,19 @@ maybe('web console in chromium', { timeout: 120_000 }, () => {
     await page.getByRole('button', { name: 'Send' }).click();
     await expect.poll(() => page.locator('p.status').textContent(), POLL).toContain('Stream ended after 1 frame(s)');
     await screenshots(page, 'test-console-stream');
+    // tasks/cancel: a non-blocking message/send (the JSON edited) leaves demo-slow working; the cancel ends it.
+    await page.getByLabel('Method', { exact: true }).selectOption('message/send');
+    const send = JSON.parse(await page.getByLabel('Request (JSON)').inputValue());
+    send.params.configuration = { blocking: false };
+    await page.getByLabel('Request (JSON)').fill(JSON.stringify(send, null, 2));
+    await page.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => page.locator('pre.answer').textContent(), POLL).toContain('"state": "working"');
+    await page.getByLabel('Method', { exact: true }).selectOption('tasks/cancel');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => page.locator('pre.answer').textContent(), POLL).toContain('"state": "canceled"');
+    // Once more: the task is finished, and the JSON-RPC error is shown as one.
+    await page.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => page.locator('p.status').textContent(), POLL).toMatch(/^Error -32002/);
     expect(await seriousViolations(page)).toEqual([]);
     expect(problems).toEqual([]);
     await context.close();
@@ -334,6 +461,13 @@ maybe('web console in chromium', { timeout: 120_000 }, () => {
       await page.getByRole('button', { name: 'New request' }).click();
       await page.getByRole('button', { name: 'Send' }).click();
       await expect.poll(() => status.textContent(), POLL).toContain('INSUFFICIENT_CREDITS');
+      // The invoke endpoints refuse with HTTP 402 and the code: named the same way.
+      await page.getByLabel('Method', { exact: true }).selectOption('run');
+      await page.getByLabel('Or paste a key value').fill(creds.invokeKey);
+      await page.getByRole('button', { name: 'Send' }).click();
+      await expect.poll(() => page.locator('pre.answer').textContent(), POLL).toContain('INSUFFICIENT_CREDITS');
+      expect(await status.textContent()).toMatch(/^INSUFFICIENT_CREDITS: /);
+      expect(await page.locator('pre.answer').textContent()).not.toContain('jsonrpc');
     } finally {
       await rest('PUT', '/api/v1/credits/cost', creds.operatorToken, { cost: 1, subscriptionId: 'demo-subscription' });
     }
@@ -353,7 +487,14 @@ maybe('web console in chromium', { timeout: 120_000 }, () => {
     expect(frames.join('\n')).toContain('"run_id"');
     expect(frames.at(-1)).toContain('"final":true');
     expect(await page.locator('.answer-text').count()).toBeGreaterThan(0);
+    const runId = JSON.parse(frames[0]!.replace(/^\+\d+ ms/, '')).run_id as string;
+    // The run history (GET runs) lists it.
+    await page.getByLabel('Method', { exact: true }).selectOption('runs/list');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => page.locator('pre.answer').textContent(), POLL).toContain(`"run_id": "${runId}"`);
+    expect(await page.locator('p.status').textContent()).toMatch(/^HTTP 200/);
 
+    await page.getByLabel('Method', { exact: true }).selectOption('run/stream');
     await page.getByLabel('Or paste a key value').fill(creds.a2aKey);
     await page.getByRole('button', { name: 'Send' }).click();
     await expect.poll(() => page.locator('p.status').textContent(), POLL).toContain('HTTP 403');
@@ -417,6 +558,13 @@ maybe('web console in chromium', { timeout: 120_000 }, () => {
     await expect.poll(served, POLL).toContain('1.0.0');
 
     await open(page, 'Agents and versions');
+    // The definition, opened by keyboard.
+    const echoItem = page.locator('li[data-agent="demo-echo"]');
+    await echoItem.locator('details > summary', { hasText: 'Definition' }).focus();
+    await page.keyboard.press('Enter');
+    const definition = JSON.parse((await echoItem.locator('details pre').first().textContent())!);
+    expect(definition).toMatchObject({ id: 'demo-echo', type: 'AI Agent' });
+    expect(definition.versions.map((v: any) => v.version)).toEqual(expect.arrayContaining(['1.0.0', '1.1.0']));
     const promote = page.getByRole('button', { name: 'Promote' }).first();
     await promote.focus();
     await page.keyboard.press('Enter');
@@ -538,9 +686,24 @@ maybe('web console in chromium', { timeout: 120_000 }, () => {
     await expect.poll(() => rows.count(), POLL).toBeLessThanOrEqual(total);
     const filtered = await rows.allTextContents();
     expect(filtered.every((r) => r.toLowerCase().includes('orders'))).toBe(true);
+    await page.getByLabel('Filter').fill('');
+    await expect.poll(() => rows.count(), POLL).toBe(total);
+    const kinds = (await page.getByLabel('Match').locator('option').allTextContents()).filter((k) => k !== 'all');
+    expect(kinds.length).toBeGreaterThan(0);
+    await page.getByLabel('Match').selectOption(kinds[0]!);
+    const matching = await rows.locator('td:nth-child(4)').allTextContents();
+    expect(matching.length).toBeGreaterThan(0);
+    expect(matching.every((m) => m === kinds[0])).toBe(true);
+    await page.getByLabel('Match').selectOption('');
     const download = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Download Markdown' }).click();
     expect((await download).suggestedFilename()).toBe('http-polyglot-link-report.md');
+    expect(readFileSync(await (await download).path(), 'utf8')).toMatch(/\| Caller \| Calls \| Served by \| Match \|/);
+    const json = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download JSON' }).click();
+    expect((await json).suggestedFilename()).toBe('http-polyglot-link-report.json');
+    const downloaded = JSON.parse(readFileSync(await (await json).path(), 'utf8'));
+    expect(JSON.stringify(downloaded)).toContain('apiLinks');
     await screenshots(page, 'applications-report');
     expect(await seriousViolations(page)).toEqual([]);
     expect(problems).toEqual([]);
@@ -635,6 +798,23 @@ maybe('web console in chromium', { timeout: 120_000 }, () => {
     }
   });
 
+  it('reaches every enabled control of every page by Tab (Admin), a link report included', async () => {
+    const { context, page, problems } = await newPage(browser);
+    await signIn(page, creds.adminToken);
+    for (const link of ['Deployment', 'Test console', 'API keys', 'Agents and versions', 'Applications']) {
+      await open(page, link, link === 'Deployment' ? /^Deployment/ : link);
+      await page.waitForLoadState('networkidle');
+      expect(await unreachableByTab(page), link).toEqual([]);
+    }
+    // An application with its report (the link-report test made it), opened by keyboard.
+    await page.getByRole('button', { name: 'http-polyglot', exact: true }).focus();
+    await page.keyboard.press('Enter');
+    await page.locator('table.links tbody tr').first().waitFor();
+    expect(await unreachableByTab(page), 'Applications with a report').toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   it('renders every page at 390 px without horizontal overflow, passes axe-core, and is screenshotted', async () => {
     const { context, page, problems } = await newPage(browser, 390);
     await page.goto(`${base}/console/`);
@@ -652,18 +832,7 @@ maybe('web console in chromium', { timeout: 120_000 }, () => {
       await open(page, link, link === 'Deployment' ? /^Deployment/ : link);
       await page.waitForLoadState('networkidle');
       await page.setViewportSize({ width: 390, height: 900 });
-      // Elements reaching past the viewport (tables scroll inside their own region instead).
-      const wide = await page.evaluate(() =>
-        [...document.querySelectorAll('body *')]
-          .filter(
-            (e) => e.getBoundingClientRect().right > window.innerWidth + 1 && !e.parentElement?.closest('.scroll'),
-          )
-          .slice(0, 5)
-          .map((e) => `${e.tagName.toLowerCase()}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`),
-      );
-      expect(wide, `${link} overflows at 390 px`).toEqual([]);
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-      expect(overflow, `${link} scrolls sideways at 390 px`).toBeLessThanOrEqual(1);
+      expect(await overflowing(page), `${link} overflows at 390 px`).toEqual([]);
       await screenshots(page, name);
       expect(await seriousViolations(page), link).toEqual([]);
     }

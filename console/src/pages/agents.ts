@@ -1,6 +1,7 @@
 import { html, nothing } from 'lit';
 import { api, messageOf, type User } from '../api';
 import { deniedReason } from '../roles';
+import { localDate } from '../text';
 import { guarded, LightElement, statusLine, type Status } from '../ui';
 import './push-log';
 
@@ -90,7 +91,7 @@ export class AgentsPage extends LightElement {
                           <td>${v.version}</td>
                           <td>${v.status}</td>
                           <td><code>${v.runtime}</code></td>
-                          <td>${v.promotedAt?.slice(0, 16).replace('T', ' ') ?? ''}</td>
+                          <td>${localDate(v.promotedAt, true)}</td>
                           <td>
                             ${v.status === 'PRODUCTION' ? nothing : guarded('Promote', why, () => this.promote(a, v.version), `promote-${a.id}-${v.version}`.replace(/[^\w-]/g, '_'))}
                           </td>

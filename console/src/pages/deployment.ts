@@ -48,9 +48,28 @@ export async function discoverFromBrowser(catalogUrl: string): Promise<Discovery
   const started = performance.now();
   const res = await fetch(catalogUrl, { credentials: 'omit', redirect: 'manual', cache: 'no-store' });
   const ms = Math.round(performance.now() - started);
+  // A client would not follow it either (the catalog URL is the one to publish): say so, not "HTTP 0".
+  if (res.type === 'opaqueredirect')
+    return { ok: false, lines: [`The catalog URL redirects (${ms} ms): serve the catalog at this URL`], cards: [] };
   if (!res.ok) return { ok: false, lines: [`The catalog answered HTTP ${res.status} in ${ms} ms`], cards: [] };
-  const catalog = (await res.json()) as { entries?: { displayName?: string; url?: string }[] };
-  const entries = Array.isArray(catalog.entries) ? catalog.entries : [];
+  let catalog: { entries?: { displayName?: string; url?: string }[] };
+  try {
+    catalog = (await res.json()) as typeof catalog;
+  } catch {
+    const type = res.headers.get('content-type') ?? 'no content type';
+    return {
+      ok: false,
+      lines: [`The catalog answered HTTP ${res.status} in ${ms} ms, but not with JSON (${type})`],
+      cards: [],
+    };
+  }
+  if (typeof catalog !== 'object' || catalog === null || !Array.isArray(catalog.entries))
+    return {
+      ok: false,
+      lines: [`The catalog answered HTTP ${res.status} in ${ms} ms without an entries list`],
+      cards: [],
+    };
+  const entries = catalog.entries;
   const cards = await Promise.all(
     entries.map(async (e) => {
       const url = String(e.url ?? '');

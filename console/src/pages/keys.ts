@@ -1,6 +1,7 @@
 import { html, nothing } from 'lit';
 import { api, messageOf, state, type User } from '../api';
 import { deniedReason } from '../roles';
+import { localDate } from '../text';
 import { copyButton, guarded, LightElement, statusLine, type Status } from '../ui';
 
 interface Key {
@@ -130,8 +131,8 @@ export class KeysPage extends LightElement {
                   <td>${k.name}</td>
                   <td><code>${k.prefix}…</code></td>
                   <td>${k.scope}</td>
-                  <td>${k.createdAt?.slice(0, 16).replace('T', ' ') ?? ''}</td>
-                  <td>${k.expiresAt?.slice(0, 10) ?? 'never'}</td>
+                  <td>${localDate(k.createdAt, true)}</td>
+                  <td>${k.expiresAt ? localDate(k.expiresAt) : 'never'}</td>
                   <td>${k.status}</td>
                   <td>
                     ${k.status === 'active' ? guarded('Revoke', revokeWhy, () => this.revoke(k), `revoke-${k.id}`) : nothing}

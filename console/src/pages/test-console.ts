@@ -1,185 +1,14 @@
 import { html, nothing } from 'lit';
 import { api, ApiError, messageOf, state, type User } from '../api';
 import { readFrames } from '../sse';
-import { LightElement, statusLine, str, type Status } from '../ui';
+import { describeAnswer, describeStream, idsOf, METHODS, assembleText, type Method } from '../requests';
+import { LightElement, statusLine, type Status } from '../ui';
 import type { Deployment, DeploymentAgent } from './deployment';
-
-/** Each method the console can send: which key scope it needs, how it is sent, and a request to start from. */
-interface Method {
-  id: string;
-  label: string;
-  scope: 'a2a' | 'invoke';
-  stream: boolean;
-  /** HTTP method and path under /agents/{id}; JSON-RPC methods post to /a2a. */
-  http: (agentId: string, body: Record<string, unknown>) => { method: 'GET' | 'POST'; path: string; send: boolean };
-  template: (ctx: { taskId: string; contextId: string }) => Record<string, unknown>;
-}
-
-const newId = (): string => crypto.randomUUID();
-const rpc =
-  (method: string, params: (ctx: { taskId: string; contextId: string }) => Record<string, unknown>) =>
-  (ctx: { taskId: string; contextId: string }) => ({ jsonrpc: '2.0', id: newId(), method, params: params(ctx) });
-const message = (text: string) => ({ role: 'user', messageId: newId(), parts: [{ kind: 'text', text }] });
-const a2aPath = (agentId: string) => ({
-  method: 'POST' as const,
-  path: `/agents/${encodeURIComponent(agentId)}/a2a`,
-  send: true,
-});
-const text = (b: Record<string, unknown>, k: string): string => encodeURIComponent(str(b[k]));
-
-export const METHODS: readonly Method[] = [
-  {
-    id: 'message/send',
-    label: 'message/send',
-    scope: 'a2a',
-    stream: false,
-    http: a2aPath,
-    template: rpc('message/send', () => ({ message: message('hello') })),
-  },
-  {
-    id: 'message/stream',
-    label: 'message/stream',
-    scope: 'a2a',
-    stream: true,
-    http: a2aPath,
-    template: rpc('message/stream', () => ({ message: message('stream me a story') })),
-  },
-  {
-    id: 'tasks/get',
-    label: 'tasks/get',
-    scope: 'a2a',
-    stream: false,
-    http: a2aPath,
-    template: rpc('tasks/get', (c) => ({ id: c.taskId })),
-  },
-  {
-    id: 'tasks/cancel',
-    label: 'tasks/cancel',
-    scope: 'a2a',
-    stream: false,
-    http: a2aPath,
-    template: rpc('tasks/cancel', (c) => ({ id: c.taskId })),
-  },
-  {
-    id: 'tasks/resubscribe',
-    label: 'tasks/resubscribe',
-    scope: 'a2a',
-    stream: true,
-    http: a2aPath,
-    template: rpc('tasks/resubscribe', (c) => ({ id: c.taskId })),
-  },
-  {
-    id: 'run',
-    label: 'invoke: POST run (wait)',
-    scope: 'invoke',
-    stream: false,
-    http: (a) => ({ method: 'POST', path: `/agents/${encodeURIComponent(a)}/run`, send: true }),
-    template: () => ({ input: 'hello' }),
-  },
-  {
-    id: 'run/stream',
-    label: 'invoke: POST run/stream',
-    scope: 'invoke',
-    stream: true,
-    http: (a) => ({ method: 'POST', path: `/agents/${encodeURIComponent(a)}/run/stream`, send: true }),
-    template: () => ({ input: 'stream me a story' }),
-  },
-  {
-    id: 'runs',
-    label: 'invoke: POST runs (background)',
-    scope: 'invoke',
-    stream: false,
-    http: (a) => ({ method: 'POST', path: `/agents/${encodeURIComponent(a)}/runs`, send: true }),
-    template: () => ({ input: 'hello' }),
-  },
-  {
-    id: 'runs/get',
-    label: 'invoke: GET runs/{run_id}',
-    scope: 'invoke',
-    stream: false,
-    http: (a, b) => ({
-      method: 'GET',
-      path: `/agents/${encodeURIComponent(a)}/runs/${text(b, 'run_id')}`,
-      send: false,
-    }),
-    template: (c) => ({ run_id: c.taskId }),
-  },
-  {
-    id: 'conversations',
-    label: 'invoke: GET conversations/{context_id}',
-    scope: 'invoke',
-    stream: false,
-    http: (a, b) => ({
-      method: 'GET',
-      path: `/agents/${encodeURIComponent(a)}/conversations/${text(b, 'context_id')}`,
-      send: false,
-    }),
-    template: (c) => ({ context_id: c.contextId }),
-  },
-];
 
 interface Frame {
   n: number;
   at: number;
   data: string;
-}
-
-/** Reads the task and context ids out of any answer or frame, for the next request's template. */
-function idsOf(value: unknown, into: { taskId: string; contextId: string }): void {
-  if (typeof value !== 'object' || value === null) return;
-  const o = value as Record<string, unknown>;
-  const r = (o.result ?? o) as Record<string, unknown>;
-  const task = r.kind === 'task' ? r.id : (r.taskId ?? r.run_id ?? r.task_id);
-  const ctx = r.contextId ?? r.context_id;
-  if (typeof task === 'string') into.taskId = task;
-  if (typeof ctx === 'string') into.contextId = ctx;
-}
-
-/**
- * The text answer assembled from the stream (rule 5): `append: true` artifact frames are deltas concatenated by
- * artifact id; a frame without append replaces its artifact. Works for A2A frames and the invoke stream's.
- */
-export function assembleText(frames: readonly string[]): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const f of frames) {
-    let data: unknown;
-    try {
-      data = JSON.parse(f);
-    } catch {
-      continue;
-    }
-    const o = data as Record<string, unknown>;
-    const r = (o.result ?? o) as Record<string, unknown>;
-    const art = r.artifact as Record<string, unknown> | undefined;
-    if (!art) continue;
-    const id = str(art.artifactId ?? art.artifact_id ?? art.name, 'answer');
-    const parts = Array.isArray(art.parts) ? (art.parts as Record<string, unknown>[]) : [];
-    const text = parts
-      .map((p) => (typeof p.text === 'string' ? p.text : typeof p.content === 'string' ? p.content : ''))
-      .join('');
-    out.set(id, r.append === true || art.append === true ? (out.get(id) ?? '') + text : text);
-  }
-  return out;
-}
-
-/** What an answer means, in words: a 429 and INSUFFICIENT_CREDITS are called by their names. */
-export function describeAnswer(status: number, body: unknown): { kind: 'ok' | 'error'; text: string } {
-  const o = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-  const err = o.error as Record<string, unknown> | undefined;
-  const code = err ? str((err.data as Record<string, unknown> | undefined)?.code ?? err.code) : '';
-  if (status === 429)
-    return {
-      kind: 'error',
-      text: 'HTTP 429: rate limited (the agent\u2019s requests per minute are used up); retry later',
-    };
-  if (code === 'INSUFFICIENT_CREDITS' || JSON.stringify(err ?? {}).includes('INSUFFICIENT_CREDITS'))
-    return { kind: 'error', text: 'INSUFFICIENT_CREDITS: the subscription has no credits left for this invocation' };
-  if (status === 401 || status === 403)
-    return { kind: 'error', text: `HTTP ${status}: ${str(err?.message, 'the key was refused')}` };
-  if (status === 404) return { kind: 'error', text: `HTTP 404: ${str(err?.message, 'not found')}` };
-  if (err) return { kind: 'error', text: `Error ${str(err.code)}: ${str(err.message)}` };
-  if (status >= 400) return { kind: 'error', text: `HTTP ${status}` };
-  return { kind: 'ok', text: `HTTP ${status}` };
 }
 
 export class TestConsolePage extends LightElement {
@@ -327,10 +156,10 @@ export class TestConsolePage extends LightElement {
           },
           abort.signal,
         );
-        this.status = {
-          kind: 'ok',
-          text: `Stream ended after ${n} frame(s), ${Math.round(performance.now() - started)} ms`,
-        };
+        this.status = describeStream(
+          this.frames.map((f) => f.data),
+          Math.round(performance.now() - started),
+        );
       } else {
         const text = await res.text();
         let parsed: unknown = text;
