@@ -210,6 +210,12 @@ describe('a2a-upstream and http runtimes behind the gateway (embedded)', () => {
     expect(card.skills).toEqual([
       { id: 'direct', name: 'Direct answer', description: 'Answers at once', tags: ['direct'], examples: [] },
     ]);
+    // The version records what it claims (management API).
+    expect((await api(system, 'GET', `/agents/${id}`)).versions[0]).toMatchObject({
+      streaming: false,
+      defaultInputModes: ['text/plain'],
+      defaultOutputModes: ['text/plain'],
+    });
     const client = await a2aClient(base, id, key);
     const task = taskOf(await client.sendMessage({ message: textMessage('ping') as never }));
     expect(task.status.state).toBe('completed');
