@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '@a2a-js/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '@a2a-inbound/logger';
@@ -62,10 +64,11 @@ describe('a2a-upstream and http runtimes behind the gateway (embedded)', () => {
     name: string,
     runtime: string,
     runtimeConfig: Record<string, unknown>,
+    card: Record<string, unknown> = {},
   ): Promise<string> {
     const agent = await api(sys, 'POST', '/agents', { name: `${name}-${Date.now().toString(36)}`, type: 'AI Agent' });
     const id = agent.id as string;
-    await api(sys, 'POST', `/agents/${id}/versions`, { version: '1.0.0', runtime, runtimeConfig });
+    await api(sys, 'POST', `/agents/${id}/versions`, { version: '1.0.0', runtime, runtimeConfig, ...card });
     await api(sys, 'POST', `/agents/${id}/versions/1.0.0/promote`);
     await api(sys, 'POST', '/deployments/demo-deployment/agents', { agentId: id, settings: { a2aEnabled: true } });
     return id;
@@ -169,7 +172,8 @@ describe('a2a-upstream and http runtimes behind the gateway (embedded)', () => {
   });
 
   it('message/stream through an http-contract agent (SSE): deltas with append, then completed', async () => {
-    const id = await deploy(system, 'http-sse', 'http', { url: `${contract.base}/sse` });
+    // The agent answers with SSE: the version says so, and the card then claims streaming (the SDK client checks).
+    const id = await deploy(system, 'http-sse', 'http', { url: `${contract.base}/sse`, streaming: true });
     const client = await a2aClient(base, id, key);
     const events: unknown[] = [];
     for await (const e of client.sendMessageStream({ message: textMessage('there') as never })) events.push(e);
@@ -186,6 +190,115 @@ describe('a2a-upstream and http runtimes behind the gateway (embedded)', () => {
     const task = taskOf(await client.sendMessage({ message: textMessage('json please') as never }));
     expect(task.status.state).toBe('completed');
     expect(artifactText(task, 'agent_response')).toBe('json agent heard: json please (history 0)');
+  });
+
+  /** Our agent card of an agent (public, as callers read it). */
+  async function cardOf(id: string): Promise<any> {
+    const res = await fetch(`${base}/agents/${id}/.well-known/agent-card.json`);
+    expect(res.status).toBe(200);
+    return res.json();
+  }
+
+  it("an a2a-upstream version's card says what the upstream's card says: its input modes, no streaming, its skills", async () => {
+    // The upstream `blocking` accepts text/plain only, does not stream and names the skill `direct`; the agent
+    // declares text/plain and application/json (the defaults).
+    const id = await deploy(system, 'upstream-blocking', 'a2a-upstream', { url: up.url('blocking') });
+    const card = await cardOf(id);
+    expect(card.capabilities.streaming).toBe(false);
+    expect(card.defaultInputModes).toEqual(['text/plain']);
+    expect(card.defaultOutputModes).toEqual(['text/plain']);
+    expect(card.skills).toEqual([
+      { id: 'direct', name: 'Direct answer', description: 'Answers at once', tags: ['direct'], examples: [] },
+    ]);
+    // The version records what it claims (management API).
+    expect((await api(system, 'GET', `/agents/${id}`)).versions[0]).toMatchObject({
+      streaming: false,
+      defaultInputModes: ['text/plain'],
+      defaultOutputModes: ['text/plain'],
+    });
+    const client = await a2aClient(base, id, key);
+    const task = taskOf(await client.sendMessage({ message: textMessage('ping') as never }));
+    expect(task.status.state).toBe('completed');
+    expect(statusText(task.status.message)).toBe('direct answer to: ping');
+
+    // A streaming upstream: the card streams; the version's own skills win over the upstream's.
+    const streamId = await deploy(
+      system,
+      'upstream-card-stream',
+      'a2a-upstream',
+      { url: up.url('stream') },
+      {
+        skills: [{ id: 'mine', name: 'Mine', description: 'our own words', tags: [], examples: [] }],
+        defaultInputModes: ['text/*', 'image/png'],
+      },
+    );
+    const streamCard = await cardOf(streamId);
+    expect(streamCard.capabilities.streaming).toBe(true);
+    expect(streamCard.defaultInputModes).toEqual(['text/plain']);
+    expect(streamCard.skills.map((s: { id: string }) => s.id)).toEqual(['mine']);
+
+    // A version that declares only inputs the upstream does not take is refused, naming the field.
+    const agent = await api(system, 'POST', '/agents', { name: 'upstream-images-only', type: 'AI Agent' });
+    await expect(
+      api(system, 'POST', `/agents/${agent.id as string}/versions`, {
+        version: '1.0.0',
+        runtime: 'a2a-upstream',
+        runtimeConfig: { url: up.url('blocking') },
+        defaultInputModes: ['image/png'],
+      }),
+    ).rejects.toThrow(/400 .*defaultInputModes: none of image\/png is accepted by the upstream agent/);
+  });
+
+  it('an a2a-upstream version whose card cannot be read or is no agent card is refused (400, runtimeConfig.url); the served version stays', async () => {
+    const id = await deploy(system, 'upstream-kept', 'a2a-upstream', { url: up.url('stream') });
+    const before = await cardOf(id);
+    // A port nobody listens on (allowed by the allow-list: the refusal is the connection's).
+    const closed = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = s.address() as AddressInfo;
+        s.close(() => resolve(port));
+      });
+    });
+    for (const [version, url, reason] of [
+      ['2.0.0', `http://127.0.0.1:${closed}/agent`, /ECONNREFUSED/],
+      ['2.0.1', `${up.base}/not-a-card.json`, /is not an agent card: url must be/],
+      ['2.0.2', `${up.base}/agents/nobody`, /answered 404/],
+    ] as const) {
+      const res = await fetch(`${base}/api/v1/agents/${id}/versions`, {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${system.tasks.seed!.credentials!.adminToken}`,
+          'Content-Type': 'application/json',
+        },
+        body: JSON.stringify({ version, runtime: 'a2a-upstream', runtimeConfig: { url } }),
+      });
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as { error: { message: string } };
+      expect(body.error.message).toMatch(/runtimeConfig\.url: the upstream agent card could not be read: /);
+      expect(body.error.message).toMatch(reason);
+    }
+    expect((await api(system, 'GET', `/agents/${id}`)).versions.map((v: { version: string }) => v.version)).toEqual([
+      '1.0.0',
+    ]);
+    expect(await cardOf(id)).toEqual(before);
+  });
+
+  it('an http version claims streaming only when it says its agent answers with SSE; it accepts every input', async () => {
+    const json = await cardOf(await deploy(system, 'http-card-json', 'http', { url: `${contract.base}/json` }));
+    expect(json.capabilities.streaming).toBe(false);
+    expect(json.defaultInputModes).toEqual(['text/plain', 'application/json']);
+    const sse = await cardOf(
+      await deploy(system, 'http-card-sse', 'http', { url: `${contract.base}/sse`, streaming: true }),
+    );
+    expect(sse.capabilities.streaming).toBe(true);
+    const agent = await api(system, 'POST', '/agents', { name: 'http-bad-streaming', type: 'AI Agent' });
+    await expect(
+      api(system, 'POST', `/agents/${agent.id as string}/versions`, {
+        version: '1.0.0',
+        runtime: 'http',
+        runtimeConfig: { url: `${contract.base}/sse`, streaming: 'yes' },
+      }),
+    ).rejects.toThrow(/400 .*runtimeConfig\.streaming: must be true or false/);
   });
 
   it('without the operator allow-list a private upstream is refused when the version is created (ADR 0020); nothing is sent', async () => {

@@ -3,11 +3,13 @@ import { registerGraphRuntime } from './graph';
 import { modelRuntimeDefinition } from './model';
 import { registerRuntime } from './registry';
 import { registerUpstreamRuntimes } from './upstream';
+export { agentCardUrl } from './upstream';
 
 export * from './registry';
 export * from './model';
 export * from './graph';
 export * from './egress-policy';
+export * from './media-types';
 export * from './secret-box';
 
 // The runtimes of this system. Another runtime's validator is one line here (or at its module's start).

@@ -6,7 +6,10 @@ import { registerRuntimeValidator, type DefinitionIssue } from './registry';
  * own validators check the same fields). `tokenSecret` names a secret of the subscription; `url` must pass the
  * egress policy.
  */
-const FIELDS: Record<'a2a-upstream' | 'http', Record<string, [number, number] | 'url' | 'secret' | 'header'>> = {
+const FIELDS: Record<
+  'a2a-upstream' | 'http',
+  Record<string, [number, number] | 'url' | 'secret' | 'header' | 'boolean'>
+> = {
   'a2a-upstream': {
     url: 'url',
     tokenSecret: 'secret',
@@ -22,6 +25,7 @@ const FIELDS: Record<'a2a-upstream' | 'http', Record<string, [number, number] | 
     idleTimeoutMs: [1_000, 3_600_000],
     maxResponseBytes: [1_024, 16 * 1024 * 1024],
     historyMessages: [0, 200],
+    streaming: 'boolean',
   },
 };
 
@@ -42,6 +46,8 @@ function validator(fields: (typeof FIELDS)[keyof typeof FIELDS]) {
       } else if (rule === 'url') {
         if (typeof v !== 'string' || !/^https?:\/\//i.test(v))
           issues.push({ path: k, reason: 'must be an http or https URL' });
+      } else if (rule === 'boolean') {
+        if (typeof v !== 'boolean') issues.push({ path: k, reason: 'must be true or false' });
       } else if (rule === 'secret') {
         if (typeof v !== 'string' || !SECRET_NAME_PATTERN.test(v))
           issues.push({ path: k, reason: 'must name a secret' });
@@ -53,11 +59,23 @@ function validator(fields: (typeof FIELDS)[keyof typeof FIELDS]) {
   };
 }
 
+/** A card URL (`….json`) as given; a base URL gets `.well-known/agent-card.json` under its path (ADR 0021). */
+export function agentCardUrl(url: string): string {
+  const u = new URL(url);
+  if (u.pathname.endsWith('.json')) return u.href;
+  u.pathname = `${u.pathname.replace(/\/+$/, '')}/.well-known/agent-card.json`;
+  return u.href;
+}
+
 export function registerUpstreamRuntimes(): void {
-  for (const name of ['a2a-upstream', 'http'] as const)
-    registerRuntimeValidator(name, validator(FIELDS[name]), {
-      // They stream when the agent behind them does (deltas are passed on as they come).
-      streaming: true,
-      egressUrls: (c) => (typeof c.url === 'string' ? [{ path: 'url', url: c.url }] : []),
-    });
+  const egressUrls = (c: Readonly<Record<string, unknown>>): { path: string; url: string }[] =>
+    typeof c.url === 'string' ? [{ path: 'url', url: c.url }] : [];
+  // a2a-upstream: what the upstream's own card says, read when the version is created and stored with it (the
+  // version's streaming flag and card fields: tasks' Management.publishVersion); without that record (a version
+  // created before), nothing is claimed that the upstream may not do. Every input is forwarded (text, data,
+  // files), so the input modes are the upstream's (intersected at creation).
+  registerRuntimeValidator('a2a-upstream', validator(FIELDS['a2a-upstream']), { streaming: false, egressUrls });
+  // http: the contract lets the agent answer JSON or SSE, turn by turn; the card claims streaming only when the
+  // version says its agent answers with SSE (`streaming: true`). Every part kind is forwarded: every input mode.
+  registerRuntimeValidator('http', validator(FIELDS.http), { streaming: (c) => c.streaming === true, egressUrls });
 }

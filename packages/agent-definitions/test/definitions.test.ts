@@ -5,6 +5,7 @@ import {
   cardInputModes,
   cardTraits,
   checkEgressUrl,
+  intersectMediaTypes,
   parseModelConfig,
   registerRuntimeValidator,
   runtimeDefinition,
@@ -196,6 +197,29 @@ describe('version definitions', () => {
     expect(cardInputModes(declared, vision)).toEqual(['text/plain', 'application/json', 'image/png']);
     expect(cardTraits('demo:echo', {}).streaming).toBe(true);
     expect(cardTraits('no-such-runtime', {}).streaming).toBe(false);
+    // http: streaming only when the version says its agent answers with SSE; every input reaches it.
+    expect(cardTraits('http', { url: 'https://a.example.com' }).streaming).toBe(false);
+    expect(cardTraits('http', { url: 'https://a.example.com', streaming: true }).streaming).toBe(true);
+    expect(cardInputModes(declared, cardTraits('http', { url: 'https://a.example.com' }))).toEqual(declared);
+    // a2a-upstream: nothing claimed from the configuration alone (the upstream card's claims are stored with it).
+    expect(cardTraits('a2a-upstream', { url: 'https://a.example.com' }).streaming).toBe(false);
+  });
+
+  it('http streaming is a boolean', async () => {
+    expect(await validateDefinition('http', { url: 'https://a.example.com', streaming: 'yes' }, checks())).toEqual([
+      { path: 'runtimeConfig.streaming', reason: 'must be true or false' },
+    ]);
+  });
+
+  it('media type intersection: the narrower of each matching pair, in our order, once', () => {
+    expect(intersectMediaTypes(['text/plain', 'application/json'], ['text/plain'])).toEqual(['text/plain']);
+    expect(intersectMediaTypes(['image/*', 'text/plain'], ['image/png', 'image/jpeg', 'text/*'])).toEqual([
+      'image/png',
+      'image/jpeg',
+      'text/plain',
+    ]);
+    expect(intersectMediaTypes(['text/plain', 'TEXT/PLAIN'], ['*/*'])).toEqual(['text/plain']);
+    expect(intersectMediaTypes(['application/pdf'], ['text/plain'])).toEqual([]);
   });
 
   it('another runtime plugs in with one line; its …Secret fields are secret references', async () => {

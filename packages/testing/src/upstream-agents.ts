@@ -28,7 +28,8 @@ export interface Received {
  * - `input`: stops in `input-required` ("What is your name?"); the reply on the same task completes it;
  * - `failing`: ends `failed` with a reason;
  * - `slow`: works until `tasks/cancel` (records the cancel);
- * - `blocking`: a card without streaming: `message/send` answers a direct Message;
+ * - `blocking`: a card without streaming that accepts text only and names one skill (`direct`): `message/send`
+ *   answers a direct Message;
  * - `secured`: answers 401 without `Authorization: Bearer upstream-token`.
  */
 export interface UpstreamAgents {
@@ -110,7 +111,10 @@ export async function startUpstreamAgents(): Promise<UpstreamAgents> {
     next();
   });
 
-  const executors: Record<string, { streaming: boolean; executor: AgentExecutor }> = {
+  const executors: Record<
+    string,
+    { streaming: boolean; card?: Pick<AgentCard, 'defaultInputModes' | 'skills'>; executor: AgentExecutor }
+  > = {
     stream: {
       streaming: true,
       executor: {
@@ -201,6 +205,10 @@ export async function startUpstreamAgents(): Promise<UpstreamAgents> {
     },
     blocking: {
       streaming: false,
+      card: {
+        defaultInputModes: ['text/plain'],
+        skills: [{ id: 'direct', name: 'Direct answer', description: 'Answers at once', tags: ['direct'] }],
+      },
       executor: {
         execute: async (ctx, bus) => {
           bus.publish(directMessage(ctx, `direct answer to: ${text(ctx.userMessage.parts)}`));
@@ -223,7 +231,7 @@ export async function startUpstreamAgents(): Promise<UpstreamAgents> {
     },
   };
 
-  for (const [name, { streaming, executor }] of Object.entries(executors)) {
+  for (const [name, { streaming, card: own, executor }] of Object.entries(executors)) {
     const card = (): AgentCard => ({
       name: `upstream-${name}`,
       description: `test upstream agent ${name}`,
@@ -234,6 +242,7 @@ export async function startUpstreamAgents(): Promise<UpstreamAgents> {
       defaultInputModes: ['text/plain'],
       defaultOutputModes: ['text/plain'],
       skills: [],
+      ...own,
     });
     const recording: AgentExecutor = {
       execute: (ctx: RequestContext, bus: ExecutionEventBus) => executor.execute(ctx, bus),
@@ -257,6 +266,8 @@ export async function startUpstreamAgents(): Promise<UpstreamAgents> {
     };
     new A2AExpressApp(handler).setupRoutes(app, `/agents/${name}`, [express.json({ limit: '5mb' }), record]);
   }
+  // JSON that is no agent card (for the check made when a version is created).
+  app.get('/not-a-card.json', (_req, res) => res.json({ hello: 'world' }));
   app.get('/redirect-to-private', (_req, res) =>
     res.redirect(302, `${base}/agents/stream/.well-known/agent-card.json`),
   );

@@ -54,6 +54,7 @@ function agentOut(a: controlV1.Agent): Json {
       ...(v.skills ? { skills: v.skills.values } : {}),
       ...(v.defaultInputModes ? { defaultInputModes: v.defaultInputModes.values } : {}),
       ...(v.defaultOutputModes ? { defaultOutputModes: v.defaultOutputModes.values } : {}),
+      ...(v.streaming !== undefined ? { streaming: v.streaming } : {}),
     })),
     createdAt: iso(a.createdAtMs),
     updatedAt: iso(a.updatedAtMs),

@@ -7,6 +7,7 @@ import {
   JsonRpcTransportFactory,
   RestTransportFactory,
 } from '@a2a-js/sdk/client';
+import { agentCardUrl } from '@a2a-inbound/agent-definitions';
 import { EgressPolicy } from '@a2a-inbound/runtime';
 import { RUN_CANCELED, type AgentRuntime, type RunContext } from '../domain/agent-runtime';
 import {
@@ -86,13 +87,8 @@ function continuation(ctx: RunContext): UpstreamRef {
   return contextId ? { contextId } : {};
 }
 
-/** A card URL (`….json`) as given; a base URL gets `.well-known/agent-card.json` under its path. */
-export function agentCardUrl(url: string): string {
-  const u = new URL(url);
-  if (u.pathname.endsWith('.json')) return u.href;
-  u.pathname = `${u.pathname.replace(/\/+$/, '')}/.well-known/agent-card.json`;
-  return u.href;
-}
+/** A card URL (`….json`) as given; a base URL gets `.well-known/agent-card.json` under its path (shared with tasks). */
+export { agentCardUrl };
 
 const FINAL: ReadonlySet<TaskState> = new Set(['completed', 'failed', 'canceled', 'rejected']);
 

@@ -88,6 +88,11 @@ export class ConfigChecker {
       this.problem(field, `must not be ${v}: it belongs to the HTTP exchange`);
   }
 
+  optionalBoolean(field: string): void {
+    const v = this.#c[field];
+    if (v !== undefined && typeof v !== 'boolean') this.problem(field, 'must be true or false');
+  }
+
   optionalInt(field: string, min: number, max: number): void {
     const v = this.#c[field];
     if (v === undefined) return;

@@ -35,6 +35,8 @@ export interface HttpAgentConfig {
   maxResponseBytes?: number;
   /** Conversation messages sent as `history`, newest kept (default 20, 0 = none). */
   historyMessages?: number;
+  /** The agent answers with SSE: the card claims `capabilities.streaming` (default false; no effect on the call). */
+  streaming?: boolean;
 }
 
 const FIELDS = [
@@ -45,6 +47,7 @@ const FIELDS = [
   'idleTimeoutMs',
   'maxResponseBytes',
   'historyMessages',
+  'streaming',
 ] as const;
 export const HTTP_AGENT_DEFAULTS = {
   timeoutMs: 300_000,
@@ -68,6 +71,7 @@ export function validateHttpAgentConfig(config: unknown, policy: EgressPolicy = 
   c.optionalInt('idleTimeoutMs', 1_000, 3_600_000);
   c.optionalInt('maxResponseBytes', 1_024, 16 * 1024 * 1024);
   c.optionalInt('historyMessages', 0, 200);
+  c.optionalBoolean('streaming');
   return c.problems;
 }
 

@@ -58,6 +58,11 @@ describe('runtime configuration validators (plugged into the version-definition 
       { path: 'runtimeConfig.maxResponseBytes', reason: 'must be an integer from 1024 to 16777216' },
       { path: 'runtimeConfig.historyMessages', reason: 'must be an integer from 0 to 200' },
     ]);
+    // streaming (the card's claim) is a known boolean field.
+    expect(validateHttpAgentConfig({ url: 'https://a.example.com/run', streaming: true })).toEqual([]);
+    expect(validateHttpAgentConfig({ url: 'https://a.example.com/run', streaming: 1 })).toEqual([
+      { path: 'runtimeConfig.streaming', reason: 'must be true or false' },
+    ]);
   });
 
   it('derives the card URL from a base URL, keeps a card URL', () => {

@@ -79,7 +79,7 @@ export class Catalog {
       version: string;
       runtime: string;
       runtimeConfig?: Record<string, unknown>;
-    } & Pick<AgentVersionDoc, 'description' | 'skills' | 'defaultInputModes' | 'defaultOutputModes'>,
+    } & Pick<AgentVersionDoc, 'description' | 'skills' | 'defaultInputModes' | 'defaultOutputModes' | 'streaming'>,
   ): Promise<AgentDoc> {
     if (!/^[0-9A-Za-z][0-9A-Za-z.+-]{0,63}$/.test(input.version))
       throw new InvalidParamsError('version must be a short version string');
@@ -103,6 +103,7 @@ export class Catalog {
             ...(input.skills !== undefined ? { skills: input.skills } : {}),
             ...(input.defaultInputModes !== undefined ? { defaultInputModes: input.defaultInputModes } : {}),
             ...(input.defaultOutputModes !== undefined ? { defaultOutputModes: input.defaultOutputModes } : {}),
+            ...(input.streaming !== undefined ? { streaming: input.streaming } : {}),
           },
         ],
         updatedAtMs: now,
@@ -341,6 +342,7 @@ export class Catalog {
       defaultOutputModes: served?.defaultOutputModes ?? agent.defaultOutputModes,
       runtime: served?.runtime ?? '',
       runtimeConfig: served?.runtimeConfig ?? {},
+      ...(served?.streaming !== undefined ? { streaming: served.streaming } : {}),
       schedule: s.schedule ?? '',
       updatedAtMs: Math.max(agent.updatedAtMs, s.updatedAtMs),
     };

@@ -38,6 +38,8 @@ export interface AgentView {
   defaultOutputModes: string[];
   runtime: string;
   runtimeConfig: Record<string, unknown>;
+  /** The served version's stored streaming claim (`a2a-upstream`); absent: the runtime's trait decides. */
+  streaming?: boolean;
   schedule: string;
   updatedAtMs: number;
 }

@@ -88,6 +88,11 @@ export interface AgentVersionDoc {
   skills?: SkillDoc[];
   defaultInputModes?: string[];
   defaultOutputModes?: string[];
+  /**
+   * Whether the card claims `capabilities.streaming` while this version is served, when the runtime cannot tell
+   * from the configuration alone (`a2a-upstream`: the upstream card's, read when the version was created).
+   */
+  streaming?: boolean;
 }
 
 export interface AgentDoc {

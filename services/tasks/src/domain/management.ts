@@ -4,17 +4,21 @@ import {
   checkEgressUrl,
   describeIssues,
   runtimeDefinition,
+  intersectMediaTypes,
   validateDefinition,
   type DefinitionEgress,
+  type DefinitionIssue,
 } from '@a2a-inbound/agent-definitions';
-import { EgressPolicy } from '@a2a-inbound/runtime';
+import { createEgressAgent, EgressPolicy, egressFetch } from '@a2a-inbound/runtime';
 import { AppError, InvalidParamsError, NotFoundError } from '@a2a-inbound/errors';
 import type { Versioned } from '@a2a-inbound/ports';
 import type { AgentView, ControlPlane } from './control-plane';
 import type { SecretInfo, Secrets } from './secrets';
+import { readUpstreamCard, UpstreamCardError, type UpstreamCard } from './upstream-card';
 import type {
   AgentDoc,
   AgentType,
+  AgentVersionDoc,
   ApiKeyDoc,
   DeploymentAgentDoc,
   DeploymentDoc,
@@ -119,7 +123,12 @@ export class Management {
   constructor(
     private readonly control: ControlPlane,
     /** What version definitions are checked against: the subscription's secrets and the egress policy. */
-    private readonly definitions: { secrets?: Secrets | undefined; egress: DefinitionEgress } = {
+    private readonly definitions: {
+      secrets?: Secrets | undefined;
+      egress: DefinitionEgress;
+      /** The fetch that reads upstream agent cards (default: the guarded egress of `egress`). */
+      fetch?: typeof fetch;
+    } = {
       egress: { policy: new EgressPolicy() },
     },
   ) {}
@@ -239,16 +248,21 @@ export class Management {
       secretExists: async (name) => (secrets ? secrets.exists(actor.subscriptionId, name) : false),
       checkEgressUrl: (url) => checkEgressUrl(url, egress),
     });
+    // What the version's card claims: for an existing A2A agent, what its own card says (read now, stored).
+    let claims: Pick<AgentVersionDoc, 'streaming' | 'skills' | 'defaultInputModes' | 'defaultOutputModes'> = {};
     if (issues.length === 0) {
-      // The card lists the input modes the runtime accepts: at least one must remain.
-      const declared =
-        card.defaultInputModes ??
-        (await this.control.catalog.getAgent(actor.subscriptionId, required(agentId, 'agentId'))).doc.defaultInputModes;
-      if (cardInputModes(declared, cardTraits(runtime, input.runtimeConfig)).length === 0)
+      const agent = (await this.control.catalog.getAgent(actor.subscriptionId, required(agentId, 'agentId'))).doc;
+      const declared = card.defaultInputModes ?? agent.defaultInputModes;
+      if (runtime === 'a2a-upstream') {
+        const upstream = await this.#upstreamCard(actor, input.runtimeConfig, issues);
+        if (upstream) claims = upstreamClaims(card, agent, upstream, issues);
+      } else if (cardInputModes(declared, cardTraits(runtime, input.runtimeConfig)).length === 0) {
+        // The card lists the input modes the runtime accepts: at least one must remain.
         issues.push({
           path: 'defaultInputModes',
           reason: `none of ${declared.join(', ')} is an input the ${runtime} runtime accepts (text/plain always is)`,
         });
+      }
     }
     if (issues.length > 0)
       throw new InvalidParamsError(`invalid version definition: ${describeIssues(issues)}`, { problems: issues });
@@ -257,7 +271,47 @@ export class Management {
       runtime,
       runtimeConfig: input.runtimeConfig,
       ...card,
+      ...claims,
     });
+  }
+
+  /**
+   * The upstream's agent card, read through the guarded egress (the operator allow-list applies) with a timeout
+   * and a size cap, with the version's token when it names one. Undefined (and a problem on
+   * `runtimeConfig.url`) when it cannot be read or is no agent card.
+   */
+  async #upstreamCard(
+    actor: Actor,
+    config: Readonly<Record<string, unknown>>,
+    issues: DefinitionIssue[],
+  ): Promise<UpstreamCard | undefined> {
+    const url = config.url as string;
+    const headers: Record<string, string> = {};
+    if (typeof config.tokenSecret === 'string' && this.definitions.secrets) {
+      const token = await this.definitions.secrets
+        .open(actor.subscriptionId, config.tokenSecret)
+        .catch(() => undefined);
+      const header = typeof config.authHeader === 'string' ? config.authHeader : 'Authorization';
+      if (token !== undefined) headers[header] = header.toLowerCase() === 'authorization' ? `Bearer ${token}` : token;
+    }
+    try {
+      return await readUpstreamCard(url, this.#egressFetch(), { headers });
+    } catch (err) {
+      const reason = err instanceof UpstreamCardError ? err.message : 'unexpected error';
+      issues.push({ path: 'runtimeConfig.url', reason: `the upstream agent card could not be read: ${reason}` });
+      return undefined;
+    }
+  }
+
+  #fetch: typeof fetch | undefined;
+
+  /** The egress of the definitions' checks: the policy at connect time, every redirect checked (ADR 0021). */
+  #egressFetch(): typeof fetch {
+    const { egress } = this.definitions;
+    this.#fetch ??=
+      this.definitions.fetch ??
+      egressFetch(createEgressAgent({ policy: egress.policy, ...(egress.resolve ? { resolve: egress.resolve } : {}) }));
+    return this.#fetch;
   }
 
   // ---- secrets (values go in, never out) ---------------------------------------------------------
@@ -444,4 +498,39 @@ function mediaTypes(v: string[]): string[] {
   if (v.length === 0 || v.length > 50 || v.some((x) => x.length === 0 || x.length > 200))
     throw new InvalidParamsError('media type lists must be non-empty arrays of strings');
   return v;
+}
+
+/**
+ * The card claims of an `a2a-upstream` version (ADR 0021): input modes are the declared ones (the version's, else
+ * the agent's) that the upstream accepts (we forward every part kind, so the upstream is the limit), output modes
+ * the upstream's (within the version's, when it declares some), streaming as the upstream streams, and the
+ * upstream's skills when the version gives none. An empty intersection is a problem of the definition.
+ */
+function upstreamClaims(
+  card: Pick<AgentVersionDoc, 'skills' | 'defaultInputModes' | 'defaultOutputModes'>,
+  agent: AgentDoc,
+  upstream: UpstreamCard,
+  issues: DefinitionIssue[],
+): Pick<AgentVersionDoc, 'streaming' | 'skills' | 'defaultInputModes' | 'defaultOutputModes'> {
+  const declaredIn = card.defaultInputModes ?? agent.defaultInputModes;
+  const inputModes = intersectMediaTypes(declaredIn, upstream.defaultInputModes);
+  if (inputModes.length === 0)
+    issues.push({
+      path: 'defaultInputModes',
+      reason: `none of ${declaredIn.join(', ')} is accepted by the upstream agent (its card: ${upstream.defaultInputModes.join(', ')})`,
+    });
+  const outputModes = card.defaultOutputModes
+    ? intersectMediaTypes(card.defaultOutputModes, upstream.defaultOutputModes)
+    : upstream.defaultOutputModes;
+  if (outputModes.length === 0)
+    issues.push({
+      path: 'defaultOutputModes',
+      reason: `none of ${card.defaultOutputModes!.join(', ')} is produced by the upstream agent (its card: ${upstream.defaultOutputModes.join(', ')})`,
+    });
+  return {
+    streaming: upstream.streaming,
+    defaultInputModes: inputModes,
+    defaultOutputModes: outputModes,
+    ...(card.skills === undefined && upstream.skills.length > 0 ? { skills: upstream.skills } : {}),
+  };
 }

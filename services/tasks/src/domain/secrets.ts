@@ -94,6 +94,20 @@ export class Secrets {
     if (!(await this.c.delete(`${subscriptionId}:${name}`))) throw new NotFoundError(`secret ${name}`);
   }
 
+  /**
+   * The value of a secret, for a check the tasks service makes itself with it (reading an upstream's agent card
+   * when a version is created). Undefined when it does not exist or this service cannot open it.
+   */
+  async open(subscriptionId: string, name: string): Promise<string | undefined> {
+    const d = await this.c.get(`${subscriptionId}:${name}`);
+    if (!d || !this.box) return undefined;
+    try {
+      return this.box.open(d.doc.sealed, secretAad(subscriptionId, name));
+    } catch {
+      return undefined;
+    }
+  }
+
   /** The sealed values of the named secrets (those that exist), for a run request. */
   async sealedFor(subscriptionId: string, names: readonly string[]): Promise<Record<string, string>> {
     const out: Record<string, string> = {};

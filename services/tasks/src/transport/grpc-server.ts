@@ -164,7 +164,7 @@ export function toAgentViewProto(a: AgentView): controlV1.AgentView {
     providerUrl: '',
     // History is kept and returned on request (historyLength), so the capability is true.
     stateTransitionHistory: true,
-    streaming: traits.streaming,
+    streaming: a.streaming ?? traits.streaming,
   };
 }
 

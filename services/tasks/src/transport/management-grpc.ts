@@ -80,6 +80,7 @@ function agentOut(id: string, a: AgentDoc): controlV1.Agent {
       skills: v.skills ? { values: v.skills } : undefined,
       defaultInputModes: v.defaultInputModes ? { values: v.defaultInputModes } : undefined,
       defaultOutputModes: v.defaultOutputModes ? { values: v.defaultOutputModes } : undefined,
+      streaming: v.streaming,
     })),
     createdAtMs: a.createdAtMs,
     updatedAtMs: a.updatedAtMs,

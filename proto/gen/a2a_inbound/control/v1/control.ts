@@ -270,7 +270,14 @@ export interface AgentVersion {
   description?: string | undefined;
   skills?: AgentSkills | undefined;
   defaultInputModes?: MediaTypes | undefined;
-  defaultOutputModes?: MediaTypes | undefined;
+  defaultOutputModes?:
+    | MediaTypes
+    | undefined;
+  /**
+   * The card's capabilities.streaming while this version is served, when stored with it (a2a-upstream: the
+   * upstream card's, read when the version was created); absent: the runtime's own trait.
+   */
+  streaming?: boolean | undefined;
 }
 
 /** A list of skills whose presence matters (absent = the agent's; present = this list, empty included). */
@@ -3991,6 +3998,7 @@ function createBaseAgentVersion(): AgentVersion {
     skills: undefined,
     defaultInputModes: undefined,
     defaultOutputModes: undefined,
+    streaming: undefined,
   };
 }
 
@@ -4025,6 +4033,9 @@ export const AgentVersion: MessageFns<AgentVersion> = {
     }
     if (message.defaultOutputModes !== undefined) {
       MediaTypes.encode(message.defaultOutputModes, writer.uint32(82).fork()).join();
+    }
+    if (message.streaming !== undefined) {
+      writer.uint32(88).bool(message.streaming);
     }
     return writer;
   },
@@ -4122,6 +4133,14 @@ export const AgentVersion: MessageFns<AgentVersion> = {
             message.defaultOutputModes = MediaTypes.decode(reader, reader.uint32());
             continue;
           }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.streaming = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4166,6 +4185,7 @@ export const AgentVersion: MessageFns<AgentVersion> = {
         : isSet(object.default_output_modes)
         ? MediaTypes.fromJSON(object.default_output_modes)
         : undefined,
+      streaming: isSet(object.streaming) ? globalThis.Boolean(object.streaming) : undefined,
     };
   },
 
@@ -4201,6 +4221,9 @@ export const AgentVersion: MessageFns<AgentVersion> = {
     if (message.defaultOutputModes !== undefined) {
       obj.defaultOutputModes = MediaTypes.toJSON(message.defaultOutputModes);
     }
+    if (message.streaming !== undefined) {
+      obj.streaming = message.streaming;
+    }
     return obj;
   },
 
@@ -4225,6 +4248,7 @@ export const AgentVersion: MessageFns<AgentVersion> = {
     message.defaultOutputModes = (object.defaultOutputModes !== undefined && object.defaultOutputModes !== null)
       ? MediaTypes.fromPartial(object.defaultOutputModes)
       : undefined;
+    message.streaming = object.streaming ?? undefined;
     return message;
   },
 };
