@@ -21,6 +21,16 @@ var Services = []string{"gateway", "tasks", "runner", "webhooks", "linker"}
 // Autoscaled services have a HorizontalPodAutoscaler.
 var Autoscaled = []string{"gateway", "runner"}
 
+// SharedSecrets are settings that several services must read from one Secret key (a value they must agree
+// on), by reference: name → the services. Optional ones (a rotation's previous keys) may be marked optional.
+var SharedSecrets = map[string][]string{
+	// Seals the subscriptions' secrets in tasks, opens them in the runner (ADR 0020).
+	"SECRETS_KEY":          {"tasks", "runner"},
+	"SECRETS_KEY_PREVIOUS": {"tasks", "runner"},
+	// The internal service credential the gateway presents and the linker checks (ADR 0012).
+	"LINKER_SERVICE_TOKEN": {"gateway", "linker"},
+}
+
 // Options of one check run.
 type Options struct {
 	// ExternalSecrets may be referenced without being rendered (created out of band in production).
@@ -96,6 +106,7 @@ func Check(objs []Object, opts Options) []string {
 		checkWorkload(ix, w, opts, add)
 	}
 	checkRequired(ix, add)
+	checkSharedSecrets(ix, add)
 	checkSelectors(ix, add)
 	checkIngress(ix, add)
 	checkNetwork(ix, add)
@@ -427,6 +438,46 @@ func checkIngress(ix *Index, add func(string, ...any)) {
 				} else if ix.services["gateway"] == nil {
 					add("Ingress %s: Service gateway is not rendered", in.Name)
 				}
+			}
+		}
+	}
+}
+
+// Each shared setting comes from a secretKeyRef, and every service that needs it reads the same Secret key.
+func checkSharedSecrets(ix *Index, add func(string, ...any)) {
+	names := make([]string, 0, len(SharedSecrets))
+	for n := range SharedSecrets {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, env := range names {
+		var first *corev1.SecretKeySelector
+		firstOf := ""
+		for _, s := range SharedSecrets[env] {
+			w := ix.workload("Deployment", s)
+			if w == nil || len(w.spec.Containers) == 0 {
+				continue // reported by checkRequired
+			}
+			var ref *corev1.SecretKeySelector
+			found := false
+			for _, e := range w.spec.Containers[0].Env {
+				if e.Name != env {
+					continue
+				}
+				found = true
+				if e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil {
+					ref = e.ValueFrom.SecretKeyRef
+				}
+			}
+			switch {
+			case !found:
+				add("Deployment %s: %s is not set (it must come from the Secret the others read: %v)", s, env, SharedSecrets[env])
+			case ref == nil:
+				add("Deployment %s: %s must come from a Secret (secretKeyRef), not a value or a ConfigMap", s, env)
+			case first == nil:
+				first, firstOf = ref, s
+			case ref.Name != first.Name || ref.Key != first.Key:
+				add("Deployment %s: %s comes from Secret %s key %s, but %s reads Secret %s key %s: they must agree", s, env, ref.Name, ref.Key, firstOf, first.Name, first.Key)
 			}
 		}
 	}

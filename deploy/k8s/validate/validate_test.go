@@ -9,7 +9,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 )
 
-var prodSecrets = Options{ExternalSecrets: []string{"a2a-inbound-engines", "a2a-inbound-linker"}}
+var prodSecrets = Options{ExternalSecrets: []string{"a2a-inbound-engines", "a2a-inbound-linker", "a2a-inbound-secrets-key"}}
 
 func TestOverlaysRenderAndPassEveryCheck(t *testing.T) {
 	for dir, opts := range map[string]Options{"../overlays/dev": {}, "../overlays/production": prodSecrets} {
@@ -126,6 +126,30 @@ func TestPoliciesCatchEachViolation(t *testing.T) {
 		}, "NetworkPolicy: the ingress controller must not reach gateway metrics on port 9464"},
 		{"SSE buffered", func(o []Object) { ingress(o).Annotations["nginx.ingress.kubernetes.io/proxy-buffering"] = "on" }, "proxy-buffering must be off"},
 		{"small bodies", func(o []Object) { ingress(o).Annotations["nginx.ingress.kubernetes.io/proxy-body-size"] = "1m" }, "proxy-body-size must allow 25 MB"},
+		{"no secrets key in the runner", func(o []Object) {
+			c := container(o, "runner")
+			env := c.Env[:0]
+			for _, e := range c.Env {
+				if e.Name != "SECRETS_KEY" {
+					env = append(env, e)
+				}
+			}
+			c.Env = env
+		}, "Deployment runner: SECRETS_KEY is not set"},
+		{"secrets key as a literal", func(o []Object) {
+			for i, e := range container(o, "tasks").Env {
+				if e.Name == "SECRETS_KEY" {
+					container(o, "tasks").Env[i] = corev1.EnvVar{Name: "SECRETS_KEY", Value: "not-a-secret"}
+				}
+			}
+		}, "Deployment tasks: SECRETS_KEY must come from a Secret"},
+		{"linker token from another Secret", func(o []Object) {
+			for _, e := range container(o, "linker").Env {
+				if e.Name == "LINKER_SERVICE_TOKEN" {
+					e.ValueFrom.SecretKeyRef.Name = "a2a-inbound-engines"
+				}
+			}
+		}, "Deployment linker: LINKER_SERVICE_TOKEN comes from Secret a2a-inbound-engines key LINKER_SERVICE_TOKEN, but gateway reads Secret a2a-inbound-linker"},
 		{"Service selects nothing", func(o []Object) {
 			service(o, "linker").Spec.Selector = map[string]string{"app.kubernetes.io/name": "linkr"}
 		}, "Service linker: selector"},
