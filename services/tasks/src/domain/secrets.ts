@@ -1,6 +1,6 @@
 import { SECRET_NAME_PATTERN, SecretBox, secretAad } from '@a2a-inbound/agent-definitions';
 import { AppError, InvalidParamsError, NotFoundError } from '@a2a-inbound/errors';
-import type { Clock, Collection, DocumentStore } from '@a2a-inbound/ports';
+import type { Clock, Collection, DocumentStore, Versioned } from '@a2a-inbound/ports';
 
 /** A subscription's secret (collection `secrets`, id `<subscriptionId>:<name>`): only the sealed value is stored. */
 export interface SecretDoc {
@@ -92,6 +92,47 @@ export class Secrets {
 
   async delete(subscriptionId: string, name: string): Promise<void> {
     if (!(await this.c.delete(`${subscriptionId}:${name}`))) throw new NotFoundError(`secret ${name}`);
+  }
+
+  /**
+   * A key rotation's last step before the old key is dropped: every value sealed with an older key
+   * (`SECRETS_KEY_PREVIOUS`) is opened and sealed again with the current `SECRETS_KEY`, in place (a concurrent
+   * `put` wins: the value is then already current). Values that no configured key opens are left as they are
+   * and named in `unopenable` (by `<subscriptionId>:<name>`, never by value).
+   */
+  async resealStale(pageSize = 200): Promise<{ resealed: number; current: number; unopenable: string[] }> {
+    const box = this.#sealer();
+    const out = { resealed: 0, current: 0, unopenable: [] as string[] };
+    for (let skip = 0; ; skip += pageSize) {
+      const page = await this.c.find({}, { limit: pageSize, skip });
+      for (const row of page) {
+        let cur: Versioned<SecretDoc> | undefined = row;
+        for (;;) {
+          if (!cur) break; // deleted meanwhile
+          if (!box.isStale(cur.doc.sealed)) {
+            out.current++;
+            break;
+          }
+          const aad = secretAad(cur.doc.subscriptionId, cur.doc.name);
+          let plain: string;
+          try {
+            plain = box.open(cur.doc.sealed, aad);
+          } catch {
+            out.unopenable.push(cur.id);
+            break;
+          }
+          try {
+            await this.c.replace(cur.id, cur.version, { ...cur.doc, sealed: box.seal(plain, aad) });
+            out.resealed++;
+            break;
+          } catch (err) {
+            if (!(err instanceof AppError && err.code === 'VERSION_CONFLICT')) throw err;
+            cur = await this.c.get(cur.id);
+          }
+        }
+      }
+      if (page.length < pageSize) return out;
+    }
   }
 
   /** The sealed values of the named secrets (those that exist), for a run request. */
