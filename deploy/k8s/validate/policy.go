@@ -346,6 +346,18 @@ func checkRequired(ix *Index, add func(string, ...any)) {
 		if w := ix.workload("Deployment", s); w != nil && len(w.spec.TopologySpreadConstraints) == 0 {
 			add("service %s: no topologySpreadConstraints", s)
 		}
+		// Behind a Service, a pod keeps receiving new connections until every node has removed its endpoint:
+		// it must not stop listening before that (a preStop delay, which the grace period then covers).
+		if w := ix.workload("Deployment", s); w != nil && ix.services[s] != nil {
+			for _, c := range w.spec.Containers {
+				ps := c.Lifecycle
+				if ps == nil || ps.PreStop == nil || (ps.PreStop.Sleep == nil && ps.PreStop.Exec == nil) {
+					add("service %s: container %s has no preStop delay (endpoints are removed while it stops)", s, c.Name)
+				} else if ps.PreStop.Sleep != nil && ps.PreStop.Sleep.Seconds < 3 {
+					add("service %s: container %s preStop sleeps %d s, less than the 3 s endpoints take to go", s, c.Name, ps.PreStop.Sleep.Seconds)
+				}
+			}
+		}
 	}
 	for _, s := range Autoscaled {
 		found := false

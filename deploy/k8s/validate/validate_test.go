@@ -126,6 +126,8 @@ func TestPoliciesCatchEachViolation(t *testing.T) {
 		}, "NetworkPolicy: the ingress controller must not reach gateway metrics on port 9464"},
 		{"SSE buffered", func(o []Object) { ingress(o).Annotations["nginx.ingress.kubernetes.io/proxy-buffering"] = "on" }, "proxy-buffering must be off"},
 		{"small bodies", func(o []Object) { ingress(o).Annotations["nginx.ingress.kubernetes.io/proxy-body-size"] = "1m" }, "proxy-body-size must allow 25 MB"},
+		{"no preStop delay", func(o []Object) { container(o, "webhooks").Lifecycle = nil }, "service webhooks: container webhooks has no preStop delay"},
+		{"linker grace below its ingest budget", func(o []Object) { *deployment(o, "linker").Spec.Template.Spec.TerminationGracePeriodSeconds = 30 }, "Deployment linker container linker: terminationGracePeriodSeconds 30 is below preStop + shutdown budgets + 5 s (55000 ms)"},
 		{"no secrets key in the runner", func(o []Object) {
 			c := container(o, "runner")
 			env := c.Env[:0]
