@@ -121,6 +121,53 @@ describe('deploy/monitoring', () => {
       }
   });
 
+  it('the scrape config finds every service pod on its metrics port, under the job the alerts select', () => {
+    const scrape = parse(readFileSync(join(root, 'deploy/monitoring/prometheus-scrape.yaml'), 'utf8')) as {
+      scrape_configs: {
+        job_name: string;
+        kubernetes_sd_configs: { role: string; namespaces: { names: string[] } }[];
+        relabel_configs: { source_labels?: string[]; regex?: string; action?: string }[];
+      }[];
+    };
+    const [job] = scrape.scrape_configs;
+    const keep = (label: string): string | undefined =>
+      job!.relabel_configs.find((r) => r.action === 'keep' && r.source_labels?.[0] === label)?.regex;
+    // Every `job` the alert rules select is this job.
+    const alerts = readFileSync(join(root, 'deploy/monitoring/alerts.yaml'), 'utf8');
+    const jobs = [...alerts.matchAll(/job(?:=~?)"([^"]+)"/g)].map((m) => m[1]!);
+    expect(jobs.length).toBeGreaterThan(0);
+    for (const j of jobs) expect(j).toBe(job!.job_name);
+    // The namespaces are the overlays'.
+    const namespaces = ['dev', 'production'].map(
+      (o) =>
+        /^namespace: (\S+)$/m.exec(readFileSync(join(root, `deploy/k8s/overlays/${o}/kustomization.yaml`), 'utf8'))![1],
+    );
+    expect(job!.kubernetes_sd_configs[0]!.namespaces.names.sort()).toEqual(namespaces.sort());
+    // Each service's pod template carries what the relabelling keeps: the part-of label, the scrape
+    // annotation, and a container port of that name, the METRICS_PORT of the ConfigMap.
+    const metricsPort = /^METRICS_PORT=(\d+)$/m.exec(
+      readFileSync(join(root, 'deploy/k8s/base/config.env'), 'utf8'),
+    )![1];
+    for (const svc of ['gateway', 'tasks', 'runner', 'webhooks', 'linker']) {
+      const deployment = readFileSync(join(root, `deploy/k8s/base/${svc}.yaml`), 'utf8')
+        .split('\n---\n')
+        .map((d) => parse(d) as { kind: string; spec: any })
+        .find((d) => d.kind === 'Deployment')!;
+      const template = deployment.spec.template;
+      expect(template.metadata.labels['app.kubernetes.io/part-of'], svc).toBe(
+        keep('__meta_kubernetes_pod_label_app_kubernetes_io_part_of'),
+      );
+      expect(template.metadata.annotations['prometheus.io/scrape'], svc).toBe(
+        keep('__meta_kubernetes_pod_annotation_prometheus_io_scrape'),
+      );
+      expect(template.metadata.annotations['prometheus.io/port'], svc).toBe(metricsPort);
+      const ports = template.spec.containers[0].ports as { name: string; containerPort: number }[];
+      expect(ports.find((p) => p.name === keep('__meta_kubernetes_pod_container_port_name'))?.containerPort, svc).toBe(
+        Number(metricsPort),
+      );
+    }
+  });
+
   it('the metric-name check would catch a misspelt metric', () => {
     expect(metricsIn('sum(rate(a2a_request_total{outcome="ok"}[5m]))').filter((n) => !known(n))).toEqual([
       'a2a_request_total',
