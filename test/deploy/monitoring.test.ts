@@ -168,6 +168,51 @@ describe('deploy/monitoring', () => {
     }
   });
 
+  it('the outcome and reason values the rules and panels select are values the code records', () => {
+    const union = (file: string, type: string): string[] => {
+      const m = new RegExp(`export type ${type} =([^;]+);`).exec(readFileSync(join(root, file), 'utf8'))!;
+      return [...m[1]!.matchAll(/'([A-Za-z_]+)'/g)].map((x) => x[1]!);
+    };
+    // a2a_requests_total{outcome}: ok, an error code in lower case, or http_<status> (services/gateway/src/http/metrics.ts).
+    const requestOutcomes = new Set([
+      'ok',
+      ...union('packages/errors/src/index.ts', 'ErrorCode').map((c) => c.toLowerCase()),
+    ]);
+    const webhookOutcomes = new Set(union('services/webhooks/src/delivery.ts', 'DeliveryOutcome'));
+    const retryReasons = new Set(union('services/webhooks/src/delivery.ts', 'RetryReason'));
+    expect(requestOutcomes.has('internal') && webhookOutcomes.has('delivered') && retryReasons.has('network')).toBe(
+      true,
+    );
+    const dash = JSON.parse(readFileSync(join(root, 'deploy/monitoring/grafana-dashboard.json'), 'utf8')) as {
+      panels: { targets: { expr: string }[] }[];
+    };
+    const alerts = parse(readFileSync(join(root, 'deploy/monitoring/alerts.yaml'), 'utf8')) as {
+      groups: { rules: { expr: string }[] }[];
+    };
+    const exprs = [
+      ...alerts.groups.flatMap((g) => g.rules.map((r) => r.expr)),
+      ...dash.panels.flatMap((p) => p.targets.map((t) => t.expr)),
+    ];
+    let checked = 0;
+    for (const expr of exprs)
+      for (const sel of expr.matchAll(/(a2a_[a-z_]+)\{([^}]*)\}/g)) {
+        const [, metric, matchers] = sel as unknown as [string, string, string];
+        for (const m of matchers.matchAll(/(outcome|reason)(?:=~|!=|=)"([^"]*)"/g)) {
+          const [, label, values] = m as unknown as [string, string, string];
+          const allowed = metric.startsWith('a2a_webhook_')
+            ? label === 'reason'
+              ? retryReasons
+              : webhookOutcomes
+            : requestOutcomes;
+          for (const v of values.split('|')) {
+            checked++;
+            expect(allowed.has(v) || /^http_\d{3}$/.test(v), `${metric}{${label}="${v}"} in ${expr}`).toBe(true);
+          }
+        }
+      }
+    expect(checked).toBeGreaterThan(3);
+  });
+
   it('the metric-name check would catch a misspelt metric', () => {
     expect(metricsIn('sum(rate(a2a_request_total{outcome="ok"}[5m]))').filter((n) => !known(n))).toEqual([
       'a2a_request_total',
