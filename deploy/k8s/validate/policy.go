@@ -429,8 +429,27 @@ func checkIngress(ix *Index, add func(string, ...any)) {
 	}
 	for _, in := range ix.ingresses {
 		a := in.Annotations
-		if mb, err := strconv.Atoi(strings.TrimRight(a["nginx.ingress.kubernetes.io/proxy-body-size"], "mM")); err != nil || mb < 25 {
+		ingressMax, err := nginxSize(a["nginx.ingress.kubernetes.io/proxy-body-size"])
+		if err != nil || ingressMax < 25_000_000 {
 			add("Ingress %s: proxy-body-size must allow 25 MB bodies", in.Name)
+		}
+		// The gateway's own limit: at least 25 MB, and not above the Ingress's, so that the gateway (not the
+		// ingress controller) answers an oversized body, with a JSON-RPC error; unset, it is 280 MiB.
+		if gw := ix.workload("Deployment", "gateway"); gw != nil && len(gw.spec.Containers) > 0 {
+			limit := int64(-1)
+			for _, e := range gw.spec.Containers[0].Env {
+				if e.Name == "BODY_LIMIT_BYTES" && e.ValueFrom == nil {
+					limit, _ = strconv.ParseInt(e.Value, 10, 64)
+				}
+			}
+			switch {
+			case limit < 0:
+				add("Deployment gateway: BODY_LIMIT_BYTES must be set (its default, 280 MiB, is above the Ingress's and the memory limit's reach)")
+			case limit < 25_000_000:
+				add("Deployment gateway: BODY_LIMIT_BYTES %d is below 25 MB", limit)
+			case err == nil && limit > ingressMax:
+				add("Ingress %s: proxy-body-size (%d bytes) is below the gateway's BODY_LIMIT_BYTES %d: the ingress controller would refuse bodies the gateway accepts", in.Name, ingressMax, limit)
+			}
 		}
 		if a["nginx.ingress.kubernetes.io/proxy-buffering"] != "off" {
 			add("Ingress %s: proxy-buffering must be off (SSE)", in.Name)
@@ -493,4 +512,22 @@ func checkSharedSecrets(ix *Index, add func(string, ...any)) {
 			}
 		}
 	}
+}
+
+// nginxSize is an nginx size ("25m", "1g", "512k", "1048576") in bytes (binary units, as nginx reads them).
+func nginxSize(v string) (int64, error) {
+	mult := int64(1)
+	switch {
+	case strings.HasSuffix(v, "k") || strings.HasSuffix(v, "K"):
+		mult = 1 << 10
+	case strings.HasSuffix(v, "m") || strings.HasSuffix(v, "M"):
+		mult = 1 << 20
+	case strings.HasSuffix(v, "g") || strings.HasSuffix(v, "G"):
+		mult = 1 << 30
+	}
+	n, err := strconv.ParseInt(strings.TrimRight(v, "kKmMgG"), 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("not an nginx size: %q", v)
+	}
+	return n * mult, nil
 }

@@ -126,6 +126,24 @@ func TestPoliciesCatchEachViolation(t *testing.T) {
 		}, "NetworkPolicy: the ingress controller must not reach gateway metrics on port 9464"},
 		{"SSE buffered", func(o []Object) { ingress(o).Annotations["nginx.ingress.kubernetes.io/proxy-buffering"] = "on" }, "proxy-buffering must be off"},
 		{"small bodies", func(o []Object) { ingress(o).Annotations["nginx.ingress.kubernetes.io/proxy-body-size"] = "1m" }, "proxy-body-size must allow 25 MB"},
+		{"ingress below the gateway's body limit", func(o []Object) {
+			ingress(o).Annotations["nginx.ingress.kubernetes.io/proxy-body-size"] = "25m"
+			for i, e := range container(o, "gateway").Env {
+				if e.Name == "BODY_LIMIT_BYTES" {
+					container(o, "gateway").Env[i].Value = "30000000"
+				}
+			}
+		}, "proxy-body-size (26214400 bytes) is below the gateway's BODY_LIMIT_BYTES 30000000"},
+		{"gateway body limit left at its default", func(o []Object) {
+			c := container(o, "gateway")
+			env := c.Env[:0]
+			for _, e := range c.Env {
+				if e.Name != "BODY_LIMIT_BYTES" {
+					env = append(env, e)
+				}
+			}
+			c.Env = env
+		}, "Deployment gateway: BODY_LIMIT_BYTES must be set"},
 		{"no preStop delay", func(o []Object) { container(o, "webhooks").Lifecycle = nil }, "service webhooks: container webhooks has no preStop delay"},
 		{"linker grace below its ingest budget", func(o []Object) { *deployment(o, "linker").Spec.Template.Spec.TerminationGracePeriodSeconds = 30 }, "Deployment linker container linker: terminationGracePeriodSeconds 30 is below preStop + shutdown budgets + 5 s (55000 ms)"},
 		{"no secrets key in the runner", func(o []Object) {
