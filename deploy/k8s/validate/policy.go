@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -457,6 +458,30 @@ func checkIngress(ix *Index, add func(string, ...any)) {
 		for _, k := range []string{"proxy-read-timeout", "proxy-send-timeout"} {
 			if n, err := strconv.Atoi(a["nginx.ingress.kubernetes.io/"+k]); err != nil || n < 600 {
 				add("Ingress %s: %s must be at least 600 s (SSE)", in.Name, k)
+			}
+		}
+		// Agent cards and push URLs carry PUBLIC_BASE_URL: it must name a host this Ingress serves, over TLS.
+		if gw := ix.workload("Deployment", "gateway"); gw != nil && len(gw.spec.Containers) > 0 {
+			env := checkEnvRefs(ix, gw.spec.Containers[0], Options{}, func(string) {})
+			if public := env["PUBLIC_BASE_URL"]; public != "" {
+				u, err := url.Parse(public)
+				served, tls := false, false
+				for _, r := range in.Spec.Rules {
+					served = served || (err == nil && r.Host == u.Hostname())
+				}
+				for _, t := range in.Spec.TLS {
+					for _, h := range t.Hosts {
+						tls = tls || (err == nil && h == u.Hostname())
+					}
+				}
+				switch {
+				case err != nil || u.Hostname() == "":
+					add("Deployment gateway: PUBLIC_BASE_URL %q is not a URL", public)
+				case !served:
+					add("Ingress %s: serves no rule for %s, the host of the gateway's PUBLIC_BASE_URL", in.Name, u.Hostname())
+				case tls && u.Scheme != "https":
+					add("Deployment gateway: PUBLIC_BASE_URL %q must be https (the Ingress terminates TLS for %s)", public, u.Hostname())
+				}
 			}
 		}
 		for _, r := range in.Spec.Rules {

@@ -170,6 +170,13 @@ func TestPoliciesCatchEachViolation(t *testing.T) {
 				}
 			}
 		}, "Deployment linker: LINKER_SERVICE_TOKEN comes from Secret a2a-inbound-engines key LINKER_SERVICE_TOKEN, but gateway reads Secret a2a-inbound-linker"},
+		{"public URL on another host", func(o []Object) {
+			for _, x := range o {
+				if cm, ok := x.Obj.(*corev1.ConfigMap); ok && strings.HasPrefix(cm.Name, "a2a-inbound-config") {
+					cm.Data["PUBLIC_BASE_URL"] = "https://a2a.other.example"
+				}
+			}
+		}, "Ingress gateway: serves no rule for a2a.other.example"},
 		{"Service selects nothing", func(o []Object) {
 			service(o, "linker").Spec.Selector = map[string]string{"app.kubernetes.io/name": "linkr"}
 		}, "Service linker: selector"},
