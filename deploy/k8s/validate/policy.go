@@ -55,15 +55,18 @@ type Index struct {
 	hpas       []*autoscalingv2.HorizontalPodAutoscaler
 	policies   []*networkingv1.NetworkPolicy
 	ingresses  []*networkingv1.Ingress
+	// replicas of each Deployment, by name.
+	replicas map[string]*int32
 }
 
 func index(objs []Object) *Index {
 	ix := &Index{services: map[string]*corev1.Service{}, accounts: map[string]bool{},
-		configMaps: map[string]*corev1.ConfigMap{}, secrets: map[string]bool{}}
+		configMaps: map[string]*corev1.ConfigMap{}, secrets: map[string]bool{}, replicas: map[string]*int32{}}
 	for _, o := range objs {
 		switch v := o.Obj.(type) {
 		case *appsv1.Deployment:
 			ix.workloads = append(ix.workloads, workload{"Deployment", v.Name, v.Spec.Template.Labels, v.Spec.Template.Spec})
+			ix.replicas[v.Name] = v.Spec.Replicas
 		case *appsv1.StatefulSet:
 			ix.workloads = append(ix.workloads, workload{"StatefulSet", v.Name, v.Spec.Template.Labels, v.Spec.Template.Spec})
 		case *appsv1.DaemonSet:
@@ -108,6 +111,7 @@ func Check(objs []Object, opts Options) []string {
 	}
 	checkRequired(ix, add)
 	checkSharedSecrets(ix, add)
+	checkPartitions(ix, add)
 	checkSelectors(ix, add)
 	checkIngress(ix, add)
 	checkNetwork(ix, add)
@@ -555,4 +559,44 @@ func nginxSize(v string) (int64, error) {
 		return 0, fmt.Errorf("not an nginx size: %q", v)
 	}
 	return n * mult, nil
+}
+
+// BusConsumers consume Kafka topics in one consumer group per service: a replica beyond the partition count
+// gets no partition and does nothing (the runner's run requests, tasks' runner events, webhooks' updates).
+var BusConsumers = []string{"tasks", "runner", "webhooks"}
+
+// defaultPartitions is KAFKA_TOPIC_PARTITIONS's default in packages/engines.
+const defaultPartitions = 6
+
+// The most replicas a consumer can have (its HPA's maxReplicas, else its replicas) fit the partitions its
+// topics are created with (KAFKA_TOPIC_PARTITIONS in its environment).
+func checkPartitions(ix *Index, add func(string, ...any)) {
+	for _, s := range BusConsumers {
+		w := ix.workload("Deployment", s)
+		if w == nil || len(w.spec.Containers) == 0 {
+			continue
+		}
+		env := checkEnvRefs(ix, w.spec.Containers[0], Options{}, func(string) {})
+		partitions := defaultPartitions
+		if v, ok := env["KAFKA_TOPIC_PARTITIONS"]; ok {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				add("Deployment %s: KAFKA_TOPIC_PARTITIONS=%q is not a number", s, v)
+				continue
+			}
+			partitions = n
+		}
+		most, what := int32(1), "replicas"
+		if r := ix.replicas[s]; r != nil {
+			most = *r
+		}
+		for _, h := range ix.hpas {
+			if h.Spec.ScaleTargetRef.Kind == "Deployment" && h.Spec.ScaleTargetRef.Name == s {
+				most, what = h.Spec.MaxReplicas, "HorizontalPodAutoscaler maxReplicas"
+			}
+		}
+		if int(most) > partitions {
+			add("Deployment %s: %s %d exceed KAFKA_TOPIC_PARTITIONS %d: the replicas beyond it would get no partition", s, what, most, partitions)
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 )
@@ -177,6 +178,17 @@ func TestPoliciesCatchEachViolation(t *testing.T) {
 				}
 			}
 		}, "Ingress gateway: serves no rule for a2a.other.example"},
+		{"more runners than partitions", func(o []Object) {
+			for _, x := range o {
+				if h, ok := x.Obj.(*autoscalingv2.HorizontalPodAutoscaler); ok && h.Name == "runner" {
+					h.Spec.MaxReplicas = 4
+				}
+			}
+		}, "Deployment runner: HorizontalPodAutoscaler maxReplicas 4 exceed KAFKA_TOPIC_PARTITIONS 3"},
+		{"more webhooks replicas than partitions", func(o []Object) {
+			n := int32(5)
+			deployment(o, "webhooks").Spec.Replicas = &n
+		}, "Deployment webhooks: replicas 5 exceed KAFKA_TOPIC_PARTITIONS 3"},
 		{"Service selects nothing", func(o []Object) {
 			service(o, "linker").Spec.Selector = map[string]string{"app.kubernetes.io/name": "linkr"}
 		}, "Service linker: selector"},
