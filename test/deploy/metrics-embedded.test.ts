@@ -151,9 +151,9 @@ describe('embedded mode /metrics', () => {
     expect(stream.headers.get('content-type')).toContain('text/event-stream');
     const reader = stream.body!.getReader();
     await reader.read(); // the first frame: the stream is open
-    const open = await scrape();
-    expect(sample(open, 'a2a_sse_streams_open')).toBe(1);
-    expect(sample(open, 'a2a_runs_in_flight', { runtime: 'demo:slow' })).toBe(1);
+    expect(sample(await scrape(), 'a2a_sse_streams_open')).toBe(1);
+    // The run starts once a runner took the request (the first frame may come before): in flight for 1.5 s.
+    await eventually(async () => sample(await scrape(), 'a2a_runs_in_flight', { runtime: 'demo:slow' }) === 1);
     while (!(await reader.read()).done) {
       /* until the run ends the stream */
     }
@@ -184,7 +184,7 @@ describe('embedded mode /metrics', () => {
     const stream = await rpc(
       'demo-slow',
       'message/stream',
-      message('hook', [{ kind: 'data', data: { workMs: 1000 } }]),
+      message('hook', [{ kind: 'data', data: { workMs: 2000 } }]),
     );
     const reader = stream.body!.getReader();
     const first = new TextDecoder().decode((await reader.read()).value);
