@@ -1,8 +1,9 @@
 import { telemetry } from './instrument';
 import { createLogger } from '@a2a-inbound/logger';
 import { type RunningProcess, runMain } from '@a2a-inbound/runtime';
-import { loadMetricsConfig, startMetrics } from '@a2a-inbound/telemetry';
-import { startSystem } from './system';
+import { InMemoryBus } from '@a2a-inbound/ports';
+import { loadMetricsConfig, observeConsumerLag, startMetrics } from '@a2a-inbound/telemetry';
+import { inMemoryEngines, startSystem } from './system';
 
 /** `npm start`: the five services in one process with in-memory adapters, on PORT (default 8080). */
 async function main(): Promise<RunningProcess> {
@@ -11,7 +12,15 @@ async function main(): Promise<RunningProcess> {
   const metricsServer = await startMetrics(loadMetricsConfig(process.env), 'a2a-inbound-embedded');
   // In-memory engines: nothing survives the process and there is no other runner to hand a run to, so
   // in-flight runs get a short grace on SIGTERM (the distributed default is 10 s).
-  const system = await startSystem({ env: { HOST: '0.0.0.0', RUNNER_SHUTDOWN_GRACE_MS: '2000', ...process.env }, log });
+  // The bus's consumer lag is a metric in this mode too (what it accepted and has not handled yet).
+  const bus = new InMemoryBus();
+  observeConsumerLag(async () => bus.consumerLag(), log);
+  const engines = inMemoryEngines(undefined, bus);
+  const system = await startSystem({
+    env: { HOST: '0.0.0.0', RUNNER_SHUTDOWN_GRACE_MS: '2000', ...process.env },
+    engines,
+    log,
+  });
   const base = system.baseUrl.replace('0.0.0.0', '127.0.0.1');
   const seed = system.tasks.seed;
   const lines = [
@@ -48,7 +57,15 @@ async function main(): Promise<RunningProcess> {
   }
   return {
     log,
-    shutdown: [() => system.close(), () => metricsServer.close(), () => telemetry.shutdown()],
+    shutdown: [
+      () => system.close(),
+      async () => {
+        for (const c of [engines.bus, engines.eventLog, engines.cache, engines.limiter, engines.blobs, engines.store])
+          await c.close();
+      },
+      () => metricsServer.close(),
+      () => telemetry.shutdown(),
+    ],
     // Printed once the signal handlers are in place: a client that reacts to the banner can stop us cleanly.
     onReady: () => void process.stdout.write(`${lines.join('\n')}\n\n`),
   };

@@ -55,11 +55,11 @@ function providerHost(url: string | undefined): string | undefined {
 }
 
 /** In-memory stand-ins for the engines: one instance shared by every service, as one cluster would be. */
-export function inMemoryEngines(clock: Clock = systemClock): Engines {
+export function inMemoryEngines(clock: Clock = systemClock, bus: Bus = new InMemoryBus()): Engines {
   return {
     store: new InMemoryDocumentStore(),
     blobs: new InMemoryBlobStore(),
-    bus: new InMemoryBus(),
+    bus,
     eventLog: new InMemoryEventLog({ clock }),
     cache: new InMemoryCache({ clock }),
     limiter: new InMemoryRateLimiter({ clock }),

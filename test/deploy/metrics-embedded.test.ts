@@ -1,11 +1,17 @@
 // The embedded mode (`npm start`, one process) with METRICS_PORT: after some A2A traffic its /metrics holds
-// the request counts and latencies by method, agent and outcome, and follows the open SSE streams.
-// The distributed mode's scrape (every process, every metric of issue 13) is in metrics-distributed.test.ts.
+// every metric of issue 13 with the values of that traffic: requests and latencies by method, agent and
+// outcome, rate-limit refusals, credits charged, tasks by state, runs in flight and run durations by runtime,
+// the in-memory bus's consumer lag, open SSE streams, and webhook deliveries by outcome (retries: none here;
+// services/webhooks/test/integration/delivery-metrics.test.ts scrapes them against a receiver that fails).
+// The distributed mode's scrape (every process) is in metrics-distributed.test.ts.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { grpc } from '@a2a-inbound/runtime';
+import { tasksV1 } from '@a2a-inbound/proto';
+import { eventually, manage } from '@a2a-inbound/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = new URL('../..', import.meta.url).pathname;
@@ -36,12 +42,15 @@ describe('embedded mode /metrics', () => {
   let base = '';
   let key = '';
   let metricsUrl = '';
+  let tasksAddress = '';
 
   beforeAll(async () => {
     if (!existsSync(join(root, 'embedded/dist/main.js')))
       execFileSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'ignore' });
     const metricsPort = await freePort();
     metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+    const tasksPort = await freePort();
+    tasksAddress = `127.0.0.1:${tasksPort}`;
     child = spawn(process.execPath, [join(root, 'embedded/dist/main.js')], {
       env: {
         PATH: process.env.PATH ?? '',
@@ -49,6 +58,10 @@ describe('embedded mode /metrics', () => {
         HOST: '127.0.0.1',
         LOG_LEVEL: 'warn',
         METRICS_PORT: String(metricsPort),
+        // The internal gRPC API on a known port (a push config the public API would refuse, below).
+        TASKS_GRPC_PORT: String(tasksPort),
+        // Low enough for the rate-limit refusal below, high enough for the rest of this traffic.
+        SEED_RATE_LIMIT_PER_MINUTE: '30',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -139,13 +152,100 @@ describe('embedded mode /metrics', () => {
     const reader = stream.body!.getReader();
     await reader.read(); // the first frame: the stream is open
     expect(sample(await scrape(), 'a2a_sse_streams_open')).toBe(1);
+    // The run starts once a runner took the request (the first frame may come before): in flight for 1.5 s.
+    await eventually(async () => sample(await scrape(), 'a2a_runs_in_flight', { runtime: 'demo:slow' }) === 1);
     while (!(await reader.read()).done) {
       /* until the run ends the stream */
     }
     await sleep(50);
     const text = await scrape();
     expect(sample(text, 'a2a_sse_streams_open')).toBe(0);
+    expect(sample(text, 'a2a_runs_in_flight', { runtime: 'demo:slow' })).toBe(0);
     expect(sample(text, 'a2a_requests_total', { method: 'message/stream', agent: 'demo-slow', outcome: 'ok' })).toBe(1);
     expect(sample(text, 'a2a_request_duration_seconds_sum', { method: 'message/stream' })).toBeGreaterThan(1);
   }, 30_000);
+
+  it('counts rate-limit refusals by agent', async () => {
+    let refused = 0;
+    for (let i = 0; i < 60 && refused === 0; i++)
+      if ((await rpc('demo-approval', 'tasks/get', { id: 'nope' })).status === 429) refused++;
+    expect(refused).toBe(1);
+    const text = await scrape();
+    expect(sample(text, 'a2a_rate_limit_refusals_total', { agent: 'demo-approval' })).toBe(1);
+    expect(sample(text, 'a2a_rate_limit_refusals_total', { agent: 'demo-echo' })).toBeUndefined();
+  });
+
+  it('counts webhook deliveries by outcome: a push config to a non-public address is refused, never retried', async () => {
+    const sut = { tasksAddress, subscriptionId: 'demo-subscription' };
+    await manage(sut, 'operator', 'settings.update', {
+      agentId: 'demo-slow',
+      settings: { pushNotificationsEnabled: true },
+    });
+    const stream = await rpc(
+      'demo-slow',
+      'message/stream',
+      message('hook', [{ kind: 'data', data: { workMs: 2000 } }]),
+    );
+    const reader = stream.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    const taskId = /"(?:taskId|id)":"([^"]+)"/.exec(first)![1]!;
+    // Through the internal API (the public one refuses a non-public URL at once): the webhooks service checks
+    // the address again before each delivery and refuses it (its DNS-rebinding defence).
+    const client = new tasksV1.TasksServiceClient(tasksAddress, grpc.credentials.createInsecure());
+    try {
+      await new Promise<void>((resolve, reject) =>
+        client.setPushConfig(
+          {
+            caller: {
+              subscriptionId: 'demo-subscription',
+              deploymentId: 'demo-deployment',
+              agentId: 'demo-slow',
+              keyId: 'metrics-test',
+              protocolVersion: '0.3.0',
+            },
+            taskId,
+            config: {
+              id: 'hook',
+              url: 'https://127.0.0.1:9/hook',
+              token: 'push-token-not-a-label',
+              authenticationJson: '',
+            },
+          },
+          (err) => (err ? reject(err) : resolve()),
+        ),
+      );
+    } finally {
+      client.close();
+    }
+    while (!(await reader.read()).done) {
+      /* until the run ends the stream */
+    }
+    const text = await eventually(async () => {
+      const t = await scrape();
+      return (sample(t, 'a2a_webhook_deliveries_total', { outcome: 'refused' }) ?? 0) >= 1 ? t : undefined;
+    });
+    const refused = sample(text, 'a2a_webhook_deliveries_total', { outcome: 'refused' })!;
+    expect(refused).toBeLessThanOrEqual(10); // one per task update after the config landed (timing decides how many)
+    expect(sample(text, 'a2a_webhook_deliveries_total', { outcome: 'delivered' })).toBeUndefined();
+    expect(sample(text, 'a2a_webhook_delivery_duration_seconds_count', { outcome: 'refused' })).toBe(refused);
+    expect(sample(text, 'a2a_webhook_retries_total')).toBeUndefined();
+    expect(text).not.toContain('push-token-not-a-label');
+  }, 30_000);
+
+  it('reports the bus consumer lag of every consumer group and topic, 0 once the traffic is handled', async () => {
+    const text = await eventually(async () => {
+      const t = await scrape();
+      const lags = t.split('\n').filter((l) => l.startsWith('a2a_bus_consumer_lag{'));
+      return lags.length > 0 && lags.every((l) => Number(l.split(' ').at(-1)) === 0) ? t : undefined;
+    });
+    const topics = new Set(
+      text
+        .split('\n')
+        .filter((l) => l.startsWith('a2a_bus_consumer_lag{'))
+        .map((l) => /topic="([^"]+)"/.exec(l)![1]),
+    );
+    expect([...topics].sort()).toEqual(['a2a.run.cancel', 'a2a.run.requested', 'a2a.task.events', 'a2a.task.updates']);
+    for (const l of text.split('\n').filter((x) => x.startsWith('a2a_bus_consumer_lag{')))
+      expect(l).toMatch(/group="[^"]+"/);
+  });
 });

@@ -121,6 +121,98 @@ describe('deploy/monitoring', () => {
       }
   });
 
+  it('the scrape config finds every service pod on its metrics port, under the job the alerts select', () => {
+    const scrape = parse(readFileSync(join(root, 'deploy/monitoring/prometheus-scrape.yaml'), 'utf8')) as {
+      scrape_configs: {
+        job_name: string;
+        kubernetes_sd_configs: { role: string; namespaces: { names: string[] } }[];
+        relabel_configs: { source_labels?: string[]; regex?: string; action?: string }[];
+      }[];
+    };
+    const [job] = scrape.scrape_configs;
+    const keep = (label: string): string | undefined =>
+      job!.relabel_configs.find((r) => r.action === 'keep' && r.source_labels?.[0] === label)?.regex;
+    // Every `job` the alert rules select is this job.
+    const alerts = readFileSync(join(root, 'deploy/monitoring/alerts.yaml'), 'utf8');
+    const jobs = [...alerts.matchAll(/job(?:=~?)"([^"]+)"/g)].map((m) => m[1]!);
+    expect(jobs.length).toBeGreaterThan(0);
+    for (const j of jobs) expect(j).toBe(job!.job_name);
+    // The namespaces are the overlays'.
+    const namespaces = ['dev', 'production'].map(
+      (o) =>
+        /^namespace: (\S+)$/m.exec(readFileSync(join(root, `deploy/k8s/overlays/${o}/kustomization.yaml`), 'utf8'))![1],
+    );
+    expect(job!.kubernetes_sd_configs[0]!.namespaces.names.sort()).toEqual(namespaces.sort());
+    // Each service's pod template carries what the relabelling keeps: the part-of label, the scrape
+    // annotation, and a container port of that name, the METRICS_PORT of the ConfigMap.
+    const metricsPort = /^METRICS_PORT=(\d+)$/m.exec(
+      readFileSync(join(root, 'deploy/k8s/base/config.env'), 'utf8'),
+    )![1];
+    for (const svc of ['gateway', 'tasks', 'runner', 'webhooks', 'linker']) {
+      const deployment = readFileSync(join(root, `deploy/k8s/base/${svc}.yaml`), 'utf8')
+        .split('\n---\n')
+        .map((d) => parse(d) as { kind: string; spec: any })
+        .find((d) => d.kind === 'Deployment')!;
+      const template = deployment.spec.template;
+      expect(template.metadata.labels['app.kubernetes.io/part-of'], svc).toBe(
+        keep('__meta_kubernetes_pod_label_app_kubernetes_io_part_of'),
+      );
+      expect(template.metadata.annotations['prometheus.io/scrape'], svc).toBe(
+        keep('__meta_kubernetes_pod_annotation_prometheus_io_scrape'),
+      );
+      expect(template.metadata.annotations['prometheus.io/port'], svc).toBe(metricsPort);
+      const ports = template.spec.containers[0].ports as { name: string; containerPort: number }[];
+      expect(ports.find((p) => p.name === keep('__meta_kubernetes_pod_container_port_name'))?.containerPort, svc).toBe(
+        Number(metricsPort),
+      );
+    }
+  });
+
+  it('the outcome and reason values the rules and panels select are values the code records', () => {
+    const union = (file: string, type: string): string[] => {
+      const m = new RegExp(`export type ${type} =([^;]+);`).exec(readFileSync(join(root, file), 'utf8'))!;
+      return [...m[1]!.matchAll(/'([A-Za-z_]+)'/g)].map((x) => x[1]!);
+    };
+    // a2a_requests_total{outcome}: ok, an error code in lower case, or http_<status> (services/gateway/src/http/metrics.ts).
+    const requestOutcomes = new Set([
+      'ok',
+      ...union('packages/errors/src/index.ts', 'ErrorCode').map((c) => c.toLowerCase()),
+    ]);
+    const webhookOutcomes = new Set(union('services/webhooks/src/delivery.ts', 'DeliveryOutcome'));
+    const retryReasons = new Set(union('services/webhooks/src/delivery.ts', 'RetryReason'));
+    expect(requestOutcomes.has('internal') && webhookOutcomes.has('delivered') && retryReasons.has('network')).toBe(
+      true,
+    );
+    const dash = JSON.parse(readFileSync(join(root, 'deploy/monitoring/grafana-dashboard.json'), 'utf8')) as {
+      panels: { targets: { expr: string }[] }[];
+    };
+    const alerts = parse(readFileSync(join(root, 'deploy/monitoring/alerts.yaml'), 'utf8')) as {
+      groups: { rules: { expr: string }[] }[];
+    };
+    const exprs = [
+      ...alerts.groups.flatMap((g) => g.rules.map((r) => r.expr)),
+      ...dash.panels.flatMap((p) => p.targets.map((t) => t.expr)),
+    ];
+    let checked = 0;
+    for (const expr of exprs)
+      for (const sel of expr.matchAll(/(a2a_[a-z_]+)\{([^}]*)\}/g)) {
+        const [, metric, matchers] = sel as unknown as [string, string, string];
+        for (const m of matchers.matchAll(/(outcome|reason)(?:=~|!=|=)"([^"]*)"/g)) {
+          const [, label, values] = m as unknown as [string, string, string];
+          const allowed = metric.startsWith('a2a_webhook_')
+            ? label === 'reason'
+              ? retryReasons
+              : webhookOutcomes
+            : requestOutcomes;
+          for (const v of values.split('|')) {
+            checked++;
+            expect(allowed.has(v) || /^http_\d{3}$/.test(v), `${metric}{${label}="${v}"} in ${expr}`).toBe(true);
+          }
+        }
+      }
+    expect(checked).toBeGreaterThan(3);
+  });
+
   it('the metric-name check would catch a misspelt metric', () => {
     expect(metricsIn('sum(rate(a2a_request_total{outcome="ok"}[5m]))').filter((n) => !known(n))).toEqual([
       'a2a_request_total',

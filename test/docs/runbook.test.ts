@@ -39,6 +39,24 @@ describe('docs/runbook.md matches the code and deploy/', () => {
     for (const n of named) expect(created.has(n) || created.has(n.replace(/_total$/, '')), n).toBe(true);
   });
 
+  it('tells how to provide and rotate every secret setting the manifests reference, with CLI commands that exist', () => {
+    const refs = new Set<string>();
+    for (const f of files(join(root, 'deploy/k8s/base'), '.yaml'))
+      for (const m of readFileSync(f, 'utf8').matchAll(/secretKeyRef: \{ name: [a-z0-9-]+, key: ([A-Z0-9_]+)/g))
+        refs.add(m[1]!);
+    expect([...refs]).toEqual(expect.arrayContaining(['SECRETS_KEY', 'LINKER_SERVICE_TOKEN', 'MONGO_URL']));
+    for (const k of refs) expect(runbook, k).toContain(`\`${k}\``);
+    const rotating = runbook.slice(
+      runbook.indexOf('## Rotating credentials'),
+      runbook.indexOf('## Backup and restore'),
+    );
+    for (const k of ['SECRETS_KEY', 'SECRETS_KEY_PREVIOUS', 'LINKER_SERVICE_TOKEN']) expect(rotating, k).toContain(k);
+    const usage = read('services/tasks/src/cli-run.ts');
+    const commands = [...runbook.matchAll(/services\/tasks\/dist\/cli\.js ([a-z-]+)/g)].map((m) => m[1]!);
+    expect(commands).toEqual(expect.arrayContaining(['create-admin', 'reseal-secrets']));
+    for (const c of commands) expect(usage, c).toMatch(new RegExp(`command [!=]== '${c}'`));
+  });
+
   it('lists exactly the Kafka topics of the system', () => {
     const line = runbook.split('\n').find((l) => l.startsWith('- Kafka topics:'));
     const section = runbook.slice(runbook.indexOf(line!), runbook.indexOf('\n- Redis keys:'));

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,6 +21,16 @@ var Services = []string{"gateway", "tasks", "runner", "webhooks", "linker"}
 
 // Autoscaled services have a HorizontalPodAutoscaler.
 var Autoscaled = []string{"gateway", "runner"}
+
+// SharedSecrets are settings that several services must read from one Secret key (a value they must agree
+// on), by reference: name → the services. Optional ones (a rotation's previous keys) may be marked optional.
+var SharedSecrets = map[string][]string{
+	// Seals the subscriptions' secrets in tasks, opens them in the runner (ADR 0020).
+	"SECRETS_KEY":          {"tasks", "runner"},
+	"SECRETS_KEY_PREVIOUS": {"tasks", "runner"},
+	// The internal service credential the gateway presents and the linker checks (ADR 0012).
+	"LINKER_SERVICE_TOKEN": {"gateway", "linker"},
+}
 
 // Options of one check run.
 type Options struct {
@@ -44,15 +55,18 @@ type Index struct {
 	hpas       []*autoscalingv2.HorizontalPodAutoscaler
 	policies   []*networkingv1.NetworkPolicy
 	ingresses  []*networkingv1.Ingress
+	// replicas of each Deployment, by name.
+	replicas map[string]*int32
 }
 
 func index(objs []Object) *Index {
 	ix := &Index{services: map[string]*corev1.Service{}, accounts: map[string]bool{},
-		configMaps: map[string]*corev1.ConfigMap{}, secrets: map[string]bool{}}
+		configMaps: map[string]*corev1.ConfigMap{}, secrets: map[string]bool{}, replicas: map[string]*int32{}}
 	for _, o := range objs {
 		switch v := o.Obj.(type) {
 		case *appsv1.Deployment:
 			ix.workloads = append(ix.workloads, workload{"Deployment", v.Name, v.Spec.Template.Labels, v.Spec.Template.Spec})
+			ix.replicas[v.Name] = v.Spec.Replicas
 		case *appsv1.StatefulSet:
 			ix.workloads = append(ix.workloads, workload{"StatefulSet", v.Name, v.Spec.Template.Labels, v.Spec.Template.Spec})
 		case *appsv1.DaemonSet:
@@ -96,6 +110,8 @@ func Check(objs []Object, opts Options) []string {
 		checkWorkload(ix, w, opts, add)
 	}
 	checkRequired(ix, add)
+	checkSharedSecrets(ix, add)
+	checkPartitions(ix, add)
 	checkSelectors(ix, add)
 	checkIngress(ix, add)
 	checkNetwork(ix, add)
@@ -335,6 +351,18 @@ func checkRequired(ix *Index, add func(string, ...any)) {
 		if w := ix.workload("Deployment", s); w != nil && len(w.spec.TopologySpreadConstraints) == 0 {
 			add("service %s: no topologySpreadConstraints", s)
 		}
+		// Behind a Service, a pod keeps receiving new connections until every node has removed its endpoint:
+		// it must not stop listening before that (a preStop delay, which the grace period then covers).
+		if w := ix.workload("Deployment", s); w != nil && ix.services[s] != nil {
+			for _, c := range w.spec.Containers {
+				ps := c.Lifecycle
+				if ps == nil || ps.PreStop == nil || (ps.PreStop.Sleep == nil && ps.PreStop.Exec == nil) {
+					add("service %s: container %s has no preStop delay (endpoints are removed while it stops)", s, c.Name)
+				} else if ps.PreStop.Sleep != nil && ps.PreStop.Sleep.Seconds < 3 {
+					add("service %s: container %s preStop sleeps %d s, less than the 3 s endpoints take to go", s, c.Name, ps.PreStop.Sleep.Seconds)
+				}
+			}
+		}
 	}
 	for _, s := range Autoscaled {
 		found := false
@@ -406,8 +434,27 @@ func checkIngress(ix *Index, add func(string, ...any)) {
 	}
 	for _, in := range ix.ingresses {
 		a := in.Annotations
-		if mb, err := strconv.Atoi(strings.TrimRight(a["nginx.ingress.kubernetes.io/proxy-body-size"], "mM")); err != nil || mb < 25 {
+		ingressMax, err := nginxSize(a["nginx.ingress.kubernetes.io/proxy-body-size"])
+		if err != nil || ingressMax < 25_000_000 {
 			add("Ingress %s: proxy-body-size must allow 25 MB bodies", in.Name)
+		}
+		// The gateway's own limit: at least 25 MB, and not above the Ingress's, so that the gateway (not the
+		// ingress controller) answers an oversized body, with a JSON-RPC error; unset, it is 280 MiB.
+		if gw := ix.workload("Deployment", "gateway"); gw != nil && len(gw.spec.Containers) > 0 {
+			limit := int64(-1)
+			for _, e := range gw.spec.Containers[0].Env {
+				if e.Name == "BODY_LIMIT_BYTES" && e.ValueFrom == nil {
+					limit, _ = strconv.ParseInt(e.Value, 10, 64)
+				}
+			}
+			switch {
+			case limit < 0:
+				add("Deployment gateway: BODY_LIMIT_BYTES must be set (its default, 280 MiB, is above the Ingress's and the memory limit's reach)")
+			case limit < 25_000_000:
+				add("Deployment gateway: BODY_LIMIT_BYTES %d is below 25 MB", limit)
+			case err == nil && limit > ingressMax:
+				add("Ingress %s: proxy-body-size (%d bytes) is below the gateway's BODY_LIMIT_BYTES %d: the ingress controller would refuse bodies the gateway accepts", in.Name, ingressMax, limit)
+			}
 		}
 		if a["nginx.ingress.kubernetes.io/proxy-buffering"] != "off" {
 			add("Ingress %s: proxy-buffering must be off (SSE)", in.Name)
@@ -415,6 +462,30 @@ func checkIngress(ix *Index, add func(string, ...any)) {
 		for _, k := range []string{"proxy-read-timeout", "proxy-send-timeout"} {
 			if n, err := strconv.Atoi(a["nginx.ingress.kubernetes.io/"+k]); err != nil || n < 600 {
 				add("Ingress %s: %s must be at least 600 s (SSE)", in.Name, k)
+			}
+		}
+		// Agent cards and push URLs carry PUBLIC_BASE_URL: it must name a host this Ingress serves, over TLS.
+		if gw := ix.workload("Deployment", "gateway"); gw != nil && len(gw.spec.Containers) > 0 {
+			env := checkEnvRefs(ix, gw.spec.Containers[0], Options{}, func(string) {})
+			if public := env["PUBLIC_BASE_URL"]; public != "" {
+				u, err := url.Parse(public)
+				served, tls := false, false
+				for _, r := range in.Spec.Rules {
+					served = served || (err == nil && r.Host == u.Hostname())
+				}
+				for _, t := range in.Spec.TLS {
+					for _, h := range t.Hosts {
+						tls = tls || (err == nil && h == u.Hostname())
+					}
+				}
+				switch {
+				case err != nil || u.Hostname() == "":
+					add("Deployment gateway: PUBLIC_BASE_URL %q is not a URL", public)
+				case !served:
+					add("Ingress %s: serves no rule for %s, the host of the gateway's PUBLIC_BASE_URL", in.Name, u.Hostname())
+				case tls && u.Scheme != "https":
+					add("Deployment gateway: PUBLIC_BASE_URL %q must be https (the Ingress terminates TLS for %s)", public, u.Hostname())
+				}
 			}
 		}
 		for _, r := range in.Spec.Rules {
@@ -428,6 +499,104 @@ func checkIngress(ix *Index, add func(string, ...any)) {
 					add("Ingress %s: Service gateway is not rendered", in.Name)
 				}
 			}
+		}
+	}
+}
+
+// Each shared setting comes from a secretKeyRef, and every service that needs it reads the same Secret key.
+func checkSharedSecrets(ix *Index, add func(string, ...any)) {
+	names := make([]string, 0, len(SharedSecrets))
+	for n := range SharedSecrets {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, env := range names {
+		var first *corev1.SecretKeySelector
+		firstOf := ""
+		for _, s := range SharedSecrets[env] {
+			w := ix.workload("Deployment", s)
+			if w == nil || len(w.spec.Containers) == 0 {
+				continue // reported by checkRequired
+			}
+			var ref *corev1.SecretKeySelector
+			found := false
+			for _, e := range w.spec.Containers[0].Env {
+				if e.Name != env {
+					continue
+				}
+				found = true
+				if e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil {
+					ref = e.ValueFrom.SecretKeyRef
+				}
+			}
+			switch {
+			case !found:
+				add("Deployment %s: %s is not set (it must come from the Secret the others read: %v)", s, env, SharedSecrets[env])
+			case ref == nil:
+				add("Deployment %s: %s must come from a Secret (secretKeyRef), not a value or a ConfigMap", s, env)
+			case first == nil:
+				first, firstOf = ref, s
+			case ref.Name != first.Name || ref.Key != first.Key:
+				add("Deployment %s: %s comes from Secret %s key %s, but %s reads Secret %s key %s: they must agree", s, env, ref.Name, ref.Key, firstOf, first.Name, first.Key)
+			}
+		}
+	}
+}
+
+// nginxSize is an nginx size ("25m", "1g", "512k", "1048576") in bytes (binary units, as nginx reads them).
+func nginxSize(v string) (int64, error) {
+	mult := int64(1)
+	switch {
+	case strings.HasSuffix(v, "k") || strings.HasSuffix(v, "K"):
+		mult = 1 << 10
+	case strings.HasSuffix(v, "m") || strings.HasSuffix(v, "M"):
+		mult = 1 << 20
+	case strings.HasSuffix(v, "g") || strings.HasSuffix(v, "G"):
+		mult = 1 << 30
+	}
+	n, err := strconv.ParseInt(strings.TrimRight(v, "kKmMgG"), 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("not an nginx size: %q", v)
+	}
+	return n * mult, nil
+}
+
+// BusConsumers consume Kafka topics in one consumer group per service: a replica beyond the partition count
+// gets no partition and does nothing (the runner's run requests, tasks' runner events, webhooks' updates).
+var BusConsumers = []string{"tasks", "runner", "webhooks"}
+
+// defaultPartitions is KAFKA_TOPIC_PARTITIONS's default in packages/engines.
+const defaultPartitions = 6
+
+// The most replicas a consumer can have (its HPA's maxReplicas, else its replicas) fit the partitions its
+// topics are created with (KAFKA_TOPIC_PARTITIONS in its environment).
+func checkPartitions(ix *Index, add func(string, ...any)) {
+	for _, s := range BusConsumers {
+		w := ix.workload("Deployment", s)
+		if w == nil || len(w.spec.Containers) == 0 {
+			continue
+		}
+		env := checkEnvRefs(ix, w.spec.Containers[0], Options{}, func(string) {})
+		partitions := defaultPartitions
+		if v, ok := env["KAFKA_TOPIC_PARTITIONS"]; ok {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				add("Deployment %s: KAFKA_TOPIC_PARTITIONS=%q is not a number", s, v)
+				continue
+			}
+			partitions = n
+		}
+		most, what := int32(1), "replicas"
+		if r := ix.replicas[s]; r != nil {
+			most = *r
+		}
+		for _, h := range ix.hpas {
+			if h.Spec.ScaleTargetRef.Kind == "Deployment" && h.Spec.ScaleTargetRef.Name == s {
+				most, what = h.Spec.MaxReplicas, "HorizontalPodAutoscaler maxReplicas"
+			}
+		}
+		if int(most) > partitions {
+			add("Deployment %s: %s %d exceed KAFKA_TOPIC_PARTITIONS %d: the replicas beyond it would get no partition", s, what, most, partitions)
 		}
 	}
 }

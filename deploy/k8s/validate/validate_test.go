@@ -5,11 +5,12 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 )
 
-var prodSecrets = Options{ExternalSecrets: []string{"a2a-inbound-engines", "a2a-inbound-linker"}}
+var prodSecrets = Options{ExternalSecrets: []string{"a2a-inbound-engines", "a2a-inbound-linker", "a2a-inbound-secrets-key"}}
 
 func TestOverlaysRenderAndPassEveryCheck(t *testing.T) {
 	for dir, opts := range map[string]Options{"../overlays/dev": {}, "../overlays/production": prodSecrets} {
@@ -126,6 +127,68 @@ func TestPoliciesCatchEachViolation(t *testing.T) {
 		}, "NetworkPolicy: the ingress controller must not reach gateway metrics on port 9464"},
 		{"SSE buffered", func(o []Object) { ingress(o).Annotations["nginx.ingress.kubernetes.io/proxy-buffering"] = "on" }, "proxy-buffering must be off"},
 		{"small bodies", func(o []Object) { ingress(o).Annotations["nginx.ingress.kubernetes.io/proxy-body-size"] = "1m" }, "proxy-body-size must allow 25 MB"},
+		{"ingress below the gateway's body limit", func(o []Object) {
+			ingress(o).Annotations["nginx.ingress.kubernetes.io/proxy-body-size"] = "25m"
+			for i, e := range container(o, "gateway").Env {
+				if e.Name == "BODY_LIMIT_BYTES" {
+					container(o, "gateway").Env[i].Value = "30000000"
+				}
+			}
+		}, "proxy-body-size (26214400 bytes) is below the gateway's BODY_LIMIT_BYTES 30000000"},
+		{"gateway body limit left at its default", func(o []Object) {
+			c := container(o, "gateway")
+			env := c.Env[:0]
+			for _, e := range c.Env {
+				if e.Name != "BODY_LIMIT_BYTES" {
+					env = append(env, e)
+				}
+			}
+			c.Env = env
+		}, "Deployment gateway: BODY_LIMIT_BYTES must be set"},
+		{"no preStop delay", func(o []Object) { container(o, "webhooks").Lifecycle = nil }, "service webhooks: container webhooks has no preStop delay"},
+		{"linker grace below its ingest budget", func(o []Object) { *deployment(o, "linker").Spec.Template.Spec.TerminationGracePeriodSeconds = 30 }, "Deployment linker container linker: terminationGracePeriodSeconds 30 is below preStop + shutdown budgets + 5 s (55000 ms)"},
+		{"no secrets key in the runner", func(o []Object) {
+			c := container(o, "runner")
+			env := c.Env[:0]
+			for _, e := range c.Env {
+				if e.Name != "SECRETS_KEY" {
+					env = append(env, e)
+				}
+			}
+			c.Env = env
+		}, "Deployment runner: SECRETS_KEY is not set"},
+		{"secrets key as a literal", func(o []Object) {
+			for i, e := range container(o, "tasks").Env {
+				if e.Name == "SECRETS_KEY" {
+					container(o, "tasks").Env[i] = corev1.EnvVar{Name: "SECRETS_KEY", Value: "not-a-secret"}
+				}
+			}
+		}, "Deployment tasks: SECRETS_KEY must come from a Secret"},
+		{"linker token from another Secret", func(o []Object) {
+			for _, e := range container(o, "linker").Env {
+				if e.Name == "LINKER_SERVICE_TOKEN" {
+					e.ValueFrom.SecretKeyRef.Name = "a2a-inbound-engines"
+				}
+			}
+		}, "Deployment linker: LINKER_SERVICE_TOKEN comes from Secret a2a-inbound-engines key LINKER_SERVICE_TOKEN, but gateway reads Secret a2a-inbound-linker"},
+		{"public URL on another host", func(o []Object) {
+			for _, x := range o {
+				if cm, ok := x.Obj.(*corev1.ConfigMap); ok && strings.HasPrefix(cm.Name, "a2a-inbound-config") {
+					cm.Data["PUBLIC_BASE_URL"] = "https://a2a.other.example"
+				}
+			}
+		}, "Ingress gateway: serves no rule for a2a.other.example"},
+		{"more runners than partitions", func(o []Object) {
+			for _, x := range o {
+				if h, ok := x.Obj.(*autoscalingv2.HorizontalPodAutoscaler); ok && h.Name == "runner" {
+					h.Spec.MaxReplicas = 4
+				}
+			}
+		}, "Deployment runner: HorizontalPodAutoscaler maxReplicas 4 exceed KAFKA_TOPIC_PARTITIONS 3"},
+		{"more webhooks replicas than partitions", func(o []Object) {
+			n := int32(5)
+			deployment(o, "webhooks").Spec.Replicas = &n
+		}, "Deployment webhooks: replicas 5 exceed KAFKA_TOPIC_PARTITIONS 3"},
 		{"Service selects nothing", func(o []Object) {
 			service(o, "linker").Spec.Selector = map[string]string{"app.kubernetes.io/name": "linkr"}
 		}, "Service linker: selector"},

@@ -1,6 +1,6 @@
 import { EnvReader, type Env } from '@a2a-inbound/config';
 import type { Logger } from '@a2a-inbound/logger';
-import { a2aMeter, tracedBus } from '@a2a-inbound/telemetry';
+import { observeConsumerLag, tracedBus } from '@a2a-inbound/telemetry';
 import {
   InMemoryBlobStore,
   InMemoryBus,
@@ -166,7 +166,11 @@ export async function connectEngines(c: EnginesConfig, needs: readonly Need[], l
         });
         observeConsumerLag(() => kafka.consumerLag(), log);
         bus = kafka;
-      } else bus = new InMemoryBus();
+      } else {
+        const memory = new InMemoryBus();
+        observeConsumerLag(async () => memory.consumerLag(), log);
+        bus = memory;
+      }
       // Outermost, so that spans carry the topic names of the system, not the namespaced ones.
       out.bus = tracedBus(ns ? new NamespacedBus(bus, ns) : bus);
       const b = out.bus;
@@ -235,32 +239,4 @@ export async function connectEngines(c: EnginesConfig, needs: readonly Need[], l
       }
     })());
   return out;
-}
-
-/**
- * `a2a_bus_consumer_lag{group,topic}`: messages not yet handled by this process's consumer groups, read at
- * each scrape (a no-op unless metrics are on: startMetrics must run before the engines connect). A slow or
- * unreachable Kafka leaves the gauge out of that scrape instead of holding /metrics.
- */
-function observeConsumerLag(read: () => Promise<{ group: string; topic: string; lag: number }[]>, log: Logger): void {
-  a2aMeter()
-    .createObservableGauge('a2a_bus_consumer_lag', {
-      description: 'Bus messages after the committed offsets of each consumer group of this process',
-    })
-    .addCallback(async (r) => {
-      let timer: NodeJS.Timeout | undefined;
-      try {
-        const lags = await Promise.race([
-          read(),
-          new Promise<never>((_, reject) => {
-            timer = setTimeout(() => reject(new Error('Kafka did not answer within 2 s')), 2_000);
-          }),
-        ]);
-        for (const l of lags) r.observe(l.lag, { group: l.group, topic: l.topic });
-      } catch (err) {
-        log.warn({ err }, 'consumer lag unavailable');
-      } finally {
-        clearTimeout(timer);
-      }
-    });
 }

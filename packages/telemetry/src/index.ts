@@ -9,4 +9,11 @@ export {
 } from './sdk';
 export { tracedBus } from './bus';
 export { setActiveSpanAttribute, withSpan } from './spans';
-export { a2aMeter, loadMetricsConfig, startMetrics, type MetricsConfig, type MetricsServer } from './metrics';
+export {
+  a2aMeter,
+  loadMetricsConfig,
+  observeConsumerLag,
+  startMetrics,
+  type MetricsConfig,
+  type MetricsServer,
+} from './metrics';

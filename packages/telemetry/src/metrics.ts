@@ -98,3 +98,35 @@ function registerProcessMetrics(serviceName: string): void {
     .createObservableGauge('process_resident_memory_bytes', { description: 'Resident set size', unit: 'By' })
     .addCallback((r) => r.observe(process.memoryUsage().rss, { service: serviceName }));
 }
+
+/**
+ * `a2a_bus_consumer_lag{group,topic}`: messages not yet handled by this process's consumer groups, read at
+ * each scrape (a no-op unless metrics are on: startMetrics must run before the engines connect). Kafka's lag
+ * is after the committed offsets; the in-memory bus's (embedded mode) is what it accepted and not yet handled.
+ * A slow or unreachable engine leaves the gauge out of that scrape instead of holding /metrics.
+ */
+export function observeConsumerLag(
+  read: () => Promise<{ group: string; topic: string; lag: number }[]>,
+  log: { warn(obj: object, msg: string): void },
+): void {
+  a2aMeter()
+    .createObservableGauge('a2a_bus_consumer_lag', {
+      description: 'Bus messages after the committed offsets of each consumer group of this process',
+    })
+    .addCallback(async (r) => {
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        const lags = await Promise.race([
+          read(),
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(new Error('the bus did not answer within 2 s')), 2_000);
+          }),
+        ]);
+        for (const l of lags) r.observe(l.lag, { group: l.group, topic: l.topic });
+      } catch (err) {
+        log.warn({ err }, 'consumer lag unavailable');
+      } finally {
+        clearTimeout(timer);
+      }
+    });
+}

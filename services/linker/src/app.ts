@@ -31,6 +31,8 @@ export interface LinkerAppConfig {
   readonly grpcPort?: number;
   readonly maxArchiveBytes?: number;
   readonly allowedLocalRoots?: readonly string[];
+  /** On close, calls in progress get this long before the server cuts them (default 5 s). */
+  readonly shutdownGraceMs?: number;
 }
 
 export interface LinkerApp {
@@ -90,6 +92,7 @@ export async function startLinkerApp(deps: LinkerDeps, config: LinkerAppConfig):
         host: config.grpcHost ?? '127.0.0.1',
         port: config.grpcPort ?? 0,
         isServing: () => serving && readiness.isReady(),
+        ...(config.shutdownGraceMs !== undefined ? { graceMs: config.shutdownGraceMs } : {}),
       },
     );
   } catch (err) {

@@ -14,6 +14,8 @@ export interface LinkerConfig {
   readonly allowedLocalRoots: readonly string[];
   /** The internal service credential every RPC must carry (the gateway holds the same value). */
   readonly serviceToken: string;
+  /** On SIGTERM, calls in progress (an ingest: fetch, parse, link) get this long before they are cut. */
+  readonly shutdownGraceMs: number;
 }
 
 export class ConfigError extends Error {
@@ -36,6 +38,7 @@ export function loadLinkerConfig(env: Readonly<Record<string, string | undefined
   };
   const grpcPort = int('LINKER_GRPC_PORT', 50055, 0, 65535);
   const maxArchiveBytes = int('LINKER_MAX_ARCHIVE_BYTES', 50 * 1024 * 1024, 1024, 1024 * 1024 * 1024);
+  const shutdownGraceMs = int('LINKER_SHUTDOWN_GRACE_MS', 5_000, 0, 600_000);
   const store = env.STORE ?? 'memory';
   if (store !== 'memory' && store !== 'mongo') problems.push('STORE must be memory or mongo');
   const production = env.NODE_ENV === 'production';
@@ -67,6 +70,7 @@ export function loadLinkerConfig(env: Readonly<Record<string, string | undefined
     maxArchiveBytes,
     allowedLocalRoots: roots,
     serviceToken,
+    shutdownGraceMs,
   };
   if (problems.length) throw new ConfigError(problems);
   return config;

@@ -1,8 +1,11 @@
+import { readSecretsConfig } from '@a2a-inbound/agent-definitions';
+import { ConfigError, EnvReader, type Env } from '@a2a-inbound/config';
 import type { DocumentStore } from '@a2a-inbound/ports';
 import { InMemoryCache, randomIds, systemClock } from '@a2a-inbound/ports';
 import type { Role } from './domain/control-model';
 import { ControlPlane, openControlCollections } from './domain/control-plane';
 import { createAdminUser } from './domain/bootstrap';
+import { Secrets } from './domain/secrets';
 
 export interface CliIo {
   stdout(text: string): void;
@@ -10,9 +13,13 @@ export interface CliIo {
 }
 
 const USAGE = `usage: node services/tasks/dist/cli.js create-admin --email <address> [--subscription <id>] [--role admin|developer|operator] [--credits <n>]
+       node services/tasks/dist/cli.js reseal-secrets
 
-Creates a user in the control-plane store (STORE_ADAPTER=mongo, MONGO_URL, MONGO_DB, NAMESPACE) and prints its bearer token
-once: only its SHA-256 is stored. The subscription (default "default") is created when absent.
+create-admin creates a user in the control-plane store (STORE_ADAPTER=mongo, MONGO_URL, MONGO_DB, NAMESPACE) and prints its
+bearer token once: only its SHA-256 is stored. The subscription (default "default") is created when absent.
+
+reseal-secrets (a rotation of the secrets key, docs/runbook.md) seals again with SECRETS_KEY every stored secret that an
+older key in SECRETS_KEY_PREVIOUS sealed; it prints how many it resealed and names those no configured key opens.
 `;
 
 function flags(args: string[]): Map<string, string> | string {
@@ -28,9 +35,15 @@ function flags(args: string[]): Map<string, string> | string {
   return out;
 }
 
-/** The tasks CLI; resolves the exit code. `openStore` opens the service's document store. */
-export async function runTasksCli(argv: string[], io: CliIo, openStore: () => Promise<DocumentStore>): Promise<number> {
+/** The tasks CLI; resolves the exit code. `openStore` opens the service's document store; `env` has the secrets key. */
+export async function runTasksCli(
+  argv: string[],
+  io: CliIo,
+  openStore: () => Promise<DocumentStore>,
+  env: Env = {},
+): Promise<number> {
   const [command, ...rest] = argv;
+  if (command === 'reseal-secrets') return resealSecrets(rest, io, openStore, env);
   if (command !== 'create-admin') {
     io.stderr(
       command === undefined || command === '--help' || command === 'help'
@@ -81,6 +94,42 @@ export async function runTasksCli(argv: string[], io: CliIo, openStore: () => Pr
   } catch (err) {
     io.stderr(`create-admin failed: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
+  } finally {
+    await store.close();
+  }
+}
+
+async function resealSecrets(
+  args: string[],
+  io: CliIo,
+  openStore: () => Promise<DocumentStore>,
+  env: Env,
+): Promise<number> {
+  if (args.length > 0) {
+    io.stderr(`unexpected argument ${args[0]}\n${USAGE}`);
+    return 2;
+  }
+  const r = new EnvReader({ SECRETS_KEY: env.SECRETS_KEY, SECRETS_KEY_PREVIOUS: env.SECRETS_KEY_PREVIOUS });
+  const box = readSecretsConfig(r);
+  try {
+    r.done();
+  } catch (err) {
+    io.stderr(`${err instanceof ConfigError ? err.problems.join('\n') : String(err)}\n`);
+    return 2;
+  }
+  if (!box) {
+    io.stderr('reseal-secrets needs SECRETS_KEY (the new key) and the old keys in SECRETS_KEY_PREVIOUS\n');
+    return 2;
+  }
+  const store = await openStore();
+  try {
+    const secrets = await Secrets.open(store, box, systemClock);
+    const res = await secrets.resealStale();
+    io.stdout(
+      `resealed ${res.resealed} secret(s) with key ${box.keyId}; ${res.current} already used it; ${res.unopenable.length} no configured key opens\n`,
+    );
+    for (const id of res.unopenable) io.stdout(`  not opened: ${id}\n`);
+    return res.unopenable.length > 0 ? 1 : 0;
   } finally {
     await store.close();
   }

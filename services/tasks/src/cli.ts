@@ -1,4 +1,5 @@
-// Operator CLI: `node services/tasks/dist/cli.js create-admin --email <address> [--subscription <id>] [--role <role>]`.
+// Operator CLI: `node services/tasks/dist/cli.js create-admin --email <address> [--subscription <id>] [--role <role>]`,
+// `node services/tasks/dist/cli.js reseal-secrets` (SECRETS_KEY, SECRETS_KEY_PREVIOUS: a key rotation).
 import type { DocumentStore } from '@a2a-inbound/ports';
 import { runTasksCli } from './cli-run';
 
@@ -8,7 +9,7 @@ async function openStore(): Promise<DocumentStore> {
   if ((env.STORE_ADAPTER ?? 'mongo') !== 'mongo') {
     // An in-memory store lives inside one process: a user written here would vanish with the CLI.
     throw new Error(
-      'create-admin writes to the shared control-plane store: use STORE_ADAPTER=mongo with MONGO_URL (and MONGO_DB)',
+      'the CLI writes to the shared control-plane store: use STORE_ADAPTER=mongo with MONGO_URL (and MONGO_DB)',
     );
   }
   const { MongoDocumentStore } = await import('@a2a-inbound/adapter-mongo');
@@ -24,6 +25,7 @@ runTasksCli(
   process.argv.slice(2),
   { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) },
   openStore,
+  process.env,
 ).then(
   (code) => {
     process.exitCode = code;

@@ -35,6 +35,8 @@ export class InMemoryBus implements Bus {
   readonly #maxPending: number;
   readonly #onDeadLetter: (message: BusMessage, group: string, error: unknown) => void;
   #pending = 0;
+  /** Messages accepted but not yet handled, per `topic\u0000group` (the consumer lag). */
+  readonly #pendingBy = new Map<string, number>();
   #closed = false;
 
   constructor(options: InMemoryBusOptions = {}) {
@@ -58,12 +60,15 @@ export class InMemoryBus implements Bus {
     };
     for (const group of groups.keys()) {
       const chainKey = `${message.topic}\u0000${group}\u0000${message.key}`;
+      const lagKey = `${message.topic}\u0000${group}`;
       this.#pending += 1;
+      this.#pendingBy.set(lagKey, (this.#pendingBy.get(lagKey) ?? 0) + 1);
       const tail = (this.#chains.get(chainKey) ?? Promise.resolve())
         .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
         .then(() => this.#deliver(copy, message.topic, group))
         .finally(() => {
           this.#pending -= 1;
+          this.#pendingBy.set(lagKey, (this.#pendingBy.get(lagKey) ?? 1) - 1);
         });
       this.#chains.set(chainKey, tail);
       void tail.finally(() => {
@@ -127,6 +132,18 @@ export class InMemoryBus implements Bus {
         await Promise.resolve();
       },
     };
+  }
+
+  /**
+   * Per consumer group and topic, the messages published but not yet handled (or dead-lettered): the
+   * in-memory counterpart of Kafka's lag after the committed offsets. Every subscribed group is listed.
+   */
+  consumerLag(): { group: string; topic: string; lag: number }[] {
+    const out: { group: string; topic: string; lag: number }[] = [];
+    for (const [topic, groups] of this.#groups)
+      for (const group of groups.keys())
+        out.push({ group, topic, lag: this.#pendingBy.get(`${topic}\u0000${group}`) ?? 0 });
+    return out;
   }
 
   /** Resolves when every message published so far has been handled (tests await this, never sleep). */

@@ -30,6 +30,16 @@ describe('linker loadLinkerConfig', () => {
       expect(problems.join('\n')).toContain(name);
   });
 
+  it('gives calls in progress LINKER_SHUTDOWN_GRACE_MS on shutdown (default 5 s)', () => {
+    expect(loadLinkerConfig({ LINKER_SERVICE_TOKEN: TOKEN }).shutdownGraceMs).toBe(5_000);
+    expect(loadLinkerConfig({ LINKER_SERVICE_TOKEN: TOKEN, LINKER_SHUTDOWN_GRACE_MS: '45000' }).shutdownGraceMs).toBe(
+      45_000,
+    );
+    expect(() => loadLinkerConfig({ LINKER_SERVICE_TOKEN: TOKEN, LINKER_SHUTDOWN_GRACE_MS: '-1' })).toThrow(
+      /LINKER_SHUTDOWN_GRACE_MS/,
+    );
+  });
+
   it('refuses the memory store in production unless allowed', () => {
     expect(() => loadLinkerConfig({ NODE_ENV: 'production', LINKER_SERVICE_TOKEN: TOKEN })).toThrow(
       /ALLOW_MEMORY_IN_PRODUCTION/,

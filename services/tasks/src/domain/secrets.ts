@@ -1,6 +1,7 @@
 import { SECRET_NAME_PATTERN, SecretBox, secretAad } from '@a2a-inbound/agent-definitions';
 import { AppError, InvalidParamsError, NotFoundError } from '@a2a-inbound/errors';
 import type { Clock, Collection, DocumentStore } from '@a2a-inbound/ports';
+import { updateWithRetry } from '@a2a-inbound/ports';
 
 /** A subscription's secret (collection `secrets`, id `<subscriptionId>:<name>`): only the sealed value is stored. */
 export interface SecretDoc {
@@ -105,6 +106,47 @@ export class Secrets {
       return this.box.open(d.doc.sealed, secretAad(subscriptionId, name));
     } catch {
       return undefined;
+    }
+  }
+
+  /**
+   * A key rotation's last step before the old key is dropped: every value sealed with an older key
+   * (`SECRETS_KEY_PREVIOUS`) is opened and sealed again with the current `SECRETS_KEY`, in place (a concurrent
+   * `put` wins: the value is then already current). Values that no configured key opens are left as they are
+   * and named in `unopenable` (by `<subscriptionId>:<name>`, never by value).
+   */
+  async resealStale(pageSize = 200): Promise<{ resealed: number; current: number; unopenable: string[] }> {
+    const box = this.#sealer();
+    const out = { resealed: 0, current: 0, unopenable: [] as string[] };
+    for (let skip = 0; ; skip += pageSize) {
+      const page = await this.c.find({}, { limit: pageSize, skip });
+      for (const row of page) {
+        let verdict: 'current' | 'unopenable' | undefined;
+        await updateWithRetry(
+          this.c,
+          row.id,
+          (cur) => {
+            verdict = undefined;
+            if (!box.isStale(cur.doc.sealed)) {
+              verdict = 'current';
+              return undefined;
+            }
+            const aad = secretAad(cur.doc.subscriptionId, cur.doc.name);
+            let plain: string;
+            try {
+              plain = box.open(cur.doc.sealed, aad);
+            } catch {
+              verdict = 'unopenable';
+              return undefined;
+            }
+            return { ...cur.doc, sealed: box.seal(plain, aad) };
+          },
+          { current: row, afterWrite: () => void out.resealed++ },
+        );
+        if (verdict === 'current') out.current++;
+        else if (verdict === 'unopenable') out.unopenable.push(row.id);
+      }
+      if (page.length < pageSize) return out;
     }
   }
 
