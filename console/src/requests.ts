@@ -28,108 +28,85 @@ const a2aPath = (agentId: string) => ({
 });
 const text = (b: Record<string, unknown>, k: string): string => encodeURIComponent(str(b[k]));
 
+/** A JSON-RPC method (scope `a2a`), posted to /agents/{id}/a2a. */
+const jsonRpc = (id: string, stream: boolean, template: Method['template']): Method => ({
+  id,
+  label: id,
+  scope: 'a2a',
+  stream,
+  http: a2aPath,
+  template,
+});
+
+/** An invoke endpoint (scope `invoke`) under /agents/{id}/: its path suffix from the edited body. */
+const invoke = (
+  id: string,
+  label: string,
+  how: { method: 'GET' | 'POST'; stream?: boolean; suffix: (body: Record<string, unknown>) => string },
+  template: Method['template'],
+): Method => ({
+  id,
+  label: `invoke: ${label}`,
+  scope: 'invoke',
+  stream: how.stream ?? false,
+  http: (a, b) => ({
+    method: how.method,
+    path: `/agents/${encodeURIComponent(a)}/${how.suffix(b)}`,
+    send: how.method === 'POST',
+  }),
+  template,
+});
+
+const historyQuery = (b: Record<string, unknown>): string => {
+  const q = new URLSearchParams();
+  for (const k of ['limit', 'before']) if (b[k] !== undefined) q.set(k, str(b[k]));
+  const query = q.toString();
+  return query ? `?${query}` : '';
+};
+
 export const METHODS: readonly Method[] = [
-  {
-    id: 'message/send',
-    label: 'message/send',
-    scope: 'a2a',
-    stream: false,
-    http: a2aPath,
-    template: rpc('message/send', () => ({ message: message('hello') })),
-  },
-  {
-    id: 'message/stream',
-    label: 'message/stream',
-    scope: 'a2a',
-    stream: true,
-    http: a2aPath,
-    template: rpc('message/stream', () => ({ message: message('stream me a story') })),
-  },
-  {
-    id: 'tasks/get',
-    label: 'tasks/get',
-    scope: 'a2a',
-    stream: false,
-    http: a2aPath,
-    template: rpc('tasks/get', (c) => ({ id: c.taskId })),
-  },
-  {
-    id: 'tasks/cancel',
-    label: 'tasks/cancel',
-    scope: 'a2a',
-    stream: false,
-    http: a2aPath,
-    template: rpc('tasks/cancel', (c) => ({ id: c.taskId })),
-  },
-  {
-    id: 'tasks/resubscribe',
-    label: 'tasks/resubscribe',
-    scope: 'a2a',
-    stream: true,
-    http: a2aPath,
-    template: rpc('tasks/resubscribe', (c) => ({ id: c.taskId })),
-  },
-  {
-    id: 'run',
-    label: 'invoke: POST run (wait)',
-    scope: 'invoke',
-    stream: false,
-    http: (a) => ({ method: 'POST', path: `/agents/${encodeURIComponent(a)}/run`, send: true }),
-    template: () => ({ input: 'hello' }),
-  },
-  {
-    id: 'run/stream',
-    label: 'invoke: POST run/stream',
-    scope: 'invoke',
-    stream: true,
-    http: (a) => ({ method: 'POST', path: `/agents/${encodeURIComponent(a)}/run/stream`, send: true }),
-    template: () => ({ input: 'stream me a story' }),
-  },
-  {
-    id: 'runs',
-    label: 'invoke: POST runs (background)',
-    scope: 'invoke',
-    stream: false,
-    http: (a) => ({ method: 'POST', path: `/agents/${encodeURIComponent(a)}/runs`, send: true }),
-    template: () => ({ input: 'hello' }),
-  },
-  {
-    id: 'runs/list',
-    label: 'invoke: GET runs (history)',
-    scope: 'invoke',
-    stream: false,
-    http: (a, b) => {
-      const q = new URLSearchParams();
-      for (const k of ['limit', 'before']) if (b[k] !== undefined) q.set(k, str(b[k]));
-      const query = q.toString();
-      return { method: 'GET', path: `/agents/${encodeURIComponent(a)}/runs${query ? `?${query}` : ''}`, send: false };
-    },
-    template: () => ({ limit: 20 }),
-  },
-  {
-    id: 'runs/get',
-    label: 'invoke: GET runs/{run_id}',
-    scope: 'invoke',
-    stream: false,
-    http: (a, b) => ({
-      method: 'GET',
-      path: `/agents/${encodeURIComponent(a)}/runs/${text(b, 'run_id')}`,
-      send: false,
-    }),
-    template: (c) => ({ run_id: c.taskId }),
-  },
-  {
-    id: 'conversations',
-    label: 'invoke: GET conversations/{context_id}',
-    scope: 'invoke',
-    stream: false,
-    http: (a, b) => ({
-      method: 'GET',
-      path: `/agents/${encodeURIComponent(a)}/conversations/${text(b, 'context_id')}`,
-      send: false,
-    }),
-    template: (c) => ({ context_id: c.contextId }),
-  },
+  jsonRpc(
+    'message/send',
+    false,
+    rpc('message/send', () => ({ message: message('hello') })),
+  ),
+  jsonRpc(
+    'message/stream',
+    true,
+    rpc('message/stream', () => ({ message: message('stream me a story') })),
+  ),
+  jsonRpc(
+    'tasks/get',
+    false,
+    rpc('tasks/get', (c) => ({ id: c.taskId })),
+  ),
+  jsonRpc(
+    'tasks/cancel',
+    false,
+    rpc('tasks/cancel', (c) => ({ id: c.taskId })),
+  ),
+  jsonRpc(
+    'tasks/resubscribe',
+    true,
+    rpc('tasks/resubscribe', (c) => ({ id: c.taskId })),
+  ),
+  invoke('run', 'POST run (wait)', { method: 'POST', suffix: () => 'run' }, () => ({ input: 'hello' })),
+  invoke('run/stream', 'POST run/stream', { method: 'POST', stream: true, suffix: () => 'run/stream' }, () => ({
+    input: 'stream me a story',
+  })),
+  invoke('runs', 'POST runs (background)', { method: 'POST', suffix: () => 'runs' }, () => ({ input: 'hello' })),
+  invoke('runs/list', 'GET runs (history)', { method: 'GET', suffix: (b) => `runs${historyQuery(b)}` }, () => ({
+    limit: 20,
+  })),
+  invoke('runs/get', 'GET runs/{run_id}', { method: 'GET', suffix: (b) => `runs/${text(b, 'run_id')}` }, (c) => ({
+    run_id: c.taskId,
+  })),
+  invoke(
+    'conversations',
+    'GET conversations/{context_id}',
+    { method: 'GET', suffix: (b) => `conversations/${text(b, 'context_id')}` },
+    (c) => ({ context_id: c.contextId }),
+  ),
 ];
 
 /** Reads the task and context ids out of any answer or frame, for the next request's template. */
