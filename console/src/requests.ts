@@ -120,19 +120,24 @@ export function idsOf(value: unknown, into: { taskId: string; contextId: string 
   if (typeof ctx === 'string') into.contextId = ctx;
 }
 
+/** The frames' data that is JSON, in order (a frame that is not JSON is passed over). */
+function* parsedFrames(frames: readonly string[]): Generator<unknown> {
+  for (const f of frames) {
+    try {
+      yield JSON.parse(f) as unknown;
+    } catch {
+      /* not JSON: not an A2A frame */
+    }
+  }
+}
+
 /**
  * The text answer assembled from the stream (rule 5): `append: true` artifact frames are deltas concatenated by
  * artifact id; a frame without append replaces its artifact. Works for A2A frames and the invoke stream's.
  */
 export function assembleText(frames: readonly string[]): Map<string, string> {
   const out = new Map<string, string>();
-  for (const f of frames) {
-    let data: unknown;
-    try {
-      data = JSON.parse(f);
-    } catch {
-      continue;
-    }
+  for (const data of parsedFrames(frames)) {
     const o = data as Record<string, unknown>;
     const r = (o.result ?? o) as Record<string, unknown>;
     const art = r.artifact as Record<string, unknown> | undefined;
@@ -154,13 +159,7 @@ export function assembleText(frames: readonly string[]): Map<string, string> {
  */
 export function describeStream(frames: readonly string[], ms: number): { kind: 'ok' | 'error'; text: string } {
   const ended = `Stream ended after ${frames.length} frame(s), ${ms} ms`;
-  for (const f of frames) {
-    let data: unknown;
-    try {
-      data = JSON.parse(f);
-    } catch {
-      continue;
-    }
+  for (const data of parsedFrames(frames)) {
     if (typeof data === 'object' && data !== null && 'error' in data) {
       return { kind: 'error', text: `${ended}, with an error frame: ${describeAnswer(200, data).text}` };
     }
