@@ -212,3 +212,73 @@ describe('typed route parameters', () => {
     ]);
   });
 });
+
+describe('C#: URLs built by a helper method and string methods on an interpolated string', () => {
+  it('a helper returning an interpolated string is what it returns for the call; .TrimEnd(…) and .ToLowerInvariant() keep the URL', async () => {
+    const r = await reportOf({
+      shop: {
+        'Services/StockClient.cs': lines(
+          'public class StockClient(HttpClient http)',
+          '{',
+          '    private readonly string basePath = "api/stock/";',
+          '    public Task<Page?> List(int page, string? kind)',
+          '    {',
+          '        var uri = ListUri(basePath, page, kind);',
+          '        return http.GetFromJsonAsync<Page>(uri);',
+          '    }',
+          '    public Task<Level?> Level(int id) => http.GetFromJsonAsync<Level>(LevelUri(id));',
+          '    public Task<Facets?> Facets(string? qs)',
+          '    {',
+          "        var uri = $\"{basePath}facets?{qs}\".TrimEnd('&', '?');",
+          '        return http.GetFromJsonAsync<Facets>(uri);',
+          '    }',
+          '    public Task<string> Kinds() => http.GetStringAsync($"{basePath}KINDS/".TrimEnd(\'/\').ToLowerInvariant());',
+          '    private static string ListUri(string root, int page, string? kind)',
+          '    {',
+          '        var filter = kind is null ? "" : $"kind={kind}&";',
+          '        return $"{root}items?{filter}page={page}";',
+          '    }',
+          '    private string LevelUri(int id) => $"{basePath}levels/{id}";',
+          '}',
+        ),
+        'Program.cs': lines(
+          'builder.Services.AddHttpClient<StockClient>(c => c.BaseAddress = new("http://stock-api"));',
+        ),
+      },
+      'stock-api': {
+        'Apis/StockApi.cs': lines(
+          'var api = app.MapGroup("api/stock");',
+          'api.MapGet("/items", ListItems);',
+          'api.MapGet("/levels/{id:int}", GetLevel);',
+          'api.MapGet("/facets", GetFacets);',
+          'api.MapGet("/kinds", GetKinds);',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'shop Services/StockClient.cs:7 | GET stock-api/api/stock/items | stock-api Apis/StockApi.cs:2 GET /api/stock/items (aspnetcore-minimal)',
+      'shop Services/StockClient.cs:9 | GET stock-api/api/stock/levels/{} | stock-api Apis/StockApi.cs:3 GET /api/stock/levels/{id:int} (aspnetcore-minimal)',
+      'shop Services/StockClient.cs:13 | GET stock-api/api/stock/facets | stock-api Apis/StockApi.cs:4 GET /api/stock/facets (aspnetcore-minimal)',
+      'shop Services/StockClient.cs:15 | GET stock-api/api/stock/kinds | stock-api Apis/StockApi.cs:5 GET /api/stock/kinds (aspnetcore-minimal)',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+  });
+});
+
+describe('a dynamic URL whose host is known', () => {
+  it('says the host (and the repository it names) is known and only the path is computed', async () => {
+    const r = await reportOf({
+      orders: { 'src/app.ts': "const app = express();\napp.get('/orders/:id', h);\n" },
+      web: {
+        'src/api.ts': lines(
+          'export const a = (p: string) => fetch(`http://orders/${p}`);',
+          'export const b = (p: string) => fetch(`https://api.example.com/${p}`);',
+        ),
+      },
+    });
+    expect(unresolved(r)).toEqual([
+      'web src/api.ts:1 GET orders/{} — dynamic URL: the host `orders` is known (`orders`), but the path is only known at run time (every segment is a run-time value)',
+      'web src/api.ts:2 GET api.example.com/{} — dynamic URL: the host `api.example.com` is known, but the path is only known at run time (every segment is a run-time value)',
+    ]);
+  });
+});
