@@ -995,7 +995,9 @@ export function link(sources: readonly SourceFacts[]): LinkResult {
     return {
       ...s,
       endpoints: base
-        ? s.endpoints.map((e) => (e.framework === 'spring' ? { ...e, path: joinPath(base, e.path) } : e))
+        ? s.endpoints.map((e) =>
+            e.framework === 'spring' || e.framework === 'spring-data-rest' ? { ...e, path: joinPath(base, e.path) } : e,
+          )
         : s.endpoints,
       publishes: s.publishes.map((x) => ({ ...x, exchange: name(x.exchange), key: name(x.key) })),
       consumes: s.consumes.map((x) => ({ ...x, queue: name(x.queue) })),

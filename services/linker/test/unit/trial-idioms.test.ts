@@ -282,3 +282,139 @@ describe('a dynamic URL whose host is known', () => {
     ]);
   });
 });
+
+describe('Java: requests built apart from the call (RequestEntity, Apache HttpClient, java.net.http)', () => {
+  it('exchange(request, type) takes the method of RequestEntity.post(uri) / new RequestEntity<>(…, HttpMethod.X, uri); new HttpPost(url) and HttpRequest.newBuilder(…).DELETE() are calls; a getenv(key, default) helper is the variable with its default; a field set from a constructor parameter, used without this.', async () => {
+    const r = await reportOf({
+      shop: {
+        'src/main/java/shop/StockClient.java': lines(
+          'package shop;',
+          '',
+          'public class StockClient {',
+          '    private final RestTemplate restTemplate = new RestTemplate();',
+          '    private final String base = "http://stock";',
+          '',
+          '    public Level reserve(Order order) {',
+          '        RequestEntity<Order> request = RequestEntity.post(URI.create(base + "/reservations"))',
+          '            .contentType(MediaType.APPLICATION_JSON)',
+          '            .body(order);',
+          '        return restTemplate.exchange(request, Level.class).getBody();',
+          '    }',
+          '',
+          '    public void release(String id) {',
+          '        restTemplate.exchange(new RequestEntity<>(HttpMethod.DELETE, URI.create(base + "/reservations/" + id)), Void.class);',
+          '    }',
+          '}',
+        ),
+        'src/main/java/shop/LevelHelper.java': lines(
+          'package shop;',
+          '',
+          'public class LevelHelper {',
+          '    private final String baseUrl;',
+          '    public LevelHelper(String baseUrl) { this.baseUrl = baseUrl; }',
+          '    public void touch(String sku) throws Exception { httpClient.execute(new HttpPut(baseUrl + sku)); }',
+          '}',
+        ),
+        'src/main/java/shop/LegacyClient.java': lines(
+          'package shop;',
+          '',
+          'public class LegacyClient {',
+          '    private final String url = String.format("http://%s/levels/", getenv("STOCK_HOST", "stock"));',
+          '',
+          '    private String getenv(String key, String def) {',
+          '        String v = System.getenv(key);',
+          '        return v == null ? def : v;',
+          '    }',
+          '',
+          '    public void update(String sku, String body) throws Exception {',
+          '        HttpPost post = new HttpPost(url + sku);',
+          '        post.setEntity(new StringEntity(body));',
+          '        httpClient.execute(post);',
+          '        HttpRequest req = HttpRequest.newBuilder(URI.create("http://stock/levels/" + sku)).DELETE().build();',
+          '        javaClient.send(req, HttpResponse.BodyHandlers.discarding());',
+          '        HttpRequest get = HttpRequest.newBuilder().uri(URI.create("http://stock/levels")).GET().build();',
+          '        new LevelHelper(url).touch(sku);',
+          '    }',
+          '}',
+        ),
+      },
+      stock: {
+        'src/main/java/stock/Api.java': lines(
+          'package stock;',
+          '',
+          '@RestController',
+          'public class Api {',
+          '    @PostMapping("/reservations") public Level reserve(@RequestBody Order o) { return null; }',
+          '    @DeleteMapping("/reservations/{id}") public void release(@PathVariable String id) {}',
+          '    @PostMapping("/levels/{sku}") public void update(@PathVariable String sku) {}',
+          '    @DeleteMapping("/levels/{sku}") public void drop(@PathVariable String sku) {}',
+          '    @PutMapping("/levels/{sku}") public void touch(@PathVariable String sku) {}',
+          '    @GetMapping("/levels") public List<Level> all() { return null; }',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'shop src/main/java/shop/LegacyClient.java:12 | POST stock/levels/{} | stock src/main/java/stock/Api.java:7 POST /levels/{sku} (spring)',
+      'shop src/main/java/shop/LegacyClient.java:15 | DELETE stock/levels/{} | stock src/main/java/stock/Api.java:8 DELETE /levels/{sku} (spring)',
+      'shop src/main/java/shop/LegacyClient.java:17 | GET stock/levels | stock src/main/java/stock/Api.java:10 GET /levels (spring)',
+      'shop src/main/java/shop/LevelHelper.java:6 | PUT stock/levels/{} | stock src/main/java/stock/Api.java:9 PUT /levels/{sku} (spring)',
+      'shop src/main/java/shop/StockClient.java:11 | POST stock/reservations | stock src/main/java/stock/Api.java:5 POST /reservations (spring)',
+      'shop src/main/java/shop/StockClient.java:15 | DELETE stock/reservations/{} | stock src/main/java/stock/Api.java:6 DELETE /reservations/{id} (spring)',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+  });
+});
+
+describe('Java: Spring Data REST repositories', () => {
+  it('@RepositoryRestResource exports the collection, item and search resources (path, default plural path, @RestResource path, exported = false), below spring.data.rest.base-path', async () => {
+    const r = await reportOf({
+      catalog: {
+        'src/main/resources/application.properties': 'spring.data.rest.base-path=/api\n',
+        'src/main/java/catalog/ProductRepository.java': lines(
+          'package catalog;',
+          '',
+          '@RepositoryRestResource(path = "products", collectionResourceRel = "products")',
+          'public interface ProductRepository extends PagingAndSortingRepository<Product, Long> {',
+          '    List<Product> findByCategory(@Param("category") String category);',
+          '    @RestResource(path = "named")',
+          '    Product findByName(@Param("name") String name);',
+          '    @RestResource(exported = false)',
+          '    void deleteByName(String name);',
+          '}',
+        ),
+        'src/main/java/catalog/CategoryRepository.java': lines(
+          'package catalog;',
+          '',
+          '@RepositoryRestResource',
+          'public interface CategoryRepository extends CrudRepository<Category, Long> {}',
+        ),
+        'src/main/java/catalog/NoteRepository.java': lines(
+          'package catalog;',
+          '',
+          '@RepositoryRestResource(exported = false)',
+          'public interface NoteRepository extends CrudRepository<Note, Long> {}',
+        ),
+      },
+      web: {
+        'src/client.ts': lines(
+          "const base = 'http://catalog/api';",
+          'export const a = (c: string) => fetch(`${base}/products/search/findByCategory?category=${c}`);',
+          'export const b = (n: string) => fetch(`${base}/products/search/named?name=${n}`);',
+          'export const c = (id: string) => fetch(`${base}/products/${id}`, { method: "PATCH" });',
+          'export const d = () => fetch(`${base}/categories`, { method: "POST" });',
+          'export const e = () => fetch(`${base}/notes`);',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web src/client.ts:2 | GET catalog/api/products/search/findbycategory | catalog src/main/java/catalog/ProductRepository.java:5 GET /api/products/search/findByCategory (spring-data-rest)',
+      'web src/client.ts:3 | GET catalog/api/products/search/named | catalog src/main/java/catalog/ProductRepository.java:6 GET /api/products/search/named (spring-data-rest)',
+      'web src/client.ts:4 | PATCH catalog/api/products/{} | catalog src/main/java/catalog/ProductRepository.java:3 PATCH /api/products/{id} (spring-data-rest)',
+      'web src/client.ts:5 | POST catalog/api/categories | catalog src/main/java/catalog/CategoryRepository.java:3 POST /api/categories (spring-data-rest)',
+    ]);
+    expect(unresolved(r)).toEqual([
+      'web src/client.ts:6 GET catalog/api/notes — no matching route: `catalog` serves no GET /api/notes',
+    ]);
+  });
+});

@@ -204,6 +204,10 @@ function applyPrefixes(facts: SourceFacts): void {
     return joinPath(m.prefix, rest);
   };
   const springBase = facts.config.find((c) => !c.scope && isSpringBaseKey(c.key))?.value;
+  // Spring Data REST's own prefix, below the context path.
+  const dataRestBase = facts.config.find(
+    (c) => !c.scope && relaxedKey(c.key).replace(/[.-]/g, '') === 'springdatarestbasepath',
+  )?.value;
   const nestPrefix = facts.globalPrefixes.find((g) => g.framework === 'nestjs')?.prefix;
   // NestJS URI versioning: /{global prefix}/v{version}/{controller}/{route}, one endpoint per version.
   const nestVersion = facts.globalPrefixes.find((g) => g.framework === 'nestjs-uri-version')?.prefix;
@@ -224,6 +228,8 @@ function applyPrefixes(facts: SourceFacts): void {
       for (const p of more) versioned.push({ ...ep, path: p });
     } else if (ep.framework === 'nestjs' && nestPrefix) path = joinPath(nestPrefix, ep.path);
     else if (ep.framework === 'spring' && springBase) path = joinPath(springBase, ep.path);
+    else if (ep.framework === 'spring-data-rest' && (springBase || dataRestBase))
+      path = joinPath(springBase ?? '', dataRestBase ?? '', ep.path);
     if (path !== undefined) facts.endpoints[i] = { ...ep, path };
   }
   facts.endpoints.push(...versioned);
