@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { reportOf, rows, unresolved } from '../support/in-memory-report';
+import { gaps, reportOf, rows, unresolved } from '../support/in-memory-report';
 
 /**
  * Idioms found by trying the linker on public applications it was not written against (linker-trial):
@@ -416,5 +416,56 @@ describe('Java: Spring Data REST repositories', () => {
     expect(unresolved(r)).toEqual([
       'web src/client.ts:6 GET catalog/api/notes — no matching route: `catalog` serves no GET /api/notes',
     ]);
+  });
+});
+
+describe('Python: class attributes read through self', () => {
+  it('a publisher class whose exchange and routing key are class constants (self.EXCHANGE, cls.KEY, Publisher.KEY); a Go consumer binds the queue', async () => {
+    const r = await reportOf({
+      billing: {
+        'queueing.py': lines(
+          'import json',
+          'import pika',
+          '',
+          'class Publisher:',
+          '    EXCHANGE = "shop"',
+          '    KIND = "direct"',
+          '    ROUTING_KEY = "invoices"',
+          '',
+          '    def __init__(self, host):',
+          '        self._channel = pika.BlockingConnection(pika.ConnectionParameters(host)).channel()',
+          '        self._channel.exchange_declare(exchange=self.EXCHANGE, exchange_type=self.KIND, durable=True)',
+          '',
+          '    def publish(self, msg):',
+          '        self._channel.basic_publish(exchange=self.EXCHANGE, routing_key=self.ROUTING_KEY, body=json.dumps(msg))',
+          '',
+          '    @classmethod',
+          '    def refund(cls, channel, msg):',
+          '        channel.basic_publish(exchange=Publisher.EXCHANGE, routing_key=cls.REFUNDS, body=msg)',
+          '',
+          '    REFUNDS = "refunds"',
+        ),
+      },
+      archive: {
+        'main.go': lines(
+          'package main',
+          '',
+          'func listen(ch *amqp.Channel) {',
+          '\tch.ExchangeDeclare("shop", "direct", true, false, false, false, nil)',
+          '\tq, _ := ch.QueueDeclare("invoices", true, false, false, false, nil)',
+          '\tch.QueueBind(q.Name, "invoices", "shop", false, nil)',
+          '\tr, _ := ch.QueueDeclare("refunds", true, false, false, false, nil)',
+          '\tch.QueueBind(r.Name, "refunds", "shop", false, nil)',
+          '\tmsgs, _ := ch.Consume("invoices", "", true, false, false, false, nil)',
+          '\trefunds, _ := ch.Consume("refunds", "", true, false, false, false, nil)',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'billing queueing.py:14 | publish `shop` / `invoices` | archive main.go:9 consume queue `invoices`',
+      'billing queueing.py:18 | publish `shop` / `refunds` | archive main.go:10 consume queue `refunds`',
+    ]);
+    expect(gaps(r)).toEqual([]);
   });
 });

@@ -44,6 +44,26 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
   const imports = new Map<string, { module: string; symbolOf: string }>();
   const includedHere = new Set<string>();
 
+  /**
+   * `self.EXCHANGE`, `cls.EXCHANGE` or `Publisher.EXCHANGE` inside class Publisher: the class attribute
+   * assigned in the class body (`EXCHANGE = 'shop'`).
+   */
+  function classAttribute(node: Node): Part[] | undefined {
+    const obj = node.childForFieldName('object')?.text;
+    const attr = node.childForFieldName('attribute')?.text;
+    let cls: Node | null = node.parent;
+    while (cls && cls.type !== 'class_definition') cls = cls.parent;
+    if (!cls || !attr || (obj !== 'self' && obj !== 'cls' && obj !== cls.childForFieldName('name')?.text))
+      return undefined;
+    for (const st of cls.childForFieldName('body')?.namedChildren ?? []) {
+      const asg = st?.type === 'expression_statement' ? st.namedChild(0) : undefined;
+      if (asg?.type !== 'assignment' || asg.childForFieldName('left')?.text !== attr) continue;
+      const right = asg.childForFieldName('right');
+      return right ? evaluate(right) : undefined;
+    }
+    return undefined;
+  }
+
   function evaluate(node: Node): Part[] {
     switch (node.type) {
       case 'string': {
@@ -76,7 +96,7 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
       case 'identifier':
         return scope.lookup(node.text, node) ?? [{ ref: node.text }];
       case 'attribute':
-        return scope.lookup(node.text) ?? [{ ref: node.text }];
+        return scope.lookup(node.text) ?? classAttribute(node) ?? [{ ref: node.text }];
       case 'subscript': {
         const v = node.childForFieldName('value')?.text;
         const idx = node.childForFieldName('subscript');
