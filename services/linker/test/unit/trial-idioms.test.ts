@@ -469,3 +469,56 @@ describe('Python: class attributes read through self', () => {
     expect(gaps(r)).toEqual([]);
   });
 });
+
+describe('nginx in front of the services: a UI calls its own origin, nginx proxies by location', () => {
+  it('location prefixes with proxy_pass (URI replaces the prefix, no URI keeps it, upstream blocks, ${VAR} hosts from the Dockerfile ENV); AngularJS $http({ url, method })', async () => {
+    const r = await reportOf({
+      web: {
+        Dockerfile: lines(
+          'FROM nginx:1.25',
+          'ENV ORDERS_HOST=orders \\',
+          '    USERS_HOST=users',
+          'ENV GREETING hello',
+          'COPY default.conf.template /etc/nginx/templates/default.conf.template',
+        ),
+        'default.conf.template': lines(
+          'upstream billing_pool {',
+          '    server billing:9000;',
+          '}',
+          'server {',
+          '    listen 8080;',
+          '    location / { root /usr/share/nginx/html; }',
+          '    # location /api/old/ { proxy_pass http://legacy/; }',
+          '    location /api/orders/ {',
+          '        proxy_pass http://${ORDERS_HOST}:8080/;',
+          '    }',
+          '    location /api/users/ { proxy_pass http://${USERS_HOST}:8080/v2/; }',
+          '    location /invoices/ { proxy_pass http://billing_pool; }',
+          '    location ~ \\.php$ { proxy_pass http://php; }',
+          '}',
+        ),
+        'html/js/app.js': lines(
+          "angular.module('shop').controller('c', function ($http) {",
+          "  $http({ url: '/api/orders/items/' + id, method: 'GET' }).then(show);",
+          "  $http({ url: '/api/users/login', method: 'POST', data: creds });",
+          "  $http({ url: '/invoices/' + id, method: 'GET' });",
+          "  $http({ url: '/api/orders/nope', method: 'GET' });",
+          '});',
+        ),
+      },
+      orders: { 'server.js': lines("const app = require('express')();", "app.get('/items/:id', h);") },
+      users: { 'app.py': lines('@app.route("/v2/login", methods=["POST"])', 'def login():', '    return ""') },
+      billing: {
+        'main.go': lines('package main', '', 'func main() {', '\thttp.HandleFunc("GET /invoices/{id}", h)', '}'),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web html/js/app.js:2 | GET /api/orders/items/{} | orders server.js:2 GET /items/:id (express)',
+      'web html/js/app.js:3 | POST /api/users/login | users app.py:1 POST /v2/login (flask)',
+      'web html/js/app.js:4 | GET /invoices/{} | billing main.go:4 GET /invoices/{id} (net/http)',
+    ]);
+    expect(unresolved(r)).toEqual([
+      'web html/js/app.js:5 GET /api/orders/nope — no matching route: `web` route `/api/orders/**` (web default.conf.template:8) forwards it to `orders` as /nope, which `orders` does not serve',
+    ]);
+  });
+});

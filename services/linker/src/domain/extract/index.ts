@@ -4,7 +4,7 @@ import { type CodeLanguage, languageOf, parse } from '../parsers';
 import { isSpringBaseKey, relaxedKey } from '../link';
 import { joinPath } from '../routes';
 import { type HttpWrapper, Sink, concat } from './common';
-import { extractKeyValues, extractSql, extractStructured } from './config';
+import { extractDockerfileEnv, extractKeyValues, extractNginx, extractSql, extractStructured } from './config';
 import { extractJavaScript } from './javascript';
 import type { CodeExtractor } from './driver';
 import { extractCSharp } from './csharp';
@@ -58,7 +58,7 @@ export function isIgnoredFile(path: string, includeTests: boolean): boolean {
   return !includeTests && TEST_FILES.test(base);
 }
 
-type Kind = { code: CodeLanguage } | { config: 'structured' | 'kv' | 'sql' };
+type Kind = { code: CodeLanguage } | { config: 'structured' | 'kv' | 'sql' | 'nginx' | 'dockerfile' };
 
 export function kindOf(path: string): Kind | undefined {
   const code = languageOf(path);
@@ -68,6 +68,9 @@ export function kindOf(path: string): Kind | undefined {
   if (base === '.env' || base.startsWith('.env.') || base.endsWith('.env') || base.endsWith('.properties'))
     return { config: 'kv' };
   if (base.endsWith('.sql')) return { config: 'sql' };
+  // nginx configuration (`nginx.conf`, `conf.d/default.conf`, envsubst templates `default.conf.template`).
+  if (/\.conf(\.template)?$|^nginx.*\.template$/.test(base)) return { config: 'nginx' };
+  if (/^dockerfile([._-].*)?$|\.dockerfile$/.test(base)) return { config: 'dockerfile' };
   return undefined;
 }
 
@@ -120,6 +123,12 @@ export async function extractSource(
       parsed++;
     } else if (kind.config === 'kv') {
       extractKeyValues(text, f.path, sink);
+      parsed++;
+    } else if (kind.config === 'nginx') {
+      extractNginx(text, f.path, sink);
+      parsed++;
+    } else if (kind.config === 'dockerfile') {
+      extractDockerfileEnv(text, f.path, sink);
       parsed++;
     } else {
       extractSql(text, f.path, sink);
