@@ -522,3 +522,50 @@ describe('nginx in front of the services: a UI calls its own origin, nginx proxi
     ]);
   });
 });
+
+describe('C#: an event bus that routes by the event type name', () => {
+  it('PublishAsync(new T(…)), PublishAsync(evt) with evt created as one of two types, the outbox AddAndSaveEventAsync(evt) of a …Event, AddSubscription<TEvent, THandler>()', async () => {
+    const r = await reportOf({
+      payments: {
+        'PaymentWorker.cs': lines(
+          'public class PaymentWorker(IEventBus eventBus)',
+          '{',
+          '    public async Task Handle(OrderReady e)',
+          '    {',
+          '        IntegrationEvent evt = Approve(e)',
+          '            ? new PaymentSucceededIntegrationEvent(e.OrderId)',
+          '            : new PaymentFailedIntegrationEvent(e.OrderId);',
+          '        await eventBus.PublishAsync(evt);',
+          '        await eventBus.PublishAsync(new PaymentAuditedIntegrationEvent(e.OrderId));',
+          '        var shipped = new OrderShippedIntegrationEvent(e.OrderId);',
+          '        await integrationEventService.AddAndSaveEventAsync(shipped);',
+          '        await integrationEventService.AddAndSaveEventAsync(new OrderNote(e.OrderId));',
+          '    }',
+          '}',
+        ),
+      },
+      ordering: {
+        'Extensions.cs': lines(
+          'public static class Extensions',
+          '{',
+          '    public static void AddEventing(this IHostApplicationBuilder builder)',
+          '    {',
+          '        builder.AddRabbitMqEventBus("eventbus")',
+          '            .AddSubscription<PaymentSucceededIntegrationEvent, PaymentSucceededHandler>()',
+          '            .AddSubscription<PaymentFailedIntegrationEvent, PaymentFailedHandler>()',
+          '            .AddSubscription<OrderShippedIntegrationEvent, OrderShippedHandler>();',
+          '    }',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'payments PaymentWorker.cs:8 | publish `PaymentSucceededIntegrationEvent` | ordering Extensions.cs:6 consume queue `PaymentSucceededHandler`',
+      'payments PaymentWorker.cs:8 | publish `PaymentFailedIntegrationEvent` | ordering Extensions.cs:7 consume queue `PaymentFailedHandler`',
+      'payments PaymentWorker.cs:11 | publish `OrderShippedIntegrationEvent` | ordering Extensions.cs:8 consume queue `OrderShippedHandler`',
+    ]);
+    expect(gaps(r)).toEqual([
+      'publisher payments PaymentWorker.cs:9 no binding routes `PaymentAuditedIntegrationEvent` to a queue',
+    ]);
+  });
+});

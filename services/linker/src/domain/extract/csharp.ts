@@ -39,7 +39,9 @@ const HTTP_CLIENT: Record<string, HttpMethod> = {
   DeleteAsync: 'DELETE',
   DeleteFromJsonAsync: 'DELETE',
 };
-const CS_NAMES = new Set(['MapMethods', 'AddHttpClient', 'ToTable', 'AddProject']);
+const CS_NAMES = new Set(['MapMethods', 'AddHttpClient', 'ToTable', 'AddProject', 'PublishAsync', 'AddSubscription']);
+/** Methods that store an integration event for publishing (`AddAndSaveEventAsync`, `SaveEventAndContextChangesAsync`). */
+const OUTBOX = /^(Add|Save)\w*Event\w*Async$/;
 const ATTR_VERBS: Record<string, HttpMethod> = {
   HttpGet: 'GET',
   HttpPost: 'POST',
@@ -350,7 +352,14 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     if (!fn) return;
     const calleeNode = fn.type === 'member_access_expression' ? fn.childForFieldName('name') : fn;
     const callee = (calleeNode?.type === 'generic_name' ? named(calleeNode)[0]?.text : calleeNode?.text) ?? '';
-    if (!MINIMAL[callee] && !HTTP_CLIENT[callee] && !CS_NAMES.has(callee) && !sharedRuleName(callee)) return;
+    if (
+      !MINIMAL[callee] &&
+      !HTTP_CLIENT[callee] &&
+      !CS_NAMES.has(callee) &&
+      !OUTBOX.test(callee) &&
+      !sharedRuleName(callee)
+    )
+      return;
     const argNodes = named(inv.childForFieldName('arguments'));
     const args: Part[][] = [];
     const nm = new Map<string, Part[]>();
@@ -368,12 +377,39 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
 
     // MassTransit: bus.Publish(new OrderCreated(…)) / Publish<OrderCreated>(new { … }) goes to the
     // exchange named after the message type.
-    if (name === 'Publish' && argNodes.length >= 1 && argNodes.length <= 3) {
+    // The same for event buses that route by the event's type name (`eventBus.PublishAsync(evt)` with
+    // `evt = new OrderPaid(…)`, or `ok ? new Paid(…) : new Failed(…)`): one publish per type created.
+    if ((name === 'Publish' || name === 'PublishAsync') && argNodes.length >= 1 && argNodes.length <= 3) {
       const generic = nameNode?.type === 'generic_name' ? named(named(nameNode)[1] ?? null)[0]?.text : undefined;
       const first = argExpr(argNodes[0]!).expr;
-      const created = first.type === 'object_creation_expression' ? first.childForFieldName('type')?.text : undefined;
-      const message = (generic ?? created)?.replace(/<.*$/, '').replace(/^.*\./, '');
-      if (message) sink.publish('rabbitmq', message, '', loc);
+      const messages = generic ? [generic] : createdTypes(first, inv);
+      for (const m of new Set(messages.map((t) => t.replace(/<.*$/, '').replace(/^.*\./, ''))))
+        if (m) sink.publish('rabbitmq', m, '', loc);
+      return;
+    }
+    // The outbox of integration events (`integrationEventService.AddAndSaveEventAsync(evt)`, published
+    // once the transaction commits): a publish of each `…Event` type the argument creates.
+    if (OUTBOX.test(name) && argNodes.length === 1) {
+      const types = createdTypes(argExpr(argNodes[0]!).expr, inv).map((t) =>
+        t.replace(/<.*$/, '').replace(/^.*\./, ''),
+      );
+      for (const m of new Set(types)) if (/Event$/.test(m)) sink.publish('rabbitmq', m, '', loc);
+      return;
+    }
+    // An event bus subscription, `eventBus.AddSubscription<OrderPaid, OrderPaidHandler>()`: the handler
+    // consumes the event type, like a MassTransit consumer.
+    if (name === 'AddSubscription' && nameNode?.type === 'generic_name') {
+      const [message, handler] = named(named(nameNode)[1] ?? null).map((t) =>
+        t.text.replace(/<.*$/, '').replace(/^.*\./, ''),
+      );
+      // Evidence on the subscription itself, not on the first line of a chain of them.
+      const at = { file, line: lineOf(nameNode) };
+      if (message && handler) {
+        sink.exchange(message, 'fanout', at);
+        sink.queue(handler, at);
+        sink.binding(message, handler, '', at);
+        sink.consume('rabbitmq', handler, at);
+      }
       return;
     }
     if (MINIMAL[name] || name === 'MapMethods') {
@@ -434,6 +470,24 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       const t = literal(args[0]);
       if (t) sink.data('table', t, loc);
     }
+  }
+
+  /** The types an expression creates: `new T(…)`, a conditional of two, or a local variable initialised so. */
+  function createdTypes(e: Node, from: Node, depth = 0): string[] {
+    if (depth > 4) return [];
+    if (e.type === 'object_creation_expression') return [e.childForFieldName('type')?.text ?? ''];
+    if ((e.type === 'parenthesized_expression' || e.type === 'equals_value_clause') && named(e)[0])
+      return createdTypes(named(e)[0]!, from, depth + 1);
+    if (e.type === 'conditional_expression') {
+      const a = e.childForFieldName('consequence');
+      const b = e.childForFieldName('alternative');
+      return [...(a ? createdTypes(a, from, depth + 1) : []), ...(b ? createdTypes(b, from, depth + 1) : [])];
+    }
+    if (e.type === 'identifier') {
+      const decl = scope.node(e.text, from);
+      return decl ? createdTypes(decl, from, depth + 1) : [];
+    }
+    return [];
   }
 
   function findBaseAddress(n: Node): Part[] | undefined {
