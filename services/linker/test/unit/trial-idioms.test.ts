@@ -569,3 +569,51 @@ describe('C#: an event bus that routes by the event type name', () => {
     ]);
   });
 });
+
+describe('Go: Kafka topics named by a variable of another package', () => {
+  it('sarama.ProducerMessage{Topic: kafka.Topic} sent through Input() in a select; kafka-go ReaderConfig{Topic: events.Orders}; C# Subscribe(const)', async () => {
+    const r = await reportOf({
+      checkout: {
+        'kafka/producer.go': lines('package kafka', '', 'var (', '\tTopic = "orders"', ')'),
+        'main.go': lines(
+          'package main',
+          '',
+          'func (cs *checkout) send(ctx context.Context, body []byte) {',
+          '\tmsg := sarama.ProducerMessage{',
+          '\t\tTopic: kafka.Topic,',
+          '\t\tValue: sarama.ByteEncoder(body),',
+          '\t}',
+          '\tselect {',
+          '\tcase cs.producer.Input() <- &msg:',
+          '\t}',
+          '}',
+        ),
+      },
+      fraud: {
+        'events/topics.go': lines('package events', '', 'const Orders = "orders"'),
+        'worker.go': lines(
+          'package main',
+          '',
+          'func run() {',
+          '\tr := kafka.NewReader(kafka.ReaderConfig{Brokers: brokers, Topic: events.Orders, GroupID: "fraud"})',
+          '\tdefer r.Close()',
+          '}',
+        ),
+      },
+      accounting: {
+        'Consumer.cs': lines(
+          'internal class Consumer',
+          '{',
+          '    private const string TopicName = "orders";',
+          '    public Consumer(IConsumer<string, byte[]> consumer) { consumer.Subscribe(TopicName); }',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'checkout main.go:5 | produce Kafka topic `orders` | accounting Consumer.cs:4 consume Kafka topic `orders`',
+      'checkout main.go:5 | produce Kafka topic `orders` | fraud worker.go:4 consume Kafka topic `orders`',
+    ]);
+    expect(gaps(r)).toEqual([]);
+  });
+});

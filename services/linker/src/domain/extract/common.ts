@@ -182,6 +182,8 @@ export class Sink {
   /** Extraction-time only (not facts): wrappers and their possible callers, joined once the source is read. */
   readonly wrappers: HttpWrapper[] = [];
   readonly sites: WrapperSite[] = [];
+  /** Kafka topics named by a constant of another file or package (`kafka.Topic`), resolved once the source is read. */
+  readonly topicRefs: { side: 'publish' | 'consume'; parts: Part[]; loc: Loc }[] = [];
   constructor(readonly facts: SourceFacts) {}
 
   #once(key: string): boolean {

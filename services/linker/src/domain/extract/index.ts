@@ -3,7 +3,7 @@ import { emptyFacts } from '../model';
 import { type CodeLanguage, languageOf, parse } from '../parsers';
 import { isSpringBaseKey, relaxedKey } from '../link';
 import { joinPath } from '../routes';
-import { type HttpWrapper, Sink, concat } from './common';
+import { type HttpWrapper, Sink, concat, nameOf } from './common';
 import { extractDockerfileEnv, extractKeyValues, extractNginx, extractSql, extractStructured } from './config';
 import { extractJavaScript } from './javascript';
 import type { CodeExtractor } from './driver';
@@ -150,6 +150,12 @@ export async function extractSource(
         return v && depth < 4 ? resolve(v, depth + 1) : [p];
       }),
     );
+  for (const t of sink.topicRefs) {
+    const topic = nameOf(resolve(t.parts));
+    if (topic === undefined) continue;
+    if (t.side === 'publish') sink.publish('kafka', '', topic, t.loc);
+    else sink.consume('kafka', topic, t.loc);
+  }
   applyWrappers(facts, sink);
   applyPrefixes(facts);
   resolveNamePlaceholders(facts);
