@@ -617,3 +617,57 @@ describe('Go: Kafka topics named by a variable of another package', () => {
     expect(gaps(r)).toEqual([]);
   });
 });
+
+describe('Python: FastAPI with httpx and aiokafka', () => {
+  it('AIOKafkaProducer.send_and_wait(topic, …) and AIOKafkaConsumer(topic, …); an httpx.AsyncClient call to another FastAPI service', async () => {
+    const r = await reportOf({
+      orders: {
+        'app/main.py': lines(
+          'import os',
+          'import httpx',
+          'from aiokafka import AIOKafkaProducer',
+          'from fastapi import FastAPI',
+          '',
+          'app = FastAPI()',
+          'INVENTORY_URL = os.getenv("INVENTORY_URL", "http://inventory:8000")',
+          'producer = AIOKafkaProducer(bootstrap_servers="kafka:9092")',
+          '',
+          '@app.post("/orders")',
+          'async def create(order: Order):',
+          '    async with httpx.AsyncClient() as client:',
+          '        await client.post(f"{INVENTORY_URL}/reservations/{order.sku}")',
+          '    await producer.send_and_wait("order-created", order.json().encode())',
+          '    return order',
+        ),
+      },
+      inventory: {
+        'app/api.py': lines(
+          'from fastapi import APIRouter',
+          '',
+          'router = APIRouter(prefix="/reservations")',
+          '',
+          '@router.post("/{sku}")',
+          'async def reserve(sku: str):',
+          '    return {}',
+        ),
+      },
+      mailer: {
+        'worker.py': lines(
+          'from aiokafka import AIOKafkaConsumer',
+          '',
+          'async def consume():',
+          '    consumer = AIOKafkaConsumer("order-created", bootstrap_servers="kafka:9092", group_id="mailer")',
+          '    await consumer.start()',
+          '    async for msg in consumer:',
+          '        print(msg.value)',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'orders app/main.py:13 | POST inventory/reservations/{} | inventory app/api.py:5 POST /reservations/{sku} (fastapi)',
+      'orders app/main.py:14 | produce Kafka topic `order-created` | mailer worker.py:4 consume Kafka topic `order-created`',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+    expect(gaps(r)).toEqual([]);
+  });
+});

@@ -249,7 +249,7 @@ export class Sink {
 }
 
 const SHARED_NAMES = new Set(
-  'publish basicpublish basicpublishasync basic_publish publishwithcontext sendtoqueue convertandsend consume basicconsume basicconsumeasync basic_consume bindqueue queuebind queuebindasync queue_bind assertexchange exchangedeclare exchangedeclareasync exchange_declare assertqueue queuedeclare queuedeclareasync queue_declare send produce produceasync subscribe consumepartition setqueuenames collection getcollection get_collection'.split(
+  'publish basicpublish basicpublishasync basic_publish publishwithcontext sendtoqueue convertandsend consume basicconsume basicconsumeasync basic_consume bindqueue queuebind queuebindasync queue_bind assertexchange exchangedeclare exchangedeclareasync exchange_declare assertqueue queuedeclare queuedeclareasync queue_declare send send_and_wait produce produceasync subscribe consumepartition setqueuenames collection getcollection get_collection'.split(
     ' ',
   ),
 );
@@ -359,7 +359,9 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
       break;
     }
     // ---- Kafka
-    case 'send': {
+    case 'send':
+    case 'send_and_wait': {
+      // aiokafka producer.send_and_wait(topic, value)
       // kafkajs producer.send({ topic, messages }); Spring KafkaTemplate.send(topic, ...); kafka-python producer.send(topic, ...)
       const topic = c.named.get('topic');
       if (topic && c.named.has('messages')) sink.publish('kafka', '', s(topic)!, c.loc);

@@ -19,7 +19,7 @@ import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
 
 const VERBS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'options']);
 const HTTP_LIBS = new Set(['requests', 'httpx']);
-const PY_NAMES = new Set([...VERBS, 'request', 'KafkaConsumer', 'path', 're_path', 'url']);
+const PY_NAMES = new Set([...VERBS, 'request', 'KafkaConsumer', 'AIOKafkaConsumer', 'path', 're_path', 'url']);
 
 function stringText(node: Node): { prefix: string; parts: Node[] } {
   const start = node.namedChildren.find((c) => c?.type === 'string_start');
@@ -282,7 +282,8 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     const receiver = fn.type === 'attribute' ? (fn.childForFieldName('object')?.text ?? '') : '';
     sharedCallRules({ name, receiver, args, named, loc }, sink);
 
-    if (name === 'KafkaConsumer' || fn.text === 'kafka.KafkaConsumer')
+    // kafka-python KafkaConsumer("a", "b", …), aiokafka AIOKafkaConsumer("a", …): the topics it subscribes to.
+    if (name === 'KafkaConsumer' || name === 'AIOKafkaConsumer' || fn.text === 'kafka.KafkaConsumer')
       for (const a of args) if (literal(a)) sink.consume('kafka', literal(a)!, loc);
     // c = Consumer({...}); c.subscribe(["orders"]) — the shared rule knows receivers named like a consumer only.
     if (name === 'subscribe' && kafkaConsumers.has(receiver) && !/consumer|kafka/i.test(receiver) && args[0])
