@@ -671,3 +671,59 @@ describe('Python: FastAPI with httpx and aiokafka', () => {
     expect(gaps(r)).toEqual([]);
   });
 });
+
+describe('Java: URLs built by a helper method of the class', () => {
+  it('getServiceUrl("orders") returning "http://" + serviceName is that URL at each call, whatever other calls pass', async () => {
+    const r = await reportOf({
+      travel: {
+        'src/main/java/travel/TravelService.java': lines(
+          'package travel;',
+          '',
+          '@Service',
+          'public class TravelService {',
+          '    @Autowired private RestTemplate restTemplate;',
+          '',
+          '    private String getServiceUrl(String serviceName) {',
+          '        return "http://" + serviceName;',
+          '    }',
+          '',
+          '    public Order order(String id, HttpEntity<?> entity) {',
+          '        String orderServiceUrl = getServiceUrl("orders");',
+          '        return restTemplate.exchange(orderServiceUrl + "/api/v1/orders/" + id, HttpMethod.GET, entity, Order.class).getBody();',
+          '    }',
+          '',
+          '    public Seat seat(String id) {',
+          '        return restTemplate.getForObject(getServiceUrl("seats") + "/api/v1/seats/" + id, Seat.class);',
+          '    }',
+          '}',
+        ),
+      },
+      orders: {
+        'src/main/java/orders/OrderController.java': lines(
+          'package orders;',
+          '',
+          '@RestController',
+          '@RequestMapping("/api/v1/orders")',
+          'public class OrderController {',
+          '    @GetMapping("/{id}") public Order one(@PathVariable String id) { return null; }',
+          '}',
+        ),
+      },
+      seats: {
+        'src/main/java/seats/SeatController.java': lines(
+          'package seats;',
+          '',
+          '@RestController',
+          'public class SeatController {',
+          '    @GetMapping("/api/v1/seats/{id}") public Seat one(@PathVariable String id) { return null; }',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'travel src/main/java/travel/TravelService.java:13 | GET orders/api/v1/orders/{} | orders src/main/java/orders/OrderController.java:6 GET /api/v1/orders/{id} (spring)',
+      'travel src/main/java/travel/TravelService.java:17 | GET seats/api/v1/seats/{} | seats src/main/java/seats/SeatController.java:5 GET /api/v1/seats/{id} (spring)',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+  });
+});

@@ -127,6 +127,50 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     return values.every((v) => JSON.stringify(v) === first) ? values[0]! : [HOLE_PART];
   }
 
+  /** The file's own methods by name (helpers that build a URL from their parameters). */
+  const methods = new Map<string, Node[]>();
+  /** Parameters of the helpers being evaluated for one of their calls, innermost last. */
+  const bindings: Map<string, Part[]>[] = [];
+
+  /**
+   * `getServiceUrl("ts-order-service")` with `return "http://" + serviceName;`: a method of the file called
+   * with arguments is what it returns with its parameters bound to them, when every `return` says the same
+   * (one method of that name and arity).
+   */
+  function inlineHelper(name: string, args: readonly Node[]): Part[] | undefined {
+    const paramsOf = (m: Node): Node[] =>
+      argList(m.childForFieldName('parameters')).filter((x) => x.type === 'formal_parameter');
+    const decls = (methods.get(name) ?? []).filter((m) => paramsOf(m).length === args.length);
+    if (decls.length !== 1 || bindings.length > 4) return undefined;
+    const m = decls[0]!;
+    const body = m.childForFieldName('body');
+    if (!body) return undefined;
+    const returned: Node[] = [];
+    const visit = (n: Node): void => {
+      if (n.type === 'lambda_expression' || n.type === 'class_body') return;
+      if (n.type === 'return_statement') {
+        const e = n.namedChildren.find((c) => c !== null && c.type !== 'comment');
+        if (e) returned.push(e);
+      } else for (const c of n.namedChildren) if (c) visit(c);
+    };
+    visit(body);
+    if (returned.length === 0) return undefined;
+    const bound = new Map<string, Part[]>();
+    paramsOf(m).forEach((p, i) => {
+      const pname = p.childForFieldName('name')?.text;
+      const arg = args[i];
+      if (pname && arg) bound.set(pname, evaluate(arg));
+    });
+    bindings.push(bound);
+    try {
+      const values = returned.map((r) => evaluate(r));
+      const first = JSON.stringify(values[0]);
+      return values.every((v) => JSON.stringify(v) === first) ? values[0] : [HOLE_PART];
+    } finally {
+      bindings.pop();
+    }
+  }
+
   /** Whether an identifier names a field of its enclosing class (no local or parameter of that name). */
   function isField(id: Node): boolean {
     const cls = enclosing(id, 'class_declaration');
@@ -149,6 +193,7 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
       }
       case 'identifier':
         return (
+          bindings[bindings.length - 1]?.get(node.text) ??
           scope.lookup(node.text, node) ??
           scope.lookup(`this.${node.text}`) ??
           // A field of the class written without `this.`: what the class assigns it (a constructor's parameter).
@@ -184,6 +229,10 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
         }
         // URI.create(url), URI.create(base).resolve(path) is left computed.
         if (obj === 'URI' && name === 'create' && a[0]) return evaluate(a[0]);
+        if ((!obj || obj === 'this') && name && a.length > 0) {
+          const own = inlineHelper(name, a);
+          if (own) return own;
+        }
         if (obj === 'String' && name === 'format' && a[0]) {
           const tpl = literal(evaluate(a[0]));
           if (tpl === undefined) return [HOLE_PART];
@@ -254,6 +303,10 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     n?.childForFieldName('type')?.text.replace(/<.*$/, '').replace(/^.*\./, '');
 
   const declarations: Record<string, (node: Node) => void> = {
+    method_declaration(node) {
+      const n = node.childForFieldName('name')?.text;
+      if (n) methods.set(n, [...(methods.get(n) ?? []), node]);
+    },
     method_invocation(node) {
       const obj = node.childForFieldName('object');
       const name = node.childForFieldName('name')?.text;
