@@ -530,7 +530,14 @@ function linkCalls(sources: readonly SourceFacts[], topo: Topology, out: LinkRes
       const callSegs = segments(target.path);
       // Placeholders never match: a path made only of run-time values fits any route of that shape.
       if (callSegs.length > 0 && callSegs.every((x) => x === PARAM)) {
-        unresolved('dynamic URL', 'the path is only known at run time (every segment is a run-time value)');
+        // Say what is known: the host (and the repository it names) when only the path is computed.
+        const known = target.host ? hostSource(target.host, topo) : undefined;
+        unresolved(
+          'dynamic URL',
+          (target.host
+            ? `the host \`${target.host}\` is known${known ? ` (\`${known}\`)` : ''}, but the path is only known at run time`
+            : 'the path is only known at run time') + ' (every segment is a run-time value)',
+        );
         continue;
       }
       const relative =
@@ -988,7 +995,9 @@ export function link(sources: readonly SourceFacts[]): LinkResult {
     return {
       ...s,
       endpoints: base
-        ? s.endpoints.map((e) => (e.framework === 'spring' ? { ...e, path: joinPath(base, e.path) } : e))
+        ? s.endpoints.map((e) =>
+            e.framework === 'spring' || e.framework === 'spring-data-rest' ? { ...e, path: joinPath(base, e.path) } : e,
+          )
         : s.endpoints,
       publishes: s.publishes.map((x) => ({ ...x, exchange: name(x.exchange), key: name(x.key) })),
       consumes: s.consumes.map((x) => ({ ...x, queue: name(x.queue) })),

@@ -182,6 +182,8 @@ export class Sink {
   /** Extraction-time only (not facts): wrappers and their possible callers, joined once the source is read. */
   readonly wrappers: HttpWrapper[] = [];
   readonly sites: WrapperSite[] = [];
+  /** Kafka topics named by a constant of another file or package (`kafka.Topic`), resolved once the source is read. */
+  readonly topicRefs: { side: 'publish' | 'consume'; parts: Part[]; loc: Loc }[] = [];
   constructor(readonly facts: SourceFacts) {}
 
   #once(key: string): boolean {
@@ -247,7 +249,7 @@ export class Sink {
 }
 
 const SHARED_NAMES = new Set(
-  'publish basicpublish basicpublishasync basic_publish publishwithcontext sendtoqueue convertandsend consume basicconsume basicconsumeasync basic_consume bindqueue queuebind queuebindasync queue_bind assertexchange exchangedeclare exchangedeclareasync exchange_declare assertqueue queuedeclare queuedeclareasync queue_declare send produce produceasync subscribe consumepartition setqueuenames collection getcollection get_collection'.split(
+  'publish basicpublish basicpublishasync basic_publish publishwithcontext sendtoqueue convertandsend consume basicconsume basicconsumeasync basic_consume bindqueue queuebind queuebindasync queue_bind assertexchange exchangedeclare exchangedeclareasync exchange_declare assertqueue queuedeclare queuedeclareasync queue_declare send send_and_wait produce produceasync subscribe consumepartition setqueuenames collection getcollection get_collection'.split(
     ' ',
   ),
 );
@@ -357,7 +359,9 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
       break;
     }
     // ---- Kafka
-    case 'send': {
+    case 'send':
+    case 'send_and_wait': {
+      // aiokafka producer.send_and_wait(topic, value)
       // kafkajs producer.send({ topic, messages }); Spring KafkaTemplate.send(topic, ...); kafka-python producer.send(topic, ...)
       const topic = c.named.get('topic');
       if (topic && c.named.has('messages')) sink.publish('kafka', '', s(topic)!, c.loc);

@@ -254,3 +254,63 @@ export function extractSql(text: string, file: string, sink: Sink): void {
     line += stmt.match(/\n/g)?.length ?? 0;
   }
 }
+
+/**
+ * nginx as a reverse proxy: `location /api/orders/ { proxy_pass http://orders:8080/; }` is written down as
+ * the Spring Cloud Gateway route it amounts to (one reader of proxy routes): `Path=/api/orders/**`, the
+ * location prefix stripped when `proxy_pass` carries a URI (nginx replaces the prefix by it), that URI
+ * put in front. `upstream name { server host:port; }` names the host. Regex locations are not followed.
+ */
+export function extractNginx(text: string, file: string, sink: Sink): void {
+  const source = text.replace(/#[^\n]*/g, (c) => c.replace(/[^\n]/g, ' '));
+  const lineAt = (i: number): number => (source.slice(0, i).match(/\n/g)?.length ?? 0) + 1;
+  const upstreams = new Map<string, string>();
+  for (const m of source.matchAll(/\bupstream\s+([\w.-]+)\s*\{([^{}]*)\}/g)) {
+    const server = /\bserver\s+([^\s;]+)/.exec(m[2]!)?.[1];
+    if (server) upstreams.set(m[1]!, server);
+  }
+  let n = 0;
+  for (const m of source.matchAll(/\blocation\s+(?:(=|\^~)\s+)?(\/[^\s{]*)\s*\{((?:[^{}]|\$\{[^{}]*\})*)\}/g)) {
+    const pass = /\bproxy_pass\s+([a-z]+:\/\/[^\s;]+)\s*;/i.exec(m[3]!)?.[1];
+    if (!pass) continue;
+    const u = /^([a-z]+:\/\/)([^/]+)(\/.*)?$/i.exec(pass);
+    if (!u) continue;
+    const host = upstreams.get(u[2]!) ?? u[2]!;
+    const location = m[2]!;
+    const exact = m[1] === '=';
+    const segs = location.split('/').filter((x) => x.length > 0);
+    const path = exact ? location : `/${[...segs, '**'].join('/')}`;
+    const key = `spring.cloud.gateway.routes.${n++}`;
+    const loc = { file, line: lineAt(m.index) };
+    const entry = (k: string, value: string): void => {
+      sink.facts.config.push({ key: `${key}.${k}`, value, loc });
+    };
+    entry('uri', `${u[1]!.toLowerCase() === 'https://' ? 'https://' : 'http://'}${host}`);
+    entry('predicates.0', `Path=${path}`);
+    if (u[3] !== undefined) {
+      entry('filters.0', `StripPrefix=${segs.length}`);
+      if (u[3] !== '/') entry('filters.1', `PrefixPath=${u[3].replace(/\/$/, '')}`);
+    }
+  }
+}
+
+/** Dockerfile `ENV KEY=value …` / `ENV KEY value`: defaults of the image's environment. */
+export function extractDockerfileEnv(text: string, file: string, sink: Sink): void {
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    const start = i;
+    let line = lines[i]!;
+    while (line.endsWith('\\') && i + 1 < lines.length) line = line.slice(0, -1) + ' ' + lines[++i]!;
+    const m = /^\s*ENV\s+(.+)$/i.exec(line);
+    if (!m) continue;
+    const body = m[1]!.trim();
+    const loc = { file, line: start + 1 };
+    if (!body.includes('=')) {
+      const kv = /^(\S+)\s+(.*)$/.exec(body);
+      if (kv) sink.facts.config.push({ key: kv[1]!, value: kv[2]!.replace(/^(["'])(.*)\1$/, '$2'), loc });
+      continue;
+    }
+    for (const kv of body.matchAll(/([\w.-]+)=("([^"]*)"|'([^']*)'|\S*)/g))
+      sink.facts.config.push({ key: kv[1]!, value: kv[3] ?? kv[4] ?? kv[2]!, loc });
+  }
+}

@@ -39,7 +39,9 @@ const HTTP_CLIENT: Record<string, HttpMethod> = {
   DeleteAsync: 'DELETE',
   DeleteFromJsonAsync: 'DELETE',
 };
-const CS_NAMES = new Set(['MapMethods', 'AddHttpClient', 'ToTable', 'AddProject']);
+const CS_NAMES = new Set(['MapMethods', 'AddHttpClient', 'ToTable', 'AddProject', 'PublishAsync', 'AddSubscription']);
+/** Methods that store an integration event for publishing (`AddAndSaveEventAsync`, `SaveEventAndContextChangesAsync`). */
+const OUTBOX = /^(Add|Save)\w*Event\w*Async$/;
 const ATTR_VERBS: Record<string, HttpMethod> = {
   HttpGet: 'GET',
   HttpPost: 'POST',
@@ -63,6 +65,72 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
   const groups = new Map<string, string>(); // MapGroup var → prefix
   const namedClients = new Map<string, string>(); // var → CreateClient name
   const clientBases = new Map<string, Part[]>(); // HttpClient var → BaseAddress
+  /** The file's own methods by name (helpers that build a URL from their parameters). */
+  const methods = new Map<string, Node[]>();
+  /** Parameters of the helpers being evaluated for one of their calls, innermost last. */
+  const bindings: Map<string, Part[]>[] = [];
+
+  /**
+   * `GetItemsUri(baseUri, page)`: a method of the file called with arguments is what it returns with its
+   * parameters bound to them, when every `return` of it says the same (one method of that name and arity).
+   */
+  function inlineHelper(name: string, args: readonly Node[]): Part[] | undefined {
+    const decls = (methods.get(name) ?? []).filter((m) => {
+      const params = named(m.childForFieldName('parameters')).filter((x) => x.type === 'parameter');
+      const required = params.filter((x) => !named(x).some((c) => c.type === 'equals_value_clause')).length;
+      return args.length >= required && args.length <= params.length;
+    });
+    if (decls.length !== 1 || bindings.length > 4) return undefined;
+    const m = decls[0]!;
+    const body = m.childForFieldName('body') ?? named(m).find((x) => x.type === 'arrow_expression_clause');
+    if (!body) return undefined;
+    const returned: Node[] = [];
+    const visit = (n: Node): void => {
+      if (n.id !== body.id && /lambda_expression|local_function_statement|anonymous_method_expression/.test(n.type))
+        return;
+      if (n.type === 'return_statement' && named(n)[0]) returned.push(named(n)[0]!);
+      else for (const c of named(n)) visit(c);
+    };
+    if (body.type === 'arrow_expression_clause') {
+      if (named(body)[0]) returned.push(named(body)[0]!);
+    } else visit(body);
+    if (returned.length === 0) return undefined;
+    const params = named(m.childForFieldName('parameters')).filter((x) => x.type === 'parameter');
+    const bound = new Map<string, Part[]>();
+    params.forEach((p, i) => {
+      const pname = p.childForFieldName('name')?.text;
+      const arg = args[i];
+      if (pname) bound.set(pname, arg ? evaluate(arg) : [HOLE_PART]);
+    });
+    bindings.push(bound);
+    try {
+      const values = returned.map((r) => evaluate(r));
+      const first = JSON.stringify(values[0]);
+      return values.every((v) => JSON.stringify(v) === first) ? values[0] : [HOLE_PART];
+    } finally {
+      bindings.pop();
+    }
+  }
+
+  /** `$"…".TrimEnd('&', '?')`: the characters trimmed from the literal ends of the value. */
+  function trimmed(parts: Part[], how: string, chars: readonly Node[]): Part[] {
+    const set = chars.length
+      ? chars.map((c) => (c.type === 'character_literal' ? c.text.slice(1, -1) : '')).filter((c) => c.length === 1)
+      : [' ', '\t', '\n', '\r'];
+    if (chars.length && set.length !== chars.length) return parts;
+    const strip = (t: string, end: boolean): string => {
+      let out = t;
+      while (out.length > 0 && set.includes(end ? out[out.length - 1]! : out[0]!))
+        out = end ? out.slice(0, -1) : out.slice(1);
+      return out;
+    };
+    const out = [...parts];
+    const last = out[out.length - 1];
+    if (how !== 'TrimStart' && last && 'lit' in last) out[out.length - 1] = { lit: strip(last.lit, true) };
+    const first = out[0];
+    if (how !== 'TrimEnd' && first && 'lit' in first) out[0] = { lit: strip(first.lit, false) };
+    return out.filter((p) => !('lit' in p) || p.lit.length > 0);
+  }
 
   function evaluate(node: Node): Part[] {
     switch (node.type) {
@@ -107,8 +175,11 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
         }
         return [HOLE_PART];
       }
-      case 'identifier':
+      case 'identifier': {
+        const bound = bindings[bindings.length - 1]?.get(node.text);
+        if (bound) return bound;
         return scope.lookup(node.text, node) ?? [{ ref: node.text }];
+      }
       case 'member_access_expression':
         return (
           scope.lookup(node.text) ?? scope.lookup(node.childForFieldName('name')?.text ?? '') ?? [{ ref: node.text }]
@@ -135,6 +206,24 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
           const k = literal(evaluate(a[0]));
           if (k !== undefined)
             return [fnText.endsWith('GetConnectionString') ? { config: `ConnectionStrings:${k}` } : { config: k }];
+        }
+        // String methods that keep the URL: `$"{base}items?{qs}".TrimEnd('&', '?')`, `.ToLowerInvariant()`.
+        if (fn?.type === 'member_access_expression') {
+          const m = fn.childForFieldName('name')?.text ?? '';
+          const obj = fn.childForFieldName('expression');
+          if (obj && /^(Trim|TrimEnd|TrimStart)$/.test(m)) return trimmed(evaluate(obj), m, a);
+          if (obj && /^(ToString|ToLower|ToLowerInvariant)$/.test(m) && a.length === 0) {
+            const v = evaluate(obj);
+            return m === 'ToString' ? v : v.map((p) => ('lit' in p ? { lit: p.lit.toLowerCase() } : p));
+          }
+          if (obj?.type === 'this_expression' || obj?.text === 'this') {
+            const own = inlineHelper(m, a);
+            if (own) return own;
+          }
+        }
+        if (fn?.type === 'identifier') {
+          const own = inlineHelper(fn.text, a);
+          if (own) return own;
         }
         if (/^string\.Format$/i.test(fnText) && a[0]) {
           const tpl = literal(evaluate(a[0]));
@@ -263,7 +352,14 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     if (!fn) return;
     const calleeNode = fn.type === 'member_access_expression' ? fn.childForFieldName('name') : fn;
     const callee = (calleeNode?.type === 'generic_name' ? named(calleeNode)[0]?.text : calleeNode?.text) ?? '';
-    if (!MINIMAL[callee] && !HTTP_CLIENT[callee] && !CS_NAMES.has(callee) && !sharedRuleName(callee)) return;
+    if (
+      !MINIMAL[callee] &&
+      !HTTP_CLIENT[callee] &&
+      !CS_NAMES.has(callee) &&
+      !OUTBOX.test(callee) &&
+      !sharedRuleName(callee)
+    )
+      return;
     const argNodes = named(inv.childForFieldName('arguments'));
     const args: Part[][] = [];
     const nm = new Map<string, Part[]>();
@@ -281,12 +377,39 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
 
     // MassTransit: bus.Publish(new OrderCreated(…)) / Publish<OrderCreated>(new { … }) goes to the
     // exchange named after the message type.
-    if (name === 'Publish' && argNodes.length >= 1 && argNodes.length <= 3) {
+    // The same for event buses that route by the event's type name (`eventBus.PublishAsync(evt)` with
+    // `evt = new OrderPaid(…)`, or `ok ? new Paid(…) : new Failed(…)`): one publish per type created.
+    if ((name === 'Publish' || name === 'PublishAsync') && argNodes.length >= 1 && argNodes.length <= 3) {
       const generic = nameNode?.type === 'generic_name' ? named(named(nameNode)[1] ?? null)[0]?.text : undefined;
       const first = argExpr(argNodes[0]!).expr;
-      const created = first.type === 'object_creation_expression' ? first.childForFieldName('type')?.text : undefined;
-      const message = (generic ?? created)?.replace(/<.*$/, '').replace(/^.*\./, '');
-      if (message) sink.publish('rabbitmq', message, '', loc);
+      const messages = generic ? [generic] : createdTypes(first, inv);
+      for (const m of new Set(messages.map((t) => t.replace(/<.*$/, '').replace(/^.*\./, ''))))
+        if (m) sink.publish('rabbitmq', m, '', loc);
+      return;
+    }
+    // The outbox of integration events (`integrationEventService.AddAndSaveEventAsync(evt)`, published
+    // once the transaction commits): a publish of each `…Event` type the argument creates.
+    if (OUTBOX.test(name) && argNodes.length === 1) {
+      const types = createdTypes(argExpr(argNodes[0]!).expr, inv).map((t) =>
+        t.replace(/<.*$/, '').replace(/^.*\./, ''),
+      );
+      for (const m of new Set(types)) if (/Event$/.test(m)) sink.publish('rabbitmq', m, '', loc);
+      return;
+    }
+    // An event bus subscription, `eventBus.AddSubscription<OrderPaid, OrderPaidHandler>()`: the handler
+    // consumes the event type, like a MassTransit consumer.
+    if (name === 'AddSubscription' && nameNode?.type === 'generic_name') {
+      const [message, handler] = named(named(nameNode)[1] ?? null).map((t) =>
+        t.text.replace(/<.*$/, '').replace(/^.*\./, ''),
+      );
+      // Evidence on the subscription itself, not on the first line of a chain of them.
+      const at = { file, line: lineOf(nameNode) };
+      if (message && handler) {
+        sink.exchange(message, 'fanout', at);
+        sink.queue(handler, at);
+        sink.binding(message, handler, '', at);
+        sink.consume('rabbitmq', handler, at);
+      }
       return;
     }
     if (MINIMAL[name] || name === 'MapMethods') {
@@ -347,6 +470,24 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       const t = literal(args[0]);
       if (t) sink.data('table', t, loc);
     }
+  }
+
+  /** The types an expression creates: `new T(…)`, a conditional of two, or a local variable initialised so. */
+  function createdTypes(e: Node, from: Node, depth = 0): string[] {
+    if (depth > 4) return [];
+    if (e.type === 'object_creation_expression') return [e.childForFieldName('type')?.text ?? ''];
+    if ((e.type === 'parenthesized_expression' || e.type === 'equals_value_clause') && named(e)[0])
+      return createdTypes(named(e)[0]!, from, depth + 1);
+    if (e.type === 'conditional_expression') {
+      const a = e.childForFieldName('consequence');
+      const b = e.childForFieldName('alternative');
+      return [...(a ? createdTypes(a, from, depth + 1) : []), ...(b ? createdTypes(b, from, depth + 1) : [])];
+    }
+    if (e.type === 'identifier') {
+      const decl = scope.node(e.text, from);
+      return decl ? createdTypes(decl, from, depth + 1) : [];
+    }
+    return [];
   }
 
   function findBaseAddress(n: Node): Part[] | undefined {
@@ -459,7 +600,14 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
 
   return {
     evaluate,
-    declarations: { variable_declarator: declareVariable, assignment_expression: declareAssignment },
+    declarations: {
+      variable_declarator: declareVariable,
+      assignment_expression: declareAssignment,
+      method_declaration(node) {
+        const n = node.childForFieldName('name')?.text;
+        if (n) methods.set(n, [...(methods.get(n) ?? []), node]);
+      },
+    },
     rules: [
       { on: ['invocation_expression'], each: onInvocation },
       { on: ['object_creation_expression'], each: onCreation },

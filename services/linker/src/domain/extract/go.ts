@@ -342,10 +342,16 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
       if (el?.type !== 'keyed_element') continue;
       const [k, v] = el.namedChildren;
       if (k?.text !== 'Topic' || !v) continue;
-      const topic = literal(evaluate(v.namedChild(0) ?? v));
-      if (topic === undefined) continue;
-      if (producer) sink.publish('kafka', '', topic, { file, line: lineOf(el) });
-      if (consumer) sink.consume('kafka', topic, { file, line: lineOf(el) });
+      const parts = evaluate(v.namedChild(0) ?? v);
+      const topic = literal(parts);
+      const loc = { file, line: lineOf(el) };
+      if (topic === undefined) {
+        // `Topic: kafka.Topic`, a variable of another file or package: resolved with the source's constants.
+        if (parts.some((p) => 'ref' in p)) sink.topicRefs.push({ side: producer ? 'publish' : 'consume', parts, loc });
+        continue;
+      }
+      if (producer) sink.publish('kafka', '', topic, loc);
+      if (consumer) sink.consume('kafka', topic, loc);
     }
   }
 

@@ -3,8 +3,8 @@ import { emptyFacts } from '../model';
 import { type CodeLanguage, languageOf, parse } from '../parsers';
 import { isSpringBaseKey, relaxedKey } from '../link';
 import { joinPath } from '../routes';
-import { type HttpWrapper, Sink, concat } from './common';
-import { extractKeyValues, extractSql, extractStructured } from './config';
+import { type HttpWrapper, Sink, concat, nameOf } from './common';
+import { extractDockerfileEnv, extractKeyValues, extractNginx, extractSql, extractStructured } from './config';
 import { extractJavaScript } from './javascript';
 import type { CodeExtractor } from './driver';
 import { extractCSharp } from './csharp';
@@ -58,7 +58,7 @@ export function isIgnoredFile(path: string, includeTests: boolean): boolean {
   return !includeTests && TEST_FILES.test(base);
 }
 
-type Kind = { code: CodeLanguage } | { config: 'structured' | 'kv' | 'sql' };
+type Kind = { code: CodeLanguage } | { config: 'structured' | 'kv' | 'sql' | 'nginx' | 'dockerfile' };
 
 export function kindOf(path: string): Kind | undefined {
   const code = languageOf(path);
@@ -68,6 +68,9 @@ export function kindOf(path: string): Kind | undefined {
   if (base === '.env' || base.startsWith('.env.') || base.endsWith('.env') || base.endsWith('.properties'))
     return { config: 'kv' };
   if (base.endsWith('.sql')) return { config: 'sql' };
+  // nginx configuration (`nginx.conf`, `conf.d/default.conf`, envsubst templates `default.conf.template`).
+  if (/\.conf(\.template)?$|^nginx.*\.template$/.test(base)) return { config: 'nginx' };
+  if (/^dockerfile([._-].*)?$|\.dockerfile$/.test(base)) return { config: 'dockerfile' };
   return undefined;
 }
 
@@ -121,6 +124,12 @@ export async function extractSource(
     } else if (kind.config === 'kv') {
       extractKeyValues(text, f.path, sink);
       parsed++;
+    } else if (kind.config === 'nginx') {
+      extractNginx(text, f.path, sink);
+      parsed++;
+    } else if (kind.config === 'dockerfile') {
+      extractDockerfileEnv(text, f.path, sink);
+      parsed++;
     } else {
       extractSql(text, f.path, sink);
       parsed++;
@@ -141,6 +150,12 @@ export async function extractSource(
         return v && depth < 4 ? resolve(v, depth + 1) : [p];
       }),
     );
+  for (const t of sink.topicRefs) {
+    const topic = nameOf(resolve(t.parts));
+    if (topic === undefined) continue;
+    if (t.side === 'publish') sink.publish('kafka', '', topic, t.loc);
+    else sink.consume('kafka', topic, t.loc);
+  }
   applyWrappers(facts, sink);
   applyPrefixes(facts);
   resolveNamePlaceholders(facts);
@@ -204,6 +219,10 @@ function applyPrefixes(facts: SourceFacts): void {
     return joinPath(m.prefix, rest);
   };
   const springBase = facts.config.find((c) => !c.scope && isSpringBaseKey(c.key))?.value;
+  // Spring Data REST's own prefix, below the context path.
+  const dataRestBase = facts.config.find(
+    (c) => !c.scope && relaxedKey(c.key).replace(/[.-]/g, '') === 'springdatarestbasepath',
+  )?.value;
   const nestPrefix = facts.globalPrefixes.find((g) => g.framework === 'nestjs')?.prefix;
   // NestJS URI versioning: /{global prefix}/v{version}/{controller}/{route}, one endpoint per version.
   const nestVersion = facts.globalPrefixes.find((g) => g.framework === 'nestjs-uri-version')?.prefix;
@@ -224,6 +243,8 @@ function applyPrefixes(facts: SourceFacts): void {
       for (const p of more) versioned.push({ ...ep, path: p });
     } else if (ep.framework === 'nestjs' && nestPrefix) path = joinPath(nestPrefix, ep.path);
     else if (ep.framework === 'spring' && springBase) path = joinPath(springBase, ep.path);
+    else if (ep.framework === 'spring-data-rest' && (springBase || dataRestBase))
+      path = joinPath(springBase ?? '', dataRestBase ?? '', ep.path);
     if (path !== undefined) facts.endpoints[i] = { ...ep, path };
   }
   facts.endpoints.push(...versioned);

@@ -37,6 +37,16 @@ const REST_TEMPLATE: Record<string, HttpMethod> = {
   patchForObject: 'PATCH',
   delete: 'DELETE',
 };
+/** Apache HttpClient request classes (`org.apache.http.client.methods`, `org.apache.hc.client5…classic.methods`). */
+const APACHE_REQUESTS: Record<string, HttpMethod> = {
+  HttpGet: 'GET',
+  HttpPost: 'POST',
+  HttpPut: 'PUT',
+  HttpPatch: 'PATCH',
+  HttpDelete: 'DELETE',
+  HttpHead: 'HEAD',
+  HttpOptions: 'OPTIONS',
+};
 const EXCHANGE_CLASSES: Record<string, ExchangeType> = {
   TopicExchange: 'topic',
   DirectExchange: 'direct',
@@ -117,6 +127,60 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     return values.every((v) => JSON.stringify(v) === first) ? values[0]! : [HOLE_PART];
   }
 
+  /** The file's own methods by name (helpers that build a URL from their parameters). */
+  const methods = new Map<string, Node[]>();
+  /** Parameters of the helpers being evaluated for one of their calls, innermost last. */
+  const bindings: Map<string, Part[]>[] = [];
+
+  /**
+   * `getServiceUrl("ts-order-service")` with `return "http://" + serviceName;`: a method of the file called
+   * with arguments is what it returns with its parameters bound to them, when every `return` says the same
+   * (one method of that name and arity).
+   */
+  function inlineHelper(name: string, args: readonly Node[]): Part[] | undefined {
+    const paramsOf = (m: Node): Node[] =>
+      argList(m.childForFieldName('parameters')).filter((x) => x.type === 'formal_parameter');
+    const decls = (methods.get(name) ?? []).filter((m) => paramsOf(m).length === args.length);
+    if (decls.length !== 1 || bindings.length > 4) return undefined;
+    const m = decls[0]!;
+    const body = m.childForFieldName('body');
+    if (!body) return undefined;
+    const returned: Node[] = [];
+    const visit = (n: Node): void => {
+      if (n.type === 'lambda_expression' || n.type === 'class_body') return;
+      if (n.type === 'return_statement') {
+        const e = n.namedChildren.find((c) => c !== null && c.type !== 'comment');
+        if (e) returned.push(e);
+      } else for (const c of n.namedChildren) if (c) visit(c);
+    };
+    visit(body);
+    if (returned.length === 0) return undefined;
+    const bound = new Map<string, Part[]>();
+    paramsOf(m).forEach((p, i) => {
+      const pname = p.childForFieldName('name')?.text;
+      const arg = args[i];
+      if (pname && arg) bound.set(pname, evaluate(arg));
+    });
+    bindings.push(bound);
+    try {
+      const values = returned.map((r) => evaluate(r));
+      const first = JSON.stringify(values[0]);
+      return values.every((v) => JSON.stringify(v) === first) ? values[0] : [HOLE_PART];
+    } finally {
+      bindings.pop();
+    }
+  }
+
+  /** Whether an identifier names a field of its enclosing class (no local or parameter of that name). */
+  function isField(id: Node): boolean {
+    const cls = enclosing(id, 'class_declaration');
+    return (cls?.childForFieldName('body')?.namedChildren ?? []).some(
+      (m) =>
+        m?.type === 'field_declaration' &&
+        m.namedChildren.some((d) => d?.type === 'variable_declarator' && d.childForFieldName('name')?.text === id.text),
+    );
+  }
+
   function evaluate(node: Node): Part[] {
     switch (node.type) {
       case 'string_literal':
@@ -128,7 +192,13 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
         return [HOLE_PART];
       }
       case 'identifier':
-        return scope.lookup(node.text, node) ?? scope.lookup(`this.${node.text}`) ?? [{ ref: node.text }];
+        return (
+          bindings[bindings.length - 1]?.get(node.text) ??
+          scope.lookup(node.text, node) ??
+          scope.lookup(`this.${node.text}`) ??
+          // A field of the class written without `this.`: what the class assigns it (a constructor's parameter).
+          (isField(node) ? scope.lookup(node.text) : undefined) ?? [{ ref: node.text }]
+        );
       case 'field_access': {
         const field = node.childForFieldName('field')?.text ?? '';
         const obj = node.childForFieldName('object')?.text;
@@ -151,6 +221,18 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
           if (type) return [{ ref: `${type}.${name}` }];
         }
         if (obj === 'System' && name === 'getenv' && a[0]) return [{ env: literal(evaluate(a[0])) ?? '' }];
+        // A helper of the class, getenv("CART_HOST", "cart"): the variable with its default.
+        if ((!obj || obj === 'this') && name && /^(get)?env(OrDefault)?$/i.test(name) && a.length === 2) {
+          const key = literal(evaluate(a[0]!));
+          const fallback = literal(evaluate(a[1]!));
+          if (key !== undefined && fallback !== undefined) return [{ env: key, fallback }];
+        }
+        // URI.create(url), URI.create(base).resolve(path) is left computed.
+        if (obj === 'URI' && name === 'create' && a[0]) return evaluate(a[0]);
+        if ((!obj || obj === 'this') && name && a.length > 0) {
+          const own = inlineHelper(name, a);
+          if (own) return own;
+        }
         if (obj === 'String' && name === 'format' && a[0]) {
           const tpl = literal(evaluate(a[0]));
           if (tpl === undefined) return [HOLE_PART];
@@ -161,6 +243,13 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
             ),
           );
         }
+        return [HOLE_PART];
+      }
+      case 'object_creation_expression': {
+        // new URI(url) / new URL(url)
+        const t = node.childForFieldName('type')?.text;
+        const a = argList(node.childForFieldName('arguments'));
+        if ((t === 'URI' || t === 'URL' || t === 'java.net.URI') && a.length === 1) return evaluate(a[0]!);
         return [HOLE_PART];
       }
       case 'element_value_array_initializer':
@@ -214,6 +303,10 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     n?.childForFieldName('type')?.text.replace(/<.*$/, '').replace(/^.*\./, '');
 
   const declarations: Record<string, (node: Node) => void> = {
+    method_declaration(node) {
+      const n = node.childForFieldName('name')?.text;
+      if (n) methods.set(n, [...(methods.get(n) ?? []), node]);
+    },
     method_invocation(node) {
       const obj = node.childForFieldName('object');
       const name = node.childForFieldName('name')?.text;
@@ -298,6 +391,12 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     const a = argList(c.childForFieldName('arguments'));
     const name = a[0] ? literal(evaluate(a[0])) : undefined;
     const loc = { file, line: lineOf(c) };
+    // Apache HttpClient (4 and 5): new HttpPost(url) is the request `execute` sends.
+    const apache = APACHE_REQUESTS[type.replace(/^.*\./, '')];
+    if (apache && a[0]) {
+      sink.call(apache, evaluate(a[0]), 'Apache HttpClient', loc);
+      return;
+    }
     if (type !== 'Queue' && type !== 'Binding' && type !== 'ProducerRecord' && !EXCHANGE_CLASSES[type]) return;
     const method = enclosing(c, 'method_declaration')?.childForFieldName('name')?.text;
     if (type === 'Queue' && name !== undefined) {
@@ -348,7 +447,14 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
   // ---- invocations: bindings, RestTemplate, WebClient, shared rules
   function onInvocation(inv: Node): void {
     const name = inv.childForFieldName('name')?.text ?? '';
-    if (!REST_TEMPLATE[name] && name !== 'bind' && name !== 'exchange' && name !== 'uri' && !sharedRuleName(name))
+    if (
+      !REST_TEMPLATE[name] &&
+      name !== 'bind' &&
+      name !== 'exchange' &&
+      name !== 'uri' &&
+      name !== 'newBuilder' &&
+      !sharedRuleName(name)
+    )
       return;
     const objNode = inv.childForFieldName('object');
     const receiver = objNode?.text ?? '';
@@ -374,6 +480,31 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     }
     if (REST_TEMPLATE[name] && /rest/i.test(receiver) && args[0]) {
       sink.call(REST_TEMPLATE[name], withBase(clients.get(receiver), args[0]), 'RestTemplate', loc);
+      return;
+    }
+    // exchange(request, Type.class): the method and URL of the RequestEntity, built here or in a variable.
+    const request =
+      name === 'exchange' && /rest/i.test(receiver) && argNodes[0] ? requestEntity(argNodes[0], inv) : undefined;
+    if (request) {
+      sink.call(request.method, withBase(clients.get(receiver), request.url), 'RestTemplate', loc);
+      return;
+    }
+    // java.net.http: HttpRequest.newBuilder(uri) / newBuilder().uri(uri), then .GET() / .POST(…) / .method("X", …).
+    if (name === 'newBuilder' && receiver === 'HttpRequest') {
+      let url = argNodes[0] ? evaluate(argNodes[0]) : undefined;
+      let method: HttpMethod = 'GET';
+      for (
+        let n: Node = inv;
+        n.parent?.type === 'method_invocation' && n.parent.childForFieldName('object')?.id === n.id;
+      ) {
+        n = n.parent;
+        const m = n.childForFieldName('name')?.text ?? '';
+        const a = argList(n.childForFieldName('arguments'));
+        if (m === 'uri' && a[0]) url = evaluate(a[0]);
+        else if (m === 'method' && a[0]) method = httpMethod(literal(evaluate(a[0]))) ?? method;
+        else if (/^[A-Z]+$/.test(m)) method = httpMethod(m) ?? method;
+      }
+      if (url) sink.call(method, url, 'HttpClient', loc);
       return;
     }
     if (name === 'exchange' && /rest/i.test(receiver) && args[0] && argNodes[1]) {
@@ -403,6 +534,37 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
           loc,
         );
     }
+  }
+
+  /**
+   * A `RequestEntity`'s method and URL: `RequestEntity.post(uri)…body(x)`, `RequestEntity.method(HttpMethod.PUT, uri)`,
+   * `new RequestEntity<>(body, HttpMethod.POST, uri)`, or a variable holding one of them.
+   */
+  function requestEntity(n: Node, from: Node, depth = 0): { method: HttpMethod; url: Part[] } | undefined {
+    if (depth > 8) return undefined;
+    if (n.type === 'identifier') {
+      const decl = scope.node(n.text, from);
+      return decl ? requestEntity(decl, from, depth + 1) : undefined;
+    }
+    if (n.type === 'method_invocation') {
+      const obj = n.childForFieldName('object');
+      const m = n.childForFieldName('name')?.text ?? '';
+      const a = argList(n.childForFieldName('arguments'));
+      if (obj?.text === 'RequestEntity') {
+        const method = m === 'method' ? httpMethod(a[0]?.text.replace(/^HttpMethod\./, '')) : httpMethod(m);
+        const uri = m === 'method' ? a[1] : a[0];
+        return method && uri ? { method, url: evaluate(uri) } : undefined;
+      }
+      return obj ? requestEntity(obj, from, depth + 1) : undefined;
+    }
+    if (n.type === 'object_creation_expression' && /^RequestEntity\b/.test(n.childForFieldName('type')?.text ?? '')) {
+      const a = argList(n.childForFieldName('arguments'));
+      const i = a.findIndex((x) => /^HttpMethod\.[A-Z]+$/.test(x.text));
+      const method = i >= 0 ? httpMethod(a[i]!.text.replace(/^HttpMethod\./, '')) : undefined;
+      const uri = i >= 0 ? a.slice(i + 1).find((x) => x.type !== 'class_literal') : undefined;
+      return method && uri ? { method, url: evaluate(uri) } : undefined;
+    }
+    return undefined;
   }
 
   /**
@@ -484,6 +646,9 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
         { file, line: lineOf(doc.node) },
       );
 
+    const dataRest = has('RepositoryRestResource');
+    if (dataRest && cls.type === 'interface_declaration') repositoryResources(cls, dataRest);
+
     for (const member of body?.namedChildren ?? []) {
       if (member?.type !== 'method_declaration') continue;
       for (const a of annotations(member)) {
@@ -551,6 +716,40 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     }
   }
 
+  /**
+   * Spring Data REST: a `@RepositoryRestResource` repository exports its collection resource `/<path>`
+   * (GET, POST), its item resource `/<path>/{id}` (GET, PUT, PATCH, DELETE) and a search resource
+   * `/<path>/search/<method>` per query method (`@RestResource(path)` renames, `exported = false` hides).
+   * The path defaults to the domain type's name, uncapitalised and pluralised.
+   */
+  function repositoryResources(repo: Node, ann: Annotation): void {
+    if (ann.values.get('exported')?.text === 'false') return;
+    const ext = repo.namedChildren.find((c) => c?.type === 'extends_interfaces');
+    const generic = ext
+      ?.descendantsOfType('generic_type')
+      .find((g) => /Repository$/.test(g?.namedChild(0)?.text ?? ''));
+    const domain = generic?.descendantsOfType('type_arguments')[0]?.namedChild(0)?.text.replace(/^.*\./, '');
+    const path = str(ann, 'path') ?? (domain ? plural(domain.replace(/^./, (c) => c.toLowerCase())) : undefined);
+    if (!path) return;
+    const at = { file, line: lineOf(ann.node) };
+    const collection = joinPath(path);
+    const item = joinPath(path, '{id}');
+    for (const m of ['GET', 'POST'] as const) sink.endpoint(m, collection, 'spring-data-rest', at);
+    for (const m of ['GET', 'PUT', 'PATCH', 'DELETE'] as const) sink.endpoint(m, item, 'spring-data-rest', at);
+    for (const member of repo.childForFieldName('body')?.namedChildren ?? []) {
+      if (member?.type !== 'method_declaration') continue;
+      const name = member.childForFieldName('name')?.text ?? '';
+      const anns = annotations(member);
+      const rest = anns.find((a) => a.name === 'RestResource');
+      if (rest?.values.get('exported')?.text === 'false') continue;
+      const query =
+        /^(find|read|get|query|search|stream|count|exists)\w*By/.test(name) || anns.some((a) => a.name === 'Query');
+      if (!query) continue;
+      const sub = (rest && str(rest, 'path')) ?? name;
+      sink.endpoint('GET', joinPath(path, 'search', sub), 'spring-data-rest', { file, line: lineOf(member) });
+    }
+  }
+
   return {
     evaluate,
     declarations,
@@ -570,4 +769,12 @@ export const extractJava = extractorOf(javaRules);
 function enclosing(node: Node, type: string): Node | undefined {
   for (let n: Node | null = node.parent; n; n = n.parent) if (n.type === type) return n;
   return undefined;
+}
+
+/** English plural of a resource name (Spring Data REST's default path: `category` → `categories`). */
+function plural(word: string): string {
+  if (/[^aeiou]y$/i.test(word)) return word.slice(0, -1) + 'ies';
+  if (/(s|x|z|ch|sh)$/i.test(word)) return word + 'es';
+  if (/^person$/i.test(word)) return 'people';
+  return word + 's';
 }

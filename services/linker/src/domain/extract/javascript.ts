@@ -25,6 +25,7 @@ const JS_NAMES = new Set([
   'axios',
   'got',
   'ky',
+  '$http',
   'request',
   'route',
   'knex',
@@ -405,7 +406,8 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
         emit(httpMethod(literal(named.get('method'))) ?? 'GET', url, 'request', loc);
       return;
     }
-    if (!receiver && (name === 'axios' || name === 'got' || name === 'ky') && args[0]) {
+    // axios(config), got(url, opts), AngularJS $http({ url, method })
+    if (!receiver && (name === 'axios' || name === 'got' || name === 'ky' || name === '$http') && args[0]) {
       if (objectArg(argNodes[0])) {
         const url = named.get('url');
         if (url) emit(httpMethod(literal(named.get('method'))) ?? 'GET', url, name, loc);

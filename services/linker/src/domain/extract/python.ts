@@ -19,7 +19,7 @@ import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
 
 const VERBS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'options']);
 const HTTP_LIBS = new Set(['requests', 'httpx']);
-const PY_NAMES = new Set([...VERBS, 'request', 'KafkaConsumer', 'path', 're_path', 'url']);
+const PY_NAMES = new Set([...VERBS, 'request', 'KafkaConsumer', 'AIOKafkaConsumer', 'path', 're_path', 'url']);
 
 function stringText(node: Node): { prefix: string; parts: Node[] } {
   const start = node.namedChildren.find((c) => c?.type === 'string_start');
@@ -43,6 +43,26 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
   /** Imported names: as a module (`from app import orders` → app/orders) and as a symbol of a module (→ app). */
   const imports = new Map<string, { module: string; symbolOf: string }>();
   const includedHere = new Set<string>();
+
+  /**
+   * `self.EXCHANGE`, `cls.EXCHANGE` or `Publisher.EXCHANGE` inside class Publisher: the class attribute
+   * assigned in the class body (`EXCHANGE = 'shop'`).
+   */
+  function classAttribute(node: Node): Part[] | undefined {
+    const obj = node.childForFieldName('object')?.text;
+    const attr = node.childForFieldName('attribute')?.text;
+    let cls: Node | null = node.parent;
+    while (cls && cls.type !== 'class_definition') cls = cls.parent;
+    if (!cls || !attr || (obj !== 'self' && obj !== 'cls' && obj !== cls.childForFieldName('name')?.text))
+      return undefined;
+    for (const st of cls.childForFieldName('body')?.namedChildren ?? []) {
+      const asg = st?.type === 'expression_statement' ? st.namedChild(0) : undefined;
+      if (asg?.type !== 'assignment' || asg.childForFieldName('left')?.text !== attr) continue;
+      const right = asg.childForFieldName('right');
+      return right ? evaluate(right) : undefined;
+    }
+    return undefined;
+  }
 
   function evaluate(node: Node): Part[] {
     switch (node.type) {
@@ -76,7 +96,7 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
       case 'identifier':
         return scope.lookup(node.text, node) ?? [{ ref: node.text }];
       case 'attribute':
-        return scope.lookup(node.text) ?? [{ ref: node.text }];
+        return scope.lookup(node.text) ?? classAttribute(node) ?? [{ ref: node.text }];
       case 'subscript': {
         const v = node.childForFieldName('value')?.text;
         const idx = node.childForFieldName('subscript');
@@ -262,7 +282,8 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     const receiver = fn.type === 'attribute' ? (fn.childForFieldName('object')?.text ?? '') : '';
     sharedCallRules({ name, receiver, args, named, loc }, sink);
 
-    if (name === 'KafkaConsumer' || fn.text === 'kafka.KafkaConsumer')
+    // kafka-python KafkaConsumer("a", "b", …), aiokafka AIOKafkaConsumer("a", …): the topics it subscribes to.
+    if (name === 'KafkaConsumer' || name === 'AIOKafkaConsumer' || fn.text === 'kafka.KafkaConsumer')
       for (const a of args) if (literal(a)) sink.consume('kafka', literal(a)!, loc);
     // c = Consumer({...}); c.subscribe(["orders"]) — the shared rule knows receivers named like a consumer only.
     if (name === 'subscribe' && kafkaConsumers.has(receiver) && !/consumer|kafka/i.test(receiver) && args[0])
