@@ -727,3 +727,68 @@ describe('Java: URLs built by a helper method of the class', () => {
     expect(unresolved(r)).toEqual([]);
   });
 });
+
+describe('helpers inlined per call (Java, C#)', () => {
+  it('a local of the helper that depends on its parameters is bound anew at each call: two calls, two targets', async () => {
+    const r = await reportOf({
+      gateway: {
+        'src/main/java/gw/Routes.java': lines(
+          'package gw;',
+          '',
+          '@Service',
+          'public class Routes {',
+          '    @Autowired private RestTemplate restTemplate;',
+          '',
+          '    private String urlOf(String service, String path) {',
+          '        String base = "http://" + service + ":8080";',
+          '        String full = base + path;',
+          '        return full;',
+          '    }',
+          '',
+          '    public Order order() { return restTemplate.getForObject(urlOf("orders", "/api/orders"), Order.class); }',
+          '    public Seat seat() { return restTemplate.getForObject(urlOf("seats", "/api/seats"), Seat.class); }',
+          '}',
+        ),
+        'Clients/Catalog.cs': lines(
+          'public class Catalog(HttpClient http)',
+          '{',
+          '    public Task<string> Orders() => http.GetStringAsync(UrlOf("orders", "api/orders"));',
+          '    public Task<string> Seats() => http.GetStringAsync(UrlOf("seats", "api/seats"));',
+          '    private static string UrlOf(string service, string path)',
+          '    {',
+          '        var root = $"http://{service}:8080/";',
+          '        return root + path;',
+          '    }',
+          '}',
+        ),
+      },
+      orders: {
+        'src/main/java/orders/OrderController.java': lines(
+          'package orders;',
+          '',
+          '@RestController',
+          'public class OrderController {',
+          '    @GetMapping("/api/orders") public Order all() { return null; }',
+          '}',
+        ),
+      },
+      seats: {
+        'src/main/java/seats/SeatController.java': lines(
+          'package seats;',
+          '',
+          '@RestController',
+          'public class SeatController {',
+          '    @GetMapping("/api/seats") public Seat all() { return null; }',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'gateway Clients/Catalog.cs:3 | GET orders/api/orders | orders src/main/java/orders/OrderController.java:5 GET /api/orders (spring)',
+      'gateway Clients/Catalog.cs:4 | GET seats/api/seats | seats src/main/java/seats/SeatController.java:5 GET /api/seats (spring)',
+      'gateway src/main/java/gw/Routes.java:13 | GET orders/api/orders | orders src/main/java/orders/OrderController.java:5 GET /api/orders (spring)',
+      'gateway src/main/java/gw/Routes.java:14 | GET seats/api/seats | seats src/main/java/seats/SeatController.java:5 GET /api/seats (spring)',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+  });
+});

@@ -163,7 +163,8 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     });
     bindings.push(bound);
     try {
-      const values = returned.map((r) => evaluate(r));
+      // Each call binds its own arguments: the helper's locals are evaluated for this call, uncached.
+      const values = scope.bound(() => returned.map((r) => evaluate(r)));
       const first = JSON.stringify(values[0]);
       return values.every((v) => JSON.stringify(v) === first) ? values[0] : [HOLE_PART];
     } finally {

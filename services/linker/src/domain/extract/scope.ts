@@ -3,7 +3,7 @@ import type { Part } from '../model';
 import { HOLE_PART } from './common';
 
 /** Node types that open a function body, in every grammar the driver runs. */
-const FUNCTIONS = new Set([
+export const FUNCTIONS: ReadonlySet<string> = new Set([
   'method_declaration',
   'constructor_declaration',
   'compact_constructor_declaration',
@@ -49,6 +49,8 @@ export class Scope {
   readonly #decls = new Map<string, Decl[]>();
   readonly #values = new Map<string, Part[]>();
   readonly #resolving = new Set<string>();
+  /** Depth of `bound` calls: while above 0, values are evaluated afresh and never cached. */
+  #bound = 0;
 
   constructor(private readonly evaluate: (node: Node) => Part[]) {}
 
@@ -64,6 +66,20 @@ export class Scope {
   set(name: string, value: Part[]): void {
     if (!this.#decls.has(name)) this.#decls.set(name, []);
     this.#values.set(name, value);
+  }
+
+  /**
+   * Runs `fn` while a helper's parameters are bound to one call's arguments (C#/Java inlining): the
+   * helper's locals depend on that binding, so they are evaluated for this call and not cached (a
+   * cached value would hand the first call's URL to every later call).
+   */
+  bound<T>(fn: () => T): T {
+    this.#bound++;
+    try {
+      return fn();
+    } finally {
+      this.#bound--;
+    }
   }
 
   has(name: string): boolean {
@@ -102,7 +118,8 @@ export class Scope {
   }
 
   #resolve(key: string, decls: readonly Decl[]): Part[] | undefined {
-    const cached = this.#values.get(key);
+    const cache = this.#bound === 0;
+    const cached = cache ? this.#values.get(key) : undefined;
     if (cached) return cached;
     if (this.#resolving.has(key)) return [HOLE_PART];
     this.#resolving.add(key);
@@ -111,7 +128,7 @@ export class Scope {
     if (values.length === 0 && decls.length > 0) return undefined;
     const first = JSON.stringify(values[0]);
     const value = values.length > 0 && values.every((v) => JSON.stringify(v) === first) ? values[0]! : [HOLE_PART];
-    this.#values.set(key, value);
+    if (cache) this.#values.set(key, value);
     return value;
   }
 
