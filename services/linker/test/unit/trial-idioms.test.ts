@@ -358,7 +358,8 @@ describe('Java: requests built apart from the call (RequestEntity, Apache HttpCl
       'shop src/main/java/shop/LegacyClient.java:12 | POST stock/levels/{} | stock src/main/java/stock/Api.java:7 POST /levels/{sku} (spring)',
       'shop src/main/java/shop/LegacyClient.java:15 | DELETE stock/levels/{} | stock src/main/java/stock/Api.java:8 DELETE /levels/{sku} (spring)',
       'shop src/main/java/shop/LegacyClient.java:17 | GET stock/levels | stock src/main/java/stock/Api.java:10 GET /levels (spring)',
-      'shop src/main/java/shop/LevelHelper.java:6 | PUT stock/levels/{} | stock src/main/java/stock/Api.java:9 PUT /levels/{sku} (spring)',
+      // LevelHelper.touch(sku) builds its URL from its parameter: the call is where another class calls it.
+      'shop src/main/java/shop/LegacyClient.java:18 | PUT stock/levels/{} | stock src/main/java/stock/Api.java:9 PUT /levels/{sku} (spring)',
       'shop src/main/java/shop/StockClient.java:11 | POST stock/reservations | stock src/main/java/stock/Api.java:5 POST /reservations (spring)',
       'shop src/main/java/shop/StockClient.java:15 | DELETE stock/reservations/{} | stock src/main/java/stock/Api.java:6 DELETE /reservations/{id} (spring)',
     ]);
@@ -790,5 +791,160 @@ describe('helpers inlined per call (Java, C#)', () => {
       'gateway src/main/java/gw/Routes.java:14 | GET seats/api/seats | seats src/main/java/seats/SeatController.java:5 GET /api/seats (spring)',
     ]);
     expect(unresolved(r)).toEqual([]);
+  });
+});
+
+describe('values passed into a method of another class (one level)', () => {
+  it('Java: postResource(uri, body) of another class builds the request from its parameter; convertAndSend(exchange, key) with the key a parameter: each call is the call or publish', async () => {
+    const r = await reportOf({
+      orders: {
+        'src/main/java/shop/orders/services/AsyncClient.java': lines(
+          'package shop.orders.services;',
+          '',
+          '@Service',
+          'public class AsyncClient {',
+          '    @Autowired private RestTemplate restTemplate;',
+          '',
+          '    public <T, B> T postResource(URI uri, B body, Class<T> type) {',
+          '        RequestEntity<B> request = RequestEntity.post(uri).body(body);',
+          '        return restTemplate.exchange(request, type).getBody();',
+          '    }',
+          '}',
+        ),
+        'src/main/java/shop/orders/events/Events.java': lines(
+          'package shop.orders.events;',
+          '',
+          '@Component',
+          'public class Events {',
+          '    @Autowired private RabbitTemplate rabbitTemplate;',
+          '    public void emit(String routingKey, Object event) {',
+          '        rabbitTemplate.convertAndSend("shop", routingKey, event);',
+          '    }',
+          '}',
+        ),
+        'src/main/java/shop/orders/web/OrdersController.java': lines(
+          'package shop.orders.web;',
+          '',
+          '@RestController',
+          'public class OrdersController {',
+          '    private static final String SHIPPING = "http://shipping/shipments";',
+          '    @Autowired private AsyncClient client;',
+          '    @Autowired private Events events;',
+          '',
+          '    @PostMapping("/orders")',
+          '    public Order create(@RequestBody Order order) {',
+          '        Receipt paid = client.postResource(URI.create("http://payment/charges"), order, Receipt.class);',
+          '        Shipment s = client.postResource(URI.create(SHIPPING), order, Shipment.class);',
+          '        events.emit("order.created", order);',
+          '        return order;',
+          '    }',
+          '}',
+        ),
+      },
+      payment: {
+        'src/main/java/shop/payment/PaymentController.java': lines(
+          'package shop.payment;',
+          '',
+          '@RestController',
+          'public class PaymentController {',
+          '    @PostMapping("/charges") public Receipt charge(@RequestBody Order o) { return null; }',
+          '}',
+        ),
+      },
+      shipping: {
+        'src/main/java/shop/shipping/ShippingController.java': lines(
+          'package shop.shipping;',
+          '',
+          '@RestController',
+          'public class ShippingController {',
+          '    @PostMapping("/shipments") public Shipment ship(@RequestBody Order o) { return null; }',
+          '',
+          '    @RabbitListener(bindings = @QueueBinding(value = @Queue("shipping.orders"), exchange = @Exchange(value = "shop", type = "topic"), key = "order.*"))',
+          '    public void onOrder(Order o) { }',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'orders src/main/java/shop/orders/web/OrdersController.java:11 | POST payment/charges | payment src/main/java/shop/payment/PaymentController.java:5 POST /charges (spring)',
+      'orders src/main/java/shop/orders/web/OrdersController.java:12 | POST shipping/shipments | shipping src/main/java/shop/shipping/ShippingController.java:5 POST /shipments (spring)',
+      'orders src/main/java/shop/orders/web/OrdersController.java:13 | publish `shop` / `order.created` | shipping src/main/java/shop/shipping/ShippingController.java:7 consume queue `shipping.orders`',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+    expect(gaps(r)).toEqual([]);
+  });
+
+  it('Python: client.publish(self.subject, msg) through a wrapper of basic_publish(routing_key=subject); fetch_json(path) of another module built on requests', async () => {
+    const r = await reportOf({
+      orders: {
+        'orders/bus.py': lines(
+          'import pika',
+          '',
+          'class Bus:',
+          '    def __init__(self, host):',
+          '        self.channel = pika.BlockingConnection(pika.ConnectionParameters(host)).channel()',
+          '',
+          '    def publish(self, subject, message):',
+          '        self.channel.basic_publish(exchange="events", routing_key=subject, body=message)',
+        ),
+        'orders/catalog.py': lines(
+          'import requests',
+          '',
+          'CATALOG = "http://catalog:5000"',
+          '',
+          'def fetch_json(path, timeout=3):',
+          '    return requests.get(CATALOG + path, timeout=timeout).json()',
+        ),
+        'orders/service.py': lines(
+          'from orders import catalog',
+          'from orders.catalog import fetch_json',
+          '',
+          'class OrderService:',
+          '    SUBJECT = "order.paid"',
+          '',
+          '    def __init__(self, bus):',
+          '        self.bus = bus',
+          '',
+          '    def pay(self, order):',
+          '        item = catalog.fetch_json("/items/" + order.item_id)',
+          '        stock = fetch_json("/stock")',
+          '        self.bus.publish(self.SUBJECT, order.to_json())',
+          '        self.bus.publish("order.cancelled", order.to_json())',
+        ),
+      },
+      catalog: {
+        'app.py': lines(
+          'from flask import Flask',
+          'app = Flask(__name__)',
+          '',
+          '@app.route("/items/<item_id>")',
+          'def item(item_id):',
+          '    return {}',
+          '',
+          '@app.route("/stock")',
+          'def stock():',
+          '    return {}',
+        ),
+      },
+      mailer: {
+        'consumer.py': lines(
+          'import pika',
+          'channel = pika.BlockingConnection(pika.ConnectionParameters("rabbit")).channel()',
+          'channel.exchange_declare(exchange="events", exchange_type="topic")',
+          'channel.queue_declare(queue="mails")',
+          'channel.queue_bind(queue="mails", exchange="events", routing_key="order.paid")',
+          'channel.basic_consume(queue="mails", on_message_callback=print)',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'orders orders/service.py:11 | GET catalog/items/{} | catalog app.py:4 GET /items/<item_id> (flask)',
+      'orders orders/service.py:12 | GET catalog/stock | catalog app.py:8 GET /stock (flask)',
+      'orders orders/service.py:13 | publish `events` / `order.paid` | mailer consumer.py:6 consume queue `mails`',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+    expect(gaps(r)).toEqual([
+      'publisher orders orders/service.py:14 no binding routes `events` / `order.cancelled` to a queue',
+    ]);
   });
 });

@@ -3,7 +3,7 @@ import { emptyFacts } from '../model';
 import { type CodeLanguage, languageOf, parse } from '../parsers';
 import { isSpringBaseKey, relaxedKey } from '../link';
 import { joinPath } from '../routes';
-import { type HttpWrapper, Sink, concat, nameOf } from './common';
+import { HOLE_PART, type HttpWrapper, type MessageWrapper, Sink, concat, nameOf } from './common';
 import { extractDockerfileEnv, extractKeyValues, extractNginx, extractSql, extractStructured } from './config';
 import { extractJavaScript } from './javascript';
 import type { CodeExtractor } from './driver';
@@ -157,6 +157,7 @@ export async function extractSource(
     else sink.consume('kafka', topic, t.loc);
   }
   applyWrappers(facts, sink);
+  applyMessageWrappers(facts, sink, resolve);
   applyPrefixes(facts);
   resolveNamePlaceholders(facts);
   for (let i = 0; i < facts.calls.length; i++) {
@@ -190,7 +191,7 @@ function applyWrappers(facts: SourceFacts, sink: Sink): void {
   for (const site of sink.sites) {
     const w = byName.get(site.name);
     const arg = w ? site.args[w.index] : undefined;
-    if (!w || !arg) continue;
+    if (!w || !arg || (w.arity !== undefined && site.args.length !== w.arity)) continue;
     used.add(w);
     sink.call(w.method, concat(w.before, arg, w.after), w.client, site.loc);
   }
@@ -199,6 +200,48 @@ function applyWrappers(facts: SourceFacts, sink: Sink): void {
   );
   const kept = facts.calls.filter((c) => !dropped.has(`${c.loc.file}:${c.loc.line}`));
   facts.calls.splice(0, facts.calls.length, ...kept);
+}
+
+/**
+ * Publishes through a method of another class or file whose exchange, routing key or topic is one of its
+ * parameters (`client.publish(self.subject, msg)` → `basic_publish(exchange=X, routing_key=subject)`):
+ * each call of it by name is the publish, with the call's arguments (cross-file constants resolved) in
+ * place of the parameters; one level, no further. The wrapper's own publish (a dynamic key) stays only
+ * when nothing calls it. A name two wrappers share with different names is not followed.
+ */
+function applyMessageWrappers(facts: SourceFacts, sink: Sink, resolve: (parts: readonly Part[]) => Part[]): void {
+  if (sink.messageWrappers.length === 0 || sink.sites.length === 0) return;
+  const byName = new Map<string, MessageWrapper | null>();
+  for (const w of sink.messageWrappers) {
+    const prev = byName.get(w.within.name);
+    const same = (a: MessageWrapper, b: MessageWrapper): boolean =>
+      JSON.stringify([a.broker, a.exchange, a.key, a.within]) ===
+      JSON.stringify([b.broker, b.exchange, b.key, b.within]);
+    if (prev === undefined) byName.set(w.within.name, w);
+    else if (prev !== null && !same(prev, w)) byName.set(w.within.name, null);
+  }
+  const used = new Set<string>();
+  for (const site of sink.sites) {
+    const w = byName.get(site.name);
+    if (!w) continue;
+    const { params, arity } = w.within;
+    if (arity !== undefined ? site.args.length !== arity : site.args.length > params.length) continue;
+    const bind = (parts: readonly Part[]): Part[] =>
+      resolve(
+        concat(
+          ...parts.map((p): readonly Part[] => {
+            const i = 'ref' in p ? params.indexOf(p.ref) : -1;
+            return i < 0 ? [p] : (site.args[i] ?? [HOLE_PART]);
+          }),
+        ),
+      );
+    const exchange = nameOf(bind(w.exchange)) ?? '';
+    const key = nameOf(bind(w.key)) ?? '';
+    sink.publish(w.broker, exchange, key, site.loc);
+    used.add(`${w.loc.file}:${w.loc.line}`);
+  }
+  const kept = facts.publishes.filter((x) => !used.has(`${x.loc.file}:${x.loc.line}`));
+  facts.publishes.splice(0, facts.publishes.length, ...kept);
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   lit,
   literal,
   nameOf,
+  paramWrapper,
   sharedCallRules,
   sharedRuleName,
   withBase,
@@ -537,16 +538,7 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
     const name = functionName(fnNode);
     // A library's own names (`get`, `request`, `fetch`) are called everywhere: no wrapper by that name.
     if (!name || JS_NAMES.has(name) || sharedRuleName(name)) return undefined;
-    const params = parameterNames(fnNode);
-    const at = url.flatMap((p, i) => ('ref' in p && params.includes(p.ref) ? [i] : []));
-    if (at.length !== 1) return undefined;
-    const k = at[0]!;
-    return {
-      name,
-      index: params.indexOf((url[k] as { ref: string }).ref),
-      before: url.slice(0, k),
-      after: url.slice(k + 1),
-    };
+    return paramWrapper({ name, params: parameterNames(fnNode) }, url);
   }
 
   /** A call by name whose arguments look like a URL: kept in case a wrapper of the source has that name. */

@@ -10,6 +10,8 @@ import {
   lit,
   literal,
   nameOf,
+  paramWrapper,
+  type Within,
   sharedCallRules,
   sharedRuleName,
   splitList,
@@ -20,6 +22,10 @@ import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
 const VERBS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'options']);
 const HTTP_LIBS = new Set(['requests', 'httpx']);
 const PY_NAMES = new Set([...VERBS, 'request', 'KafkaConsumer', 'AIOKafkaConsumer', 'path', 're_path', 'url']);
+
+/** Built-ins and classes (capitalised: constructors) are no wrappers. */
+const PY_BUILTINS =
+  /^([A-Z]\w*|print|len|str|int|float|bool|dict|list|set|tuple|isinstance|getattr|setattr|hasattr|range|enumerate|zip|sorted|open|super|type|repr|min|max|sum|any|all|format|iter|next|map|filter)$/;
 
 function stringText(node: Node): { prefix: string; parts: Node[] } {
   const start = node.namedChildren.find((c) => c?.type === 'string_start');
@@ -267,10 +273,38 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
       });
   }
 
+  /** The function around a node: its name and parameters, `self`/`cls` left out (a wrapper of other calls). */
+  function withinOf(n: Node): Within | undefined {
+    let f: Node | null = n.parent;
+    while (f && f.type !== 'function_definition') f = f.parent;
+    const name = f?.childForFieldName('name')?.text;
+    if (!f || !name) return undefined;
+    const params = (f.childForFieldName('parameters')?.namedChildren ?? [])
+      .filter((x): x is Node => x !== null)
+      .map((x) => (x.type === 'identifier' ? x.text : ((x.childForFieldName('name') ?? x.namedChild(0))?.text ?? '')))
+      .filter((x, i) => !(i === 0 && (x === 'self' || x === 'cls')));
+    return { name, params };
+  }
+
+  /**
+   * `client.publish(self.subject, msg)`, `api.fetch_order(base_url, id)`, `fetch_order(base_url, id)`: a call
+   * of a function or of a method of an object, kept with its positional arguments in case a wrapper of the source (HTTP or publish) has that name.
+   */
+  function site(call: Node, fn: Node, callee: string): void {
+    if (fn.type === 'identifier' ? PY_BUILTINS.test(callee) : fn.type !== 'attribute') return;
+    if (PY_NAMES.has(callee) || /^(log|logger|logging)$/.test(fn.childForFieldName('object')?.text ?? '')) return;
+    const argNodes = (call.childForFieldName('arguments')?.namedChildren ?? []).filter(
+      (x): x is Node => x !== null && x.type !== 'keyword_argument' && x.type !== 'comment',
+    );
+    if (argNodes.length === 0 || argNodes.some((a) => a.type === 'list_splat' || a.type === 'dictionary_splat')) return;
+    sink.sites.push({ name: callee, args: argNodes.map((a) => evaluate(a)), loc: { file, line: lineOf(call) } });
+  }
+
   function onCall(call: Node): void {
     const fn = call.childForFieldName('function');
     if (!fn) return;
     const callee = fn.type === 'attribute' ? (fn.childForFieldName('attribute')?.text ?? '') : fn.text;
+    site(call, fn, callee);
     if (!PY_NAMES.has(callee) && !sharedRuleName(callee) && fn.text !== 'kafka.KafkaConsumer') return;
     const argNodes = (call.childForFieldName('arguments')?.namedChildren ?? []).filter(
       (x): x is Node => x !== null && x.type !== 'keyword_argument' && x.type !== 'comment',
@@ -280,7 +314,7 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     const loc = { file, line: lineOf(call) };
     const name = fn.type === 'attribute' ? (fn.childForFieldName('attribute')?.text ?? '') : fn.text;
     const receiver = fn.type === 'attribute' ? (fn.childForFieldName('object')?.text ?? '') : '';
-    sharedCallRules({ name, receiver, args, named, loc }, sink);
+    sharedCallRules({ name, receiver, args, named, loc, within: withinOf(call) }, sink);
 
     // kafka-python KafkaConsumer("a", "b", …), aiokafka AIOKafkaConsumer("a", …): the topics it subscribes to.
     if (name === 'KafkaConsumer' || name === 'AIOKafkaConsumer' || fn.text === 'kafka.KafkaConsumer')
@@ -311,13 +345,15 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
       const method =
         name === 'request' ? (httpMethod(literal(args[0] ?? named.get('method'))) ?? 'GET') : httpMethod(name)!;
       const url = name === 'request' ? (args[1] ?? named.get('url')) : (args[0] ?? named.get('url'));
-      if (url)
-        sink.call(
-          method,
-          withBase(clients.get(receiver), url),
-          isLib ? receiver : (clientLib.get(receiver) ?? 'httpx'),
-          loc,
-        );
+      if (url) {
+        const full = withBase(clients.get(receiver), url);
+        const client = isLib ? receiver : (clientLib.get(receiver) ?? 'httpx');
+        sink.call(method, full, client, loc);
+        // A function whose call takes its URL from a parameter: its callers (other modules included) make the call.
+        const w = paramWrapper(withinOf(call), full);
+        if (w && !PY_NAMES.has(w.name) && !/^(request|send|call|fetch|__\w+__)$/.test(w.name))
+          sink.wrappers.push({ ...w, method, client, loc });
+      }
     }
   }
 
