@@ -152,8 +152,6 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
 
   /** The file's own methods by name (helpers that build a URL from their parameters). */
   const methods = new Map<string, Node[]>();
-  /** Parameters of the helpers being evaluated for one of their calls, innermost last. */
-  const bindings: Map<string, Part[]>[] = [];
 
   /**
    * `getServiceUrl("ts-order-service")` with `return "http://" + serviceName;`: a method of the file called
@@ -164,7 +162,7 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     const paramsOf = (m: Node): Node[] =>
       argList(m.childForFieldName('parameters')).filter((x) => x.type === 'formal_parameter');
     const decls = (methods.get(name) ?? []).filter((m) => paramsOf(m).length === args.length);
-    if (decls.length !== 1 || bindings.length > 4) return undefined;
+    if (decls.length !== 1 || scope.depth > 4) return undefined;
     const m = decls[0]!;
     const body = m.childForFieldName('body');
     if (!body) return undefined;
@@ -184,15 +182,7 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
       const arg = args[i];
       if (pname && arg) bound.set(pname, evaluate(arg));
     });
-    bindings.push(bound);
-    try {
-      // Each call binds its own arguments: the helper's locals are evaluated for this call, uncached.
-      const values = scope.bound(() => returned.map((r) => evaluate(r)));
-      const first = JSON.stringify(values[0]);
-      return values.every((v) => JSON.stringify(v) === first) ? values[0] : [HOLE_PART];
-    } finally {
-      bindings.pop();
-    }
+    return scope.inline(bound, returned);
   }
 
   /** Whether an identifier names a field of its enclosing class (no local or parameter of that name). */
@@ -217,7 +207,7 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
       }
       case 'identifier':
         return (
-          bindings[bindings.length - 1]?.get(node.text) ??
+          scope.param(node.text) ??
           scope.lookup(node.text, node) ??
           scope.lookup(`this.${node.text}`) ??
           // A field of the class written without `this.`: what the class assigns it (a constructor's parameter).

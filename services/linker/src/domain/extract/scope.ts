@@ -49,8 +49,8 @@ export class Scope {
   readonly #decls = new Map<string, Decl[]>();
   readonly #values = new Map<string, Part[]>();
   readonly #resolving = new Set<string>();
-  /** Depth of `bound` calls: while above 0, values are evaluated afresh and never cached. */
-  #bound = 0;
+  /** Parameters of the helpers being inlined for one of their calls (C#/Java), innermost last. */
+  readonly #bindings: Map<string, Part[]>[] = [];
 
   constructor(private readonly evaluate: (node: Node) => Part[]) {}
 
@@ -68,17 +68,30 @@ export class Scope {
     this.#values.set(name, value);
   }
 
+  /** How many helper calls are being inlined one inside the other. */
+  get depth(): number {
+    return this.#bindings.length;
+  }
+
+  /** The value a parameter of the helper being inlined has for this call, if it is one. */
+  param(name: string): Part[] | undefined {
+    return this.#bindings[this.#bindings.length - 1]?.get(name);
+  }
+
   /**
-   * Runs `fn` while a helper's parameters are bound to one call's arguments (C#/Java inlining): the
-   * helper's locals depend on that binding, so they are evaluated for this call and not cached (a
-   * cached value would hand the first call's URL to every later call).
+   * A helper's `return` expressions with its parameters bound to one call's arguments (C#/Java
+   * inlining): one value when every return agrees. Each call binds its own arguments: while bound,
+   * values (the helper's locals) are evaluated for this call and never cached — a cached value would
+   * hand the first call's URL to every later call.
    */
-  bound<T>(fn: () => T): T {
-    this.#bound++;
+  inline(bound: Map<string, Part[]>, returned: readonly Node[]): Part[] {
+    this.#bindings.push(bound);
     try {
-      return fn();
+      const values = returned.map((r) => this.evaluate(r));
+      const first = JSON.stringify(values[0]);
+      return values.every((v) => JSON.stringify(v) === first) ? values[0]! : [HOLE_PART];
     } finally {
-      this.#bound--;
+      this.#bindings.pop();
     }
   }
 
@@ -118,7 +131,7 @@ export class Scope {
   }
 
   #resolve(key: string, decls: readonly Decl[]): Part[] | undefined {
-    const cache = this.#bound === 0;
+    const cache = this.#bindings.length === 0;
     const cached = cache ? this.#values.get(key) : undefined;
     if (cached) return cached;
     if (this.#resolving.has(key)) return [HOLE_PART];
