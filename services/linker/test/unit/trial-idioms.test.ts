@@ -283,6 +283,44 @@ describe('a dynamic URL whose host is known', () => {
   });
 });
 
+describe('a literal host that names no attached repository', () => {
+  it('is no run-time value: the call is listed as no matching route, naming the host (a service of the application not attached)', async () => {
+    const r = await reportOf({
+      booking: {
+        'src/main/java/booking/BookingService.java': lines(
+          'package booking;',
+          '',
+          '@Service',
+          'public class BookingService {',
+          '    @Autowired private RestTemplate restTemplate;',
+          '    public void book(String id) {',
+          '        restTemplate.exchange("http://ts-seat-service:18898/api/v1/seats", HttpMethod.POST, null, Seat.class);',
+          '        restTemplate.getForObject("http://ts-user-service:12342/api/v1/users/" + id, User.class);',
+          '    }',
+          '}',
+        ),
+      },
+      'ts-seat-service': {
+        'src/main/java/seat/SeatController.java': lines(
+          'package seat;',
+          '',
+          '@RestController',
+          '@RequestMapping("/api/v1/seats")',
+          'public class SeatController {',
+          '    @PostMapping public Seat create(@RequestBody Seat s) { return null; }',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'booking src/main/java/booking/BookingService.java:7 | POST ts-seat-service/api/v1/seats | ts-seat-service src/main/java/seat/SeatController.java:6 POST /api/v1/seats (spring)',
+    ]);
+    expect(unresolved(r)).toEqual([
+      'booking src/main/java/booking/BookingService.java:8 GET ts-user-service/api/v1/users/{} — no matching route: the host `ts-user-service` names no attached repository, and no other repository serves /api/v1/users/{}',
+    ]);
+  });
+});
+
 describe('Java: requests built apart from the call (RequestEntity, Apache HttpClient, java.net.http)', () => {
   it('exchange(request, type) takes the method of RequestEntity.post(uri) / new RequestEntity<>(…, HttpMethod.X, uri); new HttpPost(url) and HttpRequest.newBuilder(…).DELETE() are calls; a getenv(key, default) helper is the variable with its default; a field set from a constructor parameter, used without this.', async () => {
     const r = await reportOf({
