@@ -986,3 +986,64 @@ describe('values passed into a method of another class (one level)', () => {
     ]);
   });
 });
+
+describe('Python: aio-pika, directly and through a client class', () => {
+  it('declare_exchange / declare_queue variables, exchange.publish(routing_key=…), queue.bind(exchange, key), queue.consume(cb); an unnamed queue is the broker-named queue of its declaration; emit(store, event, msg) and listen(cb, store, event, queue_name=None) wrappers called from another module', async () => {
+    const r = await reportOf({
+      orders: {
+        'app/broker.py': lines(
+          'import aio_pika',
+          'from aio_pika import Message',
+          '',
+          'class Broker:',
+          '    async def connect(self, url):',
+          '        self.connection = await aio_pika.connect_robust(url)',
+          '        self.channel = await self.connection.channel()',
+          '',
+          '    async def emit(self, store: str, event: str, payload: bytes) -> None:',
+          '        exchange = await self.channel.declare_exchange(store, type="topic", durable=True)',
+          '        await exchange.publish(Message(body=payload), routing_key=event)',
+          '',
+          '    async def listen(self, handler, store: str, event: str = "#", queue_name: str | None = None) -> None:',
+          '        exchange = await self.channel.declare_exchange(store, type="topic", durable=True)',
+          '        queue = await self.channel.declare_queue(queue_name, auto_delete=True)',
+          '        await queue.bind(exchange, event)',
+          '        await queue.consume(handler)',
+        ),
+        'app/main.py': lines(
+          'from app.broker import Broker',
+          '',
+          'broker = Broker()',
+          '',
+          'async def startup():',
+          '    await broker.listen(on_paid, "SHOP_EVENTS", "payment.done", "orders_payments")',
+          '    await broker.listen(on_any, "SHOP_EVENTS")',
+          '',
+          'async def place(order):',
+          '    await broker.emit("SHOP_EVENTS", "order.created", order.json().encode())',
+        ),
+      },
+      payments: {
+        'app/worker.py': lines(
+          'import aio_pika',
+          'from aio_pika import ExchangeType, Message',
+          '',
+          'async def run(url):',
+          '    connection = await aio_pika.connect_robust(url)',
+          '    channel = await connection.channel()',
+          '    exchange = await channel.declare_exchange("SHOP_EVENTS", ExchangeType.TOPIC)',
+          '    queue = await channel.declare_queue(exclusive=True)',
+          '    await queue.bind(exchange, routing_key="order.*")',
+          '    await queue.consume(on_order)',
+          '    await exchange.publish(Message(b"{}"), routing_key="payment.done")',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'orders app/main.py:10 | publish `SHOP_EVENTS` / `order.created` | payments app/worker.py:10 consume queue `amq.gen@app/worker.py:8`',
+      'payments app/worker.py:11 | publish `SHOP_EVENTS` / `payment.done` | orders app/main.py:6 consume queue `orders_payments`',
+      'payments app/worker.py:11 | publish `SHOP_EVENTS` / `payment.done` | orders app/main.py:7 consume queue `amq.gen@app/main.py:7`',
+    ]);
+    expect(gaps(r)).toEqual([]);
+  });
+});

@@ -186,6 +186,8 @@ export interface Within {
   readonly params: readonly string[];
   /** Only calls with exactly this many arguments (Java: overloads by arity). */
   readonly arity?: number;
+  /** Python: the default value of each parameter, for calls that leave it out. */
+  readonly defaults?: readonly (Part[] | undefined)[];
 }
 
 /**
@@ -196,6 +198,16 @@ export interface Within {
  */
 export interface MessageWrapper {
   readonly within: Within;
+  /**
+   * `publish` (the default); `bind`: binds `queue` to `exchange` with `key` (aio-pika `queue.bind(exchange,
+   * key)` in an `event_consumer(cb, exchange, key, queue_name=None)`); `consume`: consumes `queue`; `exchange`: declares
+   * `exchange` with `exchangeType`. A queue
+   * the call leaves unnamed (`None`) is the broker-named queue of that call.
+   */
+  readonly kind?: 'publish' | 'bind' | 'consume' | 'exchange';
+  readonly queue?: readonly Part[];
+  /** `exchange`: the type it declares `exchange` with. */
+  readonly exchangeType?: ExchangeType;
   readonly broker: Broker;
   /** The names with `{ ref: parameter }` parts where the call's arguments go. */
   readonly exchange: readonly Part[];

@@ -1,4 +1,4 @@
-import type { Endpoint, Part, SourceFacts } from '../model';
+import type { Endpoint, Loc, Part, SourceFacts } from '../model';
 import { emptyFacts } from '../model';
 import { type CodeLanguage, languageOf, parse } from '../parsers';
 import { isSpringBaseKey, relaxedKey } from '../link';
@@ -211,37 +211,48 @@ function applyWrappers(facts: SourceFacts, sink: Sink): void {
  */
 function applyMessageWrappers(facts: SourceFacts, sink: Sink, resolve: (parts: readonly Part[]) => Part[]): void {
   if (sink.messageWrappers.length === 0 || sink.sites.length === 0) return;
-  const byName = new Map<string, MessageWrapper | null>();
+  const byName = new Map<string, MessageWrapper[] | null>();
   for (const w of sink.messageWrappers) {
-    const prev = byName.get(w.within.name);
+    const key = `${w.kind ?? 'publish'}:${w.within.name}`;
+    const prev = byName.get(key);
     const same = (a: MessageWrapper, b: MessageWrapper): boolean =>
-      JSON.stringify([a.broker, a.exchange, a.key, a.within]) ===
-      JSON.stringify([b.broker, b.exchange, b.key, b.within]);
-    if (prev === undefined) byName.set(w.within.name, w);
-    else if (prev !== null && !same(prev, w)) byName.set(w.within.name, null);
+      JSON.stringify([a.broker, a.exchange, a.key, a.queue, a.within.params]) ===
+      JSON.stringify([b.broker, b.exchange, b.key, b.queue, b.within.params]);
+    if (prev === undefined) byName.set(key, [w]);
+    else if (prev !== null && !same(prev[0]!, w)) byName.set(key, null);
   }
   const used = new Set<string>();
   for (const site of sink.sites) {
-    const w = byName.get(site.name);
-    if (!w) continue;
-    const { params, arity } = w.within;
-    if (arity !== undefined ? site.args.length !== arity : site.args.length > params.length) continue;
-    const bind = (parts: readonly Part[]): Part[] =>
-      resolve(
-        concat(
-          ...parts.map((p): readonly Part[] => {
-            const i = 'ref' in p ? params.indexOf(p.ref) : -1;
-            return i < 0 ? [p] : (site.args[i] ?? [HOLE_PART]);
-          }),
-        ),
-      );
-    const exchange = nameOf(bind(w.exchange)) ?? '';
-    const key = nameOf(bind(w.key)) ?? '';
-    sink.publish(w.broker, exchange, key, site.loc);
-    used.add(`${w.loc.file}:${w.loc.line}`);
+    for (const kind of ['publish', 'bind', 'consume', 'exchange'] as const) {
+      const w = byName.get(`${kind}:${site.name}`)?.[0];
+      if (!w) continue;
+      const { params, arity, defaults } = w.within;
+      if (arity !== undefined ? site.args.length !== arity : site.args.length > params.length) continue;
+      const bind = (parts: readonly Part[]): Part[] =>
+        resolve(
+          concat(
+            ...parts.map((p): readonly Part[] => {
+              const i = 'ref' in p ? params.indexOf(p.ref) : -1;
+              return i < 0 ? [p] : (site.args[i] ?? defaults?.[i] ?? [HOLE_PART]);
+            }),
+          ),
+        );
+      const exchange = nameOf(bind(w.exchange)) ?? '';
+      const key = nameOf(bind(w.key)) ?? '';
+      // A queue the call leaves unnamed (None): the broker names it, one per call.
+      const queue = nameOf(bind(w.queue ?? [])) ?? `amq.gen@${site.loc.file}:${site.loc.line}`;
+      if (kind === 'publish') sink.publish(w.broker, exchange, key, site.loc);
+      else if (kind === 'bind') sink.binding(exchange, queue, key, site.loc);
+      else if (kind === 'exchange') {
+        if (w.exchangeType) sink.exchange(exchange, w.exchangeType, site.loc);
+      } else sink.consume(w.broker, queue, site.loc);
+      used.add(`${w.loc.file}:${w.loc.line}`);
+    }
   }
-  const kept = facts.publishes.filter((x) => !used.has(`${x.loc.file}:${x.loc.line}`));
-  facts.publishes.splice(0, facts.publishes.length, ...kept);
+  const own = (x: { loc: Loc }): boolean => !used.has(`${x.loc.file}:${x.loc.line}`);
+  facts.publishes.splice(0, facts.publishes.length, ...facts.publishes.filter(own));
+  facts.bindings.splice(0, facts.bindings.length, ...facts.bindings.filter(own));
+  facts.consumes.splice(0, facts.consumes.length, ...facts.consumes.filter(own));
 }
 
 /**
