@@ -607,8 +607,11 @@ function linkCalls(sources: readonly SourceFacts[], topo: Topology, out: LinkRes
           .map((c) => `\`${c.source}\` ${c.endpoint.path} (${c.endpoint.loc.file}:${c.endpoint.loc.line})`);
         if (!relative)
           unresolved(
-            'dynamic URL',
-            `the host is only known at run time and no other repository serves ${displayTemplate(callSegs)}` +
+            // A literal host that names no attached repository is known, not a run-time value.
+            target.host ? 'no matching route' : 'dynamic URL',
+            (target.host
+              ? `the host \`${target.host}\` names no attached repository, and no other repository serves ${displayTemplate(callSegs)}`
+              : `the host is only known at run time and no other repository serves ${displayTemplate(callSegs)}`) +
               (prefixes.length
                 ? ` except through a catch-all prefix, which alone does not tell where the call goes: ${prefixes.join(', ')}`
                 : '') +

@@ -283,6 +283,44 @@ describe('a dynamic URL whose host is known', () => {
   });
 });
 
+describe('a literal host that names no attached repository', () => {
+  it('is no run-time value: the call is listed as no matching route, naming the host (a service of the application not attached)', async () => {
+    const r = await reportOf({
+      booking: {
+        'src/main/java/booking/BookingService.java': lines(
+          'package booking;',
+          '',
+          '@Service',
+          'public class BookingService {',
+          '    @Autowired private RestTemplate restTemplate;',
+          '    public void book(String id) {',
+          '        restTemplate.exchange("http://ts-seat-service:18898/api/v1/seats", HttpMethod.POST, null, Seat.class);',
+          '        restTemplate.getForObject("http://ts-user-service:12342/api/v1/users/" + id, User.class);',
+          '    }',
+          '}',
+        ),
+      },
+      'ts-seat-service': {
+        'src/main/java/seat/SeatController.java': lines(
+          'package seat;',
+          '',
+          '@RestController',
+          '@RequestMapping("/api/v1/seats")',
+          'public class SeatController {',
+          '    @PostMapping public Seat create(@RequestBody Seat s) { return null; }',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'booking src/main/java/booking/BookingService.java:7 | POST ts-seat-service/api/v1/seats | ts-seat-service src/main/java/seat/SeatController.java:6 POST /api/v1/seats (spring)',
+    ]);
+    expect(unresolved(r)).toEqual([
+      'booking src/main/java/booking/BookingService.java:8 GET ts-user-service/api/v1/users/{} — no matching route: the host `ts-user-service` names no attached repository, and no other repository serves /api/v1/users/{}',
+    ]);
+  });
+});
+
 describe('Java: requests built apart from the call (RequestEntity, Apache HttpClient, java.net.http)', () => {
   it('exchange(request, type) takes the method of RequestEntity.post(uri) / new RequestEntity<>(…, HttpMethod.X, uri); new HttpPost(url) and HttpRequest.newBuilder(…).DELETE() are calls; a getenv(key, default) helper is the variable with its default; a field set from a constructor parameter, used without this.', async () => {
     const r = await reportOf({
@@ -358,7 +396,8 @@ describe('Java: requests built apart from the call (RequestEntity, Apache HttpCl
       'shop src/main/java/shop/LegacyClient.java:12 | POST stock/levels/{} | stock src/main/java/stock/Api.java:7 POST /levels/{sku} (spring)',
       'shop src/main/java/shop/LegacyClient.java:15 | DELETE stock/levels/{} | stock src/main/java/stock/Api.java:8 DELETE /levels/{sku} (spring)',
       'shop src/main/java/shop/LegacyClient.java:17 | GET stock/levels | stock src/main/java/stock/Api.java:10 GET /levels (spring)',
-      'shop src/main/java/shop/LevelHelper.java:6 | PUT stock/levels/{} | stock src/main/java/stock/Api.java:9 PUT /levels/{sku} (spring)',
+      // LevelHelper.touch(sku) builds its URL from its parameter: the call is where another class calls it.
+      'shop src/main/java/shop/LegacyClient.java:18 | PUT stock/levels/{} | stock src/main/java/stock/Api.java:9 PUT /levels/{sku} (spring)',
       'shop src/main/java/shop/StockClient.java:11 | POST stock/reservations | stock src/main/java/stock/Api.java:5 POST /reservations (spring)',
       'shop src/main/java/shop/StockClient.java:15 | DELETE stock/reservations/{} | stock src/main/java/stock/Api.java:6 DELETE /reservations/{id} (spring)',
     ]);
@@ -725,5 +764,286 @@ describe('Java: URLs built by a helper method of the class', () => {
       'travel src/main/java/travel/TravelService.java:17 | GET seats/api/v1/seats/{} | seats src/main/java/seats/SeatController.java:5 GET /api/v1/seats/{id} (spring)',
     ]);
     expect(unresolved(r)).toEqual([]);
+  });
+});
+
+describe('helpers inlined per call (Java, C#)', () => {
+  it('a local of the helper that depends on its parameters is bound anew at each call: two calls, two targets', async () => {
+    const r = await reportOf({
+      gateway: {
+        'src/main/java/gw/Routes.java': lines(
+          'package gw;',
+          '',
+          '@Service',
+          'public class Routes {',
+          '    @Autowired private RestTemplate restTemplate;',
+          '',
+          '    private String urlOf(String service, String path) {',
+          '        String base = "http://" + service + ":8080";',
+          '        String full = base + path;',
+          '        return full;',
+          '    }',
+          '',
+          '    public Order order() { return restTemplate.getForObject(urlOf("orders", "/api/orders"), Order.class); }',
+          '    public Seat seat() { return restTemplate.getForObject(urlOf("seats", "/api/seats"), Seat.class); }',
+          '}',
+        ),
+        'Clients/Catalog.cs': lines(
+          'public class Catalog(HttpClient http)',
+          '{',
+          '    public Task<string> Orders() => http.GetStringAsync(UrlOf("orders", "api/orders"));',
+          '    public Task<string> Seats() => http.GetStringAsync(UrlOf("seats", "api/seats"));',
+          '    private static string UrlOf(string service, string path)',
+          '    {',
+          '        var root = $"http://{service}:8080/";',
+          '        return root + path;',
+          '    }',
+          '}',
+        ),
+      },
+      orders: {
+        'src/main/java/orders/OrderController.java': lines(
+          'package orders;',
+          '',
+          '@RestController',
+          'public class OrderController {',
+          '    @GetMapping("/api/orders") public Order all() { return null; }',
+          '}',
+        ),
+      },
+      seats: {
+        'src/main/java/seats/SeatController.java': lines(
+          'package seats;',
+          '',
+          '@RestController',
+          'public class SeatController {',
+          '    @GetMapping("/api/seats") public Seat all() { return null; }',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'gateway Clients/Catalog.cs:3 | GET orders/api/orders | orders src/main/java/orders/OrderController.java:5 GET /api/orders (spring)',
+      'gateway Clients/Catalog.cs:4 | GET seats/api/seats | seats src/main/java/seats/SeatController.java:5 GET /api/seats (spring)',
+      'gateway src/main/java/gw/Routes.java:13 | GET orders/api/orders | orders src/main/java/orders/OrderController.java:5 GET /api/orders (spring)',
+      'gateway src/main/java/gw/Routes.java:14 | GET seats/api/seats | seats src/main/java/seats/SeatController.java:5 GET /api/seats (spring)',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+  });
+});
+
+describe('values passed into a method of another class (one level)', () => {
+  it('Java: postResource(uri, body) of another class builds the request from its parameter; convertAndSend(exchange, key) with the key a parameter: each call is the call or publish', async () => {
+    const r = await reportOf({
+      orders: {
+        'src/main/java/shop/orders/services/AsyncClient.java': lines(
+          'package shop.orders.services;',
+          '',
+          '@Service',
+          'public class AsyncClient {',
+          '    @Autowired private RestTemplate restTemplate;',
+          '',
+          '    public <T, B> T postResource(URI uri, B body, Class<T> type) {',
+          '        RequestEntity<B> request = RequestEntity.post(uri).body(body);',
+          '        return restTemplate.exchange(request, type).getBody();',
+          '    }',
+          '}',
+        ),
+        'src/main/java/shop/orders/events/Events.java': lines(
+          'package shop.orders.events;',
+          '',
+          '@Component',
+          'public class Events {',
+          '    @Autowired private RabbitTemplate rabbitTemplate;',
+          '    public void emit(String routingKey, Object event) {',
+          '        rabbitTemplate.convertAndSend("shop", routingKey, event);',
+          '    }',
+          '}',
+        ),
+        'src/main/java/shop/orders/web/OrdersController.java': lines(
+          'package shop.orders.web;',
+          '',
+          '@RestController',
+          'public class OrdersController {',
+          '    private static final String SHIPPING = "http://shipping/shipments";',
+          '    @Autowired private AsyncClient client;',
+          '    @Autowired private Events events;',
+          '',
+          '    @PostMapping("/orders")',
+          '    public Order create(@RequestBody Order order) {',
+          '        Receipt paid = client.postResource(URI.create("http://payment/charges"), order, Receipt.class);',
+          '        Shipment s = client.postResource(URI.create(SHIPPING), order, Shipment.class);',
+          '        events.emit("order.created", order);',
+          '        return order;',
+          '    }',
+          '}',
+        ),
+      },
+      payment: {
+        'src/main/java/shop/payment/PaymentController.java': lines(
+          'package shop.payment;',
+          '',
+          '@RestController',
+          'public class PaymentController {',
+          '    @PostMapping("/charges") public Receipt charge(@RequestBody Order o) { return null; }',
+          '}',
+        ),
+      },
+      shipping: {
+        'src/main/java/shop/shipping/ShippingController.java': lines(
+          'package shop.shipping;',
+          '',
+          '@RestController',
+          'public class ShippingController {',
+          '    @PostMapping("/shipments") public Shipment ship(@RequestBody Order o) { return null; }',
+          '',
+          '    @RabbitListener(bindings = @QueueBinding(value = @Queue("shipping.orders"), exchange = @Exchange(value = "shop", type = "topic"), key = "order.*"))',
+          '    public void onOrder(Order o) { }',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'orders src/main/java/shop/orders/web/OrdersController.java:11 | POST payment/charges | payment src/main/java/shop/payment/PaymentController.java:5 POST /charges (spring)',
+      'orders src/main/java/shop/orders/web/OrdersController.java:12 | POST shipping/shipments | shipping src/main/java/shop/shipping/ShippingController.java:5 POST /shipments (spring)',
+      'orders src/main/java/shop/orders/web/OrdersController.java:13 | publish `shop` / `order.created` | shipping src/main/java/shop/shipping/ShippingController.java:7 consume queue `shipping.orders`',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+    expect(gaps(r)).toEqual([]);
+  });
+
+  it('Python: client.publish(self.subject, msg) through a wrapper of basic_publish(routing_key=subject); fetch_json(path) of another module built on requests', async () => {
+    const r = await reportOf({
+      orders: {
+        'orders/bus.py': lines(
+          'import pika',
+          '',
+          'class Bus:',
+          '    def __init__(self, host):',
+          '        self.channel = pika.BlockingConnection(pika.ConnectionParameters(host)).channel()',
+          '',
+          '    def publish(self, subject, message):',
+          '        self.channel.basic_publish(exchange="events", routing_key=subject, body=message)',
+        ),
+        'orders/catalog.py': lines(
+          'import requests',
+          '',
+          'CATALOG = "http://catalog:5000"',
+          '',
+          'def fetch_json(path, timeout=3):',
+          '    return requests.get(CATALOG + path, timeout=timeout).json()',
+        ),
+        'orders/service.py': lines(
+          'from orders import catalog',
+          'from orders.catalog import fetch_json',
+          '',
+          'class OrderService:',
+          '    SUBJECT = "order.paid"',
+          '',
+          '    def __init__(self, bus):',
+          '        self.bus = bus',
+          '',
+          '    def pay(self, order):',
+          '        item = catalog.fetch_json("/items/" + order.item_id)',
+          '        stock = fetch_json("/stock")',
+          '        self.bus.publish(self.SUBJECT, order.to_json())',
+          '        self.bus.publish("order.cancelled", order.to_json())',
+        ),
+      },
+      catalog: {
+        'app.py': lines(
+          'from flask import Flask',
+          'app = Flask(__name__)',
+          '',
+          '@app.route("/items/<item_id>")',
+          'def item(item_id):',
+          '    return {}',
+          '',
+          '@app.route("/stock")',
+          'def stock():',
+          '    return {}',
+        ),
+      },
+      mailer: {
+        'consumer.py': lines(
+          'import pika',
+          'channel = pika.BlockingConnection(pika.ConnectionParameters("rabbit")).channel()',
+          'channel.exchange_declare(exchange="events", exchange_type="topic")',
+          'channel.queue_declare(queue="mails")',
+          'channel.queue_bind(queue="mails", exchange="events", routing_key="order.paid")',
+          'channel.basic_consume(queue="mails", on_message_callback=print)',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'orders orders/service.py:11 | GET catalog/items/{} | catalog app.py:4 GET /items/<item_id> (flask)',
+      'orders orders/service.py:12 | GET catalog/stock | catalog app.py:8 GET /stock (flask)',
+      'orders orders/service.py:13 | publish `events` / `order.paid` | mailer consumer.py:6 consume queue `mails`',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+    expect(gaps(r)).toEqual([
+      'publisher orders orders/service.py:14 no binding routes `events` / `order.cancelled` to a queue',
+    ]);
+  });
+});
+
+describe('Python: aio-pika, directly and through a client class', () => {
+  it('declare_exchange / declare_queue variables, exchange.publish(routing_key=…), queue.bind(exchange, key), queue.consume(cb); an unnamed queue is the broker-named queue of its declaration; emit(store, event, msg) and listen(cb, store, event, queue_name=None) wrappers called from another module', async () => {
+    const r = await reportOf({
+      orders: {
+        'app/broker.py': lines(
+          'import aio_pika',
+          'from aio_pika import Message',
+          '',
+          'class Broker:',
+          '    async def connect(self, url):',
+          '        self.connection = await aio_pika.connect_robust(url)',
+          '        self.channel = await self.connection.channel()',
+          '',
+          '    async def emit(self, store: str, event: str, payload: bytes) -> None:',
+          '        exchange = await self.channel.declare_exchange(store, type="topic", durable=True)',
+          '        await exchange.publish(Message(body=payload), routing_key=event)',
+          '',
+          '    async def listen(self, handler, store: str, event: str = "#", queue_name: str | None = None) -> None:',
+          '        exchange = await self.channel.declare_exchange(store, type="topic", durable=True)',
+          '        queue = await self.channel.declare_queue(queue_name, auto_delete=True)',
+          '        await queue.bind(exchange, event)',
+          '        await queue.consume(handler)',
+        ),
+        'app/main.py': lines(
+          'from app.broker import Broker',
+          '',
+          'broker = Broker()',
+          '',
+          'async def startup():',
+          '    await broker.listen(on_paid, "SHOP_EVENTS", "payment.done", "orders_payments")',
+          '    await broker.listen(on_any, "SHOP_EVENTS")',
+          '',
+          'async def place(order):',
+          '    await broker.emit("SHOP_EVENTS", "order.created", order.json().encode())',
+        ),
+      },
+      payments: {
+        'app/worker.py': lines(
+          'import aio_pika',
+          'from aio_pika import ExchangeType, Message',
+          '',
+          'async def run(url):',
+          '    connection = await aio_pika.connect_robust(url)',
+          '    channel = await connection.channel()',
+          '    exchange = await channel.declare_exchange("SHOP_EVENTS", ExchangeType.TOPIC)',
+          '    queue = await channel.declare_queue(exclusive=True)',
+          '    await queue.bind(exchange, routing_key="order.*")',
+          '    await queue.consume(on_order)',
+          '    await exchange.publish(Message(b"{}"), routing_key="payment.done")',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'orders app/main.py:10 | publish `SHOP_EVENTS` / `order.created` | payments app/worker.py:10 consume queue `amq.gen@app/worker.py:8`',
+      'payments app/worker.py:11 | publish `SHOP_EVENTS` / `payment.done` | orders app/main.py:6 consume queue `orders_payments`',
+      'payments app/worker.py:11 | publish `SHOP_EVENTS` / `payment.done` | orders app/main.py:7 consume queue `amq.gen@app/main.py:7`',
+    ]);
+    expect(gaps(r)).toEqual([]);
   });
 });

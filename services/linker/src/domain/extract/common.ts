@@ -150,6 +150,8 @@ export interface CallSite {
   /** Named arguments: Python keywords, C# `name:` arguments, JS/C# object literal properties merged in. */
   readonly named: ReadonlyMap<string, Part[]>;
   readonly loc: Loc;
+  /** The function around the call, when the language says (publishes through a wrapper method). */
+  readonly within?: Within | undefined;
 }
 
 /**
@@ -165,6 +167,8 @@ export interface HttpWrapper {
   readonly after: readonly Part[];
   readonly method: HttpMethod;
   readonly client: string;
+  /** Only calls with exactly this many arguments (Java: overloads by arity). */
+  readonly arity?: number;
   /** The wrapper's own call (dropped once its callers are known). */
   readonly loc: Loc;
 }
@@ -176,12 +180,67 @@ export interface WrapperSite {
   readonly loc: Loc;
 }
 
+/** The function around a call: its name and its parameters' names (Python's `self`/`cls` left out). */
+export interface Within {
+  readonly name: string;
+  readonly params: readonly string[];
+  /** Only calls with exactly this many arguments (Java: overloads by arity). */
+  readonly arity?: number;
+  /** Python: the default value of each parameter, for calls that leave it out. */
+  readonly defaults?: readonly (Part[] | undefined)[];
+}
+
+/**
+ * A method of the source that publishes with an exchange, routing key or topic taken from its parameters
+ * (`def publish(self, subject, msg): channel.basic_publish(exchange=X, routing_key=subject)`): each call
+ * of it from another class or file (`client.publish(self.subject, msg)`) is the publish, with that call's
+ * arguments in place of the parameters (one level).
+ */
+export interface MessageWrapper {
+  readonly within: Within;
+  /**
+   * `publish` (the default); `bind`: binds `queue` to `exchange` with `key` (aio-pika `queue.bind(exchange,
+   * key)` in an `event_consumer(cb, exchange, key, queue_name=None)`); `consume`: consumes `queue`; `exchange`: declares
+   * `exchange` with `exchangeType`. A queue
+   * the call leaves unnamed (`None`) is the broker-named queue of that call.
+   */
+  readonly kind?: 'publish' | 'bind' | 'consume' | 'exchange';
+  readonly queue?: readonly Part[];
+  /** `exchange`: the type it declares `exchange` with. */
+  readonly exchangeType?: ExchangeType;
+  readonly broker: Broker;
+  /** The names with `{ ref: parameter }` parts where the call's arguments go. */
+  readonly exchange: readonly Part[];
+  readonly key: readonly Part[];
+  /** The wrapper's own publish (dropped once its callers are known). */
+  readonly loc: Loc;
+}
+
+/** A wrapper's URL: the one part of `url` that is a parameter of `within`, and the URL around it. */
+export function paramWrapper(
+  within: Within | undefined,
+  url: readonly Part[],
+): { name: string; index: number; before: Part[]; after: Part[]; arity?: number } | undefined {
+  if (!within) return undefined;
+  const at = url.flatMap((p, i) => ('ref' in p && within.params.includes(p.ref) ? [i] : []));
+  if (at.length !== 1) return undefined;
+  const k = at[0]!;
+  return {
+    name: within.name,
+    index: within.params.indexOf((url[k] as { ref: string }).ref),
+    before: url.slice(0, k),
+    after: url.slice(k + 1),
+    ...(within.arity !== undefined ? { arity: within.arity } : {}),
+  };
+}
+
 /** Writes facts with de-duplication of exact repeats (the same fact found by two rules). */
 export class Sink {
   readonly #seen = new Set<string>();
   /** Extraction-time only (not facts): wrappers and their possible callers, joined once the source is read. */
   readonly wrappers: HttpWrapper[] = [];
   readonly sites: WrapperSite[] = [];
+  readonly messageWrappers: MessageWrapper[] = [];
   /** Kafka topics named by a constant of another file or package (`kafka.Topic`), resolved once the source is read. */
   readonly topicRefs: { side: 'publish' | 'consume'; parts: Part[]; loc: Loc }[] = [];
   constructor(readonly facts: SourceFacts) {}
@@ -280,6 +339,13 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
   const lower = n.toLowerCase();
   const recv = c.receiver.toLowerCase();
   const s = (p: Part[] | undefined): string | undefined => nameOf(p);
+  /** A publish whose exchange or key is a parameter of the function around it: that function is a wrapper. */
+  const viaParams = (broker: Broker, exchange: Part[] | undefined, key: Part[] | undefined): void => {
+    const w = c.within;
+    const isParam = (p: Part): boolean => 'ref' in p && w !== undefined && w.params.includes(p.ref);
+    if (w && [...(exchange ?? []), ...(key ?? [])].some(isParam))
+      sink.messageWrappers.push({ within: w, broker, exchange: exchange ?? [], key: key ?? [], loc: c.loc });
+  };
   switch (lower) {
     // ---- RabbitMQ publishers
     case 'publish':
@@ -289,25 +355,38 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
     case 'publishwithcontext': {
       if (lower === 'publish' && /redis|event|emitter|bus|pubsub/.test(recv)) break;
       const offset = lower === 'publishwithcontext' ? 1 : 0;
-      const ex = s(arg(c, offset, 'exchange'));
-      const key = s(arg(c, offset + 1, 'routingKey', 'routing_key', 'key'));
-      if (ex !== undefined && key !== undefined && (lower !== 'publish' || c.args.length >= 3))
+      const exParts = arg(c, offset, 'exchange');
+      const keyParts = arg(c, offset + 1, 'routingKey', 'routing_key', 'key');
+      const ex = s(exParts);
+      const key = s(keyParts);
+      if (ex !== undefined && key !== undefined && (lower !== 'publish' || c.args.length >= 3)) {
         sink.publish('rabbitmq', ex, key, c.loc);
+        viaParams('rabbitmq', exParts, keyParts);
+      }
       break;
     }
     case 'sendtoqueue': {
       const q = s(arg(c, 0, 'queue'));
-      if (q !== undefined) sink.publish('rabbitmq', '', q, c.loc);
+      if (q !== undefined) {
+        sink.publish('rabbitmq', '', q, c.loc);
+        viaParams('rabbitmq', [], arg(c, 0, 'queue'));
+      }
       break;
     }
     case 'convertandsend': {
       if (c.args.length >= 3) {
         const ex = s(c.args[0]);
         const key = s(c.args[1]);
-        if (ex !== undefined && key !== undefined) sink.publish('rabbitmq', ex, key, c.loc);
+        if (ex !== undefined && key !== undefined) {
+          sink.publish('rabbitmq', ex, key, c.loc);
+          viaParams('rabbitmq', c.args[0], c.args[1]);
+        }
       } else if (c.args.length === 2) {
         const key = s(c.args[0]);
-        if (key !== undefined) sink.publish('rabbitmq', '', key, c.loc);
+        if (key !== undefined) {
+          sink.publish('rabbitmq', '', key, c.loc);
+          viaParams('rabbitmq', [], c.args[0]);
+        }
       }
       break;
     }
@@ -371,13 +450,18 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
         // `ProducerRecord` is created) or a batch, not a topic: no fact.
         const t = nameOf(c.args[0]);
         if (t !== undefined && !t.includes(PARAM_TEXT)) sink.publish('kafka', '', t, c.loc);
+        // producer.send(topic, value) inside a method whose `topic` is a parameter: its callers name the topic.
+        else viaParams('kafka', [], c.args[0]);
       }
       break;
     }
     case 'produce':
     case 'produceasync': {
       const t = s(arg(c, 0, 'topic'));
-      if (t !== undefined) sink.publish('kafka', '', t, c.loc);
+      if (t !== undefined) {
+        sink.publish('kafka', '', t, c.loc);
+        viaParams('kafka', [], arg(c, 0, 'topic'));
+      }
       break;
     }
     // sarama: consumer.ConsumePartition("topic", 0, offset)

@@ -67,8 +67,6 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
   const clientBases = new Map<string, Part[]>(); // HttpClient var → BaseAddress
   /** The file's own methods by name (helpers that build a URL from their parameters). */
   const methods = new Map<string, Node[]>();
-  /** Parameters of the helpers being evaluated for one of their calls, innermost last. */
-  const bindings: Map<string, Part[]>[] = [];
 
   /**
    * `GetItemsUri(baseUri, page)`: a method of the file called with arguments is what it returns with its
@@ -80,7 +78,7 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       const required = params.filter((x) => !named(x).some((c) => c.type === 'equals_value_clause')).length;
       return args.length >= required && args.length <= params.length;
     });
-    if (decls.length !== 1 || bindings.length > 4) return undefined;
+    if (decls.length !== 1 || scope.depth > 4) return undefined;
     const m = decls[0]!;
     const body = m.childForFieldName('body') ?? named(m).find((x) => x.type === 'arrow_expression_clause');
     if (!body) return undefined;
@@ -102,14 +100,7 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       const arg = args[i];
       if (pname) bound.set(pname, arg ? evaluate(arg) : [HOLE_PART]);
     });
-    bindings.push(bound);
-    try {
-      const values = returned.map((r) => evaluate(r));
-      const first = JSON.stringify(values[0]);
-      return values.every((v) => JSON.stringify(v) === first) ? values[0] : [HOLE_PART];
-    } finally {
-      bindings.pop();
-    }
+    return scope.inline(bound, returned);
   }
 
   /** `$"…".TrimEnd('&', '?')`: the characters trimmed from the literal ends of the value. */
@@ -176,7 +167,7 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
         return [HOLE_PART];
       }
       case 'identifier': {
-        const bound = bindings[bindings.length - 1]?.get(node.text);
+        const bound = scope.param(node.text);
         if (bound) return bound;
         return scope.lookup(node.text, node) ?? [{ ref: node.text }];
       }

@@ -1,9 +1,9 @@
-import type { Endpoint, Part, SourceFacts } from '../model';
+import type { Endpoint, Loc, Part, SourceFacts } from '../model';
 import { emptyFacts } from '../model';
 import { type CodeLanguage, languageOf, parse } from '../parsers';
 import { isSpringBaseKey, relaxedKey } from '../link';
 import { joinPath } from '../routes';
-import { type HttpWrapper, Sink, concat, nameOf } from './common';
+import { HOLE_PART, type HttpWrapper, type MessageWrapper, Sink, concat, nameOf } from './common';
 import { extractDockerfileEnv, extractKeyValues, extractNginx, extractSql, extractStructured } from './config';
 import { extractJavaScript } from './javascript';
 import type { CodeExtractor } from './driver';
@@ -157,6 +157,7 @@ export async function extractSource(
     else sink.consume('kafka', topic, t.loc);
   }
   applyWrappers(facts, sink);
+  applyMessageWrappers(facts, sink, resolve);
   applyPrefixes(facts);
   resolveNamePlaceholders(facts);
   for (let i = 0; i < facts.calls.length; i++) {
@@ -190,7 +191,7 @@ function applyWrappers(facts: SourceFacts, sink: Sink): void {
   for (const site of sink.sites) {
     const w = byName.get(site.name);
     const arg = w ? site.args[w.index] : undefined;
-    if (!w || !arg) continue;
+    if (!w || !arg || (w.arity !== undefined && site.args.length !== w.arity)) continue;
     used.add(w);
     sink.call(w.method, concat(w.before, arg, w.after), w.client, site.loc);
   }
@@ -199,6 +200,59 @@ function applyWrappers(facts: SourceFacts, sink: Sink): void {
   );
   const kept = facts.calls.filter((c) => !dropped.has(`${c.loc.file}:${c.loc.line}`));
   facts.calls.splice(0, facts.calls.length, ...kept);
+}
+
+/**
+ * Publishes through a method of another class or file whose exchange, routing key or topic is one of its
+ * parameters (`client.publish(self.subject, msg)` → `basic_publish(exchange=X, routing_key=subject)`):
+ * each call of it by name is the publish, with the call's arguments (cross-file constants resolved) in
+ * place of the parameters; one level, no further. The wrapper's own publish (a dynamic key) stays only
+ * when nothing calls it. A name two wrappers share with different names is not followed.
+ */
+function applyMessageWrappers(facts: SourceFacts, sink: Sink, resolve: (parts: readonly Part[]) => Part[]): void {
+  if (sink.messageWrappers.length === 0 || sink.sites.length === 0) return;
+  const byName = new Map<string, MessageWrapper[] | null>();
+  for (const w of sink.messageWrappers) {
+    const key = `${w.kind ?? 'publish'}:${w.within.name}`;
+    const prev = byName.get(key);
+    const same = (a: MessageWrapper, b: MessageWrapper): boolean =>
+      JSON.stringify([a.broker, a.exchange, a.key, a.queue, a.within.params]) ===
+      JSON.stringify([b.broker, b.exchange, b.key, b.queue, b.within.params]);
+    if (prev === undefined) byName.set(key, [w]);
+    else if (prev !== null && !same(prev[0]!, w)) byName.set(key, null);
+  }
+  const used = new Set<string>();
+  for (const site of sink.sites) {
+    for (const kind of ['publish', 'bind', 'consume', 'exchange'] as const) {
+      const w = byName.get(`${kind}:${site.name}`)?.[0];
+      if (!w) continue;
+      const { params, arity, defaults } = w.within;
+      if (arity !== undefined ? site.args.length !== arity : site.args.length > params.length) continue;
+      const bind = (parts: readonly Part[]): Part[] =>
+        resolve(
+          concat(
+            ...parts.map((p): readonly Part[] => {
+              const i = 'ref' in p ? params.indexOf(p.ref) : -1;
+              return i < 0 ? [p] : (site.args[i] ?? defaults?.[i] ?? [HOLE_PART]);
+            }),
+          ),
+        );
+      const exchange = nameOf(bind(w.exchange)) ?? '';
+      const key = nameOf(bind(w.key)) ?? '';
+      // A queue the call leaves unnamed (None): the broker names it, one per call.
+      const queue = nameOf(bind(w.queue ?? [])) ?? `amq.gen@${site.loc.file}:${site.loc.line}`;
+      if (kind === 'publish') sink.publish(w.broker, exchange, key, site.loc);
+      else if (kind === 'bind') sink.binding(exchange, queue, key, site.loc);
+      else if (kind === 'exchange') {
+        if (w.exchangeType) sink.exchange(exchange, w.exchangeType, site.loc);
+      } else sink.consume(w.broker, queue, site.loc);
+      used.add(`${w.loc.file}:${w.loc.line}`);
+    }
+  }
+  const own = (x: { loc: Loc }): boolean => !used.has(`${x.loc.file}:${x.loc.line}`);
+  facts.publishes.splice(0, facts.publishes.length, ...facts.publishes.filter(own));
+  facts.bindings.splice(0, facts.bindings.length, ...facts.bindings.filter(own));
+  facts.consumes.splice(0, facts.consumes.length, ...facts.consumes.filter(own));
 }
 
 /**

@@ -9,6 +9,8 @@ import {
   exchangeType,
   httpMethod,
   lineOf,
+  paramWrapper,
+  type Within,
   lit,
   literal,
   nameOf,
@@ -127,10 +129,29 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     return values.every((v) => JSON.stringify(v) === first) ? values[0]! : [HOLE_PART];
   }
 
+  /** The method around a node: its name and parameters (a wrapper of another class's calls). */
+  function withinOf(n: Node): Within | undefined {
+    const m = enclosing(n, 'method_declaration');
+    const name = m?.childForFieldName('name')?.text;
+    if (!m || !name) return undefined;
+    const params = argList(m.childForFieldName('parameters'))
+      .filter((x) => x.type === 'formal_parameter')
+      .map((x) => x.childForFieldName('name')?.text ?? '');
+    return { name, params, arity: params.length };
+  }
+
+  /**
+   * An HTTP call; when its URL is a parameter of the method around it (`postResource(URI uri, …)` doing
+   * `RequestEntity.post(uri)`), that method is a wrapper: calls of it from other classes are the call.
+   */
+  function httpCall(at: Node, method: HttpMethod, url: Part[], client: string, loc: { file: string; line: number }) {
+    sink.call(method, url, client, loc);
+    const w = paramWrapper(withinOf(at), url);
+    if (w && !GENERIC_METHODS.test(w.name)) sink.wrappers.push({ ...w, method, client, loc });
+  }
+
   /** The file's own methods by name (helpers that build a URL from their parameters). */
   const methods = new Map<string, Node[]>();
-  /** Parameters of the helpers being evaluated for one of their calls, innermost last. */
-  const bindings: Map<string, Part[]>[] = [];
 
   /**
    * `getServiceUrl("ts-order-service")` with `return "http://" + serviceName;`: a method of the file called
@@ -141,7 +162,7 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     const paramsOf = (m: Node): Node[] =>
       argList(m.childForFieldName('parameters')).filter((x) => x.type === 'formal_parameter');
     const decls = (methods.get(name) ?? []).filter((m) => paramsOf(m).length === args.length);
-    if (decls.length !== 1 || bindings.length > 4) return undefined;
+    if (decls.length !== 1 || scope.depth > 4) return undefined;
     const m = decls[0]!;
     const body = m.childForFieldName('body');
     if (!body) return undefined;
@@ -161,14 +182,7 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
       const arg = args[i];
       if (pname && arg) bound.set(pname, evaluate(arg));
     });
-    bindings.push(bound);
-    try {
-      const values = returned.map((r) => evaluate(r));
-      const first = JSON.stringify(values[0]);
-      return values.every((v) => JSON.stringify(v) === first) ? values[0] : [HOLE_PART];
-    } finally {
-      bindings.pop();
-    }
+    return scope.inline(bound, returned);
   }
 
   /** Whether an identifier names a field of its enclosing class (no local or parameter of that name). */
@@ -193,7 +207,7 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
       }
       case 'identifier':
         return (
-          bindings[bindings.length - 1]?.get(node.text) ??
+          scope.param(node.text) ??
           scope.lookup(node.text, node) ??
           scope.lookup(`this.${node.text}`) ??
           // A field of the class written without `this.`: what the class assigns it (a constructor's parameter).
@@ -394,7 +408,7 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     // Apache HttpClient (4 and 5): new HttpPost(url) is the request `execute` sends.
     const apache = APACHE_REQUESTS[type.replace(/^.*\./, '')];
     if (apache && a[0]) {
-      sink.call(apache, evaluate(a[0]), 'Apache HttpClient', loc);
+      httpCall(c, apache, evaluate(a[0]), 'Apache HttpClient', loc);
       return;
     }
     if (type !== 'Queue' && type !== 'Binding' && type !== 'ProducerRecord' && !EXCHANGE_CLASSES[type]) return;
@@ -413,6 +427,19 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
       if (q !== undefined && ex !== undefined) sink.binding(ex, q, key, loc);
     } else if (type === 'ProducerRecord' && name !== undefined) sink.publish('kafka', '', name, loc);
   }
+  /**
+   * `asyncGetService.postResource(config.getShippingUri(), body)`: a call of a method of another object,
+   * kept with its arguments in case a wrapper of the source (HTTP or publish) has that name.
+   */
+  function site(inv: Node, name: string): void {
+    const obj = inv.childForFieldName('object');
+    if (!obj || obj.type === 'this' || /^(this\.)?(log|logger|LOG|LOGGER)$|^System\./.test(obj.text)) return;
+    if (REST_TEMPLATE[name] || GENERIC_METHODS.test(name)) return;
+    const argNodes = argList(inv.childForFieldName('arguments'));
+    if (argNodes.length === 0) return;
+    sink.sites.push({ name, args: argNodes.map((x) => evaluate(x)), loc: { file, line: lineOf(inv) } });
+  }
+
   function onBeanBuilder(inv: Node): void {
     const m = inv.childForFieldName('name')?.text;
     const obj = inv.childForFieldName('object')?.text ?? '';
@@ -447,6 +474,7 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
   // ---- invocations: bindings, RestTemplate, WebClient, shared rules
   function onInvocation(inv: Node): void {
     const name = inv.childForFieldName('name')?.text ?? '';
+    site(inv, name);
     if (
       !REST_TEMPLATE[name] &&
       name !== 'bind' &&
@@ -461,7 +489,7 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     const argNodes = argList(inv.childForFieldName('arguments'));
     const args = argNodes.map((x) => evaluate(x));
     const loc = { file, line: lineOf(inv) };
-    sharedCallRules({ name, receiver, args, named: new Map(), loc }, sink);
+    sharedCallRules({ name, receiver, args, named: new Map(), loc, within: withinOf(inv) }, sink);
 
     if (name === 'bind' && receiver === 'BindingBuilder') {
       const q = beanName(argNodes[0], 'queue');
@@ -479,14 +507,14 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
       return;
     }
     if (REST_TEMPLATE[name] && /rest/i.test(receiver) && args[0]) {
-      sink.call(REST_TEMPLATE[name], withBase(clients.get(receiver), args[0]), 'RestTemplate', loc);
+      httpCall(inv, REST_TEMPLATE[name], withBase(clients.get(receiver), args[0]), 'RestTemplate', loc);
       return;
     }
     // exchange(request, Type.class): the method and URL of the RequestEntity, built here or in a variable.
     const request =
       name === 'exchange' && /rest/i.test(receiver) && argNodes[0] ? requestEntity(argNodes[0], inv) : undefined;
     if (request) {
-      sink.call(request.method, withBase(clients.get(receiver), request.url), 'RestTemplate', loc);
+      httpCall(inv, request.method, withBase(clients.get(receiver), request.url), 'RestTemplate', loc);
       return;
     }
     // java.net.http: HttpRequest.newBuilder(uri) / newBuilder().uri(uri), then .GET() / .POST(…) / .method("X", …).
@@ -504,11 +532,12 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
         else if (m === 'method' && a[0]) method = httpMethod(literal(evaluate(a[0]))) ?? method;
         else if (/^[A-Z]+$/.test(m)) method = httpMethod(m) ?? method;
       }
-      if (url) sink.call(method, url, 'HttpClient', loc);
+      if (url) httpCall(inv, method, url, 'HttpClient', loc);
       return;
     }
     if (name === 'exchange' && /rest/i.test(receiver) && args[0] && argNodes[1]) {
-      sink.call(
+      httpCall(
+        inv,
         httpMethod(argNodes[1].text.replace(/^HttpMethod\./, '')) ?? 'GET',
         withBase(clients.get(receiver), args[0]),
         'RestTemplate',
@@ -527,7 +556,8 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
           ? httpMethod(argList(objNode.childForFieldName('arguments'))[0]?.text.replace(/^HttpMethod\./, ''))
           : httpMethod(verb);
       if (method)
-        sink.call(
+        httpCall(
+          inv,
           method,
           withBase(clients.get(client) ?? clients.get(client.replace(/^this\./, '')), args[0]),
           /rest/i.test(client) ? 'RestClient' : 'WebClient',
@@ -765,6 +795,10 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
 
 /** Java: Spring MVC/WebFlux, RestTemplate, WebClient, Feign, Spring AMQP, Spring Kafka, JPA, Mongo, Redis. */
 export const extractJava = extractorOf(javaRules);
+
+/** Names too common to be a wrapper's (`map.get(key)`, `list.add(x)`): never followed across classes. */
+const GENERIC_METHODS =
+  /^(get|set|put|post|delete|patch|head|add|remove|contains|equals|append|format|of|valueOf|toString|apply|accept|call|run|execute|exchange|request|send|info|debug|warn|error|trace|println|print|header|body|build|orElse|map|filter|forEach|collect)$/;
 
 function enclosing(node: Node, type: string): Node | undefined {
   for (let n: Node | null = node.parent; n; n = n.parent) if (n.type === type) return n;

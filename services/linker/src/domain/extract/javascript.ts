@@ -11,11 +11,13 @@ import {
   lit,
   literal,
   nameOf,
+  paramWrapper,
   sharedCallRules,
   sharedRuleName,
   withBase,
 } from './common';
 import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
+import { FUNCTIONS } from './scope';
 
 const VERBS = new Set(['get', 'post', 'put', 'patch', 'delete', 'del', 'all', 'head', 'options']);
 /** Callee names this file's rules look at (besides the shared ones). */
@@ -500,15 +502,6 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
   }
 
   // ---- wrappers: functions whose HTTP call takes its URL from a parameter, and their callers
-  const FUNCTION_TYPES = new Set([
-    'function_declaration',
-    'function_expression',
-    'function',
-    'arrow_function',
-    'method_definition',
-    'generator_function_declaration',
-  ]);
-
   /** The name callers use for a function: its own, its variable's, the member or key it is assigned to. */
   function functionName(fnNode: Node): string | undefined {
     const own = fnNode.childForFieldName('name');
@@ -540,21 +533,12 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
     url: readonly Part[],
   ): { name: string; index: number; before: Part[]; after: Part[] } | undefined {
     let fnNode: Node | null = call.parent;
-    while (fnNode && !FUNCTION_TYPES.has(fnNode.type)) fnNode = fnNode.parent;
+    while (fnNode && !FUNCTIONS.has(fnNode.type)) fnNode = fnNode.parent;
     if (!fnNode) return undefined;
     const name = functionName(fnNode);
     // A library's own names (`get`, `request`, `fetch`) are called everywhere: no wrapper by that name.
     if (!name || JS_NAMES.has(name) || sharedRuleName(name)) return undefined;
-    const params = parameterNames(fnNode);
-    const at = url.flatMap((p, i) => ('ref' in p && params.includes(p.ref) ? [i] : []));
-    if (at.length !== 1) return undefined;
-    const k = at[0]!;
-    return {
-      name,
-      index: params.indexOf((url[k] as { ref: string }).ref),
-      before: url.slice(0, k),
-      after: url.slice(k + 1),
-    };
+    return paramWrapper({ name, params: parameterNames(fnNode) }, url);
   }
 
   /** A call by name whose arguments look like a URL: kept in case a wrapper of the source has that name. */

@@ -5,11 +5,15 @@ import {
   HOLE_PART,
   LIST_SEP,
   concat,
+  exchangeType,
   httpMethod,
   lineOf,
   lit,
   literal,
   nameOf,
+  paramWrapper,
+  rawName,
+  type Within,
   sharedCallRules,
   sharedRuleName,
   splitList,
@@ -20,6 +24,10 @@ import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
 const VERBS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'options']);
 const HTTP_LIBS = new Set(['requests', 'httpx']);
 const PY_NAMES = new Set([...VERBS, 'request', 'KafkaConsumer', 'AIOKafkaConsumer', 'path', 're_path', 'url']);
+
+/** Built-ins and classes (capitalised: constructors) are no wrappers. */
+const PY_BUILTINS =
+  /^([A-Z]\w*|print|len|str|int|float|bool|dict|list|set|tuple|isinstance|getattr|setattr|hasattr|range|enumerate|zip|sorted|open|super|type|repr|min|max|sum|any|all|format|iter|next|map|filter)$/;
 
 function stringText(node: Node): { prefix: string; parts: Node[] } {
   const start = node.namedChildren.find((c) => c?.type === 'string_start');
@@ -224,6 +232,114 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     }
     if (/^((kafka|confluent_kafka)\.)?(KafkaConsumer|Consumer|DeserializingConsumer|AIOKafkaConsumer)$/.test(fn))
       kafkaConsumers.add(name);
+    // aio-pika: `exchange = await channel.declare_exchange(name, type=…)`, `queue = await channel.declare_queue(name)`.
+    const declared = /\.declare_(exchange|queue)$/.exec(fn);
+    if (declared) {
+      const first = v.childForFieldName('arguments')?.namedChildren.find((x) => x !== null && x.type !== 'comment');
+      const arg = first?.type === 'keyword_argument' ? undefined : first;
+      const parts = !arg || arg.type === 'none' ? [] : paramOr(arg, v);
+      const kind = declared[1] as 'exchange' | 'queue';
+      amqpVars.set(`${ownerOf(value)}:${name}`, { kind, name: parts, line: lineOf(v) });
+      const n = parts.length && !parts.some((p) => 'ref' in p) ? nameOf(parts) : undefined;
+      const loc = { file, line: lineOf(v) };
+      if (n !== undefined && kind === 'queue' && n !== '') sink.queue(n, loc);
+      const second = v
+        .childForFieldName('arguments')
+        ?.namedChildren.filter((x) => x !== null && x.type !== 'keyword_argument' && x.type !== 'comment')[1];
+      const type = rawName(kw.get('type') ?? (second ? evaluate(second) : undefined))
+        ?.replace(/^ExchangeType\./i, '')
+        .toLowerCase();
+      const xt = type ? exchangeType(type) : undefined;
+      if (n !== undefined && kind === 'exchange' && xt) sink.exchange(n, xt, loc);
+      // declare_exchange(event_store, type='topic') with the name a parameter: each caller declares it.
+      const within = withinOf(v);
+      if (kind === 'exchange' && xt && within && parts.some((p) => 'ref' in p && within.params.includes(p.ref)))
+        sink.messageWrappers.push({
+          within,
+          kind: 'exchange',
+          broker: 'rabbitmq',
+          exchange: parts,
+          key: [],
+          exchangeType: xt,
+          loc,
+        });
+    }
+  }
+
+  /** aio-pika exchanges and queues held in variables, by `<function start>:<name>`; a queue's name [] when unnamed. */
+  const amqpVars = new Map<string, { kind: 'exchange' | 'queue'; name: Part[]; line: number }>();
+  const ownerOf = (n: Node): number => {
+    let f: Node | null = n.parent;
+    while (f && f.type !== 'function_definition') f = f.parent;
+    return f?.startIndex ?? -1;
+  };
+  /** A parameter of the function around `at` stays a reference (its callers give it), even when reassigned there. */
+  function paramOr(arg: Node, at: Node): Part[] {
+    if (arg.type === 'identifier' && withinOf(at)?.params.includes(arg.text)) return [{ ref: arg.text }];
+    return evaluate(arg);
+  }
+
+  /**
+   * aio-pika on declared variables: `exchange.publish(msg, routing_key=k)`, `channel.default_exchange.publish(…)`,
+   * `queue.bind(exchange, k)`, `queue.consume(cb)`. A name from the function's parameters makes the function a
+   * wrapper (its callers name them, `event_producer(exchange, binding_key, msg)`); an unnamed queue is the
+   * broker's, named after its declaration.
+   */
+  function onAioPika(call: Node, fn: Node, name: string, receiver: string): void {
+    if (fn.type !== 'attribute' || !/^(publish|bind|consume)$/.test(name)) return;
+    const mine = amqpVars.get(`${ownerOf(call)}:${receiver}`);
+    const isDefault = name === 'publish' && /(^|\.)default_exchange$/.test(receiver);
+    if (!mine && !isDefault) return;
+    const argNodes = (call.childForFieldName('arguments')?.namedChildren ?? []).filter(
+      (x): x is Node => x !== null && x.type !== 'comment',
+    );
+    const kwNode = (k: string): Node | undefined =>
+      argNodes
+        .find((a) => a.type === 'keyword_argument' && a.childForFieldName('name')?.text === k)
+        ?.childForFieldName('value') ?? undefined;
+    const positional = argNodes.filter((a) => a.type !== 'keyword_argument');
+    const loc = { file, line: lineOf(call) };
+    const within = withinOf(call);
+    const hasParam = (...parts: Part[][]): boolean =>
+      parts.some((x) => x.some((p) => 'ref' in p && within?.params.includes(p.ref)));
+    const queueName = (q: Part[]): Part[] => (q.length ? q : lit(`amq.gen@${file}:${mine?.line ?? 0}`));
+    if (name === 'publish' && (isDefault || mine?.kind === 'exchange')) {
+      const keyNode = kwNode('routing_key') ?? positional[1];
+      const key = keyNode ? paramOr(keyNode, call) : [HOLE_PART];
+      const ex = isDefault ? [] : mine!.name;
+      if (within && hasParam(ex, key))
+        sink.messageWrappers.push({ within, broker: 'rabbitmq', exchange: ex, key, loc });
+      sink.publish('rabbitmq', nameOf(ex) ?? '', nameOf(key) ?? '{}', loc);
+    } else if (name === 'bind' && mine?.kind === 'queue') {
+      const exNode = kwNode('exchange') ?? positional[0];
+      const exVar = exNode ? amqpVars.get(`${ownerOf(call)}:${exNode.text}`) : undefined;
+      const ex = exVar?.kind === 'exchange' ? exVar.name : exNode ? paramOr(exNode, call) : [HOLE_PART];
+      const keyNode = kwNode('routing_key') ?? positional[1];
+      const key = keyNode ? paramOr(keyNode, call) : [];
+      if (within && hasParam(ex, key, mine.name))
+        sink.messageWrappers.push({
+          within,
+          kind: 'bind',
+          broker: 'rabbitmq',
+          exchange: ex,
+          key,
+          queue: mine.name,
+          loc,
+        });
+      sink.binding(nameOf(ex) ?? '{}', nameOf(queueName(mine.name)) ?? '{}', nameOf(key) ?? '', loc);
+    } else if (name === 'consume' && mine?.kind === 'queue') {
+      if (within && hasParam(mine.name))
+        sink.messageWrappers.push({
+          within,
+          kind: 'consume',
+          broker: 'rabbitmq',
+          exchange: [],
+          key: [],
+          queue: mine.name,
+          loc,
+        });
+      sink.consume('rabbitmq', nameOf(queueName(mine.name)) ?? '{}', loc);
+    }
   }
 
   function keywords(call: Node): Map<string, Part[]> {
@@ -267,10 +383,44 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
       });
   }
 
+  /** The function around a node: its name and parameters, `self`/`cls` left out (a wrapper of other calls). */
+  function withinOf(n: Node): Within | undefined {
+    let f: Node | null = n.parent;
+    while (f && f.type !== 'function_definition') f = f.parent;
+    const name = f?.childForFieldName('name')?.text;
+    if (!f || !name) return undefined;
+    const all = (f.childForFieldName('parameters')?.namedChildren ?? []).filter((x): x is Node => x !== null);
+    const nameOfParam = (x: Node): string =>
+      x.type === 'identifier' ? x.text : ((x.childForFieldName('name') ?? x.namedChild(0))?.text ?? '');
+    const own = all.filter((x, i) => !(i === 0 && /^(self|cls)$/.test(nameOfParam(x))));
+    const defaults = own.map((x) => {
+      const v = x.childForFieldName('value');
+      return v ? (v.type === 'none' ? [] : evaluate(v)) : undefined;
+    });
+    return { name, params: own.map(nameOfParam), defaults };
+  }
+
+  /**
+   * `client.publish(self.subject, msg)`, `api.fetch_order(base_url, id)`, `fetch_order(base_url, id)`: a call
+   * of a function or of a method of an object, kept with its positional arguments in case a wrapper of the source (HTTP or publish) has that name.
+   */
+  function site(call: Node, fn: Node, callee: string): void {
+    if (fn.type === 'identifier' ? PY_BUILTINS.test(callee) : fn.type !== 'attribute') return;
+    if (PY_NAMES.has(callee) || /^(log|logger|logging)$/.test(fn.childForFieldName('object')?.text ?? '')) return;
+    const argNodes = (call.childForFieldName('arguments')?.namedChildren ?? []).filter(
+      (x): x is Node => x !== null && x.type !== 'keyword_argument' && x.type !== 'comment',
+    );
+    if (argNodes.length === 0 || argNodes.some((a) => a.type === 'list_splat' || a.type === 'dictionary_splat')) return;
+    const args = argNodes.map((a) => (a.type === 'none' ? [] : evaluate(a)));
+    sink.sites.push({ name: callee, args, loc: { file, line: lineOf(call) } });
+  }
+
   function onCall(call: Node): void {
     const fn = call.childForFieldName('function');
     if (!fn) return;
     const callee = fn.type === 'attribute' ? (fn.childForFieldName('attribute')?.text ?? '') : fn.text;
+    site(call, fn, callee);
+    onAioPika(call, fn, callee, fn.type === 'attribute' ? (fn.childForFieldName('object')?.text ?? '') : '');
     if (!PY_NAMES.has(callee) && !sharedRuleName(callee) && fn.text !== 'kafka.KafkaConsumer') return;
     const argNodes = (call.childForFieldName('arguments')?.namedChildren ?? []).filter(
       (x): x is Node => x !== null && x.type !== 'keyword_argument' && x.type !== 'comment',
@@ -280,7 +430,7 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     const loc = { file, line: lineOf(call) };
     const name = fn.type === 'attribute' ? (fn.childForFieldName('attribute')?.text ?? '') : fn.text;
     const receiver = fn.type === 'attribute' ? (fn.childForFieldName('object')?.text ?? '') : '';
-    sharedCallRules({ name, receiver, args, named, loc }, sink);
+    sharedCallRules({ name, receiver, args, named, loc, within: withinOf(call) }, sink);
 
     // kafka-python KafkaConsumer("a", "b", …), aiokafka AIOKafkaConsumer("a", …): the topics it subscribes to.
     if (name === 'KafkaConsumer' || name === 'AIOKafkaConsumer' || fn.text === 'kafka.KafkaConsumer')
@@ -311,13 +461,15 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
       const method =
         name === 'request' ? (httpMethod(literal(args[0] ?? named.get('method'))) ?? 'GET') : httpMethod(name)!;
       const url = name === 'request' ? (args[1] ?? named.get('url')) : (args[0] ?? named.get('url'));
-      if (url)
-        sink.call(
-          method,
-          withBase(clients.get(receiver), url),
-          isLib ? receiver : (clientLib.get(receiver) ?? 'httpx'),
-          loc,
-        );
+      if (url) {
+        const full = withBase(clients.get(receiver), url);
+        const client = isLib ? receiver : (clientLib.get(receiver) ?? 'httpx');
+        sink.call(method, full, client, loc);
+        // A function whose call takes its URL from a parameter: its callers (other modules included) make the call.
+        const w = paramWrapper(withinOf(call), full);
+        if (w && !PY_NAMES.has(w.name) && !/^(request|send|call|fetch|__\w+__)$/.test(w.name))
+          sink.wrappers.push({ ...w, method, client, loc });
+      }
     }
   }
 

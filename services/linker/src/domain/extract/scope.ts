@@ -3,7 +3,7 @@ import type { Part } from '../model';
 import { HOLE_PART } from './common';
 
 /** Node types that open a function body, in every grammar the driver runs. */
-const FUNCTIONS = new Set([
+export const FUNCTIONS: ReadonlySet<string> = new Set([
   'method_declaration',
   'constructor_declaration',
   'compact_constructor_declaration',
@@ -49,6 +49,8 @@ export class Scope {
   readonly #decls = new Map<string, Decl[]>();
   readonly #values = new Map<string, Part[]>();
   readonly #resolving = new Set<string>();
+  /** Parameters of the helpers being inlined for one of their calls (C#/Java), innermost last. */
+  readonly #bindings: Map<string, Part[]>[] = [];
 
   constructor(private readonly evaluate: (node: Node) => Part[]) {}
 
@@ -64,6 +66,33 @@ export class Scope {
   set(name: string, value: Part[]): void {
     if (!this.#decls.has(name)) this.#decls.set(name, []);
     this.#values.set(name, value);
+  }
+
+  /** How many helper calls are being inlined one inside the other. */
+  get depth(): number {
+    return this.#bindings.length;
+  }
+
+  /** The value a parameter of the helper being inlined has for this call, if it is one. */
+  param(name: string): Part[] | undefined {
+    return this.#bindings[this.#bindings.length - 1]?.get(name);
+  }
+
+  /**
+   * A helper's `return` expressions with its parameters bound to one call's arguments (C#/Java
+   * inlining): one value when every return agrees. Each call binds its own arguments: while bound,
+   * values (the helper's locals) are evaluated for this call and never cached — a cached value would
+   * hand the first call's URL to every later call.
+   */
+  inline(bound: Map<string, Part[]>, returned: readonly Node[]): Part[] {
+    this.#bindings.push(bound);
+    try {
+      const values = returned.map((r) => this.evaluate(r));
+      const first = JSON.stringify(values[0]);
+      return values.every((v) => JSON.stringify(v) === first) ? values[0]! : [HOLE_PART];
+    } finally {
+      this.#bindings.pop();
+    }
   }
 
   has(name: string): boolean {
@@ -102,7 +131,8 @@ export class Scope {
   }
 
   #resolve(key: string, decls: readonly Decl[]): Part[] | undefined {
-    const cached = this.#values.get(key);
+    const cache = this.#bindings.length === 0;
+    const cached = cache ? this.#values.get(key) : undefined;
     if (cached) return cached;
     if (this.#resolving.has(key)) return [HOLE_PART];
     this.#resolving.add(key);
@@ -111,7 +141,7 @@ export class Scope {
     if (values.length === 0 && decls.length > 0) return undefined;
     const first = JSON.stringify(values[0]);
     const value = values.length > 0 && values.every((v) => JSON.stringify(v) === first) ? values[0]! : [HOLE_PART];
-    this.#values.set(key, value);
+    if (cache) this.#values.set(key, value);
     return value;
   }
 
