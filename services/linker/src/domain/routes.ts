@@ -88,7 +88,9 @@ export function matchScore(call: readonly string[], template: readonly string[])
     const t = template[i]!;
     if (t === PARAM) continue;
     if (t === INT_PARAM) {
-      if (c === PARAM || /^\d+$/.test(c)) continue;
+      // A run-time value, a number, or another template's numeric parameter (spec rule 1: constraints and
+      // names do not affect a match between two templates).
+      if (c === PARAM || c === INT_PARAM || /^\d+$/.test(c)) continue;
       return undefined;
     }
     if (c === t) {

@@ -19,6 +19,13 @@ describe('rule 1: templates normalised by position', () => {
     expect(matchScore(segments('/orders/latest'), segments('/orders/latest'))).toBe(2);
     expect(matchScore(segments(`/orders/${HOLE}`), segments('/orders/latest'))).toBeUndefined();
   });
+  it('spec rule 1: a template matches one with a differently named, constrained parameter at the same position, numeric ones included', () => {
+    expect(matchScore(segments('/orders/{orderId:int}'), segments('/orders/{id:long}'))).toBe(1);
+    expect(matchScore(segments('/orders/<int:pk>'), segments('/orders/{id:int}'))).toBe(1);
+    expect(matchScore(segments('/orders/{id}'), segments('/orders/{pk:int}'))).toBe(1);
+    expect(matchScore(segments('/orders/{orderId:int}'), segments('/orders/{id}'))).toBe(1);
+    expect(matchScore(segments('/orders/latest'), segments('/orders/{id:int}'))).toBeUndefined();
+  });
   it('a parameter inside a segment fits the literal text around it (v{version:apiVersion} fits v1, not x1 or a run-time value)', () => {
     expect(segments('/api/v{version:apiVersion}/items')).toEqual(['api', 'v{}', 'items']);
     expect(matchScore(segments('/api/v1/items'), segments('/api/v{version:apiVersion}/items'))).toBe(2);
