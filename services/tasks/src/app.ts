@@ -85,6 +85,7 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
   // `a2a_tasks{state}` from the shared store at scrape time (a no-op when metrics are off).
   const taskStates = registerTaskStateGauge(taskCollections.tasks, { clock: deps.clock, log });
   lifecycle.onClose('task state gauge', async () => taskStates.close());
+  lifecycle.onClose('upstream card egress', () => management.close());
 
   // Different tasks' events are applied concurrently; one task's stay in order (keyed by task id).
   const sub: BusSubscription = await deps.bus.subscribe(

@@ -9,7 +9,7 @@ import {
   type DefinitionEgress,
   type DefinitionIssue,
 } from '@a2a-inbound/agent-definitions';
-import { createEgressAgent, EgressPolicy, egressFetch } from '@a2a-inbound/runtime';
+import { createEgressAgent, type EgressAgent, EgressPolicy, egressFetch } from '@a2a-inbound/runtime';
 import { AppError, InvalidParamsError, NotFoundError } from '@a2a-inbound/errors';
 import type { Versioned } from '@a2a-inbound/ports';
 import type { AgentView, ControlPlane } from './control-plane';
@@ -304,14 +304,23 @@ export class Management {
   }
 
   #fetch: typeof fetch | undefined;
+  #agent: EgressAgent | undefined;
 
   /** The egress of the definitions' checks: the policy at connect time, every redirect checked (ADR 0021). */
   #egressFetch(): typeof fetch {
     const { egress } = this.definitions;
-    this.#fetch ??=
-      this.definitions.fetch ??
-      egressFetch(createEgressAgent({ policy: egress.policy, ...(egress.resolve ? { resolve: egress.resolve } : {}) }));
-    return this.#fetch;
+    if (this.#fetch) return this.#fetch;
+    if (this.definitions.fetch) return (this.#fetch = this.definitions.fetch);
+    this.#agent = createEgressAgent({ policy: egress.policy, ...(egress.resolve ? { resolve: egress.resolve } : {}) });
+    return (this.#fetch = egressFetch(this.#agent));
+  }
+
+  /** Closes the connections the definitions' checks opened (upstream cards); a later check opens new ones. */
+  async close(): Promise<void> {
+    const agent = this.#agent;
+    this.#agent = undefined;
+    this.#fetch = undefined;
+    await agent?.close();
   }
 
   // ---- secrets (values go in, never out) ---------------------------------------------------------

@@ -177,3 +177,58 @@ describe('management operations: value rules on typed input', () => {
     );
   });
 });
+
+describe('upstream card egress', () => {
+  it('close() ends the keep-alive connections the card check opened; a later check opens new ones', async () => {
+    const { createServer } = await import('node:http');
+    const { EgressPolicy } = await import('@a2a-inbound/runtime');
+    const open = new Set<import('node:net').Socket>();
+    const server = createServer((_req, res) => {
+      res.setHeader('Content-Type', 'application/json');
+      res.end(
+        JSON.stringify({
+          protocolVersion: '0.3.0',
+          name: 'Up',
+          description: 'upstream',
+          url: 'http://127.0.0.1/a2a',
+          version: '1',
+          capabilities: { streaming: false },
+          defaultInputModes: ['text/plain'],
+          defaultOutputModes: ['text/plain'],
+          skills: [{ id: 's', name: 'S', description: 'd', tags: [] }],
+        }),
+      );
+    });
+    server.on('connection', (s) => {
+      open.add(s);
+      s.on('close', () => open.delete(s));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as import('node:net').AddressInfo).port;
+    try {
+      const { control } = await setup();
+      const m = new Management(control, {
+        egress: { policy: new EgressPolicy({ hosts: [], cidrs: ['127.0.0.0/8'] }) },
+      });
+      const admin: Actor = { userId: 'u', role: 'admin', subscriptionId: 'sub' };
+      const agent = await m.createAgent(admin, { name: 'Up', description: '', type: 'AI Agent', skills: [] });
+      const publish = (version: string) =>
+        m.publishVersion(admin, agent.id, {
+          version,
+          runtime: 'a2a-upstream',
+          runtimeConfig: { url: `http://127.0.0.1:${port}/` },
+        });
+      await publish('1.0.0');
+      expect(open.size).toBe(1); // kept alive for the next check
+      await m.close();
+      await expect.poll(() => open.size).toBe(0);
+      await publish('1.0.1');
+      expect(open.size).toBe(1);
+      await m.close();
+      await expect.poll(() => open.size).toBe(0);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+});
