@@ -82,6 +82,11 @@ describe.runIf(engineUrlsSet)('distributed mode /metrics after traffic', () => {
       message: slowMessage(30_000, 'cancel me'),
       configuration: { blocking: false },
     });
+    // Cancel once a runner runs it: a cancel that comes first is marked for the runners, which then skip the
+    // request and record no run (be1f634), and this test counts the canceled run's outcome.
+    await eventually(
+      async () => total(await scrapeAll('runner-'), 'a2a_runs_in_flight', { runtime: 'demo:slow' }) === 1,
+    );
     await eventually(async () => {
       const c = await rpc(
         url(g2, 'demo-slow'),
