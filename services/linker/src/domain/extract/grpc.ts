@@ -178,6 +178,20 @@ function lineAt(text: string): (offset: number) => number {
   };
 }
 
+/** The match of `re` nearest before `at` (a variable's last assignment before its use), else the first. */
+function nearest(re: RegExp, text: string, at: number): RegExpExecArray | null {
+  const g = new RegExp(re.source, re.flags.includes('g') ? re.flags : re.flags + 'g');
+  let best: RegExpExecArray | null = null;
+  let first: RegExpExecArray | null = null;
+  for (let m = g.exec(text); m; m = g.exec(text)) {
+    if (!first) first = m;
+    if (m.index < at) best = m;
+    else break;
+    if (m[0].length === 0) g.lastIndex++;
+  }
+  return best ?? first;
+}
+
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Splits an expression on a top-level operator (outside strings and parentheses). */
@@ -218,7 +232,13 @@ const ENV_READS: readonly RegExp[] = [
  * An address expression as parts: literals, concatenation, environment reads (with `??`/`||`/`or`
  * defaults), and names assigned in the file (or its scope's constants); anything else is a run-time value.
  */
-function evaluateText(expr: string, text: string, lookup: (name: string) => Part[] | undefined, depth = 0): Part[] {
+function evaluateText(
+  expr: string,
+  text: string,
+  lookup: (name: string) => Part[] | undefined,
+  at: number,
+  depth = 0,
+): Part[] {
   const e = expr
     .trim()
     .replace(/^\((.*)\)$/s, '$1')
@@ -227,8 +247,8 @@ function evaluateText(expr: string, text: string, lookup: (name: string) => Part
   for (const op of ['??', '||', ' or ']) {
     const alt = splitTop(e, op);
     if (alt.length === 2) {
-      const first = evaluateText(alt[0]!, text, lookup, depth + 1);
-      const fallback = evaluateText(alt[1]!, text, lookup, depth + 1);
+      const first = evaluateText(alt[0]!, text, lookup, at, depth + 1);
+      const fallback = evaluateText(alt[1]!, text, lookup, at, depth + 1);
       const only = first.length === 1 ? first[0]! : undefined;
       const fb = fallback.length === 1 && 'lit' in fallback[0]! ? fallback[0].lit : undefined;
       if (only && 'env' in only && fb !== undefined) return [{ env: only.env, fallback: fb }];
@@ -236,7 +256,7 @@ function evaluateText(expr: string, text: string, lookup: (name: string) => Part
     }
   }
   const plus = splitTop(e, '+');
-  if (plus.length > 1) return concat(...plus.map((p) => evaluateText(p, text, lookup, depth + 1)));
+  if (plus.length > 1) return concat(...plus.map((p) => evaluateText(p, text, lookup, at, depth + 1)));
   const str = /^(['"`])((?:(?!\1)[^\\]|\\.)*)\1$/s.exec(e);
   if (str) return str[1] === '`' && str[2]!.includes('${') ? [HOLE_PART] : lit(str[2]!);
   for (const re of ENV_READS) {
@@ -244,15 +264,16 @@ function evaluateText(expr: string, text: string, lookup: (name: string) => Part
     if (m) return m[2] ? [{ env: m[1]!, fallback: m[2].slice(1, -1) }] : [{ env: m[1]! }];
   }
   const uri = /^new\s+Uri\s*\((.*)\)$/s.exec(e);
-  if (uri) return evaluateText(uri[1]!, text, lookup, depth + 1);
+  if (uri) return evaluateText(uri[1]!, text, lookup, at, depth + 1);
   if (/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/.test(e)) {
     const name = e.split('.').pop()!;
     // The name's assignment in the file (`addr := os.Getenv("X")`, `target = "cart:7070"`).
-    const assigned = new RegExp(
-      String.raw`(?:^|[^\w.$])(?:[\w$]+\.)*${escape(name)}\s*(?::=|=(?![=>]))\s*([^;\n]+)`,
-      'm',
-    ).exec(text);
-    if (assigned) return evaluateText(assigned[1]!.replace(/[,)]\s*$/, ''), text, lookup, depth + 1);
+    const assigned = nearest(
+      new RegExp(String.raw`(?:^|[^\w.$])(?:[\w$]+\.)*${escape(name)}\s*(?::=|=(?![=>]))\s*([^;\n]+)`, 'm'),
+      text,
+      at,
+    );
+    if (assigned) return evaluateText(assigned[1]!.replace(/[,{]\s*$/, ''), text, lookup, assigned.index, depth + 1);
     // An out-parameter set from an environment variable: mustMapEnv(&s.cartAddr, "CART_ADDR").
     const out = new RegExp(String.raw`&\s*(?:\w+\.)*${escape(name)}\s*,\s*"([A-Z][A-Z0-9_]*)"\s*\)`).exec(text);
     if (out) return [{ env: out[1]! }];
@@ -339,7 +360,7 @@ export function scanGrpc(
     });
   };
   /** The address a channel expression stands for, when the file says. */
-  const addressOf = (conn: string): Part[] => {
+  const addressOf = (conn: string, at: number): Part[] => {
     const e = conn.trim();
     if (!e) return [];
     const inline = table.channels('').length
@@ -347,7 +368,7 @@ export function scanGrpc(
           e,
         )
       : null;
-    if (inline) return evaluateText(inline[1]!, text, lookup);
+    if (inline) return evaluateText(inline[1]!, text, lookup, at);
     const name = e
       .replace(/^&/, '')
       .split(/[.\s,]/)
@@ -355,8 +376,8 @@ export function scanGrpc(
       .pop();
     if (!name || !/^\w+$/.test(name)) return [];
     for (const re of table.channels(escape(name))) {
-      const m = re.exec(text);
-      if (m) return evaluateText(m[1]!, text, lookup);
+      const m = nearest(re, text, at);
+      if (m) return evaluateText(m[1]!, text, lookup, m.index);
     }
     return [];
   };
@@ -366,7 +387,7 @@ export function scanGrpc(
       const connExpr = c.conn !== undefined ? (m[c.conn] ?? '') : '';
       if (c.args && !c.args.test(connExpr)) continue;
       const first = splitTop(connExpr, ',')[0] ?? '';
-      const address = c.address ? evaluateText(first, text, lookup) : addressOf(first);
+      const address = c.address ? evaluateText(first, text, lookup, m.index) : addressOf(first, m.index);
       const end = m.index + m[0].length;
       const direct =
         c.address && table.framework === 'grpc-dotnet' ? undefined : chainedMethod(text, end, table.notMethods);
