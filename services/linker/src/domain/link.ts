@@ -826,7 +826,11 @@ function linkGrpc(sources: readonly SourceFacts[], topo: Topology, out: LinkResu
         );
         continue;
       }
-      const server = chosen[0]!;
+      // One repository may register a service's methods one by one (NestJS @GrpcMethod): the one with the method.
+      const server =
+        chosen.find((e) => call.method !== '*' && e.methods?.some((m) => sameMethod(m.name, call.method))) ??
+        chosen.find((e) => !e.methods) ??
+        chosen[0]!;
       const method = call.method === '*' ? undefined : server.methods?.find((m) => sameMethod(m.name, call.method));
       if (call.method !== '*' && server.methods && !method) {
         unresolved(

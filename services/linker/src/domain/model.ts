@@ -153,6 +153,8 @@ export interface GrpcCall {
   readonly address: readonly Part[];
   readonly client: string;
   readonly loc: Loc;
+  /** The channel variable or field the client is built on, when its address is not in the client's file. */
+  readonly channel?: string;
   /** A constructor that only looks like a gRPC client (no gRPC in its file): linked only when a server exists. */
   readonly weak?: boolean;
 }

@@ -250,6 +250,47 @@ describe('gRPC: clients and servers in every language', () => {
   });
 });
 
+describe('gRPC: NestJS microservices', () => {
+  it('@GrpcMethod(service, method) registers that method (one decorator per method): the other methods of the proto are not served there', async () => {
+    const r = await reportOf({
+      cart: {
+        'src/cart.controller.ts': lines(
+          "import { Controller } from '@nestjs/common';",
+          "import { GrpcMethod } from '@nestjs/microservices';",
+          '@Controller()',
+          'export class CartController {',
+          "  @GrpcMethod('Cart', 'GetCart')",
+          '  getCart(data: GetCartRequest) { return { items: [] }; }',
+          "  @GrpcMethod('Cart', 'AddItem')",
+          '  addItem(data: AddItemRequest) { return {}; }',
+          '}',
+        ),
+      },
+      web: {
+        'proto/shop.proto': SHOP_PROTO,
+        'rpc.go': lines(
+          'package main',
+          'import "google.golang.org/grpc"',
+          'import pb "web/gen"',
+          'func f(conn *grpc.ClientConn) {',
+          '  c := pb.NewCartClient(conn)',
+          '  c.GetCart(ctx, nil)',
+          '  c.AddItem(ctx, nil)',
+          '  c.Checkout(ctx, nil)',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web rpc.go:6 | gRPC shop.Cart/GetCart | cart src/cart.controller.ts:5 gRPC shop.Cart/GetCart (grpc-node)',
+      'web rpc.go:7 | gRPC shop.Cart/AddItem | cart src/cart.controller.ts:7 gRPC shop.Cart/AddItem (grpc-node)',
+    ]);
+    expect(unresolved(r)).toEqual([
+      'web rpc.go:8 gRPC shop.Cart/Checkout — no matching route: `cart` serves shop.Cart (src/cart.controller.ts:5) but no method Checkout',
+    ]);
+  });
+});
+
 describe('gRPC: ambiguity and addresses', () => {
   const server = (name: string): Record<string, string> => ({
     'proto/shop.proto': SHOP_PROTO,
@@ -307,6 +348,39 @@ describe('gRPC: ambiguity and addresses', () => {
       'web main.go:10 | gRPC shop.Cart/GetCart at `cart-b` | cartb main.go:8 gRPC shop.Cart/GetCart (grpc-go, rpc at cartb proto/shop.proto:6)',
     ]);
     expect(r.table[0]!.match).toBe('host `cart-b` + service and method');
+    expect(unresolved(r)).toEqual([]);
+  });
+  it('a channel dialled by a helper in another file (&s.cartConn, with an address from mustMapEnv-style out-parameters) gives the client its address', async () => {
+    const r = await reportOf({
+      web: {
+        'proto/shop.proto': SHOP_PROTO,
+        'main.go': lines(
+          'package main',
+          'import ("os"; "google.golang.org/grpc")',
+          'type server struct { cartAddr string; cartConn *grpc.ClientConn }',
+          'func main() {',
+          '  s := new(server)',
+          '  fromEnv(&s.cartAddr, "CART_ADDR")',
+          '  dialGRPC(&s.cartConn, s.cartAddr)',
+          '}',
+          'func fromEnv(target *string, key string) { *target = os.Getenv(key) }',
+          'func dialGRPC(conn **grpc.ClientConn, addr string) { *conn, _ = grpc.Dial(addr) }',
+        ),
+        'cart.go': lines(
+          'package main',
+          'import pb "web/gen"',
+          'func (s *server) items(ctx context.Context) {',
+          '  pb.NewCartClient(s.cartConn).GetCart(ctx, nil)',
+          '}',
+        ),
+        '.env': lines('CART_ADDR=dns:///carta:7070'),
+      },
+      carta: server('carta'),
+      cartb: server('cartb'),
+    });
+    expect(rows(r)).toEqual([
+      'web cart.go:4 | gRPC shop.Cart/GetCart at `carta` | carta main.go:8 gRPC shop.Cart/GetCart (grpc-go, rpc at carta proto/shop.proto:6)',
+    ]);
     expect(unresolved(r)).toEqual([]);
   });
 });

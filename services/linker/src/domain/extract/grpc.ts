@@ -28,7 +28,7 @@ export interface GrpcTable {
   }[];
   /** Variables typed as the client of a service (C# `CartService.CartServiceClient _client`), `SVC` replaced. */
   readonly typedVars?: (service: string) => RegExp;
-  /** Where a channel variable is created (`NAME` is the variable): group 1 the address expression. */
+  /** Where a channel variable `name` (a pattern) is created: group `addr` the address expression. */
   readonly channels: (name: string) => readonly RegExp[];
   /** Client methods that are no RPC (`withDeadlineAfter`, `close`). */
   readonly notMethods: RegExp;
@@ -48,10 +48,10 @@ export const GO_GRPC: GrpcTable = {
   clients: [{ re: new RegExp(String.raw`\b\w+\.New(\w+)Client\s*\((${BALANCED})\)`, 'g'), service: 1, conn: 2 }],
   channels: (n) => [
     new RegExp(
-      String.raw`\b${n}\s*(?:,\s*\w+\s*)?:?=\s*grpc\.(?:Dial|DialContext|NewClient)\s*\(\s*(?:ctx\s*,\s*)?([^,()]+(?:\([^()]*\))?)`,
+      String.raw`\b${n}\s*(?:,\s*\w+\s*)?:?=\s*grpc\.(?:Dial|DialContext|NewClient)\s*\(\s*(?:ctx\s*,\s*)?(?<addr>[^,()]+(?:\([^()]*\))?)`,
     ),
     // A helper that dials into an out-parameter: connect(ctx, &s.cartConn, s.cartAddr)
-    new RegExp(String.raw`&\s*(?:\w+\.)*${n}\s*,\s*([^,()]+)\)`),
+    new RegExp(String.raw`&\s*(?:\w+\.)*${n}\s*,\s*(?<addr>[^,()]+)\)`),
   ],
   notMethods: /^(Close)$/,
   strong: /grpc|genproto|pb"|proto"/,
@@ -77,8 +77,8 @@ export const CSHARP_GRPC: GrpcTable = {
   ],
   typedVars: (s) => new RegExp(String.raw`\b${s}\.${s}Client\s+(\w+)\s*[;,)=]`, 'g'),
   channels: (n) => [
-    new RegExp(String.raw`\b${n}\s*=\s*GrpcChannel\.ForAddress\s*\(\s*(${BALANCED})\)`),
-    new RegExp(String.raw`\b${n}\s*=\s*new\s+Channel\s*\(\s*([^,()]+(?:\([^()]*\))?)`),
+    new RegExp(String.raw`\b${n}\s*=\s*GrpcChannel\.ForAddress\s*\(\s*(?<addr>${BALANCED})\)`),
+    new RegExp(String.raw`\b${n}\s*=\s*new\s+Channel\s*\(\s*(?<addr>[^,()]+(?:\([^()]*\))?)`),
   ],
   notMethods: /^(Dispose|WithHost)$/,
   methodName: (m) => m.replace(/Async$/, ''),
@@ -98,9 +98,9 @@ export const JAVA_GRPC: GrpcTable = {
   ],
   channels: (n) => [
     new RegExp(
-      String.raw`\b${n}\s*=\s*(?:Managed|Netty)?ChannelBuilder\s*\.\s*for(?:Address|Target)\s*\(\s*([^,()]+(?:\([^()]*\))?)`,
+      String.raw`\b${n}\s*=\s*(?:Managed|Netty)?ChannelBuilder\s*\.\s*for(?:Address|Target)\s*\(\s*(?<addr>[^,()]+(?:\([^()]*\))?)`,
     ),
-    new RegExp(String.raw`\b${n}\s*=\s*Grpc\s*\.\s*newChannelBuilder\s*\(\s*([^,()]+(?:\([^()]*\))?)`),
+    new RegExp(String.raw`\b${n}\s*=\s*Grpc\s*\.\s*newChannelBuilder\s*\(\s*(?<addr>[^,()]+(?:\([^()]*\))?)`),
   ],
   notMethods: /^(with\w*|getChannel|getCallOptions)$/,
   strong: /Grpc/,
@@ -137,9 +137,11 @@ export const PYTHON_GRPC: GrpcTable = {
     { re: new RegExp(String.raw`(?<!class\s+)\b(?:\w+\.)?(\w+)Stub\s*\((${BALANCED})\)`, 'g'), service: 1, conn: 2 },
   ],
   channels: (n) => [
-    new RegExp(String.raw`\b${n}\s*=\s*grpc\.(?:aio\.)?(?:insecure|secure)_channel\s*\(\s*([^,()]+(?:\([^()]*\))?)`),
     new RegExp(
-      String.raw`grpc\.(?:aio\.)?(?:insecure|secure)_channel\s*\(\s*([^,()]+(?:\([^()]*\))?)[^)]*\)\s*as\s+${n}\b`,
+      String.raw`\b${n}\s*=\s*grpc\.(?:aio\.)?(?:insecure|secure)_channel\s*\(\s*(?<addr>[^,()]+(?:\([^()]*\))?)`,
+    ),
+    new RegExp(
+      String.raw`grpc\.(?:aio\.)?(?:insecure|secure)_channel\s*\(\s*(?<addr>[^,()]+(?:\([^()]*\))?)[^)]*\)\s*as\s+${n}\b`,
     ),
   ],
   notMethods: /^(close)$/,
@@ -342,9 +344,17 @@ export function scanGrpc(
     }
   }
   if (table.impls) for (const m of text.matchAll(table.impls)) facts.grpcImpls[m[1]!] = m[2]!;
+  // Channels dialled into a variable or field that clients of other files use (`mustConnGRPC(ctx,
+  // &svc.cartConn, svc.cartAddr)` in main.go, `pb.NewCartClient(fe.cartConn)` in rpc.go).
+  for (const re of table.channels(String.raw`(?<ch>\w*(?:[Cc]onn|[Cc]hannel|[Cc]c)\w*)`)) {
+    for (const m of text.matchAll(new RegExp(re.source, re.flags + 'g'))) {
+      const address = m.groups?.addr ? evaluateText(m.groups.addr, text, lookup, m.index) : [];
+      if (m.groups?.ch && address.length) sink.grpcChannels.push({ name: m.groups.ch, address });
+    }
+  }
   const strong = table.strong.test(text);
   const seen = new Set<string>();
-  const call = (service: string, method: string, address: Part[], offset: number): void => {
+  const call = (service: string, method: string, address: Part[], offset: number, channel?: string): void => {
     const name = method === '*' ? '*' : (table.methodName?.(method) ?? method);
     const l = loc(offset);
     const key = `${service}|${name}|${l.line}`;
@@ -356,6 +366,7 @@ export function scanGrpc(
       address,
       client: table.framework,
       loc: l,
+      ...(channel && address.length === 0 ? { channel } : {}),
       ...(strong ? {} : { weak: true }),
     });
   };
@@ -377,7 +388,7 @@ export function scanGrpc(
     if (!name || !/^\w+$/.test(name)) return [];
     for (const re of table.channels(escape(name))) {
       const m = nearest(re, text, at);
-      if (m) return evaluateText(m[1]!, text, lookup, m.index);
+      if (m?.groups?.addr) return evaluateText(m.groups.addr, text, lookup, m.index);
     }
     return [];
   };
@@ -388,11 +399,12 @@ export function scanGrpc(
       if (c.args && !c.args.test(connExpr)) continue;
       const first = splitTop(connExpr, ',')[0] ?? '';
       const address = c.address ? evaluateText(first, text, lookup, m.index) : addressOf(first, m.index);
+      const channel = c.address ? undefined : /(\w+)\s*$/.exec(first.trim())?.[1];
       const end = m.index + m[0].length;
       const direct =
         c.address && table.framework === 'grpc-dotnet' ? undefined : chainedMethod(text, end, table.notMethods);
       if (direct) {
-        call(service, direct, address, m.index);
+        call(service, direct, address, m.index, channel);
         continue;
       }
       // The client held in a variable or field: its method calls in the file.
@@ -407,10 +419,10 @@ export function scanGrpc(
           const method = chainedMethod(text, u.index + v.length, table.notMethods);
           if (!method) continue;
           found = true;
-          call(service, method, address, u.index);
+          call(service, method, address, u.index, channel);
         }
       }
-      if (!found) call(service, '*', address, m.index);
+      if (!found) call(service, '*', address, m.index, channel);
     }
   }
   // C#: typed clients injected where nothing in this file constructs them (AddGrpcClient elsewhere).

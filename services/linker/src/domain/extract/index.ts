@@ -171,7 +171,11 @@ export async function extractSource(
   }
   for (let i = 0; i < facts.grpcCalls.length; i++) {
     const c = facts.grpcCalls[i]!;
-    if (c.address.length) facts.grpcCalls[i] = { ...c, address: resolve(c.address) };
+    // A channel of another file (one address for that name in the whole source).
+    const dialled = c.channel ? sink.grpcChannels.filter((x) => x.name === c.channel) : [];
+    const one = new Set(dialled.map((x) => JSON.stringify(x.address))).size === 1 ? dialled[0]!.address : undefined;
+    const address = c.address.length ? c.address : (one ?? []);
+    if (address.length) facts.grpcCalls[i] = { ...c, address: resolve(address) };
   }
   for (const k of Object.keys(facts.clientBases)) facts.clientBases[k] = resolve(facts.clientBases[k]!);
   return { ...facts, files: files_, parsedFiles: parsed };
