@@ -250,6 +250,56 @@ describe('gRPC: clients and servers in every language', () => {
   });
 });
 
+describe('gRPC: typed clients injected in another file (C#)', () => {
+  it('AddGrpcClient<BasketClient> (using static) with a target-typed address, the client injected through a primary constructor elsewhere; a server class with a primary constructor', async () => {
+    const proto = lines(
+      'syntax = "proto3";',
+      'package BasketApi;',
+      'service Basket {',
+      '  rpc GetBasket(GetBasketRequest) returns (BasketResponse);',
+      '  rpc DeleteBasket(DeleteBasketRequest) returns (Empty);',
+      '}',
+    );
+    const r = await reportOf({
+      'basket-api': {
+        'Proto/basket.proto': proto,
+        'Program.cs': lines('var app = builder.Build();', 'app.MapGrpcService<BasketGrpc>();', 'app.Run();'),
+        'Grpc/BasketGrpc.cs': lines(
+          'namespace Shop.Basket.Grpc;',
+          'public class BasketGrpc(IBasketStore store, ILogger<BasketGrpc> logger) : Basket.BasketBase',
+          '{',
+          '}',
+        ),
+      },
+      webapp: {
+        'Protos/basket.proto': proto,
+        'Extensions.cs': lines(
+          'using static Shop.Basket.Grpc.Basket;',
+          'public static class Extensions {',
+          '  public static void AddServices(this IHostApplicationBuilder builder) {',
+          '    builder.Services.AddGrpcClient<BasketClient>(o => o.Address = new("http://basket-api"));',
+          '  }',
+          '}',
+        ),
+        'Services/BasketState.cs': lines(
+          'using Shop.Basket.Grpc;',
+          'using static Shop.Basket.Grpc.Basket;',
+          'public class BasketState(BasketClient basketClient, HttpClient http)',
+          '{',
+          '  public async Task<Basket> Get() => await basketClient.GetBasketAsync(new());',
+          '  public async Task Clear() { await basketClient.DeleteBasketAsync(new()); await http.GetAsync("/x"); }',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'webapp Services/BasketState.cs:5 | gRPC BasketApi.Basket/GetBasket at `basket-api` | basket-api Program.cs:2 gRPC BasketApi.Basket/GetBasket (grpc-dotnet, rpc at basket-api Proto/basket.proto:4)',
+      'webapp Services/BasketState.cs:6 | gRPC BasketApi.Basket/DeleteBasket at `basket-api` | basket-api Program.cs:2 gRPC BasketApi.Basket/DeleteBasket (grpc-dotnet, rpc at basket-api Proto/basket.proto:5)',
+    ]);
+    expect(r.unresolvedCalls.filter((u) => u.calls.startsWith('gRPC'))).toEqual([]);
+  });
+});
+
 describe('gRPC: NestJS microservices', () => {
   it('@GrpcMethod(service, method) registers that method (one decorator per method): the other methods of the proto are not served there', async () => {
     const r = await reportOf({

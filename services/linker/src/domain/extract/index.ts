@@ -177,6 +177,11 @@ export async function extractSource(
     const address = c.address.length ? c.address : (one ?? []);
     if (address.length) facts.grpcCalls[i] = { ...c, address: resolve(address) };
   }
+  // A client registration without a method call of its own (`AddGrpcClient<X>`) says nothing more once the
+  // source calls the service's methods elsewhere.
+  const called = new Set(facts.grpcCalls.filter((c) => c.method !== '*').map((c) => c.service));
+  const kept = facts.grpcCalls.filter((c) => c.method !== '*' || !called.has(c.service));
+  facts.grpcCalls.splice(0, facts.grpcCalls.length, ...kept);
   for (const k of Object.keys(facts.clientBases)) facts.clientBases[k] = resolve(facts.clientBases[k]!);
   return { ...facts, files: files_, parsedFiles: parsed };
 }
