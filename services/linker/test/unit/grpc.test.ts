@@ -300,6 +300,57 @@ describe('gRPC: typed clients injected in another file (C#)', () => {
   });
 });
 
+describe('gRPC: C# typed client registrations', () => {
+  it('AddGrpcClient with a multi-statement lambda, new System.Uri(url) from configuration sections, and new(endpoint!) from Configuration["…"]', async () => {
+    const proto = lines(
+      'syntax = "proto3";',
+      'package shop;',
+      'service Basket { rpc GetBasket(Req) returns (Res); }',
+      'service Catalog { rpc GetItem(Req) returns (Res); }',
+    );
+    const server = (svc: string): Record<string, string> => ({
+      'Protos/shop.proto': proto,
+      'Program.cs': lines(`app.MapGrpcService<${svc}Impl>();`),
+      'Impl.cs': lines(`public class ${svc}Impl : ${svc}.${svc}Base { }`),
+    });
+    const r = await reportOf({
+      basket: server('Basket'),
+      catalog: server('Catalog'),
+      web: {
+        'Protos/shop.proto': proto,
+        'appsettings.json': JSON.stringify({
+          ServiceUrls: { GrpcBasket: 'http://basket:81' },
+          CatalogGrpc: 'http://catalog:81',
+        }),
+        'Setup.cs': lines(
+          'public static class Setup {',
+          '  public static void Add(IServiceCollection services, IConfiguration configuration, IHostApplicationBuilder builder) {',
+          '    services.AddGrpcClient<BasketClient>(options =>',
+          '    {',
+          '        string url = configuration.GetSection("ServiceUrls").GetSection("GrpcBasket").Value;',
+          '        options.Address = new System.Uri(url);',
+          '    }).AddInterceptor<GrpcExceptionInterceptor>();',
+          '    string? endpoint = builder.Configuration["CatalogGrpc"];',
+          '    services.AddGrpcClient<CatalogClient>(o => o.Address = new(endpoint!));',
+          '  }',
+          '}',
+        ),
+        'Pages.cs': lines(
+          'using Grpc.Core;',
+          'public class Pages(BasketClient basket, CatalogClient catalog) {',
+          '  public async Task Show() { await basket.GetBasketAsync(new()); await catalog.GetItemAsync(new()); }',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web Pages.cs:3 | gRPC shop.Basket/GetBasket at `basket` | basket Program.cs:1 gRPC shop.Basket/GetBasket (grpc-dotnet, rpc at basket Protos/shop.proto:3)',
+      'web Pages.cs:3 | gRPC shop.Catalog/GetItem at `catalog` | catalog Program.cs:1 gRPC shop.Catalog/GetItem (grpc-dotnet, rpc at catalog Protos/shop.proto:4)',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+  });
+});
+
 describe('gRPC: NestJS microservices', () => {
   it('@GrpcMethod(service, method) registers that method (one decorator per method): the other methods of the proto are not served there', async () => {
     const r = await reportOf({

@@ -82,12 +82,9 @@ export const CSHARP_GRPC: GrpcTable = {
     { re: new RegExp(String.raw`new\s+(?:[\w.]+\.)?(\w+)\.\1Client\s*\((${BALANCED})\)`, 'g'), service: 1, conn: 2 },
     {
       // AddGrpcClient<Basket.BasketClient> or, with `using static`, AddGrpcClient<BasketClient>
-      re: new RegExp(
-        String.raw`AddGrpcClient\s*<\s*(?:[\w.]+\.)?(\w+?)Client\s*>\s*\([^;]*?Address\s*=\s*new\s*(?:Uri)?\s*\((${BALANCED})\)`,
-        'g',
-      ),
+      // The address is the `o.Address = new Uri(…)` that follows, before the next registration.
+      re: /AddGrpcClient\s*<\s*(?:[\w.]+\.)?(\w+?)Client\s*>\s*\(/g,
       service: 1,
-      conn: 2,
       address: true,
       typed: true,
     },
@@ -283,6 +280,13 @@ function evaluateText(
     const m = re.exec(e);
     if (m) return m[2] ? [{ env: m[1]!, fallback: m[2].slice(1, -1) }] : [{ env: m[1]! }];
   }
+  // C# null-forgiving `x!`
+  if (e.endsWith('!') && !e.endsWith('!=')) return evaluateText(e.slice(0, -1), text, lookup, at, depth + 1);
+  // configuration.GetSection("A").GetSection("B").Value, Configuration.GetValue<string>("A:B")
+  const sections = /^(?:[\w.]+\.)?[Cc]onfiguration((?:\s*\.\s*GetSection\(\s*"[^"]+"\s*\))+)\s*\.\s*Value$/.exec(e);
+  if (sections) return [{ config: [...sections[1]!.matchAll(/"([^"]+)"/g)].map((x) => x[1]).join(':') }];
+  const getValue = /^(?:[\w.]+\.)?[Cc]onfiguration\s*\.\s*GetValue\s*<\s*string\s*>\s*\(\s*"([^"]+)"\s*\)$/.exec(e);
+  if (getValue) return [{ config: getValue[1]! }];
   // ASP.NET configuration: builder.Configuration["BasketUrl"]
   const cfg = /^(?:[\w.]+\.)?[Cc]onfiguration\[\s*"([\w:.-]+)"\s*\]$/.exec(e);
   if (cfg) return [{ config: cfg[1]! }];
@@ -425,7 +429,11 @@ export function scanGrpc(
       const service = m[c.service]!;
       const connExpr = c.conn !== undefined ? (m[c.conn] ?? '') : '';
       if (c.args && !c.args.test(connExpr)) continue;
-      const first = splitTop(connExpr, ',')[0] ?? '';
+      let first = splitTop(connExpr, ',')[0] ?? '';
+      if (c.typed) {
+        const window = text.slice(m.index + m[0].length, m.index + m[0].length + 600).split(/AddGrpcClient/)[0]!;
+        first = new RegExp(String.raw`Address\s*=\s*new\s*(?:[\w.]*Uri)?\s*\((${BALANCED})\)`).exec(window)?.[1] ?? '';
+      }
       const address = c.address ? evaluateText(first, text, lookup, m.index) : addressOf(first, m.index);
       const channel = c.address ? undefined : /(\w+)\s*$/.exec(first.trim())?.[1];
       if (c.typed && address.length) sink.grpcChannels.push({ name: `typed:${service}`, address });
