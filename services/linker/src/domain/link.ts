@@ -5,6 +5,7 @@ import type {
   Consume,
   Endpoint,
   ExchangeType,
+  GrpcDecl,
   Loc,
   Part,
   Publish,
@@ -689,6 +690,175 @@ function apiLink(caller: Evidence, calls: string, c: Candidate, via: string | un
 }
 
 // ---------------------------------------------------------------------------------------------
+// gRPC calls: API links to the repository that registers a server of the service
+
+interface GrpcEndpoint {
+  readonly source: string;
+  /** `package.Service` when a proto or generated code of the application names the package. */
+  readonly service: string;
+  /** Method names as declared (proto), or undefined when no declaration says. */
+  readonly methods?: readonly { readonly name: string; readonly at?: Evidence }[];
+  readonly framework: string;
+  readonly loc: Loc;
+}
+
+const simpleName = (service: string): string => service.slice(service.lastIndexOf('.') + 1);
+const sameMethod = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
+
+/**
+ * Rule 1 for gRPC: a call reaches `package.Service/Method` where a repository registers a server of that
+ * service (a `.proto` or generated stub alone serves nothing). The package and the methods come from the
+ * `.proto` files and generated code of the caller's (or the server's) repository, else of any attached
+ * repository that declares the service once. The target address, when the code and configuration give it,
+ * picks the repository (rule 2); otherwise two servers of one service are ambiguous.
+ */
+function linkGrpc(sources: readonly SourceFacts[], topo: Topology, out: LinkResult): void {
+  if (!sources.some((s) => (s.grpcCalls ?? []).length > 0)) return;
+  const declsOf = (s: SourceFacts): readonly GrpcDecl[] => s.grpcDecls ?? [];
+  /** Declarations of a simple service name: the source's own first, else the application's when they agree. */
+  const declare = (src: SourceFacts, service: string): { decl: GrpcDecl; source: string } | undefined => {
+    const simple = simpleName(service);
+    const pkg = service.includes('.') ? service.slice(0, service.lastIndexOf('.')) : undefined;
+    const fits = (d: GrpcDecl): boolean => d.service === simple && (pkg === undefined || d.package === pkg);
+    const own = declsOf(src).filter(fits);
+    const pick = (list: { decl: GrpcDecl; source: string }[]) => {
+      const pkgs = new Set(list.map((x) => x.decl.package));
+      if (pkgs.size !== 1) return undefined;
+      // The declaration that lists methods (a .proto) before one that names a few (generated code).
+      return [...list].sort((a, b) => b.decl.methods.length - a.decl.methods.length)[0];
+    };
+    if (own.length) return pick(own.map((decl) => ({ decl, source: src.source })));
+    return pick(
+      sources.flatMap((s) =>
+        declsOf(s)
+          .filter(fits)
+          .map((decl) => ({ decl, source: s.source })),
+      ),
+    );
+  };
+  const qualified = (d: GrpcDecl | undefined, service: string): string =>
+    d ? (d.package ? `${d.package}.${d.service}` : d.service) : service;
+  const endpoints: GrpcEndpoint[] = [];
+  for (const s of sources) {
+    const impls = s.grpcImpls ?? {};
+    for (const reg of s.grpcServers ?? []) {
+      const service = reg.implClass
+        ? Object.prototype.hasOwnProperty.call(impls, reg.implClass)
+          ? impls[reg.implClass]
+          : undefined
+        : reg.service;
+      if (!service) continue;
+      const d = declare(s, service);
+      const methods = reg.method
+        ? [{ name: reg.method }]
+        : d?.decl.methods.map((m) => ({
+            name: m.name,
+            at: { source: d.source, file: d.decl.file, line: m.line },
+          }));
+      endpoints.push({
+        source: s.source,
+        service: qualified(d?.decl, service),
+        ...(methods && methods.length ? { methods } : {}),
+        framework: reg.framework,
+        loc: reg.loc,
+      });
+    }
+  }
+  const sameService = (a: string, b: string): boolean =>
+    a === b || ((!a.includes('.') || !b.includes('.')) && simpleName(a) === simpleName(b));
+  for (const src of sources) {
+    const env = topo.env.get(src.source)!;
+    for (const call of src.grpcCalls ?? []) {
+      const service = qualified(declare(src, call.service)?.decl, call.service);
+      const servers = endpoints.filter((e) => sameService(e.service, service));
+      if (call.weak && servers.length === 0) continue;
+      const caller = ev(src.source, call.loc);
+      const what = call.method === '*' ? service : `${service}/${call.method}`;
+      const address = call.address.length ? resolveParts(call.address, env) : '';
+      // `dns:///cart:7070`, `http://cart:7070`, `cart.ns.svc.cluster.local:7070` → the host.
+      const host = address
+        .replace(/^(?:[a-z][a-z0-9+.-]*:\/\/\/?|(?:dns|ipv4|ipv6|unix|passthrough|xds):\/*)/i, '')
+        .replace(/^[^@/]*@/, '')
+        .replace(/[:/].*$/, '')
+        .toLowerCase();
+      const knownHost = host && !host.includes(HOLE) ? host : undefined;
+      const calls = `gRPC ${what}${knownHost ? ` at \`${knownHost}\`` : ''}`;
+      const unresolved = (reason: UnresolvedReason, detail: string, candidates: Evidence[] = []): void => {
+        out.unresolved.push({ caller, calls, reason, detail, candidates });
+      };
+      let chosen: GrpcEndpoint[] = servers.filter((e) => e.source !== src.source);
+      let via: string | undefined;
+      if (knownHost) {
+        const hs = hostSource(knownHost, topo);
+        if (hs === src.source && servers.some((e) => e.source === src.source)) continue; // internal
+        if (hs) {
+          chosen = servers.filter((e) => e.source === hs);
+          via = `host \`${knownHost}\``;
+          if (chosen.length === 0) {
+            unresolved(
+              'no matching route',
+              `\`${hs}\` (by its host \`${knownHost}\`) registers no gRPC server of ${service}`,
+            );
+            continue;
+          }
+        } else if (isExternal(knownHost)) {
+          unresolved('external host', `\`${knownHost}\` is not a service of this application`);
+          continue;
+        }
+      }
+      if (!via && chosen.length === 0 && servers.some((e) => e.source === src.source)) continue; // its own server
+      if (chosen.length === 0) {
+        unresolved(
+          'no matching route',
+          `no attached repository registers a gRPC server of ${service} (a .proto file or generated stub alone serves nothing)`,
+        );
+        continue;
+      }
+      const bySource = new Set(chosen.map((e) => e.source));
+      if (bySource.size > 1) {
+        unresolved(
+          'ambiguous',
+          `served by ${[...bySource]
+            .sort()
+            .map((x) => `\`${x}\``)
+            .join(' and ')}, nothing tells them apart${address ? '' : ' (the client names no address)'}`,
+          chosen.map((e) => ev(e.source, e.loc)).sort(compareEvidence),
+        );
+        continue;
+      }
+      // One repository may register a service's methods one by one (NestJS @GrpcMethod): the one with the method.
+      const server =
+        chosen.find((e) => call.method !== '*' && e.methods?.some((m) => sameMethod(m.name, call.method))) ??
+        chosen.find((e) => !e.methods) ??
+        chosen[0]!;
+      const method = call.method === '*' ? undefined : server.methods?.find((m) => sameMethod(m.name, call.method));
+      if (call.method !== '*' && server.methods && !method) {
+        unresolved(
+          'no matching route',
+          `\`${server.source}\` serves ${server.service} (${server.loc.file}:${server.loc.line}) but no method ${call.method}`,
+        );
+        continue;
+      }
+      const served = method ? `${server.service}/${method.name}` : server.service;
+      const proto = method?.at ? `, rpc at ${method.at.source} ${method.at.file}:${method.at.line}` : '';
+      const kind = method
+        ? 'service and method'
+        : call.method === '*'
+          ? 'service (no method call found)'
+          : 'service (methods not declared)';
+      out.links.push({
+        kind: 'api',
+        caller,
+        calls,
+        servedBy: ev(server.source, server.loc),
+        served: `gRPC ${served} (${server.framework}${proto})`,
+        match: via ? `${via} + ${kind}` : kind,
+      });
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Message flows (rule 4)
 
 export function describeBinding(b: UsedBinding): string {
@@ -1010,6 +1180,7 @@ export function link(sources: readonly SourceFacts[]): LinkResult {
     };
   });
   linkCalls(linked, topo, out);
+  linkGrpc(linked, topo, out);
   linkMessages(linked, out);
   linkData(linked, topo, out);
   out.links.sort(

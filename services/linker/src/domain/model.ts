@@ -129,6 +129,44 @@ export interface ServiceDecl {
   readonly noHost?: boolean;
 }
 
+/**
+ * A gRPC server registration (`RegisterXServer`, `MapGrpcService<T>`, `addService`, `add_XServicer_to_server`,
+ * `extends XGrpc.XImplBase`): the service it serves, as written (`CartService`, or qualified when the code says).
+ * Only a registration makes a server; a `.proto` file or generated stub does not.
+ */
+export interface GrpcServer {
+  readonly service: string;
+  /** NestJS `@GrpcMethod(service, method)`: the one method registered there. */
+  readonly method?: string;
+  readonly framework: string;
+  readonly loc: Loc;
+  /** C#: the implementation class a `MapGrpcService<T>()` names, resolved to its service once the source is read. */
+  readonly implClass?: string;
+}
+
+/** A call of a gRPC method through a generated client (`pb.NewXClient(conn).M(…)`, `XStub(channel).M(…)`). */
+export interface GrpcCall {
+  readonly service: string;
+  /** The method as the client writes it (`getAds`, `GetCartAsync` already without `Async`); `*` when unknown. */
+  readonly method: string;
+  /** The target address when the code gives it (`grpc.Dial(os.Getenv("CART_ADDR"))`); empty when unknown. */
+  readonly address: readonly Part[];
+  readonly client: string;
+  readonly loc: Loc;
+  /** The channel variable or field the client is built on, when its address is not in the client's file. */
+  readonly channel?: string;
+  /** A constructor that only looks like a gRPC client (no gRPC in its file): linked only when a server exists. */
+  readonly weak?: boolean;
+}
+
+/** A service declared by a `.proto` file or generated code (`"/pkg.Service/Method"`): names, never a server. */
+export interface GrpcDecl {
+  readonly package: string;
+  readonly service: string;
+  readonly methods: readonly { readonly name: string; readonly line: number }[];
+  readonly file: string;
+}
+
 export interface SourceFacts {
   readonly source: string;
   readonly files: number;
@@ -153,6 +191,12 @@ export interface SourceFacts {
    * as `nestjs-uri-version` (its prefix, `v` by default) and `nestjs-default-version` (versions joined by `,`).
    */
   readonly globalPrefixes: { framework: string; prefix: string }[];
+  /** gRPC (absent on facts stored before gRPC was extracted). */
+  readonly grpcServers: GrpcServer[];
+  readonly grpcCalls: GrpcCall[];
+  readonly grpcDecls: GrpcDecl[];
+  /** C# `class T : X.XBase`: implementation class → service, for `MapGrpcService<T>()` of another file. */
+  readonly grpcImpls: Record<string, string>;
 }
 
 export function emptyFacts(source: string): SourceFacts {
@@ -174,5 +218,9 @@ export function emptyFacts(source: string): SourceFacts {
     constants: {},
     mounts: [],
     globalPrefixes: [],
+    grpcServers: [],
+    grpcCalls: [],
+    grpcDecls: [],
+    grpcImpls: {},
   };
 }

@@ -243,6 +243,8 @@ export class Sink {
   readonly messageWrappers: MessageWrapper[] = [];
   /** Kafka topics named by a constant of another file or package (`kafka.Topic`), resolved once the source is read. */
   readonly topicRefs: { side: 'publish' | 'consume'; parts: Part[]; loc: Loc }[] = [];
+  /** gRPC channels dialled into a named variable or field, with their address (for clients of other files). */
+  readonly grpcChannels: { name: string; address: Part[] }[] = [];
   constructor(readonly facts: SourceFacts) {}
 
   #once(key: string): boolean {

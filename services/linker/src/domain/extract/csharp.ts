@@ -16,6 +16,7 @@ import {
   sharedRuleName,
 } from './common';
 import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
+import { CSHARP_GRPC } from './grpc';
 
 const MINIMAL: Record<string, HttpMethod> = {
   MapGet: 'GET',
@@ -590,6 +591,7 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
   }
 
   return {
+    grpc: CSHARP_GRPC,
     evaluate,
     declarations: {
       variable_declarator: declareVariable,

@@ -2,6 +2,7 @@ import type { Part } from '../model';
 import type { Node } from '../parsers';
 import { type Sink, walk } from './common';
 import { Scope } from './scope';
+import { type GrpcTable, scanGrpc } from './grpc';
 
 /** Extracts one parsed file's facts into the sink; hands the file's constants to `scopeOut`. */
 export type CodeExtractor = (root: Node, file: string, sink: Sink, scopeOut: (scope: Scope) => void) => void;
@@ -28,6 +29,8 @@ export interface FileRules {
   readonly declarations: Readonly<Record<string, (node: Node) => void>>;
   /** Run after the walk, rule after rule, once every declaration of the file is known. */
   readonly rules: readonly NodeRule[];
+  /** The language's gRPC table (servers, clients, channels), read after the rules. */
+  readonly grpc?: GrpcTable;
 }
 
 /** A language: builds the rule table of one file over its context. */
@@ -56,6 +59,7 @@ export function extractorOf(language: LanguageRules): CodeExtractor {
       if (ruleTypes.has(node.type)) collected.push(node);
     });
     for (const rule of rules.rules) for (const node of collected) if (rule.on.includes(node.type)) rule.each(node);
+    if (rules.grpc) scanGrpc(rules.grpc, root, file, sink, (name) => scope.lookup(name));
     scopeOut(scope);
   };
 }

@@ -14,6 +14,7 @@ import {
   sharedRuleName,
 } from './common';
 import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
+import { GO_GRPC } from './grpc';
 
 const GIN_VERBS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'Any']);
 const CHI_VERBS = new Set(['Get', 'Post', 'Put', 'Patch', 'Delete', 'Head', 'Options']);
@@ -356,6 +357,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
   }
 
   return {
+    grpc: GO_GRPC,
     evaluate,
     declarations: {
       const_spec: declareSpec,

@@ -4,6 +4,7 @@ import { type CodeLanguage, languageOf, parse } from '../parsers';
 import { isSpringBaseKey, relaxedKey } from '../link';
 import { joinPath } from '../routes';
 import { HOLE_PART, type HttpWrapper, type MessageWrapper, Sink, concat, nameOf } from './common';
+import { extractProto } from './grpc';
 import { extractDockerfileEnv, extractKeyValues, extractNginx, extractSql, extractStructured } from './config';
 import { extractJavaScript } from './javascript';
 import type { CodeExtractor } from './driver';
@@ -58,7 +59,7 @@ export function isIgnoredFile(path: string, includeTests: boolean): boolean {
   return !includeTests && TEST_FILES.test(base);
 }
 
-type Kind = { code: CodeLanguage } | { config: 'structured' | 'kv' | 'sql' | 'nginx' | 'dockerfile' };
+type Kind = { code: CodeLanguage } | { config: 'structured' | 'kv' | 'sql' | 'nginx' | 'dockerfile' | 'proto' };
 
 export function kindOf(path: string): Kind | undefined {
   const code = languageOf(path);
@@ -68,6 +69,7 @@ export function kindOf(path: string): Kind | undefined {
   if (base === '.env' || base.startsWith('.env.') || base.endsWith('.env') || base.endsWith('.properties'))
     return { config: 'kv' };
   if (base.endsWith('.sql')) return { config: 'sql' };
+  if (base.endsWith('.proto')) return { config: 'proto' };
   // nginx configuration (`nginx.conf`, `conf.d/default.conf`, envsubst templates `default.conf.template`).
   if (/\.conf(\.template)?$|^nginx.*\.template$/.test(base)) return { config: 'nginx' };
   if (/^dockerfile([._-].*)?$|\.dockerfile$/.test(base)) return { config: 'dockerfile' };
@@ -127,6 +129,9 @@ export async function extractSource(
     } else if (kind.config === 'nginx') {
       extractNginx(text, f.path, sink);
       parsed++;
+    } else if (kind.config === 'proto') {
+      extractProto(text, f.path, sink);
+      parsed++;
     } else if (kind.config === 'dockerfile') {
       extractDockerfileEnv(text, f.path, sink);
       parsed++;
@@ -164,6 +169,19 @@ export async function extractSource(
     const c = facts.calls[i]!;
     facts.calls[i] = { ...c, url: resolve(c.url) };
   }
+  for (let i = 0; i < facts.grpcCalls.length; i++) {
+    const c = facts.grpcCalls[i]!;
+    // A channel of another file (one address for that name in the whole source).
+    const dialled = c.channel ? sink.grpcChannels.filter((x) => x.name === c.channel) : [];
+    const one = new Set(dialled.map((x) => JSON.stringify(x.address))).size === 1 ? dialled[0]!.address : undefined;
+    const address = c.address.length ? c.address : (one ?? []);
+    if (address.length) facts.grpcCalls[i] = { ...c, address: resolve(address) };
+  }
+  // A client registration without a method call of its own (`AddGrpcClient<X>`) says nothing more once the
+  // source calls the service's methods elsewhere.
+  const called = new Set(facts.grpcCalls.filter((c) => c.method !== '*').map((c) => c.service));
+  const kept = facts.grpcCalls.filter((c) => c.method !== '*' || !called.has(c.service));
+  facts.grpcCalls.splice(0, facts.grpcCalls.length, ...kept);
   for (const k of Object.keys(facts.clientBases)) facts.clientBases[k] = resolve(facts.clientBases[k]!);
   return { ...facts, files: files_, parsedFiles: parsed };
 }

@@ -20,6 +20,7 @@ import {
   withBase,
 } from './common';
 import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
+import { JAVA_GRPC } from './grpc';
 
 const MAPPINGS: Record<string, HttpMethod> = {
   GetMapping: 'GET',
@@ -781,6 +782,7 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
   }
 
   return {
+    grpc: JAVA_GRPC,
     evaluate,
     declarations,
     rules: [

@@ -17,6 +17,7 @@ import {
   withBase,
 } from './common';
 import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
+import { JS_GRPC } from './grpc';
 import { FUNCTIONS } from './scope';
 
 const VERBS = new Set(['get', 'post', 'put', 'patch', 'delete', 'del', 'all', 'head', 'options']);
@@ -626,6 +627,7 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
   }
 
   return {
+    grpc: JS_GRPC,
     evaluate,
     declarations,
     rules: [

@@ -20,6 +20,7 @@ import {
   withBase,
 } from './common';
 import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
+import { PYTHON_GRPC } from './grpc';
 
 const VERBS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'options']);
 const HTTP_LIBS = new Set(['requests', 'httpx']);
@@ -517,6 +518,7 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
   }
 
   return {
+    grpc: PYTHON_GRPC,
     evaluate,
     declarations,
     rules: [
