@@ -86,6 +86,7 @@ async function readAll(dir: string): Promise<number> {
   return bytes;
 }
 
+const cpuMs = (u: NodeJS.CpuUsage): number => (u.user + u.system) / 1000;
 const mb = (kb: number): string => `${(kb / 1024).toFixed(0)} MB`;
 
 async function main(): Promise<void> {
@@ -100,6 +101,7 @@ async function main(): Promise<void> {
 
     // Second reference: tree-sitter parse of every file, nothing extracted (the parser's own cost).
     const p0 = performance.now();
+    const pc0 = process.cpuUsage();
     for (const repo of REPOS) {
       for (const f of await listSourceFiles(join(root, repo))) {
         const lang = languageOf(f.path);
@@ -107,10 +109,12 @@ async function main(): Promise<void> {
       }
     }
     const parseOnlyMs = performance.now() - p0;
+    const parseOnlyCpuMs = cpuMs(process.cpuUsage(pc0));
 
     // The real path: the linker service on the in-memory document store, one ingest (version) per
     // repository, each going through fetch, parse and link; then the report of the last version.
     const t0 = performance.now();
+    const tc0 = process.cpuUsage();
     const DEV = { subscriptionId: 'bench', role: 'developer' };
     const service = await LinkerService.open({
       store: new InMemoryDocumentStore(),
@@ -129,6 +133,7 @@ async function main(): Promise<void> {
     }
     const { report, markdown } = await service.getReport(DEV, app.id);
     const totalMs = performance.now() - t0;
+    const totalCpuMs = cpuMs(process.cpuUsage(tc0));
     const peakRssKb = process.resourceUsage().maxRSS;
     const files = (await Promise.all(REPOS.map((r) => listSourceFiles(join(root, r))))).reduce(
       (n, l) => n + l.length,
@@ -142,6 +147,8 @@ async function main(): Promise<void> {
         `linker service, ${REPOS.length} ingests (fetch ${stageMs.fetch} ms, parse ${stageMs.parse} ms, link ${stageMs.link} ms) + report`,
         `total: ${(totalMs / 1000).toFixed(2)} s${FILES === 1000 ? ' (target < 5 s)' : ''}`,
         `ratio vs baseline: ${(totalMs / baselineMs).toFixed(1)}x; vs parse only: ${(totalMs / parseOnlyMs).toFixed(2)}x`,
+        // CPU time of this process: what the machine's other load changes least (wall time waits for the CPU).
+        `CPU: linker ${totalCpuMs.toFixed(0)} ms, parse only ${parseOnlyCpuMs.toFixed(0)} ms; CPU ratio vs parse only: ${(totalCpuMs / parseOnlyCpuMs).toFixed(2)}x`,
         `RSS before run: ${mb(rssStart / 1024)}; peak RSS: ${mb(peakRssKb)}`,
         `report: ${report.statistics.apiLinks} API links, ${report.statistics.unresolvedCalls} unresolved, ${markdown.length} chars of Markdown`,
         ...(process.env.BENCH_DEBUG ? report.unresolvedCalls.slice(0, 5).map((u) => JSON.stringify(u)) : []),

@@ -7,7 +7,7 @@ import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 
 // bench/linker-1000.ts (issue 12: "ingest of 1,000 files stays under 5 s and bounded in memory"). Wall time
-// depends on what else the machine runs, so the test guards the parts that do not: the linker's cost against
+// depends on what else the machine runs, so the test guards the parts that do not: the linker's CPU time against
 // tree-sitter parsing alone measured in the same process, peak memory, and a complete report. The seconds
 // are printed for the log.
 const root = join(__dirname, '../..');
@@ -38,7 +38,8 @@ describe('bench/linker-1000.ts: 1,000 files in 5 repositories through the linker
     expect(num(/^files: (\d+) in 5 repositories/m)).toBe(1000);
     expect(num(/^report: (\d+) API links/m)).toBe(1000);
     expect(num(/API links, (\d+) unresolved/)).toBe(0);
-    expect(num(/vs parse only: ([\d.]+)x/)).toBeLessThanOrEqual(3.5);
+    // CPU time, not wall time: on a machine busy with other suites the wall-time ratio moves with the load.
+    expect(num(/CPU ratio vs parse only: ([\d.]+)x/)).toBeLessThanOrEqual(3.5);
     expect(num(/peak RSS: (\d+) MB/)).toBeLessThan(400);
   }, 180_000);
 });
