@@ -59,7 +59,18 @@ export function isIgnoredFile(path: string, includeTests: boolean): boolean {
   return !includeTests && TEST_FILES.test(base);
 }
 
-type Kind = { code: CodeLanguage } | { config: 'structured' | 'kv' | 'sql' | 'nginx' | 'dockerfile' | 'proto' };
+type ConfigKind = 'structured' | 'kv' | 'sql' | 'nginx' | 'dockerfile' | 'proto';
+type Kind = { code: CodeLanguage } | { config: ConfigKind };
+
+/** The extractor of each kind of configuration (or schema) file. */
+const CONFIG_EXTRACTORS: Record<ConfigKind, (text: string, path: string, sink: Sink) => void> = {
+  structured: extractStructured,
+  kv: extractKeyValues,
+  sql: extractSql,
+  nginx: extractNginx,
+  dockerfile: extractDockerfileEnv,
+  proto: extractProto,
+};
 
 export function kindOf(path: string): Kind | undefined {
   const code = languageOf(path);
@@ -120,23 +131,8 @@ export async function extractSource(
         tree.delete();
       }
       parsed++;
-    } else if (kind.config === 'structured') {
-      extractStructured(text, f.path, sink);
-      parsed++;
-    } else if (kind.config === 'kv') {
-      extractKeyValues(text, f.path, sink);
-      parsed++;
-    } else if (kind.config === 'nginx') {
-      extractNginx(text, f.path, sink);
-      parsed++;
-    } else if (kind.config === 'proto') {
-      extractProto(text, f.path, sink);
-      parsed++;
-    } else if (kind.config === 'dockerfile') {
-      extractDockerfileEnv(text, f.path, sink);
-      parsed++;
     } else {
-      extractSql(text, f.path, sink);
+      CONFIG_EXTRACTORS[kind.config](text, f.path, sink);
       parsed++;
     }
   }
