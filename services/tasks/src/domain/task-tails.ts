@@ -168,7 +168,12 @@ export class TaskTails {
   }
 }
 
-/** The stored task as stream items: each artifact in full (replacing what a client holds), then the status. */
+/**
+ * The stored task as stream items: each artifact in full (replacing what a client holds), then the status. Only
+ * the last item carries the stored seq (its SSE id): the items stand for everything up to that seq together, so
+ * a client has it only once the last one arrived. The others go without an id (seq 0): two frames with one id
+ * would repeat an id on the wire, and a client cut off between them would resume after events it never got.
+ */
 export function snapshotItems(task: TaskDoc): StreamItem[] {
   const ended = endsStream(task.status.state);
   const items: StreamItem[] = task.artifacts.map((artifact) => {
@@ -180,7 +185,7 @@ export function snapshotItems(task: TaskDoc): StreamItem[] {
       append: false,
       lastChunk: ended,
     };
-    return { seq: task.lastSeq, eventJson: JSON.stringify(evt), final: false };
+    return { seq: 0, eventJson: JSON.stringify(evt), final: false };
   });
   const status: TaskStatusUpdateEvent = {
     kind: 'status-update',
