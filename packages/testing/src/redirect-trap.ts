@@ -12,7 +12,8 @@ export interface TrappedRequest {
 /**
  * Two HTTP servers on loopback, two origins (two ports): `${first}/cross/<rest>` answers 307 to
  * `${other}/<rest>`, `${first}/same/<rest>` 307 to `${first}/<rest>`; every other request, on either server,
- * is recorded in `seen` and answered 200 `{}` (JSON). For tests that a credential never follows a redirect to
+ * is recorded in `seen` and answered 200 `{"text": "answered by the <first|other> origin"}` (a JSON answer of
+ * the `http` runtime's contract). For tests that a credential never follows a redirect to
  * another origin while a same-origin redirect keeps it.
  */
 export interface RedirectTrap {
@@ -42,7 +43,9 @@ export async function startRedirectTrap(): Promise<RedirectTrap> {
       }
       req.on('end', () => {
         seen.push({ origin, method: req.method ?? '', path, headers: req.headers });
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ text: `answered by the ${origin} origin` }));
       });
     });
   };
