@@ -122,7 +122,7 @@ export function egressFetch(agent: EgressAgent): typeof fetch {
       const res = (await undiciFetch(url, {
         ...(init as Record<string, unknown>),
         method,
-        headers,
+        headers: Object.fromEntries(headers),
         body: body as never,
         redirect: 'manual',
         dispatcher: agent,
