@@ -25,7 +25,10 @@ export interface RedirectTrap {
   close(): Promise<void>;
 }
 
-export async function startRedirectTrap(): Promise<RedirectTrap> {
+/** An answer of the trap's own choosing for a recorded request (default: the JSON `text` answer above). */
+export type TrapAnswer = (req: TrappedRequest) => { status?: number; body: unknown } | undefined;
+
+export async function startRedirectTrap(answer?: TrapAnswer): Promise<RedirectTrap> {
   const seen: TrappedRequest[] = [];
   let first = '';
   let other = '';
@@ -42,10 +45,12 @@ export async function startRedirectTrap(): Promise<RedirectTrap> {
         return;
       }
       req.on('end', () => {
-        seen.push({ origin, method: req.method ?? '', path, headers: req.headers });
+        const trapped: TrappedRequest = { origin, method: req.method ?? '', path, headers: req.headers };
+        seen.push(trapped);
+        const chosen = answer?.(trapped);
         res
-          .writeHead(200, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ text: `answered by the ${origin} origin` }));
+          .writeHead(chosen?.status ?? 200, { 'content-type': 'application/json' })
+          .end(JSON.stringify(chosen ? chosen.body : { text: `answered by the ${origin} origin` }));
       });
     });
   };

@@ -19,7 +19,25 @@ let egress: EgressAgent;
 let runtimes: ReturnType<typeof egressRuntimes>;
 
 beforeAll(async () => {
-  trap = await startRedirectTrap();
+  // A valid agent card on the first origin whose service URL redirects (`/card/<hop>/…`): the a2a-upstream
+  // runtime's JSON-RPC call, not only its card read, is then redirected.
+  trap = await startRedirectTrap((req) => {
+    const card = /^\/card\/(cross|same)\/\.well-known\/agent-card\.json$/.exec(req.path);
+    if (req.origin !== 'first' || !card) return undefined;
+    return {
+      body: {
+        protocolVersion: '0.3.0',
+        name: 'Up',
+        description: 'upstream',
+        url: `${trap.first}/${card[1]}/rpc`,
+        version: '1',
+        capabilities: { streaming: false },
+        defaultInputModes: ['text/plain'],
+        defaultOutputModes: ['text/plain'],
+        skills: [{ id: 's', name: 'S', description: 'd', tags: [] }],
+      },
+    };
+  });
   provider = await new ScriptedProvider().start();
   egress = createEgressAgent({ policy: new EgressPolicy({ hosts: [], cidrs: ['127.0.0.0/8'] }) });
   runtimes = egressRuntimes(egress);
@@ -112,6 +130,11 @@ const paths: { name: string; runtime: string; text?: string; config: (hop: Hop) 
     name: 'a2a-upstream (tokenSecret, at the card read)',
     runtime: 'a2a-upstream',
     config: (hop) => ({ url: `${trap.first}/${hop}/upstream`, tokenSecret: 'tok' }),
+  },
+  {
+    name: 'a2a-upstream (tokenSecret, at the JSON-RPC call)',
+    runtime: 'a2a-upstream',
+    config: (hop) => ({ url: `${trap.first}/card/${hop}`, tokenSecret: 'tok' }),
   },
 ];
 
