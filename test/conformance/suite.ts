@@ -1037,6 +1037,14 @@ export function describeConformance(
           'https://cloud.metadata.example/hook',
           `http://${pub('hooks')}/hook`,
           'https://[::ffff:127.0.0.1]/hook',
+          // Special-purpose ranges that are not globally reachable (issue 19): IPv4-compatible loopback,
+          // site-local, benchmarking, local-use NAT64, well-known NAT64 of a private address.
+          'https://[::7f00:1]/hook',
+          'https://[::127.0.0.1]/hook',
+          'https://[fec0::1]/hook',
+          'https://198.18.0.1/hook',
+          'https://[64:ff9b:1::a00:1]/hook',
+          'https://[64:ff9b::a00:1]/hook',
         ]) {
           expectError(
             await call(agent, 'tasks/pushNotificationConfig/set', {

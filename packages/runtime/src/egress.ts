@@ -73,15 +73,46 @@ export function egressBlockedCause(err: unknown): EgressBlockedError | undefined
 const MAX_REDIRECTS = 5;
 
 /**
+ * The only request headers that follow a redirect to another origin: content negotiation, tracing and
+ * protocol versions, none of which can carry a credential. Everything else is dropped there: not only
+ * `Authorization`, `Cookie` and `Proxy-Authorization` (what browsers and undici drop) but every header whose
+ * name a user chose (`authHeader`, MCP and graph `headerSecrets`, a provider's `x-api-key`), since this
+ * function cannot tell a secret header from another one (ADR 0021, decision 7).
+ */
+export const CROSS_ORIGIN_SAFE_HEADERS: ReadonlySet<string> = new Set([
+  'accept',
+  'accept-encoding',
+  'accept-language',
+  'cache-control',
+  'content-language',
+  'content-type',
+  'last-event-id',
+  'mcp-protocol-version',
+  'pragma',
+  'traceparent',
+  'tracestate',
+  'user-agent',
+  'x-a2a-extensions',
+]);
+
+function originOf(url: string): string {
+  return new URL(url).origin;
+}
+
+/**
  * `fetch` through the egress agent. Redirects are followed here, at most five, each target checked against
  * the policy's URL rules first (https for public hosts) and then at connect time by the agent; a redirect to
- * a private address fails with EgressBlockedError like a direct call.
+ * a private address fails with EgressBlockedError like a direct call. Once a hop leaves the first origin,
+ * only `CROSS_ORIGIN_SAFE_HEADERS` go on (for every later hop too, even one back to the first origin).
  */
 export function egressFetch(agent: EgressAgent): typeof fetch {
   const f = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
     let url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    let method = (init.method ?? 'GET').toUpperCase();
+    let method = (init.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
     let body = init.body;
+    const headers = new Headers(input instanceof Request ? input.headers : undefined);
+    new Headers(init.headers).forEach((value, name) => headers.set(name, value));
+    const firstOrigin = URL.canParse(url) ? originOf(url) : url;
     for (let hop = 0; ; hop++) {
       const check = agent.policy.checkUrlShape(url);
       if (!check.ok) {
@@ -91,6 +122,7 @@ export function egressFetch(agent: EgressAgent): typeof fetch {
       const res = (await undiciFetch(url, {
         ...(init as Record<string, unknown>),
         method,
+        headers: Object.fromEntries(headers),
         body: body as never,
         redirect: 'manual',
         dispatcher: agent,
@@ -103,6 +135,11 @@ export function egressFetch(agent: EgressAgent): typeof fetch {
       if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST')) {
         method = 'GET';
         body = undefined;
+        for (const name of ['content-type', 'content-length', 'content-encoding', 'content-language'])
+          headers.delete(name);
+      }
+      if (originOf(url) !== firstOrigin) {
+        for (const name of [...headers.keys()]) if (!CROSS_ORIGIN_SAFE_HEADERS.has(name)) headers.delete(name);
       }
     }
   };

@@ -1,16 +1,17 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { effectiveAddress, isGloballyReachable } from './special-addresses';
 
 /**
- * SSRF guard. A destination is allowed only when every address it resolves to is public unicast:
- * private ranges, loopback, link-local (cloud metadata 169.254.169.254), CGNAT, multicast, reserved and
- * IPv4-mapped forms of these are refused. Checked at registration and again before every delivery.
+ * SSRF guard. A destination is allowed only when every address it resolves to is globally reachable
+ * unicast: every IANA special-purpose range that is not (private, loopback, link-local with cloud metadata
+ * 169.254.169.254, CGNAT, benchmarking, documentation, site-local, local-use NAT64, multicast, reserved) is
+ * refused, and an IPv6 address embedding an IPv4 one (mapped, compatible, NAT64, 6to4) is judged by that
+ * IPv4 address. The table is `special-addresses.ts`. Checked at registration and again at connect time.
  */
 export function isPublicAddress(ip: string): boolean {
-  if (!ipaddr.isValid(ip)) return false;
-  const addr = ipaddr.process(ip); // unwraps ::ffff:127.0.0.1
-  return addr.range() === 'unicast';
+  return isGloballyReachable(ip);
 }
 
 const BLOCKED_HOSTNAMES = new Set(['localhost', 'metadata.google.internal', 'metadata', 'instance-data']);
@@ -135,7 +136,7 @@ export class EgressPolicy {
   /** The address is in an allow-listed range. */
   allowsListedAddress(ip: string): boolean {
     if (!ipaddr.isValid(ip)) return false;
-    const addr = ipaddr.process(ip);
+    const addr = effectiveAddress(ipaddr.parse(ip)); // ::ffff:10.0.0.1 is in 10.0.0.0/8, as it is refused
     return this.#ranges.some(([range, bits]) => addr.kind() === range.kind() && addr.match(range, bits));
   }
 

@@ -95,3 +95,115 @@ describe('egress agent and fetch: the policy at connect time, redirects re-check
     await agent.close();
   });
 });
+
+describe('egress fetch: credentials never follow a redirect to another origin', () => {
+  const seen: { origin: 'first' | 'other'; path: string; method: string; headers: Record<string, unknown> }[] = [];
+  let first: Server;
+  let other: Server;
+  let firstBase = '';
+  let otherBase = '';
+  const listen = async (s: Server): Promise<string> => {
+    await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+    return `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+  };
+  beforeAll(async () => {
+    first = createServer((req, res) => {
+      const path = req.url ?? '/';
+      const status = Number(/^\/(30\d)\//.exec(path)?.[1] ?? 307);
+      if (path.includes('/cross/')) res.writeHead(status, { location: `${otherBase}/landed` }).end();
+      else if (path.includes('/same/')) res.writeHead(status, { location: '/landed' }).end();
+      else if (path.includes('/back/')) res.writeHead(status, { location: `${otherBase}/return` }).end();
+      else {
+        seen.push({ origin: 'first', path, method: req.method ?? '', headers: req.headers });
+        res.end('first');
+      }
+    });
+    other = createServer((req, res) => {
+      seen.push({ origin: 'other', path: req.url ?? '/', method: req.method ?? '', headers: req.headers });
+      if (req.url === '/return') res.writeHead(307, { location: `${firstBase}/landed` }).end();
+      else res.end('other');
+    });
+    firstBase = await listen(first);
+    otherBase = await listen(other);
+  });
+  afterAll(async () => {
+    await new Promise<void>((r) => first.close(() => r()));
+    await new Promise<void>((r) => other.close(() => r()));
+  });
+  const credentials = {
+    Authorization: 'Bearer top-secret',
+    Cookie: 'session=top-secret',
+    'Proxy-Authorization': 'Basic top-secret',
+    'X-Api-Key': 'top-secret',
+    'X-Mcp-Key': 'top-secret',
+    Accept: 'application/json',
+    'Content-Type': 'application/json',
+    traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+  };
+  const loopback = (): ReturnType<typeof createEgressAgent> =>
+    createEgressAgent({ policy: new EgressPolicy({ hosts: [], cidrs: ['127.0.0.0/8'] }) });
+
+  it.each([307, 308, 302, 303, 301])(
+    'a %i to another origin (another port of loopback) drops every credential header and keeps the safe ones',
+    async (status) => {
+      seen.length = 0;
+      const agent = loopback();
+      const res = await egressFetch(agent)(`${firstBase}/${status}/cross/x`, {
+        method: 'POST',
+        headers: credentials,
+        body: '{"q":1}',
+      });
+      expect(await res.text()).toBe('other');
+      expect(seen).toHaveLength(1);
+      const h = seen[0]!.headers;
+      expect(seen[0]!.origin).toBe('other');
+      for (const name of ['authorization', 'cookie', 'proxy-authorization', 'x-api-key', 'x-mcp-key'])
+        expect(h[name]).toBeUndefined();
+      expect(JSON.stringify(h)).not.toContain('top-secret');
+      expect(h.accept).toBe('application/json');
+      expect(h.traceparent).toBe(credentials.traceparent);
+      // 307 and 308 repeat the POST with its body; the others turn it into a GET without one.
+      expect(seen[0]!.method).toBe(status === 307 || status === 308 ? 'POST' : 'GET');
+      await agent.close();
+    },
+  );
+
+  it('a redirect within the same origin keeps them', async () => {
+    seen.length = 0;
+    const agent = loopback();
+    const res = await egressFetch(agent)(`${firstBase}/307/same/x`, {
+      method: 'POST',
+      headers: credentials,
+      body: '{}',
+    });
+    expect(await res.text()).toBe('first');
+    expect(seen[0]).toMatchObject({
+      origin: 'first',
+      path: '/landed',
+      headers: { authorization: 'Bearer top-secret', cookie: 'session=top-secret', 'x-api-key': 'top-secret' },
+    });
+    await agent.close();
+  });
+
+  it('once dropped they stay dropped, even when a later hop comes back to the first origin', async () => {
+    seen.length = 0;
+    const agent = loopback();
+    const res = await egressFetch(agent)(`${firstBase}/307/back/x`, { headers: new Headers(credentials) });
+    expect(await res.text()).toBe('first');
+    expect(seen.map((s) => `${s.origin} ${s.path}`)).toEqual(['other /return', 'first /landed']);
+    for (const s of seen) expect(JSON.stringify(s.headers)).not.toContain('top-secret');
+    await agent.close();
+  });
+
+  it('a Request given as input: its headers are sent, and dropped on the other origin too', async () => {
+    seen.length = 0;
+    const agent = loopback();
+    const res = await egressFetch(agent)(new Request(`${firstBase}/307/cross/x`, { headers: credentials }));
+    expect(await res.text()).toBe('other');
+    expect(JSON.stringify(seen[0]!.headers)).not.toContain('top-secret');
+    seen.length = 0;
+    await egressFetch(agent)(new Request(`${firstBase}/plain`, { headers: credentials }));
+    expect(seen[0]!.headers.authorization).toBe('Bearer top-secret');
+    await agent.close();
+  });
+});

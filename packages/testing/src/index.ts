@@ -398,3 +398,4 @@ export const textMessage = (text: string, extra: Record<string, unknown> = {}): 
 export * from './grpc-reflection';
 export * from './upstream-agents';
 export * from './http-contract-agent';
+export * from './redirect-trap';

@@ -9,18 +9,19 @@ import {
   type PushTarget,
 } from '../../src/delivery';
 import { createWebhookAgent, type WebhookAgent } from '../../src/egress/webhook-agent';
-import { selfSignedCert, startReceiver, update, type Receiver } from '../support/receiver';
+import { selfSignedCert, startReceiver, update, type Receiver, type TestCert } from '../support/receiver';
 
 describe('Deliverer: delivery log and retry timing', () => {
   let receiver: Receiver;
   let agent: WebhookAgent;
   let store: InMemoryDocumentStore;
+  let tls: TestCert;
   const sleeps: number[] = [];
   const isAllowed = (ip: string): boolean => ip === '127.0.0.1';
   const resolve = (): Promise<string[]> => Promise.resolve(['127.0.0.1']);
 
   beforeAll(async () => {
-    const tls = await selfSignedCert();
+    tls = await selfSignedCert();
     receiver = await startReceiver(tls);
     agent = createWebhookAgent({ isAllowed, resolve, ca: tls.cert });
     store = new InMemoryDocumentStore();
@@ -63,6 +64,21 @@ describe('Deliverer: delivery log and retry timing', () => {
     expect(hits[0]!.headers.authorization).toBe('Bearer cred-1');
     // The next update of the same task is a new delivery.
     expect((await (await deliverer()).deliver(update('task-1', 4), t, '{"kind":"task"}'))?.state).toBe('delivered');
+  });
+
+  it('a 307 to another origin is not followed: the push token and credentials never reach it (issue 19)', async () => {
+    const other = await startReceiver(tls);
+    try {
+      const elsewhere = `https://rebind.public.example:${other.port}/ok`;
+      const t = target('c-307', `/redirect307?to=${encodeURIComponent(elsewhere)}`);
+      const d = await (await deliverer()).deliver(update('task-307', 1), t, '{"kind":"task"}');
+      expect(d).toMatchObject({ state: 'failed', outcome: 'rejected', attempts: [{ status: 307 }] });
+      expect(other.received).toEqual([]);
+      const hit = receiver.received.find((r) => r.path.startsWith('/redirect307'));
+      expect(hit?.headers.authorization).toBe('Bearer cred-1'); // the configured origin got them
+    } finally {
+      await other.close();
+    }
   });
 
   it('Webhook rule 3: exponential backoff with jitter between the 4 attempts, bounded by the cap', async () => {

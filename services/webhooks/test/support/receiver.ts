@@ -57,7 +57,7 @@ export interface Receiver {
 
 /**
  * HTTPS receiver on 127.0.0.1. Paths: `/ok` 200; `/fail` 500; `/bad` 400; `/limited` 429 (Retry-After: 0) on
- * every other request, 200 otherwise; `/redirect` 302 to `/ok?from=redirect`.
+ * every other request, 200 otherwise; `/redirect` 302 to `/ok?from=redirect`; `/redirect307?to=<url>` 307 to `<url>`.
  */
 export async function startReceiver(tls: TestCert): Promise<Receiver> {
   const received: ReceivedRequest[] = [];
@@ -77,6 +77,8 @@ export async function startReceiver(tls: TestCert): Promise<Receiver> {
         else res.writeHead(200).end();
       } else if (route === '/redirect') {
         res.writeHead(302, { location: `https://hook.public.example:${port}/ok?from=redirect` }).end();
+      } else if (route === '/redirect307') {
+        res.writeHead(307, { location: new URL(path, 'https://x').searchParams.get('to') ?? '/ok' }).end();
       } else res.writeHead(200, { 'content-type': 'text/plain' }).end('x'.repeat(200_000));
     });
   });
