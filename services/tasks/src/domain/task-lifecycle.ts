@@ -158,7 +158,18 @@ export class TaskLifecycle extends TaskConcern {
         yield start.final;
         return;
       }
-      for await (const item of this.core.tails.follow(start.task.id, start.afterSeq, signal))
+      let afterSeq = start.afterSeq;
+      if (start.ended) {
+        // A stream resumed after its task ended: what the client missed, then (only if the task went on
+        // meanwhile) the live events.
+        for await (const item of this.core.tails.replayEnded(start.ended, afterSeq)) {
+          yield await this.core.resolveItem(start.task, item);
+          if (item.final) return;
+          if (item.seq > 0) afterSeq = item.seq;
+        }
+        delete start.ended; // not kept for the life of the live stream
+      }
+      for await (const item of this.core.tails.follow(start.task.id, afterSeq, signal))
         yield await this.core.resolveItem(start.task, item);
     } finally {
       release();
@@ -485,8 +496,10 @@ export class TaskLifecycle extends TaskConcern {
   async #resumeFrom(task: TaskDoc, afterSeq: number): Promise<ResumePoint> {
     const current = (await this.c.tasks.get(task.id))?.doc ?? task;
     if (endsStream(current.status.state)) {
-      // State table: resubscribing to a finished task gives a single event with `final: true`, whatever
-      // Last-Event-ID says (tailing after the last event of a finished task would wait forever).
+      // A stream resumed by its Last-Event-ID gets every event it missed, even though the task ended meanwhile.
+      if (afterSeq > 0 && afterSeq < current.lastSeq) return { task: streamRef(current), afterSeq, ended: current };
+      // State table: resubscribing to a finished task gives a single event with `final: true` (without a
+      // Last-Event-ID, or one at or past its last event: tailing after that would wait forever).
       const final = await this.core.resolveItem(current, this.#finalSnapshot(current));
       return { task: streamRef(current), afterSeq, final };
     }
@@ -510,11 +523,15 @@ export class TaskLifecycle extends TaskConcern {
 /** What a stream keeps of its task while it follows it: the id, and the owner its large parts are read as. */
 type StreamRef = Pick<TaskDoc, 'id' | 'subscriptionId'>;
 
-/** Where a replay starts: after `afterSeq`, or only `final` (the task has ended). */
+/**
+ * Where a replay starts: after `afterSeq`; only `final` (the task has ended and the client missed nothing, or
+ * named no event); or `ended`, the task that ended after the client's last event (its missed events first).
+ */
 interface ResumePoint {
   task: StreamRef;
   afterSeq: number;
   final?: StreamItem;
+  ended?: TaskDoc;
 }
 
 function streamRef(task: TaskDoc): StreamRef {

@@ -23,6 +23,8 @@ export interface TaskTailsConfig {
 export type Release = () => void;
 
 const IDLE = Symbol('idle');
+/** Events a replay reads from the log at once. */
+const REPLAY_PAGE = 500;
 
 /**
  * Why a follower ends its log tail. A prepared reason: `abort()` without one builds a DOMException (and
@@ -147,6 +149,52 @@ export class TaskTails {
         await sleep(this.deps.config.storeCheckMs, signal);
       }
     }
+  }
+
+  /**
+   * A resumed stream of a task that has ended streams (finished, or waiting for input): its events after
+   * `afterSeq` up to the first final one, read from the log while it holds them in order; from the first event
+   * the log lost (a gap, or its end before a final event), the stored task rebuilt as in `follow`. Nothing is
+   * waited for: a lost event never comes back, so a tail would only meet the store check. Ends without a final
+   * item only when the task went on meanwhile (a reply to `input-required`); the caller then follows it live.
+   */
+  async *replayEnded(task: TaskDoc, afterSeq: number): AsyncIterable<StreamItem> {
+    let cursor = afterSeq;
+    for (let complete = false; !complete && cursor < task.lastSeq;) {
+      let page: LoggedEvent[];
+      try {
+        page = await this.deps.eventLog.read(task.id, cursor, REPLAY_PAGE);
+      } catch (err) {
+        this.deps.log.warn(
+          { err, taskId: task.id },
+          'event log unreadable: the resumed stream rebuilt from the stored task',
+        );
+        break;
+      }
+      complete = page.length < REPLAY_PAGE;
+      for (const e of page) {
+        if (e.seq !== cursor + 1) {
+          complete = true;
+          break;
+        }
+        const logged = eventsV1.LoggedTaskEvent.decode(e.data);
+        // The task's last event must end the stream: if the log's copy does not, the rebuild below does.
+        if (e.seq >= task.lastSeq && !logged.final) {
+          complete = true;
+          break;
+        }
+        cursor = e.seq;
+        yield { seq: logged.seq, eventJson: logged.eventJson, final: logged.final };
+        if (logged.final) return;
+      }
+    }
+    const stored = (await this.deps.tasks.get(task.id))?.doc ?? task;
+    if (stored.lastSeq <= cursor) return; // went on, and the log holds it all: the caller follows it live
+    this.deps.log.info(
+      { taskId: task.id, after: afterSeq, logUpTo: cursor, stored: stored.lastSeq },
+      'events missing from the log: the resumed stream rebuilt from the stored task',
+    );
+    yield* snapshotItems(stored);
   }
 
   /**
