@@ -333,11 +333,27 @@ export class TaskLifecycle extends TaskConcern {
     try {
       await this.core.publishRun(agent, task, runId, stored);
     } catch (err) {
-      // The task is stored and accepted: a run no runner started is published again by the sweeper after
-      // RUN_STALL_MS (ADR 0011), so a bus outage here delays the run instead of refusing a charged request.
-      this.deps.log.warn({ err, taskId: task.id, runId }, 'run request not published: the sweeper will publish it');
+      // The task is stored and accepted: an outage of the bus (or of the store the run's memory is read from)
+      // delays the run instead of refusing a charged request. Retried in the background within seconds; the
+      // sweeper republishes after RUN_STALL_MS if that fails too (ADR 0011).
+      this.deps.log.warn({ err, taskId: task.id, runId }, 'run request not published: retrying');
+      this.core.publishRetries.retry({ taskId: task.id, runId }, () => this.#republish(task.id, runId, stored));
     }
     return { task, startSeq, repeated: false };
+  }
+
+  /** One retry of a run request: unneeded once the task no longer waits for this run, or a runner started it. */
+  async #republish(
+    taskId: string,
+    runId: string,
+    stored: { message: Message; attachments: eventsV1.Attachment[] },
+  ): Promise<'published' | 'unneeded'> {
+    const t = await this.c.tasks.get(taskId);
+    if (!t || t.doc.currentRunId !== runId || t.doc.status.state !== 'working') return 'unneeded';
+    if (await this.core.leases.started(runId).catch(() => false)) return 'unneeded';
+    const agent = await this.deps.control.catalog.resolveAgent(t.doc.agentId);
+    await this.core.publishRun(agent, t.doc, runId, stored);
+    return 'published';
   }
 
   async #continueTask(
