@@ -168,6 +168,8 @@ export abstract class TaskConcern {
   }
 }
 
+/** How long a resume of an ended task waits for the log to catch up with the stored task (ADR 0014). */
+const LOG_CATCH_UP_MS = 1_000;
 /** Retries of a run request a send could not publish: 0.25 s, 0.5 s, 1 s, 2 s, 4 s, then every 5 s. */
 const PUBLISH_RETRY = { firstDelayMs: 250, maxDelayMs: 5_000, maxPending: 10_000 };
 
@@ -187,7 +189,11 @@ export class TaskCore {
       tasks: c.tasks,
       eventLog: deps.eventLog,
       log: deps.log,
-      config: { maxStreams: deps.config.maxStreams, storeCheckMs: deps.config.streamStoreCheckMs },
+      config: {
+        maxStreams: deps.config.maxStreams,
+        storeCheckMs: deps.config.streamStoreCheckMs,
+        catchUpMs: Math.min(LOG_CATCH_UP_MS, deps.config.streamStoreCheckMs),
+      },
     });
     // Until the sweeper's turn: it republishes a run that no runner started after `runStallMs`.
     this.publishRetries = new RunPublishRetries({

@@ -162,7 +162,7 @@ export class TaskLifecycle extends TaskConcern {
       if (start.ended) {
         // A stream resumed after its task ended: what the client missed, then (only if the task went on
         // meanwhile) the live events.
-        for await (const item of this.core.tails.replayEnded(start.ended, afterSeq)) {
+        for await (const item of this.core.tails.replayEnded(start.ended, afterSeq, signal)) {
           yield await this.core.resolveItem(start.task, item);
           if (item.final) return;
           if (item.seq > 0) afterSeq = item.seq;

@@ -17,14 +17,17 @@ export interface TaskTailsConfig {
   maxStreams: number;
   /** A stream with no event for this long compares its position with the stored task (a lost log heals). */
   storeCheckMs: number;
+  /**
+   * A resume of an ended task waits this long for the log to catch up with the stored task before it rebuilds
+   * the rest from the task (the log is appended right after the task is written).
+   */
+  catchUpMs: number;
 }
 
 /** Releases an admitted slot; idempotent. */
 export type Release = () => void;
 
 const IDLE = Symbol('idle');
-/** Events a replay reads from the log at once. */
-const REPLAY_PAGE = 500;
 
 /**
  * Why a follower ends its log tail. A prepared reason: `abort()` without one builds a DOMException (and
@@ -153,40 +156,46 @@ export class TaskTails {
 
   /**
    * A resumed stream of a task that has ended streams (finished, or waiting for input): its events after
-   * `afterSeq` up to the first final one, read from the log while it holds them in order; from the first event
-   * the log lost (a gap, or its end before a final event), the stored task rebuilt as in `follow`. Nothing is
-   * waited for: a lost event never comes back, so a tail would only meet the store check. Ends without a final
-   * item only when the task went on meanwhile (a reply to `input-required`); the caller then follows it live.
+   * `afterSeq` up to the first final one, from the log while it holds them in order; from the first event the
+   * log lost, the stored task rebuilt as in `follow`. A log that ends before the task's last event may only be
+   * behind (the task is written first, then its events appended): it gets `catchUpMs` without an event before
+   * that counts as lost; a gap counts at once. Ends without a final item only when the task went on meanwhile
+   * (a reply to `input-required`): the caller then follows it live.
    */
-  async *replayEnded(task: TaskDoc, afterSeq: number): AsyncIterable<StreamItem> {
+  async *replayEnded(task: TaskDoc, afterSeq: number, signal: AbortSignal): AsyncIterable<StreamItem> {
     let cursor = afterSeq;
-    for (let complete = false; !complete && cursor < task.lastSeq;) {
-      let page: LoggedEvent[];
-      try {
-        page = await this.deps.eventLog.read(task.id, cursor, REPLAY_PAGE);
-      } catch (err) {
-        this.deps.log.warn(
-          { err, taskId: task.id },
-          'event log unreadable: the resumed stream rebuilt from the stored task',
-        );
-        break;
-      }
-      complete = page.length < REPLAY_PAGE;
-      for (const e of page) {
-        if (e.seq !== cursor + 1) {
-          complete = true;
+    const ac = new AbortController();
+    const onAbort = (): void => ac.abort(FOLLOW_ENDED);
+    signal.addEventListener('abort', onAbort, { once: true });
+    const it = this.deps.eventLog.tail(task.id, cursor, ac.signal)[Symbol.asyncIterator]();
+    try {
+      while (cursor < task.lastSeq) {
+        let next: IteratorResult<LoggedEvent> | typeof IDLE;
+        try {
+          next = await new PendingRead(it.next()).orIdle(this.deps.config.catchUpMs, signal);
+        } catch (err) {
+          this.deps.log.warn(
+            { err, taskId: task.id },
+            'event log unreadable: the resumed stream rebuilt from the stored task',
+          );
           break;
         }
+        if (signal.aborted) return;
+        if (next === IDLE || next.done) break;
+        const e = next.value;
+        if (e.seq <= cursor) continue;
+        if (e.seq !== cursor + 1) break;
         const logged = eventsV1.LoggedTaskEvent.decode(e.data);
         // The task's last event must end the stream: if the log's copy does not, the rebuild below does.
-        if (e.seq >= task.lastSeq && !logged.final) {
-          complete = true;
-          break;
-        }
+        if (e.seq >= task.lastSeq && !logged.final) break;
         cursor = e.seq;
         yield { seq: logged.seq, eventJson: logged.eventJson, final: logged.final };
         if (logged.final) return;
       }
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      ac.abort(FOLLOW_ENDED);
+      it.return?.().catch(() => undefined);
     }
     const stored = (await this.deps.tasks.get(task.id))?.doc ?? task;
     if (stored.lastSeq <= cursor) return; // went on, and the log holds it all: the caller follows it live

@@ -1,20 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { InMemoryEventLog } from '@a2a-inbound/ports';
+import { InMemoryEventLog, type LoggedEvent } from '@a2a-inbound/ports';
 import type { StreamItem } from '../../src/domain/task-service';
 import { delta, status, taskServiceSetup, textMsg } from '../support/task-service-setup';
 
 /** A log that can forget every event after a seq (Redis restarted between two appends, without persistence). */
 class TruncatingEventLog extends InMemoryEventLog {
-  async keepUpTo(stream: string, seq: number): Promise<void> {
-    const kept = (await this.read(stream, 0)).filter((e) => e.seq <= seq);
+  /** Drops the events after `seq`; resolves them, to append again (a log that was only behind). */
+  async keepUpTo(stream: string, seq: number): Promise<LoggedEvent[]> {
+    const all = await this.read(stream, 0);
     await this.dropEvents(stream);
-    for (const e of kept) await this.append(stream, e.seq, e.data, { allowGap: true });
+    for (const e of all.filter((x) => x.seq <= seq)) await this.append(stream, e.seq, e.data, { allowGap: true });
+    return all.filter((x) => x.seq > seq);
   }
 }
 
 /** A task that ran to the end while its client was away: seq 1 working, 2 and 3 deltas, 4 completed. */
 async function finishedTask() {
-  const s = await taskServiceSetup({ eventLog: new TruncatingEventLog() });
+  // A log that ends short gets 200 ms (the smaller of 1 s and the store check) to catch up before a rebuild.
+  const s = await taskServiceSetup({ eventLog: new TruncatingEventLog(), config: { streamStoreCheckMs: 200 } });
   const task = await s.tasks.send(s.caller, textMsg('m1'), { blocking: false });
   const runId = (await s.collections.tasks.get(task.id))!.doc.currentRunId;
   await s.tasks.applyRunEvent(delta(task.id, runId, 1, 'Hel'));
@@ -61,13 +64,28 @@ describe('tasks/resubscribe with a Last-Event-ID on a task that finished meanwhi
     ).toEqual([4]);
   });
 
-  it('rebuilds from the stored task at once what the log lost (no wait for the store check)', async () => {
+  it('waits for a log that is only behind the stored task (its events are appended after the task is written)', async () => {
+    const { tasks, caller, task, eventLog } = await finishedTask();
+    const late = await eventLog.keepUpTo(task.id, 2);
+    const resumed = collect(tasks.resubscribe(caller, task.id, 1, new AbortController().signal));
+    await new Promise((r) => setTimeout(r, 50));
+    for (const e of late) await eventLog.append(task.id, e.seq, e.data);
+    const items = await resumed;
+    expect(items.map((i) => [i.seq, i.final])).toEqual([
+      [2, false],
+      [3, false],
+      [4, true],
+    ]);
+    expect(answerOf(items)).toBe('Hello');
+  });
+
+  it('rebuilds from the stored task what the log lost', async () => {
     const { tasks, caller, task, eventLog } = await finishedTask();
     // Events 3 and 4 were acknowledged and then lost (Redis restarted without persistence).
     await eventLog.keepUpTo(task.id, 2);
     const started = Date.now();
     const items = await collect(tasks.resubscribe(caller, task.id, 1, new AbortController().signal));
-    expect(Date.now() - started).toBeLessThan(1_000); // the store check would take 15 s
+    expect(Date.now() - started).toBeLessThan(2_000); // the log's catch-up (200 ms), not a store check
     // Event 2 from the log; then the stored task: the artifact in full (no id of its own), the final status.
     expect(items.map((i) => [i.seq, i.final])).toEqual([
       [2, false],
