@@ -64,6 +64,7 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
     log,
     config: config.task,
   });
+  lifecycle.add('run publish retries', tasks);
 
   const seed = config.seedDemo
     ? await seedDemo(control, { rateLimitPerMinute: config.seedRateLimitPerMinute })

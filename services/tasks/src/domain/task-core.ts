@@ -28,7 +28,8 @@ import { memoryWindow } from './memory';
 import type { LookupCollections } from './task-lookups';
 import { contextKey, openLookupCollections } from './task-lookups';
 import type { StreamItem } from './task-tails';
-import { TaskTails } from './task-tails';
+import { sleep, TaskTails } from './task-tails';
+import { RunPublishRetries, type Sleep } from './run-publish-retries';
 
 export type { StreamItem } from './task-tails';
 
@@ -140,6 +141,8 @@ export interface TaskDeps {
   config: TaskServiceConfig;
   /** Sealed values of the secrets a definition references travel with its run requests. */
   secrets?: Secrets;
+  /** How background retries wait (tests inject one that moves a manual clock). */
+  sleep?: Sleep;
 }
 
 /**
@@ -165,10 +168,16 @@ export abstract class TaskConcern {
   }
 }
 
+/** How long a resume of an ended task waits for the log to catch up with the stored task (ADR 0014). */
+const LOG_CATCH_UP_MS = 1_000;
+/** Retries of a run request a send could not publish: 0.25 s, 0.5 s, 1 s, 2 s, 4 s, then every 5 s. */
+const PUBLISH_RETRY = { firstDelayMs: 250, maxDelayMs: 5_000, maxPending: 10_000 };
+
 export class TaskCore {
   readonly leases: RunLeases;
   readonly tails: TaskTails;
   readonly payloads: LargePayloads;
+  readonly publishRetries: RunPublishRetries;
 
   constructor(
     readonly c: TaskCollections,
@@ -180,7 +189,18 @@ export class TaskCore {
       tasks: c.tasks,
       eventLog: deps.eventLog,
       log: deps.log,
-      config: { maxStreams: deps.config.maxStreams, storeCheckMs: deps.config.streamStoreCheckMs },
+      config: {
+        maxStreams: deps.config.maxStreams,
+        storeCheckMs: deps.config.streamStoreCheckMs,
+        catchUpMs: Math.min(LOG_CATCH_UP_MS, deps.config.streamStoreCheckMs),
+      },
+    });
+    // Until the sweeper's turn: it republishes a run that no runner started after `runStallMs`.
+    this.publishRetries = new RunPublishRetries({
+      clock: deps.clock,
+      sleep: deps.sleep ?? sleep,
+      log: deps.log,
+      config: { ...PUBLISH_RETRY, giveUpAfterMs: deps.config.runStallMs },
     });
   }
 

@@ -158,7 +158,18 @@ export class TaskLifecycle extends TaskConcern {
         yield start.final;
         return;
       }
-      for await (const item of this.core.tails.follow(start.task.id, start.afterSeq, signal))
+      let afterSeq = start.afterSeq;
+      if (start.ended) {
+        // A stream resumed after its task ended: what the client missed, then (only if the task went on
+        // meanwhile) the live events.
+        for await (const item of this.core.tails.replayEnded(start.ended, afterSeq, signal)) {
+          yield await this.core.resolveItem(start.task, item);
+          if (item.final) return;
+          if (item.seq > 0) afterSeq = item.seq;
+        }
+        delete start.ended; // not kept for the life of the live stream
+      }
+      for await (const item of this.core.tails.follow(start.task.id, afterSeq, signal))
         yield await this.core.resolveItem(start.task, item);
     } finally {
       release();
@@ -322,11 +333,27 @@ export class TaskLifecycle extends TaskConcern {
     try {
       await this.core.publishRun(agent, task, runId, stored);
     } catch (err) {
-      // The task is stored and accepted: a run no runner started is published again by the sweeper after
-      // RUN_STALL_MS (ADR 0011), so a bus outage here delays the run instead of refusing a charged request.
-      this.deps.log.warn({ err, taskId: task.id, runId }, 'run request not published: the sweeper will publish it');
+      // The task is stored and accepted: an outage of the bus (or of the store the run's memory is read from)
+      // delays the run instead of refusing a charged request. Retried in the background within seconds; the
+      // sweeper republishes after RUN_STALL_MS if that fails too (ADR 0011).
+      this.deps.log.warn({ err, taskId: task.id, runId }, 'run request not published: retrying');
+      this.core.publishRetries.retry({ taskId: task.id, runId }, () => this.#republish(task.id, runId, stored));
     }
     return { task, startSeq, repeated: false };
+  }
+
+  /** One retry of a run request: unneeded once the task no longer waits for this run, or a runner started it. */
+  async #republish(
+    taskId: string,
+    runId: string,
+    stored: { message: Message; attachments: eventsV1.Attachment[] },
+  ): Promise<'published' | 'unneeded'> {
+    const t = await this.c.tasks.get(taskId);
+    if (!t || t.doc.currentRunId !== runId || t.doc.status.state !== 'working') return 'unneeded';
+    if (await this.core.leases.started(runId).catch(() => false)) return 'unneeded';
+    const agent = await this.deps.control.catalog.resolveAgent(t.doc.agentId);
+    await this.core.publishRun(agent, t.doc, runId, stored);
+    return 'published';
   }
 
   async #continueTask(
@@ -485,8 +512,10 @@ export class TaskLifecycle extends TaskConcern {
   async #resumeFrom(task: TaskDoc, afterSeq: number): Promise<ResumePoint> {
     const current = (await this.c.tasks.get(task.id))?.doc ?? task;
     if (endsStream(current.status.state)) {
-      // State table: resubscribing to a finished task gives a single event with `final: true`, whatever
-      // Last-Event-ID says (tailing after the last event of a finished task would wait forever).
+      // A stream resumed by its Last-Event-ID gets every event it missed, even though the task ended meanwhile.
+      if (afterSeq > 0 && afterSeq < current.lastSeq) return { task: streamRef(current), afterSeq, ended: current };
+      // State table: resubscribing to a finished task gives a single event with `final: true` (without a
+      // Last-Event-ID, or one at or past its last event: tailing after that would wait forever).
       const final = await this.core.resolveItem(current, this.#finalSnapshot(current));
       return { task: streamRef(current), afterSeq, final };
     }
@@ -510,11 +539,15 @@ export class TaskLifecycle extends TaskConcern {
 /** What a stream keeps of its task while it follows it: the id, and the owner its large parts are read as. */
 type StreamRef = Pick<TaskDoc, 'id' | 'subscriptionId'>;
 
-/** Where a replay starts: after `afterSeq`, or only `final` (the task has ended). */
+/**
+ * Where a replay starts: after `afterSeq`; only `final` (the task has ended and the client missed nothing, or
+ * named no event); or `ended`, the task that ended after the client's last event (its missed events first).
+ */
 interface ResumePoint {
   task: StreamRef;
   afterSeq: number;
   final?: StreamItem;
+  ended?: TaskDoc;
 }
 
 function streamRef(task: TaskDoc): StreamRef {

@@ -28,6 +28,16 @@ export class TaskService {
     this.pushConfigs = new PushConfigs(this.#core);
   }
 
+  /** Stops the background work of the domain (retries of run requests not yet published). */
+  close(): Promise<void> {
+    return this.#core.publishRetries.close();
+  }
+
+  /** Run requests this process is publishing again now (their first publish failed). */
+  get retryingPublishes(): number {
+    return this.#core.publishRetries.pending;
+  }
+
   /** Streams and blocking waits this process serves now. */
   get openStreams(): number {
     return this.#core.tails.open;

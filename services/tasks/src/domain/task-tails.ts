@@ -17,6 +17,11 @@ export interface TaskTailsConfig {
   maxStreams: number;
   /** A stream with no event for this long compares its position with the stored task (a lost log heals). */
   storeCheckMs: number;
+  /**
+   * A resume of an ended task waits this long for the log to catch up with the stored task before it rebuilds
+   * the rest from the task (the log is appended right after the task is written).
+   */
+  catchUpMs: number;
 }
 
 /** Releases an admitted slot; idempotent. */
@@ -150,6 +155,58 @@ export class TaskTails {
   }
 
   /**
+   * A resumed stream of a task that has ended streams (finished, or waiting for input): its events after
+   * `afterSeq` up to the first final one, from the log while it holds them in order; from the first event the
+   * log lost, the stored task rebuilt as in `follow`. A log that ends before the task's last event may only be
+   * behind (the task is written first, then its events appended): it gets `catchUpMs` without an event before
+   * that counts as lost; a gap counts at once. Ends without a final item only when the task went on meanwhile
+   * (a reply to `input-required`): the caller then follows it live.
+   */
+  async *replayEnded(task: TaskDoc, afterSeq: number, signal: AbortSignal): AsyncIterable<StreamItem> {
+    let cursor = afterSeq;
+    const ac = new AbortController();
+    const onAbort = (): void => ac.abort(FOLLOW_ENDED);
+    signal.addEventListener('abort', onAbort, { once: true });
+    const it = this.deps.eventLog.tail(task.id, cursor, ac.signal)[Symbol.asyncIterator]();
+    try {
+      while (cursor < task.lastSeq) {
+        let next: IteratorResult<LoggedEvent> | typeof IDLE;
+        try {
+          next = await new PendingRead(it.next()).orIdle(this.deps.config.catchUpMs, signal);
+        } catch (err) {
+          this.deps.log.warn(
+            { err, taskId: task.id },
+            'event log unreadable: the resumed stream rebuilt from the stored task',
+          );
+          break;
+        }
+        if (signal.aborted) return;
+        if (next === IDLE || next.done) break;
+        const e = next.value;
+        if (e.seq <= cursor) continue;
+        if (e.seq !== cursor + 1) break;
+        const logged = eventsV1.LoggedTaskEvent.decode(e.data);
+        // The task's last event must end the stream: if the log's copy does not, the rebuild below does.
+        if (e.seq >= task.lastSeq && !logged.final) break;
+        cursor = e.seq;
+        yield { seq: logged.seq, eventJson: logged.eventJson, final: logged.final };
+        if (logged.final) return;
+      }
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      ac.abort(FOLLOW_ENDED);
+      it.return?.().catch(() => undefined);
+    }
+    const stored = (await this.deps.tasks.get(task.id))?.doc ?? task;
+    if (stored.lastSeq <= cursor) return; // went on, and the log holds it all: the caller follows it live
+    this.deps.log.info(
+      { taskId: task.id, after: afterSeq, logUpTo: cursor, stored: stored.lastSeq },
+      'events missing from the log: the resumed stream rebuilt from the stored task',
+    );
+    yield* snapshotItems(stored);
+  }
+
+  /**
    * The stored task's state as stream items when it is ahead of `cursor`, else undefined. When `onlyIfLost`,
    * only if the log does not hold that seq either (otherwise the tail is about to deliver it).
    */
@@ -249,7 +306,8 @@ class PendingRead<T> {
   }
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/** Waits `ms`, or until the signal aborts. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const done = (): void => {
       clearTimeout(timer);

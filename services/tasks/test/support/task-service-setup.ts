@@ -18,13 +18,15 @@ import {
   TaskService,
   type TaskServiceConfig,
 } from '../../src/domain/task-service';
+import type { Sleep } from '../../src/domain/run-publish-retries';
 
 /** A TaskService on in-memory adapters with the demo data seeded, a manual clock, and the demo echo caller. */
-export async function taskServiceSetup<L extends InMemoryEventLog = InMemoryEventLog>(
-  options: { eventLog?: L; config?: Partial<TaskServiceConfig> } = {},
-) {
+export async function taskServiceSetup<
+  L extends InMemoryEventLog = InMemoryEventLog,
+  B extends InMemoryBus = InMemoryBus,
+>(options: { eventLog?: L; bus?: B; sleep?: Sleep; config?: Partial<TaskServiceConfig> } = {}) {
   const store = new InMemoryDocumentStore();
-  const bus = new InMemoryBus();
+  const bus = options.bus ?? (new InMemoryBus() as B);
   const eventLog = options.eventLog ?? (new InMemoryEventLog() as L);
   const clock = new ManualClock(Date.UTC(2026, 10, 25));
   const ids = new SequentialIds('id');
@@ -42,6 +44,7 @@ export async function taskServiceSetup<L extends InMemoryEventLog = InMemoryEven
     ids,
     log: silentLogger(),
     config: { ...DEFAULT_TASK_CONFIG, ...options.config },
+    ...(options.sleep ? { sleep: options.sleep } : {}),
   });
   const caller = {
     subscriptionId: 'demo-subscription',
