@@ -132,8 +132,8 @@ export function untrustedEndpointReason(untrusted: readonly string[], configUrl:
   const list = untrusted.map((o) => JSON.stringify(o)).join(', ');
   return (
     `the upstream agent card names its service on ${list}, another origin than the configured url ` +
-    `(${originOf(configUrl)}); the upstream token is sent only to the configured origin: if that service is ` +
-    `the same agent's, add ${list} to runtimeConfig.allowedOrigins`
+    `(${originOf(configUrl)}); the upstream token goes only to that origin and runtimeConfig.allowedOrigins: if ` +
+    `that service is the same agent's, add ${list} to runtimeConfig.allowedOrigins`
   );
 }
 
