@@ -8,6 +8,7 @@ import {
   a2aClient,
   eventually,
   startContractAgent,
+  startRedirectTrap,
   startUpstreamAgents,
   textMessage,
   type ContractAgent,
@@ -78,7 +79,12 @@ describe('a2a-upstream and http runtimes behind the gateway (embedded)', () => {
     up = await startUpstreamAgents();
     contract = await startContractAgent();
     system = await startSystem({
-      env: { PORT: '0', HOST: '127.0.0.1', EGRESS_ALLOW_CIDRS: '127.0.0.1/32' },
+      env: {
+        PORT: '0',
+        HOST: '127.0.0.1',
+        EGRESS_ALLOW_CIDRS: '127.0.0.1/32',
+        SECRETS_KEY: Buffer.alloc(32, 5).toString('base64'),
+      },
       log: silentLogger(),
     });
     strictSystem = await startSystem({ env: { PORT: '0', HOST: '127.0.0.1' }, log: silentLogger() });
@@ -318,5 +324,72 @@ describe('a2a-upstream and http runtimes behind the gateway (embedded)', () => {
       expect((await api(strictSystem, 'GET', `/agents/${agent.id as string}`)).versions).toEqual([]);
     }
     expect(up.received.length + contract.received.length).toBe(before);
+  });
+
+  it("an a2a-upstream token goes only to url's origin and allowedOrigins, also when the card changes after creation (ADR 0021, decision 9)", async () => {
+    const TOKEN = 'e2e-upstream-origin-token';
+    await api(system, 'PUT', '/secrets/origin-token', { value: TOKEN });
+    // The configured origin (the trap's first server) serves a card whose service URL a test changes.
+    let serviceUrl = '';
+    const trap = await startRedirectTrap((req) =>
+      req.origin === 'first' && req.path.endsWith('/.well-known/agent-card.json')
+        ? {
+            body: {
+              protocolVersion: '0.3.0',
+              name: 'Moving',
+              description: 'd',
+              url: serviceUrl,
+              version: '1',
+              capabilities: { streaming: true },
+              defaultInputModes: ['text/plain'],
+              defaultOutputModes: ['text/plain'],
+              skills: [{ id: 's', name: 'S', description: 'd', tags: [] }],
+            },
+          }
+        : undefined,
+    );
+    const leaked = (from: number): string[] =>
+      up.requests
+        .slice(from)
+        .flatMap((r) => Object.values(r.headers).flat())
+        .filter((v): v is string => typeof v === 'string' && v.includes(TOKEN));
+    try {
+      // Created while its card names its own origin; then the card names a real agent on another origin.
+      serviceUrl = `${trap.first}/rpc`;
+      const moved = await deploy(system, 'upstream-moved', 'a2a-upstream', {
+        url: `${trap.first}/moved`,
+        tokenSecret: 'origin-token',
+      });
+      serviceUrl = up.url('stream');
+      const from = up.requests.length;
+      const client = await a2aClient(base, moved, key);
+      const failed = taskOf(await client.sendMessage({ message: textMessage('hello') as never }));
+      expect(failed.status.state).toBe('failed');
+      expect(statusText(failed.status.message)).toContain(`add "${up.base}" to runtimeConfig.allowedOrigins`);
+      expect(up.requests.length).toBe(from);
+      expect(leaked(from)).toEqual([]);
+
+      // A card that already names it refuses the version, naming the setting.
+      await expect(
+        deploy(system, 'upstream-foreign', 'a2a-upstream', {
+          url: `${trap.first}/foreign`,
+          tokenSecret: 'origin-token',
+        }),
+      ).rejects.toThrow(/400 .*runtimeConfig\.allowedOrigins: the upstream agent card names its service on/);
+
+      // Listed: the token goes there and the answer comes back.
+      const listed = await deploy(system, 'upstream-listed', 'a2a-upstream', {
+        url: `${trap.first}/listed`,
+        tokenSecret: 'origin-token',
+        allowedOrigins: [up.base],
+      });
+      const ok = taskOf(
+        await (await a2aClient(base, listed, key)).sendMessage({ message: textMessage('hi') as never }),
+      );
+      expect(ok.status.state).toBe('completed');
+      expect(up.received.at(-1)!.authorization).toBe(`Bearer ${TOKEN}`);
+    } finally {
+      await trap.close();
+    }
   });
 });

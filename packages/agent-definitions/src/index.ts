@@ -3,7 +3,14 @@ import { registerGraphRuntime } from './graph';
 import { modelRuntimeDefinition } from './model';
 import { registerRuntime } from './registry';
 import { registerUpstreamRuntimes } from './upstream';
-export { agentCardUrl } from './upstream';
+export {
+  agentCardUrl,
+  credentialOrigins,
+  MAX_ALLOWED_ORIGINS,
+  originListProblem,
+  untrustedCardEndpoints,
+  untrustedEndpointReason,
+} from './upstream';
 
 export * from './registry';
 export * from './model';

@@ -5,12 +5,15 @@ import {
   cardInputModes,
   cardTraits,
   checkEgressUrl,
+  credentialOrigins,
   intersectMediaTypes,
   parseModelConfig,
   registerRuntimeValidator,
   runtimeDefinition,
   validateDefinition,
   type DefinitionChecks,
+  untrustedCardEndpoints,
+  untrustedEndpointReason,
   type DefinitionEgress,
 } from '../src';
 
@@ -23,7 +26,11 @@ const fakeDns =
   };
 const policy: DefinitionEgress = {
   policy: new EgressPolicy(),
-  resolve: fakeDns({ 'api.example.com': ['93.184.216.34'], 'rebind.example.com': ['10.0.0.5'] }),
+  resolve: fakeDns({
+    'api.example.com': ['93.184.216.34'],
+    'agent.example.com': ['93.184.216.35'],
+    'rebind.example.com': ['10.0.0.5'],
+  }),
 };
 const checks = (secrets: string[] = ['openai']): DefinitionChecks => ({
   secretExists: async (n) => secrets.includes(n),
@@ -185,6 +192,61 @@ describe('version definitions', () => {
     expect(await validateDefinition('a2a-upstream', { url: 'https://10.0.0.7/' }, checks())).toEqual([
       { path: 'runtimeConfig.url', reason: expect.stringContaining('private') },
     ]);
+  });
+
+  it('a2a-upstream allowedOrigins: origins only, each through the egress policy (ADR 0021, decision 9)', async () => {
+    const url = 'https://agent.example.com/a';
+    expect(
+      await validateDefinition('a2a-upstream', { url, allowedOrigins: ['https://api.example.com'] }, checks()),
+    ).toEqual([]);
+    for (const allowedOrigins of [
+      'https://api.example.com',
+      ['https://api.example.com/rpc'],
+      ['ftp://api.example.com'],
+      ['not a url'],
+      Array.from({ length: 11 }, (_, i) => `https://a${i}.example.com`),
+    ])
+      expect(await validateDefinition('a2a-upstream', { url, allowedOrigins }, checks())).toEqual([
+        { path: 'runtimeConfig.allowedOrigins', reason: expect.stringContaining('origins') },
+      ]);
+    expect(await validateDefinition('a2a-upstream', { url, allowedOrigins: ['https://10.0.0.7'] }, checks())).toEqual([
+      { path: 'runtimeConfig.allowedOrigins[0]', reason: expect.stringContaining('private') },
+    ]);
+    // http has no card: its token goes to its url only, so it has no such field.
+    expect(await validateDefinition('http', { url, allowedOrigins: [] }, checks())).toEqual([
+      { path: 'runtimeConfig.allowedOrigins', reason: expect.stringContaining('unknown field') },
+    ]);
+  });
+
+  it('an upstream card endpoint outside the trusted origins is named; endpoints of other transports are not', () => {
+    const trusted = credentialOrigins({
+      url: 'https://agent.example.com/a',
+      allowedOrigins: ['https://b.example.com'],
+    });
+    expect([...trusted]).toEqual(['https://agent.example.com', 'https://b.example.com']);
+    expect(untrustedCardEndpoints({ url: 'https://agent.example.com/rpc' }, trusted)).toEqual([]);
+    expect(untrustedCardEndpoints({ url: 'https://b.example.com:443/rpc' }, trusted)).toEqual([]);
+    expect(untrustedCardEndpoints({ url: 'https://evil.example.net/rpc' }, trusted)).toEqual([
+      'https://evil.example.net',
+    ]);
+    // Same host, another port or scheme: another origin.
+    expect(untrustedCardEndpoints({ url: 'http://agent.example.com/rpc' }, trusted)).toEqual([
+      'http://agent.example.com',
+    ]);
+    const card = {
+      url: 'https://agent.example.com/rpc',
+      additionalInterfaces: [
+        { transport: 'HTTP+JSON', url: 'https://rest.example.net/v1' },
+        { transport: 'GRPC', url: 'https://grpc.example.net' },
+      ],
+    };
+    expect(untrustedCardEndpoints(card, trusted)).toEqual(['https://rest.example.net']);
+    expect(untrustedCardEndpoints({ url: 'https://grpc.example.net', preferredTransport: 'GRPC' }, trusted)).toEqual(
+      [],
+    );
+    expect(untrustedEndpointReason(['https://evil.example.net'], 'https://agent.example.com/a')).toContain(
+      'add "https://evil.example.net" to runtimeConfig.allowedOrigins',
+    );
   });
 
   it('card traits: streaming only when the runtime streams; input modes only those it accepts', () => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
+import type { IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AgentCard, Message, Part, Task, TaskState } from '@a2a-js/sdk';
 import {
@@ -39,6 +39,8 @@ export interface UpstreamAgents {
   canceled: string[];
   /** Agent card requests, by agent. */
   cardFetches: Record<string, number>;
+  /** Every request this server got (card reads and calls alike), with its headers. */
+  requests: { method: string; path: string; headers: IncomingHttpHeaders }[];
   url(agent: string): string;
   close(): Promise<void>;
 }
@@ -105,7 +107,9 @@ export async function startUpstreamAgents(): Promise<UpstreamAgents> {
   const base = `http://127.0.0.1:${port}`;
   const slowRuns = new Map<string, () => void>();
   const cardFetches: Record<string, number> = {};
+  const requests: UpstreamAgents['requests'] = [];
   app.use((req, _res, next) => {
+    requests.push({ method: req.method, path: req.path, headers: req.headers });
     const m = /^\/agents\/([^/]+)\/\.well-known\/agent-card\.json$/.exec(req.path);
     if (m && req.method === 'GET') cardFetches[m[1]!] = (cardFetches[m[1]!] ?? 0) + 1;
     next();
@@ -278,6 +282,7 @@ export async function startUpstreamAgents(): Promise<UpstreamAgents> {
     received,
     canceled,
     cardFetches,
+    requests,
     url: (agent) => `${base}/agents/${agent}`,
     close: () =>
       new Promise<void>((resolve) => {

@@ -7,7 +7,12 @@ import {
   JsonRpcTransportFactory,
   RestTransportFactory,
 } from '@a2a-js/sdk/client';
-import { agentCardUrl } from '@a2a-inbound/agent-definitions';
+import {
+  agentCardUrl,
+  credentialOrigins,
+  untrustedCardEndpoints,
+  untrustedEndpointReason,
+} from '@a2a-inbound/agent-definitions';
 import { EgressPolicy } from '@a2a-inbound/runtime';
 import { RUN_CANCELED, type AgentRuntime, type RunContext } from '../domain/agent-runtime';
 import {
@@ -37,13 +42,18 @@ export interface A2aUpstreamConfig {
   tokenSecret?: string;
   /** Another header for the token, sent as is (`X-Api-Key`). */
   authHeader?: string;
+  /**
+   * Origins besides `url`'s where the token may go: the service endpoints the upstream's card names on another
+   * host (ADR 0021, decision 9). A card naming an origin outside these is not called with the token.
+   */
+  allowedOrigins?: string[];
   /** Budget of the whole run, from the first call to the final event (default 300 000). */
   timeoutMs?: number;
   /** Longest silence between two upstream events (default 60 000). */
   idleTimeoutMs?: number;
 }
 
-const FIELDS = ['url', 'tokenSecret', 'authHeader', 'timeoutMs', 'idleTimeoutMs'] as const;
+const FIELDS = ['url', 'tokenSecret', 'authHeader', 'allowedOrigins', 'timeoutMs', 'idleTimeoutMs'] as const;
 export const A2A_UPSTREAM_DEFAULTS = { timeoutMs: 300_000, idleTimeoutMs: 60_000, pollMs: 1_000 } as const;
 /** How long the upstream gets to acknowledge a cancel. */
 const CANCEL_TIMEOUT_MS = 5_000;
@@ -61,6 +71,7 @@ export function validateA2aUpstreamConfig(config: unknown, policy: EgressPolicy 
   c.url('url', policy);
   c.optionalSecret('tokenSecret');
   c.headerName('authHeader');
+  c.optionalOrigins('allowedOrigins', policy);
   c.optionalInt('timeoutMs', 1_000, 3_600_000);
   c.optionalInt('idleTimeoutMs', 1_000, 3_600_000);
   return c.problems;
@@ -120,7 +131,7 @@ export function createA2aUpstreamRuntime(deps: A2aUpstreamDeps): AgentRuntime {
       await run.execute();
     } catch (err) {
       // The card may have changed (moved endpoint, new auth): the next run reads it again.
-      clients.forget(config.url, authHeaders(config as unknown as Record<string, unknown>));
+      clients.forget(config.url, authHeaders(ctx.config), credentialOrigins(ctx.config));
       if (ctx.signal.aborted) {
         // Canceled: cancel upstream too. Handed back (drain): the re-run continues with the same messageId.
         if (ctx.signal.reason === RUN_CANCELED) await run.cancelUpstream();
@@ -139,9 +150,9 @@ const CARD_FETCH_TIMEOUT_MS = 30_000;
 const MAX_CACHED_CLIENTS = 256;
 
 /**
- * SDK clients by upstream (URL and auth headers), reused for `CARD_TTL_MS`: a run does not fetch the card
- * again. The calls of a run carry its budget's signal; through it, each chunk received restarts that run's
- * idle budget (SSE keep-alive comments too).
+ * SDK clients by upstream (URL, auth headers and the origins the token may go to), reused for `CARD_TTL_MS`: a
+ * run does not fetch the card again. The calls of a run carry its budget's signal; through it, each chunk
+ * received restarts that run's idle budget (SSE keep-alive comments too).
  */
 class UpstreamClients {
   readonly #cache = new Map<string, { client: Promise<Client>; expiresAt: number }>();
@@ -149,23 +160,29 @@ class UpstreamClients {
 
   constructor(readonly deps: A2aUpstreamDeps) {}
 
-  /** The cache key: the URL and a digest of the headers (the token is not kept in clear as a key). */
-  #key(url: string, headers: Record<string, string>): string {
-    return `${url}\n${createHash('sha256').update(JSON.stringify(headers)).digest('base64url')}`;
+  /** The cache key: the URL, the trusted origins and a digest of the headers (the token is not kept in clear). */
+  #key(url: string, headers: Record<string, string>, trusted: ReadonlySet<string>): string {
+    const digest = createHash('sha256').update(JSON.stringify(headers)).digest('base64url');
+    return `${url}\n${[...trusted].sort().join(' ')}\n${digest}`;
   }
 
-  forget(url: string, headers: Record<string, string>): void {
-    this.#cache.delete(this.#key(url, headers));
+  forget(url: string, headers: Record<string, string>, trusted: ReadonlySet<string>): void {
+    this.#cache.delete(this.#key(url, headers, trusted));
   }
 
-  async get(url: string, headers: Record<string, string>, budget: CallBudget): Promise<Client> {
+  async get(
+    url: string,
+    headers: Record<string, string>,
+    trusted: ReadonlySet<string>,
+    budget: CallBudget,
+  ): Promise<Client> {
     this.#budgets.set(budget.signal, budget);
-    const key = this.#key(url, headers);
+    const key = this.#key(url, headers, trusted);
     const now = Date.now();
     let entry = this.#cache.get(key);
     if (!entry || entry.expiresAt <= now) {
       if (this.#cache.size >= MAX_CACHED_CLIENTS) this.#evict(now);
-      const client = this.#create(url, headers);
+      const client = this.#create(url, headers, trusted);
       entry = { client, expiresAt: now + CARD_TTL_MS };
       this.#cache.set(key, entry);
       client.catch(() => this.#cache.delete(key));
@@ -184,8 +201,19 @@ class UpstreamClients {
     while (this.#cache.size >= MAX_CACHED_CLIENTS) this.#cache.delete(this.#cache.keys().next().value!);
   }
 
-  #create(url: string, headers: Record<string, string>): Promise<Client> {
+  /**
+   * Reads the card and builds the client on it. With a token, the card must name its endpoints on `trusted`
+   * origins only, and every request is checked again before it leaves (a card read later may name others).
+   */
+  async #create(url: string, headers: Record<string, string>, trusted: ReadonlySet<string>): Promise<Client> {
+    const credentialed = Object.keys(headers).length > 0;
+    const refused = (untrusted: string[]): UpstreamFailure =>
+      new UpstreamFailure(
+        `The upstream agent at ${new URL(url).host} was not called: ${untrustedEndpointReason(untrusted, url)}.`,
+      );
     const fetchImpl: typeof fetch = async (input, init = {}) => {
+      const target = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+      if (credentialed && !trusted.has(new URL(target).origin)) throw refused([new URL(target).origin]);
       const h = new Headers(init.headers);
       for (const [k, v] of Object.entries(headers)) h.set(k, v);
       // A run's call carries its budget's signal; the card fetch (no signal) gets its own timeout.
@@ -194,11 +222,15 @@ class UpstreamClients {
       const budget = init.signal ? this.#budgets.get(init.signal) : undefined;
       return budget ? watched(res, budget) : res;
     };
+    const cardResolver = new DefaultAgentCardResolver({ fetchImpl });
     const factory = new ClientFactory({
       transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
-      cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
+      cardResolver,
     });
-    return factory.createFromUrl(agentCardUrl(url), '');
+    const card = await cardResolver.resolve(agentCardUrl(url), '');
+    const untrusted = credentialed ? untrustedCardEndpoints(card, trusted) : [];
+    if (untrusted.length > 0) throw refused(untrusted);
+    return factory.createFromAgentCard(card);
   }
 }
 
@@ -236,7 +268,12 @@ class UpstreamRun {
   }
 
   async #connect(): Promise<Client> {
-    this.#client = await this.clients.get(this.config.url, authHeaders(this.ctx.config), this.budget);
+    this.#client = await this.clients.get(
+      this.config.url,
+      authHeaders(this.ctx.config),
+      credentialOrigins(this.ctx.config),
+      this.budget,
+    );
     return this.#client;
   }
 

@@ -1,4 +1,5 @@
 import type { Message, Part } from '@a2a-js/sdk';
+import { originListProblem } from '@a2a-inbound/agent-definitions';
 import { EgressPolicy, egressBlockedCause } from '@a2a-inbound/runtime';
 import type { RunContext } from '../domain/agent-runtime';
 import { agentText } from '../domain/agent-runtime';
@@ -62,6 +63,18 @@ export class ConfigChecker {
     if (typeof v !== 'string' || v.length === 0) return this.problem(field, 'is required (a URL)');
     const check = policy.checkUrlShape(v);
     if (!check.ok) this.problem(field, check.reason);
+  }
+
+  /** An optional list of origins (`https://host[:port]`), each one the egress policy accepts. */
+  optionalOrigins(field: string, policy: EgressPolicy): void {
+    const v = this.#c[field];
+    if (v === undefined) return;
+    const reason = originListProblem(v);
+    if (reason) return this.problem(field, reason);
+    for (const [i, o] of (v as string[]).entries()) {
+      const check = policy.checkUrlShape(o);
+      if (!check.ok) this.problem(`${field}[${i}]`, check.reason);
+    }
   }
 
   optionalString(field: string, max: number, pattern?: { re: RegExp; reason: string }): void {

@@ -1,6 +1,7 @@
 import {
   cardInputModes,
   cardTraits,
+  credentialOrigins,
   checkEgressUrl,
   describeIssues,
   runtimeDefinition,
@@ -14,7 +15,7 @@ import { AppError, InvalidParamsError, NotFoundError } from '@a2a-inbound/errors
 import type { Versioned } from '@a2a-inbound/ports';
 import type { AgentView, ControlPlane } from './control-plane';
 import type { SecretInfo, Secrets } from './secrets';
-import { readUpstreamCard, UpstreamCardError, type UpstreamCard } from './upstream-card';
+import { readUpstreamCard, UntrustedEndpointError, UpstreamCardError, type UpstreamCard } from './upstream-card';
 import type {
   AgentDoc,
   AgentType,
@@ -294,9 +295,18 @@ export class Management {
       const header = typeof config.authHeader === 'string' ? config.authHeader : 'Authorization';
       if (token !== undefined) headers[header] = header.toLowerCase() === 'authorization' ? `Bearer ${token}` : token;
     }
+    // A version with a token: the card may name endpoints only where the token may go (the runner checks again).
+    const trustedOrigins = typeof config.tokenSecret === 'string' ? credentialOrigins(config) : undefined;
     try {
-      return await readUpstreamCard(url, this.#egressFetch(), { headers });
+      return await readUpstreamCard(url, this.#egressFetch(), {
+        headers,
+        ...(trustedOrigins ? { trustedOrigins } : {}),
+      });
     } catch (err) {
+      if (err instanceof UntrustedEndpointError) {
+        issues.push({ path: 'runtimeConfig.allowedOrigins', reason: err.message });
+        return undefined;
+      }
       const reason = err instanceof UpstreamCardError ? err.message : 'unexpected error';
       issues.push({ path: 'runtimeConfig.url', reason: `the upstream agent card could not be read: ${reason}` });
       return undefined;

@@ -1,4 +1,4 @@
-import { agentCardUrl } from '@a2a-inbound/agent-definitions';
+import { agentCardUrl, untrustedCardEndpoints, untrustedEndpointReason } from '@a2a-inbound/agent-definitions';
 import { egressBlockedCause } from '@a2a-inbound/runtime';
 import type { SkillDoc } from './control-model';
 
@@ -16,15 +16,25 @@ export const UPSTREAM_CARD_MAX_BYTES = 256 * 1024;
 /** Why a card could not be used; the message is the reason shown to the caller. */
 export class UpstreamCardError extends Error {}
 
+/** The card names a service endpoint on an origin the version's token may not go to (ADR 0021, decision 9). */
+export class UntrustedEndpointError extends UpstreamCardError {}
+
 /**
  * Reads the upstream's agent card (`url`: the card or the agent's base URL, as the runtime reads it) through the
  * guarded egress `fetch` (the operator allow-list applies, redirects are checked), within `timeoutMs` and
- * `maxBytes`, and keeps what the version's card may claim. Throws UpstreamCardError with the reason.
+ * `maxBytes`, and keeps what the version's card may claim. With `trustedOrigins` (the version sends a token),
+ * a card naming a service endpoint on another origin is refused as the runner would refuse to call it.
+ * Throws UpstreamCardError with the reason.
  */
 export async function readUpstreamCard(
   url: string,
   fetchImpl: typeof fetch,
-  options: { headers?: Record<string, string>; timeoutMs?: number; maxBytes?: number } = {},
+  options: {
+    headers?: Record<string, string>;
+    trustedOrigins?: ReadonlySet<string>;
+    timeoutMs?: number;
+    maxBytes?: number;
+  } = {},
 ): Promise<UpstreamCard> {
   const timeoutMs = options.timeoutMs ?? UPSTREAM_CARD_TIMEOUT_MS;
   const maxBytes = options.maxBytes ?? UPSTREAM_CARD_MAX_BYTES;
@@ -54,7 +64,10 @@ export async function readUpstreamCard(
   } catch {
     throw new UpstreamCardError(`${cardUrl} is not JSON`);
   }
-  return cardClaims(card, cardUrl);
+  const claims = cardClaims(card, cardUrl);
+  const untrusted = options.trustedOrigins ? untrustedCardEndpoints(card, options.trustedOrigins) : [];
+  if (untrusted.length > 0) throw new UntrustedEndpointError(untrustedEndpointReason(untrusted, url));
+  return claims;
 }
 
 async function readCapped(res: Response, maxBytes: number, cardUrl: string): Promise<string> {
