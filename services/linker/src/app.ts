@@ -13,7 +13,7 @@ export interface LinkerDeps {
   readonly clock: Clock;
   readonly log: Logger;
   readonly ids?: IdGenerator;
-  /** Overrides how sources are fetched and listed (tests); defaults to git/tar/unzip and the disk. */
+  /** Overrides how sources are fetched and listed (tests); defaults to git, archives unpacked in process, and the disk. */
   readonly access?: SourceAccess;
   /** Which addresses remote git sources may reach (default: public unicast only, resolved by DNS). */
   readonly egress?: EgressPolicy;
