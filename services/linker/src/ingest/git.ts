@@ -2,7 +2,9 @@ import { execFile } from 'node:child_process';
 import { isIP } from 'node:net';
 import { promisify } from 'node:util';
 import { type CheckedRemote, redactSecrets } from '../domain/git-url';
-import type { IngestLimits } from '../domain/sources';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { IngestLimits, SkippedFile } from '../domain/sources';
 import { formatBytes } from './archive';
 
 const run = promisify(execFile);
@@ -99,7 +101,8 @@ export function repoName(url: string): string {
  * Clones `url` at `ref` into `dest` (which must not exist). A branch or tag is cloned shallowly; any
  * other ref (a commit) falls back to a full clone. Nothing is checked out until the commit's tree is known
  * to fit `limits` (its file count and total size, read from git's own listing): a repository of a
- * million files or of gigabytes is refused before it reaches the disk. Resolves the checked-out commit.
+ * million files or of gigabytes is refused before it reaches the disk, and files over `maxFileBytes` are
+ * left out of the checkout (a sparse checkout) and answered as skipped. Resolves the checked-out commit.
  */
 export async function cloneAt(
   url: string,
@@ -107,7 +110,7 @@ export async function cloneAt(
   ref?: string,
   remote?: CheckedRemote,
   limits?: IngestLimits,
-): Promise<string> {
+): Promise<{ commit: string; skipped: SkippedFile[] }> {
   if (url.startsWith('-') || (ref !== undefined && ref.startsWith('-'))) throw new Error('invalid git url or ref');
   // A guarded remote (the server): pinned addresses, hardened environment. The CLI keeps plain git.
   const pre = remote ? pinnedGitConfig(remote) : [];
@@ -128,21 +131,43 @@ export async function cloneAt(
     await git([...pre, 'clone', '--quiet', '--no-checkout', '--depth', '1', '--', url, dest], undefined, env);
   }
   const commit = await git(['rev-parse', '--verify', '--end-of-options', `${target}^{commit}`], dest, env);
-  if (limits) checkTree(await git(['ls-tree', '-r', '-l', '-z', commit], dest, env, 120_000, 64 * 1024 * 1024), limits);
+  let skipped: SkippedFile[] = [];
+  if (limits) {
+    const listing = await git(['ls-tree', '-r', '-l', '-z', commit], dest, env, 120_000, 64 * 1024 * 1024);
+    skipped = checkTree(listing, limits);
+    const excluded = skipped.filter((f) => !/[\n\r]/.test(f.path));
+    if (excluded.length > 0) {
+      // Everything but the oversized files (gitignore patterns, anchored, special characters escaped).
+      const patterns = ['/*', ...excluded.map((f) => '!/' + f.path.replace(/[\\*?[\]!# ]/g, (c) => `\\${c}`))];
+      await git(['config', 'core.sparseCheckout', 'true'], dest, env);
+      await mkdir(join(dest, '.git', 'info'), { recursive: true });
+      await writeFile(join(dest, '.git', 'info', 'sparse-checkout'), patterns.join('\n') + '\n');
+    }
+  }
   await git(['checkout', '--quiet', '--detach', commit], dest, env);
-  return commit;
+  return { commit, skipped };
 }
 
-/** Refuses a tree (`git ls-tree -r -l -z` output) with more files or bytes than the limits. */
-function checkTree(listing: string, limits: IngestLimits): void {
+/**
+ * Refuses a tree (`git ls-tree -r -l -z` output) with more files or bytes than the limits; answers the files
+ * over `maxFileBytes` (left out of the checkout).
+ */
+function checkTree(listing: string, limits: IngestLimits): SkippedFile[] {
   let files = 0;
   let bytes = 0;
+  const oversized: SkippedFile[] = [];
   for (const line of listing.split('\0')) {
     // "<mode> <type> <object> <size>\t<path>"; submodules (type commit) bring nothing.
-    const m = /^\d+ blob \S+ +(\d+)\t/.exec(line);
+    const m = /^\d+ blob \S+ +(\d+)\t(.*)$/s.exec(line);
     if (!m) continue;
     files += 1;
-    bytes += Number(m[1]);
+    const size = Number(m[1]);
+    if (size > limits.maxFileBytes)
+      oversized.push({
+        path: m[2]!,
+        reason: `larger than ${formatBytes(limits.maxFileBytes)} (LINKER_MAX_FILE_BYTES)`,
+      });
+    else bytes += size;
   }
   if (files > limits.maxFiles)
     throw new Error(`repository refused: it holds more than ${limits.maxFiles} files (${files}) (LINKER_MAX_FILES)`);
@@ -150,4 +175,5 @@ function checkTree(listing: string, limits: IngestLimits): void {
     throw new Error(
       `repository refused: its files hold more than ${formatBytes(limits.maxUnpackedBytes)} (${formatBytes(bytes)}) (LINKER_MAX_UNPACKED_BYTES)`,
     );
+  return oversized;
 }

@@ -60,8 +60,14 @@ export async function fetchSource(location: SourceLocation, options: FetchOption
         // A checked remote is cloned by its normalised URL: the host git sees is the host that was checked
         // and pinned (no second reading of odd forms such as `http://2130706433/`).
         const limits = options.limits ?? DEFAULT_INGEST_LIMITS;
-        const commit = await cloneAt(remote ? remote.url.href : location.url, dest, location.ref, remote, limits);
-        return { root: dest, revision: commit, dispose: () => rm(tmp, { recursive: true, force: true }) };
+        const { commit, skipped } = await cloneAt(
+          remote ? remote.url.href : location.url,
+          dest,
+          location.ref,
+          remote,
+          limits,
+        );
+        return { root: dest, revision: commit, skipped, dispose: () => rm(tmp, { recursive: true, force: true }) };
       } catch (err) {
         await rm(tmp, { recursive: true, force: true });
         throw err;

@@ -327,7 +327,7 @@ describe('ingest within the limits (the version says why)', () => {
     ]);
   });
 
-  it('a directory or git checkout with an oversized file: skipped by its size (parse stage detail), never read', async () => {
+  it('a directory or git checkout with an oversized file: skipped by its size, never read; too many files refused', async () => {
     const repo = join(tmp, 'repo');
     mkdirSync(join(repo, 'src'), { recursive: true });
     writeFileSync(join(repo, 'src', 'app.py'), 'import requests\nrequests.get("http://orders/api/orders")\n');
@@ -348,7 +348,13 @@ describe('ingest within the limits (the version says why)', () => {
     git('commit', '-qm', 'init');
     const cloned = await ingest('git', { kind: { $case: 'git', git: { url: `file://${repo}`, ref: 'main' } } });
     expect(cloned.v.status).toBe('completed');
-    expect(cloned.stages[1]![2]).toBe('skipped 1 file: src/big.py (larger than 64 KiB (LINKER_MAX_FILE_BYTES))');
+    // Left out of the checkout (git's listing gave its size): the fetch stage says so, the parse stage never saw it.
+    expect(cloned.stages.map((st) => st.slice(0, 2).concat(st[2] ?? ''))).toEqual([
+      ['fetch', 'completed', 'skipped 1 file: src/big.py (larger than 64 KiB (LINKER_MAX_FILE_BYTES))'],
+      ['parse', 'completed', ''],
+      ['link', 'skipped', expect.any(String)],
+    ]);
+    expect(cloned.facts).toMatchObject({ files: 1, parsedFiles: 1 });
 
     // More files than LINKER_MAX_FILES (20): refused from git's listing, before the checkout.
     for (let i = 0; i < 20; i++) writeFileSync(join(repo, `f${i}.py`), 'x = 1\n');
