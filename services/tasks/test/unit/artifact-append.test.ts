@@ -34,7 +34,7 @@ const chunk = (
  * runtime (or an upstream agent) said, reaches clients without it, in the log and in every stream built from it.
  */
 describe('the first chunk of an artifact never says append', () => {
-  async function run(events: (taskId: string, runId: string) => eventsV1.TaskEvent[]) {
+  async function run(events: (taskId: string, runId: string) => eventsV1.TaskEvent[], batched = false) {
     const { tasks, bus, eventLog, caller } = await taskServiceSetup();
     const runs: eventsV1.RunRequested[] = [];
     await bus.subscribe('a2a.run.requested', 'test', async (m) => {
@@ -43,7 +43,18 @@ describe('the first chunk of an artifact never says append', () => {
     const task = await tasks.send(caller, textMsg('m-append'), { blocking: false });
     await bus.drain();
     const runId = runs.at(-1)!.runId;
-    for (const e of events(task.id, runId)) await tasks.applyRunEvent(e);
+    const evs = events(task.id, runId);
+    if (batched)
+      // One bus message for the run's events ready together (ADR 0025): folded over one read of the task.
+      await tasks.applyRunEvent({
+        taskId: task.id,
+        runId,
+        runSeq: evs.at(-1)!.runSeq,
+        emittedAtMs: 0,
+        event: undefined,
+        batch: evs,
+      });
+    else for (const e of evs) await tasks.applyRunEvent(e);
     const frames = (await eventLog.read(task.id, 0))
       .map((e) => JSON.parse(eventsV1.LoggedTaskEvent.decode(e.data).eventJson) as Record<string, unknown>)
       .filter((e) => e.kind === 'artifact-update')
@@ -68,6 +79,21 @@ describe('the first chunk of an artifact never says append', () => {
     expect(stored.artifacts?.map((a) => [a.artifactId, a.parts])).toEqual([
       ['answer', [{ kind: 'text', text: 'Hello' }]],
       ['steps', [{ kind: 'text', text: 'one\ntwo\n' }]],
+    ]);
+  });
+
+  it('the same when the events come as one batch', async () => {
+    const { frames } = await run(
+      (t, r) => [
+        chunk(t, r, 1, 'answer', 'Hel', true),
+        chunk(t, r, 2, 'answer', 'lo', true),
+        status(t, r, 3, 'completed'),
+      ],
+      true,
+    );
+    expect(frames).toEqual([
+      ['answer', false],
+      ['answer', true],
     ]);
   });
 
