@@ -25,6 +25,12 @@ chmod 755 "$tmp"
 python3 -m venv "$tmp" >&2
 "$tmp/bin/python" -m pip install --quiet --disable-pip-version-check --no-input -r "$requirements" >&2
 echo "$stamp" >"$tmp/.installed"
-# Only `bin/python -m …` is used: it finds its venv from its own place, so the moved venv works.
-rm -rf "$venv" && mv "$tmp" "$venv"
+# Only `bin/python -m …` is used: it finds its venv from its own place, so the moved venv works. Two runs at once
+# (two test files on a fresh machine): the first rename wins and the other keeps the one it finds.
+if ! mv -T "$tmp" "$venv" 2>/dev/null; then
+  if [[ "$(cat "$venv/.installed" 2>/dev/null)" != "$stamp" ]]; then
+    rm -rf "$venv"
+    mv -T "$tmp" "$venv"
+  fi
+fi
 echo "$PWD/$venv/bin/python"
