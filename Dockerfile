@@ -51,10 +51,11 @@ EXPOSE 50053
 CMD ["services/webhooks/dist/main.js"]
 
 FROM runtime AS linker
-# The linker ingests git repositories and zip archives: git, unzip and CA certificates are run-time needs, not build tools.
+# The linker ingests git repositories: git and CA certificates are run-time needs, not build tools (archives are
+# unpacked in process).
 USER root
 RUN apt-get update \
- && apt-get install -y --no-install-recommends git unzip ca-certificates \
+ && apt-get install -y --no-install-recommends git ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 USER node
 COPY --from=build --chown=root:root /out/linker /app

@@ -36,6 +36,13 @@ if (!skipEngines) {
 }
 
 execFileSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
+// The official A2A Python client (a2a-sdk from PyPI) of the interoperability tests, in a virtualenv cached under
+// .infra/python: installed once here, so the first test's time-out never includes pip.
+// Without python3 only those tests fail (with the script's reason); the others still run.
+if (!process.argv.includes('--faults-only')) {
+  const py = spawnSync(join(root, 'scripts/python-client.sh'), { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (py.status !== 0) log('the official Python client could not be installed: test/e2e/python-client tests will fail');
+}
 
 // Each vitest run also writes a JSON report; the failures of all runs are listed again at the very end, so
 // the last lines of a long CI log say what failed (the verbose output above them is thousands of lines).

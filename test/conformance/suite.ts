@@ -608,7 +608,8 @@ export function describeConformance(
         const byArtifact = new Map<string, string>();
         for (const e of events) {
           if (e.kind !== 'artifact-update') continue;
-          expect(e.append).toBe(true);
+          // The first chunk of an artifact starts it (A2A 0.3 §7.2.3: `append` continues one sent before).
+          expect(e.append === true).toBe(byArtifact.has(e.artifact.artifactId));
           byArtifact.set(
             e.artifact.artifactId,
             (byArtifact.get(e.artifact.artifactId) ?? '') + textOfParts(e.artifact.parts),

@@ -98,7 +98,9 @@ export function describeA2aEndToEnd(layout: string, start: () => Promise<Sut>): 
       expect(first.final).toBe(false);
       const deltas = events.filter((e): e is TaskArtifactUpdateEvent => e.kind === 'artifact-update');
       expect(deltas.length).toBeGreaterThan(1);
-      expect(deltas.every((d) => d.append === true && d.artifact.name === 'agent_response')).toBe(true);
+      // The first chunk starts the artifact (A2A 0.3 §7.2.3: `append` continues one sent before); the rest append.
+      expect(deltas.map((d) => d.append === true)).toEqual(deltas.map((_, i) => i > 0));
+      expect(deltas.every((d) => d.artifact.name === 'agent_response')).toBe(true);
       const text = deltas.map((d) => d.artifact.parts.map((p) => (p.kind === 'text' ? p.text : '')).join('')).join('');
       expect(text).toBe('streamed answer text');
       const last = events.at(-1) as TaskStatusUpdateEvent;

@@ -25,6 +25,7 @@ export interface Received {
  * for the `a2a-upstream` runtime's tests:
  * - `stream`: working, three text deltas (`append`), completed; its text echoes the input, the files and the
  *   upstream context id it got;
+ * - `appending`: as `stream`, but its first chunk already says `append: true`;
  * - `input`: stops in `input-required` ("What is your name?"); the reply on the same task completes it;
  * - `failing`: ends `failed` with a reason;
  * - `slow`: works until `tasks/cancel` (records the cancel);
@@ -115,46 +116,47 @@ export async function startUpstreamAgents(): Promise<UpstreamAgents> {
     next();
   });
 
+  const streamed = (append: (i: number) => boolean): AgentExecutor => ({
+    execute: async (ctx, bus) => {
+      if (!ctx.task) bus.publish(newTask(ctx));
+      bus.publish(status(ctx, 'working', false));
+      const files = ctx.userMessage.parts
+        .filter((p): p is Extract<Part, { kind: 'file' }> => p.kind === 'file')
+        .map((p) =>
+          'bytes' in p.file
+            ? `${p.file.name ?? '?'}:${p.file.mimeType ?? '?'}:${Buffer.from(p.file.bytes, 'base64').toString('utf8')}`
+            : `${p.file.name ?? '?'}:${p.file.uri}`,
+        );
+      const answer = `upstream heard: ${text(ctx.userMessage.parts)}${files.length ? ` files=${files.join(',')}` : ''} ctx=${ctx.contextId}`;
+      const size = Math.ceil(answer.length / 3);
+      for (let i = 0; i < 3; i++) {
+        bus.publish({
+          kind: 'artifact-update',
+          taskId: ctx.taskId,
+          contextId: ctx.contextId,
+          artifact: {
+            artifactId: 'answer',
+            name: 'answer',
+            parts: [{ kind: 'text', text: answer.slice(i * size, (i + 1) * size) }],
+          },
+          append: append(i),
+          lastChunk: i === 2,
+        });
+        await sleep(5);
+      }
+      bus.publish(status(ctx, 'completed', true));
+      bus.finished();
+    },
+    cancelTask: async () => Promise.resolve(),
+  });
+
   const executors: Record<
     string,
     { streaming: boolean; card?: Pick<AgentCard, 'defaultInputModes' | 'skills'>; executor: AgentExecutor }
   > = {
-    stream: {
-      streaming: true,
-      executor: {
-        execute: async (ctx, bus) => {
-          if (!ctx.task) bus.publish(newTask(ctx));
-          bus.publish(status(ctx, 'working', false));
-          const files = ctx.userMessage.parts
-            .filter((p): p is Extract<Part, { kind: 'file' }> => p.kind === 'file')
-            .map((p) =>
-              'bytes' in p.file
-                ? `${p.file.name ?? '?'}:${p.file.mimeType ?? '?'}:${Buffer.from(p.file.bytes, 'base64').toString('utf8')}`
-                : `${p.file.name ?? '?'}:${p.file.uri}`,
-            );
-          const answer = `upstream heard: ${text(ctx.userMessage.parts)}${files.length ? ` files=${files.join(',')}` : ''} ctx=${ctx.contextId}`;
-          const size = Math.ceil(answer.length / 3);
-          for (let i = 0; i < 3; i++) {
-            bus.publish({
-              kind: 'artifact-update',
-              taskId: ctx.taskId,
-              contextId: ctx.contextId,
-              artifact: {
-                artifactId: 'answer',
-                name: 'answer',
-                parts: [{ kind: 'text', text: answer.slice(i * size, (i + 1) * size) }],
-              },
-              append: i > 0,
-              lastChunk: i === 2,
-            });
-            await sleep(5);
-          }
-          bus.publish(status(ctx, 'completed', true));
-          bus.finished();
-        },
-        cancelTask: async () => Promise.resolve(),
-      },
-    },
+    stream: { streaming: true, executor: streamed((i) => i > 0) },
+    // Every chunk `append: true`, the first too (as some agents do): the gateway must start the artifact.
+    appending: { streaming: true, executor: streamed(() => true) },
     input: {
       streaming: true,
       executor: {

@@ -3,7 +3,7 @@ import { type Clock, type DocumentStore, type IdGenerator, randomIds } from '@a2
 import { type GrpcServerHandle, Lifecycle, PeriodicReadiness, startGrpcServer } from '@a2a-inbound/runtime';
 import { LinkerService } from './domain/linker-service';
 import { type EgressPolicy, publicEgress } from './domain/git-url';
-import type { SourceAccess } from './domain/sources';
+import { DEFAULT_INGEST_LIMITS, type IngestLimits, type SourceAccess } from './domain/sources';
 import { fetchSource, listSourceFiles } from './ingest/index';
 import { linkerGrpcService, serviceCredentialCheck } from './transport/grpc-server';
 import { linkerV1 } from './transport/proto';
@@ -13,7 +13,7 @@ export interface LinkerDeps {
   readonly clock: Clock;
   readonly log: Logger;
   readonly ids?: IdGenerator;
-  /** Overrides how sources are fetched and listed (tests); defaults to git/tar/unzip and the disk. */
+  /** Overrides how sources are fetched and listed (tests); defaults to git, archives unpacked in process, and the disk. */
   readonly access?: SourceAccess;
   /** Which addresses remote git sources may reach (default: public unicast only, resolved by DNS). */
   readonly egress?: EgressPolicy;
@@ -30,6 +30,8 @@ export interface LinkerAppConfig {
   /** 0 picks a free port (the default). */
   readonly grpcPort?: number;
   readonly maxArchiveBytes?: number;
+  /** Unpacked bytes, file count and file size of a source (default DEFAULT_INGEST_LIMITS). */
+  readonly ingestLimits?: IngestLimits;
   readonly allowedLocalRoots?: readonly string[];
   /** On close, calls in progress get this long before the server cuts them (default 5 s). */
   readonly shutdownGraceMs?: number;
@@ -48,13 +50,17 @@ export interface LinkerApp {
 }
 
 /**
- * git/tar/unzip and the disk; local directories and repositories only below `allowedDirs` (real
- * paths); remote git URLs through the egress guard, checked again at each fetch.
+ * git, archives unpacked in process, and the disk; local directories and repositories only below `allowedDirs`
+ * (real paths); remote git URLs through the egress guard, checked again at each fetch; every source within `limits`.
  */
-export function diskSourceAccess(allowedDirs: readonly string[], egress: EgressPolicy = publicEgress): SourceAccess {
+export function diskSourceAccess(
+  allowedDirs: readonly string[],
+  egress: EgressPolicy = publicEgress,
+  limits: IngestLimits = DEFAULT_INGEST_LIMITS,
+): SourceAccess {
   return {
-    fetch: (location) => fetchSource(location, { allowedDirs, egress }),
-    list: (root, options) => listSourceFiles(root, options),
+    fetch: (location) => fetchSource(location, { allowedDirs, egress, limits }),
+    list: (root, options) => listSourceFiles(root, { ...options, maxFileBytes: limits.maxFileBytes }),
   };
 }
 
@@ -63,12 +69,14 @@ export async function startLinkerApp(deps: LinkerDeps, config: LinkerAppConfig):
   const lifecycle = new Lifecycle();
   const checkCredential = serviceCredentialCheck(config.serviceToken);
   const egress = deps.egress ?? publicEgress;
+  const limits = config.ingestLimits ?? DEFAULT_INGEST_LIMITS;
   const service = await LinkerService.open({
     store: deps.store,
     clock: deps.clock,
     ids: deps.ids ?? randomIds,
-    access: deps.access ?? diskSourceAccess(config.allowedLocalRoots ?? [], egress),
+    access: deps.access ?? diskSourceAccess(config.allowedLocalRoots ?? [], egress, limits),
     egress,
+    maxFileBytes: limits.maxFileBytes,
     ...(config.maxArchiveBytes !== undefined ? { maxArchiveBytes: config.maxArchiveBytes } : {}),
     ...(config.allowedLocalRoots ? { allowedLocalRoots: config.allowedLocalRoots } : {}),
   });

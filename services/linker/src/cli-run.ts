@@ -2,6 +2,7 @@ import { extractSource } from './domain/extract/index';
 import type { SourceFacts } from './domain/model';
 import { buildReport, renderMarkdown } from './domain/report';
 import { fetchSource, listSourceFiles, locationOf } from './ingest/index';
+import { DEFAULT_INGEST_LIMITS } from './domain/sources';
 
 export const USAGE = `Usage: linker <dir|git-url[#ref]>... [--json] [--include-tests] [--name <application>]
 
@@ -49,7 +50,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       const fetched = await fetchSource(location);
       try {
         facts.push(
-          await extractSource(source, await listSourceFiles(fetched.root, { includeTests }), { includeTests }),
+          await extractSource(
+            source,
+            // A file over the limit is skipped by its size, never read (as the server does).
+            await listSourceFiles(fetched.root, { includeTests, maxFileBytes: DEFAULT_INGEST_LIMITS.maxFileBytes }),
+            { includeTests },
+          ),
         );
       } finally {
         await fetched.dispose();

@@ -1,4 +1,5 @@
 import type { EnginesConfig } from '@a2a-inbound/engines';
+import type { IngestLimits } from './domain/sources';
 
 /** Linker configuration: read once from the environment, every problem reported together. */
 export interface LinkerConfig {
@@ -11,6 +12,8 @@ export interface LinkerConfig {
   readonly production: boolean;
   readonly logLevel: string;
   readonly maxArchiveBytes: number;
+  /** LINKER_MAX_UNPACKED_BYTES, LINKER_MAX_FILES, LINKER_MAX_FILE_BYTES. */
+  readonly ingestLimits: IngestLimits;
   readonly allowedLocalRoots: readonly string[];
   /** The internal service credential every RPC must carry (the gateway holds the same value). */
   readonly serviceToken: string;
@@ -38,6 +41,11 @@ export function loadLinkerConfig(env: Readonly<Record<string, string | undefined
   };
   const grpcPort = int('LINKER_GRPC_PORT', 50055, 0, 65535);
   const maxArchiveBytes = int('LINKER_MAX_ARCHIVE_BYTES', 50 * 1024 * 1024, 1024, 1024 * 1024 * 1024);
+  const ingestLimits: IngestLimits = {
+    maxUnpackedBytes: int('LINKER_MAX_UNPACKED_BYTES', 1024 * 1024 * 1024, 1024 * 1024, 64 * 1024 * 1024 * 1024),
+    maxFiles: int('LINKER_MAX_FILES', 50_000, 1, 10_000_000),
+    maxFileBytes: int('LINKER_MAX_FILE_BYTES', 1024 * 1024, 1024, 256 * 1024 * 1024),
+  };
   const shutdownGraceMs = int('LINKER_SHUTDOWN_GRACE_MS', 5_000, 0, 600_000);
   const store = env.STORE ?? 'memory';
   if (store !== 'memory' && store !== 'mongo') problems.push('STORE must be memory or mongo');
@@ -68,6 +76,7 @@ export function loadLinkerConfig(env: Readonly<Record<string, string | undefined
     production,
     logLevel: env.LOG_LEVEL ?? 'info',
     maxArchiveBytes,
+    ingestLimits,
     allowedLocalRoots: roots,
     serviceToken,
     shutdownGraceMs,

@@ -5,7 +5,15 @@ import { extractSource } from './extract/index';
 import { type EgressPolicy, checkRemoteGitUrl, isLocalGitUrl, publicEgress, redactSecrets } from './git-url';
 import type { SourceFacts } from './model';
 import { type LinkReport, buildReport, renderMarkdown } from './report';
-import type { SourceAccess, SourceLocation } from './sources';
+import type { SkippedFile, SourceAccess, SourceLocation } from './sources';
+
+/** A stage's note of the files it left out: how many, and the first of them with the reason. */
+export function skippedDetail(skipped: readonly SkippedFile[]): string | undefined {
+  if (skipped.length === 0) return undefined;
+  const shown = skipped.slice(0, 20).map((f) => `${f.path} (${f.reason})`);
+  const more = skipped.length > shown.length ? `, and ${skipped.length - shown.length} more` : '';
+  return `skipped ${skipped.length} file${skipped.length === 1 ? '' : 's'}: ${shown.join(', ')}${more}`;
+}
 
 /**
  * Bumped when the link stage changes meaning. A version stored without it (or with an older one)
@@ -90,6 +98,8 @@ export interface LinkerServiceOptions {
   readonly access: SourceAccess;
   /** Largest uploaded archive. */
   readonly maxArchiveBytes?: number;
+  /** Larger files are not parsed (LINKER_MAX_FILE_BYTES; the access's listing skips them by size first). */
+  readonly maxFileBytes?: number;
   /** Directories (and file:// / local git repositories) may only be read below these roots; none = refused. */
   readonly allowedLocalRoots?: readonly string[];
   /** Which addresses remote git URLs may reach (checked when a source is added; default: public only). */
@@ -263,17 +273,23 @@ export class LinkerService {
     const id = versionId(applicationId, number);
     await this.versions.insert(id, version);
 
-    const stage = async <T>(name: StageName, fn: () => Promise<T>): Promise<T> => {
+    const stage = async <T>(
+      name: StageName,
+      fn: () => Promise<T>,
+      detailOf: (out: T) => string | undefined = () => undefined,
+    ): Promise<T> => {
       const startedAtMs = this.o.clock.now();
       try {
         const out = await fn();
         const finishedAtMs = this.o.clock.now();
+        const detail = detailOf(out);
         version.stages.push({
           name,
           status: 'completed',
           startedAtMs,
           finishedAtMs,
           durationMs: finishedAtMs - startedAtMs,
+          ...(detail ? { detail } : {}),
         });
         return out;
       } catch (err) {
@@ -294,11 +310,23 @@ export class LinkerService {
 
     const release = await this.#slots.acquire();
     try {
-      const fetched = await stage('fetch', () => this.o.access.fetch(location));
+      const fetched = await stage(
+        'fetch',
+        () => this.o.access.fetch(location),
+        (f) => skippedDetail(f.skipped ?? []),
+      );
       version.revision = fetched.revision;
       try {
-        const facts = await stage('parse', async () =>
-          extractSource(source.name, await this.o.access.list(fetched.root, { includeTests: false })),
+        const skipped: SkippedFile[] = [];
+        const facts = await stage(
+          'parse',
+          async () =>
+            extractSource(
+              source.name,
+              await this.o.access.list(fetched.root, { includeTests: false, onSkip: (f) => skipped.push(f) }),
+              this.o.maxFileBytes !== undefined ? { maxFileBytes: this.o.maxFileBytes } : {},
+            ),
+          () => skippedDetail(skipped),
         );
         const existing = await this.facts.get(factsId(applicationId, source.id));
         const factsDoc: FactsDoc = { subscriptionId, applicationId, sourceId: source.id, version: number, facts };

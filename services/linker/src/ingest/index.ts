@@ -2,11 +2,13 @@ import { mkdir, mkdtemp, realpath, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { type ArchiveFormat, archiveFormat, unpack } from './archive';
+import { DEFAULT_INGEST_LIMITS, type IngestLimits } from '../domain/sources';
 import { cloneAt, looksLikeGitUrl, repoName, splitRef } from './git';
 import type { FetchedSource, SourceLocation } from '../domain/sources';
 import { type EgressPolicy, checkRemoteGitUrl, isLocalGitUrl } from '../domain/git-url';
 
-export { listSourceFiles } from './local';
+export { listSourceFiles, type ListOptions } from './local';
+export { ArchiveRefused, formatBytes, unpack, type Unpacked } from './archive';
 export { looksLikeGitUrl, repoName, splitRef } from './git';
 
 export type { FetchedSource, SourceLocation } from '../domain/sources';
@@ -19,6 +21,8 @@ export interface FetchOptions {
    * resolved address allowed) and the clone is pinned to the checked addresses. Unset for the CLI.
    */
   readonly egress?: EgressPolicy;
+  /** Unpacked size, file count and file size (default DEFAULT_INGEST_LIMITS). */
+  readonly limits?: IngestLimits;
 }
 
 /** Real paths on both sides: a symlink below an allowed root must not lead outside it. */
@@ -55,8 +59,15 @@ export async function fetchSource(location: SourceLocation, options: FetchOption
         const dest = join(tmp, repoName(location.url));
         // A checked remote is cloned by its normalised URL: the host git sees is the host that was checked
         // and pinned (no second reading of odd forms such as `http://2130706433/`).
-        const commit = await cloneAt(remote ? remote.url.href : location.url, dest, location.ref, remote);
-        return { root: dest, revision: commit, dispose: () => rm(tmp, { recursive: true, force: true }) };
+        const limits = options.limits ?? DEFAULT_INGEST_LIMITS;
+        const { commit, skipped } = await cloneAt(
+          remote ? remote.url.href : location.url,
+          dest,
+          location.ref,
+          remote,
+          limits,
+        );
+        return { root: dest, revision: commit, skipped, dispose: () => rm(tmp, { recursive: true, force: true }) };
       } catch (err) {
         await rm(tmp, { recursive: true, force: true });
         throw err;
@@ -69,8 +80,8 @@ export async function fetchSource(location: SourceLocation, options: FetchOption
       try {
         const dest = join(tmp, 'src');
         await mkdir(dest);
-        const root = await unpack(location.bytes, format, dest, tmp);
-        return { root, revision: format, dispose: () => rm(tmp, { recursive: true, force: true }) };
+        const { root, skipped } = await unpack(location.bytes, format, dest, options.limits ?? DEFAULT_INGEST_LIMITS);
+        return { root, revision: format, skipped, dispose: () => rm(tmp, { recursive: true, force: true }) };
       } catch (err) {
         await rm(tmp, { recursive: true, force: true });
         throw err;

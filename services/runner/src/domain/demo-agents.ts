@@ -26,7 +26,8 @@ async function answer(ctx: RunContext, text: string): Promise<void> {
       artifactId,
       name: 'agent_response',
       parts: [{ kind: 'text', text: pieces[i]! }],
-      append: true,
+      // A2A 0.3 §7.2.3: `append` continues a chunk sent before; the first one starts the artifact.
+      append: i > 0,
       lastChunk: i === pieces.length - 1,
     });
   }
@@ -138,13 +139,13 @@ export const failingAgent: AgentRuntime = async (ctx) => {
 /** task-graph: the demo Task Agent's graph: three steps, then a result. */
 export const taskGraphAgent: AgentRuntime = async (ctx) => {
   const steps = ['collect', 'transform', 'publish'];
-  for (const s of steps) {
+  for (const [i, s] of steps.entries()) {
     await ctx.sleep(20);
     await ctx.artifact({
       artifactId: `${ctx.taskId}-steps`,
       name: 'steps',
       parts: [{ kind: 'text', text: `${s}\n` }],
-      append: true,
+      append: i > 0,
       lastChunk: s === 'publish',
     });
   }

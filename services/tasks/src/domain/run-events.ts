@@ -258,7 +258,12 @@ export class RunEvents extends TaskConcern {
       const artifacts = [...task.artifacts];
       const at = artifacts.findIndex((x) => x.artifactId === a.artifactId);
       const existing = at >= 0 ? artifacts[at] : undefined;
-      if (existing && a.append) {
+      // A2A 0.3 §7.2.3: `append` continues an artifact sent before. A runtime's (or an upstream agent's) first
+      // chunk that already says so starts the artifact here, and every client is told so: the official Python
+      // and Java clients drop an `append: true` chunk of an artifact they have not seen. Decided once, on the
+      // stored task, so a replay from the log and a rebuild from the task agree.
+      const append = a.append && existing !== undefined;
+      if (existing && append) {
         const merged = [...existing.parts];
         for (const p of parts) {
           const last = merged.at(-1);
@@ -279,7 +284,7 @@ export class RunEvents extends TaskConcern {
         taskId: task.id,
         contextId: task.contextId,
         artifact: { artifactId: a.artifactId, name: a.name, parts },
-        append: a.append,
+        append,
         lastChunk: a.lastChunk,
       };
       const eventJson = JSON.stringify(evt);

@@ -22,6 +22,8 @@ export interface SourceFile {
 export interface ExtractOptions {
   /** Test folders and files are ignored unless this is set. */
   readonly includeTests?: boolean;
+  /** Longer texts are left out (default 1 MiB: LINKER_MAX_FILE_BYTES). */
+  readonly maxFileBytes?: number;
 }
 
 const SKIP_DIRS = new Set([
@@ -45,7 +47,8 @@ const SKIP_DIRS = new Set([
 const TEST_DIRS =
   /^(test|tests|__tests__|spec|specs|e2e|testdata|fixtures|__mocks__|api-specs?|dredd)$|[._-][Tt]ests?$|[a-z]Tests$/;
 const TEST_FILES = /(\.(test|spec)\.[cm]?[jt]sx?$)|(_test\.go$)|(^test_.*\.py$)|(_test\.py$)|(Tests?\.(cs|java)$)/;
-const MAX_FILE_BYTES = 1_000_000;
+/** Files of in-memory sources larger than this are left out (the disk listing skips them before reading). */
+const MAX_FILE_BYTES = 1024 * 1024;
 
 export function isIgnoredDir(name: string, includeTests: boolean): boolean {
   return SKIP_DIRS.has(name) || (!includeTests && (TEST_DIRS.test(name) || /^(test|tests|spec|specs)$/i.test(name)));
@@ -115,7 +118,7 @@ export async function extractSource(
     if (!kind) continue;
     files_++;
     const text = await f.read();
-    if (text.length > MAX_FILE_BYTES) continue;
+    if (text.length > (options.maxFileBytes ?? MAX_FILE_BYTES)) continue;
     if ('code' in kind) {
       const tree = await parse(kind.code, text);
       try {
