@@ -174,6 +174,25 @@ describe('model runtime (embedded, scripted OpenAI-compatible provider)', () => 
           'runtimeConfig.maxSteps',
           /integer from 1/,
         ],
+        // ADR 0020 decision 8: the arguments of a tool call must not choose where its headerSecrets go.
+        [
+          {
+            version: '2.0.4',
+            runtime: 'model',
+            runtimeConfig: modelConfig({ tools: [{ ...weatherTool(), url: 'https://api.{city}.example.com/w' }] }),
+          },
+          'runtimeConfig.tools[0].url',
+          /origin \(scheme, host, port\) of a URL template must be literal/,
+        ],
+        [
+          {
+            version: '2.0.5',
+            runtime: 'model',
+            runtimeConfig: modelConfig({ tools: [{ ...weatherTool(), url: '{city}/weather' }] }),
+          },
+          'runtimeConfig.tools[0].url',
+          /must start with a literal http:\/\/ or https:\/\/ origin/,
+        ],
       ];
       for (const [body, path, reason] of cases) {
         const r = await api('POST', `/agents/${id}/versions`, body);

@@ -1,6 +1,7 @@
 import jsonata from 'jsonata';
 import { registerRuntime, type DefinitionIssue, type RuntimeDefinition } from './registry';
 import { SECRET_NAME_PATTERN } from './secret-box';
+import { urlTemplateProblem } from './url-template';
 
 /**
  * The `graph` runtime (Task Agent): a declarative graph of steps run in the background. Steps read the run
@@ -244,7 +245,9 @@ function checkStep(s: Obj, base: string, issues: DefinitionIssue[], parsed: Pars
       const m = s.method ?? 'GET';
       if (typeof m !== 'string' || !(METHODS as readonly string[]).includes(m))
         c.bad('method', `must be one of ${METHODS.join(', ')}`);
-      c.url('url');
+      const url = c.str('url', true);
+      const urlProblem = url === undefined ? undefined : urlTemplateProblem(url);
+      if (urlProblem) c.bad('url', urlProblem);
       expr('params', false);
       const hs = s.headerSecrets;
       if (hs !== undefined) {

@@ -16,6 +16,7 @@ export * from './registry';
 export * from './model';
 export * from './graph';
 export * from './egress-policy';
+export * from './url-template';
 export * from './media-types';
 export * from './secret-box';
 

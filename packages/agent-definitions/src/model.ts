@@ -1,4 +1,5 @@
 import type { DefinitionIssue, RuntimeDefinition } from './registry';
+import { urlTemplateProblem } from './url-template';
 
 /** An HTTP tool of a `model` version: the model calls it with JSON arguments (validated by `parameters`). */
 export interface HttpToolDefinition {
@@ -187,7 +188,8 @@ function validateTool(t: unknown, base: string, names: Set<string>): DefinitionI
   if (typeof method !== 'string' || !(METHODS as readonly string[]).includes(method))
     c.bad(`${base}.method`, `must be one of ${METHODS.join(', ')}`);
   const url = c.str('url', `${base}.url`, { required: true, max: 2_048 });
-  if (url !== undefined && !/^https?:\/\//i.test(url)) c.bad(`${base}.url`, 'must be an http or https URL');
+  const urlProblem = url === undefined ? undefined : urlTemplateProblem(url);
+  if (urlProblem) c.bad(`${base}.url`, urlProblem);
   const p = t.parameters;
   if (p !== undefined) {
     if (!isObj(p) || p.type !== 'object') c.bad(`${base}.parameters`, 'must be a JSON Schema of type "object"');

@@ -167,7 +167,7 @@ describe('version definitions', () => {
     expect(await checkEgressUrl('http://127.0.0.1:11434/v1', allow)).toBeUndefined();
     expect(await checkEgressUrl('http://localhost:8080/tool', allow)).toBeUndefined();
     expect(await checkEgressUrl('http://10.0.0.1/', allow)).toContain('private');
-    expect(await checkEgressUrl('https://{host}/x', allow)).toContain('host of a URL template must be fixed');
+    expect(await checkEgressUrl('https://{host}/x', allow)).toContain('URL template must be literal');
   });
 
   it('demo runtimes refuse configuration they do not take', async () => {

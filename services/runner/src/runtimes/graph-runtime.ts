@@ -2,6 +2,7 @@ import type { Message } from '@a2a-js/sdk';
 import jsonata from 'jsonata';
 import {
   parseGraphConfig,
+  UrlTemplateError,
   type GraphConfig,
   type GraphStep,
   type HttpStep,
@@ -329,21 +330,28 @@ class GraphRun {
     const params = step.params === undefined ? {} : await this.#eval(step.params, 'params');
     if (!isObj(params)) throw new StepFailure('params must evaluate to an object');
     const headers = Object.fromEntries(Object.entries(step.headerSecrets).map(([h, s]) => [h, this.#secret(s)]));
-    const req = toolRequest(
-      {
-        type: 'http',
-        name: step.id,
-        description: '',
-        method: step.method,
-        url: step.url,
-        parameters: { type: 'object' },
-        headerSecrets: {},
-        timeoutMs: step.timeoutMs,
-        maxResponseBytes: step.maxResponseBytes,
-        requiresApproval: false,
-      },
-      params,
-    );
+    let req: ReturnType<typeof toolRequest>;
+    try {
+      req = toolRequest(
+        {
+          type: 'http',
+          name: step.id,
+          description: '',
+          method: step.method,
+          url: step.url,
+          parameters: { type: 'object' },
+          headerSecrets: {},
+          timeoutMs: step.timeoutMs,
+          maxResponseBytes: step.maxResponseBytes,
+          requiresApproval: false,
+        },
+        params,
+      );
+    } catch (err) {
+      // A value that would leave the URL's path or query: nothing is sent (ADR 0020, decision 8).
+      if (err instanceof UrlTemplateError) throw new StepFailure(err.message);
+      throw err;
+    }
     const host = new URL(req.url).host;
     const timeout = AbortSignal.timeout(step.timeoutMs);
     let res: Response;

@@ -1,4 +1,4 @@
-import type { HttpToolDefinition } from '@a2a-inbound/agent-definitions';
+import { expandUrlTemplate, UrlTemplateError, type HttpToolDefinition } from '@a2a-inbound/agent-definitions';
 import { blockedCause, readCapped, type GuardedFetch } from './guarded-fetch';
 
 /**
@@ -49,19 +49,21 @@ function typeMatches(t: string, v: unknown): boolean {
 /** An argument as text: strings as they are, anything else as JSON. */
 const scalar = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
 
-/** The request a tool call makes: placeholders filled (URL-encoded), the other arguments as query or JSON body. */
+/**
+ * The request a tool call makes: placeholders filled (each value percent-encoded as one component, the origin
+ * the template's literal one), the other arguments as query or JSON body.
+ */
 export function toolRequest(
   tool: HttpToolDefinition,
   args: Record<string, unknown>,
 ): { url: string; method: string; body: string | undefined } {
   const used = new Set<string>();
-  const url = new URL(
-    tool.url.replace(/\{([^}]*)\}/g, (_m, name: string) => {
-      used.add(name);
-      const v = args[name];
-      return encodeURIComponent(v === undefined || v === null ? '' : scalar(v));
-    }),
-  );
+  // Throws UrlTemplateError when a value would leave the path or query (or a stored template is unsafe).
+  const url = expandUrlTemplate(tool.url, (name) => {
+    used.add(name);
+    const v = args[name];
+    return v === undefined || v === null ? '' : scalar(v);
+  });
   const rest = Object.entries(args).filter(([k]) => !used.has(k));
   let body: string | undefined;
   if (tool.method === 'GET' || tool.method === 'DELETE') {
@@ -92,7 +94,14 @@ export async function callHttpTool(
   }
   const bad = checkArguments(tool.parameters, args);
   if (bad) return JSON.stringify({ error: bad });
-  const { url, method, body } = toolRequest(tool, args as Record<string, unknown>);
+  let req: ReturnType<typeof toolRequest>;
+  try {
+    req = toolRequest(tool, args as Record<string, unknown>);
+  } catch (err) {
+    if (err instanceof UrlTemplateError) return JSON.stringify({ error: err.message });
+    throw err;
+  }
+  const { url, method, body } = req;
   const timeout = AbortSignal.timeout(tool.timeoutMs);
   try {
     const res = await fetch(url, {
