@@ -9,6 +9,7 @@ import { checkHealth, Lifecycle, withDeadline } from '@a2a-inbound/runtime';
 import { connectClients, Lookups, type GatewayClients } from './clients';
 import type { GatewayConfig } from './config';
 import { createA2aRouter } from './http/a2a-router';
+import { createA2aV1Router } from './http/a2a-v1-router';
 import { createCardsRouter } from './http/cards-router';
 import { createConsole } from './http/console';
 import { closeIfBodyUnread, jsonBody } from './http/body';
@@ -156,6 +157,17 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
       providerUrl: config.providerUrl,
     }),
   );
+  // The A2A 1.0 HTTP+JSON binding reads with GET and deletes with DELETE.
+  app.options(/^\/agents\/[^/]+\/a2a\/v1\/rest(\/.*)?$/, (_req, res) => {
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    res.setHeader('Access-Control-Allow-Methods', 'GET, POST, DELETE, OPTIONS');
+    res.setHeader(
+      'Access-Control-Allow-Headers',
+      'Authorization, Content-Type, A2A-Version, A2A-Extensions, Last-Event-ID',
+    );
+    res.setHeader('Access-Control-Max-Age', '600');
+    res.status(204).end();
+  });
   app.options(/^\/agents\/[^/]+\/a2a(\/.*)?$/, (_req, res) => {
     res.setHeader('Access-Control-Allow-Origin', '*');
     res.setHeader('Access-Control-Allow-Methods', 'POST, OPTIONS');
@@ -167,20 +179,20 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
     res.setHeader('Access-Control-Allow-Origin', '*');
     next();
   });
-  app.use(
-    '/agents/:agentId/a2a',
-    createA2aRouter({
-      clients,
-      lookups,
-      limiter: deps.limiter,
-      clock: deps.clock,
-      log,
-      bodyLimitBytes: config.bodyLimitBytes,
-      sseHeartbeatMs: config.sseHeartbeatMs,
-      streams,
-      ...(deps.resolver ? { resolver: deps.resolver } : {}),
-    }),
-  );
+  const a2aRouterDeps = {
+    clients,
+    lookups,
+    limiter: deps.limiter,
+    clock: deps.clock,
+    log,
+    bodyLimitBytes: config.bodyLimitBytes,
+    sseHeartbeatMs: config.sseHeartbeatMs,
+    streams,
+    ...(deps.resolver ? { resolver: deps.resolver } : {}),
+  };
+  // A2A 1.0 (JSON-RPC and HTTP+JSON) before the 0.3/0.2 router, which answers every other path under /a2a.
+  app.use('/agents/:agentId/a2a/v1', createA2aV1Router(a2aRouterDeps));
+  app.use('/agents/:agentId/a2a', createA2aRouter(a2aRouterDeps));
   // The web console (static files, sign-in) and its session cookie, which /api/v1 and /api/applications
   // accept in place of the bearer user token (ADR 0024).
   const consoleApp = createConsole({
