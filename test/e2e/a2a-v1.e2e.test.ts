@@ -8,6 +8,7 @@ import {
   type CallInterceptor,
   type Client,
 } from '@a2a-js/sdk-v1/client';
+import { GrpcTransportFactory } from '@a2a-js/sdk-v1/client/grpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSystem, type System } from '@a2a-inbound/embedded';
 import { silentLogger } from '@a2a-inbound/logger';
@@ -16,7 +17,8 @@ import { a2aClient, cardUrl, eventually, manage, textMessage, uniqueId } from '@
 import { selfSignedCert, startReceiver, type Receiver } from '../../services/webhooks/test/support/receiver';
 
 // A2A 1.0 end to end with the official client, @a2a-js/sdk 1.x (`ClientFactory.createFromUrl` on the agent's
-// card, as a new user would), on each HTTP binding of the embedded system; the 0.3.14 client in the same run.
+// card, as a new user would), on each binding (JSON-RPC, HTTP+JSON, gRPC) of the embedded system; the 0.3.14
+// client in the same run.
 
 const ECHO = 'demo-echo';
 const SLOW = 'demo-slow';
@@ -127,6 +129,12 @@ describe('A2A 1.0 with @a2a-js/sdk 1.x (embedded)', () => {
       expect.arrayContaining([
         { url: `${base}/agents/${ECHO}/a2a/v1`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
         { url: `${base}/agents/${ECHO}/a2a/v1/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+        {
+          url: `127.0.0.1:${system.gateway.a2aGrpcPort}`,
+          protocolBinding: 'GRPC',
+          protocolVersion: '1.0',
+          tenant: ECHO,
+        },
         { url: `${base}/agents/${ECHO}/a2a/v0.3`, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
       ]),
     );
@@ -136,12 +144,12 @@ describe('A2A 1.0 with @a2a-js/sdk 1.x (embedded)', () => {
     expect(r.result).toMatchObject({ kind: 'task', status: { state: 'completed' } });
   });
 
-  for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {
+  for (const binding of ['JSONRPC', 'HTTP+JSON', 'GRPC'] as const) {
     describe(binding, () => {
       const clientFor = async (agent: string, withKey = key): Promise<Client> => {
         const factory = new ClientFactory(
           ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-            transports: [new JsonRpcTransportFactory(), new RestTransportFactory()],
+            transports: [new JsonRpcTransportFactory(), new RestTransportFactory(), new GrpcTransportFactory()],
             preferredTransports: [binding],
             clientConfig: { interceptors: [bearer(withKey)] },
           }),
@@ -177,6 +185,7 @@ describe('A2A 1.0 with @a2a-js/sdk 1.x (embedded)', () => {
           contextId: task.contextId,
           status: TaskState.TASK_STATE_UNSPECIFIED,
           pageSize: 1,
+          pageToken: '',
         } as never);
         expect(listed.tasks.map((t) => t.id)).toEqual([second.id]);
         expect(listed.tasks[0]!.artifacts).toEqual([]);
@@ -196,6 +205,7 @@ describe('A2A 1.0 with @a2a-js/sdk 1.x (embedded)', () => {
           tenant: '',
           contextId: task.contextId,
           status: TaskState.TASK_STATE_WORKING,
+          pageToken: '',
         } as never);
         expect(completed.tasks).toEqual([]);
       });
@@ -259,7 +269,12 @@ describe('A2A 1.0 with @a2a-js/sdk 1.x (embedded)', () => {
         expect(created).toMatchObject({ id: 'cfg-1', taskId: task.id, url, token: '' });
         const got = await client.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'cfg-1' });
         expect(got.url).toBe(url);
-        const listed = await client.listTaskPushNotificationConfig({ tenant: '', taskId: task.id } as never);
+        const listed = await client.listTaskPushNotificationConfig({
+          tenant: '',
+          taskId: task.id,
+          pageSize: 0,
+          pageToken: '',
+        });
         expect(listed.configs.map((c) => c.id)).toEqual(['cfg-1']);
 
         const done = asTask(
@@ -275,7 +290,12 @@ describe('A2A 1.0 with @a2a-js/sdk 1.x (embedded)', () => {
         }, 20_000);
 
         await client.deleteTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'cfg-1' });
-        const after = await client.listTaskPushNotificationConfig({ tenant: '', taskId: task.id } as never);
+        const after = await client.listTaskPushNotificationConfig({
+          tenant: '',
+          taskId: task.id,
+          pageSize: 0,
+          pageToken: '',
+        });
         expect(after.configs).toEqual([]);
       });
 

@@ -21,7 +21,9 @@ import { createManagementRouter } from './http/management-router';
 import { requestMetrics } from './http/metrics';
 import { authenticateUser } from './http/user-auth';
 import { linkerV1 } from '@a2a-inbound/proto';
-import { grpc, grpcClientOptions } from '@a2a-inbound/runtime';
+import { grpc, grpcClientOptions, startGrpcServer, type GrpcServerHandle } from '@a2a-inbound/runtime';
+import { a2aV1 } from '@a2a-inbound/proto';
+import { a2aGrpcService } from './grpc/a2a-grpc';
 import type { SseWriter } from './http/sse';
 import type { Resolver } from '@a2a-inbound/runtime';
 
@@ -39,6 +41,8 @@ export interface GatewayDeps {
 
 export interface GatewayApp {
   readonly port: number;
+  /** The public A2A 1.0 gRPC port; undefined when not served (A2A_GRPC_PORT=-1). */
+  readonly a2aGrpcPort: number | undefined;
   readonly baseUrl: string;
   readonly clients: GatewayClients;
   close(): Promise<void>;
@@ -148,11 +152,19 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
     res.json({ status: 'ready' });
   });
 
+  // Known once the gRPC server has bound (below); the cards read it per request.
+  let a2aGrpc: GrpcServerHandle | undefined;
+  const grpcAddress = (req: Request): string => {
+    if (!a2aGrpc) return '';
+    if (config.a2aGrpcPublicAddress) return config.a2aGrpcPublicAddress;
+    return `${new URL(baseUrl(req)).hostname}:${a2aGrpc.port}`;
+  };
   app.use(
     createCardsRouter({
       lookups,
       log,
       baseUrl,
+      grpcAddress,
       providerOrganization: config.providerOrganization,
       providerUrl: config.providerUrl,
     }),
@@ -289,6 +301,37 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
     app,
   );
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerClientError(err, socket));
+  // The A2A 1.0 gRPC binding, for every agent on one port (closed after the HTTP server has drained).
+  if (config.a2aGrpcPort >= 0) {
+    try {
+      a2aGrpc = await startGrpcServer(
+        [
+          {
+            definition: a2aV1.A2AServiceService,
+            implementation: a2aGrpcService({
+              clients,
+              lookups,
+              limiter: deps.limiter,
+              clock: deps.clock,
+              log,
+              ...(deps.resolver ? { resolver: deps.resolver } : {}),
+            }),
+          },
+        ],
+        {
+          host: config.a2aGrpcHost,
+          port: config.a2aGrpcPort,
+          isServing: () => !draining,
+          graceMs: config.shutdownGraceMs,
+        },
+      );
+    } catch (err) {
+      await lifecycle.close(log);
+      throw err;
+    }
+    const grpcServer = a2aGrpc;
+    lifecycle.onClose('a2a grpc server', async () => grpcServer.close());
+  }
   server.listen(config.port, config.host);
   await once(server, 'listening');
   const address = server.address();
@@ -314,9 +357,10 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
     clearTimeout(timer);
     log.info({ streamsEnded: ended }, 'http server closed');
   });
-  log.info({ port }, 'gateway listening');
+  log.info({ port, a2aGrpcPort: a2aGrpc?.port }, 'gateway listening');
   return {
     port,
+    a2aGrpcPort: a2aGrpc?.port,
     baseUrl: config.publicBaseUrl || `http://127.0.0.1:${port}`,
     clients,
     close: () => lifecycle.close(log),
