@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSystem, type System } from '@a2a-inbound/embedded';
 import { silentLogger } from '@a2a-inbound/logger';
 import { isPublicAddress, type Resolver } from '@a2a-inbound/runtime';
-import { a2aClient, cardUrl, eventually, manage, textMessage, uniqueId } from '@a2a-inbound/testing';
+import { a2aClient, cardUrl, eventually, manage, sse, textMessage, uniqueId } from '@a2a-inbound/testing';
 import { selfSignedCert, startReceiver, type Receiver } from '../../services/webhooks/test/support/receiver';
 
 // A2A 1.0 end to end with the official client, @a2a-js/sdk 1.x (`ClientFactory.createFromUrl` on the agent's
@@ -358,6 +358,44 @@ describe('A2A 1.0 with @a2a-js/sdk 1.x (embedded)', () => {
     expect((await post({ ...send, method: 'Nope' }, '1.0')).error.code).toBe(-32601);
     const nf = await post({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'nope' } }, '1.0');
     expect(nf.error).toMatchObject({ code: -32001, data: [{ reason: 'TASK_NOT_FOUND' }] });
+  });
+
+  it('SubscribeToTask resumes after a dropped stream from Last-Event-ID (JSON-RPC and HTTP+JSON)', async () => {
+    const v1 = { 'A2A-Version': '1.0' };
+    const slowSend = (): Promise<Response> =>
+      fetch(`${base}/agents/${SLOW}/a2a/v1/rest/message:send`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/a2a+json', ...v1 },
+        body: JSON.stringify({
+          message: { role: 'ROLE_USER', messageId: uniqueId(), parts: [{ text: 'slow' }, { data: { workMs: 1500 } }] },
+          configuration: { returnImmediately: true },
+        }),
+      });
+    const rpcBody = (id: string) => ({ jsonrpc: '2.0', id: 1, method: 'SubscribeToTask', params: { id } });
+    const bindings = [
+      { url: () => `${base}/agents/${SLOW}/a2a/v1`, body: rpcBody, event: (d: any) => d.result },
+      {
+        url: (id: string) => `${base}/agents/${SLOW}/a2a/v1/rest/tasks/${id}:subscribe`,
+        body: () => ({}),
+        event: (d: any) => d,
+      },
+    ];
+    for (const b of bindings) {
+      const task = ((await (await slowSend()).json()) as { task: { id: string } }).task;
+      // The first stream is dropped after its first numbered event.
+      const first = await sse(b.url(task.id), b.body(task.id), { key, headers: v1, stopAfter: (f) => (f.id ?? 0) > 0 });
+      const cut = first.frames.at(-1)!;
+      expect(cut.id).toBeGreaterThan(0);
+      const rest = await sse(b.url(task.id), b.body(task.id), {
+        key,
+        headers: { ...v1, 'Last-Event-ID': String(cut.id) },
+        stopAfter: (f) => b.event(f.data)?.statusUpdate?.status?.state === 'TASK_STATE_COMPLETED',
+      });
+      const ids = rest.frames.map((f) => f.id).filter((id): id is number => id !== undefined);
+      expect(ids.length).toBeGreaterThan(0);
+      expect(Math.min(...ids)).toBeGreaterThan(cut.id!);
+      expect(b.event(rest.frames.at(-1)!.data).statusUpdate.status.state).toBe('TASK_STATE_COMPLETED');
+    }
   });
 
   it('HTTP+JSON wire: google.rpc.Status errors, the version as a query parameter', async () => {
