@@ -226,6 +226,7 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
       lookups,
       log,
       baseUrl,
+      grpcAddress,
       selfBaseUrl,
       providerOrganization: config.providerOrganization,
       providerUrl: config.providerUrl,

@@ -32,7 +32,7 @@ export const v1Path = (agentId: string): string => `/agents/${encodeURIComponent
  * Every interface an agent serves, 1.0 first (the spec's preference order): JSON-RPC and HTTP+JSON under
  * the agent's path, gRPC on the gateway's one port with the agent as `tenant`, and the 0.3 JSON-RPC endpoint.
  */
-export function supportedInterfaces(agentId: string, o: CardOptions): AgentInterface[] {
+export function supportedInterfaces(agentId: string, o: Pick<CardOptions, 'baseUrl' | 'grpcUrl'>): AgentInterface[] {
   const v1 = `${o.baseUrl}${v1Path(agentId)}`;
   const out: AgentInterface[] = [
     { url: v1, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
