@@ -285,8 +285,15 @@ async function postJson(base, path, headers, body) {
 const sendBody = (method) => (id) =>
   `{\\"jsonrpc\\":\\"2.0\\",\\"id\\":1,\\"method\\":\\"${method}\\",\\"params\\":{\\"message\\":{\\"role\\":\\"user\\",\\"messageId\\":\\"m-${id}\\",\\"parts\\":[{\\"kind\\":\\"text\\",\\"text\\":\\"benchmark text\\"}]}}}`;
 
-/** Cases of an A2A server: its JSON-RPC path, card path and auth header; a seeded task for tasks/get. */
-async function a2aCases(base, { rpcPath, cardPath, headers }) {
+/** The same send in A2A 1.0 (SendMessage, member-based parts). */
+const sendBodyV1 = (id) =>
+  `{\\"jsonrpc\\":\\"2.0\\",\\"id\\":1,\\"method\\":\\"SendMessage\\",\\"params\\":{\\"message\\":{\\"role\\":\\"ROLE_USER\\",\\"messageId\\":\\"m1-${id}\\",\\"parts\\":[{\\"text\\":\\"benchmark text\\"}]}}}`;
+
+/**
+ * Cases of an A2A server: its JSON-RPC path, card path and auth header; a seeded task for tasks/get. With
+ * `v1Path` (our gateway), also the A2A 1.0 send and get on the agent's 1.0 JSON-RPC endpoint.
+ */
+async function a2aCases(base, { rpcPath, cardPath, headers, v1Path }) {
   const seeded = await postJson(base, rpcPath, headers, {
     jsonrpc: '2.0',
     id: 1,
@@ -306,6 +313,17 @@ async function a2aCases(base, { rpcPath, cardPath, headers }) {
     },
     card: { method: 'GET', path: cardPath, headers: {} },
     stream: { path: rpcPath, headers: { ...h, Accept: 'text/event-stream' }, body: sendBody('message/stream') },
+    ...(v1Path
+      ? {
+          'send-v1': { method: 'POST', path: v1Path, headers: { ...h, 'A2A-Version': '1.0' }, body: sendBodyV1 },
+          'get-v1': {
+            method: 'POST',
+            path: v1Path,
+            headers: { ...h, 'A2A-Version': '1.0' },
+            body: `{\\"jsonrpc\\":\\"2.0\\",\\"id\\":1,\\"method\\":\\"GetTask\\",\\"params\\":{\\"id\\":\\"${taskId}\\"}}`,
+          },
+        }
+      : {}),
   };
 }
 
@@ -363,7 +381,8 @@ const record = (target, kase, c, r, cpu, elu) => {
 
 async function measure(target, sys, cases) {
   // Warm-up, not recorded: the JIT and the caches of a fresh process would otherwise weigh on the first case.
-  for (const kase of ['send', 'get', 'card']) await runLoadOn(sys.bases, cases[kase], 2, Math.min(2, seconds));
+  for (const kase of ['send', 'get', 'card', 'send-v1', 'get-v1'])
+    if (cases[kase]) await runLoadOn(sys.bases, cases[kase], 2, Math.min(2, seconds));
   // Sends last: a mode that falls behind at a high concurrency (the distributed one) keeps working off the
   // backlog for a while, which would otherwise weigh on the cases after it.
   const throughput = async (kase) => {
@@ -382,7 +401,23 @@ async function measure(target, sys, cases) {
     const r = await firstFrame(sys.bases[0], cases.stream, c, Math.max(1, seconds / 2));
     record(target, 'stream-first', c, r);
   }
+  // A2A 1.0 on the same agent (before the 0.3 sends, for the same reason): `npm run bench` reports both.
+  if (cases['get-v1']) await throughput('get-v1');
+  if (cases['send-v1']) await throughput('send-v1');
   await throughput('send');
+  for (const [v1, v03] of [
+    ['get-v1', 'get'],
+    ['send-v1', 'send'],
+  ]) {
+    for (const c of concurrencies) {
+      const a = rows.find((r) => r.target === target && r.kase === v1 && r.c === c);
+      const b = rows.find((r) => r.target === target && r.kase === v03 && r.c === c);
+      if (a?.cpuMsPerReq && b?.cpuMsPerReq)
+        extras.push(
+          `- ${target}: A2A 1.0 ${v1.replace('-v1', '')} at c=${c} costs ${(a.cpuMsPerReq / b.cpuMsPerReq).toFixed(2)}× the server CPU of the 0.3 one (${a.cpuMsPerReq.toFixed(3)} vs ${b.cpuMsPerReq.toFixed(3)} ms/req).`,
+        );
+    }
+  }
 }
 
 async function idleSse(target, sys, cases, count) {
@@ -516,6 +551,7 @@ async function main() {
         rpcPath: '/agents/demo-echo/a2a',
         cardPath: '/agents/demo-echo/.well-known/agent-card.json',
         headers: auth,
+        v1Path: '/agents/demo-echo/a2a/v1',
       });
       await measure(name, sys, cases);
       if (name === 'distributed') {

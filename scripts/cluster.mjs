@@ -135,6 +135,8 @@ export async function startCluster(options = {}) {
     start(`gateway-${i + 1}`, 'services/gateway/dist/main.js', {
       ...(await metricsEnv(`gateway-${i + 1}`)),
       PORT: String(port),
+      // Each gateway's A2A 1.0 gRPC service (its cards give the address).
+      A2A_GRPC_PORT: String(await freePort()),
       HOST: '127.0.0.1',
       TASKS_GRPC_ADDR: tasksAddress,
       LINKER_GRPC_ADDR: `127.0.0.1:${linkerPort}`,

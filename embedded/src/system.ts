@@ -113,6 +113,8 @@ async function start(options: SystemOptions): Promise<System> {
     TASKS_GRPC_PORT: '0',
     RUNNER_GRPC_PORT: '0',
     WEBHOOKS_GRPC_PORT: '0',
+    // The public A2A 1.0 gRPC service (every agent's card gives its address).
+    A2A_GRPC_PORT: '0',
     SHUTDOWN_READINESS_DELAY_MS: '0',
     // One process holds tasks and the runners: a key of its own when none is configured (secrets live as
     // long as the in-memory store; with real engines configure SECRETS_KEY, or secrets sealed by an earlier

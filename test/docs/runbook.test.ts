@@ -79,6 +79,7 @@ describe('docs/grpc.md matches the contracts', () => {
       'a2a_inbound.tasks.v1.TasksService',
       'a2a_inbound.webhooks.v1.WebhooksService',
       'grpc.health.v1.Health',
+      'lf.a2a.v1.A2AService',
     ]);
     for (const s of declared) expect(grpcDoc, s).toContain(`\`${s}\``);
   });

@@ -50,6 +50,7 @@ export async function startSplitSut(options: LayoutOptions = {}): Promise<Sut> {
     loadGatewayConfig({
       PORT: '0',
       HOST: '127.0.0.1',
+      A2A_GRPC_PORT: '0',
       SHUTDOWN_READINESS_DELAY_MS: '0',
       TASKS_GRPC_ADDR: system.tasks.grpc.address,
       WEBHOOKS_GRPC_ADDR: system.webhooks.grpc.address,

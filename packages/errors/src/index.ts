@@ -18,6 +18,8 @@ export type ErrorCode =
   | 'CONTENT_TYPE_NOT_SUPPORTED'
   | 'INVALID_AGENT_RESPONSE'
   | 'EXTENDED_CARD_NOT_CONFIGURED'
+  | 'VERSION_NOT_SUPPORTED'
+  | 'EXTENSION_SUPPORT_REQUIRED'
   | 'UNAUTHENTICATED'
   | 'PERMISSION_DENIED'
   | 'A2A_NOT_ENABLED'
@@ -156,6 +158,22 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorMapping>> = {
     wireMessage: 'Authenticated Extended Card is not configured',
     grpc: GrpcStatus.FAILED_PRECONDITION,
     http: 404,
+    exposeMessage: true,
+  },
+  /** A2A 1.0's VersionNotSupportedError (-32009 in the 1.0 table); 0.3 and 0.2 have only -32004 for it. */
+  VERSION_NOT_SUPPORTED: {
+    jsonRpc: -32004,
+    wireMessage: 'This operation is not supported',
+    grpc: GrpcStatus.FAILED_PRECONDITION,
+    http: 400,
+    exposeMessage: true,
+  },
+  /** A2A 1.0's ExtensionSupportRequiredError (-32008 in the 1.0 table). */
+  EXTENSION_SUPPORT_REQUIRED: {
+    jsonRpc: -32004,
+    wireMessage: 'This operation is not supported',
+    grpc: GrpcStatus.FAILED_PRECONDITION,
+    http: 400,
     exposeMessage: true,
   },
   UNAUTHENTICATED: {

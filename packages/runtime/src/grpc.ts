@@ -84,11 +84,12 @@ export function fromGrpcError(err: unknown): AppError {
 export function unary<Req, Res>(
   fn: (request: Req, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res>,
   log?: Logger,
+  toError: (err: unknown, log?: Logger) => grpc.ServiceError = toGrpcError,
 ): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
     fn(call.request, call).then(
       (res) => callback(null, res),
-      (err: unknown) => callback(toGrpcError(err, log)),
+      (err: unknown) => callback(toError(err, log)),
     );
   };
 }
@@ -97,6 +98,7 @@ export function unary<Req, Res>(
 export function serverStream<Req, Res>(
   fn: (request: Req, signal: AbortSignal, call: grpc.ServerWritableStream<Req, Res>) => AsyncIterable<Res>,
   log?: Logger,
+  toError: (err: unknown, log?: Logger) => grpc.ServiceError = toGrpcError,
 ): grpc.handleServerStreamingCall<Req, Res> {
   return (call) => {
     const ac = new AbortController();
@@ -122,7 +124,7 @@ export function serverStream<Req, Res>(
       } catch (err) {
         // Emitted, not destroy(): grpc-js sends the status from its 'error' handler (end → _final); a
         // destroyed stream never sends one and the client would wait forever.
-        if (!ac.signal.aborted) call.emit('error', toGrpcError(err, log));
+        if (!ac.signal.aborted) call.emit('error', toError(err, log));
       }
     })();
   };

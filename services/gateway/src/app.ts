@@ -9,6 +9,7 @@ import { checkHealth, Lifecycle, withDeadline } from '@a2a-inbound/runtime';
 import { connectClients, Lookups, type GatewayClients } from './clients';
 import type { GatewayConfig } from './config';
 import { createA2aRouter } from './http/a2a-router';
+import { createA2aV1Router } from './http/a2a-v1-router';
 import { createCardsRouter } from './http/cards-router';
 import { createConsole } from './http/console';
 import { closeIfBodyUnread, jsonBody } from './http/body';
@@ -20,7 +21,9 @@ import { createManagementRouter } from './http/management-router';
 import { requestMetrics } from './http/metrics';
 import { authenticateUser } from './http/user-auth';
 import { linkerV1 } from '@a2a-inbound/proto';
-import { grpc, grpcClientOptions } from '@a2a-inbound/runtime';
+import { grpc, grpcClientOptions, startGrpcServer, type GrpcServerHandle } from '@a2a-inbound/runtime';
+import { a2aV1 } from '@a2a-inbound/proto';
+import { a2aGrpcService } from './grpc/a2a-grpc';
 import type { SseWriter } from './http/sse';
 import type { Resolver } from '@a2a-inbound/runtime';
 
@@ -38,6 +41,8 @@ export interface GatewayDeps {
 
 export interface GatewayApp {
   readonly port: number;
+  /** The public A2A 1.0 gRPC port; undefined when not served (A2A_GRPC_PORT=-1). */
+  readonly a2aGrpcPort: number | undefined;
   readonly baseUrl: string;
   readonly clients: GatewayClients;
   close(): Promise<void>;
@@ -147,15 +152,34 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
     res.json({ status: 'ready' });
   });
 
+  // Known once the gRPC server has bound (below); the cards read it per request.
+  let a2aGrpc: GrpcServerHandle | undefined;
+  const grpcAddress = (req: Request): string => {
+    if (!a2aGrpc) return '';
+    if (config.a2aGrpcPublicAddress) return config.a2aGrpcPublicAddress;
+    return `${new URL(baseUrl(req)).hostname}:${a2aGrpc.port}`;
+  };
   app.use(
     createCardsRouter({
       lookups,
       log,
       baseUrl,
+      grpcAddress,
       providerOrganization: config.providerOrganization,
       providerUrl: config.providerUrl,
     }),
   );
+  // The A2A 1.0 HTTP+JSON binding reads with GET and deletes with DELETE.
+  app.options(/^\/agents\/[^/]+\/a2a\/v1\/rest(\/.*)?$/, (_req, res) => {
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    res.setHeader('Access-Control-Allow-Methods', 'GET, POST, DELETE, OPTIONS');
+    res.setHeader(
+      'Access-Control-Allow-Headers',
+      'Authorization, Content-Type, A2A-Version, A2A-Extensions, Last-Event-ID',
+    );
+    res.setHeader('Access-Control-Max-Age', '600');
+    res.status(204).end();
+  });
   app.options(/^\/agents\/[^/]+\/a2a(\/.*)?$/, (_req, res) => {
     res.setHeader('Access-Control-Allow-Origin', '*');
     res.setHeader('Access-Control-Allow-Methods', 'POST, OPTIONS');
@@ -167,20 +191,20 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
     res.setHeader('Access-Control-Allow-Origin', '*');
     next();
   });
-  app.use(
-    '/agents/:agentId/a2a',
-    createA2aRouter({
-      clients,
-      lookups,
-      limiter: deps.limiter,
-      clock: deps.clock,
-      log,
-      bodyLimitBytes: config.bodyLimitBytes,
-      sseHeartbeatMs: config.sseHeartbeatMs,
-      streams,
-      ...(deps.resolver ? { resolver: deps.resolver } : {}),
-    }),
-  );
+  const a2aRouterDeps = {
+    clients,
+    lookups,
+    limiter: deps.limiter,
+    clock: deps.clock,
+    log,
+    bodyLimitBytes: config.bodyLimitBytes,
+    sseHeartbeatMs: config.sseHeartbeatMs,
+    streams,
+    ...(deps.resolver ? { resolver: deps.resolver } : {}),
+  };
+  // A2A 1.0 (JSON-RPC and HTTP+JSON) before the 0.3/0.2 router, which answers every other path under /a2a.
+  app.use('/agents/:agentId/a2a/v1', createA2aV1Router(a2aRouterDeps));
+  app.use('/agents/:agentId/a2a', createA2aRouter(a2aRouterDeps));
   // The web console (static files, sign-in) and its session cookie, which /api/v1 and /api/applications
   // accept in place of the bearer user token (ADR 0024).
   const consoleApp = createConsole({
@@ -202,6 +226,7 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
       lookups,
       log,
       baseUrl,
+      grpcAddress,
       selfBaseUrl,
       providerOrganization: config.providerOrganization,
       providerUrl: config.providerUrl,
@@ -277,6 +302,37 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
     app,
   );
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerClientError(err, socket));
+  // The A2A 1.0 gRPC binding, for every agent on one port (closed after the HTTP server has drained).
+  if (config.a2aGrpcPort >= 0) {
+    try {
+      a2aGrpc = await startGrpcServer(
+        [
+          {
+            definition: a2aV1.A2AServiceService,
+            implementation: a2aGrpcService({
+              clients,
+              lookups,
+              limiter: deps.limiter,
+              clock: deps.clock,
+              log,
+              ...(deps.resolver ? { resolver: deps.resolver } : {}),
+            }),
+          },
+        ],
+        {
+          host: config.a2aGrpcHost,
+          port: config.a2aGrpcPort,
+          isServing: () => !draining,
+          graceMs: config.shutdownGraceMs,
+        },
+      );
+    } catch (err) {
+      await lifecycle.close(log);
+      throw err;
+    }
+    const grpcServer = a2aGrpc;
+    lifecycle.onClose('a2a grpc server', async () => grpcServer.close());
+  }
   server.listen(config.port, config.host);
   await once(server, 'listening');
   const address = server.address();
@@ -302,9 +358,10 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
     clearTimeout(timer);
     log.info({ streamsEnded: ended }, 'http server closed');
   });
-  log.info({ port }, 'gateway listening');
+  log.info({ port, a2aGrpcPort: a2aGrpc?.port }, 'gateway listening');
   return {
     port,
+    a2aGrpcPort: a2aGrpc?.port,
     baseUrl: config.publicBaseUrl || `http://127.0.0.1:${port}`,
     clients,
     close: () => lifecycle.close(log),

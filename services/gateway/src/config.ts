@@ -33,6 +33,11 @@ export interface GatewayConfig {
   consoleSessionTtlMs: number;
   providerOrganization: string;
   providerUrl: string;
+  /** The public A2A 1.0 gRPC service (every agent, chosen by `tenant`): its port, -1 = not served, 0 = any free. */
+  a2aGrpcPort: number;
+  a2aGrpcHost: string;
+  /** `host:port` the cards give gRPC clients; empty = the host of the card's base URL and the bound port. */
+  a2aGrpcPublicAddress: string;
 }
 
 export const DEFAULT_BODY_LIMIT_BYTES = 280 * 1024 * 1024;
@@ -60,7 +65,13 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     consoleSessionTtlMs: r.int('CONSOLE_SESSION_TTL_SECONDS', 28_800, { min: 60, max: 604_800 }) * 1000,
     providerOrganization: r.string('PROVIDER_ORGANIZATION', 'a2a-inbound'),
     providerUrl: r.string('PROVIDER_URL', ''),
+    a2aGrpcPort: r.int('A2A_GRPC_PORT', -1, { min: -1, max: 65535 }),
+    a2aGrpcHost: r.string('A2A_GRPC_HOST', ''),
+    a2aGrpcPublicAddress: r.string('A2A_GRPC_PUBLIC_ADDR', ''),
   };
+  if (!c.a2aGrpcHost) c.a2aGrpcHost = c.host;
+  if (c.a2aGrpcPublicAddress && !/^[A-Za-z0-9.[\]:-]+:\d{1,5}$/.test(c.a2aGrpcPublicAddress))
+    r.problem('A2A_GRPC_PUBLIC_ADDR must be host:port (what gRPC clients dial)');
   if (c.linkerServiceToken && (c.linkerServiceToken.length < 32 || c.linkerServiceToken.length > 512))
     r.problem('LINKER_SERVICE_TOKEN must have 32 to 512 characters (the same value as the linker)');
   if (c.publicBaseUrl && !/^https?:\/\/[^/]+/.test(c.publicBaseUrl))

@@ -1,4 +1,4 @@
-import type { Request, Response } from 'express';
+import type { Request } from 'express';
 import { AppError } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
 import type { Clock, RateLimiter } from '@a2a-inbound/ports';
@@ -13,7 +13,7 @@ const MINUTE_MS = 60_000;
 
 /** Rate limit: requests per minute per agent, shared by every replica. */
 export async function enforceRateLimit(
-  res: Response,
+  res: { setHeader(name: string, value: string): unknown },
   limiter: RateLimiter,
   agent: controlV1.AgentView,
   clock: Clock,

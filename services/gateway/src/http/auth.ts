@@ -13,7 +13,11 @@ export interface KeyAuth {
 const MAX_KEY_CHARS = 512;
 
 export function bearerOf(req: Request): string | undefined {
-  const h = req.headers.authorization;
+  return bearerOfHeader(req.headers.authorization);
+}
+
+/** The token of an `Authorization: Bearer <token>` value (an HTTP header or gRPC metadata). */
+export function bearerOfHeader(h: unknown): string | undefined {
   if (typeof h !== 'string') return undefined;
   const m = /^Bearer[ ]+([^\s]+)\s*$/i.exec(h);
   return m?.[1];
@@ -29,7 +33,16 @@ export async function authenticateKey(
   lookups: Lookups,
   clock: Clock,
 ): Promise<KeyAuth> {
-  const token = bearerOf(req);
+  return authenticateToken(bearerOf(req), scope, lookups, clock);
+}
+
+/** `authenticateKey` for a token read elsewhere (gRPC metadata). */
+export async function authenticateToken(
+  token: string | undefined,
+  scope: 'a2a' | 'invoke',
+  lookups: Lookups,
+  clock: Clock,
+): Promise<KeyAuth> {
   if (!token) throw new AppError('UNAUTHENTICATED', 'Missing bearer token: send Authorization: Bearer <API_KEY>');
   if (token.length > MAX_KEY_CHARS) throw new AppError('UNAUTHENTICATED', 'Invalid API key');
   const digest = createHash('sha256').update(token, 'utf8').digest();

@@ -11,6 +11,8 @@ export interface CardsRouterDeps {
   lookups: Lookups;
   log: Logger;
   baseUrl(req: Request): string;
+  /** Where gRPC clients dial the A2A 1.0 service for this request's host; empty = not served. */
+  grpcAddress?(req: Request): string;
   providerOrganization: string;
   providerUrl: string;
 }
@@ -38,6 +40,7 @@ export function createCardsRouter(deps: CardsRouterDeps): Router {
     baseUrl: deps.baseUrl(req),
     providerOrganization: deps.providerOrganization,
     providerUrl: deps.providerUrl,
+    grpcUrl: deps.grpcAddress?.(req) ?? '',
   });
 
   async function servableAgent(agentId: string): Promise<controlV1.AgentView> {

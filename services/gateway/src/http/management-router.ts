@@ -4,7 +4,7 @@ import type { Logger } from '@a2a-inbound/logger';
 import type { controlV1, webhooksV1 } from '@a2a-inbound/proto';
 import { call } from '@a2a-inbound/runtime';
 import type { GatewayClients, Lookups } from '../clients';
-import { buildCatalog, cardPath, type CardOptions } from '../protocol/cards';
+import { buildCatalog, cardPath, supportedInterfaces, type CardOptions } from '../protocol/cards';
 import { bodyUnread, closeIfBodyUnread, jsonBody } from './body';
 import { testDiscovery } from './discovery';
 import { isObject, restErrors } from './rest';
@@ -21,6 +21,8 @@ export interface ManagementRouterDeps {
    * listening address. Never the request's Host header (that would let a caller aim our fetch anywhere).
    */
   selfBaseUrl(): string;
+  /** Where gRPC clients dial the A2A 1.0 service for this request's host; empty = not served. */
+  grpcAddress?(req: Request): string;
   providerOrganization: string;
   providerUrl: string;
   fetchImpl?: typeof fetch;
@@ -81,7 +83,7 @@ interface AgentViewLike {
 }
 
 /** A deployment agent with its inline settings; `a2a` shows protocol version, endpoint and card URLs when enabled. */
-export function deploymentAgentOut(a: AgentViewLike, base: string): Json {
+export function deploymentAgentOut(a: AgentViewLike, base: string, grpcUrl = ''): Json {
   const id = encodeURIComponent(a.agentId);
   return {
     agentId: a.agentId,
@@ -108,6 +110,8 @@ export function deploymentAgentOut(a: AgentViewLike, base: string): Json {
             '0.3.0': `${base}${cardPath(a.agentId, '0.3.0')}`,
             '0.2.6': `${base}${cardPath(a.agentId, '0.2.6')}`,
           },
+          // Every endpoint the agent serves (A2A 1.0 on three bindings, 0.3), as its card declares them.
+          interfaces: supportedInterfaces(a.agentId, { baseUrl: base, grpcUrl }),
         }
       : null,
     updatedAt: iso(Number(a.updatedAtMs)),
@@ -302,6 +306,7 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
     baseUrl: deps.baseUrl(req),
     providerOrganization: deps.providerOrganization,
     providerUrl: deps.providerUrl,
+    grpcUrl: deps.grpcAddress?.(req) ?? '',
   });
 
   // The user token is checked before a byte of the body is read (an unauthenticated upload is answered 401
@@ -346,7 +351,7 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
   const p = (req: Request, name: string): string => String(req.params[name]);
   const placedOut = (r: controlV1.DeploymentAgentResponse, req: Request): Json => {
     if (!r.agent) throw new AppError('INTERNAL', 'the control plane answered without the agent');
-    return deploymentAgentOut(r.agent, deps.baseUrl(req));
+    return deploymentAgentOut(r.agent, deps.baseUrl(req), deps.grpcAddress?.(req));
   };
 
   // ---- who am I -----------------------------------------------------------------------------------
@@ -416,7 +421,12 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
   });
 
   // ---- deployments and per-agent settings ----------------------------------------------------------
-  const deploymentOut = (d: controlV1.Deployment | undefined, base: string, agents?: AgentViewLike[]): Json => {
+  const deploymentOut = (
+    d: controlV1.Deployment | undefined,
+    base: string,
+    agents?: AgentViewLike[],
+    grpcUrl = '',
+  ): Json => {
     if (!d) throw new AppError('INTERNAL', 'the control plane answered without the deployment');
     return {
       id: d.id,
@@ -426,7 +436,7 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
       updatedAt: iso(d.updatedAtMs),
       ...(agents
         ? {
-            agents: agents.map((a) => deploymentAgentOut(a, base)),
+            agents: agents.map((a) => deploymentAgentOut(a, base, grpcUrl)),
             a2aEnabledCount: agents.filter((a) => a.a2aEnabled && a.type === 'AI Agent' && a.status === 'running')
               .length,
             catalogUrl: `${base}/deployments/${encodeURIComponent(d.id)}/.well-known/agent-catalog.json`,
@@ -453,7 +463,7 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
   });
   router.get('/api/v1/deployments/:deploymentId', async (req, res) => {
     const r = await getDeployment(res, p(req, 'deploymentId'));
-    res.json(deploymentOut(r.deployment, deps.baseUrl(req), r.agents));
+    res.json(deploymentOut(r.deployment, deps.baseUrl(req), r.agents, deps.grpcAddress?.(req)));
   });
   router.post('/api/v1/deployments/:deploymentId/agents', async (req, res) => {
     const b = bodyOf(req);

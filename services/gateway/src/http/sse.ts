@@ -79,10 +79,10 @@ export class SseWriter {
     this.res.write(': ping\n\n');
   }
 
-  /** Writes one frame; resolves when the socket accepted it (back-pressure). */
-  async send(data: unknown, id?: number): Promise<void> {
+  /** Writes one frame (of the SSE `event` type when given); resolves when the socket accepted it (back-pressure). */
+  async send(data: unknown, id?: number, event?: string): Promise<void> {
     if (this.#ended) return;
-    const frame = `${id !== undefined && id > 0 ? `id: ${id}\n` : ''}data: ${JSON.stringify(data)}\n\n`;
+    const frame = `${event ? `event: ${event}\n` : ''}${id !== undefined && id > 0 ? `id: ${id}\n` : ''}data: ${JSON.stringify(data)}\n\n`;
     this.lastWriteAt = Date.now();
     if (!this.res.write(frame)) {
       await new Promise<void>((resolve) => {
@@ -117,6 +117,8 @@ export interface SseStreamOptions {
   frame(e: TaskStreamEvent): unknown;
   /** The last frame when the stream breaks after it opened (the caller has not gone). */
   errorFrame(err: AppError): unknown;
+  /** The SSE event type of that frame (A2A 1.0's HTTP+JSON binding sends `error`); none by default. */
+  errorEvent?: string;
 }
 
 /**
@@ -177,7 +179,7 @@ export async function writeEventStream(
     if (!ac.signal.aborted) {
       const app = toAppError(err);
       o.log.warn({ err: app }, 'stream ended with an error');
-      await sse.send(o.errorFrame(app));
+      await sse.send(o.errorFrame(app), undefined, o.errorEvent);
     }
   } finally {
     ac.abort();

@@ -3,10 +3,48 @@ import type { controlV1 } from '@a2a-inbound/proto';
 
 export type CardVersion = '0.3.0' | '0.2.6';
 
+/** Every A2A version an agent operation may be shaped for: the two card versions and 1.0 (no card of its own). */
+export type ProtocolVersion = CardVersion | '1.0';
+
 export interface CardOptions {
   baseUrl: string;
   providerOrganization: string;
   providerUrl: string;
+  /** Where gRPC clients dial the gateway's A2A 1.0 service (`host:port`); empty: no gRPC interface. */
+  grpcUrl?: string;
+}
+
+/** A2A 1.0's AgentInterface (spec 4.4.6). */
+export interface AgentInterface {
+  url: string;
+  protocolBinding: 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
+  protocolVersion: string;
+  tenant?: string;
+}
+
+/** The 0.3 card with the 1.0 `supportedInterfaces` beside it (readable by both generations' clients). */
+export type DualAgentCard = AgentCard & { supportedInterfaces?: AgentInterface[] };
+
+/** The A2A 1.0 JSON-RPC endpoint; the HTTP+JSON binding is under it (`…/a2a/v1/rest/message:send`). */
+export const v1Path = (agentId: string): string => `/agents/${encodeURIComponent(agentId)}/a2a/v1`;
+
+/**
+ * Every interface an agent serves, 1.0 first (the spec's preference order): JSON-RPC and HTTP+JSON under
+ * the agent's path, gRPC on the gateway's one port with the agent as `tenant`, and the 0.3 JSON-RPC endpoint.
+ */
+export function supportedInterfaces(agentId: string, o: Pick<CardOptions, 'baseUrl' | 'grpcUrl'>): AgentInterface[] {
+  const v1 = `${o.baseUrl}${v1Path(agentId)}`;
+  const out: AgentInterface[] = [
+    { url: v1, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+    { url: `${v1}/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+  ];
+  if (o.grpcUrl) out.push({ url: o.grpcUrl, protocolBinding: 'GRPC', protocolVersion: '1.0', tenant: agentId });
+  out.push({
+    url: `${o.baseUrl}${endpointPath(agentId, '0.3.0')}`,
+    protocolBinding: 'JSONRPC',
+    protocolVersion: '0.3',
+  });
+  return out;
 }
 
 export const endpointPath = (agentId: string, v: CardVersion): string =>
@@ -19,9 +57,9 @@ export const cardPath = (agentId: string, v: CardVersion): string =>
  * The agent card of one protocol version: `url` pinned to that version's endpoint, capabilities that are
  * true (streaming when the served version's runtime streams; pushNotifications only when an operator enabled it).
  */
-export function buildCard(agent: controlV1.AgentView, v: CardVersion, o: CardOptions): AgentCard {
+export function buildCard(agent: controlV1.AgentView, v: CardVersion, o: CardOptions): DualAgentCard {
   const url = `${o.baseUrl}${endpointPath(agent.agentId, v)}`;
-  const card: AgentCard = {
+  const card: DualAgentCard = {
     protocolVersion: v,
     name: agent.name,
     description: agent.description,
@@ -53,7 +91,11 @@ export function buildCard(agent: controlV1.AgentView, v: CardVersion, o: CardOpt
     security: [{ apiKey: [] }],
     supportsAuthenticatedExtendedCard: false,
   };
-  if (v === '0.3.0') card.additionalInterfaces = [{ url, transport: 'JSONRPC' }];
+  if (v === '0.3.0') {
+    card.additionalInterfaces = [{ url, transport: 'JSONRPC' }];
+    // A 1.0 client reads this list (and ignores the 0.3 fields); a 0.3 client reads `url` and ignores it.
+    card.supportedInterfaces = supportedInterfaces(agent.agentId, o);
+  }
   return card;
 }
 

@@ -1,7 +1,7 @@
 import { AppError, InvalidParamsError } from '@a2a-inbound/errors';
 import type { controlV1, tasksV1 } from '@a2a-inbound/proto';
 import { call, checkPublicHttpsUrl, dnsResolver, streamOf, type Resolver } from '@a2a-inbound/runtime';
-import type { CardVersion } from './cards';
+import type { ProtocolVersion } from './cards';
 import { checkFileUris, isObject, LIMITS, type ValidatedSend } from './validate';
 
 /**
@@ -39,7 +39,7 @@ export interface OperationContext {
   auth: { subscriptionId: string; keyId: string };
   agent: controlV1.AgentView;
   /** The A2A version the answer is shaped for (legacy and invoke endpoints speak 0.3.0). */
-  version: CardVersion;
+  version: ProtocolVersion;
 }
 
 /** One event of a task's stream: its sequence number in the task's event log, whether it ends the stream. */
@@ -64,6 +64,23 @@ export interface ConversationMessage {
   runId: string;
   message: Record<string, unknown>;
 }
+
+/** A page of tasks (A2A ListTasks): the filters a caller may give, the cursor where the page starts. */
+export interface TaskPageQuery {
+  /** 1 to 100. */
+  pageSize: number;
+  /** Only tasks created before this time (ms; 0 = from the newest): the cursor of the previous page. */
+  createdBeforeMs: number;
+  contextId: string;
+  /** Only tasks in this (stored) state. */
+  state?: string | undefined;
+  /** Only tasks whose status changed at or after this time (ms). */
+  updatedSinceMs?: number | undefined;
+  historyLength?: number | undefined;
+}
+
+/** How many summaries one ListTasks reads at the most while it filters (10 rounds of 100). */
+export const TASK_PAGE_SCAN = { rounds: 10, perRound: 100 } as const;
 
 /** The gRPC methods of `tasks` the operations use (tests give a fake). */
 export type TasksClient = Pick<
@@ -235,6 +252,41 @@ export class AgentOperations {
       { deadlineMs: DEADLINES.unaryMs },
     );
     return r.tasks;
+  }
+
+  /**
+   * A2A ListTasks: the caller's tasks of this agent, newest first, filtered, as full tasks. Filters apply to
+   * the summaries before a task is read, so a page costs one read per task it returns; `nextCreatedBeforeMs`
+   * is 0 on the last page.
+   */
+  async listTasks(
+    ctx: OperationContext,
+    q: TaskPageQuery,
+  ): Promise<{ tasks: Record<string, unknown>[]; nextCreatedBeforeMs: number }> {
+    const t = this.#tasks;
+    const picked: tasksV1.TaskSummary[] = [];
+    let cursor = q.createdBeforeMs;
+    let more = true;
+    for (let round = 0; round < TASK_PAGE_SCAN.rounds && more && picked.length < q.pageSize; round++) {
+      const r = await call(
+        t.listTasks.bind(t),
+        { caller: callerOf(ctx), limit: TASK_PAGE_SCAN.perRound, createdBeforeMs: cursor, contextId: q.contextId },
+        { deadlineMs: DEADLINES.unaryMs },
+      );
+      more = r.tasks.length === TASK_PAGE_SCAN.perRound;
+      for (const s of r.tasks) {
+        cursor = s.createdAtMs;
+        if (q.state !== undefined && s.state !== q.state) continue;
+        if (q.updatedSinceMs !== undefined && s.updatedAtMs < q.updatedSinceMs) continue;
+        picked.push(s);
+        if (picked.length === q.pageSize) {
+          more = more || s !== r.tasks.at(-1);
+          break;
+        }
+      }
+    }
+    const tasks = await Promise.all(picked.map((s) => this.get(ctx, s.taskId, q.historyLength)));
+    return { tasks, nextCreatedBeforeMs: more && cursor > 0 ? cursor : 0 };
   }
 
   /**

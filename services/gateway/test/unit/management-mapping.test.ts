@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { keyOut, limitOf, newAgent, pushDeliveryOut, settingsPatch } from '../../src/http/management-router';
+import {
+  deploymentAgentOut,
+  keyOut,
+  limitOf,
+  newAgent,
+  pushDeliveryOut,
+  settingsPatch,
+} from '../../src/http/management-router';
 
 describe('management router: REST JSON onto the typed control-plane messages (no HTTP)', () => {
   it('maps the REST spellings of the settings: seconds to ms, console strategy labels, null to a present empty string', () => {
@@ -122,5 +129,36 @@ describe('management router: REST JSON onto the typed control-plane messages (no
     expect(limitOf('100')).toBe(100);
     for (const bad of ['0', '101', '-1', '2.5', 'ten', '', ['5', '6']])
       expect(() => limitOf(bad), String(bad)).toThrow(/limit must be an integer from 1 to 100/);
+  });
+});
+
+describe('management router: a deployment agent lists every A2A endpoint it serves', () => {
+  it('the 1.0 interfaces (gRPC only when served, with the agent as tenant) beside the 0.3 endpoint', () => {
+    const agent = {
+      agentId: 'a1',
+      deploymentId: 'd1',
+      name: 'A',
+      type: 'AI Agent',
+      status: 'running',
+      servedVersion: '1.0.0',
+      versionStrategy: 'latest',
+      pinnedVersion: '',
+      rateLimitPerMinute: 60,
+      schedule: '',
+      a2aEnabled: true,
+      defaultA2aVersion: '0.3.0',
+      blockingBudgetMs: 1000,
+      pushNotificationsEnabled: false,
+      updatedAtMs: 0,
+    };
+    const withGrpc = deploymentAgentOut(agent, 'https://x.example', 'x.example:443').a2a as { interfaces: unknown[] };
+    expect(withGrpc.interfaces).toEqual([
+      { url: 'https://x.example/agents/a1/a2a/v1', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url: 'https://x.example/agents/a1/a2a/v1/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+      { url: 'x.example:443', protocolBinding: 'GRPC', protocolVersion: '1.0', tenant: 'a1' },
+      { url: 'https://x.example/agents/a1/a2a/v0.3', protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+    ]);
+    const without = deploymentAgentOut(agent, 'https://x.example').a2a as { interfaces: { protocolBinding: string }[] };
+    expect(without.interfaces.map((i) => i.protocolBinding)).toEqual(['JSONRPC', 'HTTP+JSON', 'JSONRPC']);
   });
 });

@@ -1,0 +1,172 @@
+import { AppError, ERROR_TABLE, toAppError } from '@a2a-inbound/errors';
+import type { Logger } from '@a2a-inbound/logger';
+import type { Clock, RateLimiter } from '@a2a-inbound/ports';
+import { a2aV1, googleRpcErrorDetails, googleRpcStatus } from '@a2a-inbound/proto';
+import { grpc, serverStream, unary, type Resolver } from '@a2a-inbound/runtime';
+import { withSpan } from '@a2a-inbound/telemetry';
+import type { GatewayClients, Lookups } from '../clients';
+import { agentForCaller, enforceRateLimit } from '../http/agent-access';
+import { authenticateToken, bearerOfHeader } from '../http/auth';
+import { AgentOperations, type OperationContext } from '../protocol/operations';
+import { errorInfoOf, V1_ERROR_TABLE, wireMessageOf } from '../protocol/v1/errors';
+import { negotiateV1, V1Handler, v1StreamEvent, type V1Method } from '../protocol/v1/handler';
+import { LIMITS } from '../protocol/validate';
+
+/**
+ * The A2A 1.0 gRPC binding: `lf.a2a.v1.A2AService` (generated from the official a2a.proto) for every agent on
+ * one port. The request's `tenant` names the agent (each card's GRPC interface declares it), the bearer key
+ * and `a2a-version` come in metadata; each RPC is the decoded message's ProtoJSON handed to `V1Handler`, the
+ * answer decoded back. Errors carry the 1.0 table's status and a `google.rpc.Status` with ErrorInfo.
+ */
+
+export interface A2aGrpcDeps {
+  clients: GatewayClients;
+  lookups: Lookups;
+  limiter: RateLimiter;
+  clock: Clock;
+  log: Logger;
+  resolver?: Resolver;
+}
+
+const STATUS_DETAILS_KEY = 'grpc-status-details-bin';
+
+/** AppError → a gRPC error of the 1.0 table, with `grpc-status-details-bin` (google.rpc.Status + ErrorInfo). */
+export function toV1GrpcError(err: unknown, log?: Logger): grpc.ServiceError {
+  const app = toAppError(err);
+  if (!ERROR_TABLE[app.code].exposeMessage) log?.error({ err }, 'internal error');
+  const code = V1_ERROR_TABLE[app.code].grpc;
+  const message = wireMessageOf(app);
+  const info = errorInfoOf(app);
+  const status = googleRpcStatus.Status.encode({
+    code,
+    message,
+    details: [
+      {
+        typeUrl: String(info['@type']),
+        value: Buffer.from(
+          googleRpcErrorDetails.ErrorInfo.encode({
+            reason: String(info.reason),
+            domain: String(info.domain),
+            metadata: (info.metadata as Record<string, string> | undefined) ?? {},
+          }).finish(),
+        ),
+      },
+    ],
+  }).finish();
+  const metadata = new grpc.Metadata();
+  metadata.set(STATUS_DETAILS_KEY, Buffer.from(status));
+  const e = new Error(message) as grpc.ServiceError;
+  e.code = code;
+  e.details = message;
+  e.metadata = metadata;
+  return e;
+}
+
+const first = (md: grpc.Metadata, key: string): string | undefined => {
+  const v = md.get(key)[0];
+  return typeof v === 'string' ? v : undefined;
+};
+
+interface JsonCodec<T> {
+  toJSON(message: T): unknown;
+}
+interface JsonDecoder<T> {
+  fromJSON(object: unknown): T;
+}
+
+export function a2aGrpcService(deps: A2aGrpcDeps): a2aV1.A2AServiceServer {
+  const { log } = deps;
+  const handler = new V1Handler(
+    new AgentOperations({ tasks: deps.clients.tasks, ...(deps.resolver ? { resolver: deps.resolver } : {}) }),
+  );
+
+  /** The caller: key from metadata, agent from `tenant`, rate limit; then the version. */
+  async function contextOf(tenant: string, md: grpc.Metadata): Promise<OperationContext> {
+    if (!tenant || tenant.length > LIMITS.maxIdChars)
+      throw new AppError('INVALID_PARAMS', "tenant is required: the agent's id, as its card's GRPC interface gives it");
+    const auth = await authenticateToken(bearerOfHeader(first(md, 'authorization')), 'a2a', deps.lookups, deps.clock);
+    const agent = await agentForCaller(deps.lookups, tenant, auth, true);
+    await enforceRateLimit({ setHeader: () => undefined }, deps.limiter, agent, deps.clock);
+    negotiateV1(first(md, 'a2a-version'));
+    return { auth, agent, version: '1.0' };
+  }
+
+  const traced = <T>(op: V1Method, ctx: OperationContext, run: () => Promise<T>): Promise<T> =>
+    withSpan(
+      '@a2a-inbound/gateway',
+      `a2a ${op}`,
+      { 'rpc.system': 'grpc', 'rpc.method': op, 'a2a.agent_id': ctx.agent.agentId, 'a2a.protocol_version': '1.0' },
+      run,
+    );
+
+  function unaryOp<Req extends { tenant: string }, Res>(
+    op: V1Method,
+    req: JsonCodec<Req>,
+    res: JsonDecoder<Res>,
+  ): grpc.handleUnaryCall<Req, Res> {
+    return unary<Req, Res>(
+      async (request, call) => {
+        const ctx = await contextOf(request.tenant, call.metadata);
+        return traced(op, ctx, async () => {
+          const outcome = await handler.handle(op, req.toJSON(request) as Record<string, unknown>, ctx);
+          if (outcome.kind !== 'result') throw new AppError('INTERNAL', `${op} answered a stream`);
+          return res.fromJSON(outcome.result);
+        });
+      },
+      log,
+      toV1GrpcError,
+    );
+  }
+
+  function streamOp<Req extends { tenant: string }>(
+    op: V1Method,
+    req: JsonCodec<Req>,
+  ): grpc.handleServerStreamingCall<Req, a2aV1.StreamResponse> {
+    return serverStream<Req, a2aV1.StreamResponse>(
+      async function* (request, signal, call) {
+        const ctx = await contextOf(request.tenant, call.metadata);
+        const outcome = await traced(op, ctx, () =>
+          handler.handle(op, req.toJSON(request) as Record<string, unknown>, ctx),
+        );
+        if (outcome.kind !== 'stream') throw new AppError('INTERNAL', `${op} answered a single result`);
+        for await (const e of await outcome.open(signal)) {
+          yield a2aV1.StreamResponse.fromJSON(v1StreamEvent(e));
+          // A stream ends at a terminal or interrupted state (spec 3.1.2): no `final` flag in 1.0.
+          if (e.final) return;
+        }
+      },
+      log,
+      toV1GrpcError,
+    );
+  }
+
+  return {
+    sendMessage: unaryOp('SendMessage', a2aV1.SendMessageRequest, a2aV1.SendMessageResponse),
+    sendStreamingMessage: streamOp('SendStreamingMessage', a2aV1.SendMessageRequest),
+    getTask: unaryOp('GetTask', a2aV1.GetTaskRequest, a2aV1.Task),
+    listTasks: unaryOp('ListTasks', a2aV1.ListTasksRequest, a2aV1.ListTasksResponse),
+    cancelTask: unaryOp('CancelTask', a2aV1.CancelTaskRequest, a2aV1.Task),
+    subscribeToTask: streamOp('SubscribeToTask', a2aV1.SubscribeToTaskRequest),
+    createTaskPushNotificationConfig: unaryOp(
+      'CreateTaskPushNotificationConfig',
+      a2aV1.TaskPushNotificationConfig,
+      a2aV1.TaskPushNotificationConfig,
+    ),
+    getTaskPushNotificationConfig: unaryOp(
+      'GetTaskPushNotificationConfig',
+      a2aV1.GetTaskPushNotificationConfigRequest,
+      a2aV1.TaskPushNotificationConfig,
+    ),
+    listTaskPushNotificationConfigs: unaryOp(
+      'ListTaskPushNotificationConfigs',
+      a2aV1.ListTaskPushNotificationConfigsRequest,
+      a2aV1.ListTaskPushNotificationConfigsResponse,
+    ),
+    getExtendedAgentCard: unaryOp('GetExtendedAgentCard', a2aV1.GetExtendedAgentCardRequest, a2aV1.AgentCard),
+    deleteTaskPushNotificationConfig: unaryOp(
+      'DeleteTaskPushNotificationConfig',
+      a2aV1.DeleteTaskPushNotificationConfigRequest,
+      { fromJSON: () => ({}) },
+    ),
+  };
+}

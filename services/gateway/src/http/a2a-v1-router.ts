@@ -1,0 +1,310 @@
+import express, { type NextFunction, type Request, type Response, Router } from 'express';
+import { AppError, jsonRpcHttpStatus, toAppError } from '@a2a-inbound/errors';
+import type { Logger } from '@a2a-inbound/logger';
+import type { Clock, RateLimiter } from '@a2a-inbound/ports';
+import type { Resolver } from '@a2a-inbound/runtime';
+import { withSpan } from '@a2a-inbound/telemetry';
+import type { GatewayClients, Lookups } from '../clients';
+import { AgentOperations, type OperationContext } from '../protocol/operations';
+import { idOf, isObject, parseEnvelope, type JsonRpcRequest } from '../protocol/validate';
+import { toV1JsonRpcError, toV1RestError } from '../protocol/v1/errors';
+import {
+  asksForV0,
+  isV1Method,
+  negotiateV1,
+  V1Handler,
+  v1StreamEvent,
+  type V1Method,
+  type V1Outcome,
+} from '../protocol/v1/handler';
+import { agentGuard, assertJsonDepth, callContextOf, parseJsonBytes } from './body';
+import { authChallenge, logServerFault, sendJsonRpcError } from './errors';
+import type { A2aMetricLocals } from './metrics';
+import { isTransient, writeEventStream, type SseWriter } from './sse';
+
+/**
+ * The A2A 1.0 endpoints of an agent, mounted at `/agents/{id}/a2a/v1`: JSON-RPC 2.0 at the mount point
+ * (1.0 method names) and HTTP+JSON under `/rest` (the URL patterns of spec 11.3). Both map their wire onto
+ * `V1Handler` (protocol/v1/handler.ts); errors follow the 1.0 table (protocol/v1/errors.ts).
+ */
+
+export interface A2aV1RouterDeps {
+  clients: GatewayClients;
+  lookups: Lookups;
+  limiter: RateLimiter;
+  clock: Clock;
+  log: Logger;
+  bodyLimitBytes: number;
+  sseHeartbeatMs: number;
+  resolver?: Resolver;
+  streams: Set<SseWriter>;
+}
+
+const A2A_CONTENT_TYPE = 'application/a2a+json';
+
+/** The requested version: the `A2A-Version` header, else the query parameter (spec 3.6.1). */
+function requestedVersion(req: Request): string | undefined {
+  const h = req.headers['a2a-version'];
+  if (typeof h === 'string' && h.length > 0) return h;
+  const q = req.query['A2A-Version'];
+  return typeof q === 'string' ? q : undefined;
+}
+
+const lastEventIdOf = (req: Request): string | undefined => {
+  const v = req.headers['last-event-id'];
+  return typeof v === 'string' ? v : undefined;
+};
+
+interface RestRoute {
+  method: 'GET' | 'POST' | 'DELETE';
+  pattern: RegExp;
+  op: V1Method;
+  /** The path parameters, in the order of the pattern's groups, as request fields. */
+  params: readonly string[];
+  body: boolean;
+}
+
+/** Spec 11.3 (and the proto's google.api.http rules; SubscribeToTask is GET there and POST in 11.3: both). */
+const REST_ROUTES: readonly RestRoute[] = [
+  { method: 'POST', pattern: /^\/message:send$/, op: 'SendMessage', params: [], body: true },
+  { method: 'POST', pattern: /^\/message:stream$/, op: 'SendStreamingMessage', params: [], body: true },
+  { method: 'GET', pattern: /^\/tasks$/, op: 'ListTasks', params: [], body: false },
+  { method: 'GET', pattern: /^\/tasks\/([^/:]+)$/, op: 'GetTask', params: ['id'], body: false },
+  { method: 'POST', pattern: /^\/tasks\/([^/:]+):cancel$/, op: 'CancelTask', params: ['id'], body: true },
+  { method: 'POST', pattern: /^\/tasks\/([^/:]+):subscribe$/, op: 'SubscribeToTask', params: ['id'], body: false },
+  { method: 'GET', pattern: /^\/tasks\/([^/:]+):subscribe$/, op: 'SubscribeToTask', params: ['id'], body: false },
+  {
+    method: 'POST',
+    pattern: /^\/tasks\/([^/:]+)\/pushNotificationConfigs$/,
+    op: 'CreateTaskPushNotificationConfig',
+    params: ['taskId'],
+    body: true,
+  },
+  {
+    method: 'GET',
+    pattern: /^\/tasks\/([^/:]+)\/pushNotificationConfigs$/,
+    op: 'ListTaskPushNotificationConfigs',
+    params: ['taskId'],
+    body: false,
+  },
+  {
+    method: 'GET',
+    pattern: /^\/tasks\/([^/:]+)\/pushNotificationConfigs\/([^/:]+)$/,
+    op: 'GetTaskPushNotificationConfig',
+    params: ['taskId', 'id'],
+    body: false,
+  },
+  {
+    method: 'DELETE',
+    pattern: /^\/tasks\/([^/:]+)\/pushNotificationConfigs\/([^/:]+)$/,
+    op: 'DeleteTaskPushNotificationConfig',
+    params: ['taskId', 'id'],
+    body: false,
+  },
+  { method: 'GET', pattern: /^\/extendedAgentCard$/, op: 'GetExtendedAgentCard', params: [], body: false },
+];
+
+/** Query parameters (spec 11.5): camelCase names, numbers as decimals, booleans as true/false. */
+function queryFields(req: Request): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(req.query)) {
+    if (k === 'A2A-Version' || typeof v !== 'string') continue;
+    out[k] = /^-?\d{1,15}$/.test(v) ? Number(v) : v === 'true' ? true : v === 'false' ? false : v;
+  }
+  return out;
+}
+
+export function createA2aV1Router(deps: A2aV1RouterDeps): Router {
+  const { log } = deps;
+  const router = Router({ mergeParams: true });
+  const guard = agentGuard({ lookups: deps.lookups, limiter: deps.limiter, clock: deps.clock }, 'a2a', true);
+  const body = express.raw({ limit: deps.bodyLimitBytes, type: () => true });
+  const handler = new V1Handler(
+    new AgentOperations({ tasks: deps.clients.tasks, ...(deps.resolver ? { resolver: deps.resolver } : {}) }),
+  );
+
+  const traced = async (
+    ctx: OperationContext,
+    res: Response,
+    binding: 'jsonrpc' | 'rest',
+    method: V1Method,
+    run: () => Promise<void>,
+  ): Promise<void> => {
+    Object.assign(res.locals, { a2aMethod: method, a2aAgent: ctx.agent.agentId } satisfies A2aMetricLocals);
+    const attributes = {
+      'rpc.system': binding === 'jsonrpc' ? 'jsonrpc' : 'http',
+      'rpc.method': method,
+      'a2a.agent_id': ctx.agent.agentId,
+      'a2a.protocol_version': '1.0',
+    };
+    await withSpan('@a2a-inbound/gateway', `a2a ${method}`, attributes, run);
+  };
+
+  const stream = (
+    res: Response,
+    outcome: Extract<V1Outcome, { kind: 'stream' }>,
+    frame: {
+      ok: (r: Record<string, unknown>) => unknown;
+      error: (err: AppError) => unknown;
+      errorEvent?: string;
+    },
+  ): Promise<void> =>
+    writeEventStream(res, outcome.open, {
+      heartbeatMs: deps.sseHeartbeatMs,
+      streams: deps.streams,
+      log,
+      frame: (e) => frame.ok(v1StreamEvent(e)),
+      errorFrame: (err) =>
+        frame.error(
+          isTransient(err)
+            ? new AppError('UNAVAILABLE', 'Stream interrupted; resume with SubscribeToTask', { cause: err })
+            : err,
+        ),
+      ...(frame.errorEvent ? { errorEvent: frame.errorEvent } : {}),
+    });
+
+  // ---- JSON-RPC 2.0 --------------------------------------------------------------------------------------
+  const jsonRpcError = (res: Response, id: JsonRpcRequest['id'], err: unknown): void => {
+    const app = toAppError(err);
+    res.locals.a2aErrorCode = app.code;
+    logServerFault(app, err, log);
+    const status = jsonRpcHttpStatus(app);
+    authChallenge(res, status, app, 'a2a');
+    res.status(status).json({ jsonrpc: '2.0', id, error: toV1JsonRpcError(app) });
+  };
+
+  router.post('/', guard, body, async (req: Request, res: Response) => {
+    let raw: unknown;
+    let rpc: JsonRpcRequest;
+    let ctx: OperationContext;
+    try {
+      raw = parseJsonBytes(req.body);
+      assertJsonDepth(raw);
+      rpc = parseEnvelope(raw);
+      if (asksForV0(requestedVersion(req))) {
+        // A 0.x request (no A2A-Version is 0.3): refused as that generation refuses an unserved version.
+        sendJsonRpcError(
+          res,
+          rpc.id,
+          new AppError(
+            'UNSUPPORTED_OPERATION',
+            'This endpoint serves A2A 1.0 (send A2A-Version: 1.0); A2A 0.3 is served at /a2a/v0.3',
+          ),
+          log,
+        );
+        return;
+      }
+      negotiateV1(requestedVersion(req));
+      ctx = { ...callContextOf(res), version: '1.0' };
+    } catch (err) {
+      jsonRpcError(res, idOf(raw), err);
+      return;
+    }
+    const method = rpc.method;
+    try {
+      if (!isV1Method(method)) {
+        throw method.includes('/')
+          ? new AppError(
+              'UNSUPPORTED_OPERATION',
+              `${method.slice(0, 100)} is an A2A 0.3 method; this endpoint serves 1.0`,
+            )
+          : new AppError('METHOD_NOT_FOUND', `Method not found: ${method.slice(0, 100)}`);
+      }
+      await traced(ctx, res, 'jsonrpc', method, async () => {
+        const outcome = await handler.handle(method, rpc.params, ctx, { lastEventId: lastEventIdOf(req) });
+        if (outcome.kind === 'result') {
+          res.status(200).json({ jsonrpc: '2.0', id: rpc.id, result: outcome.result });
+          return;
+        }
+        await stream(res, outcome, {
+          ok: (r) => ({ jsonrpc: '2.0', id: rpc.id, result: r }),
+          error: (e) => ({ jsonrpc: '2.0', id: rpc.id, error: toV1JsonRpcError(e) }),
+        });
+      });
+    } catch (err) {
+      if (res.headersSent) {
+        log.error({ err }, 'error after the response started');
+        res.end();
+        return;
+      }
+      // A refused stream is a JSON answer too: the 1.0 clients read a JSON error in place of the stream.
+      jsonRpcError(res, rpc.id, err);
+    }
+  });
+
+  // ---- HTTP+JSON -----------------------------------------------------------------------------------------
+  const restError = (res: Response, err: unknown): void => {
+    const app = toAppError(err);
+    res.locals.a2aErrorCode = app.code;
+    logServerFault(app, err, log);
+    const { status, body: errBody } = toV1RestError(app);
+    authChallenge(res, status, app, 'a2a');
+    res.status(status).type(A2A_CONTENT_TYPE).send(JSON.stringify(errBody));
+  };
+
+  router.use('/rest', guard, body, async (req: Request, res: Response) => {
+    const route = REST_ROUTES.find((r) => r.method === req.method && r.pattern.test(req.path));
+    if (!route) {
+      const known = REST_ROUTES.some((r) => r.pattern.test(req.path));
+      restError(
+        res,
+        known
+          ? new AppError('UNSUPPORTED_OPERATION', `${req.method} is not allowed here`)
+          : new AppError('NOT_FOUND', 'No A2A 1.0 operation at this path'),
+      );
+      return;
+    }
+    let ctx: OperationContext;
+    let params: Record<string, unknown>;
+    try {
+      negotiateV1(requestedVersion(req));
+      ctx = { ...callContextOf(res), version: '1.0' };
+      const fromBody =
+        route.body && Buffer.isBuffer(req.body) && req.body.length > 0 ? parseJsonBytes(req.body) : undefined;
+      if (fromBody !== undefined) {
+        assertJsonDepth(fromBody);
+        if (!isObject(fromBody)) throw new AppError('INVALID_PARAMS', 'The body must be a JSON object');
+      }
+      params = { ...queryFields(req), ...(fromBody ?? {}) };
+      const groups = route.pattern.exec(req.path)!.slice(1);
+      route.params.forEach((name, i) => (params[name] = decodeURIComponent(groups[i] ?? '')));
+    } catch (err) {
+      restError(res, err);
+      return;
+    }
+    try {
+      await traced(ctx, res, 'rest', route.op, async () => {
+        const outcome = await handler.handle(route.op, params, ctx, { lastEventId: lastEventIdOf(req) });
+        if (outcome.kind === 'result') {
+          res.status(200).type(A2A_CONTENT_TYPE).send(JSON.stringify(outcome.result));
+          return;
+        }
+        await stream(res, outcome, {
+          ok: (r) => r,
+          error: (e) => toV1RestError(e).body,
+          errorEvent: 'error',
+        });
+      });
+    } catch (err) {
+      if (res.headersSent) {
+        log.error({ err }, 'error after the response started');
+        res.end();
+        return;
+      }
+      restError(res, err);
+    }
+  });
+
+  // Refusals of the guard and the body reader, in the shape of the binding that was asked.
+  router.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) return next(err);
+    const e = err as { type?: string; status?: number };
+    const app =
+      e.type === 'entity.too.large' || e.status === 413
+        ? new AppError('PAYLOAD_TOO_LARGE', 'Request body too large')
+        : toAppError(err);
+    if (req.path.startsWith('/rest')) restError(res, app);
+    else jsonRpcError(res, null, app);
+  });
+  return router;
+}

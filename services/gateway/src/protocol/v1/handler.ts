@@ -1,0 +1,187 @@
+import { AppError, InvalidParamsError } from '@a2a-inbound/errors';
+import { setActiveSpanAttribute } from '@a2a-inbound/telemetry';
+import type { AgentOperations, OperationContext, TaskEventStream, TaskStreamEvent } from '../operations';
+import { afterSeqOf, assertPushEnabled } from '../operations';
+import { historyLengthOf, isObject, LIMITS, taskIdParam, validateSendParams } from '../validate';
+import { pushConfigFromV1, pushConfigToV1, sendParamsFromV1, stateFromV1, streamResponseOf, taskToV1 } from './wire';
+
+/**
+ * The A2A 1.0 transport handler: one operation of `lf.a2a.v1.A2AService`, named as the proto names it, with
+ * its request in ProtoJSON form → the agent operation, answered in ProtoJSON form. The three 1.0 bindings only
+ * bring their wire onto this shape: JSON-RPC (method and params as they are), HTTP+JSON (path and query
+ * parameters folded into the request) and gRPC (the decoded message's `toJSON`).
+ */
+
+export const V1_METHODS = [
+  'SendMessage',
+  'SendStreamingMessage',
+  'GetTask',
+  'ListTasks',
+  'CancelTask',
+  'SubscribeToTask',
+  'CreateTaskPushNotificationConfig',
+  'GetTaskPushNotificationConfig',
+  'ListTaskPushNotificationConfigs',
+  'DeleteTaskPushNotificationConfig',
+  'GetExtendedAgentCard',
+] as const;
+export type V1Method = (typeof V1_METHODS)[number];
+
+export const isV1Method = (m: string): m is V1Method => (V1_METHODS as readonly string[]).includes(m);
+
+/** The 1.0 methods answered with a stream (refusals included). */
+export const V1_STREAMING_METHODS: ReadonlySet<string> = new Set(['SendStreamingMessage', 'SubscribeToTask']);
+
+/** One event of a 1.0 stream: its sequence number (the SSE id), whether it ends the stream, the StreamResponse. */
+export interface V1StreamEvent {
+  seq: number;
+  final: boolean;
+  response: Record<string, unknown>;
+}
+
+export type V1Outcome =
+  | { kind: 'result'; result: Record<string, unknown> }
+  | { kind: 'stream'; open: (signal: AbortSignal) => Promise<TaskEventStream> | TaskEventStream };
+
+/** The supported A2A versions of the 1.0 interfaces, by Major.Minor (patch versions are ignored, spec 3.6). */
+const SUPPORTED = new Set(['1.0']);
+
+/** The Major.Minor a request asks for; empty means 0.3 (spec 3.6.2). */
+export function requestedMajorMinor(requested: string | undefined): string {
+  const raw = (requested ?? '').trim();
+  if (raw === '') return '0.3';
+  const m = /^(\d{1,4})\.(\d{1,4})(?:\.\d{1,4})?$/.exec(raw);
+  return m ? `${Number(m[1])}.${Number(m[2])}` : raw.slice(0, 20);
+}
+
+/** Whether a request speaks the 0.x generation (no header included): its refusals are shaped for 0.3. */
+export const asksForV0 = (requested: string | undefined): boolean => requestedMajorMinor(requested).startsWith('0.');
+
+/** Version negotiation (spec 3.6.2): the 1.0 interfaces serve 1.0; VersionNotSupportedError otherwise. */
+export function negotiateV1(requested: string | undefined): '1.0' {
+  const majorMinor = requestedMajorMinor(requested);
+  if (!SUPPORTED.has(majorMinor))
+    throw new AppError(
+      'VERSION_NOT_SUPPORTED',
+      `A2A protocol version "${majorMinor}" is not supported by this interface; it serves 1.0 (send A2A-Version: 1.0)`,
+      { details: { requestedVersion: majorMinor, supportedVersions: '1.0' } },
+    );
+  return '1.0';
+}
+
+const TERMINAL = new Set(['completed', 'failed', 'canceled', 'rejected']);
+
+export class V1Handler {
+  constructor(private readonly ops: AgentOperations) {}
+
+  async handle(
+    method: V1Method,
+    p: Record<string, unknown>,
+    ctx: OperationContext,
+    info: { lastEventId?: string | undefined } = {},
+  ): Promise<V1Outcome> {
+    const ops = this.ops;
+    const result = (value: Record<string, unknown>): V1Outcome => ({ kind: 'result', result: value });
+    switch (method) {
+      case 'SendMessage': {
+        const task = await ops.send(ctx, validateSendParams(sendParamsFromV1(p), ctx.agent));
+        if (typeof task.id === 'string') setActiveSpanAttribute('a2a.task_id', task.id);
+        return result({ task: taskToV1(task) });
+      }
+      case 'SendStreamingMessage': {
+        const v = validateSendParams(sendParamsFromV1(p), ctx.agent);
+        return { kind: 'stream', open: (signal) => ops.stream(ctx, v, signal) };
+      }
+      case 'GetTask': {
+        const task = await ops.get(ctx, taskIdParam(p), historyLengthOf(p.historyLength, 'historyLength'));
+        return result(taskToV1(task));
+      }
+      case 'ListTasks':
+        return result(await this.#listTasks(ctx, p));
+      case 'CancelTask':
+        return result(taskToV1(await ops.cancel(ctx, taskIdParam(p))));
+      case 'SubscribeToTask': {
+        const taskId = taskIdParam(p);
+        // Spec 3.1.6: a task in a terminal state cannot be subscribed to.
+        const task = await ops.get(ctx, taskId, 0);
+        const state = isObject(task.status) ? task.status.state : undefined;
+        if (typeof state === 'string' && TERMINAL.has(state))
+          throw new AppError('UNSUPPORTED_OPERATION', `Task is ${state}; a terminal task cannot be subscribed to`, {
+            details: { taskId },
+          });
+        const afterSeq = afterSeqOf(info.lastEventId);
+        return { kind: 'stream', open: (signal) => ops.resubscribe(ctx, taskId, afterSeq, signal) };
+      }
+      case 'CreateTaskPushNotificationConfig': {
+        assertPushEnabled(ctx);
+        const taskId = taskIdParam(p, 'taskId');
+        return result(pushConfigToV1(await ops.setPushConfig(ctx, taskId, pushConfigFromV1(p))));
+      }
+      case 'GetTaskPushNotificationConfig':
+        assertPushEnabled(ctx);
+        return result(pushConfigToV1(await ops.getPushConfig(ctx, taskIdParam(p, 'taskId'), taskIdParam(p, 'id'))));
+      case 'ListTaskPushNotificationConfigs': {
+        assertPushEnabled(ctx);
+        const configs = await ops.listPushConfigs(ctx, taskIdParam(p, 'taskId'));
+        return result({ configs: configs.map(pushConfigToV1), nextPageToken: '' });
+      }
+      case 'DeleteTaskPushNotificationConfig':
+        assertPushEnabled(ctx);
+        await ops.deletePushConfig(ctx, taskIdParam(p, 'taskId'), taskIdParam(p, 'id'));
+        return result({});
+      case 'GetExtendedAgentCard':
+        throw new AppError('EXTENDED_CARD_NOT_CONFIGURED', 'Extended Agent Card is not configured');
+    }
+  }
+
+  async #listTasks(ctx: OperationContext, p: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const pageSize = p.pageSize === undefined || p.pageSize === null ? 50 : p.pageSize;
+    if (typeof pageSize !== 'number' || !Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100)
+      throw new InvalidParamsError('pageSize must be an integer from 1 to 100');
+    const contextId = p.contextId ?? '';
+    if (typeof contextId !== 'string' || contextId.length > LIMITS.maxIdChars)
+      throw new InvalidParamsError('contextId must be a string');
+    let updatedSinceMs: number | undefined;
+    if (p.statusTimestampAfter !== undefined && p.statusTimestampAfter !== null) {
+      updatedSinceMs = typeof p.statusTimestampAfter === 'string' ? Date.parse(p.statusTimestampAfter) : NaN;
+      if (Number.isNaN(updatedSinceMs))
+        throw new InvalidParamsError('statusTimestampAfter must be an ISO 8601 timestamp');
+    }
+    if (p.includeArtifacts !== undefined && typeof p.includeArtifacts !== 'boolean')
+      throw new InvalidParamsError('includeArtifacts must be a boolean');
+    const page = await this.ops.listTasks(ctx, {
+      pageSize,
+      createdBeforeMs: pageTokenIn(p.pageToken),
+      contextId,
+      state: stateFromV1(p.status, 'status'),
+      updatedSinceMs,
+      historyLength: historyLengthOf(p.historyLength, 'historyLength'),
+    });
+    const includeArtifacts = p.includeArtifacts === true;
+    return {
+      tasks: page.tasks.map((t) => {
+        const v1 = taskToV1(t, { includeArtifacts });
+        // Spec 3.1.4: with includeArtifacts the field is present, an empty array when there are none.
+        if (includeArtifacts && v1.artifacts === undefined) v1.artifacts = [];
+        return v1;
+      }),
+      nextPageToken: page.nextCreatedBeforeMs > 0 ? pageTokenOut(page.nextCreatedBeforeMs) : '',
+      pageSize,
+      totalSize: page.tasks.length,
+    };
+  }
+}
+
+/** A stream event → its 1.0 StreamResponse. */
+export const v1StreamEvent = (e: TaskStreamEvent): Record<string, unknown> => streamResponseOf(e.event);
+
+/** Page tokens are opaque to clients: the cursor (a creation time) in base64url. */
+const pageTokenOut = (createdBeforeMs: number): string => Buffer.from(`c:${createdBeforeMs}`).toString('base64url');
+
+function pageTokenIn(v: unknown): number {
+  if (v === undefined || v === null || v === '') return 0;
+  const m =
+    typeof v === 'string' && v.length <= 64 ? /^c:(\d{1,15})$/.exec(Buffer.from(v, 'base64url').toString()) : null;
+  if (!m) throw new InvalidParamsError('pageToken is not a token this server issued');
+  return Number(m[1]);
+}

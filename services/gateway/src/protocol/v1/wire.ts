@@ -1,0 +1,214 @@
+import { InvalidParamsError } from '@a2a-inbound/errors';
+import { isObject, LIMITS } from '../validate';
+
+/**
+ * A2A 1.0's wire shapes (ProtoJSON of `lf.a2a.v1`) ↔ the model the operations and `tasks` speak (the 0.3
+ * shapes, stored as they are). Only this file knows both; the 1.0 bindings (JSON-RPC, HTTP+JSON, gRPC) call it
+ * and never branch on a version themselves. 1.0 dropped `kind` (members name the variant), spells enums in
+ * SCREAMING_SNAKE, has no `final` on status updates and names the push config's fields differently.
+ */
+
+type Json = Record<string, unknown>;
+
+const STATES: Readonly<Record<string, string>> = {
+  submitted: 'TASK_STATE_SUBMITTED',
+  working: 'TASK_STATE_WORKING',
+  completed: 'TASK_STATE_COMPLETED',
+  failed: 'TASK_STATE_FAILED',
+  canceled: 'TASK_STATE_CANCELED',
+  'input-required': 'TASK_STATE_INPUT_REQUIRED',
+  rejected: 'TASK_STATE_REJECTED',
+  'auth-required': 'TASK_STATE_AUTH_REQUIRED',
+};
+const STATES_IN: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(STATES).map(([k, v]) => [v, k]));
+
+/** A stored state → its 1.0 enum name (`unknown` and anything new → TASK_STATE_UNSPECIFIED). */
+export const stateToV1 = (state: unknown): string =>
+  (typeof state === 'string' ? STATES[state] : undefined) ?? 'TASK_STATE_UNSPECIFIED';
+
+/** A 1.0 TaskState filter → the stored state; undefined for UNSPECIFIED or absent; -32602 for anything else. */
+export function stateFromV1(v: unknown, field: string): string | undefined {
+  if (v === undefined || v === null || v === '' || v === 'TASK_STATE_UNSPECIFIED' || v === 0) return undefined;
+  const byName = typeof v === 'string' ? STATES_IN[v] : undefined;
+  const byNumber = typeof v === 'number' ? STATES_IN[Object.values(STATES)[v - 1] ?? ''] : undefined;
+  const s = byName ?? byNumber;
+  if (!s) throw new InvalidParamsError(`${field} must be a TaskState such as TASK_STATE_WORKING`);
+  return s;
+}
+
+/** ISO 8601 in UTC with milliseconds (spec 5.6.1), whatever precision was stored. */
+function timestamp(v: unknown): string | undefined {
+  if (typeof v !== 'string' && typeof v !== 'number') return undefined;
+  const d = new Date(v);
+  return Number.isNaN(d.getTime()) ? undefined : d.toISOString();
+}
+
+const copy = (from: Json, to: Json, keys: readonly string[]): void => {
+  for (const k of keys) if (from[k] !== undefined && from[k] !== null) to[k] = from[k];
+};
+
+export function partToV1(p: Json): Json {
+  const out: Json = {};
+  if (p.kind === 'text') out.text = p.text;
+  else if (p.kind === 'data') out.data = p.data;
+  else if (p.kind === 'file' && isObject(p.file)) {
+    const f = p.file;
+    if (typeof f.uri === 'string') out.url = f.uri;
+    else out.raw = typeof f.bytes === 'string' ? f.bytes : '';
+    if (typeof f.name === 'string' && f.name) out.filename = f.name;
+    if (typeof f.mimeType === 'string' && f.mimeType) out.mediaType = f.mimeType;
+  }
+  copy(p, out, ['metadata']);
+  return out;
+}
+
+const parts = (v: unknown): Json[] => (Array.isArray(v) ? v.filter(isObject).map(partToV1) : []);
+
+export function messageToV1(m: Json): Json {
+  const out: Json = {
+    messageId: m.messageId,
+    role: m.role === 'agent' ? 'ROLE_AGENT' : m.role === 'user' ? 'ROLE_USER' : 'ROLE_UNSPECIFIED',
+    parts: parts(m.parts),
+  };
+  copy(m, out, ['contextId', 'taskId', 'metadata', 'extensions', 'referenceTaskIds']);
+  return out;
+}
+
+export function artifactToV1(a: Json): Json {
+  const out: Json = { artifactId: a.artifactId, parts: parts(a.parts) };
+  copy(a, out, ['name', 'description', 'metadata', 'extensions']);
+  return out;
+}
+
+function statusToV1(s: unknown): Json {
+  const st = isObject(s) ? s : {};
+  const out: Json = { state: stateToV1(st.state) };
+  if (isObject(st.message)) out.message = messageToV1(st.message);
+  const ts = timestamp(st.timestamp);
+  if (ts) out.timestamp = ts;
+  return out;
+}
+
+export function taskToV1(t: Json, opts: { includeArtifacts?: boolean } = {}): Json {
+  const out: Json = { id: t.id, contextId: t.contextId, status: statusToV1(t.status) };
+  if (opts.includeArtifacts !== false && Array.isArray(t.artifacts) && t.artifacts.length > 0)
+    out.artifacts = t.artifacts.filter(isObject).map(artifactToV1);
+  if (Array.isArray(t.history) && t.history.length > 0) out.history = t.history.filter(isObject).map(messageToV1);
+  copy(t, out, ['metadata']);
+  return out;
+}
+
+/** One event of a stream → a StreamResponse (exactly one member set). */
+export function streamResponseOf(e: Json): Json {
+  switch (e.kind) {
+    case 'task':
+      return { task: taskToV1(e) };
+    case 'message':
+      return { message: messageToV1(e) };
+    case 'status-update': {
+      const out: Json = { taskId: e.taskId, contextId: e.contextId, status: statusToV1(e.status) };
+      copy(e, out, ['metadata']);
+      return { statusUpdate: out };
+    }
+    case 'artifact-update': {
+      const out: Json = { taskId: e.taskId, contextId: e.contextId };
+      out.artifact = isObject(e.artifact) ? artifactToV1(e.artifact) : { artifactId: '', parts: [] };
+      copy(e, out, ['append', 'lastChunk', 'metadata']);
+      return { artifactUpdate: out };
+    }
+    default:
+      // The operations only stream the three kinds above; an unknown one is a snapshot of the task.
+      return { task: taskToV1(e) };
+  }
+}
+
+/** A stored push config (token never included) → TaskPushNotificationConfig. */
+export function pushConfigToV1(c: { taskId: string; pushNotificationConfig: Json }): Json {
+  const cfg = c.pushNotificationConfig;
+  const out: Json = { id: cfg.id, taskId: c.taskId, url: cfg.url };
+  const auth = cfg.authentication;
+  if (isObject(auth)) {
+    const schemes = Array.isArray(auth.schemes) ? auth.schemes : [];
+    out.authentication = { scheme: typeof schemes[0] === 'string' ? schemes[0] : '' };
+  }
+  return out;
+}
+
+/** TaskPushNotificationConfig from a 1.0 request → the PushNotificationConfig the operation checks. */
+export function pushConfigFromV1(c: Json): Json {
+  const out: Json = {};
+  copy(c, out, ['url', 'token']);
+  if (typeof c.id === 'string' && c.id) out.id = c.id;
+  if (c.authentication !== undefined) {
+    if (!isObject(c.authentication) || typeof c.authentication.scheme !== 'string')
+      throw new InvalidParamsError('authentication.scheme is required');
+    out.authentication = {
+      schemes: [c.authentication.scheme],
+      ...(typeof c.authentication.credentials === 'string' ? { credentials: c.authentication.credentials } : {}),
+    };
+  }
+  return out;
+}
+
+/** A 1.0 Part → the stored part shape (the validator then applies every rule and limit of a send). */
+function partFromV1(p: unknown, at: string): Json {
+  if (!isObject(p)) throw new InvalidParamsError(`${at} must be an object`);
+  const members = ['text', 'raw', 'url', 'data'].filter((k) => p[k] !== undefined && p[k] !== null);
+  if (members.length !== 1) throw new InvalidParamsError(`${at} must have exactly one of text, raw, url or data`);
+  const meta = p.metadata === undefined ? {} : { metadata: p.metadata };
+  const file = (key: 'bytes' | 'uri', value: unknown): Json => ({
+    kind: 'file',
+    file: {
+      [key]: value,
+      ...(p.mediaType !== undefined ? { mimeType: p.mediaType } : {}),
+      ...(p.filename !== undefined ? { name: p.filename } : {}),
+    },
+    ...meta,
+  });
+  switch (members[0]) {
+    case 'text':
+      return { kind: 'text', text: p.text, ...meta };
+    case 'raw':
+      return file('bytes', p.raw);
+    case 'url':
+      return file('uri', p.url);
+    default:
+      return { kind: 'data', data: p.data, ...meta };
+  }
+}
+
+/**
+ * SendMessageRequest (1.0) → the params the send validator takes. `returnImmediately` is the inverse of 0.3's
+ * `blocking`; an inline `taskPushNotificationConfig` is refused as the 0.3 one is.
+ */
+export function sendParamsFromV1(params: Json): Json {
+  const m = params.message;
+  if (m === undefined || m === null) throw new InvalidParamsError('message is required');
+  if (!isObject(m)) throw new InvalidParamsError('message must be an object');
+  if (m.role !== 'ROLE_USER') throw new InvalidParamsError('message.role must be "ROLE_USER"');
+  if (!Array.isArray(m.parts)) throw new InvalidParamsError('message.parts is required');
+  if (m.parts.length > LIMITS.maxParts)
+    throw new InvalidParamsError(`message.parts has more than ${LIMITS.maxParts} parts`);
+  const message: Json = {
+    ...m,
+    kind: 'message',
+    role: 'user',
+    parts: m.parts.map((p, i) => partFromV1(p, `message.parts[${i}]`)),
+  };
+  const out: Json = { message };
+  const cfg = params.configuration;
+  if (cfg !== undefined && cfg !== null) {
+    if (!isObject(cfg)) throw new InvalidParamsError('configuration must be an object');
+    const c: Json = {};
+    copy(cfg, c, ['historyLength', 'acceptedOutputModes']);
+    if (cfg.returnImmediately !== undefined && cfg.returnImmediately !== null) {
+      if (typeof cfg.returnImmediately !== 'boolean')
+        throw new InvalidParamsError('configuration.returnImmediately must be a boolean');
+      c.blocking = !cfg.returnImmediately;
+    }
+    if (cfg.taskPushNotificationConfig !== undefined && cfg.taskPushNotificationConfig !== null)
+      c.pushNotificationConfig = cfg.taskPushNotificationConfig;
+    out.configuration = c;
+  }
+  return out;
+}
