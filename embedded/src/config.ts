@@ -6,6 +6,9 @@ export interface EmbeddedConfig {
   store: 'durable' | 'memory';
   /** Absolute; holds the database, the secrets key and the process lock (durable only). */
   dataDir: string;
+  /** When writes reach the disk (ADR 0027): `interval` (default) syncs every `syncIntervalMs`; `commit` each commit. */
+  sync: 'interval' | 'commit';
+  syncIntervalMs: number;
   /** HTTP listen address: loopback unless the operator opens it (a container sets HOST=0.0.0.0). */
   host: string;
 }
@@ -18,6 +21,8 @@ export function loadEmbeddedConfig(env: Env, projectDir: string): EmbeddedConfig
   const config: EmbeddedConfig = {
     store,
     dataDir: isAbsolute(dir) ? dir : resolve(dir),
+    sync: r.oneOf('DATA_SYNC', ['interval', 'commit'], 'interval'),
+    syncIntervalMs: r.int('DATA_SYNC_INTERVAL_MS', 100, { min: 10, max: 10_000 }),
     host: r.string('HOST', '127.0.0.1'),
   };
   r.done();

@@ -23,7 +23,9 @@ async function main(): Promise<RunningProcess> {
   const bus = new InMemoryBus();
   observeConsumerLag(async () => bus.consumerLag(), log);
   const dataDir = config.store === 'durable' ? DataDir.open(config.dataDir) : undefined;
-  const engines = dataDir ? await durableEngines(dataDir.databaseDir, undefined, bus) : inMemoryEngines(undefined, bus);
+  const engines = dataDir
+    ? await durableEngines(dataDir.databaseDir, { durability: config.sync, syncIntervalMs: config.syncIntervalMs, bus })
+    : inMemoryEngines(undefined, bus);
   const env: Record<string, string | undefined> = {
     // There is no other runner to hand a run to, so in-flight runs get a short grace on SIGTERM (the
     // distributed default is 10 s).

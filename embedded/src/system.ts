@@ -75,11 +75,14 @@ export function inMemoryEngines(clock: Clock = systemClock, bus: Bus = new InMem
  */
 export async function durableEngines(
   dir: string,
-  clock: Clock = systemClock,
-  bus: Bus = new InMemoryBus(),
+  options: { durability?: 'interval' | 'commit'; syncIntervalMs?: number; clock?: Clock; bus?: Bus } = {},
 ): Promise<Engines> {
   const { LmdbBlobStore, LmdbDatabase, LmdbDocumentStore, LmdbEventLog } = await import('@a2a-inbound/adapter-lmdb');
-  const db = LmdbDatabase.open(dir);
+  const { clock = systemClock, bus = new InMemoryBus() } = options;
+  const db = LmdbDatabase.open(dir, {
+    ...(options.durability ? { durability: options.durability } : {}),
+    ...(options.syncIntervalMs ? { syncIntervalMs: options.syncIntervalMs } : {}),
+  });
   return {
     store: new LmdbDocumentStore(db),
     blobs: new LmdbBlobStore(db),

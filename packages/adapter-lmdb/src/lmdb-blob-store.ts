@@ -31,7 +31,7 @@ export class LmdbBlobStore implements BlobStore {
       sha256: createHash('sha256').update(data).digest('hex'),
     };
     const bytes = Buffer.from(data);
-    await this.db.root.transaction(() => {
+    await this.db.write(() => {
       void this.db.blobs.put(str(ref.id), bytes);
       void this.db.meta.put(this.#refKey(ref.id), JSON.stringify(ref));
     });
@@ -52,7 +52,7 @@ export class LmdbBlobStore implements BlobStore {
 
   async delete(id: string, owner: string): Promise<boolean> {
     this.#assertOpen();
-    return this.db.root.transaction(() => {
+    return this.db.write(() => {
       const raw = this.db.meta.get(this.#refKey(id));
       if (raw === undefined || (JSON.parse(raw) as BlobRef).owner !== owner) return false;
       void this.db.blobs.remove(str(id));

@@ -10,7 +10,7 @@ import type {
   WriteOptions,
 } from '@a2a-inbound/ports';
 import { key, num, rangeEnd, str, valueElement } from './keys';
-import { LmdbDatabase } from './lmdb-database';
+import { LmdbDatabase, type LmdbOpenOptions } from './lmdb-database';
 
 /** What a row holds on disk: the version, the retention time and the document. */
 interface Row {
@@ -165,7 +165,7 @@ class LmdbCollection<T extends object> implements Collection<T> {
 
   async #transact(id: string, fn: () => Outcome): Promise<Row> {
     this.assertOpen();
-    const outcome = await this.db.root.transaction(fn);
+    const outcome = await this.db.write(fn);
     if (outcome.ok) return outcome.row;
     if (outcome.error === 'duplicate') throw new DuplicateKeyError(this.name, outcome.detail);
     if (outcome.error === 'missing') throw new NotFoundError(`${this.name}/${id}`);
@@ -251,7 +251,7 @@ class LmdbCollection<T extends object> implements Collection<T> {
 
   async delete(id: string, expectedVersion?: number): Promise<boolean> {
     this.assertOpen();
-    return this.db.root.transaction(() => {
+    return this.db.write(() => {
       const current = this.#read(id);
       if (!current) return false;
       if (expectedVersion !== undefined && current.v !== expectedVersion) return false;
@@ -270,7 +270,7 @@ class LmdbCollection<T extends object> implements Collection<T> {
     for (;;) {
       const ids = [...this.db.expiry.getRange({ start, end, limit: 500 }).map((e) => e.value)];
       if (ids.length === 0) return total;
-      total += await this.db.root.transaction(() => {
+      total += await this.db.write(() => {
         let n = 0;
         for (const id of ids) {
           const current = this.#read(id);
@@ -297,10 +297,8 @@ export class LmdbDocumentStore implements DocumentStore {
   }
 
   /** A store on its own environment in `dir` (closing the store closes it). */
-  static open(dir: string): LmdbDocumentStore {
-    const db = LmdbDatabase.open(dir);
-    const store = new LmdbDocumentStore(db);
-    return store;
+  static open(dir: string, options: LmdbOpenOptions = {}): LmdbDocumentStore {
+    return new LmdbDocumentStore(LmdbDatabase.open(dir, options));
   }
 
   async collection<T extends object>(spec: CollectionSpec): Promise<Collection<T>> {

@@ -69,7 +69,7 @@ export class LmdbEventLog implements EventLog {
     this.#assertOpen();
     if (!consecutiveSeqs(events)) return 0;
     const prefix = str(stream);
-    const appended = await this.db.root.transaction(() => {
+    const appended = await this.db.write(() => {
       const raw = this.db.streams.get(prefix);
       let meta = raw === undefined ? undefined : (JSON.parse(raw) as StreamMeta);
       if (meta?.exp !== undefined && meta.exp <= this.#clock.now()) {
@@ -167,7 +167,7 @@ export class LmdbEventLog implements EventLog {
     this.#assertOpen();
     const prefix = str(stream);
     const exp = this.#clock.now() + ttlMs;
-    await this.db.root.transaction(() => {
+    await this.db.write(() => {
       const raw = this.db.streams.get(prefix);
       if (raw === undefined) return;
       const meta = JSON.parse(raw) as StreamMeta;
@@ -186,7 +186,7 @@ export class LmdbEventLog implements EventLog {
       if (expired.length >= 500) break;
     }
     if (expired.length === 0) return 0;
-    return this.db.root.transaction(() => {
+    return this.db.write(() => {
       let n = 0;
       for (const k of expired) {
         const prefix = Buffer.from(k, 'latin1');

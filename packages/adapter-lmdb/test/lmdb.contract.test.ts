@@ -14,6 +14,11 @@ const dir = mkdtempSync(join(tmpdir(), 'lmdb-contract-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describeDocumentStoreContract('lmdb', async () => LmdbDocumentStore.open(join(dir, 'docs')));
+// DATA_SYNC=commit: every write through lmdb-js's asynchronous, batched transactions.
+describeDocumentStoreContract(
+  'lmdb (durability: commit)',
+  async () => new LmdbDocumentStore(LmdbDatabase.open(join(dir, 'docs-commit'), { durability: 'commit' })),
+);
 describeBlobStoreContract('lmdb', async () => new LmdbBlobStore(LmdbDatabase.open(join(dir, 'blobs'))));
 {
   // Both "clients" are the one log of the process (the embedded mode has one process per data directory).
