@@ -438,8 +438,9 @@ describe('model runtime (embedded, scripted OpenAI-compatible provider)', () => 
       const task = (await send(agent, textMessage('fail429 please'))).body.result;
       expect(task.status.state).toBe('failed');
       expect(statusText(task)).toMatch(
-        /rate limiting this agent \(HTTP 429\) after 2 attempt\(s\): Rate limit reached/,
+        /rate limiting this agent \(HTTP 429\) after 2 attempt\(s\): Rate limit reached for requests\. Try again later/,
       );
+      expect(statusText(task)).not.toContain('..');
       expect(provider.requests.length - before).toBe(2); // maxRetries: 1
     });
 

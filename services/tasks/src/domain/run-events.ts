@@ -40,11 +40,20 @@ export class RunEvents extends TaskConcern {
       this.deps.log.warn({ taskId, events: events.length }, 'run event batch names other tasks: those are ignored');
     }
     if (mine.length === 0) return;
-    await this.core.changeTask(taskId, (cur) => this.#batchChange(cur.doc, mine), {
+    const applied = await this.core.changeTask(taskId, (cur) => this.#batchChange(cur.doc, mine), {
       retried: true,
       attempts: 50,
       exhausted: () => new AppError('UNAVAILABLE', `could not apply event to ${taskId}`),
     });
+    // The operator's view of a failed run: its reason, once (when the failure was applied, not on a redelivery).
+    const saved = applied?.saved;
+    if (saved?.status.state === 'failed' && applied?.change.final) {
+      const reason = (saved.status.message?.parts ?? [])
+        .map((p) => (p.kind === 'text' ? p.text : ''))
+        .join(' ')
+        .slice(0, 500);
+      this.deps.log.warn({ taskId, agentId: saved.agentId, runId: saved.currentRunId, reason }, 'run failed');
+    }
   }
 
   /**
