@@ -383,6 +383,10 @@ describe('model runtime (embedded, scripted OpenAI-compatible provider)', () => 
       const paused = (await send(agent, textMessage('delete item-7'))).body.result;
       expect(paused.status.state).toBe('input-required');
       expect(statusText(paused)).toMatch(/Approval needed: the agent wants to call "delete_item"/);
+      // What "reject" does is said before the user chooses: the call is refused, the agent goes on without it.
+      expect(statusText(paused)).toContain(
+        '"reject" to refuse it: the agent is told the call was refused and goes on without it',
+      );
       expect(provider.toolCalls.length).toBe(before); // nothing done before the approval
       const done = (await send(agent, textMessage('approve', { taskId: paused.id, contextId: paused.contextId }))).body
         .result;
