@@ -32,6 +32,8 @@ ENTRYPOINT ["/usr/bin/tini", "--", "node", "--enable-source-maps"]
 
 FROM runtime AS gateway
 COPY --from=build --chown=root:root /out/gateway /app
+# The gateway listens on loopback unless told otherwise; in a container, every interface is the point.
+ENV HOST=0.0.0.0
 EXPOSE 8080
 CMD ["services/gateway/dist/main.js"]
 

@@ -11,7 +11,8 @@
 // Environment (all optional):
 //   BENCH_SECONDS=10        seconds per throughput case
 //   BENCH_CONCURRENCY=1,16,64
-//   BENCH_TARGETS=baseline,reference,embedded,distributed  (distributed only when the engines are configured)
+//   BENCH_TARGETS=baseline,reference,embedded,embedded-durable,distributed  (distributed only when the engines are
+//     configured; embedded is STORE=memory, embedded-durable the default `npm start` on LMDB in a scratch DATA_DIR)
 //   BENCH_IDLE_STREAMS=10000  (0 skips the idle-SSE test)
 //   BENCH_LOADGEN=auto|wrk|node  (auto: wrk when installed, else the built-in Node load generator)
 //   BENCH_OUT=docs/performance.md  (`-` prints only)
@@ -31,7 +32,7 @@ const seconds = Number(env.BENCH_SECONDS ?? 10);
 const concurrencies = (env.BENCH_CONCURRENCY ?? '1,16,64').split(',').map(Number);
 const idleStreams = Number(env.BENCH_IDLE_STREAMS ?? 10_000);
 const engines = Boolean(env.REDIS_URL && env.KAFKA_BROKERS && env.MONGO_URL);
-const wanted = new Set((env.BENCH_TARGETS ?? 'baseline,reference,embedded,distributed').split(','));
+const wanted = new Set((env.BENCH_TARGETS ?? 'baseline,reference,embedded,embedded-durable,distributed').split(','));
 const out = env.BENCH_OUT ?? join(root, 'docs/performance.md');
 const tmp = mkdtempSync(join(os.tmpdir(), 'a2a-bench-'));
 const hasWrk = (() => {
@@ -329,12 +330,18 @@ async function a2aCases(base, { rpcPath, cardPath, headers, v1Path }) {
 
 const SYSTEM_ENV = { LOG_LEVEL: 'warn', SEED_RATE_LIMIT_PER_MINUTE: '10000000', HOST: '127.0.0.1' };
 
-async function startEmbedded() {
-  const started = await startChild([join(root, 'embedded/dist/main.js')], { ...SYSTEM_ENV, PORT: '0' }, (o) => {
-    const port = /base URL:\s+http:\/\/[^:]+:(\d+)/.exec(o)?.[1];
-    const key = /a2a key:\s+(\S+)/.exec(o)?.[1];
-    return port && key ? { port, key } : undefined;
-  });
+/** The embedded mode in memory (STORE=memory), or durable (LMDB) on a fresh data directory. */
+async function startEmbedded(durable) {
+  const store = durable ? { DATA_DIR: mkdtempSync(join(tmp, 'data-')) } : { STORE: 'memory' };
+  const started = await startChild(
+    [join(root, 'embedded/dist/main.js')],
+    { ...SYSTEM_ENV, ...store, PORT: '0' },
+    (o) => {
+      const port = /base URL:\s+http:\/\/[^:]+:(\d+)/.exec(o)?.[1];
+      const key = /a2a key:\s+(\S+)/.exec(o)?.[1];
+      return port && key ? { port, key } : undefined;
+    },
+  );
   const { child, match } = started;
   return {
     started,
@@ -538,7 +545,8 @@ async function main() {
     await stopChild(child);
   }
   const systems = [];
-  if (wanted.has('embedded')) systems.push(['embedded', startEmbedded]);
+  if (wanted.has('embedded')) systems.push(['embedded', () => startEmbedded(false)]);
+  if (wanted.has('embedded-durable')) systems.push(['embedded-durable', () => startEmbedded(true)]);
   if (wanted.has('distributed')) {
     if (engines) systems.push(['distributed', startDistributed]);
     else log('distributed: skipped (set REDIS_URL, KAFKA_BROKERS and MONGO_URL)');
@@ -611,6 +619,17 @@ function report() {
       .filter((r) => r.target === target && r.elu !== undefined)
       .map((r) => `${r.kase} c=${r.c} ${r.elu.toFixed(2)}`);
     extras.push(`- event-loop utilisation of the ${target} process during each case: ${parts.join(', ')}.`);
+  }
+  // Issue 22's targets for the durable embedded mode: send CPU at most 1.5x the in-memory mode's, p99 at c=16 <= 30 ms.
+  for (const r of rows.filter((x) => x.target === 'embedded-durable' && x.kase === 'send')) {
+    const mem = rows.find((x) => x.target === 'embedded' && x.kase === 'send' && x.c === r.c);
+    const cpu =
+      mem?.cpuMsPerReq && r.cpuMsPerReq
+        ? `CPU ${r.cpuMsPerReq.toFixed(3)} ms/req, ${(r.cpuMsPerReq / mem.cpuMsPerReq).toFixed(2)}x the in-memory mode's (target <= 1.5x)`
+        : `CPU ${r.cpuMsPerReq?.toFixed(3) ?? '?'} ms/req`;
+    extras.push(
+      `- durable embedded (LMDB) message/send c=${r.c}: ${cpu}; p99 ${ms(r, r.p99)} ms${r.c === 16 ? ' (target <= 30 ms)' : ''}.`,
+    );
   }
   if (extras.length) lines.push('', ...extras);
   return lines.join('\n');

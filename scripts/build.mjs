@@ -13,7 +13,8 @@ for (const s of ['gateway', 'tasks', 'runner', 'webhooks', 'linker']) {
     if (existsSync(src)) entries.push({ src, out: join(root, 'services', s, 'dist', `${e}.js`) });
   }
 }
-entries.push({ src: join(root, 'embedded', 'src', 'main.ts'), out: join(root, 'embedded', 'dist', 'main.js') });
+for (const e of ['main', 'admin'])
+  entries.push({ src: join(root, 'embedded', 'src', `${e}.ts`), out: join(root, 'embedded', 'dist', `${e}.js`) });
 
 const externalThirdParty = {
   name: 'external-third-party',

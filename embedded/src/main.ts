@@ -1,47 +1,66 @@
 import { telemetry } from './instrument';
+import { join } from 'node:path';
 import { createLogger } from '@a2a-inbound/logger';
 import { type RunningProcess, runMain } from '@a2a-inbound/runtime';
 import { InMemoryBus } from '@a2a-inbound/ports';
 import { loadMetricsConfig, observeConsumerLag, startMetrics } from '@a2a-inbound/telemetry';
-import { inMemoryEngines, startSystem } from './system';
+import { loadEmbeddedConfig } from './config';
+import { DataDir } from './data-dir';
+import { durableEngines, inMemoryEngines, startSystem } from './system';
 
-/** `npm start`: the five services in one process with in-memory adapters, on PORT (default 8080). */
+/**
+ * `npm start`: the five services in one process on PORT (default 8080). Durable by default: everything with
+ * state in one LMDB database under DATA_DIR (default `.data/embedded` in the project folder); STORE=memory
+ * keeps it in memory only.
+ */
 async function main(): Promise<RunningProcess> {
   const log = createLogger({ service: 'embedded', level: process.env.LOG_LEVEL ?? 'info' });
+  // The bundle is embedded/dist/main.js: the project folder is two levels up.
+  const config = loadEmbeddedConfig(process.env, join(__dirname, '..', '..'));
   // Before anything creates an instrument (the engines' consumer lag, the gateway's request metrics).
   const metricsServer = await startMetrics(loadMetricsConfig(process.env), 'a2a-inbound-embedded');
-  // In-memory engines: nothing survives the process and there is no other runner to hand a run to, so
-  // in-flight runs get a short grace on SIGTERM (the distributed default is 10 s).
   // The bus's consumer lag is a metric in this mode too (what it accepted and has not handled yet).
   const bus = new InMemoryBus();
   observeConsumerLag(async () => bus.consumerLag(), log);
-  const engines = inMemoryEngines(undefined, bus);
-  const system = await startSystem({
-    env: { HOST: '0.0.0.0', RUNNER_SHUTDOWN_GRACE_MS: '2000', ...process.env },
-    engines,
-    log,
-  });
-  const base = system.baseUrl.replace('0.0.0.0', '127.0.0.1');
+  const dataDir = config.store === 'durable' ? DataDir.open(config.dataDir) : undefined;
+  const engines = dataDir
+    ? await durableEngines(dataDir.databaseDir, { durability: config.sync, syncIntervalMs: config.syncIntervalMs, bus })
+    : inMemoryEngines(undefined, bus);
+  const env: Record<string, string | undefined> = {
+    // There is no other runner to hand a run to, so in-flight runs get a short grace on SIGTERM (the
+    // distributed default is 10 s).
+    RUNNER_SHUTDOWN_GRACE_MS: '2000',
+    ...process.env,
+    HOST: config.host,
+  };
+  // Secrets stored by an earlier start must still open: the key lives beside the data (unless configured).
+  if (dataDir && !env.SECRETS_KEY) env.SECRETS_KEY = dataDir.secretsKey();
+  const system = await startSystem({ env, engines, log, recoverInterruptedRuns: Boolean(dataDir) });
+  const base = system.baseUrl;
+  const local = base.replace(/\/\/(0\.0\.0\.0|\[::\])(?=:)/, '//127.0.0.1');
   const seed = system.tasks.seed;
   const lines = [
     '',
-    `a2a-inbound is running (embedded mode, in-memory adapters)`,
-    `  base URL:       ${base}`,
-    `  health:         ${base}/healthz`,
-    `  management API: ${base}/api/v1 (Authorization: Bearer <user token>; see docs/openapi/management.yaml)`,
-    `  web console:    ${base}/console/ (sign in with a user token: the admin token below)`,
+    dataDir
+      ? `a2a-inbound is running (embedded mode, data in ${dataDir.path})`
+      : 'a2a-inbound is running (embedded mode, in memory: nothing is kept when it stops)',
+    `  listening on:   ${base}${local === base ? '' : ` (every interface; this machine: ${local})`}`,
+    `  base URL:       ${local}`,
+    `  health:         ${local}/healthz`,
+    `  management API: ${local}/api/v1 (Authorization: Bearer <user token>; see docs/openapi/management.yaml)`,
+    `  web console:    ${local}/console/ (sign in with a user token: the admin token)`,
   ];
   if (seed) {
     lines.push(
       `  deployment id:  ${seed.deploymentId}`,
-      `  agent catalog:  ${base}/deployments/${seed.deploymentId}/.well-known/agent-catalog.json`,
+      `  agent catalog:  ${local}/deployments/${seed.deploymentId}/.well-known/agent-catalog.json`,
       '  agent cards (demo agents):',
     );
     for (const id of seed.agentIds.filter((a) => a !== 'demo-task-agent'))
-      lines.push(`    ${id.padEnd(18)} ${base}/agents/${id}/.well-known/agent-card.json`);
+      lines.push(`    ${id.padEnd(18)} ${local}/agents/${id}/.well-known/agent-card.json`);
     lines.push('  demo Task Agent: demo-task-agent (A2A is not available for Task Agents)');
     if (seed.modelAgentId)
-      lines.push(`  model agent (OPENAI_BASE_URL): ${base}/agents/${seed.modelAgentId}/.well-known/agent-card.json`);
+      lines.push(`  model agent (OPENAI_BASE_URL): ${local}/agents/${seed.modelAgentId}/.well-known/agent-card.json`);
     if (seed.credentials) {
       lines.push(
         '  demo credentials (shown once, now; they are stored only as hashes):',
@@ -50,8 +69,15 @@ async function main(): Promise<RunningProcess> {
         `    admin token:    ${seed.credentials.adminToken}`,
         `    operator token: ${seed.credentials.operatorToken}`,
         '  try:',
-        `    curl -s ${base}/agents/demo-echo/a2a -H "Authorization: Bearer ${seed.credentials.a2aKey}" -H 'Content-Type: application/json' \\`,
+        `    curl -s ${local}/agents/demo-echo/a2a -H "Authorization: Bearer ${seed.credentials.a2aKey}" -H 'Content-Type: application/json' \\`,
         `      -d '{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user","messageId":"m1","parts":[{"kind":"text","text":"hello"}]}}}'`,
+      );
+      dataDir?.recordCredentialsShown(new Date());
+    } else {
+      const at = dataDir?.credentialsShownAt();
+      lines.push(
+        `  credentials:    kept from an earlier start (printed once by the first start${at ? `, ${at}` : ''}; stored only as hashes)`,
+        '    mint more:     npm run admin -- token --role admin   (or --role operator|developer; a key: npm run admin -- key --scope a2a)',
       );
     }
   }
@@ -63,6 +89,7 @@ async function main(): Promise<RunningProcess> {
         for (const c of [engines.bus, engines.eventLog, engines.cache, engines.limiter, engines.blobs, engines.store])
           await c.close();
       },
+      async () => dataDir?.close(),
       () => metricsServer.close(),
       () => telemetry.shutdown(),
     ],

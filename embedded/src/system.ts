@@ -68,6 +68,33 @@ export function inMemoryEngines(clock: Clock = systemClock, bus: Bus = new InMem
   };
 }
 
+/**
+ * The durable engines of the embedded mode: documents, the event log and blobs in one LMDB database in `dir`
+ * (ADR 0029); the bus, cache and rate limiter stay in memory (nothing in them must outlive the process: a
+ * restart fails the runs that were in flight, see `recoverInterruptedRuns`).
+ */
+export async function durableEngines(
+  dir: string,
+  options: { durability?: 'interval' | 'commit'; syncIntervalMs?: number; clock?: Clock; bus?: Bus } = {},
+): Promise<Engines> {
+  const { LmdbBlobStore, LmdbDatabase, LmdbDocumentStore, LmdbEventLog } = await import('@a2a-inbound/adapter-lmdb');
+  const { clock = systemClock, bus = new InMemoryBus() } = options;
+  const db = LmdbDatabase.open(dir, {
+    ...(options.durability ? { durability: options.durability } : {}),
+    ...(options.syncIntervalMs ? { syncIntervalMs: options.syncIntervalMs } : {}),
+  });
+  return {
+    store: new LmdbDocumentStore(db),
+    blobs: new LmdbBlobStore(db),
+    bus,
+    eventLog: new LmdbEventLog(db, { clock }),
+    cache: new InMemoryCache({ clock }),
+    limiter: new InMemoryRateLimiter({ clock }),
+    clock,
+    ids: randomIds,
+  };
+}
+
 export interface System {
   gateway: GatewayApp;
   tasks: TasksApp;
@@ -96,6 +123,11 @@ export interface SystemOptions {
    * servers still listen on their ports for anything outside the process. False: every call over the network.
    */
   inProcessGrpc?: boolean;
+  /**
+   * This process owns durable engines alone (the durable embedded mode): before anything runs, the runs that
+   * a previous process left `working` end `failed` with a reason that says so (no runner holds them now).
+   */
+  recoverInterruptedRuns?: boolean;
 }
 
 /**
@@ -149,6 +181,10 @@ async function start(options: SystemOptions): Promise<System> {
     },
     loadTasksConfig(env),
   );
+  if (options.recoverInterruptedRuns) {
+    const failed = await tasks.tasks.failInterruptedRuns();
+    if (failed > 0) log.warn({ failed }, 'runs in flight when the previous process stopped ended failed');
+  }
   const runners: RunnerApp[] = [];
   for (let i = 0; i < (options.runners ?? 1); i++) {
     runners.push(

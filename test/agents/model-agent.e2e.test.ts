@@ -402,6 +402,10 @@ describe('model runtime (embedded, scripted OpenAI-compatible provider)', () => 
       const paused = (await send(agent, textMessage('delete item-7'))).body.result;
       expect(paused.status.state).toBe('input-required');
       expect(statusText(paused)).toMatch(/Approval needed: the agent wants to call "delete_item"/);
+      // What "reject" does is said before the user chooses: the call is refused, the agent goes on without it.
+      expect(statusText(paused)).toContain(
+        '"reject" to refuse it: the agent is told the call was refused and goes on without it',
+      );
       expect(provider.toolCalls.length).toBe(before); // nothing done before the approval
       const done = (await send(agent, textMessage('approve', { taskId: paused.id, contextId: paused.contextId }))).body
         .result;
@@ -457,8 +461,9 @@ describe('model runtime (embedded, scripted OpenAI-compatible provider)', () => 
       const task = (await send(agent, textMessage('fail429 please'))).body.result;
       expect(task.status.state).toBe('failed');
       expect(statusText(task)).toMatch(
-        /rate limiting this agent \(HTTP 429\) after 2 attempt\(s\): Rate limit reached/,
+        /rate limiting this agent \(HTTP 429\) after 2 attempt\(s\): Rate limit reached for requests\. Try again later/,
       );
+      expect(statusText(task)).not.toContain('..');
       expect(provider.requests.length - before).toBe(2); // maxRetries: 1
     });
 

@@ -89,7 +89,7 @@ export class ScriptedProvider {
       total_tokens: 15 + body.messages.length,
     };
 
-    if (text.startsWith('fail429')) return json(429, { error: { message: 'Rate limit reached for requests' } });
+    if (text.startsWith('fail429')) return json(429, { error: { message: 'Rate limit reached for requests.' } }); // a sentence, as OpenAI's are
     if (text.startsWith('fail500')) return json(500, { error: { message: 'upstream overloaded' } });
     if (text.startsWith('fail401'))
       return json(401, {

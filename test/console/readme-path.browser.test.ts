@@ -37,7 +37,7 @@ maybe('README: from npm start to a streamed answer in the console', { timeout: 1
   it('prints the console URL and the admin token; with them alone a message/stream answer arrives in under a minute', async () => {
     const started = Date.now();
     child = spawn(process.execPath, [MAIN], {
-      env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+      env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', STORE: 'memory', LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

@@ -37,6 +37,8 @@ describe('Dockerfile', () => {
       if (users.length > 0) expect(users.at(-1)).toBe('USER node');
       expect(stage!.lines.join('\n')).not.toMatch(/npm |npx |build-essential|gcc|make /);
     }
+    // The gateway's own default is loopback (issue 22): its image opens every interface.
+    expect(all.get('gateway')!.lines).toContain('ENV HOST=0.0.0.0');
     const runtime = all.get('runtime')!;
     expect(runtime.lines).toContain('USER node');
     expect(runtime.lines.some((l) => l.startsWith('ENTRYPOINT ["/usr/bin/tini", "--", "node"'))).toBe(true);

@@ -56,6 +56,7 @@ describe('embedded mode /metrics', () => {
         PATH: process.env.PATH ?? '',
         PORT: '0',
         HOST: '127.0.0.1',
+        STORE: 'memory',
         LOG_LEVEL: 'warn',
         METRICS_PORT: String(metricsPort),
         // The internal gRPC API on a known port (a push config the public API would refuse, below).

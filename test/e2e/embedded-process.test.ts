@@ -18,7 +18,8 @@ interface Started {
 
 function run(script: string, env: Record<string, string>): Started {
   const child = spawn(process.execPath, [script], {
-    env: { PATH: process.env.PATH ?? '', ...env },
+    // In memory unless a test names a data directory: parallel runs never share the default one.
+    env: { PATH: process.env.PATH ?? '', STORE: 'memory', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

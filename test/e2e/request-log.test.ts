@@ -85,4 +85,18 @@ describe('request log', () => {
     expect(text).not.toMatch(/Bearer /);
     expect(text.toLowerCase()).not.toContain('"authorization"');
   });
+
+  it('a failed run is logged at warn with its task id and the reason', async () => {
+    const sent = await rpc(
+      `${system.baseUrl}/agents/demo-failing/a2a`,
+      { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: textMessage('fail please') } },
+      { key: a2aKey },
+    );
+    const task = sent.body.result as { id: string; status: { state: string; message: { parts: { text: string }[] } } };
+    expect(task.status.state).toBe('failed');
+    const failed = lines().filter((l) => l.msg === 'run failed' && l.taskId === task.id);
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatchObject({ level: 'warn', agentId: 'demo-failing', service: 'tasks' });
+    expect(failed[0]!.reason).toBe(task.status.message.parts[0]!.text);
+  });
 });

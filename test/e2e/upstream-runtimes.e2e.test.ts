@@ -210,6 +210,7 @@ describe('a2a-upstream and http runtimes behind the gateway (embedded)', () => {
     // declares text/plain and application/json (the defaults).
     const id = await deploy(system, 'upstream-blocking', 'a2a-upstream', { url: up.url('blocking') });
     const card = await cardOf(id);
+    expect(card.description).toBe('test upstream agent blocking'); // the upstream's own words
     expect(card.capabilities.streaming).toBe(false);
     expect(card.defaultInputModes).toEqual(['text/plain']);
     expect(card.defaultOutputModes).toEqual(['text/plain']);

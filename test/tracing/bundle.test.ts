@@ -67,6 +67,7 @@ describe('node embedded/dist/main.js with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
         PATH: process.env.PATH ?? '',
         PORT: '0',
         HOST: '127.0.0.1',
+        STORE: 'memory',
         LOG_LEVEL: 'warn',
         OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
         // Far beyond the test: what arrives was flushed by the shutdown, not by the batch timer.

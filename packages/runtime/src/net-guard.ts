@@ -158,12 +158,18 @@ export class EgressPolicy {
     }
     const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
     const listed = host !== '' && (isIP(host) !== 0 ? this.allowsListedAddress(host) : this.allowsHost(host));
-    if (!listed) {
-      const privateHost = isIP(host) !== 0 ? !isPublicAddress(host) : isInternalHostname(host) || !host.includes('.');
+    const ip = isIP(host) !== 0;
+    const privateHost = ip ? !isPublicAddress(host) : isInternalHostname(host) || !host.includes('.');
+    // A private name (localhost, a LAN name) may stand for addresses the operator listed: its addresses are
+    // checked against the ranges when it resolves (checkUrl) and again at connect time (the egress agent).
+    const byRanges = !listed && privateHost && !ip && host !== '' && this.#ranges.length > 0;
+    if (!listed && !byRanges) {
       if (privateHost)
         return {
           ok: false,
-          reason: `url must point to a public host (${host} is private and not on the operator allow-list)`,
+          reason: ip
+            ? `url must point to a public host (${host} is private and not on the operator allow-list: add it to EGRESS_ALLOW_CIDRS)`
+            : `url must point to a public host (${host} is private and not on the operator allow-list: add it to EGRESS_ALLOW_HOSTS, or the addresses it resolves to to EGRESS_ALLOW_CIDRS)`,
         };
       return checkHttpsUrlShape(raw, maxLength);
     }
@@ -188,7 +194,10 @@ export class EgressPolicy {
     }
     if (addresses.length === 0) return { ok: false, reason: `url host ${host} does not resolve` };
     if (addresses.some((a) => !this.allowsAddress(a, host)))
-      return { ok: false, reason: 'url must resolve to a public address (or one on the operator allow-list)' };
+      return {
+        ok: false,
+        reason: `url must resolve to a public address (or one on the operator allow-list: EGRESS_ALLOW_CIDRS, or ${host} in EGRESS_ALLOW_HOSTS)`,
+      };
     return shape;
   }
 }

@@ -44,6 +44,23 @@ describe('egress allow-list (EGRESS_ALLOW_HOSTS / EGRESS_ALLOW_CIDRS)', () => {
     expect(p.checkUrlShape('http://10.0.0.1/').ok).toBe(false);
   });
 
+  it('localhost passes when the addresses it resolves to are listed ranges; otherwise the error names the settings', async () => {
+    const dns = async (h: string): Promise<string[]> => (h === 'localhost' ? ['127.0.0.1', '::1'] : []);
+    const loopback = new EgressPolicy({ hosts: [], cidrs: ['127.0.0.1/32', '::1/128'] });
+    expect(loopback.checkUrlShape('http://localhost:11434/v1').ok).toBe(true);
+    expect((await loopback.checkUrl('http://localhost:11434/v1', dns)).ok).toBe(true);
+    expect(loopback.allowsAddress('127.0.0.1', 'localhost')).toBe(true); // connect time
+    // Only IPv4 loopback listed: localhost's ::1 is not, so the name is refused, naming what to set.
+    const v4only = new EgressPolicy({ hosts: [], cidrs: ['127.0.0.1/32'] });
+    const partly = await v4only.checkUrl('http://localhost:11434/v1', dns);
+    expect(!partly.ok && partly.reason).toContain('EGRESS_ALLOW_CIDRS');
+    const none = new EgressPolicy().checkUrlShape('http://localhost:11434/v1');
+    expect(!none.ok && none.reason).toMatch(
+      /localhost is private and not on the operator allow-list: add it to EGRESS_ALLOW_HOSTS/,
+    );
+    expect(new EgressPolicy({ hosts: ['localhost'], cidrs: [] }).checkUrlShape('http://localhost:1/').ok).toBe(true);
+  });
+
   it('checkUrl refuses a name that resolves to an unlisted private address', async () => {
     const p = new EgressPolicy({ hosts: ['model.lan'], cidrs: [] });
     const dns = async (h: string): Promise<string[]> => (h === 'model.lan' ? ['10.0.0.7'] : ['10.0.0.8']);

@@ -45,7 +45,8 @@ export const DEFAULT_BODY_LIMIT_BYTES = 280 * 1024 * 1024;
 export function loadGatewayConfig(env: Env): GatewayConfig {
   const r = new EnvReader(env);
   const c: GatewayConfig = {
-    host: r.string('HOST', '0.0.0.0'),
+    // Loopback unless the operator opens it: the gateway image sets HOST=0.0.0.0 (Dockerfile).
+    host: r.string('HOST', '127.0.0.1'),
     port: r.int('PORT', 8080, { min: 0, max: 65535 }),
     tasksAddress: r.string('TASKS_GRPC_ADDR', '127.0.0.1:50051'),
     linkerAddress: r.string('LINKER_GRPC_ADDR', '127.0.0.1:50055'),

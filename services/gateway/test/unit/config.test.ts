@@ -35,7 +35,7 @@ describe('loadGatewayConfig', () => {
 
   it('defaults when nothing is set', () => {
     expect(loadGatewayConfig({})).toMatchObject({
-      host: '0.0.0.0',
+      host: '127.0.0.1',
       port: 8080,
       tasksAddress: '127.0.0.1:50051',
       bodyLimitBytes: DEFAULT_BODY_LIMIT_BYTES,

@@ -180,7 +180,9 @@ function connectFailure(err: unknown, req: ChatRequest, timedOut: boolean): Prov
 
 const isEventStream = (res: Response): boolean => (res.headers.get('content-type') ?? '').includes('text/event-stream');
 
-const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+/** A cause quoted inside a sentence of ours: without its own final period (no "request.. Try again"). */
+const clause = (text: string): string => text.replace(/[.\s]+$/, '');
+const messageOf = (err: unknown): string => clause(err instanceof Error ? err.message : String(err));
 
 /** The provider's own error message (`error.message`), short: ": <message>", or nothing. */
 async function errorDetail(res: Response, signal: AbortSignal): Promise<string> {
@@ -195,7 +197,7 @@ async function errorDetail(res: Response, signal: AbortSignal): Promise<string> 
     } catch {
       // not JSON: the text itself
     }
-    msg = msg.replace(/\s+/g, ' ').trim().slice(0, 300);
+    msg = clause(msg.replace(/\s+/g, ' ').trim().slice(0, 300));
     return msg ? `: ${msg}` : '';
   } catch {
     return '';
@@ -273,7 +275,7 @@ async function readStream(res: Response, req: ChatRequest): Promise<ChatResult> 
     }
     if (chunk.error)
       throw new ProviderError(
-        `The model provider failed mid-answer: ${String(chunk.error.message ?? 'error')}.`,
+        `The model provider failed mid-answer: ${clause(String(chunk.error.message ?? 'error'))}.`,
         'unavailable',
       );
     if (chunk.usage) usage = usageOf(chunk.usage);

@@ -59,6 +59,8 @@ interface GraphState {
   /** The approval step waiting for the reply. */
   pending: string;
   done: StepRecord[];
+  /** The run's input (what the graph started with), for the steps after the approval. */
+  input?: unknown;
 }
 
 export interface GraphRuntimeDeps {
@@ -122,7 +124,7 @@ class GraphRun {
   /** Every step that ran, in order (earlier runs of the task included). */
   readonly #ranOrder: string[] = [];
   readonly #secretValues: string[] = [];
-  readonly #input: unknown;
+  #input: unknown;
   #outputBytes = 0;
   /** Usage of the model step that just ran (taken into its record). */
   #stepUsage: StepUsage | undefined;
@@ -140,7 +142,10 @@ class GraphRun {
     const { ctx } = this;
     const paused = pausedState(ctx);
     if (paused) {
-      // The input of the run is the one the graph started with (this message is the approval reply).
+      // The input of the run is the one the graph started with (this message is the approval reply): kept in
+      // the paused state; a state from before it was kept there falls back on the task's first user message.
+      const first = ctx.history.find((m) => m.role === 'user' && m.taskId === ctx.taskId);
+      this.#input = 'input' in paused ? paused.input : first ? graphInput(first) : this.#input;
       for (const r of paused.done) this.#remember(r);
     }
     const saved = (await ctx.checkpoint.load()) as GraphCheckpoint | undefined;
@@ -425,7 +430,7 @@ class GraphRun {
     const prompt = await this.#eval(promptExpr, `Step "${stepId}" (approval)`);
     const text = typeof prompt === 'string' ? prompt : JSON.stringify(prompt ?? null);
     const done = [...this.#records.values()];
-    const state: GraphState = { v: 1, pending: stepId, done };
+    const state: GraphState = { v: 1, pending: stepId, done, input: this.#input };
     if (Buffer.byteLength(JSON.stringify(state)) > MAX_APPROVAL_STATE_BYTES)
       throw new StepFailure(
         `Step "${stepId}" (approval) failed: the outputs of the steps before it exceed ${MAX_APPROVAL_STATE_BYTES} bytes, ` +

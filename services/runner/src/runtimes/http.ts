@@ -175,7 +175,12 @@ class HttpTurn {
     this.budget.touch();
     const type = (res.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
     if (!res.ok) {
-      const excerpt = (await this.#readText(res).catch(() => '')).slice(0, 200).replace(/\s+/g, ' ').trim();
+      // Quoted inside our sentence: without its own final period.
+      const excerpt = (await this.#readText(res).catch(() => ''))
+        .slice(0, 200)
+        .replace(/\s+/g, ' ')
+        .replace(/[.\s]+$/, '')
+        .trim();
       throw new UpstreamFailure(
         `The HTTP agent at ${new URL(this.config.url).host} answered ${res.status}${excerpt ? `: ${excerpt}` : ''}.`,
       );

@@ -402,7 +402,7 @@ class ModelRun {
       'input-required',
       agentText(
         this.ctx,
-        `Approval needed: the agent wants to call "${call.function.name}" with ${args}. Reply "approve" to continue or "reject" to stop it.`,
+        `Approval needed: the agent wants to call "${call.function.name}" with ${args}. Reply "approve" to let it make the call, or "reject" to refuse it: the agent is told the call was refused and goes on without it.`,
         `approval-${state.segment}`,
         { [CHECKPOINT_KEY]: 'model-approval', [MODEL_STATE_KEY]: state, ...this.#record('input-required') },
       ),

@@ -106,6 +106,30 @@ describe('graph runtime (executor)', () => {
     expect(calls[0]!.auth).toBe('key-1'); // the header secret, opened at run time
   });
 
+  it("a step after an approval gets the run's input, not the approval reply", async () => {
+    const graph = {
+      steps: [
+        { id: 'ask', kind: 'approval', prompt: '"Go on with " & input.sku & "?"' },
+        { id: 'after', kind: 'transform', expression: '{ "sku": input.sku, "qty": input.qty }' },
+      ],
+      edges: [{ from: 'ask', to: 'after' }],
+      output: 'steps.after',
+    };
+    const first = fakeRun({ parts: dataInput({ sku: 'gold', qty: 3 }), config: graph });
+    await runtime(first.ctx);
+    expect(first.final()).toMatchObject({ state: 'input-required', text: expect.stringContaining('Go on with gold?') });
+    const reply = fakeRun({
+      text: 'approve',
+      config: graph,
+      taskId: first.ctx.taskId,
+      // The task's history as stored: the first user message may be trimmed away; the paused state keeps the input.
+      history: [first.final()!.message!],
+    });
+    await runtime(reply.ctx);
+    expect(reply.final()?.state).toBe('completed');
+    expect(JSON.parse(reply.final()!.text)).toEqual({ sku: 'gold', qty: 3 });
+  });
+
   it('an approval step pauses in input-required; the reply resumes after it without re-running earlier steps', async () => {
     const first = fakeRun({ parts: dataInput({ sku: 'gold', qty: 1 }), config: config(), secrets: { k: 'key-1' } });
     await runtime(first.ctx);

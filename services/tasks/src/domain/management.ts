@@ -250,7 +250,10 @@ export class Management {
       checkEgressUrl: (url) => checkEgressUrl(url, egress),
     });
     // What the version's card claims: for an existing A2A agent, what its own card says (read now, stored).
-    let claims: Pick<AgentVersionDoc, 'streaming' | 'skills' | 'defaultInputModes' | 'defaultOutputModes'> = {};
+    let claims: Pick<
+      AgentVersionDoc,
+      'description' | 'streaming' | 'skills' | 'defaultInputModes' | 'defaultOutputModes'
+    > = {};
     if (issues.length === 0) {
       const agent = (await this.control.catalog.getAgent(actor.subscriptionId, required(agentId, 'agentId'))).doc;
       const declared = card.defaultInputModes ?? agent.defaultInputModes;
@@ -526,11 +529,11 @@ function mediaTypes(v: string[]): string[] {
  * upstream's skills when the version gives none. An empty intersection is a problem of the definition.
  */
 function upstreamClaims(
-  card: Pick<AgentVersionDoc, 'skills' | 'defaultInputModes' | 'defaultOutputModes'>,
+  card: Pick<AgentVersionDoc, 'description' | 'skills' | 'defaultInputModes' | 'defaultOutputModes'>,
   agent: AgentDoc,
   upstream: UpstreamCard,
   issues: DefinitionIssue[],
-): Pick<AgentVersionDoc, 'streaming' | 'skills' | 'defaultInputModes' | 'defaultOutputModes'> {
+): Pick<AgentVersionDoc, 'description' | 'streaming' | 'skills' | 'defaultInputModes' | 'defaultOutputModes'> {
   const declaredIn = card.defaultInputModes ?? agent.defaultInputModes;
   const inputModes = intersectMediaTypes(declaredIn, upstream.defaultInputModes);
   if (inputModes.length === 0)
@@ -551,5 +554,7 @@ function upstreamClaims(
     defaultInputModes: inputModes,
     defaultOutputModes: outputModes,
     ...(card.skills === undefined && upstream.skills.length > 0 ? { skills: upstream.skills } : {}),
+    // The upstream's description, unless the version names its own (as with skills).
+    ...(card.description === undefined && upstream.description ? { description: upstream.description } : {}),
   };
 }

@@ -1,6 +1,6 @@
 import type { Message, Part, TaskArtifactUpdateEvent } from '@a2a-js/sdk';
 import { AppError } from '@a2a-inbound/errors';
-import { isVersionConflict } from '@a2a-inbound/ports';
+import { isVersionConflict, type Versioned } from '@a2a-inbound/ports';
 import { withSpan } from '@a2a-inbound/telemetry';
 import { eventsV1 } from '@a2a-inbound/proto';
 import type { StoredStatus, TaskDoc, TaskState } from './model';
@@ -40,11 +40,20 @@ export class RunEvents extends TaskConcern {
       this.deps.log.warn({ taskId, events: events.length }, 'run event batch names other tasks: those are ignored');
     }
     if (mine.length === 0) return;
-    await this.core.changeTask(taskId, (cur) => this.#batchChange(cur.doc, mine), {
+    const applied = await this.core.changeTask(taskId, (cur) => this.#batchChange(cur.doc, mine), {
       retried: true,
       attempts: 50,
       exhausted: () => new AppError('UNAVAILABLE', `could not apply event to ${taskId}`),
     });
+    // The operator's view of a failed run: its reason, once (when the failure was applied, not on a redelivery).
+    const saved = applied?.saved;
+    if (saved?.status.state === 'failed' && applied?.change.final) {
+      const reason = (saved.status.message?.parts ?? [])
+        .map((p) => (p.kind === 'text' ? p.text : ''))
+        .join(' ')
+        .slice(0, 500);
+      this.deps.log.warn({ taskId, agentId: saved.agentId, runId: saved.currentRunId, reason }, 'run failed');
+    }
   }
 
   /**
@@ -149,30 +158,61 @@ export class RunEvents extends TaskConcern {
       const reason = overdue
         ? 'The run did not finish within its time limit.'
         : 'The agent runner stopped responding; the run was abandoned.';
-      const status: StoredStatus = {
-        state: 'failed',
-        timestamp: this.core.now(),
-        message: this.core.agentMessage(t, reason, 'failure'),
-      };
-      try {
-        // One attempt: a task that changed since it was read is looked at again by the next sweep.
-        const done = await this.core.changeTask(t.id, () => this.core.withStatusEvent(t, status), {
-          current: v,
-          attempts: 1,
-        });
-        if (!done) continue;
-        await this.deps.bus.publish({
-          topic: TOPICS.runCancel,
-          key: t.id,
-          value: eventsV1.RunCancel.encode({ taskId: t.id, runId: t.currentRunId }).finish(),
-        });
-        this.deps.log.warn({ taskId: t.id, reason }, 'run failed by the sweeper');
-        failed += 1;
-      } catch (err) {
-        if (!isVersionConflict(err)) throw err;
-      }
+      // One attempt: a task that changed since it was read is looked at again by the next sweep.
+      if (await this.#failRun(v, reason, 'run failed by the sweeper')) failed += 1;
     }
     return failed;
+  }
+
+  /**
+   * At the start of a process that owns its data alone (the durable embedded mode): every run still
+   * `working` was in flight when the previous process stopped, and no runner holds it any more. Each ends
+   * `failed` with a reason that says so (re-running it could repeat the agent's side effects); resolves how
+   * many.
+   */
+  async failInterruptedRuns(): Promise<number> {
+    let failed = 0;
+    for (;;) {
+      const active = await this.c.activeRuns.find({}, { limit: 500, sort: { field: 'sinceMs', direction: 1 } });
+      let progressed = false;
+      for (const marker of active) {
+        const v = await this.c.tasks.get(marker.id);
+        if (v?.doc.status.state === 'working') {
+          const reason =
+            'The service stopped while this run was in flight; the run was abandoned. Send the message again to run it.';
+          if (await this.#failRun(v, reason, 'run interrupted by a restart failed')) failed += 1;
+        }
+        progressed = (await this.c.activeRuns.delete(marker.id)) || progressed;
+      }
+      if (active.length < 500 || !progressed) return failed;
+    }
+  }
+
+  /** Fails the task's current run in one attempt; resolves false when the task changed meanwhile. */
+  async #failRun(v: Versioned<TaskDoc>, reason: string, logMessage: string): Promise<boolean> {
+    const t = v.doc;
+    const status: StoredStatus = {
+      state: 'failed',
+      timestamp: this.core.now(),
+      message: this.core.agentMessage(t, reason, 'failure'),
+    };
+    try {
+      const done = await this.core.changeTask(t.id, () => this.core.withStatusEvent(t, status), {
+        current: v,
+        attempts: 1,
+      });
+      if (!done) return false;
+      await this.deps.bus.publish({
+        topic: TOPICS.runCancel,
+        key: t.id,
+        value: eventsV1.RunCancel.encode({ taskId: t.id, runId: t.currentRunId }).finish(),
+      });
+      this.deps.log.warn({ taskId: t.id, reason }, logMessage);
+      return true;
+    } catch (err) {
+      if (!isVersionConflict(err)) throw err;
+      return false;
+    }
   }
 
   /**

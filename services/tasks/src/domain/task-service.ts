@@ -68,6 +68,10 @@ export class TaskService {
   sweepStuckRuns(): Promise<number> {
     return this.runEvents.sweepStuckRuns();
   }
+  /** At the start of the only process on its data (durable embedded mode): fails the runs a stop cut short. */
+  failInterruptedRuns(): Promise<number> {
+    return this.runEvents.failInterruptedRuns();
+  }
 
   setPushConfig(
     caller: CallerContext,

@@ -4,6 +4,8 @@ import type { SkillDoc } from './control-model';
 
 /** What a version of runtime `a2a-upstream` may claim: its upstream's own card, read when it is created. */
 export interface UpstreamCard {
+  /** The upstream's own description (empty when its card has none). */
+  description: string;
   streaming: boolean;
   defaultInputModes: string[];
   defaultOutputModes: string[];
@@ -141,5 +143,11 @@ function cardClaims(card: unknown, cardUrl: string): UpstreamCard {
       examples: texts(s.examples),
     });
   }
-  return { streaming: caps.streaming === true, defaultInputModes: input, defaultOutputModes: output, skills };
+  return {
+    description: typeof card.description === 'string' ? clip(card.description.trim(), 2000) : '',
+    streaming: caps.streaming === true,
+    defaultInputModes: input,
+    defaultOutputModes: output,
+    skills,
+  };
 }

@@ -3,6 +3,7 @@ import { readUpstreamCard } from '../../src/domain/upstream-card';
 
 const card = {
   name: 'up',
+  description: '  What the upstream says it does. ',
   url: 'https://agent.example.com/a2a',
   capabilities: { streaming: false },
   defaultInputModes: ['text/plain'],
@@ -21,6 +22,7 @@ describe('readUpstreamCard', () => {
   it('reads the card at the base URL and keeps its claims', async () => {
     const seen: string[] = [];
     expect(await readUpstreamCard('https://agent.example.com/x/', answering(card, {}, seen))).toEqual({
+      description: 'What the upstream says it does.',
       streaming: false,
       defaultInputModes: ['text/plain'],
       defaultOutputModes: ['text/plain', 'application/json'],

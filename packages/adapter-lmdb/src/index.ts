@@ -1,0 +1,6 @@
+export { LmdbDatabase } from './lmdb-database';
+export type { LmdbOpenOptions } from './lmdb-database';
+export { LmdbDocumentStore } from './lmdb-document-store';
+export { LmdbEventLog } from './lmdb-event-log';
+export type { LmdbEventLogOptions } from './lmdb-event-log';
+export { LmdbBlobStore } from './lmdb-blob-store';

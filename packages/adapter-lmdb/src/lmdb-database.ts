@@ -1,0 +1,161 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { open, type Database, type RootDatabase } from 'lmdb';
+
+type Sub<V> = Database<V, Buffer>;
+
+export interface LmdbOpenOptions {
+  /**
+   * `interval` (default): each write is a synchronous commit into the file (in the OS page cache when it
+   * resolves, so a killed process loses nothing) and the file is synced to disk off the main thread every
+   * `syncIntervalMs` while there are writes: a power loss or OS crash may lose that last interval.
+   * `commit`: each write resolves after its commit is synced (lmdb-js's batched, overlapping sync): nothing
+   * acknowledged is ever lost, at several times the CPU and latency per write (ADR 0029).
+   */
+  readonly durability?: 'interval' | 'commit';
+  readonly syncIntervalMs?: number;
+}
+
+/**
+ * One LMDB environment (one file in a data directory) shared by the adapters of one process: documents,
+ * indexes, events and blobs, each a named database inside it, so one transaction can span them. Commits are
+ * atomic (copy-on-write pages and two meta pages: a killed process never leaves a torn write). Each adapter
+ * holds a reference; the environment closes with the last one.
+ */
+export class LmdbDatabase {
+  readonly root: RootDatabase;
+  /** collection + id → JSON `{v, e?, d}`. */
+  readonly docs: Sub<string>;
+  /** collection + index + values + id → '' (equality indexes). */
+  readonly index: Sub<string>;
+  /** collection + expiresAt + id → '' (the retention sweep reads only what expired). */
+  readonly expiry: Sub<string>;
+  /** stream + seq → event bytes. */
+  readonly events: Sub<Buffer>;
+  /** stream → JSON `{last, exp?}`. */
+  readonly streams: Sub<string>;
+  /** id → file bytes. */
+  readonly blobs: Sub<Buffer>;
+  /** id → JSON BlobRef; also other small records (built indexes). */
+  readonly meta: Sub<string>;
+  readonly durability: 'interval' | 'commit';
+  #refs = 0;
+  #closing: Promise<void> | undefined;
+  #dirty = false;
+  readonly #queue: { fn: () => unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void }[] = [];
+  #syncing: Promise<void> | undefined;
+  readonly #syncTimer: NodeJS.Timeout | undefined;
+
+  private constructor(
+    readonly path: string,
+    options: LmdbOpenOptions,
+  ) {
+    mkdirSync(path, { recursive: true, mode: 0o700 });
+    this.durability = options.durability ?? 'interval';
+    this.root = open({
+      path: join(path, 'a2a.mdb'),
+      maxDbs: 16,
+      keyEncoding: 'binary',
+      encoding: 'string',
+      // Interval durability syncs the file itself (below); commit durability leaves it to lmdb-js.
+      ...(this.durability === 'interval' ? { noSync: true } : {}),
+    });
+    if (this.durability === 'interval') {
+      this.#syncTimer = setInterval(() => void this.sync(), options.syncIntervalMs ?? 100);
+      this.#syncTimer.unref();
+    }
+    const sub = <V>(name: string, encoding: 'string' | 'binary'): Sub<V> =>
+      this.root.openDB({ name, keyEncoding: 'binary', encoding }) as unknown as Sub<V>;
+    this.docs = sub('docs', 'string');
+    this.index = sub('index', 'string');
+    this.expiry = sub('expiry', 'string');
+    this.events = sub('events', 'binary');
+    this.streams = sub('streams', 'string');
+    this.blobs = sub('blobs', 'binary');
+    this.meta = sub('meta', 'string');
+  }
+
+  /** Opens (creating the folder and the file on first use) the database in `dir`. */
+  static open(dir: string, options: LmdbOpenOptions = {}): LmdbDatabase {
+    return new LmdbDatabase(dir, options);
+  }
+
+  /**
+   * Runs `fn` in a write transaction and resolves its result once committed. `fn` runs synchronously inside
+   * the transaction, may run twice (when another write of its batch threw) and should report what went wrong
+   * by its result rather than throw.
+   */
+  async write<T>(fn: () => T): Promise<T> {
+    if (this.durability === 'commit') return this.root.transaction(fn);
+    return new Promise<T>((resolve, reject) => {
+      this.#queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+      // Group commit: the writes of one event-loop turn share one transaction (never inside the caller's stack).
+      if (this.#queue.length === 1) setImmediate(() => this.#commit());
+    });
+  }
+
+  #commit(): void {
+    const batch = this.#queue.splice(0);
+    const results: unknown[] = [];
+    try {
+      this.root.transactionSync(() => {
+        for (const w of batch) results.push(w.fn());
+      });
+    } catch {
+      // One of them threw, and the whole batch was rolled back: each alone, so only the faulty one fails.
+      for (const w of batch) {
+        try {
+          w.resolve(this.root.transactionSync(w.fn));
+        } catch (err) {
+          w.reject(err);
+        }
+      }
+      this.#dirty = true;
+      return;
+    }
+    this.#dirty = true;
+    batch.forEach((w, i) => w.resolve(results[i]));
+  }
+
+  /** Syncs the file to disk (off the main thread) when something was written since the last sync. */
+  sync(): Promise<void> {
+    if (!this.#dirty || this.#syncing) return this.#syncing ?? Promise.resolve();
+    this.#dirty = false;
+    // A failed sync is retried with the next write's.
+    const syncing = this.#envSync().finally(() => {
+      this.#syncing = undefined;
+    });
+    this.#syncing = syncing;
+    return syncing;
+  }
+
+  /** A reference for one adapter; the returned function releases it (the last release closes). */
+  acquire(): () => Promise<void> {
+    if (this.#closing) throw new Error('the LMDB environment is closed');
+    this.#refs += 1;
+    let released = false;
+    return async () => {
+      if (released) return;
+      released = true;
+      this.#refs -= 1;
+      if (this.#refs === 0) await this.close();
+    };
+  }
+
+  /** mdb_env_sync on lmdb-js's thread pool (not in its type declarations). */
+  #envSync(): Promise<void> {
+    const env = this.root as unknown as { sync(callback: (error?: Error) => void): void };
+    return new Promise<void>((resolve) => env.sync(() => resolve()));
+  }
+
+  close(): Promise<void> {
+    return (this.#closing ??= (async () => {
+      clearInterval(this.#syncTimer);
+      if (this.#queue.length > 0) this.#commit();
+      await this.#syncing;
+      await this.root.flushed;
+      await this.#envSync();
+      await this.root.close();
+    })());
+  }
+}

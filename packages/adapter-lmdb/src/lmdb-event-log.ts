@@ -1,0 +1,221 @@
+import { AppError } from '@a2a-inbound/errors';
+import {
+  consecutiveSeqs,
+  systemClock,
+  type AppendOptions,
+  type Clock,
+  type EventLog,
+  type LoggedEvent,
+} from '@a2a-inbound/ports';
+import { key, num, rangeEnd, str } from './keys';
+import { LmdbDatabase } from './lmdb-database';
+
+interface StreamMeta {
+  last: number;
+  exp?: number;
+}
+
+export interface LmdbEventLogOptions {
+  readonly clock?: Clock;
+  /** How often streams past their retention are deleted (default 60 s). */
+  readonly sweepIntervalMs?: number;
+}
+
+/**
+ * The event log port on LMDB: one process owns the data directory (the embedded mode), so live tails are woken
+ * in-process after each commit, and a stream outlives the process (a client resumes by Last-Event-ID after
+ * a restart).
+ */
+export class LmdbEventLog implements EventLog {
+  readonly #release: () => Promise<void>;
+  readonly #clock: Clock;
+  readonly #waiters = new Map<string, Set<() => void>>();
+  readonly #closeWaiters = new Set<() => void>();
+  readonly #sweeper: NodeJS.Timeout;
+  #closed = false;
+  #tails = 0;
+
+  constructor(
+    private readonly db: LmdbDatabase,
+    options: LmdbEventLogOptions = {},
+  ) {
+    this.#release = db.acquire();
+    this.#clock = options.clock ?? systemClock;
+    this.#sweeper = setInterval(() => {
+      this.sweepExpired().catch(() => undefined); // the next round tries again
+    }, options.sweepIntervalMs ?? 60_000);
+    this.#sweeper.unref();
+  }
+
+  #meta(stream: string): StreamMeta | undefined {
+    const raw = this.db.streams.get(str(stream));
+    if (raw === undefined) return undefined;
+    const meta = JSON.parse(raw) as StreamMeta;
+    return meta.exp !== undefined && meta.exp <= this.#clock.now() ? undefined : meta;
+  }
+
+  /** Inside a write transaction: deletes a stream's events and its record. */
+  #drop(stream: string): void {
+    const prefix = str(stream);
+    for (const k of this.db.events.getKeys({ start: prefix, end: rangeEnd(prefix) })) void this.db.events.remove(k);
+    void this.db.streams.remove(prefix);
+  }
+
+  async append(stream: string, seq: number, data: Uint8Array, options: AppendOptions = {}): Promise<boolean> {
+    return (await this.appendBatch(stream, [{ seq, data }], options)) > 0;
+  }
+
+  async appendBatch(stream: string, events: readonly LoggedEvent[], options: AppendOptions = {}): Promise<number> {
+    this.#assertOpen();
+    if (!consecutiveSeqs(events)) return 0;
+    const prefix = str(stream);
+    const appended = await this.db.write(() => {
+      const raw = this.db.streams.get(prefix);
+      let meta = raw === undefined ? undefined : (JSON.parse(raw) as StreamMeta);
+      if (meta?.exp !== undefined && meta.exp <= this.#clock.now()) {
+        this.#drop(stream); // past its retention: a new stream under the same name
+        meta = undefined;
+      }
+      const last = meta?.last ?? 0;
+      const fresh = events.filter((e) => e.seq > last);
+      const first = fresh[0];
+      if (!first || (!options.allowGap && first.seq !== last + 1)) return 0;
+      for (const e of fresh) void this.db.events.put(key(prefix, num(e.seq)), Buffer.from(e.data));
+      const next: StreamMeta = { last: fresh.at(-1)!.seq };
+      if (meta?.exp !== undefined) next.exp = meta.exp;
+      void this.db.streams.put(prefix, JSON.stringify(next));
+      return fresh.length;
+    });
+    if (appended > 0) this.#wake(stream);
+    return appended;
+  }
+
+  #wake(stream: string): void {
+    const waiters = this.#waiters.get(stream);
+    if (!waiters) return;
+    this.#waiters.delete(stream);
+    // On a later turn: never inside the appender's stack.
+    setImmediate(() => waiters.forEach((w) => w()));
+  }
+
+  async read(stream: string, afterSeq: number, limit = 1000): Promise<LoggedEvent[]> {
+    this.#assertOpen();
+    await Promise.resolve();
+    if (!this.#meta(stream)) return [];
+    const prefix = str(stream);
+    const out: LoggedEvent[] = [];
+    for (const { key: k, value } of this.db.events.getRange({
+      start: key(prefix, num(afterSeq + 1)),
+      end: rangeEnd(prefix),
+      limit,
+    })) {
+      out.push({ seq: Number(k.subarray(prefix.length).toString('latin1')), data: Uint8Array.from(value) });
+    }
+    return out;
+  }
+
+  async last(stream: string): Promise<number> {
+    this.#assertOpen();
+    await Promise.resolve();
+    return this.#meta(stream)?.last ?? 0;
+  }
+
+  /** Live tails now (operators and tests). */
+  get tailCount(): number {
+    return this.#tails;
+  }
+
+  async *tail(stream: string, afterSeq: number, signal: AbortSignal): AsyncIterable<LoggedEvent> {
+    this.#tails += 1;
+    try {
+      let cursor = afterSeq;
+      while (!signal.aborted && !this.#closed) {
+        const batch = await this.read(stream, cursor);
+        for (const e of batch) {
+          cursor = e.seq;
+          yield e;
+          if (signal.aborted) return;
+        }
+        if (batch.length > 0) continue;
+        // Checked and registered in one synchronous step: an append that commits after this check wakes us.
+        if ((this.#meta(stream)?.last ?? 0) > cursor) continue;
+        let set = this.#waiters.get(stream);
+        if (!set) {
+          set = new Set();
+          this.#waiters.set(stream, set);
+        }
+        const waiters = set;
+        await new Promise<void>((resolve) => {
+          const wake = (): void => {
+            waiters.delete(wake);
+            this.#closeWaiters.delete(wake);
+            signal.removeEventListener('abort', wake);
+            resolve();
+          };
+          waiters.add(wake);
+          this.#closeWaiters.add(wake);
+          signal.addEventListener('abort', wake, { once: true });
+        });
+        if (set.size === 0 && this.#waiters.get(stream) === set) this.#waiters.delete(stream);
+      }
+    } finally {
+      this.#tails -= 1;
+    }
+  }
+
+  async expire(stream: string, ttlMs: number): Promise<void> {
+    this.#assertOpen();
+    const prefix = str(stream);
+    const exp = this.#clock.now() + ttlMs;
+    await this.db.write(() => {
+      const raw = this.db.streams.get(prefix);
+      if (raw === undefined) return;
+      const meta = JSON.parse(raw) as StreamMeta;
+      void this.db.streams.put(prefix, JSON.stringify({ ...meta, exp }));
+    });
+  }
+
+  /** Deletes the streams past their retention that no tail waits on; resolves how many. */
+  async sweepExpired(): Promise<number> {
+    this.#assertOpen();
+    const now = this.#clock.now();
+    const expired: string[] = [];
+    for (const { key: k, value } of this.db.streams.getRange({})) {
+      const meta = JSON.parse(value) as StreamMeta;
+      if (meta.exp !== undefined && meta.exp <= now) expired.push(k.toString('latin1'));
+      if (expired.length >= 500) break;
+    }
+    if (expired.length === 0) return 0;
+    return this.db.write(() => {
+      let n = 0;
+      for (const k of expired) {
+        const prefix = Buffer.from(k, 'latin1');
+        const raw = this.db.streams.get(prefix);
+        const meta = raw === undefined ? undefined : (JSON.parse(raw) as StreamMeta);
+        if (meta?.exp === undefined || meta.exp > now) continue;
+        for (const ek of this.db.events.getKeys({ start: prefix, end: rangeEnd(prefix) }))
+          void this.db.events.remove(ek);
+        void this.db.streams.remove(prefix);
+        n += 1;
+      }
+      return n;
+    });
+  }
+
+  async ping(): Promise<void> {
+    this.#assertOpen();
+    await Promise.resolve();
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#sweeper);
+    for (const w of [...this.#closeWaiters]) w();
+    await this.#release();
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new AppError('UNAVAILABLE', 'event log is closed');
+  }
+}
