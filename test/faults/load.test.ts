@@ -17,6 +17,8 @@ const STREAMS = Number(process.env.LOAD_STREAMS ?? 2000);
 // 2-core machine (FerretDB on PostgreSQL, docs/reliability.md): 1,000 tasks take about two minutes to drain, more
 // on a busy machine, and every one must complete.
 const DRAIN_MS = Number(process.env.LOAD_DRAIN_MS ?? 600_000);
+/** Concurrent blocking sends of the shedding case (issue 19: 600 all completed, at p50 60 s, none refused). */
+const BURST = Number(process.env.LOAD_BURST ?? 600);
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const pct = (xs: number[], p: number): number => {
@@ -24,17 +26,49 @@ const pct = (xs: number[], p: number): number => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
 };
 
-async function rpc(base: string, agent: string, key: string, body: unknown): Promise<{ status: number; body: any }> {
+async function rpc(
+  base: string,
+  agent: string,
+  key: string,
+  body: unknown,
+): Promise<{ status: number; body: any; retryAfter: string | null }> {
   const res = await fetch(`${base}/agents/${agent}/a2a`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` },
     body: JSON.stringify(body),
   });
   const text = await res.text();
+  const retryAfter = res.headers.get('retry-after');
   try {
-    return { status: res.status, body: JSON.parse(text) };
+    return { status: res.status, body: JSON.parse(text), retryAfter };
   } catch {
-    return { status: res.status, body: { unparsable: text.slice(0, 300) } };
+    return { status: res.status, body: { unparsable: text.slice(0, 300) }, retryAfter };
+  }
+}
+
+/** -32056 OVERLOADED: shed before anything was charged. */
+const OVERLOADED = -32056;
+
+/**
+ * A careful client's send: a refusal with OVERLOADED is sent again (same messageId) after its Retry-After
+ * (plus jitter). `refusals` counts them; `refusalMs` is how long each refusal took to come back.
+ */
+async function sendShed(
+  base: () => string,
+  agent: string,
+  key: string,
+  body: unknown,
+  tally: { refusals: number; refusalMs: number[]; badRetryAfter: number },
+): Promise<{ status: number; body: any; acceptedAttemptMs: number }> {
+  for (;;) {
+    const t0 = Date.now();
+    const r = await rpc(base(), agent, key, body);
+    if (r.body?.error?.code !== OVERLOADED) return { ...r, acceptedAttemptMs: Date.now() - t0 };
+    tally.refusals += 1;
+    tally.refusalMs.push(Date.now() - t0);
+    const seconds = Number(r.retryAfter);
+    if (!(seconds >= 1)) tally.badRetryAfter += 1;
+    await sleep((seconds >= 1 ? seconds : 1) * 1000 + Math.floor(Math.random() * 1000));
   }
 }
 
@@ -193,6 +227,7 @@ describe.runIf(engineUrlsSet)('load without faults', () => {
     `${SENDS} non-blocking sends of a 3 s agent at ${SEND_RATE}/s all complete`,
     async () => {
       const started = Date.now();
+      const shed = { refusals: 0, refusalMs: [] as number[], badRetryAfter: 0 };
       const sends: Promise<{ id?: string; error?: string; at: number }>[] = [];
       for (let i = 0; i < SENDS; i++) {
         const due = started + (i * 1000) / SEND_RATE;
@@ -200,23 +235,29 @@ describe.runIf(engineUrlsSet)('load without faults', () => {
         const g = cluster.gateways[i % cluster.gateways.length]!;
         const at = Date.now();
         sends.push(
-          rpc(g, 'demo-slow', sut.a2aKey, {
-            jsonrpc: '2.0',
-            id: i,
-            method: 'message/send',
-            params: {
-              message: {
-                kind: 'message',
-                role: 'user',
-                messageId: `load-${started}-${i}`,
-                parts: [
-                  { kind: 'text', text: `load ${i}` },
-                  { kind: 'data', data: { workMs: 3000 } },
-                ],
+          sendShed(
+            () => g,
+            'demo-slow',
+            sut.a2aKey,
+            {
+              jsonrpc: '2.0',
+              id: i,
+              method: 'message/send',
+              params: {
+                message: {
+                  kind: 'message',
+                  role: 'user',
+                  messageId: `load-${started}-${i}`,
+                  parts: [
+                    { kind: 'text', text: `load ${i}` },
+                    { kind: 'data', data: { workMs: 3000 } },
+                  ],
+                },
+                configuration: { blocking: false },
               },
-              configuration: { blocking: false },
             },
-          }).then(
+            shed,
+          ).then(
             (r) => (r.body.result ? { id: r.body.result.id as string, at } : { error: JSON.stringify(r.body), at }),
             (err: unknown) => ({ error: String(err), at }),
           ),
@@ -252,7 +293,7 @@ describe.runIf(engineUrlsSet)('load without faults', () => {
         if (pending.size > 0) await sleep(1000);
       }
       process.stdout.write(
-        `\nload: ${SENDS} sends in ${sendSeconds.toFixed(1)} s; outcomes ${JSON.stringify(Object.fromEntries(states))}; ` +
+        `\nload: ${SENDS} sends in ${sendSeconds.toFixed(1)} s (${shed.refusals} refusals with OVERLOADED, retried); outcomes ${JSON.stringify(Object.fromEntries(states))}; ` +
           `accept→seen-done p50 ${pct(latency, 50)} ms, p99 ${pct(latency, 99)} ms, max ${Math.max(...latency)} ms (polled oldest first); ` +
           `all done ${((Date.now() - started) / 1000).toFixed(1)} s after the first send\n`,
       );
@@ -261,4 +302,63 @@ describe.runIf(engineUrlsSet)('load without faults', () => {
     },
     DRAIN_MS + 300_000,
   );
+
+  it(`${BURST} concurrent blocking sends of a 3 s agent: the excess is shed with OVERLOADED and Retry-After, every send completes on retry, charged once`, async () => {
+    const before = (await manage(sut, 'admin', 'credits.get', {})).credits as number;
+    const shed = { refusals: 0, refusalMs: [] as number[], badRetryAfter: 0 };
+    const started = Date.now();
+    const outcomes = await Promise.all(
+      Array.from({ length: BURST }, async (_, i) => {
+        const r = await sendShed(
+          () => cluster.gateways[i % cluster.gateways.length]!,
+          'demo-slow',
+          sut.a2aKey,
+          {
+            jsonrpc: '2.0',
+            id: i,
+            method: 'message/send',
+            params: {
+              message: {
+                kind: 'message',
+                role: 'user',
+                messageId: `burst-${started}-${i}`,
+                parts: [
+                  { kind: 'text', text: `burst ${i}` },
+                  { kind: 'data', data: { workMs: 3000 } },
+                ],
+              },
+            },
+          },
+          shed,
+        );
+        return {
+          state: r.body.result?.status?.state as string | undefined,
+          body: r.body,
+          attemptMs: r.acceptedAttemptMs,
+          totalMs: Date.now() - started,
+        };
+      }),
+    );
+    const after = (await manage(sut, 'admin', 'credits.get', {})).credits as number;
+    const states = new Map<string, number>();
+    for (const o of outcomes)
+      states.set(
+        o.state ?? JSON.stringify(o.body).slice(0, 120),
+        (states.get(o.state ?? JSON.stringify(o.body).slice(0, 120)) ?? 0) + 1,
+      );
+    const attempt = outcomes.map((o) => o.attemptMs);
+    const total = outcomes.map((o) => o.totalMs);
+    process.stdout.write(
+      `\nburst: ${BURST} concurrent blocking sends; outcomes ${JSON.stringify(Object.fromEntries(states))}; ` +
+        `${shed.refusals} refusals (OVERLOADED) answered in p50 ${pct(shed.refusalMs, 50)} ms, p99 ${pct(shed.refusalMs, 99)} ms, max ${Math.max(0, ...shed.refusalMs)} ms; ` +
+        `accepted attempt p50 ${pct(attempt, 50)} ms, p99 ${pct(attempt, 99)} ms, max ${Math.max(...attempt)} ms; ` +
+        `send incl. retries p50 ${pct(total, 50)} ms, max ${Math.max(...total)} ms; charged ${before - after}\n`,
+    );
+    expect(Object.fromEntries(states)).toEqual({ completed: BURST });
+    expect(before - after).toBe(BURST); // one charge per message: refusals cost nothing, retries not twice
+    expect(shed.refusals).toBeGreaterThan(0); // the burst is beyond what the cluster admits at once
+    expect(shed.badRetryAfter).toBe(0);
+    // A refusal is quick: shed at admission, never after queueing behind the admitted work.
+    expect(pct(shed.refusalMs, 50)).toBeLessThan(2_000);
+  }, 600_000);
 });

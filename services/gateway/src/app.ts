@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import express, { type Request, type RequestHandler } from 'express';
 import type { Logger } from '@a2a-inbound/logger';
 import type { Cache, Clock, RateLimiter } from '@a2a-inbound/ports';
-import { checkHealth, Lifecycle, withDeadline } from '@a2a-inbound/runtime';
+import { checkHealth, InFlightLimit, Lifecycle, withDeadline } from '@a2a-inbound/runtime';
 import { connectClients, Lookups, type GatewayClients } from './clients';
 import type { GatewayConfig } from './config';
 import { createA2aRouter } from './http/a2a-router';
@@ -15,6 +15,7 @@ import { closeIfBodyUnread, jsonBody } from './http/body';
 import { restErrorHandler } from './http/errors';
 import { createInvokeRouter } from './http/invoke-router';
 import { createLegacyRouter } from './http/legacy-router';
+import type { GatewayAdmission } from './http/agent-access';
 import { createLinkerRouter } from './http/linker-routes';
 import { createManagementRouter } from './http/management-router';
 import { requestMetrics } from './http/metrics';
@@ -81,6 +82,10 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
   lifecycle.onClose('grpc clients', async () => clients.close());
   const lookups = new Lookups(clients.control, deps.cache);
   const streams = new Set<SseWriter>();
+  const admission: GatewayAdmission = {
+    pending: new InFlightLimit(config.maxPendingRequests, 'requests waiting for the tasks service'),
+    acceptTimeoutMs: config.acceptTimeoutMs,
+  };
   let draining = false;
 
   const app = express();
@@ -170,6 +175,7 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
   app.use(
     '/agents/:agentId/a2a',
     createA2aRouter({
+      admission,
       clients,
       lookups,
       limiter: deps.limiter,
@@ -208,6 +214,7 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
     }),
   );
   const agentRouterDeps = {
+    admission,
     clients,
     lookups,
     limiter: deps.limiter,

@@ -10,12 +10,14 @@ import type { CardVersion } from '../protocol/cards';
 import { JsonRpcHandler } from '../protocol/jsonrpc-handler';
 import { AgentOperations, type OperationContext } from '../protocol/operations';
 import { idOf, isObject, LIMITS, parseEnvelope, STREAMING_METHODS, type JsonRpcRequest } from '../protocol/validate';
+import type { GatewayAdmission } from './agent-access';
 import { agentGuard, assertJsonDepth, callContextOf, parseJsonBytes } from './body';
 import type { A2aMetricLocals } from './metrics';
 import { jsonRpcBodyErrorHandler, sendJsonRpcError, sendJsonRpcErrorAsStream } from './errors';
 import { isTransient, writeEventStream, type SseWriter } from './sse';
 
 export interface A2aRouterDeps {
+  admission: GatewayAdmission;
   clients: GatewayClients;
   lookups: Lookups;
   limiter: RateLimiter;
@@ -83,7 +85,7 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
   const router = Router({ mergeParams: true });
 
   // Authenticated (key, agent, rate limit) before a byte of the body is read.
-  const guard = agentGuard({ lookups, limiter, clock }, 'a2a', true);
+  const guard = agentGuard({ lookups, limiter, clock, pending: deps.admission.pending }, 'a2a', true);
 
   // The body is read as bytes whatever its Content-Type (clients differ) and parsed in the handler, so that an
   // empty body, invalid UTF-8 and malformed JSON are all -32700 and never reach express's HTML error page.
@@ -135,7 +137,11 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
     else sendJsonRpcError(res, id, err, log);
   };
 
-  const ops = new AgentOperations({ tasks: clients.tasks, ...(deps.resolver ? { resolver: deps.resolver } : {}) });
+  const ops = new AgentOperations({
+    tasks: clients.tasks,
+    acceptTimeoutMs: deps.admission.acceptTimeoutMs,
+    ...(deps.resolver ? { resolver: deps.resolver } : {}),
+  });
   const jsonRpc = new JsonRpcHandler(ops);
 
   /** The operation's outcome on the wire: a JSON-RPC response, or SSE frames that each carry one. */

@@ -1,6 +1,14 @@
 import { AppError, InvalidParamsError } from '@a2a-inbound/errors';
 import type { controlV1, tasksV1 } from '@a2a-inbound/proto';
-import { call, checkPublicHttpsUrl, dnsResolver, streamOf, type Resolver } from '@a2a-inbound/runtime';
+import {
+  call,
+  callAccepted,
+  checkPublicHttpsUrl,
+  dnsResolver,
+  overloadedError,
+  streamOf,
+  type Resolver,
+} from '@a2a-inbound/runtime';
 import type { CardVersion } from './cards';
 import { checkFileUris, isObject, LIMITS, type ValidatedSend } from './validate';
 
@@ -29,6 +37,8 @@ export const DEADLINES = {
    * blocks, waits for the budget; the grace covers both.
    */
   sendGraceMs: 60_000,
+  /** How long a send or stream may wait for `tasks` to accept it (the queue, not the run). */
+  acceptMs: 10_000,
 } as const;
 
 /** How many runs a conversation reads at the most, and how much of each run's history. */
@@ -40,6 +50,8 @@ export interface OperationContext {
   agent: controlV1.AgentView;
   /** The A2A version the answer is shaped for (legacy and invoke endpoints speak 0.3.0). */
   version: CardVersion;
+  /** Told once `tasks` accepted the request (the gateway's admission slot is given back). */
+  accepted?: () => void;
 }
 
 /** One event of a task's stream: its sequence number in the task's event log, whether it ends the stream. */
@@ -82,6 +94,11 @@ export type TasksClient = Pick<
 
 export interface AgentOperationsDeps {
   tasks: TasksClient;
+  /**
+   * A send or stream `tasks` has not accepted within this long (a saturated or starved process) is cancelled
+   * and refused with OVERLOADED; nothing is charged (TASKS_ACCEPT_TIMEOUT_MS; default DEADLINES.acceptMs).
+   */
+  acceptTimeoutMs?: number;
   /** Resolves file-URI and webhook hosts for the public-address checks (tests inject one). */
   resolver?: Resolver;
 }
@@ -96,9 +113,11 @@ export function afterSeqOf(raw: unknown): number {
 export class AgentOperations {
   readonly #tasks: TasksClient;
   readonly #resolver: Resolver;
+  readonly #acceptTimeoutMs: number;
 
   constructor(deps: AgentOperationsDeps) {
     this.#tasks = deps.tasks;
+    this.#acceptTimeoutMs = deps.acceptTimeoutMs ?? DEADLINES.acceptMs;
     this.#resolver = deps.resolver ?? dnsResolver;
   }
 
@@ -106,7 +125,12 @@ export class AgentOperations {
   async send(ctx: OperationContext, v: ValidatedSend): Promise<Record<string, unknown>> {
     await checkFileUris(v, this.#resolver);
     const t = this.#tasks;
-    const r = await call(t.sendMessage.bind(t), sendRequest(ctx, v), { deadlineMs: sendDeadlineMs(ctx.agent) });
+    const r = await callAccepted(t.sendMessage.bind(t), sendRequest(ctx, v), {
+      deadlineMs: sendDeadlineMs(ctx.agent),
+      acceptWithinMs: this.#acceptTimeoutMs,
+      ...(ctx.accepted ? { onAccepted: ctx.accepted } : {}),
+      notAccepted: notAcceptedInTime,
+    });
     return parseObject(r.taskJson);
   }
 
@@ -116,12 +140,49 @@ export class AgentOperations {
    */
   async stream(ctx: OperationContext, v: ValidatedSend, signal: AbortSignal): Promise<TaskEventStream> {
     await checkFileUris(v, this.#resolver);
-    return events(this.#tasks.sendMessageStream(sendRequest(ctx, v)), signal);
+    return this.#accepted(ctx, this.#tasks.sendMessageStream(sendRequest(ctx, v)), signal);
   }
 
   /** tasks/resubscribe and GET /tasks/{id}/events: the task's events after `afterSeq`, then live ones. */
   resubscribe(ctx: OperationContext, taskId: string, afterSeq: number, signal: AbortSignal): TaskEventStream {
-    return events(this.#tasks.resubscribe({ caller: callerOf(ctx), taskId, afterSeq }), signal);
+    return this.#accepted(ctx, this.#tasks.resubscribe({ caller: callerOf(ctx), taskId, afterSeq }), signal);
+  }
+
+  /**
+   * A stream is accepted when `tasks` sends its headers (it does once the stream is admitted and, for a send,
+   * stored and charged) or its first event; one without either within the accept timeout is cancelled and
+   * ends with OVERLOADED.
+   */
+  #accepted(
+    ctx: OperationContext,
+    stream: ReturnType<TasksClient['resubscribe']>,
+    signal: AbortSignal,
+  ): TaskEventStream {
+    // Armed when the call starts, not when the stream is first read: the headers may come before that.
+    let refused = false;
+    const timer = setTimeout(() => {
+      refused = true;
+      stream.cancel();
+    }, this.#acceptTimeoutMs);
+    const accepted = (): void => {
+      clearTimeout(timer);
+      ctx.accepted?.();
+    };
+    stream.once('metadata', accepted);
+    return (async function* () {
+      try {
+        for await (const e of events(stream, signal)) {
+          accepted();
+          yield e;
+        }
+      } catch (err) {
+        if (refused) throw notAcceptedInTime();
+        throw err;
+      } finally {
+        clearTimeout(timer);
+      }
+      if (refused) throw notAcceptedInTime();
+    })();
   }
 
   async get(ctx: OperationContext, taskId: string, historyLength?: number): Promise<Record<string, unknown>> {
@@ -284,6 +345,9 @@ function sendRequest(ctx: OperationContext, v: ValidatedSend): tasksV1.SendMessa
     files: v.files.map((f) => ({ partIndex: f.partIndex, name: f.name, mimeType: f.mimeType, data: f.data })),
   };
 }
+
+const notAcceptedInTime = (): AppError =>
+  overloadedError('Server busy: the tasks service did not accept the request in time; retry shortly');
 
 function sendDeadlineMs(agent: controlV1.AgentView): number {
   const budget = Number(agent.blockingBudgetMs) || AGENT_DEFAULTS.blockingBudgetMs;

@@ -5,6 +5,7 @@ import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '@a2a-inbound/errors';
 import { silentLogger } from '@a2a-inbound/logger';
+import { InFlightLimit } from '@a2a-inbound/runtime';
 import type { GatewayClients, Lookups } from '../../src/clients';
 import { createA2aRouter } from '../../src/http/a2a-router';
 import { createInvokeRouter } from '../../src/http/invoke-router';
@@ -16,7 +17,7 @@ const KEY = 'a2a_test_key_0123456789';
 const HEARTBEAT_MS = 5_000;
 
 /** The three agent routers over a fake `tasks`, as the gateway mounts them; one key with both scopes. */
-async function start(handlers: FakeHandlers) {
+async function start(handlers: FakeHandlers, admission = { maxPending: 100, acceptTimeoutMs: 10_000 }) {
   const f = fakeTasks(handlers);
   const lookups = {
     key: async (hash: string) => ({
@@ -31,6 +32,10 @@ async function start(handlers: FakeHandlers) {
   } as unknown as Lookups;
   const streams = new Set<SseWriter>();
   const deps = {
+    admission: {
+      pending: new InFlightLimit(admission.maxPending, 'requests waiting for the tasks service'),
+      acceptTimeoutMs: admission.acceptTimeoutMs,
+    },
     clients: { tasks: f.client, control: {}, close: () => undefined } as unknown as GatewayClients,
     lookups,
     limiter: { hit: async () => ({ allowed: true, count: 1, resetAtMs: 0 }) } as never,
@@ -170,5 +175,100 @@ describe('one SSE writer for the A2A, legacy and invoke streams', () => {
         data: { code: 'UNAVAILABLE' },
       },
     });
+  });
+});
+
+describe('load shedding: requests tasks has not accepted are bounded (GATEWAY_MAX_PENDING_REQUESTS)', () => {
+  const send = (id: string, extra: Record<string, unknown> = {}) =>
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'message/send',
+      params: { message: { role: 'user', messageId: id, parts: [{ kind: 'text', text: 'hi' }] }, ...extra },
+    });
+  const post = (base: string, body: string) =>
+    fetch(`${base}/agents/agent-1/a2a`, {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body,
+    });
+
+  it('refuses one more with -32056 and Retry-After at once; a blocking send stops counting once tasks accepted it', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    const accepts: Array<() => void> = [];
+    const { base, f } = await start(
+      {
+        sendMessage: async (_req, accept) => {
+          accepts.push(accept);
+          await released;
+          return { taskJson: JSON.stringify({ kind: 'task', id: 't-1', status: { state: 'completed' } }) };
+        },
+      },
+      { maxPending: 1, acceptTimeoutMs: 10_000 },
+    );
+    const first = post(base, send('m1'));
+    await expect.poll(() => accepts.length).toBe(1);
+
+    const t0 = Date.now();
+    const refused = await post(base, send('m2'));
+    expect(Date.now() - t0).toBeLessThan(1_000);
+    expect(refused.status).toBe(200);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    // Refused before its body was read (as a 429 is): no request id yet.
+    expect(await refused.json()).toMatchObject({
+      id: null,
+      error: { code: -32056, data: { code: 'OVERLOADED', retryAfterSeconds: 1 } },
+    });
+    const rest = await fetch(`${base}/agents/agent-1/run`, {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ message: { role: 'user', parts: [{ kind: 'text', text: 'hi' }] } }),
+    });
+    expect(rest.status).toBe(503);
+    expect(rest.headers.get('retry-after')).toBe('1');
+    expect(await rest.json()).toMatchObject({ error: { code: 'OVERLOADED' } });
+    expect(f.calls.filter((c) => c.method === 'sendMessage')).toHaveLength(1); // never reached tasks
+
+    // tasks accepted the first send (it now waits for its run): its slot is free for the next request.
+    accepts[0]!();
+    const second = post(base, send('m3'));
+    await expect.poll(() => accepts.length).toBe(2);
+    release();
+    expect(await (await first).json()).toMatchObject({ result: { id: 't-1' } });
+    expect(await (await second).json()).toMatchObject({ result: { id: 't-1' } });
+  });
+
+  it('a send or stream tasks does not accept within TASKS_ACCEPT_TIMEOUT_MS is cancelled and refused; an accepted one may block longer', async () => {
+    const { base, f, streams } = await start(
+      {
+        sendMessage: async (req: { messageJson: string }, accept) => {
+          if (JSON.parse(req.messageJson).messageId === 'stuck') return new Promise(() => undefined);
+          accept();
+          await new Promise((r) => setTimeout(r, 600)); // the run, after acceptance: longer than the timeout
+          return { taskJson: JSON.stringify({ kind: 'task', id: 't-9', status: { state: 'completed' } }) };
+        },
+        sendMessageStream: () => undefined, // a starved tasks: neither headers nor an event
+      },
+      { maxPending: 10, acceptTimeoutMs: 300 },
+    );
+    const stuck = await post(base, send('stuck'));
+    expect(stuck.headers.get('retry-after')).toBe('1');
+    expect(await stuck.json()).toMatchObject({ error: { code: -32056, data: { code: 'OVERLOADED' } } });
+    expect(await (await post(base, send('slow-run'))).json()).toMatchObject({ result: { id: 't-9' } });
+
+    const stream = await fetch(`${base}/agents/agent-1/a2a`, {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 's',
+        method: 'message/stream',
+        params: { message: { role: 'user', messageId: 's', parts: [{ kind: 'text', text: 'hi' }] } },
+      }),
+    });
+    expect(frames(await stream.text()).at(-1)?.data).toMatchObject({ error: { code: -32056 } });
+    expect(f.streams[0]?.cancelled).toBe(true);
+    await expect.poll(() => streams.size).toBe(0);
   });
 });
