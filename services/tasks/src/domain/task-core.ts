@@ -98,7 +98,7 @@ export const DEFAULT_TASK_CONFIG: TaskServiceConfig = {
   maxHistory: 200,
   maxStreams: 20_000,
   streamStoreCheckMs: 15_000,
-  maxPendingSends: 128,
+  maxPendingSends: 32,
 };
 
 export const TRACER = '@a2a-inbound/tasks';
