@@ -4,7 +4,7 @@ import type { Socket } from 'node:net';
 import { once } from 'node:events';
 import express, { type Request, type RequestHandler } from 'express';
 import type { Logger } from '@a2a-inbound/logger';
-import type { Cache, Clock, RateLimiter } from '@a2a-inbound/ports';
+import type { BlobStore, Cache, Clock, RateLimiter } from '@a2a-inbound/ports';
 import { checkHealth, InFlightLimit, Lifecycle, withDeadline } from '@a2a-inbound/runtime';
 import { connectClients, Lookups, type GatewayClients } from './clients';
 import type { GatewayConfig } from './config';
@@ -16,6 +16,7 @@ import { restErrorHandler } from './http/errors';
 import { createInvokeRouter } from './http/invoke-router';
 import { createLegacyRouter } from './http/legacy-router';
 import type { GatewayAdmission } from './http/agent-access';
+import { LargeBodyGate } from './http/spilled-body';
 import { createLinkerRouter } from './http/linker-routes';
 import { createManagementRouter } from './http/management-router';
 import { requestMetrics } from './http/metrics';
@@ -30,6 +31,8 @@ export type ReadinessCheck = (() => Promise<void>) | { name: string; check: () =
 export interface GatewayDeps {
   cache: Cache;
   limiter: RateLimiter;
+  /** Where the file bytes of a send go as the body arrives (ADR 0028): the one tasks reads them from. */
+  blobs: BlobStore;
   clock: Clock;
   log: Logger;
   /** Engines the readiness probe checks, each resolving when reachable (named: the name shows in /readyz). */
@@ -85,6 +88,7 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
   const admission: GatewayAdmission = {
     pending: new InFlightLimit(config.maxPendingRequests, 'requests waiting for the tasks service'),
     acceptTimeoutMs: config.acceptTimeoutMs,
+    largeBodies: new LargeBodyGate(config.maxLargeBodies),
   };
   let draining = false;
 
@@ -176,6 +180,7 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
     '/agents/:agentId/a2a',
     createA2aRouter({
       admission,
+      blobs: deps.blobs,
       clients,
       lookups,
       limiter: deps.limiter,

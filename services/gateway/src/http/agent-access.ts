@@ -8,6 +8,7 @@ import type { GatewayClients, Lookups } from '../clients';
 import { AGENT_DEFAULTS } from '../protocol/operations';
 import type { KeyAuth } from './auth';
 import type { SseWriter } from './sse';
+import type { LargeBodyGate } from './spilled-body';
 
 const MINUTE_MS = 60_000;
 
@@ -61,6 +62,8 @@ export async function agentForCaller(
 export interface GatewayAdmission {
   pending: InFlightLimit;
   acceptTimeoutMs: number;
+  /** Large bodies read at once (GATEWAY_MAX_LARGE_BODIES); more wait with their upload unread. */
+  largeBodies: LargeBodyGate;
 }
 
 /** What the non-JSON-RPC agent routers (legacy REST, invoke) need: the same auth, limits and streams. */

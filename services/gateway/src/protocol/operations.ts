@@ -10,6 +10,7 @@ import {
   type Resolver,
 } from '@a2a-inbound/runtime';
 import type { CardVersion } from './cards';
+import type { SpilledFiles } from './spill-scanner';
 import { checkFileUris, isObject, LIMITS, type ValidatedSend } from './validate';
 
 /**
@@ -52,6 +53,8 @@ export interface OperationContext {
   version: CardVersion;
   /** Told once `tasks` accepted the request (the gateway's admission slot is given back). */
   accepted?: () => void;
+  /** File bytes the body reader already stored in the blob store (JSON-RPC sends). */
+  spilled?: SpilledFiles;
 }
 
 /** One event of a task's stream: its sequence number in the task's event log, whether it ends the stream. */
@@ -337,12 +340,21 @@ function callerOf(ctx: OperationContext): tasksV1.Caller {
 
 /** The one mapping of a validated send onto the gRPC request: the message without bytes, the files beside it. */
 function sendRequest(ctx: OperationContext, v: ValidatedSend): tasksV1.SendMessageRequest {
+  if (ctx.spilled) ctx.spilled.handedOver = true; // from here the stored files may be referenced by a task
   return {
     caller: callerOf(ctx),
     messageJson: JSON.stringify(v.message),
     historyLength: v.historyLength,
     blocking: v.blocking,
-    files: v.files.map((f) => ({ partIndex: f.partIndex, name: f.name, mimeType: f.mimeType, data: f.data })),
+    files: v.files.map((f) => ({
+      partIndex: f.partIndex,
+      name: f.name,
+      mimeType: f.mimeType,
+      data: f.data ?? Buffer.alloc(0),
+      blobId: f.blob?.id ?? '',
+      size: f.blob?.size ?? 0,
+      sha256: f.blob?.sha256 ?? '',
+    })),
   };
 }
 

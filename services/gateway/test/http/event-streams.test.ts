@@ -6,6 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '@a2a-inbound/errors';
 import { silentLogger } from '@a2a-inbound/logger';
 import { InFlightLimit } from '@a2a-inbound/runtime';
+import { InMemoryBlobStore } from '@a2a-inbound/ports';
+import { LargeBodyGate } from '../../src/http/spilled-body';
 import type { GatewayClients, Lookups } from '../../src/clients';
 import { createA2aRouter } from '../../src/http/a2a-router';
 import { createInvokeRouter } from '../../src/http/invoke-router';
@@ -35,7 +37,9 @@ async function start(handlers: FakeHandlers, admission = { maxPending: 100, acce
     admission: {
       pending: new InFlightLimit(admission.maxPending, 'requests waiting for the tasks service'),
       acceptTimeoutMs: admission.acceptTimeoutMs,
+      largeBodies: new LargeBodyGate(4),
     },
+    blobs: new InMemoryBlobStore(),
     clients: { tasks: f.client, control: {}, close: () => undefined } as unknown as GatewayClients,
     lookups,
     limiter: { hit: async () => ({ allowed: true, count: 1, resetAtMs: 0 }) } as never,

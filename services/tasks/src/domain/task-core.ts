@@ -53,6 +53,8 @@ export interface FileUpload {
   name: string;
   mimeType: string;
   data: Uint8Array;
+  /** Already in the blob store (the gateway streamed it there as the body arrived): `data` is empty. */
+  blob?: { id: string; size: number; sha256: string };
 }
 
 export interface SendOptions {

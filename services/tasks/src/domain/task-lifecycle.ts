@@ -438,11 +438,15 @@ export class TaskLifecycle extends TaskConcern {
       const part = parts[f.partIndex];
       if (!part || part.kind !== 'file')
         throw new InvalidParamsError(`file upload for part ${f.partIndex} does not match a file part`);
-      const ref = await this.deps.blobs.put(f.data, {
-        owner: caller.subscriptionId,
-        name: f.name,
-        mimeType: f.mimeType,
-      });
+      // Streamed by the gateway into the blob store under the caller's subscription (the same trust as the
+      // caller identity it sends), or stored here.
+      const ref =
+        f.blob ??
+        (await this.deps.blobs.put(f.data, {
+          owner: caller.subscriptionId,
+          name: f.name,
+          mimeType: f.mimeType,
+        }));
       // The stored message references the file instead of carrying its bytes.
       parts[f.partIndex] = {
         ...part,

@@ -34,7 +34,13 @@ export function tasksGrpcService(tasks: TaskService, log: Logger, runs: RunHisto
   const opts = (r: tasksV1.SendMessageRequest) => ({
     historyLength: r.historyLength,
     blocking: r.blocking,
-    files: r.files.map((f) => ({ partIndex: f.partIndex, name: f.name, mimeType: f.mimeType, data: f.data })),
+    files: r.files.map((f) => ({
+      partIndex: f.partIndex,
+      name: f.name,
+      mimeType: f.mimeType,
+      data: f.data,
+      ...(f.blobId ? { blob: { id: f.blobId, size: Number(f.size), sha256: f.sha256 } } : {}),
+    })),
   });
   return {
     sendMessage: unary(async (r: tasksV1.SendMessageRequest, call) => {
