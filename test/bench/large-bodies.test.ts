@@ -16,6 +16,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const BODIES = process.env.BENCH_BODIES ?? '4';
 const BODY_MB = process.env.BENCH_BODY_MB ?? '100';
 const BOUND_MB = Number(process.env.BENCH_RSS_BOUND_MB ?? 1024);
+const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_MS ?? 170_000);
 
 /** Workspace packages compiled in from TypeScript, third-party ones from node_modules (as scripts/build.mjs). */
 const externalThirdParty: Plugin = {
@@ -42,7 +43,7 @@ describe('bench/large-bodies.ts: concurrent large sends stay within a bounded RS
     });
     const { stdout } = await promisify(execFile)(process.execPath, [outfile], {
       env: { ...process.env, NODE_PATH: join(root, 'node_modules'), BENCH_BODIES: BODIES, BENCH_BODY_MB: BODY_MB },
-      timeout: 170_000,
+      timeout: TIMEOUT_MS,
       maxBuffer: 1024 * 1024,
     });
     process.stdout.write(stdout);
@@ -50,5 +51,5 @@ describe('bench/large-bodies.ts: concurrent large sends stay within a bounded RS
     const peak = Number(/^peak RSS: (\d+) MB/m.exec(stdout)?.[1]);
     expect(peak).toBeGreaterThan(0);
     expect(peak).toBeLessThan(BOUND_MB);
-  }, 180_000);
+  }, TIMEOUT_MS + 10_000);
 });

@@ -33,13 +33,21 @@ async function start(handlers: FakeHandlers, admission = { maxPending: 100, acce
     agent: async () => agentView(),
   } as unknown as Lookups;
   const streams = new Set<SseWriter>();
+  const blobs = new InMemoryBlobStore();
+  const put = blobs.put.bind(blobs);
+  const stored: string[] = [];
+  blobs.put = async (data, meta) => {
+    const ref = await put(data, meta);
+    stored.push(ref.id);
+    return ref;
+  };
   const deps = {
     admission: {
       pending: new InFlightLimit(admission.maxPending, 'requests waiting for the tasks service'),
       acceptTimeoutMs: admission.acceptTimeoutMs,
       largeBodies: new LargeBodyGate(4),
     },
-    blobs: new InMemoryBlobStore(),
+    blobs,
     clients: { tasks: f.client, control: {}, close: () => undefined } as unknown as GatewayClients,
     lookups,
     limiter: { hit: async () => ({ allowed: true, count: 1, resetAtMs: 0 }) } as never,
@@ -58,7 +66,7 @@ async function start(handlers: FakeHandlers, admission = { maxPending: 100, acce
   const server = createServer(app);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   servers.push(server);
-  return { f, streams, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  return { f, streams, blobs, stored, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
 const servers: Server[] = [];
@@ -274,5 +282,46 @@ describe('load shedding: requests tasks has not accepted are bounded (GATEWAY_MA
     expect(frames(await stream.text()).at(-1)?.data).toMatchObject({ error: { code: -32056 } });
     expect(f.streams[0]?.cancelled).toBe(true);
     await expect.poll(() => streams.size).toBe(0);
+  });
+});
+
+describe('file bytes stream into the blob store as the body arrives (ADR 0028)', () => {
+  const file = (mimeType: string, data: Buffer) => ({
+    kind: 'file',
+    file: { name: 'f', mimeType, bytes: data.toString('base64') },
+  });
+  const post = (base: string, parts: unknown[]) =>
+    fetch(`${base}/agents/agent-1/a2a`, {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'message/send',
+        params: { message: { role: 'user', messageId: 'm', parts } },
+      }),
+    });
+
+  it('tasks gets a blob reference instead of the bytes; a refused send leaves no blob behind', async () => {
+    const data = Buffer.alloc(300_000, 7);
+    const { base, f, blobs, stored } = await start({
+      sendMessage: () => ({ taskJson: JSON.stringify({ kind: 'task', id: 't-1', status: { state: 'completed' } }) }),
+    });
+    const ok = await post(base, [{ kind: 'text', text: 'hi' }, file('application/pdf', data)]);
+    expect(await ok.json()).toMatchObject({ result: { id: 't-1' } });
+    const sent = f.calls.find((c) => c.method === 'sendMessage')!.request;
+    expect(sent.files).toHaveLength(1);
+    expect(sent.files[0]).toMatchObject({ partIndex: 1, mimeType: 'application/pdf', size: data.length });
+    expect(sent.files[0].data).toHaveLength(0);
+    const first = await blobs.get(sent.files[0].blobId as string, 'sub-1');
+    expect(Buffer.from(first!.data).equals(data)).toBe(true);
+    expect(JSON.parse(sent.messageJson as string).parts[1].file.bytes).toBe('');
+
+    // An unsupported file type is refused after its bytes were stored: they are deleted again.
+    const refused = await post(base, [file('application/x-msdownload', data), file('application/pdf', data)]);
+    expect(await refused.json()).toMatchObject({ error: { code: -32005 } });
+    expect(stored).toHaveLength(3);
+    for (const id of stored.slice(1)) expect(await blobs.get(id, 'sub-1')).toBeUndefined();
+    expect(f.calls.filter((c) => c.method === 'sendMessage')).toHaveLength(1);
   });
 });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { SpillScanner, SPILL_PREFIX, type SpillOutcome } from '../../src/protocol/spill-scanner';
-import { JSON_RPC_FILE_PATHS } from '../../src/http/spilled-body';
+import { JSON_RPC_FILE_PATHS, LargeBodyGate } from '../../src/http/spilled-body';
 
 /** Scans `body` in chunks of `size` bytes; returns the parsed remainder, what was spilled and the stored files. */
 async function scan(body: string, size: number, maxFileBytes = 20 * 1024 * 1024) {
@@ -69,5 +69,24 @@ describe('SpillScanner: file bytes leave the body as it streams', () => {
     const { spilled, stored } = await scan(body, 64, 2048);
     expect([...spilled.values()].map((o) => o.kind)).toEqual(['invalid', 'invalid', 'invalid', 'too-large']);
     expect(stored).toEqual([]);
+  });
+});
+
+describe('LargeBodyGate: at most `max` large bodies are read at once', () => {
+  it('lets the next waiting body in when one leaves, in arrival order', async () => {
+    const gate = new LargeBodyGate(1);
+    const leaveA = await gate.enter();
+    const order: string[] = [];
+    const b = gate.enter().then((leave) => (order.push('b'), leave));
+    const c = gate.enter().then((leave) => (order.push('c'), leave));
+    await Promise.resolve();
+    expect(order).toEqual([]);
+    expect(gate.waiting).toBe(2);
+    leaveA();
+    leaveA(); // idempotent: frees one slot only
+    (await b)();
+    (await c)();
+    expect(order).toEqual(['b', 'c']);
+    expect(gate.waiting).toBe(0);
   });
 });
