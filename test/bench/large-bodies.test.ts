@@ -29,27 +29,31 @@ const externalThirdParty: Plugin = {
 };
 
 describe('bench/large-bodies.ts: concurrent large sends stay within a bounded RSS', () => {
-  it(`${BODIES} concurrent sends of ${BODY_MB} MB all complete under ${BOUND_MB} MB peak RSS`, async () => {
-    const outfile = join(dir, 'bench.cjs');
-    await build({
-      entryPoints: [join(root, 'bench/large-bodies.ts')],
-      bundle: true,
-      platform: 'node',
-      target: 'node20',
-      format: 'cjs',
-      plugins: [externalThirdParty],
-      outfile,
-      logLevel: 'silent',
-    });
-    const { stdout } = await promisify(execFile)(process.execPath, [outfile], {
-      env: { ...process.env, NODE_PATH: join(root, 'node_modules'), BENCH_BODIES: BODIES, BENCH_BODY_MB: BODY_MB },
-      timeout: TIMEOUT_MS,
-      maxBuffer: 1024 * 1024,
-    });
-    process.stdout.write(stdout);
-    expect(stdout).toContain(`outcomes: {"completed":${BODIES}}`);
-    const peak = Number(/^peak RSS: (\d+) MB/m.exec(stdout)?.[1]);
-    expect(peak).toBeGreaterThan(0);
-    expect(peak).toBeLessThan(BOUND_MB);
-  }, TIMEOUT_MS + 10_000);
+  it(
+    `${BODIES} concurrent sends of ${BODY_MB} MB all complete under ${BOUND_MB} MB peak RSS`,
+    async () => {
+      const outfile = join(dir, 'bench.cjs');
+      await build({
+        entryPoints: [join(root, 'bench/large-bodies.ts')],
+        bundle: true,
+        platform: 'node',
+        target: 'node20',
+        format: 'cjs',
+        plugins: [externalThirdParty],
+        outfile,
+        logLevel: 'silent',
+      });
+      const { stdout } = await promisify(execFile)(process.execPath, [outfile], {
+        env: { ...process.env, NODE_PATH: join(root, 'node_modules'), BENCH_BODIES: BODIES, BENCH_BODY_MB: BODY_MB },
+        timeout: TIMEOUT_MS,
+        maxBuffer: 1024 * 1024,
+      });
+      process.stdout.write(stdout);
+      expect(stdout).toContain(`outcomes: {"completed":${BODIES}}`);
+      const peak = Number(/^peak RSS: (\d+) MB/m.exec(stdout)?.[1]);
+      expect(peak).toBeGreaterThan(0);
+      expect(peak).toBeLessThan(BOUND_MB);
+    },
+    TIMEOUT_MS + 10_000,
+  );
 });
