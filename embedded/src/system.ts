@@ -236,6 +236,7 @@ async function start(options: SystemOptions): Promise<System> {
     {
       cache: e.cache,
       limiter: e.limiter,
+      blobs: e.blobs,
       clock: e.clock,
       log: log.child({ service: 'gateway' }),
       ...(options.resolver ? { resolver: options.resolver } : {}),

@@ -17,6 +17,8 @@ const STREAMS = Number(process.env.LOAD_STREAMS ?? 2000);
 // 2-core machine (FerretDB on PostgreSQL, docs/reliability.md): 1,000 tasks take about two minutes to drain, more
 // on a busy machine, and every one must complete.
 const DRAIN_MS = Number(process.env.LOAD_DRAIN_MS ?? 600_000);
+/** Concurrent blocking sends of the shedding case (issue 19: 600 all completed, at p50 60 s, none refused). */
+const BURST = Number(process.env.LOAD_BURST ?? 600);
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const pct = (xs: number[], p: number): number => {
@@ -24,17 +26,67 @@ const pct = (xs: number[], p: number): number => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
 };
 
-async function rpc(base: string, agent: string, key: string, body: unknown): Promise<{ status: number; body: any }> {
+async function rpc(
+  base: string,
+  agent: string,
+  key: string,
+  body: unknown,
+): Promise<{ status: number; body: any; retryAfter: string | null }> {
   const res = await fetch(`${base}/agents/${agent}/a2a`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` },
     body: JSON.stringify(body),
   });
   const text = await res.text();
+  const retryAfter = res.headers.get('retry-after');
   try {
-    return { status: res.status, body: JSON.parse(text) };
+    return { status: res.status, body: JSON.parse(text), retryAfter };
   } catch {
-    return { status: res.status, body: { unparsable: text.slice(0, 300) } };
+    return { status: res.status, body: { unparsable: text.slice(0, 300) }, retryAfter };
+  }
+}
+
+/** -32056 OVERLOADED: shed before anything was charged. */
+const OVERLOADED = -32056;
+
+/**
+ * A careful client's send: a refusal with OVERLOADED is sent again (same messageId) after its Retry-After,
+ * backing off exponentially while refusals go on (Retry-After is the floor; full jitter), and a transient
+ * failure (-32603, a dropped connection) is retried the same way. `refusals` counts the OVERLOADED answers;
+ * `refusalMs` is how long each took to come back.
+ */
+async function sendShed(
+  base: () => string,
+  agent: string,
+  key: string,
+  body: unknown,
+  tally: { refusals: number; refusalMs: number[]; badRetryAfter: number; transient: number },
+  deadlineMs = 600_000,
+): Promise<{ status: number; body: any; acceptedAttemptMs: number }> {
+  const until = Date.now() + deadlineMs;
+  for (let attempt = 0; ; attempt++) {
+    const t0 = Date.now();
+    let r: { status: number; body: any; retryAfter: string | null };
+    try {
+      r = await rpc(base(), agent, key, body);
+    } catch (err) {
+      r = { status: 0, body: { error: { code: -32603, message: String(err) } }, retryAfter: null };
+    }
+    const code = r.body?.error?.code as number | undefined;
+    if ((code !== OVERLOADED && code !== -32603) || Date.now() > until)
+      return { ...r, acceptedAttemptMs: Date.now() - t0 };
+    let floor = 1;
+    if (code === OVERLOADED) {
+      tally.refusals += 1;
+      tally.refusalMs.push(Date.now() - t0);
+      floor = Number(r.retryAfter);
+      if (!(floor >= 1)) {
+        tally.badRetryAfter += 1;
+        floor = 1;
+      }
+    } else tally.transient += 1;
+    const ceiling = Math.max(floor, Math.min(30, 2 ** attempt));
+    await sleep(floor * 1000 + Math.random() * (ceiling - floor) * 1000);
   }
 }
 
@@ -193,6 +245,7 @@ describe.runIf(engineUrlsSet)('load without faults', () => {
     `${SENDS} non-blocking sends of a 3 s agent at ${SEND_RATE}/s all complete`,
     async () => {
       const started = Date.now();
+      const shed = { refusals: 0, refusalMs: [] as number[], badRetryAfter: 0, transient: 0 };
       const sends: Promise<{ id?: string; error?: string; at: number }>[] = [];
       for (let i = 0; i < SENDS; i++) {
         const due = started + (i * 1000) / SEND_RATE;
@@ -200,23 +253,29 @@ describe.runIf(engineUrlsSet)('load without faults', () => {
         const g = cluster.gateways[i % cluster.gateways.length]!;
         const at = Date.now();
         sends.push(
-          rpc(g, 'demo-slow', sut.a2aKey, {
-            jsonrpc: '2.0',
-            id: i,
-            method: 'message/send',
-            params: {
-              message: {
-                kind: 'message',
-                role: 'user',
-                messageId: `load-${started}-${i}`,
-                parts: [
-                  { kind: 'text', text: `load ${i}` },
-                  { kind: 'data', data: { workMs: 3000 } },
-                ],
+          sendShed(
+            () => g,
+            'demo-slow',
+            sut.a2aKey,
+            {
+              jsonrpc: '2.0',
+              id: i,
+              method: 'message/send',
+              params: {
+                message: {
+                  kind: 'message',
+                  role: 'user',
+                  messageId: `load-${started}-${i}`,
+                  parts: [
+                    { kind: 'text', text: `load ${i}` },
+                    { kind: 'data', data: { workMs: 3000 } },
+                  ],
+                },
+                configuration: { blocking: false },
               },
-              configuration: { blocking: false },
             },
-          }).then(
+            shed,
+          ).then(
             (r) => (r.body.result ? { id: r.body.result.id as string, at } : { error: JSON.stringify(r.body), at }),
             (err: unknown) => ({ error: String(err), at }),
           ),
@@ -252,7 +311,7 @@ describe.runIf(engineUrlsSet)('load without faults', () => {
         if (pending.size > 0) await sleep(1000);
       }
       process.stdout.write(
-        `\nload: ${SENDS} sends in ${sendSeconds.toFixed(1)} s; outcomes ${JSON.stringify(Object.fromEntries(states))}; ` +
+        `\nload: ${SENDS} sends in ${sendSeconds.toFixed(1)} s (${shed.refusals} refusals with OVERLOADED, retried); outcomes ${JSON.stringify(Object.fromEntries(states))}; ` +
           `accept→seen-done p50 ${pct(latency, 50)} ms, p99 ${pct(latency, 99)} ms, max ${Math.max(...latency)} ms (polled oldest first); ` +
           `all done ${((Date.now() - started) / 1000).toFixed(1)} s after the first send\n`,
       );
@@ -261,4 +320,80 @@ describe.runIf(engineUrlsSet)('load without faults', () => {
     },
     DRAIN_MS + 300_000,
   );
+
+  it(`${BURST} concurrent blocking sends of a 3 s agent: the excess is shed with OVERLOADED and Retry-After, every send completes on retry, charged once`, async () => {
+    const before = (await manage(sut, 'admin', 'credits.get', {})).credits as number;
+    const shed = { refusals: 0, refusalMs: [] as number[], badRetryAfter: 0, transient: 0 };
+    const started = Date.now();
+    const outcomes = await Promise.all(
+      Array.from({ length: BURST }, async (_, i) => {
+        const r = await sendShed(
+          () => cluster.gateways[i % cluster.gateways.length]!,
+          'demo-slow',
+          sut.a2aKey,
+          {
+            jsonrpc: '2.0',
+            id: i,
+            method: 'message/send',
+            params: {
+              message: {
+                kind: 'message',
+                role: 'user',
+                messageId: `burst-${started}-${i}`,
+                parts: [
+                  { kind: 'text', text: `burst ${i}` },
+                  { kind: 'data', data: { workMs: 3000 } },
+                ],
+              },
+            },
+          },
+          shed,
+        );
+        return {
+          state: r.body.result?.status?.state as string | undefined,
+          body: r.body,
+          attemptMs: r.acceptedAttemptMs,
+          totalMs: Date.now() - started,
+        };
+      }),
+    );
+    // A blocking send answers `working` when its budget ran out: it was accepted; follow it to its end.
+    const answeredWorking = outcomes.filter((o) => o.state === 'working' || o.state === 'submitted').length;
+    const drainUntil = Date.now() + 300_000;
+    for (const o of outcomes) {
+      while ((o.state === 'working' || o.state === 'submitted') && Date.now() < drainUntil) {
+        await sleep(1000);
+        const id = o.body.result.id as string;
+        const g = await rpc(cluster.gateways[0]!, 'demo-slow', sut.a2aKey, {
+          jsonrpc: '2.0',
+          id,
+          method: 'tasks/get',
+          params: { id, historyLength: 0 },
+        });
+        if (g.body.result) o.state = g.body.result.status.state as string;
+      }
+    }
+    const after = (await manage(sut, 'admin', 'credits.get', {})).credits as number;
+    const states = new Map<string, number>();
+    for (const o of outcomes)
+      states.set(
+        o.state ?? JSON.stringify(o.body).slice(0, 120),
+        (states.get(o.state ?? JSON.stringify(o.body).slice(0, 120)) ?? 0) + 1,
+      );
+    const attempt = outcomes.map((o) => o.attemptMs);
+    const total = outcomes.map((o) => o.totalMs);
+    process.stdout.write(
+      `\nburst: ${BURST} concurrent blocking sends; outcomes ${JSON.stringify(Object.fromEntries(states))}; ` +
+        `${shed.refusals} refusals (OVERLOADED) answered in p50 ${pct(shed.refusalMs, 50)} ms, p99 ${pct(shed.refusalMs, 99)} ms, max ${Math.max(0, ...shed.refusalMs)} ms; ` +
+        `accepted attempt p50 ${pct(attempt, 50)} ms, p99 ${pct(attempt, 99)} ms, max ${Math.max(...attempt)} ms; ` +
+        `send incl. retries p50 ${pct(total, 50)} ms, max ${Math.max(...total)} ms; ${answeredWorking} answered working (budget spent); ` +
+        `${shed.transient} transient errors retried; charged ${before - after}\n`,
+    );
+    expect(Object.fromEntries(states)).toEqual({ completed: BURST });
+    expect(before - after).toBe(BURST); // one charge per message: refusals cost nothing, retries not twice
+    expect(shed.refusals).toBeGreaterThan(0); // the burst is beyond what the cluster admits at once
+    expect(shed.badRetryAfter).toBe(0);
+    // A refusal is quick: shed at admission, never after queueing behind the admitted work.
+    expect(pct(shed.refusalMs, 50)).toBeLessThan(2_000);
+  }, 600_000);
 });

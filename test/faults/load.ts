@@ -46,6 +46,8 @@ export interface LoadOptions {
   mix?: Partial<Record<OpKind, number>>;
 }
 
+/** JSON-RPC -32056 `OVERLOADED`: refused before anything was charged; the client retries after Retry-After. */
+const OVERLOADED = -32056;
 const TRANSIENT_HTTP = new Set([408, 425, 429, 500, 502, 503, 504]);
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -187,10 +189,11 @@ export class Load {
       }
       const code = parsed?.error?.code as number | undefined;
       const dataCode = parsed?.error?.data?.code as string | undefined;
-      const transient = TRANSIENT_HTTP.has(status) || code === -32603;
+      // -32056: a full process shed the send before charging it; come back after Retry-After.
+      const transient = TRANSIENT_HTTP.has(status) || code === -32603 || code === OVERLOADED;
       if (transient) {
         o.retried.push(`+${Date.now() - o.startedAt} ms ${g}: HTTP ${status} ${code ?? ''} ${dataCode ?? ''}`.trim());
-        if (await this.backoff(o, status === 429 ? retryAfter : undefined)) continue;
+        if (await this.backoff(o, status === 429 || code === OVERLOADED ? retryAfter : undefined)) continue;
         o.refused = `gave up after ${o.attempts} attempts (last HTTP ${status} ${code ?? ''} ${dataCode ?? ''})`;
         return;
       }
@@ -236,7 +239,7 @@ export class Load {
             parsed = undefined;
           }
           const code = parsed?.error?.code as number | undefined;
-          if (TRANSIENT_HTTP.has(res.status) || code === -32603) {
+          if (TRANSIENT_HTTP.has(res.status) || code === -32603 || code === OVERLOADED) {
             problem = `HTTP ${res.status} ${code ?? ''} ${parsed?.error?.data?.code ?? ''}`.trim();
           } else {
             o.refused = `HTTP ${res.status}: ${text.slice(0, 300)}`;
@@ -247,7 +250,7 @@ export class Load {
             const data = frame.data;
             if (data?.error) {
               const code = data.error.code as number;
-              if (code === -32603) {
+              if (code === -32603 || code === OVERLOADED) {
                 problem = `stream error ${code} ${data.error.data?.code ?? ''}`.trim();
                 break;
               }

@@ -46,7 +46,7 @@ export async function startSplitSut(options: LayoutOptions = {}): Promise<Sut> {
     ...resolver,
   });
   const second = await startGatewayApp(
-    { cache: engines.cache, limiter: engines.limiter, clock: engines.clock, log, ...resolver },
+    { cache: engines.cache, limiter: engines.limiter, blobs: engines.blobs, clock: engines.clock, log, ...resolver },
     loadGatewayConfig({
       PORT: '0',
       HOST: '127.0.0.1',

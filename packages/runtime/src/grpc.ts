@@ -253,6 +253,50 @@ export function call<Req, Res>(
 }
 
 /**
+ * A unary call whose server announces when it has accepted the request, by sending its response headers
+ * before the answer (`call.sendMetadata`; a blocking send then waits for its run). Queueing is bounded, not
+ * the work: a call not accepted within `acceptWithinMs` (a starved or saturated server) is cancelled and
+ * rejected with `notAccepted()`, while an accepted one may take until `deadlineMs`.
+ */
+export function callAccepted<Req, Res>(
+  method: (
+    req: Req,
+    metadata: grpc.Metadata,
+    options: Partial<grpc.CallOptions>,
+    cb: (err: grpc.ServiceError | null, res: Res) => void,
+  ) => grpc.ClientUnaryCall,
+  request: Req,
+  options: { deadlineMs: number; acceptWithinMs: number; onAccepted?: () => void; notAccepted: () => AppError },
+): Promise<Res> {
+  return new Promise<Res>((resolve, reject) => {
+    let accepted = false;
+    let refused = false;
+    const c = method(
+      request,
+      new grpc.Metadata(),
+      { deadline: new Date(Date.now() + options.deadlineMs) },
+      (err, res) => {
+        clearTimeout(timer);
+        if (refused) return;
+        if (err) reject(fromGrpcError(err));
+        else resolve(res);
+      },
+    );
+    const timer = setTimeout(() => {
+      if (accepted) return;
+      refused = true;
+      c.cancel();
+      reject(options.notAccepted());
+    }, options.acceptWithinMs);
+    c.once('metadata', () => {
+      accepted = true;
+      clearTimeout(timer);
+      options.onAccepted?.();
+    });
+  });
+}
+
+/**
  * Async iterator over a server stream; aborting the signal cancels the call. `map` turns each message into
  * what the caller iterates (in this generator: one layer less for every open stream to keep than a mapping
  * generator around it).

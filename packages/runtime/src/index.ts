@@ -1,4 +1,5 @@
 export * from './lifecycle';
+export * from './in-flight';
 export * from './grpc';
 export { withInProcessGrpc } from './in-process';
 export * from './reflection';

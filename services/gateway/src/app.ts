@@ -4,8 +4,8 @@ import type { Socket } from 'node:net';
 import { once } from 'node:events';
 import express, { type Request, type RequestHandler } from 'express';
 import type { Logger } from '@a2a-inbound/logger';
-import type { Cache, Clock, RateLimiter } from '@a2a-inbound/ports';
-import { checkHealth, Lifecycle, withDeadline } from '@a2a-inbound/runtime';
+import type { BlobStore, Cache, Clock, RateLimiter } from '@a2a-inbound/ports';
+import { checkHealth, InFlightLimit, Lifecycle, withDeadline } from '@a2a-inbound/runtime';
 import { connectClients, Lookups, type GatewayClients } from './clients';
 import type { GatewayConfig } from './config';
 import { createA2aRouter } from './http/a2a-router';
@@ -16,6 +16,8 @@ import { closeIfBodyUnread, jsonBody } from './http/body';
 import { restErrorHandler } from './http/errors';
 import { createInvokeRouter } from './http/invoke-router';
 import { createLegacyRouter } from './http/legacy-router';
+import type { GatewayAdmission } from './http/agent-access';
+import { LargeBodyGate } from './http/spilled-body';
 import { createLinkerRouter } from './http/linker-routes';
 import { createManagementRouter } from './http/management-router';
 import { requestMetrics } from './http/metrics';
@@ -32,6 +34,8 @@ export type ReadinessCheck = (() => Promise<void>) | { name: string; check: () =
 export interface GatewayDeps {
   cache: Cache;
   limiter: RateLimiter;
+  /** Where the file bytes of a send go as the body arrives (ADR 0031): the one tasks reads them from. */
+  blobs: BlobStore;
   clock: Clock;
   log: Logger;
   /** Engines the readiness probe checks, each resolving when reachable (named: the name shows in /readyz). */
@@ -86,6 +90,11 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
   lifecycle.onClose('grpc clients', async () => clients.close());
   const lookups = new Lookups(clients.control, deps.cache);
   const streams = new Set<SseWriter>();
+  const admission: GatewayAdmission = {
+    pending: new InFlightLimit(config.maxPendingRequests, 'requests waiting for the tasks service'),
+    acceptTimeoutMs: config.acceptTimeoutMs,
+    largeBodies: new LargeBodyGate(config.maxLargeBodies),
+  };
   let draining = false;
 
   const app = express();
@@ -192,6 +201,8 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
     next();
   });
   const a2aRouterDeps = {
+    admission,
+    blobs: deps.blobs,
     clients,
     lookups,
     limiter: deps.limiter,
@@ -233,6 +244,7 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
     }),
   );
   const agentRouterDeps = {
+    admission,
     clients,
     lookups,
     limiter: deps.limiter,

@@ -14,6 +14,15 @@ export interface GatewayConfig {
   /** JSON body limit: 10 files × 20 MB as base64 (≈ 267 MB) plus the envelope. */
   bodyLimitBytes: number;
   sseHeartbeatMs: number;
+  /**
+   * Agent requests (A2A, legacy, invoke) this gateway holds before the tasks service accepted them; one more
+   * is refused with OVERLOADED (-32056, HTTP 503 on REST, Retry-After) before its body is read.
+   */
+  maxPendingRequests: number;
+  /** A send or stream the tasks service has not accepted within this long is cancelled and refused (OVERLOADED). */
+  acceptTimeoutMs: number;
+  /** Bodies over 1 MiB (or of unknown length) read at once; more wait with their upload unread (ADR 0031). */
+  maxLargeBodies: number;
   /** In-flight requests get this long after the listener closed; then their sockets are closed. */
   shutdownGraceMs: number;
   /** After SIGTERM, /readyz answers 503 for this long while everything is still served; then the listener closes. */
@@ -55,6 +64,9 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     publicBaseUrl: r.string('PUBLIC_BASE_URL', '').replace(/\/+$/, ''),
     bodyLimitBytes: r.int('BODY_LIMIT_BYTES', DEFAULT_BODY_LIMIT_BYTES, { min: 1024 }),
     sseHeartbeatMs: r.int('SSE_HEARTBEAT_MS', 15_000, { min: 100 }),
+    maxPendingRequests: r.int('GATEWAY_MAX_PENDING_REQUESTS', 256, { min: 1, max: 1_000_000 }),
+    acceptTimeoutMs: r.int('TASKS_ACCEPT_TIMEOUT_MS', 10_000, { min: 100, max: 600_000 }),
+    maxLargeBodies: r.int('GATEWAY_MAX_LARGE_BODIES', 4, { min: 1, max: 10_000 }),
     shutdownGraceMs: r.int('SHUTDOWN_GRACE_MS', 10_000, { min: 0 }),
     shutdownReadinessDelayMs: r.int('SHUTDOWN_READINESS_DELAY_MS', 2_000, { min: 0, max: 120_000 }),
     readinessTimeoutMs: r.int('READINESS_TIMEOUT_MS', 1_500, { min: 50, max: 60_000 }),

@@ -14,11 +14,12 @@ async function main(): Promise<RunningProcess> {
   const log = createLogger({ service: 'gateway', level: process.env.LOG_LEVEL ?? 'info' });
   // Before anything creates an instrument (the engines' consumer lag, the gateway's request metrics).
   const metricsServer = await startMetrics(loadMetricsConfig(process.env), 'a2a-inbound-gateway');
-  const e = await connectEngines(engines, ['cache', 'limiter'], log);
+  // The blob store (GridFS): file bytes of a send are streamed there as the body arrives (ADR 0031).
+  const e = await connectEngines(engines, ['cache', 'limiter', 'blobs'], log);
   // Readiness pings Redis (the cache's connection; the rate limiter uses the same server).
   const redis = { name: 'redis', check: () => e.ping() };
   const app = await startGatewayApp(
-    { cache: e.cache!, limiter: e.limiter!, clock: systemClock, log, readinessChecks: [redis] },
+    { cache: e.cache!, limiter: e.limiter!, blobs: e.blobs!, clock: systemClock, log, readinessChecks: [redis] },
     config,
   );
   return {

@@ -4,6 +4,8 @@ import type { Router } from 'express';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { silentLogger } from '@a2a-inbound/logger';
+import { InFlightLimit } from '@a2a-inbound/runtime';
+import { LargeBodyGate } from '../src/http/spilled-body';
 import type { GatewayClients, Lookups } from '../src/clients';
 import { createConsole } from '../src/http/console';
 import { createInvokeRouter } from '../src/http/invoke-router';
@@ -22,7 +24,12 @@ const spec = parse(readFileSync(specPath, 'utf8')) as {
 function routers(): Router[] {
   const clients = { tasks: {}, control: {}, close: () => undefined } as unknown as GatewayClients;
   const common = { clients, lookups: {} as Lookups, log: silentLogger(), baseUrl: () => 'http://x' };
-  const agent = { ...common, limiter: {} as never, clock: { now: () => 0 }, bodyLimitBytes: 1024 };
+  const admission = {
+    pending: new InFlightLimit(1, 'requests'),
+    acceptTimeoutMs: 1000,
+    largeBodies: new LargeBodyGate(1),
+  };
+  const agent = { ...common, admission, limiter: {} as never, clock: { now: () => 0 }, bodyLimitBytes: 1024 };
   return [
     createManagementRouter({ ...common, selfBaseUrl: () => 'http://x', providerOrganization: 'o', providerUrl: '' }),
     createLegacyRouter({ ...agent, sseHeartbeatMs: 1000, streams: new Set() }),

@@ -51,6 +51,10 @@ export function loadTasksConfig(env: Env): TasksConfig {
       retentionMs: r.int('TASK_RETENTION_MS', DEFAULT_TASK_CONFIG.retentionMs, { min: 60_000 }),
       maxHistory: r.int('TASK_MAX_HISTORY', DEFAULT_TASK_CONFIG.maxHistory, { min: 10 }),
       maxStreams: r.int('TASKS_MAX_STREAMS', DEFAULT_TASK_CONFIG.maxStreams, { min: 1, max: 1_000_000 }),
+      maxPendingSends: r.int('TASKS_MAX_PENDING_SENDS', DEFAULT_TASK_CONFIG.maxPendingSends, {
+        min: 1,
+        max: 100_000,
+      }),
       streamStoreCheckMs: r.int('TASKS_STREAM_STORE_CHECK_MS', DEFAULT_TASK_CONFIG.streamStoreCheckMs, {
         min: 50,
         max: 600_000,

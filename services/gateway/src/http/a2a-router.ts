@@ -1,8 +1,8 @@
-import express, { type Request, type Response, Router } from 'express';
+import { type Request, type Response, Router } from 'express';
 import { AppError, toJsonRpcError } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
 import { withSpan } from '@a2a-inbound/telemetry';
-import type { Clock, RateLimiter } from '@a2a-inbound/ports';
+import type { BlobStore, Clock, RateLimiter } from '@a2a-inbound/ports';
 import type { controlV1 } from '@a2a-inbound/proto';
 import type { Resolver } from '@a2a-inbound/runtime';
 import type { GatewayClients, Lookups } from '../clients';
@@ -10,12 +10,18 @@ import type { CardVersion } from '../protocol/cards';
 import { JsonRpcHandler } from '../protocol/jsonrpc-handler';
 import { AgentOperations, type OperationContext } from '../protocol/operations';
 import { idOf, isObject, LIMITS, parseEnvelope, STREAMING_METHODS, type JsonRpcRequest } from '../protocol/validate';
-import { agentGuard, assertJsonDepth, callContextOf, parseJsonBytes } from './body';
+import type { GatewayAdmission } from './agent-access';
+import { agentGuard, assertJsonDepth, callContextOf, closeIfBodyUnread, parseJsonBytes } from './body';
+import { BodyAbortedError, JSON_RPC_FILE_PATHS, readSpilledBody, type SpilledBody } from './spilled-body';
+import { SpilledFiles } from '../protocol/spill-scanner';
 import type { A2aMetricLocals } from './metrics';
 import { jsonRpcBodyErrorHandler, sendJsonRpcError, sendJsonRpcErrorAsStream } from './errors';
 import { isTransient, writeEventStream, type SseWriter } from './sse';
 
 export interface A2aRouterDeps {
+  admission: GatewayAdmission;
+  /** File bytes of a send are streamed here as the body arrives (ADR 0031). */
+  blobs: BlobStore;
   clients: GatewayClients;
   lookups: Lookups;
   limiter: RateLimiter;
@@ -83,23 +89,54 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
   const router = Router({ mergeParams: true });
 
   // Authenticated (key, agent, rate limit) before a byte of the body is read.
-  const guard = agentGuard({ lookups, limiter, clock }, 'a2a', true);
+  const guard = agentGuard({ lookups, limiter, clock, pending: deps.admission.pending }, 'a2a', true);
 
-  // The body is read as bytes whatever its Content-Type (clients differ) and parsed in the handler, so that an
-  // empty body, invalid UTF-8 and malformed JSON are all -32700 and never reach express's HTML error page.
-  const body = express.raw({ limit: deps.bodyLimitBytes, type: () => true });
-
+  // The body is read as a stream whatever its Content-Type (clients differ): file bytes go to the blob store
+  // as they arrive, the rest is parsed in the handler, so that an empty body, invalid UTF-8 and malformed
+  // JSON are all -32700 and never reach express's HTML error page.
   const handler = async (req: Request, res: Response): Promise<void> => {
     const guarded = callContextOf(res);
+    let body: SpilledBody;
+    try {
+      body = await readSpilledBody(req, {
+        limitBytes: deps.bodyLimitBytes,
+        blobs: deps.blobs,
+        owner: guarded.auth.subscriptionId,
+        gate: deps.admission.largeBodies,
+        paths: JSON_RPC_FILE_PATHS,
+        maxFileBytes: LIMITS.maxFileBytes,
+      });
+    } catch (err) {
+      if (err instanceof BodyAbortedError) return; // the client went: nobody to answer
+      closeIfBodyUnread(req, res);
+      sendJsonRpcError(res, null, err, log);
+      return;
+    }
+    const spilled = new SpilledFiles(body.spilled);
+    try {
+      await answer(req, res, guarded, body.json, spilled);
+    } finally {
+      // Files of a refused request are deleted; once handed to tasks, those the message references are its.
+      await body.discard(spilled.handedOver ? spilled.used : undefined);
+    }
+  };
+
+  const answer = async (
+    req: Request,
+    res: Response,
+    guarded: ReturnType<typeof callContextOf>,
+    json: Buffer,
+    spilled: SpilledFiles,
+  ): Promise<void> => {
     let raw: unknown;
     let rpc: JsonRpcRequest | undefined;
     let ctx: OperationContext;
     try {
-      raw = parseJsonBytes(req.body);
+      raw = parseJsonBytes(json);
       assertJsonDepth(raw);
       rpc = parseEnvelope(raw);
       // After the envelope so that an unsupported version (-32004) echoes the request id.
-      ctx = { ...guarded, version: versionOf(req, guarded.agent) };
+      ctx = { ...guarded, version: versionOf(req, guarded.agent), spilled };
     } catch (err) {
       refuse(res, rpc, idOf(raw), err);
       return;
@@ -135,7 +172,11 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
     else sendJsonRpcError(res, id, err, log);
   };
 
-  const ops = new AgentOperations({ tasks: clients.tasks, ...(deps.resolver ? { resolver: deps.resolver } : {}) });
+  const ops = new AgentOperations({
+    tasks: clients.tasks,
+    acceptTimeoutMs: deps.admission.acceptTimeoutMs,
+    ...(deps.resolver ? { resolver: deps.resolver } : {}),
+  });
   const jsonRpc = new JsonRpcHandler(ops);
 
   /** The operation's outcome on the wire: a JSON-RPC response, or SSE frames that each carry one. */
@@ -167,7 +208,8 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
     });
   }
 
-  router.post(['/', '/:version'], guard, body, jsonRpcBodyErrorHandler(log), handler);
+  // Refusals of the guard (401, 403, 404, 429, OVERLOADED) arrive as errors: JSON-RPC errors, never HTML.
+  router.post(['/', '/:version'], guard, handler, jsonRpcBodyErrorHandler(log));
   // Anything deeper than /a2a/{version} names no protocol version we serve: -32004, still JSON-RPC.
   router.post('/*rest', guard, (_req, res) => {
     sendJsonRpcError(

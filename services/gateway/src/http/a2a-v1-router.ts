@@ -17,6 +17,7 @@ import {
   type V1Method,
   type V1Outcome,
 } from '../protocol/v1/handler';
+import type { GatewayAdmission } from './agent-access';
 import { agentGuard, assertJsonDepth, callContextOf, parseJsonBytes } from './body';
 import { authChallenge, logServerFault, sendJsonRpcError } from './errors';
 import type { A2aMetricLocals } from './metrics';
@@ -29,6 +30,7 @@ import { isTransient, writeEventStream, type SseWriter } from './sse';
  */
 
 export interface A2aV1RouterDeps {
+  admission: GatewayAdmission;
   clients: GatewayClients;
   lookups: Lookups;
   limiter: RateLimiter;
@@ -117,10 +119,18 @@ function queryFields(req: Request): Record<string, unknown> {
 export function createA2aV1Router(deps: A2aV1RouterDeps): Router {
   const { log } = deps;
   const router = Router({ mergeParams: true });
-  const guard = agentGuard({ lookups: deps.lookups, limiter: deps.limiter, clock: deps.clock }, 'a2a', true);
+  const guard = agentGuard(
+    { lookups: deps.lookups, limiter: deps.limiter, clock: deps.clock, pending: deps.admission.pending },
+    'a2a',
+    true,
+  );
   const body = express.raw({ limit: deps.bodyLimitBytes, type: () => true });
   const handler = new V1Handler(
-    new AgentOperations({ tasks: deps.clients.tasks, ...(deps.resolver ? { resolver: deps.resolver } : {}) }),
+    new AgentOperations({
+      tasks: deps.clients.tasks,
+      acceptTimeoutMs: deps.admission.acceptTimeoutMs,
+      ...(deps.resolver ? { resolver: deps.resolver } : {}),
+    }),
   );
 
   const traced = async (

@@ -3,11 +3,12 @@ import { AppError } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
 import type { Clock, RateLimiter } from '@a2a-inbound/ports';
 import type { controlV1 } from '@a2a-inbound/proto';
-import type { Resolver } from '@a2a-inbound/runtime';
+import type { InFlightLimit, Resolver } from '@a2a-inbound/runtime';
 import type { GatewayClients, Lookups } from '../clients';
 import { AGENT_DEFAULTS } from '../protocol/operations';
 import type { KeyAuth } from './auth';
 import type { SseWriter } from './sse';
+import type { LargeBodyGate } from './spilled-body';
 
 const MINUTE_MS = 60_000;
 
@@ -52,8 +53,22 @@ export async function agentForCaller(
   return agent;
 }
 
+/**
+ * Load shedding of the agent endpoints: at most `pending.max` requests per gateway between arrival and the
+ * moment the tasks service accepted them (a send stored and charged, a stream's first event, any other
+ * answer); one more is refused with OVERLOADED before its body is read. A send tasks has not accepted
+ * within `acceptTimeoutMs` is refused the same way. A blocking send's wait for its run is not counted.
+ */
+export interface GatewayAdmission {
+  pending: InFlightLimit;
+  acceptTimeoutMs: number;
+  /** Large bodies read at once (GATEWAY_MAX_LARGE_BODIES); more wait with their upload unread. */
+  largeBodies: LargeBodyGate;
+}
+
 /** What the non-JSON-RPC agent routers (legacy REST, invoke) need: the same auth, limits and streams. */
 export interface AgentRouterDeps {
+  admission: GatewayAdmission;
   clients: GatewayClients;
   lookups: Lookups;
   limiter: RateLimiter;
@@ -72,4 +87,6 @@ export interface AgentRouterDeps {
 export interface AgentCallContext {
   auth: KeyAuth;
   agent: controlV1.AgentView;
+  /** Gives the request's admission slot back: the tasks service accepted it (idempotent). */
+  accepted?: () => void;
 }

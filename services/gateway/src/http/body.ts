@@ -1,6 +1,7 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { AppError } from '@a2a-inbound/errors';
 import type { Clock, RateLimiter } from '@a2a-inbound/ports';
+import type { InFlightLimit } from '@a2a-inbound/runtime';
 import type { Lookups } from '../clients';
 import { jsonDepthExceeds, LIMITS } from '../protocol/validate';
 import { agentForCaller, enforceRateLimit, type AgentCallContext } from './agent-access';
@@ -78,12 +79,15 @@ export interface AgentGuardDeps {
   lookups: Lookups;
   limiter: RateLimiter;
   clock: Clock;
+  /** Requests admitted and not yet accepted by the tasks service (GatewayAdmission). */
+  pending: InFlightLimit;
 }
 
 /**
  * The guard of every agent endpoint (JSON-RPC, legacy REST, invoke), before any body is read: the bearer key
  * and its scope (401/403), the agent of the key's subscription (404, A2A enabled when required), the
- * per-agent rate limit (429). On success `res.locals.ctx` is the AgentCallContext; errors go to `next`.
+ * per-agent rate limit (429), the gateway's admission bound (OVERLOADED: a slot held until tasks accepted the
+ * request or the response closed). On success `res.locals.ctx` is the AgentCallContext; errors go to `next`.
  */
 export function agentGuard(deps: AgentGuardDeps, scope: 'a2a' | 'invoke', requireA2a: boolean): RequestHandler {
   return (req, res, next) => {
@@ -91,7 +95,9 @@ export function agentGuard(deps: AgentGuardDeps, scope: 'a2a' | 'invoke', requir
       const auth = await authenticateKey(req, scope, deps.lookups, deps.clock);
       const agent = await agentForCaller(deps.lookups, String(req.params.agentId), auth, requireA2a);
       await enforceRateLimit(res, deps.limiter, agent, deps.clock);
-      res.locals.ctx = { auth, agent } satisfies AgentCallContext;
+      const accepted = deps.pending.admit();
+      res.once('close', accepted);
+      res.locals.ctx = { auth, agent, accepted } satisfies AgentCallContext;
     })().then(
       () => next(),
       (err: unknown) => {

@@ -8,6 +8,12 @@ export function logServerFault(app: AppError, err: unknown, log: Logger): void {
     log.error({ err }, 'request failed');
 }
 
+/** `Retry-After` of a refusal that says when to come back (OVERLOADED, RATE_LIMITED). */
+export function retryAfter(res: Response, app: AppError): void {
+  const seconds = app.details?.retryAfterSeconds;
+  if (typeof seconds === 'number' && !res.headersSent) res.setHeader('Retry-After', String(seconds));
+}
+
 /**
  * `WWW-Authenticate` for a 401 (the reason as `error_description`) and, when a scope is named, for a 403
  * (`insufficient_scope`).
@@ -29,6 +35,7 @@ export function sendJsonRpcError(res: Response, id: string | number | null, err:
   logServerFault(app, err, log);
   const status = jsonRpcHttpStatus(app);
   authChallenge(res, status, app, 'a2a');
+  retryAfter(res, app);
   res.status(status).json({ jsonrpc: '2.0', id, error: toJsonRpcError(app) });
 }
 
@@ -45,6 +52,7 @@ export function sendJsonRpcErrorAsStream(res: Response, id: string | number | nu
   }
   res.locals.a2aErrorCode = app.code; // request metrics (metrics.ts)
   logServerFault(app, err, log);
+  retryAfter(res, app);
   res.status(200);
   res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
   res.setHeader('Cache-Control', 'no-cache, no-transform');

@@ -74,9 +74,13 @@ export function createInvokeRouter(deps: InvokeRouterDeps): Router {
   const router = Router();
 
   // Key of scope `invoke`, the agent of its subscription, the rate limit: before the body is read.
-  const guard = agentGuard({ lookups, limiter, clock }, 'invoke', false);
+  const guard = agentGuard({ lookups, limiter, clock, pending: deps.admission.pending }, 'invoke', false);
   const body = jsonBody(deps.bodyLimitBytes);
-  const ops = new AgentOperations({ tasks: clients.tasks, ...(deps.resolver ? { resolver: deps.resolver } : {}) });
+  const ops = new AgentOperations({
+    tasks: clients.tasks,
+    acceptTimeoutMs: deps.admission.acceptTimeoutMs,
+    ...(deps.resolver ? { resolver: deps.resolver } : {}),
+  });
   // Invoke endpoints answer from A2A 0.3.0 shapes (then mapped to run records).
   const ctxOf = (res: Response): OperationContext => ({ ...callContextOf(res), version: '0.3.0' });
 

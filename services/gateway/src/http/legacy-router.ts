@@ -115,9 +115,13 @@ export function createLegacyRouter(deps: LegacyRouterDeps): Router {
     next();
   };
   // Same key scope, A2A rule and rate limit as /agents/{id}/a2a, checked before the body is read.
-  const guard = agentGuard({ lookups, limiter, clock }, 'a2a', true);
+  const guard = agentGuard({ lookups, limiter, clock, pending: deps.admission.pending }, 'a2a', true);
   const body = jsonBody(deps.bodyLimitBytes);
-  const ops = new AgentOperations({ tasks: clients.tasks, ...(deps.resolver ? { resolver: deps.resolver } : {}) });
+  const ops = new AgentOperations({
+    tasks: clients.tasks,
+    acceptTimeoutMs: deps.admission.acceptTimeoutMs,
+    ...(deps.resolver ? { resolver: deps.resolver } : {}),
+  });
   // Legacy endpoints answer in A2A 0.3.0 shapes (then mapped to snake_case).
   const ctxOf = (res: Response): OperationContext => ({ ...callContextOf(res), version: '0.3.0' });
   const taskIdOf = (req: Request): string => {

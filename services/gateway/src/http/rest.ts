@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { AppError, httpStatusOf, toAppError, toJsonRpcError } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
-import { authChallenge, logServerFault } from './errors';
+import { authChallenge, logServerFault, retryAfter } from './errors';
 
 /**
  * REST error answer, the one shape of the management, legacy and invoke endpoints:
@@ -22,6 +22,7 @@ export function sendRestError(res: Response, err: unknown, log: Logger, scope: s
   logServerFault(app, err, log);
   const status = httpStatusOf(app);
   authChallenge(res, status, app, app.message.includes('scope') ? scope : undefined);
+  retryAfter(res, app);
   const wire = toJsonRpcError(app);
   // `details` carries the error's structured details; the code is already `error.code`.
   const { code: _code, ...details } = wire.data ?? {};

@@ -29,12 +29,12 @@ export class JsonRpcHandler {
     const result = (value: unknown): JsonRpcOutcome => ({ kind: 'result', result: value });
     switch (rpc.method) {
       case 'message/send': {
-        const task = await ops.send(ctx, validateSendParams(p, ctx.agent));
+        const task = await ops.send(ctx, validateSendParams(p, ctx.agent, ctx.spilled));
         if (typeof task.id === 'string') setActiveSpanAttribute('a2a.task_id', task.id);
         return result(task);
       }
       case 'message/stream': {
-        const v = validateSendParams(p, ctx.agent);
+        const v = validateSendParams(p, ctx.agent, ctx.spilled);
         return { kind: 'stream', open: (signal) => ops.stream(ctx, v, signal) };
       }
       case 'tasks/get': {

@@ -1,7 +1,16 @@
 import { AppError, InvalidParamsError } from '@a2a-inbound/errors';
 import type { controlV1, tasksV1 } from '@a2a-inbound/proto';
-import { call, checkPublicHttpsUrl, dnsResolver, streamOf, type Resolver } from '@a2a-inbound/runtime';
+import {
+  call,
+  callAccepted,
+  checkPublicHttpsUrl,
+  dnsResolver,
+  overloadedError,
+  streamOf,
+  type Resolver,
+} from '@a2a-inbound/runtime';
 import type { ProtocolVersion } from './cards';
+import type { SpilledFiles } from './spill-scanner';
 import { checkFileUris, isObject, LIMITS, type ValidatedSend } from './validate';
 
 /**
@@ -29,6 +38,8 @@ export const DEADLINES = {
    * blocks, waits for the budget; the grace covers both.
    */
   sendGraceMs: 60_000,
+  /** How long a send or stream may wait for `tasks` to accept it (the queue, not the run). */
+  acceptMs: 10_000,
 } as const;
 
 /** How many runs a conversation reads at the most, and how much of each run's history. */
@@ -40,6 +51,10 @@ export interface OperationContext {
   agent: controlV1.AgentView;
   /** The A2A version the answer is shaped for (legacy and invoke endpoints speak 0.3.0). */
   version: ProtocolVersion;
+  /** Told once `tasks` accepted the request (the gateway's admission slot is given back). */
+  accepted?: () => void;
+  /** File bytes the body reader already stored in the blob store (JSON-RPC sends). */
+  spilled?: SpilledFiles;
 }
 
 /** One event of a task's stream: its sequence number in the task's event log, whether it ends the stream. */
@@ -99,6 +114,11 @@ export type TasksClient = Pick<
 
 export interface AgentOperationsDeps {
   tasks: TasksClient;
+  /**
+   * A send or stream `tasks` has not accepted within this long (a saturated or starved process) is cancelled
+   * and refused with OVERLOADED; nothing is charged (TASKS_ACCEPT_TIMEOUT_MS; default DEADLINES.acceptMs).
+   */
+  acceptTimeoutMs?: number;
   /** Resolves file-URI and webhook hosts for the public-address checks (tests inject one). */
   resolver?: Resolver;
 }
@@ -113,9 +133,11 @@ export function afterSeqOf(raw: unknown): number {
 export class AgentOperations {
   readonly #tasks: TasksClient;
   readonly #resolver: Resolver;
+  readonly #acceptTimeoutMs: number;
 
   constructor(deps: AgentOperationsDeps) {
     this.#tasks = deps.tasks;
+    this.#acceptTimeoutMs = deps.acceptTimeoutMs ?? DEADLINES.acceptMs;
     this.#resolver = deps.resolver ?? dnsResolver;
   }
 
@@ -123,7 +145,12 @@ export class AgentOperations {
   async send(ctx: OperationContext, v: ValidatedSend): Promise<Record<string, unknown>> {
     await checkFileUris(v, this.#resolver);
     const t = this.#tasks;
-    const r = await call(t.sendMessage.bind(t), sendRequest(ctx, v), { deadlineMs: sendDeadlineMs(ctx.agent) });
+    const r = await callAccepted(t.sendMessage.bind(t), sendRequest(ctx, v), {
+      deadlineMs: sendDeadlineMs(ctx.agent),
+      acceptWithinMs: this.#acceptTimeoutMs,
+      ...(ctx.accepted ? { onAccepted: ctx.accepted } : {}),
+      notAccepted: notAcceptedInTime,
+    });
     return parseObject(r.taskJson);
   }
 
@@ -133,12 +160,49 @@ export class AgentOperations {
    */
   async stream(ctx: OperationContext, v: ValidatedSend, signal: AbortSignal): Promise<TaskEventStream> {
     await checkFileUris(v, this.#resolver);
-    return events(this.#tasks.sendMessageStream(sendRequest(ctx, v)), signal);
+    return this.#accepted(ctx, this.#tasks.sendMessageStream(sendRequest(ctx, v)), signal);
   }
 
   /** tasks/resubscribe and GET /tasks/{id}/events: the task's events after `afterSeq`, then live ones. */
   resubscribe(ctx: OperationContext, taskId: string, afterSeq: number, signal: AbortSignal): TaskEventStream {
-    return events(this.#tasks.resubscribe({ caller: callerOf(ctx), taskId, afterSeq }), signal);
+    return this.#accepted(ctx, this.#tasks.resubscribe({ caller: callerOf(ctx), taskId, afterSeq }), signal);
+  }
+
+  /**
+   * A stream is accepted when `tasks` sends its headers (it does once the stream is admitted and, for a send,
+   * stored and charged) or its first event; one without either within the accept timeout is cancelled and
+   * ends with OVERLOADED.
+   */
+  #accepted(
+    ctx: OperationContext,
+    stream: ReturnType<TasksClient['resubscribe']>,
+    signal: AbortSignal,
+  ): TaskEventStream {
+    // Armed when the call starts, not when the stream is first read: the headers may come before that.
+    let refused = false;
+    const timer = setTimeout(() => {
+      refused = true;
+      stream.cancel();
+    }, this.#acceptTimeoutMs);
+    const accepted = (): void => {
+      clearTimeout(timer);
+      ctx.accepted?.();
+    };
+    stream.once('metadata', accepted);
+    return (async function* () {
+      try {
+        for await (const e of events(stream, signal)) {
+          accepted();
+          yield e;
+        }
+      } catch (err) {
+        if (refused) throw notAcceptedInTime();
+        throw err;
+      } finally {
+        clearTimeout(timer);
+      }
+      if (refused) throw notAcceptedInTime();
+    })();
   }
 
   async get(ctx: OperationContext, taskId: string, historyLength?: number): Promise<Record<string, unknown>> {
@@ -328,14 +392,26 @@ function callerOf(ctx: OperationContext): tasksV1.Caller {
 
 /** The one mapping of a validated send onto the gRPC request: the message without bytes, the files beside it. */
 function sendRequest(ctx: OperationContext, v: ValidatedSend): tasksV1.SendMessageRequest {
+  if (ctx.spilled) ctx.spilled.handedOver = true; // from here the stored files may be referenced by a task
   return {
     caller: callerOf(ctx),
     messageJson: JSON.stringify(v.message),
     historyLength: v.historyLength,
     blocking: v.blocking,
-    files: v.files.map((f) => ({ partIndex: f.partIndex, name: f.name, mimeType: f.mimeType, data: f.data })),
+    files: v.files.map((f) => ({
+      partIndex: f.partIndex,
+      name: f.name,
+      mimeType: f.mimeType,
+      data: f.data ?? Buffer.alloc(0),
+      blobId: f.blob?.id ?? '',
+      size: f.blob?.size ?? 0,
+      sha256: f.blob?.sha256 ?? '',
+    })),
   };
 }
+
+const notAcceptedInTime = (): AppError =>
+  overloadedError('Server busy: the tasks service did not accept the request in time; retry shortly');
 
 function sendDeadlineMs(agent: controlV1.AgentView): number {
   const budget = Number(agent.blockingBudgetMs) || AGENT_DEFAULTS.blockingBudgetMs;

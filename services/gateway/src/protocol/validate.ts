@@ -1,6 +1,7 @@
 import type { Message, Part } from '@a2a-js/sdk';
 import { AppError, InvalidParamsError } from '@a2a-inbound/errors';
 import { checkHttpsUrlShape, checkPublicHttpsUrl, type Resolver } from '@a2a-inbound/runtime';
+import { SPILL_PREFIX, type SpilledFiles } from './spill-scanner';
 
 /** Limits of the spec (files) and our own sensible ones (text, parts, ids, nesting). */
 export const LIMITS = {
@@ -103,7 +104,9 @@ export interface DecodedFile {
   partIndex: number;
   name: string;
   mimeType: string;
-  data: Buffer;
+  /** The decoded bytes, or `blob` when they were streamed into the blob store as they arrived. */
+  data?: Buffer;
+  blob?: { id: string; size: number; sha256: string };
 }
 
 export interface ValidatedSend {
@@ -145,6 +148,7 @@ export function historyLengthOf(v: unknown, field: string): number | undefined {
 export function validateSendParams(
   params: Record<string, unknown>,
   agent: { pushNotificationsEnabled?: boolean } = {},
+  spilled?: SpilledFiles,
 ): ValidatedSend {
   const m = params.message;
   if (m === undefined) throw new InvalidParamsError('message is required');
@@ -212,6 +216,18 @@ export function validateSendParams(
         if (hasBytes) {
           if (typeof f.bytes !== 'string') throw new InvalidParamsError(`${at}.file.bytes must be a base64 string`);
           const b64 = f.bytes;
+          const streamed = b64.startsWith(SPILL_PREFIX) ? spilled?.take(b64) : undefined;
+          if (streamed) {
+            // Decoded and stored while the body arrived (spill-scanner.ts): the same rules, checked there.
+            if (streamed.kind === 'too-large') throw new InvalidParamsError(`${at}.file is larger than 20 MB`);
+            if (streamed.kind === 'invalid') throw new InvalidParamsError(`${at}.file.bytes is not valid base64`);
+            const blob = { id: streamed.blobId, size: streamed.size, sha256: streamed.sha256 };
+            files.push({ partIndex: i, name, mimeType: f.mimeType, blob });
+            parts.push(
+              withMeta({ kind: 'file', file: { ...(name ? { name } : {}), mimeType: f.mimeType, bytes: '' } }),
+            );
+            return;
+          }
           if (b64.length > Math.ceil((LIMITS.maxFileBytes * 4) / 3) + 4)
             throw new InvalidParamsError(`${at}.file is larger than 20 MB`);
           if (!isBase64(b64)) throw new InvalidParamsError(`${at}.file.bytes is not valid base64`);

@@ -5,6 +5,9 @@ import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '@a2a-inbound/errors';
 import { silentLogger } from '@a2a-inbound/logger';
+import { InFlightLimit } from '@a2a-inbound/runtime';
+import { InMemoryBlobStore } from '@a2a-inbound/ports';
+import { LargeBodyGate } from '../../src/http/spilled-body';
 import type { GatewayClients, Lookups } from '../../src/clients';
 import { createA2aRouter } from '../../src/http/a2a-router';
 import { createInvokeRouter } from '../../src/http/invoke-router';
@@ -16,7 +19,7 @@ const KEY = 'a2a_test_key_0123456789';
 const HEARTBEAT_MS = 5_000;
 
 /** The three agent routers over a fake `tasks`, as the gateway mounts them; one key with both scopes. */
-async function start(handlers: FakeHandlers) {
+async function start(handlers: FakeHandlers, admission = { maxPending: 100, acceptTimeoutMs: 10_000 }) {
   const f = fakeTasks(handlers);
   const lookups = {
     key: async (hash: string) => ({
@@ -30,7 +33,21 @@ async function start(handlers: FakeHandlers) {
     agent: async () => agentView(),
   } as unknown as Lookups;
   const streams = new Set<SseWriter>();
+  const blobs = new InMemoryBlobStore();
+  const put = blobs.put.bind(blobs);
+  const stored: string[] = [];
+  blobs.put = async (data, meta) => {
+    const ref = await put(data, meta);
+    stored.push(ref.id);
+    return ref;
+  };
   const deps = {
+    admission: {
+      pending: new InFlightLimit(admission.maxPending, 'requests waiting for the tasks service'),
+      acceptTimeoutMs: admission.acceptTimeoutMs,
+      largeBodies: new LargeBodyGate(4),
+    },
+    blobs,
     clients: { tasks: f.client, control: {}, close: () => undefined } as unknown as GatewayClients,
     lookups,
     limiter: { hit: async () => ({ allowed: true, count: 1, resetAtMs: 0 }) } as never,
@@ -49,7 +66,7 @@ async function start(handlers: FakeHandlers) {
   const server = createServer(app);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   servers.push(server);
-  return { f, streams, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  return { f, streams, blobs, stored, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
 const servers: Server[] = [];
@@ -170,5 +187,141 @@ describe('one SSE writer for the A2A, legacy and invoke streams', () => {
         data: { code: 'UNAVAILABLE' },
       },
     });
+  });
+});
+
+describe('load shedding: requests tasks has not accepted are bounded (GATEWAY_MAX_PENDING_REQUESTS)', () => {
+  const send = (id: string, extra: Record<string, unknown> = {}) =>
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'message/send',
+      params: { message: { role: 'user', messageId: id, parts: [{ kind: 'text', text: 'hi' }] }, ...extra },
+    });
+  const post = (base: string, body: string) =>
+    fetch(`${base}/agents/agent-1/a2a`, {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body,
+    });
+
+  it('refuses one more with -32056 and Retry-After at once; a blocking send stops counting once tasks accepted it', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    const accepts: Array<() => void> = [];
+    const { base, f } = await start(
+      {
+        sendMessage: async (_req, accept) => {
+          accepts.push(accept);
+          await released;
+          return { taskJson: JSON.stringify({ kind: 'task', id: 't-1', status: { state: 'completed' } }) };
+        },
+      },
+      { maxPending: 1, acceptTimeoutMs: 10_000 },
+    );
+    const first = post(base, send('m1'));
+    await expect.poll(() => accepts.length).toBe(1);
+
+    const t0 = Date.now();
+    const refused = await post(base, send('m2'));
+    expect(Date.now() - t0).toBeLessThan(1_000);
+    expect(refused.status).toBe(200);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    // Refused before its body was read (as a 429 is): no request id yet.
+    expect(await refused.json()).toMatchObject({
+      id: null,
+      error: { code: -32056, data: { code: 'OVERLOADED', retryAfterSeconds: 1 } },
+    });
+    const rest = await fetch(`${base}/agents/agent-1/run`, {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ message: { role: 'user', parts: [{ kind: 'text', text: 'hi' }] } }),
+    });
+    expect(rest.status).toBe(503);
+    expect(rest.headers.get('retry-after')).toBe('1');
+    expect(await rest.json()).toMatchObject({ error: { code: 'OVERLOADED' } });
+    expect(f.calls.filter((c) => c.method === 'sendMessage')).toHaveLength(1); // never reached tasks
+
+    // tasks accepted the first send (it now waits for its run): its slot is free for the next request.
+    accepts[0]!();
+    const second = post(base, send('m3'));
+    await expect.poll(() => accepts.length).toBe(2);
+    release();
+    expect(await (await first).json()).toMatchObject({ result: { id: 't-1' } });
+    expect(await (await second).json()).toMatchObject({ result: { id: 't-1' } });
+  });
+
+  it('a send or stream tasks does not accept within TASKS_ACCEPT_TIMEOUT_MS is cancelled and refused; an accepted one may block longer', async () => {
+    const { base, f, streams } = await start(
+      {
+        sendMessage: async (req: { messageJson: string }, accept) => {
+          if (JSON.parse(req.messageJson).messageId === 'stuck') return new Promise(() => undefined);
+          accept();
+          await new Promise((r) => setTimeout(r, 600)); // the run, after acceptance: longer than the timeout
+          return { taskJson: JSON.stringify({ kind: 'task', id: 't-9', status: { state: 'completed' } }) };
+        },
+        sendMessageStream: () => undefined, // a starved tasks: neither headers nor an event
+      },
+      { maxPending: 10, acceptTimeoutMs: 300 },
+    );
+    const stuck = await post(base, send('stuck'));
+    expect(stuck.headers.get('retry-after')).toBe('1');
+    expect(await stuck.json()).toMatchObject({ error: { code: -32056, data: { code: 'OVERLOADED' } } });
+    expect(await (await post(base, send('slow-run'))).json()).toMatchObject({ result: { id: 't-9' } });
+
+    const stream = await fetch(`${base}/agents/agent-1/a2a`, {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 's',
+        method: 'message/stream',
+        params: { message: { role: 'user', messageId: 's', parts: [{ kind: 'text', text: 'hi' }] } },
+      }),
+    });
+    expect(frames(await stream.text()).at(-1)?.data).toMatchObject({ error: { code: -32056 } });
+    expect(f.streams[0]?.cancelled).toBe(true);
+    await expect.poll(() => streams.size).toBe(0);
+  });
+});
+
+describe('file bytes stream into the blob store as the body arrives (ADR 0031)', () => {
+  const file = (mimeType: string, data: Buffer) => ({
+    kind: 'file',
+    file: { name: 'f', mimeType, bytes: data.toString('base64') },
+  });
+  const post = (base: string, parts: unknown[]) =>
+    fetch(`${base}/agents/agent-1/a2a`, {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'message/send',
+        params: { message: { role: 'user', messageId: 'm', parts } },
+      }),
+    });
+
+  it('tasks gets a blob reference instead of the bytes; a refused send leaves no blob behind', async () => {
+    const data = Buffer.alloc(300_000, 7);
+    const { base, f, blobs, stored } = await start({
+      sendMessage: () => ({ taskJson: JSON.stringify({ kind: 'task', id: 't-1', status: { state: 'completed' } }) }),
+    });
+    const ok = await post(base, [{ kind: 'text', text: 'hi' }, file('application/pdf', data)]);
+    expect(await ok.json()).toMatchObject({ result: { id: 't-1' } });
+    const sent = f.calls.find((c) => c.method === 'sendMessage')!.request;
+    expect(sent.files).toHaveLength(1);
+    expect(sent.files[0]).toMatchObject({ partIndex: 1, mimeType: 'application/pdf', size: data.length });
+    expect(sent.files[0].data).toHaveLength(0);
+    const first = await blobs.get(sent.files[0].blobId as string, 'sub-1');
+    expect(Buffer.from(first!.data).equals(data)).toBe(true);
+    expect(JSON.parse(sent.messageJson as string).parts[1].file.bytes).toBe('');
+
+    // An unsupported file type is refused after its bytes were stored: they are deleted again.
+    const refused = await post(base, [file('application/x-msdownload', data), file('application/pdf', data)]);
+    expect(await refused.json()).toMatchObject({ error: { code: -32005 } });
+    expect(stored).toHaveLength(3);
+    for (const id of stored.slice(1)) expect(await blobs.get(id, 'sub-1')).toBeUndefined();
+    expect(f.calls.filter((c) => c.method === 'sendMessage')).toHaveLength(1);
   });
 });

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RedisCache } from '@a2a-inbound/adapter-redis';
 import { silentLogger } from '@a2a-inbound/logger';
-import { InMemoryCache, InMemoryRateLimiter, systemClock } from '@a2a-inbound/ports';
+import { InMemoryBlobStore, InMemoryCache, InMemoryRateLimiter, systemClock } from '@a2a-inbound/ports';
 import { startGrpcServer, type GrpcServerHandle } from '@a2a-inbound/runtime';
 import { startGatewayApp, type GatewayApp, type ReadinessCheck } from '../../src/app';
 import { loadGatewayConfig } from '../../src/config';
@@ -56,6 +56,7 @@ describe('gateway /readyz reflects tasks gRPC health and the engines', () => {
       {
         cache: new InMemoryCache(),
         limiter: new InMemoryRateLimiter(),
+        blobs: new InMemoryBlobStore(),
         clock: systemClock,
         log: silentLogger(),
         readinessChecks: options.checks ?? [],

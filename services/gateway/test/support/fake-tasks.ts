@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { AppError } from '@a2a-inbound/errors';
 import { controlV1, type tasksV1 } from '@a2a-inbound/proto';
@@ -11,7 +12,8 @@ export interface RecordedCall {
   deadlineMs: number | undefined;
 }
 
-type Unary = (req: any) => unknown;
+/** Answers a unary call (a value or a promise of one); `accept()` sends the response headers first, as tasks does. */
+type Unary = (req: any, accept: () => void) => unknown;
 type StreamFn = (req: any, stream: FakeStream) => void;
 
 /** A server stream as grpc-js hands it to clients: object-mode, async-iterable, `cancel()`. */
@@ -62,15 +64,37 @@ export function fakeTasks(handlers: FakeHandlers): {
       const deadline = opts.deadline instanceof Date ? opts.deadline.getTime() - Date.now() : undefined;
       calls.push({ method, request: req, deadlineMs: deadline });
       const h = handlers[method] as Unary | undefined;
-      queueMicrotask(() => {
-        try {
-          if (!h) throw new AppError('INTERNAL', `no fake for ${method}`);
-          cb(null, h(req));
-        } catch (err) {
-          cb(toGrpcError(err));
-        }
+      // A ClientUnaryCall: 'metadata' when the server sent its headers, `cancel()` ends the call CANCELLED.
+      let done = false;
+      let headers = false;
+      const call = Object.assign(new EventEmitter(), {
+        cancelled: false,
+        cancel: () => {
+          call.cancelled = true;
+          finish(Object.assign(new Error('Cancelled on client'), { code: grpc.status.CANCELLED }));
+        },
       });
-      return {};
+      const accept = (): void => {
+        if (headers || done) return;
+        headers = true;
+        call.emit('metadata', new grpc.Metadata());
+      };
+      const finish = (err: unknown, res?: unknown): void => {
+        if (done) return;
+        if (!err) accept();
+        done = true;
+        cb(err, res);
+      };
+      queueMicrotask(() => {
+        void (async () => {
+          if (!h) throw new AppError('INTERNAL', `no fake for ${method}`);
+          return await h(req, accept);
+        })().then(
+          (res) => finish(null, res),
+          (err: unknown) => finish(toGrpcError(err)),
+        );
+      });
+      return call;
     };
   const stream = (method: keyof TasksClient) => (req: unknown) => {
     calls.push({ method, request: req, deadlineMs: undefined });

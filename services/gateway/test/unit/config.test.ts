@@ -46,7 +46,23 @@ describe('loadGatewayConfig', () => {
       requestTimeoutMs: 300_000,
       headersTimeoutMs: 20_000,
       keepAliveTimeoutMs: 65_000,
+      maxPendingRequests: 256,
+      acceptTimeoutMs: 10_000,
+      maxLargeBodies: 4,
     });
+  });
+
+  it('load shedding and large bodies: GATEWAY_MAX_PENDING_REQUESTS, TASKS_ACCEPT_TIMEOUT_MS, GATEWAY_MAX_LARGE_BODIES', () => {
+    expect(
+      loadGatewayConfig({
+        GATEWAY_MAX_PENDING_REQUESTS: '10',
+        TASKS_ACCEPT_TIMEOUT_MS: '2000',
+        GATEWAY_MAX_LARGE_BODIES: '2',
+      }),
+    ).toMatchObject({ maxPendingRequests: 10, acceptTimeoutMs: 2_000, maxLargeBodies: 2 });
+    expect(
+      problemsOf({ GATEWAY_MAX_PENDING_REQUESTS: '0', TASKS_ACCEPT_TIMEOUT_MS: '5', GATEWAY_MAX_LARGE_BODIES: 'x' }),
+    ).toHaveLength(3);
   });
 
   it('HTTP timeouts: read from HTTP_REQUEST_TIMEOUT_MS, HTTP_HEADERS_TIMEOUT_MS, HTTP_KEEP_ALIVE_TIMEOUT_MS; never 0 (no timeout), headers within the request timeout', () => {

@@ -57,7 +57,15 @@ describe('AgentOperations (the gateway request handler, no HTTP)', () => {
     expect(c?.request.blocking).toBe(true);
     expect(c?.request.historyLength).toBe(3);
     expect(c?.request.files).toEqual([
-      { partIndex: 1, name: 'a.txt', mimeType: 'text/plain', data: Buffer.from('hello file') },
+      {
+        partIndex: 1,
+        name: 'a.txt',
+        mimeType: 'text/plain',
+        data: Buffer.from('hello file'),
+        blobId: '',
+        size: 0,
+        sha256: '',
+      },
     ]);
     expect(JSON.stringify(JSON.parse(c?.request.messageJson))).not.toContain(bytes);
     expect(c?.deadlineMs).toEqual(near(5_000 + DEADLINES.sendGraceMs));

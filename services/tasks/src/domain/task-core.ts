@@ -20,6 +20,7 @@ import type {
 import type { Logger } from '@a2a-inbound/logger';
 import { eventsV1 } from '@a2a-inbound/proto';
 import { runtimeDefinition } from '@a2a-inbound/agent-definitions';
+import { InFlightLimit } from '@a2a-inbound/runtime';
 import type { AgentView, ControlPlane } from './control-plane';
 import type { Secrets } from './secrets';
 import type { LastEvent, MessageIdDoc, PushConfigDoc, StoredStatus, TaskDoc, TaskState } from './model';
@@ -53,12 +54,18 @@ export interface FileUpload {
   name: string;
   mimeType: string;
   data: Uint8Array;
+  /** Already in the blob store (the gateway streamed it there as the body arrived): `data` is empty. */
+  blob?: { id: string; size: number; sha256: string };
 }
 
 export interface SendOptions {
   historyLength?: number | undefined;
   blocking?: boolean | undefined;
   files?: FileUpload[];
+  /** Called once the send is accepted (stored, charged, its run requested): the caller stops counting it as queued. */
+  accepted?: () => void;
+  /** Aborted when the caller gave up waiting for acceptance: a send not yet charged is then dropped. */
+  signal?: AbortSignal;
 }
 
 export interface TaskServiceConfig {
@@ -78,6 +85,11 @@ export interface TaskServiceConfig {
   maxStreams: number;
   /** A stream idle this long checks the stored task (heals events the event log lost). */
   streamStoreCheckMs: number;
+  /**
+   * Sends this process accepts at once (claim, charge, store, run request); one more is refused with
+   * OVERLOADED before anything is charged. Bounds the queue in front of the store, not the runs.
+   */
+  maxPendingSends: number;
 }
 
 export const DEFAULT_TASK_CONFIG: TaskServiceConfig = {
@@ -89,6 +101,7 @@ export const DEFAULT_TASK_CONFIG: TaskServiceConfig = {
   maxHistory: 200,
   maxStreams: 20_000,
   streamStoreCheckMs: 15_000,
+  maxPendingSends: 32,
 };
 
 export const TRACER = '@a2a-inbound/tasks';
@@ -178,6 +191,8 @@ export class TaskCore {
   readonly tails: TaskTails;
   readonly payloads: LargePayloads;
   readonly publishRetries: RunPublishRetries;
+  /** Sends between arrival and acceptance (TASKS_MAX_PENDING_SENDS). */
+  readonly pendingSends: InFlightLimit;
 
   constructor(
     readonly c: TaskCollections,
@@ -185,6 +200,7 @@ export class TaskCore {
   ) {
     this.leases = new RunLeases(deps.cache);
     this.payloads = new LargePayloads(deps.blobs);
+    this.pendingSends = new InFlightLimit(deps.config.maxPendingSends, 'sends waiting to be accepted');
     this.tails = new TaskTails({
       tasks: c.tasks,
       eventLog: deps.eventLog,

@@ -7,6 +7,7 @@ import {
   TaskNotFoundError,
 } from '@a2a-inbound/errors';
 import type { Versioned } from '@a2a-inbound/ports';
+import { overloadedError } from '@a2a-inbound/runtime';
 import { withSpan } from '@a2a-inbound/telemetry';
 import { eventsV1 } from '@a2a-inbound/proto';
 import type { TaskDoc } from './model';
@@ -36,7 +37,7 @@ export class TaskLifecycle extends TaskConcern {
       // A blocking send waits on the log: admitted before anything is charged or started.
       const release = options.blocking !== false ? this.core.tails.admit() : undefined;
       try {
-        const { task, startSeq, repeated } = await this.#startOrContinue(caller, message, options);
+        const { task, startSeq, repeated } = await this.#accept(caller, message, options);
         span.setAttribute('a2a.task_id', task.id);
         return await this.#answerSend(caller, task, startSeq, repeated, options);
       } finally {
@@ -98,7 +99,7 @@ export class TaskLifecycle extends TaskConcern {
       'tasks.send_stream',
       { 'a2a.agent_id': caller.agentId },
       async (span) => {
-        const started = await this.#startOrContinue(caller, message, options);
+        const started = await this.#accept(caller, message, options);
         span.setAttribute('a2a.task_id', started.task.id);
         return started;
       },
@@ -149,9 +150,12 @@ export class TaskLifecycle extends TaskConcern {
     taskId: string,
     afterSeq: number,
     signal: AbortSignal,
+    accepted?: () => void,
   ): AsyncIterable<StreamItem> {
     const start = await this.#resubscribeStart(caller, taskId, afterSeq);
     const release = this.core.tails.admit();
+    // Accepted before the first event: a quiet task may have none for minutes.
+    accepted?.();
     try {
       // `#replayOrSnapshot` inlined: every generator layer is kept by every open stream, for its life.
       if (start.final) {
@@ -192,6 +196,27 @@ export class TaskLifecycle extends TaskConcern {
   }
 
   // ---- internals ----------------------------------------------------------------------------------
+
+  /**
+   * Claim, charge, store and request the run, counted as pending while it happens: a process with
+   * `maxPendingSends` sends in that phase refuses one more with OVERLOADED at once (load shedding; a
+   * saturated store would otherwise queue every send behind all the others). `options.accepted` is told once
+   * the send is accepted.
+   */
+  async #accept(
+    caller: CallerContext,
+    message: Message,
+    options: SendOptions,
+  ): Promise<{ task: TaskDoc; startSeq: number; repeated: boolean }> {
+    const release = this.core.pendingSends.admit();
+    try {
+      const started = await this.#startOrContinue(caller, message, options);
+      options.accepted?.();
+      return started;
+    } finally {
+      release();
+    }
+  }
 
   async #startOrContinue(
     caller: CallerContext,
@@ -254,6 +279,9 @@ export class TaskLifecycle extends TaskConcern {
           throw new InvalidParamsError('contextId does not match the task');
         }
       }
+      // The caller gave up waiting for acceptance (it answered OVERLOADED): nothing is charged or run.
+      if (options.signal?.aborted)
+        throw overloadedError('Server busy: the send was not accepted in time; retry shortly');
       await this.deps.control.accounts.charge(caller.subscriptionId, `msg:${message.messageId}`);
     } catch (err) {
       await this.c.messageIds.delete(idemId); // not handled: the same messageId may be sent again
@@ -437,11 +465,15 @@ export class TaskLifecycle extends TaskConcern {
       const part = parts[f.partIndex];
       if (!part || part.kind !== 'file')
         throw new InvalidParamsError(`file upload for part ${f.partIndex} does not match a file part`);
-      const ref = await this.deps.blobs.put(f.data, {
-        owner: caller.subscriptionId,
-        name: f.name,
-        mimeType: f.mimeType,
-      });
+      // Streamed by the gateway into the blob store under the caller's subscription (the same trust as the
+      // caller identity it sends), or stored here.
+      const ref =
+        f.blob ??
+        (await this.deps.blobs.put(f.data, {
+          owner: caller.subscriptionId,
+          name: f.name,
+          mimeType: f.mimeType,
+        }));
       // The stored message references the file instead of carrying its bytes.
       parts[f.partIndex] = {
         ...part,

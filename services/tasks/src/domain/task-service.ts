@@ -55,8 +55,14 @@ export class TaskService {
   cancel(caller: CallerContext, taskId: string): Promise<Task> {
     return this.lifecycle.cancel(caller, taskId);
   }
-  resubscribe(caller: CallerContext, taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<StreamItem> {
-    return this.lifecycle.resubscribe(caller, taskId, afterSeq, signal);
+  resubscribe(
+    caller: CallerContext,
+    taskId: string,
+    afterSeq: number,
+    signal: AbortSignal,
+    accepted?: () => void,
+  ): AsyncIterable<StreamItem> {
+    return this.lifecycle.resubscribe(caller, taskId, afterSeq, signal, accepted);
   }
   sweepRetention(): Promise<{ tasks: number; messageIds: number; pushConfigs: number }> {
     return this.lifecycle.sweepRetention();

@@ -3,7 +3,7 @@ import { cardInputModes, cardTraits } from '@a2a-inbound/agent-definitions';
 import { InvalidParamsError } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
 import { controlV1, tasksV1 } from '@a2a-inbound/proto';
-import { serverStream, unary } from '@a2a-inbound/runtime';
+import { grpc, serverStream, unary } from '@a2a-inbound/runtime';
 import type { AgentView, ControlPlane } from '../domain/control-plane';
 import { Management } from '../domain/management';
 import type { RunHistory } from '../domain/run-history';
@@ -34,18 +34,36 @@ export function tasksGrpcService(tasks: TaskService, log: Logger, runs: RunHisto
   const opts = (r: tasksV1.SendMessageRequest) => ({
     historyLength: r.historyLength,
     blocking: r.blocking,
-    files: r.files.map((f) => ({ partIndex: f.partIndex, name: f.name, mimeType: f.mimeType, data: f.data })),
+    files: r.files.map((f) => ({
+      partIndex: f.partIndex,
+      name: f.name,
+      mimeType: f.mimeType,
+      data: f.data,
+      ...(f.blobId ? { blob: { id: f.blobId, size: Number(f.size), sha256: f.sha256 } } : {}),
+    })),
   });
   return {
-    sendMessage: unary(async (r: tasksV1.SendMessageRequest) => {
-      const task = await tasks.send(caller(r.caller), parseMessage(r.messageJson), opts(r));
+    sendMessage: unary(async (r: tasksV1.SendMessageRequest, call) => {
+      // Response headers once accepted: the gateway bounds how long a send may queue, not how long it blocks.
+      const gone = new AbortController();
+      call.once('cancelled', () => gone.abort());
+      const task = await tasks.send(caller(r.caller), parseMessage(r.messageJson), {
+        ...opts(r),
+        accepted: () => call.sendMetadata(new grpc.Metadata()),
+        signal: gone.signal,
+      });
       return { taskJson: JSON.stringify(task) };
     }, log),
     // A StreamItem has the fields of a TaskStreamEvent: written as is (a mapping generator would be one more
     // layer for every open stream to keep).
     sendMessageStream: serverStream(
-      (r: tasksV1.SendMessageRequest, signal) =>
-        tasks.sendStream(caller(r.caller), parseMessage(r.messageJson), opts(r), signal),
+      (r: tasksV1.SendMessageRequest, signal, call) =>
+        tasks.sendStream(
+          caller(r.caller),
+          parseMessage(r.messageJson),
+          { ...opts(r), signal, accepted: () => call.sendMetadata(new grpc.Metadata()) },
+          signal,
+        ),
       log,
     ),
     getTask: unary(
@@ -61,7 +79,8 @@ export function tasksGrpcService(tasks: TaskService, log: Logger, runs: RunHisto
       log,
     ),
     resubscribe: serverStream(
-      (r: tasksV1.ResubscribeRequest, signal) => tasks.resubscribe(caller(r.caller), r.taskId, r.afterSeq, signal),
+      (r: tasksV1.ResubscribeRequest, signal, call) =>
+        tasks.resubscribe(caller(r.caller), r.taskId, r.afterSeq, signal, () => call.sendMetadata(new grpc.Metadata())),
       log,
     ),
     setPushConfig: unary(async (r: tasksV1.SetPushConfigRequest) => {

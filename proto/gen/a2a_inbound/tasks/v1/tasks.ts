@@ -57,7 +57,16 @@ export interface FileUpload {
   partIndex: number;
   name: string;
   mimeType: string;
+  /** The decoded bytes, or empty when the gateway already stored them (blob_id). */
   data: Buffer;
+  /**
+   * Set when the gateway streamed the file into the blob store as it arrived (owner: the caller's
+   * subscription), so a large send never holds its files in one message.
+   */
+  blobId: string;
+  size: number;
+  /** Hex SHA-256 of the decoded bytes. */
+  sha256: string;
 }
 
 export interface TaskResponse {
@@ -475,7 +484,7 @@ export const SendMessageRequest: MessageFns<SendMessageRequest> = {
 };
 
 function createBaseFileUpload(): FileUpload {
-  return { partIndex: 0, name: "", mimeType: "", data: Buffer.alloc(0) };
+  return { partIndex: 0, name: "", mimeType: "", data: Buffer.alloc(0), blobId: "", size: 0, sha256: "" };
 }
 
 export const FileUpload: MessageFns<FileUpload> = {
@@ -491,6 +500,15 @@ export const FileUpload: MessageFns<FileUpload> = {
     }
     if (message.data.length !== 0) {
       writer.uint32(34).bytes(message.data);
+    }
+    if (message.blobId !== "") {
+      writer.uint32(42).string(message.blobId);
+    }
+    if (message.size !== 0) {
+      writer.uint32(48).int64(message.size);
+    }
+    if (message.sha256 !== "") {
+      writer.uint32(58).string(message.sha256);
     }
     return writer;
   },
@@ -540,6 +558,30 @@ export const FileUpload: MessageFns<FileUpload> = {
             message.data = Buffer.from(reader.bytes());
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.blobId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.size = longToNumber(reader.int64());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.sha256 = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -566,6 +608,13 @@ export const FileUpload: MessageFns<FileUpload> = {
         ? globalThis.String(object.mime_type)
         : "",
       data: isSet(object.data) ? Buffer.from(bytesFromBase64(object.data)) : Buffer.alloc(0),
+      blobId: isSet(object.blobId)
+        ? globalThis.String(object.blobId)
+        : isSet(object.blob_id)
+        ? globalThis.String(object.blob_id)
+        : "",
+      size: isSet(object.size) ? globalThis.Number(object.size) : 0,
+      sha256: isSet(object.sha256) ? globalThis.String(object.sha256) : "",
     };
   },
 
@@ -583,6 +632,15 @@ export const FileUpload: MessageFns<FileUpload> = {
     if (message.data.length !== 0) {
       obj.data = base64FromBytes(message.data);
     }
+    if (message.blobId !== "") {
+      obj.blobId = message.blobId;
+    }
+    if (message.size !== 0) {
+      obj.size = Math.round(message.size);
+    }
+    if (message.sha256 !== "") {
+      obj.sha256 = message.sha256;
+    }
     return obj;
   },
 
@@ -595,6 +653,9 @@ export const FileUpload: MessageFns<FileUpload> = {
     message.name = object.name ?? "";
     message.mimeType = object.mimeType ?? "";
     message.data = object.data ?? Buffer.alloc(0);
+    message.blobId = object.blobId ?? "";
+    message.size = object.size ?? 0;
+    message.sha256 = object.sha256 ?? "";
     return message;
   },
 };

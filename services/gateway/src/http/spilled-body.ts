@@ -1,0 +1,128 @@
+import type { Request } from 'express';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import type { Readable } from 'node:stream';
+import { AppError } from '@a2a-inbound/errors';
+import type { BlobStore } from '@a2a-inbound/ports';
+import { SpillScanner, type SpillOutcome } from '../protocol/spill-scanner';
+
+/** A body above this many bytes (or of unknown length) counts as large: bounded in flight. */
+export const LARGE_BODY_BYTES = 1024 * 1024;
+
+/** Where the JSON-RPC endpoint finds file bytes: `params.message.parts[i].file.bytes`. */
+export const JSON_RPC_FILE_PATHS = [['params', 'message', 'parts', '*', 'file', 'bytes']] as const;
+
+/** The client went away mid-body: nothing to answer. */
+export class BodyAbortedError extends Error {}
+
+/**
+ * At most `max` large bodies are read at once; more wait with their socket unread (TCP back-pressure holds
+ * the rest of the upload in the client), so memory does not grow with the number of uploads.
+ */
+export class LargeBodyGate {
+  #open = 0;
+  readonly #waiting: (() => void)[] = [];
+
+  constructor(readonly max: number) {}
+
+  get waiting(): number {
+    return this.#waiting.length;
+  }
+
+  async enter(): Promise<() => void> {
+    if (this.#open >= this.max) await new Promise<void>((r) => this.#waiting.push(r));
+    else this.#open += 1;
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      const next = this.#waiting.shift();
+      if (next)
+        next(); // the slot passes on
+      else this.#open -= 1;
+    };
+  }
+}
+
+export interface SpilledBody {
+  /** The body without the spilled file bytes (placeholders in their place). */
+  json: Buffer;
+  spilled: ReadonlyMap<string, SpillOutcome>;
+  /** Deletes the stored files not in `keep` (refused requests keep none). */
+  discard(keep?: ReadonlySet<string>): Promise<void>;
+}
+
+function decoded(req: Request): Readable {
+  const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase().trim();
+  switch (encoding) {
+    case 'identity':
+      return req;
+    case 'gzip':
+    case 'x-gzip':
+      return req.pipe(createGunzip());
+    case 'deflate':
+      return req.pipe(createInflate());
+    case 'br':
+      return req.pipe(createBrotliDecompress());
+    default:
+      throw new AppError('PARSE_ERROR', 'Unsupported body encoding');
+  }
+}
+
+/**
+ * Reads a JSON body as a stream (issue 19, item 6): file bytes at `paths` go to the blob store (owner: the
+ * caller's subscription) as they arrive; the rest is returned for `JSON.parse`. `limitBytes` bounds the
+ * decoded body (PAYLOAD_TOO_LARGE, as before); large bodies pass `gate` first.
+ */
+export async function readSpilledBody(
+  req: Request,
+  options: {
+    limitBytes: number;
+    blobs: BlobStore;
+    owner: string;
+    gate: LargeBodyGate;
+    paths: readonly (readonly string[])[];
+    maxFileBytes: number;
+  },
+): Promise<SpilledBody> {
+  const announced = Number(req.headers['content-length'] ?? NaN);
+  if (announced > options.limitBytes) throw new AppError('PAYLOAD_TOO_LARGE', 'Request body too large');
+  const stored: string[] = [];
+  const discard = async (keep?: ReadonlySet<string>): Promise<void> => {
+    for (const id of stored.splice(0))
+      if (!keep?.has(id)) await options.blobs.delete(id, options.owner).catch(() => undefined);
+  };
+  const scanner = new SpillScanner({
+    paths: options.paths,
+    maxFileBytes: options.maxFileBytes,
+    store: async (data) => {
+      const ref = await options.blobs.put(data, { owner: options.owner, mimeType: 'application/octet-stream' });
+      stored.push(ref.id);
+      return ref;
+    },
+  });
+  const large = !(announced <= LARGE_BODY_BYTES);
+  const leave = large ? await options.gate.enter() : undefined;
+  try {
+    const source = decoded(req);
+    let total = 0;
+    try {
+      for await (const chunk of source as AsyncIterable<Buffer>) {
+        total += chunk.length;
+        if (total > options.limitBytes) throw new AppError('PAYLOAD_TOO_LARGE', 'Request body too large');
+        await scanner.write(chunk);
+      }
+    } catch (err) {
+      if (err instanceof AppError) throw err;
+      if (req.destroyed && !req.complete) throw new BodyAbortedError('request aborted');
+      throw new AppError('PARSE_ERROR', 'Parse error: the body could not be decoded', { cause: err });
+    }
+    if (!req.complete) throw new BodyAbortedError('request aborted');
+    const { json, spilled } = scanner.end();
+    return { json, spilled, discard };
+  } catch (err) {
+    await discard();
+    throw err;
+  } finally {
+    leave?.();
+  }
+}
