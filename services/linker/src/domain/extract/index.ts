@@ -7,6 +7,7 @@ import { HOLE_PART, type HttpWrapper, type MessageWrapper, Sink, concat, nameOf 
 import { extractProto } from './grpc';
 import { extractDockerfileEnv, extractKeyValues, extractNginx, extractSql, extractStructured } from './config';
 import { extractJavaScript } from './javascript';
+import { fileSystemRoutes, npmDependencies } from './fs-routes';
 import type { CodeExtractor } from './driver';
 import { extractCSharp } from './csharp';
 import { extractGo } from './go';
@@ -109,6 +110,9 @@ export async function extractSource(
   const constants = new Map<string, Part[] | null>();
   let files_ = 0;
   let parsed = 0;
+  // File-system routes wait for the source's package.json to say which framework it uses.
+  const npmDeps = new Set<string>();
+  const fsRoutes: { marker: string; endpoints: Endpoint[] }[] = [];
   for await (const f of files) {
     if (isIgnoredFile(f.path, includeTests)) continue;
     const kind = kindOf(f.path);
@@ -116,9 +120,15 @@ export async function extractSource(
     files_++;
     const text = await f.read();
     if (text.length > MAX_FILE_BYTES) continue;
+    if (f.path === 'package.json' || f.path.endsWith('/package.json'))
+      for (const d of npmDependencies(text)) npmDeps.add(d);
     if ('code' in kind) {
       const tree = await parse(kind.code, text);
       try {
+        if (kind.code === 'typescript' || kind.code === 'tsx' || kind.code === 'javascript') {
+          const fsr = fileSystemRoutes(tree.rootNode, f.path);
+          if (fsr) fsRoutes.push(fsr);
+        }
         const extract = EXTRACTORS[kind.code];
         extract(tree.rootNode, f.path, sink, (scope) => {
           for (const [name, value] of scope.known()) {
@@ -136,6 +146,7 @@ export async function extractSource(
       parsed++;
     }
   }
+  for (const r of fsRoutes) if (npmDeps.has(r.marker)) facts.endpoints.push(...r.endpoints);
   for (const [name, value] of constants) if (value && name !== '__proto__') facts.constants[name] = value;
   // Cross-file references: an identifier unknown in its file resolves to a constant of the source.
   const resolve = (parts: readonly Part[], depth = 0): Part[] =>
