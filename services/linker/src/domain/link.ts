@@ -1,3 +1,4 @@
+import { instantiateBusSites } from './bus';
 import type {
   Binding,
   Call,
@@ -892,6 +893,9 @@ interface Routed {
   readonly binding: UsedBinding;
 }
 
+const sameLoc = (loc: Loc, at: Evidence, source: string): boolean =>
+  at.source === source && at.file === loc.file && at.line === loc.line;
+
 function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
   const exchangeTypes = new Map<string, ExchangeType>();
   const bindings: { b: Binding; source: string }[] = [];
@@ -1019,6 +1023,8 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
               ? `no binding routes \`${p.exchange}\` to a queue`
               : `no binding routes \`${p.exchange}\` / \`${p.key}\` to a queue`,
         );
+      // One row per (call site, consumer): two bindings into one queue are one delivery path to it.
+      const rowsOf = new Set<string>();
       for (const r of routed) {
         let queueReached = 0;
         for (const { c, source: cs } of consumers) {
@@ -1027,6 +1033,13 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
           queueReached++;
           fedConsumers.add(c);
           if (cs === source) continue;
+          // A queue several subscriptions of one source consume: the one the binding was made at.
+          const same = consumers.filter((x) => x.source === cs && x.c.broker === 'rabbitmq' && x.c.queue === r.queue);
+          const at_ = same.find((x) => sameLoc(x.c.loc, r.binding.at, cs))?.c ?? same[0]!.c;
+          if (c !== at_) continue;
+          const rowKey = `${cs}|${c.queue}`;
+          if (rowsOf.has(rowKey)) continue;
+          rowsOf.add(rowKey);
           const bk = `rabbitmq|${r.binding.exchange}|${r.queue}|${r.binding.key}`;
           if (!usedBindings.has(bk)) usedBindings.set(bk, r.binding);
           const via = describeBinding(r.binding);
@@ -1153,7 +1166,7 @@ function linkData(sources: readonly SourceFacts[], topo: Topology, out: LinkResu
 // ---------------------------------------------------------------------------------------------
 
 export function link(sources: readonly SourceFacts[]): LinkResult {
-  const sorted = [...sources].sort((a, b) => cmp(a.source, b.source));
+  const sorted = instantiateBusSites([...sources].sort((a, b) => cmp(a.source, b.source)));
   const out: LinkResult = { links: [], bindings: [], unresolved: [], gaps: [], shared: [] };
   const topo = topology(sorted);
   // Context paths that only another repository's configuration gives (a config server's `orders.yml`).

@@ -157,3 +157,104 @@ describe('Envoy front proxy (static_resources routes as gateway routes)', () => 
     expect(gaps(r)).toEqual([]);
   });
 });
+
+describe('a message-bus library shared by several services (summaries instantiated at the call sites)', () => {
+  const library = {
+    'EventBus/RabbitBus.cs': lines(
+      'public sealed class RabbitBus(IOptions<BusOptions> options, IOptions<SubscriptionInfo> subs) : IEventBus',
+      '{',
+      '    private const string ExchangeName = "shop_bus";',
+      '    private readonly string _queueName = options.Value.ClientName;',
+      '    private readonly SubscriptionInfo _info = subs.Value;',
+      '    public async Task PublishAsync(IntegrationEvent @event)',
+      '    {',
+      '        var routingKey = @event.GetType().Name;',
+      '        await _pipeline.Execute(async () =>',
+      '        {',
+      '            await channel.BasicPublishAsync(exchange: ExchangeName, routingKey: routingKey, body: body);',
+      '        });',
+      '    }',
+      '    public async Task StartAsync()',
+      '    {',
+      '        await _ch.ExchangeDeclareAsync(exchange: ExchangeName, type: "direct");',
+      '        await _ch.QueueDeclareAsync(queue: _queueName, durable: true);',
+      '        await _ch.BasicConsumeAsync(queue: _queueName, autoAck: false, consumer: consumer);',
+      '        foreach (var (eventName, _) in _info.EventTypes)',
+      '        {',
+      '            await _ch.QueueBindAsync(queue: _queueName, exchange: ExchangeName, routingKey: eventName);',
+      '        }',
+      '    }',
+      '}',
+    ),
+    'EventBus/Extensions.cs': lines(
+      'public static class BusExtensions',
+      '{',
+      '    private const string SectionName = "Bus";',
+      '    public static IBuilder AddBus(this IHostApplicationBuilder builder)',
+      '    {',
+      '        builder.Services.Configure<BusOptions>(builder.Configuration.GetSection(SectionName));',
+      '        return new Builder(builder.Services);',
+      '    }',
+      '    public static IBuilder AddSubscription<T, TH>(this IBuilder b) where T : IntegrationEvent',
+      '    {',
+      '        b.Services.Configure<SubscriptionInfo>(o =>',
+      '        {',
+      '            o.EventTypes[typeof(T).Name] = typeof(T);',
+      '        });',
+      '        return b;',
+      '    }',
+      '}',
+    ),
+  };
+  it('publish: exchange from the library, routing key = the message type name; subscribe: the queue from each service configuration; one row per call site and consumer', async () => {
+    const r = await reportOf({
+      bus: library,
+      orders: {
+        'Handlers/Paid.cs': lines(
+          'public class PaidHandler(IEventBus eventBus)',
+          '{',
+          '    public async Task Handle(bool ok)',
+          '    {',
+          '        IntegrationEvent evt;',
+          '        if (ok) { evt = new PaymentSucceeded(1); } else { evt = new PaymentFailed(1); }',
+          '        await eventBus.PublishAsync(evt);',
+          '        var other = ok ? (IntegrationEvent)new StockRejected(1) : new StockConfirmed(1);',
+          '        await eventBus.PublishAsync(other);',
+          '    }',
+          '}',
+        ),
+      },
+      billing: {
+        'Program.cs': lines(
+          'builder.AddBus()',
+          '    .AddSubscription<PaymentSucceeded, SucceededHandler>()',
+          '    .AddSubscription<StockConfirmed, ConfirmedHandler>();',
+        ),
+        'appsettings.json': JSON.stringify({ Bus: { ClientName: 'Billing' } }),
+      },
+      audit: {
+        'Program.cs': lines('builder.AddBus().AddSubscription<PaymentFailed, FailedHandler>();'),
+        'appsettings.json': JSON.stringify({ Bus: { ClientName: 'Audit' } }),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'orders Handlers/Paid.cs:7 | publish `shop_bus` / `PaymentFailed` | audit Program.cs:1 consume queue `Audit`',
+      'orders Handlers/Paid.cs:7 | publish `shop_bus` / `PaymentSucceeded` | billing Program.cs:2 consume queue `Billing`',
+      'orders Handlers/Paid.cs:9 | publish `shop_bus` / `StockConfirmed` | billing Program.cs:3 consume queue `Billing`',
+    ]);
+    // StockRejected reaches no queue (nobody subscribes); the library itself reports nothing.
+    expect(gaps(r)).toEqual([
+      'publisher orders Handlers/Paid.cs:9 no binding routes `shop_bus` / `StockRejected` to a queue',
+    ]);
+  });
+
+  it('without a library summary, MassTransit convention: one exchange per message type', async () => {
+    const r = await reportOf({
+      orders: { 'Api.cs': lines('await bus.Publish(new OrderCreated(id));') },
+      mail: { 'Program.cs': lines('builder.AddSubscription<OrderCreated, OrderCreatedHandler>();') },
+    });
+    expect(rows(r)).toEqual([
+      'orders Api.cs:1 | publish `OrderCreated` | mail Program.cs:1 consume queue `OrderCreatedHandler`',
+    ]);
+  });
+});

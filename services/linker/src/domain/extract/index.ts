@@ -153,6 +153,10 @@ export async function extractSource(
     concat(
       ...parts.map((p): Part[] => {
         if (!('ref' in p)) return [p];
+        // `options.Value.X` of an `IOptions<T>` whose section the source binds: configuration `Section:X`.
+        const opt = /^IOptions<(\w+)>\.(\w+)$/.exec(p.ref);
+        const section = opt ? sink.optionSections.get(opt[1]!) : undefined;
+        if (section !== undefined) return [{ config: `${section}:${opt![2]!}` }];
         // `settings.orders_url` / `this.baseUrl`: fall back to the member's own name when it is a known constant.
         const v =
           own(facts.constants, p.ref) ??
@@ -170,6 +174,7 @@ export async function extractSource(
   }
   applyWrappers(facts, sink);
   applyMessageWrappers(facts, sink, resolve);
+  summariseRegistryBinds(facts, sink, resolve);
   applyPrefixes(facts);
   resolveNamePlaceholders(facts);
   for (let i = 0; i < facts.calls.length; i++) {
@@ -278,6 +283,41 @@ function applyMessageWrappers(facts: SourceFacts, sink: Sink, resolve: (parts: r
   facts.publishes.splice(0, facts.publishes.length, ...facts.publishes.filter(own));
   facts.bindings.splice(0, facts.bindings.length, ...facts.bindings.filter(own));
   facts.consumes.splice(0, facts.consumes.length, ...facts.consumes.filter(own));
+}
+
+/**
+ * A bus library's subscription: a generic method that registers its type argument's name in a registry
+ * member, and a bind of one queue to an exchange for each key of that member, make one `subscribe`
+ * summary (instantiated at each call of the method, in any source). The library's own consume and
+ * declaration of that queue (a name only its users' configuration gives) are the users' once instantiated.
+ */
+function summariseRegistryBinds(facts: SourceFacts, sink: Sink, resolve: (parts: readonly Part[]) => Part[]): void {
+  const queues = new Set<string>();
+  const files = new Set<string>();
+  for (const b of sink.registryBinds) {
+    const queue = nameOf(resolve(b.queue));
+    if (queue === undefined) continue;
+    for (const r of sink.registrations) {
+      if (r.registry !== b.registry) continue;
+      sink.busSummary({
+        kind: 'subscribe',
+        method: r.method,
+        broker: 'rabbitmq',
+        exchange: b.exchange,
+        queue,
+        typeIndex: r.typeIndex,
+        loc: b.loc,
+      });
+      queues.add(queue);
+      files.add(b.loc.file);
+    }
+  }
+  if (queues.size === 0) return;
+  // In the library's file, a queue whose name is that configuration value (or was computed) is the same one.
+  const libraryQueue = (name: string, loc: Loc): boolean =>
+    files.has(loc.file) && (queues.has(name) || name.includes('{}'));
+  facts.consumes.splice(0, facts.consumes.length, ...facts.consumes.filter((c) => !libraryQueue(c.queue, c.loc)));
+  facts.queues.splice(0, facts.queues.length, ...facts.queues.filter((q) => !libraryQueue(q.name, q.loc)));
 }
 
 /**
