@@ -258,3 +258,51 @@ describe('a message-bus library shared by several services (summaries instantiat
     ]);
   });
 });
+
+describe('C#: a request wrapper of another file and URI builders (partial values keep the known path)', () => {
+  it('RequestProvider.GetAsync(string uri) → httpClient.GetAsync(uri) is the call at each caller; CombineUri(unknown base, known path) links by the unique path', async () => {
+    const r = await reportOf({
+      mobile: {
+        'Services/RequestProvider.cs': lines(
+          'public class RequestProvider : IRequestProvider',
+          '{',
+          '    public async Task<T> GetAsync<T>(string uri, string token = "")',
+          '    {',
+          '        HttpClient httpClient = await GetOrCreateHttpClientAsync(token);',
+          '        var response = await httpClient.GetAsync(uri);',
+          '        return default;',
+          '    }',
+          '    public async Task<T> PostAsync<T>(string uri, T data)',
+          '    {',
+          '        var response = await _httpClient.PostAsync(uri, content);',
+          '        return default;',
+          '    }',
+          '}',
+        ),
+        'Services/CatalogService.cs': lines(
+          'public class CatalogService',
+          '{',
+          '    private const string ApiUrlBase = "api/catalog";',
+          '    public async Task<X> Items()',
+          '    {',
+          '        var uri = UriHelper.CombineUri(_settings.GatewayBase, $"{ApiUrlBase}/items?PageSize=100");',
+          '        return await _requestProvider.GetAsync<Root>(uri).ConfigureAwait(false);',
+          '    }',
+          '    public Task Order(Order o)',
+          '    {',
+          '        var uri = $"{UriHelper.CombineUri(_settings.OrdersBase, "api/orders")}?v=1";',
+          '        return _requestProvider.PostAsync(uri, o);',
+          '    }',
+          '}',
+        ),
+      },
+      catalog: { 'Api.cs': lines('app.MapGet("/api/catalog/items", GetItems);') },
+      ordering: { 'Api.cs': lines('app.MapPost("/api/orders", Create);') },
+    });
+    expect(rows(r)).toEqual([
+      'mobile Services/CatalogService.cs:7 | GET /api/catalog/items | catalog Api.cs:1 GET /api/catalog/items (aspnetcore-minimal)',
+      'mobile Services/CatalogService.cs:12 | POST /api/orders | ordering Api.cs:1 POST /api/orders (aspnetcore-minimal)',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+  });
+});

@@ -12,6 +12,7 @@ import {
   lit,
   literal,
   nameOf,
+  paramWrapper,
   sharedCallRules,
   sharedRuleName,
 } from './common';
@@ -73,6 +74,8 @@ function foreachRegistry(n: Node, variable: string): string | undefined {
   }
   return undefined;
 }
+/** Calls that join URI parts with `/` (a table of the builders people use). */
+const URI_JOIN = /^(Combine(Uri|Url)?|UrlCombine|JoinPath|AppendPathSegments?)$/;
 /** Methods that store an integration event for publishing (`AddAndSaveEventAsync`, `SaveEventAndContextChangesAsync`). */
 const OUTBOX = /^(Add|Save)\w*Event\w*Async$/;
 const ATTR_VERBS: Record<string, HttpMethod> = {
@@ -239,6 +242,17 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
           if (k !== undefined)
             return [fnText.endsWith('GetConnectionString') ? { config: `ConnectionStrings:${k}` } : { config: k }];
         }
+        // URI builders (`UriHelper.CombineUri(base, "api/items")`, `Path.Combine`, Flurl `AppendPathSegment`):
+        // the parts joined by `/`, an unknown base kept as a run-time part before a known path.
+        if (fn?.type === 'member_access_expression' && URI_JOIN.test(fn.childForFieldName('name')?.text ?? '')) {
+          const target = fn.childForFieldName('expression');
+          const head =
+            /^(AppendPathSegments?|AppendPathSegment)$/.test(fn.childForFieldName('name')!.text) && target
+              ? [target]
+              : [];
+          const partsOf = [...head, ...a].map((x) => evaluate(x));
+          if (partsOf.length >= 2) return concat(...partsOf.flatMap((p, i) => (i === 0 ? [p] : [lit('/'), p])));
+        }
         // String methods that keep the URL: `$"{base}items?{qs}".TrimEnd('&', '?')`, `.ToLowerInvariant()`.
         if (fn?.type === 'member_access_expression') {
           const m = fn.childForFieldName('name')?.text ?? '';
@@ -399,6 +413,19 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       if (types.length)
         sink.busSite({ kind: 'generic', method: callee, types, loc: { file, line: lineOf(calleeNode) } });
     }
+    // A call of another object's method with arguments, kept in case a wrapper of the source has that name.
+    if (
+      fn.type === 'member_access_expression' &&
+      !/^(this\.)?_?(log|logger)$|^Console$/i.test(fn.childForFieldName('expression')?.text ?? '')
+    ) {
+      const a = named(inv.childForFieldName('arguments'));
+      if (a.length > 0 && a.length <= 6)
+        sink.sites.push({
+          name: callee,
+          args: a.map((x) => evaluate(argExpr(x).expr)),
+          loc: { file, line: lineOf(inv) },
+        });
+    }
     if (
       !MINIMAL[callee] &&
       !HTTP_CLIENT[callee] &&
@@ -509,6 +536,10 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       }
       const clientClass = namedClients.get(receiver) ?? chainedClientName() ?? enclosingClass(inv);
       sink.call(HTTP_CLIENT[name], args[0], 'HttpClient', loc, clientClass ? { clientClass } : {});
+      // A method whose URL is its parameter (`RequestProvider.GetAsync(string uri)` → `http.GetAsync(uri)`)
+      // is a wrapper: its callers elsewhere in the source make the call with their URL.
+      const w = paramWrapper(enclosingMethod(inv), args[0]);
+      if (w) sink.wrappers.push({ ...w, method: HTTP_CLIENT[name], client: 'HttpClient', loc });
       return;
     }
     if (name === 'AddHttpClient') {
