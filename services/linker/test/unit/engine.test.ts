@@ -306,3 +306,107 @@ describe('C#: a request wrapper of another file and URI builders (partial values
     expect(unresolved(r)).toEqual([]);
   });
 });
+
+describe('Kotlin, Rust, Ruby and PHP front-ends (one syntax table each, shared route and client tables)', () => {
+  it('actix attributes and axum routes, reqwest/awc with format! and env::var defaults; Sinatra and HTTParty; Slim and Laravel routes, Guzzle; Ktor routes', async () => {
+    const r = await reportOf({
+      shipping: {
+        'src/main.rs': lines(
+          '#[post("/get-quote")]',
+          'pub async fn get_quote() -> impl Responder { HttpResponse::Ok() }',
+          'async fn request_quote() {',
+          '    let client = awc::Client::new();',
+          '    let addr: String = format!(',
+          '        "{}{}",',
+          '        env::var("QUOTE_ADDR").unwrap_or_else(|_| "http://quote:8090".to_string()),',
+          '        "/getquote"',
+          '    );',
+          '    let resp = client.post(addr).send_json(&body).await;',
+          '}',
+          'fn app() -> Router { Router::new().route("/health", get(health)) }',
+        ),
+      },
+      quote: {
+        'app/routes.php': lines(
+          '<?php',
+          'return function (App $app) {',
+          "    $app->post('/getquote', function (Request $request, Response $response) { return $response; });",
+          '};',
+          "Route::get('/users/{id}', [UserController::class, 'show']);",
+        ),
+        'app/Client.php': lines(
+          '<?php',
+          "$base = getenv('EMAIL_ADDR');",
+          "$client->request('POST', $base . '/send_order_confirmation');",
+        ),
+      },
+      email: {
+        'email_server.rb': lines(
+          'post "/send_order_confirmation" do',
+          '  "ok"',
+          'end',
+          'def notify',
+          '  HTTParty.get(ENV.fetch("SHIPPING_ADDR", "http://shipping:8080") + "/health")',
+          '  Net::HTTP.get(URI("http://quote/users/#{id}"))',
+          'end',
+        ),
+      },
+      catalog: {
+        'src/main/kotlin/App.kt': lines(
+          'fun Application.module() {',
+          '    routing {',
+          '        get("/items/{id}") { call.respond("x") }',
+          '    }',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'email email_server.rb:5 | GET shipping/health | shipping src/main.rs:12 GET /health (axum)',
+      'email email_server.rb:6 | GET quote/users/{} | quote app/routes.php:5 GET /users/{id} (php-router)',
+      'quote app/Client.php:3 | POST /send_order_confirmation | email email_server.rb:1 POST /send_order_confirmation (sinatra)',
+      'shipping src/main.rs:10 | POST quote/getquote | quote app/routes.php:3 POST /getquote (php-router)',
+    ]);
+  });
+
+  it('Kotlin: a Kafka consumer subscribing in KafkaConsumer(…).apply { subscribe(listOf(topic)) }, the topic System.getenv("T") ?: "orders"', async () => {
+    const r = await reportOf({
+      checkout: {
+        'kafka/producer.go': lines(
+          'package kafka',
+          'import "os"',
+          'var Topic = getTopic()',
+          'func getTopic() string {',
+          '\tif topic := os.Getenv("KAFKA_TOPIC"); topic != "" {',
+          '\t\treturn topic',
+          '\t}',
+          '\treturn "orders"',
+          '}',
+        ),
+        'main.go': lines(
+          'package main',
+          'import ("github.com/IBM/sarama"; "example.com/checkout/kafka")',
+          'func send(p sarama.AsyncProducer) {',
+          '\tmsg := sarama.ProducerMessage{',
+          '\t\tTopic: kafka.Topic,',
+          '\t}',
+          '\tp.Input() <- &msg',
+          '}',
+        ),
+      },
+      fraud: {
+        'src/main/kotlin/main.kt': lines(
+          'val topic: String = System.getenv("KAFKA_TOPIC") ?: "orders"',
+          'fun main() {',
+          '    val consumer = KafkaConsumer<String, ByteArray>(props).apply {',
+          '        subscribe(listOf(topic))',
+          '    }',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'checkout main.go:5 | produce Kafka topic `orders` | fraud src/main/kotlin/main.kt:4 consume Kafka topic `orders`',
+    ]);
+  });
+});

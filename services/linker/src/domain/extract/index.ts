@@ -13,6 +13,7 @@ import { extractCSharp } from './csharp';
 import { extractGo } from './go';
 import { extractJava } from './java';
 import { extractPython } from './python';
+import { extractKotlin, extractPhp, extractRuby, extractRust } from './script';
 
 export interface SourceFile {
   /** Path relative to the source root, `/`-separated. */
@@ -96,6 +97,10 @@ const EXTRACTORS: Record<CodeLanguage, CodeExtractor> = {
   java: extractJava,
   python: extractPython,
   go: extractGo,
+  kotlin: extractKotlin,
+  rust: extractRust,
+  ruby: extractRuby,
+  php: extractPhp,
 };
 
 /** Parses one source's files into facts (the parse stage). */
