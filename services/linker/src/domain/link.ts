@@ -601,6 +601,20 @@ function linkCalls(sources: readonly SourceFacts[], topo: Topology, out: LinkRes
         .map((s) => bestIn(s, call.method, callSegs, false))
         .filter((c): c is Candidate => c !== undefined);
       if (candidates.length === 0) {
+        // A front door: a load generator's or browser's path that exactly one gateway of the application
+        // forwards to a repository serving it (the caller's host is a setting or the page's origin).
+        const doors = [...topo.proxies.keys()]
+          .filter((g) => g !== src.source)
+          .map((g) => forward(g, call.method, callSegs, topo, bySource))
+          .filter((f): f is { link: Candidate; via: string } => f !== undefined && 'link' in f);
+        if (
+          doors.length > 0 &&
+          new Set(doors.map((d) => d.link.source)).size === 1 &&
+          new Set(doors.map((d) => d.via)).size === 1
+        ) {
+          out.links.push(apiLink(caller, calls, doors[0]!.link, doors[0]!.via));
+          continue;
+        }
         // Catch-all prefixes (`/**`) fit any path below them: named, but no evidence where the call goes.
         const prefixes = sources
           .filter((s) => s.source !== src.source)

@@ -410,3 +410,61 @@ describe('Kotlin, Rust, Ruby and PHP front-ends (one syntax table each, shared r
     ]);
   });
 });
+
+describe('front doors and PHP idioms met on unseen applications', () => {
+  it('a locust load test calling relative paths links through the one gateway that forwards them; Symfony @Route docblocks and #[Route] attributes; curl_init of a sprintf URL', async () => {
+    const r = await reportOf({
+      loadgen: {
+        'locustfile.py': lines(
+          'from locust import HttpUser, task',
+          'class Shopper(HttpUser):',
+          '    @task',
+          '    def browse(self):',
+          "        self.client.put('/api/ratings/api/rate/{}/{}'.format(sku, 5))",
+          "        self.client.get('/api/catalogue/product/{}'.format(sku))",
+        ),
+      },
+      web: {
+        'default.conf': lines(
+          'server {',
+          '  location /api/catalogue/ { proxy_pass http://catalogue:8080/; }',
+          '  location /api/ratings/ { proxy_pass http://ratings:80/; }',
+          '}',
+        ),
+      },
+      catalogue: { 'server.js': lines('const app = require("express")();', 'app.get("/product/:sku", h);') },
+      ratings: {
+        'src/Controller/RatingsApiController.php': lines(
+          '<?php',
+          'namespace App\\Controller;',
+          '/**',
+          ' * @Route("/api")',
+          ' */',
+          'class RatingsApiController extends AbstractController',
+          '{',
+          '    /**',
+          '     * @Route(path="/rate/{sku}/{score}", methods={"PUT"})',
+          '     */',
+          '    public function put(string $sku, int $score) {}',
+          "    #[Route('/fetch/{sku}', methods: ['GET'])]",
+          '    public function get(string $sku) {}',
+          '}',
+        ),
+        'src/Service/CatalogueService.php': lines(
+          '<?php',
+          'class CatalogueService {',
+          '    public function product(string $sku) {',
+          "        $url = sprintf('%s/product/%s', $this->catalogueUrl, $sku);",
+          '        $curl = curl_init($url);',
+          '    }',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'loadgen locustfile.py:5 | PUT /api/ratings/api/rate/{}/{} | ratings src/Controller/RatingsApiController.php:11 PUT /api/rate/{sku}/{score} (php)',
+      'loadgen locustfile.py:6 | GET /api/catalogue/product/{} | catalogue server.js:2 GET /product/:sku (express)',
+      'ratings src/Service/CatalogueService.php:5 | GET /product/{} | catalogue server.js:2 GET /product/:sku (express)',
+    ]);
+  });
+});

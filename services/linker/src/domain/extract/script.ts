@@ -66,6 +66,8 @@ const CLIENT_CALLS: readonly { client: string; receiver: RegExp; names: Record<s
     receiver: /^(reqwest|Net::HTTP|HTTParty|Faraday|RestClient|Http|Excon|Typhoeus)$/,
     names: { ...VERBS },
   },
+  // PHP curl: `curl_init($url)` (GET unless its options say otherwise).
+  { client: 'curl', receiver: /^$/, names: { curl_init: 'GET' } },
 ];
 
 function stringParts(n: Node, syn: Syntax, evaluate: (n: Node) => Part[]): Part[] {
@@ -163,6 +165,18 @@ function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): Lan
         // Value-keeping conversions and wrappers: `URI(u)`, `u.to_string()`, `listOf(t)`, `"x".parse()`.
         if (/^(URI|Uri|URL|parse|to_string|to_owned|into|as_str|toString|trim|strval)$/.test(c.name))
           return c.args[0] ? evaluate(c.args[0]) : c.receiver ? evaluateText(node) : [HOLE_PART];
+        // printf-style formatting (`sprintf('%s/product/%s', $base, $sku)`, Ruby `format`, Kotlin `String.format`).
+        if (/^(sprintf|format)$/.test(c.name) && c.args[0]) {
+          const tpl = literal(evaluate(c.args[0]));
+          if (tpl === undefined) return [HOLE_PART];
+          const pieces = tpl.split(/%[-+# 0-9.]*[a-zA-Z]/);
+          const out: Part[][] = [];
+          pieces.forEach((p, i) => {
+            out.push(lit(p));
+            if (i < pieces.length - 1) out.push(c.args[i + 1] ? evaluate(c.args[i + 1]!) : [HOLE_PART]);
+          });
+          return concat(...out);
+        }
         if (/^(listOf|arrayOf|setOf|vec|array)$/.test(c.name)) {
           const vs = c.args.map((a) => nameOf(evaluate(a)) ?? '');
           return c.args.length === 1 ? evaluate(c.args[0]!) : lit(vs.join(LIST_SEP));
@@ -430,10 +444,47 @@ const phpSyntax: Syntax = {
       const key = k ? literal(evaluate(k)) : undefined;
       return key !== undefined ? [{ env: key }] : undefined;
     }
-    if (n.type === 'variable_name') return undefined;
     return undefined;
   },
+  routeAttributes(root, emit) {
+    // Symfony `@Route("/x", methods={"PUT"})` docblocks and PHP 8 `#[Route('/x', methods: ['PUT'])]`, the
+    // class's route a prefix of its methods'.
+    const visit = (n: Node, prefix: string, depth: number): void => {
+      if (depth > 8) return;
+      for (const c of kids(n)) {
+        if (c.type === 'class_declaration' || c.type === 'method_declaration') {
+          const route = symfonyRoute(c);
+          if (c.type === 'class_declaration')
+            visit(c.childForFieldName('body') ?? c, route ? joinPath(prefix, route.path) : prefix, depth + 1);
+          else if (route) for (const m of route.methods) emit(m, joinPath(prefix, route.path), lineOf(c));
+        } else if (
+          c.type === 'namespace_definition' ||
+          c.type === 'compound_statement' ||
+          c.type === 'declaration_list'
+        )
+          visit(c, prefix, depth + 1);
+      }
+    };
+    visit(root, '', 0);
+  },
 };
+
+/** The Symfony route of a class or method: its docblock (the comment before it) or its attributes. */
+function symfonyRoute(decl: Node): { path: string; methods: HttpMethod[] } | undefined {
+  const texts: string[] = [];
+  const prev = decl.previousNamedSibling;
+  if (prev?.type === 'comment') texts.push(prev.text);
+  for (const a of kids(decl)) if (a.type === 'attribute_list') texts.push(a.text);
+  for (const t of texts) {
+    const m = /(?:@|#\[)Route\(\s*(?:path\s*[=:]\s*)?["']([^"']*)["']([^)]*)\)/.exec(t);
+    if (!m) continue;
+    const verbs = [...(/methods\s*[=:]\s*[{[]([^}\]]*)[}\]]/.exec(m[2]!)?.[1] ?? '').matchAll(/["'](\w+)["']/g)]
+      .map((x) => httpMethod(x[1]!.toUpperCase()))
+      .filter((x): x is HttpMethod => x !== undefined);
+    return { path: m[1]!, methods: verbs.length ? verbs : ['ANY'] };
+  }
+  return undefined;
+}
 
 const kotlinSyntax: Syntax = {
   strings: set('string_literal'),
