@@ -468,3 +468,41 @@ describe('front doors and PHP idioms met on unseen applications', () => {
     ]);
   });
 });
+
+describe('Java: getters summarised across files, a URI builder keeps its literal path', () => {
+  it('config.getPaymentUri() returning new ServiceUri(new Hostname("payment"), domain, "/paymentAuth").toUri() links by the unique path', async () => {
+    const r = await reportOf({
+      orders: {
+        'src/main/java/app/config/OrdersConfig.java': lines(
+          'public class OrdersConfig {',
+          '    private String domain = "";',
+          '    public URI getPaymentUri() {',
+          '        return new ServiceUri(new Hostname("payment"), new Domain(domain), "/paymentAuth").toUri();',
+          '    }',
+          '}',
+        ),
+        'src/main/java/app/OrdersController.java': lines(
+          '@RestController',
+          'public class OrdersController {',
+          '    @Autowired private OrdersConfig config;',
+          '    @PostMapping("/orders")',
+          '    public void create() {',
+          '        restTemplate.postForObject(config.getPaymentUri(), body, Authorisation.class);',
+          '    }',
+          '}',
+        ),
+      },
+      payment: {
+        'transport.go': lines(
+          'package payment',
+          'func h(r *mux.Router) {',
+          '\tr.Methods("POST").Path("/paymentAuth").Handler(x)',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'orders src/main/java/app/OrdersController.java:6 | POST /paymentauth | payment transport.go:3 POST /paymentAuth (gorilla/mux)',
+    ]);
+  });
+});
