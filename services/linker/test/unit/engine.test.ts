@@ -506,3 +506,35 @@ describe('Java: getters summarised across files, a URI builder keeps its literal
     ]);
   });
 });
+
+describe('JS: values injected through a constructor in another file', () => {
+  it('new Proxy({ baseUrl: process.env.X || "http://localhost:8080" }) in server.ts gives this.url = `${options.baseUrl}/restaurants` in the class its host', async () => {
+    const r = await reportOf({
+      gateway: {
+        'src/server.ts': lines(
+          'import RestaurantProxy from "./RestaurantProxy";',
+          'const restaurants = new RestaurantProxy({ baseUrl: process.env.RESTAURANT_URL || "http://localhost:8080" });',
+        ),
+        'src/RestaurantProxy.js': lines(
+          'const fetch = require("node-fetch");',
+          'class RestaurantProxy {',
+          '  constructor(options) {',
+          '    this.url = `${options.baseUrl}/restaurants`;',
+          '  }',
+          '  find(id) {',
+          '    return fetch(`${this.url}/${id}`);',
+          '  }',
+          '}',
+          'module.exports = RestaurantProxy;',
+        ),
+        '.env': lines('RESTAURANT_URL=http://restaurants:8080'),
+      },
+      restaurants: { 'server.js': lines('const app = require("express")();', 'app.get("/restaurants/:id", h);') },
+      kitchen: { 'server.js': lines('const app = require("express")();', 'app.get("/restaurants/:id", h);') },
+    });
+    // Two services serve /restaurants/:id: only the injected host tells them apart.
+    expect(rows(r)).toEqual([
+      'gateway src/RestaurantProxy.js:7 | GET restaurants/restaurants/{} | restaurants server.js:2 GET /restaurants/:id (express)',
+    ]);
+  });
+});
