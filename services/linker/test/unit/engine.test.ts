@@ -538,3 +538,19 @@ describe('JS: values injected through a constructor in another file', () => {
     ]);
   });
 });
+
+describe('C#: YARP direct forwarding', () => {
+  it('app.MapForwarder(pattern, destination prefix, target path) is a call of the destination', async () => {
+    const r = await reportOf({
+      web: {
+        'Program.cs': lines(
+          'app.MapForwarder("/product-images/{id}", "http://catalog-api", "/api/catalog/items/{id}/pic");',
+        ),
+      },
+      'catalog-api': { 'Apis/CatalogApi.cs': lines('app.MapGet("/api/catalog/items/{id:int}/pic", GetPicture);') },
+    });
+    expect(rows(r)).toEqual([
+      'web Program.cs:1 | ANY catalog-api/api/catalog/items/{}/pic | catalog-api Apis/CatalogApi.cs:1 GET /api/catalog/items/{id:int}/pic (aspnetcore-minimal)',
+    ]);
+  });
+});

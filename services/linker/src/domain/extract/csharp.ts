@@ -41,7 +41,15 @@ const HTTP_CLIENT: Record<string, HttpMethod> = {
   DeleteAsync: 'DELETE',
   DeleteFromJsonAsync: 'DELETE',
 };
-const CS_NAMES = new Set(['MapMethods', 'AddHttpClient', 'ToTable', 'AddProject', 'PublishAsync', 'Configure']);
+const CS_NAMES = new Set([
+  'MapMethods',
+  'AddHttpClient',
+  'ToTable',
+  'AddProject',
+  'PublishAsync',
+  'Configure',
+  'MapForwarder',
+]);
 /** Options interfaces whose `.Value` / `.CurrentValue` is the options class bound to a configuration section. */
 const OPTIONS_TYPE = /^I?Options(?:Monitor|Snapshot)?<\s*([\w.]+)\s*>$/;
 
@@ -506,6 +514,12 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       );
       for (const m of new Set(types))
         if (/Event$/.test(m)) sink.busSite({ kind: 'publish', method: '*', types: [m], loc });
+      return;
+    }
+    // YARP direct forwarding, `app.MapForwarder("/images/{id}", "http://catalog-api", "/api/items/{id}/pic")`:
+    // a call of the destination (its prefix and the target path, else the pattern itself).
+    if (name === 'MapForwarder' && args[0] && args[1]) {
+      sink.call('ANY', concat(args[1], args[2] ?? args[0]), 'YARP', loc);
       return;
     }
     if (MINIMAL[name] || name === 'MapMethods') {
