@@ -554,3 +554,32 @@ describe('C#: YARP direct forwarding', () => {
     ]);
   });
 });
+
+describe('Kotlin: Spring controllers', () => {
+  it('a class @RequestMapping prefix with @GetMapping("/x") and @PostMapping(value = ["/y"]) methods', async () => {
+    const r = await reportOf({
+      items: {
+        'src/main/kotlin/ItemsController.kt': lines(
+          '@RestController',
+          '@RequestMapping("/api")',
+          'class ItemsController(private val repo: Repo) {',
+          '    @GetMapping("/items/{id}")',
+          '    fun get(@PathVariable id: String): Item = repo.find(id)',
+          '    @PostMapping(value = ["/items"])',
+          '    fun create() {}',
+          '}',
+        ),
+      },
+      web: {
+        'app.js': lines(
+          'fetch(`${process.env.ITEMS_URL}/api/items/${id}`);',
+          'axios.post(process.env.ITEMS_URL + "/api/items", body);',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web app.js:1 | GET /api/items/{} | items src/main/kotlin/ItemsController.kt:4 GET /api/items/{id} (spring)',
+      'web app.js:2 | POST /api/items | items src/main/kotlin/ItemsController.kt:6 POST /api/items (spring)',
+    ]);
+  });
+});

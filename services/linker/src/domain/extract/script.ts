@@ -59,7 +59,7 @@ const ROUTE_CALLS: readonly { framework: string; receiver: RegExp; names: Record
 /** HTTP clients by call: receiver pattern and the verbs; `request` takes the method as its first argument. */
 const CLIENT_CALLS: readonly { client: string; receiver: RegExp; names: Record<string, HttpMethod | 'ARG0'> }[] = [
   // reqwest / awc / Ktor / Guzzle / Faraday clients held in a variable named like a client.
-  { client: 'http-client', receiver: /client|http|conn|faraday|guzzle/i, names: { ...VERBS, request: 'ARG0' } },
+  { client: 'http-client', receiver: /client|http|^conn$|faraday|guzzle/i, names: { ...VERBS, request: 'ARG0' } },
   // `reqwest::get(url)`, `Net::HTTP.get(URI(url))`, `HTTParty.post(url)`, `Faraday.get`, `RestClient.get`, Laravel `Http::get`.
   {
     client: 'http-client',
@@ -486,7 +486,7 @@ function symfonyRoute(decl: Node): { path: string; methods: HttpMethod[] } | und
   return undefined;
 }
 
-const kotlinSyntax: Syntax = {
+const kotlinSyntax: { -readonly [K in keyof Syntax]: Syntax[K] } = {
   strings: set('string_literal'),
   content: set('string_content'),
   interpolations: set('interpolation'),
@@ -538,6 +538,51 @@ const kotlinSyntax: Syntax = {
     }
     return undefined;
   },
+};
+
+const SPRING_MAPPINGS: Record<string, HttpMethod> = {
+  RequestMapping: 'ANY',
+  GetMapping: 'GET',
+  PostMapping: 'POST',
+  PutMapping: 'PUT',
+  PatchMapping: 'PATCH',
+  DeleteMapping: 'DELETE',
+};
+
+/** A Spring mapping annotation of a Kotlin declaration: its verb and its first path (`"/x"` or `["/x"]`). */
+function kotlinMapping(decl: Node): { method: HttpMethod; path: string } | undefined {
+  for (const a of kids(kids(decl).find((x) => x.type === 'modifiers'))) {
+    const inv = kids(a).find((x) => x.type === 'constructor_invocation');
+    const name = kids(inv)[0]?.text.replace(/^.*\./, '') ?? kids(a)[0]?.text ?? '';
+    const method = SPRING_MAPPINGS[name];
+    if (!method) continue;
+    const str = (n: Node | undefined, d = 0): string | undefined =>
+      !n || d > 4
+        ? undefined
+        : n.type === 'string_literal'
+          ? n.text.slice(1, -1)
+          : kids(n)
+              .map((x) => str(x, d + 1))
+              .find((x) => x !== undefined);
+    const args = kids(kids(inv).find((x) => x.type === 'value_arguments'));
+    const valueArg =
+      args.find((x) => /^(value|path)\b/.test(kids(x)[0]?.text ?? '')) ?? args.find((x) => kids(x).length === 1);
+    return { method, path: str(valueArg) ?? '' };
+  }
+  return undefined;
+}
+
+kotlinSyntax.routeAttributes = (root, emit) => {
+  // Spring MVC/WebFlux controllers in Kotlin: class @RequestMapping prefix + method mappings.
+  for (const cls of kids(root)) {
+    if (cls.type !== 'class_declaration') continue;
+    const prefix = kotlinMapping(cls)?.path ?? '';
+    for (const fn of kids(kids(cls).find((x) => x.type === 'class_body'))) {
+      if (fn.type !== 'function_declaration') continue;
+      const m = kotlinMapping(fn);
+      if (m) emit(m.method, joinPath(prefix, m.path), lineOf(fn));
+    }
+  }
 };
 
 export const extractRust = extractorOf(rulesFor(rustSyntax, { routes: 'rust', attr: 'actix-web' }));
