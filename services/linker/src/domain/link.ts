@@ -1,3 +1,4 @@
+import { instantiateBusSites } from './bus';
 import type {
   Binding,
   Call,
@@ -600,6 +601,20 @@ function linkCalls(sources: readonly SourceFacts[], topo: Topology, out: LinkRes
         .map((s) => bestIn(s, call.method, callSegs, false))
         .filter((c): c is Candidate => c !== undefined);
       if (candidates.length === 0) {
+        // A front door: a load generator's or browser's path that exactly one gateway of the application
+        // forwards to a repository serving it (the caller's host is a setting or the page's origin).
+        const doors = [...topo.proxies.keys()]
+          .filter((g) => g !== src.source)
+          .map((g) => forward(g, call.method, callSegs, topo, bySource))
+          .filter((f): f is { link: Candidate; via: string } => f !== undefined && 'link' in f);
+        if (
+          doors.length > 0 &&
+          new Set(doors.map((d) => d.link.source)).size === 1 &&
+          new Set(doors.map((d) => d.via)).size === 1
+        ) {
+          out.links.push(apiLink(caller, calls, doors[0]!.link, doors[0]!.via));
+          continue;
+        }
         // Catch-all prefixes (`/**`) fit any path below them: named, but no evidence where the call goes.
         const prefixes = sources
           .filter((s) => s.source !== src.source)
@@ -892,6 +907,9 @@ interface Routed {
   readonly binding: UsedBinding;
 }
 
+const sameLoc = (loc: Loc, at: Evidence, source: string): boolean =>
+  at.source === source && at.file === loc.file && at.line === loc.line;
+
 function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
   const exchangeTypes = new Map<string, ExchangeType>();
   const bindings: { b: Binding; source: string }[] = [];
@@ -1019,6 +1037,8 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
               ? `no binding routes \`${p.exchange}\` to a queue`
               : `no binding routes \`${p.exchange}\` / \`${p.key}\` to a queue`,
         );
+      // One row per (call site, consumer): two bindings into one queue are one delivery path to it.
+      const rowsOf = new Set<string>();
       for (const r of routed) {
         let queueReached = 0;
         for (const { c, source: cs } of consumers) {
@@ -1027,6 +1047,13 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
           queueReached++;
           fedConsumers.add(c);
           if (cs === source) continue;
+          // A queue several subscriptions of one source consume: the one the binding was made at.
+          const same = consumers.filter((x) => x.source === cs && x.c.broker === 'rabbitmq' && x.c.queue === r.queue);
+          const at_ = same.find((x) => sameLoc(x.c.loc, r.binding.at, cs))?.c ?? same[0]!.c;
+          if (c !== at_) continue;
+          const rowKey = `${cs}|${c.queue}`;
+          if (rowsOf.has(rowKey)) continue;
+          rowsOf.add(rowKey);
           const bk = `rabbitmq|${r.binding.exchange}|${r.queue}|${r.binding.key}`;
           if (!usedBindings.has(bk)) usedBindings.set(bk, r.binding);
           const via = describeBinding(r.binding);
@@ -1153,7 +1180,7 @@ function linkData(sources: readonly SourceFacts[], topo: Topology, out: LinkResu
 // ---------------------------------------------------------------------------------------------
 
 export function link(sources: readonly SourceFacts[]): LinkResult {
-  const sorted = [...sources].sort((a, b) => cmp(a.source, b.source));
+  const sorted = instantiateBusSites([...sources].sort((a, b) => cmp(a.source, b.source)));
   const out: LinkResult = { links: [], bindings: [], unresolved: [], gaps: [], shared: [] };
   const topo = topology(sorted);
   // Context paths that only another repository's configuration gives (a config server's `orders.yml`).

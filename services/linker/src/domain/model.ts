@@ -167,6 +167,36 @@ export interface GrpcDecl {
   readonly file: string;
 }
 
+/**
+ * A call of a message-bus method with message types: `bus.PublishAsync(new OrderPaid(…))` (the types
+ * the argument creates) or `AddSubscription<OrderPaid, OrderPaidHandler>()` (the type arguments). What
+ * the broker sees comes from the summary of the library method (any attached source), else from the
+ * framework's convention (MassTransit: one exchange per message type).
+ */
+export interface BusSite {
+  readonly kind: 'publish' | 'generic';
+  readonly method: string;
+  readonly types: readonly string[];
+  readonly loc: Loc;
+}
+
+/**
+ * A library method summarised once, instantiated at each call site in every source: `publish`: the
+ * method publishes its argument to `exchange` with the argument's type name as routing key;
+ * `subscribe`: the generic method registers its type argument `typeIndex`, whose name the library binds
+ * `queue` to `exchange` with and consumes `queue` (a name with `${config}` placeholders resolved in the
+ * calling source's configuration).
+ */
+export interface BusSummary {
+  readonly kind: 'publish' | 'subscribe';
+  readonly method: string;
+  readonly broker: Broker;
+  readonly exchange: string;
+  readonly queue?: string;
+  readonly typeIndex?: number;
+  readonly loc: Loc;
+}
+
 export interface SourceFacts {
   readonly source: string;
   readonly files: number;
@@ -197,6 +227,9 @@ export interface SourceFacts {
   readonly grpcDecls: GrpcDecl[];
   /** C# `class T : X.XBase`: implementation class → service, for `MapGrpcService<T>()` of another file. */
   readonly grpcImpls: Record<string, string>;
+  /** Message-bus call sites and library summaries (absent on facts stored before they were extracted). */
+  readonly busSites?: BusSite[];
+  readonly busSummaries?: BusSummary[];
 }
 
 export function emptyFacts(source: string): SourceFacts {
@@ -222,5 +255,7 @@ export function emptyFacts(source: string): SourceFacts {
     grpcCalls: [],
     grpcDecls: [],
     grpcImpls: {},
+    busSites: [],
+    busSummaries: [],
   };
 }

@@ -5,7 +5,8 @@ import type { Node, Tree } from 'web-tree-sitter';
 export type { Node, Tree };
 
 /** Languages parsed with tree-sitter; config formats are parsed separately. */
-export type CodeLanguage = 'typescript' | 'tsx' | 'javascript' | 'csharp' | 'java' | 'python' | 'go';
+export type CodeLanguage =
+  'typescript' | 'tsx' | 'javascript' | 'csharp' | 'java' | 'python' | 'go' | 'kotlin' | 'rust' | 'ruby' | 'php';
 
 const WASM: Record<CodeLanguage, string> = {
   typescript: 'tree-sitter-typescript/tree-sitter-typescript.wasm',
@@ -15,6 +16,10 @@ const WASM: Record<CodeLanguage, string> = {
   java: 'tree-sitter-java/tree-sitter-java.wasm',
   python: 'tree-sitter-python/tree-sitter-python.wasm',
   go: 'tree-sitter-go/tree-sitter-go.wasm',
+  kotlin: '@tree-sitter-grammars/tree-sitter-kotlin/tree-sitter-kotlin.wasm',
+  rust: 'tree-sitter-rust/tree-sitter-rust.wasm',
+  ruby: 'tree-sitter-ruby/tree-sitter-ruby.wasm',
+  php: 'tree-sitter-php/tree-sitter-php.wasm',
 };
 
 // The CJS bundle and vitest both define __filename; a plain ESM loader resolves from the working directory.
@@ -62,5 +67,9 @@ export function languageOf(path: string): CodeLanguage | undefined {
   if (path.endsWith('.java')) return 'java';
   if (path.endsWith('.py')) return 'python';
   if (path.endsWith('.go')) return 'go';
+  if (/\.kts?$/.test(path)) return 'kotlin';
+  if (path.endsWith('.rs')) return 'rust';
+  if (path.endsWith('.rb')) return 'ruby';
+  if (path.endsWith('.php')) return 'php';
   return undefined;
 }

@@ -1,6 +1,6 @@
 import { Query } from 'web-tree-sitter';
 import type { Node } from '../parsers';
-import type { Broker, ExchangeType, HttpMethod, Loc, Part, SourceFacts } from '../model';
+import type { Broker, BusSite, BusSummary, ExchangeType, HttpMethod, Loc, Part, SourceFacts } from '../model';
 
 export const lineOf = (node: Node): number => node.startPosition.row + 1;
 
@@ -32,7 +32,8 @@ export function nameOf(parts: readonly Part[] | undefined): string | undefined {
     .map((p) => {
       if ('lit' in p) return p.lit;
       if (!('config' in p) && !('env' in p)) return '{}';
-      const key = 'config' in p ? p.config : p.env;
+      // `Section:Key` written `Section.Key` (one key under relaxed binding): a `:` would read as a default.
+      const key = 'config' in p ? p.config.replace(/:/g, '.') : p.env;
       return p.fallback === undefined ? `\${${key}}` : `\${${key}:${p.fallback}}`;
     })
     .join('');
@@ -245,7 +246,24 @@ export class Sink {
   readonly topicRefs: { side: 'publish' | 'consume'; parts: Part[]; loc: Loc }[] = [];
   /** gRPC channels dialled into a named variable or field, with their address (for clients of other files). */
   readonly grpcChannels: { name: string; address: Part[] }[] = [];
+  /**
+   * Message-bus library facts joined once the source is read: a bind of `queue` to `exchange` with each
+   * key of a registry member (`foreach (var (k, _) in info.EventTypes) QueueBind(q, ex, k)`), and the
+   * generic methods that register their type argument's name in that member (`o.EventTypes[typeof(T).Name]`).
+   */
+  readonly registryBinds: { registry: string; exchange: string; queue: Part[]; loc: Loc }[] = [];
+  readonly registrations: { method: string; registry: string; typeIndex: number }[] = [];
+  /** Options classes bound to a configuration section (`Configure<EventBusOptions>(config.GetSection("EventBus"))`). */
+  readonly optionSections = new Map<string, string>();
   constructor(readonly facts: SourceFacts) {}
+
+  busSite(site: BusSite): void {
+    if (this.#once(`bs|${site.kind}|${site.method}|${site.types.join(',')}|${site.loc.file}|${site.loc.line}`))
+      this.facts.busSites?.push(site);
+  }
+  busSummary(summary: BusSummary): void {
+    this.facts.busSummaries?.push(summary);
+  }
 
   #once(key: string): boolean {
     if (this.#seen.has(key)) return false;

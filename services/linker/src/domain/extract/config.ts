@@ -211,6 +211,7 @@ export function extractStructured(text: string, file: string, sink: Sink): void 
     return;
   }
   if (isJson && docs[0] && rabbitDefinitions(docs[0], file, sink)) return;
+  if (docs.some((d) => envoyRoutes(d, file, sink))) return;
   if (isJson && !/^appsettings.*\.json$/.test(base) && !/config/.test(base)) return;
   // Other YAML files may be a config repository's configuration of another service: kept with its scope.
   const scope = isJson ? undefined : configScope(file);
@@ -279,19 +280,84 @@ export function extractNginx(text: string, file: string, sink: Sink): void {
     const location = m[2]!;
     const exact = m[1] === '=';
     const segs = location.split('/').filter((x) => x.length > 0);
-    const path = exact ? location : `/${[...segs, '**'].join('/')}`;
-    const key = `spring.cloud.gateway.routes.${n++}`;
-    const loc = { file, line: lineAt(m.index) };
-    const entry = (k: string, value: string): void => {
-      sink.facts.config.push({ key: `${key}.${k}`, value, loc });
-    };
-    entry('uri', `${u[1]!.toLowerCase() === 'https://' ? 'https://' : 'http://'}${host}`);
-    entry('predicates.0', `Path=${path}`);
-    if (u[3] !== undefined) {
-      entry('filters.0', `StripPrefix=${segs.length}`);
-      if (u[3] !== '/') entry('filters.1', `PrefixPath=${u[3].replace(/\/$/, '')}`);
-    }
+    proxyRoute(sink, file, n++, lineAt(m.index), {
+      uri: `${u[1]!.toLowerCase() === 'https://' ? 'https://' : 'http://'}${host}`,
+      path: exact ? location : `/${[...segs, '**'].join('/')}`,
+      ...(u[3] !== undefined ? { strip: segs.length, prefixPath: u[3] } : {}),
+    });
   }
+}
+
+/**
+ * A reverse-proxy route of any gateway written down as the Spring Cloud Gateway route it amounts to, the
+ * one form the link stage reads proxy routes in: `Path=` pattern, `StripPrefix=` and `PrefixPath=`.
+ */
+function proxyRoute(
+  sink: Sink,
+  file: string,
+  n: number,
+  line: number,
+  r: { uri: string; path: string; strip?: number; prefixPath?: string },
+): void {
+  const key = `spring.cloud.gateway.routes.${n}`;
+  const loc = { file, line };
+  const entry = (k: string, value: string): void => {
+    sink.facts.config.push({ key: `${key}.${k}`, value, loc });
+  };
+  entry('uri', r.uri);
+  entry('predicates.0', `Path=${r.path}`);
+  if (r.strip !== undefined) entry('filters.0', `StripPrefix=${r.strip}`);
+  if (r.prefixPath !== undefined && r.prefixPath !== '/')
+    entry('filters.1', `PrefixPath=${r.prefixPath.replace(/\/$/, '')}`);
+}
+
+/**
+ * Envoy as a front proxy: each `route_config.virtual_hosts[].routes[]` with a `prefix` or `path` match and
+ * a `route.cluster` forwards to the cluster's address (`load_assignment … socket_address.address`, an
+ * unresolved `${X}` defaulting to the cluster's name); `prefix_rewrite` replaces the matched prefix.
+ * Routes keep their order (Envoy takes the first match). Regex matches are not followed.
+ */
+function envoyRoutes(doc: Tree, file: string, sink: Sink): boolean {
+  const res = get(doc, 'static_resources');
+  if (!res) return false;
+  const addresses = new Map<string, string>();
+  const items = (t: Tree | undefined): Tree[] => (t?.kind === 'seq' ? t.items : []);
+  for (const c of items(get(res, 'clusters'))) {
+    const name = str(get(c, 'name'));
+    for (const e of items(get(get(c, 'load_assignment'), 'endpoints')))
+      for (const lb of items(get(e, 'lb_endpoints'))) {
+        const a = str(get(get(get(get(lb, 'endpoint'), 'address'), 'socket_address'), 'address'));
+        if (name && a && !addresses.has(name)) addresses.set(name, a);
+      }
+  }
+  let n = 0;
+  const visit = (t: Tree | undefined, depth: number): void => {
+    if (!t || depth > 40) return;
+    if (t.kind === 'seq') for (const i of t.items) visit(i, depth + 1);
+    if (t.kind !== 'map') return;
+    const vhosts = get(get(t, 'route_config'), 'virtual_hosts');
+    for (const vh of items(vhosts))
+      for (const r of items(get(vh, 'routes'))) {
+        const match = get(r, 'match');
+        const route = get(r, 'route');
+        const cluster = str(get(route, 'cluster'));
+        const prefix = str(get(match, 'prefix'));
+        const path = str(get(match, 'path'));
+        if (!cluster || (prefix === undefined && path === undefined)) continue;
+        const address = addresses.get(cluster) ?? cluster;
+        const host = address.replace(/^\$\{([\w.-]+)\}$/, `\${$1:${cluster}}`);
+        const segs = (prefix ?? path)!.split('/').filter((x) => x.length > 0);
+        const rewrite = str(get(route, 'prefix_rewrite'));
+        proxyRoute(sink, file, n++, r.line, {
+          uri: `http://${host}`,
+          path: prefix !== undefined ? `/${[...segs, '**'].join('/')}` : path!,
+          ...(rewrite !== undefined && prefix !== undefined ? { strip: segs.length, prefixPath: rewrite } : {}),
+        });
+      }
+    for (const [, v] of t.entries) visit(v, depth + 1);
+  };
+  visit(res, 0);
+  return true;
 }
 
 /** Dockerfile `ENV KEY=value …` / `ENV KEY value`: defaults of the image's environment. */

@@ -12,6 +12,7 @@ import {
   lit,
   literal,
   nameOf,
+  paramWrapper,
   sharedCallRules,
   sharedRuleName,
 } from './common';
@@ -40,7 +41,49 @@ const HTTP_CLIENT: Record<string, HttpMethod> = {
   DeleteAsync: 'DELETE',
   DeleteFromJsonAsync: 'DELETE',
 };
-const CS_NAMES = new Set(['MapMethods', 'AddHttpClient', 'ToTable', 'AddProject', 'PublishAsync', 'AddSubscription']);
+const CS_NAMES = new Set([
+  'MapMethods',
+  'AddHttpClient',
+  'ToTable',
+  'AddProject',
+  'PublishAsync',
+  'Configure',
+  'MapForwarder',
+]);
+/** Options interfaces whose `.Value` / `.CurrentValue` is the options class bound to a configuration section. */
+const OPTIONS_TYPE = /^I?Options(?:Monitor|Snapshot)?<\s*([\w.]+)\s*>$/;
+
+/** The method or local function around a node: its name, parameters and type parameters. */
+function enclosingMethod(n: Node): { name: string; params: string[]; typeParams: string[] } | undefined {
+  for (let p = n.parent; p; p = p.parent) {
+    if (p.type !== 'method_declaration' && p.type !== 'local_function_statement') continue;
+    const params = named(p.childForFieldName('parameters'))
+      .filter((x) => x.type === 'parameter')
+      .map((x) => (x.childForFieldName('name')?.text ?? '').replace(/^@/, ''));
+    const typeParams = named(named(p).find((x) => x.type === 'type_parameter_list')).map((x) => x.text);
+    return { name: p.childForFieldName('name')?.text ?? '', params, typeParams };
+  }
+  return undefined;
+}
+
+/** `foreach (var (k, _) in info.EventTypes)` around a node binding `variable`: the iterated member (`EventTypes`). */
+function foreachRegistry(n: Node, variable: string): string | undefined {
+  for (let p = n.parent; p; p = p.parent) {
+    if (p.type !== 'foreach_statement') continue;
+    const kids = named(p);
+    const body = kids.findIndex((x) => x.type === 'block' || x.type.endsWith('_statement'));
+    const over = p.childForFieldName('right') ?? (body > 0 ? kids[body - 1] : undefined);
+    const left = kids
+      .slice(0, Math.max(0, body - 1))
+      .map((x) => x.text)
+      .join(' ');
+    if (!over || !new RegExp(`\\b${variable.replace(/\W/g, '')}\\b`).test(left)) continue;
+    return /(\w+)(?:\.(?:Keys|Values))?$/.exec(over.text)?.[1];
+  }
+  return undefined;
+}
+/** Calls that join URI parts with `/` (a table of the builders people use). */
+const URI_JOIN = /^(Combine(Uri|Url)?|UrlCombine|JoinPath|AppendPathSegments?)$/;
 /** Methods that store an integration event for publishing (`AddAndSaveEventAsync`, `SaveEventAndContextChangesAsync`). */
 const OUTBOX = /^(Add|Save)\w*Event\w*Async$/;
 const ATTR_VERBS: Record<string, HttpMethod> = {
@@ -68,6 +111,8 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
   const clientBases = new Map<string, Part[]>(); // HttpClient var → BaseAddress
   /** The file's own methods by name (helpers that build a URL from their parameters). */
   const methods = new Map<string, Node[]>();
+  /** Parameters of an options type (`IOptions<EventBusOptions> options`): name → options class. */
+  const optionsParams = new Map<string, string>();
 
   /**
    * `GetItemsUri(baseUri, page)`: a method of the file called with arguments is what it returns with its
@@ -172,10 +217,16 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
         if (bound) return bound;
         return scope.lookup(node.text, node) ?? [{ ref: node.text }];
       }
-      case 'member_access_expression':
+      case 'member_access_expression': {
+        // `options.Value.SubscriptionClientName` of an `IOptions<T>`: the property of T's section, once the
+        // source says which section T is bound to (`Configure<T>(config.GetSection(…))`).
+        const opt = /^(\w+)\.(?:Value|CurrentValue)\.(\w+)$/.exec(node.text);
+        const cls = opt ? optionsParams.get(opt[1]!) : undefined;
+        if (cls) return [{ ref: `IOptions<${cls}>.${opt![2]!}` }];
         return (
           scope.lookup(node.text) ?? scope.lookup(node.childForFieldName('name')?.text ?? '') ?? [{ ref: node.text }]
         );
+      }
       case 'parenthesized_expression':
       case 'postfix_unary_expression':
       case 'await_expression':
@@ -198,6 +249,17 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
           const k = literal(evaluate(a[0]));
           if (k !== undefined)
             return [fnText.endsWith('GetConnectionString') ? { config: `ConnectionStrings:${k}` } : { config: k }];
+        }
+        // URI builders (`UriHelper.CombineUri(base, "api/items")`, `Path.Combine`, Flurl `AppendPathSegment`):
+        // the parts joined by `/`, an unknown base kept as a run-time part before a known path.
+        if (fn?.type === 'member_access_expression' && URI_JOIN.test(fn.childForFieldName('name')?.text ?? '')) {
+          const target = fn.childForFieldName('expression');
+          const head =
+            /^(AppendPathSegments?|AppendPathSegment)$/.test(fn.childForFieldName('name')!.text) && target
+              ? [target]
+              : [];
+          const partsOf = [...head, ...a].map((x) => evaluate(x));
+          if (partsOf.length >= 2) return concat(...partsOf.flatMap((p, i) => (i === 0 ? [p] : [lit('/'), p])));
         }
         // String methods that keep the URL: `$"{base}items?{qs}".TrimEnd('&', '?')`, `.ToLowerInvariant()`.
         if (fn?.type === 'member_access_expression') {
@@ -276,6 +338,14 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
   const declareAssignment = (node: Node): void => {
     const left = node.childForFieldName('left');
     const right = node.childForFieldName('right');
+    // `o.EventTypes[typeof(T).Name] = …` in a generic method M<T, …>: M registers its type argument's name.
+    if (left?.type === 'element_access_expression') {
+      const t = /^\[\s*typeof\((\w+)\)\.Name\s*\]$/.exec(named(left)[1]?.text ?? '')?.[1];
+      const m = t ? enclosingMethod(node) : undefined;
+      const registry = /(\w+)$/.exec(named(left)[0]?.text ?? '')?.[1];
+      if (m && registry && m.typeParams.includes(t!))
+        sink.registrations.push({ method: m.name, registry, typeIndex: m.typeParams.indexOf(t!) });
+    }
     // http.BaseAddress = new Uri("http://orders")
     if (left && right && /\.BaseAddress$/.test(left.text)) {
       clientBases.set(left.text.replace(/\.BaseAddress$/, '').replace(/^this\./, ''), evaluate(right));
@@ -344,6 +414,26 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     if (!fn) return;
     const calleeNode = fn.type === 'member_access_expression' ? fn.childForFieldName('name') : fn;
     const callee = (calleeNode?.type === 'generic_name' ? named(calleeNode)[0]?.text : calleeNode?.text) ?? '';
+    // Every generic call is a possible bus registration (`AddSubscription<OrderPaid, Handler>()`): the
+    // libraries' summaries, known once every source is read, say which are.
+    if (calleeNode?.type === 'generic_name') {
+      const types = named(named(calleeNode)[1] ?? null).map((t) => t.text.replace(/<.*$/, '').replace(/^.*\./, ''));
+      if (types.length)
+        sink.busSite({ kind: 'generic', method: callee, types, loc: { file, line: lineOf(calleeNode) } });
+    }
+    // A call of another object's method with arguments, kept in case a wrapper of the source has that name.
+    if (
+      fn.type === 'member_access_expression' &&
+      !/^(this\.)?_?(log|logger)$|^Console$/i.test(fn.childForFieldName('expression')?.text ?? '')
+    ) {
+      const a = named(inv.childForFieldName('arguments'));
+      if (a.length > 0 && a.length <= 6)
+        sink.sites.push({
+          name: callee,
+          args: a.map((x) => evaluate(argExpr(x).expr)),
+          loc: { file, line: lineOf(inv) },
+        });
+    }
     if (
       !MINIMAL[callee] &&
       !HTTP_CLIENT[callee] &&
@@ -365,43 +455,71 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     const name = (nameNode?.type === 'generic_name' ? named(nameNode)[0]?.text : nameNode?.text) ?? '';
     const receiver = fn.type === 'member_access_expression' ? (fn.childForFieldName('expression')?.text ?? '') : '';
     const loc = { file, line: lineOf(inv) };
+
+    // A library's publish method (`PublishAsync(IntegrationEvent e)` → `BasicPublish(exchange: X, routingKey:
+    // e.GetType().Name)`) is summarised: its callers publish to X with their message's type name as key.
+    if (/^BasicPublish(Async)?$/.test(name)) {
+      const m = enclosingMethod(inv);
+      const key = nm.get('routingKey') ?? args[1];
+      const ex = literal(nm.get('exchange') ?? args[0]);
+      const only = key?.length === 1 ? key[0]! : undefined;
+      const typeOf = only && 'ref' in only ? /^@?(\w+)\.GetType\(\)\.Name$/.exec(only.ref) : null;
+      if (m && ex !== undefined && typeOf && m.params.includes(typeOf[1]!)) {
+        sink.busSummary({ kind: 'publish', method: m.name, broker: 'rabbitmq', exchange: ex, loc });
+        return;
+      }
+    }
+    // A bind of one queue for each key of a registry member; the registering generic method is found in
+    // the source's assignments (`o.EventTypes[typeof(T).Name] = …`) once the source is read.
+    if (/^QueueBind(Async)?$/.test(name)) {
+      const key = nm.get('routingKey') ?? args[2];
+      const ex = literal(nm.get('exchange') ?? args[1]);
+      const queue = nm.get('queue') ?? args[0];
+      const only = key?.length === 1 ? key[0]! : undefined;
+      const registry = only && 'ref' in only ? foreachRegistry(inv, only.ref) : undefined;
+      if (registry && ex !== undefined && queue) {
+        sink.registryBinds.push({ registry, exchange: ex, queue, loc });
+        return;
+      }
+    }
+    // `services.Configure<EventBusOptions>(configuration.GetSection("EventBus"))`: the options class's section.
+    if (name === 'Configure' && nameNode?.type === 'generic_name' && argNodes.length === 1) {
+      const cls = named(named(nameNode)[1] ?? null)[0]?.text.replace(/^.*\./, '');
+      const e = argExpr(argNodes[0]!).expr;
+      const fnE = e.type === 'invocation_expression' ? e.childForFieldName('function') : null;
+      if (cls && fnE?.type === 'member_access_expression' && fnE.childForFieldName('name')?.text === 'GetSection') {
+        const section = literal(evaluate(argExpr(named(e.childForFieldName('arguments'))[0] ?? e).expr));
+        if (section !== undefined) sink.optionSections.set(cls, section);
+      }
+      return;
+    }
     sharedCallRules({ name, receiver, args, named: nm, loc }, sink);
 
-    // MassTransit: bus.Publish(new OrderCreated(…)) / Publish<OrderCreated>(new { … }) goes to the
-    // exchange named after the message type.
-    // The same for event buses that route by the event's type name (`eventBus.PublishAsync(evt)` with
-    // `evt = new OrderPaid(…)`, or `ok ? new Paid(…) : new Failed(…)`): one publish per type created.
+    // A bus publish of a message object (`bus.Publish(new OrderCreated(…))`, `Publish<OrderCreated>(…)`,
+    // `eventBus.PublishAsync(evt)` with `evt = new OrderPaid(…)` or `ok ? new Paid(…) : new Failed(…)`): one
+    // site per type created; the bus library's summary, else MassTransit's convention, says what the broker sees.
     if ((name === 'Publish' || name === 'PublishAsync') && argNodes.length >= 1 && argNodes.length <= 3) {
       const generic = nameNode?.type === 'generic_name' ? named(named(nameNode)[1] ?? null)[0]?.text : undefined;
       const first = argExpr(argNodes[0]!).expr;
       const messages = generic ? [generic] : createdTypes(first, inv);
       for (const m of new Set(messages.map((t) => t.replace(/<.*$/, '').replace(/^.*\./, ''))))
-        if (m) sink.publish('rabbitmq', m, '', loc);
+        if (m) sink.busSite({ kind: 'publish', method: name, types: [m], loc });
       return;
     }
     // The outbox of integration events (`integrationEventService.AddAndSaveEventAsync(evt)`, published
-    // once the transaction commits): a publish of each `…Event` type the argument creates.
+    // through the source's event bus once the transaction commits): a publish site of each `…Event` type.
     if (OUTBOX.test(name) && argNodes.length === 1) {
       const types = createdTypes(argExpr(argNodes[0]!).expr, inv).map((t) =>
         t.replace(/<.*$/, '').replace(/^.*\./, ''),
       );
-      for (const m of new Set(types)) if (/Event$/.test(m)) sink.publish('rabbitmq', m, '', loc);
+      for (const m of new Set(types))
+        if (/Event$/.test(m)) sink.busSite({ kind: 'publish', method: '*', types: [m], loc });
       return;
     }
-    // An event bus subscription, `eventBus.AddSubscription<OrderPaid, OrderPaidHandler>()`: the handler
-    // consumes the event type, like a MassTransit consumer.
-    if (name === 'AddSubscription' && nameNode?.type === 'generic_name') {
-      const [message, handler] = named(named(nameNode)[1] ?? null).map((t) =>
-        t.text.replace(/<.*$/, '').replace(/^.*\./, ''),
-      );
-      // Evidence on the subscription itself, not on the first line of a chain of them.
-      const at = { file, line: lineOf(nameNode) };
-      if (message && handler) {
-        sink.exchange(message, 'fanout', at);
-        sink.queue(handler, at);
-        sink.binding(message, handler, '', at);
-        sink.consume('rabbitmq', handler, at);
-      }
+    // YARP direct forwarding, `app.MapForwarder("/images/{id}", "http://catalog-api", "/api/items/{id}/pic")`:
+    // a call of the destination (its prefix and the target path, else the pattern itself).
+    if (name === 'MapForwarder' && args[0] && args[1]) {
+      sink.call('ANY', concat(args[1], args[2] ?? args[0]), 'YARP', loc);
       return;
     }
     if (MINIMAL[name] || name === 'MapMethods') {
@@ -432,6 +550,10 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       }
       const clientClass = namedClients.get(receiver) ?? chainedClientName() ?? enclosingClass(inv);
       sink.call(HTTP_CLIENT[name], args[0], 'HttpClient', loc, clientClass ? { clientClass } : {});
+      // A method whose URL is its parameter (`RequestProvider.GetAsync(string uri)` → `http.GetAsync(uri)`)
+      // is a wrapper: its callers elsewhere in the source make the call with their URL.
+      const w = paramWrapper(enclosingMethod(inv), args[0]);
+      if (w) sink.wrappers.push({ ...w, method: HTTP_CLIENT[name], client: 'HttpClient', loc });
       return;
     }
     if (name === 'AddHttpClient') {
@@ -475,9 +597,29 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       const b = e.childForFieldName('alternative');
       return [...(a ? createdTypes(a, from, depth + 1) : []), ...(b ? createdTypes(b, from, depth + 1) : [])];
     }
+    if (e.type === 'cast_expression') {
+      const v = e.childForFieldName('value') ?? named(e).pop();
+      return v ? createdTypes(v, from, depth + 1) : [];
+    }
     if (e.type === 'identifier') {
+      // The declaration's value and every assignment to the variable in the method (`x = ok ? … : …`,
+      // `if (ok) x = new A(…); else x = new B(…);`).
       const decl = scope.node(e.text, from);
-      return decl ? createdTypes(decl, from, depth + 1) : [];
+      const out = decl ? createdTypes(decl, from, depth + 1) : [];
+      let body: Node | null = from.parent;
+      while (body && body.type !== 'method_declaration' && body.type !== 'local_function_statement') body = body.parent;
+      const assigned: Node[] = [];
+      const visit = (n: Node, d: number): void => {
+        if (d > 40) return;
+        if (n.type === 'assignment_expression' && n.childForFieldName('left')?.text === e.text) {
+          const r = n.childForFieldName('right');
+          if (r) assigned.push(r);
+        }
+        for (const c of named(n)) visit(c, d + 1);
+      };
+      if (body) visit(body, 0);
+      for (const r of assigned) out.push(...createdTypes(r, from, depth + 1));
+      return out;
     }
     return [];
   }
@@ -594,6 +736,11 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     grpc: CSHARP_GRPC,
     evaluate,
     declarations: {
+      parameter(node) {
+        const cls = OPTIONS_TYPE.exec(node.childForFieldName('type')?.text ?? '')?.[1];
+        const n = node.childForFieldName('name')?.text;
+        if (cls && n) optionsParams.set(n, cls.replace(/^.*\./, ''));
+      },
       variable_declarator: declareVariable,
       assignment_expression: declareAssignment,
       method_declaration(node) {

@@ -41,6 +41,44 @@ const args = (call: Node): Node[] =>
 
 const goRules: LanguageRules = ({ file, sink, scope }) => {
   const routers = new Map<string, { framework: string; prefix: string }>();
+  /** The file's functions by name, for summaries of their returns. */
+  const functions = new Map<string, Node>();
+  const summarising = new Set<string>();
+
+  /**
+   * A function without parameters summarised by its returns (`getTopic()` returning `os.Getenv("KAFKA_TOPIC")`
+   * when set, else `"orders"`): one value when every return says the same, an environment lookup with the
+   * literal default when the returns are that lookup and one literal; otherwise unknown.
+   */
+  function summary(name: string): Part[] | undefined {
+    const fnNode = functions.get(name);
+    if (!fnNode || summarising.has(name) || (fnNode.childForFieldName('parameters')?.namedChildren.length ?? 0) > 0)
+      return undefined;
+    summarising.add(name);
+    try {
+      const values: Part[][] = [];
+      const visit = (n: Node, d: number): void => {
+        if (d > 30 || n.type === 'func_literal') return;
+        if (n.type === 'return_statement') {
+          const e = n.namedChild(0)?.namedChild(0) ?? n.namedChild(0);
+          if (e) values.push(evaluate(e));
+        }
+        for (const c of n.namedChildren) if (c) visit(c, d + 1);
+      };
+      const body = fnNode.childForFieldName('body');
+      if (body) visit(body, 0);
+      const distinct = [...new Map(values.map((v) => [JSON.stringify(v), v])).values()];
+      if (distinct.length === 1) return distinct[0];
+      if (distinct.length === 2) {
+        const env = distinct.find((v) => v.length === 1 && 'env' in v[0]!)?.[0] as { env: string } | undefined;
+        const fb = distinct.map((v) => literal(v)).find((x) => x !== undefined);
+        if (env && fb !== undefined) return [{ env: env.env, fallback: fb }];
+      }
+      return undefined;
+    } finally {
+      summarising.delete(name);
+    }
+  }
 
   function evaluate(node: Node): Part[] {
     switch (node.type) {
@@ -73,6 +111,8 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
           });
           return concat(...out);
         }
+        const fnNode = node.childForFieldName('function');
+        if (fnNode?.type === 'identifier' && a.length === 0) return summary(fn) ?? [HOLE_PART];
         return [HOLE_PART];
       }
       case 'composite_literal': {
@@ -360,6 +400,10 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
     grpc: GO_GRPC,
     evaluate,
     declarations: {
+      function_declaration(node) {
+        const n = node.childForFieldName('name')?.text;
+        if (n) functions.set(n, node);
+      },
       const_spec: declareSpec,
       var_spec: declareSpec,
       short_var_declaration: declareBinding,

@@ -7,11 +7,13 @@ import { HOLE_PART, type HttpWrapper, type MessageWrapper, Sink, concat, nameOf 
 import { extractProto } from './grpc';
 import { extractDockerfileEnv, extractKeyValues, extractNginx, extractSql, extractStructured } from './config';
 import { extractJavaScript } from './javascript';
+import { fileSystemRoutes, npmDependencies } from './fs-routes';
 import type { CodeExtractor } from './driver';
 import { extractCSharp } from './csharp';
 import { extractGo } from './go';
 import { extractJava } from './java';
 import { extractPython } from './python';
+import { extractKotlin, extractPhp, extractRuby, extractRust } from './script';
 
 export interface SourceFile {
   /** Path relative to the source root, `/`-separated. */
@@ -98,6 +100,10 @@ const EXTRACTORS: Record<CodeLanguage, CodeExtractor> = {
   java: extractJava,
   python: extractPython,
   go: extractGo,
+  kotlin: extractKotlin,
+  rust: extractRust,
+  ruby: extractRuby,
+  php: extractPhp,
 };
 
 /** Parses one source's files into facts (the parse stage). */
@@ -112,6 +118,9 @@ export async function extractSource(
   const constants = new Map<string, Part[] | null>();
   let files_ = 0;
   let parsed = 0;
+  // File-system routes wait for the source's package.json to say which framework it uses.
+  const npmDeps = new Set<string>();
+  const fsRoutes: { marker: string; endpoints: Endpoint[] }[] = [];
   for await (const f of files) {
     if (isIgnoredFile(f.path, includeTests)) continue;
     const kind = kindOf(f.path);
@@ -119,9 +128,15 @@ export async function extractSource(
     files_++;
     const text = await f.read();
     if (text.length > (options.maxFileBytes ?? MAX_FILE_BYTES)) continue;
+    if (f.path === 'package.json' || f.path.endsWith('/package.json'))
+      for (const d of npmDependencies(text)) npmDeps.add(d);
     if ('code' in kind) {
       const tree = await parse(kind.code, text);
       try {
+        if (kind.code === 'typescript' || kind.code === 'tsx' || kind.code === 'javascript') {
+          const fsr = fileSystemRoutes(tree.rootNode, f.path);
+          if (fsr) fsRoutes.push(fsr);
+        }
         const extract = EXTRACTORS[kind.code];
         extract(tree.rootNode, f.path, sink, (scope) => {
           for (const [name, value] of scope.known()) {
@@ -139,12 +154,17 @@ export async function extractSource(
       parsed++;
     }
   }
+  for (const r of fsRoutes) if (npmDeps.has(r.marker)) facts.endpoints.push(...r.endpoints);
   for (const [name, value] of constants) if (value && name !== '__proto__') facts.constants[name] = value;
   // Cross-file references: an identifier unknown in its file resolves to a constant of the source.
   const resolve = (parts: readonly Part[], depth = 0): Part[] =>
     concat(
       ...parts.map((p): Part[] => {
         if (!('ref' in p)) return [p];
+        // `options.Value.X` of an `IOptions<T>` whose section the source binds: configuration `Section:X`.
+        const opt = /^IOptions<(\w+)>\.(\w+)$/.exec(p.ref);
+        const section = opt ? sink.optionSections.get(opt[1]!) : undefined;
+        if (section !== undefined) return [{ config: `${section}:${opt![2]!}` }];
         // `settings.orders_url` / `this.baseUrl`: fall back to the member's own name when it is a known constant.
         const v =
           own(facts.constants, p.ref) ??
@@ -162,6 +182,7 @@ export async function extractSource(
   }
   applyWrappers(facts, sink);
   applyMessageWrappers(facts, sink, resolve);
+  summariseRegistryBinds(facts, sink, resolve);
   applyPrefixes(facts);
   resolveNamePlaceholders(facts);
   for (let i = 0; i < facts.calls.length; i++) {
@@ -270,6 +291,41 @@ function applyMessageWrappers(facts: SourceFacts, sink: Sink, resolve: (parts: r
   facts.publishes.splice(0, facts.publishes.length, ...facts.publishes.filter(own));
   facts.bindings.splice(0, facts.bindings.length, ...facts.bindings.filter(own));
   facts.consumes.splice(0, facts.consumes.length, ...facts.consumes.filter(own));
+}
+
+/**
+ * A bus library's subscription: a generic method that registers its type argument's name in a registry
+ * member, and a bind of one queue to an exchange for each key of that member, make one `subscribe`
+ * summary (instantiated at each call of the method, in any source). The library's own consume and
+ * declaration of that queue (a name only its users' configuration gives) are the users' once instantiated.
+ */
+function summariseRegistryBinds(facts: SourceFacts, sink: Sink, resolve: (parts: readonly Part[]) => Part[]): void {
+  const queues = new Set<string>();
+  const files = new Set<string>();
+  for (const b of sink.registryBinds) {
+    const queue = nameOf(resolve(b.queue));
+    if (queue === undefined) continue;
+    for (const r of sink.registrations) {
+      if (r.registry !== b.registry) continue;
+      sink.busSummary({
+        kind: 'subscribe',
+        method: r.method,
+        broker: 'rabbitmq',
+        exchange: b.exchange,
+        queue,
+        typeIndex: r.typeIndex,
+        loc: b.loc,
+      });
+      queues.add(queue);
+      files.add(b.loc.file);
+    }
+  }
+  if (queues.size === 0) return;
+  // In the library's file, a queue whose name is that configuration value (or was computed) is the same one.
+  const libraryQueue = (name: string, loc: Loc): boolean =>
+    files.has(loc.file) && (queues.has(name) || name.includes('{}'));
+  facts.consumes.splice(0, facts.consumes.length, ...facts.consumes.filter((c) => !libraryQueue(c.queue, c.loc)));
+  facts.queues.splice(0, facts.queues.length, ...facts.queues.filter((q) => !libraryQueue(q.name, q.loc)));
 }
 
 /**

@@ -242,6 +242,11 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
           const fallback = literal(evaluate(a[1]!));
           if (key !== undefined && fallback !== undefined) return [{ env: key, fallback }];
         }
+        // `builder.toUri()`, `uri.toString()`: the value itself.
+        if (obj && name && /^(toUri|toURI|toUrl|toURL|toString)$/.test(name) && a.length === 0) {
+          const o = node.childForFieldName('object');
+          if (o) return evaluate(o);
+        }
         // URI.create(url), URI.create(base).resolve(path) is left computed.
         if (obj === 'URI' && name === 'create' && a[0]) return evaluate(a[0]);
         if ((!obj || obj === 'this') && name && a.length > 0) {
@@ -265,6 +270,12 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
         const t = node.childForFieldName('type')?.text;
         const a = argList(node.childForFieldName('arguments'));
         if ((t === 'URI' || t === 'URL' || t === 'java.net.URI') && a.length === 1) return evaluate(a[0]!);
+        // A URI builder of the application (`new ServiceUri(new Hostname("payment"), domain, "/paymentAuth")`):
+        // its host is computed, its literal path (the last argument) is known.
+        if (t && /(Uri|Url|URI|URL)$/.test(t) && a.length >= 2) {
+          const path = literal(evaluate(a[a.length - 1]!));
+          if (path?.startsWith('/')) return [HOLE_PART, ...lit(path)];
+        }
         return [HOLE_PART];
       }
       case 'element_value_array_initializer':
@@ -657,6 +668,22 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     const props = has('ConfigurationProperties');
     const propsPrefix = props ? str(props, 'prefix', 'value') : undefined;
     const className = cls.childForFieldName('name')?.text;
+    // A getter without parameters returning one expression is summarised: `config.getPaymentUri()` in another
+    // file is that value (`Type.getX` references resolve across the source's files).
+    if (className)
+      for (const member of body?.namedChildren ?? []) {
+        if (member?.type !== 'method_declaration') continue;
+        const name = member.childForFieldName('name')?.text;
+        const params = member.childForFieldName('parameters')?.namedChildren.length ?? 0;
+        const stmts =
+          member
+            .childForFieldName('body')
+            ?.namedChildren.filter((x) => x && x.type !== 'line_comment' && x.type !== 'block_comment') ?? [];
+        const ret = stmts.length === 1 && stmts[0]?.type === 'return_statement' ? stmts[0].namedChild(0) : null;
+        if (!name || params > 0 || !ret || !/^get[A-Z]/.test(name)) continue;
+        const v = evaluate(ret);
+        if (v.some((p) => 'lit' in p && p.lit.length > 1)) scope.set(`${className}.${name}`, v);
+      }
     if (propsPrefix && className)
       for (const member of body?.namedChildren ?? []) {
         if (member?.type !== 'field_declaration') continue;

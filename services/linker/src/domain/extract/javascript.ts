@@ -81,7 +81,7 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
         const obj = node.childForFieldName('object');
         const prop = node.childForFieldName('property')?.text ?? '';
         if (obj && /^(process\.env|import\.meta\.env)$/.test(obj.text)) return [{ env: prop }];
-        return scope.lookup(node.text, node) ?? [{ ref: node.text }];
+        return scope.lookup(node.text, node) ?? constructorParam(node) ?? [{ ref: node.text }];
       }
       case 'subscript_expression': {
         const obj = node.childForFieldName('object');
@@ -132,6 +132,22 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
 
   // ---- during the walk: declarations, servers, clients, imports
   const declarations: Record<string, (node: Node) => void> = {
+    new_expression(node) {
+      // `new Proxy({ baseUrl: process.env.X || "…" })`: the constructor's arguments (and the properties of an
+      // object argument), for the class's own file (`${options.baseUrl}/restaurants` there).
+      const ctor = node.childForFieldName('constructor')?.text ?? '';
+      const args = node.childForFieldName('arguments')?.namedChildren.filter((x): x is Node => x !== null) ?? [];
+      if (!/^[A-Z]\w*$/.test(ctor) || args.length > 8) return;
+      args.forEach((a, i) => {
+        if (a.type !== 'object') return scope.add(`new ${ctor}#${i}`, a);
+        for (const pair of a.namedChildren) {
+          const key =
+            pair?.type === 'pair' ? pair.childForFieldName('key')?.text.replace(/^["']|["']$/g, '') : undefined;
+          const value = pair?.childForFieldName('value');
+          if (key && value) scope.add(`new ${ctor}#${i}.${key}`, value);
+        }
+      });
+    },
     variable_declarator(node) {
       const name = node.childForFieldName('name');
       const value = node.childForFieldName('value');
@@ -513,6 +529,24 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
     if (p?.type === 'assignment_expression') {
       const left = p.childForFieldName('left');
       return left?.type === 'member_expression' ? left.childForFieldName('property')?.text : left?.text;
+    }
+    return undefined;
+  }
+
+  /**
+   * `options.baseUrl` / `baseUrl` where `options` is a parameter of the class's constructor: what the
+   * constructions of the class pass (`new X#0.baseUrl`), resolved across the source's files.
+   */
+  function constructorParam(node: Node): Part[] | undefined {
+    const base = node.text.split('.')[0]!;
+    for (let p = node.parent; p; p = p.parent) {
+      if (p.type !== 'method_definition') continue;
+      if (p.childForFieldName('name')?.text !== 'constructor') return undefined;
+      const i = parameterNames(p).indexOf(base);
+      const cls = p.parent?.parent;
+      const name = cls?.childForFieldName('name')?.text;
+      if (i < 0 || !name) return undefined;
+      return [{ ref: `new ${name}#${i}${node.text.slice(base.length)}` }];
     }
     return undefined;
   }

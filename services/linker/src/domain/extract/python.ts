@@ -41,6 +41,16 @@ function stringText(node: Node): { prefix: string; parts: Node[] } {
   };
 }
 
+const locustFiles = new WeakMap<object, boolean>();
+/** Whether the file of a node imports locust (load tests whose `self.client` calls the application). */
+function importsLocust(n: Node): boolean {
+  const tree = n.tree as object;
+  let v = locustFiles.get(tree);
+  if (v === undefined)
+    locustFiles.set(tree, (v = /^\s*(from\s+locust\b|import\s+locust\b)/m.test(n.tree.rootNode.text)));
+  return v;
+}
+
 const pythonRules: LanguageRules = ({ file, sink, scope }) => {
   const prefixes = new Map<string, string>(); // APIRouter / Blueprint var → prefix
   const clients = new Map<string, Part[]>();
@@ -457,7 +467,8 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
       return;
     }
     // requests / httpx
-    const isLib = HTTP_LIBS.has(receiver);
+    // Locust: `self.client` of an HttpUser is an HTTP client of the host under test (its front door).
+    const isLib = HTTP_LIBS.has(receiver) || (receiver === 'self.client' && importsLocust(call));
     if ((isLib || clients.has(receiver)) && (VERBS.has(name) || name === 'request')) {
       const method =
         name === 'request' ? (httpMethod(literal(args[0] ?? named.get('method'))) ?? 'GET') : httpMethod(name)!;

@@ -149,7 +149,11 @@ export class Scope {
   *known(): Generator<[string, Part[]]> {
     for (const name of this.#decls.keys()) {
       const v = this.lookup(name);
-      if (v && v.length > 0 && v.every((p) => 'lit' in p || 'env' in p || 'config' in p)) yield [name, v];
+      if (!v || v.length === 0) continue;
+      // A partial value crosses files when what it knows is a path (`<computed host>/paymentAuth`).
+      const partial =
+        v.every((p) => !('ref' in p)) && v.some((p) => 'lit' in p && p.lit.startsWith('/') && p.lit.length > 1);
+      if (partial || v.every((p) => 'lit' in p || 'env' in p || 'config' in p)) yield [name, v];
     }
   }
 }

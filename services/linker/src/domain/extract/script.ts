@@ -1,0 +1,591 @@
+import type { HttpMethod, Part } from '../model';
+import type { Node } from '../parsers';
+import { joinPath } from '../routes';
+import {
+  HOLE_PART,
+  LIST_SEP,
+  concat,
+  httpMethod,
+  lineOf,
+  lit,
+  literal,
+  nameOf,
+  sharedCallRules,
+  sharedRuleName,
+} from './common';
+import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
+
+/**
+ * One front-end for Kotlin, Rust, Ruby and PHP: the syntax of each is a table row (which nodes are strings,
+ * interpolations, calls, declarations; how the language reads its environment), the framework knowledge
+ * is data (ROUTE_CALLS, CLIENT_CALLS, ROUTE_ATTRIBUTES), and every value goes through one evaluator. The
+ * facts feed the same model and matcher as the other languages.
+ */
+interface Syntax {
+  readonly strings: ReadonlySet<string>;
+  readonly content: ReadonlySet<string>;
+  readonly interpolations: ReadonlySet<string>;
+  /** `+` or PHP `.` concatenation node types. */
+  readonly binary: ReadonlySet<string>;
+  readonly calls: ReadonlySet<string>;
+  /** A call as name, receiver text and argument expressions. */
+  call(n: Node): { name: string; receiver: string; args: Node[] } | undefined;
+  /** Declarations: name and value nodes. */
+  readonly declarations: Readonly<Record<string, (n: Node) => { name: string; value: Node } | undefined>>;
+  /** Environment and configuration lookups of the language (`env::var`, `ENV["X"]`, `getenv`, `System.getenv`). */
+  env(n: Node, evaluate: (n: Node) => Part[]): Part[] | undefined;
+  /** Route annotations on a function (`#[post("/x")]`, `@GetMapping("/x")`) and class prefixes. */
+  routeAttributes?(root: Node, emit: (method: HttpMethod, path: string, line: number) => void): void;
+}
+
+const kids = (n: Node | null | undefined): Node[] =>
+  (n?.namedChildren ?? []).filter((x): x is Node => x !== null && !/comment/.test(x.type));
+const set = (...s: string[]): ReadonlySet<string> => new Set(s);
+const VERBS: Record<string, HttpMethod> = { get: 'GET', post: 'POST', put: 'PUT', patch: 'PATCH', delete: 'DELETE' };
+
+/** Route registrations by call: receiver pattern (source text; `^$` for none) and the verbs as method names. */
+const ROUTE_CALLS: readonly { framework: string; receiver: RegExp; names: Record<string, HttpMethod> }[] = [
+  // Sinatra, Grape and Rails routes (`post "/x" do … end`, `get "/x", to: "c#a"`), Ktor `get("/x") { }`.
+  { framework: 'sinatra', receiver: /^$/, names: { ...VERBS } },
+  // Slim `$app->post('/x', …)`, Lumen/Laravel `$router->get`, Laravel `Route::get('/x', …)`, Silex/Symfony-ish.
+  {
+    framework: 'php-router',
+    receiver: /^\$?(app|router|group|r|route|api)$|^Route$/i,
+    names: { ...VERBS, any: 'ANY', map: 'ANY' },
+  },
+  // axum `Router::new().route("/x", get(h).post(h2))`: read by its method chain in `axumMethods`.
+];
+
+/** HTTP clients by call: receiver pattern and the verbs; `request` takes the method as its first argument. */
+const CLIENT_CALLS: readonly { client: string; receiver: RegExp; names: Record<string, HttpMethod | 'ARG0'> }[] = [
+  // reqwest / awc / Ktor / Guzzle / Faraday clients held in a variable named like a client.
+  { client: 'http-client', receiver: /client|http|^conn$|faraday|guzzle/i, names: { ...VERBS, request: 'ARG0' } },
+  // `reqwest::get(url)`, `Net::HTTP.get(URI(url))`, `HTTParty.post(url)`, `Faraday.get`, `RestClient.get`, Laravel `Http::get`.
+  {
+    client: 'http-client',
+    receiver: /^(reqwest|Net::HTTP|HTTParty|Faraday|RestClient|Http|Excon|Typhoeus)$/,
+    names: { ...VERBS },
+  },
+  // PHP curl: `curl_init($url)` (GET unless its options say otherwise).
+  { client: 'curl', receiver: /^$/, names: { curl_init: 'GET' } },
+];
+
+function stringParts(n: Node, syn: Syntax, evaluate: (n: Node) => Part[]): Part[] {
+  const parts: Part[][] = [];
+  for (const c of n.namedChildren) {
+    if (!c) continue;
+    if (syn.content.has(c.type)) {
+      // Kotlin/PHP `$name` inside the content: a variable.
+      const t = c.text;
+      const m = /^\$\{?(\w+)\}?$/.exec(t);
+      parts.push(m && syn.interpolations.size > 0 && t.startsWith('$') ? evaluate(c) : lit(t));
+    } else if (syn.interpolations.has(c.type) || c.type === 'variable_name') {
+      const inner = c.type === 'variable_name' ? c : (kids(c)[0] ?? null);
+      parts.push(inner ? evaluate(inner) : [HOLE_PART]);
+    }
+  }
+  if (parts.length === 0) return lit(n.type === 'string_literal' || n.type === 'string' ? '' : n.text.slice(1, -1));
+  return concat(...parts);
+}
+
+/** Rust `format!("{}{}", a, b)`: the template's `{}` filled with the comma-separated arguments' values. */
+function formatMacro(tree: Node, evaluate: (n: Node) => Part[]): Part[] {
+  const groups: Node[][] = [[]];
+  for (const t of tree.children) {
+    if (!t || t.type === '(' || t.type === ')') continue;
+    if (t.type === ',') groups.push([]);
+    else if (t.isNamed) groups[groups.length - 1]!.push(t);
+  }
+  const [head, ...rest] = groups;
+  const tpl = head?.length === 1 && head[0]!.type === 'string_literal' ? literal(evaluate(head[0]!)) : undefined;
+  if (tpl === undefined) return [HOLE_PART];
+  const value = (g: Node[]): Part[] => {
+    // `env::var("X").unwrap_or_else(|_| "d".to_string())…`: the variable with the first literal after it.
+    const varAt = g.findIndex((x) => x.text === 'var');
+    if (varAt > 0 && g[varAt - 1]!.text === 'env') {
+      const key = kids(g[varAt + 1]).find((x) => x.type === 'string_literal');
+      const dflt = g
+        .slice(varAt + 2)
+        .flatMap((x) => (x.type === 'token_tree' ? kids(x) : [x]))
+        .find((x) => x.type === 'string_literal');
+      const k = key ? literal(evaluate(key)) : undefined;
+      if (k !== undefined) {
+        const fb = dflt ? literal(evaluate(dflt)) : undefined;
+        return [fb !== undefined ? { env: k, fallback: fb } : { env: k }];
+      }
+    }
+    return g.length === 1 ? evaluate(g[0]!) : [HOLE_PART];
+  };
+  const pieces = tpl.split(/\{[^{}]*\}/);
+  const out: Part[][] = [];
+  pieces.forEach((p, i) => {
+    out.push(lit(p));
+    if (i < pieces.length - 1) out.push(rest[i] ? value(rest[i]) : [HOLE_PART]);
+  });
+  return concat(...out);
+}
+
+function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): LanguageRules {
+  return ({ file, sink, scope }) => {
+    function evaluate(node: Node): Part[] {
+      if (syn.strings.has(node.type)) return stringParts(node, syn, evaluate);
+      const env = syn.env(node, evaluate);
+      if (env) return env;
+      if (syn.binary.has(node.type)) {
+        const op = node.childForFieldName('operator')?.text ?? node.children.find((c) => c && !c.isNamed)?.text;
+        const l = node.childForFieldName('left') ?? kids(node)[0];
+        const r = node.childForFieldName('right') ?? kids(node)[1];
+        if (l && r && (op === '+' || op === '.')) return concat(evaluate(l), evaluate(r));
+        return [HOLE_PART];
+      }
+      switch (node.type) {
+        case 'identifier':
+        case 'variable_name':
+        case 'constant':
+        case 'simple_identifier':
+        case 'string_content': {
+          const name = node.text.replace(/^\$\{?|\}$/g, '');
+          return scope.lookup(name, node) ?? [{ ref: name }];
+        }
+        case 'parenthesized_expression':
+        case 'argument':
+        case 'value_argument':
+        case 'reference_expression':
+          return kids(node)[0] ? evaluate(kids(node)[kids(node).length - 1]!) : [HOLE_PART];
+        case 'macro_invocation': {
+          const m = node.childForFieldName('macro')?.text;
+          const tree = kids(node).find((x) => x.type === 'token_tree');
+          if (m === 'format' && tree) return formatMacro(tree, evaluate);
+          return [HOLE_PART];
+        }
+      }
+      if (syn.calls.has(node.type)) {
+        const c = syn.call(node);
+        if (!c) return [HOLE_PART];
+        // Value-keeping conversions and wrappers: `URI(u)`, `u.to_string()`, `listOf(t)`, `"x".parse()`.
+        if (/^(URI|Uri|URL|parse|to_string|to_owned|into|as_str|toString|trim|strval)$/.test(c.name))
+          return c.args[0] ? evaluate(c.args[0]) : c.receiver ? evaluateText(node) : [HOLE_PART];
+        // printf-style formatting (`sprintf('%s/product/%s', $base, $sku)`, Ruby `format`, Kotlin `String.format`).
+        if (/^(sprintf|format)$/.test(c.name) && c.args[0]) {
+          const tpl = literal(evaluate(c.args[0]));
+          if (tpl === undefined) return [HOLE_PART];
+          const pieces = tpl.split(/%[-+# 0-9.]*[a-zA-Z]/);
+          const out: Part[][] = [];
+          pieces.forEach((p, i) => {
+            out.push(lit(p));
+            if (i < pieces.length - 1) out.push(c.args[i + 1] ? evaluate(c.args[i + 1]!) : [HOLE_PART]);
+          });
+          return concat(...out);
+        }
+        if (/^(listOf|arrayOf|setOf|vec|array)$/.test(c.name)) {
+          const vs = c.args.map((a) => nameOf(evaluate(a)) ?? '');
+          return c.args.length === 1 ? evaluate(c.args[0]!) : lit(vs.join(LIST_SEP));
+        }
+        return [HOLE_PART];
+      }
+      return [HOLE_PART];
+    }
+    /** The receiver of a value-keeping method call (`s.to_string()`): the receiver's value. */
+    function evaluateText(node: Node): Part[] {
+      const fn = node.childForFieldName('function') ?? node.childForFieldName('receiver') ?? kids(node)[0];
+      const recv = fn?.childForFieldName('value') ?? fn?.childForFieldName('receiver') ?? kids(fn)[0];
+      return recv && recv.id !== node.id ? evaluate(recv) : [HOLE_PART];
+    }
+
+    function onCall(node: Node): void {
+      const c = syn.call(node);
+      if (!c) return;
+      const loc = { file, line: lineOf(node) };
+      const first = c.args[0];
+      // Routes registered by call.
+      for (const row of ROUTE_CALLS) {
+        const m = row.names[c.name];
+        if (!m || !row.receiver.test(c.receiver) || !first) continue;
+        const path = literal(evaluate(first));
+        if (path === undefined || !path.startsWith('/')) continue;
+        sink.endpoint(
+          m,
+          joinPath(groupPrefix(node), path),
+          row.framework === 'sinatra' ? framework.routes : row.framework,
+          loc,
+        );
+        return;
+      }
+      // axum: `.route("/x", get(h).post(h2))`.
+      if (c.name === 'route' && first && c.args[1]) {
+        const path = literal(evaluate(first));
+        const methods = [...c.args[1].text.matchAll(/\b(get|post|put|patch|delete)\s*\(/g)].map((m) => VERBS[m[1]!]!);
+        if (path?.startsWith('/') && methods.length) {
+          for (const m of new Set(methods)) sink.endpoint(m, path, 'axum', loc);
+          return;
+        }
+      }
+      // HTTP clients.
+      for (const row of CLIENT_CALLS) {
+        const m = row.names[c.name];
+        if (!m || !row.receiver.test(c.receiver) || !first) continue;
+        if (m === 'ARG0') {
+          const verb = httpMethod(literal(evaluate(first))?.toUpperCase());
+          if (verb && c.args[1]) sink.call(verb, evaluate(c.args[1]), row.client, loc);
+        } else sink.call(m, evaluate(first), row.client, loc);
+        return;
+      }
+      if (!sharedRuleName(c.name)) return;
+      const named = new Map<string, Part[]>();
+      sharedCallRules(
+        { name: c.name, receiver: c.receiver || applyTarget(node), args: c.args.map(evaluate), named, loc },
+        sink,
+      );
+    }
+
+    /** Kotlin `KafkaConsumer(props).apply { subscribe(…) }`: the object a scope function runs on. */
+    function applyTarget(node: Node): string {
+      for (let p = node.parent; p; p = p.parent) {
+        if (!syn.calls.has(p.type)) continue;
+        const nav = kids(p)[0];
+        if (nav?.type === 'navigation_expression' && /\.(apply|also|run|let)$/.test(nav.text.replace(/\s+/g, '')))
+          return kids(nav)[0]?.text ?? '';
+      }
+      return '';
+    }
+
+    /** Prefixes of enclosing route groups (`namespace "/api" do`, `$app->group('/v1', …)`, Ktor `route("/x") { }`). */
+    function groupPrefix(node: Node): string {
+      const out: string[] = [];
+      for (let p = node.parent; p; p = p.parent) {
+        if (!syn.calls.has(p.type)) continue;
+        const c = syn.call(p);
+        if (c && /^(namespace|group|route|scope|prefix)$/.test(c.name) && c.args[0]) {
+          const v = literal(evaluate(c.args[0]));
+          if (v?.startsWith('/')) out.unshift(v);
+        }
+      }
+      return joinPath(...out);
+    }
+
+    const declarations: Record<string, (n: Node) => void> = {};
+    for (const [type, read] of Object.entries(syn.declarations))
+      declarations[type] = (n) => {
+        const d = read(n);
+        if (d) scope.add(d.name, d.value);
+      };
+    return {
+      evaluate,
+      declarations,
+      rules: [
+        { on: [...syn.calls], each: onCall },
+        {
+          on: ['source_file', 'program'],
+          each(root) {
+            syn.routeAttributes?.(root, (m, path, line) => sink.endpoint(m, path, framework.attr, { file, line }));
+          },
+        },
+        sqlStringRule(sink, file, [...syn.strings], (s) => literal(evaluate(s))),
+      ],
+    };
+  };
+}
+
+// ---- the languages
+
+const rustSyntax: Syntax = {
+  strings: set('string_literal', 'raw_string_literal'),
+  content: set('string_content'),
+  interpolations: set(),
+  binary: set('binary_expression'),
+  calls: set('call_expression'),
+  call(n) {
+    const fn = n.childForFieldName('function');
+    const args = kids(n.childForFieldName('arguments'));
+    if (fn?.type === 'field_expression')
+      return {
+        name: fn.childForFieldName('field')?.text ?? '',
+        receiver: fn.childForFieldName('value')?.text ?? '',
+        args,
+      };
+    if (fn?.type === 'scoped_identifier')
+      return {
+        name: fn.childForFieldName('name')?.text ?? '',
+        receiver: fn.childForFieldName('path')?.text ?? '',
+        args,
+      };
+    return fn ? { name: fn.text, receiver: '', args } : undefined;
+  },
+  declarations: {
+    let_declaration: (n) => {
+      const p = n.childForFieldName('pattern');
+      const v = n.childForFieldName('value');
+      return p?.type === 'identifier' && v ? { name: p.text, value: v } : undefined;
+    },
+    const_item: (n) => declared(n),
+    static_item: (n) => declared(n),
+  },
+  env(n, evaluate) {
+    // env::var("X"), std::env::var("X") with .unwrap_or("d") / .unwrap_or_else(|_| "d".to_string()) after it.
+    if (n.type !== 'call_expression') return undefined;
+    const fn = n.childForFieldName('function');
+    if (fn?.type === 'scoped_identifier' && /(^|::)env::var$/.test(fn.text)) {
+      const k = kids(n.childForFieldName('arguments'))[0];
+      const key = k ? literal(evaluate(k)) : undefined;
+      return key !== undefined ? [{ env: key }] : undefined;
+    }
+    if (
+      fn?.type === 'field_expression' &&
+      /^(unwrap_or|unwrap_or_else|unwrap_or_default|expect|unwrap)$/.test(fn.childForFieldName('field')?.text ?? '')
+    ) {
+      const inner = fn.childForFieldName('value');
+      const v = inner ? evaluate(inner) : undefined;
+      const only = v?.length === 1 ? v[0]! : undefined;
+      if (!only || !('env' in only)) return undefined;
+      const a = kids(n.childForFieldName('arguments'))[0];
+      const str = a ? (a.type === 'closure_expression' ? a.childForFieldName('body') : a) : undefined;
+      const fb = str ? literal(evaluate(str)) : undefined;
+      return [fb !== undefined ? { env: only.env, fallback: fb } : only];
+    }
+    return undefined;
+  },
+  routeAttributes(root, emit) {
+    // actix-web / rocket: `#[post("/get-quote")]` before the handler.
+    for (const item of kids(root).concat(
+      kids(root).flatMap((x) => (x.type === 'mod_item' ? kids(x.childForFieldName('body')) : [])),
+    )) {
+      if (item.type !== 'attribute_item') continue;
+      const attr = kids(item)[0];
+      const verb = VERBS[kids(attr)[0]?.text ?? ''];
+      const arg = kids(attr?.childForFieldName('arguments')).find((x) => x.type === 'string_literal');
+      if (verb && arg) emit(verb, kids(arg)[0]?.text ?? '/', lineOf(item));
+    }
+  },
+};
+
+function declared(n: Node): { name: string; value: Node } | undefined {
+  const name = n.childForFieldName('name')?.text;
+  const value = n.childForFieldName('value');
+  return name && value ? { name, value } : undefined;
+}
+
+const rubySyntax: Syntax = {
+  strings: set('string'),
+  content: set('string_content', 'escape_sequence'),
+  interpolations: set('interpolation'),
+  binary: set('binary'),
+  calls: set('call'),
+  call(n) {
+    const name = n.childForFieldName('method')?.text ?? '';
+    const args = kids(n.childForFieldName('arguments'));
+    return { name, receiver: n.childForFieldName('receiver')?.text ?? '', args };
+  },
+  declarations: {
+    assignment: (n) => {
+      const l = n.childForFieldName('left');
+      const r = n.childForFieldName('right');
+      return l && r && /^(identifier|constant|instance_variable)$/.test(l.type)
+        ? { name: l.text, value: r }
+        : undefined;
+    },
+  },
+  env(n, evaluate) {
+    // ENV["X"], ENV.fetch("X", "d")
+    if (n.type === 'element_reference' && n.childForFieldName('object')?.text === 'ENV') {
+      const k = kids(n)[1];
+      const key = k ? literal(evaluate(k)) : undefined;
+      return key !== undefined ? [{ env: key }] : undefined;
+    }
+    if (
+      n.type === 'call' &&
+      n.childForFieldName('receiver')?.text === 'ENV' &&
+      n.childForFieldName('method')?.text === 'fetch'
+    ) {
+      const [k, d] = kids(n.childForFieldName('arguments'));
+      const key = k ? literal(evaluate(k)) : undefined;
+      const fb = d ? literal(evaluate(d)) : undefined;
+      if (key === undefined) return undefined;
+      return [fb !== undefined ? { env: key, fallback: fb } : { env: key }];
+    }
+    return undefined;
+  },
+};
+
+const phpSyntax: Syntax = {
+  strings: set('string', 'encapsed_string'),
+  content: set('string_content', 'string_value', 'escape_sequence'),
+  interpolations: set('dynamic_variable_name', 'complex_interpolation'),
+  binary: set('binary_expression'),
+  calls: set('member_call_expression', 'scoped_call_expression', 'function_call_expression'),
+  call(n) {
+    const args = kids(n.childForFieldName('arguments')).map((a) => kids(a)[0] ?? a);
+    if (n.type === 'function_call_expression')
+      return { name: n.childForFieldName('function')?.text ?? '', receiver: '', args };
+    const recv = n.childForFieldName(n.type === 'scoped_call_expression' ? 'scope' : 'object')?.text ?? '';
+    return { name: n.childForFieldName('name')?.text ?? '', receiver: recv, args };
+  },
+  declarations: {
+    assignment_expression: (n) => {
+      const l = n.childForFieldName('left');
+      const r = n.childForFieldName('right');
+      return l?.type === 'variable_name' && r ? { name: l.text.replace(/^\$/, ''), value: r } : undefined;
+    },
+    const_element: (n) => {
+      const [name, value] = kids(n);
+      return name && value ? { name: name.text, value } : undefined;
+    },
+  },
+  env(n, evaluate) {
+    // getenv('X'), env('X', 'd') (Laravel), $_ENV['X'] / $_SERVER['X']
+    if (n.type === 'function_call_expression' && /^(getenv|env)$/.test(n.childForFieldName('function')?.text ?? '')) {
+      const [k, d] = kids(n.childForFieldName('arguments')).map((a) => kids(a)[0] ?? a);
+      const key = k ? literal(evaluate(k)) : undefined;
+      const fb = d ? literal(evaluate(d)) : undefined;
+      if (key === undefined) return undefined;
+      return [fb !== undefined ? { env: key, fallback: fb } : { env: key }];
+    }
+    if (n.type === 'subscript_expression' && /^\$_(ENV|SERVER)$/.test(kids(n)[0]?.text ?? '')) {
+      const k = kids(n)[1];
+      const key = k ? literal(evaluate(k)) : undefined;
+      return key !== undefined ? [{ env: key }] : undefined;
+    }
+    return undefined;
+  },
+  routeAttributes(root, emit) {
+    // Symfony `@Route("/x", methods={"PUT"})` docblocks and PHP 8 `#[Route('/x', methods: ['PUT'])]`, the
+    // class's route a prefix of its methods'.
+    const visit = (n: Node, prefix: string, depth: number): void => {
+      if (depth > 8) return;
+      for (const c of kids(n)) {
+        if (c.type === 'class_declaration' || c.type === 'method_declaration') {
+          const route = symfonyRoute(c);
+          if (c.type === 'class_declaration')
+            visit(c.childForFieldName('body') ?? c, route ? joinPath(prefix, route.path) : prefix, depth + 1);
+          else if (route) for (const m of route.methods) emit(m, joinPath(prefix, route.path), lineOf(c));
+        } else if (
+          c.type === 'namespace_definition' ||
+          c.type === 'compound_statement' ||
+          c.type === 'declaration_list'
+        )
+          visit(c, prefix, depth + 1);
+      }
+    };
+    visit(root, '', 0);
+  },
+};
+
+/** The Symfony route of a class or method: its docblock (the comment before it) or its attributes. */
+function symfonyRoute(decl: Node): { path: string; methods: HttpMethod[] } | undefined {
+  const texts: string[] = [];
+  const prev = decl.previousNamedSibling;
+  if (prev?.type === 'comment') texts.push(prev.text);
+  for (const a of kids(decl)) if (a.type === 'attribute_list') texts.push(a.text);
+  for (const t of texts) {
+    const m = /(?:@|#\[)Route\(\s*(?:path\s*[=:]\s*)?["']([^"']*)["']([^)]*)\)/.exec(t);
+    if (!m) continue;
+    const verbs = [...(/methods\s*[=:]\s*[{[]([^}\]]*)[}\]]/.exec(m[2]!)?.[1] ?? '').matchAll(/["'](\w+)["']/g)]
+      .map((x) => httpMethod(x[1]!.toUpperCase()))
+      .filter((x): x is HttpMethod => x !== undefined);
+    return { path: m[1]!, methods: verbs.length ? verbs : ['ANY'] };
+  }
+  return undefined;
+}
+
+const kotlinSyntax: { -readonly [K in keyof Syntax]: Syntax[K] } = {
+  strings: set('string_literal'),
+  content: set('string_content'),
+  interpolations: set('interpolation'),
+  binary: set('additive_expression'),
+  calls: set('call_expression'),
+  call(n) {
+    const [fn, ...rest] = kids(n);
+    const argsNode = rest.find((x) => x.type === 'value_arguments');
+    const args = kids(argsNode).map((a) => kids(a)[kids(a).length - 1] ?? a);
+    if (fn?.type === 'navigation_expression') {
+      const parts = kids(fn);
+      return {
+        name: parts[parts.length - 1]?.text ?? '',
+        receiver: parts
+          .slice(0, -1)
+          .map((x) => x.text)
+          .join('.'),
+        args,
+      };
+    }
+    return fn ? { name: fn.text, receiver: '', args } : undefined;
+  },
+  declarations: {
+    property_declaration: (n) => {
+      const v = kids(n).find((x) => x.type === 'variable_declaration');
+      const name = kids(v)[0]?.text;
+      const value = kids(n)
+        .filter((x) => x.type !== 'variable_declaration' && x.type !== 'modifiers')
+        .pop();
+      return name && value ? { name, value } : undefined;
+    },
+  },
+  env(n, evaluate) {
+    // System.getenv("X") ?: "d"
+    if (n.type === 'call_expression' && /^System\s*\.\s*getenv$/.test(kids(n)[0]?.text ?? '')) {
+      const a = kids(kids(n).find((x) => x.type === 'value_arguments'))[0];
+      const key = a ? literal(evaluate(kids(a)[0] ?? a)) : undefined;
+      return key !== undefined ? [{ env: key }] : undefined;
+    }
+    if ((n.type === 'binary_expression' || n.type === 'elvis_expression') && /\?:/.test(n.text)) {
+      const l = n.childForFieldName('left') ?? kids(n)[0];
+      const r = n.childForFieldName('right') ?? kids(n)[1];
+      const v = l ? evaluate(l) : [];
+      const fb = r ? literal(evaluate(r)) : undefined;
+      const only = v.length === 1 ? v[0]! : undefined;
+      if (only && 'env' in only && fb !== undefined) return [{ env: only.env, fallback: fb }];
+      if (only && 'config' in only && fb !== undefined) return [{ config: only.config, fallback: fb }];
+      return v.length ? v : undefined;
+    }
+    return undefined;
+  },
+};
+
+const SPRING_MAPPINGS: Record<string, HttpMethod> = {
+  RequestMapping: 'ANY',
+  GetMapping: 'GET',
+  PostMapping: 'POST',
+  PutMapping: 'PUT',
+  PatchMapping: 'PATCH',
+  DeleteMapping: 'DELETE',
+};
+
+/** A Spring mapping annotation of a Kotlin declaration: its verb and its first path (`"/x"` or `["/x"]`). */
+function kotlinMapping(decl: Node): { method: HttpMethod; path: string } | undefined {
+  for (const a of kids(kids(decl).find((x) => x.type === 'modifiers'))) {
+    const inv = kids(a).find((x) => x.type === 'constructor_invocation');
+    const name = kids(inv)[0]?.text.replace(/^.*\./, '') ?? kids(a)[0]?.text ?? '';
+    const method = SPRING_MAPPINGS[name];
+    if (!method) continue;
+    const str = (n: Node | undefined, d = 0): string | undefined =>
+      !n || d > 4
+        ? undefined
+        : n.type === 'string_literal'
+          ? n.text.slice(1, -1)
+          : kids(n)
+              .map((x) => str(x, d + 1))
+              .find((x) => x !== undefined);
+    const args = kids(kids(inv).find((x) => x.type === 'value_arguments'));
+    const valueArg =
+      args.find((x) => /^(value|path)\b/.test(kids(x)[0]?.text ?? '')) ?? args.find((x) => kids(x).length === 1);
+    return { method, path: str(valueArg) ?? '' };
+  }
+  return undefined;
+}
+
+kotlinSyntax.routeAttributes = (root, emit) => {
+  // Spring MVC/WebFlux controllers in Kotlin: class @RequestMapping prefix + method mappings.
+  for (const cls of kids(root)) {
+    if (cls.type !== 'class_declaration') continue;
+    const prefix = kotlinMapping(cls)?.path ?? '';
+    for (const fn of kids(kids(cls).find((x) => x.type === 'class_body'))) {
+      if (fn.type !== 'function_declaration') continue;
+      const m = kotlinMapping(fn);
+      if (m) emit(m.method, joinPath(prefix, m.path), lineOf(fn));
+    }
+  }
+};
+
+export const extractRust = extractorOf(rulesFor(rustSyntax, { routes: 'rust', attr: 'actix-web' }));
+export const extractRuby = extractorOf(rulesFor(rubySyntax, { routes: 'sinatra', attr: 'sinatra' }));
+export const extractPhp = extractorOf(rulesFor(phpSyntax, { routes: 'php', attr: 'php' }));
+export const extractKotlin = extractorOf(rulesFor(kotlinSyntax, { routes: 'ktor', attr: 'spring' }));
