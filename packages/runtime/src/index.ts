@@ -1,6 +1,7 @@
 export * from './lifecycle';
 export * from './grpc';
-export { withInProcessGrpc } from './in-process';
+export * from './grpc-auth';
+export { withInProcessGrpc, isInProcessCall } from './in-process';
 export * from './reflection';
 export * from './net-guard';
 export * from './egress';

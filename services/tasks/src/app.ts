@@ -20,6 +20,7 @@ import { seedModelAgent } from './domain/seed-model';
 import { openTaskCollections, TaskService, TOPICS, type TaskDeps } from './domain/task-service';
 import { registerTaskStateGauge } from './task-metrics';
 import { controlGrpcService, tasksGrpcService } from './transport/grpc-server';
+import { tasksAuthPolicy } from './transport/grpc-auth';
 
 /** The engines the tasks service runs on: the task concerns' dependencies, less what the app makes itself. */
 export interface TasksDeps extends Omit<TaskDeps, 'control' | 'config'> {
@@ -129,15 +130,23 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
     { intervalMs: config.readinessIntervalMs, log },
   );
   lifecycle.onClose('readiness', async () => readiness.stop());
+  // With mutual TLS every caller is authenticated and its caller/actor verified (ADR 0027); plaintext (no
+  // certificates configured: development and the test layouts) keeps trusting them as before.
+  const auth = config.grpcTls ? tasksAuthPolicy(control, () => deps.clock.now()) : undefined;
   const grpc = await startGrpcServer(
     [
-      { definition: tasksV1.TasksServiceService, implementation: tasksGrpcService(tasks, log, runs) },
+      {
+        definition: tasksV1.TasksServiceService,
+        implementation: tasksGrpcService(tasks, log, runs),
+        ...(auth ? { auth } : {}),
+      },
       {
         definition: controlV1.ControlPlaneServiceService,
         implementation: controlGrpcService(control, log, management),
+        ...(auth ? { auth } : {}),
       },
     ],
-    { host: config.grpcHost, port: config.grpcPort, isServing: () => readiness.isReady() },
+    { host: config.grpcHost, port: config.grpcPort, isServing: () => readiness.isReady(), tls: config.grpcTls },
   );
   lifecycle.add('grpc server', grpc);
   log.info({ address: grpc.address }, 'tasks service listening');
