@@ -146,10 +146,41 @@ describe.runIf(engineUrlsSet)('authenticated gRPC (distributed, mutual TLS)', ()
       headers: { Authorization: `Bearer ${creds.adminToken}` },
     });
     expect(apps.status).toBe(200);
-    const deliveries = await fetch(`${sut.baseUrl}/api/v1/agents/demo-echo/push-deliveries`, {
-      headers: { Authorization: `Bearer ${creds.adminToken}` },
+    // A push: tasks → bus → webhooks, which reads the task's push targets from tasks (GetPushDelivery) over
+    // mutual TLS and logs the delivery; the gateway reads the log from webhooks over mutual TLS.
+    const settings = await fetch(`${sut.baseUrl}/api/v1/deployments/demo-deployment/agents/demo-approval/settings`, {
+      method: 'PATCH',
+      headers: { Authorization: `Bearer ${creds.operatorToken}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ pushNotificationsEnabled: true }),
     });
-    expect(deliveries.status).toBe(200);
+    expect(settings.status, await settings.text()).toBe(200);
+    const approval = (method: string, params: unknown) =>
+      rpc(`${sut.baseUrl}/agents/demo-approval/a2a`, { jsonrpc: '2.0', id: 2, method, params }, { key: sut.a2aKey });
+    const text = (t: string) => ({
+      message: { role: 'user', messageId: `p-${randomBytes(4).toString('hex')}`, parts: [{ kind: 'text', text: t }] },
+    });
+    const first = await approval('message/send', text('deploy v2'));
+    const taskId = (first.body as { result?: { id?: string } }).result?.id;
+    expect(taskId, first.text).toBeTruthy();
+    // A public address that answers nothing here: the delivery is attempted and logged either way.
+    const set = await approval('tasks/pushNotificationConfig/set', {
+      taskId,
+      pushNotificationConfig: { id: 'mtls', url: 'https://192.0.43.10:9/hook', token: randomBytes(16).toString('hex') },
+    });
+    expect((set.body as { error?: unknown }).error, set.text).toBeUndefined();
+    const done = await approval('message/send', { message: { ...text('approve').message, taskId } });
+    expect(done.text).toContain('completed');
+    await eventually(
+      async () => {
+        const r = await fetch(`${sut.baseUrl}/api/v1/agents/demo-approval/push-deliveries?limit=100`, {
+          headers: { Authorization: `Bearer ${creds.adminToken}` },
+        });
+        const body = (await r.json()) as { deliveries?: { taskId: string; configId: string }[] };
+        return r.status === 200 && (body.deliveries ?? []).some((d) => d.taskId === taskId && d.configId === 'mtls');
+      },
+      60_000,
+      250,
+    );
   });
 
   it('refuses a call without a credential (UNAUTHENTICATED) and keeps health open', async () => {
