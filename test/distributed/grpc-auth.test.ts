@@ -403,6 +403,57 @@ describe.runIf(engineUrlsSet)('authenticated gRPC (distributed, mutual TLS)', ()
     expect(own.code).toBe(0);
   });
 
+  it("records every management change, over REST or gRPC, in the subscription's audit log (admin only)", async () => {
+    const name = `audit-${randomBytes(3).toString('hex')}`;
+    const rest = await fetch(`${sut.baseUrl}/api/v1/keys`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${creds.adminToken}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: `${name}-rest`, scope: 'a2a' }),
+    });
+    expect(rest.status).toBe(201);
+    const restKeyId = ((await rest.json()) as { id: string }).id;
+    const team = await invoke(
+      cluster.tasksAddress,
+      controlV1.ControlPlaneServiceService,
+      'CreateKey',
+      controlV1.CreateKeyRequest.fromPartial({ name: `${name}-grpc`, scopes: ['a2a'] }),
+      { token: creds.adminToken },
+    );
+    expect(team.code).toBe(0);
+    const teamKeyId = (team.response as controlV1.CreateKeyResponse).key!.id;
+    type Event = {
+      operation: string;
+      via: string;
+      userId: string | null;
+      role: string | null;
+      target: string;
+      at: string;
+    };
+    const events = async (token: string): Promise<{ status: number; events: Event[] }> => {
+      const r = await fetch(`${sut.baseUrl}/api/v1/audit-events?limit=100`, {
+        headers: { Authorization: `Bearer ${token}` },
+      });
+      return { status: r.status, events: r.status === 200 ? ((await r.json()) as { events: Event[] }).events : [] };
+    };
+    const a = await events(creds.adminToken);
+    expect(a.status).toBe(200);
+    const viaRest = a.events.find((e) => e.target.includes(`id=${restKeyId}`));
+    const viaGrpc = a.events.find((e) => e.target.includes(`id=${teamKeyId}`));
+    expect(viaRest).toMatchObject({ operation: 'CreateKey', via: 'gateway', role: 'admin' });
+    expect(viaGrpc).toMatchObject({ operation: 'CreateKey', via: 'team', role: 'admin' });
+    expect(viaRest!.userId).toBeTruthy();
+    expect(viaGrpc!.userId).toBe(viaRest!.userId);
+    expect(Date.parse(viaGrpc!.at)).toBeGreaterThanOrEqual(Date.parse(viaRest!.at));
+    expect(a.events.indexOf(viaGrpc!)).toBeLessThan(a.events.indexOf(viaRest!)); // newest first
+    // Only the admin reads it; another subscription's admin sees its own changes, never A's.
+    expect((await events(creds.operatorToken)).status).toBe(403);
+    const b = await events(adminBToken);
+    expect(b.status).toBe(200);
+    expect(b.events.some((e) => e.operation === 'CreateKey' && e.via === 'team')).toBe(true);
+    expect(JSON.stringify(b.events)).not.toContain(restKeyId);
+    expect(JSON.stringify(b.events)).not.toContain(teamKeyId);
+  });
+
   it('serves a rotated certificate without a restart', async () => {
     const serial = (): Promise<string> =>
       new Promise((resolve, reject) => {

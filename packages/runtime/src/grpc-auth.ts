@@ -37,6 +37,14 @@ export interface GrpcAuthPolicy<T> {
 
 const MAX_BEARER_CHARS = 512;
 
+/** The principal each authenticated call was made by, for what runs after the check (the audit log). */
+const principals = new WeakMap<object, GrpcPrincipal<unknown>>();
+
+/** The principal `authenticated` established for this server call; undefined on a server without a policy. */
+export function callPrincipal(call: object): GrpcPrincipal<unknown> | undefined {
+  return principals.get(call);
+}
+
 /** The server's credentials: mutual TLS with the files (client certificates optional: teams present a bearer), or plaintext. */
 export function grpcServerCredentials(tls: GrpcTlsFiles | undefined): grpc.ServerCredentials {
   if (!tls) return grpc.ServerCredentials.createInsecure();
@@ -107,6 +115,7 @@ export function authenticated<T>(
     ): Promise<void> => {
       const principal = await principalOf(call, policy);
       await policy.authorize(rpc, principal, call.request);
+      principals.set(call, principal);
     };
     if (method.responseStream) {
       const streaming = handler as grpc.handleServerStreamingCall<unknown, unknown>;
