@@ -103,6 +103,8 @@ export function linkerEngines(config: LinkerConfig, clientId: string): EnginesCo
     mongoDb: config.mongoDb,
     kafkaBrokers: [],
     kafkaPartitions: 1,
+    kafkaTls: undefined,
+    kafkaSasl: undefined,
     redisUrl: '',
     namespace: '',
     clientId,
