@@ -1,3 +1,5 @@
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
 import * as grpc from '@grpc/grpc-js';
 import { AppError } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
@@ -45,14 +47,31 @@ export function callPrincipal(call: object): GrpcPrincipal<unknown> | undefined 
   return principals.get(call);
 }
 
-/** The server's credentials: mutual TLS with the files (client certificates optional: teams present a bearer), or plaintext. */
-export function grpcServerCredentials(tls: GrpcTlsFiles | undefined): grpc.ServerCredentials {
+/**
+ * The server's credentials: mutual TLS with the files (client certificates optional: teams present a bearer),
+ * or plaintext. Resolves once the files were read, so that the first connection already has a certificate;
+ * unreadable files refuse the start.
+ */
+export async function grpcServerCredentials(tls: GrpcTlsFiles | undefined): Promise<grpc.ServerCredentials> {
   if (!tls) return grpc.ServerCredentials.createInsecure();
+  for (const file of [tls.caFile, tls.certFile, tls.keyFile])
+    await access(file, constants.R_OK).catch((err: unknown) => {
+      throw new AppError('INTERNAL', `cannot read the gRPC TLS file ${file}`, { cause: err });
+    });
   const provider = new grpc.experimental.FileWatcherCertificateProvider({
     caCertificateFile: tls.caFile,
     certificateFile: tls.certFile,
     privateKeyFile: tls.keyFile,
     refreshIntervalMs: tls.reloadMs,
+  });
+  await new Promise<void>((resolve, reject) => {
+    const first = (update: grpc.experimental.IdentityCertificateUpdate | null): void => {
+      // The server's own listener (added at bind) keeps the provider watching the files after this one goes.
+      setImmediate(() => provider.removeIdentityCertificateListener(first));
+      if (update) resolve();
+      else reject(new AppError('INTERNAL', `cannot read the gRPC certificate ${tls.certFile} or key ${tls.keyFile}`));
+    };
+    provider.addIdentityCertificateListener(first);
   });
   return grpc.experimental.createCertificateProviderServerCredentials(provider, provider, false);
 }

@@ -176,10 +176,9 @@ export async function startGrpcServer(
     server.addService(s.definition, trackServerStreams(s.definition, s.implementation, streams));
   server.addService(healthV1.HealthService, healthService(options.isServing));
   addReflection(server, [...services.map((s) => s.definition), healthV1.HealthService]);
+  const credentials = await grpcServerCredentials(options.tls);
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(`${options.host}:${options.port}`, grpcServerCredentials(options.tls), (err, p) =>
-      err ? reject(err) : resolve(p),
-    );
+    server.bindAsync(`${options.host}:${options.port}`, credentials, (err, p) => (err ? reject(err) : resolve(p)));
   });
   // Embedded mode: the same handlers (with the stream tracking) also answer in-process calls (ADR 0019).
   const local = inProcessGrpcEnabled()
