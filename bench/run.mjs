@@ -11,8 +11,9 @@
 // Environment (all optional):
 //   BENCH_SECONDS=10        seconds per throughput case
 //   BENCH_CONCURRENCY=1,16,64
-//   BENCH_TARGETS=baseline,reference,embedded,embedded-durable,distributed  (distributed only when the engines are
-//     configured; embedded is STORE=memory, embedded-durable the default `npm start` on LMDB in a scratch DATA_DIR)
+//   BENCH_TARGETS=baseline,reference,embedded,embedded-durable,distributed,distributed-mtls  (distributed only when
+//     the engines are configured; embedded is STORE=memory, embedded-durable the default `npm start` on LMDB in a
+//     scratch DATA_DIR; distributed-mtls: the same cluster with mutual TLS on every gRPC link, ADR 0032, send only)
 //   BENCH_IDLE_STREAMS=10000  (0 skips the idle-SSE test)
 //   BENCH_LOADGEN=auto|wrk|node  (auto: wrk when installed, else the built-in Node load generator)
 //   BENCH_OUT=docs/performance.md  (`-` prints only)
@@ -32,7 +33,9 @@ const seconds = Number(env.BENCH_SECONDS ?? 10);
 const concurrencies = (env.BENCH_CONCURRENCY ?? '1,16,64').split(',').map(Number);
 const idleStreams = Number(env.BENCH_IDLE_STREAMS ?? 10_000);
 const engines = Boolean(env.REDIS_URL && env.KAFKA_BROKERS && env.MONGO_URL);
-const wanted = new Set((env.BENCH_TARGETS ?? 'baseline,reference,embedded,embedded-durable,distributed').split(','));
+const wanted = new Set(
+  (env.BENCH_TARGETS ?? 'baseline,reference,embedded,embedded-durable,distributed,distributed-mtls').split(','),
+);
 const out = env.BENCH_OUT ?? join(root, 'docs/performance.md');
 const tmp = mkdtempSync(join(os.tmpdir(), 'a2a-bench-'));
 const hasWrk = (() => {
@@ -353,7 +356,8 @@ async function startEmbedded(durable) {
   };
 }
 
-async function startDistributed() {
+/** The distributed mode; `mtls`: every gRPC link on mutual TLS from a dev CA (scripts/dev-ca.mjs). */
+async function startDistributed(mtls = false) {
   const { startCluster } = await import(join(root, 'scripts/cluster.mjs'));
   const namespace = `bench${Date.now().toString(36)}`;
   const cluster = await startCluster({
@@ -362,7 +366,8 @@ async function startDistributed() {
     build: false,
     quiet: true,
     env: SYSTEM_ENV,
-    logDir: join(tmp, 'cluster'),
+    logDir: join(tmp, mtls ? 'cluster-mtls' : 'cluster'),
+    mtls,
   });
   const key = cluster.credentials().a2aKey;
   const pids = [...cluster.procs.values()].map((p) => p.child.pid);
@@ -386,9 +391,9 @@ const record = (target, kase, c, r, cpu, elu) => {
   );
 };
 
-async function measure(target, sys, cases) {
+async function measure(target, sys, cases, sendOnly = false) {
   // Warm-up, not recorded: the JIT and the caches of a fresh process would otherwise weigh on the first case.
-  for (const kase of ['send', 'get', 'card', 'send-v1', 'get-v1'])
+  for (const kase of sendOnly ? ['send'] : ['send', 'get', 'card', 'send-v1', 'get-v1'])
     if (cases[kase]) await runLoadOn(sys.bases, cases[kase], 2, Math.min(2, seconds));
   // Sends last: a mode that falls behind at a high concurrency (the distributed one) keeps working off the
   // backlog for a while, which would otherwise weigh on the cases after it.
@@ -402,6 +407,7 @@ async function measure(target, sys, cases) {
       record(target, kase, c, r, r.rps > 0 ? (cpu * 1000) / (r.rps * seconds) : undefined, elu);
     }
   };
+  if (sendOnly) return throughput('send');
   await throughput('get');
   await throughput('card');
   for (const c of concurrencies.filter((x) => x <= 16)) {
@@ -548,9 +554,10 @@ async function main() {
   if (wanted.has('embedded')) systems.push(['embedded', () => startEmbedded(false)]);
   if (wanted.has('embedded-durable')) systems.push(['embedded-durable', () => startEmbedded(true)]);
   if (wanted.has('distributed')) {
-    if (engines) systems.push(['distributed', startDistributed]);
+    if (engines) systems.push(['distributed', () => startDistributed(false)]);
     else log('distributed: skipped (set REDIS_URL, KAFKA_BROKERS and MONGO_URL)');
   }
+  if (wanted.has('distributed-mtls') && engines) systems.push(['distributed-mtls', () => startDistributed(true)]);
   for (const [name, start] of systems) {
     const sys = await start();
     try {
@@ -561,7 +568,8 @@ async function main() {
         headers: auth,
         v1Path: '/agents/demo-echo/a2a/v1',
       });
-      await measure(name, sys, cases);
+      await measure(name, sys, cases, name === 'distributed-mtls');
+      if (name === 'distributed-mtls') extras.push(...mtlsCost());
       if (name === 'distributed') {
         const rt = rows.find((r) => r.target === name && r.kase === 'send' && r.c === 1);
         if (rt)
@@ -591,6 +599,22 @@ async function main() {
   const text = report();
   process.stdout.write(`${text}\n`);
   if (out !== '-') writeReport(out, text);
+}
+
+/** The cost of mutual TLS on the request path: distributed sends with and without it, per concurrency. */
+function mtlsCost() {
+  const send = (target, c) => rows.find((r) => r.target === target && r.kase === 'send' && r.c === c);
+  return concurrencies.flatMap((c) => {
+    const [plain, tls] = [send('distributed', c), send('distributed-mtls', c)];
+    if (!plain || !tls || !plain.rps || !tls.rps) return [];
+    const cpu =
+      plain.cpuMsPerReq !== undefined && tls.cpuMsPerReq !== undefined
+        ? `, CPU of all processes ${plain.cpuMsPerReq.toFixed(2)} → ${tls.cpuMsPerReq.toFixed(2)} ms/req`
+        : '';
+    return [
+      `- mutual TLS on the gRPC links, distributed message/send c=${c}: ${plain.rps.toFixed(0)} → ${tls.rps.toFixed(0)} req/s (×${(tls.rps / plain.rps).toFixed(2)}), p50 ${plain.p50.toFixed(1)} → ${tls.p50.toFixed(1)} ms, p99 ${plain.p99.toFixed(1)} → ${tls.p99.toFixed(1)} ms${cpu}.`,
+    ];
+  });
 }
 
 /** A latency, or a dash when no request completed in the case (all timed out). */

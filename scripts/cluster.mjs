@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import { existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { makeDevPki, tlsEnv } from './dev-ca.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 
@@ -40,7 +41,9 @@ async function waitFor(check, timeoutMs, what) {
  * Starts the services. Options: namespace (isolates topics, groups, Redis keys and the database),
  * gateways, runners, gatewayPorts, logDir, env (extra environment for every process), tasksEnv, runnerEnv,
  * gatewayEnv, webhooksEnv (extra environment for those processes), engines (start them), metrics (each
- * process serves /metrics on a free port: `metricsUrls` maps process names to those URLs).
+ * process serves /metrics on a free port: `metricsUrls` maps process names to those URLs), mtls (mutual TLS
+ * on every gRPC link, ADR 0032: `true` makes a dev CA and certificates under the log directory, a string is a
+ * directory that has them (scripts/dev-ca.mjs); `pkiDir` in the result), tlsReloadMs.
  */
 export async function startCluster(options = {}) {
   const namespace = options.namespace ?? '';
@@ -61,6 +64,9 @@ export async function startCluster(options = {}) {
   };
   const procs = new Map();
   const metricsUrls = new Map();
+  const pkiDir = options.mtls === true ? makeDevPki(join(logDir, 'pki')) : options.mtls || undefined;
+  /** The process's certificate files when the cluster runs on mutual TLS. */
+  const tls = (service) => (pkiDir ? tlsEnv(pkiDir, service, options.tlsReloadMs ?? 60_000) : {});
   /** With `metrics`: a free METRICS_PORT for the named process (kept across its restarts). */
   const metricsEnv = async (name) => {
     if (!options.metrics) return {};
@@ -92,6 +98,7 @@ export async function startCluster(options = {}) {
   const linkerServiceToken = baseEnv.LINKER_SERVICE_TOKEN || randomBytes(32).toString('base64url');
   const tasks = start('tasks', 'services/tasks/dist/main.js', {
     ...(await metricsEnv('tasks')),
+    ...tls('tasks'),
     TASKS_GRPC_PORT: String(tasksPort),
     ...(options.tasksEnv ?? {}),
   });
@@ -107,6 +114,7 @@ export async function startCluster(options = {}) {
   );
   start('webhooks', 'services/webhooks/dist/main.js', {
     ...(await metricsEnv('webhooks')),
+    ...tls('webhooks'),
     // Known to the gateways: they read the push delivery log from it.
     WEBHOOKS_GRPC_PORT: String(webhooksPort),
     TASKS_GRPC_ADDR: tasksAddress,
@@ -115,6 +123,7 @@ export async function startCluster(options = {}) {
   if (existsSync(join(root, 'services/linker/dist/main.js')))
     start('linker', 'services/linker/dist/main.js', {
       ...(await metricsEnv('linker')),
+      ...tls('linker'),
       LINKER_GRPC_PORT: String(linkerPort),
       LINKER_GRPC_HOST: '127.0.0.1',
       LINKER_SERVICE_TOKEN: linkerServiceToken,
@@ -124,6 +133,7 @@ export async function startCluster(options = {}) {
   for (let i = 0; i < (options.runners ?? 2); i++)
     start(`runner-${i + 1}`, 'services/runner/dist/main.js', {
       ...(await metricsEnv(`runner-${i + 1}`)),
+      ...tls('runner'),
       RUNNER_GRPC_PORT: '0',
       RUNNER_INSTANCE_ID: `runner-${i + 1}-${namespace || 'default'}`,
       ...(options.runnerEnv ?? {}),
@@ -134,6 +144,7 @@ export async function startCluster(options = {}) {
     const port = gatewayPorts[i] ?? (await freePort());
     start(`gateway-${i + 1}`, 'services/gateway/dist/main.js', {
       ...(await metricsEnv(`gateway-${i + 1}`)),
+      ...tls('gateway'),
       PORT: String(port),
       // Each gateway's A2A 1.0 gRPC service (its cards give the address).
       A2A_GRPC_PORT: String(await freePort()),
@@ -165,6 +176,10 @@ export async function startCluster(options = {}) {
   return {
     gateways,
     tasksAddress,
+    webhooksAddress: `127.0.0.1:${webhooksPort}`,
+    linkerAddress: `127.0.0.1:${linkerPort}`,
+    linkerServiceToken,
+    pkiDir,
     logDir,
     procs,
     metricsUrls,
@@ -232,13 +247,15 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const cluster = await startCluster({
     gatewayPorts: [Number(process.env.PORT ?? 8080), Number(process.env.PORT2 ?? 8081)],
     namespace: process.env.NAMESPACE ?? '',
+    // Mutual TLS between the services, from a dev CA made for this run (CLUSTER_MTLS=0: plaintext as before).
+    mtls: process.env.CLUSTER_MTLS !== '0',
   });
   const creds = cluster.credentials();
   const lines = [
     '',
     `a2a-inbound cluster is up in ${((Date.now() - started) / 1000).toFixed(1)} s (distributed mode: Kafka, FerretDB/MongoDB, Redis)`,
     `  gateways:  ${cluster.gateways.join('  ')}`,
-    `  tasks gRPC: ${cluster.tasksAddress}`,
+    `  tasks gRPC: ${cluster.tasksAddress}${cluster.pkiDir ? ` (mutual TLS; CA and certificates in ${cluster.pkiDir})` : ''}`,
     `  processes: ${[...cluster.procs.keys()].join(', ')}`,
     `  logs:      ${cluster.logDir}`,
     `  card:      ${cluster.gateways[0]}/agents/demo-echo/.well-known/agent-card.json`,

@@ -1,7 +1,7 @@
 import { AppError } from '@a2a-inbound/errors';
 import type { Bus, BusHandler, BusMessage, BusSubscription, SubscribeOptions } from '@a2a-inbound/ports';
 import { Kafka, Partitioners, logLevel } from 'kafkajs';
-import type { Admin, Consumer, EachMessagePayload, IHeaders, LogEntry, Message, Producer } from 'kafkajs';
+import type { Admin, SASLOptions, Consumer, EachMessagePayload, IHeaders, LogEntry, Message, Producer } from 'kafkajs';
 
 /** The subset of a pino logger the adapter uses; pass the service logger, or nothing for silence. */
 export interface AdapterLog {
@@ -21,6 +21,14 @@ export interface KafkaBusOptions {
   /** `host:port` list (or one comma-separated string). */
   readonly brokers: readonly string[] | string;
   readonly clientId: string;
+  /** TLS to the brokers: `true` with the system CAs, or the CA(s) to trust. */
+  readonly ssl?: true | { readonly ca: string[] };
+  /** SASL authentication (with TLS: `plain` would otherwise send the password in clear). */
+  readonly sasl?: {
+    readonly mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512';
+    readonly username: string;
+    readonly password: string;
+  };
   /** Partition counts of known topics; any other topic gets `defaultPartitions`. */
   readonly topics?: readonly TopicSpec[];
   readonly defaultPartitions?: number;
@@ -170,6 +178,8 @@ export class KafkaBus implements Bus {
     const kafka = new Kafka({
       clientId: options.clientId,
       brokers: brokers.filter(Boolean),
+      ...(options.ssl ? { ssl: options.ssl === true ? true : { ca: [...options.ssl.ca] } } : {}),
+      ...(options.sasl ? { sasl: { ...options.sasl } as SASLOptions } : {}),
       logLevel: logLevel.WARN,
       logCreator: toLogger(options.log ?? silentLog),
       connectionTimeout: 3_000,

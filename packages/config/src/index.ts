@@ -81,3 +81,29 @@ export class EnvReader {
     if (this.#problems.length > 0) throw new ConfigError(this.#problems);
   }
 }
+
+/** Mutual TLS files of a service's gRPC links (ADR 0032); undefined when none is configured (plaintext). */
+export interface GrpcTlsSettings {
+  caFile: string;
+  certFile: string;
+  keyFile: string;
+  reloadMs: number;
+}
+
+/**
+ * GRPC_TLS_CA_FILE, GRPC_TLS_CERT_FILE and GRPC_TLS_KEY_FILE (all three or none; PEM), re-read every
+ * GRPC_TLS_RELOAD_MS.
+ */
+export function readGrpcTls(r: EnvReader): GrpcTlsSettings | undefined {
+  const caFile = r.optionalString('GRPC_TLS_CA_FILE');
+  const certFile = r.optionalString('GRPC_TLS_CERT_FILE');
+  const keyFile = r.optionalString('GRPC_TLS_KEY_FILE');
+  const reloadMs = r.int('GRPC_TLS_RELOAD_MS', 60_000, { min: 100, max: 86_400_000 });
+  const set = [caFile, certFile, keyFile].filter((v) => v !== undefined).length;
+  if (set === 0) return undefined;
+  if (set !== 3 || !caFile || !certFile || !keyFile) {
+    r.problem('GRPC_TLS_CA_FILE, GRPC_TLS_CERT_FILE and GRPC_TLS_KEY_FILE are set together');
+    return undefined;
+  }
+  return { caFile, certFile, keyFile, reloadMs };
+}

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { EnvReader, type Env } from '@a2a-inbound/config';
 import type { Logger } from '@a2a-inbound/logger';
 import { observeConsumerLag, tracedBus } from '@a2a-inbound/telemetry';
@@ -32,6 +33,10 @@ export interface EnginesConfig {
   mongoDb: string;
   kafkaBrokers: string[];
   kafkaPartitions: number;
+  /** TLS to the brokers (KAFKA_TLS, or implied by KAFKA_TLS_CA_FILE); `caFile`: a private CA, PEM. */
+  kafkaTls: { caFile?: string } | undefined;
+  /** SASL authentication to the brokers; the password is never logged. */
+  kafkaSasl: { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string } | undefined;
   redisUrl: string;
   /** Namespace of topics, consumer groups and Redis keys (isolates test runs sharing one cluster). */
   namespace: string;
@@ -65,12 +70,32 @@ export function loadEnginesConfig(env: Env, defaults: { engines: EngineKind; cli
     mongoDb: r.string('MONGO_DB', 'a2a_inbound'),
     kafkaBrokers: r.list('KAFKA_BROKERS', ['127.0.0.1:9092']),
     kafkaPartitions: r.int('KAFKA_TOPIC_PARTITIONS', 6, { min: 1, max: 1000 }),
+    kafkaTls: undefined,
+    kafkaSasl: undefined,
     redisUrl: r.string('REDIS_URL', 'redis://127.0.0.1:6379'),
     namespace: r.string('NAMESPACE', ''),
     clientId: r.string('SERVICE_INSTANCE_ID', defaults.clientId),
   };
   if (c.namespace && !/^[a-z0-9][a-z0-9_-]{0,40}$/.test(c.namespace))
     r.problem('NAMESPACE must be lower-case letters, digits, _ or - (at most 41)');
+  // Kafka has no URL to carry TLS and credentials (Redis: rediss://user:pass@…, MongoDB: ?tls=true&authMechanism=…).
+  const kafkaCa = r.optionalString('KAFKA_TLS_CA_FILE');
+  if (r.bool('KAFKA_TLS', false) || kafkaCa) c.kafkaTls = kafkaCa ? { caFile: kafkaCa } : {};
+  const saslMechanism = r.optionalString('KAFKA_SASL_MECHANISM');
+  const saslUser = r.optionalString('KAFKA_SASL_USERNAME');
+  const saslPassword = r.optionalString('KAFKA_SASL_PASSWORD');
+  if (saslMechanism !== undefined) {
+    if (saslMechanism !== 'plain' && saslMechanism !== 'scram-sha-256' && saslMechanism !== 'scram-sha-512')
+      r.problem('KAFKA_SASL_MECHANISM must be one of plain, scram-sha-256, scram-sha-512');
+    else if (saslUser === undefined || saslPassword === undefined)
+      r.problem('KAFKA_SASL_MECHANISM needs KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD');
+    else {
+      if (saslMechanism === 'plain' && !c.kafkaTls)
+        r.problem('KAFKA_SASL_MECHANISM=plain sends the password in clear: set KAFKA_TLS=true too');
+      c.kafkaSasl = { mechanism: saslMechanism, username: saslUser, password: saslPassword };
+    }
+  } else if (saslUser !== undefined || saslPassword !== undefined)
+    r.problem('KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD need KAFKA_SASL_MECHANISM');
   const production = env.NODE_ENV === 'production';
   const usesMemory = [c.store, c.bus, c.eventLog, c.cache, c.limiter].includes('memory');
   if (production && usesMemory && !r.bool('ALLOW_MEMORY_ADAPTERS', false)) {
@@ -160,6 +185,8 @@ export async function connectEngines(c: EnginesConfig, needs: readonly Need[], l
         const kafka = await KafkaBus.connect({
           brokers: c.kafkaBrokers,
           clientId: c.clientId,
+          ...(c.kafkaTls ? { ssl: c.kafkaTls.caFile ? { ca: [readFileSync(c.kafkaTls.caFile, 'utf8')] } : true } : {}),
+          ...(c.kafkaSasl ? { sasl: c.kafkaSasl } : {}),
           topics: TOPICS_OF_THE_SYSTEM.map((t) => ({ name: ns ? `${ns}.${t}` : t, partitions: c.kafkaPartitions })),
           defaultPartitions: c.kafkaPartitions,
           log: adapterLog(log),

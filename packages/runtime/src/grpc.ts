@@ -17,6 +17,7 @@ import {
   inProcessInterceptor,
   registerInProcess,
 } from './in-process';
+import { authenticated, grpcServerCredentials, type GrpcAuthPolicy, type GrpcTlsFiles } from './grpc-auth';
 
 /** Large enough for a message with 10 files of 20 MB (sent decoded over gRPC). */
 export const GRPC_MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
@@ -154,21 +155,32 @@ export interface GrpcServerHandle {
   close(): Promise<void>;
 }
 
-/** Starts a gRPC server with the given services plus health and server reflection, bound to host:port (0 = any free port). */
+/**
+ * Starts a gRPC server with the given services plus health and server reflection, bound to host:port (0 = any
+ * free port). With `tls` it speaks mutual TLS (ADR 0032); a service with `auth` answers only the callers its
+ * policy authenticates and authorises (health and reflection stay open: reflection describes the schema only).
+ */
 export async function startGrpcServer(
-  services: { definition: grpc.ServiceDefinition; implementation: grpc.UntypedServiceImplementation }[],
-  options: { host: string; port: number; isServing: HealthState; graceMs?: number },
+  services: {
+    definition: grpc.ServiceDefinition;
+    implementation: grpc.UntypedServiceImplementation;
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each service has its own team principal
+    auth?: GrpcAuthPolicy<any>;
+  }[],
+  options: { host: string; port: number; isServing: HealthState; graceMs?: number; tls?: GrpcTlsFiles | undefined },
 ): Promise<GrpcServerHandle> {
   const server = new grpc.Server(grpcChannelOptions);
   const streams = new Set<grpc.ServerWritableStream<unknown, unknown>>();
+  services = services.map((s) =>
+    s.auth ? { ...s, implementation: authenticated(s.definition, s.implementation, s.auth) } : s,
+  );
   for (const s of services)
     server.addService(s.definition, trackServerStreams(s.definition, s.implementation, streams));
   server.addService(healthV1.HealthService, healthService(options.isServing));
   addReflection(server, [...services.map((s) => s.definition), healthV1.HealthService]);
+  const credentials = await grpcServerCredentials(options.tls);
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(`${options.host}:${options.port}`, grpc.ServerCredentials.createInsecure(), (err, p) =>
-      err ? reject(err) : resolve(p),
-    );
+    server.bindAsync(`${options.host}:${options.port}`, credentials, (err, p) => (err ? reject(err) : resolve(p)));
   });
   // Embedded mode: the same handlers (with the stream tracking) also answer in-process calls (ADR 0019).
   const local = inProcessGrpcEnabled()

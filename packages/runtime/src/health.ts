@@ -13,9 +13,13 @@ export type HealthStatus = 'SERVING' | 'NOT_SERVING' | 'UNKNOWN' | 'SERVICE_UNKN
  */
 export async function checkHealth(
   address: string,
-  options: { timeoutMs?: number; service?: string } = {},
+  options: { timeoutMs?: number; service?: string; credentials?: grpc.ChannelCredentials } = {},
 ): Promise<HealthStatus> {
-  const client = new healthV1.HealthClient(address, grpc.credentials.createInsecure(), grpcChannelOptions);
+  const client = new healthV1.HealthClient(
+    address,
+    options.credentials ?? grpc.credentials.createInsecure(),
+    grpcChannelOptions,
+  );
   try {
     const res = await new Promise<healthV1.HealthCheckResponse>((resolve, reject) => {
       client.check(

@@ -45,6 +45,14 @@ const registry = new Map<string, LocalServer>();
 let starting = 0;
 
 /** Runs `fn` so that the gRPC servers it starts also answer in-process calls (the embedded mode). */
+/** Marks the server call objects of in-process calls: a network call can never carry it (ADR 0019, 0032). */
+export const IN_PROCESS_CALL = Symbol('a2a-inbound.in-process-call');
+
+/** True for a call made by this process through the in-process channel: trusted by construction. */
+export function isInProcessCall(call: object): boolean {
+  return (call as { [IN_PROCESS_CALL]?: boolean })[IN_PROCESS_CALL] === true;
+}
+
 export async function withInProcessGrpc<T>(fn: () => Promise<T>): Promise<T> {
   starting += 1;
   try {
@@ -228,6 +236,7 @@ class LocalCall implements InterceptingCallInterface {
     const deadline = this.deadline;
     const path = this.method.definition.path;
     return Object.assign(call, {
+      [IN_PROCESS_CALL]: true,
       cancelled: false,
       request: this.#request,
       metadata: this.#metadata,

@@ -1,7 +1,8 @@
 export * from './lifecycle';
 export * from './in-flight';
 export * from './grpc';
-export { withInProcessGrpc } from './in-process';
+export * from './grpc-auth';
+export { withInProcessGrpc, isInProcessCall } from './in-process';
 export * from './reflection';
 export * from './net-guard';
 export * from './egress';

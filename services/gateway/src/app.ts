@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import express, { type Request, type RequestHandler } from 'express';
 import type { Logger } from '@a2a-inbound/logger';
 import type { BlobStore, Cache, Clock, RateLimiter } from '@a2a-inbound/ports';
-import { checkHealth, InFlightLimit, Lifecycle, withDeadline } from '@a2a-inbound/runtime';
+import { checkHealth, grpcChannelCredentials, InFlightLimit, Lifecycle, withDeadline } from '@a2a-inbound/runtime';
 import { connectClients, Lookups, type GatewayClients } from './clients';
 import type { GatewayConfig } from './config';
 import { createA2aRouter } from './http/a2a-router';
@@ -82,11 +82,16 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Socket): v
 export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig): Promise<GatewayApp> {
   const { log } = deps;
   const lifecycle = new Lifecycle();
-  const clients = connectClients({
-    tasks: config.tasksAddress,
-    control: config.tasksAddress,
-    webhooks: config.webhooksAddress,
-  });
+  // One set of credentials for every internal link: the certificate files are watched once (ADR 0032).
+  const grpcCreds = grpcChannelCredentials(config.grpcTls);
+  const clients = connectClients(
+    {
+      tasks: config.tasksAddress,
+      control: config.tasksAddress,
+      webhooks: config.webhooksAddress,
+    },
+    grpcCreds,
+  );
   lifecycle.onClose('grpc clients', async () => clients.close());
   const lookups = new Lookups(clients.control, deps.cache);
   const streams = new Set<SseWriter>();
@@ -135,7 +140,7 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
     }
     const failed: string[] = [];
     await Promise.all([
-      checkHealth(config.tasksAddress, { timeoutMs: config.readinessTimeoutMs }).then(
+      checkHealth(config.tasksAddress, { timeoutMs: config.readinessTimeoutMs, credentials: grpcCreds }).then(
         (status) => {
           if (status !== 'SERVING') failed.push(`tasks: ${status}`);
         },
@@ -259,7 +264,7 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
   // everything to the user's subscription and enforces the role (ADR 0012).
   const linker = new linkerV1.LinkerServiceClient(
     config.linkerAddress,
-    grpc.credentials.createInsecure(),
+    grpcCreds,
     grpcClientOptions(config.linkerAddress),
   );
   lifecycle.onClose('linker client', async () => linker.close());

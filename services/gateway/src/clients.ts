@@ -1,5 +1,6 @@
 import { controlV1, tasksV1, webhooksV1 } from '@a2a-inbound/proto';
-import { call, grpc, grpcClientOptions } from '@a2a-inbound/runtime';
+import { call, grpcClientOptions } from '@a2a-inbound/runtime';
+import type { grpc } from '@a2a-inbound/runtime';
 import type { Cache } from '@a2a-inbound/ports';
 import { AppError } from '@a2a-inbound/errors';
 
@@ -11,8 +12,11 @@ export interface GatewayClients {
   close(): void;
 }
 
-export function connectClients(addresses: { tasks: string; control: string; webhooks: string }): GatewayClients {
-  const creds = grpc.credentials.createInsecure();
+/** `creds`: the gateway's service certificate with mutual TLS, or plaintext (ADR 0032). */
+export function connectClients(
+  addresses: { tasks: string; control: string; webhooks: string },
+  creds: grpc.ChannelCredentials,
+): GatewayClients {
   const tasks = new tasksV1.TasksServiceClient(addresses.tasks, creds, grpcClientOptions(addresses.tasks));
   const control = new controlV1.ControlPlaneServiceClient(
     addresses.control,

@@ -1,4 +1,4 @@
-import { EnvReader, type Env } from '@a2a-inbound/config';
+import { EnvReader, readGrpcTls, type Env, type GrpcTlsSettings } from '@a2a-inbound/config';
 
 export interface GatewayConfig {
   host: string;
@@ -7,6 +7,8 @@ export interface GatewayConfig {
   linkerAddress: string;
   /** The webhooks service (the push delivery log the console shows per agent). */
   webhooksAddress: string;
+  /** Mutual TLS towards tasks, webhooks and the linker: this gateway's service certificate (ADR 0032). */
+  grpcTls: GrpcTlsSettings | undefined;
   /** The linker's internal service credential; empty = the linker routes answer 503. */
   linkerServiceToken: string;
   /** Public base URL used in cards; derived from the request when empty. */
@@ -60,6 +62,7 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     tasksAddress: r.string('TASKS_GRPC_ADDR', '127.0.0.1:50051'),
     linkerAddress: r.string('LINKER_GRPC_ADDR', '127.0.0.1:50055'),
     webhooksAddress: r.string('WEBHOOKS_GRPC_ADDR', '127.0.0.1:50053'),
+    grpcTls: readGrpcTls(r),
     linkerServiceToken: r.string('LINKER_SERVICE_TOKEN', ''),
     publicBaseUrl: r.string('PUBLIC_BASE_URL', '').replace(/\/+$/, ''),
     bodyLimitBytes: r.int('BODY_LIMIT_BYTES', DEFAULT_BODY_LIMIT_BYTES, { min: 1024 }),

@@ -1,6 +1,14 @@
 import type { Logger } from '@a2a-inbound/logger';
 import { type Clock, type DocumentStore, type IdGenerator, randomIds } from '@a2a-inbound/ports';
-import { type GrpcServerHandle, Lifecycle, PeriodicReadiness, startGrpcServer } from '@a2a-inbound/runtime';
+import { AppError } from '@a2a-inbound/errors';
+import {
+  type GrpcAuthPolicy,
+  type GrpcServerHandle,
+  type GrpcTlsFiles,
+  Lifecycle,
+  PeriodicReadiness,
+  startGrpcServer,
+} from '@a2a-inbound/runtime';
 import { LinkerService } from './domain/linker-service';
 import { type EgressPolicy, publicEgress } from './domain/git-url';
 import { DEFAULT_INGEST_LIMITS, type IngestLimits, type SourceAccess } from './domain/sources';
@@ -35,7 +43,20 @@ export interface LinkerAppConfig {
   readonly allowedLocalRoots?: readonly string[];
   /** On close, calls in progress get this long before the server cuts them (default 5 s). */
   readonly shutdownGraceMs?: number;
+  /** Mutual TLS: then the caller must also present the gateway's service certificate (ADR 0032). */
+  readonly grpcTls?: GrpcTlsFiles | undefined;
 }
+
+/** With mutual TLS the linker answers the gateway's certificate only (the service credential is still required). */
+const gatewayOnly: GrpcAuthPolicy<unknown> = {
+  authorize: (rpc, principal) => {
+    if (principal.kind === 'in-process' || (principal.kind === 'service' && principal.service === 'gateway')) return;
+    throw new AppError(
+      'PERMISSION_DENIED',
+      `${principal.kind === 'service' ? `the ${principal.service} service` : 'this caller'} may not call ${rpc}`,
+    );
+  },
+};
 
 export interface LinkerApp {
   readonly service: LinkerService;
@@ -94,12 +115,14 @@ export async function startLinkerApp(deps: LinkerDeps, config: LinkerAppConfig):
         {
           definition: linkerV1.LinkerServiceService,
           implementation: linkerGrpcService(service, deps.log, checkCredential),
+          ...(config.grpcTls ? { auth: gatewayOnly } : {}),
         },
       ],
       {
         host: config.grpcHost ?? '127.0.0.1',
         port: config.grpcPort ?? 0,
         isServing: () => serving && readiness.isReady(),
+        tls: config.grpcTls,
         ...(config.shutdownGraceMs !== undefined ? { graceMs: config.shutdownGraceMs } : {}),
       },
     );

@@ -1,3 +1,4 @@
+import { EnvReader, readGrpcTls, ConfigError as EnvConfigError, type GrpcTlsSettings } from '@a2a-inbound/config';
 import type { EnginesConfig } from '@a2a-inbound/engines';
 import type { IngestLimits } from './domain/sources';
 
@@ -17,6 +18,8 @@ export interface LinkerConfig {
   readonly allowedLocalRoots: readonly string[];
   /** The internal service credential every RPC must carry (the gateway holds the same value). */
   readonly serviceToken: string;
+  /** Mutual TLS of the server: then only the gateway's service certificate is accepted (ADR 0032). */
+  readonly grpcTls: GrpcTlsSettings | undefined;
   /** On SIGTERM, calls in progress (an ingest: fetch, parse, link) get this long before they are cut. */
   readonly shutdownGraceMs: number;
 }
@@ -65,6 +68,14 @@ export function loadLinkerConfig(env: Readonly<Record<string, string | undefined
   if (serviceToken.length < 32)
     problems.push('LINKER_SERVICE_TOKEN is required: at least 32 characters, the same value as the gateway');
   else if (serviceToken.length > 512) problems.push('LINKER_SERVICE_TOKEN must have at most 512 characters');
+  const tlsReader = new EnvReader(env);
+  const grpcTls = readGrpcTls(tlsReader);
+  try {
+    tlsReader.done();
+  } catch (err) {
+    if (err instanceof EnvConfigError) problems.push(...err.problems);
+    else throw err;
+  }
   // Everything is read before refusing, so the report (and the README check) sees every variable.
   const config: LinkerConfig = {
     grpcHost: env.LINKER_GRPC_HOST || '127.0.0.1',
@@ -79,6 +90,7 @@ export function loadLinkerConfig(env: Readonly<Record<string, string | undefined
     ingestLimits,
     allowedLocalRoots: roots,
     serviceToken,
+    grpcTls,
     shutdownGraceMs,
   };
   if (problems.length) throw new ConfigError(problems);
@@ -100,6 +112,8 @@ export function linkerEngines(config: LinkerConfig, clientId: string): EnginesCo
     mongoDb: config.mongoDb,
     kafkaBrokers: [],
     kafkaPartitions: 1,
+    kafkaTls: undefined,
+    kafkaSasl: undefined,
     redisUrl: '',
     namespace: '',
     clientId,

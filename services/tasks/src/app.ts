@@ -20,6 +20,9 @@ import { seedModelAgent } from './domain/seed-model';
 import { openTaskCollections, TaskService, TOPICS, type TaskDeps } from './domain/task-service';
 import { registerTaskStateGauge } from './task-metrics';
 import { controlGrpcService, tasksGrpcService } from './transport/grpc-server';
+import { tasksAuthPolicy } from './transport/grpc-auth';
+import { audited } from './transport/audit';
+import { AuditLog } from './domain/audit';
 
 /** The engines the tasks service runs on: the task concerns' dependencies, less what the app makes itself. */
 export interface TasksDeps extends Omit<TaskDeps, 'control' | 'config'> {
@@ -44,13 +47,18 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
   const { log } = deps;
   const control = new ControlPlane(await openControlCollections(deps.store), deps.cache, deps.clock, deps.ids);
   const secrets = await Secrets.open(deps.store, config.agents.secretBox, deps.clock);
-  const management = new Management(control, {
-    secrets,
-    egress: {
-      policy: new EgressPolicy(config.agents.egressAllowList),
-      ...(deps.resolve ? { resolve: deps.resolve } : {}),
+  const audit = await AuditLog.open(deps.store, deps.clock, deps.ids);
+  const management = new Management(
+    control,
+    {
+      secrets,
+      egress: {
+        policy: new EgressPolicy(config.agents.egressAllowList),
+        ...(deps.resolve ? { resolve: deps.resolve } : {}),
+      },
     },
-  });
+    audit,
+  );
   const taskCollections = await openTaskCollections(deps.store);
   const tasks = new TaskService(taskCollections, {
     control,
@@ -105,7 +113,11 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
     await tasks.sweepStuckRuns();
     if (deps.clock.now() - lastRetentionSweep >= config.retentionSweepIntervalMs) {
       lastRetentionSweep = deps.clock.now();
-      const swept = { ...(await tasks.sweepRetention()), creditCharges: await control.accounts.sweepExpiredCharges() };
+      const swept = {
+        ...(await tasks.sweepRetention()),
+        creditCharges: await control.accounts.sweepExpiredCharges(),
+        auditEvents: await audit.sweep(),
+      };
       if (swept.tasks + swept.messageIds + swept.pushConfigs + swept.creditCharges > 0)
         log.info(swept, 'retention sweep');
     }
@@ -130,15 +142,28 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
     { intervalMs: config.readinessIntervalMs, log },
   );
   lifecycle.onClose('readiness', async () => readiness.stop());
+  // With mutual TLS every caller is authenticated and its caller/actor verified (ADR 0032); plaintext (no
+  // certificates configured: development and the test layouts) keeps trusting them as before.
+  const auth = config.grpcTls ? tasksAuthPolicy(control, () => deps.clock.now()) : undefined;
   const grpc = await startGrpcServer(
     [
-      { definition: tasksV1.TasksServiceService, implementation: tasksGrpcService(tasks, log, runs) },
+      {
+        definition: tasksV1.TasksServiceService,
+        implementation: tasksGrpcService(tasks, log, runs),
+        ...(auth ? { auth } : {}),
+      },
       {
         definition: controlV1.ControlPlaneServiceService,
-        implementation: controlGrpcService(control, log, management),
+        implementation: audited(
+          controlV1.ControlPlaneServiceService,
+          controlGrpcService(control, log, management),
+          audit,
+          log,
+        ),
+        ...(auth ? { auth } : {}),
       },
     ],
-    { host: config.grpcHost, port: config.grpcPort, isServing: () => readiness.isReady() },
+    { host: config.grpcHost, port: config.grpcPort, isServing: () => readiness.isReady(), tls: config.grpcTls },
   );
   lifecycle.add('grpc server', grpc);
   log.info({ address: grpc.address }, 'tasks service listening');

@@ -1,4 +1,4 @@
-import { EnvReader, type Env } from '@a2a-inbound/config';
+import { EnvReader, readGrpcTls, type Env, type GrpcTlsSettings } from '@a2a-inbound/config';
 import { readAgentSecurityConfig, type AgentSecurityConfig } from '@a2a-inbound/agent-definitions';
 import type { BootstrapSpec } from './domain/bootstrap';
 import type { ModelSeedSpec } from './domain/seed-model';
@@ -8,6 +8,8 @@ import { DEFAULT_TASK_CONFIG } from './domain/task-service';
 export interface TasksConfig {
   grpcHost: string;
   grpcPort: number;
+  /** Mutual TLS of the gRPC server; with it every caller is authenticated (ADR 0032). Undefined: plaintext. */
+  grpcTls: GrpcTlsSettings | undefined;
   seedDemo: boolean;
   /** Rate limit of the seeded demo agents (requests per minute). */
   seedRateLimitPerMinute: number;
@@ -34,6 +36,7 @@ export function loadTasksConfig(env: Env): TasksConfig {
   const config: TasksConfig = {
     grpcHost: r.string('TASKS_GRPC_HOST', '127.0.0.1'),
     grpcPort: r.int('TASKS_GRPC_PORT', 50051, { min: 0, max: 65535 }),
+    grpcTls: readGrpcTls(r),
     seedDemo: r.bool('SEED_DEMO', true),
     seedRateLimitPerMinute: r.int('SEED_RATE_LIMIT_PER_MINUTE', 600, { min: 1, max: 10_000_000 }),
     sweepIntervalMs: r.int('TASKS_SWEEP_INTERVAL_MS', 5_000, { min: 100 }),

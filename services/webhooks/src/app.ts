@@ -1,16 +1,19 @@
-import { isOutage } from '@a2a-inbound/errors';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { AppError, isOutage } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
 import { systemClock, type Bus, type Clock, type DocumentStore } from '@a2a-inbound/ports';
-import { eventsV1, tasksV1, webhooksV1 } from '@a2a-inbound/proto';
+import { controlV1, eventsV1, tasksV1, webhooksV1 } from '@a2a-inbound/proto';
 import {
   call,
-  grpc,
   grpcClientOptions,
   isPublicAddress,
   Lifecycle,
   PeriodicReadiness,
   startGrpcServer,
+  grpcChannelCredentials,
+  type GrpcAuthPolicy,
   type GrpcServerHandle,
+  type GrpcTlsFiles,
   type Resolver,
   unary,
 } from '@a2a-inbound/runtime';
@@ -40,9 +43,9 @@ export interface WebhookEgressOptions {
   onDelivery?: (d: DeliveryLogDoc) => void;
 }
 
-/** The tasks service's internal GetPushDelivery RPC. */
-export function grpcPushSource(address: string): PushSource & { close(): void } {
-  const client = new tasksV1.TasksServiceClient(address, grpc.credentials.createInsecure(), grpcClientOptions(address));
+/** The tasks service's internal GetPushDelivery RPC (over mutual TLS with `tls`). */
+export function grpcPushSource(address: string, tls?: GrpcTlsFiles): PushSource & { close(): void } {
+  const client = new tasksV1.TasksServiceClient(address, grpcChannelCredentials(tls), grpcClientOptions(address));
   return {
     get: async (taskId, agentId) => {
       const r = await call(
@@ -53,6 +56,63 @@ export function grpcPushSource(address: string): PushSource & { close(): void } 
       return { taskJson: r.taskJson, enabled: r.pushNotificationsEnabled, targets: r.targets };
     },
     close: () => client.close(),
+  };
+}
+
+/** A management user, as the tasks service authenticated its token. */
+export interface WebhooksTeam {
+  userId: string;
+  subscriptionId: string;
+}
+
+/**
+ * Management user tokens, verified by the tasks service (AuthenticateUser: by SHA-256, the stored digest
+ * compared in constant time), over mutual TLS.
+ */
+export function grpcUserVerifier(
+  address: string,
+  tls: GrpcTlsFiles | undefined,
+): { verify(token: string): Promise<WebhooksTeam>; close(): void } {
+  const client = new controlV1.ControlPlaneServiceClient(
+    address,
+    grpcChannelCredentials(tls),
+    grpcClientOptions(address),
+  );
+  return {
+    verify: async (token) => {
+      const digest = createHash('sha256').update(token, 'utf8').digest();
+      const u = await call(
+        client.authenticateUser.bind(client),
+        { tokenHash: digest.toString('hex') },
+        { deadlineMs: 10_000 },
+      );
+      const stored = Buffer.from(u.tokenHash, 'hex');
+      if (stored.length !== digest.length || !timingSafeEqual(stored, digest))
+        throw new AppError('UNAUTHENTICATED', 'Invalid credential');
+      return { userId: u.userId, subscriptionId: u.subscriptionId };
+    },
+    close: () => client.close(),
+  };
+}
+
+/**
+ * Who may read the delivery log: the gateway (it checked the user's role and the agent's tenancy through the
+ * tasks service first), or a team's management user for its own subscription only (ADR 0032).
+ */
+export function webhooksAuthPolicy(verifyUser: (token: string) => Promise<WebhooksTeam>): GrpcAuthPolicy<WebhooksTeam> {
+  return {
+    bearer: verifyUser,
+    authorize: (rpc, principal, request) => {
+      if (principal.kind === 'in-process') return;
+      if (principal.kind === 'service') {
+        if (principal.service === 'gateway') return;
+        throw new AppError('PERMISSION_DENIED', `the ${principal.service} service may not call ${rpc}`);
+      }
+      const req = request as webhooksV1.ListPushDeliveriesRequest;
+      if (req.subscriptionId !== '' && req.subscriptionId !== principal.team.subscriptionId)
+        throw new AppError('PERMISSION_DENIED', 'the subscription is not the one of the credential');
+      req.subscriptionId = principal.team.subscriptionId;
+    },
   };
 }
 
@@ -70,6 +130,8 @@ export async function startWebhooksApp(
     clock?: Clock;
     readinessIntervalMs?: number;
     egress?: WebhookEgressOptions;
+    /** Who may call the server (with mutual TLS); undefined: everyone (plaintext development layouts). */
+    auth?: GrpcAuthPolicy<WebhooksTeam>;
   },
   config: WebhooksConfig,
 ): Promise<WebhooksApp> {
@@ -148,11 +210,18 @@ export async function startWebhooksApp(
     ),
   };
   const grpcServer = await startGrpcServer(
-    [{ definition: webhooksV1.WebhooksServiceService, implementation: webhooksService }],
+    [
+      {
+        definition: webhooksV1.WebhooksServiceService,
+        implementation: webhooksService,
+        ...(deps.auth ? { auth: deps.auth } : {}),
+      },
+    ],
     {
       host: config.grpcHost,
       port: config.grpcPort,
       isServing: () => readiness.isReady(),
+      tls: config.grpcTls,
     },
   );
   lifecycle.add('grpc server', grpcServer);

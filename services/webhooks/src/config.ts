@@ -1,8 +1,10 @@
-import { EnvReader, type Env } from '@a2a-inbound/config';
+import { EnvReader, readGrpcTls, type Env, type GrpcTlsSettings } from '@a2a-inbound/config';
 
 export interface WebhooksConfig {
   grpcHost: string;
   grpcPort: number;
+  /** Mutual TLS of the server and of the link to tasks (ADR 0032); with it every caller is authenticated. */
+  grpcTls: GrpcTlsSettings | undefined;
   /** The tasks service (internal GetPushDelivery RPC). */
   tasksAddress: string;
   /** First retry delay (ms); doubles per retry, plus jitter. */
@@ -18,6 +20,7 @@ export function loadWebhooksConfig(env: Env): WebhooksConfig {
   const c = {
     grpcHost: r.string('WEBHOOKS_GRPC_HOST', '127.0.0.1'),
     grpcPort: r.int('WEBHOOKS_GRPC_PORT', 50053, { min: 0, max: 65535 }),
+    grpcTls: readGrpcTls(r),
     tasksAddress: r.string('TASKS_GRPC_ADDR', '127.0.0.1:50051'),
     retryBaseMs: r.int('WEBHOOKS_RETRY_BASE_MS', 1_000, { min: 0, max: 60_000 }),
     concurrency: r.int('WEBHOOKS_CONCURRENCY', 64, { min: 1, max: 10_000 }),

@@ -4,7 +4,7 @@ import { connectEngines, loadEnginesConfig } from '@a2a-inbound/engines';
 import { createLogger } from '@a2a-inbound/logger';
 import { type RunningProcess, runMain } from '@a2a-inbound/runtime';
 import { loadMetricsConfig, startMetrics } from '@a2a-inbound/telemetry';
-import { grpcPushSource, startWebhooksApp } from './app';
+import { grpcPushSource, grpcUserVerifier, startWebhooksApp, webhooksAuthPolicy } from './app';
 import { loadWebhooksConfig } from './config';
 
 async function main(): Promise<RunningProcess> {
@@ -17,13 +17,17 @@ async function main(): Promise<RunningProcess> {
   // Before anything creates an instrument (the engines' consumer lag, the gateway's request metrics).
   const metricsServer = await startMetrics(loadMetricsConfig(process.env), 'a2a-inbound-webhooks');
   const e = await connectEngines(engines, ['bus', 'store'], log);
-  const source = grpcPushSource(config.tasksAddress);
-  const app = await startWebhooksApp({ bus: e.bus!, store: e.store!, source, log }, config);
+  const source = grpcPushSource(config.tasksAddress, config.grpcTls);
+  const users = grpcUserVerifier(config.tasksAddress, config.grpcTls);
+  // With mutual TLS every caller is authenticated (ADR 0032); plaintext development layouts trust the network.
+  const auth = config.grpcTls ? webhooksAuthPolicy((token) => users.verify(token)) : undefined;
+  const app = await startWebhooksApp({ bus: e.bus!, store: e.store!, source, log, ...(auth ? { auth } : {}) }, config);
   return {
     log,
     shutdown: [
       () => app.close(),
       () => source.close(),
+      () => users.close(),
       () => e.close(),
       () => metricsServer.close(),
       () => telemetry.shutdown(),

@@ -602,6 +602,25 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
     createdAt: iso(x?.createdAtMs),
     updatedAt: iso(x?.updatedAtMs),
   });
+  // The subscription's audit log of management changes (issue 24): admin only, newest first.
+  router.get('/api/v1/audit-events', async (req, res) => {
+    const r = await call(
+      control.listAuditEvents.bind(control),
+      { actor: actor(res), limit: limitOf(req.query.limit) },
+      DEADLINE,
+    );
+    res.json({
+      events: r.events.map((e) => ({
+        id: e.id,
+        at: new Date(e.atMs).toISOString(),
+        userId: e.userId || null,
+        role: e.role || null,
+        via: e.via,
+        operation: e.operation,
+        target: e.target,
+      })),
+    });
+  });
   router.get('/api/v1/secrets', async (_req, res) => {
     const r = await call(control.listSecrets.bind(control), { actor: actor(res) }, DEADLINE);
     res.json({ secrets: r.secrets.map(secretOut) });

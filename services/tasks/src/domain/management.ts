@@ -15,6 +15,7 @@ import { AppError, InvalidParamsError, NotFoundError } from '@a2a-inbound/errors
 import type { Versioned } from '@a2a-inbound/ports';
 import type { AgentView, ControlPlane } from './control-plane';
 import type { SecretInfo, Secrets } from './secrets';
+import type { AuditEventDoc, AuditLog } from './audit';
 import { readUpstreamCard, UntrustedEndpointError, UpstreamCardError, type UpstreamCard } from './upstream-card';
 import type {
   AgentDoc,
@@ -132,7 +133,18 @@ export class Management {
     } = {
       egress: { policy: new EgressPolicy() },
     },
+    /** The audit log of management changes (issue 24); its writes are made by the transport. */
+    private readonly audit?: AuditLog,
   ) {}
+
+  // ---- audit --------------------------------------------------------------------------------------
+
+  /** The subscription's management changes, newest first: the Admin's only. */
+  async listAuditEvents(actor: Actor, limit: number): Promise<Versioned<AuditEventDoc>[]> {
+    need(actor, ADMIN);
+    const n = limit === 0 ? 100 : intIn(limit, 1, 500, 'limit must be an integer from 1 to 500');
+    return this.audit ? this.audit.list(actor.subscriptionId, n) : [];
+  }
 
   // ---- keys -------------------------------------------------------------------------------------
 

@@ -38,6 +38,7 @@ type ManagementRpcs = Pick<
   | 'putSecret'
   | 'listSecrets'
   | 'deleteSecret'
+  | 'listAuditEvents'
 >;
 
 const actor = (r: { actor?: controlV1.ManagementActor | undefined }): Actor => actorOf(r.actor);
@@ -278,5 +279,19 @@ export function managementRpcs(
       await m.deleteSecret(actor(r), r.name);
       return {};
     }, log),
+    listAuditEvents: unary(
+      async (r: controlV1.ListAuditEventsRequest) => ({
+        events: (await m.listAuditEvents(actor(r), r.limit)).map(({ id, doc }) => ({
+          id,
+          atMs: doc.atMs,
+          userId: doc.userId,
+          role: doc.role,
+          via: doc.via,
+          operation: doc.operation,
+          target: doc.target,
+        })),
+      }),
+      log,
+    ),
   };
 }

@@ -55,6 +55,7 @@ const OPERATIONS: [string, Role[], (s: Setup, a: Actor) => Promise<unknown>][] =
   ['removeAgent', ['admin', 'developer'], (s, a) => s.m.removeAgent(a, s.deploymentId, s.agentId)],
   ['setDefaultAgent', ['admin'], (s, a) => s.m.setDefaultAgent(a, s.deploymentId, null)],
   ['updateSettings', ALL, (s, a) => s.m.updateSettings(a, s.agentId, { rateLimitPerMinute: 5 })],
+  ['listAuditEvents', ['admin'], (s, a) => s.m.listAuditEvents(a, 10)],
 ];
 
 describe('management operations: the role rules live in the tasks service', () => {

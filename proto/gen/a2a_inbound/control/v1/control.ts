@@ -511,6 +511,36 @@ export interface DeleteSecretRequest {
 export interface DeleteSecretResponse {
 }
 
+export interface ListAuditEventsRequest {
+  actor?:
+    | ManagementActor
+    | undefined;
+  /** Page size, 1 to 500 (0: 100). */
+  limit: number;
+}
+
+/** One management change that succeeded: who made it, what, when and through which service. */
+export interface AuditEvent {
+  id: string;
+  atMs: number;
+  /** The user the change was made for ("" for a service acting on its own). */
+  userId: string;
+  role: string;
+  /**
+   * How the call was authenticated: "gateway" (a service certificate's name), "team" (a user token on the gRPC
+   * API), "in-process" (the embedded mode) or "unverified" (a plaintext development system).
+   */
+  via: string;
+  /** The RPC, e.g. "CreateKey". */
+  operation: string;
+  /** The ids the change named (key, agent, deployment, user, secret name), as "field=value" pairs. */
+  target: string;
+}
+
+export interface ListAuditEventsResponse {
+  events: AuditEvent[];
+}
+
 function createBaseAuthenticateKeyRequest(): AuthenticateKeyRequest {
   return { keyHash: "" };
 }
@@ -7803,6 +7833,335 @@ export const DeleteSecretResponse: MessageFns<DeleteSecretResponse> = {
   },
 };
 
+function createBaseListAuditEventsRequest(): ListAuditEventsRequest {
+  return { actor: undefined, limit: 0 };
+}
+
+export const ListAuditEventsRequest: MessageFns<ListAuditEventsRequest> = {
+  encode(message: ListAuditEventsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      ManagementActor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.limit !== 0) {
+      writer.uint32(16).int32(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAuditEventsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAuditEventsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = ManagementActor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAuditEventsRequest {
+    return {
+      actor: isSet(object.actor) ? ManagementActor.fromJSON(object.actor) : undefined,
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+    };
+  },
+
+  toJSON(message: ListAuditEventsRequest): unknown {
+    const obj: any = {};
+    if (message.actor !== undefined) {
+      obj.actor = ManagementActor.toJSON(message.actor);
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListAuditEventsRequest>): ListAuditEventsRequest {
+    return ListAuditEventsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListAuditEventsRequest>): ListAuditEventsRequest {
+    const message = createBaseListAuditEventsRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? ManagementActor.fromPartial(object.actor)
+      : undefined;
+    message.limit = object.limit ?? 0;
+    return message;
+  },
+};
+
+function createBaseAuditEvent(): AuditEvent {
+  return { id: "", atMs: 0, userId: "", role: "", via: "", operation: "", target: "" };
+}
+
+export const AuditEvent: MessageFns<AuditEvent> = {
+  encode(message: AuditEvent, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.atMs !== 0) {
+      writer.uint32(16).int64(message.atMs);
+    }
+    if (message.userId !== "") {
+      writer.uint32(26).string(message.userId);
+    }
+    if (message.role !== "") {
+      writer.uint32(34).string(message.role);
+    }
+    if (message.via !== "") {
+      writer.uint32(42).string(message.via);
+    }
+    if (message.operation !== "") {
+      writer.uint32(50).string(message.operation);
+    }
+    if (message.target !== "") {
+      writer.uint32(58).string(message.target);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AuditEvent {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAuditEvent();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.atMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.via = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.operation = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.target = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AuditEvent {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      atMs: isSet(object.atMs)
+        ? globalThis.Number(object.atMs)
+        : isSet(object.at_ms)
+        ? globalThis.Number(object.at_ms)
+        : 0,
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      via: isSet(object.via) ? globalThis.String(object.via) : "",
+      operation: isSet(object.operation) ? globalThis.String(object.operation) : "",
+      target: isSet(object.target) ? globalThis.String(object.target) : "",
+    };
+  },
+
+  toJSON(message: AuditEvent): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.atMs !== 0) {
+      obj.atMs = Math.round(message.atMs);
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    if (message.via !== "") {
+      obj.via = message.via;
+    }
+    if (message.operation !== "") {
+      obj.operation = message.operation;
+    }
+    if (message.target !== "") {
+      obj.target = message.target;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<AuditEvent>): AuditEvent {
+    return AuditEvent.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AuditEvent>): AuditEvent {
+    const message = createBaseAuditEvent();
+    message.id = object.id ?? "";
+    message.atMs = object.atMs ?? 0;
+    message.userId = object.userId ?? "";
+    message.role = object.role ?? "";
+    message.via = object.via ?? "";
+    message.operation = object.operation ?? "";
+    message.target = object.target ?? "";
+    return message;
+  },
+};
+
+function createBaseListAuditEventsResponse(): ListAuditEventsResponse {
+  return { events: [] };
+}
+
+export const ListAuditEventsResponse: MessageFns<ListAuditEventsResponse> = {
+  encode(message: ListAuditEventsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.events) {
+      AuditEvent.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAuditEventsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAuditEventsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.events.push(AuditEvent.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAuditEventsResponse {
+    return {
+      events: globalThis.Array.isArray(object?.events) ? object.events.map((e: any) => AuditEvent.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListAuditEventsResponse): unknown {
+    const obj: any = {};
+    if (message.events?.length) {
+      obj.events = message.events.map((e) => AuditEvent.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListAuditEventsResponse>): ListAuditEventsResponse {
+    return ListAuditEventsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListAuditEventsResponse>): ListAuditEventsResponse {
+    const message = createBaseListAuditEventsResponse();
+    message.events = object.events?.map((e) => AuditEvent.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 export type ControlPlaneServiceService = typeof ControlPlaneServiceService;
 export const ControlPlaneServiceService = {
   authenticateKey: {
@@ -8086,6 +8445,18 @@ export const ControlPlaneServiceService = {
       Buffer.from(DeleteSecretResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): DeleteSecretResponse => DeleteSecretResponse.decode(value),
   },
+  /** The subscription's audit log of management changes, newest first (admin only). */
+  listAuditEvents: {
+    path: "/a2a_inbound.control.v1.ControlPlaneService/ListAuditEvents" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListAuditEventsRequest): Buffer =>
+      Buffer.from(ListAuditEventsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListAuditEventsRequest => ListAuditEventsRequest.decode(value),
+    responseSerialize: (value: ListAuditEventsResponse): Buffer =>
+      Buffer.from(ListAuditEventsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListAuditEventsResponse => ListAuditEventsResponse.decode(value),
+  },
 } as const;
 
 export interface ControlPlaneServiceServer extends UntypedServiceImplementation {
@@ -8126,6 +8497,8 @@ export interface ControlPlaneServiceServer extends UntypedServiceImplementation 
   putSecret: handleUnaryCall<PutSecretRequest, Secret>;
   listSecrets: handleUnaryCall<ListSecretsRequest, ListSecretsResponse>;
   deleteSecret: handleUnaryCall<DeleteSecretRequest, DeleteSecretResponse>;
+  /** The subscription's audit log of management changes, newest first (admin only). */
+  listAuditEvents: handleUnaryCall<ListAuditEventsRequest, ListAuditEventsResponse>;
 }
 
 export interface ControlPlaneServiceClient extends Client {
@@ -8554,6 +8927,22 @@ export interface ControlPlaneServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: DeleteSecretResponse) => void,
+  ): ClientUnaryCall;
+  /** The subscription's audit log of management changes, newest first (admin only). */
+  listAuditEvents(
+    request: ListAuditEventsRequest,
+    callback: (error: ServiceError | null, response: ListAuditEventsResponse) => void,
+  ): ClientUnaryCall;
+  listAuditEvents(
+    request: ListAuditEventsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListAuditEventsResponse) => void,
+  ): ClientUnaryCall;
+  listAuditEvents(
+    request: ListAuditEventsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListAuditEventsResponse) => void,
   ): ClientUnaryCall;
 }
 
