@@ -23,7 +23,7 @@ import { createManagementRouter } from './http/management-router';
 import { requestMetrics } from './http/metrics';
 import { authenticateUser } from './http/user-auth';
 import { linkerV1 } from '@a2a-inbound/proto';
-import { grpc, grpcClientOptions, startGrpcServer, type GrpcServerHandle } from '@a2a-inbound/runtime';
+import { grpcClientOptions, startGrpcServer, type GrpcServerHandle } from '@a2a-inbound/runtime';
 import { a2aV1 } from '@a2a-inbound/proto';
 import { a2aGrpcService } from './grpc/a2a-grpc';
 import type { SseWriter } from './http/sse';
