@@ -209,6 +209,7 @@ describe('embedded mode /metrics', () => {
               url: 'https://127.0.0.1:9/hook',
               token: 'push-token-not-a-label',
               authenticationJson: '',
+              protocolVersion: '',
             },
           },
           (err) => (err ? reject(err) : resolve()),

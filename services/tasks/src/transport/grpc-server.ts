@@ -74,6 +74,7 @@ export function tasksGrpcService(tasks: TaskService, log: Logger, runs: RunHisto
         url: r.config.url,
         token: r.config.token,
         ...(auth ? { authentication: auth } : {}),
+        ...(r.config.protocolVersion ? { protocolVersion: r.config.protocolVersion } : {}),
       });
       return pushView(doc);
     }, log),
@@ -102,6 +103,7 @@ export function tasksGrpcService(tasks: TaskService, log: Logger, runs: RunHisto
           url: t.url,
           token: t.token,
           authenticationJson: t.authentication ? JSON.stringify(t.authentication) : '',
+          protocolVersion: t.protocolVersion ?? '',
         })),
       };
     }, log),
@@ -123,6 +125,7 @@ function pushView(d: {
   configId: string;
   url: string;
   authentication?: Record<string, unknown>;
+  protocolVersion?: string;
 }): tasksV1.PushConfigResponse {
   return {
     taskId: d.taskId,
@@ -131,6 +134,7 @@ function pushView(d: {
       url: d.url,
       token: '',
       authenticationJson: d.authentication ? JSON.stringify(d.authentication) : '',
+      protocolVersion: d.protocolVersion ?? '',
     },
   };
 }

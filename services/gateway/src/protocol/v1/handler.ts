@@ -3,7 +3,15 @@ import { setActiveSpanAttribute } from '@a2a-inbound/telemetry';
 import type { AgentOperations, OperationContext, TaskEventStream, TaskStreamEvent } from '../operations';
 import { afterSeqOf, assertPushEnabled } from '../operations';
 import { historyLengthOf, isObject, LIMITS, taskIdParam, validateSendParams } from '../validate';
-import { pushConfigFromV1, pushConfigToV1, sendParamsFromV1, stateFromV1, streamResponseOf, taskToV1 } from './wire';
+import {
+  PROTOCOL_VERSION_V1,
+  pushConfigFromV1,
+  pushConfigToV1,
+  sendParamsFromV1,
+  stateFromV1,
+  streamResponseOf,
+  taskToV1,
+} from '@a2a-inbound/a2a-wire';
 
 /**
  * The A2A 1.0 transport handler: one operation of `lf.a2a.v1.A2AService`, named as the proto names it, with
@@ -84,12 +92,12 @@ export class V1Handler {
     const result = (value: Record<string, unknown>): V1Outcome => ({ kind: 'result', result: value });
     switch (method) {
       case 'SendMessage': {
-        const task = await ops.send(ctx, validateSendParams(sendParamsFromV1(p), ctx.agent));
+        const task = await ops.send(ctx, validateSendParams(sendParamsFromV1(p, LIMITS), ctx.agent));
         if (typeof task.id === 'string') setActiveSpanAttribute('a2a.task_id', task.id);
         return result({ task: taskToV1(task) });
       }
       case 'SendStreamingMessage': {
-        const v = validateSendParams(sendParamsFromV1(p), ctx.agent);
+        const v = validateSendParams(sendParamsFromV1(p, LIMITS), ctx.agent);
         return { kind: 'stream', open: (signal) => ops.stream(ctx, v, signal) };
       }
       case 'GetTask': {
@@ -115,7 +123,7 @@ export class V1Handler {
       case 'CreateTaskPushNotificationConfig': {
         assertPushEnabled(ctx);
         const taskId = taskIdParam(p, 'taskId');
-        return result(pushConfigToV1(await ops.setPushConfig(ctx, taskId, pushConfigFromV1(p))));
+        return result(pushConfigToV1(await ops.setPushConfig(ctx, taskId, pushConfigFromV1(p), PROTOCOL_VERSION_V1)));
       }
       case 'GetTaskPushNotificationConfig':
         assertPushEnabled(ctx);
