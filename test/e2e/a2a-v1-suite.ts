@@ -326,6 +326,31 @@ export function describeA2aV1(layout: string, start: () => Promise<V1Sut>): void
       });
     }
 
+    it('GetExtendedAgentCard: authenticated only, UnsupportedOperationError as the card declares no extended card (spec 3.3.4)', async () => {
+      const card = (await (await fetch(cardUrl(base, ECHO))).json()) as { capabilities?: Record<string, unknown> };
+      expect(card.capabilities?.extendedAgentCard).toBeUndefined();
+      const rpc = async (auth: string): Promise<Response> =>
+        fetch(`${base}/agents/${ECHO}/a2a/v1`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${auth}`, 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'GetExtendedAgentCard', params: {} }),
+        });
+      expect((await rpc('a2a_not-a-key')).status).toBe(401);
+      const answer = (await (await rpc(key)).json()) as { error: { code: number; data: { reason: string }[] } };
+      expect(answer.error.code).toBe(-32004);
+      expect(answer.error.data[0]?.reason).toBe('UNSUPPORTED_OPERATION');
+      const rest = await fetch(`${base}/agents/${ECHO}/a2a/v1/rest/extendedAgentCard`, {
+        headers: { Authorization: `Bearer ${key}`, 'A2A-Version': '1.0' },
+      });
+      expect(rest.status).toBe(400);
+      expect(await rest.json()).toMatchObject({
+        error: {
+          status: 'FAILED_PRECONDITION',
+          details: [expect.objectContaining({ reason: 'UNSUPPORTED_OPERATION' })],
+        },
+      });
+    });
+
     it('JSON-RPC wire: 1.0 shapes, VersionNotSupported (-32009) with ErrorInfo, 0.3 requests and methods refused', async () => {
       const endpoint = `${base}/agents/${ECHO}/a2a/v1`;
       const post = async (body: unknown, version?: string): Promise<any> => {

@@ -138,7 +138,12 @@ export class V1Handler {
         await ops.deletePushConfig(ctx, taskIdParam(p, 'taskId'), taskIdParam(p, 'id'));
         return result({});
       case 'GetExtendedAgentCard':
-        throw new AppError('EXTENDED_CARD_NOT_CONFIGURED', 'Extended Agent Card is not configured');
+        // Spec 3.3.4: our cards do not declare capabilities.extendedAgentCard, so the operation is unsupported
+        // (NotConfigured is for an agent that declares it); authenticated callers only, as every operation.
+        throw new AppError(
+          'UNSUPPORTED_OPERATION',
+          'GetExtendedAgentCard is not supported: the Agent Card does not declare capabilities.extendedAgentCard',
+        );
     }
   }
 
