@@ -151,6 +151,7 @@ describe.runIf(engineUrlsSet)('distributed mode /metrics after traffic', () => {
               url: 'https://127.0.0.1:9/hook',
               token: 'push-token-not-a-label',
               authenticationJson: '',
+              protocolVersion: '',
             },
           },
           (err) => (err ? reject(err) : resolve()),

@@ -121,6 +121,37 @@ describe('embedded mode /metrics', () => {
     expect(text).not.toContain(key);
   });
 
+  it("counts the HTTP+JSON binding's GET and DELETE requests as A2A requests, by 1.0 operation", async () => {
+    const rest = (method: string, path: string): Promise<Response> =>
+      fetch(`${base}/agents/demo-echo/a2a/v1/rest${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, 'a2a-version': '1.0' },
+      });
+    const sent = await fetch(`${base}/agents/demo-echo/a2a/v1/rest/message:send`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'a2a-version': '1.0', 'content-type': 'application/json' },
+      body: JSON.stringify({ message: { role: 'ROLE_USER', messageId: 'm-rest', parts: [{ text: 'rest' }] } }),
+    });
+    expect(sent.status).toBe(200);
+    const { task } = (await sent.json()) as { task: { id: string } };
+    expect((await rest('GET', `/tasks/${task.id}`)).status).toBe(200);
+    expect((await rest('GET', '/tasks/no-such-task')).status).toBe(404);
+    expect((await rest('GET', '/tasks')).status).toBe(200);
+    // Push is off for demo-echo: the DELETE is answered (and counted) with the push error.
+    expect((await rest('DELETE', `/tasks/${task.id}/pushNotificationConfigs/c1`)).status).toBeGreaterThanOrEqual(400);
+    const text = await scrape();
+    const count = (method: string, outcome: string): number | undefined =>
+      sample(text, 'a2a_requests_total', { method, agent: 'demo-echo', outcome });
+    expect(count('SendMessage', 'ok')).toBe(1);
+    expect(count('GetTask', 'ok')).toBe(1);
+    expect(count('GetTask', 'task_not_found')).toBe(1);
+    expect(count('ListTasks', 'ok')).toBe(1);
+    expect(count('DeleteTaskPushNotificationConfig', 'push_not_supported')).toBe(1);
+    expect(
+      sample(text, 'a2a_request_duration_seconds_count', { method: 'GetTask', agent: 'demo-echo', outcome: 'ok' }),
+    ).toBe(1);
+  });
+
   it('counts credits charged (each accepted message once) and runs by runtime and outcome', async () => {
     const before = await scrape();
     const charged0 = sample(before, 'a2a_credits_charged_total') ?? 0;
@@ -210,6 +241,7 @@ describe('embedded mode /metrics', () => {
               url: 'https://127.0.0.1:9/hook',
               token: 'push-token-not-a-label',
               authenticationJson: '',
+              protocolVersion: '',
             },
           },
           (err) => (err ? reject(err) : resolve()),

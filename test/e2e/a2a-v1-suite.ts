@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import type { Task as V03Task } from '@a2a-js/sdk';
 import { Role, TaskState, type Message, type StreamResponse, type Task } from '@a2a-js/sdk-v1';
 import {
@@ -80,7 +81,10 @@ export interface V1Sut {
   /** `host:port` of the A2A 1.0 gRPC service, as the cards give it. */
   grpcAddress: string;
   /** Push delivery to a local receiver, where the layout can route one (APPROVAL has push enabled). */
-  push?: { hook(path: string): string; received(): { path: string; body: string }[] };
+  push?: {
+    hook(path: string): string;
+    received(): { path: string; headers: Record<string, string | string[] | undefined>; body: string }[];
+  };
   close(): Promise<void>;
 }
 
@@ -246,9 +250,12 @@ export function describeA2aV1(layout: string, start: () => Promise<V1Sut>): void
             taskId: task.id,
             url,
             token: 'push-token-v1',
-            authentication: undefined,
+            // 1.0 takes any HTTP scheme (0.3 only sends Bearer): the push must carry `Basic <credentials>`.
+            authentication: { scheme: 'Basic', credentials: 'dXNlcjpwdXNoLXYx' },
           });
           expect(created).toMatchObject({ id: 'cfg-1', taskId: task.id, url, token: '' });
+          expect(created.authentication?.scheme).toBe('Basic');
+          expect(created.authentication?.credentials || undefined).toBeUndefined(); // write-only
           const got = await client.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'cfg-1' });
           expect(got.url).toBe(url);
           const listed = await client.listTaskPushNotificationConfig({
@@ -266,10 +273,35 @@ export function describeA2aV1(layout: string, start: () => Promise<V1Sut>): void
             } as never),
           );
           expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+          // The push is in the version the config was created with (1.0 spec 4.3.3): a StreamResponse holding
+          // the 1.0 Task, `application/a2a+json`, `Authorization: {scheme} {credentials}`, signed as every push.
+          const pushed = (): { headers: Record<string, unknown>; body: string; json: Record<string, unknown> }[] =>
+            push
+              .received()
+              .filter((r) => r.path === `/ok-${binding}`)
+              .map((r) => ({ ...r, json: JSON.parse(r.body) as Record<string, unknown> }));
+          const completedTask = (j: Record<string, unknown>): boolean =>
+            (j.task as { status?: { state?: string } } | undefined)?.status?.state === 'TASK_STATE_COMPLETED';
           await eventually(async () => {
             await Promise.resolve();
-            return push.received().some((r) => r.path === `/ok-${binding}` && r.body.includes('completed'));
+            return pushed().some((r) => completedTask(r.json));
           }, 20_000);
+          const last = pushed().find((r) => completedTask(r.json))!;
+          expect(Object.keys(last.json)).toEqual(['task']);
+          expect(last.body).not.toContain('"kind"');
+          expect(last.json.task).toMatchObject({
+            id: task.id,
+            contextId: task.contextId,
+            status: { state: 'TASK_STATE_COMPLETED' },
+            artifacts: [expect.objectContaining({ parts: [expect.objectContaining({ text: expect.any(String) })] })],
+          });
+          expect(last.headers['content-type']).toBe('application/a2a+json');
+          expect(last.headers.authorization).toBe('Basic dXNlcjpwdXNoLXYx');
+          expect(last.headers['x-a2a-signature']).toBe(
+            createHmac('sha256', 'push-token-v1').update(last.body).digest('hex'),
+          );
+          // Every push to this 1.0 config is 1.0: the earlier ones (working, input-required) too.
+          expect(pushed().every((r) => 'task' in r.json && !('kind' in (r.json.task as object)))).toBe(true);
 
           await client.deleteTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'cfg-1' });
           const after = await client.listTaskPushNotificationConfig({
@@ -293,6 +325,31 @@ export function describeA2aV1(layout: string, start: () => Promise<V1Sut>): void
         });
       });
     }
+
+    it('GetExtendedAgentCard: authenticated only, UnsupportedOperationError as the card declares no extended card (spec 3.3.4)', async () => {
+      const card = (await (await fetch(cardUrl(base, ECHO))).json()) as { capabilities?: Record<string, unknown> };
+      expect(card.capabilities?.extendedAgentCard).toBeUndefined();
+      const rpc = async (auth: string): Promise<Response> =>
+        fetch(`${base}/agents/${ECHO}/a2a/v1`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${auth}`, 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'GetExtendedAgentCard', params: {} }),
+        });
+      expect((await rpc('a2a_not-a-key')).status).toBe(401);
+      const answer = (await (await rpc(key)).json()) as { error: { code: number; data: { reason: string }[] } };
+      expect(answer.error.code).toBe(-32004);
+      expect(answer.error.data[0]?.reason).toBe('UNSUPPORTED_OPERATION');
+      const rest = await fetch(`${base}/agents/${ECHO}/a2a/v1/rest/extendedAgentCard`, {
+        headers: { Authorization: `Bearer ${key}`, 'A2A-Version': '1.0' },
+      });
+      expect(rest.status).toBe(400);
+      expect(await rest.json()).toMatchObject({
+        error: {
+          status: 'FAILED_PRECONDITION',
+          details: [expect.objectContaining({ reason: 'UNSUPPORTED_OPERATION' })],
+        },
+      });
+    });
 
     it('JSON-RPC wire: 1.0 shapes, VersionNotSupported (-32009) with ErrorInfo, 0.3 requests and methods refused', async () => {
       const endpoint = `${base}/agents/${ECHO}/a2a/v1`;

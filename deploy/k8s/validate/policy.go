@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net"
 	"net/url"
 	"sort"
 	"strconv"
@@ -427,13 +428,22 @@ func checkSelectors(ix *Index, add func(string, ...any)) {
 	}
 }
 
-// The gateway's Ingress fits SSE and 25 MB bodies (ingress-nginx annotations).
+// The gateway's Ingresses fit SSE and 25 MB bodies (ingress-nginx annotations). A gRPC Ingress (backend-protocol
+// GRPC) serves the A2A 1.0 gRPC port: its host is A2A_GRPC_PUBLIC_ADDR's, over TLS, and it needs no
+// proxy-buffering annotation (ingress-nginx streams gRPC unbuffered).
 func checkIngress(ix *Index, add func(string, ...any)) {
 	if len(ix.ingresses) == 0 {
 		add("no Ingress for the gateway")
 	}
+	grpcPort := gatewayGrpcPort(ix, add)
+	grpcIngresses := 0
 	for _, in := range ix.ingresses {
 		a := in.Annotations
+		isGrpc := a["nginx.ingress.kubernetes.io/backend-protocol"] == "GRPC"
+		if isGrpc {
+			grpcIngresses++
+			checkGrpcIngress(ix, in, grpcPort, add)
+		}
 		ingressMax, err := nginxSize(a["nginx.ingress.kubernetes.io/proxy-body-size"])
 		if err != nil || ingressMax < 25_000_000 {
 			add("Ingress %s: proxy-body-size must allow 25 MB bodies", in.Name)
@@ -456,7 +466,7 @@ func checkIngress(ix *Index, add func(string, ...any)) {
 				add("Ingress %s: proxy-body-size (%d bytes) is below the gateway's BODY_LIMIT_BYTES %d: the ingress controller would refuse bodies the gateway accepts", in.Name, ingressMax, limit)
 			}
 		}
-		if a["nginx.ingress.kubernetes.io/proxy-buffering"] != "off" {
+		if !isGrpc && a["nginx.ingress.kubernetes.io/proxy-buffering"] != "off" {
 			add("Ingress %s: proxy-buffering must be off (SSE)", in.Name)
 		}
 		for _, k := range []string{"proxy-read-timeout", "proxy-send-timeout"} {
@@ -465,7 +475,7 @@ func checkIngress(ix *Index, add func(string, ...any)) {
 			}
 		}
 		// Agent cards and push URLs carry PUBLIC_BASE_URL: it must name a host this Ingress serves, over TLS.
-		if gw := ix.workload("Deployment", "gateway"); gw != nil && len(gw.spec.Containers) > 0 {
+		if gw := ix.workload("Deployment", "gateway"); gw != nil && len(gw.spec.Containers) > 0 && !isGrpc {
 			env := checkEnvRefs(ix, gw.spec.Containers[0], Options{}, func(string) {})
 			if public := env["PUBLIC_BASE_URL"]; public != "" {
 				u, err := url.Parse(public)
@@ -497,9 +507,69 @@ func checkIngress(ix *Index, add func(string, ...any)) {
 					add("Ingress %s: a path leads elsewhere than the gateway", in.Name)
 				} else if ix.services["gateway"] == nil {
 					add("Ingress %s: Service gateway is not rendered", in.Name)
+				} else if isGrpc != (p.Backend.Service.Port.Name == "a2a-grpc") {
+					add("Ingress %s: a gRPC Ingress (backend-protocol GRPC) leads to the Service port a2a-grpc, and only it does", in.Name)
 				}
 			}
 		}
+	}
+	if grpcPort > 0 && grpcIngresses == 0 {
+		add("Deployment gateway: A2A_GRPC_PORT %d is served but no Ingress (backend-protocol GRPC) leads to it", grpcPort)
+	}
+}
+
+// The gateway's A2A 1.0 gRPC port (A2A_GRPC_PORT; 0 when off), which must be its container port named a2a-grpc.
+func gatewayGrpcPort(ix *Index, add func(string, ...any)) int32 {
+	gw := ix.workload("Deployment", "gateway")
+	if gw == nil || len(gw.spec.Containers) == 0 {
+		return 0
+	}
+	env := checkEnvRefs(ix, gw.spec.Containers[0], Options{}, func(string) {})
+	n, err := strconv.Atoi(env["A2A_GRPC_PORT"])
+	if err != nil || n <= 0 {
+		return 0
+	}
+	for _, p := range gw.spec.Containers[0].Ports {
+		if p.Name == "a2a-grpc" && p.ContainerPort == int32(n) {
+			return int32(n)
+		}
+	}
+	add("Deployment gateway: A2A_GRPC_PORT %d is not its container port named a2a-grpc", n)
+	return int32(n)
+}
+
+// The cards give gRPC clients A2A_GRPC_PUBLIC_ADDR: the gRPC Ingress must serve that host, over TLS, on 443.
+func checkGrpcIngress(ix *Index, in *networkingv1.Ingress, grpcPort int32, add func(string, ...any)) {
+	if grpcPort == 0 {
+		add("Ingress %s: leads to the gateway's gRPC port, but A2A_GRPC_PORT is not set", in.Name)
+	}
+	gw := ix.workload("Deployment", "gateway")
+	if gw == nil || len(gw.spec.Containers) == 0 {
+		return
+	}
+	addr := checkEnvRefs(ix, gw.spec.Containers[0], Options{}, func(string) {})["A2A_GRPC_PUBLIC_ADDR"]
+	if addr == "" {
+		return // the cards name the HTTP host and the bound port: a dev cluster without the gRPC host
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		add("Deployment gateway: A2A_GRPC_PUBLIC_ADDR %q is not host:port", addr)
+		return
+	}
+	served, tls := false, false
+	for _, r := range in.Spec.Rules {
+		served = served || r.Host == host
+	}
+	for _, t := range in.Spec.TLS {
+		for _, h := range t.Hosts {
+			tls = tls || h == host
+		}
+	}
+	switch {
+	case !served:
+		add("Ingress %s: serves no rule for %s, the host of the gateway's A2A_GRPC_PUBLIC_ADDR", in.Name, host)
+	case !tls || port != "443":
+		add("Ingress %s: A2A_GRPC_PUBLIC_ADDR %q must be %s:443 with TLS for that host (the Ingress terminates it)", in.Name, addr, host)
 	}
 }
 

@@ -178,6 +178,28 @@ func TestPoliciesCatchEachViolation(t *testing.T) {
 				}
 			}
 		}, "Ingress gateway: serves no rule for a2a.other.example"},
+		{"gRPC port without its container port", func(o []Object) {
+			ports := container(o, "gateway").Ports
+			for i := range ports {
+				if ports[i].Name == "a2a-grpc" {
+					ports[i].ContainerPort = 50099
+				}
+			}
+		}, "Deployment gateway: A2A_GRPC_PORT 50056 is not its container port named a2a-grpc"},
+		{"gRPC public address on another host", func(o []Object) {
+			for _, x := range o {
+				if cm, ok := x.Obj.(*corev1.ConfigMap); ok && strings.HasPrefix(cm.Name, "a2a-inbound-config") {
+					cm.Data["A2A_GRPC_PUBLIC_ADDR"] = "grpc.other.example:443"
+				}
+			}
+		}, "Ingress gateway-grpc: serves no rule for grpc.other.example"},
+		{"gRPC Ingress to the HTTP port", func(o []Object) {
+			for _, x := range o {
+				if in, ok := x.Obj.(*networkingv1.Ingress); ok && in.Name == "gateway-grpc" {
+					in.Spec.Rules[0].HTTP.Paths[0].Backend.Service.Port.Name = "http"
+				}
+			}
+		}, "Ingress gateway-grpc: a gRPC Ingress (backend-protocol GRPC) leads to the Service port a2a-grpc"},
 		{"more runners than partitions", func(o []Object) {
 			for _, x := range o {
 				if h, ok := x.Obj.(*autoscalingv2.HorizontalPodAutoscaler); ok && h.Name == "runner" {

@@ -18,7 +18,7 @@ import {
   unary,
 } from '@a2a-inbound/runtime';
 import type { WebhooksConfig } from './config';
-import { Deliverer, openDeliveryLog, type DeliveryLogDoc, type PushSource } from './delivery';
+import { Deliverer, openDeliveryLog, pushBodies, type DeliveryLogDoc, type PushSource } from './delivery';
 import { listDeliveries } from './delivery-log';
 import { createWebhookAgent } from './egress/webhook-agent';
 
@@ -118,7 +118,7 @@ export function webhooksAuthPolicy(verifyUser: (token: string) => Promise<Webhoo
 
 /**
  * The webhooks service: consumes task updates and pushes the Task to the task's push configs on every
- * status-update event (artifact deltas are not pushed: the next status update carries them). Each delivery
+ * status-update event, in the A2A version each config was created with (0.3 Task, or 1.0 StreamResponse) (artifact deltas are not pushed: the next status update carries them). Each delivery
  * is signed, SSRF-guarded and retried (see ADR 0010); the handler awaits the bounded retry budget.
  */
 export async function startWebhooksApp(
@@ -181,12 +181,13 @@ export async function startWebhooksApp(
           const d = await deps.source.get(e.taskId, e.agentId); // throws → the bus redelivers (claims make it idempotent)
           if (!d.enabled || !d.taskJson || d.targets.length === 0) continue;
           const seq = Number(e.seq);
+          const bodyFor = pushBodies(d.taskJson);
           await Promise.all(
             d.targets.map(async (t) => {
               const done = await deliverer.deliver(
                 { taskId: e.taskId, seq, subscriptionId: e.subscriptionId, agentId: e.agentId },
                 t,
-                d.taskJson,
+                bodyFor(t.protocolVersion),
               );
               if (done) egress.onDelivery?.(done);
             }),

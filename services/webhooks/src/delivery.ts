@@ -1,3 +1,4 @@
+import { PROTOCOL_VERSION_V1, PUSH_CONTENT_TYPE_V1, pushAuthorizationV1, pushPayloadV1 } from '@a2a-inbound/a2a-wire';
 import { AppError } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
 import type { Clock, Collection, DocumentStore } from '@a2a-inbound/ports';
@@ -23,6 +24,8 @@ export interface PushTarget {
   /** HMAC key; never logged. */
   token: string;
   authenticationJson: string;
+  /** The A2A version the config was created with: "1.0", or empty/absent for 0.3 (see `pushBodies`). */
+  protocolVersion?: string;
 }
 
 export interface PushDelivery {
@@ -116,16 +119,34 @@ export function parseRetryAfter(value: string | string[] | undefined, now: numbe
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-/** Authorization header from the config's A2A `authentication` ({schemes, credentials}): Bearer only. */
-function authorization(authenticationJson: string): string | undefined {
-  if (!authenticationJson) return undefined;
+/**
+ * Authorization header from the config's stored `authentication` ({schemes, credentials}). A 0.3 config: Bearer
+ * only. A 1.0 config: `{scheme} {credentials}` for any scheme (1.0 spec 4.3.3).
+ */
+function authorization(target: PushTarget): string | undefined {
+  if (!target.authenticationJson) return undefined;
+  let a: { schemes?: unknown; credentials?: unknown };
   try {
-    const a = JSON.parse(authenticationJson) as { schemes?: unknown; credentials?: unknown };
-    const bearer = Array.isArray(a.schemes) && a.schemes.some((s) => String(s).toLowerCase() === 'bearer');
-    return bearer && typeof a.credentials === 'string' && a.credentials ? `Bearer ${a.credentials}` : undefined;
+    a = JSON.parse(target.authenticationJson) as typeof a;
   } catch {
     return undefined;
   }
+  if (target.protocolVersion === PROTOCOL_VERSION_V1) return pushAuthorizationV1(a);
+  const bearer = Array.isArray(a.schemes) && a.schemes.some((s) => String(s).toLowerCase() === 'bearer');
+  return bearer && typeof a.credentials === 'string' && a.credentials ? `Bearer ${a.credentials}` : undefined;
+}
+
+/**
+ * The body of a push in each version, from the Task as tasks/get returns it (0.3): the 0.3 Task as it is, or
+ * the 1.0 StreamResponse. Each is built once per update, whatever the number of configs.
+ */
+export function pushBodies(taskJson: string): (protocolVersion: string | undefined) => string {
+  let v1: string | undefined;
+  return (protocolVersion) => {
+    if (protocolVersion !== PROTOCOL_VERSION_V1) return taskJson;
+    v1 ??= JSON.stringify(pushPayloadV1(JSON.parse(taskJson) as Record<string, unknown>));
+    return v1;
+  };
 }
 
 export class Deliverer {
@@ -184,10 +205,10 @@ export class Deliverer {
     const refused = await this.checkUrl(target.url);
     if (refused) return { outcome: 'permanent', error: refused };
     const headers: Record<string, string> = {
-      'content-type': 'application/json',
+      'content-type': target.protocolVersion === PROTOCOL_VERSION_V1 ? PUSH_CONTENT_TYPE_V1 : 'application/json',
       [SIGNATURE_HEADER.toLowerCase()]: signBody(body, target.token),
     };
-    const auth = authorization(target.authenticationJson);
+    const auth = authorization(target);
     if (auth) headers.authorization = auth;
     const total = this.deps.policy.totalTimeoutMs ?? TOTAL_TIMEOUT_MS;
     try {

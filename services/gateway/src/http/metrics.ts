@@ -11,10 +11,16 @@ export interface A2aMetricLocals {
 }
 
 const A2A_PATH = /^\/agents\/([^/]+)\/a2a(?:\/|$)/;
+/** The A2A 1.0 HTTP+JSON binding: its reads (GET) and deletes (DELETE) are A2A requests as much as its POSTs. */
+const A2A_REST_PATH = /^\/agents\/[^/]+\/a2a\/v1\/rest(?:\/|$)/;
+
+/** Whether a request is an A2A request: a POST to any A2A endpoint, or a GET/DELETE of the HTTP+JSON binding. */
+const isA2aRequest = (method: string, path: string): boolean =>
+  method === 'POST' || ((method === 'GET' || method === 'DELETE') && A2A_REST_PATH.test(path));
 
 /**
  * A2A request metrics (no-ops unless metrics are on, packages/telemetry): `a2a_requests_total` and
- * `a2a_request_duration_seconds` by JSON-RPC method, agent and outcome (`ok` or the error code), rate-limit
+ * `a2a_request_duration_seconds` by A2A method (JSON-RPC's, or the 1.0 operation of any binding), agent and outcome (`ok` or the error code), rate-limit
  * refusals by agent, and the open SSE streams. Label values are bounded: the method is one of the known
  * methods or `_OTHER` (a2a-router.ts), the agent is set only for requests that reached a known agent
  * (authenticated), anything else is `_unknown`.
@@ -35,7 +41,7 @@ export function requestMetrics(streams: ReadonlySet<SseWriter>): RequestHandler 
     .addCallback((r) => r.observe(streams.size));
   return (req, res, next) => {
     const match = A2A_PATH.exec(req.path);
-    if (!match || req.method !== 'POST') {
+    if (!match || !isA2aRequest(req.method, req.path)) {
       next();
       return;
     }

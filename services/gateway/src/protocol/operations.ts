@@ -224,8 +224,14 @@ export class AgentOperations {
   /**
    * tasks/pushNotificationConfig/set: `config` is the caller's PushNotificationConfig, checked here (url public
    * https, a token that signs deliveries, an optional id); -32003 when push is off for the agent.
+   * `protocolVersion` ("1.0", or empty for 0.3) is recorded with it: deliveries take that version's shape.
    */
-  async setPushConfig(ctx: OperationContext, taskId: string, config: unknown): Promise<TaskPushConfig> {
+  async setPushConfig(
+    ctx: OperationContext,
+    taskId: string,
+    config: unknown,
+    protocolVersion = '',
+  ): Promise<TaskPushConfig> {
     assertPushEnabled(ctx);
     if (!isObject(config)) throw new InvalidParamsError('pushNotificationConfig is required');
     if (typeof config.url !== 'string') throw new InvalidParamsError('pushNotificationConfig.url is required');
@@ -249,6 +255,7 @@ export class AgentOperations {
           url: config.url,
           token: config.token,
           authenticationJson: isObject(config.authentication) ? JSON.stringify(config.authentication) : '',
+          protocolVersion,
         },
       },
       { deadlineMs: DEADLINES.unaryMs },

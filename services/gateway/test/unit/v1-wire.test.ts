@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { AppError, ERROR_TABLE, GrpcStatus } from '@a2a-inbound/errors';
 import { toV1JsonRpcError, toV1RestError, V1_ERROR_TABLE } from '../../src/protocol/v1/errors';
 import { negotiateV1 } from '../../src/protocol/v1/handler';
-import { sendParamsFromV1, streamResponseOf, taskToV1 } from '../../src/protocol/v1/wire';
-import { validateSendParams } from '../../src/protocol/validate';
+import { sendParamsFromV1, streamResponseOf, taskToV1 } from '@a2a-inbound/a2a-wire';
+import { LIMITS, validateSendParams } from '../../src/protocol/validate';
 
 describe('A2A 1.0 error table (spec 5.4)', () => {
   it('pins the A2A errors: JSON-RPC code, gRPC status, HTTP status, ErrorInfo reason', () => {
@@ -86,10 +86,12 @@ describe('A2A 1.0 version negotiation (spec 3.6)', () => {
   });
 });
 
+const sendV1 = (p: Record<string, unknown>): Record<string, unknown> => sendParamsFromV1(p, LIMITS);
+
 describe('A2A 1.0 wire mapping', () => {
   it('member-based parts in, the send validator applies its rules', () => {
     const v = validateSendParams(
-      sendParamsFromV1({
+      sendV1({
         message: {
           role: 'ROLE_USER',
           messageId: 'm1',
@@ -107,10 +109,10 @@ describe('A2A 1.0 wire mapping', () => {
     expect(v.historyLength).toBe(2);
     expect(v.files).toHaveLength(1);
     expect(v.message.parts.map((p) => p.kind)).toEqual(['text', 'data', 'file', 'file']);
-    expect(() => sendParamsFromV1({ message: { role: 'user', messageId: 'm', parts: [] } })).toThrow(/ROLE_USER/);
-    expect(() =>
-      sendParamsFromV1({ message: { role: 'ROLE_USER', messageId: 'm', parts: [{ text: 'a', data: {} }] } }),
-    ).toThrow(/exactly one/);
+    expect(() => sendV1({ message: { role: 'user', messageId: 'm', parts: [] } })).toThrow(/ROLE_USER/);
+    expect(() => sendV1({ message: { role: 'ROLE_USER', messageId: 'm', parts: [{ text: 'a', data: {} }] } })).toThrow(
+      /exactly one/,
+    );
   });
 
   it('tasks and stream events out: SCREAMING_SNAKE enums, no kind, no final, ISO timestamps with ms', () => {

@@ -73,6 +73,11 @@ export interface MessageIdDoc {
   createdAtMs: number;
 }
 
+/** A push config as set/create takes it (`id` optional: the task id when absent). */
+export type PushConfigInput = Pick<PushConfigDoc, 'url' | 'token' | 'authentication' | 'protocolVersion'> & {
+  id?: string;
+};
+
 export interface PushConfigDoc {
   taskId: string;
   subscriptionId: string;
@@ -80,6 +85,8 @@ export interface PushConfigDoc {
   url: string;
   token: string;
   authentication?: Record<string, unknown>;
+  /** The A2A version the config was created with ("1.0"); absent for 0.3 and 0.2. Decides the push's shape. */
+  protocolVersion?: string;
   createdAtMs: number;
 }
 

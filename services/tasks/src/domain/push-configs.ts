@@ -1,7 +1,7 @@
 import type { Task } from '@a2a-js/sdk';
 import { AppError, InvalidParamsError } from '@a2a-inbound/errors';
 import { upsertWithRetry, type Versioned } from '@a2a-inbound/ports';
-import type { PushConfigDoc } from './model';
+import type { PushConfigDoc, PushConfigInput } from './model';
 import { updatePushConfigList } from './task-lookups';
 import { TaskConcern, type CallerContext } from './task-core';
 
@@ -12,11 +12,7 @@ import { TaskConcern, type CallerContext } from './task-core';
 export class PushConfigs extends TaskConcern {
   // ---- push notification configs ----------------------------------------------------------------
 
-  async setPushConfig(
-    caller: CallerContext,
-    taskId: string,
-    config: { id?: string; url: string; token: string; authentication?: Record<string, unknown> },
-  ): Promise<PushConfigView> {
+  async setPushConfig(caller: CallerContext, taskId: string, config: PushConfigInput): Promise<PushConfigView> {
     await this.#pushEnabled(caller);
     await this.core.owned(caller, taskId);
     const configId = config.id && config.id.length > 0 ? config.id : taskId;
@@ -30,6 +26,7 @@ export class PushConfigs extends TaskConcern {
       createdAtMs: this.deps.clock.now(),
     };
     if (config.authentication) doc.authentication = config.authentication;
+    if (config.protocolVersion) doc.protocolVersion = config.protocolVersion;
     // Kept as long as a finished task is: the retention sweep deletes both.
     const keep = { expiresAt: this.deps.clock.now() + this.deps.config.retentionMs };
     const existing = await this.c.pushConfigs.get(id);

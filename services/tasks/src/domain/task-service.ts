@@ -1,6 +1,6 @@
 import type { Message, Task } from '@a2a-js/sdk';
 import type { eventsV1 } from '@a2a-inbound/proto';
-import type { PushConfigDoc } from './model';
+import type { PushConfigDoc, PushConfigInput } from './model';
 import { PushConfigs, type PushConfigView } from './push-configs';
 import { RunEvents } from './run-events';
 import { TaskCore, type CallerContext, type SendOptions, type TaskCollections, type TaskDeps } from './task-core';
@@ -79,11 +79,7 @@ export class TaskService {
     return this.runEvents.failInterruptedRuns();
   }
 
-  setPushConfig(
-    caller: CallerContext,
-    taskId: string,
-    config: { id?: string; url: string; token: string; authentication?: Record<string, unknown> },
-  ): Promise<PushConfigView> {
+  setPushConfig(caller: CallerContext, taskId: string, config: PushConfigInput): Promise<PushConfigView> {
     return this.pushConfigs.setPushConfig(caller, taskId, config);
   }
   getPushConfig(caller: CallerContext, taskId: string, configId: string): Promise<PushConfigView> {

@@ -93,6 +93,7 @@ export function tasksGrpcService(tasks: TaskService, log: Logger, runs: RunHisto
         url: r.config.url,
         token: r.config.token,
         ...(auth ? { authentication: auth } : {}),
+        ...(r.config.protocolVersion ? { protocolVersion: r.config.protocolVersion } : {}),
       });
       return pushView(doc);
     }, log),
@@ -121,6 +122,7 @@ export function tasksGrpcService(tasks: TaskService, log: Logger, runs: RunHisto
           url: t.url,
           token: t.token,
           authenticationJson: t.authentication ? JSON.stringify(t.authentication) : '',
+          protocolVersion: t.protocolVersion ?? '',
         })),
       };
     }, log),
@@ -142,6 +144,7 @@ function pushView(d: {
   configId: string;
   url: string;
   authentication?: Record<string, unknown>;
+  protocolVersion?: string;
 }): tasksV1.PushConfigResponse {
   return {
     taskId: d.taskId,
@@ -150,6 +153,7 @@ function pushView(d: {
       url: d.url,
       token: '',
       authenticationJson: d.authentication ? JSON.stringify(d.authentication) : '',
+      protocolVersion: d.protocolVersion ?? '',
     },
   };
 }

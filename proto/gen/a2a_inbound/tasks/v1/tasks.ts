@@ -106,6 +106,11 @@ export interface PushConfig {
   /** Write-only: set in requests, never filled in responses. */
   token: string;
   authenticationJson: string;
+  /**
+   * The A2A protocol version the config was created with: "1.0", or empty for 0.3 (and 0.2). Decides the
+   * shape of every push to it (the 0.3 Task, or the 1.0 StreamResponse with 1.0 auth headers).
+   */
+  protocolVersion: string;
 }
 
 export interface SetPushConfigRequest {
@@ -177,6 +182,8 @@ export interface PushTarget {
   /** The config's token: the HMAC key of X-A2A-Signature. Crosses only this internal boundary; never logged. */
   token: string;
   authenticationJson: string;
+  /** As PushConfig.protocol_version: "1.0", or empty for 0.3. */
+  protocolVersion: string;
 }
 
 export interface PushDeliveryResponse {
@@ -1152,7 +1159,7 @@ export const ResubscribeRequest: MessageFns<ResubscribeRequest> = {
 };
 
 function createBasePushConfig(): PushConfig {
-  return { id: "", url: "", token: "", authenticationJson: "" };
+  return { id: "", url: "", token: "", authenticationJson: "", protocolVersion: "" };
 }
 
 export const PushConfig: MessageFns<PushConfig> = {
@@ -1168,6 +1175,9 @@ export const PushConfig: MessageFns<PushConfig> = {
     }
     if (message.authenticationJson !== "") {
       writer.uint32(34).string(message.authenticationJson);
+    }
+    if (message.protocolVersion !== "") {
+      writer.uint32(42).string(message.protocolVersion);
     }
     return writer;
   },
@@ -1217,6 +1227,14 @@ export const PushConfig: MessageFns<PushConfig> = {
             message.authenticationJson = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.protocolVersion = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1239,6 +1257,11 @@ export const PushConfig: MessageFns<PushConfig> = {
         : isSet(object.authentication_json)
         ? globalThis.String(object.authentication_json)
         : "",
+      protocolVersion: isSet(object.protocolVersion)
+        ? globalThis.String(object.protocolVersion)
+        : isSet(object.protocol_version)
+        ? globalThis.String(object.protocol_version)
+        : "",
     };
   },
 
@@ -1256,6 +1279,9 @@ export const PushConfig: MessageFns<PushConfig> = {
     if (message.authenticationJson !== "") {
       obj.authenticationJson = message.authenticationJson;
     }
+    if (message.protocolVersion !== "") {
+      obj.protocolVersion = message.protocolVersion;
+    }
     return obj;
   },
 
@@ -1268,6 +1294,7 @@ export const PushConfig: MessageFns<PushConfig> = {
     message.url = object.url ?? "";
     message.token = object.token ?? "";
     message.authenticationJson = object.authenticationJson ?? "";
+    message.protocolVersion = object.protocolVersion ?? "";
     return message;
   },
 };
@@ -2145,7 +2172,7 @@ export const GetPushDeliveryRequest: MessageFns<GetPushDeliveryRequest> = {
 };
 
 function createBasePushTarget(): PushTarget {
-  return { configId: "", url: "", token: "", authenticationJson: "" };
+  return { configId: "", url: "", token: "", authenticationJson: "", protocolVersion: "" };
 }
 
 export const PushTarget: MessageFns<PushTarget> = {
@@ -2161,6 +2188,9 @@ export const PushTarget: MessageFns<PushTarget> = {
     }
     if (message.authenticationJson !== "") {
       writer.uint32(34).string(message.authenticationJson);
+    }
+    if (message.protocolVersion !== "") {
+      writer.uint32(42).string(message.protocolVersion);
     }
     return writer;
   },
@@ -2210,6 +2240,14 @@ export const PushTarget: MessageFns<PushTarget> = {
             message.authenticationJson = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.protocolVersion = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2236,6 +2274,11 @@ export const PushTarget: MessageFns<PushTarget> = {
         : isSet(object.authentication_json)
         ? globalThis.String(object.authentication_json)
         : "",
+      protocolVersion: isSet(object.protocolVersion)
+        ? globalThis.String(object.protocolVersion)
+        : isSet(object.protocol_version)
+        ? globalThis.String(object.protocol_version)
+        : "",
     };
   },
 
@@ -2253,6 +2296,9 @@ export const PushTarget: MessageFns<PushTarget> = {
     if (message.authenticationJson !== "") {
       obj.authenticationJson = message.authenticationJson;
     }
+    if (message.protocolVersion !== "") {
+      obj.protocolVersion = message.protocolVersion;
+    }
     return obj;
   },
 
@@ -2265,6 +2311,7 @@ export const PushTarget: MessageFns<PushTarget> = {
     message.url = object.url ?? "";
     message.token = object.token ?? "";
     message.authenticationJson = object.authenticationJson ?? "";
+    message.protocolVersion = object.protocolVersion ?? "";
     return message;
   },
 };

@@ -3,7 +3,15 @@ import { setActiveSpanAttribute } from '@a2a-inbound/telemetry';
 import type { AgentOperations, OperationContext, TaskEventStream, TaskStreamEvent } from '../operations';
 import { afterSeqOf, assertPushEnabled } from '../operations';
 import { historyLengthOf, isObject, LIMITS, taskIdParam, validateSendParams } from '../validate';
-import { pushConfigFromV1, pushConfigToV1, sendParamsFromV1, stateFromV1, streamResponseOf, taskToV1 } from './wire';
+import {
+  PROTOCOL_VERSION_V1,
+  pushConfigFromV1,
+  pushConfigToV1,
+  sendParamsFromV1,
+  stateFromV1,
+  streamResponseOf,
+  taskToV1,
+} from '@a2a-inbound/a2a-wire';
 
 /**
  * The A2A 1.0 transport handler: one operation of `lf.a2a.v1.A2AService`, named as the proto names it, with
@@ -84,12 +92,12 @@ export class V1Handler {
     const result = (value: Record<string, unknown>): V1Outcome => ({ kind: 'result', result: value });
     switch (method) {
       case 'SendMessage': {
-        const task = await ops.send(ctx, validateSendParams(sendParamsFromV1(p), ctx.agent));
+        const task = await ops.send(ctx, validateSendParams(sendParamsFromV1(p, LIMITS), ctx.agent));
         if (typeof task.id === 'string') setActiveSpanAttribute('a2a.task_id', task.id);
         return result({ task: taskToV1(task) });
       }
       case 'SendStreamingMessage': {
-        const v = validateSendParams(sendParamsFromV1(p), ctx.agent);
+        const v = validateSendParams(sendParamsFromV1(p, LIMITS), ctx.agent);
         return { kind: 'stream', open: (signal) => ops.stream(ctx, v, signal) };
       }
       case 'GetTask': {
@@ -115,7 +123,7 @@ export class V1Handler {
       case 'CreateTaskPushNotificationConfig': {
         assertPushEnabled(ctx);
         const taskId = taskIdParam(p, 'taskId');
-        return result(pushConfigToV1(await ops.setPushConfig(ctx, taskId, pushConfigFromV1(p))));
+        return result(pushConfigToV1(await ops.setPushConfig(ctx, taskId, pushConfigFromV1(p), PROTOCOL_VERSION_V1)));
       }
       case 'GetTaskPushNotificationConfig':
         assertPushEnabled(ctx);
@@ -130,7 +138,12 @@ export class V1Handler {
         await ops.deletePushConfig(ctx, taskIdParam(p, 'taskId'), taskIdParam(p, 'id'));
         return result({});
       case 'GetExtendedAgentCard':
-        throw new AppError('EXTENDED_CARD_NOT_CONFIGURED', 'Extended Agent Card is not configured');
+        // Spec 3.3.4: our cards do not declare capabilities.extendedAgentCard, so the operation is unsupported
+        // (NotConfigured is for an agent that declares it); authenticated callers only, as every operation.
+        throw new AppError(
+          'UNSUPPORTED_OPERATION',
+          'GetExtendedAgentCard is not supported: the Agent Card does not declare capabilities.extendedAgentCard',
+        );
     }
   }
 

@@ -1,14 +1,18 @@
 import { InvalidParamsError } from '@a2a-inbound/errors';
-import { isObject, LIMITS } from '../validate';
 
 /**
  * A2A 1.0's wire shapes (ProtoJSON of `lf.a2a.v1`) ↔ the model the operations and `tasks` speak (the 0.3
- * shapes, stored as they are). Only this file knows both; the 1.0 bindings (JSON-RPC, HTTP+JSON, gRPC) call it
- * and never branch on a version themselves. 1.0 dropped `kind` (members name the variant), spells enums in
+ * shapes, stored as they are). Only this file knows both; the gateway's 1.0 bindings (JSON-RPC, HTTP+JSON,
+ * gRPC) and the webhooks service's 1.0 pushes call it and never branch on a version themselves. 1.0 dropped `kind` (members name the variant), spells enums in
  * SCREAMING_SNAKE, has no `final` on status updates and names the push config's fields differently.
  */
 
 type Json = Record<string, unknown>;
+
+/** The version a 1.0 push config records (tasks' `protocol_version`; empty means 0.3). */
+export const PROTOCOL_VERSION_V1 = '1.0';
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const STATES: Readonly<Record<string, string>> = {
   submitted: 'TASK_STATE_SUBMITTED',
@@ -134,6 +138,37 @@ export function pushConfigToV1(c: { taskId: string; pushNotificationConfig: Json
   return out;
 }
 
+/** RFC 9110 `token`: what an auth scheme may be. */
+const AUTH_SCHEME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,64}$/;
+const MAX_CREDENTIALS_CHARS = 4096;
+const headerSafe = (v: string): boolean =>
+  v.length <= MAX_CREDENTIALS_CHARS && /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(v);
+
+/**
+ * The body of a push to a 1.0 config (spec 4.3.3): a StreamResponse. Deliveries are made on status updates and
+ * carry the task as it is then (artifacts included), as the 0.3 push carries the 0.3 Task.
+ */
+export function pushPayloadV1(task: Json): Json {
+  return { task: taskToV1(task) };
+}
+
+/** Content-Type of a 1.0 push (spec 4.3.3). */
+export const PUSH_CONTENT_TYPE_V1 = 'application/a2a+json';
+
+/**
+ * The Authorization header of a push to a 1.0 config (spec 4.3.3: `{scheme} {credentials}`, any IANA scheme)
+ * from the stored authentication ({schemes: [scheme], credentials}); undefined without credentials or when
+ * either part would not be a valid header value.
+ */
+export function pushAuthorizationV1(auth: unknown): string | undefined {
+  if (!isObject(auth) || !Array.isArray(auth.schemes)) return undefined;
+  const scheme: unknown = (auth.schemes as unknown[])[0];
+  const cred = auth.credentials;
+  if (typeof scheme !== 'string' || !AUTH_SCHEME.test(scheme)) return undefined;
+  if (typeof cred !== 'string' || !headerSafe(cred)) return undefined;
+  return `${scheme} ${cred}`;
+}
+
 /** TaskPushNotificationConfig from a 1.0 request → the PushNotificationConfig the operation checks. */
 export function pushConfigFromV1(c: Json): Json {
   const out: Json = {};
@@ -142,6 +177,14 @@ export function pushConfigFromV1(c: Json): Json {
   if (c.authentication !== undefined) {
     if (!isObject(c.authentication) || typeof c.authentication.scheme !== 'string')
       throw new InvalidParamsError('authentication.scheme is required');
+    // Both go into the delivery's Authorization header as they are (spec 4.3.3): refused here, not at delivery.
+    if (!AUTH_SCHEME.test(c.authentication.scheme))
+      throw new InvalidParamsError('authentication.scheme must be an HTTP authentication scheme such as Bearer');
+    const cred = c.authentication.credentials;
+    if (cred !== undefined && cred !== null && cred !== '' && (typeof cred !== 'string' || !headerSafe(cred)))
+      throw new InvalidParamsError(
+        `authentication.credentials must be printable ASCII of at most ${MAX_CREDENTIALS_CHARS} characters`,
+      );
     out.authentication = {
       schemes: [c.authentication.scheme],
       ...(typeof c.authentication.credentials === 'string' ? { credentials: c.authentication.credentials } : {}),
@@ -181,14 +224,14 @@ function partFromV1(p: unknown, at: string): Json {
  * SendMessageRequest (1.0) → the params the send validator takes. `returnImmediately` is the inverse of 0.3's
  * `blocking`; an inline `taskPushNotificationConfig` is refused as the 0.3 one is.
  */
-export function sendParamsFromV1(params: Json): Json {
+export function sendParamsFromV1(params: Json, limits: { maxParts: number }): Json {
   const m = params.message;
   if (m === undefined || m === null) throw new InvalidParamsError('message is required');
   if (!isObject(m)) throw new InvalidParamsError('message must be an object');
   if (m.role !== 'ROLE_USER') throw new InvalidParamsError('message.role must be "ROLE_USER"');
   if (!Array.isArray(m.parts)) throw new InvalidParamsError('message.parts is required');
-  if (m.parts.length > LIMITS.maxParts)
-    throw new InvalidParamsError(`message.parts has more than ${LIMITS.maxParts} parts`);
+  if (m.parts.length > limits.maxParts)
+    throw new InvalidParamsError(`message.parts has more than ${limits.maxParts} parts`);
   const message: Json = {
     ...m,
     kind: 'message',
