@@ -123,7 +123,16 @@ describe.runIf(engineUrlsSet)('load without faults', () => {
   let namespace: string;
 
   beforeAll(async () => {
-    ({ cluster, sut, namespace } = await startDistributed({ env: { LOG_LEVEL: 'warn' } }));
+    ({ cluster, sut, namespace } = await startDistributed({
+      env: {
+        LOG_LEVEL: 'warn',
+        // The streams case opens 2,000 resubscribes in one burst to show idle tails do not cap the service; the
+        // gateways' admission bound and accept deadline (ADR 0030) would shed that burst. Sends are still shed by
+        // the tasks process's own bound (TASKS_MAX_PENDING_SENDS), which the burst case below measures.
+        GATEWAY_MAX_PENDING_REQUESTS: '4000',
+        TASKS_ACCEPT_TIMEOUT_MS: '120000',
+      },
+    }));
     await manage(sut, 'admin', 'settings.update', { agentId: 'demo-slow', settings: { rateLimitPerMinute: 100_000 } });
     await manage(sut, 'operator', 'credits.add', { amount: 1_000_000 });
   }, 240_000);
