@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { manage, type Sut } from '@a2a-inbound/testing';
 import { engineUrlsSet, startDistributed, type Cluster } from '../distributed/cluster';
 import { Load, type Outcome } from './load';
+import { logDigest } from './log-digest';
 
 /**
  * The fault suite (issue 8): the distributed mode under a steady load while, in turn, a runner, a gateway and
@@ -176,6 +177,8 @@ describe.runIf(engineUrlsSet)('fault suite: the distributed mode under load and 
     if (charged !== accepted.length * cost)
       problems.push(`credits: charged ${charged}, expected ${accepted.length} accepted × ${cost}`);
     expect(load.outcomes.length).toBeGreaterThan(phases.length * RATE * (WINDOW_MS / 1000) * 0.8);
+    // CI keeps only the output: a failure prints what each process complained about, to diagnose it there.
+    if (problems.length > 0) process.stdout.write(logDigest(cluster.logDir));
     expect(problems.slice(0, 40)).toEqual([]);
   }, 900_000);
 

@@ -60,6 +60,22 @@ export interface KafkaBusOptions {
   readonly maxMessageBytes?: number;
   /** A send batch is cut at this many bytes (the broker limits a partition's record batch, not a message). */
   readonly maxBatchBytes?: number;
+  /**
+   * A send that has not settled after this long is failed (UNAVAILABLE) and its producer replaced: kafkajs
+   * can leave a send pending forever after a broker restart, and one stuck send would hold every later
+   * publish of the process. Default 90 s, above the longest send its retries allow in practice.
+   */
+  readonly sendTimeoutMs?: number;
+  /**
+   * A consumer that has neither fetched nor run a handler for this long is replaced by a new member of its
+   * group (kafkajs can stop fetching after a broker restart without reporting a crash). Default 60 s, above a
+   * rebalance's `rebalanceTimeoutMs`.
+   */
+  readonly consumerStallMs?: number;
+  /** @internal Tests: wraps each producer the bus creates (to inject a broker's answer). */
+  readonly wrapProducer?: (producer: Producer) => Producer;
+  /** @internal Tests: sees each consumer the bus creates (to stop one as a stuck kafkajs would). */
+  readonly onConsumer?: (consumer: Consumer) => void;
 }
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 900 * 1024;
@@ -133,6 +149,18 @@ function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promi
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
+function newProducer(kafka: Kafka, options: KafkaBusOptions): Producer {
+  const producer = kafka.producer({
+    idempotent: true,
+    maxInFlightRequests: 1,
+    allowAutoTopicCreation: false,
+    createPartitioner: Partitioners.DefaultPartitioner,
+    // Bounded (default for idempotent is unbounded): a publish during an outage fails within ~30 s.
+    retry: { retries: 8, initialRetryTime: 100, maxRetryTime: 5_000 },
+  });
+  return options.wrapProducer ? options.wrapProducer(producer) : producer;
+}
+
 /**
  * Bus port on Apache Kafka with kafkajs 2.2.4 (ADR 0002).
  *
@@ -153,7 +181,9 @@ function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promi
 export class KafkaBus implements Bus {
   readonly #kafka: Kafka;
   readonly #admin: Admin;
-  readonly #producer: Producer;
+  #producer: Producer;
+  /** Set while a replacement producer connects; the next send waits for it. */
+  #producerReady: Promise<void> | undefined;
   readonly #log: AdapterLog;
   readonly #options: KafkaBusOptions;
   readonly #partitions: Map<string, number>;
@@ -187,14 +217,7 @@ export class KafkaBus implements Bus {
       retry: { retries: 8, initialRetryTime: 100, maxRetryTime: 3_000 },
     });
     const admin = kafka.admin();
-    const producer = kafka.producer({
-      idempotent: true,
-      maxInFlightRequests: 1,
-      allowAutoTopicCreation: false,
-      createPartitioner: Partitioners.DefaultPartitioner,
-      // Bounded (default for idempotent is unbounded): a publish during an outage fails within ~30 s.
-      retry: { retries: 8, initialRetryTime: 100, maxRetryTime: 5_000 },
-    });
+    const producer = newProducer(kafka, options);
     try {
       await admin.connect();
       await producer.connect();
@@ -307,19 +330,58 @@ export class KafkaBus implements Bus {
       if (!list) byTopic.set(p.topic, (list = []));
       list.push(p.message);
     }
-    this.#sending = this.#producer
-      .sendBatch({ acks: -1, topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })) })
+    const producer = this.#producer;
+    const topicMessages = [...byTopic].map(([topic, messages]) => ({ topic, messages }));
+    const send = (this.#producerReady ?? Promise.resolve()).then(() => producer.sendBatch({ acks: -1, topicMessages }));
+    this.#sending = withTimeout(send, this.#options.sendTimeoutMs ?? 90_000, 'Kafka did not answer the send in time')
       .then(
         () => batch.forEach((p) => p.resolve()),
         (err: unknown) => {
           const error = new AppError('UNAVAILABLE', 'Kafka did not accept the message', { cause: err });
           batch.forEach((p) => p.reject(error));
+          this.#replaceProducer(producer, err);
         },
       )
       .finally(() => {
         this.#sending = undefined;
         this.#pump();
       });
+  }
+
+  /**
+   * After a failed send the producer is replaced: an idempotent producer whose sequence the broker no longer
+   * accepts (OUT_OF_ORDER_SEQUENCE_NUMBER or UNKNOWN_PRODUCER_ID after a broker restart) fails every later
+   * send, and kafkajs never resets it; a stuck send never settles. A new producer gets a new producer id. A
+   * message the old one still delivers late is a duplicate, which every consumer tolerates (at-least-once).
+   */
+  #replaceProducer(failed: Producer, err: unknown): void {
+    if (this.#producer !== failed || this.#closing) return;
+    const cause = err instanceof AppError && err.cause ? err.cause : err;
+    this.#log.warn({ err: cause }, 'kafka send failed: producer replaced');
+    const next = newProducer(this.#kafka, this.#options);
+    this.#producer = next;
+    const ready = next.connect().finally(() => {
+      if (this.#producerReady === ready) this.#producerReady = undefined;
+    });
+    this.#producerReady = ready;
+    ready.catch(() => undefined); // the next send reports it (and replaces this one in turn)
+    void withTimeout(failed.disconnect(), 10_000, 'old producer did not disconnect').catch(() => undefined);
+  }
+
+  /** @internal A consumer for `group` on `topic` (one per subscription; a stalled one is replaced). */
+  newConsumer(topic: string, group: string): Consumer {
+    const o = this.#options;
+    const consumer = this.#kafka.consumer({
+      groupId: `${group}:${topic}`,
+      sessionTimeout: o.sessionTimeoutMs ?? 10_000,
+      heartbeatInterval: o.heartbeatIntervalMs ?? 1_000,
+      rebalanceTimeout: o.rebalanceTimeoutMs ?? 30_000,
+      maxWaitTimeInMs: o.maxWaitTimeMs ?? 250,
+      allowAutoTopicCreation: false,
+      retry: { retries: 8, initialRetryTime: 100, maxRetryTime: 3_000 },
+    });
+    o.onConsumer?.(consumer);
+    return consumer;
   }
 
   async subscribe(
@@ -332,15 +394,7 @@ export class KafkaBus implements Bus {
     await this.#ensureTopic(topic);
     this.#assertOpen();
     const o = this.#options;
-    const consumer = this.#kafka.consumer({
-      groupId: `${group}:${topic}`,
-      sessionTimeout: o.sessionTimeoutMs ?? 10_000,
-      heartbeatInterval: o.heartbeatIntervalMs ?? 1_000,
-      rebalanceTimeout: o.rebalanceTimeoutMs ?? 30_000,
-      maxWaitTimeInMs: o.maxWaitTimeMs ?? 250,
-      allowAutoTopicCreation: false,
-      retry: { retries: 8, initialRetryTime: 100, maxRetryTime: 3_000 },
-    });
+    const consumer = this.newConsumer(topic, group);
     const concurrency = Math.max(1, Math.floor(subscribeOptions.concurrency ?? 1));
     const isTransient = subscribeOptions.isTransient ?? (() => false);
     const sub = new KafkaSubscription(this, consumer, topic, group, handler, o, this.#log, concurrency, isTransient);
@@ -397,6 +451,7 @@ export class KafkaBus implements Bus {
     this.#closing ??= (async () => {
       await Promise.allSettled([...this.#subscriptions].map((s) => s.close()));
       while (this.#sending) await this.#sending;
+      await this.#producerReady?.catch(() => undefined);
       await Promise.allSettled([this.#producer.disconnect(), this.#admin.disconnect()]);
     })();
     return this.#closing;
@@ -418,9 +473,18 @@ class KafkaSubscription implements BusSubscription {
   readonly #attempts = new Map<number, { offset: string; n: number }>();
   #closing: Promise<void> | undefined;
 
+  /** Replaced by a new member of the group when it stalls or crashes for good. */
+  private consumer: Consumer;
+  /** When the current consumer last started a fetch, or a handler call (eachMessage) began or ended. */
+  #lastProgress = Date.now();
+  /** eachMessage calls in progress (a handler, or a wait for a free slot): the consumer is not stuck then. */
+  #inEachMessage = 0;
+  #watchdog: NodeJS.Timeout | undefined;
+  #replacing: Promise<void> | undefined;
+
   constructor(
     private readonly bus: KafkaBus,
-    private readonly consumer: Consumer,
+    consumer: Consumer,
     private readonly topic: string,
     private readonly group: string,
     private readonly handler: BusHandler,
@@ -428,37 +492,67 @@ class KafkaSubscription implements BusSubscription {
     private readonly log: AdapterLog,
     private readonly concurrency: number,
     private readonly isTransient: (error: unknown) => boolean,
-  ) {}
+  ) {
+    this.consumer = consumer;
+  }
 
   get identity(): { group: string; topic: string } {
     return { group: this.group, topic: this.topic };
   }
 
   async start(joinTimeoutMs: number): Promise<void> {
-    const { GROUP_JOIN, CRASH } = this.consumer.events;
+    await this.#run(this.consumer, joinTimeoutMs);
+    const stallMs = this.options.consumerStallMs ?? 60_000;
+    this.#watchdog = setInterval(
+      () => {
+        if (this.#closing || this.#replacing || this.#inEachMessage > 0) return;
+        if (Date.now() - this.#lastProgress > stallMs) this.#replace('no fetch for too long');
+      },
+      Math.max(100, Math.min(5_000, stallMs / 4)),
+    );
+    this.#watchdog.unref();
+  }
+
+  /** Connects `consumer`, subscribes and runs it; resolves once it joined its group. */
+  async #run(consumer: Consumer, joinTimeoutMs: number): Promise<void> {
+    const { GROUP_JOIN, CRASH, FETCH_START } = consumer.events;
     let joined!: () => void;
     const hasJoined = new Promise<void>((resolve) => (joined = resolve));
-    const offJoin = this.consumer.on(GROUP_JOIN, () => joined());
+    const offJoin = consumer.on(GROUP_JOIN, () => joined());
     // Messages still tracked for partitions this member no longer owns are the new owner's now.
-    this.consumer.on(GROUP_JOIN, (event) => {
+    consumer.on(GROUP_JOIN, (event) => {
+      this.#lastProgress = Date.now();
       const owned = new Set(event.payload.memberAssignment[this.topic] ?? []);
       for (const p of this.#tracked.keys()) if (!owned.has(p)) this.#tracked.delete(p);
     });
-    this.consumer.on(CRASH, (event) => {
+    consumer.on(FETCH_START, () => {
+      if (consumer === this.consumer) this.#lastProgress = Date.now();
+    });
+    consumer.on(CRASH, (event) => {
       const { error, restart } = event.payload;
       this.log[restart ? 'warn' : 'error'](
         { err: error, topic: this.topic, group: this.group, restart },
         'kafka consumer crashed',
       );
+      // kafkajs gives up for good on an error it deems not retriable: a new member takes over.
+      if (!restart && consumer === this.consumer) this.#replace('crashed without restart');
     });
     try {
-      await this.consumer.connect();
+      await consumer.connect();
       // fromBeginning applies only to a group without committed offsets: a new group reads from the start.
-      await this.consumer.subscribe({ topics: [this.topic], fromBeginning: true });
-      await this.consumer.run({
+      await consumer.subscribe({ topics: [this.topic], fromBeginning: true });
+      await consumer.run({
         autoCommit: false,
         partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 3,
-        eachMessage: (payload) => (this.concurrency > 1 ? this.#dispatch(payload) : this.#track(this.#handle(payload))),
+        eachMessage: async (payload) => {
+          this.#inEachMessage += 1;
+          try {
+            await (this.concurrency > 1 ? this.#dispatch(payload) : this.#track(this.#handle(payload)));
+          } finally {
+            this.#inEachMessage -= 1;
+            this.#lastProgress = Date.now();
+          }
+        },
       });
       // run() resolves after the first join attempt; wait for an actual join so that the subscription
       // is live (and the group stable) when subscribe() resolves.
@@ -466,6 +560,36 @@ class KafkaSubscription implements BusSubscription {
     } finally {
       offJoin();
     }
+  }
+
+  /**
+   * Replaces the consumer by a new member of the same group (kafkajs issue 659: a consumer can stop fetching
+   * after a broker restart and never say so). Handlers still running finish; their messages may be
+   * delivered again to the new member, which every handler tolerates (at-least-once). Tried again at the
+   * next watchdog tick if the new one cannot start (the broker is still away).
+   */
+  #replace(reason: string): void {
+    if (this.#replacing || this.#closing) return;
+    this.log.warn({ topic: this.topic, group: this.group, reason }, 'kafka consumer replaced');
+    const old = this.consumer;
+    this.#replacing = (async () => {
+      await withTimeout(old.disconnect(), 10_000, 'stuck consumer did not disconnect').catch(() => undefined);
+      if (this.#closing) return;
+      this.#tracked.clear();
+      this.#toCommit.clear();
+      this.#attempts.clear();
+      const next = this.bus.newConsumer(this.topic, this.group);
+      this.consumer = next;
+      this.#lastProgress = Date.now();
+      try {
+        await this.#run(next, this.options.joinTimeoutMs ?? 30_000);
+      } catch (err) {
+        this.log.warn({ err, topic: this.topic, group: this.group }, 'replacement kafka consumer did not start');
+        this.#lastProgress = 0; // the watchdog tries again at once
+      }
+    })().finally(() => {
+      this.#replacing = undefined;
+    });
   }
 
   // ---- concurrent mode (concurrency > 1): per-key order, commits at the settled watermark -------------
@@ -491,7 +615,7 @@ class KafkaSubscription implements BusSubscription {
     const last = list.at(-1);
     if (last && offset <= last.offset) return;
     if (this.#closing) {
-      this.consumer.seek({ topic, partition, offset: message.offset });
+      this.#seekBack(topic, partition, message.offset);
       payload.pause();
       return;
     }
@@ -505,7 +629,7 @@ class KafkaSubscription implements BusSubscription {
         clearInterval(beat);
       }
       if (this.#closing) {
-        this.consumer.seek({ topic, partition, offset: message.offset });
+        this.#seekBack(topic, partition, message.offset);
         payload.pause();
         return;
       }
@@ -534,6 +658,16 @@ class KafkaSubscription implements BusSubscription {
       });
     this.#keys.set(busMessage.key, work);
     void this.#track(work);
+  }
+
+  /** Rewinds the partition to `offset` (nothing to do when the consumer was replaced meanwhile: the new one
+   * starts from the committed offset). */
+  #seekBack(topic: string, partition: number, offset: string): void {
+    try {
+      this.consumer.seek({ topic, partition, offset });
+    } catch (err) {
+      this.log.warn({ err, topic, partition, offset, group: this.group }, 'kafka seek failed');
+    }
   }
 
   /** Handles one message with in-place retries; resolves true once settled (handled or dead-lettered). */
@@ -605,7 +739,7 @@ class KafkaSubscription implements BusSubscription {
     const { topic, partition, message } = payload;
     if (this.#closing) {
       // Closing: leave it uncommitted for whoever owns the partition next.
-      this.consumer.seek({ topic, partition, offset: message.offset });
+      this.#seekBack(topic, partition, message.offset);
       payload.pause();
       return;
     }
@@ -645,7 +779,7 @@ class KafkaSubscription implements BusSubscription {
         );
         // Not committed; rewind and hold the partition (so later messages of its keys wait), then resume.
         const resume = payload.pause();
-        this.consumer.seek({ topic, partition, offset: message.offset });
+        this.#seekBack(topic, partition, message.offset);
         const timer = setTimeout(() => {
           this.#timers.delete(timer);
           if (!this.#closing) resume();
@@ -717,6 +851,8 @@ class KafkaSubscription implements BusSubscription {
 
   close(): Promise<void> {
     this.#closing ??= (async () => {
+      clearInterval(this.#watchdog);
+      await this.#replacing;
       for (const timer of this.#timers) clearTimeout(timer);
       this.#timers.clear();
       for (const wake of this.#wakeOnClose) wake();
