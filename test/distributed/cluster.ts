@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Kafka, logLevel } from 'kafkajs';
 import type { Sut } from '@a2a-inbound/testing';
 import { manage } from '@a2a-inbound/testing';
 
@@ -36,6 +37,13 @@ export async function startDistributed(
     ...options,
     env: { LOG_LEVEL: 'info', ...(options.env ?? {}) },
   });
+  // The broker is shared by every suite of the run: leave it as found, so that the fault suite at the end
+  // restarts a broker with the topics of one deployment, not of a few hundred test namespaces.
+  const stopAll = cluster.stopAll.bind(cluster);
+  cluster.stopAll = async () => {
+    await stopAll();
+    if (!options.namespace) await deleteTopics(`${namespace}.`);
+  };
   const creds = cluster.credentials();
   const sut: Sut = {
     baseUrl: cluster.gateways[0]!,
@@ -52,4 +60,24 @@ export async function startDistributed(
     sut.invokeKey = (await manage(sut, 'admin', 'keys.create', { name: 'e2e', scopes: ['invoke'] })).key;
   }
   return { cluster, sut, namespace };
+}
+
+/** Deletes the Kafka topics whose names start with `prefix` (best effort: a test never fails on it). */
+async function deleteTopics(prefix: string): Promise<void> {
+  if (!process.env.KAFKA_BROKERS) return;
+  const admin = new Kafka({
+    clientId: 'test-cleanup',
+    brokers: process.env.KAFKA_BROKERS.split(','),
+    logLevel: logLevel.NOTHING,
+    retry: { retries: 2 },
+  }).admin();
+  try {
+    await admin.connect();
+    const topics = (await admin.listTopics()).filter((t) => t.startsWith(prefix));
+    if (topics.length > 0) await admin.deleteTopics({ topics, timeout: 15_000 });
+  } catch {
+    // the broker is restarting (fault suite) or slow: the topics stay, harmlessly
+  } finally {
+    await admin.disconnect().catch(() => undefined);
+  }
 }
