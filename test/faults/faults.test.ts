@@ -46,6 +46,28 @@ describe.runIf(engineUrlsSet)('fault suite: the distributed mode under load and 
   let creditsBefore = 0;
   let cost = 1;
   const finals = new Map<string, any>();
+  // Like Kubernetes (restartPolicy Always), a process that exits on its own is started again after 2 s: a
+  // service that cannot reach an engine while starting exits 1 by design (runMain), and under a slow
+  // machine a restart after a crash can still be starting when the next fault (an engine restart) begins.
+  const down = new Set<string>(); // killed on purpose: `crash` restarts them
+  const restarts: string[] = [];
+  let supervisor: NodeJS.Timeout | undefined;
+  let restarting = false;
+  const supervise = (): void => {
+    if (restarting) return;
+    const exited = [...cluster.procs].find(([name, p]) => p.exited && !down.has(name));
+    if (!exited) return;
+    const [name, p] = exited;
+    if (Date.now() - (p.exitedAt ?? 0) < 2_000) return;
+    restarting = true;
+    restarts.push(`${name} (exited ${String(p.code)} at ${new Date(p.exitedAt ?? 0).toISOString().slice(11, 19)})`);
+    void cluster
+      .restart(name)
+      .catch(() => undefined)
+      .finally(() => {
+        restarting = false;
+      });
+  };
 
   beforeAll(async () => {
     ({ cluster, sut } = await startDistributed({
@@ -57,9 +79,11 @@ describe.runIf(engineUrlsSet)('fault suite: the distributed mode under load and 
     const sub = await manage(sut, 'admin', 'credits.get', {});
     creditsBefore = sub.credits as number;
     cost = (sub.cost as number | undefined) ?? 1;
+    supervisor = setInterval(supervise, 500);
   }, 240_000);
 
   afterAll(async () => {
+    clearInterval(supervisor);
     await cluster?.stopAll();
   }, 120_000);
 
@@ -72,9 +96,14 @@ describe.runIf(engineUrlsSet)('fault suite: the distributed mode under load and 
   }
 
   async function crash(name: string, downMs: number): Promise<void> {
-    await cluster.kill(name);
-    await sleep(downMs);
-    await cluster.restart(name);
+    down.add(name);
+    try {
+      await cluster.kill(name);
+      await sleep(downMs);
+      await cluster.restart(name);
+    } finally {
+      down.delete(name);
+    }
   }
 
   async function getTask(id: string): Promise<any> {
@@ -196,6 +225,8 @@ describe.runIf(engineUrlsSet)('fault suite: the distributed mode under load and 
       `Fault suite, ${new Date().toISOString()}: ${RATE} operations/s (send 50 %, blocking send 20 %, stream 30 %), demo-slow ${WORK_MS} ms, ${WINDOW_MS / 1000} s after each fault; 2 gateways, 2 runners, tasks, webhooks, Kafka, FerretDB, Redis on loopback.`,
       '',
       ...rows,
+      '',
+      `Processes that exited on their own and were started again (as Kubernetes would): ${restarts.join(', ') || 'none'}.`,
       '',
     ].join('\n');
     const dir = join(root, '.data/faults');
