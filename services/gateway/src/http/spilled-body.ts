@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import type { Readable } from 'node:stream';
+import { pipeline, type Readable } from 'node:stream';
 import { AppError } from '@a2a-inbound/errors';
 import type { BlobStore } from '@a2a-inbound/ports';
 import { SpillScanner, type SpillOutcome } from '../protocol/spill-scanner';
@@ -53,16 +53,20 @@ export interface SpilledBody {
 
 function decoded(req: Request): Readable {
   const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase().trim();
+  // pipeline, not pipe: a client that goes away mid-body must end the decompressor too (with an error), or
+  // the reader below would wait for it forever and keep its large-body slot.
+  const through = (decompressor: Readable & NodeJS.WritableStream): Readable =>
+    pipeline(req, decompressor, () => undefined);
   switch (encoding) {
     case 'identity':
       return req;
     case 'gzip':
     case 'x-gzip':
-      return req.pipe(createGunzip());
+      return through(createGunzip());
     case 'deflate':
-      return req.pipe(createInflate());
+      return through(createInflate());
     case 'br':
-      return req.pipe(createBrotliDecompress());
+      return through(createBrotliDecompress());
     default:
       throw new AppError('PARSE_ERROR', 'Unsupported body encoding');
   }
@@ -106,7 +110,9 @@ export async function readSpilledBody(
     const source = decoded(req);
     let total = 0;
     try {
-      for await (const chunk of source as AsyncIterable<Buffer>) {
+      // Not destroyed when the loop stops early (too large, the blob store failed): the connection must stay
+      // up for the JSON answer (sent with `Connection: close`, the rest of the body unread).
+      for await (const chunk of source.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
         total += chunk.length;
         if (total > options.limitBytes) throw new AppError('PAYLOAD_TOO_LARGE', 'Request body too large');
         await scanner.write(chunk);

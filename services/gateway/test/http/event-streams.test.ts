@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { createServer, type Server } from 'node:http';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -19,7 +20,11 @@ const KEY = 'a2a_test_key_0123456789';
 const HEARTBEAT_MS = 5_000;
 
 /** The three agent routers over a fake `tasks`, as the gateway mounts them; one key with both scopes. */
-async function start(handlers: FakeHandlers, admission = { maxPending: 100, acceptTimeoutMs: 10_000 }) {
+async function start(
+  handlers: FakeHandlers,
+  admission = { maxPending: 100, acceptTimeoutMs: 10_000 },
+  largeBodies = new LargeBodyGate(4),
+) {
   const f = fakeTasks(handlers);
   const lookups = {
     key: async (hash: string) => ({
@@ -45,7 +50,7 @@ async function start(handlers: FakeHandlers, admission = { maxPending: 100, acce
     admission: {
       pending: new InFlightLimit(admission.maxPending, 'requests waiting for the tasks service'),
       acceptTimeoutMs: admission.acceptTimeoutMs,
-      largeBodies: new LargeBodyGate(4),
+      largeBodies,
     },
     blobs,
     clients: { tasks: f.client, control: {}, close: () => undefined } as unknown as GatewayClients,
@@ -325,3 +330,68 @@ describe('file bytes stream into the blob store as the body arrives (ADR 0031)',
     expect(f.calls.filter((c) => c.method === 'sendMessage')).toHaveLength(1);
   });
 });
+
+/** Raw HTTP/1.1 on a socket: `head` then `chunks` (each sent as one chunk of a chunked body). */
+function rawPost(base: string, headers: Record<string, string>, chunks: Buffer[], end: boolean) {
+  const url = new URL(base);
+  const socket = connect(Number(url.port), url.hostname);
+  let answer = '';
+  socket.on('data', (d: Buffer) => (answer += d.toString('latin1')));
+  const closed = new Promise<void>((r) => socket.on('close', () => r()));
+  socket.on('error', () => undefined);
+  const lines = [`POST /agents/a1/a2a HTTP/1.1`, `Host: ${url.host}`, 'Transfer-Encoding: chunked'];
+  for (const [k, v] of Object.entries(headers)) lines.push(`${k}: ${v}`);
+  socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+  for (const c of chunks)
+    socket.write(Buffer.concat([Buffer.from(`${c.length.toString(16)}\r\n`), c, Buffer.from('\r\n')]));
+  if (end) socket.write('0\r\n\r\n');
+  return { socket, closed, answer: () => answer };
+}
+
+describe('streamed request bodies: cut-off uploads and refusals mid-body', () => {
+  const auth = { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' };
+
+  it('a gzip upload cut off mid-body gives its large-body slot back (the next large body is read)', async () => {
+    const { base } = await start({}, undefined, new LargeBodyGate(1));
+    const body = Buffer.from(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'message/send',
+        params: { message: { parts: [{ kind: 'text', text: randomText(600_000) }] } },
+      }),
+    );
+    const gz = gzipSync(body);
+    const cut = rawPost(base, { ...auth, 'Content-Encoding': 'gzip' }, [gz.subarray(0, gz.length >> 1)], false);
+    await new Promise((r) => setTimeout(r, 300)); // it holds the one slot, reading
+    cut.socket.destroy();
+    // Chunked (unknown length) counts as large: it needs the slot the cut-off upload held.
+    const next = rawPost(base, auth, [Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'no/such' }))], true);
+    const deadline = Date.now() + 5_000;
+    while (!next.answer().includes('\r\n\r\n') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    next.socket.destroy();
+    expect(next.answer()).toMatch(/^HTTP\/1\.1 200/);
+    expect(next.answer()).toContain('-32601');
+  });
+
+  it('a chunked body over the limit is answered with a JSON-RPC error, not a reset connection', async () => {
+    const { base } = await start({});
+    const head = Buffer.from(
+      '{"jsonrpc":"2.0","id":7,"method":"message/send","params":{"message":{"parts":[{"kind":"text","text":"',
+    );
+    const filler = Buffer.alloc(64 * 1024, 'a');
+    const up = rawPost(base, auth, [head, ...Array.from({ length: 20 }, () => filler)], false);
+    await Promise.race([up.closed, new Promise((r) => setTimeout(r, 5_000))]);
+    up.socket.destroy();
+    expect(up.answer()).toMatch(/^HTTP\/1\.1 413/);
+    expect(up.answer()).toContain('"id":null');
+    expect(up.answer()).toMatch(/connection: close/i);
+  });
+});
+
+function randomText(n: number): string {
+  // Not compressible to nothing: the gzip stream is long enough to be cut in the middle.
+  let out = '';
+  while (out.length < n) out += Math.random().toString(36).slice(2);
+  return out.slice(0, n);
+}
