@@ -140,7 +140,9 @@ export function authenticated<T>(
       const streaming = handler as grpc.handleServerStreamingCall<unknown, unknown>;
       out[name] = ((call: grpc.ServerWritableStream<unknown, unknown>) => {
         check(call).then(
-          () => streaming(call),
+          () => {
+            if (!call.cancelled) streaming(call); // the caller left during the check
+          },
           (err: unknown) => call.emit('error', toGrpcError(err, log)),
         );
       }) as grpc.UntypedHandleCall;

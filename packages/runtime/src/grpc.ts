@@ -105,6 +105,8 @@ export function serverStream<Req, Res>(
     const ac = new AbortController();
     call.on('cancelled', () => ac.abort());
     call.on('close', () => ac.abort());
+    // Cancelled before this handler ran (while an authentication check awaited): the events are past.
+    if (call.cancelled) ac.abort();
     void (async () => {
       try {
         for await (const item of fn(call.request, ac.signal, call)) {
