@@ -10,9 +10,11 @@ import type {
   Loc,
   Part,
   Publish,
+  ServiceDecl,
   SourceFacts,
   StoreKind,
 } from './model';
+import { filePath } from './extract/config';
 import {
   CATCH_ALL,
   HOLE,
@@ -219,7 +221,8 @@ export function topology(sources: readonly SourceFacts[]): Topology {
   }
   const extraEnv = new Map<string, SourcedEntry[]>();
   for (const s of sources) {
-    for (const svc of s.services) {
+    const deployed = deploymentEnv(s);
+    for (const { svc, env } of deployed) {
       const target =
         svc.targets.map(basename).find((t) => names.has(t)) ??
         (names.has(svc.name.toLowerCase()) ? svc.name.toLowerCase() : undefined);
@@ -227,7 +230,7 @@ export function topology(sources: readonly SourceFacts[]): Topology {
       const source = byLower.get(target)!;
       if (!svc.noHost) hosts.set(svc.name.toLowerCase(), source);
       const list = extraEnv.get(source) ?? [];
-      list.push(...svc.env.map((entry) => ({ entry, source: s.source })));
+      list.push(...env.map((entry) => ({ entry, source: s.source })));
       extraEnv.set(source, list);
     }
   }
@@ -255,7 +258,9 @@ export function topology(sources: readonly SourceFacts[]): Topology {
   const basePaths = new Map<string, string>();
   const proxies = new Map<string, ProxyRoute[]>();
   for (const s of sources) {
-    const own = s.config.filter((c) => !c.scope).map((entry) => ({ entry, source: s.source }));
+    const own = s.config
+      .filter((c) => !c.scope && !c.bundle?.startsWith('secret/'))
+      .map((entry) => ({ entry, source: s.source }));
     // A config server's values override the service's own files (Spring Cloud Config); the source's own
     // config wins over what a deployment descriptor injects.
     const e = buildEnv([
@@ -273,6 +278,57 @@ export function topology(sources: readonly SourceFacts[]): Topology {
     if (routes.length) proxies.set(s.source, routes);
   }
   return { hosts, env, proxies, basePaths };
+}
+
+/**
+ * One model of what a deployment descriptor gives each service it runs: its `env` (Kubernetes `valueFrom`
+ * references resolved against the source's ConfigMaps and Secrets), then whole bundles (`envFrom`, compose
+ * `env_file`), compose `${X}` substituted from the `.env` beside the compose file, override files first
+ * (first entry wins), and the targets of a service an override file declares without a build or image taken
+ * from its base declaration. Linear in the source's services and configuration entries.
+ */
+function deploymentEnv(s: SourceFacts): { svc: ServiceDecl; env: ConfigEntry[] }[] {
+  if (s.services.length === 0) return [];
+  const bundles = new Map<string, ConfigEntry[]>();
+  const add = (bundle: string, e: ConfigEntry): void => {
+    const list = bundles.get(bundle);
+    if (list) list.push(e);
+    else bundles.set(bundle, [e]);
+  };
+  for (const c of s.config) {
+    if (c.bundle) add(c.bundle, c);
+    else if (!c.scope && /(^|\/)\.env[^/]*$|\.env$/.test(c.loc.file)) add(`file/${c.loc.file}`, c);
+  }
+  const targets = new Map<string, string[]>();
+  for (const svc of s.services) {
+    const list = targets.get(svc.name) ?? [];
+    list.push(...svc.targets);
+    targets.set(svc.name, list);
+  }
+  const ordered = [...s.services.filter((x) => x.override), ...s.services.filter((x) => !x.override)];
+  return ordered.map((svc) => {
+    const projectEnv = /compose/i.test(svc.loc.file)
+      ? bundles.get(`file/${filePath(dirOf(svc.loc.file), '.env')}`)
+      : undefined;
+    const substitute = (v: string): string =>
+      v.replace(
+        /\$\{(\w+)(?::?-[^}]*)?\}|\$(\w+)/g,
+        (m, a?: string, b?: string) => projectEnv?.find((e) => e.key === (a ?? b))?.value ?? m,
+      );
+    const env: ConfigEntry[] = [];
+    for (const e of svc.env) {
+      if (!e.ref) env.push(projectEnv ? { ...e, value: substitute(e.value) } : e);
+      else {
+        const held = bundles.get(e.ref.bundle)?.find((x) => x.key === e.ref!.key);
+        if (held) env.push({ key: e.key, value: held.value, loc: held.loc });
+      }
+    }
+    for (const from of svc.envFrom ?? [])
+      for (const held of bundles.get(from.bundle) ?? [])
+        env.push({ key: (from.prefix ?? '') + held.key, value: held.value, loc: held.loc });
+    const all = svc.targets.length ? svc.targets : (targets.get(svc.name) ?? []);
+    return { svc: all === svc.targets ? svc : { ...svc, targets: all }, env };
+  });
 }
 
 const SCG_ROUTE =
