@@ -117,7 +117,6 @@ export function relaxedKey(key: string): string {
 }
 
 interface SourceEnv {
-  readonly exact: Map<string, string>;
   readonly relaxed: Map<string, string>;
   /** Every entry in priority order, with the source that holds it (evidence of config-derived verdicts). */
   readonly entries: readonly SourcedEntry[];
@@ -129,18 +128,18 @@ interface SourcedEntry {
 }
 
 function buildEnv(entries: readonly SourcedEntry[]): SourceEnv {
-  const exact = new Map<string, string>();
   const relaxed = new Map<string, string>();
   for (const { entry: e } of entries) {
-    if (!exact.has(e.key)) exact.set(e.key, e.value);
     const r = relaxedKey(e.key);
     if (!relaxed.has(r)) relaxed.set(r, e.value);
   }
-  return { exact, relaxed, entries };
+  return { relaxed, entries };
 }
 
 function lookup(env: SourceEnv, key: string): string | undefined {
-  return env.exact.get(key) ?? env.relaxed.get(relaxedKey(key));
+  // Relaxed first: `ApiSettings__GatewayAddress` a deployment injects overrides the file's
+  // `ApiSettings:GatewayAddress` (the entries are in priority order; spellings of one key are one key).
+  return env.relaxed.get(relaxedKey(key));
 }
 
 /**
@@ -258,23 +257,25 @@ export function topology(sources: readonly SourceFacts[]): Topology {
   const basePaths = new Map<string, string>();
   const proxies = new Map<string, ProxyRoute[]>();
   for (const s of sources) {
-    const own = s.config
-      .filter((c) => !c.scope && !c.bundle?.startsWith('secret/'))
-      .map((entry) => ({ entry, source: s.source }));
-    // A config server's values override the service's own files (Spring Cloud Config); the source's own
-    // config wins over what a deployment descriptor injects.
+    const own = overlaysOrdered(
+      s.config.filter((c) => !c.scope && !c.bundle?.startsWith('secret/')),
+      extraEnv.get(s.source) ?? [],
+    ).map((entry) => ({ entry, source: s.source }));
+    // A config server's values override the service's own files (Spring Cloud Config); the environment a
+    // deployment descriptor injects overrides the files the program reads (`appsettings.json`,
+    // `application.yml`, Dockerfile `ENV`), as ASP.NET Core and Spring Boot order their sources.
     const e = buildEnv([
       ...(scoped.get(s.source) ?? []),
       ...shared.filter((x) => x.source !== s.source),
-      ...own,
       ...(extraEnv.get(s.source) ?? []),
+      ...own,
     ]);
     env.set(s.source, e);
     if (!own.some((x) => isSpringBaseKey(x.entry.key))) {
       const base = e.entries.find((x) => isSpringBaseKey(x.entry.key));
       if (base && !expand(e, base.entry.value).includes(HOLE)) basePaths.set(s.source, expand(e, base.entry.value));
     }
-    const routes = proxyRoutes(e);
+    const routes = [...proxyRoutes(e), ...yarpRoutes(e)];
     if (routes.length) proxies.set(s.source, routes);
   }
   return { hosts, env, proxies, basePaths };
@@ -400,6 +401,85 @@ function proxyRoutes(env: SourceEnv): ProxyRoute[] {
       }
       out.push({ pattern, patternText: p, strip, prefix, target, at: raw.at });
     }
+  }
+  return out;
+}
+
+/** `appsettings.<Environment>.json`, `application-<profile>.yml` / `.properties` (also `bootstrap-…`). */
+const OVERLAY = /(?:^|\/)(?:appsettings\.([^./]+)\.json|(?:application|bootstrap)-([^./]+)\.(?:ya?ml|properties))$/i;
+const ENVIRONMENT_KEYS = new Set(['aspnetcore.environment', 'dotnet.environment', 'spring.profiles.active']);
+
+/**
+ * A program's own configuration in the order its framework reads it: the overlay of the active environment
+ * or profile (`ASPNETCORE_ENVIRONMENT`, `SPRING_PROFILES_ACTIVE`, from the deployment or the files) before
+ * the base files, inactive overlays last (they only fill keys nothing else sets). Stable and linear.
+ */
+function overlaysOrdered(own: readonly ConfigEntry[], deployed: readonly SourcedEntry[]): ConfigEntry[] {
+  if (!own.some((c) => OVERLAY.test(c.loc.file))) return [...own];
+  const active = new Set<string>();
+  const setting = [...deployed.map((d) => d.entry), ...own].find((c) => ENVIRONMENT_KEYS.has(relaxedKey(c.key)));
+  for (const v of (setting?.value ?? '').split(',')) if (v.trim()) active.add(v.trim().toLowerCase());
+  const rank = (c: ConfigEntry): number => {
+    const m = OVERLAY.exec(c.loc.file);
+    if (!m) return 1;
+    return active.has((m[1] ?? m[2]!).toLowerCase()) ? 0 : 2;
+  };
+  return own
+    .map((c, i) => ({ c, i, r: rank(c) }))
+    .sort((a, b) => a.r - b.r || a.i - b.i)
+    .map((x) => x.c);
+}
+
+const YARP_KEY = /^ReverseProxy(?::|__|\.)(Routes|Clusters)(?::|__|\.)([^:]+?)(?::|__|\.)(.+)$/i;
+
+/**
+ * YARP routes from configuration (`ReverseProxy:Routes:<id>` with `ClusterId`, `Match:Path` and path
+ * transforms; `ReverseProxy:Clusters:<id>:Destinations:<d>:Address`), written as the one proxy-route form:
+ * `{**rest}` is `**`; `PathPattern: "/api/{**rest}"` strips what precedes the catch-all and puts `/api` in
+ * front, `PathRemovePrefix` strips, `PathPrefix` prepends. The first destination is the target.
+ */
+function yarpRoutes(env: SourceEnv): ProxyRoute[] {
+  type Route = { cluster?: string; path?: string; at?: Evidence; pattern?: string; remove?: string; prefix?: string };
+  const routes = new Map<string, Route>();
+  const clusters = new Map<string, string>();
+  for (const { entry, source } of env.entries) {
+    const m = YARP_KEY.exec(entry.key);
+    if (!m) continue;
+    const field = m[3]!.replace(/__|\./g, ':').toLowerCase();
+    const value = expand(env, entry.value);
+    if (m[1]!.toLowerCase() === 'clusters') {
+      if (/^destinations:[^:]+:address$/.test(field) && !clusters.has(m[2]!)) clusters.set(m[2]!, value);
+      continue;
+    }
+    const r = routes.get(m[2]!) ?? {};
+    routes.set(m[2]!, r);
+    if (field === 'clusterid') r.cluster ??= value;
+    else if (field === 'match:path') {
+      r.path ??= value;
+      r.at ??= { source, file: entry.loc.file, line: entry.loc.line };
+    } else if (/^transforms:\d+:pathpattern$/.test(field)) r.pattern ??= value;
+    else if (/^transforms:\d+:pathremoveprefix$/.test(field)) r.remove ??= value;
+    else if (/^transforms:\d+:pathprefix$/.test(field)) r.prefix ??= value;
+  }
+  const catchAll = (x: string): boolean => /^\{\*\*?[^}]*\}$/.test(x);
+  const out: ProxyRoute[] = [];
+  for (const r of routes.values()) {
+    const target = r.cluster !== undefined ? clusters.get(r.cluster) : undefined;
+    if (!target || !r.path || !r.at) continue;
+    const raw = r.path.split('/').filter((x) => x.length > 0);
+    const pattern = raw.map((x) => (catchAll(x) ? '**' : normaliseSegment(x)));
+    if (pattern.length === 0) continue;
+    let strip = r.remove ? segments(r.remove).length : 0;
+    let prefix = r.prefix ? segments(r.prefix) : [];
+    if (r.pattern !== undefined) {
+      const to = r.pattern.split('/').filter((x) => x.length > 0);
+      const at = to.findIndex(catchAll);
+      const from = pattern.indexOf('**');
+      if (at < 0 || from < 0) continue; // a fixed target path is no forwarding of the call's path
+      strip = from;
+      prefix = to.slice(0, at);
+    }
+    out.push({ pattern, patternText: r.path, strip, prefix, target, at: r.at });
   }
   return out;
 }

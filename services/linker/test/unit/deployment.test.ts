@@ -188,3 +188,128 @@ describe('docker-compose: env_file, .env substitution and override files', () =>
     expect(unresolved(r)).toEqual([]);
   });
 });
+
+describe('ASP.NET: the deployment environment over appsettings, its overlay, a YARP gateway from configuration', () => {
+  it('compose override env (ApiSettings__GatewayAddress) beats appsettings.json; ASPNETCORE_ENVIRONMENT picks appsettings.Development.json over appsettings.Local.json; ReverseProxy routes with PathPattern forward to the cluster destination; compose dockerfile folders name the repositories; a Mapster Adapt<T>() message published', async () => {
+    const gateway = (host: string): string =>
+      JSON.stringify({
+        ReverseProxy: {
+          Routes: {
+            'catalog-route': {
+              ClusterId: 'catalog-cluster',
+              Match: { Path: '/catalog-service/{**catch-all}' },
+              Transforms: [{ PathPattern: '{**catch-all}' }],
+            },
+            'basket-route': {
+              ClusterId: 'basket-cluster',
+              Match: { Path: '/basket-service/{**rest}' },
+              Transforms: [{ PathPattern: '/api/v1/{**rest}' }],
+            },
+          },
+          Clusters: {
+            'catalog-cluster': {
+              Destinations: {
+                d1: { Address: `http://${host === 'localhost' ? 'localhost:6000' : 'catalog.api:8080'}` },
+              },
+            },
+            'basket-cluster': {
+              Destinations: {
+                d1: { Address: `http://${host === 'localhost' ? 'localhost:6001' : 'basket.api:8080'}` },
+              },
+            },
+          },
+        },
+      });
+    const r = await reportOf({
+      deploy: {
+        'docker-compose.yml': lines(
+          'services:',
+          '  catalog.api:',
+          '    image: ${DOCKER_REGISTRY-}catalogapi',
+          '    build:',
+          '      context: .',
+          '      dockerfile: Services/Catalog/Catalog.API/Dockerfile',
+          '  basket.api:',
+          '    build:',
+          '      context: .',
+          '      dockerfile: Services/Basket/Basket.API/Dockerfile',
+          '  gateway:',
+          '    build:',
+          '      context: .',
+          '      dockerfile: ApiGateways/Gateway/Dockerfile',
+          '  web:',
+          '    build:',
+          '      context: .',
+          '      dockerfile: WebApps/Web/Dockerfile',
+        ),
+        'docker-compose.override.yml': lines(
+          'services:',
+          '  gateway:',
+          '    environment:',
+          '      - ASPNETCORE_ENVIRONMENT=Development',
+          '  web:',
+          '    environment:',
+          '      - ApiSettings__GatewayAddress=http://gateway:8080',
+        ),
+      },
+      gateway: {
+        'appsettings.json': JSON.stringify({ Logging: { LogLevel: { Default: 'Information' } } }),
+        'appsettings.Development.json': gateway('compose'),
+        'appsettings.Local.json': gateway('localhost'),
+      },
+      catalog: {
+        'Catalog.API/Program.cs': lines(
+          'var app = WebApplication.CreateBuilder(args).Build();',
+          'app.MapGet("/products/{id}", (Guid id) => Results.Ok());',
+        ),
+      },
+      basket: {
+        'Basket.API/Program.cs': lines(
+          'var app = WebApplication.CreateBuilder(args).Build();',
+          'app.MapPost("/api/v1/basket/checkout", () => Results.Ok());',
+        ),
+        'Basket.API/Checkout.cs': lines(
+          'public class CheckoutHandler(IPublishEndpoint publishEndpoint)',
+          '{',
+          '    public async Task Handle(CheckoutDto dto)',
+          '    {',
+          '        var message = dto.Adapt<BasketCheckedOut>();',
+          '        await publishEndpoint.Publish(message);',
+          '    }',
+          '}',
+        ),
+      },
+      ordering: {
+        'Ordering/Handlers.cs': lines(
+          'public class BasketCheckedOutConsumer : IConsumer<BasketCheckedOut>',
+          '{',
+          '    public Task Consume(ConsumeContext<BasketCheckedOut> context) => Task.CompletedTask;',
+          '}',
+        ),
+      },
+      web: {
+        'appsettings.json': JSON.stringify({ ApiSettings: { GatewayAddress: 'http://localhost:6004' } }),
+        'Services/IShop.cs': lines(
+          'public interface IShop',
+          '{',
+          '    [Get("/catalog-service/products/{id}")]',
+          '    Task<Product> Product(Guid id);',
+          '    [Post("/basket-service/basket/checkout")]',
+          '    Task Checkout(CheckoutDto dto);',
+          '}',
+        ),
+        'Program.cs': lines(
+          'var builder = WebApplication.CreateBuilder(args);',
+          'builder.Services.AddRefitClient<IShop>()',
+          '    .ConfigureHttpClient(c => c.BaseAddress = new Uri(builder.Configuration["ApiSettings:GatewayAddress"]!));',
+        ),
+      },
+    });
+    expect(r.table.map((t) => `${t.caller} | ${t.calls} | ${t.servedBy} | ${t.match}`)).toEqual([
+      'web Services/IShop.cs:3 | GET gateway/catalog-service/products/{} | catalog Catalog.API/Program.cs:2 GET /products/{id} (aspnetcore-minimal) | gateway route `/catalog-service/{**catch-all}` of `gateway` (gateway appsettings.Development.json:1) + route template',
+      'web Services/IShop.cs:5 | POST gateway/basket-service/basket/checkout | basket Basket.API/Program.cs:2 POST /api/v1/basket/checkout (aspnetcore-minimal) | gateway route `/basket-service/{**rest}` of `gateway` (gateway appsettings.Development.json:1) + exact path',
+      'basket Basket.API/Checkout.cs:6 | publish `BasketCheckedOut` | ordering Ordering/Handlers.cs:1 consume queue `BasketCheckedOutConsumer` | binding: fanout exchange `BasketCheckedOut` → queue `BasketCheckedOutConsumer`',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+  });
+});

@@ -141,10 +141,13 @@ function composeServices(doc: Tree, file: string): ServiceDecl[] {
   const override = /override/i.test(file.split('/').pop()!);
   for (const [name, svc] of services.entries) {
     const build = get(svc, 'build');
+    // `dockerfile: Services/Catalog/Catalog.API/Dockerfile` under a shared context names the project's folders.
+    const dockerDirs = (str(get(build, 'dockerfile')) ?? '').split('/').slice(0, -1);
     const targets = [
       str(build) ?? str(get(build, 'context')),
       str(get(svc, 'image')),
       str(get(svc, 'container_name')),
+      ...dockerDirs.slice(-2).reverse(),
     ].filter((x): x is string => !!x);
     const files = envFiles(get(svc, 'env_file'), file);
     out.push({

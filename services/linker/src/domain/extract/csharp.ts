@@ -631,6 +631,15 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       const b = e.childForFieldName('alternative');
       return [...(a ? createdTypes(a, from, depth + 1) : []), ...(b ? createdTypes(b, from, depth + 1) : [])];
     }
+    // Object mappers create their type argument: `dto.Adapt<OrderPlaced>()` (Mapster), `mapper.Map<OrderPlaced>(dto)`.
+    if (e.type === 'invocation_expression') {
+      const fn = e.childForFieldName('function');
+      const g = fn?.type === 'member_access_expression' ? fn.childForFieldName('name') : fn;
+      if (g?.type === 'generic_name' && /^(Adapt|Map)$/.test(named(g)[0]?.text ?? '')) {
+        const args = named(named(g)[1] ?? null);
+        return args.length === 1 ? [args[0]!.text] : [];
+      }
+    }
     if (e.type === 'cast_expression') {
       const v = e.childForFieldName('value') ?? named(e).pop();
       return v ? createdTypes(v, from, depth + 1) : [];
