@@ -275,7 +275,7 @@ export function topology(sources: readonly SourceFacts[]): Topology {
       const base = e.entries.find((x) => isSpringBaseKey(x.entry.key));
       if (base && !expand(e, base.entry.value).includes(HOLE)) basePaths.set(s.source, expand(e, base.entry.value));
     }
-    const routes = [...proxyRoutes(e), ...yarpRoutes(e)];
+    const routes = [...proxyRoutes(e), ...yarpRoutes(e), ...ocelotRoutes(e)];
     if (routes.length) proxies.set(s.source, routes);
   }
   return { hosts, env, proxies, basePaths };
@@ -406,7 +406,8 @@ function proxyRoutes(env: SourceEnv): ProxyRoute[] {
 }
 
 /** `appsettings.<Environment>.json`, `application-<profile>.yml` / `.properties` (also `bootstrap-…`). */
-const OVERLAY = /(?:^|\/)(?:appsettings\.([^./]+)\.json|(?:application|bootstrap)-([^./]+)\.(?:ya?ml|properties))$/i;
+const OVERLAY =
+  /(?:^|\/)(?:(?:appsettings|ocelot)\.([^./]+)\.json|(?:application|bootstrap)-([^./]+)\.(?:ya?ml|properties))$/i;
 const ENVIRONMENT_KEYS = new Set(['aspnetcore.environment', 'dotnet.environment', 'spring.profiles.active']);
 
 /**
@@ -480,6 +481,53 @@ function yarpRoutes(env: SourceEnv): ProxyRoute[] {
       prefix = to.slice(0, at);
     }
     out.push({ pattern, patternText: r.path, strip, prefix, target, at: r.at });
+  }
+  return out;
+}
+
+const OCELOT_KEY = /^(?:Re)?Routes(?::|__|\.)(\d+)(?::|__|\.)(.+)$/i;
+
+/**
+ * Ocelot routes (`Routes` / `ReRoutes` of `ocelot.json`): `UpstreamPathTemplate` is the pattern, the call is
+ * forwarded to `DownstreamPathTemplate` on the first `DownstreamHostAndPorts`. A trailing `{everything}` of
+ * both is a catch-all (what follows is kept); otherwise the downstream template replaces the whole path.
+ */
+function ocelotRoutes(env: SourceEnv): ProxyRoute[] {
+  type Route = { up?: string; down?: string; host?: string; port?: string; scheme?: string; at?: Evidence };
+  const routes = new Map<string, Route>();
+  // One file: the first in priority order (the active environment's `ocelot.<Env>.json` before `ocelot.json`).
+  let file: string | undefined;
+  for (const { entry, source } of env.entries) {
+    if (!/ocelot/i.test(entry.loc.file) || (file !== undefined && entry.loc.file !== file)) continue;
+    const m = OCELOT_KEY.exec(entry.key);
+    if (!m) continue;
+    file = entry.loc.file;
+    const id = m[1]!;
+    const r = routes.get(id) ?? {};
+    routes.set(id, r);
+    const field = m[2]!.replace(/__|\./g, ':').toLowerCase();
+    const value = expand(env, entry.value);
+    if (field === 'upstreampathtemplate') {
+      r.up ??= value;
+      r.at ??= { source, file: entry.loc.file, line: entry.loc.line };
+    } else if (field === 'downstreampathtemplate') r.down ??= value;
+    else if (field === 'downstreamscheme') r.scheme ??= value;
+    else if (field === 'downstreamhostandports:0:host') r.host ??= value;
+    else if (field === 'downstreamhostandports:0:port') r.port ??= value;
+  }
+  const out: ProxyRoute[] = [];
+  for (const r of routes.values()) {
+    if (!r.up || r.down === undefined || !r.host || !r.at) continue;
+    const up = r.up.split('/').filter((x) => x.length > 0);
+    const down = r.down.split('/').filter((x) => x.length > 0);
+    const tailUp = up.length > 0 && /^\{[^}]+\}$/.test(up[up.length - 1]!) ? up[up.length - 1] : undefined;
+    const catchAll = tailUp !== undefined && down[down.length - 1] === tailUp && /^\{everything\}$/i.test(tailUp);
+    const pattern = (catchAll ? up.slice(0, -1) : up).map(normaliseSegment);
+    if (catchAll) pattern.push('**');
+    if (pattern.length === 0) continue;
+    const target = `${r.scheme ?? 'http'}://${r.host}${r.port ? `:${r.port}` : ''}`;
+    const prefix = (catchAll ? down.slice(0, -1) : down).map(normaliseSegment);
+    out.push({ pattern, patternText: r.up, strip: catchAll ? up.length - 1 : up.length, prefix, target, at: r.at });
   }
   return out;
 }

@@ -313,3 +313,57 @@ describe('ASP.NET: the deployment environment over appsettings, its overlay, a Y
     expect(unresolved(r)).toEqual([]);
   });
 });
+
+describe('Ocelot gateway from ocelot.json', () => {
+  it('UpstreamPathTemplate forwarded to DownstreamPathTemplate on DownstreamHostAndPorts (templates by position, {everything} as a catch-all); a browser calling the gateway', async () => {
+    const r = await reportOf({
+      apigw: {
+        'ocelot.json': JSON.stringify(
+          {
+            Routes: [
+              {
+                DownstreamPathTemplate: '/api/v1/catalog/items/{id}',
+                DownstreamScheme: 'http',
+                DownstreamHostAndPorts: [{ Host: 'catalog-api', Port: 80 }],
+                UpstreamPathTemplate: '/c/items/{id}',
+                UpstreamHttpMethod: ['GET'],
+              },
+              {
+                DownstreamPathTemplate: '/api/{everything}',
+                DownstreamScheme: 'http',
+                DownstreamHostAndPorts: [{ Host: 'basket-api', Port: 80 }],
+                UpstreamPathTemplate: '/b/{everything}',
+              },
+            ],
+          },
+          null,
+          2,
+        ).replace('"Routes": [', '"Routes": [\n    // .NET configuration allows comments /* of both kinds */'),
+      },
+      'catalog-api': {
+        'Program.cs': lines(
+          'var app = WebApplication.CreateBuilder(args).Build();',
+          'app.MapGet("/api/v1/catalog/items/{id:int}", (int id) => Results.Ok());',
+        ),
+      },
+      'basket-api': {
+        'Program.cs': lines(
+          'var app = WebApplication.CreateBuilder(args).Build();',
+          'app.MapPost("/api/basket/{buyerId}/items", (string buyerId) => Results.Ok());',
+        ),
+      },
+      web: {
+        'src/api.js': lines(
+          "const GW = process.env.GATEWAY_URL || 'http://apigw';",
+          'export const item = (id) => fetch(`${GW}/c/items/${id}`);',
+          "export const add = (buyer) => fetch(`${GW}/b/basket/${buyer}/items`, { method: 'POST' });",
+        ),
+      },
+    });
+    expect(r.table.map((t) => `${t.caller} | ${t.calls} | ${t.servedBy} | ${t.match}`)).toEqual([
+      'web src/api.js:2 | GET apigw/c/items/{} | catalog-api Program.cs:2 GET /api/v1/catalog/items/{id:int} (aspnetcore-minimal) | gateway route `/c/items/{id}` of `apigw` (apigw ocelot.json:13) + route template',
+      'web src/api.js:3 | POST apigw/b/basket/{}/items | basket-api Program.cs:2 POST /api/basket/{buyerId}/items (aspnetcore-minimal) | gateway route `/b/{everything}` of `apigw` (apigw ocelot.json:27) + route template',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+  });
+});

@@ -298,11 +298,37 @@ function rabbitDefinitions(doc: Tree, file: string, sink: Sink): boolean {
   return true;
 }
 
+/**
+ * JSON with comments (`appsettings.json`, `ocelot.json` allow `//` and `/* … *\/`): the comments become blanks
+ * of the same shape (lines stay true); text inside strings is kept (`"http://x"`). One pass.
+ */
+export function stripJsonComments(text: string): string {
+  let out = '';
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i]!;
+    if (c === '"') {
+      const start = i++;
+      while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+      out += text.slice(start, ++i);
+    } else if (c === '/' && (text[i + 1] === '/' || text[i + 1] === '*')) {
+      const end = text[i + 1] === '/' ? text.indexOf('\n', i) : text.indexOf('*/', i + 2) + 2;
+      const stop = end <= 1 || end < i ? text.length : end;
+      out += text.slice(i, stop).replace(/[^\n]/g, ' ');
+      i = stop;
+    } else {
+      out += c;
+      i++;
+    }
+  }
+  return out;
+}
+
 /** YAML and JSON files: compose, Kubernetes, RabbitMQ definitions, appsettings, Spring application.yml. */
 export function extractStructured(text: string, file: string, sink: Sink): void {
   let docs: Tree[];
   try {
-    docs = parseTrees(text);
+    docs = parseTrees(/\.json$/i.test(file) && /\/[/*]/.test(text) ? stripJsonComments(text) : text);
   } catch {
     return;
   }
@@ -322,7 +348,8 @@ export function extractStructured(text: string, file: string, sink: Sink): void 
   }
   if (isJson && docs[0] && rabbitDefinitions(docs[0], file, sink)) return;
   if (docs.some((d) => envoyRoutes(d, file, sink))) return;
-  if (isJson && !/^appsettings.*\.json$/.test(base) && !/config/.test(base)) return;
+  // Ocelot's `ocelot.json` (and its environment files) hold a gateway's routes.
+  if (isJson && !/^(appsettings|ocelot).*\.json$/.test(base) && !/config/.test(base)) return;
   // Other YAML files may be a config repository's configuration of another service: kept with its scope.
   const scope = isJson ? undefined : configScope(file);
   if (!isJson && !scope && !/^(application|bootstrap|config|settings|values)/.test(base)) return;
