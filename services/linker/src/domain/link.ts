@@ -847,7 +847,15 @@ function forward(
   topo: Topology,
   bySource: ReadonlyMap<string, SourceFacts>,
 ): Forwarded | undefined {
-  const route = (topo.proxies.get(gateway) ?? []).find((r) => antMatch(r.pattern, callSegs));
+  // The most specific matching route (most literal segments; the first of equals): `/basket/checkout`
+  // before `/basket/{user}`, as Ocelot and YARP rank them.
+  let route: ProxyRoute | undefined;
+  let best = -1;
+  for (const r of topo.proxies.get(gateway) ?? []) {
+    if (!antMatch(r.pattern, callSegs)) continue;
+    const literals = r.pattern.filter((x) => x !== '**' && x !== '*' && x !== PARAM && x !== INT_PARAM).length;
+    if (literals > best) [route, best] = [r, literals];
+  }
   if (!route) return undefined;
   const rule = `\`${gateway}\` route \`${route.patternText}\` (${route.at.source} ${route.at.file}:${route.at.line})`;
   const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(route.target) ? route.target : `lb://${route.target}`;

@@ -315,7 +315,7 @@ describe('ASP.NET: the deployment environment over appsettings, its overlay, a Y
 });
 
 describe('Ocelot gateway from ocelot.json', () => {
-  it('UpstreamPathTemplate forwarded to DownstreamPathTemplate on DownstreamHostAndPorts (templates by position, {everything} as a catch-all); a browser calling the gateway', async () => {
+  it('UpstreamPathTemplate forwarded to DownstreamPathTemplate on DownstreamHostAndPorts (templates by position, {everything} as a catch-all, the most specific route first); a browser calling the gateway; an extension method wrapper called without its this argument', async () => {
     const r = await reportOf({
       apigw: {
         'ocelot.json': JSON.stringify(
@@ -327,6 +327,11 @@ describe('Ocelot gateway from ocelot.json', () => {
                 DownstreamHostAndPorts: [{ Host: 'catalog-api', Port: 80 }],
                 UpstreamPathTemplate: '/c/items/{id}',
                 UpstreamHttpMethod: ['GET'],
+              },
+              {
+                DownstreamPathTemplate: '/api/v1/catalog/special',
+                DownstreamHostAndPorts: [{ Host: 'catalog-api', Port: 80 }],
+                UpstreamPathTemplate: '/c/items/special',
               },
               {
                 DownstreamPathTemplate: '/api/{everything}',
@@ -344,6 +349,25 @@ describe('Ocelot gateway from ocelot.json', () => {
         'Program.cs': lines(
           'var app = WebApplication.CreateBuilder(args).Build();',
           'app.MapGet("/api/v1/catalog/items/{id:int}", (int id) => Results.Ok());',
+          'app.MapPost("/api/v1/catalog/special", () => Results.Ok());',
+        ),
+      },
+      admin: {
+        'Extensions/HttpClientExtensions.cs': lines(
+          'public static class HttpClientExtensions',
+          '{',
+          '    public static Task<HttpResponseMessage> PostAsJson<T>(this HttpClient httpClient, string url, T data)',
+          '    {',
+          '        var content = new StringContent(JsonSerializer.Serialize(data));',
+          '        return httpClient.PostAsync(url, content);',
+          '    }',
+          '}',
+        ),
+        'Services/Special.cs': lines(
+          'public class Special(HttpClient client)',
+          '{',
+          '    public Task Add(Item item) => client.PostAsJson("/c/items/special", item);',
+          '}',
         ),
       },
       'basket-api': {
@@ -361,8 +385,9 @@ describe('Ocelot gateway from ocelot.json', () => {
       },
     });
     expect(r.table.map((t) => `${t.caller} | ${t.calls} | ${t.servedBy} | ${t.match}`)).toEqual([
+      'admin Services/Special.cs:3 | POST /c/items/special | catalog-api Program.cs:3 POST /api/v1/catalog/special (aspnetcore-minimal) | gateway route `/c/items/special` of `apigw` (apigw ocelot.json:26) + exact path',
       'web src/api.js:2 | GET apigw/c/items/{} | catalog-api Program.cs:2 GET /api/v1/catalog/items/{id:int} (aspnetcore-minimal) | gateway route `/c/items/{id}` of `apigw` (apigw ocelot.json:13) + route template',
-      'web src/api.js:3 | POST apigw/b/basket/{}/items | basket-api Program.cs:2 POST /api/basket/{buyerId}/items (aspnetcore-minimal) | gateway route `/b/{everything}` of `apigw` (apigw ocelot.json:27) + route template',
+      'web src/api.js:3 | POST apigw/b/basket/{}/items | basket-api Program.cs:2 POST /api/basket/{buyerId}/items (aspnetcore-minimal) | gateway route `/b/{everything}` of `apigw` (apigw ocelot.json:37) + route template',
     ]);
     expect(unresolved(r)).toEqual([]);
   });

@@ -68,8 +68,9 @@ const OPTIONS_TYPE = /^I?Options(?:Monitor|Snapshot)?<\s*([\w.]+)\s*>$/;
 function enclosingMethod(n: Node): { name: string; params: string[]; typeParams: string[] } | undefined {
   for (let p = n.parent; p; p = p.parent) {
     if (p.type !== 'method_declaration' && p.type !== 'local_function_statement') continue;
+    // An extension method's `this` parameter is the call's receiver, not one of its arguments.
     const params = named(p.childForFieldName('parameters'))
-      .filter((x) => x.type === 'parameter')
+      .filter((x) => x.type === 'parameter' && !/^this\s/.test(x.text))
       .map((x) => (x.childForFieldName('name')?.text ?? '').replace(/^@/, ''));
     const typeParams = named(named(p).find((x) => x.type === 'type_parameter_list')).map((x) => x.text);
     return { name: p.childForFieldName('name')?.text ?? '', params, typeParams };
