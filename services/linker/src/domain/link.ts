@@ -1384,6 +1384,11 @@ export function link(sources: readonly SourceFacts[]): LinkResult {
     const name = (text: string): string => (text.includes('${') ? expand(env, text).replaceAll(HOLE, '{}') : text);
     const named = JSON.stringify([s.publishes, s.consumes, s.bindings, s.queues, s.exchanges]).includes('${');
     if (!base && !named) return s;
+    // Spring Cloud Stream bindings count only where the configuration says Spring Cloud Stream is used (a
+    // `@Bean Consumer<T>` is not a binding otherwise).
+    const stream = [...env.relaxed.keys()].some((k) => /^spring\.cloud\.(stream|function)\./.test(k));
+    const kept = <T extends { stream?: boolean }>(list: readonly T[]): T[] =>
+      stream ? [...list] : list.filter((x) => !x.stream);
     return {
       ...s,
       endpoints: base
@@ -1391,8 +1396,8 @@ export function link(sources: readonly SourceFacts[]): LinkResult {
             e.framework === 'spring' || e.framework === 'spring-data-rest' ? { ...e, path: joinPath(base, e.path) } : e,
           )
         : s.endpoints,
-      publishes: s.publishes.map((x) => ({ ...x, exchange: name(x.exchange), key: name(x.key) })),
-      consumes: s.consumes.map((x) => ({ ...x, queue: name(x.queue) })),
+      publishes: kept(s.publishes).map((x) => ({ ...x, exchange: name(x.exchange), key: name(x.key) })),
+      consumes: kept(s.consumes).map((x) => ({ ...x, queue: name(x.queue) })),
       bindings: s.bindings.map((x) => ({ ...x, exchange: name(x.exchange), queue: name(x.queue), key: name(x.key) })),
       queues: s.queues.map((x) => ({ ...x, name: name(x.name) })),
       exchanges: s.exchanges.map((x) => ({ ...x, name: name(x.name) })),

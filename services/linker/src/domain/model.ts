@@ -68,6 +68,8 @@ export interface Publish {
   /** RabbitMQ routing key; for Kafka, the topic. */
   readonly key: string;
   readonly loc: Loc;
+  /** A Spring Cloud Stream binding: kept only when the source's configuration uses Spring Cloud Stream. */
+  readonly stream?: boolean;
 }
 
 export interface Consume {
@@ -75,6 +77,8 @@ export interface Consume {
   /** RabbitMQ queue; for Kafka, the topic. */
   readonly queue: string;
   readonly loc: Loc;
+  /** A Spring Cloud Stream binding: kept only when the source's configuration uses Spring Cloud Stream. */
+  readonly stream?: boolean;
 }
 
 export interface Binding {

@@ -81,6 +81,10 @@ interface Annotation {
   readonly values: Map<string, Node>;
 }
 
+/** The topic of a Spring Cloud Stream binding: its configured destination, else the binding name. */
+const streamDestination = (binding: string): string =>
+  `\${spring.cloud.stream.bindings.${binding}.destination:${binding}}`;
+
 /** `${key:default}` placeholders (Spring `@Value`, Feign `url`). */
 export function placeholder(text: string): Part[] {
   const out: Part[][] = [];
@@ -502,6 +506,23 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
 
   // ---- invocations: bindings, RestTemplate, WebClient, shared rules
   /**
+   * Spring Cloud Stream's functional bindings: a `@Bean` `Consumer<T>` / `Function<A, B>` / `Supplier<T>`
+   * named `f` consumes binding `f-in-0` and publishes `f-out-0`, whose topic is
+   * `spring.cloud.stream.bindings.<binding>.destination` (the binding name by default).
+   */
+  function streamFunction(member: Node): void {
+    if (!annotations(member).some((a) => a.name === 'Bean')) return;
+    const kind = /^(?:java\.util\.function\.)?(Consumer|Function|Supplier)\s*</.exec(
+      member.childForFieldName('type')?.text ?? '',
+    )?.[1];
+    const name = member.childForFieldName('name')?.text;
+    if (!kind || !name) return;
+    const loc = { file, line: lineOf(member) };
+    if (kind !== 'Supplier') sink.consume('kafka', streamDestination(`${name}-in-0`), loc, true);
+    if (kind !== 'Consumer') sink.publish('kafka', '', streamDestination(`${name}-out-0`), loc, true);
+  }
+
+  /**
    * `retrofit.create(OrdersApi.class)` / `factory.createClient(OrdersApi.class)`: the interface's base address
    * is the one `baseUrl(…)` the method building the client sets (Retrofit.Builder, WebClient/RestClient builders).
    */
@@ -528,6 +549,12 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     const name = inv.childForFieldName('name')?.text ?? '';
     site(inv, name);
     declaredClientBase(inv, name);
+    // StreamBridge.send("orders-out-0" | "orders", payload): a binding, or a destination of that name.
+    if (name === 'send' && /bridge/i.test(inv.childForFieldName('object')?.text ?? '')) {
+      const first = argList(inv.childForFieldName('arguments'))[0];
+      const binding = first ? literal(evaluate(first)) : undefined;
+      if (binding) sink.publish('kafka', '', streamDestination(binding), { file, line: lineOf(inv) }, true);
+    }
     if (
       !REST_TEMPLATE[name] &&
       name !== 'bind' &&
@@ -752,6 +779,7 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     const exchangePrefix = exchange ? (str(exchange, 'url', 'value') ?? '') : '';
     for (const member of body?.namedChildren ?? []) {
       if (member?.type !== 'method_declaration') continue;
+      streamFunction(member);
       for (const a of annotations(member)) {
         const loc = { file, line: lineOf(a.node) };
         if (cls.type === 'interface_declaration' && className && !feign) {
