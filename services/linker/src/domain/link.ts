@@ -10,9 +10,11 @@ import type {
   Loc,
   Part,
   Publish,
+  ServiceDecl,
   SourceFacts,
   StoreKind,
 } from './model';
+import { filePath } from './extract/config';
 import {
   CATCH_ALL,
   HOLE,
@@ -115,7 +117,6 @@ export function relaxedKey(key: string): string {
 }
 
 interface SourceEnv {
-  readonly exact: Map<string, string>;
   readonly relaxed: Map<string, string>;
   /** Every entry in priority order, with the source that holds it (evidence of config-derived verdicts). */
   readonly entries: readonly SourcedEntry[];
@@ -127,18 +128,18 @@ interface SourcedEntry {
 }
 
 function buildEnv(entries: readonly SourcedEntry[]): SourceEnv {
-  const exact = new Map<string, string>();
   const relaxed = new Map<string, string>();
   for (const { entry: e } of entries) {
-    if (!exact.has(e.key)) exact.set(e.key, e.value);
     const r = relaxedKey(e.key);
     if (!relaxed.has(r)) relaxed.set(r, e.value);
   }
-  return { exact, relaxed, entries };
+  return { relaxed, entries };
 }
 
 function lookup(env: SourceEnv, key: string): string | undefined {
-  return env.exact.get(key) ?? env.relaxed.get(relaxedKey(key));
+  // Relaxed first: `ApiSettings__GatewayAddress` a deployment injects overrides the file's
+  // `ApiSettings:GatewayAddress` (the entries are in priority order; spellings of one key are one key).
+  return env.relaxed.get(relaxedKey(key));
 }
 
 /**
@@ -219,7 +220,8 @@ export function topology(sources: readonly SourceFacts[]): Topology {
   }
   const extraEnv = new Map<string, SourcedEntry[]>();
   for (const s of sources) {
-    for (const svc of s.services) {
+    const deployed = deploymentEnv(s);
+    for (const { svc, env } of deployed) {
       const target =
         svc.targets.map(basename).find((t) => names.has(t)) ??
         (names.has(svc.name.toLowerCase()) ? svc.name.toLowerCase() : undefined);
@@ -227,7 +229,7 @@ export function topology(sources: readonly SourceFacts[]): Topology {
       const source = byLower.get(target)!;
       if (!svc.noHost) hosts.set(svc.name.toLowerCase(), source);
       const list = extraEnv.get(source) ?? [];
-      list.push(...svc.env.map((entry) => ({ entry, source: s.source })));
+      list.push(...env.map((entry) => ({ entry, source: s.source })));
       extraEnv.set(source, list);
     }
   }
@@ -255,24 +257,79 @@ export function topology(sources: readonly SourceFacts[]): Topology {
   const basePaths = new Map<string, string>();
   const proxies = new Map<string, ProxyRoute[]>();
   for (const s of sources) {
-    const own = s.config.filter((c) => !c.scope).map((entry) => ({ entry, source: s.source }));
-    // A config server's values override the service's own files (Spring Cloud Config); the source's own
-    // config wins over what a deployment descriptor injects.
+    const own = overlaysOrdered(
+      s.config.filter((c) => !c.scope && !c.bundle?.startsWith('secret/')),
+      extraEnv.get(s.source) ?? [],
+    ).map((entry) => ({ entry, source: s.source }));
+    // A config server's values override the service's own files (Spring Cloud Config); the environment a
+    // deployment descriptor injects overrides the files the program reads (`appsettings.json`,
+    // `application.yml`, Dockerfile `ENV`), as ASP.NET Core and Spring Boot order their sources.
     const e = buildEnv([
       ...(scoped.get(s.source) ?? []),
       ...shared.filter((x) => x.source !== s.source),
-      ...own,
       ...(extraEnv.get(s.source) ?? []),
+      ...own,
     ]);
     env.set(s.source, e);
     if (!own.some((x) => isSpringBaseKey(x.entry.key))) {
       const base = e.entries.find((x) => isSpringBaseKey(x.entry.key));
       if (base && !expand(e, base.entry.value).includes(HOLE)) basePaths.set(s.source, expand(e, base.entry.value));
     }
-    const routes = proxyRoutes(e);
+    const routes = [...proxyRoutes(e), ...yarpRoutes(e), ...ocelotRoutes(e)];
     if (routes.length) proxies.set(s.source, routes);
   }
   return { hosts, env, proxies, basePaths };
+}
+
+/**
+ * One model of what a deployment descriptor gives each service it runs: its `env` (Kubernetes `valueFrom`
+ * references resolved against the source's ConfigMaps and Secrets), then whole bundles (`envFrom`, compose
+ * `env_file`), compose `${X}` substituted from the `.env` beside the compose file, override files first
+ * (first entry wins), and the targets of a service an override file declares without a build or image taken
+ * from its base declaration. Linear in the source's services and configuration entries.
+ */
+function deploymentEnv(s: SourceFacts): { svc: ServiceDecl; env: ConfigEntry[] }[] {
+  if (s.services.length === 0) return [];
+  const bundles = new Map<string, ConfigEntry[]>();
+  const add = (bundle: string, e: ConfigEntry): void => {
+    const list = bundles.get(bundle);
+    if (list) list.push(e);
+    else bundles.set(bundle, [e]);
+  };
+  for (const c of s.config) {
+    if (c.bundle) add(c.bundle, c);
+    else if (!c.scope && /(^|\/)\.env[^/]*$|\.env$/.test(c.loc.file)) add(`file/${c.loc.file}`, c);
+  }
+  const targets = new Map<string, string[]>();
+  for (const svc of s.services) {
+    const list = targets.get(svc.name) ?? [];
+    list.push(...svc.targets);
+    targets.set(svc.name, list);
+  }
+  const ordered = [...s.services.filter((x) => x.override), ...s.services.filter((x) => !x.override)];
+  return ordered.map((svc) => {
+    const projectEnv = /compose/i.test(svc.loc.file)
+      ? bundles.get(`file/${filePath(dirOf(svc.loc.file), '.env')}`)
+      : undefined;
+    const substitute = (v: string): string =>
+      v.replace(
+        /\$\{(\w+)(?::?-[^}]*)?\}|\$(\w+)/g,
+        (m, a?: string, b?: string) => projectEnv?.find((e) => e.key === (a ?? b))?.value ?? m,
+      );
+    const env: ConfigEntry[] = [];
+    for (const e of svc.env) {
+      if (!e.ref) env.push(projectEnv ? { ...e, value: substitute(e.value) } : e);
+      else {
+        const held = bundles.get(e.ref.bundle)?.find((x) => x.key === e.ref!.key);
+        if (held) env.push({ key: e.key, value: held.value, loc: held.loc });
+      }
+    }
+    for (const from of svc.envFrom ?? [])
+      for (const held of bundles.get(from.bundle) ?? [])
+        env.push({ key: (from.prefix ?? '') + held.key, value: held.value, loc: held.loc });
+    const all = svc.targets.length ? svc.targets : (targets.get(svc.name) ?? []);
+    return { svc: all === svc.targets ? svc : { ...svc, targets: all }, env };
+  });
 }
 
 const SCG_ROUTE =
@@ -344,6 +401,133 @@ function proxyRoutes(env: SourceEnv): ProxyRoute[] {
       }
       out.push({ pattern, patternText: p, strip, prefix, target, at: raw.at });
     }
+  }
+  return out;
+}
+
+/** `appsettings.<Environment>.json`, `application-<profile>.yml` / `.properties` (also `bootstrap-…`). */
+const OVERLAY =
+  /(?:^|\/)(?:(?:appsettings|ocelot)\.([^./]+)\.json|(?:application|bootstrap)-([^./]+)\.(?:ya?ml|properties))$/i;
+const ENVIRONMENT_KEYS = new Set(['aspnetcore.environment', 'dotnet.environment', 'spring.profiles.active']);
+
+/**
+ * A program's own configuration in the order its framework reads it: the overlay of the active environment
+ * or profile (`ASPNETCORE_ENVIRONMENT`, `SPRING_PROFILES_ACTIVE`, from the deployment or the files) before
+ * the base files, inactive overlays last (they only fill keys nothing else sets). Stable and linear.
+ */
+function overlaysOrdered(own: readonly ConfigEntry[], deployed: readonly SourcedEntry[]): ConfigEntry[] {
+  if (!own.some((c) => OVERLAY.test(c.loc.file))) return [...own];
+  const active = new Set<string>();
+  const setting = [...deployed.map((d) => d.entry), ...own].find((c) => ENVIRONMENT_KEYS.has(relaxedKey(c.key)));
+  for (const v of (setting?.value ?? '').split(',')) if (v.trim()) active.add(v.trim().toLowerCase());
+  const rank = (c: ConfigEntry): number => {
+    const m = OVERLAY.exec(c.loc.file);
+    if (!m) return 1;
+    return active.has((m[1] ?? m[2]!).toLowerCase()) ? 0 : 2;
+  };
+  return own
+    .map((c, i) => ({ c, i, r: rank(c) }))
+    .sort((a, b) => a.r - b.r || a.i - b.i)
+    .map((x) => x.c);
+}
+
+const YARP_KEY = /^ReverseProxy(?::|__|\.)(Routes|Clusters)(?::|__|\.)([^:]+?)(?::|__|\.)(.+)$/i;
+
+/**
+ * YARP routes from configuration (`ReverseProxy:Routes:<id>` with `ClusterId`, `Match:Path` and path
+ * transforms; `ReverseProxy:Clusters:<id>:Destinations:<d>:Address`), written as the one proxy-route form:
+ * `{**rest}` is `**`; `PathPattern: "/api/{**rest}"` strips what precedes the catch-all and puts `/api` in
+ * front, `PathRemovePrefix` strips, `PathPrefix` prepends. The first destination is the target.
+ */
+function yarpRoutes(env: SourceEnv): ProxyRoute[] {
+  type Route = { cluster?: string; path?: string; at?: Evidence; pattern?: string; remove?: string; prefix?: string };
+  const routes = new Map<string, Route>();
+  const clusters = new Map<string, string>();
+  for (const { entry, source } of env.entries) {
+    const m = YARP_KEY.exec(entry.key);
+    if (!m) continue;
+    const field = m[3]!.replace(/__|\./g, ':').toLowerCase();
+    const value = expand(env, entry.value);
+    if (m[1]!.toLowerCase() === 'clusters') {
+      if (/^destinations:[^:]+:address$/.test(field) && !clusters.has(m[2]!)) clusters.set(m[2]!, value);
+      continue;
+    }
+    const r = routes.get(m[2]!) ?? {};
+    routes.set(m[2]!, r);
+    if (field === 'clusterid') r.cluster ??= value;
+    else if (field === 'match:path') {
+      r.path ??= value;
+      r.at ??= { source, file: entry.loc.file, line: entry.loc.line };
+    } else if (/^transforms:\d+:pathpattern$/.test(field)) r.pattern ??= value;
+    else if (/^transforms:\d+:pathremoveprefix$/.test(field)) r.remove ??= value;
+    else if (/^transforms:\d+:pathprefix$/.test(field)) r.prefix ??= value;
+  }
+  const catchAll = (x: string): boolean => /^\{\*\*?[^}]*\}$/.test(x);
+  const out: ProxyRoute[] = [];
+  for (const r of routes.values()) {
+    const target = r.cluster !== undefined ? clusters.get(r.cluster) : undefined;
+    if (!target || !r.path || !r.at) continue;
+    const raw = r.path.split('/').filter((x) => x.length > 0);
+    const pattern = raw.map((x) => (catchAll(x) ? '**' : normaliseSegment(x)));
+    if (pattern.length === 0) continue;
+    let strip = r.remove ? segments(r.remove).length : 0;
+    let prefix = r.prefix ? segments(r.prefix) : [];
+    if (r.pattern !== undefined) {
+      const to = r.pattern.split('/').filter((x) => x.length > 0);
+      const at = to.findIndex(catchAll);
+      const from = pattern.indexOf('**');
+      if (at < 0 || from < 0) continue; // a fixed target path is no forwarding of the call's path
+      strip = from;
+      prefix = to.slice(0, at);
+    }
+    out.push({ pattern, patternText: r.path, strip, prefix, target, at: r.at });
+  }
+  return out;
+}
+
+const OCELOT_KEY = /^(?:Re)?Routes(?::|__|\.)(\d+)(?::|__|\.)(.+)$/i;
+
+/**
+ * Ocelot routes (`Routes` / `ReRoutes` of `ocelot.json`): `UpstreamPathTemplate` is the pattern, the call is
+ * forwarded to `DownstreamPathTemplate` on the first `DownstreamHostAndPorts`. A trailing `{everything}` of
+ * both is a catch-all (what follows is kept); otherwise the downstream template replaces the whole path.
+ */
+function ocelotRoutes(env: SourceEnv): ProxyRoute[] {
+  type Route = { up?: string; down?: string; host?: string; port?: string; scheme?: string; at?: Evidence };
+  const routes = new Map<string, Route>();
+  // One file: the first in priority order (the active environment's `ocelot.<Env>.json` before `ocelot.json`).
+  let file: string | undefined;
+  for (const { entry, source } of env.entries) {
+    if (!/ocelot/i.test(entry.loc.file) || (file !== undefined && entry.loc.file !== file)) continue;
+    const m = OCELOT_KEY.exec(entry.key);
+    if (!m) continue;
+    file = entry.loc.file;
+    const id = m[1]!;
+    const r = routes.get(id) ?? {};
+    routes.set(id, r);
+    const field = m[2]!.replace(/__|\./g, ':').toLowerCase();
+    const value = expand(env, entry.value);
+    if (field === 'upstreampathtemplate') {
+      r.up ??= value;
+      r.at ??= { source, file: entry.loc.file, line: entry.loc.line };
+    } else if (field === 'downstreampathtemplate') r.down ??= value;
+    else if (field === 'downstreamscheme') r.scheme ??= value;
+    else if (field === 'downstreamhostandports:0:host') r.host ??= value;
+    else if (field === 'downstreamhostandports:0:port') r.port ??= value;
+  }
+  const out: ProxyRoute[] = [];
+  for (const r of routes.values()) {
+    if (!r.up || r.down === undefined || !r.host || !r.at) continue;
+    const up = r.up.split('/').filter((x) => x.length > 0);
+    const down = r.down.split('/').filter((x) => x.length > 0);
+    const tailUp = up.length > 0 && /^\{[^}]+\}$/.test(up[up.length - 1]!) ? up[up.length - 1] : undefined;
+    const catchAll = tailUp !== undefined && down[down.length - 1] === tailUp && /^\{everything\}$/i.test(tailUp);
+    const pattern = (catchAll ? up.slice(0, -1) : up).map(normaliseSegment);
+    if (catchAll) pattern.push('**');
+    if (pattern.length === 0) continue;
+    const target = `${r.scheme ?? 'http'}://${r.host}${r.port ? `:${r.port}` : ''}`;
+    const prefix = (catchAll ? down.slice(0, -1) : down).map(normaliseSegment);
+    out.push({ pattern, patternText: r.up, strip: catchAll ? up.length - 1 : up.length, prefix, target, at: r.at });
   }
   return out;
 }
@@ -663,7 +847,15 @@ function forward(
   topo: Topology,
   bySource: ReadonlyMap<string, SourceFacts>,
 ): Forwarded | undefined {
-  const route = (topo.proxies.get(gateway) ?? []).find((r) => antMatch(r.pattern, callSegs));
+  // The most specific matching route (most literal segments; the first of equals): `/basket/checkout`
+  // before `/basket/{user}`, as Ocelot and YARP rank them.
+  let route: ProxyRoute | undefined;
+  let best = -1;
+  for (const r of topo.proxies.get(gateway) ?? []) {
+    if (!antMatch(r.pattern, callSegs)) continue;
+    const literals = r.pattern.filter((x) => x !== '**' && x !== '*' && x !== PARAM && x !== INT_PARAM).length;
+    if (literals > best) [route, best] = [r, literals];
+  }
   if (!route) return undefined;
   const rule = `\`${gateway}\` route \`${route.patternText}\` (${route.at.source} ${route.at.file}:${route.at.line})`;
   const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(route.target) ? route.target : `lb://${route.target}`;
@@ -1192,6 +1384,11 @@ export function link(sources: readonly SourceFacts[]): LinkResult {
     const name = (text: string): string => (text.includes('${') ? expand(env, text).replaceAll(HOLE, '{}') : text);
     const named = JSON.stringify([s.publishes, s.consumes, s.bindings, s.queues, s.exchanges]).includes('${');
     if (!base && !named) return s;
+    // Spring Cloud Stream bindings count only where the configuration says Spring Cloud Stream is used (a
+    // `@Bean Consumer<T>` is not a binding otherwise).
+    const stream = [...env.relaxed.keys()].some((k) => /^spring\.cloud\.(stream|function)\./.test(k));
+    const kept = <T extends { stream?: boolean }>(list: readonly T[]): T[] =>
+      stream ? [...list] : list.filter((x) => !x.stream);
     return {
       ...s,
       endpoints: base
@@ -1199,8 +1396,8 @@ export function link(sources: readonly SourceFacts[]): LinkResult {
             e.framework === 'spring' || e.framework === 'spring-data-rest' ? { ...e, path: joinPath(base, e.path) } : e,
           )
         : s.endpoints,
-      publishes: s.publishes.map((x) => ({ ...x, exchange: name(x.exchange), key: name(x.key) })),
-      consumes: s.consumes.map((x) => ({ ...x, queue: name(x.queue) })),
+      publishes: kept(s.publishes).map((x) => ({ ...x, exchange: name(x.exchange), key: name(x.key) })),
+      consumes: kept(s.consumes).map((x) => ({ ...x, queue: name(x.queue) })),
       bindings: s.bindings.map((x) => ({ ...x, exchange: name(x.exchange), queue: name(x.queue), key: name(x.key) })),
       queues: s.queues.map((x) => ({ ...x, name: name(x.name) })),
       exchanges: s.exchanges.map((x) => ({ ...x, name: name(x.name) })),

@@ -68,6 +68,8 @@ export interface Publish {
   /** RabbitMQ routing key; for Kafka, the topic. */
   readonly key: string;
   readonly loc: Loc;
+  /** A Spring Cloud Stream binding: kept only when the source's configuration uses Spring Cloud Stream. */
+  readonly stream?: boolean;
 }
 
 export interface Consume {
@@ -75,6 +77,8 @@ export interface Consume {
   /** RabbitMQ queue; for Kafka, the topic. */
   readonly queue: string;
   readonly loc: Loc;
+  /** A Spring Cloud Stream binding: kept only when the source's configuration uses Spring Cloud Stream. */
+  readonly stream?: boolean;
 }
 
 export interface Binding {
@@ -116,6 +120,14 @@ export interface ConfigEntry {
    * entries apply to the source that goes by that name, not to the one holding the file.
    */
   readonly scope?: string;
+  /**
+   * The named bundle of settings this entry belongs to (`configmap/<name>`, `secret/<name>` of Kubernetes):
+   * it applies to the workloads that reference the bundle, never as the holding source's own configuration
+   * when it is a Secret.
+   */
+  readonly bundle?: string;
+  /** A setting whose value another bundle holds (Kubernetes `valueFrom.configMapKeyRef`/`secretKeyRef`). */
+  readonly ref?: { readonly bundle: string; readonly key: string };
 }
 
 /** A deployment service name (docker-compose service, Kubernetes Service) and what it runs. */
@@ -127,6 +139,13 @@ export interface ServiceDecl {
   readonly loc: Loc;
   /** A Kubernetes workload no Service selects: its env applies to the repository it runs; its name is no host. */
   readonly noHost?: boolean;
+  /**
+   * Whole bundles the service's environment is filled from, after `env` (which wins): Kubernetes `envFrom`
+   * (`configmap/<name>` or `secret/<name>`, with its `prefix`), compose `env_file` (`file/<path>`).
+   */
+  readonly envFrom?: readonly { readonly bundle: string; readonly prefix?: string }[];
+  /** A compose file the service is declared in is an override of the others (`docker-compose.override.yml`). */
+  readonly override?: boolean;
 }
 
 /**

@@ -301,12 +301,13 @@ export class Sink {
     if (this.#once(`c|${loc.file}|${loc.line}|${JSON.stringify(url)}`))
       this.facts.calls.push({ method, url, client, loc, ...extra });
   }
-  publish(broker: Broker, exchange: string, key: string, loc: Loc): void {
+  publish(broker: Broker, exchange: string, key: string, loc: Loc, stream?: boolean): void {
     if (this.#once(`p|${broker}|${exchange}|${key}|${loc.file}|${loc.line}`))
-      this.facts.publishes.push({ broker, exchange, key, loc });
+      this.facts.publishes.push({ broker, exchange, key, loc, ...(stream ? { stream } : {}) });
   }
-  consume(broker: Broker, queue: string, loc: Loc): void {
-    if (this.#once(`k|${broker}|${queue}|${loc.file}|${loc.line}`)) this.facts.consumes.push({ broker, queue, loc });
+  consume(broker: Broker, queue: string, loc: Loc, stream?: boolean): void {
+    if (this.#once(`k|${broker}|${queue}|${loc.file}|${loc.line}`))
+      this.facts.consumes.push({ broker, queue, loc, ...(stream ? { stream } : {}) });
   }
   binding(exchange: string, queue: string, key: string, loc: Loc): void {
     if (this.#once(`b|${exchange}|${queue}|${key}|${loc.file}|${loc.line}`))

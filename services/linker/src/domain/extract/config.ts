@@ -92,33 +92,132 @@ function envList(t: Tree | undefined, file: string): ConfigEntry[] {
           value: s.slice(s.indexOf('=') + 1),
           loc: { file, line: item.line },
         });
-      // Kubernetes: - name: X  value: Y
+      // Kubernetes: - name: X  value: Y, or valueFrom a ConfigMap's or Secret's key.
       const name = str(get(item, 'name'));
       const value = str(get(item, 'value'));
       if (name !== undefined && value !== undefined) out.push({ key: name, value, loc: { file, line: item.line } });
+      const from = get(item, 'valueFrom');
+      for (const [field, kind] of [
+        ['configMapKeyRef', 'configmap'],
+        ['secretKeyRef', 'secret'],
+      ] as const) {
+        const ref = get(from, field);
+        const bundle = str(get(ref, 'name'));
+        const key = str(get(ref, 'key'));
+        if (name !== undefined && bundle && key)
+          out.push({ key: name, value: '', loc: { file, line: item.line }, ref: { bundle: `${kind}/${bundle}`, key } });
+      }
     }
   }
   return out;
+}
+
+/** `dir/../x/./y` → `x/y` (paths of a source are relative to its root). */
+export function filePath(dir: string, rel: string): string {
+  const out: string[] = [];
+  for (const seg of (rel.startsWith('/') ? rel : `${dir}/${rel}`).split('/')) {
+    if (!seg || seg === '.') continue;
+    if (seg === '..') out.pop();
+    else out.push(seg);
+  }
+  return out.join('/');
+}
+
+/** A compose service's `env_file`: one path, a list of paths, or a list of `{ path }`. */
+function envFiles(t: Tree | undefined, file: string): { bundle: string }[] {
+  const dir = file.slice(0, Math.max(0, file.lastIndexOf('/')));
+  const items = t?.kind === 'seq' ? t.items : t ? [t] : [];
+  return items
+    .map((i) => str(i) ?? str(get(i, 'path')))
+    .filter((p): p is string => !!p)
+    .map((p) => ({ bundle: `file/${filePath(dir, p)}` }));
 }
 
 function composeServices(doc: Tree, file: string): ServiceDecl[] {
   const services = get(doc, 'services');
   if (services?.kind !== 'map') return [];
   const out: ServiceDecl[] = [];
+  // `docker compose` merges `compose.override.yml` over the base file: its values win.
+  const override = /override/i.test(file.split('/').pop()!);
   for (const [name, svc] of services.entries) {
     const build = get(svc, 'build');
+    // `dockerfile: Services/Catalog/Catalog.API/Dockerfile` under a shared context names the project's folders.
+    const dockerDirs = (str(get(build, 'dockerfile')) ?? '').split('/').slice(0, -1);
     const targets = [
       str(build) ?? str(get(build, 'context')),
       str(get(svc, 'image')),
       str(get(svc, 'container_name')),
+      ...dockerDirs.slice(-2).reverse(),
     ].filter((x): x is string => !!x);
-    out.push({ name, targets, env: envList(get(svc, 'environment'), file), loc: { file, line: svc.line } });
+    const files = envFiles(get(svc, 'env_file'), file);
+    out.push({
+      name,
+      targets,
+      env: envList(get(svc, 'environment'), file),
+      loc: { file, line: svc.line },
+      ...(files.length ? { envFrom: files } : {}),
+      ...(override ? { override } : {}),
+    });
   }
   return out;
 }
 
+/** A container's `envFrom`: whole ConfigMaps and Secrets, each with its optional `prefix`. */
+function envFromList(t: Tree | undefined): { bundle: string; prefix?: string }[] {
+  const out: { bundle: string; prefix?: string }[] = [];
+  if (t?.kind === 'seq')
+    for (const item of t.items) {
+      const prefix = str(get(item, 'prefix'));
+      for (const [field, kind] of [
+        ['configMapRef', 'configmap'],
+        ['secretRef', 'secret'],
+      ] as const) {
+        const name = str(get(get(item, field), 'name'));
+        if (name) out.push({ bundle: `${kind}/${name}`, ...(prefix ? { prefix } : {}) });
+      }
+    }
+  return out;
+}
+
+/**
+ * A Secret's value is kept only when it is an address (`scheme://…`, `host:port`), without its user
+ * information: a deployment's hosts matter to the links, its passwords must never be stored or shown.
+ */
+function secretAddress(value: string): string | undefined {
+  if (/^[a-z][\w+.-]*:\/\//i.test(value)) return value.replace(/^([a-z][\w+.-]*:\/\/)[^/@\s]*@/i, '$1');
+  return /^[a-z][a-z0-9.-]*:\d{2,5}$/i.test(value) ? value : undefined;
+}
+
+/** The data of a ConfigMap or Secret, as entries of its bundle. */
+function bundleEntries(d: Tree, kind: 'ConfigMap' | 'Secret', file: string): ConfigEntry[] {
+  const name = str(get(get(d, 'metadata'), 'name'));
+  if (!name) return [];
+  const bundle = `${kind.toLowerCase()}/${name}`;
+  const out: ConfigEntry[] = [];
+  const add = (t: Tree | undefined, decode: boolean): void => {
+    if (t?.kind !== 'map') return;
+    for (const [key, v] of t.entries) {
+      let value = str(v);
+      if (value === undefined) continue;
+      if (decode) value = Buffer.from(value, 'base64').toString('utf8');
+      if (kind === 'Secret') value = secretAddress(value);
+      if (value !== undefined) out.push({ key, value, loc: { file, line: v.line }, bundle });
+    }
+  };
+  add(get(d, 'data'), kind === 'Secret');
+  if (kind === 'Secret') add(get(d, 'stringData'), false);
+  return out;
+}
+
 function kubernetes(docs: Tree[], file: string): ServiceDecl[] {
-  const workloads: { labels: Map<string, string>; images: string[]; env: ConfigEntry[]; name: string }[] = [];
+  const workloads: {
+    labels: Map<string, string>;
+    images: string[];
+    env: ConfigEntry[];
+    envFrom: { bundle: string; prefix?: string }[];
+    name: string;
+    line: number;
+  }[] = [];
   for (const d of docs) {
     const kind = str(get(d, 'kind'));
     if (!kind || !/^(Deployment|StatefulSet|DaemonSet|Pod)$/.test(kind)) continue;
@@ -129,13 +228,15 @@ function kubernetes(docs: Tree[], file: string): ServiceDecl[] {
     const containers = get(get(template, 'spec'), 'containers');
     const images: string[] = [];
     const env: ConfigEntry[] = [];
+    const envFrom: { bundle: string; prefix?: string }[] = [];
     if (containers?.kind === 'seq')
       for (const c of containers.items) {
         const image = str(get(c, 'image'));
         if (image) images.push(image);
         env.push(...envList(get(c, 'env'), file));
+        envFrom.push(...envFromList(get(c, 'envFrom')));
       }
-    workloads.push({ labels, images, env, name: str(get(get(d, 'metadata'), 'name')) ?? '' });
+    workloads.push({ labels, images, env, envFrom, name: str(get(get(d, 'metadata'), 'name')) ?? '', line: d.line });
   }
   const out: ServiceDecl[] = [];
   const selected = new Set<(typeof workloads)[number]>();
@@ -152,13 +253,21 @@ function kubernetes(docs: Tree[], file: string): ServiceDecl[] {
       targets: [...matched.flatMap((w) => [...w.images, w.name]), ...sel.map(([, v]) => v)],
       env: matched.flatMap((w) => w.env),
       loc: { file, line: d.line },
+      ...(matched.some((w) => w.envFrom.length) ? { envFrom: matched.flatMap((w) => w.envFrom) } : {}),
     });
   }
   // A workload that no Service of the file exposes (a worker, a front end behind an Ingress) still runs its
   // image with its env: the env applies to that repository, the workload name is not a host.
   for (const w of workloads)
-    if (!selected.has(w) && w.env.length > 0 && w.images.length > 0)
-      out.push({ name: w.name, targets: [...w.images, w.name], env: w.env, loc: w.env[0]!.loc, noHost: true });
+    if (!selected.has(w) && (w.env.length > 0 || w.envFrom.length > 0) && w.images.length > 0)
+      out.push({
+        name: w.name,
+        targets: [...w.images, w.name],
+        env: w.env,
+        loc: w.env[0]?.loc ?? { file, line: w.line },
+        noHost: true,
+        ...(w.envFrom.length ? { envFrom: w.envFrom } : {}),
+      });
   return out;
 }
 
@@ -189,11 +298,37 @@ function rabbitDefinitions(doc: Tree, file: string, sink: Sink): boolean {
   return true;
 }
 
+/**
+ * JSON with comments (`appsettings.json`, `ocelot.json` allow `//` and `/* … *\/`): the comments become blanks
+ * of the same shape (lines stay true); text inside strings is kept (`"http://x"`). One pass.
+ */
+export function stripJsonComments(text: string): string {
+  let out = '';
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i]!;
+    if (c === '"') {
+      const start = i++;
+      while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+      out += text.slice(start, ++i);
+    } else if (c === '/' && (text[i + 1] === '/' || text[i + 1] === '*')) {
+      const end = text[i + 1] === '/' ? text.indexOf('\n', i) : text.indexOf('*/', i + 2) + 2;
+      const stop = end <= 1 || end < i ? text.length : end;
+      out += text.slice(i, stop).replace(/[^\n]/g, ' ');
+      i = stop;
+    } else {
+      out += c;
+      i++;
+    }
+  }
+  return out;
+}
+
 /** YAML and JSON files: compose, Kubernetes, RabbitMQ definitions, appsettings, Spring application.yml. */
 export function extractStructured(text: string, file: string, sink: Sink): void {
   let docs: Tree[];
   try {
-    docs = parseTrees(text);
+    docs = parseTrees(/\.json$/i.test(file) && /\/[/*]/.test(text) ? stripJsonComments(text) : text);
   } catch {
     return;
   }
@@ -205,14 +340,16 @@ export function extractStructured(text: string, file: string, sink: Sink): void 
   }
   if (docs.some((d) => str(get(d, 'apiVersion')) !== undefined && str(get(d, 'kind')) !== undefined)) {
     sink.facts.services.push(...kubernetes(docs, file));
-    for (const d of docs)
-      if (str(get(d, 'kind')) === 'ConfigMap')
-        flatten(get(d, 'data') ?? { line: 0, kind: 'seq', items: [] }, '', '.', file, sink.facts.config);
+    for (const d of docs) {
+      const kind = str(get(d, 'kind'));
+      if (kind === 'ConfigMap' || kind === 'Secret') sink.facts.config.push(...bundleEntries(d, kind, file));
+    }
     return;
   }
   if (isJson && docs[0] && rabbitDefinitions(docs[0], file, sink)) return;
   if (docs.some((d) => envoyRoutes(d, file, sink))) return;
-  if (isJson && !/^appsettings.*\.json$/.test(base) && !/config/.test(base)) return;
+  // Ocelot's `ocelot.json` (and its environment files) hold a gateway's routes.
+  if (isJson && !/^(appsettings|ocelot).*\.json$/.test(base) && !/config/.test(base)) return;
   // Other YAML files may be a config repository's configuration of another service: kept with its scope.
   const scope = isJson ? undefined : configScope(file);
   if (!isJson && !scope && !/^(application|bootstrap|config|settings|values)/.test(base)) return;

@@ -49,7 +49,18 @@ const CS_NAMES = new Set([
   'PublishAsync',
   'Configure',
   'MapForwarder',
+  'ConfigureHttpClient',
+  'For',
 ]);
+/** Refit: the verb attributes of an interface's methods (`[Get("/orders/{id}")]`). */
+const REFIT_VERBS: Record<string, HttpMethod> = {
+  Get: 'GET',
+  Post: 'POST',
+  Put: 'PUT',
+  Patch: 'PATCH',
+  Delete: 'DELETE',
+  Head: 'HEAD',
+};
 /** Options interfaces whose `.Value` / `.CurrentValue` is the options class bound to a configuration section. */
 const OPTIONS_TYPE = /^I?Options(?:Monitor|Snapshot)?<\s*([\w.]+)\s*>$/;
 
@@ -57,8 +68,9 @@ const OPTIONS_TYPE = /^I?Options(?:Monitor|Snapshot)?<\s*([\w.]+)\s*>$/;
 function enclosingMethod(n: Node): { name: string; params: string[]; typeParams: string[] } | undefined {
   for (let p = n.parent; p; p = p.parent) {
     if (p.type !== 'method_declaration' && p.type !== 'local_function_statement') continue;
+    // An extension method's `this` parameter is the call's receiver, not one of its arguments.
     const params = named(p.childForFieldName('parameters'))
-      .filter((x) => x.type === 'parameter')
+      .filter((x) => x.type === 'parameter' && !/^this\s/.test(x.text))
       .map((x) => (x.childForFieldName('name')?.text ?? '').replace(/^@/, ''));
     const typeParams = named(named(p).find((x) => x.type === 'type_parameter_list')).map((x) => x.text);
     return { name: p.childForFieldName('name')?.text ?? '', params, typeParams };
@@ -565,6 +577,29 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       if (key && base && key !== '__proto__') sink.facts.clientBases[key] = base;
       return;
     }
+    // Refit: services.AddRefitClient<IOrdersApi>().ConfigureHttpClient(c => c.BaseAddress = new Uri(…)) and
+    // RestService.For<IOrdersApi>("http://orders") give the interface's calls their base address.
+    if (name === 'ConfigureHttpClient') {
+      const target = fn.type === 'member_access_expression' ? fn.childForFieldName('expression') : null;
+      const inner = target?.type === 'invocation_expression' ? target.childForFieldName('function') : null;
+      const gen = inner?.type === 'member_access_expression' ? inner.childForFieldName('name') : inner;
+      const key =
+        gen?.type === 'generic_name' && named(gen)[0]?.text === 'AddRefitClient'
+          ? named(named(gen)[1] ?? null)[0]?.text
+          : undefined;
+      const lambda = argNodes.map((a) => argExpr(a).expr).find((e) => e.type === 'lambda_expression');
+      const base = lambda ? findBaseAddress(lambda) : undefined;
+      if (key && base && key !== '__proto__') sink.facts.clientBases[key] = base;
+      return;
+    }
+    if (name === 'For' && receiver === 'RestService' && nameNode?.type === 'generic_name' && argNodes[0]) {
+      const key = named(named(nameNode)[1] ?? null)[0]?.text;
+      const arg = argExpr(argNodes[0]).expr;
+      // The argument is the base address, or an HttpClient whose BaseAddress this file sets.
+      const base = clientBases.get(arg.text.replace(/^this\./, '')) ?? args[0];
+      if (key && base && key !== '__proto__') sink.facts.clientBases[key] = base;
+      return;
+    }
     if (name === 'AddProject' && args[0]) {
       // Aspire AppHost: builder.AddProject<Projects.Catalog_Api>("catalog-api") names the project's
       // service (`https+http://catalog-api`); Projects.Catalog_Api is the project Catalog.Api.
@@ -596,6 +631,15 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       const a = e.childForFieldName('consequence');
       const b = e.childForFieldName('alternative');
       return [...(a ? createdTypes(a, from, depth + 1) : []), ...(b ? createdTypes(b, from, depth + 1) : [])];
+    }
+    // Object mappers create their type argument: `dto.Adapt<OrderPlaced>()` (Mapster), `mapper.Map<OrderPlaced>(dto)`.
+    if (e.type === 'invocation_expression') {
+      const fn = e.childForFieldName('function');
+      const g = fn?.type === 'member_access_expression' ? fn.childForFieldName('name') : fn;
+      if (g?.type === 'generic_name' && /^(Adapt|Map)$/.test(named(g)[0]?.text ?? '')) {
+        const args = named(named(g)[1] ?? null);
+        return args.length === 1 ? [args[0]!.text] : [];
+      }
     }
     if (e.type === 'cast_expression') {
       const v = e.childForFieldName('value') ?? named(e).pop();
@@ -714,6 +758,20 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     }
   }
 
+  /** Refit: each `[Get("/x")]` method of an interface is a call through the interface's registered base. */
+  function onInterface(iface: Node): void {
+    const name = iface.childForFieldName('name')?.text;
+    if (!name) return;
+    for (const member of named(iface.childForFieldName('body'))) {
+      if (member.type !== 'method_declaration') continue;
+      for (const a of attributes(member)) {
+        const method = REFIT_VERBS[a.name];
+        const path = method && a.args[0] ? a.args[0] : undefined;
+        if (method && path) sink.call(method, path, 'Refit', { file, line: a.line }, { clientClass: name });
+      }
+    }
+  }
+
   function attributes(decl: Node): { name: string; args: Part[][]; line: number }[] {
     const out: { name: string; args: Part[][]; line: number }[] = [];
     for (const list of named(decl)) {
@@ -752,6 +810,7 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       { on: ['invocation_expression'], each: onInvocation },
       { on: ['object_creation_expression'], each: onCreation },
       { on: ['class_declaration'], each: onClass },
+      { on: ['interface_declaration'], each: onInterface },
       sqlStringRule(sink, file, ['string_literal', 'verbatim_string_literal', 'raw_string_literal'], (s) =>
         s.parent?.type === 'interpolated_string_expression' ? undefined : (literal(evaluate(s)) ?? ''),
       ),

@@ -30,6 +30,23 @@ const MAPPINGS: Record<string, HttpMethod> = {
   DeleteMapping: 'DELETE',
   RequestMapping: 'ANY',
 };
+/**
+ * Interface-declared clients: Retrofit (`@GET("users/{id}")`, `@HTTP(method = "GET", path = …)`) and Spring
+ * `@HttpExchange` interfaces (`@GetExchange("/x")`; `@HttpExchange(url = …)` on the interface as prefix).
+ */
+const DECLARED_CLIENT_VERBS: Record<string, HttpMethod> = {
+  GET: 'GET',
+  POST: 'POST',
+  PUT: 'PUT',
+  PATCH: 'PATCH',
+  DELETE: 'DELETE',
+  HEAD: 'HEAD',
+  GetExchange: 'GET',
+  PostExchange: 'POST',
+  PutExchange: 'PUT',
+  PatchExchange: 'PATCH',
+  DeleteExchange: 'DELETE',
+};
 const REST_TEMPLATE: Record<string, HttpMethod> = {
   getForObject: 'GET',
   getForEntity: 'GET',
@@ -63,6 +80,10 @@ interface Annotation {
   /** `value` holds the unnamed argument. */
   readonly values: Map<string, Node>;
 }
+
+/** The topic of a Spring Cloud Stream binding: its configured destination, else the binding name. */
+const streamDestination = (binding: string): string =>
+  `\${spring.cloud.stream.bindings.${binding}.destination:${binding}}`;
 
 /** `${key:default}` placeholders (Spring `@Value`, Feign `url`). */
 export function placeholder(text: string): Part[] {
@@ -484,9 +505,56 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
   };
 
   // ---- invocations: bindings, RestTemplate, WebClient, shared rules
+  /**
+   * Spring Cloud Stream's functional bindings: a `@Bean` `Consumer<T>` / `Function<A, B>` / `Supplier<T>`
+   * named `f` consumes binding `f-in-0` and publishes `f-out-0`, whose topic is
+   * `spring.cloud.stream.bindings.<binding>.destination` (the binding name by default).
+   */
+  function streamFunction(member: Node): void {
+    if (!annotations(member).some((a) => a.name === 'Bean')) return;
+    const kind = /^(?:java\.util\.function\.)?(Consumer|Function|Supplier)\s*</.exec(
+      member.childForFieldName('type')?.text ?? '',
+    )?.[1];
+    const name = member.childForFieldName('name')?.text;
+    if (!kind || !name) return;
+    const loc = { file, line: lineOf(member) };
+    if (kind !== 'Supplier') sink.consume('kafka', streamDestination(`${name}-in-0`), loc, true);
+    if (kind !== 'Consumer') sink.publish('kafka', '', streamDestination(`${name}-out-0`), loc, true);
+  }
+
+  /**
+   * `retrofit.create(OrdersApi.class)` / `factory.createClient(OrdersApi.class)`: the interface's base address
+   * is the one `baseUrl(…)` the method building the client sets (Retrofit.Builder, WebClient/RestClient builders).
+   */
+  function declaredClientBase(inv: Node, name: string): void {
+    if (name !== 'create' && name !== 'createClient') return;
+    const arg = argList(inv.childForFieldName('arguments'))[0];
+    const cls = arg?.type === 'class_literal' ? arg.namedChild(0)?.text : undefined;
+    if (!cls || cls === '__proto__') return;
+    let body: Node | null = inv.parent;
+    while (body && body.type !== 'method_declaration' && body.type !== 'constructor_declaration') body = body.parent;
+    const bases: Node[] = [];
+    const visit = (n: Node): void => {
+      if (n.type === 'method_invocation' && n.childForFieldName('name')?.text === 'baseUrl') {
+        const a = argList(n.childForFieldName('arguments'))[0];
+        if (a) bases.push(a);
+      }
+      for (const c of n.namedChildren) if (c) visit(c);
+    };
+    if (body) visit(body);
+    if (bases.length === 1) sink.facts.clientBases[cls] = evaluate(bases[0]!);
+  }
+
   function onInvocation(inv: Node): void {
     const name = inv.childForFieldName('name')?.text ?? '';
     site(inv, name);
+    declaredClientBase(inv, name);
+    // StreamBridge.send("orders-out-0" | "orders", payload): a binding, or a destination of that name.
+    if (name === 'send' && /bridge/i.test(inv.childForFieldName('object')?.text ?? '')) {
+      const first = argList(inv.childForFieldName('arguments'))[0];
+      const binding = first ? literal(evaluate(first)) : undefined;
+      if (binding) sink.publish('kafka', '', streamDestination(binding), { file, line: lineOf(inv) }, true);
+    }
     if (
       !REST_TEMPLATE[name] &&
       name !== 'bind' &&
@@ -707,10 +775,23 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     const dataRest = has('RepositoryRestResource');
     if (dataRest && cls.type === 'interface_declaration') repositoryResources(cls, dataRest);
 
+    const exchange = cls.type === 'interface_declaration' ? has('HttpExchange') : undefined;
+    const exchangePrefix = exchange ? (str(exchange, 'url', 'value') ?? '') : '';
     for (const member of body?.namedChildren ?? []) {
       if (member?.type !== 'method_declaration') continue;
+      streamFunction(member);
       for (const a of annotations(member)) {
         const loc = { file, line: lineOf(a.node) };
+        if (cls.type === 'interface_declaration' && className && !feign) {
+          const verb =
+            DECLARED_CLIENT_VERBS[a.name] ??
+            (a.name === 'HTTP' || a.name === 'HttpExchange' ? httpMethod(str(a, 'method') ?? '') : undefined);
+          const path = a.name === 'HTTP' ? str(a, 'path') : str(a, 'value', 'url');
+          if (verb && path !== undefined) {
+            const full = exchange ? placeholder(joinPath(exchangePrefix, path)) : placeholder(path);
+            sink.call(verb, full, exchange ? 'HttpExchange' : 'Retrofit', loc, { clientClass: className });
+          }
+        }
         const mapped = MAPPINGS[a.name];
         if (mapped && (controller || feign || classMapping)) {
           let method = mapped;

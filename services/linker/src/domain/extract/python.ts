@@ -120,7 +120,9 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
         const v = node.childForFieldName('value')?.text;
         const idx = node.childForFieldName('subscript');
         if (v === 'os.environ' && idx?.type === 'string') return [{ env: literal(evaluate(idx)) ?? '' }];
-        return [HOLE_PART];
+        // A configuration dict filled in this file (`app.config["ORDERS_URI"] = …`, `settings["x"] = …`).
+        const key = idx?.type === 'string' ? literal(evaluate(idx)) : undefined;
+        return (key !== undefined && v ? scope.lookup(`${v}[${key}]`) : undefined) ?? [HOLE_PART];
       }
       case 'call': {
         const fn = node.childForFieldName('function')?.text ?? '';
@@ -176,6 +178,12 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
           if (t) sink.data('table', t, { file, line: lineOf(node) });
         }
       }
+      // `app.config["ORDERS_URI"] = "http://{}/orders".format(os.environ.get("ORDERS_ADDR"))`: a key of a
+      // dict, whichever function fills it, is one value of the file.
+      const obj = left?.type === 'subscript' ? left.childForFieldName('value') : undefined;
+      const idx = left?.type === 'subscript' ? left.childForFieldName('subscript') : undefined;
+      const key = idx?.type === 'string' ? literal(evaluate(idx)) : undefined;
+      if (obj && right && key !== undefined) scope.add(`${obj.text}[${key}]`, right);
     },
     with_item(node) {
       const v = node.childForFieldName('value');
@@ -228,7 +236,10 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     while (v.type === 'await' || v.type === 'parenthesized_expression') v = v.namedChild(0) ?? v;
     if (v.type !== 'call') return;
     const fn = v.childForFieldName('function')?.text ?? '';
-    const kw = keywords(v);
+    // Keyword arguments are evaluated only for the calls below: during the walk, evaluating any call's
+    // arguments would fix their names' values before the file's later declarations are known.
+    let kwCache: Map<string, Part[]> | undefined;
+    const kw = { get: (k: string): Part[] | undefined => (kwCache ??= keywords(v)).get(k) };
     if (/^(APIRouter|fastapi\.APIRouter|Blueprint|flask\.Blueprint)$/.test(fn))
       prefixes.set(name, literal(kw.get('prefix') ?? kw.get('url_prefix')) ?? '');
     if (/^(Flask|flask\.Flask|Blueprint|flask\.Blueprint)$/.test(fn)) flaskApps.add(name);
