@@ -1,4 +1,13 @@
-import { EnvReader, readGrpcTls, ConfigError as EnvConfigError, type GrpcTlsSettings } from '@a2a-inbound/config';
+import {
+  EnvReader,
+  mongoUrlTls,
+  readGrpcTls,
+  readPlaintextPolicy,
+  refusePlaintext,
+  refusePlaintextGrpc,
+  ConfigError as EnvConfigError,
+  type GrpcTlsSettings,
+} from '@a2a-inbound/config';
 import type { EnginesConfig } from '@a2a-inbound/engines';
 import type { IngestLimits } from './domain/sources';
 
@@ -22,6 +31,8 @@ export interface LinkerConfig {
   readonly grpcTls: GrpcTlsSettings | undefined;
   /** On SIGTERM, calls in progress (an ingest: fetch, parse, link) get this long before they are cut. */
   readonly shutdownGraceMs: number;
+  /** Plaintext links accepted in production by ALLOW_PLAINTEXT_LINKS: logged loudly at start (ADR 0035). */
+  readonly warnings: readonly string[];
 }
 
 export class ConfigError extends Error {
@@ -70,6 +81,16 @@ export function loadLinkerConfig(env: Readonly<Record<string, string | undefined
   else if (serviceToken.length > 512) problems.push('LINKER_SERVICE_TOKEN must have at most 512 characters');
   const tlsReader = new EnvReader(env);
   const grpcTls = readGrpcTls(tlsReader);
+  refusePlaintextGrpc(tlsReader, grpcTls, [env.LINKER_GRPC_HOST || '127.0.0.1']);
+  const mongo = mongoUrlTls(mongoUrl ?? '');
+  if (store === 'mongo' && mongoUrl && !mongo.tls)
+    refusePlaintext(
+      tlsReader,
+      readPlaintextPolicy(tlsReader),
+      'mongo',
+      mongo.hosts,
+      'MONGO_URL must turn TLS on (tls=true, or mongodb+srv://)',
+    );
   try {
     tlsReader.done();
   } catch (err) {
@@ -92,6 +113,7 @@ export function loadLinkerConfig(env: Readonly<Record<string, string | undefined
     serviceToken,
     grpcTls,
     shutdownGraceMs,
+    warnings: tlsReader.warnings,
   };
   if (problems.length) throw new ConfigError(problems);
   return config;
@@ -117,5 +139,6 @@ export function linkerEngines(config: LinkerConfig, clientId: string): EnginesCo
     redisUrl: '',
     namespace: '',
     clientId,
+    warnings: [],
   };
 }

@@ -1,4 +1,4 @@
-import { EnvReader, readGrpcTls, type Env, type GrpcTlsSettings } from '@a2a-inbound/config';
+import { EnvReader, readGrpcTls, refusePlaintextGrpc, type Env, type GrpcTlsSettings } from '@a2a-inbound/config';
 import { readAgentSecurityConfig, type AgentSecurityConfig } from '@a2a-inbound/agent-definitions';
 import type { BootstrapSpec } from './domain/bootstrap';
 import type { ModelSeedSpec } from './domain/seed-model';
@@ -27,6 +27,8 @@ export interface TasksConfig {
   agents: AgentSecurityConfig;
   /** A `model` agent seeded into the demo deployment (OPENAI_BASE_URL set); undefined otherwise. */
   seedModel: ModelSeedSpec | undefined;
+  /** Plaintext links accepted in production by ALLOW_PLAINTEXT_LINKS: logged loudly at start (ADR 0035). */
+  warnings: string[];
 }
 
 const MIN_TOKEN_CHARS = 32;
@@ -66,6 +68,7 @@ export function loadTasksConfig(env: Env): TasksConfig {
     bootstrap: undefined,
     agents: readAgentSecurityConfig(r),
     seedModel: undefined,
+    warnings: [],
   };
   const providerUrl = r.optionalString('OPENAI_BASE_URL');
   const providerKey = r.optionalString('OPENAI_API_KEY');
@@ -102,6 +105,8 @@ export function loadTasksConfig(env: Env): TasksConfig {
   if (operatorToken) users.push({ email: operatorEmail, token: operatorToken, role: 'operator' });
   if (users.length > 0)
     config.bootstrap = { subscriptionId, subscriptionName: subscriptionId, initialCredits: credits, users };
+  refusePlaintextGrpc(r, config.grpcTls, [config.grpcHost]);
+  config.warnings = r.warnings;
   r.done();
   return config;
 }

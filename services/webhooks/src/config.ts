@@ -1,4 +1,4 @@
-import { EnvReader, readGrpcTls, type Env, type GrpcTlsSettings } from '@a2a-inbound/config';
+import { EnvReader, readGrpcTls, refusePlaintextGrpc, type Env, type GrpcTlsSettings } from '@a2a-inbound/config';
 
 export interface WebhooksConfig {
   grpcHost: string;
@@ -13,11 +13,13 @@ export interface WebhooksConfig {
   retryMaxDelayMs: number;
   /** Task updates handled at once (different tasks; one task's updates stay in order). */
   concurrency: number;
+  /** Plaintext links accepted in production by ALLOW_PLAINTEXT_LINKS: logged loudly at start (ADR 0035). */
+  warnings: string[];
 }
 
 export function loadWebhooksConfig(env: Env): WebhooksConfig {
   const r = new EnvReader(env);
-  const c = {
+  const c: WebhooksConfig = {
     grpcHost: r.string('WEBHOOKS_GRPC_HOST', '127.0.0.1'),
     grpcPort: r.int('WEBHOOKS_GRPC_PORT', 50053, { min: 0, max: 65535 }),
     grpcTls: readGrpcTls(r),
@@ -25,7 +27,10 @@ export function loadWebhooksConfig(env: Env): WebhooksConfig {
     retryBaseMs: r.int('WEBHOOKS_RETRY_BASE_MS', 1_000, { min: 0, max: 60_000 }),
     concurrency: r.int('WEBHOOKS_CONCURRENCY', 64, { min: 1, max: 10_000 }),
     retryMaxDelayMs: r.int('WEBHOOKS_RETRY_MAX_DELAY_MS', 30_000, { min: 0, max: 300_000 }),
+    warnings: [],
   };
+  refusePlaintextGrpc(r, c.grpcTls, [c.grpcHost, c.tasksAddress]);
+  c.warnings = r.warnings;
   r.done();
   return c;
 }
