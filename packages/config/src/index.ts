@@ -199,6 +199,17 @@ export function redisUrlTls(url: string): { hosts: string[]; tls: boolean } {
 }
 
 /**
+ * GRPC_HEALTH_PORT: a plaintext port that serves only grpc.health.v1 (Kubernetes' native `grpc:` probes speak no
+ * TLS); undefined = none. Only meaningful beside a TLS service port, so refused without GRPC_TLS_*.
+ */
+export function readGrpcHealthPort(r: EnvReader, tls: GrpcTlsSettings | undefined): number | undefined {
+  const port = r.int('GRPC_HEALTH_PORT', -1, { min: -1, max: 65535 });
+  if (port === -1) return undefined;
+  if (!tls) r.problem('GRPC_HEALTH_PORT is for probes beside a TLS port: set GRPC_TLS_* too (or probe the gRPC port)');
+  return port;
+}
+
+/**
  * Production refuses a gRPC listener or link in plaintext (no GRPC_TLS_* files) beyond loopback: `endpoints`
  * are the host this service listens on and the addresses it dials.
  */

@@ -1,6 +1,7 @@
 import {
   EnvReader,
   mongoUrlTls,
+  readGrpcHealthPort,
   readGrpcTls,
   readPlaintextPolicy,
   refusePlaintext,
@@ -29,6 +30,8 @@ export interface LinkerConfig {
   readonly serviceToken: string;
   /** Mutual TLS of the server: then only the gateway's service certificate is accepted (ADR 0032). */
   readonly grpcTls: GrpcTlsSettings | undefined;
+  /** GRPC_HEALTH_PORT: plaintext grpc.health.v1 only, for the kubelet's probes beside a TLS port (ADR 0035). */
+  readonly grpcHealthPort: number | undefined;
   /** On SIGTERM, calls in progress (an ingest: fetch, parse, link) get this long before they are cut. */
   readonly shutdownGraceMs: number;
   /** Plaintext links accepted in production by ALLOW_PLAINTEXT_LINKS: logged loudly at start (ADR 0035). */
@@ -81,6 +84,7 @@ export function loadLinkerConfig(env: Readonly<Record<string, string | undefined
   else if (serviceToken.length > 512) problems.push('LINKER_SERVICE_TOKEN must have at most 512 characters');
   const tlsReader = new EnvReader(env);
   const grpcTls = readGrpcTls(tlsReader);
+  const grpcHealthPort = readGrpcHealthPort(tlsReader, grpcTls);
   refusePlaintextGrpc(tlsReader, grpcTls, [env.LINKER_GRPC_HOST || '127.0.0.1']);
   const mongo = mongoUrlTls(mongoUrl ?? '');
   if (store === 'mongo' && mongoUrl && !mongo.tls)
@@ -112,6 +116,7 @@ export function loadLinkerConfig(env: Readonly<Record<string, string | undefined
     allowedLocalRoots: roots,
     serviceToken,
     grpcTls,
+    grpcHealthPort,
     shutdownGraceMs,
     warnings: tlsReader.warnings,
   };

@@ -93,6 +93,7 @@ export async function startRunnerApp(
     port: config.grpcPort,
     isServing: () => runner.state === 'RUNNING' && readiness.isReady(),
     tls: config.grpcTls,
+    healthPort: config.grpcHealthPort,
   });
   lifecycle.add('grpc server', grpc);
   lifecycle.add('run-requested consumer', runs);

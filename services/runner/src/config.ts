@@ -1,5 +1,12 @@
 import { readSecretsConfig, type SecretBox } from '@a2a-inbound/agent-definitions';
-import { EnvReader, readGrpcTls, refusePlaintextGrpc, type Env, type GrpcTlsSettings } from '@a2a-inbound/config';
+import {
+  EnvReader,
+  readGrpcHealthPort,
+  readGrpcTls,
+  refusePlaintextGrpc,
+  type Env,
+  type GrpcTlsSettings,
+} from '@a2a-inbound/config';
 import { parseEgressAllowList, type EgressAllowList } from '@a2a-inbound/runtime';
 
 export interface RunnerAppConfig {
@@ -8,6 +15,8 @@ export interface RunnerAppConfig {
   grpcPort: number;
   /** Mutual TLS of the health server (ADR 0032): the same files as every service; undefined = plaintext. */
   grpcTls: GrpcTlsSettings | undefined;
+  /** GRPC_HEALTH_PORT: plaintext grpc.health.v1 only, for the kubelet's probes beside a TLS port (ADR 0035). */
+  grpcHealthPort: number | undefined;
   heartbeatMs: number;
   leaseMs: number;
   shutdownGraceMs: number;
@@ -29,6 +38,7 @@ export function loadRunnerConfig(env: Env, fallbackInstanceId: string): RunnerAp
     grpcHost: r.string('RUNNER_GRPC_HOST', '127.0.0.1'),
     grpcPort: r.int('RUNNER_GRPC_PORT', 50052, { min: 0, max: 65535 }),
     grpcTls: readGrpcTls(r),
+    grpcHealthPort: undefined,
     heartbeatMs: r.int('RUNNER_HEARTBEAT_MS', 3_000, { min: 100 }),
     leaseMs: r.int('RUNNER_LEASE_MS', 9_000, { min: 300 }),
     shutdownGraceMs: r.int('RUNNER_SHUTDOWN_GRACE_MS', 10_000, { min: 0 }),
@@ -43,6 +53,7 @@ export function loadRunnerConfig(env: Env, fallbackInstanceId: string): RunnerAp
   for (const p of egress.problems) r.problem(p);
   c.egressAllowList = egress.allowList;
   if (c.leaseMs < 2 * c.heartbeatMs) r.problem('RUNNER_LEASE_MS must be at least twice RUNNER_HEARTBEAT_MS');
+  c.grpcHealthPort = readGrpcHealthPort(r, c.grpcTls);
   refusePlaintextGrpc(r, c.grpcTls, [c.grpcHost]);
   c.warnings = r.warnings;
   r.done();

@@ -6,6 +6,7 @@ import { silentLogger } from '@a2a-inbound/logger';
 import { InMemoryBlobStore, InMemoryBus, InMemoryCache, systemClock, type BusMessage } from '@a2a-inbound/ports';
 import { eventsV1 } from '@a2a-inbound/proto';
 import { checkHealth, grpc } from '@a2a-inbound/runtime';
+import { reflectedServices } from '@a2a-inbound/testing';
 import { startRunnerApp } from '../../src/app';
 import { loadRunnerConfig } from '../../src/config';
 import { runEventsOf } from '../../src/domain/event-pipe';
@@ -91,7 +92,10 @@ describe('runner gRPC health and drain', () => {
     const bus = new InMemoryBus();
     const app = await startRunnerApp(
       { bus, cache: new InMemoryCache(), blobs: new InMemoryBlobStore(), clock: systemClock, log: silentLogger() },
-      loadRunnerConfig({ RUNNER_GRPC_PORT: '0', ...(tlsEnv(pki, 'runner') as Record<string, string>) }, 'runner-tls'),
+      loadRunnerConfig(
+        { RUNNER_GRPC_PORT: '0', GRPC_HEALTH_PORT: '0', ...(tlsEnv(pki, 'runner') as Record<string, string>) },
+        'runner-tls',
+      ),
     );
     try {
       const pem = (f: string): Buffer => readFileSync(join(pki, f));
@@ -102,6 +106,14 @@ describe('runner gRPC health and drain', () => {
       const asTasks = grpc.credentials.createSsl(pem('ca.pem'), pem('tasks-key.pem'), pem('tasks.pem'));
       expect(await checkHealth(app.grpc.address, { credentials: asTasks })).toBe('SERVING');
       await expect(checkHealth(app.grpc.address, { timeoutMs: 1_000 })).rejects.toThrow();
+      // GRPC_HEALTH_PORT: the kubelet's native grpc probe (plaintext) has a port that serves health and nothing
+      // else, and follows the same status.
+      const probe = `127.0.0.1:${app.grpc.healthPort}`;
+      expect(await checkHealth(probe)).toBe('SERVING');
+      const reflection = await reflectedServices(probe).catch((err: Error) => err.message);
+      expect(reflection).toMatch(/UNIMPLEMENTED|Unimplemented|12/);
+      await app.close();
+      await expect(checkHealth(probe, { timeoutMs: 1_000 })).rejects.toThrow();
     } finally {
       await app.close();
       await bus.close();

@@ -23,6 +23,7 @@ describe('loadRunnerConfig', () => {
       grpcHost: '127.0.0.1',
       grpcPort: 50052,
       grpcTls: undefined,
+      grpcHealthPort: undefined,
       heartbeatMs: 3_000,
       leaseMs: 9_000,
       shutdownGraceMs: 10_000,
