@@ -7,6 +7,7 @@ import './pages/test-console';
 import './pages/keys';
 import './pages/agents';
 import './pages/applications';
+import './pages/audit';
 
 const PAGES = [
   { id: 'deployment', label: 'Deployment' },
@@ -14,6 +15,7 @@ const PAGES = [
   { id: 'keys', label: 'API keys' },
   { id: 'agents', label: 'Agents and versions' },
   { id: 'applications', label: 'Applications' },
+  { id: 'audit', label: 'Audit log' },
 ] as const;
 type PageId = (typeof PAGES)[number]['id'];
 
@@ -140,6 +142,8 @@ export class ConsoleApp extends LightElement {
         return html`<agents-page .user=${user}></agents-page>`;
       case 'applications':
         return html`<applications-page .user=${user}></applications-page>`;
+      case 'audit':
+        return html`<audit-page .user=${user}></audit-page>`;
       default:
         return html`<deployment-page .user=${user}></deployment-page>`;
     }

@@ -5,7 +5,14 @@
 export type Role = 'admin' | 'developer' | 'operator';
 
 export type Action =
-  'toggleA2a' | 'togglePush' | 'editSettings' | 'createKey' | 'revokeKey' | 'promoteVersion' | 'useApplications';
+  | 'toggleA2a'
+  | 'togglePush'
+  | 'editSettings'
+  | 'createKey'
+  | 'revokeKey'
+  | 'promoteVersion'
+  | 'useApplications'
+  | 'readAudit';
 
 const WRITE: readonly Role[] = ['admin', 'developer'];
 
@@ -17,6 +24,7 @@ const RULES: Readonly<Record<Action, { roles: readonly Role[]; reason: string }>
   revokeKey: { roles: WRITE, reason: 'Revoking API keys needs the Admin or Developer role' },
   promoteVersion: { roles: WRITE, reason: 'Promoting a version needs the Admin or Developer role' },
   useApplications: { roles: WRITE, reason: 'Link reports need the Admin or Developer role' },
+  readAudit: { roles: ['admin'], reason: 'The audit log is for the Admin role' },
 };
 
 /** Undefined when the role may do it; otherwise why not (shown to the user). */

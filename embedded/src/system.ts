@@ -26,8 +26,10 @@ import { loadTasksConfig, startTasksApp, type TasksApp } from '@a2a-inbound/task
 import { loadRunnerConfig, startRunnerApp, type RunnerApp } from '@a2a-inbound/runner';
 import {
   grpcPushSource,
+  grpcUserVerifier,
   loadWebhooksConfig,
   startWebhooksApp,
+  webhooksAuthPolicy,
   type WebhookEgressOptions,
   type WebhooksApp,
 } from '@a2a-inbound/webhooks';
@@ -200,7 +202,12 @@ async function start(options: SystemOptions): Promise<System> {
       ),
     );
   }
-  const pushSource = grpcPushSource(tasks.grpc.address);
+  const webhooksConfig = loadWebhooksConfig({ ...env, TASKS_GRPC_ADDR: tasks.grpc.address });
+  const pushSource = grpcPushSource(tasks.grpc.address, webhooksConfig.grpcTls);
+  const webhookUsers = grpcUserVerifier(tasks.grpc.address, webhooksConfig.grpcTls);
+  // The same rule as the distributed webhooks service: with mutual TLS its port (reachable by other processes)
+  // authenticates every caller; in-process calls of this process stay trusted (ADR 0032).
+  const webhooksAuth = webhooksConfig.grpcTls ? webhooksAuthPolicy((t) => webhookUsers.verify(t)) : undefined;
   const webhooks = await startWebhooksApp(
     {
       bus,
@@ -209,8 +216,9 @@ async function start(options: SystemOptions): Promise<System> {
       clock: e.clock,
       log: log.child({ service: 'webhooks' }),
       ...(options.webhookEgress ? { egress: options.webhookEgress } : {}),
+      ...(webhooksAuth ? { auth: webhooksAuth } : {}),
     },
-    loadWebhooksConfig({ ...env, TASKS_GRPC_ADDR: tasks.grpc.address }),
+    webhooksConfig,
   );
   // The gateway's credential towards the linker: one per system unless configured (ADR 0012).
   const linkerServiceToken = options.env?.LINKER_SERVICE_TOKEN || randomBytes(32).toString('base64url');
@@ -265,6 +273,7 @@ async function start(options: SystemOptions): Promise<System> {
         await gateway.close();
         await webhooks.close();
         pushSource.close();
+        webhookUsers.close();
         await linker.close();
         for (const r of runners) await r.close();
         await tasks.close();

@@ -798,10 +798,47 @@ maybe('web console in chromium', { timeout: 120_000 }, () => {
     }
   });
 
+  it('lists the management changes in the Audit log for the Admin, read-only; other roles are told why not', async () => {
+    // A change made through the REST API as the admin: recorded by the tasks service with who, what and how.
+    const key = await rest('POST', '/api/v1/keys', creds.adminToken, { name: 'audited key', scope: 'a2a' });
+    await rest('DELETE', `/api/v1/keys/${key.id}`, creds.adminToken);
+    const me = await rest('GET', '/api/v1/me', creds.adminToken);
+    const { context, page, problems } = await newPage(browser);
+    await signIn(page, creds.adminToken);
+    await open(page, 'Audit log');
+    const revoked = page.locator(`table.audit tr[data-operation="RevokeKey"]`).filter({ hasText: key.id }).first();
+    await revoked.waitFor(POLL);
+    const cells = await revoked.locator('td').allTextContents();
+    expect(cells[0]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d$/);
+    expect(cells.slice(1)).toEqual(['RevokeKey', expect.stringContaining(key.id), me.userId, 'admin', 'in-process']);
+    // Newest first: the revoke is above the create of the same key.
+    const operations = await page
+      .locator('table.audit tbody tr')
+      .evaluateAll((rows: any[]) => rows.map((r) => `${r.dataset.operation} ${r.textContent}`));
+    const at = (op: string) => operations.findIndex((o) => o.startsWith(op) && o.includes(key.id));
+    expect(at('RevokeKey')).toBeGreaterThanOrEqual(0);
+    expect(at('RevokeKey')).toBeLessThan(at('CreateKey'));
+    // Read-only: nothing on the page changes anything.
+    expect(await page.locator('main button, main form').count()).toBe(0);
+    expect(await page.textContent('main')).not.toContain(key.key);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshots(page, 'audit-admin');
+    expect(problems).toEqual([]);
+    await context.close();
+
+    const dev = await newPage(browser);
+    await signIn(dev.page, developerToken);
+    await open(dev.page, 'Audit log');
+    expect(await dev.page.textContent('main')).toContain('The audit log is for the Admin role');
+    expect(await dev.page.locator('table.audit').count()).toBe(0);
+    expect(dev.problems).toEqual([]);
+    await dev.context.close();
+  });
+
   it('reaches every enabled control of every page by Tab (Admin), a link report included', async () => {
     const { context, page, problems } = await newPage(browser);
     await signIn(page, creds.adminToken);
-    for (const link of ['Deployment', 'Test console', 'API keys', 'Agents and versions', 'Applications']) {
+    for (const link of ['Deployment', 'Test console', 'API keys', 'Agents and versions', 'Applications', 'Audit log']) {
       await open(page, link, link === 'Deployment' ? /^Deployment/ : link);
       await page.waitForLoadState('networkidle');
       expect(await unreachableByTab(page), link).toEqual([]);
@@ -827,6 +864,7 @@ maybe('web console in chromium', { timeout: 120_000 }, () => {
       ['Test console', 'test-console'],
       ['API keys', 'keys-operator'],
       ['Agents and versions', 'agents'],
+      ['Audit log', 'audit-operator'],
       ['Applications', 'applications-operator'],
     ] as const) {
       await open(page, link, link === 'Deployment' ? /^Deployment/ : link);

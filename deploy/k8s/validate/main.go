@@ -5,7 +5,7 @@
 // Rendering uses `kubectl kustomize` when a kubectl embedding kustomize v4+ is found (-kubectl, $KUBECTL or
 // PATH), else kustomize's Go library; it prints which (-renderer kubectl or library forces one).
 //
-//	go run . [-renderer auto|kubectl|library] [-kubectl path] [-external-secrets a,b] <kustomization dir>...
+//	go run . [-renderer auto|kubectl|library] [-kubectl path] [-external-secrets a,b] [-production] <kustomization dir>...
 package main
 
 import (
@@ -20,12 +20,13 @@ func main() {
 	out := flag.String("o", "", "also write the rendered YAML of the last directory to this file")
 	mode := flag.String("renderer", "auto", "auto (kubectl kustomize if usable, else the library), kubectl or library")
 	kubectl := flag.String("kubectl", defaultKubectl(), "the kubectl binary for -renderer auto or kubectl")
+	production := flag.Bool("production", false, "refuse every plaintext gRPC and engine link, ALLOW_PLAINTEXT_LINKS included")
 	flag.Parse()
 	if flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: validate [-external-secrets a,b] <kustomization dir>...")
 		os.Exit(2)
 	}
-	opts := Options{}
+	opts := Options{Production: *production}
 	if *external != "" {
 		opts.ExternalSecrets = strings.Split(*external, ",")
 	}

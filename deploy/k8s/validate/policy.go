@@ -37,6 +37,8 @@ var SharedSecrets = map[string][]string{
 type Options struct {
 	// ExternalSecrets may be referenced without being rendered (created out of band in production).
 	ExternalSecrets []string
+	// Production refuses every plaintext gRPC and engine link, ALLOW_PLAINTEXT_LINKS included (ADR 0035).
+	Production bool
 }
 
 type workload struct {
@@ -52,17 +54,22 @@ type Index struct {
 	accounts   map[string]bool
 	configMaps map[string]*corev1.ConfigMap
 	secrets    map[string]bool
-	pdbs       []*policyv1.PodDisruptionBudget
-	hpas       []*autoscalingv2.HorizontalPodAutoscaler
-	policies   []*networkingv1.NetworkPolicy
-	ingresses  []*networkingv1.Ingress
+	// secretData holds the rendered Secrets' values (dev renders its engine URLs; production renders none).
+	secretData   map[string]map[string]string
+	certificates map[string]*Certificate
+	issuers      map[string]*Issuer
+	pdbs         []*policyv1.PodDisruptionBudget
+	hpas         []*autoscalingv2.HorizontalPodAutoscaler
+	policies     []*networkingv1.NetworkPolicy
+	ingresses    []*networkingv1.Ingress
 	// replicas of each Deployment, by name.
 	replicas map[string]*int32
 }
 
 func index(objs []Object) *Index {
 	ix := &Index{services: map[string]*corev1.Service{}, accounts: map[string]bool{},
-		configMaps: map[string]*corev1.ConfigMap{}, secrets: map[string]bool{}, replicas: map[string]*int32{}}
+		configMaps: map[string]*corev1.ConfigMap{}, secrets: map[string]bool{}, replicas: map[string]*int32{},
+		secretData: map[string]map[string]string{}, certificates: map[string]*Certificate{}, issuers: map[string]*Issuer{}}
 	for _, o := range objs {
 		switch v := o.Obj.(type) {
 		case *appsv1.Deployment:
@@ -80,6 +87,18 @@ func index(objs []Object) *Index {
 			ix.configMaps[v.Name] = v
 		case *corev1.Secret:
 			ix.secrets[v.Name] = true
+			data := map[string]string{}
+			for k, b := range v.Data {
+				data[k] = string(b)
+			}
+			for k, val := range v.StringData {
+				data[k] = val
+			}
+			ix.secretData[v.Name] = data
+		case *Certificate:
+			ix.certificates[v.Name] = v
+		case *Issuer:
+			ix.issuers[v.Name] = v
 		case *policyv1.PodDisruptionBudget:
 			ix.pdbs = append(ix.pdbs, v)
 		case *autoscalingv2.HorizontalPodAutoscaler:
@@ -116,6 +135,7 @@ func Check(objs []Object, opts Options) []string {
 	checkSelectors(ix, add)
 	checkIngress(ix, add)
 	checkNetwork(ix, add)
+	checkTransport(ix, opts, add)
 	sort.Strings(v)
 	return v
 }

@@ -25,7 +25,8 @@ type Object struct {
 	Obj  runtime.Object
 }
 
-// The API groups the manifests may use. A kind outside this scheme is an error: nothing passes unchecked.
+// The API groups the manifests may use (plus cert-manager's Issuer and Certificate: certmanager.go). A kind
+// outside them is an error: nothing passes unchecked.
 func newScheme() *runtime.Scheme {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
@@ -74,6 +75,16 @@ func DecodeStrict(stream []byte) ([]Object, []error) {
 		}
 		gvk := schema.FromAPIVersionAndKind(meta.APIVersion, meta.Kind)
 		where := fmt.Sprintf("%s %s", meta.Kind, meta.Metadata.Name)
+		if obj, ok, err := decodeCertManager(gvk, doc); ok {
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", where, err))
+			} else if meta.Metadata.Name == "" {
+				errs = append(errs, fmt.Errorf("document %d (%s): metadata.name is empty", i, gvk.Kind))
+			} else {
+				objs = append(objs, Object{GVK: gvk, Name: meta.Metadata.Name, Obj: obj})
+			}
+			continue
+		}
 		if !scheme.Recognizes(gvk) {
 			errs = append(errs, fmt.Errorf("%s: no schema for %s", where, gvk))
 			continue

@@ -13,7 +13,9 @@ import (
 var prodSecrets = Options{ExternalSecrets: []string{"a2a-inbound-engines", "a2a-inbound-linker", "a2a-inbound-secrets-key"}}
 
 func TestOverlaysRenderAndPassEveryCheck(t *testing.T) {
-	for dir, opts := range map[string]Options{"../overlays/dev": {}, "../overlays/production": prodSecrets} {
+	prod := prodSecrets
+	prod.Production = true
+	for dir, opts := range map[string]Options{"../overlays/dev": {}, "../overlays/production": prod} {
 		problems, count := Validate(dir, opts, "")
 		if len(problems) > 0 {
 			t.Errorf("%s: %s", dir, strings.Join(problems, "\n"))
@@ -287,4 +289,96 @@ func ingress(objs []Object) *networkingv1.Ingress {
 		}
 	}
 	panic("no Ingress")
+}
+
+// The rendered ConfigMap every service reads (its name has kustomize's hash suffix).
+func sharedConfig(objs []Object) *corev1.ConfigMap {
+	for _, o := range objs {
+		if cm, ok := o.Obj.(*corev1.ConfigMap); ok && strings.HasPrefix(cm.Name, "a2a-inbound-config") {
+			return cm
+		}
+	}
+	return nil
+}
+
+func TestTransportPolicyRefusesPlaintextInProduction(t *testing.T) {
+	prod := prodSecrets
+	prod.Production = true
+	cases := []struct {
+		name   string
+		dir    string
+		opts   Options
+		mutate func(objs []Object)
+		want   []string
+	}{
+		{"no GRPC_TLS_* files", "../overlays/production", prod, func(objs []Object) {
+			delete(sharedConfig(objs).Data, "GRPC_TLS_CA_FILE")
+		}, []string{
+			"Deployment gateway container gateway: plaintext gRPC in production",
+			"Deployment tasks container tasks: plaintext gRPC in production",
+			"Deployment runner container runner: plaintext gRPC in production",
+			"Deployment webhooks container webhooks: plaintext gRPC in production",
+			"Deployment linker container linker: plaintext gRPC in production",
+		}},
+		{"Kafka without TLS", "../overlays/production", prod, func(objs []Object) {
+			delete(sharedConfig(objs).Data, "KAFKA_TLS")
+		}, []string{
+			"Deployment tasks container tasks: plaintext Kafka in production: set KAFKA_TLS=true",
+			"Deployment runner container runner: plaintext Kafka in production",
+			"Deployment webhooks container webhooks: plaintext Kafka in production",
+		}},
+		{"an opt-out in the production overlay", "../overlays/production", prod, func(objs []Object) {
+			sharedConfig(objs).Data["ALLOW_PLAINTEXT_LINKS"] = "kafka"
+		}, []string{"Deployment tasks container tasks: ALLOW_PLAINTEXT_LINKS=kafka: the production overlay accepts no plaintext link"}},
+		{"a grpc probe on the TLS port", "../overlays/production", prod, func(objs []Object) {
+			container(objs, "tasks").ReadinessProbe.GRPC.Port = 50051
+		}, []string{"Deployment tasks container tasks: readiness probe: grpc port 50051, but TASKS_GRPC_PORT=50051 speaks TLS"}},
+		{"another service's certificate mounted", "../overlays/production", prod, func(objs []Object) {
+			for _, v := range deployment(objs, "tasks").Spec.Template.Spec.Volumes {
+				if v.Secret != nil && v.Secret.SecretName == "tasks-grpc-tls" {
+					v.Secret.SecretName = "gateway-grpc-tls"
+				}
+			}
+		}, []string{`Deployment tasks container tasks: Certificate gateway-grpc has common name "gateway": the servers identify this service by "tasks"`}},
+		{"a Secret no Certificate writes", "../overlays/production", prod, func(objs []Object) {
+			for _, v := range deployment(objs, "runner").Spec.Template.Spec.Volumes {
+				if v.Secret != nil && v.Secret.SecretName == "runner-grpc-tls" {
+					v.Secret.SecretName = "hand-made-tls"
+				}
+			}
+		}, []string{`Deployment runner container runner: Secret "hand-made-tls" of the GRPC_TLS_* files is written by no rendered cert-manager Certificate`}},
+		{"dev without its opt-out: the rendered engine URLs are plaintext", "../overlays/dev", Options{}, func(objs []Object) {
+			delete(sharedConfig(objs).Data, "ALLOW_PLAINTEXT_LINKS")
+		}, []string{
+			"Deployment tasks container tasks: plaintext gRPC in production",
+			"Deployment tasks container tasks: plaintext Kafka in production",
+			"Deployment tasks container tasks: plaintext Redis in production: REDIS_URL redis://redis-0.redis:6379 must be rediss://",
+			"Deployment tasks container tasks: plaintext MongoDB in production: MONGO_URL mongodb://mongodb-0.mongodb:27017 must carry tls=true",
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			objs := load(t, c.dir)
+			if got := Check(objs, c.opts); len(got) != 0 {
+				t.Fatalf("%s is not valid before the change: %v", c.dir, got)
+			}
+			c.mutate(objs)
+			got := Check(objs, c.opts)
+			for _, w := range c.want {
+				if !contains(got, w) {
+					t.Errorf("missing %q in:\n%s", w, strings.Join(got, "\n"))
+				}
+			}
+		})
+	}
+}
+
+func TestCertManagerKindsDecodeStrictly(t *testing.T) {
+	doc := "apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata:\n  name: x\nspec:\n  secretName: s\n  comonName: typo\n  issuerRef: {name: i}\n"
+	if _, errs := DecodeStrict([]byte(doc)); len(errs) != 1 || !strings.Contains(errs[0].Error(), "comonName") {
+		t.Errorf("a misspelt Certificate field is not refused: %v", errs)
+	}
+	if _, errs := DecodeStrict([]byte("apiVersion: cert-manager.io/v1\nkind: ClusterIssuer\nmetadata:\n  name: x\nspec: {}\n")); len(errs) != 1 {
+		t.Errorf("an unmodelled cert-manager kind passes unchecked: %v", errs)
+	}
 }

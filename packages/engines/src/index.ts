@@ -1,5 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { EnvReader, type Env } from '@a2a-inbound/config';
+import {
+  EnvReader,
+  mongoUrlTls,
+  readPlaintextPolicy,
+  redisUrlTls,
+  refusePlaintext,
+  type Env,
+} from '@a2a-inbound/config';
 import type { Logger } from '@a2a-inbound/logger';
 import { observeConsumerLag, tracedBus } from '@a2a-inbound/telemetry';
 import {
@@ -41,6 +48,8 @@ export interface EnginesConfig {
   /** Namespace of topics, consumer groups and Redis keys (isolates test runs sharing one cluster). */
   namespace: string;
   clientId: string;
+  /** Plaintext engine links accepted in production by ALLOW_PLAINTEXT_LINKS: the service logs each at start. */
+  warnings: string[];
 }
 
 export const TOPICS_OF_THE_SYSTEM = [
@@ -56,7 +65,10 @@ export const TOPICS_OF_THE_SYSTEM = [
  * (NODE_ENV=production) are refused unless ALLOW_MEMORY_ADAPTERS=true: they do not share state across
  * processes.
  */
-export function loadEnginesConfig(env: Env, defaults: { engines: EngineKind; clientId: string }): EnginesConfig {
+export function loadEnginesConfig(
+  env: Env,
+  defaults: { engines: EngineKind; clientId: string; needs?: readonly Need[] },
+): EnginesConfig {
   const r = new EnvReader(env);
   const engines = r.oneOf('ENGINES', ['memory', 'real'], defaults.engines);
   const real = engines === 'real';
@@ -75,6 +87,7 @@ export function loadEnginesConfig(env: Env, defaults: { engines: EngineKind; cli
     redisUrl: r.string('REDIS_URL', 'redis://127.0.0.1:6379'),
     namespace: r.string('NAMESPACE', ''),
     clientId: r.string('SERVICE_INSTANCE_ID', defaults.clientId),
+    warnings: [],
   };
   if (c.namespace && !/^[a-z0-9][a-z0-9_-]{0,40}$/.test(c.namespace))
     r.problem('NAMESPACE must be lower-case letters, digits, _ or - (at most 41)');
@@ -101,8 +114,28 @@ export function loadEnginesConfig(env: Env, defaults: { engines: EngineKind; cli
   if (production && usesMemory && !r.bool('ALLOW_MEMORY_ADAPTERS', false)) {
     r.problem('in-memory adapters are refused with NODE_ENV=production (set ALLOW_MEMORY_ADAPTERS=true to allow)');
   }
+  refusePlaintextEngines(r, c, defaults.needs ?? ['store', 'blobs', 'bus', 'eventLog', 'cache', 'limiter']);
+  c.warnings = r.warnings;
   r.done();
   return c;
+}
+
+/**
+ * With NODE_ENV=production, every engine link this service opens (`needs`) must be encrypted beyond loopback:
+ * Kafka with KAFKA_TLS, Redis with `rediss://`, MongoDB with `tls=true` (or `mongodb+srv://`), unless
+ * ALLOW_PLAINTEXT_LINKS names the link (ADR 0035).
+ */
+function refusePlaintextEngines(r: EnvReader, c: EnginesConfig, needs: readonly Need[]): void {
+  const policy = readPlaintextPolicy(r);
+  const uses = (need: Need, adapter: string): boolean => needs.includes(need) && adapter !== 'memory';
+  if (uses('bus', c.bus) && !c.kafkaTls)
+    refusePlaintext(r, policy, 'kafka', c.kafkaBrokers, 'KAFKA_TLS=true (or KAFKA_TLS_CA_FILE) is required');
+  const redis = redisUrlTls(c.redisUrl);
+  if ((uses('eventLog', c.eventLog) || uses('cache', c.cache) || uses('limiter', c.limiter)) && !redis.tls)
+    refusePlaintext(r, policy, 'redis', redis.hosts, 'REDIS_URL must be rediss:// (TLS)');
+  const mongo = mongoUrlTls(c.mongoUrl);
+  if ((uses('store', c.store) || uses('blobs', c.store)) && !mongo.tls)
+    refusePlaintext(r, policy, 'mongo', mongo.hosts, 'MONGO_URL must turn TLS on (tls=true, or mongodb+srv://)');
 }
 
 /** Prefixes topic and group names: several systems (test runs) share one Kafka without seeing each other. */

@@ -154,6 +154,8 @@ export function healthService(isServing: HealthState): healthV1.HealthServer {
 export interface GrpcServerHandle {
   readonly port: number;
   readonly address: string;
+  /** The plaintext health-only port (`healthPort`), when one was asked for. */
+  readonly healthPort?: number;
   close(): Promise<void>;
 }
 
@@ -161,6 +163,8 @@ export interface GrpcServerHandle {
  * Starts a gRPC server with the given services plus health and server reflection, bound to host:port (0 = any
  * free port). With `tls` it speaks mutual TLS (ADR 0032); a service with `auth` answers only the callers its
  * policy authenticates and authorises (health and reflection stay open: reflection describes the schema only).
+ * `healthPort` adds a plaintext listener that serves grpc.health.v1 only: Kubernetes' native `grpc:` probes
+ * cannot speak TLS, and the health status is no secret (ADR 0035).
  */
 export async function startGrpcServer(
   services: {
@@ -169,7 +173,14 @@ export async function startGrpcServer(
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each service has its own team principal
     auth?: GrpcAuthPolicy<any>;
   }[],
-  options: { host: string; port: number; isServing: HealthState; graceMs?: number; tls?: GrpcTlsFiles | undefined },
+  options: {
+    host: string;
+    port: number;
+    isServing: HealthState;
+    graceMs?: number;
+    tls?: GrpcTlsFiles | undefined;
+    healthPort?: number | undefined;
+  },
 ): Promise<GrpcServerHandle> {
   const server = new grpc.Server(grpcChannelOptions);
   const streams = new Set<grpc.ServerWritableStream<unknown, unknown>>();
@@ -184,6 +195,19 @@ export async function startGrpcServer(
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(`${options.host}:${options.port}`, credentials, (err, p) => (err ? reject(err) : resolve(p)));
   });
+  const health = options.healthPort === undefined ? undefined : new grpc.Server(grpcChannelOptions);
+  let healthPort: number | undefined;
+  if (health) {
+    health.addService(healthV1.HealthService, healthService(options.isServing));
+    healthPort = await new Promise<number>((resolve, reject) => {
+      health.bindAsync(`${options.host}:${options.healthPort}`, grpc.ServerCredentials.createInsecure(), (err, p) =>
+        err ? reject(err) : resolve(p),
+      );
+    }).catch((err: unknown) => {
+      server.forceShutdown();
+      throw err;
+    });
+  }
   // Embedded mode: the same handlers (with the stream tracking) also answer in-process calls (ADR 0019).
   const local = inProcessGrpcEnabled()
     ? registerInProcess(
@@ -200,6 +224,7 @@ export async function startGrpcServer(
   return {
     port,
     address: `${options.host}:${port}`,
+    ...(healthPort === undefined ? {} : { healthPort }),
     close: () =>
       (closed ??= new Promise<void>((resolve) => {
         // New in-process calls go to the network from now on, and find the port closed (UNAVAILABLE).
@@ -209,15 +234,20 @@ export async function startGrpcServer(
         const shuttingDown = toGrpcError(new AppError('UNAVAILABLE', 'server shutting down; resume the stream'));
         for (const call of streams) call.emit('error', shuttingDown);
         streams.clear();
+        // The probes keep their answer (NOT_SERVING while draining) until the service port is closed.
+        const done = (): void => {
+          health?.forceShutdown();
+          resolve();
+        };
         const timer = setTimeout(() => {
           server.forceShutdown();
           if (local) cancelInProcess(local.server);
-          resolve();
+          done();
         }, options.graceMs ?? 5_000);
         const network = new Promise<void>((r) => server.tryShutdown(() => r()));
         void Promise.all([network, local ? drainedInProcess(local.server) : undefined]).then(() => {
           clearTimeout(timer);
-          resolve();
+          done();
         });
       })),
   };

@@ -65,3 +65,12 @@ export async function runMain(
   for (const signal of SHUTDOWN_SIGNALS) io.onSignal(signal, () => void stop(signal));
   running.onReady?.();
 }
+
+/**
+ * Logs, at start, each plaintext link that production accepted only because ALLOW_PLAINTEXT_LINKS names it
+ * (ADR 0035): loud on purpose, at `warn`, once per link, with the setting that allowed it.
+ */
+export function warnAcceptedPlaintext(log: Pick<Logger, 'warn'>, ...warnings: (readonly string[])[]): void {
+  for (const warning of warnings.flat())
+    log.warn({ setting: 'ALLOW_PLAINTEXT_LINKS', plaintext: true }, `UNENCRYPTED LINK IN PRODUCTION: ${warning}`);
+}

@@ -1,4 +1,4 @@
-import { EnvReader, readGrpcTls, type Env, type GrpcTlsSettings } from '@a2a-inbound/config';
+import { EnvReader, readGrpcTls, refusePlaintextGrpc, type Env, type GrpcTlsSettings } from '@a2a-inbound/config';
 
 export interface GatewayConfig {
   host: string;
@@ -49,6 +49,8 @@ export interface GatewayConfig {
   a2aGrpcHost: string;
   /** `host:port` the cards give gRPC clients; empty = the host of the card's base URL and the bound port. */
   a2aGrpcPublicAddress: string;
+  /** Plaintext links accepted in production by ALLOW_PLAINTEXT_LINKS: logged loudly at start (ADR 0035). */
+  warnings: string[];
 }
 
 export const DEFAULT_BODY_LIMIT_BYTES = 280 * 1024 * 1024;
@@ -84,6 +86,7 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     a2aGrpcPort: r.int('A2A_GRPC_PORT', -1, { min: -1, max: 65535 }),
     a2aGrpcHost: r.string('A2A_GRPC_HOST', ''),
     a2aGrpcPublicAddress: r.string('A2A_GRPC_PUBLIC_ADDR', ''),
+    warnings: [],
   };
   if (!c.a2aGrpcHost) c.a2aGrpcHost = c.host;
   if (c.a2aGrpcPublicAddress && !/^[A-Za-z0-9.[\]:-]+:\d{1,5}$/.test(c.a2aGrpcPublicAddress))
@@ -94,6 +97,8 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     r.problem('PUBLIC_BASE_URL must be an http(s) URL');
   if (c.headersTimeoutMs > c.requestTimeoutMs)
     r.problem('HTTP_HEADERS_TIMEOUT_MS must not be larger than HTTP_REQUEST_TIMEOUT_MS');
+  refusePlaintextGrpc(r, c.grpcTls, [c.tasksAddress, c.linkerAddress, c.webhooksAddress]);
+  c.warnings = r.warnings;
   r.done();
   return c;
 }

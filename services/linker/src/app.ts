@@ -45,6 +45,7 @@ export interface LinkerAppConfig {
   readonly shutdownGraceMs?: number;
   /** Mutual TLS: then the caller must also present the gateway's service certificate (ADR 0032). */
   readonly grpcTls?: GrpcTlsFiles | undefined;
+  readonly grpcHealthPort?: number | undefined;
 }
 
 /** With mutual TLS the linker answers the gateway's certificate only (the service credential is still required). */
@@ -123,6 +124,7 @@ export async function startLinkerApp(deps: LinkerDeps, config: LinkerAppConfig):
         port: config.grpcPort ?? 0,
         isServing: () => serving && readiness.isReady(),
         tls: config.grpcTls,
+        healthPort: config.grpcHealthPort,
         ...(config.shutdownGraceMs !== undefined ? { graceMs: config.shutdownGraceMs } : {}),
       },
     );

@@ -1,4 +1,14 @@
-import { EnvReader, readGrpcTls, ConfigError as EnvConfigError, type GrpcTlsSettings } from '@a2a-inbound/config';
+import {
+  EnvReader,
+  mongoUrlTls,
+  readGrpcHealthPort,
+  readGrpcTls,
+  readPlaintextPolicy,
+  refusePlaintext,
+  refusePlaintextGrpc,
+  ConfigError as EnvConfigError,
+  type GrpcTlsSettings,
+} from '@a2a-inbound/config';
 import type { EnginesConfig } from '@a2a-inbound/engines';
 import type { IngestLimits } from './domain/sources';
 
@@ -20,8 +30,12 @@ export interface LinkerConfig {
   readonly serviceToken: string;
   /** Mutual TLS of the server: then only the gateway's service certificate is accepted (ADR 0032). */
   readonly grpcTls: GrpcTlsSettings | undefined;
+  /** GRPC_HEALTH_PORT: plaintext grpc.health.v1 only, for the kubelet's probes beside a TLS port (ADR 0035). */
+  readonly grpcHealthPort: number | undefined;
   /** On SIGTERM, calls in progress (an ingest: fetch, parse, link) get this long before they are cut. */
   readonly shutdownGraceMs: number;
+  /** Plaintext links accepted in production by ALLOW_PLAINTEXT_LINKS: logged loudly at start (ADR 0035). */
+  readonly warnings: readonly string[];
 }
 
 export class ConfigError extends Error {
@@ -70,6 +84,17 @@ export function loadLinkerConfig(env: Readonly<Record<string, string | undefined
   else if (serviceToken.length > 512) problems.push('LINKER_SERVICE_TOKEN must have at most 512 characters');
   const tlsReader = new EnvReader(env);
   const grpcTls = readGrpcTls(tlsReader);
+  const grpcHealthPort = readGrpcHealthPort(tlsReader, grpcTls);
+  refusePlaintextGrpc(tlsReader, grpcTls, [env.LINKER_GRPC_HOST || '127.0.0.1']);
+  const mongo = mongoUrlTls(mongoUrl ?? '');
+  if (store === 'mongo' && mongoUrl && !mongo.tls)
+    refusePlaintext(
+      tlsReader,
+      readPlaintextPolicy(tlsReader),
+      'mongo',
+      mongo.hosts,
+      'MONGO_URL must turn TLS on (tls=true, or mongodb+srv://)',
+    );
   try {
     tlsReader.done();
   } catch (err) {
@@ -91,7 +116,9 @@ export function loadLinkerConfig(env: Readonly<Record<string, string | undefined
     allowedLocalRoots: roots,
     serviceToken,
     grpcTls,
+    grpcHealthPort,
     shutdownGraceMs,
+    warnings: tlsReader.warnings,
   };
   if (problems.length) throw new ConfigError(problems);
   return config;
@@ -117,5 +144,6 @@ export function linkerEngines(config: LinkerConfig, clientId: string): EnginesCo
     redisUrl: '',
     namespace: '',
     clientId,
+    warnings: [],
   };
 }

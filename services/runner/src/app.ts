@@ -92,6 +92,8 @@ export async function startRunnerApp(
     host: config.grpcHost,
     port: config.grpcPort,
     isServing: () => runner.state === 'RUNNING' && readiness.isReady(),
+    tls: config.grpcTls,
+    healthPort: config.grpcHealthPort,
   });
   lifecycle.add('grpc server', grpc);
   lifecycle.add('run-requested consumer', runs);

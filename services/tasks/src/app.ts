@@ -163,7 +163,13 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
         ...(auth ? { auth } : {}),
       },
     ],
-    { host: config.grpcHost, port: config.grpcPort, isServing: () => readiness.isReady(), tls: config.grpcTls },
+    {
+      host: config.grpcHost,
+      port: config.grpcPort,
+      isServing: () => readiness.isReady(),
+      tls: config.grpcTls,
+      healthPort: config.grpcHealthPort,
+    },
   );
   lifecycle.add('grpc server', grpc);
   log.info({ address: grpc.address }, 'tasks service listening');

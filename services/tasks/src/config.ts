@@ -1,4 +1,11 @@
-import { EnvReader, readGrpcTls, type Env, type GrpcTlsSettings } from '@a2a-inbound/config';
+import {
+  EnvReader,
+  readGrpcHealthPort,
+  readGrpcTls,
+  refusePlaintextGrpc,
+  type Env,
+  type GrpcTlsSettings,
+} from '@a2a-inbound/config';
 import { readAgentSecurityConfig, type AgentSecurityConfig } from '@a2a-inbound/agent-definitions';
 import type { BootstrapSpec } from './domain/bootstrap';
 import type { ModelSeedSpec } from './domain/seed-model';
@@ -10,6 +17,8 @@ export interface TasksConfig {
   grpcPort: number;
   /** Mutual TLS of the gRPC server; with it every caller is authenticated (ADR 0032). Undefined: plaintext. */
   grpcTls: GrpcTlsSettings | undefined;
+  /** GRPC_HEALTH_PORT: plaintext grpc.health.v1 only, for the kubelet's probes beside a TLS port (ADR 0035). */
+  grpcHealthPort: number | undefined;
   seedDemo: boolean;
   /** Rate limit of the seeded demo agents (requests per minute). */
   seedRateLimitPerMinute: number;
@@ -27,6 +36,8 @@ export interface TasksConfig {
   agents: AgentSecurityConfig;
   /** A `model` agent seeded into the demo deployment (OPENAI_BASE_URL set); undefined otherwise. */
   seedModel: ModelSeedSpec | undefined;
+  /** Plaintext links accepted in production by ALLOW_PLAINTEXT_LINKS: logged loudly at start (ADR 0035). */
+  warnings: string[];
 }
 
 const MIN_TOKEN_CHARS = 32;
@@ -37,6 +48,7 @@ export function loadTasksConfig(env: Env): TasksConfig {
     grpcHost: r.string('TASKS_GRPC_HOST', '127.0.0.1'),
     grpcPort: r.int('TASKS_GRPC_PORT', 50051, { min: 0, max: 65535 }),
     grpcTls: readGrpcTls(r),
+    grpcHealthPort: undefined,
     seedDemo: r.bool('SEED_DEMO', true),
     seedRateLimitPerMinute: r.int('SEED_RATE_LIMIT_PER_MINUTE', 600, { min: 1, max: 10_000_000 }),
     sweepIntervalMs: r.int('TASKS_SWEEP_INTERVAL_MS', 5_000, { min: 100 }),
@@ -66,6 +78,7 @@ export function loadTasksConfig(env: Env): TasksConfig {
     bootstrap: undefined,
     agents: readAgentSecurityConfig(r),
     seedModel: undefined,
+    warnings: [],
   };
   const providerUrl = r.optionalString('OPENAI_BASE_URL');
   const providerKey = r.optionalString('OPENAI_API_KEY');
@@ -102,6 +115,9 @@ export function loadTasksConfig(env: Env): TasksConfig {
   if (operatorToken) users.push({ email: operatorEmail, token: operatorToken, role: 'operator' });
   if (users.length > 0)
     config.bootstrap = { subscriptionId, subscriptionName: subscriptionId, initialCredits: credits, users };
+  config.grpcHealthPort = readGrpcHealthPort(r, config.grpcTls);
+  refusePlaintextGrpc(r, config.grpcTls, [config.grpcHost]);
+  config.warnings = r.warnings;
   r.done();
   return config;
 }

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { connectEngines, loadEnginesConfig } from '@a2a-inbound/engines';
 import { createLogger } from '@a2a-inbound/logger';
 import { randomIds, systemClock } from '@a2a-inbound/ports';
-import { type RunningProcess, runMain } from '@a2a-inbound/runtime';
+import { type RunningProcess, runMain, warnAcceptedPlaintext } from '@a2a-inbound/runtime';
 import { loadMetricsConfig, startMetrics } from '@a2a-inbound/telemetry';
 import { startTasksApp } from './app';
 import { loadTasksConfig } from './config';
@@ -11,11 +11,17 @@ import { loadTasksConfig } from './config';
 /** The tasks service alone (distributed mode): the only file that reads the environment (signals: runMain). */
 async function main(): Promise<RunningProcess> {
   const config = loadTasksConfig(process.env);
-  const engines = loadEnginesConfig(process.env, { engines: 'real', clientId: `tasks-${hostname()}-${process.pid}` });
+  const needs = ['store', 'blobs', 'bus', 'eventLog', 'cache'] as const;
+  const engines = loadEnginesConfig(process.env, {
+    engines: 'real',
+    clientId: `tasks-${hostname()}-${process.pid}`,
+    needs,
+  });
   const log = createLogger({ service: 'tasks', level: process.env.LOG_LEVEL ?? 'info' });
+  warnAcceptedPlaintext(log, config.warnings, engines.warnings);
   // Before anything creates an instrument (the engines' consumer lag, the gateway's request metrics).
   const metricsServer = await startMetrics(loadMetricsConfig(process.env), 'a2a-inbound-tasks');
-  const e = await connectEngines(engines, ['store', 'blobs', 'bus', 'eventLog', 'cache'], log);
+  const e = await connectEngines(engines, needs, log);
   const app = await startTasksApp(
     {
       store: e.store!,

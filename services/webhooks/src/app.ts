@@ -223,6 +223,7 @@ export async function startWebhooksApp(
       port: config.grpcPort,
       isServing: () => readiness.isReady(),
       tls: config.grpcTls,
+      healthPort: config.grpcHealthPort,
     },
   );
   lifecycle.add('grpc server', grpcServer);

@@ -22,6 +22,8 @@ describe('loadRunnerConfig', () => {
       instanceId: 'runner-x',
       grpcHost: '127.0.0.1',
       grpcPort: 50052,
+      grpcTls: undefined,
+      grpcHealthPort: undefined,
       heartbeatMs: 3_000,
       leaseMs: 9_000,
       shutdownGraceMs: 10_000,
@@ -30,6 +32,7 @@ describe('loadRunnerConfig', () => {
       maxQueuedRuns: 4_096,
       egressAllowList: { hosts: [], cidrs: [] },
       secretBox: undefined,
+      warnings: [],
     });
   });
 
