@@ -204,8 +204,8 @@ export function createA2aV1Router(deps: A2aV1RouterDeps): Router {
         );
         return;
       }
-      negotiateV1(requestedVersion(req));
       ctx = { ...callContextOf(res), version: '1.0' };
+      negotiateV1(requestedVersion(req), ctx.agent);
     } catch (err) {
       jsonRpcError(res, idOf(raw), err);
       return;
@@ -267,8 +267,8 @@ export function createA2aV1Router(deps: A2aV1RouterDeps): Router {
     let ctx: OperationContext;
     let params: Record<string, unknown>;
     try {
-      negotiateV1(requestedVersion(req));
       ctx = { ...callContextOf(res), version: '1.0' };
+      negotiateV1(requestedVersion(req), ctx.agent);
       const fromBody =
         route.body && Buffer.isBuffer(req.body) && req.body.length > 0 ? parseJsonBytes(req.body) : undefined;
       if (fromBody !== undefined) {
