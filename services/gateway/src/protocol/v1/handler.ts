@@ -98,12 +98,12 @@ export class V1Handler {
     const result = (value: Record<string, unknown>): V1Outcome => ({ kind: 'result', result: value });
     switch (method) {
       case 'SendMessage': {
-        const task = await ops.send(ctx, validateSendParams(sendParamsFromV1(p, LIMITS), ctx.agent));
+        const task = await ops.send(ctx, validateSendParams(sendParamsFromV1(p, LIMITS), ctx.agent, ctx.spilled));
         if (typeof task.id === 'string') setActiveSpanAttribute('a2a.task_id', task.id);
         return result({ task: taskToV1(task) });
       }
       case 'SendStreamingMessage': {
-        const v = validateSendParams(sendParamsFromV1(p, LIMITS), ctx.agent);
+        const v = validateSendParams(sendParamsFromV1(p, LIMITS), ctx.agent, ctx.spilled);
         return { kind: 'stream', open: (signal) => ops.stream(ctx, v, signal) };
       }
       case 'GetTask': {
