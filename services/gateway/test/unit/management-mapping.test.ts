@@ -52,6 +52,9 @@ describe('management router: REST JSON onto the typed control-plane messages (no
     );
     expect(() => settingsPatch({ a2aEnabled: 'yes' })).toThrow('a2aEnabled must be a boolean');
     expect(() => settingsPatch({ schedule: '' })).toThrow('schedule must be a non-empty string or null');
+    // The versions list travels as its wrapper message; tasks checks the values.
+    expect(settingsPatch({ a2aVersions: ['0.3.0', '1.0'] })).toEqual({ a2aVersions: { values: ['0.3.0', '1.0'] } });
+    expect(() => settingsPatch({ a2aVersions: '1.0' })).toThrow(expect.objectContaining({ code: 'INVALID_PARAMS' }));
     // Out-of-range magnitudes stay out of range (tasks refuses them) instead of overflowing int64.
     expect(settingsPatch({ blockingBudgetSeconds: 1e300 }).blockingBudgetMs).toBe(Number.MAX_SAFE_INTEGER);
   });
