@@ -250,6 +250,41 @@ maybe('web console in chromium', { timeout: 120_000 }, () => {
     await context.close();
   });
 
+  it('lists every A2A endpoint of an agent and turns a version off (its endpoints leave the list and the card)', async () => {
+    const { context, page, problems } = await newPage(browser);
+    await signIn(page, creds.adminToken);
+    const approval = agentCard(page, 'demo-approval');
+    await approval.waitFor();
+    const listed = () => approval.locator('code.interface').allTextContents();
+    const v1 = `${base}/agents/demo-approval/a2a/v1`;
+    await expect
+      .poll(listed, POLL)
+      .toEqual(expect.arrayContaining([v1, `${v1}/rest`, `${base}/agents/demo-approval/a2a/v0.3`]));
+    expect(await approval.textContent()).toContain('A2A 1.0 GRPC (tenant demo-approval)');
+
+    await approval.getByRole('checkbox', { name: '1.0', exact: true }).click();
+    await expect.poll(() => approval.locator('[role=status]').textContent(), POLL).toContain('Saved: a2aVersions');
+    await expect.poll(listed, POLL).toEqual([`${base}/agents/demo-approval/a2a/v0.3`]);
+    const card = (await (await fetch(`${base}/agents/demo-approval/.well-known/agent-card.json`)).json()) as {
+      supportedInterfaces: { protocolVersion: string }[];
+    };
+    expect(card.supportedInterfaces.map((i) => i.protocolVersion)).toEqual(['0.3']);
+
+    // The default version cannot be turned off: refused with the API's reason, the box shows what is served.
+    await approval.getByRole('checkbox', { name: '0.3.0', exact: true }).click();
+    await expect
+      .poll(() => approval.locator('[role=status]').textContent(), POLL)
+      .toContain('Not saved: INVALID_PARAMS');
+    await expect
+      .poll(() => approval.getByRole('checkbox', { name: '0.3.0', exact: true }).isChecked(), POLL)
+      .toBe(true);
+
+    await approval.getByRole('checkbox', { name: '1.0', exact: true }).click();
+    await expect.poll(listed, POLL).toContain(v1);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   it('Test Discovery fetches the public catalog from the browser and shows the agents and their cards', async () => {
     const { context, page, problems } = await newPage(browser);
     await signIn(page, creds.adminToken);

@@ -17,11 +17,22 @@ export interface DeploymentAgent {
     schedule: string | null;
     a2aEnabled: boolean;
     defaultA2aVersion: string;
+    /** The A2A versions the agent serves (all of them unless changed). */
+    a2aVersions: string[];
     blockingBudgetSeconds: number;
     pushNotificationsEnabled: boolean;
   };
-  a2a: { protocolVersion: string; endpointUrl: string; cardUrls: Record<string, string> } | null;
+  a2a: {
+    protocolVersion: string;
+    endpointUrl: string;
+    cardUrls: Record<string, string>;
+    /** Every interface the card declares (A2A 1.0 on three bindings, 0.3 JSON-RPC). */
+    interfaces: { url: string; protocolBinding: string; protocolVersion: string; tenant?: string }[];
+  } | null;
 }
+
+/** The versions an agent can serve (setting `a2aVersions`). */
+const A2A_VERSIONS = ['1.0', '0.3.0', '0.2.6'];
 export interface Deployment {
   id: string;
   name: string;
@@ -342,6 +353,28 @@ export class DeploymentPage extends LightElement {
         >${pushWhy ? html`<span class="why" id=${`${id}-push-why`}>${pushWhy}</span>` : nothing}
       </div>
       ${
+        s.a2aEnabled
+          ? html`<fieldset class="a2a-versions">
+              <legend>A2A versions served</legend>
+              ${A2A_VERSIONS.map(
+                (v) =>
+                  html`<label
+                    ><input
+                      type="checkbox"
+                      .checked=${live(s.a2aVersions.includes(v))}
+                      @change=${(e: Event) => {
+                        const on = (e.target as HTMLInputElement).checked;
+                        const next = A2A_VERSIONS.filter((x) => (x === v ? on : s.a2aVersions.includes(x)));
+                        void this.patch(a, { a2aVersions: next });
+                      }}
+                    />
+                    ${v}</label
+                  >`,
+              )}
+            </fieldset>`
+          : nothing
+      }
+      ${
         a.a2a
           ? html`<dl class="a2a">
               <dt>Protocol version</dt>
@@ -355,6 +388,14 @@ export class DeploymentPage extends LightElement {
                 ([v, url]) =>
                   html`<dt>Card URL (A2A ${v})</dt>
                     <dd><code class="url">${url}</code> ${copyButton(url, `${a.name} card URL ${v}`)}</dd>`,
+              )}
+              ${a.a2a.interfaces.map(
+                (i) =>
+                  html`<dt>A2A ${i.protocolVersion} ${i.protocolBinding}${i.tenant ? ` (tenant ${i.tenant})` : ''}</dt>
+                    <dd>
+                      <code class="url interface">${i.url}</code>
+                      ${copyButton(i.url, `${a.name} A2A ${i.protocolVersion} ${i.protocolBinding} URL`)}
+                    </dd>`,
               )}
             </dl>`
           : html`<p class="muted">A2A is off for this agent.</p>`

@@ -9,6 +9,14 @@ export function registerDemoRuntimes(): void {
   registerRuntimeValidator('demo:approval', noConfig);
   registerRuntimeValidator('demo:failing', noConfig);
   registerRuntimeValidator('demo:task-graph', noConfig);
+  registerRuntimeValidator('demo:tck', (config) =>
+    Object.entries(config).flatMap(([k, v]): DefinitionIssue[] => {
+      if (k !== 'longRunMs') return [{ path: k, reason: 'unknown field (known: longRunMs)' }];
+      return typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 600_000
+        ? []
+        : [{ path: k, reason: 'must be an integer from 0 to 600000' }];
+    }),
+  );
   registerRuntimeValidator('demo:slow', (config) => {
     const issues: DefinitionIssue[] = [];
     for (const [k, v] of Object.entries(config)) {

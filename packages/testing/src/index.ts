@@ -97,7 +97,8 @@ function settingsPatch(settings: unknown): controlV1.AgentSettingsPatch {
   const patch: Params = {};
   for (const [k, v] of Object.entries(given)) {
     if (!allowed.includes(k)) throw new InvalidParamsError(`unknown setting ${k}`);
-    patch[k] = v === null ? '' : v;
+    // A list setting (`a2aVersions`) travels as its wrapper message.
+    patch[k] = v === null ? '' : Array.isArray(v) ? { values: v } : v;
   }
   return controlV1.AgentSettingsPatch.fromPartial(patch);
 }

@@ -87,7 +87,7 @@ export function a2aGrpcService(deps: A2aGrpcDeps): a2aV1.A2AServiceServer {
     const auth = await authenticateToken(bearerOfHeader(first(md, 'authorization')), 'a2a', deps.lookups, deps.clock);
     const agent = await agentForCaller(deps.lookups, tenant, auth, true);
     await enforceRateLimit({ setHeader: () => undefined }, deps.limiter, agent, deps.clock);
-    negotiateV1(first(md, 'a2a-version'));
+    negotiateV1(first(md, 'a2a-version'), agent);
     return { auth, agent, version: '1.0' };
   }
 

@@ -6,7 +6,7 @@ import type { BlobStore, Clock, RateLimiter } from '@a2a-inbound/ports';
 import type { controlV1 } from '@a2a-inbound/proto';
 import type { Resolver } from '@a2a-inbound/runtime';
 import type { GatewayClients, Lookups } from '../clients';
-import type { CardVersion } from '../protocol/cards';
+import { servesVersion, type CardVersion } from '../protocol/cards';
 import { JsonRpcHandler } from '../protocol/jsonrpc-handler';
 import { AgentOperations, type OperationContext } from '../protocol/operations';
 import { idOf, isObject, LIMITS, parseEnvelope, STREAMING_METHODS, type JsonRpcRequest } from '../protocol/validate';
@@ -58,6 +58,8 @@ function versionOf(req: Request, agent: controlV1.AgentView): CardVersion {
     if (!ok)
       throw new AppError('UNSUPPORTED_OPERATION', `A2A protocol version "${h}" is not supported by this endpoint`);
   }
+  if (!servesVersion(agent, v))
+    throw new AppError('UNSUPPORTED_OPERATION', `This agent does not serve A2A ${v} (its a2aVersions setting)`);
   return v;
 }
 

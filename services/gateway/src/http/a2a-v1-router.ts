@@ -1,12 +1,13 @@
-import express, { type NextFunction, type Request, type Response, Router } from 'express';
+import { type NextFunction, type Request, type Response, Router } from 'express';
 import { AppError, jsonRpcHttpStatus, toAppError } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
-import type { Clock, RateLimiter } from '@a2a-inbound/ports';
+import type { BlobStore, Clock, RateLimiter } from '@a2a-inbound/ports';
 import type { Resolver } from '@a2a-inbound/runtime';
 import { withSpan } from '@a2a-inbound/telemetry';
 import type { GatewayClients, Lookups } from '../clients';
 import { AgentOperations, type OperationContext } from '../protocol/operations';
-import { idOf, isObject, parseEnvelope, type JsonRpcRequest } from '../protocol/validate';
+import { idOf, isObject, LIMITS, parseEnvelope, type JsonRpcRequest } from '../protocol/validate';
+import { SpilledFiles } from '../protocol/spill-scanner';
 import { toV1JsonRpcError, toV1RestError } from '../protocol/v1/errors';
 import {
   asksForV0,
@@ -18,7 +19,8 @@ import {
   type V1Outcome,
 } from '../protocol/v1/handler';
 import type { GatewayAdmission } from './agent-access';
-import { agentGuard, assertJsonDepth, callContextOf, parseJsonBytes } from './body';
+import { agentGuard, assertJsonDepth, callContextOf, closeIfBodyUnread, parseJsonBytes } from './body';
+import { BodyAbortedError, readSpilledBody, type SpilledBody } from './spilled-body';
 import { authChallenge, logServerFault, sendJsonRpcError } from './errors';
 import type { A2aMetricLocals } from './metrics';
 import { isTransient, writeEventStream, type SseWriter } from './sse';
@@ -36,6 +38,8 @@ export interface A2aV1RouterDeps {
   limiter: RateLimiter;
   clock: Clock;
   log: Logger;
+  /** Where file bytes are stored as the body arrives (ADR 0031), as on the 0.3 endpoint. */
+  blobs: BlobStore;
   bodyLimitBytes: number;
   sseHeartbeatMs: number;
   resolver?: Resolver;
@@ -43,6 +47,10 @@ export interface A2aV1RouterDeps {
 }
 
 const A2A_CONTENT_TYPE = 'application/a2a+json';
+
+/** Where the 1.0 bindings carry file bytes: a Part's `raw` (base64 in ProtoJSON) in the sent message. */
+const JSON_RPC_FILE_PATHS = [['params', 'message', 'parts', '*', 'raw']] as const;
+const REST_FILE_PATHS = [['message', 'parts', '*', 'raw']] as const;
 
 /** The requested version: the `A2A-Version` header, else the query parameter (spec 3.6.1). */
 function requestedVersion(req: Request): string | undefined {
@@ -124,7 +132,40 @@ export function createA2aV1Router(deps: A2aV1RouterDeps): Router {
     'a2a',
     true,
   );
-  const body = express.raw({ limit: deps.bodyLimitBytes, type: () => true });
+  /**
+   * The body read as a stream, as the 0.3 endpoint reads it (ADR 0031): file bytes go to the blob store as they
+   * arrive and never sit in memory as one body; `run` gets the rest. Files of a refused request are deleted.
+   */
+  const withBody = async (
+    req: Request,
+    res: Response,
+    paths: readonly (readonly string[])[],
+    refuse: (err: unknown) => void,
+    run: (json: Buffer, spilled: SpilledFiles) => Promise<void>,
+  ): Promise<void> => {
+    let body: SpilledBody;
+    try {
+      body = await readSpilledBody(req, {
+        limitBytes: deps.bodyLimitBytes,
+        blobs: deps.blobs,
+        owner: callContextOf(res).auth.subscriptionId,
+        gate: deps.admission.largeBodies,
+        paths,
+        maxFileBytes: LIMITS.maxFileBytes,
+      });
+    } catch (err) {
+      if (err instanceof BodyAbortedError) return; // the client went: nobody to answer
+      closeIfBodyUnread(req, res);
+      refuse(err);
+      return;
+    }
+    const spilled = new SpilledFiles(body.spilled);
+    try {
+      await run(body.json, spilled);
+    } finally {
+      await body.discard(spilled.handedOver ? spilled.used : undefined);
+    }
+  };
   const handler = new V1Handler(
     new AgentOperations({
       tasks: deps.clients.tasks,
@@ -183,12 +224,22 @@ export function createA2aV1Router(deps: A2aV1RouterDeps): Router {
     res.status(status).json({ jsonrpc: '2.0', id, error: toV1JsonRpcError(app) });
   };
 
-  router.post('/', guard, body, async (req: Request, res: Response) => {
+  router.post('/', guard, (req: Request, res: Response) =>
+    withBody(
+      req,
+      res,
+      JSON_RPC_FILE_PATHS,
+      (err) => jsonRpcError(res, null, err),
+      (json, spilled) => answerRpc(req, res, json, spilled),
+    ),
+  );
+
+  const answerRpc = async (req: Request, res: Response, json: Buffer, spilled: SpilledFiles): Promise<void> => {
     let raw: unknown;
     let rpc: JsonRpcRequest;
     let ctx: OperationContext;
     try {
-      raw = parseJsonBytes(req.body);
+      raw = parseJsonBytes(json);
       assertJsonDepth(raw);
       rpc = parseEnvelope(raw);
       if (asksForV0(requestedVersion(req))) {
@@ -204,8 +255,8 @@ export function createA2aV1Router(deps: A2aV1RouterDeps): Router {
         );
         return;
       }
-      negotiateV1(requestedVersion(req));
-      ctx = { ...callContextOf(res), version: '1.0' };
+      ctx = { ...callContextOf(res), version: '1.0', spilled };
+      negotiateV1(requestedVersion(req), ctx.agent);
     } catch (err) {
       jsonRpcError(res, idOf(raw), err);
       return;
@@ -240,7 +291,7 @@ export function createA2aV1Router(deps: A2aV1RouterDeps): Router {
       // A refused stream is a JSON answer too: the 1.0 clients read a JSON error in place of the stream.
       jsonRpcError(res, rpc.id, err);
     }
-  });
+  };
 
   // ---- HTTP+JSON -----------------------------------------------------------------------------------------
   const restError = (res: Response, err: unknown): void => {
@@ -252,7 +303,17 @@ export function createA2aV1Router(deps: A2aV1RouterDeps): Router {
     res.status(status).type(A2A_CONTENT_TYPE).send(JSON.stringify(errBody));
   };
 
-  router.use('/rest', guard, body, async (req: Request, res: Response) => {
+  router.use('/rest', guard, (req: Request, res: Response) =>
+    withBody(
+      req,
+      res,
+      REST_FILE_PATHS,
+      (err) => restError(res, err),
+      (json, spilled) => answerRest(req, res, json, spilled),
+    ),
+  );
+
+  const answerRest = async (req: Request, res: Response, json: Buffer, spilled: SpilledFiles): Promise<void> => {
     const route = REST_ROUTES.find((r) => r.method === req.method && r.pattern.test(req.path));
     if (!route) {
       const known = REST_ROUTES.some((r) => r.pattern.test(req.path));
@@ -267,10 +328,9 @@ export function createA2aV1Router(deps: A2aV1RouterDeps): Router {
     let ctx: OperationContext;
     let params: Record<string, unknown>;
     try {
-      negotiateV1(requestedVersion(req));
-      ctx = { ...callContextOf(res), version: '1.0' };
-      const fromBody =
-        route.body && Buffer.isBuffer(req.body) && req.body.length > 0 ? parseJsonBytes(req.body) : undefined;
+      ctx = { ...callContextOf(res), version: '1.0', spilled };
+      negotiateV1(requestedVersion(req), ctx.agent);
+      const fromBody = route.body && json.length > 0 ? parseJsonBytes(json) : undefined;
       if (fromBody !== undefined) {
         assertJsonDepth(fromBody);
         if (!isObject(fromBody)) throw new AppError('INVALID_PARAMS', 'The body must be a JSON object');
@@ -303,7 +363,7 @@ export function createA2aV1Router(deps: A2aV1RouterDeps): Router {
       }
       restError(res, err);
     }
-  });
+  };
 
   // Refusals of the guard and the body reader, in the shape of the binding that was asked.
   router.use((err: unknown, req: Request, res: Response, next: NextFunction) => {

@@ -77,6 +77,7 @@ interface AgentViewLike {
   schedule: string;
   a2aEnabled: boolean;
   defaultA2aVersion: string;
+  a2aVersions: string[];
   blockingBudgetMs: number;
   pushNotificationsEnabled: boolean;
   updatedAtMs: number;
@@ -99,6 +100,7 @@ export function deploymentAgentOut(a: AgentViewLike, base: string, grpcUrl = '')
       schedule: a.schedule || null,
       a2aEnabled: a.a2aEnabled,
       defaultA2aVersion: a.defaultA2aVersion,
+      a2aVersions: a.a2aVersions.length > 0 ? [...a.a2aVersions] : ['0.3.0', '0.2.6', '1.0'],
       blockingBudgetSeconds: Number(a.blockingBudgetMs) / 1000,
       pushNotificationsEnabled: a.pushNotificationsEnabled,
     },
@@ -111,7 +113,7 @@ export function deploymentAgentOut(a: AgentViewLike, base: string, grpcUrl = '')
             '0.2.6': `${base}${cardPath(a.agentId, '0.2.6')}`,
           },
           // Every endpoint the agent serves (A2A 1.0 on three bindings, 0.3), as its card declares them.
-          interfaces: supportedInterfaces(a.agentId, { baseUrl: base, grpcUrl }),
+          interfaces: supportedInterfaces(a, { baseUrl: base, grpcUrl }),
         }
       : null,
     updatedAt: iso(Number(a.updatedAtMs)),
@@ -168,6 +170,11 @@ const SETTINGS: Readonly<Record<string, (v: unknown) => controlV1.AgentSettingsP
   schedule: (v) => ({ schedule: clearable('schedule', v) }),
   a2aEnabled: (v) => ({ a2aEnabled: flag('a2aEnabled', v) }),
   defaultA2aVersion: (v) => ({ defaultA2aVersion: text('defaultA2aVersion', v) }),
+  a2aVersions: (v) => {
+    if (!Array.isArray(v) || v.some((x) => typeof x !== 'string'))
+      throw new InvalidParamsError('a2aVersions must be a list of versions ("0.3.0", "0.2.6", "1.0")');
+    return { a2aVersions: { values: v as string[] } };
+  },
   blockingBudgetSeconds: (v) => ({ blockingBudgetMs: secondsToMs(v) }),
   pushNotificationsEnabled: (v) => ({ pushNotificationsEnabled: flag('pushNotificationsEnabled', v) }),
   status: (v) => ({ status: text('status', v) }),

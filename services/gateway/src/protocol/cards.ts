@@ -25,6 +25,11 @@ export interface AgentInterface {
 /** The 0.3 card with the 1.0 `supportedInterfaces` beside it (readable by both generations' clients). */
 export type DualAgentCard = AgentCard & { supportedInterfaces?: AgentInterface[] };
 
+/** Whether the agent serves a version (setting `a2aVersions`; an empty list, as from an older tasks service, is all). */
+export function servesVersion(agent: Pick<controlV1.AgentView, 'a2aVersions'>, v: ProtocolVersion): boolean {
+  return agent.a2aVersions.length === 0 || agent.a2aVersions.includes(v);
+}
+
 /** The A2A 1.0 JSON-RPC endpoint; the HTTP+JSON binding is under it (`…/a2a/v1/rest/message:send`). */
 export const v1Path = (agentId: string): string => `/agents/${encodeURIComponent(agentId)}/a2a/v1`;
 
@@ -32,18 +37,26 @@ export const v1Path = (agentId: string): string => `/agents/${encodeURIComponent
  * Every interface an agent serves, 1.0 first (the spec's preference order): JSON-RPC and HTTP+JSON under
  * the agent's path, gRPC on the gateway's one port with the agent as `tenant`, and the 0.3 JSON-RPC endpoint.
  */
-export function supportedInterfaces(agentId: string, o: Pick<CardOptions, 'baseUrl' | 'grpcUrl'>): AgentInterface[] {
-  const v1 = `${o.baseUrl}${v1Path(agentId)}`;
-  const out: AgentInterface[] = [
-    { url: v1, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
-    { url: `${v1}/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
-  ];
-  if (o.grpcUrl) out.push({ url: o.grpcUrl, protocolBinding: 'GRPC', protocolVersion: '1.0', tenant: agentId });
-  out.push({
-    url: `${o.baseUrl}${endpointPath(agentId, '0.3.0')}`,
-    protocolBinding: 'JSONRPC',
-    protocolVersion: '0.3',
-  });
+export function supportedInterfaces(
+  agent: Pick<controlV1.AgentView, 'agentId' | 'a2aVersions'>,
+  o: Pick<CardOptions, 'baseUrl' | 'grpcUrl'>,
+): AgentInterface[] {
+  const agentId = agent.agentId;
+  const out: AgentInterface[] = [];
+  if (servesVersion(agent, '1.0')) {
+    const v1 = `${o.baseUrl}${v1Path(agentId)}`;
+    out.push(
+      { url: v1, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url: `${v1}/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+    );
+    if (o.grpcUrl) out.push({ url: o.grpcUrl, protocolBinding: 'GRPC', protocolVersion: '1.0', tenant: agentId });
+  }
+  if (servesVersion(agent, '0.3.0'))
+    out.push({
+      url: `${o.baseUrl}${endpointPath(agentId, '0.3.0')}`,
+      protocolBinding: 'JSONRPC',
+      protocolVersion: '0.3',
+    });
   return out;
 }
 
@@ -94,7 +107,7 @@ export function buildCard(agent: controlV1.AgentView, v: CardVersion, o: CardOpt
   if (v === '0.3.0') {
     card.additionalInterfaces = [{ url, transport: 'JSONRPC' }];
     // A 1.0 client reads this list (and ignores the 0.3 fields); a 0.3 client reads `url` and ignores it.
-    card.supportedInterfaces = supportedInterfaces(agent.agentId, o);
+    card.supportedInterfaces = supportedInterfaces(agent, o);
   }
   return card;
 }

@@ -11,6 +11,7 @@ import { InMemoryBlobStore } from '@a2a-inbound/ports';
 import { LargeBodyGate } from '../../src/http/spilled-body';
 import type { GatewayClients, Lookups } from '../../src/clients';
 import { createA2aRouter } from '../../src/http/a2a-router';
+import { createA2aV1Router } from '../../src/http/a2a-v1-router';
 import { createInvokeRouter } from '../../src/http/invoke-router';
 import { createLegacyRouter } from '../../src/http/legacy-router';
 import { STREAM_OPEN_WAIT_MS, type SseWriter } from '../../src/http/sse';
@@ -24,6 +25,7 @@ async function start(
   handlers: FakeHandlers,
   admission = { maxPending: 100, acceptTimeoutMs: 10_000 },
   largeBodies = new LargeBodyGate(4),
+  bodyLimitBytes = 1024 * 1024,
 ) {
   const f = fakeTasks(handlers);
   const lookups = {
@@ -59,12 +61,13 @@ async function start(
     clock: { now: () => Date.now() },
     log: silentLogger(),
     baseUrl: () => 'http://gw',
-    bodyLimitBytes: 1024 * 1024,
+    bodyLimitBytes,
     sseHeartbeatMs: HEARTBEAT_MS,
     streams,
     resolver: async () => ['93.184.216.34'],
   };
   const app = express();
+  app.use('/agents/:agentId/a2a/v1', createA2aV1Router(deps));
   app.use('/agents/:agentId/a2a', createA2aRouter(deps));
   app.use(createLegacyRouter(deps));
   app.use(createInvokeRouter(deps));
@@ -395,3 +398,82 @@ function randomText(n: number): string {
   while (out.length < n) out += Math.random().toString(36).slice(2);
   return out.slice(0, n);
 }
+
+describe('A2A 1.0 JSON-RPC and HTTP+JSON read large bodies as a stream (ADR 0031), as the 0.3 endpoint does', () => {
+  const v1Headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'a2a-version': '1.0' };
+  const sendMessage = () => ({
+    taskJson: JSON.stringify({ kind: 'task', id: 't-1', contextId: 'c-1', status: { state: 'completed' } }),
+  });
+
+  /**
+   * Sends `head` (which ends just after the file's base64 string), waits until the gateway has stored the file,
+   * then sends `tail`: a body buffered whole before it is parsed would never store it before the tail came.
+   */
+  async function sendInTwo(
+    base: string,
+    path: string,
+    head: string,
+    tail: string,
+    stored: () => number,
+  ): Promise<{ status: number; body: Record<string, any> }> {
+    const { request } = await import('node:http');
+    return new Promise((resolve, reject) => {
+      const req = request(`${base}${path}`, { method: 'POST', headers: v1Headers }, (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => (text += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, any> }));
+      });
+      req.on('error', reject);
+      req.write(head);
+      const waitStart = Date.now();
+      const poll = setInterval(() => {
+        if (stored() > 0) {
+          clearInterval(poll);
+          req.end(tail);
+        } else if (Date.now() - waitStart > 10_000) {
+          clearInterval(poll);
+          req.destroy();
+          reject(new Error('the file was not stored before the body ended: the body was buffered'));
+        }
+      }, 20);
+    });
+  }
+
+  const bigFile = Buffer.alloc(5 * 1024 * 1024, 9);
+  const part = { raw: bigFile.toString('base64'), mediaType: 'application/pdf', filename: 'big.pdf' };
+
+  it('JSON-RPC SendMessage: the file is stored while the body arrives; tasks gets a reference', async () => {
+    const { base, f, blobs, stored } = await start({ sendMessage }, undefined, undefined, 32 * 1024 * 1024);
+    const message = { role: 'ROLE_USER', messageId: 'm-v1', parts: [{ text: 'see file' }, part] };
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'SendMessage', params: { message } });
+    const cut = body.indexOf(part.raw) + part.raw.length + 1;
+    const answer = await sendInTwo(base, '/agents/a1/a2a/v1', body.slice(0, cut), body.slice(cut), () => stored.length);
+    expect(answer.body).toMatchObject({ id: 7, result: { task: { id: 't-1' } } });
+    const sent = f.calls.find((c) => c.method === 'sendMessage')!.request;
+    expect(sent.files[0]).toMatchObject({ partIndex: 1, mimeType: 'application/pdf', size: bigFile.length });
+    expect(sent.files[0].data).toHaveLength(0);
+    const kept = await blobs.get(sent.files[0].blobId as string, 'sub-1');
+    expect(Buffer.from(kept!.data).equals(bigFile)).toBe(true);
+  });
+
+  it('HTTP+JSON message:send: the same; a refused send (unsupported type) leaves no blob behind', async () => {
+    const { base, f, blobs, stored } = await start({ sendMessage }, undefined, undefined, 32 * 1024 * 1024);
+    const message = { role: 'ROLE_USER', messageId: 'm-rest', parts: [part] };
+    const body = JSON.stringify({ message });
+    const cut = body.indexOf(part.raw) + part.raw.length + 1;
+    const path = '/agents/a1/a2a/v1/rest/message:send';
+    const answer = await sendInTwo(base, path, body.slice(0, cut), body.slice(cut), () => stored.length);
+    expect(answer).toMatchObject({ status: 200, body: { task: { id: 't-1' } } });
+    expect(f.calls.find((c) => c.method === 'sendMessage')!.request.files[0].data).toHaveLength(0);
+
+    const bad = { ...part, mediaType: 'application/x-msdownload' };
+    const refused = await fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: v1Headers,
+      body: JSON.stringify({ message: { role: 'ROLE_USER', messageId: 'm-bad', parts: [bad] } }),
+    });
+    expect(refused.status).toBe(400);
+    expect(stored).toHaveLength(2);
+    expect(await blobs.get(stored[1]!, 'sub-1')).toBeUndefined();
+  });
+});

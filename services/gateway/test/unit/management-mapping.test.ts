@@ -52,6 +52,9 @@ describe('management router: REST JSON onto the typed control-plane messages (no
     );
     expect(() => settingsPatch({ a2aEnabled: 'yes' })).toThrow('a2aEnabled must be a boolean');
     expect(() => settingsPatch({ schedule: '' })).toThrow('schedule must be a non-empty string or null');
+    // The versions list travels as its wrapper message; tasks checks the values.
+    expect(settingsPatch({ a2aVersions: ['0.3.0', '1.0'] })).toEqual({ a2aVersions: { values: ['0.3.0', '1.0'] } });
+    expect(() => settingsPatch({ a2aVersions: '1.0' })).toThrow(expect.objectContaining({ code: 'INVALID_PARAMS' }));
     // Out-of-range magnitudes stay out of range (tasks refuses them) instead of overflowing int64.
     expect(settingsPatch({ blockingBudgetSeconds: 1e300 }).blockingBudgetMs).toBe(Number.MAX_SAFE_INTEGER);
   });
@@ -147,6 +150,7 @@ describe('management router: a deployment agent lists every A2A endpoint it serv
       schedule: '',
       a2aEnabled: true,
       defaultA2aVersion: '0.3.0',
+      a2aVersions: [] as string[],
       blockingBudgetMs: 1000,
       pushNotificationsEnabled: false,
       updatedAtMs: 0,
@@ -160,5 +164,30 @@ describe('management router: a deployment agent lists every A2A endpoint it serv
     ]);
     const without = deploymentAgentOut(agent, 'https://x.example').a2a as { interfaces: { protocolBinding: string }[] };
     expect(without.interfaces.map((i) => i.protocolBinding)).toEqual(['JSONRPC', 'HTTP+JSON', 'JSONRPC']);
+  });
+
+  it('only the versions the a2aVersions setting leaves on', () => {
+    const base = { agentId: 'a1', deploymentId: 'd1', name: 'A', type: 'AI Agent', status: 'running' };
+    const settings = { servedVersion: '1.0.0', versionStrategy: 'latest', pinnedVersion: '', schedule: '' };
+    const agent = {
+      ...base,
+      ...settings,
+      rateLimitPerMinute: 60,
+      a2aEnabled: true,
+      defaultA2aVersion: '0.3.0',
+      a2aVersions: ['0.3.0', '0.2.6'],
+      blockingBudgetMs: 1000,
+      pushNotificationsEnabled: false,
+      updatedAtMs: 0,
+    };
+    const out = deploymentAgentOut(agent, 'https://x.example', 'x.example:443');
+    expect((out.settings as { a2aVersions: string[] }).a2aVersions).toEqual(['0.3.0', '0.2.6']);
+    expect((out.a2a as { interfaces: unknown[] }).interfaces).toEqual([
+      { url: 'https://x.example/agents/a1/a2a/v0.3', protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+    ]);
+    const only1 = deploymentAgentOut({ ...agent, a2aVersions: ['0.2.6', '1.0'] }, 'https://x.example', 'g:1');
+    expect(
+      (only1.a2a as { interfaces: { protocolVersion: string }[] }).interfaces.map((i) => i.protocolVersion),
+    ).toEqual(['1.0', '1.0', '1.0']);
   });
 });

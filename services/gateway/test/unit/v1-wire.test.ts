@@ -79,10 +79,18 @@ describe('A2A 1.0 error table (spec 5.4)', () => {
 
 describe('A2A 1.0 version negotiation (spec 3.6)', () => {
   it('serves 1.0 (patch ignored); empty means 0.3, which a 1.0 interface refuses', () => {
-    expect(negotiateV1('1.0')).toBe('1.0');
-    expect(negotiateV1(' 1.0.1 ')).toBe('1.0');
+    const all = { a2aVersions: [] };
+    expect(negotiateV1('1.0', all)).toBe('1.0');
+    expect(negotiateV1(' 1.0.1 ', all)).toBe('1.0');
     for (const v of [undefined, '', '0.3', '1.1', '2.0', 'x'])
-      expect(() => negotiateV1(v)).toThrow(expect.objectContaining({ code: 'VERSION_NOT_SUPPORTED' }));
+      expect(() => negotiateV1(v, all)).toThrow(expect.objectContaining({ code: 'VERSION_NOT_SUPPORTED' }));
+  });
+
+  it('refuses 1.0 for an agent whose a2aVersions setting turned it off', () => {
+    expect(negotiateV1('1.0', { a2aVersions: ['0.3.0', '1.0'] })).toBe('1.0');
+    expect(() => negotiateV1('1.0', { a2aVersions: ['0.3.0', '0.2.6'] })).toThrow(
+      expect.objectContaining({ code: 'VERSION_NOT_SUPPORTED' }),
+    );
   });
 });
 

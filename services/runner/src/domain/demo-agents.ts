@@ -1,4 +1,4 @@
-import type { Message } from '@a2a-js/sdk';
+import type { Message, Part } from '@a2a-js/sdk';
 import type { AgentRuntime, RunContext } from './agent-runtime';
 import { agentText, textOf } from './agent-runtime';
 
@@ -152,10 +152,64 @@ export const taskGraphAgent: AgentRuntime = async (ctx) => {
   await answer(ctx, `Graph finished: ${steps.join(' → ')}`);
 };
 
+/** A complete artifact of one chunk. */
+async function artifactOf(ctx: RunContext, name: string, parts: Part[]): Promise<void> {
+  await ctx.artifact({ artifactId: `${ctx.taskId}-${name}`, name, parts, append: false, lastChunk: true });
+}
+
+/**
+ * tck: the behaviours the official A2A TCK's scenarios ask of a system under test, chosen by the prefix of the
+ * request's `messageId` (a2aproject/a2a-tck `scenarios/*.feature`); any other message completes the task.
+ * An agent of ours always answers with a Task, so "return a message" completes the task with that message.
+ */
+export const tckAgent: AgentRuntime = async (ctx) => {
+  const id = ctx.message.messageId;
+  const is = (prefix: string): boolean => id.startsWith(prefix);
+  const file: Part = {
+    kind: 'file',
+    file: { name: 'output.txt', mimeType: 'text/plain', bytes: Buffer.from('TCK file content').toString('base64') },
+  };
+  const streamed = async (parts: Part[]): Promise<void> => {
+    await ctx.status('working');
+    await artifactOf(ctx, 'output', parts);
+    await ctx.status('completed');
+  };
+  if (is('tck-artifact-text')) await artifactOf(ctx, 'output', [{ kind: 'text', text: 'Generated text content' }]);
+  else if (is('tck-artifact-file-url'))
+    await artifactOf(ctx, 'output', [
+      { kind: 'file', file: { name: 'output.txt', mimeType: 'text/plain', uri: 'https://example.com/output.txt' } },
+    ]);
+  else if (is('tck-artifact-file')) await artifactOf(ctx, 'output', [file]);
+  else if (is('tck-artifact-data'))
+    await artifactOf(ctx, 'output', [{ kind: 'data', data: { key: 'value', count: 42 } }]);
+  else if (is('tck-input-required')) return ctx.status('input-required', agentText(ctx, 'Input required', 'input'));
+  else if (is('tck-reject-task')) return ctx.status('failed', agentText(ctx, 'rejected', 'rejected'));
+  else if (is('tck-stream-002')) return ctx.status('completed');
+  else if (is('tck-stream-003')) return streamed([{ kind: 'text', text: 'Stream task lifecycle' }]);
+  else if (is('tck-stream-ordering-001')) return streamed([{ kind: 'text', text: 'Ordered output' }]);
+  else if (is('tck-stream-artifact-text')) return streamed([{ kind: 'text', text: 'Streamed text content' }]);
+  else if (is('tck-stream-artifact-file')) return streamed([file]);
+  else if (is('tck-stream-artifact-chunked')) {
+    await ctx.status('working');
+    const chunk = { artifactId: `${ctx.taskId}-output`, name: 'output' };
+    await ctx.artifact({ ...chunk, parts: [{ kind: 'text', text: 'chunk-1 ' }], append: false, lastChunk: false });
+    await ctx.artifact({ ...chunk, parts: [{ kind: 'text', text: 'chunk-2' }], append: true, lastChunk: true });
+    return ctx.status('completed');
+  } else if (is('tck-stream-')) return streamed([{ kind: 'text', text: 'Stream hello from TCK' }]);
+  else if (is('test-resubscribe-message-id')) {
+    await ctx.status('working');
+    await ctx.sleep(Number(ctx.config.longRunMs ?? 10_000));
+    return ctx.status('completed');
+  }
+  const text = is('tck-message-response') ? 'Direct message response' : 'Hello from TCK';
+  await ctx.status('completed', agentText(ctx, text, 'reply'));
+};
+
 export const DEMO_RUNTIMES: Readonly<Record<string, AgentRuntime>> = {
   'demo:echo': echoAgent,
   'demo:slow': slowAgent,
   'demo:approval': approvalAgent,
   'demo:failing': failingAgent,
   'demo:task-graph': taskGraphAgent,
+  'demo:tck': tckAgent,
 };

@@ -11,7 +11,7 @@ import type {
   SettingsPatch,
   SkillDoc,
 } from './control-model';
-import { DEFAULT_BLOCKING_BUDGET_MS, DEFAULT_RATE_LIMIT_PER_MINUTE } from './control-model';
+import { A2A_VERSIONS, DEFAULT_BLOCKING_BUDGET_MS, DEFAULT_RATE_LIMIT_PER_MINUTE } from './control-model';
 import {
   cacheKeys,
   DEFAULT_INPUT_MODES,
@@ -278,6 +278,13 @@ export class Catalog {
     if (patch.defaultA2aVersion !== undefined && !['0.3.0', '0.2.6'].includes(patch.defaultA2aVersion)) {
       throw new InvalidParamsError('defaultA2aVersion must be 0.3.0 or 0.2.6');
     }
+    if (patch.a2aVersions !== undefined) {
+      const given = patch.a2aVersions;
+      if (given.length === 0 || given.some((v) => !(A2A_VERSIONS as readonly string[]).includes(v)))
+        throw new InvalidParamsError(`a2aVersions must be a non-empty list of ${A2A_VERSIONS.join(', ')}`);
+      // Stored in one order whatever the caller's, without repeats.
+      patch = { ...patch, a2aVersions: A2A_VERSIONS.filter((v) => given.includes(v)) };
+    }
     const updated = await updateWithRetry(this.c.deploymentAgents, agentId, (d) => {
       const next: DeploymentAgentDoc = { ...d.doc };
       for (const [k, v] of Object.entries(patch))
@@ -287,6 +294,11 @@ export class Catalog {
         const v = agent.versions.find((x) => x.version === next.pinnedVersion);
         if (!v || v.status === 'draft') throw new InvalidParamsError(`version ${next.pinnedVersion} is not published`);
       }
+      // `/a2a` serves the default version: it cannot be one the agent no longer serves.
+      if (!(next.a2aVersions ?? A2A_VERSIONS).includes(next.defaultA2aVersion))
+        throw new InvalidParamsError(
+          `the default A2A version ${next.defaultA2aVersion} must be one of a2aVersions; change defaultA2aVersion too`,
+        );
       next.updatedAtMs = this.clock.now();
       return next;
     });
@@ -331,6 +343,7 @@ export class Catalog {
       status: s.status,
       a2aEnabled: s.a2aEnabled && agent.type === 'AI Agent',
       defaultA2aVersion: s.defaultA2aVersion,
+      a2aVersions: [...(s.a2aVersions ?? A2A_VERSIONS)],
       blockingBudgetMs: s.blockingBudgetMs,
       rateLimitPerMinute: s.rateLimitPerMinute,
       pushNotificationsEnabled: s.pushNotificationsEnabled,

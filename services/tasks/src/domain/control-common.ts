@@ -2,6 +2,7 @@
 import type { Collection, DocumentStore } from '@a2a-inbound/ports';
 import type {
   A2aVersion,
+  ServedA2aVersion,
   AgentDoc,
   AgentType,
   AgentVersionDoc,
@@ -27,6 +28,7 @@ export interface AgentView {
   status: string;
   a2aEnabled: boolean;
   defaultA2aVersion: A2aVersion;
+  a2aVersions: ServedA2aVersion[];
   blockingBudgetMs: number;
   rateLimitPerMinute: number;
   pushNotificationsEnabled: boolean;

@@ -2,6 +2,9 @@ export type AgentType = 'AI Agent' | 'Task Agent';
 export type Role = 'admin' | 'developer' | 'operator';
 export type VersionStrategy = 'latest-production' | 'pinned';
 export type A2aVersion = '0.3.0' | '0.2.6';
+/** Every A2A version an agent can serve (setting `a2aVersions`; all of them unless changed). */
+export const A2A_VERSIONS = ['0.3.0', '0.2.6', '1.0'] as const;
+export type ServedA2aVersion = (typeof A2A_VERSIONS)[number];
 
 export interface SubscriptionDoc {
   name: string;
@@ -128,6 +131,8 @@ export interface DeploymentAgentDoc {
   schedule: string | null;
   a2aEnabled: boolean;
   defaultA2aVersion: A2aVersion;
+  /** The versions served; absent (documents stored before the setting) = all of them. */
+  a2aVersions?: ServedA2aVersion[];
   blockingBudgetMs: number;
   pushNotificationsEnabled: boolean;
   addedAtMs: number;
@@ -147,6 +152,7 @@ export type SettingsPatch = Partial<
     | 'schedule'
     | 'a2aEnabled'
     | 'defaultA2aVersion'
+    | 'a2aVersions'
     | 'blockingBudgetMs'
     | 'pushNotificationsEnabled'
     | 'status'

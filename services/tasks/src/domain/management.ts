@@ -54,6 +54,7 @@ export const SETTING_NAMES: readonly (keyof SettingsPatch)[] = Object.keys({
   schedule: true,
   a2aEnabled: true,
   defaultA2aVersion: true,
+  a2aVersions: true,
   blockingBudgetMs: true,
   pushNotificationsEnabled: true,
   status: true,

@@ -171,6 +171,7 @@ export function toAgentViewProto(a: AgentView): controlV1.AgentView {
     status: a.status,
     a2aEnabled: a.a2aEnabled,
     defaultA2aVersion: a.defaultA2aVersion,
+    a2aVersions: a.a2aVersions,
     blockingBudgetMs: a.blockingBudgetMs,
     rateLimitPerMinute: a.rateLimitPerMinute,
     pushNotificationsEnabled: a.pushNotificationsEnabled,

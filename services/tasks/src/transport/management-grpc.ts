@@ -4,7 +4,15 @@ import type { Versioned } from '@a2a-inbound/ports';
 import type { controlV1 } from '@a2a-inbound/proto';
 import { unary } from '@a2a-inbound/runtime';
 import type { AgentView } from '../domain/control-plane';
-import type { AgentDoc, ApiKeyDoc, DeploymentAgentDoc, DeploymentDoc, UserDoc } from '../domain/control-model';
+import type {
+  AgentDoc,
+  ApiKeyDoc,
+  DeploymentAgentDoc,
+  DeploymentDoc,
+  ServedA2aVersion,
+  UserDoc,
+} from '../domain/control-model';
+import { A2A_VERSIONS } from '../domain/control-model';
 import {
   type Actor,
   actorOf,
@@ -111,6 +119,7 @@ function settingsOut(s: DeploymentAgentDoc): controlV1.DeploymentAgentSettings {
     schedule: s.schedule ?? undefined,
     a2aEnabled: s.a2aEnabled,
     defaultA2aVersion: s.defaultA2aVersion,
+    a2aVersions: [...(s.a2aVersions ?? A2A_VERSIONS)],
     blockingBudgetMs: s.blockingBudgetMs,
     pushNotificationsEnabled: s.pushNotificationsEnabled,
     addedAtMs: s.addedAtMs,
@@ -142,6 +151,7 @@ export function settingsPatchOf(p: controlV1.AgentSettingsPatch | undefined): Se
   if (p.a2aEnabled !== undefined) out.a2aEnabled = p.a2aEnabled;
   if (p.defaultA2aVersion !== undefined)
     out.defaultA2aVersion = p.defaultA2aVersion as DeploymentAgentDoc['defaultA2aVersion'];
+  if (p.a2aVersions !== undefined) out.a2aVersions = p.a2aVersions.values as ServedA2aVersion[];
   if (p.blockingBudgetMs !== undefined) out.blockingBudgetMs = p.blockingBudgetMs;
   if (p.pushNotificationsEnabled !== undefined) out.pushNotificationsEnabled = p.pushNotificationsEnabled;
   if (p.status !== undefined) out.status = p.status as DeploymentAgentDoc['status'];

@@ -126,6 +126,24 @@ describe('management operations: value rules on typed input', () => {
     expect((await s.m.updateSettings(s.admin, s.agentId, { schedule: null })).settings.schedule).toBeNull();
   });
 
+  it('settings: a2aVersions (all by default) is a non-empty list of known versions that keeps the default', async () => {
+    const s = await setup();
+    await s.m.addAgent(s.admin, { deploymentId: s.deploymentId, agentId: s.agentId });
+    expect((await s.control.catalog.resolveAgent(s.agentId)).a2aVersions).toEqual(['0.3.0', '0.2.6', '1.0']);
+    for (const bad of [[], ['0.4'], ['1.0']] as never[][])
+      await expect(s.m.updateSettings(s.admin, s.agentId, { a2aVersions: bad })).rejects.toMatchObject({
+        code: 'INVALID_PARAMS',
+      });
+    const set = await s.m.updateSettings(s.admin, s.agentId, { a2aVersions: ['1.0', '0.3.0', '1.0'] });
+    expect(set.settings.a2aVersions).toEqual(['0.3.0', '1.0']);
+    expect(set.agent.a2aVersions).toEqual(['0.3.0', '1.0']);
+    await expect(s.m.updateSettings(s.admin, s.agentId, { defaultA2aVersion: '0.2.6' })).rejects.toMatchObject({
+      code: 'INVALID_PARAMS',
+    });
+    const moved = await s.m.updateSettings(s.admin, s.agentId, { a2aVersions: ['0.2.6'], defaultA2aVersion: '0.2.6' });
+    expect(moved.agent).toMatchObject({ a2aVersions: ['0.2.6'], defaultA2aVersion: '0.2.6' });
+  });
+
   it('settings through a deployment path: the agent must be placed in that deployment', async () => {
     const s = await setup();
     await s.m.addAgent(s.admin, { deploymentId: s.deploymentId, agentId: s.agentId });
@@ -166,6 +184,7 @@ describe('management operations: value rules on typed input', () => {
     expect([...SETTING_NAMES].sort()).toEqual(
       [
         'a2aEnabled',
+        'a2aVersions',
         'blockingBudgetMs',
         'defaultA2aVersion',
         'pinnedVersion',

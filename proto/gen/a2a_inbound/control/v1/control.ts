@@ -79,6 +79,8 @@ export interface AgentView {
   providerUrl: string;
   stateTransitionHistory: boolean;
   streaming: boolean;
+  /** The A2A versions the agent serves ("0.3.0", "0.2.6", "1.0"); empty = all of them. */
+  a2aVersions: string[];
 }
 
 export interface ResolveAgentRequest {
@@ -402,6 +404,8 @@ export interface DeploymentAgentSettings {
   pushNotificationsEnabled: boolean;
   addedAtMs: number;
   updatedAtMs: number;
+  /** The A2A versions the agent serves ("0.3.0", "0.2.6", "1.0"). */
+  a2aVersions: string[];
 }
 
 /** The answer of a write to a deployment agent: what is stored and how the agent is served now. */
@@ -470,7 +474,16 @@ export interface AgentSettingsPatch {
     | boolean
     | undefined;
   /** "running" or "stopped". */
-  status?: string | undefined;
+  status?:
+    | string
+    | undefined;
+  /** The A2A versions served (non-empty; must include the default version). */
+  a2aVersions?: A2aVersions | undefined;
+}
+
+export interface A2aVersions {
+  /** "0.3.0", "0.2.6", "1.0". */
+  values: string[];
 }
 
 export interface UpdateAgentSettingsRequest {
@@ -939,6 +952,7 @@ function createBaseAgentView(): AgentView {
     providerUrl: "",
     stateTransitionHistory: false,
     streaming: false,
+    a2aVersions: [],
   };
 }
 
@@ -1018,6 +1032,9 @@ export const AgentView: MessageFns<AgentView> = {
     }
     if (message.streaming !== false) {
       writer.uint32(200).bool(message.streaming);
+    }
+    for (const v of message.a2aVersions) {
+      writer.uint32(210).string(v!);
     }
     return writer;
   },
@@ -1235,6 +1252,14 @@ export const AgentView: MessageFns<AgentView> = {
             message.streaming = reader.bool();
             continue;
           }
+          case 26: {
+            if (tag !== 210) {
+              break;
+            }
+
+            message.a2aVersions.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1344,6 +1369,11 @@ export const AgentView: MessageFns<AgentView> = {
         ? globalThis.Boolean(object.state_transition_history)
         : false,
       streaming: isSet(object.streaming) ? globalThis.Boolean(object.streaming) : false,
+      a2aVersions: globalThis.Array.isArray(object?.a2aVersions)
+        ? object.a2aVersions.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.a2a_versions)
+        ? object.a2a_versions.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -1424,6 +1454,9 @@ export const AgentView: MessageFns<AgentView> = {
     if (message.streaming !== false) {
       obj.streaming = message.streaming;
     }
+    if (message.a2aVersions?.length) {
+      obj.a2aVersions = message.a2aVersions;
+    }
     return obj;
   },
 
@@ -1457,6 +1490,7 @@ export const AgentView: MessageFns<AgentView> = {
     message.providerUrl = object.providerUrl ?? "";
     message.stateTransitionHistory = object.stateTransitionHistory ?? false;
     message.streaming = object.streaming ?? false;
+    message.a2aVersions = object.a2aVersions?.map((e) => e) || [];
     return message;
   },
 };
@@ -6022,6 +6056,7 @@ function createBaseDeploymentAgentSettings(): DeploymentAgentSettings {
     pushNotificationsEnabled: false,
     addedAtMs: 0,
     updatedAtMs: 0,
+    a2aVersions: [],
   };
 }
 
@@ -6068,6 +6103,9 @@ export const DeploymentAgentSettings: MessageFns<DeploymentAgentSettings> = {
     }
     if (message.updatedAtMs !== 0) {
       writer.uint32(112).int64(message.updatedAtMs);
+    }
+    for (const v of message.a2aVersions) {
+      writer.uint32(122).string(v!);
     }
     return writer;
   },
@@ -6197,6 +6235,14 @@ export const DeploymentAgentSettings: MessageFns<DeploymentAgentSettings> = {
             message.updatedAtMs = longToNumber(reader.int64());
             continue;
           }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.a2aVersions.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -6273,6 +6319,11 @@ export const DeploymentAgentSettings: MessageFns<DeploymentAgentSettings> = {
         : isSet(object.updated_at_ms)
         ? globalThis.Number(object.updated_at_ms)
         : 0,
+      a2aVersions: globalThis.Array.isArray(object?.a2aVersions)
+        ? object.a2aVersions.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.a2a_versions)
+        ? object.a2a_versions.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -6320,6 +6371,9 @@ export const DeploymentAgentSettings: MessageFns<DeploymentAgentSettings> = {
     if (message.updatedAtMs !== 0) {
       obj.updatedAtMs = Math.round(message.updatedAtMs);
     }
+    if (message.a2aVersions?.length) {
+      obj.a2aVersions = message.a2aVersions;
+    }
     return obj;
   },
 
@@ -6342,6 +6396,7 @@ export const DeploymentAgentSettings: MessageFns<DeploymentAgentSettings> = {
     message.pushNotificationsEnabled = object.pushNotificationsEnabled ?? false;
     message.addedAtMs = object.addedAtMs ?? 0;
     message.updatedAtMs = object.updatedAtMs ?? 0;
+    message.a2aVersions = object.a2aVersions?.map((e) => e) || [];
     return message;
   },
 };
@@ -6991,6 +7046,7 @@ function createBaseAgentSettingsPatch(): AgentSettingsPatch {
     blockingBudgetMs: undefined,
     pushNotificationsEnabled: undefined,
     status: undefined,
+    a2aVersions: undefined,
   };
 }
 
@@ -7022,6 +7078,9 @@ export const AgentSettingsPatch: MessageFns<AgentSettingsPatch> = {
     }
     if (message.status !== undefined) {
       writer.uint32(74).string(message.status);
+    }
+    if (message.a2aVersions !== undefined) {
+      A2aVersions.encode(message.a2aVersions, writer.uint32(82).fork()).join();
     }
     return writer;
   },
@@ -7111,6 +7170,14 @@ export const AgentSettingsPatch: MessageFns<AgentSettingsPatch> = {
             message.status = reader.string();
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.a2aVersions = A2aVersions.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -7162,6 +7229,11 @@ export const AgentSettingsPatch: MessageFns<AgentSettingsPatch> = {
         ? globalThis.Boolean(object.push_notifications_enabled)
         : undefined,
       status: isSet(object.status) ? globalThis.String(object.status) : undefined,
+      a2aVersions: isSet(object.a2aVersions)
+        ? A2aVersions.fromJSON(object.a2aVersions)
+        : isSet(object.a2a_versions)
+        ? A2aVersions.fromJSON(object.a2a_versions)
+        : undefined,
     };
   },
 
@@ -7194,6 +7266,9 @@ export const AgentSettingsPatch: MessageFns<AgentSettingsPatch> = {
     if (message.status !== undefined) {
       obj.status = message.status;
     }
+    if (message.a2aVersions !== undefined) {
+      obj.a2aVersions = A2aVersions.toJSON(message.a2aVersions);
+    }
     return obj;
   },
 
@@ -7211,6 +7286,78 @@ export const AgentSettingsPatch: MessageFns<AgentSettingsPatch> = {
     message.blockingBudgetMs = object.blockingBudgetMs ?? undefined;
     message.pushNotificationsEnabled = object.pushNotificationsEnabled ?? undefined;
     message.status = object.status ?? undefined;
+    message.a2aVersions = (object.a2aVersions !== undefined && object.a2aVersions !== null)
+      ? A2aVersions.fromPartial(object.a2aVersions)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseA2aVersions(): A2aVersions {
+  return { values: [] };
+}
+
+export const A2aVersions: MessageFns<A2aVersions> = {
+  encode(message: A2aVersions, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.values) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): A2aVersions {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseA2aVersions();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.values.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): A2aVersions {
+    return {
+      values: globalThis.Array.isArray(object?.values) ? object.values.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: A2aVersions): unknown {
+    const obj: any = {};
+    if (message.values?.length) {
+      obj.values = message.values;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<A2aVersions>): A2aVersions {
+    return A2aVersions.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<A2aVersions>): A2aVersions {
+    const message = createBaseA2aVersions();
+    message.values = object.values?.map((e) => e) || [];
     return message;
   },
 };

@@ -1,5 +1,7 @@
 import { AppError, InvalidParamsError } from '@a2a-inbound/errors';
+import type { controlV1 } from '@a2a-inbound/proto';
 import { setActiveSpanAttribute } from '@a2a-inbound/telemetry';
+import { servesVersion } from '../cards';
 import type { AgentOperations, OperationContext, TaskEventStream, TaskStreamEvent } from '../operations';
 import { afterSeqOf, assertPushEnabled } from '../operations';
 import { historyLengthOf, isObject, LIMITS, taskIdParam, validateSendParams } from '../validate';
@@ -66,7 +68,7 @@ export function requestedMajorMinor(requested: string | undefined): string {
 export const asksForV0 = (requested: string | undefined): boolean => requestedMajorMinor(requested).startsWith('0.');
 
 /** Version negotiation (spec 3.6.2): the 1.0 interfaces serve 1.0; VersionNotSupportedError otherwise. */
-export function negotiateV1(requested: string | undefined): '1.0' {
+export function negotiateV1(requested: string | undefined, agent: Pick<controlV1.AgentView, 'a2aVersions'>): '1.0' {
   const majorMinor = requestedMajorMinor(requested);
   if (!SUPPORTED.has(majorMinor))
     throw new AppError(
@@ -74,6 +76,10 @@ export function negotiateV1(requested: string | undefined): '1.0' {
       `A2A protocol version "${majorMinor}" is not supported by this interface; it serves 1.0 (send A2A-Version: 1.0)`,
       { details: { requestedVersion: majorMinor, supportedVersions: '1.0' } },
     );
+  if (!servesVersion(agent, '1.0'))
+    throw new AppError('VERSION_NOT_SUPPORTED', 'This agent does not serve A2A 1.0 (its a2aVersions setting)', {
+      details: { requestedVersion: majorMinor, supportedVersions: agent.a2aVersions.join(',') },
+    });
   return '1.0';
 }
 
@@ -92,12 +98,12 @@ export class V1Handler {
     const result = (value: Record<string, unknown>): V1Outcome => ({ kind: 'result', result: value });
     switch (method) {
       case 'SendMessage': {
-        const task = await ops.send(ctx, validateSendParams(sendParamsFromV1(p, LIMITS), ctx.agent));
+        const task = await ops.send(ctx, validateSendParams(sendParamsFromV1(p, LIMITS), ctx.agent, ctx.spilled));
         if (typeof task.id === 'string') setActiveSpanAttribute('a2a.task_id', task.id);
         return result({ task: taskToV1(task) });
       }
       case 'SendStreamingMessage': {
-        const v = validateSendParams(sendParamsFromV1(p, LIMITS), ctx.agent);
+        const v = validateSendParams(sendParamsFromV1(p, LIMITS), ctx.agent, ctx.spilled);
         return { kind: 'stream', open: (signal) => ops.stream(ctx, v, signal) };
       }
       case 'GetTask': {
