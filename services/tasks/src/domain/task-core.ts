@@ -366,7 +366,9 @@ export class TaskCore {
     if (seen <= memoryMessages && ids.length > firstRound)
       siblings = [...(await read(ids.slice(0, -firstRound))), ...siblings];
     const messages: Message[] = [];
-    for (const doc of siblings) if (doc) messages.push(...doc.history);
+    for (const doc of siblings)
+      if (doc && doc.subscriptionId === task.subscriptionId && doc.contextId === task.contextId)
+        messages.push(...doc.history);
     // The message being answered is sent separately; drop it from the memory.
     const lastUser = task.history.at(-1);
     const filtered = messages.filter((m) => m.messageId !== lastUser?.messageId);

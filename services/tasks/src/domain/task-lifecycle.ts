@@ -315,7 +315,9 @@ export class TaskLifecycle extends TaskConcern {
       task = continued.task;
       startSeq = continued.startSeq;
     } else {
-      const contextId = message.contextId && message.contextId.length > 0 ? message.contextId : this.deps.ids.next();
+      // A context a send starts is named after its first task: until a second task joins it (and the context's
+      // list is written then, starting with this one), its list is this task alone and needs no entry.
+      const contextId = message.contextId && message.contextId.length > 0 ? message.contextId : taskId;
       const userMessage: Message = { ...stored.message, taskId, contextId };
       const base: StoredTask = {
         id: taskId,
@@ -341,7 +343,8 @@ export class TaskLifecycle extends TaskConcern {
       try {
         // Lookups first: a marker or list entry of a task that never appears is harmless (ADR 0015).
         await markActive(this.c.activeRuns, taskId, now);
-        await rememberInContext(this.c.contexts, first.doc, now + this.deps.config.retentionMs);
+        if (contextId !== taskId)
+          await rememberInContext(this.c.contexts, first.doc, now + this.deps.config.retentionMs);
         this.core.rememberTask(await this.c.tasks.insert(taskId, first.doc));
         inserted = true;
         await this.core.appendLogged(first.doc, first.seq, first.eventJson, false);
