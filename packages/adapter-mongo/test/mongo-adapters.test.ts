@@ -118,40 +118,78 @@ describe.runIf(Boolean(url))('MongoDocumentStore specifics', () => {
     const coll = await claimed.collection<Doc>({ name: 'things' });
     await coll.insert('stale', { tenant: 'stale', name: 's', n: 0 });
     const claims = raw.db(dbName).collection('_cas_claims');
-    const k = JSON.stringify(['things', 2, 'stale']);
+    const row = await raw
+      .db(dbName)
+      .collection('things')
+      .findOne({ _id: 'stale' as never });
+    const k = JSON.stringify(['things', 'stale', row!.i, 2]);
     await claims.insertOne({ _id: 'live' as never, k, at: Date.now() + 60_000 });
     await expect(coll.replace('stale', 1, { tenant: 'stale', name: 's', n: 1 })).rejects.toMatchObject({
       code: 'VERSION_CONFLICT',
     });
     await claims.updateOne({ _id: 'live' as never }, { $set: { at: Date.now() - 1_000 } });
     expect((await coll.replace('stale', 1, { tenant: 'stale', name: 's', n: 1 })).version).toBe(2);
-    expect(await claims.countDocuments({})).toBe(0);
+    // The winner's claim is kept (a version is claimed once), the crashed writer's is gone.
+    expect(await claims.find({ k }).toArray()).toEqual([expect.objectContaining({ k })]);
+    expect(await claims.countDocuments({ _id: 'live' as never })).toBe(0);
     await claimed.close();
   });
 
-  it('claim CAS writes and versioned deletes filter on _id alone (FerretDB scans the collection for any other filter)', async () => {
-    const filters: { command: string; filter: Record<string, unknown> }[] = [];
+  it('claim CAS: two operations per write of a known document, filtered on _id, version and incarnation', async () => {
+    const commands: { name: string; coll: unknown; filter?: Record<string, unknown> }[] = [];
     const claimed = await MongoDocumentStore.connect({
       url,
       dbName,
       cas: 'claim',
       onCommand: (name, command) => {
-        if (name === 'findAndModify' && command.findAndModify === 'by_id_only')
-          filters.push({ command: name, filter: command.query as Record<string, unknown> });
-        if (name === 'delete' && command.delete === 'by_id_only')
-          for (const d of command.deletes as { q: Record<string, unknown> }[])
-            filters.push({ command: name, filter: d.q });
+        if (['ping', 'hello', 'isMaster', 'ismaster', 'buildInfo', 'listIndexes', 'createIndexes'].includes(name))
+          return;
+        const filter =
+          name === 'findAndModify'
+            ? (command.query as Record<string, unknown>)
+            : name === 'delete'
+              ? (command.deletes as { q: Record<string, unknown> }[])[0]!.q
+              : undefined;
+        commands.push({ name, coll: command[name], ...(filter ? { filter } : {}) });
       },
     });
-    const c = await claimed.collection<Doc>({ name: 'by_id_only' });
+    const c = await claimed.collection<Doc>({ name: 'known' });
     await c.insert('a', { n: 0 });
+    commands.length = 0;
     await c.replace('a', 1, { n: 1 });
-    await expect(c.replace('a', 1, { n: 2 })).rejects.toMatchObject({ code: 'VERSION_CONFLICT' });
+    await c.replace('a', 2, { n: 2 });
+    expect(commands.map((x) => `${String(x.coll)} ${x.name}`)).toEqual([
+      '_cas_claims insert',
+      'known findAndModify',
+      '_cas_claims insert',
+      'known findAndModify',
+    ]);
+    for (const f of commands.filter((x) => x.filter)) expect(Object.keys(f.filter!).sort()).toEqual(['_id', 'i', 'v']);
+    await expect(c.replace('a', 1, { n: 9 })).rejects.toMatchObject({ code: 'VERSION_CONFLICT' });
     expect(await c.delete('a', 1)).toBe(false);
-    expect(await c.delete('a', 2)).toBe(true);
-    expect(filters.length).toBeGreaterThanOrEqual(2);
-    for (const f of filters) expect(Object.keys(f.filter)).toEqual(['_id']);
+    expect(await c.delete('a', 3)).toBe(true);
+    expect(await c.get('a')).toBeUndefined();
     await claimed.close();
+  });
+
+  it('claim CAS: an id deleted and inserted again elsewhere takes writes from version 1, and a stale replica cannot write the new one', async () => {
+    const a = await MongoDocumentStore.connect({ url, dbName, cas: 'claim' });
+    const b = await MongoDocumentStore.connect({ url, dbName, cas: 'claim' });
+    const ca = await a.collection<Doc>({ name: 'reborn' });
+    const cb = await b.collection<Doc>({ name: 'reborn' });
+    await ca.insert('x', { n: 0 });
+    await ca.replace('x', 1, { n: 1 }); // claims version 2 of the first incarnation (kept)
+    expect(await cb.delete('x')).toBe(true);
+    await cb.insert('x', { n: 10 });
+    // Replica a still remembers the first incarnation: its write at version 1 lands on the new one once.
+    expect(await ca.replace('x', 1, { n: 11 })).toMatchObject({ version: 2, doc: { n: 11 } });
+    await expect(cb.replace('x', 1, { n: 12 })).rejects.toMatchObject({ code: 'VERSION_CONFLICT' });
+    // Racing replicas on the new incarnation: one winner per version.
+    const results = await Promise.allSettled([ca.replace('x', 2, { n: 20 }), cb.replace('x', 2, { n: 21 })]);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect(await ca.get('x')).toMatchObject({ version: 3 });
+    await a.close();
+    await b.close();
   });
 
   it('sorts missing fields first ascending and last descending, ties by id', async () => {

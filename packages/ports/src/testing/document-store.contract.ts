@@ -58,6 +58,18 @@ export function describeDocumentStoreContract(adapter: string, factory: () => Pr
       expect((await coll.get('a'))?.doc.n).toBe(10);
     });
 
+    it('takes writes from version 1 again after a delete and a new insert of the same id', async () => {
+      await coll.insert('again', { tenant: 't11', name: 'again', n: 0 });
+      await coll.replace('again', 1, { tenant: 't11', name: 'again', n: 1 });
+      expect(await coll.delete('again')).toBe(true);
+      await coll.insert('again', { tenant: 't11', name: 'again', n: 5 });
+      expect(await coll.replace('again', 1, { tenant: 't11', name: 'again', n: 6 })).toMatchObject({
+        version: 2,
+        doc: { n: 6 },
+      });
+      expect(await coll.delete('again', 2)).toBe(true);
+    });
+
     it('lets exactly one of two racing writers win', async () => {
       await coll.insert('race', { tenant: 't9', name: 'race', n: 0 });
       const results = await Promise.allSettled([

@@ -6,6 +6,9 @@ import { cacheKeys, KEY_SCOPES, type Collections, type KeyPrincipal } from './co
 import { Credits } from './credits';
 import { newSecret, sha256Hex } from './hashing';
 
+/** How long a cached cost per invocation may outlive a change whose invalidation raced a reader. */
+const CREDIT_COST_TTL_MS = 10_000;
+
 /** Accounts: subscriptions, their users, their API keys and their credits. */
 export class Accounts {
   readonly #credits: Credits;
@@ -92,7 +95,22 @@ export class Accounts {
    * (ADR 0015): they do not serialise on one document, and the balance never goes below zero.
    */
   async charge(subscriptionId: string, chargeId: string, amount?: number): Promise<void> {
-    await this.#credits.charge(subscriptionId, chargeId, amount);
+    if (amount !== undefined) return this.#credits.charge(subscriptionId, chargeId, amount);
+    await this.#credits.charge(subscriptionId, chargeId, await this.#creditCost(subscriptionId), { settled: true });
+  }
+
+  /**
+   * The subscription's cost per invocation, from the shared cache when a replica read it lately (a send
+   * need not read the subscription). Cached only once its credits are in the buckets (settled), so a
+   * cached cost also says no move is pending; a change of the cost deletes it.
+   */
+  async #creditCost(subscriptionId: string): Promise<number> {
+    const key = cacheKeys.creditCost(subscriptionId);
+    const hit = await this.cache.get(key).catch(() => undefined); // a cache outage degrades to the store
+    if (hit !== undefined && /^\d+$/.test(hit)) return Number(hit);
+    const sub = await this.#credits.settled(subscriptionId);
+    await this.cache.set(key, String(sub.creditCostPerInvocation), CREDIT_COST_TTL_MS).catch(() => undefined);
+    return sub.creditCostPerInvocation;
   }
 
   /** Gives back a charge (the request was refused after charging, e.g. the bus was down). */
@@ -117,6 +135,7 @@ export class Accounts {
       creditCostPerInvocation: cost,
     }));
     if (!updated) throw new NotFoundError('subscription');
+    await this.cache.delete(cacheKeys.creditCost(subscriptionId));
   }
 
   /** The subscription with `credits` = its balance (the sum of its credit buckets). */

@@ -65,6 +65,8 @@ export const cacheKeys = {
   agentView: (agentId: string): string => `agent-view:${agentId}`,
   key: (keyHash: string): string => `key:${keyHash}`,
   catalog: (deploymentId: string): string => `catalog:${deploymentId}`,
+  /** A settled subscription's cost per invocation (what a send charges). */
+  creditCost: (subscriptionId: string): string => `credit-cost:${subscriptionId}`,
 };
 
 export const DEFAULT_INPUT_MODES = ['text/plain', 'application/json'];

@@ -15,6 +15,8 @@ const CHARGE_IN_PROGRESS_MS = 10_000;
 export const CHARGE_RETENTION_MS = 30 * 24 * 3600_000;
 /** Compare-and-set rounds before a charge gives up; each round moves to another bucket on a conflict. */
 const MAX_ROUNDS = 200;
+/** Buckets remembered as this process last wrote or read them (a charge starts from one without a read). */
+const KNOWN_BUCKETS = 1_000;
 
 export interface CreditCollections {
   subscriptions: Collection<SubscriptionDoc>;
@@ -44,6 +46,11 @@ export class Credits {
   readonly #refunded = a2aMeter().createCounter('a2a_credits_refunded', {
     description: 'Credits given back for messages refused after their charge',
   });
+  /**
+   * Buckets as this process last saw them: a charge compares-and-sets one of them without reading it first.
+   * Stale (another replica wrote it) costs a conflict, and the next round reads.
+   */
+  readonly #known = new Map<string, Versioned<CreditBucketDoc>>();
 
   constructor(
     private readonly c: CreditCollections,
@@ -62,10 +69,16 @@ export class Credits {
    * Consumes `amount` (default: the subscription's cost per invocation) unless `chargeId` is already
    * charged; INSUFFICIENT_CREDITS when the balance is short. Nothing is charged when it throws.
    * Callers charge one chargeId at a time (the send path holds the messageId claim while charging).
+   * `settled`: the caller knows the subscription's credits are in the buckets (no read of it then).
    */
-  async charge(subscriptionId: string, chargeId: string, amount?: number): Promise<void> {
-    const sub = await this.settled(subscriptionId);
-    const cost = amount ?? sub.creditCostPerInvocation;
+  async charge(
+    subscriptionId: string,
+    chargeId: string,
+    amount?: number,
+    options: { settled?: boolean } = {},
+  ): Promise<void> {
+    const sub = options.settled && amount !== undefined ? undefined : await this.settled(subscriptionId);
+    const cost = amount ?? sub!.creditCostPerInvocation;
     const recordId = `${subscriptionId}:${chargeId}`;
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const now = this.clock.now();
@@ -188,9 +201,17 @@ export class Credits {
   }
 
   async #buckets(subscriptionId: string): Promise<Bucket[]> {
-    return Promise.all(
+    const buckets = await Promise.all(
       Array.from({ length: CREDIT_BUCKETS }, (_, n) => this.c.creditBuckets.get(this.#bucketId(subscriptionId, n))),
     );
+    for (const b of buckets) if (b) this.#remember(b);
+    return buckets;
+  }
+
+  #remember(bucket: Versioned<CreditBucketDoc>): void {
+    this.#known.delete(bucket.id);
+    this.#known.set(bucket.id, bucket);
+    if (this.#known.size > KNOWN_BUCKETS) this.#known.delete(this.#known.keys().next().value!);
   }
 
   /** Takes `need` for `chargeId`; on failure gives back whatever this call took, then rethrows. */
@@ -213,7 +234,8 @@ export class Credits {
       if (single) {
         single = false;
         const n = Math.floor(this.random() * CREDIT_BUCKETS);
-        bucket = await this.c.creditBuckets.get(this.#bucketId(subscriptionId, n));
+        const id = this.#bucketId(subscriptionId, n);
+        bucket = this.#known.get(id) ?? (await this.c.creditBuckets.get(id));
         if (!bucket || bucket.doc.credits < remaining) continue;
       } else {
         const buckets = await this.#buckets(subscriptionId);
@@ -230,13 +252,15 @@ export class Credits {
         { chargeId, amount: debitOf(bucket, chargeId) + take },
       ];
       try {
-        await this.c.creditBuckets.replace(bucket.id, bucket.version, {
+        const saved = await this.c.creditBuckets.replace(bucket.id, bucket.version, {
           ...bucket.doc,
           credits: bucket.doc.credits - take,
           debits: debits.slice(-DEBIT_RING),
         });
+        this.#remember(saved);
         remaining -= take;
       } catch (err) {
+        this.#known.delete(bucket.id);
         if (!isVersionConflict(err)) throw err;
         single = true;
       }
@@ -279,9 +303,11 @@ export class Credits {
     mutate: (b: CreditBucketDoc) => CreditBucketDoc | undefined,
   ): Promise<void> {
     const id = this.#bucketId(subscriptionId, n);
+    this.#known.delete(id);
     await upsertWithRetry(this.c.creditBuckets, id, (cur) => mutate(cur?.doc ?? emptyBucket(subscriptionId)), {
       attempts: MAX_ROUNDS,
       exhausted: () => new AppError('UNAVAILABLE', `credit bucket ${id}: too many concurrent writers`),
+      afterWrite: (saved) => this.#remember(saved),
     });
   }
 }

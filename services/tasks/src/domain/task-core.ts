@@ -183,6 +183,12 @@ export abstract class TaskConcern {
 
 /** How long a resume of an ended task waits for the log to catch up with the stored task (ADR 0014). */
 const LOG_CATCH_UP_MS = 1_000;
+/**
+ * Tasks this process wrote last, by id (a bounded map, oldest forgotten first): the next write of a run's
+ * events starts from it instead of a read, and a blocking send answers from the final applied event. A task
+ * another replica changed meanwhile costs a compare-and-set conflict and a read, as before.
+ */
+const RECENT_TASKS = 1_000;
 /** Retries of a run request a send could not publish: 0.25 s, 0.5 s, 1 s, 2 s, 4 s, then every 5 s. */
 const PUBLISH_RETRY = { firstDelayMs: 250, maxDelayMs: 5_000, maxPending: 10_000 };
 
@@ -193,6 +199,7 @@ export class TaskCore {
   readonly publishRetries: RunPublishRetries;
   /** Sends between arrival and acceptance (TASKS_MAX_PENDING_SENDS). */
   readonly pendingSends: InFlightLimit;
+  readonly #recent = new Map<string, Versioned<TaskDoc>>();
 
   constructor(
     readonly c: TaskCollections,
@@ -234,6 +241,9 @@ export class TaskCore {
   ): Promise<{ saved: TaskDoc; change: TaskChange } | undefined> {
     let made: TaskChange | undefined;
     let result: { saved: TaskDoc; change: TaskChange } | undefined;
+    // Taken, not peeked: whatever happens to this write, the entry comes back only as what was stored.
+    const current = options.current ?? this.#recent.get(taskId);
+    this.#recent.delete(taskId);
     await updateWithRetry<TaskDoc>(
       this.c.tasks,
       taskId,
@@ -246,7 +256,7 @@ export class TaskCore {
         return made.doc;
       },
       {
-        ...(options.current ? { current: options.current } : {}),
+        ...(current ? { current } : {}),
         ...(options.attempts ? { attempts: options.attempts } : {}),
         ...(options.exhausted ? { exhausted: options.exhausted } : {}),
         writeOptions: (next) =>
@@ -256,6 +266,7 @@ export class TaskCore {
         afterWrite: async (saved) => {
           const m = made!;
           result = { saved: saved.doc, change: m };
+          this.rememberTask(saved);
           await this.appendLoggedBatch(
             saved.doc,
             [...(m.earlier ?? []), { seq: m.seq, eventJson: m.eventJson, final: m.final }],
@@ -265,6 +276,19 @@ export class TaskCore {
       },
     );
     return result;
+  }
+
+  /** Keeps a task this process stored (inserted or changed), as stored: never mutated afterwards. */
+  rememberTask(task: Versioned<TaskDoc>): void {
+    this.#recent.delete(task.id);
+    this.#recent.set(task.id, task);
+    if (this.#recent.size > RECENT_TASKS) this.#recent.delete(this.#recent.keys().next().value!);
+  }
+
+  /** The task as this process last stored it, when it did and holds its event `seq` (else undefined). */
+  recentTask(taskId: string, seq: number): TaskDoc | undefined {
+    const t = this.#recent.get(taskId);
+    return t && t.doc.lastSeq >= seq ? t.doc : undefined;
   }
 
   /** The sealed secrets the served definition references (none for most runtimes: no read). */
@@ -282,8 +306,9 @@ export class TaskCore {
     task: TaskDoc,
     runId: string,
     stored: { message: Message; attachments: eventsV1.Attachment[] },
+    options: { newContext?: boolean } = {},
   ): Promise<void> {
-    const memory = await this.contextMemory(task);
+    const memory = await this.contextMemory(task, options);
     const messageJson = JSON.stringify({ ...stored.message, taskId: task.id, contextId: task.contextId });
     const historyJson = JSON.stringify(memory);
     const req: eventsV1.RunRequested = {
@@ -323,9 +348,11 @@ export class TaskCore {
    * Conversation memory: the latest messages of the context (this task's earlier turns included), bounded by
    * count and by bytes (ADR 0013). Spilled parts stay references; the runner resolves them.
    */
-  async contextMemory(task: TaskDoc): Promise<Message[]> {
+  async contextMemory(task: TaskDoc, options: { newContext?: boolean } = {}): Promise<Message[]> {
     const { memoryMessages, memoryMaxBytes } = this.deps.config;
     if (memoryMessages === 0) return [];
+    // A context this send created (no contextId given) holds this task alone: nothing to read.
+    if (options.newContext) return [];
     // The context's list of task ids, then each recent task by id: no query on `contextId` (ADR 0015).
     // At most two rounds of reads by id, newest tasks first: a turn is usually two messages (question and
     // answer), so half as many tasks as messages usually suffice; the rest only when they do not.
@@ -339,7 +366,9 @@ export class TaskCore {
     if (seen <= memoryMessages && ids.length > firstRound)
       siblings = [...(await read(ids.slice(0, -firstRound))), ...siblings];
     const messages: Message[] = [];
-    for (const doc of siblings) if (doc) messages.push(...doc.history);
+    for (const doc of siblings)
+      if (doc && doc.subscriptionId === task.subscriptionId && doc.contextId === task.contextId)
+        messages.push(...doc.history);
     // The message being answered is sent separately; drop it from the memory.
     const lastUser = task.history.at(-1);
     const filtered = messages.filter((m) => m.messageId !== lastUser?.messageId);

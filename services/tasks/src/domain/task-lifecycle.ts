@@ -58,8 +58,12 @@ export class TaskLifecycle extends TaskConcern {
       return await this.core.toA2A(task, options.historyLength, { emptyArtifactsWhileWorking: true });
     const agent = await this.deps.control.catalog.resolveAgent(caller.agentId);
     const settled = await this.#waitForSettle(task.id, startSeq, agent.blockingBudgetMs);
-    const current = (await this.c.tasks.get(task.id))?.doc ?? task;
-    if (!settled && !isTerminal(current.status.state)) {
+    // Settled: the task as this process applied its final event, when it did (no read); else as stored.
+    const current =
+      (settled !== undefined ? this.core.recentTask(task.id, settled) : undefined) ??
+      (await this.c.tasks.get(task.id))?.doc ??
+      task;
+    if (settled === undefined && !isTerminal(current.status.state)) {
       // Budget spent: the run is detached and keeps running; answer `working` with empty artifacts.
       return await this.core.toA2A(
         { ...current, status: { ...current.status, state: 'working' } },
@@ -311,7 +315,9 @@ export class TaskLifecycle extends TaskConcern {
       task = continued.task;
       startSeq = continued.startSeq;
     } else {
-      const contextId = message.contextId && message.contextId.length > 0 ? message.contextId : this.deps.ids.next();
+      // A context a send starts is named after its first task: until a second task joins it (and the context's
+      // list is written then, starting with this one), its list is this task alone and needs no entry.
+      const contextId = message.contextId && message.contextId.length > 0 ? message.contextId : taskId;
       const userMessage: Message = { ...stored.message, taskId, contextId };
       const base: StoredTask = {
         id: taskId,
@@ -337,8 +343,9 @@ export class TaskLifecycle extends TaskConcern {
       try {
         // Lookups first: a marker or list entry of a task that never appears is harmless (ADR 0015).
         await markActive(this.c.activeRuns, taskId, now);
-        await rememberInContext(this.c.contexts, first.doc, now + this.deps.config.retentionMs);
-        await this.c.tasks.insert(taskId, first.doc);
+        if (contextId !== taskId)
+          await rememberInContext(this.c.contexts, first.doc, now + this.deps.config.retentionMs);
+        this.core.rememberTask(await this.c.tasks.insert(taskId, first.doc));
         inserted = true;
         await this.core.appendLogged(first.doc, first.seq, first.eventJson, false);
       } catch (err) {
@@ -359,7 +366,7 @@ export class TaskLifecycle extends TaskConcern {
       startSeq = first.seq - 1;
     }
     try {
-      await this.core.publishRun(agent, task, runId, stored);
+      await this.core.publishRun(agent, task, runId, stored, { newContext: !continued && !message.contextId });
     } catch (err) {
       // The task is stored and accepted: an outage of the bus (or of the store the run's memory is read from)
       // delays the run instead of refusing a charged request. Retried in the background within seconds; the
@@ -504,14 +511,15 @@ export class TaskLifecycle extends TaskConcern {
     return { message: { ...message, parts: compact }, attachments };
   }
 
-  async #waitForSettle(taskId: string, afterSeq: number, budgetMs: number): Promise<boolean> {
+  /** The seq of the event that ended the stream (the task settled), or undefined when the budget ran out. */
+  async #waitForSettle(taskId: string, afterSeq: number, budgetMs: number): Promise<number | undefined> {
     const ac = new AbortController();
     const timer = setTimeout(() => ac.abort(), budgetMs);
     try {
       for await (const item of this.core.tails.follow(taskId, afterSeq, ac.signal)) {
-        if (item.final) return true;
+        if (item.final) return item.seq;
       }
-      return false;
+      return undefined;
     } finally {
       clearTimeout(timer);
     }

@@ -9,7 +9,8 @@ import type { PushConfigDoc, TaskDoc } from './model';
  * SQLite), so its cost grows with every stored task. Instead:
  *
  * - `contexts/<subscriptionId>:<contextId>` lists the context's latest task ids: conversation memory is
- *   one read by id plus one per recent task, never a query on `contextId`.
+ *   one read by id plus one per recent task, never a query on `contextId`. A context a send starts is named
+ *   after its first task and gets its entry only when a second task joins (ADR 0037).
  * - `active_runs/<taskId>` marks a task whose run may be in progress: the stuck-run sweeper reads this small
  *   collection instead of querying `tasks` by state. A marker is written before the task becomes `working`;
  *   the sweeper removes markers of tasks that are no longer working, so it stays as small as the work
@@ -70,10 +71,13 @@ export async function rememberInContext(
   taskIds: string[] = [task.id],
 ): Promise<void> {
   const id = contextKey(task.subscriptionId, task.contextId);
+  // A context started by a send is named after its first task, which has no entry of its own (readers keep
+  // only tasks of this subscription and context, so an id that names no such task is skipped).
+  const first = taskIds.includes(task.contextId) ? [] : [task.contextId];
   const fresh = (): ContextDoc => ({
     subscriptionId: task.subscriptionId,
     contextId: task.contextId,
-    taskIds: taskIds.slice(-CONTEXT_TASKS),
+    taskIds: [...first, ...taskIds].slice(-CONTEXT_TASKS),
   });
   await upsertWithRetry(
     contexts,

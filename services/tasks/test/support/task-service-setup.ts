@@ -34,7 +34,7 @@ export async function taskServiceSetup<
   const control = new ControlPlane(await openControlCollections(store), cache, clock, ids);
   await seedDemo(control);
   const collections = await openTaskCollections(store);
-  const tasks = new TaskService(collections, {
+  const deps = {
     control,
     blobs: new InMemoryBlobStore(),
     bus,
@@ -45,7 +45,10 @@ export async function taskServiceSetup<
     log: silentLogger(),
     config: { ...DEFAULT_TASK_CONFIG, ...options.config },
     ...(options.sleep ? { sleep: options.sleep } : {}),
-  });
+  };
+  const tasks = new TaskService(collections, deps);
+  /** Another tasks replica on the same engines: what this one remembers, it does not. */
+  const replica = (): TaskService => new TaskService(collections, deps);
   const caller = {
     subscriptionId: 'demo-subscription',
     deploymentId: 'demo-deployment',
@@ -54,7 +57,7 @@ export async function taskServiceSetup<
     protocolVersion: '0.3.0',
   };
   const credits = async (): Promise<number> => (await control.accounts.getSubscription('demo-subscription')).credits;
-  return { tasks, control, collections, bus, eventLog, clock, caller, credits };
+  return { tasks, replica, control, collections, bus, eventLog, clock, caller, credits };
 }
 
 /** A user text message with the given messageId. */

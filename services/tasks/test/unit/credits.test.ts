@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { AppError } from '@a2a-inbound/errors';
 import { InMemoryCache, InMemoryDocumentStore, ManualClock, SequentialIds } from '@a2a-inbound/ports';
 import type { Collection, DocumentStore } from '@a2a-inbound/ports';
@@ -69,6 +69,31 @@ describe('credits (bucketed balance and charge ledger)', () => {
     expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
     expect((await control.accounts.getSubscription('sub')).credits).toBe(900);
     expect(await charges.count({ subscriptionId: 'sub' })).toBe(100);
+  });
+
+  it('charges from two replicas (each starting from the buckets it last wrote) are each taken once, and the cost is read once', async () => {
+    const store = await storeWithSlowWrites();
+    const { control: one, clock } = await creditsSetup(store, 1000);
+    const cache = new InMemoryCache({ clock });
+    const two = new ControlPlane(await openControlCollections(store), cache, clock, new SequentialIds('r'));
+    const subscriptions = await store.collection<SubscriptionDoc>({ name: 'subscriptions' });
+    const buckets = await store.collection<CreditBucketDoc>({ name: 'credit_buckets' });
+    await one.accounts.charge('sub', 'msg:warm-1');
+    await two.accounts.charge('sub', 'msg:warm-2');
+    const subscriptionReads = vi.spyOn(subscriptions, 'get');
+    const bucketReads = vi.spyOn(buckets, 'get');
+    for (let round = 0; round < 10; round++)
+      await Promise.all(
+        Array.from({ length: 10 }, (_, i) => (i % 2 ? two : one).accounts.charge('sub', `msg:r${round}-${i}`)),
+      );
+    expect(subscriptionReads).not.toHaveBeenCalled();
+    // Conflicts between the replicas cost reads; most charges start from a remembered bucket.
+    expect(bucketReads.mock.calls.length).toBeLessThan(100);
+    expect((await one.accounts.getSubscription('sub')).credits).toBe(1000 - 102);
+    // A new cost is charged from the next send on (the cached cost is deleted with the change).
+    await one.accounts.setCreditCost('sub', 5);
+    await one.accounts.charge('sub', 'msg:costly');
+    expect((await one.accounts.getSubscription('sub')).credits).toBe(1000 - 107);
   });
 
   it('racing charges never take the balance below zero: exactly the affordable ones succeed', async () => {

@@ -260,7 +260,40 @@ describe('hot path without queries on tasks', () => {
       ),
     );
     const list = await c.contexts.get('demo-subscription:shared-ctx');
-    expect([...(list?.doc.taskIds ?? [])].sort()).toEqual(sent.map((t) => t.id).sort());
+    // Every task; the list may start with the context's own id (a context a send started is named after its
+    // first task), which names no task here.
+    expect([...(list?.doc.taskIds ?? [])].filter((id) => id !== 'shared-ctx').sort()).toEqual(
+      sent.map((t) => t.id).sort(),
+    );
+  });
+
+  it('a context a send starts is named after its first task: no entry until a second task joins, whose memory has the first turn', async () => {
+    const { tasks, c, bus, runs, caller } = await setup();
+    const first = await tasks.send(caller, msg('first', 'my name is Ada'), { blocking: false });
+    expect(first.contextId).toBe(first.id);
+    expect(await c.contexts.get(`demo-subscription:${first.contextId}`)).toBeUndefined();
+    await bus.drain();
+    expect(JSON.parse(runs[0]!.historyJson)).toEqual([]);
+    await tasks.applyRunEvent({
+      taskId: first.id,
+      runId: runs[0]!.runId,
+      runSeq: 1,
+      emittedAtMs: 0,
+      batch: [],
+      event: { $case: 'status', status: { state: 'completed', messageJson: '' } },
+    });
+    const second = await tasks.send(caller, msg('second', 'what is my name?', first.contextId), { blocking: false });
+    await bus.drain();
+    expect(second.contextId).toBe(first.contextId);
+    expect((await c.contexts.get(`demo-subscription:${first.contextId}`))?.doc.taskIds).toEqual([first.id, second.id]);
+    const memory = JSON.parse(runs[1]!.historyJson) as Message[];
+    expect(memory.map((m) => (m.parts[0] as { text: string }).text)).toEqual(['my name is Ada']);
+    // A context id that names a task of another context: that task's messages are not this context's memory.
+    const elsewhere = await tasks.send(caller, msg('elsewhere', 'secret of ctx-x', 'ctx-x'), { blocking: false });
+    await bus.drain();
+    await tasks.send(caller, msg('named', 'hello', elsewhere.id), { blocking: false });
+    await bus.drain();
+    expect(JSON.parse(runs.at(-1)!.historyJson)).toEqual([]);
   });
   it('an agent is resolved from the shared cache; a settings change is seen at once (the entry is deleted)', async () => {
     const store = new InMemoryDocumentStore();

@@ -17,7 +17,9 @@ class FlakyEventLog extends InMemoryEventLog {
 }
 
 async function setup() {
-  const { tasks, bus, eventLog, caller, collections } = await taskServiceSetup({ eventLog: new FlakyEventLog() });
+  const { tasks, replica, bus, eventLog, caller, collections } = await taskServiceSetup({
+    eventLog: new FlakyEventLog(),
+  });
   const runs: eventsV1.RunRequested[] = [];
   await bus.subscribe('a2a.run.requested', 'test', async (m) => {
     runs.push(eventsV1.RunRequested.decode(m.value));
@@ -32,7 +34,7 @@ async function setup() {
     announcements.length = 0;
     return { taskId: task.id, runId: runs.at(-1)!.runId };
   };
-  return { tasks, bus, eventLog, caller, collections, announcements, start };
+  return { tasks, replica, runs, bus, eventLog, caller, collections, announcements, start };
 }
 
 /** The echo run's five events: four append deltas and `completed`. */
@@ -65,7 +67,7 @@ const withoutTimestamps = <T extends { status: { timestamp?: string } }>(t: T) =
 });
 
 describe('run event batches (ADR 0025)', () => {
-  it('applies a batch with one read, one compare-and-set write, one log append and one announcement', async () => {
+  it('applies a batch with no read (this process stored the task), one compare-and-set write, one log append and one announcement', async () => {
     const { tasks, bus, eventLog, collections, announcements, start } = await setup();
     const { taskId, runId } = await start('m-batch');
     const get = vi.spyOn(collections.tasks, 'get');
@@ -74,7 +76,7 @@ describe('run event batches (ADR 0025)', () => {
     const appendBatch = vi.spyOn(eventLog, 'appendBatch');
     await tasks.applyRunEvent(batchOf(echoRun(taskId, runId)));
     await bus.drain();
-    expect(get).toHaveBeenCalledTimes(1);
+    expect(get).not.toHaveBeenCalled();
     expect(replace).toHaveBeenCalledTimes(1);
     expect(append).not.toHaveBeenCalled();
     expect(appendBatch).toHaveBeenCalledTimes(1);
@@ -120,10 +122,12 @@ describe('run event batches (ADR 0025)', () => {
   });
 
   it('never mutates the task it read: each event of a batch copies only the artifact it changes', async () => {
-    const { tasks, collections, start } = await setup();
+    const { tasks, replica, collections, start } = await setup();
     const { taskId, runId } = await start('m-immutable');
     const events = echoRun(taskId, runId);
     await tasks.applyRunEvent(batchOf(events.slice(0, 2)));
+    // Another replica applies the rest: it has not stored the task, so it reads it.
+    const other = replica();
     const read: unknown[] = [];
     const snapshots: unknown[] = [];
     const get = collections.tasks.get.bind(collections.tasks);
@@ -133,9 +137,44 @@ describe('run event batches (ADR 0025)', () => {
       snapshots.push(structuredClone(v?.doc));
       return v;
     });
-    await tasks.applyRunEvent(batchOf(events.slice(2)));
+    await other.applyRunEvent(batchOf(events.slice(2)));
     expect(read).toHaveLength(1);
     expect(read[0]).toEqual(snapshots[0]);
+  });
+
+  it('a task another replica changed meanwhile costs a conflict and a read, and each event still applies once', async () => {
+    const { tasks, replica, collections, eventLog, start } = await setup();
+    const { taskId, runId } = await start('m-stale');
+    const events = echoRun(taskId, runId);
+    // The other replica applies the first two: what this process remembers is now a version behind.
+    await replica().applyRunEvent(batchOf(events.slice(0, 2)));
+    const get = vi.spyOn(collections.tasks, 'get');
+    const replace = vi.spyOn(collections.tasks, 'replace');
+    // A redelivery of all five here: only the last three are new.
+    await tasks.applyRunEvent(batchOf(events));
+    expect(get).toHaveBeenCalledTimes(1);
+    expect(replace).toHaveBeenCalledTimes(2); // the stale one refused, then the one that applied
+    const frames = await logged(eventLog, taskId);
+    expect(frames.map((f) => f.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect((await collections.tasks.get(taskId))?.doc).toMatchObject({ state: 'completed', lastRunSeq: 5 });
+  });
+
+  it('answers a blocking send from the final applied event, without reading the task again', async () => {
+    const { tasks, runs, bus, caller, collections } = await setup();
+    const answer = tasks.send(caller, textMsg('m-blocking'), {});
+    for (let i = 0; i < 50 && runs.length === 0; i++) {
+      await bus.drain();
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const { taskId, runId } = runs[0]!;
+    const get = vi.spyOn(collections.tasks, 'get');
+    await tasks.applyRunEvent(batchOf(echoRun(taskId, runId)));
+    const task = await answer;
+    expect(task.status.state).toBe('completed');
+    expect(task.artifacts).toEqual([
+      { artifactId: 'a1', name: 'agent_response', parts: [{ kind: 'text', text: 'Hello world' }] },
+    ]);
+    expect(get).not.toHaveBeenCalled();
   });
 
   it('a redelivered batch changes nothing and re-appends what the log lost of it', async () => {
