@@ -27,6 +27,8 @@ export interface TasksConfig {
   agents: AgentSecurityConfig;
   /** A `model` agent seeded into the demo deployment (OPENAI_BASE_URL set); undefined otherwise. */
   seedModel: ModelSeedSpec | undefined;
+  /** How long a rotated-out agent-card signing key stays published in the JWKS (ADR 0034). */
+  cardKeyRetentionMs: number;
 }
 
 const MIN_TOKEN_CHARS = 32;
@@ -66,6 +68,7 @@ export function loadTasksConfig(env: Env): TasksConfig {
     bootstrap: undefined,
     agents: readAgentSecurityConfig(r),
     seedModel: undefined,
+    cardKeyRetentionMs: r.int('CARD_KEY_RETENTION_MS', 7 * 24 * 3_600_000, { min: 60_000 }),
   };
   const providerUrl = r.optionalString('OPENAI_BASE_URL');
   const providerKey = r.optionalString('OPENAI_API_KEY');
