@@ -94,7 +94,11 @@ export class CardSigner {
    * The card with `signatures` set, or as given when signing is unavailable (no secrets key configured, the
    * control plane unreachable): a card is never withheld for it, and the reason is logged (throttled).
    */
-  async signed<T extends object>(card: T, deploymentId: string, baseUrl: string): Promise<T> {
+  async signed<T extends object>(
+    card: T,
+    deploymentId: string,
+    baseUrl: string,
+  ): Promise<T & { signatures?: CardSignature[] }> {
     const jku = `${baseUrl}${jwksPath(deploymentId)}`;
     try {
       const { keys } = await this.port.keys(deploymentId);

@@ -68,7 +68,7 @@ describe('CardSigner', () => {
     const signed = await signer.signed(card('A'), 'dep', 'https://gw.example');
     expect(signed.signatures).toHaveLength(2);
     const jwks = jose.createLocalJWKSet(jwksOf(cp.state.keys.map((k) => k.published)));
-    const { signatures, ...unsigned } = signed as typeof signed & { signatures: jose.FlattenedJWS[] };
+    const { signatures = [], ...unsigned } = signed;
     const payload = jose.base64url.encode(canonicalize(unsigned)!);
     const r = await jose.flattenedVerify({ ...signatures[1]!, payload }, jwks);
     await expect(jose.flattenedVerify({ ...signatures[0]!, payload }, jwks)).rejects.toThrow(/verification failed/);
@@ -78,11 +78,12 @@ describe('CardSigner', () => {
       kid: 'k1',
       jku: 'https://gw.example/deployments/dep/.well-known/jwks.json',
     });
-    const sdkVerify = verifyAgentCardSignature(async (kid) =>
-      jose.importJWK(
-        jwksOf(cp.state.keys.map((k) => k.published)).keys.find((k) => k.kid === kid)!,
-        'ES256',
-      ),
+    const sdkVerify = verifyAgentCardSignature(
+      async (kid) =>
+        (await jose.importJWK(
+          jwksOf(cp.state.keys.map((k) => k.published)).keys.find((k) => k.kid === kid)!,
+          'ES256',
+        )) as jose.CryptoKey,
     );
     // The official 1.x SDK verifies the first signature (the 1.0 form) on its own, not the document one.
     await expect(sdkVerify({ ...unsigned, signatures: [signatures[0]] } as never)).resolves.toBeUndefined();
@@ -104,9 +105,7 @@ describe('CardSigner', () => {
     cp.rotate();
     const after = await signer.signed(card('A'), 'dep', 'https://gw.example');
     expect(cp.state.signCalls).toBe(4);
-    const kid = jose.decodeProtectedHeader(
-      (after as unknown as { signatures: jose.FlattenedJWS[] }).signatures[0]!,
-    ).kid;
+    const kid = jose.decodeProtectedHeader(after.signatures![0]!).kid;
     expect(kid).toBe('k2');
   });
 
