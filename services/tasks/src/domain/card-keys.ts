@@ -200,28 +200,38 @@ export class CardKeys {
 
   /**
    * A secrets-key rotation's step (beside `Secrets.resealStale`): signing keys sealed with an older secrets
-   * key are sealed again with the current one. Returns how many were resealed.
+   * key are sealed again with the current one. Keys no configured key opens stay as they are and are named
+   * (`<deploymentId>/<kid>`): a rotation of that deployment's signing key replaces them.
    */
-  async resealStale(pageSize = 200): Promise<number> {
+  async resealStale(pageSize = 200): Promise<{ resealed: number; unopenable: string[] }> {
     const box = this.#sealer();
-    let resealed = 0;
+    const out = { resealed: 0, unopenable: [] as string[] };
     for (let skip = 0; ; skip += pageSize) {
       const page = await this.c.find({}, { limit: pageSize, skip });
       for (const d of page) {
-        let stale = 0;
+        let resealed = 0;
+        let unopenable: string[] = [];
         await updateWithRetry(this.c, d.id, (cur) => {
-          stale = cur.doc.keys.filter((k) => box.isStale(k.sealedPrivateKey)).length;
-          if (stale === 0) return undefined;
-          const keys = cur.doc.keys.map((k) =>
-            box.isStale(k.sealedPrivateKey)
-              ? { ...k, sealedPrivateKey: box.seal(box.open(k.sealedPrivateKey, aad(d.id, k.kid)), aad(d.id, k.kid)) }
-              : k,
-          );
-          return { ...cur.doc, keys };
+          resealed = 0;
+          unopenable = [];
+          const keys = cur.doc.keys.map((k) => {
+            if (!box.isStale(k.sealedPrivateKey)) return k;
+            let pem: string;
+            try {
+              pem = box.open(k.sealedPrivateKey, aad(d.id, k.kid));
+            } catch {
+              unopenable.push(`${d.id}/${k.kid}`);
+              return k;
+            }
+            resealed += 1;
+            return { ...k, sealedPrivateKey: box.seal(pem, aad(d.id, k.kid)) };
+          });
+          return resealed > 0 ? { ...cur.doc, keys } : undefined;
         });
-        resealed += stale;
+        out.resealed += resealed;
+        out.unopenable.push(...unopenable);
       }
-      if (page.length < pageSize) return resealed;
+      if (page.length < pageSize) return out;
     }
   }
 }

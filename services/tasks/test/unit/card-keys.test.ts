@@ -2,6 +2,7 @@ import { createPublicKey, verify } from 'node:crypto';
 import { SecretBox } from '@a2a-inbound/agent-definitions';
 import { InMemoryCache, InMemoryDocumentStore } from '@a2a-inbound/ports';
 import { describe, expect, it } from 'vitest';
+import { runTasksCli } from '../../src/cli-run';
 import { CardKeys, cardKeysCacheKey, jwkThumbprint, type CardKeysDoc } from '../../src/domain/card-keys';
 
 const DAY = 24 * 3_600_000;
@@ -15,8 +16,10 @@ class TestClock {
 }
 
 /** `null`: no SECRETS_KEY on this deployment. */
-async function setup(box: SecretBox | null = SecretBox.fromBase64(Buffer.alloc(32, 7).toString('base64'))) {
-  const store = new InMemoryDocumentStore();
+async function setup(
+  box: SecretBox | null = SecretBox.fromBase64(Buffer.alloc(32, 7).toString('base64')),
+  store = new InMemoryDocumentStore(),
+) {
   const cache = new InMemoryCache();
   const clock = new TestClock();
   const keys = await CardKeys.open(store, { box: box ?? undefined, cache, clock, retentionMs: 7 * DAY });
@@ -105,7 +108,12 @@ describe('CardKeys (agent-card signing keys per deployment, ADR 0034)', () => {
   it('a secrets-key rotation reseals the signing keys; the signature stays verifiable with the same public key', async () => {
     const oldKey = Buffer.alloc(32, 1).toString('base64');
     const newKey = Buffer.alloc(32, 2).toString('base64');
-    const first = await setup(SecretBox.fromBase64(oldKey));
+    const first = await setup(
+      SecretBox.fromBase64(oldKey),
+      new (class extends InMemoryDocumentStore {
+        override async close(): Promise<void> {} // the CLI closes its store; the test reads it afterwards
+      })(),
+    );
     const [k] = await first.keys.published('dep-1');
     const rotated = SecretBox.fromBase64(newKey, [oldKey]);
     const again = await CardKeys.open(first.store, {
@@ -114,8 +122,15 @@ describe('CardKeys (agent-card signing keys per deployment, ADR 0034)', () => {
       clock: first.clock,
       retentionMs: DAY,
     });
-    expect(await again.resealStale()).toBe(1);
-    expect(await again.resealStale()).toBe(0);
+    expect(await again.resealStale()).toEqual({ resealed: 1, unopenable: [] });
+    expect(await again.resealStale()).toEqual({ resealed: 0, unopenable: [] });
+    // The secrets CLI reseals them too, beside the subscriptions' secrets.
+    let out = '';
+    const io = { stdout: (t: string) => (out += t), stderr: (t: string) => (out += t) };
+    const unknown = Buffer.alloc(32, 3).toString('base64');
+    expect(await runTasksCli(['reseal-secrets'], io, async () => first.store, { SECRETS_KEY: unknown })).toBe(1);
+    expect(out).toContain(`resealed 0 agent-card signing key(s); 1 no configured key opens`);
+    expect(out).toContain(`not opened: card signing key dep-1/${k!.kid}`);
     const onlyNew = await CardKeys.open(first.store, {
       box: SecretBox.fromBase64(newKey),
       cache: first.cache,
