@@ -13,7 +13,7 @@ const DEPLOYMENT = 'demo-deployment';
 type Signed = Record<string, unknown> & { signatures?: jose.FlattenedJWS[] };
 
 /** A verifier as a client writes it: the key by `kid` from the JWKS at the protected header's `jku`. */
-async function verifyDocument(card: Signed): Promise<jose.ProtectedHeaderParameters> {
+async function verifyDocument(card: Signed): Promise<jose.JWSHeaderParameters> {
   const { signatures = [], ...unsigned } = card;
   expect(signatures.length).toBeGreaterThan(0);
   const payload = jose.base64url.encode(canonicalize(unsigned)!);
@@ -22,7 +22,7 @@ async function verifyDocument(card: Signed): Promise<jose.ProtectedHeaderParamet
     const { jku } = jose.decodeProtectedHeader(s);
     const jwks = jose.createRemoteJWKSet(new URL(String(jku)));
     try {
-      return (await jose.flattenedVerify({ ...s, payload }, jwks)).protectedHeader;
+      return (await jose.flattenedVerify({ ...s, payload }, jwks)).protectedHeader!;
     } catch (err) {
       lastError = err;
     }
