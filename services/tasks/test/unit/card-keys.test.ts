@@ -3,6 +3,8 @@ import { SecretBox } from '@a2a-inbound/agent-definitions';
 import { InMemoryCache, InMemoryDocumentStore } from '@a2a-inbound/ports';
 import { describe, expect, it } from 'vitest';
 import { runTasksCli } from '../../src/cli-run';
+import type { ControlPlane } from '../../src/domain/control-plane';
+import { tasksAuthPolicy } from '../../src/transport/grpc-auth';
 import { CardKeys, cardKeysCacheKey, jwkThumbprint, type CardKeysDoc } from '../../src/domain/card-keys';
 
 const DAY = 24 * 3_600_000;
@@ -139,5 +141,29 @@ describe('CardKeys (agent-card signing keys per deployment, ADR 0034)', () => {
     });
     const r = await onlyNew.sign('dep-1', JKU, ['{}']);
     expect(verifies(r.signatures[0]!, '{}', k!.publicJwk)).toBe(true);
+  });
+});
+
+describe('who may have cards signed (gRPC policy, ADR 0032)', () => {
+  const policy = tasksAuthPolicy({} as ControlPlane, () => 0);
+  const admin = { kind: 'user' as const, userId: 'u', subscriptionId: 's', role: 'admin' };
+  const key = { kind: 'key' as const, keyId: 'k', subscriptionId: 's', scopes: ['a2a'] };
+
+  it('the gateway may sign and read keys; a team credential may not, whatever its role or scope', async () => {
+    for (const rpc of ['SignAgentCard', 'GetCardSigningKeys']) {
+      await expect(policy.authorize(rpc, { kind: 'service', service: 'gateway' }, {})).resolves.toBeUndefined();
+      await expect(policy.authorize(rpc, { kind: 'service', service: 'webhooks' }, {})).rejects.toMatchObject({
+        code: 'PERMISSION_DENIED',
+      });
+      for (const team of [admin, key])
+        await expect(policy.authorize(rpc, { kind: 'team', team }, { deploymentId: 'd' })).rejects.toMatchObject({
+          code: 'PERMISSION_DENIED',
+          message: expect.stringContaining('internal'),
+        });
+    }
+    // Rotation is a management operation: a user token's, its actor verified (the role check is Management's).
+    const req: { actor?: unknown } = {};
+    await expect(policy.authorize('RotateCardSigningKey', { kind: 'team', team: admin }, req)).resolves.toBeUndefined();
+    expect(req.actor).toEqual({ userId: 'u', role: 'admin', subscriptionId: 's' });
   });
 });
