@@ -1,42 +1,13 @@
-import canonicalize from 'canonicalize';
-import * as jose from 'jose';
-import { verifyAgentCardSignature } from '@a2a-js/sdk-v1';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk-v1/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeHarness, http, startHarness, type Harness } from '../management/helpers';
+import { sdkVerifier, verifyDocument, type Signed } from '../support/card-signatures';
 
 // Signed agent cards end to end (A2A 1.0 section 8.4, ADR 0034) on the embedded system: the gateway serves
 // every public 0.3/1.0 card signed, the deployment's JWKS at the header's `jku`, and verifiers independent of
 // our code (jose with erdtman/canonicalize, and the official 1.x SDK's verifier) accept it, across a rotation.
 
 const DEPLOYMENT = 'demo-deployment';
-type Signed = Record<string, unknown> & { signatures?: jose.FlattenedJWS[] };
-
-/** A verifier as a client writes it: the key by `kid` from the JWKS at the protected header's `jku`. */
-async function verifyDocument(card: Signed): Promise<jose.JWSHeaderParameters> {
-  const { signatures = [], ...unsigned } = card;
-  expect(signatures.length).toBeGreaterThan(0);
-  const payload = jose.base64url.encode(canonicalize(unsigned)!);
-  let lastError: unknown;
-  for (const s of signatures) {
-    const { jku } = jose.decodeProtectedHeader(s);
-    const jwks = jose.createRemoteJWKSet(new URL(String(jku)));
-    try {
-      return (await jose.flattenedVerify({ ...s, payload }, jwks)).protectedHeader!;
-    } catch (err) {
-      lastError = err;
-    }
-  }
-  throw lastError;
-}
-
-/** The official SDK's verifier, the key fetched from the `jku` it is handed. */
-const sdkVerifier = verifyAgentCardSignature(async (kid, jku) => {
-  const jwks = (await (await fetch(jku!)).json()) as jose.JSONWebKeySet;
-  const jwk = jwks.keys.find((k) => k.kid === kid);
-  if (!jwk) throw new Error(`no key ${kid} at ${jku}`);
-  return (await jose.importJWK(jwk, 'ES256')) as jose.CryptoKey;
-});
 
 describe('signed agent cards (embedded system)', () => {
   let h: Harness;
