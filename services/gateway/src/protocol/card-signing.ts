@@ -20,8 +20,16 @@ export interface PublishedKey {
 export interface CardSigningPort {
   /** The deployment's published keys, the signing key first (cached; a rotation invalidates it). */
   keys(deploymentId: string): Promise<{ keys: PublishedKey[] }>;
-  /** One signature per payload, made with the deployment's signing key, `jku` in the protected header. */
-  sign(deploymentId: string, jku: string, payloads: string[]): Promise<{ kid: string; signatures: CardSignature[] }>;
+  /**
+   * One signature per payload, made with the deployment's signing key, `jku` in the protected header. `contentId`
+   * names the card content and key: the adapter may answer from signatures another replica had made for it.
+   */
+  sign(
+    deploymentId: string,
+    jku: string,
+    payloads: string[],
+    contentId: string,
+  ): Promise<{ kid: string; signatures: CardSignature[] }>;
 }
 
 export const jwksPath = (deploymentId: string): string =>
@@ -132,7 +140,7 @@ export class CardSigner {
       const { document, v1 } = cardPayloads(card);
       this.signingCalls += 1;
       // The 1.0 form first: the official SDKs try signatures in order and log each one that fails.
-      const r = await this.port.sign(deploymentId, jku, [v1, document]);
+      const r = await this.port.sign(deploymentId, jku, [v1, document], id);
       const signatures = r.signatures.map((s) => ({ protected: s.protected, signature: s.signature }));
       this.#done.set(id, signatures);
       if (this.#done.size > MAX_ENTRIES) this.#done.delete(this.#done.keys().next().value!);
