@@ -31,8 +31,6 @@ describe.runIf(engineUrlsSet)('signed agent cards (distributed, mutual TLS)', ()
     const other = sut.otherBaseUrls[0] ?? sut.baseUrl;
     const kid = (await verifyDocument(await cardFrom(sut.baseUrl))).kid;
     expect((await verifyDocument(await cardFrom(other))).kid).toBe(kid);
-    // The replicas serve the same bytes (ECDSA signs differently each time): one ETag behind a load balancer.
-    expect((await cardFrom(other)).signatures).toEqual((await cardFrom(sut.baseUrl)).signatures);
     await expect(sdkVerifier((await cardFrom(other)) as never)).resolves.toBeUndefined();
 
     const admin = cluster.credentials().adminToken;

@@ -3,6 +3,9 @@ import canonicalize from 'canonicalize';
 import * as jose from 'jose';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '@a2a-inbound/logger';
+import { InMemoryCache } from '@a2a-inbound/ports';
+import type { controlV1 } from '@a2a-inbound/proto';
+import { Lookups } from '../../src/clients';
 import { verifyAgentCardSignature } from '@a2a-js/sdk-v1';
 import {
   CardSigner,
@@ -107,6 +110,43 @@ describe('CardSigner', () => {
     expect(cp.state.signCalls).toBe(4);
     const kid = jose.decodeProtectedHeader(after.signatures![0]!).kid;
     expect(kid).toBe('k2');
+  });
+
+  it('replicas share signatures through the cache: the same bytes (one ETag) and one signing call per card', async () => {
+    const cp = controlPlane();
+    let rpcs = 0;
+    // The generated client's shape at the wire boundary: (request, metadata, options, callback).
+    const control = {
+      getCardSigningKeys: (_r: unknown, _m: unknown, _o: unknown, cb: (e: null, r: unknown) => void) => {
+        void cp.port.keys('dep').then((r) => cb(null, r));
+        return {};
+      },
+      signAgentCard: (
+        r: { deploymentId: string; jku: string; payloads: string[] },
+        _m: unknown,
+        _o: unknown,
+        cb: (e: null, r: unknown) => void,
+      ) => {
+        rpcs += 1;
+        void cp.port.sign(r.deploymentId, r.jku, r.payloads, '').then((x) => cb(null, x));
+        return {};
+      },
+    } as unknown as controlV1.ControlPlaneServiceClient;
+    const shared = new InMemoryCache();
+    const replica = () => {
+      const lookups = new Lookups(control, shared);
+      return new CardSigner(
+        { keys: (d) => lookups.cardKeys(d), sign: (d, jku, p, id) => lookups.signCard(d, jku, p, id) },
+        silentLogger(),
+      );
+    };
+    const [one, two] = [replica(), replica()];
+    const a = await one.signed(card('A'), 'dep', 'https://gw.example');
+    const b = await two.signed(card('A'), 'dep', 'https://gw.example');
+    expect(JSON.stringify(b)).toBe(JSON.stringify(a));
+    expect(rpcs).toBe(1);
+    await two.signed(card('B'), 'dep', 'https://gw.example');
+    expect(rpcs).toBe(2);
   });
 
   it('serves the card unsigned when signing fails, and tries again on the next request', async () => {
