@@ -26,6 +26,7 @@ import { linkerV1 } from '@a2a-inbound/proto';
 import { grpcClientOptions, startGrpcServer, type GrpcServerHandle } from '@a2a-inbound/runtime';
 import { a2aV1 } from '@a2a-inbound/proto';
 import { a2aGrpcService } from './grpc/a2a-grpc';
+import { CardSigner } from './protocol/card-signing';
 import type { SseWriter } from './http/sse';
 import type { Resolver } from '@a2a-inbound/runtime';
 
@@ -94,6 +95,10 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
   );
   lifecycle.onClose('grpc clients', async () => clients.close());
   const lookups = new Lookups(clients.control, deps.cache);
+  const cardSigner = new CardSigner(
+    { keys: (d) => lookups.cardKeys(d), sign: (d, jku, payloads, id) => lookups.signCard(d, jku, payloads, id) },
+    log,
+  );
   const streams = new Set<SseWriter>();
   const admission: GatewayAdmission = {
     pending: new InFlightLimit(config.maxPendingRequests, 'requests waiting for the tasks service'),
@@ -181,6 +186,7 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
       grpcAddress,
       providerOrganization: config.providerOrganization,
       providerUrl: config.providerUrl,
+      signer: cardSigner,
     }),
   );
   // The A2A 1.0 HTTP+JSON binding reads with GET and deletes with DELETE.

@@ -48,6 +48,8 @@ interface JsonCodec<T> {
 
 const AGENT_TTL_MS = 30_000;
 const KEY_TTL_MS = 30_000;
+const CARD_KEYS_TTL_MS = 60_000;
+const CARD_SIGNATURES_TTL_MS = 3_600_000;
 
 /**
  * Cached lookups of the hot path. The cache is shared by every replica (Redis in production) and the
@@ -73,6 +75,29 @@ export class Lookups {
 
   async catalog(deploymentId: string): Promise<controlV1.DeploymentCatalog> {
     return call(this.control.getDeploymentCatalog.bind(this.control), { deploymentId }, { deadlineMs: 10_000 });
+  }
+
+  /** A deployment's card signing keys (public parts); the tasks service deletes the entry when it rotates them. */
+  async cardKeys(deploymentId: string): Promise<controlV1.CardSigningKeys> {
+    return this.#through(`card-keys:${deploymentId}`, CARD_KEYS_TTL_MS, controlV1.CardSigningKeys, () =>
+      call(this.control.getCardSigningKeys.bind(this.control), { deploymentId }, { deadlineMs: 10_000 }),
+    );
+  }
+
+  /**
+   * Card payloads signed by the control plane with the deployment's current key (ADR 0034), shared by the
+   * replicas through the cache by `contentId` (key, jku and card): every gateway serves the same bytes (one
+   * ETag; ECDSA signatures differ at each signing) and a changed card is signed once, not once per replica.
+   */
+  async signCard(
+    deploymentId: string,
+    jku: string,
+    payloads: string[],
+    contentId: string,
+  ): Promise<controlV1.SignAgentCardResponse> {
+    return this.#through(`card-sig:${contentId}`, CARD_SIGNATURES_TTL_MS, controlV1.SignAgentCardResponse, () =>
+      call(this.control.signAgentCard.bind(this.control), { deploymentId, jku, payloads }, { deadlineMs: 10_000 }),
+    );
   }
 
   async defaultAgentId(): Promise<string> {

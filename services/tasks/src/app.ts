@@ -15,6 +15,7 @@ import { bootstrapFromConfig, type BootstrapResult } from './domain/bootstrap';
 import { Management } from './domain/management';
 import { RunHistory } from './domain/run-history';
 import { Secrets } from './domain/secrets';
+import { CardKeys } from './domain/card-keys';
 import { seedDemo, type SeedResult } from './domain/seed';
 import { seedModelAgent } from './domain/seed-model';
 import { openTaskCollections, TaskService, TOPICS, type TaskDeps } from './domain/task-service';
@@ -48,6 +49,12 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
   const control = new ControlPlane(await openControlCollections(deps.store), deps.cache, deps.clock, deps.ids);
   const secrets = await Secrets.open(deps.store, config.agents.secretBox, deps.clock);
   const audit = await AuditLog.open(deps.store, deps.clock, deps.ids);
+  const cardKeys = await CardKeys.open(deps.store, {
+    box: config.agents.secretBox,
+    cache: deps.cache,
+    clock: deps.clock,
+    retentionMs: config.cardKeyRetentionMs,
+  });
   const management = new Management(
     control,
     {
@@ -58,6 +65,7 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
       },
     },
     audit,
+    cardKeys,
   );
   const taskCollections = await openTaskCollections(deps.store);
   const tasks = new TaskService(taskCollections, {
@@ -156,7 +164,7 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
         definition: controlV1.ControlPlaneServiceService,
         implementation: audited(
           controlV1.ControlPlaneServiceService,
-          controlGrpcService(control, log, management),
+          controlGrpcService(control, log, management, cardKeys),
           audit,
           log,
         ),

@@ -6,6 +6,7 @@ import type { Role } from './domain/control-model';
 import { ControlPlane, openControlCollections } from './domain/control-plane';
 import { createAdminUser } from './domain/bootstrap';
 import { Secrets } from './domain/secrets';
+import { CardKeys } from './domain/card-keys';
 
 export interface CliIo {
   stdout(text: string): void;
@@ -129,7 +130,20 @@ async function resealSecrets(
       `resealed ${res.resealed} secret(s) with key ${box.keyId}; ${res.current} already used it; ${res.unopenable.length} no configured key opens\n`,
     );
     for (const id of res.unopenable) io.stdout(`  not opened: ${id}\n`);
-    return res.unopenable.length > 0 ? 1 : 0;
+    // The agent-card signing keys are sealed with the same key (ADR 0034).
+    const cardKeys = await CardKeys.open(store, {
+      box,
+      cache: new InMemoryCache(),
+      clock: systemClock,
+      retentionMs: 0,
+    });
+    const signing = await cardKeys.resealStale();
+    io.stdout(
+      `resealed ${signing.resealed} agent-card signing key(s); ${signing.unopenable.length} no configured key opens\n`,
+    );
+    // Such a key cannot sign: rotating that deployment's signing key replaces it.
+    for (const id of signing.unopenable) io.stdout(`  not opened: card signing key ${id}\n`);
+    return res.unopenable.length + signing.unopenable.length > 0 ? 1 : 0;
   } finally {
     await store.close();
   }

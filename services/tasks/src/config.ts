@@ -38,6 +38,8 @@ export interface TasksConfig {
   seedModel: ModelSeedSpec | undefined;
   /** Plaintext links accepted in production by ALLOW_PLAINTEXT_LINKS: logged loudly at start (ADR 0035). */
   warnings: string[];
+  /** How long a rotated-out agent-card signing key stays published in the JWKS (ADR 0034). */
+  cardKeyRetentionMs: number;
 }
 
 const MIN_TOKEN_CHARS = 32;
@@ -79,6 +81,7 @@ export function loadTasksConfig(env: Env): TasksConfig {
     agents: readAgentSecurityConfig(r),
     seedModel: undefined,
     warnings: [],
+    cardKeyRetentionMs: r.int('CARD_KEY_RETENTION_MS', 7 * 24 * 3_600_000, { min: 60_000 }),
   };
   const providerUrl = r.optionalString('OPENAI_BASE_URL');
   const providerKey = r.optionalString('OPENAI_API_KEY');

@@ -5,6 +5,7 @@ import type { Logger } from '@a2a-inbound/logger';
 import type { controlV1 } from '@a2a-inbound/proto';
 import type { Lookups } from '../clients';
 import { buildCard, buildCatalog, type CardOptions, type CardVersion } from '../protocol/cards';
+import { jwksOf, type CardSigner } from '../protocol/card-signing';
 import { restErrorHandler } from './errors';
 
 export interface CardsRouterDeps {
@@ -15,6 +16,8 @@ export interface CardsRouterDeps {
   grpcAddress?(req: Request): string;
   providerOrganization: string;
   providerUrl: string;
+  /** Signs the public 0.3/1.0 cards (ADR 0034); the 0.2 card stays as it was. */
+  signer: CardSigner;
 }
 
 /** Public, cacheable, cross-origin JSON: ETag (304 on If-None-Match) and Cache-Control. */
@@ -66,7 +69,10 @@ export function createCardsRouter(deps: CardsRouterDeps): Router {
         'Link',
         `<${o.baseUrl}/deployments/${encodeURIComponent(agent.deploymentId)}/.well-known/ai-catalog.json>; rel="ai-catalog"`,
       );
-      sendPublicJson(req, res, buildCard(agent, version, o));
+      const built = buildCard(agent, version, o);
+      // 0.2 had no signatures; the 0.3 card (with 1.0's supportedInterfaces) is signed.
+      const body = version === '0.3.0' ? await deps.signer.signed(built, agent.deploymentId, o.baseUrl) : built;
+      sendPublicJson(req, res, body);
     };
 
   const byPath = async (req: Request): Promise<string> => String(req.params.agentId);
@@ -96,8 +102,23 @@ export function createCardsRouter(deps: CardsRouterDeps): Router {
       if (err instanceof AppError && err.code === 'NOT_FOUND') throw new AppError('NOT_FOUND', 'Deployment not found');
       throw err;
     }
-    sendPublicJson(req, res, buildCatalog(cat, opts(req)), 'application/ai-catalog+json');
+    const o = opts(req);
+    const body = buildCatalog(cat, o) as { entries: { data: object }[] };
+    // Each inline card as its own card URL serves it: signed (cached per card, so a catalog costs no ES256).
+    for (const e of body.entries) e.data = await deps.signer.signed(e.data, cat.deploymentId, o.baseUrl);
+    sendPublicJson(req, res, body, 'application/ai-catalog+json');
   };
+  // The JWKS the cards' `jku` names: public keys only, the signing key first, retired keys while retained.
+  router.get('/deployments/:deploymentId/.well-known/jwks.json', async (req: Request, res: Response) => {
+    let keys: controlV1.CardSigningKeys;
+    try {
+      keys = await deps.lookups.cardKeys(String(req.params.deploymentId));
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'NOT_FOUND') throw new AppError('NOT_FOUND', 'Deployment not found');
+      throw err;
+    }
+    sendPublicJson(req, res, jwksOf(keys.keys), 'application/jwk-set+json');
+  });
   router.get('/deployments/:deploymentId/.well-known/agent-catalog.json', catalog);
   router.get('/deployments/:deploymentId/.well-known/ai-catalog.json', catalog);
   router.use(restErrorHandler(deps.log));

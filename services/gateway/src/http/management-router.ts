@@ -628,6 +628,34 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
       })),
     });
   });
+  // ---- agent-card signing keys (ADR 0034): public parts only ------------------------------------
+  const cardKeysOut = (r: controlV1.CardSigningKeys): Json => ({
+    keys: r.keys.map((k) => ({
+      kid: k.kid,
+      status: k.retiredAtMs === 0 ? 'signing' : 'retired',
+      publicJwk: JSON.parse(k.publicJwk) as Json,
+      createdAt: iso(k.createdAtMs),
+      retiredAt: k.retiredAtMs === 0 ? null : iso(k.retiredAtMs),
+      publishedUntil: k.publishedUntilMs === 0 ? null : iso(k.publishedUntilMs),
+    })),
+  });
+  router.get('/api/v1/deployments/:deploymentId/card-signing-keys', async (req, res) => {
+    const r = await call(
+      control.listCardSigningKeys.bind(control),
+      { actor: actor(res), deploymentId: p(req, 'deploymentId') },
+      DEADLINE,
+    );
+    res.json(cardKeysOut(r));
+  });
+  router.post('/api/v1/deployments/:deploymentId/card-signing-keys/rotate', async (req, res) => {
+    const r = await call(
+      control.rotateCardSigningKey.bind(control),
+      { actor: actor(res), deploymentId: p(req, 'deploymentId') },
+      DEADLINE,
+    );
+    res.json(cardKeysOut(r));
+  });
+
   router.get('/api/v1/secrets', async (_req, res) => {
     const r = await call(control.listSecrets.bind(control), { actor: actor(res) }, DEADLINE);
     res.json({ secrets: r.secrets.map(secretOut) });

@@ -17,6 +17,7 @@ import type { AgentView, ControlPlane } from './control-plane';
 import type { SecretInfo, Secrets } from './secrets';
 import type { AuditEventDoc, AuditLog } from './audit';
 import { readUpstreamCard, UntrustedEndpointError, UpstreamCardError, type UpstreamCard } from './upstream-card';
+import type { CardKeyInfo, CardKeys } from './card-keys';
 import type {
   AgentDoc,
   AgentType,
@@ -136,6 +137,8 @@ export class Management {
     },
     /** The audit log of management changes (issue 24); its writes are made by the transport. */
     private readonly audit?: AuditLog,
+    /** The deployments' agent-card signing keys (ADR 0034). */
+    private readonly cardKeys?: CardKeys,
   ) {}
 
   // ---- audit --------------------------------------------------------------------------------------
@@ -393,6 +396,27 @@ export class Management {
       required(agentId, 'agentId'),
       required(version, 'version'),
     );
+  }
+
+  // ---- agent-card signing keys (ADR 0034) -------------------------------------------------------
+
+  #cardKeys(): CardKeys {
+    if (!this.cardKeys) throw new AppError('FAILED_PRECONDITION', 'agent-card signing is not configured here');
+    return this.cardKeys;
+  }
+
+  /** The public keys of a deployment of the actor's subscription (the signing key first). */
+  async listCardSigningKeys(actor: Actor, deploymentId: string): Promise<CardKeyInfo[]> {
+    need(actor, READ);
+    const d = await this.control.catalog.getDeployment(actor.subscriptionId, required(deploymentId, 'deploymentId'));
+    return this.#cardKeys().published(d.id);
+  }
+
+  /** A new key signs the deployment's cards from now on; the old public key stays published (the Admin's only). */
+  async rotateCardSigningKey(actor: Actor, deploymentId: string): Promise<CardKeyInfo[]> {
+    need(actor, ADMIN);
+    const d = await this.control.catalog.getDeployment(actor.subscriptionId, required(deploymentId, 'deploymentId'));
+    return this.#cardKeys().rotate(d.id);
   }
 
   // ---- deployments and inline settings ----------------------------------------------------------

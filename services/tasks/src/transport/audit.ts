@@ -19,6 +19,7 @@ export const AUDITED_RPCS: ReadonlySet<string> = new Set([
   'UpdateAgentSettings',
   'PutSecret',
   'DeleteSecret',
+  'RotateCardSigningKey',
 ]);
 
 /** Request fields that name what was changed. Never `value` (a secret) or anything else a request carries. */

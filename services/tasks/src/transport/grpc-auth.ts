@@ -30,6 +30,9 @@ const INTERNAL_RPCS = new Set([
   'GetDeploymentCatalog',
   'GetDefaultAgent',
   'GetPushDelivery',
+  // Card signing: a team could otherwise have any payload signed with its deployment's key.
+  'GetCardSigningKeys',
+  'SignAgentCard',
 ]);
 
 /**

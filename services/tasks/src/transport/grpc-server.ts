@@ -1,6 +1,6 @@
 import type { Message } from '@a2a-js/sdk';
 import { cardInputModes, cardTraits } from '@a2a-inbound/agent-definitions';
-import { InvalidParamsError } from '@a2a-inbound/errors';
+import { AppError, InvalidParamsError } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
 import { controlV1, tasksV1 } from '@a2a-inbound/proto';
 import { grpc, serverStream, unary } from '@a2a-inbound/runtime';
@@ -9,7 +9,8 @@ import { Management } from '../domain/management';
 import type { RunHistory } from '../domain/run-history';
 import type { CallerContext, TaskService } from '../domain/task-service';
 import { sha256Hex } from '../domain/hashing';
-import { managementRpcs } from './management-grpc';
+import { cardKeysOut, managementRpcs } from './management-grpc';
+import type { CardKeys } from '../domain/card-keys';
 
 function caller(c: tasksV1.Caller | undefined): CallerContext {
   if (!c?.subscriptionId || !c.agentId) throw new InvalidParamsError('caller is required');
@@ -196,7 +197,15 @@ export function controlGrpcService(
   control: ControlPlane,
   log: Logger,
   management: Management = new Management(control),
+  cardKeys?: CardKeys,
 ): controlV1.ControlPlaneServiceServer {
+  const signing = (): CardKeys => {
+    if (!cardKeys) throw new AppError('FAILED_PRECONDITION', 'agent-card signing is not configured here');
+    return cardKeys;
+  };
+  /** Keys are made on first use: only for a deployment that exists (a public JWKS URL names any id). */
+  const existing = async (deploymentId: string): Promise<string> =>
+    (await control.catalog.ofDeployment(deploymentId)).deployment.id;
   return {
     authenticateKey: unary(
       async (r: controlV1.AuthenticateKeyRequest) => control.accounts.authenticateKey(r.keyHash),
@@ -227,6 +236,15 @@ export function controlGrpcService(
       };
     }, log),
     getDefaultAgent: unary(async () => ({ agentId: await control.catalog.defaultAgentId() }), log),
+    getCardSigningKeys: unary(
+      async (r: controlV1.CardSigningKeysRequest) =>
+        cardKeysOut(await signing().published(await existing(r.deploymentId))),
+      log,
+    ),
+    signAgentCard: unary(
+      async (r: controlV1.SignAgentCardRequest) => signing().sign(await existing(r.deploymentId), r.jku, r.payloads),
+      log,
+    ),
     ...managementRpcs(management, toAgentViewProto, log),
   };
 }

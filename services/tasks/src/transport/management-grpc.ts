@@ -3,6 +3,7 @@ import type { Logger } from '@a2a-inbound/logger';
 import type { Versioned } from '@a2a-inbound/ports';
 import type { controlV1 } from '@a2a-inbound/proto';
 import { unary } from '@a2a-inbound/runtime';
+import type { CardKeyInfo } from '../domain/card-keys';
 import type { AgentView } from '../domain/control-plane';
 import type {
   AgentDoc,
@@ -47,9 +48,24 @@ type ManagementRpcs = Pick<
   | 'listSecrets'
   | 'deleteSecret'
   | 'listAuditEvents'
+  | 'listCardSigningKeys'
+  | 'rotateCardSigningKey'
 >;
 
 const actor = (r: { actor?: controlV1.ManagementActor | undefined }): Actor => actorOf(r.actor);
+
+/** The public part of signing keys only: the sealed private key is not in `CardKeyInfo` at all. */
+export function cardKeysOut(keys: CardKeyInfo[]): controlV1.CardSigningKeys {
+  return {
+    keys: keys.map((k) => ({
+      kid: k.kid,
+      publicJwk: JSON.stringify(k.publicJwk),
+      createdAtMs: k.createdAtMs,
+      retiredAtMs: k.retiredAtMs,
+      publishedUntilMs: k.publishedUntilMs,
+    })),
+  };
+}
 const orUndefined = (v: number | null): number | undefined => (v === null ? undefined : v);
 
 function keyOut(id: string, k: ApiKeyDoc): controlV1.ApiKey {
@@ -301,6 +317,16 @@ export function managementRpcs(
           target: doc.target,
         })),
       }),
+      log,
+    ),
+    listCardSigningKeys: unary(
+      async (r: controlV1.ListCardSigningKeysRequest) =>
+        cardKeysOut(await m.listCardSigningKeys(actor(r), r.deploymentId)),
+      log,
+    ),
+    rotateCardSigningKey: unary(
+      async (r: controlV1.RotateCardSigningKeyRequest) =>
+        cardKeysOut(await m.rotateCardSigningKey(actor(r), r.deploymentId)),
       log,
     ),
   };

@@ -56,6 +56,8 @@ const OPERATIONS: [string, Role[], (s: Setup, a: Actor) => Promise<unknown>][] =
   ['setDefaultAgent', ['admin'], (s, a) => s.m.setDefaultAgent(a, s.deploymentId, null)],
   ['updateSettings', ALL, (s, a) => s.m.updateSettings(a, s.agentId, { rateLimitPerMinute: 5 })],
   ['listAuditEvents', ['admin'], (s, a) => s.m.listAuditEvents(a, 10)],
+  ['listCardSigningKeys', ALL, (s, a) => s.m.listCardSigningKeys(a, s.deploymentId)],
+  ['rotateCardSigningKey', ['admin'], (s, a) => s.m.rotateCardSigningKey(a, s.deploymentId)],
 ];
 
 describe('management operations: the role rules live in the tasks service', () => {

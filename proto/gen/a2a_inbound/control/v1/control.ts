@@ -524,6 +524,58 @@ export interface DeleteSecretRequest {
 export interface DeleteSecretResponse {
 }
 
+export interface CardSigningKeysRequest {
+  deploymentId: string;
+}
+
+/** One public signing key of a deployment (ES256, P-256). */
+export interface CardSigningKey {
+  /** The JWK thumbprint (RFC 7638) of the public key, base64url: the `kid` of the JWKS and of the JWS header. */
+  kid: string;
+  /** The public key as a JWK (JSON text); the private key is sealed at rest and never leaves the tasks service. */
+  publicJwk: string;
+  createdAtMs: number;
+  /** 0 while the key signs; else when a rotation replaced it. */
+  retiredAtMs: number;
+  /** 0 while the key signs; else until when it stays published after its retirement. */
+  publishedUntilMs: number;
+}
+
+export interface CardSigningKeys {
+  /** The key that signs now first, then the retired keys still published, newest first. */
+  keys: CardSigningKey[];
+}
+
+export interface SignAgentCardRequest {
+  deploymentId: string;
+  /** Where the deployment's JWKS is served for the card's host: the protected header's `jku`. */
+  jku: string;
+  /** JWS payloads (canonical card forms, RFC 8785): 1 to 4, each at most 256 KiB. */
+  payloads: string[];
+}
+
+/** A2A's AgentCardSignature: the flattened JWS without its (detached) payload. */
+export interface CardSignature {
+  protected: string;
+  signature: string;
+}
+
+export interface SignAgentCardResponse {
+  kid: string;
+  /** One per payload, in the request's order. */
+  signatures: CardSignature[];
+}
+
+export interface ListCardSigningKeysRequest {
+  actor?: ManagementActor | undefined;
+  deploymentId: string;
+}
+
+export interface RotateCardSigningKeyRequest {
+  actor?: ManagementActor | undefined;
+  deploymentId: string;
+}
+
 export interface ListAuditEventsRequest {
   actor?:
     | ManagementActor
@@ -7980,6 +8032,756 @@ export const DeleteSecretResponse: MessageFns<DeleteSecretResponse> = {
   },
 };
 
+function createBaseCardSigningKeysRequest(): CardSigningKeysRequest {
+  return { deploymentId: "" };
+}
+
+export const CardSigningKeysRequest: MessageFns<CardSigningKeysRequest> = {
+  encode(message: CardSigningKeysRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.deploymentId !== "") {
+      writer.uint32(10).string(message.deploymentId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CardSigningKeysRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCardSigningKeysRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.deploymentId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CardSigningKeysRequest {
+    return {
+      deploymentId: isSet(object.deploymentId)
+        ? globalThis.String(object.deploymentId)
+        : isSet(object.deployment_id)
+        ? globalThis.String(object.deployment_id)
+        : "",
+    };
+  },
+
+  toJSON(message: CardSigningKeysRequest): unknown {
+    const obj: any = {};
+    if (message.deploymentId !== "") {
+      obj.deploymentId = message.deploymentId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CardSigningKeysRequest>): CardSigningKeysRequest {
+    return CardSigningKeysRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CardSigningKeysRequest>): CardSigningKeysRequest {
+    const message = createBaseCardSigningKeysRequest();
+    message.deploymentId = object.deploymentId ?? "";
+    return message;
+  },
+};
+
+function createBaseCardSigningKey(): CardSigningKey {
+  return { kid: "", publicJwk: "", createdAtMs: 0, retiredAtMs: 0, publishedUntilMs: 0 };
+}
+
+export const CardSigningKey: MessageFns<CardSigningKey> = {
+  encode(message: CardSigningKey, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.kid !== "") {
+      writer.uint32(10).string(message.kid);
+    }
+    if (message.publicJwk !== "") {
+      writer.uint32(18).string(message.publicJwk);
+    }
+    if (message.createdAtMs !== 0) {
+      writer.uint32(24).int64(message.createdAtMs);
+    }
+    if (message.retiredAtMs !== 0) {
+      writer.uint32(32).int64(message.retiredAtMs);
+    }
+    if (message.publishedUntilMs !== 0) {
+      writer.uint32(40).int64(message.publishedUntilMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CardSigningKey {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCardSigningKey();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.kid = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.publicJwk = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.createdAtMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.retiredAtMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.publishedUntilMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CardSigningKey {
+    return {
+      kid: isSet(object.kid) ? globalThis.String(object.kid) : "",
+      publicJwk: isSet(object.publicJwk)
+        ? globalThis.String(object.publicJwk)
+        : isSet(object.public_jwk)
+        ? globalThis.String(object.public_jwk)
+        : "",
+      createdAtMs: isSet(object.createdAtMs)
+        ? globalThis.Number(object.createdAtMs)
+        : isSet(object.created_at_ms)
+        ? globalThis.Number(object.created_at_ms)
+        : 0,
+      retiredAtMs: isSet(object.retiredAtMs)
+        ? globalThis.Number(object.retiredAtMs)
+        : isSet(object.retired_at_ms)
+        ? globalThis.Number(object.retired_at_ms)
+        : 0,
+      publishedUntilMs: isSet(object.publishedUntilMs)
+        ? globalThis.Number(object.publishedUntilMs)
+        : isSet(object.published_until_ms)
+        ? globalThis.Number(object.published_until_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: CardSigningKey): unknown {
+    const obj: any = {};
+    if (message.kid !== "") {
+      obj.kid = message.kid;
+    }
+    if (message.publicJwk !== "") {
+      obj.publicJwk = message.publicJwk;
+    }
+    if (message.createdAtMs !== 0) {
+      obj.createdAtMs = Math.round(message.createdAtMs);
+    }
+    if (message.retiredAtMs !== 0) {
+      obj.retiredAtMs = Math.round(message.retiredAtMs);
+    }
+    if (message.publishedUntilMs !== 0) {
+      obj.publishedUntilMs = Math.round(message.publishedUntilMs);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CardSigningKey>): CardSigningKey {
+    return CardSigningKey.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CardSigningKey>): CardSigningKey {
+    const message = createBaseCardSigningKey();
+    message.kid = object.kid ?? "";
+    message.publicJwk = object.publicJwk ?? "";
+    message.createdAtMs = object.createdAtMs ?? 0;
+    message.retiredAtMs = object.retiredAtMs ?? 0;
+    message.publishedUntilMs = object.publishedUntilMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseCardSigningKeys(): CardSigningKeys {
+  return { keys: [] };
+}
+
+export const CardSigningKeys: MessageFns<CardSigningKeys> = {
+  encode(message: CardSigningKeys, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.keys) {
+      CardSigningKey.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CardSigningKeys {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCardSigningKeys();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.keys.push(CardSigningKey.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CardSigningKeys {
+    return {
+      keys: globalThis.Array.isArray(object?.keys) ? object.keys.map((e: any) => CardSigningKey.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: CardSigningKeys): unknown {
+    const obj: any = {};
+    if (message.keys?.length) {
+      obj.keys = message.keys.map((e) => CardSigningKey.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CardSigningKeys>): CardSigningKeys {
+    return CardSigningKeys.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CardSigningKeys>): CardSigningKeys {
+    const message = createBaseCardSigningKeys();
+    message.keys = object.keys?.map((e) => CardSigningKey.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseSignAgentCardRequest(): SignAgentCardRequest {
+  return { deploymentId: "", jku: "", payloads: [] };
+}
+
+export const SignAgentCardRequest: MessageFns<SignAgentCardRequest> = {
+  encode(message: SignAgentCardRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.deploymentId !== "") {
+      writer.uint32(10).string(message.deploymentId);
+    }
+    if (message.jku !== "") {
+      writer.uint32(18).string(message.jku);
+    }
+    for (const v of message.payloads) {
+      writer.uint32(26).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SignAgentCardRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSignAgentCardRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.deploymentId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.jku = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.payloads.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SignAgentCardRequest {
+    return {
+      deploymentId: isSet(object.deploymentId)
+        ? globalThis.String(object.deploymentId)
+        : isSet(object.deployment_id)
+        ? globalThis.String(object.deployment_id)
+        : "",
+      jku: isSet(object.jku) ? globalThis.String(object.jku) : "",
+      payloads: globalThis.Array.isArray(object?.payloads) ? object.payloads.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: SignAgentCardRequest): unknown {
+    const obj: any = {};
+    if (message.deploymentId !== "") {
+      obj.deploymentId = message.deploymentId;
+    }
+    if (message.jku !== "") {
+      obj.jku = message.jku;
+    }
+    if (message.payloads?.length) {
+      obj.payloads = message.payloads;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SignAgentCardRequest>): SignAgentCardRequest {
+    return SignAgentCardRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SignAgentCardRequest>): SignAgentCardRequest {
+    const message = createBaseSignAgentCardRequest();
+    message.deploymentId = object.deploymentId ?? "";
+    message.jku = object.jku ?? "";
+    message.payloads = object.payloads?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseCardSignature(): CardSignature {
+  return { protected: "", signature: "" };
+}
+
+export const CardSignature: MessageFns<CardSignature> = {
+  encode(message: CardSignature, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.protected !== "") {
+      writer.uint32(10).string(message.protected);
+    }
+    if (message.signature !== "") {
+      writer.uint32(18).string(message.signature);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CardSignature {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCardSignature();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.protected = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.signature = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CardSignature {
+    return {
+      protected: isSet(object.protected) ? globalThis.String(object.protected) : "",
+      signature: isSet(object.signature) ? globalThis.String(object.signature) : "",
+    };
+  },
+
+  toJSON(message: CardSignature): unknown {
+    const obj: any = {};
+    if (message.protected !== "") {
+      obj.protected = message.protected;
+    }
+    if (message.signature !== "") {
+      obj.signature = message.signature;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CardSignature>): CardSignature {
+    return CardSignature.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CardSignature>): CardSignature {
+    const message = createBaseCardSignature();
+    message.protected = object.protected ?? "";
+    message.signature = object.signature ?? "";
+    return message;
+  },
+};
+
+function createBaseSignAgentCardResponse(): SignAgentCardResponse {
+  return { kid: "", signatures: [] };
+}
+
+export const SignAgentCardResponse: MessageFns<SignAgentCardResponse> = {
+  encode(message: SignAgentCardResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.kid !== "") {
+      writer.uint32(10).string(message.kid);
+    }
+    for (const v of message.signatures) {
+      CardSignature.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SignAgentCardResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSignAgentCardResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.kid = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.signatures.push(CardSignature.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SignAgentCardResponse {
+    return {
+      kid: isSet(object.kid) ? globalThis.String(object.kid) : "",
+      signatures: globalThis.Array.isArray(object?.signatures)
+        ? object.signatures.map((e: any) => CardSignature.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: SignAgentCardResponse): unknown {
+    const obj: any = {};
+    if (message.kid !== "") {
+      obj.kid = message.kid;
+    }
+    if (message.signatures?.length) {
+      obj.signatures = message.signatures.map((e) => CardSignature.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SignAgentCardResponse>): SignAgentCardResponse {
+    return SignAgentCardResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SignAgentCardResponse>): SignAgentCardResponse {
+    const message = createBaseSignAgentCardResponse();
+    message.kid = object.kid ?? "";
+    message.signatures = object.signatures?.map((e) => CardSignature.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseListCardSigningKeysRequest(): ListCardSigningKeysRequest {
+  return { actor: undefined, deploymentId: "" };
+}
+
+export const ListCardSigningKeysRequest: MessageFns<ListCardSigningKeysRequest> = {
+  encode(message: ListCardSigningKeysRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      ManagementActor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.deploymentId !== "") {
+      writer.uint32(18).string(message.deploymentId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListCardSigningKeysRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListCardSigningKeysRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = ManagementActor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.deploymentId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListCardSigningKeysRequest {
+    return {
+      actor: isSet(object.actor) ? ManagementActor.fromJSON(object.actor) : undefined,
+      deploymentId: isSet(object.deploymentId)
+        ? globalThis.String(object.deploymentId)
+        : isSet(object.deployment_id)
+        ? globalThis.String(object.deployment_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ListCardSigningKeysRequest): unknown {
+    const obj: any = {};
+    if (message.actor !== undefined) {
+      obj.actor = ManagementActor.toJSON(message.actor);
+    }
+    if (message.deploymentId !== "") {
+      obj.deploymentId = message.deploymentId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListCardSigningKeysRequest>): ListCardSigningKeysRequest {
+    return ListCardSigningKeysRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListCardSigningKeysRequest>): ListCardSigningKeysRequest {
+    const message = createBaseListCardSigningKeysRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? ManagementActor.fromPartial(object.actor)
+      : undefined;
+    message.deploymentId = object.deploymentId ?? "";
+    return message;
+  },
+};
+
+function createBaseRotateCardSigningKeyRequest(): RotateCardSigningKeyRequest {
+  return { actor: undefined, deploymentId: "" };
+}
+
+export const RotateCardSigningKeyRequest: MessageFns<RotateCardSigningKeyRequest> = {
+  encode(message: RotateCardSigningKeyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      ManagementActor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.deploymentId !== "") {
+      writer.uint32(18).string(message.deploymentId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RotateCardSigningKeyRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRotateCardSigningKeyRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = ManagementActor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.deploymentId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RotateCardSigningKeyRequest {
+    return {
+      actor: isSet(object.actor) ? ManagementActor.fromJSON(object.actor) : undefined,
+      deploymentId: isSet(object.deploymentId)
+        ? globalThis.String(object.deploymentId)
+        : isSet(object.deployment_id)
+        ? globalThis.String(object.deployment_id)
+        : "",
+    };
+  },
+
+  toJSON(message: RotateCardSigningKeyRequest): unknown {
+    const obj: any = {};
+    if (message.actor !== undefined) {
+      obj.actor = ManagementActor.toJSON(message.actor);
+    }
+    if (message.deploymentId !== "") {
+      obj.deploymentId = message.deploymentId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RotateCardSigningKeyRequest>): RotateCardSigningKeyRequest {
+    return RotateCardSigningKeyRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RotateCardSigningKeyRequest>): RotateCardSigningKeyRequest {
+    const message = createBaseRotateCardSigningKeyRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? ManagementActor.fromPartial(object.actor)
+      : undefined;
+    message.deploymentId = object.deploymentId ?? "";
+    return message;
+  },
+};
+
 function createBaseListAuditEventsRequest(): ListAuditEventsRequest {
   return { actor: undefined, limit: 0 };
 }
@@ -8604,6 +9406,51 @@ export const ControlPlaneServiceService = {
       Buffer.from(ListAuditEventsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListAuditEventsResponse => ListAuditEventsResponse.decode(value),
   },
+  /**
+   * Agent-card signing (A2A 1.0 section 8.4, ADR 0034). The first two are internal to the services: the
+   * gateway publishes the JWKS and has card payloads signed; the private keys never leave this service.
+   */
+  getCardSigningKeys: {
+    path: "/a2a_inbound.control.v1.ControlPlaneService/GetCardSigningKeys" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CardSigningKeysRequest): Buffer =>
+      Buffer.from(CardSigningKeysRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CardSigningKeysRequest => CardSigningKeysRequest.decode(value),
+    responseSerialize: (value: CardSigningKeys): Buffer => Buffer.from(CardSigningKeys.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CardSigningKeys => CardSigningKeys.decode(value),
+  },
+  signAgentCard: {
+    path: "/a2a_inbound.control.v1.ControlPlaneService/SignAgentCard" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SignAgentCardRequest): Buffer => Buffer.from(SignAgentCardRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SignAgentCardRequest => SignAgentCardRequest.decode(value),
+    responseSerialize: (value: SignAgentCardResponse): Buffer =>
+      Buffer.from(SignAgentCardResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SignAgentCardResponse => SignAgentCardResponse.decode(value),
+  },
+  /** A deployment's signing keys (public parts only) and their rotation (admin only). */
+  listCardSigningKeys: {
+    path: "/a2a_inbound.control.v1.ControlPlaneService/ListCardSigningKeys" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListCardSigningKeysRequest): Buffer =>
+      Buffer.from(ListCardSigningKeysRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListCardSigningKeysRequest => ListCardSigningKeysRequest.decode(value),
+    responseSerialize: (value: CardSigningKeys): Buffer => Buffer.from(CardSigningKeys.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CardSigningKeys => CardSigningKeys.decode(value),
+  },
+  rotateCardSigningKey: {
+    path: "/a2a_inbound.control.v1.ControlPlaneService/RotateCardSigningKey" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RotateCardSigningKeyRequest): Buffer =>
+      Buffer.from(RotateCardSigningKeyRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RotateCardSigningKeyRequest => RotateCardSigningKeyRequest.decode(value),
+    responseSerialize: (value: CardSigningKeys): Buffer => Buffer.from(CardSigningKeys.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CardSigningKeys => CardSigningKeys.decode(value),
+  },
 } as const;
 
 export interface ControlPlaneServiceServer extends UntypedServiceImplementation {
@@ -8646,6 +9493,15 @@ export interface ControlPlaneServiceServer extends UntypedServiceImplementation 
   deleteSecret: handleUnaryCall<DeleteSecretRequest, DeleteSecretResponse>;
   /** The subscription's audit log of management changes, newest first (admin only). */
   listAuditEvents: handleUnaryCall<ListAuditEventsRequest, ListAuditEventsResponse>;
+  /**
+   * Agent-card signing (A2A 1.0 section 8.4, ADR 0034). The first two are internal to the services: the
+   * gateway publishes the JWKS and has card payloads signed; the private keys never leave this service.
+   */
+  getCardSigningKeys: handleUnaryCall<CardSigningKeysRequest, CardSigningKeys>;
+  signAgentCard: handleUnaryCall<SignAgentCardRequest, SignAgentCardResponse>;
+  /** A deployment's signing keys (public parts only) and their rotation (admin only). */
+  listCardSigningKeys: handleUnaryCall<ListCardSigningKeysRequest, CardSigningKeys>;
+  rotateCardSigningKey: handleUnaryCall<RotateCardSigningKeyRequest, CardSigningKeys>;
 }
 
 export interface ControlPlaneServiceClient extends Client {
@@ -9090,6 +9946,71 @@ export interface ControlPlaneServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListAuditEventsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Agent-card signing (A2A 1.0 section 8.4, ADR 0034). The first two are internal to the services: the
+   * gateway publishes the JWKS and has card payloads signed; the private keys never leave this service.
+   */
+  getCardSigningKeys(
+    request: CardSigningKeysRequest,
+    callback: (error: ServiceError | null, response: CardSigningKeys) => void,
+  ): ClientUnaryCall;
+  getCardSigningKeys(
+    request: CardSigningKeysRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CardSigningKeys) => void,
+  ): ClientUnaryCall;
+  getCardSigningKeys(
+    request: CardSigningKeysRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CardSigningKeys) => void,
+  ): ClientUnaryCall;
+  signAgentCard(
+    request: SignAgentCardRequest,
+    callback: (error: ServiceError | null, response: SignAgentCardResponse) => void,
+  ): ClientUnaryCall;
+  signAgentCard(
+    request: SignAgentCardRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SignAgentCardResponse) => void,
+  ): ClientUnaryCall;
+  signAgentCard(
+    request: SignAgentCardRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SignAgentCardResponse) => void,
+  ): ClientUnaryCall;
+  /** A deployment's signing keys (public parts only) and their rotation (admin only). */
+  listCardSigningKeys(
+    request: ListCardSigningKeysRequest,
+    callback: (error: ServiceError | null, response: CardSigningKeys) => void,
+  ): ClientUnaryCall;
+  listCardSigningKeys(
+    request: ListCardSigningKeysRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CardSigningKeys) => void,
+  ): ClientUnaryCall;
+  listCardSigningKeys(
+    request: ListCardSigningKeysRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CardSigningKeys) => void,
+  ): ClientUnaryCall;
+  rotateCardSigningKey(
+    request: RotateCardSigningKeyRequest,
+    callback: (error: ServiceError | null, response: CardSigningKeys) => void,
+  ): ClientUnaryCall;
+  rotateCardSigningKey(
+    request: RotateCardSigningKeyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CardSigningKeys) => void,
+  ): ClientUnaryCall;
+  rotateCardSigningKey(
+    request: RotateCardSigningKeyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CardSigningKeys) => void,
   ): ClientUnaryCall;
 }
 
