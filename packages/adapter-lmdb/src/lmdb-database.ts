@@ -38,6 +38,8 @@ export class LmdbDatabase {
   readonly blobs: Sub<Buffer>;
   /** id → JSON BlobRef; also other small records (built indexes). */
   readonly meta: Sub<string>;
+  /** 8-byte sequence → a bus message not yet handled (`LmdbOutboxBus`). */
+  readonly outbox: Sub<Buffer>;
   readonly durability: 'interval' | 'commit';
   #refs = 0;
   #closing: Promise<void> | undefined;
@@ -73,6 +75,7 @@ export class LmdbDatabase {
     this.streams = sub('streams', 'string');
     this.blobs = sub('blobs', 'binary');
     this.meta = sub('meta', 'string');
+    this.outbox = sub('outbox', 'binary');
   }
 
   /** Opens (creating the folder and the file on first use) the database in `dir`. */
