@@ -2,6 +2,7 @@
 export {
   grpcPushSource,
   startWebhooksApp,
+  TASK_UPDATES_GROUP,
   TASK_UPDATES_TOPIC,
   type WebhookEgressOptions,
   type WebhooksApp,
@@ -10,4 +11,4 @@ export { loadWebhooksConfig, type WebhooksConfig } from './config';
 export type { DeliveryLogDoc } from './delivery';
 export { openDeliveryLog } from './delivery';
 export { listDeliveries, redactTarget, type DeliveryView, type LoggedOutcome } from './delivery-log';
-export { SIGNATURE_HEADER, signBody, verifySignature } from './egress/signer';
+export { DELIVERY_ID_HEADER, SIGNATURE_HEADER, signBody, verifySignature } from './egress/signer';
