@@ -248,7 +248,13 @@ async function start(options: SystemOptions): Promise<System> {
   );
   const linkerGrpc = linker.grpc;
   // Nothing was sent to this process yet: every messageId claim in the store is a gone process's.
-  if (options.soleOwner) tasks.tasks.ownDataAlone();
+  if (options.soleOwner) {
+    const since = tasks.tasks.ownDataAlone();
+    log.info(
+      { since },
+      'messageId claims made before now were made by a stopped process: a resend takes them over at once',
+    );
+  }
   const gateway = await startGatewayApp(
     {
       cache: e.cache,

@@ -234,7 +234,7 @@ describe('durable embedded mode (node embedded/dist/main.js on a data directory)
     expect(answered.length).toBeGreaterThanOrEqual(20);
 
     // The same data directory: the deployment is reused and no credentials are printed.
-    const second = run({ DATA_DIR: dataDir });
+    const second = run({ DATA_DIR: dataDir, LOG_LEVEL: 'info' });
     procs.push(second);
     const text2 = await banner(second);
     const base = baseOf(text2);
@@ -242,16 +242,15 @@ describe('durable embedded mode (node embedded/dist/main.js on a data directory)
     expect(text2).toMatch(/credentials: +kept from an earlier start \(printed once by the first start, \d{4}-/);
     expect(text2).toContain('npm run admin -- token --role admin');
     // Where the kill cut the sends is timing: one send is left exactly between its messageId claim and its
-    // task, as the killed process leaves it, made just before this process began to serve (the time of its
-    // warning about the runs it failed, which comes earlier). Written now (LMDB takes writers from several
-    // processes) so that the claim is younger than CLAIM_STALE_MS (10 s) when the client re-sends it,
-    // whatever the start-up took on a loaded machine.
-    const tookOver = JSON.parse(
+    // task, as the killed process leaves it, made just before this process began to serve (the time it logs).
+    // Written now (LMDB takes writers from several processes) so that the claim is younger than
+    // CLAIM_STALE_MS (10 s) when the client re-sends it, whatever the start-up took on a loaded machine.
+    const serving = JSON.parse(
       second
         .stdout()
         .split('\n')
-        .find((l) => l.includes('runs in flight when the previous process stopped ended failed'))!,
-    ) as { time: number };
+        .find((l) => l.includes('a resend takes them over at once'))!,
+    ) as { since: number };
     const store = new LmdbDocumentStore(LmdbDatabase.open(join(dataDir, 'db')));
     await (
       await store.collection<{ subscriptionId: string; messageId: string; taskId: string; createdAtMs: number }>({
@@ -261,7 +260,7 @@ describe('durable embedded mode (node embedded/dist/main.js on a data directory)
       subscriptionId: 'demo-subscription',
       messageId: 'cut-at-claim',
       taskId: 'task-of-cut-at-claim',
-      createdAtMs: tookOver.time,
+      createdAtMs: serving.since - 1,
     });
     await store.close();
     // The client re-sends it: this process owns the data directory alone, so the claim is dead and taken over
@@ -371,8 +370,26 @@ describe('durable embedded mode (node embedded/dist/main.js on a data directory)
     const mintedToken = /^(usr_\S+)$/m.exec(minted.stdout)![1]!;
     expect((await api(base, mintedToken, 'GET', '/me')).role).toBe('admin');
 
+    // npm run admin -- compact is offline: refused while the server holds the directory, then done.
+    const adminCli = (...args: string[]) =>
+      spawnSync(process.execPath, [join(root, 'embedded/dist/admin.js'), ...args], {
+        env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir },
+        encoding: 'utf8',
+      });
+    const busy = adminCli('compact');
+    expect(busy.status).toBe(1);
+    expect(busy.stderr).toContain(`in use by process ${second.child.pid}`);
+
     second.child.kill('SIGTERM');
     expect((await second.exited).code).toBe(0);
+    const compacted = adminCli('compact');
+    expect(compacted.status, compacted.stderr).toBe(0);
+    expect(compacted.stdout).toMatch(/compacted .*a2a\.mdb: [\d.]+ MB -> [\d.]+ MB/);
+    expect(readdirSync(dataDir)).not.toContain('embedded.pid'); // the lock is released
+    const reopened = new LmdbDocumentStore(LmdbDatabase.open(join(dataDir, 'db')));
+    const claims = await reopened.collection<{ taskId: string }>({ name: 'message_ids' });
+    expect((await claims.get('demo-subscription:cut-at-claim'))?.doc.taskId).toBe('task-of-cut-at-claim');
+    await reopened.close();
 
     // npm run reset: refuses without a terminal unless --yes, then empties the directory.
     const refused = spawnSync(process.execPath, [join(root, 'scripts/reset.mjs')], {
