@@ -51,6 +51,8 @@ export class LmdbOutboxBus implements Bus {
   readonly #release: () => Promise<void>;
   readonly #topics: ReadonlyMap<string, string>;
   readonly #replayed = new Set<string>();
+  /** Topics whose settling group unsubscribed (shutdown): what the bus gives up on now stays for the next start. */
+  readonly #unsubscribed = new Set<string>();
   #next: number;
 
   constructor(
@@ -102,20 +104,28 @@ export class LmdbOutboxBus implements Bus {
       },
       options,
     );
+    this.#unsubscribed.delete(topic);
     if (!this.#replayed.has(topic)) {
       this.#replayed.add(topic);
       await this.#replay(topic);
     }
-    return sub;
+    return {
+      close: async () => {
+        this.#unsubscribed.add(topic);
+        await sub.close();
+      },
+    };
   }
 
   /**
    * A message the inner bus gave up on (dead letter) for `group`: settled too, so it is not published again
-   * at every start. Wire it to the inner bus's dead-letter callback.
+   * at every start. Wire it to the inner bus's dead-letter callback. Not once the group unsubscribed (the
+   * process is stopping: the bus gives up for want of a consumer), so the next start publishes it again.
    */
   async deadLettered(message: BusMessage, group: string): Promise<void> {
     const seq = message.headers?.[OUTBOX_HEADER];
-    if (seq !== undefined && this.#topics.get(message.topic) === group) await this.#settle(Number(seq));
+    if (seq === undefined || this.#topics.get(message.topic) !== group || this.#unsubscribed.has(message.topic)) return;
+    await this.#settle(Number(seq));
   }
 
   #settle(seq: number): Promise<boolean> {

@@ -79,7 +79,7 @@ describe('LmdbOutboxBus: messages of the kept topics outlive the process until t
     const outbox = open(dir, inner).bus;
     late.outbox = outbox;
     let failures = 1;
-    await outbox.subscribe('updates', 'hooks', async (m) => {
+    const sub = await outbox.subscribe('updates', 'hooks', async (m) => {
       await Promise.resolve();
       if (dec(m.value) === 'poison') throw new Error('never handled');
       if (failures-- > 0) throw new Error('once');
@@ -91,6 +91,14 @@ describe('LmdbOutboxBus: messages of the kept topics outlive the process until t
     await inner.drain();
     await expect.poll(() => outbox.pending).toBe(0);
     expect(dead).toEqual(['poison']);
+    // Stopping: the group unsubscribed, so the bus gives up on what comes now for want of a consumer; the
+    // message stays for the next start.
+    await sub.close();
+    await outbox.publish({ topic: 'updates', key: 'late', value: enc('after the consumer stopped') });
+    await inner.drain();
+    expect(dead).toEqual(['poison', 'after the consumer stopped']);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(outbox.pending).toBe(1);
     await outbox.close();
   });
 });
