@@ -451,7 +451,7 @@ describe('durable embedded mode (node embedded/dist/main.js on a data directory)
         pushNotificationsEnabled: true,
       });
       const TOKEN = 'push-token-durable';
-      /** A task of demo-slow that works 3 s, with a push config set while it works. */
+      /** A task of demo-slow that works 6 s (long enough on a loaded machine), with a push config set meanwhile. */
       const pushedTask = async (configId: string): Promise<string> => {
         const r = await rpc(
           `${first.baseUrl}/agents/demo-slow/a2a`,
@@ -464,7 +464,7 @@ describe('durable embedded mode (node embedded/dist/main.js on a data directory)
                 ...textMessage('work'),
                 parts: [
                   { kind: 'text', text: 'work' },
-                  { kind: 'data', data: { workMs: 3_000 } },
+                  { kind: 'data', data: { workMs: 6_000 } },
                 ],
               },
               configuration: { blocking: false },
@@ -498,11 +498,11 @@ describe('durable embedded mode (node embedded/dist/main.js on a data directory)
 
       // Delivered before the kill: answered 200, so never sent again.
       const before = await pushedTask('before');
-      await expect.poll(() => receiver.hits.some(completedPush(before, true)), { timeout: 20_000 }).toBe(true);
+      await expect.poll(() => receiver.hits.some(completedPush(before, true)), { timeout: 60_000 }).toBe(true);
       // The receiver now holds its answers: the push of a task that just completed is in flight at the kill.
       receiver.hold(true);
       const cut = await pushedTask('cut');
-      await expect.poll(() => receiver.hits.some(completedPush(cut, false)), { timeout: 20_000 }).toBe(true);
+      await expect.poll(() => receiver.hits.some(completedPush(cut, false)), { timeout: 60_000 }).toBe(true);
       first.p.child.kill('SIGKILL');
       expect((await first.p.exited).signal).toBe('SIGKILL');
       receiver.hold(false);
@@ -511,7 +511,7 @@ describe('durable embedded mode (node embedded/dist/main.js on a data directory)
       const second = await start();
       expect(second.credentials).toBeNull(); // the same deployment
       await expect
-        .poll(() => receiver.hits.slice(killedAt).some(completedPush(cut, true)), { timeout: 30_000 })
+        .poll(() => receiver.hits.slice(killedAt).some(completedPush(cut, true)), { timeout: 60_000 })
         .toBe(true);
       await new Promise((r) => setTimeout(r, 1_500)); // nothing else comes
       const answered = receiver.hits.filter((h) => h.answered);
@@ -529,7 +529,7 @@ describe('durable embedded mode (node embedded/dist/main.js on a data directory)
     } finally {
       await receiver.close();
     }
-  }, 180_000);
+  }, 240_000);
 
   it('listens on 127.0.0.1 only by default, and the banner says so', async () => {
     const p = run({ STORE: 'memory' });
