@@ -1,1 +1,4 @@
 export * from './system';
+export * from './config';
+export * from './data-dir';
+export * from './open-engines';

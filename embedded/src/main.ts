@@ -2,11 +2,10 @@ import { telemetry } from './instrument';
 import { join } from 'node:path';
 import { createLogger } from '@a2a-inbound/logger';
 import { type RunningProcess, runMain } from '@a2a-inbound/runtime';
-import { InMemoryBus } from '@a2a-inbound/ports';
 import { loadMetricsConfig, observeConsumerLag, startMetrics } from '@a2a-inbound/telemetry';
 import { loadEmbeddedConfig } from './config';
-import { DataDir } from './data-dir';
-import { durableEngines, inMemoryEngines, startSystem } from './system';
+import { openEmbeddedEngines } from './open-engines';
+import { startSystem } from './system';
 
 /**
  * `npm start`: the five services in one process on PORT (default 8080). Durable by default: everything with
@@ -19,23 +18,18 @@ async function main(): Promise<RunningProcess> {
   const config = loadEmbeddedConfig(process.env, join(__dirname, '..', '..'));
   // Before anything creates an instrument (the engines' consumer lag, the gateway's request metrics).
   const metricsServer = await startMetrics(loadMetricsConfig(process.env), 'a2a-inbound-embedded');
+  const { engines, bus, dataDir, env: dataEnv } = await openEmbeddedEngines(config, log, process.env);
   // The bus's consumer lag is a metric in this mode too (what it accepted and has not handled yet).
-  const bus = new InMemoryBus();
   observeConsumerLag(async () => bus.consumerLag(), log);
-  const dataDir = config.store === 'durable' ? DataDir.open(config.dataDir) : undefined;
-  const engines = dataDir
-    ? await durableEngines(dataDir.databaseDir, { durability: config.sync, syncIntervalMs: config.syncIntervalMs, bus })
-    : inMemoryEngines(undefined, bus);
   const env: Record<string, string | undefined> = {
     // There is no other runner to hand a run to, so in-flight runs get a short grace on SIGTERM (the
     // distributed default is 10 s).
     RUNNER_SHUTDOWN_GRACE_MS: '2000',
     ...process.env,
+    ...dataEnv,
     HOST: config.host,
   };
-  // Secrets stored by an earlier start must still open: the key lives beside the data (unless configured).
-  if (dataDir && !env.SECRETS_KEY) env.SECRETS_KEY = dataDir.secretsKey();
-  const system = await startSystem({ env, engines, log, recoverInterruptedRuns: Boolean(dataDir) });
+  const system = await startSystem({ env, engines, log, soleOwner: Boolean(dataDir) });
   const base = system.baseUrl;
   const local = base.replace(/\/\/(0\.0\.0\.0|\[::\])(?=:)/, '//127.0.0.1');
   const seed = system.tasks.seed;

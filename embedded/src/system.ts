@@ -24,12 +24,15 @@ import {
 import { loadGatewayConfig, startGatewayApp, type GatewayApp } from '@a2a-inbound/gateway';
 import { loadTasksConfig, startTasksApp, type TasksApp } from '@a2a-inbound/tasks';
 import { loadRunnerConfig, startRunnerApp, type RunnerApp } from '@a2a-inbound/runner';
+import type { LmdbOutboxBus } from '@a2a-inbound/adapter-lmdb';
 import {
   grpcPushSource,
   grpcUserVerifier,
   loadWebhooksConfig,
   startWebhooksApp,
   webhooksAuthPolicy,
+  TASK_UPDATES_GROUP,
+  TASK_UPDATES_TOPIC,
   type WebhookEgressOptions,
   type WebhooksApp,
 } from '@a2a-inbound/webhooks';
@@ -70,25 +73,35 @@ export function inMemoryEngines(clock: Clock = systemClock, bus: Bus = new InMem
   };
 }
 
+/** The durable engines, and the outbox that keeps the task updates until the webhooks service handled them. */
+export interface DurableEngines extends Engines {
+  outbox: LmdbOutboxBus;
+}
+
 /**
  * The durable engines of the embedded mode: documents, the event log and blobs in one LMDB database in `dir`
- * (ADR 0029); the bus, cache and rate limiter stay in memory (nothing in them must outlive the process: a
- * restart fails the runs that were in flight, see `recoverInterruptedRuns`).
+ * (ADR 0029); the bus, cache and rate limiter stay in memory. Nothing in them must outlive the process but
+ * the task updates not yet pushed: those go through an outbox in the same database (ADR 0038). A restart
+ * fails the runs that were in flight (see `soleOwner`).
  */
 export async function durableEngines(
   dir: string,
   options: { durability?: 'interval' | 'commit'; syncIntervalMs?: number; clock?: Clock; bus?: Bus } = {},
-): Promise<Engines> {
-  const { LmdbBlobStore, LmdbDatabase, LmdbDocumentStore, LmdbEventLog } = await import('@a2a-inbound/adapter-lmdb');
+): Promise<DurableEngines> {
+  const { LmdbBlobStore, LmdbDatabase, LmdbDocumentStore, LmdbEventLog, LmdbOutboxBus } =
+    await import('@a2a-inbound/adapter-lmdb');
   const { clock = systemClock, bus = new InMemoryBus() } = options;
   const db = LmdbDatabase.open(dir, {
     ...(options.durability ? { durability: options.durability } : {}),
     ...(options.syncIntervalMs ? { syncIntervalMs: options.syncIntervalMs } : {}),
   });
+  // A push pending when the process dies is pushed after the restart (the in-memory bus would lose it).
+  const outbox = new LmdbOutboxBus(db, bus, { topics: { [TASK_UPDATES_TOPIC]: TASK_UPDATES_GROUP } });
   return {
+    outbox,
     store: new LmdbDocumentStore(db),
     blobs: new LmdbBlobStore(db),
-    bus,
+    bus: outbox,
     eventLog: new LmdbEventLog(db, { clock }),
     cache: new InMemoryCache({ clock }),
     limiter: new InMemoryRateLimiter({ clock }),
@@ -126,10 +139,11 @@ export interface SystemOptions {
    */
   inProcessGrpc?: boolean;
   /**
-   * This process owns durable engines alone (the durable embedded mode): before anything runs, the runs that
-   * a previous process left `working` end `failed` with a reason that says so (no runner holds them now).
+   * This process owns durable engines alone (the durable embedded mode: the data-directory lock): before
+   * anything runs, the runs that a previous process left `working` end `failed` with a reason that says so
+   * (no runner holds them now); the messageId claims and push delivery claims it left are taken over at once.
    */
-  recoverInterruptedRuns?: boolean;
+  soleOwner?: boolean;
 }
 
 /**
@@ -183,7 +197,7 @@ async function start(options: SystemOptions): Promise<System> {
     },
     loadTasksConfig(env),
   );
-  if (options.recoverInterruptedRuns) {
+  if (options.soleOwner) {
     const failed = await tasks.tasks.failInterruptedRuns();
     if (failed > 0) log.warn({ failed }, 'runs in flight when the previous process stopped ended failed');
   }
@@ -215,6 +229,7 @@ async function start(options: SystemOptions): Promise<System> {
       source: pushSource,
       clock: e.clock,
       log: log.child({ service: 'webhooks' }),
+      ...(options.soleOwner ? { soleOwner: true } : {}),
       ...(options.webhookEgress ? { egress: options.webhookEgress } : {}),
       ...(webhooksAuth ? { auth: webhooksAuth } : {}),
     },
@@ -240,6 +255,14 @@ async function start(options: SystemOptions): Promise<System> {
     { ...linkerConfig, grpcHost: '127.0.0.1' },
   );
   const linkerGrpc = linker.grpc;
+  // Nothing was sent to this process yet: every messageId claim in the store is a gone process's.
+  if (options.soleOwner) {
+    const since = tasks.tasks.ownDataAlone();
+    log.info(
+      { since },
+      'messageId claims made before now were made by a stopped process: a resend takes them over at once',
+    );
+  }
   const gateway = await startGatewayApp(
     {
       cache: e.cache,

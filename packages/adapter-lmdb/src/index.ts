@@ -4,3 +4,5 @@ export { LmdbDocumentStore } from './lmdb-document-store';
 export { LmdbEventLog } from './lmdb-event-log';
 export type { LmdbEventLogOptions } from './lmdb-event-log';
 export { LmdbBlobStore } from './lmdb-blob-store';
+export { LmdbOutboxBus } from './lmdb-outbox-bus';
+export type { LmdbOutboxBusOptions } from './lmdb-outbox-bus';

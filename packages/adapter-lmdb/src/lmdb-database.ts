@@ -1,8 +1,11 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 
 type Sub<V> = Database<V, Buffer>;
+
+/** The database file inside its directory (LMDB keeps its reader table beside it, `a2a.mdb-lock`). */
+const FILE = 'a2a.mdb';
 
 export interface LmdbOpenOptions {
   /**
@@ -38,6 +41,8 @@ export class LmdbDatabase {
   readonly blobs: Sub<Buffer>;
   /** id → JSON BlobRef; also other small records (built indexes). */
   readonly meta: Sub<string>;
+  /** 8-byte sequence → a bus message not yet handled (`LmdbOutboxBus`). */
+  readonly outbox: Sub<Buffer>;
   readonly durability: 'interval' | 'commit';
   #refs = 0;
   #closing: Promise<void> | undefined;
@@ -53,7 +58,7 @@ export class LmdbDatabase {
     mkdirSync(path, { recursive: true, mode: 0o700 });
     this.durability = options.durability ?? 'interval';
     this.root = open({
-      path: join(path, 'a2a.mdb'),
+      path: join(path, FILE),
       maxDbs: 16,
       keyEncoding: 'binary',
       encoding: 'string',
@@ -73,11 +78,35 @@ export class LmdbDatabase {
     this.streams = sub('streams', 'string');
     this.blobs = sub('blobs', 'binary');
     this.meta = sub('meta', 'string');
+    this.outbox = sub('outbox', 'binary');
   }
 
   /** Opens (creating the folder and the file on first use) the database in `dir`. */
   static open(dir: string, options: LmdbOpenOptions = {}): LmdbDatabase {
     return new LmdbDatabase(dir, options);
+  }
+
+  /**
+   * Gives the free pages back to the file system. LMDB reuses the pages that deletes free (retention sweeps)
+   * but never shrinks its file below its high-water mark; a compacting copy (`mdb_env_copy2` with
+   * `MDB_CP_COMPACT`: only the pages in use, renumbered) is written beside the file and renamed over it (one
+   * atomic step: a crash before it leaves the old file whole and a stray copy the next run replaces). The
+   * caller guarantees that no other process has the database open (the embedded mode's lock). Resolves the
+   * file's size before and after, in bytes.
+   */
+  static async compact(dir: string): Promise<{ before: number; after: number }> {
+    const file = join(dir, FILE);
+    const copy = `${file}.compact`;
+    const before = statSync(file).size;
+    rmSync(copy, { force: true });
+    const db = new LmdbDatabase(dir, { durability: 'commit' });
+    try {
+      await db.root.backup(copy, true);
+    } finally {
+      await db.close();
+    }
+    renameSync(copy, file);
+    return { before, after: statSync(file).size };
   }
 
   /**

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -100,5 +100,62 @@ describe('lmdb adapters across a reopen of the same data directory', () => {
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect([db.meta.get(k('a')), db.meta.get(k('b')), db.meta.get(k('c'))]).toEqual(['1', undefined, '3']);
     await release();
+  });
+});
+
+describe('LmdbDatabase.compact: the file shrinks to the pages in use', () => {
+  it('keeps its size after deletes (freed pages are reused, not returned); a compaction returns them and keeps every record', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lmdb-compact-'));
+    try {
+      let db = LmdbDatabase.open(dir);
+      let store = new LmdbDocumentStore(db);
+      let events = new LmdbEventLog(db);
+      let docs = await store.collection<{ body: string; keep: boolean }>({
+        name: 'docs',
+        indexes: [{ fields: ['keep'] }],
+      });
+      const body = 'x'.repeat(8 * 1024);
+      for (let i = 0; i < 1500; i++)
+        await docs.insert(`d${i}`, { body, keep: i % 100 === 0 }, i % 100 === 0 ? {} : { expiresAt: 1 });
+      await events.appendBatch('kept-stream', [{ seq: 1, data: enc('event') }]);
+      await store.close();
+      await events.close();
+      const grown = statSync(join(dir, 'a2a.mdb')).size;
+
+      db = LmdbDatabase.open(dir);
+      store = new LmdbDocumentStore(db);
+      docs = await store.collection({ name: 'docs', indexes: [{ fields: ['keep'] }] });
+      expect(await docs.sweepExpired(10)).toBe(1485); // the retention sweep
+      await db.sync();
+      const firstSweep = statSync(join(dir, 'a2a.mdb')).size;
+      expect(firstSweep).toBeGreaterThanOrEqual(grown); // LMDB does not shrink its file (the deletes even wrote pages)
+      // The freed pages are reused: as much written again hardly grows the file.
+      for (let i = 0; i < 1400; i++) await docs.insert(`again${i}`, { body, keep: false }, { expiresAt: 1 });
+      expect(statSync(join(dir, 'a2a.mdb')).size).toBeLessThan(firstSweep * 1.1);
+      expect(await docs.sweepExpired(10)).toBe(1400);
+      await store.close();
+      const swept = statSync(join(dir, 'a2a.mdb')).size;
+
+      const { before, after } = await LmdbDatabase.compact(dir);
+      expect(before).toBe(swept);
+      expect(after).toBeLessThan(grown / 10);
+      expect(statSync(join(dir, 'a2a.mdb')).size).toBe(after);
+      expect(existsSync(join(dir, 'a2a.mdb.compact'))).toBe(false);
+
+      db = LmdbDatabase.open(dir);
+      store = new LmdbDocumentStore(db);
+      events = new LmdbEventLog(db);
+      docs = await store.collection({ name: 'docs', indexes: [{ fields: ['keep'] }] });
+      const kept = await docs.find({ keep: true }, { limit: 100 });
+      expect(kept.map((d) => d.id).sort()).toEqual(Array.from({ length: 15 }, (_, i) => `d${i * 100}`).sort());
+      expect(kept[0]!.doc.body).toBe(body);
+      expect((await events.read('kept-stream', 0)).map((e) => new TextDecoder().decode(e.data))).toEqual(['event']);
+      // Writes go on in the compacted file.
+      await docs.insert('after', { body: 'y', keep: true });
+      expect((await docs.get('after'))?.version).toBe(1);
+      await Promise.all([store.close(), events.close()]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -23,6 +23,8 @@ import { listDeliveries } from './delivery-log';
 import { createWebhookAgent } from './egress/webhook-agent';
 
 export const TASK_UPDATES_TOPIC = 'a2a.task.updates';
+/** The consumer group of the task updates (the durable embedded mode keeps them until this group handled them). */
+export const TASK_UPDATES_GROUP = 'webhooks';
 const READINESS_INTERVAL_MS = 2_000;
 
 export interface WebhooksApp {
@@ -132,6 +134,11 @@ export async function startWebhooksApp(
     egress?: WebhookEgressOptions;
     /** Who may call the server (with mutual TLS); undefined: everyone (plaintext development layouts). */
     auth?: GrpcAuthPolicy<WebhooksTeam>;
+    /**
+     * This process owns its data alone (the durable embedded mode): the delivery claims an earlier process left
+     * `pending` are taken over at once (its updates come again from the durable outbox, ADR 0038).
+     */
+    soleOwner?: boolean;
   },
   config: WebhooksConfig,
 ): Promise<WebhooksApp> {
@@ -163,6 +170,7 @@ export async function startWebhooksApp(
     isAllowed,
     shutdown: shutdown.signal,
     ...(egress.resolve ? { resolve: egress.resolve } : {}),
+    ...(deps.soleOwner ? { earlierClaimsBeforeMs: clock.now() } : {}),
   });
   let seen = 0;
   lifecycle.add(
@@ -170,7 +178,7 @@ export async function startWebhooksApp(
     // One task's updates in order; a slow or retried endpoint holds one slot, not every task of its partition.
     await deps.bus.subscribe(
       TASK_UPDATES_TOPIC,
-      'webhooks',
+      TASK_UPDATES_GROUP,
       async (m) => {
         const announced = eventsV1.LoggedTaskEvent.decode(m.value);
         // A batch announcement (ADR 0025) carries the events appended before the last one as `preceding`.

@@ -6,7 +6,7 @@ import { isIP } from 'node:net';
 import { checkHttpsUrlShape, dnsResolver, type Resolver } from '@a2a-inbound/runtime';
 import { a2aMeter } from '@a2a-inbound/telemetry';
 import { request } from 'undici';
-import { SIGNATURE_HEADER, signBody } from './egress/signer';
+import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, signBody } from './egress/signer';
 import { BlockedDestinationError, type WebhookAgent } from './egress/webhook-agent';
 import { DELIVERY_LOG_COLLECTION, redactTarget, redactText, type DeliveryLogDoc } from './delivery-log';
 
@@ -178,6 +178,11 @@ export class Deliverer {
       random?: () => number;
       /** Aborted when the service shuts down: retries stop, the claim is released, deliver() rejects. */
       shutdown?: AbortSignal;
+      /**
+       * Set when this process owns its data alone (the durable embedded mode): a `pending` claim made before
+       * this time was made by a process that is gone, so it is taken over at once, not after `leaseMs()`.
+       */
+      earlierClaimsBeforeMs?: number;
     },
   ) {
     this.#resolve = deps.resolve ?? dnsResolver;
@@ -201,13 +206,14 @@ export class Deliverer {
   }
 
   /** One POST. Redirects are not followed (Webhook rule 2): a 3xx is a permanent failure. */
-  async attempt(target: PushTarget, body: string): Promise<AttemptResult> {
+  async attempt(target: PushTarget, body: string, deliveryId?: string): Promise<AttemptResult> {
     const refused = await this.checkUrl(target.url);
     if (refused) return { outcome: 'permanent', error: refused };
     const headers: Record<string, string> = {
       'content-type': target.protocolVersion === PROTOCOL_VERSION_V1 ? PUSH_CONTENT_TYPE_V1 : 'application/json',
       [SIGNATURE_HEADER.toLowerCase()]: signBody(body, target.token),
     };
+    if (deliveryId) headers[DELIVERY_ID_HEADER.toLowerCase()] = deliveryId;
     const auth = authorization(target);
     if (auth) headers.authorization = auth;
     const total = this.deps.policy.totalTimeoutMs ?? TOTAL_TIMEOUT_MS;
@@ -278,7 +284,7 @@ export class Deliverer {
         return this.#release(id, version);
       }
       if (retryFor) this.#retries.add(1, { reason: retryFor }); // counted when the retry is made
-      const r = await this.attempt(target, body);
+      const r = await this.attempt(target, body, id);
       if (shutdown.aborted && r.outcome !== 'delivered') {
         count('interrupted');
         return this.#release(id, version);
@@ -347,8 +353,11 @@ export class Deliverer {
     }
     const existing = await this.deps.log.get(id);
     if (!existing || existing.doc.state !== 'pending') return undefined; // delivered or given up already
-    // A pending claim older than the whole retry budget belongs to a replica that died: take it over.
-    if (now - existing.doc.claimedAtMs < this.leaseMs()) return undefined;
+    // A pending claim older than the whole retry budget belongs to a replica that died, and one made before
+    // this process started when it owns its data alone (its process is gone): take it over.
+    const before = this.deps.earlierClaimsBeforeMs;
+    const orphaned = before !== undefined && existing.doc.claimedAtMs < before;
+    if (!orphaned && now - existing.doc.claimedAtMs < this.leaseMs()) return undefined;
     try {
       const doc = { ...existing.doc, claimedAtMs: now };
       const v = await this.deps.log.replace(id, existing.version, doc, { expiresAt: now + LOG_RETENTION_MS });

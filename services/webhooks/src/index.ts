@@ -4,6 +4,7 @@ export {
   grpcUserVerifier,
   startWebhooksApp,
   webhooksAuthPolicy,
+  TASK_UPDATES_GROUP,
   TASK_UPDATES_TOPIC,
   type WebhookEgressOptions,
   type WebhooksApp,
@@ -13,4 +14,4 @@ export { loadWebhooksConfig, type WebhooksConfig } from './config';
 export type { DeliveryLogDoc } from './delivery';
 export { openDeliveryLog } from './delivery';
 export { listDeliveries, redactTarget, type DeliveryView, type LoggedOutcome } from './delivery-log';
-export { SIGNATURE_HEADER, signBody, verifySignature } from './egress/signer';
+export { DELIVERY_ID_HEADER, SIGNATURE_HEADER, signBody, verifySignature } from './egress/signer';

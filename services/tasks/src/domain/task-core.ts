@@ -105,7 +105,11 @@ export const DEFAULT_TASK_CONFIG: TaskServiceConfig = {
 };
 
 export const TRACER = '@a2a-inbound/tasks';
-/** A messageId claim older than this whose task does not exist was left by a process that died. */
+/**
+ * A messageId claim older than this whose task does not exist was left by a process that died (another
+ * replica may still be storing a younger one). A process that owns its data alone needs no such wait for the
+ * claims made before it started: see `TaskCore.earlierClaimsBeforeMs`.
+ */
 export const CLAIM_STALE_MS = 10_000;
 /**
  * A run request larger than this carries its input (message and memory) as a blob reference instead: bus
@@ -200,6 +204,12 @@ export class TaskCore {
   /** Sends between arrival and acceptance (TASKS_MAX_PENDING_SENDS). */
   readonly pendingSends: InFlightLimit;
   readonly #recent = new Map<string, Versioned<TaskDoc>>();
+  /**
+   * Set when this process owns its data alone (the durable embedded mode: the data-directory lock): a claim
+   * made before this time was made by a process that is gone, so it is dead at once. Undefined with replicas
+   * (the distributed mode), where only `CLAIM_STALE_MS` tells a dead claim from another replica's live one.
+   */
+  earlierClaimsBeforeMs: number | undefined;
 
   constructor(
     readonly c: TaskCollections,

@@ -425,9 +425,10 @@ export class TaskLifecycle extends TaskConcern {
   /**
    * The task of a messageId claimed before. The racing first send may still be creating it: wait a little.
    * A claim whose message is still not stored after `CLAIM_STALE_MS` (the claiming process died, or is stuck
-   * behind an outage) is taken over: the claim is refreshed by compare-and-set, so one retry at a time takes
-   * it, and the caller goes on with the claim's task id. `{ takeOver: undefined }`: the claim was released
-   * meanwhile (a refused first send), so the message is new.
+   * behind an outage), or made before this process started when it owns its data alone (its maker is gone),
+   * is taken over: the claim is refreshed by compare-and-set, so one retry at a time takes it, and the caller
+   * goes on with the claim's task id. `{ takeOver: undefined }`: the claim was released meanwhile (a refused
+   * first send), so the message is new.
    */
   async #repeatedTask(idemId: string): Promise<{ task: TaskDoc } | { takeOver: string | undefined }> {
     for (let i = 0; i < 100; i++) {
@@ -436,7 +437,8 @@ export class TaskLifecycle extends TaskConcern {
       const t = await this.#taskWithMessage(idem.doc.taskId, idem.doc.messageId);
       if (t) return { task: t };
       const now = this.deps.clock.now();
-      if (now - idem.doc.createdAtMs > CLAIM_STALE_MS) {
+      const before = this.core.earlierClaimsBeforeMs;
+      if (now - idem.doc.createdAtMs > CLAIM_STALE_MS || (before !== undefined && idem.doc.createdAtMs < before)) {
         try {
           await this.c.messageIds.replace(idemId, idem.version, { ...idem.doc, createdAtMs: now });
         } catch (err) {

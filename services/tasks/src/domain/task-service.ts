@@ -78,6 +78,15 @@ export class TaskService {
   failInterruptedRuns(): Promise<number> {
     return this.runEvents.failInterruptedRuns();
   }
+  /**
+   * This process owns its data alone (the durable embedded mode, whose data-directory lock guarantees it) and
+   * has served nothing yet: every messageId claim made before now was made by a process that is gone, so a
+   * resend takes it over at once instead of after `CLAIM_STALE_MS`. Call it just before serving; resolves
+   * that time (ms epoch).
+   */
+  ownDataAlone(): number {
+    return (this.#core.earlierClaimsBeforeMs = this.#core.deps.clock.now());
+  }
 
   setPushConfig(caller: CallerContext, taskId: string, config: PushConfigInput): Promise<PushConfigView> {
     return this.pushConfigs.setPushConfig(caller, taskId, config);

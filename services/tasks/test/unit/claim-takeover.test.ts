@@ -85,3 +85,53 @@ describe('a stuck first send is taken over without a second task', () => {
     expect(await credits()).toBe(before - 1);
   });
 });
+
+/**
+ * A process that owns its data alone (the durable embedded mode: the data-directory lock) knows that a claim made
+ * before it started was made by a process that is gone: a resend takes it over at once, not after 10 s. With
+ * replicas (no such knowledge) the same claim is another replica's, possibly live, and is waited for.
+ */
+describe('claims older than a process that owns its data alone', () => {
+  /** The claim a killed process left: its message was never stored. 2 s old, well within CLAIM_STALE_MS. */
+  async function leftClaim(setup: Awaited<ReturnType<typeof taskServiceSetup>>, messageId: string) {
+    await setup.collections.messageIds.insert(`demo-subscription:${messageId}`, {
+      subscriptionId: 'demo-subscription',
+      messageId,
+      taskId: `left-${messageId}`,
+      createdAtMs: setup.clock.now() - 2_000,
+    });
+  }
+
+  it('takes a claim made before it started over at once (with the claim task id), and still waits for its own', async () => {
+    const s = await taskServiceSetup();
+    await leftClaim(s, 'cut-off');
+    s.tasks.ownDataAlone();
+    s.clock.advance(1);
+    const before = await s.credits();
+    const started = Date.now();
+    const task = await s.tasks.send(s.caller, msg('cut-off'), { blocking: false });
+    expect(Date.now() - started).toBeLessThan(2_000); // no wait for the first send
+    expect(task.id).toBe('left-cut-off');
+    expect(await s.credits()).toBe(before - 1);
+    // A claim of this process (made after it started) is a live send's: a retry waits, then answers UNAVAILABLE.
+    await s.collections.messageIds.insert('demo-subscription:mine', {
+      subscriptionId: 'demo-subscription',
+      messageId: 'mine',
+      taskId: 'mine-task',
+      createdAtMs: s.clock.now(),
+    });
+    await expect(s.tasks.send(s.caller, msg('mine'), { blocking: false })).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+    });
+  }, 20_000);
+
+  it('with replicas (no sole owner) the same claim is waited for: UNAVAILABLE until it is CLAIM_STALE_MS old', async () => {
+    const s = await taskServiceSetup();
+    await leftClaim(s, 'cut-off');
+    await expect(s.tasks.send(s.caller, msg('cut-off'), { blocking: false })).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+    });
+    s.clock.advance(10_000);
+    expect((await s.tasks.send(s.caller, msg('cut-off'), { blocking: false })).id).toBe('left-cut-off');
+  }, 20_000);
+});
