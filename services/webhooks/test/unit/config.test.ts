@@ -18,6 +18,7 @@ describe('loadWebhooksConfig', () => {
       retryBaseMs: 1_000,
       retryMaxDelayMs: 30_000,
       concurrency: 64,
+      warnings: [],
     });
   });
 });
