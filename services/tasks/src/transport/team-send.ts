@@ -24,7 +24,8 @@ export async function checkTeamSend(
   }
   if (req.files.length > LIMITS.maxFilesPerMessage)
     throw new InvalidParamsError(`a message may carry at most ${LIMITS.maxFilesPerMessage} files`);
-  if (req.files.length > 0) message = withUploadsInline(message, req.files);
+  const uploads = new Map<number, Buffer>();
+  if (req.files.length > 0) message = withUploadParts(message, req.files, uploads);
   const v = validateSendParams(
     { message, configuration: { historyLength: req.historyLength, blocking: req.blocking } },
     agent,
@@ -37,21 +38,29 @@ export async function checkTeamSend(
     partIndex: f.partIndex,
     name: f.name,
     mimeType: f.mimeType,
-    data: f.data ?? Buffer.alloc(0),
+    data: uploads.get(f.partIndex) ?? f.data ?? Buffer.alloc(0),
     blobId: '',
     size: 0,
     sha256: '',
   }));
 }
 
-/** The uploads as base64 in their parts, so that one validator decides on every file however it was sent. */
-function withUploadsInline(message: unknown, files: readonly tasksV1.FileUpload[]): unknown {
+/**
+ * Each upload's part as the validator sees a file with bytes (empty ones: its raw bytes need no base64 check and
+ * are not copied through base64), so that one validator decides on every file part however its bytes came; the
+ * size rule is applied to the raw bytes here. `uploads` receives the bytes by part index.
+ */
+function withUploadParts(
+  message: unknown,
+  files: readonly tasksV1.FileUpload[],
+  uploads: Map<number, Buffer>,
+): unknown {
   if (!isObject(message) || !Array.isArray(message.parts)) return message; // the validator says what is wrong
   const parts: unknown[] = [...(message.parts as unknown[])];
   for (const f of files) {
     const at = `message.parts[${f.partIndex}]`;
     if (f.blobId) throw new InvalidParamsError(`files: blob_id is reserved to the gateway; send the file's bytes`);
-    // Before any encoding: a file over the limit is refused as the gateway refuses it.
+    // The size rule on the raw bytes, with the message the gateway gives for decoded ones.
     if (f.data.length > LIMITS.maxFileBytes) throw new InvalidParamsError(`${at}.file is larger than 20 MB`);
     const part = parts[f.partIndex];
     const file = isObject(part) && part.kind === 'file' && isObject(part.file) ? part.file : undefined;
@@ -65,9 +74,10 @@ function withUploadsInline(message: unknown, files: readonly tasksV1.FileUpload[
         ...(f.name ? { name: f.name } : {}),
         ...(f.mimeType ? { mimeType: f.mimeType } : {}),
         ...file,
-        bytes: f.data.toString('base64'),
+        bytes: '',
       },
     };
+    uploads.set(f.partIndex, f.data);
   }
   return { ...message, parts };
 }

@@ -119,6 +119,7 @@ describe("a team key's direct sends get the gateway's checks", () => {
     expect(withFile.code, withFile.details).toBe(0);
     // Stored as a reference to the blob, as a gateway send's file is.
     expect(withFile.taskJson).toContain('urn:a2a-inbound:file:');
+    expect(withFile.taskJson).toContain('"a2a-inbound/size":10'); // the raw bytes, not the empty inline ones
   });
 
   it('refuses a stopped agent and an agent without A2A, with the codes the gateway answers', async () => {
