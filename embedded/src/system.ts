@@ -191,6 +191,7 @@ async function start(options: SystemOptions): Promise<System> {
       bus,
       eventLog: e.eventLog,
       cache: e.cache,
+      limiter: e.limiter,
       clock: e.clock,
       ids: e.ids,
       log: log.child({ service: 'tasks' }),

@@ -1,1 +1,3 @@
 export * from './v1';
+export * from './send';
+export * from './agent-access';

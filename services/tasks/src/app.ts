@@ -1,7 +1,8 @@
 import { isOutage } from '@a2a-inbound/errors';
-import type { BusSubscription, DocumentStore } from '@a2a-inbound/ports';
+import { InMemoryRateLimiter, type BusSubscription, type DocumentStore, type RateLimiter } from '@a2a-inbound/ports';
 import { controlV1, eventsV1, tasksV1 } from '@a2a-inbound/proto';
 import {
+  dnsResolver,
   EgressPolicy,
   Lifecycle,
   PeriodicReadiness,
@@ -28,8 +29,13 @@ import { AuditLog } from './domain/audit';
 /** The engines the tasks service runs on: the task concerns' dependencies, less what the app makes itself. */
 export interface TasksDeps extends Omit<TaskDeps, 'control' | 'config'> {
   store: DocumentStore;
-  /** DNS of the definitions' egress checks (default: the system resolver); tests inject one. */
+  /** DNS of the definitions' egress checks and a team's file URIs (default: the system resolver); tests inject one. */
   resolve?: Resolver;
+  /**
+   * The agents' rate limiter, the gateway's (Redis in the distributed mode): a team key's direct calls count
+   * against the same per-agent budget. Default: in memory, this process only.
+   */
+  limiter?: RateLimiter;
 }
 
 export interface TasksApp {
@@ -152,7 +158,13 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
   lifecycle.onClose('readiness', async () => readiness.stop());
   // With mutual TLS every caller is authenticated and its caller/actor verified (ADR 0032); plaintext (no
   // certificates configured: development and the test layouts) keeps trusting them as before.
-  const auth = config.grpcTls ? tasksAuthPolicy(control, () => deps.clock.now()) : undefined;
+  const auth = config.grpcTls
+    ? tasksAuthPolicy(control, {
+        clock: deps.clock,
+        limiter: deps.limiter ?? new InMemoryRateLimiter({ clock: deps.clock }),
+        resolver: deps.resolve ?? dnsResolver,
+      })
+    : undefined;
   const grpc = await startGrpcServer(
     [
       {

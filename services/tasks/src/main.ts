@@ -11,7 +11,7 @@ import { loadTasksConfig } from './config';
 /** The tasks service alone (distributed mode): the only file that reads the environment (signals: runMain). */
 async function main(): Promise<RunningProcess> {
   const config = loadTasksConfig(process.env);
-  const needs = ['store', 'blobs', 'bus', 'eventLog', 'cache'] as const;
+  const needs = ['store', 'blobs', 'bus', 'eventLog', 'cache', 'limiter'] as const;
   const engines = loadEnginesConfig(process.env, {
     engines: 'real',
     clientId: `tasks-${hostname()}-${process.pid}`,
@@ -29,6 +29,7 @@ async function main(): Promise<RunningProcess> {
       bus: e.bus!,
       eventLog: e.eventLog!,
       cache: e.cache!,
+      limiter: e.limiter!,
       clock: systemClock,
       ids: randomIds,
       log,

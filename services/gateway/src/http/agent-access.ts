@@ -1,35 +1,27 @@
 import type { Request } from 'express';
+import { assertAgentReachable, hitAgentRateLimit } from '@a2a-inbound/a2a-wire';
 import { AppError } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
 import type { Clock, RateLimiter } from '@a2a-inbound/ports';
 import type { controlV1 } from '@a2a-inbound/proto';
 import type { InFlightLimit, Resolver } from '@a2a-inbound/runtime';
 import type { GatewayClients, Lookups } from '../clients';
-import { AGENT_DEFAULTS } from '../protocol/operations';
 import type { KeyAuth } from './auth';
 import type { SseWriter } from './sse';
 import type { LargeBodyGate } from './spilled-body';
 
-const MINUTE_MS = 60_000;
-
-/** Rate limit: requests per minute per agent, shared by every replica. */
+/** Rate limit: requests per minute per agent, shared by every replica (and a team's direct sends). */
 export async function enforceRateLimit(
   res: { setHeader(name: string, value: string): unknown },
   limiter: RateLimiter,
   agent: controlV1.AgentView,
   clock: Clock,
 ): Promise<void> {
-  const limit = agent.rateLimitPerMinute > 0 ? agent.rateLimitPerMinute : AGENT_DEFAULTS.rateLimitPerMinute;
-  const d = await limiter.hit(`agent:${agent.agentId}`, limit, MINUTE_MS);
-  res.setHeader('X-RateLimit-Limit', String(limit));
-  res.setHeader('X-RateLimit-Remaining', String(Math.max(0, limit - d.count)));
-  if (!d.allowed) {
-    const retryAfter = Math.max(1, Math.ceil((d.resetAtMs - clock.now()) / 1000));
-    res.setHeader('Retry-After', String(retryAfter));
-    throw new AppError('RATE_LIMITED', `Rate limit of ${limit} requests per minute exceeded for this agent`, {
-      details: { retryAfterSeconds: retryAfter },
-    });
-  }
+  await hitAgentRateLimit(limiter, agent, clock, (d) => {
+    res.setHeader('X-RateLimit-Limit', String(d.limit));
+    res.setHeader('X-RateLimit-Remaining', String(d.remaining));
+    if (d.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(d.retryAfterSeconds));
+  });
 }
 
 /** Loads the agent for an authenticated caller: unknown or another tenant's → 404; not A2A → 404 A2A_NOT_ENABLED. */
@@ -47,9 +39,7 @@ export async function agentForCaller(
     throw err;
   }
   if (agent.subscriptionId !== auth.subscriptionId) throw new AppError('NOT_FOUND', 'Agent not found');
-  if (agent.status !== 'running') throw new AppError('NOT_FOUND', 'Agent not found');
-  if (requireA2a && (!agent.a2aEnabled || agent.type !== 'AI Agent'))
-    throw new AppError('A2A_NOT_ENABLED', 'A2A is not enabled for this agent');
+  assertAgentReachable(agent, requireA2a);
   return agent;
 }
 

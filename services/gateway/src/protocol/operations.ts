@@ -1,3 +1,4 @@
+import { DEFAULT_AGENT_RATE_LIMIT_PER_MINUTE } from '@a2a-inbound/a2a-wire';
 import { AppError, InvalidParamsError } from '@a2a-inbound/errors';
 import type { controlV1, tasksV1 } from '@a2a-inbound/proto';
 import {
@@ -26,7 +27,7 @@ import { checkFileUris, isObject, LIMITS, type ValidatedSend } from './validate'
  */
 export const AGENT_DEFAULTS = {
   blockingBudgetMs: 120_000,
-  rateLimitPerMinute: 600,
+  rateLimitPerMinute: DEFAULT_AGENT_RATE_LIMIT_PER_MINUTE,
 } as const;
 
 /** gRPC deadlines of the calls to `tasks`. */

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { SPILL_PREFIX, type SpillOutcome } from '@a2a-inbound/a2a-wire';
 
 /**
  * Reads a JSON body as it arrives and takes the base64 `bytes` of file parts out of it (issue 19, item 6;
@@ -11,9 +12,8 @@ import { createHash } from 'node:crypto';
  * body still ends as malformed text and fails `JSON.parse` as before.
  */
 
-/** What became of one spilled `bytes` string. */
-export type SpillOutcome =
-  { kind: 'stored'; blobId: string; size: number; sha256: string } | { kind: 'too-large' } | { kind: 'invalid' };
+// What became of one spilled `bytes` string, and the placeholder's prefix, are the shared send rules' (a2a-wire).
+export { SPILL_PREFIX, type SpillOutcome } from '@a2a-inbound/a2a-wire';
 
 export interface SpillScannerOptions {
   /** Where file bytes are: key paths from the root, `*` for any array index. */
@@ -23,12 +23,6 @@ export interface SpillScannerOptions {
   /** Stores one decoded file; returns its blob reference. */
   store(data: Buffer): Promise<{ id: string; size: number; sha256: string }>;
 }
-
-/**
- * The placeholder that replaces a spilled string. It starts with a NUL character (written as the JSON escape
- * `\u0000`), which is not base64, so a client that sends the same text inline gets "not valid base64".
- */
-export const SPILL_PREFIX = '\u0000a2a-inbound-spill:';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

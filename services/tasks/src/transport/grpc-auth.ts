@@ -1,7 +1,11 @@
+import { assertAgentReachable, hitAgentRateLimit } from '@a2a-inbound/a2a-wire';
 import { AppError } from '@a2a-inbound/errors';
-import type { GrpcAuthPolicy, GrpcPrincipal } from '@a2a-inbound/runtime';
+import type { Clock, RateLimiter } from '@a2a-inbound/ports';
+import type { tasksV1 } from '@a2a-inbound/proto';
+import type { GrpcAuthPolicy, GrpcPrincipal, Resolver } from '@a2a-inbound/runtime';
 import type { ControlPlane } from '../domain/control-plane';
 import { sha256Hex } from '../domain/hashing';
+import { checkTeamSend } from './team-send';
 
 /** A caller outside the mesh, by the management user token or API key it presented (same roles as REST). */
 export type TeamPrincipal =
@@ -91,13 +95,22 @@ function verified<T extends object>(given: T | undefined, truth: { [K in keyof T
   return out as T;
 }
 
+/** What the policy needs beyond the control plane: time, the agents' shared rate limiter, DNS of file URIs. */
+export interface TasksAuthDeps {
+  clock: Clock;
+  limiter: RateLimiter;
+  resolver: Resolver;
+}
+
 /**
  * The tasks server's policy: services by the table above; a team's key acts only as itself on the agents of
- * its own subscription, a team's user only as itself in its own subscription with its own role.
+ * its own subscription, a team's user only as itself in its own subscription with its own role. A team key's
+ * call meets the gateway's checks too (agent running and serving A2A, its rate limit, the send rules): the
+ * gateway made them itself before it calls, so its own calls are not checked twice.
  */
-export function tasksAuthPolicy(control: ControlPlane, now: () => number): GrpcAuthPolicy<TeamPrincipal> {
+export function tasksAuthPolicy(control: ControlPlane, deps: TasksAuthDeps): GrpcAuthPolicy<TeamPrincipal> {
   return {
-    bearer: (token) => teamOfBearer(control, token, now),
+    bearer: (token) => teamOfBearer(control, token, () => deps.clock.now()),
     authorize: async (rpc, principal: GrpcPrincipal<TeamPrincipal>, request) => {
       if (principal.kind === 'in-process') return;
       if (principal.kind === 'service') {
@@ -117,6 +130,10 @@ export function tasksAuthPolicy(control: ControlPlane, now: () => number): GrpcA
           : undefined;
         if (!agent || agent.subscriptionId !== team.subscriptionId) throw denied("the caller's agent is not the key's");
         req.caller = verified(caller, { deploymentId: agent.deploymentId }, 'caller');
+        assertAgentReachable(agent, true);
+        await hitAgentRateLimit(deps.limiter, agent, deps.clock);
+        if (rpc === 'SendMessage' || rpc === 'SendMessageStream')
+          await checkTeamSend(request as tasksV1.SendMessageRequest, agent, deps.resolver);
         return;
       }
       // Every other ControlPlaneService RPC is a management operation with an `actor`: a user token's only.
