@@ -1,6 +1,6 @@
 import { createPublicKey, verify } from 'node:crypto';
 import { SecretBox } from '@a2a-inbound/agent-definitions';
-import { InMemoryCache, InMemoryDocumentStore } from '@a2a-inbound/ports';
+import { InMemoryCache, InMemoryDocumentStore, InMemoryRateLimiter } from '@a2a-inbound/ports';
 import { describe, expect, it } from 'vitest';
 import { runTasksCli } from '../../src/cli-run';
 import type { ControlPlane } from '../../src/domain/control-plane';
@@ -145,7 +145,11 @@ describe('CardKeys (agent-card signing keys per deployment, ADR 0034)', () => {
 });
 
 describe('who may have cards signed (gRPC policy, ADR 0032)', () => {
-  const policy = tasksAuthPolicy({} as ControlPlane, () => 0);
+  const policy = tasksAuthPolicy({} as ControlPlane, {
+    clock: { now: () => 0 },
+    limiter: new InMemoryRateLimiter(),
+    resolver: async () => [],
+  });
   const admin = { kind: 'user' as const, userId: 'u', subscriptionId: 's', role: 'admin' };
   const key = { kind: 'key' as const, keyId: 'k', subscriptionId: 's', scopes: ['a2a'] };
 
