@@ -5,6 +5,7 @@ import { isSpringBaseKey, relaxedKey } from '../link';
 import { joinPath } from '../routes';
 import { HOLE_PART, type HttpWrapper, type MessageWrapper, Sink, concat, nameOf } from './common';
 import { extractProto } from './grpc';
+import { extractChannels } from './channels';
 import { extractDockerfileEnv, extractKeyValues, extractNginx, extractSql, extractStructured } from './config';
 import { extractJavaScript } from './javascript';
 import { fileSystemRoutes, npmDependencies } from './fs-routes';
@@ -153,6 +154,7 @@ export async function extractSource(
       CONFIG_EXTRACTORS[kind.config](text, f.path, sink);
       parsed++;
     }
+    if ('code' in kind || kind.config === 'structured') extractChannels(text, f.path, sink);
   }
   for (const r of fsRoutes) if (npmDeps.has(r.marker)) facts.endpoints.push(...r.endpoints);
   for (const [name, value] of constants) if (value && name !== '__proto__') facts.constants[name] = value;
