@@ -254,6 +254,8 @@ export interface SourceFacts {
   /** Message-bus call sites and library summaries (absent on facts stored before they were extracted). */
   readonly busSites?: BusSite[];
   readonly busSummaries?: BusSummary[];
+  /** C# types by name → the namespace declaring them (MassTransit names message exchanges `Namespace:Type`). */
+  typeNamespaces?: Record<string, string>;
 }
 
 export function emptyFacts(source: string): SourceFacts {

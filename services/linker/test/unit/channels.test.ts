@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { endpointName } from '../../src/domain/bus';
 import { subjectMatches } from '../../src/domain/extract/channels';
 import { gaps, reportOf, rows } from '../support/in-memory-report';
 
@@ -255,5 +256,51 @@ describe('named-channel message libraries (ADR 0039)', () => {
       'web app/controllers/orders_controller.rb:3 | produce Sidekiq worker `ChargeWorker` | billing app/workers/charge_worker.rb:1 consume Sidekiq worker `ChargeWorker`',
       'web app/controllers/orders_controller.rb:4 | produce Sidekiq worker `ReceiptWorker` | billing app/workers/receipt_worker.rb:2 consume Sidekiq worker `ReceiptWorker`',
     ]);
+  });
+});
+
+describe('MassTransit naming', () => {
+  it('the exchange is `Namespace:Type` of the contract declared in a shared library; queues follow the kebab-case formatter or an explicit ReceiveEndpoint', async () => {
+    const r = await reportOf({
+      contracts: {
+        'Events/BasketCheckoutEvent.cs': lines(
+          'namespace BuildingBlocks.Messaging.Events;',
+          'public record BasketCheckoutEvent : IntegrationEvent { public string UserName { get; set; } }',
+        ),
+        'Events/OrderShipped.cs': lines('namespace Shop.Contracts', '{', '  public class OrderShipped { }', '}'),
+      },
+      basket: {
+        'Checkout.cs': lines(
+          'public class Checkout {',
+          '  public async Task Run(IPublishEndpoint publishEndpoint) {',
+          '    await publishEndpoint.Publish(new BasketCheckoutEvent { UserName = u });',
+          '    await publishEndpoint.Publish<OrderShipped>(new { Id = 1 });',
+          '  }',
+          '}',
+        ),
+      },
+      ordering: {
+        'Program.cs': lines(
+          'builder.Services.AddMassTransit(config => {',
+          '  config.SetKebabCaseEndpointNameFormatter();',
+          '  config.UsingRabbitMq((context, cfg) => {',
+          '    cfg.ReceiveEndpoint("shipping-audit", e => e.ConfigureConsumer<ShippedAuditConsumer>(context));',
+          '    cfg.ConfigureEndpoints(context);',
+          '  });',
+          '});',
+        ),
+        'BasketCheckoutEventHandler.cs': lines(
+          'public class BasketCheckoutEventHandler : IConsumer<BasketCheckoutEvent> { }',
+          'public class ShippedAuditConsumer : IConsumer<Shop.Contracts.OrderShipped> { }',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'basket Checkout.cs:3 | publish `BuildingBlocks.Messaging.Events:BasketCheckoutEvent` | ordering BasketCheckoutEventHandler.cs:1 consume queue `basket-checkout-event-handler`',
+      'basket Checkout.cs:4 | publish `Shop.Contracts:OrderShipped` | ordering BasketCheckoutEventHandler.cs:2 consume queue `shipping-audit`',
+    ]);
+    expect(endpointName('SubmitOrderConsumer', 'KebabCase')).toBe('submit-order');
+    expect(endpointName('SubmitOrderConsumer', undefined)).toBe('SubmitOrder');
+    expect(endpointName('HTTPRequestConsumer', 'SnakeCase')).toBe('http_request');
   });
 });
