@@ -222,6 +222,43 @@ describe('named-channel message libraries (ADR 0039)', () => {
     ]);
   });
 
+  it('Dapr: the sidecar publish URL built from constants is a publish, not an unresolved call; Go PublishEvent(context.Background(), …); a programmatic subscription in C#', async () => {
+    const r = await reportOf({
+      checkout: {
+        'index.js': lines(
+          "const axios = require('axios');",
+          "const DAPR_HOST = process.env.DAPR_HOST || 'http://localhost';",
+          "const PUBSUB_NAME = 'orderpubsub';",
+          "const PUBSUB_TOPIC = 'orders';",
+          'await axios.post(`${DAPR_HOST}:3500/v1.0/publish/${PUBSUB_NAME}/${PUBSUB_TOPIC}`, order);',
+        ),
+        'app.go': lines(
+          'package main',
+          'import dapr "github.com/dapr/go-sdk/client"',
+          'const (',
+          '\tpubsubComponentName = "orderpubsub"',
+          '\tpubsubTopic         = "payments"',
+          ')',
+          'func main() { client.PublishEvent(context.Background(), pubsubComponentName, pubsubTopic, []byte(order)) }',
+        ),
+      },
+      processor: {
+        'Program.cs': lines(
+          'app.MapGet("/dapr/subscribe", () => {',
+          '    var sub = new DaprSubscription(PubsubName: "orderpubsub", Topic: "orders", Route: "orders");',
+          '    return new[] { sub };',
+          '});',
+          'app.MapPost("/payments", [Topic("orderpubsub", "payments")] (Order o) => Results.Ok());',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'checkout app.go:7 | produce Dapr topic `orderpubsub/payments` | processor Program.cs:5 consume Dapr topic `orderpubsub/payments`',
+      'checkout index.js:5 | produce Dapr topic `orderpubsub/orders` | processor Program.cs:2 consume Dapr topic `orderpubsub/orders`',
+    ]);
+    expect(r.unresolvedCalls).toEqual([]);
+  });
+
   it('Sidekiq: perform_async and Sidekiq::Client.push by class name reach the worker class of another repository', async () => {
     const r = await reportOf({
       web: {

@@ -1,5 +1,5 @@
-import type { Broker, Loc } from '../model';
-import type { Sink } from './common';
+import type { Broker, Loc, SourceFacts } from '../model';
+import { type Sink, nameOf } from './common';
 
 /**
  * Message libraries whose broker routes by a name alone (ADR 0039): a producer and a consumer of the same
@@ -243,7 +243,7 @@ function dapr(text: string, emit: Emit): void {
   // JS client.pubsub.publish("pubsub", "topic", …), Python publish_event(pubsub_name=…, topic_name=…)
   each(
     new RegExp(
-      String.raw`\b(?:PublishEventAsync|PublishEvent|publishEvent|publish_event|pubsub\s*\.\s*publish)\s*(?:<[^>]*>)?\(\s*(?:ctx\s*,\s*|context\s*,\s*)?${EXPR},\s*${EXPR}`,
+      String.raw`\b(?:PublishEventAsync|PublishEvent|publishEvent|publish_event|pubsub\s*\.\s*publish)\s*(?:<[^>]*>)?\(\s*(?:[\w.]*(?:ctx|Context\(\)|context\.\w+\(\))\s*,\s*)?${EXPR},\s*${EXPR}`,
       'g',
     ),
     text,
@@ -286,7 +286,10 @@ function dapr(text: string, emit: Emit): void {
   // Programmatic subscription: the app answers GET /dapr/subscribe with [{ pubsubname, topic, route }].
   if (text.includes('dapr/subscribe'))
     each(
-      new RegExp(String.raw`['"]?pubsub_?[nN]ame['"]?\s*[:=]\s*${EXPR}\s*,\s*['"]?topic['"]?\s*[:=]\s*${EXPR}`, 'g'),
+      new RegExp(
+        String.raw`['"]?pubsub_?name['"]?\s*(?:[:=]\s*|\(\s*)${EXPR}\)?\s*,?\s*\.?['"]?topic['"]?\s*(?:[:=]\s*|\(\s*)${EXPR}`,
+        'gi',
+      ),
       text,
       (m) => emit('consume', 'dapr', pair(m[1]!, m[2]!), m.index),
     );
@@ -338,4 +341,20 @@ export function extractChannels(text: string, path: string, sink: Sink): void {
   aws(text, emit);
   dapr(text, emit);
   sidekiq(text, path, emit);
+}
+
+const SIDECAR_PUBLISH = /\/v1\.0(?:-alpha1)?\/publish\/([^/?#]+)\/([^/?#]+)/;
+
+/**
+ * HTTP calls of the Dapr sidecar's publish API (`${daprHost}/v1.0/publish/${PUBSUB}/${TOPIC}`, the names
+ * resolved with the source's constants) are publishes of that topic, not calls of a service.
+ */
+export function sidecarPublishes(facts: SourceFacts, sink: Sink): void {
+  const kept = facts.calls.filter((c) => {
+    const m = SIDECAR_PUBLISH.exec(nameOf(c.url) ?? '');
+    if (!m) return true;
+    sink.publish('dapr', '', `${m[1]!}/${m[2]!}`, c.loc);
+    return false;
+  });
+  facts.calls.splice(0, facts.calls.length, ...kept);
 }
