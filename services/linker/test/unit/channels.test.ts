@@ -341,3 +341,70 @@ describe('MassTransit naming', () => {
     expect(endpointName('HTTPRequestConsumer', 'SnakeCase')).toBe('http_request');
   });
 });
+
+describe('gateways in configuration: Kong and Traefik', () => {
+  it('kong.yml routes (strip_path by default, the service path in front, strip_path: false keeps the prefix); Traefik file routers with stripPrefix; Traefik compose labels', async () => {
+    const r = await reportOf({
+      web: {
+        'kong/kong.yml': lines(
+          '_format_version: "3.0"',
+          'services:',
+          '  - name: orders',
+          '    url: http://orders:8080/v1',
+          '    routes:',
+          '      - name: orders',
+          '        paths: [/api/orders]',
+          '  - name: users',
+          '    host: users',
+          '    port: 5000',
+          '    routes:',
+          '      - paths:',
+          '          - /users',
+          '        strip_path: false',
+          '      - paths: ["~/legacy/.*"]',
+        ),
+        'traefik/dynamic.yml': lines(
+          'http:',
+          '  routers:',
+          '    billing:',
+          '      rule: "Host(`shop.local`) && PathPrefix(`/billing`)"',
+          '      service: billing-svc',
+          '      middlewares: [strip-billing]',
+          '  middlewares:',
+          '    strip-billing:',
+          '      stripPrefix:',
+          '        prefixes: ["/billing"]',
+          '  services:',
+          '    billing-svc:',
+          '      loadBalancer:',
+          '        servers:',
+          '          - url: http://billing:9000/',
+        ),
+        'docker-compose.yml': lines(
+          'services:',
+          '  stock:',
+          '    image: stock',
+          '    labels:',
+          '      - "traefik.http.routers.stock.rule=PathPrefix(`/stock`)"',
+          '      - "traefik.http.services.stock.loadbalancer.server.port=7000"',
+        ),
+        'app.js': lines(
+          "fetch('/api/orders/items/' + id);",
+          "fetch('/users/me');",
+          "fetch('/billing/invoices/' + id);",
+          "fetch('/stock/levels');",
+        ),
+      },
+      orders: { 'server.js': lines("const app = require('express')();", "app.get('/v1/items/:id', h);") },
+      users: { 'app.py': lines('@app.route("/users/me")', 'def me():', '    return ""') },
+      billing: { 'main.go': lines('package main', 'func main() {', '\thttp.HandleFunc("GET /invoices/{id}", h)', '}') },
+      stock: { 'server.js': lines("const app = require('express')();", "app.get('/stock/levels', h);") },
+    });
+    expect(rows(r)).toEqual([
+      'web app.js:1 | GET /api/orders/items/{} | orders server.js:2 GET /v1/items/:id (express)',
+      'web app.js:2 | GET /users/me | users app.py:1 GET /users/me (flask)',
+      'web app.js:3 | GET /billing/invoices/{} | billing main.go:3 GET /invoices/{id} (net/http)',
+      'web app.js:4 | GET /stock/levels | stock server.js:2 GET /stock/levels (express)',
+    ]);
+  });
+});
