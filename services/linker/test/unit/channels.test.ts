@@ -59,10 +59,11 @@ describe('named-channel message libraries (ADR 0039)', () => {
         ),
       },
       jobs: {
+        '.env': 'REPORTS_QUEUE=reports\n',
         'src/worker.ts': lines(
           "import { Worker } from 'bullmq';",
           "new Worker('emails', async (job) => send(job.data), { connection });",
-          "new Worker('reports', async (job) => build(job.data), { connection });",
+          'new Worker(process.env.REPORTS_QUEUE!, async (job) => build(job.data), { connection });',
         ),
         'src/invoices.processor.ts': lines(
           "import { Processor, WorkerHost } from '@nestjs/bullmq';",

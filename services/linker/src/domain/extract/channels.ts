@@ -45,7 +45,11 @@ const ENV_LOOKUPS: RegExp[] = [
 
 /** A name as the linker keeps it: literal text, `${ENV[:default]}`, or `{}` for a run-time part. */
 function valueOf(expr: string, text: string, depth = 0): string {
-  let e = expr.trim().replace(/^aws\.String\((.*)\)$/, '$1');
+  // TypeScript's non-null and `as` assertions change nothing of the value.
+  let e = expr
+    .trim()
+    .replace(/^aws\.String\((.*)\)$/, '$1')
+    .replace(/\s+as\s+[\w<>[\]]+$|!$/, '');
   const lit = new RegExp(`^${STR}$`).exec(e);
   if (lit) {
     const v = lit[1] ?? lit[2] ?? lit[3] ?? '';
