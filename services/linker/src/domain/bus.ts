@@ -7,8 +7,10 @@ import type { BusSummary, SourceFacts } from './model';
  * publish to X / `OrderPaid` at the call site; a call of a generic registration method summarised as
  * "binds queue Q to X with the type argument's name, and consumes Q" is that binding and consume at the
  * call site, Q named by the calling source's configuration. The report names the service's call site,
- * never the library's. Without a summary, MassTransit's convention: one exchange per message type
- * (publish), and a subscription `<Message, Handler>` binds a queue named after the handler to it.
+ * never the library's. Without a summary, MassTransit's convention: one exchange per message type, named
+ * `Namespace:Type` when an attached source declares the type (publish), and each `IConsumer<T>` a receive
+ * endpoint (a queue named by the source's endpoint name formatter, or its `ReceiveEndpoint`) bound to it;
+ * a subscription `<Message, Handler>` binds a queue named after the handler the same way.
  */
 export function instantiateBusSites(sources: readonly SourceFacts[]): SourceFacts[] {
   const summaries = new Map<string, BusSummary[]>();
@@ -23,6 +25,28 @@ export function instantiateBusSites(sources: readonly SourceFacts[]): SourceFact
   // An outbox publishes through the application's event bus: its one publish summary, when there is one.
   const publishAll = [...summaries.entries()].filter(([k]) => k.startsWith('publish:')).flatMap(([, v]) => v);
   const anyPublish = new Set(publishAll.map((x) => x.exchange)).size === 1 ? [publishAll[0]!] : undefined;
+  // MassTransit's message exchange: `Namespace:Type`, the namespace of the type's one declaration in the
+  // attached sources (else the bare name: both sides of a flow must name it alike, written qualified or not).
+  const namespaces = new Map<string, Set<string>>();
+  for (const s of sources)
+    for (const [type, ns] of Object.entries(s.typeNamespaces ?? {})) {
+      const set = namespaces.get(type) ?? new Set<string>();
+      set.add(ns);
+      namespaces.set(type, set);
+    }
+  const messageExchange = (written: string): string => {
+    const bare = written.replace(/<.*$/, '').replace(/^.*\./, '');
+    const ns = namespaces.get(bare);
+    return ns?.size === 1 ? `${[...ns][0]!}:${bare}` : bare;
+  };
+  // A bus configured once in a shared library (an `AddMessageBroker` extension every service calls): its
+  // endpoint name formatter, when the sources that set one agree.
+  const formatters = new Set(
+    sources.flatMap((s) =>
+      (s.busSites ?? []).filter((x) => x.method === 'EndpointNameFormatter').map((x) => x.types[0]!),
+    ),
+  );
+  const sharedFormatter = formatters.size === 1 ? [...formatters][0] : undefined;
   return sources.map((s) => {
     const sites = s.busSites ?? [];
     if (sites.length === 0) return s;
@@ -32,16 +56,31 @@ export function instantiateBusSites(sources: readonly SourceFacts[]): SourceFact
     const exchanges = [...s.exchanges];
     const queues = [...s.queues];
     const declared = new Set<string>();
+    const formatter = sites.find((x) => x.method === 'EndpointNameFormatter')?.types[0] ?? sharedFormatter;
+    const explicit = new Map(
+      sites.filter((x) => x.method === 'ReceiveEndpoint').map((x) => [x.types[1]!, x.types[0]!]),
+    );
     for (const site of sites) {
       if (site.kind === 'publish') {
         const sum = site.method === '*' ? anyPublish : summaries.get(`publish:${site.method}`);
         for (const type of site.types) {
           if (sum)
             for (const x of sum) publishes.push({ broker: x.broker, exchange: x.exchange, key: type, loc: site.loc });
-          else publishes.push({ broker: 'rabbitmq', exchange: type, key: '', loc: site.loc });
+          else publishes.push({ broker: 'rabbitmq', exchange: messageExchange(type), key: '', loc: site.loc });
         }
         continue;
       }
+      if (site.method === 'IConsumer' && site.types.length === 2) {
+        const [message, consumer] = site.types as [string, string];
+        const exchange = messageExchange(message);
+        const queue = explicit.get(consumer) ?? endpointName(consumer, formatter);
+        exchanges.push({ name: exchange, type: 'fanout', loc: site.loc });
+        queues.push({ name: queue, loc: site.loc });
+        bindings.push({ exchange, queue, key: '', loc: site.loc });
+        consumes.push({ broker: 'rabbitmq', queue, loc: site.loc });
+        continue;
+      }
+      if (site.method === 'EndpointNameFormatter' || site.method === 'ReceiveEndpoint') continue;
       const sum = summaries.get(`subscribe:${site.method}`);
       if (sum) {
         for (const x of sum) {
@@ -65,4 +104,18 @@ export function instantiateBusSites(sources: readonly SourceFacts[]): SourceFact
     }
     return { ...s, publishes, consumes, bindings, exchanges, queues };
   });
+}
+
+/**
+ * MassTransit's endpoint name for a consumer class: the name without its `Consumer` suffix, as is
+ * (DefaultEndpointNameFormatter), or in kebab or snake case (`SubmitOrderConsumer` → `submit-order`).
+ */
+export function endpointName(consumer: string, formatter: string | undefined): string {
+  const base = consumer.length > 'Consumer'.length ? consumer.replace(/Consumer$/, '') : consumer;
+  if (formatter !== 'KebabCase' && formatter !== 'SnakeCase') return base;
+  const words = base
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/([A-Z])([A-Z][a-z])/g, '$1_$2')
+    .toLowerCase();
+  return formatter === 'KebabCase' ? words.replace(/_/g, '-') : words;
 }

@@ -1,6 +1,7 @@
 import { instantiateBusSites } from './bus';
 import type {
   Binding,
+  Broker,
   Call,
   ConfigEntry,
   Consume,
@@ -15,6 +16,7 @@ import type {
   StoreKind,
 } from './model';
 import { filePath } from './extract/config';
+import { channelName, subjectMatches } from './extract/channels';
 import {
   CATCH_ALL,
   HOLE,
@@ -73,9 +75,10 @@ export interface MessagingGap {
 }
 
 export interface UsedBinding {
-  readonly broker: 'rabbitmq' | 'kafka';
+  readonly broker: Broker;
   readonly exchange: string;
-  readonly exchangeType: ExchangeType | 'default' | 'kafka-topic';
+  /** `channel`: a name that is its own binding (every broker but RabbitMQ and Kafka). */
+  readonly exchangeType: ExchangeType | 'default' | 'kafka-topic' | 'channel';
   readonly queue: string;
   readonly key: string;
   /** Where the wiring is declared; for a Kafka topic, the first producer. */
@@ -1068,8 +1071,21 @@ function linkGrpc(sources: readonly SourceFacts[], topo: Topology, out: LinkResu
 // ---------------------------------------------------------------------------------------------
 // Message flows (rule 4)
 
+/** What a named-channel broker calls its names, in the report. */
+const CHANNEL_LABEL: Record<Exclude<Broker, 'rabbitmq'>, string> = {
+  kafka: 'Kafka topic',
+  celery: 'Celery task',
+  bullmq: 'Bull queue',
+  nats: 'NATS subject',
+  sqs: 'SQS queue',
+  sns: 'SNS topic',
+  dapr: 'Dapr topic',
+  sidekiq: 'Sidekiq worker',
+};
+const channelLabel = (b: Exclude<Broker, 'rabbitmq'>): string => CHANNEL_LABEL[b];
+
 export function describeBinding(b: UsedBinding): string {
-  if (b.broker === 'kafka') return `Kafka topic \`${b.queue}\``;
+  if (b.broker !== 'rabbitmq') return `${channelLabel(b.broker)} \`${b.queue}\``;
   if (b.exchangeType === 'default') return `default exchange → queue \`${b.queue}\``;
   if (b.exchangeType === 'fanout' || b.exchangeType === 'headers')
     return `${b.exchangeType} exchange \`${b.exchange}\` → queue \`${b.queue}\``;
@@ -1121,12 +1137,21 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
   const consumers: { c: Consume; source: string }[] = [];
   const publishers: { p: Publish; source: string }[] = [];
   for (const s of sources) {
-    for (const c of s.consumes) consumers.push({ c, source: s.source });
-    for (const p of s.publishes) publishers.push({ p, source: s.source });
+    // SQS queue URLs and ARNs, SNS topic ARNs: compared by the name they end with.
+    for (const c of s.consumes)
+      consumers.push({
+        c: c.broker === 'sqs' || c.broker === 'sns' ? { ...c, queue: channelName(c.broker, c.queue) } : c,
+        source: s.source,
+      });
+    for (const p of s.publishes)
+      publishers.push({
+        p: p.broker === 'sqs' || p.broker === 'sns' ? { ...p, key: channelName(p.broker, p.key) } : p,
+        source: s.source,
+      });
   }
 
   const route = (p: Publish): Routed[] => {
-    if (p.broker === 'kafka' || isDynamicName(p.exchange)) return [];
+    if (p.broker !== 'rabbitmq' || isDynamicName(p.exchange)) return [];
     const routed: Routed[] = [];
     if (p.exchange === '') {
       if (isDynamicName(p.key)) return routed;
@@ -1170,8 +1195,8 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
   for (const { p, source } of publishers) {
     const at = ev(source, p.loc);
     const what =
-      p.broker === 'kafka'
-        ? `produce Kafka topic \`${p.key}\``
+      p.broker !== 'rabbitmq'
+        ? `produce ${channelLabel(p.broker)} \`${p.key}\``
         : p.exchange === ''
           ? `publish to queue \`${p.key}\` (default exchange)`
           : p.key === ''
@@ -1179,36 +1204,42 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
             : `publish \`${p.exchange}\` / \`${p.key}\``;
     let reached = 0;
     const reasons: string[] = [];
-    if (p.broker === 'kafka') {
+    if (p.broker !== 'rabbitmq') {
+      const label = channelLabel(p.broker);
       for (const { c, source: cs } of consumers) {
-        if (c.broker !== 'kafka' || c.queue !== p.key || isDynamicName(p.key)) continue;
+        if (c.broker !== p.broker || isDynamicName(p.key) || isDynamicName(c.queue)) continue;
+        // NATS subscriptions match subjects with wildcards; the others by equal names.
+        if (p.broker === 'nats' ? !subjectMatches(c.queue, p.key) : c.queue !== p.key) continue;
         reached++;
         fedConsumers.add(c);
         if (cs === source) continue;
         const binding: UsedBinding = {
-          broker: 'kafka',
+          broker: p.broker,
           exchange: '',
-          exchangeType: 'kafka-topic',
-          queue: p.key,
+          exchangeType: p.broker === 'kafka' ? 'kafka-topic' : 'channel',
+          queue: c.queue,
           key: p.key,
           at,
         };
-        const bk = `kafka|${p.key}`;
+        const bk = `${p.broker}|${c.queue}|${p.key}`;
         if (!usedBindings.has(bk)) usedBindings.set(bk, binding);
         out.links.push({
           kind: 'message',
           caller: at,
           calls: what,
           servedBy: ev(cs, c.loc),
-          served: `consume Kafka topic \`${c.queue}\``,
-          match: `Kafka topic \`${p.key}\` (its own binding)`,
+          served: `consume ${label} \`${c.queue}\``,
+          match:
+            c.queue === p.key
+              ? `${label} \`${p.key}\` (its own binding)`
+              : `${label} \`${c.queue}\` matches \`${p.key}\``,
         });
       }
       if (reached === 0)
         reasons.push(
           isDynamicName(p.key)
-            ? 'dynamic key: the topic is only known at run time, and a placeholder matches no topic'
-            : `no consumer of Kafka topic \`${p.key}\``,
+            ? `dynamic key: the ${p.broker === 'kafka' ? 'topic' : 'name'} is only known at run time, and a placeholder matches no ${p.broker === 'kafka' ? 'topic' : 'consumer'}`
+            : `no consumer of ${label} \`${p.key}\``,
         );
     } else {
       const routed = route(p);
@@ -1267,11 +1298,12 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
   for (const { c, source } of consumers) {
     if (fedConsumers.has(c)) continue;
     const at = ev(source, c.loc);
-    const what = c.broker === 'kafka' ? `consume Kafka topic \`${c.queue}\`` : `consume queue \`${c.queue}\``;
+    const what =
+      c.broker !== 'rabbitmq' ? `consume ${channelLabel(c.broker)} \`${c.queue}\`` : `consume queue \`${c.queue}\``;
     let reason: string;
     if (isDynamicName(c.queue))
-      reason = `dynamic key: the ${c.broker === 'kafka' ? 'topic' : 'queue'} is only known at run time, and a placeholder matches nothing`;
-    else if (c.broker === 'kafka') reason = `no producer for Kafka topic \`${c.queue}\``;
+      reason = `dynamic key: the ${c.broker === 'kafka' ? 'topic' : c.broker === 'rabbitmq' ? 'queue' : 'name'} is only known at run time, and a placeholder matches nothing`;
+    else if (c.broker !== 'rabbitmq') reason = `no producer for ${channelLabel(c.broker)} \`${c.queue}\``;
     else if (!anyRabbitConfig) reason = 'no binding configuration in any attached repository';
     else if (!declaredQueues.has(c.queue) && !bindings.some(({ b }) => b.queue === c.queue))
       reason = `queue \`${c.queue}\` is bound to no exchange`;

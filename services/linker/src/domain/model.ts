@@ -59,13 +59,18 @@ export interface Call {
   readonly clientClass?: string;
 }
 
-export type Broker = 'rabbitmq' | 'kafka';
+/**
+ * `rabbitmq` routes through exchanges and bindings; every other broker routes by a name alone (a Kafka
+ * topic, a Celery task, a Bull queue, a NATS subject, an SQS queue, an SNS topic, a Dapr `<pubsub>/<topic>`,
+ * a Sidekiq worker class): the name is its own binding.
+ */
+export type Broker = 'rabbitmq' | 'kafka' | 'celery' | 'bullmq' | 'nats' | 'sqs' | 'sns' | 'dapr' | 'sidekiq';
 
 export interface Publish {
   readonly broker: Broker;
   /** RabbitMQ exchange ('' is the default exchange); for Kafka, ''. */
   readonly exchange: string;
-  /** RabbitMQ routing key; for Kafka, the topic. */
+  /** RabbitMQ routing key; for Kafka and the other named-channel brokers, the name. */
   readonly key: string;
   readonly loc: Loc;
   /** A Spring Cloud Stream binding: kept only when the source's configuration uses Spring Cloud Stream. */
@@ -74,7 +79,7 @@ export interface Publish {
 
 export interface Consume {
   readonly broker: Broker;
-  /** RabbitMQ queue; for Kafka, the topic. */
+  /** RabbitMQ queue; for Kafka and the other named-channel brokers, the name. */
   readonly queue: string;
   readonly loc: Loc;
   /** A Spring Cloud Stream binding: kept only when the source's configuration uses Spring Cloud Stream. */
@@ -249,6 +254,8 @@ export interface SourceFacts {
   /** Message-bus call sites and library summaries (absent on facts stored before they were extracted). */
   readonly busSites?: BusSite[];
   readonly busSummaries?: BusSummary[];
+  /** C# types by name → the namespace declaring them (MassTransit names message exchanges `Namespace:Type`). */
+  typeNamespaces?: Record<string, string>;
 }
 
 export function emptyFacts(source: string): SourceFacts {

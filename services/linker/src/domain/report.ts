@@ -8,6 +8,9 @@ export const EMPTY_STATE =
 export const KAFKA_NOTE =
   'Kafka has no exchanges: a topic is its own binding, so each topic with a producer and a consumer in different repositories counts as one queue binding.';
 
+export const CHANNEL_NOTE =
+  'Celery tasks, Bull queues, NATS subjects, SQS queues, SNS topics, Dapr topics and Sidekiq workers are routed by name: a producer and a consumer of the same name (a NATS subscription by subject wildcard) form a flow, and the name counts as one queue binding.';
+
 export interface ReportRow {
   readonly caller: string;
   readonly calls: string;
@@ -72,6 +75,9 @@ export function buildReport(sources: readonly SourceFacts[], options: ReportOpti
     sources.some((s) => s.publishes.some((p) => p.broker === 'kafka') || s.consumes.some((c) => c.broker === 'kafka'))
   )
     notes.push(KAFKA_NOTE);
+  const channel = (b: string): boolean => b !== 'kafka' && b !== 'rabbitmq';
+  if (sources.some((s) => s.publishes.some((p) => channel(p.broker)) || s.consumes.some((c) => channel(c.broker))))
+    notes.push(CHANNEL_NOTE);
   return {
     application: options.application,
     sources: names,

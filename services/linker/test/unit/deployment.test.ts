@@ -308,7 +308,7 @@ describe('ASP.NET: the deployment environment over appsettings, its overlay, a Y
     expect(r.table.map((t) => `${t.caller} | ${t.calls} | ${t.servedBy} | ${t.match}`)).toEqual([
       'web Services/IShop.cs:3 | GET gateway/catalog-service/products/{} | catalog Catalog.API/Program.cs:2 GET /products/{id} (aspnetcore-minimal) | gateway route `/catalog-service/{**catch-all}` of `gateway` (gateway appsettings.Development.json:1) + route template',
       'web Services/IShop.cs:5 | POST gateway/basket-service/basket/checkout | basket Basket.API/Program.cs:2 POST /api/v1/basket/checkout (aspnetcore-minimal) | gateway route `/basket-service/{**rest}` of `gateway` (gateway appsettings.Development.json:1) + exact path',
-      'basket Basket.API/Checkout.cs:6 | publish `BasketCheckedOut` | ordering Ordering/Handlers.cs:1 consume queue `BasketCheckedOutConsumer` | binding: fanout exchange `BasketCheckedOut` → queue `BasketCheckedOutConsumer`',
+      'basket Basket.API/Checkout.cs:6 | publish `BasketCheckedOut` | ordering Ordering/Handlers.cs:1 consume queue `BasketCheckedOut` | binding: fanout exchange `BasketCheckedOut` → queue `BasketCheckedOut`',
     ]);
     expect(unresolved(r)).toEqual([]);
   });

@@ -401,7 +401,7 @@ describe('what is not a store and not code', () => {
       shipping: { 'Consumers.cs': 'public class ShipIt : IConsumer<Contracts.OrderPlaced> { }\n' },
     });
     expect(rows(r)).toEqual([
-      'ordering Api.cs:3 | publish `OrderPlaced` | billing OrderPlacedConsumer.cs:1 consume queue `OrderPlacedConsumer`',
+      'ordering Api.cs:3 | publish `OrderPlaced` | billing OrderPlacedConsumer.cs:1 consume queue `OrderPlaced`',
       'ordering Api.cs:3 | publish `OrderPlaced` | shipping Consumers.cs:1 consume queue `ShipIt`',
     ]);
     expect(r.messagingGaps.map((g) => `${g.side} ${g.at.source} ${g.at.line} ${g.reason}`)).toEqual([

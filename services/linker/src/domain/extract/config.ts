@@ -336,8 +336,10 @@ export function extractStructured(text: string, file: string, sink: Sink): void 
   const isJson = base.endsWith('.json');
   if (docs.some((d) => get(d, 'services')?.kind === 'map' && /compose/.test(base))) {
     for (const d of docs) sink.facts.services.push(...composeServices(d, file));
+    for (const d of docs) traefikLabels(d, file, sink);
     return;
   }
+  if (docs.some((d) => kongRoutes(d, file, sink) || traefikFile(d, file, sink))) return;
   if (docs.some((d) => str(get(d, 'apiVersion')) !== undefined && str(get(d, 'kind')) !== undefined)) {
     sink.facts.services.push(...kubernetes(docs, file));
     for (const d of docs) {
@@ -515,5 +517,152 @@ export function extractDockerfileEnv(text: string, file: string, sink: Sink): vo
     }
     for (const kv of body.matchAll(/([\w.-]+)=("([^"]*)"|'([^']*)'|\S*)/g))
       sink.facts.config.push({ key: kv[1]!, value: kv[3] ?? kv[4] ?? kv[2]!, loc });
+  }
+}
+
+/** The next free index of proxy routes in the source (several gateway files never share an index). */
+function nextRoute(sink: Sink): number {
+  let n = 0;
+  for (const c of sink.facts.config) {
+    const m = /^spring\.cloud\.gateway\.routes\.(\d+)\./.exec(c.key);
+    if (m) n = Math.max(n, Number(m[1]) + 1);
+  }
+  return n;
+}
+
+const segsOf = (path: string): string[] => path.split('/').filter((x) => x.length > 0);
+
+/**
+ * Kong's declarative configuration (`kong.yml`, `_format_version`): each route of a service forwards its
+ * `paths` prefixes to the service's `url` (or `protocol`/`host`/`port`/`path`); `strip_path` (Kong's default:
+ * true) removes the matched prefix and the service's path goes in front. Regex paths (`~…`) are not followed.
+ */
+function kongRoutes(doc: Tree, file: string, sink: Sink): boolean {
+  const services = get(doc, 'services');
+  if (str(get(doc, '_format_version')) === undefined || services?.kind !== 'seq') return false;
+  let n = nextRoute(sink);
+  for (const svc of services.items) {
+    const url = str(get(svc, 'url'));
+    const host = str(get(svc, 'host'));
+    const u = url ? /^([a-z]+):\/\/([^/]+)(\/.*)?$/i.exec(url) : null;
+    const protocol = u?.[1] ?? str(get(svc, 'protocol')) ?? 'http';
+    const authority =
+      u?.[2] ?? (host ? `${host}${str(get(svc, 'port')) ? `:${str(get(svc, 'port'))!}` : ''}` : undefined);
+    if (!authority) continue;
+    const servicePath = u?.[3] ?? str(get(svc, 'path')) ?? '/';
+    const routes = get(svc, 'routes');
+    for (const r of routes?.kind === 'seq' ? routes.items : []) {
+      const paths = get(r, 'paths');
+      const strip = str(get(r, 'strip_path')) !== 'false';
+      for (const p of paths?.kind === 'seq' ? paths.items : []) {
+        const path = str(p);
+        if (!path?.startsWith('/')) continue;
+        const segs = segsOf(path);
+        proxyRoute(sink, file, n++, p.line, {
+          uri: `${protocol === 'https' ? 'https' : 'http'}://${authority}`,
+          path: `/${[...segs, '**'].join('/')}`,
+          ...(strip ? { strip: segs.length, prefixPath: servicePath } : { prefixPath: servicePath }),
+        });
+      }
+    }
+  }
+  return true;
+}
+
+/** The path prefix of a Traefik rule (`Host(`x`) && PathPrefix(`/api`)`, `Path(`/x`)`), when it has one. */
+function traefikRulePath(rule: string): { path: string; exact: boolean } | undefined {
+  const m = /\b(PathPrefix|Path)\(\s*[`'"]([^`'"]+)[`'"]/.exec(rule);
+  return m ? { path: m[2]!, exact: m[1] === 'Path' } : undefined;
+}
+
+/** A Traefik route written down as a proxy route: the stripPrefix middleware removes the rule's prefix. */
+function traefikRoute(sink: Sink, file: string, line: number, rule: string, uri: string, stripped: string[]): void {
+  const rp = traefikRulePath(rule);
+  if (!rp) return;
+  const segs = segsOf(rp.path);
+  const strip = stripped.find((x) => segsOf(x).join('/') === segs.join('/'));
+  proxyRoute(sink, file, nextRoute(sink), line, {
+    uri,
+    path: rp.exact ? rp.path : `/${[...segs, '**'].join('/')}`,
+    ...(strip !== undefined ? { strip: segs.length } : {}),
+  });
+}
+
+/**
+ * Traefik's file provider (`http.routers.<r>.rule`/`service`/`middlewares`, `http.services.<s>.loadBalancer
+ * .servers[].url`, `http.middlewares.<m>.stripPrefix.prefixes`).
+ */
+function traefikFile(doc: Tree, file: string, sink: Sink): boolean {
+  const http = get(doc, 'http');
+  const routers = get(http, 'routers');
+  if (routers?.kind !== 'map') return false;
+  const services = get(http, 'services');
+  const middlewares = get(http, 'middlewares');
+  const list = (t: Tree | undefined): string[] =>
+    t?.kind === 'seq' ? t.items.flatMap((x) => str(x) ?? []) : (str(t)?.split(',') ?? []).map((x) => x.trim());
+  for (const [, r] of routers.entries) {
+    const rule = str(get(r, 'rule'));
+    const svc = (str(get(r, 'service')) ?? '').replace(/@.*$/, '');
+    const servers = get(get(get(services, svc), 'loadBalancer'), 'servers');
+    const url = servers?.kind === 'seq' ? str(get(servers.items[0], 'url')) : undefined;
+    if (!rule || !url) continue;
+    const stripped = list(get(r, 'middlewares')).flatMap((m) =>
+      list(get(get(get(middlewares, m.replace(/@.*$/, '')), 'stripPrefix'), 'prefixes')),
+    );
+    traefikRoute(sink, file, r.line, rule, url.replace(/\/+$/, ''), stripped);
+  }
+  return true;
+}
+
+/**
+ * Traefik's Docker provider: a compose service labelled `traefik.http.routers.<r>.rule=PathPrefix(`/x`)`
+ * is the router's target (`http://<service>:<loadbalancer.server.port>`); `stripprefix` middlewares of the
+ * labels remove the prefix.
+ */
+function traefikLabels(doc: Tree, file: string, sink: Sink): void {
+  const services = get(doc, 'services');
+  if (services?.kind !== 'map') return;
+  const all = new Map<string, { name: string; labels: Map<string, string>; line: number }>();
+  for (const [name, svc] of services.entries) {
+    const l = get(svc, 'labels') ?? get(get(svc, 'deploy'), 'labels');
+    const labels = new Map<string, string>();
+    if (l?.kind === 'map') for (const [k, v] of l.entries) labels.set(k.toLowerCase(), str(v) ?? '');
+    if (l?.kind === 'seq')
+      for (const x of l.items) {
+        const t = str(x) ?? '';
+        const eq = t.indexOf('=');
+        if (eq > 0) labels.set(t.slice(0, eq).trim().toLowerCase(), t.slice(eq + 1).trim());
+      }
+    if ([...labels.keys()].some((k) => k.startsWith('traefik.http.routers.')))
+      all.set(name, { name, labels, line: svc.line });
+  }
+  // Middlewares may be declared on any service's labels.
+  const strips = new Map<string, string[]>();
+  for (const { labels } of all.values())
+    for (const [k, v] of labels) {
+      const m = /^traefik\.http\.middlewares\.([^.]+)\.stripprefix\.prefixes$/.exec(k);
+      if (m)
+        strips.set(
+          m[1]!,
+          v.split(',').map((x) => x.trim()),
+        );
+    }
+  for (const { name, labels, line } of all.values()) {
+    const port = [...labels].find(([k]) => /^traefik\.http\.services\.[^.]+\.loadbalancer\.server\.port$/.test(k))?.[1];
+    for (const [k, rule] of labels) {
+      const m = /^traefik\.http\.routers\.([^.]+)\.rule$/.exec(k);
+      if (!m) continue;
+      const mws = (labels.get(`traefik.http.routers.${m[1]!}.middlewares`) ?? '')
+        .split(',')
+        .map((x) => x.trim().replace(/@.*$/, ''));
+      traefikRoute(
+        sink,
+        file,
+        line,
+        rule,
+        `http://${name}${port ? `:${port}` : ''}`,
+        mws.flatMap((x) => strips.get(x) ?? []),
+      );
+    }
   }
 }

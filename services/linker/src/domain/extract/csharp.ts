@@ -43,6 +43,9 @@ const HTTP_CLIENT: Record<string, HttpMethod> = {
 };
 const CS_NAMES = new Set([
   'MapMethods',
+  'SetKebabCaseEndpointNameFormatter',
+  'SetSnakeCaseEndpointNameFormatter',
+  'ReceiveEndpoint',
   'AddHttpClient',
   'ToTable',
   'AddProject',
@@ -507,6 +510,22 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     }
     sharedCallRules({ name, receiver, args, named: nm, loc }, sink);
 
+    // MassTransit endpoint names: the formatter the bus is configured with, and explicit receive endpoints
+    // (`cfg.ReceiveEndpoint("orders", e => e.ConfigureConsumer<OrderConsumer>(ctx))`).
+    const formatter = /^Set(KebabCase|SnakeCase)EndpointNameFormatter$/.exec(name);
+    if (formatter) {
+      sink.busSite({ kind: 'generic', method: 'EndpointNameFormatter', types: [formatter[1]!], loc });
+      return;
+    }
+    if (name === 'ReceiveEndpoint' && argNodes.length >= 2) {
+      const queue = literal(args[0]);
+      const body = argExpr(argNodes[argNodes.length - 1]!).expr.text;
+      if (queue !== undefined)
+        for (const m of body.matchAll(/\b(?:ConfigureConsumer|Consumer)<([\w.]+)>/g))
+          sink.busSite({ kind: 'generic', method: 'ReceiveEndpoint', types: [queue, m[1]!.replace(/^.*\./, '')], loc });
+      return;
+    }
+
     // A bus publish of a message object (`bus.Publish(new OrderCreated(…))`, `Publish<OrderCreated>(…)`,
     // `eventBus.PublishAsync(evt)` with `evt = new OrderPaid(…)` or `ok ? new Paid(…) : new Failed(…)`): one
     // site per type created; the bus library's summary, else MassTransit's convention, says what the broker sees.
@@ -706,20 +725,41 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     );
   }
 
+  /** The namespace a type is declared in (block or file-scoped), when the file says. */
+  function namespaceOf(node: Node): string | undefined {
+    for (let n: Node | null = node.parent; n; n = n.parent) {
+      if (n.type === 'namespace_declaration' || n.type === 'file_scoped_namespace_declaration')
+        return n.childForFieldName('name')?.text;
+      if (n.type === 'compilation_unit')
+        return named(n)
+          .find((x) => x.type === 'file_scoped_namespace_declaration')
+          ?.childForFieldName('name')?.text;
+    }
+    return undefined;
+  }
+
   function onClass(cls: Node): void {
     const attrs = attributes(cls);
     const className = cls.childForFieldName('name')?.text ?? '';
-    // MassTransit: a consumer of T (`class X : IConsumer<T>`) gets its own queue bound to the fanout
-    // exchange MassTransit names after the message type T.
+    // A type's namespace: MassTransit names a message's exchange `Namespace:Type` (bus.ts).
+    const ns = namespaceOf(cls);
+    if (className && ns) sink.facts.typeNamespaces ??= {};
+    if (className && ns && sink.facts.typeNamespaces) sink.facts.typeNamespaces[className] = ns;
+    if (cls.type !== 'class_declaration') return;
+    // MassTransit: a consumer of T (`class X : IConsumer<T>`) gets its own receive endpoint (a queue named by
+    // the source's endpoint name formatter, or its `ReceiveEndpoint`) bound to the exchange of T (bus.ts).
     for (const base of named(named(cls).find((x) => x.type === 'base_list') ?? null)) {
       if (base.type !== 'generic_name' || named(base)[0]?.text !== 'IConsumer') continue;
-      const message = named(named(base)[1] ?? null)[0]?.text.replace(/^.*\./, '');
-      if (!message || !className) continue;
-      const loc = { file, line: lineOf(base) };
-      sink.exchange(message, 'fanout', loc);
-      sink.queue(className, loc);
-      sink.binding(message, className, '', loc);
-      sink.consume('rabbitmq', className, loc);
+      const args = named(named(base)[1] ?? null);
+      const message = args[0]?.text;
+      // Confluent.Kafka's IConsumer<TKey, TValue> is no MassTransit consumer.
+      if (!message || !className || args.length !== 1) continue;
+      sink.busSite({
+        kind: 'generic',
+        method: 'IConsumer',
+        types: [message, className],
+        loc: { file, line: lineOf(base) },
+      });
     }
     const table = attrs.find((a) => a.name === 'Table');
     if (table?.args[0] && !isClientModel(file))
@@ -809,7 +849,7 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     rules: [
       { on: ['invocation_expression'], each: onInvocation },
       { on: ['object_creation_expression'], each: onCreation },
-      { on: ['class_declaration'], each: onClass },
+      { on: ['class_declaration', 'record_declaration'], each: onClass },
       { on: ['interface_declaration'], each: onInterface },
       sqlStringRule(sink, file, ['string_literal', 'verbatim_string_literal', 'raw_string_literal'], (s) =>
         s.parent?.type === 'interpolated_string_expression' ? undefined : (literal(evaluate(s)) ?? ''),

@@ -5,6 +5,7 @@ import { isSpringBaseKey, relaxedKey } from '../link';
 import { joinPath } from '../routes';
 import { HOLE_PART, type HttpWrapper, type MessageWrapper, Sink, concat, nameOf } from './common';
 import { extractProto } from './grpc';
+import { extractChannels, sidecarPublishes } from './channels';
 import { extractDockerfileEnv, extractKeyValues, extractNginx, extractSql, extractStructured } from './config';
 import { extractJavaScript } from './javascript';
 import { fileSystemRoutes, npmDependencies } from './fs-routes';
@@ -153,6 +154,7 @@ export async function extractSource(
       CONFIG_EXTRACTORS[kind.config](text, f.path, sink);
       parsed++;
     }
+    if ('code' in kind || kind.config === 'structured') extractChannels(text, f.path, sink);
   }
   for (const r of fsRoutes) if (npmDeps.has(r.marker)) facts.endpoints.push(...r.endpoints);
   for (const [name, value] of constants) if (value && name !== '__proto__') facts.constants[name] = value;
@@ -189,6 +191,7 @@ export async function extractSource(
     const c = facts.calls[i]!;
     facts.calls[i] = { ...c, url: resolve(c.url) };
   }
+  sidecarPublishes(facts, sink);
   for (let i = 0; i < facts.grpcCalls.length; i++) {
     const c = facts.grpcCalls[i]!;
     // A channel of another file (one address for that name in the whole source).

@@ -1,0 +1,364 @@
+import type { Broker, Loc, SourceFacts } from '../model';
+import { type Sink, nameOf } from './common';
+
+/**
+ * Message libraries whose broker routes by a name alone (ADR 0039): a producer and a consumer of the same
+ * name form a flow, the way a Kafka topic is its own binding. Celery (task names), Bull/BullMQ (queue
+ * names), NATS (subjects, wildcards matched at link time), SQS (queue names, from URLs or ARNs), SNS (topic
+ * names), Dapr pub/sub (`<pubsub>/<topic>`) and Sidekiq (worker classes). Read from the text of each file
+ * that mentions the library: one linear pass of a few regular expressions, no parse of its own. Names are
+ * string literals, environment lookups (`${X}`, resolved when linking with the deployment configuration)
+ * or identifiers assigned one of those in the same file; anything else is a run-time name (`{}`).
+ */
+
+const STR = String.raw`(?:'([^'\n]*)'|"([^"\n]*)"|\x60([^\x60\n]*)\x60)`;
+/** An argument expression: up to the next `,` or `)` outside quotes (good enough for names). */
+const EXPR = String.raw`((?:'[^'\n]*'|"[^"\n]*"|\x60[^\x60\n]*\x60|\([^()\n]*\)|\[[^\[\]\n]*\]|[^,()\n])+)`;
+
+/** Line numbers by offset, computed once per file (every rule asks for many lines). */
+function lineIndex(text: string): (index: number) => number {
+  const starts: number[] = [0];
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  return (index) => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= index) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo + 1;
+  };
+}
+
+const ENV_LOOKUPS: RegExp[] = [
+  // process.env.X, process.env['X'], process.env.X || 'd', process.env.X ?? 'd'
+  /^process\.env(?:\.(\w+)|\[\s*['"](\w+)['"]\s*\])(?:\s*(?:\|\||\?\?)\s*['"]([^'"]*)['"])?$/,
+  // os.environ['X'], os.environ.get('X'[, 'd']), os.getenv('X'[, 'd']), getenv('X')
+  /^os\.environ\[\s*['"](\w+)['"]\s*\]()()$/,
+  /^(?:os\.environ\.get|os\.getenv|getenv)\(\s*['"](\w+)['"]()(?:\s*,\s*['"]([^'"]*)['"])?\s*\)$/,
+  // Go os.Getenv("X"), C# Environment.GetEnvironmentVariable("X"), Java System.getenv("X")
+  /^(?:os\.Getenv|Environment\.GetEnvironmentVariable|System\.getenv)\(\s*"(\w+)"()()\s*\)$/,
+  // Ruby ENV['X'], ENV.fetch('X'[, 'd'])
+  /^ENV(?:\[\s*['"](\w+)['"]\s*\]|\.fetch\(\s*['"](\w+)['"](?:\s*,\s*['"]([^'"]*)['"])?\s*\))$/,
+];
+
+/** A name as the linker keeps it: literal text, `${ENV[:default]}`, or `{}` for a run-time part. */
+function valueOf(expr: string, text: string, depth = 0): string {
+  // TypeScript's non-null and `as` assertions change nothing of the value.
+  let e = expr
+    .trim()
+    .replace(/^aws\.String\((.*)\)$/, '$1')
+    .replace(/\s+as\s+[\w<>[\]]+$|!$/, '');
+  const lit = new RegExp(`^${STR}$`).exec(e);
+  if (lit) {
+    const v = lit[1] ?? lit[2] ?? lit[3] ?? '';
+    // Template literals: `${process.env.X}` and `${name}` parts.
+    return v.replace(/\$\{([^}]*)\}/g, (_, inner: string) => valueOf(inner, text, depth + 1));
+  }
+  e = e.replace(/^f(['"])(.*)\1$/, (_, q: string, body: string) => `${q}${body.replace(/\{([^}]*)\}/g, '${$1}')}${q}`);
+  for (const re of ENV_LOOKUPS) {
+    const m = re.exec(e);
+    if (m) {
+      const key = m[1] ?? m[2];
+      const fallback = m[3];
+      return fallback === undefined ? `\${${key}}` : `\${${key}:${fallback}}`;
+    }
+  }
+  // An identifier assigned once in the file (`const QUEUE = 'orders'`, `QUEUE_URL = os.getenv(…)`).
+  const id = /^(?:this\.|self\.|@)?([A-Za-z_$][\w$]*)$/.exec(e);
+  if (id && depth < 3) {
+    const name = id[1]!.replace(/\$/g, '\\$');
+    const def = new RegExp(
+      String.raw`(?:^|[^\w.$])(?:this\.|self\.|@)?${name}\s*(?::\s*[\w<>\[\]]+\s*)?(?::=|=(?!=)|:(?!:))\s*([^\n;]+)`,
+      'm',
+    ).exec(text);
+    if (def) {
+      const rhs = def[1]!.trim().replace(/,$/, '');
+      if (rhs !== e) return valueOf(rhs, text, depth + 1);
+    }
+  }
+  return '{}';
+}
+
+/** SQS queue URLs (`https://sqs.…/123/orders`) and ARNs (`arn:aws:sqs:…:orders`) name their queue last. */
+export function channelName(broker: Broker, name: string): string {
+  if (broker === 'sqs' || broker === 'sns') {
+    const arn = /^arn:aws[\w-]*:(?:sqs|sns):[^:]*:[^:]*:(.+)$/.exec(name);
+    if (arn) return arn[1]!;
+    const url = /^https?:\/\/[^/]+\/[^/]+\/([^/?#]+)\/?$/.exec(name);
+    if (url && /sqs|localhost|localstack|:\d+$/.test(name.split('/')[2]!)) return url[1]!;
+  }
+  return name;
+}
+
+/** NATS subject matching: `*` is one token, `>` one or more trailing tokens. */
+export function subjectMatches(pattern: string, subject: string): boolean {
+  const p = pattern.split('.');
+  const s = subject.split('.');
+  for (let i = 0; i < p.length; i++) {
+    if (p[i] === '>') return s.length > i;
+    if (i >= s.length) return false;
+    if (p[i] !== '*' && p[i] !== s[i]) return false;
+  }
+  return p.length === s.length;
+}
+
+type Emit = (side: 'publish' | 'consume', broker: Broker, name: string, index: number) => void;
+
+function each(re: RegExp, text: string, f: (m: RegExpExecArray) => void): void {
+  for (const m of text.matchAll(re)) f(m);
+}
+
+/** Celery: `@app.task(name=…)`/`@shared_task` consume their task name; `send_task(name)` produces it. */
+function celery(text: string, path: string, emit: Emit): void {
+  if (!/\bcelery\b|shared_task/i.test(text)) return;
+  const module = path
+    .replace(/\.py$/, '')
+    .replace(/\/__init__$/, '')
+    .split('/')
+    .join('.');
+  each(/@(?:\w+\.)?(?:task|shared_task)\b(\([^)]*\))?\s*\n(?:\s*@[^\n]*\n)*\s*(?:async\s+)?def\s+(\w+)/g, text, (m) => {
+    const named = m[1] ? /\bname\s*=\s*([^,)]+)/.exec(m[1]) : null;
+    // Without `name=`, Celery names a task after its module and function (the worker's module path).
+    const name = named ? valueOf(named[1]!, text) : `${module}.${m[2]!}`;
+    emit('consume', 'celery', name, m.index);
+  });
+  each(new RegExp(String.raw`\b(?:send_task|signature)\(\s*(?:name\s*=\s*)?${EXPR}`, 'g'), text, (m) =>
+    emit('publish', 'celery', valueOf(m[1]!, text), m.index),
+  );
+}
+
+/** Bull/BullMQ: `new Worker(name)`, `queue.process`, `@Processor(name)` consume; `queue.add`, `@InjectQueue` produce. */
+function bull(text: string, emit: Emit): void {
+  if (!/['"](?:bull|bullmq|@nestjs\/bull|@nestjs\/bullmq|bee-queue)['"]/.test(text)) return;
+  const queues = new Map<string, string>();
+  each(
+    new RegExp(
+      String.raw`(?:(?:const|let|var)\s+|this\.|(?:private|public|readonly)\s+)?([\w$]+)\s*(?::\s*[\w<>]+\s*)?=\s*(?:new\s+)?(?:Queue|Bull|BullQueue|BeeQueue)\s*(?:<[^>]*>)?\(\s*${EXPR}`,
+      'g',
+    ),
+    text,
+    (m) => {
+      const name = valueOf(m[2]!, text);
+      queues.set(m[1]!, name);
+      const v = m[1]!.replace(/\$/g, '\\$');
+      const used = new RegExp(String.raw`\b${v}\s*\.\s*(?:add|addBulk|process|createJob)\s*\(`).test(text);
+      // A producer handle built here and used in other files: the construction is the publish.
+      if (!used) emit('publish', 'bullmq', name, m.index);
+    },
+  );
+  each(new RegExp(String.raw`\bnew\s+Worker\s*(?:<[^>]*>)?\(\s*${EXPR}`, 'g'), text, (m) =>
+    emit('consume', 'bullmq', valueOf(m[1]!, text), m.index),
+  );
+  each(/\b(?:this\.)?([\w$]+)\s*\.\s*(add|addBulk|process|createJob)\s*\(/g, text, (m) => {
+    const name = queues.get(m[1]!);
+    if (name !== undefined) emit(m[2] === 'process' ? 'consume' : 'publish', 'bullmq', name, m.index);
+  });
+  each(new RegExp(String.raw`@Processor\(\s*${EXPR}`, 'g'), text, (m) => {
+    const arg = m[1]!.trim();
+    const name = arg.startsWith('{') ? (/name\s*:\s*([^,}]+)/.exec(arg)?.[1] ?? '') : arg;
+    if (name) emit('consume', 'bullmq', valueOf(name, text), m.index);
+  });
+  each(new RegExp(String.raw`@InjectQueue\(\s*${EXPR}\)\s*(?:private|public|readonly|\s)*([\w$]+)`, 'g'), text, (m) => {
+    const v = m[2]!.replace(/\$/g, '\\$');
+    if (new RegExp(String.raw`\b${v}\s*\.\s*(?:add|addBulk)\s*\(`).test(text))
+      emit('publish', 'bullmq', valueOf(m[1]!, text), m.index);
+  });
+  // FlowProducer.add({ name, queueName: 'x', children: [{ queueName: 'y' }] })
+  if (/FlowProducer/.test(text))
+    each(new RegExp(String.raw`\bqueueName\s*:\s*${EXPR}`, 'g'), text, (m) =>
+      emit('publish', 'bullmq', valueOf(m[1]!, text), m.index),
+    );
+}
+
+/** NATS (core and JetStream), any client: publish/request produce a subject, subscribe consumes it. */
+function nats(text: string, emit: Emit): void {
+  if (!/\bnats\b/i.test(text)) return;
+  each(
+    new RegExp(
+      String.raw`\.\s*(publish|Publish|PublishMsg|PublishAsync|publishAsync|request|Request|RequestWithContext|subscribe|Subscribe|QueueSubscribe|queueSubscribe|ChanSubscribe|ChanQueueSubscribe|QueueSubscribeSync|SubscribeSync|PullSubscribe|pullSubscribe)\s*\(\s*(?:ctx\s*,\s*)?(?:subject\s*=\s*)?${EXPR}`,
+      'g',
+    ),
+    text,
+    (m) => {
+      const name = valueOf(m[2]!, text);
+      if (name === '{}' || /\s/.test(name)) return;
+      emit(/ubscribe/.test(m[1]!) ? 'consume' : 'publish', 'nats', name, m.index);
+    },
+  );
+}
+
+/** SQS and SNS through the AWS SDKs (JS v2/v3, boto3, Go, Java), `sqs-consumer`, Spring Cloud AWS. */
+function aws(text: string, emit: Emit): void {
+  if (!/sqs|sns/i.test(text)) return;
+  const KEY = String.raw`\s*(?::|=|\(|,)\s*(?:aws\.String\()?`;
+  const near = (from: number, key: RegExp): string | undefined => {
+    const m = key.exec(text.slice(from, from + 400));
+    return m ? valueOf(m[1]!, text) : undefined;
+  };
+  const queueUrl = new RegExp(String.raw`\b(?:QueueUrl|queueUrl|queue_url)${KEY}${EXPR}`);
+  const topicArn = new RegExp(String.raw`\b(?:TopicArn|topicArn|topic_arn)${KEY}${EXPR}`);
+  each(
+    /\b(send_?message(?:_?batch)?|SendMessage(?:Batch)?(?:Command|Input|Request)?|receive_?message|ReceiveMessage(?:Command|Input|Request)?|Consumer\.create|new\s+Consumer)\s*\(/gi,
+    text,
+    (m) => {
+      const name = near(m.index, queueUrl);
+      if (name === undefined) return;
+      emit(/send/i.test(m[1]!) ? 'publish' : 'consume', 'sqs', name, m.index);
+    },
+  );
+  // boto3 resource: sqs.get_queue_by_name(QueueName='x') then .send_message / .receive_messages on it.
+  each(
+    new RegExp(String.raw`([\w.]+)\s*=\s*[\w.]+\.get_queue_by_name\(\s*QueueName\s*=\s*${EXPR}\)`, 'g'),
+    text,
+    (m) => {
+      const name = valueOf(m[2]!, text);
+      const v = m[1]!.replace(/\./g, '\\.');
+      each(new RegExp(String.raw`\b${v}\.(send_messages?|receive_messages)\(`, 'g'), text, (u) =>
+        emit(u[1]!.startsWith('send') ? 'publish' : 'consume', 'sqs', name, u.index),
+      );
+    },
+  );
+  // Spring Cloud AWS: @SqsListener("orders") / @SqsListener(value = …, queueNames = …); sqsTemplate.send("orders", …)
+  each(new RegExp(String.raw`@SqsListener\(\s*(?:(?:value|queueNames)\s*=\s*)?\{?\s*${EXPR}`, 'g'), text, (m) =>
+    emit('consume', 'sqs', valueOf(m[1]!, text), m.index),
+  );
+  each(new RegExp(String.raw`\b\w*[sS]qsTemplate\s*\.\s*send\s*\(\s*${EXPR},`, 'g'), text, (m) =>
+    emit('publish', 'sqs', valueOf(m[1]!, text), m.index),
+  );
+  // SNS: publish with a TopicArn; a subscription to a topic consumes it.
+  each(
+    /\b(publish(?:_batch)?|Publish(?:Batch)?(?:Command|Input|Request)?|subscribe|Subscribe(?:Command|Input|Request)?)\s*\(/g,
+    text,
+    (m) => {
+      const name = near(m.index, topicArn);
+      if (name === undefined) return;
+      emit(/ublish/.test(m[1]!) ? 'publish' : 'consume', 'sns', name, m.index);
+    },
+  );
+}
+
+/** Dapr pub/sub: every SDK's publish, `[Topic]`/`@Topic`/`subscribe`, the programmatic `/dapr/subscribe` list. */
+function dapr(text: string, emit: Emit): void {
+  if (!/dapr/i.test(text)) return;
+  const pair = (a: string, b: string): string => `${valueOf(a, text)}/${valueOf(b, text)}`;
+  // C# PublishEventAsync("pubsub", "topic", …), Go PublishEvent(ctx, "pubsub", "topic", …), Java publishEvent,
+  // JS client.pubsub.publish("pubsub", "topic", …), Python publish_event(pubsub_name=…, topic_name=…)
+  each(
+    new RegExp(
+      String.raw`\b(?:PublishEventAsync|PublishEvent|publishEvent|publish_event|pubsub\s*\.\s*publish)\s*(?:<[^>]*>)?\(\s*(?:[\w.]*(?:ctx|Context\(\)|context\.\w+\(\))\s*,\s*)?${EXPR},\s*${EXPR}`,
+      'g',
+    ),
+    text,
+    (m) => {
+      const named = (k: RegExp, v: string): string => k.exec(v)?.[1] ?? v;
+      const a = named(/^\s*pubsub_name\s*=\s*(.+)$/, m[1]!);
+      const b = named(/^\s*topic(?:_name)?\s*=\s*(.+)$/, m[2]!);
+      emit('publish', 'dapr', pair(a, b), m.index);
+    },
+  );
+  // The sidecar's HTTP API: POST http://localhost:3500/v1.0/publish/<pubsub>/<topic>
+  each(/\/v1\.0(?:-alpha1)?\/publish\/([\w.-]+)\/([\w.-]+)/g, text, (m) =>
+    emit('publish', 'dapr', `${m[1]!}/${m[2]!}`, m.index),
+  );
+  // C# [Topic("pubsub", "topic")], Java @Topic(name = "t", pubsubName = "p")
+  each(new RegExp(String.raw`\[Topic\(\s*${EXPR},\s*${EXPR}`, 'g'), text, (m) =>
+    emit('consume', 'dapr', pair(m[1]!, m[2]!), m.index),
+  );
+  each(/@Topic\(([^)]*)\)/g, text, (m) => {
+    const t = new RegExp(String.raw`\bname\s*=\s*${EXPR}`).exec(m[1]!)?.[1];
+    const p = new RegExp(String.raw`\bpubsubName\s*=\s*${EXPR}`).exec(m[1]!)?.[1];
+    if (t && p) emit('consume', 'dapr', pair(p, t), m.index);
+  });
+  // JS DaprServer: server.pubsub.subscribe("pubsub", "topic", handler)
+  each(new RegExp(String.raw`\bpubsub\s*\.\s*subscribe\w*\(\s*${EXPR},\s*${EXPR}`, 'g'), text, (m) =>
+    emit('consume', 'dapr', pair(m[1]!, m[2]!), m.index),
+  );
+  // Python @app.subscribe(pubsub='p', topic='t') / @dapr_app.subscribe(pubsub_name=…, topic=…)
+  each(/@\w+\.subscribe\(([^)]*)\)/g, text, (m) => {
+    const p = new RegExp(String.raw`\bpubsub(?:_name)?\s*=\s*${EXPR}`).exec(m[1]!)?.[1];
+    const t = new RegExp(String.raw`\btopic\s*=\s*${EXPR}`).exec(m[1]!)?.[1];
+    if (p && t) emit('consume', 'dapr', pair(p, t), m.index);
+  });
+  // Go common.Subscription{PubsubName: "p", Topic: "t"}
+  each(/Subscription\s*\{([^}]*)\}/g, text, (m) => {
+    const p = new RegExp(String.raw`\bPubsubName\s*:\s*${EXPR}`).exec(m[1]!)?.[1];
+    const t = new RegExp(String.raw`\bTopic\s*:\s*${EXPR}`).exec(m[1]!)?.[1];
+    if (p && t) emit('consume', 'dapr', pair(p, t), m.index);
+  });
+  // Programmatic subscription: the app answers GET /dapr/subscribe with [{ pubsubname, topic, route }].
+  if (text.includes('dapr/subscribe'))
+    each(
+      new RegExp(
+        String.raw`['"]?pubsub_?name['"]?\s*(?:[:=]\s*|\(\s*)${EXPR}\)?\s*,?\s*\.?['"]?topic['"]?\s*(?:[:=]\s*|\(\s*)${EXPR}`,
+        'gi',
+      ),
+      text,
+      (m) => emit('consume', 'dapr', pair(m[1]!, m[2]!), m.index),
+    );
+}
+
+/** Declarative Dapr subscriptions (`kind: Subscription`, `spec.pubsubname`/`spec.topic`) consume their topic. */
+function daprYaml(text: string, emit: Emit): void {
+  if (!/^kind:\s*Subscription\b/m.test(text) || !/dapr\.io/.test(text)) return;
+  for (const doc of text.split(/^---\s*$/m)) {
+    const topic = /^\s+topic:\s*['"]?([\w.-]+)/m.exec(doc);
+    const pubsub = /^\s+pubsubname:\s*['"]?([\w.-]+)/m.exec(doc);
+    if (topic && pubsub) emit('consume', 'dapr', `${pubsub[1]!}/${topic[1]!}`, text.indexOf(doc) + topic.index);
+  }
+}
+
+/** Sidekiq: a worker class consumes its jobs; `X.perform_async` and `Sidekiq::Client.push('class' => 'X')` produce them. */
+function sidekiq(text: string, path: string, emit: Emit): void {
+  if (path.endsWith('.rb')) {
+    if (!/Sidekiq|perform_(?:async|in|at)/.test(text)) return;
+    each(
+      /\bclass\s+([\w:]+)[^\n]*\n(?:(?![ \t]*class\b)[^\n]*\n){0,20}?[ \t]*include\s+Sidekiq::(?:Worker|Job)\b/g,
+      text,
+      (m) => emit('consume', 'sidekiq', m[1]!.split('::').pop()!, m.index),
+    );
+    each(/\b([A-Z][\w:]*)\s*(?:\.set\([^)]*\))?\s*\.\s*perform_(?:async|in|at|bulk)\b/g, text, (m) =>
+      emit('publish', 'sidekiq', m[1]!.split('::').pop()!, m.index),
+    );
+  }
+  // Sidekiq::Client.push('class' => 'X', …) and clients of other languages pushing `{"class": "X", "queue": …}`.
+  if (/sidekiq/i.test(text))
+    each(/['"]class['"]\s*(?:=>|:)\s*['"]([\w:]+)['"]/g, text, (m) =>
+      emit('publish', 'sidekiq', m[1]!.split('::').pop()!, m.index),
+    );
+}
+
+/** The named-channel facts of one file (code or YAML). */
+export function extractChannels(text: string, path: string, sink: Sink): void {
+  const line = lineIndex(text);
+  const emit: Emit = (side, broker, name, index) => {
+    if (!name) return;
+    const loc: Loc = { file: path, line: line(index) };
+    if (side === 'publish') sink.publish(broker, '', name, loc);
+    else sink.consume(broker, name, loc);
+  };
+  if (/\.ya?ml$/.test(path)) return daprYaml(text, emit);
+  if (path.endsWith('.py')) celery(text, path, emit);
+  if (/\.[cm]?[jt]sx?$/.test(path)) bull(text, emit);
+  nats(text, emit);
+  aws(text, emit);
+  dapr(text, emit);
+  sidekiq(text, path, emit);
+}
+
+const SIDECAR_PUBLISH = /\/v1\.0(?:-alpha1)?\/publish\/([^/?#]+)\/([^/?#]+)/;
+
+/**
+ * HTTP calls of the Dapr sidecar's publish API (`${daprHost}/v1.0/publish/${PUBSUB}/${TOPIC}`, the names
+ * resolved with the source's constants) are publishes of that topic, not calls of a service.
+ */
+export function sidecarPublishes(facts: SourceFacts, sink: Sink): void {
+  const kept = facts.calls.filter((c) => {
+    const m = SIDECAR_PUBLISH.exec(nameOf(c.url) ?? '');
+    if (!m) return true;
+    sink.publish('dapr', '', `${m[1]!}/${m[2]!}`, c.loc);
+    return false;
+  });
+  facts.calls.splice(0, facts.calls.length, ...kept);
+}

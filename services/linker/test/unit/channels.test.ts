@@ -1,0 +1,411 @@
+import { describe, expect, it } from 'vitest';
+import { endpointName } from '../../src/domain/bus';
+import { subjectMatches } from '../../src/domain/extract/channels';
+import { gaps, reportOf, rows } from '../support/in-memory-report';
+
+const lines = (...l: string[]): string => `${l.join('\n')}\n`;
+
+describe('named-channel message libraries (ADR 0039)', () => {
+  it('Celery: send_task(name) reaches @app.task(name=…) and an unnamed task by its module path; routing options do not change the name', async () => {
+    const r = await reportOf({
+      web: {
+        'app/views.py': lines(
+          'from celery import Celery',
+          "celery = Celery('web', broker='redis://redis:6379/0')",
+          'def order(request):',
+          "    celery.send_task('orders.charge', args=[1], queue='payments')",
+          "    celery.send_task('worker.tasks.ship', args=[1])",
+          "    celery.send_task('nobody.home')",
+        ),
+      },
+      worker: {
+        'worker/tasks.py': lines(
+          'from celery import Celery, shared_task',
+          "app = Celery('worker')",
+          "@app.task(name='orders.charge', bind=True)",
+          'def charge(self, order_id):',
+          '    pass',
+          '@shared_task',
+          'def ship(order_id):',
+          '    pass',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web app/views.py:4 | produce Celery task `orders.charge` | worker worker/tasks.py:3 consume Celery task `orders.charge`',
+      'web app/views.py:5 | produce Celery task `worker.tasks.ship` | worker worker/tasks.py:6 consume Celery task `worker.tasks.ship`',
+    ]);
+    expect(gaps(r)).toEqual(['publisher web app/views.py:6 no consumer of Celery task `nobody.home`']);
+  });
+
+  it('BullMQ and Bull: queue.add on a Queue named by a constant or the environment, new Worker, queue.process, NestJS @Processor/@InjectQueue', async () => {
+    const r = await reportOf({
+      api: {
+        'src/queue.ts': lines(
+          "import { Queue } from 'bullmq';",
+          "const EMAILS = 'emails';",
+          'const emails = new Queue(EMAILS, { connection });',
+          'export async function welcome(to: string) {',
+          "  await emails.add('welcome', { to });",
+          '}',
+          "export const reports = new Queue(process.env.REPORTS_QUEUE || 'reports', { connection });",
+        ),
+        'src/billing.service.ts': lines(
+          "import { InjectQueue } from '@nestjs/bullmq';",
+          'export class BillingService {',
+          "  constructor(@InjectQueue('invoices') private readonly invoices: Queue) {}",
+          "  bill() { return this.invoices.add('invoice', {}); }",
+          '}',
+        ),
+      },
+      jobs: {
+        '.env': 'REPORTS_QUEUE=reports\n',
+        'src/worker.ts': lines(
+          "import { Worker } from 'bullmq';",
+          "new Worker('emails', async (job) => send(job.data), { connection });",
+          'new Worker(process.env.REPORTS_QUEUE!, async (job) => build(job.data), { connection });',
+        ),
+        'src/invoices.processor.ts': lines(
+          "import { Processor, WorkerHost } from '@nestjs/bullmq';",
+          "@Processor('invoices')",
+          'export class InvoicesProcessor extends WorkerHost {}',
+        ),
+        'legacy.js': lines(
+          "const Queue = require('bull');",
+          "const thumbs = new Queue('thumbnails', 'redis://redis:6379');",
+          'thumbs.process(async (job) => resize(job.data));',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'api src/billing.service.ts:3 | produce Bull queue `invoices` | jobs src/invoices.processor.ts:2 consume Bull queue `invoices`',
+      'api src/queue.ts:5 | produce Bull queue `emails` | jobs src/worker.ts:2 consume Bull queue `emails`',
+      'api src/queue.ts:7 | produce Bull queue `reports` | jobs src/worker.ts:3 consume Bull queue `reports`',
+    ]);
+    expect(gaps(r)).toEqual(['consumer jobs legacy.js:3 no producer for Bull queue `thumbnails`']);
+  });
+
+  it('NATS: publish/request reach subscriptions whose subject (or wildcard) matches, in Go, JS and Python; JetStream the same', async () => {
+    const r = await reportOf({
+      orders: {
+        'main.go': lines(
+          'package main',
+          'import "github.com/nats-io/nats.go"',
+          'func run(nc *nats.Conn, js nats.JetStreamContext) {',
+          '\tnc.Publish("orders.created", data)',
+          '\tjs.Publish(os.Getenv("AUDIT_SUBJECT"), data)',
+          '\tnc.Request("pricing.quote", req, time.Second)',
+          '}',
+        ),
+      },
+      shipping: {
+        'index.js': lines(
+          "const { connect } = require('nats');",
+          'const nc = await connect({ servers: process.env.NATS_URL });',
+          "const sub = nc.subscribe('orders.*');",
+          "nc.subscribe('audit.>', { queue: 'auditors' });",
+        ),
+      },
+      pricing: {
+        'svc.py': lines(
+          'import nats',
+          'async def main():',
+          '    nc = await nats.connect("nats://nats:4222")',
+          '    await nc.subscribe("pricing.quote", cb=handler)',
+        ),
+        'docker-compose.yml': lines(
+          'services:',
+          '  orders:',
+          '    image: orders',
+          '    environment:',
+          '      AUDIT_SUBJECT: audit.orders.v1',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'orders main.go:4 | produce NATS subject `orders.created` | shipping index.js:3 consume NATS subject `orders.*`',
+      'orders main.go:5 | produce NATS subject `audit.orders.v1` | shipping index.js:4 consume NATS subject `audit.>`',
+      'orders main.go:6 | produce NATS subject `pricing.quote` | pricing svc.py:4 consume NATS subject `pricing.quote`',
+    ]);
+    expect(subjectMatches('a.*', 'a.b.c')).toBe(false);
+    expect(subjectMatches('a.>', 'a')).toBe(false);
+  });
+
+  it('SQS and SNS: queue URLs and topic ARNs from the environment compared by their name; sqs-consumer, boto3, Spring @SqsListener', async () => {
+    const r = await reportOf({
+      checkout: {
+        'src/publish.ts': lines(
+          "import { SQSClient, SendMessageCommand } from '@aws-sdk/client-sqs';",
+          "import { SNSClient, PublishCommand } from '@aws-sdk/client-sns';",
+          'export async function done(order) {',
+          '  await sqs.send(new SendMessageCommand({ QueueUrl: process.env.ORDERS_QUEUE_URL, MessageBody: JSON.stringify(order) }));',
+          "  await sns.send(new PublishCommand({ TopicArn: 'arn:aws:sns:eu-west-1:123456789012:order-events', Message: 'x' }));",
+          '}',
+        ),
+        '.env': 'ORDERS_QUEUE_URL=https://sqs.eu-west-1.amazonaws.com/123456789012/orders\n',
+      },
+      fulfil: {
+        'worker.py': lines(
+          'import boto3, os',
+          "sqs = boto3.client('sqs')",
+          "QUEUE_URL = os.environ['QUEUE_URL']",
+          'while True:',
+          '    msgs = sqs.receive_message(QueueUrl=QUEUE_URL, WaitTimeSeconds=20)',
+        ),
+        '.env': 'QUEUE_URL=http://localstack:4566/000000000000/orders\n',
+      },
+      notify: {
+        'src/main/java/n/Listener.java': lines(
+          'package n;',
+          'class Listener {',
+          '  @SqsListener("emails")',
+          '  void on(String m) {}',
+          '  void sub() { sns.subscribe(SubscribeRequest.builder().topicArn("arn:aws:sns:eu-west-1:123456789012:order-events").build()); }',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'checkout src/publish.ts:4 | produce SQS queue `orders` | fulfil worker.py:5 consume SQS queue `orders`',
+      'checkout src/publish.ts:5 | produce SNS topic `order-events` | notify src/main/java/n/Listener.java:5 consume SNS topic `order-events`',
+    ]);
+    expect(gaps(r)).toEqual(['consumer notify src/main/java/n/Listener.java:3 no producer for SQS queue `emails`']);
+  });
+
+  it('Dapr pub/sub: PublishEventAsync / publish_event / the sidecar URL reach [Topic], /dapr/subscribe lists and Subscription YAML by pubsub and topic', async () => {
+    const r = await reportOf({
+      basket: {
+        'Api/Checkout.cs': lines(
+          'using Dapr.Client;',
+          'class Checkout {',
+          '  async Task Run(DaprClient dapr) {',
+          '    await dapr.PublishEventAsync("pubsub", "basket.checkout", evt);',
+          '  }',
+          '}',
+        ),
+        'notify.py': lines(
+          'from dapr.clients import DaprClient',
+          'with DaprClient() as c:',
+          "    c.publish_event(pubsub_name='pubsub', topic_name='basket.notify', data='{}')",
+          "requests.post('http://localhost:3500/v1.0/publish/pubsub/basket.audit', json={})",
+        ),
+      },
+      ordering: {
+        'Api/Handlers.cs': lines(
+          'using Dapr;',
+          'class Handlers {',
+          '  [Topic("pubsub", "basket.checkout")]',
+          '  public Task On(Evt e) => Task.CompletedTask;',
+          '}',
+        ),
+        'server.js': lines(
+          "app.get('/dapr/subscribe', (req, res) => res.json([",
+          "  { pubsubname: 'pubsub', topic: 'basket.notify', route: 'notify' },",
+          ']));',
+        ),
+        'components/audit.yaml': lines(
+          'apiVersion: dapr.io/v2alpha1',
+          'kind: Subscription',
+          'metadata:',
+          '  name: audit',
+          'spec:',
+          '  topic: basket.audit',
+          '  routes:',
+          '    default: /audit',
+          '  pubsubname: pubsub',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'basket Api/Checkout.cs:4 | produce Dapr topic `pubsub/basket.checkout` | ordering Api/Handlers.cs:3 consume Dapr topic `pubsub/basket.checkout`',
+      'basket notify.py:3 | produce Dapr topic `pubsub/basket.notify` | ordering server.js:2 consume Dapr topic `pubsub/basket.notify`',
+      'basket notify.py:4 | produce Dapr topic `pubsub/basket.audit` | ordering components/audit.yaml:6 consume Dapr topic `pubsub/basket.audit`',
+    ]);
+  });
+
+  it('Dapr: the sidecar publish URL built from constants is a publish, not an unresolved call; Go PublishEvent(context.Background(), …); a programmatic subscription in C#', async () => {
+    const r = await reportOf({
+      checkout: {
+        'index.js': lines(
+          "const axios = require('axios');",
+          "const DAPR_HOST = process.env.DAPR_HOST || 'http://localhost';",
+          "const PUBSUB_NAME = 'orderpubsub';",
+          "const PUBSUB_TOPIC = 'orders';",
+          'await axios.post(`${DAPR_HOST}:3500/v1.0/publish/${PUBSUB_NAME}/${PUBSUB_TOPIC}`, order);',
+        ),
+        'app.go': lines(
+          'package main',
+          'import dapr "github.com/dapr/go-sdk/client"',
+          'const (',
+          '\tpubsubComponentName = "orderpubsub"',
+          '\tpubsubTopic         = "payments"',
+          ')',
+          'func main() { client.PublishEvent(context.Background(), pubsubComponentName, pubsubTopic, []byte(order)) }',
+        ),
+      },
+      processor: {
+        'Program.cs': lines(
+          'app.MapGet("/dapr/subscribe", () => {',
+          '    var sub = new DaprSubscription(PubsubName: "orderpubsub", Topic: "orders", Route: "orders");',
+          '    return new[] { sub };',
+          '});',
+          'app.MapPost("/payments", [Topic("orderpubsub", "payments")] (Order o) => Results.Ok());',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'checkout app.go:7 | produce Dapr topic `orderpubsub/payments` | processor Program.cs:5 consume Dapr topic `orderpubsub/payments`',
+      'checkout index.js:5 | produce Dapr topic `orderpubsub/orders` | processor Program.cs:2 consume Dapr topic `orderpubsub/orders`',
+    ]);
+    expect(r.unresolvedCalls).toEqual([]);
+  });
+
+  it('Sidekiq: perform_async and Sidekiq::Client.push by class name reach the worker class of another repository', async () => {
+    const r = await reportOf({
+      web: {
+        'app/controllers/orders_controller.rb': lines(
+          'class OrdersController < ApplicationController',
+          '  def create',
+          "    Sidekiq::Client.push('class' => 'ChargeWorker', 'queue' => 'billing', 'args' => [1])",
+          '    Billing::ReceiptWorker.set(queue: :mail).perform_async(1)',
+          '  end',
+          'end',
+        ),
+      },
+      billing: {
+        'app/workers/charge_worker.rb': lines(
+          'class ChargeWorker',
+          '  include Sidekiq::Worker',
+          "  sidekiq_options queue: 'billing'",
+          '  def perform(id); end',
+          'end',
+        ),
+        'app/workers/receipt_worker.rb': lines(
+          'module Billing',
+          '  class ReceiptWorker',
+          '    include Sidekiq::Job',
+          '    def perform(id); end',
+          '  end',
+          'end',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web app/controllers/orders_controller.rb:3 | produce Sidekiq worker `ChargeWorker` | billing app/workers/charge_worker.rb:1 consume Sidekiq worker `ChargeWorker`',
+      'web app/controllers/orders_controller.rb:4 | produce Sidekiq worker `ReceiptWorker` | billing app/workers/receipt_worker.rb:2 consume Sidekiq worker `ReceiptWorker`',
+    ]);
+  });
+});
+
+describe('MassTransit naming', () => {
+  it('the exchange is `Namespace:Type` of the contract declared in a shared library; queues follow the kebab-case formatter or an explicit ReceiveEndpoint', async () => {
+    const r = await reportOf({
+      contracts: {
+        'Events/BasketCheckoutEvent.cs': lines(
+          'namespace BuildingBlocks.Messaging.Events;',
+          'public record BasketCheckoutEvent : IntegrationEvent { public string UserName { get; set; } }',
+        ),
+        'Events/OrderShipped.cs': lines('namespace Shop.Contracts', '{', '  public class OrderShipped { }', '}'),
+      },
+      basket: {
+        'Checkout.cs': lines(
+          'public class Checkout {',
+          '  public async Task Run(IPublishEndpoint publishEndpoint) {',
+          '    await publishEndpoint.Publish(new BasketCheckoutEvent { UserName = u });',
+          '    await publishEndpoint.Publish<OrderShipped>(new { Id = 1 });',
+          '  }',
+          '}',
+        ),
+      },
+      ordering: {
+        'Program.cs': lines(
+          'builder.Services.AddMassTransit(config => {',
+          '  config.SetKebabCaseEndpointNameFormatter();',
+          '  config.UsingRabbitMq((context, cfg) => {',
+          '    cfg.ReceiveEndpoint("shipping-audit", e => e.ConfigureConsumer<ShippedAuditConsumer>(context));',
+          '    cfg.ConfigureEndpoints(context);',
+          '  });',
+          '});',
+        ),
+        'BasketCheckoutEventHandler.cs': lines(
+          'public class BasketCheckoutEventHandler : IConsumer<BasketCheckoutEvent> { }',
+          'public class ShippedAuditConsumer : IConsumer<Shop.Contracts.OrderShipped> { }',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'basket Checkout.cs:3 | publish `BuildingBlocks.Messaging.Events:BasketCheckoutEvent` | ordering BasketCheckoutEventHandler.cs:1 consume queue `basket-checkout-event-handler`',
+      'basket Checkout.cs:4 | publish `Shop.Contracts:OrderShipped` | ordering BasketCheckoutEventHandler.cs:2 consume queue `shipping-audit`',
+    ]);
+    expect(endpointName('SubmitOrderConsumer', 'KebabCase')).toBe('submit-order');
+    expect(endpointName('SubmitOrderConsumer', undefined)).toBe('SubmitOrder');
+    expect(endpointName('HTTPRequestConsumer', 'SnakeCase')).toBe('http_request');
+  });
+});
+
+describe('gateways in configuration: Kong and Traefik', () => {
+  it('kong.yml routes (strip_path by default, the service path in front, strip_path: false keeps the prefix); Traefik file routers with stripPrefix; Traefik compose labels', async () => {
+    const r = await reportOf({
+      web: {
+        'kong/kong.yml': lines(
+          '_format_version: "3.0"',
+          'services:',
+          '  - name: orders',
+          '    url: http://orders:8080/v1',
+          '    routes:',
+          '      - name: orders',
+          '        paths: [/api/orders]',
+          '  - name: users',
+          '    host: users',
+          '    port: 5000',
+          '    routes:',
+          '      - paths:',
+          '          - /users',
+          '        strip_path: false',
+          '      - paths: ["~/legacy/.*"]',
+        ),
+        'traefik/dynamic.yml': lines(
+          'http:',
+          '  routers:',
+          '    billing:',
+          '      rule: "Host(`shop.local`) && PathPrefix(`/billing`)"',
+          '      service: billing-svc',
+          '      middlewares: [strip-billing]',
+          '  middlewares:',
+          '    strip-billing:',
+          '      stripPrefix:',
+          '        prefixes: ["/billing"]',
+          '  services:',
+          '    billing-svc:',
+          '      loadBalancer:',
+          '        servers:',
+          '          - url: http://billing:9000/',
+        ),
+        'docker-compose.yml': lines(
+          'services:',
+          '  stock:',
+          '    image: stock',
+          '    labels:',
+          '      - "traefik.http.routers.stock.rule=PathPrefix(`/stock`)"',
+          '      - "traefik.http.services.stock.loadbalancer.server.port=7000"',
+        ),
+        'app.js': lines(
+          "fetch('/api/orders/items/' + id);",
+          "fetch('/users/me');",
+          "fetch('/billing/invoices/' + id);",
+          "fetch('/stock/levels');",
+        ),
+      },
+      orders: { 'server.js': lines("const app = require('express')();", "app.get('/v1/items/:id', h);") },
+      users: { 'app.py': lines('@app.route("/users/me")', 'def me():', '    return ""') },
+      billing: { 'main.go': lines('package main', 'func main() {', '\thttp.HandleFunc("GET /invoices/{id}", h)', '}') },
+      stock: { 'server.js': lines("const app = require('express')();", "app.get('/stock/levels', h);") },
+    });
+    expect(rows(r)).toEqual([
+      'web app.js:1 | GET /api/orders/items/{} | orders server.js:2 GET /v1/items/:id (express)',
+      'web app.js:2 | GET /users/me | users app.py:1 GET /users/me (flask)',
+      'web app.js:3 | GET /billing/invoices/{} | billing main.go:3 GET /invoices/{id} (net/http)',
+      'web app.js:4 | GET /stock/levels | stock server.js:2 GET /stock/levels (express)',
+    ]);
+  });
+});
