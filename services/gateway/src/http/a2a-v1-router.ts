@@ -21,7 +21,7 @@ import {
 import type { GatewayAdmission } from './agent-access';
 import { agentGuard, assertJsonDepth, callContextOf, closeIfBodyUnread, parseJsonBytes } from './body';
 import { BodyAbortedError, readSpilledBody, type SpilledBody } from './spilled-body';
-import { authChallenge, logServerFault, sendJsonRpcError } from './errors';
+import { authChallenge, logServerFault, retryAfter, sendJsonRpcError } from './errors';
 import type { A2aMetricLocals } from './metrics';
 import { isTransient, writeEventStream, type SseWriter } from './sse';
 
@@ -221,6 +221,7 @@ export function createA2aV1Router(deps: A2aV1RouterDeps): Router {
     logServerFault(app, err, log);
     const status = jsonRpcHttpStatus(app);
     authChallenge(res, status, app, 'a2a');
+    retryAfter(res, app);
     res.status(status).json({ jsonrpc: '2.0', id, error: toV1JsonRpcError(app) });
   };
 
@@ -300,6 +301,7 @@ export function createA2aV1Router(deps: A2aV1RouterDeps): Router {
     logServerFault(app, err, log);
     const { status, body: errBody } = toV1RestError(app);
     authChallenge(res, status, app, 'a2a');
+    retryAfter(res, app);
     res.status(status).type(A2A_CONTENT_TYPE).send(JSON.stringify(errBody));
   };
 

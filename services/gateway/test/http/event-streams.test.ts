@@ -26,6 +26,7 @@ async function start(
   admission = { maxPending: 100, acceptTimeoutMs: 10_000 },
   largeBodies = new LargeBodyGate(4),
   bodyLimitBytes = 1024 * 1024,
+  agent: Parameters<typeof agentView>[0] = {},
 ) {
   const f = fakeTasks(handlers);
   const lookups = {
@@ -37,7 +38,7 @@ async function start(
       revoked: false,
       expiresAtMs: 0,
     }),
-    agent: async () => agentView(),
+    agent: async () => agentView(agent),
   } as unknown as Lookups;
   const streams = new Set<SseWriter>();
   const blobs = new InMemoryBlobStore();
@@ -475,5 +476,45 @@ describe('A2A 1.0 JSON-RPC and HTTP+JSON read large bodies as a stream (ADR 0031
     expect(refused.status).toBe(400);
     expect(stored).toHaveLength(2);
     expect(await blobs.get(stored[1]!, 'sub-1')).toBeUndefined();
+  });
+});
+
+describe('A2A 1.0 endpoints: refusals and request parsing', () => {
+  const v1 = { ...auth, 'content-type': 'application/json', 'a2a-version': '1.0' };
+  const task = { kind: 'task', id: 't-1', contextId: 'c-1', status: { state: 'completed' } };
+  const v1Send = (id: string) =>
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'SendMessage',
+      params: { message: { role: 'ROLE_USER', messageId: id, parts: [{ text: 'hi' }] } },
+    });
+
+  it('OVERLOADED carries Retry-After on JSON-RPC and HTTP+JSON, as on 0.3 (ADR 0030)', async () => {
+    const accepts: Array<() => void> = [];
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    const { base } = await start(
+      {
+        sendMessage: async (_req, accept) => {
+          accepts.push(accept);
+          await released;
+          return { taskJson: JSON.stringify(task) };
+        },
+      },
+      { maxPending: 1, acceptTimeoutMs: 10_000 },
+    );
+    const first = fetch(`${base}/agents/agent-1/a2a/v1`, { method: 'POST', headers: v1, body: v1Send('m1') });
+    await expect.poll(() => accepts.length).toBe(1);
+
+    const rpc = await fetch(`${base}/agents/agent-1/a2a/v1`, { method: 'POST', headers: v1, body: v1Send('m2') });
+    expect(rpc.headers.get('retry-after')).toBe('1');
+    expect(await rpc.json()).toMatchObject({ error: { code: -32056 } });
+    const rest = await fetch(`${base}/agents/agent-1/a2a/v1/rest/tasks/t-1`, { headers: v1 });
+    expect(rest.status).toBe(503);
+    expect(rest.headers.get('retry-after')).toBe('1');
+    accepts[0]!();
+    release();
+    expect(await (await first).json()).toMatchObject({ result: { task: { id: 't-1' } } });
   });
 });
