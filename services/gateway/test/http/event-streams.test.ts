@@ -517,4 +517,53 @@ describe('A2A 1.0 endpoints: refusals and request parsing', () => {
     release();
     expect(await (await first).json()).toMatchObject({ result: { task: { id: 't-1' } } });
   });
+
+  it('an agent whose card says capabilities.streaming false refuses SendStreamingMessage and SubscribeToTask', async () => {
+    const handlers = {
+      getTask: async () => ({ taskJson: JSON.stringify({ ...task, status: { state: 'working' } }) }),
+      sendMessageStream: (_req: unknown, s: ReturnType<typeof fakeTasks>['streams'][number]) => {
+        s.write(event(0, { ...task, status: { state: 'working' } }));
+        s.write(
+          event(
+            1,
+            { kind: 'status-update', taskId: 't-1', contextId: 'c-1', status: { state: 'completed' }, final: true },
+            true,
+          ),
+        );
+        s.end();
+      },
+    };
+    const streamBody = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 's',
+      method: 'SendStreamingMessage',
+      params: { message: { role: 'ROLE_USER', messageId: 's', parts: [{ text: 'hi' }] } },
+    });
+    const restBody = JSON.stringify({ message: { role: 'ROLE_USER', messageId: 'r', parts: [{ text: 'hi' }] } });
+    const off = await start(handlers, undefined, undefined, undefined, { streaming: false });
+    const rpc = await fetch(`${off.base}/agents/agent-1/a2a/v1`, { method: 'POST', headers: v1, body: streamBody });
+    expect(await rpc.json()).toMatchObject({ id: 's', error: { code: -32004 } });
+    const sub = await fetch(`${off.base}/agents/agent-1/a2a/v1`, {
+      method: 'POST',
+      headers: v1,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'u', method: 'SubscribeToTask', params: { id: 't-1' } }),
+    });
+    expect(await sub.json()).toMatchObject({ id: 'u', error: { code: -32004 } });
+    for (const [method, path, body] of [
+      ['POST', 'message:stream', restBody],
+      ['GET', 'tasks/t-1:subscribe', undefined],
+      ['POST', 'tasks/t-1:subscribe', undefined],
+    ] as const) {
+      const r = await fetch(`${off.base}/agents/agent-1/a2a/v1/rest/${path}`, { method, headers: v1, body });
+      expect(r.status, path).toBe(400);
+      expect(await r.json()).toMatchObject({ error: { status: 'FAILED_PRECONDITION' } });
+    }
+    expect(off.f.streams).toHaveLength(0); // nothing reached tasks
+
+    // The same request to a streaming agent is served.
+    const on = await start(handlers, undefined, undefined, undefined, { streaming: true });
+    const served = await fetch(`${on.base}/agents/agent-1/a2a/v1`, { method: 'POST', headers: v1, body: streamBody });
+    expect(served.headers.get('content-type')).toMatch(/text\/event-stream/);
+    expect(frames(await served.text()).at(-1)?.data).toMatchObject({ id: 's', result: { statusUpdate: {} } });
+  });
 });

@@ -83,6 +83,15 @@ export function negotiateV1(requested: string | undefined, agent: Pick<controlV1
   return '1.0';
 }
 
+/** Spec 3.3.4: with `capabilities.streaming` false on the card, the streaming operations are unsupported. */
+function assertStreams(ctx: OperationContext): void {
+  if (!ctx.agent.streaming)
+    throw new AppError(
+      'UNSUPPORTED_OPERATION',
+      'This agent does not stream: its Agent Card says capabilities.streaming false',
+    );
+}
+
 const TERMINAL = new Set(['completed', 'failed', 'canceled', 'rejected']);
 
 export class V1Handler {
@@ -103,6 +112,7 @@ export class V1Handler {
         return result({ task: taskToV1(task) });
       }
       case 'SendStreamingMessage': {
+        assertStreams(ctx);
         const v = validateSendParams(sendParamsFromV1(p, LIMITS), ctx.agent, ctx.spilled);
         return { kind: 'stream', open: (signal) => ops.stream(ctx, v, signal) };
       }
@@ -115,6 +125,7 @@ export class V1Handler {
       case 'CancelTask':
         return result(taskToV1(await ops.cancel(ctx, taskIdParam(p))));
       case 'SubscribeToTask': {
+        assertStreams(ctx);
         const taskId = taskIdParam(p);
         // Spec 3.1.6: a task in a terminal state cannot be subscribed to.
         const task = await ops.get(ctx, taskId, 0);
