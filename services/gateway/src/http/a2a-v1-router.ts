@@ -114,12 +114,22 @@ const REST_ROUTES: readonly RestRoute[] = [
   { method: 'GET', pattern: /^\/extendedAgentCard$/, op: 'GetExtendedAgentCard', params: [], body: false },
 ];
 
-/** Query parameters (spec 11.5): camelCase names, numbers as decimals, booleans as true/false. */
+/** The query fields a2a.proto types as integers or booleans (GetTask, ListTasks, List…PushNotificationConfigs). */
+const INTEGER_QUERY_FIELDS = new Set(['pageSize', 'historyLength']);
+const BOOLEAN_QUERY_FIELDS = new Set(['includeArtifacts']);
+
+/**
+ * Query parameters (spec 11.5): camelCase names, numbers as decimals, booleans as true/false. Typed by the
+ * field, not by the value's shape: `contextId=12345` stays a string. A value that does not parse stays a
+ * string, so the handler refuses it with the field's name.
+ */
 function queryFields(req: Request): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(req.query)) {
     if (k === 'A2A-Version' || typeof v !== 'string') continue;
-    out[k] = /^-?\d{1,15}$/.test(v) ? Number(v) : v === 'true' ? true : v === 'false' ? false : v;
+    if (INTEGER_QUERY_FIELDS.has(k) && /^-?\d{1,15}$/.test(v)) out[k] = Number(v);
+    else if (BOOLEAN_QUERY_FIELDS.has(k) && (v === 'true' || v === 'false')) out[k] = v === 'true';
+    else out[k] = v;
   }
   return out;
 }

@@ -566,4 +566,22 @@ describe('A2A 1.0 endpoints: refusals and request parsing', () => {
     expect(served.headers.get('content-type')).toMatch(/text\/event-stream/);
     expect(frames(await served.text()).at(-1)?.data).toMatchObject({ id: 's', result: { statusUpdate: {} } });
   });
+
+  it('HTTP+JSON query parameters are typed by field: an all-digit contextId stays a string', async () => {
+    const { base, f } = await start({
+      listTasks: async () => ({ tasks: [{ taskId: 't-1', createdAtMs: 5, updatedAtMs: 5, state: 'completed' }] }),
+      getTask: async () => ({ taskJson: JSON.stringify({ ...task, contextId: '12345' }) }),
+    });
+    const list = await fetch(
+      `${base}/agents/agent-1/a2a/v1/rest/tasks?contextId=12345&pageSize=5&historyLength=0&includeArtifacts=true`,
+      { headers: v1 },
+    );
+    expect(list.status).toBe(200);
+    expect(await list.json()).toMatchObject({ tasks: [{ id: 't-1', contextId: '12345', artifacts: [] }], pageSize: 5 });
+    expect(f.calls.find((c) => c.method === 'listTasks')!.request).toMatchObject({ contextId: '12345' });
+    // A field typed as a number still refuses a value that is not one, by its name.
+    const bad = await fetch(`${base}/agents/agent-1/a2a/v1/rest/tasks?pageSize=many`, { headers: v1 });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(await bad.json())).toContain('pageSize');
+  });
 });
