@@ -134,6 +134,15 @@ function queryFields(req: Request): Record<string, unknown> {
   return out;
 }
 
+/** A path segment, percent-decoded; a bad escape (`%E0`) is the client's error, not a URIError (500). */
+function pathParam(segment: string, name: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new AppError('INVALID_PARAMS', `The path's ${name} is not a valid percent-encoded value`);
+  }
+}
+
 export function createA2aV1Router(deps: A2aV1RouterDeps): Router {
   const { log } = deps;
   const router = Router({ mergeParams: true });
@@ -349,7 +358,7 @@ export function createA2aV1Router(deps: A2aV1RouterDeps): Router {
       }
       params = { ...queryFields(req), ...(fromBody ?? {}) };
       const groups = route.pattern.exec(req.path)!.slice(1);
-      route.params.forEach((name, i) => (params[name] = decodeURIComponent(groups[i] ?? '')));
+      route.params.forEach((name, i) => (params[name] = pathParam(groups[i] ?? '', name)));
     } catch (err) {
       restError(res, err);
       return;

@@ -584,4 +584,15 @@ describe('A2A 1.0 endpoints: refusals and request parsing', () => {
     expect(bad.status).toBe(400);
     expect(JSON.stringify(await bad.json())).toContain('pageSize');
   });
+
+  it('a bad percent-escape in an HTTP+JSON path is refused as invalid params, not an internal error', async () => {
+    const { base, f } = await start({ getTask: async () => ({ taskJson: JSON.stringify(task) }) });
+    const bad = await fetch(`${base}/agents/agent-1/a2a/v1/rest/tasks/%E0`, { headers: v1 });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ error: { status: 'INVALID_ARGUMENT' } });
+    expect(f.calls).toHaveLength(0);
+    const good = await fetch(`${base}/agents/agent-1/a2a/v1/rest/tasks/t%2D1`, { headers: v1 });
+    expect(await good.json()).toMatchObject({ id: 't-1' });
+    expect(f.calls[0]!.request).toMatchObject({ taskId: 't-1' });
+  });
 });
