@@ -554,7 +554,11 @@ describe('A2A 1.0 endpoints: refusals and request parsing', () => {
       ['GET', 'tasks/t-1:subscribe', undefined],
       ['POST', 'tasks/t-1:subscribe', undefined],
     ] as const) {
-      const r = await fetch(`${off.base}/agents/agent-1/a2a/v1/rest/${path}`, { method, headers: v1, body });
+      const r = await fetch(`${off.base}/agents/agent-1/a2a/v1/rest/${path}`, {
+        method,
+        headers: v1,
+        ...(body ? { body } : {}),
+      });
       expect(r.status, path).toBe(400);
       expect(await r.json()).toMatchObject({ error: { status: 'FAILED_PRECONDITION' } });
     }
