@@ -327,6 +327,7 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
           {
             definition: a2aV1.A2AServiceService,
             implementation: a2aGrpcService({
+              admission,
               clients,
               lookups,
               limiter: deps.limiter,
@@ -341,6 +342,8 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
           port: config.a2aGrpcPort,
           isServing: () => !draining,
           graceMs: config.shutdownGraceMs,
+          // Every input is size-limited: a message is a request body, bounded as the HTTP bindings bound it.
+          maxReceiveMessageBytes: config.bodyLimitBytes,
         },
       );
     } catch (err) {
