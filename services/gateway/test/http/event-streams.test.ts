@@ -599,4 +599,36 @@ describe('A2A 1.0 endpoints: refusals and request parsing', () => {
     expect(await good.json()).toMatchObject({ id: 't-1' });
     expect(f.calls[0]!.request).toMatchObject({ taskId: 't-1' });
   });
+
+  it('ListTasks page tokens carry the last task id with its creation time: a tie of one millisecond is not skipped', async () => {
+    const all = ['t-3', 't-2', 't-1'].map((taskId) => ({ taskId, createdAtMs: 7, updatedAtMs: 7, state: 'completed' }));
+    const { base, f } = await start({
+      // tasks' order and cursor (run-history.ts): newest first, ties by id descending, after (ms, id).
+      listTasks: async (req: { createdBeforeMs: number; createdBeforeTaskId: string; limit: number }) => ({
+        tasks: all
+          .filter(
+            (t) =>
+              !req.createdBeforeMs ||
+              t.createdAtMs < req.createdBeforeMs ||
+              (t.createdAtMs === req.createdBeforeMs && t.taskId < req.createdBeforeTaskId),
+          )
+          .slice(0, req.limit),
+      }),
+      getTask: async (req: { taskId: string }) => ({ taskJson: JSON.stringify({ ...task, id: req.taskId }) }),
+    });
+    const seen: string[] = [];
+    let token = '';
+    for (let page = 0; page < 5; page++) {
+      const r = await fetch(`${base}/agents/agent-1/a2a/v1/rest/tasks?pageSize=1&pageToken=${token}`, { headers: v1 });
+      const body = (await r.json()) as { tasks: { id: string }[]; nextPageToken: string };
+      seen.push(...body.tasks.map((t) => t.id));
+      token = body.nextPageToken;
+      if (!token) break;
+    }
+    expect(seen).toEqual(['t-3', 't-2', 't-1']);
+    expect(f.calls.filter((c) => c.method === 'listTasks')[1]!.request).toMatchObject({
+      createdBeforeMs: 7,
+      createdBeforeTaskId: 't-3',
+    });
+  });
 });
