@@ -180,9 +180,15 @@ export async function startGrpcServer(
     graceMs?: number;
     tls?: GrpcTlsFiles | undefined;
     healthPort?: number | undefined;
+    /** The largest request message the server accepts (a public endpoint's body limit); default GRPC_MAX_MESSAGE_BYTES. */
+    maxReceiveMessageBytes?: number;
   },
 ): Promise<GrpcServerHandle> {
-  const server = new grpc.Server(grpcChannelOptions);
+  const server = new grpc.Server(
+    options.maxReceiveMessageBytes === undefined
+      ? grpcChannelOptions
+      : { ...grpcChannelOptions, 'grpc.max_receive_message_length': options.maxReceiveMessageBytes },
+  );
   const streams = new Set<grpc.ServerWritableStream<unknown, unknown>>();
   services = services.map((s) =>
     s.auth ? { ...s, implementation: authenticated(s.definition, s.implementation, s.auth) } : s,

@@ -333,6 +333,7 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
           {
             definition: a2aV1.A2AServiceService,
             implementation: a2aGrpcService({
+              admission,
               clients,
               lookups,
               limiter: deps.limiter,
@@ -347,6 +348,8 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
           port: config.a2aGrpcPort,
           isServing: () => !draining,
           graceMs: config.shutdownGraceMs,
+          // Every input is size-limited: a message is a request body, bounded as the HTTP bindings bound it.
+          maxReceiveMessageBytes: config.bodyLimitBytes,
         },
       );
     } catch (err) {

@@ -5,7 +5,7 @@ import { a2aV1, googleRpcErrorDetails, googleRpcStatus } from '@a2a-inbound/prot
 import { grpc, serverStream, unary, type Resolver } from '@a2a-inbound/runtime';
 import { withSpan } from '@a2a-inbound/telemetry';
 import type { GatewayClients, Lookups } from '../clients';
-import { agentForCaller, enforceRateLimit } from '../http/agent-access';
+import { agentForCaller, enforceRateLimit, type GatewayAdmission } from '../http/agent-access';
 import { authenticateToken, bearerOfHeader } from '../http/auth';
 import { AgentOperations, type OperationContext } from '../protocol/operations';
 import { errorInfoOf, V1_ERROR_TABLE, wireMessageOf } from '../protocol/v1/errors';
@@ -20,6 +20,8 @@ import { LIMITS } from '../protocol/validate';
  */
 
 export interface A2aGrpcDeps {
+  /** The HTTP endpoints' admission bound and accept timeout: one budget for every binding (ADR 0030). */
+  admission: Pick<GatewayAdmission, 'pending' | 'acceptTimeoutMs'>;
   clients: GatewayClients;
   lookups: Lookups;
   limiter: RateLimiter;
@@ -37,10 +39,24 @@ export function toV1GrpcError(err: unknown, log?: Logger): grpc.ServiceError {
   const code = V1_ERROR_TABLE[app.code].grpc;
   const message = wireMessageOf(app);
   const info = errorInfoOf(app);
+  // An answer that says when to come back (OVERLOADED) carries google.rpc.RetryInfo, gRPC's Retry-After.
+  const retryAfterSeconds = app.details?.retryAfterSeconds;
+  const retry =
+    typeof retryAfterSeconds === 'number'
+      ? [
+          {
+            typeUrl: 'type.googleapis.com/google.rpc.RetryInfo',
+            value: Buffer.from(
+              googleRpcErrorDetails.RetryInfo.encode({ retryDelay: { seconds: retryAfterSeconds, nanos: 0 } }).finish(),
+            ),
+          },
+        ]
+      : [];
   const status = googleRpcStatus.Status.encode({
     code,
     message,
     details: [
+      ...retry,
       {
         typeUrl: String(info['@type']),
         value: Buffer.from(
@@ -77,18 +93,26 @@ interface JsonDecoder<T> {
 export function a2aGrpcService(deps: A2aGrpcDeps): a2aV1.A2AServiceServer {
   const { log } = deps;
   const handler = new V1Handler(
-    new AgentOperations({ tasks: deps.clients.tasks, ...(deps.resolver ? { resolver: deps.resolver } : {}) }),
+    new AgentOperations({
+      tasks: deps.clients.tasks,
+      acceptTimeoutMs: deps.admission.acceptTimeoutMs,
+      ...(deps.resolver ? { resolver: deps.resolver } : {}),
+    }),
   );
 
-  /** The caller: key from metadata, agent from `tenant`, rate limit; then the version. */
-  async function contextOf(tenant: string, md: grpc.Metadata): Promise<OperationContext> {
+  /**
+   * The caller: key from metadata, agent from `tenant`, rate limit, version; then a slot of the gateway's
+   * admission bound (OVERLOADED when full), held until tasks accepted the call or the call ended: the caller
+   * gives it back with `ctx.accepted` in a `finally`.
+   */
+  async function contextOf(tenant: string, md: grpc.Metadata): Promise<OperationContext & { accepted: () => void }> {
     if (!tenant || tenant.length > LIMITS.maxIdChars)
       throw new AppError('INVALID_PARAMS', "tenant is required: the agent's id, as its card's GRPC interface gives it");
     const auth = await authenticateToken(bearerOfHeader(first(md, 'authorization')), 'a2a', deps.lookups, deps.clock);
     const agent = await agentForCaller(deps.lookups, tenant, auth, true);
     await enforceRateLimit({ setHeader: () => undefined }, deps.limiter, agent, deps.clock);
     negotiateV1(first(md, 'a2a-version'), agent);
-    return { auth, agent, version: '1.0' };
+    return { auth, agent, version: '1.0', accepted: deps.admission.pending.admit() };
   }
 
   const traced = <T>(op: V1Method, ctx: OperationContext, run: () => Promise<T>): Promise<T> =>
@@ -107,11 +131,15 @@ export function a2aGrpcService(deps: A2aGrpcDeps): a2aV1.A2AServiceServer {
     return unary<Req, Res>(
       async (request, call) => {
         const ctx = await contextOf(request.tenant, call.metadata);
-        return traced(op, ctx, async () => {
-          const outcome = await handler.handle(op, req.toJSON(request) as Record<string, unknown>, ctx);
-          if (outcome.kind !== 'result') throw new AppError('INTERNAL', `${op} answered a stream`);
-          return res.fromJSON(outcome.result);
-        });
+        try {
+          return await traced(op, ctx, async () => {
+            const outcome = await handler.handle(op, req.toJSON(request) as Record<string, unknown>, ctx);
+            if (outcome.kind !== 'result') throw new AppError('INTERNAL', `${op} answered a stream`);
+            return res.fromJSON(outcome.result);
+          });
+        } finally {
+          ctx.accepted();
+        }
       },
       log,
       toV1GrpcError,
@@ -125,14 +153,18 @@ export function a2aGrpcService(deps: A2aGrpcDeps): a2aV1.A2AServiceServer {
     return serverStream<Req, a2aV1.StreamResponse>(
       async function* (request, signal, call) {
         const ctx = await contextOf(request.tenant, call.metadata);
-        const outcome = await traced(op, ctx, () =>
-          handler.handle(op, req.toJSON(request) as Record<string, unknown>, ctx),
-        );
-        if (outcome.kind !== 'stream') throw new AppError('INTERNAL', `${op} answered a single result`);
-        for await (const e of await outcome.open(signal)) {
-          yield a2aV1.StreamResponse.fromJSON(v1StreamEvent(e));
-          // A stream ends at a terminal or interrupted state (spec 3.1.2): no `final` flag in 1.0.
-          if (e.final) return;
+        try {
+          const outcome = await traced(op, ctx, () =>
+            handler.handle(op, req.toJSON(request) as Record<string, unknown>, ctx),
+          );
+          if (outcome.kind !== 'stream') throw new AppError('INTERNAL', `${op} answered a single result`);
+          for await (const e of await outcome.open(signal)) {
+            yield a2aV1.StreamResponse.fromJSON(v1StreamEvent(e));
+            // A stream ends at a terminal or interrupted state (spec 3.1.2): no `final` flag in 1.0.
+            if (e.final) return;
+          }
+        } finally {
+          ctx.accepted();
         }
       },
       log,

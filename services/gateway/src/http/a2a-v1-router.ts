@@ -21,7 +21,7 @@ import {
 import type { GatewayAdmission } from './agent-access';
 import { agentGuard, assertJsonDepth, callContextOf, closeIfBodyUnread, parseJsonBytes } from './body';
 import { BodyAbortedError, readSpilledBody, type SpilledBody } from './spilled-body';
-import { authChallenge, logServerFault, sendJsonRpcError } from './errors';
+import { authChallenge, logServerFault, retryAfter, sendJsonRpcError } from './errors';
 import type { A2aMetricLocals } from './metrics';
 import { isTransient, writeEventStream, type SseWriter } from './sse';
 
@@ -114,14 +114,33 @@ const REST_ROUTES: readonly RestRoute[] = [
   { method: 'GET', pattern: /^\/extendedAgentCard$/, op: 'GetExtendedAgentCard', params: [], body: false },
 ];
 
-/** Query parameters (spec 11.5): camelCase names, numbers as decimals, booleans as true/false. */
+/** The query fields a2a.proto types as integers or booleans (GetTask, ListTasks, List…PushNotificationConfigs). */
+const INTEGER_QUERY_FIELDS = new Set(['pageSize', 'historyLength']);
+const BOOLEAN_QUERY_FIELDS = new Set(['includeArtifacts']);
+
+/**
+ * Query parameters (spec 11.5): camelCase names, numbers as decimals, booleans as true/false. Typed by the
+ * field, not by the value's shape: `contextId=12345` stays a string. A value that does not parse stays a
+ * string, so the handler refuses it with the field's name.
+ */
 function queryFields(req: Request): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(req.query)) {
     if (k === 'A2A-Version' || typeof v !== 'string') continue;
-    out[k] = /^-?\d{1,15}$/.test(v) ? Number(v) : v === 'true' ? true : v === 'false' ? false : v;
+    if (INTEGER_QUERY_FIELDS.has(k) && /^-?\d{1,15}$/.test(v)) out[k] = Number(v);
+    else if (BOOLEAN_QUERY_FIELDS.has(k) && (v === 'true' || v === 'false')) out[k] = v === 'true';
+    else out[k] = v;
   }
   return out;
+}
+
+/** A path segment, percent-decoded; a bad escape (`%E0`) is the client's error, not a URIError (500). */
+function pathParam(segment: string, name: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new AppError('INVALID_PARAMS', `The path's ${name} is not a valid percent-encoded value`);
+  }
 }
 
 export function createA2aV1Router(deps: A2aV1RouterDeps): Router {
@@ -221,6 +240,7 @@ export function createA2aV1Router(deps: A2aV1RouterDeps): Router {
     logServerFault(app, err, log);
     const status = jsonRpcHttpStatus(app);
     authChallenge(res, status, app, 'a2a');
+    retryAfter(res, app);
     res.status(status).json({ jsonrpc: '2.0', id, error: toV1JsonRpcError(app) });
   };
 
@@ -300,6 +320,7 @@ export function createA2aV1Router(deps: A2aV1RouterDeps): Router {
     logServerFault(app, err, log);
     const { status, body: errBody } = toV1RestError(app);
     authChallenge(res, status, app, 'a2a');
+    retryAfter(res, app);
     res.status(status).type(A2A_CONTENT_TYPE).send(JSON.stringify(errBody));
   };
 
@@ -337,7 +358,7 @@ export function createA2aV1Router(deps: A2aV1RouterDeps): Router {
       }
       params = { ...queryFields(req), ...(fromBody ?? {}) };
       const groups = route.pattern.exec(req.path)!.slice(1);
-      route.params.forEach((name, i) => (params[name] = decodeURIComponent(groups[i] ?? '')));
+      route.params.forEach((name, i) => (params[name] = pathParam(groups[i] ?? '', name)));
     } catch (err) {
       restError(res, err);
       return;

@@ -87,6 +87,8 @@ export interface TaskPageQuery {
   pageSize: number;
   /** Only tasks created before this time (ms; 0 = from the newest): the cursor of the previous page. */
   createdBeforeMs: number;
+  /** With createdBeforeMs: the previous page's last task, so tasks of the same millisecond are not skipped. */
+  createdBeforeTaskId: string;
   contextId: string;
   /** Only tasks in this (stored) state. */
   state?: string | undefined;
@@ -320,7 +322,13 @@ export class AgentOperations {
     const t = this.#tasks;
     const r = await call(
       t.listTasks.bind(t),
-      { caller: callerOf(ctx), limit: page.limit, createdBeforeMs: page.createdBeforeMs, contextId: '' },
+      {
+        caller: callerOf(ctx),
+        limit: page.limit,
+        createdBeforeMs: page.createdBeforeMs,
+        createdBeforeTaskId: '',
+        contextId: '',
+      },
       { deadlineMs: DEADLINES.unaryMs },
     );
     return r.tasks;
@@ -328,26 +336,34 @@ export class AgentOperations {
 
   /**
    * A2A ListTasks: the caller's tasks of this agent, newest first, filtered, as full tasks. Filters apply to
-   * the summaries before a task is read, so a page costs one read per task it returns; `nextCreatedBeforeMs`
-   * is 0 on the last page.
+   * the summaries before a task is read, so a page costs one read per task it returns; `next` (the last
+   * summary seen: its creation time and id) is absent on the last page.
    */
   async listTasks(
     ctx: OperationContext,
     q: TaskPageQuery,
-  ): Promise<{ tasks: Record<string, unknown>[]; nextCreatedBeforeMs: number }> {
+  ): Promise<{ tasks: Record<string, unknown>[]; next?: { createdBeforeMs: number; createdBeforeTaskId: string } }> {
     const t = this.#tasks;
     const picked: tasksV1.TaskSummary[] = [];
     let cursor = q.createdBeforeMs;
+    let cursorId = q.createdBeforeTaskId;
     let more = true;
     for (let round = 0; round < TASK_PAGE_SCAN.rounds && more && picked.length < q.pageSize; round++) {
       const r = await call(
         t.listTasks.bind(t),
-        { caller: callerOf(ctx), limit: TASK_PAGE_SCAN.perRound, createdBeforeMs: cursor, contextId: q.contextId },
+        {
+          caller: callerOf(ctx),
+          limit: TASK_PAGE_SCAN.perRound,
+          createdBeforeMs: cursor,
+          createdBeforeTaskId: cursorId,
+          contextId: q.contextId,
+        },
         { deadlineMs: DEADLINES.unaryMs },
       );
       more = r.tasks.length === TASK_PAGE_SCAN.perRound;
       for (const s of r.tasks) {
         cursor = s.createdAtMs;
+        cursorId = s.taskId;
         if (q.state !== undefined && s.state !== q.state) continue;
         if (q.updatedSinceMs !== undefined && s.updatedAtMs < q.updatedSinceMs) continue;
         picked.push(s);
@@ -358,7 +374,7 @@ export class AgentOperations {
       }
     }
     const tasks = await Promise.all(picked.map((s) => this.get(ctx, s.taskId, q.historyLength)));
-    return { tasks, nextCreatedBeforeMs: more && cursor > 0 ? cursor : 0 };
+    return more && cursor > 0 ? { tasks, next: { createdBeforeMs: cursor, createdBeforeTaskId: cursorId } } : { tasks };
   }
 
   /**
@@ -372,7 +388,13 @@ export class AgentOperations {
     const t = this.#tasks;
     const r = await call(
       t.listTasks.bind(t),
-      { caller: callerOf(ctx), limit: CONVERSATION_LIMITS.runs, createdBeforeMs: 0, contextId },
+      {
+        caller: callerOf(ctx),
+        limit: CONVERSATION_LIMITS.runs,
+        createdBeforeMs: 0,
+        createdBeforeTaskId: '',
+        contextId,
+      },
       { deadlineMs: DEADLINES.unaryMs },
     );
     if (r.tasks.length === 0)

@@ -26,6 +26,7 @@ async function start(
   admission = { maxPending: 100, acceptTimeoutMs: 10_000 },
   largeBodies = new LargeBodyGate(4),
   bodyLimitBytes = 1024 * 1024,
+  agent: Parameters<typeof agentView>[0] = {},
 ) {
   const f = fakeTasks(handlers);
   const lookups = {
@@ -37,7 +38,7 @@ async function start(
       revoked: false,
       expiresAtMs: 0,
     }),
-    agent: async () => agentView(),
+    agent: async () => agentView(agent),
   } as unknown as Lookups;
   const streams = new Set<SseWriter>();
   const blobs = new InMemoryBlobStore();
@@ -475,5 +476,159 @@ describe('A2A 1.0 JSON-RPC and HTTP+JSON read large bodies as a stream (ADR 0031
     expect(refused.status).toBe(400);
     expect(stored).toHaveLength(2);
     expect(await blobs.get(stored[1]!, 'sub-1')).toBeUndefined();
+  });
+});
+
+describe('A2A 1.0 endpoints: refusals and request parsing', () => {
+  const v1 = { ...auth, 'content-type': 'application/json', 'a2a-version': '1.0' };
+  const task = { kind: 'task', id: 't-1', contextId: 'c-1', status: { state: 'completed' } };
+  const v1Send = (id: string) =>
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'SendMessage',
+      params: { message: { role: 'ROLE_USER', messageId: id, parts: [{ text: 'hi' }] } },
+    });
+
+  it('OVERLOADED carries Retry-After on JSON-RPC and HTTP+JSON, as on 0.3 (ADR 0030)', async () => {
+    const accepts: Array<() => void> = [];
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    const { base } = await start(
+      {
+        sendMessage: async (_req, accept) => {
+          accepts.push(accept);
+          await released;
+          return { taskJson: JSON.stringify(task) };
+        },
+      },
+      { maxPending: 1, acceptTimeoutMs: 10_000 },
+    );
+    const first = fetch(`${base}/agents/agent-1/a2a/v1`, { method: 'POST', headers: v1, body: v1Send('m1') });
+    await expect.poll(() => accepts.length).toBe(1);
+
+    const rpc = await fetch(`${base}/agents/agent-1/a2a/v1`, { method: 'POST', headers: v1, body: v1Send('m2') });
+    expect(rpc.headers.get('retry-after')).toBe('1');
+    expect(await rpc.json()).toMatchObject({ error: { code: -32056 } });
+    const rest = await fetch(`${base}/agents/agent-1/a2a/v1/rest/tasks/t-1`, { headers: v1 });
+    expect(rest.status).toBe(503);
+    expect(rest.headers.get('retry-after')).toBe('1');
+    accepts[0]!();
+    release();
+    expect(await (await first).json()).toMatchObject({ result: { task: { id: 't-1' } } });
+  });
+
+  it('an agent whose card says capabilities.streaming false refuses SendStreamingMessage and SubscribeToTask', async () => {
+    const handlers = {
+      getTask: async () => ({ taskJson: JSON.stringify({ ...task, status: { state: 'working' } }) }),
+      sendMessageStream: (_req: unknown, s: ReturnType<typeof fakeTasks>['streams'][number]) => {
+        s.write(event(0, { ...task, status: { state: 'working' } }));
+        s.write(
+          event(
+            1,
+            { kind: 'status-update', taskId: 't-1', contextId: 'c-1', status: { state: 'completed' }, final: true },
+            true,
+          ),
+        );
+        s.end();
+      },
+    };
+    const streamBody = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 's',
+      method: 'SendStreamingMessage',
+      params: { message: { role: 'ROLE_USER', messageId: 's', parts: [{ text: 'hi' }] } },
+    });
+    const restBody = JSON.stringify({ message: { role: 'ROLE_USER', messageId: 'r', parts: [{ text: 'hi' }] } });
+    const off = await start(handlers, undefined, undefined, undefined, { streaming: false });
+    const rpc = await fetch(`${off.base}/agents/agent-1/a2a/v1`, { method: 'POST', headers: v1, body: streamBody });
+    expect(await rpc.json()).toMatchObject({ id: 's', error: { code: -32004 } });
+    const sub = await fetch(`${off.base}/agents/agent-1/a2a/v1`, {
+      method: 'POST',
+      headers: v1,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'u', method: 'SubscribeToTask', params: { id: 't-1' } }),
+    });
+    expect(await sub.json()).toMatchObject({ id: 'u', error: { code: -32004 } });
+    for (const [method, path, body] of [
+      ['POST', 'message:stream', restBody],
+      ['GET', 'tasks/t-1:subscribe', undefined],
+      ['POST', 'tasks/t-1:subscribe', undefined],
+    ] as const) {
+      const r = await fetch(`${off.base}/agents/agent-1/a2a/v1/rest/${path}`, {
+        method,
+        headers: v1,
+        ...(body ? { body } : {}),
+      });
+      expect(r.status, path).toBe(400);
+      expect(await r.json()).toMatchObject({ error: { status: 'FAILED_PRECONDITION' } });
+    }
+    expect(off.f.streams).toHaveLength(0); // nothing reached tasks
+
+    // The same request to a streaming agent is served.
+    const on = await start(handlers, undefined, undefined, undefined, { streaming: true });
+    const served = await fetch(`${on.base}/agents/agent-1/a2a/v1`, { method: 'POST', headers: v1, body: streamBody });
+    expect(served.headers.get('content-type')).toMatch(/text\/event-stream/);
+    expect(frames(await served.text()).at(-1)?.data).toMatchObject({ id: 's', result: { statusUpdate: {} } });
+  });
+
+  it('HTTP+JSON query parameters are typed by field: an all-digit contextId stays a string', async () => {
+    const { base, f } = await start({
+      listTasks: async () => ({ tasks: [{ taskId: 't-1', createdAtMs: 5, updatedAtMs: 5, state: 'completed' }] }),
+      getTask: async () => ({ taskJson: JSON.stringify({ ...task, contextId: '12345' }) }),
+    });
+    const list = await fetch(
+      `${base}/agents/agent-1/a2a/v1/rest/tasks?contextId=12345&pageSize=5&historyLength=0&includeArtifacts=true`,
+      { headers: v1 },
+    );
+    expect(list.status).toBe(200);
+    expect(await list.json()).toMatchObject({ tasks: [{ id: 't-1', contextId: '12345', artifacts: [] }], pageSize: 5 });
+    expect(f.calls.find((c) => c.method === 'listTasks')!.request).toMatchObject({ contextId: '12345' });
+    // A field typed as a number still refuses a value that is not one, by its name.
+    const bad = await fetch(`${base}/agents/agent-1/a2a/v1/rest/tasks?pageSize=many`, { headers: v1 });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(await bad.json())).toContain('pageSize');
+  });
+
+  it('a bad percent-escape in an HTTP+JSON path is refused as invalid params, not an internal error', async () => {
+    const { base, f } = await start({ getTask: async () => ({ taskJson: JSON.stringify(task) }) });
+    const bad = await fetch(`${base}/agents/agent-1/a2a/v1/rest/tasks/%E0`, { headers: v1 });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ error: { status: 'INVALID_ARGUMENT' } });
+    expect(f.calls).toHaveLength(0);
+    const good = await fetch(`${base}/agents/agent-1/a2a/v1/rest/tasks/t%2D1`, { headers: v1 });
+    expect(await good.json()).toMatchObject({ id: 't-1' });
+    expect(f.calls[0]!.request).toMatchObject({ taskId: 't-1' });
+  });
+
+  it('ListTasks page tokens carry the last task id with its creation time: a tie of one millisecond is not skipped', async () => {
+    const all = ['t-3', 't-2', 't-1'].map((taskId) => ({ taskId, createdAtMs: 7, updatedAtMs: 7, state: 'completed' }));
+    const { base, f } = await start({
+      // tasks' order and cursor (run-history.ts): newest first, ties by id descending, after (ms, id).
+      listTasks: async (req: { createdBeforeMs: number; createdBeforeTaskId: string; limit: number }) => ({
+        tasks: all
+          .filter(
+            (t) =>
+              !req.createdBeforeMs ||
+              t.createdAtMs < req.createdBeforeMs ||
+              (t.createdAtMs === req.createdBeforeMs && t.taskId < req.createdBeforeTaskId),
+          )
+          .slice(0, req.limit),
+      }),
+      getTask: async (req: { taskId: string }) => ({ taskJson: JSON.stringify({ ...task, id: req.taskId }) }),
+    });
+    const seen: string[] = [];
+    let token = '';
+    for (let page = 0; page < 5; page++) {
+      const r = await fetch(`${base}/agents/agent-1/a2a/v1/rest/tasks?pageSize=1&pageToken=${token}`, { headers: v1 });
+      const body = (await r.json()) as { tasks: { id: string }[]; nextPageToken: string };
+      seen.push(...body.tasks.map((t) => t.id));
+      token = body.nextPageToken;
+      if (!token) break;
+    }
+    expect(seen).toEqual(['t-3', 't-2', 't-1']);
+    expect(f.calls.filter((c) => c.method === 'listTasks')[1]!.request).toMatchObject({
+      createdBeforeMs: 7,
+      createdBeforeTaskId: 't-3',
+    });
   });
 });

@@ -132,6 +132,7 @@ export function tasksGrpcService(tasks: TaskService, log: Logger, runs: RunHisto
       const list = await runs.list(c.subscriptionId, c.agentId, {
         limit: r.limit,
         createdBeforeMs: Number(r.createdBeforeMs),
+        createdBeforeTaskId: r.createdBeforeTaskId,
         contextId: r.contextId,
       });
       return { tasks: list };

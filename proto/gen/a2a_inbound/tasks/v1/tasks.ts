@@ -151,6 +151,12 @@ export interface ListTasksRequest {
   createdBeforeMs: number;
   /** Only the tasks of this context (conversation), when set. */
   contextId: string;
+  /**
+   * With created_before_ms: the task id of the previous page's last summary, so tasks created in the same
+   * millisecond as it are not skipped; the page then continues after (created_at_ms, task_id) in the order
+   * newest first, task id descending. Empty: strictly before created_before_ms.
+   */
+  createdBeforeTaskId: string;
 }
 
 export interface TaskSummary {
@@ -1734,7 +1740,7 @@ export const DeletePushConfigResponse: MessageFns<DeletePushConfigResponse> = {
 };
 
 function createBaseListTasksRequest(): ListTasksRequest {
-  return { caller: undefined, limit: 0, createdBeforeMs: 0, contextId: "" };
+  return { caller: undefined, limit: 0, createdBeforeMs: 0, contextId: "", createdBeforeTaskId: "" };
 }
 
 export const ListTasksRequest: MessageFns<ListTasksRequest> = {
@@ -1750,6 +1756,9 @@ export const ListTasksRequest: MessageFns<ListTasksRequest> = {
     }
     if (message.contextId !== "") {
       writer.uint32(34).string(message.contextId);
+    }
+    if (message.createdBeforeTaskId !== "") {
+      writer.uint32(42).string(message.createdBeforeTaskId);
     }
     return writer;
   },
@@ -1799,6 +1808,14 @@ export const ListTasksRequest: MessageFns<ListTasksRequest> = {
             message.contextId = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.createdBeforeTaskId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1825,6 +1842,11 @@ export const ListTasksRequest: MessageFns<ListTasksRequest> = {
         : isSet(object.context_id)
         ? globalThis.String(object.context_id)
         : "",
+      createdBeforeTaskId: isSet(object.createdBeforeTaskId)
+        ? globalThis.String(object.createdBeforeTaskId)
+        : isSet(object.created_before_task_id)
+        ? globalThis.String(object.created_before_task_id)
+        : "",
     };
   },
 
@@ -1842,6 +1864,9 @@ export const ListTasksRequest: MessageFns<ListTasksRequest> = {
     if (message.contextId !== "") {
       obj.contextId = message.contextId;
     }
+    if (message.createdBeforeTaskId !== "") {
+      obj.createdBeforeTaskId = message.createdBeforeTaskId;
+    }
     return obj;
   },
 
@@ -1856,6 +1881,7 @@ export const ListTasksRequest: MessageFns<ListTasksRequest> = {
     message.limit = object.limit ?? 0;
     message.createdBeforeMs = object.createdBeforeMs ?? 0;
     message.contextId = object.contextId ?? "";
+    message.createdBeforeTaskId = object.createdBeforeTaskId ?? "";
     return message;
   },
 };

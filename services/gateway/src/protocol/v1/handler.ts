@@ -83,6 +83,15 @@ export function negotiateV1(requested: string | undefined, agent: Pick<controlV1
   return '1.0';
 }
 
+/** Spec 3.3.4: with `capabilities.streaming` false on the card, the streaming operations are unsupported. */
+function assertStreams(ctx: OperationContext): void {
+  if (!ctx.agent.streaming)
+    throw new AppError(
+      'UNSUPPORTED_OPERATION',
+      'This agent does not stream: its Agent Card says capabilities.streaming false',
+    );
+}
+
 const TERMINAL = new Set(['completed', 'failed', 'canceled', 'rejected']);
 
 export class V1Handler {
@@ -103,6 +112,7 @@ export class V1Handler {
         return result({ task: taskToV1(task) });
       }
       case 'SendStreamingMessage': {
+        assertStreams(ctx);
         const v = validateSendParams(sendParamsFromV1(p, LIMITS), ctx.agent, ctx.spilled);
         return { kind: 'stream', open: (signal) => ops.stream(ctx, v, signal) };
       }
@@ -115,6 +125,7 @@ export class V1Handler {
       case 'CancelTask':
         return result(taskToV1(await ops.cancel(ctx, taskIdParam(p))));
       case 'SubscribeToTask': {
+        assertStreams(ctx);
         const taskId = taskIdParam(p);
         // Spec 3.1.6: a task in a terminal state cannot be subscribed to.
         const task = await ops.get(ctx, taskId, 0);
@@ -170,7 +181,7 @@ export class V1Handler {
       throw new InvalidParamsError('includeArtifacts must be a boolean');
     const page = await this.ops.listTasks(ctx, {
       pageSize,
-      createdBeforeMs: pageTokenIn(p.pageToken),
+      ...pageTokenIn(p.pageToken),
       contextId,
       state: stateFromV1(p.status, 'status'),
       updatedSinceMs,
@@ -184,8 +195,9 @@ export class V1Handler {
         if (includeArtifacts && v1.artifacts === undefined) v1.artifacts = [];
         return v1;
       }),
-      nextPageToken: page.nextCreatedBeforeMs > 0 ? pageTokenOut(page.nextCreatedBeforeMs) : '',
+      nextPageToken: page.next ? pageTokenOut(page.next) : '',
       pageSize,
+      // A deviation (docs/conformance-notes.md): the page's count; a total would read the whole history.
       totalSize: page.tasks.length,
     };
   }
@@ -194,13 +206,25 @@ export class V1Handler {
 /** A stream event → its 1.0 StreamResponse. */
 export const v1StreamEvent = (e: TaskStreamEvent): Record<string, unknown> => streamResponseOf(e.event);
 
-/** Page tokens are opaque to clients: the cursor (a creation time) in base64url. */
-const pageTokenOut = (createdBeforeMs: number): string => Buffer.from(`c:${createdBeforeMs}`).toString('base64url');
+interface PageCursor {
+  createdBeforeMs: number;
+  createdBeforeTaskId: string;
+}
 
-function pageTokenIn(v: unknown): number {
-  if (v === undefined || v === null || v === '') return 0;
+/**
+ * Page tokens are opaque to clients: the cursor in base64url, the last task's creation time and id (tasks
+ * created in the same millisecond are told apart by id). A token of the time alone (`c:<ms>`) is still read.
+ */
+const pageTokenOut = (c: PageCursor): string =>
+  Buffer.from(`c:${c.createdBeforeMs}:${c.createdBeforeTaskId}`).toString('base64url');
+
+function pageTokenIn(v: unknown): PageCursor {
+  if (v === undefined || v === null || v === '') return { createdBeforeMs: 0, createdBeforeTaskId: '' };
   const m =
-    typeof v === 'string' && v.length <= 64 ? /^c:(\d{1,15})$/.exec(Buffer.from(v, 'base64url').toString()) : null;
-  if (!m) throw new InvalidParamsError('pageToken is not a token this server issued');
-  return Number(m[1]);
+    typeof v === 'string' && v.length <= 1024
+      ? /^c:(\d{1,15})(?::(.+))?$/s.exec(Buffer.from(v, 'base64url').toString())
+      : null;
+  if (!m || (m[2] !== undefined && m[2].length > LIMITS.maxIdChars))
+    throw new InvalidParamsError('pageToken is not a token this server issued');
+  return { createdBeforeMs: Number(m[1]), createdBeforeTaskId: m[2] ?? '' };
 }
