@@ -27,8 +27,24 @@ export async function openEmbeddedEngines(
   const durable: { outbox?: DurableEngines['outbox'] } = {};
   const bus = new InMemoryBus({
     onDeadLetter: (m, group, err) => {
-      log.error({ err, topic: m.topic, key: m.key, group }, 'bus message given up after its attempts');
-      durable.outbox?.deadLettered(m, group).catch((e: unknown) => log.warn({ err: e }, 'outbox settle failed'));
+      const fields = { err, topic: m.topic, key: m.key, group };
+      // No error: no consumer took it (the process is starting or stopping), not a handler that failed.
+      const giveUp = (): void =>
+        err === undefined
+          ? log.warn(fields, 'bus message given up: no consumer (starting or stopping)')
+          : log.error(fields, 'bus message given up after its attempts');
+      if (!durable.outbox) {
+        giveUp();
+        return;
+      }
+      // Stopping: the outbox keeps a task update nobody consumes any more for the next start (not an error).
+      durable.outbox.deadLettered(m, group).then(
+        (outcome) =>
+          outcome === 'kept'
+            ? log.info(fields, 'bus message kept in the outbox for the next start (stopping)')
+            : giveUp(),
+        (e: unknown) => log.warn({ err: e }, 'outbox settle failed'),
+      );
     },
   });
   if (config.store !== 'durable') return { engines: inMemoryEngines(undefined, bus), bus, dataDir: undefined, env: {} };

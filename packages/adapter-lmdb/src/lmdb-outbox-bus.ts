@@ -120,12 +120,15 @@ export class LmdbOutboxBus implements Bus {
   /**
    * A message the inner bus gave up on (dead letter) for `group`: settled too, so it is not published again
    * at every start. Wire it to the inner bus's dead-letter callback. Not once the group unsubscribed (the
-   * process is stopping: the bus gives up for want of a consumer), so the next start publishes it again.
+   * process is stopping: the bus gives up for want of a consumer), so the next start publishes it again:
+   * resolves `kept` then.
    */
-  async deadLettered(message: BusMessage, group: string): Promise<void> {
+  async deadLettered(message: BusMessage, group: string): Promise<'settled' | 'kept' | 'not-outboxed'> {
     const seq = message.headers?.[OUTBOX_HEADER];
-    if (seq === undefined || this.#topics.get(message.topic) !== group || this.#unsubscribed.has(message.topic)) return;
+    if (seq === undefined || this.#topics.get(message.topic) !== group) return 'not-outboxed';
+    if (this.#unsubscribed.has(message.topic)) return 'kept';
     await this.#settle(Number(seq));
+    return 'settled';
   }
 
   #settle(seq: number): Promise<boolean> {
