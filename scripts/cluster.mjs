@@ -12,16 +12,23 @@ import { makeDevPki, tlsEnv } from './dev-ca.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 
+/**
+ * A port free now, for a child process to bind. Drawn below Linux's ephemeral range (32768–60999): a port the
+ * OS hands out for `listen(0)` is also what it gives the next outgoing connection, and once CI's parallel
+ * suites took one (EADDRINUSE) between this check and the child's bind.
+ */
 export async function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.unref();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await new Promise((resolve) => {
+      const s = createServer();
+      s.unref();
+      s.once('error', () => resolve(false));
+      s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
     });
-  });
+    if (free) return port;
+  }
+  throw new Error('no free port found between 20000 and 32000');
 }
 
 async function waitFor(check, timeoutMs, what) {
