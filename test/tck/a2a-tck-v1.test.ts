@@ -63,88 +63,95 @@ const KNOWN: readonly { test: RegExp; why: string }[] = [
   { test: /TestJsonRpcErrorCodeMappings::test_content_type_not_supported_error$/, why: 'body is not JSON' },
 ];
 
-describe.skipIf(!tckDir || !python)('official A2A 1.0 TCK (npm run tck)', () => {
-  it('passes on JSON-RPC, HTTP+JSON and gRPC but for the known divergences', { timeout: 20 * 60_000 }, async () => {
-    const proxy = await startAuthProxy();
-    const system = await startSystem({
-      env: {
-        PORT: '0',
-        HOST: '127.0.0.1',
-        PUBLIC_BASE_URL: `http://127.0.0.1:${proxy.httpPort}`,
-        A2A_GRPC_PUBLIC_ADDR: `127.0.0.1:${proxy.grpcPort}`,
-      },
-      log: silentLogger(),
-    });
-    try {
-      const seed = system.tasks.seed!;
-      const sut = { tasksAddress: system.tasks.grpc.address, subscriptionId: seed.subscriptionId };
-      const agent = await manage(sut, 'admin', 'agents.create', {
-        name: 'TCK Agent',
-        description: 'Demo agent for the official A2A TCK: behaves as its scenarios ask, by message id prefix.',
-        type: 'AI Agent',
-        skills: [{ id: 'tck', name: 'TCK scenarios', description: 'A2A TCK scenarios.', tags: ['demo', 'tck'] }],
+// Skipped unless scripts/a2a-tck.sh set A2A_TCK_DIR and A2A_TCK_PYTHON: the TCK is not on PyPI and comes from
+// GitHub, which CI's machines cannot reach (`npm run tck` downloads it and runs this file).
+describe.skipIf(!tckDir || !python)(
+  'official A2A 1.0 TCK (npm run tck; skipped without A2A_TCK_DIR: the TCK comes from GitHub)',
+  () => {
+    it('passes on JSON-RPC, HTTP+JSON and gRPC but for the known divergences', { timeout: 20 * 60_000 }, async () => {
+      const proxy = await startAuthProxy();
+      const system = await startSystem({
+        env: {
+          PORT: '0',
+          HOST: '127.0.0.1',
+          PUBLIC_BASE_URL: `http://127.0.0.1:${proxy.httpPort}`,
+          A2A_GRPC_PUBLIC_ADDR: `127.0.0.1:${proxy.grpcPort}`,
+        },
+        log: silentLogger(),
       });
-      // The resubscribe scenario runs for twice the TCK's stream time-out (10 s).
-      const runtimeConfig = { longRunMs: 20_000 };
-      await manage(sut, 'admin', 'agents.publishVersion', {
-        agentId: agent.id,
-        version: '1.0.0',
-        runtime: 'demo:tck',
-        runtimeConfig,
-      });
-      await manage(sut, 'admin', 'agents.promote', { agentId: agent.id, version: '1.0.0' });
-      await manage(sut, 'admin', 'deployments.addAgent', {
-        deploymentId: seed.deploymentId,
-        agentId: agent.id,
-        a2aEnabled: true,
-      });
-      await manage(sut, 'operator', 'settings.update', {
-        agentId: agent.id,
-        settings: { pushNotificationsEnabled: true },
-      });
-      proxy.target(
-        seed.credentials!.a2aKey,
-        String(agent.id),
-        { host: '127.0.0.1', port: system.gateway.port },
-        { host: '127.0.0.1', port: system.gateway.a2aGrpcPort! },
-      );
+      try {
+        const seed = system.tasks.seed!;
+        const sut = { tasksAddress: system.tasks.grpc.address, subscriptionId: seed.subscriptionId };
+        const agent = await manage(sut, 'admin', 'agents.create', {
+          name: 'TCK Agent',
+          description: 'Demo agent for the official A2A TCK: behaves as its scenarios ask, by message id prefix.',
+          type: 'AI Agent',
+          skills: [{ id: 'tck', name: 'TCK scenarios', description: 'A2A TCK scenarios.', tags: ['demo', 'tck'] }],
+        });
+        // The resubscribe scenario runs for twice the TCK's stream time-out (10 s).
+        const runtimeConfig = { longRunMs: 20_000 };
+        await manage(sut, 'admin', 'agents.publishVersion', {
+          agentId: agent.id,
+          version: '1.0.0',
+          runtime: 'demo:tck',
+          runtimeConfig,
+        });
+        await manage(sut, 'admin', 'agents.promote', { agentId: agent.id, version: '1.0.0' });
+        await manage(sut, 'admin', 'deployments.addAgent', {
+          deploymentId: seed.deploymentId,
+          agentId: agent.id,
+          a2aEnabled: true,
+        });
+        await manage(sut, 'operator', 'settings.update', {
+          agentId: agent.id,
+          settings: { pushNotificationsEnabled: true },
+        });
+        proxy.target(
+          seed.credentials!.a2aKey,
+          String(agent.id),
+          { host: '127.0.0.1', port: system.gateway.port },
+          { host: '127.0.0.1', port: system.gateway.a2aGrpcPort! },
+        );
 
-      const reports = mkdtempSync(join(tmpdir(), 'a2a-tck-'));
-      const sutHost = `http://127.0.0.1:${proxy.httpPort}/agents/${agent.id}`;
-      const args = [
-        '-m',
-        'pytest',
-        'tests/compatibility/',
-        `--sut-host=${sutHost}`,
-        '--tb=line',
-        '-q',
-        '-p',
-        'no:cacheprovider',
-        `--compatibility-report=${join(reports, 'compatibility')}`,
-        `--junitxml=${join(reports, 'junit.xml')}`,
-      ];
-      const output = await new Promise<string>((resolve) => {
-        const child = spawn(python!, args, { cwd: tckDir, stdio: ['ignore', 'pipe', 'pipe'] });
-        let text = '';
-        child.stdout.on('data', (d: Buffer) => (text += d.toString()));
-        child.stderr.on('data', (d: Buffer) => (text += d.toString()));
-        child.on('close', () => resolve(text));
-      });
-      const cases = readJunit(readFileSync(join(reports, 'junit.xml'), 'utf8'));
-      const count = (o: Case['outcome']): number => cases.filter((c) => c.outcome === o).length;
-      process.stdout.write(
-        `A2A TCK: ${count('passed')} passed, ${count('failed')} failed, ${count('xfailed')} xfailed (SHOULD), ` +
-          `${count('skipped')} skipped; reports in ${reports}\n`,
-      );
-      expect(cases.length, output.slice(-4000)).toBeGreaterThan(0);
-      const failed = cases.filter((c) => c.outcome === 'failed');
-      const known = failed.filter((c) => KNOWN.some((k) => k.test.test(c.name)));
-      process.stdout.write(`known divergences (docs/conformance-notes.md): ${known.length}\n`);
-      expect(failed.filter((c) => !known.includes(c)).map((c) => `${c.name}: ${c.message.slice(0, 300)}`)).toEqual([]);
-      expect(count('passed')).toBeGreaterThan(150);
-    } finally {
-      await system.close();
-      await proxy.close();
-    }
-  });
-});
+        const reports = mkdtempSync(join(tmpdir(), 'a2a-tck-'));
+        const sutHost = `http://127.0.0.1:${proxy.httpPort}/agents/${agent.id}`;
+        const args = [
+          '-m',
+          'pytest',
+          'tests/compatibility/',
+          `--sut-host=${sutHost}`,
+          '--tb=line',
+          '-q',
+          '-p',
+          'no:cacheprovider',
+          `--compatibility-report=${join(reports, 'compatibility')}`,
+          `--junitxml=${join(reports, 'junit.xml')}`,
+        ];
+        const output = await new Promise<string>((resolve) => {
+          const child = spawn(python!, args, { cwd: tckDir, stdio: ['ignore', 'pipe', 'pipe'] });
+          let text = '';
+          child.stdout.on('data', (d: Buffer) => (text += d.toString()));
+          child.stderr.on('data', (d: Buffer) => (text += d.toString()));
+          child.on('close', () => resolve(text));
+        });
+        const cases = readJunit(readFileSync(join(reports, 'junit.xml'), 'utf8'));
+        const count = (o: Case['outcome']): number => cases.filter((c) => c.outcome === o).length;
+        process.stdout.write(
+          `A2A TCK: ${count('passed')} passed, ${count('failed')} failed, ${count('xfailed')} xfailed (SHOULD), ` +
+            `${count('skipped')} skipped; reports in ${reports}\n`,
+        );
+        expect(cases.length, output.slice(-4000)).toBeGreaterThan(0);
+        const failed = cases.filter((c) => c.outcome === 'failed');
+        const known = failed.filter((c) => KNOWN.some((k) => k.test.test(c.name)));
+        process.stdout.write(`known divergences (docs/conformance-notes.md): ${known.length}\n`);
+        expect(failed.filter((c) => !known.includes(c)).map((c) => `${c.name}: ${c.message.slice(0, 300)}`)).toEqual(
+          [],
+        );
+        expect(count('passed')).toBeGreaterThan(150);
+      } finally {
+        await system.close();
+        await proxy.close();
+      }
+    });
+  },
+);
