@@ -418,12 +418,15 @@ const ENVIRONMENT_KEYS = new Set(['aspnetcore.environment', 'dotnet.environment'
  * or profile (`ASPNETCORE_ENVIRONMENT`, `SPRING_PROFILES_ACTIVE`, from the deployment or the files) before
  * the base files, inactive overlays last (they only fill keys nothing else sets). Stable and linear.
  */
-function overlaysOrdered(own: readonly ConfigEntry[], deployed: readonly SourcedEntry[]): ConfigEntry[] {
+function overlaysOrdered(all: readonly ConfigEntry[], deployed: readonly SourcedEntry[]): ConfigEntry[] {
+  // Program arguments (`CMD ["--x=1"]`, `-Dspring.profiles.active=docker`) come before the files.
+  const own = all.some((c) => c.argument) ? [...all.filter((c) => c.argument), ...all.filter((c) => !c.argument)] : all;
   if (!own.some((c) => OVERLAY.test(c.loc.file))) return [...own];
   const active = new Set<string>();
   const setting = [...deployed.map((d) => d.entry), ...own].find((c) => ENVIRONMENT_KEYS.has(relaxedKey(c.key)));
   for (const v of (setting?.value ?? '').split(',')) if (v.trim()) active.add(v.trim().toLowerCase());
   const rank = (c: ConfigEntry): number => {
+    if (c.argument) return -1;
     const m = OVERLAY.exec(c.loc.file);
     if (!m) return 1;
     return active.has((m[1] ?? m[2]!).toLowerCase()) ? 0 : 2;

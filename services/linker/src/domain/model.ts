@@ -133,6 +133,8 @@ export interface ConfigEntry {
   readonly bundle?: string;
   /** A setting whose value another bundle holds (Kubernetes `valueFrom.configMapKeyRef`/`secretKeyRef`). */
   readonly ref?: { readonly bundle: string; readonly key: string };
+  /** A program argument (Dockerfile `CMD`/`ENTRYPOINT`, `-D` options): above the program's own files. */
+  readonly argument?: boolean;
 }
 
 /** A deployment service name (docker-compose service, Kubernetes Service) and what it runs. */

@@ -499,24 +499,71 @@ function envoyRoutes(doc: Tree, file: string, sink: Sink): boolean {
   return true;
 }
 
-/** Dockerfile `ENV KEY=value …` / `ENV KEY value`: defaults of the image's environment. */
+/**
+ * Settings a program's command line carries (`--server.port=8080`, `--urls http://+:80`, `--port 3000`,
+ * `-Dspring.profiles.active=docker`), as configuration entries: Spring Boot and ASP.NET Core read their
+ * arguments as configuration, above their files. Flags without a value and positional arguments say nothing.
+ */
+export function argumentSettings(tokens: readonly string[], loc: { file: string; line: number }): ConfigEntry[] {
+  const out: ConfigEntry[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    const m = /^(?:-D|--)([A-Za-z][\w.:-]*)(?:=(.*))?$/.exec(t);
+    if (!m) continue;
+    let value = m[2];
+    const next = tokens[i + 1];
+    // `--urls http://+:80`: a long option followed by a value that is not itself an option.
+    if (value === undefined && t.startsWith('--') && next !== undefined && !next.startsWith('-')) value = tokens[++i];
+    if (value !== undefined)
+      out.push({ key: m[1]!, value: value.replace(/^(["'])(.*)\1$/, '$2'), loc, argument: true });
+  }
+  return out;
+}
+
+/** The words of a Dockerfile instruction: the JSON exec form (`["java", "-jar", …]`) or the shell form. */
+function instructionWords(body: string): string[] {
+  if (body.startsWith('[')) {
+    try {
+      const list: unknown = JSON.parse(body);
+      if (Array.isArray(list)) return list.filter((x): x is string => typeof x === 'string');
+    } catch {
+      // not JSON: read as the shell form
+    }
+  }
+  return [...body.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((w) => w[1] ?? w[2] ?? w[3]!);
+}
+
+/**
+ * Dockerfile `ENV KEY=value …` / `ENV KEY value`: defaults of the image's environment; `-D` settings inside
+ * `JAVA_OPTS`-like values and the arguments of `CMD`/`ENTRYPOINT` (`--server.port=…`, `--urls …`,
+ * `-Dspring.profiles.active=…`): the program's command-line configuration.
+ */
 export function extractDockerfileEnv(text: string, file: string, sink: Sink): void {
   const lines = text.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {
     const start = i;
     let line = lines[i]!;
     while (line.endsWith('\\') && i + 1 < lines.length) line = line.slice(0, -1) + ' ' + lines[++i]!;
+    const loc = { file, line: start + 1 };
+    const cmd = /^\s*(?:CMD|ENTRYPOINT)\s+(.+)$/i.exec(line);
+    if (cmd) {
+      sink.facts.config.push(...argumentSettings(instructionWords(cmd[1]!.trim()), loc));
+      continue;
+    }
     const m = /^\s*ENV\s+(.+)$/i.exec(line);
     if (!m) continue;
     const body = m[1]!.trim();
-    const loc = { file, line: start + 1 };
+    const entries: ConfigEntry[] = [];
     if (!body.includes('=')) {
       const kv = /^(\S+)\s+(.*)$/.exec(body);
-      if (kv) sink.facts.config.push({ key: kv[1]!, value: kv[2]!.replace(/^(["'])(.*)\1$/, '$2'), loc });
-      continue;
-    }
-    for (const kv of body.matchAll(/([\w.-]+)=("([^"]*)"|'([^']*)'|\S*)/g))
-      sink.facts.config.push({ key: kv[1]!, value: kv[3] ?? kv[4] ?? kv[2]!, loc });
+      if (kv) entries.push({ key: kv[1]!, value: kv[2]!.replace(/^(["'])(.*)\1$/, '$2'), loc });
+    } else
+      for (const kv of body.matchAll(/([\w.-]+)=("([^"]*)"|'([^']*)'|\S*)/g))
+        entries.push({ key: kv[1]!, value: kv[3] ?? kv[4] ?? kv[2]!, loc });
+    sink.facts.config.push(...entries);
+    for (const e of entries)
+      if (/JAVA_(TOOL_)?OPTS|JAVA_OPTIONS|_OPTS$/i.test(e.key))
+        sink.facts.config.push(...argumentSettings(instructionWords(e.value), loc).filter((x) => x.key !== e.key));
   }
 }
 

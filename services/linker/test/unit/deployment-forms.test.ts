@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { reportOf, rows, unresolved } from '../support/in-memory-report';
+
+/**
+ * Issue 20 item 2, the deployment forms the first pass left: Dockerfile arguments, ConfigMaps mounted as
+ * files, Helm charts, one repository deployed twice. Each feeds the one deployment model (ADR 0036).
+ */
+const lines = (...l: string[]): string => l.join('\n') + '\n';
+
+/** Two Spring services that serve the same route: only a host tells them apart. */
+const twoCatalogs = (): Record<string, Record<string, string>> =>
+  Object.fromEntries(
+    ['catalog', 'legacy-catalog'].map((name) => [
+      name,
+      {
+        'src/main/java/c/ItemController.java': lines(
+          '@RestController',
+          'public class ItemController {',
+          '  @GetMapping("/items")',
+          '  public List<Item> all() { return repo.findAll(); }',
+          '}',
+        ),
+      },
+    ]),
+  );
+
+const shopClient = lines(
+  '@Component',
+  'public class CatalogClient {',
+  '  private final RestTemplate rest = new RestTemplate();',
+  '  @Value("${catalog.url}") private String catalogUrl;',
+  '  public List<Item> items() {',
+  '    return rest.getForObject(catalogUrl + "/items", List.class);',
+  '  }',
+  '}',
+);
+
+describe('Dockerfile CMD/ENTRYPOINT arguments and ENV', () => {
+  it('-Dspring.profiles.active in ENTRYPOINT picks the overlay; a --key=value argument in CMD overrides the files', async () => {
+    const r = await reportOf({
+      ...twoCatalogs(),
+      shop: {
+        'src/main/resources/application.yml': lines('catalog:', '  url: http://legacy-catalog:8080'),
+        'src/main/resources/application-docker.yml': lines('catalog:', '  url: http://catalog:8080'),
+        'src/main/java/s/CatalogClient.java': shopClient,
+        Dockerfile: lines(
+          'FROM eclipse-temurin:21',
+          'COPY target/app.jar /app.jar',
+          'ENTRYPOINT ["java", "-Dspring.profiles.active=docker", "-jar", "/app.jar"]',
+        ),
+      },
+      admin: {
+        'src/main/resources/application.yml': lines('catalog:', '  url: http://legacy-catalog:8080'),
+        'src/main/java/s/CatalogClient.java': shopClient,
+        Dockerfile: lines(
+          'FROM eclipse-temurin:21',
+          'ENV JAVA_OPTS="-Xmx512m -Dserver.port=9000"',
+          'ENTRYPOINT java $JAVA_OPTS -jar /app.jar \\',
+          '  --catalog.url=http://catalog:8080 --urls "http://+:80"',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'admin src/main/java/s/CatalogClient.java:6 | GET catalog/items | catalog src/main/java/c/ItemController.java:3 GET /items (spring)',
+      'shop src/main/java/s/CatalogClient.java:6 | GET catalog/items | catalog src/main/java/c/ItemController.java:3 GET /items (spring)',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+  });
+});
