@@ -261,7 +261,7 @@ export function topology(sources: readonly SourceFacts[]): Topology {
   const proxies = new Map<string, ProxyRoute[]>();
   for (const s of sources) {
     const own = overlaysOrdered(
-      s.config.filter((c) => !c.scope && !c.bundle?.startsWith('secret/')),
+      s.config.filter((c) => !c.scope && !c.bundle?.startsWith('secret/') && !c.bundle?.startsWith('configfile/')),
       extraEnv.get(s.source) ?? [],
     ).map((entry) => ({ entry, source: s.source }));
     // A config server's values override the service's own files (Spring Cloud Config); the environment a

@@ -67,3 +67,94 @@ describe('Dockerfile CMD/ENTRYPOINT arguments and ENV', () => {
     expect(unresolved(r)).toEqual([]);
   });
 });
+
+/** A Deployment (with its Service) that mounts the ConfigMap `config` at `/config`. */
+const mounting = (name: string, config: string): string[] => [
+  'apiVersion: apps/v1',
+  'kind: Deployment',
+  'metadata:',
+  `  name: ${name}`,
+  'spec:',
+  '  template:',
+  '    metadata:',
+  '      labels:',
+  `        app: ${name}`,
+  '    spec:',
+  '      containers:',
+  `        - name: ${name}`,
+  `          image: acme/${name}:1.0`,
+  '          volumeMounts:',
+  '            - name: settings',
+  '              mountPath: /config',
+  '      volumes:',
+  '        - name: settings',
+  '          configMap:',
+  `            name: ${config}`,
+  '---',
+  'apiVersion: v1',
+  'kind: Service',
+  'metadata:',
+  `  name: ${name}`,
+  'spec:',
+  '  selector:',
+  `    app: ${name}`,
+];
+
+describe('Kubernetes: ConfigMaps mounted as files', () => {
+  it('application.yml and nginx.conf keys of a mounted ConfigMap are that workload’s files; an unmounted one is nobody’s', async () => {
+    const r = await reportOf({
+      ...twoCatalogs(),
+      shop: {
+        'src/main/resources/application.yml': lines('catalog:', '  url: http://legacy-catalog:8080'),
+        'src/main/java/s/CatalogClient.java': shopClient,
+      },
+      admin: {
+        'src/main/resources/application.yml': lines('catalog:', '  url: http://legacy-catalog:8080'),
+        'src/main/java/s/CatalogClient.java': shopClient,
+      },
+      web: {
+        'html/app.js': lines("fetch('/api/catalog/items').then(show);"),
+      },
+      deploy: {
+        'k8s/config.yaml': lines(
+          'apiVersion: v1',
+          'kind: ConfigMap',
+          'metadata:',
+          '  name: shop-config',
+          'data:',
+          '  LOG_LEVEL: info',
+          '  application.yml: |',
+          '    catalog:',
+          '      url: http://catalog:8080',
+          '---',
+          'apiVersion: v1',
+          'kind: ConfigMap',
+          'metadata:',
+          '  name: admin-config',
+          'data:',
+          '  application.yml: |',
+          '    catalog:',
+          '      url: http://catalog:8080',
+          '---',
+          'apiVersion: v1',
+          'kind: ConfigMap',
+          'metadata:',
+          '  name: web-nginx',
+          'data:',
+          '  nginx.conf: |',
+          '    server {',
+          '      location /api/catalog/ { proxy_pass http://catalog:8080/; }',
+          '    }',
+        ),
+        'k8s/shop.yaml': lines(...mounting('shop', 'shop-config')),
+        'k8s/web.yaml': lines(...mounting('web', 'web-nginx')),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'admin src/main/java/s/CatalogClient.java:6 | GET legacy-catalog/items | legacy-catalog src/main/java/c/ItemController.java:3 GET /items (spring)',
+      'shop src/main/java/s/CatalogClient.java:6 | GET catalog/items | catalog src/main/java/c/ItemController.java:3 GET /items (spring)',
+      'web html/app.js:1 | GET /api/catalog/items | catalog src/main/java/c/ItemController.java:3 GET /items (spring)',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+  });
+});

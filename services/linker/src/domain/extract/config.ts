@@ -1,7 +1,7 @@
 import { LineCounter, isMap, isScalar, isSeq, parseAllDocuments } from 'yaml';
 import type { Node as YamlNode } from 'yaml';
-import type { ConfigEntry, ServiceDecl } from '../model';
-import { type Sink, exchangeType } from './common';
+import { type ConfigEntry, type ServiceDecl, emptyFacts } from '../model';
+import { Sink, exchangeType } from './common';
 
 /** A YAML/JSON value with the line it starts on. */
 type Tree = { line: number } & (
@@ -188,6 +188,29 @@ function secretAddress(value: string): string | undefined {
   return /^[a-z][a-z0-9.-]*:\d{2,5}$/i.test(value) ? value : undefined;
 }
 
+/** A program's own configuration file by its name: what a ConfigMap key mounted as a file is read as. */
+const MOUNTED_FILE =
+  /^(?:(?:application|bootstrap|appsettings|config|settings)([-._][\w.-]*)?\.(?:ya?ml|json|properties)|\.env|[\w.-]+\.conf)$/i;
+
+/**
+ * A ConfigMap key holding a whole file (`application.yml: |`, `appsettings.json: |`, `nginx.conf: |`):
+ * the file read as if it were on disk (same readers), its entries kept in the bundle `configfile/<name>`
+ * that the workloads mounting the ConfigMap as a volume receive. Lines point into the manifest.
+ */
+function mountedFile(key: string, v: Tree, bundle: string, file: string): ConfigEntry[] {
+  const text = str(v);
+  if (text === undefined || !MOUNTED_FILE.test(key)) return [];
+  const sub = new Sink(emptyFacts(bundle));
+  if (/\.conf$/i.test(key)) extractNginx(text, key, sub);
+  else if (/\.(properties|env)$/i.test(key) || key === '.env') extractKeyValues(text, key, sub);
+  else extractStructured(text, key, sub);
+  return sub.facts.config.map(({ scope: _scope, ...e }) => ({
+    ...e,
+    loc: { file, line: v.line + e.loc.line },
+    bundle: `configfile/${bundle}`,
+  }));
+}
+
 /** The data of a ConfigMap or Secret, as entries of its bundle. */
 function bundleEntries(d: Tree, kind: 'ConfigMap' | 'Secret', file: string): ConfigEntry[] {
   const name = str(get(get(d, 'metadata'), 'name'));
@@ -199,6 +222,10 @@ function bundleEntries(d: Tree, kind: 'ConfigMap' | 'Secret', file: string): Con
     for (const [key, v] of t.entries) {
       let value = str(v);
       if (value === undefined) continue;
+      if (kind === 'ConfigMap' && MOUNTED_FILE.test(key)) {
+        out.push(...mountedFile(key, v, name, file));
+        continue;
+      }
       if (decode) value = Buffer.from(value, 'base64').toString('utf8');
       if (kind === 'Secret') value = secretAddress(value);
       if (value !== undefined) out.push({ key, value, loc: { file, line: v.line }, bundle });
@@ -206,6 +233,23 @@ function bundleEntries(d: Tree, kind: 'ConfigMap' | 'Secret', file: string): Con
   };
   add(get(d, 'data'), kind === 'Secret');
   if (kind === 'Secret') add(get(d, 'stringData'), false);
+  return out;
+}
+
+/** A pod's volumes that hold ConfigMaps (`configMap.name`, or among a `projected` volume's sources), by volume name. */
+function configMapVolumes(t: Tree | undefined): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const v of t?.kind === 'seq' ? t.items : []) {
+    const name = str(get(v, 'name'));
+    const sources = get(get(v, 'projected'), 'sources');
+    const maps = [
+      get(v, 'configMap'),
+      ...(sources?.kind === 'seq' ? sources.items.map((x) => get(x, 'configMap')) : []),
+    ]
+      .map((m) => str(get(m, 'name')))
+      .filter((m): m is string => !!m);
+    if (name && maps.length) out.set(name, maps);
+  }
   return out;
 }
 
@@ -229,12 +273,16 @@ function kubernetes(docs: Tree[], file: string): ServiceDecl[] {
     const images: string[] = [];
     const env: ConfigEntry[] = [];
     const envFrom: { bundle: string; prefix?: string }[] = [];
+    const volumes = configMapVolumes(get(get(template, 'spec'), 'volumes'));
     if (containers?.kind === 'seq')
       for (const c of containers.items) {
         const image = str(get(c, 'image'));
         if (image) images.push(image);
         env.push(...envList(get(c, 'env'), file));
         envFrom.push(...envFromList(get(c, 'envFrom')));
+        const mounts = get(c, 'volumeMounts');
+        for (const m of mounts?.kind === 'seq' ? mounts.items : [])
+          for (const cm of volumes.get(str(get(m, 'name')) ?? '') ?? []) envFrom.push({ bundle: `configfile/${cm}` });
       }
     workloads.push({ labels, images, env, envFrom, name: str(get(get(d, 'metadata'), 'name')) ?? '', line: d.line });
   }
