@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { HELM_UNKNOWN, HelmCharts } from '../../src/domain/extract/helm';
 import { reportOf, rows, unresolved } from '../support/in-memory-report';
 
 /**
@@ -156,5 +157,126 @@ describe('Kubernetes: ConfigMaps mounted as files', () => {
       'web html/app.js:1 | GET /api/catalog/items | catalog src/main/java/c/ItemController.java:3 GET /items (spring)',
     ]);
     expect(unresolved(r)).toEqual([]);
+  });
+});
+
+const helpers = lines(
+  '{{/* the usual helpers of `helm create` */}}',
+  '{{- define "shop.fullname" -}}',
+  '{{- if .Values.fullnameOverride }}',
+  '{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}',
+  '{{- else }}',
+  '{{- $name := default .Chart.Name .Values.nameOverride }}',
+  '{{- if contains $name .Release.Name }}',
+  '{{- .Release.Name | trunc 63 | trimSuffix "-" }}',
+  '{{- else }}',
+  '{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}',
+  '{{- end }}',
+  '{{- end }}',
+  '{{- end }}',
+);
+
+const shopChart = {
+  'charts/shop/Chart.yaml': lines('apiVersion: v2', 'name: shop', 'version: 0.1.0', 'appVersion: "1.4"'),
+  'charts/shop/values.yaml': lines(
+    'image:',
+    '  repository: registry.example.com/acme/shop',
+    'catalog:',
+    '  host: legacy-catalog',
+    'extraEnv:',
+    '  log_level: info',
+    'tracing:',
+    '  enabled: false',
+  ),
+  'charts/shop/values-prod.yaml': lines('catalog:', '  host: catalog'),
+  'charts/shop/templates/_helpers.tpl': helpers,
+  'charts/shop/templates/deployment.yaml': lines(
+    'apiVersion: apps/v1',
+    'kind: Deployment',
+    'metadata:',
+    '  name: {{ include "shop.fullname" . }}',
+    '  labels:',
+    '    app.kubernetes.io/name: {{ .Chart.Name | lower }}',
+    'spec:',
+    '  template:',
+    '    metadata:',
+    '      labels:',
+    '        app: {{ include "shop.fullname" . }}',
+    '    spec:',
+    '      containers:',
+    '        - name: {{ .Chart.Name }}',
+    '          image: "{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}"',
+    '          env:',
+    '            - name: CATALOG_URL',
+    '              value: {{ printf "http://%s:8080" .Values.catalog.host | quote }}',
+    '            - name: AUDIT_URL',
+    '              value: "http://{{ tpl .Values.audit.host . }}/audit"',
+    '            {{- range $k, $v := .Values.extraEnv }}',
+    '            - name: {{ $k | upper }}',
+    '              value: {{ $v | quote }}',
+    '            {{- end }}',
+    '            {{- if .Values.tracing.enabled }}',
+    '            - name: CATALOG_URL',
+    '              value: http://tracing-proxy',
+    '            {{- end }}',
+  ),
+};
+
+describe('Helm charts rendered with their values', () => {
+  it('values.yaml with its values-*.yaml overlay, include of a define, Release/Chart names, pipes, range and if; the Service of another chart names the host', async () => {
+    const r = await reportOf({
+      ...twoCatalogs(),
+      shop: {
+        'src/main/resources/application.yml': lines('catalog:', '  url: http://legacy-catalog:8080'),
+        'src/main/java/s/CatalogClient.java': shopClient,
+      },
+      deploy: {
+        ...shopChart,
+        'charts/catalog/Chart.yaml': lines('apiVersion: v2', 'name: catalog-chart'),
+        'charts/catalog/values.yaml': lines('service:', '  name: catalog', 'image: acme/catalog:2'),
+        'charts/catalog/templates/service.yaml': lines(
+          'apiVersion: v1',
+          'kind: Service',
+          'metadata:',
+          '  name: {{ .Values.service.name | default .Release.Name }}',
+          'spec:',
+          '  selector:',
+          '    app: {{ .Release.Name }}',
+          '---',
+          'apiVersion: apps/v1',
+          'kind: Deployment',
+          'metadata:',
+          '  name: {{ .Release.Name }}',
+          'spec:',
+          '  template:',
+          '    metadata:',
+          '      labels:',
+          '        app: {{ .Release.Name }}',
+          '    spec:',
+          '      containers:',
+          '        - image: {{ .Values.image }}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'shop src/main/java/s/CatalogClient.java:6 | GET catalog/items | catalog src/main/java/c/ItemController.java:3 GET /items (spring)',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+  });
+
+  it('renders what it knows and writes an unknown part for the rest; lines stay the template’s', () => {
+    const charts = new HelmCharts();
+    for (const [path, text] of Object.entries(shopChart)) charts.take(path, text);
+    const out = new Map(charts.rendered());
+    expect([...out.keys()]).toEqual(['charts/shop/templates/deployment.yaml']);
+    const rendered = out.get('charts/shop/templates/deployment.yaml')!.split('\n');
+    expect(rendered[3]).toBe('  name: shop');
+    expect(rendered[14]).toBe('          image: "registry.example.com/acme/shop:1.4"');
+    expect(rendered[17]).toBe('              value: "http://catalog:8080"');
+    expect(rendered[19]).toBe(`              value: "http://${HELM_UNKNOWN}/audit"`);
+    expect(rendered.slice(20, 24).join('\n')).toBe(
+      ['', '            - name: LOG_LEVEL', '              value: "info"', ''].join('\n'),
+    );
+    expect(rendered).not.toContain('              value: http://tracing-proxy');
   });
 });

@@ -6,6 +6,7 @@ import { joinPath } from '../routes';
 import { HOLE_PART, type HttpWrapper, type MessageWrapper, Sink, concat, nameOf } from './common';
 import { extractProto } from './grpc';
 import { extractChannels, sidecarPublishes } from './channels';
+import { HelmCharts } from './helm';
 import { extractDockerfileEnv, extractKeyValues, extractNginx, extractSql, extractStructured } from './config';
 import { extractJavaScript } from './javascript';
 import { fileSystemRoutes, npmDependencies } from './fs-routes';
@@ -122,13 +123,16 @@ export async function extractSource(
   // File-system routes wait for the source's package.json to say which framework it uses.
   const npmDeps = new Set<string>();
   const fsRoutes: { marker: string; endpoints: Endpoint[] }[] = [];
+  const helm = new HelmCharts();
   for await (const f of files) {
     if (isIgnoredFile(f.path, includeTests)) continue;
     const kind = kindOf(f.path);
-    if (!kind) continue;
+    if (!kind && !HelmCharts.isTemplate(f.path)) continue;
     files_++;
     const text = await f.read();
     if (text.length > (options.maxFileBytes ?? MAX_FILE_BYTES)) continue;
+    // A chart's templates are read once rendered with the chart's values, after every file is seen.
+    if (helm.take(f.path, text) || !kind) continue;
     if (f.path === 'package.json' || f.path.endsWith('/package.json'))
       for (const d of npmDependencies(text)) npmDeps.add(d);
     if ('code' in kind) {
@@ -155,6 +159,10 @@ export async function extractSource(
       parsed++;
     }
     if ('code' in kind || kind.config === 'structured') extractChannels(text, f.path, sink);
+  }
+  for (const [path, text] of helm.rendered()) {
+    extractStructured(text, path, sink);
+    parsed++;
   }
   for (const r of fsRoutes) if (npmDeps.has(r.marker)) facts.endpoints.push(...r.endpoints);
   for (const [name, value] of constants) if (value && name !== '__proto__') facts.constants[name] = value;
