@@ -324,15 +324,20 @@ export function createA2aV1Router(deps: A2aV1RouterDeps): Router {
     res.status(status).type(A2A_CONTENT_TYPE).send(JSON.stringify(errBody));
   };
 
-  router.use('/rest', guard, (req: Request, res: Response) =>
-    withBody(
+  router.use('/rest', guard, (req: Request, res: Response) => {
+    // No 1.0 GET or DELETE takes a body: those never read one, so never wait for a large-body slot.
+    if (req.method === 'GET' || req.method === 'DELETE') {
+      closeIfBodyUnread(req, res);
+      return answerRest(req, res, Buffer.alloc(0), new SpilledFiles(new Map()));
+    }
+    return withBody(
       req,
       res,
       REST_FILE_PATHS,
       (err) => restError(res, err),
       (json, spilled) => answerRest(req, res, json, spilled),
-    ),
-  );
+    );
+  });
 
   const answerRest = async (req: Request, res: Response, json: Buffer, spilled: SpilledFiles): Promise<void> => {
     const route = REST_ROUTES.find((r) => r.method === req.method && r.pattern.test(req.path));

@@ -5,7 +5,7 @@ import { AppError } from '@a2a-inbound/errors';
 import type { BlobStore } from '@a2a-inbound/ports';
 import { SpillScanner, type SpillOutcome } from '../protocol/spill-scanner';
 
-/** A body above this many bytes (or of unknown length) counts as large: bounded in flight. */
+/** A body above this many bytes (or chunked, of unknown length) counts as large: bounded in flight. */
 export const LARGE_BODY_BYTES = 1024 * 1024;
 
 /** Where the JSON-RPC endpoint finds file bytes: `params.message.parts[i].file.bytes`. */
@@ -104,7 +104,9 @@ export async function readSpilledBody(
       return ref;
     },
   });
-  const large = !(announced <= LARGE_BODY_BYTES);
+  // Neither a length nor chunked: no body at all (RFC 9112 6.3), not one of unknown length.
+  const bodiless = req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined;
+  const large = !bodiless && !(announced <= LARGE_BODY_BYTES);
   const leave = large ? await options.gate.enter() : undefined;
   try {
     const source = decoded(req);

@@ -393,6 +393,46 @@ describe('streamed request bodies: cut-off uploads and refusals mid-body', () =>
   });
 });
 
+describe('the large-body gate holds uploads only (review finding 1)', () => {
+  const auth = { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' };
+  const task = { kind: 'task', id: 't-1', contextId: 'c-1', status: { state: 'completed' } };
+
+  it('while every large-body slot is taken, 1.0 HTTP+JSON GETs and a bodiless POST are still answered', async () => {
+    const { base } = await start(
+      { getTask: async () => ({ taskJson: JSON.stringify(task) }) },
+      undefined,
+      new LargeBodyGate(1),
+    );
+    const head = Buffer.from('{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"parts":[');
+    const upload = rawPost(base, auth, [head], false); // chunked, never ended: holds the one slot
+    await new Promise((r) => setTimeout(r, 200));
+    const v1 = { ...auth, 'a2a-version': '1.0' };
+    const timeout = AbortSignal.timeout(3_000);
+    const got = await fetch(`${base}/agents/a1/a2a/v1/rest/tasks/t-1`, { headers: v1, signal: timeout });
+    expect(got.status).toBe(200);
+    expect(await got.json()).toMatchObject({ id: 't-1' });
+    // No Content-Length and no Transfer-Encoding: an empty body (a parse error, answered), not an unknown length.
+    const url = new URL(base);
+    const socket = connect(Number(url.port), url.hostname);
+    let answer = '';
+    socket.on('data', (d: Buffer) => (answer += d.toString('latin1')));
+    socket.write(`POST /agents/a1/a2a HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${KEY}\r\n\r\n`);
+    await expect.poll(() => answer, { timeout: 3_000 }).toContain('-32700');
+    socket.destroy();
+    // A GET that announces a (chunked) body does not read it, so does not queue for a slot either.
+    const chunkedGet = connect(Number(url.port), url.hostname);
+    let got2 = '';
+    chunkedGet.on('data', (d: Buffer) => (got2 += d.toString('latin1')));
+    chunkedGet.write(
+      `GET /agents/a1/a2a/v1/rest/tasks/t-1 HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${KEY}\r\n` +
+        'A2A-Version: 1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+    );
+    await expect.poll(() => got2, { timeout: 3_000 }).toMatch(/^HTTP\/1\.1 200/);
+    chunkedGet.destroy();
+    upload.socket.destroy();
+  });
+});
+
 function randomText(n: number): string {
   // Not compressible to nothing: the gzip stream is long enough to be cut in the middle.
   let out = '';
