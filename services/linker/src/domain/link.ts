@@ -199,6 +199,8 @@ export interface Topology {
   /** Deployment host name → source it resolves to. */
   readonly hosts: Map<string, string>;
   readonly env: Map<string, SourceEnv>;
+  /** The environment of each deployed instance of a source deployed more than once. */
+  readonly instances: Map<string, SourceEnv[]>;
   /** Reverse-proxy routes by the source (the gateway) that serves them. */
   readonly proxies: Map<string, ProxyRoute[]>;
   /** Context paths a source gets only from another repository's configuration (config server). */
@@ -222,6 +224,8 @@ export function topology(sources: readonly SourceFacts[]): Topology {
     if (name && !hosts.has(name)) hosts.set(name, s.source);
   }
   const extraEnv = new Map<string, SourcedEntry[]>();
+  /** Each deployed instance's own environment (compose service, workload), by the source it runs. */
+  const instanceEnv = new Map<string, Map<string, SourcedEntry[]>>();
   for (const s of sources) {
     const deployed = deploymentEnv(s);
     for (const { svc, env } of deployed) {
@@ -231,9 +235,14 @@ export function topology(sources: readonly SourceFacts[]): Topology {
       if (!target) continue;
       const source = byLower.get(target)!;
       if (!svc.noHost) hosts.set(svc.name.toLowerCase(), source);
+      const sourced = env.map((entry) => ({ entry, source: s.source }));
       const list = extraEnv.get(source) ?? [];
-      list.push(...env.map((entry) => ({ entry, source: s.source })));
+      list.push(...sourced);
       extraEnv.set(source, list);
+      const byInstance = instanceEnv.get(source) ?? new Map<string, SourcedEntry[]>();
+      const key = `${s.source}|${svc.name.toLowerCase()}`;
+      byInstance.set(key, [...(byInstance.get(key) ?? []), ...sourced]);
+      instanceEnv.set(source, byInstance);
     }
   }
   // Configuration one repository holds for others (a Spring Cloud Config repository): `orders.yml`
@@ -257,13 +266,30 @@ export function topology(sources: readonly SourceFacts[]): Topology {
         shared.push({ entry: c, source: s.source });
   }
   const env = new Map<string, SourceEnv>();
+  const instances = new Map<string, SourceEnv[]>();
   const basePaths = new Map<string, string>();
   const proxies = new Map<string, ProxyRoute[]>();
   for (const s of sources) {
-    const own = overlaysOrdered(
-      s.config.filter((c) => !c.scope && !c.bundle?.startsWith('secret/') && !c.bundle?.startsWith('configfile/')),
-      extraEnv.get(s.source) ?? [],
-    ).map((entry) => ({ entry, source: s.source }));
+    // One repository deployed twice (two compose services or workloads of one image with other env): each
+    // instance's values are its own, evaluated apart (the merged environment keeps the first of each key).
+    const ownConfig = s.config.filter(
+      (c) => !c.scope && !c.bundle?.startsWith('secret/') && !c.bundle?.startsWith('configfile/'),
+    );
+    const deployedAs = [...(instanceEnv.get(s.source)?.values() ?? [])];
+    if (deployedAs.length > 1)
+      instances.set(
+        s.source,
+        deployedAs.map((instance) => {
+          const own = overlaysOrdered(ownConfig, instance).map((entry) => ({ entry, source: s.source }));
+          return buildEnv([
+            ...(scoped.get(s.source) ?? []),
+            ...shared.filter((x) => x.source !== s.source),
+            ...instance,
+            ...own,
+          ]);
+        }),
+      );
+    const own = overlaysOrdered(ownConfig, extraEnv.get(s.source) ?? []).map((entry) => ({ entry, source: s.source }));
     // A config server's values override the service's own files (Spring Cloud Config); the environment a
     // deployment descriptor injects overrides the files the program reads (`appsettings.json`,
     // `application.yml`, Dockerfile `ENV`), as ASP.NET Core and Spring Boot order their sources.
@@ -281,7 +307,7 @@ export function topology(sources: readonly SourceFacts[]): Topology {
     const routes = [...proxyRoutes(e), ...yarpRoutes(e), ...ocelotRoutes(e)];
     if (routes.length) proxies.set(s.source, routes);
   }
-  return { hosts, env, proxies, basePaths };
+  return { hosts, env, instances, proxies, basePaths };
 }
 
 /**
@@ -1406,6 +1432,56 @@ function linkData(sources: readonly SourceFacts[], topo: Topology, out: LinkResu
 
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * A source deployed more than once with different environments: every value that depends on configuration
+ * (a call's settings, a messaging name's `${X}`) is evaluated in each instance's environment, and a site
+ * whose instances disagree becomes one site per distinct value (a worker deployed for `QUEUE_NAME=a` and
+ * for `QUEUE_NAME=b` consumes both). Sites every instance agrees on are left as they are.
+ */
+function perInstance(s: SourceFacts, topo: Topology): SourceFacts {
+  const envs = topo.instances.get(s.source);
+  if (!envs) return s;
+  const spread = <T>(list: readonly T[], variants: (x: T, env: SourceEnv) => T): T[] =>
+    list.flatMap((x) => {
+      const seen = new Map<string, T>();
+      for (const env of envs) {
+        const v = variants(x, env);
+        seen.set(JSON.stringify(v), v);
+      }
+      return seen.size > 1 ? [...seen.values()] : [x];
+    });
+  // An instance that does not set a value has the one every instance would have (the merged environment).
+  const merged = topo.env.get(s.source)!;
+  const known = (text: string, ...order: SourceEnv[]): string | undefined =>
+    order.map((env) => expand(env, text)).find((v) => !v.includes(HOLE));
+  const named = (env: SourceEnv, text: string): string =>
+    text.includes('${') ? (known(text, env, merged) ?? text) : text;
+  const setting = (env: SourceEnv, p: Part): Part => {
+    const key = 'env' in p ? p.env : 'config' in p ? p.config : undefined;
+    if (key === undefined) return p;
+    const value = [env, merged]
+      .map((e) => {
+        const v = lookup(e, key);
+        return v === undefined ? undefined : expand(e, v, new Set([relaxedKey(key)]));
+      })
+      .find((v) => v !== undefined && !v.includes(HOLE));
+    return value === undefined ? p : { lit: value };
+  };
+  return {
+    ...s,
+    calls: spread(s.calls, (c, env) => ({ ...c, url: c.url.map((p) => setting(env, p)) })),
+    publishes: spread(s.publishes, (x, env) => ({ ...x, exchange: named(env, x.exchange), key: named(env, x.key) })),
+    consumes: spread(s.consumes, (x, env) => ({ ...x, queue: named(env, x.queue) })),
+    bindings: spread(s.bindings, (x, env) => ({
+      ...x,
+      exchange: named(env, x.exchange),
+      queue: named(env, x.queue),
+      key: named(env, x.key),
+    })),
+    queues: spread(s.queues, (x, env) => ({ ...x, name: named(env, x.name) })),
+  };
+}
+
 export function link(sources: readonly SourceFacts[]): LinkResult {
   const sorted = instantiateBusSites([...sources].sort((a, b) => cmp(a.source, b.source)));
   const out: LinkResult = { links: [], bindings: [], unresolved: [], gaps: [], shared: [] };
@@ -1413,7 +1489,8 @@ export function link(sources: readonly SourceFacts[]): LinkResult {
   // Context paths that only another repository's configuration gives (a config server's `orders.yml`).
   // Placeholders left in messaging names resolve against the effective configuration, then their default;
   // without either they are run-time values (`{}`), which match nothing.
-  const linked = sorted.map((s) => {
+  const linked = sorted.map((s0) => {
+    const s = perInstance(s0, topo);
     const base = topo.basePaths.get(s.source);
     const env = topo.env.get(s.source)!;
     const name = (text: string): string => (text.includes('${') ? expand(env, text).replaceAll(HOLE, '{}') : text);
