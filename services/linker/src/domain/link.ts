@@ -1482,6 +1482,66 @@ function perInstance(s: SourceFacts, topo: Topology): SourceFacts {
   };
 }
 
+const STREAM_BINDING = /^\$\{spring\.cloud\.stream\.bindings\.([^.]+)\.destination:[^}]*\}$/;
+
+/**
+ * Spring Cloud Stream bindings of a source whose binder is RabbitMQ (`spring.cloud.stream.rabbit.*`, a binder
+ * of type `rabbit`, per binding or by default): the destination is a topic exchange the producer publishes to
+ * with the destination as routing key; a consumer's group is the queue `<destination>.<group>` bound with `#`
+ * (without a group, an anonymous queue of its own, `<destination>.anonymous.<source>` standing for the random
+ * suffix). Bindings of the Kafka binder stay topics.
+ */
+function rabbitStream(s: SourceFacts, env: SourceEnv): SourceFacts {
+  if (!s.publishes.some((x) => x.stream) && !s.consumes.some((x) => x.stream)) return s;
+  const setting = (key: string): string | undefined => lookup(env, key)?.trim();
+  const binderType = (name: string | undefined): string | undefined =>
+    name === undefined ? undefined : (setting(`spring.cloud.stream.binders.${name}.type`) ?? name).toLowerCase();
+  const rabbitOnly =
+    [...env.relaxed.keys()].some(
+      (k) => k.startsWith('spring.cloud.stream.rabbit.') || k.startsWith('spring.rabbitmq.'),
+    ) &&
+    ![...env.relaxed.keys()].some((k) => k.startsWith('spring.cloud.stream.kafka.') || k.startsWith('spring.kafka.'));
+  const isRabbit = (binding: string): boolean => {
+    const type =
+      binderType(setting(`spring.cloud.stream.bindings.${binding}.binder`)) ??
+      binderType(setting('spring.cloud.stream.default-binder'));
+    return type !== undefined ? type.startsWith('rabbit') : rabbitOnly;
+  };
+  const bindingOf = (name: string): string | undefined => {
+    const b = STREAM_BINDING.exec(name)?.[1];
+    return b !== undefined && isRabbit(b) ? b : undefined;
+  };
+  const destination = (name: string): string => {
+    const v = expand(env, name);
+    return v.includes(HOLE) ? name : v;
+  };
+  const bindings = [...s.bindings];
+  const exchanges = [...s.exchanges];
+  const queues = [...s.queues];
+  const publishes = s.publishes.map((x): Publish => {
+    if (!x.stream || x.broker !== 'kafka' || bindingOf(x.key) === undefined) return x;
+    const dest = destination(x.key);
+    exchanges.push({ name: dest, type: 'topic', loc: x.loc });
+    // A literal `routing-key-expression` (`'orders.created'`) replaces the destination as the routing key.
+    const expr = setting(`spring.cloud.stream.rabbit.bindings.${bindingOf(x.key)!}.producer.routing-key-expression`);
+    const literal = expr ? /^'([^']*)'$/.exec(expr)?.[1] : undefined;
+    return { ...x, broker: 'rabbitmq', exchange: dest, key: literal ?? (expr ? '{}' : dest) };
+  });
+  const consumes = s.consumes.map((x): Consume => {
+    const binding = x.stream && x.broker === 'kafka' ? bindingOf(x.queue) : undefined;
+    if (binding === undefined) return x;
+    const dest = destination(x.queue);
+    const group = setting(`spring.cloud.stream.bindings.${binding}.group`);
+    const queue = group ? `${dest}.${group}` : `${dest}.anonymous.${s.source}`;
+    exchanges.push({ name: dest, type: 'topic', loc: x.loc });
+    queues.push({ name: queue, loc: x.loc });
+    const key = setting(`spring.cloud.stream.rabbit.bindings.${binding}.consumer.binding-routing-key`) ?? '#';
+    bindings.push({ exchange: dest, queue, key, loc: x.loc });
+    return { ...x, broker: 'rabbitmq', queue };
+  });
+  return { ...s, publishes, consumes, bindings, exchanges, queues };
+}
+
 export function link(sources: readonly SourceFacts[]): LinkResult {
   const sorted = instantiateBusSites([...sources].sort((a, b) => cmp(a.source, b.source)));
   const out: LinkResult = { links: [], bindings: [], unresolved: [], gaps: [], shared: [] };
@@ -1490,9 +1550,9 @@ export function link(sources: readonly SourceFacts[]): LinkResult {
   // Placeholders left in messaging names resolve against the effective configuration, then their default;
   // without either they are run-time values (`{}`), which match nothing.
   const linked = sorted.map((s0) => {
-    const s = perInstance(s0, topo);
+    const env = topo.env.get(s0.source)!;
+    const s = rabbitStream(perInstance(s0, topo), env);
     const base = topo.basePaths.get(s.source);
-    const env = topo.env.get(s.source)!;
     const name = (text: string): string => (text.includes('${') ? expand(env, text).replaceAll(HOLE, '{}') : text);
     const named = JSON.stringify([s.publishes, s.consumes, s.bindings, s.queues, s.exchanges]).includes('${');
     if (!base && !named) return s;
