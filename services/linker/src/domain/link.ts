@@ -16,7 +16,7 @@ import type {
   StoreKind,
 } from './model';
 import { filePath } from './extract/config';
-import { channelName, subjectMatches } from './extract/channels';
+import { CELERY_DEFAULT_QUEUE, CELERY_ROUTE, channelName, subjectMatches } from './extract/channels';
 import {
   CATCH_ALL,
   HOLE,
@@ -1114,7 +1114,8 @@ const CHANNEL_LABEL: Record<Exclude<Broker, 'rabbitmq'>, string> = {
 const channelLabel = (b: Exclude<Broker, 'rabbitmq'>): string => CHANNEL_LABEL[b];
 
 export function describeBinding(b: UsedBinding): string {
-  if (b.broker !== 'rabbitmq') return `${channelLabel(b.broker)} \`${b.queue}\``;
+  if (b.broker !== 'rabbitmq')
+    return `${channelLabel(b.broker)} \`${b.queue}\`${b.exchange ? ` on queue \`${b.exchange}\`` : ''}`;
   if (b.exchangeType === 'default') return `default exchange → queue \`${b.queue}\``;
   if (b.exchangeType === 'fanout' || b.exchangeType === 'headers')
     return `${b.exchangeType} exchange \`${b.exchange}\` → queue \`${b.queue}\``;
@@ -1244,13 +1245,13 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
         if (cs === source) continue;
         const binding: UsedBinding = {
           broker: p.broker,
-          exchange: '',
+          exchange: p.broker === 'celery' ? p.exchange : '',
           exchangeType: p.broker === 'kafka' ? 'kafka-topic' : 'channel',
           queue: c.queue,
           key: p.key,
           at,
         };
-        const bk = `${p.broker}|${c.queue}|${p.key}`;
+        const bk = `${p.broker}|${c.queue}|${p.key}|${binding.exchange}`;
         if (!usedBindings.has(bk)) usedBindings.set(bk, binding);
         out.links.push({
           kind: 'message',
@@ -1259,9 +1260,10 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
           servedBy: ev(cs, c.loc),
           served: `consume ${label} \`${c.queue}\``,
           match:
-            c.queue === p.key
+            (c.queue === p.key
               ? `${label} \`${p.key}\` (its own binding)`
-              : `${label} \`${c.queue}\` matches \`${p.key}\``,
+              : `${label} \`${c.queue}\` matches \`${p.key}\``) +
+            (binding.exchange ? ` on queue \`${binding.exchange}\`` : ''),
         });
       }
       if (reached === 0)
@@ -1542,6 +1544,37 @@ function rabbitStream(s: SourceFacts, env: SourceEnv): SourceFacts {
   return { ...s, publishes, consumes, bindings, exchanges, queues };
 }
 
+/**
+ * The queue each Celery task is sent to, as the broker sees it: the call's `queue=`, else the first
+ * `task_routes` pattern (`*` globs) matching the task name, else `task_default_queue`, else `celery`. Routes
+ * are the publishing source's configuration, else those of the one source that configures any (the worker's
+ * shared `celeryconfig`).
+ */
+function celeryQueues(s: SourceFacts, env: SourceEnv, shared: readonly ConfigEntry[]): SourceFacts {
+  if (!s.publishes.some((p) => p.broker === 'celery')) return s;
+  const own = env.entries
+    .map((e) => e.entry)
+    .filter((e) => e.key.startsWith(CELERY_ROUTE) || e.key === CELERY_DEFAULT_QUEUE);
+  const settings = own.length ? own : shared;
+  const routes = settings
+    .filter((e) => e.key.startsWith(CELERY_ROUTE))
+    .map((e) => {
+      const glob = e.key.slice(CELERY_ROUTE.length).split('*').map(escapeRegExp).join('.*');
+      return { re: new RegExp(`^${glob}$`), queue: e.value };
+    });
+  const fallback = settings.find((e) => e.key === CELERY_DEFAULT_QUEUE)?.value ?? 'celery';
+  return {
+    ...s,
+    publishes: s.publishes.map((p) =>
+      p.broker !== 'celery' || p.exchange
+        ? p
+        : { ...p, exchange: routes.find((r) => r.re.test(p.key))?.queue ?? fallback },
+    ),
+  };
+}
+
+const escapeRegExp = (x: string): string => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 export function link(sources: readonly SourceFacts[]): LinkResult {
   const sorted = instantiateBusSites([...sources].sort((a, b) => cmp(a.source, b.source)));
   const out: LinkResult = { links: [], bindings: [], unresolved: [], gaps: [], shared: [] };
@@ -1549,9 +1582,13 @@ export function link(sources: readonly SourceFacts[]): LinkResult {
   // Context paths that only another repository's configuration gives (a config server's `orders.yml`).
   // Placeholders left in messaging names resolve against the effective configuration, then their default;
   // without either they are run-time values (`{}`), which match nothing.
+  const celeryConfigured = sorted.filter((s) =>
+    s.config.some((c) => c.key.startsWith(CELERY_ROUTE) || c.key === CELERY_DEFAULT_QUEUE),
+  );
+  const celerySettings = celeryConfigured.length === 1 ? celeryConfigured[0]!.config : [];
   const linked = sorted.map((s0) => {
     const env = topo.env.get(s0.source)!;
-    const s = rabbitStream(perInstance(s0, topo), env);
+    const s = celeryQueues(rabbitStream(perInstance(s0, topo), env), env, celerySettings);
     const base = topo.basePaths.get(s.source);
     const name = (text: string): string => (text.includes('${') ? expand(env, text).replaceAll(HOLE, '{}') : text);
     const named = JSON.stringify([s.publishes, s.consumes, s.bindings, s.queues, s.exchanges]).includes('${');
