@@ -16,7 +16,7 @@ import type {
   StoreKind,
 } from './model';
 import { filePath } from './extract/config';
-import { channelName, subjectMatches } from './extract/channels';
+import { CELERY_DEFAULT_QUEUE, CELERY_ROUTE, channelName, subjectMatches } from './extract/channels';
 import {
   CATCH_ALL,
   HOLE,
@@ -199,6 +199,8 @@ export interface Topology {
   /** Deployment host name → source it resolves to. */
   readonly hosts: Map<string, string>;
   readonly env: Map<string, SourceEnv>;
+  /** The environment of each deployed instance of a source deployed more than once. */
+  readonly instances: Map<string, SourceEnv[]>;
   /** Reverse-proxy routes by the source (the gateway) that serves them. */
   readonly proxies: Map<string, ProxyRoute[]>;
   /** Context paths a source gets only from another repository's configuration (config server). */
@@ -222,6 +224,8 @@ export function topology(sources: readonly SourceFacts[]): Topology {
     if (name && !hosts.has(name)) hosts.set(name, s.source);
   }
   const extraEnv = new Map<string, SourcedEntry[]>();
+  /** Each deployed instance's own environment (compose service, workload), by the source it runs. */
+  const instanceEnv = new Map<string, Map<string, SourcedEntry[]>>();
   for (const s of sources) {
     const deployed = deploymentEnv(s);
     for (const { svc, env } of deployed) {
@@ -231,9 +235,14 @@ export function topology(sources: readonly SourceFacts[]): Topology {
       if (!target) continue;
       const source = byLower.get(target)!;
       if (!svc.noHost) hosts.set(svc.name.toLowerCase(), source);
+      const sourced = env.map((entry) => ({ entry, source: s.source }));
       const list = extraEnv.get(source) ?? [];
-      list.push(...env.map((entry) => ({ entry, source: s.source })));
+      list.push(...sourced);
       extraEnv.set(source, list);
+      const byInstance = instanceEnv.get(source) ?? new Map<string, SourcedEntry[]>();
+      const key = `${s.source}|${svc.name.toLowerCase()}`;
+      byInstance.set(key, [...(byInstance.get(key) ?? []), ...sourced]);
+      instanceEnv.set(source, byInstance);
     }
   }
   // Configuration one repository holds for others (a Spring Cloud Config repository): `orders.yml`
@@ -257,13 +266,30 @@ export function topology(sources: readonly SourceFacts[]): Topology {
         shared.push({ entry: c, source: s.source });
   }
   const env = new Map<string, SourceEnv>();
+  const instances = new Map<string, SourceEnv[]>();
   const basePaths = new Map<string, string>();
   const proxies = new Map<string, ProxyRoute[]>();
   for (const s of sources) {
-    const own = overlaysOrdered(
-      s.config.filter((c) => !c.scope && !c.bundle?.startsWith('secret/') && !c.bundle?.startsWith('configfile/')),
-      extraEnv.get(s.source) ?? [],
-    ).map((entry) => ({ entry, source: s.source }));
+    // One repository deployed twice (two compose services or workloads of one image with other env): each
+    // instance's values are its own, evaluated apart (the merged environment keeps the first of each key).
+    const ownConfig = s.config.filter(
+      (c) => !c.scope && !c.bundle?.startsWith('secret/') && !c.bundle?.startsWith('configfile/'),
+    );
+    const deployedAs = [...(instanceEnv.get(s.source)?.values() ?? [])];
+    if (deployedAs.length > 1)
+      instances.set(
+        s.source,
+        deployedAs.map((instance) => {
+          const own = overlaysOrdered(ownConfig, instance).map((entry) => ({ entry, source: s.source }));
+          return buildEnv([
+            ...(scoped.get(s.source) ?? []),
+            ...shared.filter((x) => x.source !== s.source),
+            ...instance,
+            ...own,
+          ]);
+        }),
+      );
+    const own = overlaysOrdered(ownConfig, extraEnv.get(s.source) ?? []).map((entry) => ({ entry, source: s.source }));
     // A config server's values override the service's own files (Spring Cloud Config); the environment a
     // deployment descriptor injects overrides the files the program reads (`appsettings.json`,
     // `application.yml`, Dockerfile `ENV`), as ASP.NET Core and Spring Boot order their sources.
@@ -281,7 +307,7 @@ export function topology(sources: readonly SourceFacts[]): Topology {
     const routes = [...proxyRoutes(e), ...yarpRoutes(e), ...ocelotRoutes(e)];
     if (routes.length) proxies.set(s.source, routes);
   }
-  return { hosts, env, proxies, basePaths };
+  return { hosts, env, instances, proxies, basePaths };
 }
 
 /**
@@ -1088,7 +1114,8 @@ const CHANNEL_LABEL: Record<Exclude<Broker, 'rabbitmq'>, string> = {
 const channelLabel = (b: Exclude<Broker, 'rabbitmq'>): string => CHANNEL_LABEL[b];
 
 export function describeBinding(b: UsedBinding): string {
-  if (b.broker !== 'rabbitmq') return `${channelLabel(b.broker)} \`${b.queue}\``;
+  if (b.broker !== 'rabbitmq')
+    return `${channelLabel(b.broker)} \`${b.queue}\`${b.exchange ? ` on queue \`${b.exchange}\`` : ''}`;
   if (b.exchangeType === 'default') return `default exchange → queue \`${b.queue}\``;
   if (b.exchangeType === 'fanout' || b.exchangeType === 'headers')
     return `${b.exchangeType} exchange \`${b.exchange}\` → queue \`${b.queue}\``;
@@ -1218,13 +1245,13 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
         if (cs === source) continue;
         const binding: UsedBinding = {
           broker: p.broker,
-          exchange: '',
+          exchange: p.broker === 'celery' ? p.exchange : '',
           exchangeType: p.broker === 'kafka' ? 'kafka-topic' : 'channel',
           queue: c.queue,
           key: p.key,
           at,
         };
-        const bk = `${p.broker}|${c.queue}|${p.key}`;
+        const bk = `${p.broker}|${c.queue}|${p.key}|${binding.exchange}`;
         if (!usedBindings.has(bk)) usedBindings.set(bk, binding);
         out.links.push({
           kind: 'message',
@@ -1233,9 +1260,10 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
           servedBy: ev(cs, c.loc),
           served: `consume ${label} \`${c.queue}\``,
           match:
-            c.queue === p.key
+            (c.queue === p.key
               ? `${label} \`${p.key}\` (its own binding)`
-              : `${label} \`${c.queue}\` matches \`${p.key}\``,
+              : `${label} \`${c.queue}\` matches \`${p.key}\``) +
+            (binding.exchange ? ` on queue \`${binding.exchange}\`` : ''),
         });
       }
       if (reached === 0)
@@ -1406,6 +1434,147 @@ function linkData(sources: readonly SourceFacts[], topo: Topology, out: LinkResu
 
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * A source deployed more than once with different environments: every value that depends on configuration
+ * (a call's settings, a messaging name's `${X}`) is evaluated in each instance's environment, and a site
+ * whose instances disagree becomes one site per distinct value (a worker deployed for `QUEUE_NAME=a` and
+ * for `QUEUE_NAME=b` consumes both). Sites every instance agrees on are left as they are.
+ */
+function perInstance(s: SourceFacts, topo: Topology): SourceFacts {
+  const envs = topo.instances.get(s.source);
+  if (!envs) return s;
+  const spread = <T>(list: readonly T[], variants: (x: T, env: SourceEnv) => T): T[] =>
+    list.flatMap((x) => {
+      const seen = new Map<string, T>();
+      for (const env of envs) {
+        const v = variants(x, env);
+        seen.set(JSON.stringify(v), v);
+      }
+      return seen.size > 1 ? [...seen.values()] : [x];
+    });
+  // An instance that does not set a value has the one every instance would have (the merged environment).
+  const merged = topo.env.get(s.source)!;
+  const known = (text: string, ...order: SourceEnv[]): string | undefined =>
+    order.map((env) => expand(env, text)).find((v) => !v.includes(HOLE));
+  const named = (env: SourceEnv, text: string): string =>
+    text.includes('${') ? (known(text, env, merged) ?? text) : text;
+  const setting = (env: SourceEnv, p: Part): Part => {
+    const key = 'env' in p ? p.env : 'config' in p ? p.config : undefined;
+    if (key === undefined) return p;
+    const value = [env, merged]
+      .map((e) => {
+        const v = lookup(e, key);
+        return v === undefined ? undefined : expand(e, v, new Set([relaxedKey(key)]));
+      })
+      .find((v) => v !== undefined && !v.includes(HOLE));
+    return value === undefined ? p : { lit: value };
+  };
+  return {
+    ...s,
+    calls: spread(s.calls, (c, env) => ({ ...c, url: c.url.map((p) => setting(env, p)) })),
+    publishes: spread(s.publishes, (x, env) => ({ ...x, exchange: named(env, x.exchange), key: named(env, x.key) })),
+    consumes: spread(s.consumes, (x, env) => ({ ...x, queue: named(env, x.queue) })),
+    bindings: spread(s.bindings, (x, env) => ({
+      ...x,
+      exchange: named(env, x.exchange),
+      queue: named(env, x.queue),
+      key: named(env, x.key),
+    })),
+    queues: spread(s.queues, (x, env) => ({ ...x, name: named(env, x.name) })),
+  };
+}
+
+const STREAM_BINDING = /^\$\{spring\.cloud\.stream\.bindings\.([^.]+)\.destination:[^}]*\}$/;
+
+/**
+ * Spring Cloud Stream bindings of a source whose binder is RabbitMQ (`spring.cloud.stream.rabbit.*`, a binder
+ * of type `rabbit`, per binding or by default): the destination is a topic exchange the producer publishes to
+ * with the destination as routing key; a consumer's group is the queue `<destination>.<group>` bound with `#`
+ * (without a group, an anonymous queue of its own, `<destination>.anonymous.<source>` standing for the random
+ * suffix). Bindings of the Kafka binder stay topics.
+ */
+function rabbitStream(s: SourceFacts, env: SourceEnv): SourceFacts {
+  if (!s.publishes.some((x) => x.stream) && !s.consumes.some((x) => x.stream)) return s;
+  const setting = (key: string): string | undefined => lookup(env, key)?.trim();
+  const binderType = (name: string | undefined): string | undefined =>
+    name === undefined ? undefined : (setting(`spring.cloud.stream.binders.${name}.type`) ?? name).toLowerCase();
+  const rabbitOnly =
+    [...env.relaxed.keys()].some(
+      (k) => k.startsWith('spring.cloud.stream.rabbit.') || k.startsWith('spring.rabbitmq.'),
+    ) &&
+    ![...env.relaxed.keys()].some((k) => k.startsWith('spring.cloud.stream.kafka.') || k.startsWith('spring.kafka.'));
+  const isRabbit = (binding: string): boolean => {
+    const type =
+      binderType(setting(`spring.cloud.stream.bindings.${binding}.binder`)) ??
+      binderType(setting('spring.cloud.stream.default-binder'));
+    return type !== undefined ? type.startsWith('rabbit') : rabbitOnly;
+  };
+  const bindingOf = (name: string): string | undefined => {
+    const b = STREAM_BINDING.exec(name)?.[1];
+    return b !== undefined && isRabbit(b) ? b : undefined;
+  };
+  const destination = (name: string): string => {
+    const v = expand(env, name);
+    return v.includes(HOLE) ? name : v;
+  };
+  const bindings = [...s.bindings];
+  const exchanges = [...s.exchanges];
+  const queues = [...s.queues];
+  const publishes = s.publishes.map((x): Publish => {
+    if (!x.stream || x.broker !== 'kafka' || bindingOf(x.key) === undefined) return x;
+    const dest = destination(x.key);
+    exchanges.push({ name: dest, type: 'topic', loc: x.loc });
+    // A literal `routing-key-expression` (`'orders.created'`) replaces the destination as the routing key.
+    const expr = setting(`spring.cloud.stream.rabbit.bindings.${bindingOf(x.key)!}.producer.routing-key-expression`);
+    const literal = expr ? /^'([^']*)'$/.exec(expr)?.[1] : undefined;
+    return { ...x, broker: 'rabbitmq', exchange: dest, key: literal ?? (expr ? '{}' : dest) };
+  });
+  const consumes = s.consumes.map((x): Consume => {
+    const binding = x.stream && x.broker === 'kafka' ? bindingOf(x.queue) : undefined;
+    if (binding === undefined) return x;
+    const dest = destination(x.queue);
+    const group = setting(`spring.cloud.stream.bindings.${binding}.group`);
+    const queue = group ? `${dest}.${group}` : `${dest}.anonymous.${s.source}`;
+    exchanges.push({ name: dest, type: 'topic', loc: x.loc });
+    queues.push({ name: queue, loc: x.loc });
+    const key = setting(`spring.cloud.stream.rabbit.bindings.${binding}.consumer.binding-routing-key`) ?? '#';
+    bindings.push({ exchange: dest, queue, key, loc: x.loc });
+    return { ...x, broker: 'rabbitmq', queue };
+  });
+  return { ...s, publishes, consumes, bindings, exchanges, queues };
+}
+
+/**
+ * The queue each Celery task is sent to, as the broker sees it: the call's `queue=`, else the first
+ * `task_routes` pattern (`*` globs) matching the task name, else `task_default_queue`, else `celery`. Routes
+ * are the publishing source's configuration, else those of the one source that configures any (the worker's
+ * shared `celeryconfig`).
+ */
+function celeryQueues(s: SourceFacts, env: SourceEnv, shared: readonly ConfigEntry[]): SourceFacts {
+  if (!s.publishes.some((p) => p.broker === 'celery')) return s;
+  const own = env.entries
+    .map((e) => e.entry)
+    .filter((e) => e.key.startsWith(CELERY_ROUTE) || e.key === CELERY_DEFAULT_QUEUE);
+  const settings = own.length ? own : shared;
+  const routes = settings
+    .filter((e) => e.key.startsWith(CELERY_ROUTE))
+    .map((e) => {
+      const glob = e.key.slice(CELERY_ROUTE.length).split('*').map(escapeRegExp).join('.*');
+      return { re: new RegExp(`^${glob}$`), queue: e.value };
+    });
+  const fallback = settings.find((e) => e.key === CELERY_DEFAULT_QUEUE)?.value ?? 'celery';
+  return {
+    ...s,
+    publishes: s.publishes.map((p) =>
+      p.broker !== 'celery' || p.exchange
+        ? p
+        : { ...p, exchange: routes.find((r) => r.re.test(p.key))?.queue ?? fallback },
+    ),
+  };
+}
+
+const escapeRegExp = (x: string): string => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 export function link(sources: readonly SourceFacts[]): LinkResult {
   const sorted = instantiateBusSites([...sources].sort((a, b) => cmp(a.source, b.source)));
   const out: LinkResult = { links: [], bindings: [], unresolved: [], gaps: [], shared: [] };
@@ -1413,9 +1582,14 @@ export function link(sources: readonly SourceFacts[]): LinkResult {
   // Context paths that only another repository's configuration gives (a config server's `orders.yml`).
   // Placeholders left in messaging names resolve against the effective configuration, then their default;
   // without either they are run-time values (`{}`), which match nothing.
-  const linked = sorted.map((s) => {
+  const celeryConfigured = sorted.filter((s) =>
+    s.config.some((c) => c.key.startsWith(CELERY_ROUTE) || c.key === CELERY_DEFAULT_QUEUE),
+  );
+  const celerySettings = celeryConfigured.length === 1 ? celeryConfigured[0]!.config : [];
+  const linked = sorted.map((s0) => {
+    const env = topo.env.get(s0.source)!;
+    const s = celeryQueues(rabbitStream(perInstance(s0, topo), env), env, celerySettings);
     const base = topo.basePaths.get(s.source);
-    const env = topo.env.get(s.source)!;
     const name = (text: string): string => (text.includes('${') ? expand(env, text).replaceAll(HOLE, '{}') : text);
     const named = JSON.stringify([s.publishes, s.consumes, s.bindings, s.queues, s.exchanges]).includes('${');
     if (!base && !named) return s;

@@ -68,7 +68,7 @@ export type Broker = 'rabbitmq' | 'kafka' | 'celery' | 'bullmq' | 'nats' | 'sqs'
 
 export interface Publish {
   readonly broker: Broker;
-  /** RabbitMQ exchange ('' is the default exchange); for Kafka, ''. */
+  /** RabbitMQ exchange ('' is the default exchange); Celery: the queue the task is routed to; for Kafka, ''. */
   readonly exchange: string;
   /** RabbitMQ routing key; for Kafka and the other named-channel brokers, the name. */
   readonly key: string;

@@ -409,3 +409,50 @@ describe('gateways in configuration: Kong and Traefik', () => {
     ]);
   });
 });
+
+describe('Celery routing (issue 20)', () => {
+  it('task_routes globs and task_default_queue of the shared Celery configuration, and a call’s queue=, name the queue each task is sent to', async () => {
+    const r = await reportOf({
+      web: {
+        'app/views.py': lines(
+          'from celery import Celery',
+          "celery = Celery('web', broker='amqp://rabbitmq')",
+          'def order(request):',
+          "    celery.send_task('orders.charge', args=[1])",
+          "    celery.send_task('worker.tasks.ship', args=[1], queue='shipping')",
+          "    celery.send_task('reports.build')",
+        ),
+      },
+      worker: {
+        'worker/celeryconfig.py': lines(
+          "broker_url = 'amqp://rabbitmq'",
+          "task_default_queue = 'default'",
+          'task_routes = {',
+          "    'orders.*': {'queue': 'payments'},",
+          "    'worker.tasks.ship': dict(queue='logistics'),",
+          '}',
+        ),
+        'worker/tasks.py': lines(
+          'from celery import Celery, shared_task',
+          "app = Celery('worker')",
+          "app.config_from_object('worker.celeryconfig')",
+          "@app.task(name='orders.charge')",
+          'def charge(order_id):',
+          '    pass',
+          '@shared_task',
+          'def ship(order_id):',
+          '    pass',
+          "@app.task(name='reports.build')",
+          'def build():',
+          '    pass',
+        ),
+      },
+    });
+    expect(r.table.map((t) => `${t.caller} | ${t.match}`)).toEqual([
+      'web app/views.py:4 | Celery task `orders.charge` (its own binding) on queue `payments`',
+      'web app/views.py:5 | Celery task `worker.tasks.ship` (its own binding) on queue `shipping`',
+      'web app/views.py:6 | Celery task `reports.build` (its own binding) on queue `default`',
+    ]);
+    expect(gaps(r)).toEqual([]);
+  });
+});

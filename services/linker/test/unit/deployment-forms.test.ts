@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HELM_UNKNOWN, HelmCharts } from '../../src/domain/extract/helm';
-import { reportOf, rows, unresolved } from '../support/in-memory-report';
+import { gaps, reportOf, rows, unresolved } from '../support/in-memory-report';
 
 /**
  * Issue 20 item 2, the deployment forms the first pass left: Dockerfile arguments, ConfigMaps mounted as
@@ -278,5 +278,78 @@ describe('Helm charts rendered with their values', () => {
       ['', '            - name: LOG_LEVEL', '              value: "info"', ''].join('\n'),
     );
     expect(rendered).not.toContain('              value: http://tracing-proxy');
+  });
+});
+
+describe('one repository deployed twice with different environments', () => {
+  it('two compose services built from one worker with QUEUE_NAME=a and =b consume both queues; two workloads of one image call two hosts', async () => {
+    const r = await reportOf({
+      server: {
+        'src/queues.ts': lines(
+          "import { Queue } from 'bullmq';",
+          "const simple = new Queue('simpleQueue', { connection });",
+          "const repeatable = new Queue('repeatableQueue', { connection });",
+          "export const addSimple = (data: unknown) => simple.add('job', data);",
+          "export const addRepeatable = (data: unknown) => repeatable.add('job', data);",
+        ),
+      },
+      worker: {
+        'src/worker.ts': lines(
+          "import { Worker } from 'bullmq';",
+          'const queueName = process.env.QUEUE_NAME!;',
+          'export const worker = new Worker(queueName, async (job) => handle(job.data), { connection });',
+        ),
+        '.env.example': lines('QUEUE_NAME=sampleQueue'),
+      },
+      configs: {
+        'docker-compose.yml': lines(
+          'services:',
+          '  server:',
+          '    build:',
+          '      context: ../server',
+          '  worker-repeatable:',
+          '    build:',
+          '      context: ../worker',
+          '    environment:',
+          '      QUEUE_NAME: repeatableQueue',
+          '  worker-simple:',
+          '    build:',
+          '      context: ../worker',
+          '    environment:',
+          '      QUEUE_NAME: simpleQueue',
+        ),
+      },
+      ...twoCatalogs(),
+      shop: {
+        'src/main/java/s/CatalogClient.java': shopClient,
+      },
+      deploy: {
+        'k8s/shop.yaml': lines(
+          ...['shop-eu', 'shop-legacy'].flatMap((name, i) => [
+            ...(i > 0 ? ['---'] : []),
+            'apiVersion: apps/v1',
+            'kind: Deployment',
+            'metadata:',
+            `  name: ${name}`,
+            'spec:',
+            '  template:',
+            '    spec:',
+            '      containers:',
+            '        - image: acme/shop:1.0',
+            '          env:',
+            '            - name: CATALOG_URL',
+            `              value: http://${i === 0 ? 'catalog' : 'legacy-catalog'}:8080`,
+          ]),
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'shop src/main/java/s/CatalogClient.java:6 | GET catalog/items | catalog src/main/java/c/ItemController.java:3 GET /items (spring)',
+      'shop src/main/java/s/CatalogClient.java:6 | GET legacy-catalog/items | legacy-catalog src/main/java/c/ItemController.java:3 GET /items (spring)',
+      'server src/queues.ts:4 | produce Bull queue `simpleQueue` | worker src/worker.ts:3 consume Bull queue `simpleQueue`',
+      'server src/queues.ts:5 | produce Bull queue `repeatableQueue` | worker src/worker.ts:3 consume Bull queue `repeatableQueue`',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+    expect(gaps(r)).toEqual([]);
   });
 });

@@ -104,7 +104,7 @@ export function subjectMatches(pattern: string, subject: string): boolean {
   return p.length === s.length;
 }
 
-type Emit = (side: 'publish' | 'consume', broker: Broker, name: string, index: number) => void;
+type Emit = (side: 'publish' | 'consume', broker: Broker, name: string, index: number, via?: string) => void;
 
 function each(re: RegExp, text: string, f: (m: RegExpExecArray) => void): void {
   for (const m of text.matchAll(re)) f(m);
@@ -124,9 +124,40 @@ function celery(text: string, path: string, emit: Emit): void {
     const name = named ? valueOf(named[1]!, text) : `${module}.${m[2]!}`;
     emit('consume', 'celery', name, m.index);
   });
-  each(new RegExp(String.raw`\b(?:send_task|signature)\(\s*(?:name\s*=\s*)?${EXPR}`, 'g'), text, (m) =>
-    emit('publish', 'celery', valueOf(m[1]!, text), m.index),
-  );
+  each(new RegExp(String.raw`\b(?:send_task|signature)\(\s*(?:name\s*=\s*)?${EXPR}([^\n]*)`, 'g'), text, (m) => {
+    // `queue='payments'` on the call routes it before any `task_routes`.
+    const queue = /\bqueue\s*=\s*['"]([^'"]+)['"]/.exec(m[2]!)?.[1];
+    emit('publish', 'celery', valueOf(m[1]!, text), m.index, queue);
+  });
+}
+
+/** Celery's routing settings (`task_routes`, `CELERY_ROUTES`, `task_default_queue`), as configuration entries. */
+export const CELERY_ROUTE = 'celery.task_routes:';
+export const CELERY_DEFAULT_QUEUE = 'celery.task_default_queue';
+
+function celeryRouting(text: string, path: string, sink: Sink): void {
+  if (!/task_routes|CELERY_(?:TASK_)?ROUTES|task_default_queue|CELERY_(?:TASK_)?DEFAULT_QUEUE/.test(text)) return;
+  const line = lineIndex(text);
+  for (const m of text.matchAll(/\b(?:task_routes|CELERY_(?:TASK_)?ROUTES)\s*[=:]\s*\{/g)) {
+    // The dict's own braces (one level of nesting: `{'pattern': {'queue': 'q'}}`).
+    let depth = 0;
+    let end = m.index + m[0].length - 1;
+    for (; end < text.length && end < m.index + 20_000; end++) {
+      if (text[end] === '{') depth++;
+      else if (text[end] === '}' && --depth === 0) break;
+    }
+    const body = text.slice(m.index + m[0].length, end);
+    for (const r of body.matchAll(
+      /(['"])([^'"\n]+)\1\s*:\s*(?:\{[^{}]*?['"]queue['"]\s*:\s*['"]([^'"]+)['"][^{}]*\}|dict\([^()]*?\bqueue\s*=\s*['"]([^'"]+)['"][^()]*\))/g,
+    ))
+      sink.facts.config.push({
+        key: `${CELERY_ROUTE}${r[2]!}`,
+        value: r[3] ?? r[4]!,
+        loc: { file: path, line: line(m.index + m[0].length + r.index) },
+      });
+  }
+  for (const m of text.matchAll(/\b(?:task_default_queue|CELERY_(?:TASK_)?DEFAULT_QUEUE)\s*[=:]\s*['"]([^'"]+)['"]/g))
+    sink.facts.config.push({ key: CELERY_DEFAULT_QUEUE, value: m[1]!, loc: { file: path, line: line(m.index) } });
 }
 
 /** Bull/BullMQ: `new Worker(name)`, `queue.process`, `@Processor(name)` consume; `queue.add`, `@InjectQueue` produce. */
@@ -332,14 +363,17 @@ function sidekiq(text: string, path: string, emit: Emit): void {
 /** The named-channel facts of one file (code or YAML). */
 export function extractChannels(text: string, path: string, sink: Sink): void {
   const line = lineIndex(text);
-  const emit: Emit = (side, broker, name, index) => {
+  const emit: Emit = (side, broker, name, index, via) => {
     if (!name) return;
     const loc: Loc = { file: path, line: line(index) };
-    if (side === 'publish') sink.publish(broker, '', name, loc);
+    if (side === 'publish') sink.publish(broker, via ?? '', name, loc);
     else sink.consume(broker, name, loc);
   };
   if (/\.ya?ml$/.test(path)) return daprYaml(text, emit);
-  if (path.endsWith('.py')) celery(text, path, emit);
+  if (path.endsWith('.py')) {
+    celery(text, path, emit);
+    celeryRouting(text, path, sink);
+  }
   if (/\.[cm]?[jt]sx?$/.test(path)) bull(text, emit);
   nats(text, emit);
   aws(text, emit);

@@ -194,7 +194,6 @@ export async function extractSource(
   applyMessageWrappers(facts, sink, resolve);
   summariseRegistryBinds(facts, sink, resolve);
   applyPrefixes(facts);
-  resolveNamePlaceholders(facts);
   for (let i = 0; i < facts.calls.length; i++) {
     const c = facts.calls[i]!;
     facts.calls[i] = { ...c, url: resolve(c.url) };
@@ -386,29 +385,6 @@ function applyPrefixes(facts: SourceFacts): void {
     if (path !== undefined) facts.endpoints[i] = { ...ep, path };
   }
   facts.endpoints.push(...versioned);
-}
-
-/**
- * `${app.topic:payments}` in a queue, topic or exchange name (Spring `@KafkaListener(topics = …)`,
- * `@RabbitListener(queues = …)`) resolved from the source's own configuration; the others are left for
- * the link stage, which knows the configuration other repositories hold for this one (a config
- * server's, the deployment's), then the default, else a run-time value (`{}`, which matches nothing).
- */
-function resolveNamePlaceholders(facts: SourceFacts): void {
-  if (![...facts.publishes, ...facts.consumes, ...facts.bindings].some((x) => JSON.stringify(x).includes('${'))) return;
-  const own = new Map<string, string>();
-  for (const c of facts.config) if (!c.scope && !own.has(relaxedKey(c.key))) own.set(relaxedKey(c.key), c.value);
-  const name = (text: string, depth = 0): string =>
-    text.replace(/\$\{([^}:]+)(?::([^}]*))?\}/g, (m, key: string) => {
-      const v = own.get(relaxedKey(key));
-      return v !== undefined && depth < 4 ? name(v, depth + 1) : m;
-    });
-  const p = facts.publishes.map((x) => ({ ...x, exchange: name(x.exchange), key: name(x.key) }));
-  const c = facts.consumes.map((x) => ({ ...x, queue: name(x.queue) }));
-  const b = facts.bindings.map((x) => ({ ...x, exchange: name(x.exchange), queue: name(x.queue), key: name(x.key) }));
-  facts.publishes.splice(0, facts.publishes.length, ...p);
-  facts.consumes.splice(0, facts.consumes.length, ...c);
-  facts.bindings.splice(0, facts.bindings.length, ...b);
 }
 
 /** Own keys only: identifiers such as `constructor` or `toString` must not reach Object.prototype. */
