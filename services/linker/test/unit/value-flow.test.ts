@@ -151,3 +151,90 @@ describe('value flow: settings reached through pointers, defaults and base paths
     expect(unresolved(r)).toEqual([]);
   });
 });
+
+describe('servers and clients met on unseen applications', () => {
+  it('JAX-RS resources and the JAX-RS client through its builder variable; a ternary on a setting; WEBrick prefix mounts; regex routes (httpdispatcher, Express)', async () => {
+    const r = await reportOf({
+      shelf: {
+        'src/main/java/shelf/ShelfResource.java': lines(
+          'package shelf;',
+          '',
+          'import javax.ws.rs.*;',
+          'import javax.ws.rs.client.Client;',
+          'import javax.ws.rs.client.ClientBuilder;',
+          'import javax.ws.rs.client.Invocation;',
+          'import javax.ws.rs.client.WebTarget;',
+          'import javax.ws.rs.core.Response;',
+          '',
+          '@Path("/")',
+          'public class ShelfResource {',
+          '  private static final String host = System.getenv("SCORES_HOST") == null ? "scores" : System.getenv("SCORES_HOST");',
+          '  private static final String zone = System.getenv("ZONE") == null ? "" : ("." + System.getenv("ZONE"));',
+          '  private static final String scores = String.format("http://%s%s:9080/scores", host, zone);',
+          '',
+          '  @GET',
+          '  @Path("/shelves/{id}")',
+          '  public Response shelf(@PathParam("id") int id) {',
+          '    Client client = ClientBuilder.newClient();',
+          '    WebTarget target = client.target(scores + "/" + id);',
+          '    Invocation.Builder builder = target.request("application/json");',
+          '    Response r = builder.get();',
+          '    return r;',
+          '  }',
+          '',
+          '  @POST',
+          '  @Path("/shelves")',
+          '  public Response create() {',
+          '    return Response.ok().build();',
+          '  }',
+          '}',
+        ),
+      },
+      scores: {
+        'scores.js': lines(
+          "var dispatcher = require('httpdispatcher')",
+          'dispatcher.onGet(/^\\/scores\\/[0-9]*/, function (req, res) { res.end() })',
+          "dispatcher.onPost('/scores', function (req, res) { res.end() })",
+        ),
+      },
+      notes: {
+        'notes.rb': lines(
+          "require 'webrick'",
+          'server = WEBrick::HTTPServer.new(:Port => 9080)',
+          "server.mount_proc '/notes' do |req, res|",
+          "  res.body = '{}'",
+          'end',
+          'server.start',
+        ),
+      },
+      tags: {
+        'tags.js': lines(
+          "const express = require('express')",
+          'const app = express()',
+          'app.get(/^\\/tags\\/(\\w+)$/, (req, res) => res.json([]))',
+          'app.listen(3000)',
+        ),
+      },
+      front: {
+        'front.py': lines(
+          'import requests',
+          'def page(i):',
+          '    requests.get("http://shelf:9080/shelves/" + str(i))',
+          '    requests.post("http://shelf:9080/shelves")',
+          '    requests.get("http://notes:9080/notes/" + str(i))',
+          '    requests.post("http://scores:9080/scores")',
+          '    requests.get("http://tags:3000/tags/" + str(i))',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'front front.py:3 | GET shelf/shelves/{} | shelf src/main/java/shelf/ShelfResource.java:16 GET /shelves/{id} (jax-rs)',
+      'front front.py:4 | POST shelf/shelves | shelf src/main/java/shelf/ShelfResource.java:26 POST /shelves (jax-rs)',
+      'front front.py:5 | GET notes/notes/{} | notes notes.rb:3 ANY /notes/** (webrick)',
+      'front front.py:6 | POST scores/scores | scores scores.js:3 POST /scores (httpdispatcher)',
+      'front front.py:7 | GET tags/tags/{} | tags tags.js:3 GET /tags/{p1} (express)',
+      'shelf src/main/java/shelf/ShelfResource.java:20 | GET scores/scores/{} | scores scores.js:2 GET /scores/{p1} (httpdispatcher)',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+  });
+});
