@@ -5,6 +5,39 @@ import type { Broker, BusSite, BusSummary, ExchangeType, HttpMethod, Loc, Part, 
 export const lineOf = (node: Node): number => node.startPosition.row + 1;
 
 /** The text of a fully literal value, or undefined when any part is unknown. */
+/**
+ * A served route's path: its literal text, or the literal path after a base path read from a setting
+ * (`os.Getenv("BASE_URL") + "/cart"`): the setting's default when it has one, else nothing (a base path
+ * is a deployment choice, empty unless the service is mounted under a prefix).
+ */
+export function routePath(parts: readonly Part[] | undefined): string | undefined {
+  const whole = literal(parts);
+  if (whole !== undefined || !parts || parts.length < 2) return whole;
+  const [head, ...rest] = parts;
+  const path = literal(rest);
+  if (!head || !('env' in head || 'config' in head) || path === undefined || !path.startsWith('/')) return undefined;
+  return (head.fallback ?? '').replace(/\/+$/, '') + path;
+}
+
+/**
+ * The two branches of a conditional on a setting (`"ratings" if getenv("X") is None else getenv("X")`,
+ * `getenv("X") == null ? "ratings" : getenv("X")`): the setting with the literal branch as its default.
+ * An optional piece built around a setting (`"" if … else "." + getenv("DOMAIN")`) is its default, empty.
+ */
+export function settingOrDefault(a: readonly Part[], b: readonly Part[]): Part[] {
+  if (JSON.stringify(a) === JSON.stringify(b)) return [...a];
+  const la = literal(a);
+  const fallback = la ?? literal(b);
+  const other = la !== undefined ? b : a;
+  if (fallback === undefined) return [HOLE_PART];
+  const only = other.length === 1 ? other[0]! : undefined;
+  if (only && ('env' in only || 'config' in only) && only.fallback === undefined) return [{ ...only, fallback }];
+  const setting = other.some((p) => 'env' in p || 'config' in p);
+  return setting && fallback === '' && other.every((p) => 'lit' in p || 'env' in p || 'config' in p)
+    ? lit('')
+    : [HOLE_PART];
+}
+
 export function literal(parts: readonly Part[] | undefined): string | undefined {
   if (!parts) return undefined;
   let out = '';

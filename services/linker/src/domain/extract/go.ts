@@ -10,6 +10,7 @@ import {
   lit,
   literal,
   nameOf,
+  routePath,
   sharedCallRules,
   sharedRuleName,
 } from './common';
@@ -154,6 +155,21 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
         classify(name.text, vs[0]);
       }
     }
+  };
+  /**
+   * A helper that sets a variable or field through a pointer from an environment variable
+   * (`mustMapEnv(&svc.cartAddr, "CART_ADDR")`, `envOr(&addr, "ADDR", "localhost:7070")`): that name holds
+   * the setting in every file of the source.
+   */
+  const declareOutParameter = (call: Node): void => {
+    const [target, key, fallback] = args(call);
+    if (target?.type !== 'unary_expression' || !target.text.startsWith('&') || !key) return;
+    const env = /^"([A-Z][A-Z0-9_]*)"$/.exec(key.text)?.[1];
+    const operand = target.childForFieldName('operand');
+    const name = operand?.type === 'selector_expression' ? operand.childForFieldName('field')?.text : operand?.text;
+    if (!env || !name || !/^\w+$/.test(name)) return;
+    const d = fallback?.type === 'interpreted_string_literal' ? fallback.text.slice(1, -1) : undefined;
+    scope.set(name, [d === undefined ? { env } : { env, fallback: d }]);
   };
   const declareBinding = (node: Node): void => bind(node.childForFieldName('left'), node.childForFieldName('right'));
 
@@ -307,7 +323,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
     // ---- endpoints
     const router = routers.get(receiver);
     if ((name === 'HandleFunc' || name === 'Handle') && vals[0]) {
-      const pattern = literal(vals[0]);
+      const pattern = routePath(vals[0]);
       if (pattern === undefined) return;
       // Go 1.22 patterns: "GET /orders/{id}"
       const m = /^([A-Z]+)\s+(\/.*)$/.exec(pattern);
@@ -334,7 +350,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
       receiver !== 'http' &&
       !/client/i.test(receiver)
     ) {
-      const path = literal(vals[0]);
+      const path = routePath(vals[0]);
       // gin/echo groups also serve their own prefix: items.POST("", create)
       if (path === undefined || !(path.startsWith('/') || (path === '' && router?.prefix))) return;
       const framework = router?.framework ?? (CHI_VERBS.has(name) ? 'chi' : 'gin');
@@ -404,6 +420,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
         const n = node.childForFieldName('name')?.text;
         if (n) functions.set(n, node);
       },
+      call_expression: declareOutParameter,
       const_spec: declareSpec,
       var_spec: declareSpec,
       short_var_declaration: declareBinding,

@@ -15,12 +15,28 @@ import {
   literal,
   nameOf,
   rawName,
+  settingOrDefault,
   sharedCallRules,
   sharedRuleName,
   withBase,
 } from './common';
 import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
 import { JAVA_GRPC } from './grpc';
+
+/** A file using the JAX-RS client API. */
+const JAXRS_CLIENT = /\b(?:javax|jakarta)\.ws\.rs\.client\b/;
+/** JAX-RS `SyncInvoker`/`AsyncInvoker` verbs. */
+const JAXRS_VERBS: ReadonlySet<string> = new Set(['get', 'post', 'put', 'delete', 'head', 'options']);
+/** JAX-RS resource method designators (`@GET`, …) under a class `@Path`. */
+const JAXRS_METHODS: Record<string, HttpMethod> = {
+  GET: 'GET',
+  POST: 'POST',
+  PUT: 'PUT',
+  DELETE: 'DELETE',
+  PATCH: 'PATCH',
+  HEAD: 'HEAD',
+  OPTIONS: 'OPTIONS',
+};
 
 const MAPPINGS: Record<string, HttpMethod> = {
   GetMapping: 'GET',
@@ -243,6 +259,12 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
       }
       case 'parenthesized_expression':
         return node.namedChild(0) ? evaluate(node.namedChild(0)!) : [HOLE_PART];
+      case 'ternary_expression': {
+        // System.getenv("X") == null ? "ratings" : System.getenv("X")
+        const a = node.childForFieldName('consequence');
+        const b = node.childForFieldName('alternative');
+        return a && b ? settingOrDefault(evaluate(a), evaluate(b)) : [HOLE_PART];
+      }
       case 'formal_parameter':
         return parameterValue(node);
       case 'method_invocation': {
@@ -545,6 +567,36 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     if (bases.length === 1) sink.facts.clientBases[cls] = evaluate(bases[0]!);
   }
 
+  /**
+   * The HTTP verbs a JAX-RS `WebTarget` is invoked with: the chain's `get()`/`post(…)`…, followed through
+   * the local variables that hold the target or its `Invocation.Builder` (`builder = t.request(); builder.get()`).
+   */
+  function jaxrsVerbs(start: Node, depth: number): HttpMethod[] {
+    let n = start;
+    for (;;) {
+      const p = n.parent;
+      if (p?.type !== 'method_invocation' || p.childForFieldName('object')?.id !== n.id) break;
+      const called = p.childForFieldName('name')?.text ?? '';
+      if (JAXRS_VERBS.has(called)) return [httpMethod(called)!];
+      n = p;
+    }
+    const holder = n.parent?.type === 'variable_declarator' ? n.parent.childForFieldName('name')?.text : undefined;
+    let body: Node | null = n.parent;
+    while (body && body.type !== 'method_declaration' && body.type !== 'constructor_declaration') body = body.parent;
+    if (!holder || !body || depth > 3) return [];
+    const out: HttpMethod[] = [];
+    const visit = (x: Node): void => {
+      if (x.type === 'method_invocation' && x.childForFieldName('object')?.text === holder) {
+        const called = x.childForFieldName('name')?.text ?? '';
+        if (JAXRS_VERBS.has(called)) out.push(httpMethod(called)!);
+        else out.push(...jaxrsVerbs(x, depth + 1));
+      }
+      for (const c of x.namedChildren) if (c) visit(c);
+    };
+    visit(body);
+    return out;
+  }
+
   function onInvocation(inv: Node): void {
     const name = inv.childForFieldName('name')?.text ?? '';
     site(inv, name);
@@ -561,6 +613,7 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
       name !== 'exchange' &&
       name !== 'uri' &&
       name !== 'newBuilder' &&
+      name !== 'target' &&
       !sharedRuleName(name)
     )
       return;
@@ -584,6 +637,12 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
           : undefined;
       const key = withInv ? (literal(evaluate(argList(withInv.childForFieldName('arguments'))[0]!)) ?? '') : '';
       if (q !== undefined && ex !== undefined) sink.binding(ex, q, key, loc);
+      return;
+    }
+    // JAX-RS client: client.target(url)….request(…).get(), in one chain or through the variables it is held in.
+    if (name === 'target' && args[0] && argNodes.length === 1 && JAXRS_CLIENT.test(inv.tree.rootNode.text)) {
+      const verbs = [...new Set(jaxrsVerbs(inv, 0))];
+      if (verbs.length === 1) httpCall(inv, verbs[0]!, args[0], 'JAX-RS', loc);
       return;
     }
     if (REST_TEMPLATE[name] && /rest/i.test(receiver) && args[0]) {
@@ -777,6 +836,22 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
 
     const exchange = cls.type === 'interface_declaration' ? has('HttpExchange') : undefined;
     const exchangePrefix = exchange ? (str(exchange, 'url', 'value') ?? '') : '';
+    // JAX-RS (Jakarta EE, Quarkus, Dropwizard, Open Liberty): a class @Path and @GET/@POST… methods with their own @Path.
+    const resource = cls.type === 'class_declaration' ? has('Path') : undefined;
+    if (resource)
+      for (const member of body?.namedChildren ?? []) {
+        if (member?.type !== 'method_declaration') continue;
+        const anns = annotations(member);
+        const sub = anns.find((a) => a.name === 'Path');
+        for (const a of anns) {
+          const verb = JAXRS_METHODS[a.name];
+          if (verb && a.values.size === 0)
+            sink.endpoint(verb, joinPath(str(resource, 'value') ?? '', (sub && str(sub, 'value')) ?? ''), 'jax-rs', {
+              file,
+              line: lineOf(a.node),
+            });
+        }
+      }
     for (const member of body?.namedChildren ?? []) {
       if (member?.type !== 'method_declaration') continue;
       streamFunction(member);

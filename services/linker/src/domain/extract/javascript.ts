@@ -22,7 +22,40 @@ import { FUNCTIONS } from './scope';
 
 const VERBS = new Set(['get', 'post', 'put', 'patch', 'delete', 'del', 'all', 'head', 'options']);
 /** Callee names this file's rules look at (besides the shared ones). */
+/** httpdispatcher's route registrations (`dispatcher.onGet(path | regex, handler)`). */
+const DISPATCHER_VERBS: Record<string, HttpMethod> = {
+  onGet: 'GET',
+  onPost: 'POST',
+  onPut: 'PUT',
+  onDelete: 'DELETE',
+  onPatch: 'PATCH',
+};
+
+/**
+ * A route given as an anchored regular expression (`/^\/ratings\/[0-9]*$/`): its literal segments, and a
+ * parameter for each segment that is a pattern; undefined when a segment mixes both or uses alternation.
+ */
+function regexRoutePath(node: Node | undefined): string | undefined {
+  if (node?.type !== 'regex') return undefined;
+  const body = node.childForFieldName('pattern')?.text ?? '';
+  if (!body.startsWith('^') || body.includes('|')) return undefined;
+  const segments = body
+    .slice(1)
+    .replace(/\$$/, '')
+    .replace(/\\\/\??$/, '')
+    .split('\\/');
+  if (segments[0] !== '') return undefined;
+  const out: string[] = [];
+  for (const seg of segments.slice(1)) {
+    if (/^[\w-]+$/.test(seg) || (seg.includes('\\.') && /^[\w\\.-]+$/.test(seg))) out.push(seg.replace(/\\\./g, '.'));
+    else if (/^\(?(\[[^\]/]+\]|\\[dw]|\.)[*+]\)?$/.test(seg)) out.push(`{p${out.length}}`);
+    else return undefined;
+  }
+  return '/' + out.join('/');
+}
+
 const JS_NAMES = new Set([
+  ...Object.keys(DISPATCHER_VERBS),
   ...VERBS,
   'fetch',
   'axios',
@@ -366,6 +399,13 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
     const site: CallSite = { name, receiver, args, named, loc };
     sharedCallRules(site, sink);
 
+    // httpdispatcher: var dispatcher = require('httpdispatcher'); dispatcher.onGet(/^\/ratings\/[0-9]*/, h)
+    const dispatcherVerb = DISPATCHER_VERBS[name];
+    if (dispatcherVerb && imports.get(receiver) === 'httpdispatcher' && argNodes.length >= 2) {
+      const path = literal(args[0]) ?? regexRoutePath(argNodes[0]);
+      if (path?.startsWith('/')) sink.endpoint(dispatcherVerb, path, 'httpdispatcher', loc);
+      return;
+    }
     if (name === 'setGlobalPrefix' && args[0] && literal(args[0]) !== undefined)
       sink.facts.globalPrefixes.push({ framework: 'nestjs', prefix: literal(args[0])! });
     // app.enableVersioning({ type: VersioningType.URI, prefix?, defaultVersion? }); URI is the default type.
@@ -479,7 +519,7 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
         (plugin !== undefined && 'prefix' in plugin) ||
         (!clients.has(receiver) && !CLIENT_LIBS.has(receiver) && SERVER_NAMES.test(receiver) && argNodes.length >= 2);
       if (isServer && argNodes.length >= 2) {
-        const path = literal(args[0]);
+        const path = literal(args[0]) ?? regexRoutePath(argNodes[0]);
         if (path !== undefined) {
           const method: HttpMethod = httpMethod(name === 'del' ? 'delete' : name) ?? 'ANY';
           const mountedHere = mounts.get(receiver) ?? (plugin && 'prefix' in plugin ? plugin.prefix : undefined);

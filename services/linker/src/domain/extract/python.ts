@@ -13,6 +13,7 @@ import {
   nameOf,
   paramWrapper,
   rawName,
+  settingOrDefault,
   type Within,
   sharedCallRules,
   sharedRuleName,
@@ -144,11 +145,14 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
           const tpl = obj ? literal(evaluate(obj)) : undefined;
           if (tpl !== undefined) {
             const pieces = tpl.split(/\{[^}]*\}/);
+            // `{}` takes the next argument, `{1}` the one it numbers.
+            const fields = [...tpl.matchAll(/\{([^}]*)\}/g)].map((m) => m[1]!);
             const out: Part[][] = [];
             pieces.forEach((p, i) => {
               out.push(lit(p));
-              if (i < pieces.length - 1)
-                out.push(args[i] && args[i].type !== 'keyword_argument' ? evaluate(args[i]) : [HOLE_PART]);
+              if (i >= pieces.length - 1) return;
+              const a = args[/^\d+$/.test(fields[i] ?? '') ? Number(fields[i]) : i];
+              out.push(a && a.type !== 'keyword_argument' ? evaluate(a) : [HOLE_PART]);
             });
             return concat(...out);
           }
@@ -160,6 +164,12 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
         return lit(node.namedChildren.map((x) => (x ? (nameOf(evaluate(x)) ?? '') : '')).join(LIST_SEP));
       case 'parenthesized_expression':
         return node.namedChild(0) ? evaluate(node.namedChild(0)!) : [HOLE_PART];
+      case 'conditional_expression': {
+        // `"details" if os.environ.get("X") is None else os.environ.get("X")`: the setting, with the
+        // literal branch as its default.
+        const [a, , b] = node.namedChildren;
+        return a && b ? settingOrDefault(evaluate(a), evaluate(b)) : [HOLE_PART];
+      }
       default:
         return [HOLE_PART];
     }
@@ -184,6 +194,15 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
       const idx = left?.type === 'subscript' ? left.childForFieldName('subscript') : undefined;
       const key = idx?.type === 'string' ? literal(evaluate(idx)) : undefined;
       if (obj && right && key !== undefined) scope.add(`${obj.text}[${key}]`, right);
+      // A dict literal (`details = {"name": "http://…", "endpoint": "details"}`): each string key is a
+      // value of `details["name"]`, in whichever function of the file it is read.
+      if (left?.type === 'identifier' && right?.type === 'dictionary')
+        for (const pair of right.namedChildren) {
+          const k = pair?.type === 'pair' ? pair.childForFieldName('key') : null;
+          const v = pair?.childForFieldName('value');
+          const name = k?.type === 'string' ? literal(evaluate(k)) : undefined;
+          if (name !== undefined && v) scope.add(`${left.text}[${name}]`, v);
+        }
     },
     with_item(node) {
       const v = node.childForFieldName('value');
@@ -478,8 +497,9 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
       return;
     }
     // requests / httpx
-    // Locust: `self.client` of an HttpUser is an HTTP client of the host under test (its front door).
-    const isLib = HTTP_LIBS.has(receiver) || (receiver === 'self.client' && importsLocust(call));
+    // Locust: `self.client` of an HttpUser, or `l.client` of the user or task set a task function is
+    // given, is an HTTP client of the host under test (its front door).
+    const isLib = HTTP_LIBS.has(receiver) || (/^\w+\.client$/.test(receiver) && importsLocust(call));
     if ((isLib || clients.has(receiver)) && (VERBS.has(name) || name === 'request')) {
       const method =
         name === 'request' ? (httpMethod(literal(args[0] ?? named.get('method'))) ?? 'GET') : httpMethod(name)!;

@@ -1,6 +1,6 @@
 import type { HttpMethod, Part } from '../model';
 import type { Node } from '../parsers';
-import { joinPath } from '../routes';
+import { CATCH_ALL, joinPath } from '../routes';
 import {
   HOLE_PART,
   LIST_SEP,
@@ -44,7 +44,15 @@ const set = (...s: string[]): ReadonlySet<string> => new Set(s);
 const VERBS: Record<string, HttpMethod> = { get: 'GET', post: 'POST', put: 'PUT', patch: 'PATCH', delete: 'DELETE' };
 
 /** Route registrations by call: receiver pattern (source text; `^$` for none) and the verbs as method names. */
-const ROUTE_CALLS: readonly { framework: string; receiver: RegExp; names: Record<string, HttpMethod> }[] = [
+const ROUTE_CALLS: readonly {
+  framework: string;
+  receiver: RegExp;
+  names: Record<string, HttpMethod>;
+  /** Only in a file whose text matches (the library's name). */
+  marker?: RegExp;
+  /** The path is a prefix: everything under it is served. */
+  prefix?: boolean;
+}[] = [
   // Sinatra, Grape and Rails routes (`post "/x" do … end`, `get "/x", to: "c#a"`), Ktor `get("/x") { }`.
   { framework: 'sinatra', receiver: /^$/, names: { ...VERBS } },
   // Slim `$app->post('/x', …)`, Lumen/Laravel `$router->get`, Laravel `Route::get('/x', …)`, Silex/Symfony-ish.
@@ -52,6 +60,14 @@ const ROUTE_CALLS: readonly { framework: string; receiver: RegExp; names: Record
     framework: 'php-router',
     receiver: /^\$?(app|router|group|r|route|api)$|^Route$/i,
     names: { ...VERBS, any: 'ANY', map: 'ANY' },
+  },
+  // Ruby's WEBrick: `server.mount_proc '/details' do |req, res| … end` serves every path under the prefix.
+  {
+    framework: 'webrick',
+    receiver: /./,
+    names: { mount_proc: 'ANY', mount: 'ANY' },
+    marker: /\bWEBrick\b/,
+    prefix: true,
   },
   // axum `Router::new().route("/x", get(h).post(h2))`: read by its method chain in `axumMethods`.
 ];
@@ -201,11 +217,12 @@ function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): Lan
       for (const row of ROUTE_CALLS) {
         const m = row.names[c.name];
         if (!m || !row.receiver.test(c.receiver) || !first) continue;
+        if (row.marker && !row.marker.test(node.tree.rootNode.text)) continue;
         const path = literal(evaluate(first));
         if (path === undefined || !path.startsWith('/')) continue;
         sink.endpoint(
           m,
-          joinPath(groupPrefix(node), path),
+          joinPath(groupPrefix(node), path, ...(row.prefix ? [CATCH_ALL] : [])),
           row.framework === 'sinatra' ? framework.routes : row.framework,
           loc,
         );

@@ -1,0 +1,240 @@
+import { describe, expect, it } from 'vitest';
+import { reportOf, rows, unresolved } from '../support/in-memory-report';
+
+/**
+ * Issue 20, measured on applications nobody here had read: general value-flow rules those trials
+ * showed missing, each with a small application written here and the exact links expected.
+ */
+const lines = (...l: string[]): string => l.join('\n') + '\n';
+
+describe('value flow: settings reached through pointers, defaults and base paths', () => {
+  it('Go: a field set through a pointer from the environment in one file is the URL host in another; routes under a base path read from a setting', async () => {
+    const r = await reportOf({
+      shop: {
+        'main.go': lines(
+          'package main',
+          '',
+          'import (',
+          '  "net/http"',
+          '  "os"',
+          '  "github.com/gorilla/mux"',
+          ')',
+          '',
+          'var (',
+          '  prefix = ""',
+          ')',
+          '',
+          'type server struct {',
+          '  advisorAddr string',
+          '}',
+          '',
+          'func loadEnv(target *string, key string) { *target = os.Getenv(key) }',
+          '',
+          'func main() {',
+          '  s := new(server)',
+          '  prefix = os.Getenv("PATH_PREFIX")',
+          '  loadEnv(&s.advisorAddr, "ADVISOR_ADDR")',
+          '  r := mux.NewRouter()',
+          '  r.HandleFunc(prefix+"/basket", s.basket).Methods(http.MethodGet)',
+          '  r.HandleFunc(prefix+"/advice", s.advice).Methods(http.MethodPost)',
+          '  http.ListenAndServe(":8080", r)',
+          '}',
+        ),
+        'advice.go': lines(
+          'package main',
+          '',
+          'import "net/http"',
+          '',
+          'func (s *server) advice(w http.ResponseWriter, r *http.Request) {',
+          '  target := "http://" + s.advisorAddr + "/suggest"',
+          '  req, _ := http.NewRequest(http.MethodPost, target, r.Body)',
+          '  http.DefaultClient.Do(req)',
+          '}',
+        ),
+        'deploy.yaml': lines(
+          'apiVersion: apps/v1',
+          'kind: Deployment',
+          'metadata:',
+          '  name: shop',
+          'spec:',
+          '  template:',
+          '    spec:',
+          '      containers:',
+          '        - name: server',
+          '          image: shop',
+          '          env:',
+          '            - name: ADVISOR_ADDR',
+          '              value: "advisor:8080"',
+        ),
+      },
+      advisor: {
+        'app.py': lines(
+          'from flask import Flask',
+          'app = Flask(__name__)',
+          '@app.route("/suggest", methods=["POST"])',
+          'def suggest():',
+          '    return {}',
+        ),
+      },
+      load: {
+        'locustfile.py': lines(
+          'from locust import HttpUser, TaskSet',
+          '',
+          'def basket(l):',
+          '    l.client.get("/basket")',
+          '',
+          'def ask(user):',
+          '    user.client.post("/advice", {"q": 1})',
+          '',
+          'class Tasks(TaskSet):',
+          '    tasks = {basket: 2, ask: 1}',
+          '',
+          'class Shopper(HttpUser):',
+          '    tasks = [Tasks]',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'load locustfile.py:4 | GET /basket | shop main.go:24 GET /basket (gorilla/mux)',
+      'load locustfile.py:7 | POST /advice | shop main.go:25 POST /advice (gorilla/mux)',
+      'shop advice.go:7 | POST advisor/suggest | advisor app.py:3 POST /suggest (flask)',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+  });
+
+  it('Python: a dict literal read by key in another function, numbered str.format fields, a conditional on a setting with a literal default', async () => {
+    const r = await reportOf({
+      front: {
+        'front.py': lines(
+          'import os',
+          'import requests',
+          'from flask import Flask',
+          'app = Flask(__name__)',
+          'suffix = "" if os.environ.get("ZONE") is None else "." + os.environ.get("ZONE")',
+          'stock_host = "stock" if (os.environ.get("STOCK_HOST") is None) else os.environ.get("STOCK_HOST")',
+          'stock = {',
+          '    "base": "http://{0}{1}:{2}".format(stock_host, suffix, "8080"),',
+          '    "resource": "levels",',
+          '}',
+          '',
+          'def get_json(url, **kwargs):',
+          '    return requests.get(url, **kwargs)',
+          '',
+          '@app.route("/page/<int:item>")',
+          'def page(item):',
+          '    url = stock["base"] + "/" + stock["resource"] + "/" + str(item)',
+          '    return get_json(url, timeout=3.0).text',
+        ),
+      },
+      stock: {
+        'server.py': lines(
+          'from flask import Flask',
+          'app = Flask(__name__)',
+          '@app.route("/levels/<int:item>")',
+          'def levels(item):',
+          '    return {}',
+        ),
+      },
+      audit: {
+        'server.py': lines(
+          'from flask import Flask',
+          'app = Flask(__name__)',
+          '@app.route("/levels/<int:item>")',
+          'def levels(item):',
+          '    return {}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'front front.py:18 | GET stock/levels/{} | stock server.py:3 GET /levels/<int:item> (flask)',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+  });
+});
+
+describe('servers and clients met on unseen applications', () => {
+  it('JAX-RS resources and the JAX-RS client through its builder variable; a ternary on a setting; WEBrick prefix mounts; regex routes (httpdispatcher, Express)', async () => {
+    const r = await reportOf({
+      shelf: {
+        'src/main/java/shelf/ShelfResource.java': lines(
+          'package shelf;',
+          '',
+          'import javax.ws.rs.*;',
+          'import javax.ws.rs.client.Client;',
+          'import javax.ws.rs.client.ClientBuilder;',
+          'import javax.ws.rs.client.Invocation;',
+          'import javax.ws.rs.client.WebTarget;',
+          'import javax.ws.rs.core.Response;',
+          '',
+          '@Path("/")',
+          'public class ShelfResource {',
+          '  private static final String host = System.getenv("SCORES_HOST") == null ? "scores" : System.getenv("SCORES_HOST");',
+          '  private static final String zone = System.getenv("ZONE") == null ? "" : ("." + System.getenv("ZONE"));',
+          '  private static final String scores = String.format("http://%s%s:9080/scores", host, zone);',
+          '',
+          '  @GET',
+          '  @Path("/shelves/{id}")',
+          '  public Response shelf(@PathParam("id") int id) {',
+          '    Client client = ClientBuilder.newClient();',
+          '    WebTarget target = client.target(scores + "/" + id);',
+          '    Invocation.Builder builder = target.request("application/json");',
+          '    Response r = builder.get();',
+          '    return r;',
+          '  }',
+          '',
+          '  @POST',
+          '  @Path("/shelves")',
+          '  public Response create() {',
+          '    return Response.ok().build();',
+          '  }',
+          '}',
+        ),
+      },
+      scores: {
+        'scores.js': lines(
+          "var dispatcher = require('httpdispatcher')",
+          'dispatcher.onGet(/^\\/scores\\/[0-9]*/, function (req, res) { res.end() })',
+          "dispatcher.onPost('/scores', function (req, res) { res.end() })",
+        ),
+      },
+      notes: {
+        'notes.rb': lines(
+          "require 'webrick'",
+          'server = WEBrick::HTTPServer.new(:Port => 9080)',
+          "server.mount_proc '/notes' do |req, res|",
+          "  res.body = '{}'",
+          'end',
+          'server.start',
+        ),
+      },
+      tags: {
+        'tags.js': lines(
+          "const express = require('express')",
+          'const app = express()',
+          'app.get(/^\\/tags\\/(\\w+)$/, (req, res) => res.json([]))',
+          'app.listen(3000)',
+        ),
+      },
+      front: {
+        'front.py': lines(
+          'import requests',
+          'def page(i):',
+          '    requests.get("http://shelf:9080/shelves/" + str(i))',
+          '    requests.post("http://shelf:9080/shelves")',
+          '    requests.get("http://notes:9080/notes/" + str(i))',
+          '    requests.post("http://scores:9080/scores")',
+          '    requests.get("http://tags:3000/tags/" + str(i))',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'front front.py:3 | GET shelf/shelves/{} | shelf src/main/java/shelf/ShelfResource.java:16 GET /shelves/{id} (jax-rs)',
+      'front front.py:4 | POST shelf/shelves | shelf src/main/java/shelf/ShelfResource.java:26 POST /shelves (jax-rs)',
+      'front front.py:5 | GET notes/notes/{} | notes notes.rb:3 ANY /notes/** (webrick)',
+      'front front.py:6 | POST scores/scores | scores scores.js:3 POST /scores (httpdispatcher)',
+      'front front.py:7 | GET tags/tags/{} | tags tags.js:3 GET /tags/{p1} (express)',
+      'shelf src/main/java/shelf/ShelfResource.java:20 | GET scores/scores/{} | scores scores.js:2 GET /scores/{p1} (httpdispatcher)',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+  });
+});
