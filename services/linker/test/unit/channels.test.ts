@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { endpointName } from '../../src/domain/bus';
-import { subjectMatches } from '../../src/domain/extract/channels';
+import { extractChannels, subjectMatches } from '../../src/domain/extract/channels';
+import { Sink } from '../../src/domain/extract/common';
+import { emptyFacts } from '../../src/domain/model';
 import { gaps, reportOf, rows } from '../support/in-memory-report';
 
 const lines = (...l: string[]): string => `${l.join('\n')}\n`;
@@ -293,6 +295,54 @@ describe('named-channel message libraries (ADR 0039)', () => {
     expect(rows(r)).toEqual([
       'web app/controllers/orders_controller.rb:3 | produce Sidekiq worker `ChargeWorker` | billing app/workers/charge_worker.rb:1 consume Sidekiq worker `ChargeWorker`',
       'web app/controllers/orders_controller.rb:4 | produce Sidekiq worker `ReceiptWorker` | billing app/workers/receipt_worker.rb:2 consume Sidekiq worker `ReceiptWorker`',
+    ]);
+  });
+});
+
+describe('channel rules on pathological files (review finding 2)', () => {
+  it('a MiB of blank lines, stacked decorators, unclosed parentheses, quoted strings or spaces is scanned in linear time', () => {
+    const MiB = 1 << 20;
+    const files: Record<string, string> = {
+      'blank.py': `@shared_task\n${'\n'.repeat(MiB)}x\n`,
+      'decorators.py': `# shared_task\n${'@shared_task\n'.repeat(MiB / 16)}x\n`,
+      'crlf.py': `# shared_task\n${'@app.task\r\n'.repeat(MiB / 16)}x\n`,
+      'parens.py': `# shared_task\n${'@task('.repeat(MiB / 8)}\n`,
+      'quotes.ts': `import 'bullmq';\n@InjectQueue(${"'a'".repeat(MiB / 4)}\n`,
+      'spaces.ts': `import 'bullmq';\n@InjectQueue('a')${' '.repeat(MiB)}-\n`,
+    };
+    const slow: string[] = [];
+    for (const [path, text] of Object.entries(files)) {
+      const facts = emptyFacts('repo');
+      const started = performance.now();
+      extractChannels(text, path, new Sink(facts));
+      // Milliseconds now; the old expressions took minutes to hours on each (22 quoted strings alone: 90 s).
+      if (performance.now() - started > 3_000) slow.push(path);
+      expect(facts.consumes).toEqual([]);
+    }
+    expect(slow).toEqual([]);
+  });
+
+  it('the bounded forms still read blank lines and other decorators before def, CRLF, and spaced modifiers', async () => {
+    const r = await reportOf({
+      web: {
+        'app/views.py': lines('from celery import Celery', "celery.send_task('orders.charge')"),
+        'app/producer.ts': lines(
+          "import { InjectQueue } from '@nestjs/bullmq';",
+          'export class S {',
+          "  constructor(@InjectQueue('invoices')  private  readonly invoices: Queue) {}",
+          "  bill() { return this.invoices.add('invoice', {}); }",
+          '}',
+        ),
+      },
+      worker: {
+        'worker/tasks.py':
+          "from celery import Celery\r\n@app.task(name='orders.charge')\r\n\r\n@retry\r\nasync def charge():\r\n    pass\r\n",
+        'src/invoices.processor.ts': lines("import { Processor } from '@nestjs/bullmq';", "@Processor('invoices')"),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web app/producer.ts:3 | produce Bull queue `invoices` | worker src/invoices.processor.ts:2 consume Bull queue `invoices`',
+      'web app/views.py:2 | produce Celery task `orders.charge` | worker worker/tasks.py:2 consume Celery task `orders.charge`',
     ]);
   });
 });

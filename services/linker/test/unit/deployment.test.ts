@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { extractSource } from '../../src/domain/extract/index';
 import { reportOf, rows, unresolved } from '../support/in-memory-report';
 
 /**
@@ -73,7 +74,7 @@ describe('Kubernetes: ConfigMaps and Secrets referenced by workloads', () => {
           'metadata:',
           '  name: ledger-secret',
           'stringData:',
-          '  url: "http://admin:s3cret@ledger:8080/balances"',
+          '  url: "http://admin:s3cret@ledger:8080/s3cret-path"',
           '  password: "s3cret"',
         ),
         'manifests/frontend.yaml': lines(
@@ -125,7 +126,7 @@ describe('Kubernetes: ConfigMaps and Secrets referenced by workloads', () => {
           '    def history():',
           '        requests.post(f"http://{os.environ.get(\'HISTORY_API_ADDR\')}/transactions")',
           '        requests.post("http://" + os.environ["LEDGER_addr"] + "/transactions")',
-          '        return requests.get(os.environ["BALANCES_URL"] + "/42")',
+          '        return requests.get(os.environ["BALANCES_URL"] + "/balances/42")',
           '',
           '    app.config["TRANSACTIONS_URI"] = "http://{}/transactions".format(os.environ.get("TRANSACTIONS_API_ADDR"))',
           '    return app',
@@ -139,9 +140,46 @@ describe('Kubernetes: ConfigMaps and Secrets referenced by workloads', () => {
       'frontend frontend.py:16 | POST ledger/transactions | ledger ledger/app.py:4 POST /transactions (flask)',
       'frontend frontend.py:17 | GET ledger/balances/42 | ledger ledger/app.py:8 GET /balances/<account> (flask)',
     ]);
-    // The Secret's password is neither stored nor shown; its address is, without the credentials.
+    // The Secret's password is neither stored nor shown; its address is, without the credentials or path.
     expect(JSON.stringify(r)).not.toContain('s3cret');
     expect(unresolved(r)).toEqual([]);
+  });
+});
+
+describe('Kubernetes Secrets keep only scheme, host and port (review finding 3)', () => {
+  it('tokens in a webhook path or a query, and passwords holding "/" or "@", are neither stored nor shown', async () => {
+    const b64 = (v: string) => Buffer.from(v).toString('base64');
+    const facts = await extractSource('deploy', [
+      {
+        path: 'manifests/secret.yaml',
+        read: async () =>
+          lines(
+            'apiVersion: v1',
+            'kind: Secret',
+            'metadata:',
+            '  name: hooks',
+            'stringData:',
+            '  SLACK: "https://hooks.slack.com/services/T01/B02/TOKENslack"',
+            '  SAS: "https://acct.blob.core.windows.net/c?sv=2024&sig=TOKENsas"',
+            '  API: "https://api.example.com/v1?api_key=TOKENkey#x"',
+            '  PG: "postgres://app:pa/TOKENpg@db:5432/app"',
+            '  MONGO: "mongodb://app:pa@TOKENmongo@mongo:27017/app"',
+            '  PASSWORD: "TOKENplain"',
+            '  ADDR: "ledger:8080"',
+            'data:',
+            `  REDIS: "${b64('redis://:TOKENredis@cache:6379/0')}"`,
+          ),
+      },
+    ]);
+    expect(JSON.stringify(facts)).not.toMatch(/TOKEN|pa\/|app:/);
+    expect(Object.fromEntries(facts.config.map((e) => [e.key, e.value]))).toEqual({
+      SLACK: 'https://hooks.slack.com',
+      SAS: 'https://acct.blob.core.windows.net',
+      API: 'https://api.example.com',
+      MONGO: 'mongodb://mongo:27017',
+      ADDR: 'ledger:8080',
+      REDIS: 'redis://cache:6379',
+    }); // PG does not parse as a URL (a "/" in its password): dropped whole
   });
 });
 

@@ -12,8 +12,12 @@ import { type Sink, nameOf } from './common';
  */
 
 const STR = String.raw`(?:'([^'\n]*)'|"([^"\n]*)"|\x60([^\x60\n]*)\x60)`;
-/** An argument expression: up to the next `,` or `)` outside quotes (good enough for names). */
-const EXPR = String.raw`((?:'[^'\n]*'|"[^"\n]*"|\x60[^\x60\n]*\x60|\([^()\n]*\)|\[[^\[\]\n]*\]|[^,()\n])+)`;
+/**
+ * An argument expression: up to the next `,` or `)` outside quotes (good enough for names). Each alternative
+ * starts with a character no other one starts with, so a failing match backtracks linearly, not
+ * exponentially in the number of quoted strings on the line (a lone quote or `[` ends the expression).
+ */
+const EXPR = String.raw`((?:'[^'\n]*'|"[^"\n]*"|\x60[^\x60\n]*\x60|\([^()\n]*\)|\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]|[^,()\n'"\x60\[])+)`;
 
 /** Line numbers by offset, computed once per file (every rule asks for many lines). */
 function lineIndex(text: string): (index: number) => number {
@@ -118,7 +122,11 @@ function celery(text: string, path: string, emit: Emit): void {
     .replace(/\/__init__$/, '')
     .split('/')
     .join('.');
-  each(/@(?:\w+\.)?(?:task|shared_task)\b(\([^)]*\))?\s*\n(?:\s*@[^\n]*\n)*\s*(?:async\s+)?def\s+(\w+)/g, text, (m) => {
+  // Each line between the decorator and `def` is blank or another decorator, one way only, and both runs are
+  // bounded: a long stretch of blank lines or decorators fails in linear time (one file must not stall us).
+  const decorated =
+    /@(?:\w+\.)?(?:task|shared_task)\b(\([^()]{0,2000}\))?[ \t]*\r?\n(?:[ \t]*(?:@[^\r\n]*)?\r?\n){0,20}[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)/g;
+  each(decorated, text, (m) => {
     const named = m[1] ? /\bname\s*=\s*([^,)]+)/.exec(m[1]) : null;
     // Without `name=`, Celery names a task after its module and function (the worker's module path).
     const name = named ? valueOf(named[1]!, text) : `${module}.${m[2]!}`;
@@ -191,11 +199,15 @@ function bull(text: string, emit: Emit): void {
     const name = arg.startsWith('{') ? (/name\s*:\s*([^,}]+)/.exec(arg)?.[1] ?? '') : arg;
     if (name) emit('consume', 'bullmq', valueOf(name, text), m.index);
   });
-  each(new RegExp(String.raw`@InjectQueue\(\s*${EXPR}\)\s*(?:private|public|readonly|\s)*([\w$]+)`, 'g'), text, (m) => {
-    const v = m[2]!.replace(/\$/g, '\\$');
-    if (new RegExp(String.raw`\b${v}\s*\.\s*(?:add|addBulk)\s*\(`).test(text))
-      emit('publish', 'bullmq', valueOf(m[1]!, text), m.index);
-  });
+  each(
+    new RegExp(String.raw`@InjectQueue\(\s*${EXPR}\)\s*(?:(?:private|public|readonly)\s+)*([\w$]+)`, 'g'),
+    text,
+    (m) => {
+      const v = m[2]!.replace(/\$/g, '\\$');
+      if (new RegExp(String.raw`\b${v}\s*\.\s*(?:add|addBulk)\s*\(`).test(text))
+        emit('publish', 'bullmq', valueOf(m[1]!, text), m.index);
+    },
+  );
   // FlowProducer.add({ name, queueName: 'x', children: [{ queueName: 'y' }] })
   if (/FlowProducer/.test(text))
     each(new RegExp(String.raw`\bqueueName\s*:\s*${EXPR}`, 'g'), text, (m) =>

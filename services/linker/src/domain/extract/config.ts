@@ -180,11 +180,21 @@ function envFromList(t: Tree | undefined): { bundle: string; prefix?: string }[]
 }
 
 /**
- * A Secret's value is kept only when it is an address (`scheme://…`, `host:port`), without its user
- * information: a deployment's hosts matter to the links, its passwords must never be stored or shown.
+ * A Secret's value is kept only when it is an address (`scheme://…`, `host:port`), and then only its scheme,
+ * host and port: a deployment's hosts matter to the links, its passwords must never be stored or shown, and
+ * URLs carry them in the user information, the path (webhook tokens) and the query (SAS signatures, `?api_key=`).
+ * A URL that does not parse is dropped whole (`postgres://u:p/ss@db` would otherwise keep a password).
  */
 function secretAddress(value: string): string | undefined {
-  if (/^[a-z][\w+.-]*:\/\//i.test(value)) return value.replace(/^([a-z][\w+.-]*:\/\/)[^/@\s]*@/i, '$1');
+  if (/^[a-z][\w+.-]*:\/\//i.test(value)) {
+    let url: URL;
+    try {
+      url = new URL(value.trim());
+    } catch {
+      return undefined;
+    }
+    return url.host ? `${url.protocol}//${url.host}` : undefined;
+  }
   return /^[a-z][a-z0-9.-]*:\d{2,5}$/i.test(value) ? value : undefined;
 }
 
