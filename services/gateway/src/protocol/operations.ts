@@ -473,6 +473,19 @@ function parseObject(json: string): Record<string, unknown> {
 }
 
 /** PUSH_NOT_SUPPORTED (-32003) unless an operator enabled push notifications for the agent. */
+/**
+ * With `capabilities.streaming` false on the card, the streaming operations are unsupported: 1.0 spec 3.3.4
+ * ("MUST return UnsupportedOperationError"), and 0.3's message/stream and tasks/resubscribe, which "require
+ * the server to have AgentCard.capabilities.streaming: true" (our card rule: capabilities are truthful).
+ */
+export function assertStreams(ctx: OperationContext): void {
+  if (!ctx.agent.streaming)
+    throw new AppError(
+      'UNSUPPORTED_OPERATION',
+      'This agent does not stream: its Agent Card says capabilities.streaming false',
+    );
+}
+
 export function assertPushEnabled(ctx: OperationContext): void {
   if (!ctx.agent.pushNotificationsEnabled)
     throw new AppError('PUSH_NOT_SUPPORTED', 'Push notifications are not enabled for this agent');
