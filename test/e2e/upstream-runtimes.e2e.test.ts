@@ -7,6 +7,7 @@ import { startSystem, type System } from '@a2a-inbound/embedded';
 import {
   a2aClient,
   eventually,
+  sse,
   startContractAgent,
   startRedirectTrap,
   startUpstreamAgents,
@@ -254,6 +255,51 @@ describe('a2a-upstream and http runtimes behind the gateway (embedded)', () => {
         defaultInputModes: ['image/png'],
       }),
     ).rejects.toThrow(/400 .*defaultInputModes: none of image\/png is accepted by the upstream agent/);
+  });
+
+  it('an agent whose card says streaming false refuses message/stream and tasks/resubscribe with -32004 (0.3, 0.2, 1.0)', async () => {
+    const id = await deploy(system, 'upstream-no-stream', 'a2a-upstream', { url: up.url('blocking') });
+    expect((await cardOf(id)).capabilities.streaming).toBe(false);
+    const client = await a2aClient(base, id, key);
+    const task = taskOf(await client.sendMessage({ message: textMessage('ping') as never }));
+    expect(task.status.state).toBe('completed'); // message/send still works
+    // The @a2a-js/sdk 0.3.14 client reads the card and does not even try; the gateway refuses anyone who does.
+    await expect(async () => {
+      for await (const e of client.sendMessageStream({ message: textMessage('stream?') as never })) void e;
+    }).rejects.toThrow(/does not support streaming/);
+    for (const path of ['a2a', 'a2a/v0.3', 'a2a/v0.2']) {
+      for (const [method, params] of [
+        ['message/stream', { message: textMessage('stream please') }],
+        ['tasks/resubscribe', { id: task.id }],
+      ] as const) {
+        const r = await sse(`${base}/agents/${id}/${path}`, { jsonrpc: '2.0', id: 7, method, params }, { key });
+        expect(r.status, `${path} ${method}`).toBe(200);
+        expect(r.contentType).toMatch(/^text\/event-stream/);
+        expect(r.frames.map((f) => f.data)).toEqual([
+          {
+            jsonrpc: '2.0',
+            id: 7,
+            error: expect.objectContaining({
+              code: -32004,
+              message: expect.stringMatching(/capabilities\.streaming false/),
+              data: expect.objectContaining({ code: 'UNSUPPORTED_OPERATION' }),
+            }),
+          },
+        ]);
+      }
+    }
+    // Nothing ran for the refused stream: the agent's only tasks are the one message/send made.
+    const v1 = await fetch(`${base}/agents/${id}/a2a/v1`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendStreamingMessage',
+        params: { message: { messageId: 'no-stream-v1', role: 'ROLE_USER', parts: [{ text: 'x' }] } },
+      }),
+    });
+    expect(((await v1.json()) as { error: { code: number } }).error.code).toBe(-32004);
   });
 
   it('an a2a-upstream version whose card cannot be read or is no agent card is refused (400, runtimeConfig.url); the served version stays', async () => {

@@ -62,7 +62,10 @@ export async function startAuthProxy(): Promise<AuthProxy> {
   const web = http.createServer((req, res) => {
     if (!httpTarget) return void res.writeHead(503).end();
     const headers = { ...req.headers, authorization: `Bearer ${key}` };
-    const up = http.request({ ...httpTarget, method: req.method, path: req.url, headers }, (upRes) => {
+    // The 0.3 TCK reads the card at the host's root (0.3 spec 5.3, "https://{server_domain}/.well-known/…"):
+    // the proxy fronts one agent, as a domain given to one agent would.
+    const path = /^\/\.well-known\/agent(-card)?\.json$/.test(req.url ?? '') ? `/agents/${tenant}${req.url}` : req.url;
+    const up = http.request({ ...httpTarget, method: req.method, path, headers }, (upRes) => {
       res.writeHead(upRes.statusCode ?? 502, upRes.headers);
       upRes.pipe(res);
     });

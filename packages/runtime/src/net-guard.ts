@@ -115,13 +115,32 @@ export function parseEgressAllowList(
  * services seldom terminate TLS). Checked on the URL before a call and on every resolved address at connect
  * time (the egress agent), so a DNS answer that changes, or a redirect, cannot reach what the URL check passed.
  */
+export interface EgressPolicyOptions {
+  /** Allow-listed destinations must use https too (push receivers: Webhook rule 1 keeps https). */
+  httpsOnly?: boolean;
+  /** The settings named in refusals (what the operator would change). */
+  names?: { hosts: string; cidrs: string };
+}
+
 export class EgressPolicy {
   readonly #hosts: readonly string[];
   readonly #ranges: [ipaddr.IPv4 | ipaddr.IPv6, number][];
+  readonly #httpsOnly: boolean;
+  readonly #names: { hosts: string; cidrs: string };
 
-  constructor(readonly allowList: EgressAllowList = NO_EGRESS_ALLOW_LIST) {
+  constructor(
+    readonly allowList: EgressAllowList = NO_EGRESS_ALLOW_LIST,
+    options: EgressPolicyOptions = {},
+  ) {
     this.#hosts = allowList.hosts.map((h) => h.toLowerCase());
     this.#ranges = allowList.cidrs.map((c) => ipaddr.parseCIDR(c));
+    this.#httpsOnly = options.httpsOnly ?? false;
+    this.#names = options.names ?? { hosts: 'EGRESS_ALLOW_HOSTS', cidrs: 'EGRESS_ALLOW_CIDRS' };
+  }
+
+  /** Nothing is allow-listed: public destinations only. */
+  get empty(): boolean {
+    return this.#hosts.length === 0 && this.#ranges.length === 0;
   }
 
   /** The host name is on the allow-list (exact, or under a `*.suffix` entry). */
@@ -168,12 +187,13 @@ export class EgressPolicy {
         return {
           ok: false,
           reason: ip
-            ? `url must point to a public host (${host} is private and not on the operator allow-list: add it to EGRESS_ALLOW_CIDRS)`
-            : `url must point to a public host (${host} is private and not on the operator allow-list: add it to EGRESS_ALLOW_HOSTS, or the addresses it resolves to to EGRESS_ALLOW_CIDRS)`,
+            ? `url must point to a public host (${host} is private and not on the operator allow-list: add it to ${this.#names.cidrs})`
+            : `url must point to a public host (${host} is private and not on the operator allow-list: add it to ${this.#names.hosts}, or the addresses it resolves to to ${this.#names.cidrs})`,
         };
       return checkHttpsUrlShape(raw, maxLength);
     }
     if (raw.length > maxLength) return { ok: false, reason: `url is longer than ${maxLength} characters` };
+    if (this.#httpsOnly && url.protocol !== 'https:') return { ok: false, reason: 'url must use https' };
     if (url.protocol !== 'https:' && url.protocol !== 'http:')
       return { ok: false, reason: 'url must use https or http' };
     if (url.username || url.password) return { ok: false, reason: 'url must not carry credentials' };
@@ -196,8 +216,34 @@ export class EgressPolicy {
     if (addresses.some((a) => !this.allowsAddress(a, host)))
       return {
         ok: false,
-        reason: `url must resolve to a public address (or one on the operator allow-list: EGRESS_ALLOW_CIDRS, or ${host} in EGRESS_ALLOW_HOSTS)`,
+        reason: `url must resolve to a public address (or one on the operator allow-list: ${this.#names.cidrs}, or ${host} in ${this.#names.hosts})`,
       };
     return shape;
   }
+}
+
+/**
+ * Push receivers' allow-list (PUSH_ALLOW_HOSTS / PUSH_ALLOW_CIDRS): private receivers the operator trusts (a
+ * receiver inside the cluster, a test harness on loopback). Separate from the runtimes' egress allow-list, so
+ * opening one to agents never opens the other to whoever registers a push config. Still https only.
+ */
+export const PUSH_ALLOW_NAMES = { hosts: 'PUSH_ALLOW_HOSTS', cidrs: 'PUSH_ALLOW_CIDRS' } as const;
+
+/** Reads PUSH_ALLOW_HOSTS / PUSH_ALLOW_CIDRS (the gateway checks registrations, webhooks every delivery). */
+export function readPushAllowList(r: {
+  list(name: string, fallback: readonly string[]): string[];
+  problem(message: string): void;
+}): EgressAllowList {
+  const parsed = parseEgressAllowList(
+    r.list(PUSH_ALLOW_NAMES.hosts, []),
+    r.list(PUSH_ALLOW_NAMES.cidrs, []),
+    PUSH_ALLOW_NAMES,
+  );
+  for (const p of parsed.problems) r.problem(p);
+  return parsed.allowList;
+}
+
+/** The egress policy of push deliveries: public https, plus the push allow-list (https too). */
+export function pushEgressPolicy(allowList: EgressAllowList = NO_EGRESS_ALLOW_LIST): EgressPolicy {
+  return new EgressPolicy(allowList, { httpsOnly: true, names: PUSH_ALLOW_NAMES });
 }

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEgressAgent, egressBlockedCause, egressFetch } from '../src/egress';
-import { EgressPolicy, parseEgressAllowList } from '../src/net-guard';
+import { EgressPolicy, parseEgressAllowList, pushEgressPolicy, readPushAllowList } from '../src/net-guard';
 
 describe('egress allow-list (EGRESS_ALLOW_HOSTS / EGRESS_ALLOW_CIDRS)', () => {
   it('validates entries and reports every bad one', () => {
@@ -12,6 +12,27 @@ describe('egress allow-list (EGRESS_ALLOW_HOSTS / EGRESS_ALLOW_CIDRS)', () => {
     const bad = parseEgressAllowList(['not a host', 'http://x'], ['10.0.0.0', '0.0.0.0/0', 'nope']);
     expect(bad.problems).toHaveLength(5);
     expect(bad.problems.join('\n')).toContain('EGRESS_ALLOW_CIDRS: "0.0.0.0/0" allows every address');
+  });
+
+  it('push receivers have their own allow-list (PUSH_ALLOW_*), https only', async () => {
+    const problems: string[] = [];
+    const env: Record<string, string[]> = {
+      PUSH_ALLOW_HOSTS: ['hooks.internal'],
+      PUSH_ALLOW_CIDRS: ['127.0.0.1/32', 'x'],
+    };
+    const list = readPushAllowList({ list: (n) => env[n] ?? [], problem: (m) => problems.push(m) });
+    expect(problems).toEqual(['PUSH_ALLOW_CIDRS: "x" is not a CIDR range (e.g. 10.0.0.0/8)']);
+    const p = pushEgressPolicy({ ...list, cidrs: ['127.0.0.1/32'] }); // a problem stops the service at start
+    expect(p.checkUrlShape('https://127.0.0.1:8443/hook').ok).toBe(true);
+    expect(p.checkUrlShape('http://127.0.0.1:8443/hook')).toEqual({ ok: false, reason: 'url must use https' });
+    expect((await p.checkUrl('https://hooks.internal/h', async () => ['10.9.9.9'])).ok).toBe(true);
+    expect(p.allowsAddress('10.9.9.9', 'hooks.internal')).toBe(true);
+    expect(p.allowsAddress('10.9.9.9', 'other.internal')).toBe(false);
+    const refused = p.checkUrlShape('https://10.0.0.1/hook');
+    expect(!refused.ok && refused.reason).toContain('add it to PUSH_ALLOW_CIDRS');
+    // No list: Webhook rule 1 (public https only).
+    expect(pushEgressPolicy().empty).toBe(true);
+    expect(pushEgressPolicy().checkUrlShape('https://127.0.0.1/hook').ok).toBe(false);
   });
 
   it('without an allow-list only public addresses over https pass', () => {

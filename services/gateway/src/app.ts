@@ -5,7 +5,14 @@ import { once } from 'node:events';
 import express, { type Request, type RequestHandler } from 'express';
 import type { Logger } from '@a2a-inbound/logger';
 import type { BlobStore, Cache, Clock, RateLimiter } from '@a2a-inbound/ports';
-import { checkHealth, grpcChannelCredentials, InFlightLimit, Lifecycle, withDeadline } from '@a2a-inbound/runtime';
+import {
+  checkHealth,
+  grpcChannelCredentials,
+  InFlightLimit,
+  Lifecycle,
+  pushEgressPolicy,
+  withDeadline,
+} from '@a2a-inbound/runtime';
 import { connectClients, Lookups, type GatewayClients } from './clients';
 import type { GatewayConfig } from './config';
 import { createA2aRouter } from './http/a2a-router';
@@ -100,6 +107,7 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
     log,
   );
   const streams = new Set<SseWriter>();
+  const pushPolicy = pushEgressPolicy(config.pushAllowList);
   const admission: GatewayAdmission = {
     pending: new InFlightLimit(config.maxPendingRequests, 'requests waiting for the tasks service'),
     acceptTimeoutMs: config.acceptTimeoutMs,
@@ -223,6 +231,7 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
     sseHeartbeatMs: config.sseHeartbeatMs,
     streams,
     ...(deps.resolver ? { resolver: deps.resolver } : {}),
+    pushPolicy,
   };
   // A2A 1.0 (JSON-RPC and HTTP+JSON) before the 0.3/0.2 router, which answers every other path under /a2a.
   app.use('/agents/:agentId/a2a/v1', createA2aV1Router(a2aRouterDeps));
@@ -264,6 +273,7 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
     baseUrl,
     bodyLimitBytes: config.bodyLimitBytes,
     ...(deps.resolver ? { resolver: deps.resolver } : {}),
+    pushPolicy,
   };
   // The linker's REST endpoints for the console: a signed-in user (Bearer usr_…), authenticated here through
   // tasks; the linker trusts that identity only with the internal service credential, and scopes
@@ -340,6 +350,7 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
               clock: deps.clock,
               log,
               ...(deps.resolver ? { resolver: deps.resolver } : {}),
+              pushPolicy,
             }),
           },
         ],

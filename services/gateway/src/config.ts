@@ -1,4 +1,5 @@
 import { EnvReader, readGrpcTls, refusePlaintextGrpc, type Env, type GrpcTlsSettings } from '@a2a-inbound/config';
+import { readPushAllowList, type EgressAllowList } from '@a2a-inbound/runtime';
 
 export interface GatewayConfig {
   host: string;
@@ -49,6 +50,8 @@ export interface GatewayConfig {
   a2aGrpcHost: string;
   /** `host:port` the cards give gRPC clients; empty = the host of the card's base URL and the bound port. */
   a2aGrpcPublicAddress: string;
+  /** Private push receivers accepted at registration (PUSH_ALLOW_HOSTS / PUSH_ALLOW_CIDRS; set webhooks alike). */
+  pushAllowList: EgressAllowList;
   /** Plaintext links accepted in production by ALLOW_PLAINTEXT_LINKS: logged loudly at start (ADR 0035). */
   warnings: string[];
 }
@@ -86,6 +89,7 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     a2aGrpcPort: r.int('A2A_GRPC_PORT', -1, { min: -1, max: 65535 }),
     a2aGrpcHost: r.string('A2A_GRPC_HOST', ''),
     a2aGrpcPublicAddress: r.string('A2A_GRPC_PUBLIC_ADDR', ''),
+    pushAllowList: readPushAllowList(r),
     warnings: [],
   };
   if (!c.a2aGrpcHost) c.a2aGrpcHost = c.host;

@@ -6,7 +6,7 @@ import { controlV1, eventsV1, tasksV1, webhooksV1 } from '@a2a-inbound/proto';
 import {
   call,
   grpcClientOptions,
-  isPublicAddress,
+  pushEgressPolicy,
   Lifecycle,
   PeriodicReadiness,
   startGrpcServer,
@@ -38,7 +38,7 @@ export interface WebhooksApp {
 
 /** Test seams of egress. Production uses none of them: strict public-address policy, system DNS and CAs. */
 export interface WebhookEgressOptions {
-  isAllowed?: (ip: string) => boolean;
+  isAllowed?: (ip: string, hostname?: string) => boolean;
   resolve?: Resolver;
   ca?: string | string[];
   /** Called after each finished delivery (delivered or given up). */
@@ -146,7 +146,9 @@ export async function startWebhooksApp(
   // Shutdown stops retry waits and in-flight POSTs at once; an interrupted delivery is redelivered (ADR 0010).
   const shutdown = new AbortController();
   const egress = deps.egress ?? {};
-  const isAllowed = egress.isAllowed ?? isPublicAddress;
+  // Public addresses, plus the operator's push allow-list (PUSH_ALLOW_*), on every resolved address.
+  const pushPolicy = pushEgressPolicy(config.pushAllowList);
+  const isAllowed = egress.isAllowed ?? ((ip: string, hostname?: string) => pushPolicy.allowsAddress(ip, hostname));
   const agent = createWebhookAgent({
     isAllowed,
     ...(egress.resolve ? { resolve: egress.resolve } : {}),
@@ -168,6 +170,7 @@ export async function startWebhooksApp(
     clock: deps.clock ?? systemClock,
     policy: { retryBaseMs: config.retryBaseMs, retryMaxDelayMs: config.retryMaxDelayMs },
     isAllowed,
+    egressPolicy: pushPolicy,
     shutdown: shutdown.signal,
     ...(egress.resolve ? { resolve: egress.resolve } : {}),
     ...(deps.soleOwner ? { earlierClaimsBeforeMs: clock.now() } : {}),

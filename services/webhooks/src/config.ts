@@ -6,6 +6,7 @@ import {
   type Env,
   type GrpcTlsSettings,
 } from '@a2a-inbound/config';
+import { readPushAllowList, type EgressAllowList } from '@a2a-inbound/runtime';
 
 export interface WebhooksConfig {
   grpcHost: string;
@@ -22,6 +23,8 @@ export interface WebhooksConfig {
   retryMaxDelayMs: number;
   /** Task updates handled at once (different tasks; one task's updates stay in order). */
   concurrency: number;
+  /** Private push receivers the operator trusts (PUSH_ALLOW_HOSTS / PUSH_ALLOW_CIDRS); else public only. */
+  pushAllowList: EgressAllowList;
   /** Plaintext links accepted in production by ALLOW_PLAINTEXT_LINKS: logged loudly at start (ADR 0035). */
   warnings: string[];
 }
@@ -37,6 +40,7 @@ export function loadWebhooksConfig(env: Env): WebhooksConfig {
     retryBaseMs: r.int('WEBHOOKS_RETRY_BASE_MS', 1_000, { min: 0, max: 60_000 }),
     concurrency: r.int('WEBHOOKS_CONCURRENCY', 64, { min: 1, max: 10_000 }),
     retryMaxDelayMs: r.int('WEBHOOKS_RETRY_MAX_DELAY_MS', 30_000, { min: 0, max: 300_000 }),
+    pushAllowList: readPushAllowList(r),
     warnings: [],
   };
   c.grpcHealthPort = readGrpcHealthPort(r, c.grpcTls);

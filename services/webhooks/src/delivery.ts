@@ -3,7 +3,7 @@ import { AppError } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
 import type { Clock, Collection, DocumentStore } from '@a2a-inbound/ports';
 import { isIP } from 'node:net';
-import { checkHttpsUrlShape, dnsResolver, type Resolver } from '@a2a-inbound/runtime';
+import { dnsResolver, pushEgressPolicy, type EgressPolicy, type Resolver } from '@a2a-inbound/runtime';
 import { a2aMeter } from '@a2a-inbound/telemetry';
 import { request } from 'undici';
 import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, signBody } from './egress/signer';
@@ -151,7 +151,8 @@ export function pushBodies(taskJson: string): (protocolVersion: string | undefin
 
 export class Deliverer {
   readonly #resolve: Resolver;
-  readonly #isAllowed: (ip: string) => boolean;
+  readonly #isAllowed: (ip: string, hostname?: string) => boolean;
+  readonly #shape: EgressPolicy;
   // Labels are bounded: the outcomes and reasons above, never a URL, host or config id.
   readonly #deliveries = a2aMeter().createCounter('a2a_webhook_deliveries', {
     description: 'Push deliveries (one per task update and push config) by outcome',
@@ -172,7 +173,9 @@ export class Deliverer {
       logger: Logger;
       clock: Clock;
       policy: DeliveryPolicy;
-      isAllowed: (ip: string) => boolean;
+      isAllowed: (ip: string, hostname?: string) => boolean;
+      /** The push allow-list's URL shape rules (PUSH_ALLOW_*); default: public https only. */
+      egressPolicy?: EgressPolicy;
       resolve?: Resolver;
       sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
       random?: () => number;
@@ -187,11 +190,12 @@ export class Deliverer {
   ) {
     this.#resolve = deps.resolve ?? dnsResolver;
     this.#isAllowed = deps.isAllowed;
+    this.#shape = deps.egressPolicy ?? pushEgressPolicy();
   }
 
-  /** Webhook rule 1: https and a public destination, re-checked before every attempt. */
+  /** Webhook rule 1: https and a public (or operator-listed) destination, re-checked before every attempt. */
   async checkUrl(raw: string): Promise<string | undefined> {
-    const shape = checkHttpsUrlShape(raw);
+    const shape = this.#shape.checkUrlShape(raw);
     if (!shape.ok) return shape.reason;
     const host = shape.url.hostname.replace(/^\[|\]$/g, '');
     let addresses: string[];
@@ -201,7 +205,7 @@ export class Deliverer {
       return `url host ${host} does not resolve`;
     }
     if (addresses.length === 0) return `url host ${host} does not resolve`;
-    if (addresses.some((a) => !this.#isAllowed(a))) return 'url must resolve to a public address';
+    if (addresses.some((a) => !this.#isAllowed(a, host))) return 'url must resolve to a public address';
     return undefined;
   }
 

@@ -2,7 +2,7 @@ import { AppError, ERROR_TABLE, toAppError } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
 import type { Clock, RateLimiter } from '@a2a-inbound/ports';
 import { a2aV1, googleRpcErrorDetails, googleRpcStatus } from '@a2a-inbound/proto';
-import { grpc, serverStream, unary, type Resolver } from '@a2a-inbound/runtime';
+import { grpc, serverStream, unary, type Resolver, type EgressPolicy } from '@a2a-inbound/runtime';
 import { withSpan } from '@a2a-inbound/telemetry';
 import type { GatewayClients, Lookups } from '../clients';
 import { agentForCaller, enforceRateLimit, type GatewayAdmission } from '../http/agent-access';
@@ -28,6 +28,8 @@ export interface A2aGrpcDeps {
   clock: Clock;
   log: Logger;
   resolver?: Resolver;
+  /** Push receivers allowed at registration (PUSH_ALLOW_*); default: public https only. */
+  pushPolicy?: EgressPolicy;
 }
 
 const STATUS_DETAILS_KEY = 'grpc-status-details-bin';
@@ -97,6 +99,7 @@ export function a2aGrpcService(deps: A2aGrpcDeps): a2aV1.A2AServiceServer {
       tasks: deps.clients.tasks,
       acceptTimeoutMs: deps.admission.acceptTimeoutMs,
       ...(deps.resolver ? { resolver: deps.resolver } : {}),
+      ...(deps.pushPolicy ? { pushPolicy: deps.pushPolicy } : {}),
     }),
   );
 

@@ -4,7 +4,7 @@ import type { Logger } from '@a2a-inbound/logger';
 import { withSpan } from '@a2a-inbound/telemetry';
 import type { BlobStore, Clock, RateLimiter } from '@a2a-inbound/ports';
 import type { controlV1 } from '@a2a-inbound/proto';
-import type { Resolver } from '@a2a-inbound/runtime';
+import type { Resolver, EgressPolicy } from '@a2a-inbound/runtime';
 import type { GatewayClients, Lookups } from '../clients';
 import { servesVersion, type CardVersion } from '../protocol/cards';
 import { JsonRpcHandler } from '../protocol/jsonrpc-handler';
@@ -31,6 +31,8 @@ export interface A2aRouterDeps {
   sseHeartbeatMs: number;
   /** Resolves webhook hosts for the SSRF check (tests inject one). */
   resolver?: Resolver;
+  /** Push receivers allowed at registration (PUSH_ALLOW_*); default: public https only. */
+  pushPolicy?: EgressPolicy;
   /** Streams to end on shutdown. */
   streams: Set<SseWriter>;
 }
@@ -178,6 +180,7 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
     tasks: clients.tasks,
     acceptTimeoutMs: deps.admission.acceptTimeoutMs,
     ...(deps.resolver ? { resolver: deps.resolver } : {}),
+    ...(deps.pushPolicy ? { pushPolicy: deps.pushPolicy } : {}),
   });
   const jsonRpc = new JsonRpcHandler(ops);
 

@@ -2,7 +2,7 @@ import { type NextFunction, type Request, type Response, Router } from 'express'
 import { AppError, jsonRpcHttpStatus, toAppError } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
 import type { BlobStore, Clock, RateLimiter } from '@a2a-inbound/ports';
-import type { Resolver } from '@a2a-inbound/runtime';
+import type { Resolver, EgressPolicy } from '@a2a-inbound/runtime';
 import { withSpan } from '@a2a-inbound/telemetry';
 import type { GatewayClients, Lookups } from '../clients';
 import { AgentOperations, type OperationContext } from '../protocol/operations';
@@ -43,6 +43,8 @@ export interface A2aV1RouterDeps {
   bodyLimitBytes: number;
   sseHeartbeatMs: number;
   resolver?: Resolver;
+  /** Push receivers allowed at registration (PUSH_ALLOW_*); default: public https only. */
+  pushPolicy?: EgressPolicy;
   streams: Set<SseWriter>;
 }
 
@@ -190,6 +192,7 @@ export function createA2aV1Router(deps: A2aV1RouterDeps): Router {
       tasks: deps.clients.tasks,
       acceptTimeoutMs: deps.admission.acceptTimeoutMs,
       ...(deps.resolver ? { resolver: deps.resolver } : {}),
+      ...(deps.pushPolicy ? { pushPolicy: deps.pushPolicy } : {}),
     }),
   );
 

@@ -4,7 +4,7 @@ import { AppError } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
 import type { Clock, RateLimiter } from '@a2a-inbound/ports';
 import type { controlV1 } from '@a2a-inbound/proto';
-import type { InFlightLimit, Resolver } from '@a2a-inbound/runtime';
+import type { InFlightLimit, Resolver, EgressPolicy } from '@a2a-inbound/runtime';
 import type { GatewayClients, Lookups } from '../clients';
 import type { KeyAuth } from './auth';
 import type { SseWriter } from './sse';
@@ -71,6 +71,8 @@ export interface AgentRouterDeps {
   streams: Set<SseWriter>;
   /** Resolves file-URI hosts for the public-address check (tests inject one). */
   resolver?: Resolver;
+  /** Push receivers allowed at registration (PUSH_ALLOW_*); default: public https only. */
+  pushPolicy?: EgressPolicy;
 }
 
 /** An authenticated caller of an agent endpoint. */

@@ -80,6 +80,7 @@ export function createInvokeRouter(deps: InvokeRouterDeps): Router {
     tasks: clients.tasks,
     acceptTimeoutMs: deps.admission.acceptTimeoutMs,
     ...(deps.resolver ? { resolver: deps.resolver } : {}),
+    ...(deps.pushPolicy ? { pushPolicy: deps.pushPolicy } : {}),
   });
   // Invoke endpoints answer from A2A 0.3.0 shapes (then mapped to run records).
   const ctxOf = (res: Response): OperationContext => ({ ...callContextOf(res), version: '0.3.0' });

@@ -121,6 +121,7 @@ export function createLegacyRouter(deps: LegacyRouterDeps): Router {
     tasks: clients.tasks,
     acceptTimeoutMs: deps.admission.acceptTimeoutMs,
     ...(deps.resolver ? { resolver: deps.resolver } : {}),
+    ...(deps.pushPolicy ? { pushPolicy: deps.pushPolicy } : {}),
   });
   // Legacy endpoints answer in A2A 0.3.0 shapes (then mapped to snake_case).
   const ctxOf = (res: Response): OperationContext => ({ ...callContextOf(res), version: '0.3.0' });

@@ -1,7 +1,7 @@
 import { AppError } from '@a2a-inbound/errors';
 import { setActiveSpanAttribute } from '@a2a-inbound/telemetry';
 import type { AgentOperations, OperationContext, TaskEventStream } from './operations';
-import { afterSeqOf, assertPushEnabled } from './operations';
+import { afterSeqOf, assertPushEnabled, assertStreams } from './operations';
 import { historyLengthOf, taskIdParam, validateSendParams, type JsonRpcRequest } from './validate';
 
 /**
@@ -34,6 +34,7 @@ export class JsonRpcHandler {
         return result(task);
       }
       case 'message/stream': {
+        assertStreams(ctx);
         const v = validateSendParams(p, ctx.agent, ctx.spilled);
         return { kind: 'stream', open: (signal) => ops.stream(ctx, v, signal) };
       }
@@ -48,6 +49,7 @@ export class JsonRpcHandler {
       case 'tasks/cancel':
         return result(await ops.cancel(ctx, taskIdParam(p)));
       case 'tasks/resubscribe': {
+        assertStreams(ctx);
         const taskId = taskIdParam(p);
         const afterSeq = afterSeqOf(info.lastEventId);
         return { kind: 'stream', open: (signal) => ops.resubscribe(ctx, taskId, afterSeq, signal) };

@@ -8,6 +8,7 @@ import {
   dnsResolver,
   overloadedError,
   streamOf,
+  type EgressPolicy,
   type Resolver,
 } from '@a2a-inbound/runtime';
 import type { ProtocolVersion } from './cards';
@@ -124,6 +125,8 @@ export interface AgentOperationsDeps {
   acceptTimeoutMs?: number;
   /** Resolves file-URI and webhook hosts for the public-address checks (tests inject one). */
   resolver?: Resolver;
+  /** Where push configs may point: public https, plus the operator's PUSH_ALLOW_* list (default: none). */
+  pushPolicy?: EgressPolicy;
 }
 
 /** `Last-Event-ID` (or a legacy `last_event_id`) → the sequence number to resume after; 0 = from the start. */
@@ -137,8 +140,10 @@ export class AgentOperations {
   readonly #tasks: TasksClient;
   readonly #resolver: Resolver;
   readonly #acceptTimeoutMs: number;
+  readonly #pushPolicy: EgressPolicy | undefined;
 
   constructor(deps: AgentOperationsDeps) {
+    this.#pushPolicy = deps.pushPolicy;
     this.#tasks = deps.tasks;
     this.#acceptTimeoutMs = deps.acceptTimeoutMs ?? DEADLINES.acceptMs;
     this.#resolver = deps.resolver ?? dnsResolver;
@@ -245,7 +250,12 @@ export class AgentOperations {
     }
     if (config.id !== undefined && (typeof config.id !== 'string' || config.id.length > LIMITS.maxIdChars))
       throw new InvalidParamsError('pushNotificationConfig.id must be a string');
-    const check = await checkPublicHttpsUrl(config.url, this.#resolver);
+    // Without an operator allow-list, Webhook rule 1 exactly (public https, the same check as file URIs).
+    const policy = this.#pushPolicy;
+    const check =
+      policy && !policy.empty
+        ? await policy.checkUrl(config.url, this.#resolver)
+        : await checkPublicHttpsUrl(config.url, this.#resolver);
     if (!check.ok) throw new InvalidParamsError(`pushNotificationConfig.url: ${check.reason}`);
     const t = this.#tasks;
     const r = await call(
@@ -463,6 +473,19 @@ function parseObject(json: string): Record<string, unknown> {
 }
 
 /** PUSH_NOT_SUPPORTED (-32003) unless an operator enabled push notifications for the agent. */
+/**
+ * With `capabilities.streaming` false on the card, the streaming operations are unsupported: 1.0 spec 3.3.4
+ * ("MUST return UnsupportedOperationError"), and 0.3's message/stream and tasks/resubscribe, which "require
+ * the server to have AgentCard.capabilities.streaming: true" (our card rule: capabilities are truthful).
+ */
+export function assertStreams(ctx: OperationContext): void {
+  if (!ctx.agent.streaming)
+    throw new AppError(
+      'UNSUPPORTED_OPERATION',
+      'This agent does not stream: its Agent Card says capabilities.streaming false',
+    );
+}
+
 export function assertPushEnabled(ctx: OperationContext): void {
   if (!ctx.agent.pushNotificationsEnabled)
     throw new AppError('PUSH_NOT_SUPPORTED', 'Push notifications are not enabled for this agent');

@@ -131,6 +131,7 @@ export function agentView(over: Partial<controlV1.AgentView> = {}): controlV1.Ag
     blockingBudgetMs: 5_000,
     rateLimitPerMinute: 60,
     pushNotificationsEnabled: true,
+    streaming: true, // as the demo agents: the streaming operations are served
     ...over,
   });
 }

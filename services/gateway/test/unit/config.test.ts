@@ -52,6 +52,15 @@ describe('loadGatewayConfig', () => {
     });
   });
 
+  it('push receivers allow-list: PUSH_ALLOW_HOSTS, PUSH_ALLOW_CIDRS (empty: public https only)', () => {
+    expect(loadGatewayConfig({}).pushAllowList).toEqual({ hosts: [], cidrs: [] });
+    expect(
+      loadGatewayConfig({ PUSH_ALLOW_HOSTS: 'Hooks.Internal,*.svc.cluster.local', PUSH_ALLOW_CIDRS: '127.0.0.1/32' })
+        .pushAllowList,
+    ).toEqual({ hosts: ['hooks.internal', '*.svc.cluster.local'], cidrs: ['127.0.0.1/32'] });
+    expect(problemsOf({ PUSH_ALLOW_CIDRS: '0.0.0.0/0,nope' })).toHaveLength(2);
+  });
+
   it('load shedding and large bodies: GATEWAY_MAX_PENDING_REQUESTS, TASKS_ACCEPT_TIMEOUT_MS, GATEWAY_MAX_LARGE_BODIES', () => {
     expect(
       loadGatewayConfig({

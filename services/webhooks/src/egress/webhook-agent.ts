@@ -18,8 +18,11 @@ export class BlockedDestinationError extends Error {
 }
 
 export interface WebhookAgentOptions {
-  /** Egress policy on each resolved or literal address. Default: public unicast only. Tests allow loopback. */
-  isAllowed?: (ip: string) => boolean;
+  /**
+   * Egress policy on each resolved or literal address (with the name it was resolved from). Default: public
+   * unicast only; the operator's PUSH_ALLOW_* list widens it.
+   */
+  isAllowed?: (ip: string, hostname?: string) => boolean;
   /** DNS used by the agent's `lookup` (default: the system resolver). Tests inject one to simulate rebinding. */
   resolve?: Resolver;
   /** Extra trusted CA certificates (PEM), for a test receiver's self-signed certificate. */
@@ -42,7 +45,7 @@ export function createWebhookAgent(options: WebhookAgentOptions = {}): WebhookAg
           callback(new Error(`no address for ${hostname}`), '', 0);
           return;
         }
-        const blocked = addresses.find((a) => !isAllowed(a));
+        const blocked = addresses.find((a) => !isAllowed(a, hostname));
         if (blocked !== undefined) {
           callback(new BlockedDestinationError(hostname, blocked), '', 0);
           return;
@@ -64,9 +67,9 @@ export function createWebhookAgent(options: WebhookAgentOptions = {}): WebhookAg
 }
 
 export class WebhookAgent extends Agent {
-  readonly #isAllowed: (ip: string) => boolean;
+  readonly #isAllowed: (ip: string, hostname?: string) => boolean;
 
-  constructor(isAllowed: (ip: string) => boolean, options: Agent.Options) {
+  constructor(isAllowed: (ip: string, hostname?: string) => boolean, options: Agent.Options) {
     super(options);
     this.#isAllowed = isAllowed;
   }

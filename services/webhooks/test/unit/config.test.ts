@@ -18,7 +18,20 @@ describe('loadWebhooksConfig', () => {
       retryBaseMs: 1_000,
       retryMaxDelayMs: 30_000,
       concurrency: 64,
+      pushAllowList: { hosts: [], cidrs: [] },
       warnings: [],
     });
+  });
+
+  it('reads the push receivers allow-list and refuses a bad entry', () => {
+    expect(
+      loadWebhooksConfig({ PUSH_ALLOW_CIDRS: '127.0.0.1/32', PUSH_ALLOW_HOSTS: 'hooks.internal' }).pushAllowList,
+    ).toEqual({
+      hosts: ['hooks.internal'],
+      cidrs: ['127.0.0.1/32'],
+    });
+    expect(() => loadWebhooksConfig({ PUSH_ALLOW_CIDRS: '0.0.0.0/0' })).toThrow(
+      /PUSH_ALLOW_CIDRS: "0.0.0.0\/0" allows every address/,
+    );
   });
 });

@@ -3,7 +3,7 @@ import type { controlV1 } from '@a2a-inbound/proto';
 import { setActiveSpanAttribute } from '@a2a-inbound/telemetry';
 import { servesVersion } from '../cards';
 import type { AgentOperations, OperationContext, TaskEventStream, TaskStreamEvent } from '../operations';
-import { afterSeqOf, assertPushEnabled } from '../operations';
+import { afterSeqOf, assertPushEnabled, assertStreams } from '../operations';
 import { historyLengthOf, isObject, LIMITS, taskIdParam, validateSendParams } from '../validate';
 import {
   PROTOCOL_VERSION_V1,
@@ -81,15 +81,6 @@ export function negotiateV1(requested: string | undefined, agent: Pick<controlV1
       details: { requestedVersion: majorMinor, supportedVersions: agent.a2aVersions.join(',') },
     });
   return '1.0';
-}
-
-/** Spec 3.3.4: with `capabilities.streaming` false on the card, the streaming operations are unsupported. */
-function assertStreams(ctx: OperationContext): void {
-  if (!ctx.agent.streaming)
-    throw new AppError(
-      'UNSUPPORTED_OPERATION',
-      'This agent does not stream: its Agent Card says capabilities.streaming false',
-    );
 }
 
 const TERMINAL = new Set(['completed', 'failed', 'canceled', 'rejected']);
