@@ -389,6 +389,31 @@ maybe('web console in chromium', { timeout: 120_000 }, () => {
     await context.close();
   });
 
+  it('offers message/send, not a stream the gateway would refuse, for an agent whose card does not stream', async () => {
+    const { context, page, problems } = await newPage(browser);
+    // demo-echo's card as an agent that does not stream would serve it (capabilities.streaming false).
+    await page.route('**/agents/demo-echo/.well-known/agent-card.json', async (r) => {
+      const card = (await (await r.fetch()).json()) as { capabilities: Record<string, unknown> };
+      await r.fulfill({ json: { ...card, capabilities: { ...card.capabilities, streaming: false } } });
+    });
+    await signIn(page, creds.adminToken);
+    await open(page, 'Test console');
+    const method = page.getByLabel('Method', { exact: true });
+    await page.getByLabel('Agent', { exact: true }).selectOption('demo-slow');
+    await expect.poll(() => method.inputValue(), POLL).toBe('message/stream');
+    await page.getByLabel('Agent', { exact: true }).selectOption('demo-echo');
+    await expect.poll(() => method.inputValue(), POLL).toBe('message/send');
+    expect(await page.getByLabel('Request (JSON)').inputValue()).toContain('"message/send"');
+    const stream = method.locator('option[value="message/stream"]');
+    expect(await stream.isDisabled()).toBe(true);
+    expect(await stream.textContent()).toContain('the agent does not stream');
+    expect(await method.locator('option[value="tasks/resubscribe"]').isDisabled()).toBe(true);
+    // The invoke endpoint's stream is not A2A streaming: still offered.
+    expect(await method.locator('option[value="run/stream"]').isDisabled()).toBe(false);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   it('creates a key shown once, then streams a message/stream answer live in the Test console and shows the credits left', async () => {
     const { context, page, problems } = await newPage(browser);
     await signIn(page, creds.adminToken);

@@ -36,6 +36,8 @@ export class TestConsolePage extends LightElement {
   credits: number | undefined = undefined;
   status: Status = undefined;
   busy = false;
+  /** Agents whose card does not claim streaming: the gateway refuses their A2A streams with -32004. */
+  private noStream = new Set<string>();
   private ids = { taskId: '', contextId: '' };
   private abort: AbortController | undefined;
 
@@ -75,7 +77,7 @@ export class TestConsolePage extends LightElement {
         '';
       this.keyName = [...state.keys.keys()].find((k) => state.keys.get(k)?.scope === this.method.scope) ?? '';
       this.reset();
-      await this.refreshCredits();
+      await Promise.all([this.readCard(this.agentId), this.refreshCredits()]);
     } catch (err) {
       this.status = { kind: 'error', text: messageOf(err) };
     }
@@ -87,6 +89,24 @@ export class TestConsolePage extends LightElement {
     } catch {
       this.credits = undefined;
     }
+  }
+
+  /** Reads the agent's public card: an agent that does not stream gets `message/send` instead of a stream. */
+  private async readCard(agentId: string): Promise<void> {
+    if (!this.agents.find((a) => a.agentId === agentId)?.a2a) return;
+    try {
+      const res = await fetch(`/agents/${encodeURIComponent(agentId)}/.well-known/agent-card.json`);
+      const card = (await res.json()) as { capabilities?: { streaming?: unknown } };
+      if (card.capabilities?.streaming === true) this.noStream.delete(agentId);
+      else this.noStream.add(agentId);
+    } catch {
+      return; // no card to read: leave the method as chosen, the answer will say what is wrong
+    }
+    if (agentId === this.agentId && this.method.scope === 'a2a' && this.method.stream && this.noStream.has(agentId)) {
+      this.methodId = 'message/send';
+      this.reset();
+    }
+    this.requestUpdate();
   }
 
   private reset(): void {
@@ -201,7 +221,13 @@ export class TestConsolePage extends LightElement {
       <form class="tc" @submit=${(e: Event) => this.send(e)}>
         <div class="grid">
           <label for="tc-agent">Agent</label>
-          <select id="tc-agent" @change=${(e: Event) => (this.agentId = (e.target as HTMLSelectElement).value)}>
+          <select
+            id="tc-agent"
+            @change=${(e: Event) => {
+              this.agentId = (e.target as HTMLSelectElement).value;
+              void this.readCard(this.agentId);
+            }}
+          >
             ${this.agents.map(
               (a) =>
                 html`<option value=${a.agentId} ?selected=${a.agentId === this.agentId}>
@@ -218,7 +244,20 @@ export class TestConsolePage extends LightElement {
               this.reset();
             }}
           >
-            ${METHODS.map((x) => html`<option value=${x.id} ?selected=${x.id === this.methodId}>${x.label}</option>`)}
+            ${METHODS.map(
+              (x) =>
+                html`<option
+                  value=${x.id}
+                  ?selected=${x.id === this.methodId}
+                  ?disabled=${x.scope === 'a2a' && x.stream && this.noStream.has(this.agentId)}
+                >
+                  ${x.label}${
+                    x.scope === 'a2a' && x.stream && this.noStream.has(this.agentId)
+                      ? ' (the agent does not stream)'
+                      : ''
+                  }
+                </option>`,
+            )}
           </select>
           <label for="tc-key">Key (scope ${m.scope})</label>
           <select id="tc-key" @change=${(e: Event) => (this.keyName = (e.target as HTMLSelectElement).value)}>
