@@ -49,9 +49,9 @@ export class TaskAnnouncements {
       while (this.#queue.length > 0) {
         const batch = this.#take();
         const events = batch.flatMap((p) => p.events);
-        const last = events.at(-1)!;
-        const value = eventsV1.LoggedTaskEvent.encode({ ...last, preceding: events.slice(0, -1) }).finish();
         try {
+          const last = events.at(-1)!;
+          const value = eventsV1.LoggedTaskEvent.encode({ ...last, preceding: events.slice(0, -1) }).finish();
           // Keyed by the first event's task: a lone announcement is keyed by its task, as before.
           await this.bus.publish({ topic: this.topic, key: events[0]!.taskId, value });
           for (const p of batch) p.resolve();
