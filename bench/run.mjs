@@ -17,6 +17,7 @@
 //   BENCH_IDLE_STREAMS=10000  (0 skips the idle-SSE test)
 //   BENCH_LOADGEN=auto|wrk|node  (auto: wrk when installed, else the built-in Node load generator)
 //   BENCH_OUT=docs/performance.md  (`-` prints only)
+//   BENCH_STORE_OPS=1  (0: the distributed cluster without /metrics, so no store operations per send in the notes)
 // Requires `npm run build` first (the embedded and distributed modes run the bundles in dist/).
 import { spawn, execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -32,6 +33,8 @@ const env = process.env;
 const seconds = Number(env.BENCH_SECONDS ?? 10);
 const concurrencies = (env.BENCH_CONCURRENCY ?? '1,16,64').split(',').map(Number);
 const idleStreams = Number(env.BENCH_IDLE_STREAMS ?? 10_000);
+/** The distributed target's processes serve /metrics, read for the store operations per send (issue 23). */
+const storeOpsWanted = env.BENCH_STORE_OPS !== '0';
 const engines = Boolean(env.REDIS_URL && env.KAFKA_BROKERS && env.MONGO_URL);
 const wanted = new Set(
   (env.BENCH_TARGETS ?? 'baseline,reference,embedded,embedded-durable,distributed,distributed-mtls').split(','),
@@ -368,6 +371,8 @@ async function startDistributed(mtls = false) {
     env: SYSTEM_ENV,
     logDir: join(tmp, mtls ? 'cluster-mtls' : 'cluster'),
     mtls,
+    // Each process serves /metrics: the store operations per send, per collection, come from there.
+    metrics: storeOpsWanted,
   });
   const key = cluster.credentials().a2aKey;
   const pids = [...cluster.procs.values()].map((p) => p.child.pid);
@@ -376,8 +381,42 @@ async function startDistributed(mtls = false) {
     key,
     pid: cluster.procs.get('gateway-1').child.pid,
     pids,
+    ...(storeOpsWanted ? { storeOps: () => storeOperations([...cluster.metricsUrls.values()]) } : {}),
     stop: () => cluster.stopAll(),
   };
+}
+
+/**
+ * `a2a_store_operations_total` of every process (each service's document-store commands), summed by
+ * `collection command` (issue 23: store operations per send, per collection).
+ */
+async function storeOperations(urls) {
+  const counts = new Map();
+  for (const url of urls) {
+    const text = await fetch(url)
+      .then((r) => r.text())
+      .catch(() => '');
+    for (const line of text.split('\n')) {
+      if (!line.startsWith('a2a_store_operations_total{')) continue;
+      const collection = /collection="([^"]*)"/.exec(line)?.[1] ?? '?';
+      const command = /command="([^"]*)"/.exec(line)?.[1] ?? '?';
+      const key = `${collection} ${command}`;
+      counts.set(key, (counts.get(key) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
+    }
+  }
+  return counts;
+}
+
+/** One notes line: the store operations per send between two `storeOperations` snapshots, by collection. */
+function storeOpsLine(target, c, before, after, sends) {
+  const per = [...after.entries()]
+    .map(([k, v]) => [k, (v - (before.get(k) ?? 0)) / sends])
+    .filter(([k, v]) => v >= 0.005 && !k.startsWith('ping ')) // readiness pings are not the sends'
+    .sort((a, b) => a[0].localeCompare(b[0]));
+  const all = per.reduce((s, [, v]) => s + v, 0);
+  const detail = per.map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ');
+  log(`${target} send c=${c}: ${all.toFixed(2)} store operations per send (${detail})`);
+  return `- ${target} message/send c=${c}: **${all.toFixed(2)} store operations per send** (every process's \`a2a_store_operations_total\`, by collection and command: ${detail}).`;
 }
 
 // ---------------------------------------------------------------------------------------------- run
@@ -399,12 +438,17 @@ async function measure(target, sys, cases, sendOnly = false) {
   // backlog for a while, which would otherwise weigh on the cases after it.
   const throughput = async (kase) => {
     for (const c of concurrencies) {
+      const ops = kase === 'send' && sys.storeOps ? await sys.storeOps() : undefined;
       const before = sys.pids.reduce((s, p) => s + cpuSeconds(p), 0);
       if (sys.started) await eluOf(sys.started);
       const r = await runLoadOn(sys.bases, cases[kase], c);
       const elu = sys.started ? await eluOf(sys.started) : undefined;
       const cpu = sys.pids.reduce((s, p) => s + cpuSeconds(p), 0) - before;
       record(target, kase, c, r, r.rps > 0 ? (cpu * 1000) / (r.rps * seconds) : undefined, elu);
+      if (ops && r.rps > 0) {
+        await sleep(1000); // the sends' trailing work (webhooks, run markers)
+        extras.push(storeOpsLine(target, c, ops, await sys.storeOps(), r.rps * seconds));
+      }
     }
   };
   if (sendOnly) return throughput('send');

@@ -35,6 +35,12 @@ export interface MongoDocumentStoreOptions extends MongoConnectOptions {
   readonly cas?: CasMode;
   /** A claim older than this whose document has not moved is left over from a crashed writer and is removed. */
   readonly claimStaleMs?: number;
+  /**
+   * Told of every driver command of the port (not the driver's own handshakes), by collection and command
+   * (`insert`, `find`, `findAndModify`, `delete`, `count`; claims as collection `_cas_claims`): the services
+   * count them in `a2a_store_operations_total` (issue 23: store operations per send, per collection).
+   */
+  readonly onOperation?: (collection: string, command: string) => void;
 }
 
 /** Stored layout (ADR 0003). `u_*` fields hold unique-index keys; `d` holds the encoded user document. */
@@ -141,7 +147,7 @@ class MongoCollection<T extends object> implements Collection<T> {
     if (options.expiresAt !== undefined) row.x = options.expiresAt;
     if (this.store.claims) row.i = randomBytes(6).toString('base64url');
     try {
-      await this.store.run(this.name, () => this.coll.insertOne(row));
+      await this.store.run(this.name, 'insert', () => this.coll.insertOne(row));
     } catch (err) {
       throw this.#duplicate(err, id);
     }
@@ -150,7 +156,9 @@ class MongoCollection<T extends object> implements Collection<T> {
   }
 
   async get(id: string): Promise<Versioned<T> | undefined> {
-    const row = await this.store.run(this.name, () => this.coll.findOne({ _id: id }, { projection: PROJECTION }));
+    const row = await this.store.run(this.name, 'find', () =>
+      this.coll.findOne({ _id: id }, { projection: PROJECTION }),
+    );
     this.#remember(row);
     return row ? toVersioned<T>(row) : undefined;
   }
@@ -165,7 +173,7 @@ class MongoCollection<T extends object> implements Collection<T> {
     const sort: Sort = options.sort
       ? { [`d.${encodeKey(options.sort.field)}`]: options.sort.direction, _id: 1 }
       : { _id: 1 };
-    const rows = await this.store.run(this.name, () => {
+    const rows = await this.store.run(this.name, 'find', () => {
       let cursor = this.coll.find(toQuery(filter), { projection: PROJECTION }).sort(sort);
       if (options.skip) cursor = cursor.skip(options.skip);
       if (options.limit !== undefined) cursor = cursor.limit(options.limit);
@@ -176,7 +184,7 @@ class MongoCollection<T extends object> implements Collection<T> {
   }
 
   async count(filter: Filter): Promise<number> {
-    return this.store.run(this.name, () => this.coll.countDocuments(toQuery(filter)));
+    return this.store.run(this.name, 'count', () => this.coll.countDocuments(toQuery(filter)));
   }
 
   async replace(id: string, expectedVersion: number, doc: T, options: WriteOptions = {}): Promise<Versioned<T>> {
@@ -186,7 +194,7 @@ class MongoCollection<T extends object> implements Collection<T> {
     const write = async (filter: Document): Promise<Versioned<T>> => {
       let after: Row | null;
       try {
-        after = await this.store.run(this.name, () =>
+        after = await this.store.run(this.name, 'findAndModify', () =>
           this.coll.findOneAndUpdate(
             filter,
             { $set: set, $inc: { v: 1 } },
@@ -218,11 +226,11 @@ class MongoCollection<T extends object> implements Collection<T> {
   async delete(id: string, expectedVersion?: number): Promise<boolean> {
     this.#incarnations.delete(id);
     if (expectedVersion === undefined) {
-      const r = await this.store.run(this.name, () => this.coll.deleteOne({ _id: id }));
+      const r = await this.store.run(this.name, 'delete', () => this.coll.deleteOne({ _id: id }));
       return r.deletedCount > 0;
     }
     const remove = async (filter: Document): Promise<boolean> => {
-      const r = await this.store.run(this.name, () => this.coll.deleteOne(filter));
+      const r = await this.store.run(this.name, 'delete', () => this.coll.deleteOne(filter));
       return r.deletedCount > 0;
     };
     if (!this.store.claims) return remove({ _id: id, v: expectedVersion });
@@ -238,20 +246,24 @@ class MongoCollection<T extends object> implements Collection<T> {
   }
 
   async sweepExpired(now: number): Promise<number> {
-    const r = await this.store.run(this.name, () => this.coll.deleteMany({ x: { $lte: now } }));
+    const r = await this.store.run(this.name, 'delete', () => this.coll.deleteMany({ x: { $lte: now } }));
     return r.deletedCount;
   }
 
   /** After a conditional write matched nothing: NOT_FOUND when the document is gone, else VERSION_CONFLICT. */
   async #whyNot(id: string): Promise<AppError> {
     this.#incarnations.delete(id); // perhaps a stale incarnation: read it again next time
-    const current = await this.store.run(this.name, () => this.coll.findOne({ _id: id }, { projection: { _id: 1 } }));
+    const current = await this.store.run(this.name, 'find', () =>
+      this.coll.findOne({ _id: id }, { projection: { _id: 1 } }),
+    );
     return current ? new VersionConflictError(this.name, id) : new NotFoundError(`${this.name}/${id}`);
   }
 
   /** The document's incarnation, read with a check of its version. */
   async #readIncarnation(id: string, version: number): Promise<string> {
-    const row = await this.store.run(this.name, () => this.coll.findOne({ _id: id }, { projection: { v: 1, i: 1 } }));
+    const row = await this.store.run(this.name, 'find', () =>
+      this.coll.findOne({ _id: id }, { projection: { v: 1, i: 1 } }),
+    );
     if (!row) throw new NotFoundError(`${this.name}/${id}`);
     if (row.v !== version) throw new VersionConflictError(this.name, id);
     this.#remember(row);
@@ -272,7 +284,7 @@ class MongoCollection<T extends object> implements Collection<T> {
       const k = JSON.stringify([this.name, id, i, version + 1]);
       const claim: Claim = { _id: randomUUID(), k, at: Date.now() };
       try {
-        await this.store.run(this.name, () => claims.insertOne(claim));
+        await this.store.run(this.name, 'insert', () => claims.insertOne(claim), CLAIMS);
         return { i, id: claim._id };
       } catch (err) {
         if (!isDuplicateKey(err)) throw err;
@@ -283,10 +295,12 @@ class MongoCollection<T extends object> implements Collection<T> {
         this.#incarnations.delete(id);
         continue;
       }
-      const holder = await this.store.run(this.name, () => claims.findOne({ k }));
+      const holder = await this.store.run(this.name, 'find', () => claims.findOne({ k }), CLAIMS);
       if (!holder) continue; // swept meanwhile: try again
       if (Date.now() - holder.at < this.store.claimStaleMs) throw await this.#whyNot(id);
-      const row = await this.store.run(this.name, () => this.coll.findOne({ _id: id }, { projection: { v: 1, i: 1 } }));
+      const row = await this.store.run(this.name, 'find', () =>
+        this.coll.findOne({ _id: id }, { projection: { v: 1, i: 1 } }),
+      );
       // The document moved on (the claim was a successful writer's), or is another incarnation: a conflict.
       if (!row || row.v !== version || (row.i ?? '') !== i) throw await this.#whyNot(id);
       // Left over by a writer that died between claim and write. Deleting by the claim's own _id can never
@@ -295,13 +309,14 @@ class MongoCollection<T extends object> implements Collection<T> {
         { collection: this.name, id, version, claimAgeMs: Date.now() - holder.at },
         'removing a stale CAS claim',
       );
-      await this.store.run(this.name, () => claims.deleteOne({ _id: holder._id }));
+      await this.store.run(this.name, 'delete', () => claims.deleteOne({ _id: holder._id }), CLAIMS);
     }
     throw await this.#whyNot(id);
   }
 
   async #release(claimId: string): Promise<void> {
     try {
+      this.store.counted(CLAIMS, 'delete');
       await this.store.claimsCollection().deleteOne({ _id: claimId });
     } catch (err) {
       // A claim we fail to delete only delays the next writer of this version by claimStaleMs.
@@ -324,6 +339,7 @@ export class MongoDocumentStore implements DocumentStore {
   readonly claimKeepMs: number;
   #claimsSweptAt = Date.now();
   #closing: Promise<void> | undefined;
+  readonly #onOperation: ((collection: string, command: string) => void) | undefined;
   #watchdog: ClientWatchdog | undefined;
 
   private constructor(client: MongoClient, options: MongoDocumentStoreOptions, claims: boolean) {
@@ -333,6 +349,7 @@ export class MongoDocumentStore implements DocumentStore {
     this.claims = claims;
     this.claimStaleMs = options.claimStaleMs ?? 10_000;
     this.claimKeepMs = Math.max(60_000, 6 * this.claimStaleMs);
+    this.#onOperation = options.onOperation;
   }
 
   static async connect(options: MongoDocumentStoreOptions): Promise<MongoDocumentStore> {
@@ -357,18 +374,28 @@ export class MongoDocumentStore implements DocumentStore {
     return this.#db.collection<Claim>(CLAIMS);
   }
 
+  /** @internal Tells `onOperation` of a driver command. */
+  counted(collection: string, command: string): void {
+    this.#onOperation?.(collection, command);
+  }
+
   /** @internal Deletes the claims past `claimKeepMs`, at most once per half of it, in the background. */
   sweepClaims(): void {
     const now = Date.now();
     if (now - this.#claimsSweptAt < this.claimKeepMs / 2 || this.#closing) return;
     this.#claimsSweptAt = now;
+    this.counted(CLAIMS, 'delete');
     this.claimsCollection()
       .deleteMany({ at: { $lt: now - this.claimKeepMs } })
       .catch((err: unknown) => this.log.warn({ err }, 'could not sweep old CAS claims'));
   }
 
-  /** @internal Runs a driver call, mapping engine outages to UNAVAILABLE. */
-  async run<R>(what: string, fn: () => Promise<R>): Promise<R> {
+  /**
+   * @internal Runs one driver command on `what` (a collection; `counted`: the collection the command goes to
+   * when another, e.g. a claim), mapping engine outages to UNAVAILABLE; counted by `onOperation`.
+   */
+  async run<R>(what: string, command: string, fn: () => Promise<R>, counted = what): Promise<R> {
+    this.counted(counted, command);
     if (this.#closing) throw new AppError('UNAVAILABLE', 'document store is closed');
     try {
       return await fn();
@@ -405,7 +432,7 @@ export class MongoDocumentStore implements DocumentStore {
         newUniques.push(index.fields);
       }
     }
-    await this.run(coll.name, async () => {
+    await this.run(coll.name, 'createIndexes', async () => {
       const listIndexes = async (): Promise<IndexInfo[]> => (await driver.listIndexes().toArray()) as IndexInfo[];
       // A collection that does not exist yet has no indexes (FerretDB answers NamespaceNotFound).
       const existing = await listIndexes().catch(() => [] as IndexInfo[]);
@@ -440,7 +467,7 @@ export class MongoDocumentStore implements DocumentStore {
   }
 
   async ping(): Promise<void> {
-    await this.run('ping', () => this.#db.command({ ping: 1 }));
+    await this.run('ping', 'ping', () => this.#db.command({ ping: 1 }));
   }
 
   close(): Promise<void> {

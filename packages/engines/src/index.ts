@@ -8,7 +8,7 @@ import {
   type Env,
 } from '@a2a-inbound/config';
 import type { Logger } from '@a2a-inbound/logger';
-import { observeConsumerLag, tracedBus } from '@a2a-inbound/telemetry';
+import { a2aMeter, observeConsumerLag, tracedBus } from '@a2a-inbound/telemetry';
 import {
   InMemoryBlobStore,
   InMemoryBus,
@@ -189,10 +189,15 @@ export async function connectEngines(c: EnginesConfig, needs: readonly Need[], l
     if (needs.includes('store')) {
       if (c.store === 'mongo') {
         const { MongoDocumentStore } = await import('@a2a-inbound/adapter-mongo');
+        // `a2a_store_operations_total{collection,command}`: the bench reads it per send (issue 23).
+        const operations = a2aMeter().createCounter('a2a_store_operations', {
+          description: 'Document store driver commands, by collection and command',
+        });
         out.store = await MongoDocumentStore.connect({
           url: c.mongoUrl,
           dbName: ns ? `${c.mongoDb}_${ns}` : c.mongoDb,
           log: adapterLog(log),
+          onOperation: (collection, command) => operations.add(1, { collection, command }),
         });
       } else out.store = new InMemoryDocumentStore();
       const s = out.store;

@@ -176,6 +176,22 @@ export async function startWebhooksApp(
     ...(deps.soleOwner ? { earlierClaimsBeforeMs: clock.now() } : {}),
   });
   let seen = 0;
+  const pushUpdate = async (e: eventsV1.LoggedTaskEvent): Promise<void> => {
+    const d = await deps.source.get(e.taskId, e.agentId);
+    if (!d.enabled || !d.taskJson || d.targets.length === 0) return;
+    const seq = Number(e.seq);
+    const bodyFor = pushBodies(d.taskJson);
+    await Promise.all(
+      d.targets.map(async (t) => {
+        const done = await deliverer.deliver(
+          { taskId: e.taskId, seq, subscriptionId: e.subscriptionId, agentId: e.agentId },
+          t,
+          bodyFor(t.protocolVersion),
+        );
+        if (done) egress.onDelivery?.(done);
+      }),
+    );
+  };
   lifecycle.add(
     'task-updates consumer',
     // One task's updates in order; a slow or retried endpoint holds one slot, not every task of its partition.
@@ -184,26 +200,25 @@ export async function startWebhooksApp(
       TASK_UPDATES_GROUP,
       async (m) => {
         const announced = eventsV1.LoggedTaskEvent.decode(m.value);
-        // A batch announcement (ADR 0025) carries the events appended before the last one as `preceding`.
+        // A batch announcement carries the events before the last one as `preceding`: one task's run events
+        // (ADR 0025) and the updates of several tasks announced together (ADR 0041). Each task's events in
+        // order, the tasks side by side; any failure redelivers the message (claims make it idempotent).
         const events = [...announced.preceding, { ...announced, preceding: [] }];
+        seen += events.length;
+        const byTask = new Map<string, eventsV1.LoggedTaskEvent[]>();
         for (const e of events) {
-          seen += 1;
           if (!isStatusUpdate(e.eventJson)) continue;
-          const d = await deps.source.get(e.taskId, e.agentId); // throws → the bus redelivers (claims make it idempotent)
-          if (!d.enabled || !d.taskJson || d.targets.length === 0) continue;
-          const seq = Number(e.seq);
-          const bodyFor = pushBodies(d.taskJson);
-          await Promise.all(
-            d.targets.map(async (t) => {
-              const done = await deliverer.deliver(
-                { taskId: e.taskId, seq, subscriptionId: e.subscriptionId, agentId: e.agentId },
-                t,
-                bodyFor(t.protocolVersion),
-              );
-              if (done) egress.onDelivery?.(done);
-            }),
-          );
+          const list = byTask.get(e.taskId);
+          if (list) list.push(e);
+          else byTask.set(e.taskId, [e]);
         }
+        const outcomes = await Promise.allSettled(
+          [...byTask.values()].map(async (updates) => {
+            for (const e of updates) await pushUpdate(e);
+          }),
+        );
+        const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+        if (failed) throw failed.reason;
       },
       { concurrency: config.concurrency, isTransient: isOutage },
     ),

@@ -96,7 +96,30 @@ export class Accounts {
    */
   async charge(subscriptionId: string, chargeId: string, amount?: number): Promise<void> {
     if (amount !== undefined) return this.#credits.charge(subscriptionId, chargeId, amount);
-    await this.#credits.charge(subscriptionId, chargeId, await this.#creditCost(subscriptionId), { settled: true });
+    await this.#credits.charge(subscriptionId, chargeId, await this.creditCost(subscriptionId), { settled: true });
+  }
+
+  /**
+   * Takes `amount` for `chargeId` once per call: the caller's record (a send's idempotency record, holding
+   * the amount from `creditCost`) makes it once per message (ADR 0041). INSUFFICIENT_CREDITS when short.
+   */
+  async pay(subscriptionId: string, chargeId: string, amount: number): Promise<void> {
+    await this.#credits.pay(subscriptionId, chargeId, amount);
+  }
+
+  /** Pays what is missing of `amount` for `chargeId` (a take-over of a send whose process died). */
+  async payRest(subscriptionId: string, chargeId: string, amount: number): Promise<void> {
+    await this.#credits.payRest(subscriptionId, chargeId, amount);
+  }
+
+  /** Gives back what `pay` (or `charge`) took for `chargeId`; a repeat gives back nothing more. */
+  async giveBack(subscriptionId: string, chargeId: string): Promise<void> {
+    await this.#credits.giveBack(subscriptionId, chargeId);
+  }
+
+  /** Gives back what was paid for `chargeId` beyond `amount` (the loser of two requests of one message). */
+  async giveBackBeyond(subscriptionId: string, chargeId: string, amount: number): Promise<void> {
+    await this.#credits.giveBackBeyond(subscriptionId, chargeId, amount);
   }
 
   /**
@@ -104,7 +127,7 @@ export class Accounts {
    * need not read the subscription). Cached only once its credits are in the buckets (settled), so a
    * cached cost also says no move is pending; a change of the cost deletes it.
    */
-  async #creditCost(subscriptionId: string): Promise<number> {
+  async creditCost(subscriptionId: string): Promise<number> {
     const key = cacheKeys.creditCost(subscriptionId);
     const hit = await this.cache.get(key).catch(() => undefined); // a cache outage degrades to the store
     if (hit !== undefined && /^\d+$/.test(hit)) return Number(hit);

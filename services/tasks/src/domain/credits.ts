@@ -124,6 +124,36 @@ export class Credits {
     throw new AppError('UNAVAILABLE', `credits of ${subscriptionId}: too many concurrent writers`);
   }
 
+  /**
+   * Takes `amount` for `chargeId` without a ledger record: the caller's own record (the send's idempotency
+   * record, which holds the amount) makes the charge happen once (ADR 0041). INSUFFICIENT_CREDITS when short;
+   * nothing is taken when it throws. The caller's record says the subscription is settled (its cost came from
+   * the cache, or a read that settled it).
+   */
+  async pay(subscriptionId: string, chargeId: string, amount: number): Promise<void> {
+    if (amount <= 0) return;
+    await this.#debitOrUndo(subscriptionId, chargeId, amount);
+    this.#charged.add(amount);
+  }
+
+  /**
+   * Pays what the buckets do not show as paid for `chargeId` of `amount` (a request taking over a charge whose
+   * process died between its record and its debit). Nothing is taken when it throws.
+   */
+  async payRest(subscriptionId: string, chargeId: string, amount: number): Promise<void> {
+    if (amount <= 0) return;
+    const paid = (await this.#buckets(subscriptionId)).reduce((s, b) => s + debitOf(b, chargeId), 0);
+    if (paid < amount) await this.pay(subscriptionId, chargeId, amount - paid);
+  }
+
+  /**
+   * Gives back every debit noted for `chargeId` (a `pay` whose request was refused after it); each bucket
+   * forgets the debit in the same write, so a repeated give-back gives nothing more.
+   */
+  async giveBack(subscriptionId: string, chargeId: string): Promise<void> {
+    this.#refunded.add(await this.#giveBack(subscriptionId, chargeId));
+  }
+
   /** Gives back a charge (its request was refused after charging); nothing when it is not charged. */
   async refund(subscriptionId: string, chargeId: string): Promise<void> {
     const tooBusy = (): Error =>
@@ -268,16 +298,47 @@ export class Credits {
     if (remaining > 0) throw new AppError('UNAVAILABLE', `credits of ${subscriptionId}: too many concurrent writers`);
   }
 
-  /** Gives back every debit noted for `chargeId` (each bucket forgets it in the same write: once only). */
-  async #giveBack(subscriptionId: string, chargeId: string): Promise<void> {
+  /**
+   * Gives back every debit noted for `chargeId` (each bucket forgets it in the same write: once only);
+   * resolves what it gave back.
+   */
+  async #giveBack(subscriptionId: string, chargeId: string): Promise<number> {
     const buckets = await this.#buckets(subscriptionId);
+    let given = 0;
     for (let n = 0; n < CREDIT_BUCKETS; n++) {
       if (debitOf(buckets[n], chargeId) === 0) continue;
+      let paid = 0; // set by the round that wrote (a conflict runs `mutate` again)
       await this.#updateBucket(subscriptionId, n, (b) => {
-        const paid = b.debits.filter((d) => d.chargeId === chargeId).reduce((s, d) => s + d.amount, 0);
+        paid = b.debits.filter((d) => d.chargeId === chargeId).reduce((s, d) => s + d.amount, 0);
         if (paid === 0) return undefined;
         return { ...b, credits: b.credits + paid, debits: withoutDebit(b.debits, chargeId) };
       });
+      given += paid;
+    }
+    return given;
+  }
+
+  /**
+   * Gives back what was paid for `chargeId` beyond `amount`: two requests of one message (a take-over and
+   * the slow first one) may both pay before one of them loses the race to store the task; the loser calls
+   * this, so the message is paid once.
+   */
+  async giveBackBeyond(subscriptionId: string, chargeId: string, amount: number): Promise<void> {
+    const buckets = await this.#buckets(subscriptionId);
+    let excess = buckets.reduce((s, b) => s + debitOf(b, chargeId), 0) - amount;
+    for (let n = 0; n < CREDIT_BUCKETS && excess > 0; n++) {
+      if (debitOf(buckets[n], chargeId) === 0) continue;
+      let take = 0;
+      await this.#updateBucket(subscriptionId, n, (b) => {
+        const paid = b.debits.filter((d) => d.chargeId === chargeId).reduce((s, d) => s + d.amount, 0);
+        take = Math.min(paid, excess);
+        if (take === 0) return undefined;
+        const debits = withoutDebit(b.debits, chargeId);
+        if (paid > take) debits.push({ chargeId, amount: paid - take });
+        return { ...b, credits: b.credits + take, debits };
+      });
+      excess -= take;
+      this.#refunded.add(take);
     }
   }
 

@@ -71,6 +71,12 @@ export interface MessageIdDoc {
   messageId: string;
   taskId: string;
   createdAtMs: number;
+  /**
+   * The credits this message is charged (chargeId `msg:<messageId>`), recorded in the same insert as the
+   * claim: the record makes the charge once, no ledger record (ADR 0041). Absent on a claim made before that
+   * (its charge is in the `credit_charges` ledger).
+   */
+  charged?: number;
 }
 
 /** A push config as set/create takes it (`id` optional: the task id when absent). */

@@ -31,6 +31,7 @@ import { contextKey, openLookupCollections } from './task-lookups';
 import type { StreamItem } from './task-tails';
 import { sleep, TaskTails } from './task-tails';
 import { RunPublishRetries, type Sleep } from './run-publish-retries';
+import { TaskAnnouncements } from './announcements';
 
 export type { StreamItem } from './task-tails';
 
@@ -201,6 +202,8 @@ export class TaskCore {
   readonly tails: TaskTails;
   readonly payloads: LargePayloads;
   readonly publishRetries: RunPublishRetries;
+  /** Task updates to webhooks, batched while a publish is in flight (ADR 0041). */
+  readonly announcements: TaskAnnouncements;
   /** Sends between arrival and acceptance (TASKS_MAX_PENDING_SENDS). */
   readonly pendingSends: InFlightLimit;
   readonly #recent = new Map<string, Versioned<TaskDoc>>();
@@ -216,6 +219,7 @@ export class TaskCore {
     readonly deps: TaskDeps,
   ) {
     this.leases = new RunLeases(deps.cache);
+    this.announcements = new TaskAnnouncements(deps.bus, TOPICS.taskUpdates);
     this.payloads = new LargePayloads(deps.blobs);
     this.pendingSends = new InFlightLimit(deps.config.maxPendingSends, 'sends waiting to be accepted');
     this.tails = new TaskTails({
@@ -425,7 +429,8 @@ export class TaskCore {
 
   /**
    * Appends the events of one write (consecutive seqs) to the log in one step and announces them in one bus
-   * message (the last event, with the earlier ones as `preceding`) (ADR 0025). The ones the log already has
+   * message (the last event, with the earlier ones as `preceding`) (ADR 0025), together with other tasks'
+   * updates announced meanwhile (`TaskAnnouncements`, ADR 0041). The ones the log already has
    * (a redelivery) are skipped and not announced again. `retried` as in `appendLogged`.
    */
   async appendLoggedBatch(
@@ -460,13 +465,7 @@ export class TaskCore {
       appended = events.length;
     }
     if (appended === 0) return;
-    const announced = logged.slice(-appended);
-    const last = announced.at(-1)!;
-    const value =
-      announced.length === 1
-        ? entries.at(-1)!.data
-        : eventsV1.LoggedTaskEvent.encode({ ...last, preceding: announced.slice(0, -1) }).finish();
-    await this.deps.bus.publish({ topic: TOPICS.taskUpdates, key: task.id, value });
+    await this.announcements.announce(logged.slice(-appended));
   }
 
   async #appendToLog(

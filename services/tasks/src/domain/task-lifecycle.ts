@@ -10,7 +10,7 @@ import type { Versioned } from '@a2a-inbound/ports';
 import { overloadedError } from '@a2a-inbound/runtime';
 import { withSpan } from '@a2a-inbound/telemetry';
 import { eventsV1 } from '@a2a-inbound/proto';
-import type { TaskDoc } from './model';
+import type { MessageIdDoc, TaskDoc } from './model';
 import { endsStream, isTerminal } from './model';
 import { markActive, rememberInContext } from './task-lookups';
 import type { StreamItem } from './task-tails';
@@ -246,6 +246,11 @@ export class TaskLifecycle extends TaskConcern {
       }
     }
     let taskId = continuing ? message.taskId! : this.deps.ids.next();
+    const accounts = this.deps.control.accounts;
+    const chargeId = `msg:${message.messageId}`;
+    // The claim holds the charge (ADR 0041): one insert makes both the messageId and its charge once.
+    const cost = await accounts.creditCost(caller.subscriptionId);
+    let takeOver: MessageIdDoc | undefined;
     try {
       await this.c.messageIds.insert(
         idemId,
@@ -254,6 +259,7 @@ export class TaskLifecycle extends TaskConcern {
           messageId: message.messageId,
           taskId,
           createdAtMs: this.deps.clock.now(),
+          charged: cost,
         },
         { expiresAt: this.deps.clock.now() + this.deps.config.retentionMs },
       );
@@ -264,8 +270,9 @@ export class TaskLifecycle extends TaskConcern {
       if (!earlier.takeOver) return this.#startOrContinue(caller, message, options); // released: a new send
       // The first request has not stored its message after CLAIM_STALE_MS (it died, or is stuck): this one
       // takes the message over with the claim's task id, so at most one task can ever be stored for it (the
-      // loser of the insert returns the winner's task), and the charge is keyed by the messageId.
-      taskId = earlier.takeOver;
+      // loser of the insert returns the winner's task), and pays what the claim's charge still lacks.
+      takeOver = earlier.takeOver;
+      taskId = takeOver.taskId;
     }
 
     try {
@@ -286,12 +293,20 @@ export class TaskLifecycle extends TaskConcern {
       // The caller gave up waiting for acceptance (it answered OVERLOADED): nothing is charged or run.
       if (options.signal?.aborted)
         throw overloadedError('Server busy: the send was not accepted in time; retry shortly');
-      await this.deps.control.accounts.charge(caller.subscriptionId, `msg:${message.messageId}`);
+      if (!takeOver) await accounts.pay(caller.subscriptionId, chargeId, cost);
+      else if (takeOver.charged !== undefined)
+        await accounts.payRest(caller.subscriptionId, chargeId, takeOver.charged);
+      else await accounts.charge(caller.subscriptionId, chargeId); // a claim made before ADR 0041: the ledger's
     } catch (err) {
       await this.c.messageIds.delete(idemId); // not handled: the same messageId may be sent again
       throw err;
     }
 
+    // The loser of a race between two requests of one message (a take-over and the slow first one, each paid)
+    // gives back what the message was paid beyond its charge.
+    const charged = takeOver ? takeOver.charged : cost;
+    const payOnce = (): Promise<void> =>
+      charged === undefined ? Promise.resolve() : accounts.giveBackBeyond(caller.subscriptionId, chargeId, charged);
     const runId = this.deps.ids.next();
     const now = this.deps.clock.now();
     let stored: { message: Message; attachments: eventsV1.Attachment[] };
@@ -303,9 +318,12 @@ export class TaskLifecycle extends TaskConcern {
     } catch (err) {
       // A request that took this message over may have lost the race to the first one: its task has it.
       const handled = continuing ? await this.#taskWithMessage(taskId, message.messageId) : undefined;
-      if (handled) return { task: handled, startSeq: 0, repeated: true };
+      if (handled) {
+        await payOnce();
+        return { task: handled, startSeq: 0, repeated: true };
+      }
       // Refused before anything ran: a JSON-RPC error is never charged and does not consume the messageId.
-      await this.deps.control.accounts.refund(caller.subscriptionId, `msg:${message.messageId}`);
+      await accounts.giveBack(caller.subscriptionId, chargeId);
       await this.c.messageIds.delete(idemId);
       throw err;
     }
@@ -353,12 +371,15 @@ export class TaskLifecycle extends TaskConcern {
         // the insert answers with the winner's task, charged once, its run published once.
         if (!inserted && err instanceof DuplicateKeyError) {
           const winner = await this.c.tasks.get(taskId); // a new task's id belongs to this message's claim only
-          if (winner) return { task: winner.doc, startSeq: 0, repeated: true };
+          if (winner) {
+            await payOnce();
+            return { task: winner.doc, startSeq: 0, repeated: true };
+          }
         }
         // Refused (the store or the event log failed): nothing will run, so nothing is charged, and the
         // messageId may be sent again. A task stored without its first logged event could never stream.
         if (inserted) await this.c.tasks.delete(taskId).catch(() => false);
-        await this.deps.control.accounts.refund(caller.subscriptionId, `msg:${message.messageId}`);
+        await accounts.giveBack(caller.subscriptionId, chargeId);
         await this.c.messageIds.delete(idemId);
         throw err;
       }
@@ -427,10 +448,10 @@ export class TaskLifecycle extends TaskConcern {
    * A claim whose message is still not stored after `CLAIM_STALE_MS` (the claiming process died, or is stuck
    * behind an outage), or made before this process started when it owns its data alone (its maker is gone),
    * is taken over: the claim is refreshed by compare-and-set, so one retry at a time takes it, and the caller
-   * goes on with the claim's task id. `{ takeOver: undefined }`: the claim was released meanwhile (a refused
-   * first send), so the message is new.
+   * goes on with the claim (its task id and charge). `{ takeOver: undefined }`: the claim was released
+   * meanwhile (a refused first send), so the message is new.
    */
-  async #repeatedTask(idemId: string): Promise<{ task: TaskDoc } | { takeOver: string | undefined }> {
+  async #repeatedTask(idemId: string): Promise<{ task: TaskDoc } | { takeOver: MessageIdDoc | undefined }> {
     for (let i = 0; i < 100; i++) {
       const idem = await this.c.messageIds.get(idemId);
       if (!idem) return { takeOver: undefined };
@@ -449,7 +470,7 @@ export class TaskLifecycle extends TaskConcern {
           { taskId: idem.doc.taskId },
           'messageId claimed by a send that has not stored its message: taken over with the same task id',
         );
-        return { takeOver: idem.doc.taskId };
+        return { takeOver: idem.doc };
       }
       await new Promise((r) => setTimeout(r, 50));
     }

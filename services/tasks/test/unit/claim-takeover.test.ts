@@ -17,9 +17,9 @@ async function setup() {
   // The first charge hangs until released: the first request is stuck between its claim and its task.
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
-  const charge = control.accounts.charge.bind(control.accounts);
+  const charge = control.accounts.pay.bind(control.accounts);
   let calls = 0;
-  control.accounts.charge = async (...args: Parameters<typeof charge>) => {
+  control.accounts.pay = async (...args: Parameters<typeof charge>) => {
     calls += 1;
     if (calls === 1) await gate;
     return charge(...args);
@@ -124,6 +124,30 @@ describe('claims older than a process that owns its data alone', () => {
       code: 'UNAVAILABLE',
     });
   }, 20_000);
+
+  it('a claim that holds its charge (ADR 0041) is paid once: a process that paid before it died is not paid again', async () => {
+    const s = await taskServiceSetup();
+    const claim = (messageId: string) =>
+      s.collections.messageIds.insert(`demo-subscription:${messageId}`, {
+        subscriptionId: 'demo-subscription',
+        messageId,
+        taskId: `left-${messageId}`,
+        createdAtMs: s.clock.now() - 2_000,
+        charged: 3,
+      });
+    await claim('paid');
+    await s.control.accounts.pay('demo-subscription', 'msg:paid', 3); // the dead process had paid
+    await claim('unpaid'); // this one died before paying
+    s.tasks.ownDataAlone();
+    s.clock.advance(1);
+    const before = await s.credits();
+    expect((await s.tasks.send(s.caller, msg('paid'), { blocking: false })).id).toBe('left-paid');
+    expect(await s.credits()).toBe(before);
+    expect((await s.tasks.send(s.caller, msg('unpaid'), { blocking: false })).id).toBe('left-unpaid');
+    expect(await s.credits()).toBe(before - 3); // the claim's amount, not today's cost per invocation (1)
+    expect((await s.tasks.send(s.caller, msg('unpaid'), { blocking: false })).id).toBe('left-unpaid');
+    expect(await s.credits()).toBe(before - 3);
+  });
 
   it('with replicas (no sole owner) the same claim is waited for: UNAVAILABLE until it is CLAIM_STALE_MS old', async () => {
     const s = await taskServiceSetup();

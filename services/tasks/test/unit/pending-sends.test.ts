@@ -12,9 +12,9 @@ describe('sends in their accept phase are bounded (TASKS_MAX_PENDING_SENDS)', ()
   it('refuses one more send with OVERLOADED at once, charging nothing, and takes it once there is room', async () => {
     const { tasks, control, caller, credits } = await setup();
     const held = gate();
-    const charge = control.accounts.charge.bind(control.accounts);
+    const charge = control.accounts.pay.bind(control.accounts);
     let charges = 0;
-    control.accounts.charge = async (...args) => {
+    control.accounts.pay = async (...args) => {
       charges += 1;
       if (charges === 1) await held.wait; // the first send is slow to be accepted (a saturated store)
       return charge(...args);

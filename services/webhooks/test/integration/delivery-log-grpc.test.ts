@@ -190,6 +190,43 @@ describe('push delivery log: recorded per agent, read over gRPC', () => {
     ]);
   });
 
+  it('an announcement of several tasks (ADR 0041) pushes each task its own updates, in order', async () => {
+    for (const id of ['task-m1', 'task-m2'])
+      configs.set(id, [{ configId: 'ok', url: hook('/ok'), token: TOKEN, authenticationJson: '' }]);
+    const status = (taskId: string, seq: number, state: string): eventsV1.LoggedTaskEvent => ({
+      taskId,
+      seq,
+      eventJson: JSON.stringify({ kind: 'status-update', taskId, status: { state }, final: state === 'completed' }),
+      final: state === 'completed',
+      subscriptionId: 'sub-multi',
+      agentId: 'agent-1',
+      preceding: [],
+    });
+    const announcement: eventsV1.LoggedTaskEvent = {
+      ...status('task-m2', 3, 'completed'),
+      preceding: [status('task-m1', 1, 'working'), status('task-m2', 1, 'working'), status('task-m1', 3, 'completed')],
+    };
+    await bus.publish({
+      topic: TASK_UPDATES_TOPIC,
+      key: 'task-m1',
+      value: eventsV1.LoggedTaskEvent.encode(announcement).finish(),
+    });
+    const of = (taskId: string) => finished.filter((d) => d.taskId === taskId).map((d) => [d.seq, d.state]);
+    await eventually(async () => {
+      await Promise.resolve();
+      return of('task-m1').length === 2 && of('task-m2').length === 2;
+    }, 15_000);
+    await bus.drain();
+    expect(of('task-m1')).toEqual([
+      [1, 'delivered'],
+      [3, 'delivered'],
+    ]);
+    expect(of('task-m2')).toEqual([
+      [1, 'delivered'],
+      [3, 'delivered'],
+    ]);
+  });
+
   it('pages by limit and token, and refuses a bad request with INVALID_ARGUMENT', async () => {
     const first = await list({ subscriptionId: 'sub-a', agentId: 'agent-1', limit: 2 });
     expect(first.deliveries).toHaveLength(2);
