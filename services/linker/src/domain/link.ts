@@ -43,6 +43,8 @@ export interface ApiLink {
   readonly servedBy: Evidence;
   readonly served: string;
   readonly match: string;
+  /** The service map's edge label: the served method and path (`GET /api/orders/{id}`, `gRPC Svc/Method`). */
+  readonly edge: string;
 }
 
 export interface MessageFlow {
@@ -52,11 +54,13 @@ export interface MessageFlow {
   readonly servedBy: Evidence;
   readonly served: string;
   readonly match: string;
+  /** The service map's edge label: the binding as the broker sees it (`orders / order.* → billing.orders`). */
+  readonly edge: string;
 }
 
 export type Link = ApiLink | MessageFlow;
 
-export type UnresolvedReason = 'dynamic URL' | 'external host' | 'no matching route' | 'ambiguous';
+export type UnresolvedReason = 'dynamic URL' | 'external host' | 'infrastructure' | 'no matching route' | 'ambiguous';
 
 export interface UnresolvedCall {
   readonly caller: Evidence;
@@ -896,6 +900,7 @@ function apiLink(caller: Evidence, calls: string, c: Candidate, via: string | un
     servedBy: ev(c.source, c.endpoint.loc),
     served: `${c.endpoint.method} ${c.endpoint.path} (${c.endpoint.framework})`,
     match: matchLabel(c, via),
+    edge: `${c.endpoint.method} ${c.endpoint.path}`,
   };
 }
 
@@ -1063,6 +1068,7 @@ function linkGrpc(sources: readonly SourceFacts[], topo: Topology, out: LinkResu
         servedBy: ev(server.source, server.loc),
         served: `gRPC ${served} (${server.framework}${proto})`,
         match: via ? `${via} + ${kind}` : kind,
+        edge: `gRPC ${served}`,
       });
     }
   }
@@ -1090,6 +1096,15 @@ export function describeBinding(b: UsedBinding): string {
   if (b.exchangeType === 'fanout' || b.exchangeType === 'headers')
     return `${b.exchangeType} exchange \`${b.exchange}\` → queue \`${b.queue}\``;
   return `${b.exchangeType} exchange \`${b.exchange}\` —\`${b.key}\`→ queue \`${b.queue}\``;
+}
+
+/** A binding in a few words, for a map's edge: `exchange / key → queue`, a topic or a channel's name. */
+export function shortBinding(b: UsedBinding): string {
+  if (b.broker === 'kafka') return `topic ${b.queue}`;
+  if (b.broker !== 'rabbitmq') return `${b.broker} ${b.queue}`;
+  if (b.exchangeType === 'default') return `(default) → ${b.queue}`;
+  if (b.exchangeType === 'fanout' || b.exchangeType === 'headers') return `${b.exchange} → ${b.queue}`;
+  return `${b.exchange} / ${b.key} → ${b.queue}`;
 }
 
 /** AMQP topic matching: `*` is one word, `#` zero or more. */
@@ -1233,6 +1248,7 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
             c.queue === p.key
               ? `${label} \`${p.key}\` (its own binding)`
               : `${label} \`${c.queue}\` matches \`${p.key}\``,
+          edge: shortBinding(binding),
         });
       }
       if (reached === 0)
@@ -1287,6 +1303,7 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
             servedBy: ev(cs, c.loc),
             served: `consume queue \`${c.queue}\``,
             match: `binding: ${via}`,
+            edge: shortBinding(r.binding),
           });
         }
         if (queueReached === 0) reasons.push(`queue \`${r.queue}\` has no consumer`);
