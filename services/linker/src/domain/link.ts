@@ -694,8 +694,32 @@ function matchLabel(c: Candidate, via: string | undefined): string {
   return via ? `${via} + ${kind}` : kind;
 }
 
+/**
+ * Images of infrastructure a deployment runs beside the application's own services: databases, brokers, caches,
+ * mail catchers and relays, search, object stores, observability. Matched on the image's last path part.
+ */
+const INFRA_IMAGE =
+  /^(postgres|postgis|mysql|mariadb|mongo|mssql|sqlserver|azure-sql-edge|oracle|cockroach|cassandra|scylla|couchdb|couchbase|neo4j|redis|valkey|keydb|memcached|rabbitmq|kafka|cp-kafka|zookeeper|cp-zookeeper|nats|pulsar|activemq|artemis|eventstore|mailhog|mailpit|mailcatcher|maildev|smtp|postfix|exim|greenmail|elasticsearch|opensearch|solr|minio|azurite|localstack|jaeger|all-in-one|zipkin|opentelemetry-collector|otel-collector|prometheus|grafana|consul|vault|etcd|keycloak|seq)([-_.].*)?$/i;
+
+/**
+ * Deployed infrastructure by host: a compose or Kubernetes service that is no source of the application and
+ * runs an infrastructure image (or is named like one), with that image.
+ */
+export function infrastructureHosts(sources: readonly SourceFacts[], topo: Topology): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const s of sources)
+    for (const svc of s.services) {
+      const host = svc.name.toLowerCase();
+      if (svc.noHost || topo.hosts.has(host)) continue;
+      const image = svc.targets.find((t) => INFRA_IMAGE.test(basename(t).replace(/:.*$/, '')));
+      if (image ?? INFRA_IMAGE.test(host)) out.set(host, image ?? host);
+    }
+  return out;
+}
+
 function linkCalls(sources: readonly SourceFacts[], topo: Topology, out: LinkResult): void {
   const bySource = new Map(sources.map((s) => [s.source, s] as const));
+  const infra = infrastructureHosts(sources, topo);
   for (const src of sources) {
     const env = topo.env.get(src.source)!;
     for (const call of src.calls) {
@@ -739,9 +763,16 @@ function linkCalls(sources: readonly SourceFacts[], topo: Topology, out: LinkRes
       let via: string | undefined;
       if (target.host) {
         const hs = hostSource(target.host, topo);
+        const component = hs ? undefined : infra.get(target.host);
         if (hs) {
           restrictTo = hs;
           via = `host \`${target.host}\``;
+        } else if (component) {
+          unresolved(
+            'infrastructure',
+            `\`${target.host}\` is deployed infrastructure (\`${component}\`), not a repository of this application`,
+          );
+          continue;
         } else if (isExternal(target.host)) {
           unresolved('external host', `\`${target.host}\` is not a service of this application`);
           continue;
