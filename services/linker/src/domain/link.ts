@@ -717,6 +717,76 @@ export function infrastructureHosts(sources: readonly SourceFacts[], topo: Topol
   return out;
 }
 
+/** What a kind of infrastructure is to the service that uses it. */
+function infraKind(image: string): string {
+  const i = basename(image);
+  if (/^(mailhog|mailpit|mailcatcher|maildev|smtp|postfix|exim|greenmail)/.test(i)) return 'SMTP';
+  if (/^(redis|valkey|keydb|memcached)/.test(i)) return 'cache';
+  if (/^(elasticsearch|opensearch|solr)/.test(i)) return 'search';
+  if (/^(minio|azurite|localstack)/.test(i)) return 'storage';
+  if (/^(jaeger|all-in-one|zipkin|opentelemetry-collector|otel-collector|prometheus|grafana|seq)/.test(i))
+    return 'telemetry';
+  if (
+    /^(postgres|postgis|mysql|mariadb|mongo|mssql|sqlserver|azure-sql-edge|oracle|cockroach|cassandra|scylla|couchdb|couchbase|neo4j|eventstore)/.test(
+      i,
+    )
+  )
+    return 'database';
+  return 'service';
+}
+
+/** Brokers are modelled by the message flows: a setting naming one is not a finding. */
+const BROKER_IMAGE = /^(rabbitmq|kafka|cp-kafka|zookeeper|cp-zookeeper|nats|pulsar|activemq|artemis)/;
+
+/** Host names in a setting: a URL's host, an ADO.NET `Host=`/`Server=`, or a bare host of a `…_HOST` key. */
+function hostsInSetting(key: string, value: string): string[] {
+  const out: string[] = [];
+  const url = /^[a-z][a-z0-9+.:-]*:\/\/(?:[^@/]*@)?([^/?#:;,]+)/i.exec(value.trim());
+  if (url) out.push(url[1]!);
+  for (const m of value.matchAll(/(?:^|;)\s*(?:server|host|data source|address)\s*=\s*(?:tcp:)?([^;,:]+)/gi))
+    out.push(m[1]!.trim());
+  const last = relaxedKey(key).split('.').pop() ?? '';
+  const bare = /^([a-z0-9][a-z0-9-]*)(:\d+)?$/i.exec(value.trim());
+  if (bare && /(host|hostname|server|addr|address)$/.test(last)) out.push(bare[1]!);
+  return out.map((h) => h.toLowerCase());
+}
+
+/**
+ * Database, SMTP, cache, search and storage a service is configured to reach (its own settings or the
+ * deployment's env for it), when that is a deployed infrastructure component: one unresolved call per (service,
+ * component), at the setting, so the service's use of it is listed, not dropped.
+ */
+function linkInfrastructure(sources: readonly SourceFacts[], topo: Topology, out: LinkResult): void {
+  const infra = infrastructureHosts(sources, topo);
+  if (infra.size === 0) return;
+  const names = new Set(sources.map((s) => s.source));
+  for (const src of sources) {
+    const env = topo.env.get(src.source);
+    if (!env) continue;
+    const seen = new Set<string>();
+    for (const { entry, source: holder } of env.entries) {
+      // The holder's own settings, or a deployment's env for this service (evidence in the deployment's file).
+      if (!names.has(holder) || entry.bundle?.startsWith('secret/')) continue;
+      for (const host of hostsInSetting(entry.key, entry.value)) {
+        const image = infra.get(host);
+        if (!image || BROKER_IMAGE.test(basename(image)) || seen.has(host)) continue;
+        seen.add(host);
+        out.unresolved.push({
+          caller: {
+            source: src.source,
+            file: holder === src.source ? entry.loc.file : `${holder}:${entry.loc.file}`,
+            line: entry.loc.line,
+          },
+          calls: `${infraKind(image)} \`${host}\` (\`${entry.key}\`)`,
+          reason: 'infrastructure',
+          detail: `\`${host}\` is deployed infrastructure (\`${image}\`), not a repository of this application`,
+          candidates: [],
+        });
+      }
+    }
+  }
+}
+
 function linkCalls(sources: readonly SourceFacts[], topo: Topology, out: LinkResult): void {
   const bySource = new Map(sources.map((s) => [s.source, s] as const));
   const infra = infrastructureHosts(sources, topo);
@@ -1484,6 +1554,7 @@ export function link(sources: readonly SourceFacts[]): LinkResult {
     };
   });
   linkCalls(linked, topo, out);
+  linkInfrastructure(linked, topo, out);
   linkGrpc(linked, topo, out);
   linkMessages(linked, out);
   linkData(linked, topo, out);

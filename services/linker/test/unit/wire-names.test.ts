@@ -184,6 +184,56 @@ describe('calls to deployed infrastructure', () => {
   });
 });
 
+describe('databases, SMTP and caches a service is configured to use', () => {
+  it('are listed once per (service, component) at the setting, as `infrastructure`; brokers (modelled by flows) and secrets are not', async () => {
+    const r = await reportOf({
+      deploy: {
+        'docker-compose.yml': lines(
+          'services:',
+          '  shop:',
+          '    build: ../shop',
+          '    environment:',
+          '      DATABASE_URL: postgres://app:s3cret-pw@db:5432/shop',
+          '      SMTP_HOST: mail',
+          '      RABBITMQ_URL: amqp://guest:guest@rabbitmq:5672',
+          '  catalog:',
+          '    build: ../catalog',
+          '  db:',
+          '    image: postgres:16',
+          '  mail:',
+          '    image: axllent/mailpit',
+          '  cache:',
+          '    image: redis:7-alpine',
+          '  rabbitmq:',
+          '    image: rabbitmq:3-management',
+        ),
+      },
+      shop: { 'src/index.js': lines("fetch('http://catalog:8080/items');") },
+      catalog: {
+        'appsettings.json': JSON.stringify({
+          ConnectionStrings: { Catalog: 'Host=db;Port=5432;Database=catalog;Username=app;Password=p4ss' },
+          Redis: { Host: 'cache' },
+        }),
+        'app.py': lines(
+          'from flask import Flask',
+          'app = Flask(__name__)',
+          "@app.get('/items')",
+          'def items(): return []',
+        ),
+      },
+    });
+    expect(
+      r.unresolvedCalls.map((u) => `${u.caller.source} ${u.caller.file} | ${u.calls} | ${u.reason}`).sort(),
+    ).toEqual([
+      'catalog appsettings.json | cache `cache` (`Redis:Host`) | infrastructure',
+      'catalog appsettings.json | database `db` (`ConnectionStrings:Catalog`) | infrastructure',
+      'shop deploy:docker-compose.yml | SMTP `mail` (`SMTP_HOST`) | infrastructure',
+      'shop deploy:docker-compose.yml | database `db` (`DATABASE_URL`) | infrastructure',
+    ]);
+    expect(JSON.stringify(r)).not.toMatch(/s3cret-pw|p4ss/);
+  });
+});
+
 describe('one row per (call site, target)', () => {
   it('no fixture application’s report lists a call site twice for one target (API or flow)', () => {
     const dir = join(__dirname, '../fixtures');
