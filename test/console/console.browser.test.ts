@@ -98,6 +98,68 @@ maybe('web console in chromium', { timeout: 120_000 }, () => {
   };
   const agentCard = (page: Page, agentId: string) => page.locator(`article.agent[data-agent="${agentId}"]`);
 
+  /**
+   * The service map drawn for this width: only the expected orientation shows, its nodes and edges (`from kind
+   * to: label`) are the expected ones, no text reaches outside its node or over another node, and its scroll
+   * box keeps the page from scrolling sideways.
+   */
+  const expectMap = async (page: Page, view: string, nodes: string[], edges: string[]): Promise<void> => {
+    const map = page.locator(`svg.service-map[data-view=${view}]`);
+    await map.waitFor({ state: 'visible' });
+    const other = view === 'wide' ? 'narrow' : 'wide';
+    expect(await page.locator(`svg.service-map[data-view=${other}]`).isVisible()).toBe(false);
+    // The wide drawing fits the report column at 1280 px: nothing to scroll sideways.
+    if (view === 'wide')
+      expect(
+        await map.evaluate((svg: any) => svg.closest('.map-box').scrollWidth <= svg.closest('.map-box').clientWidth),
+      ).toBe(true);
+    const drawn = await map.evaluate((svg: any) => {
+      const box = (e: any) => e.getBoundingClientRect();
+      const nodeEls = [...svg.querySelectorAll('g.node')];
+      const clashes: string[] = [];
+      const texts = [...svg.querySelectorAll('text')];
+      for (const n of nodeEls) {
+        const r = box(n.querySelector('rect'));
+        for (const t of texts) {
+          const b = box(t);
+          const mine = n.contains(t);
+          const inside =
+            b.left >= r.left - 1 && b.right <= r.right + 1 && b.top >= r.top - 1 && b.bottom <= r.bottom + 1;
+          const apart = b.right <= r.left || b.left >= r.right || b.bottom <= r.top || b.top >= r.bottom;
+          if (mine ? !inside : !apart) clashes.push(`${t.textContent} / ${n.getAttribute('data-node')}`);
+        }
+      }
+      return {
+        nodes: nodeEls.map((n: any) => n.getAttribute('data-node')),
+        edges: [...svg.querySelectorAll('g.edge')].map(
+          (e: any) =>
+            `${e.getAttribute('data-from')} ${e.getAttribute('data-kind')} ${e.getAttribute('data-to')}: ${e.getAttribute('data-label')}`,
+        ),
+        // What is drawn is the label, or its beginning cut with … (the title has it all).
+        cut: [...svg.querySelectorAll('g.edge')]
+          .map((e: any) => {
+            const shown = [...e.querySelectorAll('tspan')].map((t: any) => t.textContent).join(' ');
+            const full = e.getAttribute('data-label');
+            return shown === full || (shown.endsWith('…') && full.startsWith(shown.slice(0, -1)))
+              ? ''
+              : `${shown} ≠ ${full}`;
+          })
+          .filter(Boolean),
+        titled: [...svg.querySelectorAll('g.edge')].every((e: any) => e.querySelector('title')?.textContent),
+        named: nodeEls.every((n: any) => n.getAttribute('aria-label') && n.getAttribute('tabindex') === '0'),
+        fontPx: Math.min(...texts.map((t: any) => parseFloat((globalThis as any).getComputedStyle(t).fontSize))),
+        clashes,
+      };
+    });
+    expect(drawn.nodes.sort()).toEqual([...nodes].sort());
+    expect(drawn.edges.sort()).toEqual([...edges].sort());
+    expect(drawn.titled && drawn.named).toBe(true);
+    expect(drawn.fontPx).toBeGreaterThanOrEqual(11); // legible: the drawing scrolls, it is never scaled down
+    expect(drawn.clashes).toEqual([]);
+    expect(drawn.cut).toEqual([]);
+    expect(await overflowing(page)).toEqual([]);
+  };
+
   beforeAll(async () => {
     const tls = await selfSignedCert();
     receiver = await startReceiver(tls);
@@ -764,8 +826,78 @@ maybe('web console in chromium', { timeout: 120_000 }, () => {
     expect((await json).suggestedFilename()).toBe('http-polyglot-link-report.json');
     const downloaded = JSON.parse(readFileSync(await (await json).path(), 'utf8'));
     expect(JSON.stringify(downloaded)).toContain('apiLinks');
+    expect(readFileSync(await (await download).path(), 'utf8')).toContain('```mermaid\nflowchart LR\n');
+
+    // The service map (issue 20): sources as nodes, API links labelled with the route or a count, the calls the
+    // three sources cannot place (the fixture's other services are not attached) as dashed edges to a marker.
+    const polyglot = [
+      'catalog api orders: GET /api/Orders/{id:int}',
+      'catalog unresolved unresolved calls: 4 unresolved calls',
+      'orders api catalog: GET /api/products/{sku}',
+      'orders unresolved unresolved calls: 3 unresolved calls',
+      'storefront api catalog: 2 API calls',
+      'storefront api orders: 2 API calls',
+      'storefront unresolved unresolved calls: 2 unresolved calls',
+    ];
+    await expectMap(page, 'wide', ['catalog', 'orders', 'storefront', 'unresolved calls'], polyglot);
+    await page.setViewportSize({ width: 390, height: 900 });
+    await expectMap(page, 'narrow', ['catalog', 'orders', 'storefront', 'unresolved calls'], polyglot);
+    await page.setViewportSize({ width: 1280, height: 900 });
     await screenshots(page, 'applications-report');
     expect(await seriousViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('draws the service map of a messaging application: flows labelled with their binding, gaps marked, at 1280 and 390 px, by keyboard', async () => {
+    const app = await rest('POST', '/api/applications', creds.adminToken, { name: 'messaging-map' });
+    for (const name of ['audit-go', 'billing-cs', 'dashboard-js', 'notifier-py', 'orders-js', 'shipping-java']) {
+      const src = await rest('POST', `/api/applications/${app.id}/sources`, creds.adminToken, {
+        name,
+        dir: join(FIXTURES, 'messaging', name),
+      });
+      await rest('POST', `/api/applications/${app.id}/ingest`, creds.adminToken, { source: src.id });
+    }
+    const { context, page, problems } = await newPage(browser);
+    await signIn(page, creds.adminToken);
+    await open(page, 'Applications');
+    await page.getByRole('button', { name: 'messaging-map', exact: true }).click();
+    const flows = [
+      'audit-go message shipping-java: payments / payment.done → shipping.payments',
+      'billing-cs message shipping-java: payments / payment.done → shipping.payments',
+      'notifier-py gap messaging gaps: consumer: consume queue sms',
+      'orders-js message audit-go: audit → audit.archive',
+      'orders-js message billing-cs: orders / order.* → billing.orders',
+      'orders-js message dashboard-js: orders / order.# → dashboard.orders',
+      'orders-js message notifier-py: 2 bindings',
+      'orders-js message shipping-java: orders / order.cancelled → shipping.cancellations',
+      'orders-js gap messaging gaps: publisher: publish inventory / stock.low',
+      'shipping-java gap messaging gaps: publisher: publish to queue shipping.status (default exchange)',
+    ];
+    const sources = ['audit-go', 'billing-cs', 'dashboard-js', 'notifier-py', 'orders-js', 'shipping-java'];
+    await expectMap(page, 'wide', [...sources, 'messaging gaps'], flows);
+    // The cut label keeps its whole text in the edge's title; the marker is drawn dashed.
+    const cut = page.locator('svg.service-map[data-view=wide] g.edge[data-from=shipping-java] title');
+    expect(await cut.textContent()).toContain('publish to queue `shipping.status` (default exchange)');
+    expect(
+      await page
+        .locator('svg.service-map[data-view=wide] g.node.gaps rect')
+        .evaluate((r: any) => (globalThis as any).getComputedStyle(r).strokeDasharray),
+    ).not.toBe('none');
+    // Keyboard: Tab reaches the map's region, then each source, which reads out its connections.
+    await page.locator('svg.service-map[data-view=wide]').evaluate((svg: any) => svg.closest('.map-box').focus());
+    await page.keyboard.press('Tab');
+    const focused = await page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? '');
+    expect(focused).toMatch(
+      /^audit-go; sends to shipping-java: payments \/ payment\.done → shipping\.payments; receives from orders-js: audit → audit\.archive/,
+    );
+    expect(await unreachableByTab(page)).toEqual([]);
+    await page.setViewportSize({ width: 390, height: 900 });
+    await expectMap(page, 'narrow', [...sources, 'messaging gaps'], flows);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.setViewportSize({ width: 1280, height: 900 });
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshots(page, 'applications-service-map');
     expect(problems).toEqual([]);
     await context.close();
   });

@@ -2,6 +2,8 @@ import { html, nothing } from 'lit';
 import { api, apiBytes, apiText, messageOf, type User } from '../api';
 import { deniedReason } from '../roles';
 import { LightElement, statusLine, type Status } from '../ui';
+import type { ServiceMap } from '../map-layout';
+import { serviceMapView } from '../service-map';
 
 interface Source {
   id: string;
@@ -49,6 +51,8 @@ export interface LinkReport {
   messagingGaps: { side: string; at: Evidence; what: string; reason: string }[];
   sharedData: { store: string; touchedBy: Evidence[] }[];
   notes: string[];
+  /** Absent from reports stored before the service map existed. */
+  map?: ServiceMap;
 }
 
 export const STATISTICS: readonly [string, string][] = [
@@ -293,6 +297,15 @@ export class ApplicationsPage extends LightElement {
     </section>`;
   }
 
+  private renderMap(r: LinkReport) {
+    if (!r.linked) return nothing;
+    if (!r.map)
+      return html`<p class="muted">This report predates the service map: ingest a source again to draw it.</p>`;
+    if (r.map.edges.length === 0) return nothing;
+    return html`<h4>Service map</h4>
+      ${serviceMapView(r.map, r.application)}`;
+  }
+
   private renderReport(r: LinkReport) {
     const rows = filterRows(r.table, this.filter, this.match);
     const kinds = [...new Set(r.table.map((x) => x.match))].sort();
@@ -312,6 +325,7 @@ export class ApplicationsPage extends LightElement {
             </div>`,
         )}
       </dl>
+      ${this.renderMap(r)}
       ${
         r.emptyState
           ? html`<p class="notice empty-state" role="note">${r.emptyState}</p>`

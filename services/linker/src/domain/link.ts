@@ -43,6 +43,8 @@ export interface ApiLink {
   readonly servedBy: Evidence;
   readonly served: string;
   readonly match: string;
+  /** The service map's edge label: the served method and path (`GET /api/orders/{id}`, `gRPC Svc/Method`). */
+  readonly edge: string;
 }
 
 export interface MessageFlow {
@@ -52,11 +54,13 @@ export interface MessageFlow {
   readonly servedBy: Evidence;
   readonly served: string;
   readonly match: string;
+  /** The service map's edge label: the binding as the broker sees it (`orders / order.* → billing.orders`). */
+  readonly edge: string;
 }
 
 export type Link = ApiLink | MessageFlow;
 
-export type UnresolvedReason = 'dynamic URL' | 'external host' | 'no matching route' | 'ambiguous';
+export type UnresolvedReason = 'dynamic URL' | 'external host' | 'infrastructure' | 'no matching route' | 'ambiguous';
 
 export interface UnresolvedCall {
   readonly caller: Evidence;
@@ -719,8 +723,102 @@ function matchLabel(c: Candidate, via: string | undefined): string {
   return via ? `${via} + ${kind}` : kind;
 }
 
+/**
+ * Images of infrastructure a deployment runs beside the application's own services: databases, brokers, caches,
+ * mail catchers and relays, search, object stores, observability. Matched on the image's last path part.
+ */
+const INFRA_IMAGE =
+  /^(postgres|postgis|mysql|mariadb|mongo|mssql|sqlserver|azure-sql-edge|oracle|cockroach|cassandra|scylla|couchdb|couchbase|neo4j|redis|valkey|keydb|memcached|rabbitmq|kafka|cp-kafka|zookeeper|cp-zookeeper|nats|pulsar|activemq|artemis|eventstore|mailhog|mailpit|mailcatcher|maildev|smtp|postfix|exim|greenmail|elasticsearch|opensearch|solr|minio|azurite|localstack|jaeger|all-in-one|zipkin|opentelemetry-collector|otel-collector|prometheus|grafana|consul|vault|etcd|keycloak|seq)([-_.].*)?$/i;
+
+/**
+ * Deployed infrastructure by host: a compose or Kubernetes service that is no source of the application and
+ * runs an infrastructure image (or is named like one), with that image.
+ */
+export function infrastructureHosts(sources: readonly SourceFacts[], topo: Topology): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const s of sources)
+    for (const svc of s.services) {
+      const host = svc.name.toLowerCase();
+      if (svc.noHost || topo.hosts.has(host)) continue;
+      const image = svc.targets.find((t) => INFRA_IMAGE.test(basename(t).replace(/:.*$/, '')));
+      if (image ?? INFRA_IMAGE.test(host)) out.set(host, image ?? host);
+    }
+  return out;
+}
+
+/** What a kind of infrastructure is to the service that uses it. */
+function infraKind(image: string): string {
+  const i = basename(image);
+  if (/^(mailhog|mailpit|mailcatcher|maildev|smtp|postfix|exim|greenmail)/.test(i)) return 'SMTP';
+  if (/^(redis|valkey|keydb|memcached)/.test(i)) return 'cache';
+  if (/^(elasticsearch|opensearch|solr)/.test(i)) return 'search';
+  if (/^(minio|azurite|localstack)/.test(i)) return 'storage';
+  if (/^(jaeger|all-in-one|zipkin|opentelemetry-collector|otel-collector|prometheus|grafana|seq)/.test(i))
+    return 'telemetry';
+  if (
+    /^(postgres|postgis|mysql|mariadb|mongo|mssql|sqlserver|azure-sql-edge|oracle|cockroach|cassandra|scylla|couchdb|couchbase|neo4j|eventstore)/.test(
+      i,
+    )
+  )
+    return 'database';
+  return 'service';
+}
+
+/** Brokers are modelled by the message flows: a setting naming one is not a finding. */
+const BROKER_IMAGE = /^(rabbitmq|kafka|cp-kafka|zookeeper|cp-zookeeper|nats|pulsar|activemq|artemis)/;
+
+/** Host names in a setting: a URL's host, an ADO.NET `Host=`/`Server=`, or a bare host of a `…_HOST` key. */
+function hostsInSetting(key: string, value: string): string[] {
+  const out: string[] = [];
+  const url = /^[a-z][a-z0-9+.:-]*:\/\/(?:[^@/]*@)?([^/?#:;,]+)/i.exec(value.trim());
+  if (url) out.push(url[1]!);
+  for (const m of value.matchAll(/(?:^|;)\s*(?:server|host|data source|address)\s*=\s*(?:tcp:)?([^;,:]+)/gi))
+    out.push(m[1]!.trim());
+  const last = relaxedKey(key).split('.').pop() ?? '';
+  const bare = /^([a-z0-9][a-z0-9-]*)(:\d+)?$/i.exec(value.trim());
+  if (bare && /(host|hostname|server|addr|address)$/.test(last)) out.push(bare[1]!);
+  return out.map((h) => h.toLowerCase());
+}
+
+/**
+ * Database, SMTP, cache, search and storage a service is configured to reach (its own settings or the
+ * deployment's env for it), when that is a deployed infrastructure component: one unresolved call per (service,
+ * component), at the setting, so the service's use of it is listed, not dropped.
+ */
+function linkInfrastructure(sources: readonly SourceFacts[], topo: Topology, out: LinkResult): void {
+  const infra = infrastructureHosts(sources, topo);
+  if (infra.size === 0) return;
+  const names = new Set(sources.map((s) => s.source));
+  for (const src of sources) {
+    const env = topo.env.get(src.source);
+    if (!env) continue;
+    const seen = new Set<string>();
+    for (const { entry, source: holder } of env.entries) {
+      // The holder's own settings, or a deployment's env for this service (evidence in the deployment's file).
+      if (!names.has(holder) || entry.bundle?.startsWith('secret/')) continue;
+      for (const host of hostsInSetting(entry.key, entry.value)) {
+        const image = infra.get(host);
+        if (!image || BROKER_IMAGE.test(basename(image)) || seen.has(host)) continue;
+        seen.add(host);
+        out.unresolved.push({
+          caller: {
+            source: src.source,
+            file: holder === src.source ? entry.loc.file : `${holder}:${entry.loc.file}`,
+            line: entry.loc.line,
+          },
+          calls: `${infraKind(image)} \`${host}\` (\`${entry.key}\`)`,
+          reason: 'infrastructure',
+          detail: `\`${host}\` is deployed infrastructure (\`${image}\`), not a repository of this application`,
+          candidates: [],
+        });
+      }
+    }
+  }
+}
+
 function linkCalls(sources: readonly SourceFacts[], topo: Topology, out: LinkResult): void {
   const bySource = new Map(sources.map((s) => [s.source, s] as const));
+  const infra = infrastructureHosts(sources, topo);
   for (const src of sources) {
     const env = topo.env.get(src.source)!;
     for (const call of src.calls) {
@@ -764,9 +862,16 @@ function linkCalls(sources: readonly SourceFacts[], topo: Topology, out: LinkRes
       let via: string | undefined;
       if (target.host) {
         const hs = hostSource(target.host, topo);
+        const component = hs ? undefined : infra.get(target.host);
         if (hs) {
           restrictTo = hs;
           via = `host \`${target.host}\``;
+        } else if (component) {
+          unresolved(
+            'infrastructure',
+            `\`${target.host}\` is deployed infrastructure (\`${component}\`), not a repository of this application`,
+          );
+          continue;
         } else if (isExternal(target.host)) {
           unresolved('external host', `\`${target.host}\` is not a service of this application`);
           continue;
@@ -925,6 +1030,7 @@ function apiLink(caller: Evidence, calls: string, c: Candidate, via: string | un
     servedBy: ev(c.source, c.endpoint.loc),
     served: `${c.endpoint.method} ${c.endpoint.path} (${c.endpoint.framework})`,
     match: matchLabel(c, via),
+    edge: `${c.endpoint.method} ${c.endpoint.path}`,
   };
 }
 
@@ -1092,6 +1198,7 @@ function linkGrpc(sources: readonly SourceFacts[], topo: Topology, out: LinkResu
         servedBy: ev(server.source, server.loc),
         served: `gRPC ${served} (${server.framework}${proto})`,
         match: via ? `${via} + ${kind}` : kind,
+        edge: `gRPC ${served}`,
       });
     }
   }
@@ -1120,6 +1227,15 @@ export function describeBinding(b: UsedBinding): string {
   if (b.exchangeType === 'fanout' || b.exchangeType === 'headers')
     return `${b.exchangeType} exchange \`${b.exchange}\` → queue \`${b.queue}\``;
   return `${b.exchangeType} exchange \`${b.exchange}\` —\`${b.key}\`→ queue \`${b.queue}\``;
+}
+
+/** A binding in a few words, for a map's edge: `exchange / key → queue`, a topic or a channel's name. */
+export function shortBinding(b: UsedBinding): string {
+  if (b.broker === 'kafka') return `topic ${b.queue}`;
+  if (b.broker !== 'rabbitmq') return `${b.broker} ${b.queue}`;
+  if (b.exchangeType === 'default') return `(default) → ${b.queue}`;
+  if (b.exchangeType === 'fanout' || b.exchangeType === 'headers') return `${b.exchange} → ${b.queue}`;
+  return `${b.exchange} / ${b.key} → ${b.queue}`;
 }
 
 /** AMQP topic matching: `*` is one word, `#` zero or more. */
@@ -1264,6 +1380,7 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
               ? `${label} \`${p.key}\` (its own binding)`
               : `${label} \`${c.queue}\` matches \`${p.key}\``) +
             (binding.exchange ? ` on queue \`${binding.exchange}\`` : ''),
+          edge: shortBinding(binding),
         });
       }
       if (reached === 0)
@@ -1318,6 +1435,7 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
             servedBy: ev(cs, c.loc),
             served: `consume queue \`${c.queue}\``,
             match: `binding: ${via}`,
+            edge: shortBinding(r.binding),
           });
         }
         if (queueReached === 0) reasons.push(`queue \`${r.queue}\` has no consumer`);
@@ -1613,6 +1731,7 @@ export function link(sources: readonly SourceFacts[]): LinkResult {
     };
   });
   linkCalls(linked, topo, out);
+  linkInfrastructure(linked, topo, out);
   linkGrpc(linked, topo, out);
   linkMessages(linked, out);
   linkData(linked, topo, out);

@@ -1,6 +1,7 @@
 import type { Evidence, LinkResult, MessagingGap, SharedData, UnresolvedCall, UsedBinding } from './link';
 import { describeBinding, link } from './link';
 import type { SourceFacts } from './model';
+import { type ServiceMap, buildServiceMap, renderMermaid } from './service-map';
 
 export const EMPTY_STATE =
   'No call or message crosses a repository boundary. Both outcomes are legitimate: the application may have a single source, or its services may simply not call each other.';
@@ -42,6 +43,8 @@ export interface LinkReport {
   readonly messagingGaps: readonly MessagingGap[];
   readonly sharedData: readonly SharedData[];
   readonly notes: readonly string[];
+  /** The links as a graph (console SVG, Markdown Mermaid); reports stored before issue 20 have none. */
+  readonly map?: ServiceMap;
 }
 
 export const evidence = (e: Evidence): string => `${e.source} ${e.file}:${e.line}`;
@@ -91,6 +94,7 @@ export function buildReport(sources: readonly SourceFacts[], options: ReportOpti
     messagingGaps: result.gaps,
     sharedData: result.shared,
     notes,
+    map: buildServiceMap(names, result),
   };
 }
 
@@ -109,6 +113,9 @@ export function renderMarkdown(r: LinkReport): string {
   out.push(`| Unresolved calls | ${s.unresolvedCalls} |`);
   out.push(`| Messaging gaps | ${s.messagingGaps} |`);
   out.push(`| Shared data | ${s.sharedData} |`, '');
+  if (r.linked && r.map && r.map.edges.length) {
+    out.push('## Service map', '', '```mermaid', renderMermaid(r.map), '```', '');
+  }
   out.push('## Links', '');
   if (r.emptyState) out.push(r.emptyState, '');
   else {

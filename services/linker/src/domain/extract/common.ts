@@ -1,6 +1,16 @@
 import { Query } from 'web-tree-sitter';
 import type { Node } from '../parsers';
-import type { Broker, BusSite, BusSummary, ExchangeType, HttpMethod, Loc, Part, SourceFacts } from '../model';
+import type {
+  Broker,
+  BusSite,
+  BusSummary,
+  DataTouch,
+  ExchangeType,
+  HttpMethod,
+  Loc,
+  Part,
+  SourceFacts,
+} from '../model';
 
 export const lineOf = (node: Node): number => node.startPosition.row + 1;
 
@@ -288,6 +298,13 @@ export class Sink {
   readonly registrations: { method: string; registry: string; typeIndex: number }[] = [];
   /** Options classes bound to a configuration section (`Configure<EventBusOptions>(config.GetSection("EventBus"))`). */
   readonly optionSections = new Map<string, string>();
+  /**
+   * ORM entity classes mapped to another table (`[Table]`, EF Core `ToTable`, JPA `@Table`/`@Entity(name)`),
+   * keyed by the class (or JPA entity) name in lower case; and EF Core `DbSet<T> Name` properties, whose table
+   * is T's mapped table when the source maps it, else the property's name. Joined once every file is read.
+   */
+  readonly entityTables = new Map<string, string>();
+  readonly dbSets: { entity: string; property: string; loc: Loc }[] = [];
   constructor(readonly facts: SourceFacts) {}
 
   busSite(site: BusSite): void {
@@ -601,4 +618,24 @@ function queryFor(root: Node, interesting: ReadonlySet<string>): Query {
  */
 export function walk(root: Node, interesting: ReadonlySet<string>, visit: (node: Node) => void): void {
   for (const capture of queryFor(root, interesting).captures(root)) visit(capture.node);
+}
+
+/**
+ * The tables the database sees: a `DbSet<T>` is T's mapped table (EF Core's rule: `ToTable`/`[Table]`, else the
+ * DbSet's name); a name in a query that is an entity mapped to another table (JPQL and HQL name entities, not
+ * tables) is that table.
+ */
+export function applyEntityTables(facts: SourceFacts, sink: Sink): void {
+  for (const d of sink.dbSets) sink.data('table', sink.entityTables.get(d.entity.toLowerCase()) ?? d.property, d.loc);
+  if (sink.entityTables.size === 0) return;
+  const seen = new Set<string>();
+  const kept: DataTouch[] = [];
+  for (const d of facts.data) {
+    const name = d.kind === 'table' ? (sink.entityTables.get(d.name) ?? d.name) : d.name;
+    const key = `${d.kind}|${name}|${d.loc.file}|${d.loc.line}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    kept.push(name === d.name ? d : { ...d, name });
+  }
+  facts.data.splice(0, facts.data.length, ...kept);
 }

@@ -636,8 +636,36 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     }
     if (name === 'ToTable' && args[0]) {
       const t = literal(args[0]);
-      if (t) sink.data('table', t, loc);
+      if (t) {
+        sink.data('table', t, loc);
+        const entity = configuredEntity(inv);
+        if (entity) sink.entityTables.set(entity.toLowerCase(), t.toLowerCase());
+      }
     }
+  }
+
+  /**
+   * The entity a `ToTable` configures: `modelBuilder.Entity<T>()…ToTable`, inside `Entity<T>(b => …)`, or in
+   * `Configure(EntityTypeBuilder<T> builder)` of an `IEntityTypeConfiguration<T>`.
+   */
+  function configuredEntity(inv: Node): string | undefined {
+    const entityOf = (text: string, re: RegExp): string | undefined => re.exec(text)?.[1];
+    const fn = inv.childForFieldName('function');
+    const chain = fn?.type === 'member_access_expression' ? fn.childForFieldName('expression')?.text : undefined;
+    const direct = chain ? entityOf(chain, /\bEntity<(?:[\w.]+\.)?(\w+)>\s*\(/) : undefined;
+    if (direct) return direct;
+    for (let n = inv.parent; n; n = n.parent) {
+      if (n.type === 'invocation_expression') {
+        const f = n.childForFieldName('function')?.text ?? '';
+        const e = entityOf(f, /\bEntity<(?:[\w.]+\.)?(\w+)>$/);
+        if (e) return e;
+      }
+      if (n.type === 'method_declaration') {
+        const e = entityOf(n.childForFieldName('parameters')?.text ?? '', /EntityTypeBuilder<(?:[\w.]+\.)?(\w+)>/);
+        if (e) return e;
+      }
+    }
+    return undefined;
   }
 
   /** The types an expression creates: `new T(…)`, a conditional of two, or a local variable initialised so. */
@@ -762,8 +790,9 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       });
     }
     const table = attrs.find((a) => a.name === 'Table');
-    if (table?.args[0] && !isClientModel(file))
-      sink.data('table', literal(table.args[0]) ?? className, { file, line: table.line });
+    const tableName = table?.args[0] ? literal(table.args[0]) : undefined;
+    if (table?.args[0] && !isClientModel(file)) sink.data('table', tableName ?? className, { file, line: table.line });
+    if (tableName && !isClientModel(file)) sink.entityTables.set(className.toLowerCase(), tableName.toLowerCase());
     const route = attrs.find((a) => a.name === 'Route');
     const isController = /Controller$/.test(className) || attrs.some((a) => a.name === 'ApiController');
     const controllerToken = className.replace(/Controller$/, '');
@@ -773,7 +802,8 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
         // EF Core: public DbSet<Order> Orders { get; set; }
         const type = member.childForFieldName('type')?.text ?? '';
         const pname = member.childForFieldName('name')?.text;
-        if (/^DbSet<.+>$/.test(type) && pname) sink.data('table', pname, { file, line: lineOf(member) });
+        const entity = /^DbSet<(?:[\w.]+\.)?(\w+)>$/.exec(type)?.[1];
+        if (entity && pname) sink.dbSets.push({ entity, property: pname, loc: { file, line: lineOf(member) } });
         continue;
       }
       if (member.type !== 'method_declaration' || !isController) continue;

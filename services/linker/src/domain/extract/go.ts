@@ -412,6 +412,18 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
     }
   }
 
+  /** GORM: `func (Order) TableName() string { return "orders" }` names the model's table. */
+  function onTableName(node: Node): void {
+    if (node.childForFieldName('name')?.text !== 'TableName') return;
+    const body = node.childForFieldName('body');
+    const ret = body?.descendantsOfType('return_statement')[0];
+    const value = ret?.namedChild(0);
+    const table = value
+      ? literal(evaluate(value.type === 'expression_list' ? (value.namedChild(0) ?? value) : value))
+      : undefined;
+    if (table) sink.data('table', table, { file, line: lineOf(node) });
+  }
+
   return {
     grpc: GO_GRPC,
     evaluate,
@@ -430,6 +442,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
       { on: ['call_expression'], each: onMountCall },
       { on: ['call_expression'], each: onCall },
       { on: ['composite_literal'], each: onComposite },
+      { on: ['method_declaration'], each: onTableName },
       sqlStringRule(sink, file, ['interpreted_string_literal', 'raw_string_literal'], (s) => s.text.slice(1, -1)),
     ],
   };

@@ -3,7 +3,7 @@ import { emptyFacts } from '../model';
 import { type CodeLanguage, languageOf, parse } from '../parsers';
 import { isSpringBaseKey, relaxedKey } from '../link';
 import { joinPath } from '../routes';
-import { HOLE_PART, type HttpWrapper, type MessageWrapper, Sink, concat, nameOf } from './common';
+import { HOLE_PART, type HttpWrapper, type MessageWrapper, Sink, applyEntityTables, concat, nameOf } from './common';
 import { extractProto } from './grpc';
 import { extractChannels, sidecarPublishes } from './channels';
 import { HelmCharts } from './helm';
@@ -165,6 +165,7 @@ export async function extractSource(
     parsed++;
   }
   for (const r of fsRoutes) if (npmDeps.has(r.marker)) facts.endpoints.push(...r.endpoints);
+  applyEntityTables(facts, sink);
   for (const [name, value] of constants) if (value && name !== '__proto__') facts.constants[name] = value;
   // Cross-file references: an identifier unknown in its file resolves to a constant of the source.
   const resolve = (parts: readonly Part[], depth = 0): Part[] =>

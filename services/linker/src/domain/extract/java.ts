@@ -785,11 +785,16 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
       has('RestController') ?? has('Controller') ?? has('RepositoryRestController') ?? has('BasePathAwareController');
     const entity = has('Entity');
     const table = has('Table');
-    if (entity && !isClientModel(file))
-      sink.data('table', (table && str(table, 'name', 'value')) ?? cls.childForFieldName('name')?.text ?? '', {
-        file,
-        line: lineOf(entity.node),
-      });
+    if (entity && !isClientModel(file)) {
+      const tableName = table ? str(table, 'name', 'value') : undefined;
+      const entityName = str(entity, 'name', 'value');
+      const cname = cls.childForFieldName('name')?.text ?? '';
+      // The table is @Table's name, else the entity's name (JPA's default); JPQL queries name the entity.
+      const real = tableName ?? entityName ?? cname;
+      sink.data('table', real, { file, line: lineOf(entity.node) });
+      for (const n of [cname, entityName])
+        if (n && n.toLowerCase() !== real.toLowerCase()) sink.entityTables.set(n.toLowerCase(), real.toLowerCase());
+    }
     // @ConfigurationProperties(prefix = "clients") class Props { String visitsUrl; }: props.getVisitsUrl()
     // anywhere in the source is the property `clients.visits-url`.
     const props = has('ConfigurationProperties');
