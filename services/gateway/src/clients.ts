@@ -1,5 +1,5 @@
 import { controlV1, tasksV1, webhooksV1 } from '@a2a-inbound/proto';
-import { call, grpcClientOptions } from '@a2a-inbound/runtime';
+import { call, directClient } from '@a2a-inbound/runtime';
 import type { grpc } from '@a2a-inbound/runtime';
 import type { Cache } from '@a2a-inbound/ports';
 import { AppError } from '@a2a-inbound/errors';
@@ -17,17 +17,10 @@ export function connectClients(
   addresses: { tasks: string; control: string; webhooks: string },
   creds: grpc.ChannelCredentials,
 ): GatewayClients {
-  const tasks = new tasksV1.TasksServiceClient(addresses.tasks, creds, grpcClientOptions(addresses.tasks));
-  const control = new controlV1.ControlPlaneServiceClient(
-    addresses.control,
-    creds,
-    grpcClientOptions(addresses.control),
-  );
-  const webhooks = new webhooksV1.WebhooksServiceClient(
-    addresses.webhooks,
-    creds,
-    grpcClientOptions(addresses.webhooks),
-  );
+  // Direct calls when the service runs in this process (ADR 0040), else the network.
+  const tasks = directClient(tasksV1.TasksServiceClient, addresses.tasks, creds);
+  const control = directClient(controlV1.ControlPlaneServiceClient, addresses.control, creds);
+  const webhooks = directClient(webhooksV1.WebhooksServiceClient, addresses.webhooks, creds);
   return {
     tasks,
     control,
