@@ -24,16 +24,21 @@ type AnyHandler = grpc.UntypedHandleCall;
 type InterceptingCallInterface = ConstructorParameters<typeof grpc.InterceptingCall>[0];
 type MessageContext = Parameters<InterceptingCallInterface['sendMessageWithContext']>[0];
 
-interface LocalMethod {
+export interface LocalMethod {
   readonly definition: grpc.MethodDefinition<unknown, unknown>;
   readonly handler: AnyHandler;
+}
+
+/** An in-process call in flight: a forced close cancels it. */
+export interface ActiveCall {
+  cancelWithStatus(code: grpc.status, details: string): void;
 }
 
 /** A server registered for in-process calls. */
 export interface LocalServer {
   readonly methods: ReadonlyMap<string, LocalMethod>;
   /** In-process calls in flight (a graceful close waits for them; a forced one cancels them). */
-  readonly active: Set<LocalCall>;
+  readonly active: Set<ActiveCall>;
   /** Resolvers of `drained()`: called whenever `active` empties. */
   readonly idle: Set<() => void>;
 }
@@ -44,7 +49,6 @@ const registry = new Map<string, LocalServer>();
 // while `fn` runs registers too; that only lets this process's own clients reach it without the network.
 let starting = 0;
 
-/** Runs `fn` so that the gRPC servers it starts also answer in-process calls (the embedded mode). */
 /** Marks the server call objects of in-process calls: a network call can never carry it (ADR 0019, 0032). */
 export const IN_PROCESS_CALL = Symbol('a2a-inbound.in-process-call');
 
@@ -53,6 +57,7 @@ export function isInProcessCall(call: object): boolean {
   return (call as { [IN_PROCESS_CALL]?: boolean })[IN_PROCESS_CALL] === true;
 }
 
+/** Runs `fn` so that the gRPC servers it starts also answer in-process calls (the embedded mode). */
 export async function withInProcessGrpc<T>(fn: () => Promise<T>): Promise<T> {
   starting += 1;
   try {
@@ -65,6 +70,20 @@ export async function withInProcessGrpc<T>(fn: () => Promise<T>): Promise<T> {
 /** Whether servers started now register for in-process calls. */
 export function inProcessGrpcEnabled(): boolean {
   return starting > 0;
+}
+
+/** The server registered in this process under `address`, if any (checked per call: a closed one unregisters). */
+export function localServer(address: string): LocalServer | undefined {
+  return registry.get(address);
+}
+
+/** Forgets a call that ended; wakes `drainedInProcess` when it was the last one. */
+export function endInProcess(server: LocalServer, call: ActiveCall): void {
+  server.active.delete(call);
+  if (server.active.size === 0 && server.idle.size > 0) {
+    for (const resolve of [...server.idle]) resolve();
+    server.idle.clear();
+  }
 }
 
 /** Addresses a server bound to `host:port` is dialled by from this process. */
@@ -126,7 +145,7 @@ export function cancelInProcess(server: LocalServer): void {
 }
 
 /** grpc-js's server: an error passed to a callback or emitted on a stream → the status it sends. */
-function serverErrorToStatus(error: Partial<grpc.ServiceError>, trailers?: grpc.Metadata): grpc.StatusObject {
+export function serverErrorToStatus(error: Partial<grpc.ServiceError>, trailers?: grpc.Metadata): grpc.StatusObject {
   const status: grpc.StatusObject = {
     code: grpc.status.UNKNOWN,
     details: 'message' in error && typeof error.message === 'string' ? error.message : 'Unknown Error',
@@ -377,11 +396,7 @@ class LocalCall implements InterceptingCallInterface {
 
   #end(): void {
     clearTimeout(this.#deadlineTimer);
-    this.server.active.delete(this);
-    if (this.server.active.size === 0) {
-      for (const resolve of [...this.server.idle]) resolve();
-      this.server.idle.clear();
-    }
+    endInProcess(this.server, this);
   }
 }
 
@@ -422,7 +437,7 @@ class LocalServerStream extends Writable {
   }
 }
 
-function deadlineMs(deadline: grpc.Deadline | undefined): number | undefined {
+export function deadlineMs(deadline: grpc.Deadline | undefined): number | undefined {
   if (deadline === undefined) return undefined;
   const at = deadline instanceof Date ? deadline.getTime() : deadline;
   if (!Number.isFinite(at)) return undefined;

@@ -1,8 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '@a2a-inbound/errors';
 import { tasksV1 } from '@a2a-inbound/proto';
+import { trace } from '@opentelemetry/api';
+import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import {
   call,
+  directClient,
   fromGrpcError,
   grpc,
   grpcClientOptions,
@@ -14,12 +17,15 @@ import {
   type GrpcServerHandle,
 } from '../src/index';
 
-// The in-process channel (ADR 0019) must be indistinguishable from the network for callers and handlers: every
-// scenario runs against a server started normally (network) and one started inside withInProcessGrpc, and the
-// outcomes must be equal. The server records what the handlers saw (peer tells the two paths apart).
+// The in-process channel (ADR 0019) and the direct calls (ADR 0040) must be indistinguishable from the network
+// for callers and handlers: every scenario runs against a server started normally (network), one started inside
+// withInProcessGrpc dialled by a generated client (in-process) and the same dialled by `directClient` (direct),
+// and the outcomes must be equal. The server records what the handlers saw (peer tells the paths apart).
+// The one difference by design: direct calls share the request and response objects (read-only on both sides),
+// where the channels hand each side its own decoded copy.
 
-type Mode = 'network' | 'in-process';
-const MODES: Mode[] = ['network', 'in-process'];
+type Mode = 'network' | 'in-process' | 'direct';
+const MODES: Mode[] = ['network', 'in-process', 'direct'];
 
 interface Seen {
   peers: string[];
@@ -37,7 +43,7 @@ afterEach(async () => {
   }
 });
 
-async function setup(mode: Mode, graceMs = 5_000) {
+async function setup(mode: Mode, graceMs = 5_000, options?: grpc.ClientOptions) {
   const seen: Seen = { peers: [], metadata: [], requests: [], cancelled: [], produced: 0 };
   const implementation: Partial<tasksV1.TasksServiceServer> = {
     getTask: (c, cb) => {
@@ -45,7 +51,7 @@ async function setup(mode: Mode, graceMs = 5_000) {
       seen.metadata.push(String(c.metadata.get('x-test')[0] ?? ''));
       seen.requests.push(c.request);
       c.on('cancelled', () => seen.cancelled.push('getTask'));
-      // The request the handler got is its own: changing it changes nothing for the client.
+      // The request the handler got is its own over a channel: changing it changes nothing for the client.
       c.request.taskId = 'mutated by the server';
       if (c.request.taskId && c.request.historyLength === 1) {
         cb(null, { taskJson: JSON.stringify({ id: seen.requests.length }) });
@@ -98,12 +104,15 @@ async function setup(mode: Mode, graceMs = 5_000) {
       ],
       { host: '127.0.0.1', port: 0, isServing: () => true, graceMs },
     );
-  const server = mode === 'in-process' ? await withInProcessGrpc(start) : await start();
-  const client = new tasksV1.TasksServiceClient(
-    server.address,
-    grpc.credentials.createInsecure(),
-    grpcClientOptions(server.address),
-  );
+  const server = mode === 'network' ? await start() : await withInProcessGrpc(start);
+  const client =
+    mode === 'direct'
+      ? directClient(tasksV1.TasksServiceClient, server.address, grpc.credentials.createInsecure(), options)
+      : new tasksV1.TasksServiceClient(
+          server.address,
+          grpc.credentials.createInsecure(),
+          options ?? grpcClientOptions(server.address),
+        );
   open.push({ server, client });
   return { server, client, seen };
 }
@@ -116,6 +125,14 @@ const getTask = (client: tasksV1.TasksServiceClient, req: Partial<tasksV1.GetTas
     client.getTask({ taskId: 't', ...req }, md, options, (err, res) => resolve({ err, res }));
   });
 };
+
+/**
+ * A connected channel before a timing-sensitive call: on a loaded machine a first call's connection setup can
+ * outlast a short deadline, and the handler would never run. An unimplemented method (UNIMPLEMENTED from the
+ * server) connects without running a handler that records anything.
+ */
+const connected = (client: tasksV1.TasksServiceClient) =>
+  new Promise<void>((resolve) => client.cancelTask({ caller: undefined, taskId: 'warm-up' }, () => resolve()));
 
 const statusOf = (err: grpc.ServiceError | null) =>
   err && {
@@ -142,6 +159,7 @@ describe('in-process gRPC channel (embedded mode) behaves as the network does', 
     });
     expect(r.network).toMatch(/127\.0\.0\.1:\d+/);
     expect(r['in-process']).toBe('in-process');
+    expect(r.direct).toBe('in-process');
   });
 
   it('unary success: the same response, the caller metadata reaches the handler, each side owns its copy', async () => {
@@ -155,6 +173,11 @@ describe('in-process gRPC channel (embedded mode) behaves as the network does', 
     expect(r.network.res).toEqual({ taskJson: '{"id":1}' });
     expect(r['in-process'].metadata).toBe('hello');
     expect(r['in-process'].req.taskId).toBe('abc'); // the server's change stayed on its side
+    // Direct: the same answer and metadata, and no encoding (the handler got the object the client was given).
+    const { req, serverReq, ...rest } = r.direct;
+    expect(rest).toEqual({ err: r.network.err, res: r.network.res, metadata: 'hello' });
+    expect(serverReq).toEqual({ taskId: 'mutated by the server', historyLength: 1 }); // not decoded: no defaults
+    expect(req).toEqual({ taskId: 'abc', historyLength: 1 });
   });
 
   it('errors: plain errors, AppErrors with details, and statuses with trailers arrive identically', async () => {
@@ -163,6 +186,7 @@ describe('in-process gRPC channel (embedded mode) behaves as the network does', 
       return Promise.all([2, 3, 5].map(async (h) => statusOf((await getTask(client, { historyLength: h })).err)));
     });
     expect(r['in-process']).toEqual(r.network);
+    expect(r.direct).toEqual(r.network);
     expect(r.network[0]).toMatchObject({ code: grpc.status.UNKNOWN, details: 'plain failure' });
     expect(r.network[1]).toMatchObject({ app: 'TASK_NOT_FOUND', appDetails: { taskId: 't-3' } });
     expect(r.network[2]).toMatchObject({ code: grpc.status.FAILED_PRECONDITION, trailer: 'yes' });
@@ -171,13 +195,15 @@ describe('in-process gRPC channel (embedded mode) behaves as the network does', 
   it('a deadline ends the call with DEADLINE_EXCEEDED and cancels the handler', async () => {
     const r = await both(async (mode) => {
       const { client, seen } = await setup(mode);
+      await connected(client);
       const started = Date.now();
       const { err } = await getTask(client, { historyLength: 4 }, 100);
       const took = Date.now() - started;
-      while (seen.cancelled.length === 0 && Date.now() - started < 2_000) await new Promise((x) => setTimeout(x, 10));
+      while (seen.cancelled.length === 0 && Date.now() - started < 10_000) await new Promise((x) => setTimeout(x, 10));
       return { code: err?.code, app: fromGrpcError(err).code, cancelled: seen.cancelled, fast: took < 1_500 };
     });
     expect(r['in-process']).toEqual(r.network);
+    expect(r.direct).toEqual(r.network);
     expect(r.network).toEqual({
       code: grpc.status.DEADLINE_EXCEEDED,
       app: 'DEADLINE_EXCEEDED',
@@ -201,6 +227,7 @@ describe('in-process gRPC channel (embedded mode) behaves as the network does', 
       return { three, failing, failure };
     });
     expect(r['in-process']).toEqual(r.network);
+    expect(r.direct).toEqual(r.network);
     expect(r.network).toEqual({ three: [1, 2, 3], failing: [1, 2, 3, 4], failure: 'UNAVAILABLE' });
   });
 
@@ -214,6 +241,7 @@ describe('in-process gRPC channel (embedded mode) behaves as the network does', 
       return { seqs, code: status.code, trailer: status.metadata.get('x-trailer')[0] };
     });
     expect(r['in-process']).toEqual(r.network);
+    expect(r.direct).toEqual(r.network);
     expect(r.network).toEqual({ seqs: [1], code: grpc.status.OK, trailer: 'at the end' });
   });
 
@@ -227,11 +255,12 @@ describe('in-process gRPC channel (embedded mode) behaves as the network does', 
         if (got.length === 3) ac.abort();
       }
       const started = Date.now();
-      while (!seen.cancelled.includes('resubscribe') && Date.now() - started < 2_000)
+      while (!seen.cancelled.includes('resubscribe') && Date.now() - started < 10_000)
         await new Promise((x) => setTimeout(x, 10));
       return { got, cancelled: seen.cancelled.includes('resubscribe') };
     });
     expect(r['in-process']).toEqual(r.network);
+    expect(r.direct).toEqual(r.network);
     expect(r.network).toEqual({ got: [1, 2, 3], cancelled: true });
   });
 
@@ -253,20 +282,24 @@ describe('in-process gRPC channel (embedded mode) behaves as the network does', 
       return { code: err?.code, app: fromGrpcError(err).code };
     });
     expect(r['in-process']).toEqual(r.network);
+    expect(r.direct).toEqual(r.network);
     expect(r.network).toEqual({ code: grpc.status.UNAVAILABLE, app: 'UNAVAILABLE' });
   });
 
-  it('close() waits for in-process calls in flight, like tryShutdown does for network calls', async () => {
-    const { client, server } = await setup('in-process', 5_000);
-    const calling = call(client.getTask.bind(client), { taskId: 't', historyLength: 4 }, { deadlineMs: 300 }).catch(
-      (e: AppError) => e.code,
-    );
-    await new Promise((x) => setTimeout(x, 50));
-    const started = Date.now();
-    await server.close();
-    expect(Date.now() - started).toBeGreaterThanOrEqual(150); // held until the call ended (its deadline)
-    expect(await calling).toBe('DEADLINE_EXCEEDED');
-  });
+  it.each(['in-process', 'direct'] as const)(
+    'close() waits for %s calls in flight, like tryShutdown does for network calls',
+    async (mode) => {
+      const { client, server } = await setup(mode, 5_000);
+      const calling = call(client.getTask.bind(client), { taskId: 't', historyLength: 4 }, { deadlineMs: 300 }).catch(
+        (e: AppError) => e.code,
+      );
+      await new Promise((x) => setTimeout(x, 50));
+      const started = Date.now();
+      await server.close();
+      expect(Date.now() - started).toBeGreaterThanOrEqual(150); // held until the call ended (its deadline)
+      expect(await calling).toBe('DEADLINE_EXCEEDED');
+    },
+  );
 
   it('runs the handler as the server registered it (what wraps Server.register, such as tracing, applies)', async () => {
     const proto = grpc.Server.prototype as unknown as { register: (...a: unknown[]) => boolean };
@@ -277,13 +310,62 @@ describe('in-process gRPC channel (embedded mode) behaves as the network does', 
       return original.call(this, name, (...a: unknown[]) => (wrapped.push(String(name)), h(...a)), ...rest);
     };
     try {
-      const { client, seen } = await setup('in-process');
-      const { res } = await getTask(client, { historyLength: 1 });
-      expect(res).toEqual({ taskJson: '{"id":1}' });
-      expect(seen.peers).toEqual(['in-process']);
-      expect(wrapped).toEqual(['/a2a_inbound.tasks.v1.TasksService/GetTask']);
+      for (const mode of ['in-process', 'direct'] as const) {
+        wrapped.length = 0;
+        const { client, seen } = await setup(mode);
+        const { res } = await getTask(client, { historyLength: 1 });
+        expect(res).toEqual({ taskJson: '{"id":1}' });
+        expect(seen.peers).toEqual(['in-process']);
+        expect(wrapped).toEqual(['/a2a_inbound.tasks.v1.TasksService/GetTask']);
+      }
     } finally {
       proto.register = original;
     }
+  });
+
+  it('direct calls skip the grpc-js client (its interceptors never run), unless tracing is on', async () => {
+    const intercepted: string[] = [];
+    const recorder: grpc.Interceptor = (options, next) => {
+      intercepted.push(options.method_definition.path);
+      return new grpc.InterceptingCall(next(options));
+    };
+    let address = '';
+    const options = (): grpc.ClientOptions => ({
+      interceptors: [recorder, ...(grpcClientOptions(address).interceptors ?? [])],
+    });
+    const { server } = await setup('direct');
+    address = server.address;
+    const client = directClient(tasksV1.TasksServiceClient, address, grpc.credentials.createInsecure(), options());
+    open.push({ server, client });
+    expect((await getTask(client, { historyLength: 1 })).res).toEqual({ taskJson: '{"id":1}' });
+    expect(intercepted).toEqual([]);
+    // With a tracing SDK registered the call takes grpc-js's path, where the gRPC instrumentation makes its spans.
+    trace.setGlobalTracerProvider(new BasicTracerProvider());
+    try {
+      expect((await getTask(client, { historyLength: 1 })).res).toEqual({ taskJson: '{"id":2}' });
+      expect(intercepted).toEqual(['/a2a_inbound.tasks.v1.TasksService/GetTask']);
+    } finally {
+      trace.disable();
+    }
+    expect((await getTask(client, { historyLength: 1 })).res).toEqual({ taskJson: '{"id":3}' });
+    expect(intercepted).toHaveLength(1);
+  });
+
+  it('a client cancel ends a direct call with CANCELLED and cancels the handler, as over the network', async () => {
+    const r = await both(async (mode) => {
+      const { client, seen } = await setup(mode);
+      await connected(client);
+      const ended = new Promise<grpc.ServiceError | null>((resolve) => {
+        const c = client.getTask({ taskId: 't', historyLength: 4 }, new grpc.Metadata(), {}, (err) => resolve(err));
+        setTimeout(() => c.cancel(), 50);
+      });
+      const err = await ended;
+      const started = Date.now();
+      while (seen.cancelled.length === 0 && Date.now() - started < 10_000) await new Promise((x) => setTimeout(x, 10));
+      return { code: err?.code, app: fromGrpcError(err).code, cancelled: seen.cancelled };
+    });
+    expect(r['in-process']).toEqual(r.network);
+    expect(r.direct).toEqual(r.network);
+    expect(r.network).toEqual({ code: grpc.status.CANCELLED, app: 'UNAVAILABLE', cancelled: ['getTask'] });
   });
 });

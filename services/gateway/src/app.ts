@@ -30,7 +30,7 @@ import { createManagementRouter } from './http/management-router';
 import { requestMetrics } from './http/metrics';
 import { authenticateUser } from './http/user-auth';
 import { linkerV1 } from '@a2a-inbound/proto';
-import { grpcClientOptions, startGrpcServer, type GrpcServerHandle } from '@a2a-inbound/runtime';
+import { directClient, startGrpcServer, type GrpcServerHandle } from '@a2a-inbound/runtime';
 import { a2aV1 } from '@a2a-inbound/proto';
 import { a2aGrpcService } from './grpc/a2a-grpc';
 import { CardSigner } from './protocol/card-signing';
@@ -278,11 +278,7 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
   // The linker's REST endpoints for the console: a signed-in user (Bearer usr_…), authenticated here through
   // tasks; the linker trusts that identity only with the internal service credential, and scopes
   // everything to the user's subscription and enforces the role (ADR 0012).
-  const linker = new linkerV1.LinkerServiceClient(
-    config.linkerAddress,
-    grpcCreds,
-    grpcClientOptions(config.linkerAddress),
-  );
+  const linker = directClient(linkerV1.LinkerServiceClient, config.linkerAddress, grpcCreds);
   lifecycle.onClose('linker client', async () => linker.close());
   const linkerCallers = new WeakMap<Request, linkerV1.Caller>();
   app.use('/api/applications', (req, res, next) => {

@@ -1,7 +1,7 @@
 import { controlV1, tasksV1, webhooksV1 } from '@a2a-inbound/proto';
-import { call, grpcClientOptions } from '@a2a-inbound/runtime';
+import { call, directClient } from '@a2a-inbound/runtime';
 import type { grpc } from '@a2a-inbound/runtime';
-import type { Cache } from '@a2a-inbound/ports';
+import { ParsedValues, type Cache } from '@a2a-inbound/ports';
 import { AppError } from '@a2a-inbound/errors';
 
 export interface GatewayClients {
@@ -17,17 +17,10 @@ export function connectClients(
   addresses: { tasks: string; control: string; webhooks: string },
   creds: grpc.ChannelCredentials,
 ): GatewayClients {
-  const tasks = new tasksV1.TasksServiceClient(addresses.tasks, creds, grpcClientOptions(addresses.tasks));
-  const control = new controlV1.ControlPlaneServiceClient(
-    addresses.control,
-    creds,
-    grpcClientOptions(addresses.control),
-  );
-  const webhooks = new webhooksV1.WebhooksServiceClient(
-    addresses.webhooks,
-    creds,
-    grpcClientOptions(addresses.webhooks),
-  );
+  // Direct calls when the service runs in this process (ADR 0040), else the network.
+  const tasks = directClient(tasksV1.TasksServiceClient, addresses.tasks, creds);
+  const control = directClient(controlV1.ControlPlaneServiceClient, addresses.control, creds);
+  const webhooks = directClient(webhooksV1.WebhooksServiceClient, addresses.webhooks, creds);
   return {
     tasks,
     control,
@@ -46,6 +39,16 @@ interface JsonCodec<T> {
   toJSON(message: T): unknown;
 }
 
+/** A codec with the values it parsed from the cache. */
+interface Parsed<T> {
+  toJSON(message: T): unknown;
+  values: ParsedValues<T>;
+}
+
+function parsed<T>(codec: JsonCodec<T>): Parsed<T> {
+  return { toJSON: (m) => codec.toJSON(m), values: new ParsedValues((raw) => codec.fromJSON(JSON.parse(raw))) };
+}
+
 const AGENT_TTL_MS = 30_000;
 const KEY_TTL_MS = 30_000;
 const CARD_KEYS_TTL_MS = 60_000;
@@ -56,19 +59,25 @@ const CARD_SIGNATURES_TTL_MS = 3_600_000;
  * tasks service deletes the entries on every change, so a change is seen at once everywhere.
  */
 export class Lookups {
+  // Parsed once per cached string: a hit hands out the same read-only value (ADR 0040).
+  readonly #agents = parsed(controlV1.AgentView);
+  readonly #keys = parsed(controlV1.KeyPrincipal);
+  readonly #cardKeys = parsed(controlV1.CardSigningKeys);
+  readonly #signatures = parsed(controlV1.SignAgentCardResponse);
+
   constructor(
     private readonly control: controlV1.ControlPlaneServiceClient,
     private readonly cache: Cache,
   ) {}
 
   async agent(agentId: string): Promise<controlV1.AgentView> {
-    return this.#through(`agent:${agentId}`, AGENT_TTL_MS, controlV1.AgentView, () =>
+    return this.#through(`agent:${agentId}`, AGENT_TTL_MS, this.#agents, () =>
       call(this.control.resolveAgent.bind(this.control), { agentId }, { deadlineMs: 10_000 }),
     );
   }
 
   async key(keyHash: string): Promise<controlV1.KeyPrincipal> {
-    return this.#through(`key:${keyHash}`, KEY_TTL_MS, controlV1.KeyPrincipal, () =>
+    return this.#through(`key:${keyHash}`, KEY_TTL_MS, this.#keys, () =>
       call(this.control.authenticateKey.bind(this.control), { keyHash }, { deadlineMs: 10_000 }),
     );
   }
@@ -79,7 +88,7 @@ export class Lookups {
 
   /** A deployment's card signing keys (public parts); the tasks service deletes the entry when it rotates them. */
   async cardKeys(deploymentId: string): Promise<controlV1.CardSigningKeys> {
-    return this.#through(`card-keys:${deploymentId}`, CARD_KEYS_TTL_MS, controlV1.CardSigningKeys, () =>
+    return this.#through(`card-keys:${deploymentId}`, CARD_KEYS_TTL_MS, this.#cardKeys, () =>
       call(this.control.getCardSigningKeys.bind(this.control), { deploymentId }, { deadlineMs: 10_000 }),
     );
   }
@@ -95,7 +104,7 @@ export class Lookups {
     payloads: string[],
     contentId: string,
   ): Promise<controlV1.SignAgentCardResponse> {
-    return this.#through(`card-sig:${contentId}`, CARD_SIGNATURES_TTL_MS, controlV1.SignAgentCardResponse, () =>
+    return this.#through(`card-sig:${contentId}`, CARD_SIGNATURES_TTL_MS, this.#signatures, () =>
       call(this.control.signAgentCard.bind(this.control), { deploymentId, jku, payloads }, { deadlineMs: 10_000 }),
     );
   }
@@ -105,9 +114,9 @@ export class Lookups {
   }
 
   /** The cached value, or the control plane's answer (then cached for `ttl`); a cache outage degrades to direct lookups. */
-  async #through<T>(key: string, ttl: number, codec: JsonCodec<T>, lookup: () => Promise<T>): Promise<T> {
+  async #through<T>(key: string, ttl: number, codec: Parsed<T>, lookup: () => Promise<T>): Promise<T> {
     const hit = await this.#cached(key);
-    if (hit) return codec.fromJSON(JSON.parse(hit));
+    if (hit) return codec.values.get(key, hit);
     const value = await lookup();
     await this.#store(key, JSON.stringify(codec.toJSON(value)), ttl);
     return value;

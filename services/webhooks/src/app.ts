@@ -5,7 +5,7 @@ import { systemClock, type Bus, type Clock, type DocumentStore } from '@a2a-inbo
 import { controlV1, eventsV1, tasksV1, webhooksV1 } from '@a2a-inbound/proto';
 import {
   call,
-  grpcClientOptions,
+  directClient,
   pushEgressPolicy,
   Lifecycle,
   PeriodicReadiness,
@@ -47,7 +47,7 @@ export interface WebhookEgressOptions {
 
 /** The tasks service's internal GetPushDelivery RPC (over mutual TLS with `tls`). */
 export function grpcPushSource(address: string, tls?: GrpcTlsFiles): PushSource & { close(): void } {
-  const client = new tasksV1.TasksServiceClient(address, grpcChannelCredentials(tls), grpcClientOptions(address));
+  const client = directClient(tasksV1.TasksServiceClient, address, grpcChannelCredentials(tls));
   return {
     get: async (taskId, agentId) => {
       const r = await call(
@@ -75,11 +75,7 @@ export function grpcUserVerifier(
   address: string,
   tls: GrpcTlsFiles | undefined,
 ): { verify(token: string): Promise<WebhooksTeam>; close(): void } {
-  const client = new controlV1.ControlPlaneServiceClient(
-    address,
-    grpcChannelCredentials(tls),
-    grpcClientOptions(address),
-  );
+  const client = directClient(controlV1.ControlPlaneServiceClient, address, grpcChannelCredentials(tls));
   return {
     verify: async (token) => {
       const digest = createHash('sha256').update(token, 'utf8').digest();

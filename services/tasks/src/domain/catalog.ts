@@ -1,6 +1,6 @@
 import { AppError, DuplicateKeyError, InvalidParamsError, NotFoundError } from '@a2a-inbound/errors';
 import type { Cache, Clock, Collection, IdGenerator, Versioned } from '@a2a-inbound/ports';
-import { updateWithRetry } from '@a2a-inbound/ports';
+import { ParsedValues, updateWithRetry } from '@a2a-inbound/ports';
 import type {
   AgentDoc,
   AgentType,
@@ -29,6 +29,9 @@ export const AGENT_VIEW_TTL_MS = 10_000;
  * deployment, and the resolution of an agent as the gateway and the task lifecycle serve it (hot path, cached).
  */
 export class Catalog {
+  /** Agent views as last parsed from the cache: read-only, shared by the callers (ADR 0040). */
+  readonly #views = new ParsedValues<AgentView>((raw) => JSON.parse(raw) as AgentView);
+
   constructor(
     private readonly c: Collections,
     private readonly cache: Cache,
@@ -310,14 +313,14 @@ export class Catalog {
   // ---- resolution (hot path: gateway card/endpoint, tasks send) ---------------------------------
 
   /**
-   * The agent as it is served now. Cached in the shared cache for `AGENT_VIEW_TTL_MS` (a send resolves it up
+   * The agent as it is served now (read-only: a cached view is shared). Cached in the shared cache for `AGENT_VIEW_TTL_MS` (a send resolves it up
    * to four times: the send, the blocking wait, each push-delivery read, a republish): every change of the
    * agent, its versions or its settings deletes the entry (`invalidateAgent`), as for the gateway's cache.
    */
   async resolveAgent(agentId: string): Promise<AgentView> {
     const key = cacheKeys.agentView(agentId);
     const hit = await this.cache.get(key).catch(() => undefined); // a cache outage degrades to the store
-    if (hit) return JSON.parse(hit) as AgentView;
+    if (hit) return this.#views.get(key, hit);
     const placement = await this.c.deploymentAgents.get(agentId);
     if (!placement) throw new NotFoundError('agent');
     const agent = await this.c.agents.get(agentId);
