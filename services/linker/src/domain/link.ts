@@ -22,6 +22,7 @@ import {
   HOLE,
   INT_PARAM,
   PARAM,
+  RouteIndex,
   displayTemplate,
   joinPath,
   matchScore,
@@ -656,6 +657,17 @@ function templateSegments(ep: Endpoint): string[] {
   return segs;
 }
 
+const routeIndexes = new WeakMap<readonly Endpoint[], { size: number; index: RouteIndex }>();
+/** The route index of a source's endpoints, built once (rebuilt if the list grew). */
+function routeIndex(eps: readonly Endpoint[]): RouteIndex {
+  let entry = routeIndexes.get(eps);
+  if (!entry || entry.size !== eps.length) {
+    entry = { size: eps.length, index: new RouteIndex(eps.map(templateSegments)) };
+    routeIndexes.set(eps, entry);
+  }
+  return entry.index;
+}
+
 /**
  * Rule 1 within one source: the endpoint with the most literal segments wins; ties by position.
  * `catchAll: false`: a prefix that serves everything below it does not count (no host says the call goes there).
@@ -667,7 +679,9 @@ function bestIn(
   catchAll = true,
 ): Candidate | undefined {
   let best: Candidate | undefined;
-  for (const ep of source.endpoints) {
+  const eps = source.endpoints;
+  for (const i of routeIndex(eps).candidates(callSegs)) {
+    const ep = eps[i]!;
     if (ep.method !== 'ANY' && method !== 'ANY' && ep.method !== method) continue;
     const tSegs = templateSegments(ep);
     if (!catchAll && tSegs[tSegs.length - 1] === CATCH_ALL) continue;

@@ -106,3 +106,62 @@ export function matchScore(call: readonly string[], template: readonly string[])
 export function displayTemplate(segs: readonly string[]): string {
   return '/' + segs.join('/');
 }
+
+interface TrieNode {
+  /** Children by a literal segment. */
+  readonly lit: Map<string, TrieNode>;
+  /** Children by a segment with a parameter (`{}`, `{#}`, `v{}`). */
+  readonly wild: Map<string, TrieNode>;
+  /** Templates ending here. */
+  readonly ends: number[];
+  /** Catch-all templates (`/prefix/**`) whose prefix ends here. */
+  readonly catchAll: number[];
+}
+const trieNode = (): TrieNode => ({ lit: new Map(), wild: new Map(), ends: [], catchAll: [] });
+
+/** Whether a call's segment can fill a template's segment that holds a parameter (as `matchScore` judges it). */
+function segmentFits(call: string, template: string): boolean {
+  if (template === PARAM) return true;
+  if (template === INT_PARAM) return call === PARAM || call === INT_PARAM || /^\d+$/.test(call);
+  return fitsPartial(call, template);
+}
+
+/**
+ * Templates indexed by their segments, so that a call visits only the templates its path can reach
+ * (linking is calls × templates otherwise: quadratic in the size of the application).
+ */
+export class RouteIndex {
+  readonly #root = trieNode();
+
+  constructor(templates: readonly (readonly string[])[]) {
+    templates.forEach((t, i) => {
+      const catchAll = t[t.length - 1] === CATCH_ALL;
+      let node = this.#root;
+      for (const s of catchAll ? t.slice(0, -1) : t) {
+        const map = s.includes(PARAM) || s === INT_PARAM ? node.wild : node.lit;
+        let next = map.get(s);
+        if (!next) map.set(s, (next = trieNode()));
+        node = next;
+      }
+      (catchAll ? node.catchAll : node.ends).push(i);
+    });
+  }
+
+  /** The positions, in order, of the templates `matchScore` can accept for this call (a superset of none). */
+  candidates(call: readonly string[]): number[] {
+    const out: number[] = [];
+    const visit = (node: TrieNode, d: number): void => {
+      out.push(...node.catchAll);
+      if (d === call.length) {
+        out.push(...node.ends);
+        return;
+      }
+      const c = call[d]!;
+      const next = node.lit.get(c);
+      if (next) visit(next, d + 1);
+      for (const [t, child] of node.wild) if (segmentFits(c, t)) visit(child, d + 1);
+    };
+    visit(this.#root, 0);
+    return out.sort((a, b) => a - b);
+  }
+}

@@ -238,3 +238,55 @@ describe('servers and clients met on unseen applications', () => {
     expect(unresolved(r)).toEqual([]);
   });
 });
+
+describe('values held in settings objects and conditionals', () => {
+  it('Python: a settings object built with keyword arguments in one file, read through self.config in another; JS: a conditional between two URLs that differ only in the query', async () => {
+    const r = await reportOf({
+      chat: {
+        'app/main.py': lines(
+          'import os',
+          'from app.ui import ChatUi',
+          'from app.settings import UiConfig',
+          "ui = ChatUi(UiConfig(adviceUrl=f\"http://{os.getenv('ADVICE_HOST', 'advice')}:8010/prompt\"))",
+        ),
+        'app/settings.py': lines('from pydantic import BaseModel', 'class UiConfig(BaseModel):', '    adviceUrl: str'),
+        'app/ui.py': lines(
+          'import requests',
+          'class ChatUi:',
+          '    def __init__(self, config):',
+          '        self.config = config',
+          '    def ask(self, text):',
+          '        return requests.post(self.config.adviceUrl, json={"q": text})',
+        ),
+      },
+      advice: {
+        'main.py': lines(
+          'from fastapi import FastAPI',
+          'app = FastAPI()',
+          '@app.post("/prompt")',
+          'def prompt():',
+          '    return {}',
+          '@app.get("/api/data")',
+          'def data():',
+          '    return {}',
+        ),
+      },
+      load: {
+        'script.js': lines(
+          "import http from 'k6/http'",
+          "const BASE_URL = __ENV.BASE_URL || 'http://advice:8010'",
+          'export default function () {',
+          '  const c = Math.random() > 0.5 ? "books" : null',
+          '  const url = c !== null ? `${BASE_URL}/api/data?keys=${c}` : `${BASE_URL}/api/data?keys=None`',
+          '  http.get(url)',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'chat app/ui.py:6 | POST advice/prompt | advice main.py:3 POST /prompt (fastapi)',
+      'load script.js:6 | GET advice/api/data | advice main.py:6 GET /api/data (fastapi)',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+  });
+});

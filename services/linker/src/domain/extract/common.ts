@@ -48,6 +48,31 @@ export function settingOrDefault(a: readonly Part[], b: readonly Part[]): Part[]
     : [HOLE_PART];
 }
 
+/**
+ * The value of a conditional expression from its two branches: a setting with its default
+ * (`settingOrDefault`), or, when both branches are one URL that differs only in its query
+ * (`` c ? `${BASE}/api/data/?k=${c}` : `${BASE}/api/data/?k=None` ``), that URL with the query computed.
+ */
+export function conditionalValue(a: readonly Part[], b: readonly Part[]): Part[] {
+  const setting = settingOrDefault(a, b);
+  if (setting.length !== 1 || !('hole' in setting[0]!)) return setting;
+  const out: Part[] = [];
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const [x, y] = [a[i]!, b[i]!];
+    if (JSON.stringify(x) === JSON.stringify(y)) {
+      out.push(x);
+      continue;
+    }
+    if (!('lit' in x) || !('lit' in y)) break;
+    let k = 0;
+    while (k < x.lit.length && x.lit[k] === y.lit[k]) k++;
+    if (k > 0) out.push({ lit: x.lit.slice(0, k) });
+    break;
+  }
+  const known = out.map((p) => ('lit' in p ? p.lit : '')).join('');
+  return known.includes('?') ? [...out, HOLE_PART] : [HOLE_PART];
+}
+
 export function literal(parts: readonly Part[] | undefined): string | undefined {
   if (!parts) return undefined;
   let out = '';

@@ -6,6 +6,7 @@ import {
   LIST_SEP,
   type CallSite,
   concat,
+  conditionalValue,
   httpMethod,
   lineOf,
   lit,
@@ -125,6 +126,11 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       case 'identifier':
       case 'shorthand_property_identifier':
         return scope.lookup(node.text, node) ?? [{ ref: node.text }];
+      case 'ternary_expression': {
+        const a = node.childForFieldName('consequence');
+        const b = node.childForFieldName('alternative');
+        return a && b ? conditionalValue(evaluate(a), evaluate(b)) : [HOLE_PART];
+      }
       case 'parenthesized_expression':
       case 'as_expression':
       case 'non_null_expression':

@@ -63,6 +63,8 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
   /** Imported names: as a module (`from app import orders` → app/orders) and as a symbol of a module (→ app). */
   const imports = new Map<string, { module: string; symbolOf: string }>();
   const includedHere = new Set<string>();
+  /** The classes this file defines (read once, when a capitalised call needs it). */
+  let classNames: Set<string> | undefined;
 
   /**
    * `self.EXCHANGE`, `cls.EXCHANGE` or `Publisher.EXCHANGE` inside class Publisher: the class attribute
@@ -203,6 +205,20 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
           const name = k?.type === 'string' ? literal(evaluate(k)) : undefined;
           if (name !== undefined && v) scope.add(`${left.text}[${name}]`, v);
         }
+    },
+    // A settings object built with keyword arguments (`ChatConfig(agentUrl=f"http://{os.getenv('AGENT')}/prompt")`,
+    // a class of this file or named like settings): `self.config.agentUrl` elsewhere in the source is that value.
+    call(node) {
+      const fn = node.childForFieldName('function');
+      const cls = fn?.type === 'identifier' ? fn.text : undefined;
+      if (!cls || !/^[A-Z]/.test(cls)) return;
+      classNames ??= new Set([...node.tree.rootNode.text.matchAll(/^class\s+(\w+)/gm)].map((m) => m[1]!));
+      if (!/(Config|Settings|Options)$/.test(cls) && !classNames.has(cls)) return;
+      for (const a of node.childForFieldName('arguments')?.namedChildren ?? []) {
+        const name = a?.type === 'keyword_argument' ? a.childForFieldName('name')?.text : undefined;
+        const value = a?.childForFieldName('value');
+        if (name && value) scope.add(name, value);
+      }
     },
     with_item(node) {
       const v = node.childForFieldName('value');
