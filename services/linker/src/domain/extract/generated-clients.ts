@@ -14,7 +14,7 @@ const GENERATED = /openapi-generator|OpenAPI Generator|Generated using the NSwag
 
 /** Where an operation starts, per language, with its function name in group 1. */
 const FUNCTION_START: Record<string, RegExp> = {
-  ts: /^\s*(?:public\s+|private\s+|protected\s+)?(?:async\s+)?(\w+)\s*(?::\s*async\s*)?\([^)\n]*\)?[^\n{;]*\{\s*$|^\s*(\w+)\s*:\s*async\s*\(/gm,
+  ts: /^\s*(?:public\s+|private\s+|protected\s+)?(?:async\s+)?(?!(?:if|for|while|switch|catch|function|return)\b)(\w+)\s*\((?:[^)\n]*\)[^\n{;]*\{)?\s*$|^\s*(\w+)\s*:\s*async\s*\(/gm,
   java: /^\s*(?:public|private|protected)\s+[\w<>[\], .?]+\s+(\w+)\s*\([^)]*\)[^{;]*\{/gm,
   cs: /^\s*(?:public|private|protected)\s+(?:virtual\s+|async\s+|static\s+)*[\w<>[\], .?]+\s+(\w+)\s*\([^)]*\)[^{;]*\{?/gm,
   py: /^\s*def\s+(\w+)\s*\(/gm,
@@ -23,7 +23,7 @@ const FUNCTION_START: Record<string, RegExp> = {
 
 const PATH_LITERAL = [
   // openapi-generator: `localVarPath = "/pet/{petId}"` (TS, Java, Go `localBasePath + "/…"`), Python `resource_path='/…'`.
-  /\blocalVarPath\s*:?=\s*(?:localBasePath\s*\+\s*)?[`"']([^`"']*)[`"']/,
+  /\blocalVarPath\s*:?=\s*(?:(?:localBasePath|this\.basePath|basePath)\s*\+\s*)?[`"']([^`"']*)[`"']/,
   /\bresource_path\s*=\s*['"]([^'"]*)['"]/,
   /\bcall_api\(\s*['"](\/[^'"]*)['"]/,
   /\binvokeAPI\(\s*"(\/[^"]*)"/,
