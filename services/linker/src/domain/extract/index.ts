@@ -6,6 +6,12 @@ import { joinPath } from '../routes';
 import { HOLE_PART, type HttpWrapper, type MessageWrapper, Sink, applyEntityTables, concat, nameOf } from './common';
 import { extractProto } from './grpc';
 import { extractChannels, sidecarPublishes } from './channels';
+import {
+  type GeneratedOperation,
+  calledNames,
+  generatedOperations,
+  linkGeneratedOperations,
+} from './generated-clients';
 import { HelmCharts } from './helm';
 import { extractDockerfileEnv, extractKeyValues, extractNginx, extractSql, extractStructured } from './config';
 import { extractJavaScript } from './javascript';
@@ -124,6 +130,8 @@ export async function extractSource(
   const npmDeps = new Set<string>();
   const fsRoutes: { marker: string; endpoints: Endpoint[] }[] = [];
   const helm = new HelmCharts();
+  const generatedOps: GeneratedOperation[] = [];
+  const calledOps = new Set<string>();
   for await (const f of files) {
     if (isIgnoredFile(f.path, includeTests)) continue;
     const kind = kindOf(f.path);
@@ -159,7 +167,14 @@ export async function extractSource(
       parsed++;
     }
     if ('code' in kind || kind.config === 'structured') extractChannels(text, f.path, sink);
+    if ('code' in kind) {
+      // Generated OpenAPI clients: their operations count where the source's own code calls them.
+      const ops = generatedOperations(text, f.path);
+      if (ops.length) generatedOps.push(...ops);
+      else for (const n of calledNames(text)) calledOps.add(n);
+    }
   }
+  linkGeneratedOperations(generatedOps, calledOps, sink);
   for (const [path, text] of helm.rendered()) {
     extractStructured(text, path, sink);
     parsed++;
