@@ -1,18 +1,10 @@
-import { DEFAULT_AGENT_RATE_LIMIT_PER_MINUTE } from '@a2a-inbound/a2a-wire';
-import { AppError, InvalidParamsError } from '@a2a-inbound/errors';
+import { checkPushConfig, DEFAULT_AGENT_RATE_LIMIT_PER_MINUTE } from '@a2a-inbound/a2a-wire';
+import { AppError } from '@a2a-inbound/errors';
 import type { controlV1, tasksV1 } from '@a2a-inbound/proto';
-import {
-  call,
-  callAccepted,
-  checkPublicHttpsUrl,
-  dnsResolver,
-  overloadedError,
-  streamOf,
-  type Resolver,
-} from '@a2a-inbound/runtime';
+import { call, callAccepted, dnsResolver, overloadedError, streamOf, type Resolver } from '@a2a-inbound/runtime';
 import type { ProtocolVersion } from './cards';
 import type { SpilledFiles } from './spill-scanner';
-import { checkFileUris, isObject, LIMITS, type ValidatedSend } from './validate';
+import { checkFileUris, isObject, type ValidatedSend } from './validate';
 
 /**
  * The gateway's request handler (the layer the official A2A SDK calls `DefaultRequestHandler`): every agent
@@ -236,17 +228,7 @@ export class AgentOperations {
     protocolVersion = '',
   ): Promise<TaskPushConfig> {
     assertPushEnabled(ctx);
-    if (!isObject(config)) throw new InvalidParamsError('pushNotificationConfig is required');
-    if (typeof config.url !== 'string') throw new InvalidParamsError('pushNotificationConfig.url is required');
-    if (typeof config.token !== 'string' || config.token.length === 0 || config.token.length > 1024) {
-      throw new InvalidParamsError(
-        'pushNotificationConfig.token is required (the shared secret that signs deliveries)',
-      );
-    }
-    if (config.id !== undefined && (typeof config.id !== 'string' || config.id.length > LIMITS.maxIdChars))
-      throw new InvalidParamsError('pushNotificationConfig.id must be a string');
-    const check = await checkPublicHttpsUrl(config.url, this.#resolver);
-    if (!check.ok) throw new InvalidParamsError(`pushNotificationConfig.url: ${check.reason}`);
+    const checked = await checkPushConfig(config, this.#resolver);
     const t = this.#tasks;
     const r = await call(
       t.setPushConfig.bind(t),
@@ -254,10 +236,10 @@ export class AgentOperations {
         caller: callerOf(ctx),
         taskId,
         config: {
-          id: typeof config.id === 'string' ? config.id : '',
-          url: config.url,
-          token: config.token,
-          authenticationJson: isObject(config.authentication) ? JSON.stringify(config.authentication) : '',
+          id: checked.id,
+          url: checked.url,
+          token: checked.token,
+          authenticationJson: checked.authentication ? JSON.stringify(checked.authentication) : '',
           protocolVersion,
         },
       },
