@@ -348,8 +348,10 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
           port: config.a2aGrpcPort,
           isServing: () => !draining,
           graceMs: config.shutdownGraceMs,
-          // Every input is size-limited: a message is a request body, bounded as the HTTP bindings bound it.
-          maxReceiveMessageBytes: config.bodyLimitBytes,
+          // Every input is size-limited. grpc-js reads a whole message before the handler authenticates it, so
+          // the bound is far lower than the HTTP bindings' (which stream file bytes to the blob store).
+          maxReceiveMessageBytes: config.a2aGrpcMaxMessageBytes,
+          maxConcurrentStreams: config.a2aGrpcMaxConcurrentStreams,
         },
       );
     } catch (err) {
