@@ -96,7 +96,10 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
   lifecycle.onClose('grpc clients', async () => clients.close());
   const lookups = new Lookups(clients.control, deps.cache);
   const cardSigner = new CardSigner(
-    { keys: (d) => lookups.cardKeys(d), sign: (d, jku, payloads, id) => lookups.signCard(d, jku, payloads, id) },
+    {
+      keys: (d) => lookups.cardKeys(d),
+      sign: (d, jku, payloads, id, kid) => lookups.signCard(d, jku, payloads, id, kid),
+    },
     log,
   );
   const streams = new Set<SseWriter>();

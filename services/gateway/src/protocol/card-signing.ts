@@ -22,13 +22,15 @@ export interface CardSigningPort {
   keys(deploymentId: string): Promise<{ keys: PublishedKey[] }>;
   /**
    * One signature per payload, made with the deployment's signing key, `jku` in the protected header. `contentId`
-   * names the card content and key: the adapter may answer from signatures another replica had made for it.
+   * names the card content and `kid`, the signing key the caller read: the adapter may answer from signatures
+   * another replica had made for it, and refreshes its key set when the control plane signed with another key.
    */
   sign(
     deploymentId: string,
     jku: string,
     payloads: string[],
     contentId: string,
+    kid: string,
   ): Promise<{ kid: string; signatures: CardSignature[] }>;
 }
 
@@ -114,7 +116,7 @@ export class CardSigner {
       const id = createHash('sha256')
         .update(`${kid}\n${jku}\n${JSON.stringify(card)}`)
         .digest('base64url');
-      const signatures = await this.#signatures(id, card, deploymentId, jku);
+      const signatures = await this.#signatures(id, card, deploymentId, jku, kid);
       return { ...card, signatures };
     } catch (err) {
       const last = this.#lastFailureLog.get(deploymentId) ?? -Infinity;
@@ -126,7 +128,13 @@ export class CardSigner {
     }
   }
 
-  async #signatures(id: string, card: object, deploymentId: string, jku: string): Promise<CardSignature[]> {
+  async #signatures(
+    id: string,
+    card: object,
+    deploymentId: string,
+    jku: string,
+    kid: string,
+  ): Promise<CardSignature[]> {
     const hit = this.#done.get(id);
     if (hit) {
       // Least recently used goes first: re-insert on use.
@@ -140,8 +148,9 @@ export class CardSigner {
       const { document, v1 } = cardPayloads(card);
       this.signingCalls += 1;
       // The 1.0 form first: the official SDKs try signatures in order and log each one that fails.
-      const r = await this.port.sign(deploymentId, jku, [v1, document], id);
+      const r = await this.port.sign(deploymentId, jku, [v1, document], id, kid);
       const signatures = r.signatures.map((s) => ({ protected: s.protected, signature: s.signature }));
+      if (r.kid !== kid) return signatures; // a rotation raced the key read: not kept under the old key's id
       this.#done.set(id, signatures);
       if (this.#done.size > MAX_ENTRIES) this.#done.delete(this.#done.keys().next().value!);
       return signatures;

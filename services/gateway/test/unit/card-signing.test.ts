@@ -128,7 +128,7 @@ describe('CardSigner', () => {
         cb: (e: null, r: unknown) => void,
       ) => {
         rpcs += 1;
-        void cp.port.sign(r.deploymentId, r.jku, r.payloads, '').then((x) => cb(null, x));
+        void cp.port.sign(r.deploymentId, r.jku, r.payloads, '', '').then((x) => cb(null, x));
         return {};
       },
     } as unknown as controlV1.ControlPlaneServiceClient;
@@ -136,7 +136,7 @@ describe('CardSigner', () => {
     const replica = () => {
       const lookups = new Lookups(control, shared);
       return new CardSigner(
-        { keys: (d) => lookups.cardKeys(d), sign: (d, jku, p, id) => lookups.signCard(d, jku, p, id) },
+        { keys: (d) => lookups.cardKeys(d), sign: (d, jku, p, id, kid) => lookups.signCard(d, jku, p, id, kid) },
         silentLogger(),
       );
     };
@@ -147,6 +147,37 @@ describe('CardSigner', () => {
     expect(rpcs).toBe(1);
     await two.signed(card('B'), 'dep', 'https://gw.example');
     expect(rpcs).toBe(2);
+  });
+
+  it('a key set cached just before a rotation is dropped when the control plane signs with the new key (review finding 8)', async () => {
+    const cp = controlPlane();
+    const control = {
+      getCardSigningKeys: (_r: unknown, _m: unknown, _o: unknown, cb: (e: null, r: unknown) => void) => {
+        void cp.port.keys('dep').then((r) => cb(null, r));
+        return {};
+      },
+      signAgentCard: (
+        r: { deploymentId: string; jku: string; payloads: string[] },
+        _m: unknown,
+        _o: unknown,
+        cb: (e: null, r: unknown) => void,
+      ) => {
+        void cp.port.sign(r.deploymentId, r.jku, r.payloads, '', '').then((x) => cb(null, x));
+        return {};
+      },
+    } as unknown as controlV1.ControlPlaneServiceClient;
+    const lookups = new Lookups(control, new InMemoryCache());
+    const signer = new CardSigner(
+      { keys: (d) => lookups.cardKeys(d), sign: (d, jku, p, id, kid) => lookups.signCard(d, jku, p, id, kid) },
+      silentLogger(),
+    );
+    expect((await lookups.cardKeys('dep')).keys.map((k) => k.kid)).toEqual(['k1']); // the refill that raced
+    cp.rotate(); // tasks signs with k2 now; the gateway's cached key set still says k1
+    const kidOf = (c: { signatures?: { protected: string }[] }) =>
+      (JSON.parse(Buffer.from(c.signatures![0]!.protected, 'base64url').toString()) as { kid: string }).kid;
+    expect(kidOf(await signer.signed(card('A'), 'dep', 'https://gw.example'))).toBe('k2');
+    // The JWKS a verifier fetches from `jku` lists the key that signed, at once, not after the cache's TTL.
+    expect((await lookups.cardKeys('dep')).keys.map((k) => k.kid)).toEqual(['k2', 'k1']);
   });
 
   it('serves the card unsigned when signing fails, and tries again on the next request', async () => {
