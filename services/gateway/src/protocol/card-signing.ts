@@ -81,6 +81,13 @@ export function cardPayloads(card: object): { document: string; v1: string } {
 
 const MAX_ENTRIES = 2_000;
 const FAILURE_LOG_INTERVAL_MS = 60_000;
+/**
+ * New signings per deployment and minute. Without PUBLIC_BASE_URL the `jku` (so the content id) comes from the
+ * request's Host header: each made-up Host would be a SignAgentCard call and a shared cache entry. Real card
+ * changes (an agent, a version, a rotation) stay far below; past it the card is served unsigned until the
+ * minute ends.
+ */
+export const MAX_NEW_SIGNINGS_PER_MINUTE = 30;
 
 /**
  * Signs public cards once per content: the signatures are kept by a hash of (signing key, jku, card JSON), so a
@@ -91,6 +98,7 @@ export class CardSigner {
   readonly #done = new Map<string, CardSignature[]>();
   readonly #pending = new Map<string, Promise<CardSignature[]>>();
   readonly #lastFailureLog = new Map<string, number>();
+  readonly #newSignings = new Map<string, { since: number; n: number }>();
   /** Signing calls made (not cache hits): what the caching saves, visible to tests and metrics. */
   signingCalls = 0;
 
@@ -144,6 +152,12 @@ export class CardSigner {
     }
     const inFlight = this.#pending.get(id);
     if (inFlight) return inFlight;
+    const window = this.#newSignings.get(deploymentId);
+    if (!window || this.now() - window.since >= 60_000)
+      this.#newSignings.set(deploymentId, { since: this.now(), n: 1 });
+    else if (window.n >= MAX_NEW_SIGNINGS_PER_MINUTE)
+      throw new Error(`more than ${MAX_NEW_SIGNINGS_PER_MINUTE} new card signings a minute for this deployment`);
+    else window.n += 1;
     const p = (async () => {
       const { document, v1 } = cardPayloads(card);
       this.signingCalls += 1;

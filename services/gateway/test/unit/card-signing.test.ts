@@ -11,6 +11,7 @@ import {
   CardSigner,
   cardPayloads,
   jwksOf,
+  MAX_NEW_SIGNINGS_PER_MINUTE,
   type CardSigningPort,
   type PublishedKey,
 } from '../../src/protocol/card-signing';
@@ -178,6 +179,22 @@ describe('CardSigner', () => {
     expect(kidOf(await signer.signed(card('A'), 'dep', 'https://gw.example'))).toBe('k2');
     // The JWKS a verifier fetches from `jku` lists the key that signed, at once, not after the cache's TTL.
     expect((await lookups.cardKeys('dep')).keys.map((k) => k.kid)).toEqual(['k2', 'k1']);
+  });
+
+  it('at most MAX_NEW_SIGNINGS_PER_MINUTE new signings per deployment: made-up Host headers get unsigned cards (review finding 7)', async () => {
+    const cp = controlPlane();
+    let now = 1_000_000;
+    const signer = new CardSigner(cp.port, silentLogger(), () => now);
+    const hosts = Array.from({ length: MAX_NEW_SIGNINGS_PER_MINUTE + 5 }, (_, i) => `https://h${i}.example`);
+    const served = [];
+    for (const h of hosts) served.push(await signer.signed(card('A'), 'dep', h));
+    expect(served.filter((c) => 'signatures' in c)).toHaveLength(MAX_NEW_SIGNINGS_PER_MINUTE);
+    expect(cp.state.signCalls).toBe(MAX_NEW_SIGNINGS_PER_MINUTE);
+    // Cards signed before are still served signed (no new signing); another deployment has its own budget.
+    expect(await signer.signed(card('A'), 'dep', hosts[0]!)).toHaveProperty('signatures');
+    expect(await signer.signed(card('A'), 'other', hosts[0]!)).toHaveProperty('signatures');
+    now += 60_000;
+    expect(await signer.signed(card('A'), 'dep', hosts.at(-1)!)).toHaveProperty('signatures');
   });
 
   it('serves the card unsigned when signing fails, and tries again on the next request', async () => {
