@@ -1,3 +1,4 @@
 export * from './v1';
 export * from './send';
 export * from './agent-access';
+export * from './push-config';

@@ -737,6 +737,9 @@ class KafkaSubscription implements BusSubscription {
 
   async #handle(payload: EachMessagePayload): Promise<void> {
     const { topic, partition, message } = payload;
+    // The consumer that fetched it: a handler that outlives a replacement must not commit through the new
+    // member, whose group may have committed past this offset already (that would rewind the group).
+    const fetchedBy = this.consumer;
     if (this.#closing) {
       // Closing: leave it uncommitted for whoever owns the partition next.
       this.#seekBack(topic, partition, message.offset);
@@ -805,6 +808,7 @@ class KafkaSubscription implements BusSubscription {
         this.log.error({ err }, 'onDeadLetter threw');
       }
     }
+    if (fetchedBy !== this.consumer) return; // replaced meanwhile: the new member redelivers it
     this.#attempts.delete(partition);
     this.#commitAfter(partition, BigInt(message.offset) + 1n);
   }

@@ -182,13 +182,19 @@ export async function startGrpcServer(
     healthPort?: number | undefined;
     /** The largest request message the server accepts (a public endpoint's body limit); default GRPC_MAX_MESSAGE_BYTES. */
     maxReceiveMessageBytes?: number;
+    /** Concurrent calls per connection (a public endpoint's bound); default: grpc-js's (unbounded). */
+    maxConcurrentStreams?: number;
   },
 ): Promise<GrpcServerHandle> {
-  const server = new grpc.Server(
-    options.maxReceiveMessageBytes === undefined
-      ? grpcChannelOptions
-      : { ...grpcChannelOptions, 'grpc.max_receive_message_length': options.maxReceiveMessageBytes },
-  );
+  const server = new grpc.Server({
+    ...grpcChannelOptions,
+    ...(options.maxReceiveMessageBytes === undefined
+      ? {}
+      : { 'grpc.max_receive_message_length': options.maxReceiveMessageBytes }),
+    ...(options.maxConcurrentStreams === undefined
+      ? {}
+      : { 'grpc.max_concurrent_streams': options.maxConcurrentStreams }),
+  });
   const streams = new Set<grpc.ServerWritableStream<unknown, unknown>>();
   services = services.map((s) =>
     s.auth ? { ...s, implementation: authenticated(s.definition, s.implementation, s.auth) } : s,

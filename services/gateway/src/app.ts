@@ -103,7 +103,10 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
   lifecycle.onClose('grpc clients', async () => clients.close());
   const lookups = new Lookups(clients.control, deps.cache);
   const cardSigner = new CardSigner(
-    { keys: (d) => lookups.cardKeys(d), sign: (d, jku, payloads, id) => lookups.signCard(d, jku, payloads, id) },
+    {
+      keys: (d) => lookups.cardKeys(d),
+      sign: (d, jku, payloads, id, kid) => lookups.signCard(d, jku, payloads, id, kid),
+    },
     log,
   );
   const streams = new Set<SseWriter>();
@@ -355,8 +358,10 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
           port: config.a2aGrpcPort,
           isServing: () => !draining,
           graceMs: config.shutdownGraceMs,
-          // Every input is size-limited: a message is a request body, bounded as the HTTP bindings bound it.
-          maxReceiveMessageBytes: config.bodyLimitBytes,
+          // Every input is size-limited. grpc-js reads a whole message before the handler authenticates it, so
+          // the bound is far lower than the HTTP bindings' (which stream file bytes to the blob store).
+          maxReceiveMessageBytes: config.a2aGrpcMaxMessageBytes,
+          maxConcurrentStreams: config.a2aGrpcMaxConcurrentStreams,
         },
       );
     } catch (err) {

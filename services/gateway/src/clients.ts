@@ -103,10 +103,24 @@ export class Lookups {
     jku: string,
     payloads: string[],
     contentId: string,
+    kid: string,
   ): Promise<controlV1.SignAgentCardResponse> {
-    return this.#through(`card-sig:${contentId}`, CARD_SIGNATURES_TTL_MS, this.#signatures, () =>
-      call(this.control.signAgentCard.bind(this.control), { deploymentId, jku, payloads }, { deadlineMs: 10_000 }),
+    const key = `card-sig:${contentId}`;
+    const hit = await this.#cached(key);
+    if (hit) return this.#signatures.values.get(key, hit);
+    const r = await call(
+      this.control.signAgentCard.bind(this.control),
+      { deploymentId, jku, payloads },
+      { deadlineMs: 10_000 },
     );
+    if (r.kid !== kid) {
+      // The key set read for the content id predates a rotation (a refill raced its invalidation): drop it, so
+      // the JWKS lists the signing key, and keep these signatures out of an id that names the old key.
+      await this.cache.delete(`card-keys:${deploymentId}`).catch(() => undefined);
+      return r;
+    }
+    await this.#store(key, JSON.stringify(controlV1.SignAgentCardResponse.toJSON(r)), CARD_SIGNATURES_TTL_MS);
+    return r;
   }
 
   async defaultAgentId(): Promise<string> {

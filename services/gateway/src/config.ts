@@ -52,11 +52,20 @@ export interface GatewayConfig {
   a2aGrpcPublicAddress: string;
   /** Private push receivers accepted at registration (PUSH_ALLOW_HOSTS / PUSH_ALLOW_CIDRS; set webhooks alike). */
   pushAllowList: EgressAllowList;
+  /**
+   * The largest A2A 1.0 gRPC message: grpc-js holds a whole message in memory before authentication, with no
+   * large-body gate, so far below BODY_LIMIT_BYTES (the HTTP bindings stream file bytes to the blob store).
+   */
+  a2aGrpcMaxMessageBytes: number;
+  /** Concurrent streams (calls) per gRPC connection. */
+  a2aGrpcMaxConcurrentStreams: number;
   /** Plaintext links accepted in production by ALLOW_PLAINTEXT_LINKS: logged loudly at start (ADR 0035). */
   warnings: string[];
 }
 
 export const DEFAULT_BODY_LIMIT_BYTES = 280 * 1024 * 1024;
+/** One file of the spec's largest (20 MB) with room for the rest of the message; more goes by HTTP. */
+export const DEFAULT_A2A_GRPC_MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
 
 export function loadGatewayConfig(env: Env): GatewayConfig {
   const r = new EnvReader(env);
@@ -90,6 +99,8 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     a2aGrpcHost: r.string('A2A_GRPC_HOST', ''),
     a2aGrpcPublicAddress: r.string('A2A_GRPC_PUBLIC_ADDR', ''),
     pushAllowList: readPushAllowList(r),
+    a2aGrpcMaxMessageBytes: r.int('A2A_GRPC_MAX_MESSAGE_BYTES', DEFAULT_A2A_GRPC_MAX_MESSAGE_BYTES, { min: 1024 }),
+    a2aGrpcMaxConcurrentStreams: r.int('A2A_GRPC_MAX_CONCURRENT_STREAMS', 16, { min: 1, max: 10_000 }),
     warnings: [],
   };
   if (!c.a2aGrpcHost) c.a2aGrpcHost = c.host;

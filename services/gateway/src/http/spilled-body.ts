@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { pipeline, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { AppError } from '@a2a-inbound/errors';
 import type { BlobStore } from '@a2a-inbound/ports';
 import { SpillScanner, type SpillOutcome } from '../protocol/spill-scanner';
@@ -53,10 +53,17 @@ export interface SpilledBody {
 
 function decoded(req: Request): Readable {
   const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase().trim();
-  // pipeline, not pipe: a client that goes away mid-body must end the decompressor too (with an error), or
-  // the reader below would wait for it forever and keep its large-body slot.
-  const through = (decompressor: Readable & NodeJS.WritableStream): Readable =>
-    pipeline(req, decompressor, () => undefined);
+  // A client that goes away mid-body must end the decompressor too (with an error), or the reader below would
+  // wait for it forever and keep its large-body slot. Not `pipeline`: a decoder error (corrupt gzip) would
+  // destroy the request, and with it the socket the PARSE_ERROR answer is sent on.
+  const through = (decompressor: Readable & NodeJS.WritableStream): Readable => {
+    req.pipe(decompressor);
+    decompressor.on('error', () => undefined); // the reader sees it; none left unhandled once it stopped
+    req.once('close', () => {
+      if (!req.complete) decompressor.destroy(new BodyAbortedError('request aborted'));
+    });
+    return decompressor;
+  };
   switch (encoding) {
     case 'identity':
       return req;

@@ -22,13 +22,15 @@ export interface CardSigningPort {
   keys(deploymentId: string): Promise<{ keys: PublishedKey[] }>;
   /**
    * One signature per payload, made with the deployment's signing key, `jku` in the protected header. `contentId`
-   * names the card content and key: the adapter may answer from signatures another replica had made for it.
+   * names the card content and `kid`, the signing key the caller read: the adapter may answer from signatures
+   * another replica had made for it, and refreshes its key set when the control plane signed with another key.
    */
   sign(
     deploymentId: string,
     jku: string,
     payloads: string[],
     contentId: string,
+    kid: string,
   ): Promise<{ kid: string; signatures: CardSignature[] }>;
 }
 
@@ -79,6 +81,13 @@ export function cardPayloads(card: object): { document: string; v1: string } {
 
 const MAX_ENTRIES = 2_000;
 const FAILURE_LOG_INTERVAL_MS = 60_000;
+/**
+ * New signings per deployment and minute. Without PUBLIC_BASE_URL the `jku` (so the content id) comes from the
+ * request's Host header: each made-up Host would be a SignAgentCard call and a shared cache entry. Real card
+ * changes (an agent, a version, a rotation) stay far below; past it the card is served unsigned until the
+ * minute ends.
+ */
+export const MAX_NEW_SIGNINGS_PER_MINUTE = 30;
 
 /**
  * Signs public cards once per content: the signatures are kept by a hash of (signing key, jku, card JSON), so a
@@ -89,6 +98,7 @@ export class CardSigner {
   readonly #done = new Map<string, CardSignature[]>();
   readonly #pending = new Map<string, Promise<CardSignature[]>>();
   readonly #lastFailureLog = new Map<string, number>();
+  readonly #newSignings = new Map<string, { since: number; n: number }>();
   /** Signing calls made (not cache hits): what the caching saves, visible to tests and metrics. */
   signingCalls = 0;
 
@@ -114,7 +124,7 @@ export class CardSigner {
       const id = createHash('sha256')
         .update(`${kid}\n${jku}\n${JSON.stringify(card)}`)
         .digest('base64url');
-      const signatures = await this.#signatures(id, card, deploymentId, jku);
+      const signatures = await this.#signatures(id, card, deploymentId, jku, kid);
       return { ...card, signatures };
     } catch (err) {
       const last = this.#lastFailureLog.get(deploymentId) ?? -Infinity;
@@ -126,7 +136,13 @@ export class CardSigner {
     }
   }
 
-  async #signatures(id: string, card: object, deploymentId: string, jku: string): Promise<CardSignature[]> {
+  async #signatures(
+    id: string,
+    card: object,
+    deploymentId: string,
+    jku: string,
+    kid: string,
+  ): Promise<CardSignature[]> {
     const hit = this.#done.get(id);
     if (hit) {
       // Least recently used goes first: re-insert on use.
@@ -136,12 +152,19 @@ export class CardSigner {
     }
     const inFlight = this.#pending.get(id);
     if (inFlight) return inFlight;
+    const window = this.#newSignings.get(deploymentId);
+    if (!window || this.now() - window.since >= 60_000)
+      this.#newSignings.set(deploymentId, { since: this.now(), n: 1 });
+    else if (window.n >= MAX_NEW_SIGNINGS_PER_MINUTE)
+      throw new Error(`more than ${MAX_NEW_SIGNINGS_PER_MINUTE} new card signings a minute for this deployment`);
+    else window.n += 1;
     const p = (async () => {
       const { document, v1 } = cardPayloads(card);
       this.signingCalls += 1;
       // The 1.0 form first: the official SDKs try signatures in order and log each one that fails.
-      const r = await this.port.sign(deploymentId, jku, [v1, document], id);
+      const r = await this.port.sign(deploymentId, jku, [v1, document], id, kid);
       const signatures = r.signatures.map((s) => ({ protected: s.protected, signature: s.signature }));
+      if (r.kid !== kid) return signatures; // a rotation raced the key read: not kept under the old key's id
       this.#done.set(id, signatures);
       if (this.#done.size > MAX_ENTRIES) this.#done.delete(this.#done.keys().next().value!);
       return signatures;

@@ -1,10 +1,9 @@
-import { DEFAULT_AGENT_RATE_LIMIT_PER_MINUTE } from '@a2a-inbound/a2a-wire';
-import { AppError, InvalidParamsError } from '@a2a-inbound/errors';
+import { checkPushConfig, DEFAULT_AGENT_RATE_LIMIT_PER_MINUTE } from '@a2a-inbound/a2a-wire';
+import { AppError } from '@a2a-inbound/errors';
 import type { controlV1, tasksV1 } from '@a2a-inbound/proto';
 import {
   call,
   callAccepted,
-  checkPublicHttpsUrl,
   dnsResolver,
   overloadedError,
   streamOf,
@@ -13,7 +12,7 @@ import {
 } from '@a2a-inbound/runtime';
 import type { ProtocolVersion } from './cards';
 import type { SpilledFiles } from './spill-scanner';
-import { checkFileUris, isObject, LIMITS, type ValidatedSend } from './validate';
+import { checkFileUris, isObject, type ValidatedSend } from './validate';
 
 /**
  * The gateway's request handler (the layer the official A2A SDK calls `DefaultRequestHandler`): every agent
@@ -241,22 +240,13 @@ export class AgentOperations {
     protocolVersion = '',
   ): Promise<TaskPushConfig> {
     assertPushEnabled(ctx);
-    if (!isObject(config)) throw new InvalidParamsError('pushNotificationConfig is required');
-    if (typeof config.url !== 'string') throw new InvalidParamsError('pushNotificationConfig.url is required');
-    if (typeof config.token !== 'string' || config.token.length === 0 || config.token.length > 1024) {
-      throw new InvalidParamsError(
-        'pushNotificationConfig.token is required (the shared secret that signs deliveries)',
-      );
-    }
-    if (config.id !== undefined && (typeof config.id !== 'string' || config.id.length > LIMITS.maxIdChars))
-      throw new InvalidParamsError('pushNotificationConfig.id must be a string');
     // Without an operator allow-list, Webhook rule 1 exactly (public https, the same check as file URIs).
     const policy = this.#pushPolicy;
-    const check =
-      policy && !policy.empty
-        ? await policy.checkUrl(config.url, this.#resolver)
-        : await checkPublicHttpsUrl(config.url, this.#resolver);
-    if (!check.ok) throw new InvalidParamsError(`pushNotificationConfig.url: ${check.reason}`);
+    const checked = await checkPushConfig(
+      config,
+      this.#resolver,
+      policy && !policy.empty ? (url, resolver) => policy.checkUrl(url, resolver) : undefined,
+    );
     const t = this.#tasks;
     const r = await call(
       t.setPushConfig.bind(t),
@@ -264,10 +254,10 @@ export class AgentOperations {
         caller: callerOf(ctx),
         taskId,
         config: {
-          id: typeof config.id === 'string' ? config.id : '',
-          url: config.url,
-          token: config.token,
-          authenticationJson: isObject(config.authentication) ? JSON.stringify(config.authentication) : '',
+          id: checked.id,
+          url: checked.url,
+          token: checked.token,
+          authenticationJson: checked.authentication ? JSON.stringify(checked.authentication) : '',
           protocolVersion,
         },
       },

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '@a2a-inbound/logger';
 import { a2aV1 } from '@a2a-inbound/proto';
 import { InFlightLimit, startGrpcServer, type GrpcServerHandle } from '@a2a-inbound/runtime';
+import { loadGatewayConfig } from '../../src/config';
 import type { GatewayClients, Lookups } from '../../src/clients';
 import { a2aGrpcService } from '../../src/grpc/a2a-grpc';
 import { agentView, fakeTasks, type FakeHandlers } from '../support/fake-tasks';
@@ -15,7 +16,11 @@ afterEach(async () => {
 });
 
 /** The A2A 1.0 gRPC binding over a fake `tasks`, with the gateway's admission settings. */
-async function start(handlers: FakeHandlers, admission: { maxPending: number; acceptTimeoutMs: number }) {
+async function start(
+  handlers: FakeHandlers,
+  admission: { maxPending: number; acceptTimeoutMs: number },
+  limits: { maxReceiveMessageBytes?: number; maxConcurrentStreams?: number } = {},
+) {
   const f = fakeTasks(handlers);
   const lookups = {
     key: async (hash: string) => ({
@@ -45,20 +50,27 @@ async function start(handlers: FakeHandlers, admission: { maxPending: number; ac
         }),
       },
     ],
-    { host: '127.0.0.1', port: 0, isServing: () => true },
+    { host: '127.0.0.1', port: 0, isServing: () => true, ...limits },
   );
   servers.push(server);
   return { f, address: `127.0.0.1:${server.port}` };
 }
 
-function send(address: string, messageId: string): Promise<{ code: number; ms: number }> {
+function send(address: string, messageId: string, fileBytes = 0): Promise<{ code: number; ms: number }> {
   const client = new a2aV1.A2AServiceClient(address, grpc.credentials.createInsecure());
   const md = new grpc.Metadata();
   md.set('authorization', `Bearer ${KEY}`);
   md.set('a2a-version', '1.0');
   const request = a2aV1.SendMessageRequest.fromJSON({
     tenant: 'agent-1',
-    message: { role: 'ROLE_USER', messageId, parts: [{ text: 'hi' }] },
+    message: {
+      role: 'ROLE_USER',
+      messageId,
+      parts: [
+        { text: 'hi' },
+        ...(fileBytes ? [{ raw: Buffer.alloc(fileBytes, 7).toString('base64'), mediaType: 'application/pdf' }] : []),
+      ],
+    },
   });
   const t0 = Date.now();
   return new Promise((resolve) =>
@@ -90,4 +102,23 @@ describe('A2A 1.0 gRPC binding: TASKS_ACCEPT_TIMEOUT_MS', () => {
     expect((await send(address, 'next')).code).toBe(0);
     expect(f.calls.filter((c) => c.method === 'sendMessage')).toHaveLength(2);
   });
+});
+
+describe('A2A 1.0 gRPC binding: its own message limit (review finding 4)', () => {
+  it('the default A2A_GRPC_MAX_MESSAGE_BYTES admits a 20 MB file and refuses a message above 32 MiB before the handler', async () => {
+    const config = loadGatewayConfig({});
+    expect(config.a2aGrpcMaxMessageBytes).toBeLessThan(config.bodyLimitBytes / 8);
+    const task = { id: 't-1', contextId: 'c-1', status: { state: 'completed' } };
+    const { f, address } = await start(
+      { sendMessage: () => ({ taskJson: JSON.stringify({ kind: 'task', ...task }) }) },
+      { maxPending: 10, acceptTimeoutMs: 10_000 },
+      {
+        maxReceiveMessageBytes: config.a2aGrpcMaxMessageBytes,
+        maxConcurrentStreams: config.a2aGrpcMaxConcurrentStreams,
+      },
+    );
+    expect((await send(address, 'm-ok', 20 * 1000 * 1000)).code).toBe(0);
+    expect((await send(address, 'm-big', 33 * 1024 * 1024)).code).toBe(grpc.status.RESOURCE_EXHAUSTED);
+    expect(f.calls.filter((c) => c.method === 'sendMessage')).toHaveLength(1);
+  }, 60_000);
 });

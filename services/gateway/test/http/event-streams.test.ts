@@ -433,6 +433,63 @@ describe('the large-body gate holds uploads only (review finding 1)', () => {
   });
 });
 
+describe('a corrupt compressed body is a parse error, not a reset (review finding 6)', () => {
+  /**
+   * A multi-megabyte gzip body that is corrupt from its first block (stored blocks, level 0: the block's length
+   * check NLEN is flipped, a decoder error after 15 bytes), sent whole with its length.
+   */
+  const corruptPost = async (base: string, path: string, headers: Record<string, string>, body: object) => {
+    const gz = gzipSync(Buffer.from(JSON.stringify(body)), { level: 0 });
+    gz[13] = gz[13]! ^ 0xff;
+    const url = new URL(base);
+    const socket = connect(Number(url.port), url.hostname);
+    let answer = '';
+    socket.on('data', (d: Buffer) => (answer += d.toString('latin1')));
+    socket.on('error', () => undefined); // the server may close before it read everything: that is the point
+    const closed = new Promise<void>((r) => socket.on('close', () => r()));
+    const head = [
+      `POST ${path} HTTP/1.1`,
+      `Host: ${url.host}`,
+      `Content-Length: ${gz.length}`,
+      'Content-Encoding: gzip',
+    ];
+    for (const [k, v] of Object.entries(headers)) head.push(`${k}: ${v}`);
+    socket.write(`${head.join('\r\n')}\r\n\r\n`);
+    socket.write(gz);
+    await Promise.race([closed, new Promise((r) => setTimeout(r, 5_000))]);
+    socket.destroy();
+    return answer;
+  };
+  const text = { kind: 'text', text: randomText(3_000_000) };
+  const auth = { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' };
+
+  it('0.3 JSON-RPC answers -32700 with Connection: close', async () => {
+    const { base } = await start({}, undefined, undefined, 32 * 1024 * 1024);
+    const body = { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { parts: [text] } } };
+    const answer = await corruptPost(base, '/agents/a1/a2a', auth, body);
+    expect(answer).toMatch(/^HTTP\/1\.1 200/);
+    expect(answer).toContain('-32700');
+    expect(answer).toMatch(/connection: close/i);
+  });
+
+  it('1.0 JSON-RPC answers -32700 and HTTP+JSON 400, with Connection: close', async () => {
+    const { base } = await start({}, undefined, undefined, 32 * 1024 * 1024);
+    const v1 = { ...auth, 'A2A-Version': '1.0' };
+    const message = { role: 'ROLE_USER', messageId: 'm-1', parts: [{ text: text.text }] };
+    const rpc = await corruptPost(base, '/agents/a1/a2a/v1', v1, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'SendMessage',
+      params: { message },
+    });
+    expect(rpc).toContain('-32700');
+    expect(rpc).toMatch(/connection: close/i);
+    const rest = await corruptPost(base, '/agents/a1/a2a/v1/rest/message:send', v1, { message });
+    expect(rest).toMatch(/^HTTP\/1\.1 400/);
+    expect(rest).toMatch(/connection: close/i);
+  });
+});
+
 function randomText(n: number): string {
   // Not compressible to nothing: the gzip stream is long enough to be cut in the middle.
   let out = '';

@@ -11,6 +11,7 @@ import {
   CardSigner,
   cardPayloads,
   jwksOf,
+  MAX_NEW_SIGNINGS_PER_MINUTE,
   type CardSigningPort,
   type PublishedKey,
 } from '../../src/protocol/card-signing';
@@ -128,7 +129,7 @@ describe('CardSigner', () => {
         cb: (e: null, r: unknown) => void,
       ) => {
         rpcs += 1;
-        void cp.port.sign(r.deploymentId, r.jku, r.payloads, '').then((x) => cb(null, x));
+        void cp.port.sign(r.deploymentId, r.jku, r.payloads, '', '').then((x) => cb(null, x));
         return {};
       },
     } as unknown as controlV1.ControlPlaneServiceClient;
@@ -136,7 +137,7 @@ describe('CardSigner', () => {
     const replica = () => {
       const lookups = new Lookups(control, shared);
       return new CardSigner(
-        { keys: (d) => lookups.cardKeys(d), sign: (d, jku, p, id) => lookups.signCard(d, jku, p, id) },
+        { keys: (d) => lookups.cardKeys(d), sign: (d, jku, p, id, kid) => lookups.signCard(d, jku, p, id, kid) },
         silentLogger(),
       );
     };
@@ -147,6 +148,53 @@ describe('CardSigner', () => {
     expect(rpcs).toBe(1);
     await two.signed(card('B'), 'dep', 'https://gw.example');
     expect(rpcs).toBe(2);
+  });
+
+  it('a key set cached just before a rotation is dropped when the control plane signs with the new key (review finding 8)', async () => {
+    const cp = controlPlane();
+    const control = {
+      getCardSigningKeys: (_r: unknown, _m: unknown, _o: unknown, cb: (e: null, r: unknown) => void) => {
+        void cp.port.keys('dep').then((r) => cb(null, r));
+        return {};
+      },
+      signAgentCard: (
+        r: { deploymentId: string; jku: string; payloads: string[] },
+        _m: unknown,
+        _o: unknown,
+        cb: (e: null, r: unknown) => void,
+      ) => {
+        void cp.port.sign(r.deploymentId, r.jku, r.payloads, '', '').then((x) => cb(null, x));
+        return {};
+      },
+    } as unknown as controlV1.ControlPlaneServiceClient;
+    const lookups = new Lookups(control, new InMemoryCache());
+    const signer = new CardSigner(
+      { keys: (d) => lookups.cardKeys(d), sign: (d, jku, p, id, kid) => lookups.signCard(d, jku, p, id, kid) },
+      silentLogger(),
+    );
+    expect((await lookups.cardKeys('dep')).keys.map((k) => k.kid)).toEqual(['k1']); // the refill that raced
+    cp.rotate(); // tasks signs with k2 now; the gateway's cached key set still says k1
+    const kidOf = (c: { signatures?: { protected: string }[] }) =>
+      (JSON.parse(Buffer.from(c.signatures![0]!.protected, 'base64url').toString()) as { kid: string }).kid;
+    expect(kidOf(await signer.signed(card('A'), 'dep', 'https://gw.example'))).toBe('k2');
+    // The JWKS a verifier fetches from `jku` lists the key that signed, at once, not after the cache's TTL.
+    expect((await lookups.cardKeys('dep')).keys.map((k) => k.kid)).toEqual(['k2', 'k1']);
+  });
+
+  it('at most MAX_NEW_SIGNINGS_PER_MINUTE new signings per deployment: made-up Host headers get unsigned cards (review finding 7)', async () => {
+    const cp = controlPlane();
+    let now = 1_000_000;
+    const signer = new CardSigner(cp.port, silentLogger(), () => now);
+    const hosts = Array.from({ length: MAX_NEW_SIGNINGS_PER_MINUTE + 5 }, (_, i) => `https://h${i}.example`);
+    const served = [];
+    for (const h of hosts) served.push(await signer.signed(card('A'), 'dep', h));
+    expect(served.filter((c) => 'signatures' in c)).toHaveLength(MAX_NEW_SIGNINGS_PER_MINUTE);
+    expect(cp.state.signCalls).toBe(MAX_NEW_SIGNINGS_PER_MINUTE);
+    // Cards signed before are still served signed (no new signing); another deployment has its own budget.
+    expect(await signer.signed(card('A'), 'dep', hosts[0]!)).toHaveProperty('signatures');
+    expect(await signer.signed(card('A'), 'other', hosts[0]!)).toHaveProperty('signatures');
+    now += 60_000;
+    expect(await signer.signed(card('A'), 'dep', hosts.at(-1)!)).toHaveProperty('signatures');
   });
 
   it('serves the card unsigned when signing fails, and tries again on the next request', async () => {

@@ -1,5 +1,5 @@
-import { assertAgentReachable, hitAgentRateLimit } from '@a2a-inbound/a2a-wire';
-import { AppError } from '@a2a-inbound/errors';
+import { assertAgentReachable, checkPushConfigFields, hitAgentRateLimit } from '@a2a-inbound/a2a-wire';
+import { AppError, InvalidParamsError } from '@a2a-inbound/errors';
 import type { Clock, RateLimiter } from '@a2a-inbound/ports';
 import type { tasksV1 } from '@a2a-inbound/proto';
 import type { GrpcAuthPolicy, GrpcPrincipal, Resolver } from '@a2a-inbound/runtime';
@@ -102,11 +102,17 @@ export interface TasksAuthDeps {
   resolver: Resolver;
 }
 
+/** A team's SetPushConfig meets the push-config rules the gateway applies before it forwards one. */
+async function checkTeamPushConfig(req: tasksV1.SetPushConfigRequest, resolver: Resolver): Promise<void> {
+  if (!req.config) throw new InvalidParamsError('pushNotificationConfig is required');
+  await checkPushConfigFields(req.config, resolver);
+}
+
 /**
  * The tasks server's policy: services by the table above; a team's key acts only as itself on the agents of
  * its own subscription, a team's user only as itself in its own subscription with its own role. A team key's
- * call meets the gateway's checks too (agent running and serving A2A, its rate limit, the send rules): the
- * gateway made them itself before it calls, so its own calls are not checked twice.
+ * call meets the gateway's checks too (agent running and serving A2A, its rate limit, the send and push-config
+ * rules): the gateway made them itself before it calls, so its own calls are not checked twice.
  */
 export function tasksAuthPolicy(control: ControlPlane, deps: TasksAuthDeps): GrpcAuthPolicy<TeamPrincipal> {
   return {
@@ -134,6 +140,7 @@ export function tasksAuthPolicy(control: ControlPlane, deps: TasksAuthDeps): Grp
         await hitAgentRateLimit(deps.limiter, agent, deps.clock);
         if (rpc === 'SendMessage' || rpc === 'SendMessageStream')
           await checkTeamSend(request as tasksV1.SendMessageRequest, agent, deps.resolver);
+        if (rpc === 'SetPushConfig') await checkTeamPushConfig(request as tasksV1.SetPushConfigRequest, deps.resolver);
         return;
       }
       // Every other ControlPlaneService RPC is a management operation with an `actor`: a user token's only.

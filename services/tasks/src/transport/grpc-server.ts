@@ -1,5 +1,6 @@
 import type { Message } from '@a2a-js/sdk';
 import { cardInputModes, cardTraits } from '@a2a-inbound/agent-definitions';
+import { parseAuthenticationJson } from '@a2a-inbound/a2a-wire';
 import { AppError, InvalidParamsError } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
 import { controlV1, tasksV1 } from '@a2a-inbound/proto';
@@ -86,9 +87,7 @@ export function tasksGrpcService(tasks: TaskService, log: Logger, runs: RunHisto
     ),
     setPushConfig: unary(async (r: tasksV1.SetPushConfigRequest) => {
       if (!r.config) throw new InvalidParamsError('pushNotificationConfig is required');
-      const auth = r.config.authenticationJson
-        ? (JSON.parse(r.config.authenticationJson) as Record<string, unknown>)
-        : undefined;
+      const auth = r.config.authenticationJson ? parseAuthenticationJson(r.config.authenticationJson) : undefined;
       const doc = await tasks.setPushConfig(caller(r.caller), r.taskId, {
         id: r.config.id,
         url: r.config.url,

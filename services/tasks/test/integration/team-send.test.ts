@@ -56,6 +56,8 @@ describe("a team key's direct sends get the gateway's checks", () => {
     await app.control.catalog.updateAgentSettings(admin, 'demo-slow', { status: 'stopped' });
     await app.control.catalog.updateAgentSettings(admin, 'demo-approval', { a2aEnabled: false });
     await app.control.catalog.updateAgentSettings(admin, 'demo-failing', { rateLimitPerMinute: 2 });
+    const operator = { subscriptionId: 'demo-subscription', role: 'operator' as const };
+    await app.control.catalog.updateAgentSettings(operator, 'demo-echo', { pushNotificationsEnabled: true });
   }, 30_000);
   afterAll(async () => {
     await app?.close();
@@ -199,6 +201,49 @@ describe("a team key's direct sends get the gateway's checks", () => {
       expect(r.details.startsWith(details), r.details).toBe(true);
     }
   }, 60_000);
+
+  it('refuses the push configs the gateway refuses: empty or long token, long id, non-public URL, bad authentication', async () => {
+    const task = await send('demo-echo', text('push me'));
+    const taskId = (JSON.parse(task.taskJson!) as { id: string }).id;
+    const setPush = (config: Partial<tasksV1.PushConfig>): Promise<{ code: number; details: string }> => {
+      const client = new tasksV1.TasksServiceClient(app.grpc.address, grpc.credentials.createSsl(pem('ca.pem')));
+      const md = new grpc.Metadata();
+      md.set('authorization', `Bearer ${key}`);
+      const request = tasksV1.SetPushConfigRequest.fromPartial({
+        caller: { agentId: 'demo-echo', protocolVersion: '0.3.0' },
+        taskId,
+        config: { url: 'https://hooks.example.com/a2a', token: 'a-secret', ...config },
+      });
+      return new Promise((resolve) =>
+        client.setPushConfig(request, md, (e) => {
+          client.close();
+          resolve(e ? { code: e.code, details: e.details } : { code: 0, details: '' });
+        }),
+      );
+    };
+    const ok = await setPush({ id: 'hook-1', authenticationJson: '{"schemes":["Bearer"]}' });
+    expect(ok.code, ok.details).toBe(0);
+    const refusals: [Partial<tasksV1.PushConfig>, string][] = [
+      [{ token: '' }, 'pushNotificationConfig.token is required'],
+      [{ token: 'x'.repeat(1025) }, 'pushNotificationConfig.token is required'],
+      [{ id: 'i'.repeat(257) }, 'pushNotificationConfig.id must be a string'],
+      [{ url: 'http://hooks.example.com/a2a' }, 'pushNotificationConfig.url: url must use https'],
+      [{ url: 'https://files.internal.example/a2a' }, 'pushNotificationConfig.url: url must resolve to a public'],
+      [{ url: `https://hooks.example.com/${'p'.repeat(1024 * 1024)}` }, 'pushNotificationConfig.url: url is longer'],
+      [{ authenticationJson: '{not json' }, 'pushNotificationConfig.authentication is not valid JSON'],
+      [{ authenticationJson: '["Bearer"]' }, 'pushNotificationConfig.authentication must be an object'],
+      [
+        { authenticationJson: JSON.stringify({ credentials: 'c'.repeat(1024 * 1024) }) },
+        'pushNotificationConfig.authentication is larger than',
+      ],
+      [{ protocolVersion: '9.9' }, 'pushNotificationConfig.protocolVersion must be empty or 1.0'],
+    ];
+    for (const [config, details] of refusals) {
+      const r = await setPush(config);
+      expect(r.code, `${details}: ${r.details}`).toBe(grpc.status.INVALID_ARGUMENT);
+      expect(r.details.startsWith(details), r.details).toBe(true);
+    }
+  });
 
   it("leaves the gateway's own sends to the gateway (it checked them before calling)", async () => {
     // The gateway's certificate on the stopped agent: the policy does not look again (no second lookup, no
