@@ -10,6 +10,10 @@
 //
 // Environment (all optional):
 //   BENCH_SECONDS=10        seconds per throughput case
+//   BENCH_WARMUP_SECONDS=10 seconds of load at c=16 on each process before anything is recorded (the sends get
+//                           this; the other cases a third of it). On a 2-core VM a fresh process needs 10-15 s of
+//                           load before its numbers settle (JIT tiers, heap sizing): 2 s made every case but the
+//                           last look slower than it is, by up to 2.5x for message/send.
 //   BENCH_CONCURRENCY=1,16,64
 //   BENCH_TARGETS=baseline,reference,embedded,embedded-durable,distributed,distributed-mtls  (distributed only when
 //     the engines are configured; embedded is STORE=memory, embedded-durable the default `npm start` on LMDB in a
@@ -31,6 +35,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 const root = new URL('..', import.meta.url).pathname;
 const env = process.env;
 const seconds = Number(env.BENCH_SECONDS ?? 10);
+const warmupSeconds = Number(env.BENCH_WARMUP_SECONDS ?? 10);
 const concurrencies = (env.BENCH_CONCURRENCY ?? '1,16,64').split(',').map(Number);
 const idleStreams = Number(env.BENCH_IDLE_STREAMS ?? 10_000);
 /** The distributed target's processes serve /metrics, read for the store operations per send (issue 23). */
@@ -431,9 +436,15 @@ const record = (target, kase, c, r, cpu, elu) => {
 };
 
 async function measure(target, sys, cases, sendOnly = false) {
-  // Warm-up, not recorded: the JIT and the caches of a fresh process would otherwise weigh on the first case.
+  // Warm-up, not recorded: the JIT and the caches of a fresh process would otherwise weigh on the first cases.
   for (const kase of sendOnly ? ['send'] : ['send', 'get', 'card', 'send-v1', 'get-v1'])
-    if (cases[kase]) await runLoadOn(sys.bases, cases[kase], 2, Math.min(2, seconds));
+    if (cases[kase] && warmupSeconds > 0)
+      await runLoadOn(
+        sys.bases,
+        cases[kase],
+        16,
+        kase.startsWith('send') ? warmupSeconds : Math.ceil(warmupSeconds / 3),
+      );
   // Sends last: a mode that falls behind at a high concurrency (the distributed one) keeps working off the
   // backlog for a while, which would otherwise weigh on the cases after it.
   const throughput = async (kase) => {
@@ -573,6 +584,7 @@ async function main() {
       headers: { 'Content-Type': 'application/json' },
       body: `{\\"jsonrpc\\":\\"2.0\\",\\"id\\":1,\\"method\\":\\"x\\",\\"params\\":{\\"message\\":{\\"role\\":\\"user\\",\\"parts\\":[{\\"kind\\":\\"text\\",\\"text\\":\\"benchmark text\\"}]}}}`,
     };
+    if (warmupSeconds > 0) await runLoad(base, spec, 16, warmupSeconds); // as every other process gets
     for (const c of concurrencies) {
       const before = cpuSeconds(child.pid);
       await eluOf(started);
