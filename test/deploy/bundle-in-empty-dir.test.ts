@@ -5,7 +5,6 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -31,15 +30,10 @@ interface Packed {
   exit?: Promise<number | null>;
 }
 
+/** A port for a child to bind, below the ephemeral range (scripts/cluster.mjs says why). */
 async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
+  const { freePort: draw } = (await import('../../scripts/cluster.mjs')) as { freePort: () => Promise<number> };
+  return draw();
 }
 
 async function waitFor(what: string, check: () => Promise<boolean>, packed: Packed, timeoutMs = 90_000): Promise<void> {

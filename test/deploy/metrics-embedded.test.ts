@@ -6,7 +6,6 @@
 // The distributed mode's scrape (every process) is in metrics-distributed.test.ts.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { grpc } from '@a2a-inbound/runtime';
@@ -16,15 +15,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = new URL('../..', import.meta.url).pathname;
 
+/** A port for a child to bind, below the ephemeral range (scripts/cluster.mjs says why). */
 async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
+  const { freePort: draw } = (await import('../../scripts/cluster.mjs')) as { freePort: () => Promise<number> };
+  return draw();
 }
 
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
