@@ -461,17 +461,21 @@ maybe('web console in chromium', { timeout: 120_000 }, () => {
     await signIn(page, creds.adminToken);
     await open(page, 'Test console');
     const method = page.getByLabel('Method', { exact: true });
-    await page.getByLabel('Agent', { exact: true }).selectOption('demo-slow');
-    await expect.poll(() => method.inputValue(), POLL).toBe('message/stream');
+    const stream = method.locator('option[value="message/stream"]');
+    // The page opens on the deployment's default agent (its card may be read before or after this selection).
     await page.getByLabel('Agent', { exact: true }).selectOption('demo-echo');
     await expect.poll(() => method.inputValue(), POLL).toBe('message/send');
+    await expect.poll(() => stream.isDisabled(), POLL).toBe(true);
     expect(await page.getByLabel('Request (JSON)').inputValue()).toContain('"message/send"');
-    const stream = method.locator('option[value="message/stream"]');
-    expect(await stream.isDisabled()).toBe(true);
     expect(await stream.textContent()).toContain('the agent does not stream');
     expect(await method.locator('option[value="tasks/resubscribe"]').isDisabled()).toBe(true);
     // The invoke endpoint's stream is not A2A streaming: still offered.
     expect(await method.locator('option[value="run/stream"]').isDisabled()).toBe(false);
+    // An agent that streams gets its stream methods back.
+    await page.getByLabel('Agent', { exact: true }).selectOption('demo-slow');
+    await expect.poll(() => stream.isDisabled(), POLL).toBe(false);
+    await method.selectOption('message/stream');
+    expect(await page.getByLabel('Request (JSON)').inputValue()).toContain('"message/stream"');
     expect(problems).toEqual([]);
     await context.close();
   });
