@@ -359,8 +359,9 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
           isServing: () => !draining,
           graceMs: config.shutdownGraceMs,
           // Every input is size-limited. grpc-js reads a whole message before the handler authenticates it, so
-          // the bound is far lower than the HTTP bindings' (which stream file bytes to the blob store).
-          maxReceiveMessageBytes: config.a2aGrpcMaxMessageBytes,
+          // the bound is far lower than the HTTP bindings' (which stream file bytes to the blob store), and never
+          // above a request body's limit.
+          maxReceiveMessageBytes: Math.min(config.a2aGrpcMaxMessageBytes, config.bodyLimitBytes),
           maxConcurrentStreams: config.a2aGrpcMaxConcurrentStreams,
         },
       );
