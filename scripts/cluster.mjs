@@ -52,6 +52,15 @@ async function waitFor(check, timeoutMs, what) {
  * on every gRPC link, ADR 0032: `true` makes a dev CA and certificates under the log directory, a string is a
  * directory that has them (scripts/dev-ca.mjs); `pkiDir` in the result), tlsReloadMs.
  */
+/** The last `lines` lines of a log file ('' when it cannot be read). */
+function logTail(file, lines = 30) {
+  try {
+    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '';
+  }
+}
+
 export async function startCluster(options = {}) {
   const namespace = options.namespace ?? '';
   const logDir = options.logDir ?? join(root, '.infra', 'cluster', namespace || 'default');
@@ -168,10 +177,18 @@ export async function startCluster(options = {}) {
     await waitFor(async () => (await fetch(`${g}/readyz`)).ok, 120_000, `gateway ${g}`);
   }
   const dead = [...procs.values()].filter((p) => p.exited);
-  if (dead.length)
+  if (dead.length) {
+    // Stop the others (a failed start leaks no process) and say why: the log may be gone with the CI machine.
+    for (const p of procs.values()) if (!p.exited) p.child.kill('SIGKILL');
     throw new Error(
-      `processes exited during start-up: ${dead.map((d) => `${d.name} (${d.code}), see ${logDir}/${d.name}.log`).join(', ')}`,
+      `processes exited during start-up: ${dead
+        .map(
+          (d) =>
+            `${d.name} (${d.code}), see ${logDir}/${d.name}.log; its last lines:\n${logTail(join(logDir, `${d.name}.log`))}`,
+        )
+        .join('\n')}`,
     );
+  }
   const stopOne = async (entry, signal = 'SIGTERM', timeoutMs = 20_000) => {
     if (entry.exited) return;
     entry.child.kill(signal);

@@ -325,6 +325,43 @@ class MongoCollection<T extends object> implements Collection<T> {
   }
 }
 
+/** The index driver calls {@link createIndex} makes (the driver's collection, or a stand-in in tests). */
+export interface IndexDriver {
+  createIndexes(indexes: IndexDescription[]): Promise<unknown>;
+  listIndexes(): { toArray(): Promise<Document[]> };
+}
+
+/**
+ * Creates one index unless it exists, tolerating other processes doing the same at the same moment: a failed
+ * create is re-checked (another process made it) and retried a few times (FerretDB refuses concurrent DDL in one
+ * new database with a transient conflict, which made a service fail to start beside another, CI 2026-11-28).
+ */
+export async function createIndex(
+  driver: IndexDriver,
+  index: IndexDescription,
+  log: AdapterLog,
+  { attempts = 4, delayMs = 150 }: { attempts?: number; delayMs?: number } = {},
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await driver.createIndexes([index]);
+      return;
+    } catch (err) {
+      const now = (await driver
+        .listIndexes()
+        .toArray()
+        .catch(() => [])) as IndexInfo[];
+      if (now.some((i) => i.name === index.name)) return;
+      if (attempt >= attempts) throw err;
+      log.warn(
+        { index: index.name, attempt, err: err instanceof Error ? err.message : String(err) },
+        'index creation failed (another process creating one at the same time?): retrying',
+      );
+      await new Promise((resolve) => setTimeout(resolve, delayMs * attempt));
+    }
+  }
+}
+
 /**
  * Document store port on MongoDB (and FerretDB v1). Layout and CAS design: docs/adr/0003-mongo-document-layout.md.
  */
@@ -359,7 +396,7 @@ export class MongoDocumentStore implements DocumentStore {
     store.#watchdog = watchdog;
     if (store.claims) {
       try {
-        await store.claimsCollection().createIndexes([{ key: { k: 1 }, name: 'k_unique', unique: true }]);
+        await createIndex(store.claimsCollection(), { key: { k: 1 }, name: 'k_unique', unique: true }, store.log);
       } catch (err) {
         watchdog.stop();
         await client.close();
@@ -443,13 +480,7 @@ export class MongoDocumentStore implements DocumentStore {
       // One at a time and only the missing ones: FerretDB v1 drops the connection when a batch
       // re-creates several existing indexes. Another process may race us: re-check on failure.
       for (const index of wanted) {
-        if (existingNames.has(index.name!)) continue;
-        try {
-          await driver.createIndexes([index]);
-        } catch (err) {
-          const now = await listIndexes();
-          if (!now.some((i) => i.name === index.name)) throw err;
-        }
+        if (!existingNames.has(index.name!)) await createIndex(driver, index, this.log);
       }
       coll.uniques = (await listIndexes())
         .filter((i) => i.unique === true && i.name?.startsWith('u_'))
