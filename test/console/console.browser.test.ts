@@ -480,6 +480,29 @@ maybe('web console in chromium', { timeout: 120_000 }, () => {
     await context.close();
   });
 
+  it('an agent whose card cannot be read right now keeps its stream methods (an error answer is not a card)', async () => {
+    const { context, page, problems } = await newPage(browser);
+    let served = 0;
+    await page.route('**/agents/demo-slow/.well-known/agent-card.json', async (r) => {
+      served += 1;
+      await r.fulfill({ status: 503, json: { error: { code: 'UNAVAILABLE', message: 'try again' } } });
+    });
+    await signIn(page, creds.adminToken);
+    await open(page, 'Test console');
+    const method = page.getByLabel('Method', { exact: true });
+    await page.getByLabel('Agent', { exact: true }).selectOption('demo-slow');
+    await expect.poll(() => served, POLL).toBeGreaterThan(0);
+    await method.selectOption('message/stream');
+    await page.getByLabel('Agent', { exact: true }).selectOption('demo-echo');
+    await page.getByLabel('Agent', { exact: true }).selectOption('demo-slow');
+    await expect.poll(() => served, POLL).toBeGreaterThan(1);
+    await new Promise((r) => setTimeout(r, 300)); // the answer read, the page updated
+    expect(await method.inputValue()).toBe('message/stream');
+    expect(await method.locator('option[value="message/stream"]').isDisabled()).toBe(false);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   it('creates a key shown once, then streams a message/stream answer live in the Test console and shows the credits left', async () => {
     const { context, page, problems } = await newPage(browser);
     await signIn(page, creds.adminToken);

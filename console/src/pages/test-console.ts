@@ -96,6 +96,7 @@ export class TestConsolePage extends LightElement {
     if (!this.agents.find((a) => a.agentId === agentId)?.a2a) return;
     try {
       const res = await fetch(`/agents/${encodeURIComponent(agentId)}/.well-known/agent-card.json`);
+      if (!res.ok) return; // an error answer is not a card: leave the method as chosen
       const card = (await res.json()) as { capabilities?: { streaming?: unknown } };
       if (card.capabilities?.streaming === true) this.noStream.delete(agentId);
       else this.noStream.add(agentId);

@@ -37,3 +37,24 @@ export class InFlightLimit {
     };
   }
 }
+
+/** A counting semaphore (waits, where `InFlightLimit` refuses): `acquire` resolves a release once a slot is free (FIFO). */
+export class Semaphore {
+  #free: number;
+  readonly #waiting: (() => void)[] = [];
+  constructor(slots: number) {
+    this.#free = slots;
+  }
+  async acquire(): Promise<() => void> {
+    if (this.#free > 0) this.#free -= 1;
+    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#free += 1;
+    };
+  }
+}

@@ -108,6 +108,8 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
       sign: (d, jku, payloads, id, kid) => lookups.signCard(d, jku, payloads, id, kid),
     },
     log,
+    Date.now,
+    config.publicBaseUrl,
   );
   const streams = new Set<SseWriter>();
   const pushPolicy = pushEgressPolicy(config.pushAllowList);

@@ -9,6 +9,7 @@ import {
   pushEgressPolicy,
   Lifecycle,
   PeriodicReadiness,
+  Semaphore,
   startGrpcServer,
   grpcChannelCredentials,
   type GrpcAuthPolicy,
@@ -172,6 +173,7 @@ export async function startWebhooksApp(
     ...(deps.soleOwner ? { earlierClaimsBeforeMs: clock.now() } : {}),
   });
   let seen = 0;
+  const taskSlots = new Semaphore(config.concurrency);
   const pushUpdate = async (e: eventsV1.LoggedTaskEvent): Promise<void> => {
     const d = await deps.source.get(e.taskId, e.agentId);
     if (!d.enabled || !d.taskJson || d.targets.length === 0) return;
@@ -210,7 +212,14 @@ export async function startWebhooksApp(
         }
         const outcomes = await Promise.allSettled(
           [...byTask.values()].map(async (updates) => {
-            for (const e of updates) await pushUpdate(e);
+            // WEBHOOKS_CONCURRENCY bounds the tasks pushed at once across messages, as when each message was
+            // one task: a batch of 256 tasks must not open 256 deliveries (and their sockets) per bus slot.
+            const release = await taskSlots.acquire();
+            try {
+              for (const e of updates) await pushUpdate(e);
+            } finally {
+              release();
+            }
           }),
         );
         const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');

@@ -82,10 +82,11 @@ export function cardPayloads(card: object): { document: string; v1: string } {
 const MAX_ENTRIES = 2_000;
 const FAILURE_LOG_INTERVAL_MS = 60_000;
 /**
- * New signings per deployment and minute. Without PUBLIC_BASE_URL the `jku` (so the content id) comes from the
- * request's Host header: each made-up Host would be a SignAgentCard call and a shared cache entry. Real card
- * changes (an agent, a version, a rotation) stay far below; past it the card is served unsigned until the
- * minute ends.
+ * New signings per deployment and minute when the `jku` comes from the request. Without PUBLIC_BASE_URL the
+ * `jku` (so the content id) is built from the request's Host header: each made-up Host would be a SignAgentCard
+ * call and a shared cache entry; past it the card is served unsigned until the minute ends. With
+ * PUBLIC_BASE_URL (`trustedBaseUrl`) no Host can make a new content id, so nothing is limited: a catalog of
+ * more agents, or every card of a deployment after a rotation, is signed at once.
  */
 export const MAX_NEW_SIGNINGS_PER_MINUTE = 30;
 
@@ -106,6 +107,8 @@ export class CardSigner {
     private readonly port: CardSigningPort,
     private readonly log: Logger,
     private readonly now: () => number = Date.now,
+    /** The configured base URL (PUBLIC_BASE_URL): cards under it are never limited. */
+    private readonly trustedBaseUrl = '',
   ) {}
 
   /**
@@ -124,7 +127,8 @@ export class CardSigner {
       const id = createHash('sha256')
         .update(`${kid}\n${jku}\n${JSON.stringify(card)}`)
         .digest('base64url');
-      const signatures = await this.#signatures(id, card, deploymentId, jku, kid);
+      const limited = !this.trustedBaseUrl || baseUrl !== this.trustedBaseUrl;
+      const signatures = await this.#signatures(id, card, deploymentId, jku, kid, limited);
       return { ...card, signatures };
     } catch (err) {
       const last = this.#lastFailureLog.get(deploymentId) ?? -Infinity;
@@ -142,6 +146,7 @@ export class CardSigner {
     deploymentId: string,
     jku: string,
     kid: string,
+    limited: boolean,
   ): Promise<CardSignature[]> {
     const hit = this.#done.get(id);
     if (hit) {
@@ -152,12 +157,7 @@ export class CardSigner {
     }
     const inFlight = this.#pending.get(id);
     if (inFlight) return inFlight;
-    const window = this.#newSignings.get(deploymentId);
-    if (!window || this.now() - window.since >= 60_000)
-      this.#newSignings.set(deploymentId, { since: this.now(), n: 1 });
-    else if (window.n >= MAX_NEW_SIGNINGS_PER_MINUTE)
-      throw new Error(`more than ${MAX_NEW_SIGNINGS_PER_MINUTE} new card signings a minute for this deployment`);
-    else window.n += 1;
+    if (limited) this.#countNewSigning(deploymentId);
     const p = (async () => {
       const { document, v1 } = cardPayloads(card);
       this.signingCalls += 1;
@@ -175,5 +175,14 @@ export class CardSigner {
     } finally {
       this.#pending.delete(id);
     }
+  }
+
+  #countNewSigning(deploymentId: string): void {
+    const window = this.#newSignings.get(deploymentId);
+    if (!window || this.now() - window.since >= 60_000)
+      this.#newSignings.set(deploymentId, { since: this.now(), n: 1 });
+    else if (window.n >= MAX_NEW_SIGNINGS_PER_MINUTE)
+      throw new Error(`more than ${MAX_NEW_SIGNINGS_PER_MINUTE} new card signings a minute for this deployment`);
+    else window.n += 1;
   }
 }

@@ -462,7 +462,6 @@ function parseObject(json: string): Record<string, unknown> {
   return v;
 }
 
-/** PUSH_NOT_SUPPORTED (-32003) unless an operator enabled push notifications for the agent. */
 /**
  * With `capabilities.streaming` false on the card, the streaming operations are unsupported: 1.0 spec 3.3.4
  * ("MUST return UnsupportedOperationError"), and 0.3's message/stream and tasks/resubscribe, which "require
@@ -476,6 +475,7 @@ export function assertStreams(ctx: OperationContext): void {
     );
 }
 
+/** PUSH_NOT_SUPPORTED (-32003) unless an operator enabled push notifications for the agent. */
 export function assertPushEnabled(ctx: OperationContext): void {
   if (!ctx.agent.pushNotificationsEnabled)
     throw new AppError('PUSH_NOT_SUPPORTED', 'Push notifications are not enabled for this agent');

@@ -49,6 +49,36 @@ function controlPlane() {
   return { state, port, rotate: () => state.keys.unshift(make(`k${state.keys.length + 1}`)) };
 }
 
+/**
+ * The generated control-plane client's shape at the wire boundary ((request, metadata, options, callback)) over
+ * `cp`, and a gateway replica's signer through `Lookups` and `cache`, as app.ts wires it.
+ */
+function throughLookups(cp: ReturnType<typeof controlPlane>, cache = new InMemoryCache()) {
+  const calls = { signAgentCard: 0 };
+  const control = {
+    getCardSigningKeys: (_r: unknown, _m: unknown, _o: unknown, cb: (e: null, r: unknown) => void) => {
+      void cp.port.keys('dep').then((r) => cb(null, r));
+      return {};
+    },
+    signAgentCard: (
+      r: { deploymentId: string; jku: string; payloads: string[] },
+      _m: unknown,
+      _o: unknown,
+      cb: (e: null, r: unknown) => void,
+    ) => {
+      calls.signAgentCard += 1;
+      void cp.port.sign(r.deploymentId, r.jku, r.payloads, '', '').then((x) => cb(null, x));
+      return {};
+    },
+  } as unknown as controlV1.ControlPlaneServiceClient;
+  const lookups = new Lookups(control, cache);
+  const signer = new CardSigner(
+    { keys: (d) => lookups.cardKeys(d), sign: (d, jku, p, id, kid) => lookups.signCard(d, jku, p, id, kid) },
+    silentLogger(),
+  );
+  return { calls, lookups, signer };
+}
+
 const card = (name: string) => ({
   protocolVersion: '0.3.0',
   name,
@@ -115,63 +145,19 @@ describe('CardSigner', () => {
 
   it('replicas share signatures through the cache: the same bytes (one ETag) and one signing call per card', async () => {
     const cp = controlPlane();
-    let rpcs = 0;
-    // The generated client's shape at the wire boundary: (request, metadata, options, callback).
-    const control = {
-      getCardSigningKeys: (_r: unknown, _m: unknown, _o: unknown, cb: (e: null, r: unknown) => void) => {
-        void cp.port.keys('dep').then((r) => cb(null, r));
-        return {};
-      },
-      signAgentCard: (
-        r: { deploymentId: string; jku: string; payloads: string[] },
-        _m: unknown,
-        _o: unknown,
-        cb: (e: null, r: unknown) => void,
-      ) => {
-        rpcs += 1;
-        void cp.port.sign(r.deploymentId, r.jku, r.payloads, '', '').then((x) => cb(null, x));
-        return {};
-      },
-    } as unknown as controlV1.ControlPlaneServiceClient;
     const shared = new InMemoryCache();
-    const replica = () => {
-      const lookups = new Lookups(control, shared);
-      return new CardSigner(
-        { keys: (d) => lookups.cardKeys(d), sign: (d, jku, p, id, kid) => lookups.signCard(d, jku, p, id, kid) },
-        silentLogger(),
-      );
-    };
-    const [one, two] = [replica(), replica()];
-    const a = await one.signed(card('A'), 'dep', 'https://gw.example');
-    const b = await two.signed(card('A'), 'dep', 'https://gw.example');
+    const [one, two] = [throughLookups(cp, shared), throughLookups(cp, shared)];
+    const a = await one.signer.signed(card('A'), 'dep', 'https://gw.example');
+    const b = await two.signer.signed(card('A'), 'dep', 'https://gw.example');
     expect(JSON.stringify(b)).toBe(JSON.stringify(a));
-    expect(rpcs).toBe(1);
-    await two.signed(card('B'), 'dep', 'https://gw.example');
-    expect(rpcs).toBe(2);
+    expect(one.calls.signAgentCard + two.calls.signAgentCard).toBe(1);
+    await two.signer.signed(card('B'), 'dep', 'https://gw.example');
+    expect(one.calls.signAgentCard + two.calls.signAgentCard).toBe(2);
   });
 
   it('a key set cached just before a rotation is dropped when the control plane signs with the new key (review finding 8)', async () => {
     const cp = controlPlane();
-    const control = {
-      getCardSigningKeys: (_r: unknown, _m: unknown, _o: unknown, cb: (e: null, r: unknown) => void) => {
-        void cp.port.keys('dep').then((r) => cb(null, r));
-        return {};
-      },
-      signAgentCard: (
-        r: { deploymentId: string; jku: string; payloads: string[] },
-        _m: unknown,
-        _o: unknown,
-        cb: (e: null, r: unknown) => void,
-      ) => {
-        void cp.port.sign(r.deploymentId, r.jku, r.payloads, '', '').then((x) => cb(null, x));
-        return {};
-      },
-    } as unknown as controlV1.ControlPlaneServiceClient;
-    const lookups = new Lookups(control, new InMemoryCache());
-    const signer = new CardSigner(
-      { keys: (d) => lookups.cardKeys(d), sign: (d, jku, p, id, kid) => lookups.signCard(d, jku, p, id, kid) },
-      silentLogger(),
-    );
+    const { lookups, signer } = throughLookups(cp);
     expect((await lookups.cardKeys('dep')).keys.map((k) => k.kid)).toEqual(['k1']); // the refill that raced
     cp.rotate(); // tasks signs with k2 now; the gateway's cached key set still says k1
     const kidOf = (c: { signatures?: { protected: string }[] }) =>
@@ -195,6 +181,22 @@ describe('CardSigner', () => {
     expect(await signer.signed(card('A'), 'other', hosts[0]!)).toHaveProperty('signatures');
     now += 60_000;
     expect(await signer.signed(card('A'), 'dep', hosts.at(-1)!)).toHaveProperty('signatures');
+  });
+
+  it('with PUBLIC_BASE_URL no Host makes a new content id: a catalog of more agents, and the same after a rotation, is signed whole (review21)', async () => {
+    const cp = controlPlane();
+    const base = 'https://agents.example';
+    const signer = new CardSigner(cp.port, silentLogger(), () => 1_000_000, base);
+    const agents = Array.from({ length: MAX_NEW_SIGNINGS_PER_MINUTE + 10 }, (_, i) => card(`agent-${i}`));
+    const catalog = async () => Promise.all(agents.map((c) => signer.signed(c, 'dep', base)));
+    expect((await catalog()).filter((c) => !('signatures' in c))).toEqual([]);
+    cp.rotate(); // every card of the deployment gets a new content id at once
+    expect((await catalog()).filter((c) => !('signatures' in c))).toEqual([]);
+    expect(cp.state.signCalls).toBe(2 * agents.length);
+    // A card under any other base URL (not one this gateway serves under) still counts against the budget.
+    const others = Array.from({ length: MAX_NEW_SIGNINGS_PER_MINUTE + 1 }, (_, i) => `https://h${i}.example`);
+    const served = await Promise.all(others.map((h) => signer.signed(card('A'), 'dep', h)));
+    expect(served.filter((c) => 'signatures' in c)).toHaveLength(MAX_NEW_SIGNINGS_PER_MINUTE);
   });
 
   it('serves the card unsigned when signing fails, and tries again on the next request', async () => {

@@ -31,16 +31,20 @@ const send = (parts: unknown[], extra: Record<string, unknown> = {}) =>
 describe('SpillScanner: file bytes leave the body as it streams', () => {
   it('decodes every file part into the store at any chunking, keeps the rest byte for byte', async () => {
     const a = randomBytes(100_003);
-    const b = randomBytes(5);
+    // `/////AE=`: its slashes are sent JSON-escaped (`\/`), which the scanner must read as `/`. Escaped in the
+    // JSON text itself: escaping before JSON.stringify sent a backslash, invalid base64 (a 1-in-10 flake).
+    const b = Buffer.from([0xff, 0xff, 0xff, 0xfc, 0x01]);
+    const b64 = b.toString('base64');
     const body = send(
       [
         { kind: 'text', text: 'quote " and \\ and "bytes": "x"' },
         { kind: 'file', file: { name: 'a.bin', mimeType: 'application/pdf', bytes: a.toString('base64') } },
         { kind: 'data', data: { bytes: 'not a file', nested: { file: { bytes: 'QUJD' } } } },
-        { kind: 'file', file: { bytes: b.toString('base64').replace(/\//g, '\\/'), mimeType: 'image/png' } },
+        { kind: 'file', file: { bytes: b64, mimeType: 'image/png' } },
       ],
       { metadata: { bytes: 'kept' } },
-    );
+    ).replace(`"${b64}"`, `"${b64.replace(/\//g, '\\/')}"`);
+    expect(body).toContain('"\\/\\/\\/\\/\\/AE="');
     for (const size of [1, 7, 4096, body.length]) {
       const { value, spilled, stored, kept } = await scan(body, size);
       expect(stored.map((s) => s.equals(a) || s.equals(b))).toEqual([true, true]);

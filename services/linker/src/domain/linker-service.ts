@@ -1,6 +1,7 @@
 import { AppError, InvalidParamsError, NotFoundError } from '@a2a-inbound/errors';
 import type { Clock, Collection, DocumentStore, IdGenerator } from '@a2a-inbound/ports';
 import { updateWithRetry } from '@a2a-inbound/ports';
+import { Semaphore } from '@a2a-inbound/runtime';
 import { extractSource } from './extract/index';
 import { type EgressPolicy, checkRemoteGitUrl, isLocalGitUrl, publicEgress, redactSecrets } from './git-url';
 import type { SourceFacts } from './model';
@@ -504,25 +505,4 @@ function view(v: VersionDoc): VersionView {
     return { ...rest, linked: false, notLinkedReason: BEFORE_LINK_STAGE };
   }
   return { ...v, linked: v.linked ?? false };
-}
-
-/** A counting semaphore: `acquire` resolves a release function once a slot is free (FIFO). */
-export class Semaphore {
-  #free: number;
-  readonly #waiting: (() => void)[] = [];
-  constructor(slots: number) {
-    this.#free = slots;
-  }
-  async acquire(): Promise<() => void> {
-    if (this.#free > 0) this.#free -= 1;
-    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const next = this.#waiting.shift();
-      if (next) next();
-      else this.#free += 1;
-    };
-  }
 }

@@ -145,7 +145,7 @@ describe('rule 2: deployment names', () => {
 
 describe('ingest slots', () => {
   it('runs at most N holders at once, the others in arrival order', async () => {
-    const { Semaphore } = await import('../../src/domain/linker-service');
+    const { Semaphore } = await import('@a2a-inbound/runtime');
     const sem = new Semaphore(2);
     const order: string[] = [];
     const a = await sem.acquire();

@@ -53,11 +53,32 @@ function lex(text: string): ({ text: string } | { action: string })[] {
   return out;
 }
 
+/**
+ * A repository's chart is untrusted input: its rendering is bounded in nesting, work and output, so one
+ * template (`include`s that fan out, nested `range`s, a huge `indent`) cannot stall or exhaust the linker.
+ * Past a bound the template is skipped, as one that does not parse.
+ */
+const MAX_NESTING = 64;
+const MAX_RENDER_STEPS = 100_000;
+const MAX_RENDERED_CHARS = 4 * 1024 * 1024;
+const MAX_INDENT = 1_024;
+
+class TooComplexError extends Error {}
+
 /** The control structure of a template; `define` bodies are collected apart, by name. */
 function parseTemplate(text: string, defines: Map<string, Node[]>): Node[] {
   const items = lex(text);
   let i = 0;
+  let nesting = 0;
   const block = (): { nodes: Node[]; stop?: string } => {
+    if (++nesting > MAX_NESTING) throw new TooComplexError(`more than ${MAX_NESTING} nested blocks`);
+    try {
+      return blockBody();
+    } finally {
+      nesting--;
+    }
+  };
+  const blockBody = (): { nodes: Node[]; stop?: string } => {
     const nodes: Node[] = [];
     while (i < items.length) {
       const it = items[i++]!;
@@ -112,6 +133,8 @@ interface Scope {
   vars: Map<string, Value>;
   defines: Map<string, Node[]>;
   depth: number;
+  /** Steps left for the whole template (shared by every scope of one rendering). */
+  budget: { steps: number };
 }
 
 const isUnknown = (v: Value): v is typeof UNKNOWN => v === UNKNOWN;
@@ -141,13 +164,15 @@ function text(v: Value): string {
   return String(v);
 }
 
-const indentBy = (n: Value, s: Value): Value =>
-  isUnknown(s)
-    ? UNKNOWN
-    : text(s)
-        .split('\n')
-        .map((l) => ' '.repeat(Number(n) || 0) + l)
-        .join('\n');
+const indentBy = (n: Value, s: Value): Value => {
+  if (isUnknown(s)) return UNKNOWN;
+  const width = Number(n) || 0;
+  if (width > MAX_INDENT) throw new TooComplexError(`indent ${width}`);
+  return text(s)
+    .split('\n')
+    .map((l) => ' '.repeat(width) + l)
+    .join('\n');
+};
 
 /** The functions charts use to shape settings; any other function's result is unknown. */
 const FUNCTIONS: Record<string, (args: Value[], scope: Scope) => Value> = {
@@ -160,7 +185,12 @@ const FUNCTIONS: Record<string, (args: Value[], scope: Scope) => Value> = {
   trimSuffix: ([s, v]) => (isUnknown(v!) ? UNKNOWN : text(v!).replace(new RegExp(`${escape(text(s!))}$`), '')),
   trimPrefix: ([s, v]) => (isUnknown(v!) ? UNKNOWN : text(v!).replace(new RegExp(`^${escape(text(s!))}`), '')),
   trunc: ([n, v]) => (isUnknown(v!) ? UNKNOWN : text(v!).slice(0, Number(n))),
-  replace: ([a, b, v]) => (isUnknown(v!) ? UNKNOWN : text(v!).split(text(a!)).join(text(b!))),
+  replace: ([a, b, v]) => {
+    if (isUnknown(v!)) return UNKNOWN;
+    const pieces = text(v!).split(text(a!));
+    if ((pieces.length - 1) * text(b!).length > MAX_RENDERED_CHARS) throw new TooComplexError('replace');
+    return pieces.join(text(b!));
+  },
   contains: ([s, v]) => (isUnknown(v!) || isUnknown(s!) ? UNKNOWN : text(v!).includes(text(s!))),
   hasPrefix: ([s, v]) => (isUnknown(v!) ? UNKNOWN : text(v!).startsWith(text(s!))),
   hasSuffix: ([s, v]) => (isUnknown(v!) ? UNKNOWN : text(v!).endsWith(text(s!))),
@@ -275,6 +305,7 @@ function command(words: string[], scope: Scope, piped: Value | undefined): Value
 }
 
 function render(nodes: readonly Node[], scope: Scope): string {
+  if (--scope.budget.steps < 0) throw new TooComplexError(`more than ${MAX_RENDER_STEPS} steps`);
   let out = '';
   // A branch not taken leaves its line breaks, so the lines after it stay the template's.
   const breaks = (ns: readonly Node[]): number =>
@@ -285,6 +316,7 @@ function render(nodes: readonly Node[], scope: Scope): string {
     );
   const blank = (ns: readonly Node[]): string => '\n'.repeat(breaks(ns));
   for (const n of nodes) {
+    if (--scope.budget.steps < 0) throw new TooComplexError(`more than ${MAX_RENDER_STEPS} steps`);
     if (n.t === 'text') out += n.text;
     else if (n.t === 'out') out += text(evaluate(n.expr, scope));
     else if (n.t === 'if') {
@@ -311,8 +343,10 @@ function render(nodes: readonly Node[], scope: Scope): string {
         if (m[1] && m[2]) vars.set(m[1], k).set(m[2], x);
         else if (m[1]) vars.set(m[1], x);
         out += render(n.body, { ...scope, dot: x, vars });
+        if (out.length > MAX_RENDERED_CHARS) throw new TooComplexError(`more than ${MAX_RENDERED_CHARS} characters`);
       }
     }
+    if (out.length > MAX_RENDERED_CHARS) throw new TooComplexError(`more than ${MAX_RENDERED_CHARS} characters`);
   }
   return out;
 }
@@ -401,10 +435,18 @@ export class HelmCharts {
         Capabilities: UNKNOWN,
       };
       const defines = new Map<string, Node[]>();
-      const parsed = templates.map((t) => [t, parseTemplate(this.#files.get(t)!, defines)] as const);
+      const parsed: [string, Node[]][] = [];
+      for (const t of templates) {
+        try {
+          parsed.push([t, parseTemplate(this.#files.get(t)!, defines)]);
+        } catch {
+          continue; // nested too deep: skipped, as a template that does not render
+        }
+      }
       for (const [t, nodes] of parsed) {
         if (t.endsWith('.tpl')) continue;
-        const scope: Scope = { root: root_, dot: root_, vars: new Map(), defines, depth: 0 };
+        const budget = { steps: MAX_RENDER_STEPS };
+        const scope: Scope = { root: root_, dot: root_, vars: new Map(), defines, depth: 0, budget };
         let out: string;
         try {
           out = render(nodes, scope);
