@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { reportOf, rows, unresolved } from '../support/in-memory-report';
+
+/**
+ * Issue 20, prompted by applications tried blind (ADR 0048): a local variable set in the branches of an
+ * `if` is each of those values where it is used (one row per target), a variable set again later is
+ * its latest value, and unknown segments of a path keep their place.
+ */
+const lines = (...l: string[]): string => l.join('\n') + '\n';
+
+const trips = (service: string, base: string) => ({
+  [`${service}/TripController.java`]: lines(
+    'package trips;',
+    'import org.springframework.web.bind.annotation.*;',
+    '@RestController',
+    `@RequestMapping("${base}")`,
+    'public class TripController {',
+    '  @PostMapping("/trips") public String add() { return ""; }',
+    '  @PutMapping("/trips") public String update() { return ""; }',
+    '  @DeleteMapping("/trips/{id}") public String remove(@PathVariable String id) { return ""; }',
+    '  @GetMapping("/fares/{route}/{kind}") public String fare(@PathVariable String route, @PathVariable String kind) { return ""; }',
+    '}',
+  ),
+});
+
+describe('values reaching a use: branches, reassignments, unknown segments', () => {
+  it('Java: a URL set in both branches of an if links to both services, whatever it held before; a reassigned variable is its latest value', async () => {
+    const r = await reportOf({
+      admin: {
+        'AdminService.java': lines(
+          'package admin;',
+          'import org.springframework.web.client.RestTemplate;',
+          'import org.springframework.http.*;',
+          'public class AdminService {',
+          '  private RestTemplate restTemplate;',
+          '  public void add(Trip t) {',
+          '    String url;',
+          '    if (t.fast()) {',
+          '      url = "http://fast-trips:8080/api/fast/trips";',
+          '    } else {',
+          '      url = "http://slow-trips:8080/api/slow/trips";',
+          '    }',
+          '    restTemplate.exchange(url, HttpMethod.POST, null, String.class);',
+          '  }',
+          '  public void update(Trip t) {',
+          '    String url = "";',
+          '    if (t.fast()) url = "http://fast-trips:8080/api/fast/trips";',
+          '    else url = "http://slow-trips:8080/api/slow/trips";',
+          '    restTemplate.exchange(url, HttpMethod.PUT, null, String.class);',
+          '  }',
+          '  public void remove(String id) {',
+          '    String base = "http://fast-trips:8080/api/unused";',
+          '    if (id.startsWith("F")) {',
+          '      base = "http://fast-trips:8080/api/fast";',
+          '    } else {',
+          '      base = "http://slow-trips:8080/api/slow";',
+          '    }',
+          '    restTemplate.exchange(base + "/trips/" + id, HttpMethod.DELETE, null, String.class);',
+          '  }',
+          '  public void twice(String route, String kind) {',
+          '    String url = "http://fast-trips:8080/api/fast/trips";',
+          '    restTemplate.exchange(url, HttpMethod.POST, null, String.class);',
+          '    url = "http://slow-trips:8080/api/slow/fares/" + route + "/" + kind;',
+          '    restTemplate.exchange(url, HttpMethod.GET, null, String.class);',
+          '  }',
+          '}',
+        ),
+      },
+      'fast-trips': trips('fast', '/api/fast'),
+      'slow-trips': trips('slow', '/api/slow'),
+    });
+    expect(rows(r)).toEqual([
+      'admin AdminService.java:13 | POST fast-trips/api/fast/trips | fast-trips fast/TripController.java:6 POST /api/fast/trips (spring)',
+      'admin AdminService.java:13 | POST slow-trips/api/slow/trips | slow-trips slow/TripController.java:6 POST /api/slow/trips (spring)',
+      'admin AdminService.java:19 | PUT fast-trips/api/fast/trips | fast-trips fast/TripController.java:7 PUT /api/fast/trips (spring)',
+      'admin AdminService.java:19 | PUT slow-trips/api/slow/trips | slow-trips slow/TripController.java:7 PUT /api/slow/trips (spring)',
+      'admin AdminService.java:28 | DELETE fast-trips/api/fast/trips/{} | fast-trips fast/TripController.java:8 DELETE /api/fast/trips/{id} (spring)',
+      'admin AdminService.java:28 | DELETE slow-trips/api/slow/trips/{} | slow-trips slow/TripController.java:8 DELETE /api/slow/trips/{id} (spring)',
+      'admin AdminService.java:32 | POST fast-trips/api/fast/trips | fast-trips fast/TripController.java:6 POST /api/fast/trips (spring)',
+      'admin AdminService.java:34 | GET slow-trips/api/slow/fares/{}/{} | slow-trips slow/TripController.java:9 GET /api/slow/fares/{route}/{kind} (spring)',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+  });
+
+  it('JavaScript: a path set in the branches of an if inside a handler, then given to $.ajax, calls both front-door routes', async () => {
+    const r = await reportOf({
+      ui: {
+        'static/js/book.js': lines(
+          '$("#book").click(function () {',
+          '  var kind = $("#trip").val().charAt(0);',
+          '  var path = "";',
+          '  if (kind == "F") {',
+          '    path = "/api/fast/trips";',
+          '  } else {',
+          '    path = "/api/slow/trips";',
+          '  }',
+          '  $.ajax({ type: "post", url: path, contentType: "application/json" });',
+          '});',
+        ),
+      },
+      'fast-trips': trips('fast', '/api/fast'),
+      'slow-trips': trips('slow', '/api/slow'),
+    });
+    expect(rows(r)).toEqual([
+      'ui static/js/book.js:9 | POST /api/fast/trips | fast-trips fast/TripController.java:6 POST /api/fast/trips (spring)',
+      'ui static/js/book.js:9 | POST /api/slow/trips | slow-trips slow/TripController.java:6 POST /api/slow/trips (spring)',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+  });
+});
