@@ -108,3 +108,50 @@ describe('values reaching a use: branches, reassignments, unknown segments', () 
     expect(unresolved(r)).toEqual([]);
   });
 });
+
+describe('gRPC: a C# server whose base class is imported by `using static` (eShopOnContainers, tried blind)', () => {
+  it('class CatalogService : CatalogBase with `using static CatalogApi.Catalog;` serves Catalog; the same base without the import serves nothing', async () => {
+    const proto = lines(
+      'syntax = "proto3";',
+      'package CatalogApi;',
+      'service Catalog {',
+      '  rpc GetItemById(CatalogItemRequest) returns (CatalogItemResponse);',
+      '}',
+    );
+    const client = {
+      'Protos/catalog.proto': proto,
+      'Startup.cs': lines(
+        'public class Startup {',
+        '  public void ConfigureServices(IServiceCollection services) {',
+        '    services.AddGrpcClient<Catalog.CatalogClient>(o => o.Address = new Uri("http://catalog-api:81"));',
+        '  }',
+        '}',
+      ),
+      'Services/CatalogService.cs': lines(
+        'public class CatalogService {',
+        '  private readonly Catalog.CatalogClient _client;',
+        '  public CatalogService(Catalog.CatalogClient client) { _client = client; }',
+        '  public async Task<CatalogItem> Get(int id) => await _client.GetItemByIdAsync(new CatalogItemRequest { Id = id });',
+        '}',
+      ),
+    };
+    const server = (imported: boolean) => ({
+      'Proto/catalog.proto': proto,
+      'Startup.cs': lines('app.UseEndpoints(e => e.MapGrpcService<CatalogService>());'),
+      'Grpc/CatalogService.cs': lines(
+        'using CatalogApi;',
+        ...(imported ? ['using static CatalogApi.Catalog;'] : []),
+        'namespace Shop.Catalog.API.Grpc;',
+        'public class CatalogService : CatalogBase',
+        '{',
+        '}',
+      ),
+    });
+    const r = await reportOf({ 'catalog-api': server(true), aggregator: client });
+    expect(rows(r)).toEqual([
+      'aggregator Services/CatalogService.cs:4 | gRPC CatalogApi.Catalog/GetItemById at `catalog-api` | catalog-api Startup.cs:1 gRPC CatalogApi.Catalog/GetItemById (grpc-dotnet, rpc at catalog-api Proto/catalog.proto:4)',
+    ]);
+    const without = await reportOf({ 'catalog-api': server(false), aggregator: client });
+    expect(rows(without)).toEqual([]);
+  });
+});
