@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { reportOf, rows, unresolved } from '../support/in-memory-report';
+import { gaps, reportOf, rows, unresolved } from '../support/in-memory-report';
+
+const flowRows = (r: Awaited<ReturnType<typeof reportOf>>): string[] =>
+  r.table.filter((t) => t.calls.startsWith('publish')).map((t) => `${t.caller} | ${t.calls} | ${t.servedBy}`);
 
 /**
  * Issue 20, prompted by applications tried blind (ADR 0048): a local variable set in the branches of an
@@ -153,5 +156,82 @@ describe('gRPC: a C# server whose base class is imported by `using static` (eSho
     ]);
     const without = await reportOf({ 'catalog-api': server(false), aggregator: client });
     expect(rows(without)).toEqual([]);
+  });
+});
+
+/** A service's Startup subscribing one handler to one message type through the shared bus. */
+const subscriber = (message: string, handler: string): string =>
+  lines(
+    'public class Startup {',
+    '  public void Configure(IApplicationBuilder app) {',
+    '    var eventBus = app.ApplicationServices.GetRequiredService<IEventBus>();',
+    `    eventBus.Subscribe<${message}, ${handler}>();`,
+    '  }',
+    '}',
+  );
+
+describe('message bus: a subscription through a helper keyed by a parameter (eShopOnContainers, tried blind)', () => {
+  it('Subscribe<T, TH>() passes GetKey<T>() to a helper that binds the queue with it: each subscribing service receives what is published with that type name', async () => {
+    const r = await reportOf({
+      bus: {
+        'EventBus/RabbitBus.cs': lines(
+          'namespace Shop.EventBus;',
+          'public class RabbitBus : IEventBus {',
+          '  const string EXCHANGE = "shop_bus";',
+          '  private readonly ISubscriptions _subs;',
+          '  private readonly IModel _channel;',
+          '  private string _queue;',
+          '  public RabbitBus(ISubscriptions subs, IModel channel, string queue) { _subs = subs; _channel = channel; _queue = queue; }',
+          '  public void Publish(IntegrationEvent @event) {',
+          '    var key = @event.GetType().Name;',
+          '    _channel.ExchangeDeclare(exchange: EXCHANGE, type: "direct");',
+          '    _channel.BasicPublish(exchange: EXCHANGE, routingKey: @event.GetType().Name, body: null);',
+          '  }',
+          '  public void Subscribe<T, TH>() where T : IntegrationEvent {',
+          '    var name = _subs.GetKey<T>();',
+          '    Bind(name);',
+          '    _subs.AddSubscription<T, TH>();',
+          '    _channel.BasicConsume(queue: _queue, autoAck: false, consumer: null);',
+          '  }',
+          '  private void Bind(string name) {',
+          '    _channel.QueueBind(queue: _queue, exchange: EXCHANGE, routingKey: name);',
+          '  }',
+          '}',
+        ),
+        'EventBus/Subscriptions.cs': lines(
+          'public class Subscriptions : ISubscriptions {',
+          '  public string GetKey<T>() => typeof(T).Name;',
+          '  public void AddSubscription<T, TH>() { }',
+          '}',
+        ),
+      },
+      orders: {
+        'Startup.cs': subscriber('StockReserved', 'StockReservedHandler'),
+        'Handlers/OrderPlacedPublisher.cs': lines(
+          'public class Checkout {',
+          '  private readonly IEventBus _eventBus;',
+          '  public void Place(Order o) { _eventBus.Publish(new OrderPlaced(o.Id)); }',
+          '}',
+        ),
+      },
+      stock: {
+        'Startup.cs': subscriber('OrderPlaced', 'OrderPlacedHandler'),
+        'Handlers/OrderPlacedHandler.cs': lines(
+          'public class OrderPlacedHandler {',
+          '  private readonly IEventBus _eventBus;',
+          '  public Task Handle(OrderPlaced e) { _eventBus.Publish(new StockReserved(e.OrderId)); return Task.CompletedTask; }',
+          '}',
+        ),
+      },
+      mail: {
+        'Startup.cs': subscriber('OrderPlaced', 'MailHandler'),
+      },
+    });
+    expect(flowRows(r)).toEqual([
+      'orders Handlers/OrderPlacedPublisher.cs:3 | publish `shop_bus` / `OrderPlaced` | mail Startup.cs:4 consume queue `<mail>`',
+      'orders Handlers/OrderPlacedPublisher.cs:3 | publish `shop_bus` / `OrderPlaced` | stock Startup.cs:4 consume queue `<stock>`',
+      'stock Handlers/OrderPlacedHandler.cs:3 | publish `shop_bus` / `StockReserved` | orders Startup.cs:4 consume queue `<orders>`',
+    ]);
+    expect(gaps(r)).toEqual([]);
   });
 });
