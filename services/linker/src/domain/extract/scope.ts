@@ -41,7 +41,8 @@ interface Decl {
 
 /**
  * Declarations of one file by name, evaluated lazily. A name declared several times with different
- * values is unknown (we do not do flow analysis); cycles are unknown too. A declaration whose value
+ * values is unknown, except a function's local seen from a use: the definitions that reach it (see
+ * `reachingDefinitions`), a few alternatives kept (ADR 0048); cycles are unknown too. A declaration whose value
  * evaluates to no part at all is left out (it says nothing about the name).
  *
  * Local declarations (variables and parameters inside a function) are scoped: a lookup from a node
