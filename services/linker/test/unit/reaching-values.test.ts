@@ -110,6 +110,42 @@ describe('values reaching a use: branches, reassignments, unknown segments', () 
     ]);
     expect(unresolved(r)).toEqual([]);
   });
+  it('Python: an if/elif without else keeps the value set before it; an if/elif/else replaces it', async () => {
+    const r = await reportOf({
+      front: {
+        'app.py': lines(
+          'import requests',
+          '',
+          'def fare(kind, item):',
+          '    url = "http://fast-trips:8080/api/fast/trips"',
+          '    if kind == "slow":',
+          '        url = "http://slow-trips:8080/api/slow/trips"',
+          '    elif kind == "none":',
+          '        url = "http://slow-trips:8080/api/slow/trips"',
+          '    return requests.post(url, json=item)',
+          '',
+          'def drop(kind, trip):',
+          '    base = "http://nowhere:8080/api/unused"',
+          '    if kind == "fast":',
+          '        base = "http://fast-trips:8080/api/fast"',
+          '    elif kind == "slow":',
+          '        base = "http://slow-trips:8080/api/slow"',
+          '    else:',
+          '        base = "http://fast-trips:8080/api/fast"',
+          '    return requests.delete(base + "/trips/" + trip)',
+        ),
+      },
+      'fast-trips': trips('fast', '/api/fast'),
+      'slow-trips': trips('slow', '/api/slow'),
+    });
+    expect(rows(r)).toEqual([
+      'front app.py:9 | POST fast-trips/api/fast/trips | fast-trips fast/TripController.java:6 POST /api/fast/trips (spring)',
+      'front app.py:9 | POST slow-trips/api/slow/trips | slow-trips slow/TripController.java:6 POST /api/slow/trips (spring)',
+      'front app.py:19 | DELETE fast-trips/api/fast/trips/{} | fast-trips fast/TripController.java:8 DELETE /api/fast/trips/{id} (spring)',
+      'front app.py:19 | DELETE slow-trips/api/slow/trips/{} | slow-trips slow/TripController.java:8 DELETE /api/slow/trips/{id} (spring)',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+  });
 });
 
 describe('gRPC: a C# server whose base class is imported by `using static` (eShopOnContainers, tried blind)', () => {

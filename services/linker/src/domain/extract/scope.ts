@@ -227,7 +227,7 @@ export class Scope {
 
 /** Statements and expressions whose children run only on some paths. */
 const CONDITIONAL =
-  /^(if|else|elif|switch|case|default_case|expression_case|type_case|communication_case|select|for|while|do|catch|try|finally|except|with|conditional|ternary|when)/;
+  /^(if|else|elif|switch|case|default_case|expression_case|type_case|communication_case|select|for|while|do|catch|try|finally|except|conditional|ternary|when)/;
 
 /**
  * The definitions of one function's local that reach `use`, in structured code: those before it, where
@@ -263,19 +263,31 @@ function conditionalAncestor(def: Node, use: Node): Node | undefined {
   return found && dominates(found, use) ? found : undefined;
 }
 
-/** The arms of an `if` chain ending in a plain `else`; undefined when some path takes no arm. */
+/** The arms of an `if` chain ending in a plain `else` (`elif`s included); undefined when some path takes no arm. */
 function ifArms(node: Node): Node[] | undefined {
   const consequence = node.childForFieldName('consequence');
-  let alternative = node.childForFieldName('alternative');
-  if (!consequence || !alternative) return undefined;
-  if (alternative.type === 'else_clause')
-    alternative = alternative.childForFieldName('body') ?? alternative.namedChildren.find((c) => c !== null) ?? null;
-  if (!alternative) return undefined;
-  if (alternative.type === 'if_statement') {
-    const rest = ifArms(alternative);
-    return rest ? [consequence, ...rest] : undefined;
+  const alternatives = node.childrenForFieldName('alternative').filter((a): a is Node => a !== null);
+  if (!consequence || alternatives.length === 0) return undefined;
+  const arms = [consequence];
+  for (const [i, alt] of alternatives.entries()) {
+    if (alt.type === 'elif_clause') {
+      const c = alt.childForFieldName('consequence');
+      if (!c) return undefined;
+      arms.push(c);
+      continue;
+    }
+    const body =
+      alt.type === 'else_clause' ? (alt.childForFieldName('body') ?? alt.namedChildren.find((c) => c !== null)) : alt;
+    if (!body) return undefined;
+    if (body.type === 'if_statement') {
+      const rest = ifArms(body);
+      if (!rest) return undefined;
+      arms.push(...rest);
+    } else arms.push(body);
+    // A plain `else` is the chain's last arm; anything after it is not this chain's.
+    return i === alternatives.length - 1 ? arms : undefined;
   }
-  return [consequence, alternative];
+  return undefined;
 }
 
 function dominates(def: Node, use: Node): boolean {
