@@ -86,12 +86,15 @@ export function instantiateBusSites(sources: readonly SourceFacts[]): SourceFact
         for (const x of sum) {
           const type = site.types[x.typeIndex ?? 0];
           if (!type || x.queue === undefined) continue;
+          // A queue the library names from what each service constructs it with (`new EventBus(…, queueName)`):
+          // that service's own queue, written with the service's name in place of the unknown part.
+          const queue = x.queue.includes('{}') ? x.queue.replace(/\{\}/g, `<${s.source}>`) : x.queue;
           // Each subscription consumes the queue; the report names the one whose binding routed the message.
-          bindings.push({ exchange: x.exchange, queue: x.queue, key: type, loc: site.loc });
-          consumes.push({ broker: x.broker, queue: x.queue, loc: site.loc });
-          if (!declared.has(x.queue)) {
-            declared.add(x.queue);
-            queues.push({ name: x.queue, loc: site.loc });
+          bindings.push({ exchange: x.exchange, queue, key: type, loc: site.loc });
+          consumes.push({ broker: x.broker, queue, loc: site.loc });
+          if (!declared.has(queue)) {
+            declared.add(queue);
+            queues.push({ name: queue, loc: site.loc });
           }
         }
       } else if (site.method === 'AddSubscription' && site.types.length === 2) {

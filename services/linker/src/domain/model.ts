@@ -18,7 +18,11 @@ export type Part =
   | { readonly config: string; readonly fallback?: string }
   /** An identifier not resolved in its file: looked up among the source's constants at the end. */
   | { readonly ref: string }
-  | { readonly hole: true };
+  /**
+   * Unknown; `alts` when static analysis knows the few values it may have (a variable set in the branches
+   * of an `if`): the sink records one call per alternative.
+   */
+  | { readonly hole: true; readonly alts?: readonly (readonly Part[])[] };
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS' | 'ANY';
 

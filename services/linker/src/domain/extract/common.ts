@@ -120,6 +120,25 @@ export function concat(...lists: readonly (readonly Part[])[]): Part[] {
 }
 
 export const HOLE_PART: Part = { hole: true };
+/** The most values a variable set in several branches keeps (more: unknown), and calls one site expands to. */
+export const MAX_ALTERNATIVES = 4;
+
+/**
+ * A value whose unknown parts carry alternatives (`{ hole, alts }`), as the list of values it may have
+ * (every combination, at most `MAX_ALTERNATIVES`; beyond that the parts stay unknown).
+ */
+export function expandAlternatives(parts: readonly Part[]): Part[][] {
+  let out: Part[][] = [[]];
+  for (const p of parts) {
+    const alts = 'hole' in p && p.alts ? p.alts : undefined;
+    if (!alts || out.length * alts.length > MAX_ALTERNATIVES) {
+      out = out.map((v) => concat(v, [alts ? HOLE_PART : p]));
+      continue;
+    }
+    out = out.flatMap((v) => alts.map((a) => concat(v, a)));
+  }
+  return out;
+}
 /** How `nameOf` writes an unknown part. */
 const PARAM_TEXT = '{}';
 
@@ -373,8 +392,10 @@ export class Sink {
     loc: Loc,
     extra: { serviceName?: string; clientClass?: string } = {},
   ): void {
-    if (this.#once(`c|${loc.file}|${loc.line}|${JSON.stringify(url)}`))
-      this.facts.calls.push({ method, url, client, loc, ...extra });
+    // A URL built from a variable set in branches: one call per value it may have.
+    for (const one of expandAlternatives(url))
+      if (this.#once(`c|${loc.file}|${loc.line}|${JSON.stringify(one)}`))
+        this.facts.calls.push({ method, url: one, client, loc, ...extra });
   }
   publish(broker: Broker, exchange: string, key: string, loc: Loc, stream?: boolean): void {
     if (this.#once(`p|${broker}|${exchange}|${key}|${loc.file}|${loc.line}`))

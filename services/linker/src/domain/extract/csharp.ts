@@ -342,6 +342,40 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     }
   }
 
+  /**
+   * A bind whose routing key is a parameter of its method (`DoInternalSubscription(string eventName)` →
+   * `QueueBind(queue, exchange, routingKey: eventName)`): a registry keyed by that parameter, which the
+   * generic methods passing their type argument's name to it register into (`typeNameArguments`).
+   */
+  function parameterRegistry(inv: Node, key: Node | undefined): string | undefined {
+    const k = key ? argExpr(key).expr : undefined;
+    const m = k?.type === 'identifier' ? enclosingMethod(inv) : undefined;
+    const index = m ? m.params.indexOf(k!.text) : -1;
+    return m && index >= 0 ? `${m.name}(#${index})` : undefined;
+  }
+
+  /**
+   * In a generic method M<T, …>, a call `N(x)` of the file's own method whose argument is T's name
+   * (`typeof(T).Name`, a generic call on T alone such as `GetEventKey<T>()`, or a local set to one): M
+   * registers its type argument into N's parameter registry (see `parameterRegistry`).
+   */
+  function typeNameArguments(inv: Node, callee: string): void {
+    const m = enclosingMethod(inv);
+    if (!m || m.typeParams.length === 0 || !methods.has(callee)) return;
+    named(inv.childForFieldName('arguments')).forEach((a, i) => {
+      let e: Node | undefined = argExpr(a).expr;
+      if (e.type === 'identifier') e = scope.node(e.text, e);
+      const t = e ? /^(?:typeof\((\w+)\)\.Name|(?:[\w.]+\.)?\w+<(\w+)>\(\))$/.exec(e.text) : null;
+      const type = t?.[1] ?? t?.[2];
+      if (type && m.typeParams.includes(type))
+        sink.registrations.push({
+          method: m.name,
+          registry: `${callee}(#${i})`,
+          typeIndex: m.typeParams.indexOf(type),
+        });
+    });
+  }
+
   const declareVariable = (node: Node): void => {
     const name = node.childForFieldName('name') ?? named(node)[0];
     const value = named(node).slice(1).pop();
@@ -433,9 +467,12 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     // libraries' summaries, known once every source is read, say which are.
     if (calleeNode?.type === 'generic_name') {
       const types = named(named(calleeNode)[1] ?? null).map((t) => t.text.replace(/<.*$/, '').replace(/^.*\./, ''));
-      if (types.length)
+      // Inside a generic library method, `AddSubscription<T, TH>()` names its own type parameters, no message.
+      const own = enclosingMethod(inv)?.typeParams ?? [];
+      if (types.length && !types.every((t) => own.includes(t)))
         sink.busSite({ kind: 'generic', method: callee, types, loc: { file, line: lineOf(calleeNode) } });
     }
+    typeNameArguments(inv, callee);
     // A call of another object's method with arguments, kept in case a wrapper of the source has that name.
     if (
       fn.type === 'member_access_expression' &&
@@ -491,7 +528,9 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       const ex = literal(nm.get('exchange') ?? args[1]);
       const queue = nm.get('queue') ?? args[0];
       const only = key?.length === 1 ? key[0]! : undefined;
-      const registry = only && 'ref' in only ? foreachRegistry(inv, only.ref) : undefined;
+      const keyNode = argNodes.map(argExpr).find((a) => a.name === 'routingKey')?.expr ?? argNodes[2];
+      const registry =
+        (only && 'ref' in only ? foreachRegistry(inv, only.ref) : undefined) ?? parameterRegistry(inv, keyNode);
       if (registry && ex !== undefined && queue) {
         sink.registryBinds.push({ registry, exchange: ex, queue, loc });
         return;

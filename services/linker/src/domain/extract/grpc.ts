@@ -14,7 +14,10 @@ export interface GrpcTable {
   readonly marker: RegExp;
   /** Server registrations: group 1 the service (or, with `impl`, the implementation class). */
   readonly servers: readonly { readonly re: RegExp; readonly impl?: boolean; readonly method?: number }[];
-  /** C#: `class T : X.XBase` (group 1 the class, group 2 the service). */
+  /**
+   * C#: `class T : X.XBase` (group 1 the class, group 2 the service), or `class T : XBase` (group 3) in a
+   * file that imports the service's members (`using static Pkg.X;`).
+   */
   readonly impls?: RegExp;
   /** Client constructions: group `service`, and the channel or address expression (`conn`). */
   readonly clients: readonly {
@@ -77,7 +80,7 @@ export const CSHARP_GRPC: GrpcTable = {
     { re: /\b(\w+)\.BindService\s*\(/g },
   ],
   // Primary constructors too: class BasketService(IRepo repo) : Basket.BasketBase
-  impls: /class\s+(\w+)\s*(?:\([^)]*\))?\s*:\s*(?:[\w.]+\.)?(\w+)\.\2Base\b/g,
+  impls: /class\s+(\w+)\s*(?:\([^)]*\))?\s*:\s*(?:(?:[\w.]+\.)?(\w+)\.\2Base|(\w+)Base)\b/g,
   clients: [
     { re: new RegExp(String.raw`new\s+(?:[\w.]+\.)?(\w+)\.\1Client\s*\((${BALANCED})\)`, 'g'), service: 1, conn: 2 },
     {
@@ -368,7 +371,11 @@ export function scanGrpc(
         });
     }
   }
-  if (table.impls) for (const m of text.matchAll(table.impls)) facts.grpcImpls[m[1]!] = m[2]!;
+  if (table.impls)
+    for (const m of text.matchAll(table.impls)) {
+      const bare = m[3] && new RegExp(String.raw`using\s+static\s+(?:[\w.]+\.)?${m[3]}\s*;`).test(text);
+      if (m[2] || bare) facts.grpcImpls[m[1]!] = (m[2] ?? m[3])!;
+    }
   // Channels dialled into a variable or field that clients of other files use (`mustConnGRPC(ctx,
   // &svc.cartConn, svc.cartAddr)` in main.go, `pb.NewCartClient(fe.cartConn)` in rpc.go).
   for (const re of table.channels(String.raw`(?<ch>\w*(?:[Cc]onn|[Cc]hannel|[Cc]c)\w*)`)) {

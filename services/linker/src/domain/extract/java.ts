@@ -405,7 +405,7 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
       if (name && value) {
         scope.add(name, value, decl?.type === 'local_variable_declaration');
         classifyClient(name, value);
-      }
+      } else if (name && decl?.type === 'local_variable_declaration') scope.declare(name, node);
     },
     formal_parameter(node) {
       // constructor injection: @Value("${orders.url}") String ordersUrl
@@ -424,7 +424,9 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
         const name = left.type === 'field_access' ? (left.childForFieldName('field')?.text ?? left.text) : left.text;
         // `this.url = url`: the parameter of the same name already declares what the field holds.
         if (right.type === 'identifier' && right.text === name) return;
-        scope.add(name, right);
+        // `url = …` to a local: a definition of it, reaching the uses after it (`if (…) url = A; else url = B;`).
+        if (left.type === 'identifier') scope.assign(name, right, true);
+        else scope.add(name, right);
         classifyClient(name, right);
       }
     },

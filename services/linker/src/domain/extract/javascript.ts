@@ -194,7 +194,7 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
         scope.add(name.text, value, true);
         if (value.type === 'object') addObject(name.text, value, true);
         classifyInit(name.text, value);
-      }
+      } else if (name?.type === 'identifier') scope.declare(name.text, node);
     },
     public_field_definition(node) {
       const name = node.childForFieldName('name');
@@ -207,6 +207,8 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
     assignment_expression(node) {
       const left = node.childForFieldName('left');
       const right = node.childForFieldName('right');
+      // `path = …` to a local of an enclosing function: a definition reaching the uses after it.
+      if (left?.type === 'identifier' && right) scope.assign(left.text, right, false);
       if (left?.type === 'member_expression' && left.text.startsWith('this.') && right) {
         scope.add(left.text, right);
         classifyInit(left.text, right);

@@ -1,6 +1,6 @@
 import type { Node } from '../parsers';
 import type { Part } from '../model';
-import { HOLE_PART } from './common';
+import { HOLE_PART, expandAlternatives, lit, MAX_ALTERNATIVES } from './common';
 
 /** Node types that open a function body, in every grammar the driver runs. */
 export const FUNCTIONS: ReadonlySet<string> = new Set([
@@ -31,14 +31,18 @@ function owners(node: Node): number[] {
 }
 
 interface Decl {
-  readonly node: Node;
+  /** The value; absent for a local declared without one (`String url;`), which only says the name is local. */
+  readonly node?: Node;
+  /** Where the declaration or assignment is, for the definitions that reach a use (`node`'s, else this). */
+  readonly at: Node;
   /** The function the declaration is local to; -1 for the file's (module, class, package) level. */
   readonly owner: number;
 }
 
 /**
  * Declarations of one file by name, evaluated lazily. A name declared several times with different
- * values is unknown (we do not do flow analysis); cycles are unknown too. A declaration whose value
+ * values is unknown, except a function's local seen from a use: the definitions that reach it (see
+ * `reachingDefinitions`), a few alternatives kept (ADR 0048); cycles are unknown too. A declaration whose value
  * evaluates to no part at all is left out (it says nothing about the name).
  *
  * Local declarations (variables and parameters inside a function) are scoped: a lookup from a node
@@ -56,7 +60,28 @@ export class Scope {
 
   /** `local`: a variable or parameter declaration, visible only inside its enclosing function. */
   add(name: string, value: Node, local = false): void {
-    const decl = { node: value, owner: local ? (owners(value)[0] ?? -1) : -1 };
+    this.#push(name, { node: value, at: value, owner: local ? (owners(value)[0] ?? -1) : -1 });
+  }
+
+  /** A local declared without a value (`String url;`): later assignments in its function are its values. */
+  declare(name: string, at: Node): void {
+    this.#push(name, { at, owner: owners(at)[0] ?? -1 });
+  }
+
+  /**
+   * `name = value`: local to the nearest enclosing function that declares `name`, when one does (its
+   * values then reach uses by position, see `lookup`); otherwise a file-level value when `fileLevel`,
+   * else nothing (an assignment to a name this file never declares says nothing we can place).
+   */
+  assign(name: string, value: Node, fileLevel: boolean): void {
+    // Only the function's own: an assignment in a callback it declares may run any number of times, or never.
+    const owner = owners(value)[0];
+    if (owner !== undefined && this.#decls.get(name)?.some((d) => d.owner === owner))
+      this.#push(name, { node: value, at: value, owner });
+    else if (fileLevel) this.add(name, value);
+  }
+
+  #push(name: string, decl: Decl): void {
     const list = this.#decls.get(name);
     if (list) list.push(decl);
     else this.#decls.set(name, [decl]);
@@ -105,7 +130,11 @@ export class Scope {
     if (from && decls?.some((d) => d.owner !== -1)) {
       for (const owner of owners(from)) {
         const mine = decls.filter((d) => d.owner === owner);
-        if (mine.length > 0) return this.#resolve(`${name}@${owner}`, mine);
+        if (mine.length === 0) continue;
+        const reaching = mine.length > 1 ? reachingDefinitions(mine, from) : mine;
+        if (reaching.length === 0) return this.#resolve(`${name}@${owner}`, mine);
+        const key = `${name}@${owner}@${reaching.map((d) => d.at.startIndex).join(',')}`;
+        return reaching.length > 1 ? this.#alternatives(key, reaching) : this.#resolve(key, reaching);
       }
       const file = decls.filter((d) => d.owner === -1);
       return file.length > 0 ? this.#resolve(`${name}@-1`, file) : undefined;
@@ -130,14 +159,52 @@ export class Scope {
     return file.length === 1 ? file[0]!.node : undefined;
   }
 
+  #evaluateAll(key: string, decls: readonly Decl[]): Part[][] | undefined {
+    if (this.#resolving.has(key)) return undefined;
+    this.#resolving.add(key);
+    try {
+      return decls.flatMap((d) => (d.node ? [this.evaluate(d.node)] : [])).filter((v) => v.length > 0);
+    } finally {
+      this.#resolving.delete(key);
+    }
+  }
+
+  /**
+   * Several definitions reach the use (`if (…) url = A; else url = B;`): one value with its alternatives
+   * (`HOLE_PART` carrying them), which the sink expands into one call per alternative. An empty string
+   * among others is an initialiser every branch overwrites; more than `MAX_ALTERNATIVES` is unknown.
+   */
+  #alternatives(key: string, decls: readonly Decl[]): Part[] | undefined {
+    const cache = this.#bindings.length === 0;
+    const cached = cache ? this.#values.get(key) : undefined;
+    if (cached) return cached;
+    const evaluated = this.#evaluateAll(key, decls);
+    if (!evaluated) return [HOLE_PART];
+    if (evaluated.length === 0) return undefined;
+    const seen = new Map<string, Part[]>();
+    for (const v of evaluated.flatMap(expandAlternatives)) {
+      if (v.length === 1 && 'lit' in v[0]! && v[0].lit === '') continue;
+      seen.set(JSON.stringify(v), v);
+    }
+    const alts = [...seen.values()];
+    const value: Part[] =
+      alts.length === 0
+        ? lit('')
+        : alts.length === 1
+          ? alts[0]!
+          : alts.length <= MAX_ALTERNATIVES
+            ? [{ hole: true, alts }]
+            : [HOLE_PART];
+    if (cache) this.#values.set(key, value);
+    return value;
+  }
+
   #resolve(key: string, decls: readonly Decl[]): Part[] | undefined {
     const cache = this.#bindings.length === 0;
     const cached = cache ? this.#values.get(key) : undefined;
     if (cached) return cached;
-    if (this.#resolving.has(key)) return [HOLE_PART];
-    this.#resolving.add(key);
-    const values = decls.map((d) => this.evaluate(d.node)).filter((v) => v.length > 0);
-    this.#resolving.delete(key);
+    const values = this.#evaluateAll(key, decls);
+    if (!values) return [HOLE_PART];
     if (values.length === 0 && decls.length > 0) return undefined;
     const first = JSON.stringify(values[0]);
     const value = values.length > 0 && values.every((v) => JSON.stringify(v) === first) ? values[0]! : [HOLE_PART];
@@ -156,4 +223,81 @@ export class Scope {
       if (partial || v.every((p) => 'lit' in p || 'env' in p || 'config' in p)) yield [name, v];
     }
   }
+}
+
+/** Statements and expressions whose children run only on some paths. */
+const CONDITIONAL =
+  /^(if|else|elif|switch|case|default_case|expression_case|type_case|communication_case|select|for|while|do|catch|try|finally|except|conditional|ternary|when)/;
+
+/**
+ * The definitions of one function's local that reach `use`, in structured code: those before it, where
+ * one that runs on every path to the use (not inside a branch, loop or handler the use is outside of)
+ * replaces all earlier ones, and one inside such a branch adds to them. Loops carrying a later value
+ * back to an earlier use are not followed.
+ */
+function reachingDefinitions(decls: readonly Decl[], use: Node): Decl[] {
+  const before = decls.filter((d) => d.at.endIndex <= use.startIndex).sort((a, b) => a.at.startIndex - b.at.startIndex);
+  let out: Decl[] = [];
+  for (const d of before) {
+    if (dominates(d.at, use)) {
+      out = [d];
+      continue;
+    }
+    out.push(d);
+    // An `if … else` every branch of which sets the variable replaces what it had before.
+    const branch = conditionalAncestor(d.at, use);
+    const arms = branch?.type === 'if_statement' ? ifArms(branch) : undefined;
+    if (branch && arms?.every((arm) => out.some((x) => within(x.at, arm))))
+      out = out.filter((x) => x.at.startIndex >= branch.startIndex);
+  }
+  return out;
+}
+
+const within = (n: Node, outer: Node): boolean => outer.startIndex <= n.startIndex && n.endIndex <= outer.endIndex;
+
+/** The outermost conditional statement around `def` that the use is outside of, when it runs on every path. */
+function conditionalAncestor(def: Node, use: Node): Node | undefined {
+  let found: Node | undefined;
+  for (let a: Node | null = def; a?.parent && !FUNCTIONS.has(a.type); a = a.parent)
+    if (CONDITIONAL.test(a.type) && !within(use, a)) found = a;
+  return found && dominates(found, use) ? found : undefined;
+}
+
+/** The arms of an `if` chain ending in a plain `else` (`elif`s included); undefined when some path takes no arm. */
+function ifArms(node: Node): Node[] | undefined {
+  const consequence = node.childForFieldName('consequence');
+  const alternatives = node.childrenForFieldName('alternative').filter((a): a is Node => a !== null);
+  if (!consequence || alternatives.length === 0) return undefined;
+  const arms = [consequence];
+  for (const [i, alt] of alternatives.entries()) {
+    if (alt.type === 'elif_clause') {
+      const c = alt.childForFieldName('consequence');
+      if (!c) return undefined;
+      arms.push(c);
+      continue;
+    }
+    const body =
+      alt.type === 'else_clause' ? (alt.childForFieldName('body') ?? alt.namedChildren.find((c) => c !== null)) : alt;
+    if (!body) return undefined;
+    if (body.type === 'if_statement') {
+      const rest = ifArms(body);
+      if (!rest) return undefined;
+      arms.push(...rest);
+    } else arms.push(body);
+    // A plain `else` is the chain's last arm; anything after it is not this chain's.
+    return i === alternatives.length - 1 ? arms : undefined;
+  }
+  return undefined;
+}
+
+function dominates(def: Node, use: Node): boolean {
+  const inside = (n: Node) => n.startIndex <= use.startIndex && use.endIndex <= n.endIndex;
+  for (let a: Node | null = def; a?.parent && !FUNCTIONS.has(a.type); a = a.parent) {
+    const p = a.parent;
+    if (!CONDITIONAL.test(p.type) || inside(a)) continue;
+    // The condition of an `if`/`while` runs on every path through it.
+    if (p.childForFieldName('condition')?.startIndex === a.startIndex) continue;
+    return false;
+  }
+  return true;
 }
