@@ -218,8 +218,59 @@ async function nodeRun(base, spec, connections, secs) {
   return { rps: lat.length / elapsed, p50: percentile(lat, 50), p99: percentile(lat, 99), errors };
 }
 
+/** The A2A 1.0 gRPC service (`lf.a2a.v1.A2AService`) from the repository's a2a.proto, loaded once. */
+let a2aGrpc;
+async function a2aGrpcClient(address) {
+  const grpc = await import('@grpc/grpc-js');
+  if (!a2aGrpc) {
+    const loader = await import('@grpc/proto-loader');
+    const def = await loader.load(join(root, 'proto/lf/a2a/v1/a2a.proto'), {
+      includeDirs: [join(root, 'proto')],
+      keepCase: false,
+      enums: String,
+      defaults: false,
+    });
+    a2aGrpc = { grpc, Service: grpc.loadPackageDefinition(def).lf.a2a.v1.A2AService };
+  }
+  return new a2aGrpc.Service(address, grpc.credentials.createInsecure());
+}
+
+/**
+ * A gRPC case (`spec.grpc`: the RPC, a request of a unique request number, metadata): `connections` loops of
+ * unary calls on one channel, as a gRPC client multiplexes them.
+ */
+async function grpcRun(spec, connections, secs) {
+  const { address, rpc, request, metadata } = spec.grpc;
+  const client = await a2aGrpcClient(address);
+  const md = new a2aGrpc.grpc.Metadata();
+  for (const [k, v] of Object.entries(metadata)) md.set(k, v);
+  const lat = [];
+  let errors = 0;
+  let n = 0;
+  const stamp = Date.now().toString(36);
+  const end = performance.now() + secs * 1000;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: connections }, async (_, w) => {
+      while (performance.now() < end) {
+        n += 1;
+        const t0 = performance.now();
+        const ok = await new Promise((resolve) =>
+          client[rpc](request(`${stamp}-${w}-${n}`), md, (err) => resolve(!err)),
+        );
+        if (ok) lat.push(performance.now() - t0);
+        else errors += 1;
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  client.close();
+  lat.sort((a, b) => a - b);
+  return { rps: lat.length / elapsed, p50: percentile(lat, 50), p99: percentile(lat, 99), errors };
+}
+
 const runLoad = (base, spec, c, secs = seconds) =>
-  loadgen === 'wrk' ? wrkRun(base, spec, c, secs) : nodeRun(base, spec, c, secs);
+  spec.grpc ? grpcRun(spec, c, secs) : loadgen === 'wrk' ? wrkRun(base, spec, c, secs) : nodeRun(base, spec, c, secs);
 
 /** Several gateways at once (the distributed mode): connections split between them, results combined. */
 async function runLoadOn(bases, spec, c, secs = seconds) {
@@ -301,11 +352,15 @@ const sendBody = (method) => (id) =>
 const sendBodyV1 = (id) =>
   `{\\"jsonrpc\\":\\"2.0\\",\\"id\\":1,\\"method\\":\\"SendMessage\\",\\"params\\":{\\"message\\":{\\"role\\":\\"ROLE_USER\\",\\"messageId\\":\\"m1-${id}\\",\\"parts\\":[{\\"text\\":\\"benchmark text\\"}]}}}`;
 
+/** The same send on the 1.0 HTTP+JSON binding (`POST {v1Path}/rest/message:send`): the SendMessageRequest alone. */
+const sendBodyV1Rest = (id) =>
+  `{\\"message\\":{\\"role\\":\\"ROLE_USER\\",\\"messageId\\":\\"mr-${id}\\",\\"parts\\":[{\\"text\\":\\"benchmark text\\"}]}}`;
+
 /**
  * Cases of an A2A server: its JSON-RPC path, card path and auth header; a seeded task for tasks/get. With
- * `v1Path` (our gateway), also the A2A 1.0 send and get on the agent's 1.0 JSON-RPC endpoint.
+ * `v1Path` (our gateway), also the A2A 1.0 send and get on the agent's 1.0 endpoints, JSON-RPC and HTTP+JSON.
  */
-async function a2aCases(base, { rpcPath, cardPath, headers, v1Path }) {
+async function a2aCases(base, { rpcPath, cardPath, headers, v1Path, key }) {
   const seeded = await postJson(base, rpcPath, headers, {
     jsonrpc: '2.0',
     id: 1,
@@ -315,6 +370,17 @@ async function a2aCases(base, { rpcPath, cardPath, headers, v1Path }) {
   const taskId = seeded.result?.id;
   if (!taskId) throw new Error(`seed send failed: ${JSON.stringify(seeded).slice(0, 300)}`);
   const h = { 'Content-Type': 'application/json', ...headers };
+  // The agent's gRPC interface, as its card declares it (URL and tenant).
+  const card = v1Path ? await fetch(`${base}${cardPath}`).then((r) => r.json()) : undefined;
+  const grpcInterface = card?.supportedInterfaces?.find((i) => i.protocolBinding === 'GRPC');
+  const grpcCase = (rpc, request) => ({
+    grpc: {
+      address: grpcInterface.url,
+      rpc,
+      request,
+      metadata: { authorization: `Bearer ${key}`, 'a2a-version': '1.0' },
+    },
+  });
   return {
     send: { method: 'POST', path: rpcPath, headers: h, body: sendBody('message/send') },
     get: {
@@ -334,6 +400,26 @@ async function a2aCases(base, { rpcPath, cardPath, headers, v1Path }) {
             headers: { ...h, 'A2A-Version': '1.0' },
             body: `{\\"jsonrpc\\":\\"2.0\\",\\"id\\":1,\\"method\\":\\"GetTask\\",\\"params\\":{\\"id\\":\\"${taskId}\\"}}`,
           },
+          'send-v1-rest': {
+            method: 'POST',
+            path: `${v1Path}/rest/message:send`,
+            headers: { ...h, 'A2A-Version': '1.0' },
+            body: sendBodyV1Rest,
+          },
+          'get-v1-rest': {
+            method: 'GET',
+            path: `${v1Path}/rest/tasks/${taskId}`,
+            headers: { ...headers, 'A2A-Version': '1.0' },
+          },
+        }
+      : {}),
+    ...(grpcInterface && key
+      ? {
+          'send-v1-grpc': grpcCase('sendMessage', (id) => ({
+            tenant: grpcInterface.tenant,
+            message: { role: 'ROLE_USER', messageId: `mg-${id}`, parts: [{ text: 'benchmark text' }] },
+          })),
+          'get-v1-grpc': grpcCase('getTask', () => ({ tenant: grpcInterface.tenant, id: taskId })),
         }
       : {}),
   };
@@ -435,9 +521,19 @@ const record = (target, kase, c, r, cpu, elu) => {
   );
 };
 
+/** The 1.0 cases of our gateway, each beside the 0.3 case it is compared with (`npm run bench` reports the ratio). */
+const V1_PAIRS = [
+  ['get-v1', 'get'],
+  ['get-v1-rest', 'get'],
+  ['get-v1-grpc', 'get'],
+  ['send-v1', 'send'],
+  ['send-v1-rest', 'send'],
+  ['send-v1-grpc', 'send'],
+];
+
 async function measure(target, sys, cases, sendOnly = false) {
   // Warm-up, not recorded: the JIT and the caches of a fresh process would otherwise weigh on the first cases.
-  for (const kase of sendOnly ? ['send'] : ['send', 'get', 'card', 'send-v1', 'get-v1'])
+  for (const kase of sendOnly ? ['send'] : ['send', 'get', 'card', ...V1_PAIRS.map(([v1]) => v1)])
     if (cases[kase] && warmupSeconds > 0)
       await runLoadOn(
         sys.bases,
@@ -462,27 +558,61 @@ async function measure(target, sys, cases, sendOnly = false) {
       }
     }
   };
+  /**
+   * A 0.3 case and its 1.0 counterparts, interleaved: at each concurrency every case runs half its time in the
+   * order given, then half in the reverse order (A B C, C B A). The machine's speed drifts by more than the
+   * difference between them, and a comparison of cases run a minute apart measured the drift.
+   */
+  const interleaved = async (kases) => {
+    const present = kases.filter((k) => cases[k]);
+    if (present.length === 1) return throughput(present[0]);
+    const half = Math.max(1, seconds / 2);
+    for (const c of concurrencies) {
+      const acc = new Map(present.map((k) => [k, { n: 0, cpu: 0, p50: 0, p99: 0, errors: 0, elu: 0, parts: 0 }]));
+      for (const order of [present, [...present].reverse()])
+        for (const kase of order) {
+          const ops = kase === 'send' && sys.storeOps && order === present ? await sys.storeOps() : undefined;
+          const before = sys.pids.reduce((s, p) => s + cpuSeconds(p), 0);
+          if (sys.started) await eluOf(sys.started);
+          const r = await runLoadOn(sys.bases, cases[kase], c, half);
+          const elu = sys.started ? await eluOf(sys.started) : undefined;
+          const a = acc.get(kase);
+          a.cpu += sys.pids.reduce((s, p) => s + cpuSeconds(p), 0) - before;
+          a.n += r.rps * half;
+          a.p50 += r.p50;
+          a.p99 = Math.max(a.p99, r.p99);
+          a.errors += r.errors;
+          a.elu += elu ?? NaN;
+          a.parts += 1;
+          if (ops && r.rps > 0) {
+            await sleep(1000); // the sends' trailing work (webhooks, run markers)
+            extras.push(storeOpsLine(target, c, ops, await sys.storeOps(), r.rps * half));
+          }
+        }
+      for (const kase of present) {
+        const a = acc.get(kase);
+        const r = { rps: a.n / (half * a.parts), p50: a.p50 / a.parts, p99: a.p99, errors: a.errors };
+        const elu = sys.started && Number.isFinite(a.elu) ? a.elu / a.parts : undefined;
+        record(target, kase, c, r, a.n > 0 ? (a.cpu * 1000) / a.n : undefined, elu);
+      }
+    }
+  };
   if (sendOnly) return throughput('send');
-  await throughput('get');
+  // A2A 1.0 on the same agent beside 0.3 (JSON-RPC and HTTP+JSON): `npm run bench` reports both and the ratio.
+  await interleaved(['get', 'get-v1', 'get-v1-rest', 'get-v1-grpc']);
   await throughput('card');
   for (const c of concurrencies.filter((x) => x <= 16)) {
     const r = await firstFrame(sys.bases[0], cases.stream, c, Math.max(1, seconds / 2));
     record(target, 'stream-first', c, r);
   }
-  // A2A 1.0 on the same agent (before the 0.3 sends, for the same reason): `npm run bench` reports both.
-  if (cases['get-v1']) await throughput('get-v1');
-  if (cases['send-v1']) await throughput('send-v1');
-  await throughput('send');
-  for (const [v1, v03] of [
-    ['get-v1', 'get'],
-    ['send-v1', 'send'],
-  ]) {
+  await interleaved(['send', 'send-v1', 'send-v1-rest', 'send-v1-grpc']);
+  for (const [v1, v03] of V1_PAIRS) {
     for (const c of concurrencies) {
       const a = rows.find((r) => r.target === target && r.kase === v1 && r.c === c);
       const b = rows.find((r) => r.target === target && r.kase === v03 && r.c === c);
       if (a?.cpuMsPerReq && b?.cpuMsPerReq)
         extras.push(
-          `- ${target}: A2A 1.0 ${v1.replace('-v1', '')} at c=${c} costs ${(a.cpuMsPerReq / b.cpuMsPerReq).toFixed(2)}× the server CPU of the 0.3 one (${a.cpuMsPerReq.toFixed(3)} vs ${b.cpuMsPerReq.toFixed(3)} ms/req).`,
+          `- ${target}: A2A 1.0 ${v1.endsWith('rest') ? 'HTTP+JSON' : v1.endsWith('grpc') ? 'gRPC' : 'JSON-RPC'} ${v03} at c=${c} costs ${(a.cpuMsPerReq / b.cpuMsPerReq).toFixed(2)}× the server CPU of the 0.3 one (${a.cpuMsPerReq.toFixed(3)} vs ${b.cpuMsPerReq.toFixed(3)} ms/req, interleaved).`,
         );
     }
   }
@@ -623,6 +753,7 @@ async function main() {
         cardPath: '/agents/demo-echo/.well-known/agent-card.json',
         headers: auth,
         v1Path: '/agents/demo-echo/a2a/v1',
+        key: sys.key,
       });
       await measure(name, sys, cases, name === 'distributed-mtls');
       if (name === 'distributed-mtls') extras.push(...mtlsCost());

@@ -27,6 +27,7 @@ describe('bench/run.mjs (npm run bench), shortest mode, embedded only', () => {
         BENCH_TARGETS: 'embedded',
         BENCH_IDLE_STREAMS: '20',
         BENCH_LOADGEN: 'node',
+        BENCH_WARMUP_SECONDS: '1',
         BENCH_OUT: out,
       },
       timeout: 120_000,
@@ -39,7 +40,8 @@ describe('bench/run.mjs (npm run bench), shortest mode, embedded only', () => {
     // Written formatted (prettier pads the table), as the committed docs/performance.md must be.
     expect(text).not.toContain('|---|');
     expect(text).toMatch(/\n\| -+ \| -+ \| -+ \|/);
-    for (const kase of ['send', 'get', 'card', 'stream-first', 'get+20sse']) {
+    const v1 = ['send-v1', 'get-v1', 'send-v1-rest', 'get-v1-rest', 'send-v1-grpc', 'get-v1-grpc'];
+    for (const kase of ['send', 'get', 'card', 'stream-first', 'get+20sse', ...v1]) {
       const row = new RegExp(
         `\\| embedded +\\| ${kase.replace('+', '\\+')} +\\| \\d+ +\\| (\\d+) +\\|[^\\n]*\\| (\\d+) +\\|[^|]*\\|\\n`,
       ).exec(text);
@@ -47,9 +49,21 @@ describe('bench/run.mjs (npm run bench), shortest mode, embedded only', () => {
       expect(Number(row![1]), `${kase} req/s`).toBeGreaterThan(0);
       expect(Number(row![2]), `${kase} errors`).toBe(0);
     }
+    // Each 1.0 case beside its 0.3 one, as a ratio of server CPU per request.
+    for (const [binding, op] of [
+      ['JSON-RPC', 'get'],
+      ['HTTP\\+JSON', 'get'],
+      ['gRPC', 'get'],
+      ['JSON-RPC', 'send'],
+      ['HTTP\\+JSON', 'send'],
+      ['gRPC', 'send'],
+    ])
+      expect(text).toMatch(
+        new RegExp(`embedded: A2A 1\\.0 ${binding} ${op} at c=2 costs \\d+\\.\\d\\d× the server CPU`),
+      );
     expect(text).toMatch(/embedded: 20 idle SSE streams open \(0 refused\)/);
     expect(text).toMatch(
-      /event-loop utilisation of the embedded process during each case: get c=2 [01]\.\d\d, .*send c=2 [01]\.\d\d\./,
+      /event-loop utilisation of the embedded process during each case: get c=2 [01]\.\d\d, .*send c=2 [01]\.\d\d[,.]/,
     );
   }, 180_000);
 });

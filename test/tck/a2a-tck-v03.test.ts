@@ -17,11 +17,9 @@ const isV03Tree = Boolean(tckDir && existsSync(join(tckDir, 'tests', 'mandatory'
  * docs/conformance-notes.md ("Official A2A 0.3 TCK"). Any other failure fails this test.
  */
 const KNOWN: readonly { test: RegExp; why: string }[] = [
-  // The auth proxy adds the key to every request (the TCK sends none): its "no credentials" requests carry one.
-  {
-    test: /test_auth_enforcement::(test_authentication_required_when_declared|test_invalid_credentials_rejected)$|test_in_task_authentication::test_invalid_authentication_handling$/,
-    why: 'the auth proxy adds the key',
-  },
+  // The auth proxy adds the key to every request that has none (the TCK sends none): its "no credentials" request
+  // carries one. Its wrong-credentials requests keep theirs and are refused (401).
+  { test: /test_auth_enforcement::test_authentication_required_when_declared$/, why: 'the auth proxy adds the key' },
   { test: /test_error_validation_enhanced::test_invalid_method_error_validation$/, why: 'method is a dict: -32600' },
   { test: /test_agent_card_security::test_public_agent_card_access_control$/, why: 'GETs the JSON-RPC url' },
   { test: /test_agent_card_security::test_sensitive_information_protection$/, why: '127.0.0.1, apiKey scheme' },

@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * What a client that holds an API key does, in front of the gateway, for clients that cannot be given one (the
- * official A2A TCK sends no credentials): every HTTP request and every gRPC call is forwarded with
- * `Authorization: Bearer <key>` (and each gRPC request with the agent's `tenant`: `withTenant`). The gateway is configured to name these listeners in its cards
+ * official A2A TCK sends no credentials): every HTTP request and every gRPC call without credentials of its own is
+ * forwarded with `Authorization: Bearer <key>` (and each gRPC request with the agent's `tenant`: `withTenant`). The gateway is configured to name these listeners in its cards
  * (`PUBLIC_BASE_URL`, `A2A_GRPC_PUBLIC_ADDR`), so a client that discovers the card stays behind the proxy.
  */
 export interface AuthProxy {
@@ -61,7 +61,9 @@ export async function startAuthProxy(): Promise<AuthProxy> {
 
   const web = http.createServer((req, res) => {
     if (!httpTarget) return void res.writeHead(503).end();
-    const headers = { ...req.headers, authorization: `Bearer ${key}` };
+    // A request that brings its own credentials keeps them, as the gRPC side does (the metadata is copied over
+    // the proxy's key): the TCK's wrong-credentials cases reach the gateway as they were sent.
+    const headers = { ...req.headers, authorization: req.headers.authorization ?? `Bearer ${key}` };
     // The 0.3 TCK reads the card at the host's root (0.3 spec 5.3, "https://{server_domain}/.well-known/…"):
     // the proxy fronts one agent, as a domain given to one agent would.
     const path = /^\/\.well-known\/agent(-card)?\.json$/.test(req.url ?? '') ? `/agents/${tenant}${req.url}` : req.url;

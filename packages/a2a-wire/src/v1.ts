@@ -40,8 +40,16 @@ export function stateFromV1(v: unknown, field: string): string | undefined {
   return s;
 }
 
+/**
+ * What `Date#toISOString` writes, the form every stored timestamp already has: passed through as it is. Days 29–31
+ * take the slow path, where `Date` rolls an impossible date over (`02-30` → `03-02`) as it always has.
+ */
+const ISO_MILLIS = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1\d|2[0-8])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
+
 /** ISO 8601 in UTC with milliseconds (spec 5.6.1), whatever precision was stored. */
 function timestamp(v: unknown): string | undefined {
+  // Parsing and re-printing a Date was the 1.0 GetTask's largest cost beyond the 0.3 one (docs/performance.md).
+  if (typeof v === 'string' && ISO_MILLIS.test(v)) return v;
   if (typeof v !== 'string' && typeof v !== 'number') return undefined;
   const d = new Date(v);
   return Number.isNaN(d.getTime()) ? undefined : d.toISOString();
@@ -193,11 +201,19 @@ export function pushConfigFromV1(c: Json): Json {
   return out;
 }
 
+const PART_MEMBERS = ['text', 'raw', 'url', 'data'] as const;
+
 /** A 1.0 Part → the stored part shape (the validator then applies every rule and limit of a send). */
 function partFromV1(p: unknown, at: string): Json {
   if (!isObject(p)) throw new InvalidParamsError(`${at} must be an object`);
-  const members = ['text', 'raw', 'url', 'data'].filter((k) => p[k] !== undefined && p[k] !== null);
-  if (members.length !== 1) throw new InvalidParamsError(`${at} must have exactly one of text, raw, url or data`);
+  let member: (typeof PART_MEMBERS)[number] | undefined;
+  let count = 0;
+  for (const k of PART_MEMBERS)
+    if (p[k] !== undefined && p[k] !== null) {
+      member = k;
+      count += 1;
+    }
+  if (count !== 1) throw new InvalidParamsError(`${at} must have exactly one of text, raw, url or data`);
   const meta = p.metadata === undefined ? {} : { metadata: p.metadata };
   const file = (key: 'bytes' | 'uri', value: unknown): Json => ({
     kind: 'file',
@@ -208,7 +224,7 @@ function partFromV1(p: unknown, at: string): Json {
     },
     ...meta,
   });
-  switch (members[0]) {
+  switch (member) {
     case 'text':
       return { kind: 'text', text: p.text, ...meta };
     case 'raw':

@@ -265,7 +265,8 @@ export function createA2aV1Router(deps: A2aV1RouterDeps): Router {
       raw = parseJsonBytes(json);
       assertJsonDepth(raw);
       rpc = parseEnvelope(raw);
-      if (asksForV0(requestedVersion(req))) {
+      const version = requestedVersion(req);
+      if (asksForV0(version)) {
         // A 0.x request (no A2A-Version is 0.3): refused as that generation refuses an unserved version.
         sendJsonRpcError(
           res,
@@ -279,7 +280,7 @@ export function createA2aV1Router(deps: A2aV1RouterDeps): Router {
         return;
       }
       ctx = { ...callContextOf(res), version: '1.0', spilled };
-      negotiateV1(requestedVersion(req), ctx.agent);
+      negotiateV1(version, ctx.agent);
     } catch (err) {
       jsonRpcError(res, idOf(raw), err);
       return;

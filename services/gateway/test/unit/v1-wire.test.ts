@@ -154,4 +154,20 @@ describe('A2A 1.0 wire mapping', () => {
       }),
     ).toEqual({ statusUpdate: { taskId: 't', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } } });
   });
+
+  it('timestamps: the stored form passes as it is; any other is what Date prints, impossible days rolled over', () => {
+    const at = (timestamp: unknown) =>
+      (taskToV1({ id: 't', contextId: 'c', status: { state: 'working', timestamp } }).status as { timestamp?: string })
+        .timestamp;
+    expect(at('2026-11-28T05:55:28.261Z')).toBe('2026-11-28T05:55:28.261Z');
+    expect(at('2026-02-28T23:59:59.999Z')).toBe('2026-02-28T23:59:59.999Z');
+    // Not the fast path's form: parsed and printed, as before it existed.
+    expect(at('2026-02-30T00:00:00.000Z')).toBe('2026-03-02T00:00:00.000Z');
+    expect(at('2026-12-01T24:00:00.000Z')).toBe('2026-12-02T00:00:00.000Z');
+    expect(at('2026-11-28T05:55:28.2619Z')).toBe('2026-11-28T05:55:28.261Z');
+    expect(at('2026-11-28T07:55:28.261+02:00')).toBe('2026-11-28T05:55:28.261Z');
+    expect(at(0)).toBe('1970-01-01T00:00:00.000Z');
+    expect(at('2026-13-01T00:00:00.000Z')).toBeUndefined();
+    expect(at('not a time')).toBeUndefined();
+  });
 });

@@ -37,7 +37,8 @@ export const V1_METHODS = [
 ] as const;
 export type V1Method = (typeof V1_METHODS)[number];
 
-export const isV1Method = (m: string): m is V1Method => (V1_METHODS as readonly string[]).includes(m);
+const V1_METHOD_SET: ReadonlySet<string> = new Set(V1_METHODS);
+export const isV1Method = (m: string): m is V1Method => V1_METHOD_SET.has(m);
 
 /** The 1.0 methods answered with a stream (refusals included). */
 export const V1_STREAMING_METHODS: ReadonlySet<string> = new Set(['SendStreamingMessage', 'SubscribeToTask']);
@@ -58,6 +59,7 @@ const SUPPORTED = new Set(['1.0']);
 
 /** The Major.Minor a request asks for; empty means 0.3 (spec 3.6.2). */
 export function requestedMajorMinor(requested: string | undefined): string {
+  if (requested === '1.0') return requested; // what every 1.0 client sends: no trim, no pattern
   const raw = (requested ?? '').trim();
   if (raw === '') return '0.3';
   const m = /^(\d{1,4})\.(\d{1,4})(?:\.\d{1,4})?$/.exec(raw);
