@@ -30,7 +30,7 @@ describe('bench/run.mjs (npm run bench), shortest mode, embedded only', () => {
         BENCH_WARMUP_SECONDS: '1',
         BENCH_OUT: out,
       },
-      timeout: 120_000,
+      timeout: 270_000,
     });
     const text = readFileSync(out, 'utf8');
     expect(text).toContain('kept above');
@@ -65,5 +65,5 @@ describe('bench/run.mjs (npm run bench), shortest mode, embedded only', () => {
     expect(text).toMatch(
       /event-loop utilisation of the embedded process during each case: get c=2 [01]\.\d\d, .*send c=2 [01]\.\d\d[,.]/,
     );
-  }, 180_000);
+  }, 300_000);
 });
