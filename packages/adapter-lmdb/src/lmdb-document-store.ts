@@ -9,7 +9,7 @@ import type {
   Versioned,
   WriteOptions,
 } from '@a2a-inbound/ports';
-import { key, num, rangeEnd, str, valueElement } from './keys';
+import { key, num, rangeEnd, str, strs, valueElement } from './keys';
 import { LmdbDatabase, type LmdbOpenOptions } from './lmdb-database';
 
 /** What a row holds on disk: the version, the retention time and the document. */
@@ -63,7 +63,7 @@ class LmdbCollection<T extends object> implements Collection<T> {
   }
 
   #docKey(id: string): Buffer {
-    return key(this.#prefix, str(id));
+    return strs(this.name, id);
   }
 
   /** The index entry's prefix (without the id); undefined when a unique index exempts the document. */
