@@ -21,6 +21,7 @@
 //   BENCH_IDLE_STREAMS=10000  (0 skips the idle-SSE test)
 //   BENCH_LOADGEN=auto|wrk|node  (auto: wrk when installed, else the built-in Node load generator)
 //   BENCH_OUT=docs/performance.md  (`-` prints only)
+//   BENCH_NODE_ARGS=''    extra Node flags for every server child (--cpu-prof, --trace-gc, -r a probe)
 //   BENCH_STORE_OPS=1  (0: the distributed cluster without /metrics, so no store operations per send in the notes)
 // Requires `npm run build` first (the embedded and distributed modes run the bundles in dist/).
 import { spawn, execFile, execFileSync } from 'node:child_process';
@@ -61,9 +62,11 @@ const log = (s) => process.stderr.write(`[bench] ${s}\n`);
 // ---------------------------------------------------------------------------------------------- processes
 
 const children = new Set();
+/** Extra Node flags for every server child (BENCH_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`). */
+const nodeArgs = (env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 function startChild(args, childEnv, ready) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-r', join(root, 'bench/elu-probe.cjs'), ...args], {
+    const child = spawn(process.execPath, [...nodeArgs, '-r', join(root, 'bench/elu-probe.cjs'), ...args], {
       env: { ...env, ...childEnv },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -8,11 +8,20 @@ set -euo pipefail
 R=${1:-6}; S=${2:-5}; C=${3:-16}
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 work=$(mktemp -d); trap 'kill -INT ${pids[@]:-} 2>/dev/null || true; rm -rf "$work"' EXIT
+# A messageId unique per run, thread and request: wrk seeds no Lua random generator, so math.random gives every
+# thread of every run the same sequence, and the sends after the first round were idempotent replays of stored
+# tasks (a duplicate-key insert and the stored answer), not sends.
 cat > "$work/send.lua" <<'LUA'
+local threads = 0
+setup = function(thread)
+  threads = threads + 1
+  thread:set("tid", threads)
+end
 local n = 0
+local stamp = os.time() .. "-" .. os.clock()
 request = function()
   n = n + 1
-  local body = '{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user","messageId":"m-' .. math.random(1,1e9) .. '-' .. n .. '","parts":[{"kind":"text","text":"benchmark text"}]}}}'
+  local body = '{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user","messageId":"m-' .. stamp .. '-' .. tid .. '-' .. n .. '","parts":[{"kind":"text","text":"benchmark text"}]}}}'
   return wrk.format("POST", "/agents/demo-echo/a2a", {["Content-Type"]="application/json", ["Authorization"]="Bearer " .. os.getenv("KEY")}, body)
 end
 LUA

@@ -23,7 +23,19 @@ function escape(bytes: Buffer): Buffer {
   return Buffer.from(out);
 }
 
+/** No U+0000 or U+0001: the only code points whose UTF-8 holds a 0x00 or 0x01 byte. */
+const PLAIN = /^[^\u0000\u0001]*$/;
+
 function element(tag: string, payload: string): Buffer {
+  // The common case in one allocation (keys are built for every write): a short payload with nothing to escape.
+  // Three UTF-8 bytes at most per UTF-16 unit, so it is within MAX_PAYLOAD_BYTES.
+  if (payload.length * 3 <= MAX_PAYLOAD_BYTES && PLAIN.test(payload))
+    return Buffer.from(`${tag}${payload}\u0000`, 'utf8');
+  return slowElement(tag, payload);
+}
+
+/** `element` for any payload: escaped, hashed when long. */
+export function slowElement(tag: string, payload: string): Buffer {
   let bytes = Buffer.from(payload, 'utf8');
   if (bytes.length > MAX_PAYLOAD_BYTES) {
     tag = tag.toUpperCase(); // a hashed value never equals a short one with the same text
@@ -43,6 +55,16 @@ export function valueElement(value: unknown): Buffer {
 
 export const key = (...parts: readonly Buffer[]): Buffer => Buffer.concat(parts);
 export const str = (s: string): Buffer => element('s', s);
+
+/** `key(str(a), str(b), ...)` in one allocation when no value needs escaping or hashing (a document's key). */
+export function strs(...values: readonly string[]): Buffer {
+  let text = '';
+  for (const v of values) {
+    if (v.length * 3 > MAX_PAYLOAD_BYTES || !PLAIN.test(v)) return key(...values.map(str));
+    text += `s${v}\u0000`;
+  }
+  return Buffer.from(text, 'utf8');
+}
 
 /** A fixed-width decimal: numeric order is byte order (sequence numbers, expiry times). */
 export const num = (n: number): Buffer =>

@@ -169,6 +169,28 @@ export function describeDocumentStoreContract(adapter: string, factory: () => Pr
       expect((await coll.find({ tenant: 't6' })).map((v) => v.id).sort()).toEqual(['forever', 'new']);
     });
 
+    it('without indexes too: compare-and-set and delete check the version and keep the retention time', async () => {
+      const plain = await store.collection<Doc>({ name: `${name}_plain` });
+      await plain.insert('p', { tenant: 't8', name: 'p', n: 0 }, { expiresAt: 2_000 });
+      expect((await plain.replace('p', 1, { tenant: 't8', name: 'p', n: 1 })).version).toBe(2);
+      await expect(plain.replace('p', 1, { tenant: 't8', name: 'p', n: 9 })).rejects.toMatchObject({
+        code: 'VERSION_CONFLICT',
+      });
+      await expect(plain.replace('none', 1, { tenant: 't8', name: 'p', n: 9 })).rejects.toMatchObject({
+        code: 'NOT_FOUND',
+      });
+      expect((await plain.replace('p', 2, { tenant: 't8', name: 'p', n: 2 })).version).toBe(3);
+      expect((await plain.get('p'))?.doc.n).toBe(2);
+      expect(await plain.delete('p', 2)).toBe(false);
+      expect(await plain.sweepExpired(1_000)).toBe(0);
+      expect(await plain.sweepExpired(3_000)).toBe(1);
+      expect(await plain.get('p')).toBeUndefined();
+      await plain.insert('q', { tenant: 't8', name: 'q', n: 0 });
+      await plain.replace('q', 1, { tenant: 't8', name: 'q', n: 1 }, { expiresAt: 4_000 });
+      expect(await plain.delete('q', 2)).toBe(true);
+      expect(await plain.sweepExpired(5_000)).toBe(0);
+    });
+
     it('opening a collection twice is idempotent and sees the same data', async () => {
       const again = await store.collection<Doc>({ name, indexes: [{ fields: ['tenant', 'name'], unique: true }] });
       expect((await again.get('a'))?.doc.n).toBe(10);

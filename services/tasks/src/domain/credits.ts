@@ -277,15 +277,11 @@ export class Credits {
         if (!bucket) continue;
       }
       const take = Math.min(bucket.doc.credits, remaining);
-      const debits = [
-        ...withoutDebit(bucket.doc.debits, chargeId),
-        { chargeId, amount: debitOf(bucket, chargeId) + take },
-      ];
       try {
         const saved = await this.c.creditBuckets.replace(bucket.id, bucket.version, {
           ...bucket.doc,
           credits: bucket.doc.credits - take,
-          debits: debits.slice(-DEBIT_RING),
+          debits: withDebit(bucket.doc.debits, chargeId, take),
         });
         this.#remember(saved);
         remaining -= take;
@@ -386,6 +382,28 @@ function fullest(buckets: Bucket[]): number {
 
 function debitOf(bucket: Bucket, chargeId: string): number {
   return (bucket?.doc.debits ?? []).filter((d) => d.chargeId === chargeId).reduce((s, d) => s + d.amount, 0);
+}
+
+/**
+ * The ring with `take` more for `chargeId`: its earlier debits folded into one entry at the end, the oldest
+ * others dropped beyond `DEBIT_RING`. One pass and one array: every send rewrites a full ring.
+ */
+function withDebit(debits: CreditDebit[], chargeId: string, take: number): CreditDebit[] {
+  let amount = take;
+  let others = 0;
+  for (const d of debits) {
+    if (d.chargeId === chargeId) amount += d.amount;
+    else others += 1;
+  }
+  let skip = Math.max(0, others - (DEBIT_RING - 1));
+  const out: CreditDebit[] = [];
+  for (const d of debits) {
+    if (d.chargeId === chargeId) continue;
+    if (skip > 0) skip -= 1;
+    else out.push(d);
+  }
+  out.push({ chargeId, amount });
+  return out;
 }
 
 function withoutDebit(debits: CreditDebit[], chargeId: string): CreditDebit[] {

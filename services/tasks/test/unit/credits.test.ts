@@ -127,6 +127,40 @@ describe('credits (bucketed balance and charge ledger)', () => {
     expect((await control.accounts.getSubscription('sub')).credits).toBe(9);
   });
 
+  it("a bucket's debit ring keeps its latest 128 charges, oldest first; a refund within it gives back exactly its charge", async () => {
+    const store = new InMemoryDocumentStore();
+    const placed = new Map<string, string[]>(); // bucket id -> the charges it paid, in order
+    const wrapped = new Set<object>();
+    const open = store.collection.bind(store);
+    store.collection = (async (spec: Parameters<typeof open>[0]) => {
+      const c = await open(spec);
+      if (spec.name !== 'credit_buckets' || wrapped.has(c)) return c;
+      wrapped.add(c);
+      const replace = c.replace.bind(c);
+      c.replace = async (id, version, doc, options) => {
+        const saved = await replace(id, version, doc, options);
+        const last = (doc as CreditBucketDoc).debits.at(-1);
+        if (last) placed.set(id, [...(placed.get(id) ?? []), last.chargeId]);
+        return saved;
+      };
+      return c;
+    }) as typeof store.collection;
+    const { control, buckets } = await creditsSetup(store, 16 * 1000);
+    const sends = 16 * 140; // more than 128 per bucket on average
+    for (let i = 0; i < sends; i++) await control.accounts.charge('sub', `msg:${i}`);
+    let full = 0;
+    for (let n = 0; n < CREDIT_BUCKETS; n++) {
+      const ring = (await buckets.get(`sub:${n}`))?.doc.debits ?? [];
+      const expected = (placed.get(`sub:${n}`) ?? []).slice(-128);
+      expect(ring.map((d) => d.chargeId)).toEqual(expected);
+      expect(ring.every((d) => d.amount === 1)).toBe(true);
+      if (ring.length === 128) full += 1;
+    }
+    expect(full).toBeGreaterThan(0);
+    await control.accounts.refund('sub', `msg:${sends - 1}`);
+    expect((await control.accounts.getSubscription('sub')).credits).toBe(16 * 1000 - sends + 1);
+  });
+
   it('a cost larger than any one bucket is paid from several, and refunded to them', async () => {
     const { control } = await creditsSetup(new InMemoryDocumentStore(), 20); // 16 buckets: 1 or 2 credits each
     await control.accounts.setCreditCost('sub', 7);
