@@ -43,6 +43,8 @@ export interface LinkerAppConfig {
   readonly allowedLocalRoots?: readonly string[];
   /** On close, calls in progress get this long before the server cuts them (default 5 s). */
   readonly shutdownGraceMs?: number;
+  /** A file whose tree-sitter parse takes longer is skipped and listed (default 10 s). */
+  readonly parseBudgetMs?: number;
   /** Mutual TLS: then the caller must also present the gateway's service certificate (ADR 0032). */
   readonly grpcTls?: GrpcTlsFiles | undefined;
   readonly grpcHealthPort?: number | undefined;
@@ -99,6 +101,7 @@ export async function startLinkerApp(deps: LinkerDeps, config: LinkerAppConfig):
     access: deps.access ?? diskSourceAccess(config.allowedLocalRoots ?? [], egress, limits),
     egress,
     maxFileBytes: limits.maxFileBytes,
+    ...(config.parseBudgetMs !== undefined ? { parseBudgetMs: config.parseBudgetMs } : {}),
     ...(config.maxArchiveBytes !== undefined ? { maxArchiveBytes: config.maxArchiveBytes } : {}),
     ...(config.allowedLocalRoots ? { allowedLocalRoots: config.allowedLocalRoots } : {}),
   });

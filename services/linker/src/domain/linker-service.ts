@@ -100,6 +100,8 @@ export interface LinkerServiceOptions {
   readonly maxArchiveBytes?: number;
   /** Larger files are not parsed (LINKER_MAX_FILE_BYTES; the access's listing skips them by size first). */
   readonly maxFileBytes?: number;
+  /** A file whose parse takes longer is skipped and listed in the parse stage and the report (LINKER_PARSE_BUDGET_MS). */
+  readonly parseBudgetMs?: number;
   /** Directories (and file:// / local git repositories) may only be read below these roots; none = refused. */
   readonly allowedLocalRoots?: readonly string[];
   /** Which addresses remote git URLs may reach (checked when a source is added; default: public only). */
@@ -324,9 +326,12 @@ export class LinkerService {
             extractSource(
               source.name,
               await this.o.access.list(fetched.root, { includeTests: false, onSkip: (f) => skipped.push(f) }),
-              this.o.maxFileBytes !== undefined ? { maxFileBytes: this.o.maxFileBytes } : {},
+              {
+                ...(this.o.maxFileBytes !== undefined ? { maxFileBytes: this.o.maxFileBytes } : {}),
+                ...(this.o.parseBudgetMs !== undefined ? { parseBudgetMs: this.o.parseBudgetMs } : {}),
+              },
             ),
-          () => skippedDetail(skipped),
+          (f) => skippedDetail([...skipped, ...(f.skippedFiles ?? [])]),
         );
         const existing = await this.facts.get(factsId(applicationId, source.id));
         const factsDoc: FactsDoc = { subscriptionId, applicationId, sourceId: source.id, version: number, facts };

@@ -258,6 +258,8 @@ export interface SourceFacts {
   readonly busSummaries?: BusSummary[];
   /** C# types by name → the namespace declaring them (MassTransit names message exchanges `Namespace:Type`). */
   typeNamespaces?: Record<string, string>;
+  /** Files read but not analysed, with the reason (a parse over its time budget); shown in the report. */
+  skippedFiles?: { path: string; reason: string }[];
 }
 
 export function emptyFacts(source: string): SourceFacts {

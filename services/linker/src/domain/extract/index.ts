@@ -1,6 +1,6 @@
 import type { Endpoint, Loc, Part, SourceFacts } from '../model';
 import { emptyFacts } from '../model';
-import { type CodeLanguage, languageOf, parse } from '../parsers';
+import { type CodeLanguage, languageOf, parseWithin } from '../parsers';
 import { isSpringBaseKey, relaxedKey } from '../link';
 import { joinPath } from '../routes';
 import { HOLE_PART, type HttpWrapper, type MessageWrapper, Sink, applyEntityTables, concat, nameOf } from './common';
@@ -34,6 +34,8 @@ export interface ExtractOptions {
   readonly includeTests?: boolean;
   /** Longer texts are left out (default 1 MiB: LINKER_MAX_FILE_BYTES). */
   readonly maxFileBytes?: number;
+  /** A file whose tree-sitter parse takes longer is skipped and listed (default 10 s: LINKER_PARSE_BUDGET_MS). */
+  readonly parseBudgetMs?: number;
 }
 
 const SKIP_DIRS = new Set([
@@ -59,6 +61,7 @@ const TEST_DIRS =
 const TEST_FILES = /(\.(test|spec)\.[cm]?[jt]sx?$)|(_test\.go$)|(^test_.*\.py$)|(_test\.py$)|(Tests?\.(cs|java)$)/;
 /** Files of in-memory sources larger than this are left out (the disk listing skips them before reading). */
 const MAX_FILE_BYTES = 1024 * 1024;
+export const DEFAULT_PARSE_BUDGET_MS = 10_000;
 
 export function isIgnoredDir(name: string, includeTests: boolean): boolean {
   return SKIP_DIRS.has(name) || (!includeTests && (TEST_DIRS.test(name) || /^(test|tests|spec|specs)$/i.test(name)));
@@ -144,7 +147,12 @@ export async function extractSource(
     if (f.path === 'package.json' || f.path.endsWith('/package.json'))
       for (const d of npmDependencies(text)) npmDeps.add(d);
     if ('code' in kind) {
-      const tree = await parse(kind.code, text);
+      const budget = options.parseBudgetMs ?? DEFAULT_PARSE_BUDGET_MS;
+      const tree = await parseWithin(kind.code, text, budget);
+      if (!tree) {
+        (facts.skippedFiles ??= []).push({ path: f.path, reason: `parse took longer than ${budget} ms` });
+        continue;
+      }
       try {
         if (kind.code === 'typescript' || kind.code === 'tsx' || kind.code === 'javascript') {
           const fsr = fileSystemRoutes(tree.rootNode, f.path);
