@@ -15,6 +15,7 @@ import { DEFAULT_INGEST_LIMITS, type IngestLimits, type SourceAccess } from './d
 import { fetchSource, listSourceFiles } from './ingest/index';
 import { linkerGrpcService, serviceCredentialCheck } from './transport/grpc-server';
 import { linkerV1 } from './transport/proto';
+import { ParsePool, defaultParseWorkers } from './parse-pool';
 
 export interface LinkerDeps {
   readonly store: DocumentStore;
@@ -45,6 +46,8 @@ export interface LinkerAppConfig {
   readonly shutdownGraceMs?: number;
   /** A file whose tree-sitter parse takes longer is skipped and listed (default 10 s). */
   readonly parseBudgetMs?: number;
+  /** Worker threads that parse code files (default: one per core, at most 4; 0 or no bundled worker: in process). */
+  readonly parseWorkers?: number;
   /** Mutual TLS: then the caller must also present the gateway's service certificate (ADR 0032). */
   readonly grpcTls?: GrpcTlsFiles | undefined;
   readonly grpcHealthPort?: number | undefined;
@@ -94,6 +97,8 @@ export async function startLinkerApp(deps: LinkerDeps, config: LinkerAppConfig):
   const checkCredential = serviceCredentialCheck(config.serviceToken);
   const egress = deps.egress ?? publicEgress;
   const limits = config.ingestLimits ?? DEFAULT_INGEST_LIMITS;
+  const parsePool = ParsePool.open(config.parseWorkers ?? defaultParseWorkers());
+  if (parsePool) lifecycle.onClose('parse workers', () => parsePool.close());
   const service = await LinkerService.open({
     store: deps.store,
     clock: deps.clock,
@@ -102,6 +107,7 @@ export async function startLinkerApp(deps: LinkerDeps, config: LinkerAppConfig):
     egress,
     maxFileBytes: limits.maxFileBytes,
     ...(config.parseBudgetMs !== undefined ? { parseBudgetMs: config.parseBudgetMs } : {}),
+    ...(parsePool ? { parser: parsePool } : {}),
     ...(config.maxArchiveBytes !== undefined ? { maxArchiveBytes: config.maxArchiveBytes } : {}),
     ...(config.allowedLocalRoots ? { allowedLocalRoots: config.allowedLocalRoots } : {}),
   });

@@ -1,7 +1,7 @@
 import { AppError, InvalidParamsError, NotFoundError } from '@a2a-inbound/errors';
 import type { Clock, Collection, DocumentStore, IdGenerator } from '@a2a-inbound/ports';
 import { updateWithRetry } from '@a2a-inbound/ports';
-import { extractSource } from './extract/index';
+import { type ExtractOptions, extractSource } from './extract/index';
 import { type EgressPolicy, checkRemoteGitUrl, isLocalGitUrl, publicEgress, redactSecrets } from './git-url';
 import type { SourceFacts } from './model';
 import { type LinkReport, buildReport, renderMarkdown } from './report';
@@ -102,6 +102,8 @@ export interface LinkerServiceOptions {
   readonly maxFileBytes?: number;
   /** A file whose parse takes longer is skipped and listed in the parse stage and the report (LINKER_PARSE_BUDGET_MS). */
   readonly parseBudgetMs?: number;
+  /** Extracts code files elsewhere (the parse workers), `window` of them ahead of the merge; default in process. */
+  readonly parser?: { readonly run: NonNullable<ExtractOptions['runCode']>; readonly window: number };
   /** Directories (and file:// / local git repositories) may only be read below these roots; none = refused. */
   readonly allowedLocalRoots?: readonly string[];
   /** Which addresses remote git URLs may reach (checked when a source is added; default: public only). */
@@ -329,6 +331,7 @@ export class LinkerService {
               {
                 ...(this.o.maxFileBytes !== undefined ? { maxFileBytes: this.o.maxFileBytes } : {}),
                 ...(this.o.parseBudgetMs !== undefined ? { parseBudgetMs: this.o.parseBudgetMs } : {}),
+                ...(this.o.parser ? { runCode: this.o.parser.run, window: this.o.parser.window } : {}),
               },
             ),
           (f) => skippedDetail([...skipped, ...(f.skippedFiles ?? [])]),

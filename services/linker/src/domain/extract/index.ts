@@ -1,27 +1,16 @@
 import type { Endpoint, Loc, Part, SourceFacts } from '../model';
 import { emptyFacts } from '../model';
-import { type CodeLanguage, languageOf, parseWithin } from '../parsers';
+import { type CodeLanguage, languageOf } from '../parsers';
 import { isSpringBaseKey, relaxedKey } from '../link';
 import { joinPath } from '../routes';
 import { HOLE_PART, type HttpWrapper, type MessageWrapper, Sink, applyEntityTables, concat, nameOf } from './common';
 import { extractProto } from './grpc';
 import { extractChannels, sidecarPublishes } from './channels';
-import {
-  type GeneratedOperation,
-  calledNames,
-  generatedOperations,
-  linkGeneratedOperations,
-} from './generated-clients';
+import { type GeneratedOperation, linkGeneratedOperations } from './generated-clients';
 import { HelmCharts } from './helm';
 import { extractDockerfileEnv, extractKeyValues, extractNginx, extractSql, extractStructured } from './config';
-import { extractJavaScript } from './javascript';
-import { fileSystemRoutes, npmDependencies } from './fs-routes';
-import type { CodeExtractor } from './driver';
-import { extractCSharp } from './csharp';
-import { extractGo } from './go';
-import { extractJava } from './java';
-import { extractPython } from './python';
-import { extractKotlin, extractPhp, extractRuby, extractRust } from './script';
+import { npmDependencies } from './fs-routes';
+import { type CodeFileJob, type CodeFileResult, extractCodeFile } from './code-file';
 
 export interface SourceFile {
   /** Path relative to the source root, `/`-separated. */
@@ -36,6 +25,10 @@ export interface ExtractOptions {
   readonly maxFileBytes?: number;
   /** A file whose tree-sitter parse takes longer is skipped and listed (default 10 s: LINKER_PARSE_BUDGET_MS). */
   readonly parseBudgetMs?: number;
+  /** Extracts one code file (default: in this thread; a parse pool's `run` extracts in its workers). */
+  readonly runCode?: (job: CodeFileJob) => Promise<CodeFileResult>;
+  /** Code files extracted at once, ahead of the merge in file order (default 1; a pool: a few per worker). */
+  readonly window?: number;
 }
 
 const SKIP_DIRS = new Set([
@@ -103,20 +96,6 @@ export function kindOf(path: string): Kind | undefined {
   return undefined;
 }
 
-const EXTRACTORS: Record<CodeLanguage, CodeExtractor> = {
-  typescript: extractJavaScript,
-  tsx: extractJavaScript,
-  javascript: extractJavaScript,
-  csharp: extractCSharp,
-  java: extractJava,
-  python: extractPython,
-  go: extractGo,
-  kotlin: extractKotlin,
-  rust: extractRust,
-  ruby: extractRuby,
-  php: extractPhp,
-};
-
 /** Parses one source's files into facts (the parse stage). */
 export async function extractSource(
   source: string,
@@ -135,6 +114,15 @@ export async function extractSource(
   const helm = new HelmCharts();
   const generatedOps: GeneratedOperation[] = [];
   const calledOps = new Set<string>();
+  const run = options.runCode ?? extractCodeFile;
+  const budget = options.parseBudgetMs ?? DEFAULT_PARSE_BUDGET_MS;
+  // Code files are extracted each on its own (possibly in parse workers, several at once) and merged in
+  // file order, interleaved with the configuration files, so the facts are those of one pass in order.
+  const pending: Promise<() => void>[] = [];
+  const window = Math.max(1, options.window ?? 1);
+  const drain = async (keep: number): Promise<void> => {
+    while (pending.length > keep) (await pending.shift()!)();
+  };
   for await (const f of files) {
     if (isIgnoredFile(f.path, includeTests)) continue;
     const kind = kindOf(f.path);
@@ -146,42 +134,41 @@ export async function extractSource(
     if (helm.take(f.path, text) || !kind) continue;
     if (f.path === 'package.json' || f.path.endsWith('/package.json'))
       for (const d of npmDependencies(text)) npmDeps.add(d);
+    const path = f.path;
     if ('code' in kind) {
-      const budget = options.parseBudgetMs ?? DEFAULT_PARSE_BUDGET_MS;
-      const tree = await parseWithin(kind.code, text, budget);
-      if (!tree) {
-        (facts.skippedFiles ??= []).push({ path: f.path, reason: `parse took longer than ${budget} ms` });
-        continue;
-      }
-      try {
-        if (kind.code === 'typescript' || kind.code === 'tsx' || kind.code === 'javascript') {
-          const fsr = fileSystemRoutes(tree.rootNode, f.path);
-          if (fsr) fsRoutes.push(fsr);
-        }
-        const extract = EXTRACTORS[kind.code];
-        extract(tree.rootNode, f.path, sink, (scope) => {
-          for (const [name, value] of scope.known()) {
+      const job = run({ source, path, lang: kind.code, text, parseBudgetMs: budget });
+      pending.push(
+        job.then((r) => () => {
+          if ('skipped' in r) {
+            (facts.skippedFiles ??= []).push({ path, reason: r.skipped });
+            return;
+          }
+          sink.absorb(r.sink);
+          if (r.fsRoutes) fsRoutes.push(r.fsRoutes);
+          for (const [name, value] of r.known) {
             const prev = constants.get(name);
             if (prev === undefined) constants.set(name, value);
             else if (prev !== null && JSON.stringify(prev) !== JSON.stringify(value)) constants.set(name, null);
           }
-        });
-      } finally {
-        tree.delete();
-      }
-      parsed++;
-    } else {
-      CONFIG_EXTRACTORS[kind.config](text, f.path, sink);
-      parsed++;
-    }
-    if ('code' in kind || kind.config === 'structured') extractChannels(text, f.path, sink);
-    if ('code' in kind) {
-      // Generated OpenAPI clients: their operations count where the source's own code calls them.
-      const ops = generatedOperations(text, f.path);
-      if (ops.length) generatedOps.push(...ops);
-      else for (const n of calledNames(text)) calledOps.add(n);
-    }
+          parsed++;
+          // Generated OpenAPI clients: their operations count where the source's own code calls them.
+          if (r.generatedOps.length) generatedOps.push(...r.generatedOps);
+          else for (const n of r.calledNames) calledOps.add(n);
+        }),
+      );
+      // Nothing is left unobserved while it waits its turn (a rejection surfaces at its merge).
+      job.catch(() => undefined);
+    } else
+      pending.push(
+        Promise.resolve(() => {
+          CONFIG_EXTRACTORS[kind.config](text, path, sink);
+          parsed++;
+          if (kind.config === 'structured') extractChannels(text, path, sink);
+        }),
+      );
+    await drain(window - 1);
   }
+  await drain(0);
   linkGeneratedOperations(generatedOps, calledOps, sink);
   for (const [path, text] of helm.rendered()) {
     extractStructured(text, path, sink);
