@@ -695,7 +695,8 @@ function queryFor(root: Node, interesting: ReadonlySet<string>): Query {
   if (!query) {
     // Only types this grammar has: a query naming an unknown type does not compile.
     const types = [...interesting].filter((t) => language.idForNodeType(t, true) !== null);
-    query = new Query(language, `[${types.map((t) => `(${t})`).join(' ')}] @n`);
+    // One capture name per type: the visitor learns each node's type without asking the tree for it.
+    query = new Query(language, `[${types.map((t) => `(${t}) @${t}`).join(' ')}]`);
     byLanguage.set(language, query);
   }
   return query;
@@ -705,8 +706,8 @@ function queryFor(root: Node, interesting: ReadonlySet<string>): Query {
  * Visits the nodes of the interesting types in document order. A tree-sitter query finds them inside
  * the wasm parser: walking every node from JavaScript (children arrays, cursors) costs more than the parse.
  */
-export function walk(root: Node, interesting: ReadonlySet<string>, visit: (node: Node) => void): void {
-  for (const capture of queryFor(root, interesting).captures(root)) visit(capture.node);
+export function walk(root: Node, interesting: ReadonlySet<string>, visit: (node: Node, type: string) => void): void {
+  for (const capture of queryFor(root, interesting).captures(root)) visit(capture.node, capture.name);
 }
 
 /**

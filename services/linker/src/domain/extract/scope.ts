@@ -30,6 +30,12 @@ function owners(node: Node): number[] {
   return out;
 }
 
+/** The innermost enclosing function (`owners(node)[0]`) without walking on to the root. */
+function owner(node: Node): number {
+  for (let p: Node | null = node.parent; p; p = p.parent) if (FUNCTIONS.has(p.type)) return p.startIndex;
+  return -1;
+}
+
 interface Decl {
   readonly node: Node;
   /** The function the declaration is local to; -1 for the file's (module, class, package) level. */
@@ -56,7 +62,7 @@ export class Scope {
 
   /** `local`: a variable or parameter declaration, visible only inside its enclosing function. */
   add(name: string, value: Node, local = false): void {
-    const decl = { node: value, owner: local ? (owners(value)[0] ?? -1) : -1 };
+    const decl = { node: value, owner: local ? owner(value) : -1 };
     const list = this.#decls.get(name);
     if (list) list.push(decl);
     else this.#decls.set(name, [decl]);
