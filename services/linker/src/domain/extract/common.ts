@@ -303,7 +303,6 @@ export function paramWrapper(
   };
 }
 
-/** Writes facts with de-duplication of exact repeats (the same fact found by two rules). */
 /** A sink's content as structured-cloneable data: `Sink.state()` and `Sink.absorb()`. */
 export interface SinkState {
   readonly facts: SourceFacts;
@@ -320,6 +319,7 @@ export interface SinkState {
   readonly dbSets: Sink['dbSets'];
 }
 
+/** Writes facts with de-duplication of exact repeats (the same fact found by two rules). */
 export class Sink {
   readonly #seen = new Set<string>();
   /** Extraction-time only (not facts): wrappers and their possible callers, joined once the source is read. */
