@@ -224,6 +224,7 @@ export async function extractSource(
   const kept = facts.grpcCalls.filter((c) => c.method !== '*' || !called.has(c.service));
   facts.grpcCalls.splice(0, facts.grpcCalls.length, ...kept);
   for (const k of Object.keys(facts.clientBases)) facts.clientBases[k] = resolve(facts.clientBases[k]!);
+  keepGoFuncsAroundCalls(facts);
   return { ...facts, files: files_, parsedFiles: parsed };
 }
 
@@ -396,6 +397,21 @@ function applyPrefixes(facts: SourceFacts): void {
     if (path !== undefined) facts.endpoints[i] = { ...ep, path };
   }
   facts.endpoints.push(...versioned);
+}
+
+/**
+ * Go functions are kept in the facts only when a call or a package site lies inside them: the others can never
+ * be a summary instantiated at an importer (generated `.pb.go` files declare hundreds).
+ */
+function keepGoFuncsAroundCalls(facts: SourceFacts): void {
+  if (!facts.goFuncs?.length) return;
+  const lines = new Map<string, number[]>();
+  for (const x of [...facts.calls, ...facts.grpcCalls, ...(facts.goSites ?? [])]) {
+    const l = lines.get(x.loc.file) ?? [];
+    l.push(x.loc.line);
+    lines.set(x.loc.file, l);
+  }
+  facts.goFuncs = facts.goFuncs.filter((f) => lines.get(f.file)?.some((l) => f.start <= l && l <= f.end));
 }
 
 /** Own keys only: identifiers such as `constructor` or `toString` must not reach Object.prototype. */
