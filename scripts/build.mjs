@@ -15,6 +15,9 @@ for (const s of ['gateway', 'tasks', 'runner', 'webhooks', 'linker']) {
 }
 for (const e of ['main', 'admin'])
   entries.push({ src: join(root, 'embedded', 'src', `${e}.ts`), out: join(root, 'embedded', 'dist', `${e}.js`) });
+// The linker's parse workers (worker threads), beside each bundle that holds the linker.
+for (const dist of [join(root, 'services', 'linker', 'dist'), join(root, 'embedded', 'dist')])
+  entries.push({ src: join(root, 'services', 'linker', 'src', 'parse-worker.ts'), out: join(dist, 'parse-worker.js') });
 
 const externalThirdParty = {
   name: 'external-third-party',

@@ -15,6 +15,7 @@ import { DEFAULT_INGEST_LIMITS, type IngestLimits, type SourceAccess } from './d
 import { fetchSource, listSourceFiles } from './ingest/index';
 import { linkerGrpcService, serviceCredentialCheck } from './transport/grpc-server';
 import { linkerV1 } from './transport/proto';
+import { ParsePool, defaultParseWorkers } from './parse-pool';
 
 export interface LinkerDeps {
   readonly store: DocumentStore;
@@ -43,6 +44,10 @@ export interface LinkerAppConfig {
   readonly allowedLocalRoots?: readonly string[];
   /** On close, calls in progress get this long before the server cuts them (default 5 s). */
   readonly shutdownGraceMs?: number;
+  /** A file whose tree-sitter parse takes longer is skipped and listed (default 10 s). */
+  readonly parseBudgetMs?: number;
+  /** Worker threads that parse code files (default: one per core, at most 4; 0 or no bundled worker: in process). */
+  readonly parseWorkers?: number;
   /** Mutual TLS: then the caller must also present the gateway's service certificate (ADR 0032). */
   readonly grpcTls?: GrpcTlsFiles | undefined;
   readonly grpcHealthPort?: number | undefined;
@@ -92,6 +97,8 @@ export async function startLinkerApp(deps: LinkerDeps, config: LinkerAppConfig):
   const checkCredential = serviceCredentialCheck(config.serviceToken);
   const egress = deps.egress ?? publicEgress;
   const limits = config.ingestLimits ?? DEFAULT_INGEST_LIMITS;
+  const parsePool = ParsePool.open(config.parseWorkers ?? defaultParseWorkers());
+  if (parsePool) lifecycle.onClose('parse workers', () => parsePool.close());
   const service = await LinkerService.open({
     store: deps.store,
     clock: deps.clock,
@@ -99,6 +106,8 @@ export async function startLinkerApp(deps: LinkerDeps, config: LinkerAppConfig):
     access: deps.access ?? diskSourceAccess(config.allowedLocalRoots ?? [], egress, limits),
     egress,
     maxFileBytes: limits.maxFileBytes,
+    ...(config.parseBudgetMs !== undefined ? { parseBudgetMs: config.parseBudgetMs } : {}),
+    ...(parsePool ? { parser: parsePool } : {}),
     ...(config.maxArchiveBytes !== undefined ? { maxArchiveBytes: config.maxArchiveBytes } : {}),
     ...(config.allowedLocalRoots ? { allowedLocalRoots: config.allowedLocalRoots } : {}),
   });

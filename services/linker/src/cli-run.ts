@@ -3,6 +3,7 @@ import type { SourceFacts } from './domain/model';
 import { buildReport, renderMarkdown } from './domain/report';
 import { fetchSource, listSourceFiles, locationOf } from './ingest/index';
 import { DEFAULT_INGEST_LIMITS } from './domain/sources';
+import { ParsePool, defaultParseWorkers } from './parse-pool';
 
 export const USAGE = `Usage: linker <dir|git-url[#ref]>... [--json] [--include-tests] [--name <application>]
 
@@ -41,6 +42,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
   const facts: SourceFacts[] = [];
   const used = new Set<string>();
+  const pool = ParsePool.open(defaultParseWorkers());
   try {
     for (const spec of specs) {
       const { name: base, location } = await locationOf(spec);
@@ -54,7 +56,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
             source,
             // A file over the limit is skipped by its size, never read (as the server does).
             await listSourceFiles(fetched.root, { includeTests, maxFileBytes: DEFAULT_INGEST_LIMITS.maxFileBytes }),
-            { includeTests },
+            { includeTests, ...(pool ? { runCode: pool.run, window: pool.window } : {}) },
           ),
         );
       } finally {
@@ -64,6 +66,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   } catch (err) {
     io.stderr(`linker: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
+  } finally {
+    await pool?.close();
   }
   const report = buildReport(facts, { application: name ?? facts.map((f) => f.source).join(' + ') });
   io.stdout(json ? JSON.stringify(report, null, 2) + '\n' : renderMarkdown(report));

@@ -11,6 +11,7 @@ import {
 } from '@a2a-inbound/config';
 import type { EnginesConfig } from '@a2a-inbound/engines';
 import type { IngestLimits } from './domain/sources';
+import { defaultParseWorkers } from './parse-pool';
 
 /** Linker configuration: read once from the environment, every problem reported together. */
 export interface LinkerConfig {
@@ -34,6 +35,10 @@ export interface LinkerConfig {
   readonly grpcHealthPort: number | undefined;
   /** On SIGTERM, calls in progress (an ingest: fetch, parse, link) get this long before they are cut. */
   readonly shutdownGraceMs: number;
+  /** LINKER_PARSE_BUDGET_MS: a file whose tree-sitter parse takes longer is skipped, not waited for. */
+  readonly parseBudgetMs: number;
+  /** LINKER_PARSE_WORKERS: worker threads that parse and extract code files (0: in the main thread). */
+  readonly parseWorkers: number;
   /** Plaintext links accepted in production by ALLOW_PLAINTEXT_LINKS: logged loudly at start (ADR 0035). */
   readonly warnings: readonly string[];
 }
@@ -64,6 +69,8 @@ export function loadLinkerConfig(env: Readonly<Record<string, string | undefined
     maxFileBytes: int('LINKER_MAX_FILE_BYTES', 1024 * 1024, 1024, 256 * 1024 * 1024),
   };
   const shutdownGraceMs = int('LINKER_SHUTDOWN_GRACE_MS', 5_000, 0, 600_000);
+  const parseBudgetMs = int('LINKER_PARSE_BUDGET_MS', 10_000, 1, 600_000);
+  const parseWorkers = int('LINKER_PARSE_WORKERS', defaultParseWorkers(), 0, 64);
   const store = env.STORE ?? 'memory';
   if (store !== 'memory' && store !== 'mongo') problems.push('STORE must be memory or mongo');
   const production = env.NODE_ENV === 'production';
@@ -118,6 +125,8 @@ export function loadLinkerConfig(env: Readonly<Record<string, string | undefined
     grpcTls,
     grpcHealthPort,
     shutdownGraceMs,
+    parseBudgetMs,
+    parseWorkers,
     warnings: tlsReader.warnings,
   };
   if (problems.length) throw new ConfigError(problems);

@@ -14,4 +14,5 @@ export { extractSource, type SourceFile } from './domain/extract/index';
 export { languageOf, parse } from './domain/parsers';
 export { fetchSource, listSourceFiles } from './ingest/index';
 export { runCli } from './cli-run';
+export { ParsePool, defaultParseWorkers } from './parse-pool';
 export { linkerV1 } from './transport/proto';

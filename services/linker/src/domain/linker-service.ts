@@ -2,7 +2,7 @@ import { AppError, InvalidParamsError, NotFoundError } from '@a2a-inbound/errors
 import type { Clock, Collection, DocumentStore, IdGenerator } from '@a2a-inbound/ports';
 import { updateWithRetry } from '@a2a-inbound/ports';
 import { Semaphore } from '@a2a-inbound/runtime';
-import { extractSource } from './extract/index';
+import { type ExtractOptions, extractSource } from './extract/index';
 import { type EgressPolicy, checkRemoteGitUrl, isLocalGitUrl, publicEgress, redactSecrets } from './git-url';
 import type { SourceFacts } from './model';
 import { type LinkReport, buildReport, renderMarkdown } from './report';
@@ -101,6 +101,10 @@ export interface LinkerServiceOptions {
   readonly maxArchiveBytes?: number;
   /** Larger files are not parsed (LINKER_MAX_FILE_BYTES; the access's listing skips them by size first). */
   readonly maxFileBytes?: number;
+  /** A file whose parse takes longer is skipped and listed in the parse stage and the report (LINKER_PARSE_BUDGET_MS). */
+  readonly parseBudgetMs?: number;
+  /** Extracts code files elsewhere (the parse workers), `window` of them ahead of the merge; default in process. */
+  readonly parser?: { readonly run: NonNullable<ExtractOptions['runCode']>; readonly window: number };
   /** Directories (and file:// / local git repositories) may only be read below these roots; none = refused. */
   readonly allowedLocalRoots?: readonly string[];
   /** Which addresses remote git URLs may reach (checked when a source is added; default: public only). */
@@ -325,9 +329,13 @@ export class LinkerService {
             extractSource(
               source.name,
               await this.o.access.list(fetched.root, { includeTests: false, onSkip: (f) => skipped.push(f) }),
-              this.o.maxFileBytes !== undefined ? { maxFileBytes: this.o.maxFileBytes } : {},
+              {
+                ...(this.o.maxFileBytes !== undefined ? { maxFileBytes: this.o.maxFileBytes } : {}),
+                ...(this.o.parseBudgetMs !== undefined ? { parseBudgetMs: this.o.parseBudgetMs } : {}),
+                ...(this.o.parser ? { runCode: this.o.parser.run, window: this.o.parser.window } : {}),
+              },
             ),
-          () => skippedDetail(skipped),
+          (f) => skippedDetail([...skipped, ...(f.skippedFiles ?? [])]),
         );
         const existing = await this.facts.get(factsId(applicationId, source.id));
         const factsDoc: FactsDoc = { subscriptionId, applicationId, sourceId: source.id, version: number, facts };

@@ -63,6 +63,27 @@ export interface Call {
   readonly clientClass?: string;
 }
 
+/** A Go function or method: the calls between its first and last line are its own. */
+export interface GoFunc {
+  readonly pkg: string;
+  readonly name: string;
+  readonly params: readonly string[];
+  readonly file: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
+ * A call `x.Name(args)` where `x` is an imported package, or a name the file binds to a call of one
+ * (`customer: customer.NewClient(…)`): the package's function or method `Name` runs at this site.
+ */
+export interface GoSite {
+  readonly pkg: string;
+  readonly name: string;
+  readonly args: readonly Part[][];
+  readonly loc: Loc;
+}
+
 /**
  * `rabbitmq` routes through exchanges and bindings; every other broker routes by a name alone (a Kafka
  * topic, a Celery task, a Bull queue, a NATS subject, an SQS queue, an SNS topic, a Dapr `<pubsub>/<topic>`,
@@ -262,6 +283,12 @@ export interface SourceFacts {
   readonly busSummaries?: BusSummary[];
   /** C# types by name → the namespace declaring them (MassTransit names message exchanges `Namespace:Type`). */
   typeNamespaces?: Record<string, string>;
+  /** Go functions and methods (package, name, parameters, line span): calls inside them are summarised for importers. */
+  goFuncs?: GoFunc[];
+  /** Go calls of an exported function or method of an imported package (`eta.customer.Get(ctx, id)`). */
+  goSites?: GoSite[];
+  /** Files read but not analysed, with the reason (a parse over its time budget); shown in the report. */
+  skippedFiles?: { path: string; reason: string }[];
 }
 
 export function emptyFacts(source: string): SourceFacts {

@@ -47,6 +47,16 @@ async function language(lang: CodeLanguage): Promise<Language> {
 const parsers = new Map<CodeLanguage, Parser>();
 
 export async function parse(lang: CodeLanguage, source: string): Promise<Tree> {
+  const tree = await parseWithin(lang, source, Infinity);
+  if (!tree) throw new Error(`tree-sitter could not parse ${lang} source`);
+  return tree;
+}
+
+/**
+ * Parses within a time budget: undefined when tree-sitter had not finished after `budgetMs` (its
+ * progress callback cancels the parse), so one pathological file cannot stall an ingest.
+ */
+export async function parseWithin(lang: CodeLanguage, source: string, budgetMs: number): Promise<Tree | undefined> {
   let parser = parsers.get(lang);
   if (!parser) {
     const lng = await language(lang);
@@ -54,9 +64,13 @@ export async function parse(lang: CodeLanguage, source: string): Promise<Tree> {
     parser.setLanguage(lng);
     parsers.set(lang, parser);
   }
-  const tree = parser.parse(source);
-  if (!tree) throw new Error(`tree-sitter could not parse ${lang} source`);
-  return tree;
+  const deadline = performance.now() + budgetMs;
+  const tree = Number.isFinite(budgetMs)
+    ? parser.parse(source, null, { progressCallback: () => performance.now() > deadline })
+    : parser.parse(source);
+  // A cancelled parse would resume where it stopped on the next call: start the next file afresh.
+  if (!tree) parser.reset();
+  return tree ?? undefined;
 }
 
 export function languageOf(path: string): CodeLanguage | undefined {

@@ -43,8 +43,16 @@ export interface LinkReport {
   readonly messagingGaps: readonly MessagingGap[];
   readonly sharedData: readonly SharedData[];
   readonly notes: readonly string[];
+  /** Files read but not analysed (a parse over its time budget), by source; absent when none. */
+  readonly skippedFiles?: readonly SkippedSourceFile[];
   /** The links as a graph (console SVG, Markdown Mermaid); reports stored before issue 20 have none. */
   readonly map?: ServiceMap;
+}
+
+export interface SkippedSourceFile {
+  readonly source: string;
+  readonly file: string;
+  readonly reason: string;
 }
 
 export const evidence = (e: Evidence): string => `${e.source} ${e.file}:${e.line}`;
@@ -73,6 +81,9 @@ export function buildReport(sources: readonly SourceFacts[], options: ReportOpti
     servedBy: `${evidence(l.servedBy)} ${l.served}`,
     match: l.match,
   }));
+  const skippedFiles = sources.flatMap((s) =>
+    (s.skippedFiles ?? []).map((f) => ({ source: s.source, file: f.path, reason: f.reason })),
+  );
   const notes: string[] = [];
   if (
     sources.some((s) => s.publishes.some((p) => p.broker === 'kafka') || s.consumes.some((c) => c.broker === 'kafka'))
@@ -94,6 +105,7 @@ export function buildReport(sources: readonly SourceFacts[], options: ReportOpti
     messagingGaps: result.gaps,
     sharedData: result.shared,
     notes,
+    ...(skippedFiles.length ? { skippedFiles } : {}),
     map: buildServiceMap(names, result),
   };
 }
@@ -142,6 +154,16 @@ export function renderMarkdown(r: LinkReport): string {
   out.push('', '### Shared data', '');
   if (r.sharedData.length === 0) out.push('None.');
   for (const d of r.sharedData) out.push(`- ${d.store}: ${d.touchedBy.map(evidence).join('; ')}`);
+  if (r.skippedFiles?.length) {
+    out.push(
+      '',
+      '### Skipped files',
+      '',
+      'Read but not analysed: their calls, routes and messages are missing above.',
+      '',
+    );
+    for (const f of r.skippedFiles) out.push(`- ${f.source} ${f.file} — ${f.reason}`);
+  }
   if (r.notes.length) {
     out.push('', '## Notes', '');
     for (const n of r.notes) out.push(`- ${n}`);

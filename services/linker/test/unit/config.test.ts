@@ -40,6 +40,14 @@ describe('linker loadLinkerConfig', () => {
     );
   });
 
+  it('gives each file LINKER_PARSE_BUDGET_MS of tree-sitter parsing (default 10 s)', () => {
+    expect(loadLinkerConfig({ LINKER_SERVICE_TOKEN: TOKEN }).parseBudgetMs).toBe(10_000);
+    expect(loadLinkerConfig({ LINKER_SERVICE_TOKEN: TOKEN, LINKER_PARSE_BUDGET_MS: '2500' }).parseBudgetMs).toBe(2_500);
+    expect(() => loadLinkerConfig({ LINKER_SERVICE_TOKEN: TOKEN, LINKER_PARSE_BUDGET_MS: '0' })).toThrow(
+      /LINKER_PARSE_BUDGET_MS/,
+    );
+  });
+
   it('refuses the memory store in production unless allowed', () => {
     expect(() => loadLinkerConfig({ NODE_ENV: 'production', LINKER_SERVICE_TOKEN: TOKEN })).toThrow(
       /ALLOW_MEMORY_IN_PRODUCTION/,

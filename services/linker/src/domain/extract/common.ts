@@ -322,6 +322,22 @@ export function paramWrapper(
   };
 }
 
+/** A sink's content as structured-cloneable data: `Sink.state()` and `Sink.absorb()`. */
+export interface SinkState {
+  readonly facts: SourceFacts;
+  readonly seen: readonly string[];
+  readonly wrappers: readonly HttpWrapper[];
+  readonly sites: readonly WrapperSite[];
+  readonly messageWrappers: readonly MessageWrapper[];
+  readonly topicRefs: Sink['topicRefs'];
+  readonly grpcChannels: Sink['grpcChannels'];
+  readonly registryBinds: Sink['registryBinds'];
+  readonly registrations: Sink['registrations'];
+  readonly optionSections: ReadonlyMap<string, string>;
+  readonly entityTables: ReadonlyMap<string, string>;
+  readonly dbSets: Sink['dbSets'];
+}
+
 /** Writes facts with de-duplication of exact repeats (the same fact found by two rules). */
 export class Sink {
   readonly #seen = new Set<string>();
@@ -350,6 +366,54 @@ export class Sink {
   readonly entityTables = new Map<string, string>();
   readonly dbSets: { entity: string; property: string; loc: Loc }[] = [];
   constructor(readonly facts: SourceFacts) {}
+
+  /** What one file's extraction left here, as plain data (a parse worker sends it to the source's sink). */
+  state(): SinkState {
+    return {
+      facts: this.facts,
+      seen: [...this.#seen],
+      wrappers: this.wrappers,
+      sites: this.sites,
+      messageWrappers: this.messageWrappers,
+      topicRefs: this.topicRefs,
+      grpcChannels: this.grpcChannels,
+      registryBinds: this.registryBinds,
+      registrations: this.registrations,
+      optionSections: this.optionSections,
+      entityTables: this.entityTables,
+      dbSets: this.dbSets,
+    };
+  }
+
+  /**
+   * Adds one file's state after the files before it, as if that file had been extracted into this sink:
+   * lists appended, records and maps overwritten key by key (the later file wins, as it did in place).
+   */
+  absorb(state: SinkState): void {
+    for (const k of state.seen) this.#seen.add(k);
+    const facts = this.facts as unknown as Record<string, unknown>;
+    for (const [key, value] of Object.entries(state.facts) as [string, unknown][]) {
+      if (key === 'source' || key === 'files' || key === 'parsedFiles') continue;
+      const mine = facts[key];
+      if (Array.isArray(value)) {
+        if (Array.isArray(mine)) for (const v of value as unknown[]) mine.push(v);
+        else if (value.length) facts[key] = [...(value as unknown[])];
+      } else if (value && typeof value === 'object') {
+        const rec = (mine ?? (facts[key] = {})) as Record<string, unknown>;
+        for (const [k, v] of Object.entries(value as Record<string, unknown>)) if (k !== '__proto__') rec[k] = v;
+      }
+    }
+    this.wrappers.push(...state.wrappers);
+    this.sites.push(...state.sites);
+    this.messageWrappers.push(...state.messageWrappers);
+    this.topicRefs.push(...state.topicRefs);
+    this.grpcChannels.push(...state.grpcChannels);
+    this.registryBinds.push(...state.registryBinds);
+    this.registrations.push(...state.registrations);
+    for (const [k, v] of state.optionSections) this.optionSections.set(k, v);
+    for (const [k, v] of state.entityTables) this.entityTables.set(k, v);
+    this.dbSets.push(...state.dbSets);
+  }
 
   busSite(site: BusSite): void {
     if (this.#once(`bs|${site.kind}|${site.method}|${site.types.join(',')}|${site.loc.file}|${site.loc.line}`))
@@ -652,7 +716,8 @@ function queryFor(root: Node, interesting: ReadonlySet<string>): Query {
   if (!query) {
     // Only types this grammar has: a query naming an unknown type does not compile.
     const types = [...interesting].filter((t) => language.idForNodeType(t, true) !== null);
-    query = new Query(language, `[${types.map((t) => `(${t})`).join(' ')}] @n`);
+    // One capture name per type: the visitor learns each node's type without asking the tree for it.
+    query = new Query(language, `[${types.map((t) => `(${t}) @${t}`).join(' ')}]`);
     byLanguage.set(language, query);
   }
   return query;
@@ -662,8 +727,8 @@ function queryFor(root: Node, interesting: ReadonlySet<string>): Query {
  * Visits the nodes of the interesting types in document order. A tree-sitter query finds them inside
  * the wasm parser: walking every node from JavaScript (children arrays, cursors) costs more than the parse.
  */
-export function walk(root: Node, interesting: ReadonlySet<string>, visit: (node: Node) => void): void {
-  for (const capture of queryFor(root, interesting).captures(root)) visit(capture.node);
+export function walk(root: Node, interesting: ReadonlySet<string>, visit: (node: Node, type: string) => void): void {
+  for (const capture of queryFor(root, interesting).captures(root)) visit(capture.node, capture.name);
 }
 
 /**

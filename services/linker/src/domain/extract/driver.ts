@@ -53,12 +53,18 @@ export function extractorOf(language: LanguageRules): CodeExtractor {
     const key = types.join(' ');
     let visited = typeSets.get(key);
     if (!visited) typeSets.set(key, (visited = new Set(types)));
+    // Each node's type as the walk saw it: asking a node for its type crosses into wasm every time.
     const collected: Node[] = [];
-    walk(root, visited, (node) => {
-      if (Object.prototype.hasOwnProperty.call(declarations, node.type)) declarations[node.type]!(node);
-      if (ruleTypes.has(node.type)) collected.push(node);
+    const typeOf: string[] = [];
+    walk(root, visited, (node, type) => {
+      if (Object.prototype.hasOwnProperty.call(declarations, type)) declarations[type]!(node);
+      if (ruleTypes.has(type)) {
+        collected.push(node);
+        typeOf.push(type);
+      }
     });
-    for (const rule of rules.rules) for (const node of collected) if (rule.on.includes(node.type)) rule.each(node);
+    for (const rule of rules.rules)
+      for (let i = 0; i < collected.length; i++) if (rule.on.includes(typeOf[i]!)) rule.each(collected[i]!);
     if (rules.grpc) scanGrpc(rules.grpc, root, file, sink, (name) => scope.lookup(name));
     scopeOut(scope);
   };

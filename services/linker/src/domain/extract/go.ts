@@ -35,6 +35,10 @@ const GO_NAMES = new Set([
   'SubscribeTopics',
 ]);
 
+/** Standard-library import paths: their calls are never another source's package. */
+const STDLIB =
+  /^(archive|bufio|bytes|cmp|compress|container|context|crypto|database|debug|embed|encoding|errors|expvar|flag|fmt|go|hash|html|image|index|io|iter|log|maps|math|mime|net|os|path|plugin|reflect|regexp|runtime|slices|sort|strconv|strings|sync|syscall|testing|text|time|unicode|unique|unsafe)(\/|$)/;
+
 const args = (call: Node): Node[] =>
   (call.childForFieldName('arguments')?.namedChildren ?? []).filter(
     (x): x is Node => x !== null && x.type !== 'comment',
@@ -102,14 +106,22 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
         const a = args(node);
         if (fn === 'os.Getenv' && a[0]) return [{ env: literal(evaluate(a[0])) ?? '' }];
         if (fn === 'fmt.Sprintf' && a[0]) {
-          const tpl = literal(evaluate(a[0]));
-          if (tpl === undefined) return [HOLE_PART];
-          const pieces = tpl.split(/%[-+# 0-9.]*[a-zA-Z]/);
+          // The template's literal pieces are split at each verb; a known template part keeps its place
+          // (`fmt.Sprintf("http://"+c.hostPort+"/customer?customer=%d", id)`).
           const out: Part[][] = [];
-          pieces.forEach((p, i) => {
-            out.push(lit(p));
-            if (i < pieces.length - 1) out.push(a[i + 1] ? evaluate(a[i + 1]!) : [HOLE_PART]);
-          });
+          let next = 1;
+          for (const part of evaluate(a[0])) {
+            if (!('lit' in part)) {
+              out.push([part]);
+              continue;
+            }
+            const pieces = part.lit.split(/%[-+# 0-9.]*[a-zA-Z]/);
+            pieces.forEach((p, i) => {
+              out.push(lit(p));
+              if (i < pieces.length - 1) out.push(a[next] ? evaluate(a[next]!) : [HOLE_PART]);
+              if (i < pieces.length - 1) next++;
+            });
+          }
           return concat(...out);
         }
         const fnNode = node.childForFieldName('function');
@@ -424,6 +436,84 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
     if (table) sink.data('table', table, { file, line: lineOf(node) });
   }
 
+  // ---- Go packages: functions, imports and the calls of imported packages (reported at the importer's call site)
+  let pkg = '';
+  /** Import names (alias or last path segment) of packages outside the standard library. */
+  const imported = new Set<string>();
+  /** Names bound to what an imported package's function returned (`client: tracing.NewHTTPClient(tp)`). */
+  const boundTo = new Map<string, string>();
+  const packageOf = (value: Node | null | undefined): string | undefined => {
+    const v = value?.type === 'literal_element' ? value.namedChild(0) : value;
+    if (v?.type !== 'call_expression') return undefined;
+    const operand = v.childForFieldName('function')?.childForFieldName('operand');
+    return operand?.type === 'identifier' && imported.has(operand.text) ? operand.text : undefined;
+  };
+  function onPackageFacts(node: Node): void {
+    switch (node.type) {
+      case 'package_clause':
+        pkg = node.namedChild(0)?.text ?? '';
+        return;
+      case 'import_spec': {
+        const path = node.childForFieldName('path')?.text.slice(1, -1) ?? '';
+        const alias = node.childForFieldName('name')?.text;
+        if (!path || STDLIB.test(path) || alias === '_' || alias === '.') return;
+        imported.add(alias ?? path.split('/').pop()!);
+        return;
+      }
+      case 'keyed_element': {
+        const [k, v] = node.namedChildren;
+        const key = k?.type === 'literal_element' ? k.namedChild(0) : k;
+        const p = packageOf(v);
+        if (key?.type === 'field_identifier' || key?.type === 'identifier') if (p) boundTo.set(key.text, p);
+        return;
+      }
+      case 'short_var_declaration':
+      case 'assignment_statement': {
+        const ns = node.childForFieldName('left')?.namedChildren ?? [];
+        const vs = node.childForFieldName('right')?.namedChildren ?? [];
+        ns.forEach((n, i) => {
+          const p = packageOf(vs[i]);
+          const last = n?.type === 'selector_expression' ? n.childForFieldName('field') : n;
+          if (p && last) boundTo.set(last.text, p);
+        });
+        return;
+      }
+      default: {
+        // function_declaration, method_declaration
+        const name = node.childForFieldName('name')?.text;
+        if (!name || !pkg) return;
+        const params = (node.childForFieldName('parameters')?.namedChildren ?? []).flatMap((d) =>
+          (d?.namedChildren ?? []).filter((x) => x?.type === 'identifier').map((x) => x.text),
+        );
+        (sink.facts.goFuncs ??= []).push({
+          pkg,
+          name,
+          params,
+          file,
+          start: node.startPosition.row + 1,
+          end: node.endPosition.row + 1,
+        });
+      }
+    }
+  }
+  function onPackageCall(call: Node): void {
+    const fn = call.childForFieldName('function');
+    if (fn?.type !== 'selector_expression' || imported.size === 0) return;
+    const name = fn.childForFieldName('field')?.text ?? '';
+    if (!/^[A-Z]/.test(name)) return;
+    const operand = fn.childForFieldName('operand');
+    const last = operand?.type === 'selector_expression' ? operand.childForFieldName('field') : operand;
+    if (!last) return;
+    const p = operand?.type === 'identifier' && imported.has(last.text) ? last.text : boundTo.get(last.text);
+    if (!p) return;
+    (sink.facts.goSites ??= []).push({
+      pkg: p,
+      name,
+      args: args(call).map((x) => evaluate(x)),
+      loc: { file, line: lineOf(call) },
+    });
+  }
+
   return {
     grpc: GO_GRPC,
     evaluate,
@@ -439,6 +529,19 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
       assignment_statement: declareBinding,
     },
     rules: [
+      {
+        on: [
+          'package_clause',
+          'import_spec',
+          'keyed_element',
+          'short_var_declaration',
+          'assignment_statement',
+          'function_declaration',
+          'method_declaration',
+        ],
+        each: onPackageFacts,
+      },
+      { on: ['call_expression'], each: onPackageCall },
       { on: ['call_expression'], each: onMountCall },
       { on: ['call_expression'], each: onCall },
       { on: ['composite_literal'], each: onComposite },

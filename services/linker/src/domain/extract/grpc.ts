@@ -59,7 +59,14 @@ export const GO_GRPC: GrpcTable = {
   framework: 'grpc-go',
   marker: /Register\w+Server|New\w+Client|grpc/,
   servers: [{ re: /(?<!func\s+)\b(?:\w+\.)?Register(\w+)Server\s*\(/g }],
-  clients: [{ re: new RegExp(String.raw`\b\w+\.New(\w+)Client\s*\((${BALANCED})\)`, 'g'), service: 1, conn: 2 }],
+  // Unqualified too: a client that lives in the generated code's own package (`NewDriverServiceClient(conn)`).
+  clients: [
+    {
+      re: new RegExp(String.raw`(?<!func\s+)(?:\b\w+\.|(?<![\w.]))New(\w+)Client\s*\((${BALANCED})\)`, 'g'),
+      service: 1,
+      conn: 2,
+    },
+  ],
   channels: (n) => [
     new RegExp(
       String.raw`\b${n}\s*(?:,\s*\w+\s*)?:?=\s*grpc\.(?:Dial|DialContext|NewClient)\s*\(\s*(?:ctx\s*,\s*)?(?<addr>[^,()]+(?:\([^()]*\))?)`,

@@ -1,27 +1,16 @@
 import type { Endpoint, Loc, Part, SourceFacts } from '../model';
 import { emptyFacts } from '../model';
-import { type CodeLanguage, languageOf, parse } from '../parsers';
+import { type CodeLanguage, languageOf } from '../parsers';
 import { isSpringBaseKey, relaxedKey } from '../link';
 import { joinPath } from '../routes';
 import { HOLE_PART, type HttpWrapper, type MessageWrapper, Sink, applyEntityTables, concat, nameOf } from './common';
 import { extractProto } from './grpc';
 import { extractChannels, sidecarPublishes } from './channels';
-import {
-  type GeneratedOperation,
-  calledNames,
-  generatedOperations,
-  linkGeneratedOperations,
-} from './generated-clients';
+import { type GeneratedOperation, linkGeneratedOperations } from './generated-clients';
 import { HelmCharts } from './helm';
 import { extractDockerfileEnv, extractKeyValues, extractNginx, extractSql, extractStructured } from './config';
-import { extractJavaScript } from './javascript';
-import { fileSystemRoutes, npmDependencies } from './fs-routes';
-import type { CodeExtractor } from './driver';
-import { extractCSharp } from './csharp';
-import { extractGo } from './go';
-import { extractJava } from './java';
-import { extractPython } from './python';
-import { extractKotlin, extractPhp, extractRuby, extractRust } from './script';
+import { npmDependencies } from './fs-routes';
+import { type CodeFileJob, type CodeFileResult, extractCodeFile } from './code-file';
 
 export interface SourceFile {
   /** Path relative to the source root, `/`-separated. */
@@ -34,6 +23,12 @@ export interface ExtractOptions {
   readonly includeTests?: boolean;
   /** Longer texts are left out (default 1 MiB: LINKER_MAX_FILE_BYTES). */
   readonly maxFileBytes?: number;
+  /** A file whose tree-sitter parse takes longer is skipped and listed (default 10 s: LINKER_PARSE_BUDGET_MS). */
+  readonly parseBudgetMs?: number;
+  /** Extracts one code file (default: in this thread; a parse pool's `run` extracts in its workers). */
+  readonly runCode?: (job: CodeFileJob) => Promise<CodeFileResult>;
+  /** Code files extracted at once, ahead of the merge in file order (default 1; a pool: a few per worker). */
+  readonly window?: number;
 }
 
 const SKIP_DIRS = new Set([
@@ -59,6 +54,7 @@ const TEST_DIRS =
 const TEST_FILES = /(\.(test|spec)\.[cm]?[jt]sx?$)|(_test\.go$)|(^test_.*\.py$)|(_test\.py$)|(Tests?\.(cs|java)$)/;
 /** Files of in-memory sources larger than this are left out (the disk listing skips them before reading). */
 const MAX_FILE_BYTES = 1024 * 1024;
+export const DEFAULT_PARSE_BUDGET_MS = 10_000;
 
 export function isIgnoredDir(name: string, includeTests: boolean): boolean {
   return SKIP_DIRS.has(name) || (!includeTests && (TEST_DIRS.test(name) || /^(test|tests|spec|specs)$/i.test(name)));
@@ -100,20 +96,6 @@ export function kindOf(path: string): Kind | undefined {
   return undefined;
 }
 
-const EXTRACTORS: Record<CodeLanguage, CodeExtractor> = {
-  typescript: extractJavaScript,
-  tsx: extractJavaScript,
-  javascript: extractJavaScript,
-  csharp: extractCSharp,
-  java: extractJava,
-  python: extractPython,
-  go: extractGo,
-  kotlin: extractKotlin,
-  rust: extractRust,
-  ruby: extractRuby,
-  php: extractPhp,
-};
-
 /** Parses one source's files into facts (the parse stage). */
 export async function extractSource(
   source: string,
@@ -132,6 +114,15 @@ export async function extractSource(
   const helm = new HelmCharts();
   const generatedOps: GeneratedOperation[] = [];
   const calledOps = new Set<string>();
+  const run = options.runCode ?? extractCodeFile;
+  const budget = options.parseBudgetMs ?? DEFAULT_PARSE_BUDGET_MS;
+  // Code files are extracted each on its own (possibly in parse workers, several at once) and merged in
+  // file order, interleaved with the configuration files, so the facts are those of one pass in order.
+  const pending: Promise<() => void>[] = [];
+  const window = Math.max(1, options.window ?? 1);
+  const drain = async (keep: number): Promise<void> => {
+    while (pending.length > keep) (await pending.shift()!)();
+  };
   for await (const f of files) {
     if (isIgnoredFile(f.path, includeTests)) continue;
     const kind = kindOf(f.path);
@@ -143,37 +134,41 @@ export async function extractSource(
     if (helm.take(f.path, text) || !kind) continue;
     if (f.path === 'package.json' || f.path.endsWith('/package.json'))
       for (const d of npmDependencies(text)) npmDeps.add(d);
+    const path = f.path;
     if ('code' in kind) {
-      const tree = await parse(kind.code, text);
-      try {
-        if (kind.code === 'typescript' || kind.code === 'tsx' || kind.code === 'javascript') {
-          const fsr = fileSystemRoutes(tree.rootNode, f.path);
-          if (fsr) fsRoutes.push(fsr);
-        }
-        const extract = EXTRACTORS[kind.code];
-        extract(tree.rootNode, f.path, sink, (scope) => {
-          for (const [name, value] of scope.known()) {
+      const job = run({ source, path, lang: kind.code, text, parseBudgetMs: budget });
+      pending.push(
+        job.then((r) => () => {
+          if ('skipped' in r) {
+            (facts.skippedFiles ??= []).push({ path, reason: r.skipped });
+            return;
+          }
+          sink.absorb(r.sink);
+          if (r.fsRoutes) fsRoutes.push(r.fsRoutes);
+          for (const [name, value] of r.known) {
             const prev = constants.get(name);
             if (prev === undefined) constants.set(name, value);
             else if (prev !== null && JSON.stringify(prev) !== JSON.stringify(value)) constants.set(name, null);
           }
-        });
-      } finally {
-        tree.delete();
-      }
-      parsed++;
-    } else {
-      CONFIG_EXTRACTORS[kind.config](text, f.path, sink);
-      parsed++;
-    }
-    if ('code' in kind || kind.config === 'structured') extractChannels(text, f.path, sink);
-    if ('code' in kind) {
-      // Generated OpenAPI clients: their operations count where the source's own code calls them.
-      const ops = generatedOperations(text, f.path);
-      if (ops.length) generatedOps.push(...ops);
-      else for (const n of calledNames(text)) calledOps.add(n);
-    }
+          parsed++;
+          // Generated OpenAPI clients: their operations count where the source's own code calls them.
+          if (r.generatedOps.length) generatedOps.push(...r.generatedOps);
+          else for (const n of r.calledNames) calledOps.add(n);
+        }),
+      );
+      // Nothing is left unobserved while it waits its turn (a rejection surfaces at its merge).
+      job.catch(() => undefined);
+    } else
+      pending.push(
+        Promise.resolve(() => {
+          CONFIG_EXTRACTORS[kind.config](text, path, sink);
+          parsed++;
+          if (kind.config === 'structured') extractChannels(text, path, sink);
+        }),
+      );
+    await drain(window - 1);
   }
+  await drain(0);
   linkGeneratedOperations(generatedOps, calledOps, sink);
   for (const [path, text] of helm.rendered()) {
     extractStructured(text, path, sink);
@@ -229,6 +224,7 @@ export async function extractSource(
   const kept = facts.grpcCalls.filter((c) => c.method !== '*' || !called.has(c.service));
   facts.grpcCalls.splice(0, facts.grpcCalls.length, ...kept);
   for (const k of Object.keys(facts.clientBases)) facts.clientBases[k] = resolve(facts.clientBases[k]!);
+  keepGoFuncsAroundCalls(facts);
   return { ...facts, files: files_, parsedFiles: parsed };
 }
 
@@ -401,6 +397,21 @@ function applyPrefixes(facts: SourceFacts): void {
     if (path !== undefined) facts.endpoints[i] = { ...ep, path };
   }
   facts.endpoints.push(...versioned);
+}
+
+/**
+ * Go functions are kept in the facts only when a call or a package site lies inside them: the others can never
+ * be a summary instantiated at an importer (generated `.pb.go` files declare hundreds).
+ */
+function keepGoFuncsAroundCalls(facts: SourceFacts): void {
+  if (!facts.goFuncs?.length) return;
+  const lines = new Map<string, number[]>();
+  for (const x of [...facts.calls, ...facts.grpcCalls, ...(facts.goSites ?? [])]) {
+    const l = lines.get(x.loc.file) ?? [];
+    l.push(x.loc.line);
+    lines.set(x.loc.file, l);
+  }
+  facts.goFuncs = facts.goFuncs.filter((f) => lines.get(f.file)?.some((l) => f.start <= l && l <= f.end));
 }
 
 /** Own keys only: identifiers such as `constructor` or `toString` must not reach Object.prototype. */

@@ -30,6 +30,12 @@ function owners(node: Node): number[] {
   return out;
 }
 
+/** The innermost enclosing function (`owners(node)[0]`) without walking on to the root. */
+function owner(node: Node): number {
+  for (let p: Node | null = node.parent; p; p = p.parent) if (FUNCTIONS.has(p.type)) return p.startIndex;
+  return -1;
+}
+
 interface Decl {
   /** The value; absent for a local declared without one (`String url;`), which only says the name is local. */
   readonly node?: Node;
@@ -60,12 +66,12 @@ export class Scope {
 
   /** `local`: a variable or parameter declaration, visible only inside its enclosing function. */
   add(name: string, value: Node, local = false): void {
-    this.#push(name, { node: value, at: value, owner: local ? (owners(value)[0] ?? -1) : -1 });
+    this.#push(name, { node: value, at: value, owner: local ? owner(value) : -1 });
   }
 
   /** A local declared without a value (`String url;`): later assignments in its function are its values. */
   declare(name: string, at: Node): void {
-    this.#push(name, { at, owner: owners(at)[0] ?? -1 });
+    this.#push(name, { at, owner: owner(at) });
   }
 
   /**
@@ -75,9 +81,9 @@ export class Scope {
    */
   assign(name: string, value: Node, fileLevel: boolean): void {
     // Only the function's own: an assignment in a callback it declares may run any number of times, or never.
-    const owner = owners(value)[0];
-    if (owner !== undefined && this.#decls.get(name)?.some((d) => d.owner === owner))
-      this.#push(name, { node: value, at: value, owner });
+    const fn = owner(value);
+    if (fn !== -1 && this.#decls.get(name)?.some((d) => d.owner === fn))
+      this.#push(name, { node: value, at: value, owner: fn });
     else if (fileLevel) this.add(name, value);
   }
 

@@ -1,0 +1,77 @@
+import type { Endpoint, Part } from '../model';
+import { emptyFacts } from '../model';
+import { type CodeLanguage, parseWithin } from '../parsers';
+import { Sink, type SinkState } from './common';
+import { extractChannels } from './channels';
+import type { CodeExtractor } from './driver';
+import { type GeneratedOperation, calledNames, generatedOperations } from './generated-clients';
+import { fileSystemRoutes } from './fs-routes';
+import { extractJavaScript } from './javascript';
+import { extractCSharp } from './csharp';
+import { extractGo } from './go';
+import { extractJava } from './java';
+import { extractPython } from './python';
+import { extractKotlin, extractPhp, extractRuby, extractRust } from './script';
+
+const EXTRACTORS: Record<CodeLanguage, CodeExtractor> = {
+  typescript: extractJavaScript,
+  tsx: extractJavaScript,
+  javascript: extractJavaScript,
+  csharp: extractCSharp,
+  java: extractJava,
+  python: extractPython,
+  go: extractGo,
+  kotlin: extractKotlin,
+  rust: extractRust,
+  ruby: extractRuby,
+  php: extractPhp,
+};
+
+/** One code file to extract: what a parse worker receives. */
+export interface CodeFileJob {
+  readonly source: string;
+  readonly path: string;
+  readonly lang: CodeLanguage;
+  readonly text: string;
+  readonly parseBudgetMs: number;
+}
+
+/** One code file's facts as structured-cloneable data, merged into its source in file order. */
+export type CodeFileResult =
+  | { readonly skipped: string }
+  | {
+      readonly sink: SinkState;
+      /** The file's constants (its scope's known values), for cross-file references. */
+      readonly known: readonly (readonly [string, Part[]])[];
+      readonly fsRoutes?: { marker: string; endpoints: Endpoint[] };
+      /** Operations of a generated OpenAPI client, or else the names the file calls. */
+      readonly generatedOps: readonly GeneratedOperation[];
+      readonly calledNames: readonly string[];
+    };
+
+/** Parses and extracts one code file on its own (in process or in a parse worker). */
+export async function extractCodeFile(job: CodeFileJob): Promise<CodeFileResult> {
+  const tree = await parseWithin(job.lang, job.text, job.parseBudgetMs);
+  if (!tree) return { skipped: `parse took longer than ${job.parseBudgetMs} ms` };
+  const sink = new Sink(emptyFacts(job.source));
+  let known: (readonly [string, Part[]])[] = [];
+  let fsRoutes: { marker: string; endpoints: Endpoint[] } | undefined;
+  try {
+    if (job.lang === 'typescript' || job.lang === 'tsx' || job.lang === 'javascript')
+      fsRoutes = fileSystemRoutes(tree.rootNode, job.path);
+    EXTRACTORS[job.lang](tree.rootNode, job.path, sink, (scope) => {
+      known = [...scope.known()];
+    });
+  } finally {
+    tree.delete();
+  }
+  extractChannels(job.text, job.path, sink);
+  const generatedOps = generatedOperations(job.text, job.path);
+  return {
+    sink: sink.state(),
+    known,
+    ...(fsRoutes ? { fsRoutes } : {}),
+    generatedOps,
+    calledNames: generatedOps.length ? [] : [...calledNames(job.text)],
+  };
+}

@@ -1,0 +1,81 @@
+import type { Call, GoFunc, GrpcCall, Part, SourceFacts } from './model';
+
+/** Rounds of instantiation: a wrapper of one package called by a client of another, called by a service. */
+const MAX_DEPTH = 4;
+
+/**
+ * Go packages imported across sources. A call made inside a function or method of package P (an HTTP or
+ * gRPC call) is P's summary; a site in another source that calls that function of P (`eta.customer.Get(…)`,
+ * `c.client.GetJSON(ctx, "/customer", url, &out)`) makes the call there, with the site's arguments in
+ * place of the function's parameters, to any depth within a budget. Instantiated calls leave the package's
+ * source: a client package that lives in the callee's folder (`customer.NewClient`) is the caller's call,
+ * and a wrapper of another package (`tracing.HTTPClient.GetJSON`) is its callers' calls.
+ */
+export function applyGoPackages(sources: readonly SourceFacts[]): SourceFacts[] {
+  if (!sources.some((s) => s.goSites?.length)) return [...sources];
+  const byName = new Map<string, { src: number; f: GoFunc }[]>();
+  sources.forEach((s, src) => {
+    for (const f of s.goFuncs ?? []) {
+      const key = `${f.pkg}.${f.name}`;
+      const list = byName.get(key) ?? [];
+      list.push({ src, f });
+      byName.set(key, list);
+    }
+  });
+  /** The innermost function of a source around a line. */
+  const around = (src: number, file: string, line: number): GoFunc | undefined => {
+    let best: GoFunc | undefined;
+    for (const f of sources[src]!.goFuncs ?? [])
+      if (f.file === file && f.start <= line && line <= f.end && (!best || f.start >= best.start)) best = f;
+    return best;
+  };
+  const calls = sources.map((s) => [...s.calls]);
+  const grpc = sources.map((s) => [...s.grpcCalls]);
+  const moved = sources.map(() => new Set<Call | GrpcCall>());
+  const done = new Set<string>();
+  for (let round = 0; round < MAX_DEPTH; round++) {
+    let added = false;
+    sources.forEach((s, i) => {
+      for (const site of s.goSites ?? []) {
+        for (const { src: j, f } of byName.get(`${site.pkg}.${site.name}`) ?? []) {
+          if (j === i) continue;
+          const inside = (c: Call | GrpcCall): boolean => around(j, c.loc.file, c.loc.line) === f;
+          const key = (n: number): string => `${i}|${site.loc.file}:${site.loc.line}|${j}|${n}`;
+          calls[j]!.forEach((c, n) => {
+            if (!inside(c) || done.has(key(n))) return;
+            done.add(key(n));
+            calls[i]!.push({ ...c, url: bind(c.url, f.params, site.args), loc: site.loc });
+            moved[j]!.add(c);
+            added = true;
+          });
+          grpc[j]!.forEach((c, n) => {
+            if (!inside(c) || done.has(`g${key(n)}`)) return;
+            done.add(`g${key(n)}`);
+            grpc[i]!.push({ ...c, address: bind(c.address, f.params, site.args), loc: site.loc });
+            moved[j]!.add(c);
+            added = true;
+          });
+        }
+      }
+    });
+    if (!added) break;
+  }
+  return sources.map((s, i) =>
+    moved.every((m) => m.size === 0) && calls[i]!.length === s.calls.length
+      ? s
+      : {
+          ...s,
+          calls: calls[i]!.filter((c) => !moved[i]!.has(c)),
+          grpcCalls: grpc[i]!.filter((c) => !moved[i]!.has(c)),
+        },
+  );
+}
+
+/** The value with the function's parameters replaced by the site's arguments (unknown when left out). */
+function bind(value: readonly Part[], params: readonly string[], args: readonly (readonly Part[])[]): Part[] {
+  return value.flatMap((p): Part[] => {
+    const k = 'ref' in p ? params.indexOf(p.ref) : -1;
+    if (k < 0) return [p];
+    return args[k] ? [...args[k]] : [p];
+  });
+}

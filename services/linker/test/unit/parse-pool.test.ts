@@ -1,0 +1,88 @@
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { extractSource } from '../../src/domain/extract/index';
+import { listSourceFiles } from '../../src/ingest/local';
+import { ParsePool } from '../../src/parse-pool';
+import { FIXTURES, fixtureRepos } from './helpers';
+
+// The worker runs the bundled parse-worker.js, as dist/ does; bundled into node_modules/.cache so that
+// the grammars and web-tree-sitter resolve from the repository's node_modules.
+const root = join(__dirname, '../../../..');
+const dir = join(root, 'node_modules', '.cache', `linker-parse-pool-${process.pid}`);
+let pool: ParsePool;
+
+beforeAll(async () => {
+  mkdirSync(dir, { recursive: true });
+  await build({
+    entryPoints: [join(root, 'services/linker/src/parse-worker.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    external: ['web-tree-sitter', 'yaml'],
+    outfile: join(dir, 'parse-worker.js'),
+    logLevel: 'silent',
+  });
+  pool = ParsePool.open(2, join(dir, 'parse-worker.js'))!;
+}, 60_000);
+afterAll(async () => {
+  await pool?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('parse workers', () => {
+  it('the facts of every fixture repository are those of extraction in the main thread', async () => {
+    let repos = 0;
+    for (const app of readdirSync(FIXTURES)
+      .filter((a) => a !== 'corpora')
+      .sort())
+      for (const repo of fixtureRepos(app)) {
+        const name = repo.split('/').pop()!;
+        const here = await extractSource(name, await listSourceFiles(repo, {}));
+        const there = await extractSource(name, await listSourceFiles(repo, {}), {
+          runCode: pool.run,
+          window: pool.window,
+        });
+        expect(there, `${app}/${name}`).toEqual(here);
+        repos++;
+      }
+    expect(repos).toBeGreaterThan(20);
+  }, 120_000);
+
+  it('a parse over its budget in a worker is a skipped file; the rest of the source is extracted', async () => {
+    const nested = Array.from({ length: 14_000 }, (_, i) => `const a${i} = [${'['.repeat(24)}1${']'.repeat(24)}];`);
+    const facts = await extractSource(
+      'items',
+      [
+        { path: 'src/generated.ts', read: () => Promise.resolve(nested.join('\n')) },
+        { path: 'src/server.ts', read: () => Promise.resolve("app.get('/api/items', (req, res) => res.json([]));\n") },
+      ],
+      { runCode: pool.run, window: pool.window, parseBudgetMs: 50 },
+    );
+    expect(facts.skippedFiles).toEqual([{ path: 'src/generated.ts', reason: 'parse took longer than 50 ms' }]);
+    expect(facts.endpoints.map((e) => `${e.method} ${e.path}`)).toEqual(['GET /api/items']);
+  });
+
+  it('a worker that dies fails the ingest with the reason, and the next file gets a new worker', async () => {
+    const crash = join(dir, 'crash-worker.js');
+    writeFileSync(crash, "require('node:worker_threads').parentPort.on('message', () => process.exit(3));\n");
+    const broken = ParsePool.open(1, crash)!;
+    try {
+      const files = [{ path: 'a.ts', read: () => Promise.resolve('const a = 1;\n') }];
+      await expect(extractSource('x', files, { runCode: broken.run })).rejects.toThrow(
+        'the parse worker exited (code 3)',
+      );
+      await expect(extractSource('x', files, { runCode: broken.run })).rejects.toThrow(
+        'the parse worker exited (code 3)',
+      );
+    } finally {
+      await broken.close();
+    }
+  });
+
+  it('without its bundled script (running from sources) there is no pool: files are extracted in process', () => {
+    expect(ParsePool.open(2, join(dir, 'absent.js'))).toBeUndefined();
+    expect(ParsePool.open(0, join(dir, 'parse-worker.js'))).toBeUndefined();
+  });
+});
