@@ -108,8 +108,6 @@ export async function startCluster(options = {}) {
   };
   const tasksPort = options.tasksPort ?? (await freePort());
   const tasksAddress = `127.0.0.1:${tasksPort}`;
-  const linkerPort = await freePort();
-  const webhooksPort = await freePort();
   // The gateways' credential towards the linker (ADR 0012): one per cluster unless configured.
   const linkerServiceToken = baseEnv.LINKER_SERVICE_TOKEN || randomBytes(32).toString('base64url');
   const tasks = start('tasks', 'services/tasks/dist/main.js', {
@@ -128,66 +126,120 @@ export async function startCluster(options = {}) {
     120_000,
     'tasks',
   );
-  start('webhooks', 'services/webhooks/dist/main.js', {
-    ...(await metricsEnv('webhooks')),
-    ...tls('webhooks'),
-    // Known to the gateways: they read the push delivery log from it.
-    WEBHOOKS_GRPC_PORT: String(webhooksPort),
-    TASKS_GRPC_ADDR: tasksAddress,
-    ...(options.webhooksEnv ?? {}),
-  });
-  if (existsSync(join(root, 'services/linker/dist/main.js')))
-    start('linker', 'services/linker/dist/main.js', {
-      ...(await metricsEnv('linker')),
-      ...tls('linker'),
-      LINKER_GRPC_PORT: String(linkerPort),
-      LINKER_GRPC_HOST: '127.0.0.1',
-      LINKER_SERVICE_TOKEN: linkerServiceToken,
-      STORE: 'mongo',
-      MONGO_DB: `${baseEnv.MONGO_DB ?? 'a2a_inbound'}${namespace ? `_${namespace}` : ''}`,
-    });
-  for (let i = 0; i < (options.runners ?? 2); i++)
-    start(`runner-${i + 1}`, 'services/runner/dist/main.js', {
-      ...(await metricsEnv(`runner-${i + 1}`)),
-      ...tls('runner'),
-      RUNNER_GRPC_PORT: '0',
-      RUNNER_INSTANCE_ID: `runner-${i + 1}-${namespace || 'default'}`,
-      ...(options.runnerEnv ?? {}),
-    });
-  const gatewayPorts = options.gatewayPorts ?? [];
+  /**
+   * Starts a process that listens on ports drawn by `make(attempt)`, and waits for `ready`. A port taken between
+   * the draw and the child's bind (EADDRINUSE: a parallel suite's process, CI 2026-11-28) is drawn again.
+   */
+  const startListening = async (name, script, make) => {
+    for (let attempt = 1; ; attempt++) {
+      const { env, ready } = await make(attempt);
+      const entry = start(name, script, env, attempt > 1);
+      try {
+        await waitFor(
+          async () => {
+            if (entry.exited) throw new Error(`${name} exited (${entry.code})`);
+            return ready();
+          },
+          120_000,
+          name,
+        );
+        return;
+      } catch (err) {
+        const inUse = entry.exited && logTail(join(logDir, `${name}.log`), 20).includes('EADDRINUSE');
+        if (!inUse || attempt >= 3) throw err;
+      }
+    }
+  };
+  let webhooksPort = 0;
+  let linkerPort = 0;
   const gateways = [];
-  for (let i = 0; i < (options.gateways ?? 2); i++) {
-    const port = gatewayPorts[i] ?? (await freePort());
-    start(`gateway-${i + 1}`, 'services/gateway/dist/main.js', {
-      ...(await metricsEnv(`gateway-${i + 1}`)),
-      ...tls('gateway'),
-      PORT: String(port),
-      // Each gateway's A2A 1.0 gRPC service (its cards give the address).
-      A2A_GRPC_PORT: String(await freePort()),
-      HOST: '127.0.0.1',
-      TASKS_GRPC_ADDR: tasksAddress,
-      LINKER_GRPC_ADDR: `127.0.0.1:${linkerPort}`,
-      LINKER_SERVICE_TOKEN: linkerServiceToken,
-      WEBHOOKS_GRPC_ADDR: `127.0.0.1:${webhooksPort}`,
-      ...(options.gatewayEnv ?? {}),
-    });
-    gateways.push(`http://127.0.0.1:${port}`);
-  }
-  for (const g of gateways) {
-    await waitFor(async () => (await fetch(`${g}/readyz`)).ok, 120_000, `gateway ${g}`);
+  try {
+    await Promise.all([
+      startListening('webhooks', 'services/webhooks/dist/main.js', async () => {
+        webhooksPort = await freePort();
+        return {
+          env: {
+            ...(await metricsEnv('webhooks')),
+            ...tls('webhooks'),
+            // Known to the gateways: they read the push delivery log from it.
+            WEBHOOKS_GRPC_PORT: String(webhooksPort),
+            TASKS_GRPC_ADDR: tasksAddress,
+            ...(options.webhooksEnv ?? {}),
+          },
+          ready: () => portOpen(webhooksPort),
+        };
+      }),
+      existsSync(join(root, 'services/linker/dist/main.js')) &&
+        startListening('linker', 'services/linker/dist/main.js', async () => {
+          linkerPort = await freePort();
+          return {
+            env: {
+              ...(await metricsEnv('linker')),
+              ...tls('linker'),
+              LINKER_GRPC_PORT: String(linkerPort),
+              LINKER_GRPC_HOST: '127.0.0.1',
+              LINKER_SERVICE_TOKEN: linkerServiceToken,
+              STORE: 'mongo',
+              MONGO_DB: `${baseEnv.MONGO_DB ?? 'a2a_inbound'}${namespace ? `_${namespace}` : ''}`,
+            },
+            ready: () => portOpen(linkerPort),
+          };
+        }),
+    ]);
+    for (let i = 0; i < (options.runners ?? 2); i++)
+      start(`runner-${i + 1}`, 'services/runner/dist/main.js', {
+        ...(await metricsEnv(`runner-${i + 1}`)),
+        ...tls('runner'),
+        RUNNER_GRPC_PORT: '0',
+        RUNNER_INSTANCE_ID: `runner-${i + 1}-${namespace || 'default'}`,
+        ...(options.runnerEnv ?? {}),
+      });
+    const gatewayPorts = options.gatewayPorts ?? [];
+    await Promise.all(
+      Array.from({ length: options.gateways ?? 2 }, async (_, i) => {
+        let url = '';
+        await startListening(`gateway-${i + 1}`, 'services/gateway/dist/main.js', async () => {
+          const port = gatewayPorts[i] ?? (await freePort());
+          url = `http://127.0.0.1:${port}`;
+          return {
+            env: {
+              ...(await metricsEnv(`gateway-${i + 1}`)),
+              ...tls('gateway'),
+              PORT: String(port),
+              // Each gateway's A2A 1.0 gRPC service (its cards give the address).
+              A2A_GRPC_PORT: String(await freePort()),
+              HOST: '127.0.0.1',
+              TASKS_GRPC_ADDR: tasksAddress,
+              LINKER_GRPC_ADDR: `127.0.0.1:${linkerPort}`,
+              LINKER_SERVICE_TOKEN: linkerServiceToken,
+              WEBHOOKS_GRPC_ADDR: `127.0.0.1:${webhooksPort}`,
+              ...(options.gatewayEnv ?? {}),
+            },
+            ready: async () => (await fetch(`${url}/readyz`)).ok,
+          };
+        });
+        gateways[i] = url;
+      }),
+    );
+  } catch (err) {
+    // Stop the others (a failed start leaks no process) and say why: the log may be gone with the CI machine.
+    for (const p of procs.values()) if (!p.exited) p.child.kill('SIGKILL');
+    const dead = [...procs.values()].filter((p) => p.exited);
+    throw new Error(`${err instanceof Error ? err.message : String(err)}${describeDead(dead)}`);
   }
   const dead = [...procs.values()].filter((p) => p.exited);
   if (dead.length) {
-    // Stop the others (a failed start leaks no process) and say why: the log may be gone with the CI machine.
     for (const p of procs.values()) if (!p.exited) p.child.kill('SIGKILL');
-    throw new Error(
-      `processes exited during start-up: ${dead
-        .map(
-          (d) =>
-            `${d.name} (${d.code}), see ${logDir}/${d.name}.log; its last lines:\n${logTail(join(logDir, `${d.name}.log`))}`,
-        )
-        .join('\n')}`,
-    );
+    throw new Error(`processes exited during start-up:${describeDead(dead)}`);
+  }
+  /** Each dead process, where its log is, and the log's last lines (the log may be gone with the CI machine). */
+  function describeDead(dead) {
+    return dead
+      .map(
+        (d) =>
+          `\n${d.name} (${d.code}), see ${logDir}/${d.name}.log; its last lines:\n${logTail(join(logDir, `${d.name}.log`))}`,
+      )
+      .join('');
   }
   const stopOne = async (entry, signal = 'SIGTERM', timeoutMs = 20_000) => {
     if (entry.exited) return;
