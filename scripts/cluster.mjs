@@ -50,7 +50,9 @@ async function waitFor(check, timeoutMs, what) {
  * gatewayEnv, webhooksEnv (extra environment for those processes), engines (start them), metrics (each
  * process serves /metrics on a free port: `metricsUrls` maps process names to those URLs), mtls (mutual TLS
  * on every gRPC link, ADR 0032: `true` makes a dev CA and certificates under the log directory, a string is a
- * directory that has them (scripts/dev-ca.mjs); `pkiDir` in the result), tlsReloadMs.
+ * directory that has them (scripts/dev-ca.mjs); `pkiDir` in the result), tlsReloadMs, nodeArgs (extra Node
+ * options for every service process, e.g. `['--cpu-prof', '--cpu-prof-dir=…']`: Node refuses --cpu-prof in
+ * NODE_OPTIONS).
  */
 /** The last `lines` lines of a log file ('' when it cannot be read). */
 function logTail(file, lines = 30) {
@@ -93,7 +95,7 @@ export async function startCluster(options = {}) {
   const start = (name, script, env, append = false) => {
     // A new cluster starts new logs; a restarted process appends to its own.
     const out = openSync(join(logDir, `${name}.log`), append ? 'a' : 'w');
-    const child = spawn(process.execPath, ['--enable-source-maps', join(root, script)], {
+    const child = spawn(process.execPath, ['--enable-source-maps', ...(options.nodeArgs ?? []), join(root, script)], {
       env: { ...baseEnv, ...env },
       stdio: ['ignore', out, out],
     });

@@ -82,6 +82,7 @@ describe.runIf(enginesSet)('push delivery log on Kafka and MongoDB', { timeout: 
         subscriptionId,
         agentId: 'shared-agent-id',
         preceding: [],
+        pushOff: false,
       };
       await engines.bus!.publish({
         topic: TASK_UPDATES_TOPIC,

@@ -2,6 +2,7 @@ import { AppError } from '@a2a-inbound/errors';
 import type { Bus, BusHandler, BusMessage, BusSubscription, SubscribeOptions } from '@a2a-inbound/ports';
 import { Kafka, Partitioners, logLevel } from 'kafkajs';
 import type { Admin, SASLOptions, Consumer, EachMessagePayload, IHeaders, LogEntry, Message, Producer } from 'kafkajs';
+import { fixKafkajsIdleTimerLoop } from './request-queue-fix';
 
 /** The subset of a pino logger the adapter uses; pass the service logger, or nothing for silence. */
 export interface AdapterLog {
@@ -205,6 +206,7 @@ export class KafkaBus implements Bus {
   static async connect(options: KafkaBusOptions): Promise<KafkaBus> {
     const brokers =
       typeof options.brokers === 'string' ? options.brokers.split(',').map((b) => b.trim()) : [...options.brokers];
+    fixKafkajsIdleTimerLoop();
     const kafka = new Kafka({
       clientId: options.clientId,
       brokers: brokers.filter(Boolean),

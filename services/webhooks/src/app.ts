@@ -205,7 +205,8 @@ export async function startWebhooksApp(
         seen += events.length;
         const byTask = new Map<string, eventsV1.LoggedTaskEvent[]>();
         for (const e of events) {
-          if (!isStatusUpdate(e.eventJson)) continue;
+          // pushOff: the agent had push notifications off when tasks announced it (ADR 0046): nothing to push.
+          if (e.pushOff || !isStatusUpdate(e.eventJson)) continue;
           const list = byTask.get(e.taskId);
           if (list) list.push(e);
           else byTask.set(e.taskId, [e]);

@@ -447,8 +447,12 @@ export class TaskCore {
       subscriptionId: task.subscriptionId,
       agentId: task.agentId,
       preceding: [],
+      pushOff: false,
     }));
     const entries = logged.map((l) => ({ seq: l.seq, data: eventsV1.LoggedTaskEvent.encode(l).finish() }));
+    // Read beside the append: webhooks skips its push lookup (a gRPC call to this service) for the updates of
+    // an agent with push notifications off, which most agents have (ADR 0046).
+    const pushOff = this.#pushOff(task.agentId);
     let appended: number;
     try {
       appended = await this.#appendToLog(
@@ -464,8 +468,18 @@ export class TaskCore {
       );
       appended = events.length;
     }
+    const off = await pushOff;
     if (appended === 0) return;
-    await this.announcements.announce(logged.slice(-appended));
+    await this.announcements.announce(logged.slice(-appended).map((l) => (off ? { ...l, pushOff: true } : l)));
+  }
+
+  /** Whether the agent has push notifications off now (cached view); false when unknown: webhooks then asks. */
+  async #pushOff(agentId: string): Promise<boolean> {
+    try {
+      return !(await this.deps.control.catalog.resolveAgent(agentId)).pushNotificationsEnabled;
+    } catch {
+      return false;
+    }
   }
 
   async #appendToLog(

@@ -59,4 +59,27 @@ describe('task updates announced to webhooks in batches', () => {
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
     expect(await credits()).toBe(before); // refused sends are not charged
   });
+
+  it('marks the updates of an agent with push notifications off, so webhooks skips its lookup (ADR 0046)', async () => {
+    const { tasks, bus, caller, control } = await taskServiceSetup();
+    const announced: eventsV1.LoggedTaskEvent[] = [];
+    const publish = bus.publish.bind(bus);
+    bus.publish = async (m) => {
+      if (m.topic === TOPICS.taskUpdates) {
+        const d = eventsV1.LoggedTaskEvent.decode(m.value);
+        announced.push(...d.preceding, d);
+      }
+      return publish(m);
+    };
+    await tasks.send(caller, textMsg('off'), { blocking: false });
+    expect(announced.length).toBeGreaterThan(0);
+    expect(announced.every((e) => e.pushOff)).toBe(true); // the demo agent starts with push off
+    await control.catalog.updateAgentSettings({ subscriptionId: 'demo-subscription', role: 'operator' }, 'demo-echo', {
+      pushNotificationsEnabled: true,
+    });
+    announced.length = 0;
+    await tasks.send(caller, textMsg('on'), { blocking: false });
+    expect(announced.length).toBeGreaterThan(0);
+    expect(announced.some((e) => e.pushOff)).toBe(false); // webhooks asks, as before
+  });
 });

@@ -25,7 +25,14 @@ describe('push delivery log: recorded per agent, read over gRPC', () => {
   const configs = new Map<string, PushDelivery['targets']>();
 
   const hook = (path: string): string => `https://hook.public.example:${receiver.port}${path}`;
-  const publish = async (taskId: string, seq: number, subscriptionId: string, agentId: string): Promise<void> => {
+  const lookups: string[] = [];
+  const publish = async (
+    taskId: string,
+    seq: number,
+    subscriptionId: string,
+    agentId: string,
+    pushOff = false,
+  ): Promise<void> => {
     const event: eventsV1.LoggedTaskEvent = {
       taskId,
       seq,
@@ -34,6 +41,7 @@ describe('push delivery log: recorded per agent, read over gRPC', () => {
       subscriptionId,
       agentId,
       preceding: [],
+      pushOff,
     };
     await bus.publish({
       topic: TASK_UPDATES_TOPIC,
@@ -52,12 +60,14 @@ describe('push delivery log: recorded per agent, read over gRPC', () => {
         bus,
         store,
         source: {
-          get: (taskId) =>
-            Promise.resolve({
+          get: (taskId) => {
+            lookups.push(taskId);
+            return Promise.resolve({
               taskJson: JSON.stringify({ kind: 'task', id: taskId }),
               enabled: true,
               targets: configs.get(taskId) ?? [],
-            }),
+            });
+          },
         },
         log: silentLogger(),
         readinessIntervalMs: 600_000,
@@ -103,6 +113,18 @@ describe('push delivery log: recorded per agent, read over gRPC', () => {
     await receiver?.close();
     await bus.close();
     await store.close();
+  });
+
+  it('an update announced with pushOff (its agent had push off) is not looked up or delivered (ADR 0046)', async () => {
+    configs.set('task-skip', [{ configId: 'ok', url: hook('/ok'), token: TOKEN, authenticationJson: '' }]);
+    await publish('task-skip', 1, 'sub-c', 'agent-3', true);
+    await publish('task-skip', 2, 'sub-c', 'agent-3'); // same key: handled after the first
+    await eventually(async () => {
+      await Promise.resolve();
+      return finished.some((d) => d.taskId === 'task-skip');
+    }, 15_000);
+    expect(lookups.filter((t) => t === 'task-skip')).toEqual(['task-skip']);
+    expect(finished.filter((d) => d.taskId === 'task-skip').map((d) => d.seq)).toEqual([2]);
   });
 
   it('records each delivery with its outcome, HTTP status, attempts, times, task and target, newest first', async () => {
@@ -163,6 +185,7 @@ describe('push delivery log: recorded per agent, read over gRPC', () => {
       subscriptionId: 'sub-batch',
       agentId: 'agent-1',
       preceding: [],
+      pushOff: false,
     });
     const status = (state: string): string =>
       JSON.stringify({ kind: 'status-update', taskId: 'task-batch', status: { state }, final: state === 'completed' });
@@ -201,6 +224,7 @@ describe('push delivery log: recorded per agent, read over gRPC', () => {
       subscriptionId: 'sub-multi',
       agentId: 'agent-1',
       preceding: [],
+      pushOff: false,
     });
     const announcement: eventsV1.LoggedTaskEvent = {
       ...status('task-m2', 3, 'completed'),

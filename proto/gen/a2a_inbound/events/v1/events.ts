@@ -132,6 +132,11 @@ export interface LoggedTaskEvent {
    * consumer that predates batches still sees the last (usually the run's final) event.
    */
   preceding: LoggedTaskEvent[];
+  /**
+   * Set on an announcement to webhooks when the task's agent had push notifications off as it was announced
+   * (ADR 0046): webhooks skips the push lookup. Unset (an older producer, an unknown agent): webhooks asks.
+   */
+  pushOff: boolean;
 }
 
 function createBaseAttachment(): Attachment {
@@ -1511,7 +1516,16 @@ export const RunHeartbeat: MessageFns<RunHeartbeat> = {
 };
 
 function createBaseLoggedTaskEvent(): LoggedTaskEvent {
-  return { taskId: "", seq: 0, eventJson: "", final: false, subscriptionId: "", agentId: "", preceding: [] };
+  return {
+    taskId: "",
+    seq: 0,
+    eventJson: "",
+    final: false,
+    subscriptionId: "",
+    agentId: "",
+    preceding: [],
+    pushOff: false,
+  };
 }
 
 export const LoggedTaskEvent: MessageFns<LoggedTaskEvent> = {
@@ -1536,6 +1550,9 @@ export const LoggedTaskEvent: MessageFns<LoggedTaskEvent> = {
     }
     for (const v of message.preceding) {
       LoggedTaskEvent.encode(v!, writer.uint32(58).fork()).join();
+    }
+    if (message.pushOff !== false) {
+      writer.uint32(64).bool(message.pushOff);
     }
     return writer;
   },
@@ -1609,6 +1626,14 @@ export const LoggedTaskEvent: MessageFns<LoggedTaskEvent> = {
             message.preceding.push(LoggedTaskEvent.decode(reader, reader.uint32()));
             continue;
           }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.pushOff = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1648,6 +1673,11 @@ export const LoggedTaskEvent: MessageFns<LoggedTaskEvent> = {
       preceding: globalThis.Array.isArray(object?.preceding)
         ? object.preceding.map((e: any) => LoggedTaskEvent.fromJSON(e))
         : [],
+      pushOff: isSet(object.pushOff)
+        ? globalThis.Boolean(object.pushOff)
+        : isSet(object.push_off)
+        ? globalThis.Boolean(object.push_off)
+        : false,
     };
   },
 
@@ -1674,6 +1704,9 @@ export const LoggedTaskEvent: MessageFns<LoggedTaskEvent> = {
     if (message.preceding?.length) {
       obj.preceding = message.preceding.map((e) => LoggedTaskEvent.toJSON(e));
     }
+    if (message.pushOff !== false) {
+      obj.pushOff = message.pushOff;
+    }
     return obj;
   },
 
@@ -1689,6 +1722,7 @@ export const LoggedTaskEvent: MessageFns<LoggedTaskEvent> = {
     message.subscriptionId = object.subscriptionId ?? "";
     message.agentId = object.agentId ?? "";
     message.preceding = object.preceding?.map((e) => LoggedTaskEvent.fromPartial(e)) || [];
+    message.pushOff = object.pushOff ?? false;
     return message;
   },
 };
