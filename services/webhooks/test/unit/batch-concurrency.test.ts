@@ -48,6 +48,7 @@ describe('task-updates consumer: WEBHOOKS_CONCURRENCY bounds the tasks of a batc
       final: false,
       subscriptionId: 'sub',
       agentId: 'agent-1',
+      pushOff: false,
       preceding: [],
     });
     const tasks = ['t1', 't2', 't3', 't4', 't5', 't6'];
