@@ -4,7 +4,7 @@
  * Prints wall time, peak RSS and the ratio against a baseline measured in the same run: a plain
  * recursive read of the same files. Target: under 5 s with bounded memory on a 2-core machine; 5,000
  * files (BENCH_FILES=5000, the polyglot application of issue 20) under 20 s. Code files are parsed by the
- * linker's parse workers (BENCH_WORKERS, default one per core up to 4; 0: in the main thread), whose
+ * linker's parse workers (BENCH_WORKERS, default LINKER_PARSE_WORKERS' default: 0, the main thread), whose
  * script is bundled beside the bench:
  *
  *   npx esbuild bench/linker-1000.ts services/linker/src/parse-worker.ts --bundle --platform=node \
