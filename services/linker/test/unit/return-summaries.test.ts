@@ -91,4 +91,150 @@ describe('return-value summaries: URLs built by methods of other classes and fil
     ]);
     expect(unresolved(r)).toEqual([]);
   });
+
+  it('Java: a static URL helper of another class, and an instance helper reached through a field, each with arguments', async () => {
+    const r = await reportOf({
+      web: {
+        'src/main/java/web/Urls.java': lines(
+          'package web;',
+          'public final class Urls {',
+          '  public static String order(String base, String id) { return base + "/api/v1/orders/" + id; }',
+          '  public static String orders(String base) { return String.format("%s/api/v1/orders", base); }',
+          '}',
+        ),
+        'src/main/java/web/Paths.java': lines(
+          'package web;',
+          'public class Paths {',
+          '  public String cancel(String id) { return "http://orders:8080/api/v1/orders/" + id + "/cancel"; }',
+          '}',
+        ),
+        'src/main/java/web/OrderClient.java': lines(
+          'package web;',
+          'import org.springframework.web.client.RestTemplate;',
+          'public class OrderClient {',
+          '  private final RestTemplate rest = new RestTemplate();',
+          '  private final Paths paths = new Paths();',
+          '  private static final String BASE = "http://orders:8080";',
+          '  public Order get(String id) { return rest.getForObject(Urls.order(BASE, id), Order.class); }',
+          '  public Order[] all() { return rest.getForObject(Urls.orders(BASE), Order[].class); }',
+          '  public void cancel(String id) { rest.postForObject(this.paths.cancel(id), null, Void.class); }',
+          '}',
+        ),
+      },
+      orders: {
+        'src/main/java/orders/OrderController.java': lines(
+          'package orders;',
+          'import org.springframework.web.bind.annotation.*;',
+          '@RestController',
+          '@RequestMapping("/api/v1/orders")',
+          'public class OrderController {',
+          '  @GetMapping("/{id}") public String one(@PathVariable String id) { return ""; }',
+          '  @GetMapping public String all() { return ""; }',
+          '  @PostMapping("/{id}/cancel") public String cancel(@PathVariable String id) { return ""; }',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web src/main/java/web/OrderClient.java:7 | GET orders/api/v1/orders/{} | orders src/main/java/orders/OrderController.java:6 GET /api/v1/orders/{id} (spring)',
+      'web src/main/java/web/OrderClient.java:8 | GET orders/api/v1/orders | orders src/main/java/orders/OrderController.java:7 GET /api/v1/orders (spring)',
+      'web src/main/java/web/OrderClient.java:9 | POST orders/api/v1/orders/{}/cancel | orders src/main/java/orders/OrderController.java:8 POST /api/v1/orders/{id}/cancel (spring)',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+  });
+
+  it('Python: a URL function of another module, called through its module and imported by name, and a method of a class', async () => {
+    const r = await reportOf({
+      web: {
+        'app/urls.py': lines(
+          'import os',
+          'BASE = os.environ.get("ORDERS_URL", "http://orders:5000")',
+          'def order_url(base, order_id):',
+          '    return f"{base}/api/orders/{order_id}"',
+          'class Paths:',
+          '    def cancel(self, order_id, reason=None):',
+          '        return "{}/api/orders/{}/cancel".format(BASE, order_id)',
+        ),
+        'app/client.py': lines(
+          'import requests',
+          'from app import urls',
+          'from app.urls import order_url, Paths',
+          'paths = Paths()',
+          'def get_order(order_id):',
+          '    return requests.get(urls.order_url(urls.BASE, order_id)).json()',
+          'def get_again(order_id):',
+          '    return requests.get(order_url("http://orders:5000", order_id)).json()',
+          'def cancel(order_id):',
+          '    requests.post(paths.cancel(order_id))',
+        ),
+      },
+      orders: {
+        'app.py': lines(
+          'from flask import Flask',
+          'app = Flask(__name__)',
+          '@app.route("/api/orders/<order_id>", methods=["GET"])',
+          'def one(order_id):',
+          '    return {}',
+          '@app.route("/api/orders/<order_id>/cancel", methods=["POST"])',
+          'def cancel(order_id):',
+          '    return {}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web app/client.py:6 | GET orders/api/orders/{} | orders app.py:3 GET /api/orders/<order_id> (flask)',
+      'web app/client.py:8 | GET orders/api/orders/{} | orders app.py:3 GET /api/orders/<order_id> (flask)',
+      'web app/client.py:10 | POST orders/api/orders/{}/cancel | orders app.py:6 POST /api/orders/<order_id>/cancel (flask)',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+  });
+
+  it('Go: a URL function of another package and a method of a client type in another file', async () => {
+    const r = await reportOf({
+      web: {
+        'urls/urls.go': lines(
+          'package urls',
+          'import "fmt"',
+          'func Order(base string, id string) string {',
+          '\treturn fmt.Sprintf("%s/api/orders/%s", base, id)',
+          '}',
+        ),
+        'client.go': lines(
+          'package main',
+          'type Orders struct{ base string }',
+          'func (o *Orders) cancelURL(id string) string { return "http://orders:8080/api/orders/" + id + "/cancel" }',
+        ),
+        'main.go': lines(
+          'package main',
+          'import (',
+          '\t"net/http"',
+          '\t"example.com/web/urls"',
+          ')',
+          'func get(id string) {',
+          '\thttp.Get(urls.Order("http://orders:8080", id))',
+          '}',
+          'func cancel(o *Orders, id string) {',
+          '\thttp.Post(o.cancelURL(id), "application/json", nil)',
+          '}',
+        ),
+      },
+      orders: {
+        'main.go': lines(
+          'package main',
+          'import "github.com/gin-gonic/gin"',
+          'func main() {',
+          '\tr := gin.Default()',
+          '\tr.GET("/api/orders/:id", one)',
+          '\tr.POST("/api/orders/:id/cancel", cancel)',
+          '\tr.Run()',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web main.go:7 | GET orders/api/orders/{} | orders main.go:5 GET /api/orders/:id (gin)',
+      'web main.go:10 | POST orders/api/orders/{}/cancel | orders main.go:6 POST /api/orders/:id/cancel (gin)',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+  });
 });
