@@ -237,4 +237,52 @@ describe('return-value summaries: URLs built by methods of other classes and fil
     ]);
     expect(unresolved(r)).toEqual([]);
   });
+
+  it('TypeScript: an exported arrow function, an object of URL builders and a class method of other modules', async () => {
+    const r = await reportOf({
+      web: {
+        'src/urls.ts': lines(
+          'export const BASE = process.env.ORDERS_URL || "http://orders:3000";',
+          'export const orderUrl = (base: string, id: string) => `${base}/api/orders/${id}`;',
+          'export const api = {',
+          '  items: (id: string) => `${BASE}/api/orders/${id}/items`,',
+          '};',
+          'export class Paths {',
+          '  static cancel(id: string): string {',
+          '    return BASE + "/api/orders/" + id + "/cancel";',
+          '  }',
+          '}',
+        ),
+        'src/client.ts': lines(
+          'import axios from "axios";',
+          'import { BASE, orderUrl, api, Paths } from "./urls";',
+          'export async function get(id: string) {',
+          '  return axios.get(orderUrl(BASE, id));',
+          '}',
+          'export async function items(id: string) {',
+          '  return axios.get(api.items(id));',
+          '}',
+          'export async function cancel(id: string) {',
+          '  return axios.post(Paths.cancel(id), {});',
+          '}',
+        ),
+      },
+      orders: {
+        'server.js': lines(
+          'const express = require("express");',
+          'const app = express();',
+          'app.get("/api/orders/:id", (req, res) => res.json({}));',
+          'app.get("/api/orders/:id/items", (req, res) => res.json([]));',
+          'app.post("/api/orders/:id/cancel", (req, res) => res.json({}));',
+          'app.listen(3000);',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web src/client.ts:4 | GET orders/api/orders/{} | orders server.js:3 GET /api/orders/:id (express)',
+      'web src/client.ts:7 | GET orders/api/orders/{}/items | orders server.js:4 GET /api/orders/:id/items (express)',
+      'web src/client.ts:10 | POST orders/api/orders/{}/cancel | orders server.js:5 POST /api/orders/:id/cancel (express)',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+  });
 });
