@@ -158,6 +158,40 @@ describe('Envoy front proxy (static_resources routes as gateway routes)', () => 
   });
 });
 
+describe('Envoy v2 clusters (`hosts:`) with prefix_rewrite', () => {
+  it('a cluster given by `hosts[].socket_address` forwards to that address, the matched prefix rewritten', async () => {
+    const r = await reportOf({
+      proxy: {
+        'envoy.yaml': lines(
+          'static_resources:',
+          '  listeners:',
+          '  - filter_chains:',
+          '    - filters:',
+          '      - config:',
+          '          route_config:',
+          '            virtual_hosts:',
+          '            - name: front',
+          '              routes:',
+          '              - match: { prefix: "/c/" }',
+          '                route: { cluster: catalog, prefix_rewrite: "/catalog/" }',
+          '  clusters:',
+          '  - name: catalog',
+          '    type: strict_dns',
+          '    hosts:',
+          '    - socket_address:',
+          '        address: catalog-api',
+          '        port_value: 80',
+        ),
+      },
+      'catalog-api': { 'server.js': lines('const app = require("express")();', 'app.get("/catalog/items", h);') },
+      web: { 'client.js': lines('fetch("http://proxy/c/items");') },
+    });
+    expect(rows(r)).toEqual([
+      'web client.js:1 | GET proxy/c/items | catalog-api server.js:2 GET /catalog/items (express)',
+    ]);
+  });
+});
+
 describe('a message-bus library shared by several services (summaries instantiated at the call sites)', () => {
   const library = {
     'EventBus/RabbitBus.cs': lines(
