@@ -262,6 +262,11 @@ export interface SourceFacts {
   readonly busSummaries?: BusSummary[];
   /** C# types by name → the namespace declaring them (MassTransit names message exchanges `Namespace:Type`). */
   typeNamespaces?: Record<string, string>;
+  /**
+   * ASP.NET `app.UsePathBase(configuration["PATH_BASE"])`: the settings whose deployed value is a path base
+   * under which the service's routes are served too (absent on facts stored before it was extracted).
+   */
+  readonly pathBaseKeys?: string[];
 }
 
 export function emptyFacts(source: string): SourceFacts {

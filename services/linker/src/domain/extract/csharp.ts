@@ -56,6 +56,7 @@ const CS_NAMES = new Set([
   'MapForwarder',
   'ConfigureHttpClient',
   'For',
+  'UsePathBase',
 ]);
 /** Refit: the verb attributes of an interface's methods (`[Get("/orders/{id}")]`). */
 const REFIT_VERBS: Record<string, HttpMethod> = {
@@ -583,6 +584,16 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
         sink.registryBinds.push({ registry, exchange: ex, queue, loc });
         return;
       }
+    }
+    // `app.UsePathBase(pathBase)` with the base from a setting: the deployment's value is known at link time.
+    if (name === 'UsePathBase' && args[0]?.length === 1) {
+      const only = args[0][0]!;
+      const key = 'config' in only ? only.config : 'env' in only ? only.env : undefined;
+      if (key !== undefined) {
+        const keys = ((sink.facts as { pathBaseKeys?: string[] }).pathBaseKeys ??= []);
+        if (!keys.includes(key)) keys.push(key);
+      }
+      return;
     }
     // `services.Configure<EventBusOptions>(configuration.GetSection("EventBus"))`: the options class's section.
     if (name === 'Configure' && nameNode?.type === 'generic_name' && argNodes.length === 1) {
