@@ -211,6 +211,8 @@ export interface Topology {
   readonly proxies: Map<string, ProxyRoute[]>;
   /** Context paths a source gets only from another repository's configuration (config server). */
   readonly basePaths: Map<string, string>;
+  /** ASP.NET `UsePathBase` values of the deployment: the source's routes are served under them too. */
+  readonly pathBases: Map<string, string>;
 }
 
 const dirOf = (file: string): string => file.slice(0, Math.max(0, file.lastIndexOf('/')));
@@ -274,6 +276,7 @@ export function topology(sources: readonly SourceFacts[]): Topology {
   const env = new Map<string, SourceEnv>();
   const instances = new Map<string, SourceEnv[]>();
   const basePaths = new Map<string, string>();
+  const pathBases = new Map<string, string>();
   const proxies = new Map<string, ProxyRoute[]>();
   for (const s of sources) {
     // One repository deployed twice (two compose services or workloads of one image with other env): each
@@ -310,10 +313,15 @@ export function topology(sources: readonly SourceFacts[]): Topology {
       const base = e.entries.find((x) => isSpringBaseKey(x.entry.key));
       if (base && !expand(e, base.entry.value).includes(HOLE)) basePaths.set(s.source, expand(e, base.entry.value));
     }
+    for (const key of s.pathBaseKeys ?? []) {
+      const v = lookup(e, key);
+      const x = v === undefined ? undefined : expand(e, v);
+      if (x && x.startsWith('/') && x !== '/' && !x.includes(HOLE)) pathBases.set(s.source, x);
+    }
     const routes = [...proxyRoutes(e), ...yarpRoutes(e), ...ocelotRoutes(e)];
     if (routes.length) proxies.set(s.source, routes);
   }
-  return { hosts, env, instances, proxies, basePaths };
+  return { hosts, env, instances, proxies, basePaths, pathBases };
 }
 
 /**
@@ -1725,7 +1733,17 @@ export function link(sources: readonly SourceFacts[]): LinkResult {
     const base = topo.basePaths.get(s.source);
     const name = (text: string): string => (text.includes('${') ? expand(env, text).replaceAll(HOLE, '{}') : text);
     const named = JSON.stringify([s.publishes, s.consumes, s.bindings, s.queues, s.exchanges]).includes('${');
-    if (!base && !named) return s;
+    // `UsePathBase("/catalog-api")`: ASP.NET serves each route both under the base and without it.
+    const pathBase = topo.pathBases.get(s.source);
+    const endpoints = pathBase
+      ? [
+          ...s.endpoints,
+          ...s.endpoints
+            .filter((e) => e.framework.startsWith('aspnetcore'))
+            .map((e) => ({ ...e, path: joinPath(pathBase, e.path) })),
+        ]
+      : s.endpoints;
+    if (!base && !named) return pathBase ? { ...s, endpoints } : s;
     // Spring Cloud Stream bindings count only where the configuration says Spring Cloud Stream is used (a
     // `@Bean Consumer<T>` is not a binding otherwise).
     const stream = [...env.relaxed.keys()].some((k) => /^spring\.cloud\.(stream|function)\./.test(k));
@@ -1734,10 +1752,10 @@ export function link(sources: readonly SourceFacts[]): LinkResult {
     return {
       ...s,
       endpoints: base
-        ? s.endpoints.map((e) =>
+        ? endpoints.map((e) =>
             e.framework === 'spring' || e.framework === 'spring-data-rest' ? { ...e, path: joinPath(base, e.path) } : e,
           )
-        : s.endpoints,
+        : endpoints,
       publishes: kept(s.publishes).map((x) => ({ ...x, exchange: name(x.exchange), key: name(x.key) })),
       consumes: kept(s.consumes).map((x) => ({ ...x, queue: name(x.queue) })),
       bindings: s.bindings.map((x) => ({ ...x, exchange: name(x.exchange), queue: name(x.queue), key: name(x.key) })),

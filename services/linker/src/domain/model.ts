@@ -289,6 +289,11 @@ export interface SourceFacts {
   goSites?: GoSite[];
   /** Files read but not analysed, with the reason (a parse over its time budget); shown in the report. */
   skippedFiles?: { path: string; reason: string }[];
+  /**
+   * ASP.NET `app.UsePathBase(configuration["PATH_BASE"])`: the settings whose deployed value is a path base
+   * under which the service's routes are served too (absent on facts stored before it was extracted).
+   */
+  readonly pathBaseKeys?: string[];
 }
 
 export function emptyFacts(source: string): SourceFacts {

@@ -158,6 +158,95 @@ describe('Envoy front proxy (static_resources routes as gateway routes)', () => 
   });
 });
 
+/** An Envoy v2 front proxy: `/c/` rewritten to `rewrite` on the cluster `catalog` at `catalog-api` (`hosts:`). */
+const envoyV2 = (rewrite: string): string =>
+  lines(
+    'static_resources:',
+    '  listeners:',
+    '  - filter_chains:',
+    '    - filters:',
+    '      - config:',
+    '          route_config:',
+    '            virtual_hosts:',
+    '            - name: front',
+    '              routes:',
+    '              - match: { prefix: "/c/" }',
+    `                route: { cluster: catalog, prefix_rewrite: "${rewrite}" }`,
+    '  clusters:',
+    '  - name: catalog',
+    '    type: strict_dns',
+    '    hosts:',
+    '    - socket_address:',
+    '        address: catalog-api',
+    '        port_value: 80',
+  );
+
+describe('Envoy v2 clusters (`hosts:`) with prefix_rewrite', () => {
+  it('a cluster given by `hosts[].socket_address` forwards to that address, the matched prefix rewritten', async () => {
+    const r = await reportOf({
+      proxy: {
+        'envoy.yaml': envoyV2('/catalog/'),
+      },
+      'catalog-api': { 'server.js': lines('const app = require("express")();', 'app.get("/catalog/items", h);') },
+      web: { 'client.js': lines('fetch("http://proxy/c/items");') },
+    });
+    expect(rows(r)).toEqual([
+      'web client.js:1 | GET proxy/c/items | catalog-api server.js:2 GET /catalog/items (express)',
+    ]);
+  });
+});
+
+describe('ASP.NET UsePathBase with the base from the deployment', () => {
+  it('a service mounted with UsePathBase(PATH_BASE) serves its routes under the compose value too, behind an Envoy prefix_rewrite', async () => {
+    const r = await reportOf({
+      compose: {
+        'docker-compose.yml': lines(
+          'services:',
+          '  catalog-api:',
+          '    build: ../catalog-api',
+          '    environment:',
+          '      - PATH_BASE=/catalog-api',
+          '  proxy:',
+          '    image: envoyproxy/envoy',
+        ),
+      },
+      proxy: {
+        'envoy.yaml': envoyV2('/catalog-api/'),
+      },
+      'catalog-api': {
+        'Startup.cs': lines(
+          'public class Startup',
+          '{',
+          '    public void Configure(IApplicationBuilder app)',
+          '    {',
+          '        var pathBase = Configuration["PATH_BASE"];',
+          '        if (!string.IsNullOrEmpty(pathBase)) app.UsePathBase(pathBase);',
+          '    }',
+          '}',
+        ),
+        'CatalogController.cs': lines(
+          '[Route("api/v1/[controller]")]',
+          '[ApiController]',
+          'public class CatalogController : ControllerBase',
+          '{',
+          '    [HttpGet("items")] public IActionResult Items() => Ok();',
+          '}',
+        ),
+      },
+      web: {
+        'client.js': lines(
+          'fetch("http://proxy/c/api/v1/catalog/items");',
+          'fetch("http://catalog-api/api/v1/catalog/items");',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web client.js:1 | GET proxy/c/api/v1/catalog/items | catalog-api CatalogController.cs:5 GET /catalog-api/api/v1/Catalog/items (aspnetcore-mvc)',
+      'web client.js:2 | GET catalog-api/api/v1/catalog/items | catalog-api CatalogController.cs:5 GET /api/v1/Catalog/items (aspnetcore-mvc)',
+    ]);
+  });
+});
+
 describe('a message-bus library shared by several services (summaries instantiated at the call sites)', () => {
   const library = {
     'EventBus/RabbitBus.cs': lines(

@@ -336,6 +336,75 @@ export interface SinkState {
   readonly optionSections: ReadonlyMap<string, string>;
   readonly entityTables: ReadonlyMap<string, string>;
   readonly dbSets: Sink['dbSets'];
+  readonly returnSummaries: readonly ReturnSummary[];
+  readonly callValues: ReadonlyMap<string, { name: string; args: Part[][] }>;
+}
+
+/**
+ * Return-value summaries (issue 20): a function or method of any file of the source whose returned string
+ * is built from its parameters (`static string GetBasket(string baseUri, string id) => $"{baseUri}/{id}"`)
+ * is summarised once; a call of it elsewhere (`API.Basket.GetBasket(_base, id)`) is a placeholder part
+ * instantiated with the call's argument values once every file is read (`instantiateReturns`).
+ */
+export interface ReturnSummary {
+  /** The function's name qualified by its enclosing classes (`API.Basket.GetBasket`); a module's: its name. */
+  readonly name: string;
+  readonly params: number;
+  /** Parameters without a default. */
+  readonly required: number;
+  /** The returned value, parameter `i` written as the part `paramPart(i)`. */
+  readonly value: readonly Part[];
+}
+const PARAM_MARK = '\u0002param:';
+const CALL_MARK = '\u0002call:';
+/** The placeholder of a summarised function's `i`th parameter. */
+export const paramPart = (i: number): Part => ({ ref: `${PARAM_MARK}${i}` });
+/** A summary worth keeping: it returns something known (a literal, a setting or one of its parameters). */
+export function summarisable(value: readonly Part[]): boolean {
+  return value.some((p) => 'lit' in p || 'env' in p || 'config' in p || ('ref' in p && p.ref.startsWith(PARAM_MARK)));
+}
+/** A summary's value for one call: its parameters replaced by the arguments, in the calls it makes too. */
+function bindParams(value: readonly Part[], args: readonly Part[][], sink: Sink): Part[] {
+  return concat(
+    ...value.map((q): readonly Part[] => {
+      if (!('ref' in q)) return [q];
+      if (q.ref.startsWith(PARAM_MARK)) return args[Number(q.ref.slice(PARAM_MARK.length))] ?? [HOLE_PART];
+      const inner = q.ref.startsWith(CALL_MARK) ? sink.callValues.get(q.ref.slice(CALL_MARK.length)) : undefined;
+      return inner
+        ? sink.callValue(
+            inner.name,
+            inner.args.map((a) => bindParams(a, args, sink)),
+          )
+        : [q];
+    }),
+  );
+}
+/** Budget: nested summaries instantiated at most this deep. */
+const MAX_RETURN_DEPTH = 4;
+
+/**
+ * A call's placeholder replaced by the summary it names: the summaries whose qualified name ends with the
+ * call's (`Basket.GetBasket` → `API.Basket.GetBasket`, or the reverse for a namespace-qualified call), else,
+ * for a call on a variable (`this.urls.orderUrl(id)`), the one URL-building summary of that method name; one
+ * value when every fitting summary (by arity) agrees, else unknown. `resolve` resolves the other references.
+ */
+export function instantiateReturns(
+  parts: readonly Part[],
+  sink: Sink,
+  resolve: (parts: readonly Part[]) => Part[],
+  depth = 0,
+): Part[] {
+  return concat(
+    ...parts.map((p): readonly Part[] => {
+      if (!('ref' in p)) return [p];
+      if (p.ref.startsWith(PARAM_MARK)) return [HOLE_PART];
+      if (!p.ref.startsWith(CALL_MARK)) return [p];
+      const site = sink.callValues.get(p.ref.slice(CALL_MARK.length));
+      const summary = site && depth < MAX_RETURN_DEPTH ? sink.summaryFor(site.name, site.args.length) : undefined;
+      if (!summary) return [HOLE_PART];
+      return instantiateReturns(resolve(bindParams(summary.value, site!.args, sink)), sink, resolve, depth + 1);
+    }),
+  );
 }
 
 /** Writes facts with de-duplication of exact repeats (the same fact found by two rules). */
@@ -365,6 +434,11 @@ export class Sink {
    */
   readonly entityTables = new Map<string, string>();
   readonly dbSets: { entity: string; property: string; loc: Loc }[] = [];
+  /** Return-value summaries of the source's functions, and the calls of them met while evaluating. */
+  readonly returnSummaries: ReturnSummary[] = [];
+  /** Calls of functions of other files, by their placeholder's key (their name and arguments). */
+  readonly callValues = new Map<string, { name: string; args: Part[][] }>();
+  #summaryIndex: Map<string, ReturnSummary[]> | undefined;
   constructor(readonly facts: SourceFacts) {}
 
   /** What one file's extraction left here, as plain data (a parse worker sends it to the source's sink). */
@@ -382,6 +456,8 @@ export class Sink {
       optionSections: this.optionSections,
       entityTables: this.entityTables,
       dbSets: this.dbSets,
+      returnSummaries: this.returnSummaries,
+      callValues: this.callValues,
     };
   }
 
@@ -413,6 +489,44 @@ export class Sink {
     for (const [k, v] of state.optionSections) this.optionSections.set(k, v);
     for (const [k, v] of state.entityTables) this.entityTables.set(k, v);
     this.dbSets.push(...state.dbSets);
+    if (state.returnSummaries.length) {
+      this.returnSummaries.push(...state.returnSummaries);
+      this.#summaryIndex = undefined;
+    }
+    for (const [k, v] of state.callValues) this.callValues.set(k, v);
+  }
+
+  /** A call of a function of another file or class (`API.Basket.GetBasket`): a placeholder until it is summarised. */
+  callValue(name: string, args: Part[][]): Part[] {
+    // Keyed by content: the same call evaluated twice (two rules) is one placeholder, so its facts stay one,
+    // and a file's placeholders mean the same in the source's sink that absorbs it (parse workers).
+    const key = JSON.stringify([name, args]);
+    if (!this.callValues.has(key)) this.callValues.set(key, { name, args });
+    return [{ ref: `${CALL_MARK}${key}` }];
+  }
+
+  /** The one summary a call names (see `instantiateReturns`). */
+  summaryFor(name: string, arity: number): ReturnSummary | undefined {
+    if (!this.#summaryIndex) {
+      this.#summaryIndex = new Map();
+      for (const s of this.returnSummaries) {
+        const last = s.name.slice(s.name.lastIndexOf('.') + 1);
+        this.#summaryIndex.set(last, [...(this.#summaryIndex.get(last) ?? []), s]);
+      }
+    }
+    const segs = name.split('.');
+    const fits = (this.#summaryIndex.get(segs[segs.length - 1]!) ?? []).filter(
+      (s) => arity >= s.required && arity <= s.params,
+    );
+    const suffix = (a: readonly string[], b: readonly string[]): boolean =>
+      a.length <= b.length && a.every((x, i) => x === b[b.length - a.length + i]);
+    let found = fits.filter((s) => suffix(segs, s.name.split('.')) || suffix(s.name.split('.'), segs));
+    // A call on a variable or field: by the method's name alone, when it builds a URL (a literal path).
+    if (found.length === 0 && segs.length > 1 && /^(this|self|[a-z_])/.test(segs[0]!))
+      found = fits.filter((s) => s.value.some((p) => 'lit' in p && /[/:]/.test(p.lit)));
+    if (found.length === 0) return undefined;
+    const first = JSON.stringify(found[0]!.value);
+    return found.every((s) => JSON.stringify(s.value) === first) ? found[0] : undefined;
   }
 
   busSite(site: BusSite): void {

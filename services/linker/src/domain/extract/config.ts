@@ -510,7 +510,8 @@ function proxyRoute(
 
 /**
  * Envoy as a front proxy: each `route_config.virtual_hosts[].routes[]` with a `prefix` or `path` match and
- * a `route.cluster` forwards to the cluster's address (`load_assignment … socket_address.address`, an
+ * a `route.cluster` forwards to the cluster's address (`load_assignment … socket_address.address`, or v2's
+ * `hosts[].socket_address.address`; an
  * unresolved `${X}` defaulting to the cluster's name); `prefix_rewrite` replaces the matched prefix.
  * Routes keep their order (Envoy takes the first match). Regex matches are not followed.
  */
@@ -526,6 +527,11 @@ function envoyRoutes(doc: Tree, file: string, sink: Sink): boolean {
         const a = str(get(get(get(get(lb, 'endpoint'), 'address'), 'socket_address'), 'address'));
         if (name && a && !addresses.has(name)) addresses.set(name, a);
       }
+    // The v2 form (`hosts: [{ socket_address: { address: catalog-api } }]`), which eShopOnContainers writes.
+    for (const h of items(get(c, 'hosts'))) {
+      const a = str(get(get(h, 'socket_address'), 'address'));
+      if (name && a && !addresses.has(name)) addresses.set(name, a);
+    }
   }
   let n = 0;
   const visit = (t: Tree | undefined, depth: number): void => {

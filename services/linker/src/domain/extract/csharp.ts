@@ -12,8 +12,10 @@ import {
   lit,
   literal,
   nameOf,
+  paramPart,
   paramWrapper,
   sharedCallRules,
+  summarisable,
   sharedRuleName,
 } from './common';
 import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
@@ -54,6 +56,7 @@ const CS_NAMES = new Set([
   'MapForwarder',
   'ConfigureHttpClient',
   'For',
+  'UsePathBase',
 ]);
 /** Refit: the verb attributes of an interface's methods (`[Get("/orders/{id}")]`). */
 const REFIT_VERBS: Record<string, HttpMethod> = {
@@ -134,11 +137,23 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
    * parameters bound to them, when every `return` of it says the same (one method of that name and arity).
    */
   function inlineHelper(name: string, args: readonly Node[]): Part[] | undefined {
-    const decls = (methods.get(name) ?? []).filter((m) => {
-      const params = named(m.childForFieldName('parameters')).filter((x) => x.type === 'parameter');
-      const required = params.filter((x) => !named(x).some((c) => c.type === 'equals_value_clause')).length;
-      return args.length >= required && args.length <= params.length;
-    });
+    return inlineMethod(
+      (methods.get(name) ?? []).filter((m) => {
+        const params = named(m.childForFieldName('parameters')).filter((x) => x.type === 'parameter');
+        const required = params.filter((x) => !named(x).some((c) => c.type === 'equals_value_clause')).length;
+        return args.length >= required && args.length <= params.length;
+      }),
+      (arg) => evaluate(arg),
+      args,
+    );
+  }
+
+  /** The value `m` returns with its parameters bound (`value(i)`); undefined when it has no `return`. */
+  function inlineMethod<A>(
+    decls: readonly Node[],
+    value: (arg: A, i: number) => Part[],
+    args: readonly A[],
+  ): Part[] | undefined {
     if (decls.length !== 1 || scope.depth > 4) return undefined;
     const m = decls[0]!;
     const body = m.childForFieldName('body') ?? named(m).find((x) => x.type === 'arrow_expression_clause');
@@ -159,9 +174,37 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     params.forEach((p, i) => {
       const pname = p.childForFieldName('name')?.text;
       const arg = args[i];
-      if (pname) bound.set(pname, arg ? evaluate(arg) : [HOLE_PART]);
+      if (pname) bound.set(pname, arg !== undefined ? value(arg, i) : [HOLE_PART]);
     });
     return scope.inline(bound, returned);
+  }
+
+  /**
+   * A method returning a string or Uri (`public static string GetBasket(string baseUri, string id) =>
+   * $"{baseUri}/{id}"`) summarised for its callers in other classes and files, named by its classes.
+   */
+  function summariseMethod(m: Node): void {
+    const name = m.childForFieldName('name')?.text;
+    if (!name || !/^(string|String|Uri|System\.Uri)\??$/.test(m.childForFieldName('returns')?.text ?? '')) return;
+    const params = named(m.childForFieldName('parameters')).filter((x) => x.type === 'parameter');
+    const value = inlineMethod(
+      [m],
+      (i: number) => [paramPart(i)],
+      params.map((_, i) => i),
+    );
+    if (!value || !summarisable(value)) return;
+    const classes: string[] = [];
+    for (let p = m.parent; p; p = p.parent)
+      if (/^(class|record|struct|interface)_declaration$/.test(p.type)) {
+        const c = p.childForFieldName('name')?.text;
+        if (c) classes.unshift(c);
+      }
+    sink.returnSummaries.push({
+      name: [...classes, name].join('.'),
+      params: params.length,
+      required: params.filter((x) => !named(x).some((c) => c.type === 'equals_value_clause')).length,
+      value,
+    });
   }
 
   /** `$"…".TrimEnd('&', '?')`: the characters trimmed from the literal ends of the value. */
@@ -304,6 +347,12 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
             ),
           );
         }
+        // A method of another class or file (`API.Basket.GetBasket(baseUri, id)`): its return summary.
+        if (/^[A-Za-z_][\w.]*$/.test(fnText) && !/^(this|base)\./.test(fnText))
+          return sink.callValue(
+            fnText,
+            a.map((x) => evaluate(x)),
+          );
         return [HOLE_PART];
       }
       case 'object_creation_expression': {
@@ -536,6 +585,16 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
         return;
       }
     }
+    // `app.UsePathBase(pathBase)` with the base from a setting: the deployment's value is known at link time.
+    if (name === 'UsePathBase' && args[0]?.length === 1) {
+      const only = args[0][0]!;
+      const key = 'config' in only ? only.config : 'env' in only ? only.env : undefined;
+      if (key !== undefined) {
+        const keys = ((sink.facts as { pathBaseKeys?: string[] }).pathBaseKeys ??= []);
+        if (!keys.includes(key)) keys.push(key);
+      }
+      return;
+    }
     // `services.Configure<EventBusOptions>(configuration.GetSection("EventBus"))`: the options class's section.
     if (name === 'Configure' && nameNode?.type === 'generic_name' && argNodes.length === 1) {
       const cls = named(named(nameNode)[1] ?? null)[0]?.text.replace(/^.*\./, '');
@@ -545,6 +604,8 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
         const section = literal(evaluate(argExpr(named(e.childForFieldName('arguments'))[0] ?? e).expr));
         if (section !== undefined) sink.optionSections.set(cls, section);
       }
+      // `services.Configure<AppSettings>(configuration)`: the class binds the configuration's root.
+      if (cls && /^(this\.)?\w*[Cc]onfiguration$/.test(e.text)) sink.optionSections.set(cls, '');
       return;
     }
     sharedCallRules({ name, receiver, args, named: nm, loc }, sink);
@@ -908,6 +969,16 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
         const n = node.childForFieldName('name')?.text;
         if (cls && n) optionsParams.set(n, cls.replace(/^.*\./, ''));
       },
+      // `private readonly IOptions<AppSettings> _settings;`: a field of an options type, read as the parameter.
+      field_declaration(node) {
+        const decl = named(node).find((x) => x.type === 'variable_declaration');
+        const cls = OPTIONS_TYPE.exec(decl?.childForFieldName('type')?.text ?? '')?.[1];
+        if (cls)
+          for (const v of named(decl).filter((x) => x.type === 'variable_declarator')) {
+            const n = v.childForFieldName('name')?.text ?? named(v)[0]?.text;
+            if (n) optionsParams.set(n, cls.replace(/^.*\./, ''));
+          }
+      },
       variable_declarator: declareVariable,
       assignment_expression: declareAssignment,
       method_declaration(node) {
@@ -916,6 +987,7 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       },
     },
     rules: [
+      { on: ['method_declaration'], each: summariseMethod },
       { on: ['invocation_expression'], each: onInvocation },
       { on: ['object_creation_expression'], each: onCreation },
       { on: ['class_declaration', 'record_declaration'], each: onClass },

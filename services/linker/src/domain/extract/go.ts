@@ -13,6 +13,8 @@ import {
   routePath,
   sharedCallRules,
   sharedRuleName,
+  paramPart,
+  summarisable,
 } from './common';
 import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
 import { GO_GRPC } from './grpc';
@@ -98,7 +100,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
       }
       case 'identifier':
       case 'selector_expression':
-        return scope.lookup(node.text, node) ?? [{ ref: node.text }];
+        return scope.param(node.text) ?? scope.lookup(node.text, node) ?? [{ ref: node.text }];
       case 'parenthesized_expression':
         return node.namedChild(0) ? evaluate(node.namedChild(0)!) : [HOLE_PART];
       case 'call_expression': {
@@ -125,7 +127,14 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
           return concat(...out);
         }
         const fnNode = node.childForFieldName('function');
-        if (fnNode?.type === 'identifier' && a.length === 0) return summary(fn) ?? [HOLE_PART];
+        const own = fnNode?.type === 'identifier' && a.length === 0 ? summary(fn) : undefined;
+        if (own) return own;
+        // A function of another file or package (`urls.Order(base, id)`): its return summary.
+        if (/^[A-Za-z_][\w.]*$/.test(fn))
+          return sink.callValue(
+            fn,
+            a.map((x) => evaluate(x)),
+          );
         return [HOLE_PART];
       }
       case 'composite_literal': {
@@ -514,6 +523,42 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
     });
   }
 
+  /**
+   * A function or method returning a string built from its parameters (`func OrderURL(base, id string)
+   * string { return base + "/orders/" + id }`), summarised for its callers in other files and packages
+   * (named by the method's receiver type, or the package's functions by their name).
+   */
+  function summariseFunction(fn: Node): void {
+    const name = fn.childForFieldName('name')?.text;
+    const body = fn.childForFieldName('body');
+    if (!name || !body || !/^(string|\*?url\.URL)$/.test(fn.childForFieldName('result')?.text ?? '')) return;
+    const names: string[] = [];
+    for (const d of fn.childForFieldName('parameters')?.namedChildren ?? []) {
+      if (d?.type !== 'parameter_declaration') return;
+      const ids = d.namedChildren.filter((x): x is Node => x?.type === 'identifier');
+      names.push(...(ids.length ? ids.map((x) => x.text) : ['_']));
+    }
+    const returned: Node[] = [];
+    const visit = (n: Node): void => {
+      if (n.type === 'func_literal') return;
+      if (n.type === 'return_statement') {
+        const e = n.namedChild(0)?.namedChild(0) ?? n.namedChild(0);
+        if (e) returned.push(e);
+      } else for (const c of n.namedChildren) if (c) visit(c);
+    };
+    visit(body);
+    if (returned.length === 0 || scope.depth > 0) return;
+    const value = scope.inline(new Map(names.map((n, i) => [n, [paramPart(i)]])), returned);
+    if (!summarisable(value)) return;
+    const recv = fn.childForFieldName('receiver')?.text.match(/(\w+)\s*\)$/)?.[1];
+    sink.returnSummaries.push({
+      name: recv ? `${recv}.${name}` : name,
+      params: names.length,
+      required: names.length,
+      value,
+    });
+  }
+
   return {
     grpc: GO_GRPC,
     evaluate,
@@ -542,6 +587,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
         each: onPackageFacts,
       },
       { on: ['call_expression'], each: onPackageCall },
+      { on: ['function_declaration', 'method_declaration'], each: summariseFunction },
       { on: ['call_expression'], each: onMountCall },
       { on: ['call_expression'], each: onCall },
       { on: ['composite_literal'], each: onComposite },

@@ -3,7 +3,17 @@ import { emptyFacts } from '../model';
 import { type CodeLanguage, languageOf } from '../parsers';
 import { isSpringBaseKey, relaxedKey } from '../link';
 import { joinPath } from '../routes';
-import { HOLE_PART, type HttpWrapper, type MessageWrapper, Sink, applyEntityTables, concat, nameOf } from './common';
+import {
+  HOLE_PART,
+  type HttpWrapper,
+  type MessageWrapper,
+  Sink,
+  applyEntityTables,
+  concat,
+  expandAlternatives,
+  instantiateReturns,
+  nameOf,
+} from './common';
 import { extractProto } from './grpc';
 import { extractChannels, sidecarPublishes } from './channels';
 import { type GeneratedOperation, linkGeneratedOperations } from './generated-clients';
@@ -178,23 +188,25 @@ export async function extractSource(
   applyEntityTables(facts, sink);
   for (const [name, value] of constants) if (value && name !== '__proto__') facts.constants[name] = value;
   // Cross-file references: an identifier unknown in its file resolves to a constant of the source.
-  const resolve = (parts: readonly Part[], depth = 0): Part[] =>
+  const resolveRefs = (parts: readonly Part[], depth = 0): Part[] =>
     concat(
       ...parts.map((p): Part[] => {
         if (!('ref' in p)) return [p];
         // `options.Value.X` of an `IOptions<T>` whose section the source binds: configuration `Section:X`.
         const opt = /^IOptions<(\w+)>\.(\w+)$/.exec(p.ref);
         const section = opt ? sink.optionSections.get(opt[1]!) : undefined;
-        if (section !== undefined) return [{ config: `${section}:${opt![2]!}` }];
+        if (section !== undefined) return [{ config: section ? `${section}:${opt![2]!}` : opt![2]! }];
         // `settings.orders_url` / `this.baseUrl`: fall back to the member's own name when it is a known constant.
         const v =
           own(facts.constants, p.ref) ??
           own(facts.constants, p.ref.replace(/^(this|self)\./, '')) ??
           own(facts.constants, p.ref.split('.').pop()!);
         // Unknown names stay references: the report shows them when it calls a URL dynamic.
-        return v && depth < 4 ? resolve(v, depth + 1) : [p];
+        return v && depth < 4 ? resolveRefs(v, depth + 1) : [p];
       }),
     );
+  // Calls of functions summarised by their returned value, instantiated with their arguments.
+  const resolve = (parts: readonly Part[]): Part[] => instantiateReturns(resolveRefs(parts), sink, resolveRefs);
   for (const t of sink.topicRefs) {
     const topic = nameOf(resolve(t.parts));
     if (topic === undefined) continue;
@@ -205,10 +217,12 @@ export async function extractSource(
   applyMessageWrappers(facts, sink, resolve);
   summariseRegistryBinds(facts, sink, resolve);
   applyPrefixes(facts);
-  for (let i = 0; i < facts.calls.length; i++) {
-    const c = facts.calls[i]!;
-    facts.calls[i] = { ...c, url: resolve(c.url) };
-  }
+  // A summarised helper's value may hold alternatives (a variable set in its branches): one call each.
+  const resolvedCalls = new Map<string, (typeof facts.calls)[number]>();
+  for (const c of facts.calls)
+    for (const url of expandAlternatives(resolve(c.url)))
+      resolvedCalls.set(JSON.stringify({ ...c, url }), { ...c, url });
+  facts.calls.splice(0, facts.calls.length, ...resolvedCalls.values());
   sidecarPublishes(facts, sink);
   for (let i = 0; i < facts.grpcCalls.length; i++) {
     const c = facts.grpcCalls[i]!;

@@ -9,6 +9,7 @@ import {
   exchangeType,
   httpMethod,
   lineOf,
+  paramPart,
   paramWrapper,
   type Within,
   lit,
@@ -18,6 +19,7 @@ import {
   settingOrDefault,
   sharedCallRules,
   sharedRuleName,
+  summarisable,
   withBase,
 } from './common';
 import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
@@ -200,8 +202,16 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     const paramsOf = (m: Node): Node[] =>
       argList(m.childForFieldName('parameters')).filter((x) => x.type === 'formal_parameter');
     const decls = (methods.get(name) ?? []).filter((m) => paramsOf(m).length === args.length);
-    if (decls.length !== 1 || scope.depth > 4) return undefined;
-    const m = decls[0]!;
+    if (decls.length !== 1) return undefined;
+    return inlineMethod(decls[0]!, (i) => evaluate(args[i]!));
+  }
+
+  const paramsOf = (m: Node): Node[] =>
+    argList(m.childForFieldName('parameters')).filter((x) => x.type === 'formal_parameter');
+
+  /** What `m` returns with its parameter `i` bound to `value(i)`; undefined when it has no `return`. */
+  function inlineMethod(m: Node, value: (i: number) => Part[]): Part[] | undefined {
+    if (scope.depth > 4) return undefined;
     const body = m.childForFieldName('body');
     if (!body) return undefined;
     const returned: Node[] = [];
@@ -217,10 +227,28 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     const bound = new Map<string, Part[]>();
     paramsOf(m).forEach((p, i) => {
       const pname = p.childForFieldName('name')?.text;
-      const arg = args[i];
-      if (pname && arg) bound.set(pname, evaluate(arg));
+      if (pname) bound.set(pname, value(i));
     });
     return scope.inline(bound, returned);
+  }
+
+  /**
+   * A method returning a String or URI (`static String orderUrl(String base, String id)`) summarised for its
+   * callers in other classes and files, named by its classes (`Urls.orderUrl`).
+   */
+  function summariseMethod(m: Node): void {
+    const name = m.childForFieldName('name')?.text;
+    if (!name || !/^(String|URI|java\.net\.URI)$/.test(m.childForFieldName('type')?.text ?? '')) return;
+    const n = paramsOf(m).length;
+    const value = inlineMethod(m, (i) => [paramPart(i)]);
+    if (!value || !summarisable(value)) return;
+    const classes: string[] = [];
+    for (let p = m.parent; p; p = p.parent)
+      if (/^(class|interface|enum|record)_declaration$/.test(p.type)) {
+        const c = p.childForFieldName('name')?.text;
+        if (c) classes.unshift(c);
+      }
+    sink.returnSummaries.push({ name: [...classes, name].join('.'), params: n, required: n, value });
   }
 
   /** Whether an identifier names a field of its enclosing class (no local or parameter of that name). */
@@ -306,6 +334,12 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
             ),
           );
         }
+        // A method of another class or file (`Urls.orderUrl(base, id)`): its return summary.
+        if (name && (!obj || /^[A-Za-z_][\w.]*$/.test(obj)))
+          return sink.callValue(
+            obj && obj !== 'this' ? `${obj.replace(/^this\./, '')}.${name}` : name,
+            a.map((x) => evaluate(x)),
+          );
         return [HOLE_PART];
       }
       case 'object_creation_expression': {
@@ -976,6 +1010,7 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     evaluate,
     declarations,
     rules: [
+      { on: ['method_declaration'], each: summariseMethod },
       { on: ['object_creation_expression'], each: onCreation },
       { on: ['method_invocation'], each: onBeanBuilder },
       { on: ['method_invocation'], each: onInvocation },

@@ -16,6 +16,8 @@ import {
   sharedCallRules,
   sharedRuleName,
   withBase,
+  paramPart,
+  summarisable,
 } from './common';
 import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
 import { JS_GRPC } from './grpc';
@@ -125,7 +127,7 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       }
       case 'identifier':
       case 'shorthand_property_identifier':
-        return scope.lookup(node.text, node) ?? [{ ref: node.text }];
+        return scope.param(node.text) ?? scope.lookup(node.text, node) ?? [{ ref: node.text }];
       case 'ternary_expression': {
         const a = node.childForFieldName('consequence');
         const b = node.childForFieldName('alternative');
@@ -151,6 +153,12 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
             ),
           );
         }
+        // A function of another module, object or class (`urls.orderUrl(base, id)`): its return summary.
+        if (/^[A-Za-z_$][\w$.]*$/.test(fnText) && !a.some((x) => x.type === 'spread_element'))
+          return sink.callValue(
+            fnText.replace(/^this\./, ''),
+            a.map((x) => evaluate(x)),
+          );
         return [HOLE_PART];
       }
       case 'new_expression': {
@@ -708,11 +716,71 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
     return { name: expr?.text ?? '', args: [], props: new Map() };
   }
 
+  /**
+   * A function whose returned string is built from its parameters (`export const orderUrl = (base, id) =>
+   * `${base}/orders/${id}``, a function declaration, a class method, an object's method), summarised for
+   * its callers in other modules, named by its class or object (`Urls.orderUrl`, `api.orderUrl`).
+   */
+  function summariseFunction(fn: Node): void {
+    const holder = fn.parent;
+    const name =
+      fn.childForFieldName('name')?.text ??
+      (holder?.type === 'variable_declarator' || holder?.type === 'pair'
+        ? holder.childForFieldName(holder.type === 'pair' ? 'key' : 'name')?.text
+        : undefined);
+    const body = fn.childForFieldName('body');
+    if (!name || !body || !/^[A-Za-z_$][\w$]*$/.test(name)) return;
+    const owner: string[] = [];
+    if (fn.type === 'method_definition') {
+      const cls = fn.parent?.parent;
+      const c = cls?.childForFieldName('name')?.text;
+      if (c) owner.push(c);
+    } else if (holder?.type === 'pair') {
+      const obj = holder.parent?.parent;
+      const o = obj?.type === 'variable_declarator' ? obj.childForFieldName('name')?.text : undefined;
+      if (!o) return;
+      owner.push(o);
+    }
+    const params = (fn.childForFieldName('parameters')?.namedChildren ?? []).filter(
+      (x): x is Node => x !== null && x.type !== 'comment',
+    );
+    const single = fn.childForFieldName('parameter');
+    if (single) params.push(single);
+    const names: string[] = [];
+    for (const p of params) {
+      const id = p.type === 'identifier' ? p : (p.childForFieldName('pattern') ?? p.childForFieldName('left'));
+      if (id?.type !== 'identifier') return;
+      names.push(id.text);
+    }
+    const returned: Node[] = [];
+    const visit = (n: Node): void => {
+      if (FUNCTIONS.has(n.type) || n.type === 'class_declaration') return;
+      if (n.type === 'return_statement') {
+        if (n.namedChild(0)) returned.push(n.namedChild(0)!);
+      } else for (const c of n.namedChildren) if (c) visit(c);
+    };
+    if (body.type === 'statement_block') visit(body);
+    else returned.push(body);
+    if (returned.length === 0 || scope.depth > 0) return;
+    const value = scope.inline(new Map(names.map((n, i) => [n, [paramPart(i)]])), returned);
+    if (!summarisable(value)) return;
+    sink.returnSummaries.push({
+      name: [...owner, name].join('.'),
+      params: names.length,
+      required: params.filter((x) => x.type === 'identifier' || x.type === 'required_parameter').length,
+      value,
+    });
+  }
+
   return {
     grpc: JS_GRPC,
     evaluate,
     declarations,
     rules: [
+      {
+        on: ['function_declaration', 'arrow_function', 'function_expression', 'function', 'method_definition'],
+        each: summariseFunction,
+      },
       { on: ['call_expression'], each: onMount },
       { on: ['call_expression'], each: onCall },
       { on: ['class_declaration', 'abstract_class_declaration'], each: onClass },

@@ -19,6 +19,8 @@ import {
   sharedRuleName,
   splitList,
   withBase,
+  paramPart,
+  summarisable,
 } from './common';
 import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
 import { PYTHON_GRPC } from './grpc';
@@ -116,7 +118,7 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
         return left;
       }
       case 'identifier':
-        return scope.lookup(node.text, node) ?? [{ ref: node.text }];
+        return scope.param(node.text) ?? scope.lookup(node.text, node) ?? [{ ref: node.text }];
       case 'attribute':
         return scope.lookup(node.text) ?? classAttribute(node) ?? [{ ref: node.text }];
       case 'subscript': {
@@ -159,6 +161,12 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
             return concat(...out);
           }
         }
+        // A function of another module or class (`urls.order_url(base, order_id)`): its return summary.
+        if (/^[A-Za-z_][\w.]*$/.test(fn) && !args.some((a) => /keyword_argument|splat/.test(a.type)))
+          return sink.callValue(
+            fn,
+            args.map((a) => evaluate(a)),
+          );
         return [HOLE_PART];
       }
       case 'list':
@@ -575,11 +583,50 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     }
   }
 
+  /**
+   * A function or method whose returned string is built from its parameters (`def order_url(base, id):
+   * return f"{base}/orders/{id}"`), summarised for its callers in other modules and classes.
+   */
+  function summariseFunction(fn: Node): void {
+    const name = fn.childForFieldName('name')?.text;
+    const body = fn.childForFieldName('body');
+    if (!name || !body) return;
+    const classes: string[] = [];
+    for (let p = fn.parent; p; p = p.parent)
+      if (p.type === 'class_definition') classes.unshift(p.childForFieldName('name')?.text ?? '');
+      else if (p.type === 'function_definition') return; // a nested function is its enclosing one's
+    let params = (fn.childForFieldName('parameters')?.namedChildren ?? []).filter((x): x is Node => x !== null);
+    if (params.some((x) => /splat/.test(x.type))) return;
+    if (classes.length > 0 && params[0]?.type === 'identifier' && /^(self|cls)$/.test(params[0].text))
+      params = params.slice(1);
+    const names = params.map((x) =>
+      x.type === 'identifier' ? x.text : (x.childForFieldName('name')?.text ?? x.namedChildren[0]?.text ?? ''),
+    );
+    const returned: Node[] = [];
+    const visit = (n: Node): void => {
+      if (n.type === 'function_definition' || n.type === 'lambda' || n.type === 'class_definition') return;
+      if (n.type === 'return_statement') {
+        if (n.namedChildren[0]) returned.push(n.namedChildren[0]);
+      } else for (const c of n.namedChildren) if (c) visit(c);
+    };
+    visit(body);
+    if (returned.length === 0 || scope.depth > 0) return;
+    const value = scope.inline(new Map(names.map((n, i) => [n, [paramPart(i)]])), returned);
+    if (!summarisable(value)) return;
+    sink.returnSummaries.push({
+      name: [...classes, name].join('.'),
+      params: names.length,
+      required: params.filter((x) => !/default_parameter/.test(x.type)).length,
+      value,
+    });
+  }
+
   return {
     grpc: PYTHON_GRPC,
     evaluate,
     declarations,
     rules: [
+      { on: ['function_definition'], each: summariseFunction },
       // app.include_router(router, prefix="/api"); app.register_blueprint(bp, url_prefix="/x")
       { on: ['call'], each: onMount },
       { on: ['call'], each: onCall },
