@@ -209,6 +209,11 @@ export interface Topology {
   readonly instances: Map<string, SourceEnv[]>;
   /** Reverse-proxy routes by the source (the gateway) that serves them. */
   readonly proxies: Map<string, ProxyRoute[]>;
+  /**
+   * Reverse-proxy routes by the deployment host whose container mounts their file (compose `volumes:`): a call
+   * to that host goes through its own configuration only, not every proxy file of the gateway's source.
+   */
+  readonly hostProxies: Map<string, ProxyRoute[]>;
   /** Context paths a source gets only from another repository's configuration (config server). */
   readonly basePaths: Map<string, string>;
   /** ASP.NET `UsePathBase` values of the deployment: the source's routes are served under them too. */
@@ -321,7 +326,53 @@ export function topology(sources: readonly SourceFacts[]): Topology {
     const routes = [...proxyRoutes(e), ...yarpRoutes(e), ...ocelotRoutes(e)];
     if (routes.length) proxies.set(s.source, routes);
   }
-  return { hosts, env, instances, proxies, basePaths, pathBases };
+  const hostProxies = mountedProxies(sources, proxies, hosts);
+  return { hosts, env, instances, proxies, hostProxies, basePaths, pathBases };
+}
+
+/** Whether a compose bind mount (a path in `composeSource`) holds `file` of `source`, across attached folders. */
+function mountHolds(mount: string, composeSource: string, source: string, file: string): boolean {
+  const under = (dir: string): boolean => dir === '' || file === dir || file.startsWith(`${dir}/`);
+  if (source === composeSource) return under(mount);
+  // Another attached folder: the mount names it by its folder name, the rest is a path inside it.
+  const segs = mount.split('/');
+  const i = segs.map((x) => x.toLowerCase()).lastIndexOf(source.toLowerCase());
+  return i >= 0 && under(segs.slice(i + 1).join('/'));
+}
+
+/**
+ * The proxy routes each compose service reads through its bind mounts (`./gateways/web:/etc/envoy`): the
+ * routes of the mounted files only, for a host that runs the gateway's source or no source at all (an
+ * `envoyproxy/envoy` image); such a host then names that source. Hosts no mount decides keep every route of
+ * the source. Linear in the services' mounts times the proxy routes.
+ */
+function mountedProxies(
+  sources: readonly SourceFacts[],
+  proxies: ReadonlyMap<string, ProxyRoute[]>,
+  hosts: Map<string, string>,
+): Map<string, ProxyRoute[]> {
+  const out = new Map<string, ProxyRoute[]>();
+  if (proxies.size === 0) return out;
+  // One service's mounts across its compose files (the base declares the image, an override the volumes).
+  const mounts = new Map<string, { source: string; path: string }[]>();
+  for (const s of sources)
+    for (const svc of s.services) {
+      if (!svc.mounts?.length) continue;
+      const name = svc.name.toLowerCase();
+      mounts.set(name, [...(mounts.get(name) ?? []), ...svc.mounts.map((path) => ({ source: s.source, path }))]);
+    }
+  for (const [host, list] of mounts) {
+    for (const [gateway, routes] of proxies) {
+      const owner = hosts.get(host);
+      if (owner !== undefined && owner !== gateway) continue;
+      const own = routes.filter((r) => list.some((m) => mountHolds(m.path, m.source, r.at.source, r.at.file)));
+      if (own.length === 0) continue;
+      out.set(host, own);
+      if (owner === undefined) hosts.set(host, gateway);
+      break;
+    }
+  }
+  return out;
 }
 
 /**
@@ -922,7 +973,7 @@ function linkCalls(sources: readonly SourceFacts[], topo: Topology, out: LinkRes
             continue;
           }
         }
-        const forwarded = forward(self, call.method, callSegs, topo, bySource);
+        const forwarded = forward(self, call.method, callSegs, topo, bySource, target.host?.toLowerCase());
         if (forwarded) {
           if ('link' in forwarded) out.links.push(apiLink(caller, calls, forwarded.link, forwarded.via));
           else unresolved(forwarded.reason, forwarded.detail);
@@ -1006,12 +1057,15 @@ function forward(
   callSegs: string[],
   topo: Topology,
   bySource: ReadonlyMap<string, SourceFacts>,
+  calledHost?: string,
 ): Forwarded | undefined {
   // The most specific matching route (most literal segments; the first of equals): `/basket/checkout`
-  // before `/basket/{user}`, as Ocelot and YARP rank them.
+  // before `/basket/{user}`, as Ocelot and YARP rank them. A host that mounts its own proxy file uses it only.
   let route: ProxyRoute | undefined;
   let best = -1;
-  for (const r of topo.proxies.get(gateway) ?? []) {
+  for (const r of (calledHost !== undefined ? topo.hostProxies.get(calledHost) : undefined) ??
+    topo.proxies.get(gateway) ??
+    []) {
     if (!antMatch(r.pattern, callSegs)) continue;
     const literals = r.pattern.filter((x) => x !== '**' && x !== '*' && x !== PARAM && x !== INT_PARAM).length;
     if (literals > best) [route, best] = [r, literals];

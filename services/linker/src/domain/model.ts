@@ -178,6 +178,11 @@ export interface ServiceDecl {
   readonly envFrom?: readonly { readonly bundle: string; readonly prefix?: string }[];
   /** A compose file the service is declared in is an override of the others (`docker-compose.override.yml`). */
   readonly override?: boolean;
+  /**
+   * Compose bind mounts' host paths, resolved against the compose file's folder (a leading `..` past the
+   * source's root dropped): which files of this or another attached source the container reads.
+   */
+  readonly mounts?: readonly string[];
 }
 
 /**

@@ -196,6 +196,99 @@ describe('Envoy v2 clusters (`hosts:`) with prefix_rewrite', () => {
   });
 });
 
+/** An Envoy front proxy whose catch-all `/` goes to `aggregator` at `address`. */
+const envoyCatchAll = (address: string): string =>
+  lines(
+    'static_resources:',
+    '  listeners:',
+    '  - filter_chains:',
+    '    - filters:',
+    '      - config:',
+    '          route_config:',
+    '            virtual_hosts:',
+    '            - name: front',
+    '              routes:',
+    '              - match: { prefix: "/" }',
+    '                route: { cluster: aggregator }',
+    '  clusters:',
+    '  - name: aggregator',
+    '    hosts:',
+    '    - socket_address:',
+    `        address: ${address}`,
+    '        port_value: 80',
+  );
+
+describe('proxy configuration tied to the compose service that mounts it (volumes)', () => {
+  it('two Envoy gateways of one image, each mounting its own folder (short and long syntax): each host goes through its own routes', async () => {
+    const r = await reportOf({
+      compose: {
+        'docker-compose.yml': lines(
+          'services:',
+          '  webgw:',
+          '    image: envoyproxy/envoy:v1.11.1',
+          '  mobilegw:',
+          '    image: envoyproxy/envoy:v1.11.1',
+          '  web-agg:',
+          '    build: ../web-agg',
+          '  mobile-agg:',
+          '    build: ../mobile-agg',
+        ),
+        'docker-compose.override.yml': lines(
+          'services:',
+          '  mobilegw:',
+          '    volumes:',
+          '      - ../envoy/config/mobile:/etc/envoy:ro',
+          '  webgw:',
+          '    volumes:',
+          '      - type: bind',
+          '        source: ../envoy/config/web',
+          '        target: /etc/envoy',
+          '      - logs:/var/log',
+        ),
+      },
+      envoy: {
+        'config/mobile/envoy.yaml': envoyCatchAll('mobile-agg'),
+        'config/web/envoy.yaml': envoyCatchAll('web-agg'),
+      },
+      'web-agg': { 'server.js': lines('const app = require("express")();', 'app.get("/api/cart", h);') },
+      'mobile-agg': { 'server.js': lines('const app = require("express")();', 'app.get("/api/cart", h);') },
+      shop: { 'client.js': lines('fetch("http://webgw/api/cart");', 'fetch("http://mobilegw/api/cart");') },
+    });
+    expect(rows(r)).toEqual([
+      'shop client.js:1 | GET webgw/api/cart | web-agg server.js:2 GET /api/cart (express)',
+      'shop client.js:2 | GET mobilegw/api/cart | mobile-agg server.js:2 GET /api/cart (express)',
+    ]);
+  });
+
+  it("an nginx gateway mounting one file of its own folder: its host reaches only that file's routes", async () => {
+    const r = await reportOf({
+      gateway: {
+        'docker-compose.yml': lines(
+          'services:',
+          '  front:',
+          '    image: nginx:1.27',
+          '    volumes:',
+          '      - ./conf/front.conf:/etc/nginx/conf.d/default.conf',
+          '  admin:',
+          '    image: nginx:1.27',
+          '    volumes:',
+          '      - ./conf/admin.conf:/etc/nginx/conf.d/default.conf',
+        ),
+        'conf/admin.conf': lines('server {', '  location /api/ { proxy_pass http://orders:8080/admin/; }', '}'),
+        'conf/front.conf': lines('server {', '  location /api/ { proxy_pass http://orders:8080/; }', '}'),
+      },
+      orders: {
+        'server.js': lines('const app = require("express")();', 'app.get("/items", h);', 'app.get("/admin/items", h);'),
+      },
+      shop: { 'client.js': lines('fetch("http://front/api/items");', 'fetch("http://admin/api/items");') },
+    });
+    expect(rows(r)).toEqual([
+      'shop client.js:1 | GET front/api/items | orders server.js:2 GET /items (express)',
+      'shop client.js:2 | GET admin/api/items | orders server.js:3 GET /admin/items (express)',
+    ]);
+  });
+});
+
 describe('ASP.NET UsePathBase with the base from the deployment', () => {
   it('a service mounted with UsePathBase(PATH_BASE) serves its routes under the compose value too, behind an Envoy prefix_rewrite', async () => {
     const r = await reportOf({

@@ -150,6 +150,7 @@ function composeServices(doc: Tree, file: string): ServiceDecl[] {
       ...dockerDirs.slice(-2).reverse(),
     ].filter((x): x is string => !!x);
     const files = envFiles(get(svc, 'env_file'), file);
+    const mounts = bindMounts(get(svc, 'volumes'), file);
     out.push({
       name,
       targets,
@@ -157,7 +158,25 @@ function composeServices(doc: Tree, file: string): ServiceDecl[] {
       loc: { file, line: svc.line },
       ...(files.length ? { envFrom: files } : {}),
       ...(override ? { override } : {}),
+      ...(mounts.length ? { mounts } : {}),
     });
+  }
+  return out;
+}
+
+/**
+ * A compose service's bind mounts (`- ./gw/web:/etc/envoy:ro`, or `{ type: bind, source: ./gw/web }`): each
+ * host path resolved against the compose file's folder. Named volumes (no `.`, `/` or `~` in front) are not
+ * files of any source and are left out.
+ */
+function bindMounts(t: Tree | undefined, file: string): string[] {
+  const dir = file.slice(0, Math.max(0, file.lastIndexOf('/')));
+  const out: string[] = [];
+  for (const item of t?.kind === 'seq' ? t.items : []) {
+    const short = str(item);
+    const type = str(get(item, 'type'));
+    const host = short !== undefined ? short.split(':')[0]! : type === 'bind' ? str(get(item, 'source')) : undefined;
+    if (host && /^[./~]/.test(host)) out.push(filePath(dir, host.replace(/^~\/?/, '')));
   }
   return out;
 }
