@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { extractSource } from './domain/extract/index';
 import type { SourceFacts } from './domain/model';
 import { buildReport, renderMarkdown } from './domain/report';
@@ -51,14 +52,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       used.add(source);
       const fetched = await fetchSource(location);
       try {
-        facts.push(
-          await extractSource(
-            source,
-            // A file over the limit is skipped by its size, never read (as the server does).
-            await listSourceFiles(fetched.root, { includeTests, maxFileBytes: DEFAULT_INGEST_LIMITS.maxFileBytes }),
-            { includeTests, ...(pool ? { runCode: pool.run, window: pool.window } : {}) },
-          ),
+        const extracted = await extractSource(
+          source,
+          // A file over the limit is skipped by its size, never read (as the server does).
+          await listSourceFiles(fetched.root, { includeTests, maxFileBytes: DEFAULT_INGEST_LIMITS.maxFileBytes }),
+          { includeTests, ...(pool ? { runCode: pool.run, window: pool.window } : {}) },
         );
+        facts.push(location.kind === 'dir' ? { ...extracted, origin: resolve(location.path) } : extracted);
       } finally {
         await fetched.dispose();
       }

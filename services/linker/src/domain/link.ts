@@ -246,7 +246,7 @@ export function topology(sources: readonly SourceFacts[]): Topology {
         svc.targets.map(basename).find((t) => names.has(t)) ??
         (names.has(svc.name.toLowerCase()) ? svc.name.toLowerCase() : undefined);
       if (!target) continue;
-      const source = byLower.get(target)!;
+      const source = byBuildDir(svc, target, sources) ?? byLower.get(target)!;
       if (!svc.noHost) hosts.set(svc.name.toLowerCase(), source);
       const sourced = env.map((entry) => ({ entry, source: s.source }));
       const list = extraEnv.get(source) ?? [];
@@ -330,6 +330,28 @@ export function topology(sources: readonly SourceFacts[]): Topology {
   return { hosts, env, instances, proxies, hostProxies, basePaths, pathBases };
 }
 
+/**
+ * Of several attached folders of one name (`Web.Bff.Shopping/aggregator`, `Mobile.Bff.Shopping/aggregator`:
+ * the CLI names them `aggregator`, `aggregator-2`), the one whose path ends like the compose service's
+ * Dockerfile folder, when exactly one ends with more of it than the others; otherwise undefined.
+ */
+function byBuildDir(svc: ServiceDecl, target: string, sources: readonly SourceFacts[]): string | undefined {
+  if (!svc.buildDir) return undefined;
+  const want = svc.buildDir.toLowerCase().split('/').reverse();
+  let best: string | undefined;
+  let bestLen = 1;
+  let tie = false;
+  for (const s of sources) {
+    const have = (s.origin ?? '').toLowerCase().split('/').filter(Boolean).reverse();
+    if (have[0] !== target && have[0] !== want[0]) continue;
+    let n = 0;
+    while (n < want.length && n < have.length && want[n] === have[n]) n++;
+    if (n > bestLen) [best, bestLen, tie] = [s.source, n, false];
+    else if (n === bestLen && n > 1) tie = true;
+  }
+  return tie ? undefined : best;
+}
+
 /** Whether a compose bind mount (a path in `composeSource`) holds `file` of `source`, across attached folders. */
 function mountHolds(mount: string, composeSource: string, source: string, file: string): boolean {
   const under = (dir: string): boolean => dir === '' || file === dir || file.startsWith(`${dir}/`);
@@ -395,10 +417,12 @@ function deploymentEnv(s: SourceFacts): { svc: ServiceDecl; env: ConfigEntry[] }
     else if (!c.scope && /(^|\/)\.env[^/]*$|\.env$/.test(c.loc.file)) add(`file/${c.loc.file}`, c);
   }
   const targets = new Map<string, string[]>();
+  const buildDirs = new Map<string, string>();
   for (const svc of s.services) {
     const list = targets.get(svc.name) ?? [];
     list.push(...svc.targets);
     targets.set(svc.name, list);
+    if (svc.buildDir && !buildDirs.has(svc.name)) buildDirs.set(svc.name, svc.buildDir);
   }
   const ordered = [...s.services.filter((x) => x.override), ...s.services.filter((x) => !x.override)];
   return ordered.map((svc) => {
@@ -422,7 +446,9 @@ function deploymentEnv(s: SourceFacts): { svc: ServiceDecl; env: ConfigEntry[] }
       for (const held of bundles.get(from.bundle) ?? [])
         env.push({ key: (from.prefix ?? '') + held.key, value: held.value, loc: held.loc });
     const all = svc.targets.length ? svc.targets : (targets.get(svc.name) ?? []);
-    return { svc: all === svc.targets ? svc : { ...svc, targets: all }, env };
+    const buildDir = svc.buildDir ?? buildDirs.get(svc.name);
+    if (all === svc.targets && buildDir === svc.buildDir) return { svc, env };
+    return { svc: { ...svc, targets: all, ...(buildDir ? { buildDir } : {}) }, env };
   });
 }
 

@@ -183,6 +183,8 @@ export interface ServiceDecl {
    * source's root dropped): which files of this or another attached source the container reads.
    */
   readonly mounts?: readonly string[];
+  /** Compose: the folder of the service's Dockerfile (build context + `dockerfile`), from the compose file's folder. */
+  readonly buildDir?: string;
 }
 
 /**
@@ -267,6 +269,8 @@ export interface SourceFacts {
   readonly data: DataTouch[];
   readonly config: ConfigEntry[];
   readonly services: ServiceDecl[];
+  /** The folder the source was read from (the CLI's argument): tells apart sources of one folder name. */
+  readonly origin?: string;
   /** Base addresses of typed/named HTTP clients registered in this source, by class or client name. */
   readonly clientBases: Record<string, Part[]>;
   /** Constants visible across the source's files, by name (values already resolved within their file). */

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli-run';
 import { EMPTY_STATE } from '../../src/domain/report';
@@ -94,5 +94,35 @@ describe('linker CLI', () => {
     expect(missing.err).toContain('neither a directory nor a git URL');
     const badGit = await cli(`file://${join(tmp, 'nope.git')}`);
     expect(badGit.code).toBe(1);
+  });
+  it('tells two folders of one name apart by the compose Dockerfile path (aggregator, aggregator-2)', async () => {
+    const app = join(tmp, 'same-names');
+    const files: Record<string, string> = {
+      'compose/docker-compose.yml': [
+        'services:',
+        '  webagg:',
+        '    build: { context: .., dockerfile: Web.Bff/aggregator/Dockerfile }',
+        '  mobileagg:',
+        '    build: { context: .., dockerfile: Mobile.Bff/aggregator/Dockerfile }',
+        '',
+      ].join('\n'),
+      'Web.Bff/aggregator/server.js': 'const app = require("express")();\napp.get("/web/cart", h);\n',
+      'Mobile.Bff/aggregator/server.js': 'const app = require("express")();\napp.get("/mobile/cart", h);\n',
+      'shop/client.js': 'fetch("http://webagg/web/cart");\nfetch("http://mobileagg/mobile/cart");\n',
+    };
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(app, path)), { recursive: true });
+      writeFileSync(join(app, path), text);
+    }
+    const { code, out } = await cli(
+      ...['Mobile.Bff/aggregator', 'Web.Bff/aggregator', 'compose', 'shop'].map((f) => join(app, f)),
+      '--json',
+    );
+    expect(code).toBe(0);
+    const report = JSON.parse(out) as { table: { calls: string; servedBy: string }[] };
+    expect(report.table.map((t) => `${t.calls} | ${t.servedBy}`)).toEqual([
+      'GET webagg/web/cart | aggregator-2 server.js:2 GET /web/cart (express)',
+      'GET mobileagg/mobile/cart | aggregator server.js:2 GET /mobile/cart (express)',
+    ]);
   });
 });

@@ -151,6 +151,11 @@ function composeServices(doc: Tree, file: string): ServiceDecl[] {
     ].filter((x): x is string => !!x);
     const files = envFiles(get(svc, 'env_file'), file);
     const mounts = bindMounts(get(svc, 'volumes'), file);
+    const context = str(build) ?? str(get(build, 'context'));
+    const buildDir =
+      context !== undefined
+        ? filePath(file.slice(0, Math.max(0, file.lastIndexOf('/'))), [context, ...dockerDirs].join('/'))
+        : '';
     out.push({
       name,
       targets,
@@ -159,6 +164,7 @@ function composeServices(doc: Tree, file: string): ServiceDecl[] {
       ...(files.length ? { envFrom: files } : {}),
       ...(override ? { override } : {}),
       ...(mounts.length ? { mounts } : {}),
+      ...(buildDir ? { buildDir } : {}),
     });
   }
   return out;
