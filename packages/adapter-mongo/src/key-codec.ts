@@ -29,11 +29,20 @@ export function decodeKey(key: string): string {
 }
 
 /**
+ * The wrapper of an array held directly in an array (`[[a], [b]]` is stored `[{"%a": [a]}, {"%a": [b]}]`):
+ * FerretDB refuses nested arrays ("nested arrays are not supported"). No encoded key is `%a` (every `%` of one
+ * starts `%25`, `%2E`, `%24` or `%00`, or is the whole empty key), so the wrapper never meets user data.
+ */
+const NESTED = '%a';
+
+/**
  * Encodes every key of a JSON value, recursively. Like JSON, `undefined` members are dropped and
- * `undefined` array items become null (BSON would otherwise store them as null or refuse them).
+ * `undefined` array items become null (BSON would otherwise store them as null or refuse them). An array
+ * directly inside an array is wrapped (see `NESTED`).
  */
 export function encodeDoc(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map((v) => (v === undefined ? null : encodeDoc(v)));
+  if (Array.isArray(value))
+    return value.map((v) => (v === undefined ? null : Array.isArray(v) ? { [NESTED]: encodeDoc(v) } : encodeDoc(v)));
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
@@ -55,6 +64,8 @@ export function encodeDoc(value: unknown): unknown {
 export function decodeDoc(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(decodeDoc);
   if (value !== null && typeof value === 'object') {
+    const nested = (value as Record<string, unknown>)[NESTED];
+    if (Array.isArray(nested) && Object.keys(value).length === 1) return nested.map(decodeDoc);
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
       Object.defineProperty(out, decodeKey(k), {

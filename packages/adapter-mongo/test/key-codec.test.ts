@@ -45,6 +45,13 @@ describe('key codec (no engine)', () => {
     expect(encodeDoc({ a: undefined, b: [undefined, 1] })).toEqual({ b: [null, 1] });
   });
 
+  it('wraps an array held in an array, and never mistakes user data for the wrapper', () => {
+    const doc = { args: [[{ lit: '/v1' }], [], [[1]]], user: { '%a': [1] }, userList: [{ '%a': [2] }] };
+    const encoded = encodeDoc(doc) as { args: unknown[] };
+    expect(encoded.args.every((a) => !Array.isArray(a))).toBe(true);
+    expect(decodeDoc(encoded)).toEqual(doc);
+  });
+
   it('keeps a "__proto__" key as data, never as a prototype', () => {
     const doc = JSON.parse('{"__proto__": {"polluted": true}, "x": 1}') as Record<string, unknown>;
     const back = decodeDoc(encodeDoc(doc)) as Record<string, unknown>;

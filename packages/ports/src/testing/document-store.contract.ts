@@ -8,6 +8,7 @@ interface Doc {
   name: string;
   n: number;
   metadata?: Record<string, unknown>;
+  lists?: Record<string, unknown>;
 }
 
 /** The document store contract, run against every adapter. `factory` gets a fresh namespace each run. */
@@ -138,6 +139,12 @@ export function describeDocumentStoreContract(adapter: string, factory: () => Pr
       };
       await coll.insert('meta', { tenant: 't4', name: 'meta', n: 0, metadata });
       expect((await coll.get('meta'))?.doc.metadata).toEqual(metadata);
+    });
+
+    it('stores arrays of arrays losslessly (FerretDB refuses them raw: the linker stores argument lists so)', async () => {
+      const lists = { args: [[{ lit: '/v1' }], [], [[1, [2]], { k: [[]] }]], objectLike: { '%a': [1] } };
+      await coll.insert('lists', { tenant: 't5', name: 'lists', n: 0, lists });
+      expect((await coll.get('lists'))?.doc.lists).toEqual(lists);
     });
 
     it('frees a unique key when a replace or delete moves it away, and finds by the new value', async () => {
