@@ -149,6 +149,8 @@ async function main(): Promise<void> {
     }
     const { report, markdown } = await service.getReport(DEV, app.id);
     const totalMs = performance.now() - t0;
+    // BENCH_REPORT=<file>: the report as JSON, to compare two builds' links on the same input.
+    if (process.env.BENCH_REPORT) writeFileSync(process.env.BENCH_REPORT, JSON.stringify(report));
     await pool?.close();
     const totalCpuMs = cpuMs(process.cpuUsage(tc0));
     const peakRssKb = process.resourceUsage().maxRSS;
