@@ -838,6 +838,19 @@ function queryFor(root: Node, interesting: ReadonlySet<string>): Query {
 }
 
 /**
+ * The `return` statements of a function body, in document order, leaving out those inside a nested node
+ * `stop` names (functions, classes). tree-sitter finds them in one call; visiting the body node by node
+ * from JavaScript crossed into wasm for every child.
+ */
+export function returnStatements(body: Node, stop: (type: string) => boolean): Node[] {
+  return body.descendantsOfType('return_statement').filter((r): r is Node => {
+    if (!r) return false;
+    for (let p = r.parent; p && p.id !== body.id; p = p.parent) if (stop(p.type)) return false;
+    return true;
+  });
+}
+
+/**
  * Visits the nodes of the interesting types in document order. A tree-sitter query finds them inside
  * the wasm parser: walking every node from JavaScript (children arrays, cursors) costs more than the parse.
  */

@@ -18,6 +18,7 @@ import {
   withBase,
   paramPart,
   summarisable,
+  returnStatements,
 } from './common';
 import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
 import { JS_GRPC } from './grpc';
@@ -352,6 +353,9 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
   // ---- after the walk: mounts, app.use('/prefix', router), fastify.register(plugin, { prefix })
   function onMount(call: Node): void {
     const fn = call.childForFieldName('function');
+    // Both forms are `x.register(…)`/`x.use(…)`: every other call stops here, before its arguments are read.
+    const property = fn?.type === 'member_expression' ? fn.childForFieldName('property')?.text : undefined;
+    if (property !== 'register' && property !== 'use') return;
     const args = call.childForFieldName('arguments')?.namedChildren.filter((x): x is Node => x !== null) ?? [];
     const registered = registerPrefix(call);
     if (registered !== undefined && args[0]) {
@@ -753,14 +757,12 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       names.push(id.text);
     }
     const returned: Node[] = [];
-    const visit = (n: Node): void => {
-      if (FUNCTIONS.has(n.type) || n.type === 'class_declaration') return;
-      if (n.type === 'return_statement') {
-        if (n.namedChild(0)) returned.push(n.namedChild(0)!);
-      } else for (const c of n.namedChildren) if (c) visit(c);
-    };
-    if (body.type === 'statement_block') visit(body);
-    else returned.push(body);
+    if (body.type === 'statement_block') {
+      for (const r of returnStatements(body, (t) => FUNCTIONS.has(t) || t === 'class_declaration')) {
+        const v = r.namedChild(0);
+        if (v) returned.push(v);
+      }
+    } else returned.push(body);
     if (returned.length === 0 || scope.depth > 0) return;
     const value = scope.inline(new Map(names.map((n, i) => [n, [paramPart(i)]])), returned);
     if (!summarisable(value)) return;

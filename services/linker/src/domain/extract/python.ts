@@ -21,6 +21,7 @@ import {
   withBase,
   paramPart,
   summarisable,
+  returnStatements,
 } from './common';
 import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
 import { PYTHON_GRPC } from './grpc';
@@ -603,13 +604,13 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
       x.type === 'identifier' ? x.text : (x.childForFieldName('name')?.text ?? x.namedChildren[0]?.text ?? ''),
     );
     const returned: Node[] = [];
-    const visit = (n: Node): void => {
-      if (n.type === 'function_definition' || n.type === 'lambda' || n.type === 'class_definition') return;
-      if (n.type === 'return_statement') {
-        if (n.namedChildren[0]) returned.push(n.namedChildren[0]);
-      } else for (const c of n.namedChildren) if (c) visit(c);
-    };
-    visit(body);
+    for (const r of returnStatements(
+      body,
+      (t) => t === 'function_definition' || t === 'lambda' || t === 'class_definition',
+    )) {
+      const v = r.namedChild(0);
+      if (v) returned.push(v);
+    }
     if (returned.length === 0 || scope.depth > 0) return;
     const value = scope.inline(new Map(names.map((n, i) => [n, [paramPart(i)]])), returned);
     if (!summarisable(value)) return;
