@@ -409,8 +409,10 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
    * registers its type argument into N's parameter registry (see `parameterRegistry`).
    */
   function typeNameArguments(inv: Node, callee: string): void {
+    // The cheap check first: the enclosing method's parameters cost a walk up the tree per call.
+    if (!methods.has(callee)) return;
     const m = enclosingMethod(inv);
-    if (!m || m.typeParams.length === 0 || !methods.has(callee)) return;
+    if (!m || m.typeParams.length === 0) return;
     named(inv.childForFieldName('arguments')).forEach((a, i) => {
       let e: Node | undefined = argExpr(a).expr;
       if (e.type === 'identifier') e = scope.node(e.text, e);
@@ -470,13 +472,12 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     if (value.type !== 'invocation_expression') return;
     const fn = value.childForFieldName('function');
     const m = fn?.type === 'member_access_expression' ? fn.childForFieldName('name')?.text : undefined;
-    const a = named(value.childForFieldName('arguments')).map((x) => argExpr(x).expr);
-    if (m === 'MapGroup' || (m && groupPrefix(value) !== undefined)) {
-      const prefix = groupPrefix(value);
-      if (prefix !== undefined) groups.set(name, prefix);
-    }
-    if (m === 'CreateClient' && a[0]) {
-      const n = literal(evaluate(a[0]));
+    // groupPrefix is pure: computed once (it walks the whole call chain).
+    const prefix = m ? groupPrefix(value) : undefined;
+    if (prefix !== undefined) groups.set(name, prefix);
+    if (m === 'CreateClient') {
+      const a = named(value.childForFieldName('arguments')).map((x) => argExpr(x).expr);
+      const n = a[0] ? literal(evaluate(a[0])) : undefined;
       if (n) namedClients.set(name, n);
     }
   }

@@ -534,8 +534,9 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
   function onBeanBuilder(inv: Node): void {
     const m = inv.childForFieldName('name')?.text;
     const obj = inv.childForFieldName('object')?.text ?? '';
+    if (obj !== 'QueueBuilder' && obj !== 'ExchangeBuilder') return;
     const a = argList(inv.childForFieldName('arguments'));
-    if (!a[0] || (obj !== 'QueueBuilder' && obj !== 'ExchangeBuilder')) return;
+    if (!a[0]) return;
     const method = enclosing(inv, 'method_declaration')?.childForFieldName('name')?.text;
     if (!method) return;
     if (obj === 'QueueBuilder' && (m === 'durable' || m === 'nonDurable')) {
