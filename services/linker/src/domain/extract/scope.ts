@@ -30,12 +30,6 @@ function owners(node: Node): number[] {
   return out;
 }
 
-/** The innermost enclosing function (`owners(node)[0]`) without walking on to the root. */
-function owner(node: Node): number {
-  for (let p: Node | null = node.parent; p; p = p.parent) if (FUNCTIONS.has(p.type)) return p.startIndex;
-  return -1;
-}
-
 interface Decl {
   /** The value; absent for a local declared without one (`String url;`), which only says the name is local. */
   readonly node?: Node;
@@ -59,6 +53,8 @@ export class Scope {
   readonly #decls = new Map<string, Decl[]>();
   readonly #values = new Map<string, Part[]>();
   readonly #resolving = new Set<string>();
+  /** By node id: the innermost function at or above the node (its start), -1 for none; see `#owner`. */
+  readonly #inner = new Map<number, number>();
   /** Parameters of the helpers being inlined for one of their calls (C#/Java), innermost last. */
   readonly #bindings: Map<string, Part[]>[] = [];
 
@@ -66,12 +62,12 @@ export class Scope {
 
   /** `local`: a variable or parameter declaration, visible only inside its enclosing function. */
   add(name: string, value: Node, local = false): void {
-    this.#push(name, { node: value, at: value, owner: local ? owner(value) : -1 });
+    this.#push(name, { node: value, at: value, owner: local ? this.#owner(value) : -1 });
   }
 
   /** A local declared without a value (`String url;`): later assignments in its function are its values. */
   declare(name: string, at: Node): void {
-    this.#push(name, { at, owner: owner(at) });
+    this.#push(name, { at, owner: this.#owner(at) });
   }
 
   /**
@@ -81,10 +77,34 @@ export class Scope {
    */
   assign(name: string, value: Node, fileLevel: boolean): void {
     // Only the function's own: an assignment in a callback it declares may run any number of times, or never.
-    const fn = owner(value);
+    const fn = this.#owner(value);
     if (fn !== -1 && this.#decls.get(name)?.some((d) => d.owner === fn))
       this.#push(name, { node: value, at: value, owner: fn });
     else if (fileLevel) this.add(name, value);
+  }
+
+  /**
+   * The innermost enclosing function (`owners(node)[0]`) without walking on to the root. The answer of
+   * every node passed on the way is kept: declarations of one function share their ancestors, and each
+   * step up the tree crosses into wasm.
+   */
+  #owner(node: Node): number {
+    const path: number[] = [];
+    let found = -1;
+    for (let p: Node | null = node.parent; p; p = p.parent) {
+      const known = this.#inner.get(p.id);
+      if (known !== undefined) {
+        found = known;
+        break;
+      }
+      path.push(p.id);
+      if (FUNCTIONS.has(p.type)) {
+        found = p.startIndex;
+        break;
+      }
+    }
+    for (const id of path) this.#inner.set(id, found);
+    return found;
   }
 
   #push(name: string, decl: Decl): void {
