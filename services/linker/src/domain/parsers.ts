@@ -1,8 +1,54 @@
 import { createRequire } from 'node:module';
-import { Language, Parser } from 'web-tree-sitter';
-import type { Node, Tree } from 'web-tree-sitter';
+import { Language, Node, Parser } from 'web-tree-sitter';
+import type { Tree } from 'web-tree-sitter';
 
 export type { Node, Tree };
+
+const TYPE = Symbol('type');
+const PARENT = Symbol('parent');
+const FIELDS = Symbol('fields');
+interface Memo {
+  [TYPE]?: string;
+  [PARENT]?: Node | null;
+  [FIELDS]?: Map<string, Node | null>;
+}
+
+/**
+ * A node's type, parent and named fields, read once per node object. Each read crosses into wasm and
+ * builds a new Node there, and the rules ask the same node for them again and again (every rule of a
+ * call reads its `function` and `arguments`; a type is compared several times): in the parse stage these
+ * reads cost more than the parse. Sound because the linker never edits a tree: a node's answers are fixed.
+ */
+function memoiseNodeReads(): void {
+  const proto = Node.prototype as Node & Memo;
+  // The originals, always called with the node as `this`.
+  /* eslint-disable @typescript-eslint/unbound-method */
+  const type = Object.getOwnPropertyDescriptor(Node.prototype, 'type')?.get;
+  const parent = Object.getOwnPropertyDescriptor(Node.prototype, 'parent')?.get;
+  const field = Node.prototype.childForFieldName;
+  /* eslint-enable @typescript-eslint/unbound-method */
+  if (!type || !parent) return;
+  Object.defineProperty(proto, 'type', {
+    configurable: true,
+    get(this: Node & Memo): string {
+      return (this[TYPE] ??= type.call(this) as string);
+    },
+  });
+  Object.defineProperty(proto, 'parent', {
+    configurable: true,
+    get(this: Node & Memo): Node | null {
+      if (this[PARENT] === undefined) this[PARENT] = parent.call(this) as Node | null;
+      return this[PARENT];
+    },
+  });
+  proto.childForFieldName = function (this: Node & Memo, name: string): Node | null {
+    const fields = (this[FIELDS] ??= new Map());
+    let child = fields.get(name);
+    if (child === undefined) fields.set(name, (child = field.call(this, name)));
+    return child;
+  };
+}
+memoiseNodeReads();
 
 /** Languages parsed with tree-sitter; config formats are parsed separately. */
 export type CodeLanguage =
