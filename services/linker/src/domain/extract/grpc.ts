@@ -1,6 +1,6 @@
 import type { GrpcDecl, Part } from '../model';
 import type { Node } from '../parsers';
-import { HOLE_PART, type Sink, concat, lit, walk } from './common';
+import { HOLE_PART, type Sink, concat, lit } from './common';
 
 /**
  * gRPC in code, one table per language: server registrations, generated clients and the methods called
@@ -173,7 +173,7 @@ export const PYTHON_GRPC: GrpcTable = {
   strong: /grpc/,
 };
 
-const COMMENTS = new Set(['comment', 'line_comment', 'block_comment']);
+const COMMENTS = ['comment', 'line_comment', 'block_comment'];
 const FULL_METHOD = /["'`]\/([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\.([A-Z]\w*)\/([A-Za-z]\w*)["'`]/g;
 
 /** The text with comments blanked (newlines kept, so offsets and lines stay). */
@@ -181,11 +181,12 @@ function codeText(root: Node): string {
   const text = root.text;
   const parts: string[] = [];
   let at = 0;
-  walk(root, COMMENTS, (c) => {
-    if (c.startIndex < at) return;
+  // One plain descent inside tree-sitter (cheaper than a query's captures), in document order.
+  for (const c of root.descendantsOfType(COMMENTS)) {
+    if (!c || c.startIndex < at) continue;
     parts.push(text.slice(at, c.startIndex), text.slice(c.startIndex, c.endIndex).replace(/[^\n]/g, ' '));
     at = c.endIndex;
-  });
+  }
   parts.push(text.slice(at));
   return parts.join('');
 }
