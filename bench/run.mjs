@@ -23,10 +23,13 @@
 //   BENCH_OUT=docs/performance.md  (`-` prints only)
 //   BENCH_NODE_ARGS=''    extra Node flags for every server child (--cpu-prof, --trace-gc, -r a probe)
 //   BENCH_STORE_OPS=1  (0: the distributed cluster without /metrics, so no store operations per send in the notes)
+//   BENCH_SEND_ONLY=0  (1: the distributed targets measure message/send only, for comparing builds quickly)
+// The distributed sends' notes also give the engines' CPU per send (FerretDB, PostgreSQL, Kafka, Redis: the
+// processes of those names on this machine, so on shared engines others' work is in it too).
 // Requires `npm run build` first (the embedded and distributed modes run the bundles in dist/).
 import { spawn, execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -41,6 +44,7 @@ const concurrencies = (env.BENCH_CONCURRENCY ?? '1,16,64').split(',').map(Number
 const idleStreams = Number(env.BENCH_IDLE_STREAMS ?? 10_000);
 /** The distributed target's processes serve /metrics, read for the store operations per send (issue 23). */
 const storeOpsWanted = env.BENCH_STORE_OPS !== '0';
+const sendOnlyWanted = env.BENCH_SEND_ONLY === '1';
 const engines = Boolean(env.REDIS_URL && env.KAFKA_BROKERS && env.MONGO_URL);
 const wanted = new Set(
   (env.BENCH_TARGETS ?? 'baseline,reference,embedded,embedded-durable,distributed,distributed-mtls').split(','),
@@ -122,6 +126,50 @@ const cpuSeconds = (pid) => {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(f[11]) + Number(f[12])) / 100;
 };
+
+/** An engine's processes, by name: PostgreSQL's backends come and go, so they are looked up at each reading. */
+const ENGINES = [
+  ['FerretDB', (comm) => comm === 'ferretdb'],
+  ['PostgreSQL', (comm) => comm === 'postgres'],
+  ['Kafka', (comm, cmdline) => comm === 'java' && cmdline.includes('kafka')],
+  ['Redis', (comm) => comm === 'redis-server'],
+];
+
+/**
+ * CPU seconds of each engine's processes so far: utime + stime + the reaped children's (a PostgreSQL backend
+ * that exits is counted in its postmaster from then on). Issue 23 counts the engines in the CPU per send.
+ */
+function engineCpu() {
+  const byEngine = new Map(ENGINES.map(([name]) => [name, 0]));
+  if (!existsSync('/proc/self/stat')) return byEngine;
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const cmdline = comm === 'java' ? readFileSync(`/proc/${pid}/cmdline`, 'utf8') : '';
+      const engine = ENGINES.find(([, is]) => is(comm, cmdline));
+      if (!engine) continue;
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const ticks = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+      byEngine.set(engine[0], byEngine.get(engine[0]) + ticks / 100);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return byEngine;
+}
+
+/** One notes line: the engines' CPU per send between two `engineCpu` readings, beside the services'. */
+function engineCpuLine(target, c, before, after, sends, servicesCpuSeconds) {
+  const per = [...after.entries()].map(([k, v]) => [k, ((v - before.get(k)) * 1000) / sends]);
+  const engines = per.reduce((s, [, v]) => s + v, 0);
+  const services = (servicesCpuSeconds * 1000) / sends;
+  const detail = per.map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ');
+  log(
+    `${target} send c=${c}: CPU per send ${services.toFixed(1)} ms services + ${engines.toFixed(1)} ms engines (${detail})`,
+  );
+  return `- ${target} message/send c=${c}: **${(services + engines).toFixed(1)} ms of CPU per send** with the engines: the services ${services.toFixed(1)}, the engines ${engines.toFixed(1)} (${detail}; shared engines carry others' work too).`;
+}
 
 // ---------------------------------------------------------------------------------------------- load
 
@@ -476,6 +524,7 @@ async function startDistributed(mtls = false) {
     pid: cluster.procs.get('gateway-1').child.pid,
     pids,
     ...(storeOpsWanted ? { storeOps: () => storeOperations([...cluster.metricsUrls.values()]) } : {}),
+    engineCpu,
     stop: () => cluster.stopAll(),
   };
 }
@@ -549,12 +598,15 @@ async function measure(target, sys, cases, sendOnly = false) {
   const throughput = async (kase) => {
     for (const c of concurrencies) {
       const ops = kase === 'send' && sys.storeOps ? await sys.storeOps() : undefined;
+      const enginesBefore = kase === 'send' && sys.engineCpu ? sys.engineCpu() : undefined;
       const before = sys.pids.reduce((s, p) => s + cpuSeconds(p), 0);
       if (sys.started) await eluOf(sys.started);
       const r = await runLoadOn(sys.bases, cases[kase], c);
       const elu = sys.started ? await eluOf(sys.started) : undefined;
       const cpu = sys.pids.reduce((s, p) => s + cpuSeconds(p), 0) - before;
       record(target, kase, c, r, r.rps > 0 ? (cpu * 1000) / (r.rps * seconds) : undefined, elu);
+      if (enginesBefore && r.rps > 0)
+        extras.push(engineCpuLine(target, c, enginesBefore, sys.engineCpu(), r.rps * seconds, cpu));
       if (ops && r.rps > 0) {
         await sleep(1000); // the sends' trailing work (webhooks, run markers)
         extras.push(storeOpsLine(target, c, ops, await sys.storeOps(), r.rps * seconds));
@@ -575,12 +627,16 @@ async function measure(target, sys, cases, sendOnly = false) {
       for (const order of [present, [...present].reverse()])
         for (const kase of order) {
           const ops = kase === 'send' && sys.storeOps && order === present ? await sys.storeOps() : undefined;
+          const enginesBefore = kase === 'send' && sys.engineCpu && order === present ? sys.engineCpu() : undefined;
           const before = sys.pids.reduce((s, p) => s + cpuSeconds(p), 0);
           if (sys.started) await eluOf(sys.started);
           const r = await runLoadOn(sys.bases, cases[kase], c, half);
           const elu = sys.started ? await eluOf(sys.started) : undefined;
           const a = acc.get(kase);
-          a.cpu += sys.pids.reduce((s, p) => s + cpuSeconds(p), 0) - before;
+          const cpu = sys.pids.reduce((s, p) => s + cpuSeconds(p), 0) - before;
+          a.cpu += cpu;
+          if (enginesBefore && r.rps > 0)
+            extras.push(engineCpuLine(target, c, enginesBefore, sys.engineCpu(), r.rps * half, cpu));
           a.n += r.rps * half;
           a.p50 += r.p50;
           a.p99 = Math.max(a.p99, r.p99);
@@ -758,7 +814,7 @@ async function main() {
         v1Path: '/agents/demo-echo/a2a/v1',
         key: sys.key,
       });
-      await measure(name, sys, cases, name === 'distributed-mtls');
+      await measure(name, sys, cases, name === 'distributed-mtls' || (sendOnlyWanted && name === 'distributed'));
       if (name === 'distributed-mtls') extras.push(...mtlsCost());
       if (name === 'distributed') {
         const rt = rows.find((r) => r.target === name && r.kase === 'send' && r.c === 1);

@@ -10,11 +10,20 @@ import type {
   Versioned,
   WriteOptions,
 } from '@a2a-inbound/ports';
-import type { Collection as DriverCollection, Db, Document, IndexDescription, MongoClient, Sort } from 'mongodb';
+import type {
+  Collection as DriverCollection,
+  Db,
+  Document,
+  IndexDescription,
+  MongoClient,
+  OptionalUnlessRequiredId,
+  Sort,
+} from 'mongodb';
 import { decodeDoc, decodeKey, encodeDoc, encodeKey } from './key-codec';
 import type { AdapterLog, MongoConnectOptions } from './mongo-common';
 import type { ClientWatchdog } from './client-watchdog';
 import { isDuplicateKey, openMongo, silentLog, toAppErrorFromMongo } from './mongo-common';
+import { InsertBatcher } from './insert-batcher';
 
 /**
  * How `replace` and versioned `delete` are made compare-and-set:
@@ -111,12 +120,15 @@ class MongoCollection<T extends object> implements Collection<T> {
   uniques: (readonly string[])[] = [];
   /** Claim mode: the incarnation of documents this process read or wrote, so a write need not read first. */
   readonly #incarnations = new Map<string, string>();
+  readonly #inserts: InsertBatcher<Row>;
 
   constructor(
     readonly name: string,
     private readonly coll: DriverCollection<Row>,
     private readonly store: MongoDocumentStore,
-  ) {}
+  ) {
+    this.#inserts = store.insertBatcher(name, coll);
+  }
 
   #uniqueFields(id: string, doc: Record<string, unknown>): Record<string, string> {
     const out: Record<string, string> = {};
@@ -147,7 +159,7 @@ class MongoCollection<T extends object> implements Collection<T> {
     if (options.expiresAt !== undefined) row.x = options.expiresAt;
     if (this.store.claims) row.i = randomBytes(6).toString('base64url');
     try {
-      await this.store.run(this.name, 'insert', () => this.coll.insertOne(row));
+      await this.store.run(this.name, 'insert', () => this.#inserts.insert(row), null);
     } catch (err) {
       throw this.#duplicate(err, id);
     }
@@ -284,7 +296,7 @@ class MongoCollection<T extends object> implements Collection<T> {
       const k = JSON.stringify([this.name, id, i, version + 1]);
       const claim: Claim = { _id: randomUUID(), k, at: Date.now() };
       try {
-        await this.store.run(this.name, 'insert', () => claims.insertOne(claim), CLAIMS);
+        await this.store.run(this.name, 'insert', () => this.store.claimInserts.insert(claim), null);
         return { i, id: claim._id };
       } catch (err) {
         if (!isDuplicateKey(err)) throw err;
@@ -377,6 +389,8 @@ export class MongoDocumentStore implements DocumentStore {
   #claimsSweptAt = Date.now();
   #closing: Promise<void> | undefined;
   readonly #onOperation: ((collection: string, command: string) => void) | undefined;
+  /** @internal The claims of every collection's writes, coalesced while one claim insert is in flight. */
+  readonly claimInserts: InsertBatcher<Claim>;
   #watchdog: ClientWatchdog | undefined;
 
   private constructor(client: MongoClient, options: MongoDocumentStoreOptions, claims: boolean) {
@@ -387,6 +401,7 @@ export class MongoDocumentStore implements DocumentStore {
     this.claimStaleMs = options.claimStaleMs ?? 10_000;
     this.claimKeepMs = Math.max(60_000, 6 * this.claimStaleMs);
     this.#onOperation = options.onOperation;
+    this.claimInserts = this.insertBatcher(CLAIMS, this.claimsCollection());
   }
 
   static async connect(options: MongoDocumentStoreOptions): Promise<MongoDocumentStore> {
@@ -411,6 +426,20 @@ export class MongoDocumentStore implements DocumentStore {
     return this.#db.collection<Claim>(CLAIMS);
   }
 
+  /** @internal A collection's inserts, coalesced; each driver command counted once. */
+  insertBatcher<R extends Document>(name: string, coll: DriverCollection<R>): InsertBatcher<R> {
+    return new InsertBatcher<R>(
+      (row) => {
+        this.counted(name, 'insert');
+        return coll.insertOne(row as OptionalUnlessRequiredId<R>);
+      },
+      (rows) => {
+        this.counted(name, 'insert');
+        return coll.insertMany(rows as OptionalUnlessRequiredId<R>[], { ordered: false });
+      },
+    );
+  }
+
   /** @internal Tells `onOperation` of a driver command. */
   counted(collection: string, command: string): void {
     this.#onOperation?.(collection, command);
@@ -431,8 +460,8 @@ export class MongoDocumentStore implements DocumentStore {
    * @internal Runs one driver command on `what` (a collection; `counted`: the collection the command goes to
    * when another, e.g. a claim), mapping engine outages to UNAVAILABLE; counted by `onOperation`.
    */
-  async run<R>(what: string, command: string, fn: () => Promise<R>, counted = what): Promise<R> {
-    this.counted(counted, command);
+  async run<R>(what: string, command: string, fn: () => Promise<R>, counted: string | null = what): Promise<R> {
+    if (counted !== null) this.counted(counted, command); // null: `fn` counts its own commands
     if (this.#closing) throw new AppError('UNAVAILABLE', 'document store is closed');
     try {
       return await fn();

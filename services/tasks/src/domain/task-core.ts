@@ -412,7 +412,8 @@ export class TaskCore {
   }
 
   /**
-   * Appends a stored event to the log and announces it to webhooks. `retried`: the caller is retried on an
+   * Appends a stored event to the log and announces it to webhooks (unless its agent has push notifications
+   * off). `retried`: the caller is retried on an
    * outage (the bus consumer). Otherwise (a send, a cancel, the sweeper) the event is already in the
    * authoritative stored task, so an unreachable log does not fail the request: followers rebuild from the
    * stored task (ADR 0014) and the update still goes to webhooks. One event of `appendLoggedBatch`.
@@ -468,9 +469,11 @@ export class TaskCore {
       );
       appended = events.length;
     }
-    const off = await pushOff;
-    if (appended === 0) return;
-    await this.announcements.announce(logged.slice(-appended).map((l) => (off ? { ...l, pushOff: true } : l)));
+    // An update of an agent with push notifications off is not announced at all (ADR 0055): webhooks, the only
+    // reader of the announcements, would skip it (push_off, ADR 0046), and the produce, the fetch and the
+    // offset commit per update were a good part of the broker's and both services' CPU per send.
+    if (appended === 0 || (await pushOff)) return;
+    await this.announcements.announce(logged.slice(-appended));
   }
 
   /** Whether the agent has push notifications off now (cached view); false when unknown: webhooks then asks. */

@@ -24,7 +24,7 @@ import type { Sleep } from '../../src/domain/run-publish-retries';
 export async function taskServiceSetup<
   L extends InMemoryEventLog = InMemoryEventLog,
   B extends InMemoryBus = InMemoryBus,
->(options: { eventLog?: L; bus?: B; sleep?: Sleep; config?: Partial<TaskServiceConfig> } = {}) {
+>(options: { eventLog?: L; bus?: B; sleep?: Sleep; config?: Partial<TaskServiceConfig>; pushOn?: boolean } = {}) {
   const store = new InMemoryDocumentStore();
   const bus = options.bus ?? (new InMemoryBus() as B);
   const eventLog = options.eventLog ?? (new InMemoryEventLog() as L);
@@ -33,6 +33,8 @@ export async function taskServiceSetup<
   const cache = new InMemoryCache({ clock });
   const control = new ControlPlane(await openControlCollections(store), cache, clock, ids);
   await seedDemo(control);
+  // The demo agents start with push notifications off, and then their updates are not announced (ADR 0055).
+  if (options.pushOn) await pushOn(control);
   const collections = await openTaskCollections(store);
   const deps = {
     control,
@@ -95,3 +97,10 @@ export const status = (taskId: string, runId: string, runSeq: number, state: str
   batch: [],
   event: { $case: 'status', status: { state, messageJson: '' } },
 });
+
+/** Turns push notifications on for the demo echo agent: its task updates are then announced to webhooks. */
+export async function pushOn(control: ControlPlane): Promise<void> {
+  await control.catalog.updateAgentSettings({ subscriptionId: 'demo-subscription', role: 'operator' }, 'demo-echo', {
+    pushNotificationsEnabled: true,
+  });
+}

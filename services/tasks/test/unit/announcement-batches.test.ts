@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { eventsV1 } from '@a2a-inbound/proto';
 import { TOPICS } from '../../src/domain/task-core';
-import { taskServiceSetup, textMsg } from '../support/task-service-setup';
+import { pushOn, taskServiceSetup, textMsg } from '../support/task-service-setup';
 
 // Task updates reach webhooks in batches (ADR 0041): what is announced while a message is being published goes
 // in the next one, together; a lone announcement goes at once (no timer, no added latency).
 describe('task updates announced to webhooks in batches', () => {
   it('a lone send is announced at once in its own message; sends during a publish share the next message', async () => {
-    const { tasks, bus, caller } = await taskServiceSetup();
+    const { tasks, bus, caller } = await taskServiceSetup({ pushOn: true });
     const messages: eventsV1.LoggedTaskEvent[] = [];
     let hold: Promise<void> | undefined;
     const publish = bus.publish.bind(bus);
@@ -45,7 +45,7 @@ describe('task updates announced to webhooks in batches', () => {
   });
 
   it('a failed publish fails every announcement of its batch (each caller handles it as before)', async () => {
-    const { tasks, bus, caller, credits } = await taskServiceSetup();
+    const { tasks, bus, caller, credits } = await taskServiceSetup({ pushOn: true });
     const before = await credits();
     const publish = bus.publish.bind(bus);
     bus.publish = async (m) => {
@@ -60,7 +60,7 @@ describe('task updates announced to webhooks in batches', () => {
     expect(await credits()).toBe(before); // refused sends are not charged
   });
 
-  it('marks the updates of an agent with push notifications off, so webhooks skips its lookup (ADR 0046)', async () => {
+  it('does not announce the updates of an agent with push notifications off: webhooks would push none (ADR 0055)', async () => {
     const { tasks, bus, caller, control } = await taskServiceSetup();
     const announced: eventsV1.LoggedTaskEvent[] = [];
     const publish = bus.publish.bind(bus);
@@ -71,15 +71,13 @@ describe('task updates announced to webhooks in batches', () => {
       }
       return publish(m);
     };
-    await tasks.send(caller, textMsg('off'), { blocking: false });
-    expect(announced.length).toBeGreaterThan(0);
-    expect(announced.every((e) => e.pushOff)).toBe(true); // the demo agent starts with push off
-    await control.catalog.updateAgentSettings({ subscriptionId: 'demo-subscription', role: 'operator' }, 'demo-echo', {
-      pushNotificationsEnabled: true,
-    });
-    announced.length = 0;
-    await tasks.send(caller, textMsg('on'), { blocking: false });
-    expect(announced.length).toBeGreaterThan(0);
-    expect(announced.some((e) => e.pushOff)).toBe(false); // webhooks asks, as before
+    await tasks.send(caller, textMsg('off'), { blocking: false }); // the demo agent starts with push off
+    await bus.drain();
+    expect(announced).toEqual([]);
+    await pushOn(control);
+    const on = await tasks.send(caller, textMsg('on'), { blocking: false });
+    await bus.drain();
+    // Its first update (`working`), not marked push-off: webhooks looks it up, as before.
+    expect(announced.map((e) => [e.taskId, Number(e.seq), e.pushOff])).toEqual([[on.id, 1, false]]);
   });
 });

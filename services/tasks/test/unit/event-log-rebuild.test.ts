@@ -24,7 +24,7 @@ import {
   type StreamItem,
   type TaskServiceConfig,
 } from '../../src/domain/task-service';
-import { delta, status } from '../support/task-service-setup';
+import { delta, pushOn, status } from '../support/task-service-setup';
 
 /** An in-memory log that can lose appends (written to the store, never to the log) or be unreachable. */
 class FaultyEventLog implements EventLog {
@@ -78,6 +78,7 @@ async function setup(config: Partial<TaskServiceConfig> = {}) {
   const cache = new InMemoryCache({ clock });
   const control = new ControlPlane(await openControlCollections(store), cache, clock, ids);
   await seedDemo(control);
+  await pushOn(control); // the announcements are looked at
   const runs: eventsV1.RunRequested[] = [];
   await bus.subscribe('a2a.run.requested', 'test', async (m) => {
     runs.push(eventsV1.RunRequested.decode(m.value));

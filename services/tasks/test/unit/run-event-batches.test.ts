@@ -19,6 +19,7 @@ class FlakyEventLog extends InMemoryEventLog {
 async function setup() {
   const { tasks, replica, bus, eventLog, caller, collections } = await taskServiceSetup({
     eventLog: new FlakyEventLog(),
+    pushOn: true, // the announcements are looked at
   });
   const runs: eventsV1.RunRequested[] = [];
   await bus.subscribe('a2a.run.requested', 'test', async (m) => {
