@@ -255,6 +255,37 @@ export interface BusSummary {
   readonly loc: Loc;
 }
 
+/**
+ * An interface whose methods carry HTTP route annotations (Micronaut `@Get("/x")`, Spring `@GetMapping`),
+ * often in a shared `*-api` module: a controller implementing it serves those routes, a declarative
+ * client extending it calls them.
+ */
+export interface ApiInterface {
+  readonly name: string;
+  readonly ops: readonly {
+    readonly name: string;
+    readonly method: HttpMethod;
+    readonly path: string;
+    readonly line: number;
+  }[];
+  readonly file: string;
+}
+
+/** A controller implementing, or a declarative client extending, an interface of possibly another source. */
+export interface ApiInterfaceUse {
+  readonly kind: 'server' | 'client';
+  readonly iface: string;
+  /** The class's own path prefix (`@Controller("/p")`, `@Client(path = "/p")`). */
+  readonly prefix: string;
+  readonly framework: string;
+  readonly serviceName?: string;
+  readonly base?: readonly Part[];
+  /** The class's methods by name, with their lines: an operation overridden with its own annotation is skipped. */
+  readonly methods: Record<string, number>;
+  readonly annotated: readonly string[];
+  readonly loc: Loc;
+}
+
 export interface SourceFacts {
   readonly source: string;
   readonly files: number;
@@ -303,6 +334,9 @@ export interface SourceFacts {
    * under which the service's routes are served too (absent on facts stored before it was extracted).
    */
   readonly pathBaseKeys?: string[];
+  /** Route-annotated interfaces and the classes using them (absent on facts stored before they were extracted). */
+  apiInterfaces?: ApiInterface[];
+  apiInterfaceUses?: ApiInterfaceUse[];
 }
 
 export function emptyFacts(source: string): SourceFacts {
