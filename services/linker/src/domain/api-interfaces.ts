@@ -1,4 +1,4 @@
-import type { ApiInterface, Call, Endpoint, SourceFacts } from './model';
+import type { ApiInterface, Call, Endpoint, GrpcDecl, SourceFacts } from './model';
 import { joinPath } from './routes';
 import { placeholder } from './extract/java';
 import { concat } from './extract/common';
@@ -45,5 +45,32 @@ export function applyApiInterfaces(sources: readonly SourceFacts[]): SourceFacts
     return endpoints.length || calls.length
       ? { ...s, endpoints: [...s.endpoints, ...endpoints], calls: [...s.calls, ...calls] }
       : s;
+  });
+}
+
+/**
+ * grpc-gateway: a source registering `RegisterXHandlerFromEndpoint` serves, over HTTP, the routes the
+ * proto's `google.api.http` options give X's methods (the proto may be in another source).
+ */
+export function applyGatewayRoutes(sources: readonly SourceFacts[]): SourceFacts[] {
+  if (!sources.some((s) => s.grpcCalls?.some((c) => c.gateway))) return [...sources];
+  const decls: GrpcDecl[] = sources.flatMap((s) => s.grpcDecls ?? []);
+  return sources.map((s) => {
+    const endpoints: Endpoint[] = [];
+    for (const call of s.grpcCalls ?? []) {
+      if (!call.gateway) continue;
+      const simple = call.service.slice(call.service.lastIndexOf('.') + 1);
+      const seen = new Set<string>();
+      for (const d of decls)
+        if (d.service === simple)
+          for (const m of d.methods)
+            for (const h of m.http ?? []) {
+              const key = `${h.method} ${h.path}`;
+              if (seen.has(key)) continue;
+              seen.add(key);
+              endpoints.push({ method: h.method, path: h.path, framework: 'grpc-gateway', loc: call.loc });
+            }
+    }
+    return endpoints.length ? { ...s, endpoints: [...s.endpoints, ...endpoints] } : s;
   });
 }

@@ -1,4 +1,4 @@
-import { applyApiInterfaces } from './api-interfaces';
+import { applyApiInterfaces, applyGatewayRoutes } from './api-interfaces';
 import { applyGoPackages } from './go-packages';
 import { instantiateBusSites } from './bus';
 import type {
@@ -1799,7 +1799,7 @@ const escapeRegExp = (x: string): string => x.replace(/[.*+?^${}()|[\]\\]/g, '\\
 
 export function link(sources: readonly SourceFacts[]): LinkResult {
   const sorted = instantiateBusSites(
-    applyGoPackages(applyApiInterfaces([...sources].sort((a, b) => cmp(a.source, b.source)))),
+    applyGoPackages(applyGatewayRoutes(applyApiInterfaces([...sources].sort((a, b) => cmp(a.source, b.source))))),
   );
   const out: LinkResult = { links: [], bindings: [], unresolved: [], gaps: [], shared: [] };
   const topo = topology(sorted);

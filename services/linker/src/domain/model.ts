@@ -215,13 +215,20 @@ export interface GrpcCall {
   readonly channel?: string;
   /** A constructor that only looks like a gRPC client (no gRPC in its file): linked only when a server exists. */
   readonly weak?: boolean;
+  /** A grpc-gateway registration (`RegisterXHandlerFromEndpoint`): every method, and the HTTP routes of the proto. */
+  readonly gateway?: boolean;
 }
 
 /** A service declared by a `.proto` file or generated code (`"/pkg.Service/Method"`): names, never a server. */
 export interface GrpcDecl {
   readonly package: string;
   readonly service: string;
-  readonly methods: readonly { readonly name: string; readonly line: number }[];
+  readonly methods: readonly {
+    readonly name: string;
+    readonly line: number;
+    /** grpc-gateway's `option (google.api.http) = { get: "/v1/x" }`: the HTTP routes a gateway serves for it. */
+    readonly http?: readonly { readonly method: HttpMethod; readonly path: string }[];
+  }[];
   readonly file: string;
 }
 

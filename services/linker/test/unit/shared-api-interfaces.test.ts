@@ -113,3 +113,63 @@ describe('Micronaut and route-annotated interfaces shared across folders', () =>
     ]);
   });
 });
+
+describe('grpc-gateway', () => {
+  const proto = lines(
+    'syntax = "proto3";',
+    'package shop;',
+    'import "google/api/annotations.proto";',
+    'service Catalog {',
+    '  rpc ListItems(Empty) returns (Items) {',
+    '    option (google.api.http) = { get: "/v1/items" };',
+    '  }',
+    '  rpc AddItem(Item) returns (Item) {',
+    '    option (google.api.http) = {',
+    '      post: "/v1/items"',
+    '      body: "*"',
+    '      additional_bindings { put: "/v1/items/{id}" body: "*" }',
+    '    };',
+    '  }',
+    '  rpc Internal(Empty) returns (Empty);',
+    '}',
+  );
+  it('RegisterXHandlerFromEndpoint forwards to X (gRPC) and serves the proto’s google.api.http routes, which browser code calls by path', async () => {
+    const r = await reportOf({
+      protos: { 'shop.proto': proto },
+      catalog: {
+        'main.go': lines(
+          'package main',
+          'import ("google.golang.org/grpc"; pb "example.com/shop/gen")',
+          'func main() {',
+          '\ts := grpc.NewServer()',
+          '\tpb.RegisterCatalogServer(s, &server{})',
+          '}',
+        ),
+      },
+      gateway: {
+        'main.go': lines(
+          'package main',
+          'import ("fmt"; "os"; "google.golang.org/grpc"; gw "github.com/grpc-ecosystem/grpc-gateway/v2/runtime"; pb "example.com/shop/gen")',
+          'func main() {',
+          '\tmux := gw.NewServeMux()',
+          '\tendpoint := fmt.Sprintf("%s:%d", os.Getenv("CATALOG_HOST"), 5001)',
+          '\terr := pb.RegisterCatalogHandlerFromEndpoint(ctx, mux, endpoint, []grpc.DialOption{})',
+          '\tif err != nil { panic(err) }',
+          '}',
+        ),
+      },
+      web: {
+        'static/app.js': lines(
+          'const base = await (await fetch("/config")).text();',
+          'export const list = () => fetch(`${base}/v1/items`);',
+          'export const add = (item) => fetch(`${base}/v1/items`, { method: "POST", body: JSON.stringify(item) });',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'gateway main.go:6 | gRPC shop.Catalog | catalog main.go:5 gRPC shop.Catalog (grpc-go)',
+      'web static/app.js:2 | GET /v1/items | gateway main.go:6 GET /v1/items (grpc-gateway)',
+      'web static/app.js:3 | POST /v1/items | gateway main.go:6 POST /v1/items (grpc-gateway)',
+    ]);
+  });
+});
