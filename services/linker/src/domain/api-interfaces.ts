@@ -1,7 +1,7 @@
-import type { ApiInterface, Call, Endpoint, GrpcDecl, SourceFacts } from './model';
+import type { ApiInterface, Call, Endpoint, GoRef, GrpcDecl, SourceFacts } from './model';
 import { joinPath } from './routes';
 import { placeholder } from './extract/java';
-import { concat } from './extract/common';
+import { concat, exchangeType } from './extract/common';
 
 /**
  * Route-annotated interfaces shared between services (a `pricing-service-api` module with
@@ -73,4 +73,66 @@ export function applyGatewayRoutes(sources: readonly SourceFacts[]): SourceFacts
     }
     return endpoints.length ? { ...s, endpoints: [...s.endpoints, ...endpoints] } : s;
   });
+}
+
+/**
+ * Go functional options configuring a messaging package's instance (`go-options.ts`): each configuring call
+ * gets the package's amqp091 uses with the fields it sets, as the broker sees them, at that call; the
+ * package's own uses (names unknown there) are then no longer reported.
+ */
+export function applyGoOptions(sources: readonly SourceFacts[]): SourceFacts[] {
+  if (!sources.some((s) => s.goOptionSites?.length)) return [...sources];
+  const fieldOf = new Map<string, string>();
+  for (const s of sources) for (const o of s.goOptions ?? []) fieldOf.set(`${o.pkg}.${o.name}`, o.field);
+  const uses = sources.flatMap((s) => (s.goBrokerUses ?? []).map((u) => ({ u, source: s.source })));
+  const consumed = new Set<string>();
+  const out = sources.map((s) => {
+    const add = {
+      publishes: [...s.publishes],
+      consumes: [...s.consumes],
+      bindings: [...s.bindings],
+      exchanges: [...s.exchanges],
+    };
+    let changed = false;
+    for (const site of s.goOptionSites ?? []) {
+      const fields = new Map<string, string>();
+      for (const v of site.values) {
+        const f = fieldOf.get(`${site.pkg}.${v.name}`);
+        if (f) fields.set(f, v.value);
+      }
+      if (!fields.size) continue;
+      const value = (r: GoRef | undefined): string | undefined =>
+        r === undefined ? undefined : 'lit' in r ? r.lit : fields.get(r.field);
+      for (const { u, source } of uses) {
+        if (u.pkg !== site.pkg) continue;
+        const exchange = value(u.exchange);
+        const key = value(u.key);
+        const queue = value(u.queue);
+        const loc = site.loc;
+        if (u.kind === 'publish' && exchange !== undefined && key !== undefined)
+          add.publishes.push({ broker: 'rabbitmq', exchange, key, loc });
+        else if (u.kind === 'consume' && queue !== undefined) add.consumes.push({ broker: 'rabbitmq', queue, loc });
+        else if (u.kind === 'bind' && exchange !== undefined && key !== undefined && queue !== undefined)
+          add.bindings.push({ exchange, queue, key, loc });
+        else if (u.kind === 'exchange' && exchange !== undefined)
+          add.exchanges.push({ name: exchange, type: exchangeType(u.type ?? '') ?? 'direct', loc });
+        else continue;
+        changed = true;
+        consumed.add(`${source}|${u.loc.file}|${u.loc.line}`);
+      }
+    }
+    return changed ? { ...s, ...add } : s;
+  });
+  if (!consumed.size) return out;
+  // The package's own uses, now instantiated where it is configured.
+  const kept = <T extends { loc: { file: string; line: number } }>(source: string, list: readonly T[]): T[] =>
+    list.filter((x) => !consumed.has(`${source}|${x.loc.file}|${x.loc.line}`));
+  return out.map((s) => ({
+    ...s,
+    publishes: kept(s.source, s.publishes),
+    consumes: kept(s.source, s.consumes),
+    bindings: kept(s.source, s.bindings),
+    exchanges: kept(s.source, s.exchanges),
+    queues: kept(s.source, s.queues),
+  }));
 }

@@ -1,4 +1,4 @@
-import { applyApiInterfaces, applyGatewayRoutes } from './api-interfaces';
+import { applyApiInterfaces, applyGatewayRoutes, applyGoOptions } from './api-interfaces';
 import { applyGoPackages } from './go-packages';
 import { instantiateBusSites } from './bus';
 import type {
@@ -1799,7 +1799,9 @@ const escapeRegExp = (x: string): string => x.replace(/[.*+?^${}()|[\]\\]/g, '\\
 
 export function link(sources: readonly SourceFacts[]): LinkResult {
   const sorted = instantiateBusSites(
-    applyGoPackages(applyGatewayRoutes(applyApiInterfaces([...sources].sort((a, b) => cmp(a.source, b.source))))),
+    applyGoPackages(
+      applyGoOptions(applyGatewayRoutes(applyApiInterfaces([...sources].sort((a, b) => cmp(a.source, b.source))))),
+    ),
   );
   const out: LinkResult = { links: [], bindings: [], unresolved: [], gaps: [], shared: [] };
   const topo = topology(sorted);

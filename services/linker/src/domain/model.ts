@@ -293,6 +293,20 @@ export interface ApiInterfaceUse {
   readonly loc: Loc;
 }
 
+/** A value a Go messaging package's method takes from its receiver's field, or a constant. */
+export type GoRef = { readonly field: string } | { readonly lit: string };
+
+/** An amqp091 call inside a Go package whose names come from the instance's fields (functional options). */
+export interface GoBrokerUse {
+  readonly pkg: string;
+  readonly kind: 'publish' | 'consume' | 'bind' | 'exchange';
+  readonly exchange?: GoRef | undefined;
+  readonly key?: GoRef | undefined;
+  readonly queue?: GoRef | undefined;
+  readonly type?: string | undefined;
+  readonly loc: Loc;
+}
+
 export interface SourceFacts {
   readonly source: string;
   readonly files: number;
@@ -344,6 +358,10 @@ export interface SourceFacts {
   /** Route-annotated interfaces and the classes using them (absent on facts stored before they were extracted). */
   apiInterfaces?: ApiInterface[];
   apiInterfaceUses?: ApiInterfaceUse[];
+  /** Go functional options (`func ExchangeName(v) Option` sets a field), their uses and their configuring sites. */
+  goOptions?: { pkg: string; name: string; field: string }[];
+  goBrokerUses?: GoBrokerUse[];
+  goOptionSites?: { pkg: string; values: { name: string; value: string }[]; loc: Loc }[];
 }
 
 export function emptyFacts(source: string): SourceFacts {

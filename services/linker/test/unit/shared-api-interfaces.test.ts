@@ -173,3 +173,84 @@ describe('grpc-gateway', () => {
     ]);
   });
 });
+
+describe('Go functional options of a shared messaging package', () => {
+  it('Configure(pkg.ExchangeName("x"), …) instantiates the package’s amqp091 publish, bind and consume with the fields the options set, at the configuring call', async () => {
+    const bus = {
+      'go.mod': 'module example.com/shop\n',
+      'pkg/bus/publisher/publisher.go': lines(
+        'package publisher',
+        'import amqp "github.com/rabbitmq/amqp091-go"',
+        'type Option func(*publisher)',
+        'func ExchangeName(name string) Option {',
+        '\treturn func(p *publisher) {',
+        '\t\tp.exchange = name',
+        '\t}',
+        '}',
+        'func RoutingKey(key string) Option { return func(p *publisher) { p.key = key } }',
+        'type publisher struct{ exchange, key string; ch *amqp.Channel }',
+        'func (p *publisher) Configure(opts ...Option) { for _, o := range opts { o(p) } }',
+        'func (p *publisher) Publish(ctx context.Context, body []byte) error {',
+        '\treturn p.ch.PublishWithContext(ctx, p.exchange, p.key, false, false, amqp.Publishing{Body: body})',
+        '}',
+      ),
+      'pkg/bus/consumer/consumer.go': lines(
+        'package consumer',
+        'import amqp "github.com/rabbitmq/amqp091-go"',
+        'const kind = "direct"',
+        'type Option func(*consumer)',
+        'func ExchangeName(name string) Option { return func(c *consumer) { c.exchange = name } }',
+        'func QueueName(name string) Option { return func(c *consumer) { c.queue = name } }',
+        'func BindingKey(key string) Option { return func(c *consumer) { c.key = key } }',
+        'type consumer struct{ exchange, queue, key string; ch *amqp.Channel }',
+        'func (c *consumer) Configure(opts ...Option) { for _, o := range opts { o(c) } }',
+        'func (c *consumer) Start() error {',
+        '\tc.ch.ExchangeDeclare(c.exchange, kind, true, false, false, false, nil)',
+        '\tq, _ := c.ch.QueueDeclare(c.queue, true, false, false, false, nil)',
+        '\tc.ch.QueueBind(q.Name, c.key, c.exchange, false, nil)',
+        '\t_, err := c.ch.Consume(c.queue, "", false, false, false, false, nil)',
+        '\treturn err',
+        '}',
+      ),
+    };
+    const r = await reportOf({
+      bus,
+      orders: {
+        'cmd/orders/main.go': lines(
+          'package main',
+          'import pub "example.com/shop/pkg/bus/publisher"',
+          'func main() {',
+          '\tp := pub.New()',
+          '\tp.Configure(pub.ExchangeName("orders-exchange"), pub.RoutingKey("order-placed"))',
+          '}',
+        ),
+      },
+      billing: {
+        'cmd/billing/main.go': lines(
+          'package main',
+          'import "example.com/shop/pkg/bus/consumer"',
+          'func main() {',
+          '\tc := consumer.New()',
+          '\tc.Configure(consumer.ExchangeName("orders-exchange"), consumer.QueueName("billing"), consumer.BindingKey("order-placed"))',
+          '\tc.Start()',
+          '}',
+        ),
+      },
+      audit: {
+        'cmd/audit/main.go': lines(
+          'package main',
+          'import "example.com/shop/pkg/bus/consumer"',
+          'func main() {',
+          '\tc := consumer.New()',
+          '\tc.Configure(consumer.ExchangeName("orders-exchange"), consumer.QueueName("audit"), consumer.BindingKey("order-shipped"))',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'orders cmd/orders/main.go:5 | publish `orders-exchange` / `order-placed` | billing cmd/billing/main.go:5 consume queue `billing`',
+    ]);
+    // Direct exchange: audit is bound with another key, so nothing reaches it.
+    expect(gaps(r)).toEqual(['consumer audit cmd/audit/main.go:5 no publisher routes to queue `audit`']);
+  });
+});
