@@ -254,3 +254,43 @@ describe('Go functional options of a shared messaging package', () => {
     expect(gaps(r)).toEqual(['consumer audit cmd/audit/main.go:5 no publisher routes to queue `audit`']);
   });
 });
+
+describe('Vue single-file components and an axios instance of another module', () => {
+  it('the <script> of a .vue file is read (lines kept); HTTP.get(…) of an imported axios.create({ baseURL }) takes that base', async () => {
+    const r = await reportOf({
+      gateway: {
+        'server.js': lines(
+          'const app = require("express")();',
+          'app.get("/api/products", list);',
+          'app.post("/api/offers", offer);',
+        ),
+      },
+      products: { 'server.js': lines('const app = require("express")();', 'app.get("/products", list);') },
+      web: {
+        'src/http/client.js': lines(
+          'import axios from "axios";',
+          'export const HTTP = axios.create({ baseURL: "/api/" });',
+        ),
+        'src/components/Products.vue': lines(
+          '<template>',
+          '  <ul><li v-for="p in products">{{ p.name }}</li></ul>',
+          '</template>',
+          '<script>',
+          'import { HTTP } from "../http/client";',
+          'export default {',
+          '  created() {',
+          '    HTTP.get("products").then((r) => (this.products = r.data));',
+          '  },',
+          '  methods: { offer(o) { return HTTP.post("offers", o); } },',
+          '};',
+          '</script>',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web src/components/Products.vue:8 | GET /api/products | gateway server.js:2 GET /api/products (express)',
+      'web src/components/Products.vue:10 | POST /api/offers | gateway server.js:3 POST /api/offers (express)',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+  });
+});
