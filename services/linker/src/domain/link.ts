@@ -1,3 +1,4 @@
+import { applyApiInterfaces, applyGatewayRoutes, applyGoOptions } from './api-interfaces';
 import { applyGoPackages } from './go-packages';
 import { instantiateBusSites } from './bus';
 import type {
@@ -1797,7 +1798,11 @@ function celeryQueues(s: SourceFacts, env: SourceEnv, shared: readonly ConfigEnt
 const escapeRegExp = (x: string): string => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export function link(sources: readonly SourceFacts[]): LinkResult {
-  const sorted = instantiateBusSites(applyGoPackages([...sources].sort((a, b) => cmp(a.source, b.source))));
+  const sorted = instantiateBusSites(
+    applyGoPackages(
+      applyGoOptions(applyGatewayRoutes(applyApiInterfaces([...sources].sort((a, b) => cmp(a.source, b.source))))),
+    ),
+  );
   const out: LinkResult = { links: [], bindings: [], unresolved: [], gaps: [], shared: [] };
   const topo = topology(sorted);
   // Context paths that only another repository's configuration gives (a config server's `orders.yml`).

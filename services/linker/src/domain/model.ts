@@ -215,13 +215,20 @@ export interface GrpcCall {
   readonly channel?: string;
   /** A constructor that only looks like a gRPC client (no gRPC in its file): linked only when a server exists. */
   readonly weak?: boolean;
+  /** A grpc-gateway registration (`RegisterXHandlerFromEndpoint`): every method, and the HTTP routes of the proto. */
+  readonly gateway?: boolean;
 }
 
 /** A service declared by a `.proto` file or generated code (`"/pkg.Service/Method"`): names, never a server. */
 export interface GrpcDecl {
   readonly package: string;
   readonly service: string;
-  readonly methods: readonly { readonly name: string; readonly line: number }[];
+  readonly methods: readonly {
+    readonly name: string;
+    readonly line: number;
+    /** grpc-gateway's `option (google.api.http) = { get: "/v1/x" }`: the HTTP routes a gateway serves for it. */
+    readonly http?: readonly { readonly method: HttpMethod; readonly path: string }[];
+  }[];
   readonly file: string;
 }
 
@@ -252,6 +259,51 @@ export interface BusSummary {
   readonly exchange: string;
   readonly queue?: string;
   readonly typeIndex?: number;
+  readonly loc: Loc;
+}
+
+/**
+ * An interface whose methods carry HTTP route annotations (Micronaut `@Get("/x")`, Spring `@GetMapping`),
+ * often in a shared `*-api` module: a controller implementing it serves those routes, a declarative
+ * client extending it calls them.
+ */
+export interface ApiInterface {
+  readonly name: string;
+  readonly ops: readonly {
+    readonly name: string;
+    readonly method: HttpMethod;
+    readonly path: string;
+    readonly line: number;
+  }[];
+  readonly file: string;
+}
+
+/** A controller implementing, or a declarative client extending, an interface of possibly another source. */
+export interface ApiInterfaceUse {
+  readonly kind: 'server' | 'client';
+  readonly iface: string;
+  /** The class's own path prefix (`@Controller("/p")`, `@Client(path = "/p")`). */
+  readonly prefix: string;
+  readonly framework: string;
+  readonly serviceName?: string;
+  readonly base?: readonly Part[];
+  /** The class's methods by name, with their lines: an operation overridden with its own annotation is skipped. */
+  readonly methods: Record<string, number>;
+  readonly annotated: readonly string[];
+  readonly loc: Loc;
+}
+
+/** A value a Go messaging package's method takes from its receiver's field, or a constant. */
+export type GoRef = { readonly field: string } | { readonly lit: string };
+
+/** An amqp091 call inside a Go package whose names come from the instance's fields (functional options). */
+export interface GoBrokerUse {
+  readonly pkg: string;
+  readonly kind: 'publish' | 'consume' | 'bind' | 'exchange';
+  readonly exchange?: GoRef | undefined;
+  readonly key?: GoRef | undefined;
+  readonly queue?: GoRef | undefined;
+  readonly type?: string | undefined;
   readonly loc: Loc;
 }
 
@@ -303,6 +355,13 @@ export interface SourceFacts {
    * under which the service's routes are served too (absent on facts stored before it was extracted).
    */
   readonly pathBaseKeys?: string[];
+  /** Route-annotated interfaces and the classes using them (absent on facts stored before they were extracted). */
+  apiInterfaces?: ApiInterface[];
+  apiInterfaceUses?: ApiInterfaceUse[];
+  /** Go functional options (`func ExchangeName(v) Option` sets a field), their uses and their configuring sites. */
+  goOptions?: { pkg: string; name: string; field: string }[];
+  goBrokerUses?: GoBrokerUse[];
+  goOptionSites?: { pkg: string; values: { name: string; value: string }[]; loc: Loc }[];
 }
 
 export function emptyFacts(source: string): SourceFacts {

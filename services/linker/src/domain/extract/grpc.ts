@@ -1,4 +1,4 @@
-import type { GrpcDecl, Part } from '../model';
+import type { GrpcDecl, HttpMethod, Part } from '../model';
 import type { Node } from '../parsers';
 import { HOLE_PART, type Sink, concat, lit } from './common';
 
@@ -30,6 +30,10 @@ export interface GrpcTable {
     readonly typed?: boolean;
     /** What the arguments must look like (Node: channel credentials after the address). */
     readonly args?: RegExp;
+    /** The argument holding the channel or address (the first by default). */
+    readonly arg?: number;
+    /** A grpc-gateway handler registration: the whole service, never a method of a variable. */
+    readonly gateway?: boolean;
   }[];
   /** Variables typed as the client of a service (C# `CartService.CartServiceClient _client`) in its constructor's file. */
   readonly typedVars?: (service: string) => RegExp;
@@ -65,6 +69,14 @@ export const GO_GRPC: GrpcTable = {
       re: new RegExp(String.raw`(?<!func\s+)(?:\b\w+\.|(?<![\w.]))New(\w+)Client\s*\((${BALANCED})\)`, 'g'),
       service: 1,
       conn: 2,
+    },
+    // grpc-gateway: RegisterXHandlerFromEndpoint(ctx, mux, endpoint, opts), RegisterXHandler(ctx, mux, conn).
+    {
+      re: new RegExp(String.raw`(?<!func\s+)\b(?:\w+\.)?Register(\w+)Handler(FromEndpoint)?\s*\((${BALANCED})\)`, 'g'),
+      service: 1,
+      conn: 3,
+      arg: 2,
+      gateway: true,
     },
   ],
   channels: (n) => [
@@ -401,6 +413,7 @@ export function scanGrpc(
     offset: number,
     channel?: string,
     weak = !strong,
+    gateway = false,
   ): void => {
     const name = method === '*' ? '*' : (table.methodName?.(method) ?? method);
     const l = loc(offset);
@@ -415,6 +428,7 @@ export function scanGrpc(
       loc: l,
       ...(channel && address.length === 0 ? { channel } : {}),
       ...(weak ? { weak: true } : {}),
+      ...(gateway ? { gateway: true } : {}),
     });
   };
   /** The address a channel expression stands for, when the file says. */
@@ -444,12 +458,18 @@ export function scanGrpc(
       const service = m[c.service]!;
       const connExpr = c.conn !== undefined ? (m[c.conn] ?? '') : '';
       if (c.args && !c.args.test(connExpr)) continue;
-      let first = splitTop(connExpr, ',')[0] ?? '';
+      let first = splitTop(connExpr, ',')[c.arg ?? 0] ?? '';
       if (c.typed) {
         const window = text.slice(m.index + m[0].length, m.index + m[0].length + 600).split(/AddGrpcClient/)[0]!;
         first = new RegExp(String.raw`Address\s*=\s*new\s*(?:[\w.]*Uri)?\s*\((${BALANCED})\)`).exec(window)?.[1] ?? '';
       }
-      const address = c.address ? evaluateText(first, text, lookup, m.index) : addressOf(first, m.index);
+      // FromEndpoint: the argument is the address itself; RegisterXHandler: a connection.
+      const isAddress = c.address || (c.gateway && m[2] !== undefined);
+      const address = isAddress ? evaluateText(first, text, lookup, m.index) : addressOf(first, m.index);
+      if (c.gateway) {
+        call(service, '*', address, m.index, undefined, !strong, true);
+        continue;
+      }
       const channel = c.address ? undefined : /(\w+)\s*$/.exec(first.trim())?.[1];
       if (c.typed && address.length) sink.grpcChannels.push({ name: `typed:${service}`, address });
       const end = m.index + m[0].length;
@@ -506,10 +526,18 @@ export function extractProto(text: string, file: string, sink: Sink): void {
       else if (code[end] === '}' && --depth === 0) break;
     }
     const body = code.slice(m.index, end);
-    const methods = [...body.matchAll(/\brpc\s+(\w+)\s*\(/g)].map((r) => ({
-      name: r[1]!,
-      line: line(m.index + r.index),
-    }));
+    const rpcs = [...body.matchAll(/\brpc\s+(\w+)\s*\(/g)];
+    const methods = rpcs.map((r, k) => {
+      // The rpc's options up to the next rpc: grpc-gateway's google.api.http rules (additional_bindings too).
+      const options = body.slice(r.index, rpcs[k + 1]?.index ?? body.length);
+      const http = !/google\.api\.http/.test(options)
+        ? []
+        : [...options.matchAll(/\b(get|post|put|patch|delete)\s*:\s*"([^"]*)"/g)].map((h) => ({
+            method: h[1]!.toUpperCase() as HttpMethod,
+            path: h[2]!,
+          }));
+      return { name: r[1]!, line: line(m.index + r.index), ...(http.length ? { http } : {}) };
+    });
     sink.facts.grpcDecls.push({ package: pkg, service: m[1]!, methods, file });
   }
 }

@@ -94,6 +94,8 @@ const CONFIG_EXTRACTORS: Record<ConfigKind, (text: string, path: string, sink: S
 export function kindOf(path: string): Kind | undefined {
   const code = languageOf(path);
   if (code) return { code };
+  // Vue single-file components: their <script> block (see vueScript).
+  if (path.endsWith('.vue')) return { code: 'javascript' };
   const base = path.split('/').pop()!.toLowerCase();
   if (/\.(ya?ml|json)$/.test(base)) return { config: 'structured' };
   if (base === '.env' || base.startsWith('.env.') || base.endsWith('.env') || base.endsWith('.properties'))
@@ -146,7 +148,14 @@ export async function extractSource(
       for (const d of npmDependencies(text)) npmDeps.add(d);
     const path = f.path;
     if ('code' in kind) {
-      const job = run({ source, path, lang: kind.code, text, parseBudgetMs: budget });
+      const vue = path.endsWith('.vue') ? vueScript(text) : undefined;
+      const job = run({
+        source,
+        path,
+        lang: vue?.lang ?? kind.code,
+        text: vue?.text ?? text,
+        parseBudgetMs: budget,
+      });
       pending.push(
         job.then((r) => () => {
           if ('skipped' in r) {
@@ -431,4 +440,21 @@ function keepGoFuncsAroundCalls(facts: SourceFacts): void {
 /** Own keys only: identifiers such as `constructor` or `toString` must not reach Object.prototype. */
 export function own<T>(record: Record<string, T>, key: string): T | undefined {
   return Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined;
+}
+
+/**
+ * A Vue single-file component's `<script>` blocks (`lang="ts"` → TypeScript), every other line blanked so
+ * that lines keep their numbers in the component.
+ */
+export function vueScript(text: string): { lang: CodeLanguage; text: string } {
+  let lang: CodeLanguage = 'javascript';
+  const keep = new Array<boolean>(text.length).fill(false);
+  for (const m of text.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)) {
+    if (/\blang\s*=\s*["']tsx?["']/.test(m[1]!)) lang = 'typescript';
+    const start = m.index + m[0].indexOf('>') + 1;
+    for (let i = start; i < start + m[2]!.length; i++) keep[i] = true;
+  }
+  let out = '';
+  for (let i = 0; i < text.length; i++) out += keep[i] || text[i] === '\n' ? text[i] : ' ';
+  return { lang, text: out };
 }

@@ -99,6 +99,18 @@ interface Annotation {
   readonly values: Map<string, Node>;
 }
 
+/** Micronaut's route and declarative-client verbs (`io.micronaut.http.annotation.Get`, …). */
+const MICRONAUT_VERBS: Record<string, HttpMethod> = {
+  Get: 'GET',
+  Post: 'POST',
+  Put: 'PUT',
+  Patch: 'PATCH',
+  Delete: 'DELETE',
+  Head: 'HEAD',
+  Options: 'OPTIONS',
+};
+const MICRONAUT = /\bio\.micronaut\./;
+
 /** The topic of a Spring Cloud Stream binding: its configured destination, else the binding name. */
 const streamDestination = (binding: string): string =>
   `\${spring.cloud.stream.bindings.${binding}.destination:${binding}}`;
@@ -970,6 +982,144 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
         if (a.name === 'KafkaListener') for (const t of list(a, 'topics', 'value')) sink.consume('kafka', t, loc);
       }
     }
+    if (micronautFile(cls.tree.rootNode)) micronaut(cls, has, className, body);
+    else if (className && feign) {
+      const url = str(feign, 'url');
+      const service = str(feign, 'name', 'value');
+      interfaceUses(cls, className, body, feign, str(feign, 'path') ?? '', 'Feign', {
+        ...(service ? { serviceName: service } : {}),
+        ...(url !== undefined ? { base: placeholder(url) } : {}),
+      });
+    } else if (className && (controller || (cls.type === 'interface_declaration' && !classMapping)))
+      interfaceUses(cls, className, body, undefined, prefix);
+  }
+
+  let micronautText: boolean | undefined;
+  /** A Micronaut file (its `@Controller`, `@Client`, `@Get` are Micronaut's, not Spring's). */
+  const micronautFile = (root: Node): boolean => (micronautText ??= MICRONAUT.test(root.text));
+
+  /** The interfaces a class implements or an interface extends, by simple name. */
+  function supertypes(cls: Node): string[] {
+    const holder = cls.namedChildren.find((c) => c?.type === 'super_interfaces' || c?.type === 'extends_interfaces');
+    const list = holder?.namedChildren.find((c) => c?.type === 'type_list') ?? holder;
+    return (list?.namedChildren ?? [])
+      .filter(
+        (c): c is Node =>
+          c?.type === 'type_identifier' || c?.type === 'generic_type' || c?.type === 'scoped_type_identifier',
+      )
+      .map((c) => c.text.replace(/<.*$/s, '').replace(/^.*\./, ''));
+  }
+
+  /** The route annotations of a class's methods: Micronaut verbs, Spring mappings (their own, unprefixed path). */
+  function operations(body: Node | null): { name: string; method: HttpMethod; path: string; line: number }[] {
+    const out: { name: string; method: HttpMethod; path: string; line: number }[] = [];
+    for (const member of body?.namedChildren ?? []) {
+      if (member?.type !== 'method_declaration') continue;
+      const name = member.childForFieldName('name')?.text ?? '';
+      for (const a of annotations(member)) {
+        const verb = MICRONAUT_VERBS[a.name] ?? MAPPINGS[a.name];
+        if (!verb) continue;
+        const paths = MICRONAUT_VERBS[a.name] ? [str(a, 'value', 'uri') ?? ''] : list(a, 'value', 'path');
+        for (const path of paths.length ? paths : [''])
+          out.push({ name, method: verb === 'ANY' ? 'GET' : verb, path, line: lineOf(a.node) });
+      }
+    }
+    return out;
+  }
+
+  /**
+   * A class using route-annotated interfaces of any source: a controller serves their routes under its prefix,
+   * a declarative client (Feign, Micronaut `@Client`) calls them; an interface with route annotations and no
+   * client annotation is recorded for them (link time, across sources).
+   */
+  function interfaceUses(
+    cls: Node,
+    className: string,
+    body: Node | null,
+    client: Annotation | undefined,
+    prefix: string,
+    framework = client ? 'Feign' : 'spring',
+    target: { serviceName?: string; base?: Part[] } = {},
+  ): void {
+    const ops = operations(body);
+    const methods: Record<string, number> = {};
+    for (const m of body?.namedChildren ?? [])
+      if (m?.type === 'method_declaration') methods[m.childForFieldName('name')?.text ?? ''] = lineOf(m);
+    const supers = supertypes(cls);
+    const facts = sink.facts;
+    if (cls.type === 'interface_declaration' && !client && ops.length)
+      (facts.apiInterfaces ??= []).push({ name: className, ops, file });
+    if (cls.type === 'interface_declaration' && !client) return;
+    for (const iface of supers)
+      (facts.apiInterfaceUses ??= []).push({
+        kind: client ? 'client' : 'server',
+        iface,
+        prefix,
+        framework,
+        ...target,
+        methods,
+        annotated: ops.map((o) => o.name),
+        loc: { file, line: lineOf(cls) },
+      });
+  }
+
+  /**
+   * Micronaut: `@Controller("/p")` classes with `@Get`/`@Post`… methods, `@Client(id | value, path)`
+   * declarative clients (a service id resolved like a Feign name, or a URL), `@KafkaClient` interfaces whose
+   * `@Topic` methods publish, `@KafkaListener` classes whose `@Topic` methods consume.
+   */
+  function micronaut(
+    cls: Node,
+    has: (n: string) => Annotation | undefined,
+    className: string | undefined,
+    body: Node | null,
+  ): void {
+    const kafkaClient = has('KafkaClient');
+    const kafkaListener = has('KafkaListener');
+    if (kafkaClient || kafkaListener)
+      for (const member of body?.namedChildren ?? []) {
+        if (member?.type !== 'method_declaration') continue;
+        for (const a of annotations(member)) {
+          if (a.name !== 'Topic') continue;
+          const loc = { file, line: lineOf(a.node) };
+          for (const t of list(a, 'value', 'topics')) {
+            if (kafkaClient) sink.publish('kafka', '', t, loc);
+            else sink.consume('kafka', t, loc);
+          }
+        }
+      }
+    const controller = cls.type === 'class_declaration' ? has('Controller') : undefined;
+    const client = cls.type === 'interface_declaration' || cls.type === 'class_declaration' ? has('Client') : undefined;
+    if (!className) return;
+    if (controller) {
+      const prefix = str(controller, 'value', 'uri') ?? '';
+      for (const op of operations(body))
+        sink.endpoint(op.method, joinPath(prefix, op.path), 'micronaut', { file, line: op.line });
+      interfaceUses(cls, className, body, undefined, prefix, 'micronaut');
+      return;
+    }
+    if (client) {
+      // @Client("http://x"), @Client("${x.url}") or a service id (@Client("orders"), @Client(id = "orders")).
+      const value = str(client, 'value', 'id') ?? '';
+      const isUrl = /:\/\/|\$\{|^\//.test(value);
+      const target = isUrl ? { base: placeholder(value) } : value ? { serviceName: value } : {};
+      const prefix = str(client, 'path') ?? '';
+      for (const op of operations(body)) {
+        const path = placeholder(joinPath(prefix, op.path));
+        sink.call(
+          op.method,
+          target.base ? concat(target.base, path) : path,
+          'Micronaut',
+          { file, line: op.line },
+          {
+            ...(target.serviceName ? { serviceName: target.serviceName } : {}),
+          },
+        );
+      }
+      interfaceUses(cls, className, body, client, prefix, 'Micronaut', target);
+      return;
+    }
+    if (cls.type === 'interface_declaration' && !kafkaClient) interfaceUses(cls, className, body, undefined, '');
   }
 
   /**

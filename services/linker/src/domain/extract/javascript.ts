@@ -288,7 +288,16 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
     } else if (/^(fastify|Fastify)$|require\(['"]fastify['"]\)/.test(fn)) servers.set(name, 'fastify');
     else if (/^(axios\.create|got\.extend|ky\.create|ky\.extend)$/.test(fn)) {
       const props = objectProps(v.childForFieldName('arguments')?.namedChild(0) ?? null);
-      clients.set(name, props.get('baseURL') ?? props.get('prefixUrl') ?? props.get('prefixURL') ?? []);
+      const base = props.get('baseURL') ?? props.get('prefixUrl') ?? props.get('prefixURL') ?? [];
+      clients.set(name, base);
+      // The instance imported by other modules (`export const HTTP = axios.create({ baseURL })`): its base
+      // applies to their calls (two modules' instances of one name with different bases: none).
+      const key = `js:${name}`;
+      const prev = Object.prototype.hasOwnProperty.call(sink.facts.clientBases, key)
+        ? sink.facts.clientBases[key]
+        : undefined;
+      if (base.length && name !== '__proto__')
+        sink.facts.clientBases[key] = prev && JSON.stringify(prev) !== JSON.stringify(base) ? [] : base;
     }
   }
 
@@ -450,8 +459,14 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       sink.data('collection', literal(args[0])!.toLowerCase() + 's', loc);
 
     // ---- HTTP calls
-    const emit = (method: HttpMethod, url: Part[], client: string, at: typeof loc): void => {
-      sink.call(method, url, client, at);
+    const emit = (
+      method: HttpMethod,
+      url: Part[],
+      client: string,
+      at: typeof loc,
+      extra: { clientClass?: string } = {},
+    ): void => {
+      sink.call(method, url, client, at, extra);
       const w = wrapperOf(call, url);
       if (w) sink.wrappers.push({ ...w, method, client, loc: at });
     };
@@ -566,6 +581,8 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
           withBase(clients.get(receiver), url),
           CLIENT_LIBS.has(receiver) ? receiver : clients.has(receiver) ? 'axios' : 'http client',
           loc,
+          // An imported client instance: the base its module gave it (resolved at link time).
+          !clients.has(receiver) && imports.has(receiver) ? { clientClass: `js:${receiver}` } : {},
         );
       }
       return;
