@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { extractSource } from '../../src/domain/extract/index';
+
+/** One in-memory source file. */
+const file = (path: string, text: string) => ({ path, read: async () => text });
+
+/**
+ * A repository is untrusted input: the definitions that reach a use (ADR 0048) must stay cheap however a
+ * function reassigns a local (review 22). Before the bound, each definition that reads the local looked it
+ * up again from its own position: a thousand `url = url + …` lines overflowed the stack and failed the whole
+ * source, and a helper whose returned local is reassigned in 24 branches was re-evaluated once per path.
+ */
+describe('reaching definitions within bounds (review 22)', () => {
+  it('a local reassigned from itself a thousand times: the source is extracted, the call kept', async () => {
+    const body = Array.from({ length: 1_000 }, (_, i) => `  url = url + '/a${i}';`);
+    const text = ['export function f() {', "  let url = 'http://orders';", ...body, '  return fetch(url);', '}'];
+    const facts = await extractSource('s', [file('a.js', text.join('\n'))]);
+    expect(facts.calls).toHaveLength(1);
+    expect(facts.calls[0]!.loc.line).toBe(1_003);
+  }, 60_000);
+
+  it('a helper whose returned local is set in 24 branches is summarised in one pass per definition', async () => {
+    const branches = Array.from({ length: 24 }, (_, i) => `  if (c) url = url + '/a${i}';`);
+    const text = [
+      'export function f(c) {',
+      "  let url = 'http://orders';",
+      ...branches,
+      '  fetch(url);',
+      '  return url;',
+      '}',
+    ];
+    const facts = await extractSource('s', [file('a.js', text.join('\n'))]);
+    expect(facts.calls).toHaveLength(1);
+  }, 30_000);
+
+  it('a few branches still give one call per value (the bound leaves ordinary code alone)', async () => {
+    const text = [
+      'export function f(c) {',
+      "  let url = '';",
+      "  if (c) url = 'http://orders/list';",
+      "  else url = 'http://payments/list';",
+      '  return fetch(url);',
+      '}',
+    ];
+    const facts = await extractSource('s', [file('a.js', text.join('\n'))]);
+    expect(facts.calls.map((c) => c.url)).toEqual([[{ lit: 'http://orders/list' }], [{ lit: 'http://payments/list' }]]);
+  });
+});
