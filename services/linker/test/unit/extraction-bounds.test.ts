@@ -46,3 +46,15 @@ describe('reaching definitions within bounds (review 22)', () => {
     expect(facts.calls.map((c) => c.url)).toEqual([[{ lit: 'http://orders/list' }], [{ lit: 'http://payments/list' }]]);
   });
 });
+
+describe('a file nested beyond the evaluator (review 22)', () => {
+  it('a 20,000-term concatenation is skipped and listed; the source and its other files are extracted', async () => {
+    const deep = `export const u = ${Array.from({ length: 20_000 }, () => "'a'").join(' + ')};\nfetch(u);\n`;
+    const facts = await extractSource('s', [
+      file('deep.js', deep),
+      file('ok.js', "export function g() { return fetch('http://orders/list'); }\n"),
+    ]);
+    expect(facts.skippedFiles).toEqual([{ path: 'deep.js', reason: expect.stringContaining('too deeply nested') }]);
+    expect(facts.calls.map((c) => c.loc.file)).toEqual(['ok.js']);
+  }, 60_000);
+});
