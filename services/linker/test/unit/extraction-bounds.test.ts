@@ -58,3 +58,20 @@ describe('a file nested beyond the evaluator (review 22)', () => {
     expect(facts.calls.map((c) => c.loc.file)).toEqual(['ok.js']);
   }, 60_000);
 });
+
+describe('gRPC declarations scanned in linear time (review 22)', () => {
+  it('a Go file with 100 KB of blanks: its server and client are found (unbounded lookbehinds were quadratic)', async () => {
+    const text = [
+      'package main',
+      'import "google.golang.org/grpc"',
+      `var pad = 1${' '.repeat(100_000)}`,
+      'func main() {',
+      '  pb.RegisterOrdersServer(s, &server{})',
+      '  c := pb.NewPaymentsClient(conn)',
+      '}',
+    ].join('\n');
+    const facts = await extractSource('s', [file('main.go', text)]);
+    expect(facts.grpcServers.map((g) => g.service)).toEqual(['Orders']);
+    expect(facts.grpcCalls.map((g) => g.service)).toContain('Payments');
+  }, 20_000);
+});
