@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { extractSource } from '../../src/domain/extract/index';
+import { MAX_INSTANTIATED_CALLS, applyGoPackages } from '../../src/domain/go-packages';
+import { emptyFacts } from '../../src/domain/model';
 
 /** One in-memory source file. */
 const file = (path: string, text: string) => ({ path, read: async () => text });
@@ -74,4 +76,31 @@ describe('gRPC declarations scanned in linear time (review 22)', () => {
     expect(facts.grpcServers.map((g) => g.service)).toEqual(['Orders']);
     expect(facts.grpcCalls.map((g) => g.service)).toContain('Payments');
   }, 20_000);
+});
+
+describe('Go package summaries within a budget (review 22)', () => {
+  it('a thousand sites of a function holding a thousand calls: the instantiated calls stop at the budget', () => {
+    const n = 1_000;
+    const caller = emptyFacts('caller');
+    const pkg = {
+      ...emptyFacts('pkg'),
+      goFuncs: [{ pkg: 'p', name: 'F', params: ['u'], file: 'p/p.go', start: 1, end: n + 2 }],
+    };
+    for (let i = 0; i < n; i++)
+      pkg.calls.push({
+        method: 'GET',
+        url: [{ lit: `/x${i}` }],
+        client: 'net/http',
+        loc: { file: 'p/p.go', line: i + 2 },
+      });
+    const sites = Array.from({ length: n }, (_, i) => ({
+      pkg: 'p',
+      name: 'F',
+      args: [[{ lit: 'x' }]],
+      loc: { file: 'm.go', line: i + 1 },
+    }));
+    const [out] = applyGoPackages([{ ...caller, goSites: sites }, pkg]);
+    expect(out!.calls).toHaveLength(MAX_INSTANTIATED_CALLS);
+    expect(out!.calls[0]).toMatchObject({ url: [{ lit: '/x0' }], loc: { file: 'm.go', line: 1 } });
+  });
 });
