@@ -104,3 +104,19 @@ describe('Go package summaries within a budget (review 22)', () => {
     expect(out!.calls[0]).toMatchObject({ url: [{ lit: '/x0' }], loc: { file: 'm.go', line: 1 } });
   });
 });
+
+describe('return-value summaries within a budget (review 22)', () => {
+  it('summaries that call each other a dozen times a level: the URL stays small, not twelve to the fifth', async () => {
+    const uses = (f: string): string => Array.from({ length: 12 }, () => f).join(' + ');
+    const lib = [
+      `export const f0 = (a) => '/' + ${uses('a')};`,
+      ...[1, 2, 3, 4].map((i) => `export const f${i} = (a) => '/' + ${uses(`f${i - 1}(a)`)};`),
+    ].join('\n');
+    const facts = await extractSource('s', [
+      file('lib.js', lib),
+      file('a.js', "import { f4 } from './lib';\nexport function g() { return fetch(f4('http://x/')); }\n"),
+    ]);
+    expect(facts.calls).toHaveLength(1);
+    expect(JSON.stringify(facts.calls[0]!.url).length).toBeLessThan(4_096);
+  }, 60_000);
+});
