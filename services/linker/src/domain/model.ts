@@ -348,7 +348,7 @@ export interface SourceFacts {
   goFuncs?: GoFunc[];
   /** Go calls of an exported function or method of an imported package (`eta.customer.Get(ctx, id)`). */
   goSites?: GoSite[];
-  /** Files read but not analysed, with the reason (a parse over its time budget); shown in the report. */
+  /** Files read but not analysed, with the reason (a parse over its time budget, nesting too deep); shown in the report. */
   skippedFiles?: { path: string; reason: string }[];
   /**
    * ASP.NET `app.UsePathBase(configuration["PATH_BASE"])`: the settings whose deployed value is a path base

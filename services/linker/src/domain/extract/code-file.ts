@@ -62,6 +62,11 @@ export async function extractCodeFile(job: CodeFileJob): Promise<CodeFileResult>
     EXTRACTORS[job.lang](tree.rootNode, job.path, sink, (scope) => {
       known = [...scope.known()];
     });
+  } catch (err) {
+    // Past what the evaluator's recursion can follow (a 20,000-term `+` chain overflows the stack): this file is
+    // skipped and listed, the source's other files still count.
+    if (err instanceof RangeError) return { skipped: `too deeply nested to analyse (${err.message})` };
+    throw err;
   } finally {
     tree.delete();
   }

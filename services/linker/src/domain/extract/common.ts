@@ -381,6 +381,25 @@ function bindParams(value: readonly Part[], args: readonly Part[][], sink: Sink)
 }
 /** Budget: nested summaries instantiated at most this deep. */
 const MAX_RETURN_DEPTH = 4;
+/**
+ * Budget (review 22): the summary parts one source's resolution may instantiate, shared by all its values, and the
+ * parts and literal text one instantiation may make (more: unknown). A summary may use its parameter, or call
+ * another summary, many times, so each level multiplied the work and the value: 600 bytes of
+ * `f1 = (a) => '/' + f0(a) + f0(a) + …` made a 311 KB URL in 35 s. The same call at the same depth is
+ * instantiated once per source (`done`).
+ */
+const MAX_INSTANTIATED_WORK = 50_000;
+const MAX_INSTANTIATED_PARTS = 256;
+const MAX_INSTANTIATED_CHARS = 4_096;
+const tooLong = (parts: readonly Part[]): boolean =>
+  parts.length > MAX_INSTANTIATED_PARTS ||
+  parts.reduce((n, p) => n + ('lit' in p ? p.lit.length : 0), 0) > MAX_INSTANTIATED_CHARS;
+export interface InstantiationBudget {
+  left: number;
+  readonly done: Map<string, Part[]>;
+}
+/** What one source's resolution may instantiate, shared by all its values. */
+export const instantiationBudget = (): InstantiationBudget => ({ left: MAX_INSTANTIATED_WORK, done: new Map() });
 
 /**
  * A call's placeholder replaced by the summary it names: the summaries whose qualified name ends with the
@@ -393,6 +412,7 @@ export function instantiateReturns(
   sink: Sink,
   resolve: (parts: readonly Part[]) => Part[],
   depth = 0,
+  budget = instantiationBudget(),
 ): Part[] {
   return concat(
     ...parts.map((p): readonly Part[] => {
@@ -402,7 +422,16 @@ export function instantiateReturns(
       const site = sink.callValues.get(p.ref.slice(CALL_MARK.length));
       const summary = site && depth < MAX_RETURN_DEPTH ? sink.summaryFor(site.name, site.args.length) : undefined;
       if (!summary) return [HOLE_PART];
-      return instantiateReturns(resolve(bindParams(summary.value, site!.args, sink)), sink, resolve, depth + 1);
+      const key = `${depth}|${p.ref}`;
+      const done = budget.done.get(key);
+      if (done) return done;
+      if (budget.left <= 0) return [HOLE_PART];
+      budget.left -= 1 + summary.value.length;
+      const bound = bindParams(summary.value, site!.args, sink);
+      let value = tooLong(bound) ? [HOLE_PART] : instantiateReturns(resolve(bound), sink, resolve, depth + 1, budget);
+      if (tooLong(value)) value = [HOLE_PART];
+      budget.done.set(key, value);
+      return value;
     }),
   );
 }

@@ -12,6 +12,7 @@ import {
   concat,
   expandAlternatives,
   instantiateReturns,
+  instantiationBudget,
   nameOf,
 } from './common';
 import { extractProto } from './grpc';
@@ -215,7 +216,9 @@ export async function extractSource(
       }),
     );
   // Calls of functions summarised by their returned value, instantiated with their arguments.
-  const resolve = (parts: readonly Part[]): Part[] => instantiateReturns(resolveRefs(parts), sink, resolveRefs);
+  const instantiations = instantiationBudget();
+  const resolve = (parts: readonly Part[]): Part[] =>
+    instantiateReturns(resolveRefs(parts), sink, resolveRefs, 0, instantiations);
   for (const t of sink.topicRefs) {
     const topic = nameOf(resolve(t.parts));
     if (topic === undefined) continue;

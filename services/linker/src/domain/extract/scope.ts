@@ -57,6 +57,8 @@ export class Scope {
   readonly #inner = new Map<number, number>();
   /** Parameters of the helpers being inlined for one of their calls (C#/Java), innermost last. */
   readonly #bindings: Map<string, Part[]>[] = [];
+  /** Values evaluated for the inlined call of the same index: its bindings hold for the whole call. */
+  readonly #callValues: Map<string, Part[]>[] = [];
 
   constructor(private readonly evaluate: (node: Node) => Part[]) {}
 
@@ -132,18 +134,26 @@ export class Scope {
   /**
    * A helper's `return` expressions with its parameters bound to one call's arguments (C#/Java
    * inlining): one value when every return agrees. Each call binds its own arguments: while bound,
-   * values (the helper's locals) are evaluated for this call and never cached — a cached value would
-   * hand the first call's URL to every later call.
+   * values (the helper's locals) are evaluated for this call and cached for this call only — a value
+   * cached beyond it would hand the first call's URL to every later call, and none at all re-evaluates
+   * a local's definitions once per path (exponential in the branches that reassign it).
    */
   inline(bound: Map<string, Part[]>, returned: readonly Node[]): Part[] {
     this.#bindings.push(bound);
+    this.#callValues.push(new Map());
     try {
       const values = returned.map((r) => this.evaluate(r));
       const first = JSON.stringify(values[0]);
       return values.every((v) => JSON.stringify(v) === first) ? values[0]! : [HOLE_PART];
     } finally {
       this.#bindings.pop();
+      this.#callValues.pop();
     }
+  }
+
+  /** Where evaluated values are kept: the inlined call's own cache while one is bound. */
+  #cache(): Map<string, Part[]> {
+    return this.#callValues[this.#callValues.length - 1] ?? this.#values;
   }
 
   has(name: string): boolean {
@@ -157,7 +167,10 @@ export class Scope {
       for (const owner of owners(from)) {
         const mine = decls.filter((d) => d.owner === owner);
         if (mine.length === 0) continue;
-        const reaching = mine.length > 1 ? reachingDefinitions(mine, from) : mine;
+        // Past a few definitions, all of them together (one value or unknown): the reaching ones cost each use
+        // a pass over every definition, and each definition that reads the local another lookup.
+        const reaching = mine.length > 1 && mine.length <= MAX_DEFINITIONS ? reachingDefinitions(mine, from) : mine;
+        if (reaching === mine && mine.length > 1) return this.#resolve(`${name}@${owner}`, mine);
         if (reaching.length === 0) return this.#resolve(`${name}@${owner}`, mine);
         const key = `${name}@${owner}@${reaching.map((d) => d.at.startIndex).join(',')}`;
         return reaching.length > 1 ? this.#alternatives(key, reaching) : this.#resolve(key, reaching);
@@ -201,8 +214,8 @@ export class Scope {
    * among others is an initialiser every branch overwrites; more than `MAX_ALTERNATIVES` is unknown.
    */
   #alternatives(key: string, decls: readonly Decl[]): Part[] | undefined {
-    const cache = this.#bindings.length === 0;
-    const cached = cache ? this.#values.get(key) : undefined;
+    const cache = this.#cache();
+    const cached = cache.get(key);
     if (cached) return cached;
     const evaluated = this.#evaluateAll(key, decls);
     if (!evaluated) return [HOLE_PART];
@@ -221,20 +234,20 @@ export class Scope {
           : alts.length <= MAX_ALTERNATIVES
             ? [{ hole: true, alts }]
             : [HOLE_PART];
-    if (cache) this.#values.set(key, value);
+    cache.set(key, value);
     return value;
   }
 
   #resolve(key: string, decls: readonly Decl[]): Part[] | undefined {
-    const cache = this.#bindings.length === 0;
-    const cached = cache ? this.#values.get(key) : undefined;
+    const cache = this.#cache();
+    const cached = cache.get(key);
     if (cached) return cached;
     const values = this.#evaluateAll(key, decls);
     if (!values) return [HOLE_PART];
     if (values.length === 0 && decls.length > 0) return undefined;
     const first = JSON.stringify(values[0]);
     const value = values.length > 0 && values.every((v) => JSON.stringify(v) === first) ? values[0]! : [HOLE_PART];
-    if (cache) this.#values.set(key, value);
+    cache.set(key, value);
     return value;
   }
 
@@ -250,6 +263,9 @@ export class Scope {
     }
   }
 }
+
+/** The most definitions of one local whose reaching ones are worked out for a use (more: all of them, ADR 0048). */
+const MAX_DEFINITIONS = 16;
 
 /** Statements and expressions whose children run only on some paths. */
 const CONDITIONAL =

@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import { extractSource } from '../../src/domain/extract/index';
+import { MAX_INSTANTIATED_CALLS, applyGoPackages } from '../../src/domain/go-packages';
+import { emptyFacts } from '../../src/domain/model';
+
+/** One in-memory source file. */
+const file = (path: string, text: string) => ({ path, read: async () => text });
+
+/**
+ * A repository is untrusted input: the definitions that reach a use (ADR 0048) must stay cheap however a
+ * function reassigns a local (review 22). Before the bound, each definition that reads the local looked it
+ * up again from its own position: a thousand `url = url + …` lines overflowed the stack and failed the whole
+ * source, and a helper whose returned local is reassigned in 24 branches was re-evaluated once per path.
+ */
+describe('reaching definitions within bounds (review 22)', () => {
+  it('a local reassigned from itself a thousand times: the source is extracted, the call kept', async () => {
+    const body = Array.from({ length: 1_000 }, (_, i) => `  url = url + '/a${i}';`);
+    const text = ['export function f() {', "  let url = 'http://orders';", ...body, '  return fetch(url);', '}'];
+    const facts = await extractSource('s', [file('a.js', text.join('\n'))]);
+    expect(facts.calls).toHaveLength(1);
+    expect(facts.calls[0]!.loc.line).toBe(1_003);
+  }, 60_000);
+
+  it('a helper whose returned local is set in 24 branches is summarised in one pass per definition', async () => {
+    const branches = Array.from({ length: 24 }, (_, i) => `  if (c) url = url + '/a${i}';`);
+    const text = [
+      'export function f(c) {',
+      "  let url = 'http://orders';",
+      ...branches,
+      '  fetch(url);',
+      '  return url;',
+      '}',
+    ];
+    const facts = await extractSource('s', [file('a.js', text.join('\n'))]);
+    expect(facts.calls).toHaveLength(1);
+  }, 30_000);
+
+  it('a few branches still give one call per value (the bound leaves ordinary code alone)', async () => {
+    const text = [
+      'export function f(c) {',
+      "  let url = '';",
+      "  if (c) url = 'http://orders/list';",
+      "  else url = 'http://payments/list';",
+      '  return fetch(url);',
+      '}',
+    ];
+    const facts = await extractSource('s', [file('a.js', text.join('\n'))]);
+    expect(facts.calls.map((c) => c.url)).toEqual([[{ lit: 'http://orders/list' }], [{ lit: 'http://payments/list' }]]);
+  });
+});
+
+describe('a file nested beyond the evaluator (review 22)', () => {
+  it('a 20,000-term concatenation is skipped and listed; the source and its other files are extracted', async () => {
+    const deep = `export const u = ${Array.from({ length: 20_000 }, () => "'a'").join(' + ')};\nfetch(u);\n`;
+    const facts = await extractSource('s', [
+      file('deep.js', deep),
+      file('ok.js', "export function g() { return fetch('http://orders/list'); }\n"),
+    ]);
+    expect(facts.skippedFiles).toEqual([{ path: 'deep.js', reason: expect.stringContaining('too deeply nested') }]);
+    expect(facts.calls.map((c) => c.loc.file)).toEqual(['ok.js']);
+  }, 60_000);
+});
+
+describe('gRPC declarations scanned in linear time (review 22)', () => {
+  it('a Go file with 100 KB of blanks: its server and client are found (unbounded lookbehinds were quadratic)', async () => {
+    const text = [
+      'package main',
+      'import "google.golang.org/grpc"',
+      `var pad = 1${' '.repeat(100_000)}`,
+      'func main() {',
+      '  pb.RegisterOrdersServer(s, &server{})',
+      '  c := pb.NewPaymentsClient(conn)',
+      '}',
+    ].join('\n');
+    const facts = await extractSource('s', [file('main.go', text)]);
+    expect(facts.grpcServers.map((g) => g.service)).toEqual(['Orders']);
+    expect(facts.grpcCalls.map((g) => g.service)).toContain('Payments');
+  }, 20_000);
+});
+
+describe('Go package summaries within a budget (review 22)', () => {
+  it('a thousand sites of a function holding a thousand calls: the instantiated calls stop at the budget', () => {
+    const n = 1_000;
+    const caller = emptyFacts('caller');
+    const pkg = {
+      ...emptyFacts('pkg'),
+      goFuncs: [{ pkg: 'p', name: 'F', params: ['u'], file: 'p/p.go', start: 1, end: n + 2 }],
+    };
+    for (let i = 0; i < n; i++)
+      pkg.calls.push({
+        method: 'GET',
+        url: [{ lit: `/x${i}` }],
+        client: 'net/http',
+        loc: { file: 'p/p.go', line: i + 2 },
+      });
+    const sites = Array.from({ length: n }, (_, i) => ({
+      pkg: 'p',
+      name: 'F',
+      args: [[{ lit: 'x' }]],
+      loc: { file: 'm.go', line: i + 1 },
+    }));
+    const [out] = applyGoPackages([{ ...caller, goSites: sites }, pkg]);
+    expect(out!.calls).toHaveLength(MAX_INSTANTIATED_CALLS);
+    expect(out!.calls[0]).toMatchObject({ url: [{ lit: '/x0' }], loc: { file: 'm.go', line: 1 } });
+  });
+});
+
+describe('return-value summaries within a budget (review 22)', () => {
+  it('summaries that call each other a dozen times a level: the URL stays small, not twelve to the fifth', async () => {
+    const uses = (f: string): string => Array.from({ length: 12 }, () => f).join(' + ');
+    const lib = [
+      `export const f0 = (a) => '/' + ${uses('a')};`,
+      ...[1, 2, 3, 4].map((i) => `export const f${i} = (a) => '/' + ${uses(`f${i - 1}(a)`)};`),
+    ].join('\n');
+    const facts = await extractSource('s', [
+      file('lib.js', lib),
+      file('a.js', "import { f4 } from './lib';\nexport function g() { return fetch(f4('http://x/')); }\n"),
+    ]);
+    expect(facts.calls).toHaveLength(1);
+    expect(JSON.stringify(facts.calls[0]!.url).length).toBeLessThan(4_096);
+  }, 60_000);
+});
