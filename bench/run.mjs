@@ -15,6 +15,8 @@
 //                           load before its numbers settle (JIT tiers, heap sizing): 2 s made every case but the
 //                           last look slower than it is, by up to 2.5x for message/send.
 //   BENCH_CONCURRENCY=1,16,64
+//   BENCH_ROUNDS=1          rounds of the interleaved 0.3/1.0 cases (A B C, C B A each), sharing BENCH_SECONDS
+//   BENCH_CASES=get,card,stream,send  which groups of cases run on our gateway
 //   BENCH_TARGETS=baseline,reference,embedded,embedded-durable,distributed,distributed-mtls  (distributed only when
 //     the engines are configured; embedded is STORE=memory, embedded-durable the default `npm start` on LMDB in a
 //     scratch DATA_DIR; distributed-mtls: the same cluster with mutual TLS on every gRPC link, ADR 0032, send only)
@@ -40,6 +42,8 @@ const root = new URL('..', import.meta.url).pathname;
 const env = process.env;
 const seconds = Number(env.BENCH_SECONDS ?? 10);
 const warmupSeconds = Number(env.BENCH_WARMUP_SECONDS ?? 10);
+/** Interleaved cases: rounds of (A B C, C B A) sharing each case's BENCH_SECONDS; more rounds follow a faster drift. */
+const rounds = Math.max(1, Number(env.BENCH_ROUNDS ?? 1));
 const concurrencies = (env.BENCH_CONCURRENCY ?? '1,16,64').split(',').map(Number);
 const idleStreams = Number(env.BENCH_IDLE_STREAMS ?? 10_000);
 /** The distributed target's processes serve /metrics, read for the store operations per send (issue 23). */
@@ -321,7 +325,11 @@ async function grpcRun(spec, connections, secs) {
 }
 
 const runLoad = (base, spec, c, secs = seconds) =>
-  spec.grpc ? grpcRun(spec, c, secs) : loadgen === 'wrk' ? wrkRun(base, spec, c, secs) : nodeRun(base, spec, c, secs);
+  spec.grpc
+    ? grpcRun(spec, c, secs)
+    : loadgen === 'wrk' && !spec.nodeClient
+      ? wrkRun(base, spec, c, secs)
+      : nodeRun(base, spec, c, secs);
 
 /** Several gateways at once (the distributed mode): connections split between them, results combined. */
 async function runLoadOn(bases, spec, c, secs = seconds) {
@@ -399,6 +407,9 @@ async function postJson(base, path, headers, body) {
 const sendBody = (method) => (id) =>
   `{\\"jsonrpc\\":\\"2.0\\",\\"id\\":1,\\"method\\":\\"${method}\\",\\"params\\":{\\"message\\":{\\"role\\":\\"user\\",\\"messageId\\":\\"m-${id}\\",\\"parts\\":[{\\"kind\\":\\"text\\",\\"text\\":\\"benchmark text\\"}]}}}`;
 
+const getBody = (taskId) =>
+  `{\\"jsonrpc\\":\\"2.0\\",\\"id\\":1,\\"method\\":\\"tasks/get\\",\\"params\\":{\\"id\\":\\"${taskId}\\"}}`;
+
 /** The same send in A2A 1.0 (SendMessage, member-based parts). */
 const sendBodyV1 = (id) =>
   `{\\"jsonrpc\\":\\"2.0\\",\\"id\\":1,\\"method\\":\\"SendMessage\\",\\"params\\":{\\"message\\":{\\"role\\":\\"ROLE_USER\\",\\"messageId\\":\\"m1-${id}\\",\\"parts\\":[{\\"text\\":\\"benchmark text\\"}]}}}`;
@@ -434,12 +445,7 @@ async function a2aCases(base, { rpcPath, cardPath, headers, v1Path, key }) {
   });
   return {
     send: { method: 'POST', path: rpcPath, headers: h, body: sendBody('message/send') },
-    get: {
-      method: 'POST',
-      path: rpcPath,
-      headers: h,
-      body: `{\\"jsonrpc\\":\\"2.0\\",\\"id\\":1,\\"method\\":\\"tasks/get\\",\\"params\\":{\\"id\\":\\"${taskId}\\"}}`,
-    },
+    get: { method: 'POST', path: rpcPath, headers: h, body: getBody(taskId) },
     card: { method: 'GET', path: cardPath, headers: {} },
     stream: { path: rpcPath, headers: { ...h, Accept: 'text/event-stream' }, body: sendBody('message/stream') },
     ...(v1Path
@@ -471,6 +477,14 @@ async function a2aCases(base, { rpcPath, cardPath, headers, v1Path, key }) {
             message: { role: 'ROLE_USER', messageId: `mg-${id}`, parts: [{ text: 'benchmark text' }] },
           })),
           'get-v1-grpc': grpcCase('getTask', () => ({ tenant: grpcInterface.tenant, id: taskId })),
+          // The 0.3 cases again, driven by the gRPC cases' kind of client (a Node loop, a third of wrk's rate):
+          // the gRPC cases are compared at the load such a client puts on the server, not wrk's.
+          'get-node': { method: 'POST', path: rpcPath, headers: h, body: getBody(taskId), nodeClient: true },
+          // An A/A control: the 0.3 case again in the same interleave, so the table shows how far two measurements
+          // of one request drift apart in this run (the noise a 1.0/0.3 ratio is read against).
+          'get-aa': { method: 'POST', path: rpcPath, headers: h, body: getBody(taskId) },
+          'send-aa': { method: 'POST', path: rpcPath, headers: h, body: sendBody('message/send') },
+          'send-node': { method: 'POST', path: rpcPath, headers: h, body: sendBody('message/send'), nodeClient: true },
         }
       : {}),
   };
@@ -581,11 +595,15 @@ const V1_PAIRS = [
   ['send-v1', 'send'],
   ['send-v1-rest', 'send'],
   ['send-v1-grpc', 'send'],
+  ['get-v1-grpc', 'get-node'],
+  ['send-v1-grpc', 'send-node'],
 ];
+/** BENCH_CASES: which groups of cases run on our gateway (get, card, stream, send); all by default. */
+const caseGroups = new Set((env.BENCH_CASES ?? 'get,card,stream,send').split(','));
 
 async function measure(target, sys, cases, sendOnly = false) {
   // Warm-up, not recorded: the JIT and the caches of a fresh process would otherwise weigh on the first cases.
-  for (const kase of sendOnly ? ['send'] : ['send', 'get', 'card', ...V1_PAIRS.map(([v1]) => v1)])
+  for (const kase of sendOnly ? ['send'] : new Set(['send', 'get', 'card', ...V1_PAIRS.map(([v1]) => v1)]))
     if (cases[kase] && warmupSeconds > 0)
       await runLoadOn(
         sys.bases,
@@ -621,13 +639,15 @@ async function measure(target, sys, cases, sendOnly = false) {
   const interleaved = async (kases) => {
     const present = kases.filter((k) => cases[k]);
     if (present.length === 1) return throughput(present[0]);
-    const half = Math.max(1, seconds / 2);
+    // Whole seconds: wrk takes no fractions of them.
+    const half = Math.max(1, Math.round(seconds / (2 * rounds)));
+    const orders = Array.from({ length: rounds }, () => [present, [...present].reverse()]).flat();
     for (const c of concurrencies) {
       const acc = new Map(present.map((k) => [k, { n: 0, cpu: 0, p50: 0, p99: 0, errors: 0, elu: 0, parts: 0 }]));
-      for (const order of [present, [...present].reverse()])
+      for (const order of orders)
         for (const kase of order) {
-          const ops = kase === 'send' && sys.storeOps && order === present ? await sys.storeOps() : undefined;
-          const enginesBefore = kase === 'send' && sys.engineCpu && order === present ? sys.engineCpu() : undefined;
+          const ops = kase === 'send' && sys.storeOps && order === orders[0] ? await sys.storeOps() : undefined;
+          const enginesBefore = kase === 'send' && sys.engineCpu && order === orders[0] ? sys.engineCpu() : undefined;
           const before = sys.pids.reduce((s, p) => s + cpuSeconds(p), 0);
           if (sys.started) await eluOf(sys.started);
           const r = await runLoadOn(sys.bases, cases[kase], c, half);
@@ -658,20 +678,34 @@ async function measure(target, sys, cases, sendOnly = false) {
   };
   if (sendOnly) return throughput('send');
   // A2A 1.0 on the same agent beside 0.3 (JSON-RPC and HTTP+JSON): `npm run bench` reports both and the ratio.
-  await interleaved(['get', 'get-v1', 'get-v1-rest', 'get-v1-grpc']);
-  await throughput('card');
-  for (const c of concurrencies.filter((x) => x <= 16)) {
+  if (caseGroups.has('get')) await interleaved(['get', 'get-v1', 'get-v1-rest', 'get-v1-grpc', 'get-node', 'get-aa']);
+  if (caseGroups.has('card')) await throughput('card');
+  for (const c of concurrencies.filter((x) => x <= 16 && caseGroups.has('stream'))) {
     const r = await firstFrame(sys.bases[0], cases.stream, c, Math.max(1, seconds / 2));
     record(target, 'stream-first', c, r);
   }
-  await interleaved(['send', 'send-v1', 'send-v1-rest', 'send-v1-grpc']);
+  if (caseGroups.has('send'))
+    await interleaved(['send', 'send-v1', 'send-v1-rest', 'send-v1-grpc', 'send-node', 'send-aa']);
+  for (const [aa, v03] of [
+    ['get-aa', 'get'],
+    ['send-aa', 'send'],
+  ]) {
+    for (const c of concurrencies) {
+      const a = rows.find((r) => r.target === target && r.kase === aa && r.c === c);
+      const b = rows.find((r) => r.target === target && r.kase === v03 && r.c === c);
+      if (a?.cpuMsPerReq && b?.cpuMsPerReq)
+        extras.push(
+          `- ${target}: A/A control, the 0.3 ${v03} measured twice in the same interleave at c=${c}: ${(a.cpuMsPerReq / b.cpuMsPerReq).toFixed(2)}× (${a.cpuMsPerReq.toFixed(3)} vs ${b.cpuMsPerReq.toFixed(3)} ms/req).`,
+        );
+    }
+  }
   for (const [v1, v03] of V1_PAIRS) {
     for (const c of concurrencies) {
       const a = rows.find((r) => r.target === target && r.kase === v1 && r.c === c);
       const b = rows.find((r) => r.target === target && r.kase === v03 && r.c === c);
       if (a?.cpuMsPerReq && b?.cpuMsPerReq)
         extras.push(
-          `- ${target}: A2A 1.0 ${v1.endsWith('rest') ? 'HTTP+JSON' : v1.endsWith('grpc') ? 'gRPC' : 'JSON-RPC'} ${v03} at c=${c} costs ${(a.cpuMsPerReq / b.cpuMsPerReq).toFixed(2)}× the server CPU of the 0.3 one (${a.cpuMsPerReq.toFixed(3)} vs ${b.cpuMsPerReq.toFixed(3)} ms/req, interleaved).`,
+          `- ${target}: A2A 1.0 ${v1.endsWith('rest') ? 'HTTP+JSON' : v1.endsWith('grpc') ? 'gRPC' : 'JSON-RPC'} ${v03.replace('-node', '')} at c=${c} costs ${(a.cpuMsPerReq / b.cpuMsPerReq).toFixed(2)}× the server CPU of the 0.3 one${v03.endsWith('-node') ? ' driven by the same kind of client (a Node loop)' : ''} (${a.cpuMsPerReq.toFixed(3)} vs ${b.cpuMsPerReq.toFixed(3)} ms/req, interleaved).`,
         );
     }
   }

@@ -41,6 +41,7 @@ describe('bench/run.mjs (npm run bench), shortest mode, embedded only', () => {
     expect(text).not.toContain('|---|');
     expect(text).toMatch(/\n\| -+ \| -+ \| -+ \|/);
     const v1 = ['send-v1', 'get-v1', 'send-v1-rest', 'get-v1-rest', 'send-v1-grpc', 'get-v1-grpc'];
+    v1.push('get-node', 'send-node', 'get-aa', 'send-aa'); // the gRPC cases' like-for-like 0.3 cases, the A/A control
     for (const kase of ['send', 'get', 'card', 'stream-first', 'get+20sse', ...v1]) {
       const row = new RegExp(
         `\\| embedded +\\| ${kase.replace('+', '\\+')} +\\| \\d+ +\\| (\\d+) +\\|[^\\n]*\\| (\\d+) +\\|[^|]*\\|\\n`,
@@ -61,6 +62,16 @@ describe('bench/run.mjs (npm run bench), shortest mode, embedded only', () => {
       expect(text).toMatch(
         new RegExp(`embedded: A2A 1\\.0 ${binding} ${op} at c=2 costs \\d+\\.\\d\\d× the server CPU`),
       );
+    for (const op of ['get', 'send']) {
+      expect(text).toMatch(
+        new RegExp(
+          `embedded: A2A 1\\.0 gRPC ${op} at c=2 costs \\d+\\.\\d\\d× the server CPU of the 0\\.3 one driven by`,
+        ),
+      );
+      expect(text).toMatch(
+        new RegExp(`embedded: A/A control, the 0\\.3 ${op} measured twice .* at c=2: \\d+\\.\\d\\d×`),
+      );
+    }
     expect(text).toMatch(/embedded: 20 idle SSE streams open \(0 refused\)/);
     expect(text).toMatch(
       /event-loop utilisation of the embedded process during each case: get c=2 [01]\.\d\d, .*send c=2 [01]\.\d\d[,.]/,

@@ -445,6 +445,44 @@ export function describeA2aV1(layout: string, start: () => Promise<V1Sut>): void
       }
     });
 
+    it('the card carries Last-Modified (spec 8.6.1, a MAY the TCK checks), the ETag stays the validator', async () => {
+      const res = await fetch(cardUrl(base, ECHO));
+      const lastModified = res.headers.get('last-modified');
+      expect(lastModified).toMatch(/^\w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/);
+      expect(Date.parse(lastModified!)).toBeLessThanOrEqual(Date.now());
+      expect(Date.parse(lastModified!)).toBeGreaterThan(Date.now() - 24 * 3600_000);
+      const again = await fetch(cardUrl(base, ECHO), { headers: { 'If-None-Match': res.headers.get('etag')! } });
+      expect(again.status).toBe(304);
+    });
+
+    it('HTTP+JSON and JSON-RPC answers: their Content-Type and length; path and query fields both reach the operation', async () => {
+      const rest = `${base}/agents/${ECHO}/a2a/v1/rest`;
+      const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'A2A-Version': '1.0' };
+      const message = { role: 'ROLE_USER', messageId: uniqueId(), parts: [{ text: 'written as it is' }] };
+      const sent = await fetch(`${rest}/message:send`, { method: 'POST', headers, body: JSON.stringify({ message }) });
+      expect(sent.status).toBe(200);
+      expect(sent.headers.get('content-type')).toBe('application/a2a+json; charset=utf-8');
+      const text = await sent.text();
+      expect(Number(sent.headers.get('content-length'))).toBe(Buffer.byteLength(text));
+      const task = JSON.parse(text).task;
+      expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+      // The id from the path, historyLength from the query (typed as the proto's integer).
+      const got = await fetch(`${rest}/tasks/${encodeURIComponent(task.id)}?historyLength=1`, { headers });
+      expect(got.headers.get('content-type')).toBe('application/a2a+json; charset=utf-8');
+      const body = (await got.json()) as { id: string; history: unknown[] };
+      expect(body.id).toBe(task.id);
+      expect(body.history).toHaveLength(1);
+      const rpc = await fetch(`${base}/agents/${ECHO}/a2a/v1`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 'x', method: 'GetTask', params: { id: task.id } }),
+      });
+      expect(rpc.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      const rpcText = await rpc.text();
+      expect(Number(rpc.headers.get('content-length'))).toBe(Buffer.byteLength(rpcText));
+      expect(JSON.parse(rpcText)).toMatchObject({ jsonrpc: '2.0', id: 'x', result: { id: task.id } });
+    });
+
     it('HTTP+JSON wire: google.rpc.Status errors, the version as a query parameter', async () => {
       const rest = `${base}/agents/${ECHO}/a2a/v1/rest`;
       const auth = { Authorization: `Bearer ${key}` };

@@ -31,6 +31,8 @@ export const grpcChannelOptions: grpc.ChannelOptions = {
   // default backoff of up to two minutes during which every call fails at once.
   'grpc.initial_reconnect_backoff_ms': 250,
   'grpc.max_reconnect_backoff_ms': 1_000,
+  // Nothing here serves or reads channelz; its per-call counters, timestamps and traces are work on every call.
+  'grpc.enable_channelz': 0,
 };
 
 /**

@@ -49,6 +49,20 @@ export interface A2aV1RouterDeps {
 }
 
 const A2A_CONTENT_TYPE = 'application/a2a+json';
+const REST_CONTENT_TYPE = `${A2A_CONTENT_TYPE}; charset=utf-8`;
+const JSON_RPC_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * A 200 answer written as it is: what Express's `res.json`/`res.send` add on every call (re-parsing the
+ * Content-Type to append the charset, the freshness check of conditional GETs, the JSON replacer and spacing
+ * settings) is work a fixed JSON answer does not need (issue 21: a 1.0 request costs no more than a 0.3 one).
+ */
+function writeJson(res: Response, contentType: string, body: string): void {
+  res.statusCode = 200;
+  res.setHeader('Content-Type', contentType);
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(body);
+}
 
 /** Where the 1.0 bindings carry file bytes: a Part's `raw` (base64 in ProtoJSON) in the sent message. */
 const JSON_RPC_FILE_PATHS = [['params', 'message', 'parts', '*', 'raw']] as const;
@@ -58,6 +72,7 @@ const REST_FILE_PATHS = [['message', 'parts', '*', 'raw']] as const;
 function requestedVersion(req: Request): string | undefined {
   const h = req.headers['a2a-version'];
   if (typeof h === 'string' && h.length > 0) return h;
+  if (!hasQuery(req)) return undefined;
   const q = req.query['A2A-Version'];
   return typeof q === 'string' ? q : undefined;
 }
@@ -116,6 +131,9 @@ const REST_ROUTES: readonly RestRoute[] = [
   { method: 'GET', pattern: /^\/extendedAgentCard$/, op: 'GetExtendedAgentCard', params: [], body: false },
 ];
 
+/** Whether the URL has a query string: Express parses `req.query` anew on every read. */
+const hasQuery = (req: Request): boolean => req.url.includes('?');
+
 /** The query fields a2a.proto types as integers or booleans (GetTask, ListTasks, List…PushNotificationConfigs). */
 const INTEGER_QUERY_FIELDS = new Set(['pageSize', 'historyLength']);
 const BOOLEAN_QUERY_FIELDS = new Set(['includeArtifacts']);
@@ -127,6 +145,7 @@ const BOOLEAN_QUERY_FIELDS = new Set(['includeArtifacts']);
  */
 function queryFields(req: Request): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  if (!hasQuery(req)) return out;
   for (const [k, v] of Object.entries(req.query)) {
     if (k === 'A2A-Version' || typeof v !== 'string') continue;
     if (INTEGER_QUERY_FIELDS.has(k) && /^-?\d{1,15}$/.test(v)) out[k] = Number(v);
@@ -298,7 +317,7 @@ export function createA2aV1Router(deps: A2aV1RouterDeps): Router {
       await traced(ctx, res, 'jsonrpc', method, async () => {
         const outcome = await handler.handle(method, rpc.params, ctx, { lastEventId: lastEventIdOf(req) });
         if (outcome.kind === 'result') {
-          res.status(200).json({ jsonrpc: '2.0', id: rpc.id, result: outcome.result });
+          writeJson(res, JSON_RPC_CONTENT_TYPE, JSON.stringify({ jsonrpc: '2.0', id: rpc.id, result: outcome.result }));
           return;
         }
         await stream(res, outcome, {
@@ -344,9 +363,19 @@ export function createA2aV1Router(deps: A2aV1RouterDeps): Router {
   });
 
   const answerRest = async (req: Request, res: Response, json: Buffer, spilled: SpilledFiles): Promise<void> => {
-    const route = REST_ROUTES.find((r) => r.method === req.method && r.pattern.test(req.path));
-    if (!route) {
-      const known = REST_ROUTES.some((r) => r.pattern.test(req.path));
+    const path = req.path; // a getter that parses the URL on each read
+    let route: RestRoute | undefined;
+    let groups: RegExpExecArray | null = null;
+    for (const r of REST_ROUTES) {
+      if (r.method !== req.method) continue;
+      groups = r.pattern.exec(path);
+      if (groups) {
+        route = r;
+        break;
+      }
+    }
+    if (!route || !groups) {
+      const known = REST_ROUTES.some((r) => r.pattern.test(path));
       restError(
         res,
         known
@@ -360,14 +389,17 @@ export function createA2aV1Router(deps: A2aV1RouterDeps): Router {
     try {
       ctx = { ...callContextOf(res), version: '1.0', spilled };
       negotiateV1(requestedVersion(req), ctx.agent);
-      const fromBody = route.body && json.length > 0 ? parseJsonBytes(json) : undefined;
-      if (fromBody !== undefined) {
-        assertJsonDepth(fromBody);
-        if (!isObject(fromBody)) throw new AppError('INVALID_PARAMS', 'The body must be a JSON object');
+      let fromBody: Record<string, unknown> | undefined;
+      if (route.body && json.length > 0) {
+        const parsed = parseJsonBytes(json);
+        assertJsonDepth(parsed);
+        if (!isObject(parsed)) throw new AppError('INVALID_PARAMS', 'The body must be a JSON object');
+        fromBody = parsed;
       }
-      params = { ...queryFields(req), ...(fromBody ?? {}) };
-      const groups = route.pattern.exec(req.path)!.slice(1);
-      route.params.forEach((name, i) => (params[name] = pathParam(groups[i] ?? '', name)));
+      // Without a query string the parsed body (ours alone) takes the path's fields itself, uncopied.
+      params = hasQuery(req) ? { ...queryFields(req), ...fromBody } : (fromBody ?? {});
+      for (let i = 0; i < route.params.length; i++)
+        params[route.params[i]!] = pathParam(groups[i + 1] ?? '', route.params[i]!);
     } catch (err) {
       restError(res, err);
       return;
@@ -376,7 +408,7 @@ export function createA2aV1Router(deps: A2aV1RouterDeps): Router {
       await traced(ctx, res, 'rest', route.op, async () => {
         const outcome = await handler.handle(route.op, params, ctx, { lastEventId: lastEventIdOf(req) });
         if (outcome.kind === 'result') {
-          res.status(200).type(A2A_CONTENT_TYPE).send(JSON.stringify(outcome.result));
+          writeJson(res, REST_CONTENT_TYPE, JSON.stringify(outcome.result));
           return;
         }
         await stream(res, outcome, {

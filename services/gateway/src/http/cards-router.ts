@@ -20,11 +20,22 @@ export interface CardsRouterDeps {
   signer: CardSigner;
 }
 
-/** Public, cacheable, cross-origin JSON: ETag (304 on If-None-Match) and Cache-Control. */
-function sendPublicJson(req: Request, res: Response, body: unknown, contentType = 'application/json'): void {
+/**
+ * Public, cacheable, cross-origin JSON: ETag (304 on If-None-Match) and Cache-Control; `lastModifiedMs`, when
+ * known, as `Last-Modified` (A2A 1.0, 8.6.1: a MAY). The ETag stays the validator: it covers what the time does
+ * not (the host's base URL, a rotated signing key), so If-Modified-Since is not evaluated.
+ */
+function sendPublicJson(
+  req: Request,
+  res: Response,
+  body: unknown,
+  contentType = 'application/json',
+  lastModifiedMs = 0,
+): void {
   const text = JSON.stringify(body);
   const etag = `"${createHash('sha256').update(text).digest('base64url').slice(0, 32)}"`;
   res.setHeader('ETag', etag);
+  if (lastModifiedMs > 0) res.setHeader('Last-Modified', new Date(lastModifiedMs).toUTCString());
   res.setHeader('Cache-Control', 'public, max-age=0, must-revalidate');
   res.setHeader('Access-Control-Allow-Origin', '*');
   res.setHeader('Access-Control-Expose-Headers', 'ETag, Link');
@@ -72,7 +83,8 @@ export function createCardsRouter(deps: CardsRouterDeps): Router {
       const built = buildCard(agent, version, o);
       // 0.2 had no signatures; the 0.3 card (with 1.0's supportedInterfaces) is signed.
       const body = version === '0.3.0' ? await deps.signer.signed(built, agent.deploymentId, o.baseUrl) : built;
-      sendPublicJson(req, res, body);
+      // The agent's last change (settings, versions, the served one among them): what the card is built from.
+      sendPublicJson(req, res, body, 'application/json', Number(agent.updatedAtMs));
     };
 
   const byPath = async (req: Request): Promise<string> => String(req.params.agentId);
