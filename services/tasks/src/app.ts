@@ -85,6 +85,7 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
     ids: deps.ids,
     log,
     config: config.task,
+    ...(deps.runHandOff ? { runHandOff: deps.runHandOff } : {}),
   });
   lifecycle.add('run publish retries', tasks);
 

@@ -161,6 +161,11 @@ export interface TaskDeps {
   secrets?: Secrets;
   /** How background retries wait (tests inject one that moves a manual clock). */
   sleep?: Sleep;
+  /**
+   * A runner of this process takes a run request directly (the embedded mode, ADR 0053): no encoding, no
+   * bus hop. False: it cannot now (stopping, at its bound, tracing on), and the request goes on the bus.
+   */
+  runHandOff?: (req: eventsV1.RunRequested) => boolean;
 }
 
 /**
@@ -344,6 +349,8 @@ export class TaskCore {
       inputBlobId: '',
       sealedSecrets: await this.sealedSecrets(agent, task.subscriptionId),
     };
+    // Handed over in this process: no bus message, so no size limit to keep the input under either.
+    if (this.deps.runHandOff?.(req)) return;
     let value = eventsV1.RunRequested.encode(req).finish();
     if (value.byteLength > RUN_REQUEST_INLINE_MAX_BYTES) {
       // Spilled parts keep this rare (many parts' or messages' metadata): the input travels as a blob.
