@@ -141,7 +141,8 @@ export interface SystemOptions {
   inProcessGrpc?: boolean;
   /**
    * Run requests and run events pass between tasks and the runners of this process directly, not through
-   * the bus (ADR 0053; default: as `inProcessGrpc`). False: every run through the bus, as between processes.
+   * the bus, and a blocking send is woken by the write that settles its task, not by tailing the event log
+   * (ADR 0053; default: as `inProcessGrpc`). False: all of it as between processes.
    */
   localRuns?: boolean;
   /**
@@ -193,7 +194,8 @@ async function start(options: SystemOptions): Promise<System> {
   const local = (options.localRuns ?? options.inProcessGrpc !== false) ? new LocalRuns() : undefined;
   const tasks = await startTasksApp(
     {
-      ...(local ? { runHandOff: local.request } : {}),
+      // One tasks service on these engines applies every run event: its writes wake the blocking sends.
+      ...(local ? { runHandOff: local.request, localSettles: true } : {}),
       store: e.store,
       blobs: e.blobs,
       bus,

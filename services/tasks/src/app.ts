@@ -86,6 +86,7 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
     log,
     config: config.task,
     ...(deps.runHandOff ? { runHandOff: deps.runHandOff } : {}),
+    ...(deps.localSettles ? { localSettles: true } : {}),
   });
   lifecycle.add('run publish retries', tasks);
 

@@ -32,6 +32,7 @@ import type { StreamItem } from './task-tails';
 import { sleep, TaskTails } from './task-tails';
 import { RunPublishRetries, type Sleep } from './run-publish-retries';
 import { TaskAnnouncements } from './announcements';
+import { SettleWaiters } from './settle-waiters';
 
 export type { StreamItem } from './task-tails';
 
@@ -166,6 +167,12 @@ export interface TaskDeps {
    * bus hop. False: it cannot now (stopping, at its bound, tracing on), and the request goes on the bus.
    */
   runHandOff?: (req: eventsV1.RunRequested) => boolean;
+  /**
+   * Every write of these tasks is made by this process (the embedded mode: one tasks service on its engines,
+   * which applies every run event): a blocking send is woken by the write that settles its task instead of
+   * tailing the event log (ADR 0053). Never with replicas: another one may apply the events.
+   */
+  localSettles?: boolean;
 }
 
 /**
@@ -211,6 +218,8 @@ export class TaskCore {
   readonly announcements: TaskAnnouncements;
   /** Sends between arrival and acceptance (TASKS_MAX_PENDING_SENDS). */
   readonly pendingSends: InFlightLimit;
+  /** Blocking sends woken by this process's writes (`localSettles`), not by tailing the log. */
+  readonly settles = new SettleWaiters();
   readonly #recent = new Map<string, Versioned<TaskDoc>>();
   /**
    * Set when this process owns its data alone (the durable embedded mode: the data-directory lock): a claim
@@ -302,6 +311,11 @@ export class TaskCore {
     this.#recent.delete(task.id);
     this.#recent.set(task.id, task);
     if (this.#recent.size > RECENT_TASKS) this.#recent.delete(this.#recent.keys().next().value!);
+  }
+
+  /** The task as this process last stored it, else as stored (undefined: there is none). */
+  async latestTask(taskId: string): Promise<TaskDoc | undefined> {
+    return this.#recent.get(taskId)?.doc ?? (await this.c.tasks.get(taskId))?.doc;
   }
 
   /** The task as this process last stored it, when it did and holds its event `seq` (else undefined). */
@@ -474,6 +488,9 @@ export class TaskCore {
         'event log unavailable: the events are in the stored task only',
       );
       appended = events.length;
+    } finally {
+      // The task is stored with these events: a blocking send of this process learns it now (ADR 0053).
+      this.settles.written(task, events);
     }
     const off = await pushOff;
     if (appended === 0) return;
