@@ -37,6 +37,7 @@ import {
   type WebhooksApp,
 } from '@a2a-inbound/webhooks';
 import { loadLinkerConfig, startLinkerApp, type LinkerApp } from '@a2a-inbound/linker';
+import { LocalRuns } from './local-runs';
 
 export interface Engines {
   store: DocumentStore;
@@ -139,6 +140,12 @@ export interface SystemOptions {
    */
   inProcessGrpc?: boolean;
   /**
+   * Run requests and run events pass between tasks and the runners of this process directly, not through
+   * the bus, and a blocking send is woken by the write that settles its task, not by tailing the event log
+   * (ADR 0053; default: as `inProcessGrpc`). False: all of it as between processes.
+   */
+  localRuns?: boolean;
+  /**
    * This process owns durable engines alone (the durable embedded mode: the data-directory lock): before
    * anything runs, the runs that a previous process left `working` end `failed` with a reason that says so
    * (no runner holds them now); the messageId claims and push delivery claims it left are taken over at once.
@@ -184,8 +191,11 @@ async function start(options: SystemOptions): Promise<System> {
   // Trace context crosses the bus in message headers (a no-op until a tracing SDK is started).
   const bus = tracedBus(e.bus);
   const log = options.log;
+  const local = (options.localRuns ?? options.inProcessGrpc !== false) ? new LocalRuns() : undefined;
   const tasks = await startTasksApp(
     {
+      // One tasks service on these engines applies every run event: its writes wake the blocking sends.
+      ...(local ? { runHandOff: local.request, localSettles: true } : {}),
       store: e.store,
       blobs: e.blobs,
       bus,
@@ -212,11 +222,14 @@ async function start(options: SystemOptions): Promise<System> {
           blobs: e.blobs,
           clock: e.clock,
           log: log.child({ service: 'runner', replica: i }),
+          ...(local ? { localEvents: local.events } : {}),
         },
         loadRunnerConfig(env, `runner-${i}-${process.pid}`),
       ),
     );
   }
+  // Before anything is served: the runs the restart recovery failed above went through the store only.
+  local?.connect(tasks.tasks, runners);
   const webhooksConfig = loadWebhooksConfig({ ...env, TASKS_GRPC_ADDR: tasks.grpc.address });
   const pushSource = grpcPushSource(tasks.grpc.address, webhooksConfig.grpcTls);
   const webhookUsers = grpcUserVerifier(tasks.grpc.address, webhooksConfig.grpcTls);
@@ -299,7 +312,9 @@ async function start(options: SystemOptions): Promise<System> {
         pushSource.close();
         webhookUsers.close();
         await linker.close();
+        // Runners drain with the tasks service still applying their events (directly, then on the bus).
         for (const r of runners) await r.close();
+        local?.disconnect();
         await tasks.close();
         if (!options.engines) {
           for (const c of [e.bus, e.eventLog, e.cache, e.limiter, e.blobs, e.store]) await c.close();

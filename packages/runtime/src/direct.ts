@@ -31,7 +31,8 @@ import { grpcClientOptions } from './grpc';
 /** The no-op provider `trace` delegates to while no tracing SDK is registered. */
 const NOOP_PROVIDER = new ProxyTracerProvider().getDelegate();
 
-function tracingOn(): boolean {
+/** A tracing SDK is registered: calls inside one process keep the layers that carry the trace context. */
+export function tracingOn(): boolean {
   const provider = trace.getTracerProvider();
   return !(provider instanceof ProxyTracerProvider) || provider.getDelegate() !== NOOP_PROVIDER;
 }

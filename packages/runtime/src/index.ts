@@ -3,7 +3,7 @@ export * from './in-flight';
 export * from './grpc';
 export * from './grpc-auth';
 export { withInProcessGrpc, isInProcessCall } from './in-process';
-export { directClient } from './direct';
+export { directClient, tracingOn } from './direct';
 export * from './reflection';
 export * from './net-guard';
 export * from './egress';

@@ -13,7 +13,7 @@ import {
 } from '@a2a-inbound/runtime';
 import type { RunnerAppConfig } from './config';
 import { DEMO_RUNTIMES } from './domain/demo-agents';
-import { Runner, TOPICS } from './domain/runner';
+import { Runner, TOPICS, type LocalRunEvents } from './domain/runner';
 import { egressRuntimes } from './runtimes';
 
 const READINESS_INTERVAL_MS = 2_000;
@@ -21,6 +21,11 @@ const READINESS_INTERVAL_MS = 2_000;
 export interface RunnerApp {
   readonly grpc: GrpcServerHandle;
   readonly runner: Runner;
+  /**
+   * Takes a run request handed over in this process instead of the bus (the embedded mode, ADR 0053); false
+   * when this runner cannot take it now (stopping, or at its bound): publish it on the bus then.
+   */
+  offer(req: eventsV1.RunRequested): boolean;
   /** Pings the bus now; resolves whether the runner is ready (what gRPC health reports). */
   ready(): Promise<boolean>;
   close(): Promise<void>;
@@ -37,6 +42,8 @@ export async function startRunnerApp(
     readinessIntervalMs?: number;
     /** DNS of the runtimes' egress (default: the system resolver); tests inject one. */
     resolve?: Resolver;
+    /** The tasks service of this process applies run events directly (the embedded mode, ADR 0053). */
+    localEvents?: LocalRunEvents;
   },
   config: RunnerAppConfig,
 ): Promise<RunnerApp> {
@@ -54,6 +61,7 @@ export async function startRunnerApp(
     log: deps.log,
     runtimes: { ...DEMO_RUNTIMES, ...egressRuntimes(egress, deps.log) },
     secretBox: config.secretBox,
+    localEvents: deps.localEvents,
     config: {
       instanceId: config.instanceId,
       heartbeatMs: config.heartbeatMs,
@@ -61,6 +69,8 @@ export async function startRunnerApp(
       shutdownGraceMs: config.shutdownGraceMs,
       maxConcurrentRuns: config.maxConcurrentRuns,
       maxRunsPerTenant: config.maxRunsPerTenant,
+      // The bus consumer's bound below: a request handed over directly counts against the same one.
+      maxOfferedRuns: config.maxConcurrentRuns + config.maxQueuedRuns,
     },
   });
   // Every runner sees every cancel (its own group), and aborts the run if it has it.
@@ -102,9 +112,18 @@ export async function startRunnerApp(
     return runner.drain();
   });
   deps.log.info({ address: grpc.address, instanceId: config.instanceId }, 'runner started');
+  // A run handed over directly and then handed back (a drain, an outage) is redelivered by the bus.
+  const handBack = (req: eventsV1.RunRequested, err: unknown): void => {
+    deps.log.warn({ err, taskId: req.taskId, runId: req.runId }, 'run handed back: request published on the bus');
+    const value = eventsV1.RunRequested.encode(req).finish();
+    deps.bus.publish({ topic: TOPICS.runRequested, key: req.taskId, value }).catch((e: unknown) => {
+      deps.log.error({ err: e, taskId: req.taskId, runId: req.runId }, 'handed-back run request not published');
+    });
+  };
   return {
     grpc,
     runner,
+    offer: (req) => runner.offer(req, handBack),
     ready: async () => (await readiness.refresh()) && runner.state === 'RUNNING',
     close: () => lifecycle.close(deps.log),
   };

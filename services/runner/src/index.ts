@@ -2,3 +2,4 @@
 export { startRunnerApp, type RunnerApp } from './app';
 export { loadRunnerConfig, type RunnerAppConfig } from './config';
 export { validateA2aUpstreamConfig, validateHttpAgentConfig, type ConfigProblem } from './runtimes';
+export type { LocalRunEvents } from './domain/runner';

@@ -85,6 +85,8 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
     ids: deps.ids,
     log,
     config: config.task,
+    ...(deps.runHandOff ? { runHandOff: deps.runHandOff } : {}),
+    ...(deps.localSettles ? { localSettles: true } : {}),
   });
   lifecycle.add('run publish retries', tasks);
 

@@ -194,6 +194,15 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
       res.status(200).json({ jsonrpc: '2.0', id: rpc.id, result: outcome.result });
       return;
     }
+    if (outcome.kind === 'raw') {
+      // What `res.json` writes, with the result spliced in: the envelope serialised with a placeholder.
+      const envelope = JSON.stringify({ jsonrpc: '2.0', id: rpc.id, result: 0 });
+      res
+        .status(200)
+        .set('Content-Type', 'application/json')
+        .send(`${envelope.slice(0, -2)}${outcome.result.json}}`);
+      return;
+    }
     await writeEventStream(res, outcome.open, {
       heartbeatMs: deps.sseHeartbeatMs,
       streams: deps.streams,

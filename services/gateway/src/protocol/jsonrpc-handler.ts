@@ -1,4 +1,5 @@
 import { AppError } from '@a2a-inbound/errors';
+import { tracingOn } from '@a2a-inbound/runtime';
 import { setActiveSpanAttribute } from '@a2a-inbound/telemetry';
 import type { AgentOperations, OperationContext, TaskEventStream } from './operations';
 import { afterSeqOf, assertPushEnabled, assertStreams } from './operations';
@@ -10,9 +11,15 @@ import { historyLengthOf, taskIdParam, validateSendParams, type JsonRpcRequest }
  * (`http/a2a-router.ts`) writes a result as a JSON-RPC response and a stream as Server-Sent Events.
  */
 
+/** A result already serialised (the Task JSON tasks answered), written into the response as it is. */
+export class RawJson {
+  constructor(readonly json: string) {}
+}
+
 /** What a request answers: one result, or a stream of A2A events (each sent as a JSON-RPC response). */
 export type JsonRpcOutcome =
   | { kind: 'result'; result: unknown }
+  | { kind: 'raw'; result: RawJson }
   | { kind: 'stream'; open: (signal: AbortSignal) => Promise<TaskEventStream> | TaskEventStream };
 
 /** What the transport carries beside the body: the `Last-Event-ID` a resubscribing client sent. */
@@ -29,9 +36,13 @@ export class JsonRpcHandler {
     const result = (value: unknown): JsonRpcOutcome => ({ kind: 'result', result: value });
     switch (rpc.method) {
       case 'message/send': {
-        const task = await ops.send(ctx, validateSendParams(p, ctx.agent, ctx.spilled));
-        if (typeof task.id === 'string') setActiveSpanAttribute('a2a.task_id', task.id);
-        return result(task);
+        // The Task JSON of tasks goes into the answer as it is: not parsed and serialised again (ADR 0053).
+        const json = await ops.sendJson(ctx, validateSendParams(p, ctx.agent, ctx.spilled));
+        if (tracingOn()) {
+          const id = (JSON.parse(json) as { id?: unknown }).id;
+          if (typeof id === 'string') setActiveSpanAttribute('a2a.task_id', id);
+        }
+        return { kind: 'raw', result: new RawJson(json) };
       }
       case 'message/stream': {
         assertStreams(ctx);

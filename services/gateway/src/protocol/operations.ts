@@ -150,6 +150,14 @@ export class AgentOperations {
 
   /** message/send, POST /tasks, POST /runs and POST /run: the task as it stands when the call returns. */
   async send(ctx: OperationContext, v: ValidatedSend): Promise<Record<string, unknown>> {
+    return parseObject(await this.sendJson(ctx, v));
+  }
+
+  /**
+   * `send`, the task as the JSON text tasks answered: a caller that only writes it out splices it into its
+   * answer (ADR 0053) instead of parsing it and serialising it again.
+   */
+  async sendJson(ctx: OperationContext, v: ValidatedSend): Promise<string> {
     await checkFileUris(v, this.#resolver);
     const t = this.#tasks;
     const r = await callAccepted(t.sendMessage.bind(t), sendRequest(ctx, v), {
@@ -158,7 +166,10 @@ export class AgentOperations {
       ...(ctx.accepted ? { onAccepted: ctx.accepted } : {}),
       notAccepted: notAcceptedInTime,
     });
-    return parseObject(r.taskJson);
+    // tasks serialises an object (its A2A Task); anything else is its bug, refused as `parseObject` would.
+    if (r.taskJson.charCodeAt(0) !== 0x7b)
+      throw new AppError('INTERNAL', 'tasks answered a value that is not an object');
+    return r.taskJson;
   }
 
   /**

@@ -199,6 +199,33 @@ describe('one SSE writer for the A2A, legacy and invoke streams', () => {
   });
 });
 
+describe('message/send: the Task JSON of tasks spliced into the JSON-RPC answer (ADR 0053)', () => {
+  it('answers what res.json would write, whatever the request id (string, number, null), with the same headers', async () => {
+    const task = {
+      kind: 'task',
+      id: 't-1',
+      status: { state: 'completed' },
+      artifacts: [{ parts: [{ text: 'é "q" \\n' }] }],
+    };
+    const { base } = await start({ sendMessage: () => ({ taskJson: JSON.stringify(task) }) });
+    for (const id of ['a"b', 7, null]) {
+      const r = await fetch(`${base}/agents/agent-1/a2a`, {
+        method: 'POST',
+        headers: { ...auth, 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          method: 'message/send',
+          params: { message: { role: 'user', messageId: `m-${String(id)}`, parts: [{ kind: 'text', text: 'hi' }] } },
+        }),
+      });
+      expect(r.status).toBe(200);
+      expect(r.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(await r.text()).toBe(JSON.stringify({ jsonrpc: '2.0', id, result: task }));
+    }
+  });
+});
+
 describe('load shedding: requests tasks has not accepted are bounded (GATEWAY_MAX_PENDING_REQUESTS)', () => {
   const send = (id: string, extra: Record<string, unknown> = {}) =>
     JSON.stringify({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JsonRpcHandler, type JsonRpcOutcome } from '../../src/protocol/jsonrpc-handler';
+import { JsonRpcHandler, RawJson, type JsonRpcOutcome } from '../../src/protocol/jsonrpc-handler';
 import { AgentOperations, type OperationContext, type TaskStreamEvent } from '../../src/protocol/operations';
 import type { JsonRpcRequest } from '../../src/protocol/validate';
 import { agentView, event, fakeTasks } from '../support/fake-tasks';
@@ -45,10 +45,10 @@ describe('JsonRpcHandler (A2A JSON-RPC dispatch, no HTTP)', () => {
   });
   const handler = new JsonRpcHandler(new AgentOperations({ tasks: f.client, resolver: async () => ['93.184.216.34'] }));
 
-  it('message/send answers the task', async () => {
+  it('message/send answers the task as the JSON text tasks answered (spliced, not parsed: ADR 0053)', async () => {
     expect(await handler.handle(rpc('message/send', { message }), ctx())).toEqual({
-      kind: 'result',
-      result: { kind: 'task', id: 't-1', status: { state: 'completed' } },
+      kind: 'raw',
+      result: new RawJson(JSON.stringify({ kind: 'task', id: 't-1', status: { state: 'completed' } })),
     });
   });
 

@@ -1,4 +1,4 @@
-import { eventsV1 } from '@a2a-inbound/proto';
+import type { eventsV1 } from '@a2a-inbound/proto';
 
 /** Events of one bus message: a batch's events, or the message itself (ADR 0025). */
 export function runEventsOf(message: eventsV1.TaskEvent): eventsV1.TaskEvent[] {
@@ -38,7 +38,7 @@ interface Queued {
  * later `emit` and `flush` rejects with that error (the run is handed back, as when one event failed).
  */
 export class EventPipe {
-  readonly #publish: (value: Uint8Array) => Promise<void>;
+  readonly #publish: (message: eventsV1.TaskEvent) => Promise<void>;
   readonly #taskId: string;
   readonly #runId: string;
   readonly #now: () => number;
@@ -51,7 +51,8 @@ export class EventPipe {
   #failure: { error: Error } | undefined;
 
   constructor(options: {
-    publish: (value: Uint8Array) => Promise<void>;
+    /** Sends one message (an event, or a batch); encoded for the bus by the caller, or handed over as is. */
+    publish: (message: eventsV1.TaskEvent) => Promise<void>;
     taskId: string;
     runId: string;
     now: () => number;
@@ -115,18 +116,18 @@ export class EventPipe {
   #pump(): void {
     if (this.#inflight || this.#failure || this.#queue.length === 0) return;
     const taken = this.#take();
-    const value =
+    const message: eventsV1.TaskEvent =
       taken.length === 1
-        ? eventsV1.TaskEvent.encode(taken[0]!).finish()
-        : eventsV1.TaskEvent.encode({
+        ? taken[0]!
+        : {
             taskId: this.#taskId,
             runId: this.#runId,
             runSeq: taken.at(-1)!.runSeq,
             event: undefined,
             emittedAtMs: this.#now(),
             batch: taken,
-          }).finish();
-    this.#inflight = this.#publish(value).then(
+          };
+    this.#inflight = this.#publish(message).then(
       () => {
         this.#inflight = undefined;
         // What queued while this publish was in flight has waited already: out at once.

@@ -29,6 +29,22 @@ export interface RunnerConfig {
   maxConcurrentRuns: number;
   /** Runs of one tenant (subscription) executing at once in this runner. */
   maxRunsPerTenant: number;
+  /**
+   * Runs (executing or waiting for a slot) beyond which a request handed over in this process is refused
+   * (`offer` answers false: it waits on the bus instead). The bus consumer's bound; default maxConcurrentRuns.
+   */
+  maxOfferedRuns?: number;
+}
+
+/**
+ * Where a run's events go when the tasks service runs in this process (the embedded mode, ADR 0053): applied
+ * by it directly, as its bus consumer would, without encoding them or a bus hop.
+ */
+export interface LocalRunEvents {
+  /** Whether a run starting now sends its events this way (false: on the bus, e.g. while tracing is on). */
+  accepts(): boolean;
+  /** Applies one message of a run's events (an event or a batch); resolves once applied. */
+  apply(message: eventsV1.TaskEvent): Promise<void>;
 }
 
 /** How long a finished run is remembered (a redelivered request for it is not run again). */
@@ -91,6 +107,8 @@ export class Runner {
       config: RunnerConfig;
       /** Opens the sealed secrets of run requests (SECRETS_KEY); without it no secret is available. */
       secretBox?: SecretBox | undefined;
+      /** The tasks service of this process, when it is in this process (the embedded mode). */
+      localEvents?: LocalRunEvents | undefined;
     },
   ) {
     this.#slots = new FairScheduler(deps.config.maxConcurrentRuns, deps.config.maxRunsPerTenant);
@@ -134,6 +152,18 @@ export class Runner {
       this.deps.log.info({ taskId, runId }, 'run canceled');
       ac.abort(RUN_CANCELED);
     }
+  }
+
+  /**
+   * A run request handed over in this process instead of the bus (the embedded mode, ADR 0053): taken when
+   * this runner is running and has room (false: the caller publishes it on the bus). A run handed back (a
+   * drain, an outage) goes to `handBack`, which publishes it on the bus: redelivered, as a bus request is.
+   */
+  offer(req: eventsV1.RunRequested, handBack: (req: eventsV1.RunRequested, err: unknown) => void): boolean {
+    const max = this.deps.config.maxOfferedRuns ?? this.deps.config.maxConcurrentRuns;
+    if (this.state !== 'RUNNING' || this.#inflight.size >= max) return false;
+    this.handle(req).catch((err: unknown) => handBack(req, err));
+    return true;
   }
 
   /** Handles one run request; resolves when the run has emitted its last event (then the bus commits). */
@@ -216,16 +246,25 @@ export class Runner {
 
   async #run(req: eventsV1.RunRequested, ac: AbortController): Promise<void> {
     const { bus, log } = this.deps;
+    // The tasks service of this process applies the events directly (ADR 0053) until an apply fails: from
+    // then on this run's events take the bus (retried there), so they are never applied out of order.
+    let local = this.deps.localEvents?.accepts() ? this.deps.localEvents : undefined;
+    const publish = async (message: eventsV1.TaskEvent): Promise<void> => {
+      if (local) {
+        try {
+          return await local.apply(message);
+        } catch (err) {
+          log.warn({ err, taskId: req.taskId }, 'run events not applied in this process: sent on the bus');
+          local = undefined;
+        }
+      }
+      const value = eventsV1.TaskEvent.encode(message).finish();
+      await bus.publish({ topic: TOPICS.taskEvents, key: req.taskId, value }).catch((err: unknown) => {
+        throw new EmitFailed(err);
+      });
+    };
     // Events are queued and published in order, what is ready together as one bus message (ADR 0025).
-    const pipe = new EventPipe({
-      taskId: req.taskId,
-      runId: req.runId,
-      now: () => this.deps.clock.now(),
-      publish: (value) =>
-        bus.publish({ topic: TOPICS.taskEvents, key: req.taskId, value }).catch((err: unknown) => {
-          throw new EmitFailed(err);
-        }),
-    });
+    const pipe = new EventPipe({ taskId: req.taskId, runId: req.runId, now: () => this.deps.clock.now(), publish });
     const emit = (event: eventsV1.TaskEvent['event']): Promise<void> => pipe.emit(event);
     const { instanceId, leaseMs, heartbeatMs } = this.deps.config;
     const startedTtl = Math.max(leaseMs, (req.deadlineMs || this.deps.clock.now()) - this.deps.clock.now()) + leaseMs;

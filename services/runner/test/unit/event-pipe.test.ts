@@ -18,8 +18,9 @@ const completed: eventsV1.TaskEvent['event'] = { $case: 'status', status: { stat
 function recorder(options: { manual?: boolean } = {}) {
   const messages: eventsV1.TaskEvent[] = [];
   const pending: { resolve: () => void; reject: (e: unknown) => void }[] = [];
-  const publish = (value: Uint8Array): Promise<void> => {
-    messages.push(eventsV1.TaskEvent.decode(value));
+  const publish = (message: eventsV1.TaskEvent): Promise<void> => {
+    // Through the bus's encoding, as the runner publishes it.
+    messages.push(eventsV1.TaskEvent.decode(eventsV1.TaskEvent.encode(message).finish()));
     if (!options.manual) return Promise.resolve();
     return new Promise((resolve, reject) => pending.push({ resolve, reject }));
   };

@@ -16,7 +16,7 @@ import { eventsV1 } from '@a2a-inbound/proto';
 import type { AgentRuntime } from '../../src/domain/agent-runtime';
 import { echoAgent } from '../../src/domain/demo-agents';
 import { runEventsOf } from '../../src/domain/event-pipe';
-import { Runner, TOPICS } from '../../src/domain/runner';
+import { Runner, TOPICS, type LocalRunEvents } from '../../src/domain/runner';
 
 const config = {
   instanceId: 'runner-me',
@@ -37,7 +37,7 @@ function request(taskId: string, subscriptionId = 'sub-a'): eventsV1.RunRequeste
   });
 }
 
-async function setup(runtime: AgentRuntime) {
+async function setup(runtime: AgentRuntime, options: { localEvents?: LocalRunEvents } = {}) {
   const bus = new InMemoryBus();
   const cache = new InMemoryCache();
   const blobs = new InMemoryBlobStore();
@@ -54,6 +54,7 @@ async function setup(runtime: AgentRuntime) {
     log: silentLogger(),
     runtimes: { test: runtime },
     config,
+    ...(options.localEvents ? { localEvents: options.localEvents } : {}),
   });
   runner.state = 'RUNNING';
   cleanups.push(async () => {
@@ -70,6 +71,53 @@ afterEach(async () => {
 });
 
 describe('Runner', () => {
+  it('in one process (ADR 0053): events go to the local apply as objects; once an apply fails, the rest of the run takes the bus, in order', async () => {
+    const applied: eventsV1.TaskEvent[] = [];
+    let failNext = false;
+    const localEvents: LocalRunEvents = {
+      accepts: () => true,
+      apply: async (m) => {
+        await Promise.resolve();
+        if (failNext) throw new AppError('UNAVAILABLE', 'store busy');
+        applied.push(...runEventsOf(m));
+      },
+    };
+    const { runner, events, bus } = await setup(
+      async (ctx) => {
+        await ctx.status('working');
+        await ctx.checkpoint.save({ step: 1 }); // flushes: the first event is applied locally
+        failNext = true;
+        await ctx.status('completed');
+      },
+      { localEvents },
+    );
+    await runner.handle(request('t-local'));
+    await bus.drain();
+    expect(applied.map((e) => [e.runSeq, e.event?.$case])).toEqual([[1, 'status']]);
+    expect(events.map((e) => [e.runSeq, e.event?.$case])).toEqual([[2, 'status']]);
+  });
+
+  it('offer (ADR 0053): takes a request while running with room; refuses at its bound and while draining; a run handed back goes to handBack', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const { runner } = await setup(async (ctx) => {
+      await gate;
+      await ctx.status('completed');
+    });
+    const handedBack: string[] = [];
+    const handBack = (req: eventsV1.RunRequested): void => void handedBack.push(req.taskId);
+    for (let i = 0; i < config.maxConcurrentRuns; i++) expect(runner.offer(request(`t-o${i}`), handBack)).toBe(true);
+    expect(runner.offer(request('t-over'), handBack)).toBe(false);
+    // Two run (two per tenant), two wait for a slot: a drain hands those back, and they go to the bus.
+    for (let i = 0; i < 100 && runner.load.running < 2; i++) await new Promise((r) => setTimeout(r, 5));
+    const drained = runner.drain();
+    expect(runner.offer(request('t-late'), handBack)).toBe(false);
+    release();
+    await drained;
+    await new Promise((r) => setImmediate(r));
+    expect(handedBack.sort()).toEqual(['t-o2', 't-o3']);
+  });
+
   it('a run checkpoint outlives the execution that saved it (the same run executed again reads it); another run sees none', async () => {
     const seen: unknown[] = [];
     let fail = true;

@@ -32,6 +32,7 @@ import type { StreamItem } from './task-tails';
 import { sleep, TaskTails } from './task-tails';
 import { RunPublishRetries, type Sleep } from './run-publish-retries';
 import { TaskAnnouncements } from './announcements';
+import { SettleWaiters } from './settle-waiters';
 
 export type { StreamItem } from './task-tails';
 
@@ -161,6 +162,17 @@ export interface TaskDeps {
   secrets?: Secrets;
   /** How background retries wait (tests inject one that moves a manual clock). */
   sleep?: Sleep;
+  /**
+   * A runner of this process takes a run request directly (the embedded mode, ADR 0053): no encoding, no
+   * bus hop. False: it cannot now (stopping, at its bound, tracing on), and the request goes on the bus.
+   */
+  runHandOff?: (req: eventsV1.RunRequested) => boolean;
+  /**
+   * Every write of these tasks is made by this process (the embedded mode: one tasks service on its engines,
+   * which applies every run event): a blocking send is woken by the write that settles its task instead of
+   * tailing the event log (ADR 0053). Never with replicas: another one may apply the events.
+   */
+  localSettles?: boolean;
 }
 
 /**
@@ -206,6 +218,8 @@ export class TaskCore {
   readonly announcements: TaskAnnouncements;
   /** Sends between arrival and acceptance (TASKS_MAX_PENDING_SENDS). */
   readonly pendingSends: InFlightLimit;
+  /** Blocking sends woken by this process's writes (`localSettles`), not by tailing the log. */
+  readonly settles = new SettleWaiters();
   readonly #recent = new Map<string, Versioned<TaskDoc>>();
   /**
    * Set when this process owns its data alone (the durable embedded mode: the data-directory lock): a claim
@@ -299,6 +313,11 @@ export class TaskCore {
     if (this.#recent.size > RECENT_TASKS) this.#recent.delete(this.#recent.keys().next().value!);
   }
 
+  /** The task as this process last stored it, else as stored (undefined: there is none). */
+  async latestTask(taskId: string): Promise<TaskDoc | undefined> {
+    return this.#recent.get(taskId)?.doc ?? (await this.c.tasks.get(taskId))?.doc;
+  }
+
   /** The task as this process last stored it, when it did and holds its event `seq` (else undefined). */
   recentTask(taskId: string, seq: number): TaskDoc | undefined {
     const t = this.#recent.get(taskId);
@@ -344,6 +363,8 @@ export class TaskCore {
       inputBlobId: '',
       sealedSecrets: await this.sealedSecrets(agent, task.subscriptionId),
     };
+    // Handed over in this process: no bus message, so no size limit to keep the input under either.
+    if (this.deps.runHandOff?.(req)) return;
     let value = eventsV1.RunRequested.encode(req).finish();
     if (value.byteLength > RUN_REQUEST_INLINE_MAX_BYTES) {
       // Spilled parts keep this rare (many parts' or messages' metadata): the input travels as a blob.
@@ -468,6 +489,9 @@ export class TaskCore {
         'event log unavailable: the events are in the stored task only',
       );
       appended = events.length;
+    } finally {
+      // The task is stored with these events: a blocking send of this process learns it now (ADR 0053).
+      this.settles.written(task, events);
     }
     // An update of an agent with push notifications off is not announced at all (ADR 0055): webhooks, the only
     // reader of the announcements, would skip it (push_off, ADR 0046), and the produce, the fetch and the

@@ -536,6 +536,15 @@ export class TaskLifecycle extends TaskConcern {
 
   /** The seq of the event that ended the stream (the task settled), or undefined when the budget ran out. */
   async #waitForSettle(taskId: string, afterSeq: number, budgetMs: number): Promise<number | undefined> {
+    // Every write is this process's: the write that settles the task wakes the wait (ADR 0053).
+    if (this.deps.localSettles)
+      return this.core.settles.wait(
+        taskId,
+        afterSeq,
+        budgetMs,
+        () => this.core.latestTask(taskId),
+        this.deps.config.streamStoreCheckMs,
+      );
     const ac = new AbortController();
     const timer = setTimeout(() => ac.abort(), budgetMs);
     try {
