@@ -100,7 +100,8 @@ export class LmdbEventLog implements EventLog {
       const fresh = events.filter((e) => e.seq > last);
       const first = fresh[0];
       if (!first || (!options.allowGap && first.seq !== last + 1)) return { appended: 0, meta };
-      for (const e of fresh) void this.db.events.put(key(prefix, num(e.seq)), Buffer.from(e.data));
+      // The bytes are copied into the page by the put itself (inside this transaction): no copy of ours.
+      for (const e of fresh) void this.db.events.put(key(prefix, num(e.seq)), e.data as Buffer);
       const next: StreamMeta = { last: fresh.at(-1)!.seq };
       if (meta?.exp !== undefined) next.exp = meta.exp;
       void this.db.streams.put(prefix, JSON.stringify(next));
@@ -130,7 +131,9 @@ export class LmdbEventLog implements EventLog {
       end: rangeEnd(prefix),
       limit,
     })) {
-      out.push({ seq: Number(k.subarray(prefix.length).toString('latin1')), data: Uint8Array.from(value) });
+      // lmdb-js hands out a copy of the value already: a view of it, not a second copy.
+      const data = new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+      out.push({ seq: Number(k.subarray(prefix.length).toString('latin1')), data });
     }
     return out;
   }
