@@ -214,7 +214,16 @@ end
   );
   const { stdout: text } = await execFileAsync(
     'wrk',
-    [`-t${Math.min(2, connections)}`, `-c${connections}`, `-d${secs}s`, '--latency', '-s', script, base],
+    // wrk takes whole seconds only ("-d2.5s" is a usage error): the interleaved halves of an odd BENCH_SECONDS.
+    [
+      `-t${Math.min(2, connections)}`,
+      `-c${connections}`,
+      `-d${Math.max(1, Math.round(secs))}s`,
+      '--latency',
+      '-s',
+      script,
+      base,
+    ],
     { encoding: 'utf8' },
   );
   const ms = (m) => (m ? Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1) : NaN);

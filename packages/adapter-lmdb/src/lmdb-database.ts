@@ -47,7 +47,10 @@ export class LmdbDatabase {
   #refs = 0;
   #closing: Promise<void> | undefined;
   #dirty = false;
-  readonly #queue: { fn: () => unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void }[] = [];
+  /** Writes waiting for the next commit; those without `resolve` were queued by `writeSoon`. */
+  readonly #queue: { fn: () => unknown; resolve?: (value: unknown) => void; reject?: (error: unknown) => void }[] = [];
+  /** A group commit is scheduled (an awaited write is queued). */
+  #scheduled = false;
   #syncing: Promise<void> | undefined;
   readonly #syncTimer: NodeJS.Timeout | undefined;
 
@@ -66,7 +69,11 @@ export class LmdbDatabase {
       ...(this.durability === 'interval' ? { noSync: true } : {}),
     });
     if (this.durability === 'interval') {
-      this.#syncTimer = setInterval(() => void this.sync(), options.syncIntervalMs ?? 100);
+      this.#syncTimer = setInterval(() => {
+        // Writes queued by `writeSoon` with no awaited write after them are committed here at the latest.
+        if (this.#queue.length > 0 && !this.#scheduled) this.#commit();
+        void this.sync();
+      }, options.syncIntervalMs ?? 100);
       this.#syncTimer.unref();
     }
     const sub = <V>(name: string, encoding: 'string' | 'binary'): Sub<V> =>
@@ -119,12 +126,32 @@ export class LmdbDatabase {
     return new Promise<T>((resolve, reject) => {
       this.#queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
       // Group commit: the writes of one event-loop turn share one transaction (never inside the caller's stack).
-      if (this.#queue.length === 1) setImmediate(() => this.#commit());
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        setImmediate(() => this.#commit());
+      }
     });
   }
 
+  /**
+   * Runs `fn` in the next commit without asking for one: the next awaited write's group commit, or the sync
+   * timer's (within `syncIntervalMs`), in queue order with the other writes. Nothing waits for it, so it costs
+   * no commit of its own; a killed process loses it when no commit followed. Only for a write whose loss is
+   * harmless: one that a restart redoes (an outbox message settled: it is published again, and its consumer
+   * is idempotent). `fn` must not throw.
+   */
+  writeSoon(fn: () => void): void {
+    if (this.durability === 'commit') {
+      this.root.transaction(fn).catch(() => undefined);
+      return;
+    }
+    this.#queue.push({ fn });
+  }
+
   #commit(): void {
+    this.#scheduled = false;
     const batch = this.#queue.splice(0);
+    if (batch.length === 0) return;
     const results: unknown[] = [];
     try {
       this.root.transactionSync(() => {
@@ -134,16 +161,17 @@ export class LmdbDatabase {
       // One of them threw, and the whole batch was rolled back: each alone, so only the faulty one fails.
       for (const w of batch) {
         try {
-          w.resolve(this.root.transactionSync(w.fn));
+          const result = this.root.transactionSync(w.fn);
+          w.resolve?.(result);
         } catch (err) {
-          w.reject(err);
+          w.reject?.(err);
         }
       }
       this.#dirty = true;
       return;
     }
     this.#dirty = true;
-    batch.forEach((w, i) => w.resolve(results[i]));
+    batch.forEach((w, i) => w.resolve?.(results[i]));
   }
 
   /** Syncs the file to disk (off the main thread) when something was written since the last sync. */

@@ -15,6 +15,9 @@ interface StreamMeta {
   exp?: number;
 }
 
+/** How many streams' records the read path keeps in memory (the recent ones: tails and blocking sends read them). */
+const META_CACHE_SIZE = 10_000;
+
 export interface LmdbEventLogOptions {
   readonly clock?: Clock;
   /** How often streams past their retention are deleted (default 60 s). */
@@ -31,6 +34,13 @@ export class LmdbEventLog implements EventLog {
   readonly #clock: Clock;
   readonly #waiters = new Map<string, Set<() => void>>();
   readonly #closeWaiters = new Set<() => void>();
+  /**
+   * Stream records as committed (null: no stream), for the reads outside a write: a tail checks its stream's
+   * record on every wake, a read before each range. Set from the database on a miss and after each write
+   * commits (from what it wrote, in commit order); writes read the database itself. Only this process writes
+   * the event log (the data directory's lock), so nothing else makes an entry stale.
+   */
+  readonly #metas = new Map<string, StreamMeta | null>();
   readonly #sweeper: NodeJS.Timeout;
   #closed = false;
   #tails = 0;
@@ -48,10 +58,20 @@ export class LmdbEventLog implements EventLog {
   }
 
   #meta(stream: string): StreamMeta | undefined {
-    const raw = this.db.streams.get(str(stream));
-    if (raw === undefined) return undefined;
-    const meta = JSON.parse(raw) as StreamMeta;
+    let meta = this.#metas.get(stream);
+    if (meta === undefined) {
+      const raw = this.db.streams.get(str(stream));
+      meta = raw === undefined ? null : (JSON.parse(raw) as StreamMeta);
+      this.#remember(stream, meta);
+    }
+    if (meta === null) return undefined;
     return meta.exp !== undefined && meta.exp <= this.#clock.now() ? undefined : meta;
+  }
+
+  #remember(stream: string, meta: StreamMeta | null): void {
+    this.#metas.delete(stream); // the most recent last: the oldest is evicted first
+    this.#metas.set(stream, meta);
+    if (this.#metas.size > META_CACHE_SIZE) this.#metas.delete(this.#metas.keys().next().value!);
   }
 
   /** Inside a write transaction: deletes a stream's events and its record. */
@@ -69,23 +89,25 @@ export class LmdbEventLog implements EventLog {
     this.#assertOpen();
     if (!consecutiveSeqs(events)) return 0;
     const prefix = str(stream);
-    const appended = await this.db.write(() => {
+    const { appended, meta } = await this.db.write(() => {
       const raw = this.db.streams.get(prefix);
-      let meta = raw === undefined ? undefined : (JSON.parse(raw) as StreamMeta);
+      let meta = raw === undefined ? null : (JSON.parse(raw) as StreamMeta);
       if (meta?.exp !== undefined && meta.exp <= this.#clock.now()) {
         this.#drop(stream); // past its retention: a new stream under the same name
-        meta = undefined;
+        meta = null;
       }
       const last = meta?.last ?? 0;
       const fresh = events.filter((e) => e.seq > last);
       const first = fresh[0];
-      if (!first || (!options.allowGap && first.seq !== last + 1)) return 0;
-      for (const e of fresh) void this.db.events.put(key(prefix, num(e.seq)), Buffer.from(e.data));
+      if (!first || (!options.allowGap && first.seq !== last + 1)) return { appended: 0, meta };
+      // The bytes are copied into the page by the put itself (inside this transaction): no copy of ours.
+      for (const e of fresh) void this.db.events.put(key(prefix, num(e.seq)), e.data as Buffer);
       const next: StreamMeta = { last: fresh.at(-1)!.seq };
       if (meta?.exp !== undefined) next.exp = meta.exp;
       void this.db.streams.put(prefix, JSON.stringify(next));
-      return fresh.length;
+      return { appended: fresh.length, meta: next };
     });
+    this.#remember(stream, meta);
     if (appended > 0) this.#wake(stream);
     return appended;
   }
@@ -109,7 +131,9 @@ export class LmdbEventLog implements EventLog {
       end: rangeEnd(prefix),
       limit,
     })) {
-      out.push({ seq: Number(k.subarray(prefix.length).toString('latin1')), data: Uint8Array.from(value) });
+      // lmdb-js hands out a copy of the value already: a view of it, not a second copy.
+      const data = new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+      out.push({ seq: Number(k.subarray(prefix.length).toString('latin1')), data });
     }
     return out;
   }
@@ -167,12 +191,14 @@ export class LmdbEventLog implements EventLog {
     this.#assertOpen();
     const prefix = str(stream);
     const exp = this.#clock.now() + ttlMs;
-    await this.db.write(() => {
+    const meta = await this.db.write(() => {
       const raw = this.db.streams.get(prefix);
-      if (raw === undefined) return;
-      const meta = JSON.parse(raw) as StreamMeta;
-      void this.db.streams.put(prefix, JSON.stringify({ ...meta, exp }));
+      if (raw === undefined) return null;
+      const next: StreamMeta = { ...(JSON.parse(raw) as StreamMeta), exp };
+      void this.db.streams.put(prefix, JSON.stringify(next));
+      return next;
     });
+    this.#remember(stream, meta);
   }
 
   /** Deletes the streams past their retention that no tail waits on; resolves how many. */
@@ -186,7 +212,7 @@ export class LmdbEventLog implements EventLog {
       if (expired.length >= 500) break;
     }
     if (expired.length === 0) return 0;
-    return this.db.write(() => {
+    const n = await this.db.write(() => {
       let n = 0;
       for (const k of expired) {
         const prefix = Buffer.from(k, 'latin1');
@@ -200,6 +226,9 @@ export class LmdbEventLog implements EventLog {
       }
       return n;
     });
+    // Keyed by the stream's key bytes: forget them all (a sweep is rare, and a miss reads the database).
+    if (n > 0) this.#metas.clear();
+    return n;
   }
 
   async ping(): Promise<void> {

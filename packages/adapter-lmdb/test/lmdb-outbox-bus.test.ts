@@ -64,6 +64,32 @@ describe('LmdbOutboxBus: messages of the kept topics outlive the process until t
     await second.bus.close();
   });
 
+  it('settles without a commit of its own: the delete rides the next commit, or the sync timer within its interval', async () => {
+    const dir = fresh();
+    const db = LmdbDatabase.open(dir, { syncIntervalMs: 50 });
+    const inner = new InMemoryBus({ retryDelayMs: 1 });
+    const bus = new LmdbOutboxBus(db, inner, { topics: { updates: 'hooks' } });
+    let commits = 0;
+    const transactionSync = db.root.transactionSync.bind(db.root);
+    db.root.transactionSync = ((fn: () => unknown) => {
+      commits += 1;
+      return transactionSync(fn);
+    }) as typeof db.root.transactionSync;
+    await bus.subscribe('updates', 'hooks', async () => Promise.resolve());
+    await bus.publish({ topic: 'updates', key: 'a', value: enc('one') });
+    await inner.drain();
+    expect(commits).toBe(1); // the put; the delete waits
+    expect(bus.pending).toBe(0); // settled, though its delete is not committed yet
+    expect(db.outbox.getCount()).toBe(1);
+    await bus.publish({ topic: 'updates', key: 'b', value: enc('two') });
+    expect(commits).toBe(2); // the second put carried the first delete
+    expect(db.outbox.getCount()).toBe(1);
+    await inner.drain();
+    await expect.poll(() => db.outbox.getCount()).toBe(0); // the timer's commit
+    expect(commits).toBe(3);
+    await bus.close();
+  });
+
   it('keeps a message whose handler fails until it succeeds; one given up on (dead letter) is settled', async () => {
     const dir = fresh();
     const late: { outbox?: LmdbOutboxBus } = {};
