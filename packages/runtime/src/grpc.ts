@@ -36,6 +36,13 @@ export const grpcChannelOptions: grpc.ChannelOptions = {
 };
 
 /**
+ * A server's options: the channel options with channelz left on. grpc-js (1.14.7) records a server's HTTP/2
+ * sessions only in its channelz session handler, and `forceShutdown` destroys the sessions it recorded: with
+ * channelz off, the shutdown grace cut nothing and calls outlived it (services' SIGTERM, the linker's ingests).
+ */
+export const grpcServerOptions: grpc.ChannelOptions = { ...grpcChannelOptions, 'grpc.enable_channelz': 1 };
+
+/**
  * A client's options for `address`: the channel options, plus the in-process channel (ADR 0019) that serves the
  * call without a network hop when a server started in-process in this process listens there (embedded mode).
  */
@@ -189,7 +196,7 @@ export async function startGrpcServer(
   },
 ): Promise<GrpcServerHandle> {
   const server = new grpc.Server({
-    ...grpcChannelOptions,
+    ...grpcServerOptions,
     ...(options.maxReceiveMessageBytes === undefined
       ? {}
       : { 'grpc.max_receive_message_length': options.maxReceiveMessageBytes }),
@@ -209,7 +216,7 @@ export async function startGrpcServer(
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(`${options.host}:${options.port}`, credentials, (err, p) => (err ? reject(err) : resolve(p)));
   });
-  const health = options.healthPort === undefined ? undefined : new grpc.Server(grpcChannelOptions);
+  const health = options.healthPort === undefined ? undefined : new grpc.Server(grpcServerOptions);
   let healthPort: number | undefined;
   if (health) {
     health.addService(healthV1.HealthService, healthService(options.isServing));
