@@ -74,7 +74,10 @@ export const GO_GRPC: GrpcTable = {
     },
     // grpc-gateway: RegisterXHandlerFromEndpoint(ctx, mux, endpoint, opts), RegisterXHandler(ctx, mux, conn).
     {
-      re: new RegExp(String.raw`(?<!func\s+)\b(?:\w+\.)?Register(\w+)Handler(FromEndpoint)?\s*\((${BALANCED})\)`, 'g'),
+      re: new RegExp(
+        String.raw`(?<!func\s{1,16})\b(?:\w+\.)?Register(\w+)Handler(FromEndpoint)?\s*\((${BALANCED})\)`,
+        'g',
+      ),
       service: 1,
       conn: 3,
       arg: 2,
