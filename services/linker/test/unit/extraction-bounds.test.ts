@@ -120,3 +120,16 @@ describe('return-value summaries within a budget (review 22)', () => {
     expect(JSON.stringify(facts.calls[0]!.url).length).toBeLessThan(4_096);
   }, 60_000);
 });
+
+describe('Vue script blocks found in linear time (review 23)', () => {
+  it('a .vue file of unclosed <script tags is read at once; its closed block is still extracted', async () => {
+    const block = '<script setup lang="ts">\nfetch(\'http://orders/api\');\n</script>\n';
+    for (const junk of ['<script '.repeat(100_000), '<script>'.repeat(100_000)]) {
+      const started = Date.now();
+      const facts = await extractSource('s', [file('App.vue', `<template>\n<p/>\n</template>\n${block}${junk}`)]);
+      // One regular expression rescanned the rest of the file from every opening tag: 800 KB took minutes.
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(facts.calls.map((c) => c.loc.line)).toEqual([5]);
+    }
+  }, 60_000);
+});
