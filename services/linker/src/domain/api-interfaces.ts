@@ -1,7 +1,15 @@
-import type { ApiInterface, Call, Endpoint, GoRef, GrpcDecl, SourceFacts } from './model';
+import type { ApiInterface, Call, Endpoint, GoBrokerUse, GoRef, GrpcDecl, SourceFacts } from './model';
 import { joinPath } from './routes';
 import { placeholder } from './extract/java';
 import { concat, exchangeType } from './extract/common';
+
+/**
+ * Endpoints and calls each of these instantiates per link at most (review 23): every use of a shared
+ * interface copies all its routes, every configuring call all its package's broker uses, so N of each (two
+ * files of a few hundred KB of untrusted source) made N² (3,000 of each: 9 million endpoints, 72 s and 1.5 GB
+ * at link time; more exhausts the linker process). Past it the rest are not instantiated.
+ */
+export const MAX_APPLIED = 20_000;
 
 /**
  * Route-annotated interfaces shared between services (a `pricing-service-api` module with
@@ -12,8 +20,13 @@ import { concat, exchangeType } from './extract/common';
 export function applyApiInterfaces(sources: readonly SourceFacts[]): SourceFacts[] {
   const byName = new Map<string, ApiInterface[]>();
   for (const s of sources)
-    for (const i of s.apiInterfaces ?? []) byName.set(i.name, [...(byName.get(i.name) ?? []), i]);
+    for (const i of s.apiInterfaces ?? []) {
+      const list = byName.get(i.name);
+      if (list) list.push(i);
+      else byName.set(i.name, [i]);
+    }
   if (byName.size === 0) return [...sources];
+  let budget = MAX_APPLIED;
   return sources.map((s) => {
     if (!s.apiInterfaceUses?.length) return s;
     const endpoints: Endpoint[] = [];
@@ -24,8 +37,10 @@ export function applyApiInterfaces(sources: readonly SourceFacts[]): SourceFacts
       const own = (s.apiInterfaces ?? []).find((i) => i.name === use.iface);
       const iface = found.length === 1 ? found[0] : own;
       if (!iface) continue;
+      const annotated = new Set(use.annotated);
       for (const op of iface.ops) {
-        if (use.annotated.includes(op.name)) continue;
+        if (annotated.has(op.name)) continue;
+        if (budget-- <= 0) break;
         const line = use.methods[op.name] ?? use.loc.line;
         const loc = { file: use.loc.file, line };
         if (use.kind === 'server')
@@ -54,22 +69,28 @@ export function applyApiInterfaces(sources: readonly SourceFacts[]): SourceFacts
  */
 export function applyGatewayRoutes(sources: readonly SourceFacts[]): SourceFacts[] {
   if (!sources.some((s) => s.grpcCalls?.some((c) => c.gateway))) return [...sources];
-  const decls: GrpcDecl[] = sources.flatMap((s) => s.grpcDecls ?? []);
+  const decls = new Map<string, GrpcDecl[]>();
+  for (const d of sources.flatMap((s) => s.grpcDecls ?? [])) {
+    const list = decls.get(d.service);
+    if (list) list.push(d);
+    else decls.set(d.service, [d]);
+  }
+  let budget = MAX_APPLIED;
   return sources.map((s) => {
     const endpoints: Endpoint[] = [];
     for (const call of s.grpcCalls ?? []) {
       if (!call.gateway) continue;
       const simple = call.service.slice(call.service.lastIndexOf('.') + 1);
       const seen = new Set<string>();
-      for (const d of decls)
-        if (d.service === simple)
-          for (const m of d.methods)
-            for (const h of m.http ?? []) {
-              const key = `${h.method} ${h.path}`;
-              if (seen.has(key)) continue;
-              seen.add(key);
-              endpoints.push({ method: h.method, path: h.path, framework: 'grpc-gateway', loc: call.loc });
-            }
+      for (const d of decls.get(simple) ?? [])
+        for (const m of d.methods)
+          for (const h of m.http ?? []) {
+            const key = `${h.method} ${h.path}`;
+            if (seen.has(key) || budget <= 0) continue;
+            budget -= 1;
+            seen.add(key);
+            endpoints.push({ method: h.method, path: h.path, framework: 'grpc-gateway', loc: call.loc });
+          }
     }
     return endpoints.length ? { ...s, endpoints: [...s.endpoints, ...endpoints] } : s;
   });
@@ -84,8 +105,15 @@ export function applyGoOptions(sources: readonly SourceFacts[]): SourceFacts[] {
   if (!sources.some((s) => s.goOptionSites?.length)) return [...sources];
   const fieldOf = new Map<string, string>();
   for (const s of sources) for (const o of s.goOptions ?? []) fieldOf.set(`${o.pkg}.${o.name}`, o.field);
-  const uses = sources.flatMap((s) => (s.goBrokerUses ?? []).map((u) => ({ u, source: s.source })));
+  const uses = new Map<string, { u: GoBrokerUse; source: string }[]>();
+  for (const s of sources)
+    for (const u of s.goBrokerUses ?? []) {
+      const list = uses.get(u.pkg);
+      if (list) list.push({ u, source: s.source });
+      else uses.set(u.pkg, [{ u, source: s.source }]);
+    }
   const consumed = new Set<string>();
+  let budget = MAX_APPLIED;
   const out = sources.map((s) => {
     const add = {
       publishes: [...s.publishes],
@@ -103,8 +131,8 @@ export function applyGoOptions(sources: readonly SourceFacts[]): SourceFacts[] {
       if (!fields.size) continue;
       const value = (r: GoRef | undefined): string | undefined =>
         r === undefined ? undefined : 'lit' in r ? r.lit : fields.get(r.field);
-      for (const { u, source } of uses) {
-        if (u.pkg !== site.pkg) continue;
+      for (const { u, source } of uses.get(site.pkg) ?? []) {
+        if (budget <= 0) break;
         const exchange = value(u.exchange);
         const key = value(u.key);
         const queue = value(u.queue);
@@ -117,6 +145,7 @@ export function applyGoOptions(sources: readonly SourceFacts[]): SourceFacts[] {
         else if (u.kind === 'exchange' && exchange !== undefined)
           add.exchanges.push({ name: exchange, type: exchangeType(u.type ?? '') ?? 'direct', loc });
         else continue;
+        budget -= 1;
         changed = true;
         consumed.add(`${source}|${u.loc.file}|${u.loc.line}`);
       }
