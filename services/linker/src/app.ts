@@ -46,7 +46,7 @@ export interface LinkerAppConfig {
   readonly shutdownGraceMs?: number;
   /** A file whose tree-sitter parse takes longer is skipped and listed (default 10 s). */
   readonly parseBudgetMs?: number;
-  /** Worker threads that parse code files (default: one per core, at most 4; 0 or no bundled worker: in process). */
+  /** Worker threads that parse code files (default 0, ADR 0049; 0 or no bundled worker: in process). */
   readonly parseWorkers?: number;
   /** Mutual TLS: then the caller must also present the gateway's service certificate (ADR 0032). */
   readonly grpcTls?: GrpcTlsFiles | undefined;

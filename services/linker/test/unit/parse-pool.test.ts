@@ -81,6 +81,43 @@ describe('parse workers', () => {
     }
   });
 
+  it('a worker that answers nothing within its deadline is terminated: the ingest fails, the next file runs', async () => {
+    // An extraction that loops (the parse budget bounds tree-sitter only) held its ingest forever (review 22 #9).
+    const script = join(dir, 'hang-worker.js');
+    writeFileSync(
+      script,
+      "const { parentPort } = require('node:worker_threads');\n" +
+        "parentPort.on('message', (m) => { if (m.job.path === 'hang.ts') for (;;); parentPort.postMessage({ id: m.id, result: { skipped: 'ok' } }); });\n",
+    );
+    const hanging = ParsePool.open(1, script, { jobTimeoutMs: 300 })!;
+    try {
+      const file = (path: string) => ({ path, read: () => Promise.resolve('const a = 1;\n') });
+      await expect(extractSource('x', [file('a.ts'), file('hang.ts')], { runCode: hanging.run })).rejects.toThrow(
+        'the parse worker answered no file for 300 ms: terminated',
+      );
+      const facts = await extractSource('x', [file('b.ts')], { runCode: hanging.run });
+      expect(facts.skippedFiles).toEqual([{ path: 'b.ts', reason: 'ok' }]);
+    } finally {
+      await hanging.close();
+    }
+  }, 30_000);
+
+  it("a worker's heap is bounded: one past it dies with the reason, not the process", async () => {
+    const script = join(dir, 'heap-worker.js');
+    writeFileSync(
+      script,
+      "const { parentPort } = require('node:worker_threads');\n" +
+        "parentPort.on('message', (m) => { const held = []; for (let i = 0; i < 200; i++) held.push(new Array(131072).fill(i)); parentPort.postMessage({ id: m.id, result: { skipped: String(held.length) } }); });\n",
+    );
+    const bounded = ParsePool.open(1, script, { maxHeapMb: 32 })!;
+    try {
+      const files = [{ path: 'a.ts', read: () => Promise.resolve('const a = 1;\n') }];
+      await expect(extractSource('x', files, { runCode: bounded.run })).rejects.toThrow(/memory limit/);
+    } finally {
+      await bounded.close();
+    }
+  }, 30_000);
+
   it('without its bundled script (running from sources) there is no pool: files are extracted in process', () => {
     expect(ParsePool.open(2, join(dir, 'absent.js'))).toBeUndefined();
     expect(ParsePool.open(0, join(dir, 'parse-worker.js'))).toBeUndefined();
