@@ -19,6 +19,7 @@ import type {
   OptionalUnlessRequiredId,
   Sort,
 } from 'mongodb';
+import { MongoServerError } from 'mongodb';
 import { decodeDoc, decodeKey, encodeDoc, encodeKey } from './key-codec';
 import type { AdapterLog, MongoConnectOptions } from './mongo-common';
 import type { ClientWatchdog } from './client-watchdog';
@@ -338,6 +339,12 @@ class MongoCollection<T extends object> implements Collection<T> {
 }
 
 /** The index driver calls {@link createIndex} makes (the driver's collection, or a stand-in in tests). */
+/**
+ * Server codes of an index creation that fails the same way every time: Unauthorized, AuthenticationFailed,
+ * CannotCreateIndex, InvalidOptions, IndexOptionsConflict, IndexKeySpecsConflict, InvalidIndexSpecificationOption.
+ */
+const DEFINITE_INDEX_ERRORS = new Set([13, 18, 67, 72, 85, 86, 197]);
+
 export interface IndexDriver {
   createIndexes(indexes: IndexDescription[]): Promise<unknown>;
   listIndexes(): { toArray(): Promise<Document[]> };
@@ -347,6 +354,7 @@ export interface IndexDriver {
  * Creates one index unless it exists, tolerating other processes doing the same at the same moment: a failed
  * create is re-checked (another process made it) and retried a few times (FerretDB refuses concurrent DDL in one
  * new database with a transient conflict, which made a service fail to start beside another, CI 2026-11-28).
+ * A refusal that no retry changes (`DEFINITE_INDEX_ERRORS`: an options conflict, no permission) surfaces at once.
  */
 export async function createIndex(
   driver: IndexDriver,
@@ -364,7 +372,8 @@ export async function createIndex(
         .toArray()
         .catch(() => [])) as IndexInfo[];
       if (now.some((i) => i.name === index.name)) return;
-      if (attempt >= attempts) throw err;
+      if (attempt >= attempts || (err instanceof MongoServerError && DEFINITE_INDEX_ERRORS.has(Number(err.code))))
+        throw err;
       log.warn(
         { index: index.name, attempt, err: err instanceof Error ? err.message : String(err) },
         'index creation failed (another process creating one at the same time?): retrying',

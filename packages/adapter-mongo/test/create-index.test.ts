@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { IndexDescription } from 'mongodb';
+import { MongoServerError, type IndexDescription } from 'mongodb';
 import { createIndex, type IndexDriver } from '../src/mongo-document-store';
 
 /** A stand-in driver collection: `createIndexes` fails while `failures` lasts, then creates the index. */
@@ -42,5 +42,25 @@ describe('createIndex (start-up DDL beside other processes)', () => {
       createIndex(d, index, { warn: () => undefined, error: () => undefined }, { attempts: 3, delayMs: 1 }),
     ).rejects.toThrow('conflict: concurrent DDL');
     expect(d.calls).toBe(3);
+  });
+});
+
+describe('createIndex: a definite refusal (review 22 #10)', () => {
+  it('an options conflict is thrown at once, not retried', async () => {
+    let calls = 0;
+    const conflict = new MongoServerError({ message: 'Index with name: k_unique already exists', code: 85 });
+    const d: IndexDriver = {
+      createIndexes: () => {
+        calls++;
+        return Promise.reject(conflict);
+      },
+      listIndexes: () => ({ toArray: () => Promise.resolve([]) }),
+    };
+    const warnings: unknown[] = [];
+    await expect(
+      createIndex(d, index, { warn: (o) => warnings.push(o), error: () => undefined }, { delayMs: 1 }),
+    ).rejects.toBe(conflict);
+    expect(calls).toBe(1);
+    expect(warnings).toEqual([]);
   });
 });
