@@ -5,7 +5,7 @@
 import { spawn, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
-import { existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { makeDevPki, tlsEnv } from './dev-ca.mjs';
@@ -55,6 +55,19 @@ async function waitFor(check, timeoutMs, what) {
  * NODE_OPTIONS).
  */
 /** The last `lines` lines of a log file ('' when it cannot be read). */
+/** Whether the process logged, after byte `from` of its log, that it listens on `port` ("… listening" with it). */
+function loggedListening(file, from, port) {
+  let text = '';
+  try {
+    text = readFileSync(file).subarray(from).toString('utf8');
+  } catch {
+    return false;
+  }
+  return text
+    .split('\n')
+    .some((l) => / listening"/.test(l) && (l.includes(`:${port}"`) || l.includes(`"port":${port},`)));
+}
+
 function logTail(file, lines = 30) {
   try {
     return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
@@ -127,27 +140,41 @@ export async function startCluster(options = {}) {
     },
     120_000,
     'tasks',
-  );
+  ).catch((err) => {
+    if (!tasks.exited) tasks.child.kill('SIGKILL'); // not ready in time: a failed start leaks no process
+    throw err;
+  });
   /**
-   * Starts a process that listens on ports drawn by `make(attempt)`, and waits for `ready`. A port taken between
-   * the draw and the child's bind (EADDRINUSE: a parallel suite's process, CI 2026-11-28) is drawn again.
+   * Starts a process that listens on `port` (and more ports) drawn by `make(attempt)`, and waits for `ready`. A
+   * port taken between the draw and the child's bind (EADDRINUSE: a parallel suite's process, CI 2026-11-28) is
+   * drawn again. That other process answers on the port at once, so `ready` alone would count it: the child
+   * must also have logged that it listens there (its "<name> listening" line, at LOG_LEVEL info or below).
    */
   const startListening = async (name, script, make) => {
     for (let attempt = 1; ; attempt++) {
-      const { env, ready } = await make(attempt);
+      const { env, ready, port } = await make(attempt);
+      const logFrom =
+        attempt > 1 && existsSync(join(logDir, `${name}.log`)) ? statSync(join(logDir, `${name}.log`)).size : 0;
       const entry = start(name, script, env, attempt > 1);
+      const logsInfo = ['trace', 'debug', 'info'].includes(String({ ...baseEnv, ...env }.LOG_LEVEL));
+      const listens = () => !logsInfo || loggedListening(join(logDir, `${name}.log`), logFrom, port);
       try {
         await waitFor(
           async () => {
             if (entry.exited) throw new Error(`${name} exited (${entry.code})`);
-            return ready();
+            return listens() && (await ready());
           },
           120_000,
           name,
         );
         return;
       } catch (err) {
-        const inUse = entry.exited && logTail(join(logDir, `${name}.log`), 20).includes('EADDRINUSE');
+        const inUse =
+          entry.exited &&
+          readFileSync(join(logDir, `${name}.log`))
+            .subarray(logFrom)
+            .toString('utf8')
+            .includes('EADDRINUSE');
         if (!inUse || attempt >= 3) throw err;
       }
     }
@@ -169,6 +196,7 @@ export async function startCluster(options = {}) {
             ...(options.webhooksEnv ?? {}),
           },
           ready: () => portOpen(webhooksPort),
+          port: webhooksPort,
         };
       }),
       existsSync(join(root, 'services/linker/dist/main.js')) &&
@@ -185,6 +213,7 @@ export async function startCluster(options = {}) {
               MONGO_DB: `${baseEnv.MONGO_DB ?? 'a2a_inbound'}${namespace ? `_${namespace}` : ''}`,
             },
             ready: () => portOpen(linkerPort),
+            port: linkerPort,
           };
         }),
     ]);
@@ -218,6 +247,7 @@ export async function startCluster(options = {}) {
               ...(options.gatewayEnv ?? {}),
             },
             ready: async () => (await fetch(`${url}/readyz`)).ok,
+            port,
           };
         });
         gateways[i] = url;

@@ -259,6 +259,7 @@ export async function startWebhooksApp(
     },
   );
   lifecycle.add('grpc server', grpcServer);
+  deps.log.info({ address: grpcServer.address }, 'webhooks listening');
   return {
     grpc: grpcServer,
     seen: () => seen,
