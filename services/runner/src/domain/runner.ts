@@ -189,7 +189,9 @@ export class Runner {
 
   async #admitAndRun(req: eventsV1.RunRequested, ac: AbortController): Promise<void> {
     const { log } = this.deps;
-    const waitSignal = AbortSignal.any([this.#draining.signal, ac.signal]);
+    // Made only when the run has to wait (a lease held elsewhere, no free slot): most runs start at once.
+    let signal: AbortSignal | undefined;
+    const waitSignal = (): AbortSignal => (signal ??= AbortSignal.any([this.#draining.signal, ac.signal]));
     // Another runner may still hold it (a rebalance handed us its request): wait for its lease to lapse.
     for (;;) {
       const [lease, canceled] = await Promise.all([this.#leases.get(req.runId), this.#leases.canceled(req.runId)]);
@@ -202,11 +204,14 @@ export class Runner {
         return;
       }
       if (lease?.state !== 'running' || lease.holder === this.deps.config.instanceId) break;
-      if (!(await this.#pause(this.deps.config.heartbeatMs, waitSignal))) return this.#notRun();
+      if (!(await this.#pause(this.deps.config.heartbeatMs, waitSignal()))) return this.#notRun();
     }
     let release: () => void;
     try {
-      release = await this.#slots.acquire(req.subscriptionId || req.taskId, waitSignal);
+      const tenant = req.subscriptionId || req.taskId;
+      const waitable = !ac.signal.aborted && !this.#draining.signal.aborted; // else acquire refuses, as before
+      release =
+        (waitable ? this.#slots.tryAcquire(tenant) : undefined) ?? (await this.#slots.acquire(tenant, waitSignal()));
     } catch {
       return this.#notRun();
     }
