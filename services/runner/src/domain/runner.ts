@@ -2,7 +2,7 @@ import type { Message } from '@a2a-js/sdk';
 import type { Logger } from '@a2a-inbound/logger';
 import { a2aMeter, withSpan } from '@a2a-inbound/telemetry';
 import { LargePayloads, RunLeases, type BlobStore, type Bus, type Cache, type Clock } from '@a2a-inbound/ports';
-import { eventsV1 } from '@a2a-inbound/proto';
+import { encodeShared, eventsV1 } from '@a2a-inbound/proto';
 import { secretAad, type SecretBox } from '@a2a-inbound/agent-definitions';
 import { RUN_CANCELED, SecretUnavailableError, type AgentRuntime, type RunContext } from './agent-runtime';
 import { EventPipe } from './event-pipe';
@@ -263,7 +263,7 @@ export class Runner {
           local = undefined;
         }
       }
-      const value = eventsV1.TaskEvent.encode(message).finish();
+      const value = encodeShared(eventsV1.TaskEvent, message);
       await bus.publish({ topic: TOPICS.taskEvents, key: req.taskId, value }).catch((err: unknown) => {
         throw new EmitFailed(err);
       });

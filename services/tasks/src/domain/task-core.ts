@@ -18,7 +18,7 @@ import type {
   Versioned,
 } from '@a2a-inbound/ports';
 import type { Logger } from '@a2a-inbound/logger';
-import { eventsV1 } from '@a2a-inbound/proto';
+import { encodeShared, eventsV1 } from '@a2a-inbound/proto';
 import { runtimeDefinition } from '@a2a-inbound/agent-definitions';
 import { InFlightLimit } from '@a2a-inbound/runtime';
 import type { AgentView, ControlPlane } from './control-plane';
@@ -365,7 +365,7 @@ export class TaskCore {
     };
     // Handed over in this process: no bus message, so no size limit to keep the input under either.
     if (this.deps.runHandOff?.(req)) return;
-    let value = eventsV1.RunRequested.encode(req).finish();
+    let value = encodeShared(eventsV1.RunRequested, req);
     if (value.byteLength > RUN_REQUEST_INLINE_MAX_BYTES) {
       // Spilled parts keep this rare (many parts' or messages' metadata): the input travels as a blob.
       const input = await this.payloads.putJson({ messageJson, historyJson }, task.subscriptionId, 'a2a-run-input');
@@ -471,7 +471,7 @@ export class TaskCore {
       preceding: [],
       pushOff: false,
     }));
-    const entries = logged.map((l) => ({ seq: l.seq, data: eventsV1.LoggedTaskEvent.encode(l).finish() }));
+    const entries = logged.map((l) => ({ seq: l.seq, data: encodeShared(eventsV1.LoggedTaskEvent, l) }));
     // Read beside the append: webhooks skips its push lookup (a gRPC call to this service) for the updates of
     // an agent with push notifications off, which most agents have (ADR 0046).
     const pushOff = this.#pushOff(task.agentId);
