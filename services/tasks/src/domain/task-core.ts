@@ -5,7 +5,7 @@
  */
 import type { Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '@a2a-js/sdk';
 import { InvalidParamsError, isOutage, TaskNotFoundError } from '@a2a-inbound/errors';
-import { LargePayloads, RunLeases, mentionsSpill, updateWithRetry } from '@a2a-inbound/ports';
+import { cloneJson, LargePayloads, RunLeases, mentionsSpill, updateWithRetry } from '@a2a-inbound/ports';
 import type {
   BlobStore,
   Bus,
@@ -570,15 +570,16 @@ export class TaskCore {
       kind: 'task',
       id: task.id,
       contextId: task.contextId,
-      status: structuredClone(task.status),
+      // Stored documents are plain JSON: the field-by-field copy (ports' `cloneJson`), not `structuredClone`.
+      status: cloneJson(task.status),
       artifacts:
         opts.forceEmptyArtifacts || (opts.emptyArtifactsWhileWorking && task.status.state === 'working')
           ? []
-          : structuredClone(task.artifacts),
+          : cloneJson(task.artifacts),
     };
     if (historyLength !== undefined)
-      out.history = historyLength === 0 ? [] : structuredClone(task.history.slice(-historyLength));
-    if (task.metadata) out.metadata = structuredClone(task.metadata);
+      out.history = historyLength === 0 ? [] : cloneJson(task.history.slice(-historyLength));
+    if (task.metadata) out.metadata = cloneJson(task.metadata);
     const owner = task.subscriptionId;
     const p = this.payloads;
     if (out.status.message) out.status.message = await p.resolveMessage(out.status.message, owner);
