@@ -601,8 +601,17 @@ export class TaskCore {
     return { ...item, eventJson: JSON.stringify(evt) };
   }
 
+  #isoMs = Number.NaN;
+  #iso = '';
+
+  /** The clock's time as an ISO string; formatted once per millisecond (a send stamps several events). */
   now(): string {
-    return new Date(this.deps.clock.now()).toISOString();
+    const ms = this.deps.clock.now();
+    if (ms !== this.#isoMs) {
+      this.#iso = new Date(ms).toISOString();
+      this.#isoMs = ms;
+    }
+    return this.#iso;
   }
 }
 
