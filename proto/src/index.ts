@@ -11,3 +11,4 @@ export * as googleRpcStatus from '../gen/google/rpc/status';
 export * as googleRpcErrorDetails from '../gen/google/rpc/error_details';
 // Every proto as one google.protobuf.FileDescriptorSet (base64), for gRPC server reflection.
 export { FILE_DESCRIPTOR_SET_BASE64 } from '../gen/descriptor_set';
+export { encodeShared } from './encode';

@@ -16,3 +16,4 @@ export { InMemoryEventLog, consecutiveSeqs } from './memory/in-memory-event-log'
 export { InMemoryRateLimiter } from './memory/in-memory-rate-limiter';
 export { InMemoryCache } from './memory/in-memory-cache';
 export * from './large-payloads';
+export { cloneJson } from './memory/json';

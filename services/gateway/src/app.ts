@@ -144,6 +144,47 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
     next();
   });
   app.use(requestMetrics(streams));
+  // The A2A endpoints first: every send passes each layer above its router (Express matches them in order), and
+  // no route below shares a path with them (health, cards and .well-known, console, management, linker).
+  // The A2A 1.0 HTTP+JSON binding reads with GET and deletes with DELETE.
+  app.options(/^\/agents\/[^/]+\/a2a\/v1\/rest(\/.*)?$/, (_req, res) => {
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    res.setHeader('Access-Control-Allow-Methods', 'GET, POST, DELETE, OPTIONS');
+    res.setHeader(
+      'Access-Control-Allow-Headers',
+      'Authorization, Content-Type, A2A-Version, A2A-Extensions, Last-Event-ID',
+    );
+    res.setHeader('Access-Control-Max-Age', '600');
+    res.status(204).end();
+  });
+  app.options(/^\/agents\/[^/]+\/a2a(\/.*)?$/, (_req, res) => {
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    res.setHeader('Access-Control-Allow-Methods', 'POST, OPTIONS');
+    res.setHeader('Access-Control-Allow-Headers', 'Authorization, Content-Type, A2A-Version, Last-Event-ID');
+    res.setHeader('Access-Control-Max-Age', '600');
+    res.status(204).end();
+  });
+  app.use('/agents/:agentId/a2a', (_req, res, next) => {
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    next();
+  });
+  const a2aRouterDeps = {
+    admission,
+    blobs: deps.blobs,
+    clients,
+    lookups,
+    limiter: deps.limiter,
+    clock: deps.clock,
+    log,
+    bodyLimitBytes: config.bodyLimitBytes,
+    sseHeartbeatMs: config.sseHeartbeatMs,
+    streams,
+    ...(deps.resolver ? { resolver: deps.resolver } : {}),
+    pushPolicy,
+  };
+  // A2A 1.0 (JSON-RPC and HTTP+JSON) before the 0.3/0.2 router, which answers every other path under /a2a.
+  app.use('/agents/:agentId/a2a/v1', createA2aV1Router(a2aRouterDeps));
+  app.use('/agents/:agentId/a2a', createA2aRouter(a2aRouterDeps));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -202,45 +243,6 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
       signer: cardSigner,
     }),
   );
-  // The A2A 1.0 HTTP+JSON binding reads with GET and deletes with DELETE.
-  app.options(/^\/agents\/[^/]+\/a2a\/v1\/rest(\/.*)?$/, (_req, res) => {
-    res.setHeader('Access-Control-Allow-Origin', '*');
-    res.setHeader('Access-Control-Allow-Methods', 'GET, POST, DELETE, OPTIONS');
-    res.setHeader(
-      'Access-Control-Allow-Headers',
-      'Authorization, Content-Type, A2A-Version, A2A-Extensions, Last-Event-ID',
-    );
-    res.setHeader('Access-Control-Max-Age', '600');
-    res.status(204).end();
-  });
-  app.options(/^\/agents\/[^/]+\/a2a(\/.*)?$/, (_req, res) => {
-    res.setHeader('Access-Control-Allow-Origin', '*');
-    res.setHeader('Access-Control-Allow-Methods', 'POST, OPTIONS');
-    res.setHeader('Access-Control-Allow-Headers', 'Authorization, Content-Type, A2A-Version, Last-Event-ID');
-    res.setHeader('Access-Control-Max-Age', '600');
-    res.status(204).end();
-  });
-  app.use('/agents/:agentId/a2a', (_req, res, next) => {
-    res.setHeader('Access-Control-Allow-Origin', '*');
-    next();
-  });
-  const a2aRouterDeps = {
-    admission,
-    blobs: deps.blobs,
-    clients,
-    lookups,
-    limiter: deps.limiter,
-    clock: deps.clock,
-    log,
-    bodyLimitBytes: config.bodyLimitBytes,
-    sseHeartbeatMs: config.sseHeartbeatMs,
-    streams,
-    ...(deps.resolver ? { resolver: deps.resolver } : {}),
-    pushPolicy,
-  };
-  // A2A 1.0 (JSON-RPC and HTTP+JSON) before the 0.3/0.2 router, which answers every other path under /a2a.
-  app.use('/agents/:agentId/a2a/v1', createA2aV1Router(a2aRouterDeps));
-  app.use('/agents/:agentId/a2a', createA2aRouter(a2aRouterDeps));
   // The web console (static files, sign-in) and its session cookie, which /api/v1 and /api/applications
   // accept in place of the bearer user token (ADR 0024).
   const consoleApp = createConsole({

@@ -15,7 +15,7 @@ import { agentGuard, assertJsonDepth, callContextOf, closeIfBodyUnread, parseJso
 import { BodyAbortedError, JSON_RPC_FILE_PATHS, readSpilledBody, type SpilledBody } from './spilled-body';
 import { SpilledFiles } from '../protocol/spill-scanner';
 import type { A2aMetricLocals } from './metrics';
-import { jsonRpcBodyErrorHandler, sendJsonRpcError, sendJsonRpcErrorAsStream } from './errors';
+import { jsonRpcBodyErrorHandler, restErrorHandler, sendJsonRpcError, sendJsonRpcErrorAsStream } from './errors';
 import { isTransient, writeEventStream, type SseWriter } from './sse';
 
 export interface A2aRouterDeps {
@@ -237,5 +237,8 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
     res.setHeader('Allow', 'POST');
     sendJsonRpcError(res.status(405), null, new AppError('INVALID_REQUEST', 'Use POST with a JSON-RPC 2.0 body'), log);
   });
+  // A guard's refusal under /*rest leaves the routes above: answered here as the app's last error handler
+  // answered it, whatever is mounted after this router (app.ts).
+  router.use(restErrorHandler(log));
   return router;
 }

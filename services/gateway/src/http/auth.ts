@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import { AppError } from '@a2a-inbound/errors';
 import type { Clock } from '@a2a-inbound/ports';
@@ -45,7 +45,8 @@ export async function authenticateToken(
 ): Promise<KeyAuth> {
   if (!token) throw new AppError('UNAUTHENTICATED', 'Missing bearer token: send Authorization: Bearer <API_KEY>');
   if (token.length > MAX_KEY_CHARS) throw new AppError('UNAUTHENTICATED', 'Invalid API key');
-  const digest = createHash('sha256').update(token, 'utf8').digest();
+  // One-shot `crypto.hash`: no Hash object per request (strings are hashed as UTF-8).
+  const digest = hash('sha256', token, 'buffer');
   const principal = await byDigest(
     digest,
     (hex) => lookups.key(hex),

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Request } from 'express';
 import { AppError } from '@a2a-inbound/errors';
 import type { controlV1 } from '@a2a-inbound/proto';
@@ -35,7 +35,7 @@ export async function authenticateUser(req: Request, control: controlV1.ControlP
     throw new AppError('UNAUTHENTICATED', 'Missing bearer token: send Authorization: Bearer <USER_TOKEN>');
   }
   if (token.length > MAX_TOKEN_CHARS) throw new AppError('UNAUTHENTICATED', 'Invalid user token');
-  return authenticateUserDigest(createHash('sha256').update(token, 'utf8').digest(), control);
+  return authenticateUserDigest(hash('sha256', token, 'buffer'), control);
 }
 
 /** The user whose token has this SHA-256 digest (a bearer token's, or the one a console session stands for). */

@@ -379,6 +379,21 @@ function rawPost(base: string, headers: Record<string, string>, chunks: Buffer[]
   return { socket, closed, answer: () => answer };
 }
 
+describe('a refusal under /a2a/*rest', () => {
+  it("is answered by the A2A router itself, as the app's last error handler answers (whatever is mounted after)", async () => {
+    const { base } = await start({});
+    const got = await fetch(`${base}/agents/a1/a2a/no/such`, { method: 'POST', body: '{}' });
+    expect(got.status).toBe(401);
+    expect(await got.json()).toEqual({
+      error: {
+        code: 'UNAUTHENTICATED',
+        message: 'Missing bearer token: send Authorization: Bearer <API_KEY>',
+        details: { code: 'UNAUTHENTICATED' },
+      },
+    });
+  });
+});
+
 describe('streamed request bodies: cut-off uploads and refusals mid-body', () => {
   const auth = { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' };
 

@@ -2,7 +2,7 @@ import type { Message } from '@a2a-js/sdk';
 import type { Logger } from '@a2a-inbound/logger';
 import { a2aMeter, withSpan } from '@a2a-inbound/telemetry';
 import { LargePayloads, RunLeases, type BlobStore, type Bus, type Cache, type Clock } from '@a2a-inbound/ports';
-import { eventsV1 } from '@a2a-inbound/proto';
+import { encodeShared, eventsV1 } from '@a2a-inbound/proto';
 import { secretAad, type SecretBox } from '@a2a-inbound/agent-definitions';
 import { RUN_CANCELED, SecretUnavailableError, type AgentRuntime, type RunContext } from './agent-runtime';
 import { EventPipe } from './event-pipe';
@@ -189,7 +189,9 @@ export class Runner {
 
   async #admitAndRun(req: eventsV1.RunRequested, ac: AbortController): Promise<void> {
     const { log } = this.deps;
-    const waitSignal = AbortSignal.any([this.#draining.signal, ac.signal]);
+    // Made only when the run has to wait (a lease held elsewhere, no free slot): most runs start at once.
+    let signal: AbortSignal | undefined;
+    const waitSignal = (): AbortSignal => (signal ??= AbortSignal.any([this.#draining.signal, ac.signal]));
     // Another runner may still hold it (a rebalance handed us its request): wait for its lease to lapse.
     for (;;) {
       const [lease, canceled] = await Promise.all([this.#leases.get(req.runId), this.#leases.canceled(req.runId)]);
@@ -202,11 +204,14 @@ export class Runner {
         return;
       }
       if (lease?.state !== 'running' || lease.holder === this.deps.config.instanceId) break;
-      if (!(await this.#pause(this.deps.config.heartbeatMs, waitSignal))) return this.#notRun();
+      if (!(await this.#pause(this.deps.config.heartbeatMs, waitSignal()))) return this.#notRun();
     }
     let release: () => void;
     try {
-      release = await this.#slots.acquire(req.subscriptionId || req.taskId, waitSignal);
+      const tenant = req.subscriptionId || req.taskId;
+      const waitable = !ac.signal.aborted && !this.#draining.signal.aborted; // else acquire refuses, as before
+      release =
+        (waitable ? this.#slots.tryAcquire(tenant) : undefined) ?? (await this.#slots.acquire(tenant, waitSignal()));
     } catch {
       return this.#notRun();
     }
@@ -258,7 +263,7 @@ export class Runner {
           local = undefined;
         }
       }
-      const value = eventsV1.TaskEvent.encode(message).finish();
+      const value = encodeShared(eventsV1.TaskEvent, message);
       await bus.publish({ topic: TOPICS.taskEvents, key: req.taskId, value }).catch((err: unknown) => {
         throw new EmitFailed(err);
       });

@@ -49,4 +49,30 @@ describe('FairScheduler', () => {
     held();
     expect(s.running).toBe(0);
   });
+
+  it('tryAcquire grants only what acquire would grant at once, and serves the same rotation afterwards', async () => {
+    const s = new FairScheduler(2, 1);
+    const a = s.tryAcquire('A');
+    expect(a).toBeDefined();
+    expect(s.tryAcquire('A')).toBeUndefined(); // A at its per-tenant cap
+    const b = s.tryAcquire('B');
+    expect(b).toBeDefined();
+    expect(s.tryAcquire('C')).toBeUndefined(); // no free slot
+    const order: string[] = [];
+    const wait = (t: string): Promise<void> =>
+      s.acquire(t, never).then((release) => {
+        order.push(t);
+        release();
+      });
+    const all = Promise.all([wait('A'), wait('C')]);
+    expect(s.tryAcquire('D')).toBeUndefined(); // others wait: no overtaking them
+    a!();
+    a!(); // released once only
+    b!();
+    await all;
+    // The freed slots go to the waiters as acquire's own grants would leave them.
+    expect(order).toEqual(['A', 'C']);
+    expect(s.running).toBe(0);
+    expect(s.queued).toBe(0);
+  });
 });

@@ -1,5 +1,5 @@
 import type { Bus } from '@a2a-inbound/ports';
-import { eventsV1 } from '@a2a-inbound/proto';
+import { encodeShared, eventsV1 } from '@a2a-inbound/proto';
 
 /** Events per announcement message at most (a batch is cut there; an entry is never split). */
 const MAX_EVENTS = 256;
@@ -51,7 +51,7 @@ export class TaskAnnouncements {
         const events = batch.flatMap((p) => p.events);
         try {
           const last = events.at(-1)!;
-          const value = eventsV1.LoggedTaskEvent.encode({ ...last, preceding: events.slice(0, -1) }).finish();
+          const value = encodeShared(eventsV1.LoggedTaskEvent, { ...last, preceding: events.slice(0, -1) });
           // Keyed by the first event's task: a lone announcement is keyed by its task, as before.
           await this.bus.publish({ topic: this.topic, key: events[0]!.taskId, value });
           for (const p of batch) p.resolve();

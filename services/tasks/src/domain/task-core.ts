@@ -5,7 +5,7 @@
  */
 import type { Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '@a2a-js/sdk';
 import { InvalidParamsError, isOutage, TaskNotFoundError } from '@a2a-inbound/errors';
-import { LargePayloads, RunLeases, mentionsSpill, updateWithRetry } from '@a2a-inbound/ports';
+import { cloneJson, LargePayloads, RunLeases, mentionsSpill, updateWithRetry } from '@a2a-inbound/ports';
 import type {
   BlobStore,
   Bus,
@@ -18,7 +18,7 @@ import type {
   Versioned,
 } from '@a2a-inbound/ports';
 import type { Logger } from '@a2a-inbound/logger';
-import { eventsV1 } from '@a2a-inbound/proto';
+import { encodeShared, eventsV1 } from '@a2a-inbound/proto';
 import { runtimeDefinition } from '@a2a-inbound/agent-definitions';
 import { InFlightLimit } from '@a2a-inbound/runtime';
 import type { AgentView, ControlPlane } from './control-plane';
@@ -365,7 +365,7 @@ export class TaskCore {
     };
     // Handed over in this process: no bus message, so no size limit to keep the input under either.
     if (this.deps.runHandOff?.(req)) return;
-    let value = eventsV1.RunRequested.encode(req).finish();
+    let value = encodeShared(eventsV1.RunRequested, req);
     if (value.byteLength > RUN_REQUEST_INLINE_MAX_BYTES) {
       // Spilled parts keep this rare (many parts' or messages' metadata): the input travels as a blob.
       const input = await this.payloads.putJson({ messageJson, historyJson }, task.subscriptionId, 'a2a-run-input');
@@ -471,7 +471,7 @@ export class TaskCore {
       preceding: [],
       pushOff: false,
     }));
-    const entries = logged.map((l) => ({ seq: l.seq, data: eventsV1.LoggedTaskEvent.encode(l).finish() }));
+    const entries = logged.map((l) => ({ seq: l.seq, data: encodeShared(eventsV1.LoggedTaskEvent, l) }));
     // Read beside the append: webhooks skips its push lookup (a gRPC call to this service) for the updates of
     // an agent with push notifications off, which most agents have (ADR 0046).
     const pushOff = this.#pushOff(task.agentId);
@@ -570,15 +570,16 @@ export class TaskCore {
       kind: 'task',
       id: task.id,
       contextId: task.contextId,
-      status: structuredClone(task.status),
+      // Stored documents are plain JSON: the field-by-field copy (ports' `cloneJson`), not `structuredClone`.
+      status: cloneJson(task.status),
       artifacts:
         opts.forceEmptyArtifacts || (opts.emptyArtifactsWhileWorking && task.status.state === 'working')
           ? []
-          : structuredClone(task.artifacts),
+          : cloneJson(task.artifacts),
     };
     if (historyLength !== undefined)
-      out.history = historyLength === 0 ? [] : structuredClone(task.history.slice(-historyLength));
-    if (task.metadata) out.metadata = structuredClone(task.metadata);
+      out.history = historyLength === 0 ? [] : cloneJson(task.history.slice(-historyLength));
+    if (task.metadata) out.metadata = cloneJson(task.metadata);
     const owner = task.subscriptionId;
     const p = this.payloads;
     if (out.status.message) out.status.message = await p.resolveMessage(out.status.message, owner);
@@ -600,8 +601,17 @@ export class TaskCore {
     return { ...item, eventJson: JSON.stringify(evt) };
   }
 
+  #isoMs = Number.NaN;
+  #iso = '';
+
+  /** The clock's time as an ISO string; formatted once per millisecond (a send stamps several events). */
   now(): string {
-    return new Date(this.deps.clock.now()).toISOString();
+    const ms = this.deps.clock.now();
+    if (ms !== this.#isoMs) {
+      this.#iso = new Date(ms).toISOString();
+      this.#isoMs = ms;
+    }
+    return this.#iso;
   }
 }
 

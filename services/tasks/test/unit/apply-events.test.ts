@@ -51,6 +51,23 @@ async function setup(config = DEFAULT_TASK_CONFIG) {
 }
 
 describe('TaskService.applyRunEvent', () => {
+  it("stamps each status with the clock's time as it is then (formatted once per millisecond)", async () => {
+    const { tasks, bus, runs, caller, clock } = await setup();
+    const task = await tasks.send(
+      caller,
+      { kind: 'message', role: 'user', messageId: 'm-time', parts: [{ kind: 'text', text: 'hi' }] },
+      { blocking: false },
+    );
+    expect(task.status.timestamp).toBe(new Date(clock.now()).toISOString());
+    await bus.drain();
+    const run = runs[0]!;
+    await tasks.applyRunEvent(status(task.id, run.runId, 1, 'working'));
+    expect((await tasks.get(caller, task.id)).status.timestamp).toBe(new Date(clock.now()).toISOString());
+    clock.advance(1);
+    await tasks.applyRunEvent(status(task.id, run.runId, 2, 'completed'));
+    expect((await tasks.get(caller, task.id)).status.timestamp).toBe(new Date(clock.now()).toISOString());
+  });
+
   it('applies each runner event exactly once even when the bus delivers it twice', async () => {
     const { tasks, bus, runs, caller, eventLog } = await setup();
     const task = await tasks.send(
