@@ -8,16 +8,16 @@ import { canTransition, endsStream, isTerminal } from './model';
 import { CLAIM_STALE_MS, TOPICS, TRACER, type StoredTask, type TaskChange, TaskConcern } from './task-core';
 import type { ActiveRunDoc } from './task-lookups';
 
-/**
- * Run-event application: the runner's events applied to the stored task exactly once (the bus consumer), and
- * the sweeper that fails runs which overran their deadline or whose runner is gone (ADR 0011).
- */
 /** Markers read per page of a stuck-run sweep, and pages at most per sweep. */
 const SWEEP_PAGE = 1_000;
 const SWEEP_MAX_PAGES = 10;
 /** Markers a sweep handles between two yields to the event loop. */
 const SWEEP_CHUNK = 50;
 
+/**
+ * Run-event application: the runner's events applied to the stored task exactly once (the bus consumer), and
+ * the sweeper that fails runs which overran their deadline or whose runner is gone (ADR 0011).
+ */
 export class RunEvents extends TaskConcern {
   // ---- runner events (bus consumer) -------------------------------------------------------------
 
@@ -143,7 +143,7 @@ export class RunEvents extends TaskConcern {
     const quietMs = Math.min(this.deps.config.runStallMs, this.deps.config.runTimeoutMs);
     let failed = 0;
     // Pages of the oldest markers (the set of tasks that may be running, not a query on `tasks`: a scan on
-    // FerretDB), until a page forgets none: a sweep keeps up with the sends of its interval instead of
+    // FerretDB), while a page forgets most of what it read: a sweep keeps up with the sends of its interval instead of
     // leaving all but 500 markers for the next one (they piled up under load, and on the embedded stores,
     // which sort by reading every marker, each sweep's read grew with them).
     for (let page = 0; page < SWEEP_MAX_PAGES; page++) {
@@ -157,7 +157,9 @@ export class RunEvents extends TaskConcern {
           failed += await this.#sweepMarker(marker, now, quietMs, deletes);
         for (const deleted of await Promise.all(deletes)) if (deleted) forgotten += 1;
       }
-      if (active.length < SWEEP_PAGE || forgotten === 0) break;
+      // The next page starts again from the oldest: worth reading only when most of this one was forgotten
+      // (not when it is mostly runs still working, which it would read again).
+      if (active.length < SWEEP_PAGE || forgotten < active.length / 2) break;
     }
     return failed;
   }
@@ -172,7 +174,9 @@ export class RunEvents extends TaskConcern {
     quietMs: number,
     deletes: Promise<boolean>[],
   ): Promise<number> {
-    const forget = (): void => void deletes.push(this.c.activeRuns.delete(marker.id, marker.version));
+    // A delete that fails leaves the marker for the next sweep (and never an unhandled rejection).
+    const forget = (): void =>
+      void deletes.push(this.c.activeRuns.delete(marker.id, marker.version).catch(() => false));
     if (now - marker.doc.sinceMs <= quietMs) {
       // Too young to be overdue or stalled: forgotten once its task no longer works on the run it marks (a
       // reply that makes the task work again writes a new run id first, so its marker is never taken for

@@ -148,6 +148,20 @@ describe('hot path without queries on tasks', () => {
     expect((await c.activeRuns.find({})).map((m) => m.id)).toEqual(['replying']);
   });
 
+  it('a marker whose delete fails is kept for the next sweep, and the sweep still ends', async () => {
+    const { tasks, c, clock } = await setup();
+    const doc = { id: 'd', status: { state: 'completed' }, state: 'completed', currentRunId: 'r' };
+    await c.tasks.insert('d', doc as unknown as TaskDoc & { state: string });
+    await c.activeRuns.insert('d', { taskId: 'd', sinceMs: clock.now(), runId: 'r' });
+    const original = c.activeRuns.delete.bind(c.activeRuns);
+    c.activeRuns.delete = () => Promise.reject(new Error('store unavailable'));
+    await tasks.sweepStuckRuns();
+    expect(await c.activeRuns.count({})).toBe(1);
+    c.activeRuns.delete = original;
+    await tasks.sweepStuckRuns();
+    expect(await c.activeRuns.count({})).toBe(0);
+  });
+
   it('one sweep forgets every finished run, not only the oldest 500, and yields to the event loop as it goes', async () => {
     const { tasks, c, clock } = await setup();
     const n = 1_200;
