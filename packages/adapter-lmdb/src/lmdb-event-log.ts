@@ -17,6 +17,9 @@ interface StreamMeta {
 
 /** How many streams' records the read path keeps in memory (the recent ones: tails and blocking sends read them). */
 const META_CACHE_SIZE = 10_000;
+/** Stream records the retention sweep reads per turn of the event loop. */
+const SWEEP_PAGE = 1_000;
+const ZERO = Buffer.from([0]);
 
 export interface LmdbEventLogOptions {
   readonly clock?: Clock;
@@ -202,32 +205,50 @@ export class LmdbEventLog implements EventLog {
   }
 
   /** Deletes the streams past their retention that no tail waits on; resolves how many. */
+  /**
+   * Deletes the streams past their retention. The stream records are read a page at a time with a turn of the
+   * event loop between pages (a log holds one stream per task kept, so reading them all at once held the loop
+   * for as long as the log was large), and every expired stream goes, not only the first 500 of a sweep.
+   */
   async sweepExpired(): Promise<number> {
     this.#assertOpen();
     const now = this.#clock.now();
-    const expired: string[] = [];
-    for (const { key: k, value } of this.db.streams.getRange({})) {
-      const meta = JSON.parse(value) as StreamMeta;
-      if (meta.exp !== undefined && meta.exp <= now) expired.push(k.toString('latin1'));
-      if (expired.length >= 500) break;
-    }
-    if (expired.length === 0) return 0;
-    const n = await this.db.write(() => {
-      let n = 0;
-      for (const k of expired) {
-        const prefix = Buffer.from(k, 'latin1');
-        const raw = this.db.streams.get(prefix);
-        const meta = raw === undefined ? undefined : (JSON.parse(raw) as StreamMeta);
-        if (meta?.exp === undefined || meta.exp > now) continue;
-        for (const ek of this.db.events.getKeys({ start: prefix, end: rangeEnd(prefix) }))
-          void this.db.events.remove(ek);
-        void this.db.streams.remove(prefix);
-        n += 1;
+    let total = 0;
+    let after: Buffer | undefined;
+    for (;;) {
+      const expired: Buffer[] = [];
+      let read = 0;
+      // Resumes just after the last key read (0x00 is the smallest byte that extends it).
+      const range = this.db.streams.getRange({
+        ...(after ? { start: Buffer.concat([after, ZERO]) } : {}),
+        limit: SWEEP_PAGE,
+      });
+      for (const { key: k, value } of range) {
+        read += 1;
+        after = Buffer.from(k); // a copy: the key's bytes may be a view the next read reuses
+        const meta = JSON.parse(value) as StreamMeta;
+        if (meta.exp !== undefined && meta.exp <= now) expired.push(after);
       }
-      return n;
-    });
+      if (expired.length > 0) total += await this.db.write(() => this.#dropExpired(expired, now));
+      if (read < SWEEP_PAGE || this.#closed) break;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
     // Keyed by the stream's key bytes: forget them all (a sweep is rare, and a miss reads the database).
-    if (n > 0) this.#metas.clear();
+    if (total > 0) this.#metas.clear();
+    return total;
+  }
+
+  /** Inside a write transaction: deletes the streams of `keys` still past their retention at `now`. */
+  #dropExpired(keys: readonly Buffer[], now: number): number {
+    let n = 0;
+    for (const prefix of keys) {
+      const raw = this.db.streams.get(prefix);
+      const meta = raw === undefined ? undefined : (JSON.parse(raw) as StreamMeta);
+      if (meta?.exp === undefined || meta.exp > now) continue;
+      for (const ek of this.db.events.getKeys({ start: prefix, end: rangeEnd(prefix) })) void this.db.events.remove(ek);
+      void this.db.streams.remove(prefix);
+      n += 1;
+    }
     return n;
   }
 

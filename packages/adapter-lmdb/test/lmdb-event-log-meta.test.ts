@@ -43,3 +43,35 @@ describe('LmdbEventLog: reads take the stream records from memory, as its writes
     await log.close();
   });
 });
+
+describe('LmdbEventLog: the retention sweep', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'lmdb-sweep-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('deletes every expired stream in one sweep, reading the records a page per turn of the event loop', async () => {
+    let now = 1_000;
+    const db = LmdbDatabase.open(dir);
+    const log = new LmdbEventLog(db, { clock: { now: () => now } });
+    const n = 2_500;
+    for (let i = 0; i < n; i++) {
+      const s = `s${String(i).padStart(5, '0')}`;
+      await log.appendBatch(s, [{ seq: 1, data: enc('x') }]);
+      if (i % 5 !== 0) await log.expire(s, 100); // every fifth stream is kept
+    }
+    now = 2_000;
+    let turns = 0;
+    let sweeping = true;
+    const tick = (): void => {
+      turns += 1;
+      if (sweeping) setImmediate(tick);
+    };
+    setImmediate(tick);
+    expect(await log.sweepExpired()).toBe(n - n / 5);
+    sweeping = false;
+    expect(turns).toBeGreaterThanOrEqual(2); // 2,500 records: three pages, a turn between each
+    expect(db.streams.getCount()).toBe(n / 5);
+    expect(await log.last('s00000')).toBe(1);
+    expect(await log.last('s00001')).toBe(0);
+    await log.close();
+  });
+});

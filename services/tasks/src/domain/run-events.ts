@@ -6,6 +6,13 @@ import { eventsV1 } from '@a2a-inbound/proto';
 import type { StoredStatus, TaskDoc, TaskState } from './model';
 import { canTransition, endsStream, isTerminal } from './model';
 import { CLAIM_STALE_MS, TOPICS, TRACER, type StoredTask, type TaskChange, TaskConcern } from './task-core';
+import type { ActiveRunDoc } from './task-lookups';
+
+/** Markers read per page of a stuck-run sweep, and pages at most per sweep. */
+const SWEEP_PAGE = 1_000;
+const SWEEP_MAX_PAGES = 10;
+/** Markers a sweep handles between two yields to the event loop. */
+const SWEEP_CHUNK = 50;
 
 /**
  * Run-event application: the runner's events applied to the stored task exactly once (the bus consumer), and
@@ -132,36 +139,74 @@ export class RunEvents extends TaskConcern {
    */
   async sweepStuckRuns(): Promise<number> {
     const now = this.deps.clock.now();
-    // The small set of tasks that may be running, not a query on `tasks` (a scan on FerretDB).
-    const active = await this.c.activeRuns.find({}, { limit: 500, sort: { field: 'sinceMs', direction: 1 } });
-    // A run started less than this ago can be neither overdue nor stalled: its task is not even read.
+    // A run started less than this ago can be neither overdue nor stalled.
     const quietMs = Math.min(this.deps.config.runStallMs, this.deps.config.runTimeoutMs);
     let failed = 0;
-    for (const marker of active) {
-      if (now - marker.doc.sinceMs <= quietMs) continue;
-      const v = await this.c.tasks.get(marker.id);
-      if (!v ? now - marker.doc.sinceMs > CLAIM_STALE_MS : v.doc.status.state !== 'working') {
-        // Finished, waiting for input, or a task that was never stored. Versioned: a reply that made the task
-        // work again touched the marker meanwhile, and keeps it.
-        await this.c.activeRuns.delete(marker.id, marker.version);
-        continue;
+    // Pages of the oldest markers (the set of tasks that may be running, not a query on `tasks`: a scan on
+    // FerretDB), while a page forgets most of what it read: a sweep keeps up with the sends of its interval instead of
+    // leaving all but 500 markers for the next one (they piled up under load, and on the embedded stores,
+    // which sort by reading every marker, each sweep's read grew with them).
+    for (let page = 0; page < SWEEP_MAX_PAGES; page++) {
+      const active = await this.c.activeRuns.find({}, { limit: SWEEP_PAGE, sort: { field: 'sinceMs', direction: 1 } });
+      let forgotten = 0;
+      for (let i = 0; i < active.length; i += SWEEP_CHUNK) {
+        // The requests being served get the event loop between chunks: one sweep is not one long stretch.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        const deletes: Promise<boolean>[] = [];
+        for (const marker of active.slice(i, i + SWEEP_CHUNK))
+          failed += await this.#sweepMarker(marker, now, quietMs, deletes);
+        for (const deleted of await Promise.all(deletes)) if (deleted) forgotten += 1;
       }
-      if (!v) continue; // its send may still be storing it
-      const t = v.doc;
-      const overdue = now > t.runDeadlineMs;
-      if (!overdue) {
-        if (now - t.runSeenAtMs <= this.deps.config.runStallMs) continue;
-        const run = await this.#runState(t, now);
-        if (run === 'queued') await this.#republishIfDue(t);
-        if (run !== 'lost') continue;
-      }
-      const reason = overdue
-        ? 'The run did not finish within its time limit.'
-        : 'The agent runner stopped responding; the run was abandoned.';
-      // One attempt: a task that changed since it was read is looked at again by the next sweep.
-      if (await this.#failRun(v, reason, 'run failed by the sweeper')) failed += 1;
+      // The next page starts again from the oldest: worth reading only when most of this one was forgotten
+      // (not when it is mostly runs still working, which it would read again).
+      if (active.length < SWEEP_PAGE || forgotten < active.length / 2) break;
     }
     return failed;
+  }
+
+  /**
+   * One marker of `sweepStuckRuns`: forgets it (its versioned delete pushed on `deletes`, so a chunk's deletes
+   * share a commit) or fails its run; resolves 1 when it failed the run.
+   */
+  async #sweepMarker(
+    marker: Versioned<ActiveRunDoc>,
+    now: number,
+    quietMs: number,
+    deletes: Promise<boolean>[],
+  ): Promise<number> {
+    // A delete that fails leaves the marker for the next sweep (and never an unhandled rejection).
+    const forget = (): void =>
+      void deletes.push(this.c.activeRuns.delete(marker.id, marker.version).catch(() => false));
+    if (now - marker.doc.sinceMs <= quietMs) {
+      // Too young to be overdue or stalled: forgotten once its task no longer works on the run it marks (a
+      // reply that makes the task work again writes a new run id first, so its marker is never taken for
+      // the last run's). A marker without its run (written before runs were recorded) waits to be old.
+      if (marker.doc.runId === undefined) return 0;
+      const v = await this.c.tasks.get(marker.id);
+      if (v && v.doc.status.state !== 'working' && v.doc.currentRunId === marker.doc.runId) forget();
+      return 0;
+    }
+    const v = await this.c.tasks.get(marker.id);
+    if (!v ? now - marker.doc.sinceMs > CLAIM_STALE_MS : v.doc.status.state !== 'working') {
+      // Finished, waiting for input, or a task that was never stored. Versioned: a reply that made the task
+      // work again touched the marker meanwhile, and keeps it.
+      forget();
+      return 0;
+    }
+    if (!v) return 0; // its send may still be storing it
+    const t = v.doc;
+    const overdue = now > t.runDeadlineMs;
+    if (!overdue) {
+      if (now - t.runSeenAtMs <= this.deps.config.runStallMs) return 0;
+      const run = await this.#runState(t, now);
+      if (run === 'queued') await this.#republishIfDue(t);
+      if (run !== 'lost') return 0;
+    }
+    const reason = overdue
+      ? 'The run did not finish within its time limit.'
+      : 'The agent runner stopped responding; the run was abandoned.';
+    // One attempt: a task that changed since it was read is looked at again by the next sweep.
+    return (await this.#failRun(v, reason, 'run failed by the sweeper')) ? 1 : 0;
   }
 
   /**

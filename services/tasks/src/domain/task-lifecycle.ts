@@ -360,7 +360,7 @@ export class TaskLifecycle extends TaskConcern {
       let inserted = false;
       try {
         // Lookups first: a marker or list entry of a task that never appears is harmless (ADR 0015).
-        await markActive(this.c.activeRuns, taskId, now);
+        await markActive(this.c.activeRuns, taskId, now, runId);
         if (contextId !== taskId)
           await rememberInContext(this.c.contexts, first.doc, now + this.deps.config.retentionMs);
         this.core.rememberTask(await this.c.tasks.insert(taskId, first.doc));
@@ -423,7 +423,7 @@ export class TaskLifecycle extends TaskConcern {
         if (doc.status.state !== 'input-required')
           throw new InvalidParamsError(`task ${doc.id} is ${doc.status.state} and cannot take a new message`);
         const now = this.deps.clock.now();
-        await markActive(this.c.activeRuns, doc.id, now);
+        await markActive(this.c.activeRuns, doc.id, now, runId);
         const base: StoredTask = {
           ...doc,
           state: 'working',

@@ -32,6 +32,9 @@ export interface PushConfigListDoc {
 export interface ActiveRunDoc {
   taskId: string;
   sinceMs: number;
+  /** The run marked (absent on markers written before it was recorded): the sweeper forgets the marker as
+   * soon as its task is not working with this run as its current one. */
+  runId?: string;
 }
 
 /** Task ids kept per context: memory needs at most one task per remembered message. */
@@ -128,17 +131,23 @@ export async function updatePushConfigList(
  * Marks a task's run as possibly in progress. An existing marker is touched (a new version), so a sweeper
  * that read it before the task went back to `working` cannot delete it (its delete is versioned).
  */
-export async function markActive(activeRuns: Collection<ActiveRunDoc>, taskId: string, nowMs: number): Promise<void> {
+export async function markActive(
+  activeRuns: Collection<ActiveRunDoc>,
+  taskId: string,
+  nowMs: number,
+  runId?: string,
+): Promise<void> {
+  const doc: ActiveRunDoc = runId === undefined ? { taskId, sinceMs: nowMs } : { taskId, sinceMs: nowMs, runId };
   try {
-    await activeRuns.insert(taskId, { taskId, sinceMs: nowMs });
+    await activeRuns.insert(taskId, doc);
     return;
   } catch (err) {
     if (!(err instanceof DuplicateKeyError)) throw err;
   }
   const cur = await activeRuns.get(taskId);
-  if (!cur) return markActive(activeRuns, taskId, nowMs);
+  if (!cur) return markActive(activeRuns, taskId, nowMs, runId);
   try {
-    await activeRuns.replace(taskId, cur.version, { taskId, sinceMs: nowMs });
+    await activeRuns.replace(taskId, cur.version, doc);
   } catch (err) {
     if (!(err instanceof AppError && err.code === 'VERSION_CONFLICT')) throw err; // touched by someone else: as good
   }

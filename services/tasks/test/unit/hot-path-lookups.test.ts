@@ -103,11 +103,13 @@ describe('hot path without queries on tasks', () => {
     expect(memory.some((m) => (m.parts[0] as { text: string }).text === 'what is my name?')).toBe(false);
   });
 
-  it('the sweeper forgets the marker of a finished task once it is old enough to look at', async () => {
-    const { tasks, c, bus, runs, caller, clock } = await setup();
+  it('the sweeper forgets the marker of a finished task at its next sweep', async () => {
+    const { tasks, c, bus, runs, caller } = await setup();
     const t = await tasks.send(caller, msg('a1', 'hello'), { blocking: false });
     await bus.drain();
     expect((await c.activeRuns.find({})).map((m) => m.id)).toEqual([t.id]);
+    await tasks.sweepStuckRuns(); // still working: kept
+    expect(await c.activeRuns.count({})).toBe(1);
     await tasks.applyRunEvent({
       taskId: t.id,
       runId: runs[0]!.runId,
@@ -116,11 +118,71 @@ describe('hot path without queries on tasks', () => {
       batch: [],
       event: { $case: 'status', status: { state: 'completed', messageJson: '' } },
     });
-    await tasks.sweepStuckRuns(); // too recent to be overdue or stalled: not even read
-    expect(await c.activeRuns.count({})).toBe(1);
-    clock.advance(61_000);
-    await tasks.sweepStuckRuns();
+    await tasks.sweepStuckRuns(); // young, but its run is over: no need to wait for it to be old
     expect(await c.activeRuns.find({})).toEqual([]);
+  });
+
+  it('a young marker is forgotten only when its own run is over; one without its run waits to be old', async () => {
+    const { tasks, c, clock } = await setup();
+    const task = (id: string, state: string, runId: string) =>
+      ({ id, status: { state }, state, currentRunId: runId }) as unknown as TaskDoc & { state: string };
+    const now = clock.now();
+    // A reply is being taken: its marker names the new run, the task still waits for input on the last one.
+    await c.tasks.insert('replying', task('replying', 'input-required', 'r1'));
+    await c.activeRuns.insert('replying', { taskId: 'replying', sinceMs: now, runId: 'r2' });
+    await c.tasks.insert('asking', task('asking', 'input-required', 'r1'));
+    await c.activeRuns.insert('asking', { taskId: 'asking', sinceMs: now, runId: 'r1' });
+    await c.tasks.insert('legacy', task('legacy', 'completed', 'r1'));
+    await c.activeRuns.insert('legacy', { taskId: 'legacy', sinceMs: now });
+    await tasks.sweepStuckRuns();
+    expect((await c.activeRuns.find({})).map((m) => m.id).sort()).toEqual(['legacy', 'replying']);
+    clock.advance(61_000);
+    // The reply's run goes on (seen just now, within its deadline): its marker stays.
+    const working = {
+      ...task('replying', 'working', 'r2'),
+      runDeadlineMs: clock.now() + 60_000,
+      runSeenAtMs: clock.now(),
+    };
+    await c.tasks.replace('replying', 1, working);
+    await tasks.sweepStuckRuns();
+    expect((await c.activeRuns.find({})).map((m) => m.id)).toEqual(['replying']);
+  });
+
+  it('a marker whose delete fails is kept for the next sweep, and the sweep still ends', async () => {
+    const { tasks, c, clock } = await setup();
+    const doc = { id: 'd', status: { state: 'completed' }, state: 'completed', currentRunId: 'r' };
+    await c.tasks.insert('d', doc as unknown as TaskDoc & { state: string });
+    await c.activeRuns.insert('d', { taskId: 'd', sinceMs: clock.now(), runId: 'r' });
+    const original = c.activeRuns.delete.bind(c.activeRuns);
+    c.activeRuns.delete = () => Promise.reject(new Error('store unavailable'));
+    await tasks.sweepStuckRuns();
+    expect(await c.activeRuns.count({})).toBe(1);
+    c.activeRuns.delete = original;
+    await tasks.sweepStuckRuns();
+    expect(await c.activeRuns.count({})).toBe(0);
+  });
+
+  it('one sweep forgets every finished run, not only the oldest 500, and yields to the event loop as it goes', async () => {
+    const { tasks, c, clock } = await setup();
+    const n = 1_200;
+    for (let i = 0; i < n; i++) {
+      const id = `t${i}`;
+      const doc = { id, status: { state: 'completed' }, state: 'completed', currentRunId: `r${i}` };
+      await c.tasks.insert(id, doc as unknown as TaskDoc & { state: string });
+      await c.activeRuns.insert(id, { taskId: id, sinceMs: clock.now() - i, runId: `r${i}` });
+    }
+    // Turns of the event loop taken while the sweep runs: requests served meanwhile would get them too.
+    let turns = 0;
+    let sweeping = true;
+    const tick = (): void => {
+      turns += 1;
+      if (sweeping) setImmediate(tick);
+    };
+    setImmediate(tick);
+    await tasks.sweepStuckRuns();
+    sweeping = false;
+    expect(await c.activeRuns.count({})).toBe(0);
+    expect(turns).toBeGreaterThanOrEqual(n / 50);
   });
 
   it('tasks stored before the lookups existed are found by memory, the sweeper and push delivery (one backfill at startup)', async () => {
