@@ -1,5 +1,6 @@
 import type { Loc } from '../model';
 import type { Sink } from './common';
+import { lineIndex } from './channels';
 
 /**
  * Eventuate Tram domain events (Java). A domain event is published to the channel named by its aggregate
@@ -41,21 +42,6 @@ export interface EventuateFile {
   readonly consumers: { channel: ChannelRef; line: number }[];
   /** String constants of the file (`static final String CHANNEL = "…"`). */
   readonly constants: Record<string, string>;
-}
-
-function lineIndex(text: string): (index: number) => number {
-  const starts: number[] = [0];
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
-  return (index) => {
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (starts[mid]! <= index) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo + 1;
-  };
 }
 
 /** Comments blanked (newlines kept, so offsets and lines stay); strings are left as they are. */
