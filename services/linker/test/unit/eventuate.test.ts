@@ -38,6 +38,13 @@ const orders = {
     '  public void approve(Order order) {',
     '    orderEventPublisher.publish(order, new OrderApprovedEvent());',
     '  }',
+    '  public void reject(Order order) {',
+    '    OrderRejectedEvent rejected = new OrderRejectedEvent();',
+    '    orderEventPublisher.publish(order, rejected);',
+    '  }',
+    '  public void create(ResultWithTypedEvents<Order, OrderEvent> created) {',
+    '    orderEventPublisher.publish(created.getResult(), created.getEvents());',
+    '  }',
     '}',
   ),
   // A Gradle test source set: its publishes are no application traffic.
@@ -93,13 +100,19 @@ const history = {
 };
 
 describe('Eventuate Tram domain events', () => {
-  it('a publish through an aggregate publisher (its interface injected elsewhere) or DomainEventPublisher.publish(X.class) reaches the subscribers of the aggregate’s full class name: one row per call site and subscriber; a contract-test source set is not read', async () => {
+  it('a publish through an aggregate publisher (its interface injected elsewhere) or DomainEventPublisher.publish(X.class) reaches the subscribers of the aggregate’s full class name whose handlers take one of its event types (all of them when the site does not name its events): one row per call site and subscriber; a contract-test source set is not read', async () => {
     const r = await reportOf({ orders, billing, history });
+    // OrderApprovedEvent: both subscriptions handle it; OrderRejectedEvent (a variable of that class): neither
+    // does; the events of a result (`getEvents()`) are not named, so every subscription of the topic gets them.
+    const order = 'orders orders-domain/src/main/java/com/acme/orders/domain/OrderService.java';
+    const topic = 'Kafka topic `com.acme.orders.domain.Order`';
     expect(rows(r)).toEqual([
       'billing src/main/java/com/acme/billing/InvoiceService.java:6 | produce Kafka topic `com.acme.billing.Invoice` | history src/main/java/com/acme/history/Handlers.java:11 consume Kafka topic `com.acme.billing.Invoice`',
-      'orders orders-domain/src/main/java/com/acme/orders/domain/OrderService.java:6 | produce Kafka topic `com.acme.orders.domain.Order` | billing src/main/java/com/acme/billing/OrderEventConsumer.java:4 consume Kafka topic `com.acme.orders.domain.Order`',
-      'orders orders-domain/src/main/java/com/acme/orders/domain/OrderService.java:6 | produce Kafka topic `com.acme.orders.domain.Order` | history src/main/java/com/acme/history/Handlers.java:7 consume Kafka topic `com.acme.orders.domain.Order`',
+      `${order}:6 | produce ${topic} | billing src/main/java/com/acme/billing/OrderEventConsumer.java:4 consume ${topic}`,
+      `${order}:6 | produce ${topic} | history src/main/java/com/acme/history/Handlers.java:7 consume ${topic}`,
+      `${order}:13 | produce ${topic} | billing src/main/java/com/acme/billing/OrderEventConsumer.java:4 consume ${topic}`,
+      `${order}:13 | produce ${topic} | history src/main/java/com/acme/history/Handlers.java:7 consume ${topic}`,
     ]);
-    expect(gaps(r)).toEqual([]);
+    expect(gaps(r)).toEqual([`publisher ${order}:10 no consumer of ${topic} handles \`OrderRejectedEvent\``]);
   });
 });

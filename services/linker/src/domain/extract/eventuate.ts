@@ -36,10 +36,11 @@ export interface EventuateFile {
   /** Aggregate publisher classes: their name, their interfaces and the aggregate's simple name. */
   readonly publishers: { name: string; interfaces: string[]; aggregate: string }[];
   /** `x.publish(`/`x.publishById(` of a variable declared with type `type` in the file. */
-  readonly sites: { type: string; line: number }[];
+  readonly sites: { type: string; line: number; events?: string[] }[];
   /** `DomainEventPublisher.publish(channel, …)` calls. */
-  readonly direct: { channel: ChannelRef; line: number }[];
-  readonly consumers: { channel: ChannelRef; line: number }[];
+  readonly direct: { channel: ChannelRef; line: number; events?: string[] }[];
+  /** Subscriptions, with the event types their handlers take when the code names them. */
+  readonly consumers: { channel: ChannelRef; line: number; events?: string[] }[];
   /** String constants of the file (`static final String CHANNEL = "…"`). */
   readonly constants: Record<string, string>;
 }
@@ -85,6 +86,45 @@ export function eventuateFile(raw: string, file: string): EventuateFile | undefi
     /\b([A-Z]\w{0,63})(?:<[^<>;(){}\n]{0,200}>)?[ \t\n]{1,16}([a-z_]\w{0,63})[ \t]{0,16}[;,)=]/g,
   ))
     declared.set(m[2]!, m[1]!);
+  /**
+   * The event classes a publish call passes after its first `skip` arguments (`new OrderApprovedEvent(…)`, a
+   * variable declared with its class, `List.of(new X(), …)`), or nothing when one argument names none
+   * (`result.getEvents()`).
+   */
+  let named = 0;
+  const eventsOf = (at: number, skip: number): string[] | undefined => {
+    // Bounded: a call's arguments within 600 characters, for the file's first 1,000 calls (past that a site's
+    // events are unnamed: every subscription of the topic gets it).
+    if (++named > 1_000) return undefined;
+    const limit = Math.min(text.length, at + 600);
+    const args: string[] = [];
+    let level = 0;
+    let from = at;
+    let end = -1;
+    for (let i = at; i < limit && end < 0; i++) {
+      const ch = text[i];
+      if (ch === '(' || ch === '[' || ch === '{') level++;
+      else if ((ch === ')' || ch === ']' || ch === '}') && --level < 0) end = i;
+      else if (ch === ',' && level === 0) {
+        args.push(text.slice(from, i));
+        from = i + 1;
+      }
+    }
+    if (end < 0) return undefined;
+    args.push(text.slice(from, end));
+    const out: string[] = [];
+    for (const a of args.slice(skip)) {
+      const created = [...a.matchAll(/\bnew[ \t\n]{1,16}(?:[\w.]{1,200}\.)?([A-Z]\w{0,63})[ \t]{0,16}\(/g)].map(
+        (m) => m[1]!,
+      );
+      const variable = /^[ \t\n]{0,16}([a-z_]\w{0,63})[ \t\n]{0,16}$/.exec(a)?.[1];
+      const typed = variable ? declared.get(variable) : undefined;
+      if (created.length) out.push(...created);
+      else if (typed) out.push(typed);
+      else return undefined;
+    }
+    return out.length ? out : undefined;
+  };
   const sites: EventuateFile['sites'] = [];
   const direct: EventuateFile['direct'] = [];
   for (const m of text.matchAll(
@@ -95,23 +135,36 @@ export function eventuateFile(raw: string, file: string): EventuateFile | undefi
   )) {
     const type = declared.get(m[1]!);
     if (!type) continue;
+    const open = text.indexOf('(', m.index + m[1]!.length) + 1;
     if (type === 'DomainEventPublisher') {
       const channel = channelRef(m, 3);
-      if (channel && m[2] === 'publish') direct.push({ channel, line: line(m.index) });
-    } else sites.push({ type, line: line(m.index) });
+      const events = eventsOf(open, 2);
+      if (channel && m[2] === 'publish') direct.push({ channel, line: line(m.index), ...(events ? { events } : {}) });
+    } else {
+      const events = eventsOf(open, 1);
+      sites.push({ type, line: line(m.index), ...(events ? { events } : {}) });
+    }
   }
   const consumers: EventuateFile['consumers'] = [];
-  // The handler methods of one subscriber and channel are one subscription: the first stands for them.
-  const subscriptions = new Set<string>();
+  // The handler methods of one subscriber and channel are one subscription: the first stands for them, with
+  // the event types of every handler (`DomainEventEnvelope<OrderCreatedEvent>`).
+  const subscriptions = new Map<string, { channel: ChannelRef; line: number; events?: string[] }>();
   for (const m of text.matchAll(/@EventuateDomainEventHandler[ \t]{0,16}\(([^)]{0,600})\)/g)) {
     const c = new RegExp(String.raw`\bchannel[ \t\n]{0,16}=[ \t\n]{0,16}${CHANNEL_ARG}`).exec(m[1]!);
     const channel = c ? channelRef(c, 1) : undefined;
+    if (!channel) continue;
     const subscriber = /\bsubscriberId[ \t\n]{0,16}=[ \t\n]{0,16}([^,)]{1,300})/.exec(m[1]!)?.[1]?.trim() ?? '';
     const key = `${JSON.stringify(channel)}|${subscriber}`;
-    if (!channel || subscriptions.has(key)) continue;
-    subscriptions.add(key);
-    consumers.push({ channel, line: line(m.index) });
+    const after = text.slice(m.index + m[0].length, m.index + m[0].length + 400);
+    const event = /^[^{;]{0,300}?DomainEventEnvelope[ \t]{0,16}<[ \t]{0,16}(?:[\w.]{1,200}\.)?([A-Z]\w{0,63})/.exec(
+      after,
+    )?.[1];
+    const prev = subscriptions.get(key);
+    if (!prev) subscriptions.set(key, { channel, line: line(m.index), ...(event ? { events: [event] } : {}) });
+    else if (prev.events && event) prev.events.push(event);
+    else delete prev.events;
   }
+  consumers.push(...subscriptions.values());
   for (const m of text.matchAll(
     new RegExp(
       String.raw`\.[ \t\n]{0,16}(?:forAggregateType|fromChannel)[ \t]{0,16}\([ \t\n]{0,16}${CHANNEL_ARG}[ \t\n]{0,16}\)`,
@@ -119,7 +172,13 @@ export function eventuateFile(raw: string, file: string): EventuateFile | undefi
     ),
   )) {
     const channel = channelRef(m, 1);
-    if (channel) consumers.push({ channel, line: line(m.index) });
+    if (!channel) continue;
+    // The builder's `.onEvent(X.class, …)` up to the end of its statement.
+    const rest = text.slice(m.index, m.index + 3000).split(';')[0]!;
+    const events = [
+      ...rest.matchAll(/\.[ \t\n]{0,16}onEvent[ \t]{0,16}\([ \t\n]{0,16}(?:[\w.]{1,200}\.)?([A-Z]\w{0,63})\.class/g),
+    ].map((e) => e[1]!);
+    consumers.push({ channel, line: line(m.index), ...(events.length ? { events } : {}) });
   }
   return { file, pkg, imports, types, publishers, sites, direct, consumers, constants };
 }
@@ -172,9 +231,9 @@ export function linkEventuate(files: readonly EventuateFile[], sink: Sink): void
     const at = (line: number): Loc => ({ file: f.file, line });
     for (const s of f.sites) {
       const topic = byType.get(s.type);
-      if (topic) sink.publish('kafka', '', topic, at(s.line));
+      if (topic) sink.publish('kafka', '', topic, at(s.line), false, s.events);
     }
-    for (const d of f.direct) sink.publish('kafka', '', channel(d.channel, f), at(d.line));
-    for (const c of f.consumers) sink.consume('kafka', channel(c.channel, f), at(c.line));
+    for (const d of f.direct) sink.publish('kafka', '', channel(d.channel, f), at(d.line), false, d.events);
+    for (const c of f.consumers) sink.consume('kafka', channel(c.channel, f), at(c.line), false, c.events);
   }
 }
