@@ -1456,10 +1456,16 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
     const reasons: string[] = [];
     if (p.broker !== 'rabbitmq') {
       const label = channelLabel(p.broker);
+      let untyped = 0;
       for (const { c, source: cs } of consumers) {
         if (c.broker !== p.broker || isDynamicName(p.key) || isDynamicName(c.queue)) continue;
         // NATS subscriptions match subjects with wildcards; the others by equal names.
         if (p.broker === 'nats' ? !subjectMatches(c.queue, p.key) : c.queue !== p.key) continue;
+        // Both sides name their message types and none is shared: delivered, but no handler takes it.
+        if (p.types && c.types && !p.types.some((t) => c.types!.includes(t))) {
+          untyped++;
+          continue;
+        }
         reached++;
         fedConsumers.add(c);
         if (cs === source) continue;
@@ -1491,7 +1497,9 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
         reasons.push(
           isDynamicName(p.key)
             ? `dynamic key: the ${p.broker === 'kafka' ? 'topic' : 'name'} is only known at run time, and a placeholder matches no ${p.broker === 'kafka' ? 'topic' : 'consumer'}`
-            : `no consumer of ${label} \`${p.key}\``,
+            : untyped
+              ? `no consumer of ${label} \`${p.key}\` handles ${p.types!.map((t) => `\`${t}\``).join(', ')}`
+              : `no consumer of ${label} \`${p.key}\``,
         );
     } else {
       const routed = route(p);

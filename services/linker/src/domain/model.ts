@@ -100,6 +100,8 @@ export interface Publish {
   readonly loc: Loc;
   /** A Spring Cloud Stream binding: kept only when the source's configuration uses Spring Cloud Stream. */
   readonly stream?: boolean;
+  /** The message types published here, when the code names every one (Eventuate Tram event classes). */
+  readonly types?: readonly string[];
 }
 
 export interface Consume {
@@ -109,6 +111,8 @@ export interface Consume {
   readonly loc: Loc;
   /** A Spring Cloud Stream binding: kept only when the source's configuration uses Spring Cloud Stream. */
   readonly stream?: boolean;
+  /** The only message types this subscription handles, when the code names them (Eventuate Tram handlers). */
+  readonly types?: readonly string[];
 }
 
 export interface Binding {

@@ -3,6 +3,7 @@ import { extractSource } from '../../src/domain/extract/index';
 import { MAX_INSTANTIATED_CALLS, applyGoPackages } from '../../src/domain/go-packages';
 import { emptyFacts } from '../../src/domain/model';
 import { MAX_APPLIED, applyApiInterfaces, applyGoOptions } from '../../src/domain/api-interfaces';
+import { eventuateFile } from '../../src/domain/extract/eventuate';
 
 /** One in-memory source file. */
 const file = (path: string, text: string) => ({ path, read: async () => text });
@@ -77,6 +78,34 @@ describe('gRPC declarations scanned in linear time (review 22)', () => {
     expect(facts.grpcServers.map((g) => g.service)).toEqual(['Orders']);
     expect(facts.grpcCalls.map((g) => g.service)).toContain('Payments');
   }, 20_000);
+});
+
+describe('typed gRPC clients and Eventuate Tram declarations in linear time', () => {
+  it('Go: 100 KB of blanks and a 50 KB identifier around a typed client field: the call is found', async () => {
+    const go = [
+      'package adapters',
+      'import "shop/gen/cart"',
+      `var pad${'x'.repeat(50_000)} = 1${' '.repeat(100_000)}`,
+      'type A struct { client cart.CartClient }',
+      'func (a A) f() { a.client.GetCart(ctx, nil) }',
+    ].join('\n');
+    const facts = await extractSource('s', [file('a.go', go)]);
+    expect(facts.grpcCalls.map((g) => `${g.service}/${g.method}`)).toEqual(['Cart/GetCart']);
+  }, 20_000);
+
+  it('Java: 40,000 unclosed comments, 40,000 `class A extends`, 100 KB of blanks, 40,000 publish calls', () => {
+    const head = 'package com.acme;\nimport io.eventuate.tram.events.publisher.DomainEventPublisher;\n';
+    const texts = [
+      '/* x '.repeat(40_000),
+      'class A extends '.repeat(40_000),
+      `Publisher p${' '.repeat(100_000)}`,
+      'DomainEventPublisher p;\n' + 'p.publish('.repeat(40_000),
+      '@EventuateDomainEventHandler('.repeat(40_000),
+    ];
+    const started = Date.now();
+    for (const t of texts) eventuateFile(head + t, 'A.java');
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
 });
 
 describe('Go package summaries within a budget (review 22)', () => {

@@ -111,6 +111,55 @@ describe('gRPC: Go server and Go client', () => {
   });
 });
 
+describe('gRPC: Go clients held in fields of the generated interface type', () => {
+  it('a client built and returned by a package function elsewhere, kept in a struct field or parameter of type pb.XClient, links per method; the constructor that only returns it is no row; a non-gRPC XClient field is no call', async () => {
+    const r = await reportOf({
+      common: {
+        'client/grpc.go': lines(
+          'package client',
+          'import (',
+          '  "os"',
+          '  "google.golang.org/grpc"',
+          '  "shop/gen/cart"',
+          ')',
+          'func NewCartClient() (cart.CartClient, error) {',
+          '  conn, err := grpc.Dial(os.Getenv("CART_ADDR"), grpc.WithInsecure())',
+          '  if err != nil { return nil, err }',
+          '  return cart.NewCartClient(conn), nil',
+          '}',
+        ),
+      },
+      orders: {
+        'adapters/cart.go': lines(
+          'package adapters',
+          'import (',
+          '  "context"',
+          '  "shop/gen/cart"',
+          '  "github.com/acme/redis"',
+          ')',
+          'type CartAdapter struct {',
+          '  client cart.CartClient',
+          '  cache  *redis.UniversalClient',
+          '}',
+          'func NewCartAdapter(client cart.CartClient) CartAdapter { return CartAdapter{client: client} }',
+          'func (a CartAdapter) Add(ctx context.Context) error {',
+          '  _, err := a.client.AddItem(ctx, &cart.AddItemRequest{})',
+          '  a.cache.Get(ctx, "k")',
+          '  return err',
+          '}',
+          'func show(ctx context.Context, c cart.CartClient) { c.GetCart(ctx, nil) }',
+        ),
+      },
+      cart: { 'proto/shop.proto': SHOP_PROTO, 'main.go': GO_CART_SERVER },
+    });
+    expect(rows(r)).toEqual([
+      'orders adapters/cart.go:13 | gRPC shop.Cart/AddItem | cart main.go:8 gRPC shop.Cart/AddItem (grpc-go, rpc at cart proto/shop.proto:5)',
+      'orders adapters/cart.go:17 | gRPC shop.Cart/GetCart | cart main.go:8 gRPC shop.Cart/GetCart (grpc-go, rpc at cart proto/shop.proto:6)',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+  });
+});
+
 describe('gRPC: clients and servers in every language', () => {
   it('C# (new X.XClient(channel), AddGrpcClient with an address), Node (new pkg.X(addr, creds)), Python (XStub(channel)), Java (XGrpc.newBlockingStub) call servers of each other language', async () => {
     const r = await reportOf({

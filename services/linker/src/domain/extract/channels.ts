@@ -20,7 +20,7 @@ const STR = String.raw`(?:'([^'\n]*)'|"([^"\n]*)"|\x60([^\x60\n]*)\x60)`;
 const EXPR = String.raw`((?:'[^'\n]*'|"[^"\n]*"|\x60[^\x60\n]*\x60|\([^()\n]*\)|\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]|[^,()\n'"\x60\[])+)`;
 
 /** Line numbers by offset, computed once per file (every rule asks for many lines). */
-function lineIndex(text: string): (index: number) => number {
+export function lineIndex(text: string): (index: number) => number {
   const starts: number[] = [0];
   for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
   return (index) => {

@@ -5,6 +5,7 @@ import { Sink, type SinkState } from './common';
 import { extractChannels } from './channels';
 import type { CodeExtractor } from './driver';
 import { type GeneratedOperation, calledNames, generatedOperations } from './generated-clients';
+import { type EventuateFile, eventuateFile } from './eventuate';
 import { fileSystemRoutes } from './fs-routes';
 import { extractJavaScript } from './javascript';
 import { extractCSharp } from './csharp';
@@ -47,6 +48,8 @@ export type CodeFileResult =
       /** Operations of a generated OpenAPI client, or else the names the file calls. */
       readonly generatedOps: readonly GeneratedOperation[];
       readonly calledNames: readonly string[];
+      /** Java: the file's Eventuate Tram declarations and types, linked once the source is read. */
+      readonly eventuate?: EventuateFile;
     };
 
 /** Parses and extracts one code file on its own (in process or in a parse worker). */
@@ -72,7 +75,9 @@ export async function extractCodeFile(job: CodeFileJob): Promise<CodeFileResult>
   }
   extractChannels(job.text, job.path, sink);
   const generatedOps = generatedOperations(job.text, job.path);
+  const eventuate = job.lang === 'java' ? eventuateFile(job.text, job.path) : undefined;
   return {
+    ...(eventuate ? { eventuate } : {}),
     sink: sink.state(),
     known,
     ...(fsRoutes ? { fsRoutes } : {}),

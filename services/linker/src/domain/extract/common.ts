@@ -604,13 +604,26 @@ export class Sink {
       if (this.#once(`c|${loc.file}|${loc.line}|${JSON.stringify(one)}`))
         this.facts.calls.push({ method, url: one, client, loc, ...extra });
   }
-  publish(broker: Broker, exchange: string, key: string, loc: Loc, stream?: boolean): void {
+  publish(broker: Broker, exchange: string, key: string, loc: Loc, stream?: boolean, types?: readonly string[]): void {
     if (this.#once(`p|${broker}|${exchange}|${key}|${loc.file}|${loc.line}`))
-      this.facts.publishes.push({ broker, exchange, key, loc, ...(stream ? { stream } : {}) });
+      this.facts.publishes.push({
+        broker,
+        exchange,
+        key,
+        loc,
+        ...(stream ? { stream } : {}),
+        ...(types?.length ? { types } : {}),
+      });
   }
-  consume(broker: Broker, queue: string, loc: Loc, stream?: boolean): void {
+  consume(broker: Broker, queue: string, loc: Loc, stream?: boolean, types?: readonly string[]): void {
     if (this.#once(`k|${broker}|${queue}|${loc.file}|${loc.line}`))
-      this.facts.consumes.push({ broker, queue, loc, ...(stream ? { stream } : {}) });
+      this.facts.consumes.push({
+        broker,
+        queue,
+        loc,
+        ...(stream ? { stream } : {}),
+        ...(types?.length ? { types } : {}),
+      });
   }
   binding(exchange: string, queue: string, key: string, loc: Loc): void {
     if (this.#once(`b|${exchange}|${queue}|${key}|${loc.file}|${loc.line}`))

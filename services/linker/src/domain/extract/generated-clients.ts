@@ -2,7 +2,7 @@ import type { HttpMethod, Loc, Part } from '../model';
 import type { Sink } from './common';
 
 /**
- * Clients generated from an OpenAPI document (openapi-generator for TypeScript, Java, Python and Go; NSwag
+ * Clients generated from an OpenAPI document (openapi-generator for TypeScript, JavaScript, Java, Python and Go; NSwag
  * for C# and TypeScript): each operation is a function whose path template and method are literals of the
  * generated code (`localVarPath = "/pet/{petId}"`, `method: 'GET'`, `urlBuilder_.Append("pet/")`). The
  * base path is configuration given at run time, so the call is a known path under an unknown host (it
@@ -27,6 +27,8 @@ const PATH_LITERAL = [
   /\bresource_path\s*=\s*['"]([^'"]*)['"]/,
   /\bcall_api\(\s*['"](\/[^'"]*)['"]/,
   /\binvokeAPI\(\s*"(\/[^"]*)"/,
+  // openapi-generator `javascript` (ES5/ES6, superagent): `this.apiClient.callApi('/pet/{petId}', 'GET', …)`.
+  /\bcallApi\(\s*['"](\/[^'"]*)['"]/,
   // typescript-fetch `path: \`/pet/{petId}\``, NSwag TS `url_ = this.baseUrl + "/pet/{petId}"`.
   /\bpath\s*:\s*`(\/[^`]*)`/,
   /\burl_\s*=\s*this\.baseUrl\s*\+\s*["']([^"']*)["']/,
@@ -39,6 +41,7 @@ const METHOD_LITERAL = [
   /\bhttp\.Method(Get|Post|Put|Patch|Delete|Head|Options)\b/,
   /\blocalVarPath\s*,\s*"(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)"/,
   /\bcall_api\([^,]*,\s*['"](GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)['"]/,
+  /\bcallApi\(\s*['"][^'"]*['"]\s*,\s*['"](GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)['"]/,
 ];
 
 /** NSwag C#: `urlBuilder_.Append("pet/")` pieces, the non-literal ones (escaped parameters) as `{}`. */

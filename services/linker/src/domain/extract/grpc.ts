@@ -38,9 +38,10 @@ export interface GrpcTable {
   /** Variables typed as the client of a service (C# `CartService.CartServiceClient _client`) in its constructor's file. */
   readonly typedVars?: (service: string) => RegExp;
   /**
-   * Typed clients injected into another file (C# `BasketClient basketClient` in a constructor or field): group 1
-   * the service, group 2 the variable. Their calls link only when a server exists; the address is the one
-   * `AddGrpcClient` registers for the service anywhere in the source.
+   * Typed clients injected into another file (C# `BasketClient basketClient` in a constructor or field, Go
+   * `client pb.CartServiceClient` in a struct or parameter): group `svc` (else 1) the service, group `var` (else
+   * 2) the variable. Their calls link only when a server exists; the address is the one `AddGrpcClient`
+   * registers for the service anywhere in the source (none in Go: the service's unique server).
    */
   readonly typed?: RegExp;
   /** Where a channel variable `name` (a pattern) is created: group `addr` the address expression. */
@@ -63,7 +64,7 @@ const BALANCED = String.raw`[^()]*(?:\([^()]*(?:\([^()]*\)[^()]*)*\)[^()]*)*`;
 // each position of the file, quadratic in a run of whitespace (40 KB of blanks took 9 s per expression).
 export const GO_GRPC: GrpcTable = {
   framework: 'grpc-go',
-  marker: /Register\w+Server|New\w+Client|grpc/,
+  marker: /Register\w+Server|[A-Z]\w*Client\b|grpc/,
   servers: [{ re: /(?<!func\s{1,16})\b(?:\w+\.)?Register(\w+)Server\s*\(/g }],
   // Unqualified too: a client that lives in the generated code's own package (`NewDriverServiceClient(conn)`).
   clients: [
@@ -91,6 +92,9 @@ export const GO_GRPC: GrpcTable = {
     // A helper that dials into an out-parameter: connect(ctx, &s.cartConn, s.cartAddr)
     new RegExp(String.raw`&\s*(?:\w+\.)*${n}\s*,\s*(?<addr>[^,()]+)\)`),
   ],
+  // A client held in a struct field or parameter of the generated interface type, set in another file or
+  // package (`type TrainerGrpc struct { client trainer.TrainerServiceClient }`): `s.client.ScheduleTraining(…)`.
+  typed: /\b(?<var>[A-Za-z_]\w{0,63})[ \t]{1,16}\*?(?:\w{1,64}\.)?(?<svc>[A-Z]\w{0,63}?)Client\b(?![.(])/g,
   notMethods: /^(Close)$/,
   strong: /grpc|genproto|pb"|proto"/,
 };
@@ -503,13 +507,15 @@ export function scanGrpc(
           call(service, method, address, u.index, channel);
         }
       }
-      if (!found) call(service, '*', address, m.index, channel);
+      // A client returned to the caller (`return pb.NewCartClient(conn), nil`) is used where its methods are
+      // called, not here: no whole-service row at the constructor.
+      if (!found && !/\breturn[ \t]{1,16}$/.test(before)) call(service, '*', address, m.index, channel);
     }
   }
   // C#: typed clients injected where nothing in this file constructs them (AddGrpcClient elsewhere).
   if (table.typed) {
     for (const t of text.matchAll(table.typed)) {
-      const [service, v] = [t[1]!, t[2]!];
+      const [service, v] = [t.groups?.svc ?? t[1]!, t.groups?.var ?? t[2]!];
       const use = new RegExp(String.raw`(?<![\w$])${escape(v)}(?=\s*\??\.)`, 'g');
       for (const u of text.matchAll(use)) {
         const method = chainedMethod(text, u.index + v.length, table.notMethods);

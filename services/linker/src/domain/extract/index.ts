@@ -18,6 +18,7 @@ import {
 import { extractProto } from './grpc';
 import { extractChannels, sidecarPublishes } from './channels';
 import { type GeneratedOperation, linkGeneratedOperations } from './generated-clients';
+import { type EventuateFile, linkEventuate } from './eventuate';
 import { HelmCharts } from './helm';
 import { extractDockerfileEnv, extractKeyValues, extractNginx, extractSql, extractStructured } from './config';
 import { npmDependencies } from './fs-routes';
@@ -60,8 +61,9 @@ const SKIP_DIRS = new Set([
   '.vscode',
 ]);
 // api-spec/: API test harnesses (Dredd hooks and the like) that call every service: not application code.
+// `src/contractTest/`, `src/integrationTest/`: Gradle test source sets.
 const TEST_DIRS =
-  /^(test|tests|__tests__|spec|specs|e2e|testdata|fixtures|__mocks__|api-specs?|dredd)$|[._-][Tt]ests?$|[a-z]Tests$/;
+  /^(test|tests|__tests__|spec|specs|e2e|testdata|fixtures|__mocks__|api-specs?|dredd)$|[._-][Tt]ests?$|[a-z]Tests?$/;
 const TEST_FILES = /(\.(test|spec)\.[cm]?[jt]sx?$)|(_test\.go$)|(^test_.*\.py$)|(_test\.py$)|(Tests?\.(cs|java)$)/;
 /** Files of in-memory sources larger than this are left out (the disk listing skips them before reading). */
 const MAX_FILE_BYTES = 1024 * 1024;
@@ -126,6 +128,7 @@ export async function extractSource(
   const fsRoutes: { marker: string; endpoints: Endpoint[] }[] = [];
   const helm = new HelmCharts();
   const generatedOps: GeneratedOperation[] = [];
+  const eventuate: EventuateFile[] = [];
   const calledOps = new Set<string>();
   const run = options.runCode ?? extractCodeFile;
   const budget = options.parseBudgetMs ?? DEFAULT_PARSE_BUDGET_MS;
@@ -172,6 +175,7 @@ export async function extractSource(
           }
           parsed++;
           // Generated OpenAPI clients: their operations count where the source's own code calls them.
+          if (r.eventuate) eventuate.push(r.eventuate);
           if (r.generatedOps.length) generatedOps.push(...r.generatedOps);
           else for (const n of r.calledNames) calledOps.add(n);
         }),
@@ -190,6 +194,7 @@ export async function extractSource(
   }
   await drain(0);
   linkGeneratedOperations(generatedOps, calledOps, sink);
+  linkEventuate(eventuate, sink);
   for (const [path, text] of helm.rendered()) {
     extractStructured(text, path, sink);
     parsed++;
