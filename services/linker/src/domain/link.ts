@@ -1,6 +1,7 @@
 import { applyApiInterfaces, applyGatewayRoutes, applyGoOptions } from './api-interfaces';
 import { applyGoPackages } from './go-packages';
 import { instantiateBusSites } from './bus';
+import { instantiateObjects } from './objects';
 import type {
   Binding,
   Broker,
@@ -1799,8 +1800,10 @@ const escapeRegExp = (x: string): string => x.replace(/[.*+?^${}()|[\]\\]/g, '\\
 
 export function link(sources: readonly SourceFacts[]): LinkResult {
   const sorted = instantiateBusSites(
-    applyGoPackages(
-      applyGoOptions(applyGatewayRoutes(applyApiInterfaces([...sources].sort((a, b) => cmp(a.source, b.source))))),
+    instantiateObjects(
+      applyGoPackages(
+        applyGoOptions(applyGatewayRoutes(applyApiInterfaces([...sources].sort((a, b) => cmp(a.source, b.source))))),
+      ),
     ),
   );
   const out: LinkResult = { links: [], bindings: [], unresolved: [], gaps: [], shared: [] };
