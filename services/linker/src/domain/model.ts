@@ -61,6 +61,8 @@ export interface Call {
   readonly serviceName?: string;
   /** Typed client class whose base address is registered elsewhere in the source. */
   readonly clientClass?: string;
+  /** A page's script (a source built on a browser framework): a relative URL is the page's own origin. */
+  readonly browser?: boolean;
 }
 
 /** A Go function or method: the calls between its first and last line are its own. */
@@ -412,6 +414,8 @@ export interface SourceFacts {
   goOptions?: { pkg: string; name: string; field: string }[];
   goBrokerUses?: GoBrokerUse[];
   goOptionSites?: { pkg: string; values: { name: string; value: string }[]; loc: Loc }[];
+  /** The source holds its own server configuration (a Dockerfile, an nginx configuration): it serves its pages. */
+  ownServer?: boolean;
   /** Classes summarised for call-site instantiation, and the sites that may instantiate them (ADR 0062). */
   objClasses?: ObjClass[];
   objSites?: ObjSite[];
