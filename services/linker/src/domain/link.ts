@@ -1,6 +1,7 @@
 import { applyApiInterfaces, applyGatewayRoutes, applyGoOptions } from './api-interfaces';
 import { applyGoPackages } from './go-packages';
 import { instantiateBusSites } from './bus';
+import { instantiateObjects } from './objects';
 import type {
   Binding,
   Broker,
@@ -219,6 +220,8 @@ export interface Topology {
   readonly basePaths: Map<string, string>;
   /** ASP.NET `UsePathBase` values of the deployment: the source's routes are served under them too. */
   readonly pathBases: Map<string, string>;
+  /** Sources some attached compose service or workload runs. */
+  readonly deployed: ReadonlySet<string>;
 }
 
 const dirOf = (file: string): string => file.slice(0, Math.max(0, file.lastIndexOf('/')));
@@ -238,6 +241,7 @@ export function topology(sources: readonly SourceFacts[]): Topology {
     if (name && !hosts.has(name)) hosts.set(name, s.source);
   }
   const extraEnv = new Map<string, SourcedEntry[]>();
+  const deployedSources = new Set<string>();
   /** Each deployed instance's own environment (compose service, workload), by the source it runs. */
   const instanceEnv = new Map<string, Map<string, SourcedEntry[]>>();
   for (const s of sources) {
@@ -248,6 +252,7 @@ export function topology(sources: readonly SourceFacts[]): Topology {
         (names.has(svc.name.toLowerCase()) ? svc.name.toLowerCase() : undefined);
       if (!target) continue;
       const source = byBuildDir(svc, target, sources) ?? byLower.get(target)!;
+      deployedSources.add(source);
       if (!svc.noHost) hosts.set(svc.name.toLowerCase(), source);
       const sourced = env.map((entry) => ({ entry, source: s.source }));
       const list = extraEnv.get(source) ?? [];
@@ -328,7 +333,7 @@ export function topology(sources: readonly SourceFacts[]): Topology {
     if (routes.length) proxies.set(s.source, routes);
   }
   const hostProxies = mountedProxies(sources, proxies, hosts);
-  return { hosts, env, instances, proxies, hostProxies, basePaths, pathBases };
+  return { hosts, env, instances, proxies, hostProxies, basePaths, pathBases, deployed: deployedSources };
 }
 
 /**
@@ -1018,6 +1023,17 @@ function linkCalls(sources: readonly SourceFacts[], topo: Topology, out: LinkRes
         }
       }
       const own = relative ? undefined : bestIn(src, call.method, callSegs);
+      // A page's script: a relative URL is the page's own origin, which only a server of the page decides (its
+      // own routes, proxy, image or a deployment running it). With none (a dev server, a CDN), no repository is
+      // chosen by the path alone: the browser cannot reach a backend but through the page's server.
+      const pageUnknown =
+        relative &&
+        call.browser === true &&
+        !restrictTo &&
+        src.endpoints.length === 0 &&
+        !topo.proxies.has(src.source) &&
+        !topo.deployed.has(src.source) &&
+        src.ownServer !== true;
       const candidates = sources
         .filter((s) => s.source !== src.source)
         .map((s) => bestIn(s, call.method, callSegs, false))
@@ -1058,6 +1074,15 @@ function linkCalls(sources: readonly SourceFacts[], topo: Topology, out: LinkRes
                 : ''),
           );
         else unresolved('no matching route', 'no attached repository serves it');
+      } else if (pageUnknown) {
+        unresolved(
+          'dynamic URL',
+          `relative to the page's own origin, and no attached source serves the page (no route, proxy, image or deployment of \`${src.source}\`); served by ${candidates
+            .map((c) => `\`${c.source}\``)
+            .sort()
+            .join(' and ')}, which a browser reaches only through the page's server`,
+          candidates.map((c) => ev(c.source, c.endpoint.loc)).sort(compareEvidence),
+        );
       } else if (candidates.length === 1) {
         out.links.push(apiLink(caller, calls, candidates[0]!, undefined));
       } else {
@@ -1807,8 +1832,10 @@ const escapeRegExp = (x: string): string => x.replace(/[.*+?^${}()|[\]\\]/g, '\\
 
 export function link(sources: readonly SourceFacts[]): LinkResult {
   const sorted = instantiateBusSites(
-    applyGoPackages(
-      applyGoOptions(applyGatewayRoutes(applyApiInterfaces([...sources].sort((a, b) => cmp(a.source, b.source))))),
+    instantiateObjects(
+      applyGoPackages(
+        applyGoOptions(applyGatewayRoutes(applyApiInterfaces([...sources].sort((a, b) => cmp(a.source, b.source))))),
+      ),
     ),
   );
   const out: LinkResult = { links: [], bindings: [], unresolved: [], gaps: [], shared: [] };

@@ -61,6 +61,8 @@ export interface Call {
   readonly serviceName?: string;
   /** Typed client class whose base address is registered elsewhere in the source. */
   readonly clientClass?: string;
+  /** A page's script (a source built on a browser framework): a relative URL is the page's own origin. */
+  readonly browser?: boolean;
 }
 
 /** A Go function or method: the calls between its first and last line are its own. */
@@ -311,6 +313,56 @@ export interface GoBrokerUse {
   readonly loc: Loc;
 }
 
+/**
+ * A value of an object summary: parts where `{ ref: "\u0003p:<name>" }` is a parameter of the method,
+ * `{ ref: "\u0003f:<name>" }` a field of the object (or a static field of the class) and a leading
+ * `{ ref: "\u0003cfg" }` the application's configuration, the parts after it a section path
+ * (`config.GetSection(name)["Exchange"]` = cfg, p:name, ":Exchange"). Bound at each instantiation.
+ */
+export type ObjValue = readonly Part[];
+
+/** What running a method or constructor does, in order (ADR 0062). */
+export type ObjEffect =
+  | { readonly op: 'set'; readonly field: string; readonly value: ObjValue }
+  /** A method of the same class (`Helper(x)`, `this.Connect()`), or `.ctor` for `: this(…)`. */
+  | { readonly op: 'call'; readonly method: string; readonly args: readonly ObjValue[] }
+  /** `new C(…)` (a DI registration's factory, a field's initialiser): an instance of a summarised class. */
+  | { readonly op: 'new'; readonly cls: string; readonly args: readonly ObjValue[]; readonly field?: string }
+  | { readonly op: 'publish'; readonly exchange: ObjValue; readonly key: ObjValue; readonly line: number }
+  | {
+      readonly op: 'bind';
+      readonly queue: ObjValue;
+      readonly exchange: ObjValue;
+      readonly key: ObjValue;
+      readonly line: number;
+    }
+  | { readonly op: 'consume'; readonly queue: ObjValue; readonly line: number }
+  | { readonly op: 'exchange'; readonly name: ObjValue; readonly type: ExchangeType; readonly line: number };
+
+export interface ObjMethod {
+  readonly name: string;
+  readonly params: readonly string[];
+  /** A static or extension method: callable without an instance (a registration helper). */
+  readonly static?: boolean;
+  readonly effects: readonly ObjEffect[];
+}
+
+/** A class summarised for instantiation at call sites in any source (C#: fields set by constructors, messaging calls). */
+export interface ObjClass {
+  readonly name: string;
+  readonly file: string;
+  readonly ctors: readonly ObjMethod[];
+  readonly methods: readonly ObjMethod[];
+}
+
+/** A call `x.Name(args)` or creation `new Name(args)` (`isNew`) in a source: where summaries are instantiated. */
+export interface ObjSite {
+  readonly name: string;
+  readonly isNew?: boolean;
+  readonly args: readonly ObjValue[];
+  readonly loc: Loc;
+}
+
 export interface SourceFacts {
   readonly source: string;
   readonly files: number;
@@ -366,6 +418,11 @@ export interface SourceFacts {
   goOptions?: { pkg: string; name: string; field: string }[];
   goBrokerUses?: GoBrokerUse[];
   goOptionSites?: { pkg: string; values: { name: string; value: string }[]; loc: Loc }[];
+  /** The source holds its own server configuration (a Dockerfile, an nginx configuration): it serves its pages. */
+  ownServer?: boolean;
+  /** Classes summarised for call-site instantiation, and the sites that may instantiate them (ADR 0062). */
+  objClasses?: ObjClass[];
+  objSites?: ObjSite[];
 }
 
 export function emptyFacts(source: string): SourceFacts {

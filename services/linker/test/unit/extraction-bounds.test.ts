@@ -203,3 +203,45 @@ describe('shared interfaces and Go options within a budget (review 23)', () => {
     expect(out!.publishes[0]).toMatchObject({ exchange: 'orders', key: 'k0', loc: { file: 'm.go', line: 1 } });
   });
 });
+
+describe('object summaries within a budget (ADR 0062)', () => {
+  it('helpers that call each other twice a level, a field doubled 200 times, a class that creates itself: linked in bounded time', async () => {
+    const helpers = Array.from(
+      { length: 30 },
+      (_, i) =>
+        `    private static void H${i}(IConfiguration c, string s) { H${i + 1}(c, s); H${i + 1}(c, s + s); H0(c, s); }`,
+    );
+    const lib = [
+      'public static class Setup',
+      '{',
+      '    private static string _x;',
+      '    public static void AddBus(this IServiceCollection services, IConfiguration config)',
+      '    {',
+      '        H0(config, "Bus");',
+      ...Array.from({ length: 200 }, () => '        _x = _x + _x + config.GetSection("Bus")["Exchange"];'),
+      '        services.AddSingleton<IBus>(_ => new Bus(_x));',
+      '    }',
+      ...helpers,
+      '    private static void H30(IConfiguration c, string s) { _x = c.GetSection(s)["Exchange"]; }',
+      '}',
+      'public class Bus : IBus',
+      '{',
+      '    private readonly string _ex;',
+      '    public Bus(string ex) { _ex = ex; var again = new Bus(ex); }',
+      '    public void Send(string key) { _channel.BasicPublish(_ex, key, null, body); }',
+      '}',
+    ].join('\n');
+    const svc = ['services.AddBus(configuration);', ...Array.from({ length: 300 }, () => 'bus.Send("k");')].join('\n');
+    const started = Date.now();
+    const facts = [
+      await extractSource('lib', [file('Setup.cs', lib)]),
+      await extractSource('svc', [file('Program.cs', svc)]),
+    ];
+    const { link } = await import('../../src/domain/link');
+    const out = link(facts);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    // One publish per call site at most, its exchange unknown (the doubled value is cut to a hole).
+    expect(out.gaps.length).toBeGreaterThan(0);
+    expect(out.gaps.length).toBeLessThanOrEqual(301);
+  }, 60_000);
+});

@@ -248,8 +248,9 @@ export interface CallSite {
  */
 export interface HttpWrapper {
   readonly name: string;
-  /** The parameter's position. */
+  /** The parameter's position, and its name (for keyword arguments). */
   readonly index: number;
+  readonly param?: string;
   /** The URL around the parameter. */
   readonly before: readonly Part[];
   readonly after: readonly Part[];
@@ -266,6 +267,8 @@ export interface WrapperSite {
   readonly name: string;
   readonly args: readonly Part[][];
   readonly loc: Loc;
+  /** Keyword arguments (Python `publish(exchange="x", routing_key=k)`): bound to the parameter of that name. */
+  readonly named?: Readonly<Record<string, Part[]>>;
 }
 
 /** The function around a call: its name and its parameters' names (Python's `self`/`cls` left out). */
@@ -308,7 +311,7 @@ export interface MessageWrapper {
 export function paramWrapper(
   within: Within | undefined,
   url: readonly Part[],
-): { name: string; index: number; before: Part[]; after: Part[]; arity?: number } | undefined {
+): { name: string; index: number; param: string; before: Part[]; after: Part[]; arity?: number } | undefined {
   if (!within) return undefined;
   const at = url.flatMap((p, i) => ('ref' in p && within.params.includes(p.ref) ? [i] : []));
   if (at.length !== 1) return undefined;
@@ -316,6 +319,7 @@ export function paramWrapper(
   return {
     name: within.name,
     index: within.params.indexOf((url[k] as { ref: string }).ref),
+    param: (url[k] as { ref: string }).ref,
     before: url.slice(0, k),
     after: url.slice(k + 1),
     ...(within.arity !== undefined ? { arity: within.arity } : {}),
@@ -337,7 +341,7 @@ export interface SinkState {
   readonly entityTables: ReadonlyMap<string, string>;
   readonly dbSets: Sink['dbSets'];
   readonly returnSummaries: readonly ReturnSummary[];
-  readonly callValues: ReadonlyMap<string, { name: string; args: Part[][] }>;
+  readonly callValues: ReadonlyMap<string, CallValue>;
 }
 
 /**
@@ -346,10 +350,19 @@ export interface SinkState {
  * is summarised once; a call of it elsewhere (`API.Basket.GetBasket(_base, id)`) is a placeholder part
  * instantiated with the call's argument values once every file is read (`instantiateReturns`).
  */
+/** A call whose value a return summary gives once the source is read; `named`: keyword arguments (Python). */
+export interface CallValue {
+  readonly name: string;
+  readonly args: Part[][];
+  readonly named?: Record<string, Part[]>;
+}
+
 export interface ReturnSummary {
   /** The function's name qualified by its enclosing classes (`API.Basket.GetBasket`); a module's: its name. */
   readonly name: string;
   readonly params: number;
+  /** The parameters' names, for calls that pass keyword arguments (Python). */
+  readonly names?: readonly string[];
   /** Parameters without a default. */
   readonly required: number;
   /** The returned value, parameter `i` written as the part `paramPart(i)`. */
@@ -361,7 +374,15 @@ const CALL_MARK = '\u0002call:';
 export const paramPart = (i: number): Part => ({ ref: `${PARAM_MARK}${i}` });
 /** A summary worth keeping: it returns something known (a literal, a setting or one of its parameters). */
 export function summarisable(value: readonly Part[]): boolean {
-  return value.some((p) => 'lit' in p || 'env' in p || 'config' in p || ('ref' in p && p.ref.startsWith(PARAM_MARK)));
+  return value.some(
+    (p) =>
+      'lit' in p ||
+      'env' in p ||
+      'config' in p ||
+      ('ref' in p && p.ref.startsWith(PARAM_MARK)) ||
+      // A few known alternatives (`env.url ? env.url : ""`): a value too.
+      ('hole' in p && p.alts !== undefined && p.alts.some((a) => a.length > 0)),
+  );
 }
 /** A summary's value for one call: its parameters replaced by the arguments, in the calls it makes too. */
 function bindParams(value: readonly Part[], args: readonly Part[][], sink: Sink): Part[] {
@@ -420,14 +441,23 @@ export function instantiateReturns(
       if (p.ref.startsWith(PARAM_MARK)) return [HOLE_PART];
       if (!p.ref.startsWith(CALL_MARK)) return [p];
       const site = sink.callValues.get(p.ref.slice(CALL_MARK.length));
-      const summary = site && depth < MAX_RETURN_DEPTH ? sink.summaryFor(site.name, site.args.length) : undefined;
+      const given = site ? site.args.length + Object.keys(site.named ?? {}).length : 0;
+      const summary = site && depth < MAX_RETURN_DEPTH ? sink.summaryFor(site.name, given) : undefined;
       if (!summary) return [HOLE_PART];
+      // Keyword arguments take the position of the parameter they name; one the function lacks: no value.
+      const kw = site!.named;
+      if (kw && Object.keys(kw).some((k) => !summary.names?.includes(k))) return [HOLE_PART];
+      const args = kw
+        ? (summary.names ?? []).map(
+            (n, i) => site!.args[i] ?? (Object.prototype.hasOwnProperty.call(kw, n) ? kw[n]! : [HOLE_PART]),
+          )
+        : site!.args;
       const key = `${depth}|${p.ref}`;
       const done = budget.done.get(key);
       if (done) return done;
       if (budget.left <= 0) return [HOLE_PART];
       budget.left -= 1 + summary.value.length;
-      const bound = bindParams(summary.value, site!.args, sink);
+      const bound = bindParams(summary.value, args, sink);
       let value = tooLong(bound) ? [HOLE_PART] : instantiateReturns(resolve(bound), sink, resolve, depth + 1, budget);
       if (tooLong(value)) value = [HOLE_PART];
       budget.done.set(key, value);
@@ -466,7 +496,7 @@ export class Sink {
   /** Return-value summaries of the source's functions, and the calls of them met while evaluating. */
   readonly returnSummaries: ReturnSummary[] = [];
   /** Calls of functions of other files, by their placeholder's key (their name and arguments). */
-  readonly callValues = new Map<string, { name: string; args: Part[][] }>();
+  readonly callValues = new Map<string, CallValue>();
   #summaryIndex: Map<string, ReturnSummary[]> | undefined;
   constructor(readonly facts: SourceFacts) {}
 
@@ -526,11 +556,12 @@ export class Sink {
   }
 
   /** A call of a function of another file or class (`API.Basket.GetBasket`): a placeholder until it is summarised. */
-  callValue(name: string, args: Part[][]): Part[] {
+  callValue(name: string, args: Part[][], named?: Record<string, Part[]>): Part[] {
     // Keyed by content: the same call evaluated twice (two rules) is one placeholder, so its facts stay one,
     // and a file's placeholders mean the same in the source's sink that absorbs it (parse workers).
-    const key = JSON.stringify([name, args]);
-    if (!this.callValues.has(key)) this.callValues.set(key, { name, args });
+    const kw = named && Object.keys(named).length ? named : undefined;
+    const key = JSON.stringify(kw ? [name, args, kw] : [name, args]);
+    if (!this.callValues.has(key)) this.callValues.set(key, kw ? { name, args, named: kw } : { name, args });
     return [{ ref: `${CALL_MARK}${key}` }];
   }
 

@@ -20,6 +20,7 @@ import {
 } from './common';
 import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
 import { CSHARP_GRPC } from './grpc';
+import { MAX_SITES_PER_FILE, siteValue, summariseCsharpClass } from './objects';
 
 const MINIMAL: Record<string, HttpMethod> = {
   MapGet: 'GET',
@@ -131,6 +132,7 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
   const methods = new Map<string, Node[]>();
   /** Parameters of an options type (`IOptions<EventBusOptions> options`): name → options class. */
   const optionsParams = new Map<string, string>();
+  let fileSites = 0;
 
   /**
    * `GetItemsUri(baseUri, page)`: a method of the file called with arguments is what it returns with its
@@ -523,6 +525,12 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
         sink.busSite({ kind: 'generic', method: callee, types, loc: { file, line: lineOf(calleeNode) } });
     }
     typeNameArguments(inv, callee);
+    // A method called on a variable, field or the service collection: where an object summary of any
+    // source may be instantiated (`_publisher.PublishMessageAsync(…)`, `services.UseRabbitMQ(config)`).
+    if (fn.type === 'member_access_expression' && /^[A-Z]/.test(callee)) {
+      const recv = fn.childForFieldName('expression');
+      if (recv && /^(identifier|member_access_expression)$/.test(recv.type)) objSite(callee, inv, false);
+    }
     // A call of another object's method with arguments, kept in case a wrapper of the source has that name.
     if (
       fn.type === 'member_access_expression' &&
@@ -828,7 +836,23 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     return undefined;
   }
 
+  /** A site where an object summary of any source may be instantiated (ADR 0062). */
+  function objSite(name: string, at: Node, isNew: boolean): void {
+    if (fileSites >= MAX_SITES_PER_FILE) return;
+    const args = named(at.childForFieldName('arguments')).map((x) => siteValue(argExpr(x).expr, evaluate));
+    if (args.length > 8) return;
+    fileSites++;
+    (sink.facts.objSites ??= []).push({ name, ...(isNew ? { isNew } : {}), args, loc: { file, line: lineOf(at) } });
+  }
+
   function onCreation(c: Node): void {
+    const typeNode = c.childForFieldName('type');
+    const created = (typeNode?.type === 'generic_name' ? named(typeNode)[0]?.text : typeNode?.text)?.replace(
+      /^.*\./,
+      '',
+    );
+    if (created && /^[A-Z]/.test(created) && named(c.childForFieldName('arguments')).length > 0)
+      objSite(created, c, true);
     const type = c.childForFieldName('type')?.text;
     if (type !== 'HttpRequestMessage') return;
     const a = named(c.childForFieldName('arguments')).map((x) => argExpr(x).expr);
@@ -875,6 +899,8 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     if (className && ns) sink.facts.typeNamespaces ??= {};
     if (className && ns && sink.facts.typeNamespaces) sink.facts.typeNamespaces[className] = ns;
     if (cls.type !== 'class_declaration') return;
+    const summary = summariseCsharpClass(cls, file, evaluate);
+    if (summary) (sink.facts.objClasses ??= []).push(summary);
     // MassTransit: a consumer of T (`class X : IConsumer<T>`) gets its own receive endpoint (a queue named by
     // the source's endpoint name formatter, or its `ReceiveEndpoint`) bound to the exchange of T (bus.ts).
     for (const base of named(named(cls).find((x) => x.type === 'base_list') ?? null)) {

@@ -68,6 +68,19 @@ const TEST_FILES = /(\.(test|spec)\.[cm]?[jt]sx?$)|(_test\.go$)|(^test_.*\.py$)|
 /** Files of in-memory sources larger than this are left out (the disk listing skips them before reading). */
 const MAX_FILE_BYTES = 1024 * 1024;
 export const DEFAULT_PARSE_BUDGET_MS = 10_000;
+/** npm packages that make a source a page's script, unless it also runs a server of its own. */
+const BROWSER_FRAMEWORKS = ['@angular/core', 'vue', 'react', 'react-dom', 'svelte', 'preact'];
+const SERVER_FRAMEWORKS = [
+  'express',
+  'next',
+  'nuxt',
+  'fastify',
+  'koa',
+  '@nestjs/core',
+  '@sveltejs/kit',
+  'hapi',
+  '@hapi/hapi',
+];
 
 export function isIgnoredDir(name: string, includeTests: boolean): boolean {
   return SKIP_DIRS.has(name) || (!includeTests && (TEST_DIRS.test(name) || /^(test|tests|spec|specs)$/i.test(name)));
@@ -186,6 +199,7 @@ export async function extractSource(
       pending.push(
         Promise.resolve(() => {
           CONFIG_EXTRACTORS[kind.config](text, path, sink);
+          if (kind.config === 'nginx' || kind.config === 'dockerfile') facts.ownServer = true;
           parsed++;
           if (kind.config === 'structured') extractChannels(text, path, sink);
         }),
@@ -206,6 +220,9 @@ export async function extractSource(
   const resolveRefs = (parts: readonly Part[], depth = 0): Part[] =>
     concat(
       ...parts.map((p): Part[] => {
+        // The alternatives of a value (`env.url ? env.url : ""`) resolve like the value.
+        if ('hole' in p && p.alts && depth < 4)
+          return [{ hole: true, alts: p.alts.map((a) => resolveRefs(a, depth + 1)) }];
         if (!('ref' in p)) return [p];
         // `options.Value.X` of an `IOptions<T>` whose section the source binds: configuration `Section:X`.
         const opt = /^IOptions<(\w+)>\.(\w+)$/.exec(p.ref);
@@ -240,6 +257,10 @@ export async function extractSource(
     for (const url of expandAlternatives(resolve(c.url)))
       resolvedCalls.set(JSON.stringify({ ...c, url }), { ...c, url });
   facts.calls.splice(0, facts.calls.length, ...resolvedCalls.values());
+  // A page's script: its relative URLs are the page's own origin (link.ts), not any repository serving the path.
+  if (BROWSER_FRAMEWORKS.some((d) => npmDeps.has(d)) && !SERVER_FRAMEWORKS.some((d) => npmDeps.has(d)))
+    for (let i = 0; i < facts.calls.length; i++)
+      if (/\.(m?[jt]sx?|vue)$/.test(facts.calls[i]!.loc.file)) facts.calls[i] = { ...facts.calls[i]!, browser: true };
   sidecarPublishes(facts, sink);
   for (let i = 0; i < facts.grpcCalls.length; i++) {
     const c = facts.grpcCalls[i]!;
@@ -266,6 +287,10 @@ export async function extractSource(
  * call (a dynamic URL) stays only when nothing in the source calls it. Names two wrappers share with
  * different URLs or methods are not followed.
  */
+/** A keyword argument of a call by the parameter's name (never an inherited member). */
+const kwarg = (named: Readonly<Record<string, Part[]>> | undefined, key: string): Part[] | undefined =>
+  named && Object.prototype.hasOwnProperty.call(named, key) ? named[key] : undefined;
+
 function applyWrappers(facts: SourceFacts, sink: Sink): void {
   if (sink.wrappers.length === 0 || sink.sites.length === 0) return;
   const byName = new Map<string, HttpWrapper | null>();
@@ -281,7 +306,10 @@ function applyWrappers(facts: SourceFacts, sink: Sink): void {
   const used = new Set<HttpWrapper>();
   for (const site of sink.sites) {
     const w = byName.get(site.name);
-    const arg = w ? site.args[w.index] : undefined;
+    // By position, else by keyword (`get_order(path="/orders/2")`).
+    const arg = w
+      ? (site.args[w.index] ?? (w.param !== undefined ? kwarg(site.named, w.param) : undefined))
+      : undefined;
     if (!w || !arg || (w.arity !== undefined && site.args.length !== w.arity)) continue;
     used.add(w);
     sink.call(w.method, concat(w.before, arg, w.after), w.client, site.loc);
@@ -318,13 +346,17 @@ function applyMessageWrappers(facts: SourceFacts, sink: Sink, resolve: (parts: r
       const w = byName.get(`${kind}:${site.name}`)?.[0];
       if (!w) continue;
       const { params, arity, defaults } = w.within;
-      if (arity !== undefined ? site.args.length !== arity : site.args.length > params.length) continue;
+      const given = site.args.length + Object.keys(site.named ?? {}).length;
+      if (arity !== undefined ? given !== arity : site.args.length > params.length) continue;
+      // A keyword the wrapper does not take is another function of that name.
+      if (Object.keys(site.named ?? {}).some((k) => !params.includes(k))) continue;
       const bind = (parts: readonly Part[]): Part[] =>
         resolve(
           concat(
             ...parts.map((p): readonly Part[] => {
               const i = 'ref' in p ? params.indexOf(p.ref) : -1;
-              return i < 0 ? [p] : (site.args[i] ?? defaults?.[i] ?? [HOLE_PART]);
+              if (i < 0) return [p];
+              return site.args[i] ?? kwarg(site.named, params[i]!) ?? defaults?.[i] ?? [HOLE_PART];
             }),
           ),
         );

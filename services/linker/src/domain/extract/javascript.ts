@@ -132,7 +132,13 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       case 'ternary_expression': {
         const a = node.childForFieldName('consequence');
         const b = node.childForFieldName('alternative');
-        return a && b ? conditionalValue(evaluate(a), evaluate(b)) : [HOLE_PART];
+        if (!a || !b) return [HOLE_PART];
+        const [va, vb] = [evaluate(a), evaluate(b)];
+        const v = conditionalValue(va, vb);
+        // An optional base (`env.url ? env.url : ""`): both values; the empty one is the page's own origin.
+        const empty = (x: Part[]): boolean => literal(x) === '';
+        if (v.length === 1 && 'hole' in v[0]! && empty(va) !== empty(vb)) return [{ hole: true, alts: [va, vb] }];
+        return v;
       }
       case 'parenthesized_expression':
       case 'as_expression':

@@ -163,11 +163,14 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
           }
         }
         // A function of another module or class (`urls.order_url(base, order_id)`): its return summary.
-        if (/^[A-Za-z_][\w.]*$/.test(fn) && !args.some((a) => /keyword_argument|splat/.test(a.type)))
+        if (/^[A-Za-z_][\w.]*$/.test(fn) && !args.some((a) => /splat/.test(a.type))) {
+          const kw = keywords(node);
           return sink.callValue(
             fn,
-            args.map((a) => evaluate(a)),
+            args.filter((a) => a.type !== 'keyword_argument').map((a) => evaluate(a)),
+            kw.size ? Object.fromEntries(kw) : undefined,
           );
+        }
         return [HOLE_PART];
       }
       case 'list':
@@ -476,9 +479,19 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     const argNodes = (call.childForFieldName('arguments')?.namedChildren ?? []).filter(
       (x): x is Node => x !== null && x.type !== 'keyword_argument' && x.type !== 'comment',
     );
-    if (argNodes.length === 0 || argNodes.some((a) => a.type === 'list_splat' || a.type === 'dictionary_splat')) return;
+    const kw = keywords(call);
+    if (
+      argNodes.length + kw.size === 0 ||
+      argNodes.some((a) => a.type === 'list_splat' || a.type === 'dictionary_splat')
+    )
+      return;
     const args = argNodes.map((a) => (a.type === 'none' ? [] : evaluate(a)));
-    sink.sites.push({ name: callee, args, loc: { file, line: lineOf(call) } });
+    sink.sites.push({
+      name: callee,
+      args,
+      loc: { file, line: lineOf(call) },
+      ...(kw.size ? { named: Object.fromEntries(kw) } : {}),
+    });
   }
 
   function onCall(call: Node): void {
@@ -617,6 +630,7 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     sink.returnSummaries.push({
       name: [...classes, name].join('.'),
       params: names.length,
+      names,
       required: params.filter((x) => !/default_parameter/.test(x.type)).length,
       value,
     });

@@ -12,8 +12,10 @@ import {
   nameOf,
   sharedCallRules,
   sharedRuleName,
+  type Sink,
 } from './common';
 import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
+import { kotlinMicronaut } from './kotlin-micronaut';
 
 /**
  * One front-end for Kotlin, Rust, Ruby and PHP: the syntax of each is a table row (which nodes are strings,
@@ -36,6 +38,8 @@ interface Syntax {
   env(n: Node, evaluate: (n: Node) => Part[]): Part[] | undefined;
   /** Route annotations on a function (`#[post("/x")]`, `@GetMapping("/x")`) and class prefixes. */
   routeAttributes?(root: Node, emit: (method: HttpMethod, path: string, line: number) => void): void;
+  /** Annotated frameworks read from the whole file (Kotlin Micronaut controllers and Kafka listeners). */
+  frameworks?(root: Node, file: string, sink: Sink): void;
 }
 
 const kids = (n: Node | null | undefined): Node[] =>
@@ -295,6 +299,7 @@ function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): Lan
           on: ['source_file', 'program'],
           each(root) {
             syn.routeAttributes?.(root, (m, path, line) => sink.endpoint(m, path, framework.attr, { file, line }));
+            syn.frameworks?.(root, file, sink);
           },
         },
         sqlStringRule(sink, file, [...syn.strings], (s) => literal(evaluate(s))),
@@ -601,6 +606,8 @@ kotlinSyntax.routeAttributes = (root, emit) => {
     }
   }
 };
+
+kotlinSyntax.frameworks = kotlinMicronaut;
 
 export const extractRust = extractorOf(rulesFor(rustSyntax, { routes: 'rust', attr: 'actix-web' }));
 export const extractRuby = extractorOf(rulesFor(rubySyntax, { routes: 'sinatra', attr: 'sinatra' }));
