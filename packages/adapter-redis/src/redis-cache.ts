@@ -10,7 +10,7 @@ export interface RedisCacheOptions extends RedisConnectOptions {
 }
 
 /**
- * Cache port on Redis: GET / SET PX / DEL under a prefix. The cache is shared by every replica, so
+ * Cache port on Redis: GET / SET PX (NX) / DEL under a prefix. The cache is shared by every replica, so
  * `delete` is the invalidation all of them see at once (no per-replica copies to fan out to).
  * Memory is bounded by Redis itself (TTL on every key; `maxmemory` + an eviction policy in production).
  */
@@ -42,6 +42,11 @@ export class RedisCache implements Cache {
       return;
     }
     await this.#call(() => this.#redis.set(this.#prefix + key, value, 'PX', ttl));
+  }
+
+  async setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
+    const ttl = Math.max(1, Math.floor(ttlMs));
+    return (await this.#call(() => this.#redis.set(this.#prefix + key, value, 'PX', ttl, 'NX'))) === 'OK';
   }
 
   async delete(key: string): Promise<void> {

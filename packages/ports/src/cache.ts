@@ -5,6 +5,8 @@
 export interface Cache {
   get(key: string): Promise<string | undefined>;
   set(key: string, value: string, ttlMs: number): Promise<void>;
+  /** Sets the key only when it holds no value (atomically, as Redis `SET NX`); resolves whether it did. */
+  setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>;
   delete(key: string): Promise<void>;
   close(): Promise<void>;
 }

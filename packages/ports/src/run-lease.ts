@@ -30,7 +30,22 @@ export class RunLeases {
     return undefined;
   }
 
-  /** Takes or renews the lease, and marks the run as started (the marker lives `startedTtlMs`). */
+  /**
+   * Takes the lease when no one holds it (set-if-absent: of two runners that both saw it free, one takes it),
+   * or when `holder` already does; then marks the run as started. Resolves false when another holder has it
+   * or the run is `done`.
+   */
+  async take(runId: string, holder: string, ttlMs: number, startedTtlMs: number): Promise<boolean> {
+    const value = `running:${holder}`;
+    if (!(await this.cache.setIfAbsent(leaseKey(runId), value, ttlMs))) {
+      if ((await this.cache.get(leaseKey(runId))) !== value) return false;
+      await this.cache.set(leaseKey(runId), value, ttlMs);
+    }
+    await this.cache.set(startedKey(runId), '1', startedTtlMs);
+    return true;
+  }
+
+  /** Renews the lease this holder took (`take`), and the started marker (it lives `startedTtlMs`). */
   async hold(runId: string, holder: string, ttlMs: number, startedTtlMs: number): Promise<void> {
     await this.cache.set(leaseKey(runId), `running:${holder}`, ttlMs);
     await this.cache.set(startedKey(runId), '1', startedTtlMs);

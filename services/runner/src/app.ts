@@ -14,6 +14,7 @@ import {
 import type { RunnerAppConfig } from './config';
 import { DEMO_RUNTIMES } from './domain/demo-agents';
 import { Runner, TOPICS, type LocalRunEvents } from './domain/runner';
+import { HandBacks } from './hand-backs';
 import { egressRuntimes } from './runtimes';
 
 const READINESS_INTERVAL_MS = 2_000;
@@ -53,6 +54,9 @@ export async function startRunnerApp(
   const policy = new EgressPolicy(config.egressAllowList);
   const egress = createEgressAgent({ policy, ...(deps.resolve ? { resolve: deps.resolve } : {}) });
   lifecycle.add('egress agent', egress);
+  const handBacks = new HandBacks(deps.bus, deps.log);
+  // Closed after the drain (reverse order), whose hand-backs it still publishes.
+  lifecycle.onClose('hand-back publishes', () => handBacks.close());
   const runner = new Runner({
     bus: deps.bus,
     cache: deps.cache,
@@ -112,13 +116,11 @@ export async function startRunnerApp(
     return runner.drain();
   });
   deps.log.info({ address: grpc.address, instanceId: config.instanceId }, 'runner started');
-  // A run handed over directly and then handed back (a drain, an outage) is redelivered by the bus.
+  // A run handed over directly and then handed back (a drain, an outage) is redelivered by the bus: published
+  // again with backoff while the bus refuses it, until the runner has closed (then only logged).
   const handBack = (req: eventsV1.RunRequested, err: unknown): void => {
     deps.log.warn({ err, taskId: req.taskId, runId: req.runId }, 'run handed back: request published on the bus');
-    const value = eventsV1.RunRequested.encode(req).finish();
-    deps.bus.publish({ topic: TOPICS.runRequested, key: req.taskId, value }).catch((e: unknown) => {
-      deps.log.error({ err: e, taskId: req.taskId, runId: req.runId }, 'handed-back run request not published');
-    });
+    handBacks.publish(req);
   };
   return {
     grpc,

@@ -45,6 +45,18 @@ export class InMemoryCache implements Cache {
 
   async set(key: string, value: string, ttlMs: number): Promise<void> {
     await Promise.resolve();
+    this.#put(key, value, ttlMs);
+  }
+
+  async setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
+    await Promise.resolve();
+    const e = this.#entries.get(key);
+    if (e && e.expiresAt > this.#clock.now()) return false;
+    this.#put(key, value, ttlMs);
+    return true;
+  }
+
+  #put(key: string, value: string, ttlMs: number): void {
     this.#entries.delete(key);
     while (this.#entries.size >= this.#maxEntries) {
       const oldest = this.#entries.keys().next();

@@ -24,6 +24,20 @@ export function describeCacheContract(adapter: string, factory: () => Promise<Ca
       expect(await a.get(key)).toBeUndefined();
     });
 
+    it('sets a key only when it holds no value: of two clients racing, one does; an expired value counts as none', async () => {
+      const key = `c:${run}:nx`;
+      const took = await Promise.all([a.setIfAbsent(key, 'a', 60_000), b.setIfAbsent(key, 'b', 60_000)]);
+      expect(took.filter(Boolean)).toHaveLength(1);
+      expect(await a.get(key)).toBe(took[0] ? 'a' : 'b');
+      const short = `c:${run}:nx-ttl`;
+      expect(await a.setIfAbsent(short, 'old', 50)).toBe(true);
+      await new Promise((r) => setTimeout(r, 120));
+      expect(await b.setIfAbsent(short, 'new', 60_000)).toBe(true);
+      expect(await a.get(short)).toBe('new');
+      await a.delete(key);
+      await a.delete(short);
+    });
+
     it('expires entries after their TTL', async () => {
       const key = `c:${run}:ttl`;
       await a.set(key, 'short', 50);

@@ -215,6 +215,7 @@ export class Runner {
     } catch {
       return this.#notRun();
     }
+    let ran: 'ran' | 'taken';
     try {
       const attributes = {
         'a2a.runtime': req.runtime,
@@ -223,10 +224,12 @@ export class Runner {
         'a2a.task_id': req.taskId,
         'a2a.run_id': req.runId,
       };
-      await withSpan('@a2a-inbound/runner', 'runner.run', attributes, () => this.#run(req, ac));
+      ran = await withSpan('@a2a-inbound/runner', 'runner.run', attributes, () => this.#run(req, ac));
     } finally {
       release();
     }
+    // Another runner took the lease first (both saw it free): wait behind it, as for a holder seen above.
+    if (ran === 'taken') return this.#admitAndRun(req, ac);
   }
 
   /** Not run (canceled or draining while it waited): a drain hands the request back uncommitted. */
@@ -249,7 +252,8 @@ export class Runner {
     });
   }
 
-  async #run(req: eventsV1.RunRequested, ac: AbortController): Promise<void> {
+  /** Runs it; `taken` (nothing run) when another runner took the lease after this one saw it free. */
+  async #run(req: eventsV1.RunRequested, ac: AbortController): Promise<'ran' | 'taken'> {
     const { bus, log } = this.deps;
     // The tasks service of this process applies the events directly (ADR 0053) until an apply fails: from
     // then on this run's events take the bus (retried there), so they are never applied out of order.
@@ -277,7 +281,12 @@ export class Runner {
     // Read before the lease is taken: a blob store outage hands the request back like a bus outage.
     const input = await this.#runInput(req);
     const owner = req.subscriptionId;
-    await renew();
+    // Exclusive: two copies of a request (a redelivery, a republish handed to another runner) may both have
+    // found the lease free above; only one runs.
+    if (!(await this.#leases.take(req.runId, instanceId, leaseMs, startedTtl))) {
+      log.info({ taskId: req.taskId, runId: req.runId }, 'run taken by another runner meanwhile: waiting behind it');
+      return 'taken';
+    }
     const heartbeat = setInterval(() => {
       renew().catch((err: unknown) => log.warn({ err, taskId: req.taskId }, 'run lease renewal failed'));
     }, heartbeatMs);
@@ -388,7 +397,7 @@ export class Runner {
         });
         settled = true;
         outcome = 'failed';
-        return;
+        return 'ran';
       }
       await runtime(ctx);
       if (!finished) await ctx.status('completed');
@@ -411,7 +420,7 @@ export class Runner {
         if (this.state === 'DRAINING') throw new Error('run handed back on shutdown'); // not committed: redelivered
         settled = true;
         outcome = 'canceled';
-        return; // canceled: the tasks service already recorded it
+        return 'ran'; // canceled: the tasks service already recorded it
       }
       if (err instanceof EmitFailed) {
         // The bus is down: not the agent's fault. Hand the run back (retried when the bus is back) rather
@@ -446,6 +455,7 @@ export class Runner {
       const settle = settled ? this.#leases.finish(req.runId, DONE_TTL_MS) : this.#leases.release(req.runId);
       await settle.catch((err: unknown) => log.warn({ err, taskId: req.taskId }, 'run lease update failed'));
     }
+    return 'ran';
   }
 
   /** Storing output failed (blob store outage): like a bus outage, the run is handed back, not failed. */

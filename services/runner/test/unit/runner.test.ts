@@ -62,7 +62,7 @@ async function setup(runtime: AgentRuntime, options: { localEvents?: LocalRunEve
     await sub.close();
     await bus.close();
   });
-  return { bus, runner, events, blobs, leases: new RunLeases(cache) };
+  return { bus, cache, runner, events, blobs, leases: new RunLeases(cache) };
 }
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -315,6 +315,34 @@ describe('Runner', () => {
     await handled; // it lapsed (not renewed): this runner ran it
     expect(runs).toBe(1);
     expect(await leases.get('run-t3')).toEqual({ state: 'done' });
+  });
+
+  it('two copies of a request handed to two runners at once (a republish, review 23 #7): one runs it, the other skips it', async () => {
+    let runs = 0;
+    const runtime: AgentRuntime = async (ctx) => {
+      runs += 1;
+      await ctx.sleep(30);
+      await ctx.status('completed');
+    };
+    const { runner, bus, cache, leases, events } = await setup(runtime);
+    // A second runner of the process on the same cache and bus, as `startSystem({ runners: 2 })` makes.
+    const other = new Runner({
+      bus,
+      cache,
+      blobs: new InMemoryBlobStore(),
+      clock: systemClock,
+      log: silentLogger(),
+      runtimes: { test: runtime },
+      config: { ...config, instanceId: 'runner-other' },
+    });
+    other.state = 'RUNNING';
+    cleanups.unshift(() => other.drain());
+    // Both find the lease free before either holds it.
+    await Promise.all([runner.handle(request('t7')), other.handle(request('t7'))]);
+    await bus.drain();
+    expect(runs).toBe(1);
+    expect(await leases.get('run-t7')).toEqual({ state: 'done' });
+    expect(events.filter((e) => e.event?.$case === 'status' && e.event.status.state === 'completed')).toHaveLength(1);
   });
 
   it('a bus outage hands the run back (the request is retried) instead of failing the task, and keeps it runnable', async () => {

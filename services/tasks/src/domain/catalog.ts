@@ -327,6 +327,15 @@ export class Catalog {
     if (!agent) throw new NotFoundError('agent');
     const view = this.view(agent.doc, agentId, placement.doc);
     await this.cache.set(key, JSON.stringify(view), AGENT_VIEW_TTL_MS).catch(() => undefined);
+    // Cache-aside race (review 23 #8): a change stored after the reads above may have deleted the entry before
+    // the set, which would then keep the old view (push off after push was turned on) for the TTL. Every
+    // change is stored before its delete, so reading both documents again after the set sees it: the entry
+    // goes. A read that fails cannot tell: the entry goes too. Two reads per miss (one per TTL per replica).
+    const [p, a] = await Promise.all([this.c.deploymentAgents.get(agentId), this.c.agents.get(agentId)]).catch(
+      () => [undefined, undefined] as const,
+    );
+    if (p?.version !== placement.version || a?.version !== agent.version)
+      await this.cache.delete(key).catch(() => undefined);
     return view;
   }
 

@@ -24,13 +24,23 @@ import type { Sleep } from '../../src/domain/run-publish-retries';
 export async function taskServiceSetup<
   L extends InMemoryEventLog = InMemoryEventLog,
   B extends InMemoryBus = InMemoryBus,
->(options: { eventLog?: L; bus?: B; sleep?: Sleep; config?: Partial<TaskServiceConfig>; pushOn?: boolean } = {}) {
+>(
+  options: {
+    eventLog?: L;
+    bus?: B;
+    sleep?: Sleep;
+    config?: Partial<TaskServiceConfig>;
+    pushOn?: boolean;
+    /** The shared cache (default: an in-memory one on the manual clock). */
+    cache?: InMemoryCache;
+  } = {},
+) {
   const store = new InMemoryDocumentStore();
   const bus = options.bus ?? (new InMemoryBus() as B);
   const eventLog = options.eventLog ?? (new InMemoryEventLog() as L);
   const clock = new ManualClock(Date.UTC(2026, 10, 25));
   const ids = new SequentialIds('id');
-  const cache = new InMemoryCache({ clock });
+  const cache = options.cache ?? new InMemoryCache({ clock });
   const control = new ControlPlane(await openControlCollections(store), cache, clock, ids);
   await seedDemo(control);
   // The demo agents start with push notifications off, and then their updates are not announced (ADR 0055).

@@ -375,7 +375,8 @@ describe('hot path without queries on tasks', () => {
     const catalog = new ControlPlane(control, cache, clock, new SequentialIds('c')).catalog;
     const first = await catalog.resolveAgent('demo-echo');
     const readsAfterFirst = reads.n;
-    expect(readsAfterFirst).toBe(2);
+    // Placement and agent, then both again once cached: a change that raced the write deletes the entry.
+    expect(readsAfterFirst).toBe(4);
     for (let i = 0; i < 5; i++) expect(await catalog.resolveAgent('demo-echo')).toEqual(first);
     expect(reads.n).toBe(readsAfterFirst); // served from the cache
     await catalog.updateAgentSettings({ subscriptionId: 'demo-subscription', role: 'admin' }, 'demo-echo', {
@@ -383,12 +384,12 @@ describe('hot path without queries on tasks', () => {
     });
     const readsAfterUpdate = reads.n;
     expect((await catalog.resolveAgent('demo-echo')).rateLimitPerMinute).toBe(7); // at once, not after the TTL
-    expect(reads.n).toBe(readsAfterUpdate + 2);
+    expect(reads.n).toBe(readsAfterUpdate + 4);
     await catalog.resolveAgent('demo-echo');
-    expect(reads.n).toBe(readsAfterUpdate + 2); // cached again
+    expect(reads.n).toBe(readsAfterUpdate + 4); // cached again
     clock.advance(AGENT_VIEW_TTL_MS + 1);
     await catalog.resolveAgent('demo-echo');
-    expect(reads.n).toBe(readsAfterUpdate + 4); // expired: read once more
+    expect(reads.n).toBe(readsAfterUpdate + 8); // expired: read once more
     // And the task lifecycle still sends through it.
     expect((await tasks.send(caller, msg('c1', 'hello'), { blocking: false })).id).toBeTruthy();
   });
