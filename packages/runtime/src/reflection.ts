@@ -4,13 +4,43 @@ import { ReflectionService } from '@grpc/reflection';
 import { FILE_DESCRIPTOR_SET_BASE64 } from '@a2a-inbound/proto';
 
 let contracts: protoLoader.PackageDefinition | undefined;
-/** Building a ReflectionService indexes every descriptor (tens of ms): once per set of services per process. */
-const reflectionServices = new Map<string, ReflectionService>();
+/**
+ * Building a ReflectionService indexes and re-encodes every descriptor of the contracts (~0.5 s of CPU on the
+ * 2-core VM, and each process starts several servers with different sets): built on a server's first
+ * reflection call, once per set of services per process, never at start.
+ */
+const reflectionHandlers = new Map<string, Map<string, grpc.UntypedHandleCall>>();
+/** The grpc.reflection.v1 and v1alpha ServerReflection definitions (each read from its .proto): once per process. */
+let reflectionDefinitions: grpc.ServiceDefinition[] | undefined;
 
 /** Every proto of `proto/`, decoded once per process from the generated descriptor set (no .proto file read). */
 function contractDefinitions(): protoLoader.PackageDefinition {
   contracts ??= protoLoader.loadFileDescriptorSetFromBuffer(Buffer.from(FILE_DESCRIPTOR_SET_BASE64, 'base64'));
   return contracts;
+}
+
+/** The definitions and handlers a ReflectionService registers, by method path, without a server. */
+function captured(service: ReflectionService): {
+  definitions: grpc.ServiceDefinition[];
+  handlers: Map<string, grpc.UntypedHandleCall>;
+} {
+  const definitions: grpc.ServiceDefinition[] = [];
+  const handlers = new Map<string, grpc.UntypedHandleCall>();
+  service.addToServer({
+    addService(definition: grpc.ServiceDefinition, implementation: grpc.UntypedServiceImplementation) {
+      definitions.push(definition);
+      for (const [name, method] of Object.entries(definition)) {
+        const handler = implementation[name];
+        if (handler) handlers.set(method.path, handler);
+      }
+    },
+  });
+  return { definitions, handlers };
+}
+
+/** The sets of services whose reflection index this process has built (comma-joined names): for tests. */
+export function builtReflectionIndexes(): string[] {
+  return [...reflectionHandlers.keys()];
 }
 
 /** `a2a_inbound.tasks.v1.TasksService` from a definition's method paths (`/pkg.Service/Method`); undefined when empty. */
@@ -27,7 +57,7 @@ export function grpcServiceName(definition: grpc.ServiceDefinition): string | un
  * `list` answers exactly the services of `definitions` that the contracts in proto/ declare; `describe`
  * resolves any symbol of those contracts (they are public in the repository anyway). Reflection serves the
  * schema only, never data, and takes no credential (the linker's bearer token guards LinkerService's
- * methods, not their description).
+ * methods, not their description). The descriptor index is built on the first reflection call (see above).
  */
 export function addReflection(
   server: Pick<grpc.Server, 'addService'>,
@@ -35,11 +65,27 @@ export function addReflection(
 ): string[] {
   const names = [...new Set(definitions.map(grpcServiceName).filter((n): n is string => n !== undefined))].sort();
   const key = names.join(',');
-  let service = reflectionServices.get(key);
-  if (!service) {
-    service = new ReflectionService(contractDefinitions(), { services: names });
-    reflectionServices.set(key, service);
+  // An empty package indexes nothing: only the ServerReflection definitions are wanted from it.
+  reflectionDefinitions ??= captured(new ReflectionService({})).definitions;
+  const handlerFor = (path: string): grpc.UntypedHandleCall | undefined => {
+    let handlers = reflectionHandlers.get(key);
+    if (!handlers) {
+      handlers = captured(new ReflectionService(contractDefinitions(), { services: names })).handlers;
+      reflectionHandlers.set(key, handlers);
+    }
+    return handlers.get(path);
+  };
+  for (const definition of reflectionDefinitions) {
+    const implementation: grpc.UntypedServiceImplementation = {};
+    for (const [name, method] of Object.entries(definition)) {
+      // ServerReflectionInfo is a bidi stream: the real handler attaches its listeners in this same tick.
+      implementation[name] = ((call: grpc.ServerDuplexStream<unknown, unknown>) => {
+        const handler = handlerFor(method.path) as grpc.handleBidiStreamingCall<unknown, unknown> | undefined;
+        if (handler) handler(call);
+        else call.end();
+      }) as grpc.UntypedHandleCall;
+    }
+    server.addService(definition, implementation);
   }
-  service.addToServer(server);
   return names;
 }

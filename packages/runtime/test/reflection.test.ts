@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { healthV1, linkerV1, tasksV1 } from '@a2a-inbound/proto';
 import { reflectedMethods, reflectedServices } from '@a2a-inbound/testing';
-import { grpc, grpcServiceName, startGrpcServer, type GrpcServerHandle } from '../src/index';
+import { builtReflectionIndexes, grpc, grpcServiceName, startGrpcServer, type GrpcServerHandle } from '../src/index';
 
 const HEALTH = 'grpc.health.v1.Health';
 
@@ -60,5 +60,29 @@ describe('gRPC server reflection on startGrpcServer', () => {
       outputType: '.a2a_inbound.linker.v1.Application',
     });
     await expect(reflectedMethods(server.address, 'example.v1.Undeclared')).rejects.toThrow(/reflection/);
+  });
+
+  it('builds the descriptor index on the first reflection call, not at start (it costs ~0.5 s of CPU per set of services)', async () => {
+    const key = ['a2a_inbound.tasks.v1.TasksService', HEALTH].join(',');
+    server = await startGrpcServer([{ definition: tasksV1.TasksServiceService, implementation: {} }], {
+      host: '127.0.0.1',
+      port: 0,
+      isServing: () => true,
+    });
+    expect(builtReflectionIndexes()).not.toContain(key);
+    expect(await reflectedServices(server.address)).toEqual(['a2a_inbound.tasks.v1.TasksService', HEALTH]);
+    expect(builtReflectionIndexes()).toContain(key);
+    // A second server with the same services reuses the index.
+    const second = await startGrpcServer([{ definition: tasksV1.TasksServiceService, implementation: {} }], {
+      host: '127.0.0.1',
+      port: 0,
+      isServing: () => true,
+    });
+    try {
+      expect((await reflectedMethods(second.address, 'a2a_inbound.tasks.v1.TasksService')).length).toBeGreaterThan(0);
+      expect(builtReflectionIndexes().filter((k) => k === key)).toHaveLength(1);
+    } finally {
+      await second.close();
+    }
   });
 });
