@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { healthV1, linkerV1, tasksV1 } from '@a2a-inbound/proto';
+import { a2aV1, healthV1, linkerV1, tasksV1 } from '@a2a-inbound/proto';
 import { reflectedMethods, reflectedServices } from '@a2a-inbound/testing';
 import { builtReflectionIndexes, grpc, grpcServiceName, startGrpcServer, type GrpcServerHandle } from '../src/index';
 
@@ -62,24 +62,22 @@ describe('gRPC server reflection on startGrpcServer', () => {
     await expect(reflectedMethods(server.address, 'example.v1.Undeclared')).rejects.toThrow(/reflection/);
   });
 
-  it('builds the descriptor index on the first reflection call, not at start (it costs ~0.5 s of CPU per set of services)', async () => {
-    const key = ['a2a_inbound.tasks.v1.TasksService', HEALTH].join(',');
-    server = await startGrpcServer([{ definition: tasksV1.TasksServiceService, implementation: {} }], {
-      host: '127.0.0.1',
-      port: 0,
-      isServing: () => true,
-    });
+  it('builds the descriptor index on the first reflection call, not at start, once per set of services', async () => {
+    const A2A = 'lf.a2a.v1.A2AService';
+    const key = [HEALTH, A2A].join(',');
+    const a2a = { definition: a2aV1.A2AServiceService, implementation: {} };
+    server = await startGrpcServer([a2a], { host: '127.0.0.1', port: 0, isServing: () => true });
     expect(builtReflectionIndexes()).not.toContain(key);
-    expect(await reflectedServices(server.address)).toEqual(['a2a_inbound.tasks.v1.TasksService', HEALTH]);
+    expect(await reflectedServices(server.address)).toEqual([HEALTH, A2A]);
     expect(builtReflectionIndexes()).toContain(key);
-    // A second server with the same services reuses the index.
-    const second = await startGrpcServer([{ definition: tasksV1.TasksServiceService, implementation: {} }], {
-      host: '127.0.0.1',
-      port: 0,
-      isServing: () => true,
-    });
+    // A second server with the same services reuses the index; `describe` reads the 1.0 contract (a2a.proto,
+    // which imports google/api annotations: every file of the descriptor set is indexed).
+    const second = await startGrpcServer([a2a], { host: '127.0.0.1', port: 0, isServing: () => true });
     try {
-      expect((await reflectedMethods(second.address, 'a2a_inbound.tasks.v1.TasksService')).length).toBeGreaterThan(0);
+      expect((await reflectedMethods(second.address, A2A)).find((m) => m.name === 'SendMessage')).toMatchObject({
+        inputType: '.lf.a2a.v1.SendMessageRequest',
+        outputType: '.lf.a2a.v1.SendMessageResponse',
+      });
       expect(builtReflectionIndexes().filter((k) => k === key)).toHaveLength(1);
     } finally {
       await second.close();
