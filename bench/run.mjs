@@ -779,7 +779,7 @@ function ratioTable() {
   ];
   for (const r of ratios)
     lines.push(
-      `| ${r.target} | ${r.v03.replace('-node', '')} | ${bindingOf(r.v1)} | ${r.v03.endsWith('-node') ? '0.3, Node client' : '0.3, wrk'} | ${r.c} | ${r.rounds} | ${f(r.median)} | ${r.lo === undefined ? '' : `${f(r.lo)}–${f(r.hi)}`} | ${r.min === undefined ? '' : `${f(r.min)}–${f(r.max)}`} | ${f(r.overall)} |`,
+      `| ${r.target} | ${r.v03.replace('-node', '')} | ${bindingOf(r.v1)} | ${r.v03.endsWith('-node') ? '0.3, Node client' : `0.3, ${loadgen === 'wrk' ? 'wrk' : 'Node loop'}`} | ${r.c} | ${r.rounds} | ${f(r.median)} | ${r.lo === undefined ? '' : `${f(r.lo)}–${f(r.hi)}`} | ${r.min === undefined ? '' : `${f(r.min)}–${f(r.max)}`} | ${f(r.overall)} |`,
     );
   return lines;
 }
