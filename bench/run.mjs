@@ -653,7 +653,9 @@ async function measure(target, sys, cases, sendOnly = false) {
     const orders = Array.from({ length: rounds }, () => [present, [...present].reverse()]).flat();
     for (const c of concurrencies) {
       const acc = new Map(present.map((k) => [k, { n: 0, cpu: 0, p50: 0, p99: 0, errors: 0, elu: 0, parts: 0 }]));
-      for (const order of orders)
+      // Per round (A…Z then Z…A, pooled: a drift that is linear over the round weighs on every case alike).
+      const perRound = new Map(present.map((k) => [k, Array.from({ length: rounds }, () => ({ n: 0, cpu: 0 }))]));
+      for (const [o, order] of orders.entries())
         for (const kase of order) {
           const ops = kase === 'send' && sys.storeOps && order === orders[0] ? await sys.storeOps() : undefined;
           const enginesBefore = kase === 'send' && sys.engineCpu && order === orders[0] ? sys.engineCpu() : undefined;
@@ -664,6 +666,9 @@ async function measure(target, sys, cases, sendOnly = false) {
           const a = acc.get(kase);
           const cpu = sys.pids.reduce((s, p) => s + cpuSeconds(p), 0) - before;
           a.cpu += cpu;
+          const round = perRound.get(kase)[o >> 1];
+          round.cpu += cpu;
+          round.n += r.rps * half;
           if (enginesBefore && r.rps > 0)
             extras.push(engineCpuLine(target, c, enginesBefore, sys.engineCpu(), r.rps * half, cpu));
           a.n += r.rps * half;
@@ -682,6 +687,7 @@ async function measure(target, sys, cases, sendOnly = false) {
         const r = { rps: a.n / (half * a.parts), p50: a.p50 / a.parts, p99: a.p99, errors: a.errors };
         const elu = sys.started && Number.isFinite(a.elu) ? a.elu / a.parts : undefined;
         record(target, kase, c, r, a.n > 0 ? (a.cpu * 1000) / a.n : undefined, elu);
+        rows.at(-1).roundCpu = perRound.get(kase).map((x) => (x.n > 0 ? (x.cpu * 1000) / x.n : NaN));
       }
     }
   };
@@ -695,29 +701,87 @@ async function measure(target, sys, cases, sendOnly = false) {
   }
   if (caseGroups.has('send'))
     await interleaved(['send', 'send-v1', 'send-v1-rest', 'send-v1-grpc', 'send-node', 'send-aa']);
-  for (const [aa, v03] of [
-    ['get-aa', 'get'],
-    ['send-aa', 'send'],
-  ]) {
-    for (const c of concurrencies) {
-      const a = rows.find((r) => r.target === target && r.kase === aa && r.c === c);
-      const b = rows.find((r) => r.target === target && r.kase === v03 && r.c === c);
-      if (a?.cpuMsPerReq && b?.cpuMsPerReq)
-        extras.push(
-          `- ${target}: A/A control, the 0.3 ${v03} measured twice in the same interleave at c=${c}: ${(a.cpuMsPerReq / b.cpuMsPerReq).toFixed(2)}× (${a.cpuMsPerReq.toFixed(3)} vs ${b.cpuMsPerReq.toFixed(3)} ms/req).`,
-        );
-    }
-  }
-  for (const [v1, v03] of V1_PAIRS) {
+  for (const [v1, v03] of [['get-aa', 'get'], ['send-aa', 'send'], ...V1_PAIRS])
     for (const c of concurrencies) {
       const a = rows.find((r) => r.target === target && r.kase === v1 && r.c === c);
       const b = rows.find((r) => r.target === target && r.kase === v03 && r.c === c);
-      if (a?.cpuMsPerReq && b?.cpuMsPerReq)
-        extras.push(
-          `- ${target}: A2A 1.0 ${v1.endsWith('rest') ? 'HTTP+JSON' : v1.endsWith('grpc') ? 'gRPC' : 'JSON-RPC'} ${v03.replace('-node', '')} at c=${c} costs ${(a.cpuMsPerReq / b.cpuMsPerReq).toFixed(2)}× the server CPU of the 0.3 one${v03.endsWith('-node') ? ' driven by the same kind of client (a Node loop)' : ''} (${a.cpuMsPerReq.toFixed(3)} vs ${b.cpuMsPerReq.toFixed(3)} ms/req, interleaved).`,
-        );
+      if (!a?.cpuMsPerReq || !b?.cpuMsPerReq) continue;
+      const st = ratioStats(a, b);
+      ratios.push({ target, v1, v03, c, ...st });
+      log(
+        `${target} ${v1}/${v03} c=${c}: median ${st.median.toFixed(2)}x over ${st.rounds} rounds${st.lo === undefined ? '' : `, 95% ${st.lo.toFixed(2)}-${st.hi.toFixed(2)}, min-max ${st.min.toFixed(2)}-${st.max.toFixed(2)}`}`,
+      );
     }
-  }
+}
+
+/** Ratios of a 1.0 case's server CPU per request to its 0.3 case's, with their spread (`ratioTable`). */
+const ratios = [];
+
+/** A seeded generator (mulberry32): the bootstrap's interval is the same for the same rounds. */
+function seeded(seed) {
+  let t = seed >>> 0;
+  return () => {
+    t = (t + 0x6d2b79f5) >>> 0;
+    let x = Math.imul(t ^ (t >>> 15), t | 1);
+    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
+    return ((x ^ (x >>> 14)) >>> 0) / 2 ** 32;
+  };
+}
+
+const medianOf = (xs) => {
+  const s = [...xs].sort((p, q) => p - q);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+/**
+ * Per round, the ratio of `a`'s CPU per request to `b`'s (both measured in that round's A…Z Z…A); their median,
+ * min–max, and a 95 % bootstrap interval of the median (rounds resampled 2,000 times). One round: no spread.
+ */
+function ratioStats(a, b) {
+  const overall = a.cpuMsPerReq / b.cpuMsPerReq;
+  const per = (a.roundCpu ?? []).map((x, i) => x / b.roundCpu[i]).filter(Number.isFinite);
+  if (per.length < 2) return { overall, median: overall, rounds: per.length };
+  const rand = seeded(per.length * 7919 + Math.round(overall * 1e6));
+  const medians = Array.from({ length: 2000 }, () =>
+    medianOf(Array.from({ length: per.length }, () => per[Math.floor(rand() * per.length)])),
+  ).sort((p, q) => p - q);
+  return {
+    overall,
+    median: medianOf(per),
+    min: Math.min(...per),
+    max: Math.max(...per),
+    lo: medians[Math.floor(0.025 * medians.length)],
+    hi: medians[Math.ceil(0.975 * medians.length) - 1],
+    rounds: per.length,
+  };
+}
+
+const bindingOf = (v1) =>
+  v1.endsWith('-aa')
+    ? 'A/A control (0.3 vs 0.3)'
+    : v1.endsWith('rest')
+      ? 'HTTP+JSON'
+      : v1.endsWith('grpc')
+        ? 'gRPC'
+        : 'JSON-RPC';
+
+/** The 1.0/0.3 ratios with their spread, each group's A/A control first: the noise the others are read against. */
+function ratioTable() {
+  if (!ratios.length) return [];
+  const f = (x) => (x === undefined ? '' : `${x.toFixed(2)}×`);
+  const lines = [
+    '',
+    'Server CPU per request, 1.0 / 0.3 on the same agent (interleaved rounds; the A/A control is the 0.3 case measured twice):',
+    '',
+    '| target | operation | 1.0 binding | against | c | rounds | median ratio | 95 % bootstrap interval | min–max over rounds | pooled |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of ratios)
+    lines.push(
+      `| ${r.target} | ${r.v03.replace('-node', '')} | ${bindingOf(r.v1)} | ${r.v03.endsWith('-node') ? '0.3, Node client' : `0.3, ${loadgen === 'wrk' ? 'wrk' : 'Node loop'}`} | ${r.c} | ${r.rounds} | ${f(r.median)} | ${r.lo === undefined ? '' : `${f(r.lo)}–${f(r.hi)}`} | ${r.min === undefined ? '' : `${f(r.min)}–${f(r.max)}`} | ${f(r.overall)} |`,
+    );
+  return lines;
 }
 
 async function idleSse(target, sys, cases, count) {
@@ -944,6 +1008,7 @@ function report() {
       `- durable embedded (LMDB) message/send c=${r.c}: ${cpu}; p99 ${ms(r, r.p99)} ms${r.c === 16 ? ' (target <= 30 ms)' : ''}.`,
     );
   }
+  lines.push(...ratioTable());
   if (extras.length) lines.push('', ...extras);
   return lines.join('\n');
 }

@@ -59,17 +59,16 @@ describe('bench/run.mjs (npm run bench), shortest mode, embedded only', () => {
       ['HTTP\\+JSON', 'send'],
       ['gRPC', 'send'],
     ])
+      // The ratio table: target, operation, binding, against, c, rounds, median ratio (one round: no interval).
       expect(text).toMatch(
-        new RegExp(`embedded: A2A 1\\.0 ${binding} ${op} at c=2 costs \\d+\\.\\d\\d× the server CPU`),
+        new RegExp(`\\| embedded +\\| ${op} +\\| ${binding} +\\| 0\\.3, [^|]+\\| 2 +\\| 1 +\\| \\d+\\.\\d\\d× +\\|`),
       );
     for (const op of ['get', 'send']) {
       expect(text).toMatch(
-        new RegExp(
-          `embedded: A2A 1\\.0 gRPC ${op} at c=2 costs \\d+\\.\\d\\d× the server CPU of the 0\\.3 one driven by`,
-        ),
+        new RegExp(`\\| embedded +\\| ${op} +\\| gRPC +\\| 0\\.3, Node client +\\| 2 +\\| 1 +\\| \\d`),
       );
       expect(text).toMatch(
-        new RegExp(`embedded: A/A control, the 0\\.3 ${op} measured twice .* at c=2: \\d+\\.\\d\\d×`),
+        new RegExp(`\\| embedded +\\| ${op} +\\| A/A control \\(0\\.3 vs 0\\.3\\) +\\| [^|]+\\| 2 +\\| 1 +\\| \\d`),
       );
     }
     expect(text).toMatch(/embedded: 20 idle SSE streams open \(0 refused\)/);

@@ -201,39 +201,38 @@ export function pushConfigFromV1(c: Json): Json {
   return out;
 }
 
-const PART_MEMBERS = ['text', 'raw', 'url', 'data'] as const;
-
-/** A 1.0 Part → the stored part shape (the validator then applies every rule and limit of a send). */
-function partFromV1(p: unknown, at: string): Json {
-  if (!isObject(p)) throw new InvalidParamsError(`${at} must be an object`);
-  let member: (typeof PART_MEMBERS)[number] | undefined;
-  let count = 0;
-  for (const k of PART_MEMBERS)
-    if (p[k] !== undefined && p[k] !== null) {
-      member = k;
-      count += 1;
-    }
-  if (count !== 1) throw new InvalidParamsError(`${at} must have exactly one of text, raw, url or data`);
-  const meta = p.metadata === undefined ? {} : { metadata: p.metadata };
-  const file = (key: 'bytes' | 'uri', value: unknown): Json => ({
-    kind: 'file',
-    file: {
-      [key]: value,
-      ...(p.mediaType !== undefined ? { mimeType: p.mediaType } : {}),
-      ...(p.filename !== undefined ? { name: p.filename } : {}),
-    },
-    ...meta,
-  });
-  switch (member) {
-    case 'text':
-      return { kind: 'text', text: p.text, ...meta };
-    case 'raw':
-      return file('bytes', p.raw);
-    case 'url':
-      return file('uri', p.url);
-    default:
-      return { kind: 'data', data: p.data, ...meta };
+/** A shallow copy of `m`'s own keys, in order; a parsed `__proto__` key stays a key, as a spread keeps it. */
+function ownCopy(m: Json): Json {
+  const out: Json = {};
+  for (const key of Object.keys(m)) {
+    if (key === '__proto__')
+      Object.defineProperty(out, key, { value: m[key], enumerable: true, writable: true, configurable: true });
+    else out[key] = m[key];
   }
+  return out;
+}
+
+/**
+ * A 1.0 Part → the stored part shape (the validator then applies every rule and limit of a send). Written for
+ * the send path (issue 21): no closure, spread or field path per part unless the part is refused.
+ */
+function partFromV1(p: unknown, index: number): Json {
+  if (!isObject(p)) throw new InvalidParamsError(`message.parts[${index}] must be an object`);
+  const { text, raw, url, data } = p;
+  const has = (v: unknown): boolean => v !== undefined && v !== null;
+  const count = (has(text) ? 1 : 0) + (has(raw) ? 1 : 0) + (has(url) ? 1 : 0) + (has(data) ? 1 : 0);
+  if (count !== 1)
+    throw new InvalidParamsError(`message.parts[${index}] must have exactly one of text, raw, url or data`);
+  let out: Json;
+  if (has(text)) out = { kind: 'text', text };
+  else if (has(raw) || has(url)) {
+    const file: Json = has(raw) ? { bytes: raw } : { uri: url };
+    if (p.mediaType !== undefined) file.mimeType = p.mediaType;
+    if (p.filename !== undefined) file.name = p.filename;
+    out = { kind: 'file', file };
+  } else out = { kind: 'data', data };
+  if (p.metadata !== undefined) out.metadata = p.metadata;
+  return out;
 }
 
 /**
@@ -248,12 +247,11 @@ export function sendParamsFromV1(params: Json, limits: { maxParts: number }): Js
   if (!Array.isArray(m.parts)) throw new InvalidParamsError('message.parts is required');
   if (m.parts.length > limits.maxParts)
     throw new InvalidParamsError(`message.parts has more than ${limits.maxParts} parts`);
-  const message: Json = {
-    ...m,
-    kind: 'message',
-    role: 'user',
-    parts: m.parts.map((p, i) => partFromV1(p, `message.parts[${i}]`)),
-  };
+  // What `{ ...m, kind, role, parts }` makes, at a tenth of its cost here (1.1–1.4 µs a send on the VM).
+  const message = ownCopy(m);
+  message.kind = 'message';
+  message.role = 'user';
+  message.parts = m.parts.map(partFromV1);
   const out: Json = { message };
   const cfg = params.configuration;
   if (cfg !== undefined && cfg !== null) {

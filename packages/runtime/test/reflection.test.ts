@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { healthV1, linkerV1, tasksV1 } from '@a2a-inbound/proto';
+import { a2aV1, healthV1, linkerV1, tasksV1 } from '@a2a-inbound/proto';
 import { reflectedMethods, reflectedServices } from '@a2a-inbound/testing';
-import { grpc, grpcServiceName, startGrpcServer, type GrpcServerHandle } from '../src/index';
+import { builtReflectionIndexes, grpc, grpcServiceName, startGrpcServer, type GrpcServerHandle } from '../src/index';
 
 const HEALTH = 'grpc.health.v1.Health';
 
@@ -60,5 +60,27 @@ describe('gRPC server reflection on startGrpcServer', () => {
       outputType: '.a2a_inbound.linker.v1.Application',
     });
     await expect(reflectedMethods(server.address, 'example.v1.Undeclared')).rejects.toThrow(/reflection/);
+  });
+
+  it('builds the descriptor index on the first reflection call, not at start, once per set of services', async () => {
+    const A2A = 'lf.a2a.v1.A2AService';
+    const key = [HEALTH, A2A].join(',');
+    const a2a = { definition: a2aV1.A2AServiceService, implementation: {} };
+    server = await startGrpcServer([a2a], { host: '127.0.0.1', port: 0, isServing: () => true });
+    expect(builtReflectionIndexes()).not.toContain(key);
+    expect(await reflectedServices(server.address)).toEqual([HEALTH, A2A]);
+    expect(builtReflectionIndexes()).toContain(key);
+    // A second server with the same services reuses the index; `describe` reads the 1.0 contract (a2a.proto,
+    // which imports google/api annotations: every file of the descriptor set is indexed).
+    const second = await startGrpcServer([a2a], { host: '127.0.0.1', port: 0, isServing: () => true });
+    try {
+      expect((await reflectedMethods(second.address, A2A)).find((m) => m.name === 'SendMessage')).toMatchObject({
+        inputType: '.lf.a2a.v1.SendMessageRequest',
+        outputType: '.lf.a2a.v1.SendMessageResponse',
+      });
+      expect(builtReflectionIndexes().filter((k) => k === key)).toHaveLength(1);
+    } finally {
+      await second.close();
+    }
   });
 });

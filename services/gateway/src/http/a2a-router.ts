@@ -7,7 +7,7 @@ import type { controlV1 } from '@a2a-inbound/proto';
 import type { Resolver, EgressPolicy } from '@a2a-inbound/runtime';
 import type { GatewayClients, Lookups } from '../clients';
 import { servesVersion, type CardVersion } from '../protocol/cards';
-import { JsonRpcHandler } from '../protocol/jsonrpc-handler';
+import { JsonRpcHandler, spliceRawResult } from '../protocol/jsonrpc-handler';
 import { AgentOperations, type OperationContext } from '../protocol/operations';
 import { idOf, isObject, LIMITS, parseEnvelope, STREAMING_METHODS, type JsonRpcRequest } from '../protocol/validate';
 import type { GatewayAdmission } from './agent-access';
@@ -195,12 +195,8 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
       return;
     }
     if (outcome.kind === 'raw') {
-      // What `res.json` writes, with the result spliced in: the envelope serialised with a placeholder.
-      const envelope = JSON.stringify({ jsonrpc: '2.0', id: rpc.id, result: 0 });
-      res
-        .status(200)
-        .set('Content-Type', 'application/json')
-        .send(`${envelope.slice(0, -2)}${outcome.result.json}}`);
+      // What `res.json` writes, with the result spliced in.
+      res.status(200).set('Content-Type', 'application/json').send(spliceRawResult(rpc.id, outcome.result));
       return;
     }
     await writeEventStream(res, outcome.open, {

@@ -6,7 +6,7 @@ import type { Resolver, EgressPolicy } from '@a2a-inbound/runtime';
 import { withSpan } from '@a2a-inbound/telemetry';
 import type { GatewayClients, Lookups } from '../clients';
 import { AgentOperations, type OperationContext } from '../protocol/operations';
-import { idOf, isObject, LIMITS, parseEnvelope, type JsonRpcRequest } from '../protocol/validate';
+import { idOf, LIMITS, parseEnvelope, type JsonRpcRequest } from '../protocol/validate';
 import { SpilledFiles } from '../protocol/spill-scanner';
 import { toV1JsonRpcError, toV1RestError } from '../protocol/v1/errors';
 import {
@@ -24,6 +24,7 @@ import { BodyAbortedError, readSpilledBody, type SpilledBody } from './spilled-b
 import { authChallenge, logServerFault, retryAfter, sendJsonRpcError } from './errors';
 import type { A2aMetricLocals } from './metrics';
 import { isTransient, writeEventStream, type SseWriter } from './sse';
+import { knownRestPath, matchRestRoute, restParams } from './v1-rest-routes';
 
 /**
  * The A2A 1.0 endpoints of an agent, mounted at `/agents/{id}/a2a/v1`: JSON-RPC 2.0 at the mount point
@@ -49,15 +50,15 @@ export interface A2aV1RouterDeps {
 }
 
 const A2A_CONTENT_TYPE = 'application/a2a+json';
-const REST_CONTENT_TYPE = `${A2A_CONTENT_TYPE}; charset=utf-8`;
-const JSON_RPC_CONTENT_TYPE = 'application/json; charset=utf-8';
+export const REST_CONTENT_TYPE = `${A2A_CONTENT_TYPE}; charset=utf-8`;
+export const JSON_RPC_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /**
  * A 200 answer written as it is: what Express's `res.json`/`res.send` add on every call (re-parsing the
  * Content-Type to append the charset, the freshness check of conditional GETs, the JSON replacer and spacing
  * settings) is work a fixed JSON answer does not need (issue 21: a 1.0 request costs no more than a 0.3 one).
  */
-function writeJson(res: Response, contentType: string, body: string): void {
+export function writeJson(res: Response, contentType: string, body: string): void {
   res.statusCode = 200;
   res.setHeader('Content-Type', contentType);
   res.setHeader('Content-Length', Buffer.byteLength(body));
@@ -77,92 +78,13 @@ function requestedVersion(req: Request): string | undefined {
   return typeof q === 'string' ? q : undefined;
 }
 
+/** Whether the URL has a query string: Express parses `req.query` anew on every read. */
+const hasQuery = (req: Request): boolean => req.url.includes('?');
+
 const lastEventIdOf = (req: Request): string | undefined => {
   const v = req.headers['last-event-id'];
   return typeof v === 'string' ? v : undefined;
 };
-
-interface RestRoute {
-  method: 'GET' | 'POST' | 'DELETE';
-  pattern: RegExp;
-  op: V1Method;
-  /** The path parameters, in the order of the pattern's groups, as request fields. */
-  params: readonly string[];
-  body: boolean;
-}
-
-/** Spec 11.3 (and the proto's google.api.http rules; SubscribeToTask is GET there and POST in 11.3: both). */
-const REST_ROUTES: readonly RestRoute[] = [
-  { method: 'POST', pattern: /^\/message:send$/, op: 'SendMessage', params: [], body: true },
-  { method: 'POST', pattern: /^\/message:stream$/, op: 'SendStreamingMessage', params: [], body: true },
-  { method: 'GET', pattern: /^\/tasks$/, op: 'ListTasks', params: [], body: false },
-  { method: 'GET', pattern: /^\/tasks\/([^/:]+)$/, op: 'GetTask', params: ['id'], body: false },
-  { method: 'POST', pattern: /^\/tasks\/([^/:]+):cancel$/, op: 'CancelTask', params: ['id'], body: true },
-  { method: 'POST', pattern: /^\/tasks\/([^/:]+):subscribe$/, op: 'SubscribeToTask', params: ['id'], body: false },
-  { method: 'GET', pattern: /^\/tasks\/([^/:]+):subscribe$/, op: 'SubscribeToTask', params: ['id'], body: false },
-  {
-    method: 'POST',
-    pattern: /^\/tasks\/([^/:]+)\/pushNotificationConfigs$/,
-    op: 'CreateTaskPushNotificationConfig',
-    params: ['taskId'],
-    body: true,
-  },
-  {
-    method: 'GET',
-    pattern: /^\/tasks\/([^/:]+)\/pushNotificationConfigs$/,
-    op: 'ListTaskPushNotificationConfigs',
-    params: ['taskId'],
-    body: false,
-  },
-  {
-    method: 'GET',
-    pattern: /^\/tasks\/([^/:]+)\/pushNotificationConfigs\/([^/:]+)$/,
-    op: 'GetTaskPushNotificationConfig',
-    params: ['taskId', 'id'],
-    body: false,
-  },
-  {
-    method: 'DELETE',
-    pattern: /^\/tasks\/([^/:]+)\/pushNotificationConfigs\/([^/:]+)$/,
-    op: 'DeleteTaskPushNotificationConfig',
-    params: ['taskId', 'id'],
-    body: false,
-  },
-  { method: 'GET', pattern: /^\/extendedAgentCard$/, op: 'GetExtendedAgentCard', params: [], body: false },
-];
-
-/** Whether the URL has a query string: Express parses `req.query` anew on every read. */
-const hasQuery = (req: Request): boolean => req.url.includes('?');
-
-/** The query fields a2a.proto types as integers or booleans (GetTask, ListTasks, List…PushNotificationConfigs). */
-const INTEGER_QUERY_FIELDS = new Set(['pageSize', 'historyLength']);
-const BOOLEAN_QUERY_FIELDS = new Set(['includeArtifacts']);
-
-/**
- * Query parameters (spec 11.5): camelCase names, numbers as decimals, booleans as true/false. Typed by the
- * field, not by the value's shape: `contextId=12345` stays a string. A value that does not parse stays a
- * string, so the handler refuses it with the field's name.
- */
-function queryFields(req: Request): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  if (!hasQuery(req)) return out;
-  for (const [k, v] of Object.entries(req.query)) {
-    if (k === 'A2A-Version' || typeof v !== 'string') continue;
-    if (INTEGER_QUERY_FIELDS.has(k) && /^-?\d{1,15}$/.test(v)) out[k] = Number(v);
-    else if (BOOLEAN_QUERY_FIELDS.has(k) && (v === 'true' || v === 'false')) out[k] = v === 'true';
-    else out[k] = v;
-  }
-  return out;
-}
-
-/** A path segment, percent-decoded; a bad escape (`%E0`) is the client's error, not a URIError (500). */
-function pathParam(segment: string, name: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    throw new AppError('INVALID_PARAMS', `The path's ${name} is not a valid percent-encoded value`);
-  }
-}
 
 export function createA2aV1Router(deps: A2aV1RouterDeps): Router {
   const { log } = deps;
@@ -364,42 +286,23 @@ export function createA2aV1Router(deps: A2aV1RouterDeps): Router {
 
   const answerRest = async (req: Request, res: Response, json: Buffer, spilled: SpilledFiles): Promise<void> => {
     const path = req.path; // a getter that parses the URL on each read
-    let route: RestRoute | undefined;
-    let groups: RegExpExecArray | null = null;
-    for (const r of REST_ROUTES) {
-      if (r.method !== req.method) continue;
-      groups = r.pattern.exec(path);
-      if (groups) {
-        route = r;
-        break;
-      }
-    }
-    if (!route || !groups) {
-      const known = REST_ROUTES.some((r) => r.pattern.test(path));
+    const match = matchRestRoute(req.method, path);
+    if (!match) {
       restError(
         res,
-        known
+        knownRestPath(path)
           ? new AppError('UNSUPPORTED_OPERATION', `${req.method} is not allowed here`)
           : new AppError('NOT_FOUND', 'No A2A 1.0 operation at this path'),
       );
       return;
     }
+    const { route } = match;
     let ctx: OperationContext;
     let params: Record<string, unknown>;
     try {
       ctx = { ...callContextOf(res), version: '1.0', spilled };
       negotiateV1(requestedVersion(req), ctx.agent);
-      let fromBody: Record<string, unknown> | undefined;
-      if (route.body && json.length > 0) {
-        const parsed = parseJsonBytes(json);
-        assertJsonDepth(parsed);
-        if (!isObject(parsed)) throw new AppError('INVALID_PARAMS', 'The body must be a JSON object');
-        fromBody = parsed;
-      }
-      // Without a query string the parsed body (ours alone) takes the path's fields itself, uncopied.
-      params = hasQuery(req) ? { ...queryFields(req), ...fromBody } : (fromBody ?? {});
-      for (let i = 0; i < route.params.length; i++)
-        params[route.params[i]!] = pathParam(groups[i + 1] ?? '', route.params[i]!);
+      params = restParams(match, json, hasQuery(req) ? req.query : undefined);
     } catch (err) {
       restError(res, err);
       return;

@@ -16,6 +16,12 @@ export class RawJson {
   constructor(readonly json: string) {}
 }
 
+/** The JSON-RPC response carrying `raw` as its result: the envelope serialised with a placeholder, spliced. */
+export function spliceRawResult(id: JsonRpcRequest['id'], raw: RawJson): string {
+  const envelope = JSON.stringify({ jsonrpc: '2.0', id, result: 0 });
+  return `${envelope.slice(0, -2)}${raw.json}}`;
+}
+
 /** What a request answers: one result, or a stream of A2A events (each sent as a JSON-RPC response). */
 export type JsonRpcOutcome =
   | { kind: 'result'; result: unknown }
