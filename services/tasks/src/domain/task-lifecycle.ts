@@ -357,6 +357,11 @@ export class TaskLifecycle extends TaskConcern {
       };
       if (message.metadata) base.metadata = message.metadata;
       const first = this.core.withStatusEvent(base, { state: 'working', timestamp: this.core.now() });
+      // Push off (most agents): nobody is told of `working` before the run has news, so the event is kept in
+      // the task only and logged with the run's first events, one append per run (ADR 0060). A stream
+      // already has the task as accepted; push on, webhooks is told at once.
+      const logNow = agent.pushNotificationsEnabled;
+      if (!logNow) first.doc.logPending = true;
       let inserted = false;
       try {
         // Lookups first: a marker or list entry of a task that never appears is harmless (ADR 0015).
@@ -365,7 +370,7 @@ export class TaskLifecycle extends TaskConcern {
           await rememberInContext(this.c.contexts, first.doc, now + this.deps.config.retentionMs);
         this.core.rememberTask(await this.c.tasks.insert(taskId, first.doc));
         inserted = true;
-        await this.core.appendLogged(first.doc, first.seq, first.eventJson, false);
+        if (logNow) await this.core.appendLogged(first.doc, first.seq, first.eventJson, false);
       } catch (err) {
         // Two requests for one message (a take-over racing a slow first one) share the task id: the loser of
         // the insert answers with the winner's task, charged once, its run published once.
@@ -377,7 +382,7 @@ export class TaskLifecycle extends TaskConcern {
           }
         }
         // Refused (the store or the event log failed): nothing will run, so nothing is charged, and the
-        // messageId may be sent again. A task stored without its first logged event could never stream.
+        // messageId may be sent again. A task whose first event the log refused could never stream.
         if (inserted) await this.c.tasks.delete(taskId).catch(() => false);
         await accounts.giveBack(caller.subscriptionId, chargeId);
         await this.c.messageIds.delete(idemId);
