@@ -117,7 +117,10 @@ export class TaskLifecycle extends TaskConcern {
       yield* this.#replayOrSnapshot(await this.#resumeFrom(task, 0), signal);
       return;
     }
-    yield* this.#tailUntilFinal(streamRef(task), startSeq, signal);
+    // A first event kept in the task (ADR 0060) is the stream's next frame at once, as if read from the log.
+    const pending = pendingItem(task, startSeq);
+    if (pending) yield await this.core.resolveItem(task, pending);
+    yield* this.#tailUntilFinal(streamRef(task), pending?.seq ?? startSeq, signal);
   }
 
   // ---- tasks/get, tasks/cancel, tasks/resubscribe -----------------------------------------------
@@ -176,6 +179,11 @@ export class TaskLifecycle extends TaskConcern {
           if (item.seq > 0) afterSeq = item.seq;
         }
         delete start.ended; // not kept for the life of the live stream
+      }
+      if (start.pending) {
+        yield await this.core.resolveItem(start.task, start.pending);
+        afterSeq = start.pending.seq;
+        delete start.pending;
       }
       for await (const item of this.core.tails.follow(start.task.id, afterSeq, signal))
         yield await this.core.resolveItem(start.task, item);
@@ -574,7 +582,8 @@ export class TaskLifecycle extends TaskConcern {
       yield start.final;
       return;
     }
-    yield* this.#tailUntilFinal(start.task, start.afterSeq, signal);
+    if (start.pending) yield await this.core.resolveItem(start.task, start.pending);
+    yield* this.#tailUntilFinal(start.task, start.pending?.seq ?? start.afterSeq, signal);
   }
 
   /** The caller's task and where its resubscription starts (outside the generator: see `#resumeFrom`). */
@@ -598,7 +607,9 @@ export class TaskLifecycle extends TaskConcern {
     }
     // A Last-Event-ID beyond what exists (a client's bug, or another task's id) would skip the final event
     // and wait forever: nobody can have seen more than the task's last event.
-    return { task: streamRef(current), afterSeq: Math.min(afterSeq, current.lastSeq) };
+    const from = Math.min(afterSeq, current.lastSeq);
+    const pending = pendingItem(current, from);
+    return { task: streamRef(current), afterSeq: from, ...(pending ? { pending } : {}) };
   }
 
   #finalSnapshot(task: TaskDoc): StreamItem {
@@ -625,6 +636,14 @@ interface ResumePoint {
   afterSeq: number;
   final?: StreamItem;
   ended?: TaskDoc;
+  /** The event after `afterSeq`, kept in the task until its next write logs it (ADR 0060): yielded first. */
+  pending?: StreamItem;
+}
+
+/** The task's event `afterSeq + 1` when the task keeps it unlogged (ADR 0060), as a stream item. */
+function pendingItem(task: TaskDoc, afterSeq: number): StreamItem | undefined {
+  const e = task.logPending ? task.lastEvent : undefined;
+  return e && e.seq === afterSeq + 1 ? { seq: e.seq, eventJson: e.eventJson, final: e.final } : undefined;
 }
 
 function streamRef(task: TaskDoc): StreamRef {

@@ -74,7 +74,7 @@ describe('one event-log append per echo send (ADR 0060)', () => {
     ]);
   });
 
-  it('push off: a stream waiting for a slow run gets `working` and the run from the log, not a rebuild', async () => {
+  it('push off: a stream gets `working` at once (from the task), then the run from the log, with no rebuild', async () => {
     const { tasks, bus, collections, eventLog, caller, runs } = await setup(false);
     const ac = new AbortController();
     const stream = tasks.sendStream(caller, textMsg('p-stream'), {}, ac.signal)[Symbol.asyncIterator]();
@@ -84,17 +84,41 @@ describe('one event-log append per echo send (ADR 0060)', () => {
     const taskId = runs.at(-1)!.taskId;
     const get = vi.spyOn(collections.tasks, 'get');
     const last = vi.spyOn(eventLog, 'last');
+    // The frame after the Task is `working`, before the run has news (as when the send logged it).
+    const working = (await stream.next()).value!;
+    expect([working.seq, (JSON.parse(working.eventJson) as { status: { state: string } }).status.state]).toEqual([
+      1,
+      'working',
+    ]);
     const next = stream.next();
     // Several store checks pass with the run silent: the pending event is not taken for one the log lost.
     await new Promise((r) => setTimeout(r, 200));
+    // The store checks read the task (a lost log heals) and saw nothing missing: no look at the log's end.
+    expect(get.mock.calls.length).toBeGreaterThan(0);
+    expect(last).not.toHaveBeenCalled();
     await tasks.applyRunEvent(echoBatch(taskId, runs.at(-1)!.runId));
-    const items = [(await next).value!];
+    const items = [working, (await next).value!];
     for (let r = await stream.next(); !r.done; r = await stream.next()) items.push(r.value);
     expect(items.map((i) => i.seq)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(items.at(-1)!.final).toBe(true);
-    // The store checks read the task (a lost log heals) and saw the event pending: no look at the log's end.
-    expect(get.mock.calls.length).toBeGreaterThan(0);
-    expect(last).not.toHaveBeenCalled();
+    ac.abort();
+  });
+
+  it('push off: a resubscription to a quiet task gets its `working` event at once, then the run once, in order', async () => {
+    const { tasks, bus, caller, runs } = await setup(false);
+    const task = await tasks.send(caller, textMsg('p-resub'), { blocking: false });
+    await bus.drain();
+    const ac = new AbortController();
+    const stream = tasks.resubscribe(caller, task.id, 0, ac.signal)[Symbol.asyncIterator]();
+    const first = (await stream.next()).value!;
+    expect([first.seq, (JSON.parse(first.eventJson) as { status: { state: string } }).status.state]).toEqual([
+      1,
+      'working',
+    ]);
+    await tasks.applyRunEvent(echoBatch(task.id, runs.at(-1)!.runId));
+    const items = [first];
+    for (let r = await stream.next(); !r.done; r = await stream.next()) items.push(r.value);
+    expect(items.map((i) => i.seq)).toEqual([1, 2, 3, 4, 5, 6]);
     ac.abort();
   });
 });
