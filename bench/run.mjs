@@ -563,26 +563,51 @@ async function storeOperations(urls) {
       .then((r) => r.text())
       .catch(() => '');
     for (const line of text.split('\n')) {
-      if (!line.startsWith('a2a_store_operations_total{')) continue;
-      const collection = /collection="([^"]*)"/.exec(line)?.[1] ?? '?';
-      const command = /command="([^"]*)"/.exec(line)?.[1] ?? '?';
-      const key = `${collection} ${command}`;
+      let key;
+      if (line.startsWith('a2a_store_operations_total{')) {
+        const collection = /collection="([^"]*)"/.exec(line)?.[1] ?? '?';
+        key = `${collection} ${/command="([^"]*)"/.exec(line)?.[1] ?? '?'}`;
+      } else if (line.startsWith('a2a_event_log_operations_total{')) {
+        key = `${EVENT_LOG}${/command="([^"]*)"/.exec(line)?.[1] ?? '?'}`;
+      } else if (line.startsWith('a2a_bus_messages_total{')) {
+        key = `${BUS}${/topic="([^"]*)"/.exec(line)?.[1] ?? '?'}`;
+      } else continue;
       counts.set(key, (counts.get(key) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
     }
   }
   return counts;
 }
 
-/** One notes line: the store operations per send between two `storeOperations` snapshots, by collection. */
+/** Keys of `storeOperations` that are event-log commands and bus messages (the rest: store commands). */
+const EVENT_LOG = 'event-log:';
+const BUS = 'bus:';
+
+/**
+ * One notes line: the store operations, event-log commands and bus messages per send between two
+ * `storeOperations` snapshots, by collection, command and topic.
+ */
 function storeOpsLine(target, c, before, after, sends) {
   const per = [...after.entries()]
     .map(([k, v]) => [k, (v - (before.get(k) ?? 0)) / sends])
-    .filter(([k, v]) => v >= 0.005 && !k.startsWith('ping ')) // readiness pings are not the sends'
+    .filter(([k, v]) => v >= 0.005 && !k.startsWith('ping ') && !k.endsWith(':ping')) // readiness pings are not the sends'
     .sort((a, b) => a[0].localeCompare(b[0]));
-  const all = per.reduce((s, [, v]) => s + v, 0);
-  const detail = per.map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ');
-  log(`${target} send c=${c}: ${all.toFixed(2)} store operations per send (${detail})`);
-  return `- ${target} message/send c=${c}: **${all.toFixed(2)} store operations per send** (every process's \`a2a_store_operations_total\`, by collection and command: ${detail}).`;
+  const group = (prefix) => {
+    const of = per.filter(([k]) => (prefix ? k.startsWith(prefix) : !k.startsWith(EVENT_LOG) && !k.startsWith(BUS)));
+    const all = of.reduce((s, [, v]) => s + v, 0);
+    return { all, detail: of.map(([k, v]) => `${k.slice(prefix.length)} ${v.toFixed(2)}`).join(', ') };
+  };
+  const store = group('');
+  const events = group(EVENT_LOG);
+  const bus = group(BUS);
+  log(
+    `${target} send c=${c}: ${store.all.toFixed(2)} store operations per send (${store.detail}); ` +
+      `event log ${events.all.toFixed(2)} (${events.detail}); bus messages ${bus.all.toFixed(2)} (${bus.detail})`,
+  );
+  return (
+    `- ${target} message/send c=${c}: **${store.all.toFixed(2)} store operations per send** (every process's \`a2a_store_operations_total\`, by collection and command: ${store.detail}); ` +
+    `**${events.all.toFixed(2)} event-log commands** (\`a2a_event_log_operations_total\`: ${events.detail}); ` +
+    `**${bus.all.toFixed(2)} bus messages** (\`a2a_bus_messages_total\`: ${bus.detail}).`
+  );
 }
 
 // ---------------------------------------------------------------------------------------------- run

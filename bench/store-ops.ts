@@ -11,9 +11,11 @@ import { randomUUID } from 'node:crypto';
 import { MongoDocumentStore } from '@a2a-inbound/adapter-mongo';
 import { inMemoryEngines, startSystem } from '@a2a-inbound/embedded';
 import { silentLogger } from '@a2a-inbound/logger';
-import type { Collection, CollectionSpec, DocumentStore } from '@a2a-inbound/ports';
+import type { Collection, CollectionSpec, DocumentStore, EventLog } from '@a2a-inbound/ports';
 
 const sends = Number(process.argv[2] ?? 100);
+/** Sends in flight at once (BENCH_CONCURRENCY loops sharing `sends`): conflicts between them show. */
+const concurrency = Math.max(1, Number(process.env.BENCH_CONCURRENCY ?? 1));
 const warmup = 10;
 const url = process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27017';
 const kind = process.env.BENCH_STORE ?? 'mongo';
@@ -36,6 +38,26 @@ function countingStore(inner: DocumentStore, counts: Counts): DocumentStore {
       }
       return wrapped as unknown as Collection<T>;
     },
+    ping: () => inner.ping(),
+    close: () => inner.close(),
+  };
+}
+
+/** The event log's calls by `eventLog.method` (a tail counts once, where it starts). */
+function countingEventLog(inner: EventLog, counts: Counts): EventLog {
+  const counted =
+    <A extends unknown[], R>(name: string, f: (...a: A) => R) =>
+    (...a: A): R => {
+      bump(counts, `eventLog.${name}`);
+      return f.apply(inner, a);
+    };
+  return {
+    append: counted('append', inner.append),
+    appendBatch: counted('appendBatch', inner.appendBatch),
+    read: counted('read', inner.read),
+    last: counted('last', inner.last),
+    tail: counted('tail', inner.tail),
+    expire: counted('expire', inner.expire),
     ping: () => inner.ping(),
     close: () => inner.close(),
   };
@@ -68,7 +90,8 @@ async function main(): Promise<void> {
             bump(wire, `${typeof coll === 'string' ? coll : '?'} ${name}`);
           },
         });
-  const engines = { ...inMemoryEngines(), store: countingStore(inner, port) };
+  const memory = inMemoryEngines();
+  const engines = { ...memory, store: countingStore(inner, port), eventLog: countingEventLog(memory.eventLog, port) };
   const system = await startSystem({
     env: { PORT: '0', HOST: '127.0.0.1', SEED_RATE_LIMIT_PER_MINUTE: '10000000' },
     engines,
@@ -96,13 +119,17 @@ async function main(): Promise<void> {
   counting = true;
   const cpu0 = process.cpuUsage();
   const t0 = Date.now();
-  for (let i = 0; i < sends; i++) await send();
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, loop) => {
+      for (let i = loop; i < sends; i += concurrency) await send();
+    }),
+  );
   await new Promise((r) => setTimeout(r, 500));
   counting = false;
   const cpu = process.cpuUsage(cpu0);
   const snapshot = new Map(port);
   process.stdout.write(
-    `store: ${kind}; ${sends} sequential sends in ${Date.now() - t0} ms; ` +
+    `store: ${kind}; ${sends} sends, ${concurrency} at a time, in ${Date.now() - t0} ms; ` +
       `CPU of this process ${((cpu.user + cpu.system) / 1000 / sends).toFixed(2)} ms per send\n`,
   );
   table('port calls', snapshot, sends);

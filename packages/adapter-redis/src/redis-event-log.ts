@@ -18,6 +18,8 @@ export interface RedisEventLogOptions extends RedisConnectOptions {
   readonly rereadMs?: number;
   /** Events per XRANGE round trip. */
   readonly batchSize?: number;
+  /** Told of every Redis command the log sends (`evalsha`, `xrange`, ...): the bench counts them per send. */
+  readonly onOperation?: (command: string) => void;
 }
 
 /*
@@ -85,6 +87,7 @@ export class RedisEventLog implements EventLog {
   readonly #rereadMs: number;
   readonly #batch: number;
   readonly #notifyName: string;
+  readonly #onOperation: ((command: string) => void) | undefined;
   readonly #waiters = new Map<string, Set<Waiter>>();
   #tails = 0;
   #sub: Redis | undefined;
@@ -102,6 +105,7 @@ export class RedisEventLog implements EventLog {
     this.#rereadMs = options.rereadMs ?? 30_000;
     this.#batch = options.batchSize ?? 500;
     this.#notifyName = `${options.connectionName ?? 'a2a-event-log'}-notify`;
+    this.#onOperation = options.onOperation;
   }
 
   static async connect(options: RedisEventLogOptions): Promise<RedisEventLog> {
@@ -125,7 +129,7 @@ export class RedisEventLog implements EventLog {
   async appendBatch(stream: string, events: readonly LoggedEvent[], options: AppendOptions = {}): Promise<number> {
     this.#assertOpen();
     if (events.length === 0 || !consecutiveSeqs(events)) return 0;
-    const result = await this.#call(() =>
+    const result = await this.#call('evalsha', () =>
       APPEND_BATCH.run(
         this.#redis,
         [this.#key(stream)],
@@ -147,7 +151,7 @@ export class RedisEventLog implements EventLog {
     this.#assertOpen();
     if (limit <= 0) return [];
     const start = afterSeq >= 1 ? `(${Math.floor(afterSeq)}-1` : '-';
-    const entries = (await this.#call(() =>
+    const entries = (await this.#call('xrange', () =>
       this.#redis.xrangeBuffer(this.#key(stream), start, '+', 'COUNT', limit),
     )) as StreamEntry[];
     return entries.map(toEvent);
@@ -155,7 +159,7 @@ export class RedisEventLog implements EventLog {
 
   async last(stream: string): Promise<number> {
     this.#assertOpen();
-    const top = await this.#call(() => this.#redis.xrevrange(this.#key(stream), '+', '-', 'COUNT', 1));
+    const top = await this.#call('xrevrange', () => this.#redis.xrevrange(this.#key(stream), '+', '-', 'COUNT', 1));
     const first = top[0];
     return first ? seqOf(first[0]) : 0;
   }
@@ -285,12 +289,12 @@ export class RedisEventLog implements EventLog {
 
   async expire(stream: string, ttlMs: number): Promise<void> {
     this.#assertOpen();
-    await this.#call(() => this.#redis.pexpire(this.#key(stream), Math.max(0, Math.floor(ttlMs))));
+    await this.#call('pexpire', () => this.#redis.pexpire(this.#key(stream), Math.max(0, Math.floor(ttlMs))));
   }
 
   async ping(): Promise<void> {
     this.#assertOpen();
-    await this.#call(() => this.#redis.ping());
+    await this.#call('ping', () => this.#redis.ping());
   }
 
   close(): Promise<void> {
@@ -304,7 +308,8 @@ export class RedisEventLog implements EventLog {
     return this.#closing;
   }
 
-  async #call<T>(fn: () => Promise<T>): Promise<T> {
+  async #call<T>(command: string, fn: () => Promise<T>): Promise<T> {
+    this.#onOperation?.(command);
     try {
       return await fn();
     } catch (err) {

@@ -158,6 +158,19 @@ class NamespacedBus implements Bus {
   }
 }
 
+/** Tells `onPublish` of each message's topic (the system's name, before any namespace). */
+function countedBus(inner: Bus, onPublish: (topic: string) => void): Bus {
+  return {
+    publish: (m) => {
+      onPublish(m.topic);
+      return inner.publish(m);
+    },
+    subscribe: (topic, group, handler, options) => inner.subscribe(topic, group, handler, options),
+    ping: () => inner.ping(),
+    close: () => inner.close(),
+  };
+}
+
 export interface ConnectedEngines {
   store?: DocumentStore;
   blobs?: BlobStore;
@@ -237,7 +250,11 @@ export async function connectEngines(c: EnginesConfig, needs: readonly Need[], l
         bus = memory;
       }
       // Outermost, so that spans carry the topic names of the system, not the namespaced ones.
-      out.bus = tracedBus(ns ? new NamespacedBus(bus, ns) : bus);
+      // `a2a_bus_messages_total{topic}`: messages published, the bench reads it per send (issue 23).
+      const messages = a2aMeter().createCounter('a2a_bus_messages', {
+        description: 'Bus messages published, by topic',
+      });
+      out.bus = tracedBus(countedBus(ns ? new NamespacedBus(bus, ns) : bus, (topic) => messages.add(1, { topic })));
       const b = out.bus;
       closers.push(() => b.close());
       pings.push(() => b.ping());
@@ -245,11 +262,16 @@ export async function connectEngines(c: EnginesConfig, needs: readonly Need[], l
     if (needs.includes('eventLog')) {
       if (c.eventLog === 'redis') {
         const { RedisEventLog } = await import('@a2a-inbound/adapter-redis');
+        // `a2a_event_log_operations_total{command}`: the log's Redis commands, read per send by the bench.
+        const operations = a2aMeter().createCounter('a2a_event_log_operations', {
+          description: 'Event log engine commands, by command',
+        });
         out.eventLog = await RedisEventLog.connect({
           url: c.redisUrl,
           prefix: `${prefix}a2a:ev:`,
           connectionName: `${c.clientId}:eventlog`,
           log: adapterLog(log),
+          onOperation: (command) => operations.add(1, { command }),
         });
       } else out.eventLog = new InMemoryEventLog();
       const e = out.eventLog;

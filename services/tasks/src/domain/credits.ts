@@ -51,6 +51,11 @@ export class Credits {
    * Stale (another replica wrote it) costs a conflict, and the next round reads.
    */
   readonly #known = new Map<string, Versioned<CreditBucketDoc>>();
+  /**
+   * Buckets this process is writing now: a charge starts from another one, so the concurrent sends of one
+   * process do not race each other for a bucket (each such conflict cost a read, a claim and a write more).
+   */
+  readonly #writing = new Set<string>();
 
   constructor(
     private readonly c: CreditCollections,
@@ -238,6 +243,16 @@ export class Credits {
     return buckets;
   }
 
+  /** A bucket at random among those this process is not writing now (any one when it writes them all). */
+  #idleBucket(subscriptionId: string): string {
+    const start = Math.floor(this.random() * CREDIT_BUCKETS);
+    for (let i = 0; i < CREDIT_BUCKETS; i++) {
+      const id = this.#bucketId(subscriptionId, (start + i) % CREDIT_BUCKETS);
+      if (!this.#writing.has(id)) return id;
+    }
+    return this.#bucketId(subscriptionId, start);
+  }
+
   #remember(bucket: Versioned<CreditBucketDoc>): void {
     this.#known.delete(bucket.id);
     this.#known.set(bucket.id, bucket);
@@ -263,8 +278,7 @@ export class Credits {
       let bucket: Bucket;
       if (single) {
         single = false;
-        const n = Math.floor(this.random() * CREDIT_BUCKETS);
-        const id = this.#bucketId(subscriptionId, n);
+        const id = this.#idleBucket(subscriptionId);
         bucket = this.#known.get(id) ?? (await this.c.creditBuckets.get(id));
         if (!bucket || bucket.doc.credits < remaining) continue;
       } else {
@@ -277,6 +291,7 @@ export class Credits {
         if (!bucket) continue;
       }
       const take = Math.min(bucket.doc.credits, remaining);
+      this.#writing.add(bucket.id);
       try {
         const saved = await this.c.creditBuckets.replace(bucket.id, bucket.version, {
           ...bucket.doc,
@@ -289,6 +304,8 @@ export class Credits {
         this.#known.delete(bucket.id);
         if (!isVersionConflict(err)) throw err;
         single = true;
+      } finally {
+        this.#writing.delete(bucket.id);
       }
     }
     if (remaining > 0) throw new AppError('UNAVAILABLE', `credits of ${subscriptionId}: too many concurrent writers`);

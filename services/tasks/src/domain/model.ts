@@ -57,6 +57,12 @@ export interface TaskDoc {
    * re-appended with it on redelivery. Absent when the last write emitted one event.
    */
   lastBatch?: LastEvent[];
+  /**
+   * `lastEvent` is not in the event log yet: a send to an agent with push notifications off stores its first
+   * `working` event without appending it, and the task's next write appends it with its own events (one log
+   * append per run instead of two, ADR 0060). Absent once logged.
+   */
+  logPending?: boolean;
   /** When the current run must be finished (lease); the sweeper fails it after. */
   runDeadlineMs: number;
   /** Epoch ms of the last runner heartbeat/event. */

@@ -269,6 +269,8 @@ export class TaskCore {
   ): Promise<{ saved: TaskDoc; change: TaskChange } | undefined> {
     let made: TaskChange | undefined;
     let result: { saved: TaskDoc; change: TaskChange } | undefined;
+    // The event the task's previous write stored without logging it (ADR 0060): appended with this write's.
+    let pending: LastEvent | undefined;
     // Taken, not peeked: whatever happens to this write, the entry comes back only as what was stored.
     const current = options.current ?? this.#recent.get(taskId);
     this.#recent.delete(taskId);
@@ -281,6 +283,9 @@ export class TaskCore {
         // The stored task names every event of this write, for the redelivery repair (ADR 0025).
         if (made.earlier?.length) made.doc.lastBatch = made.earlier;
         else delete made.doc.lastBatch;
+        const unlogged = cur.doc.logPending ? cur.doc.lastEvent : undefined;
+        pending = unlogged && unlogged.seq === firstSeq(made) - 1 ? unlogged : undefined;
+        delete made.doc.logPending;
         return made.doc;
       },
       {
@@ -297,7 +302,11 @@ export class TaskCore {
           this.rememberTask(saved);
           await this.appendLoggedBatch(
             saved.doc,
-            [...(m.earlier ?? []), { seq: m.seq, eventJson: m.eventJson, final: m.final }],
+            [
+              ...(pending ? [pending] : []),
+              ...(m.earlier ?? []),
+              { seq: m.seq, eventJson: m.eventJson, final: m.final },
+            ],
             { retried: options.retried ?? false },
           );
         },
@@ -620,4 +629,9 @@ export function decodeUtf8(b: Uint8Array): string {
 }
 export function encodeUtf8(s: string): Uint8Array {
   return enc.encode(s);
+}
+
+/** The seq of the first event a change emits. */
+function firstSeq(change: TaskChange): number {
+  return change.earlier?.[0]?.seq ?? change.seq;
 }

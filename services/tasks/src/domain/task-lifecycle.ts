@@ -117,7 +117,10 @@ export class TaskLifecycle extends TaskConcern {
       yield* this.#replayOrSnapshot(await this.#resumeFrom(task, 0), signal);
       return;
     }
-    yield* this.#tailUntilFinal(streamRef(task), startSeq, signal);
+    // A first event kept in the task (ADR 0060) is the stream's next frame at once, as if read from the log.
+    const pending = pendingItem(task, startSeq);
+    if (pending) yield await this.core.resolveItem(task, pending);
+    yield* this.#tailUntilFinal(streamRef(task), pending?.seq ?? startSeq, signal);
   }
 
   // ---- tasks/get, tasks/cancel, tasks/resubscribe -----------------------------------------------
@@ -176,6 +179,11 @@ export class TaskLifecycle extends TaskConcern {
           if (item.seq > 0) afterSeq = item.seq;
         }
         delete start.ended; // not kept for the life of the live stream
+      }
+      if (start.pending) {
+        yield await this.core.resolveItem(start.task, start.pending);
+        afterSeq = start.pending.seq;
+        delete start.pending;
       }
       for await (const item of this.core.tails.follow(start.task.id, afterSeq, signal))
         yield await this.core.resolveItem(start.task, item);
@@ -357,6 +365,11 @@ export class TaskLifecycle extends TaskConcern {
       };
       if (message.metadata) base.metadata = message.metadata;
       const first = this.core.withStatusEvent(base, { state: 'working', timestamp: this.core.now() });
+      // Push off (most agents): nobody is told of `working` before the run has news, so the event is kept in
+      // the task only and logged with the run's first events, one append per run (ADR 0060). A stream
+      // already has the task as accepted; push on, webhooks is told at once.
+      const logNow = agent.pushNotificationsEnabled;
+      if (!logNow) first.doc.logPending = true;
       let inserted = false;
       try {
         // Lookups first: a marker or list entry of a task that never appears is harmless (ADR 0015).
@@ -365,7 +378,7 @@ export class TaskLifecycle extends TaskConcern {
           await rememberInContext(this.c.contexts, first.doc, now + this.deps.config.retentionMs);
         this.core.rememberTask(await this.c.tasks.insert(taskId, first.doc));
         inserted = true;
-        await this.core.appendLogged(first.doc, first.seq, first.eventJson, false);
+        if (logNow) await this.core.appendLogged(first.doc, first.seq, first.eventJson, false);
       } catch (err) {
         // Two requests for one message (a take-over racing a slow first one) share the task id: the loser of
         // the insert answers with the winner's task, charged once, its run published once.
@@ -377,7 +390,7 @@ export class TaskLifecycle extends TaskConcern {
           }
         }
         // Refused (the store or the event log failed): nothing will run, so nothing is charged, and the
-        // messageId may be sent again. A task stored without its first logged event could never stream.
+        // messageId may be sent again. A task whose first event the log refused could never stream.
         if (inserted) await this.c.tasks.delete(taskId).catch(() => false);
         await accounts.giveBack(caller.subscriptionId, chargeId);
         await this.c.messageIds.delete(idemId);
@@ -570,7 +583,8 @@ export class TaskLifecycle extends TaskConcern {
       yield start.final;
       return;
     }
-    yield* this.#tailUntilFinal(start.task, start.afterSeq, signal);
+    if (start.pending) yield await this.core.resolveItem(start.task, start.pending);
+    yield* this.#tailUntilFinal(start.task, start.pending?.seq ?? start.afterSeq, signal);
   }
 
   /** The caller's task and where its resubscription starts (outside the generator: see `#resumeFrom`). */
@@ -594,7 +608,9 @@ export class TaskLifecycle extends TaskConcern {
     }
     // A Last-Event-ID beyond what exists (a client's bug, or another task's id) would skip the final event
     // and wait forever: nobody can have seen more than the task's last event.
-    return { task: streamRef(current), afterSeq: Math.min(afterSeq, current.lastSeq) };
+    const from = Math.min(afterSeq, current.lastSeq);
+    const pending = pendingItem(current, from);
+    return { task: streamRef(current), afterSeq: from, ...(pending ? { pending } : {}) };
   }
 
   #finalSnapshot(task: TaskDoc): StreamItem {
@@ -621,6 +637,14 @@ interface ResumePoint {
   afterSeq: number;
   final?: StreamItem;
   ended?: TaskDoc;
+  /** The event after `afterSeq`, kept in the task until its next write logs it (ADR 0060): yielded first. */
+  pending?: StreamItem;
+}
+
+/** The task's event `afterSeq + 1` when the task keeps it unlogged (ADR 0060), as a stream item. */
+function pendingItem(task: TaskDoc, afterSeq: number): StreamItem | undefined {
+  const e = task.logPending ? task.lastEvent : undefined;
+  return e && e.seq === afterSeq + 1 ? { seq: e.seq, eventJson: e.eventJson, final: e.final } : undefined;
 }
 
 function streamRef(task: TaskDoc): StreamRef {

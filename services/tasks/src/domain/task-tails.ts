@@ -214,6 +214,8 @@ export class TaskTails {
     const t = await this.deps.tasks.get(taskId);
     if (!t || t.doc.lastSeq <= cursor) return undefined;
     if (onlyIfLost) {
+      // Kept in the task for the run's first write to log (ADR 0060): not lost, and that write wakes the tail.
+      if (t.doc.logPending && t.doc.lastSeq === cursor + 1) return undefined;
       const last = await this.deps.eventLog.last(taskId).catch(() => 0);
       if (last >= t.doc.lastSeq) return undefined;
       this.deps.log.info(

@@ -96,6 +96,24 @@ describe('credits (bucketed balance and charge ledger)', () => {
     expect((await one.accounts.getSubscription('sub')).credits).toBe(1000 - 107);
   });
 
+  it('concurrent pays of one process start from buckets it is not writing: no conflict among them (ADR 0060)', async () => {
+    const store = await storeWithSlowWrites();
+    const { control, buckets } = await creditsSetup(store, 1000);
+    // Every bucket known to the process (the balance reads them all): a pay then starts without a read.
+    expect((await control.accounts.getSubscription('sub')).credits).toBe(1000);
+    const replace = vi.spyOn(buckets, 'replace');
+    const reads = vi.spyOn(buckets, 'get');
+    for (let round = 0; round < 5; round++)
+      await Promise.all(
+        Array.from({ length: CREDIT_BUCKETS }, (_, i) => control.accounts.pay('sub', `msg:c${round}-${i}`, 1)),
+      );
+    // One compare-and-set per pay: none lost to another pay of the same process (each such loss costs a read,
+    // a claim and a write more on FerretDB).
+    expect(replace).toHaveBeenCalledTimes(5 * CREDIT_BUCKETS);
+    expect(reads).not.toHaveBeenCalled();
+    expect((await control.accounts.getSubscription('sub')).credits).toBe(1000 - 5 * CREDIT_BUCKETS);
+  });
+
   it('racing charges never take the balance below zero: exactly the affordable ones succeed', async () => {
     const { control } = await creditsSetup(await storeWithSlowWrites(), 37);
     const results = await Promise.allSettled(

@@ -22,9 +22,10 @@ describe('refused sends are never charged', () => {
   });
 
   // An unreachable log (an outage) does not refuse the send: the stored task is authoritative and readers
-  // follow it (ADR 0014, tested in event-log-rebuild.test.ts). A log that fails otherwise refuses it.
+  // follow it (ADR 0014, tested in event-log-rebuild.test.ts). A log that fails otherwise refuses it. (With push
+  // on: a push-off agent's first event is logged by the run's first write, ADR 0060, log-appends-per-send.test.ts.)
   it('a send whose first event the log refuses (not an outage) is refused, refunded, and leaves no task behind', async () => {
-    const { tasks, collections, eventLog, caller, credits } = await setup();
+    const { tasks, collections, eventLog, caller, credits } = await setup({ pushOn: true });
     const before = await credits();
     // Every write to the log goes through appendBatch (one event or a run's batch).
     const appendBatch = eventLog.appendBatch.bind(eventLog);
