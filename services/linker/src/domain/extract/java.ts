@@ -100,7 +100,7 @@ interface Annotation {
 }
 
 /** Micronaut's route and declarative-client verbs (`io.micronaut.http.annotation.Get`, …). */
-const MICRONAUT_VERBS: Record<string, HttpMethod> = {
+export const MICRONAUT_VERBS: Record<string, HttpMethod> = {
   Get: 'GET',
   Post: 'POST',
   Put: 'PUT',

@@ -1,7 +1,7 @@
 import type { Node } from '../parsers';
-import type { HttpMethod } from '../model';
 import { joinPath } from '../routes';
 import type { Sink } from './common';
+import { MICRONAUT_VERBS } from './java';
 
 /**
  * Micronaut in Kotlin, as `java.ts` reads it in Java: `@Controller("/p")` classes with `@Get`/`@Post`…
@@ -10,15 +10,7 @@ import type { Sink } from './common';
  * `@KafkaListener` classes whose `@Topic` functions consume, `@KafkaClient` interfaces whose `@Topic`
  * functions publish. Only in a file that imports Micronaut.
  */
-const VERBS: Record<string, HttpMethod> = {
-  Get: 'GET',
-  Post: 'POST',
-  Put: 'PUT',
-  Patch: 'PATCH',
-  Delete: 'DELETE',
-  Head: 'HEAD',
-  Options: 'OPTIONS',
-};
+const VERBS = MICRONAUT_VERBS;
 
 const kids = (n: Node | null | undefined): Node[] =>
   (n?.namedChildren ?? []).filter((x): x is Node => x !== null && !/comment/.test(x.type));
