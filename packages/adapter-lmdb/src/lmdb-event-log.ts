@@ -100,13 +100,20 @@ export class LmdbEventLog implements EventLog {
         meta = null;
       }
       const last = meta?.last ?? 0;
+      const exp = options.expireAfterMs === undefined ? meta?.exp : this.#clock.now() + options.expireAfterMs;
       const fresh = events.filter((e) => e.seq > last);
       const first = fresh[0];
-      if (!first || (!options.allowGap && first.seq !== last + 1)) return { appended: 0, meta };
+      if (!first || (!options.allowGap && first.seq !== last + 1)) {
+        // Refused (or all redelivered): still set a requested retention on a stream that exists, as `expire`.
+        if (!meta || exp === meta.exp) return { appended: 0, meta };
+        const kept: StreamMeta = { ...meta, exp: exp! };
+        void this.db.streams.put(prefix, JSON.stringify(kept));
+        return { appended: 0, meta: kept };
+      }
       // The bytes are copied into the page by the put itself (inside this transaction): no copy of ours.
       for (const e of fresh) void this.db.events.put(key(prefix, num(e.seq)), e.data as Buffer);
       const next: StreamMeta = { last: fresh.at(-1)!.seq };
-      if (meta?.exp !== undefined) next.exp = meta.exp;
+      if (exp !== undefined) next.exp = exp;
       void this.db.streams.put(prefix, JSON.stringify(next));
       return { appended: fresh.length, meta: next };
     });

@@ -23,27 +23,33 @@ export interface RedisEventLogOptions extends RedisConnectOptions {
 }
 
 /*
- * Appends consecutive seqs (ARGV[5] is the first, ARGV[6..] the data; one event is a batch of one) atomically,
+ * Appends consecutive seqs (ARGV[5] is the first; one event is a batch of one) atomically,
  * announcing them on the notification channel ARGV[3] as "<last seq> <stream>" so waiting tails of every
  * process read at once. Entry ids are explicit `<seq>-1`, so the stream's own id order is the sequence order
  * and XRANGE can start after any seq. The ones at or below last are skipped (a redelivery), the rest are
  * appended when the first of them is last + 1 (with ARGV[2] = '1', anything above last), or none are.
+ * ARGV[6], when not empty, is a time to live in ms set on every outcome (PEXPIRE of an absent key does nothing),
+ * so a finished task's last append and its retention are one round trip. The data are ARGV[7..].
  * Returns how many were appended, 0 refused, -1 stream full.
  */
 const APPEND_BATCH = new LuaScript(`
+local function expire()
+  if ARGV[6] ~= '' then redis.call('PEXPIRE', KEYS[1], ARGV[6]) end
+end
 local first = tonumber(ARGV[5])
-local n = #ARGV - 5
+local n = #ARGV - 6
 local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 local last = 0
 if #top > 0 then last = tonumber(string.match(top[1][1], '^(%d+)-')) end
 local skip = 0
 if first <= last then skip = last - first + 1 end
-if skip >= n then return 0 end
-if ARGV[2] ~= '1' and first + skip ~= last + 1 then return 0 end
-if redis.call('XLEN', KEYS[1]) + n - skip > tonumber(ARGV[1]) then return -1 end
+if skip >= n then expire() return 0 end
+if ARGV[2] ~= '1' and first + skip ~= last + 1 then expire() return 0 end
+if redis.call('XLEN', KEYS[1]) + n - skip > tonumber(ARGV[1]) then expire() return -1 end
 for i = skip + 1, n do
-  redis.call('XADD', KEYS[1], tostring(first + i - 1) .. '-1', 'd', ARGV[5 + i])
+  redis.call('XADD', KEYS[1], tostring(first + i - 1) .. '-1', 'd', ARGV[6 + i])
 end
+expire()
 redis.call('PUBLISH', ARGV[3], tostring(first + n - 1) .. ' ' .. ARGV[4])
 return n - skip
 `);
@@ -139,6 +145,7 @@ export class RedisEventLog implements EventLog {
           this.#channel,
           stream,
           String(events[0]!.seq),
+          options.expireAfterMs === undefined ? '' : String(Math.max(0, Math.floor(options.expireAfterMs))),
           ...events.map((e) => Buffer.from(e.data.buffer, e.data.byteOffset, e.data.byteLength)),
         ],
       ),

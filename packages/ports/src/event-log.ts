@@ -29,6 +29,11 @@ export interface LoggedEvent {
 export interface AppendOptions {
   /** Append even when seq > last + 1 (the events in between are known to be lost); duplicates still refused. */
   readonly allowGap?: boolean;
+  /**
+   * Also give the stream this time to live (as `expire`), in the same write: set whether or not anything was
+   * appended, so a redelivered final batch still sets it. Saves the separate write per finished task.
+   */
+  readonly expireAfterMs?: number;
 }
 
 export interface EventLog {

@@ -68,6 +68,8 @@ export class InMemoryEventLog implements EventLog {
     await Promise.resolve();
     if (!consecutiveSeqs(events)) return 0;
     const s = this.#stream(stream, true)!;
+    // As `expire`, on every outcome (a redelivered final batch still sets it).
+    if (options.expireAfterMs !== undefined) s.expiresAt = this.#clock.now() + options.expireAfterMs;
     const last = s.events.at(-1)?.seq ?? 0;
     const fresh = events.filter((e) => e.seq > last);
     const first = fresh[0];

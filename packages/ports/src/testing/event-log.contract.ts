@@ -196,6 +196,30 @@ export function describeEventLogContract(
       expect(got).toEqual(streams.map((_, i) => `event ${i}`));
     }, 60_000);
 
+    it('sets a retention with the append (expireAfterMs), also when the batch is a redelivery', async () => {
+      const s = stream('ttl');
+      const kept = stream('ttl-kept');
+      await log.appendBatch(kept, [{ seq: 1, data: enc('a') }]);
+      expect(await log.appendBatch(s, [{ seq: 1, data: enc('a') }])).toBe(1);
+      expect(
+        await log.appendBatch(
+          s,
+          [
+            { seq: 2, data: enc('b') },
+            { seq: 3, data: enc('c') },
+          ],
+          { expireAfterMs: 60_000 },
+        ),
+      ).toBe(2);
+      expect(await log.last(s)).toBe(3);
+      // A redelivered final batch appends nothing but still (re)sets the retention: here a short one.
+      expect(await log.appendBatch(s, [{ seq: 3, data: enc('c') }], { expireAfterMs: 150 })).toBe(0);
+      await new Promise((r) => setTimeout(r, 400));
+      expect(await log.last(s)).toBe(0);
+      expect(await log.read(s, 0)).toEqual([]);
+      expect(await log.last(kept)).toBe(1);
+    });
+
     it('keeps streams apart', async () => {
       await log.append(stream('x'), 1, enc('x'));
       expect(await log.read(stream('y'), 0)).toEqual([]);

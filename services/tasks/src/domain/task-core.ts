@@ -271,6 +271,8 @@ export class TaskCore {
     let result: { saved: TaskDoc; change: TaskChange } | undefined;
     // The event the task's previous write stored without logging it (ADR 0060): appended with this write's.
     let pending: LastEvent | undefined;
+    // Whether this write is the one that finished the task (its active-run marker is then forgotten).
+    let finishes = false;
     // Taken, not peeked: whatever happens to this write, the entry comes back only as what was stored.
     const current = options.current ?? this.#recent.get(taskId);
     this.#recent.delete(taskId);
@@ -286,6 +288,7 @@ export class TaskCore {
         const unlogged = cur.doc.logPending ? cur.doc.lastEvent : undefined;
         pending = unlogged && unlogged.seq === firstSeq(made) - 1 ? unlogged : undefined;
         delete made.doc.logPending;
+        finishes = !isTerminal(cur.doc.status.state) && isTerminal(made.doc.status.state);
         return made.doc;
       },
       {
@@ -309,6 +312,10 @@ export class TaskCore {
             ],
             { retried: options.retried ?? false },
           );
+          // A finished task never works again: its marker goes now, by id (one delete, nothing read), instead
+          // of the sweeper reading it, reading the task and deleting it by version (three commands and a claim
+          // per send on FerretDB). Not awaited: a marker left by a failed delete is forgotten by the sweeper.
+          if (finishes) void this.c.activeRuns.delete(taskId).catch(() => false);
         },
       },
     );
@@ -523,7 +530,9 @@ export class TaskCore {
     entries: readonly { seq: number; data: Uint8Array }[],
     final: boolean,
   ): Promise<number> {
-    let appended = await this.deps.eventLog.appendBatch(task.id, entries);
+    // A finished task's retention is set by the same write (one Redis round trip, one LMDB commit).
+    const retention = final ? { expireAfterMs: this.deps.config.retentionMs } : {};
+    let appended = await this.deps.eventLog.appendBatch(task.id, entries, retention);
     if (appended === 0) {
       // Refused: all duplicates (a redelivery: fine), or the log is behind the stored task, which is
       // authoritative: it lost events (Redis restarted without persistence, or the stream expired). Append
@@ -532,7 +541,7 @@ export class TaskCore {
       const first = entries[0]!.seq;
       const last = await this.deps.eventLog.last(task.id);
       if (last < first - 1) {
-        appended = await this.deps.eventLog.appendBatch(task.id, entries, { allowGap: true });
+        appended = await this.deps.eventLog.appendBatch(task.id, entries, { allowGap: true, ...retention });
         if (appended > 0)
           this.deps.log.warn(
             { taskId: task.id, seq: first, logLast: last },
@@ -540,7 +549,6 @@ export class TaskCore {
           );
       }
     }
-    if (final) await this.deps.eventLog.expire(task.id, this.deps.config.retentionMs);
     return appended;
   }
 

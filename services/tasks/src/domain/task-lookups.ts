@@ -13,7 +13,8 @@ import type { PushConfigDoc, TaskDoc } from './model';
  *   after its first task and gets its entry only when a second task joins (ADR 0037).
  * - `active_runs/<taskId>` marks a task whose run may be in progress: the stuck-run sweeper reads this small
  *   collection instead of querying `tasks` by state. A marker is written before the task becomes `working`;
- *   the sweeper removes markers of tasks that are no longer working, so it stays as small as the work
+ *   the write that finishes a task deletes its marker by id, and the sweeper removes the markers of tasks
+ *   that are no longer working otherwise (interrupted, or a failed delete), so it stays as small as the work
  *   in flight.
  */
 export interface ContextDoc {

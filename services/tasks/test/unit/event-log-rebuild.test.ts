@@ -31,12 +31,16 @@ class FaultyEventLog implements EventLog {
   readonly inner = new InMemoryEventLog();
   loseAppends = false;
   down = false;
+  /** The options of every appendBatch and the number of separate `expire` calls (one write each). */
+  readonly batchOptions: { stream: string; options: AppendOptions | undefined }[] = [];
+  expires = 0;
   append(stream: string, seq: number, data: Uint8Array, options?: AppendOptions): Promise<boolean> {
     if (this.down) return Promise.reject(new AppError('UNAVAILABLE', 'event log down'));
     if (this.loseAppends) return Promise.resolve(true); // acknowledged, then lost (a restart right after)
     return this.inner.append(stream, seq, data, options);
   }
   appendBatch(stream: string, events: readonly LoggedEvent[], options?: AppendOptions): Promise<number> {
+    this.batchOptions.push({ stream, options });
     if (this.down) return Promise.reject(new AppError('UNAVAILABLE', 'event log down'));
     if (this.loseAppends) return Promise.resolve(events.length); // acknowledged, then lost
     return this.inner.appendBatch(stream, events, options);
@@ -58,6 +62,7 @@ class FaultyEventLog implements EventLog {
     return this.inner.tail(stream, afterSeq, signal);
   }
   expire(stream: string, ttlMs: number): Promise<void> {
+    this.expires += 1;
     if (this.down) return Promise.reject(new AppError('UNAVAILABLE', 'event log down'));
     return this.inner.expire(stream, ttlMs);
   }
@@ -136,6 +141,22 @@ function consume(stream: AsyncIterable<StreamItem>): { items: StreamItem[]; done
 }
 const parsed = (items: StreamItem[]): Record<string, unknown>[] =>
   items.map((i) => JSON.parse(i.eventJson) as Record<string, unknown>);
+
+describe('event log retention', () => {
+  it("a finished task's retention is set by its final append, not by a separate write", async () => {
+    const { tasks, eventLog, caller, runOf } = await setup({ retentionMs: 123_000 });
+    const task = await tasks.send(caller, msg('m-ttl'), { blocking: false });
+    const runId = await runOf(task.id);
+    await tasks.applyRunEvent(delta(task.id, runId, 1, 'Hel'));
+    await tasks.applyRunEvent(status(task.id, runId, 2, 'completed'));
+    const mine = eventLog.batchOptions.filter((b) => b.stream === task.id);
+    expect(mine.length).toBeGreaterThan(1);
+    // Only the last append (the final status) carries the retention; none before it.
+    expect(mine.at(-1)!.options).toMatchObject({ expireAfterMs: 123_000 });
+    expect(mine.slice(0, -1).every((b) => b.options?.expireAfterMs === undefined)).toBe(true);
+    expect(eventLog.expires).toBe(0);
+  });
+});
 
 describe('event log lost or behind: the stored task is authoritative', () => {
   it('a stream open while the log loses its events still gets every later event and ends final, and pushes go on', async () => {

@@ -122,6 +122,33 @@ describe('hot path without queries on tasks', () => {
     expect(await c.activeRuns.find({})).toEqual([]);
   });
 
+  it("a task's marker is deleted by id when the task finishes, without a sweep; an interrupted one keeps it", async () => {
+    const { tasks, c, bus, runs, caller } = await setup();
+    const done = await tasks.send(caller, msg('f1', 'hello'), { blocking: false });
+    const asking = await tasks.send(caller, msg('f2', 'hello'), { blocking: false });
+    await bus.drain();
+    const deletes: { id: string; version: number | undefined }[] = [];
+    const original = c.activeRuns.delete.bind(c.activeRuns);
+    c.activeRuns.delete = (id, version) => {
+      deletes.push({ id, version });
+      return original(id, version);
+    };
+    const finish = (taskId: string, runId: string, state: 'completed' | 'input-required') =>
+      tasks.applyRunEvent({
+        taskId,
+        runId,
+        runSeq: 1,
+        emittedAtMs: 0,
+        batch: [],
+        event: { $case: 'status', status: { state, messageJson: '' } },
+      });
+    await finish(done.id, runs[0]!.runId, 'completed');
+    await finish(asking.id, runs[1]!.runId, 'input-required');
+    await expect.poll(() => deletes.length).toBe(1);
+    expect(deletes).toEqual([{ id: done.id, version: undefined }]);
+    expect((await c.activeRuns.find({})).map((m) => m.id)).toEqual([asking.id]);
+  });
+
   it('a young marker is forgotten only when its own run is over; one without its run waits to be old', async () => {
     const { tasks, c, clock } = await setup();
     const task = (id: string, state: string, runId: string) =>
