@@ -486,16 +486,34 @@ async function a2aCases(base, { rpcPath, cardPath, headers, v1Path, key }) {
             message: { role: 'ROLE_USER', messageId: `mg-${id}`, parts: [{ text: 'benchmark text' }] },
           })),
           'get-v1-grpc': grpcCase('getTask', () => ({ tenant: grpcInterface.tenant, id: taskId })),
-          // The 0.3 cases again, driven by the gRPC cases' kind of client (a Node loop, a third of wrk's rate):
-          // the gRPC cases are compared at the load such a client puts on the server, not wrk's.
-          'get-node': { method: 'POST', path: rpcPath, headers: h, body: getBody(taskId), nodeClient: true },
           // An A/A control: the 0.3 case again in the same interleave, so the table shows how far two measurements
           // of one request drift apart in this run (the noise a 1.0/0.3 ratio is read against).
           'get-aa': { method: 'POST', path: rpcPath, headers: h, body: getBody(taskId) },
           'send-aa': { method: 'POST', path: rpcPath, headers: h, body: sendBody('message/send') },
-          'send-node': { method: 'POST', path: rpcPath, headers: h, body: sendBody('message/send'), nodeClient: true },
         }
       : {}),
+  };
+}
+
+/**
+ * The like-for-like comparison (the primary one): the 0.3 JSON-RPC cases and the 1.0 JSON-RPC and HTTP+JSON cases
+ * driven by the bench's Node loop, the client kind of the gRPC cases (wrk has no gRPC, and the same request costs
+ * the server more per request from a Node loop at a third of wrk's rate than from wrk), plus an A/A control of
+ * the Node-driven 0.3 case. The wrk-driven cases stay as the secondary comparison.
+ */
+function nodeDriven(cases) {
+  if (!cases['get-v1-grpc']) return cases;
+  const node = (spec) => ({ ...spec, nodeClient: true });
+  return {
+    ...cases,
+    'get-node': node(cases.get),
+    'get-node-aa': node(cases.get),
+    'get-v1-node': node(cases['get-v1']),
+    'get-v1-rest-node': node(cases['get-v1-rest']),
+    'send-node': node(cases.send),
+    'send-node-aa': node(cases.send),
+    'send-v1-node': node(cases['send-v1']),
+    'send-v1-rest-node': node(cases['send-v1-rest']),
   };
 }
 
@@ -623,21 +641,45 @@ const record = (target, kase, c, r, cpu, elu) => {
 
 /** The 1.0 cases of our gateway, each beside the 0.3 case it is compared with (`npm run bench` reports the ratio). */
 const V1_PAIRS = [
+  // Primary, like for like: every case driven by a Node client (HTTP loop; gRPC's own client), the A/A first.
+  ['get-node-aa', 'get-node'],
+  ['get-v1-node', 'get-node'],
+  ['get-v1-rest-node', 'get-node'],
+  ['get-v1-grpc', 'get-node'],
+  ['send-node-aa', 'send-node'],
+  ['send-v1-node', 'send-node'],
+  ['send-v1-rest-node', 'send-node'],
+  ['send-v1-grpc', 'send-node'],
+  // Secondary: the HTTP cases driven by wrk (gRPC against wrk's 0.3 mixes two clients' loads).
+  ['get-aa', 'get'],
   ['get-v1', 'get'],
   ['get-v1-rest', 'get'],
   ['get-v1-grpc', 'get'],
+  ['send-aa', 'send'],
   ['send-v1', 'send'],
   ['send-v1-rest', 'send'],
   ['send-v1-grpc', 'send'],
-  ['get-v1-grpc', 'get-node'],
-  ['send-v1-grpc', 'send-node'],
 ];
+const GET_INTERLEAVE = ['get-node', 'get-v1-node', 'get-v1-rest-node', 'get-v1-grpc', 'get-node-aa'];
+const SEND_INTERLEAVE = ['send-node', 'send-v1-node', 'send-v1-rest-node', 'send-v1-grpc', 'send-node-aa'];
 /** BENCH_CASES: which groups of cases run on our gateway (get, card, stream, send); all by default. */
 const caseGroups = new Set((env.BENCH_CASES ?? 'get,card,stream,send').split(','));
 
 async function measure(target, sys, cases, sendOnly = false) {
   // Warm-up, not recorded: the JIT and the caches of a fresh process would otherwise weigh on the first cases.
-  for (const kase of sendOnly ? ['send'] : new Set(['send', 'get', 'card', ...V1_PAIRS.map(([v1]) => v1)]))
+  // Each server path once (a Node-driven case runs the same server code as its wrk-driven one).
+  const warm = [
+    'send',
+    'get',
+    'card',
+    'get-v1',
+    'get-v1-rest',
+    'get-v1-grpc',
+    'send-v1',
+    'send-v1-rest',
+    'send-v1-grpc',
+  ];
+  for (const kase of sendOnly ? ['send'] : warm)
     if (cases[kase] && warmupSeconds > 0)
       await runLoadOn(
         sys.bases,
@@ -718,15 +760,14 @@ async function measure(target, sys, cases, sendOnly = false) {
   };
   if (sendOnly) return throughput('send');
   // A2A 1.0 on the same agent beside 0.3 (JSON-RPC and HTTP+JSON): `npm run bench` reports both and the ratio.
-  if (caseGroups.has('get')) await interleaved(['get', 'get-v1', 'get-v1-rest', 'get-v1-grpc', 'get-node', 'get-aa']);
+  if (caseGroups.has('get')) await interleaved([...GET_INTERLEAVE, 'get', 'get-v1', 'get-v1-rest', 'get-aa']);
   if (caseGroups.has('card')) await throughput('card');
   for (const c of concurrencies.filter((x) => x <= 16 && caseGroups.has('stream'))) {
     const r = await firstFrame(sys.bases[0], cases.stream, c, Math.max(1, seconds / 2));
     record(target, 'stream-first', c, r);
   }
-  if (caseGroups.has('send'))
-    await interleaved(['send', 'send-v1', 'send-v1-rest', 'send-v1-grpc', 'send-node', 'send-aa']);
-  for (const [v1, v03] of [['get-aa', 'get'], ['send-aa', 'send'], ...V1_PAIRS])
+  if (caseGroups.has('send')) await interleaved([...SEND_INTERLEAVE, 'send', 'send-v1', 'send-v1-rest', 'send-aa']);
+  for (const [v1, v03] of V1_PAIRS)
     for (const c of concurrencies) {
       const a = rows.find((r) => r.target === target && r.kase === v1 && r.c === c);
       const b = rows.find((r) => r.target === target && r.kase === v03 && r.c === c);
@@ -785,11 +826,18 @@ function ratioStats(a, b) {
 const bindingOf = (v1) =>
   v1.endsWith('-aa')
     ? 'A/A control (0.3 vs 0.3)'
-    : v1.endsWith('rest')
+    : v1.includes('-rest')
       ? 'HTTP+JSON'
       : v1.endsWith('grpc')
         ? 'gRPC'
         : 'JSON-RPC';
+
+/** Which load generators drove the two cases of a ratio: Node / Node is the primary, like-for-like one. */
+function clientsOf(r) {
+  const wrk = loadgen === 'wrk' ? 'wrk' : 'Node';
+  if (r.v03.endsWith('-node')) return 'Node / Node (primary)';
+  return `${r.v1.endsWith('grpc') ? 'Node' : wrk} / ${wrk} (secondary)`;
+}
 
 /** The 1.0/0.3 ratios with their spread, each group's A/A control first: the noise the others are read against. */
 function ratioTable() {
@@ -799,12 +847,12 @@ function ratioTable() {
     '',
     'Server CPU per request, 1.0 / 0.3 on the same agent (interleaved rounds; the A/A control is the 0.3 case measured twice):',
     '',
-    '| target | operation | 1.0 binding | against | c | rounds | median ratio | 95 % bootstrap interval | min–max over rounds | pooled |',
+    '| target | operation | 1.0 binding | clients (1.0 / 0.3) | c | rounds | median ratio | 95 % bootstrap interval | min–max over rounds | pooled |',
     '|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of ratios)
     lines.push(
-      `| ${r.target} | ${r.v03.replace('-node', '')} | ${bindingOf(r.v1)} | ${r.v03.endsWith('-node') ? '0.3, Node client' : `0.3, ${loadgen === 'wrk' ? 'wrk' : 'Node loop'}`} | ${r.c} | ${r.rounds} | ${f(r.median)} | ${r.lo === undefined ? '' : `${f(r.lo)}–${f(r.hi)}`} | ${r.min === undefined ? '' : `${f(r.min)}–${f(r.max)}`} | ${f(r.overall)} |`,
+      `| ${r.target} | ${r.v03.replace('-node', '')} | ${bindingOf(r.v1)} | ${clientsOf(r)} | ${r.c} | ${r.rounds} | ${f(r.median)} | ${r.lo === undefined ? '' : `${f(r.lo)}–${f(r.hi)}`} | ${r.min === undefined ? '' : `${f(r.min)}–${f(r.max)}`} | ${f(r.overall)} |`,
     );
   return lines;
 }
@@ -939,13 +987,15 @@ async function main() {
     const sys = await start();
     try {
       const auth = { Authorization: `Bearer ${sys.key}` };
-      const cases = await a2aCases(sys.bases[0], {
-        rpcPath: '/agents/demo-echo/a2a',
-        cardPath: '/agents/demo-echo/.well-known/agent-card.json',
-        headers: auth,
-        v1Path: '/agents/demo-echo/a2a/v1',
-        key: sys.key,
-      });
+      const cases = nodeDriven(
+        await a2aCases(sys.bases[0], {
+          rpcPath: '/agents/demo-echo/a2a',
+          cardPath: '/agents/demo-echo/.well-known/agent-card.json',
+          headers: auth,
+          v1Path: '/agents/demo-echo/a2a/v1',
+          key: sys.key,
+        }),
+      );
       await measure(name, sys, cases, name === 'distributed-mtls' || (sendOnlyWanted && name === 'distributed'));
       if (name === 'distributed-mtls') extras.push(...mtlsCost());
       if (name === 'distributed') {

@@ -258,13 +258,33 @@ export function describeA2aV1(layout: string, start: () => Promise<V1Sut>): void
           expect(created.authentication?.credentials || undefined).toBeUndefined(); // write-only
           const got = await client.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'cfg-1' });
           expect(got.url).toBe(url);
+          // 1.0 makes the token optional (as the TCK sends it): the gateway mints one, answered once so the
+          // caller can check X-A2A-Signature, then write-only like a token the caller chose (ADR 0063).
+          const mintedUrl = push.hook(`/minted-${binding}`);
+          const minted = await client.createTaskPushNotificationConfig({
+            tenant: '',
+            id: 'cfg-minted',
+            taskId: task.id,
+            url: mintedUrl,
+            token: '',
+            authentication: undefined,
+          });
+          expect(minted).toMatchObject({ id: 'cfg-minted', taskId: task.id, url: mintedUrl });
+          expect(minted.token).toMatch(/^[A-Za-z0-9_-]{43}$/); // 32 random bytes, base64url
+          const mintedAgain = await client.getTaskPushNotificationConfig({
+            tenant: '',
+            taskId: task.id,
+            id: 'cfg-minted',
+          });
+          expect(mintedAgain).toMatchObject({ id: 'cfg-minted', url: mintedUrl, token: '' });
           const listed = await client.listTaskPushNotificationConfig({
             tenant: '',
             taskId: task.id,
             pageSize: 0,
             pageToken: '',
           });
-          expect(listed.configs.map((c) => c.id)).toEqual(['cfg-1']);
+          expect(listed.configs.map((c) => c.id).sort()).toEqual(['cfg-1', 'cfg-minted']);
+          expect(listed.configs.every((c) => c.token === '')).toBe(true);
 
           const done = asTask(
             await client.sendMessage({
@@ -302,7 +322,23 @@ export function describeA2aV1(layout: string, start: () => Promise<V1Sut>): void
           );
           // Every push to this 1.0 config is 1.0: the earlier ones (working, input-required) too.
           expect(pushed().every((r) => 'task' in r.json && !('kind' in (r.json.task as object)))).toBe(true);
+          // The config without a token: its pushes are signed with the minted one, and carry no Authorization.
+          const mintedPush = await eventually(async () => {
+            await Promise.resolve();
+            return push.received().find((r) => r.path === `/minted-${binding}` && completedTask(JSON.parse(r.body)));
+          }, 20_000);
+          expect(mintedPush.headers['x-a2a-signature']).toBe(
+            createHmac('sha256', minted.token).update(mintedPush.body).digest('hex'),
+          );
+          expect(mintedPush.headers.authorization).toBeUndefined();
 
+          await client.deleteTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'cfg-minted' });
+          // Spec 3.1.10: delete is idempotent; 3.1.8: get names its config exactly, even with one left (0.3's get
+          // would answer the task's only config).
+          await client.deleteTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'cfg-minted' });
+          await expect(
+            client.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'cfg-minted' }),
+          ).rejects.toMatchObject({ name: expect.stringContaining('TaskNotFoundError') });
           await client.deleteTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'cfg-1' });
           const after = await client.listTaskPushNotificationConfig({
             tenant: '',
@@ -325,6 +361,33 @@ export function describeA2aV1(layout: string, start: () => Promise<V1Sut>): void
         });
       });
     }
+
+    it('0.3 keeps requiring the push token (product spec: `pushNotificationConfig.token` required), 1.0 mints one', async () => {
+      const approval = await a2aClient(base, APPROVAL, key);
+      const sent = (await approval.sendMessage({ message: textMessage('deploy') as never })) as { result: V03Task };
+      expect(sent.result.status.state).toBe('input-required');
+      const set = async (version: string, method: string, params: Record<string, unknown>): Promise<any> =>
+        (
+          await fetch(`${base}/agents/${APPROVAL}/a2a/${version}`, {
+            method: 'POST',
+            headers: {
+              Authorization: `Bearer ${key}`,
+              'Content-Type': 'application/json',
+              ...(version === 'v1' ? { 'A2A-Version': '1.0' } : {}),
+            },
+            body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+          })
+        ).json();
+      const url = sut.push?.hook('/v03') ?? 'https://hook.public.example/v03';
+      const refused = await set('v0.3', 'tasks/pushNotificationConfig/set', {
+        taskId: sent.result.id,
+        pushNotificationConfig: { url },
+      });
+      expect(refused.error).toMatchObject({ code: -32602, message: expect.stringContaining('token is required') });
+      const created = await set('v1', 'CreateTaskPushNotificationConfig', { taskId: sent.result.id, url });
+      expect(created.result).toEqual({ id: sent.result.id, taskId: sent.result.id, url, token: expect.any(String) });
+      expect(created.result.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    });
 
     it('GetExtendedAgentCard: authenticated only, UnsupportedOperationError as the card declares no extended card (spec 3.3.4)', async () => {
       const card = (await (await fetch(cardUrl(base, ECHO))).json()) as { capabilities?: Record<string, unknown> };
@@ -376,6 +439,18 @@ export function describeA2aV1(layout: string, start: () => Promise<V1Sut>): void
       expect(ok.result.task.kind).toBeUndefined();
       expect(ok.result.task.artifacts[0].parts[0]).toEqual({ text: 'wire' });
       expect(ok.result.task.history?.[0]?.role ?? 'ROLE_USER').toBe('ROLE_USER');
+      // ProtoJSON parsers take the proto field names too (spec 5.5 follows ProtoJSON): a `context_id` filter
+      // filters, it is not dropped as an unknown key.
+      const bySnakeCase = await post(
+        {
+          jsonrpc: '2.0',
+          id: 8,
+          method: 'ListTasks',
+          params: { context_id: ok.result.task.contextId, page_size: 5 },
+        },
+        '1.0',
+      );
+      expect(bySnakeCase.result.tasks.map((t: { id: string }) => t.id)).toEqual([ok.result.task.id]);
 
       // No header means 0.3 (spec 3.6.2): refused in the 0.3 generation's shape, as /a2a refuses 1.0.
       for (const v of [undefined, '0.3'])

@@ -25,7 +25,6 @@ const KNOWN: readonly { test: RegExp; why: string }[] = [
     why: 'spec 11.1: application/a2a+json',
   },
   { test: /test_must_requirement\[CORE-SEND-003-/, why: 'requirement without its expected error (TCK bug)' },
-  { test: /TestPushNotificationCrud::test_create_push_config\[/, why: 'token required (product spec)' },
   { test: /test_version_not_supported_returns_unimplemented$/, why: 'spec 5.4: FAILED_PRECONDITION' },
   { test: /TestJsonRpcErrorCodeMappings::test_content_type_not_supported_error$/, why: 'body is not JSON' },
 ];

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSystem } from '@a2a-inbound/embedded';
 import { silentLogger } from '@a2a-inbound/logger';
+import { dnsResolver, type Resolver } from '@a2a-inbound/runtime';
 import { manage } from '@a2a-inbound/testing';
 import { startAuthProxy } from './auth-proxy';
 
@@ -11,6 +12,15 @@ import { startAuthProxy } from './auth-proxy';
  * What both official A2A TCK runs share (`npm run tck`, 1.0; `npm run tck:0.3`): the embedded system behind the
  * auth proxy with a `demo:tck` agent, pytest run from the TCK's tree, and its JUnit report read back.
  */
+
+/**
+ * The TCK registers push receivers on `https://example.com/...`. Where DNS answers, that name resolves to a
+ * public address and passes Webhook rule 1; a machine without DNS (CI sandboxes) would refuse it as "does not
+ * resolve" and fail every push case for want of a resolver, so the harness answers for that one name as DNS
+ * would (example.com's public address) and asks DNS for every other name. Deliveries still use real DNS.
+ */
+const tckResolver: Resolver = async (host) =>
+  host.toLowerCase() === 'example.com' ? Promise.resolve(['93.184.215.14']) : dnsResolver(host);
 
 export interface Case {
   name: string;
@@ -67,6 +77,7 @@ export async function runTck(
       A2A_GRPC_PUBLIC_ADDR: `127.0.0.1:${proxy.grpcPort}`,
     },
     log: silentLogger(),
+    resolver: tckResolver,
   });
   try {
     const seed = system.tasks.seed!;

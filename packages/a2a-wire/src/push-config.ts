@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { InvalidParamsError } from '@a2a-inbound/errors';
 import { checkPublicHttpsUrl, type Resolver } from '@a2a-inbound/runtime';
 import { isObject, LIMITS } from './send';
@@ -10,6 +11,14 @@ import { PROTOCOL_VERSION_V1 } from './v1';
 
 /** The shared secret that signs deliveries: never empty (anyone could sign with an empty key), bounded. */
 export const MAX_PUSH_TOKEN_CHARS = 1024;
+/**
+ * The token of a 1.0 config created without one (ADR 0063): 32 random bytes as base64url (43 characters), so
+ * every delivery is still signed (`X-A2A-Signature`). Returned to its creator once, in the create answer.
+ */
+export function mintPushToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
 /** The `authentication` object (schemes and credentials) as JSON; a config is stored with its task. */
 export const MAX_PUSH_AUTHENTICATION_BYTES = LIMITS.maxMetadataBytes;
 

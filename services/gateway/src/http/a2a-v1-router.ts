@@ -1,4 +1,5 @@
 import { type NextFunction, type Request, type Response, Router } from 'express';
+import { acceptProtoFieldNames } from '@a2a-inbound/a2a-wire';
 import { AppError, jsonRpcHttpStatus, toAppError } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
 import type { BlobStore, Clock, RateLimiter } from '@a2a-inbound/ports';
@@ -237,6 +238,7 @@ export function createA2aV1Router(deps: A2aV1RouterDeps): Router {
           : new AppError('METHOD_NOT_FOUND', `Method not found: ${method.slice(0, 100)}`);
       }
       await traced(ctx, res, 'jsonrpc', method, async () => {
+        acceptProtoFieldNames(method, rpc.params);
         const outcome = await handler.handle(method, rpc.params, ctx, { lastEventId: lastEventIdOf(req) });
         if (outcome.kind === 'result') {
           writeJson(res, JSON_RPC_CONTENT_TYPE, JSON.stringify({ jsonrpc: '2.0', id: rpc.id, result: outcome.result }));

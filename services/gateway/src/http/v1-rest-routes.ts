@@ -1,3 +1,4 @@
+import { acceptProtoFieldNames } from '@a2a-inbound/a2a-wire';
 import { AppError } from '@a2a-inbound/errors';
 import { isObject } from '../protocol/validate';
 import type { V1Method } from '../protocol/v1/handler';
@@ -116,6 +117,7 @@ export function restParams(
     const parsed = parseJsonBytes(json);
     assertJsonDepth(parsed);
     if (!isObject(parsed)) throw new AppError('INVALID_PARAMS', 'The body must be a JSON object');
+    acceptProtoFieldNames(match.route.op, parsed);
     fromBody = parsed;
   }
   // Without a query string the parsed body (ours alone) takes the path's fields itself, uncopied.

@@ -6,6 +6,7 @@ import type { AgentOperations, OperationContext, TaskEventStream, TaskStreamEven
 import { afterSeqOf, assertPushEnabled, assertStreams } from '../operations';
 import { historyLengthOf, isObject, LIMITS, taskIdParam, validateSendParams } from '../validate';
 import {
+  mintPushToken,
   PROTOCOL_VERSION_V1,
   pushConfigFromV1,
   pushConfigToV1,
@@ -133,20 +134,43 @@ export class V1Handler {
       case 'CreateTaskPushNotificationConfig': {
         assertPushEnabled(ctx);
         const taskId = taskIdParam(p, 'taskId');
-        return result(pushConfigToV1(await ops.setPushConfig(ctx, taskId, pushConfigFromV1(p), PROTOCOL_VERSION_V1)));
+        const config = pushConfigFromV1(p);
+        // 1.0's token is optional (a2a.proto `string token = 5;`); every push is still signed (Authentication
+        // rule 9), so a config without one gets a minted token, answered here only, then write-only (ADR 0063).
+        const minted = config.token === undefined || config.token === '' ? mintPushToken() : undefined;
+        if (minted) config.token = minted;
+        const created = pushConfigToV1(await ops.setPushConfig(ctx, taskId, config, PROTOCOL_VERSION_V1));
+        return result(minted ? withToken(created, minted) : created);
       }
-      case 'GetTaskPushNotificationConfig':
+      case 'GetTaskPushNotificationConfig': {
         assertPushEnabled(ctx);
-        return result(pushConfigToV1(await ops.getPushConfig(ctx, taskIdParam(p, 'taskId'), taskIdParam(p, 'id'))));
+        // Spec 3.1.8: the named config or an error (TaskNotFoundError: "The push notification configuration does
+        // not exist"); 0.3's get falls back to a task's only config, 1.0's does not.
+        const taskId = taskIdParam(p, 'taskId');
+        const id = taskIdParam(p, 'id');
+        const found = (await ops.listPushConfigs(ctx, taskId)).find((c) => c.pushNotificationConfig.id === id);
+        if (!found)
+          throw new AppError('TASK_NOT_FOUND', 'Push notification config not found', { details: { taskId, id } });
+        return result(pushConfigToV1(found));
+      }
       case 'ListTaskPushNotificationConfigs': {
         assertPushEnabled(ctx);
         const configs = await ops.listPushConfigs(ctx, taskIdParam(p, 'taskId'));
         return result({ configs: configs.map(pushConfigToV1), nextPageToken: '' });
       }
-      case 'DeleteTaskPushNotificationConfig':
+      case 'DeleteTaskPushNotificationConfig': {
         assertPushEnabled(ctx);
-        await ops.deletePushConfig(ctx, taskIdParam(p, 'taskId'), taskIdParam(p, 'id'));
+        // Spec 3.1.10: "This operation MUST be idempotent": a config already gone is deleted (0.3 answers -32602);
+        // an unknown task is still TaskNotFoundError (the task is checked first).
+        const taskId = taskIdParam(p, 'taskId');
+        const id = taskIdParam(p, 'id');
+        try {
+          await ops.deletePushConfig(ctx, taskId, id);
+        } catch (err) {
+          if (!(err instanceof AppError && err.code === 'INVALID_PARAMS')) throw err;
+        }
         return result({});
+      }
       case 'GetExtendedAgentCard':
         // Spec 3.3.4: our cards do not declare capabilities.extendedAgentCard, so the operation is unsupported
         // (NotConfigured is for an agent that declares it); authenticated callers only, as every operation.
@@ -194,6 +218,12 @@ export class V1Handler {
       totalSize: page.tasks.length,
     };
   }
+}
+
+/** A created config with the token the gateway minted for it, where a2a.proto puts it (after `url`). */
+function withToken(config: Record<string, unknown>, token: string): Record<string, unknown> {
+  const { authentication, ...rest } = config;
+  return { ...rest, token, ...(authentication === undefined ? {} : { authentication }) };
 }
 
 /** A stream event → its 1.0 StreamResponse. */
