@@ -4,8 +4,9 @@
  * Prints wall time, peak RSS and the ratio against a baseline measured in the same run: a plain
  * recursive read of the same files. Target: under 5 s with bounded memory on a 2-core machine; 5,000
  * files (BENCH_FILES=5000, the polyglot application of issue 20) under 20 s. Code files are parsed by the
- * linker's parse workers (BENCH_WORKERS, default LINKER_PARSE_WORKERS' default: 0, the main thread), whose
- * script is bundled beside the bench:
+ * linker's parse workers (BENCH_WORKERS, default LINKER_PARSE_WORKERS' default: one per core, at most four; 0:
+ * the main thread), whose script is bundled beside the bench. BENCH_PHASES=1 first measures each phase's CPU on
+ * one thread (parse, extract, link, report; the peak RSS then includes that pass):
  *
  *   npx esbuild bench/linker-1000.ts services/linker/src/parse-worker.ts --bundle --platform=node \
  *     --external:web-tree-sitter --external:yaml --entry-names=[name] --outdir=/tmp/linker-bench
@@ -17,12 +18,15 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InMemoryDocumentStore, SequentialIds, systemClock } from '@a2a-inbound/ports';
 import {
+  buildReport,
+  extractSource,
   fetchSource,
   LinkerService,
   languageOf,
   listSourceFiles,
   parse,
   ParsePool,
+  renderMarkdown,
   defaultParseWorkers,
 } from '@a2a-inbound/linker';
 
@@ -124,6 +128,25 @@ async function main(): Promise<void> {
     const parseOnlyMs = performance.now() - p0;
     const parseOnlyCpuMs = cpuMs(process.cpuUsage(pc0));
 
+    // BENCH_PHASES=1: the CPU of each phase on this thread alone, before the service run (which may use workers):
+    // parse + extract (every source's extraction, minus the parse-only reference: extraction), link, report.
+    const phases: string[] = [];
+    if (process.env.BENCH_PHASES) {
+      const e0 = process.cpuUsage();
+      const all = [];
+      for (const repo of REPOS) all.push(await extractSource(repo, await listSourceFiles(join(root, repo))));
+      const extractCpuMs = cpuMs(process.cpuUsage(e0));
+      const l0 = process.cpuUsage();
+      const linked = buildReport(all, { application: 'bench' });
+      const linkCpuMs = cpuMs(process.cpuUsage(l0));
+      const r0 = process.cpuUsage();
+      renderMarkdown(linked);
+      const reportCpuMs = cpuMs(process.cpuUsage(r0));
+      phases.push(
+        `CPU by phase, one thread: parse ${(parseOnlyCpuMs / 1000).toFixed(2)} s, extract ${((extractCpuMs - parseOnlyCpuMs) / 1000).toFixed(2)} s, link ${(linkCpuMs / 1000).toFixed(2)} s, report ${(reportCpuMs / 1000).toFixed(2)} s`,
+      );
+    }
+
     // The real path: the linker service on the in-memory document store, one ingest (version) per
     // repository, each going through fetch, parse and link; then the report of the last version.
     const t0 = performance.now();
@@ -171,6 +194,7 @@ async function main(): Promise<void> {
         `ratio vs baseline: ${(totalMs / baselineMs).toFixed(1)}x; vs parse only: ${(totalMs / parseOnlyMs).toFixed(2)}x`,
         // CPU time of this process: what the machine's other load changes least (wall time waits for the CPU).
         `CPU: linker ${totalCpuMs.toFixed(0)} ms, parse only ${parseOnlyCpuMs.toFixed(0)} ms; CPU ratio vs parse only: ${(totalCpuMs / parseOnlyCpuMs).toFixed(2)}x`,
+        ...phases,
         `RSS before run: ${mb(rssStart / 1024)}; peak RSS: ${mb(peakRssKb)}`,
         `report: ${report.statistics.apiLinks} API links, ${report.statistics.unresolvedCalls} unresolved, ${markdown.length} chars of Markdown`,
         ...(process.env.BENCH_DEBUG ? report.unresolvedCalls.slice(0, 5).map((u) => JSON.stringify(u)) : []),

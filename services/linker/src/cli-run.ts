@@ -4,13 +4,14 @@ import type { SourceFacts } from './domain/model';
 import { buildReport, renderMarkdown } from './domain/report';
 import { fetchSource, listSourceFiles, locationOf } from './ingest/index';
 import { DEFAULT_INGEST_LIMITS } from './domain/sources';
-import { ParsePool, defaultParseWorkers } from './parse-pool';
+import { MAX_DEFAULT_PARSE_WORKERS, ParsePool, defaultParseWorkers } from './parse-pool';
 
-export const USAGE = `Usage: linker <dir|git-url[#ref]>... [--json] [--include-tests] [--name <application>]
+export const USAGE = `Usage: linker <dir|git-url[#ref]>... [--json] [--include-tests] [--name <application>] [--workers <n>]
 
 Prints the link report of the given repositories (Markdown, or JSON with --json).
 Git URLs are anything \`git clone\` accepts (https, ssh, file://); append #<branch|tag|commit> for a ref.
 Test folders are ignored unless --include-tests is given.
+--workers: parse workers (threads; 0: none), by default one per core, at most ${MAX_DEFAULT_PARSE_WORKERS}.
 `;
 
 export interface CliIo {
@@ -23,13 +24,20 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   let json = false;
   let includeTests = false;
   let name: string | undefined;
+  let workers = defaultParseWorkers();
   const specs: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--json') json = true;
     else if (a === '--include-tests') includeTests = true;
     else if (a === '--name') name = argv[++i];
-    else if (a === '-h' || a === '--help') {
+    else if (a === '--workers') {
+      workers = Number(argv[++i]);
+      if (!Number.isInteger(workers) || workers < 0 || workers > 64) {
+        io.stderr(`--workers takes an integer from 0 to 64\n${USAGE}`);
+        return 2;
+      }
+    } else if (a === '-h' || a === '--help') {
       io.stdout(USAGE);
       return 0;
     } else if (a.startsWith('--')) {
@@ -43,7 +51,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
   const facts: SourceFacts[] = [];
   const used = new Set<string>();
-  const pool = ParsePool.open(defaultParseWorkers());
+  const pool = ParsePool.open(workers);
   try {
     for (const spec of specs) {
       const { name: base, location } = await locationOf(spec);

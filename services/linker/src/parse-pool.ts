@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { CodeFileJob, CodeFileResult } from './domain/extract/code-file';
@@ -143,10 +144,13 @@ export function defaultWorkerScript(): string {
   return join(typeof __dirname === 'string' ? __dirname : process.cwd(), 'parse-worker.js');
 }
 
+/** Workers started by default at most: each holds its own grammars and heap (~60 MB), and few ingests run at once. */
+export const MAX_DEFAULT_PARSE_WORKERS = 4;
+
 /**
- * LINKER_PARSE_WORKERS' default: none (the main thread). On a 2-core machine two workers gave the same wall time
- * for 15 % more CPU and 125 MB more memory (ADR 0049): set it where the linker has idle cores of its own.
+ * LINKER_PARSE_WORKERS' default: one worker per core the process may use (`os.availableParallelism()`), at most
+ * `MAX_DEFAULT_PARSE_WORKERS`; none on one core, where a worker only adds its start-up and copies (ADR 0068).
  */
-export function defaultParseWorkers(): number {
-  return 0;
+export function defaultParseWorkers(cores: number = availableParallelism()): number {
+  return cores < 2 ? 0 : Math.min(cores, MAX_DEFAULT_PARSE_WORKERS);
 }

@@ -28,15 +28,29 @@ export function applyGoPackages(sources: readonly SourceFacts[]): SourceFacts[] 
       byName.set(key, list);
     }
   });
+  // Each source's functions by file: the innermost one around a line is looked for among its file's only.
+  const funcsByFile = sources.map((s) => {
+    const m = new Map<string, GoFunc[]>();
+    for (const f of s.goFuncs ?? []) {
+      const list = m.get(f.file);
+      if (list) list.push(f);
+      else m.set(f.file, [f]);
+    }
+    return m;
+  });
   /** The innermost function of a source around a line. */
   const around = (src: number, file: string, line: number): GoFunc | undefined => {
     let best: GoFunc | undefined;
-    for (const f of sources[src]!.goFuncs ?? [])
-      if (f.file === file && f.start <= line && line <= f.end && (!best || f.start >= best.start)) best = f;
+    for (const f of funcsByFile[src]!.get(file) ?? [])
+      if (f.start <= line && line <= f.end && (!best || f.start >= best.start)) best = f;
     return best;
   };
   const calls = sources.map((s) => [...s.calls]);
   const grpc = sources.map((s) => [...s.grpcCalls]);
+  // The calls inside each function, in list order: each site visits its function's calls only (review 22 #11:
+  // every site scanned every call of the source, each against every function).
+  const callsIn = insideIndex(calls, around);
+  const grpcIn = insideIndex(grpc, around);
   const moved = sources.map(() => new Set<Call | GrpcCall>());
   const done = new Set<string>();
   let budget = MAX_INSTANTIATED_CALLS;
@@ -45,25 +59,28 @@ export function applyGoPackages(sources: readonly SourceFacts[]): SourceFacts[] 
     sources.forEach((s, i) => {
       for (const site of s.goSites ?? []) {
         for (const { src: j, f } of byName.get(`${site.pkg}.${site.name}`) ?? []) {
-          if (j === i) continue;
-          const inside = (c: Call | GrpcCall): boolean => around(j, c.loc.file, c.loc.line) === f;
+          if (j === i || budget <= 0) continue;
           const key = (n: number): string => `${i}|${site.loc.file}:${site.loc.line}|${j}|${n}`;
-          calls[j]!.forEach((c, n) => {
-            if (budget <= 0 || !inside(c) || done.has(key(n))) return;
+          for (const n of callsIn(j, f)) {
+            if (budget <= 0) break;
+            if (done.has(key(n))) continue;
+            const c = calls[j]![n]!;
             budget -= 1;
             done.add(key(n));
             calls[i]!.push({ ...c, url: bind(c.url, f.params, site.args), loc: site.loc });
             moved[j]!.add(c);
             added = true;
-          });
-          grpc[j]!.forEach((c, n) => {
-            if (budget <= 0 || !inside(c) || done.has(`g${key(n)}`)) return;
+          }
+          for (const n of grpcIn(j, f)) {
+            if (budget <= 0) break;
+            if (done.has(`g${key(n)}`)) continue;
+            const c = grpc[j]![n]!;
             budget -= 1;
             done.add(`g${key(n)}`);
             grpc[i]!.push({ ...c, address: bind(c.address, f.params, site.args), loc: site.loc });
             moved[j]!.add(c);
             added = true;
-          });
+          }
         }
       }
     });
@@ -78,6 +95,30 @@ export function applyGoPackages(sources: readonly SourceFacts[]): SourceFacts[] 
           grpcCalls: grpc[i]!.filter((c) => !moved[i]!.has(c)),
         },
   );
+}
+
+/**
+ * The indices of each source's calls by the innermost function around them, indexed as the lists grow (calls
+ * instantiated in a round sit in functions of their own source, which later rounds instantiate again).
+ */
+function insideIndex<T extends Call | GrpcCall>(
+  lists: readonly T[][],
+  around: (src: number, file: string, line: number) => GoFunc | undefined,
+): (src: number, f: GoFunc) => readonly number[] {
+  const indexed = lists.map(() => 0);
+  const byFunc = lists.map(() => new Map<GoFunc, number[]>());
+  return (src, f) => {
+    const list = lists[src]!;
+    for (let n = indexed[src]!; n < list.length; n++) {
+      const g = around(src, list[n]!.loc.file, list[n]!.loc.line);
+      if (!g) continue;
+      const at = byFunc[src]!.get(g);
+      if (at) at.push(n);
+      else byFunc[src]!.set(g, [n]);
+    }
+    indexed[src] = list.length;
+    return byFunc[src]!.get(f) ?? [];
+  };
 }
 
 /** The value with the function's parameters replaced by the site's arguments (unknown when left out). */

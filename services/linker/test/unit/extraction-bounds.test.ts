@@ -133,6 +133,39 @@ describe('Go package summaries within a budget (review 22)', () => {
     expect(out!.calls).toHaveLength(MAX_INSTANTIATED_CALLS);
     expect(out!.calls[0]).toMatchObject({ url: [{ lit: '/x0' }], loc: { file: 'm.go', line: 1 } });
   });
+  it('two thousand sites of a function among two thousand others: each site visits its own function only', () => {
+    // Review 22 #11: every site scanned every call of the package, each against every function (8e9 steps here).
+    const n = 2_000;
+    const funcs = Array.from({ length: n }, (_, i) => ({
+      pkg: 'p',
+      name: i === 0 ? 'F' : `G${i}`,
+      params: ['u'],
+      file: `p/f${i % 20}.go`,
+      start: 10 * i + 1,
+      end: 10 * i + 5,
+    }));
+    const pkg = { ...emptyFacts('pkg'), goFuncs: funcs };
+    for (const f of funcs)
+      pkg.calls.push({
+        method: 'GET',
+        url: [{ ref: 'u' }],
+        client: 'net/http',
+        loc: { file: f.file, line: f.start + 1 },
+      });
+    const sites = Array.from({ length: n }, (_, i) => ({
+      pkg: 'p',
+      name: 'F',
+      args: [[{ lit: `http://x/${i}` }]],
+      loc: { file: 'm.go', line: i + 1 },
+    }));
+    const started = Date.now();
+    const [out, lib] = applyGoPackages([{ ...emptyFacts('caller'), goSites: sites }, pkg]);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    // F's one call, at each site with its argument; the package keeps the calls of its other functions.
+    expect(out!.calls).toHaveLength(n);
+    expect(out!.calls[1]).toMatchObject({ url: [{ lit: 'http://x/1' }], loc: { file: 'm.go', line: 2 } });
+    expect(lib!.calls).toHaveLength(n - 1);
+  });
 });
 
 describe('return-value summaries within a budget (review 22)', () => {

@@ -4,7 +4,8 @@ import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractSource } from '../../src/domain/extract/index';
 import { listSourceFiles } from '../../src/ingest/local';
-import { ParsePool } from '../../src/parse-pool';
+import { buildReport } from '../../src/domain/report';
+import { MAX_DEFAULT_PARSE_WORKERS, ParsePool, defaultParseWorkers } from '../../src/parse-pool';
 import { FIXTURES, fixtureRepos } from './helpers';
 
 // The worker runs the bundled parse-worker.js, as dist/ does; bundled into node_modules/.cache so that
@@ -50,6 +51,41 @@ describe('parse workers', () => {
     expect(repos).toBeGreaterThan(20);
   }, 120_000);
 
+  it('the report of every fixture application is the same, byte for byte, whatever the worker count', async () => {
+    // Workers finish files in any order; the merge in file order must make that invisible (ADR 0068).
+    const pools = [
+      undefined,
+      ParsePool.open(1, join(dir, 'parse-worker.js'))!,
+      pool,
+      ParsePool.open(3, join(dir, 'parse-worker.js'))!,
+    ];
+    try {
+      for (const app of readdirSync(FIXTURES).sort()) {
+        const reports = new Set<string>();
+        for (const p of pools) {
+          const facts = [];
+          for (const repo of fixtureRepos(app))
+            facts.push(
+              await extractSource(
+                repo.split('/').pop()!,
+                await listSourceFiles(repo, {}),
+                p ? { runCode: p.run, window: p.window } : {},
+              ),
+            );
+          reports.add(JSON.stringify(buildReport(facts, { application: app })));
+        }
+        expect(reports.size, app).toBe(1);
+      }
+    } finally {
+      await pools[1]!.close();
+      await pools[3]!.close();
+    }
+  }, 240_000);
+
+  it('by default one worker per core, none on one core, at most MAX_DEFAULT_PARSE_WORKERS', () => {
+    expect([1, 2, 3, 64].map((cores) => defaultParseWorkers(cores))).toEqual([0, 2, 3, MAX_DEFAULT_PARSE_WORKERS]);
+  });
+
   it('a parse over its budget in a worker is a skipped file; the rest of the source is extracted', async () => {
     const nested = Array.from({ length: 14_000 }, (_, i) => `const a${i} = [${'['.repeat(24)}1${']'.repeat(24)}];`);
     const facts = await extractSource(
@@ -89,11 +125,12 @@ describe('parse workers', () => {
       "const { parentPort } = require('node:worker_threads');\n" +
         "parentPort.on('message', (m) => { if (m.job.path === 'hang.ts') for (;;); parentPort.postMessage({ id: m.id, result: { skipped: 'ok' } }); });\n",
     );
-    const hanging = ParsePool.open(1, script, { jobTimeoutMs: 300 })!;
+    // Two seconds, not less: starting a worker on a loaded 2-core machine took over 300 ms, which failed a.ts.
+    const hanging = ParsePool.open(1, script, { jobTimeoutMs: 2_000 })!;
     try {
       const file = (path: string) => ({ path, read: () => Promise.resolve('const a = 1;\n') });
       await expect(extractSource('x', [file('a.ts'), file('hang.ts')], { runCode: hanging.run })).rejects.toThrow(
-        'the parse worker answered no file for 300 ms: terminated',
+        'the parse worker answered no file for 2000 ms: terminated',
       );
       const facts = await extractSource('x', [file('b.ts')], { runCode: hanging.run });
       expect(facts.skippedFiles).toEqual([{ path: 'b.ts', reason: 'ok' }]);

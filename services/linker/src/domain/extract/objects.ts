@@ -60,6 +60,19 @@ function child(base: ObjValue, key: ObjValue): ObjValue {
 }
 
 /**
+ * Whether a class's text holds what can make its summary `interesting` below: a broker call, a parameter of a
+ * configuration type (the only source of `CONFIG_ROOT`), or an object created in a static class or an
+ * extension method. The others (most classes) are not walked: visiting every node of every method body and
+ * evaluating its locals cost more than the file's parse.
+ */
+function mayBeInteresting(text: string): boolean {
+  return (
+    /BasicPublish|QueueBind|BasicConsume|ExchangeDeclare|IConfiguration|ConfigurationManager/.test(text) ||
+    (/\bnew\b/.test(text) && /\b(static|this)\s/.test(text))
+  );
+}
+
+/**
  * Summarises a C# class declaration, or returns undefined when it does nothing a call site could
  * instantiate (no messaging call, no object created, no field set from configuration).
  * `evaluate` is the file's own evaluator, used for what is not a parameter, field or configuration.
@@ -67,7 +80,7 @@ function child(base: ObjValue, key: ObjValue): ObjValue {
 export function summariseCsharpClass(cls: Node, file: string, evaluate: (n: Node) => Part[]): ObjClass | undefined {
   const name = cls.childForFieldName('name')?.text;
   const body = cls.childForFieldName('body');
-  if (!name || !body) return undefined;
+  if (!name || !body || !mayBeInteresting(cls.text)) return undefined;
   const fields = new Set<string>();
   const consts = new Map<string, Node>();
   for (const m of named(body)) {

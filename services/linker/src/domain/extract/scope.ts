@@ -143,6 +143,7 @@ export class Scope {
     this.#callValues.push(new Map());
     try {
       const values = returned.map((r) => this.evaluate(r));
+      if (values.length === 1) return values[0]!;
       const first = JSON.stringify(values[0]);
       return values.every((v) => JSON.stringify(v) === first) ? values[0]! : [HOLE_PART];
     } finally {
@@ -245,8 +246,7 @@ export class Scope {
     const values = this.#evaluateAll(key, decls);
     if (!values) return [HOLE_PART];
     if (values.length === 0 && decls.length > 0) return undefined;
-    const first = JSON.stringify(values[0]);
-    const value = values.length > 0 && values.every((v) => JSON.stringify(v) === first) ? values[0]! : [HOLE_PART];
+    const value = sameOrHole(values);
     cache.set(key, value);
     return value;
   }
@@ -262,6 +262,13 @@ export class Scope {
       if (partial || v.every((p) => 'lit' in p || 'env' in p || 'config' in p)) yield [name, v];
     }
   }
+}
+
+/** The one value all of `values` are (compared as JSON), else unknown; one value is compared with nothing. */
+function sameOrHole(values: readonly Part[][]): Part[] {
+  if (values.length === 1) return values[0]!;
+  const first = JSON.stringify(values[0]);
+  return values.length > 0 && values.every((v) => JSON.stringify(v) === first) ? values[0]! : [HOLE_PART];
 }
 
 /** The most definitions of one local whose reaching ones are worked out for a use (more: all of them, ADR 0048). */
