@@ -1,4 +1,5 @@
 import type { Call, GoFunc, GrpcCall, Part, SourceFacts } from './model';
+import { joinPath } from './routes';
 
 /** Rounds of instantiation: a wrapper of one package called by a client of another, called by a service. */
 const MAX_DEPTH = 4;
@@ -86,5 +87,80 @@ function bind(value: readonly Part[], params: readonly string[], args: readonly 
     const k = 'ref' in p ? params.indexOf(p.ref) : -1;
     if (k < 0) return [p];
     return args[k] ? [...args[k]] : [p];
+  });
+}
+
+/** Rounds of a callback handed on (`RunHTTPServer` → `RunHTTPServerOnAddr` → `Mount`) and of calls followed from it. */
+const MAX_CALLBACK_DEPTH = 8;
+/** Functions reached from one callback, at most. */
+const MAX_REACHED = 400;
+
+/**
+ * Callbacks across packages: a function given to another package's function (`server.RunHTTPServer(func(r
+ * chi.Router) http.Handler { return ports.HandlerFromMux(srv, r) })`) that mounts what it returns under a
+ * prefix (`root.Mount("/api", createHandler(api))`, after any number of functions handing the parameter on).
+ * The routes the callback registers, in its own lines or in the functions of its source it reaches by calls,
+ * get that prefix. A route reached from several callbacks takes the first one's.
+ */
+export function applyGoMounts(sources: readonly SourceFacts[]): SourceFacts[] {
+  if (!sources.some((s) => s.goCallbacks?.length)) return [...sources];
+  const byName = new Map<string, { src: number; f: GoFunc }[]>();
+  sources.forEach((s, src) => {
+    for (const f of s.goFuncs ?? []) {
+      const list = byName.get(`${f.pkg}.${f.name}`) ?? [];
+      list.push({ src, f });
+      byName.set(`${f.pkg}.${f.name}`, list);
+    }
+  });
+  /** The prefix function `to` mounts its argument `arg` under (through the functions it hands it to). */
+  const mountOf = (to: string, arg: number, only: number | undefined, depth: number): string | undefined => {
+    if (depth > MAX_CALLBACK_DEPTH) return undefined;
+    for (const { src, f } of byName.get(to) ?? []) {
+      if (only !== undefined && src !== only) continue;
+      const m = f.mounts?.find((x) => x.param === arg);
+      if (m) return m.prefix;
+      for (const fw of f.forwards ?? []) {
+        if (fw.param !== arg) continue;
+        const local = fw.to.startsWith(`${f.pkg}.`);
+        const p = mountOf(fw.to, fw.arg, local ? src : undefined, depth + 1);
+        if (p !== undefined) return p;
+      }
+    }
+    return undefined;
+  };
+  return sources.map((s, i) => {
+    if (!s.goCallbacks?.length || s.endpoints.length === 0) return s;
+    const prefixed = new Map<number, string>();
+    for (const cb of s.goCallbacks) {
+      const prefix = mountOf(cb.to, cb.arg, cb.local ? i : undefined, 0);
+      if (!prefix) continue;
+      // The callback's own lines, then the functions of this source it reaches by calls.
+      const spans: { file: string; start: number; end: number }[] = cb.span ? [{ file: cb.loc.file, ...cb.span }] : [];
+      const seen = new Set<string>();
+      let next = [...cb.calls];
+      for (let d = 0; d < MAX_CALLBACK_DEPTH && next.length && seen.size < MAX_REACHED; d++) {
+        const found: string[] = [];
+        for (const key of next) {
+          if (seen.has(key)) continue;
+          seen.add(key);
+          for (const { src, f } of byName.get(key) ?? []) {
+            if (src !== i) continue;
+            spans.push(f);
+            found.push(...(f.calls ?? []));
+          }
+        }
+        next = found;
+      }
+      s.endpoints.forEach((e, n) => {
+        if (prefixed.has(n)) return;
+        if (spans.some((x) => x.file === e.loc.file && x.start <= e.loc.line && e.loc.line <= x.end))
+          prefixed.set(n, prefix);
+      });
+    }
+    if (prefixed.size === 0) return s;
+    return {
+      ...s,
+      endpoints: s.endpoints.map((e, n) => (prefixed.has(n) ? { ...e, path: joinPath(prefixed.get(n)!, e.path) } : e)),
+    };
   });
 }

@@ -1,5 +1,5 @@
 import { applyApiInterfaces, applyGatewayRoutes, applyGoOptions } from './api-interfaces';
-import { applyGoPackages } from './go-packages';
+import { applyGoMounts, applyGoPackages } from './go-packages';
 import { instantiateBusSites } from './bus';
 import { instantiateObjects } from './objects';
 import type {
@@ -1833,8 +1833,10 @@ const escapeRegExp = (x: string): string => x.replace(/[.*+?^${}()|[\]\\]/g, '\\
 export function link(sources: readonly SourceFacts[]): LinkResult {
   const sorted = instantiateBusSites(
     instantiateObjects(
-      applyGoPackages(
-        applyGoOptions(applyGatewayRoutes(applyApiInterfaces([...sources].sort((a, b) => cmp(a.source, b.source))))),
+      applyGoMounts(
+        applyGoPackages(
+          applyGoOptions(applyGatewayRoutes(applyApiInterfaces([...sources].sort((a, b) => cmp(a.source, b.source))))),
+        ),
       ),
     ),
   );

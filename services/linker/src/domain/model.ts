@@ -73,6 +73,27 @@ export interface GoFunc {
   readonly file: string;
   readonly start: number;
   readonly end: number;
+  /** The functions it calls (`pkg.Name`: its own package's by the package name, an imported one's by the import name). */
+  readonly calls?: readonly string[];
+  /** A parameter that is a callback whose result it mounts under a prefix (`root.Mount("/api", createHandler(r))`). */
+  mounts?: readonly { readonly param: number; readonly prefix: string }[];
+  /** A parameter it passes on to another function (`RunOnAddr(addr, createHandler)`), as that function's argument `arg`. */
+  forwards?: readonly { readonly param: number; readonly to: string; readonly arg: number }[];
+}
+
+/**
+ * A function given as an argument to a Go function (`server.RunHTTPServer(func(r chi.Router) http.Handler {…})`,
+ * `run(routes)`): what it registers takes the prefix under which the callee mounts it. `to` is the callee
+ * (`pkg.Name`); `local` when it is a function of the caller's own package (found in the caller's source only);
+ * `calls` what the callback calls (a named function: itself), `span` a function literal's lines.
+ */
+export interface GoCallback {
+  readonly to: string;
+  readonly local: boolean;
+  readonly arg: number;
+  readonly calls: readonly string[];
+  readonly loc: Loc;
+  readonly span?: { readonly start: number; readonly end: number };
 }
 
 /**
@@ -404,6 +425,8 @@ export interface SourceFacts {
   goFuncs?: GoFunc[];
   /** Go calls of an exported function or method of an imported package (`eta.customer.Get(ctx, id)`). */
   goSites?: GoSite[];
+  /** Go functions passed as arguments, for the prefixes the callee mounts them under (`go-packages.ts`). */
+  goCallbacks?: GoCallback[];
   /** Files read but not analysed, with the reason (a parse over its time budget, nesting too deep); shown in the report. */
   skippedFiles?: { path: string; reason: string }[];
   /**

@@ -141,6 +141,7 @@ export async function extractSource(
   const fsRoutes: { marker: string; endpoints: Endpoint[] }[] = [];
   const helm = new HelmCharts();
   const generatedOps: GeneratedOperation[] = [];
+  const generatedBases: { dir: string; path: string }[] = [];
   const eventuate: EventuateFile[] = [];
   const calledOps = new Set<string>();
   const run = options.runCode ?? extractCodeFile;
@@ -189,6 +190,7 @@ export async function extractSource(
           parsed++;
           // Generated OpenAPI clients: their operations count where the source's own code calls them.
           if (r.eventuate) eventuate.push(r.eventuate);
+          if (r.generatedBase) generatedBases.push(r.generatedBase);
           if (r.generatedOps.length) generatedOps.push(...r.generatedOps);
           else for (const n of r.calledNames) calledOps.add(n);
         }),
@@ -207,7 +209,7 @@ export async function extractSource(
     await drain(window - 1);
   }
   await drain(0);
-  linkGeneratedOperations(generatedOps, calledOps, sink);
+  linkGeneratedOperations(generatedOps, calledOps, sink, generatedBases);
   linkEventuate(eventuate, sink);
   for (const [path, text] of helm.rendered()) {
     extractStructured(text, path, sink);
@@ -469,12 +471,28 @@ function applyPrefixes(facts: SourceFacts): void {
 function keepGoFuncsAroundCalls(facts: SourceFacts): void {
   if (!facts.goFuncs?.length) return;
   const lines = new Map<string, number[]>();
-  for (const x of [...facts.calls, ...facts.grpcCalls, ...(facts.goSites ?? [])]) {
+  for (const x of [...facts.calls, ...facts.grpcCalls, ...(facts.goSites ?? []), ...facts.endpoints]) {
     const l = lines.get(x.loc.file) ?? [];
     l.push(x.loc.line);
     lines.set(x.loc.file, l);
   }
-  facts.goFuncs = facts.goFuncs.filter((f) => lines.get(f.file)?.some((l) => f.start <= l && l <= f.end));
+  const kept = new Set(
+    facts.goFuncs.filter(
+      (f) => f.mounts?.length || f.forwards?.length || lines.get(f.file)?.some((l) => f.start <= l && l <= f.end),
+    ),
+  );
+  // A function that calls a kept one of its package leads a callback to routes (`HandlerFromMux` → `HandlerWithOptions`).
+  if (facts.goCallbacks?.length)
+    for (let round = 0, grew = true; grew && round < 8; round++) {
+      grew = false;
+      const names = new Set([...kept].map((f) => `${f.pkg}.${f.name}`));
+      for (const f of facts.goFuncs)
+        if (!kept.has(f) && f.calls?.some((c) => names.has(c))) {
+          kept.add(f);
+          grew = true;
+        }
+    }
+  facts.goFuncs = facts.goFuncs.filter((f) => kept.has(f));
 }
 
 /** Own keys only: identifiers such as `constructor` or `toString` must not reach Object.prototype. */
