@@ -446,6 +446,16 @@ export interface SourceFacts {
   /** Classes summarised for call-site instantiation, and the sites that may instantiate them (ADR 0062). */
   objClasses?: ObjClass[];
   objSites?: ObjSite[];
+  /**
+   * C# outbox (ADR 0062): a publish of a message whose type is rebuilt at run time from a stored name
+   * (`Type.GetType(name)`), by the bus method it calls; the methods of its source that lead to saving a
+   * message's type name into the outbox (`OutboxEntries`); and calls that pass created objects to a method
+   * (`_dispatcher.SendAsync(new UserCreated(…))`), instantiated when the method is an outbox entry.
+   */
+  outboxPublishes?: { readonly method: string; readonly loc: Loc }[];
+  outboxMethods?: { readonly name: string; readonly calls: readonly string[]; readonly saves?: true }[];
+  outboxEntries?: string[];
+  outboxSites?: { readonly name: string; readonly types: readonly string[]; readonly loc: Loc }[];
 }
 
 export function emptyFacts(source: string): SourceFacts {

@@ -279,6 +279,7 @@ export async function extractSource(
   facts.grpcCalls.splice(0, facts.grpcCalls.length, ...kept);
   for (const k of Object.keys(facts.clientBases)) facts.clientBases[k] = resolve(facts.clientBases[k]!);
   keepGoFuncsAroundCalls(facts);
+  outboxEntries(facts);
   return { ...facts, files: files_, parsedFiles: parsed };
 }
 
@@ -493,6 +494,28 @@ function keepGoFuncsAroundCalls(facts: SourceFacts): void {
         }
     }
   facts.goFuncs = facts.goFuncs.filter((f) => kept.has(f));
+}
+
+/**
+ * C# outbox: with a publish of run-time typed messages in the source, the names of its methods that lead (by
+ * calls, within the source) to one that stores a message's type name are the outbox's entries; the method
+ * list itself is not kept.
+ */
+function outboxEntries(facts: SourceFacts): void {
+  const methods = facts.outboxMethods ?? [];
+  delete facts.outboxMethods;
+  if (!facts.outboxPublishes?.length) return;
+  const entries = new Set(methods.filter((m) => m.saves).map((m) => m.name));
+  for (let round = 0, grew = entries.size > 0; grew && round < 8; round++) {
+    grew = false;
+    for (const m of methods)
+      if (!entries.has(m.name) && m.calls.some((c) => entries.has(c))) {
+        entries.add(m.name);
+        grew = true;
+      }
+  }
+  if (entries.size) facts.outboxEntries = [...entries].sort();
+  else delete facts.outboxPublishes;
 }
 
 /** Own keys only: identifiers such as `constructor` or `toString` must not reach Object.prototype. */
