@@ -1,4 +1,4 @@
-import type { Call, GoFunc, GrpcCall, Part, SourceFacts } from './model';
+import type { Call, GoFunc, GoSite, GrpcCall, Part, SourceFacts } from './model';
 import { joinPath } from './routes';
 
 /** Rounds of instantiation: a wrapper of one package called by a client of another, called by a service. */
@@ -48,12 +48,13 @@ export function applyGoPackages(sources: readonly SourceFacts[]): SourceFacts[] 
         for (const { src: j, f } of byName.get(`${site.pkg}.${site.name}`) ?? []) {
           if (j === i) continue;
           const inside = (c: Call | GrpcCall): boolean => around(j, c.loc.file, c.loc.line) === f;
+          const fields = receiverFields(site, f, byName.get(`${site.pkg}.${site.ctor?.name ?? ''}`) ?? [], j);
           const key = (n: number): string => `${i}|${site.loc.file}:${site.loc.line}|${j}|${n}`;
           calls[j]!.forEach((c, n) => {
             if (budget <= 0 || !inside(c) || done.has(key(n))) return;
             budget -= 1;
             done.add(key(n));
-            calls[i]!.push({ ...c, url: bind(c.url, f.params, site.args), loc: site.loc });
+            calls[i]!.push({ ...c, url: bind(c.url, f.params, site.args, fields), loc: site.loc });
             moved[j]!.add(c);
             added = true;
           });
@@ -61,7 +62,7 @@ export function applyGoPackages(sources: readonly SourceFacts[]): SourceFacts[] 
             if (budget <= 0 || !inside(c) || done.has(`g${key(n)}`)) return;
             budget -= 1;
             done.add(`g${key(n)}`);
-            grpc[i]!.push({ ...c, address: bind(c.address, f.params, site.args), loc: site.loc });
+            grpc[i]!.push({ ...c, address: bind(c.address, f.params, site.args, fields), loc: site.loc });
             moved[j]!.add(c);
             added = true;
           });
@@ -81,13 +82,53 @@ export function applyGoPackages(sources: readonly SourceFacts[]): SourceFacts[] 
   );
 }
 
-/** The value with the function's parameters replaced by the site's arguments (unknown when left out). */
-function bind(value: readonly Part[], params: readonly string[], args: readonly (readonly Part[])[]): Part[] {
+/**
+ * The value with the function's parameters replaced by the site's arguments (unknown when left out), and the
+ * receiver's fields (`c.baseURL`) by what the constructor the site's receiver was built with set them to.
+ */
+function bind(
+  value: readonly Part[],
+  params: readonly string[],
+  args: readonly (readonly Part[])[],
+  fields?: ReadonlyMap<string, readonly Part[]>,
+): Part[] {
   return value.flatMap((p): Part[] => {
+    const field = 'ref' in p ? fields?.get(p.ref) : undefined;
+    if (field) return [...field];
     const k = 'ref' in p ? params.indexOf(p.ref) : -1;
     if (k < 0) return [p];
     return args[k] ? [...args[k]] : [p];
   });
+}
+
+/**
+ * A method's receiver fields (`c.baseURL`) as the site's constructor call set them: the constructor of the
+ * method's package (`NewClient(cfg Config) *Client { return &Client{baseURL: cfg.URL} }`) with the call's
+ * arguments, a struct literal argument read by key (`orders.Config{URL: os.Getenv("ORDERS_URL")}`).
+ */
+function receiverFields(
+  site: GoSite,
+  method: GoFunc,
+  ctors: readonly { src: number; f: GoFunc }[],
+  src: number,
+): Map<string, Part[]> | undefined {
+  const ctor = site.ctor;
+  const made = ctors.find((x) => x.src === src && x.f.fields)?.f;
+  if (!ctor || !method.recv || !made?.fields) return undefined;
+  const out = new Map<string, Part[]>();
+  for (const [name, value] of Object.entries(made.fields)) {
+    const bound = value.flatMap((p): Part[] => {
+      if (!('ref' in p)) return [p];
+      const [root, key] = p.ref.split('.', 2) as [string, string | undefined];
+      const k = made.params.indexOf(root);
+      if (k < 0) return [p];
+      if (key === undefined) return ctor.args[k] ? [...ctor.args[k]] : [p];
+      const keyed = ctor.keyed?.[k];
+      return keyed && Object.prototype.hasOwnProperty.call(keyed, key) ? [...keyed[key]!] : [p];
+    });
+    out.set(`${method.recv}.${name}`, bound);
+  }
+  return out;
 }
 
 /** Rounds of a callback handed on (`RunHTTPServer` → `RunHTTPServerOnAddr` → `Mount`) and of calls followed from it. */

@@ -79,6 +79,18 @@ export interface GoFunc {
   mounts?: readonly { readonly param: number; readonly prefix: string }[];
   /** A parameter it passes on to another function (`RunOnAddr(addr, createHandler)`), as that function's argument `arg`. */
   forwards?: readonly { readonly param: number; readonly to: string; readonly arg: number }[];
+  /** A method's receiver name (`c` of `func (c *Client) Get(…)`): its fields are `c.<field>` in the calls inside. */
+  readonly recv?: string;
+  /** A constructor's struct fields and their values over its parameters (`&Client{baseURL: cfg.URL}`). */
+  readonly fields?: Readonly<Record<string, readonly Part[]>>;
+}
+
+/** The constructor call a Go variable or field holds (`c := orders.NewClient(orders.Config{URL: …})`). */
+export interface GoCtorCall {
+  readonly name: string;
+  readonly args: readonly (readonly Part[])[];
+  /** Struct literal arguments by position, by their keys. */
+  readonly keyed?: Readonly<Record<number, Readonly<Record<string, readonly Part[]>>>>;
 }
 
 /**
@@ -105,6 +117,8 @@ export interface GoSite {
   readonly name: string;
   readonly args: readonly Part[][];
   readonly loc: Loc;
+  /** The constructor call the receiver was built by, in the caller's file. */
+  readonly ctor?: GoCtorCall;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Node } from '../parsers';
-import type { GoFunc, HttpMethod, Part } from '../model';
+import type { GoCtorCall, GoFunc, HttpMethod, Part } from '../model';
 import { CATCH_ALL, joinPath } from '../routes';
 import {
   HOLE_PART,
@@ -114,7 +114,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
       case 'call_expression': {
         const fn = node.childForFieldName('function')?.text ?? '';
         const a = args(node);
-        if (fn === 'os.Getenv' && a[0]) return [{ env: literal(evaluate(a[0])) ?? '' }];
+        if ((fn === 'os.Getenv' || fn === 'os.LookupEnv') && a[0]) return [{ env: literal(evaluate(a[0])) ?? '' }];
         if (fn === 'fmt.Sprintf' && a[0]) {
           // The template's literal pieces are split at each verb; a known template part keeps its place
           // (`fmt.Sprintf("http://"+c.hostPort+"/customer?customer=%d", id)`).
@@ -477,6 +477,21 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
   const imported = new Set<string>();
   /** Names bound to what an imported package's function returned (`client: tracing.NewHTTPClient(tp)`). */
   const boundTo = new Map<string, string>();
+  /** The constructor call a name is bound to (`c := orders.NewClient(cfg)`), for the fields it sets. */
+  const boundCtor = new Map<string, GoCtorCall>();
+  /** A call's name and arguments, a struct literal argument also by its keys (`orders.Config{URL: …}`). */
+  const ctorCall = (value: Node | null | undefined): GoCtorCall | undefined => {
+    const v = value?.type === 'literal_element' ? value.namedChild(0) : value;
+    const fn = v?.type === 'call_expression' ? v.childForFieldName('function') : null;
+    const name = fn?.type === 'selector_expression' ? fn.childForFieldName('field')?.text : undefined;
+    if (!v || !name) return undefined;
+    const keyed: Record<number, Record<string, Part[]>> = {};
+    args(v).forEach((a, i) => {
+      const lit = a.type === 'unary_expression' ? a.childForFieldName('operand') : a;
+      if (lit?.type === 'composite_literal') keyed[i] = keyedFields(lit);
+    });
+    return { name, args: args(v).map((x) => evaluate(x)), ...(Object.keys(keyed).length ? { keyed } : {}) };
+  };
   const packageOf = (value: Node | null | undefined): string | undefined => {
     const v = value?.type === 'literal_element' ? value.namedChild(0) : value;
     if (v?.type !== 'call_expression') return undefined;
@@ -499,7 +514,12 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
         const [k, v] = node.namedChildren;
         const key = k?.type === 'literal_element' ? k.namedChild(0) : k;
         const p = packageOf(v);
-        if (key?.type === 'field_identifier' || key?.type === 'identifier') if (p) boundTo.set(key.text, p);
+        if (key?.type === 'field_identifier' || key?.type === 'identifier')
+          if (p) {
+            boundTo.set(key.text, p);
+            const c = ctorCall(v);
+            if (c) boundCtor.set(key.text, c);
+          }
         return;
       }
       case 'short_var_declaration':
@@ -509,7 +529,11 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
         ns.forEach((n, i) => {
           const p = packageOf(vs[i]);
           const last = n?.type === 'selector_expression' ? n.childForFieldName('field') : n;
-          if (p && last) boundTo.set(last.text, p);
+          if (p && last) {
+            boundTo.set(last.text, p);
+            const c = ctorCall(vs[i]);
+            if (c) boundCtor.set(last.text, c);
+          }
         });
         return;
       }
@@ -521,6 +545,10 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
           (d?.namedChildren ?? []).filter((x) => x?.type === 'identifier').map((x) => x.text),
         );
         const calls = calledFunctions(node.childForFieldName('body'));
+        const recv = node
+          .childForFieldName('receiver')
+          ?.namedChildren[0]?.namedChildren.find((x) => x?.type === 'identifier')?.text;
+        const fields = constructedFields(node);
         (sink.facts.goFuncs ??= []).push({
           pkg,
           name,
@@ -529,10 +557,41 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
           start: node.startPosition.row + 1,
           end: node.endPosition.row + 1,
           ...(calls.length ? { calls } : {}),
+          ...(recv ? { recv } : {}),
+          ...(fields ? { fields } : {}),
         });
       }
     }
   }
+  /** A struct literal's keyed fields and their values (`{baseURL: cfg.URL}`). */
+  function keyedFields(lit: Node): Record<string, Part[]> {
+    const out: Record<string, Part[]> = {};
+    for (const el of lit.childForFieldName('body')?.namedChildren ?? []) {
+      if (el?.type !== 'keyed_element') continue;
+      const [k, v] = el.namedChildren;
+      const key = k?.type === 'literal_element' ? k.namedChild(0) : k;
+      const value = v?.type === 'literal_element' ? v.namedChild(0) : v;
+      if (key && value && /^\w+$/.test(key.text) && key.text !== '__proto__') out[key.text] = evaluate(value);
+    }
+    return out;
+  }
+
+  /**
+   * A constructor (`func NewClient(cfg Config) *Client { return &Client{baseURL: cfg.URL} }`): the fields of the
+   * struct it returns, their values over its parameters, for the methods called on what it built elsewhere.
+   */
+  function constructedFields(fn: Node): Record<string, Part[]> | undefined {
+    if (fn.type !== 'function_declaration') return undefined;
+    for (const r of fn.childForFieldName('body')?.descendantsOfType('return_statement') ?? []) {
+      let e = r?.namedChild(0)?.namedChild(0) ?? r?.namedChild(0);
+      if (e?.type === 'unary_expression') e = e.childForFieldName('operand');
+      if (e?.type !== 'composite_literal') continue;
+      const out = keyedFields(e);
+      return Object.keys(out).length ? out : undefined;
+    }
+    return undefined;
+  }
+
   /**
    * The functions a body calls, as `pkg.Name` (its own package's by name, an imported package's by import
    * name), for what a callback reaches; function literals inside count (`r.Group(func(r chi.Router) {…})`).
@@ -642,11 +701,13 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
     if (!last) return;
     const p = operand?.type === 'identifier' && imported.has(last.text) ? last.text : boundTo.get(last.text);
     if (!p) return;
+    const ctor = operand?.type === 'identifier' && imported.has(last.text) ? undefined : boundCtor.get(last.text);
     (sink.facts.goSites ??= []).push({
       pkg: p,
       name,
       args: args(call).map((x) => evaluate(x)),
       loc: { file, line: lineOf(call) },
+      ...(ctor ? { ctor } : {}),
     });
   }
 

@@ -479,7 +479,11 @@ function keepGoFuncsAroundCalls(facts: SourceFacts): void {
   }
   const kept = new Set(
     facts.goFuncs.filter(
-      (f) => f.mounts?.length || f.forwards?.length || lines.get(f.file)?.some((l) => f.start <= l && l <= f.end),
+      (f) =>
+        f.mounts?.length ||
+        f.forwards?.length ||
+        f.fields ||
+        lines.get(f.file)?.some((l) => f.start <= l && l <= f.end),
     ),
   );
   // A function that calls a kept one of its package leads a callback to routes (`HandlerFromMux` → `HandlerWithOptions`).
