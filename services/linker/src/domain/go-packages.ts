@@ -153,27 +153,44 @@ export function applyGoMounts(sources: readonly SourceFacts[]): SourceFacts[] {
       byName.set(`${f.pkg}.${f.name}`, list);
     }
   });
-  /** The prefix function `to` mounts its argument `arg` under (through the functions it hands it to). */
-  const mountOf = (to: string, arg: number, only: number | undefined, depth: number): string | undefined => {
-    if (depth > MAX_CALLBACK_DEPTH) return undefined;
-    for (const { src, f } of byName.get(to) ?? []) {
-      if (only !== undefined && src !== only) continue;
-      const m = f.mounts?.find((x) => x.param === arg);
-      if (m) return m.prefix;
-      for (const fw of f.forwards ?? []) {
-        if (fw.param !== arg) continue;
-        const local = fw.to.startsWith(`${f.pkg}.`);
-        const p = mountOf(fw.to, fw.arg, local ? src : undefined, depth + 1);
-        if (p !== undefined) return p;
+  /**
+   * The prefix function `to` mounts its argument `arg` under, through the functions it hands it to: breadth
+   * first over (function, argument) pairs, each once, at most 8 hand-ons deep; memoised per start.
+   */
+  const memo = new Map<string, string | undefined>();
+  const mountOf = (to: string, arg: number, only: number | undefined): string | undefined => {
+    const start = `${to}|${arg}|${only ?? ''}`;
+    if (memo.has(start)) return memo.get(start);
+    const seen = new Set([start]);
+    let level: { to: string; arg: number; only: number | undefined }[] = [{ to, arg, only }];
+    let found: string | undefined;
+    for (let depth = 0; depth <= MAX_CALLBACK_DEPTH && level.length && found === undefined; depth++) {
+      const next: typeof level = [];
+      for (const x of level) {
+        for (const { src, f } of byName.get(x.to) ?? []) {
+          if (x.only !== undefined && src !== x.only) continue;
+          found ??= f.mounts?.find((m) => m.param === x.arg)?.prefix;
+          for (const fw of f.forwards ?? []) {
+            if (fw.param !== x.arg) continue;
+            const y = { to: fw.to, arg: fw.arg, only: fw.to.startsWith(`${f.pkg}.`) ? src : undefined };
+            const key = `${y.to}|${y.arg}|${y.only ?? ''}`;
+            if (!seen.has(key)) {
+              seen.add(key);
+              next.push(y);
+            }
+          }
+        }
       }
+      level = next;
     }
-    return undefined;
+    memo.set(start, found);
+    return found;
   };
   return sources.map((s, i) => {
     if (!s.goCallbacks?.length || s.endpoints.length === 0) return s;
     const prefixed = new Map<number, string>();
     for (const cb of s.goCallbacks) {
-      const prefix = mountOf(cb.to, cb.arg, cb.local ? i : undefined, 0);
+      const prefix = mountOf(cb.to, cb.arg, cb.local ? i : undefined);
       if (!prefix) continue;
       // The callback's own lines, then the functions of this source it reaches by calls.
       const spans: { file: string; start: number; end: number }[] = cb.span ? [{ file: cb.loc.file, ...cb.span }] : [];
