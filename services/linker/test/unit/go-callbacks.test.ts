@@ -124,6 +124,18 @@ func main() {
 `,
 };
 
+/** A caller whose one call is `http.Get(url)`, at line 6. */
+const getter = (url: string): Record<string, string> => ({
+  'client.go': `package main
+
+import "net/http"
+
+func main() {
+	_, _ = http.Get("${url}")
+}
+`,
+});
+
 describe('Go: callbacks mounted by another package', () => {
   it("routes a callback registers take the prefix the callee mounts it under, across packages and oapi-codegen's base URL", async () => {
     const r = await reportOf({ caller, common, trainer });
@@ -134,38 +146,14 @@ describe('Go: callbacks mounted by another package', () => {
   });
 
   it('without the package that mounts it, the routes are served at their own paths', async () => {
-    const r = await reportOf({
-      caller: {
-        'client.go': `package main
-
-import "net/http"
-
-func main() {
-	_, _ = http.Get("http://trainer:3000/trainer/calendar")
-}
-`,
-      },
-      trainer,
-    });
+    const r = await reportOf({ caller: getter('http://trainer:3000/trainer/calendar'), trainer });
     expect(rows(r)).toEqual([
       'caller client.go:6 | GET trainer/trainer/calendar | trainer ports/openapi_api.gen.go:25 GET /trainer/calendar (chi)',
     ]);
   });
 
   it("a named function of the service's own package given to a helper that mounts the router it passes", async () => {
-    const r = await reportOf({
-      caller: {
-        'client.go': `package main
-
-import "net/http"
-
-func main() {
-	_, _ = http.Get("http://trainings:8080/v1/trainings")
-}
-`,
-      },
-      trainings,
-    });
+    const r = await reportOf({ caller: getter('http://trainings:8080/v1/trainings'), trainings });
     expect(rows(r)).toEqual([
       'caller client.go:6 | GET trainings/v1/trainings | trainings main.go:24 GET /v1/trainings (chi)',
     ]);
