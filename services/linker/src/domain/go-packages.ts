@@ -19,7 +19,7 @@ export const MAX_INSTANTIATED_CALLS = 20_000;
  * and a wrapper of another package (`tracing.HTTPClient.GetJSON`) is its callers' calls.
  */
 export function applyGoPackages(sources: readonly SourceFacts[]): SourceFacts[] {
-  if (!sources.some((s) => s.goSites?.length)) return [...sources];
+  if (!sources.some((s) => s.goSites?.length || s.goBound?.length)) return [...sources];
   const byName = new Map<string, { src: number; f: GoFunc }[]>();
   sources.forEach((s, src) => {
     for (const f of s.goFuncs ?? []) {
@@ -36,7 +36,35 @@ export function applyGoPackages(sources: readonly SourceFacts[]): SourceFacts[] 
       if (f.file === file && f.start <= line && line <= f.end && (!best || f.start >= best.start)) best = f;
     return best;
   };
-  const calls = sources.map((s) => [...s.calls]);
+  // A local bound to another package's constructor (`cfg := config.Load()`): `cfg.OrdersURL` in the file's own
+  // calls is the field the constructor set, over that call's arguments.
+  const ownFields = sources.map((s, i) => {
+    const byFile = new Map<string, Map<string, Part[]>>();
+    for (const b of s.goBound ?? []) {
+      const made = (byName.get(`${b.pkg}.${b.ctor.name}`) ?? []).find((x) => x.src !== i && x.f.fields);
+      const fields =
+        made &&
+        receiverFields(
+          { pkg: b.pkg, name: '', args: [], loc: { file: b.file, line: 0 }, ctor: b.ctor },
+          { ...made.f, recv: b.name },
+          [made],
+          made.src,
+        );
+      if (!fields) continue;
+      const m = byFile.get(b.file) ?? new Map<string, Part[]>();
+      for (const [k, v] of fields) m.set(k, v);
+      byFile.set(b.file, m);
+    }
+    return byFile;
+  });
+  const calls = sources.map((s, i) =>
+    s.calls.map((c) => {
+      const fields = ownFields[i]!.get(c.loc.file);
+      return fields && c.url.some((p) => 'ref' in p && fields.has(p.ref))
+        ? { ...c, url: bind(c.url, [], [], fields) }
+        : c;
+    }),
+  );
   const grpc = sources.map((s) => [...s.grpcCalls]);
   const moved = sources.map(() => new Set<Call | GrpcCall>());
   const done = new Set<string>();
@@ -72,7 +100,9 @@ export function applyGoPackages(sources: readonly SourceFacts[]): SourceFacts[] 
     if (!added) break;
   }
   return sources.map((s, i) =>
-    moved.every((m) => m.size === 0) && calls[i]!.length === s.calls.length
+    moved.every((m) => m.size === 0) &&
+    calls[i]!.length === s.calls.length &&
+    calls[i]!.every((c, n) => c === s.calls[n])
       ? s
       : {
           ...s,

@@ -441,6 +441,8 @@ export interface SourceFacts {
   goSites?: GoSite[];
   /** Go functions passed as arguments, for the prefixes the callee mounts them under (`go-packages.ts`). */
   goCallbacks?: GoCallback[];
+  /** Go locals bound to another package's constructor call (`cfg := config.Load()`): `cfg.X` is that field. */
+  goBound?: { readonly file: string; readonly name: string; readonly pkg: string; readonly ctor: GoCtorCall }[];
   /** Files read but not analysed, with the reason (a parse over its time budget, nesting too deep); shown in the report. */
   skippedFiles?: { path: string; reason: string }[];
   /**

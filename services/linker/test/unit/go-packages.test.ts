@@ -277,6 +277,41 @@ func main() {
 `,
   };
 
+  it("a local built by another package's constructor: its fields are the constructor's values in the file's own calls", async () => {
+    const config = {
+      'config/config.go': `package config
+
+import "os"
+
+type Config struct {
+	OrdersURL string
+}
+
+func Load() *Config {
+	url, _ := os.LookupEnv("ORDERS_URL")
+	return &Config{OrdersURL: url}
+}
+`,
+    };
+    const app = {
+      'main.go': `package main
+
+import (
+	"net/http"
+
+	"${MOD}/config"
+)
+
+func main() {
+	cfg := config.Load()
+	_, _ = http.Get(cfg.OrdersURL + "/orders/42")
+}
+`,
+    };
+    const r = await reportOf({ config, deploy, legacy: server('legacy'), orders: server('orders'), web: app });
+    expect(rows(r)).toEqual(['web main.go:11 | GET orders/orders/42 | orders main.go:7 GET /orders/:id (gin)']);
+  });
+
   it("a method's receiver fields are what the site's constructor call set them to: the host picks the service", async () => {
     const r = await reportOf({ clients, deploy, legacy: server('legacy'), orders: server('orders'), web });
     expect(rows(r)).toEqual(['web main.go:12 | GET orders/orders/42 | orders main.go:7 GET /orders/:id (gin)']);

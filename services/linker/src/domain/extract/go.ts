@@ -533,6 +533,9 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
             boundTo.set(last.text, p);
             const c = ctorCall(vs[i]);
             if (c) boundCtor.set(last.text, c);
+            // A local holding what another package's constructor built (`cfg := config.Load()`): its fields.
+            if (c && n?.type === 'identifier' && (sink.facts.goBound?.length ?? 0) < MAX_CALLBACKS)
+              (sink.facts.goBound ??= []).push({ file, name: n.text, pkg: p, ctor: c });
           }
         });
         return;
