@@ -1,4 +1,5 @@
-import type { Call, GoFunc, GrpcCall, Part, SourceFacts } from './model';
+import type { Call, GoFunc, GoSite, GrpcCall, Part, SourceFacts } from './model';
+import { joinPath } from './routes';
 
 /** Rounds of instantiation: a wrapper of one package called by a client of another, called by a service. */
 const MAX_DEPTH = 4;
@@ -18,7 +19,7 @@ export const MAX_INSTANTIATED_CALLS = 20_000;
  * and a wrapper of another package (`tracing.HTTPClient.GetJSON`) is its callers' calls.
  */
 export function applyGoPackages(sources: readonly SourceFacts[]): SourceFacts[] {
-  if (!sources.some((s) => s.goSites?.length)) return [...sources];
+  if (!sources.some((s) => s.goSites?.length || s.goBound?.length)) return [...sources];
   const byName = new Map<string, { src: number; f: GoFunc }[]>();
   sources.forEach((s, src) => {
     for (const f of s.goFuncs ?? []) {
@@ -45,7 +46,35 @@ export function applyGoPackages(sources: readonly SourceFacts[]): SourceFacts[] 
       if (f.start <= line && line <= f.end && (!best || f.start >= best.start)) best = f;
     return best;
   };
-  const calls = sources.map((s) => [...s.calls]);
+  // A local bound to another package's constructor (`cfg := config.Load()`): `cfg.OrdersURL` in the file's own
+  // calls is the field the constructor set, over that call's arguments.
+  const ownFields = sources.map((s, i) => {
+    const byFile = new Map<string, Map<string, Part[]>>();
+    for (const b of s.goBound ?? []) {
+      const made = (byName.get(`${b.pkg}.${b.ctor.name}`) ?? []).find((x) => x.src !== i && x.f.fields);
+      const fields =
+        made &&
+        receiverFields(
+          { pkg: b.pkg, name: '', args: [], loc: { file: b.file, line: 0 }, ctor: b.ctor },
+          { ...made.f, recv: b.name },
+          [made],
+          made.src,
+        );
+      if (!fields) continue;
+      const m = byFile.get(b.file) ?? new Map<string, Part[]>();
+      for (const [k, v] of fields) m.set(k, v);
+      byFile.set(b.file, m);
+    }
+    return byFile;
+  });
+  const calls = sources.map((s, i) =>
+    s.calls.map((c) => {
+      const fields = ownFields[i]!.get(c.loc.file);
+      return fields && c.url.some((p) => 'ref' in p && fields.has(p.ref))
+        ? { ...c, url: bind(c.url, [], [], fields) }
+        : c;
+    }),
+  );
   const grpc = sources.map((s) => [...s.grpcCalls]);
   // The calls inside each function, in list order: each site visits its function's calls only (review 22 #11:
   // every site scanned every call of the source, each against every function).
@@ -60,6 +89,7 @@ export function applyGoPackages(sources: readonly SourceFacts[]): SourceFacts[] 
       for (const site of s.goSites ?? []) {
         for (const { src: j, f } of byName.get(`${site.pkg}.${site.name}`) ?? []) {
           if (j === i || budget <= 0) continue;
+          const fields = receiverFields(site, f, byName.get(`${site.pkg}.${site.ctor?.name ?? ''}`) ?? [], j);
           const key = (n: number): string => `${i}|${site.loc.file}:${site.loc.line}|${j}|${n}`;
           for (const n of callsIn(j, f)) {
             if (budget <= 0) break;
@@ -67,7 +97,7 @@ export function applyGoPackages(sources: readonly SourceFacts[]): SourceFacts[] 
             const c = calls[j]![n]!;
             budget -= 1;
             done.add(key(n));
-            calls[i]!.push({ ...c, url: bind(c.url, f.params, site.args), loc: site.loc });
+            calls[i]!.push({ ...c, url: bind(c.url, f.params, site.args, fields), loc: site.loc });
             moved[j]!.add(c);
             added = true;
           }
@@ -77,7 +107,7 @@ export function applyGoPackages(sources: readonly SourceFacts[]): SourceFacts[] 
             const c = grpc[j]![n]!;
             budget -= 1;
             done.add(`g${key(n)}`);
-            grpc[i]!.push({ ...c, address: bind(c.address, f.params, site.args), loc: site.loc });
+            grpc[i]!.push({ ...c, address: bind(c.address, f.params, site.args, fields), loc: site.loc });
             moved[j]!.add(c);
             added = true;
           }
@@ -87,7 +117,9 @@ export function applyGoPackages(sources: readonly SourceFacts[]): SourceFacts[] 
     if (!added) break;
   }
   return sources.map((s, i) =>
-    moved.every((m) => m.size === 0) && calls[i]!.length === s.calls.length
+    moved.every((m) => m.size === 0) &&
+    calls[i]!.length === s.calls.length &&
+    calls[i]!.every((c, n) => c === s.calls[n])
       ? s
       : {
           ...s,
@@ -121,11 +153,143 @@ function insideIndex<T extends Call | GrpcCall>(
   };
 }
 
-/** The value with the function's parameters replaced by the site's arguments (unknown when left out). */
-function bind(value: readonly Part[], params: readonly string[], args: readonly (readonly Part[])[]): Part[] {
+/**
+ * The value with the function's parameters replaced by the site's arguments (unknown when left out), and the
+ * receiver's fields (`c.baseURL`) by what the constructor the site's receiver was built with set them to.
+ */
+function bind(
+  value: readonly Part[],
+  params: readonly string[],
+  args: readonly (readonly Part[])[],
+  fields?: ReadonlyMap<string, readonly Part[]>,
+): Part[] {
   return value.flatMap((p): Part[] => {
+    const field = 'ref' in p ? fields?.get(p.ref) : undefined;
+    if (field) return [...field];
     const k = 'ref' in p ? params.indexOf(p.ref) : -1;
     if (k < 0) return [p];
     return args[k] ? [...args[k]] : [p];
+  });
+}
+
+/**
+ * A method's receiver fields (`c.baseURL`) as the site's constructor call set them: the constructor of the
+ * method's package (`NewClient(cfg Config) *Client { return &Client{baseURL: cfg.URL} }`) with the call's
+ * arguments, a struct literal argument read by key (`orders.Config{URL: os.Getenv("ORDERS_URL")}`).
+ */
+function receiverFields(
+  site: GoSite,
+  method: GoFunc,
+  ctors: readonly { src: number; f: GoFunc }[],
+  src: number,
+): Map<string, Part[]> | undefined {
+  const ctor = site.ctor;
+  const made = ctors.find((x) => x.src === src && x.f.fields)?.f;
+  if (!ctor || !method.recv || !made?.fields) return undefined;
+  const out = new Map<string, Part[]>();
+  for (const [name, value] of Object.entries(made.fields)) {
+    const bound = value.flatMap((p): Part[] => {
+      if (!('ref' in p)) return [p];
+      const [root, key] = p.ref.split('.', 2) as [string, string | undefined];
+      const k = made.params.indexOf(root);
+      if (k < 0) return [p];
+      if (key === undefined) return ctor.args[k] ? [...ctor.args[k]] : [p];
+      const keyed = ctor.keyed?.[k];
+      return keyed && Object.prototype.hasOwnProperty.call(keyed, key) ? [...keyed[key]!] : [p];
+    });
+    out.set(`${method.recv}.${name}`, bound);
+  }
+  return out;
+}
+
+/** Rounds of a callback handed on (`RunHTTPServer` → `RunHTTPServerOnAddr` → `Mount`) and of calls followed from it. */
+const MAX_CALLBACK_DEPTH = 8;
+/** Functions reached from one callback, at most. */
+const MAX_REACHED = 400;
+
+/**
+ * Callbacks across packages: a function given to another package's function (`server.RunHTTPServer(func(r
+ * chi.Router) http.Handler { return ports.HandlerFromMux(srv, r) })`) that mounts what it returns under a
+ * prefix (`root.Mount("/api", createHandler(api))`, after any number of functions handing the parameter on).
+ * The routes the callback registers, in its own lines or in the functions of its source it reaches by calls,
+ * get that prefix. A route reached from several callbacks takes the first one's.
+ */
+export function applyGoMounts(sources: readonly SourceFacts[]): SourceFacts[] {
+  if (!sources.some((s) => s.goCallbacks?.length)) return [...sources];
+  const byName = new Map<string, { src: number; f: GoFunc }[]>();
+  sources.forEach((s, src) => {
+    for (const f of s.goFuncs ?? []) {
+      const list = byName.get(`${f.pkg}.${f.name}`) ?? [];
+      list.push({ src, f });
+      byName.set(`${f.pkg}.${f.name}`, list);
+    }
+  });
+  /**
+   * The prefix function `to` mounts its argument `arg` under, through the functions it hands it to: breadth
+   * first over (function, argument) pairs, each once, at most 8 hand-ons deep; memoised per start.
+   */
+  const memo = new Map<string, string | undefined>();
+  const mountOf = (to: string, arg: number, only: number | undefined): string | undefined => {
+    const start = `${to}|${arg}|${only ?? ''}`;
+    if (memo.has(start)) return memo.get(start);
+    const seen = new Set([start]);
+    let level: { to: string; arg: number; only: number | undefined }[] = [{ to, arg, only }];
+    let found: string | undefined;
+    for (let depth = 0; depth <= MAX_CALLBACK_DEPTH && level.length && found === undefined; depth++) {
+      const next: typeof level = [];
+      for (const x of level) {
+        for (const { src, f } of byName.get(x.to) ?? []) {
+          if (x.only !== undefined && src !== x.only) continue;
+          found ??= f.mounts?.find((m) => m.param === x.arg)?.prefix;
+          for (const fw of f.forwards ?? []) {
+            if (fw.param !== x.arg) continue;
+            const y = { to: fw.to, arg: fw.arg, only: fw.to.startsWith(`${f.pkg}.`) ? src : undefined };
+            const key = `${y.to}|${y.arg}|${y.only ?? ''}`;
+            if (!seen.has(key)) {
+              seen.add(key);
+              next.push(y);
+            }
+          }
+        }
+      }
+      level = next;
+    }
+    memo.set(start, found);
+    return found;
+  };
+  return sources.map((s, i) => {
+    if (!s.goCallbacks?.length || s.endpoints.length === 0) return s;
+    const prefixed = new Map<number, string>();
+    for (const cb of s.goCallbacks) {
+      const prefix = mountOf(cb.to, cb.arg, cb.local ? i : undefined);
+      if (!prefix) continue;
+      // The callback's own lines, then the functions of this source it reaches by calls.
+      const spans: { file: string; start: number; end: number }[] = cb.span ? [{ file: cb.loc.file, ...cb.span }] : [];
+      const seen = new Set<string>();
+      let next = [...cb.calls];
+      for (let d = 0; d < MAX_CALLBACK_DEPTH && next.length && seen.size < MAX_REACHED; d++) {
+        const found: string[] = [];
+        for (const key of next) {
+          if (seen.has(key)) continue;
+          seen.add(key);
+          for (const { src, f } of byName.get(key) ?? []) {
+            if (src !== i) continue;
+            spans.push(f);
+            found.push(...(f.calls ?? []));
+          }
+        }
+        next = found;
+      }
+      s.endpoints.forEach((e, n) => {
+        if (prefixed.has(n)) return;
+        if (spans.some((x) => x.file === e.loc.file && x.start <= e.loc.line && e.loc.line <= x.end))
+          prefixed.set(n, prefix);
+      });
+    }
+    if (prefixed.size === 0) return s;
+    return {
+      ...s,
+      endpoints: s.endpoints.map((e, n) => (prefixed.has(n) ? { ...e, path: joinPath(prefixed.get(n)!, e.path) } : e)),
+    };
   });
 }

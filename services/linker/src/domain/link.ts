@@ -1,5 +1,6 @@
 import { applyApiInterfaces, applyGatewayRoutes, applyGoOptions } from './api-interfaces';
-import { applyGoPackages } from './go-packages';
+import { applyGoMounts, applyGoPackages } from './go-packages';
+import { instantiateOutboxes } from './outbox';
 import { instantiateBusSites } from './bus';
 import { instantiateObjects } from './objects';
 import type {
@@ -1832,9 +1833,15 @@ const escapeRegExp = (x: string): string => x.replace(/[.*+?^${}()|[\]\\]/g, '\\
 
 export function link(sources: readonly SourceFacts[]): LinkResult {
   const sorted = instantiateBusSites(
-    instantiateObjects(
-      applyGoPackages(
-        applyGoOptions(applyGatewayRoutes(applyApiInterfaces([...sources].sort((a, b) => cmp(a.source, b.source))))),
+    instantiateOutboxes(
+      instantiateObjects(
+        applyGoMounts(
+          applyGoPackages(
+            applyGoOptions(
+              applyGatewayRoutes(applyApiInterfaces([...sources].sort((a, b) => cmp(a.source, b.source)))),
+            ),
+          ),
+        ),
       ),
     ),
   );

@@ -73,6 +73,39 @@ export interface GoFunc {
   readonly file: string;
   readonly start: number;
   readonly end: number;
+  /** The functions it calls (`pkg.Name`: its own package's by the package name, an imported one's by the import name). */
+  readonly calls?: readonly string[];
+  /** A parameter that is a callback whose result it mounts under a prefix (`root.Mount("/api", createHandler(r))`). */
+  mounts?: readonly { readonly param: number; readonly prefix: string }[];
+  /** A parameter it passes on to another function (`RunOnAddr(addr, createHandler)`), as that function's argument `arg`. */
+  forwards?: readonly { readonly param: number; readonly to: string; readonly arg: number }[];
+  /** A method's receiver name (`c` of `func (c *Client) Get(…)`): its fields are `c.<field>` in the calls inside. */
+  readonly recv?: string;
+  /** A constructor's struct fields and their values over its parameters (`&Client{baseURL: cfg.URL}`). */
+  readonly fields?: Readonly<Record<string, readonly Part[]>>;
+}
+
+/** The constructor call a Go variable or field holds (`c := orders.NewClient(orders.Config{URL: …})`). */
+export interface GoCtorCall {
+  readonly name: string;
+  readonly args: readonly (readonly Part[])[];
+  /** Struct literal arguments by position, by their keys. */
+  readonly keyed?: Readonly<Record<number, Readonly<Record<string, readonly Part[]>>>>;
+}
+
+/**
+ * A function given as an argument to a Go function (`server.RunHTTPServer(func(r chi.Router) http.Handler {…})`,
+ * `run(routes)`): what it registers takes the prefix under which the callee mounts it. `to` is the callee
+ * (`pkg.Name`); `local` when it is a function of the caller's own package (found in the caller's source only);
+ * `calls` what the callback calls (a named function: itself), `span` a function literal's lines.
+ */
+export interface GoCallback {
+  readonly to: string;
+  readonly local: boolean;
+  readonly arg: number;
+  readonly calls: readonly string[];
+  readonly loc: Loc;
+  readonly span?: { readonly start: number; readonly end: number };
 }
 
 /**
@@ -84,6 +117,8 @@ export interface GoSite {
   readonly name: string;
   readonly args: readonly Part[][];
   readonly loc: Loc;
+  /** The constructor call the receiver was built by, in the caller's file. */
+  readonly ctor?: GoCtorCall;
 }
 
 /**
@@ -404,6 +439,10 @@ export interface SourceFacts {
   goFuncs?: GoFunc[];
   /** Go calls of an exported function or method of an imported package (`eta.customer.Get(ctx, id)`). */
   goSites?: GoSite[];
+  /** Go functions passed as arguments, for the prefixes the callee mounts them under (`go-packages.ts`). */
+  goCallbacks?: GoCallback[];
+  /** Go locals bound to another package's constructor call (`cfg := config.Load()`): `cfg.X` is that field. */
+  goBound?: { readonly file: string; readonly name: string; readonly pkg: string; readonly ctor: GoCtorCall }[];
   /** Files read but not analysed, with the reason (a parse over its time budget, nesting too deep); shown in the report. */
   skippedFiles?: { path: string; reason: string }[];
   /**
@@ -423,6 +462,16 @@ export interface SourceFacts {
   /** Classes summarised for call-site instantiation, and the sites that may instantiate them (ADR 0062). */
   objClasses?: ObjClass[];
   objSites?: ObjSite[];
+  /**
+   * C# outbox (ADR 0062): a publish of a message whose type is rebuilt at run time from a stored name
+   * (`Type.GetType(name)`), by the bus method it calls; the methods of its source that lead to saving a
+   * message's type name into the outbox (`OutboxEntries`); and calls that pass created objects to a method
+   * (`_dispatcher.SendAsync(new UserCreated(…))`), instantiated when the method is an outbox entry.
+   */
+  outboxPublishes?: { readonly method: string; readonly loc: Loc }[];
+  outboxMethods?: { readonly name: string; readonly calls: readonly string[]; readonly saves?: true }[];
+  outboxEntries?: string[];
+  outboxSites?: { readonly name: string; readonly types: readonly string[]; readonly loc: Loc }[];
 }
 
 export function emptyFacts(source: string): SourceFacts {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { extractSource } from '../../src/domain/extract/index';
-import { MAX_INSTANTIATED_CALLS, applyGoPackages } from '../../src/domain/go-packages';
+import { MAX_INSTANTIATED_CALLS, applyGoMounts, applyGoPackages } from '../../src/domain/go-packages';
 import { emptyFacts } from '../../src/domain/model';
 import { MAX_APPLIED, applyApiInterfaces, applyGoOptions } from '../../src/domain/api-interfaces';
 import { eventuateFile } from '../../src/domain/extract/eventuate';
@@ -165,6 +165,57 @@ describe('Go package summaries within a budget (review 22)', () => {
     expect(out!.calls).toHaveLength(n);
     expect(out!.calls[1]).toMatchObject({ url: [{ lit: 'http://x/1' }], loc: { file: 'm.go', line: 2 } });
     expect(lib!.calls).toHaveLength(n - 1);
+  });
+});
+
+describe('Go callbacks within bounds (ADR 0062 amendment)', () => {
+  it('functions handing a callback on to each other 20 ways a level, a cycle, 2,000 callbacks: linked in bounded time', () => {
+    const n = 20;
+    // F0…F19 each hand their parameter to every other one (and to themselves); only F19 mounts it.
+    const lib = {
+      ...emptyFacts('lib'),
+      goFuncs: Array.from({ length: n }, (_, i) => ({
+        pkg: 'server',
+        name: `F${i}`,
+        params: ['h'],
+        file: 'server.go',
+        start: i * 10 + 1,
+        end: i * 10 + 9,
+        forwards: Array.from({ length: n }, (_, k) => ({ param: 0, to: `server.F${k}`, arg: 0 })),
+        ...(i === n - 1 ? { mounts: [{ param: 0, prefix: '/api' }] } : {}),
+      })),
+    };
+    // The routes' functions call each other in a ring, every one reachable from every callback.
+    const svc = {
+      ...emptyFacts('svc'),
+      endpoints: Array.from({ length: 1_000 }, (_, i) => ({
+        method: 'GET' as const,
+        path: `/r${i}`,
+        framework: 'chi',
+        loc: { file: 'routes.go', line: i + 1 },
+      })),
+      goFuncs: Array.from({ length: 1_000 }, (_, i) => ({
+        pkg: 'main',
+        name: `R${i}`,
+        params: [],
+        file: 'routes.go',
+        start: i + 1,
+        end: i + 1,
+        calls: [`main.R${(i + 1) % 1_000}`, `main.R${(i + 7) % 1_000}`],
+      })),
+      goCallbacks: Array.from({ length: 2_000 }, (_, i) => ({
+        to: 'server.F0',
+        local: false,
+        arg: 0,
+        calls: [`main.R${i % 1_000}`],
+        loc: { file: 'main.go', line: i + 1 },
+      })),
+    };
+    const started = performance.now();
+    const [, out] = applyGoMounts([lib, svc]);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    // Reached through the ring within its bound (400 functions from each callback, 8 calls deep).
+    expect(out!.endpoints[0]!.path).toBe('/api/r0');
   });
 });
 

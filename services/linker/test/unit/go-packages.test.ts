@@ -202,3 +202,118 @@ func main() {
     expect(rows(r)).toEqual([]);
   });
 });
+
+describe('Go: objects built by a constructor of another package (issue 20 item 2)', () => {
+  const clients = {
+    'orders/client.go': `package orders
+
+import (
+	"context"
+	"net/http"
+)
+
+type Config struct {
+	URL     string
+	Timeout int
+}
+
+type Client struct {
+	baseURL string
+	http    *http.Client
+}
+
+func NewClient(cfg Config) *Client {
+	return &Client{baseURL: cfg.URL, http: &http.Client{}}
+}
+
+func (c *Client) Get(ctx context.Context, id string) error {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.baseURL+"/orders/"+id, http.NoBody)
+	_, err := c.http.Do(req)
+	return err
+}
+`,
+  };
+  const server = (name: string) => ({
+    'main.go': `package main
+
+import "github.com/gin-gonic/gin"
+
+func main() {
+	r := gin.Default()
+	r.GET("/orders/:id", get)
+	_ = r.Run()
+}
+
+func get(c *gin.Context) {}
+`,
+    Dockerfile: `FROM golang\nLABEL service=${name}\n`,
+  });
+  const web = {
+    'main.go': `package main
+
+import (
+	"context"
+	"os"
+
+	"${MOD}/clients/orders"
+)
+
+func main() {
+	c := orders.NewClient(orders.Config{URL: os.Getenv("ORDERS_URL"), Timeout: 3})
+	_ = c.Get(context.Background(), "42")
+}
+`,
+  };
+  const deploy = {
+    'docker-compose.yml': `services:
+  orders:
+    build: ./orders
+  legacy:
+    build: ./legacy
+  web:
+    build: ./web
+    environment:
+      ORDERS_URL: http://orders:8080
+`,
+  };
+
+  it("a local built by another package's constructor: its fields are the constructor's values in the file's own calls", async () => {
+    const config = {
+      'config/config.go': `package config
+
+import "os"
+
+type Config struct {
+	OrdersURL string
+}
+
+func Load() *Config {
+	url, _ := os.LookupEnv("ORDERS_URL")
+	return &Config{OrdersURL: url}
+}
+`,
+    };
+    const app = {
+      'main.go': `package main
+
+import (
+	"net/http"
+
+	"${MOD}/config"
+)
+
+func main() {
+	cfg := config.Load()
+	_, _ = http.Get(cfg.OrdersURL + "/orders/42")
+}
+`,
+    };
+    const r = await reportOf({ config, deploy, legacy: server('legacy'), orders: server('orders'), web: app });
+    expect(rows(r)).toEqual(['web main.go:11 | GET orders/orders/42 | orders main.go:7 GET /orders/:id (gin)']);
+  });
+
+  it("a method's receiver fields are what the site's constructor call set them to: the host picks the service", async () => {
+    const r = await reportOf({ clients, deploy, legacy: server('legacy'), orders: server('orders'), web });
+    expect(rows(r)).toEqual(['web main.go:12 | GET orders/orders/42 | orders main.go:7 GET /orders/:id (gin)']);
+  });
+});

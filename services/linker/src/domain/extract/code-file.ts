@@ -4,7 +4,7 @@ import { type CodeLanguage, parseWithin } from '../parsers';
 import { Sink, type SinkState } from './common';
 import { extractChannels } from './channels';
 import type { CodeExtractor } from './driver';
-import { type GeneratedOperation, calledNames, generatedOperations } from './generated-clients';
+import { type GeneratedOperation, calledNames, generatedBasePath, generatedOperations } from './generated-clients';
 import { type EventuateFile, eventuateFile } from './eventuate';
 import { fileSystemRoutes } from './fs-routes';
 import { extractJavaScript } from './javascript';
@@ -48,6 +48,8 @@ export type CodeFileResult =
       /** Operations of a generated OpenAPI client, or else the names the file calls. */
       readonly generatedOps: readonly GeneratedOperation[];
       readonly calledNames: readonly string[];
+      /** A generated client's default base path, for the operations of its folder. */
+      readonly generatedBase?: { dir: string; path: string };
       /** Java: the file's Eventuate Tram declarations and types, linked once the source is read. */
       readonly eventuate?: EventuateFile;
     };
@@ -76,7 +78,9 @@ export async function extractCodeFile(job: CodeFileJob): Promise<CodeFileResult>
   extractChannels(job.text, job.path, sink);
   const generatedOps = generatedOperations(job.text, job.path);
   const eventuate = job.lang === 'java' ? eventuateFile(job.text, job.path) : undefined;
+  const generatedBase = generatedBasePath(job.text, job.path);
   return {
+    ...(generatedBase ? { generatedBase } : {}),
     ...(eventuate ? { eventuate } : {}),
     sink: sink.state(),
     known,

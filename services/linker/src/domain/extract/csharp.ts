@@ -105,6 +105,12 @@ function foreachRegistry(n: Node, variable: string): string | undefined {
 const URI_JOIN = /^(Combine(Uri|Url)?|UrlCombine|JoinPath|AppendPathSegments?)$/;
 /** Methods that store an integration event for publishing (`AddAndSaveEventAsync`, `SaveEventAndContextChangesAsync`). */
 const OUTBOX = /^(Add|Save)\w*Event\w*Async$/;
+/** A message type looked up by its stored name (`Type.GetType(name)`, a helper finding the type, `Activator`). */
+const RUNTIME_TYPE =
+  /\bType\.GetType\(|\.GetType\(\s*\w|\bGet\w*Type\w*\(\s*\w+\.\w*Type\w*\)|\bActivator\.CreateInstance\(/;
+/** Calls that store or log an object in process, never a hand-off to a message outbox. */
+const NOT_A_HAND_OFF =
+  /^(Add|AddRange|Insert|Append|Push|Remove|Contains|Equals|Log\w*|Write\w*|Throw\w*|Set\w*|With\w*|Should\w*|Returns?\w*)$/;
 const ATTR_VERBS: Record<string, HttpMethod> = {
   HttpGet: 'GET',
   HttpPost: 'POST',
@@ -836,6 +842,62 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     return undefined;
   }
 
+  /**
+   * Outbox: a method that stores a message's type by name (`msg.GetType().ToString()` handed to an `Add`/`Save…`
+   * of the store), with the methods it calls (local functions included), for the entry methods of the outbox.
+   */
+  function outboxMethod(m: Node): void {
+    const name = m.childForFieldName('name')?.text;
+    const body = m.childForFieldName('body') ?? named(m).find((x) => x.type === 'arrow_expression_clause');
+    if (!name || !body) return;
+    const calls = new Set<string>();
+    for (const inv of body.descendantsOfType('invocation_expression')) {
+      if (calls.size >= 64) break;
+      const f = inv?.childForFieldName('function');
+      const n = f?.type === 'member_access_expression' ? f.childForFieldName('name') : f;
+      const id = n?.type === 'generic_name' ? named(n)[0]?.text : n?.text;
+      // The dual of an outbox, an inbox of received or internal messages, shares the store: not an outbox path.
+      const via = `${id ?? ''} ${inv?.childForFieldName('arguments')?.text ?? ''}`;
+      if (id && /^[A-Z]\w*$/.test(id) && id !== name && !/Inbox|Receiv|Internal/.test(via)) calls.add(id);
+    }
+    const text = body.text;
+    // The type of a parameter (`messageEnvelope.Message.GetType().ToString()`), not of a local.
+    const params = new Set(
+      named(m.childForFieldName('parameters')).map((p) => p.childForFieldName('name')?.text ?? ''),
+    );
+    const saves =
+      [
+        ...text.matchAll(
+          /\b(\w+)(?:\.\w+)*\.GetType\(\)\s*\.\s*(?:ToString\(\)|(?:FullName|Name|AssemblyQualifiedName)\b)/g,
+        ),
+      ].some((x) => params.has(x[1]!)) && /\.(Add|AddAsync|AddRange\w*|Insert\w*|Save\w*)\(/.test(text);
+    if (calls.size || saves)
+      (sink.facts.outboxMethods ??= []).push({ name, calls: [...calls], ...(saves ? { saves: true as const } : {}) });
+  }
+
+  /** Outbox: a publish of a message whose type is rebuilt from a stored name; a call handing created objects on. */
+  function outboxCall(inv: Node): void {
+    const f = inv.childForFieldName('function');
+    if (f?.type !== 'member_access_expression') return;
+    const n = f.childForFieldName('name');
+    const name = n?.type === 'generic_name' ? named(n)[0]?.text : n?.text;
+    const first = named(inv.childForFieldName('arguments'))[0];
+    if (!name || !first) return;
+    const loc = { file, line: lineOf(inv) };
+    const arg = argExpr(first).expr;
+    if (/^(Publish|Send|Produce)(Async)?$/.test(name) && arg.type === 'identifier') {
+      let m: Node | null = inv.parent;
+      while (m && m.type !== 'method_declaration') m = m.parent;
+      if (m && RUNTIME_TYPE.test(m.text)) (sink.facts.outboxPublishes ??= []).push({ method: name, loc });
+      return;
+    }
+    if (NOT_A_HAND_OFF.test(name) || (sink.facts.outboxSites?.length ?? 0) >= MAX_SITES_PER_FILE) return;
+    const types = [...new Set(createdTypes(arg, inv).map((t) => t.replace(/<.*$/, '').replace(/^.*\./, '')))].filter(
+      (t) => /^[A-Z]\w*$/.test(t),
+    );
+    if (types.length) (sink.facts.outboxSites ??= []).push({ name, types, loc });
+  }
+
   /** A site where an object summary of any source may be instantiated (ADR 0062). */
   function objSite(name: string, at: Node, isNew: boolean): void {
     if (fileSites >= MAX_SITES_PER_FILE) return;
@@ -1014,6 +1076,8 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       },
     },
     rules: [
+      { on: ['method_declaration'], each: outboxMethod },
+      { on: ['invocation_expression'], each: outboxCall },
       { on: ['method_declaration'], each: summariseMethod },
       { on: ['invocation_expression'], each: onInvocation },
       { on: ['object_creation_expression'], each: onCreation },

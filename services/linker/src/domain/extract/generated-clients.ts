@@ -105,6 +105,28 @@ export function generatedOperations(text: string, file: string): GeneratedOperat
   return out;
 }
 
+/**
+ * The default base address of a generated client (JavaScript `this.basePath = '…'`, TypeScript `BASE_PATH = "…"`,
+ * Java `basePath = "…"`, Python `self.host = "…"`, Go `URL: "…"` in `configuration.go`): its path (`/api` of
+ * `https://localhost/api`) is the prefix of every operation of the client's folder; the host stays the
+ * run-time configuration's.
+ */
+const BASE_LITERAL = [
+  /\bthis\.basePath\s*=\s*['"]([^'"]+)['"]/,
+  /\bBASE_PATH\s*=\s*['"]([^'"]+)['"]/,
+  /\bString\s+basePath\s*=\s*"([^"]+)"/,
+  /\bself\.host\s*=\s*['"]([^'"]+)['"]/,
+  /\bServers:\s*ServerConfigurations\{\s*\{\s*URL:\s*"([^"]+)"/,
+];
+
+/** The folder of a generated client file and the path of its default base address, when it declares one. */
+export function generatedBasePath(text: string, file: string): { dir: string; path: string } | undefined {
+  if (!GENERATED.test(text.slice(0, 4000))) return undefined;
+  const url = BASE_LITERAL.map((re) => re.exec(text)?.[1]).find((u) => u !== undefined);
+  const path = url && /^(?:https?:)?\/\/[^/]*(\/[^?#{]*)$/.exec(url)?.[1]?.replace(/\/+$/, '');
+  return path ? { dir: file.slice(0, file.lastIndexOf('/') + 1), path } : undefined;
+}
+
 /** Names called as methods or functions in a file (`api.getPetById(`, `GetPetById(ctx`, `get_pet_by_id(`). */
 export function calledNames(text: string): Set<string> {
   const out = new Set<string>();
@@ -120,11 +142,17 @@ export function linkGeneratedOperations(
   ops: readonly GeneratedOperation[],
   called: ReadonlySet<string>,
   sink: Sink,
+  bases: readonly { dir: string; path: string }[] = [],
 ): void {
   const seen = new Set<string>();
   for (const op of ops) {
     if (!called.has(op.key) || seen.has(`${op.loc.file}|${op.key}`)) continue;
     seen.add(`${op.loc.file}|${op.key}`);
-    sink.call(op.method, op.url, 'openapi-generated', op.loc);
+    // The nearest client folder around the operation that declares a base path.
+    const base = bases
+      .filter((b) => op.loc.file.startsWith(b.dir))
+      .sort((a, b) => b.dir.length - a.dir.length)[0]?.path;
+    const url = base ? op.url.map((p) => ('lit' in p ? { lit: base + p.lit } : p)) : op.url;
+    sink.call(op.method, url, 'openapi-generated', op.loc);
   }
 }

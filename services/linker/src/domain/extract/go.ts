@@ -1,5 +1,5 @@
 import type { Node } from '../parsers';
-import type { HttpMethod, Part } from '../model';
+import type { GoCtorCall, GoFunc, HttpMethod, Part } from '../model';
 import { CATCH_ALL, joinPath } from '../routes';
 import {
   HOLE_PART,
@@ -41,6 +41,13 @@ const GO_NAMES = new Set([
 /** Standard-library import paths: their calls are never another source's package. */
 const STDLIB =
   /^(archive|bufio|bytes|cmp|compress|container|context|crypto|database|debug|embed|encoding|errors|expvar|flag|fmt|go|hash|html|image|index|io|iter|log|maps|math|mime|net|os|path|plugin|reflect|regexp|runtime|slices|sort|strconv|strings|sync|syscall|testing|text|time|unicode|unique|unsafe)(\/|$)/;
+
+/** Go's predeclared functions: never a callee of the package. */
+const GO_BUILTINS = new Set(
+  'append cap clear close complex copy delete imag len make max min new panic print println real recover'.split(' '),
+);
+/** Callbacks kept per file, at most (a file of generated code passes hundreds of functions). */
+const MAX_CALLBACKS = 200;
 
 const args = (call: Node): Node[] =>
   (call.childForFieldName('arguments')?.namedChildren ?? []).filter(
@@ -107,7 +114,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
       case 'call_expression': {
         const fn = node.childForFieldName('function')?.text ?? '';
         const a = args(node);
-        if (fn === 'os.Getenv' && a[0]) return [{ env: literal(evaluate(a[0])) ?? '' }];
+        if ((fn === 'os.Getenv' || fn === 'os.LookupEnv') && a[0]) return [{ env: literal(evaluate(a[0])) ?? '' }];
         if (fn === 'fmt.Sprintf' && a[0]) {
           // The template's literal pieces are split at each verb; a known template part keeps its place
           // (`fmt.Sprintf("http://"+c.hostPort+"/customer?customer=%d", id)`).
@@ -275,6 +282,8 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
 
   /** chi `r.Mount("/orders", ordersRouter())`: the routes of the function `ordersRouter` (same file) take the prefix. */
   const mountedFuncs = new Map<string, { prefix: string; at: Node }>();
+  /** The handler calls chi `Mount`s (by position), with the prefix: a callback parameter's call mounted so. */
+  const mountedCalls = new Map<number, string>();
   /** chi `r.Mount("/orders", orders)` of a router variable. */
   const mountedVars = new Map<string, string>();
 
@@ -287,6 +296,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
     const router = routers.get(fn.childForFieldName('operand')?.text ?? '');
     const full = joinPath(router?.prefix ?? '', routePrefix(call), prefix);
     if (h.type === 'call_expression') {
+      mountedCalls.set(h.startIndex, full);
       const target = h.childForFieldName('function');
       const name = target?.type === 'selector_expression' ? target.childForFieldName('field')?.text : target?.text;
       if (name && target?.type !== 'func_literal') mountedFuncs.set(name, { prefix: full, at: call });
@@ -327,6 +337,21 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
     return joinPath(...parts);
   }
 
+  /**
+   * A route's path; one under a base path the enclosing function takes as a parameter or a parameter's field
+   * (oapi-codegen's `r.Get(options.BaseURL+"/pets", …)` in `HandlerWithOptions`, echo's `baseURL+"/pets"`) is
+   * the path below it: `HandlerFromMux` and `RegisterHandlers` leave the base empty (a caller's own base is
+   * not followed).
+   */
+  function routeOf(value: readonly Part[], call: Node): string | undefined {
+    const path = routePath([...value]);
+    if (path !== undefined) return path;
+    const [head, ...rest] = value;
+    const tail = literal(rest);
+    if (!head || !('ref' in head) || tail === undefined || !tail.startsWith('/')) return undefined;
+    return enclosingFunc(call)?.params.includes(head.ref.split('.')[0]!) ? tail : undefined;
+  }
+
   function onCall(call: Node): void {
     const fn = call.childForFieldName('function');
     if (!fn) return;
@@ -345,7 +370,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
     // ---- endpoints
     const router = routers.get(receiver);
     if ((name === 'HandleFunc' || name === 'Handle') && vals[0]) {
-      const pattern = routePath(vals[0]);
+      const pattern = routeOf(vals[0], call);
       if (pattern === undefined) return;
       // Go 1.22 patterns: "GET /orders/{id}"
       const m = /^([A-Z]+)\s+(\/.*)$/.exec(pattern);
@@ -372,7 +397,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
       receiver !== 'http' &&
       !/client/i.test(receiver)
     ) {
-      const path = routePath(vals[0]);
+      const path = routeOf(vals[0], call);
       // gin/echo groups also serve their own prefix: items.POST("", create)
       if (path === undefined || !(path.startsWith('/') || (path === '' && router?.prefix))) return;
       const framework = router?.framework ?? (CHI_VERBS.has(name) ? 'chi' : 'gin');
@@ -452,6 +477,21 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
   const imported = new Set<string>();
   /** Names bound to what an imported package's function returned (`client: tracing.NewHTTPClient(tp)`). */
   const boundTo = new Map<string, string>();
+  /** The constructor call a name is bound to (`c := orders.NewClient(cfg)`), for the fields it sets. */
+  const boundCtor = new Map<string, GoCtorCall>();
+  /** A call's name and arguments, a struct literal argument also by its keys (`orders.Config{URL: …}`). */
+  const ctorCall = (value: Node | null | undefined): GoCtorCall | undefined => {
+    const v = value?.type === 'literal_element' ? value.namedChild(0) : value;
+    const fn = v?.type === 'call_expression' ? v.childForFieldName('function') : null;
+    const name = fn?.type === 'selector_expression' ? fn.childForFieldName('field')?.text : undefined;
+    if (!v || !name) return undefined;
+    const keyed: Record<number, Record<string, Part[]>> = {};
+    args(v).forEach((a, i) => {
+      const lit = a.type === 'unary_expression' ? a.childForFieldName('operand') : a;
+      if (lit?.type === 'composite_literal') keyed[i] = keyedFields(lit);
+    });
+    return { name, args: args(v).map((x) => evaluate(x)), ...(Object.keys(keyed).length ? { keyed } : {}) };
+  };
   const packageOf = (value: Node | null | undefined): string | undefined => {
     const v = value?.type === 'literal_element' ? value.namedChild(0) : value;
     if (v?.type !== 'call_expression') return undefined;
@@ -474,7 +514,12 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
         const [k, v] = node.namedChildren;
         const key = k?.type === 'literal_element' ? k.namedChild(0) : k;
         const p = packageOf(v);
-        if (key?.type === 'field_identifier' || key?.type === 'identifier') if (p) boundTo.set(key.text, p);
+        if (key?.type === 'field_identifier' || key?.type === 'identifier')
+          if (p) {
+            boundTo.set(key.text, p);
+            const c = ctorCall(v);
+            if (c) boundCtor.set(key.text, c);
+          }
         return;
       }
       case 'short_var_declaration':
@@ -484,7 +529,14 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
         ns.forEach((n, i) => {
           const p = packageOf(vs[i]);
           const last = n?.type === 'selector_expression' ? n.childForFieldName('field') : n;
-          if (p && last) boundTo.set(last.text, p);
+          if (p && last) {
+            boundTo.set(last.text, p);
+            const c = ctorCall(vs[i]);
+            if (c) boundCtor.set(last.text, c);
+            // A local holding what another package's constructor built (`cfg := config.Load()`): its fields.
+            if (c && n?.type === 'identifier' && (sink.facts.goBound?.length ?? 0) < MAX_CALLBACKS)
+              (sink.facts.goBound ??= []).push({ file, name: n.text, pkg: p, ctor: c });
+          }
         });
         return;
       }
@@ -495,6 +547,11 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
         const params = (node.childForFieldName('parameters')?.namedChildren ?? []).flatMap((d) =>
           (d?.namedChildren ?? []).filter((x) => x?.type === 'identifier').map((x) => x.text),
         );
+        const calls = calledFunctions(node.childForFieldName('body'));
+        const recv = node
+          .childForFieldName('receiver')
+          ?.namedChildren[0]?.namedChildren.find((x) => x?.type === 'identifier')?.text;
+        const fields = constructedFields(node);
         (sink.facts.goFuncs ??= []).push({
           pkg,
           name,
@@ -502,10 +559,141 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
           file,
           start: node.startPosition.row + 1,
           end: node.endPosition.row + 1,
+          ...(calls.length ? { calls } : {}),
+          ...(recv ? { recv } : {}),
+          ...(fields ? { fields } : {}),
         });
       }
     }
   }
+  /** A struct literal's keyed fields and their values (`{baseURL: cfg.URL}`). */
+  function keyedFields(lit: Node): Record<string, Part[]> {
+    const out: Record<string, Part[]> = {};
+    for (const el of lit.childForFieldName('body')?.namedChildren ?? []) {
+      if (el?.type !== 'keyed_element') continue;
+      const [k, v] = el.namedChildren;
+      const key = k?.type === 'literal_element' ? k.namedChild(0) : k;
+      const value = v?.type === 'literal_element' ? v.namedChild(0) : v;
+      if (key && value && /^\w+$/.test(key.text) && key.text !== '__proto__') out[key.text] = evaluate(value);
+    }
+    return out;
+  }
+
+  /**
+   * A constructor (`func NewClient(cfg Config) *Client { return &Client{baseURL: cfg.URL} }`): the fields of the
+   * struct it returns, their values over its parameters, for the methods called on what it built elsewhere.
+   */
+  function constructedFields(fn: Node): Record<string, Part[]> | undefined {
+    if (fn.type !== 'function_declaration') return undefined;
+    for (const r of fn.childForFieldName('body')?.descendantsOfType('return_statement') ?? []) {
+      let e = r?.namedChild(0)?.namedChild(0) ?? r?.namedChild(0);
+      if (e?.type === 'unary_expression') e = e.childForFieldName('operand');
+      if (e?.type !== 'composite_literal') continue;
+      const out = keyedFields(e);
+      return Object.keys(out).length ? out : undefined;
+    }
+    return undefined;
+  }
+
+  /**
+   * The functions a body calls, as `pkg.Name` (its own package's by name, an imported package's by import
+   * name), for what a callback reaches; function literals inside count (`r.Group(func(r chi.Router) {…})`).
+   */
+  function calledFunctions(body: Node | null): string[] {
+    const out = new Set<string>();
+    for (const c of body?.descendantsOfType('call_expression') ?? []) {
+      if (out.size >= 64) break;
+      const fn = c?.childForFieldName('function');
+      if (fn?.type === 'identifier' && !GO_BUILTINS.has(fn.text)) out.add(`${pkg}.${fn.text}`);
+      else if (fn?.type === 'selector_expression') {
+        const operand = fn.childForFieldName('operand');
+        if (operand?.type === 'identifier' && imported.has(operand.text))
+          out.add(`${operand.text}.${fn.childForFieldName('field')?.text ?? ''}`);
+      }
+    }
+    return [...out];
+  }
+
+  /** The function or method declaration around a node and its parameter names (literals inside it skipped). */
+  function enclosingFunc(node: Node): { decl: Node; params: string[]; funcs: Set<string> } | undefined {
+    let n: Node | null = node.parent;
+    while (n && n.type !== 'function_declaration' && n.type !== 'method_declaration') n = n.parent;
+    if (!n) return undefined;
+    const params: string[] = [];
+    /** The parameters that hold a function (`createHandler func(chi.Router) http.Handler`, `h http.HandlerFunc`). */
+    const funcs = new Set<string>();
+    for (const d of n.childForFieldName('parameters')?.namedChildren ?? []) {
+      const type = d?.childForFieldName('type');
+      const fnType = type?.type === 'function_type' || /(Func|Fn|Callback)$/.test(type?.text ?? '');
+      for (const x of d?.namedChildren ?? [])
+        if (x?.type === 'identifier') {
+          params.push(x.text);
+          if (fnType) funcs.add(x.text);
+        }
+    }
+    return { decl: n, params, funcs };
+  }
+
+  /** The summary fact of a declaration (pushed by `onPackageFacts`, which runs first). */
+  const factOf = (decl: Node): GoFunc | undefined =>
+    sink.facts.goFuncs?.find((f) => f.file === file && f.start === decl.startPosition.row + 1 && f.pkg === pkg);
+
+  /**
+   * Callbacks: a parameter of the enclosing function that is mounted under a prefix (`root.Mount("/api",
+   * createHandler(api))`, or called with a router that has a prefix, `register(r.Group("/v1"))`) or passed on
+   * to another function (`RunOnAddr(addr, createHandler)`); and, at a call, a function literal or a named
+   * function given as an argument (`server.RunHTTPServer(func(r chi.Router) http.Handler {…})`).
+   */
+  function onCallback(call: Node): void {
+    const fn = call.childForFieldName('function');
+    if (!fn || !pkg) return;
+    const a = args(call);
+    const around = enclosingFunc(call);
+    const fact = around ? factOf(around.decl) : undefined;
+    const params = around?.params ?? [];
+    // A parameter called with a router under a prefix: the prefix the callback's routes get.
+    if (fn.type === 'identifier' && fact && params.includes(fn.text)) {
+      const r = a[0];
+      // `root.Mount("/api", createHandler(api))`, or `register(api)` of a router mounted (`root.Mount("/v1", api)`)
+      // or grouped (`r.Group("/v1")`) elsewhere in the function.
+      const prefix =
+        mountedCalls.get(call.startIndex) ??
+        (r?.type === 'identifier' ? joinPath(mountedVars.get(r.text) ?? '', routers.get(r.text)?.prefix ?? '') : '');
+      if (prefix && prefix !== '/') fact.mounts = [...(fact.mounts ?? []), { param: params.indexOf(fn.text), prefix }];
+    }
+    const callee =
+      fn.type === 'identifier'
+        ? { to: `${pkg}.${fn.text}`, local: true }
+        : fn.type === 'selector_expression' &&
+            fn.childForFieldName('operand')?.type === 'identifier' &&
+            imported.has(fn.childForFieldName('operand')!.text)
+          ? {
+              to: `${fn.childForFieldName('operand')!.text}.${fn.childForFieldName('field')?.text ?? ''}`,
+              local: false,
+            }
+          : undefined;
+    if (!callee || GO_BUILTINS.has(fn.text)) return;
+    const callbacks = (sink.facts.goCallbacks ??= []);
+    a.forEach((x, arg) => {
+      if (x.type === 'identifier' && fact && around?.funcs.has(x.text))
+        fact.forwards = [...(fact.forwards ?? []), { param: params.indexOf(x.text), to: callee.to, arg }];
+      else if (callbacks.length >= MAX_CALLBACKS) return;
+      else if (x.type === 'func_literal')
+        callbacks.push({
+          ...callee,
+          arg,
+          calls: calledFunctions(x.childForFieldName('body')),
+          loc: { file, line: lineOf(call) },
+          span: { start: x.startPosition.row + 1, end: x.endPosition.row + 1 },
+        });
+      // A named function of the file, or of an imported package.
+      else if (x.type === 'identifier' && functions.has(x.text))
+        callbacks.push({ ...callee, arg, calls: [`${pkg}.${x.text}`], loc: { file, line: lineOf(call) } });
+      else if (x.type === 'selector_expression' && imported.has(x.childForFieldName('operand')?.text ?? ''))
+        callbacks.push({ ...callee, arg, calls: [x.text], loc: { file, line: lineOf(call) } });
+    });
+  }
+
   function onPackageCall(call: Node): void {
     const fn = call.childForFieldName('function');
     if (fn?.type !== 'selector_expression' || imported.size === 0) return;
@@ -516,11 +704,13 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
     if (!last) return;
     const p = operand?.type === 'identifier' && imported.has(last.text) ? last.text : boundTo.get(last.text);
     if (!p) return;
+    const ctor = operand?.type === 'identifier' && imported.has(last.text) ? undefined : boundCtor.get(last.text);
     (sink.facts.goSites ??= []).push({
       pkg: p,
       name,
       args: args(call).map((x) => evaluate(x)),
       loc: { file, line: lineOf(call) },
+      ...(ctor ? { ctor } : {}),
     });
   }
 
@@ -590,6 +780,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
       { on: ['call_expression'], each: onPackageCall },
       { on: ['function_declaration', 'method_declaration'], each: summariseFunction },
       { on: ['call_expression'], each: onMountCall },
+      { on: ['call_expression'], each: onCallback },
       { on: ['call_expression'], each: onCall },
       { on: ['composite_literal'], each: onComposite },
       { on: ['method_declaration'], each: onTableName },

@@ -141,6 +141,7 @@ export async function extractSource(
   const fsRoutes: { marker: string; endpoints: Endpoint[] }[] = [];
   const helm = new HelmCharts();
   const generatedOps: GeneratedOperation[] = [];
+  const generatedBases: { dir: string; path: string }[] = [];
   const eventuate: EventuateFile[] = [];
   const calledOps = new Set<string>();
   const run = options.runCode ?? extractCodeFile;
@@ -189,6 +190,7 @@ export async function extractSource(
           parsed++;
           // Generated OpenAPI clients: their operations count where the source's own code calls them.
           if (r.eventuate) eventuate.push(r.eventuate);
+          if (r.generatedBase) generatedBases.push(r.generatedBase);
           if (r.generatedOps.length) generatedOps.push(...r.generatedOps);
           else for (const n of r.calledNames) calledOps.add(n);
         }),
@@ -207,7 +209,7 @@ export async function extractSource(
     await drain(window - 1);
   }
   await drain(0);
-  linkGeneratedOperations(generatedOps, calledOps, sink);
+  linkGeneratedOperations(generatedOps, calledOps, sink, generatedBases);
   linkEventuate(eventuate, sink);
   for (const [path, text] of helm.rendered()) {
     extractStructured(text, path, sink);
@@ -277,6 +279,7 @@ export async function extractSource(
   facts.grpcCalls.splice(0, facts.grpcCalls.length, ...kept);
   for (const k of Object.keys(facts.clientBases)) facts.clientBases[k] = resolve(facts.clientBases[k]!);
   keepGoFuncsAroundCalls(facts);
+  outboxEntries(facts);
   return { ...facts, files: files_, parsedFiles: parsed };
 }
 
@@ -469,12 +472,54 @@ function applyPrefixes(facts: SourceFacts): void {
 function keepGoFuncsAroundCalls(facts: SourceFacts): void {
   if (!facts.goFuncs?.length) return;
   const lines = new Map<string, number[]>();
-  for (const x of [...facts.calls, ...facts.grpcCalls, ...(facts.goSites ?? [])]) {
+  for (const x of [...facts.calls, ...facts.grpcCalls, ...(facts.goSites ?? []), ...facts.endpoints]) {
     const l = lines.get(x.loc.file) ?? [];
     l.push(x.loc.line);
     lines.set(x.loc.file, l);
   }
-  facts.goFuncs = facts.goFuncs.filter((f) => lines.get(f.file)?.some((l) => f.start <= l && l <= f.end));
+  const kept = new Set(
+    facts.goFuncs.filter(
+      (f) =>
+        f.mounts?.length ||
+        f.forwards?.length ||
+        f.fields ||
+        lines.get(f.file)?.some((l) => f.start <= l && l <= f.end),
+    ),
+  );
+  // A function that calls a kept one of its package leads a callback to routes (`HandlerFromMux` → `HandlerWithOptions`).
+  if (facts.goCallbacks?.length)
+    for (let round = 0, grew = true; grew && round < 8; round++) {
+      grew = false;
+      const names = new Set([...kept].map((f) => `${f.pkg}.${f.name}`));
+      for (const f of facts.goFuncs)
+        if (!kept.has(f) && f.calls?.some((c) => names.has(c))) {
+          kept.add(f);
+          grew = true;
+        }
+    }
+  facts.goFuncs = facts.goFuncs.filter((f) => kept.has(f));
+}
+
+/**
+ * C# outbox: with a publish of run-time typed messages in the source, the names of its methods that lead (by
+ * calls, within the source) to one that stores a message's type name are the outbox's entries; the method
+ * list itself is not kept.
+ */
+function outboxEntries(facts: SourceFacts): void {
+  const methods = facts.outboxMethods ?? [];
+  delete facts.outboxMethods;
+  if (!facts.outboxPublishes?.length) return;
+  const entries = new Set(methods.filter((m) => m.saves).map((m) => m.name));
+  for (let round = 0, grew = entries.size > 0; grew && round < 8; round++) {
+    grew = false;
+    for (const m of methods)
+      if (!entries.has(m.name) && m.calls.some((c) => entries.has(c))) {
+        entries.add(m.name);
+        grew = true;
+      }
+  }
+  if (entries.size) facts.outboxEntries = [...entries].sort();
+  else delete facts.outboxPublishes;
 }
 
 /** Own keys only: identifiers such as `constructor` or `toString` must not reach Object.prototype. */
