@@ -216,6 +216,9 @@ export async function extractSource(
   for (const r of fsRoutes) if (npmDeps.has(r.marker)) facts.endpoints.push(...r.endpoints);
   applyEntityTables(facts, sink);
   for (const [name, value] of constants) if (value && name !== '__proto__') facts.constants[name] = value;
+  let configKeys: Map<string, string> | undefined;
+  const ownConfigKeys = (): Map<string, string> =>
+    (configKeys ??= new Map(facts.config.filter((c) => !c.scope).map((c) => [relaxedKey(c.key), c.key] as const)));
   // Cross-file references: an identifier unknown in its file resolves to a constant of the source.
   const resolveRefs = (parts: readonly Part[], depth = 0): Part[] =>
     concat(
@@ -233,8 +236,13 @@ export async function extractSource(
           own(facts.constants, p.ref) ??
           own(facts.constants, p.ref.replace(/^(this|self)\./, '')) ??
           own(facts.constants, p.ref.split('.').pop()!);
+        if (v && depth < 4) return resolveRefs(v, depth + 1);
+        // `c.cfg.KafkaTopics.ProductCreate.TopicName`: a settings struct unmarshalled from the source's own
+        // configuration file (viper, yaml) is that file's key, field names matching keys case-insensitively.
+        const key = configKeyOf(p.ref, ownConfigKeys());
+        if (key) return [{ config: key }];
         // Unknown names stay references: the report shows them when it calls a URL dynamic.
-        return v && depth < 4 ? resolveRefs(v, depth + 1) : [p];
+        return [p];
       }),
     );
   // Calls of functions summarised by their returned value, instantiated with their arguments.
@@ -278,6 +286,23 @@ export async function extractSource(
   for (const k of Object.keys(facts.clientBases)) facts.clientBases[k] = resolve(facts.clientBases[k]!);
   keepGoFuncsAroundCalls(facts);
   return { ...facts, files: files_, parsedFiles: parsed };
+}
+
+/**
+ * The configuration key a member chain of a settings object reads (`s.cfg.KafkaTopics.ProductCreate.TopicName`
+ * → `kafkaTopics.productCreate.topicName`): the longest tail of two or more of its members that is a key of
+ * the source's own configuration files (relaxed: case, `-` and `_` ignored), as viper and mapstructure bind
+ * them. Receivers and fields before the tail (`s.cfg`) are the program's names for the object; a tail of one
+ * member (`cfg.Port`) is too weak to say which key it is.
+ */
+export function configKeyOf(ref: string, keys: ReadonlyMap<string, string>): string | undefined {
+  if (keys.size === 0 || !/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*){2,}$/.test(ref)) return undefined;
+  const members = ref.split('.');
+  for (let i = 1; i <= members.length - 2; i++) {
+    const key = keys.get(relaxedKey(members.slice(i).join('.')));
+    if (key !== undefined) return key;
+  }
+  return undefined;
 }
 
 /**

@@ -227,7 +227,15 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       if (left?.type === 'member_expression' && left.text.startsWith('this.') && right) {
         scope.add(left.text, right);
         classifyInit(left.text, right);
-      }
+      } else if (
+        left?.type === 'member_expression' &&
+        right &&
+        left.childForFieldName('object')?.type === 'identifier' &&
+        !/^(module|exports|window|document|process)$/.test(left.childForFieldName('object')!.text)
+      )
+        // `$scope.url = '/api/…'` then `$http({ url: $scope.url })`: a property of a parameter or local set
+        // in a function is that function's value (its callbacks see it, other functions do not).
+        scope.addMember(left.text, right);
       // module.exports = { ordersUrl: '…' } / exports.ordersUrl = '…': constants other files read as
       // `config.ordersUrl` (the source's constants, by member name).
       if (left && right && /^(module\.)?exports$/.test(left.text) && right.type === 'object') addObject('', right);
