@@ -186,3 +186,39 @@ describe('Go: settings structs, topic dispatch and generated gRPC names', () => 
     expect(unresolved(r)).toEqual([]);
   });
 });
+
+describe('Node: supertest as an HTTP client', () => {
+  it('supertest(base URL).post(path) is a call under the base; supertest(app) tests the app itself', async () => {
+    const r = await reportOf({
+      booking: {
+        'src/services/payment.service.js': lines(
+          "const supertest = require('supertest')",
+          '',
+          'module.exports = (order) => new Promise((resolve, reject) => {',
+          "  supertest('https://192.168.99.100:8080')",
+          "    .post('/payment/makePurchase')",
+          '    .send({ order })',
+          '    .end((err, res) => (err ? reject(err) : resolve(res.body)))',
+          '})',
+        ),
+        'src/check.js': lines(
+          "const request = require('supertest')",
+          "const app = require('./app')",
+          "module.exports = () => request(app).get('/payment/health')",
+        ),
+      },
+      payment: {
+        'src/api/payment.js': lines(
+          'module.exports = (app) => {',
+          "  app.post('/payment/makePurchase', (req, res) => res.json({}))",
+          "  app.get('/payment/health', (req, res) => res.json({}))",
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'booking src/services/payment.service.js:4 | POST 192.168.99.100/payment/makepurchase | payment src/api/payment.js:2 POST /payment/makePurchase (express)',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+  });
+});
