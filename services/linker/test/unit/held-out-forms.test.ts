@@ -222,3 +222,66 @@ describe('Node: supertest as an HTTP client', () => {
     expect(unresolved(r)).toEqual([]);
   });
 });
+
+describe('Java: Spring Data REST without annotations', () => {
+  it('a build depending on Spring Data REST exports every repository (search methods, associations) under the base path a RepositoryRestConfigurer sets; without the dependency nothing is served', async () => {
+    const repo = (pkg: string): Record<string, string> => ({
+      'src/main/java/demo/CatalogRepository.java': lines(
+        `package ${pkg};`,
+        '',
+        'public interface CatalogRepository extends GraphRepository<Catalog> {',
+        '    Catalog findCatalogByCatalogNumber(@Param("catalogNumber") Long catalogNumber);',
+        '}',
+      ),
+      'src/main/java/demo/InventoryApplication.java': lines(
+        `package ${pkg};`,
+        '',
+        '@SpringBootApplication',
+        'public class InventoryApplication {',
+        '    @Configuration',
+        '    public static class RestConfig extends RepositoryRestConfigurerAdapter {',
+        '        @Override',
+        '        public void configureRepositoryRestConfiguration(RepositoryRestConfiguration config) {',
+        '            config.setBasePath("/api");',
+        '        }',
+        '    }',
+        '}',
+      ),
+    });
+    const r = await reportOf({
+      inventory: {
+        'pom.xml': lines(
+          '<project>',
+          '  <dependencies>',
+          '    <dependency><artifactId>spring-boot-starter-data-rest</artifactId></dependency>',
+          '  </dependencies>',
+          '</project>',
+        ),
+        ...repo('demo'),
+      },
+      // The same code in a build without Spring Data REST serves nothing.
+      archive: repo('archive'),
+      catalog: {
+        'src/main/java/demo/CatalogService.java': lines(
+          'package demo;',
+          '',
+          'public class CatalogService {',
+          '    public Catalog get(Long n) {',
+          '        Catalog c = restTemplate.getForObject(String.format("http://inventory/api/catalogs/search/findCatalogByCatalogNumber?catalogNumber=%s", n), Catalog.class);',
+          '        restTemplate.getForObject(String.format("http://inventory/api/catalogs/%s/products", c.getId()), Products.class);',
+          '        restTemplate.getForObject(String.format("http://archive/api/catalogs/%s", n), Catalog.class);',
+          '        return c;',
+          '    }',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'catalog src/main/java/demo/CatalogService.java:5 | GET inventory/api/catalogs/search/findcatalogbycatalognumber | inventory src/main/java/demo/CatalogRepository.java:4 GET /api/catalogs/search/findCatalogByCatalogNumber (spring-data-rest)',
+      'catalog src/main/java/demo/CatalogService.java:6 | GET inventory/api/catalogs/{}/products | inventory src/main/java/demo/CatalogRepository.java:3 GET /api/catalogs/{id}/{property} (spring-data-rest)',
+    ]);
+    expect(unresolved(r)).toEqual([
+      'catalog src/main/java/demo/CatalogService.java:7 GET archive/api/catalogs/{} — no matching route: `archive` serves no GET /api/catalogs/{}',
+    ]);
+  });
+});

@@ -16,6 +16,7 @@ import {
   nameOf,
 } from './common';
 import { extractProto } from './grpc';
+import { IMPLICIT_DATA_REST } from './java';
 import { extractChannels, sidecarPublishes } from './channels';
 import { type GeneratedOperation, linkGeneratedOperations } from './generated-clients';
 import { type EventuateFile, linkEventuate } from './eventuate';
@@ -107,6 +108,15 @@ const CONFIG_EXTRACTORS: Record<ConfigKind, (text: string, path: string, sink: S
   proto: extractProto,
 };
 
+/** Maven and Gradle build files: read for the dependencies that change what the code serves. */
+const BUILD_FILE = /(^|\/)(pom\.xml|build\.gradle(\.kts)?)$/;
+const DATA_REST_DEPENDENCY = /spring-boot-starter-data-rest|spring-data-rest-webmvc/;
+
+/** Whether extraction reads a file at all: code and configuration, and the build files it looks into. */
+export function isReadPath(path: string): boolean {
+  return kindOf(path) !== undefined || BUILD_FILE.test(path);
+}
+
 export function kindOf(path: string): Kind | undefined {
   const code = languageOf(path);
   if (code) return { code };
@@ -138,6 +148,8 @@ export async function extractSource(
   let parsed = 0;
   // File-system routes wait for the source's package.json to say which framework it uses.
   const npmDeps = new Set<string>();
+  // Spring Data REST exports unannotated repositories too, once the build (Maven, Gradle) depends on it.
+  let dataRest = false;
   const fsRoutes: { marker: string; endpoints: Endpoint[] }[] = [];
   const helm = new HelmCharts();
   const generatedOps: GeneratedOperation[] = [];
@@ -155,10 +167,16 @@ export async function extractSource(
   for await (const f of files) {
     if (isIgnoredFile(f.path, includeTests)) continue;
     const kind = kindOf(f.path);
-    if (!kind && !HelmCharts.isTemplate(f.path)) continue;
-    files_++;
+    const build = BUILD_FILE.test(f.path);
+    if (!kind && !HelmCharts.isTemplate(f.path) && !build) continue;
+    // A build file only read for its dependencies is not one of the source's files (the report counts those).
+    if (kind || !build) files_++;
     const text = await f.read();
     if (text.length > (options.maxFileBytes ?? MAX_FILE_BYTES)) continue;
+    if (build) {
+      dataRest ||= DATA_REST_DEPENDENCY.test(text);
+      if (!kind) continue;
+    }
     // A chart's templates are read once rendered with the chart's values, after every file is seen.
     if (helm.take(f.path, text) || !kind) continue;
     if (f.path === 'package.json' || f.path.endsWith('/package.json'))
@@ -214,6 +232,14 @@ export async function extractSource(
     parsed++;
   }
   for (const r of fsRoutes) if (npmDeps.has(r.marker)) facts.endpoints.push(...r.endpoints);
+  if (facts.endpoints.some((e) => e.framework === IMPLICIT_DATA_REST))
+    facts.endpoints.splice(
+      0,
+      facts.endpoints.length,
+      ...facts.endpoints.flatMap((e) =>
+        e.framework !== IMPLICIT_DATA_REST ? [e] : dataRest ? [{ ...e, framework: 'spring-data-rest' }] : [],
+      ),
+    );
   applyEntityTables(facts, sink);
   for (const [name, value] of constants) if (value && name !== '__proto__') facts.constants[name] = value;
   let configKeys: Map<string, string> | undefined;
