@@ -11,6 +11,7 @@ import type {
   Consume,
   Endpoint,
   ExchangeType,
+  GrpcCall,
   GrpcDecl,
   Loc,
   Part,
@@ -223,6 +224,11 @@ export interface Topology {
   readonly pathBases: Map<string, string>;
   /** Sources some attached compose service or workload runs. */
   readonly deployed: ReadonlySet<string>;
+  /**
+   * The port each source listens on (`server.port`, `PORT`) when no other source listens on it: what names a
+   * service behind a machine address (`http://192.168.99.100:9999`, `localhost:8181`).
+   */
+  readonly ports: ReadonlyMap<string, string>;
 }
 
 const dirOf = (file: string): string => file.slice(0, Math.max(0, file.lastIndexOf('/')));
@@ -290,6 +296,7 @@ export function topology(sources: readonly SourceFacts[]): Topology {
   const basePaths = new Map<string, string>();
   const pathBases = new Map<string, string>();
   const proxies = new Map<string, ProxyRoute[]>();
+  const portOwners = new Map<string, string[]>();
   for (const s of sources) {
     // One repository deployed twice (two compose services or workloads of one image with other env): each
     // instance's values are its own, evaluated apart (the merged environment keeps the first of each key).
@@ -332,9 +339,13 @@ export function topology(sources: readonly SourceFacts[]): Topology {
     }
     const routes = [...proxyRoutes(e), ...yarpRoutes(e), ...ocelotRoutes(e)];
     if (routes.length) proxies.set(s.source, routes);
+    const port = listenPort(e);
+    if (port) portOwners.set(port, [...(portOwners.get(port) ?? []), s.source]);
   }
   const hostProxies = mountedProxies(sources, proxies, hosts);
-  return { hosts, env, instances, proxies, hostProxies, basePaths, pathBases, deployed: deployedSources };
+  const ports = new Map<string, string>();
+  for (const [port, owners] of portOwners) if (owners.length === 1) ports.set(port, owners[0]!);
+  return { hosts, env, instances, proxies, hostProxies, basePaths, pathBases, deployed: deployedSources, ports };
 }
 
 /**
@@ -716,6 +727,32 @@ export function splitUrl(url: string): Target | undefined {
   return undefined;
 }
 
+/** The fixed port a source's configuration says it listens on (`server.port`, `PORT`); 0 (random) is none. */
+function listenPort(env: SourceEnv): string | undefined {
+  for (const key of ['server.port', 'port']) {
+    const v = lookup(env, key);
+    const x = v === undefined ? undefined : expand(env, v).trim();
+    if (x && /^\d{2,5}$/.test(x) && Number(x) > 0) return String(Number(x));
+  }
+  return undefined;
+}
+
+/**
+ * The source a host names, else, for a machine address (`localhost`, a private IP) with a port, the one
+ * source listening on that port: services published on one Docker host differ only by their port.
+ */
+function hostPortSource(host: string, port: string | undefined, topo: Topology): string | undefined {
+  return hostSource(host, topo) ?? (port && isMachine(host) ? topo.ports.get(String(Number(port))) : undefined);
+}
+
+function isMachine(host: string): boolean {
+  return (
+    host === 'localhost' ||
+    host === 'host.docker.internal' ||
+    /^(127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|0\.0\.0\.0$)/.test(host)
+  );
+}
+
 function hostSource(host: string, topo: Topology): string | undefined {
   const direct = topo.hosts.get(host);
   if (direct) return direct;
@@ -968,7 +1005,8 @@ function linkCalls(sources: readonly SourceFacts[], topo: Topology, out: LinkRes
       let restrictTo: string | undefined;
       let via: string | undefined;
       if (target.host) {
-        const hs = hostSource(target.host, topo);
+        const port = /^[a-z][a-z0-9+.-]*:\/\/(?:[^/@]*@)?[^/:?#]*:(\d+)/i.exec(raw)?.[1];
+        const hs = hostPortSource(target.host, port, topo);
         const component = hs ? undefined : infra.get(target.host);
         if (hs) {
           restrictTo = hs;
@@ -1111,6 +1149,7 @@ function forward(
   topo: Topology,
   bySource: ReadonlyMap<string, SourceFacts>,
   calledHost?: string,
+  hops = 0,
 ): Forwarded | undefined {
   // The most specific matching route (most literal segments; the first of equals): `/basket/checkout`
   // before `/basket/{user}`, as Ocelot and YARP rank them. A host that mounts its own proxy file uses it only.
@@ -1126,8 +1165,9 @@ function forward(
   if (!route) return undefined;
   const rule = `\`${gateway}\` route \`${route.patternText}\` (${route.at.source} ${route.at.file}:${route.at.line})`;
   const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(route.target) ? route.target : `lb://${route.target}`;
-  const host = /^[a-z][a-z0-9+.-]*:\/\/([^/:?#]*)/i.exec(url)?.[1]?.toLowerCase() ?? '';
-  const to = host ? hostSource(host, topo) : undefined;
+  const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/:?#]*)(?::(\d+))?/i.exec(url);
+  const host = authority?.[1]?.toLowerCase() ?? '';
+  const to = host ? hostPortSource(host, authority?.[2], topo) : undefined;
   if (!to) {
     return isExternal(host) || !host
       ? {
@@ -1141,6 +1181,16 @@ function forward(
   }
   const fwd = [...route.prefix, ...callSegs.slice(route.strip)];
   const c = to === gateway ? undefined : bestIn(bySource.get(to)!, method, fwd);
+  // A gateway behind a gateway (a UI's own proxy `/api/**` → an edge service → the services): on through its routes.
+  if (!c && to !== gateway && hops < 4 && topo.proxies.has(to)) {
+    const next = forward(to, method, fwd, topo, bySource, undefined, hops + 1);
+    if (next && 'link' in next)
+      return {
+        link: next.link,
+        via: `gateway route \`${route.patternText}\` of \`${gateway}\` (${route.at.source} ${route.at.file}:${route.at.line}), then ${next.via}`,
+      };
+    if (next) return next;
+  }
   if (!c)
     return {
       reason: 'no matching route',
@@ -1178,6 +1228,16 @@ interface GrpcEndpoint {
 }
 
 const simpleName = (service: string): string => service.slice(service.lastIndexOf('.') + 1);
+/**
+ * The name protoc-gen-go gives a proto identifier (`readerService`, `reader_service` → `ReaderService`):
+ * generated Go code names the service so, the wire keeps the proto's spelling.
+ */
+const goCamel = (name: string): string =>
+  name
+    .split('_')
+    .filter(Boolean)
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join('');
 const sameMethod = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
 
 /**
@@ -1194,7 +1254,8 @@ function linkGrpc(sources: readonly SourceFacts[], topo: Topology, out: LinkResu
   const declare = (src: SourceFacts, service: string): { decl: GrpcDecl; source: string } | undefined => {
     const simple = simpleName(service);
     const pkg = service.includes('.') ? service.slice(0, service.lastIndexOf('.')) : undefined;
-    const fits = (d: GrpcDecl): boolean => d.service === simple && (pkg === undefined || d.package === pkg);
+    const fits = (d: GrpcDecl): boolean =>
+      (d.service === simple || goCamel(d.service) === simple) && (pkg === undefined || d.package === pkg);
     const own = declsOf(src).filter(fits);
     const pick = (list: { decl: GrpcDecl; source: string }[]) => {
       const pkgs = new Set(list.map((x) => x.decl.package));
@@ -1239,6 +1300,11 @@ function linkGrpc(sources: readonly SourceFacts[], topo: Topology, out: LinkResu
       });
     }
   }
+  // Go commits its generated stubs: a `NewXClient(…)` no attached code declares (`redis.NewUniversalRedisClient`)
+  // and no source serves is some other library's constructor, not a gRPC client.
+  const declared = new Set(sources.flatMap((s) => declsOf(s).flatMap((d) => [d.service, goCamel(d.service)])));
+  const undeclaredGo = (call: GrpcCall): boolean =>
+    call.client === 'grpc-go' && !call.gateway && !declared.has(simpleName(call.service));
   const sameService = (a: string, b: string): boolean =>
     a === b || ((!a.includes('.') || !b.includes('.')) && simpleName(a) === simpleName(b));
   for (const src of sources) {
@@ -1246,7 +1312,7 @@ function linkGrpc(sources: readonly SourceFacts[], topo: Topology, out: LinkResu
     for (const call of src.grpcCalls ?? []) {
       const service = qualified(declare(src, call.service)?.decl, call.service);
       const servers = endpoints.filter((e) => sameService(e.service, service));
-      if (call.weak && servers.length === 0) continue;
+      if ((call.weak || undeclaredGo(call)) && servers.length === 0) continue;
       const caller = ev(src.source, call.loc);
       const what = call.method === '*' ? service : `${service}/${call.method}`;
       const address = call.address.length ? resolveParts(call.address, env) : '';

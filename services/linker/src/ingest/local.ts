@@ -1,7 +1,7 @@
 import { lstat, readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SourceFile } from '../domain/extract/index';
-import { isIgnoredDir, kindOf } from '../domain/extract/index';
+import { isIgnoredDir, isReadPath } from '../domain/extract/index';
 import type { SkippedFile } from '../domain/sources';
 import { formatBytes } from './archive';
 
@@ -27,7 +27,7 @@ export async function listSourceFiles(root: string, options: ListOptions = {}): 
       const path = rel ? `${rel}/${e.name}` : e.name;
       if (e.isDirectory()) {
         if (!isIgnoredDir(e.name, options.includeTests ?? false)) await walk(join(dir, e.name), path);
-      } else if (e.isFile() && kindOf(path)) {
+      } else if (e.isFile() && isReadPath(path)) {
         const abs = join(dir, e.name);
         if (max !== undefined && (await lstat(abs)).size > max) {
           options.onSkip?.({ path, reason: `larger than ${formatBytes(max)} (LINKER_MAX_FILE_BYTES)` });

@@ -1,5 +1,5 @@
 import type { Node } from '../parsers';
-import type { GoCtorCall, GoFunc, HttpMethod, Part } from '../model';
+import type { GoCtorCall, GoFunc, HttpMethod, Loc, Part } from '../model';
 import { CATCH_ALL, joinPath } from '../routes';
 import {
   HOLE_PART,
@@ -445,6 +445,12 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
     for (const el of c.childForFieldName('body')?.namedChildren ?? []) {
       if (el?.type !== 'keyed_element') continue;
       const [k, v] = el.namedChildren;
+      // A consumer group's several topics (`GroupTopics: []string{"a", cfg.B}`): each one consumed there.
+      if (consumer && k?.text === 'GroupTopics' && v) {
+        const list = (v.namedChild(0) ?? v).childForFieldName('body')?.namedChildren ?? [];
+        for (const item of list) if (item) consumeTopic(item.namedChild(0) ?? item, { file, line: lineOf(item) });
+        continue;
+      }
       if (k?.text !== 'Topic' || !v) continue;
       const parts = evaluate(v.namedChild(0) ?? v);
       const topic = literal(parts);
@@ -456,6 +462,31 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
       }
       if (producer) sink.publish('kafka', '', topic, loc);
       if (consumer) sink.consume('kafka', topic, loc);
+    }
+  }
+
+  function consumeTopic(value: Node, loc: Loc): void {
+    const parts = evaluate(value);
+    const topic = literal(parts);
+    if (topic !== undefined) sink.consume('kafka', topic, loc);
+    else if (parts.some((p) => 'ref' in p)) sink.topicRefs.push({ side: 'consume', parts, loc });
+  }
+
+  /**
+   * A kafka-go or sarama handler that dispatches on the message's topic (`switch m.Topic { case
+   * cfg.Topics.Created.Name: … }`) consumes each topic it names, there: the reader subscribing to them may be
+   * a shared package's, configured with a list this site need not spell.
+   */
+  let kafkaFile: boolean | undefined;
+  function onTopicSwitch(node: Node): void {
+    const value = node.childForFieldName('value');
+    if (value?.type !== 'selector_expression' || value.childForFieldName('field')?.text !== 'Topic') return;
+    kafkaFile ??= /"github\.com\/(segmentio\/kafka-go|Shopify\/sarama|IBM\/sarama)"/.test(node.tree.rootNode.text);
+    if (!kafkaFile) return;
+    for (const c of node.namedChildren) {
+      if (c?.type !== 'expression_case') continue;
+      for (const v of c.childForFieldName('value')?.namedChildren ?? [])
+        if (v) consumeTopic(v, { file, line: lineOf(v) });
     }
   }
 
@@ -783,6 +814,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
       { on: ['call_expression'], each: onCallback },
       { on: ['call_expression'], each: onCall },
       { on: ['composite_literal'], each: onComposite },
+      { on: ['expression_switch_statement'], each: onTopicSwitch },
       { on: ['method_declaration'], each: onTableName },
       sqlStringRule(sink, file, ['interpreted_string_literal', 'raw_string_literal'], (s) => s.text.slice(1, -1)),
       ...goOptionRules(file, sink, evaluate),

@@ -16,6 +16,7 @@ import {
   nameOf,
 } from './common';
 import { extractProto } from './grpc';
+import { IMPLICIT_DATA_REST } from './java';
 import { extractChannels, sidecarPublishes } from './channels';
 import { type GeneratedOperation, linkGeneratedOperations } from './generated-clients';
 import { type EventuateFile, linkEventuate } from './eventuate';
@@ -107,6 +108,15 @@ const CONFIG_EXTRACTORS: Record<ConfigKind, (text: string, path: string, sink: S
   proto: extractProto,
 };
 
+/** Maven and Gradle build files: read for the dependencies that change what the code serves. */
+const BUILD_FILE = /(^|\/)(pom\.xml|build\.gradle(\.kts)?)$/;
+const DATA_REST_DEPENDENCY = /spring-boot-starter-data-rest|spring-data-rest-webmvc/;
+
+/** Whether extraction reads a file at all: code and configuration, and the build files it looks into. */
+export function isReadPath(path: string): boolean {
+  return kindOf(path) !== undefined || BUILD_FILE.test(path);
+}
+
 export function kindOf(path: string): Kind | undefined {
   const code = languageOf(path);
   if (code) return { code };
@@ -138,6 +148,8 @@ export async function extractSource(
   let parsed = 0;
   // File-system routes wait for the source's package.json to say which framework it uses.
   const npmDeps = new Set<string>();
+  // Spring Data REST exports unannotated repositories too, once the build (Maven, Gradle) depends on it.
+  let dataRest = false;
   const fsRoutes: { marker: string; endpoints: Endpoint[] }[] = [];
   const helm = new HelmCharts();
   const generatedOps: GeneratedOperation[] = [];
@@ -156,10 +168,16 @@ export async function extractSource(
   for await (const f of files) {
     if (isIgnoredFile(f.path, includeTests)) continue;
     const kind = kindOf(f.path);
-    if (!kind && !HelmCharts.isTemplate(f.path)) continue;
-    files_++;
+    const build = BUILD_FILE.test(f.path);
+    if (!kind && !HelmCharts.isTemplate(f.path) && !build) continue;
+    // A build file only read for its dependencies is not one of the source's files (the report counts those).
+    if (kind || !build) files_++;
     const text = await f.read();
     if (text.length > (options.maxFileBytes ?? MAX_FILE_BYTES)) continue;
+    if (build) {
+      dataRest ||= DATA_REST_DEPENDENCY.test(text);
+      if (!kind) continue;
+    }
     // A chart's templates are read once rendered with the chart's values, after every file is seen.
     if (helm.take(f.path, text) || !kind) continue;
     if (f.path === 'package.json' || f.path.endsWith('/package.json'))
@@ -216,8 +234,19 @@ export async function extractSource(
     parsed++;
   }
   for (const r of fsRoutes) if (npmDeps.has(r.marker)) facts.endpoints.push(...r.endpoints);
+  if (facts.endpoints.some((e) => e.framework === IMPLICIT_DATA_REST))
+    facts.endpoints.splice(
+      0,
+      facts.endpoints.length,
+      ...facts.endpoints.flatMap((e) =>
+        e.framework !== IMPLICIT_DATA_REST ? [e] : dataRest ? [{ ...e, framework: 'spring-data-rest' }] : [],
+      ),
+    );
   applyEntityTables(facts, sink);
   for (const [name, value] of constants) if (value && name !== '__proto__') facts.constants[name] = value;
+  let configKeys: Map<string, string> | undefined;
+  const ownConfigKeys = (): Map<string, string> =>
+    (configKeys ??= new Map(facts.config.filter((c) => !c.scope).map((c) => [relaxedKey(c.key), c.key] as const)));
   // Cross-file references: an identifier unknown in its file resolves to a constant of the source.
   const resolveRefs = (parts: readonly Part[], depth = 0): Part[] =>
     concat(
@@ -235,8 +264,13 @@ export async function extractSource(
           own(facts.constants, p.ref) ??
           own(facts.constants, p.ref.replace(/^(this|self)\./, '')) ??
           own(facts.constants, p.ref.split('.').pop()!);
+        if (v && depth < 4) return resolveRefs(v, depth + 1);
+        // `c.cfg.KafkaTopics.ProductCreate.TopicName`: a settings struct unmarshalled from the source's own
+        // configuration file (viper, yaml) is that file's key, field names matching keys case-insensitively.
+        const key = configKeyOf(p.ref, ownConfigKeys());
+        if (key) return [{ config: key }];
         // Unknown names stay references: the report shows them when it calls a URL dynamic.
-        return v && depth < 4 ? resolveRefs(v, depth + 1) : [p];
+        return [p];
       }),
     );
   // Calls of functions summarised by their returned value, instantiated with their arguments.
@@ -281,6 +315,23 @@ export async function extractSource(
   keepGoFuncsAroundCalls(facts);
   outboxEntries(facts);
   return { ...facts, files: files_, parsedFiles: parsed };
+}
+
+/**
+ * The configuration key a member chain of a settings object reads (`s.cfg.KafkaTopics.ProductCreate.TopicName`
+ * → `kafkaTopics.productCreate.topicName`): the longest tail of two or more of its members that is a key of
+ * the source's own configuration files (relaxed: case, `-` and `_` ignored), as viper and mapstructure bind
+ * them. Receivers and fields before the tail (`s.cfg`) are the program's names for the object; a tail of one
+ * member (`cfg.Port`) is too weak to say which key it is.
+ */
+export function configKeyOf(ref: string, keys: ReadonlyMap<string, string>): string | undefined {
+  if (keys.size === 0 || !/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*){2,}$/.test(ref)) return undefined;
+  const members = ref.split('.');
+  for (let i = 1; i <= members.length - 2; i++) {
+    const key = keys.get(relaxedKey(members.slice(i).join('.')));
+    if (key !== undefined) return key;
+  }
+  return undefined;
 }
 
 /**

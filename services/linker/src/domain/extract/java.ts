@@ -650,6 +650,13 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     const name = inv.childForFieldName('name')?.text ?? '';
     site(inv, name);
     declaredClientBase(inv, name);
+    // A `RepositoryRestConfigurer`'s `config.setBasePath("/api")`: Spring Data REST's prefix, as its property.
+    if (name === 'setBasePath' && withinDataRestConfiguration(inv)) {
+      const first = argList(inv.childForFieldName('arguments'))[0];
+      const base = first ? literal(evaluate(first)) : undefined;
+      if (base !== undefined)
+        sink.facts.config.push({ key: 'spring.data.rest.base-path', value: base, loc: { file, line: lineOf(inv) } });
+    }
     // StreamBridge.send("orders-out-0" | "orders", payload): a binding, or a destination of that name.
     if (name === 'send' && /bridge/i.test(inv.childForFieldName('object')?.text ?? '')) {
       const first = argList(inv.childForFieldName('arguments'))[0];
@@ -886,7 +893,8 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
       );
 
     const dataRest = has('RepositoryRestResource');
-    if (dataRest && cls.type === 'interface_declaration') repositoryResources(cls, dataRest);
+    if (cls.type === 'interface_declaration' && (dataRest || !anns.some((a) => a.name === 'NoRepositoryBean')))
+      repositoryResources(cls, dataRest);
 
     const exchange = cls.type === 'interface_declaration' ? has('HttpExchange') : undefined;
     const exchangePrefix = exchange ? (str(exchange, 'url', 'value') ?? '') : '';
@@ -1128,20 +1136,26 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
    * `/<path>/search/<method>` per query method (`@RestResource(path)` renames, `exported = false` hides).
    * The path defaults to the domain type's name, uncapitalised and pluralised.
    */
-  function repositoryResources(repo: Node, ann: Annotation): void {
-    if (ann.values.get('exported')?.text === 'false') return;
+  function repositoryResources(repo: Node, ann: Annotation | undefined): void {
+    if (ann?.values.get('exported')?.text === 'false') return;
     const ext = repo.namedChildren.find((c) => c?.type === 'extends_interfaces');
     const generic = ext
       ?.descendantsOfType('generic_type')
       .find((g) => /Repository$/.test(g?.namedChild(0)?.text ?? ''));
     const domain = generic?.descendantsOfType('type_arguments')[0]?.namedChild(0)?.text.replace(/^.*\./, '');
-    const path = str(ann, 'path') ?? (domain ? plural(domain.replace(/^./, (c) => c.toLowerCase())) : undefined);
+    const path =
+      (ann && str(ann, 'path')) ?? (domain ? plural(domain.replace(/^./, (c) => c.toLowerCase())) : undefined);
     if (!path) return;
-    const at = { file, line: lineOf(ann.node) };
+    // Without the annotation Spring Data REST still exports every public repository, but only in a source
+    // that depends on it: `spring-data-rest?` until the source's build file says (extract/index.ts).
+    const framework = ann ? 'spring-data-rest' : IMPLICIT_DATA_REST;
+    const at = { file, line: lineOf(ann?.node ?? repo) };
     const collection = joinPath(path);
     const item = joinPath(path, '{id}');
-    for (const m of ['GET', 'POST'] as const) sink.endpoint(m, collection, 'spring-data-rest', at);
-    for (const m of ['GET', 'PUT', 'PATCH', 'DELETE'] as const) sink.endpoint(m, item, 'spring-data-rest', at);
+    for (const m of ['GET', 'POST'] as const) sink.endpoint(m, collection, framework, at);
+    for (const m of ['GET', 'PUT', 'PATCH', 'DELETE'] as const) sink.endpoint(m, item, framework, at);
+    // An association of the item (`/catalogs/{id}/products`): the entity's relation, whatever its name.
+    sink.endpoint('GET', joinPath(path, '{id}', '{property}'), framework, at);
     for (const member of repo.childForFieldName('body')?.namedChildren ?? []) {
       if (member?.type !== 'method_declaration') continue;
       const name = member.childForFieldName('name')?.text ?? '';
@@ -1152,7 +1166,7 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
         /^(find|read|get|query|search|stream|count|exists)\w*By/.test(name) || anns.some((a) => a.name === 'Query');
       if (!query) continue;
       const sub = (rest && str(rest, 'path')) ?? name;
-      sink.endpoint('GET', joinPath(path, 'search', sub), 'spring-data-rest', { file, line: lineOf(member) });
+      sink.endpoint('GET', joinPath(path, 'search', sub), framework, { file, line: lineOf(member) });
     }
   }
 
@@ -1178,10 +1192,19 @@ export const extractJava = extractorOf(javaRules);
 const GENERIC_METHODS =
   /^(get|set|put|post|delete|patch|head|add|remove|contains|equals|append|format|of|valueOf|toString|apply|accept|call|run|execute|exchange|request|send|info|debug|warn|error|trace|println|print|header|body|build|orElse|map|filter|forEach|collect)$/;
 
+/** Whether a call is inside a method taking Spring Data REST's `RepositoryRestConfiguration`. */
+function withinDataRestConfiguration(node: Node): boolean {
+  const method = enclosing(node, 'method_declaration');
+  return /\bRepositoryRestConfiguration\b/.test(method?.childForFieldName('parameters')?.text ?? '');
+}
+
 function enclosing(node: Node, type: string): Node | undefined {
   for (let n: Node | null = node.parent; n; n = n.parent) if (n.type === type) return n;
   return undefined;
 }
+
+/** Spring Data REST resources of a repository without `@RepositoryRestResource`: kept only where the build depends on it. */
+export const IMPLICIT_DATA_REST = 'spring-data-rest?';
 
 /** English plural of a resource name (Spring Data REST's default path: `category` → `categories`). */
 function plural(word: string): string {

@@ -76,6 +76,8 @@ const JS_NAMES = new Set([
   'getJSON',
   'jsonp',
 ]);
+/** Libraries whose call on a base URL returns an agent that makes requests under it (`supertest(url).post(path)`). */
+const AGENT_LIBS = new Set(['supertest']);
 const CLIENT_LIBS = new Set(['axios', 'got', 'ky', 'superagent', 'request', 'needle']);
 const SERVER_NAMES = /^(app|router|server|fastify|api|routes|r)$/i;
 const CLIENT_RECEIVER = /(^|\.)(\$?http|httpclient|client|apiclient|axios|got)$/i;
@@ -227,7 +229,15 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       if (left?.type === 'member_expression' && left.text.startsWith('this.') && right) {
         scope.add(left.text, right);
         classifyInit(left.text, right);
-      }
+      } else if (
+        left?.type === 'member_expression' &&
+        right &&
+        left.childForFieldName('object')?.type === 'identifier' &&
+        !/^(module|exports|window|document|process)$/.test(left.childForFieldName('object')!.text)
+      )
+        // `$scope.url = '/api/…'` then `$http({ url: $scope.url })`: a property of a parameter or local set
+        // in a function is that function's value (its callbacks see it, other functions do not).
+        scope.addMember(left.text, right);
       // module.exports = { ordersUrl: '…' } / exports.ordersUrl = '…': constants other files read as
       // `config.ordersUrl` (the source's constants, by member name).
       if (left && right && /^(module\.)?exports$/.test(left.text) && right.type === 'object') addObject('', right);
@@ -548,6 +558,19 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
         );
       }
       return;
+    }
+    // supertest('https://gateway:8080').post('/payment/makePurchase'): an agent on a base URL (not on an app
+    // object, which is a test of the app itself), the verb's path under it.
+    const agent = fn.type === 'member_expression' ? fn.childForFieldName('object') : null;
+    if (agent?.type === 'call_expression' && VERBS.has(name) && args[0]) {
+      const lib = agent.childForFieldName('function')?.text ?? '';
+      const baseNode = agent.childForFieldName('arguments')?.namedChildren.find((x) => x && x.type !== 'comment');
+      if (baseNode && AGENT_LIBS.has(imports.get(lib) ?? lib)) {
+        const base = evaluate(baseNode);
+        if (looksLikeUrl(base))
+          emit(httpMethod(name === 'del' ? 'delete' : name) ?? 'GET', concat(base, args[0]), 'supertest', loc);
+        return;
+      }
     }
     if (receiver && VERBS.has(name) && args[0]) {
       const plugin =

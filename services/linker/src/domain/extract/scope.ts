@@ -37,6 +37,8 @@ interface Decl {
   readonly at: Node;
   /** The function the declaration is local to; -1 for the file's (module, class, package) level. */
   readonly owner: number;
+  /** Seen only from inside its function: never one of the source's constants other files read. */
+  readonly hidden?: boolean;
 }
 
 /**
@@ -65,6 +67,15 @@ export class Scope {
   /** `local`: a variable or parameter declaration, visible only inside its enclosing function. */
   add(name: string, value: Node, local = false): void {
     this.#push(name, { node: value, at: value, owner: local ? this.#owner(value) : -1 });
+  }
+
+  /**
+   * A property a function sets on one of its parameters or locals (`$scope.url = …`): a value of that
+   * function (and its callbacks) only; another function's object of the same name is another object.
+   */
+  addMember(name: string, value: Node): void {
+    const owner = this.#owner(value);
+    if (owner !== -1) this.#push(name, { node: value, at: value, owner, hidden: true });
   }
 
   /** A local declared without a value (`String url;`): later assignments in its function are its values. */
@@ -253,7 +264,8 @@ export class Scope {
 
   /** Values known without guessing: exported to the source's constants for cross-file references. */
   *known(): Generator<[string, Part[]]> {
-    for (const name of this.#decls.keys()) {
+    for (const [name, decls] of this.#decls) {
+      if (decls.length > 0 && decls.every((d) => d.hidden)) continue;
       const v = this.lookup(name);
       if (!v || v.length === 0) continue;
       // A partial value crosses files when what it knows is a path (`<computed host>/paymentAuth`).
