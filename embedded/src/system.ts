@@ -213,7 +213,12 @@ async function start(options: SystemOptions): Promise<System> {
     if (failed > 0) log.warn({ failed }, 'runs in flight when the previous process stopped ended failed');
   }
   const runners: RunnerApp[] = [];
-  for (let i = 0; i < (options.runners ?? 1); i++) {
+  const runnerCount = options.runners ?? 1;
+  for (let i = 0; i < runnerCount; i++) {
+    const runnerConfig = loadRunnerConfig(env, `runner-${i}-${process.pid}`);
+    // RUNNER_INSTANCE_ID names the process: each of its runners needs an id of its own (the run lease's holder,
+    // its cancel consumer group), or one runner takes another's lease for its own and a cancel reaches one.
+    if (runnerCount > 1 && env.RUNNER_INSTANCE_ID) runnerConfig.instanceId = `${runnerConfig.instanceId}-${i}`;
     runners.push(
       await startRunnerApp(
         {
@@ -224,7 +229,7 @@ async function start(options: SystemOptions): Promise<System> {
           log: log.child({ service: 'runner', replica: i }),
           ...(local ? { localEvents: local.events } : {}),
         },
-        loadRunnerConfig(env, `runner-${i}-${process.pid}`),
+        runnerConfig,
       ),
     );
   }

@@ -127,3 +127,30 @@ describe.each([
     }
   });
 });
+
+describe('several runners in one process named by RUNNER_INSTANCE_ID (review 24)', () => {
+  it('each runner has an id of its own: its own cancel consumer group', async () => {
+    const engines = inMemoryEngines();
+    const groups: string[] = [];
+    const subscribe = engines.bus.subscribe.bind(engines.bus);
+    engines.bus.subscribe = (topic, group, handler, options) => {
+      if (topic === 'a2a.run.cancel') groups.push(group);
+      return subscribe(topic, group, handler, options);
+    };
+    const system = await startSystem({
+      env: { PORT: '0', HOST: '127.0.0.1', RUNNER_INSTANCE_ID: 'pod-a' },
+      log: silentLogger(),
+      engines,
+      runners: 2,
+    });
+    try {
+      // One group would deliver each cancel to one of the two runners only (and one lease holder for both).
+      expect(new Set(groups).size).toBe(2);
+      expect(groups.every((g) => g.includes('pod-a'))).toBe(true);
+    } finally {
+      await system.close();
+      for (const c of [engines.bus, engines.eventLog, engines.cache, engines.limiter, engines.blobs, engines.store])
+        await c.close();
+    }
+  }, 120_000);
+});

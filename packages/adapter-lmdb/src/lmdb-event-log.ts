@@ -211,9 +211,8 @@ export class LmdbEventLog implements EventLog {
     this.#remember(stream, meta);
   }
 
-  /** Deletes the streams past their retention that no tail waits on; resolves how many. */
   /**
-   * Deletes the streams past their retention. The stream records are read a page at a time with a turn of the
+   * Deletes the streams past their retention; resolves how many. The stream records are read a page at a time with a turn of the
    * event loop between pages (a log holds one stream per task kept, so reading them all at once held the loop
    * for as long as the log was large), and every expired stream goes, not only the first 500 of a sweep.
    */

@@ -282,12 +282,14 @@ export class TaskCore {
       async (cur) => {
         made = await change(cur);
         if (!made) return undefined;
-        // The stored task names every event of this write, for the redelivery repair (ADR 0025).
-        if (made.earlier?.length) made.doc.lastBatch = made.earlier;
-        else delete made.doc.lastBatch;
         const unlogged = cur.doc.logPending ? cur.doc.lastEvent : undefined;
         pending = unlogged && unlogged.seq === firstSeq(made) - 1 ? unlogged : undefined;
         delete made.doc.logPending;
+        // The stored task names every event of this write, for the redelivery repair (ADR 0025): the pending
+        // one too, which this write appends first (a repair without it would leave the log a gap at its seq).
+        const batch = pending ? [pending, ...(made.earlier ?? [])] : made.earlier;
+        if (batch?.length) made.doc.lastBatch = batch;
+        else delete made.doc.lastBatch;
         finishes = !isTerminal(cur.doc.status.state) && isTerminal(made.doc.status.state);
         return made.doc;
       },

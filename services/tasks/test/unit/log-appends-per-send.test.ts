@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { AppError } from '@a2a-inbound/errors';
 import { eventsV1 } from '@a2a-inbound/proto';
 import { delta, status, taskServiceSetup, textMsg } from '../support/task-service-setup';
 
@@ -120,5 +121,19 @@ describe('one event-log append per echo send (ADR 0060)', () => {
     for (let r = await stream.next(); !r.done; r = await stream.next()) items.push(r.value);
     expect(items.map((i) => i.seq)).toEqual([1, 2, 3, 4, 5, 6]);
     ac.abort();
+  });
+
+  it('push off: a run write whose append failed is repaired on redelivery with the pending `working` event too', async () => {
+    const { tasks, bus, eventLog, caller, runs, frames } = await setup(false);
+    const task = await tasks.send(caller, textMsg('p-repair'), { blocking: false });
+    await bus.drain();
+    const batch = echoBatch(task.id, runs.at(-1)!.runId);
+    // The first apply stores the task, then the log is unreachable: the bus consumer retries the message.
+    vi.spyOn(eventLog, 'appendBatch').mockRejectedValueOnce(new AppError('UNAVAILABLE', 'event log down'));
+    await expect(tasks.applyRunEvent(batch)).rejects.toThrow('event log down');
+    expect(await frames(task.id)).toEqual([]);
+    // The redelivery repairs the log with every event the write emitted: `working` included, no gap.
+    await tasks.applyRunEvent(batch);
+    expect(await frames(task.id)).toEqual(ECHO_FRAMES);
   });
 });

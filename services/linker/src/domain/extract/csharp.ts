@@ -139,6 +139,8 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
   /** Parameters of an options type (`IOptions<EventBusOptions> options`): name → options class. */
   const optionsParams = new Map<string, string>();
   let fileSites = 0;
+  /** A compilation unit's file-scoped namespace (`namespace X;`), by the unit's node id (`namespaceOf`). */
+  const unitNamespaces = new Map<number, string | undefined>();
 
   /**
    * `GetItemsUri(baseUri, page)`: a method of the file called with arguments is what it returns with its
@@ -945,10 +947,17 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     for (let n: Node | null = node.parent; n; n = n.parent) {
       if (n.type === 'namespace_declaration' || n.type === 'file_scoped_namespace_declaration')
         return n.childForFieldName('name')?.text;
-      if (n.type === 'compilation_unit')
-        return named(n)
-          .find((x) => x.type === 'file_scoped_namespace_declaration')
-          ?.childForFieldName('name')?.text;
+      if (n.type === 'compilation_unit') {
+        // Looked up once per unit: listing its children for every class made N top-level classes N² nodes.
+        if (!unitNamespaces.has(n.id))
+          unitNamespaces.set(
+            n.id,
+            named(n)
+              .find((x) => x.type === 'file_scoped_namespace_declaration')
+              ?.childForFieldName('name')?.text,
+          );
+        return unitNamespaces.get(n.id);
+      }
     }
     return undefined;
   }
