@@ -106,7 +106,9 @@ export class LmdbEventLog implements EventLog {
       // The bytes are copied into the page by the put itself (inside this transaction): no copy of ours.
       for (const e of fresh) void this.db.events.put(key(prefix, num(e.seq)), e.data as Buffer);
       const next: StreamMeta = { last: fresh.at(-1)!.seq };
-      if (meta?.exp !== undefined) next.exp = meta.exp;
+      // The retention in the append's own commit: a final append and its `expire` were two commits.
+      if (options.expireAfterMs !== undefined) next.exp = this.#clock.now() + options.expireAfterMs;
+      else if (meta?.exp !== undefined) next.exp = meta.exp;
       void this.db.streams.put(prefix, JSON.stringify(next));
       return { appended: fresh.length, meta: next };
     });

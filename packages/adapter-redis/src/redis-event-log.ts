@@ -144,6 +144,8 @@ export class RedisEventLog implements EventLog {
       ),
     );
     if (result === -1) throw new AppError('UNAVAILABLE', `event log stream ${stream} is full`);
+    // A second command, as `expire` was (folding it into the script would save it: not done here).
+    if (Number(result) > 0 && options.expireAfterMs !== undefined) await this.expire(stream, options.expireAfterMs);
     return Number(result);
   }
 

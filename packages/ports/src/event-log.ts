@@ -20,6 +20,9 @@
  *   not hold a connection (or any other scarce resource) per tail, so thousands can wait in one process.
  *   A tail that was waiting while the stream was lost yields the events appended after the loss.
  * - `expire(stream, ttlMs)` sets retention for the whole stream.
+ * - `appendBatch(stream, events, { expireAfterMs })` also sets it, in the same step, when the call appended
+ *   something (as `expire` right after it would): a task's final events and its stream's retention in one
+ *   write. A call that appended nothing leaves the retention as it was.
  */
 export interface LoggedEvent {
   readonly seq: number;
@@ -29,6 +32,8 @@ export interface LoggedEvent {
 export interface AppendOptions {
   /** Append even when seq > last + 1 (the events in between are known to be lost); duplicates still refused. */
   readonly allowGap?: boolean;
+  /** When this call appends, the stream expires this long after now (`expire` in the same step). */
+  readonly expireAfterMs?: number;
 }
 
 export interface EventLog {

@@ -75,6 +75,7 @@ export class InMemoryEventLog implements EventLog {
     if (s.events.length + fresh.length > this.#maxEvents)
       throw new AppError('UNAVAILABLE', `event log stream ${stream} is full`);
     for (const e of fresh) s.events.push({ seq: e.seq, data: e.data.slice() });
+    if (options.expireAfterMs !== undefined) s.expiresAt = this.#clock.now() + options.expireAfterMs;
     const waiters = [...s.waiters];
     s.waiters.clear();
     // Wake tails on a later turn: never inside the appender's stack.

@@ -203,5 +203,20 @@ export function describeEventLogContract(
       expect(await log.last(stream('x'))).toBe(1);
       await log.ping();
     });
+
+    it('sets the retention with an append that appends, and only then', async () => {
+      const kept = stream('retain-kept');
+      const gone = stream('retain-gone');
+      await log.appendBatch(kept, [{ seq: 1, data: enc('a') }]);
+      await log.append(gone, 1, enc('a'));
+      // A redelivery appends nothing: the stream keeps its (lack of) retention.
+      expect(await log.appendBatch(kept, [{ seq: 1, data: enc('a') }], { expireAfterMs: 1 })).toBe(0);
+      // A final batch: appended, and the stream expires 1 ms later.
+      expect(await log.appendBatch(gone, [{ seq: 2, data: enc('b') }], { expireAfterMs: 1 })).toBe(1);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(await log.last(kept)).toBe(1);
+      expect(await log.last(gone)).toBe(0);
+      expect(await log.read(gone, 0)).toEqual([]);
+    });
   });
 }

@@ -523,7 +523,9 @@ export class TaskCore {
     entries: readonly { seq: number; data: Uint8Array }[],
     final: boolean,
   ): Promise<number> {
-    let appended = await this.deps.eventLog.appendBatch(task.id, entries);
+    // A final batch sets its stream's retention in the same append (one LMDB commit, not two).
+    const retain = final ? { expireAfterMs: this.deps.config.retentionMs } : {};
+    let appended = await this.deps.eventLog.appendBatch(task.id, entries, retain);
     if (appended === 0) {
       // Refused: all duplicates (a redelivery: fine), or the log is behind the stored task, which is
       // authoritative: it lost events (Redis restarted without persistence, or the stream expired). Append
@@ -532,7 +534,7 @@ export class TaskCore {
       const first = entries[0]!.seq;
       const last = await this.deps.eventLog.last(task.id);
       if (last < first - 1) {
-        appended = await this.deps.eventLog.appendBatch(task.id, entries, { allowGap: true });
+        appended = await this.deps.eventLog.appendBatch(task.id, entries, { ...retain, allowGap: true });
         if (appended > 0)
           this.deps.log.warn(
             { taskId: task.id, seq: first, logLast: last },
@@ -540,7 +542,8 @@ export class TaskCore {
           );
       }
     }
-    if (final) await this.deps.eventLog.expire(task.id, this.deps.config.retentionMs);
+    // Nothing appended (a redelivery): the retention is set as before, by itself.
+    if (final && appended === 0) await this.deps.eventLog.expire(task.id, this.deps.config.retentionMs);
     return appended;
   }
 
