@@ -23,16 +23,17 @@ export interface RedisEventLogOptions extends RedisConnectOptions {
 }
 
 /*
- * Appends consecutive seqs (ARGV[5] is the first, ARGV[6..] the data; one event is a batch of one) atomically,
+ * Appends consecutive seqs (ARGV[6] is the first, ARGV[7..] the data; one event is a batch of one) atomically,
  * announcing them on the notification channel ARGV[3] as "<last seq> <stream>" so waiting tails of every
  * process read at once. Entry ids are explicit `<seq>-1`, so the stream's own id order is the sequence order
  * and XRANGE can start after any seq. The ones at or below last are skipped (a redelivery), the rest are
  * appended when the first of them is last + 1 (with ARGV[2] = '1', anything above last), or none are.
+ * When it appended and ARGV[5] is not empty, the stream expires ARGV[5] ms later (the retention of a final batch).
  * Returns how many were appended, 0 refused, -1 stream full.
  */
 const APPEND_BATCH = new LuaScript(`
-local first = tonumber(ARGV[5])
-local n = #ARGV - 5
+local first = tonumber(ARGV[6])
+local n = #ARGV - 6
 local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 local last = 0
 if #top > 0 then last = tonumber(string.match(top[1][1], '^(%d+)-')) end
@@ -42,8 +43,9 @@ if skip >= n then return 0 end
 if ARGV[2] ~= '1' and first + skip ~= last + 1 then return 0 end
 if redis.call('XLEN', KEYS[1]) + n - skip > tonumber(ARGV[1]) then return -1 end
 for i = skip + 1, n do
-  redis.call('XADD', KEYS[1], tostring(first + i - 1) .. '-1', 'd', ARGV[5 + i])
+  redis.call('XADD', KEYS[1], tostring(first + i - 1) .. '-1', 'd', ARGV[6 + i])
 end
+if ARGV[5] ~= '' then redis.call('PEXPIRE', KEYS[1], ARGV[5]) end
 redis.call('PUBLISH', ARGV[3], tostring(first + n - 1) .. ' ' .. ARGV[4])
 return n - skip
 `);
@@ -138,14 +140,13 @@ export class RedisEventLog implements EventLog {
           options.allowGap ? '1' : '0',
           this.#channel,
           stream,
+          options.expireAfterMs === undefined ? '' : String(Math.max(0, Math.floor(options.expireAfterMs))),
           String(events[0]!.seq),
           ...events.map((e) => Buffer.from(e.data.buffer, e.data.byteOffset, e.data.byteLength)),
         ],
       ),
     );
     if (result === -1) throw new AppError('UNAVAILABLE', `event log stream ${stream} is full`);
-    // A second command, as `expire` was (folding it into the script would save it: not done here).
-    if (Number(result) > 0 && options.expireAfterMs !== undefined) await this.expire(stream, options.expireAfterMs);
     return Number(result);
   }
 
