@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { AppError } from '@a2a-inbound/errors';
 import { eventsV1 } from '@a2a-inbound/proto';
+import { DEFAULT_TASK_CONFIG } from '../../src/domain/task-service';
 import { delta, status, taskServiceSetup, textMsg } from '../support/task-service-setup';
 
 /** The echo run's five events as one batch (ADR 0025): four append deltas and `completed`. */
@@ -51,6 +52,19 @@ describe('one event-log append per echo send (ADR 0060)', () => {
     expect(await frames(task.id)).toEqual(ECHO_FRAMES);
     // Nothing is left pending on the stored task.
     expect((await tasks.get(caller, task.id)).status.state).toBe('completed');
+  });
+
+  it("a final append sets its stream's retention in the same call", async () => {
+    const { tasks, bus, eventLog, caller, runs } = await setup(false);
+    const appendBatch = vi.spyOn(eventLog, 'appendBatch');
+    const expire = vi.spyOn(eventLog, 'expire');
+    const task = await tasks.send(caller, textMsg('p-retain'), { blocking: false });
+    await bus.drain();
+    await tasks.applyRunEvent(echoBatch(task.id, runs.at(-1)!.runId));
+    expect(appendBatch).toHaveBeenCalledTimes(1);
+    expect(appendBatch.mock.calls[0]![2]).toEqual({ expireAfterMs: DEFAULT_TASK_CONFIG.retentionMs });
+    // One write for the final events and the retention (one LMDB commit in the durable embedded mode).
+    expect(expire).not.toHaveBeenCalled();
   });
 
   it('push on: the send logs `working` at once (webhooks is told), the run its own events: the same frames', async () => {
