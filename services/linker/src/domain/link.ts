@@ -2,6 +2,7 @@ import { applyApiInterfaces, applyGatewayRoutes, applyGoOptions } from './api-in
 import { applyGoPackages } from './go-packages';
 import { instantiateBusSites } from './bus';
 import { instantiateObjects } from './objects';
+import { applyChannelConstants } from './extract/eventuate';
 import type {
   Binding,
   Broker,
@@ -1834,7 +1835,11 @@ export function link(sources: readonly SourceFacts[]): LinkResult {
   const sorted = instantiateBusSites(
     instantiateObjects(
       applyGoPackages(
-        applyGoOptions(applyGatewayRoutes(applyApiInterfaces([...sources].sort((a, b) => cmp(a.source, b.source))))),
+        applyGoOptions(
+          applyGatewayRoutes(
+            applyApiInterfaces(applyChannelConstants([...sources].sort((a, b) => cmp(a.source, b.source)))),
+          ),
+        ),
       ),
     ),
   );

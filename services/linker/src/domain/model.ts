@@ -449,6 +449,8 @@ export interface SourceFacts {
   /** Classes summarised for call-site instantiation, and the sites that may instantiate them (ADR 0062). */
   objClasses?: ObjClass[];
   objSites?: ObjSite[];
+  /** String constants of the source's Java classes as `Type.NAME` (Eventuate Tram channels other sources name). */
+  channelConstants?: Record<string, string>;
 }
 
 export function emptyFacts(source: string): SourceFacts {
