@@ -386,6 +386,8 @@ export interface ObjSite {
    */
   readonly receiver?: string;
   readonly assigned?: string;
+  /** Java: the declared type of the receiver (`OrdersClient client`): only instances of that class. */
+  readonly receiverType?: string;
   readonly loc: Loc;
 }
 

@@ -235,9 +235,20 @@ export function instantiateObjects(sources: readonly SourceFacts[]): SourceFacts
         });
         // A receiver named like the variable an instance was assigned to takes that instance; a receiver
         // holding none of them takes the one instance that has the method (two: the call is not followed).
-        const held = site.receiver === undefined ? fits : fits.filter((f) => f.inst.assigned === site.receiver);
+        const typed = site.receiverType;
+        const ofType = typed !== undefined ? fits.filter((f) => f.inst.cls.name === typed) : [];
+        // Several beans of the type: the one whose name is the receiver's (Spring injects by name then).
+        const byName = ofType.filter((f) => f.inst.assigned === site.receiver);
+        const held =
+          typed !== undefined
+            ? byName.length
+              ? byName
+              : ofType
+            : site.receiver === undefined
+              ? fits
+              : fits.filter((f) => f.inst.assigned === site.receiver);
         const chosen =
-          site.receiver === undefined || held.length
+          site.receiver === undefined || typed !== undefined || held.length
             ? held
             : new Set(fits.map((f) => f.inst.cls)).size === 1 && fits.length === 1
               ? fits

@@ -168,3 +168,73 @@ describe('object summaries instantiated at call sites (Python)', () => {
     expect(gaps(r)).toEqual([]);
   });
 });
+
+describe('object summaries instantiated at call sites (Java)', () => {
+  it('a REST client base and a Kafka publisher of a library source, created by @Bean methods of a service with its configuration (two beans of one class told apart by name): each call made where the service calls them', async () => {
+    const r = await reportOf({
+      ...servers,
+      shipping: {
+        'consumer.py': lines(
+          'from aiokafka import AIOKafkaConsumer',
+          'consumer = AIOKafkaConsumer("order-events", bootstrap_servers="kafka:9092")',
+        ),
+      },
+      lib: {
+        'src/main/java/com/acme/lib/RestClientBase.java': lines(
+          'package com.acme.lib;',
+          'public class RestClientBase {',
+          '  private final RestTemplate rest;',
+          '  private final String base;',
+          '  public RestClientBase(RestTemplate rest, String base) { this.rest = rest; this.base = base; }',
+          '  public Order order(long id) { return rest.getForObject(base + "/api/orders/{id}", Order.class, id); }',
+          '}',
+        ),
+        'src/main/java/com/acme/lib/EventPublisher.java': lines(
+          'package com.acme.lib;',
+          'public class EventPublisher {',
+          '  private final KafkaTemplate<String, Object> kafka;',
+          '  private final String topic;',
+          '  public EventPublisher(KafkaTemplate<String, Object> kafka, String topic) { this.kafka = kafka; this.topic = topic; }',
+          '  public void publish(Object event) { kafka.send(topic, event); }',
+          '}',
+        ),
+      },
+      web: {
+        'src/main/java/com/acme/web/Clients.java': lines(
+          'package com.acme.web;',
+          '@Configuration',
+          'public class Clients {',
+          '  @Bean RestClientBase ordersClient(RestTemplate t, @Value("${clients.orders}") String ordersUrl) { return new RestClientBase(t, ordersUrl); }',
+          '  @Bean RestClientBase archiveClient(RestTemplate t, @Value("${clients.archive}") String archiveUrl) { return new RestClientBase(t, archiveUrl); }',
+          '  @Bean EventPublisher events(KafkaTemplate<String, Object> t, @Value("${app.topic}") String topic) { return new EventPublisher(t, topic); }',
+          '}',
+        ),
+        'src/main/java/com/acme/web/OrderView.java': lines(
+          'package com.acme.web;',
+          '@Service',
+          'public class OrderView {',
+          '  private final RestClientBase ordersClient;',
+          '  private final RestClientBase archiveClient;',
+          '  private final EventPublisher events;',
+          '  public Order show(long id) { events.publish(id); return ordersClient.order(id); }',
+          '  public Order old(long id) { return archiveClient.order(id); }',
+          '}',
+        ),
+        'src/main/resources/application.yml': lines(
+          'app:',
+          '  topic: order-events',
+          'clients:',
+          '  orders: http://orders:8000',
+          '  archive: http://archive:8000',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web src/main/java/com/acme/web/OrderView.java:7 | GET orders/api/orders/{} | orders app/main.py:3 GET /api/orders/{oid} (fastapi)',
+      'web src/main/java/com/acme/web/OrderView.java:8 | GET archive/api/orders/{} | archive app/main.py:3 GET /api/orders/{oid} (fastapi)',
+      'web src/main/java/com/acme/web/OrderView.java:7 | produce Kafka topic `order-events` | shipping consumer.py:2 consume Kafka topic `order-events`',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+    expect(gaps(r)).toEqual([]);
+  });
+});

@@ -127,6 +127,10 @@ export const HOLE_PART: Part = { hole: true };
  */
 export const FIELD_REF = '\u0003f:';
 export const isFieldRef = (p: Part): boolean => 'ref' in p && p.ref.startsWith(FIELD_REF);
+/** Java: a constructor's parameter `i` of class C (`new C#i`), whatever `new C(…)` passes. */
+export const CTOR_REF = /^new ([A-Z]\w*)#(\d+)$/;
+/** A value known only where an object is created: one of its fields or its constructor's arguments. */
+const isObjectRef = (p: Part): boolean => isFieldRef(p) || ('ref' in p && CTOR_REF.test(p.ref));
 
 /** A call or publish of a method whose names come from the object's fields: an effect of its class. */
 export type FieldUse =
@@ -656,7 +660,7 @@ export class Sink {
     loc: Loc,
     extra: { serviceName?: string; clientClass?: string } = {},
   ): void {
-    if (url.some(isFieldRef)) this.fieldUses.push({ kind: 'http', method, url, client, loc });
+    if (url.some(isObjectRef)) this.fieldUses.push({ kind: 'http', method, url, client, loc });
     // A URL built from a variable set in branches: one call per value it may have.
     for (const one of expandAlternatives(url))
       if (this.#once(`c|${loc.file}|${loc.line}|${JSON.stringify(one)}`))
@@ -739,7 +743,7 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
     const w = c.within;
     const isParam = (p: Part): boolean => 'ref' in p && w !== undefined && w.params.includes(p.ref);
     // A name from the object's fields: its class's summary publishes where the object is created and used.
-    if ([...(exchange ?? []), ...(key ?? [])].some(isFieldRef))
+    if ([...(exchange ?? []), ...(key ?? [])].some(isObjectRef))
       sink.fieldUses.push({ kind: 'publish', broker, exchange: exchange ?? [], key: key ?? [], loc: c.loc });
     else if (w && [...(exchange ?? []), ...(key ?? [])].some(isParam))
       sink.messageWrappers.push({ within: w, broker, exchange: exchange ?? [], key: key ?? [], loc: c.loc });

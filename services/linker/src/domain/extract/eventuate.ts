@@ -223,7 +223,8 @@ export function eventuateFile(raw: string, file: string): EventuateFile | undefi
   }
   // Saga commands. `send(new X(…)).to(channel)` (a step's `CommandWithDestination`) and
   // `commandProducer.send(channel, new X(…), …)` send command X to the channel.
-  for (const m of text.matchAll(
+  const sends = text.includes('send');
+  for (const m of (sends ? text : '').matchAll(
     /(?<![\w$.])send[ \t]{0,16}\([ \t\n]{0,16}new[ \t\n]{1,16}(?:[\w.]{1,200}\.)?([A-Z]\w{0,63})[ \t]{0,16}\(/g,
   )) {
     const statement = text.slice(m.index, m.index + 1500).split(';')[0]!;
@@ -233,7 +234,7 @@ export function eventuateFile(raw: string, file: string): EventuateFile | undefi
     const channel = to ? channelRef(to, 1) : undefined;
     if (channel) direct.push({ channel, line: line(m.index), events: [m[1]!] });
   }
-  for (const m of text.matchAll(
+  for (const m of (sends && text.includes('CommandProducer') ? text : '').matchAll(
     new RegExp(
       String.raw`(?<![\w$.])([a-z_]\w{0,63})[ \t\n]{0,16}\.[ \t\n]{0,16}send[ \t]{0,16}\([ \t\n]{0,16}${CHANNEL_ARG}[ \t\n]{0,16},[ \t\n]{0,16}new[ \t\n]{1,16}(?:[\w.]{1,200}\.)?([A-Z]\w{0,63})`,
       'g',
@@ -243,7 +244,7 @@ export function eventuateFile(raw: string, file: string): EventuateFile | undefi
     if (channel) direct.push({ channel, line: line(m.index), events: [m[2 + CHANNEL_GROUPS]!] });
   }
   const endpoints: NonNullable<EventuateFile['endpoints']> = [];
-  for (const m of text.matchAll(
+  for (const m of (text.includes('CommandEndpointBuilder') ? text : '').matchAll(
     new RegExp(
       String.raw`\b([A-Za-z_]\w{0,63})[ \t\n]{0,16}=[ \t\n]{0,16}CommandEndpointBuilder[ \t\n]{0,16}\.[ \t\n]{0,16}forCommand[ \t]{0,16}\([ \t\n]{0,16}${CLASS_NAME}[ \t\n]{0,16}\)[ \t\n]{0,16}\.[ \t\n]{0,16}withChannel[ \t]{0,16}\([ \t\n]{0,16}${CHANNEL_ARG}[ \t\n]{0,16}\)`,
       'g',
@@ -253,7 +254,7 @@ export function eventuateFile(raw: string, file: string): EventuateFile | undefi
     if (channel) endpoints.push({ field: m[1]!, command: m[2]!, channel, line: line(m.index) });
   }
   const invocations: NonNullable<EventuateFile['invocations']> = [];
-  for (const m of text.matchAll(
+  for (const m of (/invokeParticipant|withCompensation|notifyParticipant/.test(text) ? text : '').matchAll(
     /\.[ \t\n]{0,16}(?:invokeParticipant|withCompensation|notifyParticipant)[ \t]{0,16}\([ \t\n]{0,16}([a-z_]\w{0,63})[ \t]{0,16}\.[ \t]{0,16}([A-Za-z_]\w{0,63})[ \t\n]{0,16},/g,
   )) {
     const type = declared.get(m[1]!);

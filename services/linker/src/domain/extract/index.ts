@@ -261,6 +261,23 @@ export async function extractSource(
     for (const url of expandAlternatives(resolve(c.url)))
       resolvedCalls.set(JSON.stringify({ ...c, url }), { ...c, url });
   facts.calls.splice(0, facts.calls.length, ...resolvedCalls.values());
+  // A summarised call or publish the source already resolved (every `new C(…)` of it agrees) stays where it is.
+  if (facts.objClasses?.length) {
+    const known = new Set<string>();
+    for (const c of facts.calls)
+      if (!c.url.some((p) => 'hole' in p || 'ref' in p)) known.add(`${c.loc.file}:${c.loc.line}`);
+    for (const p of facts.publishes)
+      if (!`${p.exchange}${p.key}`.includes('{}')) known.add(`${p.loc.file}:${p.loc.line}`);
+    facts.objClasses = facts.objClasses.map((c) => ({
+      ...c,
+      methods: c.methods.map((m) => ({
+        ...m,
+        effects: m.effects.filter(
+          (e) => !((e.op === 'http' || (e.op === 'publish' && e.broker)) && known.has(`${c.file}:${e.line}`)),
+        ),
+      })),
+    }));
+  }
   // Where object summaries are instantiated: their arguments resolved like every value of the source.
   if (facts.objSites?.length)
     facts.objSites = facts.objSites.map((site) => ({

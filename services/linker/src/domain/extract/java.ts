@@ -21,8 +21,12 @@ import {
   sharedRuleName,
   summarisable,
   withBase,
+  CTOR_REF,
+  FIELD_REF,
+  type FieldUse,
 } from './common';
 import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
+import { MAX_SITES_PER_FILE, type MethodSpan, summariseFromUses } from './objects';
 import { JAVA_GRPC } from './grpc';
 
 /** A file using the JAX-RS client API. */
@@ -646,9 +650,93 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     return out;
   }
 
+  /**
+   * Where object summaries are instantiated (ADR 0062): `new OrdersClient(url)` and `client.get(id)` with the
+   * receiver's declared type (a field injected by type holds the instance a `@Bean` method created).
+   */
+  function objSite(n: Node, name: string, isNew: boolean): void {
+    const list = (sink.facts.objSites ??= []);
+    if (list.length >= MAX_SITES_PER_FILE || !/^[A-Za-z_]/.test(name)) return;
+    if (isNew && (!/^[A-Z]/.test(name) || n.childForFieldName('body'))) return;
+    const obj = isNew ? undefined : n.childForFieldName('object');
+    if (!isNew && (!obj || obj.type === 'this')) return;
+    const receiver = obj?.text.replace(/^this\./, '');
+    const receiverType = receiver ? types.get(receiver) : undefined;
+    if (!isNew && !receiverType) return;
+    // The name the object goes by: a `@Bean` method's (`return new C(…)`), a variable's or a field's.
+    const parent = n.parent;
+    const assigned = !isNew
+      ? undefined
+      : parent?.type === 'return_statement'
+        ? enclosing(n, 'method_declaration')?.childForFieldName('name')?.text
+        : parent?.type === 'variable_declarator'
+          ? parent.childForFieldName('name')?.text
+          : parent?.type === 'assignment_expression'
+            ? parent.childForFieldName('left')?.text.replace(/^this\./, '')
+            : undefined;
+    list.push({
+      name,
+      ...(isNew ? { isNew } : {}),
+      args: argList(n.childForFieldName('arguments')).map((x) => evaluate(x)),
+      ...(receiverType ? { receiverType, receiver: receiver! } : {}),
+      ...(assigned ? { assigned } : {}),
+      loc: { file, line: lineOf(n) },
+    });
+  }
+
+  /**
+   * A class whose methods call or publish with what its constructor was given (`new C#i`, read where the
+   * object is created): summarised with the constructor's arguments as its fields, run at each creation.
+   */
+  function summariseClass(cls: Node): void {
+    const name = cls.childForFieldName('name')?.text;
+    const body = cls.childForFieldName('body');
+    if (!name || !body) return;
+    const start = lineOf(cls);
+    const end = cls.endPosition.row + 1;
+    const mine = (p: Part): boolean => 'ref' in p && CTOR_REF.exec(p.ref)?.[1] === name;
+    const asField = (v: readonly Part[]): Part[] =>
+      v.map((p) => (mine(p) ? { ref: `${FIELD_REF}#${CTOR_REF.exec((p as { ref: string }).ref)![2]}` } : p));
+    const uses: FieldUse[] = sink.fieldUses
+      .filter((u) => u.loc.file === file && u.loc.line >= start && u.loc.line <= end)
+      .filter((u) => (u.kind === 'http' ? u.url : [...u.exchange, ...u.key]).some(mine))
+      .map((u) =>
+        u.kind === 'http'
+          ? { ...u, url: asField(u.url) }
+          : { ...u, exchange: asField(u.exchange), key: asField(u.key) },
+      );
+    if (uses.length === 0) return;
+    const arity = Math.max(
+      0,
+      ...argList(body)
+        .filter((m) => m.type === 'constructor_declaration')
+        .map((m) => argList(m.childForFieldName('parameters')).filter((x) => x.type === 'formal_parameter').length),
+    );
+    const params = Array.from({ length: arity }, (_, i) => `#${i}`);
+    const methods: MethodSpan[] = argList(body)
+      .filter((m) => m.type === 'method_declaration')
+      .map((m) => ({
+        name: m.childForFieldName('name')?.text ?? '',
+        params: argList(m.childForFieldName('parameters'))
+          .filter((x) => x.type === 'formal_parameter')
+          .map((x) => x.childForFieldName('name')?.text ?? ''),
+        start: lineOf(m),
+        end: m.endPosition.row + 1,
+      }));
+    const summary = summariseFromUses(
+      name,
+      file,
+      { params, sets: params.map((p) => [p, [{ ref: p }]]) },
+      methods,
+      uses,
+    );
+    if (summary) (sink.facts.objClasses ??= []).push(summary);
+  }
+
   function onInvocation(inv: Node): void {
     const name = inv.childForFieldName('name')?.text ?? '';
     site(inv, name);
+    objSite(inv, name, false);
     declaredClientBase(inv, name);
     // StreamBridge.send("orders-out-0" | "orders", payload): a binding, or a destination of that name.
     if (name === 'send' && /bridge/i.test(inv.childForFieldName('object')?.text ?? '')) {
@@ -1166,6 +1254,9 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
       { on: ['method_invocation'], each: onBeanBuilder },
       { on: ['method_invocation'], each: onInvocation },
       { on: ['class_declaration', 'interface_declaration'], each: onClass },
+      { on: ['object_creation_expression'], each: (n) => objSite(n, typeName(n) ?? '', true) },
+      // After the rules that find calls and publishes: the classes that make them with their constructor's arguments.
+      { on: ['class_declaration'], each: summariseClass },
       sqlStringRule(sink, file, ['string_literal'], (s) => literal(evaluate(s)) ?? ''),
     ],
   };
