@@ -237,4 +237,35 @@ describe('object summaries instantiated at call sites (Java)', () => {
     expect(unresolved(r)).toEqual([]);
     expect(gaps(r)).toEqual([]);
   });
+
+  it('a @ConfigurationProperties record’s accessor (serviceUrlConfig.location()) is its property; UriComponentsBuilder.fromUriString(base).path(…).queryParam(…).buildAndExpand().toUri() is base + path', async () => {
+    const r = await reportOf({
+      ...servers,
+      web: {
+        'src/main/java/com/acme/web/ServiceUrlConfig.java': lines(
+          'package com.acme.web;',
+          '@ConfigurationProperties(prefix = "acme.services")',
+          'public record ServiceUrlConfig(String orders, String archive) {}',
+        ),
+        'src/main/java/com/acme/web/OrderService.java': lines(
+          'package com.acme.web;',
+          '@Service',
+          'public class OrderService {',
+          '  private final RestClient restClient;',
+          '  private final ServiceUrlConfig serviceUrlConfig;',
+          '  public Order get(long id) {',
+          '    final URI url = UriComponentsBuilder.fromUriString(serviceUrlConfig.archive())',
+          '        .path("/api/orders/{id}").queryParam("full", true).buildAndExpand(id).toUri();',
+          '    return restClient.get().uri(url).retrieve().body(Order.class);',
+          '  }',
+          '}',
+        ),
+        'src/main/resources/application.properties': 'acme.services.archive=http://archive:8000\n',
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web src/main/java/com/acme/web/OrderService.java:9 | GET archive/api/orders/{} | archive app/main.py:3 GET /api/orders/{oid} (fastapi)',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+  });
 });

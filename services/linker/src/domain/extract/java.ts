@@ -322,6 +322,19 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
           if (prefix) return [{ config: `${prefix}.${propertyOf(name)}` }];
           if (type) return [{ ref: `${type}.${name}` }];
         }
+        // serviceUrlConfig.location() on a @ConfigurationProperties record: its component (`onRecord`).
+        if (obj && name && !/^get[A-Z]/.test(name) && a.length === 0) {
+          const type = types.get(obj.replace(/^this\./, ''));
+          if (type && /^[A-Z]/.test(type)) return sink.callValue(`${type}.${name}`, []);
+        }
+        // UriComponentsBuilder.fromUriString(base).path("/x").queryParam(…).buildAndExpand(): base + path.
+        if (obj && name && /UriComponentsBuilder/.test(obj)) {
+          const o = node.childForFieldName('object')!;
+          if (/^from(UriString|HttpUrl|Uri)$/.test(name) && a[0]) return evaluate(a[0]);
+          if (name === 'path' && a[0]) return concat(evaluate(o), evaluate(a[0]));
+          if (/^(queryParam|queryParams|queryParamIfPresent|replaceQueryParam|build|buildAndExpand|encode)$/.test(name))
+            return evaluate(o);
+        }
         if (obj === 'System' && name === 'getenv' && a[0]) return [{ env: literal(evaluate(a[0])) ?? '' }];
         // A helper of the class, getenv("CART_HOST", "cart"): the variable with its default.
         if ((!obj || obj === 'this') && name && /^(get)?env(OrDefault)?$/i.test(name) && a.length === 2) {
@@ -910,6 +923,27 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
   }
 
   // ---- classes: Spring MVC controllers, Feign clients, listeners, entities
+  /**
+   * `@ConfigurationProperties(prefix = "yas.services") record ServiceUrlConfig(String location)`: the accessor
+   * `location()` anywhere in the source is the property `yas.services.location` (a return summary).
+   */
+  function onRecord(rec: Node): void {
+    const props = annotations(rec).find((a) => a.name === 'ConfigurationProperties');
+    const prefix = props ? str(props, 'prefix', 'value') : undefined;
+    const name = rec.childForFieldName('name')?.text;
+    if (prefix === undefined || !name) return;
+    for (const c of argList(rec.childForFieldName('parameters'))) {
+      const field = c.childForFieldName('name')?.text;
+      if (field)
+        sink.returnSummaries.push({
+          name: `${name}.${field}`,
+          params: 0,
+          required: 0,
+          value: [{ config: prefix ? `${prefix}.${field}` : field }],
+        });
+    }
+  }
+
   function onClass(cls: Node): void {
     const anns = annotations(cls);
     const has = (n: string): Annotation | undefined => anns.find((a) => a.name === n);
@@ -1254,6 +1288,7 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
       { on: ['method_invocation'], each: onBeanBuilder },
       { on: ['method_invocation'], each: onInvocation },
       { on: ['class_declaration', 'interface_declaration'], each: onClass },
+      { on: ['record_declaration'], each: onRecord },
       { on: ['object_creation_expression'], each: (n) => objSite(n, typeName(n) ?? '', true) },
       // After the rules that find calls and publishes: the classes that make them with their constructor's arguments.
       { on: ['class_declaration'], each: summariseClass },
