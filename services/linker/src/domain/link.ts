@@ -3,6 +3,7 @@ import { applyGoMounts, applyGoPackages } from './go-packages';
 import { instantiateOutboxes } from './outbox';
 import { instantiateBusSites } from './bus';
 import { instantiateObjects } from './objects';
+import { applyChannelConstants } from './extract/eventuate';
 import type {
   Binding,
   Broker,
@@ -1904,7 +1905,9 @@ export function link(sources: readonly SourceFacts[]): LinkResult {
         applyGoMounts(
           applyGoPackages(
             applyGoOptions(
-              applyGatewayRoutes(applyApiInterfaces([...sources].sort((a, b) => cmp(a.source, b.source)))),
+              applyGatewayRoutes(
+                applyApiInterfaces(applyChannelConstants([...sources].sort((a, b) => cmp(a.source, b.source)))),
+              ),
             ),
           ),
         ),

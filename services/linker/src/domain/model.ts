@@ -363,7 +363,22 @@ export type ObjEffect =
   | { readonly op: 'call'; readonly method: string; readonly args: readonly ObjValue[] }
   /** `new C(…)` (a DI registration's factory, a field's initialiser): an instance of a summarised class. */
   | { readonly op: 'new'; readonly cls: string; readonly args: readonly ObjValue[]; readonly field?: string }
-  | { readonly op: 'publish'; readonly exchange: ObjValue; readonly key: ObjValue; readonly line: number }
+  /** A publish: RabbitMQ (the default) by exchange and key; a named-channel broker (Kafka, Celery, …) by `key` alone. */
+  | {
+      readonly op: 'publish';
+      readonly exchange: ObjValue;
+      readonly key: ObjValue;
+      readonly line: number;
+      readonly broker?: Broker;
+    }
+  /** An HTTP call whose URL is built from the object's fields or the method's parameters (a client class). */
+  | {
+      readonly op: 'http';
+      readonly method: HttpMethod;
+      readonly url: ObjValue;
+      readonly client: string;
+      readonly line: number;
+    }
   | {
       readonly op: 'bind';
       readonly queue: ObjValue;
@@ -377,6 +392,8 @@ export type ObjEffect =
 export interface ObjMethod {
   readonly name: string;
   readonly params: readonly string[];
+  /** Python: each parameter's default, for calls that leave it out (a keyword-only call, fewer arguments). */
+  readonly defaults?: readonly (ObjValue | null)[];
   /** A static or extension method: callable without an instance (a registration helper). */
   readonly static?: boolean;
   readonly effects: readonly ObjEffect[];
@@ -395,6 +412,17 @@ export interface ObjSite {
   readonly name: string;
   readonly isNew?: boolean;
   readonly args: readonly ObjValue[];
+  /** Keyword arguments (Python), bound to the parameter of that name. */
+  readonly named?: Readonly<Record<string, ObjValue>>;
+  /**
+   * The receiver's last name (`client` of `self.client.get(…)`) and, for a creation, the name it is assigned
+   * to (`client = OrdersClient(…)`): a method call runs only the instances held by its receiver's name when
+   * some are (absent in C#, whose sites run every instance of the class).
+   */
+  readonly receiver?: string;
+  readonly assigned?: string;
+  /** Java: the declared type of the receiver (`OrdersClient client`): only instances of that class. */
+  readonly receiverType?: string;
   readonly loc: Loc;
 }
 
@@ -472,6 +500,8 @@ export interface SourceFacts {
   outboxMethods?: { readonly name: string; readonly calls: readonly string[]; readonly saves?: true }[];
   outboxEntries?: string[];
   outboxSites?: { readonly name: string; readonly types: readonly string[]; readonly loc: Loc }[];
+  /** String constants of the source's Java classes as `Type.NAME` (Eventuate Tram channels other sources name). */
+  channelConstants?: Record<string, string>;
 }
 
 export function emptyFacts(source: string): SourceFacts {

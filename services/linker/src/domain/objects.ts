@@ -1,10 +1,12 @@
 import type {
   Binding,
+  Call,
   Consume,
   ExchangeDecl,
   Loc,
   ObjClass,
   ObjMethod,
+  ObjSite,
   ObjValue,
   Part,
   Publish,
@@ -38,7 +40,10 @@ const STEPS_PER_SOURCE = 4000;
 
 interface Instance {
   readonly cls: ObjClass;
+  readonly found: Found;
   readonly fields: Map<string, ObjValue>;
+  /** The name the creation was assigned to (`client = OrdersClient(…)`), when the site says. */
+  readonly assigned?: string | undefined;
 }
 
 interface Found {
@@ -48,10 +53,19 @@ interface Found {
 
 export function instantiateObjects(sources: readonly SourceFacts[]): SourceFacts[] {
   const classes = new Map<string, Found | null>();
+  /** Each source's own classes: a creation finds its own source's class of that name first. */
+  const own = new Map<string, Map<string, Found>>();
   for (const s of sources)
     for (const c of s.objClasses ?? []) {
       const prev = classes.get(c.name);
-      // Two different classes of one name (two libraries): neither is followed.
+      const mine = own.get(s.source) ?? new Map<string, Found>();
+      own.set(s.source, mine);
+      // Two of one name in a source (two modules): that source's creations follow neither.
+      mine.set(
+        c.name,
+        mine.has(c.name) ? { cls: { ...c, ctors: [], methods: [] }, source: s.source } : { cls: c, source: s.source },
+      );
+      // Two different classes of one name (two libraries): neither is followed from another source.
       if (prev === undefined) classes.set(c.name, { cls: c, source: s.source });
       else if (prev !== null && JSON.stringify(prev.cls) !== JSON.stringify(c)) classes.set(c.name, null);
     }
@@ -68,6 +82,7 @@ export function instantiateObjects(sources: readonly SourceFacts[]): SourceFacts
     const sites = s.objSites ?? [];
     if (sites.length === 0) return s;
     const publishes: Publish[] = [];
+    const calls: Call[] = [];
     const consumes: Consume[] = [];
     const bindings: Binding[] = [];
     const exchanges: ExchangeDecl[] = [];
@@ -103,10 +118,19 @@ export function instantiateObjects(sources: readonly SourceFacts[]): SourceFacts
       loc: Loc,
       depth: number,
       self?: ObjMethod,
+      named?: Readonly<Record<string, ObjValue>>,
     ): void => {
       if (depth > MAX_DEPTH) return;
       const params = new Map<string, ObjValue>();
-      m.params.forEach((p, i) => params.set(p, args[i] ?? [HOLE_PART]));
+      // By position, else by keyword, else the parameter's default.
+      m.params.forEach((p, i) =>
+        params.set(
+          p,
+          args[i] ??
+            (named && Object.prototype.hasOwnProperty.call(named, p) ? named[p] : undefined) ??
+            m.defaults?.[i] ?? [HOLE_PART],
+        ),
+      );
       for (const e of m.effects) {
         if (--steps < 0) return;
         const v = (x: ObjValue): Part[] => bind(x, params, fields);
@@ -131,7 +155,12 @@ export function instantiateObjects(sources: readonly SourceFacts[]): SourceFacts
           case 'publish': {
             const exchange = nameOf(finalize(v(e.exchange))) ?? '';
             const key = nameOf(finalize(v(e.key))) ?? '';
-            emit(found, e.line, () => publishes.push({ broker: 'rabbitmq', exchange, key, loc }));
+            emit(found, e.line, () => publishes.push({ broker: e.broker ?? 'rabbitmq', exchange, key, loc }));
+            break;
+          }
+          case 'http': {
+            const url = finalize(v(e.url));
+            emit(found, e.line, () => calls.push({ method: e.method, url, client: e.client, loc }));
             break;
           }
           case 'bind': {
@@ -158,20 +187,26 @@ export function instantiateObjects(sources: readonly SourceFacts[]): SourceFacts
       }
     };
 
-    const create = (cls: string, args: readonly ObjValue[], loc: Loc, depth: number): Instance | undefined => {
-      const found = classes.get(cls);
+    const create = (
+      cls: string,
+      args: readonly ObjValue[],
+      loc: Loc,
+      depth: number,
+      site?: ObjSite,
+    ): Instance | undefined => {
+      const found = own.get(s.source)?.get(cls) ?? classes.get(cls);
       if (!found || depth > MAX_DEPTH) return undefined;
-      const inst: Instance = { cls: found.cls, fields: new Map() };
+      const inst: Instance = { cls: found.cls, found, fields: new Map(), assigned: site?.assigned };
       instances.push(inst);
-      const ctor = pick(found.cls.ctors, args.length);
-      if (ctor) run(found, ctor, args, inst.fields, loc, depth);
+      const ctor = pick(found.cls.ctors, args.length, site?.named);
+      if (ctor) run(found, ctor, args, inst.fields, loc, depth, undefined, site?.named);
       return inst;
     };
 
     // Registrations and creations first (in file order), then the calls of the instances' methods.
     for (const site of sites) {
       if (site.isNew) {
-        create(site.name, site.args, site.loc, 0);
+        create(site.name, site.args, site.loc, 0, site);
         continue;
       }
       for (const found of entry.get(site.name) ?? []) {
@@ -185,22 +220,46 @@ export function instantiateObjects(sources: readonly SourceFacts[]): SourceFacts
     }
     // Each method call runs once per distinct instance state (two registrations alike say the same).
     const states = new Map<string, Instance>();
-    for (const inst of instances) states.set(`${inst.cls.name}|${JSON.stringify([...inst.fields])}`, inst);
+    for (const inst of instances)
+      states.set(`${inst.cls.name}|${inst.assigned ?? ''}|${JSON.stringify([...inst.fields])}`, inst);
     if (states.size)
       for (const site of sites) {
         if (site.isNew) continue;
-        for (const inst of states.values()) {
+        const fits = [...states.values()].flatMap((inst) => {
           const m = pick(
             inst.cls.methods.filter((x) => x.name === site.name && !x.static),
             site.args.length,
+            site.named,
           );
-          const found = classes.get(inst.cls.name);
-          if (m && found) run(found, m, site.args, new Map(inst.fields), site.loc, 0);
-        }
+          return m ? [{ inst, m }] : [];
+        });
+        // A receiver named like the variable an instance was assigned to takes that instance; a receiver
+        // holding none of them takes the one instance that has the method (two: the call is not followed).
+        const typed = site.receiverType;
+        const ofType = typed !== undefined ? fits.filter((f) => f.inst.cls.name === typed) : [];
+        // Several beans of the type: the one whose name is the receiver's (Spring injects by name then).
+        const byName = ofType.filter((f) => f.inst.assigned === site.receiver);
+        const held =
+          typed !== undefined
+            ? byName.length
+              ? byName
+              : ofType
+            : site.receiver === undefined
+              ? fits
+              : fits.filter((f) => f.inst.assigned === site.receiver);
+        const chosen =
+          site.receiver === undefined || typed !== undefined || held.length
+            ? held
+            : new Set(fits.map((f) => f.inst.cls)).size === 1 && fits.length === 1
+              ? fits
+              : [];
+        for (const { inst, m } of chosen)
+          run(inst.found, m, site.args, new Map(inst.fields), site.loc, 0, undefined, site.named);
       }
-    if (!publishes.length && !consumes.length && !bindings.length && !exchanges.length) return s;
+    if (!publishes.length && !consumes.length && !bindings.length && !exchanges.length && !calls.length) return s;
     return {
       ...s,
+      calls: [...s.calls, ...calls],
       publishes: [...s.publishes, ...publishes],
       consumes: [...s.consumes, ...consumes],
       bindings: [...s.bindings, ...bindings],
@@ -216,6 +275,7 @@ export function instantiateObjects(sources: readonly SourceFacts[]): SourceFacts
     const keep = (x: { loc: Loc }): boolean => !lines.has(`${x.loc.file}:${x.loc.line}`);
     return {
       ...s,
+      calls: s.calls.filter(keep),
       publishes: s.publishes.filter(keep),
       consumes: s.consumes.filter(keep),
       bindings: s.bindings.filter(keep),
@@ -225,9 +285,23 @@ export function instantiateObjects(sources: readonly SourceFacts[]): SourceFacts
   });
 }
 
-/** The overload of `arity` parameters; among several, one that does not chain (`: this(…)`) to another. */
-function pick(list: readonly ObjMethod[], arity: number): ObjMethod | undefined {
-  const fits = list.filter((m) => m.params.length === arity);
+/**
+ * The overload of `arity` parameters (Python: at most that many, the others by keyword or default); among
+ * several, one that does not chain (`: this(…)`) to another.
+ */
+function pick(
+  list: readonly ObjMethod[],
+  arity: number,
+  named?: Readonly<Record<string, ObjValue>>,
+): ObjMethod | undefined {
+  const fits = list.filter((m) => {
+    if (!m.defaults) return m.params.length === arity && !named;
+    if (arity > m.params.length) return false;
+    const keys = Object.keys(named ?? {});
+    if (keys.some((k) => !m.params.includes(k))) return false;
+    // Every parameter without a default is given, by position or keyword.
+    return m.params.every((p, i) => i < arity || keys.includes(p) || m.defaults![i] !== null);
+  });
   if (fits.length <= 1) return fits[0];
   return fits.find((m) => !m.effects.some((e) => e.op === 'call' && e.method === '.ctor')) ?? fits[0];
 }

@@ -115,4 +115,139 @@ describe('Eventuate Tram domain events', () => {
     ]);
     expect(gaps(r)).toEqual([`publisher ${order}:10 no consumer of ${topic} handles \`OrderRejectedEvent\``]);
   });
+
+  it('saga commands: a step invoking a proxy’s CommandEndpoint, send(new X(…)).to(channel) and CommandProducer.send reach the SagaCommandHandlersBuilder.fromChannel handlers that take that command, with channels named by constants of an -api source', async () => {
+    const api = {
+      'src/main/java/com/acme/kitchen/api/KitchenChannels.java': lines(
+        'package com.acme.kitchen.api;',
+        'public class KitchenChannels {',
+        '  public static final String COMMAND_CHANNEL = "kitchenService";',
+        '}',
+      ),
+    };
+    const kitchen = {
+      'src/main/java/com/acme/kitchen/KitchenCommandHandler.java': lines(
+        'package com.acme.kitchen;',
+        'import com.acme.kitchen.api.KitchenChannels;',
+        'import io.eventuate.tram.sagas.participant.SagaCommandHandlersBuilder;',
+        'public class KitchenCommandHandler {',
+        '  public CommandHandlers commandHandlers() {',
+        '    return SagaCommandHandlersBuilder',
+        '            .fromChannel(KitchenChannels.COMMAND_CHANNEL)',
+        '            .onMessage(CreateTicket.class, this::createTicket)',
+        '            .onMessage(CancelTicket.class, this::cancelTicket)',
+        '            .build();',
+        '  }',
+        '}',
+      ),
+    };
+    const order = {
+      'src/main/java/com/acme/order/KitchenProxy.java': lines(
+        'package com.acme.order;',
+        'import io.eventuate.tram.sagas.simpledsl.CommandEndpoint;',
+        'import io.eventuate.tram.sagas.simpledsl.CommandEndpointBuilder;',
+        'import com.acme.kitchen.api.*;',
+        'public class KitchenProxy {',
+        '  public final CommandEndpoint<CreateTicket> create = CommandEndpointBuilder',
+        '          .forCommand(CreateTicket.class)',
+        '          .withChannel(KitchenChannels.COMMAND_CHANNEL)',
+        '          .withReply(CreateTicketReply.class)',
+        '          .build();',
+        '}',
+      ),
+      'src/main/java/com/acme/order/CreateOrderSaga.java': lines(
+        'package com.acme.order;',
+        'public class CreateOrderSaga implements SimpleSaga<State> {',
+        '  private SagaDefinition<State> sagaDefinition;',
+        '  public CreateOrderSaga(KitchenProxy kitchenService) {',
+        '    this.sagaDefinition = step()',
+        '        .invokeParticipant(kitchenService.create, State::makeCreateTicket)',
+        '        .step()',
+        '        .invokeParticipant(this::cancel)',
+        '        .build();',
+        '  }',
+        '  private CommandWithDestination cancel(State data) {',
+        '    return send(new CancelTicket(data.getOrderId()))',
+        '            .to(KitchenChannels.COMMAND_CHANNEL)',
+        '            .build();',
+        '  }',
+        '}',
+      ),
+      'src/main/java/com/acme/order/Notifier.java': lines(
+        'package com.acme.order;',
+        'import io.eventuate.tram.commands.producer.CommandProducer;',
+        'public class Notifier {',
+        '  private CommandProducer commandProducer;',
+        '  public void notify(long id) {',
+        '    commandProducer.send("kitchenService", new RefundTicket(id), "replies", Collections.emptyMap());',
+        '  }',
+        '}',
+      ),
+    };
+    const r = await reportOf({ 'kitchen-api': api, kitchen, order });
+    const handler =
+      'kitchen src/main/java/com/acme/kitchen/KitchenCommandHandler.java:7 consume Kafka topic `kitchenService`';
+    expect(rows(r)).toEqual([
+      `order src/main/java/com/acme/order/CreateOrderSaga.java:6 | produce Kafka topic \`kitchenService\` | ${handler}`,
+      `order src/main/java/com/acme/order/CreateOrderSaga.java:12 | produce Kafka topic \`kitchenService\` | ${handler}`,
+    ]);
+    // RefundTicket: a command the channel's handlers do not take.
+    expect(gaps(r)).toEqual([
+      'publisher order src/main/java/com/acme/order/Notifier.java:6 no consumer of Kafka topic `kitchenService` handles `RefundTicket`',
+    ]);
+  });
+
+  it('one builder subscribing to two aggregates (andForAggregateType) named by constants of another source; a publish of a List<…> of events names none, so each subscription of its topic gets it', async () => {
+    const r = await reportOf({
+      'kitchen-api': {
+        'src/main/java/com/acme/kitchen/api/KitchenChannels.java': lines(
+          'package com.acme.kitchen.api;',
+          'public class KitchenChannels {',
+          '  public static final String TICKET_EVENT_CHANNEL = "com.acme.kitchen.domain.Ticket";',
+          '  public static final String MENU_EVENT_CHANNEL = "com.acme.kitchen.domain.Menu";',
+          '}',
+        ),
+      },
+      kitchen: {
+        'src/main/java/com/acme/kitchen/domain/Ticket.java': lines(
+          'package com.acme.kitchen.domain;',
+          'public class Ticket {}',
+        ),
+        'src/main/java/com/acme/kitchen/domain/KitchenService.java': lines(
+          'package com.acme.kitchen.domain;',
+          'import io.eventuate.tram.events.publisher.DomainEventPublisher;',
+          'public class KitchenService {',
+          '  private DomainEventPublisher domainEventPublisher;',
+          '  public void accept(Ticket ticket) {',
+          '    List<TicketDomainEvent> events = ticket.accept();',
+          '    domainEventPublisher.publish(Ticket.class, ticket.getId(), events);',
+          '  }',
+          '}',
+        ),
+      },
+      delivery: {
+        'src/main/java/com/acme/delivery/Handlers.java': lines(
+          'package com.acme.delivery;',
+          'import io.eventuate.tram.events.subscriber.DomainEventHandlersBuilder;',
+          'public class Handlers {',
+          '  public DomainEventHandlers domainEventHandlers() {',
+          '    return DomainEventHandlersBuilder',
+          '            .forAggregateType(KitchenChannels.MENU_EVENT_CHANNEL)',
+          '            .onEvent(MenuRevised.class, this::revised)',
+          '            .andForAggregateType(KitchenChannels.TICKET_EVENT_CHANNEL)',
+          '            .onEvent(TicketAcceptedEvent.class, this::accepted)',
+          '            .build();',
+          '  }',
+          '}',
+        ),
+      },
+    });
+    const topic = 'Kafka topic `com.acme.kitchen.domain.Ticket`';
+    expect(rows(r)).toEqual([
+      `kitchen src/main/java/com/acme/kitchen/domain/KitchenService.java:7 | produce ${topic} | delivery src/main/java/com/acme/delivery/Handlers.java:8 consume ${topic}`,
+    ]);
+    expect(gaps(r)).toEqual([
+      'consumer delivery src/main/java/com/acme/delivery/Handlers.java:6 no producer for Kafka topic `com.acme.kitchen.domain.Menu`',
+    ]);
+  });
 });

@@ -120,6 +120,34 @@ export function concat(...lists: readonly (readonly Part[])[]): Part[] {
 }
 
 export const HOLE_PART: Part = { hole: true };
+
+/**
+ * A field of the object whose method is evaluated (`self.base_url`, `this.exchange`) when a constructor
+ * sets it from its arguments: known only where the object is created (object summaries, ADR 0062).
+ */
+export const FIELD_REF = '\u0003f:';
+export const isFieldRef = (p: Part): boolean => 'ref' in p && p.ref.startsWith(FIELD_REF);
+/** Java: a constructor's parameter `i` of class C (`new C#i`), whatever `new C(…)` passes. */
+export const CTOR_REF = /^new ([A-Z]\w*)#(\d+)$/;
+/** A value known only where an object is created: one of its fields or its constructor's arguments. */
+const isObjectRef = (p: Part): boolean => isFieldRef(p) || ('ref' in p && CTOR_REF.test(p.ref));
+
+/** A call or publish of a method whose names come from the object's fields: an effect of its class. */
+export type FieldUse =
+  | {
+      readonly kind: 'http';
+      readonly method: HttpMethod;
+      readonly url: Part[];
+      readonly client: string;
+      readonly loc: Loc;
+    }
+  | {
+      readonly kind: 'publish';
+      readonly broker: Broker;
+      readonly exchange: Part[];
+      readonly key: Part[];
+      readonly loc: Loc;
+    };
 /** The most values a variable set in several branches keeps (more: unknown), and calls one site expands to. */
 export const MAX_ALTERNATIVES = 4;
 
@@ -473,6 +501,8 @@ export class Sink {
   readonly wrappers: HttpWrapper[] = [];
   readonly sites: WrapperSite[] = [];
   readonly messageWrappers: MessageWrapper[] = [];
+  /** This file's calls and publishes over its objects' fields, taken by its class summaries (never across files). */
+  readonly fieldUses: FieldUse[] = [];
   /** Kafka topics named by a constant of another file or package (`kafka.Topic`), resolved once the source is read. */
   readonly topicRefs: { side: 'publish' | 'consume'; parts: Part[]; loc: Loc }[] = [];
   /** gRPC channels dialled into a named variable or field, with their address (for clients of other files). */
@@ -630,6 +660,7 @@ export class Sink {
     loc: Loc,
     extra: { serviceName?: string; clientClass?: string } = {},
   ): void {
+    if (url.some(isObjectRef)) this.fieldUses.push({ kind: 'http', method, url, client, loc });
     // A URL built from a variable set in branches: one call per value it may have.
     for (const one of expandAlternatives(url))
       if (this.#once(`c|${loc.file}|${loc.line}|${JSON.stringify(one)}`))
@@ -711,7 +742,10 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
   const viaParams = (broker: Broker, exchange: Part[] | undefined, key: Part[] | undefined): void => {
     const w = c.within;
     const isParam = (p: Part): boolean => 'ref' in p && w !== undefined && w.params.includes(p.ref);
-    if (w && [...(exchange ?? []), ...(key ?? [])].some(isParam))
+    // A name from the object's fields: its class's summary publishes where the object is created and used.
+    if ([...(exchange ?? []), ...(key ?? [])].some(isObjectRef))
+      sink.fieldUses.push({ kind: 'publish', broker, exchange: exchange ?? [], key: key ?? [], loc: c.loc });
+    else if (w && [...(exchange ?? []), ...(key ?? [])].some(isParam))
       sink.messageWrappers.push({ within: w, broker, exchange: exchange ?? [], key: key ?? [], loc: c.loc });
   };
   switch (lower) {

@@ -4,8 +4,10 @@ import { type CodeLanguage, languageOf } from '../parsers';
 import { isSpringBaseKey, relaxedKey } from '../link';
 import { joinPath } from '../routes';
 import {
+  FIELD_REF,
   HOLE_PART,
   type HttpWrapper,
+  isFieldRef,
   type MessageWrapper,
   Sink,
   applyEntityTables,
@@ -255,6 +257,8 @@ export async function extractSource(
         if ('hole' in p && p.alts && depth < 4)
           return [{ hole: true, alts: p.alts.map((a) => resolveRefs(a, depth + 1)) }];
         if (!('ref' in p)) return [p];
+        // An object's field outside its class summary (ADR 0062): a run-time value, named as written.
+        if (isFieldRef(p)) return [{ ref: p.ref.slice(FIELD_REF.length) }];
         // `options.Value.X` of an `IOptions<T>` whose section the source binds: configuration `Section:X`.
         const opt = /^IOptions<(\w+)>\.(\w+)$/.exec(p.ref);
         const section = opt ? sink.optionSections.get(opt[1]!) : undefined;
@@ -293,6 +297,30 @@ export async function extractSource(
     for (const url of expandAlternatives(resolve(c.url)))
       resolvedCalls.set(JSON.stringify({ ...c, url }), { ...c, url });
   facts.calls.splice(0, facts.calls.length, ...resolvedCalls.values());
+  // A summarised call or publish the source already resolved (every `new C(…)` of it agrees) stays where it is.
+  if (facts.objClasses?.length) {
+    const known = new Set<string>();
+    for (const c of facts.calls)
+      if (!c.url.some((p) => 'hole' in p || 'ref' in p)) known.add(`${c.loc.file}:${c.loc.line}`);
+    for (const p of facts.publishes)
+      if (!`${p.exchange}${p.key}`.includes('{}')) known.add(`${p.loc.file}:${p.loc.line}`);
+    facts.objClasses = facts.objClasses.map((c) => ({
+      ...c,
+      methods: c.methods.map((m) => ({
+        ...m,
+        effects: m.effects.filter(
+          (e) => !((e.op === 'http' || (e.op === 'publish' && e.broker)) && known.has(`${c.file}:${e.line}`)),
+        ),
+      })),
+    }));
+  }
+  // Where object summaries are instantiated: their arguments resolved like every value of the source.
+  if (facts.objSites?.length)
+    facts.objSites = facts.objSites.map((site) => ({
+      ...site,
+      args: site.args.map((a) => resolve(a)),
+      ...(site.named ? { named: Object.fromEntries(Object.entries(site.named).map(([k, v]) => [k, resolve(v)])) } : {}),
+    }));
   // A page's script: its relative URLs are the page's own origin (link.ts), not any repository serving the path.
   if (BROWSER_FRAMEWORKS.some((d) => npmDeps.has(d)) && !SERVER_FRAMEWORKS.some((d) => npmDeps.has(d)))
     for (let i = 0; i < facts.calls.length; i++)

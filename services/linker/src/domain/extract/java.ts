@@ -21,8 +21,12 @@ import {
   sharedRuleName,
   summarisable,
   withBase,
+  CTOR_REF,
+  FIELD_REF,
+  type FieldUse,
 } from './common';
 import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
+import { MAX_SITES_PER_FILE, type MethodSpan, summariseFromUses } from './objects';
 import { JAVA_GRPC } from './grpc';
 
 /** A file using the JAX-RS client API. */
@@ -317,6 +321,19 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
           const prefix = type ? SPRING_PROPERTIES_CLASSES[type] : undefined;
           if (prefix) return [{ config: `${prefix}.${propertyOf(name)}` }];
           if (type) return [{ ref: `${type}.${name}` }];
+        }
+        // serviceUrlConfig.location() on a @ConfigurationProperties record: its component (`onRecord`).
+        if (obj && name && !/^get[A-Z]/.test(name) && a.length === 0) {
+          const type = types.get(obj.replace(/^this\./, ''));
+          if (type && /^[A-Z]/.test(type)) return sink.callValue(`${type}.${name}`, []);
+        }
+        // UriComponentsBuilder.fromUriString(base).path("/x").queryParam(…).buildAndExpand(): base + path.
+        if (obj && name && /UriComponentsBuilder/.test(obj)) {
+          const o = node.childForFieldName('object')!;
+          if (/^from(UriString|HttpUrl|Uri)$/.test(name) && a[0]) return evaluate(a[0]);
+          if (name === 'path' && a[0]) return concat(evaluate(o), evaluate(a[0]));
+          if (/^(queryParam|queryParams|queryParamIfPresent|replaceQueryParam|build|buildAndExpand|encode)$/.test(name))
+            return evaluate(o);
         }
         if (obj === 'System' && name === 'getenv' && a[0]) return [{ env: literal(evaluate(a[0])) ?? '' }];
         // A helper of the class, getenv("CART_HOST", "cart"): the variable with its default.
@@ -646,9 +663,93 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     return out;
   }
 
+  /**
+   * Where object summaries are instantiated (ADR 0062): `new OrdersClient(url)` and `client.get(id)` with the
+   * receiver's declared type (a field injected by type holds the instance a `@Bean` method created).
+   */
+  function objSite(n: Node, name: string, isNew: boolean): void {
+    const list = (sink.facts.objSites ??= []);
+    if (list.length >= MAX_SITES_PER_FILE || !/^[A-Za-z_]/.test(name)) return;
+    if (isNew && (!/^[A-Z]/.test(name) || n.childForFieldName('body'))) return;
+    const obj = isNew ? undefined : n.childForFieldName('object');
+    if (!isNew && (!obj || obj.type === 'this')) return;
+    const receiver = obj?.text.replace(/^this\./, '');
+    const receiverType = receiver ? types.get(receiver) : undefined;
+    if (!isNew && !receiverType) return;
+    // The name the object goes by: a `@Bean` method's (`return new C(…)`), a variable's or a field's.
+    const parent = n.parent;
+    const assigned = !isNew
+      ? undefined
+      : parent?.type === 'return_statement'
+        ? enclosing(n, 'method_declaration')?.childForFieldName('name')?.text
+        : parent?.type === 'variable_declarator'
+          ? parent.childForFieldName('name')?.text
+          : parent?.type === 'assignment_expression'
+            ? parent.childForFieldName('left')?.text.replace(/^this\./, '')
+            : undefined;
+    list.push({
+      name,
+      ...(isNew ? { isNew } : {}),
+      args: argList(n.childForFieldName('arguments')).map((x) => evaluate(x)),
+      ...(receiverType ? { receiverType, receiver: receiver! } : {}),
+      ...(assigned ? { assigned } : {}),
+      loc: { file, line: lineOf(n) },
+    });
+  }
+
+  /**
+   * A class whose methods call or publish with what its constructor was given (`new C#i`, read where the
+   * object is created): summarised with the constructor's arguments as its fields, run at each creation.
+   */
+  function summariseClass(cls: Node): void {
+    const name = cls.childForFieldName('name')?.text;
+    const body = cls.childForFieldName('body');
+    if (!name || !body) return;
+    const start = lineOf(cls);
+    const end = cls.endPosition.row + 1;
+    const mine = (p: Part): boolean => 'ref' in p && CTOR_REF.exec(p.ref)?.[1] === name;
+    const asField = (v: readonly Part[]): Part[] =>
+      v.map((p) => (mine(p) ? { ref: `${FIELD_REF}#${CTOR_REF.exec((p as { ref: string }).ref)![2]}` } : p));
+    const uses: FieldUse[] = sink.fieldUses
+      .filter((u) => u.loc.file === file && u.loc.line >= start && u.loc.line <= end)
+      .filter((u) => (u.kind === 'http' ? u.url : [...u.exchange, ...u.key]).some(mine))
+      .map((u) =>
+        u.kind === 'http'
+          ? { ...u, url: asField(u.url) }
+          : { ...u, exchange: asField(u.exchange), key: asField(u.key) },
+      );
+    if (uses.length === 0) return;
+    const arity = Math.max(
+      0,
+      ...argList(body)
+        .filter((m) => m.type === 'constructor_declaration')
+        .map((m) => argList(m.childForFieldName('parameters')).filter((x) => x.type === 'formal_parameter').length),
+    );
+    const params = Array.from({ length: arity }, (_, i) => `#${i}`);
+    const methods: MethodSpan[] = argList(body)
+      .filter((m) => m.type === 'method_declaration')
+      .map((m) => ({
+        name: m.childForFieldName('name')?.text ?? '',
+        params: argList(m.childForFieldName('parameters'))
+          .filter((x) => x.type === 'formal_parameter')
+          .map((x) => x.childForFieldName('name')?.text ?? ''),
+        start: lineOf(m),
+        end: m.endPosition.row + 1,
+      }));
+    const summary = summariseFromUses(
+      name,
+      file,
+      { params, sets: params.map((p) => [p, [{ ref: p }]]) },
+      methods,
+      uses,
+    );
+    if (summary) (sink.facts.objClasses ??= []).push(summary);
+  }
+
   function onInvocation(inv: Node): void {
     const name = inv.childForFieldName('name')?.text ?? '';
     site(inv, name);
+    objSite(inv, name, false);
     declaredClientBase(inv, name);
     // A `RepositoryRestConfigurer`'s `config.setBasePath("/api")`: Spring Data REST's prefix, as its property.
     if (name === 'setBasePath' && withinDataRestConfiguration(inv)) {
@@ -829,6 +930,27 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
   }
 
   // ---- classes: Spring MVC controllers, Feign clients, listeners, entities
+  /**
+   * `@ConfigurationProperties(prefix = "yas.services") record ServiceUrlConfig(String location)`: the accessor
+   * `location()` anywhere in the source is the property `yas.services.location` (a return summary).
+   */
+  function onRecord(rec: Node): void {
+    const props = annotations(rec).find((a) => a.name === 'ConfigurationProperties');
+    const prefix = props ? str(props, 'prefix', 'value') : undefined;
+    const name = rec.childForFieldName('name')?.text;
+    if (prefix === undefined || !name) return;
+    for (const c of argList(rec.childForFieldName('parameters'))) {
+      const field = c.childForFieldName('name')?.text;
+      if (field)
+        sink.returnSummaries.push({
+          name: `${name}.${field}`,
+          params: 0,
+          required: 0,
+          value: [{ config: prefix ? `${prefix}.${field}` : field }],
+        });
+    }
+  }
+
   function onClass(cls: Node): void {
     const anns = annotations(cls);
     const has = (n: string): Annotation | undefined => anns.find((a) => a.name === n);
@@ -1180,6 +1302,10 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
       { on: ['method_invocation'], each: onBeanBuilder },
       { on: ['method_invocation'], each: onInvocation },
       { on: ['class_declaration', 'interface_declaration'], each: onClass },
+      { on: ['record_declaration'], each: onRecord },
+      { on: ['object_creation_expression'], each: (n) => objSite(n, typeName(n) ?? '', true) },
+      // After the rules that find calls and publishes: the classes that make them with their constructor's arguments.
+      { on: ['class_declaration'], each: summariseClass },
       sqlStringRule(sink, file, ['string_literal'], (s) => literal(evaluate(s)) ?? ''),
     ],
   };

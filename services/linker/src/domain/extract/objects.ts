@@ -1,6 +1,6 @@
 import type { Node } from '../parsers';
 import type { ExchangeType, ObjClass, ObjEffect, ObjMethod, ObjValue, Part } from '../model';
-import { HOLE_PART, concat, lit } from './common';
+import { FIELD_REF, type FieldUse, HOLE_PART, concat, isFieldRef, lit } from './common';
 
 /**
  * Object summaries (ADR 0062): a class is summarised as what its constructors and methods do, in order,
@@ -12,7 +12,7 @@ import { HOLE_PART, concat, lit } from './common';
  */
 
 export const PARAM_REF = '\u0003p:';
-export const FIELD_REF = '\u0003f:';
+export { FIELD_REF };
 export const CONFIG_REF = '\u0003cfg';
 export const CONFIG_ROOT: Part = { ref: CONFIG_REF };
 /** Effects kept per method, and nesting followed per value: a generated file stays cheap. */
@@ -351,4 +351,77 @@ export function siteValue(n: Node, evaluate: (n: Node) => Part[], depth = 0): Ob
     }
   }
   return evaluate(n);
+}
+
+/** A method of a class as a front-end reads it: its parameters, defaults and line span. */
+export interface MethodSpan {
+  readonly name: string;
+  readonly params: readonly string[];
+  readonly defaults?: readonly (Part[] | null)[];
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
+ * A class summarised from what its file's rules found (Java, Python): the constructor sets each field the
+ * front-end read from its arguments (`self.base_url = base_url`), and each other method's HTTP calls and
+ * publishes whose names use those fields (`Sink.fieldUses`, made by the same rules as every other fact)
+ * are its effects, the method's own parameters left to its callers. Undefined when no method uses a field.
+ */
+export function summariseFromUses(
+  name: string,
+  file: string,
+  ctor: { params: readonly string[]; defaults?: readonly (Part[] | null)[]; sets: readonly [string, Part[]][] },
+  methods: readonly MethodSpan[],
+  uses: readonly FieldUse[],
+): ObjClass | undefined {
+  const fields = new Set(ctor.sets.map(([f]) => f));
+  const symbolic = (v: readonly Part[], params: readonly string[]): Part[] =>
+    capped(
+      v.map((p) => {
+        if (!('ref' in p)) return p;
+        if (params.includes(p.ref)) return { ref: `${PARAM_REF}${p.ref}` };
+        return isFieldRef(p) && fields.has(p.ref.slice(FIELD_REF.length)) ? p : isFieldRef(p) ? HOLE_PART : p;
+      }),
+    );
+  const out: ObjMethod[] = [];
+  for (const m of methods) {
+    const effects: ObjEffect[] = [];
+    for (const u of uses) {
+      if (u.loc.line < m.start || u.loc.line > m.end || effects.length >= MAX_EFFECTS) continue;
+      const refs = (u.kind === 'http' ? u.url : [...u.exchange, ...u.key]).filter(isFieldRef);
+      if (!refs.every((r) => 'ref' in r && fields.has(r.ref.slice(FIELD_REF.length)))) continue;
+      if (u.kind === 'http')
+        effects.push({
+          op: 'http',
+          method: u.method,
+          url: symbolic(u.url, m.params),
+          client: u.client,
+          line: u.loc.line,
+        });
+      else
+        effects.push({
+          op: 'publish',
+          broker: u.broker,
+          exchange: symbolic(u.exchange, m.params),
+          key: symbolic(u.key, m.params),
+          line: u.loc.line,
+        });
+    }
+    if (effects.length)
+      out.push({
+        name: m.name,
+        params: m.params,
+        ...(m.defaults ? { defaults: m.defaults.map((d) => (d ? symbolic(d, []) : null)) } : {}),
+        effects,
+      });
+  }
+  if (out.length === 0) return undefined;
+  const init: ObjMethod = {
+    name: '.ctor',
+    params: ctor.params,
+    ...(ctor.defaults ? { defaults: ctor.defaults.map((d) => (d ? symbolic(d, []) : null)) } : {}),
+    effects: ctor.sets.map(([field, v]) => ({ op: 'set', field, value: symbolic(v, ctor.params) })),
+  };
+  return { name, file, ctors: [init], methods: out };
 }

@@ -22,7 +22,9 @@ import {
   paramPart,
   summarisable,
   returnStatements,
+  FIELD_REF,
 } from './common';
+import { MAX_SITES_PER_FILE, type MethodSpan, summariseFromUses } from './objects';
 import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
 import { PYTHON_GRPC } from './grpc';
 
@@ -55,6 +57,14 @@ function importsLocust(n: Node): boolean {
   return v;
 }
 
+interface Init {
+  readonly params: string[];
+  readonly defaults: (Part[] | null)[];
+  /** Fields set from the parameters (or from such fields), and each assignment in order. */
+  readonly fed: Set<string>;
+  readonly sets: { field: string; value: Node }[];
+}
+
 const pythonRules: LanguageRules = ({ file, sink, scope }) => {
   const prefixes = new Map<string, string>(); // APIRouter / Blueprint var → prefix
   const clients = new Map<string, Part[]>();
@@ -68,6 +78,145 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
   const includedHere = new Set<string>();
   /** The classes this file defines (read once, when a capitalised call needs it). */
   let classNames: Set<string> | undefined;
+  /** Each class's `__init__` as an object summary reads it (by the class node's id). */
+  const inits = new Map<number, Init | null>();
+
+  /** A function's parameters after `self`/`cls`, with their defaults (null: none); undefined with `*args`/`**kw`. */
+  function paramsOf(fn: Node): { names: string[]; defaults: (Part[] | null)[] } | undefined {
+    const all = (fn.childForFieldName('parameters')?.namedChildren ?? []).filter(
+      (x): x is Node => x !== null && x.type !== 'comment',
+    );
+    if (all.some((x) => /splat|keyword_separator|positional_separator/.test(x.type))) return undefined;
+    const own = all.filter((x, i) => !(i === 0 && /^(self|cls)$/.test(x.text)));
+    const names = own.map((x) =>
+      x.type === 'identifier' ? x.text : ((x.childForFieldName('name') ?? x.namedChild(0))?.text ?? ''),
+    );
+    const defaults = own.map((x) => {
+      const v = x.childForFieldName('value');
+      return v ? (v.type === 'none' ? [] : evaluate(v)) : null;
+    });
+    return { names, defaults };
+  }
+
+  /**
+   * `__init__` of a class: its parameters, and the fields it sets (`self.x = …`) whose value uses one of them
+   * or such a field, in order (ADR 0062). Those fields are known only where the object is created.
+   */
+  function initOf(cls: Node): Init | undefined {
+    const cached = inits.get(cls.id);
+    if (cached !== undefined) return cached ?? undefined;
+    inits.set(cls.id, null);
+    const init = (cls.childForFieldName('body')?.namedChildren ?? []).find(
+      (m) => m?.type === 'function_definition' && m.childForFieldName('name')?.text === '__init__',
+    );
+    const params = init ? paramsOf(init) : undefined;
+    if (!init || !params || params.names.length === 0) return undefined;
+    const fed = new Set<string>();
+    const sets: { field: string; value: Node }[] = [];
+    const uses = (n: Node): boolean =>
+      (n.type === 'identifier' && params.names.includes(n.text) && n.parent?.type !== 'keyword_argument') ||
+      (n.type === 'attribute' &&
+        n.childForFieldName('object')?.text === 'self' &&
+        fed.has(n.childForFieldName('attribute')?.text ?? '')) ||
+      n.namedChildren.some((c) => c !== null && uses(c));
+    const visit = (n: Node, depth: number): void => {
+      if (depth > 64 || n.type === 'function_definition' || n.type === 'class_definition' || n.type === 'lambda')
+        return;
+      if (n.type === 'assignment') {
+        const left = n.childForFieldName('left');
+        const right = n.childForFieldName('right');
+        const field =
+          left?.type === 'attribute' && left.childForFieldName('object')?.text === 'self'
+            ? left.childForFieldName('attribute')?.text
+            : undefined;
+        if (field && right && uses(right)) {
+          fed.add(field);
+          sets.push({ field, value: right });
+        }
+        return;
+      }
+      for (const c of n.namedChildren) if (c) visit(c, depth + 1);
+    };
+    const body = init.childForFieldName('body');
+    if (body) visit(body, 0);
+    const out: Init = { params: params.names, defaults: params.defaults, fed, sets };
+    inits.set(cls.id, out);
+    return out;
+  }
+
+  /** `self.base_url` in a method of a class whose `__init__` sets it from its arguments: the object's field. */
+  function ctorField(node: Node): Part[] | undefined {
+    if (node.childForFieldName('object')?.text !== 'self') return undefined;
+    const attr = node.childForFieldName('attribute')?.text ?? '';
+    let cls: Node | null = node.parent;
+    while (cls && cls.type !== 'class_definition') cls = cls.parent;
+    return cls && initOf(cls)?.fed.has(attr) ? [{ ref: `${FIELD_REF}${attr}` }] : undefined;
+  }
+
+  /** A class whose methods call or publish with its fields: an object summary, run where it is created. */
+  function summariseClass(cls: Node): void {
+    const name = cls.childForFieldName('name')?.text;
+    const init = initOf(cls);
+    const uses = sink.fieldUses.filter((u) => u.loc.line >= lineOf(cls) && u.loc.line <= cls.endPosition.row + 1);
+    if (!name || !init || uses.length === 0) return;
+    const methods: MethodSpan[] = [];
+    for (const m of cls.childForFieldName('body')?.namedChildren ?? []) {
+      const fn = m?.type === 'decorated_definition' ? m.childForFieldName('definition') : m;
+      const mn = fn?.type === 'function_definition' ? fn.childForFieldName('name')?.text : undefined;
+      const ps = fn && mn && mn !== '__init__' ? paramsOf(fn) : undefined;
+      if (fn && mn && ps)
+        methods.push({
+          name: mn,
+          params: ps.names,
+          defaults: ps.defaults,
+          start: lineOf(fn),
+          end: fn.endPosition.row + 1,
+        });
+    }
+    const summary = summariseFromUses(
+      name,
+      file,
+      {
+        params: init.params,
+        defaults: init.defaults,
+        sets: init.sets.map(({ field, value }) => [field, evaluate(value)]),
+      },
+      methods,
+      uses,
+    );
+    if (summary) (sink.facts.objClasses ??= []).push(summary);
+  }
+
+  /**
+   * `OrdersClient(os.environ["ORDERS_URL"])` and `client.get(order_id)`: where object summaries of any
+   * source are instantiated (ADR 0062), with the receiver's and the assigned variable's last name.
+   */
+  function objSite(call: Node, fn: Node): void {
+    const list = (sink.facts.objSites ??= []);
+    if (list.length >= MAX_SITES_PER_FILE) return;
+    const last = fn.type === 'attribute' ? (fn.childForFieldName('attribute')?.text ?? '') : fn.text;
+    const isNew = /^[A-Z]/.test(last) && (fn.type === 'identifier' || fn.type === 'attribute');
+    if (!isNew && fn.type !== 'attribute') return;
+    const argNodes = (call.childForFieldName('arguments')?.namedChildren ?? []).filter(
+      (x): x is Node => x !== null && x.type !== 'keyword_argument' && x.type !== 'comment',
+    );
+    if (argNodes.some((a) => /splat/.test(a.type)) || call.childForFieldName('arguments')?.type !== 'argument_list')
+      return;
+    const kw = keywords(call);
+    const tail = (n: Node | null | undefined): string | undefined => n?.text.split('.').pop()?.replace(/\W.*$/, '');
+    const parent = call.parent?.type === 'await' ? call.parent.parent : call.parent;
+    const assigned = isNew && parent?.type === 'assignment' ? tail(parent.childForFieldName('left')) : undefined;
+    const receiver = isNew ? undefined : tail(fn.childForFieldName('object'));
+    list.push({
+      name: last,
+      ...(isNew ? { isNew } : {}),
+      args: argNodes.map((a) => (a.type === 'none' ? [] : evaluate(a))),
+      ...(kw.size ? { named: Object.fromEntries(kw) } : {}),
+      ...(receiver ? { receiver } : {}),
+      ...(assigned ? { assigned } : {}),
+      loc: { file, line: lineOf(call) },
+    });
+  }
 
   /**
    * `self.EXCHANGE`, `cls.EXCHANGE` or `Publisher.EXCHANGE` inside class Publisher: the class attribute
@@ -121,7 +270,7 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
       case 'identifier':
         return scope.param(node.text) ?? scope.lookup(node.text, node) ?? [{ ref: node.text }];
       case 'attribute':
-        return scope.lookup(node.text) ?? classAttribute(node) ?? [{ ref: node.text }];
+        return ctorField(node) ?? scope.lookup(node.text) ?? classAttribute(node) ?? [{ ref: node.text }];
       case 'subscript': {
         const v = node.childForFieldName('value')?.text;
         const idx = node.childForFieldName('subscript');
@@ -144,6 +293,9 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
             : undefined;
           return [fb !== undefined ? { env: name, fallback: fb } : { env: name }];
         }
+        // `base_url.rstrip("/")`: the same URL as far as a route is concerned.
+        const recvNode = node.childForFieldName('function')?.childForFieldName('object');
+        if (recvNode && /\.(strip|rstrip|lstrip)$/.test(fn)) return evaluate(recvNode);
         // "{}/orders/{}".format(base, id)
         if (fn.endsWith('.format')) {
           const obj = node.childForFieldName('function')?.childForFieldName('object');
@@ -499,6 +651,7 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     if (!fn) return;
     const callee = fn.type === 'attribute' ? (fn.childForFieldName('attribute')?.text ?? '') : fn.text;
     site(call, fn, callee);
+    objSite(call, fn);
     onAioPika(call, fn, callee, fn.type === 'attribute' ? (fn.childForFieldName('object')?.text ?? '') : '');
     if (!PY_NAMES.has(callee) && !sharedRuleName(callee) && fn.text !== 'kafka.KafkaConsumer') return;
     const argNodes = (call.childForFieldName('arguments')?.namedChildren ?? []).filter(
@@ -646,6 +799,8 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
       { on: ['call'], each: onMount },
       { on: ['call'], each: onCall },
       { on: ['decorated_definition'], each: onDecorated },
+      // After the rules that find calls and publishes: the classes whose methods make them with fields.
+      { on: ['class_definition'], each: summariseClass },
       sqlStringRule(sink, file, ['string'], (s) => {
         const { prefix, parts } = stringText(s);
         return prefix.includes('f') || prefix.includes('b') ? undefined : parts.map((p) => p.text).join('');
