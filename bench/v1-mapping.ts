@@ -15,6 +15,7 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import { Duplex } from 'node:stream';
 import express, { type Response } from 'express';
+import { acceptProtoFieldNames } from '@a2a-inbound/a2a-wire';
 import { a2aV1 } from '@a2a-inbound/proto';
 import {
   asksForV0,
@@ -161,6 +162,7 @@ async function rpc10(body: Buffer, version: string, res: Response | undefined): 
   const ctx = ctxOf('1.0');
   negotiateV1(version, ctx.agent);
   if (!isV1Method(rpc.method)) throw new Error('method');
+  acceptProtoFieldNames(rpc.method, rpc.params);
   const outcome = await v1.handle(rpc.method, rpc.params, ctx, { lastEventId: undefined });
   if (outcome.kind !== 'result') throw new Error('unexpected stream');
   const answer = JSON.stringify({ jsonrpc: '2.0', id: rpc.id, result: outcome.result });

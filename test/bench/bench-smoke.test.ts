@@ -41,7 +41,9 @@ describe('bench/run.mjs (npm run bench), shortest mode, embedded only', () => {
     expect(text).not.toContain('|---|');
     expect(text).toMatch(/\n\| -+ \| -+ \| -+ \|/);
     const v1 = ['send-v1', 'get-v1', 'send-v1-rest', 'get-v1-rest', 'send-v1-grpc', 'get-v1-grpc'];
-    v1.push('get-node', 'send-node', 'get-aa', 'send-aa'); // the gRPC cases' like-for-like 0.3 cases, the A/A control
+    // The primary, Node-driven comparison (0.3, its A/A control, 1.0 JSON-RPC and HTTP+JSON), the wrk A/A control.
+    v1.push('get-node', 'send-node', 'get-node-aa', 'send-node-aa', 'get-v1-node', 'send-v1-node');
+    v1.push('get-v1-rest-node', 'send-v1-rest-node', 'get-aa', 'send-aa');
     for (const kase of ['send', 'get', 'card', 'stream-first', 'get+20sse', ...v1]) {
       const row = new RegExp(
         `\\| embedded +\\| ${kase.replace('+', '\\+')} +\\| \\d+ +\\| (\\d+) +\\|[^\\n]*\\| (\\d+) +\\|[^|]*\\|\\n`,
@@ -59,21 +61,22 @@ describe('bench/run.mjs (npm run bench), shortest mode, embedded only', () => {
       ['HTTP\\+JSON', 'send'],
       ['gRPC', 'send'],
     ])
-      // The ratio table: target, operation, binding, against, c, rounds, median ratio (one round: no interval).
-      expect(text).toMatch(
-        new RegExp(`\\| embedded +\\| ${op} +\\| ${binding} +\\| 0\\.3, [^|]+\\| 2 +\\| 1 +\\| \\d+\\.\\d\\d× +\\|`),
-      );
-    for (const op of ['get', 'send']) {
-      expect(text).toMatch(
-        new RegExp(`\\| embedded +\\| ${op} +\\| gRPC +\\| 0\\.3, Node client +\\| 2 +\\| 1 +\\| \\d`),
-      );
-      expect(text).toMatch(
-        new RegExp(`\\| embedded +\\| ${op} +\\| A/A control \\(0\\.3 vs 0\\.3\\) +\\| [^|]+\\| 2 +\\| 1 +\\| \\d`),
-      );
-    }
+      // The ratio table: target, operation, binding, clients, c, rounds, median ratio (one round: no interval);
+      // each binding in the primary (Node / Node) comparison and the secondary one.
+      for (const clients of ['Node / Node \\(primary\\)', '[^|]+ \\(secondary\\)'])
+        expect(text).toMatch(
+          new RegExp(`\\| embedded +\\| ${op} +\\| ${binding} +\\| ${clients} +\\| 2 +\\| 1 +\\| \\d+\\.\\d\\d× +\\|`),
+        );
+    for (const op of ['get', 'send'])
+      for (const clients of ['Node / Node \\(primary\\)', '[^|]+ \\(secondary\\)'])
+        expect(text).toMatch(
+          new RegExp(
+            `\\| embedded +\\| ${op} +\\| A/A control \\(0\\.3 vs 0\\.3\\) +\\| ${clients} +\\| 2 +\\| 1 +\\| \\d`,
+          ),
+        );
     expect(text).toMatch(/embedded: 20 idle SSE streams open \(0 refused\)/);
     expect(text).toMatch(
-      /event-loop utilisation of the embedded process during each case: get c=2 [01]\.\d\d, .*send c=2 [01]\.\d\d[,.]/,
+      /event-loop utilisation of the embedded process during each case: get-node c=2 [01]\.\d\d, .* get c=2 [01]\.\d\d, .* send c=2 [01]\.\d\d[,.]/,
     );
   }, 300_000);
 });
