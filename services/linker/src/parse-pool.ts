@@ -144,7 +144,7 @@ export function defaultWorkerScript(): string {
   return join(typeof __dirname === 'string' ? __dirname : process.cwd(), 'parse-worker.js');
 }
 
-/** Workers started by default at most: each holds its own grammars and heap (~60 MB), and few ingests run at once. */
+/** Workers started by default at most: each holds its own grammars and heap (~50–65 MB RSS), and few ingests run at once. */
 export const MAX_DEFAULT_PARSE_WORKERS = 4;
 
 /**

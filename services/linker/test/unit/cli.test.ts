@@ -89,6 +89,7 @@ describe('linker CLI', () => {
   it('fails with usage errors and unknown sources', async () => {
     expect((await cli()).code).toBe(2);
     expect((await cli('--bogus', '.')).code).toBe(2);
+    for (const n of ['x', '-1', '1.5', '65']) expect((await cli('--workers', n, '.')).err).toContain('--workers takes');
     const missing = await cli(join(tmp, 'nope'));
     expect(missing.code).toBe(1);
     expect(missing.err).toContain('neither a directory nor a git URL');
