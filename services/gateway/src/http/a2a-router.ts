@@ -1,4 +1,5 @@
-import { type Request, type Response, Router } from 'express';
+import type { ServerResponse } from 'node:http';
+import { type ErrorRequestHandler, type Request, type RequestHandler, type Response, Router } from 'express';
 import { AppError, toJsonRpcError } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
 import { withSpan } from '@a2a-inbound/telemetry';
@@ -65,6 +66,19 @@ function versionOf(req: Request, agent: controlV1.AgentView): CardVersion {
   return v;
 }
 
+/**
+ * A 200 JSON answer, byte for byte what `res.status(200).json(value)` writes for a POST (Express's `res.send`
+ * with ETags off: the charset-qualified type and the length), written as one string: Node sends the head and a
+ * string body in one socket write, where `res.send` turns a body of 1,000 characters or more into a Buffer that
+ * goes out beside the head in a `writev`.
+ */
+export function writeJsonAnswer(res: ServerResponse, json: string): void {
+  res.statusCode = 200;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', String(Buffer.byteLength(json)));
+  res.end(json);
+}
+
 /** Methods named in spans as they are; anything else is `_OTHER` (a method name is caller-chosen text). */
 const TRACED_METHODS = new Set([
   'message/send',
@@ -88,9 +102,18 @@ function requestedTaskId(params: Record<string, unknown>): string | undefined {
   return candidates.find((v): v is string => typeof v === 'string' && v.length > 0 && v.length <= LIMITS.maxIdChars);
 }
 
-export function createA2aRouter(deps: A2aRouterDeps): Router {
+/**
+ * What answers `POST /agents/:agentId/a2a[/:version]`, as the router and the `node:http` fast path (a2a-fast-path.ts)
+ * both run it: the guard, then the handler; the guard's refusals and the handler's throws go to `onError`.
+ */
+export interface A2aEndpoint {
+  guard: RequestHandler;
+  handler: (req: Request, res: Response) => Promise<void>;
+  onError: ErrorRequestHandler;
+}
+
+export function createA2aEndpoint(deps: A2aRouterDeps): A2aEndpoint {
   const { clients, lookups, limiter, clock, log } = deps;
-  const router = Router({ mergeParams: true });
 
   // Authenticated (key, agent, rate limit) before a byte of the body is read.
   const guard = agentGuard({ lookups, limiter, clock, pending: deps.admission.pending }, 'a2a', true);
@@ -191,12 +214,11 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
       lastEventId: typeof lastEventId === 'string' ? lastEventId : undefined,
     });
     if (outcome.kind === 'result') {
-      res.status(200).json({ jsonrpc: '2.0', id: rpc.id, result: outcome.result });
+      writeJsonAnswer(res, JSON.stringify({ jsonrpc: '2.0', id: rpc.id, result: outcome.result }));
       return;
     }
     if (outcome.kind === 'raw') {
-      // What `res.json` writes, with the result spliced in.
-      res.status(200).set('Content-Type', 'application/json').send(spliceRawResult(rpc.id, outcome.result));
+      writeJsonAnswer(res, spliceRawResult(rpc.id, outcome.result));
       return;
     }
     await writeEventStream(res, outcome.open, {
@@ -218,8 +240,15 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
     });
   }
 
+  return { guard, handler, onError: jsonRpcBodyErrorHandler(log) };
+}
+
+export function createA2aRouter(deps: A2aRouterDeps, endpoint: A2aEndpoint = createA2aEndpoint(deps)): Router {
+  const { log } = deps;
+  const { guard, handler, onError } = endpoint;
+  const router = Router({ mergeParams: true });
   // Refusals of the guard (401, 403, 404, 429, OVERLOADED) arrive as errors: JSON-RPC errors, never HTML.
-  router.post(['/', '/:version'], guard, handler, jsonRpcBodyErrorHandler(log));
+  router.post(['/', '/:version'], guard, handler, onError);
   // Anything deeper than /a2a/{version} names no protocol version we serve: -32004, still JSON-RPC.
   router.post('/*rest', guard, (_req, res) => {
     sendJsonRpcError(
