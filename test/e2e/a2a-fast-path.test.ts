@@ -7,7 +7,7 @@ import { createLogger } from '@a2a-inbound/logger';
 import { textMessage } from '@a2a-inbound/testing';
 
 /**
- * The `node:http` fast path for `POST /agents/:id/a2a[/v0.3|/v0.2]` (ADR 0067): taken for those URLs, and answering
+ * The `node:http` fast path for `POST /agents/:id/a2a[/v0.3|/v0.2|/v1]` (ADR 0067): taken for those URLs, and answering
  * what Express answers. The same request with a query string goes through Express (the fast path takes
  * only the plain spelling), so each case is sent both ways and the answers compared: status, every header in order
  * (but `Date`) and the body.
@@ -181,6 +181,36 @@ describe('the A2A fast path', () => {
     expect((JSON.parse(data) as { error: { code: number } }).error.code).toBe(code);
   });
 
+  it('answers the 1.0 JSON-RPC binding (/a2a/v1) without Express, as Express does', async () => {
+    const v1 = { ...auth(), 'A2A-Version': '1.0' };
+    const message = { role: 'ROLE_USER', messageId: 'fast-path-v1', parts: [{ text: 'fast' }] };
+    const sent = await both(
+      '/agents/demo-echo/a2a/v1',
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message } }),
+      v1,
+    );
+    expect(sent.expressCalls).toEqual([0, 1]);
+    expect(sent.fast).toEqual(sent.slow);
+    const task = (JSON.parse(sent.fast.body) as { result: { task: { id: string; status: { state: string } } } }).result
+      .task;
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+    const cases: [string, Record<string, string>][] = [
+      [JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'GetTask', params: { id: task.id } }), v1],
+      ['{"jsonrpc":"2.0","id":3,', v1],
+      [JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'NoSuchMethod', params: {} }), v1],
+      [
+        JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'GetTask', params: { id: task.id } }),
+        { ...json, 'A2A-Version': '1.0' },
+      ],
+      [JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'GetTask', params: { id: task.id } }), auth()],
+    ];
+    for (const [body, headers] of cases) {
+      const r = await both('/agents/demo-echo/a2a/v1', body, headers);
+      expect(r.expressCalls, body).toEqual([0, 1]);
+      expect(r.fast, body).toEqual(r.slow);
+    }
+  });
+
   it('refuses an A2A-Version it does not serve as Express does', async () => {
     const body = '{"jsonrpc":"2.0","id":5,"method":"tasks/get","params":{"id":"x"}}';
     const r = await both('/agents/demo-echo/a2a', body, { ...auth(), 'A2A-Version': '1.0' });
@@ -194,7 +224,8 @@ describe('the A2A fast path', () => {
       '/agents/demo-echo/a2a/',
       '/Agents/demo-echo/a2a',
       '/agents/demo%2Decho/a2a',
-      '/agents/demo-echo/a2a/v1',
+      '/agents/demo-echo/a2a/v1/rest/message:send',
+      '/agents/demo-echo/a2a/v0.4',
     ]) {
       handle.mockClear();
       await post(system.baseUrl, path, '{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"x"}}', auth());

@@ -17,7 +17,7 @@ import { connectClients, Lookups, type GatewayClients } from './clients';
 import type { GatewayConfig } from './config';
 import { createA2aEndpoint, createA2aRouter } from './http/a2a-router';
 import { a2aFastPath } from './http/a2a-fast-path';
-import { createA2aV1Router } from './http/a2a-v1-router';
+import { createA2aV1Routes } from './http/a2a-v1-router';
 import { createCardsRouter } from './http/cards-router';
 import { createConsole } from './http/console';
 import { closeIfBodyUnread, jsonBody } from './http/body';
@@ -187,11 +187,17 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
     pushPolicy,
   };
   // A2A 1.0 (JSON-RPC and HTTP+JSON) before the 0.3/0.2 router, which answers every other path under /a2a.
-  app.use('/agents/:agentId/a2a/v1', createA2aV1Router(a2aRouterDeps));
+  const v1Routes = createA2aV1Routes(a2aRouterDeps);
+  app.use('/agents/:agentId/a2a/v1', v1Routes.router);
   const a2aEndpoint = createA2aEndpoint(a2aRouterDeps);
   app.use('/agents/:agentId/a2a', createA2aRouter(a2aRouterDeps, a2aEndpoint));
   // The JSON-RPC sends and reads skip the layers above (ADR 0067); the same middleware, in the same order.
-  const fastPath = a2aFastPath({ app, before: [requestLog, metrics, a2aCors], endpoint: a2aEndpoint });
+  const fastPath = a2aFastPath({
+    app,
+    before: [requestLog, metrics, a2aCors],
+    endpoint: a2aEndpoint,
+    v1: v1Routes.jsonRpc,
+  });
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

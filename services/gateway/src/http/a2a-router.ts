@@ -1,4 +1,3 @@
-import type { ServerResponse } from 'node:http';
 import { type ErrorRequestHandler, type Request, type RequestHandler, type Response, Router } from 'express';
 import { AppError, toJsonRpcError } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
@@ -18,6 +17,7 @@ import { SpilledFiles } from '../protocol/spill-scanner';
 import type { A2aMetricLocals } from './metrics';
 import { jsonRpcBodyErrorHandler, restErrorHandler, sendJsonRpcError, sendJsonRpcErrorAsStream } from './errors';
 import { isTransient, writeEventStream, type SseWriter } from './sse';
+import { writeJson } from './a2a-v1-router';
 
 export interface A2aRouterDeps {
   admission: GatewayAdmission;
@@ -37,6 +37,13 @@ export interface A2aRouterDeps {
   /** Streams to end on shutdown. */
   streams: Set<SseWriter>;
 }
+
+/**
+ * What `res.status(200).json()` wrote for a POST, byte for byte (ETags are off), written as one string: Node sends
+ * the head and a string body in one socket write, where `res.send` turns a body of 1,000 characters or more into a
+ * Buffer and re-parses the Content-Type (ADR 0067).
+ */
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 const VERSION_PATHS: Readonly<Record<string, CardVersion>> = { 'v0.3': '0.3.0', 'v0.2': '0.2.6' };
 
@@ -64,19 +71,6 @@ function versionOf(req: Request, agent: controlV1.AgentView): CardVersion {
   if (!servesVersion(agent, v))
     throw new AppError('UNSUPPORTED_OPERATION', `This agent does not serve A2A ${v} (its a2aVersions setting)`);
   return v;
-}
-
-/**
- * A 200 JSON answer, byte for byte what `res.status(200).json(value)` writes for a POST (Express's `res.send`
- * with ETags off: the charset-qualified type and the length), written as one string: Node sends the head and a
- * string body in one socket write, where `res.send` turns a body of 1,000 characters or more into a Buffer that
- * goes out beside the head in a `writev`.
- */
-export function writeJsonAnswer(res: ServerResponse, json: string): void {
-  res.statusCode = 200;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', String(Buffer.byteLength(json)));
-  res.end(json);
 }
 
 /** Methods named in spans as they are; anything else is `_OTHER` (a method name is caller-chosen text). */
@@ -214,11 +208,11 @@ export function createA2aEndpoint(deps: A2aRouterDeps): A2aEndpoint {
       lastEventId: typeof lastEventId === 'string' ? lastEventId : undefined,
     });
     if (outcome.kind === 'result') {
-      writeJsonAnswer(res, JSON.stringify({ jsonrpc: '2.0', id: rpc.id, result: outcome.result }));
+      writeJson(res, JSON_TYPE, JSON.stringify({ jsonrpc: '2.0', id: rpc.id, result: outcome.result }));
       return;
     }
     if (outcome.kind === 'raw') {
-      writeJsonAnswer(res, spliceRawResult(rpc.id, outcome.result));
+      writeJson(res, JSON_TYPE, spliceRawResult(rpc.id, outcome.result));
       return;
     }
     await writeEventStream(res, outcome.open, {
