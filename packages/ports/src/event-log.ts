@@ -26,6 +26,31 @@ export interface LoggedEvent {
   readonly data: Uint8Array;
 }
 
+/**
+ * An event whose bytes are made only if something reads them (`LazyEventLog`): `encode` is called at most once,
+ * at the first read, and must give what an eager append would have stored.
+ */
+export interface LazyLoggedEvent {
+  readonly seq: number;
+  encode(): Uint8Array;
+}
+
+/**
+ * An event log that can hold events unencoded until they are read. Only a log that keeps its events in the
+ * appender's own memory (the in-memory one) offers it: one that persists them needs the bytes at the append. In
+ * one process most events of a send are never read in their encoded form (a blocking send is woken by the write,
+ * ADR 0053; only streams and resubscriptions read the log), so their encoding is saved (ADR 0067).
+ */
+export interface LazyEventLog extends EventLog {
+  /** `appendBatch` with each event's bytes made at its first read. */
+  appendBatchLazy(stream: string, events: readonly LazyLoggedEvent[], options?: AppendOptions): Promise<number>;
+}
+
+/** Whether `log` can take events unencoded (`LazyEventLog`). */
+export function acceptsLazyEvents(log: EventLog): log is LazyEventLog {
+  return typeof (log as Partial<LazyEventLog>).appendBatchLazy === 'function';
+}
+
 export interface AppendOptions {
   /** Append even when seq > last + 1 (the events in between are known to be lost); duplicates still refused. */
   readonly allowGap?: boolean;

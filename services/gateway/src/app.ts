@@ -15,8 +15,9 @@ import {
 } from '@a2a-inbound/runtime';
 import { connectClients, Lookups, type GatewayClients } from './clients';
 import type { GatewayConfig } from './config';
-import { createA2aRouter } from './http/a2a-router';
-import { createA2aV1Router } from './http/a2a-v1-router';
+import { createA2aEndpoint, createA2aRouter } from './http/a2a-router';
+import { a2aFastPath } from './http/a2a-fast-path';
+import { createA2aV1Routes } from './http/a2a-v1-router';
 import { createCardsRouter } from './http/cards-router';
 import { createConsole } from './http/console';
 import { closeIfBodyUnread, jsonBody } from './http/body';
@@ -129,7 +130,7 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
 
   // One line per request: method, path (taken now: mounted routers rewrite req.path; no query string, it may
   // carry secrets), status and ms. Never headers: the Authorization header carries the key.
-  app.use((req, res, next) => {
+  const requestLog: RequestHandler = (req, res, next) => {
     const start = process.hrtime.bigint();
     const method = req.method;
     const path = req.path;
@@ -142,8 +143,14 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
       );
     });
     next();
-  });
-  app.use(requestMetrics(streams));
+  };
+  const metrics = requestMetrics(streams);
+  const a2aCors: RequestHandler = (_req, res, next) => {
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    next();
+  };
+  app.use(requestLog);
+  app.use(metrics);
   // The A2A endpoints first: every send passes each layer above its router (Express matches them in order), and
   // no route below shares a path with them (health, cards and .well-known, console, management, linker).
   // The A2A 1.0 HTTP+JSON binding reads with GET and deletes with DELETE.
@@ -164,10 +171,7 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
     res.setHeader('Access-Control-Max-Age', '600');
     res.status(204).end();
   });
-  app.use('/agents/:agentId/a2a', (_req, res, next) => {
-    res.setHeader('Access-Control-Allow-Origin', '*');
-    next();
-  });
+  app.use('/agents/:agentId/a2a', a2aCors);
   const a2aRouterDeps = {
     admission,
     blobs: deps.blobs,
@@ -183,8 +187,17 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
     pushPolicy,
   };
   // A2A 1.0 (JSON-RPC and HTTP+JSON) before the 0.3/0.2 router, which answers every other path under /a2a.
-  app.use('/agents/:agentId/a2a/v1', createA2aV1Router(a2aRouterDeps));
-  app.use('/agents/:agentId/a2a', createA2aRouter(a2aRouterDeps));
+  const v1Routes = createA2aV1Routes(a2aRouterDeps);
+  app.use('/agents/:agentId/a2a/v1', v1Routes.router);
+  const a2aEndpoint = createA2aEndpoint(a2aRouterDeps);
+  app.use('/agents/:agentId/a2a', createA2aRouter(a2aRouterDeps, a2aEndpoint));
+  // The JSON-RPC sends and reads skip the layers above (ADR 0067); the same middleware, in the same order.
+  const fastPath = a2aFastPath({
+    app,
+    before: [requestLog, metrics, a2aCors],
+    endpoint: a2aEndpoint,
+    v1: v1Routes.jsonRpc,
+  });
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -335,7 +348,9 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
       keepAliveTimeout: config.keepAliveTimeoutMs,
       connectionsCheckingInterval: Math.min(30_000, Math.max(250, Math.floor(config.headersTimeoutMs / 4))),
     },
-    app,
+    (req, res) => {
+      if (!fastPath(req, res)) app(req, res);
+    },
   );
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerClientError(err, socket));
   // The A2A 1.0 gRPC binding, for every agent on one port (closed after the HTTP server has drained).

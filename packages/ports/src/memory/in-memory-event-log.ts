@@ -1,10 +1,26 @@
 import { AppError } from '@a2a-inbound/errors';
 import type { Clock } from '../clock';
 import { systemClock } from '../clock';
-import type { AppendOptions, EventLog, LoggedEvent } from '../event-log';
+import type { AppendOptions, LazyEventLog, LazyLoggedEvent, LoggedEvent } from '../event-log';
+
+/** A stored event: its bytes, or how to make them (a lazy append), replaced by the bytes at the first read. */
+interface Held {
+  readonly seq: number;
+  data: Uint8Array | undefined;
+  encode: (() => Uint8Array) | undefined;
+}
+
+const bytesOf = (e: Held): Uint8Array => {
+  if (e.data === undefined) {
+    // The encoder's own buffer may be reused by the next encode: keep a copy.
+    e.data = e.encode!().slice();
+    e.encode = undefined;
+  }
+  return e.data;
+};
 
 interface Stream {
-  events: LoggedEvent[];
+  events: Held[];
   expiresAt?: number;
   waiters: Set<() => void>;
 }
@@ -15,7 +31,7 @@ export interface InMemoryEventLogOptions {
   readonly clock?: Clock;
 }
 
-export class InMemoryEventLog implements EventLog {
+export class InMemoryEventLog implements LazyEventLog {
   readonly #streams = new Map<string, Stream>();
   readonly #maxStreams: number;
   readonly #maxEvents: number;
@@ -66,6 +82,25 @@ export class InMemoryEventLog implements EventLog {
   async appendBatch(stream: string, events: readonly LoggedEvent[], options: AppendOptions = {}): Promise<number> {
     this.#assertOpen();
     await Promise.resolve();
+    return this.#appendNow(stream, events, options, (e) => ({ seq: e.seq, data: e.data.slice(), encode: undefined }));
+  }
+
+  async appendBatchLazy(
+    stream: string,
+    events: readonly LazyLoggedEvent[],
+    options: AppendOptions = {},
+  ): Promise<number> {
+    this.#assertOpen();
+    await Promise.resolve();
+    return this.#appendNow(stream, events, options, (e) => ({ seq: e.seq, data: undefined, encode: () => e.encode() }));
+  }
+
+  #appendNow<E extends { readonly seq: number }>(
+    stream: string,
+    events: readonly E[],
+    options: AppendOptions,
+    hold: (e: E) => Held,
+  ): number {
     if (!consecutiveSeqs(events)) return 0;
     const s = this.#stream(stream, true)!;
     // As `expire`, on every outcome (a redelivered final batch still sets it).
@@ -76,7 +111,7 @@ export class InMemoryEventLog implements EventLog {
     if (!first || (!options.allowGap && first.seq !== last + 1)) return 0;
     if (s.events.length + fresh.length > this.#maxEvents)
       throw new AppError('UNAVAILABLE', `event log stream ${stream} is full`);
-    for (const e of fresh) s.events.push({ seq: e.seq, data: e.data.slice() });
+    for (const e of fresh) s.events.push(hold(e));
     const waiters = [...s.waiters];
     s.waiters.clear();
     // Wake tails on a later turn: never inside the appender's stack.
@@ -92,7 +127,7 @@ export class InMemoryEventLog implements EventLog {
     return s.events
       .filter((e) => e.seq > afterSeq)
       .slice(0, limit)
-      .map((e) => ({ seq: e.seq, data: e.data.slice() }));
+      .map((e) => ({ seq: e.seq, data: bytesOf(e).slice() }));
   }
 
   async last(stream: string): Promise<number> {
@@ -170,7 +205,7 @@ export class InMemoryEventLog implements EventLog {
 }
 
 /** Seqs 1 or above, each the previous + 1 (what `appendBatch` accepts). */
-export function consecutiveSeqs(events: readonly LoggedEvent[]): boolean {
+export function consecutiveSeqs(events: readonly { readonly seq: number }[]): boolean {
   for (let i = 0; i < events.length; i++) {
     const seq = events[i]!.seq;
     if (!Number.isSafeInteger(seq) || seq < 1 || (i > 0 && seq !== events[i - 1]!.seq + 1)) return false;

@@ -1,4 +1,4 @@
-import { type Request, type Response, Router } from 'express';
+import { type ErrorRequestHandler, type Request, type RequestHandler, type Response, Router } from 'express';
 import { AppError, toJsonRpcError } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
 import { withSpan } from '@a2a-inbound/telemetry';
@@ -17,6 +17,7 @@ import { SpilledFiles } from '../protocol/spill-scanner';
 import type { A2aMetricLocals } from './metrics';
 import { jsonRpcBodyErrorHandler, restErrorHandler, sendJsonRpcError, sendJsonRpcErrorAsStream } from './errors';
 import { isTransient, writeEventStream, type SseWriter } from './sse';
+import { writeJson } from './a2a-v1-router';
 
 export interface A2aRouterDeps {
   admission: GatewayAdmission;
@@ -36,6 +37,13 @@ export interface A2aRouterDeps {
   /** Streams to end on shutdown. */
   streams: Set<SseWriter>;
 }
+
+/**
+ * What `res.status(200).json()` wrote for a POST, byte for byte (ETags are off), written as one string: Node sends
+ * the head and a string body in one socket write, where `res.send` turns a body of 1,000 characters or more into a
+ * Buffer and re-parses the Content-Type (ADR 0067).
+ */
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 const VERSION_PATHS: Readonly<Record<string, CardVersion>> = { 'v0.3': '0.3.0', 'v0.2': '0.2.6' };
 
@@ -88,9 +96,18 @@ function requestedTaskId(params: Record<string, unknown>): string | undefined {
   return candidates.find((v): v is string => typeof v === 'string' && v.length > 0 && v.length <= LIMITS.maxIdChars);
 }
 
-export function createA2aRouter(deps: A2aRouterDeps): Router {
+/**
+ * What answers `POST /agents/:agentId/a2a[/:version]`, as the router and the `node:http` fast path (a2a-fast-path.ts)
+ * both run it: the guard, then the handler; the guard's refusals and the handler's throws go to `onError`.
+ */
+export interface A2aEndpoint {
+  guard: RequestHandler;
+  handler: (req: Request, res: Response) => Promise<void>;
+  onError: ErrorRequestHandler;
+}
+
+export function createA2aEndpoint(deps: A2aRouterDeps): A2aEndpoint {
   const { clients, lookups, limiter, clock, log } = deps;
-  const router = Router({ mergeParams: true });
 
   // Authenticated (key, agent, rate limit) before a byte of the body is read.
   const guard = agentGuard({ lookups, limiter, clock, pending: deps.admission.pending }, 'a2a', true);
@@ -191,12 +208,11 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
       lastEventId: typeof lastEventId === 'string' ? lastEventId : undefined,
     });
     if (outcome.kind === 'result') {
-      res.status(200).json({ jsonrpc: '2.0', id: rpc.id, result: outcome.result });
+      writeJson(res, JSON_TYPE, JSON.stringify({ jsonrpc: '2.0', id: rpc.id, result: outcome.result }));
       return;
     }
     if (outcome.kind === 'raw') {
-      // What `res.json` writes, with the result spliced in.
-      res.status(200).set('Content-Type', 'application/json').send(spliceRawResult(rpc.id, outcome.result));
+      writeJson(res, JSON_TYPE, spliceRawResult(rpc.id, outcome.result));
       return;
     }
     await writeEventStream(res, outcome.open, {
@@ -218,8 +234,15 @@ export function createA2aRouter(deps: A2aRouterDeps): Router {
     });
   }
 
+  return { guard, handler, onError: jsonRpcBodyErrorHandler(log) };
+}
+
+export function createA2aRouter(deps: A2aRouterDeps, endpoint: A2aEndpoint = createA2aEndpoint(deps)): Router {
+  const { log } = deps;
+  const { guard, handler, onError } = endpoint;
+  const router = Router({ mergeParams: true });
   // Refusals of the guard (401, 403, 404, 429, OVERLOADED) arrive as errors: JSON-RPC errors, never HTML.
-  router.post(['/', '/:version'], guard, handler, jsonRpcBodyErrorHandler(log));
+  router.post(['/', '/:version'], guard, handler, onError);
   // Anything deeper than /a2a/{version} names no protocol version we serve: -32004, still JSON-RPC.
   router.post('/*rest', guard, (_req, res) => {
     sendJsonRpcError(

@@ -25,6 +25,7 @@ import { BodyAbortedError, readSpilledBody, type SpilledBody } from './spilled-b
 import { authChallenge, logServerFault, retryAfter, sendJsonRpcError } from './errors';
 import type { A2aMetricLocals } from './metrics';
 import { isTransient, writeEventStream, type SseWriter } from './sse';
+import type { A2aEndpoint } from './a2a-router';
 import { knownRestPath, matchRestRoute, restParams } from './v1-rest-routes';
 
 /**
@@ -88,6 +89,11 @@ const lastEventIdOf = (req: Request): string | undefined => {
 };
 
 export function createA2aV1Router(deps: A2aV1RouterDeps): Router {
+  return createA2aV1Routes(deps).router;
+}
+
+/** The 1.0 router, and its JSON-RPC endpoint (`POST /`) for the fast path (a2a-fast-path.ts, ADR 0067). */
+export function createA2aV1Routes(deps: A2aV1RouterDeps): { router: Router; jsonRpc: A2aEndpoint } {
   const { log } = deps;
   const router = Router({ mergeParams: true });
   const guard = agentGuard(
@@ -189,15 +195,15 @@ export function createA2aV1Router(deps: A2aV1RouterDeps): Router {
     res.status(status).json({ jsonrpc: '2.0', id, error: toV1JsonRpcError(app) });
   };
 
-  router.post('/', guard, (req: Request, res: Response) =>
+  const jsonRpcHandler = (req: Request, res: Response): Promise<void> =>
     withBody(
       req,
       res,
       JSON_RPC_FILE_PATHS,
       (err) => jsonRpcError(res, null, err),
       (json, spilled) => answerRpc(req, res, json, spilled),
-    ),
-  );
+    );
+  router.post('/', guard, jsonRpcHandler);
 
   const answerRpc = async (req: Request, res: Response, json: Buffer, spilled: SpilledFiles): Promise<void> => {
     let raw: unknown;
@@ -333,7 +339,7 @@ export function createA2aV1Router(deps: A2aV1RouterDeps): Router {
   };
 
   // Refusals of the guard and the body reader, in the shape of the binding that was asked.
-  router.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
+  const onError = (err: unknown, req: Request, res: Response, next: NextFunction): void => {
     if (res.headersSent) return next(err);
     const e = err as { type?: string; status?: number };
     const app =
@@ -342,6 +348,7 @@ export function createA2aV1Router(deps: A2aV1RouterDeps): Router {
         : toAppError(err);
     if (req.path.startsWith('/rest')) restError(res, app);
     else jsonRpcError(res, null, app);
-  });
-  return router;
+  };
+  router.use(onError);
+  return { router, jsonRpc: { guard, handler: jsonRpcHandler, onError } };
 }

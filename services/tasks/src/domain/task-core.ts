@@ -5,7 +5,18 @@
  */
 import type { Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '@a2a-js/sdk';
 import { InvalidParamsError, isOutage, TaskNotFoundError } from '@a2a-inbound/errors';
-import { cloneJson, LargePayloads, RunLeases, mentionsSpill, updateWithRetry } from '@a2a-inbound/ports';
+import {
+  acceptsLazyEvents,
+  cloneJson,
+  LargePayloads,
+  RunLeases,
+  mentionsSpill,
+  updateWithRetry,
+  type AppendOptions,
+} from '@a2a-inbound/ports';
+
+/** Appends one write's events to the log (encoded now, or when first read: `LazyEventLog`). */
+type AppendEntries = (stream: string, options?: AppendOptions) => Promise<number>;
 import type {
   BlobStore,
   Bus,
@@ -489,7 +500,21 @@ export class TaskCore {
       preceding: [],
       pushOff: false,
     }));
-    const entries = logged.map((l) => ({ seq: l.seq, data: encodeShared(eventsV1.LoggedTaskEvent, l) }));
+    // A log in this process's memory takes them unencoded: most are never read as bytes (ADR 0067).
+    const log = this.deps.eventLog;
+    const append: AppendEntries = acceptsLazyEvents(log)
+      ? (stream, options) =>
+          log.appendBatchLazy(
+            stream,
+            logged.map((l) => ({ seq: l.seq, encode: () => encodeShared(eventsV1.LoggedTaskEvent, l) })),
+            options,
+          )
+      : (stream, options) =>
+          log.appendBatch(
+            stream,
+            logged.map((l) => ({ seq: l.seq, data: encodeShared(eventsV1.LoggedTaskEvent, l) })),
+            options,
+          );
     // Read beside the append: webhooks skips its push lookup (a gRPC call to this service) for the updates of
     // an agent with push notifications off, which most agents have (ADR 0046).
     const pushOff = this.#pushOff(task.agentId);
@@ -497,7 +522,8 @@ export class TaskCore {
     try {
       appended = await this.#appendToLog(
         task,
-        entries,
+        append,
+        events[0]!.seq,
         events.some((e) => e.final),
       );
     } catch (err) {
@@ -527,23 +553,18 @@ export class TaskCore {
     }
   }
 
-  async #appendToLog(
-    task: TaskDoc,
-    entries: readonly { seq: number; data: Uint8Array }[],
-    final: boolean,
-  ): Promise<number> {
+  async #appendToLog(task: TaskDoc, append: AppendEntries, first: number, final: boolean): Promise<number> {
     // A finished task's retention is set by the same write (one Redis round trip, one LMDB commit).
     const retention = final ? { expireAfterMs: this.deps.config.retentionMs } : {};
-    let appended = await this.deps.eventLog.appendBatch(task.id, entries, retention);
+    let appended = await append(task.id, retention);
     if (appended === 0) {
       // Refused: all duplicates (a redelivery: fine), or the log is behind the stored task, which is
       // authoritative: it lost events (Redis restarted without persistence, or the stream expired). Append
       // with the seqs the store knows so open streams, blocking sends and pushes go on; readers rebuild what
       // they missed from the stored task (ADR 0014).
-      const first = entries[0]!.seq;
       const last = await this.deps.eventLog.last(task.id);
       if (last < first - 1) {
-        appended = await this.deps.eventLog.appendBatch(task.id, entries, { allowGap: true, ...retention });
+        appended = await append(task.id, { allowGap: true, ...retention });
         if (appended > 0)
           this.deps.log.warn(
             { taskId: task.id, seq: first, logLast: last },

@@ -43,13 +43,16 @@ const ECHO_FRAMES = [
 describe('one event-log append per echo send (ADR 0060)', () => {
   it('push off: the send appends nothing; the run logs its `working` event with its own, in one append', async () => {
     const { tasks, bus, eventLog, caller, runs, frames } = await setup(false);
-    const appendBatch = vi.spyOn(eventLog, 'appendBatch');
+    // Unencoded, to the in-memory log (ADR 0067); never encoded for it.
+    const eager = vi.spyOn(eventLog, 'appendBatch');
+    const appendBatch = vi.spyOn(eventLog, 'appendBatchLazy');
     const task = await tasks.send(caller, textMsg('p-off'), { blocking: false });
     await bus.drain();
     expect(appendBatch).not.toHaveBeenCalled();
     await tasks.applyRunEvent(echoBatch(task.id, runs.at(-1)!.runId));
     expect(appendBatch).toHaveBeenCalledTimes(1);
     expect(await frames(task.id)).toEqual(ECHO_FRAMES);
+    expect(eager).not.toHaveBeenCalled();
     // Nothing is left pending on the stored task.
     expect((await tasks.get(caller, task.id)).status.state).toBe('completed');
   });
@@ -69,13 +72,16 @@ describe('one event-log append per echo send (ADR 0060)', () => {
 
   it('push on: the send logs `working` at once (webhooks is told), the run its own events: the same frames', async () => {
     const { tasks, bus, eventLog, caller, runs, frames } = await setup(true);
-    const appendBatch = vi.spyOn(eventLog, 'appendBatch');
+    // Unencoded, to the in-memory log (ADR 0067); never encoded for it.
+    const eager = vi.spyOn(eventLog, 'appendBatch');
+    const appendBatch = vi.spyOn(eventLog, 'appendBatchLazy');
     const task = await tasks.send(caller, textMsg('p-on'), { blocking: false });
     await bus.drain();
     expect(appendBatch).toHaveBeenCalledTimes(1);
     await tasks.applyRunEvent(echoBatch(task.id, runs.at(-1)!.runId));
     expect(appendBatch).toHaveBeenCalledTimes(2);
     expect(await frames(task.id)).toEqual(ECHO_FRAMES);
+    expect(eager).not.toHaveBeenCalled();
   });
 
   it('push off: a cancel before the run has news logs the pending `working` event first, in order', async () => {

@@ -27,13 +27,17 @@ describe('refused sends are never charged', () => {
   it('a send whose first event the log refuses (not an outage) is refused, refunded, and leaves no task behind', async () => {
     const { tasks, collections, eventLog, caller, credits } = await setup({ pushOn: true });
     const before = await credits();
-    // Every write to the log goes through appendBatch (one event or a run's batch).
+    // Every write to the log goes through appendBatch (one event or a run's batch), or appendBatchLazy on an
+    // in-memory log (ADR 0067).
     const appendBatch = eventLog.appendBatch.bind(eventLog);
+    const appendBatchLazy = eventLog.appendBatchLazy.bind(eventLog);
     eventLog.appendBatch = () => Promise.reject(new Error('the log refused the event'));
+    eventLog.appendBatchLazy = () => Promise.reject(new Error('the log refused the event'));
     await expect(tasks.send(caller, msg('s2'), { blocking: false })).rejects.toThrow('the log refused the event');
     expect(await credits()).toBe(before);
     expect(await collections.tasks.count({ subscriptionId: 'demo-subscription' })).toBe(0);
     eventLog.appendBatch = appendBatch;
+    eventLog.appendBatchLazy = appendBatchLazy;
     await tasks.send(caller, msg('s2'), { blocking: false });
     expect(await credits()).toBe(before - 1);
   });

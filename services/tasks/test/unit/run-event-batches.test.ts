@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { AppError } from '@a2a-inbound/errors';
-import { InMemoryEventLog, type AppendOptions, type LoggedEvent } from '@a2a-inbound/ports';
+import { InMemoryEventLog, type AppendOptions, type LazyLoggedEvent, type LoggedEvent } from '@a2a-inbound/ports';
 import { eventsV1 } from '@a2a-inbound/proto';
 import { delta, status, taskServiceSetup, textMsg } from '../support/task-service-setup';
 
@@ -13,6 +13,19 @@ class FlakyEventLog extends InMemoryEventLog {
       return Promise.reject(new AppError('UNAVAILABLE', 'event log down'));
     }
     return super.appendBatch(stream, events, options);
+  }
+
+  // The tasks service appends to an in-memory log unencoded (ADR 0067): the same outage there.
+  override appendBatchLazy(
+    stream: string,
+    events: readonly LazyLoggedEvent[],
+    options?: AppendOptions,
+  ): Promise<number> {
+    if (this.failBatches > 0) {
+      this.failBatches -= 1;
+      return Promise.reject(new AppError('UNAVAILABLE', 'event log down'));
+    }
+    return super.appendBatchLazy(stream, events, options);
   }
 }
 
@@ -75,12 +88,14 @@ describe('run event batches (ADR 0025)', () => {
     const replace = vi.spyOn(collections.tasks, 'replace');
     const append = vi.spyOn(eventLog, 'append');
     const appendBatch = vi.spyOn(eventLog, 'appendBatch');
+    const appendBatchLazy = vi.spyOn(eventLog, 'appendBatchLazy');
     await tasks.applyRunEvent(batchOf(echoRun(taskId, runId)));
     await bus.drain();
     expect(get).not.toHaveBeenCalled();
     expect(replace).toHaveBeenCalledTimes(1);
     expect(append).not.toHaveBeenCalled();
-    expect(appendBatch).toHaveBeenCalledTimes(1);
+    expect(appendBatch).not.toHaveBeenCalled();
+    expect(appendBatchLazy).toHaveBeenCalledTimes(1);
     // One announcement: the last event, with the four before it as `preceding`, in order.
     expect(announcements).toHaveLength(1);
     const [a] = announcements;

@@ -1,0 +1,91 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Express, Request, RequestHandler, Response } from 'express';
+import { tracingOn } from '@a2a-inbound/runtime';
+import type { A2aEndpoint } from './a2a-router';
+
+/**
+ * The JSON-RPC endpoints of A2A 0.3/0.2 and 1.0, as Express routes them (case-insensitive, `/:agentId` one segment, the
+ * version one of the two the router serves). Only the plain spelling is taken here: a percent-encoded agent id, a
+ * query string, a trailing slash or another case go through Express, which answers them as before.
+ */
+const FAST_PATH = /^\/agents\/([A-Za-z0-9._~-]+)\/a2a(?:\/(v0\.[23]|v1))?$/;
+
+export interface A2aFastPathDeps {
+  /** The app whose `request`/`response` prototypes give `req` and `res` what Express's handlers use. */
+  app: Express;
+  /** The app-level middleware every request passes first (the request log, the metrics, CORS), in order. */
+  before: readonly RequestHandler[];
+  /** `/a2a`, `/a2a/v0.3` and `/a2a/v0.2` (the 0.3/0.2 router's `/` and `/:version`). */
+  endpoint: A2aEndpoint;
+  /** `/a2a/v1`: the 1.0 JSON-RPC binding (the 1.0 router's `POST /`). */
+  v1: A2aEndpoint;
+}
+
+/**
+ * `POST /agents/:agentId/a2a[/v0.3|/v0.2|/v1]` without Express's router (ADR 0067): the same middleware and the same
+ * guard, handler and error handler in the same order, on `req`/`res` prepared as `app.handle` prepares them, but no
+ * walk over the app's layers and the mounted routers' (path matching, parameter decoding, a `next` closure per
+ * layer). Returns false for anything else, which the caller hands to Express. While tracing is on every request
+ * goes through Express, whose instrumentation names the route and makes the middleware spans.
+ */
+export function a2aFastPath(deps: A2aFastPathDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const { app, before } = deps;
+  return (incoming, outgoing) => {
+    if (incoming.method !== 'POST') return false;
+    const url = incoming.url ?? '';
+    const match = FAST_PATH.exec(url);
+    if (!match || tracingOn()) return false;
+    const agentId = match[1] as string;
+    const isV1 = match[2] === 'v1';
+    const version = isV1 ? undefined : match[2];
+    const { guard, handler, onError } = isV1 ? deps.v1 : deps.endpoint;
+
+    // What `app.handle` does (x-powered-by is off).
+    const req = incoming as Request;
+    const res = outgoing as Response;
+    req.res = res;
+    res.req = req;
+    Object.setPrototypeOf(req, app.request);
+    Object.setPrototypeOf(res, app.response);
+    if (!res.locals) res.locals = Object.create(null) as Record<string, unknown>;
+    // What the app's router and the mounted A2A router leave on the request for the handlers.
+    req.baseUrl = '';
+    req.originalUrl = url;
+    req.params = {};
+    let step = 0;
+    // The app's router's fallback (finalhandler) for an error no handler answered: the response has started
+    // (every handler here answers otherwise), so the connection is cut, as finalhandler cuts it.
+    const last = (err?: unknown): void => {
+      if (err !== undefined && err !== 'route' && err !== 'router') outgoing.socket?.destroy();
+    };
+    const fail = (err: unknown): void => {
+      try {
+        onError(err, req, res, last);
+      } catch (thrown) {
+        last(thrown);
+      }
+    };
+    const next = (err?: unknown): void => {
+      if (err !== undefined) {
+        fail(err);
+        return;
+      }
+      const i = step++;
+      if (i < before.length) {
+        (before[i] as RequestHandler)(req, res, next);
+        return;
+      }
+      if (i === before.length) {
+        // Mounted at /agents/:agentId/a2a (or /a2a/v1), routed to '/' or '/:version' (router.handle's trim).
+        req.baseUrl = isV1 ? `/agents/${agentId}/a2a/v1` : `/agents/${agentId}/a2a`;
+        req.url = version === undefined ? '/' : `/${version}`;
+        req.params = version === undefined ? { agentId } : { agentId, version };
+        guard(req, res, next);
+        return;
+      }
+      handler(req, res).catch(fail);
+    };
+    next();
+    return true;
+  };
+}
