@@ -1,4 +1,4 @@
-import type { Call, GoFunc, GoSite, GrpcCall, Part, SourceFacts } from './model';
+import type { Call, GoCtorCall, GoFunc, GoSite, GrpcCall, Part, SourceFacts } from './model';
 import { joinPath } from './routes';
 
 /** Rounds of instantiation: a wrapper of one package called by a client of another, called by a service. */
@@ -18,8 +18,9 @@ export const MAX_INSTANTIATED_CALLS = 20_000;
  * source: a client package that lives in the callee's folder (`customer.NewClient`) is the caller's call,
  * and a wrapper of another package (`tracing.HTTPClient.GetJSON`) is its callers' calls.
  */
-export function applyGoPackages(sources: readonly SourceFacts[]): SourceFacts[] {
-  if (!sources.some((s) => s.goSites?.length || s.goBound?.length)) return [...sources];
+export function applyGoPackages(input: readonly SourceFacts[]): SourceFacts[] {
+  if (!input.some((s) => s.goSites?.length || s.goFieldSites?.length || s.goBound?.length)) return [...input];
+  const sources = input.map(withFieldSites);
   const byName = new Map<string, { src: number; f: GoFunc }[]>();
   sources.forEach((s, src) => {
     for (const f of s.goFuncs ?? []) {
@@ -88,7 +89,8 @@ export function applyGoPackages(sources: readonly SourceFacts[]): SourceFacts[] 
     sources.forEach((s, i) => {
       for (const site of s.goSites ?? []) {
         for (const { src: j, f } of byName.get(`${site.pkg}.${site.name}`) ?? []) {
-          if (j === i || budget <= 0) continue;
+          // A field declared `*order.Client` runs Client's methods, not a server's of the same name.
+          if (j === i || budget <= 0 || (site.recvType && f.recvType && f.recvType !== site.recvType)) continue;
           const fields = receiverFields(site, f, byName.get(`${site.pkg}.${site.ctor?.name ?? ''}`) ?? [], j);
           const key = (n: number): string => `${i}|${site.loc.file}:${site.loc.line}|${j}|${n}`;
           for (const n of callsIn(j, f)) {
@@ -127,6 +129,41 @@ export function applyGoPackages(sources: readonly SourceFacts[]): SourceFacts[] 
           grpcCalls: grpc[i]!.filter((c) => !moved[i]!.has(c)),
         },
   );
+}
+
+/**
+ * A source's calls through a field bound in another file of the same package (`r.server.accounts.Post(…)`,
+ * the field declared `accounts *account.Client` and set from `account.NewClient(url)` in `server.go`) are
+ * package sites of the package the field holds, when every binding of that name in the package names one
+ * package; with the constructor call when exactly one binding was built by one.
+ */
+function withFieldSites(s: SourceFacts): SourceFacts {
+  if (!s.goFieldSites?.length || !s.goHolders?.length) return s;
+  const held = new Map<string, { pkgs: Set<string>; ctors: GoCtorCall[]; types: Set<string> }>();
+  for (const h of s.goHolders) {
+    const key = `${h.in}|${h.name}`;
+    const x = held.get(key) ?? { pkgs: new Set<string>(), ctors: [], types: new Set<string>() };
+    x.pkgs.add(h.pkg);
+    if (h.ctor) x.ctors.push(h.ctor);
+    if (h.type) x.types.add(h.type);
+    held.set(key, x);
+  }
+  const sites: GoSite[] = [];
+  for (const f of s.goFieldSites) {
+    const x = held.get(`${f.in}|${f.field}`);
+    if (x?.pkgs.size !== 1) continue;
+    const ctor = x.ctors.length === 1 ? x.ctors[0] : undefined;
+    const recvType = x.types.size === 1 ? [...x.types][0] : undefined;
+    sites.push({
+      pkg: [...x.pkgs][0]!,
+      name: f.name,
+      args: f.args,
+      loc: f.loc,
+      ...(ctor ? { ctor } : {}),
+      ...(recvType ? { recvType } : {}),
+    });
+  }
+  return sites.length ? { ...s, goSites: [...(s.goSites ?? []), ...sites] } : s;
 }
 
 /**

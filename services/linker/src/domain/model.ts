@@ -81,6 +81,8 @@ export interface GoFunc {
   forwards?: readonly { readonly param: number; readonly to: string; readonly arg: number }[];
   /** A method's receiver name (`c` of `func (c *Client) Get(…)`): its fields are `c.<field>` in the calls inside. */
   readonly recv?: string;
+  /** The receiver's type (`Client` of `(c *Client)`): a call through a field of a known type runs its methods only. */
+  readonly recvType?: string;
   /** A constructor's struct fields and their values over its parameters (`&Client{baseURL: cfg.URL}`). */
   readonly fields?: Readonly<Record<string, readonly Part[]>>;
 }
@@ -119,6 +121,31 @@ export interface GoSite {
   readonly loc: Loc;
   /** The constructor call the receiver was built by, in the caller's file. */
   readonly ctor?: GoCtorCall;
+  /** The receiver's type, when a field's declaration names it: only that type's methods run here. */
+  readonly recvType?: string;
+}
+
+/**
+ * A call through a field no binding of its file names (`r.server.accounts.Post(…)`): the package the field
+ * holds is found among the bindings and field types of every file of the same Go package (`go-packages.ts`).
+ */
+export interface GoFieldSite {
+  /** The caller's own package (`package main`). */
+  readonly in: string;
+  readonly field: string;
+  readonly name: string;
+  readonly args: readonly Part[][];
+  readonly loc: Loc;
+}
+
+/** A field or name a file of package `in` binds to a value of imported package `pkg` (`accounts *account.Client`). */
+export interface GoHolder {
+  readonly in: string;
+  readonly name: string;
+  readonly pkg: string;
+  readonly ctor?: GoCtorCall;
+  /** The declared type's name (`Client`). */
+  readonly type?: string;
 }
 
 /**
@@ -467,6 +494,9 @@ export interface SourceFacts {
   goFuncs?: GoFunc[];
   /** Go calls of an exported function or method of an imported package (`eta.customer.Get(ctx, id)`). */
   goSites?: GoSite[];
+  /** Go calls through a field bound in another file of the package, and the fields each file binds. */
+  goFieldSites?: GoFieldSite[];
+  goHolders?: GoHolder[];
   /** Go functions passed as arguments, for the prefixes the callee mounts them under (`go-packages.ts`). */
   goCallbacks?: GoCallback[];
   /** Go locals bound to another package's constructor call (`cfg := config.Load()`): `cfg.X` is that field. */

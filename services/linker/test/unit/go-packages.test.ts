@@ -203,6 +203,70 @@ func main() {
   });
 });
 
+describe('Go: a wrapper held in a field set in another file of the package (issue 20)', () => {
+  // stock's own server has a method of the wrapper's name that calls users: only the wrapper's type runs.
+  const stockServed = {
+    ...stock,
+    'server.go': `package stock
+
+import (
+	"context"
+
+	"google.golang.org/grpc"
+	"${MOD}/users"
+)
+
+type grpcServer struct {
+	users *users.Client
+}
+
+func Serve(s *grpc.Server, u *users.Client) {
+	RegisterStockServiceServer(s, &grpcServer{users: u})
+}
+
+func (s *grpcServer) Reserve(ctx context.Context, in *ReserveRequest) (*ReserveReply, error) {
+	_, err := s.users.Profile(ctx, 1)
+	return &ReserveReply{}, err
+}
+`,
+  };
+  const gateway = {
+    'graph.go': `package main
+
+import "${MOD}/stock"
+
+type Server struct {
+	stockClient *stock.Client
+}
+
+func NewServer(stockURL string) *Server {
+	stockClient := stock.NewClient(stockURL)
+	return &Server{stockClient}
+}
+`,
+    'resolver.go': `package main
+
+import "context"
+
+type resolver struct {
+	server *Server
+}
+
+func (r *resolver) Reserve(ctx context.Context, sku string) error {
+	return r.server.stockClient.Reserve(ctx, sku)
+}
+`,
+  };
+
+  it("the wrapper's gRPC call is the caller's, from a file that imports no package; not the server's method of that name", async () => {
+    const r = await reportOf({ gateway, stock: stockServed, users, httpkit });
+    expect(rows(r)).toEqual([
+      'gateway resolver.go:10 | gRPC stock.StockService/Reserve | stock server.go:15 gRPC stock.StockService/Reserve (grpc-go, rpc at stock stock.pb.go:10)',
+      'stock server.go:19 | GET /users/profile | users server.go:6 ANY /users/profile (net/http)',
+    ]);
+  });
+});
+
 describe('Go: objects built by a constructor of another package (issue 20 item 2)', () => {
   const clients = {
     'orders/client.go': `package orders

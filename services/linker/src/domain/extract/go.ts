@@ -48,6 +48,8 @@ const GO_BUILTINS = new Set(
 );
 /** Callbacks kept per file, at most (a file of generated code passes hundreds of functions). */
 const MAX_CALLBACKS = 200;
+/** Calls through fields bound in another file, and the fields bound, kept per source at most. */
+const MAX_FIELD_SITES = 2_000;
 
 const args = (call: Node): Node[] =>
   (call.childForFieldName('arguments')?.namedChildren ?? []).filter(
@@ -523,6 +525,17 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
     });
     return { name, args: args(v).map((x) => evaluate(x)), ...(Object.keys(keyed).length ? { keyed } : {}) };
   };
+  /** A name bound to a value of an imported package, for calls through it in the package's other files. */
+  const hold = (name: string, p: string, ctor?: GoCtorCall, type?: string): void => {
+    if ((sink.facts.goHolders?.length ?? 0) < MAX_FIELD_SITES)
+      (sink.facts.goHolders ??= []).push({
+        in: pkg,
+        name,
+        pkg: p,
+        ...(ctor ? { ctor } : {}),
+        ...(type ? { type } : {}),
+      });
+  };
   const packageOf = (value: Node | null | undefined): string | undefined => {
     const v = value?.type === 'literal_element' ? value.namedChild(0) : value;
     if (v?.type !== 'call_expression') return undefined;
@@ -550,7 +563,18 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
             boundTo.set(key.text, p);
             const c = ctorCall(v);
             if (c) boundCtor.set(key.text, c);
+            hold(key.text, p, c);
           }
+        return;
+      }
+      case 'field_declaration': {
+        // `accounts *account.Client`: the field holds a value of the imported package.
+        const t = node.childForFieldName('type');
+        const q = t?.type === 'pointer_type' ? t.namedChild(0) : t;
+        const p = q?.type === 'qualified_type' ? q.childForFieldName('package')?.text : undefined;
+        const type = q?.childForFieldName('name')?.text;
+        if (p && imported.has(p))
+          for (const n of node.childrenForFieldName('name')) if (n) hold(n.text, p, undefined, type);
         return;
       }
       case 'short_var_declaration':
@@ -564,6 +588,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
             boundTo.set(last.text, p);
             const c = ctorCall(vs[i]);
             if (c) boundCtor.set(last.text, c);
+            hold(last.text, p, c);
             // A local holding what another package's constructor built (`cfg := config.Load()`): its fields.
             if (c && n?.type === 'identifier' && (sink.facts.goBound?.length ?? 0) < MAX_CALLBACKS)
               (sink.facts.goBound ??= []).push({ file, name: n.text, pkg: p, ctor: c });
@@ -583,6 +608,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
           .childForFieldName('receiver')
           ?.namedChildren[0]?.namedChildren.find((x) => x?.type === 'identifier')?.text;
         const fields = constructedFields(node);
+        const recvType = node.childForFieldName('receiver')?.text.match(/(\w+)\s*\)$/)?.[1];
         (sink.facts.goFuncs ??= []).push({
           pkg,
           name,
@@ -592,6 +618,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
           end: node.endPosition.row + 1,
           ...(calls.length ? { calls } : {}),
           ...(recv ? { recv } : {}),
+          ...(recvType ? { recvType } : {}),
           ...(fields ? { fields } : {}),
         });
       }
@@ -727,14 +754,25 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
 
   function onPackageCall(call: Node): void {
     const fn = call.childForFieldName('function');
-    if (fn?.type !== 'selector_expression' || imported.size === 0) return;
+    if (fn?.type !== 'selector_expression') return;
     const name = fn.childForFieldName('field')?.text ?? '';
     if (!/^[A-Z]/.test(name)) return;
     const operand = fn.childForFieldName('operand');
     const last = operand?.type === 'selector_expression' ? operand.childForFieldName('field') : operand;
     if (!last) return;
     const p = operand?.type === 'identifier' && imported.has(last.text) ? last.text : boundTo.get(last.text);
-    if (!p) return;
+    if (!p) {
+      // A field this file does not bind (`r.server.accounts.Post(…)`): another file of the package may.
+      if (operand?.type === 'selector_expression' && pkg && (sink.facts.goFieldSites?.length ?? 0) < MAX_FIELD_SITES)
+        (sink.facts.goFieldSites ??= []).push({
+          in: pkg,
+          field: last.text,
+          name,
+          args: args(call).map((x) => evaluate(x)),
+          loc: { file, line: lineOf(call) },
+        });
+      return;
+    }
     const ctor = operand?.type === 'identifier' && imported.has(last.text) ? undefined : boundCtor.get(last.text);
     (sink.facts.goSites ??= []).push({
       pkg: p,
@@ -803,6 +841,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
           'keyed_element',
           'short_var_declaration',
           'assignment_statement',
+          'field_declaration',
           'function_declaration',
           'method_declaration',
         ],

@@ -551,7 +551,13 @@ function applyPrefixes(facts: SourceFacts): void {
 function keepGoFuncsAroundCalls(facts: SourceFacts): void {
   if (!facts.goFuncs?.length) return;
   const lines = new Map<string, number[]>();
-  for (const x of [...facts.calls, ...facts.grpcCalls, ...(facts.goSites ?? []), ...facts.endpoints]) {
+  for (const x of [
+    ...facts.calls,
+    ...facts.grpcCalls,
+    ...(facts.goSites ?? []),
+    ...(facts.goFieldSites ?? []),
+    ...facts.endpoints,
+  ]) {
     const l = lines.get(x.loc.file) ?? [];
     l.push(x.loc.line);
     lines.set(x.loc.file, l);
