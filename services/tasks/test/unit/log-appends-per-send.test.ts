@@ -59,7 +59,8 @@ describe('one event-log append per echo send (ADR 0060)', () => {
 
   it("a final append sets its stream's retention in the same call", async () => {
     const { tasks, bus, eventLog, caller, runs } = await setup(false);
-    const appendBatch = vi.spyOn(eventLog, 'appendBatch');
+    const eager = vi.spyOn(eventLog, 'appendBatch');
+    const appendBatch = vi.spyOn(eventLog, 'appendBatchLazy'); // the in-memory log takes them unencoded (ADR 0067)
     const expire = vi.spyOn(eventLog, 'expire');
     const task = await tasks.send(caller, textMsg('p-retain'), { blocking: false });
     await bus.drain();
@@ -68,6 +69,7 @@ describe('one event-log append per echo send (ADR 0060)', () => {
     expect(appendBatch.mock.calls[0]![2]).toEqual({ expireAfterMs: DEFAULT_TASK_CONFIG.retentionMs });
     // One write for the final events and the retention (one LMDB commit in the durable embedded mode).
     expect(expire).not.toHaveBeenCalled();
+    expect(eager).not.toHaveBeenCalled();
   });
 
   it('push on: the send logs `working` at once (webhooks is told), the run its own events: the same frames', async () => {
@@ -149,7 +151,7 @@ describe('one event-log append per echo send (ADR 0060)', () => {
     await bus.drain();
     const batch = echoBatch(task.id, runs.at(-1)!.runId);
     // The first apply stores the task, then the log is unreachable: the bus consumer retries the message.
-    vi.spyOn(eventLog, 'appendBatch').mockRejectedValueOnce(new AppError('UNAVAILABLE', 'event log down'));
+    vi.spyOn(eventLog, 'appendBatchLazy').mockRejectedValueOnce(new AppError('UNAVAILABLE', 'event log down'));
     await expect(tasks.applyRunEvent(batch)).rejects.toThrow('event log down');
     expect(await frames(task.id)).toEqual([]);
     // The redelivery repairs the log with every event the write emitted: `working` included, no gap.
