@@ -71,19 +71,25 @@ export function a2aFastPath(deps: A2aFastPathDeps): (req: IncomingMessage, res: 
         return;
       }
       const i = step++;
-      if (i < before.length) {
-        (before[i] as RequestHandler)(req, res, next);
-        return;
+      // A layer that throws goes to the error handler, as Express's layers do: never out of the server's
+      // request listener (an uncaught exception would end the process).
+      try {
+        if (i < before.length) {
+          (before[i] as RequestHandler)(req, res, next);
+          return;
+        }
+        if (i === before.length) {
+          // Mounted at /agents/:agentId/a2a (or /a2a/v1), routed to '/' or '/:version' (router.handle's trim).
+          req.baseUrl = isV1 ? `/agents/${agentId}/a2a/v1` : `/agents/${agentId}/a2a`;
+          req.url = version === undefined ? '/' : `/${version}`;
+          req.params = version === undefined ? { agentId } : { agentId, version };
+          guard(req, res, next);
+          return;
+        }
+        handler(req, res).catch(fail);
+      } catch (err) {
+        fail(err);
       }
-      if (i === before.length) {
-        // Mounted at /agents/:agentId/a2a (or /a2a/v1), routed to '/' or '/:version' (router.handle's trim).
-        req.baseUrl = isV1 ? `/agents/${agentId}/a2a/v1` : `/agents/${agentId}/a2a`;
-        req.url = version === undefined ? '/' : `/${version}`;
-        req.params = version === undefined ? { agentId } : { agentId, version };
-        guard(req, res, next);
-        return;
-      }
-      handler(req, res).catch(fail);
     };
     next();
     return true;

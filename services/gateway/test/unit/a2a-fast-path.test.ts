@@ -1,0 +1,64 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
+import { afterEach, describe, expect, it } from 'vitest';
+import { a2aFastPath } from '../../src/http/a2a-fast-path';
+
+// A layer that throws synchronously on the fast path must reach the error handler (as Express's layers do),
+// never the server's request listener, where it would be an uncaught exception.
+
+let close: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await close?.();
+  close = undefined;
+});
+
+async function serve(before: RequestHandler[], guard: RequestHandler): Promise<string> {
+  const app = express();
+  const onError: ErrorRequestHandler = (err: Error, _req, res, _next) => {
+    res.status(500).json({ jsonrpc: '2.0', id: null, error: { code: -32603, message: err.message } });
+  };
+  const handler = async (_req: unknown, res: { json: (b: unknown) => void }): Promise<void> => {
+    res.json({ ok: true });
+  };
+  const endpoint = { guard, handler, onError } as unknown as Parameters<typeof a2aFastPath>[0]['endpoint'];
+  const fast = a2aFastPath({ app, before, endpoint, v1: endpoint });
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    if (!fast(req, res)) {
+      res.statusCode = 404;
+      res.end();
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  close = () => new Promise<void>((r) => server.close(() => r()));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+describe('A2A fast path (ADR 0067)', () => {
+  it('a middleware that throws synchronously is answered by the error handler, not thrown out of the listener', async () => {
+    const base = await serve(
+      [
+        () => {
+          throw new Error('middleware broke');
+        },
+      ],
+      (_req, _res, next) => next(),
+    );
+    const r = await fetch(`${base}/agents/a1/a2a`, { method: 'POST', body: '{}' });
+    expect(r.status).toBe(500);
+    expect(await r.json()).toMatchObject({ error: { code: -32603, message: 'middleware broke' } });
+  });
+
+  it('a guard that throws synchronously is answered by the error handler too; a passing one reaches the handler', async () => {
+    const throwing = await serve([], () => {
+      throw new Error('guard broke');
+    });
+    const r = await fetch(`${throwing}/agents/a1/a2a/v0.3`, { method: 'POST', body: '{}' });
+    expect(r.status).toBe(500);
+    expect(await r.json()).toMatchObject({ error: { message: 'guard broke' } });
+    await close?.();
+    const passing = await serve([], (_req, _res, next) => next());
+    const ok = await fetch(`${passing}/agents/a1/a2a/v1`, { method: 'POST', body: '{}' });
+    expect(await ok.json()).toEqual({ ok: true });
+  });
+});
