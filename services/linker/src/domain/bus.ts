@@ -10,7 +10,9 @@ import type { BusSummary, SourceFacts } from './model';
  * never the library's. Without a summary, MassTransit's convention: one exchange per message type, named
  * `Namespace:Type` when an attached source declares the type (publish), and each `IConsumer<T>` a receive
  * endpoint (a queue named by the source's endpoint name formatter, or its `ReceiveEndpoint`) bound to it;
- * a subscription `<Message, Handler>` binds a queue named after the handler the same way.
+ * a subscription `<Message, Handler>` binds a queue named after the handler the same way. NServiceBus's
+ * conventional routing topology: endpoint queues and exchanges, `Namespace.Type` event exchanges, commands
+ * routed to an endpoint (`RouteToEndpoint`, `SetDestination`, `Send("Sales", …)`).
  */
 export function instantiateBusSites(sources: readonly SourceFacts[]): SourceFacts[] {
   const summaries = new Map<string, BusSummary[]>();
@@ -39,6 +41,12 @@ export function instantiateBusSites(sources: readonly SourceFacts[]): SourceFact
     const ns = namespaces.get(bare);
     return ns?.size === 1 ? `${[...ns][0]!}:${bare}` : bare;
   };
+  // NServiceBus names a message's exchange after its full name, `Namespace.Type`.
+  const nsbExchange = (written: string): string => {
+    const bare = written.replace(/<.*$/, '').replace(/^.*\./, '');
+    const ns = namespaces.get(bare);
+    return ns?.size === 1 ? `${[...ns][0]!}.${bare}` : bare;
+  };
   // A bus configured once in a shared library (an `AddMessageBroker` extension every service calls): its
   // endpoint name formatter, when the sources that set one agree.
   const formatters = new Set(
@@ -60,7 +68,36 @@ export function instantiateBusSites(sources: readonly SourceFacts[]): SourceFact
     const explicit = new Map(
       sites.filter((x) => x.method === 'ReceiveEndpoint').map((x) => [x.types[1]!, x.types[0]!]),
     );
+    // NServiceBus (RabbitMQ conventional routing topology): the endpoint's queue and fanout exchange are named
+    // after it (`new EndpointConfiguration("Sales")`, else the source); a command is sent to the destination
+    // endpoint's exchange; an event is published to the fanout exchange of its full type name, bound (through
+    // the endpoint's exchange) to the queue of every endpoint with a handler of it.
+    const nsbConfig = sites.find((x) => x.method === 'NsbEndpoint');
+    const endpoint = nsbConfig?.types[0] ?? s.source;
+    const routes = new Map(sites.filter((x) => x.method === 'NsbRoute').map((x) => [x.types[0]!, x.types[1]!]));
+    let endpointDeclared = false;
     for (const site of sites) {
+      if (site.method === 'NsbPublish' || site.method === 'NsbSend') {
+        const [message, dest] = site.types as [string, string | undefined];
+        const exchange = site.method === 'NsbPublish' ? nsbExchange(message) : (dest ?? routes.get(message) ?? '{}');
+        publishes.push({ broker: 'rabbitmq', exchange, key: '', loc: site.loc, types: [message] });
+        continue;
+      }
+      if (site.method === 'IHandleMessages') {
+        const [message] = site.types as [string, string];
+        if (!endpointDeclared) {
+          endpointDeclared = true;
+          const at = nsbConfig?.loc ?? site.loc;
+          exchanges.push({ name: endpoint, type: 'fanout', loc: at });
+          queues.push({ name: endpoint, loc: at });
+          bindings.push({ exchange: endpoint, queue: endpoint, key: '', loc: at });
+        }
+        exchanges.push({ name: nsbExchange(message), type: 'fanout', loc: site.loc });
+        bindings.push({ exchange: nsbExchange(message), queue: endpoint, key: '', loc: site.loc });
+        consumes.push({ broker: 'rabbitmq', queue: endpoint, loc: site.loc, types: [message] });
+        continue;
+      }
+      if (site.method === 'NsbEndpoint' || site.method === 'NsbRoute') continue;
       if (site.kind === 'publish') {
         const sum = site.method === '*' ? anyPublish : summaries.get(`publish:${site.method}`);
         for (const type of site.types) {

@@ -22,7 +22,7 @@ import type {
   StoreKind,
 } from './model';
 import { filePath } from './extract/config';
-import { CELERY_DEFAULT_QUEUE, CELERY_ROUTE, channelName, subjectMatches } from './extract/channels';
+import { CELERY_DEFAULT_QUEUE, CELERY_ROUTE, channelName, globMatches, subjectMatches } from './extract/channels';
 import {
   CATCH_ALL,
   HOLE,
@@ -1414,6 +1414,7 @@ const CHANNEL_LABEL: Record<Exclude<Broker, 'rabbitmq'>, string> = {
   sns: 'SNS topic',
   dapr: 'Dapr topic',
   sidekiq: 'Sidekiq worker',
+  redis: 'Redis channel',
 };
 const channelLabel = (b: Exclude<Broker, 'rabbitmq'>): string => CHANNEL_LABEL[b];
 
@@ -1552,8 +1553,15 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
       let untyped = 0;
       for (const { c, source: cs } of consumers) {
         if (c.broker !== p.broker || isDynamicName(p.key) || isDynamicName(c.queue)) continue;
-        // NATS subscriptions match subjects with wildcards; the others by equal names.
-        if (p.broker === 'nats' ? !subjectMatches(c.queue, p.key) : c.queue !== p.key) continue;
+        // NATS subscriptions match subjects with wildcards, Redis PSUBSCRIBE patterns by glob; the others by equal names.
+        if (
+          p.broker === 'nats'
+            ? !subjectMatches(c.queue, p.key)
+            : p.broker === 'redis'
+              ? !globMatches(c.queue, p.key)
+              : c.queue !== p.key
+        )
+          continue;
         // Both sides name their message types and none is shared: delivered, but no handler takes it.
         if (p.types && c.types && !p.types.some((t) => c.types!.includes(t))) {
           untyped++;
@@ -1625,7 +1633,9 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
           if (cs === source) continue;
           // A queue several subscriptions of one source consume: the one the binding was made at.
           const same = consumers.filter((x) => x.source === cs && x.c.broker === 'rabbitmq' && x.c.queue === r.queue);
-          const at_ = same.find((x) => sameLoc(x.c.loc, r.binding.at, cs))?.c ?? same[0]!.c;
+          // When both sides name their message types (NServiceBus handlers), the handler of the type published.
+          const typed = p.types ? same.find((x) => x.c.types?.some((t) => p.types!.includes(t))) : undefined;
+          const at_ = typed?.c ?? same.find((x) => sameLoc(x.c.loc, r.binding.at, cs))?.c ?? same[0]!.c;
           if (c !== at_) continue;
           const rowKey = `${cs}|${c.queue}`;
           if (rowsOf.has(rowKey)) continue;

@@ -151,9 +151,9 @@ export interface GoHolder {
 /**
  * `rabbitmq` routes through exchanges and bindings; every other broker routes by a name alone (a Kafka
  * topic, a Celery task, a Bull queue, a NATS subject, an SQS queue, an SNS topic, a Dapr `<pubsub>/<topic>`,
- * a Sidekiq worker class): the name is its own binding.
+ * a Sidekiq worker class, a Redis pub/sub channel): the name is its own binding.
  */
-export type Broker = 'rabbitmq' | 'kafka' | 'celery' | 'bullmq' | 'nats' | 'sqs' | 'sns' | 'dapr' | 'sidekiq';
+export type Broker = 'rabbitmq' | 'kafka' | 'celery' | 'bullmq' | 'nats' | 'sqs' | 'sns' | 'dapr' | 'sidekiq' | 'redis';
 
 export interface Publish {
   readonly broker: Broker;

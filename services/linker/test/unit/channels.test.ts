@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { endpointName } from '../../src/domain/bus';
-import { extractChannels, subjectMatches } from '../../src/domain/extract/channels';
+import { extractChannels, globMatches, subjectMatches } from '../../src/domain/extract/channels';
 import { Sink } from '../../src/domain/extract/common';
 import { emptyFacts } from '../../src/domain/model';
 import { gaps, reportOf, rows } from '../support/in-memory-report';
@@ -297,6 +297,93 @@ describe('named-channel message libraries (ADR 0039)', () => {
       'web app/controllers/orders_controller.rb:4 | produce Sidekiq worker `ReceiptWorker` | billing app/workers/receipt_worker.rb:2 consume Sidekiq worker `ReceiptWorker`',
     ]);
   });
+
+  it('Redis pub/sub: publish(channel) reaches subscribe and PSUBSCRIBE patterns (globs) in JS, Python, Go, C#, Java and Ruby; a Dapr pubsub client and NATS are not Redis', async () => {
+    const r = await reportOf({
+      orders: {
+        'src/events.ts': lines(
+          "import Redis from 'ioredis';",
+          'const pub = new Redis(process.env.REDIS_URL);',
+          "const CHANNEL = 'orders.created';",
+          'export const created = (o: unknown) => pub.publish(CHANNEL, JSON.stringify(o));',
+          "export const cancelled = (o: unknown) => pub.publish('orders.cancelled', JSON.stringify(o));",
+          "export const audit = (o: unknown) => pub.publish(process.env.AUDIT_CHANNEL || 'audit', JSON.stringify(o));",
+          "export const nobody = () => pub.publish('inventory.reserved', '1');",
+        ),
+      },
+      mailer: {
+        'worker.py': lines(
+          'import redis',
+          "r = redis.Redis(host='redis')",
+          'p = r.pubsub()',
+          "p.psubscribe('orders.*')",
+        ),
+      },
+      billing: {
+        'main.go': lines(
+          'package main',
+          'import "github.com/redis/go-redis/v9"',
+          'func run(ctx context.Context, rdb *redis.Client) {',
+          '	sub := rdb.Subscribe(ctx, "orders.created", "orders.refunded")',
+          '	_ = sub',
+          '}',
+        ),
+      },
+      audit: {
+        'Audit/Listener.cs': lines(
+          'using StackExchange.Redis;',
+          'class Listener {',
+          '  void Start(ConnectionMultiplexer redis) {',
+          '    var sub = redis.GetSubscriber();',
+          '    sub.Subscribe(RedisChannel.Literal("audit"), (ch, msg) => { });',
+          '  }',
+          '}',
+        ),
+      },
+      reports: {
+        'src/main/java/r/RedisConfig.java': lines(
+          'package r;',
+          'class RedisConfig {',
+          '  RedisMessageListenerContainer container(RedisConnectionFactory f, MessageListenerAdapter a) {',
+          '    RedisMessageListenerContainer c = new RedisMessageListenerContainer();',
+          '    c.addMessageListener(a, new PatternTopic("orders.cancel*"));',
+          '    return c;',
+          '  }',
+          '}',
+        ),
+        'app/sub.rb': lines(
+          "require 'redis'",
+          "Redis.new.subscribe('orders.created') do |on|",
+          '  on.message { |ch, m| puts m }',
+          'end',
+        ),
+      },
+      dapr: {
+        'index.js': lines(
+          "const { DaprClient } = require('@dapr/dapr'); // redis is the component",
+          "client.pubsub.publish('pubsub', 'orders.created', {});",
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'orders src/events.ts:4 | produce Redis channel `orders.created` | billing main.go:4 consume Redis channel `orders.created`',
+      'orders src/events.ts:4 | produce Redis channel `orders.created` | mailer worker.py:4 consume Redis channel `orders.*`',
+      'orders src/events.ts:4 | produce Redis channel `orders.created` | reports app/sub.rb:2 consume Redis channel `orders.created`',
+      'orders src/events.ts:5 | produce Redis channel `orders.cancelled` | mailer worker.py:4 consume Redis channel `orders.*`',
+      'orders src/events.ts:5 | produce Redis channel `orders.cancelled` | reports src/main/java/r/RedisConfig.java:5 consume Redis channel `orders.cancel*`',
+      'orders src/events.ts:6 | produce Redis channel `audit` | audit Audit/Listener.cs:5 consume Redis channel `audit`',
+    ]);
+    expect(gaps(r)).toEqual([
+      'consumer billing main.go:4 no producer for Redis channel `orders.refunded`',
+      'publisher dapr index.js:2 no consumer of Dapr topic `pubsub/orders.created`',
+      'publisher orders src/events.ts:7 no consumer of Redis channel `inventory.reserved`',
+    ]);
+    expect(globMatches('orders.*', 'orders.a.b')).toBe(true);
+    expect(globMatches('h?llo', 'hallo')).toBe(true);
+    expect(globMatches('h[ae]llo', 'hillo')).toBe(false);
+    expect(globMatches('a\\*', 'a*')).toBe(true);
+    expect(globMatches('a\\*', 'ab')).toBe(false);
+  });
 });
 
 describe('channel rules on pathological files (review finding 2)', () => {
@@ -390,6 +477,97 @@ describe('MassTransit naming', () => {
     expect(endpointName('SubmitOrderConsumer', 'KebabCase')).toBe('submit-order');
     expect(endpointName('SubmitOrderConsumer', undefined)).toBe('SubmitOrder');
     expect(endpointName('HTTPRequestConsumer', 'SnakeCase')).toBe('http_request');
+  });
+});
+
+describe('NServiceBus naming', () => {
+  it('events go to the fanout exchange of the type’s full name, bound to the queue of each endpoint handling them; commands go to the endpoint RouteToEndpoint, SetDestination or Send(destination, …) names', async () => {
+    const r = await reportOf({
+      messages: {
+        'Messages/Events.cs': lines(
+          'namespace Shop.Messages;',
+          'public class OrderPlaced : IEvent { public string OrderId { get; set; } }',
+          'public class OrderBilled : IEvent { public string OrderId { get; set; } }',
+          'public class PlaceOrder : ICommand { public string OrderId { get; set; } }',
+          'public class CancelOrder : ICommand { public string OrderId { get; set; } }',
+          'public class ShipOrder : ICommand { }',
+        ),
+      },
+      clientui: {
+        'ClientUI/Program.cs': lines(
+          'using NServiceBus;',
+          'var endpointConfiguration = new EndpointConfiguration("ClientUI");',
+          'var transport = endpointConfiguration.UseTransport(new RabbitMQTransport(RoutingTopology.Conventional(QueueType.Quorum), "host=rabbitmq"));',
+          'var routing = endpointConfiguration.UseTransport(transport);',
+          'routing.RouteToEndpoint(typeof(PlaceOrder), "Sales");',
+          'var endpoint = await Endpoint.Start(endpointConfiguration);',
+          'await endpoint.Send(new PlaceOrder { OrderId = "1" });',
+          'var options = new SendOptions();',
+          'options.SetDestination("Sales");',
+          'await endpoint.Send(new CancelOrder(), options);',
+          'await endpoint.Send(new ShipOrder());',
+        ),
+      },
+      sales: {
+        'Sales/Program.cs': lines('using NServiceBus;', 'var cfg = new EndpointConfiguration("Sales");'),
+        'Sales/PlaceOrderHandler.cs': lines(
+          'using NServiceBus;',
+          'public class PlaceOrderHandler : IHandleMessages<PlaceOrder>',
+          '{',
+          '    public Task Handle(PlaceOrder message, IMessageHandlerContext context)',
+          '        => context.Publish(new OrderPlaced { OrderId = message.OrderId });',
+          '}',
+          'public class CancelOrderHandler : IHandleMessages<CancelOrder>',
+          '{',
+          '    public Task Handle(CancelOrder message, IMessageHandlerContext context) => Task.CompletedTask;',
+          '}',
+        ),
+      },
+      billing: {
+        'Billing/Program.cs': lines('using NServiceBus;', 'var cfg = new EndpointConfiguration("Billing");'),
+        'Billing/OrderPlacedHandler.cs': lines(
+          'using NServiceBus;',
+          'public class OrderPlacedHandler : IHandleMessages<OrderPlaced>',
+          '{',
+          '    public async Task Handle(OrderPlaced message, IMessageHandlerContext context)',
+          '    {',
+          '        await context.Publish<OrderBilled>(m => m.OrderId = message.OrderId);',
+          '        await context.Send("Shipping", new ShipOrder());',
+          '    }',
+          '}',
+        ),
+      },
+      shipping: {
+        'Shipping/Program.cs': lines('using NServiceBus;', 'var cfg = new EndpointConfiguration("Shipping");'),
+        'Shipping/Handlers.cs': lines(
+          'using NServiceBus;',
+          'public class ShippingPolicy : IHandleMessages<OrderPlaced>, IHandleMessages<OrderBilled>',
+          '{',
+          '    public Task Handle(OrderPlaced message, IMessageHandlerContext context) => Task.CompletedTask;',
+          '    public Task Handle(OrderBilled message, IMessageHandlerContext context) => Task.CompletedTask;',
+          '}',
+          'public class ShipOrderHandler : IHandleMessages<ShipOrder>',
+          '{',
+          '    public Task Handle(ShipOrder message, IMessageHandlerContext context) => Task.CompletedTask;',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'billing Billing/OrderPlacedHandler.cs:6 | publish `Shop.Messages.OrderBilled` | shipping Shipping/Handlers.cs:2 consume queue `Shipping`',
+      'billing Billing/OrderPlacedHandler.cs:7 | publish `Shipping` | shipping Shipping/Handlers.cs:7 consume queue `Shipping`',
+      'clientui ClientUI/Program.cs:7 | publish `Sales` | sales Sales/PlaceOrderHandler.cs:2 consume queue `Sales`',
+      'clientui ClientUI/Program.cs:10 | publish `Sales` | sales Sales/PlaceOrderHandler.cs:7 consume queue `Sales`',
+      'sales Sales/PlaceOrderHandler.cs:5 | publish `Shop.Messages.OrderPlaced` | billing Billing/OrderPlacedHandler.cs:2 consume queue `Billing`',
+      'sales Sales/PlaceOrderHandler.cs:5 | publish `Shop.Messages.OrderPlaced` | shipping Shipping/Handlers.cs:2 consume queue `Shipping`',
+    ]);
+    expect(r.table.find((t) => t.calls === 'publish `Shop.Messages.OrderPlaced`')?.match).toBe(
+      'binding: fanout exchange `Shop.Messages.OrderPlaced` → queue `Billing`',
+    );
+    // A command with no route names no endpoint: the destination is a run-time value.
+    expect(gaps(r)).toEqual([
+      'publisher clientui ClientUI/Program.cs:11 dynamic key: the exchange is only known at run time, and a placeholder matches no exchange',
+    ]);
   });
 });
 

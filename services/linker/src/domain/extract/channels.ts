@@ -5,7 +5,8 @@ import { type Sink, nameOf } from './common';
  * Message libraries whose broker routes by a name alone (ADR 0039): a producer and a consumer of the same
  * name form a flow, the way a Kafka topic is its own binding. Celery (task names), Bull/BullMQ (queue
  * names), NATS (subjects, wildcards matched at link time), SQS (queue names, from URLs or ARNs), SNS (topic
- * names), Dapr pub/sub (`<pubsub>/<topic>`) and Sidekiq (worker classes). Read from the text of each file
+ * names), Dapr pub/sub (`<pubsub>/<topic>`), Sidekiq (worker classes) and Redis pub/sub (channels; PSUBSCRIBE
+ * patterns matched as globs at link time). Read from the text of each file
  * that mentions the library: one linear pass of a few regular expressions, no parse of its own. Names are
  * string literals, environment lookups (`${X}`, resolved when linking with the deployment configuration)
  * or identifiers assigned one of those in the same file; anything else is a run-time name (`{}`).
@@ -106,6 +107,27 @@ export function subjectMatches(pattern: string, subject: string): boolean {
     if (p[i] !== '*' && p[i] !== s[i]) return false;
   }
   return p.length === s.length;
+}
+
+/** Redis PSUBSCRIBE patterns: `*` any run, `?` one character, `[…]` a class, `\\x` a literal x. */
+export function globMatches(pattern: string, channel: string): boolean {
+  if (!/[*?[\\]/.test(pattern)) return pattern === channel;
+  let re = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i]!;
+    if (ch === '*') re += '.*';
+    else if (ch === '?') re += '.';
+    else if (ch === '\\' && i + 1 < pattern.length) re += pattern[++i]!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    else if (ch === '[') {
+      const end = pattern.indexOf(']', i + 1);
+      if (end < 0) re += '\\[';
+      else {
+        re += `[${pattern.slice(i + 1, end).replace(/\\/g, '\\\\')}]`;
+        i = end;
+      }
+    } else re += ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`, 's').test(channel);
 }
 
 type Emit = (side: 'publish' | 'consume', broker: Broker, name: string, index: number, via?: string) => void;
@@ -372,6 +394,57 @@ function sidekiq(text: string, path: string, emit: Emit): void {
     );
 }
 
+/**
+ * Redis pub/sub, any client (ioredis/node-redis, redis-py, go-redis, Jedis/Lettuce, StackExchange.Redis,
+ * redis-rb): `publish(channel, msg)` produces; `subscribe`/`psubscribe` (every channel argument), Spring Data
+ * Redis `ChannelTopic`/`PatternTopic` and `RedisChannel.Literal/Pattern` consume. Only in a file that names
+ * Redis and no other pub/sub library of the same verbs (NATS), and never on a Dapr `pubsub` client.
+ */
+function redisPubSub(text: string, emit: Emit): void {
+  if (!/redis/i.test(text) || /\bnats\b/i.test(text)) return;
+  const skip = (recv: string): boolean => /(?:^|\.)pubsub$/i.test(recv) && !/redis/i.test(recv);
+  // The channel of a C# `RedisChannel.Literal("x")` / `new RedisChannel("x", …)` argument, else the argument.
+  const channelOf = (arg: string): string => {
+    const m = new RegExp(String.raw`^\s*(?:new\s+)?RedisChannel(?:\.(?:Literal|Pattern))?\(\s*${EXPR}`).exec(arg);
+    return valueOf(m ? m[1]! : arg, text);
+  };
+  each(
+    new RegExp(
+      String.raw`([\w$.]*)\s*\.\s*(publish|Publish|PublishAsync|publishAsync|convertAndSend)\s*\(\s*(?:ctx\s*,\s*|context\.\w+\(\)\s*,\s*)?${EXPR},`,
+      'g',
+    ),
+    text,
+    (m) => {
+      if (skip(m[1]!) || (m[2] === 'convertAndSend' && !/redis/i.test(m[1]!))) return;
+      const name = channelOf(m[3]!);
+      if (name !== '{}' && !/\s/.test(name)) emit('publish', 'redis', name, m.index);
+    },
+  );
+  each(
+    new RegExp(
+      String.raw`([\w$.]*)\s*\.\s*(subscribe|Subscribe|SubscribeAsync|subscribeAsync|psubscribe|pSubscribe|PSubscribe|PSubscribeAsync)\s*\(([^\n]*)`,
+      'g',
+    ),
+    text,
+    (m) => {
+      if (skip(m[1]!)) return;
+      for (const a of (m[3] ?? '').matchAll(new RegExp(EXPR, 'g'))) {
+        const arg = a[1]!.trim();
+        // A listener object, a callback, a context: not channels.
+        if (!/^['"\x60]|^RedisChannel|^new\s+RedisChannel|^[A-Z_][A-Z0-9_]*$|^[\w.]*(?:channel|topic)\w*$/i.test(arg))
+          continue;
+        const name = channelOf(arg);
+        if (name !== '{}' && !/\s/.test(name)) emit('consume', 'redis', name, m.index);
+      }
+    },
+  );
+  // Spring Data Redis: container.addMessageListener(listener, new ChannelTopic("x") | new PatternTopic("x.*"))
+  each(new RegExp(String.raw`\bnew\s+(?:ChannelTopic|PatternTopic)\(\s*${EXPR}\)`, 'g'), text, (m) => {
+    const name = valueOf(m[1]!, text);
+    if (name !== '{}') emit('consume', 'redis', name, m.index);
+  });
+}
+
 /** The named-channel facts of one file (code or YAML). */
 export function extractChannels(text: string, path: string, sink: Sink): void {
   const line = lineIndex(text);
@@ -391,6 +464,7 @@ export function extractChannels(text: string, path: string, sink: Sink): void {
   aws(text, emit);
   dapr(text, emit);
   sidekiq(text, path, emit);
+  redisPubSub(text, emit);
 }
 
 const SIDECAR_PUBLISH = /\/v1\.0(?:-alpha1)?\/publish\/([^/?#]+)\/([^/?#]+)/;

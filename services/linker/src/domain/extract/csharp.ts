@@ -58,6 +58,9 @@ const CS_NAMES = new Set([
   'ConfigureHttpClient',
   'For',
   'UsePathBase',
+  'Send',
+  'RouteToEndpoint',
+  'SetDestination',
 ]);
 /** Refit: the verb attributes of an interface's methods (`[Get("/orders/{id}")]`). */
 const REFIT_VERBS: Record<string, HttpMethod> = {
@@ -70,6 +73,14 @@ const REFIT_VERBS: Record<string, HttpMethod> = {
 };
 /** Options interfaces whose `.Value` / `.CurrentValue` is the options class bound to a configuration section. */
 const OPTIONS_TYPE = /^I?Options(?:Monitor|Snapshot)?<\s*([\w.]+)\s*>$/;
+
+/** The method, local function or lambda around a node (where its locals are set). */
+function enclosingBody(n: Node): Node | undefined {
+  for (let p = n.parent; p; p = p.parent)
+    if (/^(method_declaration|local_function_statement|lambda_expression|constructor_declaration)$/.test(p.type))
+      return p;
+  return undefined;
+}
 
 /** The method or local function around a node: its name, parameters and type parameters. */
 function enclosingMethod(n: Node): { name: string; params: string[]; typeParams: string[] } | undefined {
@@ -518,6 +529,10 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     return undefined;
   };
 
+  /** NServiceBus names what the broker sees by its own conventions (bus.ts): only in files that use it. */
+  let nsbFile: boolean | undefined;
+  const usesNsb = (n: Node): boolean => (nsbFile ??= /\bNServiceBus\b/.test(n.tree.rootNode.text));
+
   function onInvocation(inv: Node): void {
     const fn = inv.childForFieldName('function');
     if (!fn) return;
@@ -650,8 +665,36 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       const generic = nameNode?.type === 'generic_name' ? named(named(nameNode)[1] ?? null)[0]?.text : undefined;
       const first = argExpr(argNodes[0]!).expr;
       const messages = generic ? [generic] : createdTypes(first, inv);
+      const nsb = name === 'Publish' && usesNsb(inv);
       for (const m of new Set(messages.map((t) => t.replace(/<.*$/, '').replace(/^.*\./, ''))))
-        if (m) sink.busSite({ kind: 'publish', method: name, types: [m], loc });
+        if (m) sink.busSite({ kind: nsb ? 'generic' : 'publish', method: nsb ? 'NsbPublish' : name, types: [m], loc });
+      return;
+    }
+    // NServiceBus commands: `context.Send(new PlaceOrder(…))` / `Send<PlaceOrder>(…)` / `Send("Sales", msg)`,
+    // the destination from the call, `options.SetDestination("Sales")` or the source's
+    // `routing.RouteToEndpoint(typeof(PlaceOrder), "Sales")` (bus.ts).
+    if (name === 'Send' && argNodes.length >= 1 && argNodes.length <= 3 && usesNsb(inv)) {
+      const generic = nameNode?.type === 'generic_name' ? named(named(nameNode)[1] ?? null)[0]?.text : undefined;
+      const dest = argNodes.length >= 2 ? literal(args[0]) : undefined;
+      const msgNode = argExpr(argNodes[dest !== undefined ? 1 : 0]!).expr;
+      let explicit = dest;
+      // `var options = new SendOptions(); options.SetDestination("Sales"); … Send(msg, options)`
+      const opts = argNodes.length >= 2 ? argExpr(argNodes[argNodes.length - 1]!).expr.text : undefined;
+      const body = (enclosingBody(inv) ?? inv.tree.rootNode).text;
+      if (explicit === undefined && opts) {
+        const set = new RegExp(String.raw`\b${opts.replace(/\W/g, '')}\s*\.\s*SetDestination\(\s*"([^"]+)"`).exec(body);
+        if (set) explicit = set[1];
+      }
+      const messages = generic ? [generic] : createdTypes(msgNode, inv);
+      for (const m of new Set(messages.map((t) => t.replace(/<.*$/, '').replace(/^.*\./, ''))))
+        if (m) sink.busSite({ kind: 'generic', method: 'NsbSend', types: explicit ? [m, explicit] : [m], loc });
+      return;
+    }
+    if (name === 'RouteToEndpoint' && argNodes.length === 2) {
+      const t = /^typeof\(\s*([\w.]+)\s*\)$/.exec(argExpr(argNodes[0]!).expr.text)?.[1];
+      const dest = literal(args[1]);
+      if (t && dest !== undefined)
+        sink.busSite({ kind: 'generic', method: 'NsbRoute', types: [t.replace(/^.*\./, ''), dest], loc });
       return;
     }
     // The outbox of integration events (`integrationEventService.AddAndSaveEventAsync(evt)`, published
@@ -918,6 +961,14 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     if (created && /^[A-Z]/.test(created) && named(c.childForFieldName('arguments')).length > 0)
       objSite(created, c, true);
     const type = c.childForFieldName('type')?.text;
+    // NServiceBus: `new EndpointConfiguration("Sales")` names the endpoint, its queue and its exchange.
+    if (type === 'EndpointConfiguration') {
+      const a0 = named(c.childForFieldName('arguments'))[0];
+      const endpoint = a0 ? literal(evaluate(argExpr(a0).expr)) : undefined;
+      if (endpoint)
+        sink.busSite({ kind: 'generic', method: 'NsbEndpoint', types: [endpoint], loc: { file, line: lineOf(c) } });
+      return;
+    }
     if (type !== 'HttpRequestMessage') return;
     const a = named(c.childForFieldName('arguments')).map((x) => argExpr(x).expr);
     let method = a[0];
@@ -975,6 +1026,18 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     // MassTransit: a consumer of T (`class X : IConsumer<T>`) gets its own receive endpoint (a queue named by
     // the source's endpoint name formatter, or its `ReceiveEndpoint`) bound to the exchange of T (bus.ts).
     for (const base of named(named(cls).find((x) => x.type === 'base_list') ?? null)) {
+      // NServiceBus: `class X : IHandleMessages<A>, IHandleMessages<B>` handles A and B in its endpoint.
+      if (base.type === 'generic_name' && named(base)[0]?.text === 'IHandleMessages') {
+        const message = named(named(base)[1] ?? null)[0]?.text.replace(/^.*\./, '');
+        if (message && className)
+          sink.busSite({
+            kind: 'generic',
+            method: 'IHandleMessages',
+            types: [message, className],
+            loc: { file, line: lineOf(base) },
+          });
+        continue;
+      }
       if (base.type !== 'generic_name' || named(base)[0]?.text !== 'IConsumer') continue;
       const args = named(named(base)[1] ?? null);
       const message = args[0]?.text;
