@@ -593,6 +593,85 @@ describe('Kotlin, Rust, Ruby and PHP front-ends (one syntax table each, shared r
   });
 });
 
+describe('Ruby: Rails and Grape routes, Faraday and Net::HTTP clients; Rust rocket', () => {
+  it('Rails resources (only:, nested, member) and namespaces of symbols, Grape resources and route_param; a Faraday connection built with its base URL; rocket attributes', async () => {
+    const r = await reportOf({
+      orders: {
+        'config/routes.rb': lines(
+          'Rails.application.routes.draw do',
+          '  get "/orders/:id", to: "orders#show"',
+          '  namespace :api do',
+          '    post "refunds", to: "refunds#create"',
+          '    resources :invoices, only: [:index, :show] do',
+          '      resources :lines, only: :create',
+          '      member do',
+          '        post :void',
+          '      end',
+          '    end',
+          '    resource :profile, except: [:destroy]',
+          '  end',
+          'end',
+        ),
+      },
+      carts: {
+        'app/api/carts.rb': lines(
+          'class CartsAPI < Grape::API',
+          '  resource :carts do',
+          '    route_param :id do',
+          '      get do',
+          '        {}',
+          '      end',
+          "      delete 'items/:item' do",
+          '      end',
+          '    end',
+          '  end',
+          'end',
+        ),
+      },
+      stock: {
+        'src/main.rs': lines(
+          '#[macro_use] extern crate rocket;',
+          '#[get("/stock/<sku>")]',
+          'fn stock(sku: &str) -> String { sku.to_string() }',
+          '#[launch]',
+          'fn rocket() -> _ { rocket::build().mount("/", routes![stock]) }',
+        ),
+      },
+      web: {
+        'app/clients.rb': lines(
+          'class Clients',
+          '  def run(id, sku)',
+          '    conn = Faraday.new(url: ENV.fetch("ORDERS_URL", "http://orders"))',
+          '    conn.get("/orders/#{id}")',
+          '    conn.post("/api/invoices/#{id}/lines")',
+          '    conn.post("/api/invoices/#{id}/void")',
+          '    conn.put("/api/profile")',
+          '    conn.delete("/api/profile")',
+          '    Faraday.post("http://orders/api/refunds")',
+          '    Net::HTTP.get(URI("http://carts/carts/#{id}"))',
+          '    Net::HTTP.get(URI("http://carts/carts/#{id}/items/#{sku}"))',
+          '    HTTParty.get("http://stock/stock/#{sku}")',
+          '  end',
+          'end',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web app/clients.rb:4 | GET orders/orders/{} | orders config/routes.rb:2 GET /orders/:id (rails)',
+      'web app/clients.rb:5 | POST orders/api/invoices/{}/lines | orders config/routes.rb:6 POST /api/invoices/:invoice_id/lines (rails)',
+      'web app/clients.rb:6 | POST orders/api/invoices/{}/void | orders config/routes.rb:8 POST /api/invoices/:id/void (rails)',
+      'web app/clients.rb:7 | PUT orders/api/profile | orders config/routes.rb:11 PUT /api/profile (rails)',
+      'web app/clients.rb:9 | POST orders/api/refunds | orders config/routes.rb:4 POST /api/refunds (rails)',
+      'web app/clients.rb:10 | GET carts/carts/{} | carts app/api/carts.rb:4 GET /carts/:id (grape)',
+      'web app/clients.rb:12 | GET stock/stock/{} | stock src/main.rs:2 GET /stock/<sku> (rocket)',
+    ]);
+    expect(unresolved(r)).toEqual([
+      'web app/clients.rb:8 DELETE orders/api/profile — no matching route: `orders` serves no DELETE /api/profile',
+      'web app/clients.rb:11 GET carts/carts/{}/items/{} — no matching route: `carts` serves no GET /carts/{}/items/{}',
+    ]);
+  });
+});
+
 describe('front doors and PHP idioms met on unseen applications', () => {
   it('a locust load test calling relative paths links through the one gateway that forwards them; Symfony @Route docblocks and #[Route] attributes; curl_init of a sprintf URL', async () => {
     const r = await reportOf({

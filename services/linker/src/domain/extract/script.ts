@@ -45,6 +45,8 @@ interface Syntax {
 const kids = (n: Node | null | undefined): Node[] =>
   (n?.namedChildren ?? []).filter((x): x is Node => x !== null && !/comment/.test(x.type));
 const set = (...s: string[]): ReadonlySet<string> => new Set(s);
+/** Grape's path groups: `resource`/`resources`/`namespace`/`group`/`segment` and `route_param :id`. */
+const GRAPE_GROUP = /^(resource|resources|segment|route_param)$/;
 const VERBS: Record<string, HttpMethod> = { get: 'GET', post: 'POST', put: 'PUT', patch: 'PATCH', delete: 'DELETE' };
 
 /** Route registrations by call: receiver pattern (source text; `^$` for none) and the verbs as method names. */
@@ -147,6 +149,10 @@ function formatMacro(tree: Node, evaluate: (n: Node) => Part[]): Part[] {
 
 function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): LanguageRules {
   return ({ file, sink, scope }) => {
+    const ruby = file.endsWith('.rb');
+    let root: Node | undefined;
+    let isGrape: boolean | undefined;
+    let isRailsRoutes: boolean | undefined;
     function evaluate(node: Node): Part[] {
       if (syn.strings.has(node.type)) return stringParts(node, syn, evaluate);
       const env = syn.env(node, evaluate);
@@ -197,6 +203,13 @@ function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): Lan
           });
           return concat(...out);
         }
+        // A client built with its base address (`Faraday.new(url: base)`, `Faraday.new(base)`): the base, which
+        // the client's relative calls go under (see `onCall`).
+        if (c.name === 'new' && /^Faraday$/.test(c.receiver)) {
+          const url = c.args.find((a) => a.type === 'pair' && /^:?url:?$/.test(a.childForFieldName('key')?.text ?? ''));
+          const v = url?.childForFieldName('value') ?? (c.args[0]?.type === 'pair' ? undefined : c.args[0]);
+          return v ? evaluate(v) : [HOLE_PART];
+        }
         if (/^(listOf|arrayOf|setOf|vec|array)$/.test(c.name)) {
           const vs = c.args.map((a) => nameOf(evaluate(a)) ?? '');
           return c.args.length === 1 ? evaluate(c.args[0]!) : lit(vs.join(LIST_SEP));
@@ -213,21 +226,65 @@ function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): Lan
     }
 
     function onCall(node: Node): void {
+      root ??= node.tree.rootNode;
       const c = syn.call(node);
       if (!c) return;
       const loc = { file, line: lineOf(node) };
       const first = c.args[0];
+      // Rails `resources :orders` / `resource :profile` (with `only:`/`except:`): the REST actions they route.
+      if (ruby && !grape() && /^resources?$/.test(c.name) && first && railsRoutes()) {
+        const name = segmentOf(first);
+        if (name) {
+          const base = joinPath(groupPrefix(node), name);
+          const opts = c.args
+            .slice(1)
+            .map((a) => a.text)
+            .join(' ');
+          const list = (k: string): string[] | undefined => {
+            const m = new RegExp(String.raw`\b${k}:\s*(\[[^\]]*\]|:\w+|%i\[[^\]]*\])`).exec(opts);
+            return m ? [...m[1]!.matchAll(/:?(\w+)/g)].map((x) => x[1]!).filter((x) => x !== 'i') : undefined;
+          };
+          const only = list('only');
+          const except = list('except') ?? [];
+          const plural = c.name === 'resources';
+          const actions: [string, HttpMethod, string][] = [
+            ['index', 'GET', base],
+            ['create', 'POST', base],
+            ['show', 'GET', plural ? `${base}/:id` : base],
+            ['update', 'PATCH', plural ? `${base}/:id` : base],
+            ['update', 'PUT', plural ? `${base}/:id` : base],
+            ['destroy', 'DELETE', plural ? `${base}/:id` : base],
+          ];
+          for (const [action, verb, path] of actions) {
+            if (!plural && action === 'index') continue;
+            if ((only && !only.includes(action)) || except.includes(action)) continue;
+            sink.endpoint(verb, path, 'rails', loc);
+          }
+          return;
+        }
+      }
       // Routes registered by call.
       for (const row of ROUTE_CALLS) {
         const m = row.names[c.name];
-        if (!m || !row.receiver.test(c.receiver) || !first) continue;
+        if (!m || !row.receiver.test(c.receiver)) continue;
         if (row.marker && !row.marker.test(node.tree.rootNode.text)) continue;
-        const path = literal(evaluate(first));
-        if (path === undefined || !path.startsWith('/')) continue;
+        const prefix = groupPrefix(node);
+        // Ruby: a path relative to its enclosing group or Rails' routes (`get ':id'`, `get :ship`), or none
+        // at all with a block (Grape `get do … end` serves the group's own path).
+        const inRoutes = ruby && (prefix !== '/' || railsRoutes());
+        const hasBlock = ruby && node.namedChildren.some((x) => x?.type === 'do_block' || x?.type === 'block');
+        const path = first ? segmentOf(first) : inRoutes && hasBlock ? '' : undefined;
+        if (path === undefined || (!path.startsWith('/') && !inRoutes)) continue;
         sink.endpoint(
           m,
-          joinPath(groupPrefix(node), path, ...(row.prefix ? [CATCH_ALL] : [])),
-          row.framework === 'sinatra' ? framework.routes : row.framework,
+          joinPath(prefix, path, ...(row.prefix ? [CATCH_ALL] : [])),
+          row.framework !== 'sinatra'
+            ? row.framework
+            : ruby && grape()
+              ? 'grape'
+              : ruby && railsRoutes()
+                ? 'rails'
+                : framework.routes,
           loc,
         );
         return;
@@ -241,14 +298,20 @@ function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): Lan
           return;
         }
       }
-      // HTTP clients.
+      // HTTP clients; a client variable holding its base address (`conn = Faraday.new(url: …)`) prefixes
+      // its relative calls.
+      const base = /^\w+$/.test(c.receiver) ? clientBase(c.receiver, node) : undefined;
+      const under = (url: Part[]): Part[] => {
+        const v = nameOf(url);
+        return base && v !== undefined && !/^\w+:\/\//.test(v) ? concat(base, url) : url;
+      };
       for (const row of CLIENT_CALLS) {
         const m = row.names[c.name];
         if (!m || !row.receiver.test(c.receiver) || !first) continue;
         if (m === 'ARG0') {
           const verb = httpMethod(literal(evaluate(first))?.toUpperCase());
-          if (verb && c.args[1]) sink.call(verb, evaluate(c.args[1]), row.client, loc);
-        } else sink.call(m, evaluate(first), row.client, loc);
+          if (verb && c.args[1]) sink.call(verb, under(evaluate(c.args[1])), row.client, loc);
+        } else sink.call(m, under(evaluate(first)), row.client, loc);
         return;
       }
       if (!sharedRuleName(c.name)) return;
@@ -270,18 +333,51 @@ function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): Lan
       return '';
     }
 
-    /** Prefixes of enclosing route groups (`namespace "/api" do`, `$app->group('/v1', …)`, Ktor `route("/x") { }`). */
+    /**
+     * Prefixes of enclosing route groups (`namespace "/api" do`, `$app->group('/v1', …)`, Ktor `route("/x") { }`);
+     * Ruby: `namespace :api`, `scope 'v1'`, Grape `resource :carts`/`route_param :id`, Rails nested
+     * `resources :orders do` (`/orders/:order_id`, or `/orders/:id` in its `member do`).
+     */
     function groupPrefix(node: Node): string {
       const out: string[] = [];
+      let member = false;
       for (let p = node.parent; p; p = p.parent) {
         if (!syn.calls.has(p.type)) continue;
         const c = syn.call(p);
-        if (c && /^(namespace|group|route|scope|prefix)$/.test(c.name) && c.args[0]) {
-          const v = literal(evaluate(c.args[0]));
-          if (v?.startsWith('/')) out.unshift(v);
+        if (!c) continue;
+        if (ruby && c.name === 'member' && c.args.length === 0) member = true;
+        if (!c.args[0]) continue;
+        if (/^(namespace|group|route|scope|prefix)$/.test(c.name) || (ruby && grape() && GRAPE_GROUP.test(c.name))) {
+          const v = ruby ? segmentOf(c.args[0]) : literal(evaluate(c.args[0]));
+          if (v === undefined) continue;
+          if (v.startsWith('/')) out.unshift(v);
+          else if (ruby) out.unshift(c.name === 'route_param' ? `/:${v}` : `/${v}`);
+        } else if (ruby && !grape() && /^resources?$/.test(c.name)) {
+          const v = segmentOf(c.args[0]);
+          if (v === undefined) continue;
+          const param = c.name === 'resources' ? (member ? ':id' : `:${v.replace(/s$/, '')}_id`) : '';
+          out.unshift(joinPath(v, param));
+          member = false;
         }
       }
       return joinPath(...out);
+    }
+    /** The base address a client variable was built with (`Faraday.new(url: …)`), when it is one. */
+    function clientBase(name: string, at: Node): Part[] | undefined {
+      const v = scope.lookup(name, at);
+      const text = v ? nameOf(v) : undefined;
+      return v && text !== undefined && /^(\w+:\/\/|\$\{)/.test(text) ? v : undefined;
+    }
+    /** A route segment: a string's value, or a Ruby symbol's name (`:orders`). */
+    function segmentOf(n: Node): string | undefined {
+      if (n.type === 'simple_symbol') return n.text.slice(1);
+      return literal(evaluate(n));
+    }
+    function grape(): boolean {
+      return (isGrape ??= /\bGrape::API\b/.test(root?.text ?? ''));
+    }
+    function railsRoutes(): boolean {
+      return (isRailsRoutes ??= /\broutes\.draw\b/.test(root?.text ?? ''));
     }
 
     const declarations: Record<string, (n: Node) => void> = {};
@@ -298,7 +394,9 @@ function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): Lan
         {
           on: ['source_file', 'program'],
           each(root) {
-            syn.routeAttributes?.(root, (m, path, line) => sink.endpoint(m, path, framework.attr, { file, line }));
+            // The attribute routes of actix-web and rocket are written alike: the crate the file uses names them.
+            const attr = framework.attr === 'actix-web' && /\brocket\b/.test(root.text) ? 'rocket' : framework.attr;
+            syn.routeAttributes?.(root, (m, path, line) => sink.endpoint(m, path, attr, { file, line }));
             syn.frameworks?.(root, file, sink);
           },
         },
