@@ -124,3 +124,45 @@ describe('Java: Retrofit and Spring @HttpExchange interfaces', () => {
     expect(unresolved(r)).toEqual([]);
   });
 });
+
+describe('C#: RestEase', () => {
+  it('[BasePath] with relative [Get]/[Post] paths, the base from RestClient.For<T>(url) or AddRestEaseClient<T>(url)', async () => {
+    const r = await reportOf({
+      orders,
+      web: {
+        'Clients/IOrdersApi.cs': lines(
+          'using RestEase;',
+          '[BasePath("api/orders")]',
+          'public interface IOrdersApi',
+          '{',
+          '    [Get("{id}")]',
+          '    Task<Order> GetAsync([Path] string id);',
+          '    [Post("")]',
+          '    Task CreateAsync([Body] Order order);',
+          '}',
+        ),
+        'Program.cs': lines(
+          'var api = RestClient.For<IOrdersApi>(Environment.GetEnvironmentVariable("ORDERS_URL") ?? "http://orders");',
+          'await api.GetAsync("1");',
+        ),
+      },
+      reports: {
+        'IBillingApi.cs': lines(
+          'using RestEase;',
+          'public interface IBillingApi',
+          '{',
+          '    [Get("api/orders")]',
+          '    Task<List<Order>> ListAsync();',
+          '}',
+        ),
+        'Startup.cs': lines('services.AddRestEaseClient<IBillingApi>("http://billing");'),
+      },
+      billing,
+    });
+    expect(rows(r)).toEqual([
+      'reports IBillingApi.cs:4 | GET billing/api/orders | billing main.go:5 GET /api/orders (net/http)',
+      'web Clients/IOrdersApi.cs:5 | GET orders/api/orders/{} | orders main.go:4 GET /api/orders/{id} (net/http)',
+      'web Clients/IOrdersApi.cs:7 | POST orders/api/orders | orders main.go:5 POST /api/orders (net/http)',
+    ]);
+  });
+});

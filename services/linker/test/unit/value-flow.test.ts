@@ -290,3 +290,66 @@ describe('values held in settings objects and conditionals', () => {
     expect(unresolved(r)).toEqual([]);
   });
 });
+
+describe('formatting forms of each language (issue 20 item 1)', () => {
+  it('Python % (tuple, single, %(name)s) and str.format with keywords; Java String.format and formatted(); Kotlin $name templates and String.format', async () => {
+    const r = await reportOf({
+      orders: {
+        'app.py': lines(
+          'from flask import Flask',
+          'app = Flask(__name__)',
+          '@app.route("/orders/<oid>")',
+          'def get(oid):',
+          '    return ""',
+          '@app.route("/orders/<oid>/items", methods=["POST"])',
+          'def add(oid):',
+          '    return ""',
+        ),
+      },
+      pyclient: {
+        'client.py': lines(
+          'import requests, os',
+          'HOST = os.getenv("ORDERS_HOST", "orders")',
+          'def a(oid):',
+          '    requests.get("http://orders/orders/%s" % oid)',
+          '    requests.post("http://%s/orders/%s/items" % (HOST, oid))',
+          '    requests.get("http://%(host)s/orders/%(oid)d" % {"host": HOST, "oid": oid})',
+          '    requests.get("http://{host}/orders/{oid}".format(host=HOST, oid=oid))',
+          '    requests.get("http://%s/orders/100%%" % HOST)',
+        ),
+      },
+      jclient: {
+        'src/main/java/j/C.java': lines(
+          'package j;',
+          'class C {',
+          '  void a(RestTemplate restTemplate, String id) {',
+          '    restTemplate.getForObject(String.format("http://%s/orders/%s", "orders", id), String.class);',
+          '    restTemplate.postForObject("http://orders/orders/%s/items".formatted(id), null, String.class);',
+          '  }',
+          '}',
+        ),
+      },
+      kclient: {
+        'src/main/kotlin/K.kt': lines(
+          'val base = System.getenv("ORDERS") ?: "http://orders"',
+          'fun a(client: HttpClient, id: String) {',
+          '    client.get("$base/orders/${id}")',
+          '    client.post(String.format("%s/orders/%s/items", base, id))',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'jclient src/main/java/j/C.java:4 | GET orders/orders/{} | orders app.py:3 GET /orders/<oid> (flask)',
+      'jclient src/main/java/j/C.java:5 | POST orders/orders/{}/items | orders app.py:6 POST /orders/<oid>/items (flask)',
+      'kclient src/main/kotlin/K.kt:3 | GET orders/orders/{} | orders app.py:3 GET /orders/<oid> (flask)',
+      'kclient src/main/kotlin/K.kt:4 | POST orders/orders/{}/items | orders app.py:6 POST /orders/<oid>/items (flask)',
+      'pyclient client.py:4 | GET orders/orders/{} | orders app.py:3 GET /orders/<oid> (flask)',
+      'pyclient client.py:5 | POST orders/orders/{}/items | orders app.py:6 POST /orders/<oid>/items (flask)',
+      'pyclient client.py:6 | GET orders/orders/{} | orders app.py:3 GET /orders/<oid> (flask)',
+      'pyclient client.py:7 | GET orders/orders/{} | orders app.py:3 GET /orders/<oid> (flask)',
+      'pyclient client.py:8 | GET orders/orders/100% | orders app.py:3 GET /orders/<oid> (flask)',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+  });
+});

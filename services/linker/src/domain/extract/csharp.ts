@@ -57,6 +57,7 @@ const CS_NAMES = new Set([
   'MapForwarder',
   'ConfigureHttpClient',
   'For',
+  'AddRestEaseClient',
   'UsePathBase',
   'Send',
   'RouteToEndpoint',
@@ -771,7 +772,12 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       if (key && base && key !== '__proto__') sink.facts.clientBases[key] = base;
       return;
     }
-    if (name === 'For' && receiver === 'RestService' && nameNode?.type === 'generic_name' && argNodes[0]) {
+    // RestEase: RestClient.For<IOrdersApi>(url) and services.AddRestEaseClient<IOrdersApi>(url) do the same.
+    if (
+      ((name === 'For' && /^(RestService|RestClient)$/.test(receiver)) || name === 'AddRestEaseClient') &&
+      nameNode?.type === 'generic_name' &&
+      argNodes[0]
+    ) {
       const key = named(named(nameNode)[1] ?? null)[0]?.text;
       const arg = argExpr(argNodes[0]).expr;
       // The argument is the base address, or an HttpClient whose BaseAddress this file sets.
@@ -1089,16 +1095,27 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     }
   }
 
-  /** Refit: each `[Get("/x")]` method of an interface is a call through the interface's registered base. */
+  /**
+   * Refit and RestEase: each `[Get("/x")]` method of an interface is a call through the interface's
+   * registered base; RestEase paths are relative to the interface's `[BasePath("orders")]`.
+   */
   function onInterface(iface: Node): void {
     const name = iface.childForFieldName('name')?.text;
     if (!name) return;
+    const basePath = attributes(iface).find((a) => a.name === 'BasePath')?.args[0];
+    const restEase = basePath !== undefined || /\bRestEase\b/.test(iface.tree.rootNode.text);
     for (const member of named(iface.childForFieldName('body'))) {
       if (member.type !== 'method_declaration') continue;
       for (const a of attributes(member)) {
         const method = REFIT_VERBS[a.name];
-        const path = method && a.args[0] ? a.args[0] : undefined;
-        if (method && path) sink.call(method, path, 'Refit', { file, line: a.line }, { clientClass: name });
+        const given = method && a.args[0] ? a.args[0] : undefined;
+        if (!method || !given) continue;
+        const rel = literal(given);
+        const path =
+          rel !== undefined && !/^\w+:\/\//.test(rel)
+            ? concat(lit('/'), basePath ? concat(basePath, lit('/')) : [], lit(rel.replace(/^\//, '')))
+            : given;
+        sink.call(method, path, restEase ? 'RestEase' : 'Refit', { file, line: a.line }, { clientClass: name });
       }
     }
   }

@@ -353,13 +353,16 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
           const own = inlineHelper(name, a);
           if (own) return own;
         }
-        if (obj === 'String' && name === 'format' && a[0]) {
-          const tpl = literal(evaluate(a[0]));
+        // `String.format(tpl, a, b)` and Java 15's `tpl.formatted(a, b)`: each conversion takes the next argument.
+        const formatted = name === 'formatted' ? node.childForFieldName('object') : null;
+        if ((obj === 'String' && name === 'format' && a[0]) || formatted) {
+          const tpl = literal(evaluate(formatted ?? a[0]!));
           if (tpl === undefined) return [HOLE_PART];
+          const args = formatted ? a : a.slice(1);
           const pieces = tpl.split(/%[-+# 0-9.]*[a-zA-Z]/);
           return concat(
             ...pieces.flatMap((p, i) =>
-              i < pieces.length - 1 ? [lit(p), a[i + 1] ? evaluate(a[i + 1]!) : [HOLE_PART]] : [lit(p)],
+              i < pieces.length - 1 ? [lit(p), args[i] ? evaluate(args[i]) : [HOLE_PART]] : [lit(p)],
             ),
           );
         }

@@ -255,6 +255,35 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
         const r = node.childForFieldName('right');
         const op = node.childForFieldName('operator')?.text;
         if (l && r && op === '+') return concat(evaluate(l), evaluate(r));
+        // printf-style `"http://%s/orders/%s" % (host, oid)`: each conversion takes the next argument
+        // (`%(name)s` the dict's key); `%%` is a percent sign.
+        const tpl = l && r && op === '%' ? literal(evaluate(l)) : undefined;
+        if (tpl !== undefined && r) {
+          const items = r.type === 'tuple' ? r.namedChildren.filter((x): x is Node => x !== null) : [r];
+          const dict = new Map<string, Node>();
+          if (r.type === 'dictionary')
+            for (const pair of r.namedChildren) {
+              const k = pair?.childForFieldName('key');
+              const v = pair?.childForFieldName('value');
+              const key = k?.type === 'string' ? literal(evaluate(k)) : undefined;
+              if (key !== undefined && v) dict.set(key, v);
+            }
+          const out: Part[][] = [];
+          let next = 0;
+          let last = 0;
+          for (const m of tpl.matchAll(/%(?:\(([^)]*)\))?[-+# 0-9.]*([a-zA-Z%])/g)) {
+            out.push(lit(tpl.slice(last, m.index)));
+            last = m.index + m[0].length;
+            if (m[2] === '%') {
+              out.push(lit('%'));
+              continue;
+            }
+            const a = m[1] !== undefined ? dict.get(m[1]) : r.type === 'dictionary' ? undefined : items[next++];
+            out.push(a ? evaluate(a) : [HOLE_PART]);
+          }
+          out.push(lit(tpl.slice(last)));
+          return concat(...out);
+        }
         return [HOLE_PART];
       }
       case 'boolean_operator': {
@@ -302,14 +331,22 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
           const tpl = obj ? literal(evaluate(obj)) : undefined;
           if (tpl !== undefined) {
             const pieces = tpl.split(/\{[^}]*\}/);
-            // `{}` takes the next argument, `{1}` the one it numbers.
-            const fields = [...tpl.matchAll(/\{([^}]*)\}/g)].map((m) => m[1]!);
+            // `{}` takes the next argument, `{1}` the one it numbers, `{host}` the keyword argument of that name.
+            const fields = [...tpl.matchAll(/\{([^}]*)\}/g)].map((m) => m[1]!.replace(/[:!].*$/, ''));
+            const kw = keywords(node);
+            const positional = args.filter((a) => a.type !== 'keyword_argument');
             const out: Part[][] = [];
+            let next = 0;
             pieces.forEach((p, i) => {
               out.push(lit(p));
               if (i >= pieces.length - 1) return;
-              const a = args[/^\d+$/.test(fields[i] ?? '') ? Number(fields[i]) : i];
-              out.push(a && a.type !== 'keyword_argument' ? evaluate(a) : [HOLE_PART]);
+              const f = fields[i] ?? '';
+              if (/^[A-Za-z_]\w*$/.test(f)) {
+                out.push(kw.get(f) ?? [HOLE_PART]);
+                return;
+              }
+              const a = positional[/^\d+$/.test(f) ? Number(f) : next++];
+              out.push(a ? evaluate(a) : [HOLE_PART]);
             });
             return concat(...out);
           }

@@ -27,6 +27,8 @@ interface Syntax {
   readonly strings: ReadonlySet<string>;
   readonly content: ReadonlySet<string>;
   readonly interpolations: ReadonlySet<string>;
+  /** `$name` in a string's text is a variable (Kotlin, PHP). */
+  readonly dollarVariables?: boolean;
   /** `+` or PHP `.` concatenation node types. */
   readonly binary: ReadonlySet<string>;
   readonly calls: ReadonlySet<string>;
@@ -92,20 +94,37 @@ const CLIENT_CALLS: readonly { client: string; receiver: RegExp; names: Record<s
   { client: 'curl', receiver: /^$/, names: { curl_init: 'GET' } },
 ];
 
-function stringParts(n: Node, syn: Syntax, evaluate: (n: Node) => Part[]): Part[] {
+function stringParts(n: Node, syn: Syntax, evaluate: (n: Node) => Part[], named: (name: string) => Part[]): Part[] {
   const parts: Part[][] = [];
+  // Kotlin/PHP `$name` inside the text (the Kotlin grammar splits `$base/orders/` into `$` and `base/orders/`):
+  // the adjacent pieces are read as one text, each `$name` a variable.
+  let text: string | undefined;
+  const flush = (): void => {
+    if (text === undefined) return;
+    const t = text;
+    text = undefined;
+    if (!syn.dollarVariables || !t.includes('$')) return void parts.push(lit(t));
+    let last = 0;
+    for (const m of t.matchAll(/\$\{?([A-Za-z_]\w*)\}?/g)) {
+      parts.push(lit(t.slice(last, m.index)));
+      parts.push(named(m[1]!));
+      last = m.index + m[0].length;
+    }
+    parts.push(lit(t.slice(last)));
+  };
   for (const c of n.namedChildren) {
     if (!c) continue;
     if (syn.content.has(c.type)) {
-      // Kotlin/PHP `$name` inside the content: a variable.
-      const t = c.text;
-      const m = /^\$\{?(\w+)\}?$/.exec(t);
-      parts.push(m && syn.interpolations.size > 0 && t.startsWith('$') ? evaluate(c) : lit(t));
-    } else if (syn.interpolations.has(c.type) || c.type === 'variable_name') {
+      text = (text ?? '') + c.text;
+      continue;
+    }
+    flush();
+    if (syn.interpolations.has(c.type) || c.type === 'variable_name') {
       const inner = c.type === 'variable_name' ? c : (kids(c)[0] ?? null);
       parts.push(inner ? evaluate(inner) : [HOLE_PART]);
     }
   }
+  flush();
   if (parts.length === 0) return lit(n.type === 'string_literal' || n.type === 'string' ? '' : n.text.slice(1, -1));
   return concat(...parts);
 }
@@ -154,7 +173,8 @@ function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): Lan
     let isGrape: boolean | undefined;
     let isRailsRoutes: boolean | undefined;
     function evaluate(node: Node): Part[] {
-      if (syn.strings.has(node.type)) return stringParts(node, syn, evaluate);
+      if (syn.strings.has(node.type))
+        return stringParts(node, syn, evaluate, (name) => scope.lookup(name, node) ?? [{ ref: name }]);
       const env = syn.env(node, evaluate);
       if (env) return env;
       if (syn.binary.has(node.type)) {
@@ -527,6 +547,7 @@ const rubySyntax: Syntax = {
 };
 
 const phpSyntax: Syntax = {
+  dollarVariables: true,
   strings: set('string', 'encapsed_string'),
   content: set('string_content', 'string_value', 'escape_sequence'),
   interpolations: set('dynamic_variable_name', 'complex_interpolation'),
@@ -607,6 +628,7 @@ function symfonyRoute(decl: Node): { path: string; methods: HttpMethod[] } | und
 }
 
 const kotlinSyntax: { -readonly [K in keyof Syntax]: Syntax[K] } = {
+  dollarVariables: true,
   strings: set('string_literal'),
   content: set('string_content'),
   interpolations: set('interpolation'),
