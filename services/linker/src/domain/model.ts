@@ -177,6 +177,11 @@ export interface Consume {
   readonly stream?: boolean;
   /** The only message types this subscription handles, when the code names them (Eventuate Tram handlers). */
   readonly types?: readonly string[];
+  /**
+   * An RPC entrypoint over the broker (nameko `@rpc`): the routing keys it answers among its queue's
+   * messages (`<service>.<method>`). Only those reach it, and one no publisher calls is no gap (an API nobody calls).
+   */
+  readonly rpcKeys?: readonly string[];
 }
 
 export interface Binding {
