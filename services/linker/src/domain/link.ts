@@ -1414,6 +1414,8 @@ const CHANNEL_LABEL: Record<Exclude<Broker, 'rabbitmq'>, string> = {
   sns: 'SNS topic',
   dapr: 'Dapr topic',
   sidekiq: 'Sidekiq worker',
+  dramatiq: 'Dramatiq actor',
+  rq: 'RQ queue',
 };
 const channelLabel = (b: Exclude<Broker, 'rabbitmq'>): string => CHANNEL_LABEL[b];
 
@@ -1567,7 +1569,7 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
         if (cs === source) continue;
         const binding: UsedBinding = {
           broker: p.broker,
-          exchange: p.broker === 'celery' ? p.exchange : '',
+          exchange: p.broker === 'celery' || p.broker === 'dramatiq' ? p.exchange : '',
           exchangeType: p.broker === 'kafka' ? 'kafka-topic' : 'channel',
           queue: c.queue,
           key: p.key,

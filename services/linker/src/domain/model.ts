@@ -151,13 +151,14 @@ export interface GoHolder {
 /**
  * `rabbitmq` routes through exchanges and bindings; every other broker routes by a name alone (a Kafka
  * topic, a Celery task, a Bull queue, a NATS subject, an SQS queue, an SNS topic, a Dapr `<pubsub>/<topic>`,
- * a Sidekiq worker class): the name is its own binding.
+ * a Sidekiq worker class, a Dramatiq actor, an RQ queue): the name is its own binding.
  */
-export type Broker = 'rabbitmq' | 'kafka' | 'celery' | 'bullmq' | 'nats' | 'sqs' | 'sns' | 'dapr' | 'sidekiq';
+export type Broker =
+  'rabbitmq' | 'kafka' | 'celery' | 'bullmq' | 'nats' | 'sqs' | 'sns' | 'dapr' | 'sidekiq' | 'dramatiq' | 'rq';
 
 export interface Publish {
   readonly broker: Broker;
-  /** RabbitMQ exchange ('' is the default exchange); Celery: the queue the task is routed to; for Kafka, ''. */
+  /** RabbitMQ exchange ('' is the default exchange); Celery, Dramatiq: the queue the task is sent to; for Kafka, ''. */
   readonly exchange: string;
   /** RabbitMQ routing key; for Kafka and the other named-channel brokers, the name. */
   readonly key: string;
