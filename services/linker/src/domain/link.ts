@@ -1415,6 +1415,8 @@ const CHANNEL_LABEL: Record<Exclude<Broker, 'rabbitmq'>, string> = {
   dapr: 'Dapr topic',
   sidekiq: 'Sidekiq worker',
   redis: 'Redis channel',
+  dramatiq: 'Dramatiq actor',
+  rq: 'RQ queue',
 };
 const channelLabel = (b: Exclude<Broker, 'rabbitmq'>): string => CHANNEL_LABEL[b];
 
@@ -1458,6 +1460,9 @@ interface Routed {
   readonly queue: string;
   readonly binding: UsedBinding;
 }
+
+/** Whether a consumer takes a message of this routing key: an RPC entrypoint only the keys it answers. */
+const takes = (c: Consume, key: string): boolean => !c.rpcKeys || c.rpcKeys.includes(key);
 
 const sameLoc = (loc: Loc, at: Evidence, source: string): boolean =>
   at.source === source && at.file === loc.file && at.line === loc.line;
@@ -1572,7 +1577,7 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
         if (cs === source) continue;
         const binding: UsedBinding = {
           broker: p.broker,
-          exchange: p.broker === 'celery' ? p.exchange : '',
+          exchange: p.broker === 'celery' || p.broker === 'dramatiq' ? p.exchange : '',
           exchangeType: p.broker === 'kafka' ? 'kafka-topic' : 'channel',
           queue: c.queue,
           key: p.key,
@@ -1625,14 +1630,22 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
       const rowsOf = new Set<string>();
       for (const r of routed) {
         let queueReached = 0;
+        let rpcOnly = false;
         for (const { c, source: cs } of consumers) {
           if (c.broker !== 'rabbitmq' || c.queue !== r.queue) continue;
+          // An RPC entrypoint answers its own keys only (nameko: `<service>.<method>` on `rpc-<service>`).
+          if (!takes(c, p.key)) {
+            rpcOnly = true;
+            continue;
+          }
           reached++;
           queueReached++;
           fedConsumers.add(c);
           if (cs === source) continue;
           // A queue several subscriptions of one source consume: the one the binding was made at.
-          const same = consumers.filter((x) => x.source === cs && x.c.broker === 'rabbitmq' && x.c.queue === r.queue);
+          const same = consumers.filter(
+            (x) => x.source === cs && x.c.broker === 'rabbitmq' && x.c.queue === r.queue && takes(x.c, p.key),
+          );
           // When both sides name their message types (NServiceBus handlers), the handler of the type published.
           const typed = p.types ? same.find((x) => x.c.types?.some((t) => p.types!.includes(t))) : undefined;
           const at_ = typed?.c ?? same.find((x) => sameLoc(x.c.loc, r.binding.at, cs))?.c ?? same[0]!.c;
@@ -1653,14 +1666,20 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
             edge: shortBinding(r.binding),
           });
         }
-        if (queueReached === 0) reasons.push(`queue \`${r.queue}\` has no consumer`);
+        if (queueReached === 0)
+          reasons.push(
+            rpcOnly
+              ? `no RPC entrypoint of queue \`${r.queue}\` answers \`${p.key}\``
+              : `queue \`${r.queue}\` has no consumer`,
+          );
       }
     }
     if (reached === 0) out.gaps.push({ side: 'publisher', at, what, reason: reasons.join('; ') });
   }
 
   for (const { c, source } of consumers) {
-    if (fedConsumers.has(c)) continue;
+    // An RPC entrypoint nobody calls is an API without a caller here, not a lost message.
+    if (fedConsumers.has(c) || c.rpcKeys) continue;
     const at = ev(source, c.loc);
     const what =
       c.broker !== 'rabbitmq' ? `consume ${channelLabel(c.broker)} \`${c.queue}\`` : `consume queue \`${c.queue}\``;

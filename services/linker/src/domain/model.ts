@@ -151,13 +151,25 @@ export interface GoHolder {
 /**
  * `rabbitmq` routes through exchanges and bindings; every other broker routes by a name alone (a Kafka
  * topic, a Celery task, a Bull queue, a NATS subject, an SQS queue, an SNS topic, a Dapr `<pubsub>/<topic>`,
- * a Sidekiq worker class, a Redis pub/sub channel): the name is its own binding.
+ * a Sidekiq worker class, a Redis pub/sub channel, a Dramatiq actor, an RQ queue): the name is its own binding.
  */
-export type Broker = 'rabbitmq' | 'kafka' | 'celery' | 'bullmq' | 'nats' | 'sqs' | 'sns' | 'dapr' | 'sidekiq' | 'redis';
+export type Broker =
+  | 'rabbitmq'
+  | 'kafka'
+  | 'celery'
+  | 'bullmq'
+  | 'nats'
+  | 'sqs'
+  | 'sns'
+  | 'dapr'
+  | 'sidekiq'
+  | 'redis'
+  | 'dramatiq'
+  | 'rq';
 
 export interface Publish {
   readonly broker: Broker;
-  /** RabbitMQ exchange ('' is the default exchange); Celery: the queue the task is routed to; for Kafka, ''. */
+  /** RabbitMQ exchange ('' is the default exchange); Celery, Dramatiq: the queue the task is sent to; for Kafka, ''. */
   readonly exchange: string;
   /** RabbitMQ routing key; for Kafka and the other named-channel brokers, the name. */
   readonly key: string;
@@ -177,6 +189,11 @@ export interface Consume {
   readonly stream?: boolean;
   /** The only message types this subscription handles, when the code names them (Eventuate Tram handlers). */
   readonly types?: readonly string[];
+  /**
+   * An RPC entrypoint over the broker (nameko `@rpc`): the routing keys it answers among its queue's
+   * messages (`<service>.<method>`). Only those reach it, and one no publisher calls is no gap (an API nobody calls).
+   */
+  readonly rpcKeys?: readonly string[];
 }
 
 export interface Binding {

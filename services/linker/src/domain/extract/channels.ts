@@ -1,5 +1,6 @@
 import type { Broker, Loc, SourceFacts } from '../model';
 import { type Sink, nameOf } from './common';
+import { pythonTasks, rqCommands } from './python-tasks';
 
 /**
  * Message libraries whose broker routes by a name alone (ADR 0039): a producer and a consumer of the same
@@ -12,13 +13,13 @@ import { type Sink, nameOf } from './common';
  * or identifiers assigned one of those in the same file; anything else is a run-time name (`{}`).
  */
 
-const STR = String.raw`(?:'([^'\n]*)'|"([^"\n]*)"|\x60([^\x60\n]*)\x60)`;
+export const STR = String.raw`(?:'([^'\n]*)'|"([^"\n]*)"|\x60([^\x60\n]*)\x60)`;
 /**
  * An argument expression: up to the next `,` or `)` outside quotes (good enough for names). Each alternative
  * starts with a character no other one starts with, so a failing match backtracks linearly, not
  * exponentially in the number of quoted strings on the line (a lone quote or `[` ends the expression).
  */
-const EXPR = String.raw`((?:'[^'\n]*'|"[^"\n]*"|\x60[^\x60\n]*\x60|\([^()\n]*\)|\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]|[^,()\n'"\x60\[])+)`;
+export const EXPR = String.raw`((?:'[^'\n]*'|"[^"\n]*"|\x60[^\x60\n]*\x60|\([^()\n]*\)|\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]|[^,()\n'"\x60\[])+)`;
 
 /** Line numbers by offset, computed once per file (every rule asks for many lines). */
 export function lineIndex(text: string): (index: number) => number {
@@ -49,7 +50,7 @@ const ENV_LOOKUPS: RegExp[] = [
 ];
 
 /** A name as the linker keeps it: literal text, `${ENV[:default]}`, or `{}` for a run-time part. */
-function valueOf(expr: string, text: string, depth = 0): string {
+export function valueOf(expr: string, text: string, depth = 0): string {
   // TypeScript's non-null and `as` assertions change nothing of the value.
   let e = expr
     .trim()
@@ -130,9 +131,9 @@ export function globMatches(pattern: string, channel: string): boolean {
   return new RegExp(`^${re}$`, 's').test(channel);
 }
 
-type Emit = (side: 'publish' | 'consume', broker: Broker, name: string, index: number, via?: string) => void;
+export type Emit = (side: 'publish' | 'consume', broker: Broker, name: string, index: number, via?: string) => void;
 
-function each(re: RegExp, text: string, f: (m: RegExpExecArray) => void): void {
+export function each(re: RegExp, text: string, f: (m: RegExpExecArray) => void): void {
   for (const m of text.matchAll(re)) f(m);
 }
 
@@ -454,10 +455,16 @@ export function extractChannels(text: string, path: string, sink: Sink): void {
     if (side === 'publish') sink.publish(broker, via ?? '', name, loc);
     else sink.consume(broker, name, loc);
   };
-  if (/\.ya?ml$/.test(path)) return daprYaml(text, emit);
+  // A Dockerfile's or compose file's `rq worker …` command.
+  if (/(^|\/)dockerfile([._-][^/]*)?$|\.dockerfile$/i.test(path)) return rqCommands(text, emit);
+  if (/\.ya?ml$/.test(path)) {
+    rqCommands(text, emit);
+    return daprYaml(text, emit);
+  }
   if (path.endsWith('.py')) {
     celery(text, path, emit);
     celeryRouting(text, path, sink);
+    pythonTasks(text, path, emit);
   }
   if (/\.[cm]?[jt]sx?$/.test(path)) bull(text, emit);
   nats(text, emit);

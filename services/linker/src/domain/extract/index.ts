@@ -223,7 +223,7 @@ export async function extractSource(
           CONFIG_EXTRACTORS[kind.config](text, path, sink);
           if (kind.config === 'nginx' || kind.config === 'dockerfile') facts.ownServer = true;
           parsed++;
-          if (kind.config === 'structured') extractChannels(text, path, sink);
+          if (kind.config === 'structured' || kind.config === 'dockerfile') extractChannels(text, path, sink);
         }),
       );
     await drain(window - 1);

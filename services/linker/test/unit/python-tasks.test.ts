@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import { gaps, reportOf, rows } from '../support/in-memory-report';
+
+const lines = (...l: string[]): string => `${l.join('\n')}\n`;
+
+describe('Python task queues across services: Celery delay, Dramatiq, RQ', () => {
+  it('Celery: delay/apply_async of a task imported from another module is its module-path name', async () => {
+    const r = await reportOf({
+      web: {
+        'web/views.py': lines(
+          'from worker.tasks import charge, ship as send_parcel',
+          'from .helpers import local_only',
+          'def checkout(order):',
+          '    charge.delay(order.id)',
+          '    send_parcel.apply_async(args=[order.id], countdown=10)',
+          '    local_only.delay(1)',
+          '    order.delay(5)',
+        ),
+      },
+      worker: {
+        'worker/tasks.py': lines(
+          'from celery import Celery',
+          "app = Celery('worker')",
+          '@app.task',
+          'def charge(order_id):',
+          '    pass',
+          '@app.task(bind=True)',
+          'def ship(self, order_id):',
+          '    pass',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web web/views.py:4 | produce Celery task `worker.tasks.charge` | worker worker/tasks.py:3 consume Celery task `worker.tasks.charge`',
+      'web web/views.py:5 | produce Celery task `worker.tasks.ship` | worker worker/tasks.py:6 consume Celery task `worker.tasks.ship`',
+    ]);
+    // The relative import resolves to the caller's own package; an attribute of no imported task is nothing.
+    expect(gaps(r)).toEqual(['publisher web web/views.py:6 no consumer of Celery task `web.helpers.local_only`']);
+  });
+
+  it('Dramatiq: Message(actor_name, queue_name) and send of a declared or imported actor reach @dramatiq.actor by name', async () => {
+    const r = await reportOf({
+      api: {
+        'api/jobs.py': lines(
+          'import dramatiq',
+          'from dramatiq import Message',
+          'from reports.actors import render',
+          'broker = dramatiq.get_broker()',
+          'def resize(image_id):',
+          "    broker.enqueue(Message(queue_name='images', actor_name='resize_image', args=(image_id,), kwargs={}, options={}))",
+          '    render.send(image_id)',
+          "    broker.enqueue(Message(queue_name='images', actor_name='nobody', args=(), kwargs={}, options={}))",
+        ),
+      },
+      media: {
+        'media/actors.py': lines(
+          'import dramatiq',
+          "@dramatiq.actor(queue_name='images', actor_name='resize_image', max_retries=3)",
+          'def resize(image_id):',
+          '    pass',
+          '@dramatiq.actor',
+          'def render(image_id):',
+          '    pass',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'api api/jobs.py:6 | produce Dramatiq actor `resize_image` | media media/actors.py:2 consume Dramatiq actor `resize_image`',
+      'api api/jobs.py:7 | produce Dramatiq actor `render` | media media/actors.py:5 consume Dramatiq actor `render`',
+    ]);
+    expect(r.table[0]!.match).toContain('on queue `images`');
+    expect(gaps(r)).toEqual(['publisher api api/jobs.py:8 no consumer of Dramatiq actor `nobody`']);
+  });
+
+  it('RQ: enqueue on a named (or the default) queue reaches a Worker of it and the `rq worker` command of a Dockerfile or compose file', async () => {
+    const r = await reportOf({
+      api: {
+        'api/app.py': lines(
+          'from redis import Redis',
+          'from rq import Queue',
+          "redis = Redis(host='redis')",
+          "emails = Queue('emails', connection=redis)",
+          'default_q = Queue(connection=redis)',
+          'def signup(user):',
+          "    emails.enqueue('mailer.tasks.welcome', user.email)",
+          "    default_q.enqueue_in(timedelta(days=1), 'mailer.tasks.nudge', user.email)",
+          "    Queue('reports', connection=redis).enqueue('reports.build', user.id)",
+          "    Queue('nowhere', connection=redis).enqueue('x.y')",
+        ),
+      },
+      mailer: {
+        'mailer/worker.py': lines(
+          'from rq import Worker, Queue',
+          "low = Queue('low')",
+          "w = Worker(['emails', low], connection=redis)",
+          'w.work()',
+        ),
+        Dockerfile: lines(
+          'FROM python:3.12',
+          'CMD ["rq", "worker", "--url", "redis://redis:6379", "--with-scheduler"]',
+        ),
+      },
+      reports: {
+        'docker-compose.yml': lines(
+          'services:',
+          '  reports:',
+          '    build: .',
+          '    command: rq worker -u redis://redis:6379 reports high',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'api api/app.py:7 | produce RQ queue `emails` | mailer mailer/worker.py:3 consume RQ queue `emails`',
+      'api api/app.py:8 | produce RQ queue `default` | mailer Dockerfile:2 consume RQ queue `default`',
+      'api api/app.py:9 | produce RQ queue `reports` | reports docker-compose.yml:4 consume RQ queue `reports`',
+    ]);
+    expect(gaps(r)).toEqual([
+      'publisher api api/app.py:10 no consumer of RQ queue `nowhere`',
+      'consumer mailer mailer/worker.py:3 no producer for RQ queue `low`',
+      'consumer reports docker-compose.yml:4 no producer for RQ queue `high`',
+    ]);
+  });
+});
