@@ -70,6 +70,17 @@ class FieldIndex {
   readonly #map = new Map<string, Set<string>>();
   constructor(readonly spec: IndexSpec) {}
 
+  /** Whether two documents have the same key here (every indexed field the same value). */
+  sameKey(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): boolean {
+    for (const f of this.spec.fields) {
+      const av = a[f];
+      const bv = b[f];
+      // Keys are JSON of the values: equal primitives (undefined and null alike) give equal keys.
+      if (av !== bv && !(av == null && bv == null)) return false;
+      if (typeof av === 'object' && av !== null) return false; // an object's key depends on its content
+    }
+    return true;
+  }
   keyOf(doc: Readonly<Record<string, unknown>>): string | undefined {
     if (this.spec.unique && this.spec.fields.every((f) => doc[f] === undefined)) return undefined;
     return indexKey(this.spec.fields, doc);
@@ -134,9 +145,10 @@ class InMemoryCollection<T extends object> implements Collection<T> {
     }
   }
 
-  #checkUnique(doc: Record<string, unknown>, exceptId?: string): void {
+  #checkUnique(doc: Record<string, unknown>, exceptId?: string, old?: Row): void {
     for (const index of this.#indexes) {
       if (!index.spec.unique) continue;
+      if (old && index.sameKey(old.doc, doc)) continue; // its own key already: unique as it is
       const key = index.keyOf(doc);
       if (key !== undefined && index.holders(key, exceptId).length > 0) {
         throw new DuplicateKeyError(this.name, `${index.spec.fields.join('+')}=${key}`);
@@ -146,9 +158,13 @@ class InMemoryCollection<T extends object> implements Collection<T> {
 
   #put(row: Row): void {
     const old = this.#rows.get(row.id);
-    if (old) for (const i of this.#indexes) i.remove(old.id, old.doc);
     this.#rows.set(row.id, row);
-    for (const i of this.#indexes) i.add(row.id, row.doc);
+    for (const i of this.#indexes) {
+      // Most writes (a task's next event, a charge) leave every indexed field as it was: no key to rebuild.
+      if (old && i.sameKey(old.doc, row.doc)) continue;
+      if (old) i.remove(old.id, old.doc);
+      i.add(row.id, row.doc);
+    }
   }
 
   #drop(id: string): boolean {
@@ -235,7 +251,7 @@ class InMemoryCollection<T extends object> implements Collection<T> {
     if (!current) throw new NotFoundError(`${this.name}/${id}`);
     if (current.version !== expectedVersion) throw new VersionConflictError(this.name, id);
     const kept = stored(doc);
-    this.#checkUnique(kept.doc, id);
+    this.#checkUnique(kept.doc, id, current);
     const row: Row = { id, version: current.version + 1, doc: kept.doc, shared: kept.shared };
     const expiresAt = options.expiresAt ?? current.expiresAt;
     if (expiresAt !== undefined) row.expiresAt = expiresAt;
