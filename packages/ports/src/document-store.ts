@@ -4,7 +4,9 @@
  * Semantics every adapter keeps (the contract suite checks them):
  * - Documents are plain JSON values (no Dates, no undefined inside arrays). Keys may contain `.` and
  *   start with `$` (user-supplied A2A `metadata`): adapters store them losslessly.
- * - Reads return copies; mutating a returned document never changes the store.
+ * - A returned document (a read's or a write's) never changes with the store, and changing it never changes the
+ *   store. It may be read-only: the in-memory adapter hands out deeply frozen documents shared with its own
+ *   (no copy per read), so a caller copies what it changes (`{ ...read.doc, n: 2 }`), never assigns into it.
  * - `insert` fails with DuplicateKeyError when the id or a unique index's key already exists.
  * - `replace` is compare-and-set on `version`: VersionConflictError when stale, NotFoundError when absent.
  *   A successful write increments the version by one. The first version is 1.

@@ -55,7 +55,8 @@ export const DEFAULT_LARGE_PAYLOAD_LIMITS: LargePayloadLimits = {
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-export const jsonBytes = (value: unknown): number => enc.encode(JSON.stringify(value)).byteLength;
+/** UTF-8 bytes of the value's JSON, counted without encoding it (every part of every send and event is sized). */
+export const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value), 'utf8');
 
 export function spillRefOf(part: PartLike): SpillRef | undefined {
   const ref = (part as unknown as Record<string, unknown>)[SPILL_FIELD];
@@ -74,7 +75,7 @@ export const mentionsSpill = (json: string): boolean => json.includes(`"${SPILL_
 export function resolvedBytes(part: PartLike): number {
   const ref = spillRefOf(part);
   if (!ref) return jsonBytes(part);
-  return ref.chunks.reduce((n, c) => n + c.bytes, 0) + (ref.tail ? enc.encode(ref.tail).byteLength : 0);
+  return ref.chunks.reduce((n, c) => n + c.bytes, 0) + (ref.tail ? Buffer.byteLength(ref.tail, 'utf8') : 0);
 }
 
 export const messageResolvedBytes = (m: MessageLike): number => m.parts.reduce((n, p) => n + resolvedBytes(p), 0);

@@ -96,3 +96,18 @@ describe('LargePayloads: spilling large parts out of documents and bus messages'
     expect(await payloads.getJson(ref.id, 'sub-1')).toEqual(input);
   });
 });
+
+describe('jsonBytes', () => {
+  it("counts the UTF-8 bytes of the value's JSON (multi-byte text, escapes, lone surrogates)", () => {
+    const enc = new TextEncoder();
+    for (const v of [
+      text('plain'),
+      text('héllo wörld ✓ 🎉'),
+      text('tab\tquote"back\\slash\u0001'),
+      text('\ud800 lone'),
+      { kind: 'data', data: { n: 1.5, list: [null, true, 'ü'] } },
+    ])
+      expect(jsonBytes(v)).toBe(enc.encode(JSON.stringify(v)).byteLength);
+    expect(jsonBytes(text('🎉'))).toBe(JSON.stringify(text('')).length + 4);
+  });
+});

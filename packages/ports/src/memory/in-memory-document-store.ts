@@ -9,13 +9,23 @@ import type {
   Versioned,
   WriteOptions,
 } from '../document-store';
-import { cloneJson } from './json';
+import { cloneJson, NOT_PLAIN, sealJson } from './json';
 
 interface Row {
   id: string;
   version: number;
+  /** Sealed (deeply frozen, handed out as it is) when `shared`; else a private copy, copied out on reads. */
   doc: Record<string, unknown>;
+  shared: boolean;
   expiresAt?: number;
+}
+
+/** What the store keeps of a written document: a sealed value when it is plain JSON, else a private copy. */
+function stored(doc: object): { doc: Record<string, unknown>; shared: boolean } {
+  const s = sealJson(doc);
+  return s === NOT_PLAIN
+    ? { doc: cloneJson(doc) as Record<string, unknown>, shared: false }
+    : { doc: s as Record<string, unknown>, shared: true };
 }
 
 function matches(doc: Record<string, unknown>, filter: Filter): boolean {
@@ -26,22 +36,28 @@ function matches(doc: Record<string, unknown>, filter: Filter): boolean {
   return true;
 }
 
+/** A read: the sealed document itself (read-only, no copy), or a copy of a document that is not plain JSON. */
 function toVersioned<T>(row: Row): Versioned<T> {
   const out: { id: string; version: number; doc: T; expiresAt?: number } = {
     id: row.id,
     version: row.version,
-    doc: cloneJson(row.doc) as T,
+    doc: (row.shared ? row.doc : cloneJson(row.doc)) as T,
   };
   if (row.expiresAt !== undefined) out.expiresAt = row.expiresAt;
   return out;
 }
 
 /**
- * What a write resolves: the caller's own document, which the caller already holds and the store never
- * shares (it keeps the copy it made), so a write copies once, not twice.
+ * What a write resolves: the sealed document the store keeps (read-only, shared with later reads, so a
+ * document written back from it copies only what changed), or the caller's own document when it is not plain
+ * JSON (the store keeps a private copy then).
  */
 function written<T>(row: Row, doc: T): Versioned<T> {
-  const out: { id: string; version: number; doc: T; expiresAt?: number } = { id: row.id, version: row.version, doc };
+  const out: { id: string; version: number; doc: T; expiresAt?: number } = {
+    id: row.id,
+    version: row.version,
+    doc: row.shared ? (row.doc as T) : doc,
+  };
   if (row.expiresAt !== undefined) out.expiresAt = row.expiresAt;
   return out;
 }
@@ -54,6 +70,17 @@ class FieldIndex {
   readonly #map = new Map<string, Set<string>>();
   constructor(readonly spec: IndexSpec) {}
 
+  /** Whether two documents have the same key here (every indexed field the same value). */
+  sameKey(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): boolean {
+    for (const f of this.spec.fields) {
+      const av = a[f];
+      const bv = b[f];
+      // Keys are JSON of the values: equal primitives (undefined and null alike) give equal keys.
+      if (av !== bv && !(av == null && bv == null)) return false;
+      if (typeof av === 'object' && av !== null) return false; // an object's key depends on its content
+    }
+    return true;
+  }
   keyOf(doc: Readonly<Record<string, unknown>>): string | undefined {
     if (this.spec.unique && this.spec.fields.every((f) => doc[f] === undefined)) return undefined;
     return indexKey(this.spec.fields, doc);
@@ -118,9 +145,10 @@ class InMemoryCollection<T extends object> implements Collection<T> {
     }
   }
 
-  #checkUnique(doc: Record<string, unknown>, exceptId?: string): void {
+  #checkUnique(doc: Record<string, unknown>, exceptId?: string, old?: Row): void {
     for (const index of this.#indexes) {
       if (!index.spec.unique) continue;
+      if (old && index.sameKey(old.doc, doc)) continue; // its own key already: unique as it is
       const key = index.keyOf(doc);
       if (key !== undefined && index.holders(key, exceptId).length > 0) {
         throw new DuplicateKeyError(this.name, `${index.spec.fields.join('+')}=${key}`);
@@ -130,9 +158,13 @@ class InMemoryCollection<T extends object> implements Collection<T> {
 
   #put(row: Row): void {
     const old = this.#rows.get(row.id);
-    if (old) for (const i of this.#indexes) i.remove(old.id, old.doc);
     this.#rows.set(row.id, row);
-    for (const i of this.#indexes) i.add(row.id, row.doc);
+    for (const i of this.#indexes) {
+      // Most writes (a task's next event, a charge) leave every indexed field as it was: no key to rebuild.
+      if (old && i.sameKey(old.doc, row.doc)) continue;
+      if (old) i.remove(old.id, old.doc);
+      i.add(row.id, row.doc);
+    }
   }
 
   #drop(id: string): boolean {
@@ -166,9 +198,9 @@ class InMemoryCollection<T extends object> implements Collection<T> {
     if (this.#rows.size >= this.maxDocuments) {
       throw new AppError('UNAVAILABLE', `in-memory collection ${this.name} is full (${this.maxDocuments})`);
     }
-    const copy = cloneJson(doc) as Record<string, unknown>;
-    this.#checkUnique(copy);
-    const row: Row = { id, version: 1, doc: copy };
+    const kept = stored(doc);
+    this.#checkUnique(kept.doc);
+    const row: Row = { id, version: 1, doc: kept.doc, shared: kept.shared };
     if (options.expiresAt !== undefined) row.expiresAt = options.expiresAt;
     this.#put(row);
     return written(row, doc);
@@ -218,9 +250,9 @@ class InMemoryCollection<T extends object> implements Collection<T> {
     const current = this.#rows.get(id);
     if (!current) throw new NotFoundError(`${this.name}/${id}`);
     if (current.version !== expectedVersion) throw new VersionConflictError(this.name, id);
-    const copy = cloneJson(doc) as Record<string, unknown>;
-    this.#checkUnique(copy, id);
-    const row: Row = { id, version: current.version + 1, doc: copy };
+    const kept = stored(doc);
+    this.#checkUnique(kept.doc, id, current);
+    const row: Row = { id, version: current.version + 1, doc: kept.doc, shared: kept.shared };
     const expiresAt = options.expiresAt ?? current.expiresAt;
     if (expiresAt !== undefined) row.expiresAt = expiresAt;
     this.#put(row);

@@ -29,12 +29,18 @@ export function describeDocumentStoreContract(adapter: string, factory: () => Pr
       await store.close();
     });
 
-    it('inserts at version 1 and reads back a copy', async () => {
+    it('inserts at version 1 and reads back a document that changing does not change the store', async () => {
       const v = await coll.insert('a', { tenant: 't1', name: 'a', n: 1 });
       expect(v.version).toBe(1);
       const got = await coll.get('a');
       expect(got?.doc).toEqual({ tenant: 't1', name: 'a', n: 1 });
-      got!.doc.n = 99;
+      // A returned document may be read-only (the in-memory adapter's are frozen): changing it either throws or
+      // changes only the caller's copy, never the store.
+      try {
+        got!.doc.n = 99;
+      } catch (err) {
+        expect(err).toBeInstanceOf(TypeError);
+      }
       expect((await coll.get('a'))?.doc.n).toBe(1);
     });
 
@@ -158,6 +164,28 @@ export function describeDocumentStoreContract(adapter: string, factory: () => Pr
       expect(await coll.delete('mv')).toBe(true);
       await coll.insert('mv4', { tenant: 't7', name: 'new-name', n: 5 });
       expect((await coll.find({ tenant: 't7' })).map((v) => v.id).sort()).toEqual(['mv2', 'mv4']);
+    });
+
+    it('keeps a key that a replace leaves as it was, and moves only the keys it changes', async () => {
+      await coll.insert('keep', { tenant: 't12', name: 'keep', n: 100 });
+      await coll.insert('other', { tenant: 't12', name: 'other', n: 100 });
+      // The unique key unchanged, the non-unique one moved.
+      await coll.replace('keep', 1, { tenant: 't12', name: 'keep', n: 101 });
+      expect((await coll.find({ n: 100 })).map((v) => v.id)).toEqual(['other']);
+      expect((await coll.find({ n: 101 })).map((v) => v.id)).toEqual(['keep']);
+      expect((await coll.findOne({ tenant: 't12', name: 'keep' }))?.doc.n).toBe(101);
+      await expect(coll.insert('keep2', { tenant: 't12', name: 'keep', n: 1 })).rejects.toMatchObject({
+        code: 'DUPLICATE_KEY',
+      });
+      // Nothing indexed changed: still found by both keys.
+      await coll.replace('keep', 2, { tenant: 't12', name: 'keep', n: 101, metadata: { a: 1 } });
+      expect((await coll.find({ n: 101 })).map((v) => v.id)).toEqual(['keep']);
+      expect((await coll.findOne({ tenant: 't12', name: 'keep' }))?.version).toBe(3);
+      // Onto a key another document holds: refused, and the document keeps its own.
+      await expect(coll.replace('keep', 3, { tenant: 't12', name: 'other', n: 101 })).rejects.toMatchObject({
+        code: 'DUPLICATE_KEY',
+      });
+      expect((await coll.findOne({ tenant: 't12', name: 'keep' }))?.version).toBe(3);
     });
 
     it('deletes, optionally at a version', async () => {
