@@ -425,9 +425,11 @@ export function extractStructured(text: string, file: string, sink: Sink): void 
   if (docs.some((d) => kongRoutes(d, file, sink) || traefikFile(d, file, sink))) return;
   if (docs.some((d) => str(get(d, 'apiVersion')) !== undefined && str(get(d, 'kind')) !== undefined)) {
     sink.facts.services.push(...kubernetes(docs, file));
+    let n = 0;
     for (const d of docs) {
       const kind = str(get(d, 'kind'));
       if (kind === 'ConfigMap' || kind === 'Secret') sink.facts.config.push(...bundleEntries(d, kind, file));
+      if (kind === 'Ingress') n = ingressRoutes(d, file, sink, n);
     }
     return;
   }
@@ -587,6 +589,37 @@ function proxyRoute(
  * unresolved `${X}` defaulting to the cluster's name); `prefix_rewrite` replaces the matched prefix.
  * Routes keep their order (Envoy takes the first match). Regex matches are not followed.
  */
+/**
+ * A Kubernetes Ingress is the application's front door: each rule path forwards to its backend Service
+ * (`networking.k8s.io/v1` `service.name`/`port.number`, or v1beta1 `serviceName`/`servicePort`), written as
+ * the proxy route it amounts to (`Prefix` and `ImplementationSpecific` paths cover everything below them,
+ * `Exact` the path alone); the ingress-nginx `rewrite-target: /` annotation strips the matched prefix. The
+ * routes belong to the source holding the manifest, reached like any gateway (a front door).
+ */
+function ingressRoutes(doc: Tree, file: string, sink: Sink, start: number): number {
+  let n = start;
+  const items = (t: Tree | undefined): Tree[] => (t?.kind === 'seq' ? t.items : []);
+  const annotations = get(get(doc, 'metadata'), 'annotations');
+  const target = str(get(annotations, 'nginx.ingress.kubernetes.io/rewrite-target'));
+  for (const rule of items(get(get(doc, 'spec'), 'rules')))
+    for (const p of items(get(get(rule, 'http'), 'paths'))) {
+      const backend = get(p, 'backend');
+      const name = str(get(get(backend, 'service'), 'name')) ?? str(get(backend, 'serviceName'));
+      const port =
+        str(get(get(get(backend, 'service'), 'port'), 'number')) ?? str(get(backend, 'servicePort')) ?? undefined;
+      const path = str(get(p, 'path')) ?? '/';
+      if (!name || !path.startsWith('/') || /[()[\]*+?$^|\\]/.test(path)) continue;
+      const segs = path.split('/').filter((x) => x.length > 0);
+      const exact = str(get(p, 'pathType')) === 'Exact';
+      proxyRoute(sink, file, n++, p.line, {
+        uri: `http://${name}${port && /^\d+$/.test(port) ? `:${port}` : ''}`,
+        path: exact ? path : `/${[...segs, '**'].join('/')}`,
+        ...(target !== undefined && /^\/[\w/-]*$/.test(target) ? { strip: segs.length, prefixPath: target } : {}),
+      });
+    }
+  return n;
+}
+
 function envoyRoutes(doc: Tree, file: string, sink: Sink): boolean {
   const res = get(doc, 'static_resources');
   if (!res) return false;
