@@ -396,6 +396,10 @@ describe('channel rules on pathological files (review finding 2)', () => {
       'parens.py': `# shared_task\n${'@task('.repeat(MiB / 8)}\n`,
       'quotes.ts': `import 'bullmq';\n@InjectQueue(${"'a'".repeat(MiB / 4)}\n`,
       'spaces.ts': `import 'bullmq';\n@InjectQueue('a')${' '.repeat(MiB)}-\n`,
+      // Redis pub/sub: a MiB identifier, a MiB of spaces and of dots before no `subscribe(`.
+      'redis-id.js': `// redis\n${'a'.repeat(MiB)}.x\n`,
+      'redis-spaces.js': `// redis\nx${' '.repeat(MiB)}.x\n`,
+      'redis-dots.js': `// redis\n${'a.'.repeat(MiB / 2)}subscribe\n`,
     };
     const slow: string[] = [];
     for (const [path, text] of Object.entries(files)) {

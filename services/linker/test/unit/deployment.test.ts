@@ -430,3 +430,92 @@ describe('Ocelot gateway from ocelot.json', () => {
     expect(unresolved(r)).toEqual([]);
   });
 });
+
+describe('Kubernetes Ingress as the front door', () => {
+  it('rule paths forward to their backend Services (v1 and v1beta1, Prefix and Exact, rewrite-target /); a load generator calling relative paths goes through them', async () => {
+    const workload = (name: string): string[] => [
+      'apiVersion: apps/v1',
+      'kind: Deployment',
+      `metadata: { name: ${name} }`,
+      'spec:',
+      '  template:',
+      `    metadata: { labels: { app: ${name} } }`,
+      '    spec:',
+      '      containers:',
+      `        - name: ${name}`,
+      `          image: shop/${name}:1.0`,
+      '---',
+      'apiVersion: v1',
+      'kind: Service',
+      `metadata: { name: ${name}-svc }`,
+      'spec:',
+      `  selector: { app: ${name} }`,
+      '  ports: [{ port: 80 }]',
+    ];
+    const r = await reportOf({
+      deploy: {
+        'k8s/orders.yaml': lines(...workload('orders')),
+        'k8s/users.yaml': lines(...workload('users')),
+        'k8s/ingress.yaml': lines(
+          'apiVersion: networking.k8s.io/v1',
+          'kind: Ingress',
+          'metadata:',
+          '  name: shop',
+          'spec:',
+          '  rules:',
+          '    - host: shop.example.com',
+          '      http:',
+          '        paths:',
+          '          - path: /api/orders',
+          '            pathType: Prefix',
+          '            backend:',
+          '              service: { name: orders-svc, port: { number: 80 } }',
+          '          - path: /login',
+          '            pathType: Exact',
+          '            backend:',
+          '              service: { name: users-svc, port: { number: 80 } }',
+          '---',
+          'apiVersion: networking.k8s.io/v1beta1',
+          'kind: Ingress',
+          'metadata:',
+          '  name: legacy',
+          '  annotations:',
+          '    nginx.ingress.kubernetes.io/rewrite-target: /',
+          'spec:',
+          '  rules:',
+          '    - http:',
+          '        paths:',
+          '          - path: /u',
+          '            backend: { serviceName: users-svc, servicePort: 80 }',
+        ),
+      },
+      orders: { 'server.js': lines("const app = require('express')();", "app.get('/api/orders/:id', h);") },
+      users: {
+        'app.py': lines(
+          '@app.route("/login", methods=["POST"])',
+          'def login():',
+          '    return ""',
+          '@app.route("/profile/<uid>")',
+          'def profile(uid):',
+          '    return ""',
+        ),
+      },
+      loadgen: {
+        'locustfile.py': lines(
+          'from locust import HttpUser, task',
+          'class Shopper(HttpUser):',
+          '    @task',
+          '    def browse(self):',
+          '        self.client.get("/api/orders/42")',
+          '        self.client.post("/login")',
+          '        self.client.get("/u/profile/7")',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'loadgen locustfile.py:5 | GET /api/orders/42 | orders server.js:2 GET /api/orders/:id (express)',
+      'loadgen locustfile.py:6 | POST /login | users app.py:1 POST /login (flask)',
+      'loadgen locustfile.py:7 | GET /u/profile/7 | users app.py:4 GET /profile/<uid> (flask)',
+    ]);
+  });
+});

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { regexPrefixes } from '../../src/domain/extract/config';
 import { gaps, reportOf, rows, unresolved } from '../support/in-memory-report';
 
 /**
@@ -285,6 +286,60 @@ describe('proxy configuration tied to the compose service that mounts it (volume
     expect(rows(r)).toEqual([
       'shop client.js:1 | GET front/api/items | orders server.js:2 GET /items (express)',
       'shop client.js:2 | GET admin/api/items | orders server.js:3 GET /admin/items (express)',
+    ]);
+  });
+});
+
+describe('nginx regex locations and rewrites', () => {
+  it('~ ^/api/(orders|users)/ is a prefix per word; a rewrite in the location strips its prefix and puts the target in front; ~* and exact $ forms; a regex without a leading path is not followed', async () => {
+    const r = await reportOf({
+      web: {
+        'nginx/default.conf': lines(
+          'server {',
+          '    listen 80;',
+          '    location ~ ^/api/(orders|users)/ {',
+          '        rewrite ^/api/(.*)$ /$1 break;',
+          '        proxy_pass http://backend;',
+          '    }',
+          '    location ~* ^/billing/v[0-9]+/ {',
+          '        rewrite ^/billing/(.*) /internal/$1 break;',
+          '        proxy_pass http://billing:9000;',
+          '    }',
+          '    location ~ ^/health$ { proxy_pass http://users:8080; }',
+          '    location ~ \\.(png|jpg)$ { proxy_pass http://static; }',
+          '}',
+          'upstream backend { server gateway:8080; }',
+        ),
+        'src/app.js': lines(
+          "fetch('/api/orders/42');",
+          "fetch('/api/users/me', { method: 'POST' });",
+          "fetch('/billing/v2/invoices');",
+          "fetch('/health');",
+        ),
+      },
+      gateway: {
+        'server.js': lines(
+          "const app = require('express')();",
+          "app.get('/orders/:id', h);",
+          "app.post('/users/me', h);",
+        ),
+      },
+      billing: {
+        'main.go': lines('package main', 'func main() {', '\thttp.HandleFunc("GET /internal/v2/invoices", h)', '}'),
+      },
+      users: { 'app.py': lines('@app.get("/health")', 'def health():', '    return ""') },
+    });
+    expect(rows(r)).toEqual([
+      'web src/app.js:1 | GET /api/orders/42 | gateway server.js:2 GET /orders/:id (express)',
+      'web src/app.js:2 | POST /api/users/me | gateway server.js:3 POST /users/me (express)',
+      'web src/app.js:3 | GET /billing/v2/invoices | billing main.go:3 GET /internal/v2/invoices (net/http)',
+      'web src/app.js:4 | GET /health | users app.py:1 GET /health (fastapi)',
+    ]);
+    expect(regexPrefixes('\\.php$')).toEqual([]);
+    expect(regexPrefixes('^/api/ord.*')).toEqual([{ path: '/api', exact: false }]);
+    expect(regexPrefixes('^\\/v1\\/(?:a|b)$')).toEqual([
+      { path: '/v1/a', exact: true },
+      { path: '/v1/b', exact: true },
     ]);
   });
 });

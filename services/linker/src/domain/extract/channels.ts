@@ -411,7 +411,7 @@ function redisPubSub(text: string, emit: Emit): void {
   };
   each(
     new RegExp(
-      String.raw`([\w$.]*)\s*\.\s*(publish|Publish|PublishAsync|publishAsync|convertAndSend)\s*\(\s*(?:ctx\s*,\s*|context\.\w+\(\)\s*,\s*)?${EXPR},`,
+      String.raw`(?<![\w$.])([\w$.]*)\.\s*(publish|Publish|PublishAsync|publishAsync|convertAndSend)\s*\(\s*(?:ctx\s*,\s*|context\.\w+\(\)\s*,\s*)?${EXPR},`,
       'g',
     ),
     text,
@@ -423,7 +423,7 @@ function redisPubSub(text: string, emit: Emit): void {
   );
   each(
     new RegExp(
-      String.raw`([\w$.]*)\s*\.\s*(subscribe|Subscribe|SubscribeAsync|subscribeAsync|psubscribe|pSubscribe|PSubscribe|PSubscribeAsync)\s*\(([^\n]*)`,
+      String.raw`(?<![\w$.])([\w$.]*)\.\s*(subscribe|Subscribe|SubscribeAsync|subscribeAsync|psubscribe|pSubscribe|PSubscribe|PSubscribeAsync)\s*\(([^\n]*)`,
       'g',
     ),
     text,

@@ -425,9 +425,11 @@ export function extractStructured(text: string, file: string, sink: Sink): void 
   if (docs.some((d) => kongRoutes(d, file, sink) || traefikFile(d, file, sink))) return;
   if (docs.some((d) => str(get(d, 'apiVersion')) !== undefined && str(get(d, 'kind')) !== undefined)) {
     sink.facts.services.push(...kubernetes(docs, file));
+    let n = 0;
     for (const d of docs) {
       const kind = str(get(d, 'kind'));
       if (kind === 'ConfigMap' || kind === 'Secret') sink.facts.config.push(...bundleEntries(d, kind, file));
+      if (kind === 'Ingress') n = ingressRoutes(d, file, sink, n);
     }
     return;
   }
@@ -482,7 +484,9 @@ export function extractSql(text: string, file: string, sink: Sink): void {
  * nginx as a reverse proxy: `location /api/orders/ { proxy_pass http://orders:8080/; }` is written down as
  * the Spring Cloud Gateway route it amounts to (one reader of proxy routes): `Path=/api/orders/**`, the
  * location prefix stripped when `proxy_pass` carries a URI (nginx replaces the prefix by it), that URI
- * put in front. `upstream name { server host:port; }` names the host. Regex locations are not followed.
+ * put in front. `upstream name { server host:port; }` names the host. Regex locations (`~`, `~*`) are
+ * followed as the prefixes they amount to (`regexPrefixes`), and a `rewrite ^/prefix/(.*)$ /target/$1` in a
+ * location strips the prefix and puts the target's in front.
  */
 export function extractNginx(text: string, file: string, sink: Sink): void {
   const source = text.replace(/#[^\n]*/g, (c) => c.replace(/[^\n]/g, ' '));
@@ -493,21 +497,66 @@ export function extractNginx(text: string, file: string, sink: Sink): void {
     if (server) upstreams.set(m[1]!, server);
   }
   let n = 0;
-  for (const m of source.matchAll(/\blocation\s+(?:(=|\^~)\s+)?(\/[^\s{]*)\s*\{((?:[^{}]|\$\{[^{}]*\})*)\}/g)) {
+  for (const m of source.matchAll(
+    /\blocation\s+(?:(=|\^~|~\*?)\s+)?("[^"\n]*"|[^\s{]+)\s*\{((?:[^{}]|\$\{[^{}]*\})*)\}/g,
+  )) {
     const pass = /\bproxy_pass\s+([a-z]+:\/\/[^\s;]+)\s*;/i.exec(m[3]!)?.[1];
     if (!pass) continue;
     const u = /^([a-z]+:\/\/)([^/]+)(\/.*)?$/i.exec(pass);
     if (!u) continue;
     const host = upstreams.get(u[2]!) ?? u[2]!;
-    const location = m[2]!;
-    const exact = m[1] === '=';
-    const segs = location.split('/').filter((x) => x.length > 0);
-    proxyRoute(sink, file, n++, lineAt(m.index), {
-      uri: `${u[1]!.toLowerCase() === 'https://' ? 'https://' : 'http://'}${host}`,
-      path: exact ? location : `/${[...segs, '**'].join('/')}`,
-      ...(u[3] !== undefined ? { strip: segs.length, prefixPath: u[3] } : {}),
-    });
+    const regex = m[1]?.startsWith('~');
+    // A regex location is followed when it starts with literal path text: each prefix it amounts to.
+    const locations = regex
+      ? regexPrefixes(m[2]!.replace(/^"|"$/g, ''))
+      : m[2]!.startsWith('/')
+        ? [{ path: m[2]!, exact: m[1] === '=' }]
+        : [];
+    // `rewrite ^/api/(.*)$ /$1 break;` in the location: the literal prefix replaced by the target's.
+    const rw = /\brewrite\s+\^?((?:\/[\w.~-]*)*\/?)\(\.\*\)\$?\s+((?:\/[\w.~-]*)*?)\/?\$1\s*(?:break|last)?\s*;/.exec(
+      m[3]!,
+    );
+    for (const { path: location, exact } of locations) {
+      const segs = location.split('/').filter((x) => x.length > 0);
+      const rewrite = rw
+        ? { strip: rw[1]!.split('/').filter((x) => x.length > 0).length, prefixPath: rw[2] || '/' }
+        : // proxy_pass with a URI replaces the matched prefix (a regex location's URI is nginx's error).
+          u[3] !== undefined && !regex
+          ? { strip: segs.length, prefixPath: u[3] }
+          : {};
+      proxyRoute(sink, file, n++, lineAt(m.index), {
+        uri: `${u[1]!.toLowerCase() === 'https://' ? 'https://' : 'http://'}${host}`,
+        path: exact ? location : `/${[...segs, '**'].join('/')}`,
+        ...rewrite,
+      });
+    }
   }
+}
+
+/**
+ * The path prefixes an nginx regex location amounts to: its literal text from the start (`^`), an
+ * alternation of literal words expanded (`^/api/(orders|users)/` → `/api/orders`, `/api/users`), cut at
+ * the last whole segment before the first other regex syntax; `$` right after the literal text makes it
+ * exact. A regex that does not start with `/` (`\.php$`) is no prefix.
+ */
+export function regexPrefixes(re: string): { path: string; exact: boolean }[] {
+  const body = re.replace(/^\^/, '').replace(/\\\//g, '/');
+  const alt = /^([^()\\[.*+?{|$]*)\((?:\?:)?([\w./-]+(?:\|[\w./-]+)+)\)(.*)$/.exec(body);
+  const forms = alt ? alt[2]!.split('|').map((w) => `${alt[1]!}${w}${alt[3]!}`) : [body];
+  const out: { path: string; exact: boolean }[] = [];
+  for (const f of forms) {
+    const lit = /^[^()\\[.*+?{|$]*/.exec(f)![0];
+    if (!lit.startsWith('/')) continue;
+    const rest = f.slice(lit.length);
+    if (rest === '$' || rest === '') {
+      out.push({ path: lit, exact: rest === '$' });
+      continue;
+    }
+    // Cut inside a segment (`^/api/ord.*`): the whole segments before it.
+    const path = lit.endsWith('/') || /^[/]/.test(rest) ? lit : lit.slice(0, lit.lastIndexOf('/') + 1);
+    out.push({ path: path.replace(/\/$/, '') || '/', exact: false });
+  }
+  return out;
 }
 
 /**
@@ -540,6 +589,37 @@ function proxyRoute(
  * unresolved `${X}` defaulting to the cluster's name); `prefix_rewrite` replaces the matched prefix.
  * Routes keep their order (Envoy takes the first match). Regex matches are not followed.
  */
+/**
+ * A Kubernetes Ingress is the application's front door: each rule path forwards to its backend Service
+ * (`networking.k8s.io/v1` `service.name`/`port.number`, or v1beta1 `serviceName`/`servicePort`), written as
+ * the proxy route it amounts to (`Prefix` and `ImplementationSpecific` paths cover everything below them,
+ * `Exact` the path alone); the ingress-nginx `rewrite-target: /` annotation strips the matched prefix. The
+ * routes belong to the source holding the manifest, reached like any gateway (a front door).
+ */
+function ingressRoutes(doc: Tree, file: string, sink: Sink, start: number): number {
+  let n = start;
+  const items = (t: Tree | undefined): Tree[] => (t?.kind === 'seq' ? t.items : []);
+  const annotations = get(get(doc, 'metadata'), 'annotations');
+  const target = str(get(annotations, 'nginx.ingress.kubernetes.io/rewrite-target'));
+  for (const rule of items(get(get(doc, 'spec'), 'rules')))
+    for (const p of items(get(get(rule, 'http'), 'paths'))) {
+      const backend = get(p, 'backend');
+      const name = str(get(get(backend, 'service'), 'name')) ?? str(get(backend, 'serviceName'));
+      const port =
+        str(get(get(get(backend, 'service'), 'port'), 'number')) ?? str(get(backend, 'servicePort')) ?? undefined;
+      const path = str(get(p, 'path')) ?? '/';
+      if (!name || !path.startsWith('/') || /[()[\]*+?$^|\\]/.test(path)) continue;
+      const segs = path.split('/').filter((x) => x.length > 0);
+      const exact = str(get(p, 'pathType')) === 'Exact';
+      proxyRoute(sink, file, n++, p.line, {
+        uri: `http://${name}${port && /^\d+$/.test(port) ? `:${port}` : ''}`,
+        path: exact ? path : `/${[...segs, '**'].join('/')}`,
+        ...(target !== undefined && /^\/[\w/-]*$/.test(target) ? { strip: segs.length, prefixPath: target } : {}),
+      });
+    }
+  return n;
+}
+
 function envoyRoutes(doc: Tree, file: string, sink: Sink): boolean {
   const res = get(doc, 'static_resources');
   if (!res) return false;
