@@ -192,3 +192,35 @@ describe('kombu and nameko plain-AMQP extensions: exchanges, queues and bindings
     expect(gaps(r)).toEqual([]);
   });
 });
+
+describe('nameko configuration', () => {
+  it("the RPC exchange is the services' rpc_exchange setting when their config.yml sets it", async () => {
+    const r = await reportOf({
+      shop: {
+        'config.yml': lines('AMQP_URI: amqp://guest:guest@${RABBIT_HOST:localhost}', 'rpc_exchange: shop-rpc'),
+        'shop/service.py': lines(
+          'from nameko.rpc import RpcProxy',
+          'class ShopService:',
+          "    name = 'shop'",
+          "    billing = RpcProxy('billing')",
+          '    def place(self, order):',
+          '        self.billing.charge(order)',
+        ),
+      },
+      billing: {
+        'config.yml': lines('rpc_exchange: shop-rpc'),
+        'billing/service.py': lines(
+          'from nameko.rpc import rpc',
+          'class BillingService:',
+          "    name = 'billing'",
+          '    @rpc',
+          '    def charge(self, order):',
+          '        pass',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'shop shop/service.py:6 | publish `shop-rpc` / `billing.charge` | billing billing/service.py:4 consume queue `rpc-billing`',
+    ]);
+  });
+});
