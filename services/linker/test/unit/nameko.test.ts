@@ -126,3 +126,101 @@ describe('nameko: RPC and events over RabbitMQ, named as the broker sees them', 
     ]);
   });
 });
+
+describe('kombu and nameko plain-AMQP extensions: exchanges, queues and bindings as declared', () => {
+  it('Producer/publish and nameko Publisher reach Consumer/ConsumerMixin and @consume queues through the declared bindings', async () => {
+    const r = await reportOf({
+      orders: {
+        'orders/publish.py': lines(
+          'from kombu import Connection, Exchange, Producer, Queue',
+          "orders_x = Exchange('orders', type='topic')",
+          "audit_q = Queue('audit', routing_key='audit')",
+          'def placed(conn, order):',
+          '    producer = Producer(conn.channel(), exchange=orders_x)',
+          "    producer.publish(order, routing_key='order.placed')",
+          '',
+          'def audited(producer, entry):',
+          "    producer.publish(entry, exchange='', routing_key='audit', declare=[audit_q])",
+        ),
+        'orders/service.py': lines(
+          'from kombu import Exchange',
+          'from nameko.messaging import Publisher',
+          "ship_x = Exchange('shipping', type='direct')",
+          'class Orders:',
+          "    name = 'orders'",
+          '    publish = Publisher(exchange=ship_x)',
+          '    def ship(self, order):',
+          "        self.publish(order, routing_key='ship')",
+        ),
+      },
+      billing: {
+        'billing/worker.py': lines(
+          'from kombu import Exchange, Queue',
+          'from kombu.mixins import ConsumerMixin',
+          "orders_x = Exchange('orders', type='topic')",
+          "billing_q = Queue('billing', exchange=orders_x, routing_key='order.*')",
+          'class Worker(ConsumerMixin):',
+          '    def get_consumers(self, Consumer, channel):',
+          '        return [Consumer(queues=[billing_q], callbacks=[self.on_order])]',
+        ),
+        'billing/audit.py': lines(
+          'from kombu import Connection, Queue',
+          "audit_q = Queue('audit', routing_key='audit')",
+          'with Connection("amqp://rabbit") as conn:',
+          '    with conn.Consumer(audit_q, callbacks=[print]):',
+          '        conn.drain_events()',
+        ),
+      },
+      shipping: {
+        'shipping/service.py': lines(
+          'from kombu import Exchange, Queue',
+          'from nameko.messaging import consume',
+          "ship_q = Queue('shipments', exchange=Exchange('shipping', type='direct'), routing_key='ship')",
+          'class Shipping:',
+          "    name = 'shipping'",
+          '    @consume(ship_q)',
+          '    def on_ship(self, body):',
+          '        pass',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'orders orders/publish.py:6 | publish `orders` / `order.placed` | billing billing/worker.py:7 consume queue `billing`',
+      'orders orders/publish.py:9 | publish to queue `audit` (default exchange) | billing billing/audit.py:4 consume queue `audit`',
+      'orders orders/service.py:8 | publish `shipping` / `ship` | shipping shipping/service.py:6 consume queue `shipments`',
+    ]);
+    expect(gaps(r)).toEqual([]);
+  });
+});
+
+describe('nameko configuration', () => {
+  it("the RPC exchange is the services' rpc_exchange setting when their config.yml sets it", async () => {
+    const r = await reportOf({
+      shop: {
+        'config.yml': lines('AMQP_URI: amqp://guest:guest@${RABBIT_HOST:localhost}', 'rpc_exchange: shop-rpc'),
+        'shop/service.py': lines(
+          'from nameko.rpc import RpcProxy',
+          'class ShopService:',
+          "    name = 'shop'",
+          "    billing = RpcProxy('billing')",
+          '    def place(self, order):',
+          '        self.billing.charge(order)',
+        ),
+      },
+      billing: {
+        'config.yml': lines('rpc_exchange: shop-rpc'),
+        'billing/service.py': lines(
+          'from nameko.rpc import rpc',
+          'class BillingService:',
+          "    name = 'billing'",
+          '    @rpc',
+          '    def charge(self, order):',
+          '        pass',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'shop shop/service.py:6 | publish `shop-rpc` / `billing.charge` | billing billing/service.py:4 consume queue `rpc-billing`',
+    ]);
+  });
+});

@@ -17,10 +17,11 @@ import type { NodeRule } from './driver';
  *   `@event_handler('S', 'T')` in service `R`, method `m` consumes queue `evt-S-T--R.m` bound with `T`
  *   (`SINGLETON`: `evt-S-T`; `BROADCAST`: one queue per instance, `evt-S-T--R.m-<broadcast-id>`).
  *
- * The exchange of RPC is nameko's default (`rpc_exchange` in the service's configuration is not read).
+ * The RPC exchange is the service's `rpc_exchange` setting (its `config.yml`, resolved when linking), else
+ * nameko's default `nameko-rpc`.
  */
 
-export const NAMEKO_RPC_EXCHANGE = 'nameko-rpc';
+export const NAMEKO_RPC_EXCHANGE = '${rpc_exchange:nameko-rpc}';
 
 const SERVICE_PROXIES = /^(RpcProxy|ServiceRpc|ServiceRpcProxy|ServiceRpcClient)$/;
 const CLUSTER_PROXIES =

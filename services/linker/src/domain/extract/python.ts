@@ -28,6 +28,7 @@ import { MAX_SITES_PER_FILE, type MethodSpan, summariseFromUses } from './object
 import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
 import { PYTHON_GRPC } from './grpc';
 import { namekoRules } from './nameko';
+import { kombuRules } from './kombu';
 
 const VERBS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'options']);
 const HTTP_LIBS = new Set(['requests', 'httpx']);
@@ -838,6 +839,7 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
       { on: ['call'], each: onCall },
       { on: ['decorated_definition'], each: onDecorated },
       ...namekoRules(file, sink, evaluate),
+      ...kombuRules(file, sink, evaluate),
       // After the rules that find calls and publishes: the classes whose methods make them with fields.
       { on: ['class_definition'], each: summariseClass },
       sqlStringRule(sink, file, ['string'], (s) => {
