@@ -1,5 +1,6 @@
 import type { JsClass, JsEffect, JsFunction, JsModule, JsPackage, JsVal } from './js-values';
-import type { Consume, Loc, Publish, SourceFacts } from './model';
+import type { Call, Consume, HttpMethod, Loc, Part, Publish, SourceFacts } from './model';
+import { httpMethod } from './extract/common';
 
 /**
  * JavaScript/TypeScript messaging through functions and classes of any attached source (issue 20): values
@@ -27,11 +28,14 @@ type Res =
   | { readonly k: 'obj'; readonly v: Extract<JsVal, { obj: unknown }>; readonly ctx: Ctx }
   | { readonly k: 'arr'; readonly items: readonly JsVal[]; readonly ctx: Ctx }
   | { readonly k: 'alt'; readonly alts: readonly Res[] }
+  /** A concatenation with a part that is not one known string (a URL under a setting). */
+  | { readonly k: 'cat'; readonly items: readonly Res[] }
   | { readonly k: 'fn'; readonly mod: Mod; readonly fn: JsFunction; readonly self?: Res }
   | { readonly k: 'cls'; readonly mod: Mod; readonly cls: JsClass }
   | { readonly k: 'inst'; readonly mod: Mod; readonly cls: JsClass; readonly fields: ReadonlyMap<string, Res> }
   | { readonly k: 'ns'; readonly mod: Mod }
-  | { readonly k: 'unknown' };
+  /** Unknown; `call`: a function's result (a query-string builder after a path, `/x${qs(p)}`). */
+  | { readonly k: 'unknown'; readonly call?: true };
 
 interface Ctx {
   readonly mod: Mod;
@@ -43,13 +47,16 @@ const UNKNOWN: Res = { k: 'unknown' };
 
 /** One instantiated operation: the names as strings. */
 interface Op {
-  readonly op: 'publish' | 'consume';
+  readonly op: 'publish' | 'consume' | 'http';
   readonly subjects: readonly string[];
   readonly stream?: string;
   readonly durable?: string;
   readonly group?: string;
   /** The library's own evidence, for the rule. */
   readonly at: string;
+  /** `http`: the URL as parts and the method. */
+  readonly url?: readonly Part[];
+  readonly method?: HttpMethod;
 }
 
 export function applyJsMessaging(sources: readonly SourceFacts[]): SourceFacts[] {
@@ -133,8 +140,10 @@ export function applyJsMessaging(sources: readonly SourceFacts[]): SourceFacts[]
     if ('arr' in v) return { k: 'arr', items: v.arr, ctx };
     if ('alt' in v) return { k: 'alt', alts: v.alt.map((a) => evaluate(a, ctx, depth + 1)) };
     if ('cat' in v) {
-      const parts = v.cat.map((a) => strings(evaluate(a, ctx, depth + 1)));
-      if (parts.some((p) => p.length !== 1)) return UNKNOWN;
+      const items = v.cat.map((a) => evaluate(a, ctx, depth + 1));
+      const parts = items.map((r) => strings(r));
+      if (parts.some((p) => p.length !== 1 || items.some((r) => r.k === 'env' || r.k === 'alt')))
+        return { k: 'cat', items };
       return { k: 's', s: parts.map((p) => p[0]!).join('') };
     }
     if ('id' in v) {
@@ -148,13 +157,15 @@ export function applyJsMessaging(sources: readonly SourceFacts[]): SourceFacts[]
     }
     if ('call' in v) {
       const callee = evaluate(v.call, ctx, depth + 1);
-      if (callee.k !== 'fn' || !callee.fn.returns) return UNKNOWN;
+      if (callee.k !== 'fn' || !callee.fn.returns) return { k: 'unknown', call: true };
       const args = v.args.map((a) => evaluate(a, ctx, depth + 1));
-      return evaluate(
+      let out = evaluate(
         callee.fn.returns,
         { mod: callee.mod, params: args, ...(callee.self ? { self: callee.self } : {}) },
         depth + 1,
       );
+      for (const p of v.path ?? []) out = memberOf(out, p, depth);
+      return out;
     }
     if ('new' in v) {
       const cls = evaluate(v.new, ctx, depth + 1);
@@ -263,7 +274,39 @@ export function applyJsMessaging(sources: readonly SourceFacts[]): SourceFacts[]
     }
     return out.filter((o) => o.subjects.length > 0);
   };
+  /** A value as URL parts: literals, settings (`${X:default}`), run-time holes. */
+  const partsOf = (r: Res, depth = 0): Part[] => {
+    if (depth > 8) return [{ hole: true }];
+    switch (r.k) {
+      case 's':
+        return [{ lit: r.s }];
+      case 'env':
+        return [{ env: r.env, ...(r.fallback !== undefined ? { fallback: r.fallback } : {}) }];
+      case 'cat': {
+        const last = r.items[r.items.length - 1];
+        const before = r.items[r.items.length - 2];
+        // `/api/payments${buildQueryString(params)}`: a call's result glued to a path's last segment is its query.
+        const query = last?.k === 'unknown' && last.call && before?.k === 's' && /[\w-]$/.test(before.s);
+        return (query ? r.items.slice(0, -1) : r.items).flatMap((x) => partsOf(x, depth + 1));
+      }
+      case 'alt': {
+        const [a, b] = r.alts;
+        if (r.alts.length === 2 && a?.k === 'env' && b?.k === 's') return [{ env: a.env, fallback: b.s }];
+        const known = r.alts.filter((x) => x.k !== 'unknown');
+        return known.length === 1 ? partsOf(known[0]!, depth + 1) : [{ hole: true }];
+      }
+      default:
+        return [{ hole: true }];
+    }
+  };
   const opOf = (e: JsEffect, ctx: Ctx, at: string): Op => {
+    if (e.op === 'http') {
+      const url = partsOf(evaluate(e.subject, ctx, 0));
+      const m = e.method ? strings(evaluate(e.method, ctx, 0)) : [];
+      const method = m.length === 1 ? httpMethod(m[0]!.toLowerCase()) : undefined;
+      // The subjects of an HTTP operation: its URL as text, what tells instantiations apart.
+      return { op: 'http', subjects: [JSON.stringify(url)], url, method: method ?? 'GET', at };
+    }
     const stream = one(e.stream, ctx);
     const durable = one(e.durable, ctx);
     const group = one(e.group, ctx);
@@ -317,8 +360,37 @@ export function applyJsMessaging(sources: readonly SourceFacts[]): SourceFacts[]
     if (!files?.size) return s;
     const publishes: Publish[] = [];
     const consumes: Consume[] = [];
+    const calls: Call[] = [];
+    const browser = s.calls.some((c) => c.browser === true);
     const seen = new Set<string>();
-    const emit = (o: Op, loc: Loc): void => {
+    /** Records an operation at `loc`; false when it says nothing (an HTTP call without a known path). */
+    const emit = (o: Op, loc: Loc): boolean => {
+      if (o.op === 'http') {
+        // Only a URL whose path the call site gives (a literal with a `/`) says where it goes.
+        if (!o.url?.some((p) => 'lit' in p && p.lit.includes('/'))) return false;
+        // One call per (site, method, path): a server-side `${BASE}/x` and the browser's relative `/x` of one
+        // wrapper are the same request; the one naming its host is kept.
+        const path = o.url
+          .map((p) => ('lit' in p ? p.lit : '{}'))
+          .join('')
+          .replace(/^[^/]*(?=\/)/, '');
+        const key = `http|${o.method ?? ''}|${path}|${loc.file}:${loc.line}`;
+        const hosted = !('lit' in o.url[0]!) || !o.url[0].lit.startsWith('/');
+        const i = seen.has(key)
+          ? calls.findIndex((c) => `http|${c.method}|${pathOf(c.url)}|${c.loc.file}:${c.loc.line}` === key)
+          : -1;
+        const call: Call = {
+          method: o.method ?? 'GET',
+          url: o.url,
+          client: 'fetch',
+          loc,
+          ...(browser ? { browser } : {}),
+        };
+        if (!seen.has(key)) calls.push(call);
+        else if (i >= 0 && hosted) calls[i] = call;
+        seen.add(key);
+        return true;
+      }
       for (const subject of o.subjects) {
         const key = `${o.op}|${subject}|${loc.file}:${loc.line}`;
         if (seen.has(key)) continue;
@@ -333,6 +405,7 @@ export function applyJsMessaging(sources: readonly SourceFacts[]): SourceFacts[]
             ...(o.durable ? { durable: o.durable } : o.group ? { durable: o.group } : {}),
           });
       }
+      return true;
     };
     for (const mod of files.values()) {
       const fnByName = new Map(mod.m.functions.map((f) => [f.name, f] as const));
@@ -340,6 +413,9 @@ export function applyJsMessaging(sources: readonly SourceFacts[]): SourceFacts[]
       for (const fn of mod.m.functions)
         for (const e of fn.effects) {
           const o = opOf(e, { mod, params: [] }, `${mod.source}|${mod.m.file}:${e.line}`);
+          // An HTTP call where it is written is already one of the source's calls, unless its method only
+          // a helper's returned options tell (`fetch(URL, buildInit({ method: 'POST' }))`).
+          if (e.op === 'http' && (o.method === 'GET' || o.url?.some((p) => 'hole' in p))) continue;
           emit(o, { file: mod.m.file, line: e.line });
         }
       // A call whose callee's operations become known with this call's arguments: reported at the call.
@@ -355,14 +431,13 @@ export function applyJsMessaging(sources: readonly SourceFacts[]): SourceFacts[]
         );
         for (const o of opsOf(target.mod, target.fn, target.ctx, 0, new Set(enclosing ? [enclosing] : []))) {
           const open = o.subjects.filter((x) => !closed.has(`${o.op}|${x}|${o.at}`));
-          if (open.length) {
-            emit({ ...o, subjects: open }, { file: mod.m.file, line: site.line });
+          if (open.length && emit({ ...o, subjects: open }, { file: mod.m.file, line: site.line }))
             instantiated.add(o.at);
-          }
         }
       }
     }
-    if (publishes.length === 0 && consumes.length === 0) return s;
+    if (publishes.length === 0 && consumes.length === 0 && calls.length === 0) return s;
+    const callLines = new Set(calls.map((c) => `${c.loc.file}:${c.loc.line}`));
     const natsLines = new Set([...publishes, ...consumes].map((x) => `${x.loc.file}:${x.loc.line}`));
     const mine = (x: { loc: Loc }): boolean => natsLines.has(`${x.loc.file}:${x.loc.line}`);
     return {
@@ -377,18 +452,29 @@ export function applyJsMessaging(sources: readonly SourceFacts[]): SourceFacts[]
         ...s.consumes.filter((c) => !(mine(c) && (c.broker === 'nats' || c.queue.includes('{}')))),
         ...consumes,
       ],
+      // A call site read here through every level of wrappers replaces what one level of them made of it.
+      calls: [...s.calls.filter((c) => !callLines.has(`${c.loc.file}:${c.loc.line}`)), ...calls],
     };
   });
   return out.map((s) => {
     const inLibrary = (x: { loc: Loc }): boolean => instantiated.has(`${s.source}|${x.loc.file}:${x.loc.line}`);
-    if (!s.publishes.some(inLibrary) && !s.consumes.some(inLibrary)) return s;
+    const dynamic = (c: Call): boolean => inLibrary(c) && c.url.some((p) => 'hole' in p || 'ref' in p);
+    if (!s.publishes.some(inLibrary) && !s.consumes.some(inLibrary) && !s.calls.some(dynamic)) return s;
     return {
       ...s,
+      calls: s.calls.filter((c) => !dynamic(c)),
       publishes: s.publishes.filter((p) => !(inLibrary(p) && `${p.exchange}${p.key}`.includes('{}'))),
       consumes: s.consumes.filter((c) => !(inLibrary(c) && c.queue.includes('{}'))),
     };
   });
 }
+
+/** A URL's path as text, its host part dropped. */
+const pathOf = (url: readonly Part[]): string =>
+  url
+    .map((p) => ('lit' in p ? p.lit : '{}'))
+    .join('')
+    .replace(/^[^/]*(?=\/)/, '');
 
 const dirOf = (file: string): string => file.slice(0, Math.max(0, file.lastIndexOf('/')));
 

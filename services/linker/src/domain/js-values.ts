@@ -14,7 +14,8 @@ export type JsVal =
   | { readonly id: string; readonly path?: readonly string[] }
   | { readonly obj: Readonly<Record<string, JsVal>>; readonly spreads?: readonly JsVal[] }
   | { readonly arr: readonly JsVal[] }
-  | { readonly call: JsVal; readonly args: readonly JsVal[] }
+  /** A call's value (a function's return summary), and the members read from it. */
+  | { readonly call: JsVal; readonly args: readonly JsVal[]; readonly path?: readonly string[] }
   | { readonly new: JsVal; readonly args: readonly JsVal[] }
   /** One of several values (`a ?? b`, `c ? a : b`): the first that evaluates wins where one is needed. */
   | { readonly alt: readonly JsVal[] }
@@ -30,9 +31,12 @@ export interface JsEffect {
    * subjects of its durable; `attach`: `consumers.get(stream, durable)`, a consumer whose subjects a
    * declaration (anywhere) gives.
    */
-  readonly op: 'publish' | 'consume' | 'declare' | 'attach';
-  readonly broker: 'nats';
+  readonly op: 'publish' | 'consume' | 'declare' | 'attach' | 'http';
+  readonly broker: 'nats' | 'http';
+  /** The subject; for `http`, the URL of a `fetch`/axios call built from the function's parameters. */
   readonly subject: JsVal;
+  /** `http`: the method (`init.method`, an axios verb). */
+  readonly method?: JsVal;
   /** JetStream: the stream and durable consumer a consumer configuration names; a core NATS queue group. */
   readonly stream?: JsVal;
   readonly durable?: JsVal;

@@ -212,3 +212,60 @@ describe('NATS through shared libraries (issue 20)', () => {
     ]);
   });
 });
+
+describe('JavaScript HTTP wrappers to any depth (issue 20)', () => {
+  it('a service function → a safe wrapper → a dispatcher → server and browser fetches: one call at the service function, method from the options spread, a query-string builder after the path dropped', async () => {
+    const r = await reportOf({
+      web: {
+        'package.json': JSON.stringify({ name: 'web', dependencies: { react: '18' } }),
+        'src/http/index.ts': lines("export * from './safe';"),
+        'src/http/safe.ts': lines(
+          "import { request } from './request';",
+          'export async function safeRequest(url: string, options?: { method?: string }) {',
+          '  try { return await request(url, options); } catch { return null; }',
+          '}',
+        ),
+        'src/http/request.ts': lines(
+          "import { onServer } from './server';",
+          "import { inBrowser } from './browser';",
+          'export function request(url: string, options = {}) {',
+          "  return typeof window === 'undefined' ? onServer(url, options) : inBrowser(url, options);",
+          '}',
+        ),
+        'src/http/server.ts': lines(
+          'const API = process.env.API_BASE_URL;',
+          'export async function onServer(path: string, options) {',
+          '  return fetch(`${API}${path}`, { ...options, cache: "no-store" });',
+          '}',
+        ),
+        'src/http/browser.ts': lines(
+          'function init(options) {',
+          "  return { ...options, credentials: 'include' };",
+          '}',
+          'export async function inBrowser(url: string, options) {',
+          '  return fetch(url, init(options));',
+          '}',
+        ),
+        'src/services/orders.ts': lines(
+          "import { safeRequest } from '@/http';",
+          "import { qs } from '@/utils';",
+          "export const placeOrder = () => safeRequest('/api/orders', { method: 'POST' });",
+          'export const listOrders = (p) => safeRequest(`/api/orders${qs(p)}`);',
+        ),
+        '.env': 'API_BASE_URL=http://orders:3000\n',
+      },
+      orders: {
+        'src/app.ts': lines(
+          "import express from 'express';",
+          'const app = express();',
+          "app.post('/api/orders', (q, s) => s.send({}));",
+          "app.get('/api/orders', (q, s) => s.send([]));",
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web src/services/orders.ts:3 | POST orders/api/orders | orders src/app.ts:3 POST /api/orders (express)',
+      'web src/services/orders.ts:4 | GET orders/api/orders | orders src/app.ts:4 GET /api/orders (express)',
+    ]);
+  });
+});

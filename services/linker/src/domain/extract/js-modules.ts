@@ -450,6 +450,21 @@ export function jsModule(root: Node, file: string, text: string): JsModule {
         });
       return;
     }
+    // An HTTP call whose URL is built from the function's parameters: a wrapper, summarised for its callers.
+    if (span && type === 'call_expression' && fn.type === 'identifier' && fn.text === 'fetch' && argNodes[0]) {
+      const url = evaluate(argNodes[0], scope);
+      const init = argNodes[1] ? evaluate(argNodes[1], scope) : undefined;
+      // Its URL from the parameters, or its method from a helper's returned options: followed at link time.
+      if (JSON.stringify(url).includes('"id":"$') || (init !== undefined && 'call' in init)) {
+        span.effects.push({
+          op: 'http',
+          broker: 'http',
+          subject: url,
+          method: init ? member(init, 'method') : { s: 'GET' },
+          line,
+        });
+      }
+    }
     const callee = evaluate(fn, scope);
     if (type === 'new_expression' || !relevant(callee)) return;
     sites.push({ ...(span ? { fn: span.name } : {}), callee, args: argNodes.map((a) => evaluate(a, scope)), line });
@@ -485,7 +500,10 @@ function rootId(v: JsVal): string | undefined {
 /** `v.prop`: a member of an object literal, or a longer path on a name. */
 function member(v: JsVal, prop: string): JsVal {
   if ('id' in v) return { id: v.id, path: [...(v.path ?? []), prop] };
-  if ('obj' in v && Object.prototype.hasOwnProperty.call(v.obj, prop) && !v.spreads) return v.obj[prop]!;
+  if ('obj' in v && Object.prototype.hasOwnProperty.call(v.obj, prop)) return v.obj[prop]!;
+  // `{ ...options, headers }`: the member comes from a spread (the last that has it, at link time).
+  if ('obj' in v && v.spreads?.length) return { alt: [...v.spreads].reverse().map((x) => member(x, prop)) };
+  if ('call' in v) return { call: v.call, args: v.args, path: [...(v.path ?? []), prop] };
   return UNKNOWN;
 }
 
