@@ -1,4 +1,5 @@
 import { applyApiInterfaces, applyGatewayRoutes, applyGoOptions } from './api-interfaces';
+import { applyJsMessaging } from './js-flows';
 import { applyGoMounts, applyGoPackages } from './go-packages';
 import { instantiateOutboxes } from './outbox';
 import { instantiateBusSites } from './bus';
@@ -344,6 +345,7 @@ export function topology(sources: readonly SourceFacts[]): Topology {
     if (port) portOwners.set(port, [...(portOwners.get(port) ?? []), s.source]);
   }
   const hostProxies = mountedProxies(sources, proxies, hosts);
+  workloadProxies(sources, hosts, hostProxies);
   const ports = new Map<string, string>();
   for (const [port, owners] of portOwners) if (owners.length === 1) ports.set(port, owners[0]!);
   return { hosts, env, instances, proxies, hostProxies, basePaths, pathBases, deployed: deployedSources, ports };
@@ -414,6 +416,36 @@ function mountedProxies(
     }
   }
   return out;
+}
+
+/**
+ * Gateways that run no source (a `kong` image) configured by a file of a ConfigMap mounted into the workload
+ * (Kong's declarative `kong.yml`): the Service in front of the workload (in the same manifest, or selecting
+ * it by label from another one) is a host that goes through those routes, and names the source holding the
+ * ConfigMap. A host some source already runs keeps its own routes.
+ */
+function workloadProxies(
+  sources: readonly SourceFacts[],
+  hosts: Map<string, string>,
+  hostProxies: Map<string, ProxyRoute[]>,
+): void {
+  for (const s of sources) {
+    const mounted = s.services.filter((x) => x.envFrom?.some((f) => f.bundle.startsWith('configfile/')));
+    if (mounted.length === 0) continue;
+    const byName = new Map(mounted.map((x) => [x.name.toLowerCase(), x] as const));
+    for (const svc of s.services) {
+      if (svc.noHost) continue;
+      const host = svc.name.toLowerCase();
+      if (hosts.has(host) || hostProxies.has(host)) continue;
+      const workloads = [svc, ...svc.targets.flatMap((t) => byName.get(t.toLowerCase()) ?? [])];
+      const bundles = new Set(workloads.flatMap((w) => (w.envFrom ?? []).map((f) => f.bundle)));
+      const entries = s.config.filter((c) => c.bundle !== undefined && bundles.has(c.bundle));
+      const routes = proxyRoutes(buildEnv(entries.map((entry) => ({ entry, source: s.source }))));
+      if (routes.length === 0) continue;
+      hostProxies.set(host, routes);
+      hosts.set(host, s.source);
+    }
+  }
 }
 
 /**
@@ -1420,6 +1452,18 @@ const CHANNEL_LABEL: Record<Exclude<Broker, 'rabbitmq'>, string> = {
 };
 const channelLabel = (b: Exclude<Broker, 'rabbitmq'>): string => CHANNEL_LABEL[b];
 
+/**
+ * A NATS publish as the server sees it: JetStream stores the subject in the stream the consumer reads
+ * (`publish \`ORDERS\` / \`orders.created\``, stream / subject as exchange / key); core NATS has the subject only.
+ */
+const natsPublish = (subject: string, c: Consume): string =>
+  c.jetStream ? `publish \`${c.jetStream}\` / \`${subject}\`` : `publish NATS / \`${subject}\``;
+/** A NATS consumer's stream and durable name (JetStream) or queue group (core NATS). */
+function natsConsumer(c: Consume): string {
+  if (c.jetStream) return ` (JetStream stream \`${c.jetStream}\`${c.durable ? `, durable \`${c.durable}\`` : ''})`;
+  return c.durable ? ` (queue group \`${c.durable}\`)` : '';
+}
+
 export function describeBinding(b: UsedBinding): string {
   if (b.broker !== 'rabbitmq')
     return `${channelLabel(b.broker)} \`${b.queue}\`${b.exchange ? ` on queue \`${b.exchange}\`` : ''}`;
@@ -1588,9 +1632,9 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
         out.links.push({
           kind: 'message',
           caller: at,
-          calls: what,
+          calls: p.broker === 'nats' ? natsPublish(p.key, c) : what,
           servedBy: ev(cs, c.loc),
-          served: `consume ${label} \`${c.queue}\``,
+          served: `consume ${label} \`${c.queue}\`${p.broker === 'nats' ? natsConsumer(c) : ''}`,
           match:
             (c.queue === p.key
               ? `${label} \`${p.key}\` (its own binding)`
@@ -1935,7 +1979,9 @@ export function link(sources: readonly SourceFacts[]): LinkResult {
           applyGoPackages(
             applyGoOptions(
               applyGatewayRoutes(
-                applyApiInterfaces(applyChannelConstants([...sources].sort((a, b) => cmp(a.source, b.source)))),
+                applyApiInterfaces(
+                  applyChannelConstants(applyJsMessaging([...sources].sort((a, b) => cmp(a.source, b.source)))),
+                ),
               ),
             ),
           ),

@@ -1,3 +1,5 @@
+import type { JsModule, JsPackage } from './js-values';
+
 /**
  * Facts extracted from one source (repository). Everything carries its evidence: a file (relative to
  * the source root, `/`-separated) and a 1-based line.
@@ -194,6 +196,9 @@ export interface Consume {
    * messages (`<service>.<method>`). Only those reach it, and one no publisher calls is no gap (an API nobody calls).
    */
   readonly rpcKeys?: readonly string[];
+  /** NATS JetStream: the stream the consumer reads; its durable name (or a core NATS queue group). */
+  readonly jetStream?: string;
+  readonly durable?: string;
 }
 
 export interface Binding {
@@ -549,6 +554,9 @@ export interface SourceFacts {
   outboxSites?: { readonly name: string; readonly types: readonly string[]; readonly loc: Loc }[];
   /** String constants of the source's Java classes as `Type.NAME` (Eventuate Tram channels other sources name). */
   channelConstants?: Record<string, string>;
+  /** JavaScript/TypeScript modules and npm packages, linked across sources (`js-flows.ts`). */
+  jsModules?: JsModule[];
+  jsPackages?: JsPackage[];
 }
 
 export function emptyFacts(source: string): SourceFacts {

@@ -125,9 +125,9 @@ describe('named-channel message libraries (ADR 0039)', () => {
       },
     });
     expect(rows(r)).toEqual([
-      'orders main.go:4 | produce NATS subject `orders.created` | shipping index.js:3 consume NATS subject `orders.*`',
-      'orders main.go:5 | produce NATS subject `audit.orders.v1` | shipping index.js:4 consume NATS subject `audit.>`',
-      'orders main.go:6 | produce NATS subject `pricing.quote` | pricing svc.py:4 consume NATS subject `pricing.quote`',
+      'orders main.go:4 | publish NATS / `orders.created` | shipping index.js:3 consume NATS subject `orders.*`',
+      'orders main.go:5 | publish NATS / `audit.orders.v1` | shipping index.js:4 consume NATS subject `audit.>` (queue group `auditors`)',
+      'orders main.go:6 | publish NATS / `pricing.quote` | pricing svc.py:4 consume NATS subject `pricing.quote`',
     ]);
     expect(subjectMatches('a.*', 'a.b.c')).toBe(false);
     expect(subjectMatches('a.>', 'a')).toBe(false);

@@ -7,6 +7,7 @@ import type { CodeExtractor } from './driver';
 import { type GeneratedOperation, calledNames, generatedBasePath, generatedOperations } from './generated-clients';
 import { type EventuateFile, eventuateFile } from './eventuate';
 import { fileSystemRoutes } from './fs-routes';
+import { jsModule } from './js-modules';
 import { extractJavaScript } from './javascript';
 import { extractCSharp } from './csharp';
 import { extractGo } from './go';
@@ -67,6 +68,8 @@ export async function extractCodeFile(job: CodeFileJob): Promise<CodeFileResult>
     EXTRACTORS[job.lang](tree.rootNode, job.path, sink, (scope) => {
       known = [...scope.known()];
     });
+    if (job.lang === 'typescript' || job.lang === 'tsx' || job.lang === 'javascript')
+      (sink.facts.jsModules ??= []).push(jsModule(tree.rootNode, job.path, job.text));
   } catch (err) {
     // Past what the evaluator's recursion can follow (a 20,000-term `+` chain overflows the stack): this file is
     // skipped and listed, the source's other files still count.

@@ -226,6 +226,9 @@ function secretAddress(value: string): string | undefined {
 /** A program's own configuration file by its name: what a ConfigMap key mounted as a file is read as. */
 const MOUNTED_FILE =
   /^(?:(?:application|bootstrap|appsettings|config|settings)([-._][\w.-]*)?\.(?:ya?ml|json|properties)|\.env|[\w.-]+\.conf)$/i;
+/** A ConfigMap key holding a gateway's declarative configuration (Kong's `kong.yml`: `_format_version`). */
+const mountedGateway = (key: string, v: Tree): boolean =>
+  /\.(?:ya?ml|json)$/i.test(key) && /^\s*["']?_format_version["']?\s*:/m.test(str(v) ?? '');
 
 /**
  * A ConfigMap key holding a whole file (`application.yml: |`, `appsettings.json: |`, `nginx.conf: |`):
@@ -234,7 +237,7 @@ const MOUNTED_FILE =
  */
 function mountedFile(key: string, v: Tree, bundle: string, file: string): ConfigEntry[] {
   const text = str(v);
-  if (text === undefined || !MOUNTED_FILE.test(key)) return [];
+  if (text === undefined || !(MOUNTED_FILE.test(key) || mountedGateway(key, v))) return [];
   const sub = new Sink(emptyFacts(bundle));
   if (/\.conf$/i.test(key)) extractNginx(text, key, sub);
   else if (/\.(properties|env)$/i.test(key) || key === '.env') extractKeyValues(text, key, sub);
@@ -257,7 +260,7 @@ function bundleEntries(d: Tree, kind: 'ConfigMap' | 'Secret', file: string): Con
     for (const [key, v] of t.entries) {
       let value = str(v);
       if (value === undefined) continue;
-      if (kind === 'ConfigMap' && MOUNTED_FILE.test(key)) {
+      if (kind === 'ConfigMap' && (MOUNTED_FILE.test(key) || mountedGateway(key, v))) {
         out.push(...mountedFile(key, v, name, file));
         continue;
       }

@@ -1,4 +1,4 @@
-import type { Endpoint, Loc, Part, SourceFacts } from '../model';
+import type { Endpoint, Loc, Mount, Part, SourceFacts } from '../model';
 import { emptyFacts } from '../model';
 import { type CodeLanguage, languageOf } from '../parsers';
 import { isSpringBaseKey, relaxedKey } from '../link';
@@ -25,6 +25,7 @@ import { type EventuateFile, linkEventuate } from './eventuate';
 import { HelmCharts } from './helm';
 import { extractDockerfileEnv, extractKeyValues, extractNginx, extractSql, extractStructured } from './config';
 import { npmDependencies } from './fs-routes';
+import { jsPackage } from './js-modules';
 import { type CodeFileJob, type CodeFileResult, extractCodeFile } from './code-file';
 
 export interface SourceFile {
@@ -182,8 +183,11 @@ export async function extractSource(
     }
     // A chart's templates are read once rendered with the chart's values, after every file is seen.
     if (helm.take(f.path, text) || !kind) continue;
-    if (f.path === 'package.json' || f.path.endsWith('/package.json'))
+    if (f.path === 'package.json' || f.path.endsWith('/package.json')) {
       for (const d of npmDependencies(text)) npmDeps.add(d);
+      const pkg = jsPackage(f.path, text);
+      if (pkg) (facts.jsPackages ??= []).push(pkg);
+    }
     const path = f.path;
     if ('code' in kind) {
       const vue = path.endsWith('.vue') ? vueScript(text) : undefined;
@@ -501,12 +505,20 @@ function summariseRegistryBinds(facts: SourceFacts, sink: Sink, resolve: (parts:
  */
 function applyPrefixes(facts: SourceFacts): void {
   /** The path of a router's route once mounted from another file; undefined when nothing mounts it. */
+  const moduleOf = (file: string): string =>
+    file.replace(/\.(ts|tsx|js|mjs|cjs|jsx|py)$/, '').replace(/\/(index|__init__)$/, '');
+  // Python modules are named from the source root or from a src/ folder: match on the path's end.
+  const mountOf = (mod: string): Mount | undefined =>
+    facts.mounts.find((x) => mod === x.target || mod.endsWith(`/${x.target}`));
+  /** The prefixes above a mounting file that is itself a router mounted elsewhere (`app → users → me`). */
+  const above = (file: string, path: string, depth: number): string => {
+    const m = depth < 8 ? mountOf(moduleOf(file)) : undefined;
+    return m && !m.replace ? above(m.loc.file, joinPath(m.prefix, path), depth + 1) : path;
+  };
   const mounted = (ep: Endpoint): string | undefined => {
-    const mod = ep.routerFile!.replace(/\.(ts|tsx|js|mjs|cjs|jsx|py)$/, '').replace(/\/(index|__init__)$/, '');
-    // Python modules are named from the source root or from a src/ folder: match on the path's end.
-    const m = facts.mounts.find((x) => mod === x.target || mod.endsWith(`/${x.target}`));
+    const m = mountOf(moduleOf(ep.routerFile!));
     if (!m) return undefined;
-    if (!m.replace) return joinPath(m.prefix, ep.path);
+    if (!m.replace) return above(m.loc.file, joinPath(m.prefix, ep.path), 0);
     // Flask: the registration's url_prefix replaces the blueprint's own (already in the path).
     const own = ep.routerPrefix ? joinPath(ep.routerPrefix) : '';
     const rest = own && own !== '/' && ep.path.startsWith(own) ? ep.path.slice(own.length) : ep.path;

@@ -421,6 +421,12 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
         if (spec?.startsWith('.'))
           sink.facts.mounts.push({ prefix, target: joinModule(file, spec), loc: { file, line: lineOf(call) } });
       }
+    } else if (property === 'use' && args.length === 1 && args[0]!.type === 'identifier') {
+      // router.use(ordersRouter): a router of another file composed without a prefix of its own; the prefix
+      // under which this file's router is mounted applies to it (`applyPrefixes` follows the chain).
+      const spec = imports.get(args[0]!.text);
+      if (spec?.startsWith('.'))
+        sink.facts.mounts.push({ prefix: '', target: joinModule(file, spec), loc: { file, line: lineOf(call) } });
     }
   }
 
