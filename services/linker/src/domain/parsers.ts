@@ -7,14 +7,18 @@ export type { Node, Tree };
 const TYPE = Symbol('type');
 const PARENT = Symbol('parent');
 const FIELDS = Symbol('fields');
+const TEXT = Symbol('text');
+const END = Symbol('end');
 interface Memo {
   [TYPE]?: string;
+  [TEXT]?: string;
+  [END]?: number;
   [PARENT]?: Node | null;
   [FIELDS]?: Map<string, Node | null>;
 }
 
 /**
- * A node's type, parent and named fields, read once per node object. Each read crosses into wasm and
+ * A node's type, parent, named fields, text and end, read once per node object. Each read crosses into wasm and
  * builds a new Node there, and the rules ask the same node for them again and again (every rule of a
  * call reads its `function` and `arguments`; a type is compared several times): in the parse stage these
  * reads cost more than the parse. Sound because the linker never edits a tree: a node's answers are fixed.
@@ -26,8 +30,10 @@ function memoiseNodeReads(): void {
   const type = Object.getOwnPropertyDescriptor(Node.prototype, 'type')?.get;
   const parent = Object.getOwnPropertyDescriptor(Node.prototype, 'parent')?.get;
   const field = Node.prototype.childForFieldName;
+  const text = Object.getOwnPropertyDescriptor(Node.prototype, 'text')?.get;
+  const end = Object.getOwnPropertyDescriptor(Node.prototype, 'endIndex')?.get;
   /* eslint-enable @typescript-eslint/unbound-method */
-  if (!type || !parent) return;
+  if (!type || !parent || !text || !end) return;
   Object.defineProperty(proto, 'type', {
     configurable: true,
     get(this: Node & Memo): string {
@@ -39,6 +45,19 @@ function memoiseNodeReads(): void {
     get(this: Node & Memo): Node | null {
       if (this[PARENT] === undefined) this[PARENT] = parent.call(this) as Node | null;
       return this[PARENT];
+    },
+  });
+  // `text` reads the end index and the start position from wasm and rebuilds the string from the source each time.
+  Object.defineProperty(proto, 'text', {
+    configurable: true,
+    get(this: Node & Memo): string {
+      return (this[TEXT] ??= text.call(this) as string);
+    },
+  });
+  Object.defineProperty(proto, 'endIndex', {
+    configurable: true,
+    get(this: Node & Memo): number {
+      return (this[END] ??= end.call(this) as number);
     },
   });
   proto.childForFieldName = function (this: Node & Memo, name: string): Node | null {

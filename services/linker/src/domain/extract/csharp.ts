@@ -131,6 +131,17 @@ const ATTR_VERBS: Record<string, HttpMethod> = {
   HttpDelete: 'DELETE',
 };
 
+/** The index of the first of `nodes` (in document order) starting at or after `offset`. */
+function firstAt(nodes: readonly Node[], offset: number): number {
+  let lo = 0;
+  for (let hi = nodes.length; lo < hi;) {
+    const mid = (lo + hi) >> 1;
+    if (nodes[mid]!.startIndex < offset) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 const named = (n: Node | null | undefined): Node[] =>
   (n?.namedChildren ?? []).filter((x): x is Node => x !== null && x.type !== 'comment');
 
@@ -148,6 +159,9 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
   const clientBases = new Map<string, Part[]>(); // HttpClient var → BaseAddress
   /** The file's own methods by name (helpers that build a URL from their parameters). */
   const methods = new Map<string, Node[]>();
+  /** The file's invocations in document order (the walk's nodes, whose reads the rules share), for the outbox. */
+  const invocations: Node[] = [];
+  const assignmentNodes: Node[] = [];
   /** Parameters of an options type (`IOptions<EventBusOptions> options`): name → options class. */
   const optionsParams = new Map<string, string>();
   let fileSites = 0;
@@ -494,8 +508,9 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     if (value.type !== 'invocation_expression') return;
     const fn = value.childForFieldName('function');
     const m = fn?.type === 'member_access_expression' ? fn.childForFieldName('name')?.text : undefined;
-    // groupPrefix is pure: computed once (it walks the whole call chain).
-    const prefix = m ? groupPrefix(value) : undefined;
+    // groupPrefix is pure: computed once (it walks the whole call chain), and only when the chain can give one
+    // (a group variable of the file, or a MapGroup call in it).
+    const prefix = m && (groups.size > 0 || value.text.includes('MapGroup')) ? groupPrefix(value) : undefined;
     if (prefix !== undefined) groups.set(name, prefix);
     if (m === 'CreateClient') {
       const a = named(value.childForFieldName('arguments')).map((x) => argExpr(x).expr);
@@ -835,6 +850,29 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
   }
 
   /** The types an expression creates: `new T(…)`, a conditional of two, or a local variable initialised so. */
+  /**
+   * A method's assignments by their left side's text, in document order: those the walk met within the method
+   * (every call in the method with a variable for argument asks for them; a descent per call was a cost).
+   */
+  const assignments = new Map<number, Map<string, Node[]>>();
+  function assignmentsIn(body: Node): Map<string, Node[]> {
+    let found = assignments.get(body.startIndex);
+    if (found) return found;
+    found = new Map<string, Node[]>();
+    const end = body.endIndex;
+    for (let i = firstAt(assignmentNodes, body.startIndex); i < assignmentNodes.length; i++) {
+      const n = assignmentNodes[i]!;
+      if (n.startIndex >= end) break;
+      const left = n.childForFieldName('left')?.text;
+      if (left === undefined) continue;
+      const list = found.get(left);
+      if (list) list.push(n);
+      else found.set(left, [n]);
+    }
+    assignments.set(body.startIndex, found);
+    return found;
+  }
+
   function createdTypes(e: Node, from: Node, depth = 0): string[] {
     if (depth > 4) return [];
     if (e.type === 'object_creation_expression') return [e.childForFieldName('type')?.text ?? ''];
@@ -865,17 +903,10 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       const out = decl ? createdTypes(decl, from, depth + 1) : [];
       let body: Node | null = from.parent;
       while (body && body.type !== 'method_declaration' && body.type !== 'local_function_statement') body = body.parent;
-      const assigned: Node[] = [];
-      const visit = (n: Node, d: number): void => {
-        if (d > 40) return;
-        if (n.type === 'assignment_expression' && n.childForFieldName('left')?.text === e.text) {
-          const r = n.childForFieldName('right');
-          if (r) assigned.push(r);
-        }
-        for (const c of named(n)) visit(c, d + 1);
-      };
-      if (body) visit(body, 0);
-      for (const r of assigned) out.push(...createdTypes(r, from, depth + 1));
+      for (const a of body ? (assignmentsIn(body).get(e.text) ?? []) : []) {
+        const r = a.childForFieldName('right');
+        if (r) out.push(...createdTypes(r, from, depth + 1));
+      }
       return out;
     }
     return [];
@@ -902,13 +933,20 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     const body = m.childForFieldName('body') ?? named(m).find((x) => x.type === 'arrow_expression_clause');
     if (!name || !body) return;
     const calls = new Set<string>();
-    for (const inv of body.descendantsOfType('invocation_expression')) {
+    // The body's invocations are those starting within it: found among the walk's, not by a descent of its own.
+    const end = body.endIndex;
+    for (
+      let i = firstAt(invocations, body.startIndex);
+      i < invocations.length && invocations[i]!.startIndex < end;
+      i++
+    ) {
+      const inv = invocations[i]!;
       if (calls.size >= 64) break;
-      const f = inv?.childForFieldName('function');
+      const f = inv.childForFieldName('function');
       const n = f?.type === 'member_access_expression' ? f.childForFieldName('name') : f;
       const id = n?.type === 'generic_name' ? named(n)[0]?.text : n?.text;
       // The dual of an outbox, an inbox of received or internal messages, shares the store: not an outbox path.
-      const via = `${id ?? ''} ${inv?.childForFieldName('arguments')?.text ?? ''}`;
+      const via = `${id ?? ''} ${inv.childForFieldName('arguments')?.text ?? ''}`;
       if (id && /^[A-Z]\w*$/.test(id) && id !== name && !/Inbox|Receiv|Internal/.test(via)) calls.add(id);
     }
     const text = body.text;
@@ -932,17 +970,22 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     if (f?.type !== 'member_access_expression') return;
     const n = f.childForFieldName('name');
     const name = n?.type === 'generic_name' ? named(n)[0]?.text : n?.text;
+    if (!name) return;
+    // The callee's name decides before the arguments are read: most calls are neither a publish nor a hand-off.
+    const publish = /^(Publish|Send|Produce)(Async)?$/.test(name);
+    const handOff = !NOT_A_HAND_OFF.test(name) && (sink.facts.outboxSites?.length ?? 0) < MAX_SITES_PER_FILE;
+    if (!publish && !handOff) return;
     const first = named(inv.childForFieldName('arguments'))[0];
-    if (!name || !first) return;
+    if (!first) return;
     const loc = { file, line: lineOf(inv) };
     const arg = argExpr(first).expr;
-    if (/^(Publish|Send|Produce)(Async)?$/.test(name) && arg.type === 'identifier') {
+    if (publish && arg.type === 'identifier') {
       let m: Node | null = inv.parent;
       while (m && m.type !== 'method_declaration') m = m.parent;
       if (m && RUNTIME_TYPE.test(m.text)) (sink.facts.outboxPublishes ??= []).push({ method: name, loc });
       return;
     }
-    if (NOT_A_HAND_OFF.test(name) || (sink.facts.outboxSites?.length ?? 0) >= MAX_SITES_PER_FILE) return;
+    if (!handOff) return;
     const types = [...new Set(createdTypes(arg, inv).map((t) => t.replace(/<.*$/, '').replace(/^.*\./, '')))].filter(
       (t) => /^[A-Z]\w*$/.test(t),
     );
@@ -1158,7 +1201,13 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
           }
       },
       variable_declarator: declareVariable,
-      assignment_expression: declareAssignment,
+      assignment_expression(node) {
+        assignmentNodes.push(node);
+        declareAssignment(node);
+      },
+      invocation_expression(node) {
+        invocations.push(node);
+      },
       method_declaration(node) {
         const n = node.childForFieldName('name')?.text;
         if (n) methods.set(n, [...(methods.get(n) ?? []), node]);

@@ -60,6 +60,9 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
   const routers = new Map<string, { framework: string; prefix: string }>();
   /** The file's functions by name, for summaries of their returns. */
   const functions = new Map<string, Node>();
+  /** The file's function and method declarations in document order (the walk's), for `enclosingFunc`. */
+  const funcDecls: Node[] = [];
+  const enclosing = new Map<number, { decl: Node; params: string[]; funcs: Set<string> }>();
   const summarising = new Set<string>();
 
   /**
@@ -674,9 +677,24 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
 
   /** The function or method declaration around a node and its parameter names (literals inside it skipped). */
   function enclosingFunc(node: Node): { decl: Node; params: string[]; funcs: Set<string> } | undefined {
-    let n: Node | null = node.parent;
-    while (n && n.type !== 'function_declaration' && n.type !== 'method_declaration') n = n.parent;
-    if (!n) return undefined;
+    // Go declares functions and methods at the top level only: the one around a node is the last declaration
+    // starting before it, when the node starts within it (found by offset, not by climbing into wasm per call).
+    let lo = 0;
+    let hi = funcDecls.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (funcDecls[mid]!.startIndex <= node.startIndex) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    let n: Node | null | undefined = funcDecls[hi];
+    if (!n || node.startIndex >= n.endIndex) {
+      // Outside every declaration, or one nested in another in a tree with errors: the ancestors decide.
+      n = node.parent;
+      while (n && n.type !== 'function_declaration' && n.type !== 'method_declaration') n = n.parent;
+      if (!n) return undefined;
+    }
+    let found = enclosing.get(n.startIndex);
+    if (found) return found;
     const params: string[] = [];
     /** The parameters that hold a function (`createHandler func(chi.Router) http.Handler`, `h http.HandlerFunc`). */
     const funcs = new Set<string>();
@@ -689,12 +707,21 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
           if (fnType) funcs.add(x.text);
         }
     }
-    return { decl: n, params, funcs };
+    enclosing.set(n.startIndex, (found = { decl: n, params, funcs }));
+    return found;
   }
 
   /** The summary fact of a declaration (pushed by `onPackageFacts`, which runs first). */
-  const factOf = (decl: Node): GoFunc | undefined =>
-    sink.facts.goFuncs?.find((f) => f.file === file && f.start === decl.startPosition.row + 1 && f.pkg === pkg);
+  const factOf = (decl: Node): GoFunc | undefined => {
+    // Every call of a function asks for its fact: found once per declaration (the facts are all pushed by then).
+    if (facts.has(decl.startIndex)) return facts.get(decl.startIndex);
+    const fact = sink.facts.goFuncs?.find(
+      (f) => f.file === file && f.start === decl.startPosition.row + 1 && f.pkg === pkg,
+    );
+    facts.set(decl.startIndex, fact);
+    return fact;
+  };
+  const facts = new Map<number, GoFunc | undefined>();
 
   /**
    * Callbacks: a parameter of the enclosing function that is mounted under a prefix (`root.Mount("/api",
@@ -705,6 +732,19 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
   function onCallback(call: Node): void {
     const fn = call.childForFieldName('function');
     if (!fn || !pkg) return;
+    const callee =
+      fn.type === 'identifier'
+        ? { to: `${pkg}.${fn.text}`, local: true }
+        : fn.type === 'selector_expression' &&
+            fn.childForFieldName('operand')?.type === 'identifier' &&
+            imported.has(fn.childForFieldName('operand')!.text)
+          ? {
+              to: `${fn.childForFieldName('operand')!.text}.${fn.childForFieldName('field')?.text ?? ''}`,
+              local: false,
+            }
+          : undefined;
+    // Neither a call of a name (a parameter's, below) nor of an imported package's function: nothing to record.
+    if (!callee) return;
     const a = args(call);
     const around = enclosingFunc(call);
     const fact = around ? factOf(around.decl) : undefined;
@@ -719,18 +759,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
         (r?.type === 'identifier' ? joinPath(mountedVars.get(r.text) ?? '', routers.get(r.text)?.prefix ?? '') : '');
       if (prefix && prefix !== '/') fact.mounts = [...(fact.mounts ?? []), { param: params.indexOf(fn.text), prefix }];
     }
-    const callee =
-      fn.type === 'identifier'
-        ? { to: `${pkg}.${fn.text}`, local: true }
-        : fn.type === 'selector_expression' &&
-            fn.childForFieldName('operand')?.type === 'identifier' &&
-            imported.has(fn.childForFieldName('operand')!.text)
-          ? {
-              to: `${fn.childForFieldName('operand')!.text}.${fn.childForFieldName('field')?.text ?? ''}`,
-              local: false,
-            }
-          : undefined;
-    if (!callee || GO_BUILTINS.has(fn.text)) return;
+    if (GO_BUILTINS.has(fn.text)) return;
     const callbacks = (sink.facts.goCallbacks ??= []);
     a.forEach((x, arg) => {
       if (x.type === 'identifier' && fact && around?.funcs.has(x.text))
@@ -824,8 +853,12 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
     evaluate,
     declarations: {
       function_declaration(node) {
+        funcDecls.push(node);
         const n = node.childForFieldName('name')?.text;
         if (n) functions.set(n, node);
+      },
+      method_declaration(node) {
+        funcDecls.push(node);
       },
       call_expression: declareOutParameter,
       const_spec: declareSpec,
