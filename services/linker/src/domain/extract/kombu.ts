@@ -2,6 +2,7 @@ import type { ExchangeType, Part } from '../model';
 import type { Node } from '../parsers';
 import { type Sink, exchangeType, lineOf, nameOf } from './common';
 import type { NodeRule } from './driver';
+import { fileMentions, keyword, positional } from './nameko';
 
 /**
  * kombu (the AMQP library under Celery and nameko) and nameko's plain-AMQP extensions, as the broker sees them:
@@ -26,26 +27,10 @@ interface ProducerVal {
   readonly key?: string;
 }
 
-const kombuFiles = new WeakMap<object, boolean>();
-function mentionsKombu(n: Node): boolean {
-  const tree = n.tree as object;
-  let v = kombuFiles.get(tree);
-  if (v === undefined) kombuFiles.set(tree, (v = /\bkombu\b/.test(n.tree.rootNode.text)));
-  return v;
-}
+const mentionsKombu = fileMentions(/\bkombu\b/);
 
 const lastName = (n: Node | null | undefined): string | undefined =>
   n?.type === 'identifier' ? n.text : n?.type === 'attribute' ? n.childForFieldName('attribute')?.text : undefined;
-
-const argsOf = (call: Node): Node[] =>
-  (call.childForFieldName('arguments')?.namedChildren ?? []).filter(
-    (x): x is Node => x !== null && x.type !== 'comment',
-  );
-const positional = (call: Node): Node[] => argsOf(call).filter((a) => a.type !== 'keyword_argument');
-const keyword = (call: Node, name: string): Node | undefined =>
-  argsOf(call)
-    .find((a) => a.type === 'keyword_argument' && a.childForFieldName('name')?.text === name)
-    ?.childForFieldName('value') ?? undefined;
 
 export function kombuRules(file: string, sink: Sink, evaluate: (n: Node) => Part[]): NodeRule[] {
   const exchanges = new Map<string, ExchangeVal>();

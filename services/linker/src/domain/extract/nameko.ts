@@ -34,14 +34,18 @@ type Holder =
   /** `event_dispatcher(config)`: the service is the call's first argument. */
   | { readonly kind: 'standalone' };
 
-const namekoFiles = new WeakMap<object, boolean>();
-/** Whether the file of a node mentions nameko (its services, proxies or a Flask extension of it). */
-function mentionsNameko(n: Node): boolean {
-  const tree = n.tree as object;
-  let v = namekoFiles.get(tree);
-  if (v === undefined) namekoFiles.set(tree, (v = /\bnameko\b/.test(n.tree.rootNode.text)));
-  return v;
+/** Whether the file of a node mentions a library (its text tested once per file). */
+export function fileMentions(library: RegExp): (n: Node) => boolean {
+  const files = new WeakMap<object, boolean>();
+  return (n) => {
+    const tree = n.tree as object;
+    let v = files.get(tree);
+    if (v === undefined) files.set(tree, (v = library.test(n.tree.rootNode.text)));
+    return v;
+  };
 }
+/** nameko's services, proxies, or a Flask extension of it. */
+const mentionsNameko = fileMentions(/\bnameko\b/);
 
 const lastName = (n: Node | null | undefined): string | undefined =>
   n?.type === 'identifier'
@@ -67,11 +71,11 @@ function chain(n: Node): string[] | undefined {
   return out;
 }
 
-const positional = (call: Node): Node[] =>
+export const positional = (call: Node): Node[] =>
   (call.childForFieldName('arguments')?.namedChildren ?? []).filter(
     (x): x is Node => x !== null && x.type !== 'keyword_argument' && x.type !== 'comment',
   );
-const keyword = (call: Node, name: string): Node | undefined =>
+export const keyword = (call: Node, name: string): Node | undefined =>
   (call.childForFieldName('arguments')?.namedChildren ?? [])
     .find((a) => a?.type === 'keyword_argument' && a.childForFieldName('name')?.text === name)
     ?.childForFieldName('value') ?? undefined;
