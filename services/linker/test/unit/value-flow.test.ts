@@ -353,3 +353,46 @@ describe('formatting forms of each language (issue 20 item 1)', () => {
     expect(unresolved(r)).toEqual([]);
   });
 });
+
+describe('environment spellings: JavaScript destructuring and aliases of process.env', () => {
+  it('const { X = "d" } = process.env, { X: local = "d" }, a bare { X } set by compose, and const env = process.env; env.X / env["X"]', async () => {
+    const both = lines(
+      "const app = require('express')();",
+      "app.get('/orders/:id', h);",
+      "app.get('/stock/:id', h);",
+      "app.get('/users/:id', h);",
+    );
+    const r = await reportOf({
+      orders: { 'server.js': both },
+      stock: { 'server.js': both },
+      web: {
+        'src/client.js': lines(
+          "const { STOCK_URL = 'http://stock', USERS_API: usersBase = 'http://orders' } = process.env;",
+          'const { ORDERS_URL } = process.env;',
+          'const env = process.env;',
+          'export const a = (id) => fetch(`${STOCK_URL}/stock/${id}`);',
+          "export const b = (id) => fetch(usersBase + '/users/' + id);",
+          "export const c = (id) => fetch(ORDERS_URL + '/orders/' + id);",
+          "export const d = (id) => fetch(env.ORDERS_URL + '/stock/' + id);",
+          "export const e = (id) => fetch(env['STOCK_URL'] + '/orders/' + id);",
+        ),
+        'docker-compose.yml': lines(
+          'services:',
+          '  web:',
+          '    build: .',
+          '    environment:',
+          '      ORDERS_URL: http://orders:3000',
+          '      STOCK_URL: http://stock:3000',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web src/client.js:4 | GET stock/stock/{} | stock server.js:3 GET /stock/:id (express)',
+      'web src/client.js:5 | GET orders/users/{} | orders server.js:4 GET /users/:id (express)',
+      'web src/client.js:6 | GET orders/orders/{} | orders server.js:2 GET /orders/:id (express)',
+      'web src/client.js:7 | GET orders/stock/{} | orders server.js:3 GET /stock/:id (express)',
+      'web src/client.js:8 | GET stock/orders/{} | stock server.js:2 GET /orders/:id (express)',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+  });
+});

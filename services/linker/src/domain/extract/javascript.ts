@@ -93,6 +93,8 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
   const routers = new Set<string>(); // vars holding an express.Router()
   const imports = new Map<string, string>(); // local name → module specifier
 
+  /** Local names of the environment object (`const env = process.env`). */
+  const envAliases = new Set<string>();
   function evaluate(node: Node): Part[] {
     switch (node.type) {
       case 'string':
@@ -119,13 +121,15 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       case 'member_expression': {
         const obj = node.childForFieldName('object');
         const prop = node.childForFieldName('property')?.text ?? '';
-        if (obj && /^(process\.env|import\.meta\.env)$/.test(obj.text)) return [{ env: prop }];
+        if (obj && (ENV_OBJECT.test(obj.text) || (obj.type === 'identifier' && envAliases.has(obj.text))))
+          return [{ env: prop }];
         return scope.lookup(node.text, node) ?? constructorParam(node) ?? [{ ref: node.text }];
       }
       case 'subscript_expression': {
         const obj = node.childForFieldName('object');
         const idx = node.childForFieldName('index');
-        if (obj?.text === 'process.env' && idx?.type === 'string') return [{ env: unquote(idx.text) }];
+        if (obj && (ENV_OBJECT.test(obj.text) || envAliases.has(obj.text)) && idx?.type === 'string')
+          return [{ env: unquote(idx.text) }];
         return [HOLE_PART];
       }
       case 'identifier':
@@ -207,6 +211,32 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
     variable_declarator(node) {
       const name = node.childForFieldName('name');
       const value = node.childForFieldName('value');
+      // `const { ORDERS_URL, PORT = '80', STOCK: stockUrl = 'http://stock' } = process.env`: each name a setting;
+      // `const env = process.env`: `env.X` is the setting X.
+      if (value && ENV_OBJECT.test(value.text)) {
+        if (name?.type === 'identifier') envAliases.add(name.text);
+        for (const p of name?.type === 'object_pattern' ? name.namedChildren : []) {
+          const key =
+            p?.type === 'pair_pattern'
+              ? p.childForFieldName('key')?.text.replace(/^["']|["']$/g, '')
+              : p?.type === 'object_assignment_pattern'
+                ? p.childForFieldName('left')?.text
+                : p?.type === 'shorthand_property_identifier_pattern'
+                  ? p.text
+                  : undefined;
+          if (!key || !p) continue;
+          const target = p.type === 'pair_pattern' ? p.childForFieldName('value') : p;
+          const local = target?.type === 'assignment_pattern' ? target.childForFieldName('left') : target;
+          const dflt =
+            target?.type === 'assignment_pattern' || target?.type === 'object_assignment_pattern'
+              ? target.childForFieldName('right')
+              : null;
+          const fb = dflt ? literal(evaluate(dflt)) : undefined;
+          const as = local?.type === 'object_assignment_pattern' ? local.childForFieldName('left') : local;
+          if (as) scope.set(as.text, [fb !== undefined ? { env: key, fallback: fb } : { env: key }]);
+        }
+        return;
+      }
       if (name?.type === 'identifier' && value) {
         scope.add(name.text, value, true);
         if (value.type === 'object') addObject(name.text, value, true);
@@ -862,6 +892,9 @@ function looksLikeUrl(url: readonly Part[]): boolean {
       ('ref' in p && /(ur[il]|endpoint|host|base|address)$/i.test(p.ref)),
   );
 }
+
+/** The process environment as JavaScript reads it. */
+const ENV_OBJECT = /^(process\.env|import\.meta\.env)$/;
 
 function withFallback(left: Part[], right: Part[]): Part[] {
   const fb = literal(right);
