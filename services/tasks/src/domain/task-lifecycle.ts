@@ -12,6 +12,7 @@ import { withSpan } from '@a2a-inbound/telemetry';
 import { eventsV1 } from '@a2a-inbound/proto';
 import type { MessageIdDoc, TaskDoc } from './model';
 import { endsStream, isTerminal } from './model';
+import { storePushConfig } from './push-configs';
 import { markActive, rememberInContext } from './task-lookups';
 import type { StreamItem } from './task-tails';
 import {
@@ -238,6 +239,8 @@ export class TaskLifecycle extends TaskConcern {
     const agent = await this.deps.control.catalog.resolveAgent(caller.agentId);
     if (agent.subscriptionId !== caller.subscriptionId) throw new AppError('NOT_FOUND', 'agent not found');
     if (!agent.servedVersion) throw new AppError('FAILED_PRECONDITION', 'the agent has no version to serve');
+    if (options.pushConfig && !agent.pushNotificationsEnabled)
+      throw new AppError('PUSH_NOT_SUPPORTED', 'Push notifications are not enabled for this agent');
 
     // Idempotency: the first send of a messageId claims it; later sends get the stored task.
     const idemId = `${caller.subscriptionId}:${message.messageId}`;
@@ -321,8 +324,12 @@ export class TaskLifecycle extends TaskConcern {
     let continued: { task: TaskDoc; startSeq: number } | undefined;
     try {
       stored = await this.#storeMessageFiles(caller, message, options.files ?? [], taskId);
-      // A reply racing another reply to the same task may find it no longer input-required.
-      if (continuing && existingTask) continued = await this.#continueTask(existingTask, stored.message, runId);
+      if (continuing && existingTask) {
+        // A config sent with a reply joins the task before the reply's first event, so it is told of it.
+        if (options.pushConfig) await storePushConfig(this.core, caller.subscriptionId, taskId, options.pushConfig);
+        // A reply racing another reply to the same task may find it no longer input-required.
+        continued = await this.#continueTask(existingTask, stored.message, runId);
+      }
     } catch (err) {
       // A request that took this message over may have lost the race to the first one: its task has it.
       const handled = continuing ? await this.#taskWithMessage(taskId, message.messageId) : undefined;
@@ -378,6 +385,8 @@ export class TaskLifecycle extends TaskConcern {
           await rememberInContext(this.c.contexts, first.doc, now + this.deps.config.retentionMs);
         this.core.rememberTask(await this.c.tasks.insert(taskId, first.doc));
         inserted = true;
+        // A config sent with the message is the task's before its first event is logged (ADR 0071).
+        if (options.pushConfig) await storePushConfig(this.core, caller.subscriptionId, taskId, options.pushConfig);
         if (logNow) await this.core.appendLogged(first.doc, first.seq, first.eventJson, false);
       } catch (err) {
         // Two requests for one message (a take-over racing a slow first one) share the task id: the loser of

@@ -50,6 +50,12 @@ export interface SendMessageRequest {
     | undefined;
   /** Files of the message (bytes parts), stored by the tasks service against the subscription. */
   files: FileUpload[];
+  /**
+   * A push config given with the message (A2A 1.0 SendMessageConfiguration.task_push_notification_config),
+   * checked by the gateway as SetPushConfig's is: stored with the new task before its first event, or added to
+   * the continued one; a repeated message (idempotent replay) does not store it again (ADR 0071).
+   */
+  pushConfig?: PushConfig | undefined;
 }
 
 export interface FileUpload {
@@ -354,7 +360,14 @@ export const Caller: MessageFns<Caller> = {
 };
 
 function createBaseSendMessageRequest(): SendMessageRequest {
-  return { caller: undefined, messageJson: "", historyLength: undefined, blocking: undefined, files: [] };
+  return {
+    caller: undefined,
+    messageJson: "",
+    historyLength: undefined,
+    blocking: undefined,
+    files: [],
+    pushConfig: undefined,
+  };
 }
 
 export const SendMessageRequest: MessageFns<SendMessageRequest> = {
@@ -373,6 +386,9 @@ export const SendMessageRequest: MessageFns<SendMessageRequest> = {
     }
     for (const v of message.files) {
       FileUpload.encode(v!, writer.uint32(42).fork()).join();
+    }
+    if (message.pushConfig !== undefined) {
+      PushConfig.encode(message.pushConfig, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -430,6 +446,14 @@ export const SendMessageRequest: MessageFns<SendMessageRequest> = {
             message.files.push(FileUpload.decode(reader, reader.uint32()));
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.pushConfig = PushConfig.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -457,6 +481,11 @@ export const SendMessageRequest: MessageFns<SendMessageRequest> = {
         : undefined,
       blocking: isSet(object.blocking) ? globalThis.Boolean(object.blocking) : undefined,
       files: globalThis.Array.isArray(object?.files) ? object.files.map((e: any) => FileUpload.fromJSON(e)) : [],
+      pushConfig: isSet(object.pushConfig)
+        ? PushConfig.fromJSON(object.pushConfig)
+        : isSet(object.push_config)
+        ? PushConfig.fromJSON(object.push_config)
+        : undefined,
     };
   },
 
@@ -477,6 +506,9 @@ export const SendMessageRequest: MessageFns<SendMessageRequest> = {
     if (message.files?.length) {
       obj.files = message.files.map((e) => FileUpload.toJSON(e));
     }
+    if (message.pushConfig !== undefined) {
+      obj.pushConfig = PushConfig.toJSON(message.pushConfig);
+    }
     return obj;
   },
 
@@ -492,6 +524,9 @@ export const SendMessageRequest: MessageFns<SendMessageRequest> = {
     message.historyLength = object.historyLength ?? undefined;
     message.blocking = object.blocking ?? undefined;
     message.files = object.files?.map((e) => FileUpload.fromPartial(e)) || [];
+    message.pushConfig = (object.pushConfig !== undefined && object.pushConfig !== null)
+      ? PushConfig.fromPartial(object.pushConfig)
+      : undefined;
     return message;
   },
 };
