@@ -231,6 +231,8 @@ export function describeA2aV1(layout: string, start: () => Promise<V1Sut>): void
           );
           const events: StreamResponse[] = [];
           for await (const e of client.resubscribeTask({ tenant: '', id: short.id })) events.push(e);
+          // Spec 3.1.6: "a `Task` object as the first event in the stream", the task as it is on subscription.
+          expect(events[0]?.payload?.$case).toBe('task');
           expect(TERMINAL.has(stateOf(events.at(-1)!)!)).toBe(true);
           expect(stateOf(events.at(-1)!)).toBe(TaskState.TASK_STATE_COMPLETED);
         });
@@ -392,6 +394,16 @@ export function describeA2aV1(layout: string, start: () => Promise<V1Sut>): void
           }, 20_000);
           const got = await client.getTaskPushNotificationConfig({ tenant: '', taskId, id: 'inline' });
           expect(got).toMatchObject({ id: 'inline', taskId, url, token: '' });
+          // Subscribed while it waits for its reply (spec 3.1.6): the Task first, then followed to its end.
+          const subscription = client.resubscribeTask({ tenant: '', id: taskId })[Symbol.asyncIterator]();
+          const first = await subscription.next();
+          expect(first.value?.payload?.$case).toBe('task');
+          expect(stateOf(first.value!)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+          const followed = (async () => {
+            const rest: StreamResponse[] = [];
+            for (let e = await subscription.next(); !e.done; e = await subscription.next()) rest.push(e.value);
+            return rest;
+          })();
           // The reply carries a config of its own, without a token: it joins the continued task (minted token).
           const replyUrl = push.hook(`/inline-reply-${binding}`);
           const done = asTask(
@@ -407,6 +419,7 @@ export function describeA2aV1(layout: string, start: () => Promise<V1Sut>): void
             } as never),
           );
           expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+          expect(stateOf((await followed).at(-1)!)).toBe(TaskState.TASK_STATE_COMPLETED);
           const listed = await client.listTaskPushNotificationConfig({
             tenant: '',
             taskId,

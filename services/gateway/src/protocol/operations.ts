@@ -183,9 +183,22 @@ export class AgentOperations {
     return this.#accepted(ctx, this.#tasks.sendMessageStream(sendRequest(ctx, v, push)), signal);
   }
 
-  /** tasks/resubscribe and GET /tasks/{id}/events: the task's events after `afterSeq`, then live ones. */
-  resubscribe(ctx: OperationContext, taskId: string, afterSeq: number, signal: AbortSignal): TaskEventStream {
-    return this.#accepted(ctx, this.#tasks.resubscribe({ caller: callerOf(ctx), taskId, afterSeq }), signal);
+  /**
+   * tasks/resubscribe and GET /tasks/{id}/events: the task's events after `afterSeq`, then live ones.
+   * `snapshotFirst` (1.0 SubscribeToTask, spec 3.1.6): the Task as it is now, then the events after it.
+   */
+  resubscribe(
+    ctx: OperationContext,
+    taskId: string,
+    afterSeq: number,
+    signal: AbortSignal,
+    snapshotFirst = false,
+  ): TaskEventStream {
+    return this.#accepted(
+      ctx,
+      this.#tasks.resubscribe({ caller: callerOf(ctx), taskId, afterSeq, snapshotFirst }),
+      signal,
+    );
   }
 
   /**

@@ -159,8 +159,9 @@ export class TaskLifecycle extends TaskConcern {
     afterSeq: number,
     signal: AbortSignal,
     accepted?: () => void,
+    snapshotFirst = false,
   ): AsyncIterable<StreamItem> {
-    const start = await this.#resubscribeStart(caller, taskId, afterSeq);
+    const start = await this.#resubscribeStart(caller, taskId, afterSeq, snapshotFirst);
     const release = this.core.tails.admit();
     // Accepted before the first event: a quiet task may have none for minutes.
     accepted?.();
@@ -169,6 +170,10 @@ export class TaskLifecycle extends TaskConcern {
       if (start.final) {
         yield start.final;
         return;
+      }
+      if (start.snapshot) {
+        yield start.snapshot;
+        delete start.snapshot;
       }
       let afterSeq = start.afterSeq;
       if (start.ended) {
@@ -597,8 +602,25 @@ export class TaskLifecycle extends TaskConcern {
   }
 
   /** The caller's task and where its resubscription starts (outside the generator: see `#resumeFrom`). */
-  async #resubscribeStart(caller: CallerContext, taskId: string, afterSeq: number): Promise<ResumePoint> {
-    return this.#resumeFrom((await this.core.owned(caller, taskId)).doc, afterSeq);
+  async #resubscribeStart(
+    caller: CallerContext,
+    taskId: string,
+    afterSeq: number,
+    snapshotFirst: boolean,
+  ): Promise<ResumePoint> {
+    const owned = (await this.core.owned(caller, taskId)).doc;
+    if (!snapshotFirst || afterSeq > 0) return this.#resumeFrom(owned, afterSeq);
+    // A2A 1.0 SubscribeToTask (spec 3.1.6): "a `Task` object as the first event in the stream, representing the
+    // current state of the task at the time of subscription", then what follows it, until a state that ends a
+    // stream comes (an input-required task is followed past the state it waits in). A finished task: as before.
+    const current = (await this.c.tasks.get(taskId))?.doc ?? owned;
+    if (isTerminal(current.status.state)) return this.#resumeFrom(current, 0);
+    const task = await this.core.toA2A(current, undefined, { emptyArtifactsWhileWorking: false });
+    return {
+      task: streamRef(current),
+      afterSeq: current.lastSeq,
+      snapshot: { seq: current.lastSeq, eventJson: JSON.stringify(task), final: false },
+    };
   }
 
   /**
@@ -648,6 +670,8 @@ interface ResumePoint {
   ended?: TaskDoc;
   /** The event after `afterSeq`, kept in the task until its next write logs it (ADR 0060): yielded first. */
   pending?: StreamItem;
+  /** 1.0 SubscribeToTask: the Task as it is at `afterSeq` (its last event), yielded first. */
+  snapshot?: StreamItem;
 }
 
 /** The task's event `afterSeq + 1` when the task keeps it unlogged (ADR 0060), as a stream item. */

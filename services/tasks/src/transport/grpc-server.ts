@@ -84,7 +84,14 @@ export function tasksGrpcService(tasks: TaskService, log: Logger, runs: RunHisto
     ),
     resubscribe: serverStream(
       (r: tasksV1.ResubscribeRequest, signal, call) =>
-        tasks.resubscribe(caller(r.caller), r.taskId, r.afterSeq, signal, () => call.sendMetadata(new grpc.Metadata())),
+        tasks.resubscribe(
+          caller(r.caller),
+          r.taskId,
+          r.afterSeq,
+          signal,
+          () => call.sendMetadata(new grpc.Metadata()),
+          r.snapshotFirst,
+        ),
       log,
     ),
     setPushConfig: unary(async (r: tasksV1.SetPushConfigRequest) => {

@@ -104,6 +104,11 @@ export interface ResubscribeRequest {
   taskId: string;
   /** Replay events with seq greater than this (0: from the start), then go live. */
   afterSeq: number;
+  /**
+   * A2A 1.0 SubscribeToTask (with after_seq 0): the Task as it is now first, then the events after it; a task
+   * waiting in an interrupted state (input-required) is followed until its next state that ends a stream.
+   */
+  snapshotFirst: boolean;
 }
 
 export interface PushConfig {
@@ -1089,7 +1094,7 @@ export const CancelTaskRequest: MessageFns<CancelTaskRequest> = {
 };
 
 function createBaseResubscribeRequest(): ResubscribeRequest {
-  return { caller: undefined, taskId: "", afterSeq: 0 };
+  return { caller: undefined, taskId: "", afterSeq: 0, snapshotFirst: false };
 }
 
 export const ResubscribeRequest: MessageFns<ResubscribeRequest> = {
@@ -1102,6 +1107,9 @@ export const ResubscribeRequest: MessageFns<ResubscribeRequest> = {
     }
     if (message.afterSeq !== 0) {
       writer.uint32(24).int64(message.afterSeq);
+    }
+    if (message.snapshotFirst !== false) {
+      writer.uint32(32).bool(message.snapshotFirst);
     }
     return writer;
   },
@@ -1143,6 +1151,14 @@ export const ResubscribeRequest: MessageFns<ResubscribeRequest> = {
             message.afterSeq = longToNumber(reader.int64());
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.snapshotFirst = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1168,6 +1184,11 @@ export const ResubscribeRequest: MessageFns<ResubscribeRequest> = {
         : isSet(object.after_seq)
         ? globalThis.Number(object.after_seq)
         : 0,
+      snapshotFirst: isSet(object.snapshotFirst)
+        ? globalThis.Boolean(object.snapshotFirst)
+        : isSet(object.snapshot_first)
+        ? globalThis.Boolean(object.snapshot_first)
+        : false,
     };
   },
 
@@ -1182,6 +1203,9 @@ export const ResubscribeRequest: MessageFns<ResubscribeRequest> = {
     if (message.afterSeq !== 0) {
       obj.afterSeq = Math.round(message.afterSeq);
     }
+    if (message.snapshotFirst !== false) {
+      obj.snapshotFirst = message.snapshotFirst;
+    }
     return obj;
   },
 
@@ -1195,6 +1219,7 @@ export const ResubscribeRequest: MessageFns<ResubscribeRequest> = {
       : undefined;
     message.taskId = object.taskId ?? "";
     message.afterSeq = object.afterSeq ?? 0;
+    message.snapshotFirst = object.snapshotFirst ?? false;
     return message;
   },
 };

@@ -129,8 +129,10 @@ export class V1Handler {
           throw new AppError('UNSUPPORTED_OPERATION', `Task is ${state}; a terminal task cannot be subscribed to`, {
             details: { taskId },
           });
+        // Spec 3.1.6: the Task first ("representing the current state of the task at the time of subscription");
+        // a stream resumed by its Last-Event-ID gets the events it missed instead.
         const afterSeq = afterSeqOf(info.lastEventId);
-        return { kind: 'stream', open: (signal) => ops.resubscribe(ctx, taskId, afterSeq, signal) };
+        return { kind: 'stream', open: (signal) => ops.resubscribe(ctx, taskId, afterSeq, signal, afterSeq === 0) };
       }
       case 'CreateTaskPushNotificationConfig': {
         assertPushEnabled(ctx);
