@@ -231,6 +231,8 @@ export function describeA2aV1(layout: string, start: () => Promise<V1Sut>): void
           );
           const events: StreamResponse[] = [];
           for await (const e of client.resubscribeTask({ tenant: '', id: short.id })) events.push(e);
+          // Spec 3.1.6: "a `Task` object as the first event in the stream", the task as it is on subscription.
+          expect(events[0]?.payload?.$case).toBe('task');
           expect(TERMINAL.has(stateOf(events.at(-1)!)!)).toBe(true);
           expect(stateOf(events.at(-1)!)).toBe(TaskState.TASK_STATE_COMPLETED);
         });
@@ -347,6 +349,148 @@ export function describeA2aV1(layout: string, start: () => Promise<V1Sut>): void
             pageToken: '',
           });
           expect(after.configs).toEqual([]);
+        });
+
+        it("a push config sent with the message (SendMessageConfiguration) is the task's from its first event, 1.0 pushes delivered", async (t) => {
+          const push = sut.push;
+          if (!push) return t.skip();
+          const client = await clientFor(APPROVAL);
+          const url = push.hook(`/inline-${binding}`);
+          // Streamed, the config in SendStreamingMessage; then a reply by SendMessage with a config of its own.
+          const events: StreamResponse[] = [];
+          for await (const e of client.sendMessageStream({
+            tenant: '',
+            message: userMessage([text('deploy')]),
+            configuration: {
+              acceptedOutputModes: [],
+              historyLength: undefined,
+              returnImmediately: false,
+              taskPushNotificationConfig: {
+                tenant: '',
+                id: 'inline',
+                taskId: '', // a2a.proto: "Task id should be empty when sending this configuration"
+                url,
+                token: 'inline-token',
+                authentication: { scheme: 'Bearer', credentials: 'inline-credentials' },
+              },
+            },
+          } as never))
+            events.push(e);
+          expect(stateOf(events.at(-1)!)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+          const taskId = events[0]!.payload?.$case === 'task' ? events[0]!.payload.value.id : '';
+          expect(taskId).not.toBe('');
+          const at = (path: string): { headers: Record<string, unknown>; body: string; state: string | undefined }[] =>
+            push
+              .received()
+              .filter((r) => r.path === path)
+              .map((r) => {
+                const json = JSON.parse(r.body) as { task?: { status?: { state?: string } } };
+                return { ...r, state: json.task?.status?.state };
+              });
+          // Pushed while the task waits for its reply: the config was the task's before the send answered.
+          await eventually(async () => {
+            await Promise.resolve();
+            return at(`/inline-${binding}`).some((r) => r.state === 'TASK_STATE_INPUT_REQUIRED');
+          }, 20_000);
+          const got = await client.getTaskPushNotificationConfig({ tenant: '', taskId, id: 'inline' });
+          expect(got).toMatchObject({ id: 'inline', taskId, url, token: '' });
+          // Subscribed while it waits for its reply (spec 3.1.6): the Task first, then followed to its end.
+          const subscription = client.resubscribeTask({ tenant: '', id: taskId })[Symbol.asyncIterator]();
+          const first = await subscription.next();
+          expect(first.value?.payload?.$case).toBe('task');
+          expect(stateOf(first.value!)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+          const followed = (async () => {
+            const rest: StreamResponse[] = [];
+            for (let e = await subscription.next(); !e.done; e = await subscription.next()) rest.push(e.value);
+            return rest;
+          })();
+          // The reply carries a config of its own, without a token: it joins the continued task (minted token).
+          const replyUrl = push.hook(`/inline-reply-${binding}`);
+          const done = asTask(
+            await client.sendMessage({
+              tenant: '',
+              message: userMessage([text('approve')], { taskId }),
+              configuration: {
+                acceptedOutputModes: [],
+                historyLength: undefined,
+                returnImmediately: false,
+                taskPushNotificationConfig: { tenant: '', id: '', taskId: '', url: replyUrl, token: '' },
+              },
+            } as never),
+          );
+          expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+          expect(stateOf((await followed).at(-1)!)).toBe(TaskState.TASK_STATE_COMPLETED);
+          const listed = await client.listTaskPushNotificationConfig({
+            tenant: '',
+            taskId,
+            pageSize: 0,
+            pageToken: '',
+          });
+          // A config without an id is named after its task (as a created one is).
+          expect(listed.configs.map((c) => c.id).sort()).toEqual([taskId, 'inline'].sort());
+          await eventually(async () => {
+            await Promise.resolve();
+            return at(`/inline-${binding}`).some((r) => r.state === 'TASK_STATE_COMPLETED');
+          }, 20_000);
+
+          for (const r of at(`/inline-${binding}`)) {
+            // 1.0 StreamResponse (no 0.3 `kind`), the config's Authorization, signed with its token.
+            expect(Object.keys(JSON.parse(r.body) as object)).toEqual(['task']);
+            expect(r.body).not.toContain('"kind"');
+            expect(r.headers['content-type']).toBe('application/a2a+json');
+            expect(r.headers.authorization).toBe('Bearer inline-credentials');
+            expect(r.headers['x-a2a-signature']).toBe(
+              createHmac('sha256', 'inline-token').update(r.body).digest('hex'),
+            );
+          }
+          const reply = await eventually(async () => {
+            await Promise.resolve();
+            return at(`/inline-reply-${binding}`).find((r) => r.state === 'TASK_STATE_COMPLETED');
+          }, 20_000);
+          expect(reply.headers['x-a2a-signature']).toMatch(/^[0-9a-f]{64}$/); // the minted token, never answered
+          expect(reply.headers.authorization).toBeUndefined();
+        });
+
+        it('a push config sent with the message is checked as a created one: a private receiver is refused, nothing runs', async () => {
+          const client = await clientFor(APPROVAL);
+          const messageId = uniqueId('v1-inline-refused');
+          await expect(
+            client.sendMessage({
+              tenant: '',
+              message: userMessage([text('deploy')], { messageId }),
+              configuration: {
+                acceptedOutputModes: [],
+                historyLength: undefined,
+                returnImmediately: false,
+                taskPushNotificationConfig: { tenant: '', id: '', taskId: '', url: 'https://10.0.0.1/hook', token: '' },
+              },
+            } as never),
+          ).rejects.toThrow(/pushNotificationConfig\.url/);
+          // Not consumed: the same messageId without the config starts the task.
+          const ok = asTask(
+            await client.sendMessage({ tenant: '', message: userMessage([text('deploy')], { messageId }) } as never),
+          );
+          expect(ok.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+          // An agent without push notifications: PushNotificationNotSupportedError, as CreateTaskPushNotificationConfig.
+          const echo = await clientFor(ECHO);
+          await expect(
+            echo.sendMessage({
+              tenant: '',
+              message: userMessage([text('x')]),
+              configuration: {
+                acceptedOutputModes: [],
+                historyLength: undefined,
+                returnImmediately: false,
+                taskPushNotificationConfig: {
+                  tenant: '',
+                  id: '',
+                  taskId: '',
+                  url: 'https://hook.public.example/x',
+                  token: '',
+                },
+              },
+            } as never),
+          ).rejects.toMatchObject({ name: expect.stringContaining('PushNotificationNotSupportedError') });
         });
 
         it('refuses a wrong key, an unknown task and the extended card as the 1.0 errors', async () => {

@@ -48,16 +48,17 @@ describe.skipIf(!isV03Tree || !python)(
   'official A2A 0.3 TCK (npm run tck:0.3; skipped without A2A_TCK_DIR: the TCK comes from GitHub)',
   () => {
     it('passes every category on JSON-RPC but for the known divergences', { timeout: 20 * 60_000 }, async () => {
-      const run = await runTck(tckDir!, python!, (agentBase, reports) => [
-        'tests/mandatory/',
-        'tests/optional/',
-        `--sut-url=${agentBase}/a2a/v0.3`,
-        '--test-scope=all',
-        '--tb=line',
-        '-q',
-        '-p',
-        'no:cacheprovider',
-        `--junitxml=${join(reports, 'junit.xml')}`,
+      const run = await runTck(tckDir!, python!, (agentBase) => [
+        [
+          'tests/mandatory/',
+          'tests/optional/',
+          `--sut-url=${agentBase}/a2a/v0.3`,
+          '--test-scope=all',
+          '--tb=line',
+          '-q',
+          '-p',
+          'no:cacheprovider',
+        ],
       ]);
       expect(run.cases.length, run.output).toBeGreaterThan(0);
       expect(unexpectedFailures(run, KNOWN)).toEqual([]);

@@ -1,11 +1,13 @@
 import http from 'node:http';
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
+import { a2aV1 } from '@a2a-inbound/proto';
 
 /**
  * What a client that holds an API key does, in front of the gateway, for clients that cannot be given one (the
  * official A2A TCK sends no credentials): every HTTP request and every gRPC call without credentials of its own is
- * forwarded with `Authorization: Bearer <key>` (and each gRPC request with the agent's `tenant`: `withTenant`). The gateway is configured to name these listeners in its cards
+ * forwarded with `Authorization: Bearer <key>` (and each gRPC request with the agent's `tenant`: `withTenant`); a
+ * push receiver URL a SendMessage carries goes through `rewritePushUrl` (the push relay). The gateway is configured to name these listeners in its cards
  * (`PUBLIC_BASE_URL`, `A2A_GRPC_PUBLIC_ADDR`), so a client that discovers the card stays behind the proxy.
  */
 export interface AuthProxy {
@@ -51,9 +53,47 @@ function withTenant(frames: Buffer, field: number, tenant: string): Buffer {
   return Buffer.concat(out);
 }
 
+/** Each uncompressed gRPC message of a call, decoded, changed by `change` and encoded again. */
+function eachMessage(frames: Buffer, change: (message: Buffer) => Buffer): Buffer {
+  const out: Buffer[] = [];
+  for (let at = 0; at + 5 <= frames.length;) {
+    const compressed = frames[at]!;
+    const len = frames.readUInt32BE(at + 1);
+    const message =
+      compressed === 0 ? change(frames.subarray(at + 5, at + 5 + len)) : frames.subarray(at + 5, at + 5 + len);
+    const head = Buffer.alloc(5);
+    head[0] = compressed;
+    head.writeUInt32BE(message.length, 1);
+    out.push(head, message);
+    at += 5 + len;
+  }
+  return Buffer.concat(out);
+}
+
+/** The push receiver URL a JSON SendMessage carries (JSON-RPC `params.configuration…`, REST `configuration…`), rewritten. */
+function withPushUrl(body: Buffer, rewrite: (url: string) => string): Buffer {
+  let json: unknown;
+  try {
+    json = JSON.parse(body.toString('utf8'));
+  } catch {
+    return body; // not JSON (a TCK error case): as it was sent
+  }
+  const obj = (v: unknown): Record<string, unknown> | undefined =>
+    typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  const root = obj(json);
+  const push = obj(obj(obj(root?.params)?.configuration ?? root?.configuration)?.taskPushNotificationConfig);
+  if (!push || typeof push.url !== 'string' || rewrite(push.url) === push.url) return body;
+  push.url = rewrite(push.url);
+  return Buffer.from(JSON.stringify(json));
+}
+
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection']);
 
-export async function startAuthProxy(): Promise<AuthProxy> {
+/**
+ * `rewritePushUrl`: the receiver URLs SendMessage requests carry inline (the TCK's plain-http loopback receiver)
+ * are rewritten by it on every binding (`push-relay.ts`).
+ */
+export async function startAuthProxy(rewritePushUrl: (url: string) => string = (u) => u): Promise<AuthProxy> {
   let key = '';
   let tenant = '';
   let httpTarget: { host: string; port: number } | undefined;
@@ -67,13 +107,24 @@ export async function startAuthProxy(): Promise<AuthProxy> {
     // The 0.3 TCK reads the card at the host's root (0.3 spec 5.3, "https://{server_domain}/.well-known/…"):
     // the proxy fronts one agent, as a domain given to one agent would.
     const path = /^\/\.well-known\/agent(-card)?\.json$/.test(req.url ?? '') ? `/agents/${tenant}${req.url}` : req.url;
-    const up = http.request({ ...httpTarget, method: req.method, path, headers }, (upRes) => {
-      res.writeHead(upRes.statusCode ?? 502, upRes.headers);
-      upRes.pipe(res);
-    });
-    up.on('error', () => res.destroy());
-    res.on('close', () => up.destroy());
-    req.pipe(up);
+    const forward = (body?: Buffer): void => {
+      if (body) {
+        delete headers['transfer-encoding'];
+        headers['content-length'] = String(body.length);
+      }
+      const up = http.request({ ...httpTarget!, method: req.method, path, headers }, (upRes) => {
+        res.writeHead(upRes.statusCode ?? 502, upRes.headers);
+        upRes.pipe(res);
+      });
+      up.on('error', () => res.destroy());
+      res.on('close', () => up.destroy());
+      if (body) up.end(body);
+      else req.pipe(up);
+    };
+    if (req.method !== 'POST') return forward();
+    const chunks: Buffer[] = [];
+    req.on('data', (d: Buffer) => chunks.push(d));
+    req.on('end', () => forward(withPushUrl(Buffer.concat(chunks), rewritePushUrl)));
   });
 
   let session: http2.ClientHttp2Session | undefined;
@@ -119,8 +170,18 @@ export async function startAuthProxy(): Promise<AuthProxy> {
     up.pipe(stream);
     const body: Buffer[] = [];
     stream.on('data', (d: Buffer) => body.push(d));
+    const relayed = (frames: Buffer): Buffer =>
+      method === 'SendMessage' || method === 'SendStreamingMessage'
+        ? eachMessage(frames, (m) => {
+            const request = a2aV1.SendMessageRequest.decode(m);
+            const push = request.configuration?.taskPushNotificationConfig;
+            if (!push || rewritePushUrl(push.url) === push.url) return m;
+            push.url = rewritePushUrl(push.url);
+            return Buffer.from(a2aV1.SendMessageRequest.encode(request).finish());
+          })
+        : frames;
     stream.on('end', () =>
-      up.end(withTenant(Buffer.concat(body), method === 'ListTaskPushNotificationConfigs' ? 4 : 1, tenant)),
+      up.end(withTenant(relayed(Buffer.concat(body)), method === 'ListTaskPushNotificationConfigs' ? 4 : 1, tenant)),
     );
   });
 

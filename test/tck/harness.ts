@@ -1,12 +1,14 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSystem } from '@a2a-inbound/embedded';
 import { silentLogger } from '@a2a-inbound/logger';
-import { dnsResolver, type Resolver } from '@a2a-inbound/runtime';
+import { dnsResolver, isPublicAddress, type Resolver } from '@a2a-inbound/runtime';
 import { manage } from '@a2a-inbound/testing';
+import { selfSignedCert } from '../../services/webhooks/test/support/receiver';
 import { startAuthProxy } from './auth-proxy';
+import { RELAY_HOST, startPushRelay } from './push-relay';
 
 /**
  * What both official A2A TCK runs share (`npm run tck`, 1.0; `npm run tck:0.3`): the embedded system behind the
@@ -19,8 +21,15 @@ import { startAuthProxy } from './auth-proxy';
  * resolve" and fail every push case for want of a resolver, so the harness answers for that one name as DNS
  * would (example.com's public address) and asks DNS for every other name. Deliveries still use real DNS.
  */
-const tckResolver: Resolver = async (host) =>
-  host.toLowerCase() === 'example.com' ? Promise.resolve(['93.184.215.14']) : dnsResolver(host);
+const tckResolver: Resolver = async (host) => {
+  const name = host.toLowerCase();
+  if (name === 'example.com') return Promise.resolve(['93.184.215.14']);
+  // The push relay's public name (push-relay.ts), as its DNS would answer; deliveries reach it on loopback.
+  if (name === RELAY_HOST) return Promise.resolve(['93.184.216.34']);
+  return dnsResolver(host);
+};
+const deliveryResolver: Resolver = async (host) =>
+  host.toLowerCase() === RELAY_HOST ? Promise.resolve(['127.0.0.1']) : dnsResolver(host);
 
 export interface Case {
   name: string;
@@ -59,16 +68,19 @@ export interface TckRun {
 }
 
 /**
- * Starts the embedded system behind the auth proxy (the TCK sends no credentials), adds the `demo:tck` agent
- * (push enabled), and runs pytest in `tckDir` with the arguments `pytestArgs` gives for the agent's proxied
- * base URL (`http://127.0.0.1:{port}/agents/{id}`) and the report folder.
+ * Starts the embedded system behind the auth proxy (the TCK sends no credentials) and the push relay, adds the
+ * `demo:tck` agent (push enabled), and runs pytest in `tckDir` once per session `sessions` gives for the agent's
+ * proxied base URL (`http://127.0.0.1:{port}/agents/{id}`) and the report folder (each session its own JUnit
+ * report, all read back as one run). A session has fresh TCK ids (`tck_id`: one `_SESSION` per pytest process).
  */
 export async function runTck(
   tckDir: string,
   python: string,
-  pytestArgs: (agentBase: string, reports: string) => string[],
+  sessions: (agentBase: string, reports: string) => string[][],
 ): Promise<TckRun> {
-  const proxy = await startAuthProxy();
+  const tls = await selfSignedCert();
+  const relay = await startPushRelay(tls);
+  const proxy = await startAuthProxy((url) => relay.relayUrl(url));
   const system = await startSystem({
     env: {
       PORT: '0',
@@ -78,6 +90,12 @@ export async function runTck(
     },
     log: silentLogger(),
     resolver: tckResolver,
+    // Deliveries to the relay (loopback, the test certificate); every other receiver as in production.
+    webhookEgress: {
+      isAllowed: (ip) => ip === '127.0.0.1' || isPublicAddress(ip),
+      resolve: deliveryResolver,
+      ca: tls.cert,
+    },
   });
   try {
     const seed = system.tasks.seed!;
@@ -115,17 +133,22 @@ export async function runTck(
 
     const reports = mkdtempSync(join(tmpdir(), 'a2a-tck-'));
     const agentBase = `http://127.0.0.1:${proxy.httpPort}/agents/${agent.id}`;
-    const output = await new Promise<string>((resolve) => {
-      const child = spawn(python, ['-m', 'pytest', ...pytestArgs(agentBase, reports)], {
-        cwd: tckDir,
-        stdio: ['ignore', 'pipe', 'pipe'],
+    let output = '';
+    const cases: Case[] = [];
+    for (const [i, args] of sessions(agentBase, reports).entries()) {
+      const junit = join(reports, `junit-${i}.xml`);
+      output += await new Promise<string>((resolve) => {
+        const child = spawn(python, ['-m', 'pytest', ...args, `--junitxml=${junit}`], {
+          cwd: tckDir,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let text = '';
+        child.stdout.on('data', (d: Buffer) => (text += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (text += d.toString()));
+        child.on('close', () => resolve(text));
       });
-      let text = '';
-      child.stdout.on('data', (d: Buffer) => (text += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (text += d.toString()));
-      child.on('close', () => resolve(text));
-    });
-    const cases = readJunit(readFileSync(join(reports, 'junit.xml'), 'utf8'));
+      if (existsSync(junit)) cases.push(...readJunit(readFileSync(junit, 'utf8')));
+    }
     const count = (o: Case['outcome']): number => cases.filter((c) => c.outcome === o).length;
     process.stdout.write(
       `A2A TCK: ${count('passed')} passed, ${count('failed')} failed, ${count('xfailed')} xfailed (SHOULD), ` +
@@ -135,6 +158,7 @@ export async function runTck(
   } finally {
     await system.close();
     await proxy.close();
+    await relay.close();
   }
 }
 

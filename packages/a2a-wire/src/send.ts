@@ -75,6 +75,11 @@ export interface ValidatedSend {
   files: DecodedFile[];
   historyLength: number | undefined;
   blocking: boolean | undefined;
+  /**
+   * A 1.0 push config sent with the message (a PushNotificationConfig: url, token, id, authentication), checked
+   * by the operation as a created one is, then stored with the task (ADR 0071). 0.3's inline config is refused.
+   */
+  pushConfig?: Record<string, unknown>;
 }
 
 function optionalId(v: unknown, field: string): string | undefined {

@@ -201,6 +201,27 @@ export function pushConfigFromV1(c: Json): Json {
   return out;
 }
 
+/**
+ * The push config a 1.0 SendMessageRequest carries (`configuration.taskPushNotificationConfig`), as
+ * `pushConfigFromV1` reads a created one; undefined when there is none. a2a.proto: "Task id should be empty
+ * when sending this configuration in a `SendMessage` request": one naming another task than the message's is
+ * refused.
+ */
+export function inlinePushConfigFromV1(params: Json): Json | undefined {
+  const cfg = params.configuration;
+  if (!isObject(cfg)) return undefined;
+  const push = cfg.taskPushNotificationConfig;
+  if (push === undefined || push === null) return undefined;
+  if (!isObject(push)) throw new InvalidParamsError('configuration.taskPushNotificationConfig must be an object');
+  const taskId = push.taskId ?? '';
+  const messageTaskId = isObject(params.message) ? (params.message.taskId ?? '') : '';
+  if (taskId !== '' && taskId !== messageTaskId)
+    throw new InvalidParamsError(
+      "configuration.taskPushNotificationConfig.taskId must be empty (or the message's taskId): the config is for the task this message makes",
+    );
+  return pushConfigFromV1(push);
+}
+
 /** A shallow copy of `m`'s own keys, in order; a parsed `__proto__` key stays a key, as a spread keeps it. */
 function ownCopy(m: Json): Json {
   const out: Json = {};
@@ -237,7 +258,7 @@ function partFromV1(p: unknown, index: number): Json {
 
 /**
  * SendMessageRequest (1.0) → the params the send validator takes. `returnImmediately` is the inverse of 0.3's
- * `blocking`; an inline `taskPushNotificationConfig` is refused as the 0.3 one is.
+ * `blocking`; an inline `taskPushNotificationConfig` is read apart, by `inlinePushConfigFromV1`.
  */
 export function sendParamsFromV1(params: Json, limits: { maxParts: number }): Json {
   const m = params.message;
@@ -263,8 +284,6 @@ export function sendParamsFromV1(params: Json, limits: { maxParts: number }): Js
         throw new InvalidParamsError('configuration.returnImmediately must be a boolean');
       c.blocking = !cfg.returnImmediately;
     }
-    if (cfg.taskPushNotificationConfig !== undefined && cfg.taskPushNotificationConfig !== null)
-      c.pushNotificationConfig = cfg.taskPushNotificationConfig;
     out.configuration = c;
   }
   return out;

@@ -216,11 +216,13 @@ describe('in-process gRPC channel (embedded mode) behaves as the network does', 
     const r = await both(async (mode) => {
       const { client } = await setup(mode);
       const three: number[] = [];
-      for await (const e of streamOf(client.resubscribe({ taskId: 'three', afterSeq: 0 }))) three.push(e.seq);
+      for await (const e of streamOf(client.resubscribe({ taskId: 'three', afterSeq: 0, snapshotFirst: false })))
+        three.push(e.seq);
       const failing: number[] = [];
       let failure: unknown;
       try {
-        for await (const e of streamOf(client.resubscribe({ taskId: 'x', afterSeq: 4 }))) failing.push(e.seq);
+        for await (const e of streamOf(client.resubscribe({ taskId: 'x', afterSeq: 4, snapshotFirst: false })))
+          failing.push(e.seq);
       } catch (err) {
         failure = (err as AppError).code;
       }
@@ -250,7 +252,10 @@ describe('in-process gRPC channel (embedded mode) behaves as the network does', 
       const { client, seen } = await setup(mode);
       const ac = new AbortController();
       const got: number[] = [];
-      for await (const e of streamOf(client.resubscribe({ taskId: 'slow', afterSeq: 0 }), ac.signal)) {
+      for await (const e of streamOf(
+        client.resubscribe({ taskId: 'slow', afterSeq: 0, snapshotFirst: false }),
+        ac.signal,
+      )) {
         got.push(e.seq);
         if (got.length === 3) ac.abort();
       }
@@ -266,7 +271,7 @@ describe('in-process gRPC channel (embedded mode) behaves as the network does', 
 
   it('keeps flow control: a stream the client does not read does not run ahead without bound', async () => {
     const { client, seen } = await setup('in-process');
-    const stream = client.resubscribe({ taskId: 'fast', afterSeq: 0 });
+    const stream = client.resubscribe({ taskId: 'fast', afterSeq: 0, snapshotFirst: false });
     const it = (stream as AsyncIterable<tasksV1.TaskStreamEvent>)[Symbol.asyncIterator]();
     await it.next();
     await new Promise((x) => setTimeout(x, 200)); // the client reads nothing for a while

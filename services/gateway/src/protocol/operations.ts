@@ -1,4 +1,4 @@
-import { checkPushConfig, DEFAULT_AGENT_RATE_LIMIT_PER_MINUTE } from '@a2a-inbound/a2a-wire';
+import { checkPushConfig, DEFAULT_AGENT_RATE_LIMIT_PER_MINUTE, PROTOCOL_VERSION_V1 } from '@a2a-inbound/a2a-wire';
 import { AppError } from '@a2a-inbound/errors';
 import type { controlV1, tasksV1 } from '@a2a-inbound/proto';
 import {
@@ -159,8 +159,9 @@ export class AgentOperations {
    */
   async sendJson(ctx: OperationContext, v: ValidatedSend): Promise<string> {
     await checkFileUris(v, this.#resolver);
+    const push = v.pushConfig ? await this.#checkedPush(v.pushConfig, PROTOCOL_VERSION_V1) : undefined;
     const t = this.#tasks;
-    const r = await callAccepted(t.sendMessage.bind(t), sendRequest(ctx, v), {
+    const r = await callAccepted(t.sendMessage.bind(t), sendRequest(ctx, v, push), {
       deadlineMs: sendDeadlineMs(ctx.agent),
       acceptWithinMs: this.#acceptTimeoutMs,
       ...(ctx.accepted ? { onAccepted: ctx.accepted } : {}),
@@ -178,12 +179,26 @@ export class AgentOperations {
    */
   async stream(ctx: OperationContext, v: ValidatedSend, signal: AbortSignal): Promise<TaskEventStream> {
     await checkFileUris(v, this.#resolver);
-    return this.#accepted(ctx, this.#tasks.sendMessageStream(sendRequest(ctx, v)), signal);
+    const push = v.pushConfig ? await this.#checkedPush(v.pushConfig, PROTOCOL_VERSION_V1) : undefined;
+    return this.#accepted(ctx, this.#tasks.sendMessageStream(sendRequest(ctx, v, push)), signal);
   }
 
-  /** tasks/resubscribe and GET /tasks/{id}/events: the task's events after `afterSeq`, then live ones. */
-  resubscribe(ctx: OperationContext, taskId: string, afterSeq: number, signal: AbortSignal): TaskEventStream {
-    return this.#accepted(ctx, this.#tasks.resubscribe({ caller: callerOf(ctx), taskId, afterSeq }), signal);
+  /**
+   * tasks/resubscribe and GET /tasks/{id}/events: the task's events after `afterSeq`, then live ones.
+   * `snapshotFirst` (1.0 SubscribeToTask, spec 3.1.6): the Task as it is now, then the events after it.
+   */
+  resubscribe(
+    ctx: OperationContext,
+    taskId: string,
+    afterSeq: number,
+    signal: AbortSignal,
+    snapshotFirst = false,
+  ): TaskEventStream {
+    return this.#accepted(
+      ctx,
+      this.#tasks.resubscribe({ caller: callerOf(ctx), taskId, afterSeq, snapshotFirst }),
+      signal,
+    );
   }
 
   /**
@@ -251,6 +266,17 @@ export class AgentOperations {
     protocolVersion = '',
   ): Promise<TaskPushConfig> {
     assertPushEnabled(ctx);
+    const t = this.#tasks;
+    const r = await call(
+      t.setPushConfig.bind(t),
+      { caller: callerOf(ctx), taskId, config: await this.#checkedPush(config, protocolVersion) },
+      { deadlineMs: DEADLINES.unaryMs },
+    );
+    return pushConfigOut(r);
+  }
+
+  /** A caller's push config, checked (SSRF guard included) and shaped for `tasks`: set, or sent with a message. */
+  async #checkedPush(config: unknown, protocolVersion: string): Promise<tasksV1.PushConfig> {
     // Without an operator allow-list, Webhook rule 1 exactly (public https, the same check as file URIs).
     const policy = this.#pushPolicy;
     const checked = await checkPushConfig(
@@ -258,23 +284,13 @@ export class AgentOperations {
       this.#resolver,
       policy && !policy.empty ? (url, resolver) => policy.checkUrl(url, resolver) : undefined,
     );
-    const t = this.#tasks;
-    const r = await call(
-      t.setPushConfig.bind(t),
-      {
-        caller: callerOf(ctx),
-        taskId,
-        config: {
-          id: checked.id,
-          url: checked.url,
-          token: checked.token,
-          authenticationJson: checked.authentication ? JSON.stringify(checked.authentication) : '',
-          protocolVersion,
-        },
-      },
-      { deadlineMs: DEADLINES.unaryMs },
-    );
-    return pushConfigOut(r);
+    return {
+      id: checked.id,
+      url: checked.url,
+      token: checked.token,
+      authenticationJson: checked.authentication ? JSON.stringify(checked.authentication) : '',
+      protocolVersion,
+    };
   }
 
   /** tasks/pushNotificationConfig/get; an empty `configId` names the task's only (or first) config. */
@@ -432,9 +448,14 @@ function callerOf(ctx: OperationContext): tasksV1.Caller {
 }
 
 /** The one mapping of a validated send onto the gRPC request: the message without bytes, the files beside it. */
-function sendRequest(ctx: OperationContext, v: ValidatedSend): tasksV1.SendMessageRequest {
+function sendRequest(
+  ctx: OperationContext,
+  v: ValidatedSend,
+  pushConfig?: tasksV1.PushConfig,
+): tasksV1.SendMessageRequest {
   if (ctx.spilled) ctx.spilled.handedOver = true; // from here the stored files may be referenced by a task
   return {
+    pushConfig,
     caller: callerOf(ctx),
     messageJson: JSON.stringify(v.message),
     historyLength: v.historyLength,

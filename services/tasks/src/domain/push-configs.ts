@@ -3,7 +3,7 @@ import { AppError, InvalidParamsError } from '@a2a-inbound/errors';
 import { upsertWithRetry, type Versioned } from '@a2a-inbound/ports';
 import type { PushConfigDoc, PushConfigInput } from './model';
 import { updatePushConfigList } from './task-lookups';
-import { TaskConcern, type CallerContext } from './task-core';
+import { TaskConcern, type CallerContext, type TaskCore } from './task-core';
 
 /**
  * Push notification configs of a task (set, get, list, delete: the A2A methods) and what a push delivery of a
@@ -15,34 +15,7 @@ export class PushConfigs extends TaskConcern {
   async setPushConfig(caller: CallerContext, taskId: string, config: PushConfigInput): Promise<PushConfigView> {
     await this.#pushEnabled(caller);
     await this.core.owned(caller, taskId);
-    const configId = config.id && config.id.length > 0 ? config.id : taskId;
-    const id = `${taskId}:${configId}`;
-    const doc: PushConfigDoc = {
-      taskId,
-      subscriptionId: caller.subscriptionId,
-      configId,
-      url: config.url,
-      token: config.token,
-      createdAtMs: this.deps.clock.now(),
-    };
-    if (config.authentication) doc.authentication = config.authentication;
-    if (config.protocolVersion) doc.protocolVersion = config.protocolVersion;
-    // Kept as long as a finished task is: the retention sweep deletes both.
-    const keep = { expiresAt: this.deps.clock.now() + this.deps.config.retentionMs };
-    const existing = await this.c.pushConfigs.get(id);
-    if (!existing) {
-      // The task's list of config ids (read by id, no query) also holds the limit, atomically.
-      await updatePushConfigList(this.c.pushConfigLists, taskId, keep.expiresAt, (ids) => {
-        if (ids.includes(configId)) return undefined;
-        if (ids.length >= 10) throw new InvalidParamsError('at most 10 push notification configs per task');
-        return [...ids, configId];
-      });
-    }
-    await upsertWithRetry(this.c.pushConfigs, id, () => doc, {
-      ...(existing ? { current: existing } : {}),
-      writeOptions: () => keep,
-    });
-    return pushConfigView(doc);
+    return pushConfigView(await storePushConfig(this.core, caller.subscriptionId, taskId, config));
   }
 
   async getPushConfig(caller: CallerContext, taskId: string, configId: string): Promise<PushConfigView> {
@@ -134,6 +107,48 @@ export class PushConfigs extends TaskConcern {
     if (!agent.pushNotificationsEnabled)
       throw new AppError('PUSH_NOT_SUPPORTED', 'Push notifications are not enabled for this agent');
   }
+}
+
+/**
+ * Stores a task's push config (a new id up to the limit of 10 per task, a known id replaced), kept as long as
+ * the task is. The caller has checked the task is the caller's and push is on: `setPushConfig`, or a send that
+ * carries its config (ADR 0071).
+ */
+export async function storePushConfig(
+  core: TaskCore,
+  subscriptionId: string,
+  taskId: string,
+  config: PushConfigInput,
+): Promise<PushConfigDoc> {
+  const { c, deps } = core;
+  const configId = config.id && config.id.length > 0 ? config.id : taskId;
+  const id = `${taskId}:${configId}`;
+  const doc: PushConfigDoc = {
+    taskId,
+    subscriptionId,
+    configId,
+    url: config.url,
+    token: config.token,
+    createdAtMs: deps.clock.now(),
+  };
+  if (config.authentication) doc.authentication = config.authentication;
+  if (config.protocolVersion) doc.protocolVersion = config.protocolVersion;
+  // Kept as long as a finished task is: the retention sweep deletes both.
+  const keep = { expiresAt: deps.clock.now() + deps.config.retentionMs };
+  const existing = await c.pushConfigs.get(id);
+  if (!existing) {
+    // The task's list of config ids (read by id, no query) also holds the limit, atomically.
+    await updatePushConfigList(c.pushConfigLists, taskId, keep.expiresAt, (ids) => {
+      if (ids.includes(configId)) return undefined;
+      if (ids.length >= 10) throw new InvalidParamsError('at most 10 push notification configs per task');
+      return [...ids, configId];
+    });
+  }
+  await upsertWithRetry(c.pushConfigs, id, () => doc, {
+    ...(existing ? { current: existing } : {}),
+    writeOptions: () => keep,
+  });
+  return doc;
 }
 
 /**

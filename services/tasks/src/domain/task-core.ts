@@ -34,7 +34,15 @@ import { runtimeDefinition } from '@a2a-inbound/agent-definitions';
 import { InFlightLimit } from '@a2a-inbound/runtime';
 import type { AgentView, ControlPlane } from './control-plane';
 import type { Secrets } from './secrets';
-import type { LastEvent, MessageIdDoc, PushConfigDoc, StoredStatus, TaskDoc, TaskState } from './model';
+import type {
+  LastEvent,
+  MessageIdDoc,
+  PushConfigDoc,
+  PushConfigInput,
+  StoredStatus,
+  TaskDoc,
+  TaskState,
+} from './model';
 import { endsStream, isTerminal } from './model';
 import { memoryWindow } from './memory';
 import type { LookupCollections } from './task-lookups';
@@ -75,6 +83,8 @@ export interface SendOptions {
   historyLength?: number | undefined;
   blocking?: boolean | undefined;
   files?: FileUpload[];
+  /** A push config given with the message (1.0 inline config), checked by the caller: stored with the task. */
+  pushConfig?: PushConfigInput | undefined;
   /** Called once the send is accepted (stored, charged, its run requested): the caller stops counting it as queued. */
   accepted?: () => void;
   /** Aborted when the caller gave up waiting for acceptance: a send not yet charged is then dropped. */

@@ -12,6 +12,7 @@ import { withSpan } from '@a2a-inbound/telemetry';
 import { eventsV1 } from '@a2a-inbound/proto';
 import type { MessageIdDoc, TaskDoc } from './model';
 import { endsStream, isTerminal } from './model';
+import { storePushConfig } from './push-configs';
 import { markActive, rememberInContext } from './task-lookups';
 import type { StreamItem } from './task-tails';
 import {
@@ -158,8 +159,9 @@ export class TaskLifecycle extends TaskConcern {
     afterSeq: number,
     signal: AbortSignal,
     accepted?: () => void,
+    snapshotFirst = false,
   ): AsyncIterable<StreamItem> {
-    const start = await this.#resubscribeStart(caller, taskId, afterSeq);
+    const start = await this.#resubscribeStart(caller, taskId, afterSeq, snapshotFirst);
     const release = this.core.tails.admit();
     // Accepted before the first event: a quiet task may have none for minutes.
     accepted?.();
@@ -168,6 +170,10 @@ export class TaskLifecycle extends TaskConcern {
       if (start.final) {
         yield start.final;
         return;
+      }
+      if (start.snapshot) {
+        yield start.snapshot;
+        delete start.snapshot;
       }
       let afterSeq = start.afterSeq;
       if (start.ended) {
@@ -238,6 +244,8 @@ export class TaskLifecycle extends TaskConcern {
     const agent = await this.deps.control.catalog.resolveAgent(caller.agentId);
     if (agent.subscriptionId !== caller.subscriptionId) throw new AppError('NOT_FOUND', 'agent not found');
     if (!agent.servedVersion) throw new AppError('FAILED_PRECONDITION', 'the agent has no version to serve');
+    if (options.pushConfig && !agent.pushNotificationsEnabled)
+      throw new AppError('PUSH_NOT_SUPPORTED', 'Push notifications are not enabled for this agent');
 
     // Idempotency: the first send of a messageId claims it; later sends get the stored task.
     const idemId = `${caller.subscriptionId}:${message.messageId}`;
@@ -321,8 +329,12 @@ export class TaskLifecycle extends TaskConcern {
     let continued: { task: TaskDoc; startSeq: number } | undefined;
     try {
       stored = await this.#storeMessageFiles(caller, message, options.files ?? [], taskId);
-      // A reply racing another reply to the same task may find it no longer input-required.
-      if (continuing && existingTask) continued = await this.#continueTask(existingTask, stored.message, runId);
+      if (continuing && existingTask) {
+        // A config sent with a reply joins the task before the reply's first event, so it is told of it.
+        if (options.pushConfig) await storePushConfig(this.core, caller.subscriptionId, taskId, options.pushConfig);
+        // A reply racing another reply to the same task may find it no longer input-required.
+        continued = await this.#continueTask(existingTask, stored.message, runId);
+      }
     } catch (err) {
       // A request that took this message over may have lost the race to the first one: its task has it.
       const handled = continuing ? await this.#taskWithMessage(taskId, message.messageId) : undefined;
@@ -378,6 +390,8 @@ export class TaskLifecycle extends TaskConcern {
           await rememberInContext(this.c.contexts, first.doc, now + this.deps.config.retentionMs);
         this.core.rememberTask(await this.c.tasks.insert(taskId, first.doc));
         inserted = true;
+        // A config sent with the message is the task's before its first event is logged (ADR 0071).
+        if (options.pushConfig) await storePushConfig(this.core, caller.subscriptionId, taskId, options.pushConfig);
         if (logNow) await this.core.appendLogged(first.doc, first.seq, first.eventJson, false);
       } catch (err) {
         // Two requests for one message (a take-over racing a slow first one) share the task id: the loser of
@@ -588,8 +602,25 @@ export class TaskLifecycle extends TaskConcern {
   }
 
   /** The caller's task and where its resubscription starts (outside the generator: see `#resumeFrom`). */
-  async #resubscribeStart(caller: CallerContext, taskId: string, afterSeq: number): Promise<ResumePoint> {
-    return this.#resumeFrom((await this.core.owned(caller, taskId)).doc, afterSeq);
+  async #resubscribeStart(
+    caller: CallerContext,
+    taskId: string,
+    afterSeq: number,
+    snapshotFirst: boolean,
+  ): Promise<ResumePoint> {
+    const owned = (await this.core.owned(caller, taskId)).doc;
+    if (!snapshotFirst || afterSeq > 0) return this.#resumeFrom(owned, afterSeq);
+    // A2A 1.0 SubscribeToTask (spec 3.1.6): "a `Task` object as the first event in the stream, representing the
+    // current state of the task at the time of subscription", then what follows it, until a state that ends a
+    // stream comes (an input-required task is followed past the state it waits in). A finished task: as before.
+    const current = (await this.c.tasks.get(taskId))?.doc ?? owned;
+    if (isTerminal(current.status.state)) return this.#resumeFrom(current, 0);
+    const task = await this.core.toA2A(current, undefined, { emptyArtifactsWhileWorking: false });
+    return {
+      task: streamRef(current),
+      afterSeq: current.lastSeq,
+      snapshot: { seq: current.lastSeq, eventJson: JSON.stringify(task), final: false },
+    };
   }
 
   /**
@@ -639,6 +670,8 @@ interface ResumePoint {
   ended?: TaskDoc;
   /** The event after `afterSeq`, kept in the task until its next write logs it (ADR 0060): yielded first. */
   pending?: StreamItem;
+  /** 1.0 SubscribeToTask: the Task as it is at `afterSeq` (its last event), yielded first. */
+  snapshot?: StreamItem;
 }
 
 /** The task's event `afterSeq + 1` when the task keeps it unlogged (ADR 0060), as a stream item. */

@@ -61,8 +61,9 @@ export class TaskService {
     afterSeq: number,
     signal: AbortSignal,
     accepted?: () => void,
+    snapshotFirst = false,
   ): AsyncIterable<StreamItem> {
-    return this.lifecycle.resubscribe(caller, taskId, afterSeq, signal, accepted);
+    return this.lifecycle.resubscribe(caller, taskId, afterSeq, signal, accepted, snapshotFirst);
   }
   sweepRetention(): Promise<{ tasks: number; messageIds: number; pushConfigs: number }> {
     return this.lifecycle.sweepRetention();

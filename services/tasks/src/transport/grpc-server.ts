@@ -8,6 +8,7 @@ import { grpc, serverStream, unary } from '@a2a-inbound/runtime';
 import type { AgentView, ControlPlane } from '../domain/control-plane';
 import { Management } from '../domain/management';
 import type { RunHistory } from '../domain/run-history';
+import type { PushConfigInput } from '../domain/model';
 import type { CallerContext, TaskService } from '../domain/task-service';
 import { sha256Hex } from '../domain/hashing';
 import { cardKeysOut, managementRpcs } from './management-grpc';
@@ -43,6 +44,7 @@ export function tasksGrpcService(tasks: TaskService, log: Logger, runs: RunHisto
       data: f.data,
       ...(f.blobId ? { blob: { id: f.blobId, size: Number(f.size), sha256: f.sha256 } } : {}),
     })),
+    ...(r.pushConfig ? { pushConfig: pushConfigInput(r.pushConfig) } : {}),
   });
   return {
     sendMessage: unary(async (r: tasksV1.SendMessageRequest, call) => {
@@ -82,20 +84,19 @@ export function tasksGrpcService(tasks: TaskService, log: Logger, runs: RunHisto
     ),
     resubscribe: serverStream(
       (r: tasksV1.ResubscribeRequest, signal, call) =>
-        tasks.resubscribe(caller(r.caller), r.taskId, r.afterSeq, signal, () => call.sendMetadata(new grpc.Metadata())),
+        tasks.resubscribe(
+          caller(r.caller),
+          r.taskId,
+          r.afterSeq,
+          signal,
+          () => call.sendMetadata(new grpc.Metadata()),
+          r.snapshotFirst,
+        ),
       log,
     ),
     setPushConfig: unary(async (r: tasksV1.SetPushConfigRequest) => {
       if (!r.config) throw new InvalidParamsError('pushNotificationConfig is required');
-      const auth = r.config.authenticationJson ? parseAuthenticationJson(r.config.authenticationJson) : undefined;
-      const doc = await tasks.setPushConfig(caller(r.caller), r.taskId, {
-        id: r.config.id,
-        url: r.config.url,
-        token: r.config.token,
-        ...(auth ? { authentication: auth } : {}),
-        ...(r.config.protocolVersion ? { protocolVersion: r.config.protocolVersion } : {}),
-      });
-      return pushView(doc);
+      return pushView(await tasks.setPushConfig(caller(r.caller), r.taskId, pushConfigInput(r.config)));
     }, log),
     getPushConfig: unary(
       async (r: tasksV1.PushConfigRequest) =>
@@ -136,6 +137,18 @@ export function tasksGrpcService(tasks: TaskService, log: Logger, runs: RunHisto
       });
       return { tasks: list };
     }, log),
+  };
+}
+
+/** A PushConfig of a request → the domain's input (the gateway or the team policy checked it). */
+function pushConfigInput(c: tasksV1.PushConfig): PushConfigInput {
+  const auth = c.authenticationJson ? parseAuthenticationJson(c.authenticationJson) : undefined;
+  return {
+    id: c.id,
+    url: c.url,
+    token: c.token,
+    ...(auth ? { authentication: auth } : {}),
+    ...(c.protocolVersion ? { protocolVersion: c.protocolVersion } : {}),
   };
 }
 

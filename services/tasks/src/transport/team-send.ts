@@ -1,4 +1,4 @@
-import { checkFileUris, isObject, LIMITS, validateSendParams } from '@a2a-inbound/a2a-wire';
+import { checkFileUris, checkPushConfigFields, isObject, LIMITS, validateSendParams } from '@a2a-inbound/a2a-wire';
 import { InvalidParamsError } from '@a2a-inbound/errors';
 import type { tasksV1 } from '@a2a-inbound/proto';
 import type { Resolver } from '@a2a-inbound/runtime';
@@ -31,6 +31,8 @@ export async function checkTeamSend(
     agent,
   );
   await checkFileUris(v, resolver);
+  // A config sent with the message meets SetPushConfig's rules (a token of the team's own included).
+  if (req.pushConfig) await checkPushConfigFields(req.pushConfig, resolver);
   req.messageJson = JSON.stringify(v.message);
   req.historyLength = v.historyLength;
   req.blocking = v.blocking;

@@ -50,6 +50,12 @@ export interface SendMessageRequest {
     | undefined;
   /** Files of the message (bytes parts), stored by the tasks service against the subscription. */
   files: FileUpload[];
+  /**
+   * A push config given with the message (A2A 1.0 SendMessageConfiguration.task_push_notification_config),
+   * checked by the gateway as SetPushConfig's is: stored with the new task before its first event, or added to
+   * the continued one; a repeated message (idempotent replay) does not store it again (ADR 0071).
+   */
+  pushConfig?: PushConfig | undefined;
 }
 
 export interface FileUpload {
@@ -98,6 +104,11 @@ export interface ResubscribeRequest {
   taskId: string;
   /** Replay events with seq greater than this (0: from the start), then go live. */
   afterSeq: number;
+  /**
+   * A2A 1.0 SubscribeToTask (with after_seq 0): the Task as it is now first, then the events after it; a task
+   * waiting in an interrupted state (input-required) is followed until its next state that ends a stream.
+   */
+  snapshotFirst: boolean;
 }
 
 export interface PushConfig {
@@ -354,7 +365,14 @@ export const Caller: MessageFns<Caller> = {
 };
 
 function createBaseSendMessageRequest(): SendMessageRequest {
-  return { caller: undefined, messageJson: "", historyLength: undefined, blocking: undefined, files: [] };
+  return {
+    caller: undefined,
+    messageJson: "",
+    historyLength: undefined,
+    blocking: undefined,
+    files: [],
+    pushConfig: undefined,
+  };
 }
 
 export const SendMessageRequest: MessageFns<SendMessageRequest> = {
@@ -373,6 +391,9 @@ export const SendMessageRequest: MessageFns<SendMessageRequest> = {
     }
     for (const v of message.files) {
       FileUpload.encode(v!, writer.uint32(42).fork()).join();
+    }
+    if (message.pushConfig !== undefined) {
+      PushConfig.encode(message.pushConfig, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -430,6 +451,14 @@ export const SendMessageRequest: MessageFns<SendMessageRequest> = {
             message.files.push(FileUpload.decode(reader, reader.uint32()));
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.pushConfig = PushConfig.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -457,6 +486,11 @@ export const SendMessageRequest: MessageFns<SendMessageRequest> = {
         : undefined,
       blocking: isSet(object.blocking) ? globalThis.Boolean(object.blocking) : undefined,
       files: globalThis.Array.isArray(object?.files) ? object.files.map((e: any) => FileUpload.fromJSON(e)) : [],
+      pushConfig: isSet(object.pushConfig)
+        ? PushConfig.fromJSON(object.pushConfig)
+        : isSet(object.push_config)
+        ? PushConfig.fromJSON(object.push_config)
+        : undefined,
     };
   },
 
@@ -477,6 +511,9 @@ export const SendMessageRequest: MessageFns<SendMessageRequest> = {
     if (message.files?.length) {
       obj.files = message.files.map((e) => FileUpload.toJSON(e));
     }
+    if (message.pushConfig !== undefined) {
+      obj.pushConfig = PushConfig.toJSON(message.pushConfig);
+    }
     return obj;
   },
 
@@ -492,6 +529,9 @@ export const SendMessageRequest: MessageFns<SendMessageRequest> = {
     message.historyLength = object.historyLength ?? undefined;
     message.blocking = object.blocking ?? undefined;
     message.files = object.files?.map((e) => FileUpload.fromPartial(e)) || [];
+    message.pushConfig = (object.pushConfig !== undefined && object.pushConfig !== null)
+      ? PushConfig.fromPartial(object.pushConfig)
+      : undefined;
     return message;
   },
 };
@@ -1054,7 +1094,7 @@ export const CancelTaskRequest: MessageFns<CancelTaskRequest> = {
 };
 
 function createBaseResubscribeRequest(): ResubscribeRequest {
-  return { caller: undefined, taskId: "", afterSeq: 0 };
+  return { caller: undefined, taskId: "", afterSeq: 0, snapshotFirst: false };
 }
 
 export const ResubscribeRequest: MessageFns<ResubscribeRequest> = {
@@ -1067,6 +1107,9 @@ export const ResubscribeRequest: MessageFns<ResubscribeRequest> = {
     }
     if (message.afterSeq !== 0) {
       writer.uint32(24).int64(message.afterSeq);
+    }
+    if (message.snapshotFirst !== false) {
+      writer.uint32(32).bool(message.snapshotFirst);
     }
     return writer;
   },
@@ -1108,6 +1151,14 @@ export const ResubscribeRequest: MessageFns<ResubscribeRequest> = {
             message.afterSeq = longToNumber(reader.int64());
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.snapshotFirst = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1133,6 +1184,11 @@ export const ResubscribeRequest: MessageFns<ResubscribeRequest> = {
         : isSet(object.after_seq)
         ? globalThis.Number(object.after_seq)
         : 0,
+      snapshotFirst: isSet(object.snapshotFirst)
+        ? globalThis.Boolean(object.snapshotFirst)
+        : isSet(object.snapshot_first)
+        ? globalThis.Boolean(object.snapshot_first)
+        : false,
     };
   },
 
@@ -1147,6 +1203,9 @@ export const ResubscribeRequest: MessageFns<ResubscribeRequest> = {
     if (message.afterSeq !== 0) {
       obj.afterSeq = Math.round(message.afterSeq);
     }
+    if (message.snapshotFirst !== false) {
+      obj.snapshotFirst = message.snapshotFirst;
+    }
     return obj;
   },
 
@@ -1160,6 +1219,7 @@ export const ResubscribeRequest: MessageFns<ResubscribeRequest> = {
       : undefined;
     message.taskId = object.taskId ?? "";
     message.afterSeq = object.afterSeq ?? 0;
+    message.snapshotFirst = object.snapshotFirst ?? false;
     return message;
   },
 };

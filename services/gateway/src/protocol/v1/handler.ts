@@ -4,8 +4,9 @@ import { setActiveSpanAttribute } from '@a2a-inbound/telemetry';
 import { servesVersion } from '../cards';
 import type { AgentOperations, OperationContext, TaskEventStream, TaskStreamEvent } from '../operations';
 import { afterSeqOf, assertPushEnabled, assertStreams } from '../operations';
-import { historyLengthOf, isObject, LIMITS, taskIdParam, validateSendParams } from '../validate';
+import { historyLengthOf, isObject, LIMITS, taskIdParam, validateSendParams, type ValidatedSend } from '../validate';
 import {
+  inlinePushConfigFromV1,
   mintPushToken,
   PROTOCOL_VERSION_V1,
   pushConfigFromV1,
@@ -101,13 +102,13 @@ export class V1Handler {
     const result = (value: Record<string, unknown>): V1Outcome => ({ kind: 'result', result: value });
     switch (method) {
       case 'SendMessage': {
-        const task = await ops.send(ctx, validateSendParams(sendParamsFromV1(p, LIMITS), ctx.agent, ctx.spilled));
+        const task = await ops.send(ctx, validatedSend(p, ctx));
         if (typeof task.id === 'string') setActiveSpanAttribute('a2a.task_id', task.id);
         return result({ task: taskToV1(task) });
       }
       case 'SendStreamingMessage': {
         assertStreams(ctx);
-        const v = validateSendParams(sendParamsFromV1(p, LIMITS), ctx.agent, ctx.spilled);
+        const v = validatedSend(p, ctx);
         return { kind: 'stream', open: (signal) => ops.stream(ctx, v, signal) };
       }
       case 'GetTask': {
@@ -128,8 +129,10 @@ export class V1Handler {
           throw new AppError('UNSUPPORTED_OPERATION', `Task is ${state}; a terminal task cannot be subscribed to`, {
             details: { taskId },
           });
+        // Spec 3.1.6: the Task first ("representing the current state of the task at the time of subscription");
+        // a stream resumed by its Last-Event-ID gets the events it missed instead.
         const afterSeq = afterSeqOf(info.lastEventId);
-        return { kind: 'stream', open: (signal) => ops.resubscribe(ctx, taskId, afterSeq, signal) };
+        return { kind: 'stream', open: (signal) => ops.resubscribe(ctx, taskId, afterSeq, signal, afterSeq === 0) };
       }
       case 'CreateTaskPushNotificationConfig': {
         assertPushEnabled(ctx);
@@ -137,8 +140,7 @@ export class V1Handler {
         const config = pushConfigFromV1(p);
         // 1.0's token is optional (a2a.proto `string token = 5;`); every push is still signed (Authentication
         // rule 9), so a config without one gets a minted token, answered here only, then write-only (ADR 0063).
-        const minted = config.token === undefined || config.token === '' ? mintPushToken() : undefined;
-        if (minted) config.token = minted;
+        const minted = withMintedToken(config);
         const created = pushConfigToV1(await ops.setPushConfig(ctx, taskId, config, PROTOCOL_VERSION_V1));
         return result(minted ? withToken(created, minted) : created);
       }
@@ -218,6 +220,30 @@ export class V1Handler {
       totalSize: page.tasks.length,
     };
   }
+}
+
+/**
+ * A 1.0 SendMessageRequest → the validated send, with the push config it carries (ADR 0071): checked as a created
+ * one when the operation runs, its token minted when it has none (a send's answer is the Task: the minted token
+ * is nowhere to be answered, so such pushes are signed with a secret only the gateway knows).
+ */
+function validatedSend(p: Record<string, unknown>, ctx: OperationContext): ValidatedSend {
+  const v = validateSendParams(sendParamsFromV1(p, LIMITS), ctx.agent, ctx.spilled);
+  const push = p.configuration === undefined ? undefined : inlinePushConfigFromV1(p);
+  if (push) {
+    assertPushEnabled(ctx);
+    withMintedToken(push);
+    v.pushConfig = push;
+  }
+  return v;
+}
+
+/** A config without a token (absent, null or "": proto3 cannot tell them apart) gets one: it is returned. */
+function withMintedToken(config: Record<string, unknown>): string | undefined {
+  if (config.token !== undefined && config.token !== null && config.token !== '') return undefined;
+  const minted = mintPushToken();
+  config.token = minted;
+  return minted;
 }
 
 /** A created config with the token the gateway minted for it, where a2a.proto puts it (after `url`). */
