@@ -1110,19 +1110,29 @@ function linkCalls(sources: readonly SourceFacts[], topo: Topology, out: LinkRes
         .filter((s) => s.source !== src.source)
         .map((s) => bestIn(s, call.method, callSegs, false))
         .filter((c): c is Candidate => c !== undefined);
-      if (candidates.length === 0) {
-        // A front door: a load generator's or browser's path that exactly one gateway of the application
-        // forwards to a repository serving it (the caller's host is a setting or the page's origin).
+      // A front door: a load generator's or browser's path that exactly one gateway of the application
+      // forwards to a repository serving it (the caller's host is a setting or the page's origin).
+      const door = (): { link: Candidate; via: string } | undefined => {
         const doors = [...topo.proxies.keys()]
           .filter((g) => g !== src.source)
           .map((g) => forward(g, call.method, callSegs, topo, bySource))
           .filter((f): f is { link: Candidate; via: string } => f !== undefined && 'link' in f);
-        if (
-          doors.length > 0 &&
+        return doors.length > 0 &&
           new Set(doors.map((d) => d.link.source)).size === 1 &&
           new Set(doors.map((d) => d.via)).size === 1
-        ) {
-          out.links.push(apiLink(caller, calls, doors[0]!.link, doors[0]!.via));
+          ? doors[0]
+          : undefined;
+      };
+      // A relative path several repositories serve: the one front door that forwards it decides.
+      const decided = relative && candidates.length > 1 && !pageUnknown ? door() : undefined;
+      if (decided && candidates.some((c) => c.source === decided.link.source)) {
+        out.links.push(apiLink(caller, calls, decided.link, decided.via));
+        continue;
+      }
+      if (candidates.length === 0) {
+        const d = door();
+        if (d) {
+          out.links.push(apiLink(caller, calls, d.link, d.via));
           continue;
         }
         // Catch-all prefixes (`/**`) fit any path below them: named, but no evidence where the call goes.

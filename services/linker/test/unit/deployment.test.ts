@@ -432,7 +432,7 @@ describe('Ocelot gateway from ocelot.json', () => {
 });
 
 describe('Kubernetes Ingress as the front door', () => {
-  it('rule paths forward to their backend Services (v1 and v1beta1, Prefix and Exact, rewrite-target /); a load generator calling relative paths goes through them', async () => {
+  it('rule paths forward to their backend Services (v1 and v1beta1, Prefix and Exact, rewrite-target /); a load generator calling relative paths goes through them, even to a path two repositories serve', async () => {
     const workload = (name: string): string[] => [
       'apiVersion: apps/v1',
       'kind: Deployment',
@@ -490,6 +490,14 @@ describe('Kubernetes Ingress as the front door', () => {
         ),
       },
       orders: { 'server.js': lines("const app = require('express')();", "app.get('/api/orders/:id', h);") },
+      // Serves the same paths, behind no Ingress: the one front door decides between the two.
+      archive: {
+        'server.js': lines(
+          "const app = require('express')();",
+          "app.get('/api/orders/:id', h);",
+          "app.post('/login', h);",
+        ),
+      },
       users: {
         'app.py': lines(
           '@app.route("/login", methods=["POST"])',
