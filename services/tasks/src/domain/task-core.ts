@@ -87,8 +87,11 @@ export interface SendOptions {
   pushConfig?: PushConfigInput | undefined;
   /** Called once the send is accepted (stored, charged, its run requested): the caller stops counting it as queued. */
   accepted?: () => void;
-  /** Aborted when the caller gave up waiting for acceptance: a send not yet charged is then dropped. */
-  signal?: AbortSignal;
+  /**
+   * True once the caller gave up waiting for acceptance: a send not yet charged is then dropped. A check, not an
+   * AbortSignal: it is read once, and a controller with a listener per send cost more than the read.
+   */
+  gaveUp?: () => boolean;
 }
 
 export interface TaskServiceConfig {

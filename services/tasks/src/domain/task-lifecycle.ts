@@ -307,8 +307,7 @@ export class TaskLifecycle extends TaskConcern {
         }
       }
       // The caller gave up waiting for acceptance (it answered OVERLOADED): nothing is charged or run.
-      if (options.signal?.aborted)
-        throw overloadedError('Server busy: the send was not accepted in time; retry shortly');
+      if (options.gaveUp?.()) throw overloadedError('Server busy: the send was not accepted in time; retry shortly');
       if (!takeOver) await accounts.pay(caller.subscriptionId, chargeId, cost);
       else if (takeOver.charged !== undefined)
         await accounts.payRest(caller.subscriptionId, chargeId, takeOver.charged);

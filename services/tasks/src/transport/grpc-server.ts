@@ -49,12 +49,10 @@ export function tasksGrpcService(tasks: TaskService, log: Logger, runs: RunHisto
   return {
     sendMessage: unary(async (r: tasksV1.SendMessageRequest, call) => {
       // Response headers once accepted: the gateway bounds how long a send may queue, not how long it blocks.
-      const gone = new AbortController();
-      call.once('cancelled', () => gone.abort());
       const task = await tasks.send(caller(r.caller), parseMessage(r.messageJson), {
         ...opts(r),
         accepted: () => call.sendMetadata(new grpc.Metadata()),
-        signal: gone.signal,
+        gaveUp: () => call.cancelled, // a deadline or the gateway's cancel (it answered OVERLOADED)
       });
       return { taskJson: JSON.stringify(task) };
     }, log),
@@ -65,7 +63,11 @@ export function tasksGrpcService(tasks: TaskService, log: Logger, runs: RunHisto
         tasks.sendStream(
           caller(r.caller),
           parseMessage(r.messageJson),
-          { ...opts(r), signal, accepted: () => call.sendMetadata(new grpc.Metadata()) },
+          {
+            ...opts(r),
+            gaveUp: () => signal.aborted,
+            accepted: () => call.sendMetadata(new grpc.Metadata()),
+          },
           signal,
         ),
       log,
