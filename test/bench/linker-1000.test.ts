@@ -17,7 +17,7 @@ const dir = mkdtempSync(join(tmpdir(), 'linker-1000-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('bench/linker-1000.ts: 1,000 files in 5 repositories through the linker service', () => {
-  it('links every call; on one thread at most 4x tree-sitter alone in CPU; two workers: the same report, under 400 MB, at most 6x', async () => {
+  it('links every call; on one thread at most 3.5x tree-sitter alone in CPU; two workers: the same report, under 400 MB, at most 6x', async () => {
     // The bench and the linker's parse worker, side by side (the bench starts its workers from that file).
     await build({
       entryPoints: [join(root, 'bench/linker-1000.ts'), join(root, 'services/linker/src/parse-worker.ts')],
@@ -55,9 +55,10 @@ describe('bench/linker-1000.ts: 1,000 files in 5 repositories through the linker
     };
     const one = await run(0);
     // CPU time, not wall time: on a machine busy with other suites the wall-time ratio moves with the load.
-    // 2.3x on 2026-11-27; 3.2-3.5x after the 2026-11-28 extractors (Java/Python summaries, held-out forms): a rise to
-    // look into (stop 24's note), bounded at 4x meanwhile so a further rise still fails.
-    expect(one.num(/CPU ratio vs parse only: ([\d.]+)x/)).toBeLessThanOrEqual(4);
+    // 2.3x on 2026-11-27; 3.2-3.5x after the 2026-11-28 extractors; 2.16-2.17x after their profiled fixes (load ~20,
+    // the build before 3.16-3.45x in the same runs). One build's runs spread by ~1x on this VM (2.3-3.45x seen
+    // for one build): 3.5x leaves that margin and still fails a rise like the one fixed.
+    expect(one.num(/CPU ratio vs parse only: ([\d.]+)x/)).toBeLessThanOrEqual(3.5);
     const two = await run(2);
     expect(two.num(/^parse workers: (\d+)/m)).toBe(2);
     // Both workers' start-up and copies on top (1-2 s of CPU here; 3.2-3.6x measured at load average 20-29, 4.73x

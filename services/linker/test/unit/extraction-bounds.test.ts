@@ -344,3 +344,25 @@ describe('C# namespaces within a budget (review 24)', () => {
     expect(facts.typeNamespaces?.C1999).toBe('Shop.Contracts');
   }, 60_000);
 });
+
+describe('C# message hand-offs within a budget', () => {
+  it('a method handing one variable on 3,000 times is extracted in linear time, each hand-off with its created types', async () => {
+    // Each call with a variable argument walked the whole method, node by node, for the variable's assignments:
+    // a method of N such calls took N walks of N statements.
+    const calls = Array.from({ length: 3_000 }, () => '        _dispatcher.Dispatch(evt);');
+    const text = [
+      'public class Orders {',
+      '    public void Run(bool shipped) {',
+      '        var evt = new OrderPlaced();',
+      '        if (shipped) evt = new OrderShipped();',
+      ...calls,
+      '    }',
+      '}',
+    ].join('\n');
+    const started = Date.now();
+    const facts = await extractSource('orders', [file('Orders.cs', text)]);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(facts.outboxSites).toHaveLength(400);
+    expect(facts.outboxSites?.[399]?.types).toEqual(['OrderPlaced', 'OrderShipped']);
+  }, 60_000);
+});
