@@ -538,6 +538,8 @@ async function startEmbedded(durable) {
     key: match.key,
     pid: child.pid,
     pids: [child.pid],
+    // The gateway is this process (with tasks and the runners, whose work is the same for 0.3 and 1.0).
+    gatewayPids: [child.pid],
     stop: () => stopChild(child),
   };
 }
@@ -564,6 +566,9 @@ async function startDistributed(mtls = false) {
     key,
     pid: cluster.procs.get('gateway-1').child.pid,
     pids,
+    gatewayPids: [...cluster.procs.entries()]
+      .filter(([name]) => name.startsWith('gateway'))
+      .map(([, p]) => p.child.pid),
     ...(storeOpsWanted ? { storeOps: () => storeOperations([...cluster.metricsUrls.values()]) } : {}),
     engineCpu,
     stop: () => cluster.stopAll(),
@@ -718,23 +723,41 @@ async function measure(target, sys, cases, sendOnly = false) {
     // Whole seconds: wrk takes no fractions of them.
     const half = Math.max(1, Math.round(seconds / (2 * rounds)));
     const orders = Array.from({ length: rounds }, () => [present, [...present].reverse()]).flat();
+    const gatewayPids = sys.gatewayPids ?? sys.pids;
+    const gatewayCpu = () => gatewayPids.reduce((s, p) => s + cpuSeconds(p), 0);
     for (const c of concurrencies) {
       const acc = new Map(present.map((k) => [k, { n: 0, cpu: 0, p50: 0, p99: 0, errors: 0, elu: 0, parts: 0 }]));
-      // Per round (A…Z then Z…A, pooled: a drift that is linear over the round weighs on every case alike).
-      const perRound = new Map(present.map((k) => [k, Array.from({ length: rounds }, () => ({ n: 0, cpu: 0 }))]));
-      for (const [o, order] of orders.entries())
+      // Per round (A…Z then Z…A, pooled: a drift that is linear over the round weighs on every case alike): all
+      // of the server's CPU, and the gateway's above its idle rate (`net`, what the 1.0/0.3 ratios compare).
+      const perRound = new Map(
+        present.map((k) => [k, Array.from({ length: rounds }, () => ({ n: 0, cpu: 0, net: 0 }))]),
+      );
+      const idleRates = [];
+      for (const [o, order] of orders.entries()) {
+        // The gateway's CPU with no request in flight (timers, periodic sweeps, the runtime's own work), before
+        // each direction: a per-second cost that a slower client would otherwise spread over fewer requests.
+        await sleep(1000);
+        const idleBefore = gatewayCpu();
+        const idleT0 = performance.now();
+        await sleep(half * 1000);
+        const idleRate = (gatewayCpu() - idleBefore) / ((performance.now() - idleT0) / 1000);
+        idleRates.push(idleRate);
         for (const kase of order) {
           const ops = kase === 'send' && sys.storeOps && order === orders[0] ? await sys.storeOps() : undefined;
           const enginesBefore = kase === 'send' && sys.engineCpu && order === orders[0] ? sys.engineCpu() : undefined;
           const before = sys.pids.reduce((s, p) => s + cpuSeconds(p), 0);
+          const gatewayBefore = gatewayCpu();
+          const t0 = performance.now();
           if (sys.started) await eluOf(sys.started);
           const r = await runLoadOn(sys.bases, cases[kase], c, half);
           const elu = sys.started ? await eluOf(sys.started) : undefined;
           const a = acc.get(kase);
           const cpu = sys.pids.reduce((s, p) => s + cpuSeconds(p), 0) - before;
+          const wall = (performance.now() - t0) / 1000;
           a.cpu += cpu;
           const round = perRound.get(kase)[o >> 1];
           round.cpu += cpu;
+          round.net += gatewayCpu() - gatewayBefore - idleRate * wall;
           round.n += r.rps * half;
           if (enginesBefore && r.rps > 0)
             extras.push(engineCpuLine(target, c, enginesBefore, sys.engineCpu(), r.rps * half, cpu));
@@ -749,12 +772,20 @@ async function measure(target, sys, cases, sendOnly = false) {
             extras.push(storeOpsLine(target, c, ops, await sys.storeOps(), r.rps * half));
           }
         }
+      }
+      idle.push({
+        target,
+        kases: present[0],
+        c,
+        msPerSecond: (1000 * idleRates.reduce((x, y) => x + y, 0)) / idleRates.length,
+      });
       for (const kase of present) {
         const a = acc.get(kase);
         const r = { rps: a.n / (half * a.parts), p50: a.p50 / a.parts, p99: a.p99, errors: a.errors };
         const elu = sys.started && Number.isFinite(a.elu) ? a.elu / a.parts : undefined;
         record(target, kase, c, r, a.n > 0 ? (a.cpu * 1000) / a.n : undefined, elu);
         rows.at(-1).roundCpu = perRound.get(kase).map((x) => (x.n > 0 ? (x.cpu * 1000) / x.n : NaN));
+        rows.at(-1).roundNet = perRound.get(kase).map((x) => (x.n > 0 ? (x.net * 1000) / x.n : NaN));
       }
     }
   };
@@ -782,6 +813,8 @@ async function measure(target, sys, cases, sendOnly = false) {
 
 /** Ratios of a 1.0 case's server CPU per request to its 0.3 case's, with their spread (`ratioTable`). */
 const ratios = [];
+/** The gateway's idle CPU (ms per second) measured in each interleave, by target, first case and c. */
+const idle = [];
 
 /** A seeded generator (mulberry32): the bootstrap's interval is the same for the same rounds. */
 function seeded(seed) {
@@ -805,15 +838,23 @@ const medianOf = (xs) => {
  * min–max, and a 95 % bootstrap interval of the median (rounds resampled 2,000 times). One round: no spread.
  */
 function ratioStats(a, b) {
-  const overall = a.cpuMsPerReq / b.cpuMsPerReq;
-  const per = (a.roundCpu ?? []).map((x, i) => x / b.roundCpu[i]).filter(Number.isFinite);
-  if (per.length < 2) return { overall, median: overall, rounds: per.length };
+  const sum = (xs) => xs.reduce((x, y) => x + y, 0);
+  // The gateway's CPU per request above its idle rate (`roundNet`); the raw one (all of it) beside it.
+  const raw = a.cpuMsPerReq / b.cpuMsPerReq;
+  const overall = a.roundNet ? sum(a.roundNet) / sum(b.roundNet) : raw;
+  const per = (a.roundNet ?? a.roundCpu ?? []).map((x, i) => x / (b.roundNet ?? b.roundCpu)[i]).filter(Number.isFinite);
+  const netMs = a.roundNet ? medianOf(a.roundNet) : undefined;
+  const baseNetMs = b.roundNet ? medianOf(b.roundNet) : undefined;
+  if (per.length < 2) return { overall, raw, netMs, baseNetMs, median: overall, rounds: per.length };
   const rand = seeded(per.length * 7919 + Math.round(overall * 1e6));
   const medians = Array.from({ length: 2000 }, () =>
     medianOf(Array.from({ length: per.length }, () => per[Math.floor(rand() * per.length)])),
   ).sort((p, q) => p - q);
   return {
     overall,
+    raw,
+    netMs,
+    baseNetMs,
     median: medianOf(per),
     min: Math.min(...per),
     max: Math.max(...per),
@@ -845,14 +886,20 @@ function ratioTable() {
   const f = (x) => (x === undefined ? '' : `${x.toFixed(2)}×`);
   const lines = [
     '',
-    'Server CPU per request, 1.0 / 0.3 on the same agent (interleaved rounds; the A/A control is the 0.3 case measured twice):',
+    "The gateway process's CPU per request above its idle CPU, 1.0 / 0.3 on the same agent (interleaved rounds; the A/A control is the 0.3 case measured twice; raw: all of the server's CPU, idle included, per request):",
     '',
-    '| target | operation | 1.0 binding | clients (1.0 / 0.3) | c | rounds | median ratio | 95 % bootstrap interval | min–max over rounds | pooled |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| target | operation | 1.0 binding | clients (1.0 / 0.3) | c | rounds | 1.0 / 0.3 ms per request (median round) | median ratio | 95 % bootstrap interval | min–max over rounds | pooled | raw pooled |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
+  const ms = (x) => (x === undefined ? '' : x.toFixed(3));
   for (const r of ratios)
     lines.push(
-      `| ${r.target} | ${r.v03.replace('-node', '')} | ${bindingOf(r.v1)} | ${clientsOf(r)} | ${r.c} | ${r.rounds} | ${f(r.median)} | ${r.lo === undefined ? '' : `${f(r.lo)}–${f(r.hi)}`} | ${r.min === undefined ? '' : `${f(r.min)}–${f(r.max)}`} | ${f(r.overall)} |`,
+      `| ${r.target} | ${r.v03.replace('-node', '')} | ${bindingOf(r.v1)} | ${clientsOf(r)} | ${r.c} | ${r.rounds} | ${ms(r.netMs)} / ${ms(r.baseNetMs)} | ${f(r.median)} | ${r.lo === undefined ? '' : `${f(r.lo)}–${f(r.hi)}`} | ${r.min === undefined ? '' : `${f(r.min)}–${f(r.max)}`} | ${f(r.overall)} | ${f(r.raw)} |`,
+    );
+  if (idle.length)
+    lines.push(
+      '',
+      `The gateway's idle CPU, measured before each direction of each round: ${idle.map((i) => `${i.target} ${i.kases.replace(/-node$/, '')} c=${i.c} ${i.msPerSecond.toFixed(1)} ms/s`).join('; ')}.`,
     );
   return lines;
 }

@@ -70,6 +70,7 @@ describe("a team key's direct sends get the gateway's checks", () => {
     as: { token?: string; cert?: string } = {},
     files: Partial<tasksV1.FileUpload>[] = [],
     stream = false,
+    pushConfig?: Partial<tasksV1.PushConfig>,
   ): Promise<{ code: number; details: string; taskJson?: string }> => {
     const creds = as.cert
       ? grpc.credentials.createSsl(pem('ca.pem'), pem(`${as.cert}-key.pem`), pem(`${as.cert}.pem`))
@@ -83,6 +84,7 @@ describe("a team key's direct sends get the gateway's checks", () => {
       blocking: false,
       historyLength: 10,
       files,
+      ...(pushConfig ? { pushConfig } : {}),
     });
     return new Promise((resolve) => {
       const done = (r: { code: number; details: string; taskJson?: string }): void => {
@@ -243,6 +245,37 @@ describe("a team key's direct sends get the gateway's checks", () => {
       expect(r.code, `${details}: ${r.details}`).toBe(grpc.status.INVALID_ARGUMENT);
       expect(r.details.startsWith(details), r.details).toBe(true);
     }
+  });
+
+  it("a team's send carrying a push config meets SetPushConfig's rules, and its task has the config (ADR 0071)", async () => {
+    const config = { id: 'inline', url: 'https://hooks.example.com/a2a', token: 'a-secret', protocolVersion: '1.0' };
+    const refused = await send('demo-echo', text('push inline'), {}, [], false, {
+      ...config,
+      url: 'http://hooks.example.com/a2a',
+    });
+    expect(refused.code, refused.details).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(refused.details.startsWith('pushNotificationConfig.url: url must use https'), refused.details).toBe(true);
+    const noToken = await send('demo-echo', text('push inline'), {}, [], false, { ...config, token: '' });
+    expect(noToken.details.startsWith('pushNotificationConfig.token is required'), noToken.details).toBe(true);
+    const ok = await send('demo-echo', text('push inline'), {}, [], false, config);
+    expect(ok.code, ok.details).toBe(0);
+    const taskId = (JSON.parse(ok.taskJson!) as { id: string }).id;
+    const client = new tasksV1.TasksServiceClient(app.grpc.address, grpc.credentials.createSsl(pem('ca.pem')));
+    const md = new grpc.Metadata();
+    md.set('authorization', `Bearer ${key}`);
+    const listed = await new Promise<tasksV1.ListPushConfigsResponse | undefined>((resolve) =>
+      client.listPushConfigs(
+        tasksV1.PushConfigRequest.fromPartial({ caller: { agentId: 'demo-echo', protocolVersion: '0.3.0' }, taskId }),
+        md,
+        (e, r) => {
+          client.close();
+          resolve(e ? undefined : r);
+        },
+      ),
+    );
+    expect(listed?.configs.map((c) => [c.config?.id, c.config?.url, c.config?.protocolVersion])).toEqual([
+      ['inline', 'https://hooks.example.com/a2a', '1.0'],
+    ]);
   });
 
   it("leaves the gateway's own sends to the gateway (it checked them before calling)", async () => {
