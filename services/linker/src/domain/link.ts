@@ -1463,6 +1463,54 @@ const CHANNEL_LABEL: Record<Exclude<Broker, 'rabbitmq'>, string> = {
 const channelLabel = (b: Exclude<Broker, 'rabbitmq'>): string => CHANNEL_LABEL[b];
 
 /**
+ * Row wording as the broker sees the name (ADR 0072). A queue broker's name is the queue it is sent to and
+ * read from (`publish to queue \`orders\` (SQS)`); the others publish a name that is no queue (a topic, a
+ * channel, a task, worker or actor name: `publish Celery / \`tasks.add\``), consumed from a queue only where
+ * one is known (Celery's and Dramatiq's queue of the task). Kafka and NATS keep their own wording.
+ */
+const QUEUE_BROKER: Partial<Record<Broker, string>> = { sqs: 'SQS', bullmq: 'Bull', rq: 'RQ' };
+const NAME_BROKER: Partial<Record<Broker, string>> = {
+  celery: 'Celery',
+  sns: 'SNS',
+  dapr: 'Dapr',
+  sidekiq: 'Sidekiq',
+  redis: 'Redis',
+  dramatiq: 'Dramatiq',
+};
+/** A Dapr name `<pubsub>/<topic>`: the broker sees the topic; the pubsub component is the sidecar's. */
+function daprParts(name: string): { pubsub: string; topic: string } | undefined {
+  const i = name.indexOf('/');
+  return i > 0 ? { pubsub: name.slice(0, i), topic: name.slice(i + 1) } : undefined;
+}
+/** The queue a Celery task or Dramatiq message is sent to, when known (Publish.exchange). */
+const taskQueue = (p: Publish): string =>
+  (p.broker === 'celery' || p.broker === 'dramatiq') && p.exchange ? p.exchange : '';
+
+/** A named-channel publish, as its row's `calls` and a publisher gap's `what`. */
+function channelPublish(p: Publish): string {
+  const b = p.broker as Exclude<Broker, 'rabbitmq'>;
+  const queueBroker = QUEUE_BROKER[b];
+  if (queueBroker) return `publish to queue \`${p.key}\` (${queueBroker})`;
+  const nameBroker = NAME_BROKER[b];
+  if (!nameBroker) return `produce ${channelLabel(b)} \`${p.key}\``;
+  const dapr = b === 'dapr' ? daprParts(p.key) : undefined;
+  if (dapr) return `publish Dapr / \`${dapr.topic}\` (pubsub \`${dapr.pubsub}\`)`;
+  const queue = taskQueue(p);
+  return `publish ${nameBroker} / \`${p.key}\`${queue ? ` (queue \`${queue}\`)` : ''}`;
+}
+
+/** A named-channel consumer, as its row's `served` (with the queue its publisher sends to) or a consumer gap's `what`. */
+function channelConsume(c: Consume, queue = ''): string {
+  const b = c.broker as Exclude<Broker, 'rabbitmq'>;
+  const queueBroker = QUEUE_BROKER[b];
+  if (queueBroker) return `consume queue \`${c.queue}\` (${queueBroker})`;
+  if (queue) return `consume queue \`${queue}\` (${channelLabel(b)} \`${c.queue}\`)`;
+  const dapr = b === 'dapr' ? daprParts(c.queue) : undefined;
+  if (dapr) return `consume Dapr topic \`${dapr.topic}\` (pubsub \`${dapr.pubsub}\`)`;
+  return `consume ${channelLabel(b)} \`${c.queue}\``;
+}
+
+/**
  * A NATS publish as the server sees it: JetStream stores the subject in the stream the consumer reads
  * (`publish \`ORDERS\` / \`orders.created\``, stream / subject as exchange / key); core NATS has the subject only.
  */
@@ -1595,11 +1643,19 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
 
   const fedConsumers = new Set<Consume>();
   const usedBindings = new Map<string, UsedBinding>();
+  // One row per (call site, consumer): a subscription naming two matching channels on one line is one flow.
+  const flowRows = new Set<string>();
+  const firstRow = (at: Evidence, what: string, cs: string, c: Consume): boolean => {
+    const k = `${at.source}|${at.file}|${at.line}|${what}|${cs}|${c.loc.file}|${c.loc.line}`;
+    if (flowRows.has(k)) return false;
+    flowRows.add(k);
+    return true;
+  };
   for (const { p, source } of publishers) {
     const at = ev(source, p.loc);
     const what =
       p.broker !== 'rabbitmq'
-        ? `produce ${channelLabel(p.broker)} \`${p.key}\``
+        ? channelPublish(p)
         : p.exchange === ''
           ? `publish to queue \`${p.key}\` (default exchange)`
           : p.key === ''
@@ -1639,12 +1695,14 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
         };
         const bk = `${p.broker}|${c.queue}|${p.key}|${binding.exchange}`;
         if (!usedBindings.has(bk)) usedBindings.set(bk, binding);
+        if (!firstRow(at, what, cs, c)) continue;
         out.links.push({
           kind: 'message',
           caller: at,
           calls: p.broker === 'nats' ? natsPublish(p.key, c) : what,
           servedBy: ev(cs, c.loc),
-          served: `consume ${label} \`${c.queue}\`${p.broker === 'nats' ? natsConsumer(c) : ''}`,
+          served:
+            p.broker === 'nats' ? `consume ${label} \`${c.queue}\`${natsConsumer(c)}` : channelConsume(c, taskQueue(p)),
           match:
             (c.queue === p.key
               ? `${label} \`${p.key}\` (its own binding)`
@@ -1709,6 +1767,7 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
           rowsOf.add(rowKey);
           const bk = `rabbitmq|${r.binding.exchange}|${r.queue}|${r.binding.key}`;
           if (!usedBindings.has(bk)) usedBindings.set(bk, r.binding);
+          if (!firstRow(at, what, cs, c)) continue;
           const via = describeBinding(r.binding);
           out.links.push({
             kind: 'message',
@@ -1735,8 +1794,7 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
     // An RPC entrypoint nobody calls is an API without a caller here, not a lost message.
     if (fedConsumers.has(c) || c.rpcKeys) continue;
     const at = ev(source, c.loc);
-    const what =
-      c.broker !== 'rabbitmq' ? `consume ${channelLabel(c.broker)} \`${c.queue}\`` : `consume queue \`${c.queue}\``;
+    const what = c.broker !== 'rabbitmq' ? channelConsume(c) : `consume queue \`${c.queue}\``;
     let reason: string;
     if (isDynamicName(c.queue))
       reason = `dynamic key: the ${c.broker === 'kafka' ? 'topic' : c.broker === 'rabbitmq' ? 'queue' : 'name'} is only known at run time, and a placeholder matches nothing`;

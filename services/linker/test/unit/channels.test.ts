@@ -34,8 +34,8 @@ describe('named-channel message libraries (ADR 0039)', () => {
       },
     });
     expect(rows(r)).toEqual([
-      'web app/views.py:4 | produce Celery task `orders.charge` | worker worker/tasks.py:3 consume Celery task `orders.charge`',
-      'web app/views.py:5 | produce Celery task `worker.tasks.ship` | worker worker/tasks.py:6 consume Celery task `worker.tasks.ship`',
+      'web app/views.py:4 | publish Celery / `orders.charge` (queue `payments`) | worker worker/tasks.py:3 consume queue `payments` (Celery task `orders.charge`)',
+      'web app/views.py:5 | publish Celery / `worker.tasks.ship` (queue `celery`) | worker worker/tasks.py:6 consume queue `celery` (Celery task `worker.tasks.ship`)',
     ]);
     expect(gaps(r)).toEqual(['publisher web app/views.py:6 no consumer of Celery task `nobody.home`']);
   });
@@ -80,9 +80,9 @@ describe('named-channel message libraries (ADR 0039)', () => {
       },
     });
     expect(rows(r)).toEqual([
-      'api src/billing.service.ts:3 | produce Bull queue `invoices` | jobs src/invoices.processor.ts:2 consume Bull queue `invoices`',
-      'api src/queue.ts:5 | produce Bull queue `emails` | jobs src/worker.ts:2 consume Bull queue `emails`',
-      'api src/queue.ts:7 | produce Bull queue `reports` | jobs src/worker.ts:3 consume Bull queue `reports`',
+      'api src/billing.service.ts:3 | publish to queue `invoices` (Bull) | jobs src/invoices.processor.ts:2 consume queue `invoices` (Bull)',
+      'api src/queue.ts:5 | publish to queue `emails` (Bull) | jobs src/worker.ts:2 consume queue `emails` (Bull)',
+      'api src/queue.ts:7 | publish to queue `reports` (Bull) | jobs src/worker.ts:3 consume queue `reports` (Bull)',
     ]);
     expect(gaps(r)).toEqual(['consumer jobs legacy.js:3 no producer for Bull queue `thumbnails`']);
   });
@@ -168,8 +168,8 @@ describe('named-channel message libraries (ADR 0039)', () => {
       },
     });
     expect(rows(r)).toEqual([
-      'checkout src/publish.ts:4 | produce SQS queue `orders` | fulfil worker.py:5 consume SQS queue `orders`',
-      'checkout src/publish.ts:5 | produce SNS topic `order-events` | notify src/main/java/n/Listener.java:5 consume SNS topic `order-events`',
+      'checkout src/publish.ts:4 | publish to queue `orders` (SQS) | fulfil worker.py:5 consume queue `orders` (SQS)',
+      'checkout src/publish.ts:5 | publish SNS / `order-events` | notify src/main/java/n/Listener.java:5 consume SNS topic `order-events`',
     ]);
     expect(gaps(r)).toEqual(['consumer notify src/main/java/n/Listener.java:3 no producer for SQS queue `emails`']);
   });
@@ -219,9 +219,9 @@ describe('named-channel message libraries (ADR 0039)', () => {
       },
     });
     expect(rows(r)).toEqual([
-      'basket Api/Checkout.cs:4 | produce Dapr topic `pubsub/basket.checkout` | ordering Api/Handlers.cs:3 consume Dapr topic `pubsub/basket.checkout`',
-      'basket notify.py:3 | produce Dapr topic `pubsub/basket.notify` | ordering server.js:2 consume Dapr topic `pubsub/basket.notify`',
-      'basket notify.py:4 | produce Dapr topic `pubsub/basket.audit` | ordering components/audit.yaml:6 consume Dapr topic `pubsub/basket.audit`',
+      'basket Api/Checkout.cs:4 | publish Dapr / `basket.checkout` (pubsub `pubsub`) | ordering Api/Handlers.cs:3 consume Dapr topic `basket.checkout` (pubsub `pubsub`)',
+      'basket notify.py:3 | publish Dapr / `basket.notify` (pubsub `pubsub`) | ordering server.js:2 consume Dapr topic `basket.notify` (pubsub `pubsub`)',
+      'basket notify.py:4 | publish Dapr / `basket.audit` (pubsub `pubsub`) | ordering components/audit.yaml:6 consume Dapr topic `basket.audit` (pubsub `pubsub`)',
     ]);
   });
 
@@ -256,8 +256,8 @@ describe('named-channel message libraries (ADR 0039)', () => {
       },
     });
     expect(rows(r)).toEqual([
-      'checkout app.go:7 | produce Dapr topic `orderpubsub/payments` | processor Program.cs:5 consume Dapr topic `orderpubsub/payments`',
-      'checkout index.js:5 | produce Dapr topic `orderpubsub/orders` | processor Program.cs:2 consume Dapr topic `orderpubsub/orders`',
+      'checkout app.go:7 | publish Dapr / `payments` (pubsub `orderpubsub`) | processor Program.cs:5 consume Dapr topic `payments` (pubsub `orderpubsub`)',
+      'checkout index.js:5 | publish Dapr / `orders` (pubsub `orderpubsub`) | processor Program.cs:2 consume Dapr topic `orders` (pubsub `orderpubsub`)',
     ]);
     expect(r.unresolvedCalls).toEqual([]);
   });
@@ -293,8 +293,8 @@ describe('named-channel message libraries (ADR 0039)', () => {
       },
     });
     expect(rows(r)).toEqual([
-      'web app/controllers/orders_controller.rb:3 | produce Sidekiq worker `ChargeWorker` | billing app/workers/charge_worker.rb:1 consume Sidekiq worker `ChargeWorker`',
-      'web app/controllers/orders_controller.rb:4 | produce Sidekiq worker `ReceiptWorker` | billing app/workers/receipt_worker.rb:2 consume Sidekiq worker `ReceiptWorker`',
+      'web app/controllers/orders_controller.rb:3 | publish Sidekiq / `ChargeWorker` | billing app/workers/charge_worker.rb:1 consume Sidekiq worker `ChargeWorker`',
+      'web app/controllers/orders_controller.rb:4 | publish Sidekiq / `ReceiptWorker` | billing app/workers/receipt_worker.rb:2 consume Sidekiq worker `ReceiptWorker`',
     ]);
   });
 
@@ -366,12 +366,12 @@ describe('named-channel message libraries (ADR 0039)', () => {
       },
     });
     expect(rows(r)).toEqual([
-      'orders src/events.ts:4 | produce Redis channel `orders.created` | billing main.go:4 consume Redis channel `orders.created`',
-      'orders src/events.ts:4 | produce Redis channel `orders.created` | mailer worker.py:4 consume Redis channel `orders.*`',
-      'orders src/events.ts:4 | produce Redis channel `orders.created` | reports app/sub.rb:2 consume Redis channel `orders.created`',
-      'orders src/events.ts:5 | produce Redis channel `orders.cancelled` | mailer worker.py:4 consume Redis channel `orders.*`',
-      'orders src/events.ts:5 | produce Redis channel `orders.cancelled` | reports src/main/java/r/RedisConfig.java:5 consume Redis channel `orders.cancel*`',
-      'orders src/events.ts:6 | produce Redis channel `audit` | audit Audit/Listener.cs:5 consume Redis channel `audit`',
+      'orders src/events.ts:4 | publish Redis / `orders.created` | billing main.go:4 consume Redis channel `orders.created`',
+      'orders src/events.ts:4 | publish Redis / `orders.created` | mailer worker.py:4 consume Redis channel `orders.*`',
+      'orders src/events.ts:4 | publish Redis / `orders.created` | reports app/sub.rb:2 consume Redis channel `orders.created`',
+      'orders src/events.ts:5 | publish Redis / `orders.cancelled` | mailer worker.py:4 consume Redis channel `orders.*`',
+      'orders src/events.ts:5 | publish Redis / `orders.cancelled` | reports src/main/java/r/RedisConfig.java:5 consume Redis channel `orders.cancel*`',
+      'orders src/events.ts:6 | publish Redis / `audit` | audit Audit/Listener.cs:5 consume Redis channel `audit`',
     ]);
     expect(gaps(r)).toEqual([
       'consumer billing main.go:4 no producer for Redis channel `orders.refunded`',
@@ -432,8 +432,8 @@ describe('channel rules on pathological files (review finding 2)', () => {
       },
     });
     expect(rows(r)).toEqual([
-      'web app/producer.ts:3 | produce Bull queue `invoices` | worker src/invoices.processor.ts:2 consume Bull queue `invoices`',
-      'web app/views.py:2 | produce Celery task `orders.charge` | worker worker/tasks.py:2 consume Celery task `orders.charge`',
+      'web app/producer.ts:3 | publish to queue `invoices` (Bull) | worker src/invoices.processor.ts:2 consume queue `invoices` (Bull)',
+      'web app/views.py:2 | publish Celery / `orders.charge` (queue `celery`) | worker worker/tasks.py:2 consume queue `celery` (Celery task `orders.charge`)',
     ]);
   });
 });

@@ -365,8 +365,8 @@ describe('one repository deployed twice with different environments', () => {
     expect(rows(r)).toEqual([
       'shop src/main/java/s/CatalogClient.java:6 | GET catalog/items | catalog src/main/java/c/ItemController.java:3 GET /items (spring)',
       'shop src/main/java/s/CatalogClient.java:6 | GET legacy-catalog/items | legacy-catalog src/main/java/c/ItemController.java:3 GET /items (spring)',
-      'server src/queues.ts:4 | produce Bull queue `simpleQueue` | worker src/worker.ts:3 consume Bull queue `simpleQueue`',
-      'server src/queues.ts:5 | produce Bull queue `repeatableQueue` | worker src/worker.ts:3 consume Bull queue `repeatableQueue`',
+      'server src/queues.ts:4 | publish to queue `simpleQueue` (Bull) | worker src/worker.ts:3 consume queue `simpleQueue` (Bull)',
+      'server src/queues.ts:5 | publish to queue `repeatableQueue` (Bull) | worker src/worker.ts:3 consume queue `repeatableQueue` (Bull)',
     ]);
     expect(unresolved(r)).toEqual([]);
     expect(gaps(r)).toEqual([]);

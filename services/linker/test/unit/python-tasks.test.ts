@@ -31,8 +31,8 @@ describe('Python task queues across services: Celery delay, Dramatiq, RQ', () =>
       },
     });
     expect(rows(r)).toEqual([
-      'web web/views.py:4 | produce Celery task `worker.tasks.charge` | worker worker/tasks.py:3 consume Celery task `worker.tasks.charge`',
-      'web web/views.py:5 | produce Celery task `worker.tasks.ship` | worker worker/tasks.py:6 consume Celery task `worker.tasks.ship`',
+      'web web/views.py:4 | publish Celery / `worker.tasks.charge` (queue `celery`) | worker worker/tasks.py:3 consume queue `celery` (Celery task `worker.tasks.charge`)',
+      'web web/views.py:5 | publish Celery / `worker.tasks.ship` (queue `celery`) | worker worker/tasks.py:6 consume queue `celery` (Celery task `worker.tasks.ship`)',
     ]);
     // The relative import resolves to the caller's own package; an attribute of no imported task is nothing.
     expect(gaps(r)).toEqual(['publisher web web/views.py:6 no consumer of Celery task `web.helpers.local_only`']);
@@ -65,8 +65,8 @@ describe('Python task queues across services: Celery delay, Dramatiq, RQ', () =>
       },
     });
     expect(rows(r)).toEqual([
-      'api api/jobs.py:6 | produce Dramatiq actor `resize_image` | media media/actors.py:2 consume Dramatiq actor `resize_image`',
-      'api api/jobs.py:7 | produce Dramatiq actor `render` | media media/actors.py:5 consume Dramatiq actor `render`',
+      'api api/jobs.py:6 | publish Dramatiq / `resize_image` (queue `images`) | media media/actors.py:2 consume queue `images` (Dramatiq actor `resize_image`)',
+      'api api/jobs.py:7 | publish Dramatiq / `render` | media media/actors.py:5 consume Dramatiq actor `render`',
     ]);
     expect(r.table[0]!.match).toContain('on queue `images`');
     expect(gaps(r)).toEqual(['publisher api api/jobs.py:8 no consumer of Dramatiq actor `nobody`']);
@@ -110,9 +110,9 @@ describe('Python task queues across services: Celery delay, Dramatiq, RQ', () =>
       },
     });
     expect(rows(r)).toEqual([
-      'api api/app.py:7 | produce RQ queue `emails` | mailer mailer/worker.py:3 consume RQ queue `emails`',
-      'api api/app.py:8 | produce RQ queue `default` | mailer Dockerfile:2 consume RQ queue `default`',
-      'api api/app.py:9 | produce RQ queue `reports` | reports docker-compose.yml:4 consume RQ queue `reports`',
+      'api api/app.py:7 | publish to queue `emails` (RQ) | mailer mailer/worker.py:3 consume queue `emails` (RQ)',
+      'api api/app.py:8 | publish to queue `default` (RQ) | mailer Dockerfile:2 consume queue `default` (RQ)',
+      'api api/app.py:9 | publish to queue `reports` (RQ) | reports docker-compose.yml:4 consume queue `reports` (RQ)',
     ]);
     expect(gaps(r)).toEqual([
       'publisher api api/app.py:10 no consumer of RQ queue `nowhere`',
