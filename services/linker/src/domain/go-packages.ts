@@ -88,7 +88,11 @@ export function applyGoPackages(input: readonly SourceFacts[]): SourceFacts[] {
     let added = false;
     sources.forEach((s, i) => {
       for (const site of s.goSites ?? []) {
-        for (const { src: j, f } of byName.get(`${site.pkg}.${site.name}`) ?? []) {
+        const named = byName.get(`${site.pkg}.${site.name}`) ?? [];
+        // The source's own package of that name and function (every Kratos service has `server.NewHTTPServer`)
+        // is the one it calls, not another source's namesake.
+        if (named.some((x) => x.src === i)) continue;
+        for (const { src: j, f } of named) {
           // A field declared `*order.Client` runs Client's methods, not a server's of the same name.
           if (j === i || budget <= 0 || (site.recvType && f.recvType && f.recvType !== site.recvType)) continue;
           const fields = receiverFields(site, f, byName.get(`${site.pkg}.${site.ctor?.name ?? ''}`) ?? [], j);

@@ -330,6 +330,11 @@ export function topology(sources: readonly SourceFacts[]): Topology {
       ...own,
     ]);
     env.set(s.source, e);
+    // The name it registers under in a service registry (Kratos on Consul): `discovery:///<name>` reaches it.
+    for (const parts of s.registryNames ?? []) {
+      const name = resolveParts(parts, e).trim().toLowerCase();
+      if (name && !name.includes(HOLE) && !hosts.has(name)) hosts.set(name, s.source);
+    }
     if (!own.some((x) => isSpringBaseKey(x.entry.key))) {
       const base = e.entries.find((x) => isSpringBaseKey(x.entry.key));
       if (base && !expand(e, base.entry.value).includes(HOLE)) basePaths.set(s.source, expand(e, base.entry.value));
@@ -762,9 +767,15 @@ export function splitUrl(url: string): Target | undefined {
 
 /** The fixed port a source's configuration says it listens on (`server.port`, `PORT`); 0 (random) is none. */
 function listenPort(env: SourceEnv): string | undefined {
-  for (const key of ['server.port', 'port']) {
+  for (const key of ['server.port', 'port', 'server.http.addr']) {
     const v = lookup(env, key);
-    const x = v === undefined ? undefined : expand(env, v).trim();
+    // A listen address (`server.http.addr: 0.0.0.0:8000`, Kratos) names its port after the colon.
+    const x =
+      v === undefined
+        ? undefined
+        : expand(env, v)
+            .trim()
+            .replace(/^[\w.-]*:(?=\d+$)/, '');
     if (x && /^\d{2,5}$/.test(x) && Number(x) > 0) return String(Number(x));
   }
   return undefined;

@@ -505,6 +505,8 @@ export interface SourceFacts {
   readonly grpcServers: GrpcServer[];
   readonly grpcCalls: GrpcCall[];
   readonly grpcDecls: GrpcDecl[];
+  /** Names the source registers under in a service registry (Kratos `kratos.Name(…)`): host names of it. */
+  registryNames?: Part[][];
   /** C# `class T : X.XBase`: implementation class → service, for `MapGrpcService<T>()` of another file. */
   readonly grpcImpls: Record<string, string>;
   /** Message-bus call sites and library summaries (absent on facts stored before they were extracted). */

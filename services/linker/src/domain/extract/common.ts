@@ -363,6 +363,7 @@ export interface SinkState {
   readonly messageWrappers: readonly MessageWrapper[];
   readonly topicRefs: Sink['topicRefs'];
   readonly grpcChannels: Sink['grpcChannels'];
+  readonly grpcFields: Sink['grpcFields'];
   readonly registryBinds: Sink['registryBinds'];
   readonly registrations: Sink['registrations'];
   readonly optionSections: ReadonlyMap<string, string>;
@@ -508,6 +509,12 @@ export class Sink {
   /** gRPC channels dialled into a named variable or field, with their address (for clients of other files). */
   readonly grpcChannels: { name: string; address: Part[] }[] = [];
   /**
+   * Go: struct fields typed as a generated client (`uc userv1.UserClient`, `service` set) and calls through a
+   * field of a receiver (`r.data.uc.GetUser(`, `method` set), by file; joined per package folder once the
+   * source is read (the field is declared in one file of the package, called in others).
+   */
+  readonly grpcFields: { file: string; name: string; service?: string; method?: string; line: number }[] = [];
+  /**
    * Message-bus library facts joined once the source is read: a bind of `queue` to `exchange` with each
    * key of a registry member (`foreach (var (k, _) in info.EventTypes) QueueBind(q, ex, k)`), and the
    * generic methods that register their type argument's name in that member (`o.EventTypes[typeof(T).Name]`).
@@ -540,6 +547,7 @@ export class Sink {
       messageWrappers: this.messageWrappers,
       topicRefs: this.topicRefs,
       grpcChannels: this.grpcChannels,
+      grpcFields: this.grpcFields,
       registryBinds: this.registryBinds,
       registrations: this.registrations,
       optionSections: this.optionSections,
@@ -573,6 +581,7 @@ export class Sink {
     this.messageWrappers.push(...state.messageWrappers);
     this.topicRefs.push(...state.topicRefs);
     this.grpcChannels.push(...state.grpcChannels);
+    this.grpcFields.push(...state.grpcFields);
     this.registryBinds.push(...state.registryBinds);
     this.registrations.push(...state.registrations);
     for (const [k, v] of state.optionSections) this.optionSections.set(k, v);

@@ -46,6 +46,15 @@ export interface GrpcTable {
   readonly typed?: RegExp;
   /** Where a channel variable `name` (a pattern) is created: group `addr` the address expression. */
   readonly channels: (name: string) => readonly RegExp[];
+  /**
+   * Calls through a receiver's field (Go `r.data.uc.GetUser(…)`): group 1 the field, group 2 the method. Read
+   * in every file (before the marker), joined with the package's typed fields once the source is read.
+   */
+  readonly fieldCalls?: RegExp;
+  /** A client built with a known address is the address of the service's typed fields in the whole source. */
+  readonly typedAddress?: boolean;
+  /** The name the program registers under in a service registry (Kratos `kratos.Name(Name)`): group 1. */
+  readonly registryName?: RegExp;
   /** Client methods that are no RPC (`withDeadlineAfter`, `close`). */
   readonly notMethods: RegExp;
   /** The method as the proto names it (`GetCartAsync` → `GetCart`). */
@@ -65,7 +74,8 @@ const BALANCED = String.raw`[^()]*(?:\([^()]*(?:\([^()]*\)[^()]*)*\)[^()]*)*`;
 export const GO_GRPC: GrpcTable = {
   framework: 'grpc-go',
   marker: /Register\w+Server|[A-Z]\w*Client\b|grpc/,
-  servers: [{ re: /(?<!func\s{1,16})\b(?:\w+\.)?Register(\w+)Server\s*\(/g }],
+  // Not Kratos' `RegisterXHTTPServer`: that serves the proto's google.api.http routes (a client rule below).
+  servers: [{ re: /(?<!func\s{1,16})\b(?:\w+\.)?Register(\w+)(?<!HTTP)Server\s*\(/g }],
   // Unqualified too: a client that lives in the generated code's own package (`NewDriverServiceClient(conn)`).
   clients: [
     {
@@ -84,8 +94,23 @@ export const GO_GRPC: GrpcTable = {
       arg: 2,
       gateway: true,
     },
+    // Kratos: RegisterXHTTPServer(srv, impl) serves X's google.api.http routes with X's implementation.
+    {
+      re: new RegExp(
+        String.raw`(?<!func\s{1,16})\b(?:\w+\.)?Register(\w+)HTTPServer(FromEndpoint)?\s*\((${BALANCED})\)`,
+        'g',
+      ),
+      service: 1,
+      conn: 3,
+      arg: 0,
+      gateway: true,
+    },
   ],
   channels: (n) => [
+    // Kratos: conn, err := grpc.DialInsecure(ctx, grpc.WithEndpoint("discovery:///user"), grpc.WithDiscovery(r))
+    new RegExp(
+      String.raw`\b${n}\s*(?:,\s*\w+\s*)?:?=\s*(?:\w+\.)?Dial(?:Insecure)?\s*\([^;{}]{0,400}?\bWithEndpoint\s*\(\s*(?<addr>[^,()]+)`,
+    ),
     new RegExp(
       String.raw`\b${n}\s*(?:,\s*\w+\s*)?:?=\s*grpc\.(?:Dial|DialContext|NewClient)\s*\(\s*(?:ctx\s*,\s*)?(?<addr>[^,()]+(?:\([^()]*\))?)`,
     ),
@@ -95,6 +120,9 @@ export const GO_GRPC: GrpcTable = {
   // A client held in a struct field or parameter of the generated interface type, set in another file or
   // package (`type TrainerGrpc struct { client trainer.TrainerServiceClient }`): `s.client.ScheduleTraining(…)`.
   typed: /\b(?<var>[A-Za-z_]\w{0,63})[ \t]{1,16}\*?(?:\w{1,64}\.)?(?<svc>[A-Z]\w{0,63}?)Client\b(?![.(])/g,
+  registryName: /\bkratos\s*\.\s*Name\s*\(\s*([^()]+?)\s*\)/g,
+  fieldCalls: /\w\s*\.\s*([A-Za-z_]\w{0,63})\s*\.\s*([A-Z]\w{0,63})\s*\(/g,
+  typedAddress: true,
   notMethods: /^(Close)$/,
   strong: /grpc|genproto|pb"|proto"/,
 };
@@ -198,6 +226,8 @@ export const PYTHON_GRPC: GrpcTable = {
   strong: /grpc/,
 };
 
+/** Calls through receivers' fields kept per file, at most (a generated file can hold thousands). */
+const MAX_FIELD_CALLS = 2000;
 const COMMENTS = ['comment', 'line_comment', 'block_comment'];
 const FULL_METHOD = /["'`]\/([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\.([A-Z]\w*)\/([A-Za-z]\w*)["'`]/g;
 
@@ -374,6 +404,15 @@ export function scanGrpc(
   lookup: (name: string) => Part[] | undefined,
 ): void {
   const raw = root.text;
+  if (table.fieldCalls && !GENERATED.test(file) && /\.\s*[A-Z]/.test(raw)) {
+    const fieldLine = lineAt(raw);
+    let budget = MAX_FIELD_CALLS;
+    for (const m of raw.matchAll(table.fieldCalls)) {
+      if (budget-- <= 0) break;
+      if (!table.notMethods.test(m[2]!))
+        sink.grpcFields.push({ file, name: m[1]!, method: m[2]!, line: fieldLine(m.index) });
+    }
+  }
   if (!table.marker.test(raw)) return;
   const text = codeText(root);
   const line = lineAt(text);
@@ -389,6 +428,11 @@ export function scanGrpc(
   facts.grpcDecls.push(...decls.values());
   if (GENERATED.test(file) || GENERATED_HEADER.test(raw.slice(0, 2000))) return;
   const loc = (offset: number): { file: string; line: number } => ({ file, line: line(offset) });
+  if (table.registryName)
+    for (const m of text.matchAll(table.registryName)) {
+      const name = evaluateText(m[1]!, text, lookup, m.index);
+      if (name.length) (facts.registryNames ??= []).push(name);
+    }
   for (const s of table.servers) {
     for (const m of text.matchAll(s.re)) {
       const name = m[1]!;
@@ -484,7 +528,8 @@ export function scanGrpc(
         continue;
       }
       const channel = c.address ? undefined : /(\w+)\s*$/.exec(first.trim())?.[1];
-      if (c.typed && address.length) sink.grpcChannels.push({ name: `typed:${service}`, address });
+      if ((c.typed || table.typedAddress) && address.length)
+        sink.grpcChannels.push({ name: `typed:${service}`, address });
       const end = m.index + m[0].length;
       const direct =
         c.address && table.framework === 'grpc-dotnet' ? undefined : chainedMethod(text, end, table.notMethods);
@@ -516,6 +561,7 @@ export function scanGrpc(
   if (table.typed) {
     for (const t of text.matchAll(table.typed)) {
       const [service, v] = [t.groups?.svc ?? t[1]!, t.groups?.var ?? t[2]!];
+      if (table.fieldCalls) sink.grpcFields.push({ file, name: v, service, line: line(t.index) });
       const use = new RegExp(String.raw`(?<![\w$])${escape(v)}(?=\s*\??\.)`, 'g');
       for (const u of text.matchAll(use)) {
         const method = chainedMethod(text, u.index + v.length, table.notMethods);

@@ -18,6 +18,7 @@ import {
   nameOf,
 } from './common';
 import { extractProto } from './grpc';
+import { IMPORTED_CLIENT, MODULE_BASE, MODULE_ELSE } from './javascript';
 import { IMPLICIT_DATA_REST } from './java';
 import { extractChannels, sidecarPublishes } from './channels';
 import { type GeneratedOperation, linkGeneratedOperations } from './generated-clients';
@@ -330,6 +331,12 @@ export async function extractSource(
     for (let i = 0; i < facts.calls.length; i++)
       if (/\.(m?[jt]sx?|vue)$/.test(facts.calls[i]!.loc.file)) facts.calls[i] = { ...facts.calls[i]!, browser: true };
   sidecarPublishes(facts, sink);
+  grpcFieldCalls(facts, sink);
+  importedClientCalls(facts);
+  // protoc's Go output (`*_http.pb.go`, Kratos) registers routes only inside `RegisterXHTTPServer`: they are
+  // served by the program that calls it (through the proto's google.api.http rules), never by the stubs' source.
+  if (facts.endpoints.some((e) => /\.pb\.go$/.test(e.loc.file)))
+    facts.endpoints.splice(0, facts.endpoints.length, ...facts.endpoints.filter((e) => !/\.pb\.go$/.test(e.loc.file)));
   for (let i = 0; i < facts.grpcCalls.length; i++) {
     const c = facts.grpcCalls[i]!;
     // A channel of another file (one address for that name in the whole source).
@@ -338,6 +345,7 @@ export async function extractSource(
     const address = c.address.length ? c.address : (one ?? []);
     if (address.length) facts.grpcCalls[i] = { ...c, address: resolve(address) };
   }
+  if (facts.registryNames) facts.registryNames = facts.registryNames.map((n) => resolve(n));
   // A client registration without a method call of its own (`AddGrpcClient<X>`) says nothing more once the
   // source calls the service's methods elsewhere.
   const called = new Set(facts.grpcCalls.filter((c) => c.method !== '*').map((c) => c.service));
@@ -347,6 +355,72 @@ export async function extractSource(
   keepGoFuncsAroundCalls(facts);
   outboxEntries(facts);
   return { ...facts, files: files_, parsedFiles: parsed };
+}
+
+/**
+ * Calls on an instance imported from another module of the source (`import http from './api'`,
+ * `http.post('/v1/login')`): when that module creates an HTTP client with a base address (`axios.create({
+ * baseURL })`), its base joined here (one call per base a condition chooses); else a receiver that reads as a
+ * client keeps the source's instance of its name, and any other (an imported store's `get`) is no call.
+ */
+function importedClientCalls(facts: SourceFacts): void {
+  if (!facts.calls.some((c) => c.clientClass?.startsWith(MODULE_BASE))) return;
+  const kept = facts.calls.flatMap((c) => {
+    if (!c.clientClass?.startsWith(MODULE_BASE)) return [c];
+    const [mod, otherwise] = c.clientClass.split(MODULE_ELSE) as [string, string | undefined];
+    // `./api` is `./api.js` or `./api/index.js`.
+    const key = [mod, `${mod}/index`].find((k) => Object.prototype.hasOwnProperty.call(facts.clientBases, k));
+    // A protocol-relative base (`//localhost:8000`) takes the page's scheme: http for an address.
+    const base = (key ? facts.clientBases[key]! : []).map((p) => protocolRelative(p));
+    const { clientClass: _, ...rest } = c;
+    const client = c.client === IMPORTED_CLIENT ? 'axios' : c.client;
+    if (base.length) return expandAlternatives(base).map((b) => ({ ...rest, client, url: concat(b, c.url) }));
+    if (c.client === IMPORTED_CLIENT) return [];
+    return [otherwise ? { ...rest, clientClass: otherwise } : rest];
+  });
+  facts.calls.splice(0, facts.calls.length, ...kept);
+}
+
+function protocolRelative(p: Part): Part {
+  if ('lit' in p) return p.lit.startsWith('//') ? { lit: `http:${p.lit}` } : p;
+  if ('hole' in p && p.alts)
+    return { hole: true, alts: p.alts.map((a) => a.map((x, i) => (i ? x : protocolRelative(x)))) };
+  return p;
+}
+
+/**
+ * Go: a struct field typed as a generated client in one file of a package (`uc userv1.UserClient`) and
+ * called through a receiver in another file of the same folder (`r.data.uc.GetUser(ctx, …)`) is a call of
+ * that service's method, with the address the source builds that client with (`typed:` channel). A field
+ * name typed as two services in one folder says nothing.
+ */
+function grpcFieldCalls(facts: SourceFacts, sink: Sink): void {
+  if (!sink.grpcFields.some((f) => f.service)) return;
+  const dir = (file: string): string => file.slice(0, Math.max(0, file.lastIndexOf('/')));
+  const typed = new Map<string, string | null>();
+  for (const f of sink.grpcFields)
+    if (f.service) {
+      const key = `${dir(f.file)}|${f.name}`;
+      const prev = typed.get(key);
+      typed.set(key, prev === undefined || prev === f.service ? f.service : null);
+    }
+  const seen = new Set(facts.grpcCalls.map((c) => `${c.loc.file}:${c.loc.line}|${c.method}`));
+  for (const f of sink.grpcFields) {
+    if (!f.method) continue;
+    const service = typed.get(`${dir(f.file)}|${f.name}`);
+    const key = `${f.file}:${f.line}|${f.method}`;
+    if (!service || seen.has(key)) continue;
+    seen.add(key);
+    facts.grpcCalls.push({
+      service,
+      method: f.method,
+      address: [],
+      client: 'grpc-go',
+      loc: { file: f.file, line: f.line },
+      channel: `typed:${service}`,
+      weak: true,
+    });
+  }
 }
 
 /**

@@ -1,3 +1,4 @@
+import { posix } from 'node:path';
 import type { Node } from '../parsers';
 import type { HttpMethod, Part } from '../model';
 import { joinPath } from '../routes';
@@ -80,6 +81,12 @@ const JS_NAMES = new Set([
 const AGENT_LIBS = new Set(['supertest']);
 const CLIENT_LIBS = new Set(['axios', 'got', 'ky', 'superagent', 'request', 'needle']);
 const SERVER_NAMES = /^(app|router|server|fastify|api|routes|r)$/i;
+/** The client of a call on an instance imported from another module, until the source says it is one. */
+export const IMPORTED_CLIENT = 'imported instance';
+/** `clientBases` key of the HTTP client instance a module creates (its path without extension follows). */
+export const MODULE_BASE = 'jsmodule:';
+/** Between a module's key and the key to use when that module creates no client (`clientClass`). */
+export const MODULE_ELSE = '|else|';
 const CLIENT_RECEIVER = /(^|\.)(\$?http|httpclient|client|apiclient|axios|got)$/i;
 /** jQuery's `$` / `jQuery`: `$.ajax`, `$.get`, `$.post`, `$.getJSON`. */
 const JQUERY = /^(\$|jQuery)$/;
@@ -144,6 +151,9 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
         // An optional base (`env.url ? env.url : ""`): both values; the empty one is the page's own origin.
         const empty = (x: Part[]): boolean => literal(x) === '';
         if (v.length === 1 && 'hole' in v[0]! && empty(va) !== empty(vb)) return [{ hole: true, alts: [va, vb] }];
+        // A base per build (`production ? '//shop.example.com' : '//localhost:8000'`): both addresses.
+        const address = (x: Part[]): boolean => /^(?:[a-z][\w+.-]*:)?\/\/[^/\s]/i.test(literal(x) ?? '');
+        if (v.length === 1 && 'hole' in v[0]! && address(va) && address(vb)) return [{ hole: true, alts: [va, vb] }];
         return v;
       }
       case 'parenthesized_expression':
@@ -344,6 +354,10 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
         : undefined;
       if (base.length && name !== '__proto__')
         sink.facts.clientBases[key] = prev && JSON.stringify(prev) !== JSON.stringify(base) ? [] : base;
+      // The module's instance, for modules importing it under any name (two instances in one module: none).
+      const mod = `${MODULE_BASE}${file.replace(/\.[^./]+$/, '')}`;
+      const own = Object.prototype.hasOwnProperty.call(sink.facts.clientBases, mod);
+      if (base.length) sink.facts.clientBases[mod] = own ? [] : base;
     }
   }
 
@@ -636,6 +650,9 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
         }
         return;
       }
+      const fromModule = /^\.{1,2}\//.test(imports.get(receiver) ?? '')
+        ? `${MODULE_BASE}${posix.normalize(posix.join(posix.dirname(file), imports.get(receiver)!)).replace(/\.[jt]sx?$/, '')}`
+        : undefined;
       if (clients.has(receiver) || CLIENT_LIBS.has(receiver) || CLIENT_RECEIVER.test(receiver)) {
         const method: HttpMethod = httpMethod(name === 'del' ? 'delete' : name) ?? 'GET';
         // request.post({ uri, json }, cb), axios.get(url, config): the URL of an options object
@@ -646,9 +663,17 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
           withBase(clients.get(receiver), url),
           CLIENT_LIBS.has(receiver) ? receiver : clients.has(receiver) ? 'axios' : 'http client',
           loc,
-          // An imported client instance: the base its module gave it (resolved at link time).
-          !clients.has(receiver) && imports.has(receiver) ? { clientClass: `js:${receiver}` } : {},
+          // An imported client instance: the base its module gave it (that module's instance, else the
+          // source's instance of the name, resolved at link time).
+          !clients.has(receiver) && imports.has(receiver)
+            ? { clientClass: `${fromModule ? `${fromModule}${MODULE_ELSE}` : ''}js:${receiver}` }
+            : {},
         );
+      } else if (fromModule && /^(get|post|put|patch|delete|head)$/.test(name)) {
+        // An instance another module of the source creates (`export default axios.create({ baseURL })`,
+        // imported as `service`): kept once the source is read only if that module made a client.
+        const url = args[0];
+        if (url) emit(httpMethod(name) ?? 'GET', url, IMPORTED_CLIENT, loc, { clientClass: fromModule });
       }
       return;
     }
