@@ -155,3 +155,53 @@ describe('SmallRye Reactive Messaging on Kafka', () => {
     expect(gaps(r)).toEqual([]);
   });
 });
+
+describe('Quarkus gRPC', () => {
+  const proto = lines(
+    'syntax = "proto3";',
+    'package shop.locations.v1;',
+    'service Locations {',
+    '  rpc GetRandomLocation (RandomLocationRequest) returns (Location) {}',
+    '  rpc Hello (HelloRequest) returns (HelloReply) {}',
+    '}',
+  );
+  it('@GrpcClient("name") Mutiny interface calls a Kotlin server extending XImplBase; host/port from quarkus.grpc.clients.<name>', async () => {
+    const r = await reportOf({
+      locations: {
+        'src/main/proto/locations.proto': proto,
+        'src/main/kotlin/shop/locations/LocationGrpcService.kt': lines(
+          'package shop.locations',
+          'import shop.locations.LocationsGrpc.LocationsImplBase',
+          '@GrpcService',
+          'class LocationGrpcService(private val service: LocationService) : LocationsImplBase() {',
+          '  override fun getRandomLocation(request: RandomLocationRequest?, observer: StreamObserver<Location>?) {}',
+          '  override fun hello(request: HelloRequest?, observer: StreamObserver<HelloReply>?) {}',
+          '}',
+        ),
+        'src/main/resources/application.properties': lines('quarkus.http.port=8089'),
+      },
+      fights: {
+        'src/main/proto/locations.proto': proto,
+        'src/main/java/shop/fights/LocationClient.java': lines(
+          'package shop.fights;',
+          'public class LocationClient {',
+          '  private final Locations locationClient;',
+          '  public LocationClient(@GrpcClient("locations") Locations locationClient) {',
+          '    this.locationClient = locationClient;',
+          '  }',
+          '  Uni<Location> random() {',
+          '    return this.locationClient.getRandomLocation(RandomLocationRequest.newBuilder().build());',
+          '  }',
+          '}',
+        ),
+        'src/main/resources/application.properties': lines(
+          'quarkus.grpc.clients.locations.host=locations',
+          'quarkus.grpc.clients.locations.port=8089',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'fights src/main/java/shop/fights/LocationClient.java:8 | gRPC shop.locations.v1.Locations/getRandomLocation at `locations` | locations src/main/kotlin/shop/locations/LocationGrpcService.kt:4 gRPC shop.locations.v1.Locations/GetRandomLocation (grpc-kotlin, rpc at locations src/main/proto/locations.proto:4)',
+    ]);
+  });
+});
