@@ -1,4 +1,13 @@
-import type { ApiInterface, Call, Endpoint, GoBrokerUse, GoRef, GrpcDecl, SourceFacts } from './model';
+import {
+  type ApiInterface,
+  type Call,
+  type Endpoint,
+  type GoBrokerUse,
+  type GoRef,
+  type GrpcDecl,
+  type SourceFacts,
+  OPENAPI_CONTRACT,
+} from './model';
 import { joinPath } from './routes';
 import { placeholder } from './extract/java';
 import { concat, exchangeType } from './extract/common';
@@ -32,6 +41,22 @@ export function applyApiInterfaces(sources: readonly SourceFacts[]): SourceFacts
     const endpoints: Endpoint[] = [];
     const calls: Call[] = [];
     for (const use of s.apiInterfaceUses) {
+      if (use.framework === OPENAPI_CONTRACT) {
+        // A class implementing an interface generated from this source's OpenAPI document at build time:
+        // each implemented method named by an operationId serves that operation's route.
+        for (const c of (s.apiInterfaces ?? []).filter((i) => i.name === OPENAPI_CONTRACT))
+          for (const op of c.ops) {
+            const line = use.methods[op.name];
+            if (line === undefined || budget-- <= 0) continue;
+            endpoints.push({
+              method: op.method,
+              path: op.path,
+              framework: 'openapi',
+              loc: { file: use.loc.file, line },
+            });
+          }
+        continue;
+      }
       const found = byName.get(use.iface) ?? [];
       // One interface of that name; or, among several, the one of this source.
       const own = (s.apiInterfaces ?? []).find((i) => i.name === use.iface);

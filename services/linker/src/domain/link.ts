@@ -127,12 +127,14 @@ function cmp(a: string, b: string): number {
 export function relaxedKey(key: string): string {
   return key
     .toLowerCase()
-    .replace(/-/g, '')
+    .replace(/[-"]/g, '')
     .replace(/[:._]+/g, '.');
 }
 
 interface SourceEnv {
   readonly relaxed: Map<string, string>;
+  /** Keys without any separator: Quarkus/MicroProfile environment names (`QUARKUS_REST_CLIENT_X_URL`) turn `-` into `_`. */
+  readonly flat: Map<string, string>;
   /** Every entry in priority order, with the source that holds it (evidence of config-derived verdicts). */
   readonly entries: readonly SourcedEntry[];
 }
@@ -144,17 +146,38 @@ interface SourcedEntry {
 
 function buildEnv(entries: readonly SourcedEntry[]): SourceEnv {
   const relaxed = new Map<string, string>();
+  const flat = new Map<string, string>();
   for (const { entry: e } of entries) {
     const r = relaxedKey(e.key);
     if (!relaxed.has(r)) relaxed.set(r, e.value);
+    const f = r.replace(/\./g, '');
+    if (!flat.has(f)) flat.set(f, e.value);
   }
-  return { relaxed, entries };
+  return { relaxed, flat, entries };
 }
 
 function lookup(env: SourceEnv, key: string): string | undefined {
   // Relaxed first: `ApiSettings__GatewayAddress` a deployment injects overrides the file's
   // `ApiSettings:GatewayAddress` (the entries are in priority order; spellings of one key are one key).
-  return env.relaxed.get(relaxedKey(key));
+  const r = relaxedKey(key);
+  // Quarkus keys are dashed (`quarkus.stork.hero-service.…`): an environment name written for one
+  // (`QUARKUS_STORK_HERO_SERVICE_…`) is only the same key without separators; it wins like any deployed entry.
+  if (/[-"]/.test(key)) return env.flat.get(r.replace(/\./g, '')) ?? env.relaxed.get(r);
+  return env.relaxed.get(r);
+}
+
+/**
+ * SmallRye Stork: `stork://<name>/p` is the service `<name>` found by `quarkus.stork.<name>.service-discovery`:
+ * its static `address-list` (first address), or the Kubernetes `application` it names, else the name itself.
+ */
+function storkUrl(env: SourceEnv, url: string): string {
+  const m = /^stork:\/\/([^/]+)(.*)$/.exec(url);
+  if (!m) return url;
+  const discovery = `quarkus.stork.${m[1]}.service-discovery`;
+  const list = lookup(env, `${discovery}.address-list`);
+  const app = lookup(env, `${discovery}.application`);
+  const host = list ? expand(env, list).split(',')[0]!.trim() : app ? expand(env, app) : m[1]!;
+  return `http://${host}${m[2]}`;
 }
 
 /**
@@ -731,7 +754,7 @@ function resolveParts(parts: readonly Part[], env: SourceEnv, base?: readonly Pa
     if ('lit' in p) out += p.lit;
     else if ('env' in p) out += expand(env, lookup(env, p.env) ?? p.fallback ?? HOLE, new Set([relaxedKey(p.env)]));
     else if ('config' in p)
-      out += expand(env, lookup(env, p.config) ?? p.fallback ?? HOLE, new Set([relaxedKey(p.config)]));
+      out += storkUrl(env, expand(env, lookup(env, p.config) ?? p.fallback ?? HOLE, new Set([relaxedKey(p.config)])));
     else out += HOLE;
   }
   if (base && !/^[a-z]+:\/\//i.test(out)) {
@@ -1959,6 +1982,16 @@ function perInstance(s: SourceFacts, topo: Topology): SourceFacts {
   };
 }
 
+const REACTIVE_CHANNEL = /^\$\{mp\.messaging\.(incoming|outgoing)\.([^.]+)\.topic:[^}]*\}$/;
+
+/** A MicroProfile Reactive Messaging channel is broker traffic only where configuration gives it a connector or topic. */
+function reactiveChannelBound(env: SourceEnv, name: string): boolean {
+  const m = REACTIVE_CHANNEL.exec(name);
+  if (!m) return true;
+  const at = `mp.messaging.${m[1]}.${m[2]}`;
+  return lookup(env, `${at}.connector`) !== undefined || lookup(env, `${at}.topic`) !== undefined;
+}
+
 const STREAM_BINDING = /^\$\{spring\.cloud\.stream\.bindings\.([^.]+)\.destination:[^}]*\}$/;
 
 /**
@@ -2097,8 +2130,8 @@ export function link(sources: readonly SourceFacts[]): LinkResult {
     // Spring Cloud Stream bindings count only where the configuration says Spring Cloud Stream is used (a
     // `@Bean Consumer<T>` is not a binding otherwise).
     const stream = [...env.relaxed.keys()].some((k) => /^spring\.cloud\.(stream|function)\./.test(k));
-    const kept = <T extends { stream?: boolean }>(list: readonly T[]): T[] =>
-      stream ? [...list] : list.filter((x) => !x.stream);
+    const kept = <T extends { stream?: boolean }>(list: readonly T[], name: (x: T) => string): T[] =>
+      list.filter((x) => (stream || !x.stream) && reactiveChannelBound(env, name(x)));
     return {
       ...s,
       endpoints: base
@@ -2106,8 +2139,8 @@ export function link(sources: readonly SourceFacts[]): LinkResult {
             e.framework === 'spring' || e.framework === 'spring-data-rest' ? { ...e, path: joinPath(base, e.path) } : e,
           )
         : endpoints,
-      publishes: kept(s.publishes).map((x) => ({ ...x, exchange: name(x.exchange), key: name(x.key) })),
-      consumes: kept(s.consumes).map((x) => ({ ...x, queue: name(x.queue) })),
+      publishes: kept(s.publishes, (x) => x.key).map((x) => ({ ...x, exchange: name(x.exchange), key: name(x.key) })),
+      consumes: kept(s.consumes, (x) => x.queue).map((x) => ({ ...x, queue: name(x.queue) })),
       bindings: s.bindings.map((x) => ({ ...x, exchange: name(x.exchange), queue: name(x.queue), key: name(x.key) })),
       queues: s.queues.map((x) => ({ ...x, name: name(x.name) })),
       exchanges: s.exchanges.map((x) => ({ ...x, name: name(x.name) })),

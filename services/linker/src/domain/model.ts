@@ -368,6 +368,9 @@ export interface ApiInterface {
   readonly file: string;
 }
 
+/** The `ApiInterface` name of a source's OpenAPI document (its operations by `operationId`). */
+export const OPENAPI_CONTRACT = '#openapi';
+
 /** A controller implementing, or a declarative client extending, an interface of possibly another source. */
 export interface ApiInterfaceUse {
   readonly kind: 'server' | 'client';

@@ -1,6 +1,7 @@
 import { LineCounter, isMap, isScalar, isSeq, parseAllDocuments } from 'yaml';
 import type { Node as YamlNode } from 'yaml';
-import { type ConfigEntry, type ServiceDecl, emptyFacts } from '../model';
+import { type ConfigEntry, type HttpMethod, type ServiceDecl, OPENAPI_CONTRACT, emptyFacts } from '../model';
+import { joinPath } from '../routes';
 import { Sink, exchangeType } from './common';
 
 /** A YAML/JSON value with the line it starts on. */
@@ -420,6 +421,7 @@ export function extractStructured(text: string, file: string, sink: Sink): void 
   }
   const base = file.split('/').pop()!.toLowerCase();
   const isJson = base.endsWith('.json');
+  if (docs.some((d) => openApiOperations(d, file, sink))) return;
   if (docs.some((d) => get(d, 'services')?.kind === 'map' && /compose/.test(base))) {
     for (const d of docs) sink.facts.services.push(...composeServices(d, file));
     for (const d of docs) traefikLabels(d, file, sink);
@@ -455,19 +457,49 @@ export function extractStructured(text: string, file: string, sink: Sink): void 
   for (const d of docs) flatten(d, '', isJson ? ':' : '.', file, sink.facts.config, scope);
 }
 
+const OPENAPI_VERBS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'options']);
+
+/**
+ * An OpenAPI document's operations with an `operationId`: a contract-first server (quarkus-openapi-generator,
+ * openapi-generator's `jaxrs-spec`/`spring` interfaces generated at build time, absent from the source) serves
+ * them where a class of the same source implements a method of that name (`api-interfaces.ts`).
+ */
+function openApiOperations(doc: Tree, file: string, sink: Sink): boolean {
+  if (!str(get(doc, 'openapi')) && !str(get(doc, 'swagger'))) return false;
+  const paths = get(doc, 'paths');
+  const basePath = str(get(doc, 'basePath')) ?? '';
+  const ops: { name: string; method: HttpMethod; path: string; line: number }[] = [];
+  for (const [path, item] of paths?.kind === 'map' ? paths.entries : [])
+    for (const [verb, op] of item.kind === 'map' ? item.entries : []) {
+      const name = str(get(op, 'operationId'));
+      if (OPENAPI_VERBS.has(verb) && name)
+        ops.push({ name, method: verb.toUpperCase() as HttpMethod, path: joinPath(basePath, path), line: op.line });
+    }
+  if (ops.length) (sink.facts.apiInterfaces ??= []).push({ name: OPENAPI_CONTRACT, ops, file });
+  return true;
+}
+
 /** `.env` and `.properties`: `KEY=value` / `key: value` lines; `#` and `!` comments. */
 export function extractKeyValues(text: string, file: string, sink: Sink): void {
   const scope = file.endsWith('.properties') ? configScope(file) : undefined;
   const lines = text.split(/\r?\n/);
+  // Quarkus profiles: `%prod.key` is what the deployed program reads, before the plain key; other profiles
+  // (`%dev.`, `%test.`) are not the deployment's.
+  const prod: ConfigEntry[] = [];
+  const plain: ConfigEntry[] = [];
   lines.forEach((raw, i) => {
     const line = raw.trim();
     if (!line || line.startsWith('#') || line.startsWith('!')) return;
-    const m = /^(?:export\s+)?([\w.\-:[\]]+)\s*[=:]\s*(.*)$/.exec(line);
+    const m = /^(?:export\s+)?((?:%[\w-]+\.)?[\w.\-:[\]"/]+)\s*[=:]\s*(.*)$/.exec(line);
     if (!m) return;
+    const profile = /^%([\w-]+)\./.exec(m[1]!);
+    if (profile && profile[1] !== 'prod') return;
     let value = m[2]!.trim();
     if (/^(["']).*\1$/.test(value)) value = value.slice(1, -1);
-    sink.facts.config.push({ key: m[1]!, value, loc: { file, line: i + 1 }, ...(scope ? { scope } : {}) });
+    const key = profile ? m[1]!.slice(profile[0].length) : m[1]!;
+    (profile ? prod : plain).push({ key, value, loc: { file, line: i + 1 }, ...(scope ? { scope } : {}) });
   });
+  sink.facts.config.push(...prod, ...plain);
 }
 
 /** SQL files (migrations): tables per statement, on the statement's first line. */

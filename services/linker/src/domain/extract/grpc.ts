@@ -162,7 +162,12 @@ export const CSHARP_GRPC: GrpcTable = {
 export const JAVA_GRPC: GrpcTable = {
   framework: 'grpc-java',
   marker: /Grpc/,
-  servers: [{ re: /class\s+\w+\s+extends\s+(?:[\w.]+\.)?(\w+)Grpc\.\1ImplBase\b/g }],
+  servers: [
+    { re: /class\s+\w+\s+extends\s+(?:[\w.]+\.)?(\w+)Grpc\.\1ImplBase\b/g },
+    // Quarkus: `extends MutinyXGrpc.XImplBase`, or `@GrpcService class T implements X` (the Mutiny interface).
+    { re: /class\s+\w+\s+extends\s+(?:[\w.]+\.)?Mutiny(\w+)Grpc\.\1ImplBase\b/g },
+    { re: /@GrpcService\b[^{;]*?\bclass\s+\w+\s+implements\s+(?:[\w.]+\.)?(\w+)\s*\{/g },
+  ],
   clients: [
     {
       re: new RegExp(String.raw`\b(\w+)Grpc\.new(?:Blocking|Future|BlockingV2)?Stub\s*\((${BALANCED})\)`, 'g'),
@@ -176,8 +181,34 @@ export const JAVA_GRPC: GrpcTable = {
     ),
     new RegExp(String.raw`\b${n}\s*=\s*Grpc\s*\.\s*newChannelBuilder\s*\(\s*(?<addr>[^,()]+(?:\([^()]*\))?)`),
   ],
+  // Quarkus: `@GrpcClient("name") Locations client` (Mutiny interface) or a generated stub type; the address is
+  // `quarkus.grpc.clients.<name>.host` / `.port` (the field's name without a value).
+  typed:
+    /@GrpcClient\b\s*(?:\(\s*(?:value\s*=\s*)?"(?<cfg>[\w.-]+)"\s*\))?\s*(?:final\s+)?(?:[\w.]+\.)?(?:Mutiny)?(?<svc>[A-Z]\w*?)(?:Grpc\.\w*Stub)?\s+(?<var>\w+)\s*[;,)=]/g,
   notMethods: /^(with\w*|getChannel|getCallOptions)$/,
   strong: /Grpc/,
+};
+
+/** Kotlin (grpc-java generated code, Quarkus `@GrpcService`, grpc-kotlin coroutine stubs). */
+export const KOTLIN_GRPC: GrpcTable = {
+  ...JAVA_GRPC,
+  framework: 'grpc-kotlin',
+  servers: [{ re: /\bclass\s+\w+[^{]*?:\s*(?:[\w.]*\.)?(?:Mutiny)?(\w+?)(?:Coroutine)?ImplBase\s*\(/g }],
+  clients: [
+    ...JAVA_GRPC.clients,
+    {
+      re: new RegExp(String.raw`\b(\w+)GrpcKt\.\1CoroutineStub\s*\((${BALANCED})\)`, 'g'),
+      service: 1,
+      conn: 2,
+    },
+  ],
+  channels: (n) => [
+    new RegExp(
+      String.raw`\b${n}\s*(?::\s*[\w.<>?]+\s*)?=\s*(?:Managed|Netty)?ChannelBuilder\s*\.\s*for(?:Address|Target)\s*\(\s*(?<addr>[^,()]+(?:\([^()]*\))?)`,
+    ),
+  ],
+  typed:
+    /@GrpcClient\b\s*(?:\(\s*(?:value\s*=\s*)?"(?<cfg>[\w.-]+)"\s*\))?\s*(?:lateinit\s+)?(?:(?:private|internal)\s+)?(?:va[lr]\s+)?(?<var>\w+)\s*:\s*(?:[\w.]+\.)?(?:Mutiny)?(?<svc>[A-Z]\w*?)(?:Grpc\.\w*Stub)?\b/g,
 };
 
 export const JS_GRPC: GrpcTable = {
@@ -562,6 +593,17 @@ export function scanGrpc(
     for (const t of text.matchAll(table.typed)) {
       const [service, v] = [t.groups?.svc ?? t[1]!, t.groups?.var ?? t[2]!];
       if (table.fieldCalls) sink.grpcFields.push({ file, name: v, service, line: line(t.index) });
+      // Quarkus names the client's configuration: quarkus.grpc.clients.<name>.host/port (defaults localhost:9000).
+      const cfg = t.groups?.cfg ?? (t.groups && 'cfg' in t.groups ? v : undefined);
+      if (cfg !== undefined)
+        sink.grpcChannels.push({
+          name: `typed:${service}`,
+          address: [
+            { config: `quarkus.grpc.clients.${cfg}.host`, fallback: 'localhost' },
+            { lit: ':' },
+            { config: `quarkus.grpc.clients.${cfg}.port`, fallback: '9000' },
+          ],
+        });
       const use = new RegExp(String.raw`(?<![\w$])${escape(v)}(?=\s*\??\.)`, 'g');
       for (const u of text.matchAll(use)) {
         const method = chainedMethod(text, u.index + v.length, table.notMethods);

@@ -1,5 +1,5 @@
 import type { Node } from '../parsers';
-import type { ExchangeType, HttpMethod, Part } from '../model';
+import { type ExchangeType, type HttpMethod, type Part, OPENAPI_CONTRACT } from '../model';
 import { joinPath } from '../routes';
 import {
   HOLE_PART,
@@ -1021,6 +1021,8 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     if (cls.type === 'interface_declaration' && (dataRest || !anns.some((a) => a.name === 'NoRepositoryBean')))
       repositoryResources(cls, dataRest);
 
+    const restClient = cls.type === 'interface_declaration' ? has('RegisterRestClient') : undefined;
+    if (restClient && className) microProfileClient(cls, restClient, has('Path'), className, body);
     const exchange = cls.type === 'interface_declaration' ? has('HttpExchange') : undefined;
     const exchangePrefix = exchange ? (str(exchange, 'url', 'value') ?? '') : '';
     // JAX-RS (Jakarta EE, Quarkus, Dropwizard, Open Liberty): a class @Path and @GET/@POST… methods with their own @Path.
@@ -1115,6 +1117,7 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
         if (a.name === 'KafkaListener') for (const t of list(a, 'topics', 'value')) sink.consume('kafka', t, loc);
       }
     }
+    if (cls.type === 'class_declaration') reactiveMessaging(body);
     if (micronautFile(cls.tree.rootNode)) micronaut(cls, has, className, body);
     else if (className && feign) {
       const url = str(feign, 'url');
@@ -1125,6 +1128,128 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
       });
     } else if (className && (controller || (cls.type === 'interface_declaration' && !classMapping)))
       interfaceUses(cls, className, body, undefined, prefix);
+    else if (className && cls.type === 'class_declaration' && !resource) contractImplementation(cls, body);
+  }
+
+  /**
+   * MicroProfile Reactive Messaging (SmallRye, Quarkus): `@Incoming("c")` methods consume channel `c`,
+   * `@Outgoing("c")` methods and `@Channel("c") Emitter<T>` fields or constructor parameters publish to it
+   * (at each `emitter.send…(…)` / `emitter::send…` of the class, else at the declaration). The broker sees
+   * `mp.messaging.<incoming|outgoing>.c.topic` (the channel name by default); a channel no configuration
+   * binds to a connector is in-process and dropped at link time (`link.ts`).
+   */
+  function reactiveMessaging(body: Node | null): void {
+    const emitters = new Map<string, { channel: string; line: number }>();
+    const channelOf = (anns: Annotation[], name: string): string | undefined => {
+      const a = anns.find((x) => x.name === name);
+      return a ? str(a, 'value') : undefined;
+    };
+    const declared = (decl: Node, anns: Annotation[], name: string | undefined): void => {
+      const channel = channelOf(anns, 'Channel');
+      if (channel && name && /Emitter\b/.test(decl.childForFieldName('type')?.text ?? ''))
+        emitters.set(name, { channel, line: lineOf(decl) });
+    };
+    for (const member of body?.namedChildren ?? []) {
+      if (member?.type === 'field_declaration')
+        for (const d of member.namedChildren)
+          if (d?.type === 'variable_declarator')
+            declared(member, annotations(member), d.childForFieldName('name')?.text);
+      if (member?.type === 'constructor_declaration')
+        for (const p of member.childForFieldName('parameters')?.namedChildren ?? [])
+          if (p?.type === 'formal_parameter') declared(p, annotations(p), p.childForFieldName('name')?.text);
+      if (member?.type !== 'method_declaration') continue;
+      const anns = annotations(member);
+      for (const a of anns) {
+        const channel = a.name === 'Incoming' || a.name === 'Outgoing' ? str(a, 'value') : undefined;
+        if (!channel) continue;
+        const loc = { file, line: lineOf(a.node) };
+        if (a.name === 'Incoming') sink.consume('kafka', `\${mp.messaging.incoming.${channel}.topic:${channel}}`, loc);
+        else sink.publish('kafka', '', `\${mp.messaging.outgoing.${channel}.topic:${channel}}`, loc);
+      }
+    }
+    if (!emitters.size || !body) return;
+    const sent = new Set<string>();
+    for (const n of body.descendantsOfType(['method_invocation', 'method_reference'])) {
+      if (!n) continue;
+      const target = n.type === 'method_invocation' ? n.childForFieldName('object') : n.namedChild(0);
+      const method = n.type === 'method_invocation' ? n.childForFieldName('name') : n.namedChild(1);
+      const name = target?.text.replace(/^this\./, '');
+      const e = name ? emitters.get(name) : undefined;
+      if (!e || !/^send/.test(method?.text ?? '')) continue;
+      sent.add(name!);
+      sink.publish('kafka', '', `\${mp.messaging.outgoing.${e.channel}.topic:${e.channel}}`, { file, line: lineOf(n) });
+    }
+    for (const [name, e] of emitters)
+      if (!sent.has(name))
+        sink.publish('kafka', '', `\${mp.messaging.outgoing.${e.channel}.topic:${e.channel}}`, { file, line: e.line });
+  }
+
+  /**
+   * MicroProfile / Quarkus REST client: `@RegisterRestClient(configKey = "k", baseUri = "…")` on an interface
+   * with a JAX-RS `@Path` prefix; each `@GET`/`@POST`… method calls its `@Path` under the base URL from
+   * `quarkus.rest-client.k.url` (also `quarkus.rest-client."k".url`), else `k/mp-rest/url`, else `baseUri`.
+   * Without a configKey the key is the interface's fully qualified name.
+   */
+  function microProfileClient(
+    cls: Node,
+    reg: Annotation,
+    path: Annotation | undefined,
+    className: string,
+    body: Node | null,
+  ): void {
+    const pkg = cls.tree.rootNode.namedChildren
+      .find((c) => c?.type === 'package_declaration')
+      ?.namedChildren.find((c) => c?.type === 'scoped_identifier' || c?.type === 'identifier')?.text;
+    const key = str(reg, 'configKey') ?? (pkg ? `${pkg}.${className}` : className);
+    const baseUri = str(reg, 'baseUri');
+    const legacy = `${key}/mp-rest/url`;
+    const base: Part[] = [
+      {
+        config: `quarkus.rest-client.${key}.url`,
+        fallback: baseUri !== undefined ? `\${${legacy}:${baseUri}}` : `\${${legacy}}`,
+      },
+    ];
+    const prefix = (path && str(path, 'value')) ?? '';
+    for (const member of body?.namedChildren ?? []) {
+      if (member?.type !== 'method_declaration') continue;
+      const anns = annotations(member);
+      const sub = anns.find((a) => a.name === 'Path');
+      for (const a of anns) {
+        const verb = JAXRS_METHODS[a.name];
+        if (!verb || a.values.size !== 0) continue;
+        const full = placeholder(joinPath(prefix, (sub && str(sub, 'value')) ?? ''));
+        sink.call(
+          verb,
+          concat(base, full),
+          'MicroProfile',
+          { file, line: lineOf(member.childForFieldName('name') ?? member) },
+          { clientClass: className },
+        );
+      }
+    }
+  }
+
+  /**
+   * A class overriding methods of interfaces it implements: if the source's OpenAPI document names them
+   * (`operationId`), the interface was generated from it at build time and the class serves those routes.
+   */
+  function contractImplementation(cls: Node, body: Node | null): void {
+    const supers = supertypes(cls);
+    if (!supers.length) return;
+    const methods: Record<string, number> = {};
+    for (const m of body?.namedChildren ?? [])
+      if (m?.type === 'method_declaration' && annotations(m).some((a) => a.name === 'Override'))
+        methods[m.childForFieldName('name')?.text ?? ''] = lineOf(m.childForFieldName('name') ?? m);
+    if (!Object.keys(methods).length) return;
+    (sink.facts.apiInterfaceUses ??= []).push({
+      kind: 'server',
+      iface: supers[0]!,
+      prefix: '',
+      framework: OPENAPI_CONTRACT,
+      methods,
+      annotated: [],
+      loc: { file, line: lineOf(cls) },
+    });
   }
 
   let micronautText: boolean | undefined;

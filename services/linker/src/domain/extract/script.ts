@@ -16,6 +16,7 @@ import {
 } from './common';
 import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
 import { kotlinMicronaut } from './kotlin-micronaut';
+import { type GrpcTable, KOTLIN_GRPC } from './grpc';
 
 /**
  * One front-end for Kotlin, Rust, Ruby and PHP: the syntax of each is a table row (which nodes are strings,
@@ -42,6 +43,8 @@ interface Syntax {
   routeAttributes?(root: Node, emit: (method: HttpMethod, path: string, line: number) => void): void;
   /** Annotated frameworks read from the whole file (Kotlin Micronaut controllers and Kafka listeners). */
   frameworks?(root: Node, file: string, sink: Sink): void;
+  /** gRPC servers and clients read from the file's text (`grpc.ts`). */
+  grpc?: GrpcTable;
 }
 
 const kids = (n: Node | null | undefined): Node[] =>
@@ -407,6 +410,7 @@ function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): Lan
         if (d) scope.add(d.name, d.value);
       };
     return {
+      ...(syn.grpc ? { grpc: syn.grpc } : {}),
       evaluate,
       declarations,
       rules: [
@@ -728,6 +732,7 @@ kotlinSyntax.routeAttributes = (root, emit) => {
 };
 
 kotlinSyntax.frameworks = kotlinMicronaut;
+kotlinSyntax.grpc = KOTLIN_GRPC;
 
 export const extractRust = extractorOf(rulesFor(rustSyntax, { routes: 'rust', attr: 'actix-web' }));
 export const extractRuby = extractorOf(rulesFor(rubySyntax, { routes: 'sinatra', attr: 'sinatra' }));
