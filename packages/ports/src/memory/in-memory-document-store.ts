@@ -75,8 +75,9 @@ class FieldIndex {
     for (const f of this.spec.fields) {
       const av = a[f];
       const bv = b[f];
-      // Keys are JSON of the values: equal primitives (undefined and null alike) give equal keys.
-      if (av !== bv && !(av == null && bv == null)) return false;
+      // Keys are JSON of the values: equal primitives (undefined and null alike) give equal keys. Not in a unique
+      // index, where a document missing every field has no key at all while one of nulls has `[null]`.
+      if (av !== bv && (this.spec.unique || !(av == null && bv == null))) return false;
       if (typeof av === 'object' && av !== null) return false; // an object's key depends on its content
     }
     return true;

@@ -23,7 +23,14 @@ import type {
   StoreKind,
 } from './model';
 import { filePath } from './extract/config';
-import { CELERY_DEFAULT_QUEUE, CELERY_ROUTE, channelName, globMatches, subjectMatches } from './extract/channels';
+import {
+  CELERY_DEFAULT_QUEUE,
+  CELERY_ROUTE,
+  channelName,
+  globMatches,
+  starGlobMatches,
+  subjectMatches,
+} from './extract/channels';
 import {
   CATCH_ALL,
   HOLE,
@@ -2066,22 +2073,17 @@ function celeryQueues(s: SourceFacts, env: SourceEnv, shared: readonly ConfigEnt
   const settings = own.length ? own : shared;
   const routes = settings
     .filter((e) => e.key.startsWith(CELERY_ROUTE))
-    .map((e) => {
-      const glob = e.key.slice(CELERY_ROUTE.length).split('*').map(escapeRegExp).join('.*');
-      return { re: new RegExp(`^${glob}$`), queue: e.value };
-    });
+    .map((e) => ({ glob: e.key.slice(CELERY_ROUTE.length), queue: e.value }));
   const fallback = settings.find((e) => e.key === CELERY_DEFAULT_QUEUE)?.value ?? 'celery';
   return {
     ...s,
     publishes: s.publishes.map((p) =>
       p.broker !== 'celery' || p.exchange
         ? p
-        : { ...p, exchange: routes.find((r) => r.re.test(p.key))?.queue ?? fallback },
+        : { ...p, exchange: routes.find((r) => starGlobMatches(r.glob, p.key))?.queue ?? fallback },
     ),
   };
 }
-
-const escapeRegExp = (x: string): string => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export function link(sources: readonly SourceFacts[]): LinkResult {
   const sorted = instantiateBusSites(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { endpointName } from '../../src/domain/bus';
-import { extractChannels, globMatches, subjectMatches } from '../../src/domain/extract/channels';
+import { extractChannels, globMatches, starGlobMatches, subjectMatches } from '../../src/domain/extract/channels';
 import { Sink } from '../../src/domain/extract/common';
 import { emptyFacts } from '../../src/domain/model';
 import { gaps, reportOf, rows } from '../support/in-memory-report';
@@ -383,6 +383,28 @@ describe('named-channel message libraries (ADR 0039)', () => {
     expect(globMatches('h[ae]llo', 'hillo')).toBe(false);
     expect(globMatches('a\\*', 'a*')).toBe(true);
     expect(globMatches('a\\*', 'ab')).toBe(false);
+  });
+});
+
+describe('glob patterns read from a repository (review25)', () => {
+  it('a PSUBSCRIBE pattern or Celery route of many `*` matches in linear time; a reversed class range does not throw', () => {
+    const pattern = '*a'.repeat(12) + 'b'; // as a regular expression: minutes against 40 characters
+    const channel = 'a'.repeat(40);
+    const started = performance.now();
+    expect(globMatches(pattern, channel)).toBe(false);
+    expect(globMatches(pattern, channel + 'b')).toBe(true);
+    expect(starGlobMatches(pattern, channel)).toBe(false);
+    expect(starGlobMatches(pattern, channel + 'b')).toBe(true);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    // Redis takes a reversed range as the range; a regular expression threw "Range out of order".
+    expect(globMatches('[z-a]', 'x')).toBe(true);
+    expect(globMatches('h[^ae]llo', 'hillo')).toBe(true);
+    expect(globMatches('h[^ae]llo', 'hallo')).toBe(false);
+    expect(globMatches('a[b', 'a[b')).toBe(true); // an unclosed class is a literal
+    expect(globMatches('a*', 'a\nb')).toBe(true);
+    expect(starGlobMatches('proj.tasks.*', 'proj.tasks.add')).toBe(true);
+    expect(starGlobMatches('proj.tasks.*', 'proj.other.add')).toBe(false);
+    expect(starGlobMatches('proj.?', 'proj.a')).toBe(false); // only `*` is special in a Celery route
   });
 });
 

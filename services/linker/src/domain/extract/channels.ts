@@ -110,25 +110,94 @@ export function subjectMatches(pattern: string, subject: string): boolean {
   return p.length === s.length;
 }
 
-/** Redis PSUBSCRIBE patterns: `*` any run, `?` one character, `[…]` a class, `\\x` a literal x. */
+/**
+ * Redis PSUBSCRIBE patterns: `*` any run, `?` one character, `[…]` a class (`^` negates, `a-z` a range), `\\x` a
+ * literal x; an unclosed `[` is a literal. Matched without a regular expression: a pattern of many `*` (read from
+ * a repository) would backtrack polynomially in a regex (`*a` 10 times against 40 characters: about a minute),
+ * and a class such as `[z-a]` would throw. This walk is O(pattern × channel) at worst.
+ */
 export function globMatches(pattern: string, channel: string): boolean {
   if (!/[*?[\\]/.test(pattern)) return pattern === channel;
-  let re = '';
+  return wildcardMatches(globTokens(pattern), channel);
+}
+
+/** One token of a glob: any run of characters, or one character that passes `test`. */
+export type GlobToken = '*' | ((ch: string) => boolean);
+
+function globTokens(pattern: string): GlobToken[] {
+  const out: GlobToken[] = [];
+  const literal =
+    (c: string): GlobToken =>
+    (ch) =>
+      ch === c;
   for (let i = 0; i < pattern.length; i++) {
     const ch = pattern[i]!;
-    if (ch === '*') re += '.*';
-    else if (ch === '?') re += '.';
-    else if (ch === '\\' && i + 1 < pattern.length) re += pattern[++i]!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    else if (ch === '[') {
+    if (ch === '*') {
+      if (out.at(-1) !== '*') out.push('*');
+    } else if (ch === '?') out.push(() => true);
+    else if (ch === '\\' && i + 1 < pattern.length) out.push(literal(pattern[++i]!));
+    else if (ch === '[' && pattern.indexOf(']', i + 1) > i) {
       const end = pattern.indexOf(']', i + 1);
-      if (end < 0) re += '\\[';
-      else {
-        re += `[${pattern.slice(i + 1, end).replace(/\\/g, '\\\\')}]`;
-        i = end;
-      }
-    } else re += ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      out.push(charClass(pattern.slice(i + 1, end)));
+      i = end;
+    } else out.push(literal(ch));
   }
-  return new RegExp(`^${re}$`, 's').test(channel);
+  return out;
+}
+
+/** A `[…]` class body: `^` first negates, `x-y` is a range (either order), `\\x` a literal x. */
+function charClass(body: string): (ch: string) => boolean {
+  const negate = body.startsWith('^');
+  const ranges: [string, string][] = [];
+  for (let i = negate ? 1 : 0; i < body.length; i++) {
+    let lo = body[i]!;
+    if (lo === '\\' && i + 1 < body.length) lo = body[++i]!;
+    if (body[i + 1] === '-' && i + 2 < body.length) {
+      let hi = body[i + 2]!;
+      i += 2;
+      if (hi === '\\' && i + 1 < body.length) hi = body[++i]!;
+      ranges.push(lo <= hi ? [lo, hi] : [hi, lo]);
+    } else ranges.push([lo, lo]);
+  }
+  return (ch) => ranges.some(([lo, hi]) => ch >= lo && ch <= hi) !== negate;
+}
+
+/**
+ * Whether `text` matches the tokens (each but `*` one character): the two-pointer walk that returns to the last
+ * `*` on a mismatch, O(tokens × text) at worst, never exponential.
+ */
+export function wildcardMatches(tokens: readonly GlobToken[], text: string): boolean {
+  let t = 0;
+  let s = 0;
+  let star = -1;
+  let resume = 0;
+  while (s < text.length) {
+    const tok = tokens[t];
+    if (tok !== undefined && tok !== '*' && tok(text[s]!)) {
+      t++;
+      s++;
+    } else if (tok === '*') {
+      star = t++;
+      resume = s;
+    } else if (star >= 0) {
+      t = star + 1;
+      s = ++resume;
+    } else return false;
+  }
+  while (tokens[t] === '*') t++;
+  return t === tokens.length;
+}
+
+/** Celery `task_routes` keys: `*` any run, every other character itself. */
+export function starGlobMatches(pattern: string, name: string): boolean {
+  const tokens: GlobToken[] = [];
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i]!;
+    if (ch === '*') {
+      if (tokens.at(-1) !== '*') tokens.push('*');
+    } else tokens.push((c) => c === ch);
+  }
+  return wildcardMatches(tokens, name);
 }
 
 export type Emit = (side: 'publish' | 'consume', broker: Broker, name: string, index: number, via?: string) => void;
