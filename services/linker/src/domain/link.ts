@@ -2085,6 +2085,22 @@ function celeryQueues(s: SourceFacts, env: SourceEnv, shared: readonly ConfigEnt
   };
 }
 
+/**
+ * One row per (call site, target): two rules that reach the same call (a wrapper's summary and a field followed
+ * across files) must not report it twice. The first of equal rows is kept.
+ */
+export function oneRowPerSite(links: readonly Link[]): Link[] {
+  const seen = new Set<string>();
+  return links.filter((l) => {
+    const key = [l.kind, l.caller.source, l.caller.file, l.caller.line, l.calls]
+      .concat([l.servedBy.source, l.servedBy.file, l.servedBy.line, l.served])
+      .join('|');
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
 export function link(sources: readonly SourceFacts[]): LinkResult {
   const sorted = instantiateBusSites(
     instantiateOutboxes(
@@ -2160,6 +2176,7 @@ export function link(sources: readonly SourceFacts[]): LinkResult {
       compareEvidence(a.servedBy, b.servedBy) ||
       cmp(a.calls, b.calls),
   );
+  out.links.splice(0, out.links.length, ...oneRowPerSite(out.links));
   out.unresolved.sort((a, b) => compareEvidence(a.caller, b.caller) || cmp(a.calls, b.calls));
   out.gaps.sort((a, b) => compareEvidence(a.at, b.at) || cmp(a.what, b.what));
   out.shared.sort((a, b) => cmp(a.store, b.store));

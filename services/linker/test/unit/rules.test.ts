@@ -170,3 +170,22 @@ describe('ingest slots', () => {
     expect(order).toEqual(['c', 'd']);
   });
 });
+
+describe('one row per (call site, target) (issue 20 item 5)', () => {
+  it('drops a second equal row that another rule reached; a different target or call at the site stays', async () => {
+    const { oneRowPerSite } = await import('../../src/domain/link');
+    const at = (source: string, line: number) => ({ source, file: 'server.go', line });
+    const row = (calls: string, target: string) => ({
+      kind: 'api' as const,
+      caller: at('order', 59),
+      calls,
+      servedBy: at(target, 24),
+      served: calls,
+      match: 'service and method',
+      edge: calls,
+    });
+    const a = row('gRPC pb.AccountService/GetAccount', 'account');
+    const links = [a, { ...a }, row('gRPC pb.AccountService/GetAccount', 'accounts-v2'), row('gRPC pb.X/Y', 'account')];
+    expect(oneRowPerSite(links)).toEqual([links[0], links[2], links[3]]);
+  });
+});
