@@ -1,5 +1,6 @@
 import { Query } from 'web-tree-sitter';
 import type { Node } from '../parsers';
+import type { NestPiece } from './nest-micro';
 import type {
   Broker,
   BusSite,
@@ -363,6 +364,7 @@ export interface SinkState {
   readonly messageWrappers: readonly MessageWrapper[];
   readonly topicRefs: Sink['topicRefs'];
   readonly grpcChannels: Sink['grpcChannels'];
+  readonly nest: Sink['nest'];
   readonly registryBinds: Sink['registryBinds'];
   readonly registrations: Sink['registrations'];
   readonly optionSections: ReadonlyMap<string, string>;
@@ -507,6 +509,8 @@ export class Sink {
   readonly topicRefs: { side: 'publish' | 'consume'; parts: Part[]; loc: Loc }[] = [];
   /** gRPC channels dialled into a named variable or field, with their address (for clients of other files). */
   readonly grpcChannels: { name: string; address: Part[] }[] = [];
+  /** NestJS microservice registrations, injections, sends and handlers of every file (nest-micro.ts). */
+  readonly nest: NestPiece[] = [];
   /**
    * Message-bus library facts joined once the source is read: a bind of `queue` to `exchange` with each
    * key of a registry member (`foreach (var (k, _) in info.EventTypes) QueueBind(q, ex, k)`), and the
@@ -540,6 +544,7 @@ export class Sink {
       messageWrappers: this.messageWrappers,
       topicRefs: this.topicRefs,
       grpcChannels: this.grpcChannels,
+      nest: this.nest,
       registryBinds: this.registryBinds,
       registrations: this.registrations,
       optionSections: this.optionSections,
@@ -573,6 +578,7 @@ export class Sink {
     this.messageWrappers.push(...state.messageWrappers);
     this.topicRefs.push(...state.topicRefs);
     this.grpcChannels.push(...state.grpcChannels);
+    this.nest.push(...state.nest);
     this.registryBinds.push(...state.registryBinds);
     this.registrations.push(...state.registrations);
     for (const [k, v] of state.optionSections) this.optionSections.set(k, v);

@@ -18,6 +18,7 @@ import {
   nameOf,
 } from './common';
 import { extractProto } from './grpc';
+import { resolveNestMicroservices } from './nest-micro';
 import { IMPLICIT_DATA_REST } from './java';
 import { extractChannels, sidecarPublishes } from './channels';
 import { type GeneratedOperation, linkGeneratedOperations } from './generated-clients';
@@ -291,6 +292,7 @@ export async function extractSource(
     if (t.side === 'publish') sink.publish('kafka', '', topic, t.loc);
     else sink.consume('kafka', topic, t.loc);
   }
+  resolveNestMicroservices(sink, resolve);
   applyWrappers(facts, sink);
   applyMessageWrappers(facts, sink, resolve);
   summariseRegistryBinds(facts, sink, resolve);
