@@ -467,6 +467,9 @@ export function instantiateReturns(
 ): Part[] {
   return concat(
     ...parts.map((p): readonly Part[] => {
+      // Alternatives (`cond ? A(x) : B(x)`): each instantiated.
+      if ('hole' in p && p.alts)
+        return [{ hole: true, alts: p.alts.map((a) => instantiateReturns(a, sink, resolve, depth, budget)) }];
       if (!('ref' in p)) return [p];
       if (p.ref.startsWith(PARAM_MARK)) return [HOLE_PART];
       if (!p.ref.startsWith(CALL_MARK)) return [p];
