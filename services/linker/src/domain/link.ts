@@ -1369,8 +1369,10 @@ function linkGrpc(sources: readonly SourceFacts[], topo: Topology, out: LinkResu
         : reg.service;
       if (!service) continue;
       const d = declare(s, service);
+      // A method registered by its handler's name (`login`) is the proto's rpc (`Login`) when one is declared.
+      const rpc = reg.method ? d?.decl.methods.find((m) => sameMethod(m.name, reg.method!)) : undefined;
       const methods = reg.method
-        ? [{ name: reg.method }]
+        ? [{ name: rpc?.name ?? reg.method }]
         : d?.decl.methods.map((m) => ({
             name: m.name,
             at: { source: d.source, file: d.decl.file, line: m.line },

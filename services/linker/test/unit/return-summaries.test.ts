@@ -92,6 +92,39 @@ describe('return-value summaries: URLs built by methods of other classes and fil
     expect(unresolved(r)).toEqual([]);
   });
 
+  it('C#: `cond ? API.A(base) : API.B(base)` is both URLs, one call each (issue 20, Tailwind Traders)', async () => {
+    const r = await reportOf({
+      web: {
+        'Infrastructure/API.cs': lines(
+          'public static class API',
+          '{',
+          '    public static class Products',
+          '    {',
+          '        public static string All(string baseUri) => $"{baseUri}/api/v1/basket";',
+          '        public static string Filter(string baseUri, int n) => $"{baseUri}/api/v1/basket/checkout";',
+          '    }',
+          '}',
+        ),
+        'Services/ProductsService.cs': lines(
+          'public class ProductsService',
+          '{',
+          '    private readonly HttpClient _client;',
+          '    public async Task Send(int n, HttpContent body)',
+          '    {',
+          '        var url = n > 0 ? API.Products.Filter("http://basket-api", n) : API.Products.All("http://basket-api");',
+          '        await _client.PostAsync(url, body);',
+          '    }',
+          '}',
+        ),
+      },
+      'basket-api': basketApi,
+    });
+    expect(rows(r)).toEqual([
+      'web Services/ProductsService.cs:7 | POST basket-api/api/v1/basket | basket-api Controllers/BasketController.cs:7 POST /api/v1/Basket (aspnetcore-mvc)',
+      'web Services/ProductsService.cs:7 | POST basket-api/api/v1/basket/checkout | basket-api Controllers/BasketController.cs:8 POST /api/v1/Basket/checkout (aspnetcore-mvc)',
+    ]);
+  });
+
   it('Java: a static URL helper of another class, and an instance helper reached through a field, each with arguments', async () => {
     const r = await reportOf({
       web: {

@@ -1,5 +1,6 @@
 import { Query } from 'web-tree-sitter';
 import type { Node } from '../parsers';
+import type { NestPiece } from './nest-micro';
 import type {
   Broker,
   BusSite,
@@ -364,6 +365,7 @@ export interface SinkState {
   readonly topicRefs: Sink['topicRefs'];
   readonly grpcChannels: Sink['grpcChannels'];
   readonly grpcFields: Sink['grpcFields'];
+  readonly nest: Sink['nest'];
   readonly registryBinds: Sink['registryBinds'];
   readonly registrations: Sink['registrations'];
   readonly optionSections: ReadonlyMap<string, string>;
@@ -466,6 +468,9 @@ export function instantiateReturns(
 ): Part[] {
   return concat(
     ...parts.map((p): readonly Part[] => {
+      // Alternatives (`cond ? A(x) : B(x)`): each instantiated.
+      if ('hole' in p && p.alts)
+        return [{ hole: true, alts: p.alts.map((a) => instantiateReturns(a, sink, resolve, depth, budget)) }];
       if (!('ref' in p)) return [p];
       if (p.ref.startsWith(PARAM_MARK)) return [HOLE_PART];
       if (!p.ref.startsWith(CALL_MARK)) return [p];
@@ -508,6 +513,8 @@ export class Sink {
   readonly topicRefs: { side: 'publish' | 'consume'; parts: Part[]; loc: Loc }[] = [];
   /** gRPC channels dialled into a named variable or field, with their address (for clients of other files). */
   readonly grpcChannels: { name: string; address: Part[] }[] = [];
+  /** NestJS microservice registrations, injections, sends and handlers of every file (nest-micro.ts). */
+  readonly nest: NestPiece[] = [];
   /**
    * Go: struct fields typed as a generated client (`uc userv1.UserClient`, `service` set) and calls through a
    * field of a receiver (`r.data.uc.GetUser(`, `method` set), by file; joined per package folder once the
@@ -548,6 +555,7 @@ export class Sink {
       topicRefs: this.topicRefs,
       grpcChannels: this.grpcChannels,
       grpcFields: this.grpcFields,
+      nest: this.nest,
       registryBinds: this.registryBinds,
       registrations: this.registrations,
       optionSections: this.optionSections,
@@ -582,6 +590,7 @@ export class Sink {
     this.topicRefs.push(...state.topicRefs);
     this.grpcChannels.push(...state.grpcChannels);
     this.grpcFields.push(...state.grpcFields);
+    this.nest.push(...state.nest);
     this.registryBinds.push(...state.registryBinds);
     this.registrations.push(...state.registrations);
     for (const [k, v] of state.optionSections) this.optionSections.set(k, v);

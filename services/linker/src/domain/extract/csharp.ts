@@ -7,6 +7,7 @@ import {
   isClientModel,
   LIST_SEP,
   concat,
+  conditionalValue,
   httpMethod,
   lineOf,
   lit,
@@ -273,6 +274,17 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
         );
       case 'verbatim_string_literal':
         return lit(node.text.slice(2, -1));
+      case 'conditional_expression': {
+        // `cond ? A : B`: a value both share, else both as alternatives (one call per value).
+        const a = node.childForFieldName('consequence');
+        const b = node.childForFieldName('alternative');
+        if (!a || !b) return [HOLE_PART];
+        const [va, vb] = [evaluate(a), evaluate(b)];
+        const v = conditionalValue(va, vb);
+        // An optional fragment (`k is null ? "" : $"kind={k}&"`) stays unknown: its values differ in the query only.
+        const empty = literal(va) === '' || literal(vb) === '';
+        return v.length === 1 && 'hole' in v[0]! && !empty ? [{ hole: true, alts: [va, vb] }] : v;
+      }
       case 'raw_string_literal':
         return lit(node.text.replace(/^"+/, '').replace(/"+$/, ''));
       case 'interpolated_string_expression': {

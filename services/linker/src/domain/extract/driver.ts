@@ -31,6 +31,8 @@ export interface FileRules {
   readonly rules: readonly NodeRule[];
   /** The language's gRPC table (servers, clients, channels), read after the rules. */
   readonly grpc?: GrpcTable;
+  /** A framework read from the whole file's text after the rules (NestJS microservices). */
+  readonly scan?: (root: Node, lookup: (name: string) => Part[] | undefined) => void;
 }
 
 /** A language: builds the rule table of one file over its context. */
@@ -75,6 +77,7 @@ export function extractorOf(language: LanguageRules): CodeExtractor {
       if (at) for (const i of at) rule.each(collected[i]!);
     }
     if (rules.grpc) scanGrpc(rules.grpc, root, file, sink, (name) => scope.lookup(name));
+    rules.scan?.(root, (name) => scope.lookup(name));
     scopeOut(scope);
   };
 }

@@ -263,7 +263,7 @@ const COMMENTS = ['comment', 'line_comment', 'block_comment'];
 const FULL_METHOD = /["'`]\/([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\.([A-Z]\w*)\/([A-Za-z]\w*)["'`]/g;
 
 /** The text with comments blanked (newlines kept, so offsets and lines stay). */
-function codeText(root: Node): string {
+export function codeText(root: Node): string {
   const text = root.text;
   const parts: string[] = [];
   let at = 0;
@@ -277,7 +277,7 @@ function codeText(root: Node): string {
   return parts.join('');
 }
 
-function lineAt(text: string): (offset: number) => number {
+export function lineAt(text: string): (offset: number) => number {
   const starts = [0];
   for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) starts.push(i + 1);
   return (offset) => {
@@ -346,7 +346,7 @@ const ENV_READS: readonly RegExp[] = [
  * An address expression as parts: literals, concatenation, environment reads (with `??`/`||`/`or`
  * defaults), and names assigned in the file (or its scope's constants); anything else is a run-time value.
  */
-function evaluateText(
+export function evaluateText(
   expr: string,
   text: string,
   lookup: (name: string) => Part[] | undefined,

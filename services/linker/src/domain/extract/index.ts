@@ -19,6 +19,7 @@ import {
 } from './common';
 import { extractProto } from './grpc';
 import { IMPORTED_CLIENT, MODULE_BASE, MODULE_ELSE } from './javascript';
+import { resolveNestMicroservices } from './nest-micro';
 import { IMPLICIT_DATA_REST } from './java';
 import { extractChannels, sidecarPublishes } from './channels';
 import { type GeneratedOperation, linkGeneratedOperations } from './generated-clients';
@@ -292,6 +293,7 @@ export async function extractSource(
     if (t.side === 'publish') sink.publish('kafka', '', topic, t.loc);
     else sink.consume('kafka', topic, t.loc);
   }
+  resolveNestMicroservices(sink, resolve);
   applyWrappers(facts, sink);
   applyMessageWrappers(facts, sink, resolve);
   summariseRegistryBinds(facts, sink, resolve);

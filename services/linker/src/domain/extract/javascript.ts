@@ -23,6 +23,7 @@ import {
 } from './common';
 import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
 import { JS_GRPC } from './grpc';
+import { scanNest } from './nest-micro';
 import { FUNCTIONS } from './scope';
 
 const VERBS = new Set(['get', 'post', 'put', 'patch', 'delete', 'del', 'all', 'head', 'options']);
@@ -883,6 +884,7 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
 
   return {
     grpc: JS_GRPC,
+    scan: (root, lookup) => scanNest(root, file, sink, lookup),
     evaluate,
     declarations,
     rules: [

@@ -481,7 +481,10 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     if (/^(APIRouter|fastapi\.APIRouter|Blueprint|flask\.Blueprint)$/.test(fn))
       prefixes.set(name, literal(kw.get('prefix') ?? kw.get('url_prefix')) ?? '');
     if (/^(Flask|flask\.Flask|Blueprint|flask\.Blueprint)$/.test(fn)) flaskApps.add(name);
-    if (/^(httpx\.(Async)?Client|requests\.Session|Session)$/.test(fn)) clients.set(name, kw.get('base_url') ?? []);
+    // `from httpx import AsyncClient`: the bare name is httpx's client.
+    const httpxClient = /^(Async)?Client$/.test(fn) && imports.get(fn)?.module === `httpx/${fn}`;
+    if (httpxClient || /^(httpx\.(Async)?Client|requests\.Session|Session)$/.test(fn))
+      clients.set(name, kw.get('base_url') ?? []);
     // aiohttp.ClientSession(base_url) — positional or keyword
     if (/^(aiohttp\.)?ClientSession$/.test(fn)) {
       const first = v
