@@ -1206,6 +1206,13 @@ function linkCalls(sources: readonly SourceFacts[], topo: Topology, out: LinkRes
             .join(' and ')}, which a browser reaches only through the page's server`,
           candidates.map((c) => ev(c.source, c.endpoint.loc)).sort(compareEvidence),
         );
+      } else if (!target.host && !relative && isProbePath(callSegs)) {
+        // Every service answers a health or readiness probe: under a host only known at run time, one other
+        // repository serving the path says nothing about which service is probed.
+        unresolved(
+          'dynamic URL',
+          `the host is only known at run time and ${displayTemplate(callSegs)} is a generic health/readiness probe path, which does not tell services apart`,
+        );
       } else if (candidates.length === 1) {
         out.links.push(apiLink(caller, calls, candidates[0]!, undefined));
       } else {
@@ -1221,6 +1228,28 @@ function linkCalls(sources: readonly SourceFacts[], topo: Topology, out: LinkRes
       }
     }
   }
+}
+
+/** Probe endpoints every service may expose (`/health`, `/actuator/health`, `/healthz`, `/ready`, `/health/live`). */
+const PROBE_SEGMENTS = new Set([
+  'health',
+  'healthz',
+  'healthcheck',
+  'health-check',
+  'hc',
+  'ready',
+  'readyz',
+  'readiness',
+  'live',
+  'livez',
+  'liveness',
+  'alive',
+  'ping',
+  'status',
+  'actuator',
+]);
+function isProbePath(segs: readonly string[]): boolean {
+  return segs.length > 0 && segs.every((s) => PROBE_SEGMENTS.has(s.toLowerCase()));
 }
 
 type Forwarded = { link: Candidate; via: string } | { reason: UnresolvedReason; detail: string };
