@@ -148,7 +148,13 @@ export type FieldUse =
       readonly exchange: Part[];
       readonly key: Part[];
       readonly loc: Loc;
-    };
+    }
+  /** A RabbitMQ queue consumed by the name of a field (aio-pika `declare_queue(name=self.service_name)`). */
+  | { readonly kind: 'consume'; readonly queue: Part[]; readonly loc: Loc };
+
+/** The names a field use is made of. */
+export const fieldUseParts = (u: FieldUse): Part[] =>
+  u.kind === 'http' ? u.url : u.kind === 'consume' ? u.queue : [...u.exchange, ...u.key];
 /** The most values a variable set in several branches keeps (more: unknown), and calls one site expands to. */
 export const MAX_ALTERNATIVES = 4;
 

@@ -24,6 +24,7 @@ import {
   CTOR_REF,
   FIELD_REF,
   type FieldUse,
+  fieldUseParts,
 } from './common';
 import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
 import { MAX_SITES_PER_FILE, type MethodSpan, summariseFromUses } from './objects';
@@ -715,11 +716,13 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
       v.map((p) => (mine(p) ? { ref: `${FIELD_REF}#${CTOR_REF.exec((p as { ref: string }).ref)![2]}` } : p));
     const uses: FieldUse[] = sink.fieldUses
       .filter((u) => u.loc.file === file && u.loc.line >= start && u.loc.line <= end)
-      .filter((u) => (u.kind === 'http' ? u.url : [...u.exchange, ...u.key]).some(mine))
+      .filter((u) => fieldUseParts(u).some(mine))
       .map((u) =>
         u.kind === 'http'
           ? { ...u, url: asField(u.url) }
-          : { ...u, exchange: asField(u.exchange), key: asField(u.key) },
+          : u.kind === 'consume'
+            ? { ...u, queue: asField(u.queue) }
+            : { ...u, exchange: asField(u.exchange), key: asField(u.key) },
       );
     if (uses.length === 0) return;
     const arity = Math.max(

@@ -1,6 +1,6 @@
 import type { Node } from '../parsers';
 import type { ExchangeType, ObjClass, ObjEffect, ObjMethod, ObjValue, Part } from '../model';
-import { FIELD_REF, type FieldUse, HOLE_PART, concat, isFieldRef, lit } from './common';
+import { FIELD_REF, type FieldUse, HOLE_PART, concat, fieldUseParts, isFieldRef, lit } from './common';
 
 /**
  * Object summaries (ADR 0062): a class is summarised as what its constructors and methods do, in order,
@@ -389,7 +389,7 @@ export function summariseFromUses(
     const effects: ObjEffect[] = [];
     for (const u of uses) {
       if (u.loc.line < m.start || u.loc.line > m.end || effects.length >= MAX_EFFECTS) continue;
-      const refs = (u.kind === 'http' ? u.url : [...u.exchange, ...u.key]).filter(isFieldRef);
+      const refs = fieldUseParts(u).filter(isFieldRef);
       if (!refs.every((r) => 'ref' in r && fields.has(r.ref.slice(FIELD_REF.length)))) continue;
       if (u.kind === 'http')
         effects.push({
@@ -399,6 +399,8 @@ export function summariseFromUses(
           client: u.client,
           line: u.loc.line,
         });
+      else if (u.kind === 'consume')
+        effects.push({ op: 'consume', queue: symbolic(u.queue, m.params), line: u.loc.line });
       else
         effects.push({
           op: 'publish',

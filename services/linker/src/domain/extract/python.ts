@@ -23,6 +23,7 @@ import {
   summarisable,
   returnStatements,
   FIELD_REF,
+  isFieldRef,
 } from './common';
 import { MAX_SITES_PER_FILE, type MethodSpan, summariseFromUses } from './objects';
 import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
@@ -388,6 +389,12 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
         // `url = …` inside a function is local to it (Python's rule); `self.url = …` is the object's.
         scope.add(left.text, right, left.type === 'identifier');
         classify(left.text, right);
+        // A pydantic `BaseSettings` field (`service_name: str = 'x'`): the environment variable of its name
+        // (case-insensitive, pydantic's default), the declared value when unset.
+        if (left.type === 'identifier' && isSettingsField(node)) {
+          const fallback = literal(evaluate(right));
+          scope.set(left.text, [{ env: left.text.toUpperCase(), ...(fallback !== undefined ? { fallback } : {}) }]);
+        }
         if (left.text === '__tablename__' || left.text === 'db_table') {
           const t = literal(evaluate(right));
           if (t) sink.data('table', t, { file, line: lineOf(node) });
@@ -469,6 +476,14 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     },
   };
 
+  /** An assignment directly in the body of a class deriving from pydantic's `BaseSettings`. */
+  function isSettingsField(asg: Node): boolean {
+    const cls = asg.parent?.type === 'expression_statement' ? asg.parent.parent?.parent : undefined;
+    if (cls?.type !== 'class_definition') return false;
+    const bases = cls.childForFieldName('superclasses')?.namedChildren ?? [];
+    return bases.some((b) => b !== null && /(^|\.)BaseSettings$/.test(b.text));
+  }
+
   function classify(name: string, value: Node): void {
     let v = value;
     while (v.type === 'await' || v.type === 'parenthesized_expression') v = v.namedChild(0) ?? v;
@@ -499,7 +514,12 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     const declared = /\.declare_(exchange|queue)$/.exec(fn);
     if (declared) {
       const first = v.childForFieldName('arguments')?.namedChildren.find((x) => x !== null && x.type !== 'comment');
-      const arg = first?.type === 'keyword_argument' ? undefined : first;
+      // The name positional or as `name=` (aio-pika's keyword): `declare_queue(name=self.service_name, durable=True)`.
+      const named = v
+        .childForFieldName('arguments')
+        ?.namedChildren.find((x) => x?.type === 'keyword_argument' && x.childForFieldName('name')?.text === 'name')
+        ?.childForFieldName('value');
+      const arg = first?.type === 'keyword_argument' ? (named ?? undefined) : first;
       const parts = !arg || arg.type === 'none' ? [] : paramOr(arg, v);
       const kind = declared[1] as 'exchange' | 'queue';
       amqpVars.set(`${ownerOf(value)}:${name}`, { kind, name: parts, line: lineOf(v) });
@@ -591,6 +611,11 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
         });
       sink.binding(nameOf(ex) ?? '{}', nameOf(queueName(mine.name)) ?? '{}', nameOf(key) ?? '', loc);
     } else if (name === 'consume' && mine?.kind === 'queue') {
+      // A queue named by the object's field: its class's summary consumes where the object is created.
+      if (mine.name.some(isFieldRef)) {
+        sink.fieldUses.push({ kind: 'consume', queue: mine.name, loc });
+        return;
+      }
       if (within && hasParam(mine.name))
         sink.messageWrappers.push({
           within,
