@@ -524,6 +524,13 @@ export interface SourceFacts {
   /** Go calls through a field bound in another file of the package, and the fields each file binds. */
   goFieldSites?: GoFieldSite[];
   goHolders?: GoHolder[];
+  /**
+   * Go route tables (`var routes = Routes{Route{"GetProducts", "GET", "/products", h}}`, rows by their path and
+   * method values) and the loops registering each row of one (`for _, r := range routes { sub.HandleFunc(r.Pattern, …) }`),
+   * joined per package folder once the source is read.
+   */
+  goRouteTables?: { file: string; table: string; rows: { path: string; method?: HttpMethod; line: number }[] }[];
+  goRouteLoops?: { file: string; table: string; prefix: string; framework: string; methods: boolean }[];
   /** Go functions passed as arguments, for the prefixes the callee mounts them under (`go-packages.ts`). */
   goCallbacks?: GoCallback[];
   /** Go locals bound to another package's constructor call (`cfg := config.Load()`): `cfg.X` is that field. */

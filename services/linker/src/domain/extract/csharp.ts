@@ -329,6 +329,9 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
         const opt = /^(\w+)\.(?:Value|CurrentValue)\.(\w+)$/.exec(node.text);
         const cls = opt ? optionsParams.get(opt[1]!) : undefined;
         if (cls) return [{ ref: `IOptions<${cls}>.${opt![2]!}` }];
+        const held = /^(?:this\.)?(\w+)\.(\w+)$/.exec(node.text);
+        const heldCls = held ? optionsValues.get(held[1]!) : undefined;
+        if (heldCls) return [{ ref: `IOptions<${heldCls}>.${held![2]!}` }];
         return (
           scope.lookup(node.text) ?? scope.lookup(node.childForFieldName('name')?.text ?? '') ?? [{ ref: node.text }]
         );
@@ -475,9 +478,20 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     });
   }
 
+  /**
+   * `_settings = options.Value` (or `var s = options.CurrentValue`) of an `IOptions<T>` parameter or field: the
+   * name holds T, so `_settings.ProductsApiUrl` reads like `options.Value.ProductsApiUrl`.
+   */
+  const optionsValues = new Map<string, string>();
+  const holdOptionsValue = (name: string, value: Node): void => {
+    const from = /^(?:this\.)?(\w+)\.(?:Value|CurrentValue)$/.exec(value.text)?.[1];
+    const cls = from ? optionsParams.get(from) : undefined;
+    if (cls) optionsValues.set(name, cls);
+  };
   const declareVariable = (node: Node): void => {
     const name = node.childForFieldName('name') ?? named(node)[0];
     const value = named(node).slice(1).pop();
+    if (name && value) holdOptionsValue(name.text, value);
     if (name && value) {
       scope.add(name.text, value, true);
       classify(name.text, value);
@@ -501,6 +515,7 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     }
     if (left && right && (left.type === 'identifier' || left.type === 'member_access_expression')) {
       const n = left.text.replace(/^this\./, '');
+      holdOptionsValue(n, right);
       scope.add(n, right);
       classify(n, right);
     }

@@ -262,6 +262,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
     let methods: HttpMethod[] = [];
     let hasPath = false;
     let prefix = '';
+    let pathArg: Node | undefined;
     let node: Node | null | undefined = call.childForFieldName('function')?.childForFieldName('operand');
     while (node?.type === 'call_expression') {
       const fn = node.childForFieldName('function');
@@ -271,10 +272,16 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
       if (field === 'Path' && first) {
         hasPath = true;
         path = literal(evaluate(first));
+        pathArg = first;
       } else if (field === 'PathPrefix' && first) prefix = joinPath(literal(evaluate(first)) ?? '{}', prefix);
       else if (field === 'Methods') methods = methodsOf(node);
       else if (!/^(Queries|Headers|HeadersRegexp|Schemes|Host|Name|MatcherFunc)$/.test(field ?? '')) return;
       node = fn.childForFieldName('operand');
+    }
+    if (node && hasPath && path === undefined && !prefix) {
+      const r = node.type === 'call_expression' ? undefined : node.text;
+      if (r) loopRoute(call, pathArg, r, routers.get(r)?.framework ?? 'gorilla/mux');
+      return;
     }
     if (!node || (hasPath ? path === undefined : !prefix)) return;
     const router = routers.get(node.text);
@@ -376,7 +383,10 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
     const router = routers.get(receiver);
     if ((name === 'HandleFunc' || name === 'Handle') && vals[0]) {
       const pattern = routeOf(vals[0], call);
-      if (pattern === undefined) return;
+      if (pattern === undefined) {
+        loopRoute(call, a[0], receiver, router?.framework ?? 'gorilla/mux');
+        return;
+      }
       // Go 1.22 patterns: "GET /orders/{id}"
       const m = /^([A-Z]+)\s+(\/.*)$/.exec(pattern);
       let methods: HttpMethod[] = [m ? (httpMethod(m[1]) ?? 'ANY') : 'ANY'];
@@ -439,6 +449,89 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
     if (/^(httptransport|kithttp)$/.test(receiver) && name === 'NewClient' && vals[1]) {
       sink.call(httpMethod(literal(vals[0])) ?? 'GET', vals[1], 'go-kit', loc);
     }
+  }
+
+  /** A row value of a route table: a string, `http.MethodGet`, or `strings.ToUpper("Get")`. */
+  function rowString(v: Node): string | undefined {
+    if (v.type === 'selector_expression' && /^http\.Method\w+$/.test(v.text)) return v.text.slice('http.Method'.length);
+    if (
+      v.type === 'call_expression' &&
+      /^strings\.To(Upper|Lower)$/.test(v.childForFieldName('function')?.text ?? '')
+    ) {
+      const a = args(v)[0];
+      return a ? literal(evaluate(a)) : undefined;
+    }
+    return literal(evaluate(v));
+  }
+
+  /**
+   * A route table: a slice literal of struct rows holding a path (`Routes{Route{"Name", "GET", "/x", h}, …}`,
+   * positional or keyed), each row's path its string starting with `/` and its method the one naming an HTTP
+   * method (an upper-case one first); kept by variable name for the loops that register its rows.
+   */
+  function onRouteTable(c: Node): void {
+    const holder = c.parent?.type === 'expression_list' ? c.parent.parent : c.parent;
+    let name: string | undefined;
+    if (holder?.type === 'var_spec') name = holder.childForFieldName('name')?.text;
+    else if (holder?.type === 'short_var_declaration' || holder?.type === 'assignment_statement')
+      name = holder.childForFieldName('left')?.text;
+    if (!name || !/^\w+$/.test(name)) return;
+    const rows: { path: string; method?: HttpMethod; line: number }[] = [];
+    for (const el of c.childForFieldName('body')?.namedChildren ?? []) {
+      const inner = el?.type === 'literal_element' ? el.namedChild(0) : el;
+      const body = inner?.type === 'composite_literal' ? inner.childForFieldName('body') : inner;
+      if (body?.type !== 'literal_value') continue;
+      let path: string | undefined;
+      let line = 0;
+      const methods: string[] = [];
+      for (const f of body.namedChildren) {
+        const v = f?.type === 'keyed_element' ? f.namedChildren[1] : f;
+        const node = v?.type === 'literal_element' ? v.namedChild(0) : v;
+        const str = node ? rowString(node) : undefined;
+        if (str === undefined) continue;
+        if (path === undefined && str.startsWith('/')) {
+          path = str;
+          line = lineOf(node!);
+        } else if (httpMethod(str) && str !== 'ANY') methods.push(str);
+      }
+      if (path === undefined) continue;
+      const method = httpMethod(methods.find((m) => m === m.toUpperCase()) ?? methods[0]);
+      rows.push(method ? { path, method, line } : { path, line });
+    }
+    if (rows.length) (sink.facts.goRouteTables ??= []).push({ file, table: name, rows });
+  }
+
+  /**
+   * A route registered in a loop over a table (`for _, route := range routes { sub.HandleFunc(route.Pattern, …)
+   * .Methods(route.Method) }`): the table's rows are the routes, under the prefix of the router registering them.
+   */
+  function loopRoute(call: Node, pathArg: Node | undefined, receiver: string, framework: string): boolean {
+    if (pathArg?.type !== 'selector_expression') return false;
+    const v = pathArg.childForFieldName('operand')?.text;
+    for (let n: Node | null = call.parent; n; n = n.parent) {
+      if (n.type === 'function_declaration' || n.type === 'func_literal' || n.type === 'method_declaration') break;
+      if (n.type !== 'for_statement') continue;
+      const range = n.namedChildren.find((x) => x?.type === 'range_clause');
+      const left = range?.childForFieldName('left')?.namedChildren.map((x) => x?.text) ?? [];
+      const table = range?.childForFieldName('right');
+      if (!v || left[left.length - 1] !== v || table?.type !== 'identifier') continue;
+      // A `Methods(route.X)` anywhere on the chain: each row's own method.
+      let methods = false;
+      for (let c: Node | null = call; c; c = c.parent?.parent ?? null) {
+        const sel = c.type === 'call_expression' ? c.childForFieldName('function') : null;
+        if (sel?.type === 'selector_expression' && sel.childForFieldName('field')?.text === 'Methods') methods = true;
+        if (c.parent?.type !== 'selector_expression') break;
+      }
+      for (let c = call.childForFieldName('function')?.childForFieldName('operand'); c?.type === 'call_expression';) {
+        const sel = c.childForFieldName('function');
+        if (sel?.childForFieldName('field')?.text === 'Methods') methods = true;
+        c = sel?.childForFieldName('operand');
+      }
+      const prefix = prefixOf(call, receiver);
+      (sink.facts.goRouteLoops ??= []).push({ file, table: table.text, prefix, framework, methods });
+      return true;
+    }
+    return false;
   }
 
   // kafka-go / sarama: kafka.Writer{Topic: "x"}, kafka.Message{Topic: "x"} (a Writer without a topic), kafka.ReaderConfig{Topic: "x"}, sarama.ProducerMessage{Topic: "x"}
@@ -886,6 +979,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
       { on: ['call_expression'], each: onCallback },
       { on: ['call_expression'], each: onCall },
       { on: ['composite_literal'], each: onComposite },
+      { on: ['composite_literal'], each: onRouteTable },
       { on: ['expression_switch_statement'], each: onTopicSwitch },
       { on: ['method_declaration'], each: onTableName },
       sqlStringRule(sink, file, ['interpreted_string_literal', 'raw_string_literal'], (s) => s.text.slice(1, -1)),

@@ -294,6 +294,7 @@ export async function extractSource(
     else sink.consume('kafka', topic, t.loc);
   }
   resolveNestMicroservices(sink, resolve);
+  applyGoRouteTables(facts, sink);
   applyWrappers(facts, sink);
   applyMessageWrappers(facts, sink, resolve);
   summariseRegistryBinds(facts, sink, resolve);
@@ -722,4 +723,18 @@ export function vueScript(text: string): { lang: CodeLanguage; text: string } {
   }
   out.push(blank(text.slice(at)));
   return { lang, text: out.join('') };
+}
+
+/** Go route tables registered in a loop of a file of the same package folder: each row a route (`go.ts`). */
+function applyGoRouteTables(facts: SourceFacts, sink: Sink): void {
+  const dir = (f: string): string => f.slice(0, f.lastIndexOf('/') + 1);
+  for (const loop of facts.goRouteLoops ?? [])
+    for (const t of facts.goRouteTables ?? []) {
+      if (t.table !== loop.table || dir(t.file) !== dir(loop.file)) continue;
+      for (const row of t.rows)
+        sink.endpoint((loop.methods && row.method) || 'ANY', joinPath(loop.prefix, row.path), loop.framework, {
+          file: t.file,
+          line: row.line,
+        });
+    }
 }
