@@ -61,17 +61,20 @@ describe('bench/run.mjs (npm run bench), shortest mode, embedded only', () => {
       ['HTTP\\+JSON', 'send'],
       ['gRPC', 'send'],
     ])
-      // The ratio table: target, operation, binding, clients, c, rounds, median ratio (one round: no interval);
+      // The ratio table: target, operation, binding, clients, c, rounds, each side's ms per request, median ratio
+      // (one round: no interval);
       // each binding in the primary (Node / Node) comparison and the secondary one.
       for (const clients of ['Node / Node \\(primary\\)', '[^|]+ \\(secondary\\)'])
         expect(text).toMatch(
-          new RegExp(`\\| embedded +\\| ${op} +\\| ${binding} +\\| ${clients} +\\| 2 +\\| 1 +\\| \\d+\\.\\d\\d× +\\|`),
+          new RegExp(
+            `\\| embedded +\\| ${op} +\\| ${binding} +\\| ${clients} +\\| 2 +\\| 1 +\\| [\\d.]* / [\\d.]* +\\| \\d+\\.\\d\\d× +\\|`,
+          ),
         );
     for (const op of ['get', 'send'])
       for (const clients of ['Node / Node \\(primary\\)', '[^|]+ \\(secondary\\)'])
         expect(text).toMatch(
           new RegExp(
-            `\\| embedded +\\| ${op} +\\| A/A control \\(0\\.3 vs 0\\.3\\) +\\| ${clients} +\\| 2 +\\| 1 +\\| \\d`,
+            `\\| embedded +\\| ${op} +\\| A/A control \\(0\\.3 vs 0\\.3\\) +\\| ${clients} +\\| 2 +\\| 1 +\\| [\\d.]* / [\\d.]* +\\| \\d`,
           ),
         );
     expect(text).toMatch(/embedded: 20 idle SSE streams open \(0 refused\)/);
