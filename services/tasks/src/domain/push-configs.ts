@@ -1,6 +1,6 @@
 import type { Task } from '@a2a-js/sdk';
 import { AppError, InvalidParamsError } from '@a2a-inbound/errors';
-import { upsertWithRetry, type Versioned } from '@a2a-inbound/ports';
+import { isVersionConflict, upsertWithRetry, type Versioned } from '@a2a-inbound/ports';
 import type { PushConfigDoc, PushConfigInput } from './model';
 import { updatePushConfigList } from './task-lookups';
 import { TaskConcern, type CallerContext, type TaskCore } from './task-core';
@@ -15,7 +15,7 @@ export class PushConfigs extends TaskConcern {
   async setPushConfig(caller: CallerContext, taskId: string, config: PushConfigInput): Promise<PushConfigView> {
     await this.#pushEnabled(caller);
     await this.core.owned(caller, taskId);
-    return pushConfigView(await storePushConfig(this.core, caller.subscriptionId, taskId, config));
+    return pushConfigView((await storePushConfig(this.core, caller.subscriptionId, taskId, config)).doc);
   }
 
   async getPushConfig(caller: CallerContext, taskId: string, configId: string): Promise<PushConfigView> {
@@ -119,7 +119,7 @@ export async function storePushConfig(
   subscriptionId: string,
   taskId: string,
   config: PushConfigInput,
-): Promise<PushConfigDoc> {
+): Promise<StoredPushConfig> {
   const { c, deps } = core;
   const configId = config.id && config.id.length > 0 ? config.id : taskId;
   const id = `${taskId}:${configId}`;
@@ -144,11 +144,48 @@ export async function storePushConfig(
       return [...ids, configId];
     });
   }
-  await upsertWithRetry(c.pushConfigs, id, () => doc, {
-    ...(existing ? { current: existing } : {}),
-    writeOptions: () => keep,
-  });
-  return doc;
+  let previous: PushConfigDoc | undefined;
+  const saved = await upsertWithRetry(
+    c.pushConfigs,
+    id,
+    (cur) => {
+      previous = cur?.doc;
+      return doc;
+    },
+    { ...(existing ? { current: existing } : {}), writeOptions: () => keep },
+  );
+  return { doc, version: saved!.version, ...(previous ? { previous } : {}) };
+}
+
+/** A config `storePushConfig` wrote (at `version`), and the one of the same id it replaced (if any), to undo it. */
+export interface StoredPushConfig {
+  doc: PushConfigDoc;
+  version: number;
+  previous?: PushConfigDoc;
+}
+
+/**
+ * Undoes `storePushConfig` for a send refused after it stored its inline config (a reply that lost the race
+ * to an input-required task): a replaced config comes back, a new one is removed with its id in the task's list.
+ */
+export async function undoStoredPushConfig(core: TaskCore, stored: StoredPushConfig): Promise<void> {
+  const { c, deps } = core;
+  const { taskId, configId } = stored.doc;
+  const id = `${taskId}:${configId}`;
+  const keep = deps.clock.now() + deps.config.retentionMs;
+  // Compare-and-set on the version written: a config of the same id set since (by another request) stays.
+  if (stored.previous) {
+    try {
+      await c.pushConfigs.replace(id, stored.version, stored.previous, { expiresAt: keep });
+    } catch (err) {
+      if (!isVersionConflict(err) && !(err instanceof AppError && err.code === 'NOT_FOUND')) throw err;
+    }
+    return;
+  }
+  if (!(await c.pushConfigs.delete(id, stored.version))) return;
+  await updatePushConfigList(c.pushConfigLists, taskId, keep, (ids) =>
+    ids.includes(configId) ? ids.filter((x) => x !== configId) : undefined,
+  );
 }
 
 /**

@@ -12,7 +12,7 @@ import { withSpan } from '@a2a-inbound/telemetry';
 import { eventsV1 } from '@a2a-inbound/proto';
 import type { MessageIdDoc, TaskDoc } from './model';
 import { endsStream, isTerminal } from './model';
-import { storePushConfig } from './push-configs';
+import { storePushConfig, undoStoredPushConfig, type StoredPushConfig } from './push-configs';
 import { markActive, rememberInContext } from './task-lookups';
 import type { StreamItem } from './task-tails';
 import {
@@ -326,11 +326,13 @@ export class TaskLifecycle extends TaskConcern {
     const now = this.deps.clock.now();
     let stored: { message: Message; attachments: eventsV1.Attachment[] };
     let continued: { task: TaskDoc; startSeq: number } | undefined;
+    let replyConfig: StoredPushConfig | undefined;
     try {
       stored = await this.#storeMessageFiles(caller, message, options.files ?? [], taskId);
       if (continuing && existingTask) {
         // A config sent with a reply joins the task before the reply's first event, so it is told of it.
-        if (options.pushConfig) await storePushConfig(this.core, caller.subscriptionId, taskId, options.pushConfig);
+        if (options.pushConfig)
+          replyConfig = await storePushConfig(this.core, caller.subscriptionId, taskId, options.pushConfig);
         // A reply racing another reply to the same task may find it no longer input-required.
         continued = await this.#continueTask(existingTask, stored.message, runId);
       }
@@ -341,7 +343,9 @@ export class TaskLifecycle extends TaskConcern {
         await payOnce();
         return { task: handled, startSeq: 0, repeated: true };
       }
-      // Refused before anything ran: a JSON-RPC error is never charged and does not consume the messageId.
+      // Refused before anything ran: a JSON-RPC error is never charged and does not consume the messageId, and
+      // leaves the task's push configs as they were (a handled take-over's config is its first request's too).
+      if (replyConfig) await undoStoredPushConfig(this.core, replyConfig);
       await accounts.giveBack(caller.subscriptionId, chargeId);
       await this.c.messageIds.delete(idemId);
       throw err;

@@ -85,3 +85,96 @@ describe('TaskService: racing replies to an input-required task', () => {
     expect((await control.accounts.getSubscription('demo-subscription')).credits).toBe(before - 1);
   });
 });
+
+// ADR 0071: a 1.0 reply may carry a push config, stored before the reply continues the task so the config is told
+// of the reply's first event. A reply refused because another reply won leaves the task's configs as they were.
+describe('TaskService: racing replies that carry push configs', () => {
+  it("the refused reply's config is not kept: a new id is removed, a replaced one comes back", async () => {
+    const store = new InMemoryDocumentStore();
+    const bus = new InMemoryBus();
+    const clock = new ManualClock(Date.UTC(2026, 10, 28));
+    const ids = new SequentialIds('id');
+    const control = new ControlPlane(await openControlCollections(store), new InMemoryCache(), clock, ids);
+    await seedDemo(control);
+    const runs: eventsV1.RunRequested[] = [];
+    await bus.subscribe('a2a.run.requested', 'test', async (m) => {
+      runs.push(eventsV1.RunRequested.decode(m.value));
+    });
+    const tasks = new TaskService(await openTaskCollections(store), {
+      control,
+      blobs: new InMemoryBlobStore(),
+      bus,
+      eventLog: new InMemoryEventLog(),
+      cache: new InMemoryCache(),
+      clock,
+      ids,
+      log: silentLogger(),
+      config: DEFAULT_TASK_CONFIG,
+    });
+    const caller = {
+      subscriptionId: 'demo-subscription',
+      deploymentId: 'demo-deployment',
+      agentId: 'demo-approval',
+      keyId: 'k',
+      protocolVersion: '1.0',
+    };
+    const msg = (messageId: string, taskId?: string) => ({
+      kind: 'message' as const,
+      role: 'user' as const,
+      messageId,
+      parts: [{ kind: 'text' as const, text: 'approve' }],
+      ...(taskId ? { taskId } : {}),
+    });
+    const toInputRequired = async (taskId: string, runId: string) =>
+      tasks.applyRunEvent({
+        taskId,
+        runId,
+        runSeq: 1,
+        emittedAtMs: 0,
+        batch: [],
+        event: { $case: 'status', status: { state: 'input-required', messageJson: '' } },
+      });
+    await control.catalog.updateAgentSettings(
+      { subscriptionId: 'demo-subscription', role: 'operator' },
+      'demo-approval',
+      {
+        pushNotificationsEnabled: true,
+      },
+    );
+    const urlsOf = async (taskId: string) =>
+      Object.fromEntries((await tasks.listPushConfigs(caller, taskId)).map((c) => [c.configId, c.url]));
+
+    // Two replies, each with a config of a new id: only the winner's is on the task.
+    const a = await tasks.send(caller, msg('ask-a'), { blocking: false });
+    await bus.drain();
+    await toInputRequired(a.id, runs[0]!.runId);
+    const raceA = await Promise.allSettled(
+      [1, 2].map((n) =>
+        tasks.send(caller, msg(`reply-a${n}`, a.id), {
+          blocking: false,
+          pushConfig: { id: `hook-${n}`, url: `https://hooks.example.com/${n}`, token: `t${n}` },
+        }),
+      ),
+    );
+    const winA = raceA.findIndex((r) => r.status === 'fulfilled') + 1;
+    expect(raceA.filter((r) => r.status === 'rejected')).toHaveLength(1);
+    expect(await urlsOf(a.id)).toEqual({ [`hook-${winA}`]: `https://hooks.example.com/${winA}` });
+
+    // Two replies replacing one config id set before: it holds the winner's URL, not the loser's nor the old one.
+    const b = await tasks.send(caller, msg('ask-b'), { blocking: false });
+    await bus.drain();
+    await toInputRequired(b.id, runs[runs.length - 1]!.runId);
+    await tasks.setPushConfig(caller, b.id, { id: 'shared', url: 'https://hooks.example.com/old', token: 't0' });
+    const raceB = await Promise.allSettled(
+      [1, 2].map((n) =>
+        tasks.send(caller, msg(`reply-b${n}`, b.id), {
+          blocking: false,
+          pushConfig: { id: 'shared', url: `https://hooks.example.com/b${n}`, token: `t${n}` },
+        }),
+      ),
+    );
+    const winB = raceB.findIndex((r) => r.status === 'fulfilled') + 1;
+    expect(raceB.filter((r) => r.status === 'rejected')).toHaveLength(1);
+    expect(await urlsOf(b.id)).toEqual({ shared: `https://hooks.example.com/b${winB}` });
+  });
+});
