@@ -33,6 +33,8 @@ export interface FileRules {
   readonly grpc?: GrpcTable;
   /** A framework read from the whole file's text after the rules (NestJS microservices). */
   readonly scan?: (root: Node, lookup: (name: string) => Part[] | undefined) => void;
+  /** Types a later walk of the same tree visits (the JS module graph): captured by this walk for it to reuse. */
+  readonly captureAlso?: ReadonlySet<string>;
 }
 
 /** A language: builds the rule table of one file over its context. */
@@ -51,7 +53,7 @@ export function extractorOf(language: LanguageRules): CodeExtractor {
     const rules = language({ file, sink, scope });
     const { declarations } = rules;
     const ruleTypes = new Set(rules.rules.flatMap((r) => r.on));
-    const types = [...new Set([...Object.keys(declarations), ...ruleTypes])];
+    const types = [...new Set([...Object.keys(declarations), ...ruleTypes, ...(rules.captureAlso ?? [])])];
     const key = types.join(' ');
     let visited = typeSets.get(key);
     if (!visited) typeSets.set(key, (visited = new Set(types)));
