@@ -1,7 +1,7 @@
 import type { Endpoint, Part } from '../model';
 import { emptyFacts } from '../model';
 import { type CodeLanguage, parseWithin } from '../parsers';
-import { Sink, type SinkState } from './common';
+import { Sink, type SinkState, forgetWalk } from './common';
 import { extractChannels } from './channels';
 import type { CodeExtractor } from './driver';
 import { type GeneratedOperation, calledNames, generatedBasePath, generatedOperations } from './generated-clients';
@@ -76,6 +76,7 @@ export async function extractCodeFile(job: CodeFileJob): Promise<CodeFileResult>
     if (err instanceof RangeError) return { skipped: `too deeply nested to analyse (${err.message})` };
     throw err;
   } finally {
+    forgetWalk();
     tree.delete();
   }
   extractChannels(job.text, job.path, sink);

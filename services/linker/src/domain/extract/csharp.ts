@@ -484,13 +484,16 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
    */
   const optionsValues = new Map<string, string>();
   const holdOptionsValue = (name: string, value: Node): void => {
+    // No IOptions<T> parameter seen yet (they are declared before their uses): no value's text to read.
+    if (optionsParams.size === 0) return;
     const from = /^(?:this\.)?(\w+)\.(?:Value|CurrentValue)$/.exec(value.text)?.[1];
     const cls = from ? optionsParams.get(from) : undefined;
     if (cls) optionsValues.set(name, cls);
   };
   const declareVariable = (node: Node): void => {
-    const name = node.childForFieldName('name') ?? named(node)[0];
-    const value = named(node).slice(1).pop();
+    const children = named(node);
+    const name = node.childForFieldName('name') ?? children[0];
+    const value = children.slice(1).pop();
     if (name && value) holdOptionsValue(name.text, value);
     if (name && value) {
       scope.add(name.text, value, true);

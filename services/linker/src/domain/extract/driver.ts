@@ -2,7 +2,7 @@ import type { Part } from '../model';
 import type { Node } from '../parsers';
 import { type Sink, walk } from './common';
 import { Scope } from './scope';
-import { type GrpcTable, scanGrpc } from './grpc';
+import { COMMENT_TYPES, type GrpcTable, scanGrpc } from './grpc';
 
 /** Extracts one parsed file's facts into the sink; hands the file's constants to `scopeOut`. */
 export type CodeExtractor = (root: Node, file: string, sink: Sink, scopeOut: (scope: Scope) => void) => void;
@@ -33,6 +33,8 @@ export interface FileRules {
   readonly grpc?: GrpcTable;
   /** A framework read from the whole file's text after the rules (NestJS microservices). */
   readonly scan?: (root: Node, lookup: (name: string) => Part[] | undefined) => void;
+  /** Types a later walk of the same tree visits (the JS module graph): captured by this walk for it to reuse. */
+  readonly captureAlso?: ReadonlySet<string>;
 }
 
 /** A language: builds the rule table of one file over its context. */
@@ -51,7 +53,9 @@ export function extractorOf(language: LanguageRules): CodeExtractor {
     const rules = language({ file, sink, scope });
     const { declarations } = rules;
     const ruleTypes = new Set(rules.rules.flatMap((r) => r.on));
-    const types = [...new Set([...Object.keys(declarations), ...ruleTypes])];
+    const types = [
+      ...new Set([...Object.keys(declarations), ...ruleTypes, ...(rules.captureAlso ?? []), ...COMMENT_TYPES]),
+    ];
     const key = types.join(' ');
     let visited = typeSets.get(key);
     if (!visited) typeSets.set(key, (visited = new Set(types)));

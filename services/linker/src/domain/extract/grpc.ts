@@ -1,6 +1,6 @@
 import type { GrpcDecl, HttpMethod, Part } from '../model';
 import type { Node } from '../parsers';
-import { HOLE_PART, type Sink, concat, lit } from './common';
+import { HOLE_PART, type Sink, concat, lit, walk } from './common';
 
 /**
  * gRPC in code, one table per language: server registrations, generated clients and the methods called
@@ -259,7 +259,8 @@ export const PYTHON_GRPC: GrpcTable = {
 
 /** Calls through receivers' fields kept per file, at most (a generated file can hold thousands). */
 const MAX_FIELD_CALLS = 2000;
-const COMMENTS = ['comment', 'line_comment', 'block_comment'];
+/** Comment nodes of every grammar; the file rules' walk captures them too, so `codeText` reuses that walk's. */
+export const COMMENT_TYPES: ReadonlySet<string> = new Set(['comment', 'line_comment', 'block_comment']);
 const FULL_METHOD = /["'`]\/([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\.([A-Z]\w*)\/([A-Za-z]\w*)["'`]/g;
 
 /** The text with comments blanked (newlines kept, so offsets and lines stay). */
@@ -267,12 +268,12 @@ export function codeText(root: Node): string {
   const text = root.text;
   const parts: string[] = [];
   let at = 0;
-  // One plain descent inside tree-sitter (cheaper than a query's captures), in document order.
-  for (const c of root.descendantsOfType(COMMENTS)) {
-    if (!c || c.startIndex < at) continue;
+  // In document order, from the captures of the file rules' walk (a descent of its own cost ~1.6 ms a file).
+  walk(root, COMMENT_TYPES, (c) => {
+    if (c.startIndex < at) return;
     parts.push(text.slice(at, c.startIndex), text.slice(c.startIndex, c.endIndex).replace(/[^\n]/g, ' '));
     at = c.endIndex;
-  }
+  });
   parts.push(text.slice(at));
   return parts.join('');
 }

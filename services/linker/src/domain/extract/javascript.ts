@@ -23,6 +23,7 @@ import {
 } from './common';
 import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
 import { JS_GRPC } from './grpc';
+import { JS_MODULE_TYPES } from './js-modules';
 import { scanNest } from './nest-micro';
 import { FUNCTIONS } from './scope';
 
@@ -885,6 +886,7 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
   return {
     grpc: JS_GRPC,
     scan: (root, lookup) => scanNest(root, file, sink, lookup),
+    captureAlso: JS_MODULE_TYPES,
     evaluate,
     declarations,
     rules: [

@@ -23,7 +23,8 @@ const FUNCTION_TYPES = new Set([
   'arrow_function',
   'method_definition',
 ]);
-const WALKED = new Set([
+/** The nodes the module's walk visits (the file's rules capture them too, so that walk reuses theirs). */
+export const JS_MODULE_TYPES: ReadonlySet<string> = new Set([
   'variable_declarator',
   'call_expression',
   'new_expression',
@@ -352,7 +353,7 @@ export function jsModule(root: Node, file: string, text: string): JsModule {
     return r !== undefined && known.has(r);
   };
 
-  walk(root, WALKED, (n, type) => {
+  walk(root, JS_MODULE_TYPES, (n, type) => {
     const span = spanAt(n.startIndex);
     const scope = span?.scope ?? topScope;
     const line = n.startPosition.row + 1;
