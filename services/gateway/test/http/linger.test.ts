@@ -1,0 +1,270 @@
+import { createHash } from 'node:crypto';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { Agent, createServer, request, type Server } from 'node:http';
+import express from 'express';
+import { afterEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '@a2a-inbound/logger';
+import { InFlightLimit } from '@a2a-inbound/runtime';
+import { InMemoryBlobStore } from '@a2a-inbound/ports';
+import type { GatewayClients, Lookups } from '../../src/clients';
+import { createA2aRouter } from '../../src/http/a2a-router';
+import { createA2aV1Router } from '../../src/http/a2a-v1-router';
+import { createInvokeRouter } from '../../src/http/invoke-router';
+import { createLegacyRouter } from '../../src/http/legacy-router';
+import { lingerOnEarlyClose, type LingerPolicy } from '../../src/http/linger';
+import { LargeBodyGate } from '../../src/http/spilled-body';
+import type { SseWriter } from '../../src/http/sse';
+import { agentView, fakeTasks } from '../support/fake-tasks';
+
+/**
+ * Lingering close (ADR 0073): a request refused before its body was read (bad key → 401, too large → 413) is
+ * answered with `Connection: close`, and the gateway reads and discards the rest of the upload for a bounded
+ * time instead of closing at once, so a client still uploading reads the answer instead of ECONNRESET/EPIPE.
+ */
+
+const KEY = 'a2a_test_key_0123456789';
+const BODY_LIMIT_BYTES = 1024 * 1024;
+const MiB = 1024 * 1024;
+
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const s of servers.splice(0)) {
+    s.closeAllConnections();
+    await new Promise((r) => s.close(r));
+  }
+});
+
+/** The agent routers over a fake `tasks`, as the gateway mounts them, on a server that lingers by `policy`. */
+async function start(policy: LingerPolicy) {
+  const f = fakeTasks({});
+  const lookups = {
+    key: async (hash: string) => ({
+      keyId: 'key-1',
+      subscriptionId: 'sub-1',
+      keyHash: createHash('sha256').update(KEY).digest('hex') === hash ? hash : '00',
+      scopes: ['a2a', 'invoke'],
+      revoked: false,
+      expiresAtMs: 0,
+    }),
+    agent: async () => agentView({}),
+  } as unknown as Lookups;
+  const deps = {
+    admission: {
+      pending: new InFlightLimit(100, 'requests waiting for the tasks service'),
+      acceptTimeoutMs: 10_000,
+      largeBodies: new LargeBodyGate(4),
+    },
+    blobs: new InMemoryBlobStore(),
+    clients: { tasks: f.client, control: {}, close: () => undefined } as unknown as GatewayClients,
+    lookups,
+    limiter: { hit: async () => ({ allowed: true, count: 1, resetAtMs: 0 }) } as never,
+    clock: { now: () => Date.now() },
+    log: silentLogger(),
+    baseUrl: () => 'http://gw',
+    bodyLimitBytes: BODY_LIMIT_BYTES,
+    sseHeartbeatMs: 5_000,
+    streams: new Set<SseWriter>(),
+    resolver: async () => ['93.184.216.34'],
+  };
+  const seen: string[] = [];
+  const app = express();
+  app.use((req, _res, next) => {
+    seen.push(`${req.method} ${req.url}`);
+    next();
+  });
+  app.use('/agents/:agentId/a2a/v1', createA2aV1Router(deps));
+  app.use('/agents/:agentId/a2a', createA2aRouter(deps));
+  app.use(createLegacyRouter(deps));
+  app.use(createInvokeRouter(deps));
+  app.get('/ping', (_req, res) => {
+    res.json({ ok: true });
+  });
+  const server = createServer(app);
+  lingerOnEarlyClose(server, policy);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  servers.push(server);
+  return { port: (server.address() as AddressInfo).port, seen };
+}
+
+interface Upload {
+  /** Everything the server sent. */
+  text: string;
+  /** Errors on the client's socket (ECONNRESET, EPIPE). */
+  errors: string[];
+  /** Body bytes the client wrote before it stopped (all of them, or the socket went). */
+  sent: number;
+  /** From the first byte sent to the socket's close. */
+  closedAfterMs: number;
+}
+
+/**
+ * A client that uploads `total` body bytes in `chunk`-byte writes, `pauseMs` apart, whatever the server
+ * answers meanwhile (as curl or a browser does): a half-open TCP socket, so a FIN from the server does not stop
+ * its writes, only a reset does. Ends its side when the body is sent, then waits for the server to close.
+ */
+function upload(
+  port: number,
+  head: string,
+  o: { total: number; chunk: number; pauseMs: number; giveUpMs?: number },
+): Promise<Upload> {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const socket: Socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+    const out: Upload = { text: '', errors: [], sent: 0, closedAfterMs: 0 };
+    const giveUp = setTimeout(() => socket.destroy(), o.giveUpMs ?? 20_000);
+    socket.on('data', (d: Buffer) => (out.text += d.toString('latin1')));
+    socket.on('error', (err: NodeJS.ErrnoException) => out.errors.push(err.code ?? err.message));
+    socket.on('close', () => {
+      clearTimeout(giveUp);
+      out.closedAfterMs = Date.now() - started;
+      resolve(out);
+    });
+    const block = Buffer.alloc(o.chunk, 0x61);
+    const pump = async (): Promise<void> => {
+      socket.write(head);
+      while (out.sent < o.total && !socket.destroyed) {
+        const n = Math.min(o.chunk, o.total - out.sent);
+        out.sent += n;
+        if (!socket.write(n === o.chunk ? block : block.subarray(0, n)) && !socket.destroyed)
+          await new Promise((r) => socket.once('drain', r).once('close', r));
+        if (o.pauseMs > 0) await new Promise((r) => setTimeout(r, o.pauseMs));
+      }
+      if (!socket.destroyed) socket.end();
+    };
+    socket.once('connect', () => void pump());
+  });
+}
+
+const headOf = (method: string, path: string, key: string, length: number): string =>
+  `${method} ${path} HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n` +
+  `Content-Length: ${length}\r\n\r\n`;
+const statusOf = (raw: string): number => Number(/^HTTP\/1\.1 (\d{3})/.exec(raw)?.[1] ?? 0);
+const headersOf = (raw: string): string => raw.slice(0, raw.indexOf('\r\n\r\n'));
+const jsonOf = (raw: string): any => JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4));
+
+describe('lingering close: an early answer reaches a client that is still uploading', () => {
+  it('30 uploads of 4 MiB refused early (401 bad key, 413 too large) on the 0.3 and 1.0 JSON-RPC, 1.0 HTTP+JSON, legacy and invoke endpoints: every client reads the status and JSON body, no reset', async () => {
+    const { port } = await start({ timeoutMs: 5_000, maxBytes: 8 * MiB });
+    const total = 4 * MiB;
+    const cases: { path: string; key: string; status: number; error: (body: any) => unknown }[] = [
+      { path: '/agents/agent-1/a2a', key: 'wrong', status: 401, error: (b) => b.error.code },
+      { path: '/agents/agent-1/a2a/v1', key: 'wrong', status: 401, error: (b) => b.error.code },
+      { path: '/agents/agent-1/a2a/v1/rest/message:send', key: 'wrong', status: 401, error: (b) => b.error.status },
+      { path: '/agents/agent-1/tasks', key: 'wrong', status: 401, error: (b) => b.error.code },
+      { path: '/agents/agent-1/runs', key: 'wrong', status: 401, error: (b) => b.error.code },
+      { path: '/agents/agent-1/a2a', key: KEY, status: 413, error: (b) => b.error.code },
+      { path: '/agents/agent-1/a2a/v1', key: KEY, status: 413, error: (b) => b.error.code },
+      { path: '/agents/agent-1/a2a/v1/rest/message:send', key: KEY, status: 413, error: (b) => b.error.status },
+      { path: '/agents/agent-1/tasks', key: KEY, status: 413, error: (b) => b.error.code },
+      { path: '/agents/agent-1/runs', key: KEY, status: 413, error: (b) => b.error.code },
+    ];
+    const failures: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      const c = cases[i % cases.length]!;
+      const r = await upload(port, headOf('POST', c.path, c.key, total), { total, chunk: 64 * 1024, pauseMs: 1 });
+      const where = `#${i} ${c.path} (${c.status}): ${r.text.slice(0, 160)} errors=${r.errors.join(',')}`;
+      let body: unknown;
+      try {
+        body = jsonOf(r.text);
+      } catch {
+        body = undefined;
+      }
+      if (
+        statusOf(r.text) !== c.status ||
+        !/\r\nconnection: close\r\n/i.test(headersOf(r.text)) ||
+        body === undefined ||
+        c.error(body) === undefined ||
+        r.errors.length > 0 ||
+        r.sent !== total
+      )
+        failures.push(where);
+    }
+    expect(failures).toEqual([]);
+  }, 60_000);
+
+  it('an upload past HTTP_LINGER_MAX_BYTES is cut off: the socket closes long before the client is done', async () => {
+    const { port } = await start({ timeoutMs: 10_000, maxBytes: MiB });
+    const total = 256 * MiB;
+    const r = await upload(port, headOf('POST', '/agents/agent-1/a2a', 'wrong', total), {
+      total,
+      chunk: 64 * 1024,
+      pauseMs: 0,
+    });
+    expect(r.sent).toBeLessThan(64 * MiB);
+    expect(r.closedAfterMs).toBeLessThan(5_000); // the cap cut it, not the deadline
+    expect(r.errors.length, r.errors.join(',')).toBeGreaterThan(0); // cut: the client sees the reset
+  }, 30_000);
+
+  it('an upload dribbled past HTTP_LINGER_TIMEOUT_MS is cut off at the deadline (after its 401 was read)', async () => {
+    const timeoutMs = 1_500;
+    const { port } = await start({ timeoutMs, maxBytes: 8 * MiB });
+    const total = MiB;
+    const r = await upload(port, headOf('POST', '/agents/agent-1/a2a/v1', 'wrong', total), {
+      total,
+      chunk: 1024,
+      pauseMs: 50,
+    });
+    expect(statusOf(r.text), r.text).toBe(401);
+    expect(jsonOf(r.text).error.code).toBeDefined();
+    expect(r.sent).toBeLessThan(total);
+    expect(r.closedAfterMs).toBeGreaterThanOrEqual(timeoutMs - 100);
+    expect(r.closedAfterMs).toBeLessThan(timeoutMs + 2_000);
+  }, 30_000);
+
+  it('bytes after the refused body are discarded, never parsed as a next request on the closed connection', async () => {
+    const { port, seen } = await start({ timeoutMs: 3_000, maxBytes: 8 * MiB });
+    const body = '{"jsonrpc":"2.0","id":1,"method":"message/send","params":{}}';
+    const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+    socket.on('error', () => undefined);
+    let text = '';
+    socket.on('data', (d: Buffer) => (text += d.toString('latin1')));
+    const closed = new Promise((r) => socket.once('close', r));
+    socket.write(headOf('POST', '/agents/agent-1/a2a', 'wrong', body.length) + body.slice(0, 10));
+    await expect.poll(() => statusOf(text)).toBe(401);
+    // The rest of the body, then a pipelined request that must not reach the app.
+    socket.write(`${body.slice(10)}GET /ping HTTP/1.1\r\nHost: gw\r\n\r\n`);
+    socket.end();
+    await closed;
+    expect(text.match(/HTTP\/1\.1 /g)).toHaveLength(1);
+    expect(seen).toEqual(['POST /agents/agent-1/a2a']);
+  });
+
+  it('keep-alive still works: requests whose bodies were read, and a bodiless 401, reuse the connection', async () => {
+    const { port } = await start({ timeoutMs: 5_000, maxBytes: 8 * MiB });
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const send = (method: string, path: string, key: string, body?: string) =>
+      new Promise<{ status: number; reused: boolean; connection: string | undefined }>((resolve, reject) => {
+        const req = request(
+          {
+            agent,
+            host: '127.0.0.1',
+            port,
+            method,
+            path,
+            headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () =>
+              resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket, connection: res.headers.connection }),
+            );
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+    try {
+      const rpc = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'no/such', params: {} });
+      const first = await send('POST', '/agents/agent-1/a2a', KEY, rpc);
+      const second = await send('POST', '/agents/agent-1/a2a', KEY, rpc);
+      const bodiless = await send('GET', '/agents/agent-1/a2a/v1/rest/tasks/t-1', 'wrong');
+      const third = await send('POST', '/agents/agent-1/a2a', KEY, rpc);
+      expect(first).toMatchObject({ status: 200, reused: false, connection: 'keep-alive' });
+      expect(second).toMatchObject({ status: 200, reused: true, connection: 'keep-alive' });
+      expect(bodiless).toMatchObject({ status: 401, reused: true, connection: 'keep-alive' });
+      expect(third).toMatchObject({ status: 200, reused: true, connection: 'keep-alive' });
+    } finally {
+      agent.destroy();
+    }
+  });
+});
