@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { Agent, createServer, request, type Server } from 'node:http';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '@a2a-inbound/logger';
+import { halfOpenUpload, rawHeaders, rawJson, rawStatus } from '@a2a-inbound/testing';
 import { InFlightLimit } from '@a2a-inbound/runtime';
 import { InMemoryBlobStore } from '@a2a-inbound/ports';
 import type { GatewayClients, Lookups } from '../../src/clients';
@@ -86,61 +87,9 @@ async function start(policy: LingerPolicy) {
   return { port: (server.address() as AddressInfo).port, seen };
 }
 
-interface Upload {
-  /** Everything the server sent. */
-  text: string;
-  /** Errors on the client's socket (ECONNRESET, EPIPE). */
-  errors: string[];
-  /** Body bytes the client wrote before it stopped (all of them, or the socket went). */
-  sent: number;
-  /** From the first byte sent to the socket's close. */
-  closedAfterMs: number;
-}
-
-/**
- * A client that uploads `total` body bytes in `chunk`-byte writes, `pauseMs` apart, whatever the server
- * answers meanwhile (as curl or a browser does): a half-open TCP socket, so a FIN from the server does not stop
- * its writes, only a reset does. Ends its side when the body is sent, then waits for the server to close.
- */
-function upload(
-  port: number,
-  head: string,
-  o: { total: number; chunk: number; pauseMs: number; giveUpMs?: number },
-): Promise<Upload> {
-  return new Promise((resolve) => {
-    const started = Date.now();
-    const socket: Socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
-    const out: Upload = { text: '', errors: [], sent: 0, closedAfterMs: 0 };
-    const giveUp = setTimeout(() => socket.destroy(), o.giveUpMs ?? 20_000);
-    socket.on('data', (d: Buffer) => (out.text += d.toString('latin1')));
-    socket.on('error', (err: NodeJS.ErrnoException) => out.errors.push(err.code ?? err.message));
-    socket.on('close', () => {
-      clearTimeout(giveUp);
-      out.closedAfterMs = Date.now() - started;
-      resolve(out);
-    });
-    const block = Buffer.alloc(o.chunk, 0x61);
-    const pump = async (): Promise<void> => {
-      socket.write(head);
-      while (out.sent < o.total && !socket.destroyed) {
-        const n = Math.min(o.chunk, o.total - out.sent);
-        out.sent += n;
-        if (!socket.write(n === o.chunk ? block : block.subarray(0, n)) && !socket.destroyed)
-          await new Promise((r) => socket.once('drain', r).once('close', r));
-        if (o.pauseMs > 0) await new Promise((r) => setTimeout(r, o.pauseMs));
-      }
-      if (!socket.destroyed) socket.end();
-    };
-    socket.once('connect', () => void pump());
-  });
-}
-
 const headOf = (method: string, path: string, key: string, length: number): string =>
   `${method} ${path} HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n` +
   `Content-Length: ${length}\r\n\r\n`;
-const statusOf = (raw: string): number => Number(/^HTTP\/1\.1 (\d{3})/.exec(raw)?.[1] ?? 0);
-const headersOf = (raw: string): string => raw.slice(0, raw.indexOf('\r\n\r\n'));
-const jsonOf = (raw: string): any => JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4));
 
 describe('lingering close: an early answer reaches a client that is still uploading', () => {
   it('30 uploads of 4 MiB refused early (401 bad key, 413 too large) on the 0.3 and 1.0 JSON-RPC, 1.0 HTTP+JSON, legacy and invoke endpoints: every client reads the status and JSON body, no reset', async () => {
@@ -161,17 +110,21 @@ describe('lingering close: an early answer reaches a client that is still upload
     const failures: string[] = [];
     for (let i = 0; i < 30; i++) {
       const c = cases[i % cases.length]!;
-      const r = await upload(port, headOf('POST', c.path, c.key, total), { total, chunk: 64 * 1024, pauseMs: 1 });
+      const r = await halfOpenUpload(port, headOf('POST', c.path, c.key, total), {
+        total,
+        chunk: 64 * 1024,
+        pauseMs: 1,
+      });
       const where = `#${i} ${c.path} (${c.status}): ${r.text.slice(0, 160)} errors=${r.errors.join(',')}`;
       let body: unknown;
       try {
-        body = jsonOf(r.text);
+        body = rawJson(r.text);
       } catch {
         body = undefined;
       }
       if (
-        statusOf(r.text) !== c.status ||
-        !/\r\nconnection: close\r\n/i.test(headersOf(r.text)) ||
+        rawStatus(r.text) !== c.status ||
+        !/\r\nconnection: close\r\n/i.test(rawHeaders(r.text)) ||
         body === undefined ||
         c.error(body) === undefined ||
         r.errors.length > 0 ||
@@ -185,7 +138,7 @@ describe('lingering close: an early answer reaches a client that is still upload
   it('an upload past HTTP_LINGER_MAX_BYTES is cut off: the socket closes long before the client is done', async () => {
     const { port } = await start({ timeoutMs: 10_000, maxBytes: MiB });
     const total = 256 * MiB;
-    const r = await upload(port, headOf('POST', '/agents/agent-1/a2a', 'wrong', total), {
+    const r = await halfOpenUpload(port, headOf('POST', '/agents/agent-1/a2a', 'wrong', total), {
       total,
       chunk: 64 * 1024,
       pauseMs: 0,
@@ -199,13 +152,13 @@ describe('lingering close: an early answer reaches a client that is still upload
     const timeoutMs = 1_500;
     const { port } = await start({ timeoutMs, maxBytes: 8 * MiB });
     const total = MiB;
-    const r = await upload(port, headOf('POST', '/agents/agent-1/a2a/v1', 'wrong', total), {
+    const r = await halfOpenUpload(port, headOf('POST', '/agents/agent-1/a2a/v1', 'wrong', total), {
       total,
       chunk: 1024,
       pauseMs: 50,
     });
-    expect(statusOf(r.text), r.text).toBe(401);
-    expect(jsonOf(r.text).error.code).toBeDefined();
+    expect(rawStatus(r.text), r.text).toBe(401);
+    expect(rawJson(r.text).error.code).toBeDefined();
     expect(r.sent).toBeLessThan(total);
     expect(r.closedAfterMs).toBeGreaterThanOrEqual(timeoutMs - 100);
     expect(r.closedAfterMs).toBeLessThan(timeoutMs + 2_000);
@@ -220,7 +173,7 @@ describe('lingering close: an early answer reaches a client that is still upload
     socket.on('data', (d: Buffer) => (text += d.toString('latin1')));
     const closed = new Promise((r) => socket.once('close', r));
     socket.write(headOf('POST', '/agents/agent-1/a2a', 'wrong', body.length) + body.slice(0, 10));
-    await expect.poll(() => statusOf(text)).toBe(401);
+    await expect.poll(() => rawStatus(text)).toBe(401);
     // The rest of the body, then a pipelined request that must not reach the app.
     socket.write(`${body.slice(10)}GET /ping HTTP/1.1\r\nHost: gw\r\n\r\n`);
     socket.end();
