@@ -1,21 +1,15 @@
-import { createHash } from 'node:crypto';
 import { connect, type AddressInfo } from 'node:net';
 import { Agent, createServer, request, type Server } from 'node:http';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
-import { silentLogger } from '@a2a-inbound/logger';
 import { halfOpenUpload, rawHeaders, rawJson, rawStatus } from '@a2a-inbound/testing';
-import { InFlightLimit } from '@a2a-inbound/runtime';
-import { InMemoryBlobStore } from '@a2a-inbound/ports';
-import type { GatewayClients, Lookups } from '../../src/clients';
 import { createA2aRouter } from '../../src/http/a2a-router';
 import { createA2aV1Router } from '../../src/http/a2a-v1-router';
 import { createInvokeRouter } from '../../src/http/invoke-router';
 import { createLegacyRouter } from '../../src/http/legacy-router';
 import { lingerOnEarlyClose, type LingerPolicy } from '../../src/http/linger';
-import { LargeBodyGate } from '../../src/http/spilled-body';
-import type { SseWriter } from '../../src/http/sse';
-import { agentView, fakeTasks } from '../support/fake-tasks';
+import { agentRouterDeps, TEST_KEY } from '../support/agent-routers';
+import { fakeTasks } from '../support/fake-tasks';
 
 /**
  * Lingering close (ADR 0073): a request refused before its body was read (bad key → 401, too large → 413) is
@@ -23,7 +17,7 @@ import { agentView, fakeTasks } from '../support/fake-tasks';
  * time instead of closing at once, so a client still uploading reads the answer instead of ECONNRESET/EPIPE.
  */
 
-const KEY = 'a2a_test_key_0123456789';
+const KEY = TEST_KEY;
 const BODY_LIMIT_BYTES = 1024 * 1024;
 const MiB = 1024 * 1024;
 
@@ -37,36 +31,11 @@ afterEach(async () => {
 
 /** The agent routers over a fake `tasks`, as the gateway mounts them, on a server that lingers by `policy`. */
 async function start(policy: LingerPolicy) {
-  const f = fakeTasks({});
-  const lookups = {
-    key: async (hash: string) => ({
-      keyId: 'key-1',
-      subscriptionId: 'sub-1',
-      keyHash: createHash('sha256').update(KEY).digest('hex') === hash ? hash : '00',
-      scopes: ['a2a', 'invoke'],
-      revoked: false,
-      expiresAtMs: 0,
-    }),
-    agent: async () => agentView({}),
-  } as unknown as Lookups;
-  const deps = {
-    admission: {
-      pending: new InFlightLimit(100, 'requests waiting for the tasks service'),
-      acceptTimeoutMs: 10_000,
-      largeBodies: new LargeBodyGate(4),
-    },
-    blobs: new InMemoryBlobStore(),
-    clients: { tasks: f.client, control: {}, close: () => undefined } as unknown as GatewayClients,
-    lookups,
-    limiter: { hit: async () => ({ allowed: true, count: 1, resetAtMs: 0 }) } as never,
-    clock: { now: () => Date.now() },
-    log: silentLogger(),
-    baseUrl: () => 'http://gw',
+  const deps = agentRouterDeps({
+    tasks: fakeTasks({}).client,
     bodyLimitBytes: BODY_LIMIT_BYTES,
     sseHeartbeatMs: 5_000,
-    streams: new Set<SseWriter>(),
-    resolver: async () => ['93.184.216.34'],
-  };
+  });
   const seen: string[] = [];
   const app = express();
   app.use((req, _res, next) => {
