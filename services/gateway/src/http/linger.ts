@@ -38,6 +38,8 @@ export function lingerAfterAnswer(req: { complete: boolean }, socket: Socket | n
   socket.destroySoon = (): void => {
     // The body arrived whole after all (read into the request, discarded there): nothing is left unread.
     if (req.complete || socket.destroyed) Socket.prototype.destroySoon.call(socket);
+    // The client has closed its side already: nothing more will come.
+    else if (socket.readableEnded) socket.destroy();
     else linger(socket, policy);
   };
 }
