@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sse, textMessage } from '@a2a-inbound/testing';
+import { halfOpenUpload, rawJson, rawStatus, sse, textMessage } from '@a2a-inbound/testing';
 import { closeHarness, http, startHarness, type Harness } from './helpers';
 
 /**
@@ -207,6 +207,39 @@ describe('gateway hardening: nesting limits, authentication before the body, req
     );
     expect(statusOf(chunked.text)).toBe(401);
     expect(chunked.closedAfterMs).toBeLessThan(REQUEST_TIMEOUT_MS);
+  }, 60_000);
+
+  it('a client still uploading 4 MiB when the early answer comes (401 bad token, 413 too large) reads it, never a reset: the close lingers (management, console sign-in, JSON-RPC 0.3 and 1.0, 1.0 HTTP+JSON, legacy, invoke, linker)', async () => {
+    const total = 4 * 1024 * 1024;
+    const head = (path: string, auth: string): string =>
+      `POST ${path} HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\nContent-Length: ${total}\r\n\r\n`;
+    const bad = 'Authorization: Bearer nope\r\n';
+    const cases: { path: string; auth: string; status: number }[] = [
+      { path: '/api/v1/agents', auth: bad, status: 401 },
+      { path: '/agents/demo-echo/a2a', auth: bad, status: 401 },
+      { path: '/agents/demo-echo/a2a/v1', auth: bad, status: 401 },
+      { path: '/agents/demo-echo/a2a/v1/rest/message:send', auth: bad, status: 401 },
+      { path: '/agents/demo-echo/tasks', auth: bad, status: 401 },
+      { path: '/agents/demo-echo/runs', auth: bad, status: 401 },
+      { path: '/api/applications', auth: bad, status: 401 },
+      { path: '/console/session', auth: '', status: 413 },
+      { path: '/api/v1/agents', auth: `Authorization: Bearer ${h.creds.adminToken}\r\n`, status: 413 },
+    ];
+    const failures: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      const c = cases[i % cases.length]!;
+      const r = await halfOpenUpload(port, head(c.path, c.auth), { total, chunk: 64 * 1024, pauseMs: 1 });
+      let error: unknown;
+      try {
+        error = rawJson(r.text).error;
+      } catch {
+        error = undefined;
+      }
+      if (rawStatus(r.text) !== c.status || error === undefined || r.errors.length > 0 || r.sent !== total)
+        failures.push(`#${i} ${c.path}: ${r.text.slice(0, 120)} errors=${r.errors.join(',')} sent=${r.sent}`);
+    }
+    expect(failures).toEqual([]);
+    expect((await fetch(`${h.base}/healthz`)).status).toBe(200);
   }, 60_000);
 
   it('an authenticated body dribbled slower than HTTP_REQUEST_TIMEOUT_MS is cut off with a JSON 408; slow headers after HTTP_HEADERS_TIMEOUT_MS', async () => {

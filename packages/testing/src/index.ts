@@ -400,3 +400,4 @@ export * from './grpc-reflection';
 export * from './upstream-agents';
 export * from './http-contract-agent';
 export * from './redirect-trap';
+export * from './half-open-upload';

@@ -21,6 +21,7 @@ import { createA2aV1Routes } from './http/a2a-v1-router';
 import { createCardsRouter } from './http/cards-router';
 import { createConsole } from './http/console';
 import { closeIfBodyUnread, jsonBody } from './http/body';
+import { lingerOnEarlyClose } from './http/linger';
 import { restErrorHandler } from './http/errors';
 import { createInvokeRouter } from './http/invoke-router';
 import { createLegacyRouter } from './http/legacy-router';
@@ -353,6 +354,7 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
     },
   );
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerClientError(err, socket));
+  lingerOnEarlyClose(server, { timeoutMs: config.lingerTimeoutMs, maxBytes: config.lingerMaxBytes });
   // The A2A 1.0 gRPC binding, for every agent on one port (closed after the HTTP server has drained).
   if (config.a2aGrpcPort >= 0) {
     try {

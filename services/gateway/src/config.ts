@@ -38,6 +38,13 @@ export interface GatewayConfig {
   headersTimeoutMs: number;
   /** An idle keep-alive connection is closed after this. */
   keepAliveTimeoutMs: number;
+  /**
+   * A connection answered before its request body was read (401, 403, 404, 413, 415, 429…) keeps reading and
+   * discarding the upload for this long after the answer, so the client reads the answer, not a reset (0 = off).
+   */
+  lingerTimeoutMs: number;
+  /** …and for at most this many discarded bytes; then it is cut. */
+  lingerMaxBytes: number;
   trustProxy: boolean;
   /** Folder of the built web console served at /console; empty = the `console` folder beside the bundle. */
   consoleDir: string;
@@ -90,6 +97,8 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     requestTimeoutMs: r.int('HTTP_REQUEST_TIMEOUT_MS', 300_000, { min: 1_000, max: 3_600_000 }),
     headersTimeoutMs: r.int('HTTP_HEADERS_TIMEOUT_MS', 20_000, { min: 1_000, max: 600_000 }),
     keepAliveTimeoutMs: r.int('HTTP_KEEP_ALIVE_TIMEOUT_MS', 65_000, { min: 1_000, max: 600_000 }),
+    lingerTimeoutMs: r.int('HTTP_LINGER_TIMEOUT_MS', 5_000, { min: 0, max: 60_000 }),
+    lingerMaxBytes: r.int('HTTP_LINGER_MAX_BYTES', 8 * 1024 * 1024, { min: 0, max: 1024 * 1024 * 1024 }),
     trustProxy: r.bool('TRUST_PROXY', false),
     consoleDir: r.string('CONSOLE_DIR', ''),
     consoleSessionTtlMs: r.int('CONSOLE_SESSION_TTL_SECONDS', 28_800, { min: 60, max: 604_800 }) * 1000,

@@ -6,6 +6,7 @@ import type { Lookups } from '../clients';
 import { jsonDepthExceeds, LIMITS } from '../protocol/validate';
 import { agentForCaller, enforceRateLimit, type AgentCallContext } from './agent-access';
 import { authenticateKey } from './auth';
+import { lingerAfterAnswer } from './linger';
 
 /**
  * The one way the gateway reads a JSON body (JSON-RPC, legacy REST, invoke, management, linker): bytes first
@@ -46,10 +47,13 @@ export function bodyUnread(req: Request): boolean {
 
 /**
  * Refused before its body was read: the connection closes after the answer, so an unauthenticated upload
- * (or a slow dribble of one) is never drained or waited for.
+ * (or a slow dribble of one) is never drained or waited for. The close lingers (linger.ts): the rest of the
+ * upload is discarded for a bounded time, so that a client still sending reads the answer instead of a reset.
  */
 export function closeIfBodyUnread(req: Request, res: Response): void {
-  if (bodyUnread(req) && !res.headersSent) res.setHeader('Connection', 'close');
+  if (!bodyUnread(req) || res.headersSent) return;
+  res.setHeader('Connection', 'close');
+  lingerAfterAnswer(req, req.socket);
 }
 
 /**
@@ -59,7 +63,15 @@ export function closeIfBodyUnread(req: Request, res: Response): void {
 export function jsonBody(limitBytes: number): RequestHandler[] {
   const raw = express.raw({ limit: limitBytes, type: () => true });
   return [
-    raw,
+    (req: Request, res: Response, next: NextFunction): void => {
+      // An announced length over the limit is refused unread: body-parser would read the whole upload first.
+      if (Number(req.headers['content-length']) > limitBytes) {
+        closeIfBodyUnread(req, res);
+        next(new AppError('PAYLOAD_TOO_LARGE', 'Request body too large'));
+        return;
+      }
+      raw(req, res, next);
+    },
     (req: Request, _res: Response, next: NextFunction): void => {
       try {
         if (Buffer.isBuffer(req.body) && req.body.length > 0) {

@@ -1,23 +1,20 @@
-import { createHash } from 'node:crypto';
 import { connect, type AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { createServer, type Server } from 'node:http';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '@a2a-inbound/errors';
-import { silentLogger } from '@a2a-inbound/logger';
-import { InFlightLimit } from '@a2a-inbound/runtime';
 import { InMemoryBlobStore } from '@a2a-inbound/ports';
 import { LargeBodyGate } from '../../src/http/spilled-body';
-import type { GatewayClients, Lookups } from '../../src/clients';
 import { createA2aRouter } from '../../src/http/a2a-router';
 import { createA2aV1Router } from '../../src/http/a2a-v1-router';
 import { createInvokeRouter } from '../../src/http/invoke-router';
 import { createLegacyRouter } from '../../src/http/legacy-router';
-import { STREAM_OPEN_WAIT_MS, type SseWriter } from '../../src/http/sse';
+import { STREAM_OPEN_WAIT_MS } from '../../src/http/sse';
+import { agentRouterDeps, TEST_KEY } from '../support/agent-routers';
 import { agentView, event, fakeTasks, type FakeHandlers } from '../support/fake-tasks';
 
-const KEY = 'a2a_test_key_0123456789';
+const KEY = TEST_KEY;
 const HEARTBEAT_MS = 5_000;
 
 /** The three agent routers over a fake `tasks`, as the gateway mounts them; one key with both scopes. */
@@ -29,18 +26,6 @@ async function start(
   agent: Parameters<typeof agentView>[0] = {},
 ) {
   const f = fakeTasks(handlers);
-  const lookups = {
-    key: async (hash: string) => ({
-      keyId: 'key-1',
-      subscriptionId: 'sub-1',
-      keyHash: createHash('sha256').update(KEY).digest('hex') === hash ? hash : '00',
-      scopes: ['a2a', 'invoke'],
-      revoked: false,
-      expiresAtMs: 0,
-    }),
-    agent: async () => agentView(agent),
-  } as unknown as Lookups;
-  const streams = new Set<SseWriter>();
   const blobs = new InMemoryBlobStore();
   const put = blobs.put.bind(blobs);
   const stored: string[] = [];
@@ -49,24 +34,16 @@ async function start(
     stored.push(ref.id);
     return ref;
   };
-  const deps = {
-    admission: {
-      pending: new InFlightLimit(admission.maxPending, 'requests waiting for the tasks service'),
-      acceptTimeoutMs: admission.acceptTimeoutMs,
-      largeBodies,
-    },
-    blobs,
-    clients: { tasks: f.client, control: {}, close: () => undefined } as unknown as GatewayClients,
-    lookups,
-    limiter: { hit: async () => ({ allowed: true, count: 1, resetAtMs: 0 }) } as never,
-    clock: { now: () => Date.now() },
-    log: silentLogger(),
-    baseUrl: () => 'http://gw',
+  const deps = agentRouterDeps({
+    tasks: f.client,
+    admission,
+    largeBodies,
     bodyLimitBytes,
+    agent,
+    blobs,
     sseHeartbeatMs: HEARTBEAT_MS,
-    streams,
-    resolver: async () => ['93.184.216.34'],
-  };
+  });
+  const streams = deps.streams;
   const app = express();
   app.use('/agents/:agentId/a2a/v1', createA2aV1Router(deps));
   app.use('/agents/:agentId/a2a', createA2aRouter(deps));

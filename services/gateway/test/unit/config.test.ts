@@ -46,6 +46,8 @@ describe('loadGatewayConfig', () => {
       requestTimeoutMs: 300_000,
       headersTimeoutMs: 20_000,
       keepAliveTimeoutMs: 65_000,
+      lingerTimeoutMs: 5_000,
+      lingerMaxBytes: 8 * 1024 * 1024,
       maxPendingRequests: 256,
       acceptTimeoutMs: 10_000,
       maxLargeBodies: 4,
