@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // 1.0 gRPC `GetTask` against 0.3 JSON-RPC `tasks/get` at c=1 in ONE embedded process (STORE=memory): both paths
-// warmed first (COMPARE_WARMUP_SECONDS in all, at c=16 then c=1, so that the JIT is done with both), then
+// warmed first (COMPARE_WARMUP_SECONDS each, half at c=16, half at c=1, so that the JIT is done with both), then
 // COMPARE_ROUNDS rounds of COMPARE_SLICE_SECONDS slices (gRPC, 0.3 paced, 0.3; then 0.3, gRPC, 0.3 paced): gRPC
 // at its client's own rate (grpc-js, one call at a time, as `npm run bench` drives it), 0.3 at its client's own
 // rate (a Node HTTP/1.1 keep-alive loop), and 0.3 paced to the rate the gRPC client reached in its last slice.
@@ -10,16 +10,15 @@
 // With COMPARE_PERF=1 (needs Linux `perf`), one more slice of each (gRPC free, 0.3 at its rate; COMPARE_PERF_SECONDS,
 // 10) runs under `perf record` of the server, split by `bench/perf-split.mjs` (HTTP/2, grpc-js, HTTP/1.1, ours...).
 // Usage: node bench/get-compare.mjs   (needs `npm run build`; NODE_ARGS adds flags to the server)
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { promisify } from 'node:util';
-import { perfSplit, perfSplitLines } from './perf-split.mjs';
-import http from 'node:http';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import { startGetTarget } from './get-target.mjs';
+import { perfSplit, perfSplitLines } from './perf-split.mjs';
 
-const root = new URL('..', import.meta.url).pathname;
 const warmup = Number(process.env.COMPARE_WARMUP_SECONDS ?? 15);
 const rounds = Number(process.env.COMPARE_ROUNDS ?? 4);
 const slice = Number(process.env.COMPARE_SLICE_SECONDS ?? 4);
@@ -28,91 +27,8 @@ const perfSeconds = Number(process.env.COMPARE_PERF_SECONDS ?? 10);
 const nodeArgs = (process.env.NODE_ARGS ?? '').split(' ').filter(Boolean);
 // perf names JIT-compiled (and, with the second flag, interpreted) JavaScript frames from /tmp/perf-<pid>.map.
 if (perf) nodeArgs.push('--perf-basic-prof', '--interpreted-frames-native-stack');
-
-const child = spawn(process.execPath, [...nodeArgs, join(root, 'embedded/dist/main.js')], {
-  env: {
-    ...process.env,
-    STORE: 'memory',
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    SEED_RATE_LIMIT_PER_MINUTE: '10000000',
-  },
-  stdio: ['ignore', 'pipe', 'pipe'],
-});
-let out = '';
-child.stdout.on('data', (d) => (out += d));
-child.stderr.on('data', (d) => (out += d));
-let port, key;
-for (let i = 0; i < 600 && !(port && key); i++) {
-  await sleep(100);
-  port = /base URL:\s+http:\/\/[^:]+:(\d+)/.exec(out)?.[1];
-  key = /a2a key:\s+(\S+)/.exec(out)?.[1];
-}
-if (!port || !key) throw new Error(`the embedded process did not start:\n${out}`);
-const base = `http://127.0.0.1:${port}`;
-const cpu = () => {
-  const f = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(f[11]) + Number(f[12])) / 100;
-};
-const seeded = await (
-  await fetch(`${base}/agents/demo-echo/a2a`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'message/send',
-      params: { message: { role: 'user', messageId: `c-${Date.now()}`, parts: [{ kind: 'text', text: 'hi' }] } },
-    }),
-  })
-).json();
-const taskId = seeded.result.id;
-const card = await fetch(`${base}/agents/demo-echo/.well-known/agent-card.json`).then((r) => r.json());
-const grpcIf = card.supportedInterfaces.find((i) => i.protocolBinding === 'GRPC');
-
-// The gRPC client as bench/run.mjs builds it: grpc-js with the repository's a2a.proto, one channel.
-const grpc = await import('@grpc/grpc-js');
-const loader = await import('@grpc/proto-loader');
-const def = await loader.load(join(root, 'proto/lf/a2a/v1/a2a.proto'), {
-  includeDirs: [join(root, 'proto')],
-  enums: String,
-});
-const Service = grpc.loadPackageDefinition(def).lf.a2a.v1.A2AService;
-const grpcClient = new Service(grpcIf.url, grpc.credentials.createInsecure(), { 'grpc.enable_channelz': 0 });
-const md = new grpc.Metadata();
-md.set('authorization', `Bearer ${key}`);
-md.set('a2a-version', '1.0');
-const grpcCall = () =>
-  new Promise((resolve) => grpcClient.getTask({ tenant: grpcIf.tenant, id: taskId }, md, (err) => resolve(!err)));
-
-// The 0.3 client: HTTP/1.1 keep-alive, one socket, as the bench's Node loop.
-const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
-const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: taskId } });
-const httpCall = () =>
-  new Promise((resolve) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: '/agents/demo-echo/a2a',
-        method: 'POST',
-        agent,
-        headers: {
-          'Content-Type': 'application/json',
-          Authorization: `Bearer ${key}`,
-          'Content-Length': Buffer.byteLength(body),
-        },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode === 200));
-      },
-    );
-    req.on('error', () => resolve(false));
-    req.end(body);
-  });
-const calls = { grpc: grpcCall, jsonrpc03: httpCall };
+const target = await startGetTarget(nodeArgs);
+const { cpu, calls } = target;
 
 /** `concurrency` loops for `secs`; paced to `perSecond` in all when given. Returns the successful requests. */
 const load = async (call, secs, concurrency = 1, perSecond = 0) => {
@@ -171,7 +87,7 @@ if (perf) {
       '2000',
       '-g',
       '-p',
-      String(child.pid),
+      String(target.pid),
       '-o',
       data,
       '--',
@@ -187,10 +103,7 @@ if (perf) {
   }
   splits.push(['files', [`perf data and scripts: ${dir}`]]);
 }
-grpcClient.close();
-agent.destroy();
-child.kill('SIGINT');
-await new Promise((r) => child.on('exit', r));
+await target.stop();
 
 const perReq = (s) => s.cpuMs / s.n;
 const median = (xs) => {

@@ -709,7 +709,9 @@ async function measure(target, sys, cases, sendOnly = false) {
         sys.bases,
         cases[kase],
         16,
-        kase.startsWith('send') ? warmupSeconds : Math.ceil(warmupSeconds / 3),
+        // The gRPC cases run code no other case warms (grpc-js, node:http2, the protobuf codec): a third of the
+        // warm-up left V8 still compiling it in the measured slices (ADR 0073).
+        kase.startsWith('send') || kase.endsWith('-grpc') ? warmupSeconds : Math.ceil(warmupSeconds / 3),
       );
   // Sends last: a mode that falls behind at a high concurrency (the distributed one) keeps working off the
   // backlog for a while, which would otherwise weigh on the cases after it.
