@@ -5,7 +5,7 @@
 // at its client's own rate (grpc-js, one call at a time, as `npm run bench` drives it), 0.3 at its client's own
 // rate (a Node HTTP/1.1 keep-alive loop), and 0.3 paced to the rate the gRPC client reached in its last slice.
 // Prints the process's CPU (utime + stime, every thread) per request of each slice and the gRPC/0.3 ratios per
-// round: a server's CPU per request depends on how often it is woken, and the gRPC client runs at about a third
+// round: a server's CPU per request depends on how often it is woken, and the gRPC client runs at a sixth to a half
 // of the HTTP loop's rate, so the free-running pair compares two loads, the paced pair two transports. Issue 21.
 // With COMPARE_PERF=1 (needs Linux `perf`), one more slice of each (gRPC free, 0.3 at its rate; COMPARE_PERF_SECONDS,
 // 10) runs under `perf record` of the server, split by `bench/perf-split.mjs` (HTTP/2, grpc-js, HTTP/1.1, ours...).

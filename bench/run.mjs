@@ -513,7 +513,8 @@ function nodeDriven(cases) {
     'get-node': node(cases.get),
     'get-node-aa': node(cases.get),
     // The same 0.3 request paced to the rate the gRPC case reached in its last slice at that concurrency: a server's
-    // CPU per request depends on how often it is woken, and gRPC's client runs at about a third of the HTTP loop's.
+    // CPU per request depends on how often it is woken, and gRPC's client runs at a sixth to a half of the HTTP
+    // loop's rate.
     'get-node-paced': { ...node(cases.get), paceOf: 'get-v1-grpc' },
     'get-v1-node': node(cases['get-v1']),
     'get-v1-rest-node': node(cases['get-v1-rest']),
