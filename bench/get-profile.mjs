@@ -4,110 +4,23 @@
 // or `jsonrpc03` (0.3 tasks/get over HTTP/1.1 keep-alive, a Node loop). Prints the requests, the process's CPU per
 // request (utime + stime), its CPU while idle, and the profile's self time per request by category (the gRPC and
 // HTTP stacks, the gateway's A2A code, the tasks service, GC, timers outside any request). Issue 21, ADR 0071.
+// `--cpu-prof` samples the main thread's wall time (waiting for a core included; V8's compiler and GC threads left
+// out): for CPU, `COMPARE_PERF=1 node bench/get-compare.mjs` (ADR 0074).
 // Usage: node bench/get-profile.mjs grpc|jsonrpc03 [profile dir]   (needs `npm run build`)
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import http from 'node:http';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { startGetTarget } from './get-target.mjs';
 
-const root = new URL('..', import.meta.url).pathname;
 const kind = process.argv[2];
 const dir = process.argv[3] ?? `/tmp/get-profile-${kind}-${Date.now()}`;
 const seconds = Number(process.env.PROFILE_SECONDS ?? 20);
 const warmup = Number(process.env.PROFILE_WARMUP_SECONDS ?? 6);
 if (kind !== 'grpc' && kind !== 'jsonrpc03') throw new Error('usage: get-profile.mjs grpc|jsonrpc03 [dir]');
 
-const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, join(root, 'embedded/dist/main.js')], {
-  env: {
-    ...process.env,
-    STORE: 'memory',
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    SEED_RATE_LIMIT_PER_MINUTE: '10000000',
-  },
-  stdio: ['ignore', 'pipe', 'pipe'],
-});
-let out = '';
-child.stdout.on('data', (d) => (out += d));
-child.stderr.on('data', (d) => (out += d));
-let port, key;
-for (let i = 0; i < 600 && !(port && key); i++) {
-  await sleep(100);
-  port = /base URL:\s+http:\/\/[^:]+:(\d+)/.exec(out)?.[1];
-  key = /a2a key:\s+(\S+)/.exec(out)?.[1];
-}
-const base = `http://127.0.0.1:${port}`;
-const cpu = () => {
-  const f = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(f[11]) + Number(f[12])) / 100;
-};
-const post = async (body, version) =>
-  (
-    await fetch(`${base}/agents/demo-echo/a2a${version}`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` },
-      body: JSON.stringify(body),
-    })
-  ).json();
-const seeded = await post(
-  {
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'message/send',
-    params: { message: { role: 'user', messageId: `p-${Date.now()}`, parts: [{ kind: 'text', text: 'hi' }] } },
-  },
-  '',
-);
-const taskId = seeded.result.id;
-const card = await fetch(`${base}/agents/demo-echo/.well-known/agent-card.json`).then((r) => r.json());
-const grpcIf = card.supportedInterfaces.find((i) => i.protocolBinding === 'GRPC');
-
-let call;
-let close = () => undefined;
-if (kind === 'grpc') {
-  const grpc = await import('@grpc/grpc-js');
-  const loader = await import('@grpc/proto-loader');
-  const def = await loader.load(join(root, 'proto/lf/a2a/v1/a2a.proto'), {
-    includeDirs: [join(root, 'proto')],
-    enums: String,
-  });
-  const Service = grpc.loadPackageDefinition(def).lf.a2a.v1.A2AService;
-  const client = new Service(grpcIf.url, grpc.credentials.createInsecure(), { 'grpc.enable_channelz': 0 });
-  const md = new grpc.Metadata();
-  md.set('authorization', `Bearer ${key}`);
-  md.set('a2a-version', '1.0');
-  call = () =>
-    new Promise((resolve) => client.getTask({ tenant: grpcIf.tenant, id: taskId }, md, (err) => resolve(!err)));
-  close = () => client.close();
-} else {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: taskId } });
-  call = () =>
-    new Promise((resolve) => {
-      const req = http.request(
-        {
-          host: '127.0.0.1',
-          port,
-          path: '/agents/demo-echo/a2a',
-          method: 'POST',
-          agent,
-          headers: {
-            'Content-Type': 'application/json',
-            Authorization: `Bearer ${key}`,
-            'Content-Length': Buffer.byteLength(body),
-          },
-        },
-        (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode === 200));
-        },
-      );
-      req.on('error', () => resolve(false));
-      req.end(body);
-    });
-}
+const target = await startGetTarget(['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+const { cpu } = target;
+const call = target.calls[kind];
 const loop = async (secs) => {
   let n = 0;
   const end = Date.now() + secs * 1000;
@@ -124,10 +37,8 @@ const t0 = Date.now();
 const n = await loop(seconds);
 const wall = (Date.now() - t0) / 1000;
 const used = cpu() - c0;
-close();
 const profileStart = Date.now();
-child.kill('SIGINT');
-await new Promise((r) => child.on('exit', r));
+await target.stop();
 console.log(
   `${kind}: ${n} requests in ${wall.toFixed(1)} s (${(n / wall).toFixed(0)}/s); process CPU ${((used * 1000) / n).toFixed(3)} ms/request; ` +
     `idle CPU ${idleMsPerSecond.toFixed(1)} ms/s; above idle ${(((used - (idleMsPerSecond / 1000) * wall) * 1000) / n).toFixed(3)} ms/request`,

@@ -273,6 +273,9 @@ async function nodeRun(base, spec, connections, secs) {
         n += 1;
         const body = typeof spec.body === 'function' ? spec.body(`${stamp}-${w}-${n}`) : spec.body;
         await one(body === undefined ? undefined : body.replaceAll('\\"', '"'));
+        // Paced (`spec.ratePerSecond`, all loops together): the n-th request starts no earlier than its slot.
+        const due = spec.ratePerSecond ? started + (n * 1000) / spec.ratePerSecond - performance.now() : 0;
+        if (due > 0) await sleep(Math.min(due, Math.max(0, end - performance.now())));
       }
     }),
   );
@@ -346,7 +349,8 @@ async function runLoadOn(bases, spec, c, secs = seconds) {
   const parts = await Promise.all(
     bases.map((b, i) => {
       const share = Math.floor(c / bases.length) + (i < c % bases.length ? 1 : 0);
-      return runLoad(b, spec, share, secs);
+      const paced = spec.ratePerSecond ? { ...spec, ratePerSecond: (spec.ratePerSecond * share) / c } : spec;
+      return runLoad(b, paced, share, secs);
     }),
   );
   const rps = parts.reduce((s, p) => s + p.rps, 0);
@@ -508,10 +512,15 @@ function nodeDriven(cases) {
     ...cases,
     'get-node': node(cases.get),
     'get-node-aa': node(cases.get),
+    // The same 0.3 request paced to the rate the gRPC case reached in its last slice at that concurrency: a server's
+    // CPU per request depends on how often it is woken, and gRPC's client runs at a sixth to a half of the HTTP
+    // loop's rate.
+    'get-node-paced': { ...node(cases.get), paceOf: 'get-v1-grpc' },
     'get-v1-node': node(cases['get-v1']),
     'get-v1-rest-node': node(cases['get-v1-rest']),
     'send-node': node(cases.send),
     'send-node-aa': node(cases.send),
+    'send-node-paced': { ...node(cases.send), paceOf: 'send-v1-grpc' },
     'send-v1-node': node(cases['send-v1']),
     'send-v1-rest-node': node(cases['send-v1-rest']),
   };
@@ -651,10 +660,13 @@ const V1_PAIRS = [
   ['get-v1-node', 'get-node'],
   ['get-v1-rest-node', 'get-node'],
   ['get-v1-grpc', 'get-node'],
+  // gRPC against the 0.3 request at the gRPC client's rate (ADR 0074): the two transports at one load.
+  ['get-v1-grpc', 'get-node-paced'],
   ['send-node-aa', 'send-node'],
   ['send-v1-node', 'send-node'],
   ['send-v1-rest-node', 'send-node'],
   ['send-v1-grpc', 'send-node'],
+  ['send-v1-grpc', 'send-node-paced'],
   // Secondary: the HTTP cases driven by wrk (gRPC against wrk's 0.3 mixes two clients' loads).
   ['get-aa', 'get'],
   ['get-v1', 'get'],
@@ -665,8 +677,16 @@ const V1_PAIRS = [
   ['send-v1-rest', 'send'],
   ['send-v1-grpc', 'send'],
 ];
-const GET_INTERLEAVE = ['get-node', 'get-v1-node', 'get-v1-rest-node', 'get-v1-grpc', 'get-node-aa'];
-const SEND_INTERLEAVE = ['send-node', 'send-v1-node', 'send-v1-rest-node', 'send-v1-grpc', 'send-node-aa'];
+// A paced case runs right after the gRPC case whose rate it takes, in either direction of a round.
+const GET_INTERLEAVE = ['get-node', 'get-v1-node', 'get-v1-rest-node', 'get-v1-grpc', 'get-node-paced', 'get-node-aa'];
+const SEND_INTERLEAVE = [
+  'send-node',
+  'send-v1-node',
+  'send-v1-rest-node',
+  'send-v1-grpc',
+  'send-node-paced',
+  'send-node-aa',
+];
 /** BENCH_CASES: which groups of cases run on our gateway (get, card, stream, send); all by default. */
 const caseGroups = new Set((env.BENCH_CASES ?? 'get,card,stream,send').split(','));
 
@@ -690,7 +710,9 @@ async function measure(target, sys, cases, sendOnly = false) {
         sys.bases,
         cases[kase],
         16,
-        kase.startsWith('send') ? warmupSeconds : Math.ceil(warmupSeconds / 3),
+        // The gRPC cases run code no other case warms (grpc-js, node:http2, the protobuf codec): a third of the
+        // warm-up left V8 still compiling it in the measured slices (ADR 0074).
+        kase.startsWith('send') || kase.endsWith('-grpc') ? warmupSeconds : Math.ceil(warmupSeconds / 3),
       );
   // Sends last: a mode that falls behind at a high concurrency (the distributed one) keeps working off the
   // backlog for a while, which would otherwise weigh on the cases after it.
@@ -722,7 +744,12 @@ async function measure(target, sys, cases, sendOnly = false) {
     if (present.length === 1) return throughput(present[0]);
     // Whole seconds: wrk takes no fractions of them.
     const half = Math.max(1, Math.round(seconds / (2 * rounds)));
-    const orders = Array.from({ length: rounds }, () => [present, [...present].reverse()]).flat();
+    // A paced case runs right after the case whose rate it takes, in both directions.
+    const pacedAfter = (order) =>
+      order
+        .filter((k) => !order.includes(cases[k].paceOf))
+        .flatMap((k) => [k, ...order.filter((p) => cases[p].paceOf === k)]);
+    const orders = Array.from({ length: rounds }, () => [present, [...present].reverse()].map(pacedAfter)).flat();
     const gatewayPids = sys.gatewayPids ?? sys.pids;
     const gatewayCpu = () => gatewayPids.reduce((s, p) => s + cpuSeconds(p), 0);
     for (const c of concurrencies) {
@@ -733,6 +760,7 @@ async function measure(target, sys, cases, sendOnly = false) {
         present.map((k) => [k, Array.from({ length: rounds }, () => ({ n: 0, cpu: 0, net: 0 }))]),
       );
       const idleRates = [];
+      const lastRate = new Map(); // a case's req/s in its last slice at this concurrency (paced cases follow it)
       for (const [o, order] of orders.entries()) {
         // The gateway's CPU with no request in flight (timers, periodic sweeps, the runtime's own work), before
         // each direction: a per-second cost that a slower client would otherwise spread over fewer requests.
@@ -749,7 +777,9 @@ async function measure(target, sys, cases, sendOnly = false) {
           const gatewayBefore = gatewayCpu();
           const t0 = performance.now();
           if (sys.started) await eluOf(sys.started);
-          const r = await runLoadOn(sys.bases, cases[kase], c, half);
+          const pace = cases[kase].paceOf && lastRate.get(cases[kase].paceOf);
+          const r = await runLoadOn(sys.bases, pace ? { ...cases[kase], ratePerSecond: pace } : cases[kase], c, half);
+          lastRate.set(kase, r.rps);
           const elu = sys.started ? await eluOf(sys.started) : undefined;
           const a = acc.get(kase);
           const cpu = sys.pids.reduce((s, p) => s + cpuSeconds(p), 0) - before;
@@ -877,6 +907,7 @@ const bindingOf = (v1) =>
 function clientsOf(r) {
   const wrk = loadgen === 'wrk' ? 'wrk' : 'Node';
   if (r.v03.endsWith('-node')) return 'Node / Node (primary)';
+  if (r.v03.endsWith('-paced')) return "Node / Node, 0.3 at gRPC's rate";
   return `${r.v1.endsWith('grpc') ? 'Node' : wrk} / ${wrk} (secondary)`;
 }
 
@@ -894,7 +925,7 @@ function ratioTable() {
   const ms = (x) => (x === undefined ? '' : x.toFixed(3));
   for (const r of ratios)
     lines.push(
-      `| ${r.target} | ${r.v03.replace('-node', '')} | ${bindingOf(r.v1)} | ${clientsOf(r)} | ${r.c} | ${r.rounds} | ${ms(r.netMs)} / ${ms(r.baseNetMs)} | ${f(r.median)} | ${r.lo === undefined ? '' : `${f(r.lo)}–${f(r.hi)}`} | ${r.min === undefined ? '' : `${f(r.min)}–${f(r.max)}`} | ${f(r.overall)} | ${f(r.raw)} |`,
+      `| ${r.target} | ${r.v03.replace(/-node(-paced)?$/, '')} | ${bindingOf(r.v1)} | ${clientsOf(r)} | ${r.c} | ${r.rounds} | ${ms(r.netMs)} / ${ms(r.baseNetMs)} | ${f(r.median)} | ${r.lo === undefined ? '' : `${f(r.lo)}–${f(r.hi)}`} | ${r.min === undefined ? '' : `${f(r.min)}–${f(r.max)}`} | ${f(r.overall)} | ${f(r.raw)} |`,
     );
   if (idle.length)
     lines.push(

@@ -44,6 +44,8 @@ describe('bench/run.mjs (npm run bench), shortest mode, embedded only', () => {
     // The primary, Node-driven comparison (0.3, its A/A control, 1.0 JSON-RPC and HTTP+JSON), the wrk A/A control.
     v1.push('get-node', 'send-node', 'get-node-aa', 'send-node-aa', 'get-v1-node', 'send-v1-node');
     v1.push('get-v1-rest-node', 'send-v1-rest-node', 'get-aa', 'send-aa');
+    // The 0.3 request paced to the gRPC client's rate (ADR 0074).
+    v1.push('get-node-paced', 'send-node-paced');
     for (const kase of ['send', 'get', 'card', 'stream-first', 'get+20sse', ...v1]) {
       const row = new RegExp(
         `\\| embedded +\\| ${kase.replace('+', '\\+')} +\\| \\d+ +\\| (\\d+) +\\|[^\\n]*\\| (\\d+) +\\|[^|]*\\|\\n`,
@@ -70,6 +72,13 @@ describe('bench/run.mjs (npm run bench), shortest mode, embedded only', () => {
             `\\| embedded +\\| ${op} +\\| ${binding} +\\| ${clients} +\\| 2 +\\| 1 +\\| [\\d.]* / [\\d.]* +\\| \\d+\\.\\d\\d× +\\|`,
           ),
         );
+    // gRPC against the 0.3 request at gRPC's rate.
+    for (const op of ['get', 'send'])
+      expect(text).toMatch(
+        new RegExp(
+          `\\| embedded +\\| ${op} +\\| gRPC +\\| Node / Node, 0\\.3 at gRPC's rate +\\| 2 +\\| 1 +\\| [\\d.]* / [\\d.]* +\\| \\d+\\.\\d\\d× +\\|`,
+        ),
+      );
     for (const op of ['get', 'send'])
       for (const clients of ['Node / Node \\(primary\\)', '[^|]+ \\(secondary\\)'])
         expect(text).toMatch(
