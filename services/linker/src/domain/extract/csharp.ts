@@ -4,6 +4,7 @@ import { joinPath } from '../routes';
 import {
   withBase,
   HOLE_PART,
+  SECTION_REF,
   isClientModel,
   LIST_SEP,
   concat,
@@ -324,6 +325,8 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
         return scope.lookup(node.text, node) ?? [{ ref: node.text }];
       }
       case 'member_access_expression': {
+        // `string.Empty` (RabbitMQ.Client's default exchange is written `exchange: string.Empty`).
+        if (/^(?:System\.)?[Ss]tring\.Empty$/.test(node.text)) return lit('');
         // `options.Value.SubscriptionClientName` of an `IOptions<T>`: the property of T's section, once the
         // source says which section T is bound to (`Configure<T>(config.GetSection(…))`).
         const opt = /^(\w+)\.(?:Value|CurrentValue)\.(\w+)$/.exec(node.text);
@@ -676,8 +679,11 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       const e = argExpr(argNodes[0]!).expr;
       const fnE = e.type === 'invocation_expression' ? e.childForFieldName('function') : null;
       if (cls && fnE?.type === 'member_access_expression' && fnE.childForFieldName('name')?.text === 'GetSection') {
-        const section = literal(evaluate(argExpr(named(e.childForFieldName('arguments'))[0] ?? e).expr));
+        const value = evaluate(argExpr(named(e.childForFieldName('arguments'))[0] ?? e).expr);
+        const section = literal(value);
         if (section !== undefined) sink.optionSections.set(cls, section);
+        // `GetSection(RabbitMqOptions.SectionName)`: a constant of another file, resolved once the source is read.
+        else if (value.length === 1 && 'ref' in value[0]!) sink.optionSections.set(cls, SECTION_REF + value[0].ref);
       }
       // `services.Configure<AppSettings>(configuration)`: the class binds the configuration's root.
       if (cls && /^(this\.)?\w*[Cc]onfiguration$/.test(e.text)) sink.optionSections.set(cls, '');

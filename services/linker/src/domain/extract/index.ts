@@ -7,6 +7,7 @@ import {
   FIELD_REF,
   HOLE_PART,
   type HttpWrapper,
+  SECTION_REF,
   isFieldRef,
   type MessageWrapper,
   Sink,
@@ -267,7 +268,12 @@ export async function extractSource(
         if (isFieldRef(p)) return [{ ref: p.ref.slice(FIELD_REF.length) }];
         // `options.Value.X` of an `IOptions<T>` whose section the source binds: configuration `Section:X`.
         const opt = /^IOptions<(\w+)>\.(\w+)$/.exec(p.ref);
-        const section = opt ? sink.optionSections.get(opt[1]!) : undefined;
+        let section = opt ? sink.optionSections.get(opt[1]!) : undefined;
+        // A section named by a constant of another file (`GetSection(RabbitMqOptions.SectionName)`).
+        if (section?.startsWith(SECTION_REF))
+          section =
+            depth < 4 ? nameOf(resolveRefs([{ ref: section.slice(SECTION_REF.length) }], depth + 1)) : undefined;
+        if (section?.includes('{}')) section = undefined;
         if (section !== undefined) return [{ config: section ? `${section}:${opt![2]!}` : opt![2]! }];
         // `settings.orders_url` / `this.baseUrl`: fall back to the member's own name when it is a known constant.
         const v =
@@ -290,8 +296,10 @@ export async function extractSource(
   for (const t of sink.topicRefs) {
     const topic = nameOf(resolve(t.parts));
     if (topic === undefined) continue;
-    if (t.side === 'publish') sink.publish('kafka', '', topic, t.loc);
-    else sink.consume('kafka', topic, t.loc);
+    const broker = t.broker ?? 'kafka';
+    if (t.side === 'publish') sink.publish(broker, nameOf(resolve(t.exchange ?? [])) ?? '', topic, t.loc);
+    else if (t.side === 'consume') sink.consume(broker, topic, t.loc);
+    else if (topic !== '') sink.queue(topic, t.loc);
   }
   resolveNestMicroservices(sink, resolve);
   applyGoRouteTables(facts, sink);
