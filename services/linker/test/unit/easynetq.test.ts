@@ -32,8 +32,9 @@ public class OrdersController : ControllerBase
 };
 const worker = {
   'Worker.csproj': `<Project Sdk="Microsoft.NET.Sdk.Worker"></Project>`,
-  'Listener.cs': `using EasyNetQ;
-using Shop.Contracts.Model;
+  // EasyNetQ from a global using: the subscription is known by EasyNetQ's own `PubSub` property.
+  'GlobalUsings.cs': `global using EasyNetQ;`,
+  'Listener.cs': `using Shop.Contracts.Model;
 public class Listener : BackgroundService
 {
     private readonly IBus _bus;
@@ -54,8 +55,8 @@ describe('EasyNetQ', () => {
   it('pub/sub by its naming conventions (type exchange with the assembly, `<type>_<subscriptionId>` queue, topics), and send/receive on a named queue', async () => {
     const r = await reportOf({ contracts, orders, worker });
     expect(rows(r)).toEqual([
-      'orders Controllers/OrdersController.cs:13 | publish `Shop.Contracts.Model.OrderPlaced, Shop.Contracts` | worker Listener.cs:9 consume queue `Shop.Contracts.Model.OrderPlaced, Shop.Contracts_Listener`',
-      'orders Controllers/OrdersController.cs:15 | publish to queue `invoices` (default exchange) | worker Listener.cs:11 consume queue `invoices`',
+      'orders Controllers/OrdersController.cs:13 | publish `Shop.Contracts.Model.OrderPlaced, Shop.Contracts` | worker Listener.cs:8 consume queue `Shop.Contracts.Model.OrderPlaced, Shop.Contracts_Listener`',
+      'orders Controllers/OrdersController.cs:15 | publish to queue `invoices` (default exchange) | worker Listener.cs:10 consume queue `invoices`',
     ]);
     // The StockLow publish's topic `stock.eu` matches no binding (the subscription wants `stock.us`).
     expect(gaps(r).filter((g) => g.startsWith('publisher'))).toEqual([

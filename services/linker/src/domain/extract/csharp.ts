@@ -716,7 +716,12 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     // EasyNetQ: `bus.PubSub.PublishAsync(msg[, "topic" | c => c.WithTopic("t")])` (v3: `bus.Publish(msg)`),
     // `bus.PubSub.SubscribeAsync<T>(subscriptionId, handler[, c => c.WithTopic("t")])`, and
     // `bus.SendReceive.SendAsync("queue", msg)` / `ReceiveAsync("queue", …)`; names by its conventions (bus.ts).
-    if (usesEasyNetQ(inv) && /^(Publish|Subscribe|Send|Receive)(Async)?$/.test(name) && argNodes.length >= 1) {
+    // (`.PubSub` / `.SendReceive` are EasyNetQ's own: the file may take `EasyNetQ` from a `global using`).
+    if (
+      (usesEasyNetQ(inv) || /\.(PubSub|SendReceive)$/.test(receiver)) &&
+      /^(Publish|Subscribe|Send|Receive)(Async)?$/.test(name) &&
+      argNodes.length >= 1
+    ) {
       const generic = nameNode?.type === 'generic_name' ? named(named(nameNode)[1] ?? null)[0]?.text : undefined;
       const rest = argNodes.slice(1).map((a) => argExpr(a).expr);
       const topics = rest.flatMap((e) => [...e.text.matchAll(/\bWithTopic\(\s*"([^"]*)"\s*\)/g)].map((m) => m[1]!));
