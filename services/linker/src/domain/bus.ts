@@ -12,7 +12,8 @@ import type { BusSummary, SourceFacts } from './model';
  * endpoint (a queue named by the source's endpoint name formatter, or its `ReceiveEndpoint`) bound to it;
  * a subscription `<Message, Handler>` binds a queue named after the handler the same way. NServiceBus's
  * conventional routing topology: endpoint queues and exchanges, `Namespace.Type` event exchanges, commands
- * routed to an endpoint (`RouteToEndpoint`, `SetDestination`, `Send("Sales", …)`).
+ * routed to an endpoint (`RouteToEndpoint`, `SetDestination`, `Send("Sales", …)`). EasyNetQ's conventions:
+ * `Namespace.Type, Assembly` topic exchanges, `<exchange>_<subscriptionId>` queues bound with `#` or their topics.
  */
 export function instantiateBusSites(sources: readonly SourceFacts[]): SourceFacts[] {
   const summaries = new Map<string, BusSummary[]>();
@@ -40,6 +41,21 @@ export function instantiateBusSites(sources: readonly SourceFacts[]): SourceFact
     const bare = written.replace(/<.*$/, '').replace(/^.*\./, '');
     const ns = namespaces.get(bare);
     return ns?.size === 1 ? `${[...ns][0]!}:${bare}` : bare;
+  };
+  // EasyNetQ names a message's exchange after its type name as its serializer writes it, `Namespace.Type, Assembly`.
+  const assemblies = new Map<string, Set<string>>();
+  for (const s of sources)
+    for (const [type, asm] of Object.entries(s.typeAssemblies ?? {})) {
+      const set = assemblies.get(type) ?? new Set<string>();
+      set.add(asm);
+      assemblies.set(type, set);
+    }
+  const easyExchange = (written: string): string => {
+    const bare = written.replace(/<.*$/, '').replace(/^.*\./, '');
+    const ns = namespaces.get(bare);
+    const asm = assemblies.get(bare);
+    if (ns?.size !== 1) return bare;
+    return `${[...ns][0]!}.${bare}${asm?.size === 1 ? `, ${[...asm][0]!}` : ''}`;
   };
   // NServiceBus names a message's exchange after its full name, `Namespace.Type`.
   const nsbExchange = (written: string): string => {
@@ -98,6 +114,34 @@ export function instantiateBusSites(sources: readonly SourceFacts[]): SourceFact
         continue;
       }
       if (site.method === 'NsbEndpoint' || site.method === 'NsbRoute') continue;
+      // EasyNetQ's conventions: a topic exchange per message type; a publish's routing key is its topic ('' by
+      // default); a subscription's queue is `<type name>_<subscriptionId>`, bound with its topics, else `#`.
+      if (site.method === 'EasyPublish') {
+        const [message, topic] = site.types as [string, string];
+        const exchange = easyExchange(message);
+        exchanges.push({ name: exchange, type: 'topic', loc: site.loc });
+        publishes.push({ broker: 'rabbitmq', exchange, key: topic, loc: site.loc, types: [message] });
+        continue;
+      }
+      if (site.method === 'EasySubscribe') {
+        const [message, id, ...topics] = site.types as [string, string, ...string[]];
+        const exchange = easyExchange(message);
+        const queue = `${exchange}_${id}`;
+        exchanges.push({ name: exchange, type: 'topic', loc: site.loc });
+        queues.push({ name: queue, loc: site.loc });
+        for (const key of topics.length ? topics : ['#']) bindings.push({ exchange, queue, key, loc: site.loc });
+        consumes.push({ broker: 'rabbitmq', queue, loc: site.loc, types: [message] });
+        continue;
+      }
+      if (site.method === 'EasySend') {
+        publishes.push({ broker: 'rabbitmq', exchange: '', key: site.types[0]!, loc: site.loc });
+        continue;
+      }
+      if (site.method === 'EasyReceive') {
+        queues.push({ name: site.types[0]!, loc: site.loc });
+        consumes.push({ broker: 'rabbitmq', queue: site.types[0]!, loc: site.loc });
+        continue;
+      }
       if (site.kind === 'publish') {
         const sum = site.method === '*' ? anyPublish : summaries.get(`publish:${site.method}`);
         for (const type of site.types) {

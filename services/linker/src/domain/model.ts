@@ -517,6 +517,10 @@ export interface SourceFacts {
   readonly busSummaries?: BusSummary[];
   /** C# types by name → the namespace declaring them (MassTransit names message exchanges `Namespace:Type`). */
   typeNamespaces?: Record<string, string>;
+  /** C# types by name → the assembly (project) declaring them (EasyNetQ names exchanges `Namespace.Type, Assembly`). */
+  typeAssemblies?: Record<string, string>;
+  /** C# types by name → their file, while the source is extracted (becomes `typeAssemblies`; never stored). */
+  typeFiles?: Record<string, string>;
   /** Go functions and methods (package, name, parameters, line span): calls inside them are summarised for importers. */
   goFuncs?: GoFunc[];
   /** Go calls of an exported function or method of an imported package (`eta.customer.Get(ctx, id)`). */

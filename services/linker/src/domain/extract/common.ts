@@ -121,6 +121,10 @@ export function concat(...lists: readonly (readonly Part[])[]): Part[] {
 }
 
 export const HOLE_PART: Part = { hole: true };
+/** A property of a C# options object (`options.Value.QueueName` of an `IOptions<RabbitMqOptions>`), as evaluated. */
+export const OPTIONS_REF = /^IOptions<\w+>\.\w+$/;
+/** A configuration section bound by a constant of another file (`GetSection(RabbitMqOptions.SectionName)`). */
+export const SECTION_REF = '\u0003s:';
 
 /**
  * A field of the object whose method is evaluated (`self.base_url`, `this.exchange`) when a constructor
@@ -515,8 +519,18 @@ export class Sink {
   readonly messageWrappers: MessageWrapper[] = [];
   /** This file's calls and publishes over its objects' fields, taken by its class summaries (never across files). */
   readonly fieldUses: FieldUse[] = [];
-  /** Kafka topics named by a constant of another file or package (`kafka.Topic`), resolved once the source is read. */
-  readonly topicRefs: { side: 'publish' | 'consume'; parts: Part[]; loc: Loc }[] = [];
+  /**
+   * Broker names resolved once the source is read: Kafka topics named by a constant of another file or package
+   * (`kafka.Topic`), and RabbitMQ names read from an options class (`routingKey: options.Value.QueueName`), whose
+   * configuration section another file binds (`Configure<T>(GetSection(…))`). No broker: Kafka.
+   */
+  readonly topicRefs: {
+    side: 'publish' | 'consume' | 'queue';
+    parts: Part[];
+    loc: Loc;
+    broker?: Broker;
+    exchange?: Part[];
+  }[] = [];
   /** gRPC channels dialled into a named variable or field, with their address (for clients of other files). */
   readonly grpcChannels: { name: string; address: Part[] }[] = [];
   /** NestJS microservice registrations, injections, sends and handlers of every file (nest-micro.ts). */
@@ -762,6 +776,18 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
   const lower = n.toLowerCase();
   const recv = c.receiver.toLowerCase();
   const s = (p: Part[] | undefined): string | undefined => nameOf(p);
+  /** A RabbitMQ name read from an options class: resolved with the source's section binding (`topicRefs`). */
+  const later = (side: 'publish' | 'consume' | 'queue', parts: Part[] | undefined, exchange?: Part[]): boolean => {
+    if (![...(parts ?? []), ...(exchange ?? [])].some((p) => 'ref' in p && OPTIONS_REF.test(p.ref))) return false;
+    sink.topicRefs.push({
+      side,
+      broker: 'rabbitmq',
+      parts: parts ?? [],
+      loc: c.loc,
+      ...(exchange ? { exchange } : {}),
+    });
+    return true;
+  };
   /** A publish whose exchange or key is a parameter of the function around it: that function is a wrapper. */
   const viaParams = (broker: Broker, exchange: Part[] | undefined, key: Part[] | undefined): void => {
     const w = c.within;
@@ -783,6 +809,7 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
       const offset = lower === 'publishwithcontext' ? 1 : 0;
       const exParts = arg(c, offset, 'exchange');
       const keyParts = arg(c, offset + 1, 'routingKey', 'routing_key', 'key');
+      if (lower !== 'publish' && exParts && keyParts && later('publish', keyParts, exParts)) break;
       const ex = s(exParts);
       const key = s(keyParts);
       if (ex !== undefined && key !== undefined && (lower !== 'publish' || c.args.length >= 3)) {
@@ -828,6 +855,7 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
       }
       // amqplib consume(queue, onMessage) and amqp091 Consume(queue, consumer, …) take a handler or options after the
       // queue; a one-argument Consume(ct) / consume(timeout) is a Kafka poll (Confluent.Kafka, confluent-kafka), not AMQP.
+      if (lower !== 'consume' && later('consume', arg(c, 0, 'queue'))) break;
       const q = s(arg(c, 0, 'queue'));
       if (q !== undefined && (lower !== 'consume' || c.args.length >= 2 || c.named.has('queue')))
         sink.consume('rabbitmq', q, c.loc);
@@ -859,6 +887,7 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
     case 'queuedeclare':
     case 'queuedeclareasync':
     case 'queue_declare': {
+      if (later('queue', arg(c, 0, 'queue', 'name'))) break;
       const q = s(arg(c, 0, 'queue', 'name'));
       if (q !== undefined && q !== '') sink.queue(q, c.loc);
       break;

@@ -4,6 +4,7 @@ import { joinPath } from '../routes';
 import {
   withBase,
   HOLE_PART,
+  SECTION_REF,
   isClientModel,
   LIST_SEP,
   concat,
@@ -54,6 +55,10 @@ const CS_NAMES = new Set([
   'ToTable',
   'AddProject',
   'PublishAsync',
+  'SubscribeAsync',
+  'Receive',
+  'ReceiveAsync',
+  'SendAsync',
   'Configure',
   'MapForwarder',
   'ConfigureHttpClient',
@@ -324,6 +329,8 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
         return scope.lookup(node.text, node) ?? [{ ref: node.text }];
       }
       case 'member_access_expression': {
+        // `string.Empty` (RabbitMQ.Client's default exchange is written `exchange: string.Empty`).
+        if (/^(?:System\.)?[Ss]tring\.Empty$/.test(node.text)) return lit('');
         // `options.Value.SubscriptionClientName` of an `IOptions<T>`: the property of T's section, once the
         // source says which section T is bound to (`Configure<T>(config.GetSection(…))`).
         const opt = /^(\w+)\.(?:Value|CurrentValue)\.(\w+)$/.exec(node.text);
@@ -577,6 +584,8 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
 
   /** NServiceBus names what the broker sees by its own conventions (bus.ts): only in files that use it. */
   let nsbFile: boolean | undefined;
+  let easyFile: boolean | undefined;
+  const usesEasyNetQ = (n: Node): boolean => (easyFile ??= /\bEasyNetQ\b/.test(n.tree.rootNode.text));
   const usesNsb = (n: Node): boolean => (nsbFile ??= /\bNServiceBus\b/.test(n.tree.rootNode.text));
 
   function onInvocation(inv: Node): void {
@@ -679,8 +688,11 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       const e = argExpr(argNodes[0]!).expr;
       const fnE = e.type === 'invocation_expression' ? e.childForFieldName('function') : null;
       if (cls && fnE?.type === 'member_access_expression' && fnE.childForFieldName('name')?.text === 'GetSection') {
-        const section = literal(evaluate(argExpr(named(e.childForFieldName('arguments'))[0] ?? e).expr));
+        const value = evaluate(argExpr(named(e.childForFieldName('arguments'))[0] ?? e).expr);
+        const section = literal(value);
         if (section !== undefined) sink.optionSections.set(cls, section);
+        // `GetSection(RabbitMqOptions.SectionName)`: a constant of another file, resolved once the source is read.
+        else if (value.length === 1 && 'ref' in value[0]!) sink.optionSections.set(cls, SECTION_REF + value[0].ref);
       }
       // `services.Configure<AppSettings>(configuration)`: the class binds the configuration's root.
       if (cls && /^(this\.)?\w*[Cc]onfiguration$/.test(e.text)) sink.optionSections.set(cls, '');
@@ -704,6 +716,43 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       return;
     }
 
+    // EasyNetQ: `bus.PubSub.PublishAsync(msg[, "topic" | c => c.WithTopic("t")])` (v3: `bus.Publish(msg)`),
+    // `bus.PubSub.SubscribeAsync<T>(subscriptionId, handler[, c => c.WithTopic("t")])`, and
+    // `bus.SendReceive.SendAsync("queue", msg)` / `ReceiveAsync("queue", …)`; names by its conventions (bus.ts).
+    // (`.PubSub` / `.SendReceive` are EasyNetQ's own: the file may take `EasyNetQ` from a `global using`).
+    if (
+      (usesEasyNetQ(inv) || /\.(PubSub|SendReceive)$/.test(receiver)) &&
+      /^(Publish|Subscribe|Send|Receive)(Async)?$/.test(name) &&
+      argNodes.length >= 1
+    ) {
+      const generic = nameNode?.type === 'generic_name' ? named(named(nameNode)[1] ?? null)[0]?.text : undefined;
+      const rest = argNodes.slice(1).map((a) => argExpr(a).expr);
+      const topics = rest.flatMap((e) => [...e.text.matchAll(/\bWithTopic\(\s*"([^"]*)"\s*\)/g)].map((m) => m[1]!));
+      const bare = (t: string): string => t.replace(/<.*$/, '').replace(/^.*\./, '');
+      if (/^Publish/.test(name) && argNodes.length <= 3) {
+        const topic = rest[0]?.type === 'string_literal' ? literal(evaluate(rest[0])) : topics[0];
+        for (const m of new Set((generic ? [generic] : createdTypes(argExpr(argNodes[0]!).expr, inv)).map(bare)))
+          if (m) sink.busSite({ kind: 'generic', method: 'EasyPublish', types: [m, topic ?? ''], loc });
+        return;
+      }
+      if (/^Subscribe/.test(name) && generic) {
+        const first = argExpr(argNodes[0]!).expr;
+        const id = /^nameof\(\s*([\w.]+)\s*\)$/.exec(first.text)?.[1]?.replace(/^.*\./, '') ?? literal(args[0]);
+        if (id !== undefined)
+          sink.busSite({ kind: 'generic', method: 'EasySubscribe', types: [bare(generic), id, ...topics], loc });
+        return;
+      }
+      // SendReceive: straight to a named queue through the default exchange.
+      const queue = /SendReceive$/.test(receiver) || argNodes.length >= 2 ? literal(args[0]) : undefined;
+      if (queue !== undefined && /^(Send|Receive)/.test(name))
+        sink.busSite({
+          kind: 'generic',
+          method: name.startsWith('Send') ? 'EasySend' : 'EasyReceive',
+          types: [queue],
+          loc,
+        });
+      if (queue !== undefined) return;
+    }
     // A bus publish of a message object (`bus.Publish(new OrderCreated(…))`, `Publish<OrderCreated>(…)`,
     // `eventBus.PublishAsync(evt)` with `evt = new OrderPaid(…)` or `ok ? new Paid(…) : new Failed(…)`): one
     // site per type created; the bus library's summary, else MassTransit's convention, says what the broker sees.
@@ -1099,6 +1148,8 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     const ns = namespaceOf(cls);
     if (className && ns) sink.facts.typeNamespaces ??= {};
     if (className && ns && sink.facts.typeNamespaces) sink.facts.typeNamespaces[className] = ns;
+    // Its file: the project around it names its assembly (EasyNetQ names exchanges `Namespace.Type, Assembly`).
+    if (className) (sink.facts.typeFiles ??= {})[className] = file;
     if (cls.type !== 'class_declaration') return;
     const summary = summariseCsharpClass(cls, file, evaluate);
     if (summary) (sink.facts.objClasses ??= []).push(summary);

@@ -44,11 +44,43 @@ const METHOD_LITERAL = [
   /\bcallApi\(\s*['"][^'"]*['"]\s*,\s*['"](GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)['"]/,
 ];
 
-/** NSwag C#: `urlBuilder_.Append("pet/")` pieces, the non-literal ones (escaped parameters) as `{}`. */
+/** The argument texts of `urlBuilder_.Append(a).Append(b)…` chains, in order (parentheses balanced, strings skipped). */
+function appendArgs(chunk: string): string[] {
+  const out: string[] = [];
+  for (const m of chunk.matchAll(/urlBuilder_(?=\s*\.\s*Append\s*\()/g)) {
+    let i = m.index + m[0].length;
+    // NSwag 13 chains the base address and the path in one statement: `.Append(BaseUrl…).Append("/pets")`.
+    for (;;) {
+      const call = /^\s*\.\s*Append\s*\(/.exec(chunk.slice(i));
+      if (!call) break;
+      i += call[0].length;
+      const start = i;
+      let depth = 1;
+      while (i < chunk.length && depth > 0) {
+        const c = chunk[i]!;
+        if (c === '"' || c === "'") {
+          const end = chunk.indexOf(c, i + 1);
+          i = end < 0 ? chunk.length : end + 1;
+          continue;
+        }
+        if (c === '(') depth++;
+        else if (c === ')') depth--;
+        i++;
+      }
+      out.push(chunk.slice(start, i - 1));
+    }
+  }
+  return out;
+}
+
+/**
+ * NSwag C#: `urlBuilder_.Append("pet/")` pieces (NSwag 14) or `urlBuilder_.Append(BaseUrl…).Append("/pet/{petId}")`
+ * (NSwag 13, whose `{petId}` is replaced later), the non-literal ones (escaped parameters) as `{}`.
+ */
 function nswagPath(chunk: string): string | undefined {
   const pieces: string[] = [];
-  for (const m of chunk.matchAll(/urlBuilder_\.Append\(([^;\n]*)\);/g)) {
-    const arg = m[1]!.trim();
+  for (const raw of appendArgs(chunk)) {
+    const arg = raw.trim();
     const lit = /^"([^"]*)"$/.exec(arg)?.[1];
     if (lit === undefined) {
       if (arg.includes('EscapeDataString')) pieces.push('{}');

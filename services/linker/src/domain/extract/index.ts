@@ -7,6 +7,7 @@ import {
   FIELD_REF,
   HOLE_PART,
   type HttpWrapper,
+  SECTION_REF,
   isFieldRef,
   type MessageWrapper,
   Sink,
@@ -113,8 +114,11 @@ const CONFIG_EXTRACTORS: Record<ConfigKind, (text: string, path: string, sink: S
   proto: extractProto,
 };
 
-/** Maven and Gradle build files: read for the dependencies that change what the code serves. */
-const BUILD_FILE = /(^|\/)(pom\.xml|build\.gradle(\.kts)?)$/;
+/**
+ * Maven and Gradle build files: read for the dependencies that change what the code serves; C# project files for
+ * the assembly each project's types belong to.
+ */
+const BUILD_FILE = /(^|\/)(pom\.xml|build\.gradle(\.kts)?|[^/]+\.csproj)$/;
 const DATA_REST_DEPENDENCY = /spring-boot-starter-data-rest|spring-data-rest-webmvc/;
 
 /** Whether extraction reads a file at all: code and configuration, and the build files it looks into. */
@@ -161,6 +165,8 @@ export async function extractSource(
   const generatedBases: { dir: string; path: string }[] = [];
   const eventuate: EventuateFile[] = [];
   const calledOps = new Set<string>();
+  /** C# projects: folder (with its `/`, '' at the root) → assembly name. */
+  const projects: { dir: string; assembly: string }[] = [];
   const run = options.runCode ?? extractCodeFile;
   const budget = options.parseBudgetMs ?? DEFAULT_PARSE_BUDGET_MS;
   // Code files are extracted each on its own (possibly in parse workers, several at once) and merged in
@@ -181,6 +187,11 @@ export async function extractSource(
     if (text.length > (options.maxFileBytes ?? MAX_FILE_BYTES)) continue;
     if (build) {
       dataRest ||= DATA_REST_DEPENDENCY.test(text);
+      if (f.path.endsWith('.csproj')) {
+        const slash = f.path.lastIndexOf('/') + 1;
+        const assembly = /<AssemblyName>\s*([^<\s$]+)\s*<\/AssemblyName>/.exec(text)?.[1];
+        projects.push({ dir: f.path.slice(0, slash), assembly: assembly ?? f.path.slice(slash, -'.csproj'.length) });
+      }
       if (!kind) continue;
     }
     // A chart's templates are read once rendered with the chart's values, after every file is seen.
@@ -235,6 +246,15 @@ export async function extractSource(
     await drain(window - 1);
   }
   await drain(0);
+  // Each C# type's assembly: the project whose folder holds its file most closely.
+  if (facts.typeFiles) {
+    projects.sort((a, b) => b.dir.length - a.dir.length);
+    for (const [type, file] of Object.entries(facts.typeFiles)) {
+      const project = projects.find((p) => file.startsWith(p.dir));
+      if (project && type !== '__proto__') (facts.typeAssemblies ??= {})[type] = project.assembly;
+    }
+    delete facts.typeFiles;
+  }
   linkGeneratedOperations(generatedOps, calledOps, sink, generatedBases);
   linkEventuate(eventuate, sink);
   for (const [path, text] of helm.rendered()) {
@@ -267,7 +287,12 @@ export async function extractSource(
         if (isFieldRef(p)) return [{ ref: p.ref.slice(FIELD_REF.length) }];
         // `options.Value.X` of an `IOptions<T>` whose section the source binds: configuration `Section:X`.
         const opt = /^IOptions<(\w+)>\.(\w+)$/.exec(p.ref);
-        const section = opt ? sink.optionSections.get(opt[1]!) : undefined;
+        let section = opt ? sink.optionSections.get(opt[1]!) : undefined;
+        // A section named by a constant of another file (`GetSection(RabbitMqOptions.SectionName)`).
+        if (section?.startsWith(SECTION_REF))
+          section =
+            depth < 4 ? nameOf(resolveRefs([{ ref: section.slice(SECTION_REF.length) }], depth + 1)) : undefined;
+        if (section?.includes('{}')) section = undefined;
         if (section !== undefined) return [{ config: section ? `${section}:${opt![2]!}` : opt![2]! }];
         // `settings.orders_url` / `this.baseUrl`: fall back to the member's own name when it is a known constant.
         const v =
@@ -290,8 +315,10 @@ export async function extractSource(
   for (const t of sink.topicRefs) {
     const topic = nameOf(resolve(t.parts));
     if (topic === undefined) continue;
-    if (t.side === 'publish') sink.publish('kafka', '', topic, t.loc);
-    else sink.consume('kafka', topic, t.loc);
+    const broker = t.broker ?? 'kafka';
+    if (t.side === 'publish') sink.publish(broker, nameOf(resolve(t.exchange ?? [])) ?? '', topic, t.loc);
+    else if (t.side === 'consume') sink.consume(broker, topic, t.loc);
+    else if (topic !== '') sink.queue(topic, t.loc);
   }
   resolveNestMicroservices(sink, resolve);
   applyGoRouteTables(facts, sink);
