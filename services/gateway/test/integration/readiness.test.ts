@@ -75,7 +75,11 @@ describe('gateway /readyz reflects tasks gRPC health and the engines', () => {
   }
 
   it('200 when tasks answers SERVING and every engine check answers; 503 when tasks is NOT_SERVING or unreachable', async () => {
-    const { tasks, gateway, setTasksServing } = await start({ checks: [async () => undefined] });
+    // Nothing here hangs: a budget a loaded machine's first gRPC connect fits in (300 ms answered 503 under load).
+    const { tasks, gateway, setTasksServing } = await start({
+      checks: [async () => undefined],
+      env: { READINESS_TIMEOUT_MS: '5000' },
+    });
     expect(await readyz(gateway)).toEqual({ status: 200, body: { status: 'ready' } });
     setTasksServing(false);
     expect(await readyz(gateway)).toMatchObject({
