@@ -269,6 +269,8 @@ export interface CallSite {
   readonly name: string;
   /** The receiver's source text (`this.http`, `channel`), '' for a plain function call. */
   readonly receiver: string;
+  /** The receiver's declared type, when the language says (`KafkaTemplate<Long, Order> template` → `KafkaTemplate`). */
+  readonly receiverType?: string | undefined;
   readonly args: readonly Part[][];
   /** Named arguments: Python keywords, C# `name:` arguments, JS/C# object literal properties merged in. */
   readonly named: ReadonlyMap<string, Part[]>;
@@ -745,6 +747,9 @@ export function sharedRuleName(name: string): boolean {
   return SHARED_NAMES.has(lower) || REDIS_METHODS.has(lower);
 }
 
+/** Kafka producers by declared type, whatever the variable is called (`template.send("orders", key, order)`). */
+const KAFKA_SENDER_TYPE = /^(?:\w*Kafka\w*(?:Template|Producer)\w*|Producer)$/;
+
 const arg = (c: CallSite, i: number, ...names: string[]): Part[] | undefined => {
   for (const n of names) {
     const v = c.named.get(n);
@@ -870,7 +875,7 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
       // kafkajs producer.send({ topic, messages }); Spring KafkaTemplate.send(topic, ...); kafka-python producer.send(topic, ...)
       const topic = c.named.get('topic');
       if (topic && c.named.has('messages')) sink.publish('kafka', '', s(topic)!, c.loc);
-      else if (/kafka|producer/.test(recv) && c.args[0]) {
+      else if ((/kafka|producer/.test(recv) || KAFKA_SENDER_TYPE.test(c.receiverType ?? '')) && c.args[0]) {
         // A literal topic, or one from configuration (`@Value("${app.topic}") String topic`, resolved when
         // linking). Anything else is usually a record (`producer.send(record)`, read where the
         // `ProducerRecord` is created) or a batch, not a topic: no fact.

@@ -150,6 +150,20 @@ const SPRING_PROPERTIES_CLASSES: Record<string, string> = {
 /** `getUserInfoUri` → `userInfoUri` (a bean property's name). */
 const propertyOf = (getter: string): string => getter.slice(3).replace(/^./, (c) => c.toLowerCase());
 
+const KSTREAMS_CALLS = new Set(['stream', 'table', 'globalTable', 'to', 'through']);
+const kafkaStreamsFiles = new WeakMap<object, boolean>();
+/** Whether the file of a node imports Kafka Streams (`to("t")` is a sink only there). */
+function importsKafkaStreams(n: Node): boolean {
+  const tree = n.tree as object;
+  let v = kafkaStreamsFiles.get(tree);
+  if (v === undefined)
+    kafkaStreamsFiles.set(
+      tree,
+      (v = /^\s*import\s+(?:static\s+)?org\.apache\.kafka\.streams\./m.test(n.tree.rootNode.text)),
+    );
+  return v;
+}
+
 const argList = (n: Node | null): Node[] =>
   (n?.namedChildren ?? []).filter((x): x is Node => x !== null && x.type !== 'comment');
 
@@ -615,6 +629,23 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
   }
 
   /**
+   * Kafka Streams, in a file that imports it: `builder.stream("t")` / `table` / `globalTable` on a
+   * `StreamsBuilder` read topic t; `kstream.to("t")` / `through("t")` at the end of any chain write it.
+   */
+  function kafkaStreams(inv: Node, name: string): void {
+    if (!importsKafkaStreams(inv)) return;
+    const first = argList(inv.childForFieldName('arguments'))[0];
+    const topic = first ? nameOf(evaluate(first)) : undefined;
+    // A `TopicNameExtractor` (a lambda) or a collection of topics: not one name.
+    if (topic === undefined || topic === '' || topic.includes('{}')) return;
+    // The line of the call's name: a chain (`stream.join(…)\n.peek(…)\n.to("t")`) starts lines earlier.
+    const loc = { file, line: lineOf(inv.childForFieldName('name') ?? inv) };
+    if (name === 'to' || name === 'through') sink.publish('kafka', '', topic, loc);
+    else if (types.get(inv.childForFieldName('object')?.text.replace(/^this\./, '') ?? '') === 'StreamsBuilder')
+      sink.consume('kafka', topic, loc);
+  }
+
+  /**
    * `retrofit.create(OrdersApi.class)` / `factory.createClient(OrdersApi.class)`: the interface's base address
    * is the one `baseUrl(…)` the method building the client sets (Retrofit.Builder, WebClient/RestClient builders).
    */
@@ -764,6 +795,7 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
       if (base !== undefined)
         sink.facts.config.push({ key: 'spring.data.rest.base-path', value: base, loc: { file, line: lineOf(inv) } });
     }
+    if (KSTREAMS_CALLS.has(name)) kafkaStreams(inv, name);
     // StreamBridge.send("orders-out-0" | "orders", payload): a binding, or a destination of that name.
     if (name === 'send' && /bridge/i.test(inv.childForFieldName('object')?.text ?? '')) {
       const first = argList(inv.childForFieldName('arguments'))[0];
@@ -785,7 +817,8 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     const argNodes = argList(inv.childForFieldName('arguments'));
     const args = argNodes.map((x) => evaluate(x));
     const loc = { file, line: lineOf(inv) };
-    sharedCallRules({ name, receiver, args, named: new Map(), loc, within: withinOf(inv) }, sink);
+    const receiverType = types.get(receiver.replace(/^this\./, ''));
+    sharedCallRules({ name, receiver, receiverType, args, named: new Map(), loc, within: withinOf(inv) }, sink);
 
     if (name === 'bind' && receiver === 'BindingBuilder') {
       const q = beanName(argNodes[0], 'queue');

@@ -245,6 +245,8 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     switch (node.type) {
       case 'string': {
         const { parts } = stringText(node);
+        // `''` has no content node: still a known value (pika's default exchange is `exchange=''`).
+        if (parts.length === 0) return lit('');
         return concat(
           ...parts.map((c): Part[] =>
             c.type === 'interpolation' ? (c.namedChild(0) ? evaluate(c.namedChild(0)!) : [HOLE_PART]) : lit(c.text),
