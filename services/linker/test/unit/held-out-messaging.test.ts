@@ -154,3 +154,144 @@ describe('pika', () => {
     expect(gaps(r)).toEqual([]);
   });
 });
+
+describe('Spring Cloud Stream annotation model and listener replies', () => {
+  it('@EnableBinding channels: Source.output().send, a channel interface’s @Output method, @StreamListener with @SendTo, bindings named by constants of another file; Spring Kafka @SendTo replies', async () => {
+    const r = await reportOf({
+      orders: {
+        'src/main/java/shop/OrderSender.java': lines(
+          'package shop;',
+          '@EnableBinding({Source.class, ShopChannels.class})',
+          'public class OrderSender {',
+          '    private final Source source;',
+          '    private final ShopChannels channels;',
+          '    public OrderSender(Source source, ShopChannels channels) { this.source = source; this.channels = channels; }',
+          '    public void place(Order o) { source.output().send(MessageBuilder.withPayload(o).build()); }',
+          '    public void refund(Order o) { this.channels.refunds().send(MessageBuilder.withPayload(o).build()); }',
+          '    public void other(Order o) { registry.lookup().send(o); }',
+          '}',
+        ),
+        'src/main/java/shop/ShopChannels.java': lines(
+          'package shop;',
+          'public interface ShopChannels {',
+          '    String REFUNDS = "refundsOut";',
+          '    @Output(REFUNDS)',
+          '    MessageChannel refunds();',
+          '}',
+        ),
+        'src/main/resources/application.yml': lines(
+          'spring.cloud.stream.bindings:',
+          '  output.destination: orders',
+          '  refundsOut.destination: refunds',
+        ),
+      },
+      billing: {
+        'src/main/java/bill/Billing.java': lines(
+          'package bill;',
+          '@EnableBinding(Processor.class)',
+          'public class Billing {',
+          '    @StreamListener(Processor.INPUT)',
+          '    @SendTo(Processor.OUTPUT)',
+          '    public Invoice bill(Order o) { return new Invoice(o); }',
+          '}',
+        ),
+        'src/main/resources/application.properties': lines(
+          'spring.cloud.stream.bindings.input.destination=orders',
+          'spring.cloud.stream.bindings.input.group=billing',
+          'spring.cloud.stream.bindings.output.destination=invoices',
+        ),
+      },
+      ledger: {
+        'src/main/java/ledger/LedgerChannels.java': lines(
+          'package ledger;',
+          'public interface LedgerChannels {',
+          '    String REFUNDS_IN = "refundsIn";',
+          '    @Input(REFUNDS_IN)',
+          '    SubscribableChannel refundsIn();',
+          '    @Input',
+          '    SubscribableChannel invoices();',
+          '}',
+        ),
+        'src/main/java/ledger/Ledger.java': lines(
+          'package ledger;',
+          '@EnableBinding(LedgerChannels.class)',
+          'public class Ledger {',
+          '    @StreamListener(target = LedgerChannels.REFUNDS_IN)',
+          '    public void refund(Order o) {}',
+          '    @StreamListener("invoices")',
+          '    public void invoice(Invoice i) {}',
+          '    @KafkaListener(topics = "invoices-checked", groupId = "archive")',
+          '    public void archive(Invoice i) {}',
+          '}',
+        ),
+        'src/main/resources/application.yml': lines(
+          'spring.cloud.stream.bindings.refundsIn.destination: refunds',
+          'spring.cloud.stream.bindings.invoices.destination: invoices',
+        ),
+      },
+      audit: {
+        'src/main/java/audit/Audit.java': lines(
+          'package audit;',
+          'public class Audit {',
+          '    @KafkaListener(topics = "invoices", groupId = "audit")',
+          '    @SendTo("invoices-checked")',
+          '    public Invoice check(Invoice i) { return i; }',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'audit src/main/java/audit/Audit.java:4 | produce Kafka topic `invoices-checked` | ledger src/main/java/ledger/Ledger.java:8 consume Kafka topic `invoices-checked`',
+      'billing src/main/java/bill/Billing.java:5 | produce Kafka topic `invoices` | audit src/main/java/audit/Audit.java:3 consume Kafka topic `invoices`',
+      'billing src/main/java/bill/Billing.java:5 | produce Kafka topic `invoices` | ledger src/main/java/ledger/Ledger.java:6 consume Kafka topic `invoices`',
+      'orders src/main/java/shop/OrderSender.java:7 | produce Kafka topic `orders` | billing src/main/java/bill/Billing.java:4 consume Kafka topic `orders`',
+      'orders src/main/java/shop/OrderSender.java:8 | produce Kafka topic `refunds` | ledger src/main/java/ledger/Ledger.java:4 consume Kafka topic `refunds`',
+    ]);
+    expect(gaps(r)).toEqual([]);
+  });
+
+  it('Spring AMQP @RabbitListener @SendTo("exchange/key") replies through that exchange; without a slash, through the default exchange', async () => {
+    const r = await reportOf({
+      quotes: {
+        'src/main/java/q/Quotes.java': lines(
+          'package q;',
+          'public class Quotes {',
+          '    @RabbitListener(queues = "quote-requests")',
+          '    @SendTo("quotes/quote.ready")',
+          '    public Quote quote(Request r) { return new Quote(r); }',
+          '    @RabbitListener(queues = "price-requests")',
+          '    @SendTo("prices")',
+          '    public Price price(Request r) { return new Price(r); }',
+          '}',
+        ),
+      },
+      web: {
+        'src/main/java/w/Listener.java': lines(
+          'package w;',
+          'public class Listener {',
+          '    @RabbitListener(bindings = @QueueBinding(value = @Queue("web-quotes"), exchange = @Exchange(value = "quotes", type = "topic"), key = "quote.*"))',
+          '    public void onQuote(Quote q) {}',
+          '    @RabbitListener(queues = "prices")',
+          '    public void onPrice(Price p) {}',
+          '}',
+        ),
+        'src/main/java/w/AmqpConfig.java': lines(
+          'package w;',
+          '@Configuration',
+          'public class AmqpConfig {',
+          '    @Bean',
+          '    public Queue prices() { return new Queue("prices"); }',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'quotes src/main/java/q/Quotes.java:4 | publish `quotes` / `quote.ready` | web src/main/java/w/Listener.java:3 consume queue `web-quotes`',
+      'quotes src/main/java/q/Quotes.java:7 | publish to queue `prices` (default exchange) | web src/main/java/w/Listener.java:5 consume queue `prices`',
+    ]);
+    expect(gaps(r)).toEqual([
+      'consumer quotes src/main/java/q/Quotes.java:3 queue `quote-requests` is bound to no exchange',
+      'consumer quotes src/main/java/q/Quotes.java:6 queue `price-requests` is bound to no exchange',
+    ]);
+  });
+});

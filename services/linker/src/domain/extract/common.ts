@@ -517,8 +517,12 @@ export class Sink {
   readonly messageWrappers: MessageWrapper[] = [];
   /** This file's calls and publishes over its objects' fields, taken by its class summaries (never across files). */
   readonly fieldUses: FieldUse[] = [];
-  /** Kafka topics named by a constant of another file or package (`kafka.Topic`), resolved once the source is read. */
-  readonly topicRefs: { side: 'publish' | 'consume'; parts: Part[]; loc: Loc }[] = [];
+  /**
+   * Kafka topics named by a constant of another file or package (`kafka.Topic`), resolved once the source is read;
+   * `binding`: the name is a Spring Cloud Stream binding (its topic is the binding's destination), dropped when
+   * it does not resolve (`x.m().send(…)` on anything but a bound channel interface).
+   */
+  readonly topicRefs: { side: 'publish' | 'consume'; parts: Part[]; loc: Loc; binding?: true }[] = [];
   /** gRPC channels dialled into a named variable or field, with their address (for clients of other files). */
   readonly grpcChannels: { name: string; address: Part[] }[] = [];
   /** NestJS microservice registrations, injections, sends and handlers of every file (nest-micro.ts). */
@@ -940,6 +944,10 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
     }
   }
 }
+
+/** The topic of a Spring Cloud Stream binding: its configured destination, else the binding name. */
+export const streamDestination = (binding: string): string =>
+  `\${spring.cloud.stream.bindings.${binding}.destination:${binding}}`;
 
 /** A list literal evaluated by the language adapter arrives as parts joined by `\u0001`. */
 export const LIST_SEP = '\u0001';

@@ -11,6 +11,7 @@ import {
   type MessageWrapper,
   Sink,
   applyEntityTables,
+  streamDestination,
   concat,
   expandAlternatives,
   instantiateReturns,
@@ -288,10 +289,13 @@ export async function extractSource(
   const resolve = (parts: readonly Part[]): Part[] =>
     instantiateReturns(resolveRefs(parts), sink, resolveRefs, 0, instantiations);
   for (const t of sink.topicRefs) {
-    const topic = nameOf(resolve(t.parts));
-    if (topic === undefined) continue;
-    if (t.side === 'publish') sink.publish('kafka', '', topic, t.loc);
-    else sink.consume('kafka', topic, t.loc);
+    const parts = resolve(t.parts);
+    if (t.binding && parts.some((p) => !('lit' in p))) continue;
+    const name = nameOf(parts);
+    if (name === undefined) continue;
+    const topic = t.binding ? streamDestination(name) : name;
+    if (t.side === 'publish') sink.publish('kafka', '', topic, t.loc, t.binding);
+    else sink.consume('kafka', topic, t.loc, t.binding);
   }
   resolveNestMicroservices(sink, resolve);
   applyGoRouteTables(facts, sink);
