@@ -295,3 +295,54 @@ describe('Spring Cloud Stream annotation model and listener replies', () => {
     ]);
   });
 });
+
+describe('Kafka producers held under any name', () => {
+  it('kafka-python / aiokafka producers assigned to a variable or a field; Spring KafkaTemplate.sendDefault with the configured or set default topic', async () => {
+    const r = await reportOf({
+      orders: {
+        'orders/events.py': lines(
+          'from kafka import KafkaProducer',
+          "kp = KafkaProducer(bootstrap_servers='kafka:9092')",
+          'def placed(order):',
+          "    kp.send('orders', order)",
+          'class Refunds:',
+          '    def __init__(self):',
+          "        self.client = AIOKafkaProducer(bootstrap_servers='kafka:9092')",
+          '    async def refund(self, order):',
+          "        await self.client.send_and_wait('refunds', order)",
+        ),
+      },
+      audit: {
+        'src/main/java/a/Audit.java': lines(
+          'package a;',
+          'public class Audit {',
+          '    private final KafkaTemplate<String, String> template;',
+          '    void record(String s) { template.sendDefault(s); }',
+          '}',
+        ),
+        'src/main/java/a/Alerts.java': lines(
+          'package a;',
+          'public class Alerts {',
+          '    private final KafkaTemplate<String, String> alerts;',
+          '    Alerts(KafkaTemplate<String, String> alerts) { this.alerts = alerts; alerts.setDefaultTopic("alerts"); }',
+          '    void raise(String s) { this.alerts.sendDefault(s); }',
+          '}',
+        ),
+        'src/main/resources/application.yml': lines('spring.kafka.template.default-topic: audit-log'),
+      },
+      sink: {
+        'sink.py': lines(
+          'from kafka import KafkaConsumer',
+          "consumer = KafkaConsumer('orders', 'refunds', 'audit-log', 'alerts', bootstrap_servers='kafka:9092')",
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'audit src/main/java/a/Alerts.java:5 | produce Kafka topic `alerts` | sink sink.py:2 consume Kafka topic `alerts`',
+      'audit src/main/java/a/Audit.java:4 | produce Kafka topic `audit-log` | sink sink.py:2 consume Kafka topic `audit-log`',
+      'orders orders/events.py:4 | produce Kafka topic `orders` | sink sink.py:2 consume Kafka topic `orders`',
+      'orders orders/events.py:9 | produce Kafka topic `refunds` | sink sink.py:2 consume Kafka topic `refunds`',
+    ]);
+    expect(gaps(r)).toEqual([]);
+  });
+});

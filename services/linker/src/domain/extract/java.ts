@@ -679,6 +679,26 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
   }
 
   /**
+   * `template.sendDefault(…)` on a `KafkaTemplate`: the topic the file gives it (`setDefaultTopic("t")`), else
+   * `spring.kafka.template.default-topic` of the configuration.
+   */
+  function kafkaSendDefault(inv: Node): void {
+    const holder = inv.childForFieldName('object')?.text.replace(/^this\./, '') ?? '';
+    if (!/Kafka\w*Template$/.test(types.get(holder) ?? '')) return;
+    let set: string | undefined;
+    const visit = (n: Node): void => {
+      if (n.type === 'method_invocation' && n.childForFieldName('name')?.text === 'setDefaultTopic') {
+        const a = argList(n.childForFieldName('arguments'))[0];
+        set ??= a ? nameOf(evaluate(a)) : undefined;
+      }
+      for (const c of n.namedChildren) if (c) visit(c);
+    };
+    visit(inv.tree.rootNode);
+    const topic = set ?? '${spring.kafka.template.default-topic}';
+    if (!topic.includes('{}')) sink.publish('kafka', '', topic, { file, line: lineOf(inv) });
+  }
+
+  /**
    * `source.output().send(msg)` on an injected `Source` / `Processor` publishes binding `output`;
    * `channels.orders().send(msg)` on a channel interface, the binding its `@Output` names.
    */
@@ -863,6 +883,7 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     }
     if (KSTREAMS_CALLS.has(name)) kafkaStreams(inv, name);
     if (name === 'send') channelSend(inv);
+    if (name === 'sendDefault') kafkaSendDefault(inv);
     // StreamBridge.send("orders-out-0" | "orders", payload): a binding, or a destination of that name.
     if (name === 'send' && /bridge/i.test(inv.childForFieldName('object')?.text ?? '')) {
       const first = argList(inv.childForFieldName('arguments'))[0];
