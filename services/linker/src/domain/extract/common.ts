@@ -273,6 +273,8 @@ export interface CallSite {
   readonly name: string;
   /** The receiver's source text (`this.http`, `channel`), '' for a plain function call. */
   readonly receiver: string;
+  /** The receiver's declared type, when the language says (`KafkaTemplate<Long, Order> template` → `KafkaTemplate`). */
+  readonly receiverType?: string | undefined;
   readonly args: readonly Part[][];
   /** Named arguments: Python keywords, C# `name:` arguments, JS/C# object literal properties merged in. */
   readonly named: ReadonlyMap<string, Part[]>;
@@ -522,7 +524,9 @@ export class Sink {
   /**
    * Broker names resolved once the source is read: Kafka topics named by a constant of another file or package
    * (`kafka.Topic`), and RabbitMQ names read from an options class (`routingKey: options.Value.QueueName`), whose
-   * configuration section another file binds (`Configure<T>(GetSection(…))`). No broker: Kafka.
+   * configuration section another file binds (`Configure<T>(GetSection(…))`). No broker: Kafka. `binding`: the
+   * name is a Spring Cloud Stream binding (its topic is the binding's destination), dropped when it does not
+   * resolve (`x.m().send(…)` on anything but a bound channel interface).
    */
   readonly topicRefs: {
     side: 'publish' | 'consume' | 'queue';
@@ -530,6 +534,7 @@ export class Sink {
     loc: Loc;
     broker?: Broker;
     exchange?: Part[];
+    binding?: true;
   }[] = [];
   /** gRPC channels dialled into a named variable or field, with their address (for clients of other files). */
   readonly grpcChannels: { name: string; address: Part[] }[] = [];
@@ -759,6 +764,9 @@ export function sharedRuleName(name: string): boolean {
   return SHARED_NAMES.has(lower) || REDIS_METHODS.has(lower);
 }
 
+/** Kafka producers by declared type, whatever the variable is called (`template.send("orders", key, order)`). */
+const KAFKA_SENDER_TYPE = /^(?:\w*Kafka\w*(?:Template|Producer)\w*|Producer)$/;
+
 const arg = (c: CallSite, i: number, ...names: string[]): Part[] | undefined => {
   for (const n of names) {
     const v = c.named.get(n);
@@ -899,7 +907,7 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
       // kafkajs producer.send({ topic, messages }); Spring KafkaTemplate.send(topic, ...); kafka-python producer.send(topic, ...)
       const topic = c.named.get('topic');
       if (topic && c.named.has('messages')) sink.publish('kafka', '', s(topic)!, c.loc);
-      else if (/kafka|producer/.test(recv) && c.args[0]) {
+      else if ((/kafka|producer/.test(recv) || KAFKA_SENDER_TYPE.test(c.receiverType ?? '')) && c.args[0]) {
         // A literal topic, or one from configuration (`@Value("${app.topic}") String topic`, resolved when
         // linking). Anything else is usually a record (`producer.send(record)`, read where the
         // `ProducerRecord` is created) or a batch, not a topic: no fact.
@@ -964,6 +972,10 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
     }
   }
 }
+
+/** The topic of a Spring Cloud Stream binding: its configured destination, else the binding name. */
+export const streamDestination = (binding: string): string =>
+  `\${spring.cloud.stream.bindings.${binding}.destination:${binding}}`;
 
 /** A list literal evaluated by the language adapter arrives as parts joined by `\u0001`. */
 export const LIST_SEP = '\u0001';

@@ -12,6 +12,7 @@ import {
   type MessageWrapper,
   Sink,
   applyEntityTables,
+  streamDestination,
   concat,
   expandAlternatives,
   instantiateReturns,
@@ -313,11 +314,14 @@ export async function extractSource(
   const resolve = (parts: readonly Part[]): Part[] =>
     instantiateReturns(resolveRefs(parts), sink, resolveRefs, 0, instantiations);
   for (const t of sink.topicRefs) {
-    const topic = nameOf(resolve(t.parts));
-    if (topic === undefined) continue;
+    const parts = resolve(t.parts);
+    if (t.binding && parts.some((p) => !('lit' in p))) continue;
+    const name = nameOf(parts);
+    if (name === undefined) continue;
+    const topic = t.binding ? streamDestination(name) : name;
     const broker = t.broker ?? 'kafka';
-    if (t.side === 'publish') sink.publish(broker, nameOf(resolve(t.exchange ?? [])) ?? '', topic, t.loc);
-    else if (t.side === 'consume') sink.consume(broker, topic, t.loc);
+    if (t.side === 'publish') sink.publish(broker, nameOf(resolve(t.exchange ?? [])) ?? '', topic, t.loc, t.binding);
+    else if (t.side === 'consume') sink.consume(broker, topic, t.loc, t.binding);
     else if (topic !== '') sink.queue(topic, t.loc);
   }
   resolveNestMicroservices(sink, resolve);

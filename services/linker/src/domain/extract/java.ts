@@ -1,5 +1,5 @@
 import type { Node } from '../parsers';
-import { type ExchangeType, type HttpMethod, type Part, OPENAPI_CONTRACT } from '../model';
+import { type ExchangeType, type HttpMethod, type Loc, type Part, OPENAPI_CONTRACT } from '../model';
 import { joinPath } from '../routes';
 import {
   HOLE_PART,
@@ -19,6 +19,7 @@ import {
   settingOrDefault,
   sharedCallRules,
   sharedRuleName,
+  streamDestination,
   summarisable,
   withBase,
   CTOR_REF,
@@ -116,9 +117,9 @@ export const MICRONAUT_VERBS: Record<string, HttpMethod> = {
 };
 const MICRONAUT = /\bio\.micronaut\./;
 
-/** The topic of a Spring Cloud Stream binding: its configured destination, else the binding name. */
-const streamDestination = (binding: string): string =>
-  `\${spring.cloud.stream.bindings.${binding}.destination:${binding}}`;
+/** Spring Cloud Stream's annotation model (`@EnableBinding`): the bindings of its built-in channel interfaces. */
+const BUILT_IN_BINDING = /^(?:[\w.]*\.)?(?:(?:Sink|Processor)\.(INPUT)|(?:Source|Processor)\.(OUTPUT))$/;
+const BUILT_IN_CHANNELS = new Set(['Source', 'Processor']);
 
 /** `${key:default}` placeholders (Spring `@Value`, Feign `url`). */
 export function placeholder(text: string): Part[] {
@@ -149,6 +150,20 @@ const SPRING_PROPERTIES_CLASSES: Record<string, string> = {
 
 /** `getUserInfoUri` → `userInfoUri` (a bean property's name). */
 const propertyOf = (getter: string): string => getter.slice(3).replace(/^./, (c) => c.toLowerCase());
+
+const KSTREAMS_CALLS = new Set(['stream', 'table', 'globalTable', 'to', 'through']);
+const kafkaStreamsFiles = new WeakMap<object, boolean>();
+/** Whether the file of a node imports Kafka Streams (`to("t")` is a sink only there). */
+function importsKafkaStreams(n: Node): boolean {
+  const tree = n.tree as object;
+  let v = kafkaStreamsFiles.get(tree);
+  if (v === undefined)
+    kafkaStreamsFiles.set(
+      tree,
+      (v = /^\s*import\s+(?:static\s+)?org\.apache\.kafka\.streams\./m.test(n.tree.rootNode.text)),
+    );
+  return v;
+}
 
 const argList = (n: Node | null): Node[] =>
   (n?.namedChildren ?? []).filter((x): x is Node => x !== null && x.type !== 'comment');
@@ -614,6 +629,108 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     if (kind !== 'Consumer') sink.publish('kafka', '', streamDestination(`${name}-out-0`), loc, true);
   }
 
+  /** A binding named by an annotation value: `Sink.INPUT` / `Source.OUTPUT` / `Processor.*`, or any string value. */
+  function bindingParts(node: Node): Part[] {
+    const m = BUILT_IN_BINDING.exec(node.text.replace(/\s+/g, ''));
+    return m ? lit(m[1] ? 'input' : 'output') : evaluate(node);
+  }
+
+  /** A publish or consume on a Spring Cloud Stream binding; a name of another file resolves once the source is read. */
+  function onBinding(side: 'publish' | 'consume', parts: Part[], loc: Loc): void {
+    const name = literal(parts);
+    if (name === undefined) sink.topicRefs.push({ side, parts, loc, binding: true });
+    else if (side === 'publish') sink.publish('kafka', '', streamDestination(name), loc, true);
+    else sink.consume('kafka', streamDestination(name), loc, true);
+  }
+
+  /**
+   * Spring Cloud Stream's annotation model (`@EnableBinding`, before 4.0): `@StreamListener(binding)` consumes,
+   * `@SendTo` / `@Output` on such a method and `@InboundChannelAdapter(binding)` publish; a channel interface's
+   * `@Output("b") MessageChannel m()` / `@Input` names binding b (the method's name by default), kept as the
+   * source constant `Interface.m()` for `channels.m().send(…)` in other files. Spring Kafka and Spring AMQP
+   * listeners' `@SendTo` publish their reply: a Kafka topic, or `exchange/routingKey` (the default exchange
+   * without a `/`).
+   */
+  function legacyStream(member: Node, iface: string | undefined): void {
+    const anns = annotations(member);
+    const name = member.childForFieldName('name')?.text;
+    const listener = anns.find((a) => a.name === 'StreamListener');
+    for (const a of anns) {
+      const loc = { file, line: lineOf(a.node) };
+      const v = a.values.get(a.name === 'StreamListener' ? 'target' : 'value') ?? a.values.get('value');
+      if (iface && name && (a.name === 'Output' || a.name === 'Input'))
+        sink.facts.constants[`${iface}.${name}()`] = v ? bindingParts(v) : lit(name);
+      else if (a.name === 'StreamListener' && v) onBinding('consume', bindingParts(v), loc);
+      else if ((a.name === 'SendTo' || a.name === 'Output') && listener && v)
+        onBinding('publish', bindingParts(v), loc);
+      else if (a.name === 'InboundChannelAdapter') {
+        const c = a.values.get('value') ?? a.values.get('channel');
+        if (c) onBinding('publish', bindingParts(c), loc);
+      } else if (a.name === 'SendTo' && v) {
+        const to = literal(evaluate(v));
+        if (to === undefined || to.includes('${') || to.startsWith('#{') || to.startsWith('!{')) continue;
+        if (anns.some((x) => x.name === 'KafkaListener')) sink.publish('kafka', '', to, loc);
+        else if (anns.some((x) => x.name === 'RabbitListener')) {
+          const slash = to.indexOf('/');
+          sink.publish('rabbitmq', slash < 0 ? '' : to.slice(0, slash), slash < 0 ? to : to.slice(slash + 1), loc);
+        }
+      }
+    }
+  }
+
+  /**
+   * `template.sendDefault(…)` on a `KafkaTemplate`: the topic the file gives it (`setDefaultTopic("t")`), else
+   * `spring.kafka.template.default-topic` of the configuration.
+   */
+  function kafkaSendDefault(inv: Node): void {
+    const holder = inv.childForFieldName('object')?.text.replace(/^this\./, '') ?? '';
+    if (!/Kafka\w*Template$/.test(types.get(holder) ?? '')) return;
+    let set: string | undefined;
+    const visit = (n: Node): void => {
+      if (n.type === 'method_invocation' && n.childForFieldName('name')?.text === 'setDefaultTopic') {
+        const a = argList(n.childForFieldName('arguments'))[0];
+        set ??= a ? nameOf(evaluate(a)) : undefined;
+      }
+      for (const c of n.namedChildren) if (c) visit(c);
+    };
+    visit(inv.tree.rootNode);
+    const topic = set ?? '${spring.kafka.template.default-topic}';
+    if (!topic.includes('{}')) sink.publish('kafka', '', topic, { file, line: lineOf(inv) });
+  }
+
+  /**
+   * `source.output().send(msg)` on an injected `Source` / `Processor` publishes binding `output`;
+   * `channels.orders().send(msg)` on a channel interface, the binding its `@Output` names.
+   */
+  function channelSend(inv: Node): void {
+    const channel = inv.childForFieldName('object');
+    if (channel?.type !== 'method_invocation' || argList(channel.childForFieldName('arguments')).length) return;
+    const method = channel.childForFieldName('name')?.text;
+    const type = types.get(channel.childForFieldName('object')?.text.replace(/^this\./, '') ?? '');
+    if (!method || !type) return;
+    const loc = { file, line: lineOf(inv) };
+    if (BUILT_IN_CHANNELS.has(type)) {
+      if (method === 'output') onBinding('publish', lit('output'), loc);
+    } else sink.topicRefs.push({ side: 'publish', parts: [{ ref: `${type}.${method}()` }], loc, binding: true });
+  }
+
+  /**
+   * Kafka Streams, in a file that imports it: `builder.stream("t")` / `table` / `globalTable` on a
+   * `StreamsBuilder` read topic t; `kstream.to("t")` / `through("t")` at the end of any chain write it.
+   */
+  function kafkaStreams(inv: Node, name: string): void {
+    if (!importsKafkaStreams(inv)) return;
+    const first = argList(inv.childForFieldName('arguments'))[0];
+    const topic = first ? nameOf(evaluate(first)) : undefined;
+    // A `TopicNameExtractor` (a lambda) or a collection of topics: not one name.
+    if (topic === undefined || topic === '' || topic.includes('{}')) return;
+    // The line of the call's name: a chain (`stream.join(…)\n.peek(…)\n.to("t")`) starts lines earlier.
+    const loc = { file, line: lineOf(inv.childForFieldName('name') ?? inv) };
+    if (name === 'to' || name === 'through') sink.publish('kafka', '', topic, loc);
+    else if (types.get(inv.childForFieldName('object')?.text.replace(/^this\./, '') ?? '') === 'StreamsBuilder')
+      sink.consume('kafka', topic, loc);
+  }
+
   /**
    * `retrofit.create(OrdersApi.class)` / `factory.createClient(OrdersApi.class)`: the interface's base address
    * is the one `baseUrl(…)` the method building the client sets (Retrofit.Builder, WebClient/RestClient builders).
@@ -764,6 +881,9 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
       if (base !== undefined)
         sink.facts.config.push({ key: 'spring.data.rest.base-path', value: base, loc: { file, line: lineOf(inv) } });
     }
+    if (KSTREAMS_CALLS.has(name)) kafkaStreams(inv, name);
+    if (name === 'send') channelSend(inv);
+    if (name === 'sendDefault') kafkaSendDefault(inv);
     // StreamBridge.send("orders-out-0" | "orders", payload): a binding, or a destination of that name.
     if (name === 'send' && /bridge/i.test(inv.childForFieldName('object')?.text ?? '')) {
       const first = argList(inv.childForFieldName('arguments'))[0];
@@ -785,7 +905,8 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     const argNodes = argList(inv.childForFieldName('arguments'));
     const args = argNodes.map((x) => evaluate(x));
     const loc = { file, line: lineOf(inv) };
-    sharedCallRules({ name, receiver, args, named: new Map(), loc, within: withinOf(inv) }, sink);
+    const receiverType = types.get(receiver.replace(/^this\./, ''));
+    sharedCallRules({ name, receiver, receiverType, args, named: new Map(), loc, within: withinOf(inv) }, sink);
 
     if (name === 'bind' && receiver === 'BindingBuilder') {
       const q = beanName(argNodes[0], 'queue');
@@ -1047,6 +1168,7 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     for (const member of body?.namedChildren ?? []) {
       if (member?.type !== 'method_declaration') continue;
       streamFunction(member);
+      legacyStream(member, cls.type === 'interface_declaration' ? className : undefined);
       for (const a of annotations(member)) {
         const loc = { file, line: lineOf(a.node) };
         if (cls.type === 'interface_declaration' && className && !feign) {

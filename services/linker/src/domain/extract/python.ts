@@ -76,6 +76,8 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
   const flaskApps = new Set<string>();
   /** Variables holding a Kafka consumer (kafka-python `KafkaConsumer`, confluent-kafka `Consumer`), whatever their name. */
   const kafkaConsumers = new Set<string>();
+  /** Names holding a Kafka producer (`kp = KafkaProducer(…)`, `self.client = AIOKafkaProducer(…)`), whatever they are called. */
+  const kafkaProducers = new Set<string>();
   /** Imported names: as a module (`from app import orders` → app/orders) and as a symbol of a module (→ app). */
   const imports = new Map<string, { module: string; symbolOf: string }>();
   const includedHere = new Set<string>();
@@ -245,6 +247,8 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     switch (node.type) {
       case 'string': {
         const { parts } = stringText(node);
+        // `''` has no content node: still a known value (pika's default exchange is `exchange=''`).
+        if (parts.length === 0) return lit('');
         return concat(
           ...parts.map((c): Part[] =>
             c.type === 'interpolation' ? (c.namedChild(0) ? evaluate(c.namedChild(0)!) : [HOLE_PART]) : lit(c.text),
@@ -510,6 +514,8 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     }
     if (/^((kafka|confluent_kafka)\.)?(KafkaConsumer|Consumer|DeserializingConsumer|AIOKafkaConsumer)$/.test(fn))
       kafkaConsumers.add(name);
+    if (/^((kafka|confluent_kafka|aiokafka)\.)?(KafkaProducer|Producer|SerializingProducer|AIOKafkaProducer)$/.test(fn))
+      kafkaProducers.add(name);
     // aio-pika: `exchange = await channel.declare_exchange(name, type=…)`, `queue = await channel.declare_queue(name)`.
     const declared = /\.declare_(exchange|queue)$/.exec(fn);
     if (declared) {
@@ -729,7 +735,8 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     const loc = { file, line: lineOf(call) };
     const name = fn.type === 'attribute' ? (fn.childForFieldName('attribute')?.text ?? '') : fn.text;
     const receiver = fn.type === 'attribute' ? (fn.childForFieldName('object')?.text ?? '') : '';
-    sharedCallRules({ name, receiver, args, named, loc, within: withinOf(call) }, sink);
+    const receiverType = kafkaProducers.has(receiver) ? 'KafkaProducer' : undefined;
+    sharedCallRules({ name, receiver, receiverType, args, named, loc, within: withinOf(call) }, sink);
 
     // kafka-python KafkaConsumer("a", "b", …), aiokafka AIOKafkaConsumer("a", …): the topics it subscribes to.
     if (name === 'KafkaConsumer' || name === 'AIOKafkaConsumer' || fn.text === 'kafka.KafkaConsumer')
