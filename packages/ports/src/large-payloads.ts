@@ -58,6 +58,44 @@ const dec = new TextDecoder();
 /** UTF-8 bytes of the value's JSON, counted without encoding it (every part of every send and event is sized). */
 export const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value), 'utf8');
 
+/**
+ * An upper bound of `jsonBytes(value)` counted without serialising (a string's code unit is at most 6 bytes of
+ * JSON, a number at most 32 characters), or a number above `budget` once the bound passes it. Anything that is not
+ * a plain object, an array or a primitive is measured exactly.
+ */
+export function jsonBytesBound(value: unknown, budget: number): number {
+  switch (typeof value) {
+    case 'string':
+      return 6 * value.length + 2;
+    case 'number':
+      return 32;
+    case 'boolean':
+      return 5;
+    case 'object': {
+      if (value === null) return 4;
+      let n = 2;
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length && n <= budget; i++) n += jsonBytesBound(value[i], budget - n) + 1;
+        return n;
+      }
+      const proto = Object.getPrototypeOf(value) as unknown;
+      if ((proto !== Object.prototype && proto !== null) || 'toJSON' in value) return jsonBytes(value);
+      for (const key in value) {
+        if (n > budget) break;
+        if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+        n += 6 * key.length + 4 + jsonBytesBound((value as Record<string, unknown>)[key], budget - n);
+      }
+      return n;
+    }
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+      return 4; // left out of an object, `null` in an array
+    default:
+      return jsonBytes(value);
+  }
+}
+
 export function spillRefOf(part: PartLike): SpillRef | undefined {
   const ref = (part as unknown as Record<string, unknown>)[SPILL_FIELD];
   return typeof ref === 'object' && ref !== null ? (ref as SpillRef) : undefined;
@@ -108,6 +146,11 @@ export class LargePayloads {
    */
   async compactParts<P extends PartLike>(parts: readonly P[], owner: string): Promise<P[]> {
     const out = [...parts];
+    // Most part lists are far below the limit: a bound of their size spares serialising each part to count it.
+    const limit = this.limits.inlinePartsBytes;
+    let bound = 0;
+    for (let i = 0; i < out.length && bound <= limit; i++) bound += jsonBytesBound(out[i], limit - bound);
+    if (bound <= limit) return out;
     const sizes = out.map((p) => jsonBytes(p));
     let total = sizes.reduce((a, b) => a + b, 0);
     const tried = new Set<number>();

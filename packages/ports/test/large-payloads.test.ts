@@ -5,6 +5,7 @@ import {
   spillRefOf,
   isSpilled,
   jsonBytes,
+  jsonBytesBound,
   mentionsSpill,
   resolvedBytes,
   type PartLike,
@@ -109,5 +110,32 @@ describe('jsonBytes', () => {
     ])
       expect(jsonBytes(v)).toBe(enc.encode(JSON.stringify(v)).byteLength);
     expect(jsonBytes(text('🎉'))).toBe(JSON.stringify(text('')).length + 4);
+  });
+});
+
+describe('jsonBytesBound (the size test that spares serialising small part lists)', () => {
+  const values: unknown[] = [
+    text('plain'),
+    text('héllo wörld ✓ 🎉'),
+    text('\u0001\u0002\u001f'.repeat(50)),
+    text('\ud800\udfff\ud800'.repeat(30)),
+    text('"\\'.repeat(40)),
+    { kind: 'data', data: { n: -1.7976931348623157e308, m: -0.0000012345678901234567, big: -123456789012345680000 } },
+    { kind: 'data', data: { list: [null, true, false, undefined, 'ü', [[], {}]], skipped: undefined } },
+    { kind: 'data', data: { when: new Date(0), '\u0001key"': 1, ['__proto__']: { a: 1 } } },
+    JSON.parse('{"kind":"data","data":{"__proto__":{"x":"\\u0000"}}}'),
+  ];
+  it('is never below the exact size of the JSON (escapes, surrogates, long numbers, toJSON, __proto__ keys)', () => {
+    for (const v of values) expect(jsonBytesBound(v, Number.MAX_SAFE_INTEGER)).toBeGreaterThanOrEqual(jsonBytes(v));
+  });
+  it('compacts a list just over the limit exactly as the exact sizes say (control characters count 6 bytes each)', async () => {
+    // 400 control characters: 400 code units, 2,400 bytes of JSON (each escaped as \u00XX): over a 2,000-byte limit.
+    const { payloads } = setup({ inlinePartsBytes: 2_000, minSpillBytes: 100 });
+    const parts = [text('\u0001'.repeat(400))];
+    expect(jsonBytes(parts[0])).toBeGreaterThan(2_000);
+    const out = await payloads.compactParts(parts, 'sub-1');
+    expect(isSpilled(out[0]!)).toBe(true);
+    const under = [text('a'.repeat(300)), text('b'.repeat(300))];
+    expect(await payloads.compactParts(under, 'sub-1')).toEqual(under);
   });
 });

@@ -16,7 +16,7 @@ import {
 import { connectClients, Lookups, type GatewayClients } from './clients';
 import type { GatewayConfig } from './config';
 import { createA2aEndpoint, createA2aRouter } from './http/a2a-router';
-import { a2aFastPath } from './http/a2a-fast-path';
+import { a2aFastPath, appMessageClasses } from './http/a2a-fast-path';
 import { createA2aV1Routes } from './http/a2a-v1-router';
 import { createCardsRouter } from './http/cards-router';
 import { createConsole } from './http/console';
@@ -348,6 +348,7 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
       headersTimeout: config.headersTimeoutMs,
       keepAliveTimeout: config.keepAliveTimeoutMs,
       connectionsCheckingInterval: Math.min(30_000, Math.max(250, Math.floor(config.headersTimeoutMs / 4))),
+      ...appMessageClasses(app),
     },
     (req, res) => {
       if (!fastPath(req, res)) app(req, res);

@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { IncomingMessage, ServerResponse } from 'node:http';
 import type { Express, Request, RequestHandler, Response } from 'express';
 import { tracingOn } from '@a2a-inbound/runtime';
 import type { A2aEndpoint } from './a2a-router';
@@ -45,8 +45,9 @@ export function a2aFastPath(deps: A2aFastPathDeps): (req: IncomingMessage, res: 
     const res = outgoing as Response;
     req.res = res;
     res.req = req;
-    Object.setPrototypeOf(req, app.request);
-    Object.setPrototypeOf(res, app.response);
+    // Made by `appMessageClasses` with these prototypes already: a prototype change costs microseconds per object.
+    if (Object.getPrototypeOf(req) !== app.request) Object.setPrototypeOf(req, app.request);
+    if (Object.getPrototypeOf(res) !== app.response) Object.setPrototypeOf(res, app.response);
     if (!res.locals) res.locals = Object.create(null) as Record<string, unknown>;
     // What the app's router and the mounted A2A router leave on the request for the handlers.
     req.baseUrl = '';
@@ -93,5 +94,32 @@ export function a2aFastPath(deps: A2aFastPathDeps): (req: IncomingMessage, res: 
     };
     next();
     return true;
+  };
+}
+
+/**
+ * The request and response classes for `http.createServer` whose prototypes are the app's `request` and `response`
+ * (what `app.handle` gives every request with `Object.setPrototypeOf`): objects made with them need no prototype
+ * change, in the fast path or in Express (setting the prototype an object already has is free). Node's own
+ * constructors build them, so they are the same objects with the same fields.
+ */
+export function appMessageClasses(app: Express): {
+  IncomingMessage?: typeof IncomingMessage;
+  ServerResponse?: typeof ServerResponse;
+} {
+  // Node's are plain constructor functions; should one become a `class`, it cannot be called this way: keep Node's.
+  const isClass = (f: unknown): boolean => /^class\b/.test(Function.prototype.toString.call(f));
+  if (isClass(IncomingMessage) || isClass(ServerResponse)) return {};
+  function AppRequest(this: IncomingMessage, ...args: unknown[]): void {
+    Reflect.apply(IncomingMessage, this, args);
+  }
+  AppRequest.prototype = app.request;
+  function AppResponse(this: ServerResponse, ...args: unknown[]): void {
+    Reflect.apply(ServerResponse, this, args);
+  }
+  AppResponse.prototype = app.response;
+  return {
+    IncomingMessage: AppRequest as unknown as typeof IncomingMessage,
+    ServerResponse: AppResponse as unknown as typeof ServerResponse,
   };
 }

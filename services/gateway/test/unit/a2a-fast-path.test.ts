@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
-import { a2aFastPath } from '../../src/http/a2a-fast-path';
+import { a2aFastPath, appMessageClasses } from '../../src/http/a2a-fast-path';
 
 // A layer that throws synchronously on the fast path must reach the error handler (as Express's layers do),
 // never the server's request listener, where it would be an uncaught exception.
@@ -60,5 +60,31 @@ describe('A2A fast path (ADR 0067)', () => {
     const passing = await serve([], (_req, _res, next) => next());
     const ok = await fetch(`${passing}/agents/a1/a2a/v1`, { method: 'POST', body: '{}' });
     expect(await ok.json()).toEqual({ ok: true });
+  });
+
+  it("a server made with appMessageClasses hands out requests and responses with the app's prototypes, whole", async () => {
+    const app = express();
+    const seen: unknown[] = [];
+    app.post('/x', express.json(), (req, res) => {
+      seen.push(Object.getPrototypeOf(req) === app.request, Object.getPrototypeOf(res) === app.response);
+      seen.push(req.get('x-probe'), req.body, req.socket.remoteAddress, req.httpVersion);
+      res.status(201).set('x-answer', 'yes').json({ got: req.body });
+    });
+    const server = createServer(appMessageClasses(app), (req, res) => {
+      // Before Express touches them: Node built them with the app's prototypes.
+      seen.push(Object.getPrototypeOf(req) === app.request, Object.getPrototypeOf(res) === app.response);
+      app(req, res);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    close = () => new Promise<void>((r) => server.close(() => r()));
+    const r = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/x`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-probe': 'p1' },
+      body: '{"a":1}',
+    });
+    expect(r.status).toBe(201);
+    expect(r.headers.get('x-answer')).toBe('yes');
+    expect(await r.json()).toEqual({ got: { a: 1 } });
+    expect(seen).toEqual([true, true, true, true, 'p1', { a: 1 }, '127.0.0.1', '1.1']);
   });
 });

@@ -418,14 +418,20 @@ function withDebit(debits: readonly CreditDebit[], chargeId: string, take: numbe
   let skip = others > DEBIT_RING - 1 ? others - (DEBIT_RING - 1) : 0;
   const out = new Array<CreditDebit>(others - skip + 1);
   let k = 0;
+  let frozen = true;
   for (let i = 0; i < n; i++) {
     const d = debits[i]!;
     if (d.chargeId === chargeId) continue;
     if (skip > 0) skip -= 1;
-    else out[k++] = d;
+    else {
+      out[k++] = d;
+      frozen &&= Object.isFrozen(d);
+    }
   }
-  out[k] = { chargeId, amount };
-  return out;
+  out[k] = Object.freeze({ chargeId, amount });
+  // Entries read from the in-memory store are frozen (ADR 0070): a ring frozen all the way down is stored as it
+  // is there, not copied entry by entry again. Only frozen deep: a shallow freeze would share mutable entries.
+  return frozen ? (Object.freeze(out) as CreditDebit[]) : out; // as read-only as a read of the store (ADR 0070)
 }
 
 function withoutDebit(debits: CreditDebit[], chargeId: string): CreditDebit[] {

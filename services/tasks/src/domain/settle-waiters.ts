@@ -34,11 +34,12 @@ export class SettleWaiters {
   ): Promise<number | undefined> {
     return new Promise((resolve) => {
       let done = false;
+      // One timer per wait, for both the periodic look and the budget (a timer is a measurable share of a send).
+      const end = performance.now() + budgetMs;
       const finish = (seq: number | undefined): void => {
         if (done) return;
         done = true;
-        clearTimeout(budget);
-        clearInterval(check);
+        clearTimeout(timer);
         const set = this.#waiting.get(taskId);
         set?.delete(waiter);
         if (set?.size === 0) this.#waiting.delete(taskId);
@@ -48,7 +49,6 @@ export class SettleWaiters {
       let set = this.#waiting.get(taskId);
       if (!set) this.#waiting.set(taskId, (set = new Set()));
       set.add(waiter);
-      const budget = setTimeout(() => finish(undefined), budgetMs);
       const look = (): void => {
         current().then(
           (t) => {
@@ -57,7 +57,13 @@ export class SettleWaiters {
           () => undefined, // the next look, the wake or the budget ends the wait
         );
       };
-      const check = setInterval(look, checkMs);
+      const tick = (): void => {
+        const left = end - performance.now();
+        if (left <= 0) return finish(undefined);
+        look();
+        timer = setTimeout(tick, Math.min(checkMs, left));
+      };
+      let timer = setTimeout(tick, Math.min(checkMs, budgetMs));
       look();
     });
   }

@@ -3,11 +3,11 @@
  * dependencies, the stream tails, and the few operations each of them needs: one compare-and-set change
  * of a task with its event logged, the event log append, the Task as clients see it, and the run request.
  */
-import type { Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '@a2a-js/sdk';
+import type { Artifact, Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '@a2a-js/sdk';
 import { InvalidParamsError, isOutage, TaskNotFoundError } from '@a2a-inbound/errors';
 import {
   acceptsLazyEvents,
-  cloneJson,
+  isSpilled,
   LargePayloads,
   RunLeases,
   mentionsSpill,
@@ -613,31 +613,38 @@ export class TaskCore {
     };
   }
 
-  /** The Task as clients see it: spilled parts resolved to their full content (ADR 0013). */
+  /**
+   * The Task as clients see it: spilled parts resolved to their full content (ADR 0013). It shares what it does
+   * not change with `task` (no copy: every caller serialises it at once, and stored documents may be read-only,
+   * ADR 0070): only a message or an artifact whose parts are resolved is a new object.
+   */
   async toA2A(
     task: TaskDoc,
     historyLength: number | undefined,
     opts: { emptyArtifactsWhileWorking: boolean; forceEmptyArtifacts?: boolean },
   ): Promise<Task> {
-    const out: Task = {
-      kind: 'task',
-      id: task.id,
-      contextId: task.contextId,
-      // Stored documents are plain JSON: the field-by-field copy (ports' `cloneJson`), not `structuredClone`.
-      status: cloneJson(task.status),
-      artifacts:
-        opts.forceEmptyArtifacts || (opts.emptyArtifactsWhileWorking && task.status.state === 'working')
-          ? []
-          : cloneJson(task.artifacts),
-    };
-    if (historyLength !== undefined)
-      out.history = historyLength === 0 ? [] : cloneJson(task.history.slice(-historyLength));
-    if (task.metadata) out.metadata = cloneJson(task.metadata);
     const owner = task.subscriptionId;
     const p = this.payloads;
-    if (out.status.message) out.status.message = await p.resolveMessage(out.status.message, owner);
-    for (const a of out.artifacts ?? []) a.parts = await p.resolveParts(a.parts, owner);
-    if (out.history) out.history = await Promise.all(out.history.map((m) => p.resolveMessage(m, owner)));
+    const status = task.status.message
+      ? { ...task.status, message: await p.resolveMessage(task.status.message, owner) }
+      : task.status;
+    const out: Task = { kind: 'task', id: task.id, contextId: task.contextId, status, artifacts: [] };
+    if (!(opts.forceEmptyArtifacts || (opts.emptyArtifactsWhileWorking && task.status.state === 'working'))) {
+      const artifacts = task.artifacts;
+      const n = artifacts.length;
+      const resolved = new Array<Artifact>(n);
+      for (let i = 0; i < n; i++) {
+        const a = artifacts[i]!;
+        resolved[i] = a.parts.some(isSpilled) ? { ...a, parts: await p.resolveParts(a.parts, owner) } : a;
+      }
+      out.artifacts = resolved;
+    }
+    if (historyLength !== undefined)
+      out.history =
+        historyLength === 0
+          ? []
+          : await Promise.all(task.history.slice(-historyLength).map((m) => p.resolveMessage(m, owner)));
+    if (task.metadata) out.metadata = task.metadata;
     return out;
   }
 

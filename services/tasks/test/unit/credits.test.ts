@@ -145,6 +145,35 @@ describe('credits (bucketed balance and charge ledger)', () => {
     expect((await control.accounts.getSubscription('sub')).credits).toBe(9);
   });
 
+  it('a charge hands the in-memory store a ring frozen all the way down, which it keeps without copying (ADR 0070)', async () => {
+    const store = new InMemoryDocumentStore();
+    const rings: { passed: unknown; kept: unknown; entriesFrozen: boolean }[] = [];
+    const open = store.collection.bind(store);
+    store.collection = (async (spec: Parameters<typeof open>[0]) => {
+      const c = await open(spec);
+      if (spec.name !== 'credit_buckets') return c;
+      const replace = c.replace.bind(c);
+      c.replace = async (id, version, doc, options) => {
+        const saved = await replace(id, version, doc, options);
+        const passed = (doc as CreditBucketDoc).debits;
+        rings.push({
+          passed,
+          kept: (saved.doc as CreditBucketDoc).debits,
+          entriesFrozen: passed.every(Object.isFrozen),
+        });
+        return saved;
+      };
+      return c;
+    }) as typeof store.collection;
+    const { control } = await creditsSetup(store, 1000);
+    for (let i = 0; i < 40; i++) await control.accounts.charge('sub', `msg:${i}`);
+    expect(rings.length).toBeGreaterThanOrEqual(40);
+    for (const r of rings) {
+      expect(r.entriesFrozen).toBe(true);
+      expect(r.kept).toBe(r.passed); // the store shares a frozen value instead of copying it
+    }
+  });
+
   it("a bucket's debit ring keeps its latest 128 charges, oldest first; a refund within it gives back exactly its charge", async () => {
     const store = new InMemoryDocumentStore();
     const placed = new Map<string, string[]>(); // bucket id -> the charges it paid, in order

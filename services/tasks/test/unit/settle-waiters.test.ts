@@ -33,4 +33,15 @@ describe('SettleWaiters (ADR 0053)', () => {
     stored = task('t1', 'input-required', 2);
     expect(await wait).toBe(2);
   });
+
+  it('one timer serves the looks and the budget: looks every checkMs until the budget ends the wait', async () => {
+    const w = new SettleWaiters();
+    let looks = 0;
+    const started = performance.now();
+    const wait = w.wait('t1', 1, 120, () => Promise.resolve((looks++, task('t1', 'working', 2))), 20);
+    expect(await wait).toBeUndefined();
+    expect(performance.now() - started).toBeGreaterThanOrEqual(119);
+    expect(looks).toBeGreaterThanOrEqual(3); // the first look, then one per 20 ms (fewer on a loaded machine)
+    expect(w.size).toBe(0);
+  });
 });
