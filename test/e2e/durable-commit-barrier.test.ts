@@ -6,7 +6,7 @@ import type { Task } from '@a2a-js/sdk';
 import type { PendingCommit } from '@a2a-inbound/adapter-lmdb';
 import { durableEngines, startSystem, type DurableEngines, type System } from '@a2a-inbound/embedded';
 import { silentLogger } from '@a2a-inbound/logger';
-import { eventually, rpc, textMessage } from '@a2a-inbound/testing';
+import { rpc, textMessage } from '@a2a-inbound/testing';
 
 /**
  * The commit barrier of the durable embedded mode (ADR 0069): the writes of a send are one LMDB commit (the
@@ -85,7 +85,7 @@ describe('durable embedded mode: one commit per send, and no answer before its c
       answered = true;
       return res;
     });
-    await eventually(() => expect(held.length).toBeGreaterThan(0));
+    await expect.poll(() => held.length).toBeGreaterThan(0);
     // The send ran to its end (its claim, task and run marker are read back by this process) but nothing was
     // answered.
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -103,7 +103,7 @@ describe('durable embedded mode: one commit per send, and no answer before its c
     hold = true;
     const messageId = `failed-commit-${Date.now()}`;
     const answer = send('lost', messageId);
-    await eventually(() => expect(held.length).toBeGreaterThan(0));
+    await expect.poll(() => held.length).toBeGreaterThan(0);
     hold = false;
     for (const txn of held.splice(0)) txn.fail(new Error('injected: the disk is full'));
     const res = await answer;
