@@ -6,7 +6,7 @@ import type { Task } from '@a2a-js/sdk';
 import type { PendingCommit } from '@a2a-inbound/adapter-lmdb';
 import { durableEngines, startSystem, type DurableEngines, type System } from '@a2a-inbound/embedded';
 import { silentLogger } from '@a2a-inbound/logger';
-import { rpc, textMessage } from '@a2a-inbound/testing';
+import { rpc, sse, textMessage, type SseFrame } from '@a2a-inbound/testing';
 
 /**
  * The commit barrier of the durable embedded mode (ADR 0069): the writes of a send are one LMDB commit (the
@@ -97,6 +97,32 @@ describe('durable embedded mode: one commit per send, and no answer before its c
     const task = (res.body as { result?: Task }).result!;
     expect(task.status.state).toBe('completed');
     expect(task.artifacts?.[0]?.parts).toEqual([{ kind: 'text', text: 'held back' }]);
+  });
+
+  it('holds the stream frames (SSE) while their commit is held back, then sends them all, in order', async () => {
+    hold = true;
+    const arrived: SseFrame[] = [];
+    const stream = sse(
+      `${system.baseUrl}/agents/demo-echo/a2a`,
+      { jsonrpc: '2.0', id: 7, method: 'message/stream', params: { message: textMessage('streamed') } },
+      {
+        key,
+        stopAfter: (f) => {
+          arrived.push(f);
+          return false;
+        },
+      },
+    );
+    await expect.poll(() => held.length).toBeGreaterThan(0);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(arrived).toEqual([]);
+    release();
+    const { status, frames } = await stream;
+    expect(status).toBe(200);
+    expect(frames.length).toBeGreaterThan(1);
+    const last = frames.at(-1)!.data as { result?: { final?: boolean; status?: { state: string } } };
+    expect(last.result?.final).toBe(true);
+    expect(last.result?.status?.state).toBe('completed');
   });
 
   it('fails the answer when its commit fails; nothing of the send is kept, so the same messageId runs again', async () => {
