@@ -75,7 +75,8 @@ describe('LmdbOutboxBus: messages of the kept topics outlive the process until t
 
   it('settles without a commit of its own: the delete rides the next commit, or the sync timer within its interval', async () => {
     const dir = fresh();
-    const db = LmdbDatabase.open(dir, { syncIntervalMs: 50 });
+    // Long enough that the timer does not commit between the steps below on a loaded machine.
+    const db = LmdbDatabase.open(dir, { syncIntervalMs: 400 });
     const inner = new InMemoryBus({ retryDelayMs: 1 });
     const bus = new LmdbOutboxBus(db, inner, { topics: { updates: 'hooks' } });
     const base = db.commits;
@@ -91,7 +92,7 @@ describe('LmdbOutboxBus: messages of the kept topics outlive the process until t
     expect(db.commits - base).toBe(2); // the second put carried the first delete
     expect(db.outbox.getCount()).toBe(1);
     await inner.drain();
-    await expect.poll(() => db.outbox.getCount()).toBe(0); // the timer's commit
+    await expect.poll(() => db.outbox.getCount(), { timeout: 5_000 }).toBe(0); // the timer's commit
     expect(db.commits - base).toBe(3);
     await bus.close();
   });
