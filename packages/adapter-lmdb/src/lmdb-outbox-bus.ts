@@ -41,9 +41,9 @@ export interface LmdbOutboxBusOptions {
 /**
  * A bus whose messages on some topics outlive the process (the durable embedded mode, ADR 0038): the inner
  * bus is in memory, so without this a message published but not yet handled when the process dies is lost.
- * `publish` stores the message in the LMDB database (in the group commit of the same turn as other writes) and
- * hands it to the inner bus once that commit is made (ADR 0069); the settling group's handler deletes it when
- * it succeeds. When that group subscribes (at start, before the process serves), the messages a previous
+ * `publish` stores the message in the LMDB database (in the group commit of the same turn as other writes),
+ * hands it to the inner bus once that commit is made (ADR 0069) and resolves then; the settling group's handler
+ * deletes it when it succeeds. When that group subscribes (at start, before the process serves), the messages a previous
  * process left are published again, in their order: the consumer must be idempotent, as every bus consumer
  * is (at-least-once).
  */
@@ -81,24 +81,16 @@ export class LmdbOutboxBus implements Bus {
     const seq = this.#next++;
     const key = seqKey(seq);
     await this.db.write(() => this.db.outbox.putSync(key, encode(message)));
-    const outboxed = { ...message, headers: { ...(message.headers ?? {}), [OUTBOX_HEADER]: String(seq) } };
     // Handed to the consumers only once the message is durable (ADR 0069): a push never goes out for a write
-    // a crash could still undo. The publisher does not wait for that commit (its own writes share it).
-    const pending = this.db.committed();
-    if (!pending) return this.inner.publish(outboxed);
-    void pending.then(
-      () => this.#handOver(outboxed),
-      // The commit failed: the message was never stored, as the writes it reports; nothing to push.
-      () => undefined,
-    );
-  }
-
-  /** A stored message to the inner bus; one it refuses stays stored for the next start's replay. */
-  async #handOver(message: BusMessage): Promise<void> {
+    // a crash could still undo. Resolves after the hand-over, as before the barrier: a publisher that batches
+    // what comes while a publish is in flight (task announcements, ADR 0041) keeps batching for that long.
+    // A failed commit rejects here: the message was never stored, like the writes it reports.
+    await this.db.committed();
     try {
-      await this.inner.publish(message);
-    } catch {
-      // The inner (in-memory) bus refuses only once closed: the message stays for the next start's replay.
+      await this.inner.publish({ ...message, headers: { ...(message.headers ?? {}), [OUTBOX_HEADER]: String(seq) } });
+    } catch (err) {
+      await this.db.write(() => this.db.outbox.removeSync(key));
+      throw err;
     }
   }
 
