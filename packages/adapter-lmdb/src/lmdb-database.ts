@@ -17,6 +17,30 @@ export interface LmdbOpenOptions {
    */
   readonly durability?: 'interval' | 'commit';
   readonly syncIntervalMs?: number;
+  /**
+   * When the transaction of a turn commits (`interval` durability; default: `setImmediate`, after the turn's
+   * other callbacks). Tests delay a commit or make it fail with it; `fail` aborts the transaction (its writes
+   * are lost and `committed()` rejects with `error`).
+   */
+  readonly scheduleCommit?: (txn: PendingCommit) => void;
+}
+
+/** A transaction of `interval` durability, open until one of these is called (once; later calls do nothing). */
+export interface PendingCommit {
+  commit(): void;
+  fail(error: Error): void;
+}
+
+interface OpenTxn {
+  /** Writes made in it (counted when it ends). */
+  writes: number;
+  /** lmdb-js's continuation of the open transaction: commits it, or (`fail`) aborts it. */
+  end: ((value: undefined) => unknown) | undefined;
+  fail: ((error: unknown) => unknown) | undefined;
+  /** `committed()`'s promise, made on the first ask. */
+  done?: Promise<void>;
+  resolve?: () => void;
+  reject?: (error: unknown) => void;
 }
 
 /**
@@ -47,10 +71,13 @@ export class LmdbDatabase {
   #refs = 0;
   #closing: Promise<void> | undefined;
   #dirty = false;
-  /** Writes waiting for the next commit; those without `resolve` were queued by `writeSoon`. */
-  readonly #queue: { fn: () => unknown; resolve?: (value: unknown) => void; reject?: (error: unknown) => void }[] = [];
-  /** A group commit is scheduled (an awaited write is queued). */
-  #scheduled = false;
+  /** The transaction of this turn, open until its commit (`#end`), when writes were made in it. */
+  #txn: OpenTxn | undefined;
+  /** `writeSoon` writes waiting for the next transaction. */
+  readonly #soon: (() => void)[] = [];
+  #commits = 0;
+  #writes = 0;
+  readonly #schedule: (txn: PendingCommit) => void;
   #syncing: Promise<void> | undefined;
   readonly #syncTimer: NodeJS.Timeout | undefined;
 
@@ -60,6 +87,7 @@ export class LmdbDatabase {
   ) {
     mkdirSync(path, { recursive: true, mode: 0o700 });
     this.durability = options.durability ?? 'interval';
+    this.#schedule = options.scheduleCommit ?? ((txn) => setImmediate(() => txn.commit()));
     this.root = open({
       path: join(path, FILE),
       maxDbs: 16,
@@ -71,7 +99,7 @@ export class LmdbDatabase {
     if (this.durability === 'interval') {
       this.#syncTimer = setInterval(() => {
         // Writes queued by `writeSoon` with no awaited write after them are committed here at the latest.
-        if (this.#queue.length > 0 && !this.#scheduled) this.#commit();
+        if (this.#soon.length > 0 && !this.#txn) this.#begin();
         void this.sync();
       }, options.syncIntervalMs ?? 100);
       this.#syncTimer.unref();
@@ -117,61 +145,120 @@ export class LmdbDatabase {
   }
 
   /**
-   * Runs `fn` in a write transaction and resolves its result once committed. `fn` runs synchronously inside
-   * the transaction, may run twice (when another write of its batch threw) and should report what went wrong
-   * by its result rather than throw.
+   * Runs `fn` in a write transaction and resolves its result. `fn` runs synchronously and should report what
+   * went wrong by its result rather than throw (a throw rejects the write and undoes only what `fn` wrote).
+   *
+   * With `interval` durability the write runs at once in the transaction of this event-loop turn (a child
+   * transaction of it) and resolves before that transaction commits: every read of this process sees it at
+   * once, and the turn's writes, however many sends made them, are one commit (group commit, scheduled by
+   * `setImmediate`). So a resolved write is not yet durable: whatever leaves the process because of it waits
+   * for `committed()` first (ADR 0069). With `commit` durability it resolves once committed and synced.
    */
-  async write<T>(fn: () => T): Promise<T> {
+  write<T>(fn: () => T): Promise<T> {
     if (this.durability === 'commit') return this.root.transaction(fn);
-    return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
-      // Group commit: the writes of one event-loop turn share one transaction (never inside the caller's stack).
-      if (!this.#scheduled) {
-        this.#scheduled = true;
-        setImmediate(() => this.#commit());
-      }
-    });
+    const txn = this.#txn ?? this.#begin();
+    try {
+      // A child transaction: a throw undoes this write alone, not the others of the turn.
+      return Promise.resolve(this.root.transactionSync(fn));
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    } finally {
+      txn.writes += 1;
+    }
   }
 
   /**
-   * Runs `fn` in the next commit without asking for one: the next awaited write's group commit, or the sync
-   * timer's (within `syncIntervalMs`), in queue order with the other writes. Nothing waits for it, so it costs
-   * no commit of its own; a killed process loses it when no commit followed. Only for a write whose loss is
-   * harmless: one that a restart redoes (an outbox message settled: it is published again, and its consumer
-   * is idempotent). `fn` must not throw.
+   * Runs `fn` in the next commit without asking for one: the turn's transaction when one is open, else the
+   * next one (an awaited write's or the sync timer's, within `syncIntervalMs`), in order with the other writes.
+   * It never makes a commit of its own nor holds anything back; a killed process loses it when no commit
+   * followed. Only for a write whose loss is harmless: one that a restart redoes (an outbox message settled:
+   * it is published again, and its consumer is idempotent). `fn` must not throw.
    */
   writeSoon(fn: () => void): void {
     if (this.durability === 'commit') {
       this.root.transaction(fn).catch(() => undefined);
       return;
     }
-    this.#queue.push({ fn });
+    if (this.#txn) this.#runSoon(fn);
+    else this.#soon.push(fn);
   }
 
-  #commit(): void {
-    this.#scheduled = false;
-    const batch = this.#queue.splice(0);
-    if (batch.length === 0) return;
-    const results: unknown[] = [];
+  /**
+   * Undefined when every write resolved so far is committed; else the commit of the open transaction, which
+   * rejects when it failed. The commit barrier of ADR 0069 (`CommitBarrier`).
+   */
+  committed(): Promise<void> | undefined {
+    const txn = this.#txn;
+    if (!txn) return undefined;
+    return (txn.done ??= new Promise<void>((resolve, reject) => {
+      txn.resolve = resolve;
+      txn.reject = reject;
+    }));
+  }
+
+  /** Transactions committed (the writes of a turn each), since the database was opened. */
+  get commits(): number {
+    return this.#commits;
+  }
+
+  /** Writes run (each `write`), since the database was opened. */
+  get writes(): number {
+    return this.#writes;
+  }
+
+  /** Opens the turn's write transaction (held open by a thenable until `#end`) and schedules its commit. */
+  #begin(): OpenTxn {
+    const txn: OpenTxn = { writes: 0, end: undefined, fail: undefined };
+    this.root.transactionSync(
+      () =>
+        // lmdb-js keeps a transaction whose callback returns a thenable open until it settles; settled by hand,
+        // synchronously, so that the commit happens where `#end` is called, not in a later microtask.
+        ({
+          then: (commit: () => unknown, abort: (error: unknown) => unknown) => {
+            txn.end = commit;
+            txn.fail = abort;
+          },
+        }) as unknown as PromiseLike<void>,
+    );
+    this.#txn = txn;
+    const soon = this.#soon.splice(0);
+    for (const fn of soon) this.#runSoon(fn);
+    this.#schedule({ commit: () => this.#end(txn), fail: (error) => this.#end(txn, error) });
+    return txn;
+  }
+
+  #runSoon(fn: () => void): void {
     try {
-      this.root.transactionSync(() => {
-        for (const w of batch) results.push(w.fn());
-      });
+      this.root.transactionSync(fn);
     } catch {
-      // One of them threw, and the whole batch was rolled back: each alone, so only the faulty one fails.
-      for (const w of batch) {
-        try {
-          const result = this.root.transactionSync(w.fn);
-          w.resolve?.(result);
-        } catch (err) {
-          w.reject?.(err);
-        }
-      }
-      this.#dirty = true;
-      return;
+      // A `writeSoon` write must not throw; one that did is dropped (its loss is harmless by contract).
     }
-    this.#dirty = true;
-    batch.forEach((w, i) => w.resolve?.(results[i]));
+  }
+
+  /** Commits `txn` (or, given an error, aborts it): its writes are durable in the file, or lost. */
+  #end(txn: OpenTxn, error?: unknown): void {
+    if (this.#txn !== txn) return;
+    this.#txn = undefined;
+    this.#writes += txn.writes;
+    let failure = error;
+    if (failure === undefined) {
+      try {
+        txn.end?.(undefined);
+        this.#commits += 1;
+        this.#dirty = true;
+      } catch (err) {
+        failure = err;
+      }
+    } else {
+      try {
+        txn.fail?.(failure);
+      } catch {
+        // The abort rethrows the reason: it was given, not raised.
+      }
+    }
+    if (failure === undefined) txn.resolve?.();
+    else if (txn.reject) txn.reject(failure);
+    else if (txn.done) void txn.done.catch(() => undefined);
   }
 
   /** Syncs the file to disk (off the main thread) when something was written since the last sync. */
@@ -208,7 +295,8 @@ export class LmdbDatabase {
   close(): Promise<void> {
     return (this.#closing ??= (async () => {
       clearInterval(this.#syncTimer);
-      if (this.#queue.length > 0) this.#commit();
+      if (this.#soon.length > 0 && !this.#txn) this.#begin();
+      if (this.#txn) this.#end(this.#txn);
       await this.#syncing;
       await this.root.flushed;
       await this.#envSync();
