@@ -98,8 +98,10 @@ export async function durableEngines(
     syncIntervalMs?: number;
     clock?: Clock;
     bus?: Bus;
-    /** When a turn's writes commit (tests delay or fail a commit; default: at the end of the turn). */
+    /** When the open transaction commits (tests delay or fail a commit; default: when its writers pause). */
     scheduleCommit?: (txn: PendingCommit) => void;
+    /** The longest the default schedule keeps a transaction open while writes keep coming (LmdbOpenOptions). */
+    maxOpenMs?: number;
   } = {},
 ): Promise<DurableEngines> {
   const { LmdbBlobStore, LmdbDatabase, LmdbDocumentStore, LmdbEventLog, LmdbOutboxBus } =
@@ -109,6 +111,7 @@ export async function durableEngines(
     ...(options.durability ? { durability: options.durability } : {}),
     ...(options.syncIntervalMs ? { syncIntervalMs: options.syncIntervalMs } : {}),
     ...(options.scheduleCommit ? { scheduleCommit: options.scheduleCommit } : {}),
+    ...(options.maxOpenMs ? { maxOpenMs: options.maxOpenMs } : {}),
   });
   // A push pending when the process dies is pushed after the restart (the in-memory bus would lose it).
   const outbox = new LmdbOutboxBus(db, bus, { topics: { [TASK_UPDATES_TOPIC]: TASK_UPDATES_GROUP } });

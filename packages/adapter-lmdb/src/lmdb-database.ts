@@ -18,22 +18,32 @@ export interface LmdbOpenOptions {
   readonly durability?: 'interval' | 'commit';
   readonly syncIntervalMs?: number;
   /**
-   * When the transaction of a turn commits (`interval` durability; default: `setImmediate`, after the turn's
-   * other callbacks). Tests delay a commit or make it fail with it; `fail` aborts the transaction (its writes
-   * are lost and `committed()` rejects with `error`).
+   * When the open transaction commits (`interval` durability; default: at the check phase that ends the second
+   * turn in a row without writes, or once it has been open `maxOpenMs`). Tests delay a commit or make it fail with
+   * it; `fail` aborts the transaction (its writes are lost and `committed()` rejects with `error`).
    */
   readonly scheduleCommit?: (txn: PendingCommit) => void;
+  /** How long the default schedule keeps a transaction open while writes keep coming (default 10 ms). */
+  readonly maxOpenMs?: number;
 }
 
 /** A transaction of `interval` durability, open until one of these is called (once; later calls do nothing). */
 export interface PendingCommit {
   commit(): void;
   fail(error: Error): void;
+  /** Leaves it to the default schedule (after two turns without writes, or `maxOpenMs`). */
+  whenQuiet(): void;
 }
 
 interface OpenTxn {
   /** Writes made in it (counted when it ends). */
   writes: number;
+  /** A write was made since the last check phase. */
+  recent: boolean;
+  /** Check phases in a row with no write before them (the default schedule commits after two). */
+  quiet: number;
+  /** When it was opened (`performance.now()`). */
+  readonly opened: number;
   /** lmdb-js's continuation of the open transaction: commits it, or (`fail`) aborts it. */
   end: ((value: undefined) => unknown) | undefined;
   fail: ((error: unknown) => unknown) | undefined;
@@ -77,7 +87,10 @@ export class LmdbDatabase {
   readonly #soon: (() => void)[] = [];
   #commits = 0;
   #writes = 0;
-  readonly #schedule: (txn: PendingCommit) => void;
+  readonly #schedule: ((txn: PendingCommit) => void) | undefined;
+  readonly #maxOpenMs: number;
+  /** Settlements of the writes run since the last check phase: they settle together there (`#settle`). */
+  #unsettled: (() => void)[] = [];
   #syncing: Promise<void> | undefined;
   readonly #syncTimer: NodeJS.Timeout | undefined;
 
@@ -87,7 +100,8 @@ export class LmdbDatabase {
   ) {
     mkdirSync(path, { recursive: true, mode: 0o700 });
     this.durability = options.durability ?? 'interval';
-    this.#schedule = options.scheduleCommit ?? ((txn) => setImmediate(() => txn.commit()));
+    this.#schedule = options.scheduleCommit;
+    this.#maxOpenMs = options.maxOpenMs ?? 10;
     this.root = open({
       path: join(path, FILE),
       maxDbs: 16,
@@ -148,24 +162,40 @@ export class LmdbDatabase {
    * Runs `fn` in a write transaction and resolves its result. `fn` runs synchronously and should report what
    * went wrong by its result rather than throw (a throw rejects the write and undoes only what `fn` wrote).
    *
-   * With `interval` durability the write runs at once in the transaction of this event-loop turn (a child
-   * transaction of it) and resolves before that transaction commits: every read of this process sees it at
-   * once, and the turn's writes, however many sends made them, are one commit (group commit, scheduled by
-   * `setImmediate`). So a resolved write is not yet durable: whatever leaves the process because of it waits
-   * for `committed()` first (ADR 0069). With `commit` durability it resolves once committed and synced.
+   * With `interval` durability the write runs at once in the open transaction (a child transaction of it;
+   * every read of this process sees it at once) and resolves at the next check phase, with the other writes of
+   * its turn, before that transaction commits: the transaction stays open while the writers keep writing,
+   * and commits after two turns without writes (or `maxOpenMs`), so a lone send's writes are one commit and
+   * concurrent sends share one (group commit). A resolved write is not yet durable: whatever leaves the
+   * process because of it waits for `committed()` first (ADR 0069). Resolving at the check phase rather than
+   * at once keeps concurrent sends in step, as when each write waited for its commit: resolved at once, a
+   * send ran through to its answer within one callback, and CPU per send at c = 16 rose by a third
+   * (docs/performance.md). With `commit` durability it resolves once committed and synced.
    */
   write<T>(fn: () => T): Promise<T> {
     if (this.durability === 'commit') return this.root.transaction(fn);
     const txn = this.#txn ?? this.#begin();
+    txn.writes += 1;
+    txn.recent = true;
+    let settle: (resolve: (value: T) => void, reject: (error: Error) => void) => void;
     try {
       // A child transaction: a throw undoes this write alone, not the others of the turn.
-      return Promise.resolve(this.root.transactionSync(fn));
+      const result = this.root.transactionSync(fn);
+      settle = (resolve) => resolve(result);
     } catch (err) {
-      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
-    } finally {
-      txn.writes += 1;
+      settle = (_, reject) => reject(err instanceof Error ? err : new Error(String(err)));
     }
+    return new Promise<T>((resolve, reject) => {
+      if (this.#unsettled.push(() => settle(resolve, reject)) === 1) setImmediate(this.#settle);
+    });
   }
+
+  /** Settles the writes of the last turn, in their order. */
+  readonly #settle = (): void => {
+    const writes = this.#unsettled;
+    this.#unsettled = [];
+    for (const settle of writes) settle();
+  };
 
   /**
    * Runs `fn` in the next commit without asking for one: the turn's transaction when one is open, else the
@@ -208,7 +238,14 @@ export class LmdbDatabase {
 
   /** Opens the turn's write transaction (held open by a thenable until `#end`) and schedules its commit. */
   #begin(): OpenTxn {
-    const txn: OpenTxn = { writes: 0, end: undefined, fail: undefined };
+    const txn: OpenTxn = {
+      writes: 0,
+      recent: false,
+      quiet: 0,
+      opened: performance.now(),
+      end: undefined,
+      fail: undefined,
+    };
     this.root.transactionSync(
       () =>
         // lmdb-js keeps a transaction whose callback returns a thenable open until it settles; settled by hand,
@@ -223,8 +260,28 @@ export class LmdbDatabase {
     this.#txn = txn;
     const soon = this.#soon.splice(0);
     for (const fn of soon) this.#runSoon(fn);
-    this.#schedule({ commit: () => this.#end(txn), fail: (error) => this.#end(txn, error) });
+    const whenQuiet = (): void => void setImmediate(() => this.#commitWhenQuiet(txn));
+    if (this.#schedule)
+      this.#schedule({ commit: () => this.#end(txn), fail: (error) => this.#end(txn, error), whenQuiet });
+    else whenQuiet();
     return txn;
+  }
+
+  /**
+   * At each check phase: commits `txn` after two turns in a row without a write in it (its writers are done,
+   * or wait on something else: a lone send has a turn without writes of its own, and after one such turn it
+   * made 1.6 commits instead of one) or once it has
+   * been open `maxOpenMs` (writers that never pause); else looks again at the next.
+   */
+  #commitWhenQuiet(txn: OpenTxn): void {
+    if (this.#txn !== txn) return;
+    txn.quiet = txn.recent ? 0 : txn.quiet + 1;
+    txn.recent = false;
+    if (txn.quiet < 2 && performance.now() - txn.opened < this.#maxOpenMs) {
+      setImmediate(() => this.#commitWhenQuiet(txn));
+      return;
+    }
+    this.#end(txn);
   }
 
   #runSoon(fn: () => void): void {
