@@ -30,6 +30,8 @@ async function main(): Promise<RunningProcess> {
     HOST: config.host,
   };
   const system = await startSystem({ env, engines, log, soleOwner: Boolean(dataDir) });
+  // The banner shows the credentials the seed just wrote: only once they are durable (ADR 0069).
+  await engines.commits?.committed();
   const base = system.baseUrl;
   const local = base.replace(/\/\/(0\.0\.0\.0|\[::\])(?=:)/, '//127.0.0.1');
   const seed = system.tasks.seed;

@@ -16,6 +16,7 @@ import {
   type Bus,
   type Cache,
   type Clock,
+  type CommitBarrier,
   type DocumentStore,
   type EventLog,
   type IdGenerator,
@@ -24,7 +25,7 @@ import {
 import { loadGatewayConfig, startGatewayApp, type GatewayApp } from '@a2a-inbound/gateway';
 import { loadTasksConfig, startTasksApp, type TasksApp } from '@a2a-inbound/tasks';
 import { loadRunnerConfig, startRunnerApp, type RunnerApp } from '@a2a-inbound/runner';
-import type { LmdbOutboxBus } from '@a2a-inbound/adapter-lmdb';
+import type { LmdbDatabase, LmdbOutboxBus, PendingCommit } from '@a2a-inbound/adapter-lmdb';
 import {
   grpcPushSource,
   grpcUserVerifier,
@@ -48,6 +49,8 @@ export interface Engines {
   limiter: RateLimiter;
   clock: Clock;
   ids: IdGenerator;
+  /** Writes resolve before they are durable (the durable engines): every effect leaving the process waits (ADR 0069). */
+  commits?: CommitBarrier;
 }
 
 /** The host of OPENAI_BASE_URL, when it is a URL. */
@@ -77,6 +80,9 @@ export function inMemoryEngines(clock: Clock = systemClock, bus: Bus = new InMem
 /** The durable engines, and the outbox that keeps the task updates until the webhooks service handled them. */
 export interface DurableEngines extends Engines {
   outbox: LmdbOutboxBus;
+  /** The LMDB environment under them (its commit barrier is `commits`; tests count its commits). */
+  database: LmdbDatabase;
+  commits: CommitBarrier;
 }
 
 /**
@@ -87,7 +93,16 @@ export interface DurableEngines extends Engines {
  */
 export async function durableEngines(
   dir: string,
-  options: { durability?: 'interval' | 'commit'; syncIntervalMs?: number; clock?: Clock; bus?: Bus } = {},
+  options: {
+    durability?: 'interval' | 'commit';
+    syncIntervalMs?: number;
+    clock?: Clock;
+    bus?: Bus;
+    /** When the open transaction commits (tests delay or fail a commit; default: when its writers pause). */
+    scheduleCommit?: (txn: PendingCommit) => void;
+    /** The longest the default schedule keeps a transaction open while writes keep coming (LmdbOpenOptions). */
+    maxOpenMs?: number;
+  } = {},
 ): Promise<DurableEngines> {
   const { LmdbBlobStore, LmdbDatabase, LmdbDocumentStore, LmdbEventLog, LmdbOutboxBus } =
     await import('@a2a-inbound/adapter-lmdb');
@@ -95,11 +110,15 @@ export async function durableEngines(
   const db = LmdbDatabase.open(dir, {
     ...(options.durability ? { durability: options.durability } : {}),
     ...(options.syncIntervalMs ? { syncIntervalMs: options.syncIntervalMs } : {}),
+    ...(options.scheduleCommit ? { scheduleCommit: options.scheduleCommit } : {}),
+    ...(options.maxOpenMs ? { maxOpenMs: options.maxOpenMs } : {}),
   });
   // A push pending when the process dies is pushed after the restart (the in-memory bus would lose it).
   const outbox = new LmdbOutboxBus(db, bus, { topics: { [TASK_UPDATES_TOPIC]: TASK_UPDATES_GROUP } });
   return {
     outbox,
+    database: db,
+    commits: db,
     store: new LmdbDocumentStore(db),
     blobs: new LmdbBlobStore(db),
     bus: outbox,
@@ -196,6 +215,7 @@ async function start(options: SystemOptions): Promise<System> {
     {
       // One tasks service on these engines applies every run event: its writes wake the blocking sends.
       ...(local ? { runHandOff: local.request, localSettles: true } : {}),
+      ...(e.commits ? { commits: e.commits } : {}),
       store: e.store,
       blobs: e.blobs,
       bus,
@@ -228,6 +248,7 @@ async function start(options: SystemOptions): Promise<System> {
           clock: e.clock,
           log: log.child({ service: 'runner', replica: i }),
           ...(local ? { localEvents: local.events } : {}),
+          ...(e.commits ? { commits: e.commits } : {}),
         },
         runnerConfig,
       ),
@@ -249,6 +270,7 @@ async function start(options: SystemOptions): Promise<System> {
       clock: e.clock,
       log: log.child({ service: 'webhooks' }),
       ...(options.soleOwner ? { soleOwner: true } : {}),
+      ...(e.commits ? { commits: e.commits } : {}),
       ...(options.webhookEgress ? { egress: options.webhookEgress } : {}),
       ...(webhooksAuth ? { auth: webhooksAuth } : {}),
     },
@@ -268,6 +290,7 @@ async function start(options: SystemOptions): Promise<System> {
       clock: e.clock,
       ids: e.ids,
       log: log.child({ service: 'linker' }),
+      ...(e.commits ? { commits: e.commits } : {}),
       ...(options.resolver ? { egress: { resolve: options.resolver, isAllowed: isPublicAddress } } : {}),
     },
     // Reached only by the gateway of this process: loopback, whatever LINKER_GRPC_HOST says.

@@ -1,5 +1,5 @@
 export { LmdbDatabase } from './lmdb-database';
-export type { LmdbOpenOptions } from './lmdb-database';
+export type { LmdbOpenOptions, PendingCommit } from './lmdb-database';
 export { LmdbDocumentStore } from './lmdb-document-store';
 export { LmdbEventLog } from './lmdb-event-log';
 export type { LmdbEventLogOptions } from './lmdb-event-log';

@@ -17,6 +17,40 @@ export interface LmdbOpenOptions {
    */
   readonly durability?: 'interval' | 'commit';
   readonly syncIntervalMs?: number;
+  /**
+   * When the open transaction commits (`interval` durability; default: at the check phase that ends the second
+   * turn in a row without writes, or once it has been open `maxOpenMs`). Tests delay a commit or make it fail with
+   * it; `fail` aborts the transaction (its writes are lost and `committed()` rejects with `error`).
+   */
+  readonly scheduleCommit?: (txn: PendingCommit) => void;
+  /** How long the default schedule keeps a transaction open while writes keep coming (default 10 ms). */
+  readonly maxOpenMs?: number;
+}
+
+/** A transaction of `interval` durability, open until one of these is called (once; later calls do nothing). */
+export interface PendingCommit {
+  commit(): void;
+  fail(error: Error): void;
+  /** Leaves it to the default schedule (after two turns without writes, or `maxOpenMs`). */
+  whenQuiet(): void;
+}
+
+interface OpenTxn {
+  /** Writes made in it (counted when it ends). */
+  writes: number;
+  /** A write was made since the last check phase. */
+  recent: boolean;
+  /** Check phases in a row with no write before them (the default schedule commits after two). */
+  quiet: number;
+  /** When it was opened (`performance.now()`). */
+  readonly opened: number;
+  /** lmdb-js's continuation of the open transaction: commits it, or (`fail`) aborts it. */
+  end: ((value: undefined) => unknown) | undefined;
+  fail: ((error: unknown) => unknown) | undefined;
+  /** `committed()`'s promise, made on the first ask. */
+  done?: Promise<void>;
+  resolve?: () => void;
+  reject?: (error: unknown) => void;
 }
 
 /**
@@ -47,10 +81,16 @@ export class LmdbDatabase {
   #refs = 0;
   #closing: Promise<void> | undefined;
   #dirty = false;
-  /** Writes waiting for the next commit; those without `resolve` were queued by `writeSoon`. */
-  readonly #queue: { fn: () => unknown; resolve?: (value: unknown) => void; reject?: (error: unknown) => void }[] = [];
-  /** A group commit is scheduled (an awaited write is queued). */
-  #scheduled = false;
+  /** The transaction of this turn, open until its commit (`#end`), when writes were made in it. */
+  #txn: OpenTxn | undefined;
+  /** `writeSoon` writes waiting for the next transaction. */
+  readonly #soon: (() => void)[] = [];
+  #commits = 0;
+  #writes = 0;
+  readonly #schedule: ((txn: PendingCommit) => void) | undefined;
+  readonly #maxOpenMs: number;
+  /** Settlements of the writes run since the last check phase: they settle together there (`#settle`). */
+  #unsettled: (() => void)[] = [];
   #syncing: Promise<void> | undefined;
   readonly #syncTimer: NodeJS.Timeout | undefined;
 
@@ -60,6 +100,8 @@ export class LmdbDatabase {
   ) {
     mkdirSync(path, { recursive: true, mode: 0o700 });
     this.durability = options.durability ?? 'interval';
+    this.#schedule = options.scheduleCommit;
+    this.#maxOpenMs = options.maxOpenMs ?? 10;
     this.root = open({
       path: join(path, FILE),
       maxDbs: 16,
@@ -71,7 +113,7 @@ export class LmdbDatabase {
     if (this.durability === 'interval') {
       this.#syncTimer = setInterval(() => {
         // Writes queued by `writeSoon` with no awaited write after them are committed here at the latest.
-        if (this.#queue.length > 0 && !this.#scheduled) this.#commit();
+        if (this.#soon.length > 0 && !this.#txn) this.#begin();
         void this.sync();
       }, options.syncIntervalMs ?? 100);
       this.#syncTimer.unref();
@@ -117,61 +159,163 @@ export class LmdbDatabase {
   }
 
   /**
-   * Runs `fn` in a write transaction and resolves its result once committed. `fn` runs synchronously inside
-   * the transaction, may run twice (when another write of its batch threw) and should report what went wrong
-   * by its result rather than throw.
+   * Runs `fn` in a write transaction and resolves its result. `fn` runs synchronously and should report what
+   * went wrong by its result rather than throw (a throw rejects the write and undoes only what `fn` wrote).
+   *
+   * With `interval` durability the write runs at once in the open transaction (a child transaction of it;
+   * every read of this process sees it at once) and resolves at the next check phase, with the other writes of
+   * its turn, before that transaction commits: the transaction stays open while the writers keep writing,
+   * and commits after two turns without writes (or `maxOpenMs`), so a lone send's writes are one commit and
+   * concurrent sends share one (group commit). A resolved write is not yet durable: whatever leaves the
+   * process because of it waits for `committed()` first (ADR 0069). Resolving at the check phase rather than
+   * at once keeps concurrent sends in step, as when each write waited for its commit: resolved at once, a
+   * send ran through to its answer within one callback, and CPU per send at c = 16 rose by a third
+   * (docs/performance.md). With `commit` durability it resolves once committed and synced.
    */
-  async write<T>(fn: () => T): Promise<T> {
+  write<T>(fn: () => T): Promise<T> {
     if (this.durability === 'commit') return this.root.transaction(fn);
+    const txn = this.#txn ?? this.#begin();
+    txn.writes += 1;
+    txn.recent = true;
+    let settle: (resolve: (value: T) => void, reject: (error: Error) => void) => void;
+    try {
+      // A child transaction: a throw undoes this write alone, not the others of the turn.
+      const result = this.root.transactionSync(fn);
+      settle = (resolve) => resolve(result);
+    } catch (err) {
+      settle = (_, reject) => reject(err instanceof Error ? err : new Error(String(err)));
+    }
     return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
-      // Group commit: the writes of one event-loop turn share one transaction (never inside the caller's stack).
-      if (!this.#scheduled) {
-        this.#scheduled = true;
-        setImmediate(() => this.#commit());
-      }
+      if (this.#unsettled.push(() => settle(resolve, reject)) === 1) setImmediate(this.#settle);
     });
   }
 
+  /** Settles the writes of the last turn, in their order. */
+  readonly #settle = (): void => {
+    const writes = this.#unsettled;
+    this.#unsettled = [];
+    for (const settle of writes) settle();
+  };
+
   /**
-   * Runs `fn` in the next commit without asking for one: the next awaited write's group commit, or the sync
-   * timer's (within `syncIntervalMs`), in queue order with the other writes. Nothing waits for it, so it costs
-   * no commit of its own; a killed process loses it when no commit followed. Only for a write whose loss is
-   * harmless: one that a restart redoes (an outbox message settled: it is published again, and its consumer
-   * is idempotent). `fn` must not throw.
+   * Runs `fn` in the next commit without asking for one: the turn's transaction when one is open, else the
+   * next one (an awaited write's or the sync timer's, within `syncIntervalMs`), in order with the other writes.
+   * It never makes a commit of its own nor holds anything back; a killed process loses it when no commit
+   * followed. Only for a write whose loss is harmless: one that a restart redoes (an outbox message settled:
+   * it is published again, and its consumer is idempotent). `fn` must not throw.
    */
   writeSoon(fn: () => void): void {
     if (this.durability === 'commit') {
       this.root.transaction(fn).catch(() => undefined);
       return;
     }
-    this.#queue.push({ fn });
+    if (this.#txn) this.#runSoon(fn);
+    else this.#soon.push(fn);
   }
 
-  #commit(): void {
-    this.#scheduled = false;
-    const batch = this.#queue.splice(0);
-    if (batch.length === 0) return;
-    const results: unknown[] = [];
-    try {
-      this.root.transactionSync(() => {
-        for (const w of batch) results.push(w.fn());
-      });
-    } catch {
-      // One of them threw, and the whole batch was rolled back: each alone, so only the faulty one fails.
-      for (const w of batch) {
-        try {
-          const result = this.root.transactionSync(w.fn);
-          w.resolve?.(result);
-        } catch (err) {
-          w.reject?.(err);
-        }
-      }
-      this.#dirty = true;
+  /**
+   * Undefined when every write resolved so far is committed; else the commit of the open transaction, which
+   * rejects when it failed. The commit barrier of ADR 0069 (`CommitBarrier`).
+   */
+  committed(): Promise<void> | undefined {
+    const txn = this.#txn;
+    if (!txn) return undefined;
+    return (txn.done ??= new Promise<void>((resolve, reject) => {
+      txn.resolve = resolve;
+      txn.reject = reject;
+    }));
+  }
+
+  /** Transactions committed (the writes of a turn each), since the database was opened. */
+  get commits(): number {
+    return this.#commits;
+  }
+
+  /** Writes run (each `write`), since the database was opened. */
+  get writes(): number {
+    return this.#writes;
+  }
+
+  /** Opens the turn's write transaction (held open by a thenable until `#end`) and schedules its commit. */
+  #begin(): OpenTxn {
+    const txn: OpenTxn = {
+      writes: 0,
+      recent: false,
+      quiet: 0,
+      opened: performance.now(),
+      end: undefined,
+      fail: undefined,
+    };
+    this.root.transactionSync(
+      () =>
+        // lmdb-js keeps a transaction whose callback returns a thenable open until it settles; settled by hand,
+        // synchronously, so that the commit happens where `#end` is called, not in a later microtask.
+        ({
+          then: (commit: () => unknown, abort: (error: unknown) => unknown) => {
+            txn.end = commit;
+            txn.fail = abort;
+          },
+        }) as unknown as PromiseLike<void>,
+    );
+    this.#txn = txn;
+    const soon = this.#soon.splice(0);
+    for (const fn of soon) this.#runSoon(fn);
+    const whenQuiet = (): void => void setImmediate(() => this.#commitWhenQuiet(txn));
+    if (this.#schedule)
+      this.#schedule({ commit: () => this.#end(txn), fail: (error) => this.#end(txn, error), whenQuiet });
+    else whenQuiet();
+    return txn;
+  }
+
+  /**
+   * At each check phase: commits `txn` after two turns in a row without a write in it (its writers are done,
+   * or wait on something else: a lone send has a turn without writes of its own, and after one such turn it
+   * made 1.6 commits instead of one) or once it has
+   * been open `maxOpenMs` (writers that never pause); else looks again at the next.
+   */
+  #commitWhenQuiet(txn: OpenTxn): void {
+    if (this.#txn !== txn) return;
+    txn.quiet = txn.recent ? 0 : txn.quiet + 1;
+    txn.recent = false;
+    if (txn.quiet < 2 && performance.now() - txn.opened < this.#maxOpenMs) {
+      setImmediate(() => this.#commitWhenQuiet(txn));
       return;
     }
-    this.#dirty = true;
-    batch.forEach((w, i) => w.resolve?.(results[i]));
+    this.#end(txn);
+  }
+
+  #runSoon(fn: () => void): void {
+    try {
+      this.root.transactionSync(fn);
+    } catch {
+      // A `writeSoon` write must not throw; one that did is dropped (its loss is harmless by contract).
+    }
+  }
+
+  /** Commits `txn` (or, given an error, aborts it): its writes are durable in the file, or lost. */
+  #end(txn: OpenTxn, error?: unknown): void {
+    if (this.#txn !== txn) return;
+    this.#txn = undefined;
+    this.#writes += txn.writes;
+    let failure = error;
+    if (failure === undefined) {
+      try {
+        txn.end?.(undefined);
+        this.#commits += 1;
+        this.#dirty = true;
+      } catch (err) {
+        failure = err;
+      }
+    } else {
+      try {
+        txn.fail?.(failure);
+      } catch {
+        // The abort rethrows the reason: it was given, not raised.
+      }
+    }
+    if (failure === undefined) txn.resolve?.();
+    else if (txn.reject) txn.reject(failure);
+    else if (txn.done) void txn.done.catch(() => undefined);
   }
 
   /** Syncs the file to disk (off the main thread) when something was written since the last sync. */
@@ -208,7 +352,8 @@ export class LmdbDatabase {
   close(): Promise<void> {
     return (this.#closing ??= (async () => {
       clearInterval(this.#syncTimer);
-      if (this.#queue.length > 0) this.#commit();
+      if (this.#soon.length > 0 && !this.#txn) this.#begin();
+      if (this.#txn) this.#end(this.#txn);
       await this.#syncing;
       await this.root.flushed;
       await this.#envSync();

@@ -41,9 +41,9 @@ export interface LmdbOutboxBusOptions {
 /**
  * A bus whose messages on some topics outlive the process (the durable embedded mode, ADR 0038): the inner
  * bus is in memory, so without this a message published but not yet handled when the process dies is lost.
- * `publish` stores the message in the LMDB database (resolving once it is committed, in the group commit of
- * the same turn as other writes) and hands it to the inner bus; the settling group's handler deletes it when
- * it succeeds. When that group subscribes (at start, before the process serves), the messages a previous
+ * `publish` stores the message in the LMDB database (in the group commit of the same turn as other writes),
+ * hands it to the inner bus once that commit is made (ADR 0069) and resolves then; the settling group's handler
+ * deletes it when it succeeds. When that group subscribes (at start, before the process serves), the messages a previous
  * process left are published again, in their order: the consumer must be idempotent, as every bus consumer
  * is (at-least-once).
  */
@@ -80,15 +80,18 @@ export class LmdbOutboxBus implements Bus {
     if (!this.#topics.has(message.topic)) return this.inner.publish(message);
     const seq = this.#next++;
     const key = seqKey(seq);
-    const stored = this.db.write(() => this.db.outbox.putSync(key, encode(message)));
+    await this.db.write(() => this.db.outbox.putSync(key, encode(message)));
+    // Handed to the consumers only once the message is durable (ADR 0069): a push never goes out for a write
+    // a crash could still undo. Resolves after the hand-over, as before the barrier: a publisher that batches
+    // what comes while a publish is in flight (task announcements, ADR 0041) keeps batching for that long.
+    // A failed commit rejects here: the message was never stored, like the writes it reports.
+    await this.db.committed();
     try {
       await this.inner.publish({ ...message, headers: { ...(message.headers ?? {}), [OUTBOX_HEADER]: String(seq) } });
     } catch (err) {
-      await stored;
       await this.db.write(() => this.db.outbox.removeSync(key));
       throw err;
     }
-    await stored;
   }
 
   async subscribe(

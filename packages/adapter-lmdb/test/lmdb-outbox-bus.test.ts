@@ -7,6 +7,11 @@ import { LmdbDatabase, LmdbOutboxBus } from '../src/index';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 const dec = (b: Uint8Array): string => new TextDecoder().decode(b);
+/** What was published so far is committed and handed to the inner bus (after the commit, ADR 0069). */
+const handedOver = async (db: LmdbDatabase): Promise<void> => {
+  await db.committed();
+  await new Promise((resolve) => setImmediate(resolve));
+};
 
 describe('LmdbOutboxBus: messages of the kept topics outlive the process until their group handled them', () => {
   const dirs: string[] = [];
@@ -31,6 +36,9 @@ describe('LmdbOutboxBus: messages of the kept topics outlive the process until t
       if (hang) await new Promise(() => undefined); // the process dies in the handler
     });
     await first.bus.publish({ topic: 'updates', key: 'a', value: enc('handled') });
+    // Resolved once committed and handed to the consumers (ADR 0069), not before.
+    expect(first.db.committed()).toBeUndefined();
+    await handedOver(first.db);
     await first.inner.drain();
     expect(seen).toEqual(['handled']);
     expect(first.bus.pending).toBe(0); // handled: settled
@@ -38,7 +46,8 @@ describe('LmdbOutboxBus: messages of the kept topics outlive the process until t
     await first.bus.publish({ topic: 'updates', key: 'b', value: enc('cut-1'), headers: { trace: 't1' } });
     await first.bus.publish({ topic: 'updates', key: 'c', value: enc('queued-2') });
     await first.bus.publish({ topic: 'other', key: 'd', value: enc('not kept') });
-    await expect.poll(() => seen.length).toBe(2);
+    // Both in a handler that never ends (different keys: delivered side by side).
+    await expect.poll(() => seen.length).toBe(3);
     expect(first.bus.pending).toBe(2);
     await first.bus.close();
 
@@ -58,6 +67,7 @@ describe('LmdbOutboxBus: messages of the kept topics outlive the process until t
     expect(second.bus.pending).toBe(0);
     // New messages follow the old ones' sequence and are settled too.
     await second.bus.publish({ topic: 'updates', key: 'e', value: enc('new') });
+    await handedOver(second.db);
     await second.inner.drain();
     expect(seen).toEqual(['cut-1', 'queued-2', 'new']);
     expect(second.bus.pending).toBe(0);
@@ -66,27 +76,26 @@ describe('LmdbOutboxBus: messages of the kept topics outlive the process until t
 
   it('settles without a commit of its own: the delete rides the next commit, or the sync timer within its interval', async () => {
     const dir = fresh();
-    const db = LmdbDatabase.open(dir, { syncIntervalMs: 50 });
+    // Long enough that the timer does not commit between the steps below on a loaded machine.
+    const db = LmdbDatabase.open(dir, { syncIntervalMs: 400 });
     const inner = new InMemoryBus({ retryDelayMs: 1 });
     const bus = new LmdbOutboxBus(db, inner, { topics: { updates: 'hooks' } });
-    let commits = 0;
-    const transactionSync = db.root.transactionSync.bind(db.root);
-    db.root.transactionSync = ((fn: () => unknown) => {
-      commits += 1;
-      return transactionSync(fn);
-    }) as typeof db.root.transactionSync;
+    const base = db.commits;
     await bus.subscribe('updates', 'hooks', async () => Promise.resolve());
     await bus.publish({ topic: 'updates', key: 'a', value: enc('one') });
+    await handedOver(db);
     await inner.drain();
-    expect(commits).toBe(1); // the put; the delete waits
+    expect(db.commits - base).toBe(1); // the put; the delete waits
     expect(bus.pending).toBe(0); // settled, though its delete is not committed yet
     expect(db.outbox.getCount()).toBe(1);
     await bus.publish({ topic: 'updates', key: 'b', value: enc('two') });
-    expect(commits).toBe(2); // the second put carried the first delete
+    await handedOver(db);
+    expect(db.commits - base).toBe(2); // the second put carried the first delete
     expect(db.outbox.getCount()).toBe(1);
     await inner.drain();
-    await expect.poll(() => db.outbox.getCount()).toBe(0); // the timer's commit
-    expect(commits).toBe(3);
+    // The timer's commit (the process reads the delete in the open transaction a little before it commits).
+    await expect.poll(() => db.commits - base, { timeout: 5_000 }).toBe(3);
+    expect(db.outbox.getCount()).toBe(0);
     await bus.close();
   });
 
@@ -102,7 +111,7 @@ describe('LmdbOutboxBus: messages of the kept topics outlive the process until t
         void late.outbox!.deadLettered(m, group);
       },
     });
-    const outbox = open(dir, inner).bus;
+    const { bus: outbox, db } = open(dir, inner);
     late.outbox = outbox;
     let failures = 1;
     const sub = await outbox.subscribe('updates', 'hooks', async (m) => {
@@ -114,6 +123,7 @@ describe('LmdbOutboxBus: messages of the kept topics outlive the process until t
     await outbox.subscribe('updates', 'audit', async () => Promise.resolve());
     await outbox.publish({ topic: 'updates', key: 'a', value: enc('retried') });
     await outbox.publish({ topic: 'updates', key: 'p', value: enc('poison') });
+    await handedOver(db);
     await inner.drain();
     await expect.poll(() => outbox.pending).toBe(0);
     expect(dead).toEqual(['poison']);
@@ -121,6 +131,7 @@ describe('LmdbOutboxBus: messages of the kept topics outlive the process until t
     // message stays for the next start.
     await sub.close();
     await outbox.publish({ topic: 'updates', key: 'late', value: enc('after the consumer stopped') });
+    await handedOver(db);
     await inner.drain();
     expect(dead).toEqual(['poison', 'after the consumer stopped']);
     await new Promise((r) => setTimeout(r, 20));

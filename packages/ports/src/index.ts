@@ -7,6 +7,7 @@ export * from './rate-limiter';
 export * from './cache';
 export * from './retry';
 export * from './run-lease';
+export * from './commit-barrier';
 export { InMemoryDocumentStore } from './memory/in-memory-document-store';
 export type { InMemoryDocumentStoreOptions } from './memory/in-memory-document-store';
 export { InMemoryBlobStore } from './memory/in-memory-blob-store';

@@ -18,6 +18,7 @@ import {
   registerInProcess,
 } from './in-process';
 import { authenticated, grpcServerCredentials, type GrpcAuthPolicy, type GrpcTlsFiles } from './grpc-auth';
+import { gatedByCommits, type CommitGate } from './commit-gate';
 
 /** Large enough for a message with 10 files of 20 MB (sent decoded over gRPC). */
 export const GRPC_MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
@@ -193,6 +194,11 @@ export async function startGrpcServer(
     maxReceiveMessageBytes?: number;
     /** Concurrent calls per connection (a public endpoint's bound); default: grpc-js's (unbounded). */
     maxConcurrentStreams?: number;
+    /**
+     * The engines' commit barrier, when their writes resolve before they are durable (the durable embedded
+     * mode, ADR 0069): every answer and stream frame of these services waits for it.
+     */
+    commits?: CommitGate | undefined;
   },
 ): Promise<GrpcServerHandle> {
   const server = new grpc.Server({
@@ -205,6 +211,11 @@ export async function startGrpcServer(
       : { 'grpc.max_concurrent_streams': options.maxConcurrentStreams }),
   });
   const streams = new Set<grpc.ServerWritableStream<unknown, unknown>>();
+  const gate = options.commits;
+  // The gate innermost: an authentication refusal wrote nothing and need not wait.
+  services = services.map((s) =>
+    gate ? { ...s, implementation: gatedByCommits(s.definition, s.implementation, gate) } : s,
+  );
   services = services.map((s) =>
     s.auth ? { ...s, implementation: authenticated(s.definition, s.implementation, s.auth) } : s,
   );

@@ -1,5 +1,5 @@
 import type { Logger } from '@a2a-inbound/logger';
-import { type Clock, type DocumentStore, type IdGenerator, randomIds } from '@a2a-inbound/ports';
+import { type Clock, type CommitBarrier, type DocumentStore, type IdGenerator, randomIds } from '@a2a-inbound/ports';
 import { AppError } from '@a2a-inbound/errors';
 import {
   type GrpcAuthPolicy,
@@ -28,6 +28,8 @@ export interface LinkerDeps {
   readonly egress?: EgressPolicy;
   /** How often the store is pinged for the gRPC health status (default 2 s). */
   readonly readinessIntervalMs?: number;
+  /** The store's commit barrier (the durable embedded mode, ADR 0069): every answer waits for it. */
+  readonly commits?: CommitBarrier;
 }
 
 /** The part of {@link LinkerConfig} the app uses (a whole `LinkerConfig` fits). */
@@ -134,6 +136,7 @@ export async function startLinkerApp(deps: LinkerDeps, config: LinkerAppConfig):
         isServing: () => serving && readiness.isReady(),
         tls: config.grpcTls,
         healthPort: config.grpcHealthPort,
+        commits: deps.commits,
         ...(config.shutdownGraceMs !== undefined ? { graceMs: config.shutdownGraceMs } : {}),
       },
     );

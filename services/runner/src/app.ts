@@ -1,6 +1,6 @@
 import { isOutage } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
-import type { BlobStore, Bus, Cache, Clock } from '@a2a-inbound/ports';
+import type { BlobStore, Bus, Cache, Clock, CommitBarrier } from '@a2a-inbound/ports';
 import { eventsV1 } from '@a2a-inbound/proto';
 import {
   createEgressAgent,
@@ -45,6 +45,8 @@ export async function startRunnerApp(
     resolve?: Resolver;
     /** The tasks service of this process applies run events directly (the embedded mode, ADR 0053). */
     localEvents?: LocalRunEvents;
+    /** The engines' commit barrier (the durable embedded mode, ADR 0069): every outbound call waits for it. */
+    commits?: CommitBarrier;
   },
   config: RunnerAppConfig,
 ): Promise<RunnerApp> {
@@ -63,7 +65,7 @@ export async function startRunnerApp(
     blobs: deps.blobs,
     clock: deps.clock,
     log: deps.log,
-    runtimes: { ...DEMO_RUNTIMES, ...egressRuntimes(egress, deps.log) },
+    runtimes: { ...DEMO_RUNTIMES, ...egressRuntimes(egress, deps.log, deps.commits) },
     secretBox: config.secretBox,
     localEvents: deps.localEvents,
     config: {

@@ -1,5 +1,11 @@
 import { isOutage } from '@a2a-inbound/errors';
-import { InMemoryRateLimiter, type BusSubscription, type DocumentStore, type RateLimiter } from '@a2a-inbound/ports';
+import {
+  InMemoryRateLimiter,
+  type BusSubscription,
+  type CommitBarrier,
+  type DocumentStore,
+  type RateLimiter,
+} from '@a2a-inbound/ports';
 import { controlV1, eventsV1, tasksV1 } from '@a2a-inbound/proto';
 import {
   dnsResolver,
@@ -36,6 +42,8 @@ export interface TasksDeps extends Omit<TaskDeps, 'control' | 'config'> {
    * against the same per-agent budget. Default: in memory, this process only.
    */
   limiter?: RateLimiter;
+  /** The engines' commit barrier (the durable embedded mode, ADR 0069): every answer waits for it. */
+  commits?: CommitBarrier;
 }
 
 export interface TasksApp {
@@ -191,6 +199,7 @@ export async function startTasksApp(deps: TasksDeps, config: TasksConfig): Promi
       isServing: () => readiness.isReady(),
       tls: config.grpcTls,
       healthPort: config.grpcHealthPort,
+      commits: deps.commits,
     },
   );
   lifecycle.add('grpc server', grpc);

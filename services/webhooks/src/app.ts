@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { AppError, isOutage } from '@a2a-inbound/errors';
 import type { Logger } from '@a2a-inbound/logger';
-import { systemClock, type Bus, type Clock, type DocumentStore } from '@a2a-inbound/ports';
+import { systemClock, type Bus, type Clock, type CommitBarrier, type DocumentStore } from '@a2a-inbound/ports';
 import { controlV1, eventsV1, tasksV1, webhooksV1 } from '@a2a-inbound/proto';
 import {
   call,
@@ -136,6 +136,8 @@ export async function startWebhooksApp(
      * `pending` are taken over at once (its updates come again from the durable outbox, ADR 0038).
      */
     soleOwner?: boolean;
+    /** The store's commit barrier (the durable embedded mode, ADR 0069): every answer waits for it. */
+    commits?: CommitBarrier;
   },
   config: WebhooksConfig,
 ): Promise<WebhooksApp> {
@@ -256,6 +258,7 @@ export async function startWebhooksApp(
       isServing: () => readiness.isReady(),
       tls: config.grpcTls,
       healthPort: config.grpcHealthPort,
+      commits: deps.commits,
     },
   );
   lifecycle.add('grpc server', grpcServer);

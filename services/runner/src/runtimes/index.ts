@@ -1,4 +1,5 @@
 import { silentLogger, type Logger } from '@a2a-inbound/logger';
+import type { CommitBarrier } from '@a2a-inbound/ports';
 import { egressFetch, type EgressAgent } from '@a2a-inbound/runtime';
 import { a2aMeter } from '@a2a-inbound/telemetry';
 import { SecretUnavailableError, agentText, type AgentRuntime } from '../domain/agent-runtime';
@@ -31,9 +32,23 @@ function withResolvedToken(runtime: AgentRuntime): AgentRuntime {
   };
 }
 
-/** The runtimes that call out, by runtime name: every call through the guarded egress agent. */
-export function egressRuntimes(agent: EgressAgent, log: Logger = silentLogger()): Record<string, AgentRuntime> {
-  const fetch = egressFetch(agent);
+/**
+ * The runtimes that call out, by runtime name: every call through the guarded egress agent, and (given the
+ * engines' commit barrier, ADR 0069) only once what was written before it is durable: an upstream agent, a
+ * model or a tool never acts on a run whose task a crash could still undo.
+ */
+export function egressRuntimes(
+  agent: EgressAgent,
+  log: Logger = silentLogger(),
+  commits?: CommitBarrier,
+): Record<string, AgentRuntime> {
+  const guarded = egressFetch(agent);
+  const fetch: typeof guarded = commits
+    ? (input, init) => {
+        const pending = commits.committed();
+        return pending ? pending.then(() => guarded(input, init)) : guarded(input, init);
+      }
+    : guarded;
   const deps = { fetch, policy: agent.policy };
   const tokens = a2aMeter().createCounter('a2a_model_tokens_total', {
     description: 'Model tokens used by agent runs, by kind (prompt, completion) and run outcome',
