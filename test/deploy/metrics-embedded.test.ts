@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { grpc } from '@a2a-inbound/runtime';
-import { tasksV1 } from '@a2a-inbound/proto';
+import { a2aV1, tasksV1 } from '@a2a-inbound/proto';
 import { eventually, manage } from '@a2a-inbound/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -190,6 +190,77 @@ describe('embedded mode /metrics', () => {
     expect(sample(text, 'a2a_requests_total', { method: 'message/stream', agent: 'demo-slow', outcome: 'ok' })).toBe(1);
     expect(sample(text, 'a2a_request_duration_seconds_sum', { method: 'message/stream' })).toBeGreaterThan(1);
   }, 30_000);
+
+  it("counts the gRPC binding's calls as the HTTP bindings' (binding, version, method, agent, outcome), refusals and streams included", async () => {
+    const card = (await (await fetch(`${base}/agents/demo-echo/.well-known/agent-card.json`)).json()) as {
+      supportedInterfaces: { url: string; protocolBinding: string; tenant?: string }[];
+    };
+    const grpcInterface = card.supportedInterfaces.find((i) => i.protocolBinding === 'GRPC')!;
+    expect(grpcInterface.tenant).toBe('demo-echo');
+    const client = new a2aV1.A2AServiceClient(grpcInterface.url, grpc.credentials.createInsecure());
+    const metadata = (auth: string): grpc.Metadata => {
+      const md = new grpc.Metadata();
+      md.set('authorization', `Bearer ${auth}`);
+      md.set('a2a-version', '1.0');
+      return md;
+    };
+    const getTask = (id: string, auth = key): Promise<{ code: number; task?: a2aV1.Task }> =>
+      new Promise((resolve) =>
+        client.getTask({ tenant: 'demo-echo', id }, metadata(auth), (err, task) =>
+          resolve(err ? { code: err.code } : { code: grpc.status.OK, task }),
+        ),
+      );
+    const message = (messageId: string): a2aV1.SendMessageRequest =>
+      a2aV1.SendMessageRequest.fromJSON({
+        tenant: 'demo-echo',
+        message: { role: 'ROLE_USER', messageId, parts: [{ text: 'over gRPC' }] },
+      });
+    try {
+      const sent = await new Promise<a2aV1.SendMessageResponse>((resolve, reject) =>
+        client.sendMessage(message('m-grpc-send'), metadata(key), (err, res) => (err ? reject(err) : resolve(res))),
+      );
+      expect(sent.payload?.$case).toBe('task');
+      const taskId = sent.payload?.$case === 'task' ? sent.payload.task.id : '';
+      expect((await getTask(taskId)).task?.id).toBe(taskId);
+      expect((await getTask('no-such-task')).code).toBe(grpc.status.NOT_FOUND);
+      expect((await getTask(taskId, 'wrong-key')).code).toBe(grpc.status.UNAUTHENTICATED);
+      const events: a2aV1.StreamResponse[] = [];
+      for await (const e of client.sendStreamingMessage(message('m-grpc-stream'), metadata(key)))
+        events.push(e as a2aV1.StreamResponse);
+      expect(events.length).toBeGreaterThan(0);
+    } finally {
+      client.close();
+    }
+    // Counted when the call ended, which can come after the client read its answer.
+    const grpcCount = (text: string, method: string, agent: string, outcome: string): number | undefined =>
+      sample(text, 'a2a_requests_total', { binding: 'grpc', version: '1.0', method, agent, outcome });
+    await eventually(async () => grpcCount(await scrape(), 'SendStreamingMessage', 'demo-echo', 'ok') === 1);
+    const text = await scrape();
+    expect(grpcCount(text, 'SendMessage', 'demo-echo', 'ok')).toBe(1);
+    expect(grpcCount(text, 'GetTask', 'demo-echo', 'ok')).toBe(1);
+    expect(grpcCount(text, 'GetTask', 'demo-echo', 'task_not_found')).toBe(1);
+    // Refused before the key was checked: the tenant is caller-chosen text, not a label value.
+    expect(grpcCount(text, 'GetTask', '_unknown', 'unauthenticated')).toBe(1);
+    expect(
+      sample(text, 'a2a_request_duration_seconds_count', {
+        binding: 'grpc',
+        method: 'SendMessage',
+        agent: 'demo-echo',
+      }),
+    ).toBe(1);
+    // The HTTP bindings of the tests above, told apart by the same labels.
+    expect(
+      sample(text, 'a2a_requests_total', {
+        binding: 'jsonrpc',
+        version: '0.3.0',
+        method: 'message/send',
+        outcome: 'ok',
+      }),
+    ).toBeGreaterThanOrEqual(2);
+    expect(
+      sample(text, 'a2a_requests_total', { binding: 'rest', version: '1.0', method: 'SendMessage', outcome: 'ok' }),
+    ).toBe(1);
+  });
 
   it('counts rate-limit refusals by agent', async () => {
     let refused = 0;

@@ -1,7 +1,9 @@
 import { Writable } from 'node:stream';
+import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSystem, type System } from '@a2a-inbound/embedded';
 import { createLogger } from '@a2a-inbound/logger';
+import { a2aV1 } from '@a2a-inbound/proto';
 import { manage, rpc, textMessage } from '@a2a-inbound/testing';
 
 /** Logs an operator can read: one line per request with method, path, status and ms; never a key or a token. */
@@ -84,6 +86,37 @@ describe('request log', () => {
     expect(text).not.toContain(pushToken);
     expect(text).not.toMatch(/Bearer /);
     expect(text.toLowerCase()).not.toContain('"authorization"');
+  });
+
+  it('a gRPC call has its line too: operation, agent once authenticated, gRPC status and ms; never the key', async () => {
+    const client = new a2aV1.A2AServiceClient(
+      `127.0.0.1:${system.gateway.a2aGrpcPort}`,
+      grpc.credentials.createInsecure(),
+    );
+    const wrongKey = 'sk-a2a-grpc-wrong-key-that-must-not-be-logged';
+    const getTask = (key: string): Promise<number> =>
+      new Promise((resolve) => {
+        const md = new grpc.Metadata();
+        md.set('authorization', `Bearer ${key}`);
+        md.set('a2a-version', '1.0');
+        client.getTask({ tenant: 'demo-echo', id: 'no-such-task' }, md, (err) => resolve(err?.code ?? 0));
+      });
+    try {
+      expect(await getTask(a2aKey)).toBe(grpc.status.NOT_FOUND);
+      expect(await getTask(wrongKey)).toBe(grpc.status.UNAUTHENTICATED);
+    } finally {
+      client.close();
+    }
+    const grpcLines = (): Record<string, unknown>[] =>
+      lines().filter((l) => l.msg === 'request' && l.rpc === 'GetTask');
+    for (let i = 0; i < 100 && grpcLines().length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    const [found, refused] = grpcLines();
+    expect(found).toMatchObject({ level: 'info', agent: 'demo-echo', status: grpc.status.NOT_FOUND });
+    expect(refused).toMatchObject({ level: 'info', status: grpc.status.UNAUTHENTICATED });
+    expect(refused!.agent).toBeUndefined();
+    for (const l of [found!, refused!]) expect(l.ms as number).toBeGreaterThanOrEqual(0);
+    expect(text).not.toContain(a2aKey);
+    expect(text).not.toContain(wrongKey);
   });
 
   it('a failed run is logged at warn with its task id and the reason', async () => {

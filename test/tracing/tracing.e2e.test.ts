@@ -127,9 +127,12 @@ describe('distributed tracing through the embedded system (in-process, in-memory
     expect(applyConsume.links.map((l) => l.context.spanId)).toContain(idOf(runnerPublish));
 
     expect(jsonRpc.attributes).toMatchObject({
+      'rpc.system': 'jsonrpc',
       'rpc.method': 'message/send',
       'a2a.agent_id': 'demo-echo',
       'a2a.task_id': taskId,
+      // The version as on every binding's span (the 1.0 ones say '1.0').
+      'a2a.protocol_version': '0.3.0',
     });
   });
 

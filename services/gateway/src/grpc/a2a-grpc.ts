@@ -7,6 +7,7 @@ import { withSpan } from '@a2a-inbound/telemetry';
 import type { GatewayClients, Lookups } from '../clients';
 import { agentForCaller, enforceRateLimit, type GatewayAdmission } from '../http/agent-access';
 import { authenticateToken, bearerOfHeader } from '../http/auth';
+import { a2aRequestInstruments } from '../http/metrics';
 import { AgentOperations, type OperationContext } from '../protocol/operations';
 import { errorInfoOf, V1_ERROR_TABLE, wireMessageOf } from '../protocol/v1/errors';
 import { negotiateV1, V1Handler, v1StreamEvent, type V1Method } from '../protocol/v1/handler';
@@ -92,8 +93,39 @@ interface JsonDecoder<T> {
   fromJSON(object: unknown): T;
 }
 
+/** What one call learnt for its metrics and request line: the agent, once the key and the tenant were checked. */
+interface CallRecord {
+  agent?: string;
+}
+
 export function a2aGrpcService(deps: A2aGrpcDeps): a2aV1.A2AServiceServer {
   const { log } = deps;
+  const instruments = a2aRequestInstruments();
+
+  /**
+   * The request metrics and the request log line of one call, as the HTTP bindings record them (http/metrics.ts,
+   * app.ts): every RPC, refused ones included, counted once it ended (a stream: when it ends or the client goes).
+   */
+  const recorded = (op: V1Method, record: CallRecord, start: bigint, err: unknown, aborted = false): void => {
+    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+    const code = err === undefined ? undefined : toAppError(err).code;
+    const agent = record.agent ?? '_unknown';
+    if (code === 'RATE_LIMITED') instruments.refused(agent);
+    instruments.record(
+      { binding: 'grpc', version: '1.0', method: op, agent, outcome: code ? code.toLowerCase() : 'ok' },
+      seconds,
+    );
+    log.info(
+      {
+        rpc: op,
+        ...(record.agent ? { agent: record.agent } : {}),
+        status: code ? V1_ERROR_TABLE[code].grpc : grpc.status.OK,
+        ms: Math.round(seconds * 1e5) / 100,
+        ...(aborted ? { aborted: true } : {}),
+      },
+      'request',
+    );
+  };
   const handler = new V1Handler(
     new AgentOperations({
       tasks: deps.clients.tasks,
@@ -108,11 +140,16 @@ export function a2aGrpcService(deps: A2aGrpcDeps): a2aV1.A2AServiceServer {
    * admission bound (OVERLOADED when full), held until tasks accepted the call or the call ended: the caller
    * gives it back with `ctx.accepted` in a `finally`.
    */
-  async function contextOf(tenant: string, md: grpc.Metadata): Promise<OperationContext & { accepted: () => void }> {
+  async function contextOf(
+    tenant: string,
+    md: grpc.Metadata,
+    record: CallRecord,
+  ): Promise<OperationContext & { accepted: () => void }> {
     if (!tenant || tenant.length > LIMITS.maxIdChars)
       throw new AppError('INVALID_PARAMS', "tenant is required: the agent's id, as its card's GRPC interface gives it");
     const auth = await authenticateToken(bearerOfHeader(first(md, 'authorization')), 'a2a', deps.lookups, deps.clock);
     const agent = await agentForCaller(deps.lookups, tenant, auth, true);
+    record.agent = agent.agentId;
     await enforceRateLimit({ setHeader: () => undefined }, deps.limiter, agent, deps.clock);
     negotiateV1(first(md, 'a2a-version'), agent);
     return { auth, agent, version: '1.0', accepted: deps.admission.pending.admit() };
@@ -133,15 +170,24 @@ export function a2aGrpcService(deps: A2aGrpcDeps): a2aV1.A2AServiceServer {
   ): grpc.handleUnaryCall<Req, Res> {
     return unary<Req, Res>(
       async (request, call) => {
-        const ctx = await contextOf(request.tenant, call.metadata);
+        const start = process.hrtime.bigint();
+        const record: CallRecord = {};
         try {
-          return await traced(op, ctx, async () => {
-            const outcome = await handler.handle(op, req.toJSON(request) as Record<string, unknown>, ctx);
-            if (outcome.kind !== 'result') throw new AppError('INTERNAL', `${op} answered a stream`);
-            return res.fromJSON(outcome.result);
-          });
-        } finally {
-          ctx.accepted();
+          const ctx = await contextOf(request.tenant, call.metadata, record);
+          try {
+            const answer = await traced(op, ctx, async () => {
+              const outcome = await handler.handle(op, req.toJSON(request) as Record<string, unknown>, ctx);
+              if (outcome.kind !== 'result') throw new AppError('INTERNAL', `${op} answered a stream`);
+              return res.fromJSON(outcome.result);
+            });
+            recorded(op, record, start, undefined);
+            return answer;
+          } finally {
+            ctx.accepted();
+          }
+        } catch (err) {
+          recorded(op, record, start, err);
+          throw err;
         }
       },
       log,
@@ -155,19 +201,31 @@ export function a2aGrpcService(deps: A2aGrpcDeps): a2aV1.A2AServiceServer {
   ): grpc.handleServerStreamingCall<Req, a2aV1.StreamResponse> {
     return serverStream<Req, a2aV1.StreamResponse>(
       async function* (request, signal, call) {
-        const ctx = await contextOf(request.tenant, call.metadata);
+        const start = process.hrtime.bigint();
+        const record: CallRecord = {};
+        let failure: unknown;
         try {
-          const outcome = await traced(op, ctx, () =>
-            handler.handle(op, req.toJSON(request) as Record<string, unknown>, ctx),
-          );
-          if (outcome.kind !== 'stream') throw new AppError('INTERNAL', `${op} answered a single result`);
-          for await (const e of await outcome.open(signal)) {
-            yield a2aV1.StreamResponse.fromJSON(v1StreamEvent(e));
-            // A stream ends at a terminal or interrupted state (spec 3.1.2): no `final` flag in 1.0.
-            if (e.final) return;
+          const ctx = await contextOf(request.tenant, call.metadata, record);
+          try {
+            const outcome = await traced(op, ctx, () =>
+              handler.handle(op, req.toJSON(request) as Record<string, unknown>, ctx),
+            );
+            if (outcome.kind !== 'stream') throw new AppError('INTERNAL', `${op} answered a single result`);
+            for await (const e of await outcome.open(signal)) {
+              yield a2aV1.StreamResponse.fromJSON(v1StreamEvent(e));
+              // A stream ends at a terminal or interrupted state (spec 3.1.2): no `final` flag in 1.0.
+              if (e.final) return;
+            }
+          } finally {
+            ctx.accepted();
           }
+        } catch (err) {
+          failure = err;
+          throw err;
         } finally {
-          ctx.accepted();
+          // Also when the client went (serverStream stops iterating; what the abort made the stream throw is
+          // nobody's answer): `ok`, as the HTTP bindings count an SSE stream its reader left.
+          recorded(op, record, start, signal.aborted ? undefined : failure, signal.aborted);
         }
       },
       log,

@@ -164,12 +164,17 @@ export function createA2aEndpoint(deps: A2aRouterDeps): A2aEndpoint {
     }
     try {
       const method = TRACED_METHODS.has(rpc.method) ? rpc.method : '_OTHER';
-      Object.assign(res.locals, { a2aMethod: method, a2aAgent: ctx.agent.agentId } satisfies A2aMetricLocals);
+      Object.assign(res.locals, {
+        a2aMethod: method,
+        a2aAgent: ctx.agent.agentId,
+        a2aVersion: ctx.version,
+      } satisfies A2aMetricLocals);
       const taskId = requestedTaskId(rpc.params);
       const attributes = {
         'rpc.system': 'jsonrpc',
         'rpc.method': method,
         'a2a.agent_id': ctx.agent.agentId,
+        'a2a.protocol_version': ctx.version,
         ...(taskId ? { 'a2a.task_id': taskId } : {}),
       };
       await withSpan('@a2a-inbound/gateway', `a2a ${method}`, attributes, () => dispatch(rpc, ctx, req, res));
