@@ -27,6 +27,11 @@ const perfSeconds = Number(process.env.COMPARE_PERF_SECONDS ?? 10);
 const nodeArgs = (process.env.NODE_ARGS ?? '').split(' ').filter(Boolean);
 // perf names JIT-compiled (and, with the second flag, interpreted) JavaScript frames from /tmp/perf-<pid>.map.
 if (perf) nodeArgs.push('--perf-basic-prof', '--interpreted-frames-native-stack');
+// Without perf (or allowed to record), say so before the server starts rather than fail after the rounds.
+if (perf)
+  await promisify(execFile)('perf', ['--version']).catch((err) => {
+    throw new Error(`COMPARE_PERF=1 needs Linux perf on the PATH (${err.code ?? err.message})`);
+  });
 const target = await startGetTarget(nodeArgs);
 const { cpu, calls } = target;
 
@@ -64,46 +69,50 @@ const slices = {
   paced: (secs) => measured('jsonrpc03', grpcRate, secs),
 };
 
-for (const kind of ['grpc', 'jsonrpc03']) await load(calls[kind], warmup / 2, 16);
-for (const kind of ['grpc', 'jsonrpc03']) await load(calls[kind], warmup / 2, 1);
-
 const results = [];
-for (let r = 0; r < rounds; r++) {
-  const row = {};
-  for (const kind of r % 2 ? ['jsonrpc03', 'grpc', 'paced'] : ['grpc', 'paced', 'jsonrpc03'])
-    row[kind] = await slices[kind](slice);
-  results.push(row);
-}
 const splits = [];
-if (perf) {
-  const dir = mkdtempSync(join(tmpdir(), 'get-compare-'));
-  for (const kind of ['grpc', 'paced']) {
-    const data = join(dir, `${kind}.data`);
-    const record = promisify(execFile)('perf', [
-      'record',
-      '-e',
-      'cpu-clock',
-      '-F',
-      '2000',
-      '-g',
-      '-p',
-      String(target.pid),
-      '-o',
-      data,
-      '--',
-      'sleep',
-      String(perfSeconds),
-    ]);
-    const { n } = await slices[kind](perfSeconds + 1);
-    await record;
-    const { stdout } = await promisify(execFile)('perf', ['script', '-i', data], { maxBuffer: 1 << 30 });
-    writeFileSync(join(dir, `${kind}.txt`), stdout);
-    // The requests of the recorded seconds (the loop ran one second longer than perf, at a steady rate).
-    splits.push([kind, perfSplitLines(perfSplit(stdout, 500), Math.round((n * perfSeconds) / (perfSeconds + 1)))]);
+// The server is stopped whatever fails (perf included): it would outlive this script otherwise.
+try {
+  for (const kind of ['grpc', 'jsonrpc03']) await load(calls[kind], warmup / 2, 16);
+  for (const kind of ['grpc', 'jsonrpc03']) await load(calls[kind], warmup / 2, 1);
+
+  for (let r = 0; r < rounds; r++) {
+    const row = {};
+    for (const kind of r % 2 ? ['jsonrpc03', 'grpc', 'paced'] : ['grpc', 'paced', 'jsonrpc03'])
+      row[kind] = await slices[kind](slice);
+    results.push(row);
   }
-  splits.push(['files', [`perf data and scripts: ${dir}`]]);
+  if (perf) {
+    const dir = mkdtempSync(join(tmpdir(), 'get-compare-'));
+    for (const kind of ['grpc', 'paced']) {
+      const data = join(dir, `${kind}.data`);
+      const record = promisify(execFile)('perf', [
+        'record',
+        '-e',
+        'cpu-clock',
+        '-F',
+        '2000',
+        '-g',
+        '-p',
+        String(target.pid),
+        '-o',
+        data,
+        '--',
+        'sleep',
+        String(perfSeconds),
+      ]);
+      // Awaited together: a perf that fails (not allowed to record) rejects here, not as an unhandled rejection.
+      const [{ n }] = await Promise.all([slices[kind](perfSeconds + 1), record]);
+      const { stdout } = await promisify(execFile)('perf', ['script', '-i', data], { maxBuffer: 1 << 30 });
+      writeFileSync(join(dir, `${kind}.txt`), stdout);
+      // The requests of the recorded seconds (the loop ran one second longer than perf, at a steady rate).
+      splits.push([kind, perfSplitLines(perfSplit(stdout, 500), Math.round((n * perfSeconds) / (perfSeconds + 1)))]);
+    }
+    splits.push(['files', [`perf data and scripts: ${dir}`]]);
+  }
+} finally {
+  await target.stop();
 }
-await target.stop();
 
 const perReq = (s) => s.cpuMs / s.n;
 const median = (xs) => {

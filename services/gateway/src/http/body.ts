@@ -70,7 +70,27 @@ export function jsonBody(limitBytes: number): RequestHandler[] {
         next(new AppError('PAYLOAD_TOO_LARGE', 'Request body too large'));
         return;
       }
-      raw(req, res, next);
+      if (req.headers['content-length'] !== undefined) {
+        raw(req, res, next);
+        return;
+      }
+      // Chunked: body-parser would read the whole upload (however long) before its 413. Counted alongside it and
+      // refused at the limit, unread; its own verdict, once the lingering close ends the request, is dropped.
+      let seen = 0;
+      let refused = false;
+      const count = (chunk: Buffer): void => {
+        seen += chunk.length;
+        if (seen <= limitBytes || refused) return;
+        refused = true;
+        req.off('data', count);
+        closeIfBodyUnread(req, res);
+        next(new AppError('PAYLOAD_TOO_LARGE', 'Request body too large'));
+      };
+      req.on('data', count);
+      raw(req, res, (err?: unknown) => {
+        req.off('data', count);
+        if (!refused) next(err);
+      });
     },
     (req: Request, _res: Response, next: NextFunction): void => {
       try {

@@ -133,6 +133,33 @@ describe('lingering close: an early answer reaches a client that is still upload
     expect(r.closedAfterMs).toBeLessThan(timeoutMs + 2_000);
   }, 30_000);
 
+  it('a chunked upload over the limit on a body-parser route (legacy) is refused at the limit, not read to its end', async () => {
+    const { port } = await start({ timeoutMs: 3_000, maxBytes: 8 * MiB });
+    const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+    socket.on('error', () => undefined);
+    let text = '';
+    socket.on('data', (d: Buffer) => (text += d.toString('latin1')));
+    const closed = new Promise((r) => socket.once('close', r));
+    socket.write(
+      `POST /agents/agent-1/tasks HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer ${KEY}\r\n` +
+        'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+    );
+    // Chunks for as long as no answer came (body-parser alone would read them until the request timeout).
+    const chunk = `${(64 * 1024).toString(16)}\r\n${'a'.repeat(64 * 1024)}\r\n`;
+    let sent = 0;
+    const started = Date.now();
+    while (!text && !socket.destroyed && Date.now() - started < 5_000) {
+      if (!socket.write(chunk)) await new Promise((r) => socket.once('drain', r).once('close', r));
+      sent += 64 * 1024;
+    }
+    socket.end();
+    await closed;
+    expect(rawStatus(text), text.slice(0, 200)).toBe(413);
+    expect(rawHeaders(text)).toMatch(/\r\nconnection: close/i);
+    expect(rawJson(text).error.code).toBeDefined();
+    expect(sent).toBeLessThan(BODY_LIMIT_BYTES + 8 * MiB);
+  }, 20_000);
+
   it('bytes after the refused body are discarded, never parsed as a next request on the closed connection', async () => {
     const { port, seen } = await start({ timeoutMs: 3_000, maxBytes: 8 * MiB });
     const body = '{"jsonrpc":"2.0","id":1,"method":"message/send","params":{}}';

@@ -345,9 +345,13 @@ export class TaskLifecycle extends TaskConcern {
       }
       // Refused before anything ran: a JSON-RPC error is never charged and does not consume the messageId, and
       // leaves the task's push configs as they were (a handled take-over's config is its first request's too).
-      if (replyConfig) await undoStoredPushConfig(this.core, replyConfig);
       await accounts.giveBack(caller.subscriptionId, chargeId);
       await this.c.messageIds.delete(idemId);
+      // After the refund: a store failing here must not keep the charge nor hide the refusal the caller is owed.
+      if (replyConfig)
+        await undoStoredPushConfig(this.core, replyConfig).catch((undoErr: unknown) =>
+          this.deps.log.warn({ err: undoErr, taskId }, 'refused reply: its push config could not be taken back'),
+        );
       throw err;
     }
     let task: TaskDoc;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '@a2a-inbound/logger';
+import { AppError } from '@a2a-inbound/errors';
 import {
   InMemoryBlobStore,
   InMemoryBus,
@@ -89,7 +90,7 @@ describe('TaskService: racing replies to an input-required task', () => {
 // ADR 0071: a 1.0 reply may carry a push config, stored before the reply continues the task so the config is told
 // of the reply's first event. A reply refused because another reply won leaves the task's configs as they were.
 describe('TaskService: racing replies that carry push configs', () => {
-  it("the refused reply's config is not kept: a new id is removed, a replaced one comes back", async () => {
+  const setUp = async (failUndo = false) => {
     const store = new InMemoryDocumentStore();
     const bus = new InMemoryBus();
     const clock = new ManualClock(Date.UTC(2026, 10, 28));
@@ -100,7 +101,11 @@ describe('TaskService: racing replies that carry push configs', () => {
     await bus.subscribe('a2a.run.requested', 'test', async (m) => {
       runs.push(eventsV1.RunRequested.decode(m.value));
     });
-    const tasks = new TaskService(await openTaskCollections(store), {
+    const collections = await openTaskCollections(store);
+    // The store failing when the loser takes its config back (a new id is deleted at its version).
+    if (failUndo)
+      collections.pushConfigs.delete = () => Promise.reject(new AppError('UNAVAILABLE', 'store unavailable'));
+    const tasks = new TaskService(collections, {
       control,
       blobs: new InMemoryBlobStore(),
       bus,
@@ -143,6 +148,11 @@ describe('TaskService: racing replies that carry push configs', () => {
     );
     const urlsOf = async (taskId: string) =>
       Object.fromEntries((await tasks.listPushConfigs(caller, taskId)).map((c) => [c.configId, c.url]));
+    return { control, bus, runs, tasks, caller, msg, toInputRequired, urlsOf };
+  };
+
+  it("the refused reply's config is not kept: a new id is removed, a replaced one comes back", async () => {
+    const { bus, runs, tasks, caller, msg, toInputRequired, urlsOf } = await setUp();
 
     // Two replies, each with a config of a new id: only the winner's is on the task.
     const a = await tasks.send(caller, msg('ask-a'), { blocking: false });
@@ -176,5 +186,25 @@ describe('TaskService: racing replies that carry push configs', () => {
     const winB = raceB.findIndex((r) => r.status === 'fulfilled') + 1;
     expect(raceB.filter((r) => r.status === 'rejected')).toHaveLength(1);
     expect(await urlsOf(b.id)).toEqual({ shared: `https://hooks.example.com/b${winB}` });
+  });
+
+  it('a store failing while the refused reply takes its config back still refunds it and answers its refusal', async () => {
+    const { control, bus, runs, tasks, caller, msg, toInputRequired } = await setUp(true);
+    const a = await tasks.send(caller, msg('ask'), { blocking: false });
+    await bus.drain();
+    await toInputRequired(a.id, runs[0]!.runId);
+    const before = (await control.accounts.getSubscription('demo-subscription')).credits;
+    const race = await Promise.allSettled(
+      [1, 2].map((n) =>
+        tasks.send(caller, msg(`reply-${n}`, a.id), {
+          blocking: false,
+          pushConfig: { id: `hook-${n}`, url: `https://hooks.example.com/${n}`, token: `t${n}` },
+        }),
+      ),
+    );
+    const lost = race.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    expect(lost).toHaveLength(1);
+    expect(lost[0]!.reason).toMatchObject({ code: 'INVALID_PARAMS' });
+    expect((await control.accounts.getSubscription('demo-subscription')).credits).toBe(before - 1);
   });
 });

@@ -44,14 +44,21 @@ const METHOD_LITERAL = [
   /\bcallApi\(\s*['"][^'"]*['"]\s*,\s*['"](GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)['"]/,
 ];
 
-/** The argument texts of `urlBuilder_.Append(a).Append(b)…` chains, in order (parentheses balanced, strings skipped). */
+/**
+ * The argument texts of `urlBuilder_.Append(a).Append(b)…` chains, in order (parentheses balanced, strings skipped).
+ * One pass: the search resumes after the chain just read, so an unclosed or nested `Append(` (a hostile file) is
+ * not scanned again from each of its occurrences (that was quadratic: 55 s for a 350 KB file).
+ */
 function appendArgs(chunk: string): string[] {
   const out: string[] = [];
-  for (const m of chunk.matchAll(/urlBuilder_(?=\s*\.\s*Append\s*\()/g)) {
+  const chain = /urlBuilder_(?=\s*\.\s*Append\s*\()/g;
+  const next = /\s*\.\s*Append\s*\(/y;
+  for (let m = chain.exec(chunk); m; m = chain.exec(chunk)) {
     let i = m.index + m[0].length;
     // NSwag 13 chains the base address and the path in one statement: `.Append(BaseUrl…).Append("/pets")`.
     for (;;) {
-      const call = /^\s*\.\s*Append\s*\(/.exec(chunk.slice(i));
+      next.lastIndex = i;
+      const call = next.exec(chunk);
       if (!call) break;
       i += call[0].length;
       const start = i;
@@ -67,8 +74,9 @@ function appendArgs(chunk: string): string[] {
         else if (c === ')') depth--;
         i++;
       }
-      out.push(chunk.slice(start, i - 1));
+      out.push(chunk.slice(start, depth > 0 ? i : i - 1));
     }
+    chain.lastIndex = Math.max(chain.lastIndex, i);
   }
   return out;
 }
