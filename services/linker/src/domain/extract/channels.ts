@@ -308,8 +308,9 @@ function bull(text: string, emit: Emit): void {
 }
 
 /** NATS (core and JetStream), any client: publish/request produce a subject, subscribe consumes it. */
-function nats(text: string, emit: Emit): void {
-  if (!/\bnats\b/i.test(text)) return;
+function nats(text: string, path: string, emit: Emit): void {
+  // Go and Python are read from their parse trees (`nats.ts`): subjects through their evaluators.
+  if (/\.(?:go|py)$/.test(path) || !/\bnats\b/i.test(text)) return;
   each(
     new RegExp(
       String.raw`\.\s*(publish|Publish|PublishMsg|PublishAsync|publishAsync|request|Request|RequestWithContext|subscribe|Subscribe|QueueSubscribe|queueSubscribe|ChanSubscribe|ChanQueueSubscribe|QueueSubscribeSync|SubscribeSync|PullSubscribe|pullSubscribe)\s*\(\s*(?:ctx\s*,\s*)?(?:subject\s*=\s*)?${EXPR}`,
@@ -536,7 +537,7 @@ export function extractChannels(text: string, path: string, sink: Sink): void {
     pythonTasks(text, path, emit);
   }
   if (/\.[cm]?[jt]sx?$/.test(path)) bull(text, emit);
-  nats(text, emit);
+  nats(text, path, emit);
   aws(text, emit);
   dapr(text, emit);
   sidekiq(text, path, emit);

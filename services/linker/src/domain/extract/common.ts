@@ -515,8 +515,20 @@ export class Sink {
   readonly messageWrappers: MessageWrapper[] = [];
   /** This file's calls and publishes over its objects' fields, taken by its class summaries (never across files). */
   readonly fieldUses: FieldUse[] = [];
-  /** Kafka topics named by a constant of another file or package (`kafka.Topic`), resolved once the source is read. */
-  readonly topicRefs: { side: 'publish' | 'consume'; parts: Part[]; loc: Loc }[] = [];
+  /**
+   * Kafka topics (and NATS subjects, `broker` set) named by a constant of another file or package (`kafka.Topic`,
+   * `events.OrderCreated`, `settings.SUBJECT`), resolved once the source is read; a NATS consumer's queue group,
+   * JetStream stream and durable name alike.
+   */
+  readonly topicRefs: {
+    side: 'publish' | 'consume';
+    parts: Part[];
+    loc: Loc;
+    broker?: Broker;
+    group?: Part[];
+    stream?: Part[];
+    durable?: Part[];
+  }[] = [];
   /** gRPC channels dialled into a named variable or field, with their address (for clients of other files). */
   readonly grpcChannels: { name: string; address: Part[] }[] = [];
   /** NestJS microservice registrations, injections, sends and handlers of every file (nest-micro.ts). */
@@ -701,7 +713,14 @@ export class Sink {
         ...(types?.length ? { types } : {}),
       });
   }
-  consume(broker: Broker, queue: string, loc: Loc, stream?: boolean, types?: readonly string[]): void {
+  consume(
+    broker: Broker,
+    queue: string,
+    loc: Loc,
+    stream?: boolean,
+    types?: readonly string[],
+    nats?: { readonly jetStream?: string; readonly durable?: string },
+  ): void {
     if (this.#once(`k|${broker}|${queue}|${loc.file}|${loc.line}`))
       this.facts.consumes.push({
         broker,
@@ -709,6 +728,8 @@ export class Sink {
         loc,
         ...(stream ? { stream } : {}),
         ...(types?.length ? { types } : {}),
+        ...(nats?.jetStream ? { jetStream: nats.jetStream } : {}),
+        ...(nats?.durable ? { durable: nats.durable } : {}),
       });
   }
   binding(exchange: string, queue: string, key: string, loc: Loc): void {

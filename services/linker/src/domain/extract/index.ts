@@ -23,7 +23,7 @@ import { resolveNestMicroservices } from './nest-micro';
 import { IMPLICIT_DATA_REST } from './java';
 import { extractChannels, sidecarPublishes } from './channels';
 import { type GeneratedOperation, linkGeneratedOperations } from './generated-clients';
-import { type EventuateFile, linkEventuate } from './eventuate';
+import { CONSTANT_MARK, type EventuateFile, linkEventuate } from './eventuate';
 import { HelmCharts } from './helm';
 import { extractDockerfileEnv, extractKeyValues, extractNginx, extractSql, extractStructured } from './config';
 import { npmDependencies } from './fs-routes';
@@ -288,10 +288,29 @@ export async function extractSource(
   const resolve = (parts: readonly Part[]): Part[] =>
     instantiateReturns(resolveRefs(parts), sink, resolveRefs, 0, instantiations);
   for (const t of sink.topicRefs) {
-    const topic = nameOf(resolve(t.parts));
+    let topic = nameOf(resolve(t.parts));
     if (topic === undefined) continue;
-    if (t.side === 'publish') sink.publish('kafka', '', topic, t.loc);
-    else sink.consume('kafka', topic, t.loc);
+    const broker = t.broker ?? 'kafka';
+    // `events.OrderCreated` of a Go package no file of this source declares: another source's exported constant,
+    // resolved when linking (else a run-time name).
+    const only = t.parts.length === 1 ? t.parts[0]! : undefined;
+    if (broker === 'nats' && topic === '{}' && only && 'ref' in only && /^[a-z]\w*\.[A-Z]\w*$/.test(only.ref))
+      topic = `${CONSTANT_MARK}${only.ref}`;
+    // A NATS subject wholly unknown (a wrapper's parameter) is no fact: its callers name it.
+    if (broker === 'nats' && (topic === '{}' || /\s/.test(topic))) continue;
+    const named = (p: Part[] | undefined): string | undefined => {
+      const v = p && nameOf(resolve(p));
+      return v && v !== '{}' ? v : undefined;
+    };
+    if (t.side === 'publish') sink.publish(broker, '', topic, t.loc);
+    else {
+      const jetStream = named(t.stream);
+      const durable = named(t.durable) ?? named(t.group);
+      sink.consume(broker, topic, t.loc, undefined, undefined, {
+        ...(jetStream ? { jetStream } : {}),
+        ...(durable ? { durable } : {}),
+      });
+    }
   }
   resolveNestMicroservices(sink, resolve);
   applyGoRouteTables(facts, sink);
