@@ -253,6 +253,7 @@ export async function extractSource(
   applyEntityTables(facts, sink);
   for (const [name, value] of constants) if (value && name !== '__proto__') facts.constants[name] = value;
   let configKeys: Map<string, string> | undefined;
+  let configTails: Map<string, string | null> | undefined;
   const ownConfigKeys = (): Map<string, string> =>
     (configKeys ??= new Map(facts.config.filter((c) => !c.scope).map((c) => [relaxedKey(c.key), c.key] as const)));
   // Cross-file references: an identifier unknown in its file resolves to a constant of the source.
@@ -277,7 +278,7 @@ export async function extractSource(
         if (v && depth < 4) return resolveRefs(v, depth + 1);
         // `c.cfg.KafkaTopics.ProductCreate.TopicName`: a settings struct unmarshalled from the source's own
         // configuration file (viper, yaml) is that file's key, field names matching keys case-insensitively.
-        const key = configKeyOf(p.ref, ownConfigKeys());
+        const key = configKeyOf(p.ref, ownConfigKeys(), (configTails ??= configKeyTails(ownConfigKeys())));
         if (key) return [{ config: key }];
         // Unknown names stay references: the report shows them when it calls a URL dynamic.
         return [p];
@@ -452,14 +453,38 @@ function grpcFieldCalls(facts: SourceFacts, sink: Sink): void {
  * them. Receivers and fields before the tail (`s.cfg`) are the program's names for the object; a tail of one
  * member (`cfg.Port`) is too weak to say which key it is.
  */
-export function configKeyOf(ref: string, keys: ReadonlyMap<string, string>): string | undefined {
+export function configKeyOf(
+  ref: string,
+  keys: ReadonlyMap<string, string>,
+  tails?: ReadonlyMap<string, string | null>,
+): string | undefined {
   if (keys.size === 0 || !/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*){2,}$/.test(ref)) return undefined;
   const members = ref.split('.');
   for (let i = 1; i <= members.length - 2; i++) {
     const key = keys.get(relaxedKey(members.slice(i).join('.')));
     if (key !== undefined) return key;
   }
+  // A section's own struct (Kratos `c *conf.Data` of a `data:` section: `c.Catalog.Endpoint`): the one key
+  // ending in that tail of two or more members.
+  for (let i = 1; tails && i <= members.length - 2; i++) {
+    const key = tails.get(relaxedKey(members.slice(i).join('.')));
+    if (key) return key;
+  }
   return undefined;
+}
+
+/** The tails of two or more members of each key (`data.catalog.endpoint` → `catalog.endpoint`), unique or null. */
+export function configKeyTails(keys: ReadonlyMap<string, string>): Map<string, string | null> {
+  const out = new Map<string, string | null>();
+  for (const [relaxed, key] of keys) {
+    const members = relaxed.split('.');
+    for (let i = 1; i <= members.length - 2; i++) {
+      const tail = members.slice(i).join('.');
+      const prev = out.get(tail);
+      out.set(tail, prev === undefined || prev === key ? key : null);
+    }
+  }
+  return out;
 }
 
 /**
