@@ -719,7 +719,7 @@ export class Sink {
     loc: Loc,
     stream?: boolean,
     types?: readonly string[],
-    nats?: { readonly jetStream?: string; readonly durable?: string },
+    extra?: { readonly jetStream?: string; readonly durable?: string; readonly taskQueue?: string },
   ): void {
     if (this.#once(`k|${broker}|${queue}|${loc.file}|${loc.line}`))
       this.facts.consumes.push({
@@ -728,8 +728,9 @@ export class Sink {
         loc,
         ...(stream ? { stream } : {}),
         ...(types?.length ? { types } : {}),
-        ...(nats?.jetStream ? { jetStream: nats.jetStream } : {}),
-        ...(nats?.durable ? { durable: nats.durable } : {}),
+        ...(extra?.jetStream ? { jetStream: extra.jetStream } : {}),
+        ...(extra?.durable ? { durable: extra.durable } : {}),
+        ...(extra?.taskQueue ? { taskQueue: extra.taskQueue } : {}),
       });
   }
   binding(exchange: string, queue: string, key: string, loc: Loc): void {
