@@ -1538,7 +1538,7 @@ const channelLabel = (b: Exclude<Broker, 'rabbitmq'>): string => CHANNEL_LABEL[b
  * Row wording as the broker sees the name (ADR 0072). A queue broker's name is the queue it is sent to and
  * read from (`publish to queue \`orders\` (SQS)`); the others publish a name that is no queue (a topic, a
  * channel, a task, worker or actor name: `publish Celery / \`tasks.add\``), consumed from a queue only where
- * one is known (Celery's and Dramatiq's queue of the task). Kafka and NATS keep their own wording.
+ * one is known (Celery's, Dramatiq's and Sidekiq's queue of the task or job). Kafka and NATS keep their own wording.
  */
 const QUEUE_BROKER: Partial<Record<Broker, string>> = { sqs: 'SQS', bullmq: 'Bull', rq: 'RQ' };
 const NAME_BROKER: Partial<Record<Broker, string>> = {
@@ -1554,9 +1554,9 @@ function daprParts(name: string): { pubsub: string; topic: string } | undefined 
   const i = name.indexOf('/');
   return i > 0 ? { pubsub: name.slice(0, i), topic: name.slice(i + 1) } : undefined;
 }
-/** The queue a Celery task or Dramatiq message is sent to, when known (Publish.exchange). */
+/** The queue a Celery task, Dramatiq message or Sidekiq job is sent to, when known (Publish.exchange). */
 const taskQueue = (p: Publish): string =>
-  (p.broker === 'celery' || p.broker === 'dramatiq') && p.exchange ? p.exchange : '';
+  (p.broker === 'celery' || p.broker === 'dramatiq' || p.broker === 'sidekiq') && p.exchange ? p.exchange : '';
 
 /** A named-channel publish, as its row's `calls` and a publisher gap's `what`. */
 function channelPublish(p: Publish): string {
@@ -1757,9 +1757,11 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
         reached++;
         fedConsumers.add(c);
         if (cs === source) continue;
+        // A send naming no queue (`actor.send`, `perform_async`) goes to the queue its actor or worker declares.
+        const queue = taskQueue(p) || c.taskQueue || '';
         const binding: UsedBinding = {
           broker: p.broker,
-          exchange: p.broker === 'celery' || p.broker === 'dramatiq' ? p.exchange : '',
+          exchange: queue,
           exchangeType: p.broker === 'kafka' ? 'kafka-topic' : 'channel',
           queue: c.queue,
           key: p.key,
@@ -1771,10 +1773,14 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
         out.links.push({
           kind: 'message',
           caller: at,
-          calls: p.broker === 'nats' ? natsPublish(p.key, c) : what,
+          calls:
+            p.broker === 'nats'
+              ? natsPublish(p.key, c)
+              : queue && !taskQueue(p)
+                ? channelPublish({ ...p, exchange: queue })
+                : what,
           servedBy: ev(cs, c.loc),
-          served:
-            p.broker === 'nats' ? `consume ${label} \`${c.queue}\`${natsConsumer(c)}` : channelConsume(c, taskQueue(p)),
+          served: p.broker === 'nats' ? `consume ${label} \`${c.queue}\`${natsConsumer(c)}` : channelConsume(c, queue),
           match:
             (c.queue === p.key
               ? `${label} \`${p.key}\` (its own binding)`

@@ -196,6 +196,11 @@ export interface Consume {
    * messages (`<service>.<method>`). Only those reach it, and one no publisher calls is no gap (an API nobody calls).
    */
   readonly rpcKeys?: readonly string[];
+  /**
+   * Dramatiq, Sidekiq: the queue the actor or worker class is declared on (`queue_name=`, `sidekiq_options queue:`),
+   * where a send that names no queue of its own (`actor.send`, `perform_async`) puts the message.
+   */
+  readonly taskQueue?: string;
   /** NATS JetStream: the stream the consumer reads; its durable name (or a core NATS queue group). */
   readonly jetStream?: string;
   readonly durable?: string;

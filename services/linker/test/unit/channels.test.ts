@@ -293,8 +293,40 @@ describe('named-channel message libraries (ADR 0039)', () => {
       },
     });
     expect(rows(r)).toEqual([
-      'web app/controllers/orders_controller.rb:3 | publish Sidekiq / `ChargeWorker` | billing app/workers/charge_worker.rb:1 consume Sidekiq worker `ChargeWorker`',
-      'web app/controllers/orders_controller.rb:4 | publish Sidekiq / `ReceiptWorker` | billing app/workers/receipt_worker.rb:2 consume Sidekiq worker `ReceiptWorker`',
+      'web app/controllers/orders_controller.rb:3 | publish Sidekiq / `ChargeWorker` (queue `billing`) | billing app/workers/charge_worker.rb:1 consume queue `billing` (Sidekiq worker `ChargeWorker`)',
+      'web app/controllers/orders_controller.rb:4 | publish Sidekiq / `ReceiptWorker` (queue `mail`) | billing app/workers/receipt_worker.rb:2 consume queue `mail` (Sidekiq worker `ReceiptWorker`)',
+    ]);
+  });
+
+  it('Sidekiq queues: perform_async goes to the queue `sidekiq_options queue:` of the worker class declares, on the broker both sides share', async () => {
+    const r = await reportOf({
+      web: {
+        'app/controllers/reports_controller.rb': lines(
+          'class ReportsController < ApplicationController',
+          '  def create',
+          '    ReportWorker.perform_async(params[:id])',
+          '    CleanupWorker.perform_in(5.minutes)',
+          '  end',
+          'end',
+        ),
+      },
+      jobs: {
+        'app/workers/report_worker.rb': lines(
+          'class ReportWorker',
+          '  include Sidekiq::Job',
+          '  sidekiq_options queue: :critical, retry: 3',
+          '  def perform(id); end',
+          'end',
+          'class CleanupWorker',
+          '  include Sidekiq::Job',
+          '  def perform; end',
+          'end',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web app/controllers/reports_controller.rb:3 | publish Sidekiq / `ReportWorker` (queue `critical`) | jobs app/workers/report_worker.rb:1 consume queue `critical` (Sidekiq worker `ReportWorker`)',
+      'web app/controllers/reports_controller.rb:4 | publish Sidekiq / `CleanupWorker` | jobs app/workers/report_worker.rb:6 consume Sidekiq worker `CleanupWorker`',
     ]);
   });
 

@@ -441,6 +441,89 @@ describe('gRPC: NestJS microservices', () => {
   });
 });
 
+describe('gRPC: NestJS clients by registration url (issue 20)', () => {
+  const proto = lines(
+    'syntax = "proto3";',
+    'package hero;',
+    'service HeroesService {',
+    '  rpc FindOne (HeroById) returns (Hero);',
+    '}',
+  );
+  const server = (port: string): Record<string, string> => ({
+    'src/hero/hero.proto': proto,
+    'src/main.ts': lines(
+      "import { NestFactory } from '@nestjs/core';",
+      "import { Transport } from '@nestjs/microservices';",
+      'async function bootstrap() {',
+      '  const app = await NestFactory.createMicroservice(AppModule, {',
+      '    transport: Transport.GRPC,',
+      `    options: { package: 'hero', protoPath: join(__dirname, 'hero/hero.proto'), url: '0.0.0.0:${port}' },`,
+      '  });',
+      '  await app.listen();',
+      '}',
+    ),
+    'src/hero/hero.controller.ts': lines(
+      "import { Controller } from '@nestjs/common';",
+      "import { GrpcMethod } from '@nestjs/microservices';",
+      '@Controller()',
+      'export class HeroController {',
+      "  @GrpcMethod('HeroesService', 'FindOne')",
+      '  findOne(data: HeroById) { return { id: 1 }; }',
+      '}',
+    ),
+  });
+
+  it('ClientsModule.register([{ name, transport: Transport.GRPC, options: { url } }]) gives its url to the ClientGrpc injected by that token: getService calls reach the server at that address, not another serving the same service', async () => {
+    const r = await reportOf({
+      heroes: server('5000'),
+      legacy: server('5001'),
+      gateway: {
+        'src/hero/hero.proto': proto,
+        'src/app.module.ts': lines(
+          "import { ClientsModule, Transport } from '@nestjs/microservices';",
+          '@Module({',
+          '  imports: [',
+          '    ClientsModule.register([',
+          "      { name: 'HERO_PACKAGE', transport: Transport.GRPC, options: { package: 'hero', protoPath: join(__dirname, 'hero/hero.proto'), url: process.env.HERO_URL || 'heroes:5000' } },",
+          '    ]),',
+          '  ],',
+          '})',
+          'export class AppModule {}',
+        ),
+        'src/hero/hero.service.ts': lines(
+          "import { Inject, OnModuleInit } from '@nestjs/common';",
+          "import { ClientGrpc } from '@nestjs/microservices';",
+          'export class HeroService implements OnModuleInit {',
+          '  private heroesService: HeroesService;',
+          "  constructor(@Inject('HERO_PACKAGE') private client: ClientGrpc) {}",
+          '  onModuleInit() {',
+          "    this.heroesService = this.client.getService<HeroesService>('HeroesService');",
+          '  }',
+          '  getHero() {',
+          '    return this.heroesService.findOne({ id: 1 });',
+          '  }',
+          '}',
+        ),
+      },
+      deploy: {
+        'docker-compose.yml': lines(
+          'services:',
+          '  heroes:',
+          '    build: ../heroes',
+          '  legacy:',
+          '    build: ../legacy',
+          '  gateway:',
+          '    build: ../gateway',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'gateway src/hero/hero.service.ts:10 | gRPC hero.HeroesService/findOne at `heroes` | heroes src/hero/hero.controller.ts:5 gRPC hero.HeroesService/FindOne (grpc-node)',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+  });
+});
+
 describe('gRPC: ambiguity and addresses', () => {
   const server = (name: string): Record<string, string> => ({
     'proto/shop.proto': SHOP_PROTO,

@@ -174,4 +174,84 @@ describe('Kratos', () => {
     const r = await reportOf({ api: contracts, accounts, storefront: other });
     expect(rows(r).filter((x) => x.includes('gRPC'))).toEqual([]);
   });
+
+  it('discovery names only configuration gives: a client endpoint of a section struct (`c.Catalog.Endpoint` of `data:`), a server name from config or a constant of another package', async () => {
+    const proto = (pkg: string, svc: string, rpc: string): string =>
+      lines('syntax = "proto3";', `package ${pkg};`, `service ${svc} {`, `  rpc ${rpc}(Req) returns (Reply);`, '}');
+    const server = (pkg: string, svc: string): string =>
+      lines(
+        'package server',
+        `import v1 "example.com/beer/api/${pkg}/v1"`,
+        'func NewGRPCServer(s *service.Impl) *grpc.Server {',
+        '\tsrv := grpc.NewServer()',
+        `\tv1.Register${svc}Server(srv, s)`,
+        '\treturn srv',
+        '}',
+      );
+    const r = await reportOf({
+      api: {
+        'catalog/v1/catalog.proto': proto('catalog.v1', 'Catalog', 'GetBeer'),
+        'cart/v1/cart.proto': proto('cart.v1', 'Cart', 'AddItem'),
+      },
+      // The name from the configuration file read into the Bootstrap struct.
+      catalog: {
+        'configs/config.yaml': lines('app:', '  name: beer.catalog.service'),
+        'cmd/server/main.go': lines(
+          'package main',
+          'import "github.com/go-kratos/kratos/v2"',
+          'func newApp(bc *conf.Bootstrap, gs *grpc.Server) *kratos.App {',
+          '\treturn kratos.New(kratos.Name(bc.App.Name), kratos.Server(gs))',
+          '}',
+        ),
+        'internal/server/grpc.go': server('catalog', 'Catalog'),
+      },
+      // The name a constant of another package holds.
+      cart: {
+        'internal/conf/names.go': lines('package conf', 'const ServiceName = "beer.cart.service"'),
+        'cmd/server/main.go': lines(
+          'package main',
+          'import "github.com/go-kratos/kratos/v2"',
+          'func newApp(gs *grpc.Server) *kratos.App {',
+          '\treturn kratos.New(kratos.Name(conf.ServiceName), kratos.Server(gs))',
+          '}',
+        ),
+        'internal/server/grpc.go': server('cart', 'Cart'),
+      },
+      // Both endpoints from a JSON configuration file, through the `data` section's struct.
+      shop: {
+        'configs/config.json': JSON.stringify({
+          data: {
+            catalog: { endpoint: 'discovery:///beer.catalog.service' },
+            cart: { endpoint: 'discovery:///beer.cart.service' },
+          },
+        }),
+        'internal/data/data.go': lines(
+          'package data',
+          'import (',
+          '\tcatalogv1 "example.com/beer/api/catalog/v1"',
+          '\tcartv1 "example.com/beer/api/cart/v1"',
+          '\t"github.com/go-kratos/kratos/v2/transport/grpc"',
+          ')',
+          'type Data struct { cc catalogv1.CatalogClient; kc cartv1.CartClient }',
+          'func NewCatalogClient(c *conf.Data, r registry.Discovery) catalogv1.CatalogClient {',
+          '\tconn, _ := grpc.DialInsecure(context.Background(), grpc.WithEndpoint(c.Catalog.Endpoint), grpc.WithDiscovery(r))',
+          '\treturn catalogv1.NewCatalogClient(conn)',
+          '}',
+          'func NewCartClient(c *conf.Data, r registry.Discovery) cartv1.CartClient {',
+          '\tconn, _ := grpc.DialInsecure(context.Background(), grpc.WithEndpoint(c.Cart.Endpoint), grpc.WithDiscovery(r))',
+          '\treturn cartv1.NewCartClient(conn)',
+          '}',
+        ),
+        'internal/data/repo.go': lines(
+          'package data',
+          'func (r *repo) Get(ctx context.Context) { r.data.cc.GetBeer(ctx, &catalogv1.Req{}) }',
+          'func (r *repo) Add(ctx context.Context) { r.data.kc.AddItem(ctx, &cartv1.Req{}) }',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'shop internal/data/repo.go:2 | gRPC catalog.v1.Catalog/GetBeer at `beer.catalog.service` | catalog internal/server/grpc.go:5 gRPC catalog.v1.Catalog/GetBeer (grpc-go, rpc at api catalog/v1/catalog.proto:4)',
+      'shop internal/data/repo.go:3 | gRPC cart.v1.Cart/AddItem at `beer.cart.service` | cart internal/server/grpc.go:5 gRPC cart.v1.Cart/AddItem (grpc-go, rpc at api cart/v1/cart.proto:4)',
+    ]);
+  });
 });

@@ -269,3 +269,81 @@ describe('JavaScript HTTP wrappers to any depth (issue 20)', () => {
     ]);
   });
 });
+
+describe('NATS in Go and Python by value flow (issue 20)', () => {
+  it('nats.go, jetstream and nats-py: subjects from constants of another package, module or source, settings, formatting and a wrapper parameter', async () => {
+    const r = await reportOf({
+      // A Go module of its own folder holding the subjects other services import.
+      contracts: { 'events/subjects.go': lines('package events', 'const PaymentDone = "payments.done"') },
+      orders: {
+        'internal/events/subjects.go': lines(
+          'package events',
+          'const (',
+          '\tOrderCreated = "orders.created"',
+          ')',
+          'const PriceQuote string = "pricing.quote"',
+        ),
+        'internal/app/pub.go': lines(
+          'package app',
+          'import (',
+          '\t"github.com/nats-io/nats.go"',
+          '\t"github.com/acme/orders/internal/events"',
+          '\tshared "github.com/acme/contracts/events"',
+          ')',
+          'type Pub struct { nc *nats.Conn; js nats.JetStreamContext }',
+          'func (p *Pub) Run(ctx context.Context) {',
+          '\tp.nc.Publish(events.OrderCreated, data)',
+          '\tp.js.Publish(events.OrderCreated+".v2", data)',
+          '\tmsg, _ := p.nc.Request(events.PriceQuote, req, time.Second)',
+          '\tp.nc.Publish(events.PaymentDone, data)',
+          '}',
+        ),
+      },
+      shipping: {
+        'main.go': lines(
+          'package main',
+          'import "github.com/nats-io/nats.go"',
+          'const subj = "orders.*"',
+          'func main() {',
+          '\tnc, _ := nats.Connect(nats.DefaultURL)',
+          '\tnc.QueueSubscribe(subj, "shippers", func(m *nats.Msg) {})',
+          '\tjs, _ := nc.JetStream()',
+          '\tjs.PullSubscribe(fmt.Sprintf("%s.v2", "orders.created"), "ship-pull", nats.BindStream("ORDERS"))',
+          '}',
+        ),
+        'consumer.go': lines(
+          'package main',
+          'import "github.com/nats-io/nats.go/jetstream"',
+          'func consume(ctx context.Context, js jetstream.JetStream) {',
+          '\tjs.CreateOrUpdateConsumer(ctx, "PAY", jetstream.ConsumerConfig{Durable: "ship", FilterSubjects: []string{"payments.>"}})',
+          '}',
+        ),
+      },
+      pricing: {
+        'app/settings.py': lines('import os', 'QUOTE_SUBJECT = os.getenv("QUOTE_SUBJECT", "pricing.quote")'),
+        'app/svc.py': lines(
+          'import nats',
+          'from app import settings',
+          'class Bus:',
+          '    async def emit(self, subject, data):',
+          '        await self.nc.publish(subject, data)',
+          'async def main(bus):',
+          '    nc = await nats.connect("nats://nats:4222")',
+          '    await nc.subscribe(settings.QUOTE_SUBJECT, queue="pricers", cb=handler)',
+          '    await bus.emit("payments.refund", b"")',
+          '    js = nc.jetstream()',
+          '    await js.subscribe(subject="orders.created", durable="pricing", stream="ORDERS")',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'orders internal/app/pub.go:9 | publish `ORDERS` / `orders.created` | pricing app/svc.py:11 consume NATS subject `orders.created` (JetStream stream `ORDERS`, durable `pricing`)',
+      'orders internal/app/pub.go:9 | publish NATS / `orders.created` | shipping main.go:6 consume NATS subject `orders.*` (queue group `shippers`)',
+      'orders internal/app/pub.go:10 | publish `ORDERS` / `orders.created.v2` | shipping main.go:8 consume NATS subject `orders.created.v2` (JetStream stream `ORDERS`, durable `ship-pull`)',
+      'orders internal/app/pub.go:11 | publish NATS / `pricing.quote` | pricing app/svc.py:8 consume NATS subject `pricing.quote` (queue group `pricers`)',
+      'orders internal/app/pub.go:12 | publish `PAY` / `payments.done` | shipping consumer.go:4 consume NATS subject `payments.>` (JetStream stream `PAY`, durable `ship`)',
+      'pricing app/svc.py:9 | publish `PAY` / `payments.refund` | shipping consumer.go:4 consume NATS subject `payments.>` (JetStream stream `PAY`, durable `ship`)',
+    ]);
+    expect(gaps(r)).toEqual([]);
+  });
+});

@@ -72,6 +72,38 @@ describe('Python task queues across services: Celery delay, Dramatiq, RQ', () =>
     expect(gaps(r)).toEqual(['publisher api api/jobs.py:8 no consumer of Dramatiq actor `nobody`']);
   });
 
+  it('Dramatiq queues: send of an imported actor goes to the queue its @dramatiq.actor(queue_name=…) declares', async () => {
+    const r = await reportOf({
+      api: {
+        'api/views.py': lines(
+          'import dramatiq',
+          'from dramatiq.brokers.redis import RedisBroker',
+          'from worker.actors import send_welcome, count_visit',
+          'def signup(user):',
+          '    send_welcome.send(user.email)',
+          '    count_visit.send_with_options(args=(user.id,), delay=1000)',
+        ),
+      },
+      worker: {
+        'worker/actors.py': lines(
+          'import dramatiq',
+          'EMAILS = "emails"',
+          '@dramatiq.actor(queue_name=EMAILS, max_retries=5)',
+          'def send_welcome(email):',
+          '    pass',
+          '@dramatiq.actor',
+          'def count_visit(user_id):',
+          '    pass',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'api api/views.py:5 | publish Dramatiq / `send_welcome` (queue `emails`) | worker worker/actors.py:3 consume queue `emails` (Dramatiq actor `send_welcome`)',
+      'api api/views.py:6 | publish Dramatiq / `count_visit` | worker worker/actors.py:6 consume Dramatiq actor `count_visit`',
+    ]);
+    expect(r.table[0]!.match).toContain('on queue `emails`');
+  });
+
   it('RQ: enqueue on a named (or the default) queue reaches a Worker of it and the `rq worker` command of a Dockerfile or compose file', async () => {
     const r = await reportOf({
       api: {

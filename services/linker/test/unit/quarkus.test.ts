@@ -205,3 +205,102 @@ describe('Quarkus gRPC', () => {
     ]);
   });
 });
+
+describe('JAX-RS client WebTargets held in fields (issue 20)', () => {
+  it('a WebTarget built in the constructor with path segments, used with more paths in other methods; bases from @ConfigMapping chains and @ConfigProperty', async () => {
+    const r = await reportOf({
+      fights: {
+        'src/main/resources/application.properties': lines(
+          'fight.villain.client-base-url=stork://villain-service',
+          'quarkus.stork.villain-service.service-discovery.type=static',
+          'quarkus.stork.villain-service.service-discovery.address-list=villains:8084',
+          'heroes.url=http://heroes:8083',
+        ),
+        'src/main/java/f/config/FightConfig.java': lines(
+          'package f.config;',
+          'import io.smallrye.config.ConfigMapping;',
+          '@ConfigMapping(prefix = "fight")',
+          'public interface FightConfig {',
+          '  Villain villain();',
+          '  interface Villain {',
+          '    @WithDefault("villains")',
+          '    String teamName();',
+          '    String clientBaseUrl();',
+          '  }',
+          '}',
+        ),
+        'src/main/java/f/client/VillainClient.java': lines(
+          'package f.client;',
+          'import jakarta.ws.rs.client.ClientBuilder;',
+          'import jakarta.ws.rs.client.WebTarget;',
+          'public class VillainClient {',
+          '  private final WebTarget villainClient;',
+          '  public VillainClient(FightConfig fightConfig) {',
+          '    this.villainClient = ClientBuilder.newClient()',
+          '      .target(fightConfig.villain().clientBaseUrl())',
+          '      .path("api/villains/");',
+          '  }',
+          '  public Uni<Villain> findRandomVillain() {',
+          '    var target = this.villainClient.path("random");',
+          '    Log.debugf("Going to %s", target.getUri());',
+          '    return target',
+          '      .request(MediaType.APPLICATION_JSON_TYPE)',
+          '      .rx(UniInvoker.class)',
+          '      .get(Villain.class);',
+          '  }',
+          '  public Villain create(Villain v) {',
+          '    return villainClient.request().post(Entity.json(v), Villain.class);',
+          '  }',
+          '}',
+        ),
+        'src/main/java/f/client/HeroClient.java': lines(
+          'package f.client;',
+          'import jakarta.ws.rs.client.Client;',
+          'import jakarta.ws.rs.client.WebTarget;',
+          'public class HeroClient {',
+          '  @ConfigProperty(name = "heroes.url", defaultValue = "http://localhost:8083")',
+          '  String heroesUrl;',
+          '  private WebTarget heroes;',
+          '  void init(Client client) {',
+          '    heroes = client.target(heroesUrl).path("/api/heroes");',
+          '  }',
+          '  Hero random() {',
+          '    return heroes.path("/random").request().get(Hero.class);',
+          '  }',
+          '}',
+        ),
+      },
+      villains: {
+        'src/main/resources/application.properties': lines('quarkus.http.port=8084'),
+        'src/main/java/v/VillainResource.java': lines(
+          'package v;',
+          '@Path("/api/villains")',
+          'public class VillainResource {',
+          '  @GET',
+          '  @Path("/random")',
+          '  public Villain random() { return null; }',
+          '  @POST',
+          '  public Villain create(Villain v) { return v; }',
+          '}',
+        ),
+      },
+      heroes: {
+        'src/main/resources/application.properties': lines('quarkus.http.port=8083'),
+        'src/main/java/h/HeroResource.java': lines(
+          'package h;',
+          '@Path("/api/heroes")',
+          'public class HeroResource {',
+          '  @GET',
+          '  @Path("/random")',
+          '  public Hero random() { return null; }',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'fights src/main/java/f/client/HeroClient.java:12 | GET heroes/api/heroes/random | heroes src/main/java/h/HeroResource.java:4 GET /api/heroes/random (jax-rs)',
+      'fights src/main/java/f/client/VillainClient.java:17 | GET villains/api/villains/random | villains src/main/java/v/VillainResource.java:4 GET /api/villains/random (jax-rs)',
+      'fights src/main/java/f/client/VillainClient.java:20 | POST villains/api/villains | villains src/main/java/v/VillainResource.java:7 POST /api/villains (jax-rs)',
+    ]);
+  });
+});

@@ -308,8 +308,9 @@ function bull(text: string, emit: Emit): void {
 }
 
 /** NATS (core and JetStream), any client: publish/request produce a subject, subscribe consumes it. */
-function nats(text: string, emit: Emit): void {
-  if (!/\bnats\b/i.test(text)) return;
+function nats(text: string, path: string, emit: Emit): void {
+  // Go and Python are read from their parse trees (`nats.ts`): subjects through their evaluators.
+  if (/\.(?:go|py)$/.test(path) || !/\bnats\b/i.test(text)) return;
   each(
     new RegExp(
       String.raw`\.\s*(publish|Publish|PublishMsg|PublishAsync|publishAsync|request|Request|RequestWithContext|subscribe|Subscribe|QueueSubscribe|queueSubscribe|ChanSubscribe|ChanQueueSubscribe|QueueSubscribeSync|SubscribeSync|PullSubscribe|pullSubscribe)\s*\(\s*(?:ctx\s*,\s*)?(?:subject\s*=\s*)?${EXPR}`,
@@ -451,17 +452,26 @@ function sidekiq(text: string, path: string, emit: Emit): void {
     each(
       /\bclass\s+([\w:]+)[^\n]*\n(?:(?![ \t]*class\b)[^\n]*\n){0,20}?[ \t]*include\s+Sidekiq::(?:Worker|Job)\b/g,
       text,
-      (m) => emit('consume', 'sidekiq', m[1]!.split('::').pop()!, m.index),
+      (m) => {
+        // `sidekiq_options queue: 'critical'` in the class (before the next one): the queue its jobs go to.
+        const body = text.slice(m.index + m[0].length, m.index + m[0].length + 2000).split(/\n[ \t]*class\s/)[0]!;
+        const q = /\bsidekiq_options\b[^\n]*?\bqueue:\s*(?::(\w+)|['"]([\w.-]+)['"])/.exec(body);
+        emit('consume', 'sidekiq', m[1]!.split('::').pop()!, m.index, q ? (q[1] ?? q[2]) : undefined);
+      },
     );
-    each(/\b([A-Z][\w:]*)\s*(?:\.set\([^)]*\))?\s*\.\s*perform_(?:async|in|at|bulk)\b/g, text, (m) =>
-      emit('publish', 'sidekiq', m[1]!.split('::').pop()!, m.index),
-    );
+    each(/\b([A-Z][\w:]*)\s*(?:\.set\(([^)]*)\))?\s*\.\s*perform_(?:async|in|at|bulk)\b/g, text, (m) => {
+      // `.set(queue: :mail)`: this job's queue, over the class's own.
+      const q = m[2] ? /\bqueue:\s*(?::(\w+)|['"]([\w.-]+)['"])/.exec(m[2]) : null;
+      emit('publish', 'sidekiq', m[1]!.split('::').pop()!, m.index, q ? (q[1] ?? q[2]) : undefined);
+    });
   }
   // Sidekiq::Client.push('class' => 'X', …) and clients of other languages pushing `{"class": "X", "queue": …}`.
   if (/sidekiq/i.test(text))
-    each(/['"]class['"]\s*(?:=>|:)\s*['"]([\w:]+)['"]/g, text, (m) =>
-      emit('publish', 'sidekiq', m[1]!.split('::').pop()!, m.index),
-    );
+    each(/['"]class['"]\s*(?:=>|:)\s*['"]([\w:]+)['"]([^\n]{0,300})/g, text, (m) => {
+      // `'queue' => 'billing'` in the same hash: the queue the job is pushed to.
+      const q = /['"]queue['"]\s*(?:=>|:)\s*['"]([\w.-]+)['"]/.exec(m[2]!);
+      emit('publish', 'sidekiq', m[1]!.split('::').pop()!, m.index, q?.[1]);
+    });
 }
 
 /**
@@ -522,7 +532,7 @@ export function extractChannels(text: string, path: string, sink: Sink): void {
     if (!name) return;
     const loc: Loc = { file: path, line: line(index) };
     if (side === 'publish') sink.publish(broker, via ?? '', name, loc);
-    else sink.consume(broker, name, loc);
+    else sink.consume(broker, name, loc, undefined, undefined, via ? { taskQueue: via } : undefined);
   };
   // A Dockerfile's or compose file's `rq worker …` command.
   if (/(^|\/)dockerfile([._-][^/]*)?$|\.dockerfile$/i.test(path)) return rqCommands(text, emit);
@@ -536,7 +546,7 @@ export function extractChannels(text: string, path: string, sink: Sink): void {
     pythonTasks(text, path, emit);
   }
   if (/\.[cm]?[jt]sx?$/.test(path)) bull(text, emit);
-  nats(text, emit);
+  nats(text, path, emit);
   aws(text, emit);
   dapr(text, emit);
   sidekiq(text, path, emit);

@@ -522,11 +522,12 @@ export class Sink {
   /** This file's calls and publishes over its objects' fields, taken by its class summaries (never across files). */
   readonly fieldUses: FieldUse[] = [];
   /**
-   * Broker names resolved once the source is read: Kafka topics named by a constant of another file or package
-   * (`kafka.Topic`), and RabbitMQ names read from an options class (`routingKey: options.Value.QueueName`), whose
-   * configuration section another file binds (`Configure<T>(GetSection(…))`). No broker: Kafka. `binding`: the
-   * name is a Spring Cloud Stream binding (its topic is the binding's destination), dropped when it does not
-   * resolve (`x.m().send(…)` on anything but a bound channel interface).
+   * Broker names resolved once the source is read: Kafka topics (and NATS subjects, `broker` set) named by a
+   * constant of another file or package (`kafka.Topic`, `events.OrderCreated`, `settings.SUBJECT`), and RabbitMQ
+   * names read from an options class (`routingKey: options.Value.QueueName`), whose configuration section another
+   * file binds (`Configure<T>(GetSection(…))`). No broker: Kafka. `binding`: the name is a Spring Cloud Stream
+   * binding (its topic is the binding's destination), dropped when it does not resolve (`x.m().send(…)` on
+   * anything but a bound channel interface). A NATS consumer's queue group, JetStream stream and durable name alike.
    */
   readonly topicRefs: {
     side: 'publish' | 'consume' | 'queue';
@@ -535,6 +536,9 @@ export class Sink {
     broker?: Broker;
     exchange?: Part[];
     binding?: true;
+    group?: Part[];
+    stream?: Part[];
+    durable?: Part[];
   }[] = [];
   /** gRPC channels dialled into a named variable or field, with their address (for clients of other files). */
   readonly grpcChannels: { name: string; address: Part[] }[] = [];
@@ -720,7 +724,14 @@ export class Sink {
         ...(types?.length ? { types } : {}),
       });
   }
-  consume(broker: Broker, queue: string, loc: Loc, stream?: boolean, types?: readonly string[]): void {
+  consume(
+    broker: Broker,
+    queue: string,
+    loc: Loc,
+    stream?: boolean,
+    types?: readonly string[],
+    extra?: { readonly jetStream?: string; readonly durable?: string; readonly taskQueue?: string },
+  ): void {
     if (this.#once(`k|${broker}|${queue}|${loc.file}|${loc.line}`))
       this.facts.consumes.push({
         broker,
@@ -728,6 +739,9 @@ export class Sink {
         loc,
         ...(stream ? { stream } : {}),
         ...(types?.length ? { types } : {}),
+        ...(extra?.jetStream ? { jetStream: extra.jetStream } : {}),
+        ...(extra?.durable ? { durable: extra.durable } : {}),
+        ...(extra?.taskQueue ? { taskQueue: extra.taskQueue } : {}),
       });
   }
   binding(exchange: string, queue: string, key: string, loc: Loc): void {

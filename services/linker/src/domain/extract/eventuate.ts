@@ -383,7 +383,8 @@ export function linkEventuate(files: readonly EventuateFile[], sink: Sink): void
 /** Constants a source exports for the channels other sources name (`KitchenServiceChannels.COMMAND_CHANNEL`). */
 const MAX_EXPORTED_CONSTANTS = 2000;
 /** A channel named by a constant of a class the source does not declare, until every source is known. */
-const CONSTANT_MARK = '\u0003const:';
+/** A channel named by a constant of another source (`Type.NAME`, Go `pkg.Name`), resolved when linking. */
+export const CONSTANT_MARK = '\u0003const:';
 
 /**
  * Channels named by another source's constant (`fromChannel(KitchenServiceChannels.COMMAND_CHANNEL)` with the

@@ -19,6 +19,7 @@ import {
 import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
 import { GO_GRPC } from './grpc';
 import { goOptionRules } from './go-options';
+import { goNatsRules } from './nats';
 
 const GIN_VERBS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'Any']);
 const CHI_VERBS = new Set(['Get', 'Post', 'Put', 'Patch', 'Delete', 'Head', 'Options']);
@@ -984,6 +985,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
       { on: ['method_declaration'], each: onTableName },
       sqlStringRule(sink, file, ['interpreted_string_literal', 'raw_string_literal'], (s) => s.text.slice(1, -1)),
       ...goOptionRules(file, sink, evaluate),
+      ...goNatsRules(file, sink, evaluate),
     ],
   };
 };

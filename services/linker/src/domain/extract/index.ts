@@ -25,7 +25,7 @@ import { resolveNestMicroservices } from './nest-micro';
 import { IMPLICIT_DATA_REST } from './java';
 import { extractChannels, sidecarPublishes } from './channels';
 import { type GeneratedOperation, linkGeneratedOperations } from './generated-clients';
-import { type EventuateFile, linkEventuate } from './eventuate';
+import { CONSTANT_MARK, type EventuateFile, linkEventuate } from './eventuate';
 import { HelmCharts } from './helm';
 import { extractDockerfileEnv, extractKeyValues, extractNginx, extractSql, extractStructured } from './config';
 import { npmDependencies } from './fs-routes';
@@ -274,6 +274,7 @@ export async function extractSource(
   applyEntityTables(facts, sink);
   for (const [name, value] of constants) if (value && name !== '__proto__') facts.constants[name] = value;
   let configKeys: Map<string, string> | undefined;
+  let configTails: Map<string, string | null> | undefined;
   const ownConfigKeys = (): Map<string, string> =>
     (configKeys ??= new Map(facts.config.filter((c) => !c.scope).map((c) => [relaxedKey(c.key), c.key] as const)));
   // Cross-file references: an identifier unknown in its file resolves to a constant of the source.
@@ -303,7 +304,7 @@ export async function extractSource(
         if (v && depth < 4) return resolveRefs(v, depth + 1);
         // `c.cfg.KafkaTopics.ProductCreate.TopicName`: a settings struct unmarshalled from the source's own
         // configuration file (viper, yaml) is that file's key, field names matching keys case-insensitively.
-        const key = configKeyOf(p.ref, ownConfigKeys());
+        const key = configKeyOf(p.ref, ownConfigKeys(), (configTails ??= configKeyTails(ownConfigKeys())));
         if (key) return [{ config: key }];
         // Unknown names stay references: the report shows them when it calls a URL dynamic.
         return [p];
@@ -318,11 +319,28 @@ export async function extractSource(
     if (t.binding && parts.some((p) => !('lit' in p))) continue;
     const name = nameOf(parts);
     if (name === undefined) continue;
-    const topic = t.binding ? streamDestination(name) : name;
+    let topic = t.binding ? streamDestination(name) : name;
     const broker = t.broker ?? 'kafka';
+    // `events.OrderCreated` of a Go package no file of this source declares: another source's exported constant,
+    // resolved when linking (else a run-time name).
+    const only = t.parts.length === 1 ? t.parts[0]! : undefined;
+    if (broker === 'nats' && topic === '{}' && only && 'ref' in only && /^[a-z]\w*\.[A-Z]\w*$/.test(only.ref))
+      topic = `${CONSTANT_MARK}${only.ref}`;
+    // A NATS subject wholly unknown (a wrapper's parameter) is no fact: its callers name it.
+    if (broker === 'nats' && (topic === '{}' || /\s/.test(topic))) continue;
+    const named = (p: Part[] | undefined): string | undefined => {
+      const v = p && nameOf(resolve(p));
+      return v && v !== '{}' ? v : undefined;
+    };
     if (t.side === 'publish') sink.publish(broker, nameOf(resolve(t.exchange ?? [])) ?? '', topic, t.loc, t.binding);
-    else if (t.side === 'consume') sink.consume(broker, topic, t.loc, t.binding);
-    else if (topic !== '') sink.queue(topic, t.loc);
+    else if (t.side === 'consume') {
+      const jetStream = named(t.stream);
+      const durable = named(t.durable) ?? named(t.group);
+      sink.consume(broker, topic, t.loc, t.binding, undefined, {
+        ...(jetStream ? { jetStream } : {}),
+        ...(durable ? { durable } : {}),
+      });
+    } else if (topic !== '') sink.queue(topic, t.loc);
   }
   resolveNestMicroservices(sink, resolve);
   applyGoRouteTables(facts, sink);
@@ -464,14 +482,38 @@ function grpcFieldCalls(facts: SourceFacts, sink: Sink): void {
  * them. Receivers and fields before the tail (`s.cfg`) are the program's names for the object; a tail of one
  * member (`cfg.Port`) is too weak to say which key it is.
  */
-export function configKeyOf(ref: string, keys: ReadonlyMap<string, string>): string | undefined {
+export function configKeyOf(
+  ref: string,
+  keys: ReadonlyMap<string, string>,
+  tails?: ReadonlyMap<string, string | null>,
+): string | undefined {
   if (keys.size === 0 || !/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*){2,}$/.test(ref)) return undefined;
   const members = ref.split('.');
   for (let i = 1; i <= members.length - 2; i++) {
     const key = keys.get(relaxedKey(members.slice(i).join('.')));
     if (key !== undefined) return key;
   }
+  // A section's own struct (Kratos `c *conf.Data` of a `data:` section: `c.Catalog.Endpoint`): the one key
+  // ending in that tail of two or more members.
+  for (let i = 1; tails && i <= members.length - 2; i++) {
+    const key = tails.get(relaxedKey(members.slice(i).join('.')));
+    if (key) return key;
+  }
   return undefined;
+}
+
+/** The tails of two or more members of each key (`data.catalog.endpoint` → `catalog.endpoint`), unique or null. */
+export function configKeyTails(keys: ReadonlyMap<string, string>): Map<string, string | null> {
+  const out = new Map<string, string | null>();
+  for (const [relaxed, key] of keys) {
+    const members = relaxed.split('.');
+    for (let i = 1; i <= members.length - 2; i++) {
+      const tail = members.slice(i).join('.');
+      const prev = out.get(tail);
+      out.set(tail, prev === undefined || prev === key ? key : null);
+    }
+  }
+  return out;
 }
 
 /**

@@ -338,6 +338,10 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
           if (prefix) return [{ config: `${prefix}.${propertyOf(name)}` }];
           if (type) return [{ ref: `${type}.${name}` }];
         }
+        // `fightConfig.villain().clientBaseUrl()`: a chain of accessors of a `@ConfigMapping` interface (of any
+        // file), named `FightConfig.villain.clientBaseUrl` among the source's constants (`onConfigMapping`).
+        const chained = name && a.length === 0 ? accessorChain(node) : undefined;
+        if (chained) return [{ ref: chained }];
         // serviceUrlConfig.location() on a @ConfigurationProperties record: its component (`onRecord`).
         if (obj && name && !/^get[A-Z]/.test(name) && a.length === 0) {
           const type = types.get(obj.replace(/^this\./, ''));
@@ -442,6 +446,14 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     }
     return undefined;
   };
+  /** MicroProfile `@ConfigProperty(name = "x", defaultValue = "d")`: the setting as a `${x:d}` placeholder. */
+  const configProperty = (anns: readonly Annotation[]): string | undefined => {
+    const a = anns.find((x) => x.name === 'ConfigProperty');
+    const key = a ? str(a, 'name') : undefined;
+    if (!a || !key) return undefined;
+    const d = str(a, 'defaultValue');
+    return d === undefined ? `\${${key}}` : `\${${key}:${d}}`;
+  };
   const list = (a: Annotation, ...keys: string[]): string[] => {
     for (const k of keys) {
       const v = a.values.get(k);
@@ -449,6 +461,60 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     }
     return [];
   };
+
+  /**
+   * `x.a().b()` with `x` of a declared type T, two accessors or more, none with arguments: `T.a.b`, else undefined.
+   */
+  function accessorChain(node: Node): string | undefined {
+    const names: string[] = [];
+    let n: Node | null = node;
+    while (n?.type === 'method_invocation' && names.length < 6) {
+      if (n.childForFieldName('arguments')?.namedChildren.length) return undefined;
+      names.unshift(n.childForFieldName('name')?.text ?? '');
+      n = n.childForFieldName('object');
+    }
+    if (names.length < 2 || !n || (n.type !== 'identifier' && n.type !== 'field_access')) return undefined;
+    const type = types.get(n.text.replace(/^this\./, ''));
+    return type && /^[A-Z]/.test(type) ? `${type}.${names.join('.')}` : undefined;
+  }
+
+  /**
+   * SmallRye `@ConfigMapping(prefix = "fight") interface FightConfig { Villain villain(); interface Villain {
+   * String clientBaseUrl(); } }`: each accessor chain to a value is the setting `fight.villain.client-base-url`
+   * (`@WithName` renames, `@WithDefault` is the default), kept as the source's constant `FightConfig.villain.clientBaseUrl`.
+   */
+  function onConfigMapping(iface: Node): void {
+    const mapping = annotations(iface).find((a) => a.name === 'ConfigMapping');
+    const root = iface.childForFieldName('name')?.text;
+    if (!mapping || !root) return;
+    const prefix = str(mapping, 'prefix') ?? '';
+    const kebab = (m: string): string => m.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
+    let budget = 500;
+    const visit = (body: Node | null, path: string, key: string, depth: number): void => {
+      const members = (body?.namedChildren ?? []).filter((x): x is Node => x !== null);
+      const nested = new Map<string, Node>();
+      for (const m of members)
+        if (m.type === 'interface_declaration') nested.set(m.childForFieldName('name')?.text ?? '', m);
+      for (const m of members) {
+        if (m.type !== 'method_declaration' || budget-- <= 0) continue;
+        if (m.childForFieldName('parameters')?.namedChildren.length) continue;
+        const name = m.childForFieldName('name')?.text;
+        if (!name) continue;
+        const anns = annotations(m);
+        const renamed = anns.find((a) => a.name === 'WithName');
+        const part = (renamed ? str(renamed, 'value') : undefined) ?? kebab(name);
+        const k = key ? `${key}.${part}` : part;
+        const inner = nested.get(typeName(m) ?? '');
+        if (inner && depth < 4) visit(inner.childForFieldName('body'), `${path}.${name}`, k, depth + 1);
+        else {
+          const d = anns.find((a) => a.name === 'WithDefault');
+          const fallback = d ? str(d, 'value') : undefined;
+          sink.facts.constants[`${path}.${name}`] = [fallback === undefined ? { config: k } : { config: k, fallback }];
+        }
+      }
+    };
+    visit(iface.childForFieldName('body'), root, prefix, 0);
+  }
 
   const typeName = (n: Node | null | undefined): string | undefined =>
     n?.childForFieldName('type')?.text.replace(/<.*$/, '').replace(/^.*\./, '');
@@ -481,7 +547,7 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
       if (name && type) types.set(name, type);
       if (name && decl?.type === 'field_declaration') {
         const v = annotations(decl).find((a) => a.name === 'Value');
-        const text = v ? str(v, 'value') : undefined;
+        const text = v ? str(v, 'value') : configProperty(annotations(decl));
         if (text !== undefined) scope.set(name, placeholder(text));
       }
       if (name && value) {
@@ -493,7 +559,7 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
       // constructor injection: @Value("${orders.url}") String ordersUrl
       const name = node.childForFieldName('name')?.text;
       const v = annotations(node).find((a) => a.name === 'Value');
-      const text = v ? str(v, 'value') : undefined;
+      const text = v ? str(v, 'value') : configProperty(annotations(node));
       const type = typeName(node);
       if (name && type) types.set(name, type);
       if (name && text !== undefined) scope.set(name, placeholder(text));
@@ -754,6 +820,70 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     if (bases.length === 1) sink.facts.clientBases[cls] = evaluate(bases[0]!);
   }
 
+  /** The file uses the JAX-RS client API (read once, at its first `target(…)`). */
+  let jaxrsFile: boolean | undefined;
+
+  /**
+   * A JAX-RS `WebTarget` from `start` (`client.target(url)` or a use of a variable or field holding one): the
+   * `.path(x)` segments of its chain up to a verb are a call at the verb's line; a chain stored in a local or a
+   * field is followed to the chains that use it (the method's, or the class's for a field), to depth 3.
+   * Whether a segment or a holder was met (else the plain `jaxrsVerbs` reading applies).
+   */
+  function jaxrsTargets(start: Node, base: Part[], depth: number): boolean {
+    let url = base;
+    let n = start;
+    let segments = false;
+    for (;;) {
+      const p = n.parent;
+      if (p?.type !== 'method_invocation' || p.childForFieldName('object')?.id !== n.id) break;
+      const called = p.childForFieldName('name');
+      const verb = JAXRS_VERBS.has(called?.text ?? '') ? httpMethod(called!.text) : undefined;
+      if (verb) {
+        if (!segments && depth === 0) return false;
+        httpCall(p, verb, url, 'JAX-RS', { file, line: lineOf(called!) });
+        return true;
+      }
+      const a = argList(p.childForFieldName('arguments'));
+      if (called?.text === 'path' && a.length === 1) {
+        url = joinSegment(url, evaluate(a[0]!));
+        segments = true;
+      }
+      n = p;
+    }
+    if (depth >= 3) return segments;
+    // Held in a local (`var t = …`) or a field (`this.t = …`, `private final WebTarget t = …`).
+    const parent = n.parent;
+    let holder: string | undefined;
+    let field = false;
+    if (parent?.type === 'variable_declarator') {
+      holder = parent.childForFieldName('name')?.text;
+      field = parent.parent?.type === 'field_declaration';
+    } else if (parent?.type === 'assignment_expression' && parent.childForFieldName('right')?.id === n.id) {
+      const left = parent.childForFieldName('left');
+      field = left?.type === 'field_access';
+      holder = field ? left?.childForFieldName('field')?.text : left?.text;
+      // `heroes = client.target(…)` in a method: the class's field of that name, when it declares one.
+      if (!field && holder)
+        field = (enclosing(n, 'class_body')?.namedChildren ?? []).some(
+          (m) =>
+            m?.type === 'field_declaration' &&
+            m.namedChildren.some(
+              (d) => d?.type === 'variable_declarator' && d.childForFieldName('name')?.text === holder,
+            ),
+        );
+    }
+    if (!holder || (!segments && depth === 0 && !field)) return segments;
+    const scopeNode = field ? enclosing(n, 'class_body') : enclosing(n, 'block');
+    if (!scopeNode) return segments;
+    let found = false;
+    for (const use of scopeNode.descendantsOfType('method_invocation')) {
+      const obj = use?.childForFieldName('object');
+      if (!obj || (obj.text !== holder && obj.text !== `this.${holder}`)) continue;
+      if (jaxrsTargets(obj, url, depth + 1)) found = true;
+    }
+    return found || segments;
+  }
+
   /**
    * The HTTP verbs a JAX-RS `WebTarget` is invoked with: the chain's `get()`/`post(…)`…, followed through
    * the local variables that hold the target or its `Invocation.Builder` (`builder = t.request(); builder.get()`).
@@ -924,7 +1054,15 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
       return;
     }
     // JAX-RS client: client.target(url)….request(…).get(), in one chain or through the variables it is held in.
-    if (name === 'target' && args[0] && argNodes.length === 1 && JAXRS_CLIENT.test(inv.tree.rootNode.text)) {
+    if (
+      name === 'target' &&
+      args[0] &&
+      argNodes.length === 1 &&
+      (jaxrsFile ??= JAXRS_CLIENT.test(inv.tree.rootNode.text))
+    ) {
+      // `.path(…)` segments and a target held in a field (`this.villains = client.target(base).path("api/villains")`,
+      // then `this.villains.path("random").request().get()` in another method): one call per verb site.
+      if (jaxrsTargets(inv, args[0], 0)) return;
       const verbs = [...new Set(jaxrsVerbs(inv, 0))];
       if (verbs.length === 1) httpCall(inv, verbs[0]!, args[0], 'JAX-RS', loc);
       return;
@@ -1556,6 +1694,7 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
       { on: ['method_invocation'], each: onInvocation },
       { on: ['class_declaration', 'interface_declaration'], each: onClass },
       { on: ['record_declaration'], each: onRecord },
+      { on: ['interface_declaration'], each: onConfigMapping },
       { on: ['object_creation_expression'], each: (n) => objSite(n, typeName(n) ?? '', true) },
       // After the rules that find calls and publishes: the classes that make them with their constructor's arguments.
       { on: ['class_declaration'], each: summariseClass },
@@ -1591,4 +1730,14 @@ function plural(word: string): string {
   if (/(s|x|z|ch|sh)$/i.test(word)) return word + 'es';
   if (/^person$/i.test(word)) return 'people';
   return word + 's';
+}
+
+/** A JAX-RS `WebTarget.path(x)`: one `/` between the URL and the segment, whatever each side already has. */
+function joinSegment(url: Part[], segment: Part[]): Part[] {
+  const last = url[url.length - 1];
+  const first = segment[0];
+  const endsSlash = last !== undefined && 'lit' in last && last.lit.endsWith('/');
+  const startsSlash = first !== undefined && 'lit' in first && first.lit.startsWith('/');
+  if (endsSlash && startsSlash) return concat(url, lit(first.lit.slice(1)), segment.slice(1));
+  return endsSlash || startsSlash ? concat(url, segment) : concat(url, lit('/'), segment);
 }

@@ -97,6 +97,10 @@ export function scanNest(root: Node, file: string, sink: Sink, lookup: (name: st
     const tokenExpr = decorated ? undefined : (named?.[1] ?? provide?.[1]);
     const token = decorated ? `${file}#${decorated[1]}` : tokenExpr ? nameOf(value(tokenExpr, obj.start)) : undefined;
     if (token) sink.nest.push({ kind: 'client', token, transport, ...(queue ? { queue } : {}) });
+    // A gRPC client's `url` (`process.env.HERO_URL || 'heroes:5000'`): the address of the services its token's
+    // `getService` gives, in any file of the source.
+    const url = transport === 'GRPC' && token ? /\burl\s*:\s*([^,{}\n]+)/.exec(obj.body) : null;
+    if (url) sink.grpcChannels.push({ name: `nest:${token}`, address: value(url[1]!.trim(), obj.start + url.index) });
   }
   // Injected clients: `@Inject('LOAN_SERVICE') private readonly client: ClientProxy`, and @Client fields.
   const fields = new Map<string, string>();
@@ -135,7 +139,7 @@ export function scanNest(root: Node, file: string, sink: Sink, lookup: (name: st
       ...(m[2] ? { transport: m[2].toUpperCase() } : {}),
       loc: loc(m.index),
     });
-  if (/getService|ControllerMethods/.test(text)) scanNestGrpc(text, loc, sink, (e, at) => nameOf(value(e, at)));
+  if (/getService|ControllerMethods/.test(text)) scanNestGrpc(text, loc, sink, (e, at) => nameOf(value(e, at)), fields);
 }
 
 /**
@@ -149,20 +153,30 @@ function scanNestGrpc(
   loc: (offset: number) => Loc,
   sink: Sink,
   name: (expr: string, at: number) => string | undefined,
+  fields: ReadonlyMap<string, string>,
 ): void {
   const facts = sink.facts;
   for (const m of text.matchAll(
-    /(?:this\s*\.\s*)?([A-Za-z_$][\w$]*)\s*=\s*(?:this\s*\.\s*)?[\w$.]+\s*\.\s*getService\s*(?:<\s*(\w+)\s*>)?\s*\(\s*([^()]*?)\s*\)/g,
+    /(?:this\s*\.\s*)?([A-Za-z_$][\w$]*)\s*=\s*(?:this\s*\.\s*)?([\w$.]+)\s*\.\s*getService\s*(?:<\s*(\w+)\s*>)?\s*\(\s*([^()]*?)\s*\)/g,
   )) {
-    const typed = m[2]?.endsWith('Client') ? m[2].slice(0, -'Client'.length) : undefined;
-    const service = typed ?? (m[3] ? name(m[3], m.index) : undefined);
+    // The injected `ClientGrpc` (`@Inject('HERO_PACKAGE') client`): its registration's url, by token.
+    const token = fields.get(m[2]!.replace(/^this\s*\.\s*/, ''));
+    const typed = m[3]?.endsWith('Client') ? m[3].slice(0, -'Client'.length) : undefined;
+    const service = typed ?? (m[4] ? name(m[4], m.index) : undefined);
     if (!service || !/^[A-Za-z_][\w.]*$/.test(service)) continue;
     const v = m[1]!.replace(/\$/g, '\\$');
     for (const u of text.matchAll(
       new RegExp(String.raw`(?<![\w$])(?:this\s*\.\s*)?${v}\s*\.\s*([A-Za-z_]\w*)\s*\(`, 'g'),
     )) {
       if (u.index === m.index) continue;
-      facts.grpcCalls.push({ service, method: u[1]!, address: [], client: 'grpc-nest', loc: loc(u.index) });
+      facts.grpcCalls.push({
+        service,
+        method: u[1]!,
+        address: [],
+        client: 'grpc-nest',
+        loc: loc(u.index),
+        ...(token ? { channel: `nest:${token}` } : {}),
+      });
     }
   }
   for (const m of text.matchAll(/@(\w+?)ControllerMethods\s*\(\s*\)/g)) {

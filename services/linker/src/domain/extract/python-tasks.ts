@@ -50,8 +50,10 @@ function dramatiq(text: string, path: string, emit: Emit): void {
   each(decorated, text, (m) => {
     const named = m[1] ? new RegExp(String.raw`\bactor_name\s*=\s*${EXPR}`).exec(m[1]) : null;
     const name = named ? valueOf(named[1]!, text) : m[2]!;
+    // `queue_name=`: the queue the actor's messages go to (Dramatiq's `default` otherwise).
+    const queue = m[1] ? new RegExp(String.raw`\bqueue_name\s*=\s*${EXPR}`).exec(m[1]) : null;
     actors.set(m[2]!, name);
-    emit('consume', 'dramatiq', name, m.index);
+    emit('consume', 'dramatiq', name, m.index, queue ? valueOf(queue[1]!, text) : undefined);
   });
   // Message(queue_name="q", actor_name="a", args=…, kwargs=…, options=…): sent to another service's actor by name.
   each(/\bMessage\(((?:[^()]|\([^()]*\)){0,2000})\)/g, text, (m) => {

@@ -30,6 +30,7 @@ import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
 import { PYTHON_GRPC } from './grpc';
 import { namekoRules } from './nameko';
 import { kombuRules } from './kombu';
+import { PY_NATS_IMPORT, PY_NATS_METHODS, pyNatsCall } from './nats';
 
 const VERBS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'options']);
 const HTTP_LIBS = new Set(['requests', 'httpx']);
@@ -80,6 +81,8 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
   const kafkaProducers = new Set<string>();
   /** Imported names: as a module (`from app import orders` → app/orders) and as a symbol of a module (→ app). */
   const imports = new Map<string, { module: string; symbolOf: string }>();
+  /** The file imports a NATS client: its publish/request/subscribe calls are NATS operations. */
+  let natsFile = false;
   const includedHere = new Set<string>();
   /** The classes this file defines (read once, when a capitalised call needs it). */
   let classNames: Set<string> | undefined;
@@ -445,6 +448,7 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     import_from_statement(node) {
       const mod = node.childForFieldName('module_name');
       if (!mod) return;
+      if (PY_NATS_IMPORT.test(mod.text)) natsFile = true;
       const base = moduleOf(file, mod);
       for (const n of node.namedChildren) {
         if (!n || n.id === mod.id) continue;
@@ -460,6 +464,8 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     },
     import_statement(node) {
       for (const n of node.namedChildren) {
+        if (PY_NATS_IMPORT.test((n?.type === 'aliased_import' ? n.childForFieldName('name') : n)?.text ?? ''))
+          natsFile = true;
         if (n?.type !== 'aliased_import') continue;
         const name = n.childForFieldName('name')?.text;
         const local = n.childForFieldName('alias')?.text;
@@ -726,6 +732,14 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     site(call, fn, callee);
     objSite(call, fn);
     onAioPika(call, fn, callee, fn.type === 'attribute' ? (fn.childForFieldName('object')?.text ?? '') : '');
+    if (natsFile && fn.type === 'attribute' && PY_NATS_METHODS.has(callee)) {
+      const argNodes = (call.childForFieldName('arguments')?.namedChildren ?? []).filter(
+        (x): x is Node => x !== null && x.type !== 'keyword_argument' && x.type !== 'comment',
+      );
+      const receiver = fn.childForFieldName('object')?.text ?? '';
+      const args = argNodes.map((a) => evaluate(a));
+      pyNatsCall(call, callee, receiver, args, keywords(call), withinOf(call), file, sink);
+    }
     if (!PY_NAMES.has(callee) && !sharedRuleName(callee) && fn.text !== 'kafka.KafkaConsumer') return;
     const argNodes = (call.childForFieldName('arguments')?.namedChildren ?? []).filter(
       (x): x is Node => x !== null && x.type !== 'keyword_argument' && x.type !== 'comment',
