@@ -64,6 +64,12 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
   const funcDecls: Node[] = [];
   const enclosing = new Map<number, { decl: Node; params: string[]; funcs: Set<string> }>();
   const summarising = new Set<string>();
+  /**
+   * The file's calls and returns in document order (the walk's): a function's own are the run inside its body's
+   * offsets, found by search instead of a `descendantsOfType` descent of each body (the same nodes, same order).
+   */
+  const calls: Node[] = [];
+  const returns: Node[] = [];
 
   /**
    * A function without parameters summarised by its returns (`getTopic()` returning `os.Getenv("KAFKA_TOPIC")`
@@ -592,7 +598,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
   function onTableName(node: Node): void {
     if (node.childForFieldName('name')?.text !== 'TableName') return;
     const body = node.childForFieldName('body');
-    const ret = body?.descendantsOfType('return_statement')[0];
+    const ret = inside(returns, body)[0];
     const value = ret?.namedChild(0);
     const table = value
       ? literal(evaluate(value.type === 'expression_list' ? (value.namedChild(0) ?? value) : value))
@@ -739,7 +745,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
    */
   function constructedFields(fn: Node): Record<string, Part[]> | undefined {
     if (fn.type !== 'function_declaration') return undefined;
-    for (const r of fn.childForFieldName('body')?.descendantsOfType('return_statement') ?? []) {
+    for (const r of inside(returns, fn.childForFieldName('body'))) {
       let e = r?.namedChild(0)?.namedChild(0) ?? r?.namedChild(0);
       if (e?.type === 'unary_expression') e = e.childForFieldName('operand');
       if (e?.type !== 'composite_literal') continue;
@@ -755,7 +761,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
    */
   function calledFunctions(body: Node | null): string[] {
     const out = new Set<string>();
-    for (const c of body?.descendantsOfType('call_expression') ?? []) {
+    for (const c of inside(calls, body)) {
       if (out.size >= 64) break;
       const fn = c?.childForFieldName('function');
       if (fn?.type === 'identifier' && !GO_BUILTINS.has(fn.text)) out.add(`${pkg}.${fn.text}`);
@@ -953,7 +959,13 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
       method_declaration(node) {
         funcDecls.push(node);
       },
-      call_expression: declareOutParameter,
+      call_expression(node) {
+        calls.push(node);
+        declareOutParameter(node);
+      },
+      return_statement(node) {
+        returns.push(node);
+      },
       const_spec: declareSpec,
       var_spec: declareSpec,
       short_var_declaration: declareBinding,
@@ -987,6 +999,24 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
     ],
   };
 };
+
+/** The nodes of `nodes` (in document order) that lie inside `outer`: its descendants of their type, in order. */
+function inside(nodes: readonly Node[], outer: Node | null | undefined): Node[] {
+  if (!outer) return [];
+  const start = outer.startIndex;
+  const end = outer.endIndex;
+  let lo = 0;
+  let hi = nodes.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (nodes[mid]!.startIndex < start) lo = mid + 1;
+    else hi = mid;
+  }
+  const out: Node[] = [];
+  for (let i = lo; i < nodes.length && nodes[i]!.startIndex < end; i++)
+    if (nodes[i]!.id !== outer.id && nodes[i]!.endIndex <= end) out.push(nodes[i]!);
+  return out;
+}
 
 /** Go: net/http, gin, chi, gorilla/mux, go-kit; http client; amqp091, kafka-go/sarama; mongo, go-redis. */
 export const extractGo = extractorOf(goRules);
