@@ -167,8 +167,12 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       case 'call_expression': {
         // util.format('http://%s/orders/%d', host, id)
         const fnText = node.childForFieldName('function')?.text ?? '';
+        const format = /^(util\.)?format$/.test(fnText);
+        const dotted = /^[A-Za-z_$][\w$.]*$/.test(fnText);
+        // The arguments are read only for the calls that use them: most (`items.filter(…).map(…)`) do not.
+        if (!format && !dotted) return [HOLE_PART];
         const a = node.childForFieldName('arguments')?.namedChildren.filter((x): x is Node => x !== null) ?? [];
-        if (/^(util\.)?format$/.test(fnText) && a[0]) {
+        if (format && a[0]) {
           const tpl = literal(evaluate(a[0]));
           if (tpl === undefined) return [HOLE_PART];
           const pieces = tpl.split(/%[sdifjoO]/);
@@ -179,7 +183,7 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
           );
         }
         // A function of another module, object or class (`urls.orderUrl(base, id)`): its return summary.
-        if (/^[A-Za-z_$][\w$.]*$/.test(fnText) && !a.some((x) => x.type === 'spread_element'))
+        if (dotted && !a.some((x) => x.type === 'spread_element'))
           return sink.callValue(
             fnText.replace(/^this\./, ''),
             a.map((x) => evaluate(x)),
