@@ -4,6 +4,7 @@ import { CATCH_ALL, joinPath } from '../routes';
 import {
   HOLE_PART,
   LIST_SEP,
+  captured,
   concat,
   httpMethod,
   lineOf,
@@ -64,12 +65,6 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
   const funcDecls: Node[] = [];
   const enclosing = new Map<number, { decl: Node; params: string[]; funcs: Set<string> }>();
   const summarising = new Set<string>();
-  /**
-   * The file's calls and returns in document order (the walk's): a function's own are the run inside its body's
-   * offsets, found by search instead of a `descendantsOfType` descent of each body (the same nodes, same order).
-   */
-  const calls: Node[] = [];
-  const returns: Node[] = [];
 
   /**
    * A function without parameters summarised by its returns (`getTopic()` returning `os.Getenv("KAFKA_TOPIC")`
@@ -598,7 +593,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
   function onTableName(node: Node): void {
     if (node.childForFieldName('name')?.text !== 'TableName') return;
     const body = node.childForFieldName('body');
-    const ret = inside(returns, body)[0];
+    const ret = within(body, 'return_statement')[0];
     const value = ret?.namedChild(0);
     const table = value
       ? literal(evaluate(value.type === 'expression_list' ? (value.namedChild(0) ?? value) : value))
@@ -745,7 +740,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
    */
   function constructedFields(fn: Node): Record<string, Part[]> | undefined {
     if (fn.type !== 'function_declaration') return undefined;
-    for (const r of inside(returns, fn.childForFieldName('body'))) {
+    for (const r of within(fn.childForFieldName('body'), 'return_statement')) {
       let e = r?.namedChild(0)?.namedChild(0) ?? r?.namedChild(0);
       if (e?.type === 'unary_expression') e = e.childForFieldName('operand');
       if (e?.type !== 'composite_literal') continue;
@@ -761,7 +756,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
    */
   function calledFunctions(body: Node | null): string[] {
     const out = new Set<string>();
-    for (const c of inside(calls, body)) {
+    for (const c of within(body, 'call_expression')) {
       if (out.size >= 64) break;
       const fn = c?.childForFieldName('function');
       if (fn?.type === 'identifier' && !GO_BUILTINS.has(fn.text)) out.add(`${pkg}.${fn.text}`);
@@ -949,6 +944,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
 
   return {
     grpc: GO_GRPC,
+    captureAlso: GO_CAPTURED,
     evaluate,
     declarations: {
       function_declaration(node) {
@@ -959,13 +955,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
       method_declaration(node) {
         funcDecls.push(node);
       },
-      call_expression(node) {
-        calls.push(node);
-        declareOutParameter(node);
-      },
-      return_statement(node) {
-        returns.push(node);
-      },
+      call_expression: declareOutParameter,
       const_spec: declareSpec,
       var_spec: declareSpec,
       short_var_declaration: declareBinding,
@@ -1000,23 +990,12 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
   };
 };
 
-/** The nodes of `nodes` (in document order) that lie inside `outer`: its descendants of their type, in order. */
-function inside(nodes: readonly Node[], outer: Node | null | undefined): Node[] {
-  if (!outer) return [];
-  const start = outer.startIndex;
-  const end = outer.endIndex;
-  let lo = 0;
-  let hi = nodes.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (nodes[mid]!.startIndex < start) lo = mid + 1;
-    else hi = mid;
-  }
-  const out: Node[] = [];
-  for (let i = lo; i < nodes.length && nodes[i]!.startIndex < end; i++)
-    if (nodes[i]!.id !== outer.id && nodes[i]!.endIndex <= end) out.push(nodes[i]!);
-  return out;
-}
+/** The types `within` reads from the walk (calls are a rule type already). */
+const GO_CAPTURED: ReadonlySet<string> = new Set(['return_statement']);
+
+/** A body's calls or returns from the file rules' walk (`captureAlso`), in document order; none without a body. */
+const within = (body: Node | null | undefined, type: string): Node[] =>
+  body ? (captured(body, type) ?? body.descendantsOfType(type).filter((n): n is Node => n !== null)) : [];
 
 /** Go: net/http, gin, chi, gorilla/mux, go-kit; http client; amqp091, kafka-go/sarama; mongo, go-redis. */
 export const extractGo = extractorOf(goRules);

@@ -95,6 +95,9 @@ const JQUERY = /^(\$|jQuery)$/;
 
 const unquote = (s: string): string => s.slice(1, -1);
 
+/** The module graph's nodes, and the returns `returnStatements` reads for each summarised function. */
+const CAPTURED: ReadonlySet<string> = new Set([...JS_MODULE_TYPES, 'return_statement']);
+
 const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
   const servers = new Map<string, string>(); // var → framework
   const clients = new Map<string, Part[]>(); // var → base URL
@@ -890,7 +893,7 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
   return {
     grpc: JS_GRPC,
     scan: (root, lookup) => scanNest(root, file, sink, lookup),
-    captureAlso: JS_MODULE_TYPES,
+    captureAlso: CAPTURED,
     evaluate,
     declarations,
     rules: [
