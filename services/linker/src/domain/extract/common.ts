@@ -1029,7 +1029,7 @@ function queryFor(root: Node, interesting: ReadonlySet<string>): Query {
  * from JavaScript crossed into wasm for every child.
  */
 export function returnStatements(body: Node, stop: (type: string) => boolean): Node[] {
-  return body.descendantsOfType('return_statement').filter((r): r is Node => {
+  return (captured(body, 'return_statement') ?? body.descendantsOfType('return_statement')).filter((r): r is Node => {
     if (!r) return false;
     for (let p = r.parent; p && p.id !== body.id; p = p.parent) if (stop(p.type)) return false;
     return true;
@@ -1047,8 +1047,37 @@ export function walk(root: Node, interesting: ReadonlySet<string>, visit: (node:
     return;
   }
   const captures = queryFor(root, interesting).captures(root);
-  lastWalk = { tree: root.tree, root: root.id, types: interesting, captures };
+  lastWalk = { tree: root.tree, root: root.id, types: interesting, captures, byType: new Map() };
   for (const capture of captures) visit(capture.node, capture.name);
+}
+
+/**
+ * The nodes of `type` inside `outer` (its descendants, in document order) from the last walk's captures, when that
+ * walk covered the type over `outer`'s tree (the languages name the types: `captureAlso`); else undefined. Found by
+ * offset in the type's captures instead of a `descendantsOfType` descent of each function body.
+ */
+export function captured(outer: Node, type: string): Node[] | undefined {
+  const last = lastWalk;
+  if (!last || last.tree !== outer.tree || !last.types.has(type)) return undefined;
+  let nodes = last.byType.get(type);
+  if (!nodes) {
+    nodes = [];
+    for (const c of last.captures) if (c.name === type) nodes.push(c.node);
+    last.byType.set(type, nodes);
+  }
+  const start = outer.startIndex;
+  const end = outer.endIndex;
+  let lo = 0;
+  let hi = nodes.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (nodes[mid]!.startIndex < start) lo = mid + 1;
+    else hi = mid;
+  }
+  const out: Node[] = [];
+  for (let i = lo; i < nodes.length && nodes[i]!.startIndex < end; i++)
+    if (nodes[i]!.id !== outer.id && nodes[i]!.endIndex <= end) out.push(nodes[i]!);
+  return out;
 }
 
 /** Drops the last walk's captures (the file is done): its nodes are not kept alive until the next file's walk. */
@@ -1068,6 +1097,8 @@ let lastWalk:
       root: number;
       types: ReadonlySet<string>;
       captures: readonly { node: Node; name: string }[];
+      /** The captures of one type, for `captured`. */
+      byType: Map<string, Node[]>;
     }
   | undefined;
 

@@ -358,11 +358,13 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       case 'invocation_expression': {
         const fn = node.childForFieldName('function');
         const fnText = fn?.text ?? '';
-        const a = named(node.childForFieldName('arguments')).map((x) => argExpr(x).expr);
-        if (/Environment\.GetEnvironmentVariable$/.test(fnText) && a[0])
-          return [{ env: literal(evaluate(a[0])) ?? '' }];
-        if (/\.(GetValue<[^>]*>|GetConnectionString)$/.test(fnText) && a[0]) {
-          const k = literal(evaluate(a[0]));
+        // The arguments read only by the branches that use them: most calls (`items.Where(…).ToList()`) are none.
+        let argNodes: Node[] | undefined;
+        const a = (): Node[] => (argNodes ??= named(node.childForFieldName('arguments')).map((x) => argExpr(x).expr));
+        if (/Environment\.GetEnvironmentVariable$/.test(fnText) && a()[0])
+          return [{ env: literal(evaluate(a()[0]!)) ?? '' }];
+        if (/\.(GetValue<[^>]*>|GetConnectionString)$/.test(fnText) && a()[0]) {
+          const k = literal(evaluate(a()[0]!));
           if (k !== undefined)
             return [fnText.endsWith('GetConnectionString') ? { config: `ConnectionStrings:${k}` } : { config: k }];
         }
@@ -374,34 +376,34 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
             /^(AppendPathSegments?|AppendPathSegment)$/.test(fn.childForFieldName('name')!.text) && target
               ? [target]
               : [];
-          const partsOf = [...head, ...a].map((x) => evaluate(x));
+          const partsOf = [...head, ...a()].map((x) => evaluate(x));
           if (partsOf.length >= 2) return concat(...partsOf.flatMap((p, i) => (i === 0 ? [p] : [lit('/'), p])));
         }
         // String methods that keep the URL: `$"{base}items?{qs}".TrimEnd('&', '?')`, `.ToLowerInvariant()`.
         if (fn?.type === 'member_access_expression') {
           const m = fn.childForFieldName('name')?.text ?? '';
           const obj = fn.childForFieldName('expression');
-          if (obj && /^(Trim|TrimEnd|TrimStart)$/.test(m)) return trimmed(evaluate(obj), m, a);
-          if (obj && /^(ToString|ToLower|ToLowerInvariant)$/.test(m) && a.length === 0) {
+          if (obj && /^(Trim|TrimEnd|TrimStart)$/.test(m)) return trimmed(evaluate(obj), m, a());
+          if (obj && /^(ToString|ToLower|ToLowerInvariant)$/.test(m) && a().length === 0) {
             const v = evaluate(obj);
             return m === 'ToString' ? v : v.map((p) => ('lit' in p ? { lit: p.lit.toLowerCase() } : p));
           }
           if (obj?.type === 'this_expression' || obj?.text === 'this') {
-            const own = inlineHelper(m, a);
+            const own = inlineHelper(m, a());
             if (own) return own;
           }
         }
         if (fn?.type === 'identifier') {
-          const own = inlineHelper(fn.text, a);
+          const own = inlineHelper(fn.text, a());
           if (own) return own;
         }
-        if (/^string\.Format$/i.test(fnText) && a[0]) {
-          const tpl = literal(evaluate(a[0]));
+        if (/^string\.Format$/i.test(fnText) && a()[0]) {
+          const tpl = literal(evaluate(a()[0]!));
           if (tpl === undefined) return [HOLE_PART];
           const pieces = tpl.split(/\{\d+[^}]*\}/);
           return concat(
             ...pieces.flatMap((p, i) =>
-              i < pieces.length - 1 ? [lit(p), a[i + 1] ? evaluate(a[i + 1]!) : [HOLE_PART]] : [lit(p)],
+              i < pieces.length - 1 ? [lit(p), a()[i + 1] ? evaluate(a()[i + 1]!) : [HOLE_PART]] : [lit(p)],
             ),
           );
         }
@@ -409,7 +411,7 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
         if (/^[A-Za-z_][\w.]*$/.test(fnText) && !/^(this|base)\./.test(fnText))
           return sink.callValue(
             fnText,
-            a.map((x) => evaluate(x)),
+            a().map((x) => evaluate(x)),
           );
         return [HOLE_PART];
       }

@@ -4,6 +4,7 @@ import { CATCH_ALL, joinPath } from '../routes';
 import {
   HOLE_PART,
   LIST_SEP,
+  captured,
   concat,
   httpMethod,
   lineOf,
@@ -593,7 +594,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
   function onTableName(node: Node): void {
     if (node.childForFieldName('name')?.text !== 'TableName') return;
     const body = node.childForFieldName('body');
-    const ret = body?.descendantsOfType('return_statement')[0];
+    const ret = within(body, 'return_statement')[0];
     const value = ret?.namedChild(0);
     const table = value
       ? literal(evaluate(value.type === 'expression_list' ? (value.namedChild(0) ?? value) : value))
@@ -740,7 +741,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
    */
   function constructedFields(fn: Node): Record<string, Part[]> | undefined {
     if (fn.type !== 'function_declaration') return undefined;
-    for (const r of fn.childForFieldName('body')?.descendantsOfType('return_statement') ?? []) {
+    for (const r of within(fn.childForFieldName('body'), 'return_statement')) {
       let e = r?.namedChild(0)?.namedChild(0) ?? r?.namedChild(0);
       if (e?.type === 'unary_expression') e = e.childForFieldName('operand');
       if (e?.type !== 'composite_literal') continue;
@@ -756,7 +757,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
    */
   function calledFunctions(body: Node | null): string[] {
     const out = new Set<string>();
-    for (const c of body?.descendantsOfType('call_expression') ?? []) {
+    for (const c of within(body, 'call_expression')) {
       if (out.size >= 64) break;
       const fn = c?.childForFieldName('function');
       if (fn?.type === 'identifier' && !GO_BUILTINS.has(fn.text)) out.add(`${pkg}.${fn.text}`);
@@ -944,6 +945,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
 
   return {
     grpc: GO_GRPC,
+    captureAlso: GO_CAPTURED,
     evaluate,
     declarations: {
       function_declaration(node) {
@@ -989,6 +991,13 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
     ],
   };
 };
+
+/** The types `within` reads from the walk (calls are a rule type already). */
+const GO_CAPTURED: ReadonlySet<string> = new Set(['return_statement']);
+
+/** A body's calls or returns from the file rules' walk (`captureAlso`), in document order; none without a body. */
+const within = (body: Node | null | undefined, type: string): Node[] =>
+  body ? (captured(body, type) ?? body.descendantsOfType(type).filter((n): n is Node => n !== null)) : [];
 
 /** Go: net/http, gin, chi, gorilla/mux, go-kit; http client; amqp091, kafka-go/sarama; mongo, go-redis. */
 export const extractGo = extractorOf(goRules);

@@ -330,9 +330,11 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
       case 'method_invocation': {
         const name = node.childForFieldName('name')?.text;
         const obj = node.childForFieldName('object')?.text;
-        const a = argList(node.childForFieldName('arguments'));
+        // The arguments read only by the branches that use them: most calls (`items.stream().filter(…)`) are none.
+        let argNodes: Node[] | undefined;
+        const a = (): Node[] => (argNodes ??= argList(node.childForFieldName('arguments')));
         // props.getOrdersUrl() on a @ConfigurationProperties bean: the bound property.
-        if (obj && name && /^get[A-Z]/.test(name) && a.length === 0) {
+        if (obj && name && /^get[A-Z]/.test(name) && a().length === 0) {
           const type = types.get(obj.replace(/^this\./, ''));
           const prefix = type ? SPRING_PROPERTIES_CLASSES[type] : undefined;
           if (prefix) return [{ config: `${prefix}.${propertyOf(name)}` }];
@@ -343,42 +345,42 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
         const chained = name && a.length === 0 ? accessorChain(node) : undefined;
         if (chained) return [{ ref: chained }];
         // serviceUrlConfig.location() on a @ConfigurationProperties record: its component (`onRecord`).
-        if (obj && name && !/^get[A-Z]/.test(name) && a.length === 0) {
+        if (obj && name && !/^get[A-Z]/.test(name)) {
           const type = types.get(obj.replace(/^this\./, ''));
-          if (type && /^[A-Z]/.test(type)) return sink.callValue(`${type}.${name}`, []);
+          if (type && /^[A-Z]/.test(type) && a().length === 0) return sink.callValue(`${type}.${name}`, []);
         }
         // UriComponentsBuilder.fromUriString(base).path("/x").queryParam(…).buildAndExpand(): base + path.
         if (obj && name && /UriComponentsBuilder/.test(obj)) {
           const o = node.childForFieldName('object')!;
-          if (/^from(UriString|HttpUrl|Uri)$/.test(name) && a[0]) return evaluate(a[0]);
-          if (name === 'path' && a[0]) return concat(evaluate(o), evaluate(a[0]));
+          if (/^from(UriString|HttpUrl|Uri)$/.test(name) && a()[0]) return evaluate(a()[0]!);
+          if (name === 'path' && a()[0]) return concat(evaluate(o), evaluate(a()[0]!));
           if (/^(queryParam|queryParams|queryParamIfPresent|replaceQueryParam|build|buildAndExpand|encode)$/.test(name))
             return evaluate(o);
         }
-        if (obj === 'System' && name === 'getenv' && a[0]) return [{ env: literal(evaluate(a[0])) ?? '' }];
+        if (obj === 'System' && name === 'getenv' && a()[0]) return [{ env: literal(evaluate(a()[0]!)) ?? '' }];
         // A helper of the class, getenv("CART_HOST", "cart"): the variable with its default.
-        if ((!obj || obj === 'this') && name && /^(get)?env(OrDefault)?$/i.test(name) && a.length === 2) {
-          const key = literal(evaluate(a[0]!));
-          const fallback = literal(evaluate(a[1]!));
+        if ((!obj || obj === 'this') && name && /^(get)?env(OrDefault)?$/i.test(name) && a().length === 2) {
+          const key = literal(evaluate(a()[0]!));
+          const fallback = literal(evaluate(a()[1]!));
           if (key !== undefined && fallback !== undefined) return [{ env: key, fallback }];
         }
         // `builder.toUri()`, `uri.toString()`: the value itself.
-        if (obj && name && /^(toUri|toURI|toUrl|toURL|toString)$/.test(name) && a.length === 0) {
+        if (obj && name && /^(toUri|toURI|toUrl|toURL|toString)$/.test(name) && a().length === 0) {
           const o = node.childForFieldName('object');
           if (o) return evaluate(o);
         }
         // URI.create(url), URI.create(base).resolve(path) is left computed.
-        if (obj === 'URI' && name === 'create' && a[0]) return evaluate(a[0]);
-        if ((!obj || obj === 'this') && name && a.length > 0) {
-          const own = inlineHelper(name, a);
+        if (obj === 'URI' && name === 'create' && a()[0]) return evaluate(a()[0]!);
+        if ((!obj || obj === 'this') && name && a().length > 0) {
+          const own = inlineHelper(name, a());
           if (own) return own;
         }
         // `String.format(tpl, a, b)` and Java 15's `tpl.formatted(a, b)`: each conversion takes the next argument.
         const formatted = name === 'formatted' ? node.childForFieldName('object') : null;
-        if ((obj === 'String' && name === 'format' && a[0]) || formatted) {
-          const tpl = literal(evaluate(formatted ?? a[0]!));
+        if ((obj === 'String' && name === 'format' && a()[0]) || formatted) {
+          const tpl = literal(evaluate(formatted ?? a()[0]!));
           if (tpl === undefined) return [HOLE_PART];
-          const args = formatted ? a : a.slice(1);
+          const args = formatted ? a() : a().slice(1);
           const pieces = tpl.split(/%[-+# 0-9.]*[a-zA-Z]/);
           return concat(
             ...pieces.flatMap((p, i) =>
@@ -390,7 +392,7 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
         if (name && (!obj || /^[A-Za-z_][\w.]*$/.test(obj)))
           return sink.callValue(
             obj && obj !== 'this' ? `${obj.replace(/^this\./, '')}.${name}` : name,
-            a.map((x) => evaluate(x)),
+            a().map((x) => evaluate(x)),
           );
         return [HOLE_PART];
       }

@@ -95,6 +95,9 @@ const JQUERY = /^(\$|jQuery)$/;
 
 const unquote = (s: string): string => s.slice(1, -1);
 
+/** The module graph's nodes, and the returns `returnStatements` reads for each summarised function. */
+const CAPTURED: ReadonlySet<string> = new Set([...JS_MODULE_TYPES, 'return_statement']);
+
 const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
   const servers = new Map<string, string>(); // var → framework
   const clients = new Map<string, Part[]>(); // var → base URL
@@ -167,8 +170,12 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       case 'call_expression': {
         // util.format('http://%s/orders/%d', host, id)
         const fnText = node.childForFieldName('function')?.text ?? '';
+        const format = /^(util\.)?format$/.test(fnText);
+        const dotted = /^[A-Za-z_$][\w$.]*$/.test(fnText);
+        // The arguments are read only for the calls that use them: most (`items.filter(…).map(…)`) do not.
+        if (!format && !dotted) return [HOLE_PART];
         const a = node.childForFieldName('arguments')?.namedChildren.filter((x): x is Node => x !== null) ?? [];
-        if (/^(util\.)?format$/.test(fnText) && a[0]) {
+        if (format && a[0]) {
           const tpl = literal(evaluate(a[0]));
           if (tpl === undefined) return [HOLE_PART];
           const pieces = tpl.split(/%[sdifjoO]/);
@@ -179,7 +186,7 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
           );
         }
         // A function of another module, object or class (`urls.orderUrl(base, id)`): its return summary.
-        if (/^[A-Za-z_$][\w$.]*$/.test(fnText) && !a.some((x) => x.type === 'spread_element'))
+        if (dotted && !a.some((x) => x.type === 'spread_element'))
           return sink.callValue(
             fnText.replace(/^this\./, ''),
             a.map((x) => evaluate(x)),
@@ -886,7 +893,7 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
   return {
     grpc: JS_GRPC,
     scan: (root, lookup) => scanNest(root, file, sink, lookup),
-    captureAlso: JS_MODULE_TYPES,
+    captureAlso: CAPTURED,
     evaluate,
     declarations,
     rules: [

@@ -69,6 +69,8 @@ interface Init {
   readonly sets: { field: string; value: Node }[];
 }
 
+const RETURNS: ReadonlySet<string> = new Set(['return_statement']);
+
 const pythonRules: LanguageRules = ({ file, sink, scope }) => {
   const prefixes = new Map<string, string>(); // APIRouter / Blueprint var → prefix
   const clients = new Map<string, Part[]>();
@@ -879,6 +881,8 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
 
   return {
     grpc: PYTHON_GRPC,
+    // `returnStatements` of each summarised function reads them from the walk.
+    captureAlso: RETURNS,
     evaluate,
     declarations,
     rules: [
