@@ -63,4 +63,72 @@ describe('EasyNetQ', () => {
       expect.stringMatching(/^publisher orders Controllers\/OrdersController.cs:14 /),
     ]);
   });
+
+  // Review 26, finding 6: in a file that uses EasyNetQ, only a call on the EasyNetQ bus is an EasyNetQ publish;
+  // MediatR's `Publish(new X())` beside it (in-process notifications) is not one.
+  it('a file using EasyNetQ and MediatR side by side publishes only the bus messages', async () => {
+    const handlers = {
+      'Handlers.csproj': `<Project Sdk="Microsoft.NET.Sdk.Web"><ItemGroup><PackageReference Include="EasyNetQ" Version="7.8.0" /><PackageReference Include="MediatR" Version="12.2.0" /></ItemGroup></Project>`,
+      'Handlers/PlaceOrderHandler.cs': `using EasyNetQ;
+using MediatR;
+using Shop.Contracts.Model;
+namespace Shop.Handlers;
+public class OrderAudited : INotification { }
+public class StockChecked : INotification { }
+public class PlaceOrderHandler : IRequestHandler<PlaceOrder>
+{
+    private readonly IMediator _mediator;
+    private readonly IPubSub _pubSub;
+    public PlaceOrderHandler(IMediator mediator, IPubSub pubSub) { _mediator = mediator; _pubSub = pubSub; }
+    public async Task Handle(PlaceOrder cmd, CancellationToken ct)
+    {
+        await _mediator.Publish(new OrderAudited(), ct);
+        await this._pubSub.PublishAsync(new OrderPlaced { Id = cmd.Id }, ct);
+    }
+}
+public class StockWatcher
+{
+    private readonly IPublisher publisher;
+    public StockWatcher(IPublisher publisher) { this.publisher = publisher; }
+    public async Task Check(IBus bus)
+    {
+        await publisher.Publish(new StockChecked());
+        await bus.Publish(new StockLow { Sku = "a" });
+    }
+}
+public static class Replay
+{
+    public static void Main()
+    {
+        using var hutchBus = RabbitHutch.CreateBus("host=rabbit");
+        hutchBus.Publish(new OrderPlaced { Id = "2" });
+    }
+}`,
+    };
+    const listener = {
+      'Listener.csproj': `<Project Sdk="Microsoft.NET.Sdk.Worker"><ItemGroup><PackageReference Include="EasyNetQ" Version="7.8.0" /></ItemGroup></Project>`,
+      'Listener.cs': `using EasyNetQ;
+using Shop.Contracts.Model;
+public class Listener : BackgroundService
+{
+    private readonly IBus _bus;
+    public Listener(IBus bus) { _bus = bus; }
+    protected override async Task ExecuteAsync(CancellationToken ct)
+    {
+        await _bus.PubSub.SubscribeAsync<OrderPlaced>("audit", OnPlaced, ct);
+        await _bus.PubSub.SubscribeAsync<StockLow>("restock", OnLow, ct);
+    }
+    private Task OnPlaced(OrderPlaced m, CancellationToken ct) => Task.CompletedTask;
+    private Task OnLow(StockLow m, CancellationToken ct) => Task.CompletedTask;
+}`,
+    };
+    const r = await reportOf({ contracts, handlers, listener });
+    expect(rows(r)).toEqual([
+      'handlers Handlers/PlaceOrderHandler.cs:15 | publish `Shop.Contracts.Model.OrderPlaced, Shop.Contracts` | listener Listener.cs:9 consume queue `Shop.Contracts.Model.OrderPlaced, Shop.Contracts_audit`',
+      'handlers Handlers/PlaceOrderHandler.cs:25 | publish `Shop.Contracts.Model.StockLow, Shop.Contracts` | listener Listener.cs:10 consume queue `Shop.Contracts.Model.StockLow, Shop.Contracts_restock`',
+      'handlers Handlers/PlaceOrderHandler.cs:33 | publish `Shop.Contracts.Model.OrderPlaced, Shop.Contracts` | listener Listener.cs:9 consume queue `Shop.Contracts.Model.OrderPlaced, Shop.Contracts_audit`',
+    ]);
+    // No EasyNetQ exchange invented for the MediatR notifications (it would be a publish nobody consumes).
+    expect(gaps(r)).toEqual([]);
+  });
 });

@@ -3,7 +3,7 @@ import { AppError, InvalidParamsError } from '@a2a-inbound/errors';
 import { isVersionConflict, upsertWithRetry, type Versioned } from '@a2a-inbound/ports';
 import type { PushConfigDoc, PushConfigInput } from './model';
 import { updatePushConfigList } from './task-lookups';
-import { TaskConcern, type CallerContext, type TaskCore } from './task-core';
+import { TaskConcern, type CallerContext, type TaskCollections, type TaskCore } from './task-core';
 
 /**
  * Push notification configs of a task (set, get, list, delete: the A2A methods) and what a push delivery of a
@@ -44,10 +44,7 @@ export class PushConfigs extends TaskConcern {
     await this.#pushEnabled(caller);
     await this.core.owned(caller, taskId);
     const deleted = await this.c.pushConfigs.delete(`${taskId}:${configId || taskId}`);
-    const keep = this.deps.clock.now() + this.deps.config.retentionMs;
-    await updatePushConfigList(this.c.pushConfigLists, taskId, keep, (ids) =>
-      ids.includes(configId || taskId) ? ids.filter((x) => x !== (configId || taskId)) : undefined,
-    );
+    await unlistPushConfig(this.c, taskId, configId || taskId, this.deps.clock.now() + this.deps.config.retentionMs);
     if (!deleted)
       throw new InvalidParamsError('no push notification config with this pushNotificationConfigId for the task', {
         taskId,
@@ -136,16 +133,11 @@ export async function storePushConfig(
   // Kept as long as a finished task is: the retention sweep deletes both.
   const keep = { expiresAt: deps.clock.now() + deps.config.retentionMs };
   const existing = await c.pushConfigs.get(id);
-  if (!existing) {
-    // The task's list of config ids (read by id, no query) also holds the limit, atomically.
-    await updatePushConfigList(c.pushConfigLists, taskId, keep.expiresAt, (ids) => {
-      if (ids.includes(configId)) return undefined;
-      if (ids.length >= 10) throw new InvalidParamsError('at most 10 push notification configs per task');
-      return [...ids, configId];
-    });
-  }
+  // The task's list of config ids (read by id, no query) also holds the limit, atomically: a new id takes its
+  // place before the config is written.
+  if (!existing) await listPushConfig(c, taskId, configId, keep.expiresAt, false);
   let previous: PushConfigDoc | undefined;
-  const saved = await upsertWithRetry(
+  const saved = (await upsertWithRetry(
     c.pushConfigs,
     id,
     (cur) => {
@@ -153,8 +145,51 @@ export async function storePushConfig(
       return doc;
     },
     { ...(existing ? { current: existing } : {}), writeOptions: () => keep },
-  );
-  return { doc, version: saved!.version, ...(previous ? { previous } : {}) };
+  ))!;
+  if (!previous) {
+    // Inserted: a delete of this id that ran since the read above (or between the list update and the insert)
+    // has taken it off the list. List it again, with a write even when it is there, so that a delete's list
+    // update that saw the config absent before this insert loses its compare-and-set and looks again.
+    try {
+      await listPushConfig(c, taskId, configId, keep.expiresAt, true);
+    } catch (err) {
+      // The list filled up meanwhile: this config is not kept (a newer write of the id stays).
+      await c.pushConfigs.delete(id, saved.version);
+      throw err;
+    }
+  }
+  return { doc, version: saved.version, ...(previous ? { previous } : {}) };
+}
+
+/**
+ * Adds a config id to its task's list, up to 10 ids per task. `touch` writes the list even when the id is on
+ * it already (a new version, which a racing `unlistPushConfig` cannot overwrite without reading again).
+ */
+async function listPushConfig(
+  c: TaskCollections,
+  taskId: string,
+  configId: string,
+  expiresAt: number,
+  touch: boolean,
+): Promise<void> {
+  await updatePushConfigList(c.pushConfigLists, taskId, expiresAt, (ids) => {
+    if (ids.includes(configId)) return touch ? [...ids] : undefined;
+    if (ids.length >= 10) throw new InvalidParamsError('at most 10 push notification configs per task');
+    return [...ids, configId];
+  });
+}
+
+/**
+ * Takes a deleted config's id off its task's list, unless the config is stored again (a racing set): every
+ * stored config stays on the list. The config is read after the list, inside the list's compare-and-set, so a
+ * set that inserts it later also writes the list (`listPushConfig` with `touch`) and this runs again.
+ */
+async function unlistPushConfig(c: TaskCollections, taskId: string, configId: string, expiresAt: number) {
+  await updatePushConfigList(c.pushConfigLists, taskId, expiresAt, async (ids) => {
+    if (!ids.includes(configId)) return undefined;
+    if (await c.pushConfigs.get(`${taskId}:${configId}`)) return undefined;
+    return ids.filter((x) => x !== configId);
+  });
 }
 
 /** A config `storePushConfig` wrote (at `version`), and the one of the same id it replaced (if any), to undo it. */
@@ -183,9 +218,7 @@ export async function undoStoredPushConfig(core: TaskCore, stored: StoredPushCon
     return;
   }
   if (!(await c.pushConfigs.delete(id, stored.version))) return;
-  await updatePushConfigList(c.pushConfigLists, taskId, keep, (ids) =>
-    ids.includes(configId) ? ids.filter((x) => x !== configId) : undefined,
-  );
+  await unlistPushConfig(c, taskId, configId, keep);
 }
 
 /**

@@ -104,19 +104,19 @@ export async function rememberInContext(
 
 /**
  * Changes a task's push config list (created when missing); `change` returns the new ids, or undefined
- * to leave them. Resolves the ids after the change.
+ * to leave them (it runs again when the list changed under it). Resolves the ids after the change.
  */
 export async function updatePushConfigList(
   lists: Collection<PushConfigListDoc>,
   taskId: string,
   expiresAt: number,
-  change: (ids: string[]) => string[] | undefined,
+  change: (ids: string[]) => string[] | undefined | Promise<string[] | undefined>,
 ): Promise<string[]> {
   const saved = await upsertWithRetry(
     lists,
     taskId,
-    (cur) => {
-      const ids = change(cur?.doc.configIds ?? []);
+    async (cur) => {
+      const ids = await change(cur?.doc.configIds ?? []);
       return ids ? { taskId, configIds: ids } : undefined;
     },
     {

@@ -13,7 +13,8 @@ import {
 import { eventsV1 } from '@a2a-inbound/proto';
 import { ControlPlane, openControlCollections } from '../../src/domain/control-plane';
 import { seedDemo } from '../../src/domain/seed';
-import { DEFAULT_TASK_CONFIG, openTaskCollections, TaskService } from '../../src/domain/task-service';
+import { storePushConfig, undoStoredPushConfig } from '../../src/domain/push-configs';
+import { DEFAULT_TASK_CONFIG, openTaskCollections, TaskCore, TaskService } from '../../src/domain/task-service';
 
 // Spec (Errors): "A JSON-RPC error means the request never reached the agent" — so it is not charged and its
 // messageId stays free. Two replies racing to one input-required task: one continues it, the other is refused.
@@ -105,7 +106,7 @@ describe('TaskService: racing replies that carry push configs', () => {
     // The store failing when the loser takes its config back (a new id is deleted at its version).
     if (failUndo)
       collections.pushConfigs.delete = () => Promise.reject(new AppError('UNAVAILABLE', 'store unavailable'));
-    const tasks = new TaskService(collections, {
+    const deps = {
       control,
       blobs: new InMemoryBlobStore(),
       bus,
@@ -115,7 +116,8 @@ describe('TaskService: racing replies that carry push configs', () => {
       ids,
       log: silentLogger(),
       config: DEFAULT_TASK_CONFIG,
-    });
+    };
+    const tasks = new TaskService(collections, deps);
     const caller = {
       subscriptionId: 'demo-subscription',
       deploymentId: 'demo-deployment',
@@ -148,7 +150,7 @@ describe('TaskService: racing replies that carry push configs', () => {
     );
     const urlsOf = async (taskId: string) =>
       Object.fromEntries((await tasks.listPushConfigs(caller, taskId)).map((c) => [c.configId, c.url]));
-    return { control, bus, runs, tasks, caller, msg, toInputRequired, urlsOf };
+    return { control, bus, runs, tasks, caller, msg, toInputRequired, urlsOf, collections, deps };
   };
 
   it("the refused reply's config is not kept: a new id is removed, a replaced one comes back", async () => {
@@ -206,5 +208,110 @@ describe('TaskService: racing replies that carry push configs', () => {
     expect(lost).toHaveLength(1);
     expect(lost[0]!.reason).toMatchObject({ code: 'INVALID_PARAMS' });
     expect((await control.accounts.getSubscription('demo-subscription')).credits).toBe(before - 1);
+  });
+
+  // Review 26, finding 5: every stored config has its id in the task's list (list and push delivery read the
+  // configs by the ids on it). Each test runs the racing delete at one fixed point of the set.
+  describe('a set racing a delete of the same config id keeps the stored config on the list', () => {
+    const setUpTask = async () => {
+      const env = await setUp();
+      const t = await env.tasks.send(env.caller, env.msg('ask'), { blocking: false });
+      const { pushConfigs } = env.collections;
+      const onList = async (configId: string) =>
+        ((await env.collections.pushConfigLists.get(t.id))?.doc.configIds ?? []).includes(configId);
+      /** Stored configs whose id is missing from the list (the invariant: none). */
+      const unlisted = async () => {
+        const stored = (await pushConfigs.find({ taskId: t.id })).map((v) => v.doc.configId);
+        const missing: string[] = [];
+        for (const id of stored) if (!(await onList(id))) missing.push(id);
+        return missing;
+      };
+      return { ...env, taskId: t.id, pushConfigs, onList, unlisted };
+    };
+    const hook = { id: 'hook', url: 'https://hooks.example.com/new', token: 't1' };
+
+    it('a delete between the list update and the insert of a new config', async () => {
+      const { tasks, caller, taskId, pushConfigs, urlsOf, unlisted } = await setUpTask();
+      const insert = pushConfigs.insert.bind(pushConfigs);
+      pushConfigs.insert = async (...args) => {
+        pushConfigs.insert = insert;
+        // Nothing stored yet: the delete answers "no such config", and takes the id the set listed off the list.
+        await expect(tasks.deletePushConfig(caller, taskId, 'hook')).rejects.toMatchObject({ code: 'INVALID_PARAMS' });
+        return insert(...args);
+      };
+      await tasks.setPushConfig(caller, taskId, hook);
+      expect(await unlisted()).toEqual([]);
+      expect(await urlsOf(taskId)).toEqual({ hook: hook.url });
+      expect((await tasks.pushDelivery(taskId)).targets.map((c) => c.url)).toEqual([hook.url]);
+    });
+
+    it('a delete between the read of a config and its replacement (the set inserts it again)', async () => {
+      const { tasks, caller, taskId, pushConfigs, urlsOf, unlisted } = await setUpTask();
+      await tasks.setPushConfig(caller, taskId, { ...hook, url: 'https://hooks.example.com/old' });
+      const replace = pushConfigs.replace.bind(pushConfigs);
+      pushConfigs.replace = async (...args) => {
+        pushConfigs.replace = replace;
+        await tasks.deletePushConfig(caller, taskId, 'hook');
+        return replace(...args); // NOT_FOUND: the set reads again and inserts
+      };
+      await tasks.setPushConfig(caller, taskId, hook);
+      expect(await unlisted()).toEqual([]);
+      expect(await urlsOf(taskId)).toEqual({ hook: hook.url });
+    });
+
+    it("a refused reply's undo between the read of its config and another set's replacement", async () => {
+      const { tasks, caller, taskId, pushConfigs, collections, deps, urlsOf, unlisted } = await setUpTask();
+      const core = new TaskCore(collections, deps);
+      const stored = await storePushConfig(core, caller.subscriptionId, taskId, {
+        ...hook,
+        url: 'https://hooks.example.com/refused',
+      });
+      const replace = pushConfigs.replace.bind(pushConfigs);
+      pushConfigs.replace = async (...args) => {
+        pushConfigs.replace = replace;
+        await undoStoredPushConfig(core, stored);
+        return replace(...args);
+      };
+      await tasks.setPushConfig(caller, taskId, hook);
+      expect(await unlisted()).toEqual([]);
+      expect(await urlsOf(taskId)).toEqual({ hook: hook.url });
+    });
+
+    it("a set inside a delete's list update, after it found the config gone: the delete looks again", async () => {
+      const { tasks, caller, taskId, pushConfigs, urlsOf, unlisted, onList } = await setUpTask();
+      await tasks.setPushConfig(caller, taskId, { ...hook, url: 'https://hooks.example.com/old' });
+      const get = pushConfigs.get.bind(pushConfigs);
+      // The delete's only read of push_configs is in its list update (after it deleted the config).
+      pushConfigs.get = async (...args) => {
+        pushConfigs.get = get;
+        const found = await get(...args);
+        expect(found).toBeUndefined();
+        await tasks.setPushConfig(caller, taskId, hook);
+        return found;
+      };
+      await tasks.deletePushConfig(caller, taskId, 'hook');
+      expect(await unlisted()).toEqual([]);
+      expect(await urlsOf(taskId)).toEqual({ hook: hook.url });
+      // Without a racing set, a delete takes the id off the list.
+      await tasks.deletePushConfig(caller, taskId, 'hook');
+      expect(await onList('hook')).toBe(false);
+    });
+
+    it('a list filled up by other sets while the id was off it: the new config is refused and not kept', async () => {
+      const { tasks, caller, taskId, pushConfigs, urlsOf, unlisted } = await setUpTask();
+      for (let i = 0; i < 9; i++)
+        await tasks.setPushConfig(caller, taskId, { id: `c${i}`, url: `https://hooks.example.com/${i}`, token: 't' });
+      const insert = pushConfigs.insert.bind(pushConfigs);
+      pushConfigs.insert = async (...args) => {
+        pushConfigs.insert = insert;
+        await expect(tasks.deletePushConfig(caller, taskId, 'hook')).rejects.toMatchObject({ code: 'INVALID_PARAMS' });
+        await tasks.setPushConfig(caller, taskId, { id: 'c9', url: 'https://hooks.example.com/9', token: 't' });
+        return insert(...args);
+      };
+      await expect(tasks.setPushConfig(caller, taskId, hook)).rejects.toMatchObject({ code: 'INVALID_PARAMS' });
+      expect(await pushConfigs.get(`${taskId}:hook`)).toBeUndefined();
+      expect(await unlisted()).toEqual([]);
+      expect(Object.keys(await urlsOf(taskId))).toHaveLength(10);
+    });
   });
 });

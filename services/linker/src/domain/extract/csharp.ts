@@ -588,6 +588,30 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
   let nsbFile: boolean | undefined;
   let easyFile: boolean | undefined;
   const usesEasyNetQ = (n: Node): boolean => (easyFile ??= /\bEasyNetQ\b/.test(n.tree.rootNode.text));
+  let mediatrFile: boolean | undefined;
+  const usesMediatR = (n: Node): boolean => (mediatrFile ??= /\bMediatR\b/.test(n.tree.rootNode.text));
+  /** Per pattern of types: the names the file declares with one (field, parameter, local) or sets from one. */
+  const typedNames = new Map<string, Set<string>>();
+  const declaredWith = (n: Node, types: string, receiver: string): boolean => {
+    let names = typedNames.get(types);
+    if (!names) {
+      const decl = new RegExp(String.raw`\b(?:${types})\??\s+@?(\w+)\b|\b(\w+)\s*=\s*(?:${types})\b`, 'g');
+      names = new Set([...n.tree.rootNode.text.matchAll(decl)].map((m) => (m[1] ?? m[2])!));
+      typedNames.set(types, names);
+    }
+    return names.has(receiver.replace(/^this\./, '').replace(/^@/, ''));
+  };
+  /**
+   * Whether a call's receiver is EasyNetQ's bus: `.PubSub` / `.SendReceive` are its own (the file may take
+   * `EasyNetQ` from a `global using`); else, in a file that uses it, a name declared with its bus types
+   * (`IBus _bus`, `IPubSub pubSub`) or set from `RabbitHutch.CreateBus`. Not any `x.Publish(…)` of the file.
+   */
+  const easyBus = (n: Node, receiver: string): boolean =>
+    /\.(PubSub|PubSubAsync|SendReceive)$/.test(receiver) ||
+    (usesEasyNetQ(n) && declaredWith(n, 'IBus|IPubSub|IAdvancedBus|ISendReceive|RabbitHutch\\.CreateBus', receiver));
+  /** MediatR's `_mediator.Publish(notification)`: handled in process, no message on a broker. */
+  const mediator = (n: Node, receiver: string): boolean =>
+    usesMediatR(n) && declaredWith(n, 'IMediator|IPublisher', receiver);
   const usesNsb = (n: Node): boolean => (nsbFile ??= /\bNServiceBus\b/.test(n.tree.rootNode.text));
 
   function onInvocation(inv: Node): void {
@@ -721,12 +745,8 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     // EasyNetQ: `bus.PubSub.PublishAsync(msg[, "topic" | c => c.WithTopic("t")])` (v3: `bus.Publish(msg)`),
     // `bus.PubSub.SubscribeAsync<T>(subscriptionId, handler[, c => c.WithTopic("t")])`, and
     // `bus.SendReceive.SendAsync("queue", msg)` / `ReceiveAsync("queue", …)`; names by its conventions (bus.ts).
-    // (`.PubSub` / `.SendReceive` are EasyNetQ's own: the file may take `EasyNetQ` from a `global using`).
-    if (
-      (usesEasyNetQ(inv) || /\.(PubSub|SendReceive)$/.test(receiver)) &&
-      /^(Publish|Subscribe|Send|Receive)(Async)?$/.test(name) &&
-      argNodes.length >= 1
-    ) {
+    // Only on EasyNetQ's bus (`easyBus`).
+    if (easyBus(inv, receiver) && /^(Publish|Subscribe|Send|Receive)(Async)?$/.test(name) && argNodes.length >= 1) {
       const generic = nameNode?.type === 'generic_name' ? named(named(nameNode)[1] ?? null)[0]?.text : undefined;
       const rest = argNodes.slice(1).map((a) => argExpr(a).expr);
       const topics = rest.flatMap((e) => [...e.text.matchAll(/\bWithTopic\(\s*"([^"]*)"\s*\)/g)].map((m) => m[1]!));
@@ -759,6 +779,7 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     // `eventBus.PublishAsync(evt)` with `evt = new OrderPaid(…)` or `ok ? new Paid(…) : new Failed(…)`): one
     // site per type created; the bus library's summary, else MassTransit's convention, says what the broker sees.
     if ((name === 'Publish' || name === 'PublishAsync') && argNodes.length >= 1 && argNodes.length <= 3) {
+      if (mediator(inv, receiver)) return;
       const generic = nameNode?.type === 'generic_name' ? named(named(nameNode)[1] ?? null)[0]?.text : undefined;
       const first = argExpr(argNodes[0]!).expr;
       const messages = generic ? [generic] : createdTypes(first, inv);
