@@ -18,6 +18,7 @@ import {
   instantiateReturns,
   instantiationBudget,
   nameOf,
+  routePath,
 } from './common';
 import { extractProto } from './grpc';
 import { IMPORTED_CLIENT, MODULE_BASE, MODULE_ELSE } from './javascript';
@@ -329,6 +330,10 @@ export async function extractSource(
   applyWrappers(facts, sink);
   applyMessageWrappers(facts, sink, resolve);
   summariseRegistryBinds(facts, sink, resolve);
+  for (const r of sink.routeRefs) {
+    const path = routePath(resolve(r.parts));
+    if (path !== undefined) sink.endpoint(r.method, path, r.framework, r.loc, r.routerFile, r.routerPrefix);
+  }
   applyPrefixes(facts);
   // A summarised helper's value may hold alternatives (a variable set in its branches): one call each.
   const resolvedCalls = new Map<string, (typeof facts.calls)[number]>();

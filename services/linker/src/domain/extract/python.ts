@@ -1,5 +1,5 @@
 import type { Node } from '../parsers';
-import type { Part } from '../model';
+import type { HttpMethod, Part } from '../model';
 import { joinPath } from '../routes';
 import {
   HOLE_PART,
@@ -12,6 +12,7 @@ import {
   literal,
   nameOf,
   paramWrapper,
+  routePath,
   rawName,
   settingOrDefault,
   type Within,
@@ -396,8 +397,21 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
         // A pydantic `BaseSettings` field (`service_name: str = 'x'`): the environment variable of its name
         // (case-insensitive, pydantic's default), the declared value when unset.
         if (left.type === 'identifier' && isSettingsField(node)) {
-          const fallback = literal(evaluate(right));
-          scope.set(left.text, [{ env: left.text.toUpperCase(), ...(fallback !== undefined ? { fallback } : {}) }]);
+          // `Field("v1", env="API_VERSION")` / `Field(default="v1")`: pydantic's declared default and variable.
+          const field =
+            right.type === 'call' && /^(pydantic\.)?Field$/.test(right.childForFieldName('function')?.text ?? '')
+              ? right
+              : undefined;
+          const fieldArgs = field ? keywords(field) : undefined;
+          const fieldFirst = field?.childForFieldName('arguments')?.namedChildren.find((x) => x?.type !== 'comment');
+          const fallback = field
+            ? literal(
+                fieldArgs!.get('default') ??
+                  (fieldFirst && fieldFirst.type !== 'keyword_argument' ? evaluate(fieldFirst) : undefined),
+              )
+            : literal(evaluate(right));
+          const env = (fieldArgs && literal(fieldArgs.get('env'))) ?? left.text.toUpperCase();
+          scope.set(left.text, [{ env, ...(fallback !== undefined ? { fallback } : {}) }]);
         }
         if (left.text === '__tablename__' || left.text === 'db_table') {
           const t = literal(evaluate(right));
@@ -793,31 +807,41 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
       const first = call
         .childForFieldName('arguments')
         ?.namedChildren.find((x) => x !== null && x.type !== 'keyword_argument');
-      const path = first ? literal(evaluate(first)) : undefined;
-      if (path === undefined) continue;
+      const value = first ? evaluate(first) : undefined;
+      const path = routePath(value);
+      // A path naming a value of another file (`f"/api/{settings.API_VERSION}/health"`): resolved once the source is read.
+      const deferred = path === undefined && value?.some((p) => 'ref' in p);
+      if (path === undefined && !deferred) continue;
       const kw = keywords(call);
       const prefix = prefixes.get(recv) ?? '';
       const loc = { file, line: lineOf(dec) };
       const routerFile = prefixes.has(recv) && !includedHere.has(recv) ? file : undefined;
+      const serve = (method: HttpMethod, framework: string, routerPrefix?: string): void => {
+        if (path !== undefined) sink.endpoint(method, joinPath(prefix, path), framework, loc, routerFile, routerPrefix);
+        else
+          sink.routeRefs.push({
+            method,
+            parts: concat(lit(prefix), value!),
+            framework,
+            loc,
+            ...(routerFile ? { routerFile } : {}),
+            ...(routerPrefix !== undefined ? { routerPrefix } : {}),
+          });
+      };
       if (VERBS.has(verb))
-        sink.endpoint(
+        serve(
           httpMethod(verb)!,
-          joinPath(prefix, path),
           flaskApps.has(recv) ? 'flask' : 'fastapi',
-          loc,
-          routerFile,
           flaskApps.has(recv) ? prefixes.get(recv) : undefined,
         );
       else if (verb === 'route' || verb === 'api_route') {
+        // FastAPI/Flask: every listed method, GET when `methods` is absent.
         const methods = kw.get('methods');
         const list = methods ? (nameOf(methods) ?? '').split(LIST_SEP).filter(Boolean) : ['GET'];
         for (const m of list)
-          sink.endpoint(
+          serve(
             httpMethod(m) ?? 'ANY',
-            joinPath(prefix, path),
             verb === 'route' ? 'flask' : 'fastapi',
-            loc,
-            routerFile,
             verb === 'route' ? prefixes.get(recv) : undefined,
           );
       }
