@@ -15,6 +15,13 @@ import type {
 
 export const lineOf = (node: Node): number => node.startPosition.row + 1;
 
+/**
+ * The exchange of an aio-pika exchange object whose origin the value flow does not reach (a field, an
+ * `app.state` attribute, a FastAPI `Depends` parameter): once the source is read, the one exchange the
+ * source declares (its only way to get an exchange object), else unknown (`{}`).
+ */
+export const SOURCE_EXCHANGE = '{exchange of the source}';
+
 /** The text of a fully literal value, or undefined when any part is unknown. */
 /**
  * A served route's path: its literal text, or the literal path after a base path read from a setting
@@ -381,6 +388,7 @@ export interface SinkState {
   readonly messageWrappers: readonly MessageWrapper[];
   readonly topicRefs: Sink['topicRefs'];
   readonly routeRefs: Sink['routeRefs'];
+  readonly exchangeRefs: Sink['exchangeRefs'];
   readonly grpcChannels: Sink['grpcChannels'];
   readonly grpcFields: Sink['grpcFields'];
   readonly nest: Sink['nest'];
@@ -554,6 +562,8 @@ export class Sink {
     routerFile?: string;
     routerPrefix?: string;
   }[] = [];
+  /** RabbitMQ exchanges declared with a name of another file (`declare_exchange(name=settings.x)`): resolved with the source. */
+  readonly exchangeRefs: { parts: Part[]; type: ExchangeType; loc: Loc }[] = [];
   /** gRPC channels dialled into a named variable or field, with their address (for clients of other files). */
   readonly grpcChannels: { name: string; address: Part[] }[] = [];
   /** NestJS microservice registrations, injections, sends and handlers of every file (nest-micro.ts). */
@@ -597,6 +607,7 @@ export class Sink {
       messageWrappers: this.messageWrappers,
       topicRefs: this.topicRefs,
       routeRefs: this.routeRefs,
+      exchangeRefs: this.exchangeRefs,
       grpcChannels: this.grpcChannels,
       grpcFields: this.grpcFields,
       nest: this.nest,
@@ -633,6 +644,7 @@ export class Sink {
     this.messageWrappers.push(...state.messageWrappers);
     this.topicRefs.push(...state.topicRefs);
     this.routeRefs.push(...state.routeRefs);
+    this.exchangeRefs.push(...state.exchangeRefs);
     this.grpcChannels.push(...state.grpcChannels);
     this.grpcFields.push(...state.grpcFields);
     this.nest.push(...state.nest);

@@ -25,6 +25,7 @@ import {
   returnStatements,
   FIELD_REF,
   isFieldRef,
+  SOURCE_EXCHANGE,
 } from './common';
 import { MAX_SITES_PER_FILE, type MethodSpan, summariseFromUses } from './objects';
 import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
@@ -554,6 +555,8 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
         .toLowerCase();
       const xt = type ? exchangeType(type) : undefined;
       if (n !== undefined && kind === 'exchange' && xt) sink.exchange(n, xt, loc);
+      else if (kind === 'exchange' && xt && parts.some((p) => 'ref' in p && !isFieldRef(p)))
+        sink.exchangeRefs.push({ parts, type: xt, loc });
       // declare_exchange(event_store, type='topic') with the name a parameter: each caller declares it.
       const within = withinOf(v);
       if (kind === 'exchange' && xt && within && parts.some((p) => 'ref' in p && within.params.includes(p.ref)))
@@ -592,7 +595,6 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     if (fn.type !== 'attribute' || !/^(publish|bind|consume)$/.test(name)) return;
     const mine = amqpVars.get(`${ownerOf(call)}:${receiver}`);
     const isDefault = name === 'publish' && /(^|\.)default_exchange$/.test(receiver);
-    if (!mine && !isDefault) return;
     const argNodes = (call.childForFieldName('arguments')?.namedChildren ?? []).filter(
       (x): x is Node => x !== null && x.type !== 'comment',
     );
@@ -602,6 +604,16 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
         ?.childForFieldName('value') ?? undefined;
     const positional = argNodes.filter((a) => a.type !== 'keyword_argument');
     const loc = { file, line: lineOf(call) };
+    // `exchange.publish(aio_pika.Message(…), routing_key=k)` on an exchange object from a field, `app.state`
+    // or a `Depends` parameter: a publish to the source's exchange (SOURCE_EXCHANGE), in a file using aio-pika.
+    if (!mine && !isDefault) {
+      const msg = kwNode('message') ?? positional[0];
+      const keyNode = kwNode('routing_key') ?? positional[1];
+      if (name !== 'publish' || !msg || !keyNode || !usesAioPika(call) || !isAioMessage(msg)) return;
+      const key = nameOf(evaluate(keyNode));
+      if (key !== undefined) sink.publish('rabbitmq', SOURCE_EXCHANGE, key, loc);
+      return;
+    }
     const within = withinOf(call);
     const hasParam = (...parts: Part[][]): boolean =>
       parts.some((x) => x.some((p) => 'ref' in p && within?.params.includes(p.ref)));
@@ -616,7 +628,10 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     } else if (name === 'bind' && mine?.kind === 'queue') {
       const exNode = kwNode('exchange') ?? positional[0];
       const exVar = exNode ? amqpVars.get(`${ownerOf(call)}:${exNode.text}`) : undefined;
-      const ex = exVar?.kind === 'exchange' ? exVar.name : exNode ? paramOr(exNode, call) : [HOLE_PART];
+      const exOf = exNode ? paramOr(exNode, call) : [HOLE_PART];
+      // An exchange object whose declaration the value flow does not reach (`exchange=self.exchange`).
+      const unknown = !exVar && exNode && !hasParam(exOf) && exOf.some((p) => 'ref' in p || 'hole' in p);
+      const ex = exVar?.kind === 'exchange' ? exVar.name : unknown ? lit(SOURCE_EXCHANGE) : exOf;
       const keyNode = kwNode('routing_key') ?? positional[1];
       const key = keyNode ? paramOr(keyNode, call) : [];
       if (within && hasParam(ex, key, mine.name))
@@ -648,6 +663,22 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
         });
       sink.consume('rabbitmq', nameOf(queueName(mine.name)) ?? '{}', loc);
     }
+  }
+
+  /** Whether the file imports aio-pika (its `Message` and exchanges are aio-pika's). */
+  let aioPika: boolean | undefined;
+  const usesAioPika = (n: Node): boolean =>
+    (aioPika ??= /^\s*(import aio_pika|from aio_pika\b)/m.test(n.tree.rootNode.text));
+  /** `aio_pika.Message(…)`, `Message(…)`, or a name assigned one in the same function. */
+  function isAioMessage(n: Node): boolean {
+    const isCall = (v: Node): boolean =>
+      v.type === 'call' && /^(aio_pika\.)?Message$/.test(v.childForFieldName('function')?.text ?? '');
+    if (isCall(n)) return true;
+    if (n.type !== 'identifier') return false;
+    let f: Node | null = n.parent;
+    while (f && f.type !== 'function_definition') f = f.parent;
+    const re = new RegExp(`^\\s*${n.text}\\s*(:[^=]*)?=\\s*(aio_pika\\.)?Message\\(`, 'm');
+    return f !== null && re.test(f.text);
   }
 
   function keywords(call: Node): Map<string, Part[]> {
