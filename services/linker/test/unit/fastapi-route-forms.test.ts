@@ -72,4 +72,28 @@ describe('FastAPI route forms', () => {
       'web app.py:7 | GET gateway/api/v1/health | gateway main.py:5 GET /api/v1/health (fastapi)',
     ]);
   });
+
+  it('router.add_api_route(path, endpoint, methods=["POST"]) serves POST under the router prefix; GET without methods', async () => {
+    const r = await reportOf({
+      web: { 'app.py': caller },
+      gateway: {
+        'main.py': lines(
+          'from fastapi import APIRouter, FastAPI',
+          'app = FastAPI()',
+          'router = APIRouter(prefix="/api/v1")',
+          'async def register():',
+          '    return None',
+          'async def health():',
+          '    return None',
+          'router.add_api_route("/auth/register", register, methods=["POST"])',
+          'router.add_api_route("/health", health)',
+          'app.include_router(router)',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web app.py:4 | POST gateway/api/v1/auth/register | gateway main.py:8 POST /api/v1/auth/register (fastapi)',
+      'web app.py:7 | GET gateway/api/v1/health | gateway main.py:9 GET /api/v1/health (fastapi)',
+    ]);
+  });
 });

@@ -771,6 +771,8 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     site(call, fn, callee);
     objSite(call, fn);
     onAioPika(call, fn, callee, fn.type === 'attribute' ? (fn.childForFieldName('object')?.text ?? '') : '');
+    if (fn.type === 'attribute' && (callee === 'add_api_route' || callee === 'add_url_rule'))
+      onAddRoute(call, fn, callee);
     if (!PY_NAMES.has(callee) && !sharedRuleName(callee) && fn.text !== 'kafka.KafkaConsumer') return;
     const argNodes = (call.childForFieldName('arguments')?.namedChildren ?? []).filter(
       (x): x is Node => x !== null && x.type !== 'keyword_argument' && x.type !== 'comment',
@@ -824,6 +826,35 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
           sink.wrappers.push({ ...w, method, client, loc });
       }
     }
+  }
+
+  /**
+   * `app.add_api_route(path, endpoint, methods=[…])` (FastAPI/Starlette, also on an `APIRouter`) and Flask's
+   * `add_url_rule(rule, endpoint, view_func, methods=[…])`: every listed method, GET when `methods` is absent.
+   */
+  function onAddRoute(call: Node, fn: Node, callee: string): void {
+    const recv = fn.childForFieldName('object')?.text ?? '';
+    const first = call.childForFieldName('arguments')?.namedChildren.find((x) => x !== null && x.type !== 'comment');
+    const kw = keywords(call);
+    const path = routePath(
+      first && first.type !== 'keyword_argument'
+        ? evaluate(first)
+        : kw.get(callee === 'add_api_route' ? 'path' : 'rule'),
+    );
+    if (path === undefined) return;
+    const methods = kw.get('methods');
+    const list = methods ? (nameOf(methods) ?? '').split(LIST_SEP).filter(Boolean) : ['GET'];
+    const flask = callee === 'add_url_rule';
+    const routerFile = prefixes.has(recv) && !includedHere.has(recv) ? file : undefined;
+    for (const m of list)
+      sink.endpoint(
+        httpMethod(m) ?? 'ANY',
+        joinPath(prefixes.get(recv) ?? '', path),
+        flask ? 'flask' : 'fastapi',
+        { file, line: lineOf(call) },
+        routerFile,
+        flask ? prefixes.get(recv) : undefined,
+      );
   }
 
   function onDecorated(d: Node): void {
