@@ -54,6 +54,13 @@ function fitsPartial(call: string, template: string): boolean {
   return call !== PARAM && re.test(call);
 }
 
+/**
+ * A last segment that takes the rest of the path, slashes included: Starlette/FastAPI `{p:path}`, Werkzeug
+ * `<path:p>`, ASP.NET/Spring `{*p}` `{**p}`, a regex parameter `{p:.*}`/`{p:.+}` (gorilla, actix), a named
+ * glob `*p` (Gin, httprouter, axum, Rails, Express 5).
+ */
+const REST_SEGMENT = /^(\{[^}:]+:path\}|<path:[^>]+>|\{\*\*?[^}]+\}|\{[^}:]+:\.[*+]\}|\*[A-Za-z_]\w*)$/;
+
 /** Splits a path (no scheme/host) into normalised segments; drops the query string and trailing slash. */
 export function segments(path: string): string[] {
   let p = path;
@@ -61,10 +68,8 @@ export function segments(path: string): string[] {
   if (q >= 0) p = p.slice(0, q);
   // Django/regex routes: ^orders/(?P<pk>\d+)/$
   p = p.replace(/^\^/, '').replace(/\$$/, '');
-  return p
-    .split('/')
-    .filter((s) => s.length > 0)
-    .map(normaliseSegment);
+  const segs = p.split('/').filter((s) => s.length > 0);
+  return segs.map((s, i) => (i === segs.length - 1 && REST_SEGMENT.test(s) ? CATCH_ALL : normaliseSegment(s)));
 }
 
 /** Joins route prefixes the way frameworks do (`/api` + `orders/{id}` = `/api/orders/{id}`). */

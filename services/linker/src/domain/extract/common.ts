@@ -15,15 +15,27 @@ import type {
 
 export const lineOf = (node: Node): number => node.startPosition.row + 1;
 
+/**
+ * The exchange of an aio-pika exchange object whose origin the value flow does not reach (a field, an
+ * `app.state` attribute, a FastAPI `Depends` parameter): once the source is read, the one exchange the
+ * source declares (its only way to get an exchange object), else unknown (`{}`).
+ */
+export const SOURCE_EXCHANGE = '{exchange of the source}';
+
 /** The text of a fully literal value, or undefined when any part is unknown. */
 /**
  * A served route's path: its literal text, or the literal path after a base path read from a setting
  * (`os.Getenv("BASE_URL") + "/cart"`): the setting's default when it has one, else nothing (a base path
- * is a deployment choice, empty unless the service is mounted under a prefix).
+ * is a deployment choice, empty unless the service is mounted under a prefix). Settings with a declared
+ * default elsewhere in the path (`f"/api/{settings.API_VERSION}/health"`, `API_VERSION: str = "v1"`) serve
+ * that default.
  */
 export function routePath(parts: readonly Part[] | undefined): string | undefined {
   const whole = literal(parts);
-  if (whole !== undefined || !parts || parts.length < 2) return whole;
+  if (whole !== undefined || !parts) return whole;
+  if (parts.every((p) => 'lit' in p || (('env' in p || 'config' in p) && p.fallback !== undefined)))
+    return parts.map((p) => ('lit' in p ? p.lit : 'fallback' in p ? (p.fallback ?? '') : '')).join('');
+  if (parts.length < 2) return undefined;
   const [head, ...rest] = parts;
   const path = literal(rest);
   if (!head || !('env' in head || 'config' in head) || path === undefined || !path.startsWith('/')) return undefined;
@@ -375,6 +387,8 @@ export interface SinkState {
   readonly sites: readonly WrapperSite[];
   readonly messageWrappers: readonly MessageWrapper[];
   readonly topicRefs: Sink['topicRefs'];
+  readonly routeRefs: Sink['routeRefs'];
+  readonly exchangeRefs: Sink['exchangeRefs'];
   readonly grpcChannels: Sink['grpcChannels'];
   readonly grpcFields: Sink['grpcFields'];
   readonly nest: Sink['nest'];
@@ -540,6 +554,20 @@ export class Sink {
     stream?: Part[];
     durable?: Part[];
   }[] = [];
+  /**
+   * Served routes whose path names a value of another file (`@app.get(f"/api/{settings.API_VERSION}/x")`):
+   * made endpoints once the source is read, when the path resolves (`routePath`).
+   */
+  readonly routeRefs: {
+    method: HttpMethod;
+    parts: Part[];
+    framework: string;
+    loc: Loc;
+    routerFile?: string;
+    routerPrefix?: string;
+  }[] = [];
+  /** RabbitMQ exchanges declared with a name of another file (`declare_exchange(name=settings.x)`): resolved with the source. */
+  readonly exchangeRefs: { parts: Part[]; type: ExchangeType; loc: Loc }[] = [];
   /** gRPC channels dialled into a named variable or field, with their address (for clients of other files). */
   readonly grpcChannels: { name: string; address: Part[] }[] = [];
   /** NestJS microservice registrations, injections, sends and handlers of every file (nest-micro.ts). */
@@ -582,6 +610,8 @@ export class Sink {
       sites: this.sites,
       messageWrappers: this.messageWrappers,
       topicRefs: this.topicRefs,
+      routeRefs: this.routeRefs,
+      exchangeRefs: this.exchangeRefs,
       grpcChannels: this.grpcChannels,
       grpcFields: this.grpcFields,
       nest: this.nest,
@@ -617,6 +647,8 @@ export class Sink {
     this.sites.push(...state.sites);
     this.messageWrappers.push(...state.messageWrappers);
     this.topicRefs.push(...state.topicRefs);
+    this.routeRefs.push(...state.routeRefs);
+    this.exchangeRefs.push(...state.exchangeRefs);
     this.grpcChannels.push(...state.grpcChannels);
     this.grpcFields.push(...state.grpcFields);
     this.nest.push(...state.nest);

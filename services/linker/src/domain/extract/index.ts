@@ -18,6 +18,8 @@ import {
   instantiateReturns,
   instantiationBudget,
   nameOf,
+  routePath,
+  SOURCE_EXCHANGE,
 } from './common';
 import { extractProto } from './grpc';
 import { IMPORTED_CLIENT, MODULE_BASE, MODULE_ELSE } from './javascript';
@@ -347,6 +349,15 @@ export async function extractSource(
   applyWrappers(facts, sink);
   applyMessageWrappers(facts, sink, resolve);
   summariseRegistryBinds(facts, sink, resolve);
+  for (const x of sink.exchangeRefs) {
+    const name = nameOf(resolve(x.parts));
+    if (name !== undefined && !name.includes('{}')) sink.exchange(name, x.type, x.loc);
+  }
+  sourceExchange(facts);
+  for (const r of sink.routeRefs) {
+    const path = routePath(resolve(r.parts));
+    if (path !== undefined) sink.endpoint(r.method, path, r.framework, r.loc, r.routerFile, r.routerPrefix);
+  }
   applyPrefixes(facts);
   // A summarised helper's value may hold alternatives (a variable set in its branches): one call each.
   const resolvedCalls = new Map<string, (typeof facts.calls)[number]>();
@@ -407,6 +418,18 @@ export async function extractSource(
   keepGoFuncsAroundCalls(facts);
   outboxEntries(facts);
   return { ...facts, files: files_, parsedFiles: parsed };
+}
+
+/** Publishes and bindings on an exchange object of unknown origin: the source's one declared exchange, else unknown. */
+function sourceExchange(facts: SourceFacts): void {
+  const names = new Set(facts.exchanges.map((x) => x.name));
+  const one = names.size === 1 ? [...names][0]! : '{}';
+  facts.publishes.forEach((p, i) => {
+    if (p.exchange === SOURCE_EXCHANGE) facts.publishes[i] = { ...p, exchange: one };
+  });
+  facts.bindings.forEach((b, i) => {
+    if (b.exchange === SOURCE_EXCHANGE) facts.bindings[i] = { ...b, exchange: one };
+  });
 }
 
 /**

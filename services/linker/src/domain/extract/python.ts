@@ -1,5 +1,5 @@
 import type { Node } from '../parsers';
-import type { Part } from '../model';
+import type { HttpMethod, Part } from '../model';
 import { joinPath } from '../routes';
 import {
   HOLE_PART,
@@ -12,6 +12,7 @@ import {
   literal,
   nameOf,
   paramWrapper,
+  routePath,
   rawName,
   settingOrDefault,
   type Within,
@@ -24,6 +25,7 @@ import {
   returnStatements,
   FIELD_REF,
   isFieldRef,
+  SOURCE_EXCHANGE,
 } from './common';
 import { MAX_SITES_PER_FILE, type MethodSpan, summariseFromUses } from './objects';
 import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
@@ -401,8 +403,21 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
         // A pydantic `BaseSettings` field (`service_name: str = 'x'`): the environment variable of its name
         // (case-insensitive, pydantic's default), the declared value when unset.
         if (left.type === 'identifier' && isSettingsField(node)) {
-          const fallback = literal(evaluate(right));
-          scope.set(left.text, [{ env: left.text.toUpperCase(), ...(fallback !== undefined ? { fallback } : {}) }]);
+          // `Field("v1", env="API_VERSION")` / `Field(default="v1")`: pydantic's declared default and variable.
+          const field =
+            right.type === 'call' && /^(pydantic\.)?Field$/.test(right.childForFieldName('function')?.text ?? '')
+              ? right
+              : undefined;
+          const fieldArgs = field ? keywords(field) : undefined;
+          const fieldFirst = field?.childForFieldName('arguments')?.namedChildren.find((x) => x?.type !== 'comment');
+          const fallback = field
+            ? literal(
+                fieldArgs!.get('default') ??
+                  (fieldFirst && fieldFirst.type !== 'keyword_argument' ? evaluate(fieldFirst) : undefined),
+              )
+            : literal(evaluate(right));
+          const env = (fieldArgs && literal(fieldArgs.get('env'))) ?? left.text.toUpperCase();
+          scope.set(left.text, [{ env, ...(fallback !== undefined ? { fallback } : {}) }]);
         }
         if (left.text === '__tablename__' || left.text === 'db_table') {
           const t = literal(evaluate(right));
@@ -548,6 +563,8 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
         .toLowerCase();
       const xt = type ? exchangeType(type) : undefined;
       if (n !== undefined && kind === 'exchange' && xt) sink.exchange(n, xt, loc);
+      else if (kind === 'exchange' && xt && parts.some((p) => 'ref' in p && !isFieldRef(p)))
+        sink.exchangeRefs.push({ parts, type: xt, loc });
       // declare_exchange(event_store, type='topic') with the name a parameter: each caller declares it.
       const within = withinOf(v);
       if (kind === 'exchange' && xt && within && parts.some((p) => 'ref' in p && within.params.includes(p.ref)))
@@ -586,7 +603,6 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     if (fn.type !== 'attribute' || !/^(publish|bind|consume)$/.test(name)) return;
     const mine = amqpVars.get(`${ownerOf(call)}:${receiver}`);
     const isDefault = name === 'publish' && /(^|\.)default_exchange$/.test(receiver);
-    if (!mine && !isDefault) return;
     const argNodes = (call.childForFieldName('arguments')?.namedChildren ?? []).filter(
       (x): x is Node => x !== null && x.type !== 'comment',
     );
@@ -596,6 +612,16 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
         ?.childForFieldName('value') ?? undefined;
     const positional = argNodes.filter((a) => a.type !== 'keyword_argument');
     const loc = { file, line: lineOf(call) };
+    // `exchange.publish(aio_pika.Message(…), routing_key=k)` on an exchange object from a field, `app.state`
+    // or a `Depends` parameter: a publish to the source's exchange (SOURCE_EXCHANGE), in a file using aio-pika.
+    if (!mine && !isDefault) {
+      const msg = kwNode('message') ?? positional[0];
+      const keyNode = kwNode('routing_key') ?? positional[1];
+      if (name !== 'publish' || !msg || !keyNode || !usesAioPika(call) || !isAioMessage(msg)) return;
+      const key = nameOf(evaluate(keyNode));
+      if (key !== undefined) sink.publish('rabbitmq', SOURCE_EXCHANGE, key, loc);
+      return;
+    }
     const within = withinOf(call);
     const hasParam = (...parts: Part[][]): boolean =>
       parts.some((x) => x.some((p) => 'ref' in p && within?.params.includes(p.ref)));
@@ -610,7 +636,10 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     } else if (name === 'bind' && mine?.kind === 'queue') {
       const exNode = kwNode('exchange') ?? positional[0];
       const exVar = exNode ? amqpVars.get(`${ownerOf(call)}:${exNode.text}`) : undefined;
-      const ex = exVar?.kind === 'exchange' ? exVar.name : exNode ? paramOr(exNode, call) : [HOLE_PART];
+      const exOf = exNode ? paramOr(exNode, call) : [HOLE_PART];
+      // An exchange object whose declaration the value flow does not reach (`exchange=self.exchange`).
+      const unknown = !exVar && exNode && !hasParam(exOf) && exOf.some((p) => 'ref' in p || 'hole' in p);
+      const ex = exVar?.kind === 'exchange' ? exVar.name : unknown ? lit(SOURCE_EXCHANGE) : exOf;
       const keyNode = kwNode('routing_key') ?? positional[1];
       const key = keyNode ? paramOr(keyNode, call) : [];
       if (within && hasParam(ex, key, mine.name))
@@ -642,6 +671,22 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
         });
       sink.consume('rabbitmq', nameOf(queueName(mine.name)) ?? '{}', loc);
     }
+  }
+
+  /** Whether the file imports aio-pika (its `Message` and exchanges are aio-pika's). */
+  let aioPika: boolean | undefined;
+  const usesAioPika = (n: Node): boolean =>
+    (aioPika ??= /^\s*(import aio_pika|from aio_pika\b)/m.test(n.tree.rootNode.text));
+  /** `aio_pika.Message(…)`, `Message(…)`, or a name assigned one in the same function. */
+  function isAioMessage(n: Node): boolean {
+    const isCall = (v: Node): boolean =>
+      v.type === 'call' && /^(aio_pika\.)?Message$/.test(v.childForFieldName('function')?.text ?? '');
+    if (isCall(n)) return true;
+    if (n.type !== 'identifier') return false;
+    let f: Node | null = n.parent;
+    while (f && f.type !== 'function_definition') f = f.parent;
+    const re = new RegExp(`^\\s*${n.text}\\s*(:[^=]*)?=\\s*(aio_pika\\.)?Message\\(`, 'm');
+    return f !== null && re.test(f.text);
   }
 
   function keywords(call: Node): Map<string, Part[]> {
@@ -742,6 +787,8 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
       const args = argNodes.map((a) => evaluate(a));
       pyNatsCall(call, callee, receiver, args, keywords(call), withinOf(call), file, sink);
     }
+    if (fn.type === 'attribute' && (callee === 'add_api_route' || callee === 'add_url_rule'))
+      onAddRoute(call, fn, callee);
     if (!PY_NAMES.has(callee) && !sharedRuleName(callee) && fn.text !== 'kafka.KafkaConsumer') return;
     const argNodes = (call.childForFieldName('arguments')?.namedChildren ?? []).filter(
       (x): x is Node => x !== null && x.type !== 'keyword_argument' && x.type !== 'comment',
@@ -797,6 +844,35 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     }
   }
 
+  /**
+   * `app.add_api_route(path, endpoint, methods=[…])` (FastAPI/Starlette, also on an `APIRouter`) and Flask's
+   * `add_url_rule(rule, endpoint, view_func, methods=[…])`: every listed method, GET when `methods` is absent.
+   */
+  function onAddRoute(call: Node, fn: Node, callee: string): void {
+    const recv = fn.childForFieldName('object')?.text ?? '';
+    const first = call.childForFieldName('arguments')?.namedChildren.find((x) => x !== null && x.type !== 'comment');
+    const kw = keywords(call);
+    const path = routePath(
+      first && first.type !== 'keyword_argument'
+        ? evaluate(first)
+        : kw.get(callee === 'add_api_route' ? 'path' : 'rule'),
+    );
+    if (path === undefined) return;
+    const methods = kw.get('methods');
+    const list = methods ? (nameOf(methods) ?? '').split(LIST_SEP).filter(Boolean) : ['GET'];
+    const flask = callee === 'add_url_rule';
+    const routerFile = prefixes.has(recv) && !includedHere.has(recv) ? file : undefined;
+    for (const m of list)
+      sink.endpoint(
+        httpMethod(m) ?? 'ANY',
+        joinPath(prefixes.get(recv) ?? '', path),
+        flask ? 'flask' : 'fastapi',
+        { file, line: lineOf(call) },
+        routerFile,
+        flask ? prefixes.get(recv) : undefined,
+      );
+  }
+
   function onDecorated(d: Node): void {
     for (const dec of d.namedChildren) {
       if (dec?.type !== 'decorator') continue;
@@ -809,31 +885,41 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
       const first = call
         .childForFieldName('arguments')
         ?.namedChildren.find((x) => x !== null && x.type !== 'keyword_argument');
-      const path = first ? literal(evaluate(first)) : undefined;
-      if (path === undefined) continue;
+      const value = first ? evaluate(first) : undefined;
+      const path = routePath(value);
+      // A path naming a value of another file (`f"/api/{settings.API_VERSION}/health"`): resolved once the source is read.
+      const deferred = path === undefined && value?.some((p) => 'ref' in p);
+      if (path === undefined && !deferred) continue;
       const kw = keywords(call);
       const prefix = prefixes.get(recv) ?? '';
       const loc = { file, line: lineOf(dec) };
       const routerFile = prefixes.has(recv) && !includedHere.has(recv) ? file : undefined;
+      const serve = (method: HttpMethod, framework: string, routerPrefix?: string): void => {
+        if (path !== undefined) sink.endpoint(method, joinPath(prefix, path), framework, loc, routerFile, routerPrefix);
+        else
+          sink.routeRefs.push({
+            method,
+            parts: concat(lit(prefix), value!),
+            framework,
+            loc,
+            ...(routerFile ? { routerFile } : {}),
+            ...(routerPrefix !== undefined ? { routerPrefix } : {}),
+          });
+      };
       if (VERBS.has(verb))
-        sink.endpoint(
+        serve(
           httpMethod(verb)!,
-          joinPath(prefix, path),
           flaskApps.has(recv) ? 'flask' : 'fastapi',
-          loc,
-          routerFile,
           flaskApps.has(recv) ? prefixes.get(recv) : undefined,
         );
       else if (verb === 'route' || verb === 'api_route') {
+        // FastAPI/Flask: every listed method, GET when `methods` is absent.
         const methods = kw.get('methods');
         const list = methods ? (nameOf(methods) ?? '').split(LIST_SEP).filter(Boolean) : ['GET'];
         for (const m of list)
-          sink.endpoint(
+          serve(
             httpMethod(m) ?? 'ANY',
-            joinPath(prefix, path),
             verb === 'route' ? 'flask' : 'fastapi',
-            loc,
-            routerFile,
             verb === 'route' ? prefixes.get(recv) : undefined,
           );
       }
