@@ -778,6 +778,9 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     const callee = fn.type === 'attribute' ? (fn.childForFieldName('attribute')?.text ?? '') : fn.text;
     site(call, fn, callee);
     objSite(call, fn);
+    // A route decorator applied by hand to one handler: `app.get("/p")(handler)`.
+    if (fn.type === 'call' && (call.childForFieldName('arguments')?.namedChildren.length ?? 0) === 1)
+      routeDecorator(fn, call);
     onAioPika(call, fn, callee, fn.type === 'attribute' ? (fn.childForFieldName('object')?.text ?? '') : '');
     if (natsFile && fn.type === 'attribute' && PY_NATS_METHODS.has(callee)) {
       const argNodes = (call.childForFieldName('arguments')?.namedChildren ?? []).filter(
@@ -877,52 +880,59 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     for (const dec of d.namedChildren) {
       if (dec?.type !== 'decorator') continue;
       const call = dec.namedChild(0);
-      if (call?.type !== 'call') continue;
-      const fn = call.childForFieldName('function');
-      if (fn?.type !== 'attribute') continue;
-      const verb = fn.childForFieldName('attribute')?.text ?? '';
-      const recv = fn.childForFieldName('object')?.text ?? '';
-      const first = call
-        .childForFieldName('arguments')
-        ?.namedChildren.find((x) => x !== null && x.type !== 'keyword_argument');
-      const value = first ? evaluate(first) : undefined;
-      const path = routePath(value);
-      // A path naming a value of another file (`f"/api/{settings.API_VERSION}/health"`): resolved once the source is read.
-      const deferred = path === undefined && value?.some((p) => 'ref' in p);
-      if (path === undefined && !deferred) continue;
-      const kw = keywords(call);
-      const prefix = prefixes.get(recv) ?? '';
-      const loc = { file, line: lineOf(dec) };
-      const routerFile = prefixes.has(recv) && !includedHere.has(recv) ? file : undefined;
-      const serve = (method: HttpMethod, framework: string, routerPrefix?: string): void => {
-        if (path !== undefined) sink.endpoint(method, joinPath(prefix, path), framework, loc, routerFile, routerPrefix);
-        else
-          sink.routeRefs.push({
-            method,
-            parts: concat(lit(prefix), value!),
-            framework,
-            loc,
-            ...(routerFile ? { routerFile } : {}),
-            ...(routerPrefix !== undefined ? { routerPrefix } : {}),
-          });
-      };
-      if (VERBS.has(verb))
+      if (call?.type === 'call') routeDecorator(call, dec);
+    }
+  }
+
+  /**
+   * `@app.get("/p")` on a function, or the same decorator applied by hand (`self.app.post("/prompt")(self.handle)`,
+   * FastAPI/Flask): `call` is the decorator's call, `at` the node whose line the route gets.
+   */
+  function routeDecorator(call: Node, at: Node): void {
+    const fn = call.childForFieldName('function');
+    if (fn?.type !== 'attribute') return;
+    const verb = fn.childForFieldName('attribute')?.text ?? '';
+    const recv = fn.childForFieldName('object')?.text ?? '';
+    const first = call
+      .childForFieldName('arguments')
+      ?.namedChildren.find((x) => x !== null && x.type !== 'keyword_argument');
+    const value = first ? evaluate(first) : undefined;
+    const path = routePath(value);
+    // A path naming a value of another file (`f"/api/{settings.API_VERSION}/health"`): resolved once the source is read.
+    const deferred = path === undefined && value?.some((p) => 'ref' in p);
+    if (path === undefined && !deferred) return;
+    const kw = keywords(call);
+    const prefix = prefixes.get(recv) ?? '';
+    const loc = { file, line: lineOf(at) };
+    const routerFile = prefixes.has(recv) && !includedHere.has(recv) ? file : undefined;
+    const serve = (method: HttpMethod, framework: string, routerPrefix?: string): void => {
+      if (path !== undefined) sink.endpoint(method, joinPath(prefix, path), framework, loc, routerFile, routerPrefix);
+      else
+        sink.routeRefs.push({
+          method,
+          parts: concat(lit(prefix), value!),
+          framework,
+          loc,
+          ...(routerFile ? { routerFile } : {}),
+          ...(routerPrefix !== undefined ? { routerPrefix } : {}),
+        });
+    };
+    if (VERBS.has(verb))
+      serve(
+        httpMethod(verb)!,
+        flaskApps.has(recv) ? 'flask' : 'fastapi',
+        flaskApps.has(recv) ? prefixes.get(recv) : undefined,
+      );
+    else if (verb === 'route' || verb === 'api_route') {
+      // FastAPI/Flask: every listed method, GET when `methods` is absent.
+      const methods = kw.get('methods');
+      const list = methods ? (nameOf(methods) ?? '').split(LIST_SEP).filter(Boolean) : ['GET'];
+      for (const m of list)
         serve(
-          httpMethod(verb)!,
-          flaskApps.has(recv) ? 'flask' : 'fastapi',
-          flaskApps.has(recv) ? prefixes.get(recv) : undefined,
+          httpMethod(m) ?? 'ANY',
+          verb === 'route' ? 'flask' : 'fastapi',
+          verb === 'route' ? prefixes.get(recv) : undefined,
         );
-      else if (verb === 'route' || verb === 'api_route') {
-        // FastAPI/Flask: every listed method, GET when `methods` is absent.
-        const methods = kw.get('methods');
-        const list = methods ? (nameOf(methods) ?? '').split(LIST_SEP).filter(Boolean) : ['GET'];
-        for (const m of list)
-          serve(
-            httpMethod(m) ?? 'ANY',
-            verb === 'route' ? 'flask' : 'fastapi',
-            verb === 'route' ? prefixes.get(recv) : undefined,
-          );
-      }
     }
   }
 
