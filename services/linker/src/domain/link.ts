@@ -886,6 +886,8 @@ function bestIn(
   const eps = source.endpoints;
   for (const i of routeIndex(eps).candidates(callSegs)) {
     const ep = eps[i]!;
+    // Go net/rpc methods are no HTTP routes: `RPC` matches `RPC` only.
+    if ((ep.method === 'RPC') !== (method === 'RPC')) continue;
     if (ep.method !== 'ANY' && method !== 'ANY' && ep.method !== method) continue;
     const tSegs = templateSegments(ep);
     if (!catchAll && tSegs[tSegs.length - 1] === CATCH_ALL) continue;
@@ -931,7 +933,8 @@ function whyDynamic(parts: readonly Part[], env: SourceEnv): string {
 
 function describeCall(method: string, target: Target | undefined, raw: string): string {
   if (!target) return `${method} ${raw.replaceAll(HOLE, '…')}`;
-  const path = displayTemplate(segments(target.path));
+  // A net/rpc method is case-sensitive (`/RPCServer.CreateTask`): shown as written.
+  const path = method === 'RPC' ? target.path : displayTemplate(segments(target.path));
   return target.host ? `${method} ${target.host}${path}` : `${method} ${path}`;
 }
 

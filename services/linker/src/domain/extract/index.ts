@@ -1,4 +1,5 @@
 import type { Endpoint, Loc, Mount, Part, SourceFacts } from '../model';
+import { applyGoNetRpc } from './go-net-rpc';
 import { emptyFacts } from '../model';
 import { type CodeLanguage, languageOf } from '../parsers';
 import { isSpringBaseKey, relaxedKey } from '../link';
@@ -365,6 +366,7 @@ export async function extractSource(
     if (path !== undefined) sink.endpoint(r.method, path, r.framework, r.loc, r.routerFile, r.routerPrefix);
   }
   applyPrefixes(facts);
+  applyGoNetRpc(facts, sink);
   // A summarised helper's value may hold alternatives (a variable set in its branches): one call each.
   const resolvedCalls = new Map<string, (typeof facts.calls)[number]>();
   for (const c of facts.calls)
