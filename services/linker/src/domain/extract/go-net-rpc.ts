@@ -1,6 +1,6 @@
 import type { Node } from '../parsers';
 import type { GoRpcFact, Part, SourceFacts } from '../model';
-import { HOLE_PART, type Sink, concat, lineOf, lit, literal } from './common';
+import { HOLE_PART, type Sink, captured, concat, lineOf, lit, literal } from './common';
 import type { NodeRule } from './driver';
 import type { Scope } from './scope';
 
@@ -82,7 +82,8 @@ export function goNetRpcRules(file: string, sink: Sink, evaluate: (n: Node) => P
     let root: Node = arg;
     while (root.parent) root = root.parent;
     const out: Part[][] = [];
-    for (const c of root.descendantsOfType('call_expression')) {
+    // The calls of the file rules' walk (a descent of its own only when it kept none).
+    for (const c of captured(root, 'call_expression') ?? root.descendantsOfType('call_expression')) {
       if (c?.childForFieldName('function')?.text !== name) continue;
       const a = argsOf(c)[index];
       if (a) out.push(evaluate(a));
