@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { reportOf, rows, unresolved } from '../support/in-memory-report';
 
 // Go's standard net/rpc: a ledger registers two receivers (one by its type, built by a constructor; one under
-// another name) and serves them; a teller dials the ledger's address through a helper and calls methods by
+// another name, on a server of its own) and serves them; a teller dials the ledger's address through a helper and calls methods by
 // their "Type.Method" strings, literal or held in a local constant.
 const ledger = {
   'go.mod': 'module ledger\n',
@@ -35,7 +35,8 @@ func (a accounts) Open(args Args, reply *Reply) error { return nil }
 func main() {
 	l := NewLedger()
 	rpc.Register(l)
-	rpc.RegisterName("Accounts", &accounts{})
+	srv := rpc.NewServer()
+	srv.RegisterName("Accounts", &accounts{})
 	// An HTTP handler of the same path answers HTTP, not net/rpc.
 	http.HandleFunc("/Ledger.Close", func(w http.ResponseWriter, r *http.Request) {})
 	lis, _ := net.Listen("tcp", ":4000")
@@ -108,7 +109,7 @@ describe('Go net/rpc', () => {
     ]);
     // `Close` lacks net/rpc's signature and the HTTP handler of that path is no net/rpc method.
     expect(unresolved(r).filter((x) => x.includes('Close'))).toEqual([
-      'teller ops/ops.go:15 RPC ledger/Ledger.Close — no matching route: `ledger` serves no RPC /ledger.close',
+      'teller ops/ops.go:15 RPC ledger/Ledger.Close — no matching route: `ledger` serves no RPC /Ledger.Close',
     ]);
   });
 
