@@ -886,6 +886,8 @@ function bestIn(
   const eps = source.endpoints;
   for (const i of routeIndex(eps).candidates(callSegs)) {
     const ep = eps[i]!;
+    // Go net/rpc methods are no HTTP routes: `RPC` matches `RPC` only.
+    if ((ep.method === 'RPC') !== (method === 'RPC')) continue;
     if (ep.method !== 'ANY' && method !== 'ANY' && ep.method !== method) continue;
     const tSegs = templateSegments(ep);
     if (!catchAll && tSegs[tSegs.length - 1] === CATCH_ALL) continue;
@@ -931,7 +933,8 @@ function whyDynamic(parts: readonly Part[], env: SourceEnv): string {
 
 function describeCall(method: string, target: Target | undefined, raw: string): string {
   if (!target) return `${method} ${raw.replaceAll(HOLE, '…')}`;
-  const path = displayTemplate(segments(target.path));
+  // A net/rpc method is case-sensitive (`/RPCServer.CreateTask`): shown as written.
+  const path = method === 'RPC' ? target.path : displayTemplate(segments(target.path));
   return target.host ? `${method} ${target.host}${path}` : `${method} ${path}`;
 }
 
@@ -1062,6 +1065,8 @@ function linkCalls(sources: readonly SourceFacts[], topo: Topology, out: LinkRes
         continue;
       }
       const callSegs = segments(target.path);
+      // A net/rpc method is case-sensitive: shown as written.
+      const shown = call.method === 'RPC' ? target.path : displayTemplate(callSegs);
       // Placeholders never match: a path made only of run-time values fits any route of that shape.
       if (callSegs.length > 0 && callSegs.every((x) => x === PARAM)) {
         // Say what is known: the host (and the repository it names) when only the path is computed.
@@ -1129,8 +1134,8 @@ function linkCalls(sources: readonly SourceFacts[], topo: Topology, out: LinkRes
           unresolved(
             'no matching route',
             restrictTo === src.source
-              ? `\`${restrictTo}\` (the caller itself, by its host) serves no ${method}${displayTemplate(callSegs)}`
-              : `\`${restrictTo}\` serves no ${method}${displayTemplate(callSegs)}`,
+              ? `\`${restrictTo}\` (the caller itself, by its host) serves no ${method}${shown}`
+              : `\`${restrictTo}\` serves no ${method}${shown}`,
           );
           continue;
         }
@@ -1187,8 +1192,8 @@ function linkCalls(sources: readonly SourceFacts[], topo: Topology, out: LinkRes
             // A literal host that names no attached repository is known, not a run-time value.
             target.host ? 'no matching route' : 'dynamic URL',
             (target.host
-              ? `the host \`${target.host}\` names no attached repository, and no other repository serves ${displayTemplate(callSegs)}`
-              : `the host is only known at run time and no other repository serves ${displayTemplate(callSegs)}`) +
+              ? `the host \`${target.host}\` names no attached repository, and no other repository serves ${shown}`
+              : `the host is only known at run time and no other repository serves ${shown}`) +
               (prefixes.length
                 ? ` except through a catch-all prefix, which alone does not tell where the call goes: ${prefixes.join(', ')}`
                 : '') +
@@ -1211,7 +1216,7 @@ function linkCalls(sources: readonly SourceFacts[], topo: Topology, out: LinkRes
         // repository serving the path says nothing about which service is probed.
         unresolved(
           'dynamic URL',
-          `the host is only known at run time and ${displayTemplate(callSegs)} is a generic health/readiness probe path, which does not tell services apart`,
+          `the host is only known at run time and ${shown} is a generic health/readiness probe path, which does not tell services apart`,
         );
       } else if (candidates.length === 1) {
         out.links.push(apiLink(caller, calls, candidates[0]!, undefined));

@@ -26,7 +26,28 @@ export type Part =
    */
   | { readonly hole: true; readonly alts?: readonly (readonly Part[])[] };
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS' | 'ANY';
+/** `RPC`: a Go net/rpc call or served method (`/Type.Method`); it matches only its own kind, never `ANY`. */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS' | 'ANY' | 'RPC';
+
+/**
+ * Go net/rpc facts of one file, joined once the source is read (`extract/go-net-rpc.ts`): `client.Call("T.M", …)`
+ * sites, the addresses `rpc.Dial`/`DialHTTP` dial, `rpc.Register(x)`/`RegisterName("N", x)` registrations (x's
+ * type, or the constructor that built it), methods with net/rpc's signature, constructors' result types, and a
+ * file importing `net/rpc`.
+ */
+export type GoRpcFact =
+  | { readonly kind: 'call'; readonly method: string; readonly loc: Loc }
+  | { readonly kind: 'dial'; readonly address: Part[] }
+  | {
+      readonly kind: 'server';
+      readonly type?: string;
+      readonly ctor?: string;
+      readonly name?: string;
+      readonly loc: Loc;
+    }
+  | { readonly kind: 'method'; readonly recv: string; readonly name: string; readonly loc: Loc }
+  | { readonly kind: 'ctor'; readonly name: string; readonly type: string }
+  | { readonly kind: 'import' };
 
 export interface Endpoint {
   readonly method: HttpMethod;
@@ -528,6 +549,8 @@ export interface SourceFacts {
   typeFiles?: Record<string, string>;
   /** Go functions and methods (package, name, parameters, line span): calls inside them are summarised for importers. */
   goFuncs?: GoFunc[];
+  /** Go net/rpc facts while the source is extracted (become calls and endpoints; never stored). */
+  goRpc?: GoRpcFact[];
   /** Go calls of an exported function or method of an imported package (`eta.customer.Get(ctx, id)`). */
   goSites?: GoSite[];
   /** Go calls through a field bound in another file of the package, and the fields each file binds. */

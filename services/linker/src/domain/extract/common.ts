@@ -575,9 +575,18 @@ export class Sink {
   /**
    * Go: struct fields typed as a generated client (`uc userv1.UserClient`, `service` set) and calls through a
    * field of a receiver (`r.data.uc.GetUser(`, `method` set), by file; joined per package folder once the
-   * source is read (the field is declared in one file of the package, called in others).
+   * source is read (the field is declared in one file of the package, called in others), or through the
+   * packages of the same Go module the calling file imports (`api.App.Client.M(` with `App *config.Config`).
    */
-  readonly grpcFields: { file: string; name: string; service?: string; method?: string; line: number }[] = [];
+  readonly grpcFields: {
+    file: string;
+    name: string;
+    service?: string;
+    method?: string;
+    line: number;
+    /** A file's import paths (`name` empty): the packages of the module whose fields its calls may reach. */
+    imports?: string[];
+  }[] = [];
   /**
    * Message-bus library facts joined once the source is read: a bind of `queue` to `exchange` with each
    * key of a registry member (`foreach (var (k, _) in info.EventTypes) QueueBind(q, ex, k)`), and the

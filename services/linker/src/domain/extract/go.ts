@@ -21,6 +21,7 @@ import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
 import { GO_GRPC } from './grpc';
 import { goOptionRules } from './go-options';
 import { goNatsRules } from './nats';
+import { goNetRpcRules } from './go-net-rpc';
 
 const GIN_VERBS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'Any']);
 const CHI_VERBS = new Set(['Get', 'Post', 'Put', 'Patch', 'Delete', 'Head', 'Options']);
@@ -988,6 +989,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
       sqlStringRule(sink, file, ['interpreted_string_literal', 'raw_string_literal'], (s) => s.text.slice(1, -1)),
       ...goOptionRules(file, sink, evaluate),
       ...goNatsRules(file, sink, evaluate),
+      ...goNetRpcRules(file, sink, evaluate, scope),
     ],
   };
 };
@@ -999,5 +1001,5 @@ const GO_CAPTURED: ReadonlySet<string> = new Set(['return_statement']);
 const within = (body: Node | null | undefined, type: string): Node[] =>
   body ? (captured(body, type) ?? body.descendantsOfType(type).filter((n): n is Node => n !== null)) : [];
 
-/** Go: net/http, gin, chi, gorilla/mux, go-kit; http client; amqp091, kafka-go/sarama; mongo, go-redis. */
+/** Go: net/http, gin, chi, gorilla/mux, go-kit; http client; net/rpc; amqp091, kafka-go/sarama; mongo, go-redis. */
 export const extractGo = extractorOf(goRules);

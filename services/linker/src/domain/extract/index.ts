@@ -1,4 +1,5 @@
 import type { Endpoint, Loc, Mount, Part, SourceFacts } from '../model';
+import { applyGoNetRpc } from './go-net-rpc';
 import { emptyFacts } from '../model';
 import { type CodeLanguage, languageOf } from '../parsers';
 import { isSpringBaseKey, relaxedKey } from '../link';
@@ -119,9 +120,9 @@ const CONFIG_EXTRACTORS: Record<ConfigKind, (text: string, path: string, sink: S
 
 /**
  * Maven and Gradle build files: read for the dependencies that change what the code serves; C# project files for
- * the assembly each project's types belong to.
+ * the assembly each project's types belong to; `go.mod` for the module path its packages are imported by.
  */
-const BUILD_FILE = /(^|\/)(pom\.xml|build\.gradle(\.kts)?|[^/]+\.csproj)$/;
+const BUILD_FILE = /(^|\/)(pom\.xml|build\.gradle(\.kts)?|[^/]+\.csproj|go\.mod)$/;
 const DATA_REST_DEPENDENCY = /spring-boot-starter-data-rest|spring-data-rest-webmvc/;
 
 /** Whether extraction reads a file at all: code and configuration, and the build files it looks into. */
@@ -170,6 +171,8 @@ export async function extractSource(
   const calledOps = new Set<string>();
   /** C# projects: folder (with its `/`, '' at the root) → assembly name. */
   const projects: { dir: string; assembly: string }[] = [];
+  /** Go modules: folder (with its `/`, '' at the root) → module path. */
+  const goModules: { dir: string; module: string }[] = [];
   const run = options.runCode ?? extractCodeFile;
   const budget = options.parseBudgetMs ?? DEFAULT_PARSE_BUDGET_MS;
   // Code files are extracted each on its own (possibly in parse workers, several at once) and merged in
@@ -194,6 +197,10 @@ export async function extractSource(
         const slash = f.path.lastIndexOf('/') + 1;
         const assembly = /<AssemblyName>\s*([^<\s$]+)\s*<\/AssemblyName>/.exec(text)?.[1];
         projects.push({ dir: f.path.slice(0, slash), assembly: assembly ?? f.path.slice(slash, -'.csproj'.length) });
+      }
+      if (f.path === 'go.mod' || f.path.endsWith('/go.mod')) {
+        const module = /^module\s+"?([^\s"]+)"?/m.exec(text)?.[1];
+        if (module) goModules.push({ dir: f.path.slice(0, f.path.lastIndexOf('/') + 1), module });
       }
       if (!kind) continue;
     }
@@ -359,6 +366,7 @@ export async function extractSource(
     if (path !== undefined) sink.endpoint(r.method, path, r.framework, r.loc, r.routerFile, r.routerPrefix);
   }
   applyPrefixes(facts);
+  applyGoNetRpc(facts, sink);
   // A summarised helper's value may hold alternatives (a variable set in its branches): one call each.
   const resolvedCalls = new Map<string, (typeof facts.calls)[number]>();
   for (const c of facts.calls)
@@ -394,7 +402,7 @@ export async function extractSource(
     for (let i = 0; i < facts.calls.length; i++)
       if (/\.(m?[jt]sx?|vue)$/.test(facts.calls[i]!.loc.file)) facts.calls[i] = { ...facts.calls[i]!, browser: true };
   sidecarPublishes(facts, sink);
-  grpcFieldCalls(facts, sink);
+  grpcFieldCalls(facts, sink, goModules);
   importedClientCalls(facts);
   // protoc's Go output (`*_http.pb.go`, Kratos) registers routes only inside `RegisterXHTTPServer`: they are
   // served by the program that calls it (through the proto's google.api.http rules), never by the stubs' source.
@@ -467,25 +475,72 @@ function protocolRelative(p: Part): Part {
  * Go: a struct field typed as a generated client in one file of a package (`uc userv1.UserClient`) and
  * called through a receiver in another file of the same folder (`r.data.uc.GetUser(ctx, …)`) is a call of
  * that service's method, with the address the source builds that client with (`typed:` channel). A field
- * name typed as two services in one folder says nothing.
+ * of a struct declared in another package of the same Go module (`App *config.Config`, `config.Config {
+ * TaskClient pb.TaskServiceClient }`) is reached through the calling file's imports of that module's
+ * packages, and theirs (`api.App.TaskClient.CreateTask(…)`, embedded structs alike). A field name typed as
+ * two services among the packages reached says nothing. The method calls found make the client's
+ * whole-service row (its constructor, where no call of it was seen) redundant: it goes.
  */
-function grpcFieldCalls(facts: SourceFacts, sink: Sink): void {
+function grpcFieldCalls(facts: SourceFacts, sink: Sink, modules: readonly { dir: string; module: string }[]): void {
   if (!sink.grpcFields.some((f) => f.service)) return;
   const dir = (file: string): string => file.slice(0, Math.max(0, file.lastIndexOf('/')));
-  const typed = new Map<string, string | null>();
+  /** Field name → service, per folder (null: two services). */
+  const typed = new Map<string, Map<string, string | null>>();
   for (const f of sink.grpcFields)
     if (f.service) {
-      const key = `${dir(f.file)}|${f.name}`;
-      const prev = typed.get(key);
-      typed.set(key, prev === undefined || prev === f.service ? f.service : null);
+      const d = dir(f.file);
+      const byName = typed.get(d) ?? new Map<string, string | null>();
+      const prev = byName.get(f.name);
+      byName.set(f.name, prev === undefined || prev === f.service ? f.service : null);
+      typed.set(d, byName);
     }
+  // The folders of the module's packages each folder imports (a package of the source's own Go module).
+  const imports = new Map<string, Set<string>>();
+  const packageDir = (path: string): string | undefined => {
+    for (const m of modules)
+      if (path === m.module || path.startsWith(`${m.module}/`))
+        return (m.dir + path.slice(m.module.length + 1)).replace(/\/$/, '');
+    return undefined;
+  };
+  for (const f of sink.grpcFields)
+    for (const p of f.imports ?? []) {
+      const d = packageDir(p);
+      if (d === undefined) continue;
+      const set = imports.get(dir(f.file)) ?? new Set<string>();
+      set.add(d);
+      imports.set(dir(f.file), set);
+    }
+  const serviceOf = (folder: string, name: string): string | null | undefined => {
+    const own = typed.get(folder)?.get(name);
+    if (own !== undefined) return own;
+    // The packages reached through imports, breadth first (a handler's struct of another package holding a
+    // config struct of a third).
+    const seen = new Set([folder]);
+    let frontier = [folder];
+    let found: string | null | undefined;
+    for (let depth = 0; depth < 3 && frontier.length && found === undefined; depth++) {
+      const next: string[] = [];
+      for (const d of frontier)
+        for (const i of imports.get(d) ?? []) {
+          if (seen.has(i)) continue;
+          seen.add(i);
+          next.push(i);
+          const s = typed.get(i)?.get(name);
+          if (s !== undefined) found = found === undefined || found === s ? s : null;
+        }
+      frontier = next;
+    }
+    return found;
+  };
   const seen = new Set(facts.grpcCalls.map((c) => `${c.loc.file}:${c.loc.line}|${c.method}`));
+  const called = new Set<string>();
   for (const f of sink.grpcFields) {
     if (!f.method) continue;
-    const service = typed.get(`${dir(f.file)}|${f.name}`);
+    const service = serviceOf(dir(f.file), f.name);
     const key = `${f.file}:${f.line}|${f.method}`;
     if (!service || seen.has(key)) continue;
     seen.add(key);
+    called.add(service);
     facts.grpcCalls.push({
       service,
       method: f.method,
@@ -496,6 +551,14 @@ function grpcFieldCalls(facts: SourceFacts, sink: Sink): void {
       weak: true,
     });
   }
+  if (called.size)
+    facts.grpcCalls.splice(
+      0,
+      facts.grpcCalls.length,
+      ...facts.grpcCalls.filter(
+        (c) => !(c.method === '*' && !c.gateway && c.client === 'grpc-go' && called.has(c.service)),
+      ),
+    );
 }
 
 /**
