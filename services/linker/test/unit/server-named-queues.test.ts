@@ -107,3 +107,69 @@ describe('server-named queues: amqplib', () => {
     ]);
   });
 });
+
+describe('server-named queues: Python', () => {
+  it('pika: result = channel.queue_declare(queue="", exclusive=True); result.method.queue bound to a direct exchange and consumed', async () => {
+    const r = await reportOf({
+      emitter: {
+        'emit.py': lines(
+          'import pika',
+          'connection = pika.BlockingConnection(pika.ConnectionParameters("rabbitmq"))',
+          'channel = connection.channel()',
+          'channel.exchange_declare(exchange="logs", exchange_type="direct")',
+          'def emit(severity, body):',
+          '    channel.basic_publish(exchange="logs", routing_key="error", body=body)',
+          'def info(body):',
+          '    channel.basic_publish(exchange="logs", routing_key="info", body=body)',
+        ),
+      },
+      alerts: {
+        'receive.py': lines(
+          'import pika',
+          'def main(channel):',
+          '    channel.exchange_declare(exchange="logs", exchange_type="direct")',
+          '    result = channel.queue_declare(queue="", exclusive=True)',
+          '    queue_name = result.method.queue',
+          '    channel.queue_bind(exchange="logs", queue=queue_name, routing_key="error")',
+          '    channel.basic_consume(queue=queue_name, on_message_callback=on_error, auto_ack=True)',
+          'def other(channel):',
+          '    result = channel.queue_declare("", exclusive=True)',
+          '    channel.queue_bind(exchange="logs", queue=result.method.queue, routing_key="info")',
+          '    channel.basic_consume(queue=result.method.queue, on_message_callback=on_info)',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'emitter emit.py:6 | publish `logs` / `error` | alerts receive.py:7 consume queue `amq.gen@receive.py:4`',
+      'emitter emit.py:8 | publish `logs` / `info` | alerts receive.py:11 consume queue `amq.gen@receive.py:9`',
+    ]);
+    expect(gaps(r)).toEqual([]);
+  });
+
+  it('aio-pika: declare_queue("") is a server-named queue (as declare_queue(exclusive=True) already was) on a fanout exchange', async () => {
+    const r = await reportOf({
+      shop: {
+        'app/events.py': lines(
+          'import aio_pika',
+          'async def announce(channel, body):',
+          '    exchange = await channel.declare_exchange("prices", aio_pika.ExchangeType.FANOUT)',
+          '    await exchange.publish(aio_pika.Message(body), routing_key="")',
+        ),
+      },
+      cache: {
+        'app/listen.py': lines(
+          'import aio_pika',
+          'async def listen(channel):',
+          '    exchange = await channel.declare_exchange("prices", aio_pika.ExchangeType.FANOUT)',
+          '    queue = await channel.declare_queue("")',
+          '    await queue.bind(exchange)',
+          '    await queue.consume(on_price)',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'shop app/events.py:4 | publish `prices` | cache app/listen.py:6 consume queue `amq.gen@app/listen.py:4`',
+    ]);
+    expect(gaps(r)).toEqual([]);
+  });
+});
