@@ -173,3 +173,141 @@ describe('server-named queues: Python', () => {
     expect(gaps(r)).toEqual([]);
   });
 });
+
+describe('server-named queues: Go and C#', () => {
+  it('amqp091-go: q, err := ch.QueueDeclare("", …); QueueBind(q.Name, "", "logs", …); Consume(q.Name, …) on a fanout exchange', async () => {
+    const r = await reportOf({
+      emitter: {
+        'main.go': lines(
+          'package main',
+          'import amqp "github.com/rabbitmq/amqp091-go"',
+          'func emit(ctx context.Context, ch *amqp.Channel, body []byte) error {',
+          '\terr := ch.ExchangeDeclare("logs", "fanout", true, false, false, false, nil)',
+          '\treturn ch.PublishWithContext(ctx, "logs", "", false, false, amqp.Publishing{Body: body})',
+          '}',
+        ),
+      },
+      receiver: {
+        'main.go': lines(
+          'package main',
+          'import amqp "github.com/rabbitmq/amqp091-go"',
+          'func receive(ch *amqp.Channel) {',
+          '\tq, err := ch.QueueDeclare(',
+          '\t\t"",    // name',
+          '\t\tfalse, // durable',
+          '\t\tfalse, // delete when unused',
+          '\t\ttrue,  // exclusive',
+          '\t\tfalse, // no-wait',
+          '\t\tnil,   // arguments',
+          '\t)',
+          '\terr = ch.QueueBind(q.Name, "", "logs", false, nil)',
+          '\tmsgs, err := ch.Consume(q.Name, "", true, false, false, false, nil)',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'emitter main.go:5 | publish `logs` | receiver main.go:13 consume queue `amq.gen@main.go:4`',
+    ]);
+    expect(gaps(r)).toEqual([]);
+  });
+
+  it('amqp091-go in a shared package configured by functional options: QueueDeclare("") there is one queue per configuring service', async () => {
+    const r = await reportOf({
+      bus: {
+        'go.mod': 'module example.com/shop\n',
+        'pkg/bus/consumer/consumer.go': lines(
+          'package consumer',
+          'import amqp "github.com/rabbitmq/amqp091-go"',
+          'type Option func(*consumer)',
+          'func ExchangeName(name string) Option { return func(c *consumer) { c.exchange = name } }',
+          'func BindingKey(key string) Option { return func(c *consumer) { c.key = key } }',
+          'type consumer struct{ exchange, key string; ch *amqp.Channel }',
+          'func (c *consumer) Configure(opts ...Option) { for _, o := range opts { o(c) } }',
+          'func (c *consumer) Start() error {',
+          '\tc.ch.ExchangeDeclare(c.exchange, "direct", true, false, false, false, nil)',
+          '\tq, _ := c.ch.QueueDeclare("", false, true, true, false, nil)',
+          '\tc.ch.QueueBind(q.Name, c.key, c.exchange, false, nil)',
+          '\t_, err := c.ch.Consume(q.Name, "", false, false, false, false, nil)',
+          '\treturn err',
+          '}',
+        ),
+      },
+      orders: {
+        'main.go': lines(
+          'package main',
+          'import amqp "github.com/rabbitmq/amqp091-go"',
+          'func placed(ctx context.Context, ch *amqp.Channel, body []byte) error {',
+          '\treturn ch.PublishWithContext(ctx, "orders", "order-placed", false, false, amqp.Publishing{Body: body})',
+          '}',
+        ),
+      },
+      billing: {
+        'cmd/main.go': lines(
+          'package main',
+          'import "example.com/shop/pkg/bus/consumer"',
+          'func main() {',
+          '\tc := consumer.New()',
+          '\tc.Configure(consumer.ExchangeName("orders"), consumer.BindingKey("order-placed"))',
+          '\tc.Start()',
+          '}',
+        ),
+      },
+      audit: {
+        'cmd/main.go': lines(
+          'package main',
+          'import "example.com/shop/pkg/bus/consumer"',
+          'func main() {',
+          '\tc := consumer.New()',
+          '\tc.Configure(consumer.ExchangeName("orders"), consumer.BindingKey("order-placed"))',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'orders main.go:4 | publish `orders` / `order-placed` | audit cmd/main.go:5 consume queue `amq.gen@pkg/bus/consumer/consumer.go:10`',
+      'orders main.go:4 | publish `orders` / `order-placed` | billing cmd/main.go:5 consume queue `amq.gen@pkg/bus/consumer/consumer.go:10`',
+    ]);
+    expect(gaps(r)).toEqual([]);
+  });
+
+  it('RabbitMQ.Client: QueueDeclare().QueueName and QueueDeclareOk q = await QueueDeclareAsync(); q.QueueName, on direct and topic exchanges', async () => {
+    const r = await reportOf({
+      logs: {
+        'Emit.cs': lines(
+          'using RabbitMQ.Client;',
+          'public class Emitter {',
+          '  public void Emit(IModel channel, byte[] body) {',
+          '    channel.ExchangeDeclare(exchange: "direct_logs", type: ExchangeType.Direct);',
+          '    channel.BasicPublish(exchange: "direct_logs", routingKey: "error", basicProperties: null, body: body);',
+          '    channel.BasicPublish(exchange: "topic_logs", routingKey: "kern.critical", basicProperties: null, body: body);',
+          '  }',
+          '}',
+        ),
+      },
+      watcher: {
+        'Receive.cs': lines(
+          'using RabbitMQ.Client;',
+          'public class Receiver {',
+          '  public void Errors(IModel channel) {',
+          '    var queueName = channel.QueueDeclare().QueueName;',
+          '    channel.QueueBind(queue: queueName, exchange: "direct_logs", routingKey: "error");',
+          '    channel.BasicConsume(queue: queueName, autoAck: true, consumer: new EventingBasicConsumer(channel));',
+          '  }',
+          '  public async Task Kernel(IChannel channel) {',
+          '    await channel.ExchangeDeclareAsync(exchange: "topic_logs", type: ExchangeType.Topic);',
+          '    QueueDeclareOk declared = await channel.QueueDeclareAsync();',
+          '    await channel.QueueBindAsync(queue: declared.QueueName, exchange: "topic_logs", routingKey: "kern.*");',
+          '    await channel.BasicConsumeAsync(declared.QueueName, autoAck: true, consumer: new AsyncEventingBasicConsumer(channel));',
+          '  }',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'logs Emit.cs:5 | publish `direct_logs` / `error` | watcher Receive.cs:6 consume queue `amq.gen@Receive.cs:4`',
+      'logs Emit.cs:6 | publish `topic_logs` / `kern.critical` | watcher Receive.cs:12 consume queue `amq.gen@Receive.cs:10`',
+    ]);
+    expect(gaps(r)).toEqual([]);
+  });
+});
