@@ -90,6 +90,46 @@ describe('server-named queues: amqplib', () => {
     expect(gaps(r)).toEqual([]);
   });
 
+  it('the callback API: assertQueue("", opts, (err, q) => …) and assertQueue("").then((q) => …) give q.queue', async () => {
+    const r = await reportOf({
+      emitter: {
+        'emit.js': lines(
+          'const amqp = require("amqplib/callback_api");',
+          'function emit(channel, msg) {',
+          '  channel.assertExchange("logs", "fanout", { durable: false });',
+          '  channel.publish("logs", "", Buffer.from(msg));',
+          '}',
+        ),
+      },
+      receiver: {
+        'receive.js': lines(
+          'const amqp = require("amqplib/callback_api");',
+          'function receive(channel) {',
+          '  channel.assertQueue("", { exclusive: true }, function (error2, q) {',
+          '    channel.bindQueue(q.queue, "logs", "");',
+          '    channel.consume(q.queue, function (msg) {}, { noAck: true });',
+          '  });',
+          '}',
+        ),
+      },
+      tailer: {
+        'tail.js': lines(
+          'function tail(ch) {',
+          '  return ch.assertQueue("", { exclusive: true }).then((ok) => {',
+          '    ch.bindQueue(ok.queue, "logs", "");',
+          '    return ch.consume(ok.queue, print);',
+          '  });',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'emitter emit.js:4 | publish `logs` | receiver receive.js:5 consume queue `amq.gen@receive.js:3`',
+      'emitter emit.js:4 | publish `logs` | tailer tail.js:4 consume queue `amq.gen@tail.js:2`',
+    ]);
+    expect(gaps(r)).toEqual([]);
+  });
+
   it('a named assertQueue keeps its name through { queue }', async () => {
     const r = await reportOf({
       producer: { 'p.js': lines('async function f(ch) {', '  ch.sendToQueue("tasks", Buffer.from("x"));', '}') },

@@ -282,6 +282,25 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
         }
       }
     },
+    call_expression(node) {
+      // amqplib's callback API `ch.assertQueue("", opts, (err, q) => …)` and `ch.assertQueue("").then((q) => …)`:
+      // the callback's `q.queue` is the declared queue.
+      const fn = node.childForFieldName('function');
+      if (fn?.type !== 'member_expression') return;
+      const prop = fn.childForFieldName('property')?.text;
+      const object = fn.childForFieldName('object');
+      const args = node.childForFieldName('arguments')?.namedChildren ?? [];
+      const [decl, cb, index] =
+        prop === 'assertQueue'
+          ? [node, args[args.length - 1], 1]
+          : prop === 'then' && object && declaresQueue(object)
+            ? [object, args[0], 0]
+            : [];
+      if (!decl || !cb || !/^(arrow_function|function_expression|function)$/.test(cb.type)) return;
+      const params = cb.childForFieldName('parameters')?.namedChildren ?? [cb.childForFieldName('parameter')];
+      const reply = params.filter((x) => x?.type !== 'comment')[index!];
+      if (reply?.type === 'identifier') scope.add(`${reply.text}.queue`, decl, true);
+    },
     public_field_definition(node) {
       const name = node.childForFieldName('name');
       const value = node.childForFieldName('value');
