@@ -23,6 +23,7 @@ import type {
   StoreKind,
 } from './model';
 import { filePath } from './extract/config';
+import { SERVER_NAMED_QUEUE } from './extract/common';
 import {
   CELERY_DEFAULT_QUEUE,
   CELERY_ROUTE,
@@ -1635,6 +1636,9 @@ export function isDynamicName(name: string): boolean {
   return name.includes('{}') || name.includes(HOLE);
 }
 
+/** A queue the broker names (declared without a name), by its declaration (`amq.gen@<file>:<line>`). */
+const serverNamed = (queue: string): boolean => queue.startsWith(SERVER_NAMED_QUEUE);
+
 interface Routed {
   readonly queue: string;
   readonly binding: UsedBinding;
@@ -1828,6 +1832,8 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
         let rpcOnly = false;
         for (const { c, source: cs } of consumers) {
           if (c.broker !== 'rabbitmq' || c.queue !== r.queue) continue;
+          // A queue the broker named is only known to the connection that declared it: its source's.
+          if (serverNamed(r.queue) && cs !== r.binding.at.source) continue;
           // An RPC entrypoint answers its own keys only (nameko: `<service>.<method>` on `rpc-<service>`).
           if (!takes(c, p.key)) {
             rpcOnly = true;
@@ -1848,7 +1854,7 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
           const rowKey = `${cs}|${c.queue}`;
           if (rowsOf.has(rowKey)) continue;
           rowsOf.add(rowKey);
-          const bk = `rabbitmq|${r.binding.exchange}|${r.queue}|${r.binding.key}`;
+          const bk = `rabbitmq|${r.binding.exchange}|${r.queue}|${r.binding.key}|${serverNamed(r.queue) ? cs : ''}`;
           if (!usedBindings.has(bk)) usedBindings.set(bk, r.binding);
           if (!firstRow(at, what, cs, c)) continue;
           const via = describeBinding(r.binding);
@@ -1883,7 +1889,10 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
       reason = `dynamic key: the ${c.broker === 'kafka' ? 'topic' : c.broker === 'rabbitmq' ? 'queue' : 'name'} is only known at run time, and a placeholder matches nothing`;
     else if (c.broker !== 'rabbitmq') reason = `no producer for ${channelLabel(c.broker)} \`${c.queue}\``;
     else if (!anyRabbitConfig) reason = 'no binding configuration in any attached repository';
-    else if (!declaredQueues.has(c.queue) && !bindings.some(({ b }) => b.queue === c.queue))
+    else if (
+      !declaredQueues.has(c.queue) &&
+      !bindings.some(({ b, source: bs }) => b.queue === c.queue && (!serverNamed(c.queue) || bs === source))
+    )
       reason = `queue \`${c.queue}\` is bound to no exchange`;
     else reason = `no publisher routes to queue \`${c.queue}\``;
     out.gaps.push({ side: 'consumer', at, what, reason });

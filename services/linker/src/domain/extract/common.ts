@@ -133,6 +133,28 @@ export function concat(...lists: readonly (readonly Part[])[]): Part[] {
 }
 
 export const HOLE_PART: Part = { hole: true };
+
+/**
+ * A queue the broker names (declared with an empty name): one identity per declaration, `amq.gen@<file>:<line>`.
+ * Only the declaring connection reads it (exclusive or not, nothing else can know its name), so the link stage
+ * keeps it within its source.
+ */
+export const SERVER_NAMED_QUEUE = 'amq.gen@';
+
+/**
+ * The name a RabbitMQ queue declaration gives its queue (`assertQueue(name)`, `queue_declare(queue=name)`,
+ * `QueueDeclare(name)`): the name passed, or the broker's for an empty or absent one (`""`, `null`, `None`, no
+ * argument), which the value flow then carries to the binding and the consumer like any name.
+ */
+export function declaredQueueName(name: readonly Part[] | undefined, file: string, line: number): Part[] {
+  const only = name?.length === 1 ? name[0]! : undefined;
+  const unnamed =
+    !name ||
+    name.length === 0 ||
+    literal(name) === '' ||
+    (only !== undefined && 'ref' in only && /^(null|undefined|None|nil)$/.test(only.ref));
+  return unnamed ? lit(`${SERVER_NAMED_QUEUE}${file}:${line}`) : [...name];
+}
 /** A property of a C# options object (`options.Value.QueueName` of an `IOptions<RabbitMqOptions>`), as evaluated. */
 export const OPTIONS_REF = /^IOptions<\w+>\.\w+$/;
 /** A configuration section bound by a constant of another file (`GetSection(RabbitMqOptions.SectionName)`). */

@@ -6,6 +6,7 @@ import {
   LIST_SEP,
   captured,
   concat,
+  declaredQueueName,
   httpMethod,
   lineOf,
   lit,
@@ -103,6 +104,14 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
     }
   }
 
+  /** amqp091 `ch.QueueDeclare(name, …)` (or `QueueDeclarePassive`): a queue declaration whose reply names it. */
+  function declaresQueue(call: Node): boolean {
+    const fn = call.type === 'call_expression' ? call.childForFieldName('function') : null;
+    return (
+      fn?.type === 'selector_expression' && /^QueueDeclare(Passive)?$/.test(fn.childForFieldName('field')?.text ?? '')
+    );
+  }
+
   function evaluate(node: Node): Part[] {
     switch (node.type) {
       case 'interpreted_string_literal':
@@ -143,6 +152,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
           return concat(...out);
         }
         const fnNode = node.childForFieldName('function');
+        if (declaresQueue(node)) return declaredQueueName(a[0] && evaluate(a[0]), file, lineOf(node));
         const own = fnNode?.type === 'identifier' && a.length === 0 ? summary(fn) : undefined;
         if (own) return own;
         // A function of another file or package (`urls.Order(base, id)`): its return summary.
@@ -174,13 +184,9 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
       scope.add(n.text, v, true);
       classify(n.text, v);
     });
-    // amqp091: q, err := ch.QueueDeclare("emails", …) — `q.Name` is the declared queue's name.
+    // amqp091: q, err := ch.QueueDeclare("emails", …) — `q.Name` is the declared queue's name (the broker's for "").
     const call = vs.length === 1 ? vs[0] : undefined;
-    const fn = call?.type === 'call_expression' ? call.childForFieldName('function') : null;
-    const declared = fn?.type === 'selector_expression' ? fn.childForFieldName('field')?.text : undefined;
-    const first = call ? args(call)[0] : undefined;
-    if (ns[0] && ns[0].text !== '_' && first && /^QueueDeclare(Passive)?$/.test(declared ?? ''))
-      scope.add(`${ns[0].text}.Name`, first, true);
+    if (ns[0] && ns[0].text !== '_' && call && declaresQueue(call)) scope.add(`${ns[0].text}.Name`, call, true);
   };
   const declareSpec = (node: Node): void => {
     const name = node.childForFieldName('name');

@@ -7,6 +7,7 @@ import { joinPath } from '../routes';
 import {
   FIELD_REF,
   HOLE_PART,
+  declaredQueueName,
   type HttpWrapper,
   SECTION_REF,
   isFieldRef,
@@ -685,7 +686,7 @@ function applyMessageWrappers(facts: SourceFacts, sink: Sink, resolve: (parts: r
       const exchange = nameOf(bind(w.exchange)) ?? '';
       const key = nameOf(bind(w.key)) ?? '';
       // A queue the call leaves unnamed (None): the broker names it, one per call.
-      const queue = nameOf(bind(w.queue ?? [])) ?? `amq.gen@${site.loc.file}:${site.loc.line}`;
+      const queue = nameOf(declaredQueueName(bind(w.queue ?? []), site.loc.file, site.loc.line))!;
       if (kind === 'publish') sink.publish(w.broker, exchange, key, site.loc);
       else if (kind === 'bind') sink.binding(exchange, queue, key, site.loc);
       else if (kind === 'exchange') {

@@ -5,6 +5,7 @@ import {
   HOLE_PART,
   LIST_SEP,
   concat,
+  declaredQueueName,
   exchangeType,
   httpMethod,
   lineOf,
@@ -313,7 +314,7 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
       case 'identifier':
         return scope.param(node.text) ?? scope.lookup(node.text, node) ?? [{ ref: node.text }];
       case 'attribute':
-        return ctorField(node) ?? scope.lookup(node.text) ?? classAttribute(node) ?? [{ ref: node.text }];
+        return ctorField(node) ?? scope.lookup(node.text, node) ?? classAttribute(node) ?? [{ ref: node.text }];
       case 'subscript': {
         const v = node.childForFieldName('value')?.text;
         const idx = node.childForFieldName('subscript');
@@ -335,6 +336,16 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
               )
             : undefined;
           return [fb !== undefined ? { env: name, fallback: fb } : { env: name }];
+        }
+        // pika `channel.queue_declare(queue="")`: the declared queue's name, the broker's for `""` (`result.method.queue`).
+        if (fn.endsWith('.queue_declare')) {
+          const q = keywords(node).get('queue');
+          const first = args[0] && args[0].type !== 'keyword_argument' ? args[0] : undefined;
+          return declaredQueueName(
+            q ?? (first && first.type !== 'none' ? evaluate(first) : undefined),
+            file,
+            lineOf(node),
+          );
         }
         // `base_url.rstrip("/")`: the same URL as far as a route is concerned.
         const recvNode = node.childForFieldName('function')?.childForFieldName('object');
@@ -400,6 +411,13 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
         // `url = …` inside a function is local to it (Python's rule); `self.url = …` is the object's.
         scope.add(left.text, right, left.type === 'identifier');
         classify(left.text, right);
+        // pika: `result = channel.queue_declare(queue="", exclusive=True)`, then `result.method.queue` is its name.
+        if (
+          left.type === 'identifier' &&
+          right.type === 'call' &&
+          /\.queue_declare$/.test(right.childForFieldName('function')?.text ?? '')
+        )
+          scope.add(`${left.text}.method.queue`, right, true);
         // A pydantic `BaseSettings` field (`service_name: str = 'x'`): the environment variable of its name
         // (case-insensitive, pydantic's default), the declared value when unset.
         if (left.type === 'identifier' && isSettingsField(node)) {
@@ -625,7 +643,7 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     const within = withinOf(call);
     const hasParam = (...parts: Part[][]): boolean =>
       parts.some((x) => x.some((p) => 'ref' in p && within?.params.includes(p.ref)));
-    const queueName = (q: Part[]): Part[] => (q.length ? q : lit(`amq.gen@${file}:${mine?.line ?? 0}`));
+    const queueName = (q: Part[]): Part[] => declaredQueueName(q, file, mine?.line ?? 0);
     if (name === 'publish' && (isDefault || mine?.kind === 'exchange')) {
       const keyNode = kwNode('routing_key') ?? positional[1];
       const key = keyNode ? paramOr(keyNode, call) : [HOLE_PART];
