@@ -139,7 +139,7 @@ for (let i = 0; i < sends; i++) {
 const all = process.cpuUsage(start);
 const us = (v: number): string => (v / sends).toFixed(1);
 console.log(
-  `${sends} lone sends on ${prefill}: CPU per send ${us(all.user + all.system)} µs (user ${us(all.user)}, system ${us(all.system)}); in the commit ${us(inCommit)} µs (system ${us(commitSys)}); commits ${db.commits}`,
+  `${sends} lone sends on ${prefill}: CPU per send ${us(all.user + all.system)} µs (user ${us(all.user)}, system ${us(all.system)}); in the commit ${us(inCommit)} µs (system ${us(commitSys)}); commits ${db.commits}; file ${(db.root.getStats() as { lastPageNumber: number }).lastPageNumber} pages`,
 );
 await log.close();
 await store.close();
