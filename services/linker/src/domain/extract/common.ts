@@ -322,6 +322,11 @@ export interface WrapperSite {
   readonly loc: Loc;
   /** Keyword arguments (Python `publish(exchange="x", routing_key=k)`): bound to the parameter of that name. */
   readonly named?: Readonly<Record<string, Part[]>>;
+  /**
+   * The function around the call (Python): when the call passes one of its parameters on to a publish
+   * wrapper, that function is a wrapper too (wrappers over wrappers, to any depth within a budget).
+   */
+  readonly within?: Within;
 }
 
 /** The function around a call: its name and its parameters' names (Python's `self`/`cls` left out). */

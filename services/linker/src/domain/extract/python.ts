@@ -731,11 +731,20 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
   }
 
   /** The function around a node: its name and parameters, `self`/`cls` left out (a wrapper of other calls). */
+  const withins = new Map<number, Within | undefined>();
   function withinOf(n: Node): Within | undefined {
     let f: Node | null = n.parent;
     while (f && f.type !== 'function_definition') f = f.parent;
-    const name = f?.childForFieldName('name')?.text;
-    if (!f || !name) return undefined;
+    if (!f) return undefined;
+    // Once per function: every call inside it asks.
+    if (withins.has(f.id)) return withins.get(f.id);
+    const w = withinOfFunction(f);
+    withins.set(f.id, w);
+    return w;
+  }
+  function withinOfFunction(f: Node): Within | undefined {
+    const name = f.childForFieldName('name')?.text;
+    if (!name) return undefined;
     const all = (f.childForFieldName('parameters')?.namedChildren ?? []).filter((x): x is Node => x !== null);
     const nameOfParam = (x: Node): string =>
       x.type === 'identifier' ? x.text : ((x.childForFieldName('name') ?? x.namedChild(0))?.text ?? '');
@@ -764,11 +773,13 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     )
       return;
     const args = argNodes.map((a) => (a.type === 'none' ? [] : evaluate(a)));
+    const within = withinOf(call);
     sink.sites.push({
       name: callee,
       args,
       loc: { file, line: lineOf(call) },
       ...(kw.size ? { named: Object.fromEntries(kw) } : {}),
+      ...(within ? { within } : {}),
     });
   }
 
