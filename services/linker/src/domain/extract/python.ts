@@ -38,6 +38,13 @@ const VERBS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'options
 const HTTP_LIBS = new Set(['requests', 'httpx']);
 const PY_NAMES = new Set([...VERBS, 'request', 'KafkaConsumer', 'AIOKafkaConsumer', 'path', 're_path', 'url']);
 
+/** Methods of a pymongo/motor collection: a call of one on `db.<collection>` touches that collection. */
+const MONGO_METHODS = new Set(
+  'find find_one find_one_and_update find_one_and_replace find_one_and_delete insert_one insert_many update_one update_many replace_one delete_one delete_many count_documents estimated_document_count aggregate bulk_write create_index create_indexes distinct watch'.split(
+    ' ',
+  ),
+);
+
 /** Built-ins and classes (capitalised: constructors) are no wrappers. */
 const PY_BUILTINS =
   /^([A-Z]\w*|print|len|str|int|float|bool|dict|list|set|tuple|isinstance|getattr|setattr|hasattr|range|enumerate|zip|sorted|open|super|type|repr|min|max|sum|any|all|format|iter|next|map|filter)$/;
@@ -800,6 +807,7 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     }
     if (fn.type === 'attribute' && (callee === 'add_api_route' || callee === 'add_url_rule'))
       onAddRoute(call, fn, callee);
+    if (fn.type === 'attribute' && MONGO_METHODS.has(callee)) onMongoAttribute(call, fn);
     if (!PY_NAMES.has(callee) && !sharedRuleName(callee) && fn.text !== 'kafka.KafkaConsumer') return;
     const argNodes = (call.childForFieldName('arguments')?.namedChildren ?? []).filter(
       (x): x is Node => x !== null && x.type !== 'keyword_argument' && x.type !== 'comment',
@@ -853,6 +861,27 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
           sink.wrappers.push({ ...w, method, client, loc });
       }
     }
+  }
+
+  /**
+   * pymongo/motor collections reached by attribute access: `client.api_db.service_urls.find_one(…)` (a
+   * database attribute of a client) and `db.orders.insert_one(…)` / `self.db.orders.find(…)` (a collection
+   * attribute of a database): the collection is shared data under its own name.
+   */
+  function onMongoAttribute(call: Node, fn: Node): void {
+    const coll = fn.childForFieldName('object');
+    if (coll?.type !== 'attribute') return;
+    const name = coll.childForFieldName('attribute')?.text ?? '';
+    const holder = coll.childForFieldName('object');
+    if (!name || name.startsWith('_') || !holder) return;
+    const last = (n: Node): string =>
+      n.type === 'attribute' ? (n.childForFieldName('attribute')?.text ?? '') : n.type === 'identifier' ? n.text : '';
+    const isDb = (x: string): boolean => /^(db|database|mongo_?db|\w+_db)$/i.test(x);
+    const isClient = (x: string): boolean => /^(\w*_)?(client|mongo|motor|mongo_client)$/i.test(x);
+    const viaDb = isDb(last(holder));
+    const inner = holder.type === 'attribute' ? holder.childForFieldName('object') : null;
+    const viaClient = !viaDb && inner !== null && isClient(last(inner)) && /^\w+$/.test(last(holder));
+    if (viaDb || viaClient) sink.data('collection', name, { file, line: lineOf(call) });
   }
 
   /**
