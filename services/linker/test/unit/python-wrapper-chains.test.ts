@@ -73,3 +73,89 @@ describe('Python: publish wrappers over wrappers (any depth)', () => {
     expect(gaps(r)).toEqual([]);
   });
 });
+
+/** A payment service that publishes its result to the queue its caller named in the request body. */
+const payments = {
+  'app/api.py': lines(
+    'from fastapi import APIRouter',
+    '',
+    'router = APIRouter(prefix="/v1/payments")',
+    '',
+    '@router.post("")',
+    'async def create(payload: PaymentPayload):',
+    '    await repo.store(payload)',
+    '',
+    '@router.post("/callback")',
+    'async def callback(result):',
+    '    await PaymentLogic(repo, Broker()).done(result)',
+  ),
+  'app/broker.py': lines(
+    'import aio_pika',
+    '',
+    'class Broker:',
+    '    async def publish(self, queue: str, message: dict):',
+    '        await self.channel.default_exchange.publish(aio_pika.Message(b"x"), routing_key=queue)',
+  ),
+  'app/logic.py': lines(
+    'class PaymentLogic:',
+    '    def __init__(self, repo, broker):',
+    '        self.repo = repo',
+    '        self.broker = broker',
+    '',
+    '    async def done(self, result):',
+    '        payment = await self.repo.read(result.caller_id)',
+    '        await self.broker.publish(message=result, queue=payment.metadata.receiver)',
+  ),
+};
+
+/** An order service that names its own queue (a settings field) as the reply-to of its payment request. */
+const orders = (receiver: string): Record<string, string> => ({
+  'app/settings.py': lines(
+    'from pydantic_settings import BaseSettings',
+    '',
+    'class Settings(BaseSettings):',
+    '    service_name: str = "orders"',
+    '',
+    'config = Settings()',
+  ),
+  'app/pay.py': lines(
+    'import httpx',
+    'from .settings import config',
+    '',
+    'async def pay(order):',
+    `    meta = Metadata(order_id=order.id, receiver=${receiver})`,
+    '    payload = PaymentPayload(metadata=meta, amount=order.amount)',
+    '    async with httpx.AsyncClient() as client:',
+    '        await client.post("http://payments:8000/v1/payments", data=payload.model_dump_json())',
+  ),
+  'app/worker.py': lines(
+    'import aio_pika',
+    'from .settings import config',
+    '',
+    'async def listen(channel):',
+    '    queue = await channel.declare_queue("orders", durable=True)',
+    '    await queue.consume(on_reply)',
+  ),
+});
+
+describe('Python: a reply-to queue carried in a request body', () => {
+  it("a publish keyed by a stored request's field (payment.metadata.receiver) goes to the queue the caller of the linked route set in that field", async () => {
+    const r = await reportOf({ orders: orders("f'{config.service_name}'"), payments });
+    expect(
+      r.table
+        .filter((t) => t.calls.startsWith('publish'))
+        .map((t) => `${t.caller} | ${t.calls} | ${t.servedBy} | ${t.match}`),
+    ).toEqual([
+      'payments app/logic.py:8 | publish to queue `orders` (default exchange) | orders app/worker.py:6 consume queue `orders` | binding: default exchange → queue `orders`; key `payment.metadata.receiver` = request field `metadata.receiver` sent by orders app/pay.py:8',
+    ]);
+    expect(gaps(r)).toEqual([]);
+  });
+
+  it('a field the caller leaves to run time names no queue: the publish stays a dynamic-key gap', async () => {
+    const r = await reportOf({ orders: orders('order.reply_to'), payments });
+    expect(r.table.filter((t) => t.calls.startsWith('publish'))).toEqual([]);
+    expect(gaps(r)).toContain(
+      'publisher payments app/logic.py:8 dynamic key: the queue is only known at run time, and a placeholder matches no queue',
+    );
+  });
+});

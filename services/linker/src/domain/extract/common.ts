@@ -742,7 +742,7 @@ export class Sink {
     url: Part[],
     client: string,
     loc: Loc,
-    extra: { serviceName?: string; clientClass?: string } = {},
+    extra: { serviceName?: string; clientClass?: string; body?: Record<string, Part[]> } = {},
   ): void {
     if (url.some(isObjectRef)) this.fieldUses.push({ kind: 'http', method, url, client, loc });
     // A URL built from a variable set in branches: one call per value it may have.
@@ -750,7 +750,15 @@ export class Sink {
       if (this.#once(`c|${loc.file}|${loc.line}|${JSON.stringify(one)}`))
         this.facts.calls.push({ method, url: one, client, loc, ...extra });
   }
-  publish(broker: Broker, exchange: string, key: string, loc: Loc, stream?: boolean, types?: readonly string[]): void {
+  publish(
+    broker: Broker,
+    exchange: string,
+    key: string,
+    loc: Loc,
+    stream?: boolean,
+    types?: readonly string[],
+    keyRef?: string,
+  ): void {
     if (this.#once(`p|${broker}|${exchange}|${key}|${loc.file}|${loc.line}`))
       this.facts.publishes.push({
         broker,
@@ -759,6 +767,7 @@ export class Sink {
         loc,
         ...(stream ? { stream } : {}),
         ...(types?.length ? { types } : {}),
+        ...(keyRef && key === '{}' ? { keyRef } : {}),
       });
   }
   consume(

@@ -362,9 +362,14 @@ export async function extractSource(
   applyPrefixes(facts);
   // A summarised helper's value may hold alternatives (a variable set in its branches): one call each.
   const resolvedCalls = new Map<string, (typeof facts.calls)[number]>();
-  for (const c of facts.calls)
+  for (const c0 of facts.calls) {
+    // The body's field values resolve like the URL (settings fields, constants of other files).
+    const c = c0.body
+      ? { ...c0, body: Object.fromEntries(Object.entries(c0.body).map(([k, v]) => [k, resolve(v)] as const)) }
+      : c0;
     for (const url of expandAlternatives(resolve(c.url)))
       resolvedCalls.set(JSON.stringify({ ...c, url }), { ...c, url });
+  }
   facts.calls.splice(0, facts.calls.length, ...resolvedCalls.values());
   // A summarised call or publish the source already resolved (every `new C(…)` of it agrees) stays where it is.
   if (facts.objClasses?.length) {
@@ -665,7 +670,10 @@ function applyMessageWrappers(facts: SourceFacts, sink: Sink, resolve: (parts: r
       const key = nameOf(bind(w.key)) ?? '';
       // A queue the call leaves unnamed (None): the broker names it, one per call.
       const queue = nameOf(bind(w.queue ?? [])) ?? `amq.gen@${site.loc.file}:${site.loc.line}`;
-      if (kind === 'publish') sink.publish(w.broker, exchange, key, site.loc);
+      // A key read from a value's field (`payment.metadata.receiver`): maybe a request's field, named when linking.
+      const raw = b.bind(w.key);
+      const keyRef = raw.length === 1 && 'ref' in raw[0]! && raw[0].ref.includes('.') ? raw[0].ref : undefined;
+      if (kind === 'publish') sink.publish(w.broker, exchange, key, site.loc, undefined, undefined, keyRef);
       else if (kind === 'bind') sink.binding(exchange, queue, key, site.loc);
       else if (kind === 'exchange') {
         if (w.exchangeType) sink.exchange(exchange, w.exchangeType, site.loc);

@@ -854,13 +854,96 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
       if (url) {
         const full = withBase(clients.get(receiver), url);
         const client = isLib ? receiver : (clientLib.get(receiver) ?? 'httpx');
-        sink.call(method, full, client, loc);
+        const body = bodyFields(call);
+        sink.call(method, full, client, loc, body ? { body } : {});
         // A function whose call takes its URL from a parameter: its callers (other modules included) make the call.
         const w = paramWrapper(withinOf(call), full);
         if (w && !PY_NAMES.has(w.name) && !/^(request|send|call|fetch|__\w+__)$/.test(w.name))
           sink.wrappers.push({ ...w, method, client, loc });
       }
     }
+  }
+
+  /**
+   * The fields of a request body the code names (`json=`, `data=`, `content=`): a dict literal, a model
+   * constructed with keywords (`PaymentPayload(metadata=meta, …)`), or a variable assigned one earlier in the
+   * function, serialised or not (`.model_dump_json()`, `.model_dump()`, `.dict()`, `.json()`, `json.dumps(x)`);
+   * nested values by path (`metadata.receiver`). Only fields with a value the evaluator knows something of.
+   */
+  function bodyFields(call: Node): Record<string, Part[]> | undefined {
+    const arg = call
+      .childForFieldName('arguments')
+      ?.namedChildren.find(
+        (a) => a?.type === 'keyword_argument' && /^(json|data|content)$/.test(a.childForFieldName('name')?.text ?? ''),
+      )
+      ?.childForFieldName('value');
+    if (!arg) return undefined;
+    const out: Record<string, Part[]> = {};
+    const fn = ((): Node | null => {
+      let f: Node | null = call.parent;
+      while (f && f.type !== 'function_definition') f = f.parent;
+      return f;
+    })();
+    /** The value last assigned to a local variable before `at` in the function. */
+    const assigned = (name: string, at: Node): Node | undefined => {
+      if (!fn) return undefined;
+      let found: Node | undefined;
+      for (const a of fn.descendantsOfType('assignment')) {
+        if (!a || a.startIndex >= at.startIndex) continue;
+        if (a.childForFieldName('left')?.text === name) found = a.childForFieldName('right') ?? undefined;
+      }
+      return found;
+    };
+    const walk = (n: Node, path: string, depth: number): void => {
+      if (depth > 12) return;
+      // Serialisations of a model or dict.
+      if (n.type === 'call') {
+        const f = n.childForFieldName('function');
+        const args = (n.childForFieldName('arguments')?.namedChildren ?? []).filter((x): x is Node => x !== null);
+        if (
+          f?.type === 'attribute' &&
+          /^(model_dump_json|model_dump|dict|json)$/.test(f.childForFieldName('attribute')?.text ?? '')
+        ) {
+          const obj = f.childForFieldName('object');
+          if (obj) walk(obj, path, depth + 1);
+          return;
+        }
+        if (f && /^(json\.dumps|jsonable_encoder)$/.test(f.text) && args[0] && args[0].type !== 'keyword_argument') {
+          walk(args[0], path, depth + 1);
+          return;
+        }
+        // A model constructed with keyword arguments (a capitalised class).
+        if (f && /^[A-Z]\w*$/.test(f.type === 'attribute' ? (f.childForFieldName('attribute')?.text ?? '') : f.text))
+          for (const a of args)
+            if (a.type === 'keyword_argument') {
+              const k = a.childForFieldName('name')?.text;
+              const v = a.childForFieldName('value');
+              if (k && v) walk(v, path ? `${path}.${k}` : k, depth + 1);
+            }
+        return;
+      }
+      if (n.type === 'dictionary') {
+        for (const pair of n.namedChildren) {
+          if (pair?.type !== 'pair') continue;
+          const k = literal(evaluate(pair.childForFieldName('key')!));
+          const v = pair.childForFieldName('value');
+          if (k && /^\w+$/.test(k) && v) walk(v, path ? `${path}.${k}` : k, depth + 1);
+        }
+        return;
+      }
+      if (n.type === 'identifier') {
+        const v = assigned(n.text, n);
+        if (v && v.type !== 'identifier') {
+          walk(v, path, depth + 1);
+          return;
+        }
+      }
+      if (!path) return;
+      const parts = evaluate(n);
+      if (parts.some((p) => !('hole' in p))) out[path] = parts;
+    };
+    walk(arg, '', 0);
+    return Object.keys(out).length ? out : undefined;
   }
 
   /**
