@@ -151,6 +151,25 @@ describe('Python: a reply-to queue carried in a request body', () => {
     expect(gaps(r)).toEqual([]);
   });
 
+  it('the same through a direct aio-pika publish on the default exchange (no wrapper)', async () => {
+    const direct = {
+      'app/api.py': payments['app/api.py'],
+      'app/logic.py': lines(
+        'import aio_pika',
+        '',
+        'class PaymentLogic:',
+        '    async def done(self, result):',
+        '        payment = await self.repo.read(result.caller_id)',
+        '        await self.channel.default_exchange.publish(aio_pika.Message(b"x"), routing_key=payment.metadata.receiver)',
+      ),
+    };
+    const r = await reportOf({ orders: orders("f'{config.service_name}'"), payments: direct });
+    expect(rows(r).filter((t) => t.includes('publish'))).toEqual([
+      'payments app/logic.py:6 | publish to queue `orders` (default exchange) | orders app/worker.py:6 consume queue `orders`',
+    ]);
+    expect(gaps(r)).toEqual([]);
+  });
+
   it('a field the caller leaves to run time names no queue: the publish stays a dynamic-key gap', async () => {
     const r = await reportOf({ orders: orders('order.reply_to'), payments });
     expect(r.table.filter((t) => t.calls.startsWith('publish'))).toEqual([]);

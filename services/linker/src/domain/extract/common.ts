@@ -120,6 +120,12 @@ export function nameOf(parts: readonly Part[] | undefined): string | undefined {
     .join('');
 }
 
+/** A value read from a field of a variable (`payment.metadata.receiver`), when that is all it is (a `keyRef`). */
+export function fieldRefOf(parts: readonly Part[] | undefined): string | undefined {
+  const only = parts?.length === 1 ? parts[0]! : undefined;
+  return only && 'ref' in only && /^\w+(\.\w+)+$/.test(only.ref) ? only.ref : undefined;
+}
+
 export function concat(...lists: readonly (readonly Part[])[]): Part[] {
   const out: Part[] = [];
   for (const list of lists) {
@@ -881,7 +887,7 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
       const ex = s(exParts);
       const key = s(keyParts);
       if (ex !== undefined && key !== undefined && (lower !== 'publish' || c.args.length >= 3)) {
-        sink.publish('rabbitmq', ex, key, c.loc);
+        sink.publish('rabbitmq', ex, key, c.loc, undefined, undefined, fieldRefOf(keyParts));
         viaParams('rabbitmq', exParts, keyParts);
       }
       break;

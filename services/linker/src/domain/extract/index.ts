@@ -16,6 +16,7 @@ import {
   streamDestination,
   concat,
   expandAlternatives,
+  fieldRefOf,
   instantiateReturns,
   instantiationBudget,
   nameOf,
@@ -671,9 +672,8 @@ function applyMessageWrappers(facts: SourceFacts, sink: Sink, resolve: (parts: r
       // A queue the call leaves unnamed (None): the broker names it, one per call.
       const queue = nameOf(bind(w.queue ?? [])) ?? `amq.gen@${site.loc.file}:${site.loc.line}`;
       // A key read from a value's field (`payment.metadata.receiver`): maybe a request's field, named when linking.
-      const raw = b.bind(w.key);
-      const keyRef = raw.length === 1 && 'ref' in raw[0]! && raw[0].ref.includes('.') ? raw[0].ref : undefined;
-      if (kind === 'publish') sink.publish(w.broker, exchange, key, site.loc, undefined, undefined, keyRef);
+      if (kind === 'publish')
+        sink.publish(w.broker, exchange, key, site.loc, undefined, undefined, fieldRefOf(b.bind(w.key)));
       else if (kind === 'bind') sink.binding(exchange, queue, key, site.loc);
       else if (kind === 'exchange') {
         if (w.exchangeType) sink.exchange(exchange, w.exchangeType, site.loc);

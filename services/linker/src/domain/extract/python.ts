@@ -6,6 +6,7 @@ import {
   LIST_SEP,
   concat,
   exchangeType,
+  fieldRefOf,
   httpMethod,
   lineOf,
   lit,
@@ -625,8 +626,10 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
       const msg = kwNode('message') ?? positional[0];
       const keyNode = kwNode('routing_key') ?? positional[1];
       if (name !== 'publish' || !msg || !keyNode || !usesAioPika(call) || !isAioMessage(msg)) return;
-      const key = nameOf(evaluate(keyNode));
-      if (key !== undefined) sink.publish('rabbitmq', SOURCE_EXCHANGE, key, loc);
+      const keyParts = evaluate(keyNode);
+      const key = nameOf(keyParts);
+      if (key !== undefined)
+        sink.publish('rabbitmq', SOURCE_EXCHANGE, key, loc, undefined, undefined, fieldRefOf(keyParts));
       return;
     }
     const within = withinOf(call);
@@ -639,7 +642,7 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
       const ex = isDefault ? [] : mine!.name;
       if (within && hasParam(ex, key))
         sink.messageWrappers.push({ within, broker: 'rabbitmq', exchange: ex, key, loc });
-      sink.publish('rabbitmq', nameOf(ex) ?? '', nameOf(key) ?? '{}', loc);
+      sink.publish('rabbitmq', nameOf(ex) ?? '', nameOf(key) ?? '{}', loc, undefined, undefined, fieldRefOf(key));
     } else if (name === 'bind' && mine?.kind === 'queue') {
       const exNode = kwNode('exchange') ?? positional[0];
       const exVar = exNode ? amqpVars.get(`${ownerOf(call)}:${exNode.text}`) : undefined;
