@@ -1650,6 +1650,68 @@ const takes = (c: Consume, key: string): boolean => !c.rpcKeys || c.rpcKeys.incl
 const sameLoc = (loc: Loc, at: Evidence, source: string): boolean =>
   at.source === source && at.file === loc.file && at.line === loc.line;
 
+/**
+ * A reply-to carried in a request: a publish whose routing key is a value's field known only at run time
+ * (`payment.metadata.receiver`) in a source whose routes another source calls (an API link found) with a
+ * request body naming that field (`MetadataSchema(receiver=config.service_name)` → `metadata.receiver` =
+ * `OrderService`, resolved in the caller's configuration) is published with that value, when every such call
+ * agrees on one. The field is matched on the key's path without its first name (the receiving code's own
+ * variable: the request model, or the record stored from it), the longest path first.
+ */
+function carryRequestFields(sources: readonly SourceFacts[], topo: Topology, out: LinkResult): SourceFacts[] {
+  if (!sources.some((s) => s.publishes.some((p) => p.keyRef !== undefined))) return [...sources];
+  const bySource = new Map(sources.map((s) => [s.source, s] as const));
+  /** Served source → body field path → the values its callers send (and the first call sending each path). */
+  const sent = new Map<string, Map<string, Set<string>>>();
+  const firstSent = new Map<string, Evidence>();
+  for (const l of out.links) {
+    if (l.kind !== 'api' || l.caller.source === l.servedBy.source) continue;
+    const src = bySource.get(l.caller.source);
+    const env = topo.env.get(l.caller.source);
+    if (!src || !env) continue;
+    for (const c of src.calls) {
+      if (!c.body || c.loc.file !== l.caller.file || c.loc.line !== l.caller.line) continue;
+      let fields = sent.get(l.servedBy.source);
+      if (!fields) sent.set(l.servedBy.source, (fields = new Map<string, Set<string>>()));
+      for (const [path, parts] of Object.entries(c.body)) {
+        let values = fields.get(path);
+        if (!values) fields.set(path, (values = new Set()));
+        values.add(resolveParts(parts, env));
+        const k = `${l.servedBy.source}|${path}`;
+        const prev = firstSent.get(k);
+        if (!prev || compareEvidence(l.caller, prev) < 0) firstSent.set(k, l.caller);
+      }
+    }
+  }
+  if (sent.size === 0) return [...sources];
+  return sources.map((s) => {
+    const fields = sent.get(s.source);
+    if (!fields) return s;
+    const valueOf = (ref: string): { key: string; keyFrom: string } | undefined => {
+      const names = ref.split('.');
+      for (let i = 1; i < names.length; i++) {
+        const path = names.slice(i).join('.');
+        const values = fields.get(path);
+        if (!values) continue;
+        const [v] = values;
+        const by = firstSent.get(`${s.source}|${path}`)!;
+        return values.size === 1 && v && !v.includes(HOLE) && !isDynamicName(v)
+          ? { key: v, keyFrom: `key \`${ref}\` = request field \`${path}\` sent by ${by.source} ${by.file}:${by.line}` }
+          : undefined;
+      }
+      return undefined;
+    };
+    let changed = false;
+    const publishes = s.publishes.map((p) => {
+      const v = p.keyRef && isDynamicName(p.key) ? valueOf(p.keyRef) : undefined;
+      if (v === undefined) return p;
+      changed = true;
+      return { ...p, ...v };
+    });
+    return changed ? { ...s, publishes } : s;
+  });
+}
+
 function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
   const exchangeTypes = new Map<string, ExchangeType>();
   const bindings: { b: Binding; source: string }[] = [];
@@ -1794,7 +1856,8 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
             (c.queue === p.key
               ? `${label} \`${p.key}\` (its own binding)`
               : `${label} \`${c.queue}\` matches \`${p.key}\``) +
-            (binding.exchange ? ` on queue \`${binding.exchange}\`` : ''),
+            (binding.exchange ? ` on queue \`${binding.exchange}\`` : '') +
+            (p.keyFrom ? `; ${p.keyFrom}` : ''),
           edge: shortBinding(binding),
         });
       }
@@ -1864,7 +1927,7 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
             calls: what,
             servedBy: ev(cs, c.loc),
             served: `consume queue \`${c.queue}\``,
-            match: `binding: ${via}`,
+            match: `binding: ${via}${p.keyFrom ? `; ${p.keyFrom}` : ''}`,
             edge: shortBinding(r.binding),
           });
         }
@@ -2218,7 +2281,7 @@ export function link(sources: readonly SourceFacts[]): LinkResult {
   linkCalls(linked, topo, out);
   linkInfrastructure(linked, topo, out);
   linkGrpc(linked, topo, out);
-  linkMessages(linked, out);
+  linkMessages(carryRequestFields(linked, topo, out), out);
   linkData(linked, topo, out);
   out.links.sort(
     (a, b) =>

@@ -86,6 +86,11 @@ export interface Call {
   readonly clientClass?: string;
   /** A page's script (a source built on a browser framework): a relative URL is the page's own origin. */
   readonly browser?: boolean;
+  /**
+   * The request body's fields the code names, by path (`metadata.receiver`), with their values (Python:
+   * `json=`/`data=`/`content=` of a dict, a model constructed with keywords, or a variable holding one).
+   */
+  readonly body?: Readonly<Record<string, Part[]>>;
 }
 
 /** A Go function or method: the calls between its first and last line are its own. */
@@ -201,6 +206,13 @@ export interface Publish {
   readonly stream?: boolean;
   /** The message types published here, when the code names every one (Eventuate Tram event classes). */
   readonly types?: readonly string[];
+  /**
+   * A run-time routing key read from a value's field (`payment.metadata.receiver`): the field a caller of one
+   * of the source's routes may have set in its request body (a reply-to queue), resolved when linking.
+   */
+  readonly keyRef?: string;
+  /** Where a `keyRef` key was named when linking (`request field \`metadata.receiver\` sent by …`). */
+  readonly keyFrom?: string;
 }
 
 export interface Consume {

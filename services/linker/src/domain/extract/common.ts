@@ -120,6 +120,12 @@ export function nameOf(parts: readonly Part[] | undefined): string | undefined {
     .join('');
 }
 
+/** A value read from a field of a variable (`payment.metadata.receiver`), when that is all it is (a `keyRef`). */
+export function fieldRefOf(parts: readonly Part[] | undefined): string | undefined {
+  const only = parts?.length === 1 ? parts[0]! : undefined;
+  return only && 'ref' in only && /^\w+(\.\w+)+$/.test(only.ref) ? only.ref : undefined;
+}
+
 export function concat(...lists: readonly (readonly Part[])[]): Part[] {
   const out: Part[] = [];
   for (const list of lists) {
@@ -344,6 +350,11 @@ export interface WrapperSite {
   readonly loc: Loc;
   /** Keyword arguments (Python `publish(exchange="x", routing_key=k)`): bound to the parameter of that name. */
   readonly named?: Readonly<Record<string, Part[]>>;
+  /**
+   * The function around the call (Python): when the call passes one of its parameters on to a publish
+   * wrapper, that function is a wrapper too (wrappers over wrappers, to any depth within a budget).
+   */
+  readonly within?: Within;
 }
 
 /** The function around a call: its name and its parameters' names (Python's `self`/`cls` left out). */
@@ -768,7 +779,7 @@ export class Sink {
     url: Part[],
     client: string,
     loc: Loc,
-    extra: { serviceName?: string; clientClass?: string } = {},
+    extra: { serviceName?: string; clientClass?: string; body?: Record<string, Part[]> } = {},
   ): void {
     if (url.some(isObjectRef)) this.fieldUses.push({ kind: 'http', method, url, client, loc });
     // A URL built from a variable set in branches: one call per value it may have.
@@ -776,7 +787,15 @@ export class Sink {
       if (this.#once(`c|${loc.file}|${loc.line}|${JSON.stringify(one)}`))
         this.facts.calls.push({ method, url: one, client, loc, ...extra });
   }
-  publish(broker: Broker, exchange: string, key: string, loc: Loc, stream?: boolean, types?: readonly string[]): void {
+  publish(
+    broker: Broker,
+    exchange: string,
+    key: string,
+    loc: Loc,
+    stream?: boolean,
+    types?: readonly string[],
+    keyRef?: string,
+  ): void {
     if (this.#once(`p|${broker}|${exchange}|${key}|${loc.file}|${loc.line}`))
       this.facts.publishes.push({
         broker,
@@ -785,6 +804,7 @@ export class Sink {
         loc,
         ...(stream ? { stream } : {}),
         ...(types?.length ? { types } : {}),
+        ...(keyRef && key === '{}' ? { keyRef } : {}),
       });
   }
   consume(
@@ -898,7 +918,7 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
       const ex = s(exParts);
       const key = s(keyParts);
       if (ex !== undefined && key !== undefined && (lower !== 'publish' || c.args.length >= 3)) {
-        sink.publish('rabbitmq', ex, key, c.loc);
+        sink.publish('rabbitmq', ex, key, c.loc, undefined, undefined, fieldRefOf(keyParts));
         viaParams('rabbitmq', exParts, keyParts);
       }
       break;

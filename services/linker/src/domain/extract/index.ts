@@ -12,11 +12,13 @@ import {
   SECTION_REF,
   isFieldRef,
   type MessageWrapper,
+  type WrapperSite,
   Sink,
   applyEntityTables,
   streamDestination,
   concat,
   expandAlternatives,
+  fieldRefOf,
   instantiateReturns,
   instantiationBudget,
   nameOf,
@@ -370,9 +372,14 @@ export async function extractSource(
   applyGoNetRpc(facts, sink);
   // A summarised helper's value may hold alternatives (a variable set in its branches): one call each.
   const resolvedCalls = new Map<string, (typeof facts.calls)[number]>();
-  for (const c of facts.calls)
+  for (const c0 of facts.calls) {
+    // The body's field values resolve like the URL (settings fields, constants of other files).
+    const c = c0.body
+      ? { ...c0, body: Object.fromEntries(Object.entries(c0.body).map(([k, v]) => [k, resolve(v)] as const)) }
+      : c0;
     for (const url of expandAlternatives(resolve(c.url)))
       resolvedCalls.set(JSON.stringify({ ...c, url }), { ...c, url });
+  }
   facts.calls.splice(0, facts.calls.length, ...resolvedCalls.values());
   // A summarised call or publish the source already resolved (every `new C(…)` of it agrees) stays where it is.
   if (facts.objClasses?.length) {
@@ -648,13 +655,17 @@ function applyWrappers(facts: SourceFacts, sink: Sink): void {
  * Publishes through a method of another class or file whose exchange, routing key or topic is one of its
  * parameters (`client.publish(self.subject, msg)` → `basic_publish(exchange=X, routing_key=subject)`):
  * each call of it by name is the publish, with the call's arguments (cross-file constants resolved) in
- * place of the parameters; one level, no further. The wrapper's own publish (a dynamic key) stays only
- * when nothing calls it. A name two wrappers share with different names is not followed.
+ * place of the parameters. A call that passes one of its own function's parameters on makes that function
+ * a wrapper too (`UnitOfWork.publish(queue, msg)` → `self.client.publish_message(queue, msg)`), summarised
+ * once and instantiated at its callers, to any depth (8 levels, a step budget): the publish is reported at
+ * the outermost call that names it. A wrapper's own publish (a dynamic key) stays only when nothing calls
+ * it. A name two wrappers share with different names is not followed.
  */
 function applyMessageWrappers(facts: SourceFacts, sink: Sink, resolve: (parts: readonly Part[]) => Part[]): void {
   if (sink.messageWrappers.length === 0 || sink.sites.length === 0) return;
+  const KINDS = ['publish', 'bind', 'consume', 'exchange'] as const;
   const byName = new Map<string, MessageWrapper[] | null>();
-  for (const w of sink.messageWrappers) {
+  const add = (w: MessageWrapper): void => {
     const key = `${w.kind ?? 'publish'}:${w.within.name}`;
     const prev = byName.get(key);
     const same = (a: MessageWrapper, b: MessageWrapper): boolean =>
@@ -662,32 +673,71 @@ function applyMessageWrappers(facts: SourceFacts, sink: Sink, resolve: (parts: r
       JSON.stringify([b.broker, b.exchange, b.key, b.queue, b.within.params]);
     if (prev === undefined) byName.set(key, [w]);
     else if (prev !== null && !same(prev[0]!, w)) byName.set(key, null);
+  };
+  /** The wrapper a site calls, with its arguments bound in place of the parameters (unresolved). */
+  const bound = (
+    site: WrapperSite,
+    kind: (typeof KINDS)[number],
+  ): { w: MessageWrapper; bind: (parts: readonly Part[]) => Part[] } | undefined => {
+    const w = byName.get(`${kind}:${site.name}`)?.[0];
+    if (!w) return undefined;
+    const { params, arity, defaults } = w.within;
+    const given = site.args.length + Object.keys(site.named ?? {}).length;
+    if (arity !== undefined ? given !== arity : site.args.length > params.length) return undefined;
+    // A keyword the wrapper does not take is another function of that name.
+    if (Object.keys(site.named ?? {}).some((k) => !params.includes(k))) return undefined;
+    const bind = (parts: readonly Part[]): Part[] =>
+      concat(
+        ...parts.map((p): readonly Part[] => {
+          const i = 'ref' in p ? params.indexOf(p.ref) : -1;
+          if (i < 0) return [p];
+          return site.args[i] ?? kwarg(site.named, params[i]!) ?? defaults?.[i] ?? [HOLE_PART];
+        }),
+      );
+    return { w, bind };
+  };
+  for (const w of sink.messageWrappers) add(w);
+  // Wrappers over wrappers: a call inside a function that passes that function's parameters on.
+  const derived = new Set<string>();
+  let budget = 4000;
+  let fresh = true;
+  for (let depth = 0; fresh && depth < 8; depth++) {
+    fresh = false;
+    for (const site of sink.sites) {
+      const outer = site.within;
+      if (!outer || outer.params.length === 0) continue;
+      for (const kind of KINDS) {
+        if (--budget < 0) break;
+        const id = `${kind}@${site.loc.file}:${site.loc.line}`;
+        if (derived.has(id)) continue;
+        const b = bound(site, kind);
+        // A function calling itself is no new wrapper.
+        if (!b || (b.w.within.name === outer.name && b.w.loc.file === site.loc.file)) continue;
+        const exchange = b.bind(b.w.exchange);
+        const key = b.bind(b.w.key);
+        const queue = b.w.queue ? b.bind(b.w.queue) : undefined;
+        const isParam = (p: Part): boolean => 'ref' in p && outer.params.includes(p.ref);
+        if (![...exchange, ...key, ...(queue ?? [])].some(isParam)) continue;
+        derived.add(id);
+        fresh = true;
+        add({ ...b.w, within: outer, exchange, key, ...(queue ? { queue } : {}), loc: site.loc });
+      }
+    }
   }
   const used = new Set<string>();
   for (const site of sink.sites) {
-    for (const kind of ['publish', 'bind', 'consume', 'exchange'] as const) {
-      const w = byName.get(`${kind}:${site.name}`)?.[0];
-      if (!w) continue;
-      const { params, arity, defaults } = w.within;
-      const given = site.args.length + Object.keys(site.named ?? {}).length;
-      if (arity !== undefined ? given !== arity : site.args.length > params.length) continue;
-      // A keyword the wrapper does not take is another function of that name.
-      if (Object.keys(site.named ?? {}).some((k) => !params.includes(k))) continue;
-      const bind = (parts: readonly Part[]): Part[] =>
-        resolve(
-          concat(
-            ...parts.map((p): readonly Part[] => {
-              const i = 'ref' in p ? params.indexOf(p.ref) : -1;
-              if (i < 0) return [p];
-              return site.args[i] ?? kwarg(site.named, params[i]!) ?? defaults?.[i] ?? [HOLE_PART];
-            }),
-          ),
-        );
+    for (const kind of KINDS) {
+      const b = bound(site, kind);
+      if (!b) continue;
+      const { w } = b;
+      const bind = (parts: readonly Part[]): Part[] => resolve(b.bind(parts));
       const exchange = nameOf(bind(w.exchange)) ?? '';
       const key = nameOf(bind(w.key)) ?? '';
       // A queue the call leaves unnamed (None): the broker names it, one per call.
       const queue = nameOf(declaredQueueName(bind(w.queue ?? []), site.loc.file, site.loc.line))!;
-      if (kind === 'publish') sink.publish(w.broker, exchange, key, site.loc);
+      // A key read from a value's field (`payment.metadata.receiver`): maybe a request's field, named when linking.
+      if (kind === 'publish')
+        sink.publish(w.broker, exchange, key, site.loc, undefined, undefined, fieldRefOf(b.bind(w.key)));
       else if (kind === 'bind') sink.binding(exchange, queue, key, site.loc);
       else if (kind === 'exchange') {
         if (w.exchangeType) sink.exchange(exchange, w.exchangeType, site.loc);
