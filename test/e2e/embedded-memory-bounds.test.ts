@@ -75,3 +75,23 @@ describe('in-memory embedded mode at its bounds', () => {
     expect(await tasksCollection.count({ state: 'completed' })).toBeLessThanOrEqual(RETAINED);
   }, 120_000);
 });
+
+describe('STORE_MEMORY_RETAINED', () => {
+  it('sets what the in-memory engines of `npm start` keep; 20,000 by default; a bound below 100 is refused', async () => {
+    const { loadEmbeddedConfig, openEmbeddedEngines, IN_MEMORY_RETAINED } = await import('@a2a-inbound/embedded');
+    expect(loadEmbeddedConfig({ STORE: 'memory' }, process.cwd()).memoryRetained).toBe(IN_MEMORY_RETAINED);
+    expect(IN_MEMORY_RETAINED).toBe(20_000);
+    expect(() => loadEmbeddedConfig({ STORE: 'memory', STORE_MEMORY_RETAINED: '5' }, process.cwd())).toThrow(
+      /STORE_MEMORY_RETAINED/,
+    );
+    const config = loadEmbeddedConfig({ STORE: 'memory', STORE_MEMORY_RETAINED: '100' }, process.cwd());
+    const { engines } = await openEmbeddedEngines(config, silentLogger(), {});
+    const c = await engines.store.collection<{ n: number }>({ name: 'tasks' });
+    for (let i = 0; i < 150; i++) await c.insert(`t${i}`, { n: i }, { expiresAt: Date.now() + 60_000 });
+    expect(await c.count({})).toBe(100);
+    expect(await c.get('t49')).toBeUndefined();
+    expect((await c.get('t50'))?.doc.n).toBe(50);
+    for (const x of [engines.bus, engines.eventLog, engines.cache, engines.limiter, engines.blobs, engines.store])
+      await x.close();
+  });
+});
