@@ -297,7 +297,14 @@ function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): Lan
         if (!m || !row.receiver.test(c.receiver)) continue;
         if (row.marker && !row.marker.test(node.tree.rootNode.text)) continue;
         // Rails `get :current, on: :collection` / `on: :member` inside `resources :accounts do … end`.
-        const on = ruby ? /\bon:\s*:(collection|member)\b/.exec(c.args.slice(1).map((a) => a.text).join(' '))?.[1] : undefined;
+        const on = ruby
+          ? /\bon:\s*:(collection|member)\b/.exec(
+              c.args
+                .slice(1)
+                .map((a) => a.text)
+                .join(' '),
+            )?.[1]
+          : undefined;
         const prefix = groupPrefix(node, on as 'collection' | 'member' | undefined);
         // Ruby: a path relative to its enclosing group or Rails' routes (`get ':id'`, `get :ship`), or none
         // at all with a block (Grape `get do … end` serves the group's own path).
@@ -363,9 +370,35 @@ function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): Lan
       }
       return out;
     }
-    /** A topic name: a symbol's name, or the value of a string, constant, `ENV[…]` or setting. */
-    function topicOf(n: Node): string | undefined {
-      return n.type === 'simple_symbol' ? n.text.slice(1) : nameOf(evaluate(n));
+    /**
+     * A topic's parts: a symbol's name, or the value of a string, constant or `ENV[…]`; a constant of another
+     * file (`Topics::ACCOUNTS`) or a setting (`Settings.kafka.accounts_topic`, `Rails.configuration.x.topic`)
+     * is a reference the source resolves once every file is read.
+     */
+    function topicParts(n: Node): Part[] {
+      if (n.type === 'simple_symbol') return lit(n.text.slice(1));
+      const chain =
+        n.type === 'scope_resolution' ||
+        (n.type === 'call' && !n.childForFieldName('arguments') && !n.childForFieldName('block'));
+      if (chain && /^[\w:.]+$/.test(n.text) && /[.:]/.test(n.text)) {
+        const last = n.text.split(/::|\./).pop()!;
+        return (
+          (n.type === 'scope_resolution' ? scope.lookup(last, n) : undefined) ?? [{ ref: n.text.replace(/::/g, '.') }]
+        );
+      }
+      return evaluate(n);
+    }
+    /** A Kafka publish or subscription; a name of another file or of the configuration resolves later. */
+    function kafkaTopic(side: 'publish' | 'consume', n: Node, loc: Loc): boolean {
+      const parts = topicParts(n);
+      if (parts.some((p) => 'ref' in p)) sink.topicRefs.push({ side, parts, loc });
+      else {
+        const name = nameOf(parts);
+        if (name === undefined) return false;
+        if (side === 'publish') sink.publish('kafka', '', name, loc);
+        else sink.consume('kafka', name, loc);
+      }
+      return true;
     }
     /**
      * Ruby Kafka (issue 20). Producers: WaterDrop 2 / Karafka 2 / Racecar `producer.produce_sync(topic: 't', …)`
@@ -381,15 +414,12 @@ function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): Lan
         (c.name === 'call' && /(^|::)(Sync|Async)Producer$/.test(c.receiver));
       if (produce) {
         const t = keywords(c.args).get('topic');
-        const topic = t ? topicOf(t) : undefined;
-        if (topic !== undefined) sink.publish('kafka', '', topic, loc);
+        if (t) kafkaTopic('publish', t, loc);
         return true;
       }
-      if (c.name === 'each_message' && !/^(params_batch|messages|batch)$/.test(c.receiver)) {
+      if (c.name === 'each_message') {
         const t = keywords(c.args).get('topic');
-        const topic = t ? topicOf(t) : undefined;
-        if (topic !== undefined) sink.consume('kafka', topic, loc);
-        return topic !== undefined;
+        return t ? kafkaTopic('consume', t, loc) : false;
       }
       // Karafka routing: `consumer AccountsConsumer` (1.0/1.1: `controller`) in `topic :accounts do … end`
       // under a `….draw do` of a file that names Karafka.
@@ -402,10 +432,7 @@ function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): Lan
           if (o?.name === 'topic' && !o.receiver && o.args[0] && !topic) topic = o.args[0];
           else if (o?.name === 'draw') drawn = true;
         }
-        const name = topic && drawn ? topicOf(topic) : undefined;
-        if (name === undefined) return false;
-        sink.consume('kafka', name, topic ? { file, line: lineOf(topic) } : loc);
-        return true;
+        return topic && drawn ? kafkaTopic('consume', topic, { file, line: lineOf(topic) }) : false;
       }
       return false;
     }
@@ -419,7 +446,8 @@ function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): Lan
     function oauthCall(c: { name: string; receiver: string; args: Node[] }, node: Node, loc: Loc): boolean {
       const first = c.args[0];
       let options: Node | undefined;
-      if (c.name === 'option' && first?.type === 'simple_symbol' && first.text === ':client_options') options = c.args[1];
+      if (c.name === 'option' && first?.type === 'simple_symbol' && first.text === ':client_options')
+        options = c.args[1];
       else if (c.name === 'new' && /(^|::)OAuth2::Client$/.test(c.receiver)) options = node;
       else options = keywords(c.args).get('client_options');
       if (options) {
@@ -429,7 +457,9 @@ function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): Lan
       }
       if (!/^(@|self\.)?\w*token$/i.test(c.receiver) || !first) return false;
       if (c.name === 'request') {
-        const verb = httpMethod((first.type === 'simple_symbol' ? first.text.slice(1) : literal(evaluate(first)))?.toUpperCase());
+        const verb = httpMethod(
+          (first.type === 'simple_symbol' ? first.text.slice(1) : literal(evaluate(first)))?.toUpperCase(),
+        );
         if (!verb || !c.args[1]) return false;
         tokenCalls.push({ method: verb, path: evaluate(c.args[1]), loc });
         return true;
@@ -454,7 +484,14 @@ function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): Lan
           const origin = text !== undefined ? /^\w+:\/\/[^/]+/.exec(text)?.[0] : undefined;
           if (origin !== undefined && text !== undefined)
             url = path.startsWith('/') ? concat(lit(origin), t.path) : concat(lit(text.replace(/\/?$/, '/')), t.path);
-          else url = concat(site, path.startsWith('/') ? [] : lit('/'), t.path);
+          else {
+            // A site from the environment: an absolute path replaces its default's own path too.
+            const only = site.length === 1 ? site[0]! : undefined;
+            const fb = only && ('env' in only || 'config' in only) ? only.fallback : undefined;
+            const fbOrigin = fb !== undefined ? /^\w+:\/\/[^/]+/.exec(fb)?.[0] : undefined;
+            const base = path.startsWith('/') && fbOrigin !== undefined ? [{ ...only!, fallback: fbOrigin }] : site;
+            url = concat(base, path.startsWith('/') ? [] : lit('/'), t.path);
+          }
         }
         sink.call(t.method, url, 'oauth2', t.loc);
       }
