@@ -9,7 +9,7 @@ import { gaps, reportOf, rows, unresolved } from '../support/in-memory-report';
 const lines = (...l: string[]): string => l.join('\n') + '\n';
 
 describe('Ruby Kafka: Karafka routing, WaterDrop and ruby-kafka producers', () => {
-  it('a Karafka 1.x consumer_groups.draw and a Karafka 2.x routes.draw subscribe what they route; every producer form publishes; an unrouted consumer class receives nothing', async () => {
+  it('a Karafka 1.x consumer_groups.draw and a Karafka 2.x routes.draw subscribe what they route (at the routed class`s consume method when the source declares it); every producer form publishes; an unrouted consumer class receives nothing', async () => {
     const r = await reportOf({
       accounts: {
         'config/initializers/waterdrop.rb': lines('KafkaProducer = WaterDrop::Producer.new'),
@@ -76,7 +76,7 @@ describe('Ruby Kafka: Karafka routing, WaterDrop and ruby-kafka producers', () =
     });
     expect(rows(r)).toEqual([
       'accounts app/controllers/accounts_controller.rb:3 | produce Kafka topic `accounts-stream` | ledger karafka.rb:3 consume Kafka topic `accounts-stream`',
-      'accounts app/controllers/accounts_controller.rb:4 | produce Kafka topic `accounts` | billing karafka.rb:7 consume Kafka topic `accounts`',
+      'accounts app/controllers/accounts_controller.rb:4 | produce Kafka topic `accounts` | billing app/consumers/accounts_consumer.rb:2 consume Kafka topic `accounts`',
       'accounts app/controllers/accounts_controller.rb:7 | produce Kafka topic `payments` | ledger karafka.rb:6 consume Kafka topic `payments`',
       'accounts app/controllers/accounts_controller.rb:8 | produce Kafka topic `billing` | billing karafka.rb:11 consume Kafka topic `billing`',
     ]);

@@ -432,7 +432,13 @@ function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): Lan
           if (o?.name === 'topic' && !o.receiver && o.args[0] && !topic) topic = o.args[0];
           else if (o?.name === 'draw') drawn = true;
         }
-        return topic && drawn ? kafkaTopic('consume', topic, { file, line: lineOf(topic) }) : false;
+        if (!topic || !drawn) return false;
+        // The consumer is the class's handler (`def consume`; 1.0/1.1 `controller`s `def perform`), when the
+        // source declares the class once; else the routing line.
+        const cls = c.args[0]!.text.split('::').pop()!;
+        const handler = `${cls}#${c.name === 'consumer' ? 'consume' : 'perform'}`;
+        sink.topicRefs.push({ side: 'consume', parts: topicParts(topic), loc: { file, line: lineOf(topic) }, handler });
+        return true;
       }
       return false;
     }
@@ -494,6 +500,22 @@ function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): Lan
           }
         }
         sink.call(t.method, url, 'oauth2', t.loc);
+      }
+    }
+    /** Message handler methods (`def consume`, `def perform`) of the file's classes, in modules at most 4 deep. */
+    function handlerMethods(n: Node, depth: number): void {
+      if (depth > 4) return;
+      for (const x of kids(n)) {
+        if (x.type === 'body_statement' || x.type === 'module') handlerMethods(x, depth + 1);
+        else if (x.type === 'class') {
+          const cls = x.childForFieldName('name')?.text.split('::').pop();
+          for (const m of kids(x.childForFieldName('body'))) {
+            const name = m.type === 'method' ? m.childForFieldName('name')?.text : undefined;
+            if (cls && (name === 'consume' || name === 'perform'))
+              sink.handlerMethods.push({ name: `${cls}#${name}`, loc: { file, line: lineOf(m) } });
+          }
+          handlerMethods(x.childForFieldName('body') ?? x, depth + 1);
+        }
       }
     }
     function karafka(): boolean {
@@ -594,7 +616,10 @@ function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): Lan
             const attr = framework.attr === 'actix-web' && /\brocket\b/.test(root.text) ? 'rocket' : framework.attr;
             syn.routeAttributes?.(root, (m, path, line) => sink.endpoint(m, path, attr, { file, line }));
             syn.frameworks?.(root, file, sink);
-            if (ruby) oauthRequests();
+            if (ruby) {
+              oauthRequests();
+              handlerMethods(root, 0);
+            }
           },
         },
         sqlStringRule(sink, file, [...syn.strings], (s) => literal(evaluate(s))),
