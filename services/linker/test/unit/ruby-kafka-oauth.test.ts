@@ -86,6 +86,31 @@ describe('Ruby Kafka: Karafka routing, WaterDrop and ruby-kafka producers', () =
     ]);
   });
 
+  it('Racecar consumers subscribe with subscribes_to; DeliveryBoy delivers', async () => {
+    const r = await reportOf({
+      shop: {
+        'app/jobs/notify.rb': lines(
+          'class Notify',
+          "  def run; DeliveryBoy.deliver_async(order.to_json, topic: 'orders'); end",
+          "  def again; DeliveryBoy.deliver(order.to_json, topic: 'refunds'); end",
+          'end',
+        ),
+      },
+      mail: {
+        'app/consumers/order_consumer.rb': lines(
+          'class OrderConsumer < Racecar::Consumer',
+          "  subscribes_to 'orders', 'refunds', start_from_beginning: false",
+          '  def process(message); end',
+          'end',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'shop app/jobs/notify.rb:2 | produce Kafka topic `orders` | mail app/consumers/order_consumer.rb:2 consume Kafka topic `orders`',
+      'shop app/jobs/notify.rb:3 | produce Kafka topic `refunds` | mail app/consumers/order_consumer.rb:2 consume Kafka topic `refunds`',
+    ]);
+  });
+
   it('a `topic` outside a Karafka routing draw, or a `consumer` call elsewhere, subscribes nothing', async () => {
     const r = await reportOf({
       orders: {

@@ -403,7 +403,8 @@ function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): Lan
     /**
      * Ruby Kafka (issue 20). Producers: WaterDrop 2 / Karafka 2 / Racecar `producer.produce_sync(topic: 't', …)`
      * and `produce_async`, ruby-kafka `kafka.deliver_message(msg, topic: 't')` and `producer.produce(msg, topic:)`,
-     * WaterDrop 1 `WaterDrop::SyncProducer.call(msg, topic: 't')` / `AsyncProducer.call`. Consumers: the Karafka
+     * WaterDrop 1 `WaterDrop::SyncProducer.call(msg, topic: 't')` / `AsyncProducer.call`, DeliveryBoy
+     * `DeliveryBoy.deliver(msg, topic: 't')`. Consumers: Racecar `subscribes_to 't'`, the Karafka
      * routing table (`consumer_groups.draw` in 1.x, `routes.draw` in 2.x), where `topic :t do consumer C end`
      * subscribes; a consumer class no route names receives nothing, so only the routing is read. ruby-kafka's
      * `kafka.each_message(topic: 't')` reads one topic too (`consumer.subscribe('t')` is a shared rule).
@@ -411,10 +412,16 @@ function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): Lan
     function rubyMessaging(c: { name: string; receiver: string; args: Node[] }, node: Node, loc: Loc): boolean {
       const produce =
         /^(produce_sync|produce_async|produce|deliver_message|deliver_message_async)$/.test(c.name) ||
-        (c.name === 'call' && /(^|::)(Sync|Async)Producer$/.test(c.receiver));
+        (c.name === 'call' && /(^|::)(Sync|Async)Producer$/.test(c.receiver)) ||
+        (/^(deliver|deliver_async)$/.test(c.name) && c.receiver === 'DeliveryBoy');
       if (produce) {
         const t = keywords(c.args).get('topic');
         if (t) kafkaTopic('publish', t, loc);
+        return true;
+      }
+      // Racecar: `subscribes_to "orders", "refunds"` in a `Racecar::Consumer` class.
+      if (c.name === 'subscribes_to' && !c.receiver) {
+        for (const a of c.args) if (a.type !== 'pair') kafkaTopic('consume', a, loc);
         return true;
       }
       if (c.name === 'each_message') {
