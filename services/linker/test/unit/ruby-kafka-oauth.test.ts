@@ -138,7 +138,7 @@ describe('Ruby Kafka: Karafka routing, WaterDrop and ruby-kafka producers', () =
 });
 
 describe('Ruby OAuth2 clients and Rails member/collection routes', () => {
-  it('an OmniAuth strategy calls its provider through the access token under client_options[:site]; an OAuth2::Client site takes token.request(verb, path); Rails on:, collection and scope path: routes', async () => {
+  it('an OmniAuth strategy calls its provider through the access token under client_options[:site]; an OAuth2::Client site takes token.request(verb, path); Rails on:, collection, scope path:, match via: and root routes', async () => {
     const r = await reportOf({
       auth: {
         'config/routes.rb': lines(
@@ -152,6 +152,10 @@ describe('Ruby OAuth2 clients and Rails member/collection routes', () => {
           '  end',
           "  scope path: 'v2', module: 'v2' do",
           '    resources :tokens, only: [:create]',
+          '  end',
+          "  match 'exports/:id', to: 'exports#show', via: [:get, :post]",
+          '  namespace :admin do',
+          "    root 'dashboard#index'",
           '  end',
           'end',
         ),
@@ -180,6 +184,8 @@ describe('Ruby OAuth2 clients and Rails member/collection routes', () => {
           '    token = client.client_credentials.get_token',
           '    token.request(:post, "/accounts/#{id}/lock")',
           "    token.post('v2/tokens')",
+          '    token.post("/exports/#{id}")',
+          "    token.get('/admin')",
           '  end',
           'end',
         ),
@@ -188,6 +194,8 @@ describe('Ruby OAuth2 clients and Rails member/collection routes', () => {
     expect(rows(r)).toEqual([
       'tasks app/services/locker.rb:5 | POST auth/accounts/{}/lock | auth config/routes.rb:4 POST /accounts/:id/lock (rails)',
       'tasks app/services/locker.rb:6 | POST auth/v2/tokens | auth config/routes.rb:10 POST /v2/tokens (rails)',
+      'tasks app/services/locker.rb:7 | POST auth/exports/{} | auth config/routes.rb:12 POST /exports/:id (rails)',
+      'tasks app/services/locker.rb:8 | GET auth/admin | auth config/routes.rb:14 GET /admin (rails)',
       'tasks lib/auth_strategy.rb:6 | GET auth/accounts/current | auth config/routes.rb:3 GET /accounts/current (rails)',
       'tasks lib/auth_strategy.rb:9 | GET auth/accounts/search | auth config/routes.rb:6 GET /accounts/search (rails)',
     ]);

@@ -291,6 +291,22 @@ function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): Lan
       }
       if (ruby && rubyMessaging(c, node, loc)) return;
       if (ruby && oauthCall(c, node, loc)) return;
+      // Rails `match 'path', to: 'c#a', via: [:get, :post]` (`via: :all`: any verb) and `root 'c#a'` (GET of the
+      // enclosing namespace's own path).
+      if (ruby && !c.receiver && (c.name === 'match' || c.name === 'root') && !grape() && railsRoutes()) {
+        const prefix = groupPrefix(node);
+        if (c.name === 'root') {
+          sink.endpoint('GET', joinPath(prefix, ''), 'rails', loc);
+          return;
+        }
+        const via = keywords(c.args).get('via');
+        const path = first && first.type !== 'pair' ? segmentOf(first) : undefined;
+        if (via && path !== undefined) {
+          const verbs = [...via.text.matchAll(/\w+/g)].map((m) => (m[0] === 'all' ? 'ANY' : VERBS[m[0]]));
+          for (const v of new Set(verbs)) if (v) sink.endpoint(v, joinPath(prefix, path), 'rails', loc);
+          return;
+        }
+      }
       // Routes registered by call.
       for (const row of ROUTE_CALLS) {
         const m = row.names[c.name];
