@@ -86,7 +86,7 @@ describe('Ruby Kafka: Karafka routing, WaterDrop and ruby-kafka producers', () =
     ]);
   });
 
-  it('Racecar consumers subscribe with subscribes_to; DeliveryBoy delivers', async () => {
+  it('Racecar consumers subscribe with subscribes_to, ruby-kafka with each_message(topic:); DeliveryBoy delivers', async () => {
     const r = await reportOf({
       shop: {
         'app/jobs/notify.rb': lines(
@@ -104,8 +104,15 @@ describe('Ruby Kafka: Karafka routing, WaterDrop and ruby-kafka producers', () =
           'end',
         ),
       },
+      audit: {
+        'lib/audit.rb': lines(
+          "kafka = Kafka.new(['kafka:9092'], client_id: 'audit')",
+          "kafka.each_message(topic: 'orders') { |m| puts m.value }",
+        ),
+      },
     });
     expect(rows(r)).toEqual([
+      'shop app/jobs/notify.rb:2 | produce Kafka topic `orders` | audit lib/audit.rb:2 consume Kafka topic `orders`',
       'shop app/jobs/notify.rb:2 | produce Kafka topic `orders` | mail app/consumers/order_consumer.rb:2 consume Kafka topic `orders`',
       'shop app/jobs/notify.rb:3 | produce Kafka topic `refunds` | mail app/consumers/order_consumer.rb:2 consume Kafka topic `refunds`',
     ]);
