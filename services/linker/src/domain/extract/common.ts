@@ -427,6 +427,7 @@ export interface SinkState {
   readonly nest: Sink['nest'];
   readonly registryBinds: Sink['registryBinds'];
   readonly registrations: Sink['registrations'];
+  readonly handlerMethods: Sink['handlerMethods'];
   readonly optionSections: ReadonlyMap<string, string>;
   readonly entityTables: ReadonlyMap<string, string>;
   readonly dbSets: Sink['dbSets'];
@@ -586,7 +587,11 @@ export class Sink {
     group?: Part[];
     stream?: Part[];
     durable?: Part[];
+    /** A consumer class the subscription routes to (Karafka): the consumer is shown at its handler method. */
+    handler?: string;
   }[] = [];
+  /** Handler methods of classes by `Class#method` (Ruby consumers' `consume`), for routed subscriptions. */
+  readonly handlerMethods: { name: string; loc: Loc }[] = [];
   /**
    * Served routes whose path names a value of another file (`@app.get(f"/api/{settings.API_VERSION}/x")`):
    * made endpoints once the source is read, when the path resolves (`routePath`).
@@ -659,6 +664,7 @@ export class Sink {
       nest: this.nest,
       registryBinds: this.registryBinds,
       registrations: this.registrations,
+      handlerMethods: this.handlerMethods,
       optionSections: this.optionSections,
       entityTables: this.entityTables,
       dbSets: this.dbSets,
@@ -696,6 +702,7 @@ export class Sink {
     this.nest.push(...state.nest);
     this.registryBinds.push(...state.registryBinds);
     this.registrations.push(...state.registrations);
+    this.handlerMethods.push(...state.handlerMethods);
     for (const [k, v] of state.optionSections) this.optionSections.set(k, v);
     for (const [k, v] of state.entityTables) this.entityTables.set(k, v);
     this.dbSets.push(...state.dbSets);

@@ -326,6 +326,9 @@ export async function extractSource(
   const instantiations = instantiationBudget();
   const resolve = (parts: readonly Part[]): Part[] =>
     instantiateReturns(resolveRefs(parts), sink, resolveRefs, 0, instantiations);
+  // A routed consumer class's handler method, where the class is declared once in the source.
+  const handlers = new Map<string, Loc | null>();
+  for (const h of sink.handlerMethods) handlers.set(h.name, handlers.has(h.name) ? null : h.loc);
   for (const t of sink.topicRefs) {
     const parts = resolve(t.parts);
     if (t.binding && parts.some((p) => !('lit' in p))) continue;
@@ -348,7 +351,8 @@ export async function extractSource(
     else if (t.side === 'consume') {
       const jetStream = named(t.stream);
       const durable = named(t.durable) ?? named(t.group);
-      sink.consume(broker, topic, t.loc, t.binding, undefined, {
+      const at = (t.handler !== undefined ? handlers.get(t.handler) : undefined) ?? t.loc;
+      sink.consume(broker, topic, at, t.binding, undefined, {
         ...(jetStream ? { jetStream } : {}),
         ...(durable ? { durable } : {}),
       });

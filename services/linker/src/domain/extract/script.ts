@@ -1,4 +1,4 @@
-import type { HttpMethod, Part } from '../model';
+import type { HttpMethod, Loc, Part } from '../model';
 import type { Node } from '../parsers';
 import { CATCH_ALL, joinPath } from '../routes';
 import {
@@ -175,6 +175,9 @@ function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): Lan
     let root: Node | undefined;
     let isGrape: boolean | undefined;
     let isRailsRoutes: boolean | undefined;
+    let isKarafka: boolean | undefined;
+    const oauthSites: Part[][] = [];
+    const tokenCalls: { method: HttpMethod; path: Part[]; loc: Loc }[] = [];
     function evaluate(node: Node): Part[] {
       if (syn.strings.has(node.type))
         return stringParts(node, syn, evaluate, (name) => scope.lookup(name, node) ?? [{ ref: name }]);
@@ -256,7 +259,7 @@ function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): Lan
       const first = c.args[0];
       // Rails `resources :orders` / `resource :profile` (with `only:`/`except:`): the REST actions they route.
       if (ruby && !grape() && /^resources?$/.test(c.name) && first && railsRoutes()) {
-        const name = segmentOf(first);
+        const name = railsSegment(c.args);
         if (name) {
           const base = joinPath(groupPrefix(node), name);
           const opts = c.args
@@ -286,12 +289,39 @@ function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): Lan
           return;
         }
       }
+      if (ruby && rubyMessaging(c, node, loc)) return;
+      if (ruby && oauthCall(c, node, loc)) return;
+      // Rails `match 'path', to: 'c#a', via: [:get, :post]` (`via: :all`: any verb) and `root 'c#a'` (GET of the
+      // enclosing namespace's own path).
+      if (ruby && !c.receiver && (c.name === 'match' || c.name === 'root') && !grape() && railsRoutes()) {
+        const prefix = groupPrefix(node);
+        if (c.name === 'root') {
+          sink.endpoint('GET', joinPath(prefix, ''), 'rails', loc);
+          return;
+        }
+        const via = keywords(c.args).get('via');
+        const path = first && first.type !== 'pair' ? segmentOf(first) : undefined;
+        if (via && path !== undefined) {
+          const verbs = [...via.text.matchAll(/\w+/g)].map((m) => (m[0] === 'all' ? 'ANY' : VERBS[m[0]]));
+          for (const v of new Set(verbs)) if (v) sink.endpoint(v, joinPath(prefix, path), 'rails', loc);
+          return;
+        }
+      }
       // Routes registered by call.
       for (const row of ROUTE_CALLS) {
         const m = row.names[c.name];
         if (!m || !row.receiver.test(c.receiver)) continue;
         if (row.marker && !row.marker.test(node.tree.rootNode.text)) continue;
-        const prefix = groupPrefix(node);
+        // Rails `get :current, on: :collection` / `on: :member` inside `resources :accounts do … end`.
+        const on = ruby
+          ? /\bon:\s*:(collection|member)\b/.exec(
+              c.args
+                .slice(1)
+                .map((a) => a.text)
+                .join(' '),
+            )?.[1]
+          : undefined;
+        const prefix = groupPrefix(node, on as 'collection' | 'member' | undefined);
         // Ruby: a path relative to its enclosing group or Rails' routes (`get ':id'`, `get :ship`), or none
         // at all with a block (Grape `get do … end` serves the group's own path).
         const inRoutes = ruby && (prefix !== '/' || railsRoutes());
@@ -345,6 +375,176 @@ function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): Lan
       );
     }
 
+    /** Ruby keyword arguments (`topic: 't'`, `:topic => 't'`, `'topic' => 't'`) by name. */
+    function keywords(args: readonly Node[]): Map<string, Node> {
+      const out = new Map<string, Node>();
+      for (const a of args) {
+        if (a.type !== 'pair') continue;
+        const k = a.childForFieldName('key');
+        const v = a.childForFieldName('value');
+        if (k && v) out.set(k.text.replace(/^[:'"]+|[:'"]+$/g, ''), v);
+      }
+      return out;
+    }
+    /**
+     * A topic's parts: a symbol's name, or the value of a string, constant or `ENV[…]`; a constant of another
+     * file (`Topics::ACCOUNTS`) or a setting (`Settings.kafka.accounts_topic`, `Rails.configuration.x.topic`)
+     * is a reference the source resolves once every file is read.
+     */
+    function topicParts(n: Node): Part[] {
+      if (n.type === 'simple_symbol') return lit(n.text.slice(1));
+      const chain =
+        n.type === 'scope_resolution' ||
+        (n.type === 'call' && !n.childForFieldName('arguments') && !n.childForFieldName('block'));
+      if (chain && /^[\w:.]+$/.test(n.text) && /[.:]/.test(n.text)) {
+        const last = n.text.split(/::|\./).pop()!;
+        return (
+          (n.type === 'scope_resolution' ? scope.lookup(last, n) : undefined) ?? [{ ref: n.text.replace(/::/g, '.') }]
+        );
+      }
+      return evaluate(n);
+    }
+    /** A Kafka publish or subscription; a name of another file or of the configuration resolves later. */
+    function kafkaTopic(side: 'publish' | 'consume', n: Node, loc: Loc): boolean {
+      const parts = topicParts(n);
+      if (parts.some((p) => 'ref' in p)) sink.topicRefs.push({ side, parts, loc });
+      else {
+        const name = nameOf(parts);
+        if (name === undefined) return false;
+        if (side === 'publish') sink.publish('kafka', '', name, loc);
+        else sink.consume('kafka', name, loc);
+      }
+      return true;
+    }
+    /**
+     * Ruby Kafka (issue 20). Producers: WaterDrop 2 / Karafka 2 / Racecar `producer.produce_sync(topic: 't', …)`
+     * and `produce_async`, ruby-kafka `kafka.deliver_message(msg, topic: 't')` and `producer.produce(msg, topic:)`,
+     * WaterDrop 1 `WaterDrop::SyncProducer.call(msg, topic: 't')` / `AsyncProducer.call`, DeliveryBoy
+     * `DeliveryBoy.deliver(msg, topic: 't')`. Consumers: Racecar `subscribes_to 't'`, the Karafka
+     * routing table (`consumer_groups.draw` in 1.x, `routes.draw` in 2.x), where `topic :t do consumer C end`
+     * subscribes; a consumer class no route names receives nothing, so only the routing is read. ruby-kafka's
+     * `kafka.each_message(topic: 't')` reads one topic too (`consumer.subscribe('t')` is a shared rule).
+     */
+    function rubyMessaging(c: { name: string; receiver: string; args: Node[] }, node: Node, loc: Loc): boolean {
+      const produce =
+        /^(produce_sync|produce_async|produce|deliver_message|deliver_message_async)$/.test(c.name) ||
+        (c.name === 'call' && /(^|::)(Sync|Async)Producer$/.test(c.receiver)) ||
+        (/^(deliver|deliver_async)$/.test(c.name) && c.receiver === 'DeliveryBoy');
+      if (produce) {
+        const t = keywords(c.args).get('topic');
+        if (t) kafkaTopic('publish', t, loc);
+        return true;
+      }
+      // Racecar: `subscribes_to "orders", "refunds"` in a `Racecar::Consumer` class.
+      if (c.name === 'subscribes_to' && !c.receiver) {
+        for (const a of c.args) if (a.type !== 'pair') kafkaTopic('consume', a, loc);
+        return true;
+      }
+      if (c.name === 'each_message') {
+        const t = keywords(c.args).get('topic');
+        return t ? kafkaTopic('consume', t, loc) : false;
+      }
+      // Karafka routing: `consumer AccountsConsumer` (1.0/1.1: `controller`) in `topic :accounts do … end`
+      // under a `….draw do` of a file that names Karafka.
+      if (/^(consumer|controller)$/.test(c.name) && !c.receiver && c.args.length === 1 && karafka()) {
+        let topic: Node | undefined;
+        let drawn = false;
+        for (let p = node.parent; p && !drawn; p = p.parent) {
+          if (!syn.calls.has(p.type)) continue;
+          const o = syn.call(p);
+          if (o?.name === 'topic' && !o.receiver && o.args[0] && !topic) topic = o.args[0];
+          else if (o?.name === 'draw') drawn = true;
+        }
+        if (!topic || !drawn) return false;
+        // The consumer is the class's handler (`def consume`; 1.0/1.1 `controller`s `def perform`), when the
+        // source declares the class once; else the routing line.
+        const cls = c.args[0]!.text.split('::').pop()!;
+        const handler = `${cls}#${c.name === 'consumer' ? 'consume' : 'perform'}`;
+        sink.topicRefs.push({ side: 'consume', parts: topicParts(topic), loc: { file, line: lineOf(topic) }, handler });
+        return true;
+      }
+      return false;
+    }
+    /**
+     * OAuth2 clients (issue 20): the base address of the file's OAuth2 client, from `OAuth2::Client.new(id,
+     * secret, site: …)`, an OmniAuth strategy's `option :client_options, { site: … }`, or a `client_options:
+     * { site: … }` argument (`provider :auth, id, secret, client_options: { … }`); and the requests made with
+     * an access token (`access_token.get('/accounts/current')`, `token.request(:post, path)`), reported once
+     * the file is read (the site may be written after the call).
+     */
+    function oauthCall(c: { name: string; receiver: string; args: Node[] }, node: Node, loc: Loc): boolean {
+      const first = c.args[0];
+      let options: Node | undefined;
+      if (c.name === 'option' && first?.type === 'simple_symbol' && first.text === ':client_options')
+        options = c.args[1];
+      else if (c.name === 'new' && /(^|::)OAuth2::Client$/.test(c.receiver)) options = node;
+      else options = keywords(c.args).get('client_options');
+      if (options) {
+        const site = keywords(options.type === 'hash' ? kids(options) : c.args).get('site');
+        if (site) oauthSites.push(evaluate(site));
+        return false;
+      }
+      if (!/^(@|self\.)?\w*token$/i.test(c.receiver) || !first) return false;
+      if (c.name === 'request') {
+        const verb = httpMethod(
+          (first.type === 'simple_symbol' ? first.text.slice(1) : literal(evaluate(first)))?.toUpperCase(),
+        );
+        if (!verb || !c.args[1]) return false;
+        tokenCalls.push({ method: verb, path: evaluate(c.args[1]), loc });
+        return true;
+      }
+      const verb = VERBS[c.name];
+      if (!verb) return false;
+      tokenCalls.push({ method: verb, path: evaluate(first), loc });
+      return true;
+    }
+    /** The token requests under the file's one OAuth2 site (an absolute path replaces the site's own path). */
+    function oauthRequests(): void {
+      if (tokenCalls.length === 0) return;
+      const sites = new Map(oauthSites.map((s) => [nameOf(s) ?? '', s]));
+      sites.delete('');
+      if (sites.size === 0 && !/\bOAuth2\b|omniauth/i.test(root?.text ?? '')) return;
+      const site = sites.size === 1 ? [...sites.values()][0] : undefined;
+      for (const t of tokenCalls) {
+        const path = nameOf(t.path);
+        let url = t.path;
+        if (site && path !== undefined && !/^\w+:\/\//.test(path)) {
+          const text = literal(site);
+          const origin = text !== undefined ? /^\w+:\/\/[^/]+/.exec(text)?.[0] : undefined;
+          if (origin !== undefined && text !== undefined)
+            url = path.startsWith('/') ? concat(lit(origin), t.path) : concat(lit(text.replace(/\/?$/, '/')), t.path);
+          else {
+            // A site from the environment: an absolute path replaces its default's own path too.
+            const only = site.length === 1 ? site[0]! : undefined;
+            const fb = only && ('env' in only || 'config' in only) ? only.fallback : undefined;
+            const fbOrigin = fb !== undefined ? /^\w+:\/\/[^/]+/.exec(fb)?.[0] : undefined;
+            const base = path.startsWith('/') && fbOrigin !== undefined ? [{ ...only!, fallback: fbOrigin }] : site;
+            url = concat(base, path.startsWith('/') ? [] : lit('/'), t.path);
+          }
+        }
+        sink.call(t.method, url, 'oauth2', t.loc);
+      }
+    }
+    /** Message handler methods (`def consume`, `def perform`) of the file's classes, in modules at most 4 deep. */
+    function handlerMethods(n: Node, depth: number): void {
+      if (depth > 4) return;
+      for (const x of kids(n)) {
+        if (x.type === 'body_statement' || x.type === 'module') handlerMethods(x, depth + 1);
+        else if (x.type === 'class') {
+          const cls = x.childForFieldName('name')?.text.split('::').pop();
+          for (const m of kids(x.childForFieldName('body'))) {
+            const name = m.type === 'method' ? m.childForFieldName('name')?.text : undefined;
+            if (cls && (name === 'consume' || name === 'perform'))
+              sink.handlerMethods.push({ name: `${cls}#${name}`, loc: { file, line: lineOf(m) } });
+          }
+          handlerMethods(x.childForFieldName('body') ?? x, depth + 1);
+        }
+      }
+    }
+    function karafka(): boolean {
+      return (isKarafka ??= /\bKarafka/.test(root?.text ?? ''));
+    }
+
     /** Kotlin `KafkaConsumer(props).apply { subscribe(…) }`: the object a scope function runs on. */
     function applyTarget(node: Node): string {
       for (let p = node.parent; p; p = p.parent) {
@@ -361,26 +561,33 @@ function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): Lan
      * Ruby: `namespace :api`, `scope 'v1'`, Grape `resource :carts`/`route_param :id`, Rails nested
      * `resources :orders do` (`/orders/:order_id`, or `/orders/:id` in its `member do`).
      */
-    function groupPrefix(node: Node): string {
+    function groupPrefix(node: Node, on?: 'collection' | 'member'): string {
       const out: string[] = [];
-      let member = false;
+      // The next enclosing `resources` is read as its member (`/orders/:id`), its collection (`/orders`) or,
+      // by default, as the parent of a nested resource (`/orders/:order_id`).
+      let mode: 'member' | 'collection' | undefined = on;
       for (let p = node.parent; p; p = p.parent) {
         if (!syn.calls.has(p.type)) continue;
         const c = syn.call(p);
         if (!c) continue;
-        if (ruby && c.name === 'member' && c.args.length === 0) member = true;
+        if (ruby && (c.name === 'member' || c.name === 'collection') && c.args.length === 0) mode = c.name;
         if (!c.args[0]) continue;
         if (/^(namespace|group|route|scope|prefix)$/.test(c.name) || (ruby && grape() && GRAPE_GROUP.test(c.name))) {
-          const v = ruby ? segmentOf(c.args[0]) : literal(evaluate(c.args[0]));
+          const v = ruby ? railsSegment(c.args) : literal(evaluate(c.args[0]));
           if (v === undefined) continue;
           if (v.startsWith('/')) out.unshift(v);
           else if (ruby) out.unshift(c.name === 'route_param' ? `/:${v}` : `/${v}`);
         } else if (ruby && !grape() && /^resources?$/.test(c.name)) {
-          const v = segmentOf(c.args[0]);
+          const v = railsSegment(c.args);
           if (v === undefined) continue;
-          const param = c.name === 'resources' ? (member ? ':id' : `:${v.replace(/s$/, '')}_id`) : '';
+          const param =
+            c.name !== 'resources' || mode === 'collection'
+              ? ''
+              : mode === 'member'
+                ? ':id'
+                : `:${v.replace(/s$/, '')}_id`;
           out.unshift(joinPath(v, param));
-          member = false;
+          mode = undefined;
         }
       }
       return joinPath(...out);
@@ -390,6 +597,16 @@ function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): Lan
       const v = scope.lookup(name, at);
       const text = v ? nameOf(v) : undefined;
       return v && text !== undefined && /^(\w+:\/\/|\$\{)/.test(text) ? v : undefined;
+    }
+    /**
+     * A Ruby route group's segment: its `path:` option (`scope path: 'v1'`, `resources :photos, path: 'images'`)
+     * or its first argument; none for `scope module: 'admin'`, which names no path.
+     */
+    function railsSegment(args: Node[]): string | undefined {
+      const opt = args.find((a) => a.type === 'pair' && /^:?path:?$/.test(a.childForFieldName('key')?.text ?? ''));
+      const v = opt?.childForFieldName('value');
+      if (v) return segmentOf(v);
+      return args[0] && args[0].type !== 'pair' ? segmentOf(args[0]) : undefined;
     }
     /** A route segment: a string's value, or a Ruby symbol's name (`:orders`). */
     function segmentOf(n: Node): string | undefined {
@@ -422,6 +639,10 @@ function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): Lan
             const attr = framework.attr === 'actix-web' && /\brocket\b/.test(root.text) ? 'rocket' : framework.attr;
             syn.routeAttributes?.(root, (m, path, line) => sink.endpoint(m, path, attr, { file, line }));
             syn.frameworks?.(root, file, sink);
+            if (ruby) {
+              oauthRequests();
+              handlerMethods(root, 0);
+            }
           },
         },
         sqlStringRule(sink, file, [...syn.strings], (s) => literal(evaluate(s))),
