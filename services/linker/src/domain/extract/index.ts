@@ -33,6 +33,7 @@ import { extractDockerfileEnv, extractKeyValues, extractNginx, extractSql, extra
 import { npmDependencies } from './fs-routes';
 import { jsPackage } from './js-modules';
 import { type CodeFileJob, type CodeFileResult, extractCodeFile } from './code-file';
+import { projectDefines } from './csharp-preprocess';
 
 export interface SourceFile {
   /** Path relative to the source root, `/`-separated. */
@@ -170,6 +171,18 @@ export async function extractSource(
   const calledOps = new Set<string>();
   /** C# projects: folder (with its `/`, '' at the root) → assembly name. */
   const projects: { dir: string; assembly: string }[] = [];
+  /** C# projects' `DefineConstants`: folder (with its `/`) → symbols, read ahead when the files are a list. */
+  const defineSets: { dir: string; defines: string[] }[] = [];
+  const takeDefines = (path: string, text: string): void => {
+    const dir = path.slice(0, path.lastIndexOf('/') + 1);
+    if (defineSets.some((d) => d.dir === dir)) return;
+    defineSets.push({ dir, defines: projectDefines(text) });
+    defineSets.sort((a, b) => b.dir.length - a.dir.length);
+  };
+  if (Array.isArray(files))
+    for (const f of files as SourceFile[])
+      if (f.path.endsWith('.csproj') && !isIgnoredFile(f.path, includeTests)) takeDefines(f.path, await f.read());
+  const definesOf = (path: string): readonly string[] => defineSets.find((d) => path.startsWith(d.dir))?.defines ?? [];
   const run = options.runCode ?? extractCodeFile;
   const budget = options.parseBudgetMs ?? DEFAULT_PARSE_BUDGET_MS;
   // Code files are extracted each on its own (possibly in parse workers, several at once) and merged in
@@ -194,6 +207,7 @@ export async function extractSource(
         const slash = f.path.lastIndexOf('/') + 1;
         const assembly = /<AssemblyName>\s*([^<\s$]+)\s*<\/AssemblyName>/.exec(text)?.[1];
         projects.push({ dir: f.path.slice(0, slash), assembly: assembly ?? f.path.slice(slash, -'.csproj'.length) });
+        takeDefines(f.path, text);
       }
       if (!kind) continue;
     }
@@ -213,6 +227,7 @@ export async function extractSource(
         lang: vue?.lang ?? kind.code,
         text: vue?.text ?? text,
         parseBudgetMs: budget,
+        ...(kind.code === 'csharp' ? { defines: definesOf(path) } : {}),
       });
       pending.push(
         job.then((r) => () => {
