@@ -1870,7 +1870,7 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
           );
       }
     }
-    if (reached === 0) out.gaps.push({ side: 'publisher', at, what, reason: reasons.join('; ') });
+    if (reached === 0 && !p.implicit) out.gaps.push({ side: 'publisher', at, what, reason: reasons.join('; ') });
   }
 
   for (const { c, source } of consumers) {

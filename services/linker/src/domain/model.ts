@@ -182,6 +182,11 @@ export interface Publish {
   readonly stream?: boolean;
   /** The message types published here, when the code names every one (Eventuate Tram event classes). */
   readonly types?: readonly string[];
+  /**
+   * Published by the runtime, not by a call of the code (a Dapr subscription's dead-letter topic): it feeds its
+   * consumers, and nothing consuming it is no gap.
+   */
+  readonly implicit?: boolean;
 }
 
 export interface Consume {

@@ -104,3 +104,75 @@ describe('MQTT publishers and Dapr input bindings', () => {
     expect(gaps(r)).toEqual(['publisher sensors py/publisher.py:3 no consumer of MQTT topic `plant/temperature`']);
   });
 });
+
+describe('Dapr dead-letter topics', () => {
+  const orders = {
+    'Controllers/OrdersController.cs': `using Dapr;
+[ApiController]
+public class OrdersController : ControllerBase
+{
+    [Topic("pubsub", "orders", "orders-failed", false)]
+    [HttpPost("orders")]
+    public IActionResult Take(Order o) => Ok();
+
+    [Topic("pubsub", "orders-failed")]
+    [HttpPost("failed")]
+    public IActionResult Failed(Order o) => Ok();
+
+    [Topic("pubsub", "refunds", DeadLetterTopic = "refunds-dead")]
+    [HttpPost("refunds")]
+    public IActionResult Refund(Order o) => Ok();
+}
+`,
+  };
+  const shop = {
+    'Checkout.cs': `using Dapr.Client;
+public class Checkout
+{
+    public Task Run(DaprClient dapr) => dapr.PublishEventAsync("pubsub", "orders", new Order());
+}
+`,
+  };
+
+  it("a subscription's dead-letter topic is published by the runtime: its consumer is fed, an unconsumed one is no gap", async () => {
+    const r = await reportOf({ orders, shop });
+    expect(rows(r)).toEqual([
+      'shop Checkout.cs:4 | publish Dapr / `orders` (pubsub `pubsub`) | orders Controllers/OrdersController.cs:5 consume Dapr topic `orders` (pubsub `pubsub`)',
+    ]);
+    expect(gaps(r)).toEqual([
+      'consumer orders Controllers/OrdersController.cs:13 no producer for Dapr topic `pubsub/refunds`',
+    ]);
+  });
+
+  it('a dead-letter topic of a declarative Subscription feeds the consumer in another app', async () => {
+    const r = await reportOf({
+      deploy: {
+        'subscription.yaml': `apiVersion: dapr.io/v2alpha1
+kind: Subscription
+metadata:
+  name: orders
+spec:
+  pubsubname: pubsub
+  topic: orders
+  routes:
+    default: /orders
+  deadLetterTopic: orders-failed
+`,
+      },
+      audit: {
+        'Failed.cs': `using Dapr;
+public class FailedController : ControllerBase
+{
+    [Topic("pubsub", "orders-failed")]
+    [HttpPost("failed")]
+    public IActionResult Failed(Order o) => Ok();
+}
+`,
+      },
+    });
+    expect(rows(r)).toEqual([
+      'deploy subscription.yaml:10 | publish Dapr / `orders-failed` (pubsub `pubsub`) | audit Failed.cs:4 consume Dapr topic `orders-failed` (pubsub `pubsub`)',
+    ]);
+    expect(gaps(r)).toEqual(['consumer deploy subscription.yaml:7 no producer for Dapr topic `pubsub/orders`']);
+  });
+});

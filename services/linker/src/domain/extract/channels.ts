@@ -213,7 +213,15 @@ export function starGlobMatches(pattern: string, name: string): boolean {
   return wildcardMatches(tokens, name);
 }
 
-export type Emit = (side: 'publish' | 'consume', broker: Broker, name: string, index: number, via?: string) => void;
+/** `implicit`: a publish the runtime makes (no gap when nothing consumes it). */
+export type Emit = (
+  side: 'publish' | 'consume',
+  broker: Broker,
+  name: string,
+  index: number,
+  via?: string,
+  implicit?: boolean,
+) => void;
 
 export function each(re: RegExp, text: string, f: (m: RegExpExecArray) => void): void {
   for (const m of text.matchAll(re)) f(m);
@@ -411,14 +419,27 @@ function dapr(text: string, emit: Emit): void {
   each(/\/v1\.0(?:-alpha1)?\/publish\/([\w.-]+)\/([\w.-]+)/g, text, (m) =>
     emit('publish', 'dapr', `${m[1]!}/${m[2]!}`, m.index),
   );
-  // C# [Topic("pubsub", "topic")], Java @Topic(name = "t", pubsubName = "p")
-  each(new RegExp(String.raw`\[Topic\(\s*${EXPR},\s*${EXPR}`, 'g'), text, (m) =>
-    emit('consume', 'dapr', pair(m[1]!, m[2]!), m.index),
-  );
+  // A subscription's dead-letter topic: the Dapr runtime publishes there the messages its handler failed, so the
+  // subscription is that topic's publisher (its consumer is fed, no gap).
+  const deadLetters = (pubsub: string, topic: string | undefined, index: number): void => {
+    if (topic) emit('publish', 'dapr', pair(pubsub, topic), index, undefined, true);
+  };
+  // C# [Topic("pubsub", "topic")], [Topic("pubsub", "topic", "deadLetterTopic", enableRawPayload)] or
+  // `DeadLetterTopic = "…"`; Java @Topic(name = "t", pubsubName = "p", deadLetterTopic = "…")
+  each(new RegExp(String.raw`\[Topic\(\s*${EXPR},\s*${EXPR}([^\]\n]*)`, 'g'), text, (m) => {
+    emit('consume', 'dapr', pair(m[1]!, m[2]!), m.index);
+    const rest = m[3]!;
+    const positional = new RegExp(String.raw`^\s*,\s*(${STR})\s*,\s*(?:enableRawPayload\s*:\s*)?(?:true|false)\b`).exec(
+      rest,
+    );
+    const named = new RegExp(String.raw`\bDeadLetterTopic\s*=\s*${EXPR}`).exec(rest);
+    deadLetters(m[1]!, positional?.[1] ?? named?.[1], m.index);
+  });
   each(/@Topic\(([^)]*)\)/g, text, (m) => {
     const t = new RegExp(String.raw`\bname\s*=\s*${EXPR}`).exec(m[1]!)?.[1];
     const p = new RegExp(String.raw`\bpubsubName\s*=\s*${EXPR}`).exec(m[1]!)?.[1];
     if (t && p) emit('consume', 'dapr', pair(p, t), m.index);
+    if (p) deadLetters(p, new RegExp(String.raw`\bdeadLetterTopic\s*=\s*${EXPR}`).exec(m[1]!)?.[1], m.index);
   });
   // JS DaprServer: server.pubsub.subscribe("pubsub", "topic", handler)
   each(new RegExp(String.raw`\bpubsub\s*\.\s*subscribe\w*\(\s*${EXPR},\s*${EXPR}`, 'g'), text, (m) =>
@@ -429,12 +450,14 @@ function dapr(text: string, emit: Emit): void {
     const p = new RegExp(String.raw`\bpubsub(?:_name)?\s*=\s*${EXPR}`).exec(m[1]!)?.[1];
     const t = new RegExp(String.raw`\btopic\s*=\s*${EXPR}`).exec(m[1]!)?.[1];
     if (p && t) emit('consume', 'dapr', pair(p, t), m.index);
+    if (p) deadLetters(p, new RegExp(String.raw`\bdead_letter_topic\s*=\s*${EXPR}`).exec(m[1]!)?.[1], m.index);
   });
   // Go common.Subscription{PubsubName: "p", Topic: "t"}
   each(/Subscription\s*\{([^}]*)\}/g, text, (m) => {
     const p = new RegExp(String.raw`\bPubsubName\s*:\s*${EXPR}`).exec(m[1]!)?.[1];
     const t = new RegExp(String.raw`\bTopic\s*:\s*${EXPR}`).exec(m[1]!)?.[1];
     if (p && t) emit('consume', 'dapr', pair(p, t), m.index);
+    if (p) deadLetters(p, new RegExp(String.raw`\bDeadLetterTopic\s*:\s*${EXPR}`).exec(m[1]!)?.[1], m.index);
   });
   // Programmatic subscription: the app answers GET /dapr/subscribe with [{ pubsubname, topic, route }].
   if (text.includes('dapr/subscribe'))
@@ -455,6 +478,10 @@ function daprYaml(text: string, emit: Emit): void {
     const topic = /^\s+topic:\s*['"]?([\w.-]+)/m.exec(doc);
     const pubsub = /^\s+pubsubname:\s*['"]?([\w.-]+)/m.exec(doc);
     if (topic && pubsub) emit('consume', 'dapr', `${pubsub[1]!}/${topic[1]!}`, text.indexOf(doc) + topic.index);
+    // `deadLetterTopic`: the runtime publishes the subscription's failed messages there.
+    const dead = /^\s+deadLetterTopic:\s*['"]?([\w.-]+)/m.exec(doc);
+    if (dead && pubsub)
+      emit('publish', 'dapr', `${pubsub[1]!}/${dead[1]!}`, text.indexOf(doc) + dead.index, undefined, true);
   }
 }
 
@@ -678,10 +705,10 @@ function mqtt(text: string, path: string, emit: Emit): void {
 /** The named-channel facts of one file (code or YAML). */
 export function extractChannels(text: string, path: string, sink: Sink): void {
   const line = lineIndex(text);
-  const emit: Emit = (side, broker, name, index, via) => {
+  const emit: Emit = (side, broker, name, index, via, implicit) => {
     if (!name) return;
     const loc: Loc = { file: path, line: line(index) };
-    if (side === 'publish') sink.publish(broker, via ?? '', name, loc);
+    if (side === 'publish') sink.publish(broker, via ?? '', name, loc, undefined, undefined, implicit);
     else sink.consume(broker, name, loc, undefined, undefined, via ? { taskQueue: via } : undefined);
   };
   // A Dockerfile's or compose file's `rq worker …` command.

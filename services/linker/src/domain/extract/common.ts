@@ -745,7 +745,15 @@ export class Sink {
       if (this.#once(`c|${loc.file}|${loc.line}|${JSON.stringify(one)}`))
         this.facts.calls.push({ method, url: one, client, loc, ...extra });
   }
-  publish(broker: Broker, exchange: string, key: string, loc: Loc, stream?: boolean, types?: readonly string[]): void {
+  publish(
+    broker: Broker,
+    exchange: string,
+    key: string,
+    loc: Loc,
+    stream?: boolean,
+    types?: readonly string[],
+    implicit?: boolean,
+  ): void {
     if (this.#once(`p|${broker}|${exchange}|${key}|${loc.file}|${loc.line}`))
       this.facts.publishes.push({
         broker,
@@ -754,6 +762,7 @@ export class Sink {
         loc,
         ...(stream ? { stream } : {}),
         ...(types?.length ? { types } : {}),
+        ...(implicit ? { implicit } : {}),
       });
   }
   consume(
