@@ -47,7 +47,8 @@ export async function openEmbeddedEngines(
       );
     },
   });
-  if (config.store !== 'durable') return { engines: inMemoryEngines(undefined, bus), bus, dataDir: undefined, env: {} };
+  if (config.store !== 'durable')
+    return { engines: inMemoryEngines(undefined, bus, config.memoryRetained), bus, dataDir: undefined, env: {} };
   const dataDir = DataDir.open(config.dataDir);
   const engines = await durableEngines(dataDir.databaseDir, {
     durability: config.sync,

@@ -38,6 +38,7 @@ import {
   type WebhooksApp,
 } from '@a2a-inbound/webhooks';
 import { loadLinkerConfig, startLinkerApp, type LinkerApp } from '@a2a-inbound/linker';
+import { IN_MEMORY_RETAINED } from './config';
 import { LocalRuns } from './local-runs';
 
 export interface Engines {
@@ -63,13 +64,25 @@ function providerHost(url: string | undefined): string | undefined {
   }
 }
 
-/** In-memory stand-ins for the engines: one instance shared by every service, as one cluster would be. */
-export function inMemoryEngines(clock: Clock = systemClock, bus: Bus = new InMemoryBus()): Engines {
+/**
+ * In-memory stand-ins for the engines: one instance shared by every service, as one cluster would be.
+ * `retained`: finished work kept (ADR 0075): per collection, the documents with a retention (finished tasks,
+ * messageId records, ledger records), and the event-log streams; one more drops the oldest before its retention
+ * ends, as a full cache would. Everything lives in the heap (about 10 kB per finished send), and the garbage
+ * collector's work grows with it: at the store's former bound (200,000 per collection, then sends refused) a
+ * 2 GB heap made the p99 of every request 10x the durable mode's. The durable mode keeps the whole retention
+ * window on disk.
+ */
+export function inMemoryEngines(
+  clock: Clock = systemClock,
+  bus: Bus = new InMemoryBus(),
+  retained = IN_MEMORY_RETAINED,
+): Engines {
   return {
-    store: new InMemoryDocumentStore(),
+    store: new InMemoryDocumentStore({ maxRetainedPerCollection: retained }),
     blobs: new InMemoryBlobStore(),
     bus,
-    eventLog: new InMemoryEventLog({ clock }),
+    eventLog: new InMemoryEventLog({ clock, maxStreams: retained }),
     cache: new InMemoryCache({ clock }),
     limiter: new InMemoryRateLimiter({ clock }),
     clock,

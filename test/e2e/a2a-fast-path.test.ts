@@ -19,9 +19,15 @@ interface Answer {
   body: string;
 }
 
-function post(base: string, path: string, body: string | Buffer, headers: Record<string, string>): Promise<Answer> {
+function post(
+  base: string,
+  path: string,
+  body: string | Buffer,
+  headers: Record<string, string>,
+  method = 'POST',
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request(`${base}${path}`, { method: 'POST', headers, agent: false }, (res) => {
+    const req = request(`${base}${path}`, { method, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
@@ -211,6 +217,54 @@ describe('the A2A fast path', () => {
     }
   });
 
+  it('answers the 1.0 HTTP+JSON binding (/a2a/v1/rest/…) without Express, as Express does', async () => {
+    // Through Express: the same URL spelt `/Agents/…`, which Express routes alike (its paths are case-insensitive) and
+    // the fast path leaves to it (a query string would be read as the request's fields, and its A2A-Version too).
+    const rest = async (method: string, path: string, body: string, headers: Record<string, string>) => {
+      handle.mockClear();
+      const fast = await post(system.baseUrl, path, body, headers, method);
+      const viaFast = handle.mock.calls.length;
+      const slow = await post(system.baseUrl, path.replace(/^\/agents\//, '/Agents/'), body, headers, method);
+      return { fast, slow, expressCalls: [viaFast, handle.mock.calls.length - viaFast] };
+    };
+    const v1 = { ...auth(), 'A2A-Version': '1.0' };
+    const base = '/agents/demo-echo/a2a/v1/rest';
+    const message = { role: 'ROLE_USER', messageId: 'fast-path-rest', parts: [{ text: 'fast' }] };
+    const sent = await rest('POST', `${base}/message:send`, JSON.stringify({ message }), v1);
+    expect(sent.expressCalls).toEqual([0, 1]);
+    // The second send (the same messageId) answers the stored task: the same bytes.
+    expect(sent.fast).toEqual(sent.slow);
+    expect(sent.fast.status).toBe(200);
+    expect(sent.fast.headers).toContain('application/a2a+json; charset=utf-8');
+    const task = (JSON.parse(sent.fast.body) as { task: { id: string; status: { state: string } } }).task;
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+    const cases: [string, string, string, Record<string, string>, number][] = [
+      ['GET', `${base}/tasks/${task.id}`, '', v1, 200],
+      ['GET', `${base}/tasks/no-such-task`, '', v1, 404],
+      ['POST', `${base}/tasks/${task.id}:cancel`, '{}', v1, 400],
+      // The echo agent takes no push configs: refused, the same way both ways.
+      ['GET', `${base}/tasks/${task.id}/pushNotificationConfigs`, '', v1, 400],
+      ['DELETE', `${base}/tasks/${task.id}/pushNotificationConfigs/none`, '', v1, 400],
+      ['POST', `${base}/message:send`, '{"message":', v1, 400],
+      ['POST', `${base}/message:send`, '[1]', v1, 400],
+      ['POST', `${base}/message:send`, JSON.stringify({ message: { ...message, messageId: 'fp-r2' } }), auth(), 400],
+      ['POST', `${base}/message:send`, JSON.stringify({ message }), { ...json, 'A2A-Version': '1.0' }, 401],
+      ['POST', `${base}/message:send`, `{"message":"${'x'.repeat(70_000)}"}`, v1, 413],
+      ['DELETE', `${base}/message:send`, '', v1, 400],
+      ['GET', `${base}/no/such/operation`, '', v1, 404],
+      ['GET', `/agents/no-such-agent/a2a/v1/rest/tasks/${task.id}`, '', v1, 404],
+    ];
+    const statuses: [string, number, number][] = [];
+    for (const [method, path, body, headers, status] of cases) {
+      const r = await rest(method, path, body, headers);
+      const name = `${method} ${path.slice(0, 80)} ${body.slice(0, 40)}`;
+      expect(r.expressCalls, name).toEqual([0, 1]);
+      expect(r.fast, name).toEqual(r.slow);
+      statuses.push([name, r.fast.status, status]);
+    }
+    expect(statuses.filter(([, got, want]) => got !== want)).toEqual([]);
+  });
+
   it('refuses an A2A-Version it does not serve as Express does', async () => {
     const body = '{"jsonrpc":"2.0","id":5,"method":"tasks/get","params":{"id":"x"}}';
     const r = await both('/agents/demo-echo/a2a', body, { ...auth(), 'A2A-Version': '1.0' });
@@ -224,7 +278,8 @@ describe('the A2A fast path', () => {
       '/agents/demo-echo/a2a/',
       '/Agents/demo-echo/a2a',
       '/agents/demo%2Decho/a2a',
-      '/agents/demo-echo/a2a/v1/rest/message:send',
+      '/agents/demo-echo/a2a/v1/rest/message:send?A2A-Version=1.0',
+      '/agents/demo-echo/a2a/v1/rest/tasks%3Acancel',
       '/agents/demo-echo/a2a/v0.4',
     ]) {
       handle.mockClear();

@@ -198,6 +198,7 @@ export async function startGatewayApp(deps: GatewayDeps, config: GatewayConfig):
     before: [requestLog, metrics, a2aCors],
     endpoint: a2aEndpoint,
     v1: v1Routes.jsonRpc,
+    v1Rest: v1Routes.rest,
   });
 
   app.get('/healthz', (_req, res) => {

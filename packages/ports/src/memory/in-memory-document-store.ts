@@ -117,10 +117,16 @@ class FieldIndex {
 class InMemoryCollection<T extends object> implements Collection<T> {
   readonly #rows = new Map<string, Row>();
   readonly #indexes: FieldIndex[];
+  /**
+   * Ids of the documents with an `expiresAt`, in the order it was last set (a Set keeps insertion order): the
+   * first is the one whose retention started longest ago, the first to go when the collection is at a bound.
+   */
+  readonly #expiring = new Set<string>();
   constructor(
     readonly name: string,
     indexes: readonly IndexSpec[],
     private readonly maxDocuments: number,
+    private readonly maxRetained: number,
     private readonly assertOpen: () => void,
   ) {
     this.#indexes = indexes.map((i) => new FieldIndex(i));
@@ -160,6 +166,17 @@ class InMemoryCollection<T extends object> implements Collection<T> {
   #put(row: Row): void {
     const old = this.#rows.get(row.id);
     this.#rows.set(row.id, row);
+    if (row.expiresAt !== undefined) {
+      // A retention (re)set now: to the end of the eviction order.
+      if (old?.expiresAt !== row.expiresAt) {
+        this.#expiring.delete(row.id);
+        this.#expiring.add(row.id);
+      }
+      // Past the bound of retained documents, the oldest retention ends early (never the one just written).
+      while (this.#expiring.size > this.maxRetained && this.#evictOldest(row.id)) {
+        // evicted one
+      }
+    } else if (old?.expiresAt !== undefined) this.#expiring.delete(row.id);
     for (const i of this.#indexes) {
       // Most writes (a task's next event, a charge) leave every indexed field as it was: no key to rebuild.
       if (old && i.sameKey(old.doc, row.doc)) continue;
@@ -173,7 +190,21 @@ class InMemoryCollection<T extends object> implements Collection<T> {
     if (!old) return false;
     for (const i of this.#indexes) i.remove(id, old.doc);
     this.#rows.delete(id);
+    this.#expiring.delete(id);
     return true;
+  }
+
+  /**
+   * Drops the document whose retention was set longest ago (a finished task, an idempotency record: what
+   * the retention sweep deletes anyway), as Redis's `volatile-*` eviction does; documents without an
+   * `expiresAt` (a running task, an account) are never evicted. False when there is none (but `keep`).
+   */
+  #evictOldest(keep?: string): boolean {
+    for (const id of this.#expiring) {
+      if (id === keep) continue;
+      return this.#drop(id);
+    }
+    return false;
   }
 
   /** Rows that may match: from the most selective covering index, else every row. */
@@ -196,11 +227,12 @@ class InMemoryCollection<T extends object> implements Collection<T> {
     this.assertOpen();
     await Promise.resolve();
     if (this.#rows.has(id)) throw new DuplicateKeyError(this.name, id);
-    if (this.#rows.size >= this.maxDocuments) {
-      throw new AppError('UNAVAILABLE', `in-memory collection ${this.name} is full (${this.maxDocuments})`);
-    }
     const kept = stored(doc);
     this.#checkUnique(kept.doc);
+    // Full: a document past its retention's start makes room; refused only when every one is kept for good.
+    if (this.#rows.size >= this.maxDocuments && !this.#evictOldest()) {
+      throw new AppError('UNAVAILABLE', `in-memory collection ${this.name} is full (${this.maxDocuments})`);
+    }
     const row: Row = { id, version: 1, doc: kept.doc, shared: kept.shared };
     if (options.expiresAt !== undefined) row.expiresAt = options.expiresAt;
     this.#put(row);
@@ -273,8 +305,10 @@ class InMemoryCollection<T extends object> implements Collection<T> {
     this.assertOpen();
     await Promise.resolve();
     let n = 0;
-    for (const [id, row] of this.#rows) {
-      if (row.expiresAt !== undefined && row.expiresAt <= now) {
+    // Only the documents with an expiry (a Set may lose entries while it is iterated).
+    for (const id of this.#expiring) {
+      const expiresAt = this.#rows.get(id)?.expiresAt;
+      if (expiresAt !== undefined && expiresAt <= now) {
         this.#drop(id);
         n += 1;
       }
@@ -284,17 +318,29 @@ class InMemoryCollection<T extends object> implements Collection<T> {
 }
 
 export interface InMemoryDocumentStoreOptions {
-  /** Per collection; inserts beyond it fail with UNAVAILABLE rather than growing without bound. */
+  /**
+   * Per collection. An insert into a full collection evicts the document whose retention (`expiresAt`) was set
+   * longest ago; only when no document has one does it fail with UNAVAILABLE rather than grow without bound.
+   */
   readonly maxDocumentsPerCollection?: number;
+  /**
+   * Per collection: documents with an `expiresAt` (finished tasks, idempotency records, ledger records) kept at
+   * most; one more evicts the one whose retention was set longest ago, before its time. What a process that
+   * holds everything in its heap can afford is far less than a database's retention window (the heap's garbage
+   * collection slows every request as it grows). Default: `maxDocumentsPerCollection`.
+   */
+  readonly maxRetainedPerCollection?: number;
 }
 
 export class InMemoryDocumentStore implements DocumentStore {
   readonly #collections = new Map<string, InMemoryCollection<object>>();
   readonly #max: number;
+  readonly #maxRetained: number;
   #closed = false;
 
   constructor(options: InMemoryDocumentStoreOptions = {}) {
     this.#max = options.maxDocumentsPerCollection ?? 200_000;
+    this.#maxRetained = Math.min(this.#max, options.maxRetainedPerCollection ?? this.#max);
   }
 
   async collection<T extends object>(spec: CollectionSpec): Promise<Collection<T>> {
@@ -302,7 +348,9 @@ export class InMemoryDocumentStore implements DocumentStore {
     await Promise.resolve();
     let c = this.#collections.get(spec.name);
     if (!c) {
-      c = new InMemoryCollection<object>(spec.name, spec.indexes ?? [], this.#max, () => this.#assertOpen());
+      c = new InMemoryCollection<object>(spec.name, spec.indexes ?? [], this.#max, this.#maxRetained, () =>
+        this.#assertOpen(),
+      );
       this.#collections.set(spec.name, c);
     } else {
       c.ensureIndexes(spec.indexes ?? []);

@@ -9,6 +9,12 @@ import type { A2aEndpoint } from './a2a-router';
  * query string, a trailing slash or another case go through Express, which answers them as before.
  */
 const FAST_PATH = /^\/agents\/([A-Za-z0-9._~-]+)\/a2a(?:\/(v0\.[23]|v1))?$/;
+/**
+ * The A2A 1.0 HTTP+JSON binding (`/a2a/v1/rest/…`, the 1.0 router's `/rest`): its path under `/rest` in the plain
+ * spelling only (unreserved characters and `:`, no empty segment, no percent-encoding, no query string). The
+ * handler matches the operation itself, so an unknown path under `/rest` is answered here as Express answers it.
+ */
+const REST_FAST_PATH = /^\/agents\/([A-Za-z0-9._~-]+)\/a2a\/v1\/rest((?:\/[A-Za-z0-9._~:-]+)+)$/;
 
 export interface A2aFastPathDeps {
   /** The app whose `request`/`response` prototypes give `req` and `res` what Express's handlers use. */
@@ -19,26 +25,62 @@ export interface A2aFastPathDeps {
   endpoint: A2aEndpoint;
   /** `/a2a/v1`: the 1.0 JSON-RPC binding (the 1.0 router's `POST /`). */
   v1: A2aEndpoint;
+  /** `/a2a/v1/rest/…`: the 1.0 HTTP+JSON binding (the 1.0 router's `/rest`), GET, POST and DELETE. */
+  v1Rest: A2aEndpoint;
+}
+
+/** Where a request goes: its endpoint, and `baseUrl`, `url` and `params` as the mounted routers would leave them. */
+interface Target {
+  endpoint: A2aEndpoint;
+  baseUrl: string;
+  url: string;
+  params: Record<string, string>;
 }
 
 /**
- * `POST /agents/:agentId/a2a[/v0.3|/v0.2|/v1]` without Express's router (ADR 0067): the same middleware and the same
- * guard, handler and error handler in the same order, on `req`/`res` prepared as `app.handle` prepares them, but no
- * walk over the app's layers and the mounted routers' (path matching, parameter decoding, a `next` closure per
- * layer). Returns false for anything else, which the caller hands to Express. While tracing is on every request
- * goes through Express, whose instrumentation names the route and makes the middleware spans.
+ * `POST /agents/:agentId/a2a[/v0.3|/v0.2|/v1]` and `GET|POST|DELETE /agents/:agentId/a2a/v1/rest/…` without
+ * Express's router (ADR 0067): the same middleware and the same guard, handler and error handler in the same order,
+ * on `req`/`res` prepared as `app.handle` prepares them, but no walk over the app's layers and the mounted routers'
+ * (path matching, parameter decoding, a `next` closure per layer). Returns false for anything else, which the caller
+ * hands to Express. While tracing is on every request goes through Express, whose instrumentation names the route
+ * and makes the middleware spans.
  */
 export function a2aFastPath(deps: A2aFastPathDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
   const { app, before } = deps;
+  /** The endpoint of a URL, as the app's router and the mounted A2A routers route it; undefined: Express's. */
+  const targetOf = (method: string | undefined, url: string): Target | undefined => {
+    if (method === 'POST') {
+      const match = FAST_PATH.exec(url);
+      if (match) {
+        const agentId = match[1] as string;
+        const version = match[2];
+        // Mounted at /agents/:agentId/a2a (or /a2a/v1), routed to '/' or '/:version' (router.handle's trim).
+        if (version === 'v1')
+          return { endpoint: deps.v1, baseUrl: `/agents/${agentId}/a2a/v1`, url: '/', params: { agentId } };
+        return {
+          endpoint: deps.endpoint,
+          baseUrl: `/agents/${agentId}/a2a`,
+          url: version === undefined ? '/' : `/${version}`,
+          params: version === undefined ? { agentId } : { agentId, version },
+        };
+      }
+    } else if (method !== 'GET' && method !== 'DELETE') return undefined;
+    const rest = REST_FAST_PATH.exec(url);
+    if (!rest) return undefined;
+    const agentId = rest[1] as string;
+    // The 1.0 router at /agents/:agentId/a2a/v1 (mergeParams), its `use('/rest')` trimming the URL to what follows.
+    return {
+      endpoint: deps.v1Rest,
+      baseUrl: `/agents/${agentId}/a2a/v1/rest`,
+      url: rest[2] as string,
+      params: { agentId },
+    };
+  };
   return (incoming, outgoing) => {
-    if (incoming.method !== 'POST') return false;
     const url = incoming.url ?? '';
-    const match = FAST_PATH.exec(url);
-    if (!match || tracingOn()) return false;
-    const agentId = match[1] as string;
-    const isV1 = match[2] === 'v1';
-    const version = isV1 ? undefined : match[2];
-    const { guard, handler, onError } = isV1 ? deps.v1 : deps.endpoint;
+    const target = targetOf(incoming.method, url);
+    if (!target || tracingOn()) return false;
+    const { guard, handler, onError } = target.endpoint;
 
     // What `app.handle` does (x-powered-by is off).
     const req = incoming as Request;
@@ -80,10 +122,9 @@ export function a2aFastPath(deps: A2aFastPathDeps): (req: IncomingMessage, res: 
           return;
         }
         if (i === before.length) {
-          // Mounted at /agents/:agentId/a2a (or /a2a/v1), routed to '/' or '/:version' (router.handle's trim).
-          req.baseUrl = isV1 ? `/agents/${agentId}/a2a/v1` : `/agents/${agentId}/a2a`;
-          req.url = version === undefined ? '/' : `/${version}`;
-          req.params = version === undefined ? { agentId } : { agentId, version };
+          req.baseUrl = target.baseUrl;
+          req.url = target.url;
+          req.params = target.params;
           guard(req, res, next);
           return;
         }

@@ -92,8 +92,11 @@ export function createA2aV1Router(deps: A2aV1RouterDeps): Router {
   return createA2aV1Routes(deps).router;
 }
 
-/** The 1.0 router, and its JSON-RPC endpoint (`POST /`) for the fast path (a2a-fast-path.ts, ADR 0067). */
-export function createA2aV1Routes(deps: A2aV1RouterDeps): { router: Router; jsonRpc: A2aEndpoint } {
+/**
+ * The 1.0 router, and for the fast path (a2a-fast-path.ts, ADR 0067) its JSON-RPC endpoint (`POST /`) and its
+ * HTTP+JSON binding (`/rest/…`: the handler reads the operation from `req.path`, the path under `/rest`).
+ */
+export function createA2aV1Routes(deps: A2aV1RouterDeps): { router: Router; jsonRpc: A2aEndpoint; rest: A2aEndpoint } {
   const { log } = deps;
   const router = Router({ mergeParams: true });
   const guard = agentGuard(
@@ -277,7 +280,7 @@ export function createA2aV1Routes(deps: A2aV1RouterDeps): { router: Router; json
     res.status(status).type(A2A_CONTENT_TYPE).send(JSON.stringify(errBody));
   };
 
-  router.use('/rest', guard, (req: Request, res: Response) => {
+  const restHandler = (req: Request, res: Response): Promise<void> => {
     // No 1.0 GET or DELETE takes a body: those never read one, so never wait for a large-body slot.
     if (req.method === 'GET' || req.method === 'DELETE') {
       closeIfBodyUnread(req, res);
@@ -290,7 +293,8 @@ export function createA2aV1Routes(deps: A2aV1RouterDeps): { router: Router; json
       (err) => restError(res, err),
       (json, spilled) => answerRest(req, res, json, spilled),
     );
-  });
+  };
+  router.use('/rest', guard, restHandler);
 
   const answerRest = async (req: Request, res: Response, json: Buffer, spilled: SpilledFiles): Promise<void> => {
     const path = req.path; // a getter that parses the URL on each read
@@ -339,16 +343,26 @@ export function createA2aV1Routes(deps: A2aV1RouterDeps): { router: Router; json
   };
 
   // Refusals of the guard and the body reader, in the shape of the binding that was asked.
+  const refusal = (err: unknown): AppError => {
+    const e = err as { type?: string; status?: number };
+    return e.type === 'entity.too.large' || e.status === 413
+      ? new AppError('PAYLOAD_TOO_LARGE', 'Request body too large')
+      : toAppError(err);
+  };
   const onError = (err: unknown, req: Request, res: Response, next: NextFunction): void => {
     if (res.headersSent) return next(err);
-    const e = err as { type?: string; status?: number };
-    const app =
-      e.type === 'entity.too.large' || e.status === 413
-        ? new AppError('PAYLOAD_TOO_LARGE', 'Request body too large')
-        : toAppError(err);
-    if (req.path.startsWith('/rest')) restError(res, app);
-    else jsonRpcError(res, null, app);
+    if (req.path.startsWith('/rest')) restError(res, refusal(err));
+    else jsonRpcError(res, null, refusal(err));
+  };
+  // The same for a request the fast path gave to the HTTP+JSON binding, whose `req.url` is then the path under `/rest`.
+  const onRestError = (err: unknown, _req: Request, res: Response, next: NextFunction): void => {
+    if (res.headersSent) return next(err);
+    restError(res, refusal(err));
   };
   router.use(onError);
-  return { router, jsonRpc: { guard, handler: jsonRpcHandler, onError } };
+  return {
+    router,
+    jsonRpc: { guard, handler: jsonRpcHandler, onError },
+    rest: { guard, handler: restHandler, onError: onRestError },
+  };
 }

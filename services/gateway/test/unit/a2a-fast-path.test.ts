@@ -22,7 +22,7 @@ async function serve(before: RequestHandler[], guard: RequestHandler): Promise<s
     res.json({ ok: true });
   };
   const endpoint = { guard, handler, onError } as unknown as Parameters<typeof a2aFastPath>[0]['endpoint'];
-  const fast = a2aFastPath({ app, before, endpoint, v1: endpoint });
+  const fast = a2aFastPath({ app, before, endpoint, v1: endpoint, v1Rest: endpoint });
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     if (!fast(req, res)) {
       res.statusCode = 404;
@@ -60,6 +60,73 @@ describe('A2A fast path (ADR 0067)', () => {
     const passing = await serve([], (_req, _res, next) => next());
     const ok = await fetch(`${passing}/agents/a1/a2a/v1`, { method: 'POST', body: '{}' });
     expect(await ok.json()).toEqual({ ok: true });
+  });
+
+  it('gives the HTTP+JSON binding the plain spellings of /a2a/v1/rest/…, routed as the 1.0 router routes them', async () => {
+    const app = express();
+    const seen: unknown[] = [];
+    const endpoint = (name: string) =>
+      ({
+        guard: (_req: unknown, _res: unknown, next: () => void) => next(),
+        handler: async (
+          req: { baseUrl: string; url: string; path: string; params: unknown },
+          res: { json: (b: unknown) => void },
+        ) => {
+          seen.push([name, req.baseUrl, req.url, req.path, req.params]);
+          res.json({ ok: true });
+        },
+        onError: () => undefined,
+      }) as unknown as Parameters<typeof a2aFastPath>[0]['endpoint'];
+    const fast = a2aFastPath({
+      app,
+      before: [],
+      endpoint: endpoint('0.3'),
+      v1: endpoint('v1'),
+      v1Rest: endpoint('rest'),
+    });
+    const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      if (!fast(req, res)) {
+        res.statusCode = 404;
+        res.end();
+      }
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    close = () => new Promise<void>((r) => server.close(() => r()));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const taken: [string, string][] = [
+      ['POST', '/agents/a1/a2a/v1/rest/message:send'],
+      ['GET', '/agents/a1/a2a/v1/rest/tasks/t-1'],
+      ['DELETE', '/agents/a1/a2a/v1/rest/tasks/t-1/pushNotificationConfigs/c1'],
+      ['POST', '/agents/a1/a2a/v1'],
+    ];
+    for (const [method, path] of taken) expect((await fetch(`${base}${path}`, { method })).status, path).toBe(200);
+    expect(seen).toEqual([
+      ['rest', '/agents/a1/a2a/v1/rest', '/message:send', '/message:send', { agentId: 'a1' }],
+      ['rest', '/agents/a1/a2a/v1/rest', '/tasks/t-1', '/tasks/t-1', { agentId: 'a1' }],
+      [
+        'rest',
+        '/agents/a1/a2a/v1/rest',
+        '/tasks/t-1/pushNotificationConfigs/c1',
+        '/tasks/t-1/pushNotificationConfigs/c1',
+        { agentId: 'a1' },
+      ],
+      ['v1', '/agents/a1/a2a/v1', '/', '/', { agentId: 'a1' }],
+    ]);
+    // Left to Express: a query string, percent-encoding, an empty segment, a trailing slash, `/rest` alone, HEAD, PUT,
+    // and GET or DELETE of the JSON-RPC endpoints.
+    const left: [string, string][] = [
+      ['GET', '/agents/a1/a2a/v1/rest/tasks/t-1?historyLength=1'],
+      ['GET', '/agents/a1/a2a/v1/rest/tasks/t%2D1'],
+      ['GET', '/agents/a1/a2a/v1/rest//tasks'],
+      ['GET', '/agents/a1/a2a/v1/rest/tasks/'],
+      ['POST', '/agents/a1/a2a/v1/rest'],
+      ['HEAD', '/agents/a1/a2a/v1/rest/tasks/t-1'],
+      ['PUT', '/agents/a1/a2a/v1/rest/message:send'],
+      ['GET', '/agents/a1/a2a/v1'],
+      ['DELETE', '/agents/a1/a2a'],
+    ];
+    for (const [method, path] of left) expect((await fetch(`${base}${path}`, { method })).status, path).toBe(404);
+    expect(seen).toHaveLength(4);
   });
 
   it("a server made with appMessageClasses hands out requests and responses with the app's prototypes, whole", async () => {

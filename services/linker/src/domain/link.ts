@@ -23,6 +23,7 @@ import type {
   StoreKind,
 } from './model';
 import { filePath } from './extract/config';
+import { SERVER_NAMED_QUEUE } from './extract/common';
 import {
   CELERY_DEFAULT_QUEUE,
   CELERY_ROUTE,
@@ -887,6 +888,8 @@ function bestIn(
   const eps = source.endpoints;
   for (const i of routeIndex(eps).candidates(callSegs)) {
     const ep = eps[i]!;
+    // Go net/rpc methods are no HTTP routes: `RPC` matches `RPC` only.
+    if ((ep.method === 'RPC') !== (method === 'RPC')) continue;
     if (ep.method !== 'ANY' && method !== 'ANY' && ep.method !== method) continue;
     const tSegs = templateSegments(ep);
     if (!catchAll && tSegs[tSegs.length - 1] === CATCH_ALL) continue;
@@ -932,7 +935,8 @@ function whyDynamic(parts: readonly Part[], env: SourceEnv): string {
 
 function describeCall(method: string, target: Target | undefined, raw: string): string {
   if (!target) return `${method} ${raw.replaceAll(HOLE, '…')}`;
-  const path = displayTemplate(segments(target.path));
+  // A net/rpc method is case-sensitive (`/RPCServer.CreateTask`): shown as written.
+  const path = method === 'RPC' ? target.path : displayTemplate(segments(target.path));
   return target.host ? `${method} ${target.host}${path}` : `${method} ${path}`;
 }
 
@@ -1063,6 +1067,8 @@ function linkCalls(sources: readonly SourceFacts[], topo: Topology, out: LinkRes
         continue;
       }
       const callSegs = segments(target.path);
+      // A net/rpc method is case-sensitive: shown as written.
+      const shown = call.method === 'RPC' ? target.path : displayTemplate(callSegs);
       // Placeholders never match: a path made only of run-time values fits any route of that shape.
       if (callSegs.length > 0 && callSegs.every((x) => x === PARAM)) {
         // Say what is known: the host (and the repository it names) when only the path is computed.
@@ -1130,8 +1136,8 @@ function linkCalls(sources: readonly SourceFacts[], topo: Topology, out: LinkRes
           unresolved(
             'no matching route',
             restrictTo === src.source
-              ? `\`${restrictTo}\` (the caller itself, by its host) serves no ${method}${displayTemplate(callSegs)}`
-              : `\`${restrictTo}\` serves no ${method}${displayTemplate(callSegs)}`,
+              ? `\`${restrictTo}\` (the caller itself, by its host) serves no ${method}${shown}`
+              : `\`${restrictTo}\` serves no ${method}${shown}`,
           );
           continue;
         }
@@ -1188,8 +1194,8 @@ function linkCalls(sources: readonly SourceFacts[], topo: Topology, out: LinkRes
             // A literal host that names no attached repository is known, not a run-time value.
             target.host ? 'no matching route' : 'dynamic URL',
             (target.host
-              ? `the host \`${target.host}\` names no attached repository, and no other repository serves ${displayTemplate(callSegs)}`
-              : `the host is only known at run time and no other repository serves ${displayTemplate(callSegs)}`) +
+              ? `the host \`${target.host}\` names no attached repository, and no other repository serves ${shown}`
+              : `the host is only known at run time and no other repository serves ${shown}`) +
               (prefixes.length
                 ? ` except through a catch-all prefix, which alone does not tell where the call goes: ${prefixes.join(', ')}`
                 : '') +
@@ -1212,7 +1218,7 @@ function linkCalls(sources: readonly SourceFacts[], topo: Topology, out: LinkRes
         // repository serving the path says nothing about which service is probed.
         unresolved(
           'dynamic URL',
-          `the host is only known at run time and ${displayTemplate(callSegs)} is a generic health/readiness probe path, which does not tell services apart`,
+          `the host is only known at run time and ${shown} is a generic health/readiness probe path, which does not tell services apart`,
         );
       } else if (candidates.length === 1) {
         out.links.push(apiLink(caller, calls, candidates[0]!, undefined));
@@ -1633,6 +1639,9 @@ export function isDynamicName(name: string): boolean {
   return name.includes('{}') || name.includes(HOLE);
 }
 
+/** A queue the broker names (declared without a name), by its declaration (`amq.gen@<file>:<line>`). */
+const serverNamed = (queue: string): boolean => queue.startsWith(SERVER_NAMED_QUEUE);
+
 interface Routed {
   readonly queue: string;
   readonly binding: UsedBinding;
@@ -1643,6 +1652,68 @@ const takes = (c: Consume, key: string): boolean => !c.rpcKeys || c.rpcKeys.incl
 
 const sameLoc = (loc: Loc, at: Evidence, source: string): boolean =>
   at.source === source && at.file === loc.file && at.line === loc.line;
+
+/**
+ * A reply-to carried in a request: a publish whose routing key is a value's field known only at run time
+ * (`payment.metadata.receiver`) in a source whose routes another source calls (an API link found) with a
+ * request body naming that field (`MetadataSchema(receiver=config.service_name)` → `metadata.receiver` =
+ * `OrderService`, resolved in the caller's configuration) is published with that value, when every such call
+ * agrees on one. The field is matched on the key's path without its first name (the receiving code's own
+ * variable: the request model, or the record stored from it), the longest path first.
+ */
+function carryRequestFields(sources: readonly SourceFacts[], topo: Topology, out: LinkResult): SourceFacts[] {
+  if (!sources.some((s) => s.publishes.some((p) => p.keyRef !== undefined))) return [...sources];
+  const bySource = new Map(sources.map((s) => [s.source, s] as const));
+  /** Served source → body field path → the values its callers send (and the first call sending each path). */
+  const sent = new Map<string, Map<string, Set<string>>>();
+  const firstSent = new Map<string, Evidence>();
+  for (const l of out.links) {
+    if (l.kind !== 'api' || l.caller.source === l.servedBy.source) continue;
+    const src = bySource.get(l.caller.source);
+    const env = topo.env.get(l.caller.source);
+    if (!src || !env) continue;
+    for (const c of src.calls) {
+      if (!c.body || c.loc.file !== l.caller.file || c.loc.line !== l.caller.line) continue;
+      let fields = sent.get(l.servedBy.source);
+      if (!fields) sent.set(l.servedBy.source, (fields = new Map<string, Set<string>>()));
+      for (const [path, parts] of Object.entries(c.body)) {
+        let values = fields.get(path);
+        if (!values) fields.set(path, (values = new Set()));
+        values.add(resolveParts(parts, env));
+        const k = `${l.servedBy.source}|${path}`;
+        const prev = firstSent.get(k);
+        if (!prev || compareEvidence(l.caller, prev) < 0) firstSent.set(k, l.caller);
+      }
+    }
+  }
+  if (sent.size === 0) return [...sources];
+  return sources.map((s) => {
+    const fields = sent.get(s.source);
+    if (!fields) return s;
+    const valueOf = (ref: string): { key: string; keyFrom: string } | undefined => {
+      const names = ref.split('.');
+      for (let i = 1; i < names.length; i++) {
+        const path = names.slice(i).join('.');
+        const values = fields.get(path);
+        if (!values) continue;
+        const [v] = values;
+        const by = firstSent.get(`${s.source}|${path}`)!;
+        return values.size === 1 && v && !v.includes(HOLE) && !isDynamicName(v)
+          ? { key: v, keyFrom: `key \`${ref}\` = request field \`${path}\` sent by ${by.source} ${by.file}:${by.line}` }
+          : undefined;
+      }
+      return undefined;
+    };
+    let changed = false;
+    const publishes = s.publishes.map((p) => {
+      const v = p.keyRef && isDynamicName(p.key) ? valueOf(p.keyRef) : undefined;
+      if (v === undefined) return p;
+      changed = true;
+      return { ...p, ...v };
+    });
+    return changed ? { ...s, publishes } : s;
+  });
+}
 
 function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
   const exchangeTypes = new Map<string, ExchangeType>();
@@ -1790,7 +1861,8 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
             (c.queue === p.key
               ? `${label} \`${p.key}\` (its own binding)`
               : `${label} \`${c.queue}\` matches \`${p.key}\``) +
-            (binding.exchange ? ` on queue \`${binding.exchange}\`` : ''),
+            (binding.exchange ? ` on queue \`${binding.exchange}\`` : '') +
+            (p.keyFrom ? `; ${p.keyFrom}` : ''),
           edge: shortBinding(binding),
         });
       }
@@ -1828,6 +1900,8 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
         let rpcOnly = false;
         for (const { c, source: cs } of consumers) {
           if (c.broker !== 'rabbitmq' || c.queue !== r.queue) continue;
+          // A queue the broker named is only known to the connection that declared it: its source's.
+          if (serverNamed(r.queue) && cs !== r.binding.at.source) continue;
           // An RPC entrypoint answers its own keys only (nameko: `<service>.<method>` on `rpc-<service>`).
           if (!takes(c, p.key)) {
             rpcOnly = true;
@@ -1848,7 +1922,7 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
           const rowKey = `${cs}|${c.queue}`;
           if (rowsOf.has(rowKey)) continue;
           rowsOf.add(rowKey);
-          const bk = `rabbitmq|${r.binding.exchange}|${r.queue}|${r.binding.key}`;
+          const bk = `rabbitmq|${r.binding.exchange}|${r.queue}|${r.binding.key}|${serverNamed(r.queue) ? cs : ''}`;
           if (!usedBindings.has(bk)) usedBindings.set(bk, r.binding);
           if (!firstRow(at, what, cs, c)) continue;
           const via = describeBinding(r.binding);
@@ -1858,7 +1932,7 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
             calls: what,
             servedBy: ev(cs, c.loc),
             served: `consume queue \`${c.queue}\``,
-            match: `binding: ${via}`,
+            match: `binding: ${via}${p.keyFrom ? `; ${p.keyFrom}` : ''}`,
             edge: shortBinding(r.binding),
           });
         }
@@ -1883,7 +1957,10 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
       reason = `dynamic key: the ${c.broker === 'kafka' ? 'topic' : c.broker === 'rabbitmq' ? 'queue' : 'name'} is only known at run time, and a placeholder matches nothing`;
     else if (c.broker !== 'rabbitmq') reason = `no producer for ${channelLabel(c.broker)} \`${c.queue}\``;
     else if (!anyRabbitConfig) reason = 'no binding configuration in any attached repository';
-    else if (!declaredQueues.has(c.queue) && !bindings.some(({ b }) => b.queue === c.queue))
+    else if (
+      !declaredQueues.has(c.queue) &&
+      !bindings.some(({ b, source: bs }) => b.queue === c.queue && (!serverNamed(c.queue) || bs === source))
+    )
       reason = `queue \`${c.queue}\` is bound to no exchange`;
     else reason = `no publisher routes to queue \`${c.queue}\``;
     out.gaps.push({ side: 'consumer', at, what, reason });
@@ -2238,7 +2315,7 @@ export function link(sources: readonly SourceFacts[]): LinkResult {
   linkCalls(linked, topo, out);
   linkInfrastructure(linked, topo, out);
   linkGrpc(linked, topo, out);
-  linkMessages(applyDaprBindings(linked, topo), out);
+  linkMessages(applyDaprBindings(carryRequestFields(linked, topo, out), topo), out);
   linkData(linked, topo, out);
   out.links.sort(
     (a, b) =>

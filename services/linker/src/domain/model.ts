@@ -26,7 +26,28 @@ export type Part =
    */
   | { readonly hole: true; readonly alts?: readonly (readonly Part[])[] };
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS' | 'ANY';
+/** `RPC`: a Go net/rpc call or served method (`/Type.Method`); it matches only its own kind, never `ANY`. */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS' | 'ANY' | 'RPC';
+
+/**
+ * Go net/rpc facts of one file, joined once the source is read (`extract/go-net-rpc.ts`): `client.Call("T.M", …)`
+ * sites, the addresses `rpc.Dial`/`DialHTTP` dial, `rpc.Register(x)`/`RegisterName("N", x)` registrations (x's
+ * type, or the constructor that built it), methods with net/rpc's signature, constructors' result types, and a
+ * file importing `net/rpc`.
+ */
+export type GoRpcFact =
+  | { readonly kind: 'call'; readonly method: string; readonly loc: Loc }
+  | { readonly kind: 'dial'; readonly address: Part[] }
+  | {
+      readonly kind: 'server';
+      readonly type?: string;
+      readonly ctor?: string;
+      readonly name?: string;
+      readonly loc: Loc;
+    }
+  | { readonly kind: 'method'; readonly recv: string; readonly name: string; readonly loc: Loc }
+  | { readonly kind: 'ctor'; readonly name: string; readonly type: string }
+  | { readonly kind: 'import' };
 
 export interface Endpoint {
   readonly method: HttpMethod;
@@ -65,6 +86,11 @@ export interface Call {
   readonly clientClass?: string;
   /** A page's script (a source built on a browser framework): a relative URL is the page's own origin. */
   readonly browser?: boolean;
+  /**
+   * The request body's fields the code names, by path (`metadata.receiver`), with their values (Python:
+   * `json=`/`data=`/`content=` of a dict, a model constructed with keywords, or a variable holding one).
+   */
+  readonly body?: Readonly<Record<string, Part[]>>;
 }
 
 /** A Go function or method: the calls between its first and last line are its own. */
@@ -182,6 +208,13 @@ export interface Publish {
   readonly stream?: boolean;
   /** The message types published here, when the code names every one (Eventuate Tram event classes). */
   readonly types?: readonly string[];
+  /**
+   * A run-time routing key read from a value's field (`payment.metadata.receiver`): the field a caller of one
+   * of the source's routes may have set in its request body (a reply-to queue), resolved when linking.
+   */
+  readonly keyRef?: string;
+  /** Where a `keyRef` key was named when linking (`request field \`metadata.receiver\` sent by …`). */
+  readonly keyFrom?: string;
   /**
    * Published by the runtime, not by a call of the code (a Dapr subscription's dead-letter topic): it feeds its
    * consumers, and nothing consuming it is no gap.
@@ -551,6 +584,8 @@ export interface SourceFacts {
   typeFiles?: Record<string, string>;
   /** Go functions and methods (package, name, parameters, line span): calls inside them are summarised for importers. */
   goFuncs?: GoFunc[];
+  /** Go net/rpc facts while the source is extracted (become calls and endpoints; never stored). */
+  goRpc?: GoRpcFact[];
   /** Go calls of an exported function or method of an imported package (`eta.customer.Get(ctx, id)`). */
   goSites?: GoSite[];
   /** Go calls through a field bound in another file of the package, and the fields each file binds. */

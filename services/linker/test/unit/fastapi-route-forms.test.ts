@@ -96,4 +96,28 @@ describe('FastAPI route forms', () => {
       'web app.py:7 | GET gateway/api/v1/health | gateway main.py:9 GET /api/v1/health (fastapi)',
     ]);
   });
+
+  it('a route decorator applied by hand, self.app.post("/api/v1/auth/register")(self.register), serves that route', async () => {
+    const r = await reportOf({
+      web: { 'app.py': caller },
+      gateway: {
+        'main.py': lines(
+          'from fastapi import FastAPI',
+          'class Gateway:',
+          '    def __init__(self):',
+          '        self.app = FastAPI()',
+          '        self.app.post("/api/v1/auth/register")(self.register)',
+          '        self.app.get("/api/v1/health")(self.health)',
+          '    async def register(self):',
+          '        return None',
+          '    async def health(self):',
+          '        return None',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web app.py:4 | POST gateway/api/v1/auth/register | gateway main.py:5 POST /api/v1/auth/register (fastapi)',
+      'web app.py:7 | GET gateway/api/v1/health | gateway main.py:6 GET /api/v1/health (fastapi)',
+    ]);
+  });
 });

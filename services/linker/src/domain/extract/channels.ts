@@ -708,7 +708,7 @@ export function extractChannels(text: string, path: string, sink: Sink): void {
   const emit: Emit = (side, broker, name, index, via, implicit) => {
     if (!name) return;
     const loc: Loc = { file: path, line: line(index) };
-    if (side === 'publish') sink.publish(broker, via ?? '', name, loc, undefined, undefined, implicit);
+    if (side === 'publish') sink.publish(broker, via ?? '', name, loc, undefined, undefined, undefined, implicit);
     else sink.consume(broker, name, loc, undefined, undefined, via ? { taskQueue: via } : undefined);
   };
   // A Dockerfile's or compose file's `rq worker …` command.

@@ -120,6 +120,12 @@ export function nameOf(parts: readonly Part[] | undefined): string | undefined {
     .join('');
 }
 
+/** A value read from a field of a variable (`payment.metadata.receiver`), when that is all it is (a `keyRef`). */
+export function fieldRefOf(parts: readonly Part[] | undefined): string | undefined {
+  const only = parts?.length === 1 ? parts[0]! : undefined;
+  return only && 'ref' in only && /^\w+(\.\w+)+$/.test(only.ref) ? only.ref : undefined;
+}
+
 export function concat(...lists: readonly (readonly Part[])[]): Part[] {
   const out: Part[] = [];
   for (const list of lists) {
@@ -133,6 +139,28 @@ export function concat(...lists: readonly (readonly Part[])[]): Part[] {
 }
 
 export const HOLE_PART: Part = { hole: true };
+
+/**
+ * A queue the broker names (declared with an empty name): one identity per declaration, `amq.gen@<file>:<line>`.
+ * Only the declaring connection reads it (exclusive or not, nothing else can know its name), so the link stage
+ * keeps it within its source.
+ */
+export const SERVER_NAMED_QUEUE = 'amq.gen@';
+
+/**
+ * The name a RabbitMQ queue declaration gives its queue (`assertQueue(name)`, `queue_declare(queue=name)`,
+ * `QueueDeclare(name)`): the name passed, or the broker's for an empty or absent one (`""`, `null`, `None`, no
+ * argument), which the value flow then carries to the binding and the consumer like any name.
+ */
+export function declaredQueueName(name: readonly Part[] | undefined, file: string, line: number): Part[] {
+  const only = name?.length === 1 ? name[0]! : undefined;
+  const unnamed =
+    !name ||
+    name.length === 0 ||
+    literal(name) === '' ||
+    (only !== undefined && 'ref' in only && /^(null|undefined|None|nil)$/.test(only.ref));
+  return unnamed ? lit(`${SERVER_NAMED_QUEUE}${file}:${line}`) : [...name];
+}
 /** A property of a C# options object (`options.Value.QueueName` of an `IOptions<RabbitMqOptions>`), as evaluated. */
 export const OPTIONS_REF = /^IOptions<\w+>\.\w+$/;
 /** A configuration section bound by a constant of another file (`GetSection(RabbitMqOptions.SectionName)`). */
@@ -322,6 +350,11 @@ export interface WrapperSite {
   readonly loc: Loc;
   /** Keyword arguments (Python `publish(exchange="x", routing_key=k)`): bound to the parameter of that name. */
   readonly named?: Readonly<Record<string, Part[]>>;
+  /**
+   * The function around the call (Python): when the call passes one of its parameters on to a publish
+   * wrapper, that function is a wrapper too (wrappers over wrappers, to any depth within a budget).
+   */
+  readonly within?: Within;
 }
 
 /** The function around a call: its name and its parameters' names (Python's `self`/`cls` left out). */
@@ -575,9 +608,18 @@ export class Sink {
   /**
    * Go: struct fields typed as a generated client (`uc userv1.UserClient`, `service` set) and calls through a
    * field of a receiver (`r.data.uc.GetUser(`, `method` set), by file; joined per package folder once the
-   * source is read (the field is declared in one file of the package, called in others).
+   * source is read (the field is declared in one file of the package, called in others), or through the
+   * packages of the same Go module the calling file imports (`api.App.Client.M(` with `App *config.Config`).
    */
-  readonly grpcFields: { file: string; name: string; service?: string; method?: string; line: number }[] = [];
+  readonly grpcFields: {
+    file: string;
+    name: string;
+    service?: string;
+    method?: string;
+    line: number;
+    /** A file's import paths (`name` empty): the packages of the module whose fields its calls may reach. */
+    imports?: string[];
+  }[] = [];
   /**
    * Message-bus library facts joined once the source is read: a bind of `queue` to `exchange` with each
    * key of a registry member (`foreach (var (k, _) in info.EventTypes) QueueBind(q, ex, k)`), and the
@@ -737,7 +779,7 @@ export class Sink {
     url: Part[],
     client: string,
     loc: Loc,
-    extra: { serviceName?: string; clientClass?: string } = {},
+    extra: { serviceName?: string; clientClass?: string; body?: Record<string, Part[]> } = {},
   ): void {
     if (url.some(isObjectRef)) this.fieldUses.push({ kind: 'http', method, url, client, loc });
     // A URL built from a variable set in branches: one call per value it may have.
@@ -752,6 +794,7 @@ export class Sink {
     loc: Loc,
     stream?: boolean,
     types?: readonly string[],
+    keyRef?: string,
     implicit?: boolean,
   ): void {
     if (this.#once(`p|${broker}|${exchange}|${key}|${loc.file}|${loc.line}`))
@@ -762,6 +805,7 @@ export class Sink {
         loc,
         ...(stream ? { stream } : {}),
         ...(types?.length ? { types } : {}),
+        ...(keyRef && key === '{}' ? { keyRef } : {}),
         ...(implicit ? { implicit } : {}),
       });
   }
@@ -876,7 +920,7 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
       const ex = s(exParts);
       const key = s(keyParts);
       if (ex !== undefined && key !== undefined && (lower !== 'publish' || c.args.length >= 3)) {
-        sink.publish('rabbitmq', ex, key, c.loc);
+        sink.publish('rabbitmq', ex, key, c.loc, undefined, undefined, fieldRefOf(keyParts));
         viaParams('rabbitmq', exParts, keyParts);
       }
       break;

@@ -9,6 +9,7 @@ import {
   LIST_SEP,
   concat,
   conditionalValue,
+  declaredQueueName,
   httpMethod,
   lineOf,
   lit,
@@ -336,6 +337,11 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
         const opt = /^(\w+)\.(?:Value|CurrentValue)\.(\w+)$/.exec(node.text);
         const cls = opt ? optionsParams.get(opt[1]!) : undefined;
         if (cls) return [{ ref: `IOptions<${cls}>.${opt![2]!}` }];
+        // RabbitMQ.Client `channel.QueueDeclare().QueueName`, `var q = await ch.QueueDeclareAsync(); q.QueueName`.
+        if (node.childForFieldName('name')?.text === 'QueueName') {
+          const declared = queueDeclaration(node.childForFieldName('expression'));
+          if (declared) return declared;
+        }
         const held = /^(?:this\.)?(\w+)\.(\w+)$/.exec(node.text);
         const heldCls = held ? optionsValues.get(held[1]!) : undefined;
         if (heldCls) return [{ ref: `IOptions<${heldCls}>.${held![2]!}` }];
@@ -499,6 +505,26 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     const cls = from ? optionsParams.get(from) : undefined;
     if (cls) optionsValues.set(name, cls);
   };
+  /**
+   * The queue a RabbitMQ.Client declaration names (`QueueDeclare(queue: "")`, `QueueDeclareAsync()`: the broker's),
+   * for the declaration itself or a local holding its reply (`QueueDeclareOk q = …`); undefined for anything else.
+   */
+  function queueDeclaration(expr: Node | null): Part[] | undefined {
+    let v = expr;
+    if (v?.type === 'identifier') v = scope.node(v.text, v) ?? null;
+    while (v && (v.type === 'await_expression' || v.type === 'parenthesized_expression')) v = named(v)[0] ?? null;
+    const fn = v?.type === 'invocation_expression' ? v.childForFieldName('function') : null;
+    if (
+      fn?.type !== 'member_access_expression' ||
+      !/^QueueDeclare(Async)?$/.test(fn.childForFieldName('name')?.text ?? '')
+    )
+      return undefined;
+    const args = named(v!.childForFieldName('arguments')).map(argExpr);
+    const name = args.find((a) => a.name === 'queue') ?? (args[0] && !args[0].name ? args[0] : undefined);
+    const given = name && name.expr.type !== 'null_literal' ? evaluate(name.expr) : undefined;
+    return declaredQueueName(given, file, lineOf(v!));
+  }
+
   const declareVariable = (node: Node): void => {
     const children = named(node);
     const name = node.childForFieldName('name') ?? children[0];

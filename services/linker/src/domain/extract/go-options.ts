@@ -1,6 +1,6 @@
 import type { Node } from '../parsers';
-import type { GoBrokerUse, Part } from '../model';
-import { type Sink, lineOf, literal } from './common';
+import type { GoBrokerUse, GoRef, Part } from '../model';
+import { SERVER_NAMED_QUEUE, type Sink, lineOf, literal } from './common';
 import type { NodeRule } from './driver';
 
 /**
@@ -64,19 +64,23 @@ export function goOptionRules(file: string, sink: Sink, evaluate: (n: Node) => P
     const recv = method.childForFieldName('receiver')?.namedChild(0)?.childForFieldName('name')?.text;
     if (!recv || !pkg) return;
     /** `queue, err := ch.QueueDeclare(c.queueName, …)`: `queue.Name` is that field. */
-    const declared = new Map<string, Node>();
+    const declared = new Map<string, { arg: Node; line: number }>();
     const ref = (n: Node | undefined): GoBrokerUse['exchange'] => {
       if (!n) return undefined;
       if (n.type === 'selector_expression') {
         const operand = n.childForFieldName('operand')?.text ?? '';
         const field = n.childForFieldName('field')?.text ?? '';
         if (operand === recv) return { field };
-        if (field === 'Name' && declared.has(operand)) return ref(declared.get(operand));
+        const decl = field === 'Name' ? declared.get(operand) : undefined;
+        // `QueueDeclare("", …)`: the broker names it, one queue per declaration.
+        if (decl && decl.arg.text === '""') return { lit: `${SERVER_NAMED_QUEUE}${file}:${decl.line}` };
+        if (decl) return ref(decl.arg);
         return undefined;
       }
       const v = literal(evaluate(n));
       return v !== undefined ? { lit: v } : undefined;
     };
+    const uses: GoBrokerUse[] = [];
     for (const call of method.descendantsOfType('call_expression')) {
       if (!call) continue;
       const fn = call.childForFieldName('function');
@@ -88,7 +92,7 @@ export function goOptionRules(file: string, sink: Sink, evaluate: (n: Node) => P
           holder?.type === 'short_var_declaration' || holder?.type === 'assignment_statement'
             ? holder.childForFieldName('left')?.namedChild(0)?.text
             : undefined;
-        if (v) declared.set(v, args[0]);
+        if (v) declared.set(v, { arg: args[0], line: lineOf(call) });
         continue;
       }
       const shape = name ? AMQP[name] : undefined;
@@ -103,9 +107,15 @@ export function goOptionRules(file: string, sink: Sink, evaluate: (n: Node) => P
         ...(shape.type !== undefined ? { type: literal(evaluate(args[shape.type]!)) } : {}),
         loc: { file, line: lineOf(call) },
       };
-      // Only uses naming a receiver field are instance-configured; fully literal ones are read as usual.
-      if ([use.exchange, use.key, use.queue].some((r) => r && 'field' in r)) (facts.goBrokerUses ??= []).push(use);
+      uses.push(use);
     }
+    // Only uses naming a receiver field are instance-configured; fully literal ones are read as usual. A queue the
+    // broker names in a configured method is each instance's own: its consume and bind go with the configured ones.
+    const configured = uses.filter((u) => [u.exchange, u.key, u.queue].some((r) => r && 'field' in r));
+    if (configured.length === 0) return;
+    const own = (r: GoRef | undefined): boolean =>
+      r !== undefined && 'lit' in r && r.lit.startsWith(SERVER_NAMED_QUEUE);
+    (facts.goBrokerUses ??= []).push(...uses.filter((u) => configured.includes(u) || own(u.queue)));
   }
 
   /** `x.Configure(pkg.A("v"), pkg.B("w"))`, `pkg.New(conn, pkg.A("v"))`: one configuration of an instance. */

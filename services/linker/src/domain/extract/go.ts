@@ -6,6 +6,7 @@ import {
   LIST_SEP,
   captured,
   concat,
+  declaredQueueName,
   httpMethod,
   lineOf,
   lit,
@@ -21,6 +22,7 @@ import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
 import { GO_GRPC } from './grpc';
 import { goOptionRules } from './go-options';
 import { goNatsRules } from './nats';
+import { goNetRpcRules } from './go-net-rpc';
 
 const GIN_VERBS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'Any']);
 const CHI_VERBS = new Set(['Get', 'Post', 'Put', 'Patch', 'Delete', 'Head', 'Options']);
@@ -102,6 +104,14 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
     }
   }
 
+  /** amqp091 `ch.QueueDeclare(name, …)` (or `QueueDeclarePassive`): a queue declaration whose reply names it. */
+  function declaresQueue(call: Node): boolean {
+    const fn = call.type === 'call_expression' ? call.childForFieldName('function') : null;
+    return (
+      fn?.type === 'selector_expression' && /^QueueDeclare(Passive)?$/.test(fn.childForFieldName('field')?.text ?? '')
+    );
+  }
+
   function evaluate(node: Node): Part[] {
     switch (node.type) {
       case 'interpreted_string_literal':
@@ -142,6 +152,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
           return concat(...out);
         }
         const fnNode = node.childForFieldName('function');
+        if (declaresQueue(node)) return declaredQueueName(a[0] && evaluate(a[0]), file, lineOf(node));
         const own = fnNode?.type === 'identifier' && a.length === 0 ? summary(fn) : undefined;
         if (own) return own;
         // A function of another file or package (`urls.Order(base, id)`): its return summary.
@@ -173,13 +184,9 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
       scope.add(n.text, v, true);
       classify(n.text, v);
     });
-    // amqp091: q, err := ch.QueueDeclare("emails", …) — `q.Name` is the declared queue's name.
+    // amqp091: q, err := ch.QueueDeclare("emails", …) — `q.Name` is the declared queue's name (the broker's for "").
     const call = vs.length === 1 ? vs[0] : undefined;
-    const fn = call?.type === 'call_expression' ? call.childForFieldName('function') : null;
-    const declared = fn?.type === 'selector_expression' ? fn.childForFieldName('field')?.text : undefined;
-    const first = call ? args(call)[0] : undefined;
-    if (ns[0] && ns[0].text !== '_' && first && /^QueueDeclare(Passive)?$/.test(declared ?? ''))
-      scope.add(`${ns[0].text}.Name`, first, true);
+    if (ns[0] && ns[0].text !== '_' && call && declaresQueue(call)) scope.add(`${ns[0].text}.Name`, call, true);
   };
   const declareSpec = (node: Node): void => {
     const name = node.childForFieldName('name');
@@ -988,6 +995,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
       sqlStringRule(sink, file, ['interpreted_string_literal', 'raw_string_literal'], (s) => s.text.slice(1, -1)),
       ...goOptionRules(file, sink, evaluate),
       ...goNatsRules(file, sink, evaluate),
+      ...goNetRpcRules(file, sink, evaluate, scope),
     ],
   };
 };
@@ -999,5 +1007,5 @@ const GO_CAPTURED: ReadonlySet<string> = new Set(['return_statement']);
 const within = (body: Node | null | undefined, type: string): Node[] =>
   body ? (captured(body, type) ?? body.descendantsOfType(type).filter((n): n is Node => n !== null)) : [];
 
-/** Go: net/http, gin, chi, gorilla/mux, go-kit; http client; amqp091, kafka-go/sarama; mongo, go-redis. */
+/** Go: net/http, gin, chi, gorilla/mux, go-kit; http client; net/rpc; amqp091, kafka-go/sarama; mongo, go-redis. */
 export const extractGo = extractorOf(goRules);

@@ -407,6 +407,14 @@ export function evaluateText(
   return [HOLE_PART];
 }
 
+/** A Go file's import paths (`import "x"`, `import a "x"`, `import ( … )`). */
+export function goImports(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(/^import[ \t]*(?:\(([^)]*)\)|((?:[\w.]+[ \t]+)?"[^"\n]+"))/gm))
+    for (const p of (m[1] ?? m[2] ?? '').matchAll(/"([^"\n]+)"/g)) out.push(p[1]!);
+  return out;
+}
+
 /** From just after a receiver: `.m(` or `.withX(…).m(` → m (the first method that is no option). */
 function chainedMethod(text: string, at: number, not: RegExp): string | undefined {
   const re = /^\s*\??\.\s*([A-Za-z_]\w*)\s*\(/;
@@ -443,6 +451,11 @@ export function scanGrpc(
       if (budget-- <= 0) break;
       if (!table.notMethods.test(m[2]!))
         sink.grpcFields.push({ file, name: m[1]!, method: m[2]!, line: fieldLine(m.index) });
+    }
+    // The packages this file imports: a field reached through a struct of one of them (`api.App.Client.M(`).
+    if (budget < MAX_FIELD_CALLS) {
+      const imports = goImports(raw);
+      if (imports.length) sink.grpcFields.push({ file, name: '', line: 0, imports });
     }
   }
   if (!table.marker.test(raw)) return;

@@ -1,4 +1,5 @@
 import type { Endpoint, Loc, Mount, Part, SourceFacts } from '../model';
+import { applyGoNetRpc } from './go-net-rpc';
 import { emptyFacts } from '../model';
 import { type CodeLanguage, languageOf } from '../parsers';
 import { isSpringBaseKey, relaxedKey } from '../link';
@@ -6,15 +7,18 @@ import { joinPath } from '../routes';
 import {
   FIELD_REF,
   HOLE_PART,
+  declaredQueueName,
   type HttpWrapper,
   SECTION_REF,
   isFieldRef,
   type MessageWrapper,
+  type WrapperSite,
   Sink,
   applyEntityTables,
   streamDestination,
   concat,
   expandAlternatives,
+  fieldRefOf,
   instantiateReturns,
   instantiationBudget,
   nameOf,
@@ -120,9 +124,9 @@ const CONFIG_EXTRACTORS: Record<ConfigKind, (text: string, path: string, sink: S
 
 /**
  * Maven and Gradle build files: read for the dependencies that change what the code serves; C# project files for
- * the assembly each project's types belong to.
+ * the assembly each project's types belong to; `go.mod` for the module path its packages are imported by.
  */
-const BUILD_FILE = /(^|\/)(pom\.xml|build\.gradle(\.kts)?|[^/]+\.csproj)$/;
+const BUILD_FILE = /(^|\/)(pom\.xml|build\.gradle(\.kts)?|[^/]+\.csproj|go\.mod)$/;
 const DATA_REST_DEPENDENCY = /spring-boot-starter-data-rest|spring-data-rest-webmvc/;
 
 /** Whether extraction reads a file at all: code and configuration, and the build files it looks into. */
@@ -183,6 +187,8 @@ export async function extractSource(
     for (const f of files as SourceFile[])
       if (f.path.endsWith('.csproj') && !isIgnoredFile(f.path, includeTests)) takeDefines(f.path, await f.read());
   const definesOf = (path: string): readonly string[] => defineSets.find((d) => path.startsWith(d.dir))?.defines ?? [];
+  /** Go modules: folder (with its `/`, '' at the root) → module path. */
+  const goModules: { dir: string; module: string }[] = [];
   const run = options.runCode ?? extractCodeFile;
   const budget = options.parseBudgetMs ?? DEFAULT_PARSE_BUDGET_MS;
   // Code files are extracted each on its own (possibly in parse workers, several at once) and merged in
@@ -208,6 +214,10 @@ export async function extractSource(
         const assembly = /<AssemblyName>\s*([^<\s$]+)\s*<\/AssemblyName>/.exec(text)?.[1];
         projects.push({ dir: f.path.slice(0, slash), assembly: assembly ?? f.path.slice(slash, -'.csproj'.length) });
         takeDefines(f.path, text);
+      }
+      if (f.path === 'go.mod' || f.path.endsWith('/go.mod')) {
+        const module = /^module\s+"?([^\s"]+)"?/m.exec(text)?.[1];
+        if (module) goModules.push({ dir: f.path.slice(0, f.path.lastIndexOf('/') + 1), module });
       }
       if (!kind) continue;
     }
@@ -374,11 +384,17 @@ export async function extractSource(
     if (path !== undefined) sink.endpoint(r.method, path, r.framework, r.loc, r.routerFile, r.routerPrefix);
   }
   applyPrefixes(facts);
+  applyGoNetRpc(facts, sink);
   // A summarised helper's value may hold alternatives (a variable set in its branches): one call each.
   const resolvedCalls = new Map<string, (typeof facts.calls)[number]>();
-  for (const c of facts.calls)
+  for (const c0 of facts.calls) {
+    // The body's field values resolve like the URL (settings fields, constants of other files).
+    const c = c0.body
+      ? { ...c0, body: Object.fromEntries(Object.entries(c0.body).map(([k, v]) => [k, resolve(v)] as const)) }
+      : c0;
     for (const url of expandAlternatives(resolve(c.url)))
       resolvedCalls.set(JSON.stringify({ ...c, url }), { ...c, url });
+  }
   facts.calls.splice(0, facts.calls.length, ...resolvedCalls.values());
   // A summarised call or publish the source already resolved (every `new C(…)` of it agrees) stays where it is.
   if (facts.objClasses?.length) {
@@ -409,7 +425,7 @@ export async function extractSource(
     for (let i = 0; i < facts.calls.length; i++)
       if (/\.(m?[jt]sx?|vue)$/.test(facts.calls[i]!.loc.file)) facts.calls[i] = { ...facts.calls[i]!, browser: true };
   sidecarPublishes(facts, sink);
-  grpcFieldCalls(facts, sink);
+  grpcFieldCalls(facts, sink, goModules);
   importedClientCalls(facts);
   // protoc's Go output (`*_http.pb.go`, Kratos) registers routes only inside `RegisterXHTTPServer`: they are
   // served by the program that calls it (through the proto's google.api.http rules), never by the stubs' source.
@@ -482,25 +498,72 @@ function protocolRelative(p: Part): Part {
  * Go: a struct field typed as a generated client in one file of a package (`uc userv1.UserClient`) and
  * called through a receiver in another file of the same folder (`r.data.uc.GetUser(ctx, …)`) is a call of
  * that service's method, with the address the source builds that client with (`typed:` channel). A field
- * name typed as two services in one folder says nothing.
+ * of a struct declared in another package of the same Go module (`App *config.Config`, `config.Config {
+ * TaskClient pb.TaskServiceClient }`) is reached through the calling file's imports of that module's
+ * packages, and theirs (`api.App.TaskClient.CreateTask(…)`, embedded structs alike). A field name typed as
+ * two services among the packages reached says nothing. The method calls found make the client's
+ * whole-service row (its constructor, where no call of it was seen) redundant: it goes.
  */
-function grpcFieldCalls(facts: SourceFacts, sink: Sink): void {
+function grpcFieldCalls(facts: SourceFacts, sink: Sink, modules: readonly { dir: string; module: string }[]): void {
   if (!sink.grpcFields.some((f) => f.service)) return;
   const dir = (file: string): string => file.slice(0, Math.max(0, file.lastIndexOf('/')));
-  const typed = new Map<string, string | null>();
+  /** Field name → service, per folder (null: two services). */
+  const typed = new Map<string, Map<string, string | null>>();
   for (const f of sink.grpcFields)
     if (f.service) {
-      const key = `${dir(f.file)}|${f.name}`;
-      const prev = typed.get(key);
-      typed.set(key, prev === undefined || prev === f.service ? f.service : null);
+      const d = dir(f.file);
+      const byName = typed.get(d) ?? new Map<string, string | null>();
+      const prev = byName.get(f.name);
+      byName.set(f.name, prev === undefined || prev === f.service ? f.service : null);
+      typed.set(d, byName);
     }
+  // The folders of the module's packages each folder imports (a package of the source's own Go module).
+  const imports = new Map<string, Set<string>>();
+  const packageDir = (path: string): string | undefined => {
+    for (const m of modules)
+      if (path === m.module || path.startsWith(`${m.module}/`))
+        return (m.dir + path.slice(m.module.length + 1)).replace(/\/$/, '');
+    return undefined;
+  };
+  for (const f of sink.grpcFields)
+    for (const p of f.imports ?? []) {
+      const d = packageDir(p);
+      if (d === undefined) continue;
+      const set = imports.get(dir(f.file)) ?? new Set<string>();
+      set.add(d);
+      imports.set(dir(f.file), set);
+    }
+  const serviceOf = (folder: string, name: string): string | null | undefined => {
+    const own = typed.get(folder)?.get(name);
+    if (own !== undefined) return own;
+    // The packages reached through imports, breadth first (a handler's struct of another package holding a
+    // config struct of a third).
+    const seen = new Set([folder]);
+    let frontier = [folder];
+    let found: string | null | undefined;
+    for (let depth = 0; depth < 3 && frontier.length && found === undefined; depth++) {
+      const next: string[] = [];
+      for (const d of frontier)
+        for (const i of imports.get(d) ?? []) {
+          if (seen.has(i)) continue;
+          seen.add(i);
+          next.push(i);
+          const s = typed.get(i)?.get(name);
+          if (s !== undefined) found = found === undefined || found === s ? s : null;
+        }
+      frontier = next;
+    }
+    return found;
+  };
   const seen = new Set(facts.grpcCalls.map((c) => `${c.loc.file}:${c.loc.line}|${c.method}`));
+  const called = new Set<string>();
   for (const f of sink.grpcFields) {
     if (!f.method) continue;
-    const service = typed.get(`${dir(f.file)}|${f.name}`);
+    const service = serviceOf(dir(f.file), f.name);
     const key = `${f.file}:${f.line}|${f.method}`;
     if (!service || seen.has(key)) continue;
     seen.add(key);
+    called.add(service);
     facts.grpcCalls.push({
       service,
       method: f.method,
@@ -511,6 +574,14 @@ function grpcFieldCalls(facts: SourceFacts, sink: Sink): void {
       weak: true,
     });
   }
+  if (called.size)
+    facts.grpcCalls.splice(
+      0,
+      facts.grpcCalls.length,
+      ...facts.grpcCalls.filter(
+        (c) => !(c.method === '*' && !c.gateway && c.client === 'grpc-go' && called.has(c.service)),
+      ),
+    );
 }
 
 /**
@@ -599,13 +670,17 @@ function applyWrappers(facts: SourceFacts, sink: Sink): void {
  * Publishes through a method of another class or file whose exchange, routing key or topic is one of its
  * parameters (`client.publish(self.subject, msg)` → `basic_publish(exchange=X, routing_key=subject)`):
  * each call of it by name is the publish, with the call's arguments (cross-file constants resolved) in
- * place of the parameters; one level, no further. The wrapper's own publish (a dynamic key) stays only
- * when nothing calls it. A name two wrappers share with different names is not followed.
+ * place of the parameters. A call that passes one of its own function's parameters on makes that function
+ * a wrapper too (`UnitOfWork.publish(queue, msg)` → `self.client.publish_message(queue, msg)`), summarised
+ * once and instantiated at its callers, to any depth (8 levels, a step budget): the publish is reported at
+ * the outermost call that names it. A wrapper's own publish (a dynamic key) stays only when nothing calls
+ * it. A name two wrappers share with different names is not followed.
  */
 function applyMessageWrappers(facts: SourceFacts, sink: Sink, resolve: (parts: readonly Part[]) => Part[]): void {
   if (sink.messageWrappers.length === 0 || sink.sites.length === 0) return;
+  const KINDS = ['publish', 'bind', 'consume', 'exchange'] as const;
   const byName = new Map<string, MessageWrapper[] | null>();
-  for (const w of sink.messageWrappers) {
+  const add = (w: MessageWrapper): void => {
     const key = `${w.kind ?? 'publish'}:${w.within.name}`;
     const prev = byName.get(key);
     const same = (a: MessageWrapper, b: MessageWrapper): boolean =>
@@ -613,32 +688,71 @@ function applyMessageWrappers(facts: SourceFacts, sink: Sink, resolve: (parts: r
       JSON.stringify([b.broker, b.exchange, b.key, b.queue, b.within.params]);
     if (prev === undefined) byName.set(key, [w]);
     else if (prev !== null && !same(prev[0]!, w)) byName.set(key, null);
+  };
+  /** The wrapper a site calls, with its arguments bound in place of the parameters (unresolved). */
+  const bound = (
+    site: WrapperSite,
+    kind: (typeof KINDS)[number],
+  ): { w: MessageWrapper; bind: (parts: readonly Part[]) => Part[] } | undefined => {
+    const w = byName.get(`${kind}:${site.name}`)?.[0];
+    if (!w) return undefined;
+    const { params, arity, defaults } = w.within;
+    const given = site.args.length + Object.keys(site.named ?? {}).length;
+    if (arity !== undefined ? given !== arity : site.args.length > params.length) return undefined;
+    // A keyword the wrapper does not take is another function of that name.
+    if (Object.keys(site.named ?? {}).some((k) => !params.includes(k))) return undefined;
+    const bind = (parts: readonly Part[]): Part[] =>
+      concat(
+        ...parts.map((p): readonly Part[] => {
+          const i = 'ref' in p ? params.indexOf(p.ref) : -1;
+          if (i < 0) return [p];
+          return site.args[i] ?? kwarg(site.named, params[i]!) ?? defaults?.[i] ?? [HOLE_PART];
+        }),
+      );
+    return { w, bind };
+  };
+  for (const w of sink.messageWrappers) add(w);
+  // Wrappers over wrappers: a call inside a function that passes that function's parameters on.
+  const derived = new Set<string>();
+  let budget = 4000;
+  let fresh = true;
+  for (let depth = 0; fresh && depth < 8; depth++) {
+    fresh = false;
+    for (const site of sink.sites) {
+      const outer = site.within;
+      if (!outer || outer.params.length === 0) continue;
+      for (const kind of KINDS) {
+        if (--budget < 0) break;
+        const id = `${kind}@${site.loc.file}:${site.loc.line}`;
+        if (derived.has(id)) continue;
+        const b = bound(site, kind);
+        // A function calling itself is no new wrapper.
+        if (!b || (b.w.within.name === outer.name && b.w.loc.file === site.loc.file)) continue;
+        const exchange = b.bind(b.w.exchange);
+        const key = b.bind(b.w.key);
+        const queue = b.w.queue ? b.bind(b.w.queue) : undefined;
+        const isParam = (p: Part): boolean => 'ref' in p && outer.params.includes(p.ref);
+        if (![...exchange, ...key, ...(queue ?? [])].some(isParam)) continue;
+        derived.add(id);
+        fresh = true;
+        add({ ...b.w, within: outer, exchange, key, ...(queue ? { queue } : {}), loc: site.loc });
+      }
+    }
   }
   const used = new Set<string>();
   for (const site of sink.sites) {
-    for (const kind of ['publish', 'bind', 'consume', 'exchange'] as const) {
-      const w = byName.get(`${kind}:${site.name}`)?.[0];
-      if (!w) continue;
-      const { params, arity, defaults } = w.within;
-      const given = site.args.length + Object.keys(site.named ?? {}).length;
-      if (arity !== undefined ? given !== arity : site.args.length > params.length) continue;
-      // A keyword the wrapper does not take is another function of that name.
-      if (Object.keys(site.named ?? {}).some((k) => !params.includes(k))) continue;
-      const bind = (parts: readonly Part[]): Part[] =>
-        resolve(
-          concat(
-            ...parts.map((p): readonly Part[] => {
-              const i = 'ref' in p ? params.indexOf(p.ref) : -1;
-              if (i < 0) return [p];
-              return site.args[i] ?? kwarg(site.named, params[i]!) ?? defaults?.[i] ?? [HOLE_PART];
-            }),
-          ),
-        );
+    for (const kind of KINDS) {
+      const b = bound(site, kind);
+      if (!b) continue;
+      const { w } = b;
+      const bind = (parts: readonly Part[]): Part[] => resolve(b.bind(parts));
       const exchange = nameOf(bind(w.exchange)) ?? '';
       const key = nameOf(bind(w.key)) ?? '';
       // A queue the call leaves unnamed (None): the broker names it, one per call.
-      const queue = nameOf(bind(w.queue ?? [])) ?? `amq.gen@${site.loc.file}:${site.loc.line}`;
-      if (kind === 'publish') sink.publish(w.broker, exchange, key, site.loc);
+      const queue = nameOf(declaredQueueName(bind(w.queue ?? []), site.loc.file, site.loc.line))!;
+      // A key read from a value's field (`payment.metadata.receiver`): maybe a request's field, named when linking.
+      if (kind === 'publish')
+        sink.publish(w.broker, exchange, key, site.loc, undefined, undefined, fieldRefOf(b.bind(w.key)));
       else if (kind === 'bind') sink.binding(exchange, queue, key, site.loc);
       else if (kind === 'exchange') {
         if (w.exchangeType) sink.exchange(exchange, w.exchangeType, site.loc);

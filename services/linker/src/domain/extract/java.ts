@@ -1292,19 +1292,8 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     // JAX-RS (Jakarta EE, Quarkus, Dropwizard, Open Liberty): a class @Path and @GET/@POST… methods with their own @Path.
     const resource = cls.type === 'class_declaration' ? has('Path') : undefined;
     if (resource)
-      for (const member of body?.namedChildren ?? []) {
-        if (member?.type !== 'method_declaration') continue;
-        const anns = annotations(member);
-        const sub = anns.find((a) => a.name === 'Path');
-        for (const a of anns) {
-          const verb = JAXRS_METHODS[a.name];
-          if (verb && a.values.size === 0)
-            sink.endpoint(verb, joinPath(str(resource, 'value') ?? '', (sub && str(sub, 'value')) ?? ''), 'jax-rs', {
-              file,
-              line: lineOf(a.node),
-            });
-        }
-      }
+      for (const m of jaxrsMethods(body, str(resource, 'value') ?? ''))
+        sink.endpoint(m.verb, m.path, 'jax-rs', { file, line: lineOf(m.annotation.node) });
     for (const member of body?.namedChildren ?? []) {
       if (member?.type !== 'method_declaration') continue;
       streamFunction(member);
@@ -1474,22 +1463,29 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
         fallback: baseUri !== undefined ? `\${${legacy}:${baseUri}}` : `\${${legacy}}`,
       },
     ];
-    const prefix = (path && str(path, 'value')) ?? '';
+    for (const m of jaxrsMethods(body, (path && str(path, 'value')) ?? ''))
+      sink.call(
+        m.verb,
+        concat(base, placeholder(m.path)),
+        'MicroProfile',
+        { file, line: lineOf(m.member.childForFieldName('name') ?? m.member) },
+        { clientClass: className },
+      );
+  }
+
+  /** The JAX-RS methods of a class or interface body: each `@GET`/`@POST`… (no arguments) with its `@Path` under `prefix`. */
+  function* jaxrsMethods(
+    body: Node | null | undefined,
+    prefix: string,
+  ): Generator<{ member: Node; annotation: Annotation; verb: HttpMethod; path: string }> {
     for (const member of body?.namedChildren ?? []) {
       if (member?.type !== 'method_declaration') continue;
       const anns = annotations(member);
       const sub = anns.find((a) => a.name === 'Path');
       for (const a of anns) {
         const verb = JAXRS_METHODS[a.name];
-        if (!verb || a.values.size !== 0) continue;
-        const full = placeholder(joinPath(prefix, (sub && str(sub, 'value')) ?? ''));
-        sink.call(
-          verb,
-          concat(base, full),
-          'MicroProfile',
-          { file, line: lineOf(member.childForFieldName('name') ?? member) },
-          { clientClass: className },
-        );
+        if (verb && a.values.size === 0)
+          yield { member, annotation: a, verb, path: joinPath(prefix, (sub && str(sub, 'value')) ?? '') };
       }
     }
   }

@@ -8,6 +8,7 @@ import {
   type CallSite,
   concat,
   conditionalValue,
+  declaredQueueName,
   httpMethod,
   lineOf,
   lit,
@@ -175,6 +176,11 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
         // The arguments are read only for the calls that use them: most (`items.filter(…).map(…)`) do not.
         if (!format && !dotted) return [HOLE_PART];
         const a = node.childForFieldName('arguments')?.namedChildren.filter((x): x is Node => x !== null) ?? [];
+        // amqplib `ch.assertQueue(name)`: its `queue` is the name, or the broker's for `""` (see `declaredQueue`).
+        if (/\.assertQueue$/.test(fnText)) {
+          const named = a[0] && a[0].type !== 'null' && a[0].text !== 'undefined' ? evaluate(a[0]) : undefined;
+          return declaredQueueName(named, file, lineOf(node));
+        }
         if (format && a[0]) {
           const tpl = literal(evaluate(a[0]));
           if (tpl === undefined) return [HOLE_PART];
@@ -260,7 +266,40 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
         scope.add(name.text, value, true);
         if (value.type === 'object') addObject(name.text, value, true);
         classifyInit(name.text, value);
+        if (declaresQueue(value)) scope.add(`${name.text}.queue`, value, true);
       } else if (name?.type === 'identifier') scope.declare(name.text, node);
+      else if (name?.type === 'object_pattern' && value && declaresQueue(value)) {
+        // `const { queue } = await ch.assertQueue("", { exclusive: true })`, `{ queue: q }`: the declared queue.
+        for (const p of name.namedChildren) {
+          const local =
+            p?.type === 'shorthand_property_identifier_pattern' && p.text === 'queue'
+              ? p
+              : p?.type === 'pair_pattern' && p.childForFieldName('key')?.text === 'queue'
+                ? p.childForFieldName('value')
+                : null;
+          if (local?.type === 'identifier' || local?.type === 'shorthand_property_identifier_pattern')
+            scope.add(local.text, value, true);
+        }
+      }
+    },
+    call_expression(node) {
+      // amqplib's callback API `ch.assertQueue("", opts, (err, q) => …)` and `ch.assertQueue("").then((q) => …)`:
+      // the callback's `q.queue` is the declared queue.
+      const fn = node.childForFieldName('function');
+      if (fn?.type !== 'member_expression') return;
+      const prop = fn.childForFieldName('property')?.text;
+      const object = fn.childForFieldName('object');
+      const args = node.childForFieldName('arguments')?.namedChildren ?? [];
+      const [decl, cb, index] =
+        prop === 'assertQueue'
+          ? [node, args[args.length - 1], 1]
+          : prop === 'then' && object && declaresQueue(object)
+            ? [object, args[0], 0]
+            : [];
+      if (!decl || !cb || !/^(arrow_function|function_expression|function)$/.test(cb.type)) return;
+      const params = cb.childForFieldName('parameters')?.namedChildren ?? [cb.childForFieldName('parameter')];
+      const reply = params.filter((x) => x?.type !== 'comment')[index!];
+      if (reply?.type === 'identifier') scope.add(`${reply.text}.queue`, decl, true);
     },
     public_field_definition(node) {
       const name = node.childForFieldName('name');
@@ -308,6 +347,14 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       }
     },
   };
+
+  /** `ch.assertQueue(…)` (awaited): amqplib's queue declaration, whose reply names the queue (`.queue`). */
+  function declaresQueue(value: Node): boolean {
+    let v = value;
+    while (v.type === 'await_expression' || v.type === 'parenthesized_expression') v = v.namedChild(0) ?? v;
+    const fn = v.type === 'call_expression' ? v.childForFieldName('function') : null;
+    return fn?.type === 'member_expression' && fn.childForFieldName('property')?.text === 'assertQueue';
+  }
 
   /** An object literal's members as names (`options.uri`); `local`: a function's variable, scoped like it. */
   function addObject(prefix: string, obj: Node, local = false): void {

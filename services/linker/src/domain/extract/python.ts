@@ -5,7 +5,9 @@ import {
   HOLE_PART,
   LIST_SEP,
   concat,
+  declaredQueueName,
   exchangeType,
+  fieldRefOf,
   httpMethod,
   lineOf,
   lit,
@@ -37,6 +39,13 @@ import { PY_NATS_IMPORT, PY_NATS_METHODS, pyNatsCall } from './nats';
 const VERBS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'options']);
 const HTTP_LIBS = new Set(['requests', 'httpx']);
 const PY_NAMES = new Set([...VERBS, 'request', 'KafkaConsumer', 'AIOKafkaConsumer', 'path', 're_path', 'url']);
+
+/** Methods of a pymongo/motor collection: a call of one on `db.<collection>` touches that collection. */
+const MONGO_METHODS = new Set(
+  'find find_one find_one_and_update find_one_and_replace find_one_and_delete insert_one insert_many update_one update_many replace_one delete_one delete_many count_documents estimated_document_count aggregate bulk_write create_index create_indexes distinct watch'.split(
+    ' ',
+  ),
+);
 
 /** Built-ins and classes (capitalised: constructors) are no wrappers. */
 const PY_BUILTINS =
@@ -313,7 +322,7 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
       case 'identifier':
         return scope.param(node.text) ?? scope.lookup(node.text, node) ?? [{ ref: node.text }];
       case 'attribute':
-        return ctorField(node) ?? scope.lookup(node.text) ?? classAttribute(node) ?? [{ ref: node.text }];
+        return ctorField(node) ?? scope.lookup(node.text, node) ?? classAttribute(node) ?? [{ ref: node.text }];
       case 'subscript': {
         const v = node.childForFieldName('value')?.text;
         const idx = node.childForFieldName('subscript');
@@ -335,6 +344,16 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
               )
             : undefined;
           return [fb !== undefined ? { env: name, fallback: fb } : { env: name }];
+        }
+        // pika `channel.queue_declare(queue="")`: the declared queue's name, the broker's for `""` (`result.method.queue`).
+        if (fn.endsWith('.queue_declare')) {
+          const q = keywords(node).get('queue');
+          const first = args[0] && args[0].type !== 'keyword_argument' ? args[0] : undefined;
+          return declaredQueueName(
+            q ?? (first && first.type !== 'none' ? evaluate(first) : undefined),
+            file,
+            lineOf(node),
+          );
         }
         // `base_url.rstrip("/")`: the same URL as far as a route is concerned.
         const recvNode = node.childForFieldName('function')?.childForFieldName('object');
@@ -400,6 +419,13 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
         // `url = …` inside a function is local to it (Python's rule); `self.url = …` is the object's.
         scope.add(left.text, right, left.type === 'identifier');
         classify(left.text, right);
+        // pika: `result = channel.queue_declare(queue="", exclusive=True)`, then `result.method.queue` is its name.
+        if (
+          left.type === 'identifier' &&
+          right.type === 'call' &&
+          /\.queue_declare$/.test(right.childForFieldName('function')?.text ?? '')
+        )
+          scope.add(`${left.text}.method.queue`, right, true);
         // A pydantic `BaseSettings` field (`service_name: str = 'x'`): the environment variable of its name
         // (case-insensitive, pydantic's default), the declared value when unset.
         if (left.type === 'identifier' && isSettingsField(node)) {
@@ -618,21 +644,23 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
       const msg = kwNode('message') ?? positional[0];
       const keyNode = kwNode('routing_key') ?? positional[1];
       if (name !== 'publish' || !msg || !keyNode || !usesAioPika(call) || !isAioMessage(msg)) return;
-      const key = nameOf(evaluate(keyNode));
-      if (key !== undefined) sink.publish('rabbitmq', SOURCE_EXCHANGE, key, loc);
+      const keyParts = evaluate(keyNode);
+      const key = nameOf(keyParts);
+      if (key !== undefined)
+        sink.publish('rabbitmq', SOURCE_EXCHANGE, key, loc, undefined, undefined, fieldRefOf(keyParts));
       return;
     }
     const within = withinOf(call);
     const hasParam = (...parts: Part[][]): boolean =>
       parts.some((x) => x.some((p) => 'ref' in p && within?.params.includes(p.ref)));
-    const queueName = (q: Part[]): Part[] => (q.length ? q : lit(`amq.gen@${file}:${mine?.line ?? 0}`));
+    const queueName = (q: Part[]): Part[] => declaredQueueName(q, file, mine?.line ?? 0);
     if (name === 'publish' && (isDefault || mine?.kind === 'exchange')) {
       const keyNode = kwNode('routing_key') ?? positional[1];
       const key = keyNode ? paramOr(keyNode, call) : [HOLE_PART];
       const ex = isDefault ? [] : mine!.name;
       if (within && hasParam(ex, key))
         sink.messageWrappers.push({ within, broker: 'rabbitmq', exchange: ex, key, loc });
-      sink.publish('rabbitmq', nameOf(ex) ?? '', nameOf(key) ?? '{}', loc);
+      sink.publish('rabbitmq', nameOf(ex) ?? '', nameOf(key) ?? '{}', loc, undefined, undefined, fieldRefOf(key));
     } else if (name === 'bind' && mine?.kind === 'queue') {
       const exNode = kwNode('exchange') ?? positional[0];
       const exVar = exNode ? amqpVars.get(`${ownerOf(call)}:${exNode.text}`) : undefined;
@@ -731,11 +759,20 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
   }
 
   /** The function around a node: its name and parameters, `self`/`cls` left out (a wrapper of other calls). */
+  const withins = new Map<number, Within | undefined>();
   function withinOf(n: Node): Within | undefined {
     let f: Node | null = n.parent;
     while (f && f.type !== 'function_definition') f = f.parent;
-    const name = f?.childForFieldName('name')?.text;
-    if (!f || !name) return undefined;
+    if (!f) return undefined;
+    // Once per function: every call inside it asks.
+    if (withins.has(f.id)) return withins.get(f.id);
+    const w = withinOfFunction(f);
+    withins.set(f.id, w);
+    return w;
+  }
+  function withinOfFunction(f: Node): Within | undefined {
+    const name = f.childForFieldName('name')?.text;
+    if (!name) return undefined;
     const all = (f.childForFieldName('parameters')?.namedChildren ?? []).filter((x): x is Node => x !== null);
     const nameOfParam = (x: Node): string =>
       x.type === 'identifier' ? x.text : ((x.childForFieldName('name') ?? x.namedChild(0))?.text ?? '');
@@ -764,11 +801,13 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     )
       return;
     const args = argNodes.map((a) => (a.type === 'none' ? [] : evaluate(a)));
+    const within = withinOf(call);
     sink.sites.push({
       name: callee,
       args,
       loc: { file, line: lineOf(call) },
       ...(kw.size ? { named: Object.fromEntries(kw) } : {}),
+      ...(within ? { within } : {}),
     });
   }
 
@@ -778,6 +817,9 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     const callee = fn.type === 'attribute' ? (fn.childForFieldName('attribute')?.text ?? '') : fn.text;
     site(call, fn, callee);
     objSite(call, fn);
+    // A route decorator applied by hand to one handler: `app.get("/p")(handler)`.
+    if (fn.type === 'call' && (call.childForFieldName('arguments')?.namedChildren.length ?? 0) === 1)
+      routeDecorator(fn, call);
     onAioPika(call, fn, callee, fn.type === 'attribute' ? (fn.childForFieldName('object')?.text ?? '') : '');
     if (natsFile && fn.type === 'attribute' && PY_NATS_METHODS.has(callee)) {
       const argNodes = (call.childForFieldName('arguments')?.namedChildren ?? []).filter(
@@ -789,6 +831,7 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     }
     if (fn.type === 'attribute' && (callee === 'add_api_route' || callee === 'add_url_rule'))
       onAddRoute(call, fn, callee);
+    if (fn.type === 'attribute' && MONGO_METHODS.has(callee)) onMongoAttribute(call, fn);
     if (!PY_NAMES.has(callee) && !sharedRuleName(callee) && fn.text !== 'kafka.KafkaConsumer') return;
     const argNodes = (call.childForFieldName('arguments')?.namedChildren ?? []).filter(
       (x): x is Node => x !== null && x.type !== 'keyword_argument' && x.type !== 'comment',
@@ -835,13 +878,117 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
       if (url) {
         const full = withBase(clients.get(receiver), url);
         const client = isLib ? receiver : (clientLib.get(receiver) ?? 'httpx');
-        sink.call(method, full, client, loc);
+        const body = bodyFields(call);
+        sink.call(method, full, client, loc, body ? { body } : {});
         // A function whose call takes its URL from a parameter: its callers (other modules included) make the call.
         const w = paramWrapper(withinOf(call), full);
         if (w && !PY_NAMES.has(w.name) && !/^(request|send|call|fetch|__\w+__)$/.test(w.name))
           sink.wrappers.push({ ...w, method, client, loc });
       }
     }
+  }
+
+  /**
+   * The fields of a request body the code names (`json=`, `data=`, `content=`): a dict literal, a model
+   * constructed with keywords (`PaymentPayload(metadata=meta, …)`), or a variable assigned one earlier in the
+   * function, serialised or not (`.model_dump_json()`, `.model_dump()`, `.dict()`, `.json()`, `json.dumps(x)`);
+   * nested values by path (`metadata.receiver`). Only fields with a value the evaluator knows something of.
+   */
+  function bodyFields(call: Node): Record<string, Part[]> | undefined {
+    const arg = call
+      .childForFieldName('arguments')
+      ?.namedChildren.find(
+        (a) => a?.type === 'keyword_argument' && /^(json|data|content)$/.test(a.childForFieldName('name')?.text ?? ''),
+      )
+      ?.childForFieldName('value');
+    if (!arg) return undefined;
+    const out: Record<string, Part[]> = {};
+    const fn = ((): Node | null => {
+      let f: Node | null = call.parent;
+      while (f && f.type !== 'function_definition') f = f.parent;
+      return f;
+    })();
+    /** The value last assigned to a local variable before `at` in the function. */
+    const assigned = (name: string, at: Node): Node | undefined => {
+      if (!fn) return undefined;
+      let found: Node | undefined;
+      for (const a of fn.descendantsOfType('assignment')) {
+        if (!a || a.startIndex >= at.startIndex) continue;
+        if (a.childForFieldName('left')?.text === name) found = a.childForFieldName('right') ?? undefined;
+      }
+      return found;
+    };
+    const walk = (n: Node, path: string, depth: number): void => {
+      if (depth > 12) return;
+      // Serialisations of a model or dict.
+      if (n.type === 'call') {
+        const f = n.childForFieldName('function');
+        const args = (n.childForFieldName('arguments')?.namedChildren ?? []).filter((x): x is Node => x !== null);
+        if (
+          f?.type === 'attribute' &&
+          /^(model_dump_json|model_dump|dict|json)$/.test(f.childForFieldName('attribute')?.text ?? '')
+        ) {
+          const obj = f.childForFieldName('object');
+          if (obj) walk(obj, path, depth + 1);
+          return;
+        }
+        if (f && /^(json\.dumps|jsonable_encoder)$/.test(f.text) && args[0] && args[0].type !== 'keyword_argument') {
+          walk(args[0], path, depth + 1);
+          return;
+        }
+        // A model constructed with keyword arguments (a capitalised class).
+        if (f && /^[A-Z]\w*$/.test(f.type === 'attribute' ? (f.childForFieldName('attribute')?.text ?? '') : f.text))
+          for (const a of args)
+            if (a.type === 'keyword_argument') {
+              const k = a.childForFieldName('name')?.text;
+              const v = a.childForFieldName('value');
+              if (k && v) walk(v, path ? `${path}.${k}` : k, depth + 1);
+            }
+        return;
+      }
+      if (n.type === 'dictionary') {
+        for (const pair of n.namedChildren) {
+          if (pair?.type !== 'pair') continue;
+          const k = literal(evaluate(pair.childForFieldName('key')!));
+          const v = pair.childForFieldName('value');
+          if (k && /^\w+$/.test(k) && v) walk(v, path ? `${path}.${k}` : k, depth + 1);
+        }
+        return;
+      }
+      if (n.type === 'identifier') {
+        const v = assigned(n.text, n);
+        if (v && v.type !== 'identifier') {
+          walk(v, path, depth + 1);
+          return;
+        }
+      }
+      if (!path) return;
+      const parts = evaluate(n);
+      if (parts.some((p) => !('hole' in p))) out[path] = parts;
+    };
+    walk(arg, '', 0);
+    return Object.keys(out).length ? out : undefined;
+  }
+
+  /**
+   * pymongo/motor collections reached by attribute access: `client.api_db.service_urls.find_one(…)` (a
+   * database attribute of a client) and `db.orders.insert_one(…)` / `self.db.orders.find(…)` (a collection
+   * attribute of a database): the collection is shared data under its own name.
+   */
+  function onMongoAttribute(call: Node, fn: Node): void {
+    const coll = fn.childForFieldName('object');
+    if (coll?.type !== 'attribute') return;
+    const name = coll.childForFieldName('attribute')?.text ?? '';
+    const holder = coll.childForFieldName('object');
+    if (!name || name.startsWith('_') || !holder) return;
+    const last = (n: Node): string =>
+      n.type === 'attribute' ? (n.childForFieldName('attribute')?.text ?? '') : n.type === 'identifier' ? n.text : '';
+    const isDb = (x: string): boolean => /^(db|database|mongo_?db|\w+_db)$/i.test(x);
+    const isClient = (x: string): boolean => /^(\w*_)?(client|mongo|motor|mongo_client)$/i.test(x);
+    const viaDb = isDb(last(holder));
+    const inner = holder.type === 'attribute' ? holder.childForFieldName('object') : null;
+    const viaClient = !viaDb && inner !== null && isClient(last(inner)) && /^\w+$/.test(last(holder));
+    if (viaDb || viaClient) sink.data('collection', name, { file, line: lineOf(call) });
   }
 
   /**
@@ -877,52 +1024,59 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     for (const dec of d.namedChildren) {
       if (dec?.type !== 'decorator') continue;
       const call = dec.namedChild(0);
-      if (call?.type !== 'call') continue;
-      const fn = call.childForFieldName('function');
-      if (fn?.type !== 'attribute') continue;
-      const verb = fn.childForFieldName('attribute')?.text ?? '';
-      const recv = fn.childForFieldName('object')?.text ?? '';
-      const first = call
-        .childForFieldName('arguments')
-        ?.namedChildren.find((x) => x !== null && x.type !== 'keyword_argument');
-      const value = first ? evaluate(first) : undefined;
-      const path = routePath(value);
-      // A path naming a value of another file (`f"/api/{settings.API_VERSION}/health"`): resolved once the source is read.
-      const deferred = path === undefined && value?.some((p) => 'ref' in p);
-      if (path === undefined && !deferred) continue;
-      const kw = keywords(call);
-      const prefix = prefixes.get(recv) ?? '';
-      const loc = { file, line: lineOf(dec) };
-      const routerFile = prefixes.has(recv) && !includedHere.has(recv) ? file : undefined;
-      const serve = (method: HttpMethod, framework: string, routerPrefix?: string): void => {
-        if (path !== undefined) sink.endpoint(method, joinPath(prefix, path), framework, loc, routerFile, routerPrefix);
-        else
-          sink.routeRefs.push({
-            method,
-            parts: concat(lit(prefix), value!),
-            framework,
-            loc,
-            ...(routerFile ? { routerFile } : {}),
-            ...(routerPrefix !== undefined ? { routerPrefix } : {}),
-          });
-      };
-      if (VERBS.has(verb))
+      if (call?.type === 'call') routeDecorator(call, dec);
+    }
+  }
+
+  /**
+   * `@app.get("/p")` on a function, or the same decorator applied by hand (`self.app.post("/prompt")(self.handle)`,
+   * FastAPI/Flask): `call` is the decorator's call, `at` the node whose line the route gets.
+   */
+  function routeDecorator(call: Node, at: Node): void {
+    const fn = call.childForFieldName('function');
+    if (fn?.type !== 'attribute') return;
+    const verb = fn.childForFieldName('attribute')?.text ?? '';
+    const recv = fn.childForFieldName('object')?.text ?? '';
+    const first = call
+      .childForFieldName('arguments')
+      ?.namedChildren.find((x) => x !== null && x.type !== 'keyword_argument');
+    const value = first ? evaluate(first) : undefined;
+    const path = routePath(value);
+    // A path naming a value of another file (`f"/api/{settings.API_VERSION}/health"`): resolved once the source is read.
+    const deferred = path === undefined && value?.some((p) => 'ref' in p);
+    if (path === undefined && !deferred) return;
+    const kw = keywords(call);
+    const prefix = prefixes.get(recv) ?? '';
+    const loc = { file, line: lineOf(at) };
+    const routerFile = prefixes.has(recv) && !includedHere.has(recv) ? file : undefined;
+    const serve = (method: HttpMethod, framework: string, routerPrefix?: string): void => {
+      if (path !== undefined) sink.endpoint(method, joinPath(prefix, path), framework, loc, routerFile, routerPrefix);
+      else
+        sink.routeRefs.push({
+          method,
+          parts: concat(lit(prefix), value!),
+          framework,
+          loc,
+          ...(routerFile ? { routerFile } : {}),
+          ...(routerPrefix !== undefined ? { routerPrefix } : {}),
+        });
+    };
+    if (VERBS.has(verb))
+      serve(
+        httpMethod(verb)!,
+        flaskApps.has(recv) ? 'flask' : 'fastapi',
+        flaskApps.has(recv) ? prefixes.get(recv) : undefined,
+      );
+    else if (verb === 'route' || verb === 'api_route') {
+      // FastAPI/Flask: every listed method, GET when `methods` is absent.
+      const methods = kw.get('methods');
+      const list = methods ? (nameOf(methods) ?? '').split(LIST_SEP).filter(Boolean) : ['GET'];
+      for (const m of list)
         serve(
-          httpMethod(verb)!,
-          flaskApps.has(recv) ? 'flask' : 'fastapi',
-          flaskApps.has(recv) ? prefixes.get(recv) : undefined,
+          httpMethod(m) ?? 'ANY',
+          verb === 'route' ? 'flask' : 'fastapi',
+          verb === 'route' ? prefixes.get(recv) : undefined,
         );
-      else if (verb === 'route' || verb === 'api_route') {
-        // FastAPI/Flask: every listed method, GET when `methods` is absent.
-        const methods = kw.get('methods');
-        const list = methods ? (nameOf(methods) ?? '').split(LIST_SEP).filter(Boolean) : ['GET'];
-        for (const m of list)
-          serve(
-            httpMethod(m) ?? 'ANY',
-            verb === 'route' ? 'flask' : 'fastapi',
-            verb === 'route' ? prefixes.get(recv) : undefined,
-          );
-      }
     }
   }
 
