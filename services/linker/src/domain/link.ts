@@ -29,6 +29,7 @@ import {
   CELERY_ROUTE,
   channelName,
   globMatches,
+  mqttMatches,
   starGlobMatches,
   subjectMatches,
 } from './extract/channels';
@@ -1537,6 +1538,7 @@ const CHANNEL_LABEL: Record<Exclude<Broker, 'rabbitmq'>, string> = {
   redis: 'Redis channel',
   dramatiq: 'Dramatiq actor',
   rq: 'RQ queue',
+  mqtt: 'MQTT topic',
 };
 const channelLabel = (b: Exclude<Broker, 'rabbitmq'>): string => CHANNEL_LABEL[b];
 
@@ -1554,6 +1556,7 @@ const NAME_BROKER: Partial<Record<Broker, string>> = {
   sidekiq: 'Sidekiq',
   redis: 'Redis',
   dramatiq: 'Dramatiq',
+  mqtt: 'MQTT',
 };
 /** A Dapr name `<pubsub>/<topic>`: the broker sees the topic; the pubsub component is the sidecar's. */
 function daprParts(name: string): { pubsub: string; topic: string } | undefined {
@@ -1817,7 +1820,9 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
             ? !subjectMatches(c.queue, p.key)
             : p.broker === 'redis'
               ? !globMatches(c.queue, p.key)
-              : c.queue !== p.key
+              : p.broker === 'mqtt'
+                ? !mqttMatches(c.queue, p.key)
+                : c.queue !== p.key
         )
           continue;
         // Both sides name their message types and none is shared: delivered, but no handler takes it.
@@ -1939,7 +1944,7 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
           );
       }
     }
-    if (reached === 0) out.gaps.push({ side: 'publisher', at, what, reason: reasons.join('; ') });
+    if (reached === 0 && !p.implicit) out.gaps.push({ side: 'publisher', at, what, reason: reasons.join('; ') });
   }
 
   for (const { c, source } of consumers) {
@@ -2215,6 +2220,35 @@ export function oneRowPerSite(links: readonly Link[]): Link[] {
   });
 }
 
+/**
+ * Dapr input bindings: the sidecar of each app a binding component scopes (every app when it scopes none) reads the
+ * component's topics and POSTs each message to the app's `/<component name>`; that route consumes them. An app is
+ * the source named by the app-id or the one its host names; a component with no such route consumes nothing.
+ */
+function applyDaprBindings(sources: readonly SourceFacts[], topo: Topology): SourceFacts[] {
+  const components = sources.flatMap((s) => s.daprBindings ?? []);
+  if (!components.length) return [...sources];
+  const extra = new Map<string, Consume[]>();
+  for (const b of components) {
+    const apps = b.scopes.length
+      ? new Set(b.scopes.map((id) => sources.find((s) => s.source === id)?.source ?? hostSource(id, topo)))
+      : new Set(sources.map((s) => s.source));
+    const route = `/${b.name}`.toLowerCase();
+    for (const s of sources) {
+      if (!apps.has(s.source)) continue;
+      for (const e of s.endpoints) {
+        if ((e.method !== 'POST' && e.method !== 'ANY') || e.path.replace(/\/+$/, '').toLowerCase() !== route) continue;
+        const list = extra.get(s.source) ?? [];
+        for (const channel of b.channels)
+          if (!list.some((c) => c.queue === channel && c.loc.file === e.loc.file && c.loc.line === e.loc.line))
+            list.push({ broker: b.broker, queue: channel, loc: e.loc });
+        extra.set(s.source, list);
+      }
+    }
+  }
+  return sources.map((s) => (extra.has(s.source) ? { ...s, consumes: [...s.consumes, ...extra.get(s.source)!] } : s));
+}
+
 export function link(sources: readonly SourceFacts[]): LinkResult {
   const sorted = instantiateBusSites(
     instantiateOutboxes(
@@ -2281,7 +2315,7 @@ export function link(sources: readonly SourceFacts[]): LinkResult {
   linkCalls(linked, topo, out);
   linkInfrastructure(linked, topo, out);
   linkGrpc(linked, topo, out);
-  linkMessages(carryRequestFields(linked, topo, out), out);
+  linkMessages(applyDaprBindings(carryRequestFields(linked, topo, out), topo), out);
   linkData(linked, topo, out);
   out.links.sort(
     (a, b) =>

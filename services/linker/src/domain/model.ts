@@ -179,7 +179,8 @@ export interface GoHolder {
 /**
  * `rabbitmq` routes through exchanges and bindings; every other broker routes by a name alone (a Kafka
  * topic, a Celery task, a Bull queue, a NATS subject, an SQS queue, an SNS topic, a Dapr `<pubsub>/<topic>`,
- * a Sidekiq worker class, a Redis pub/sub channel, a Dramatiq actor, an RQ queue): the name is its own binding.
+ * a Sidekiq worker class, a Redis pub/sub channel, a Dramatiq actor, an RQ queue, an MQTT topic): the name is its
+ * own binding.
  */
 export type Broker =
   | 'rabbitmq'
@@ -193,7 +194,8 @@ export type Broker =
   | 'sidekiq'
   | 'redis'
   | 'dramatiq'
-  | 'rq';
+  | 'rq'
+  | 'mqtt';
 
 export interface Publish {
   readonly broker: Broker;
@@ -213,6 +215,11 @@ export interface Publish {
   readonly keyRef?: string;
   /** Where a `keyRef` key was named when linking (`request field \`metadata.receiver\` sent by …`). */
   readonly keyFrom?: string;
+  /**
+   * Published by the runtime, not by a call of the code (a Dapr subscription's dead-letter topic): it feeds its
+   * consumers, and nothing consuming it is no gap.
+   */
+  readonly implicit?: boolean;
 }
 
 export interface Consume {
@@ -237,6 +244,20 @@ export interface Consume {
   /** NATS JetStream: the stream the consumer reads; its durable name (or a core NATS queue group). */
   readonly jetStream?: string;
   readonly durable?: string;
+}
+
+/**
+ * A Dapr input binding (`kind: Component`, `spec.type: bindings.<broker>`): the sidecar reads `channel` from the
+ * broker and delivers each message as `POST /<name>` to every app of `scopes` (every app when none is listed).
+ */
+export interface DaprInputBinding {
+  readonly name: string;
+  readonly broker: Broker;
+  /** The topic (MQTT, Kafka) or queue (RabbitMQ) the component reads. */
+  readonly channels: readonly string[];
+  /** Dapr app-ids the component is scoped to; empty: every app. */
+  readonly scopes: readonly string[];
+  readonly loc: Loc;
 }
 
 export interface Binding {
@@ -524,6 +545,8 @@ export interface SourceFacts {
   readonly calls: Call[];
   readonly publishes: Publish[];
   readonly consumes: Consume[];
+  /** Dapr input binding components (`bindings.mqtt`, `bindings.kafka`, …), consumed by the apps they scope. */
+  daprBindings?: DaprInputBinding[];
   readonly bindings: Binding[];
   readonly exchanges: ExchangeDecl[];
   readonly queues: QueueDecl[];

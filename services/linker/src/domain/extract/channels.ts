@@ -1,3 +1,4 @@
+import { parseAllDocuments } from 'yaml';
 import type { Broker, Loc, SourceFacts } from '../model';
 import { type Sink, nameOf } from './common';
 import { pythonTasks, rqCommands } from './python-tasks';
@@ -110,6 +111,18 @@ export function subjectMatches(pattern: string, subject: string): boolean {
   return p.length === s.length;
 }
 
+/** MQTT topic filters: `+` is one level, a trailing `#` the parent level and every level below it. */
+export function mqttMatches(filter: string, topic: string): boolean {
+  const f = filter.split('/');
+  const t = topic.split('/');
+  for (let i = 0; i < f.length; i++) {
+    if (f[i] === '#' && i === f.length - 1) return t.length >= i;
+    if (i >= t.length) return false;
+    if (f[i] !== '+' && f[i] !== t[i]) return false;
+  }
+  return f.length === t.length;
+}
+
 /**
  * Redis PSUBSCRIBE patterns: `*` any run, `?` one character, `[…]` a class (`^` negates, `a-z` a range), `\\x` a
  * literal x; an unclosed `[` is a literal. Matched without a regular expression: a pattern of many `*` (read from
@@ -200,7 +213,15 @@ export function starGlobMatches(pattern: string, name: string): boolean {
   return wildcardMatches(tokens, name);
 }
 
-export type Emit = (side: 'publish' | 'consume', broker: Broker, name: string, index: number, via?: string) => void;
+/** `implicit`: a publish the runtime makes (no gap when nothing consumes it). */
+export type Emit = (
+  side: 'publish' | 'consume',
+  broker: Broker,
+  name: string,
+  index: number,
+  via?: string,
+  implicit?: boolean,
+) => void;
 
 export function each(re: RegExp, text: string, f: (m: RegExpExecArray) => void): void {
   for (const m of text.matchAll(re)) f(m);
@@ -398,14 +419,27 @@ function dapr(text: string, emit: Emit): void {
   each(/\/v1\.0(?:-alpha1)?\/publish\/([\w.-]+)\/([\w.-]+)/g, text, (m) =>
     emit('publish', 'dapr', `${m[1]!}/${m[2]!}`, m.index),
   );
-  // C# [Topic("pubsub", "topic")], Java @Topic(name = "t", pubsubName = "p")
-  each(new RegExp(String.raw`\[Topic\(\s*${EXPR},\s*${EXPR}`, 'g'), text, (m) =>
-    emit('consume', 'dapr', pair(m[1]!, m[2]!), m.index),
-  );
+  // A subscription's dead-letter topic: the Dapr runtime publishes there the messages its handler failed, so the
+  // subscription is that topic's publisher (its consumer is fed, no gap).
+  const deadLetters = (pubsub: string, topic: string | undefined, index: number): void => {
+    if (topic) emit('publish', 'dapr', pair(pubsub, topic), index, undefined, true);
+  };
+  // C# [Topic("pubsub", "topic")], [Topic("pubsub", "topic", "deadLetterTopic", enableRawPayload)] or
+  // `DeadLetterTopic = "…"`; Java @Topic(name = "t", pubsubName = "p", deadLetterTopic = "…")
+  each(new RegExp(String.raw`\[Topic\(\s*${EXPR},\s*${EXPR}([^\]\n]*)`, 'g'), text, (m) => {
+    emit('consume', 'dapr', pair(m[1]!, m[2]!), m.index);
+    const rest = m[3]!;
+    const positional = new RegExp(String.raw`^\s*,\s*(${STR})\s*,\s*(?:enableRawPayload\s*:\s*)?(?:true|false)\b`).exec(
+      rest,
+    );
+    const named = new RegExp(String.raw`\bDeadLetterTopic\s*=\s*${EXPR}`).exec(rest);
+    deadLetters(m[1]!, positional?.[1] ?? named?.[1], m.index);
+  });
   each(/@Topic\(([^)]*)\)/g, text, (m) => {
     const t = new RegExp(String.raw`\bname\s*=\s*${EXPR}`).exec(m[1]!)?.[1];
     const p = new RegExp(String.raw`\bpubsubName\s*=\s*${EXPR}`).exec(m[1]!)?.[1];
     if (t && p) emit('consume', 'dapr', pair(p, t), m.index);
+    if (p) deadLetters(p, new RegExp(String.raw`\bdeadLetterTopic\s*=\s*${EXPR}`).exec(m[1]!)?.[1], m.index);
   });
   // JS DaprServer: server.pubsub.subscribe("pubsub", "topic", handler)
   each(new RegExp(String.raw`\bpubsub\s*\.\s*subscribe\w*\(\s*${EXPR},\s*${EXPR}`, 'g'), text, (m) =>
@@ -416,12 +450,14 @@ function dapr(text: string, emit: Emit): void {
     const p = new RegExp(String.raw`\bpubsub(?:_name)?\s*=\s*${EXPR}`).exec(m[1]!)?.[1];
     const t = new RegExp(String.raw`\btopic\s*=\s*${EXPR}`).exec(m[1]!)?.[1];
     if (p && t) emit('consume', 'dapr', pair(p, t), m.index);
+    if (p) deadLetters(p, new RegExp(String.raw`\bdead_letter_topic\s*=\s*${EXPR}`).exec(m[1]!)?.[1], m.index);
   });
   // Go common.Subscription{PubsubName: "p", Topic: "t"}
   each(/Subscription\s*\{([^}]*)\}/g, text, (m) => {
     const p = new RegExp(String.raw`\bPubsubName\s*:\s*${EXPR}`).exec(m[1]!)?.[1];
     const t = new RegExp(String.raw`\bTopic\s*:\s*${EXPR}`).exec(m[1]!)?.[1];
     if (p && t) emit('consume', 'dapr', pair(p, t), m.index);
+    if (p) deadLetters(p, new RegExp(String.raw`\bDeadLetterTopic\s*:\s*${EXPR}`).exec(m[1]!)?.[1], m.index);
   });
   // Programmatic subscription: the app answers GET /dapr/subscribe with [{ pubsubname, topic, route }].
   if (text.includes('dapr/subscribe'))
@@ -442,6 +478,64 @@ function daprYaml(text: string, emit: Emit): void {
     const topic = /^\s+topic:\s*['"]?([\w.-]+)/m.exec(doc);
     const pubsub = /^\s+pubsubname:\s*['"]?([\w.-]+)/m.exec(doc);
     if (topic && pubsub) emit('consume', 'dapr', `${pubsub[1]!}/${topic[1]!}`, text.indexOf(doc) + topic.index);
+    // `deadLetterTopic`: the runtime publishes the subscription's failed messages there.
+    const dead = /^\s+deadLetterTopic:\s*['"]?([\w.-]+)/m.exec(doc);
+    if (dead && pubsub)
+      emit('publish', 'dapr', `${pubsub[1]!}/${dead[1]!}`, text.indexOf(doc) + dead.index, undefined, true);
+  }
+}
+
+/** Dapr binding component types of a broker whose names the linker follows, and the metadata naming what they read. */
+const DAPR_BINDING: Record<string, { broker: Broker; keys: readonly string[] }> = {
+  'bindings.mqtt': { broker: 'mqtt', keys: ['topic'] },
+  'bindings.mqtt3': { broker: 'mqtt', keys: ['topic'] },
+  'bindings.kafka': { broker: 'kafka', keys: ['topics'] },
+};
+
+/**
+ * Dapr input binding components (`kind: Component`, `spec.type: bindings.mqtt|mqtt3|kafka`): the topics they
+ * read (`spec.metadata` `topic` / comma-separated `topics`), their name (the route `POST /<name>` the sidecar
+ * delivers to) and `scopes` (app-ids). Linked to the apps' routes at link time.
+ */
+function daprComponents(text: string, path: string, sink: Sink, line: (index: number) => number): void {
+  if (!/^kind:\s*Component\b/m.test(text) || !/\bbindings\./.test(text)) return;
+  let docs;
+  try {
+    docs = parseAllDocuments(text);
+  } catch {
+    return;
+  }
+  for (const doc of Array.isArray(docs) ? docs : [docs]) {
+    const c = doc.toJS() as {
+      kind?: unknown;
+      metadata?: { name?: unknown };
+      spec?: { type?: unknown; metadata?: unknown };
+      scopes?: unknown;
+    } | null;
+    if (!c || c.kind !== 'Component' || typeof c.spec?.type !== 'string') continue;
+    const type = DAPR_BINDING[c.spec.type];
+    const name = c.metadata?.name;
+    if (!type || typeof name !== 'string' || !Array.isArray(c.spec.metadata)) continue;
+    const channels: string[] = [];
+    for (const m of c.spec.metadata as { name?: unknown; value?: unknown }[])
+      if (typeof m?.name === 'string' && type.keys.includes(m.name) && typeof m.value === 'string')
+        channels.push(
+          ...m.value
+            .split(',')
+            .map((t) => t.trim())
+            .filter(Boolean),
+        );
+    if (!channels.length) continue;
+    const scopes = Array.isArray(c.scopes) ? c.scopes.filter((x): x is string => typeof x === 'string') : [];
+    const at = doc.contents?.range?.[0] ?? 0;
+    const typeAt = text.indexOf(c.spec.type, at);
+    (sink.facts.daprBindings ??= []).push({
+      name,
+      broker: type.broker,
+      channels,
+      scopes,
+      loc: { file: path, line: line(typeAt >= 0 ? typeAt : at) },
+    });
   }
 }
 
@@ -525,19 +619,103 @@ function redisPubSub(text: string, emit: Emit): void {
   });
 }
 
+/**
+ * MQTT topics, any client, in files that name MQTT: MQTTnet (`new MqttApplicationMessageBuilder().WithTopic(t)…`
+ * published where `PublishAsync(message)` sends it, `PublishStringAsync(t, …)`; `WithTopicFilter(t)`,
+ * `MqttTopicFilterBuilder().WithTopic(t)` and `SubscribeAsync(t)` subscribe), Eclipse Paho JS
+ * (`message.destinationName = t` published where `client.send(message)` sends it, `client.send(t, payload)`),
+ * mqtt.js and Python paho (`client.publish(t, …)`, `publish.single(t, …)`; `subscribe(t | [t, …] | [(t, qos)])`).
+ * Subscriptions keep MQTT's `+` and `#` filters (matched at link time).
+ */
+function mqtt(text: string, path: string, emit: Emit): void {
+  if (!/mqtt/i.test(text)) return;
+  const name = (expr: string): string => valueOf(expr.replace(/;\s*$/, ''), text);
+  const dotnet = path.endsWith('.cs');
+  // The first `.<call>(<variable>)` after `from` and before `until` (the next message built): where it is sent.
+  const sentAt = (call: string, variable: string, from: number, until: number): number => {
+    const m = new RegExp(String.raw`\.\s*${call}\s*\(\s*${variable}\s*[,)]`).exec(text.slice(from, until));
+    return m ? from + m.index : -1;
+  };
+  if (dotnet) {
+    const builders = [...text.matchAll(/\bnew\s+MqttApplicationMessageBuilder\s*\(\s*\)([^;]*)/g)];
+    builders.forEach((m, i) => {
+      const topic = new RegExp(String.raw`\.\s*WithTopic\(\s*${EXPR}\)`).exec(m[1]!);
+      if (!topic) return;
+      const before = text.slice(Math.max(0, m.index - 200), m.index);
+      const variable = /(?:^|[^\w.])(\w+)\s*=\s*$/.exec(before)?.[1];
+      const end = m.index + m[0].length;
+      const inline = /\.\s*PublishAsync\s*\(\s*$/.exec(before);
+      const at = variable
+        ? sentAt('PublishAsync', variable, end, builders[i + 1]?.index ?? text.length)
+        : inline
+          ? m.index - before.length + inline.index
+          : -1;
+      emit('publish', 'mqtt', name(topic[1]!), at >= 0 ? at : m.index + m[0].indexOf(topic[0]));
+    });
+    each(new RegExp(String.raw`\.\s*Publish(?:String|Binary)Async\s*\(\s*${EXPR},`, 'g'), text, (m) =>
+      emit('publish', 'mqtt', name(m[1]!), m.index),
+    );
+    each(
+      new RegExp(
+        String.raw`\.\s*WithTopicFilter\s*\(\s*${EXPR}|\bnew\s+MqttTopicFilterBuilder\s*\(\s*\)\s*\.\s*WithTopic\s*\(\s*${EXPR}|\.\s*SubscribeAsync\s*\(\s*${EXPR}`,
+        'g',
+      ),
+      text,
+      (m) => {
+        const t = name(m[1] ?? m[2] ?? m[3]!);
+        if (t !== '{}') emit('consume', 'mqtt', t, m.index);
+      },
+    );
+    return;
+  }
+  // Eclipse Paho JS: a Paho.MQTT.Message's destinationName, sent by `client.send(message)`.
+  if (/\bPaho\b/.test(text)) {
+    const dests = [...text.matchAll(new RegExp(String.raw`\b([\w$]+)\.destinationName\s*=\s*${EXPR}`, 'g'))];
+    dests.forEach((m, i) => {
+      const end = m.index + m[0].length;
+      const at = sentAt('send', m[1]!.replace(/\$/g, '\\$'), end, dests[i + 1]?.index ?? text.length);
+      emit('publish', 'mqtt', name(m[2]!), at >= 0 ? at : m.index);
+    });
+    each(new RegExp(String.raw`\.\s*send\s*\(\s*(${STR})\s*,`, 'g'), text, (m) =>
+      emit('publish', 'mqtt', name(m[1]!), m.index),
+    );
+  }
+  // mqtt.js (`require('mqtt')`, `from 'mqtt'`), Python paho (`import paho.mqtt.client`): publish and subscribe.
+  if (!/(?:require\(\s*|from\s+)['"](?:mqtt|async-mqtt|precompiled-mqtt)['"]|\bpaho\.mqtt\b|\bPaho\b/.test(text))
+    return;
+  each(
+    new RegExp(String.raw`(?<![\w$.])([\w$.]*)\.\s*(publish|single)\s*\(\s*(?:topic\s*=\s*)?${EXPR}[,)]`, 'g'),
+    text,
+    (m) => {
+      if (/(?:^|\.)pubsub$/i.test(m[1]!) || (m[2] === 'single' && !/(?:^|\.)publish$/.test(m[1]!))) return;
+      emit('publish', 'mqtt', name(m[3]!), m.index);
+    },
+  );
+  each(/(?<![\w$.])[\w$.]*\.\s*subscribe\s*\(\s*(?:topic\s*=\s*)?([^\n]*)/g, text, (m) => {
+    const arg = m[1]!.trim();
+    // A list of topics (`['a', 'b']`, `[('a', 0), ('b', 1)]`): each string literal; else the first argument.
+    const list = arg.startsWith('[') ? arg.slice(0, arg.indexOf(']') + 1) : undefined;
+    const names = list
+      ? [...list.matchAll(new RegExp(STR, 'g'))].map((x) => name(x[0]))
+      : [name(new RegExp(`^${EXPR}`).exec(arg)?.[1] ?? '')];
+    for (const t of names) if (t !== '{}' && t !== '') emit('consume', 'mqtt', t, m.index);
+  });
+}
+
 /** The named-channel facts of one file (code or YAML). */
 export function extractChannels(text: string, path: string, sink: Sink): void {
   const line = lineIndex(text);
-  const emit: Emit = (side, broker, name, index, via) => {
+  const emit: Emit = (side, broker, name, index, via, implicit) => {
     if (!name) return;
     const loc: Loc = { file: path, line: line(index) };
-    if (side === 'publish') sink.publish(broker, via ?? '', name, loc);
+    if (side === 'publish') sink.publish(broker, via ?? '', name, loc, undefined, undefined, undefined, implicit);
     else sink.consume(broker, name, loc, undefined, undefined, via ? { taskQueue: via } : undefined);
   };
   // A Dockerfile's or compose file's `rq worker …` command.
   if (/(^|\/)dockerfile([._-][^/]*)?$|\.dockerfile$/i.test(path)) return rqCommands(text, emit);
   if (/\.ya?ml$/.test(path)) {
     rqCommands(text, emit);
+    daprComponents(text, path, sink, line);
     return daprYaml(text, emit);
   }
   if (path.endsWith('.py')) {
@@ -551,6 +729,7 @@ export function extractChannels(text: string, path: string, sink: Sink): void {
   dapr(text, emit);
   sidekiq(text, path, emit);
   redisPubSub(text, emit);
+  mqtt(text, path, emit);
 }
 
 const SIDECAR_PUBLISH = /\/v1\.0(?:-alpha1)?\/publish\/([^/?#]+)\/([^/?#]+)/;

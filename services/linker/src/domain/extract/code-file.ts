@@ -10,6 +10,7 @@ import { fileSystemRoutes } from './fs-routes';
 import { jsModule } from './js-modules';
 import { extractJavaScript } from './javascript';
 import { extractCSharp } from './csharp';
+import { activeCSharp } from './csharp-preprocess';
 import { extractGo } from './go';
 import { extractJava } from './java';
 import { extractPython } from './python';
@@ -36,6 +37,8 @@ export interface CodeFileJob {
   readonly lang: CodeLanguage;
   readonly text: string;
   readonly parseBudgetMs: number;
+  /** C#: the symbols the file's project defines (`DefineConstants`), for its conditional compilation. */
+  readonly defines?: readonly string[];
 }
 
 /** One code file's facts as structured-cloneable data, merged into its source in file order. */
@@ -57,7 +60,9 @@ export type CodeFileResult =
 
 /** Parses and extracts one code file on its own (in process or in a parse worker). */
 export async function extractCodeFile(job: CodeFileJob): Promise<CodeFileResult> {
-  const tree = await parseWithin(job.lang, job.text, job.parseBudgetMs);
+  // C#: the code the compiler sees (branches of `#if` not taken are blanked, offsets kept).
+  const text = job.lang === 'csharp' ? activeCSharp(job.text, job.defines) : job.text;
+  const tree = await parseWithin(job.lang, text, job.parseBudgetMs);
   if (!tree) return { skipped: `parse took longer than ${job.parseBudgetMs} ms` };
   const sink = new Sink(emptyFacts(job.source));
   let known: (readonly [string, Part[]])[] = [];
@@ -69,7 +74,7 @@ export async function extractCodeFile(job: CodeFileJob): Promise<CodeFileResult>
       known = [...scope.known()];
     });
     if (job.lang === 'typescript' || job.lang === 'tsx' || job.lang === 'javascript')
-      (sink.facts.jsModules ??= []).push(jsModule(tree.rootNode, job.path, job.text));
+      (sink.facts.jsModules ??= []).push(jsModule(tree.rootNode, job.path, text));
   } catch (err) {
     // Past what the evaluator's recursion can follow (a 20,000-term `+` chain overflows the stack): this file is
     // skipped and listed, the source's other files still count.
@@ -79,10 +84,10 @@ export async function extractCodeFile(job: CodeFileJob): Promise<CodeFileResult>
     forgetWalk();
     tree.delete();
   }
-  extractChannels(job.text, job.path, sink);
-  const generatedOps = generatedOperations(job.text, job.path);
-  const eventuate = job.lang === 'java' ? eventuateFile(job.text, job.path) : undefined;
-  const generatedBase = generatedBasePath(job.text, job.path);
+  extractChannels(text, job.path, sink);
+  const generatedOps = generatedOperations(text, job.path);
+  const eventuate = job.lang === 'java' ? eventuateFile(text, job.path) : undefined;
+  const generatedBase = generatedBasePath(text, job.path);
   return {
     ...(generatedBase ? { generatedBase } : {}),
     ...(eventuate ? { eventuate } : {}),
@@ -90,6 +95,6 @@ export async function extractCodeFile(job: CodeFileJob): Promise<CodeFileResult>
     known,
     ...(fsRoutes ? { fsRoutes } : {}),
     generatedOps,
-    calledNames: generatedOps.length ? [] : [...calledNames(job.text)],
+    calledNames: generatedOps.length ? [] : [...calledNames(text)],
   };
 }

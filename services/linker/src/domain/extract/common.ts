@@ -802,6 +802,7 @@ export class Sink {
     stream?: boolean,
     types?: readonly string[],
     keyRef?: string,
+    implicit?: boolean,
   ): void {
     if (this.#once(`p|${broker}|${exchange}|${key}|${loc.file}|${loc.line}`))
       this.facts.publishes.push({
@@ -812,6 +813,7 @@ export class Sink {
         ...(stream ? { stream } : {}),
         ...(types?.length ? { types } : {}),
         ...(keyRef && key === '{}' ? { keyRef } : {}),
+        ...(implicit ? { implicit } : {}),
       });
   }
   consume(

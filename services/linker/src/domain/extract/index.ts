@@ -37,6 +37,7 @@ import { extractDockerfileEnv, extractKeyValues, extractNginx, extractSql, extra
 import { npmDependencies } from './fs-routes';
 import { jsPackage } from './js-modules';
 import { type CodeFileJob, type CodeFileResult, extractCodeFile } from './code-file';
+import { projectDefines } from './csharp-preprocess';
 
 export interface SourceFile {
   /** Path relative to the source root, `/`-separated. */
@@ -174,6 +175,18 @@ export async function extractSource(
   const calledOps = new Set<string>();
   /** C# projects: folder (with its `/`, '' at the root) → assembly name. */
   const projects: { dir: string; assembly: string }[] = [];
+  /** C# projects' `DefineConstants`: folder (with its `/`) → symbols, read ahead when the files are a list. */
+  const defineSets: { dir: string; defines: string[] }[] = [];
+  const takeDefines = (path: string, text: string): void => {
+    const dir = path.slice(0, path.lastIndexOf('/') + 1);
+    if (defineSets.some((d) => d.dir === dir)) return;
+    defineSets.push({ dir, defines: projectDefines(text) });
+    defineSets.sort((a, b) => b.dir.length - a.dir.length);
+  };
+  if (Array.isArray(files))
+    for (const f of files as SourceFile[])
+      if (f.path.endsWith('.csproj') && !isIgnoredFile(f.path, includeTests)) takeDefines(f.path, await f.read());
+  const definesOf = (path: string): readonly string[] => defineSets.find((d) => path.startsWith(d.dir))?.defines ?? [];
   /** Go modules: folder (with its `/`, '' at the root) → module path. */
   const goModules: { dir: string; module: string }[] = [];
   const run = options.runCode ?? extractCodeFile;
@@ -200,6 +213,7 @@ export async function extractSource(
         const slash = f.path.lastIndexOf('/') + 1;
         const assembly = /<AssemblyName>\s*([^<\s$]+)\s*<\/AssemblyName>/.exec(text)?.[1];
         projects.push({ dir: f.path.slice(0, slash), assembly: assembly ?? f.path.slice(slash, -'.csproj'.length) });
+        takeDefines(f.path, text);
       }
       if (f.path === 'go.mod' || f.path.endsWith('/go.mod')) {
         const module = /^module\s+"?([^\s"]+)"?/m.exec(text)?.[1];
@@ -223,6 +237,7 @@ export async function extractSource(
         lang: vue?.lang ?? kind.code,
         text: vue?.text ?? text,
         parseBudgetMs: budget,
+        ...(kind.code === 'csharp' ? { defines: definesOf(path) } : {}),
       });
       pending.push(
         job.then((r) => () => {
