@@ -9,6 +9,7 @@ import type {
   Versioned,
   WriteOptions,
 } from '../document-store';
+import { EvictionOrder } from './eviction-order';
 import { cloneJson, NOT_PLAIN, sealJson } from './json';
 
 interface Row {
@@ -118,10 +119,10 @@ class InMemoryCollection<T extends object> implements Collection<T> {
   readonly #rows = new Map<string, Row>();
   readonly #indexes: FieldIndex[];
   /**
-   * Ids of the documents with an `expiresAt`, in the order it was last set (a Set keeps insertion order): the
-   * first is the one whose retention started longest ago, the first to go when the collection is at a bound.
+   * Ids of the documents with an `expiresAt`, in the order it was last set: the oldest is the one whose retention
+   * started longest ago, the first to go when the collection is at a bound (not a `Set`: eviction-order.ts).
    */
-  readonly #expiring = new Set<string>();
+  readonly #expiring = new EvictionOrder();
   constructor(
     readonly name: string,
     indexes: readonly IndexSpec[],
@@ -168,10 +169,7 @@ class InMemoryCollection<T extends object> implements Collection<T> {
     this.#rows.set(row.id, row);
     if (row.expiresAt !== undefined) {
       // A retention (re)set now: to the end of the eviction order.
-      if (old?.expiresAt !== row.expiresAt) {
-        this.#expiring.delete(row.id);
-        this.#expiring.add(row.id);
-      }
+      if (old?.expiresAt !== row.expiresAt) this.#expiring.toEnd(row.id);
       // Past the bound of retained documents, the oldest retention ends early (never the one just written).
       while (this.#expiring.size > this.maxRetained && this.#evictOldest(row.id)) {
         // evicted one
@@ -200,11 +198,8 @@ class InMemoryCollection<T extends object> implements Collection<T> {
    * `expiresAt` (a running task, an account) are never evicted. False when there is none (but `keep`).
    */
   #evictOldest(keep?: string): boolean {
-    for (const id of this.#expiring) {
-      if (id === keep) continue;
-      return this.#drop(id);
-    }
-    return false;
+    const id = this.#expiring.oldest((k) => k !== keep);
+    return id !== undefined && this.#drop(id);
   }
 
   /** Rows that may match: from the most selective covering index, else every row. */
@@ -305,8 +300,8 @@ class InMemoryCollection<T extends object> implements Collection<T> {
     this.assertOpen();
     await Promise.resolve();
     let n = 0;
-    // Only the documents with an expiry (a Set may lose entries while it is iterated).
-    for (const id of this.#expiring) {
+    // Only the documents with an expiry (they may be deleted while they are iterated).
+    for (const id of this.#expiring.keys()) {
       const expiresAt = this.#rows.get(id)?.expiresAt;
       if (expiresAt !== undefined && expiresAt <= now) {
         this.#drop(id);
