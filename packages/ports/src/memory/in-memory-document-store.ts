@@ -325,17 +325,25 @@ export interface InMemoryDocumentStoreOptions {
    * collection slows every request as it grows). Default: `maxDocumentsPerCollection`.
    */
   readonly maxRetainedPerCollection?: number;
+  /**
+   * Collections the retained bound leaves alone (only the collection bound applies): those whose documents get
+   * their retention when they are written, while the task they serve may still run (push configs, the tasks'
+   * lists of them, context lists), so that the oldest retention is not finished work.
+   */
+  readonly retainedBoundExempt?: readonly string[];
 }
 
 export class InMemoryDocumentStore implements DocumentStore {
   readonly #collections = new Map<string, InMemoryCollection<object>>();
   readonly #max: number;
   readonly #maxRetained: number;
+  readonly #exempt: ReadonlySet<string>;
   #closed = false;
 
   constructor(options: InMemoryDocumentStoreOptions = {}) {
     this.#max = options.maxDocumentsPerCollection ?? 200_000;
     this.#maxRetained = Math.min(this.#max, options.maxRetainedPerCollection ?? this.#max);
+    this.#exempt = new Set(options.retainedBoundExempt ?? []);
   }
 
   async collection<T extends object>(spec: CollectionSpec): Promise<Collection<T>> {
@@ -343,9 +351,8 @@ export class InMemoryDocumentStore implements DocumentStore {
     await Promise.resolve();
     let c = this.#collections.get(spec.name);
     if (!c) {
-      c = new InMemoryCollection<object>(spec.name, spec.indexes ?? [], this.#max, this.#maxRetained, () =>
-        this.#assertOpen(),
-      );
+      const retained = this.#exempt.has(spec.name) ? this.#max : this.#maxRetained;
+      c = new InMemoryCollection<object>(spec.name, spec.indexes ?? [], this.#max, retained, () => this.#assertOpen());
       this.#collections.set(spec.name, c);
     } else {
       c.ensureIndexes(spec.indexes ?? []);
