@@ -79,7 +79,11 @@ export function inMemoryEngines(
   retained = IN_MEMORY_RETAINED,
 ): Engines {
   return {
-    store: new InMemoryDocumentStore({ maxRetainedPerCollection: retained }),
+    store: new InMemoryDocumentStore({
+      maxRetainedPerCollection: retained,
+      // Written with their retention while their task may still run: a running task's push config must not go.
+      retainedBoundExempt: ['push_configs', 'push_config_lists', 'contexts'],
+    }),
     blobs: new InMemoryBlobStore(),
     bus,
     eventLog: new InMemoryEventLog({ clock, maxStreams: retained }),

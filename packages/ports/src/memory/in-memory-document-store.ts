@@ -9,6 +9,7 @@ import type {
   Versioned,
   WriteOptions,
 } from '../document-store';
+import { EvictionOrder } from './eviction-order';
 import { cloneJson, NOT_PLAIN, sealJson } from './json';
 
 interface Row {
@@ -118,10 +119,10 @@ class InMemoryCollection<T extends object> implements Collection<T> {
   readonly #rows = new Map<string, Row>();
   readonly #indexes: FieldIndex[];
   /**
-   * Ids of the documents with an `expiresAt`, in the order it was last set (a Set keeps insertion order): the
-   * first is the one whose retention started longest ago, the first to go when the collection is at a bound.
+   * Ids of the documents with an `expiresAt`, in the order it was last set: the oldest is the one whose retention
+   * started longest ago, the first to go when the collection is at a bound (not a `Set`: eviction-order.ts).
    */
-  readonly #expiring = new Set<string>();
+  readonly #expiring = new EvictionOrder();
   constructor(
     readonly name: string,
     indexes: readonly IndexSpec[],
@@ -168,10 +169,7 @@ class InMemoryCollection<T extends object> implements Collection<T> {
     this.#rows.set(row.id, row);
     if (row.expiresAt !== undefined) {
       // A retention (re)set now: to the end of the eviction order.
-      if (old?.expiresAt !== row.expiresAt) {
-        this.#expiring.delete(row.id);
-        this.#expiring.add(row.id);
-      }
+      if (old?.expiresAt !== row.expiresAt) this.#expiring.toEnd(row.id);
       // Past the bound of retained documents, the oldest retention ends early (never the one just written).
       while (this.#expiring.size > this.maxRetained && this.#evictOldest(row.id)) {
         // evicted one
@@ -200,11 +198,8 @@ class InMemoryCollection<T extends object> implements Collection<T> {
    * `expiresAt` (a running task, an account) are never evicted. False when there is none (but `keep`).
    */
   #evictOldest(keep?: string): boolean {
-    for (const id of this.#expiring) {
-      if (id === keep) continue;
-      return this.#drop(id);
-    }
-    return false;
+    const id = this.#expiring.oldest((k) => k !== keep);
+    return id !== undefined && this.#drop(id);
   }
 
   /** Rows that may match: from the most selective covering index, else every row. */
@@ -305,8 +300,8 @@ class InMemoryCollection<T extends object> implements Collection<T> {
     this.assertOpen();
     await Promise.resolve();
     let n = 0;
-    // Only the documents with an expiry (a Set may lose entries while it is iterated).
-    for (const id of this.#expiring) {
+    // Only the documents with an expiry (they may be deleted while they are iterated).
+    for (const id of this.#expiring.keys()) {
       const expiresAt = this.#rows.get(id)?.expiresAt;
       if (expiresAt !== undefined && expiresAt <= now) {
         this.#drop(id);
@@ -330,17 +325,25 @@ export interface InMemoryDocumentStoreOptions {
    * collection slows every request as it grows). Default: `maxDocumentsPerCollection`.
    */
   readonly maxRetainedPerCollection?: number;
+  /**
+   * Collections the retained bound leaves alone (only the collection bound applies): those whose documents get
+   * their retention when they are written, while the task they serve may still run (push configs, the tasks'
+   * lists of them, context lists), so that the oldest retention is not finished work.
+   */
+  readonly retainedBoundExempt?: readonly string[];
 }
 
 export class InMemoryDocumentStore implements DocumentStore {
   readonly #collections = new Map<string, InMemoryCollection<object>>();
   readonly #max: number;
   readonly #maxRetained: number;
+  readonly #exempt: ReadonlySet<string>;
   #closed = false;
 
   constructor(options: InMemoryDocumentStoreOptions = {}) {
     this.#max = options.maxDocumentsPerCollection ?? 200_000;
     this.#maxRetained = Math.min(this.#max, options.maxRetainedPerCollection ?? this.#max);
+    this.#exempt = new Set(options.retainedBoundExempt ?? []);
   }
 
   async collection<T extends object>(spec: CollectionSpec): Promise<Collection<T>> {
@@ -348,9 +351,8 @@ export class InMemoryDocumentStore implements DocumentStore {
     await Promise.resolve();
     let c = this.#collections.get(spec.name);
     if (!c) {
-      c = new InMemoryCollection<object>(spec.name, spec.indexes ?? [], this.#max, this.#maxRetained, () =>
-        this.#assertOpen(),
-      );
+      const retained = this.#exempt.has(spec.name) ? this.#max : this.#maxRetained;
+      c = new InMemoryCollection<object>(spec.name, spec.indexes ?? [], this.#max, retained, () => this.#assertOpen());
       this.#collections.set(spec.name, c);
     } else {
       c.ensureIndexes(spec.indexes ?? []);

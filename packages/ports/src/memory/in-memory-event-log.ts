@@ -2,6 +2,7 @@ import { AppError } from '@a2a-inbound/errors';
 import type { Clock } from '../clock';
 import { systemClock } from '../clock';
 import type { AppendOptions, LazyEventLog, LazyLoggedEvent, LoggedEvent } from '../event-log';
+import { EvictionOrder } from './eviction-order';
 
 /** A stored event: its bytes, or how to make them (a lazy append), replaced by the bytes at the first read. */
 interface Held {
@@ -33,6 +34,8 @@ export interface InMemoryEventLogOptions {
 
 export class InMemoryEventLog implements LazyEventLog {
   readonly #streams = new Map<string, Stream>();
+  /** The streams' names, oldest first (not the Map's own order: eviction-order.ts). */
+  readonly #order = new EvictionOrder();
   readonly #maxStreams: number;
   readonly #maxEvents: number;
   readonly #clock: Clock;
@@ -50,29 +53,29 @@ export class InMemoryEventLog implements LazyEventLog {
     let s = this.#streams.get(name);
     if (s?.expiresAt !== undefined && s.expiresAt <= this.#clock.now() && s.waiters.size === 0) {
       this.#streams.delete(name);
+      this.#order.delete(name);
       s = undefined;
     }
     if (!s && create) {
       if (this.#streams.size >= this.#maxStreams) this.#evictOne();
       s = { events: [], waiters: new Set() };
       this.#streams.set(name, s);
+      this.#order.toEnd(name);
     }
     return s;
   }
 
   /**
-   * Makes room for one stream: the oldest one no tail waits on (Map keeps insertion order). Never a scan of
+   * Makes room for one stream: the oldest one no tail waits on (`#order`). Never a scan of
    * the whole map: with every stream unexpired (the usual case, retention outlives a bench or a busy hour), a
    * first pass looking for an expired one walked all 50,000 streams on every new task once the log was full.
    * An expired stream further in is dropped when it is next touched, or when it becomes the oldest.
    */
   #evictOne(): void {
-    for (const [name, s] of this.#streams) {
-      if (s.waiters.size === 0) {
-        this.#streams.delete(name);
-        return;
-      }
-    }
+    const name = this.#order.oldest((n) => this.#streams.get(n)?.waiters.size === 0);
+    if (name === undefined) return;
+    this.#streams.delete(name);
+    this.#order.delete(name);
   }
 
   async append(stream: string, seq: number, data: Uint8Array, options: AppendOptions = {}): Promise<boolean> {

@@ -74,6 +74,41 @@ describe('Python: publish wrappers over wrappers (any depth)', () => {
   });
 });
 
+describe('Python: wrappers over wrappers in a large source', () => {
+  // The step budget counted every call site inside a function with parameters (every call with arguments is
+  // one), so in a source with more than about 1,000 of them before the chain, no wrapper over a wrapper was found.
+  it('follows the chain after thousands of unrelated calls', async () => {
+    const busy = lines('def busy(x):', ...Array.from({ length: 1_500 }, (_, i) => `    record(x, ${i})`));
+    const r = await reportOf({
+      billing: {
+        'app/aaa_busy.py': busy,
+        'app/tools/rabbit.py': lines(
+          'import aio_pika',
+          '',
+          'class RabbitClient:',
+          '    async def publish_message(self, queue: str, message: dict):',
+          '        await self.channel.default_exchange.publish(aio_pika.Message(b"x"), routing_key=queue)',
+        ),
+        'app/work.py': lines(
+          'from .tools.rabbit import RabbitClient',
+          '',
+          'class BrokerWork:',
+          '    async def send(self, queue: str, message: dict):',
+          '        await self.client.publish_message(queue, message)',
+        ),
+        'app/zzz_logic.py': lines(
+          'async def paid(broker, order):',
+          '    await broker.send(message=order, queue="shipping")',
+        ),
+      },
+      shipping,
+    });
+    expect(rows(r)).toEqual([
+      'billing app/zzz_logic.py:2 | publish to queue `shipping` (default exchange) | shipping app/worker.py:7 consume queue `shipping`',
+    ]);
+  });
+});
+
 /** A payment service that publishes its result to the queue its caller named in the request body. */
 const payments = {
   'app/api.py': lines(

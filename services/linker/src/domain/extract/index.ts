@@ -726,12 +726,14 @@ function applyMessageWrappers(facts: SourceFacts, sink: Sink, resolve: (parts: r
       const outer = site.within;
       if (!outer || outer.params.length === 0) continue;
       for (const kind of KINDS) {
-        if (--budget < 0) break;
         const id = `${kind}@${site.loc.file}:${site.loc.line}`;
         if (derived.has(id)) continue;
+        // A map lookup per site and kind: the budget counts only the sites that call a wrapper (every call
+        // with arguments is a site, so counting them all ended the search after about 1,000 of them).
         const b = bound(site, kind);
+        if (!b || --budget < 0) continue;
         // A function calling itself is no new wrapper.
-        if (!b || (b.w.within.name === outer.name && b.w.loc.file === site.loc.file)) continue;
+        if (b.w.within.name === outer.name && b.w.loc.file === site.loc.file) continue;
         const exchange = b.bind(b.w.exchange);
         const key = b.bind(b.w.key);
         const queue = b.w.queue ? b.bind(b.w.queue) : undefined;
