@@ -3,6 +3,19 @@ import { EvictionOrder } from '../src/memory/eviction-order';
 import { InMemoryDocumentStore } from '../src/memory/in-memory-document-store';
 import { InMemoryEventLog } from '../src/memory/in-memory-event-log';
 
+/**
+ * The lower of three interleaved measurements of each cost (nanoseconds per call), so a pause of the machine
+ * (the suites run in parallel) during one of them does not decide the ratio.
+ */
+async function interleavedMin(a: () => Promise<number>, b: () => Promise<number>): Promise<[number, number]> {
+  let [ma, mb] = [Infinity, Infinity];
+  for (let round = 0; round < 3; round++) {
+    ma = Math.min(ma, await a());
+    mb = Math.min(mb, await b());
+  }
+  return [ma, mb];
+}
+
 /** Nanoseconds per call of `op`, over `n` calls. */
 async function nsPerOp(n: number, op: (i: number) => Promise<unknown>): Promise<number> {
   const start = process.hrtime.bigint();
@@ -66,10 +79,12 @@ describe('EvictionOrder (ADR 0075)', () => {
       for (let i = 0; i < 20_000; i++) await c.insert(`fill${i}`, { n: i }, { expiresAt: 1 });
       return nsPerOp(60_000, (i) => c.insert(`k${i}`, { n: i }, { expiresAt: 1 }));
     };
-    const below = await cost(100_000);
-    const atBound = await cost(20_000);
+    const [below, atBound] = await interleavedMin(
+      () => cost(100_000),
+      () => cost(20_000),
+    );
     expect(atBound / below).toBeLessThan(2.5);
-  }, 60_000);
+  }, 180_000);
 
   it('a new stream of an event log at its bound costs about what one below it costs', async () => {
     const data = new Uint8Array(4);
@@ -78,8 +93,10 @@ describe('EvictionOrder (ADR 0075)', () => {
       for (let i = 0; i < 50_000; i++) await log.append(`fill${i}`, 1, data);
       return nsPerOp(60_000, (i) => log.append(`s${i}`, 1, data));
     };
-    const below = await cost(200_000);
-    const atBound = await cost(50_000);
+    const [below, atBound] = await interleavedMin(
+      () => cost(200_000),
+      () => cost(50_000),
+    );
     expect(atBound / below).toBeLessThan(2.5);
-  }, 60_000);
+  }, 180_000);
 });
