@@ -120,4 +120,14 @@ describe('FastAPI route forms', () => {
       'web app.py:7 | GET gateway/api/v1/health | gateway main.py:6 GET /api/v1/health (fastapi)',
     ]);
   });
+
+  it('a dispatch table called the same way in a file that imports no web framework serves nothing', async () => {
+    const r = await reportOf({
+      web: { 'app.py': caller },
+      gateway: {
+        'main.py': lines('handlers = {}', 'def serve(req):', '    return handlers.get("/api/v1/health")(req)'),
+      },
+    });
+    expect(rows(r).filter((x) => x.includes('gateway main.py'))).toEqual([]);
+  });
 });

@@ -40,6 +40,8 @@ const VERBS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'options
 const HTTP_LIBS = new Set(['requests', 'httpx']);
 const PY_NAMES = new Set([...VERBS, 'request', 'KafkaConsumer', 'AIOKafkaConsumer', 'path', 're_path', 'url']);
 
+/** Python web frameworks whose route decorators a file may apply by hand. */
+const PY_WEB_IMPORT = /^(fastapi|flask|starlette|quart)(?:\.|$)/;
 /** Methods of a pymongo/motor collection: a call of one on `db.<collection>` touches that collection. */
 const MONGO_METHODS = new Set(
   'find find_one find_one_and_update find_one_and_replace find_one_and_delete insert_one insert_many update_one update_many replace_one delete_one delete_many count_documents estimated_document_count aggregate bulk_write create_index create_indexes distinct watch'.split(
@@ -96,6 +98,8 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
   const imports = new Map<string, { module: string; symbolOf: string }>();
   /** The file imports a NATS client: its publish/request/subscribe calls are NATS operations. */
   let natsFile = false;
+  /** The file imports a web framework whose route decorators can be applied by hand (`app.get("/p")(handler)`). */
+  let webFile = false;
   const includedHere = new Set<string>();
   /** The classes this file defines (read once, when a capitalised call needs it). */
   let classNames: Set<string> | undefined;
@@ -492,6 +496,7 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
       const mod = node.childForFieldName('module_name');
       if (!mod) return;
       if (PY_NATS_IMPORT.test(mod.text)) natsFile = true;
+      if (PY_WEB_IMPORT.test(mod.text)) webFile = true;
       const base = moduleOf(file, mod);
       for (const n of node.namedChildren) {
         if (!n || n.id === mod.id) continue;
@@ -507,8 +512,9 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     },
     import_statement(node) {
       for (const n of node.namedChildren) {
-        if (PY_NATS_IMPORT.test((n?.type === 'aliased_import' ? n.childForFieldName('name') : n)?.text ?? ''))
-          natsFile = true;
+        const imported = (n?.type === 'aliased_import' ? n.childForFieldName('name') : n)?.text ?? '';
+        if (PY_NATS_IMPORT.test(imported)) natsFile = true;
+        if (PY_WEB_IMPORT.test(imported)) webFile = true;
         if (n?.type !== 'aliased_import') continue;
         const name = n.childForFieldName('name')?.text;
         const local = n.childForFieldName('alias')?.text;
@@ -818,7 +824,7 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     site(call, fn, callee);
     objSite(call, fn);
     // A route decorator applied by hand to one handler: `app.get("/p")(handler)`.
-    if (fn.type === 'call' && (call.childForFieldName('arguments')?.namedChildren.length ?? 0) === 1)
+    if (webFile && fn.type === 'call' && (call.childForFieldName('arguments')?.namedChildren.length ?? 0) === 1)
       routeDecorator(fn, call);
     onAioPika(call, fn, callee, fn.type === 'attribute' ? (fn.childForFieldName('object')?.text ?? '') : '');
     if (natsFile && fn.type === 'attribute' && PY_NATS_METHODS.has(callee)) {
