@@ -9,8 +9,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 const root = new URL('..', import.meta.url).pathname;
 
-/** Starts `node <nodeArgs> embedded/dist/main.js` (needs `npm run build`) and seeds a task. */
-export async function startGetTarget(nodeArgs = []) {
+/**
+ * Starts `node <nodeArgs> embedded/dist/main.js` (needs `npm run build`) in memory with rate limits out of the way;
+ * resolves with the child, its port and printed a2a key, and `cpu()`, its CPU seconds so far (utime + stime, every
+ * thread). Shared by the get benches and `send-compare.mjs`.
+ */
+export async function startEmbeddedChild(nodeArgs = []) {
   const child = spawn(process.execPath, [...nodeArgs, join(root, 'embedded/dist/main.js')], {
     env: {
       ...process.env,
@@ -35,12 +39,17 @@ export async function startGetTarget(nodeArgs = []) {
     child.kill('SIGKILL');
     throw new Error(`the embedded process did not start:\n${out}`);
   }
-  const base = `http://127.0.0.1:${port}`;
-  /** The process's CPU seconds so far (utime + stime, every thread). */
   const cpu = () => {
     const f = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
     return (Number(f[11]) + Number(f[12])) / 100;
   };
+  return { child, port, key, cpu };
+}
+
+/** Starts the embedded process (`startEmbeddedChild`) and seeds a task. */
+export async function startGetTarget(nodeArgs = []) {
+  const { child, port, key, cpu } = await startEmbeddedChild(nodeArgs);
+  const base = `http://127.0.0.1:${port}`;
   const seeded = await (
     await fetch(`${base}/agents/demo-echo/a2a`, {
       method: 'POST',

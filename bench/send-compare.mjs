@@ -8,48 +8,16 @@
 // stime, every thread) per request of each case (median round) and, per round, each case over the 0.3 one.
 // Usage: node bench/send-compare.mjs   (needs `npm run build`; NODE_ARGS adds flags to the server, e.g.
 // `--cpu-prof --cpu-prof-dir=/tmp/p` with COMPARE_CASES naming one case, for a profile of that request alone)
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { startEmbeddedChild } from './get-target.mjs';
 
-const root = new URL('..', import.meta.url).pathname;
 const warmup = Number(process.env.COMPARE_WARMUP_SECONDS ?? 4);
 const rounds = Number(process.env.COMPARE_ROUNDS ?? 6);
 const slice = Number(process.env.COMPARE_SLICE_SECONDS ?? 3);
 const concurrency = Number(process.env.COMPARE_CONCURRENCY ?? 1);
 const nodeArgs = (process.env.NODE_ARGS ?? '').split(' ').filter(Boolean);
 
-const child = spawn(process.execPath, [...nodeArgs, join(root, 'embedded/dist/main.js')], {
-  env: {
-    ...process.env,
-    STORE: 'memory',
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    SEED_RATE_LIMIT_PER_MINUTE: '10000000',
-  },
-  stdio: ['ignore', 'pipe', 'pipe'],
-});
-let out = '';
-child.stdout.on('data', (d) => (out += d));
-child.stderr.on('data', (d) => (out += d));
-let port, key;
-for (let i = 0; i < 600 && !(port && key); i++) {
-  await sleep(100);
-  port = /base URL:\s+http:\/\/[^:]+:(\d+)/.exec(out)?.[1];
-  key = /a2a key:\s+(\S+)/.exec(out)?.[1];
-}
-if (!port || !key) {
-  child.kill('SIGKILL');
-  throw new Error(`the embedded process did not start:\n${out}`);
-}
-/** The process's CPU seconds so far (utime + stime, every thread). */
-const cpu = () => {
-  const f = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(f[11]) + Number(f[12])) / 100;
-};
+const { child, port, key, cpu } = await startEmbeddedChild(nodeArgs);
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 const auth = { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` };
