@@ -111,3 +111,49 @@ describe('Spring AMQP declarables named by @Value settings', () => {
     expect(gaps(r)).toEqual([]);
   });
 });
+
+describe('a publishing helper of a shared module, injected where it is used', () => {
+  const shared = {
+    'broker/src/main/java/lib/broker/EventSender.java': lines(
+      'package lib.broker;',
+      '@Component',
+      '@AllArgsConstructor',
+      'public class EventSender {',
+      '    private final AmqpTemplate amqpTemplate;',
+      '    public void dispatch(String exchange, String routingKey, Object payload) {',
+      '        amqpTemplate.convertAndSend(exchange, routingKey, payload);',
+      '    }',
+      '}',
+    ),
+  };
+  const caller = {
+    'src/main/java/shop/Checkout.java': lines(
+      'package shop;',
+      'import lib.broker.EventSender;',
+      '@Service',
+      '@AllArgsConstructor',
+      'public class Checkout {',
+      '    private final EventSender events;',
+      '    public void done(Order o) {',
+      '        events.dispatch("app.exchange", "mail.send", o);',
+      '    }',
+      '}',
+    ),
+  };
+
+  it('publishes at each caller’s site, and the helper’s own send (names only callers give) is no gap', async () => {
+    const r = await reportOf({ shop: caller, shared, mail: consumer(fieldConfig), deploy });
+    expect(rows(r)).toEqual([
+      'shop src/main/java/shop/Checkout.java:8 | publish `app.exchange` / `mail.send` | mail src/main/java/mail/MailListener.java:3 consume queue `mail.queue`',
+    ]);
+    expect(gaps(r)).toEqual([]);
+  });
+
+  it('stays the helper’s own gap when no source calls it', async () => {
+    const r = await reportOf({ shared, mail: consumer(fieldConfig), deploy });
+    expect(gaps(r)).toEqual([
+      'consumer mail src/main/java/mail/MailListener.java:3 no publisher routes to queue `mail.queue`',
+      'publisher shared broker/src/main/java/lib/broker/EventSender.java:7 dynamic key: the exchange is only known at run time, and a placeholder matches no exchange',
+    ]);
+  });
+});
