@@ -516,6 +516,11 @@ export interface ObjClass {
   readonly file: string;
   readonly ctors: readonly ObjMethod[];
   readonly methods: readonly ObjMethod[];
+  /**
+   * Held by injection (a Spring bean): a call through a receiver declared of this type runs its methods
+   * with no state, in a source that creates no instance of it.
+   */
+  readonly injected?: true;
 }
 
 /** A call `x.Name(args)` or creation `new Name(args)` (`isNew`) in a source: where summaries are instantiated. */

@@ -187,6 +187,7 @@ export function instantiateObjects(sources: readonly SourceFacts[]): SourceFacts
       }
     };
 
+    const findClass = (cls: string): Found | undefined => own.get(s.source)?.get(cls) ?? classes.get(cls) ?? undefined;
     const create = (
       cls: string,
       args: readonly ObjValue[],
@@ -194,7 +195,7 @@ export function instantiateObjects(sources: readonly SourceFacts[]): SourceFacts
       depth: number,
       site?: ObjSite,
     ): Instance | undefined => {
-      const found = own.get(s.source)?.get(cls) ?? classes.get(cls);
+      const found = findClass(cls);
       if (!found || depth > MAX_DEPTH) return undefined;
       const inst: Instance = { cls: found.cls, found, fields: new Map(), assigned: site?.assigned };
       instances.push(inst);
@@ -217,6 +218,13 @@ export function instantiateObjects(sources: readonly SourceFacts[]): SourceFacts
         // A static class's fields are its own; each registration call starts from them unset.
         if (m) run(found, m, site.args, new Map(), site.loc, 0);
       }
+    }
+    // A bean held by injection (`private final Producer producer;`): one instance without state, for the
+    // calls through a receiver declared of its type in a source that creates none.
+    for (const site of sites) {
+      const found = site.receiverType !== undefined && !site.isNew ? findClass(site.receiverType) : undefined;
+      if (found?.cls.injected && !instances.some((i) => i.cls.name === found.cls.name))
+        instances.push({ cls: found.cls, found, fields: new Map() });
     }
     // Each method call runs once per distinct instance state (two registrations alike say the same).
     const states = new Map<string, Instance>();
@@ -257,10 +265,15 @@ export function instantiateObjects(sources: readonly SourceFacts[]): SourceFacts
           run(inst.found, m, site.args, new Map(inst.fields), site.loc, 0, undefined, site.named);
       }
     if (!publishes.length && !consumes.length && !bindings.length && !exchanges.length && !calls.length) return s;
+    // A publish the source already reads at that site (a call named like a client's `publish`) is one.
+    const had = new Set(s.publishes.map((p) => JSON.stringify([p.loc.file, p.loc.line, p.exchange, p.key])));
     return {
       ...s,
       calls: [...s.calls, ...calls],
-      publishes: [...s.publishes, ...publishes],
+      publishes: [
+        ...s.publishes,
+        ...publishes.filter((p) => !had.has(JSON.stringify([p.loc.file, p.loc.line, p.exchange, p.key]))),
+      ],
       consumes: [...s.consumes, ...consumes],
       bindings: [...s.bindings, ...bindings],
       exchanges: [...s.exchanges, ...exchanges],

@@ -1,4 +1,4 @@
-import type { Endpoint, Loc, Mount, Part, SourceFacts } from '../model';
+import type { Endpoint, Loc, Mount, ObjMethod, Part, SourceFacts } from '../model';
 import { applyGoNetRpc } from './go-net-rpc';
 import { emptyFacts } from '../model';
 import { type CodeLanguage, languageOf } from '../parsers';
@@ -38,6 +38,7 @@ import { npmDependencies } from './fs-routes';
 import { jsPackage } from './js-modules';
 import { type CodeFileJob, type CodeFileResult, extractCodeFile } from './code-file';
 import { projectDefines } from './csharp-preprocess';
+import { PARAM_REF } from './objects';
 
 export interface SourceFile {
   /** Path relative to the source root, `/`-separated. */
@@ -767,9 +768,40 @@ function applyMessageWrappers(facts: SourceFacts, sink: Sink, resolve: (parts: r
     }
   }
   const own = (x: { loc: Loc }): boolean => !used.has(`${x.loc.file}:${x.loc.line}`);
+  injectedWrappers(facts, sink.messageWrappers.filter(own));
   facts.publishes.splice(0, facts.publishes.length, ...facts.publishes.filter(own));
   facts.bindings.splice(0, facts.bindings.length, ...facts.bindings.filter(own));
   facts.consumes.splice(0, facts.consumes.length, ...facts.consumes.filter(own));
+}
+
+/**
+ * A Java publishing helper no code of its own source calls (`RabbitMQMessageProducer.publish(exchange, key,
+ * payload)` → `amqpTemplate.convertAndSend(exchange, key, payload)` in a shared module): summarised as a
+ * class held by injection (a Spring bean, never created with `new`), named after its file, so that the calls
+ * of other sources through a receiver of that declared type publish at their own sites, and the helper's
+ * own publish (names only its callers give) goes once one does (`objects.ts`).
+ */
+function injectedWrappers(facts: SourceFacts, unused: readonly MessageWrapper[]): void {
+  const byClass = new Map<string, { file: string; methods: ObjMethod[] }>();
+  for (const w of unused) {
+    if ((w.kind ?? 'publish') !== 'publish' || !w.loc.file.endsWith('.java')) continue;
+    const cls = w.loc.file.replace(/^.*\//, '').replace(/\.java$/, '');
+    if (facts.objClasses?.some((c) => c.name === cls)) continue;
+    const params = w.within.params;
+    const asParam = (parts: readonly Part[]): Part[] =>
+      parts.map((p) => ('ref' in p && params.includes(p.ref) ? { ref: `${PARAM_REF}${p.ref}` } : p));
+    const entry = byClass.get(cls) ?? { file: w.loc.file, methods: [] };
+    entry.methods.push({
+      name: w.within.name,
+      params: [...params],
+      effects: [
+        { op: 'publish', broker: w.broker, exchange: asParam(w.exchange), key: asParam(w.key), line: w.loc.line },
+      ],
+    });
+    byClass.set(cls, entry);
+  }
+  for (const [name, { file, methods }] of byClass)
+    (facts.objClasses ??= []).push({ name, file, ctors: [], methods, injected: true });
 }
 
 /**

@@ -121,6 +121,17 @@ const MICRONAUT = /\bio\.micronaut\./;
 const BUILT_IN_BINDING = /^(?:[\w.]*\.)?(?:(?:Sink|Processor)\.(INPUT)|(?:Source|Processor)\.(OUTPUT))$/;
 const BUILT_IN_CHANNELS = new Set(['Source', 'Processor']);
 
+/**
+ * A Spring AMQP declarable's name (queue, exchange, binding key): a literal, or a value of settings only
+ * (`@Value("${rabbitmq.queue}")` fields and parameters), written `${key}` for the link step to resolve in the
+ * source's environment (its active profile's files included).
+ */
+function declaredName(parts: readonly Part[] | undefined): string | undefined {
+  const l = literal(parts);
+  if (l !== undefined || !parts?.length) return l;
+  return parts.every((p) => 'lit' in p || 'config' in p || 'env' in p) ? nameOf(parts) : undefined;
+}
+
 /** `${key:default}` placeholders (Spring `@Value`, Feign `url`). */
 export function placeholder(text: string): Part[] {
   const out: Part[][] = [];
@@ -610,7 +621,7 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
   function onCreation(c: Node): void {
     const type = c.childForFieldName('type')?.text.replace(/<.*$/, '') ?? '';
     const a = argList(c.childForFieldName('arguments'));
-    const name = a[0] ? literal(evaluate(a[0])) : undefined;
+    const name = a[0] ? declaredName(evaluate(a[0])) : undefined;
     const loc = { file, line: lineOf(c) };
     // Apache HttpClient (4 and 5): new HttpPost(url) is the request `execute` sends.
     const apache = APACHE_REQUESTS[type.replace(/^.*\./, '')];
@@ -628,9 +639,9 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
       if (method) beans.set(method, { kind: 'exchange', name });
     } else if (type === 'Binding' && a.length >= 4) {
       // new Binding("queue", DestinationType.QUEUE, "exchange", "key", null)
-      const q = literal(evaluate(a[0]!));
-      const ex = literal(evaluate(a[2]!));
-      const key = literal(evaluate(a[3]!)) ?? '';
+      const q = declaredName(evaluate(a[0]!));
+      const ex = declaredName(evaluate(a[2]!));
+      const key = declaredName(evaluate(a[3]!)) ?? '';
       if (q !== undefined && ex !== undefined) sink.binding(ex, q, key, loc);
     } else if (type === 'ProducerRecord' && name !== undefined) sink.publish('kafka', '', name, loc);
   }
@@ -656,14 +667,14 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     const method = enclosing(inv, 'method_declaration')?.childForFieldName('name')?.text;
     if (!method) return;
     if (obj === 'QueueBuilder' && (m === 'durable' || m === 'nonDurable')) {
-      const q = literal(evaluate(a[0]));
+      const q = declaredName(evaluate(a[0]));
       if (q !== undefined) {
         sink.queue(q, { file, line: lineOf(inv) });
         beans.set(method, { kind: 'queue', name: q });
       }
     }
     if (obj === 'ExchangeBuilder' && m && /^(topic|direct|fanout|headers)Exchange$/.test(m)) {
-      const x = literal(evaluate(a[0]));
+      const x = declaredName(evaluate(a[0]));
       if (x !== undefined) {
         sink.exchange(x, exchangeType(m.replace('Exchange', ''))!, { file, line: lineOf(inv) });
         beans.set(method, { kind: 'exchange', name: x });
@@ -675,8 +686,8 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     const ref = n.type === 'method_invocation' ? n.childForFieldName('name')?.text : n.text;
     const b = ref ? beans.get(ref) : undefined;
     if (b?.kind === kind) return b.name;
-    // A bean parameter named after its bean method, or a literal.
-    return literal(evaluate(n));
+    // A bean parameter named after its bean method, or a literal (or `${…}` setting).
+    return declaredName(evaluate(n));
   };
 
   // ---- invocations: bindings, RestTemplate, WebClient, shared rules
@@ -1051,7 +1062,7 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
         to?.parent?.type === 'method_invocation' && to.parent.childForFieldName('name')?.text === 'with'
           ? to.parent
           : undefined;
-      const key = withInv ? (literal(evaluate(argList(withInv.childForFieldName('arguments'))[0]!)) ?? '') : '';
+      const key = withInv ? (declaredName(evaluate(argList(withInv.childForFieldName('arguments'))[0]!)) ?? '') : '';
       if (q !== undefined && ex !== undefined) sink.binding(ex, q, key, loc);
       return;
     }
