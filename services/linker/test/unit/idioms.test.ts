@@ -344,6 +344,54 @@ describe('Go idioms', () => {
       'consumer ledger main.go:13 no producer for Kafka topic `account-audit`',
     ]);
   });
+
+  it('kafka-go writer map filled in a loop over a topic list; a topic passed on through a second helper', async () => {
+    const r = await reportOf({
+      shop: {
+        'main.go': lines(
+          'package main',
+          '',
+          'var topics = []string{"user-created", "user-deleted"}',
+          '',
+          'var writers = make(map[string]*kafka.Writer)',
+          '',
+          'func main() {',
+          '	for _, t := range topics {',
+          '		writers[t] = &kafka.Writer{Addr: kafka.TCP("kafka:9092"), Topic: t}',
+          '	}',
+          '	PublishUser(context.Background(), "user-created", nil)',
+          '	PublishUser(context.Background(), "user-renamed", nil)',
+          '}',
+          '',
+          'func PublishUser(ctx context.Context, topic string, v []byte) error {',
+          '	return PublishMessage(ctx, topic, v)',
+          '}',
+          '',
+          'func PublishMessage(ctx context.Context, topic string, v []byte) error {',
+          '	w, ok := writers[topic]',
+          '	if !ok {',
+          '		return nil',
+          '	}',
+          '	return w.WriteMessages(ctx, kafka.Message{Value: v})',
+          '}',
+        ),
+      },
+      mailer: {
+        'main.go': lines(
+          'package main',
+          '',
+          'func main() {',
+          '	r := kafka.NewReader(kafka.ReaderConfig{Brokers: []string{"kafka:9092"}, Topic: "user-created"})',
+          '	r2 := kafka.NewReader(kafka.ReaderConfig{Brokers: []string{"kafka:9092"}, Topic: "user-renamed"})',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'shop main.go:11 | produce Kafka topic `user-created` | mailer main.go:4 consume Kafka topic `user-created`',
+    ]);
+    expect(gaps(r)).toEqual(['consumer mailer main.go:5 no producer for Kafka topic `user-renamed`']);
+  });
 });
 
 describe('Go RabbitMQ', () => {

@@ -573,8 +573,24 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
     if (!/^&?kafka\.(NewWriter\s*\(|Writer\s*\{)/.test(value.text)) return;
     const index = target.childForFieldName('index');
     const key = index ? literal(evaluate(index)) : undefined;
-    if (key === undefined) return;
-    (sink.facts.goWriterMaps ??= []).push({ file, start: lineOf(node), end: node.endPosition.row + 1, keys: [key] });
+    const keys = key !== undefined ? [key] : index?.type === 'identifier' ? rangedOver(node, index.text) : [];
+    if (keys.length === 0) return;
+    (sink.facts.goWriterMaps ??= []).push({ file, start: lineOf(node), end: node.endPosition.row + 1, keys });
+  }
+
+  /** The strings a loop around `node` ranges over with `name` (`for _, t := range []string{"a", "b"}`, or a list variable). */
+  function rangedOver(node: Node, name: string): string[] {
+    for (let n: Node | null = node.parent; n; n = n.parent) {
+      if (n.type === 'function_declaration' || n.type === 'method_declaration' || n.type === 'func_literal') break;
+      if (n.type !== 'for_statement') continue;
+      const range = n.namedChildren.find((x) => x?.type === 'range_clause');
+      const left = range?.childForFieldName('left')?.namedChildren ?? [];
+      const list = range?.childForFieldName('right');
+      if (!list || left[left.length - 1]?.text !== name) continue;
+      const value = literal(evaluate(list));
+      return value ? value.split(LIST_SEP).filter(Boolean) : [];
+    }
+    return [];
   }
 
   /**
