@@ -603,6 +603,13 @@ export interface SourceFacts {
    */
   goRouteTables?: { file: string; table: string; rows: { path: string; method?: HttpMethod; line: number }[] }[];
   goRouteLoops?: { file: string; table: string; prefix: string; framework: string; methods: boolean }[];
+  /**
+   * kafka-go writers kept in a map keyed by topic (`map[string]*kafka.Writer{"orders": kafka.NewWriter(…)}`, or
+   * `writers["orders"] = kafka.NewWriter(…)`): the keys, and the lines declaring the writers (`go.ts`). A publish
+   * helper that looks its topic up in such a map publishes only the topics that are keys; its callers are the
+   * publishers, and the declarations stop being publishers.
+   */
+  goWriterMaps?: { file: string; start: number; end: number; keys: string[] }[];
   /** Go functions passed as arguments, for the prefixes the callee mounts them under (`go-packages.ts`). */
   goCallbacks?: GoCallback[];
   /** Go locals bound to another package's constructor call (`cfg := config.Load()`): `cfg.X` is that field. */

@@ -274,6 +274,124 @@ describe('Go idioms', () => {
     ]);
     expect(gaps(r)).toEqual(['publisher ledger main.go:6 no consumer of Kafka topic `ledger-entries`']);
   });
+
+  it('kafka-go writers in a map keyed by topic: a helper looking the writer up publishes where it is called, map keys only', async () => {
+    const r = await reportOf({
+      accounts: {
+        'cmd/main.go': lines(
+          'package main',
+          '',
+          'func main() {',
+          '	writers := map[string]*kafka.Writer{',
+          '		"account-opened": kafka.NewWriter(kafka.WriterConfig{Brokers: []string{"kafka:9092"}, Topic: "account-opened"}),',
+          '		"account-audit":  &kafka.Writer{Addr: kafka.TCP("kafka:9092"), Topic: "account-audit"},',
+          '	}',
+          '	writers["account-closed"] = kafka.NewWriter(kafka.WriterConfig{Topic: "account-closed"})',
+          '	svc := service.New(writers)',
+          '	svc.Run()',
+          '}',
+        ),
+        'internal/service/publish.go': lines(
+          'package service',
+          '',
+          'func (s *Service) Emit(ctx context.Context, topic string, v []byte) error {',
+          '	w, ok := s.writers[topic]',
+          '	if !ok {',
+          '		return ErrUnknownTopic',
+          '	}',
+          '	return w.WriteMessages(ctx, kafka.Message{Value: v})',
+          '}',
+          '',
+          'func (s *Service) Open(ctx context.Context, v []byte) error {',
+          '	return s.Emit(ctx, "account-opened", v)',
+          '}',
+          '',
+          'func (s *Service) Close(ctx context.Context, v []byte) error {',
+          '	if err := s.Emit(ctx, "account-closed", v); err != nil {',
+          '		return err',
+          '	}',
+          '	return s.Emit(ctx, "mail-request", v)',
+          '}',
+        ),
+      },
+      ledger: {
+        'main.go': lines(
+          'package main',
+          '',
+          'func main() {',
+          '	for _, t := range []string{"account-opened", "account-closed", "mail-request", "account-audit"} {',
+          '		go consume(t)',
+          '	}',
+          '}',
+          '',
+          'func consume(t string) {',
+          '	r := kafka.NewReader(kafka.ReaderConfig{Brokers: []string{"kafka:9092"}, Topic: "account-opened"})',
+          '	r2 := kafka.NewReader(kafka.ReaderConfig{Brokers: []string{"kafka:9092"}, Topic: "account-closed"})',
+          '	r3 := kafka.NewReader(kafka.ReaderConfig{Brokers: []string{"kafka:9092"}, Topic: "mail-request"})',
+          '	r4 := kafka.NewReader(kafka.ReaderConfig{Brokers: []string{"kafka:9092"}, Topic: "account-audit"})',
+          '}',
+        ),
+      },
+    });
+    // The writers' declarations are no publishers; "mail-request" has no writer (the helper returns before
+    // writing) and "account-audit" has a writer nothing writes to.
+    expect(rows(r)).toEqual([
+      'accounts internal/service/publish.go:12 | produce Kafka topic `account-opened` | ledger main.go:10 consume Kafka topic `account-opened`',
+      'accounts internal/service/publish.go:16 | produce Kafka topic `account-closed` | ledger main.go:11 consume Kafka topic `account-closed`',
+    ]);
+    expect(gaps(r)).toEqual([
+      'consumer ledger main.go:12 no producer for Kafka topic `mail-request`',
+      'consumer ledger main.go:13 no producer for Kafka topic `account-audit`',
+    ]);
+  });
+
+  it('kafka-go writer map filled in a loop over a topic list; a topic passed on through a second helper', async () => {
+    const r = await reportOf({
+      shop: {
+        'main.go': lines(
+          'package main',
+          '',
+          'var topics = []string{"user-created", "user-deleted"}',
+          '',
+          'var writers = make(map[string]*kafka.Writer)',
+          '',
+          'func main() {',
+          '	for _, t := range topics {',
+          '		writers[t] = &kafka.Writer{Addr: kafka.TCP("kafka:9092"), Topic: t}',
+          '	}',
+          '	PublishUser(context.Background(), "user-created", nil)',
+          '	PublishUser(context.Background(), "user-renamed", nil)',
+          '}',
+          '',
+          'func PublishUser(ctx context.Context, topic string, v []byte) error {',
+          '	return PublishMessage(ctx, topic, v)',
+          '}',
+          '',
+          'func PublishMessage(ctx context.Context, topic string, v []byte) error {',
+          '	w, ok := writers[topic]',
+          '	if !ok {',
+          '		return nil',
+          '	}',
+          '	return w.WriteMessages(ctx, kafka.Message{Value: v})',
+          '}',
+        ),
+      },
+      mailer: {
+        'main.go': lines(
+          'package main',
+          '',
+          'func main() {',
+          '	r := kafka.NewReader(kafka.ReaderConfig{Brokers: []string{"kafka:9092"}, Topic: "user-created"})',
+          '	r2 := kafka.NewReader(kafka.ReaderConfig{Brokers: []string{"kafka:9092"}, Topic: "user-renamed"})',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'shop main.go:11 | produce Kafka topic `user-created` | mailer main.go:4 consume Kafka topic `user-created`',
+    ]);
+    expect(gaps(r)).toEqual(['consumer mailer main.go:5 no producer for Kafka topic `user-renamed`']);
+  });
 });
 
 describe('Go RabbitMQ', () => {

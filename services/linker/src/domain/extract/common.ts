@@ -391,6 +391,11 @@ export interface MessageWrapper {
   readonly key: readonly Part[];
   /** The wrapper's own publish (dropped once its callers are known). */
   readonly loc: Loc;
+  /**
+   * `writerMap`: the wrapper picks its kafka-go writer from a map by the topic (`w, ok := writers[topic]; if !ok
+   * { return … }`): a call passing a topic that is no key of the source's writer maps publishes nothing.
+   */
+  readonly guard?: 'writerMap';
 }
 
 /** A wrapper's URL: the one part of `url` that is a parameter of `within`, and the URL around it. */

@@ -46,6 +46,10 @@ const GO_NAMES = new Set([
 const STDLIB =
   /^(archive|bufio|bytes|cmp|compress|container|context|crypto|database|debug|embed|encoding|errors|expvar|flag|fmt|go|hash|html|image|index|io|iter|log|maps|math|mime|net|os|path|plugin|reflect|regexp|runtime|slices|sort|strconv|strings|sync|syscall|testing|text|time|unicode|unique|unsafe)(\/|$)/;
 
+/** Receivers of standard-library and logging calls: never a publish helper of the source. */
+const GO_LIBRARY_RECEIVER =
+  /^(fmt|log|slog|errors|strings|strconv|json|http|os|time|context|sync|bytes|io|sort|math|url|filepath|regexp|reflect|zap|logrus|logger|log\.\w+|t|b)$/;
+
 /** Go's predeclared functions: never a callee of the package. */
 const GO_BUILTINS = new Set(
   'append cap clear close complex copy delete imag len make max min new panic print println real recover'.split(' '),
@@ -543,6 +547,113 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
     return false;
   }
 
+  /**
+   * kafka-go writers in a map keyed by topic: `map[string]*kafka.Writer{"orders": kafka.NewWriter(…)}`, the keys
+   * and the literal's lines (the writers' declarations), for the helpers that look a writer up by topic.
+   */
+  function onWriterMap(c: Node): void {
+    if (!/^map\[string\]\*?kafka\.Writer$/.test(c.childForFieldName('type')?.text ?? '')) return;
+    const keys: string[] = [];
+    for (const el of c.childForFieldName('body')?.namedChildren ?? []) {
+      if (el?.type !== 'keyed_element') continue;
+      const k = el.namedChildren[0];
+      const key = k ? literal(evaluate(k.namedChild(0) ?? k)) : undefined;
+      if (key !== undefined) keys.push(key);
+    }
+    (sink.facts.goWriterMaps ??= []).push({ file, start: lineOf(c), end: c.endPosition.row + 1, keys });
+  }
+
+  /** `writers["orders"] = kafka.NewWriter(…)` (or `&kafka.Writer{…}`): a writer kept in a map under its topic. */
+  function onWriterMapSet(node: Node): void {
+    const left = node.childForFieldName('left')?.namedChildren ?? [];
+    const right = node.childForFieldName('right')?.namedChildren ?? [];
+    const target = left[0];
+    const value = right[0];
+    if (left.length !== 1 || target?.type !== 'index_expression' || !value) return;
+    if (!/^&?kafka\.(NewWriter\s*\(|Writer\s*\{)/.test(value.text)) return;
+    const index = target.childForFieldName('index');
+    const key = index ? literal(evaluate(index)) : undefined;
+    const keys = key !== undefined ? [key] : index?.type === 'identifier' ? rangedOver(node, index.text) : [];
+    if (keys.length === 0) return;
+    (sink.facts.goWriterMaps ??= []).push({ file, start: lineOf(node), end: node.endPosition.row + 1, keys });
+  }
+
+  /** The strings a loop around `node` ranges over with `name` (`for _, t := range []string{"a", "b"}`, or a list variable). */
+  function rangedOver(node: Node, name: string): string[] {
+    for (let n: Node | null = node.parent; n; n = n.parent) {
+      if (n.type === 'function_declaration' || n.type === 'method_declaration' || n.type === 'func_literal') break;
+      if (n.type !== 'for_statement') continue;
+      const range = n.namedChildren.find((x) => x?.type === 'range_clause');
+      const left = range?.childForFieldName('left')?.namedChildren ?? [];
+      const list = range?.childForFieldName('right');
+      if (!list || left[left.length - 1]?.text !== name) continue;
+      const value = literal(evaluate(list));
+      return value ? value.split(LIST_SEP).filter(Boolean) : [];
+    }
+    return [];
+  }
+
+  /**
+   * A publish helper taking the topic: it looks a kafka-go writer up by that parameter (`w, ok :=
+   * u.writers[topic]; if !ok { return ErrNoTopic }; w.WriteMessages(ctx, msg)`, or `writers[topic].WriteMessages(…)`).
+   * Each call of it naming a topic is the publish (a wrapper guarded by the source's writer-map keys).
+   */
+  function onWriterLookup(call: Node): void {
+    const fn = call.childForFieldName('function');
+    if (fn?.type !== 'selector_expression' || fn.childForFieldName('field')?.text !== 'WriteMessages') return;
+    const operand = fn.childForFieldName('operand');
+    const encl = enclosingFunc(call);
+    if (!operand || !encl || encl.params.length === 0) return;
+    let lookup: Node | null | undefined = operand.type === 'index_expression' ? operand : undefined;
+    if (!lookup && operand.type === 'identifier') {
+      const body = encl.decl.childForFieldName('body');
+      for (const d of body ? body.descendantsOfType(['short_var_declaration', 'assignment_statement']) : []) {
+        if (!d || d.startIndex > call.startIndex) break;
+        if (d.childForFieldName('left')?.namedChild(0)?.text !== operand.text) continue;
+        const v = d.childForFieldName('right')?.namedChild(0);
+        lookup = v?.type === 'index_expression' ? v : null;
+      }
+    }
+    const index = lookup?.childForFieldName('index');
+    if (index?.type !== 'identifier' || !encl.params.includes(index.text)) return;
+    const name = encl.decl.childForFieldName('name')?.text;
+    if (!name) return;
+    sink.messageWrappers.push({
+      within: { name, params: encl.params },
+      broker: 'kafka',
+      exchange: [],
+      key: [{ ref: index.text }],
+      loc: { file, line: lineOf(call) },
+      guard: 'writerMap',
+    });
+  }
+
+  /**
+   * A call of a function or method by name with arguments (`uc.PublishMessage(ctx, "user-created", p)`): a caller
+   * of a publish helper of the source, if one has that name (`applyMessageWrappers`).
+   */
+  let siteCount = 0;
+  function onSite(call: Node): void {
+    const fn = call.childForFieldName('function');
+    const name = fn?.type === 'selector_expression' ? fn.childForFieldName('field')?.text : fn?.text;
+    if (!name || !/^\w+$/.test(name) || GO_BUILTINS.has(name) || siteCount >= MAX_FIELD_SITES) return;
+    const receiver = fn?.type === 'selector_expression' ? fn.childForFieldName('operand')?.text : '';
+    if (receiver && GO_LIBRARY_RECEIVER.test(receiver)) return;
+    const a = args(call);
+    // Only a call naming something: a string, or a name that may be a constant or the caller's parameter.
+    if (!a.some((x) => /^(interpreted_string_literal|raw_string_literal|identifier|selector_expression)$/.test(x.type)))
+      return;
+    siteCount++;
+    const encl = enclosingFunc(call);
+    const outer = encl?.decl.childForFieldName('name')?.text;
+    sink.sites.push({
+      name,
+      args: a.map((x) => evaluate(x)),
+      loc: { file, line: lineOf(call) },
+      ...(outer && encl?.params.length ? { within: { name: outer, params: encl.params } } : {}),
+    });
+  }
+
   // kafka-go / sarama: kafka.Writer{Topic: "x"}, kafka.Message{Topic: "x"} (a Writer without a topic), kafka.ReaderConfig{Topic: "x"}, sarama.ProducerMessage{Topic: "x"}
   function onComposite(c: Node): void {
     const type = c.childForFieldName('type')?.text ?? '';
@@ -989,6 +1100,10 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
       { on: ['call_expression'], each: onCallback },
       { on: ['call_expression'], each: onCall },
       { on: ['composite_literal'], each: onComposite },
+      { on: ['composite_literal'], each: onWriterMap },
+      { on: ['assignment_statement'], each: onWriterMapSet },
+      { on: ['call_expression'], each: onWriterLookup },
+      { on: ['call_expression'], each: onSite },
       { on: ['composite_literal'], each: onRouteTable },
       { on: ['expression_switch_statement'], each: onTopicSwitch },
       { on: ['method_declaration'], each: onTableName },

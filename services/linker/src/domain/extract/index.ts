@@ -747,6 +747,9 @@ function applyMessageWrappers(facts: SourceFacts, sink: Sink, resolve: (parts: r
     }
   }
   const used = new Set<string>();
+  /** The topics of the source's kafka-go writer maps (none known: a guarded wrapper publishes every topic). */
+  const writerKeys = new Set((facts.goWriterMaps ?? []).flatMap((m) => m.keys));
+  let guardedCalls = false;
   for (const site of sink.sites) {
     for (const kind of KINDS) {
       const b = bound(site, kind);
@@ -755,6 +758,12 @@ function applyMessageWrappers(facts: SourceFacts, sink: Sink, resolve: (parts: r
       const bind = (parts: readonly Part[]): Part[] => resolve(b.bind(parts));
       const exchange = nameOf(bind(w.exchange)) ?? '';
       const key = nameOf(bind(w.key)) ?? '';
+      if (w.guard === 'writerMap' && writerKeys.size > 0) {
+        guardedCalls = true;
+        used.add(`${w.loc.file}:${w.loc.line}`);
+        // A topic no writer is kept for: the helper returns before writing.
+        if (!writerKeys.has(key)) continue;
+      }
       // A queue the call leaves unnamed (None): the broker names it, one per call.
       const queue = nameOf(declaredQueueName(bind(w.queue ?? []), site.loc.file, site.loc.line))!;
       // A key read from a value's field (`payment.metadata.receiver`): maybe a request's field, named when linking.
@@ -767,9 +776,17 @@ function applyMessageWrappers(facts: SourceFacts, sink: Sink, resolve: (parts: r
       used.add(`${w.loc.file}:${w.loc.line}`);
     }
   }
+  /** A writer of a map that a called helper reads: its topic is published where the helper is called, if at all. */
+  const mapWriter = (x: { loc: Loc }): boolean =>
+    guardedCalls &&
+    (facts.goWriterMaps ?? []).some((m) => m.file === x.loc.file && x.loc.line >= m.start && x.loc.line <= m.end);
   const own = (x: { loc: Loc }): boolean => !used.has(`${x.loc.file}:${x.loc.line}`);
   injectedWrappers(facts, sink.messageWrappers.filter(own));
-  facts.publishes.splice(0, facts.publishes.length, ...facts.publishes.filter(own));
+  facts.publishes.splice(
+    0,
+    facts.publishes.length,
+    ...facts.publishes.filter((x) => own(x) && !(x.broker === 'kafka' && mapWriter(x))),
+  );
   facts.bindings.splice(0, facts.bindings.length, ...facts.bindings.filter(own));
   facts.consumes.splice(0, facts.consumes.length, ...facts.consumes.filter(own));
 }
