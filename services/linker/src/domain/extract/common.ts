@@ -355,6 +355,8 @@ export interface WrapperSite {
    * wrapper, that function is a wrapper too (wrappers over wrappers, to any depth within a budget).
    */
   readonly within?: Within;
+  /** A site only of a message wrapper (its arguments do not look like a URL): no HTTP wrapper's. */
+  readonly messageOnly?: boolean;
 }
 
 /** The function around a call: its name and its parameters' names (Python's `self`/`cls` left out). */

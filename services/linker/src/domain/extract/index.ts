@@ -654,6 +654,7 @@ function applyWrappers(facts: SourceFacts, sink: Sink): void {
   }
   const used = new Set<HttpWrapper>();
   for (const site of sink.sites) {
+    if (site.messageOnly) continue;
     const w = byName.get(site.name);
     // By position, else by keyword (`get_order(path="/orders/2")`).
     const arg = w
