@@ -355,6 +355,8 @@ export interface WrapperSite {
    * wrapper, that function is a wrapper too (wrappers over wrappers, to any depth within a budget).
    */
   readonly within?: Within;
+  /** A site only of a message wrapper (its arguments do not look like a URL): no HTTP wrapper's. */
+  readonly messageOnly?: boolean;
 }
 
 /** The function around a call: its name and its parameters' names (Python's `self`/`cls` left out). */
@@ -396,6 +398,11 @@ export interface MessageWrapper {
    * { return … }`): a call passing a topic that is no key of the source's writer maps publishes nothing.
    */
   readonly guard?: 'writerMap';
+  /**
+   * Names that take nothing from the parameters: only a call passing every parameter without a default (no
+   * more) is a call of it, and a function passing none on is no wrapper of it.
+   */
+  readonly fixed?: boolean;
 }
 
 /** A wrapper's URL: the one part of `url` that is a parameter of `within`, and the URL around it. */
@@ -916,6 +923,17 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
       sink.fieldUses.push({ kind: 'publish', broker, exchange: exchange ?? [], key: key ?? [], loc: c.loc });
     else if (w && [...(exchange ?? []), ...(key ?? [])].some(isParam))
       sink.messageWrappers.push({ within: w, broker, exchange: exchange ?? [], key: key ?? [], loc: c.loc });
+    // Names written in the function (`def publish(self, method, body): basic_publish(exchange='', routing_key='q')`):
+    // each call of the function is the publish, so that each calling site is its own row.
+    else if (w && [...(exchange ?? []), ...(key ?? [])].every((p) => 'lit' in p))
+      sink.messageWrappers.push({
+        within: w,
+        broker,
+        exchange: exchange ?? [],
+        key: key ?? [],
+        loc: c.loc,
+        fixed: true,
+      });
   };
   switch (lower) {
     // ---- RabbitMQ publishers

@@ -655,6 +655,7 @@ function applyWrappers(facts: SourceFacts, sink: Sink): void {
   }
   const used = new Set<HttpWrapper>();
   for (const site of sink.sites) {
+    if (site.messageOnly) continue;
     const w = byName.get(site.name);
     // By position, else by keyword (`get_order(path="/orders/2")`).
     const arg = w
@@ -704,6 +705,12 @@ function applyMessageWrappers(facts: SourceFacts, sink: Sink, resolve: (parts: r
     const { params, arity, defaults } = w.within;
     const given = site.args.length + Object.keys(site.named ?? {}).length;
     if (arity !== undefined ? given !== arity : site.args.length > params.length) return undefined;
+    if (w.fixed) {
+      const required = params.filter((_, i) => defaults?.[i] === undefined).length;
+      if (given < required) return undefined;
+      // The function's own body calling it again is no calling site.
+      if (site.within?.name === w.within.name && site.loc.file === w.loc.file) return undefined;
+    }
     // A keyword the wrapper does not take is another function of that name.
     if (Object.keys(site.named ?? {}).some((k) => !params.includes(k))) return undefined;
     const bind = (parts: readonly Part[]): Part[] =>

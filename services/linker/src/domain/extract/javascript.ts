@@ -21,6 +21,7 @@ import {
   paramPart,
   summarisable,
   returnStatements,
+  type Within,
 } from './common';
 import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
 import { JS_GRPC } from './grpc';
@@ -547,7 +548,8 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
     const loc = { file, line: lineOf(call) };
     const name = fn.type === 'member_expression' ? (fn.childForFieldName('property')?.text ?? '') : fn.text;
     const receiver = fn.type === 'member_expression' ? (fn.childForFieldName('object')?.text ?? '') : '';
-    const site: CallSite = { name, receiver, args, named, loc };
+    const within = withinOf(call);
+    const site: CallSite = { name, receiver, args, named, loc, within };
     sharedCallRules(site, sink);
 
     // httpdispatcher: var dispatcher = require('httpdispatcher'); dispatcher.onGet(/^\/ratings\/[0-9]*/, h)
@@ -799,11 +801,39 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
     return paramWrapper({ name, params: parameterNames(fnNode) }, url);
   }
 
-  /** A call by name whose arguments look like a URL: kept in case a wrapper of the source has that name. */
+  /**
+   * A call by name with arguments: kept in case a wrapper of the source has that name, with the function
+   * around it (a call passing that function's parameters on to a publish wrapper makes it a wrapper too).
+   * Only one whose arguments look like a URL is a site of an HTTP wrapper.
+   */
   function wrapperSite(name: string, argsNode: Node, call: Node): void {
     const argNodes = argsNode.namedChildren.filter((x): x is Node => x !== null && x.type !== 'comment');
-    if (argNodes.length === 0 || !/ur[il]|endpoint|path|host|http|["'`]\//i.test(argsNode.text)) return;
-    sink.sites.push({ name, args: argNodes.map((a) => evaluate(a)), loc: { file, line: lineOf(call) } });
+    if (argNodes.length === 0 || !name || argNodes.some((a) => a.type === 'spread_element')) return;
+    const http = /ur[il]|endpoint|path|host|http|["'`]\//i.test(argsNode.text);
+    // A function passed as an argument (a callback) is no name or key.
+    const args = argNodes.map((a) => (FUNCTIONS.has(a.type) ? [HOLE_PART] : evaluate(a)));
+    const within = withinOf(call);
+    sink.sites.push({
+      name,
+      args,
+      loc: { file, line: lineOf(call) },
+      ...(within ? { within } : {}),
+      ...(http ? {} : { messageOnly: true }),
+    });
+  }
+
+  /** The named function around a node and its parameters' names, once per function (a wrapper of other calls). */
+  const withins = new Map<number, Within | undefined>();
+  function withinOf(n: Node): Within | undefined {
+    let f: Node | null = n.parent;
+    while (f && !FUNCTIONS.has(f.type)) f = f.parent;
+    if (!f) return undefined;
+    if (withins.has(f.id)) return withins.get(f.id);
+    const name = functionName(f);
+    // A library's own names (`publish`, `send`) are called everywhere: no wrapper by that name.
+    const w = name && !JS_NAMES.has(name) && !sharedRuleName(name) ? { name, params: parameterNames(f) } : undefined;
+    withins.set(f.id, w);
+    return w;
   }
 
   // ---- NestJS controllers, TypeORM entities
