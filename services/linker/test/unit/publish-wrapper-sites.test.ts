@@ -90,4 +90,34 @@ describe('a publish wrapper whose names are written in it: one flow row per call
       'games src/routes.js:3 | publish to queue `ratings` (default exchange) | ratings app/consumer.py:6 consume queue `ratings`',
     ]);
   });
+
+  it('Python: a use case that also publishes (not named as a messaging helper) is where its publish happens', async () => {
+    const r = await reportOf({
+      games: {
+        'app/service.py': lines(
+          'import pika',
+          '',
+          'class GameService:',
+          '    def __init__(self, host):',
+          '        self.channel = pika.BlockingConnection(pika.ConnectionParameters(host)).channel()',
+          '',
+          '    def register_game(self, game):',
+          '        self.save(game)',
+          "        self.channel.basic_publish(exchange='', routing_key='ratings', body=game)",
+        ),
+        'app/routes.py': lines(
+          'from .service import GameService',
+          '',
+          "service = GameService('rabbit')",
+          '',
+          'def create(game):',
+          '    service.register_game(game)',
+        ),
+      },
+      ratings,
+    });
+    expect(rows(r)).toEqual([
+      'games app/service.py:9 | publish to queue `ratings` (default exchange) | ratings app/consumer.py:6 consume queue `ratings`',
+    ]);
+  });
 });

@@ -405,6 +405,9 @@ export interface MessageWrapper {
   readonly fixed?: boolean;
 }
 
+/** A function named as a messaging helper (`publish`, `pubish`, `sendEvent`, `emit_message`, `produce`, `notify`…). */
+const MESSAGING_HELPER_NAME = /pub|send|emit|produc|notif|dispatch|message|event|enqueue|broadcast/i;
+
 /** A wrapper's URL: the one part of `url` that is a parameter of `within`, and the URL around it. */
 export function paramWrapper(
   within: Within | undefined,
@@ -924,8 +927,13 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
     else if (w && [...(exchange ?? []), ...(key ?? [])].some(isParam))
       sink.messageWrappers.push({ within: w, broker, exchange: exchange ?? [], key: key ?? [], loc: c.loc });
     // Names written in the function (`def publish(self, method, body): basic_publish(exchange='', routing_key='q')`):
-    // each call of the function is the publish, so that each calling site is its own row.
-    else if (w && [...(exchange ?? []), ...(key ?? [])].every((p) => 'lit' in p))
+    // each call of the function is the publish, so that each calling site is its own row. Only a function named as a
+    // messaging helper: a use case that also publishes (`registerCustomer`) is where its publish happens.
+    else if (
+      w &&
+      MESSAGING_HELPER_NAME.test(w.name.replace(/^.*\./, '')) &&
+      [...(exchange ?? []), ...(key ?? [])].every((p) => 'lit' in p)
+    )
       sink.messageWrappers.push({
         within: w,
         broker,
