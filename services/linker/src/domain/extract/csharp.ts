@@ -22,6 +22,7 @@ import {
   sharedRuleName,
 } from './common';
 import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
+import { AMBIGUOUS_CONSTANT, CONSTANT_MARK } from './eventuate';
 import { CSHARP_GRPC } from './grpc';
 import { MAX_SITES_PER_FILE, siteValue, summariseCsharpClass } from './objects';
 
@@ -760,7 +761,11 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       return;
     }
     if (name === 'ReceiveEndpoint' && argNodes.length >= 2) {
-      const queue = literal(args[0]);
+      // `ReceiveEndpoint(EventBusConstants.OrderQueue, …)`: a constant of another file or attached source (a shared
+      // library), resolved when linking (`applyChannelConstants`), else a run-time queue.
+      const only = args[0]?.length === 1 ? args[0][0] : undefined;
+      const constant = only && 'ref' in only ? constantKey(only.ref) : undefined;
+      const queue = literal(args[0]) ?? (constant ? CONSTANT_MARK + constant : undefined);
       const body = argExpr(argNodes[argNodes.length - 1]!).expr.text;
       if (queue !== undefined)
         for (const m of body.matchAll(/\b(?:ConfigureConsumer|Consumer)<([\w.]+)>/g))
@@ -1190,6 +1195,31 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     return undefined;
   }
 
+  // `const string Name = "…"` (or `static readonly string`) of a class: `Class.Name` among the source's channel
+  // constants, for the files and sources that name it (`applyChannelConstants`); two values are none.
+  function onConstField(node: Node): void {
+    const mods = named(node)
+      .filter((x) => x.type === 'modifier')
+      .map((x) => x.text);
+    if (!mods.includes('const') && !(mods.includes('static') && mods.includes('readonly'))) return;
+    const decl = named(node).find((x) => x.type === 'variable_declaration');
+    if (!/^(string|String|System\.String)$/.test(decl?.childForFieldName('type')?.text ?? '')) return;
+    const owner = node.parent?.parent;
+    if (!owner || !/^(class|struct|record)_declaration$/.test(owner.type)) return;
+    const cls = owner.childForFieldName('name')?.text;
+    if (!cls) return;
+    for (const v of named(decl).filter((x) => x.type === 'variable_declarator')) {
+      const children = named(v);
+      const name = v.childForFieldName('name')?.text ?? children[0]?.text;
+      const init = children.slice(1).pop();
+      const value = init ? literal(evaluate(init)) : undefined;
+      if (!name || value === undefined) continue;
+      const consts = (sink.facts.channelConstants ??= {});
+      const key = `${cls}.${name}`;
+      consts[key] = key in consts && consts[key] !== value ? AMBIGUOUS_CONSTANT : value;
+    }
+  }
+
   function onClass(cls: Node): void {
     const attrs = attributes(cls);
     const className = cls.childForFieldName('name')?.text ?? '';
@@ -1350,6 +1380,7 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       { on: ['invocation_expression'], each: onInvocation },
       { on: ['object_creation_expression'], each: onCreation },
       { on: ['class_declaration', 'record_declaration'], each: onClass },
+      { on: ['field_declaration'], each: onConstField },
       { on: ['interface_declaration'], each: onInterface },
       sqlStringRule(sink, file, ['string_literal', 'verbatim_string_literal', 'raw_string_literal'], (s) =>
         s.parent?.type === 'interpolated_string_expression' ? undefined : (literal(evaluate(s)) ?? ''),
@@ -1357,6 +1388,15 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     ],
   };
 };
+
+/**
+ * A reference written `Class.Name` (or qualified, `Ns.Class.Name`, `global::…`) as the key of a class constant
+ * (`Class.Name`), the form `applyChannelConstants` looks up; anything else (a variable's member) is none.
+ */
+function constantKey(ref: string): string | undefined {
+  const m = /^(?:global::)?(?:[A-Z]\w*\.)*([A-Z]\w*)\.([A-Za-z_]\w*)$/.exec(ref);
+  return m ? `${m[1]!}.${m[2]!}` : undefined;
+}
 
 /** C#: ASP.NET Core minimal APIs and attribute routing, HttpClient (typed and named), RabbitMQ.Client, Confluent.Kafka, EF Core, Mongo, StackExchange.Redis. */
 export const extractCSharp = extractorOf(csharpRules);

@@ -307,7 +307,11 @@ export function linkEventuate(files: readonly EventuateFile[], sink: Sink): void
       }
   }
   const exported = [...classConstants].filter((e): e is [string, string] => e[1] !== null);
-  if (exported.length) sink.facts.channelConstants = Object.fromEntries(exported.slice(0, MAX_EXPORTED_CONSTANTS));
+  if (exported.length)
+    sink.facts.channelConstants = {
+      ...sink.facts.channelConstants,
+      ...Object.fromEntries(exported.slice(0, MAX_EXPORTED_CONSTANTS)),
+    };
   const active = files.filter(eventuateActive);
   if (active.length === 0) return;
   // Simple name → full names the source declares.
@@ -385,6 +389,8 @@ const MAX_EXPORTED_CONSTANTS = 2000;
 /** A channel named by a constant of a class the source does not declare, until every source is known. */
 /** A channel named by a constant of another source (`Type.NAME`, Go `pkg.Name`), resolved when linking. */
 export const CONSTANT_MARK = '\u0003const:';
+/** A constant a source declares with two values (two files, two classes of one name): a run-time value. */
+export const AMBIGUOUS_CONSTANT = '{}';
 
 /**
  * Channels named by another source's constant (`fromChannel(KitchenServiceChannels.COMMAND_CHANNEL)` with the
@@ -393,7 +399,11 @@ export const CONSTANT_MARK = '\u0003const:';
  */
 export function applyChannelConstants(sources: readonly SourceFacts[]): SourceFacts[] {
   const pending = (x: { key?: string; queue?: string }): boolean => (x.key ?? x.queue ?? '').startsWith(CONSTANT_MARK);
-  if (!sources.some((s) => s.publishes.some(pending) || s.consumes.some(pending))) return [...sources];
+  // Bus sites (`ReceiveEndpoint(Constants.Queue, …)`) name theirs the same way, instantiated after (bus.ts).
+  const pendingSite = (x: { types: readonly string[] }): boolean => x.types.some((t) => t.startsWith(CONSTANT_MARK));
+  const waits = (s: SourceFacts): boolean =>
+    s.publishes.some(pending) || s.consumes.some(pending) || (s.busSites ?? []).some(pendingSite);
+  if (!sources.some(waits)) return [...sources];
   const values = new Map<string, string | null>();
   for (const s of sources)
     for (const [k, v] of Object.entries(s.channelConstants ?? {})) {
@@ -403,11 +413,14 @@ export function applyChannelConstants(sources: readonly SourceFacts[]): SourceFa
   const name = (n: string): string =>
     n.startsWith(CONSTANT_MARK) ? (values.get(n.slice(CONSTANT_MARK.length)) ?? '{}') : n;
   return sources.map((s) =>
-    s.publishes.some(pending) || s.consumes.some(pending)
+    waits(s)
       ? {
           ...s,
           publishes: s.publishes.map((p) => (pending(p) ? { ...p, key: name(p.key) } : p)),
           consumes: s.consumes.map((c) => (pending(c) ? { ...c, queue: name(c.queue) } : c)),
+          ...(s.busSites
+            ? { busSites: s.busSites.map((b) => (pendingSite(b) ? { ...b, types: b.types.map(name) } : b)) }
+            : {}),
         }
       : s,
   );
