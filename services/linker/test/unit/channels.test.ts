@@ -538,6 +538,62 @@ describe('MassTransit naming', () => {
   });
 });
 
+describe('C# class constants across sources', () => {
+  it('ReceiveEndpoint(Constants.Queue, …) names the consumers’ queue with a const of a shared source; two values are none', async () => {
+    const r = await reportOf({
+      shared: {
+        'Common/QueueNames.cs': lines(
+          'namespace Shop.Common;',
+          'public static class QueueNames {',
+          '  public const string OrderPlaced = "order-placed-queue";',
+          '  public static readonly string Audit = "audit-queue";',
+          '  public const string Twice = "twice-a";',
+          '}',
+          'public class OrderPlaced { }',
+          'public class OrderAudited { }',
+          'public class OrderTwice { }',
+        ),
+        'Other/QueueNames.cs': lines(
+          'namespace Shop.Other;',
+          'public static class QueueNames { public const string Twice = "twice-b"; }',
+        ),
+      },
+      orders: {
+        'Checkout.cs': lines(
+          'public class Checkout {',
+          '  public async Task Run(IPublishEndpoint bus) {',
+          '    await bus.Publish(new OrderPlaced());',
+          '    await bus.Publish(new OrderAudited());',
+          '    await bus.Publish(new OrderTwice());',
+          '  }',
+          '}',
+        ),
+      },
+      billing: {
+        'Program.cs': lines(
+          'using Shop.Common;',
+          'builder.Services.AddMassTransit(config => {',
+          '  config.UsingRabbitMq((context, cfg) => {',
+          '    cfg.ReceiveEndpoint(QueueNames.OrderPlaced, e => e.ConfigureConsumer<PlacedConsumer>(context));',
+          '    cfg.ReceiveEndpoint(Shop.Common.QueueNames.Audit, e => { e.Consumer<AuditConsumer>(); });',
+          '    cfg.ReceiveEndpoint(QueueNames.Twice, e => e.ConfigureConsumer<TwiceConsumer>(context));',
+          '  });',
+          '});',
+        ),
+        'Consumers.cs': lines(
+          'public class PlacedConsumer : IConsumer<OrderPlaced> { }',
+          'public class AuditConsumer : IConsumer<OrderAudited> { }',
+          'public class TwiceConsumer : IConsumer<OrderTwice> { }',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'orders Checkout.cs:3 | publish `Shop.Common:OrderPlaced` | billing Consumers.cs:1 consume queue `order-placed-queue`',
+      'orders Checkout.cs:4 | publish `Shop.Common:OrderAudited` | billing Consumers.cs:2 consume queue `audit-queue`',
+    ]);
+  });
+});
+
 describe('NServiceBus naming', () => {
   it('events go to the fanout exchange of the type’s full name, bound to the queue of each endpoint handling them; commands go to the endpoint RouteToEndpoint, SetDestination or Send(destination, …) names', async () => {
     const r = await reportOf({
