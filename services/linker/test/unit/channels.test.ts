@@ -594,6 +594,49 @@ describe('C# class constants across sources', () => {
   });
 });
 
+describe('C# class constants in broker calls', () => {
+  it('Confluent.Kafka and RabbitMQ.Client names given by a const of another source resolve when linking', async () => {
+    const r = await reportOf({
+      shared: {
+        'Topics.cs': lines(
+          'namespace Shop.Messaging;',
+          'public static class Topics {',
+          '  public const string Orders = "orders";',
+          '  public const string Prefix = "shop.";',
+          '}',
+        ),
+      },
+      orders: {
+        'Producer.cs': lines(
+          'using Shop.Messaging;',
+          'public class Producer {',
+          '  public async Task Send(IProducer<string, string> producer, IModel channel) {',
+          '    await producer.ProduceAsync(Topics.Orders, new Message<string, string> { Value = "x" });',
+          '    channel.BasicPublish(exchange: "", routingKey: Topics.Prefix + "audit", body: body);',
+          '  }',
+          '}',
+        ),
+      },
+      billing: {
+        'Worker.cs': lines(
+          'using Shop.Messaging;',
+          'public class Worker {',
+          '  public void Run(IConsumer<string, string> consumer, IModel channel) {',
+          '    consumer.Subscribe(Topics.Orders);',
+          '    channel.QueueDeclare(queue: Topics.Prefix + "audit", durable: true);',
+          '    channel.BasicConsume(queue: Topics.Prefix + "audit", autoAck: true, consumer: c);',
+          '  }',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'orders Producer.cs:4 | produce Kafka topic `orders` | billing Worker.cs:4 consume Kafka topic `orders`',
+      'orders Producer.cs:5 | publish to queue `shop.audit` (default exchange) | billing Worker.cs:6 consume queue `shop.audit`',
+    ]);
+  });
+});
+
 describe('NServiceBus naming', () => {
   it('events go to the fanout exchange of the type’s full name, bound to the queue of each endpoint handling them; commands go to the endpoint RouteToEndpoint, SetDestination or Send(destination, …) names', async () => {
     const r = await reportOf({

@@ -22,7 +22,7 @@ import {
   sharedRuleName,
 } from './common';
 import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
-import { AMBIGUOUS_CONSTANT, CONSTANT_MARK } from './eventuate';
+import { AMBIGUOUS_CONSTANT, CONSTANT_END, CONSTANT_MARK } from './eventuate';
 import { CSHARP_GRPC } from './grpc';
 import { MAX_SITES_PER_FILE, siteValue, summariseCsharpClass } from './objects';
 
@@ -751,7 +751,19 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       if (cls && /^(this\.)?\w*[Cc]onfiguration$/.test(e.text)) sink.optionSections.set(cls, '');
       return;
     }
-    sharedCallRules({ name, receiver, args, named: nm, loc }, sink);
+    // A broker name given by a class constant of another file or source (`BasicPublish(Exchanges.Orders, …)`,
+    // `ProduceAsync(Topics.Orders, …)`): resolved when linking (`applyChannelConstants`), else a run-time name.
+    const brokerCall = BROKER_NAME_CALL.test(name);
+    sharedCallRules(
+      {
+        name,
+        receiver,
+        args: brokerCall ? args.map(markConstants) : args,
+        named: brokerCall ? new Map([...nm].map(([k, v]) => [k, markConstants(v)] as const)) : nm,
+        loc,
+      },
+      sink,
+    );
 
     // MassTransit endpoint names: the formatter the bus is configured with, and explicit receive endpoints
     // (`cfg.ReceiveEndpoint("orders", e => e.ConfigureConsumer<OrderConsumer>(ctx))`).
@@ -1388,6 +1400,18 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     ],
   };
 };
+
+/** RabbitMQ.Client and Confluent.Kafka calls whose arguments name exchanges, queues, keys and topics. */
+const BROKER_NAME_CALL =
+  /^(BasicPublish|BasicConsume|QueueDeclare|QueueBind|ExchangeDeclare|Produce)(Async)?$|^Subscribe$/;
+
+/** A value's `Class.Name` references as marked names (`CONSTANT_MARK`) the link resolves. */
+function markConstants(parts: Part[]): Part[] {
+  return parts.map((p) => {
+    const key = 'ref' in p ? constantKey(p.ref) : undefined;
+    return key ? { lit: CONSTANT_MARK + key + CONSTANT_END } : p;
+  });
+}
 
 /**
  * A reference written `Class.Name` (or qualified, `Ns.Class.Name`, `global::…`) as the key of a class constant

@@ -391,6 +391,9 @@ const MAX_EXPORTED_CONSTANTS = 2000;
 export const CONSTANT_MARK = '\u0003const:';
 /** A constant a source declares with two values (two files, two classes of one name): a run-time value. */
 export const AMBIGUOUS_CONSTANT = '{}';
+/** A constant's mark inside a longer name (`"orders." + Topics.Suffix`), ended by `CONSTANT_END`. */
+export const CONSTANT_END = '\u0004';
+const MARKED_CONSTANT = /\u0003const:([\w.]+)\u0004/g;
 
 /**
  * Channels named by another source's constant (`fromChannel(KitchenServiceChannels.COMMAND_CHANNEL)` with the
@@ -398,11 +401,18 @@ export const AMBIGUOUS_CONSTANT = '{}';
  * else a run-time channel (`{}`).
  */
 export function applyChannelConstants(sources: readonly SourceFacts[]): SourceFacts[] {
-  const pending = (x: { key?: string; queue?: string }): boolean => (x.key ?? x.queue ?? '').startsWith(CONSTANT_MARK);
+  const has = (n: string): boolean => n.includes(CONSTANT_MARK);
+  const pending = (x: { key?: string; queue?: string; exchange?: string }): boolean =>
+    has(x.key ?? x.queue ?? '') || has(x.exchange ?? '');
   // Bus sites (`ReceiveEndpoint(Constants.Queue, …)`) name theirs the same way, instantiated after (bus.ts).
-  const pendingSite = (x: { types: readonly string[] }): boolean => x.types.some((t) => t.startsWith(CONSTANT_MARK));
+  const pendingSite = (x: { types: readonly string[] }): boolean => x.types.some(has);
   const waits = (s: SourceFacts): boolean =>
-    s.publishes.some(pending) || s.consumes.some(pending) || (s.busSites ?? []).some(pendingSite);
+    s.publishes.some(pending) ||
+    s.consumes.some(pending) ||
+    (s.busSites ?? []).some(pendingSite) ||
+    s.bindings.some(pending) ||
+    s.queues.some((q) => has(q.name)) ||
+    s.exchanges.some((x) => has(x.name));
   if (!sources.some(waits)) return [...sources];
   const values = new Map<string, string | null>();
   for (const s of sources)
@@ -410,14 +420,23 @@ export function applyChannelConstants(sources: readonly SourceFacts[]): SourceFa
       const prev = values.get(k);
       values.set(k, prev === undefined || prev === v ? v : null);
     }
-  const name = (n: string): string =>
-    n.startsWith(CONSTANT_MARK) ? (values.get(n.slice(CONSTANT_MARK.length)) ?? '{}') : n;
+  const value = (k: string): string => values.get(k) ?? '{}';
+  // The whole name (`Type.NAME`, Go `pkg.Name`), or a C# constant inside a concatenation (`"orders." + Topics.Suffix`).
+  const name = (n0: string): string => {
+    const n = n0.replace(MARKED_CONSTANT, (_, k: string) => value(k));
+    return n.startsWith(CONSTANT_MARK) ? value(n.slice(CONSTANT_MARK.length)) : n;
+  };
   return sources.map((s) =>
     waits(s)
       ? {
           ...s,
-          publishes: s.publishes.map((p) => (pending(p) ? { ...p, key: name(p.key) } : p)),
+          publishes: s.publishes.map((p) => (pending(p) ? { ...p, exchange: name(p.exchange), key: name(p.key) } : p)),
           consumes: s.consumes.map((c) => (pending(c) ? { ...c, queue: name(c.queue) } : c)),
+          bindings: s.bindings.map((b) =>
+            pending(b) ? { ...b, exchange: name(b.exchange), queue: name(b.queue), key: name(b.key) } : b,
+          ),
+          queues: s.queues.map((q) => (has(q.name) ? { ...q, name: name(q.name) } : q)),
+          exchanges: s.exchanges.map((x) => (has(x.name) ? { ...x, name: name(x.name) } : x)),
           ...(s.busSites
             ? { busSites: s.busSites.map((b) => (pendingSite(b) ? { ...b, types: b.types.map(name) } : b)) }
             : {}),
