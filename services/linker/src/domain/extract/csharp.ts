@@ -753,13 +753,16 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     }
     // A broker name given by a class constant of another file or source (`BasicPublish(Exchanges.Orders, …)`,
     // `ProduceAsync(Topics.Orders, …)`): resolved when linking (`applyChannelConstants`), else a run-time name.
-    const brokerCall = BROKER_NAME_CALL.test(name);
+    // Only the arguments that name something (not `type: ExchangeType.Topic`, not the body).
+    const nameArgs = BROKER_NAME_ARGS.get(name.replace(/Async$/, '')) ?? 0;
     sharedCallRules(
       {
         name,
         receiver,
-        args: brokerCall ? args.map(markConstants) : args,
-        named: brokerCall ? new Map([...nm].map(([k, v]) => [k, markConstants(v)] as const)) : nm,
+        args: nameArgs ? args.map((a, i) => (i < nameArgs ? markConstants(a) : a)) : args,
+        named: nameArgs
+          ? new Map([...nm].map(([k, v]) => [k, BROKER_NAME_PARAMS.has(k) ? markConstants(v) : v] as const))
+          : nm,
         loc,
       },
       sink,
@@ -1401,9 +1404,17 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
   };
 };
 
-/** RabbitMQ.Client and Confluent.Kafka calls whose arguments name exchanges, queues, keys and topics. */
-const BROKER_NAME_CALL =
-  /^(BasicPublish|BasicConsume|QueueDeclare|QueueBind|ExchangeDeclare|Produce)(Async)?$|^Subscribe$/;
+/** RabbitMQ.Client and Confluent.Kafka calls (`…Async` too): how many leading arguments name exchanges, queues, keys, topics. */
+const BROKER_NAME_ARGS = new Map([
+  ['BasicPublish', 2],
+  ['BasicConsume', 1],
+  ['QueueDeclare', 1],
+  ['QueueBind', 3],
+  ['ExchangeDeclare', 1],
+  ['Produce', 1],
+  ['Subscribe', 1],
+]);
+const BROKER_NAME_PARAMS = new Set(['exchange', 'routingKey', 'queue', 'topic', 'topics']);
 
 /** A value's `Class.Name` references as marked names (`CONSTANT_MARK`) the link resolves. */
 function markConstants(parts: Part[]): Part[] {
