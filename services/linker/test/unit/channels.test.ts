@@ -538,6 +538,105 @@ describe('MassTransit naming', () => {
   });
 });
 
+describe('C# class constants across sources', () => {
+  it('ReceiveEndpoint(Constants.Queue, …) names the consumers’ queue with a const of a shared source; two values are none', async () => {
+    const r = await reportOf({
+      shared: {
+        'Common/QueueNames.cs': lines(
+          'namespace Shop.Common;',
+          'public static class QueueNames {',
+          '  public const string OrderPlaced = "order-placed-queue";',
+          '  public static readonly string Audit = "audit-queue";',
+          '  public const string Twice = "twice-a";',
+          '}',
+          'public class OrderPlaced { }',
+          'public class OrderAudited { }',
+          'public class OrderTwice { }',
+        ),
+        'Other/QueueNames.cs': lines(
+          'namespace Shop.Other;',
+          'public static class QueueNames { public const string Twice = "twice-b"; }',
+        ),
+      },
+      orders: {
+        'Checkout.cs': lines(
+          'public class Checkout {',
+          '  public async Task Run(IPublishEndpoint bus) {',
+          '    await bus.Publish(new OrderPlaced());',
+          '    await bus.Publish(new OrderAudited());',
+          '    await bus.Publish(new OrderTwice());',
+          '  }',
+          '}',
+        ),
+      },
+      billing: {
+        'Program.cs': lines(
+          'using Shop.Common;',
+          'builder.Services.AddMassTransit(config => {',
+          '  config.UsingRabbitMq((context, cfg) => {',
+          '    cfg.ReceiveEndpoint(QueueNames.OrderPlaced, e => e.ConfigureConsumer<PlacedConsumer>(context));',
+          '    cfg.ReceiveEndpoint(Shop.Common.QueueNames.Audit, e => { e.Consumer<AuditConsumer>(); });',
+          '    cfg.ReceiveEndpoint(QueueNames.Twice, e => e.ConfigureConsumer<TwiceConsumer>(context));',
+          '  });',
+          '});',
+        ),
+        'Consumers.cs': lines(
+          'public class PlacedConsumer : IConsumer<OrderPlaced> { }',
+          'public class AuditConsumer : IConsumer<OrderAudited> { }',
+          'public class TwiceConsumer : IConsumer<OrderTwice> { }',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'orders Checkout.cs:3 | publish `Shop.Common:OrderPlaced` | billing Consumers.cs:1 consume queue `order-placed-queue`',
+      'orders Checkout.cs:4 | publish `Shop.Common:OrderAudited` | billing Consumers.cs:2 consume queue `audit-queue`',
+    ]);
+  });
+});
+
+describe('C# class constants in broker calls', () => {
+  it('Confluent.Kafka and RabbitMQ.Client names given by a const of another source resolve when linking', async () => {
+    const r = await reportOf({
+      shared: {
+        'Topics.cs': lines(
+          'namespace Shop.Messaging;',
+          'public static class Topics {',
+          '  public const string Orders = "orders";',
+          '  public const string Prefix = "shop.";',
+          '}',
+        ),
+      },
+      orders: {
+        'Producer.cs': lines(
+          'using Shop.Messaging;',
+          'public class Producer {',
+          '  public async Task Send(IProducer<string, string> producer, IModel channel) {',
+          '    await producer.ProduceAsync(Topics.Orders, new Message<string, string> { Value = "x" });',
+          '    channel.BasicPublish(exchange: "", routingKey: Topics.Prefix + "audit", body: body);',
+          '  }',
+          '}',
+        ),
+      },
+      billing: {
+        'Worker.cs': lines(
+          'using Shop.Messaging;',
+          'public class Worker {',
+          '  public void Run(IConsumer<string, string> consumer, IModel channel) {',
+          '    consumer.Subscribe(Topics.Orders);',
+          '    channel.QueueDeclare(queue: Topics.Prefix + "audit", durable: true);',
+          '    channel.BasicConsume(queue: Topics.Prefix + "audit", autoAck: true, consumer: c);',
+          '  }',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'orders Producer.cs:4 | produce Kafka topic `orders` | billing Worker.cs:4 consume Kafka topic `orders`',
+      'orders Producer.cs:5 | publish to queue `shop.audit` (default exchange) | billing Worker.cs:6 consume queue `shop.audit`',
+    ]);
+  });
+});
+
 describe('NServiceBus naming', () => {
   it('events go to the fanout exchange of the type’s full name, bound to the queue of each endpoint handling them; commands go to the endpoint RouteToEndpoint, SetDestination or Send(destination, …) names', async () => {
     const r = await reportOf({

@@ -703,7 +703,10 @@ export class Sink {
         else if (value.length) facts[key] = [...(value as unknown[])];
       } else if (value && typeof value === 'object') {
         const rec = (mine ?? (facts[key] = {})) as Record<string, unknown>;
-        for (const [k, v] of Object.entries(value as Record<string, unknown>)) if (k !== '__proto__') rec[k] = v;
+        // Channel constants of two files disagreeing on a name are neither value (`applyChannelConstants`).
+        const clash = key === 'channelConstants' ? '{}' : undefined;
+        for (const [k, v] of Object.entries(value as Record<string, unknown>))
+          if (k !== '__proto__') rec[k] = clash !== undefined && k in rec && rec[k] !== v ? clash : v;
       }
     }
     this.wrappers.push(...state.wrappers);

@@ -22,6 +22,7 @@ import {
   sharedRuleName,
 } from './common';
 import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
+import { AMBIGUOUS_CONSTANT, CONSTANT_END, CONSTANT_MARK } from './eventuate';
 import { CSHARP_GRPC } from './grpc';
 import { MAX_SITES_PER_FILE, siteValue, summariseCsharpClass } from './objects';
 
@@ -750,7 +751,22 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       if (cls && /^(this\.)?\w*[Cc]onfiguration$/.test(e.text)) sink.optionSections.set(cls, '');
       return;
     }
-    sharedCallRules({ name, receiver, args, named: nm, loc }, sink);
+    // A broker name given by a class constant of another file or source (`BasicPublish(Exchanges.Orders, …)`,
+    // `ProduceAsync(Topics.Orders, …)`): resolved when linking (`applyChannelConstants`), else a run-time name.
+    // Only the arguments that name something (not `type: ExchangeType.Topic`, not the body).
+    const nameArgs = BROKER_NAME_ARGS.get(name.replace(/Async$/, '')) ?? 0;
+    sharedCallRules(
+      {
+        name,
+        receiver,
+        args: nameArgs ? args.map((a, i) => (i < nameArgs ? markConstants(a) : a)) : args,
+        named: nameArgs
+          ? new Map([...nm].map(([k, v]) => [k, BROKER_NAME_PARAMS.has(k) ? markConstants(v) : v] as const))
+          : nm,
+        loc,
+      },
+      sink,
+    );
 
     // MassTransit endpoint names: the formatter the bus is configured with, and explicit receive endpoints
     // (`cfg.ReceiveEndpoint("orders", e => e.ConfigureConsumer<OrderConsumer>(ctx))`).
@@ -760,7 +776,11 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       return;
     }
     if (name === 'ReceiveEndpoint' && argNodes.length >= 2) {
-      const queue = literal(args[0]);
+      // `ReceiveEndpoint(EventBusConstants.OrderQueue, …)`: a constant of another file or attached source (a shared
+      // library), resolved when linking (`applyChannelConstants`), else a run-time queue.
+      const only = args[0]?.length === 1 ? args[0][0] : undefined;
+      const constant = only && 'ref' in only ? constantKey(only.ref) : undefined;
+      const queue = literal(args[0]) ?? (constant ? CONSTANT_MARK + constant : undefined);
       const body = argExpr(argNodes[argNodes.length - 1]!).expr.text;
       if (queue !== undefined)
         for (const m of body.matchAll(/\b(?:ConfigureConsumer|Consumer)<([\w.]+)>/g))
@@ -1190,6 +1210,31 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     return undefined;
   }
 
+  // `const string Name = "…"` (or `static readonly string`) of a class: `Class.Name` among the source's channel
+  // constants, for the files and sources that name it (`applyChannelConstants`); two values are none.
+  function onConstField(node: Node): void {
+    const mods = named(node)
+      .filter((x) => x.type === 'modifier')
+      .map((x) => x.text);
+    if (!mods.includes('const') && !(mods.includes('static') && mods.includes('readonly'))) return;
+    const decl = named(node).find((x) => x.type === 'variable_declaration');
+    if (!/^(string|String|System\.String)$/.test(decl?.childForFieldName('type')?.text ?? '')) return;
+    const owner = node.parent?.parent;
+    if (!owner || !/^(class|struct|record)_declaration$/.test(owner.type)) return;
+    const cls = owner.childForFieldName('name')?.text;
+    if (!cls) return;
+    for (const v of named(decl).filter((x) => x.type === 'variable_declarator')) {
+      const children = named(v);
+      const name = v.childForFieldName('name')?.text ?? children[0]?.text;
+      const init = children.slice(1).pop();
+      const value = init ? literal(evaluate(init)) : undefined;
+      if (!name || value === undefined) continue;
+      const consts = (sink.facts.channelConstants ??= {});
+      const key = `${cls}.${name}`;
+      consts[key] = key in consts && consts[key] !== value ? AMBIGUOUS_CONSTANT : value;
+    }
+  }
+
   function onClass(cls: Node): void {
     const attrs = attributes(cls);
     const className = cls.childForFieldName('name')?.text ?? '';
@@ -1350,6 +1395,7 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       { on: ['invocation_expression'], each: onInvocation },
       { on: ['object_creation_expression'], each: onCreation },
       { on: ['class_declaration', 'record_declaration'], each: onClass },
+      { on: ['field_declaration'], each: onConstField },
       { on: ['interface_declaration'], each: onInterface },
       sqlStringRule(sink, file, ['string_literal', 'verbatim_string_literal', 'raw_string_literal'], (s) =>
         s.parent?.type === 'interpolated_string_expression' ? undefined : (literal(evaluate(s)) ?? ''),
@@ -1357,6 +1403,35 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     ],
   };
 };
+
+/** RabbitMQ.Client and Confluent.Kafka calls (`…Async` too): how many leading arguments name exchanges, queues, keys, topics. */
+const BROKER_NAME_ARGS = new Map([
+  ['BasicPublish', 2],
+  ['BasicConsume', 1],
+  ['QueueDeclare', 1],
+  ['QueueBind', 3],
+  ['ExchangeDeclare', 1],
+  ['Produce', 1],
+  ['Subscribe', 1],
+]);
+const BROKER_NAME_PARAMS = new Set(['exchange', 'routingKey', 'queue', 'topic', 'topics']);
+
+/** A value's `Class.Name` references as marked names (`CONSTANT_MARK`) the link resolves. */
+function markConstants(parts: Part[]): Part[] {
+  return parts.map((p) => {
+    const key = 'ref' in p ? constantKey(p.ref) : undefined;
+    return key ? { lit: CONSTANT_MARK + key + CONSTANT_END } : p;
+  });
+}
+
+/**
+ * A reference written `Class.Name` (or qualified, `Ns.Class.Name`, `global::…`) as the key of a class constant
+ * (`Class.Name`), the form `applyChannelConstants` looks up; anything else (a variable's member) is none.
+ */
+function constantKey(ref: string): string | undefined {
+  const m = /^(?:global::)?(?:[A-Z]\w*\.)*([A-Z]\w*)\.([A-Za-z_]\w*)$/.exec(ref);
+  return m ? `${m[1]!}.${m[2]!}` : undefined;
+}
 
 /** C#: ASP.NET Core minimal APIs and attribute routing, HttpClient (typed and named), RabbitMQ.Client, Confluent.Kafka, EF Core, Mongo, StackExchange.Redis. */
 export const extractCSharp = extractorOf(csharpRules);

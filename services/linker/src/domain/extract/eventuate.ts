@@ -307,7 +307,11 @@ export function linkEventuate(files: readonly EventuateFile[], sink: Sink): void
       }
   }
   const exported = [...classConstants].filter((e): e is [string, string] => e[1] !== null);
-  if (exported.length) sink.facts.channelConstants = Object.fromEntries(exported.slice(0, MAX_EXPORTED_CONSTANTS));
+  if (exported.length)
+    sink.facts.channelConstants = {
+      ...sink.facts.channelConstants,
+      ...Object.fromEntries(exported.slice(0, MAX_EXPORTED_CONSTANTS)),
+    };
   const active = files.filter(eventuateActive);
   if (active.length === 0) return;
   // Simple name → full names the source declares.
@@ -385,6 +389,11 @@ const MAX_EXPORTED_CONSTANTS = 2000;
 /** A channel named by a constant of a class the source does not declare, until every source is known. */
 /** A channel named by a constant of another source (`Type.NAME`, Go `pkg.Name`), resolved when linking. */
 export const CONSTANT_MARK = '\u0003const:';
+/** A constant a source declares with two values (two files, two classes of one name): a run-time value. */
+export const AMBIGUOUS_CONSTANT = '{}';
+/** A constant's mark inside a longer name (`"orders." + Topics.Suffix`), ended by `CONSTANT_END`. */
+export const CONSTANT_END = '\u0004';
+const MARKED_CONSTANT = /\u0003const:([\w.]+)\u0004/g;
 
 /**
  * Channels named by another source's constant (`fromChannel(KitchenServiceChannels.COMMAND_CHANNEL)` with the
@@ -392,22 +401,45 @@ export const CONSTANT_MARK = '\u0003const:';
  * else a run-time channel (`{}`).
  */
 export function applyChannelConstants(sources: readonly SourceFacts[]): SourceFacts[] {
-  const pending = (x: { key?: string; queue?: string }): boolean => (x.key ?? x.queue ?? '').startsWith(CONSTANT_MARK);
-  if (!sources.some((s) => s.publishes.some(pending) || s.consumes.some(pending))) return [...sources];
+  const has = (n: string): boolean => n.includes(CONSTANT_MARK);
+  const pending = (x: { key?: string; queue?: string; exchange?: string }): boolean =>
+    has(x.key ?? x.queue ?? '') || has(x.exchange ?? '');
+  // Bus sites (`ReceiveEndpoint(Constants.Queue, …)`) name theirs the same way, instantiated after (bus.ts).
+  const pendingSite = (x: { types: readonly string[] }): boolean => x.types.some(has);
+  const waits = (s: SourceFacts): boolean =>
+    s.publishes.some(pending) ||
+    s.consumes.some(pending) ||
+    (s.busSites ?? []).some(pendingSite) ||
+    s.bindings.some(pending) ||
+    s.queues.some((q) => has(q.name)) ||
+    s.exchanges.some((x) => has(x.name));
+  if (!sources.some(waits)) return [...sources];
   const values = new Map<string, string | null>();
   for (const s of sources)
     for (const [k, v] of Object.entries(s.channelConstants ?? {})) {
       const prev = values.get(k);
       values.set(k, prev === undefined || prev === v ? v : null);
     }
-  const name = (n: string): string =>
-    n.startsWith(CONSTANT_MARK) ? (values.get(n.slice(CONSTANT_MARK.length)) ?? '{}') : n;
+  const value = (k: string): string => values.get(k) ?? '{}';
+  // The whole name (`Type.NAME`, Go `pkg.Name`), or a C# constant inside a concatenation (`"orders." + Topics.Suffix`).
+  const name = (n0: string): string => {
+    const n = n0.replace(MARKED_CONSTANT, (_, k: string) => value(k));
+    return n.startsWith(CONSTANT_MARK) ? value(n.slice(CONSTANT_MARK.length)) : n;
+  };
   return sources.map((s) =>
-    s.publishes.some(pending) || s.consumes.some(pending)
+    waits(s)
       ? {
           ...s,
-          publishes: s.publishes.map((p) => (pending(p) ? { ...p, key: name(p.key) } : p)),
+          publishes: s.publishes.map((p) => (pending(p) ? { ...p, exchange: name(p.exchange), key: name(p.key) } : p)),
           consumes: s.consumes.map((c) => (pending(c) ? { ...c, queue: name(c.queue) } : c)),
+          bindings: s.bindings.map((b) =>
+            pending(b) ? { ...b, exchange: name(b.exchange), queue: name(b.queue), key: name(b.key) } : b,
+          ),
+          queues: s.queues.map((q) => (has(q.name) ? { ...q, name: name(q.name) } : q)),
+          exchanges: s.exchanges.map((x) => (has(x.name) ? { ...x, name: name(x.name) } : x)),
+          ...(s.busSites
+            ? { busSites: s.busSites.map((b) => (pendingSite(b) ? { ...b, types: b.types.map(name) } : b)) }
+            : {}),
         }
       : s,
   );
