@@ -140,6 +140,43 @@ describe('declared clients in a shared library', () => {
     ]);
   });
 
+  it('a MicroProfile REST client of a library calls from the bean injecting it, at its configuration key', async () => {
+    const r = await reportOf({
+      ledger,
+      shared: {
+        'src/main/java/bank/api/LedgerService.java': lines(
+          'package bank.api;',
+          '@RegisterRestClient(configKey = "ledger-api")',
+          '@Path("/ledger")',
+          'public interface LedgerService {',
+          '  @GET',
+          '  @Path("/accounts/{id}/balance")',
+          '  Balance balance(@PathParam("id") String id);',
+          '  @POST',
+          '  @Path("/entries")',
+          '  void post(Entry e);',
+          '}',
+        ),
+      },
+      teller: {
+        'src/main/java/bank/teller/Teller.java': lines(
+          'package bank.teller;',
+          '@ApplicationScoped',
+          'public class Teller {',
+          '  @Inject @RestClient LedgerService ledgerService;',
+          '  public Balance check(String id) {',
+          '    return ledgerService.balance(id);',
+          '  }',
+          '}',
+        ),
+        'src/main/resources/application.properties': lines('quarkus.rest-client.ledger-api.url=http://ledger:8081'),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'teller src/main/java/bank/teller/Teller.java:6 | GET ledger/ledger/accounts/{}/balance | ledger src/main/java/bank/ledger/LedgerController.java:5 GET /ledger/accounts/{id}/balance (spring)',
+    ]);
+  });
+
   it('an interface declared and called in one service still calls from its declaration', async () => {
     const r = await reportOf({
       ledger,

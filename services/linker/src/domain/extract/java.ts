@@ -1492,7 +1492,7 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
         concat(base, placeholder(m.path)),
         'MicroProfile',
         { file, line: lineOf(m.member.childForFieldName('name') ?? m.member) },
-        { clientClass: className },
+        { clientClass: className, clientMethod: m.member.childForFieldName('name')?.text ?? '' },
       );
   }
 
