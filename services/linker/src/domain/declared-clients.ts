@@ -1,4 +1,4 @@
-import type { Call, ConfigEntry, Loc, SourceFacts } from './model';
+import type { Call, ConfigEntry, Loc, Part, SourceFacts } from './model';
 
 /**
  * Declared client interfaces (a Feign `@FeignClient` interface, Retrofit, `@HttpExchange`) kept in a library
@@ -40,7 +40,7 @@ export function applyDeclaredClients(sources: readonly SourceFacts[]): SourceFac
   for (const cls of declaredIn.keys()) if (foreignUse(cls)) for (const s of declaredIn.get(cls)!) libraries.add(s);
   if (libraries.size === 0) return [...sources];
 
-  const added = new Map<string, { calls: Call[]; config: ConfigEntry[] }>();
+  const added = new Map<string, { calls: Call[]; config: ConfigEntry[]; bases: Record<string, Part[]> }>();
   const bySource = new Map(sources.map((s) => [s.source, s] as const));
   const rewritten = sources.map((s) => {
     if (!libraries.has(s.source)) return s;
@@ -64,9 +64,15 @@ export function applyDeclaredClients(sources: readonly SourceFacts[]): SourceFac
           calls.push(call);
           continue;
         }
-        const into = added.get(u.source) ?? { calls: [], config: [] };
+        const into = added.get(u.source) ?? { calls: [], config: [], bases: {} };
         into.calls.push(call);
-        into.config.push(...libraryConfig(s, bySource.get(u.source)!, c));
+        // The base address the library registers for the interface (`retrofit.create(X.class)` there).
+        const base =
+          c.clientClass !== '__proto__' && Object.prototype.hasOwnProperty.call(s.clientBases, c.clientClass)
+            ? s.clientBases[c.clientClass]
+            : undefined;
+        if (base) into.bases[c.clientClass] = base;
+        into.config.push(...libraryConfig(s, bySource.get(u.source)!, [...c.url, ...(base ?? [])]));
         added.set(u.source, into);
       }
     }
@@ -83,14 +89,16 @@ export function applyDeclaredClients(sources: readonly SourceFacts[]): SourceFac
       seen.add(k);
       return true;
     });
-    return { ...s, calls: [...s.calls, ...more.calls], config: [...s.config, ...config] };
+    // The caller's own registration of an interface's base address wins over the library's.
+    const clientBases = { ...more.bases, ...s.clientBases };
+    return { ...s, calls: [...s.calls, ...more.calls], config: [...s.config, ...config], clientBases };
   });
 }
 
 /** The library's own entries (every profile's file) for the keys a call's URL reads that the user does not set. */
-function libraryConfig(library: SourceFacts, user: SourceFacts, call: Call): ConfigEntry[] {
+function libraryConfig(library: SourceFacts, user: SourceFacts, url: readonly Part[]): ConfigEntry[] {
   const keys = new Set<string>();
-  for (const p of call.url) if ('config' in p) keys.add(p.config);
+  for (const p of url) if ('config' in p) keys.add(p.config);
   if (keys.size === 0) return [];
   const own = new Set(user.config.filter((e) => !e.scope).map((e) => e.key));
   return library.config.filter((e) => !e.scope && !e.bundle && keys.has(e.key) && !own.has(e.key));

@@ -140,6 +140,46 @@ describe('declared clients in a shared library', () => {
     ]);
   });
 
+  it('a Retrofit interface a library builds itself keeps the library’s base address at the service’s call', async () => {
+    const r = await reportOf({
+      ledger,
+      shared: {
+        'src/main/java/bank/api/Ledger.java': lines(
+          'package bank.api;',
+          'public interface Ledger {',
+          '  @GET("ledger/accounts/{id}/balance")',
+          '  Call<Balance> balance(@Path("id") String id);',
+          '}',
+        ),
+        'src/main/java/bank/api/LedgerConfig.java': lines(
+          'package bank.api;',
+          '@Configuration',
+          'public class LedgerConfig {',
+          '  @Bean',
+          '  public Ledger ledger() {',
+          '    return new Retrofit.Builder().baseUrl("http://ledger:8081/").build().create(Ledger.class);',
+          '  }',
+          '}',
+        ),
+      },
+      teller: {
+        'src/main/java/bank/teller/Teller.java': lines(
+          'package bank.teller;',
+          '@Service',
+          'public class Teller {',
+          '  @Autowired private Ledger ledger;',
+          '  public Balance check(String id) throws Exception {',
+          '    return ledger.balance(id).execute().body();',
+          '  }',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'teller src/main/java/bank/teller/Teller.java:6 | GET ledger/ledger/accounts/{}/balance | ledger src/main/java/bank/ledger/LedgerController.java:5 GET /ledger/accounts/{id}/balance (spring)',
+    ]);
+  });
+
   it('a MicroProfile REST client of a library calls from the bean injecting it, at its configuration key', async () => {
     const r = await reportOf({
       ledger,
