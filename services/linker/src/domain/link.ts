@@ -1,4 +1,5 @@
 import { applyApiInterfaces, applyGatewayRoutes, applyGoOptions } from './api-interfaces';
+import { applyDeclaredClients } from './declared-clients';
 import { applyJsMessaging } from './js-flows';
 import { applyGoMounts, applyGoPackages } from './go-packages';
 import { instantiateOutboxes } from './outbox';
@@ -2258,7 +2259,9 @@ export function link(sources: readonly SourceFacts[]): LinkResult {
             applyGoOptions(
               applyGatewayRoutes(
                 applyApiInterfaces(
-                  applyChannelConstants(applyJsMessaging([...sources].sort((a, b) => cmp(a.source, b.source)))),
+                  applyDeclaredClients(
+                    applyChannelConstants(applyJsMessaging([...sources].sort((a, b) => cmp(a.source, b.source)))),
+                  ),
                 ),
               ),
             ),

@@ -84,6 +84,11 @@ export interface Call {
   readonly serviceName?: string;
   /** Typed client class whose base address is registered elsewhere in the source. */
   readonly clientClass?: string;
+  /**
+   * A declared client interface's method (Feign, Retrofit, `@HttpExchange`) making this call: the call is made
+   * where the method is invoked (`declared-clients.ts`), not where it is declared.
+   */
+  readonly clientMethod?: string;
   /** A page's script (a source built on a browser framework): a relative URL is the page's own origin. */
   readonly browser?: boolean;
   /**
@@ -621,6 +626,11 @@ export interface SourceFacts {
    * under which the service's routes are served too (absent on facts stored before it was extracted).
    */
   readonly pathBaseKeys?: string[];
+  /**
+   * Invocations on a receiver typed by a class or interface (`fraudClient.check(id)` with a field, constructor
+   * parameter or local `FraudClient fraudClient`): where a declared client's methods are called.
+   */
+  typedInvocations?: { type: string; method: string; loc: Loc }[];
   /** Route-annotated interfaces and the classes using them (absent on facts stored before they were extracted). */
   apiInterfaces?: ApiInterface[];
   apiInterfaceUses?: ApiInterfaceUse[];

@@ -833,6 +833,25 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     if (bases.length === 1) sink.facts.clientBases[cls] = evaluate(bases[0]!);
   }
 
+  /**
+   * `fraudClient.isFraudster(id)` on a field, constructor parameter or local typed by a class of the
+   * application (`private final FraudClient fraudClient`, `@Autowired`, Lombok's generated constructors):
+   * recorded for declared clients (`declared-clients.ts`), whose calls are made there.
+   */
+  function typedInvocation(inv: Node, name: string): void {
+    const obj = inv.childForFieldName('object');
+    if (!obj || !name) return;
+    const receiver =
+      obj.type === 'identifier'
+        ? obj.text
+        : obj.type === 'field_access' && obj.childForFieldName('object')?.type === 'this'
+          ? obj.childForFieldName('field')?.text
+          : undefined;
+    const type = receiver ? types.get(receiver) : undefined;
+    if (!type || !/^[A-Z]\w*$/.test(type) || JDK_TYPES.has(type)) return;
+    (sink.facts.typedInvocations ??= []).push({ type, method: name, loc: { file, line: lineOf(inv) } });
+  }
+
   /** The file uses the JAX-RS client API (read once, at its first `target(…)`). */
   let jaxrsFile: boolean | undefined;
 
@@ -1014,6 +1033,7 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
 
   function onInvocation(inv: Node): void {
     const name = inv.childForFieldName('name')?.text ?? '';
+    typedInvocation(inv, name);
     site(inv, name);
     objSite(inv, name, false);
     declaredClientBase(inv, name);
@@ -1309,6 +1329,7 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
       if (member?.type !== 'method_declaration') continue;
       streamFunction(member);
       legacyStream(member, cls.type === 'interface_declaration' ? className : undefined);
+      const methodName = member.childForFieldName('name')?.text;
       for (const a of annotations(member)) {
         const loc = { file, line: lineOf(a.node) };
         if (cls.type === 'interface_declaration' && className && !feign) {
@@ -1318,7 +1339,10 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
           const path = a.name === 'HTTP' ? str(a, 'path') : str(a, 'value', 'url');
           if (verb && path !== undefined) {
             const full = exchange ? placeholder(joinPath(exchangePrefix, path)) : placeholder(path);
-            sink.call(verb, full, exchange ? 'HttpExchange' : 'Retrofit', loc, { clientClass: className });
+            sink.call(verb, full, exchange ? 'HttpExchange' : 'Retrofit', loc, {
+              clientClass: className,
+              ...(methodName ? { clientMethod: methodName } : {}),
+            });
           }
         }
         const mapped = MAPPINGS[a.name];
@@ -1338,13 +1362,12 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
               // @FeignClient(path = "/api/orders"): a prefix of every method's path.
               const feignPath = str(feign, 'path');
               const full = feignPath ? placeholder(joinPath(feignPath, path)) : lit(path);
-              sink.call(
-                method === 'ANY' ? 'GET' : method,
-                base.length ? concat(base, full) : full,
-                'Feign',
-                loc,
-                service ? { serviceName: service } : {},
-              );
+              sink.call(method === 'ANY' ? 'GET' : method, base.length ? concat(base, full) : full, 'Feign', loc, {
+                ...(service ? { serviceName: service } : {}),
+                ...(className && cls.type === 'interface_declaration' && methodName
+                  ? { clientClass: className, clientMethod: methodName }
+                  : {}),
+              });
             } else sink.endpoint(method, path, 'spring', loc);
           }
         }
@@ -1480,7 +1503,7 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
         concat(base, placeholder(m.path)),
         'MicroProfile',
         { file, line: lineOf(m.member.childForFieldName('name') ?? m.member) },
-        { clientClass: className },
+        { clientClass: className, clientMethod: m.member.childForFieldName('name')?.text ?? '' },
       );
   }
 
@@ -1714,6 +1737,23 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
 
 /** Java: Spring MVC/WebFlux, RestTemplate, WebClient, Feign, Spring AMQP, Spring Kafka, JPA, Mongo, Redis. */
 export const extractJava = extractorOf(javaRules);
+
+/** The JDK's own types: a receiver of one is never a declared client. */
+const JDK_TYPES = new Set([
+  'String',
+  'Object',
+  'Integer',
+  'Long',
+  'Boolean',
+  'Double',
+  'List',
+  'Map',
+  'Set',
+  'Optional',
+  'StringBuilder',
+  'Collection',
+  'Stream',
+]);
 
 /** Names too common to be a wrapper's (`map.get(key)`, `list.add(x)`): never followed across classes. */
 const GENERIC_METHODS =
