@@ -1,6 +1,7 @@
 import type { Loc, SourceFacts } from '../model';
 import type { Sink } from './common';
 import { lineIndex } from './channels';
+import { nestFactoryQueue } from './nest-micro';
 
 /**
  * Eventuate Tram domain events (Java). A domain event is published to the channel named by its aggregate
@@ -393,21 +394,37 @@ export const CONSTANT_MARK = '\u0003const:';
  */
 export function applyChannelConstants(sources: readonly SourceFacts[]): SourceFacts[] {
   const pending = (x: { key?: string; queue?: string }): boolean => (x.key ?? x.queue ?? '').startsWith(CONSTANT_MARK);
-  if (!sources.some((s) => s.publishes.some(pending) || s.consumes.some(pending))) return [...sources];
+  const queued = (q: { name: string }): boolean => q.name.startsWith(CONSTANT_MARK);
+  const any = (s: SourceFacts): boolean =>
+    s.publishes.some(pending) || s.consumes.some(pending) || s.queues.some(queued);
+  if (!sources.some(any)) return [...sources];
   const values = new Map<string, string | null>();
   for (const s of sources)
     for (const [k, v] of Object.entries(s.channelConstants ?? {})) {
       const prev = values.get(k);
       values.set(k, prev === undefined || prev === v ? v : null);
     }
-  const name = (n: string): string =>
-    n.startsWith(CONSTANT_MARK) ? (values.get(n.slice(CONSTANT_MARK.length)) ?? '{}') : n;
+  const known = (k: string): string | undefined => values.get(k) ?? undefined;
+  const name = (n: string): string => {
+    if (!n.startsWith(CONSTANT_MARK)) return n;
+    const mark = n.slice(CONSTANT_MARK.length);
+    return nestFactoryQueue(mark, known) ?? values.get(mark) ?? '{}';
+  };
+  // A Nest factory call no source explains is no fact (it may be no RabbitMQ at all).
+  const unknownCall = (n: string): boolean => n.startsWith(`${CONSTANT_MARK}nest-call:`) && name(n) === '{}';
   return sources.map((s) =>
-    s.publishes.some(pending) || s.consumes.some(pending)
+    any(s)
       ? {
           ...s,
-          publishes: s.publishes.map((p) => (pending(p) ? { ...p, key: name(p.key) } : p)),
-          consumes: s.consumes.map((c) => (pending(c) ? { ...c, queue: name(c.queue) } : c)),
+          publishes: s.publishes
+            .filter((p) => !unknownCall(p.key))
+            .map((p) => (pending(p) ? { ...p, key: name(p.key) } : p)),
+          consumes: s.consumes
+            .filter((c) => !unknownCall(c.queue))
+            .map((c) => (pending(c) ? { ...c, queue: name(c.queue) } : c)),
+          queues: s.queues
+            .filter((q) => !unknownCall(q.name))
+            .map((q) => (queued(q) ? { ...q, name: name(q.name) } : q)),
         }
       : s,
   );
