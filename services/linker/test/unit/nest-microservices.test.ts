@@ -262,4 +262,57 @@ describe('NestJS microservices (issue 20)', () => {
     ]);
     expect(gaps(r)).toEqual([]);
   });
+  it("a config factory and queue enum of a shared library source name the queue of the other sources' clients and servers", async () => {
+    const r = await reportOf({
+      lib: {
+        'src/mq/mq-options.ts': lines(
+          "import { Transport } from '@nestjs/microservices';",
+          'export class MqOptions {',
+          '  build(name: string) {',
+          "    return { transport: Transport.RMQ, options: { urls: ['amqp://mq'], queue: name } };",
+          '  }',
+          '}',
+        ),
+        'src/mq/queues.ts': lines('export enum MqQueues {', "  MAIL = 'mail_q',", '}'),
+      },
+      web: {
+        'src/mail.module.ts': lines(
+          "import { ClientsModule } from '@nestjs/microservices';",
+          "import { MqQueues } from '../lib/mq/queues';",
+          '@Module({',
+          "  imports: [ClientsModule.registerAsync([{ name: 'MAIL', useFactory: (o: MqOptions) => o.build(MqQueues.MAIL) }])],",
+          '})',
+          'export class MailModule {}',
+        ),
+        'src/mail.service.ts': lines(
+          "import { ClientProxy } from '@nestjs/microservices';",
+          'export class MailService {',
+          "  constructor(@Inject('MAIL') private readonly mail: ClientProxy) {}",
+          "  send(m: unknown) { this.mail.emit('mail', m); }",
+          '}',
+        ),
+      },
+      mailer: {
+        'src/main.ts': lines(
+          "import { NestFactory } from '@nestjs/core';",
+          "import { MqQueues } from '../lib/mq/queues';",
+          'const app = await NestFactory.createMicroservice(AppModule, {',
+          '  useFactory: (o: MqOptions) => o.build(MqQueues.MAIL),',
+          '  inject: [MqOptions],',
+          '});',
+        ),
+        'src/mail.controller.ts': lines(
+          "import { EventPattern } from '@nestjs/microservices';",
+          'export class MailController {',
+          "  @EventPattern('mail')",
+          '  on() {}',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web src/mail.service.ts:4 | publish to queue `mail_q` (default exchange) | mailer src/mail.controller.ts:3 consume queue `mail_q`',
+    ]);
+    expect(gaps(r)).toEqual([]);
+  });
 });
