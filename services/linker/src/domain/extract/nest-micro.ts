@@ -40,7 +40,8 @@ export type NestPiece =
   | { readonly kind: 'clientCall'; readonly token: string; readonly method: string; readonly arg?: Part[] }
   | { readonly kind: 'serverCall'; readonly method: string; readonly arg?: Part[]; readonly loc: Loc };
 
-const MARKER = /@nestjs\/microservices|Transport\.|(?:create|connect)Microservice|MessagePattern|EventPattern|ControllerMethods/;
+const MARKER =
+  /@nestjs\/microservices|Transport\.|(?:create|connect)Microservice|MessagePattern|EventPattern|ControllerMethods/;
 /** A string literal, or a name the file's scope gives (`LOAN_QUEUE`, `process.env.QUEUE`). */
 const EXPR = String.raw`(['"\x60][^'"\x60]*['"\x60]|[A-Za-z_$][\w$.]*(?:\[[^\]]*\])?)`;
 
