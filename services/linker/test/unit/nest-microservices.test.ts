@@ -152,4 +152,167 @@ describe('NestJS microservices (issue 20)', () => {
       'web src/invoices.service.ts:14 | gRPC billing.InvoiceService/listInvoices | billing src/invoice.controller.ts:10 gRPC billing.InvoiceService/ListInvoices (grpc-nest)',
     ]);
   });
+  it('options built by a config factory method resolve at each call, and each send goes to the client of its own injection token', async () => {
+    const config = lines(
+      "import { Injectable } from '@nestjs/common';",
+      "import { Transport, RmqOptions } from '@nestjs/microservices';",
+      '@Injectable()',
+      'export class BrokerConfig {',
+      '  private url(): string {',
+      '    return `amqp://${process.env.MQ_HOST}`;',
+      '  }',
+      '  public optionsFor(queue: Queues): RmqOptions {',
+      '    return {',
+      '      transport: Transport.RMQ,',
+      '      options: { urls: [this.url()], queue, queueOptions: { durable: true } },',
+      '    };',
+      '  }',
+      '}',
+    );
+    const queues = lines('export enum Queues {', "  BILLING = 'billing_q',", "  SHIPPING = 'shipping_q',", '}');
+    const tokens = lines(
+      'export enum Tokens {',
+      "  BILLING = 'billing_client',",
+      "  SHIPPING = 'shipping_client',",
+      '}',
+    );
+    const server = (q: string, pattern: string) => ({
+      'src/broker-config.ts': config,
+      'src/queues.ts': queues,
+      'src/main.ts': lines(
+        "import { NestFactory } from '@nestjs/core';",
+        "import { AsyncMicroserviceOptions } from '@nestjs/microservices';",
+        "import { Queues } from './queues';",
+        'async function bootstrap() {',
+        '  const app = await NestFactory.createMicroservice<AsyncMicroserviceOptions>(AppModule, {',
+        `    useFactory: (cfg: BrokerConfig) => cfg.optionsFor(Queues.${q}),`,
+        '    inject: [BrokerConfig],',
+        '  });',
+        '  await app.listen();',
+        '}',
+      ),
+      'src/app.controller.ts': lines(
+        "import { Controller } from '@nestjs/common';",
+        "import { MessagePattern } from '@nestjs/microservices';",
+        '@Controller()',
+        'export class AppController {',
+        `  @MessagePattern('${pattern}')`,
+        '  handle() {}',
+        '}',
+      ),
+    });
+    const r = await reportOf({
+      shop: {
+        'src/broker-config.ts': config,
+        'src/queues.ts': queues,
+        'src/tokens.ts': tokens,
+        'src/clients.module.ts': lines(
+          "import { Module } from '@nestjs/common';",
+          "import { ClientProxy, ClientProxyFactory, ClientsModule } from '@nestjs/microservices';",
+          "import { Queues } from './queues';",
+          "import { Tokens } from './tokens';",
+          '@Module({',
+          '  imports: [',
+          '    ClientsModule.registerAsync([',
+          '      { name: Tokens.SHIPPING, useFactory: (cfg: BrokerConfig) => cfg.optionsFor(Queues.SHIPPING), inject: [BrokerConfig] },',
+          '    ]),',
+          '  ],',
+          '  providers: [',
+          '    {',
+          '      provide: Tokens.BILLING,',
+          '      useFactory: (cfg: BrokerConfig): ClientProxy =>',
+          '        ClientProxyFactory.create(cfg.optionsFor(Queues.BILLING)),',
+          '      inject: [BrokerConfig],',
+          '    },',
+          '  ],',
+          '})',
+          'export class ClientsConfig {}',
+        ),
+        'src/billing.service.ts': lines(
+          "import { Inject, Injectable } from '@nestjs/common';",
+          "import { ClientProxy } from '@nestjs/microservices';",
+          "import { Tokens } from './tokens';",
+          '@Injectable()',
+          'export class BillingService {',
+          '  constructor(@Inject(Tokens.BILLING) private readonly client: ClientProxy) {}',
+          '  charge(o: unknown) {',
+          "    return this.client.send('charge', o);",
+          '  }',
+          '}',
+        ),
+        'src/shipping.service.ts': lines(
+          "import { Inject, Injectable } from '@nestjs/common';",
+          "import { ClientProxy } from '@nestjs/microservices';",
+          "import { Tokens } from './tokens';",
+          '@Injectable()',
+          'export class ShippingService {',
+          '  constructor(@Inject(Tokens.SHIPPING) private readonly client: ClientProxy) {}',
+          '  ship(o: unknown) {',
+          "    this.client.emit('ship', o);",
+          '  }',
+          '}',
+        ),
+      },
+      billing: server('BILLING', 'charge'),
+      shipping: server('SHIPPING', 'ship'),
+    });
+    expect(rows(r)).toEqual([
+      'shop src/billing.service.ts:8 | publish to queue `billing_q` (default exchange) | billing src/app.controller.ts:5 consume queue `billing_q`',
+      'shop src/shipping.service.ts:8 | publish to queue `shipping_q` (default exchange) | shipping src/app.controller.ts:5 consume queue `shipping_q`',
+    ]);
+    expect(gaps(r)).toEqual([]);
+  });
+  it("a config factory and queue enum of a shared library source name the queue of the other sources' clients and servers", async () => {
+    const r = await reportOf({
+      lib: {
+        'src/mq/mq-options.ts': lines(
+          "import { Transport } from '@nestjs/microservices';",
+          'export class MqOptions {',
+          '  build(name: string) {',
+          "    return { transport: Transport.RMQ, options: { urls: ['amqp://mq'], queue: name } };",
+          '  }',
+          '}',
+        ),
+        'src/mq/queues.ts': lines('export enum MqQueues {', "  MAIL = 'mail_q',", '}'),
+      },
+      web: {
+        'src/mail.module.ts': lines(
+          "import { ClientsModule } from '@nestjs/microservices';",
+          "import { MqQueues } from '../lib/mq/queues';",
+          '@Module({',
+          "  imports: [ClientsModule.registerAsync([{ name: 'MAIL', useFactory: (o: MqOptions) => o.build(MqQueues.MAIL) }])],",
+          '})',
+          'export class MailModule {}',
+        ),
+        'src/mail.service.ts': lines(
+          "import { ClientProxy } from '@nestjs/microservices';",
+          'export class MailService {',
+          "  constructor(@Inject('MAIL') private readonly mail: ClientProxy) {}",
+          "  send(m: unknown) { this.mail.emit('mail', m); }",
+          '}',
+        ),
+      },
+      mailer: {
+        'src/main.ts': lines(
+          "import { NestFactory } from '@nestjs/core';",
+          "import { MqQueues } from '../lib/mq/queues';",
+          'const app = await NestFactory.createMicroservice(AppModule, {',
+          '  useFactory: (o: MqOptions) => o.build(MqQueues.MAIL),',
+          '  inject: [MqOptions],',
+          '});',
+        ),
+        'src/mail.controller.ts': lines(
+          "import { EventPattern } from '@nestjs/microservices';",
+          'export class MailController {',
+          "  @EventPattern('mail')",
+          '  on() {}',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web src/mail.service.ts:4 | publish to queue `mail_q` (default exchange) | mailer src/mail.controller.ts:3 consume queue `mail_q`',
+    ]);
+    expect(gaps(r)).toEqual([]);
+  });
 });

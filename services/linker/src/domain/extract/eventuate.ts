@@ -1,6 +1,7 @@
 import type { Loc, SourceFacts } from '../model';
 import type { Sink } from './common';
 import { lineIndex } from './channels';
+import { nestFactoryQueue } from './nest-micro';
 
 /**
  * Eventuate Tram domain events (Java). A domain event is published to the channel named by its aggregate
@@ -421,21 +422,35 @@ export function applyChannelConstants(sources: readonly SourceFacts[]): SourceFa
       values.set(k, prev === undefined || prev === v ? v : null);
     }
   const value = (k: string): string => values.get(k) ?? '{}';
-  // The whole name (`Type.NAME`, Go `pkg.Name`), or a C# constant inside a concatenation (`"orders." + Topics.Suffix`).
+  const known = (k: string): string | undefined => values.get(k) ?? undefined;
+  // A Nest factory's queue (`nest-call:`/`nest-factory:` marks); the whole name (`Type.NAME`, Go `pkg.Name`); or a C#
+  // constant inside a concatenation (`"orders." + Topics.Suffix`).
   const name = (n0: string): string => {
+    if (n0.startsWith(CONSTANT_MARK)) {
+      const queue = nestFactoryQueue(n0.slice(CONSTANT_MARK.length), known);
+      if (queue !== undefined) return queue;
+    }
     const n = n0.replace(MARKED_CONSTANT, (_, k: string) => value(k));
     return n.startsWith(CONSTANT_MARK) ? value(n.slice(CONSTANT_MARK.length)) : n;
   };
+  // A Nest factory call no source explains is no fact (it may be no RabbitMQ at all).
+  const unknownCall = (n: string): boolean => n.startsWith(`${CONSTANT_MARK}nest-call:`) && name(n) === '{}';
   return sources.map((s) =>
     waits(s)
       ? {
           ...s,
-          publishes: s.publishes.map((p) => (pending(p) ? { ...p, exchange: name(p.exchange), key: name(p.key) } : p)),
-          consumes: s.consumes.map((c) => (pending(c) ? { ...c, queue: name(c.queue) } : c)),
+          publishes: s.publishes
+            .filter((p) => !unknownCall(p.key))
+            .map((p) => (pending(p) ? { ...p, exchange: name(p.exchange), key: name(p.key) } : p)),
+          consumes: s.consumes
+            .filter((c) => !unknownCall(c.queue))
+            .map((c) => (pending(c) ? { ...c, queue: name(c.queue) } : c)),
           bindings: s.bindings.map((b) =>
             pending(b) ? { ...b, exchange: name(b.exchange), queue: name(b.queue), key: name(b.key) } : b,
           ),
-          queues: s.queues.map((q) => (has(q.name) ? { ...q, name: name(q.name) } : q)),
+          queues: s.queues
+            .filter((q) => !unknownCall(q.name))
+            .map((q) => (has(q.name) ? { ...q, name: name(q.name) } : q)),
           exchanges: s.exchanges.map((x) => (has(x.name) ? { ...x, name: name(x.name) } : x)),
           ...(s.busSites
             ? { busSites: s.busSites.map((b) => (pendingSite(b) ? { ...b, types: b.types.map(name) } : b)) }

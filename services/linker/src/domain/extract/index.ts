@@ -27,7 +27,7 @@ import {
 } from './common';
 import { extractProto } from './grpc';
 import { IMPORTED_CLIENT, MODULE_BASE, MODULE_ELSE } from './javascript';
-import { resolveNestMicroservices } from './nest-micro';
+import { exportNestConstants, resolveNestMicroservices } from './nest-micro';
 import { IMPLICIT_DATA_REST } from './java';
 import { extractChannels, sidecarPublishes } from './channels';
 import { type GeneratedOperation, linkGeneratedOperations } from './generated-clients';
@@ -375,6 +375,7 @@ export async function extractSource(
     } else if (topic !== '') sink.queue(topic, t.loc);
   }
   resolveNestMicroservices(sink, resolve);
+  exportNestConstants(sink, resolve);
   applyGoRouteTables(facts, sink);
   applyWrappers(facts, sink);
   applyMessageWrappers(facts, sink, resolve);

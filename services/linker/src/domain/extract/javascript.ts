@@ -218,6 +218,15 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
 
   // ---- during the walk: declarations, servers, clients, imports
   const declarations: Record<string, (node: Node) => void> = {
+    enum_declaration(node) {
+      // `enum Queues { ORDERS = 'orders_q' }`: each initialised member a constant `Queues.ORDERS` of the source.
+      const name = node.childForFieldName('name')?.text;
+      for (const m of node.childForFieldName('body')?.namedChildren ?? []) {
+        const key = m?.type === 'enum_assignment' ? m.childForFieldName('name')?.text : undefined;
+        const value = m?.childForFieldName('value');
+        if (name && key && value) scope.add(`${name}.${key}`, value);
+      }
+    },
     new_expression(node) {
       // `new Proxy({ baseUrl: process.env.X || "…" })`: the constructor's arguments (and the properties of an
       // object argument), for the class's own file (`${options.baseUrl}/restaurants` there).
