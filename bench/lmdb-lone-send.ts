@@ -6,12 +6,13 @@
 //   npx esbuild bench/lmdb-lone-send.ts --bundle --platform=node --format=esm --external:lmdb --outfile=bench/.out/lone.mjs
 //   node bench/.out/lone.mjs [sends=3000] [prefill=15000]   (inside the repository, so that lmdb resolves)
 // Variants for weighing what a send writes (docs/performance.md, "Where a lone durable send's extra CPU goes"):
-// RING=16 (the credit bucket keeps 16 debits, not 128), NO_LASTBATCH=1 (the finished task without the run's last
+// RING=16 (the credit bucket keeps 16 debits, not 128), OBJECT_RING=1 (the ring as written before ADR 0076: objects with
+// the whole charge id instead of 12-character notes in one string), SHORT_IDS=1 (short message ids, not UUIDs), NO_LASTBATCH=1 (the finished task without the run's last
 // batch), NO_RUNS=1 (no active-run marker), NO_EVENTS=1, NO_IDX=1 (the tasks without indexes), NO_CLAIM=1.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { LmdbDatabase, LmdbDocumentStore, LmdbEventLog } from '@a2a-inbound/adapter-lmdb';
 import type { PendingCommit } from '@a2a-inbound/adapter-lmdb';
 
@@ -95,7 +96,7 @@ let n = 0;
 async function send(): Promise<void> {
   n += 1;
   const id = randomUUID();
-  const messageId = `m-${process.pid}-${n}`;
+  const messageId = process.env.SHORT_IDS ? `m-${process.pid}-${n}` : randomUUID();
   if (!process.env.NO_CLAIM)
     await claims.insert(
       `demo-subscription:${messageId}`,
@@ -104,8 +105,17 @@ async function send(): Promise<void> {
     );
   const b = (await buckets.get('demo-subscription:0'))!;
   const ring = Number(process.env.RING ?? 128);
-  const debits = [...(b.doc.debits as unknown[]), { chargeId: `msg:${messageId}`, amount: 1 }].slice(-ring);
-  await buckets.replace(b.id, b.version, { ...b.doc, credits: (b.doc.credits as number) - 1, debits });
+  if (!process.env.OBJECT_RING) {
+    const digest = createHash('sha256').update(`msg:${messageId}`).digest('base64url').slice(0, 12);
+    const prev = (b.doc.ring as string | undefined) ?? '';
+    const entries = prev === '' ? [] : prev.split(' ');
+    entries.push(`${digest}:1`);
+    const next = entries.slice(-ring).join(' ');
+    await buckets.replace(b.id, b.version, { ...b.doc, credits: (b.doc.credits as number) - 1, ring: next });
+  } else {
+    const debits = [...(b.doc.debits as unknown[]), { chargeId: `msg:${messageId}`, amount: 1 }].slice(-ring);
+    await buckets.replace(b.id, b.version, { ...b.doc, credits: (b.doc.credits as number) - 1, debits });
+  }
   if (!process.env.NO_RUNS) await runs.insert(id, { taskId: id, sinceMs: Date.now() });
   const t = await tasks.insert(id, taskDoc(id, messageId, 'working'), { expiresAt: Date.now() + 7 * DAY });
   if (!process.env.NO_EVENTS) await log.appendBatch(id, events(id), { expireAfterMs: 7 * DAY });

@@ -129,7 +129,7 @@ class LmdbCollection<T extends object> implements Collection<T> {
   /**
    * What a compare-and-set or a delete needs of the stored row: its version and retention time, and its document
    * only when the collection has indexes to update. Without indexes the document is not parsed (a credit
-   * bucket's is a ring of 128 debits, rewritten on every send): `#write` puts `v` and `e` first.
+   * bucket, rewritten on every send, carries its ring of 128 debit notes): `#write` puts `v` and `e` first.
    */
   #readForWrite(id: string): Row | Head | undefined {
     if (this.#indexes.length > 0) return this.#read(id);

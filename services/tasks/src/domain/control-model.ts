@@ -28,9 +28,12 @@ export interface SubscriptionDoc {
 export interface CreditBucketDoc {
   subscriptionId: string;
   credits: number;
-  /** Recent debits applied here (a ring): what a charge paid, for refunds and resumes. Objects, not pairs:
-   *  FerretDB v1 refuses nested arrays. */
-  debits: CreditDebit[];
+  /** Recent debits applied here, oldest first: `<note>:<amount>` entries separated by spaces, each note the
+   *  digest of a charge id (ADR 0076; `debit-ring.ts`): what a charge paid, for refunds and resumes. */
+  ring?: string;
+  /** The ring as written before ADR 0076 (objects with the whole charge id): read, and dropped by the bucket's
+   *  next write. */
+  debits?: CreditDebit[];
   /** Ids of grants applied here (a ring): a grant resumed after a crash is not applied twice. */
   grants: string[];
 }

@@ -2,12 +2,11 @@ import { AppError, DuplicateKeyError, InsufficientCreditsError, NotFoundError } 
 import { a2aMeter } from '@a2a-inbound/telemetry';
 import type { Clock, Collection, IdGenerator, Versioned } from '@a2a-inbound/ports';
 import { isVersionConflict, updateWithRetry, upsertWithRetry } from '@a2a-inbound/ports';
-import type { CreditBucketDoc, CreditChargeDoc, CreditDebit, SubscriptionDoc } from './control-model';
+import type { CreditBucketDoc, CreditChargeDoc, SubscriptionDoc } from './control-model';
+import { bucketWith, debitNote, paidIn, ringOf, withDebit, withoutDebit } from './debit-ring';
 
 /** How many documents one subscription's balance is spread over (see ADR 0015). */
 export const CREDIT_BUCKETS = 16;
-/** Debits remembered per bucket: a refund or a resumed charge finds what was paid within this window. */
-const DEBIT_RING = 128;
 const GRANT_RING = 16;
 /** A charge record younger than this may still be paying (its request is running): a repeat leaves it alone. */
 const CHARGE_IN_PROGRESS_MS = 10_000;
@@ -100,7 +99,8 @@ export class Credits {
           // process that died between recording and paying: the repeat pays the rest.
           if (now - existing.doc.createdAtMs >= CHARGE_IN_PROGRESS_MS) {
             const buckets = await this.#buckets(subscriptionId);
-            const paid = buckets.reduce((s, b) => s + debitOf(b, chargeId), 0);
+            const note = debitNote(chargeId);
+            const paid = buckets.reduce((s, b) => s + debitOf(b, note), 0);
             if (paid < existing.doc.amount)
               await this.#debitOrUndo(subscriptionId, chargeId, existing.doc.amount - paid);
           }
@@ -147,7 +147,8 @@ export class Credits {
    */
   async payRest(subscriptionId: string, chargeId: string, amount: number): Promise<void> {
     if (amount <= 0) return;
-    const paid = (await this.#buckets(subscriptionId)).reduce((s, b) => s + debitOf(b, chargeId), 0);
+    const note = debitNote(chargeId);
+    const paid = (await this.#buckets(subscriptionId)).reduce((s, b) => s + debitOf(b, note), 0);
     if (paid < amount) await this.pay(subscriptionId, chargeId, amount - paid);
   }
 
@@ -270,6 +271,7 @@ export class Credits {
   }
 
   async #debit(subscriptionId: string, chargeId: string, need: number): Promise<void> {
+    const note = debitNote(chargeId);
     let remaining = need;
     // A random bucket first (one read); all of them only when that one cannot pay. After a conflict (another
     // charge wrote that bucket) the next round starts again from a random bucket: charges spread out.
@@ -293,11 +295,11 @@ export class Credits {
       const take = Math.min(bucket.doc.credits, remaining);
       this.#writing.add(bucket.id);
       try {
-        const saved = await this.c.creditBuckets.replace(bucket.id, bucket.version, {
-          ...bucket.doc,
-          credits: bucket.doc.credits - take,
-          debits: withDebit(bucket.doc.debits, chargeId, take),
-        });
+        const saved = await this.c.creditBuckets.replace(
+          bucket.id,
+          bucket.version,
+          bucketWith(bucket.doc, bucket.doc.credits - take, withDebit(ringOf(bucket.doc), note, take)),
+        );
         this.#remember(saved);
         remaining -= take;
       } catch (err) {
@@ -317,14 +319,16 @@ export class Credits {
    */
   async #giveBack(subscriptionId: string, chargeId: string): Promise<number> {
     const buckets = await this.#buckets(subscriptionId);
+    const note = debitNote(chargeId);
     let given = 0;
     for (let n = 0; n < CREDIT_BUCKETS; n++) {
-      if (debitOf(buckets[n], chargeId) === 0) continue;
+      if (debitOf(buckets[n], note) === 0) continue;
       let paid = 0; // set by the round that wrote (a conflict runs `mutate` again)
       await this.#updateBucket(subscriptionId, n, (b) => {
-        paid = b.debits.filter((d) => d.chargeId === chargeId).reduce((s, d) => s + d.amount, 0);
+        const ring = ringOf(b);
+        paid = paidIn(ring, note);
         if (paid === 0) return undefined;
-        return { ...b, credits: b.credits + paid, debits: withoutDebit(b.debits, chargeId) };
+        return bucketWith(b, b.credits + paid, withoutDebit(ring, note));
       });
       given += paid;
     }
@@ -338,17 +342,18 @@ export class Credits {
    */
   async giveBackBeyond(subscriptionId: string, chargeId: string, amount: number): Promise<void> {
     const buckets = await this.#buckets(subscriptionId);
-    let excess = buckets.reduce((s, b) => s + debitOf(b, chargeId), 0) - amount;
+    const note = debitNote(chargeId);
+    let excess = buckets.reduce((s, b) => s + debitOf(b, note), 0) - amount;
     for (let n = 0; n < CREDIT_BUCKETS && excess > 0; n++) {
-      if (debitOf(buckets[n], chargeId) === 0) continue;
+      if (debitOf(buckets[n], note) === 0) continue;
       let take = 0;
       await this.#updateBucket(subscriptionId, n, (b) => {
-        const paid = b.debits.filter((d) => d.chargeId === chargeId).reduce((s, d) => s + d.amount, 0);
+        const ring = ringOf(b);
+        const paid = paidIn(ring, note);
         take = Math.min(paid, excess);
         if (take === 0) return undefined;
-        const debits = withoutDebit(b.debits, chargeId);
-        if (paid > take) debits.push({ chargeId, amount: paid - take });
-        return { ...b, credits: b.credits + take, debits };
+        const without = withoutDebit(ring, note);
+        return bucketWith(b, b.credits + take, paid > take ? withDebit(without, note, paid - take) : without);
       });
       excess -= take;
       this.#refunded.add(take);
@@ -397,47 +402,10 @@ function fullest(buckets: Bucket[]): number {
   return best;
 }
 
-function debitOf(bucket: Bucket, chargeId: string): number {
-  return (bucket?.doc.debits ?? []).filter((d) => d.chargeId === chargeId).reduce((s, d) => s + d.amount, 0);
-}
-
-/**
- * The ring with `take` more for `chargeId`: its earlier debits folded into one entry at the end, the oldest
- * others dropped beyond `DEBIT_RING`. One pass to count, one array of its final size: every send rewrites a
- * full ring (indexed loops and no `push` growth: half the cost of iterating and growing, measured).
- */
-function withDebit(debits: readonly CreditDebit[], chargeId: string, take: number): CreditDebit[] {
-  const n = debits.length;
-  let amount = take;
-  let others = 0;
-  for (let i = 0; i < n; i++) {
-    const d = debits[i]!;
-    if (d.chargeId === chargeId) amount += d.amount;
-    else others += 1;
-  }
-  let skip = others > DEBIT_RING - 1 ? others - (DEBIT_RING - 1) : 0;
-  const out = new Array<CreditDebit>(others - skip + 1);
-  let k = 0;
-  let frozen = true;
-  for (let i = 0; i < n; i++) {
-    const d = debits[i]!;
-    if (d.chargeId === chargeId) continue;
-    if (skip > 0) skip -= 1;
-    else {
-      out[k++] = d;
-      frozen &&= Object.isFrozen(d);
-    }
-  }
-  out[k] = Object.freeze({ chargeId, amount });
-  // Entries read from the in-memory store are frozen (ADR 0070): a ring frozen all the way down is stored as it
-  // is there, not copied entry by entry again. Only frozen deep: a shallow freeze would share mutable entries.
-  return frozen ? (Object.freeze(out) as CreditDebit[]) : out; // as read-only as a read of the store (ADR 0070)
-}
-
-function withoutDebit(debits: CreditDebit[], chargeId: string): CreditDebit[] {
-  return debits.filter((d) => d.chargeId !== chargeId);
+function debitOf(bucket: Bucket, note: string): number {
+  return bucket ? paidIn(ringOf(bucket.doc), note) : 0;
 }
 
 function emptyBucket(subscriptionId: string): CreditBucketDoc {
-  return { subscriptionId, credits: 0, debits: [], grants: [] };
+  return { subscriptionId, credits: 0, ring: '', grants: [] };
 }

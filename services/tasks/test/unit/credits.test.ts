@@ -5,6 +5,7 @@ import type { Collection, DocumentStore } from '@a2a-inbound/ports';
 import { ControlPlane, openControlCollections } from '../../src/domain/control-plane';
 import type { CreditBucketDoc, CreditChargeDoc, SubscriptionDoc } from '../../src/domain/control-model';
 import { CREDIT_BUCKETS } from '../../src/domain/credits';
+import { debitNote } from '../../src/domain/debit-ring';
 
 /**
  * The credit design of ADR 0015 against any document store: the in-memory one here (with writes made slow,
@@ -145,33 +146,18 @@ describe('credits (bucketed balance and charge ledger)', () => {
     expect((await control.accounts.getSubscription('sub')).credits).toBe(9);
   });
 
-  it('a charge hands the in-memory store a ring frozen all the way down, which it keeps without copying (ADR 0070)', async () => {
-    const store = new InMemoryDocumentStore();
-    const rings: { passed: unknown; kept: unknown; entriesFrozen: boolean }[] = [];
-    const open = store.collection.bind(store);
-    store.collection = (async (spec: Parameters<typeof open>[0]) => {
-      const c = await open(spec);
-      if (spec.name !== 'credit_buckets') return c;
-      const replace = c.replace.bind(c);
-      c.replace = async (id, version, doc, options) => {
-        const saved = await replace(id, version, doc, options);
-        const passed = (doc as CreditBucketDoc).debits;
-        rings.push({
-          passed,
-          kept: (saved.doc as CreditBucketDoc).debits,
-          entriesFrozen: passed.every(Object.isFrozen),
-        });
-        return saved;
-      };
-      return c;
-    }) as typeof store.collection;
-    const { control } = await creditsSetup(store, 1000);
-    for (let i = 0; i < 40; i++) await control.accounts.charge('sub', `msg:${i}`);
-    expect(rings.length).toBeGreaterThanOrEqual(40);
-    for (const r of rings) {
-      expect(r.entriesFrozen).toBe(true);
-      expect(r.kept).toBe(r.passed); // the store shares a frozen value instead of copying it
+  it('a bucket stays small whatever the message ids: 128 notes of 12 characters, not the charge ids (ADR 0076)', async () => {
+    const { control, buckets } = await creditsSetup(new InMemoryDocumentStore(), 16 * 1000);
+    const longId = (i: number): string => `msg:${'x'.repeat(200)}-${i}`; // a client's long messageId
+    for (let i = 0; i < 16 * 160; i++) await control.accounts.charge('sub', longId(i));
+    let largest = 0;
+    for (let n = 0; n < CREDIT_BUCKETS; n++) {
+      const doc = (await buckets.get(`sub:${n}`))!.doc;
+      expect(doc.debits).toBeUndefined();
+      largest = Math.max(largest, JSON.stringify(doc).length);
     }
+    // 128 entries of `<12 characters>:1` and a space: about 2 KB; the whole ids would be about 27 KB.
+    expect(largest).toBeLessThan(2_300);
   });
 
   it("a bucket's debit ring keeps its latest 128 charges, oldest first; a refund within it gives back exactly its charge", async () => {
@@ -186,8 +172,8 @@ describe('credits (bucketed balance and charge ledger)', () => {
       const replace = c.replace.bind(c);
       c.replace = async (id, version, doc, options) => {
         const saved = await replace(id, version, doc, options);
-        const last = (doc as CreditBucketDoc).debits.at(-1);
-        if (last) placed.set(id, [...(placed.get(id) ?? []), last.chargeId]);
+        const last = (doc as CreditBucketDoc).ring?.split(' ').at(-1);
+        if (last) placed.set(id, [...(placed.get(id) ?? []), last]);
         return saved;
       };
       return c;
@@ -197,15 +183,54 @@ describe('credits (bucketed balance and charge ledger)', () => {
     for (let i = 0; i < sends; i++) await control.accounts.charge('sub', `msg:${i}`);
     let full = 0;
     for (let n = 0; n < CREDIT_BUCKETS; n++) {
-      const ring = (await buckets.get(`sub:${n}`))?.doc.debits ?? [];
+      const ringText = (await buckets.get(`sub:${n}`))?.doc.ring ?? '';
+      const ring = ringText === '' ? [] : ringText.split(' ');
       const expected = (placed.get(`sub:${n}`) ?? []).slice(-128);
-      expect(ring.map((d) => d.chargeId)).toEqual(expected);
-      expect(ring.every((d) => d.amount === 1)).toBe(true);
+      expect(ring).toEqual(expected);
+      expect(ring.every((e) => e.endsWith(':1'))).toBe(true);
       if (ring.length === 128) full += 1;
     }
     expect(full).toBeGreaterThan(0);
+    // Every charge's note is where it was paid: the ring holds the note of each charge its bucket paid last.
+    const notes = new Set([...placed.values()].flat().map((e) => e.split(':')[0]));
+    for (let i = sends - 50; i < sends; i++) expect(notes.has(debitNote(`msg:${i}`))).toBe(true);
     await control.accounts.refund('sub', `msg:${sends - 1}`);
     expect((await control.accounts.getSubscription('sub')).credits).toBe(16 * 1000 - sends + 1);
+    await control.accounts.refund('sub', `msg:${sends - 1}`); // once only
+    expect((await control.accounts.getSubscription('sub')).credits).toBe(16 * 1000 - sends + 1);
+  });
+
+  it('a bucket written before ADR 0076 (its debits as objects) is refunded from them and rewritten as notes', async () => {
+    const store = new InMemoryDocumentStore();
+    const { control, buckets, charges, clock } = await creditsSetup(store, 0);
+    for (let n = 0; n < CREDIT_BUCKETS; n++) {
+      await buckets.insert(`sub:${n}`, {
+        subscriptionId: 'sub',
+        credits: 9,
+        debits:
+          n === 3
+            ? [
+                { chargeId: 'msg:old', amount: 1 },
+                { chargeId: 'msg:older', amount: 2 },
+              ]
+            : [],
+        grants: [],
+      });
+    }
+    await charges.insert('sub:msg:old', {
+      subscriptionId: 'sub',
+      chargeId: 'msg:old',
+      amount: 1,
+      state: 'charged',
+      createdAtMs: clock.now(),
+    });
+    await control.accounts.refund('sub', 'msg:old');
+    expect((await control.accounts.getSubscription('sub')).credits).toBe(16 * 9 + 1);
+    const rewritten = (await buckets.get('sub:3'))!.doc;
+    expect(rewritten.debits).toBeUndefined();
+    expect(rewritten.ring).toBe(`${debitNote('msg:older')}:2`);
+    await control.accounts.refund('sub', 'msg:old'); // already refunded: nothing more
+    expect((await control.accounts.getSubscription('sub')).credits).toBe(16 * 9 + 1);
   });
 
   it('a cost larger than any one bucket is paid from several, and refunded to them', async () => {
