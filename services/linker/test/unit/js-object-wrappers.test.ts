@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { gaps, reportOf, rows, unresolved } from '../support/in-memory-report';
+
+const lines = (...l: string[]): string => `${l.join('\n')}\n`;
+
+/** A shared node-nats-streaming Publisher/Listener package (base classes and a subjects enum). */
+const common = {
+  'package.json': JSON.stringify({ name: '@shop/common', main: 'build/index.js' }),
+  'src/index.ts': lines(
+    "export * from './base-publisher';",
+    "export * from './base-listener';",
+    "export * from './subjects';",
+  ),
+  'src/subjects.ts': lines(
+    'export enum Subjects {',
+    "  ItemCreated = 'item:created',",
+    "  ItemReserved = 'item:reserved',",
+    '}',
+  ),
+  'src/base-publisher.ts': lines(
+    "import { Stan } from 'node-nats-streaming';",
+    'export abstract class Publisher<T> {',
+    "  abstract subject: T['subject'];",
+    '  constructor(protected client: Stan) {}',
+    '  publish(data: unknown) {',
+    '    this.client.publish(this.subject, JSON.stringify(data));',
+    '  }',
+    '}',
+  ),
+  'src/base-listener.ts': lines(
+    "import { Stan, Message } from 'node-nats-streaming';",
+    'export abstract class Listener<T> {',
+    "  abstract subject: T['subject'];",
+    '  abstract queueGroupName: string;',
+    '  constructor(protected client: Stan) {}',
+    '  abstract onMessage(data: unknown, msg: Message): void;',
+    '  listen() {',
+    '    const sub = this.client.subscribe(this.subject, this.queueGroupName, {});',
+    "    sub.on('message', (m: Message) => this.onMessage(JSON.parse(m.getData() as string), m));",
+    '  }',
+    '}',
+  ),
+};
+
+describe('JavaScript/TypeScript: project wrappers in files that import the raw library (issue 20)', () => {
+  it('a publish through a project Publisher class in a file importing node-nats-streaming (a type only) is found', async () => {
+    const r = await reportOf({
+      common,
+      stock: {
+        'src/events/item-reserved-publisher.ts': lines(
+          "import { Publisher, Subjects } from '@shop/common';",
+          'export class ItemReservedPublisher extends Publisher<ItemReservedEvent> {',
+          '  readonly subject = Subjects.ItemReserved;',
+          '}',
+        ),
+        'src/events/item-created-listener.ts': lines(
+          "import { Listener, Subjects } from '@shop/common';",
+          "import { Message } from 'node-nats-streaming';",
+          "import { ItemReservedPublisher } from './item-reserved-publisher';",
+          "import { bus } from '../bus';",
+          'export class ItemCreatedListener extends Listener<ItemCreatedEvent> {',
+          '  subject: Subjects.ItemCreated = Subjects.ItemCreated;',
+          "  queueGroupName = 'stock-service';",
+          '  async onMessage(data: { id: string }, msg: Message) {',
+          '    await new ItemReservedPublisher(this.client).publish({ id: data.id });',
+          '    msg.ack();',
+          '  }',
+          '}',
+          'export function reserveLater(id: string) {',
+          '  return new ItemReservedPublisher(bus.client).publish({ id });',
+          '}',
+        ),
+        'src/index.ts': lines(
+          "import { ItemCreatedListener } from './events/item-created-listener';",
+          'new ItemCreatedListener(stan).listen();',
+        ),
+      },
+      orders: {
+        'src/events/item-reserved-listener.ts': lines(
+          "import { Listener, Subjects } from '@shop/common';",
+          'export class ItemReservedListener extends Listener<ItemReservedEvent> {',
+          '  subject: Subjects.ItemReserved = Subjects.ItemReserved;',
+          "  queueGroupName = 'orders-service';",
+          '  onMessage() {}',
+          '}',
+        ),
+        'src/index.ts': lines(
+          "import { ItemReservedListener } from './events/item-reserved-listener';",
+          'new ItemReservedListener(stan).listen();',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'stock src/events/item-created-listener.ts:9 | publish NATS / `item:reserved` | orders src/index.ts:2 consume NATS subject `item:reserved` (queue group `orders-service`)',
+      'stock src/events/item-created-listener.ts:14 | publish NATS / `item:reserved` | orders src/index.ts:2 consume NATS subject `item:reserved` (queue group `orders-service`)',
+    ]);
+    expect(gaps(r).filter((g) => g.startsWith('publish'))).toEqual([]);
+  });
+});
