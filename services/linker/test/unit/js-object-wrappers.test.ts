@@ -96,4 +96,94 @@ describe('JavaScript/TypeScript: project wrappers in files that import the raw l
     ]);
     expect(gaps(r).filter((g) => g.startsWith('publish'))).toEqual([]);
   });
+
+  it('an HTTP hook taking one object (`useRequest({ url, method, body })`) over `axios[method](url, …)` in a callback: each call reported at the caller with its method', async () => {
+    const r = await reportOf({
+      web: {
+        'package.json': JSON.stringify({ name: 'web', dependencies: { axios: '1', react: '18', next: '14' } }),
+        'hooks/use-request.js': lines(
+          "import axios from 'axios';",
+          "import { useState } from 'react';",
+          'export default ({ url, method, body, onSuccess }) => {',
+          '  const [errors, setErrors] = useState(null);',
+          '  const doRequest = async (props = {}) => {',
+          '    const response = await axios[method](url, { ...body, ...props });',
+          '    if (onSuccess) onSuccess(response.data);',
+          '    return response.data;',
+          '  };',
+          '  return { doRequest, errors };',
+          '};',
+        ),
+        'pages/cart.js': lines(
+          "import useRequest from '../hooks/use-request';",
+          'export default () => {',
+          '  const { doRequest } = useRequest({',
+          "    url: 'http://orders:3000/api/orders',",
+          "    method: 'post',",
+          '    body: { sku: 1 },',
+          '    onSuccess: () => {},',
+          '  });',
+          "  const list = useRequest({ url: 'http://orders:3000/api/orders/mine', method: 'get' });",
+          '  return null;',
+          '};',
+        ),
+      },
+      orders: {
+        'package.json': JSON.stringify({ name: 'orders', dependencies: { express: '4' } }),
+        'src/app.js': lines(
+          "const express = require('express');",
+          'const app = express();',
+          "app.post('/api/orders', (req, res) => res.send());",
+          "app.get('/api/orders/mine', (req, res) => res.send());",
+          'app.listen(3000);',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web pages/cart.js:3 | POST orders/api/orders | orders src/app.js:3 POST /api/orders (express)',
+      'web pages/cart.js:9 | GET orders/api/orders/mine | orders src/app.js:4 GET /api/orders/mine (express)',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+  });
+
+  it('`(opts) => axios.post(opts.url)`, a literal computed method, and a computed method of another library', async () => {
+    const r = await reportOf({
+      web: {
+        'package.json': JSON.stringify({ name: 'web', dependencies: { axios: '1' } }),
+        'src/api.ts': lines(
+          "import axios from 'axios';",
+          'export const submit = (opts: { url: string; body?: unknown }) => axios.post(opts.url, opts.body);',
+          "const verb = 'put';",
+          'export function rename(id: string) {',
+          '  return axios[verb](`http://orders:3000/api/orders/${id}/name`);',
+          '}',
+          'export function run(client, { url, action }) {',
+          '  return client[action](url);',
+          '}',
+        ),
+        'src/cancel.ts': lines(
+          "import { submit, run } from './api';",
+          'export async function cancel(id: string) {',
+          "  await submit({ url: 'http://orders:3000/api/orders/cancel', body: { id } });",
+          "  await run(redis, { url: 'http://orders:3000/api/orders/cancel', action: 'subscribe' });",
+          '}',
+        ),
+      },
+      orders: {
+        'package.json': JSON.stringify({ name: 'orders', dependencies: { express: '4' } }),
+        'src/app.js': lines(
+          "const express = require('express');",
+          'const app = express();',
+          "app.post('/api/orders/cancel', (req, res) => res.send());",
+          "app.put('/api/orders/:id/name', (req, res) => res.send());",
+          'app.listen(3000);',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web src/api.ts:5 | PUT orders/api/orders/{}/name | orders src/app.js:4 PUT /api/orders/:id/name (express)',
+      'web src/cancel.ts:3 | POST orders/api/orders/cancel | orders src/app.js:3 POST /api/orders/cancel (express)',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+  });
 });
