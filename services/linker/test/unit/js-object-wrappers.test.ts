@@ -186,4 +186,48 @@ describe('JavaScript/TypeScript: project wrappers in files that import the raw l
     ]);
     expect(unresolved(r)).toEqual([]);
   });
+
+  it('a Bull queue created in one module and filled by others through an import (named, namespace, re-exported, another source): the producer is each `add`', async () => {
+    const r = await reportOf({
+      jobs: {
+        'package.json': JSON.stringify({ name: '@shop/jobs', main: 'src/index.ts' }),
+        'src/index.ts': lines("export * from './queues';"),
+        'src/queues.ts': lines(
+          "import Queue from 'bull';",
+          "const expiryQueue = new Queue<{ id: string }>('cart:expiry', { redis: { host: 'redis' } });",
+          'expiryQueue.process(async (job) => job.data);',
+          "export const mails = new Queue('mails');",
+          'export { expiryQueue };',
+        ),
+        'src/listeners/cart.ts': lines(
+          "import { Message } from 'node-nats-streaming';",
+          "import { expiryQueue } from '../queues';",
+          'export async function onCart(id: string, msg: Message) {',
+          '  await expiryQueue.add({ id }, { delay: 1000 });',
+          '}',
+        ),
+        'src/mail-worker.ts': lines(
+          "import Queue from 'bull';",
+          "const mailQueue = new Queue('mails');",
+          'mailQueue.process(async (job) => job.data);',
+        ),
+      },
+      api: {
+        'src/routes/cart.ts': lines(
+          "import * as jobs from '@shop/jobs';",
+          "import { mails } from '@shop/jobs';",
+          'export async function checkout(id: string) {',
+          '  await jobs.expiryQueue.add({ id });',
+          "  await mails.add({ to: 'a@b.c' });",
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'api src/routes/cart.ts:4 | publish to queue `cart:expiry` (Bull) | jobs src/queues.ts:3 consume queue `cart:expiry` (Bull)',
+      'api src/routes/cart.ts:5 | publish to queue `mails` (Bull) | jobs src/mail-worker.ts:3 consume queue `mails` (Bull)',
+    ]);
+    // The listener's `add` in the queue's own source is its producer there too: no gap.
+    expect(gaps(r)).toEqual([]);
+  });
 });
