@@ -146,6 +146,47 @@ describe('JavaScript/TypeScript: project wrappers in files that import the raw l
     expect(unresolved(r)).toEqual([]);
   });
 
+  it('default exports called by the importer’s own name: `module.exports = …` (required), `export default function (…)`', async () => {
+    const r = await reportOf({
+      web: {
+        'package.json': JSON.stringify({ name: 'web', dependencies: { axios: '1' } }),
+        'lib/poster.js': lines(
+          "const axios = require('axios');",
+          'module.exports = ({ target, payload }) => axios.post(target, payload);',
+        ),
+        'lib/getter/index.ts': lines(
+          "import axios from 'axios';",
+          'export default function (opts: { path: string }) {',
+          '  return axios.get(opts.path);',
+          '}',
+        ),
+        'src/ship.js': lines(
+          "const postTo = require('../lib/poster');",
+          "postTo({ target: 'http://orders:3000/api/orders/ship', payload: {} });",
+        ),
+        'src/list.ts': lines(
+          "import readAll from '../lib/getter';",
+          "export const list = () => readAll({ path: 'http://orders:3000/api/orders' });",
+        ),
+      },
+      orders: {
+        'package.json': JSON.stringify({ name: 'orders', dependencies: { express: '4' } }),
+        'src/app.js': lines(
+          "const express = require('express');",
+          'const app = express();',
+          "app.get('/api/orders', (req, res) => res.send());",
+          "app.post('/api/orders/ship', (req, res) => res.send());",
+          'app.listen(3000);',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web src/list.ts:2 | GET orders/api/orders | orders src/app.js:3 GET /api/orders (express)',
+      'web src/ship.js:2 | POST orders/api/orders/ship | orders src/app.js:4 POST /api/orders/ship (express)',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+  });
+
   it('`(opts) => axios.post(opts.url)`, a literal computed method, and a computed method of another library', async () => {
     const r = await reportOf({
       web: {
