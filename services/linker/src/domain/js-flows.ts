@@ -60,7 +60,14 @@ interface Op {
 }
 
 export function applyJsMessaging(sources: readonly SourceFacts[]): SourceFacts[] {
-  if (!sources.some((s) => s.jsModules?.some((m) => m.functions.some((f) => f.effects.length)))) return [...sources];
+  if (
+    !sources.some((s) =>
+      s.jsModules?.some(
+        (m) => m.functions.some((f) => f.effects.length) || m.sites.some((x) => BULL_ADD.has(x.method ?? '')),
+      ),
+    )
+  )
+    return [...sources];
   const modules = new Map<string, Map<string, Mod>>();
   for (const s of sources) {
     const files = new Map<string, Mod>();
@@ -338,6 +345,71 @@ export function applyJsMessaging(sources: readonly SourceFacts[]): SourceFacts[]
     };
   };
 
+  /**
+   * What a name of a module is as written (not evaluated): its constant's value in the module that declares it,
+   * through imports, re-exports and namespace members; undefined for anything else.
+   */
+  const written = (mod: Mod, v: JsVal): { mod: Mod; name: string; val: JsVal } | undefined => {
+    if (!('id' in v) || /^\$\d+$|^this$/.test(v.id)) return undefined;
+    let at: { mod: Mod; name: string } | undefined = { mod, name: v.id };
+    for (const p of v.path ?? []) {
+      if (!at) return undefined;
+      const from: Mod = at.mod;
+      const imp: { from: string; name: string } | undefined = Object.prototype.hasOwnProperty.call(
+        from.m.imports,
+        at.name,
+      )
+        ? from.m.imports[at.name]
+        : undefined;
+      const ns: Mod | undefined = imp?.name === '*' ? resolveModule(from, imp.from) : undefined;
+      at = ns ? { mod: ns, name: p } : undefined;
+    }
+    for (let hops = 0; at && hops < 8; hops++) {
+      const { mod: m, name } = at;
+      if (Object.prototype.hasOwnProperty.call(m.m.values, name)) {
+        const val = m.m.values[name]!;
+        // `export { q as jobs }`: the alias names another constant of the module.
+        if ('id' in val && !val.path && val.id !== name) {
+          at = { mod: m, name: val.id };
+          continue;
+        }
+        return { mod: m, name, val };
+      }
+      if (Object.prototype.hasOwnProperty.call(m.m.imports, name)) {
+        const imp = m.m.imports[name]!;
+        const target = imp.name === '*' ? undefined : resolveModule(m, imp.from);
+        at = target ? { mod: target, name: imp.name } : undefined;
+        continue;
+      }
+      const r = m.m.reexports.find((x) => !x.names || Object.prototype.hasOwnProperty.call(x.names, name));
+      const target = r ? resolveModule(m, r.from) : undefined;
+      at = target && r ? { mod: target, name: r.names ? r.names[name]! : name } : undefined;
+    }
+    return undefined;
+  };
+  /**
+   * `q.add(…)` on a Bull/BullMQ/Bee-Queue queue that another module creates (`export const q = new Queue('x')`,
+   * imported): the queue's name; undefined when `site` is no such call.
+   */
+  const bullQueueOf = (
+    mod: Mod,
+    site: JsModule['sites'][number],
+  ): { name: string; mod: Mod; local: string } | undefined => {
+    if (!BULL_ADD.has(site.method ?? '') || !('id' in site.callee)) return undefined;
+    // A queue of the module itself is read from the file's text (`extract/channels.ts`).
+    if (!site.callee.path && Object.prototype.hasOwnProperty.call(mod.m.values, site.callee.id)) return undefined;
+    const def = written(mod, site.callee);
+    if (!def || !('new' in def.val) || !('id' in def.val.new) || def.val.new.path) return undefined;
+    const ctor = def.val.new.id;
+    const lib = Object.prototype.hasOwnProperty.call(def.mod.m.imports, ctor) ? def.mod.m.imports[ctor]! : undefined;
+    if (!lib || !BULL_LIBS.test(lib.from) || !/^(default|\*|Queue)$/.test(lib.name)) return undefined;
+    const first = def.val.args[0];
+    const names = first ? strings(evaluate(first, { mod: def.mod, params: [] }, 0)) : [];
+    return names.length === 1 ? { name: names[0]!, mod: def.mod, local: def.name } : undefined;
+  };
+  /** Queues created in a module that uses them nowhere there: its construction stood for their producers. */
+  const replaced = new Set<string>();
+
   // JetStream consumers declared anywhere (a topology, a setup script), by stream and durable name.
   const declared = new Map<string, string[]>();
   for (const files of modules.values())
@@ -420,6 +492,23 @@ export function applyJsMessaging(sources: readonly SourceFacts[]): SourceFacts[]
         }
       // A call whose callee's operations become known with this call's arguments: reported at the call.
       for (const site of mod.m.sites) {
+        const queue = bullQueueOf(mod, site);
+        if (queue) {
+          const key = `bull|${queue.name}|${mod.m.file}:${site.line}`;
+          if (!seen.has(key))
+            publishes.push({
+              broker: 'bullmq',
+              exchange: '',
+              key: queue.name,
+              loc: { file: mod.m.file, line: site.line },
+            });
+          seen.add(key);
+          const usedThere = queue.mod.m.sites.some(
+            (x) => 'id' in x.callee && x.callee.id === queue.local && !x.callee.path && BULL_USE.has(x.method ?? ''),
+          );
+          if (!usedThere) replaced.add(`${queue.mod.source}|${queue.mod.m.file}|${queue.name}`);
+          continue;
+        }
         const enclosing = site.fn !== undefined ? fnByName.get(site.fn) : undefined;
         const ctx: Ctx = { mod, params: [] };
         const target = calleeOf(site, ctx);
@@ -456,7 +545,12 @@ export function applyJsMessaging(sources: readonly SourceFacts[]): SourceFacts[]
       calls: [...s.calls.filter((c) => !callLines.has(`${c.loc.file}:${c.loc.line}`)), ...calls],
     };
   });
-  return out.map((s) => {
+  return out.map((facts) => {
+    const construction = (p: Publish): boolean =>
+      p.broker === 'bullmq' && replaced.has(`${facts.source}|${p.loc.file}|${p.key}`);
+    const s = facts.publishes.some(construction)
+      ? { ...facts, publishes: facts.publishes.filter((p) => !construction(p)) }
+      : facts;
     const inLibrary = (x: { loc: Loc }): boolean => instantiated.has(`${s.source}|${x.loc.file}:${x.loc.line}`);
     const dynamic = (c: Call): boolean => inLibrary(c) && c.url.some((p) => 'hole' in p || 'ref' in p);
     if (!s.publishes.some(inLibrary) && !s.consumes.some(inLibrary) && !s.calls.some(dynamic)) return s;
@@ -468,6 +562,11 @@ export function applyJsMessaging(sources: readonly SourceFacts[]): SourceFacts[]
     };
   });
 }
+
+/** Bull/BullMQ/Bee-Queue: the libraries, the calls that produce a job, and every use of a queue in its file. */
+const BULL_LIBS = /^(bull|bullmq|bee-queue)$/;
+const BULL_ADD: ReadonlySet<string> = new Set(['add', 'addBulk', 'createJob']);
+const BULL_USE: ReadonlySet<string> = new Set([...BULL_ADD, 'process']);
 
 /** A URL's path as text, its host part dropped. */
 const pathOf = (url: readonly Part[]): string =>

@@ -332,6 +332,16 @@ export interface HttpWrapper {
   /** The parameter's position, and its name (for keyword arguments). */
   readonly index: number;
   readonly param?: string;
+  /**
+   * JavaScript: the URL is a property of the object argument at `index` (`({ url }) => axios.post(url)`,
+   * `(opts) => axios.post(opts.url)`): the caller's object literal's `field`.
+   */
+  readonly field?: string;
+  /**
+   * The method is an argument too (`axios[method](url)` with `method` a parameter or a property of the object
+   * argument): the caller's literal names it (`method: 'post'`); unknown, the wrapper's `method` (`ANY`).
+   */
+  readonly methodFrom?: { readonly index: number; readonly field?: string };
   /** The URL around the parameter. */
   readonly before: readonly Part[];
   readonly after: readonly Part[];
@@ -350,6 +360,8 @@ export interface WrapperSite {
   readonly loc: Loc;
   /** Keyword arguments (Python `publish(exchange="x", routing_key=k)`): bound to the parameter of that name. */
   readonly named?: Readonly<Record<string, Part[]>>;
+  /** JavaScript: the properties of each argument that is an object literal, by position (null: not one). */
+  readonly fields?: readonly (Readonly<Record<string, Part[]>> | null)[];
   /**
    * The function around the call (Python): when the call passes one of its parameters on to a publish
    * wrapper, that function is a wrapper too (wrappers over wrappers, to any depth within a budget).

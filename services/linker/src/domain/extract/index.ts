@@ -19,6 +19,8 @@ import {
   concat,
   expandAlternatives,
   fieldRefOf,
+  httpMethod,
+  literal,
   instantiateReturns,
   instantiationBudget,
   nameOf,
@@ -642,6 +644,12 @@ export function configKeyTails(keys: ReadonlyMap<string, string>): Map<string, s
 const kwarg = (named: Readonly<Record<string, Part[]>> | undefined, key: string): Part[] | undefined =>
   named && Object.prototype.hasOwnProperty.call(named, key) ? named[key] : undefined;
 
+/** The property `field` of the object literal a call passes at `index`. */
+const fieldArg = (site: WrapperSite, index: number, field: string): Part[] | undefined => {
+  const obj = site.fields?.[index];
+  return obj && Object.prototype.hasOwnProperty.call(obj, field) ? obj[field] : undefined;
+};
+
 function applyWrappers(facts: SourceFacts, sink: Sink): void {
   if (sink.wrappers.length === 0 || sink.sites.length === 0) return;
   const byName = new Map<string, HttpWrapper | null>();
@@ -650,7 +658,8 @@ function applyWrappers(facts: SourceFacts, sink: Sink): void {
     const same = (a: HttpWrapper, b: HttpWrapper): boolean =>
       a.index === b.index &&
       a.method === b.method &&
-      JSON.stringify([a.before, a.after]) === JSON.stringify([b.before, b.after]);
+      JSON.stringify([a.before, a.after, a.field, a.methodFrom]) ===
+        JSON.stringify([b.before, b.after, b.field, b.methodFrom]);
     if (prev === undefined) byName.set(w.name, w);
     else if (prev !== null && !same(prev, w)) byName.set(w.name, null);
   }
@@ -658,13 +667,23 @@ function applyWrappers(facts: SourceFacts, sink: Sink): void {
   for (const site of sink.sites) {
     if (site.messageOnly) continue;
     const w = byName.get(site.name);
-    // By position, else by keyword (`get_order(path="/orders/2")`).
-    const arg = w
-      ? (site.args[w.index] ?? (w.param !== undefined ? kwarg(site.named, w.param) : undefined))
-      : undefined;
+    // By position, else by keyword (`get_order(path="/orders/2")`); a property of an object argument.
+    const arg = !w
+      ? undefined
+      : w.field !== undefined
+        ? fieldArg(site, w.index, w.field)
+        : (site.args[w.index] ?? (w.param !== undefined ? kwarg(site.named, w.param) : undefined));
     if (!w || !arg || (w.arity !== undefined && site.args.length !== w.arity)) continue;
+    let method = w.method;
+    if (w.methodFrom) {
+      const { index, field } = w.methodFrom;
+      const given = literal(field !== undefined ? fieldArg(site, index, field) : site.args[index]);
+      // A literal that is no HTTP method (`client[op](key)` of another library) is no call of this wrapper.
+      if (given !== undefined && !httpMethod(given)) continue;
+      method = httpMethod(given) ?? w.method;
+    }
     used.add(w);
-    sink.call(w.method, concat(w.before, arg, w.after), w.client, site.loc);
+    sink.call(method, concat(w.before, arg, w.after), w.client, site.loc);
   }
   const dropped = new Set(
     sink.wrappers.filter((w) => used.has(byName.get(w.name)!)).map((w) => `${w.loc.file}:${w.loc.line}`),

@@ -14,7 +14,7 @@ import {
   lit,
   literal,
   nameOf,
-  paramWrapper,
+  type HttpWrapper,
   sharedCallRules,
   sharedRuleName,
   withBase,
@@ -106,6 +106,7 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
   const mounts = new Map<string, string>(); // router var → prefix
   const routers = new Set<string>(); // vars holding an express.Router()
   const imports = new Map<string, string>(); // local name → module specifier
+  const defaultImports = new Set<string>(); // local names of a module's default export (`import x from`, `require`)
 
   /** Local names of the environment object (`const env = process.env`). */
   const envAliases = new Set<string>();
@@ -347,7 +348,10 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       const clause = node.namedChildren.find((c) => c?.type === 'import_clause');
       if (spec && clause) {
         for (const c of clause.namedChildren) {
-          if (c?.type === 'identifier') imports.set(c.text, unquote(spec.text));
+          if (c?.type === 'identifier') {
+            imports.set(c.text, unquote(spec.text));
+            defaultImports.add(c.text);
+          }
           if (c?.type === 'named_imports')
             for (const sp of c.namedChildren) {
               const local = sp?.childForFieldName('alias') ?? sp?.childForFieldName('name');
@@ -406,7 +410,10 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
     } else if (/^express$/.test(fn)) servers.set(name, 'express');
     else if (fn === 'require' && v.type === 'call_expression') {
       const spec = v.childForFieldName('arguments')?.namedChild(0);
-      if (spec?.type === 'string') imports.set(name, unquote(spec.text));
+      if (spec?.type === 'string') {
+        imports.set(name, unquote(spec.text));
+        defaultImports.add(name);
+      }
     } else if (/^(fastify|Fastify)$|require\(['"]fastify['"]\)/.test(fn)) servers.set(name, 'fastify');
     else if (/^(axios\.create|got\.extend|ky\.create|ky\.extend)$/.test(fn)) {
       const props = objectProps(v.childForFieldName('arguments')?.namedChild(0) ?? null);
@@ -545,6 +552,7 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
     const fn = call.childForFieldName('function');
     const argsNode = call.childForFieldName('arguments');
     if (!fn || !argsNode || argsNode.type !== 'arguments') return;
+    if (fn.type === 'subscript_expression') return computedCall(call, fn, argsNode);
     const callee = fn.type === 'member_expression' ? (fn.childForFieldName('property')?.text ?? '') : fn.text;
     if (!JS_NAMES.has(callee) && !sharedRuleName(callee)) {
       wrapperSite(callee, argsNode, call);
@@ -762,9 +770,26 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
     if (p?.type === 'pair') return p.childForFieldName('key')?.text.replace(/^['"]|['"]$/g, '');
     if (p?.type === 'assignment_expression') {
       const left = p.childForFieldName('left');
+      // `module.exports = (…) => …`: the module's default, called by whatever name its importers give it.
+      if (left?.text === 'module.exports') return `${DEFAULT_EXPORT}${moduleKey(file)}`;
       return left?.type === 'member_expression' ? left.childForFieldName('property')?.text : left?.text;
     }
+    // `export default ({ url, method }) => …`: likewise.
+    if (p?.type === 'export_statement' && p.children.some((c) => c?.type === 'default'))
+      return `${DEFAULT_EXPORT}${moduleKey(file)}`;
     return undefined;
+  }
+
+  /**
+   * The names a call of a default import may reach a wrapper by (`import useRequest from '../hooks/use-request'`
+   * → the default export of `hooks/use-request`); `@/x` and `~/x` as the project's `src/x` or `x`.
+   */
+  function defaultExportNames(callee: string): string[] {
+    const spec = defaultImports.has(callee) ? imports.get(callee) : undefined;
+    if (!spec) return [];
+    if (spec.startsWith('.')) return [`${DEFAULT_EXPORT}${moduleKey(joinModule(file, spec))}`];
+    const alias = /^[@~]\/(.+)$/.exec(spec);
+    return alias ? [`src/${alias[1]!}`, alias[1]!].map((m) => `${DEFAULT_EXPORT}${moduleKey(m)}`) : [];
   }
 
   /**
@@ -796,18 +821,121 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
     });
   }
 
-  /** The call's URL built from exactly one parameter of the function around it, and that function's name. */
+  /**
+   * The locals a function's destructured parameters bind (`({ url, method: verb = 'get' }, opts)`), each to
+   * the property of the argument at its position.
+   */
+  function parameterFields(fnNode: Node): Map<string, { index: number; field: string }> {
+    const out = new Map<string, { index: number; field: string }>();
+    const list = (fnNode.childForFieldName('parameters')?.namedChildren ?? []).filter(
+      (x): x is Node => x !== null && x.type !== 'comment',
+    );
+    list.forEach((p, index) => {
+      let pattern: Node | null = p.type === 'object_pattern' ? p : (p.childForFieldName('pattern') ?? p);
+      if (pattern?.type === 'assignment_pattern') pattern = pattern.childForFieldName('left');
+      if (pattern?.type !== 'object_pattern') return;
+      for (const c of pattern.namedChildren) {
+        let local: Node | null | undefined;
+        let key: string | undefined;
+        if (c?.type === 'shorthand_property_identifier_pattern') [local, key] = [c, c.text];
+        else if (c?.type === 'object_assignment_pattern') {
+          local = c.childForFieldName('left');
+          key = local?.text;
+        } else if (c?.type === 'pair_pattern') {
+          local = c.childForFieldName('value');
+          if (local?.type === 'assignment_pattern') local = local.childForFieldName('left');
+          key = c.childForFieldName('key')?.text.replace(/^['"]|['"]$/g, '');
+        }
+        if (local && key && /^(identifier|shorthand_property_identifier_pattern)$/.test(local.type))
+          out.set(local.text, { index, field: key });
+      }
+    });
+    return out;
+  }
+
+  /**
+   * The call's URL built from exactly one parameter of a function around it (the nearest whose parameters it
+   * uses: a callback's call belongs to the function that hands it the URL, `doRequest` inside a hook), and that
+   * function's name; the parameter may be a property of an object argument (`({ url })`, `opts.url`). `method`:
+   * the computed method of `client[method](…)`, when a parameter of the same function too.
+   */
   function wrapperOf(
     call: Node,
     url: readonly Part[],
-  ): { name: string; index: number; before: Part[]; after: Part[] } | undefined {
+    method?: readonly Part[],
+  ): Omit<HttpWrapper, 'method' | 'client' | 'loc'> | undefined {
     let fnNode: Node | null = call.parent;
-    while (fnNode && !FUNCTIONS.has(fnNode.type)) fnNode = fnNode.parent;
-    if (!fnNode) return undefined;
-    const name = functionName(fnNode);
-    // A library's own names (`get`, `request`, `fetch`) are called everywhere: no wrapper by that name.
-    if (!name || JS_NAMES.has(name) || sharedRuleName(name)) return undefined;
-    return paramWrapper({ name, params: parameterNames(fnNode) }, url);
+    for (let level = 0; level < 4; level++) {
+      while (fnNode && !FUNCTIONS.has(fnNode.type)) fnNode = fnNode.parent;
+      if (!fnNode) return undefined;
+      const name = functionName(fnNode);
+      const params = parameterNames(fnNode);
+      const fields = parameterFields(fnNode);
+      const bound = (p: Part | undefined): { index: number; field?: string; param?: string } | undefined => {
+        if (!p || !('ref' in p)) return undefined;
+        if (params.includes(p.ref)) return { index: params.indexOf(p.ref), param: p.ref };
+        const f = fields.get(p.ref);
+        if (f) return f;
+        const m = /^([A-Za-z_$][\w$]*)\.([A-Za-z_$][\w$]*)$/.exec(p.ref);
+        return m && params.includes(m[1]!) ? { index: params.indexOf(m[1]!), field: m[2]! } : undefined;
+      };
+      const at = url.flatMap((p, i) => (bound(p) ? [i] : []));
+      if (at.length === 0) {
+        // Nothing of this function's: a callback's URL may come from the function around it.
+        fnNode = fnNode.parent;
+        continue;
+      }
+      // A library's own names (`get`, `request`, `fetch`) are called everywhere: no wrapper by that name.
+      if (at.length !== 1 || !name || JS_NAMES.has(name) || sharedRuleName(name)) return undefined;
+      const k = at[0]!;
+      const b = bound(url[k])!;
+      const m = method?.length === 1 ? bound(method[0]) : undefined;
+      return {
+        name,
+        index: b.index,
+        ...(b.param !== undefined ? { param: b.param } : {}),
+        ...(b.field !== undefined ? { field: b.field } : {}),
+        ...(m ? { methodFrom: { index: m.index, ...(m.field !== undefined ? { field: m.field } : {}) } } : {}),
+        before: url.slice(0, k),
+        after: url.slice(k + 1),
+      };
+    }
+    return undefined;
+  }
+
+  /**
+   * `axios[method](url, body)`, `this.http['post'](url)`: a client's method chosen by a value. A literal verb is
+   * that method; a parameter of a wrapper is the caller's (`useRequest({ url, method: 'post' })`); anything else
+   * is `ANY`, and then only on a receiver that is certainly an HTTP client (a library or an instance of one).
+   */
+  function computedCall(call: Node, fn: Node, argsNode: Node): void {
+    const receiver = fn.childForFieldName('object')?.text ?? '';
+    const index = fn.childForFieldName('index');
+    const certain = CLIENT_LIBS.has(receiver) || clients.has(receiver);
+    if (!index || (!certain && !CLIENT_RECEIVER.test(receiver))) return;
+    const key = evaluate(index);
+    const verb = literal(key)?.toLowerCase();
+    if (verb !== undefined && !/^(get|post|put|patch|delete|head|options)$/.test(verb)) return;
+    const argNodes = argsNode.namedChildren.filter((x): x is Node => x !== null && x.type !== 'comment');
+    const options = objectArg(argNodes[0]);
+    const url = options ? objectProps(options).get('url') : argNodes[0] ? evaluate(argNodes[0]) : undefined;
+    if (!url) return;
+    const full = withBase(clients.get(receiver), url);
+    const w = wrapperOf(call, full, verb === undefined ? key : undefined);
+    if (verb === undefined && !certain && !w?.methodFrom) return;
+    const method: HttpMethod = httpMethod(verb) ?? 'ANY';
+    const client = CLIENT_LIBS.has(receiver) ? receiver : clients.has(receiver) ? 'axios' : 'http client';
+    const loc = { file, line: lineOf(call) };
+    // On a receiver only named like a client, the method its callers name says whether it is HTTP at all.
+    if (verb !== undefined || certain)
+      sink.call(
+        method,
+        full,
+        client,
+        loc,
+        !clients.has(receiver) && imports.has(receiver) ? { clientClass: `js:${receiver}` } : {},
+      );
+    if (w) sink.wrappers.push({ ...w, method, client, loc });
   }
 
   /**
@@ -822,13 +950,21 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
     // A function passed as an argument (a callback) is no name or key.
     const args = argNodes.map((a) => (FUNCTIONS.has(a.type) ? [HOLE_PART] : evaluate(a)));
     const within = withinOf(call);
-    sink.sites.push({
-      name,
+    // An object literal's properties (`useRequest({ url: '/api/x', method: 'post' })`), for wrappers taking one.
+    const objects = http
+      ? argNodes.map((a) => {
+          const o = objectArg(a);
+          return o ? Object.fromEntries(objectProps(o)) : null;
+        })
+      : [];
+    const site = {
       args,
       loc: { file, line: lineOf(call) },
       ...(within ? { within } : {}),
       ...(http ? {} : { messageOnly: true }),
-    });
+      ...(objects.some((o) => o !== null) ? { fields: objects } : {}),
+    };
+    for (const n of [name, ...defaultExportNames(name)]) sink.sites.push({ name: n, ...site });
   }
 
   /** The named function around a node and its parameters' names, once per function (a wrapper of other calls). */
@@ -1013,6 +1149,14 @@ function looksLikeUrl(url: readonly Part[]): boolean {
       'config' in p ||
       ('ref' in p && /(ur[il]|endpoint|host|base|address)$/i.test(p.ref)),
   );
+}
+
+/** The name of a module's default export as a wrapper (`default:hooks/use-request`; `x/index` is `x`). */
+const DEFAULT_EXPORT = 'default:';
+
+/** A source-relative module path without its extension and `/index` (what importers name). */
+function moduleKey(path: string): string {
+  return path.replace(/\.(ts|tsx|js|mjs|cjs|jsx)$/, '').replace(/\/index$/, '');
 }
 
 /** The process environment as JavaScript reads it. */

@@ -423,6 +423,17 @@ export function jsModule(root: Node, file: string, text: string): JsModule {
           ...(group && !PUBLISH.has(method) ? { group } : {}),
           line,
         });
+        // A call on an object of the project (`new TicketUpdatedPublisher(client).publish(data)`, a file that
+        // imports the client library only for a type) is also a site: its own summary says what it does.
+        const target = evaluate(fn.childForFieldName('object'), scope);
+        if (relevant(target))
+          sites.push({
+            ...(span ? { fn: span.name } : {}),
+            callee: target,
+            method,
+            args: argNodes.map((a) => evaluate(a, scope)),
+            line,
+          });
         return;
       }
       const obj = fn.childForFieldName('object');
