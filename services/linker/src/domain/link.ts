@@ -1958,6 +1958,12 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
   for (const { c, source } of consumers) {
     // An RPC entrypoint nobody calls is an API without a caller here, not a lost message.
     if (fedConsumers.has(c) || c.rpcKeys) continue;
+    // A dispatching service's own copy of a Laravel job class (it serialises it) is no lost consumer.
+    if (
+      c.broker === 'laravel' &&
+      publishers.some((x) => x.source === source && x.p.broker === 'laravel' && x.p.key === c.queue)
+    )
+      continue;
     const at = ev(source, c.loc);
     const what = c.broker !== 'rabbitmq' ? channelConsume(c) : `consume queue \`${c.queue}\``;
     let reason: string;

@@ -158,11 +158,16 @@ function classResolver(text: string): (name: string) => string {
 
 /** The queue and connection a chain of calls names (`->onQueue('q')->onConnection('c')`), and `afterResponse`. */
 function chained(text: string): { queue?: string; connection?: string; sync: boolean } {
-  const q = /->\s*onQueue\s*\(\s*([^()]*?)\s*\)/.exec(text);
-  const c = /->\s*onConnection\s*\(\s*([^()]*?)\s*\)/.exec(text);
+  const arg = (method: string): string | undefined => {
+    const m = new RegExp(String.raw`->\s*${method}\s*\(`).exec(text);
+    const g = m ? groupParts(text, m.index + m[0].length - 1) : undefined;
+    return g?.parts[0] !== undefined ? phpValue(g.parts[0]) : undefined;
+  };
+  const queue = arg('onQueue');
+  const connection = arg('onConnection');
   return {
-    ...(q ? { queue: phpValue(q[1]!) } : {}),
-    ...(c ? { connection: phpValue(c[1]!) } : {}),
+    ...(queue ? { queue } : {}),
+    ...(connection ? { connection } : {}),
     sync: /->\s*afterResponse\s*\(/.test(text),
   };
 }
