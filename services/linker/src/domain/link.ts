@@ -2230,7 +2230,9 @@ const sameDriver = (a?: string, b?: string): boolean =>
  * through the connection the dispatch names, else the one the class declares, else the default one
  * (`config/queue.php` `default`, `QUEUE_CONNECTION` from the source's `.env`), to the queue the dispatch names
  * (`onQueue`), else the class's, else the connection's `queue` (`default`). A connection whose driver is `sync`
- * or `null` queues nothing. A job class's consumer is its source's worker, on its default connection's driver.
+ * or `null` queues nothing. An event dispatched (`E::dispatch`, `event(new E)`) queues one job per queued listener
+ * of E the source declares (the listener's class names the job). A job class's consumer is its source's worker,
+ * on its default connection's driver.
  */
 function laravelQueues(s: SourceFacts, env: SourceEnv): SourceFacts {
   if (!s.publishes.some((p) => p.broker === 'laravel') && !s.consumes.some((c) => c.broker === 'laravel')) return s;
@@ -2248,13 +2250,16 @@ function laravelQueues(s: SourceFacts, env: SourceEnv): SourceFacts {
   for (const c of s.consumes) if (c.broker === 'laravel' && !jobs.has(c.queue)) jobs.set(c.queue, c);
   const publishes = s.publishes.flatMap((p): Publish[] => {
     if (p.broker !== 'laravel') return [p];
+    // A job class, else an event whose queued listeners (`handle(E $event)`) the source queues one job each.
     const job = jobs.get(p.key);
-    if (!job) return [];
-    const conn = value(p.connection ?? job.connection ?? defaultConnection);
-    const driver = driverOf(conn);
-    if (LARAVEL_INLINE.has(driver)) return [];
-    const queue = value(p.exchange || job.taskQueue || queueOf(conn));
-    return [{ ...p, exchange: queue, connection: driver }];
+    const targets = job ? [job] : s.consumes.filter((c) => c.broker === 'laravel' && c.types?.includes(p.key));
+    return targets.flatMap((t): Publish[] => {
+      const conn = value(p.connection ?? t.connection ?? defaultConnection);
+      const driver = driverOf(conn);
+      if (LARAVEL_INLINE.has(driver)) return [];
+      const queue = value(p.exchange || t.taskQueue || queueOf(conn));
+      return [{ ...p, key: t.queue, exchange: queue, connection: driver }];
+    });
   });
   const worker = driverOf(defaultConnection);
   const consumes = s.consumes.map((c) => (c.broker === 'laravel' ? { ...c, connection: worker } : c));

@@ -183,4 +183,62 @@ describe('Laravel queued jobs (issue 20)', () => {
     // `Other` reaches its own class only (the worker's is `Worker\\Jobs\\Other`): no publisher gap either.
     expect(gaps(r).filter((g) => g.startsWith('publisher'))).toEqual([]);
   });
+
+  it('an event queues one job per queued listener of it the dispatching service declares; the listener of the same name elsewhere runs it', async () => {
+    const listener = (name: string, extra: string[] = []): string =>
+      lines(
+        '<?php',
+        'namespace App\\Listeners;',
+        'use App\\Events\\OrderShipped;',
+        'use Illuminate\\Contracts\\Queue\\ShouldQueue;',
+        `class ${name} implements ShouldQueue`,
+        '{',
+        ...extra,
+        '    public function handle(OrderShipped $event): void',
+        '    {',
+        '    }',
+        '}',
+      );
+    const r = await reportOf({
+      shop: {
+        '.env.example': lines('QUEUE_CONNECTION=redis'),
+        'config/queue.php': QUEUE_CONFIG,
+        'app/Events/OrderShipped.php': lines(
+          '<?php',
+          'namespace App\\Events;',
+          'class OrderShipped',
+          '{',
+          '    use Dispatchable;',
+          '}',
+        ),
+        'app/Listeners/NotifyCustomer.php': listener('NotifyCustomer', ["    public $queue = 'notifications';"]),
+        'app/Listeners/UpdateStock.php': listener('UpdateStock'),
+        'app/Http/Controllers/ShipController.php': lines(
+          '<?php',
+          'namespace App\\Http\\Controllers;',
+          'use App\\Events\\OrderShipped;',
+          'class ShipController',
+          '{',
+          '    public function ship($order)',
+          '    {',
+          '        OrderShipped::dispatch($order);',
+          '        event(new OrderShipped($order));',
+          '    }',
+          '}',
+        ),
+      },
+      notifier: {
+        '.env.example': lines('QUEUE_CONNECTION=redis'),
+        'config/queue.php': QUEUE_CONFIG,
+        'app/Listeners/NotifyCustomer.php': listener('NotifyCustomer', ["    public $queue = 'notifications';"]),
+      },
+    });
+    const to =
+      'notifier app/Listeners/NotifyCustomer.php:8 consume queue `notifications` (Laravel job `App\\Listeners\\NotifyCustomer`)';
+    expect(rows(r)).toEqual([
+      `shop app/Http/Controllers/ShipController.php:8 | publish Laravel / \`App\\Listeners\\NotifyCustomer\` (queue \`notifications\`) | ${to}`,
+      `shop app/Http/Controllers/ShipController.php:9 | publish Laravel / \`App\\Listeners\\NotifyCustomer\` (queue \`notifications\`) | ${to}`,
+    ]);
+    expect(gaps(r)).toEqual([]);
+  });
 });

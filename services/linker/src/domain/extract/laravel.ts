@@ -9,11 +9,13 @@ import type { Sink } from './common';
  *
  * - consumers: `class X implements …ShouldQueue…`, named `Namespace\X`, at its `handle()`; the queue and
  *   connection the class declares (`$queue`/`$connection` properties, `$this->onQueue(…)`/`onConnection(…)`);
+ *   a queued listener also names the event its `handle(E $event)` takes (Consume.types);
  * - producers: `X::dispatch(…)`/`dispatchIf`/`dispatchUnless`, `dispatch(new X)` (also `$this->dispatch`,
  *   `Bus::dispatch`, `Bus::dispatchToQueue`), `Queue::push/later/pushOn/laterOn(new X)` (also on
  *   `Queue::connection('c')`), a job held in a variable (`$job = new X; dispatch($job)`), with `->onQueue('q')`
  *   and `->onConnection('c')` on the dispatch or the job; the class resolved through the file's `use` imports and
- *   namespace. Synchronous forms (`dispatchSync`, `dispatchNow`, `->afterResponse()`) run in the process: no message;
+ *   namespace; events (`E::dispatch(…)`, `event(new E)`, `Event::dispatch(new E)`) are published by class too and
+ *   become, when linking, the jobs of the dispatching source's queued listeners of E. Synchronous forms (`dispatchSync`, `dispatchNow`, `->afterResponse()`) run in the process: no message;
  * - `config/queue.php`: the default connection and each connection's driver and queue, as configuration entries
  *   (`env('X', 'd')` kept as `${X:d}`, resolved when linking with the source's `.env`).
  */
@@ -208,7 +210,10 @@ export function laravelJobs(text: string, path: string, sink: Sink, line: (i: nu
     };
     const queue = prop('queue');
     const connection = prop('connection');
-    sink.consume('laravel', resolve(m[1]!), loc(handle ? open + handle.index : m.index), undefined, undefined, {
+    // A queued listener's event: the class its handle() takes (`handle(OrderShipped $event)`).
+    const param = handle ? /^\s*\??(\\?[A-Z][\w\\]*)\s+\$/.exec(body.slice(handle.index + handle[0].length)) : null;
+    const types = param ? [resolve(param[1]!)] : undefined;
+    sink.consume('laravel', resolve(m[1]!), loc(handle ? open + handle.index : m.index), undefined, types, {
       ...(queue ? { taskQueue: queue } : {}),
       ...(connection ? { connection } : {}),
     });
@@ -256,6 +261,15 @@ export function laravelJobs(text: string, path: string, sink: Sink, line: (i: nu
     const job = g?.parts[0] !== undefined ? jobOf(g.parts[0], m.index) : undefined;
     if (!g || !job) continue;
     emit(job.cls, m.index, job.rest + chainAfter(text, g.end));
+  }
+
+  // Events: `event(new E)`, `Event::dispatch(new E)` (and `E::dispatch(…)` above): their queued listeners' jobs.
+  for (const m of text.matchAll(
+    /(?<![\w$>:\\])(?:event|(?:Event|\\?Illuminate\\Support\\Facades\\Event)\s*::\s*dispatch)\s*\(/g,
+  )) {
+    const g = groupParts(text, m.index + m[0].length - 1);
+    const event = g?.parts[0] !== undefined ? jobOf(g.parts[0], m.index) : undefined;
+    if (event) emit(event.cls, m.index, '');
   }
 
   // `Queue::push(job)`, `later(delay, job)`, `pushOn(queue, job)`, `laterOn(queue, delay, job)`, also on
