@@ -26,6 +26,7 @@ import type {
 import { filePath } from './extract/config';
 import { SERVER_NAMED_QUEUE } from './extract/common';
 import { LARAVEL_CONNECTION, LARAVEL_DEFAULT_CONNECTION } from './extract/laravel';
+import { ACTIVE_JOB_ADAPTER } from './extract/active-job';
 import {
   CELERY_DEFAULT_QUEUE,
   CELERY_ROUTE,
@@ -1542,6 +1543,7 @@ const CHANNEL_LABEL: Record<Exclude<Broker, 'rabbitmq'>, string> = {
   rq: 'RQ queue',
   mqtt: 'MQTT topic',
   laravel: 'Laravel job',
+  activejob: 'Active Job',
 };
 const channelLabel = (b: Exclude<Broker, 'rabbitmq'>): string => CHANNEL_LABEL[b];
 
@@ -1561,6 +1563,7 @@ const NAME_BROKER: Partial<Record<Broker, string>> = {
   dramatiq: 'Dramatiq',
   mqtt: 'MQTT',
   laravel: 'Laravel',
+  activejob: 'Active Job',
 };
 /** A Dapr name `<pubsub>/<topic>`: the broker sees the topic; the pubsub component is the sidecar's. */
 function daprParts(name: string): { pubsub: string; topic: string } | undefined {
@@ -1569,7 +1572,12 @@ function daprParts(name: string): { pubsub: string; topic: string } | undefined 
 }
 /** The queue a Celery task, Dramatiq message, Sidekiq or Laravel job is sent to, when known (Publish.exchange). */
 const taskQueue = (p: Publish): string =>
-  (p.broker === 'celery' || p.broker === 'dramatiq' || p.broker === 'sidekiq' || p.broker === 'laravel') && p.exchange
+  (p.broker === 'celery' ||
+    p.broker === 'dramatiq' ||
+    p.broker === 'sidekiq' ||
+    p.broker === 'laravel' ||
+    p.broker === 'activejob') &&
+  p.exchange
     ? p.exchange
     : '';
 
@@ -1832,7 +1840,7 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
         )
           continue;
         // A Laravel job goes through its connection's driver: a worker reading another broker never sees it.
-        if (p.broker === 'laravel' && !sameDriver(p.connection, c.connection)) continue;
+        if ((p.broker === 'laravel' || p.broker === 'activejob') && !sameDriver(p.connection, c.connection)) continue;
         // Both sides name their message types and none is shared: delivered, but no handler takes it.
         if (p.types && c.types && !p.types.some((t) => c.types!.includes(t))) {
           untyped++;
@@ -2218,8 +2226,8 @@ function celeryQueues(s: SourceFacts, env: SourceEnv, shared: readonly ConfigEnt
   };
 }
 
-/** Laravel queue drivers that queue nothing: the job runs in the dispatching process. */
-const LARAVEL_INLINE = new Set(['sync', 'null', 'deferred', 'background']);
+/** Laravel queue drivers and Active Job adapters that queue nothing: the job runs in the dispatching process. */
+const LARAVEL_INLINE = new Set(['sync', 'null', 'deferred', 'background', 'async', 'inline', 'test']);
 /** Two Laravel drivers that may be one broker: equal, or either unknown (a run-time value, no configuration). */
 const sameDriver = (a?: string, b?: string): boolean =>
   !a || !b || isDynamicName(a) || isDynamicName(b) || LARAVEL_INLINE.has(b) || a === b;
@@ -2263,6 +2271,30 @@ function laravelQueues(s: SourceFacts, env: SourceEnv): SourceFacts {
   });
   const worker = driverOf(defaultConnection);
   const consumes = s.consumes.map((c) => (c.broker === 'laravel' ? { ...c, connection: worker } : c));
+  return { ...s, publishes, consumes };
+}
+
+/**
+ * Rails Active Job as the queue sees it (`extract/active-job.ts`): `X.perform_later` is a message only when the
+ * source declares X as a job (`< ApplicationJob`) and its adapter queues (`self.queue_adapter`, else
+ * `config.active_job.queue_adapter`, a queueing one over `:inline`/`:async`/`:test` of another environment; none:
+ * Rails' `:async`, in the process); the queue is `.set(queue:)`, else `queue_as`, else `default`. A job class's
+ * consumer is its source's adapter's worker.
+ */
+function activeJobQueues(s: SourceFacts): SourceFacts {
+  if (!s.publishes.some((p) => p.broker === 'activejob') && !s.consumes.some((c) => c.broker === 'activejob')) return s;
+  const adapters = s.config.filter((e) => e.key === ACTIVE_JOB_ADAPTER).map((e) => e.value);
+  const adapter = adapters.find((a) => !LARAVEL_INLINE.has(a)) ?? adapters[0] ?? 'async';
+  const jobs = new Map<string, Consume>();
+  for (const c of s.consumes) if (c.broker === 'activejob' && !jobs.has(c.queue)) jobs.set(c.queue, c);
+  const publishes = s.publishes.flatMap((p): Publish[] => {
+    if (p.broker !== 'activejob') return [p];
+    const job = jobs.get(p.key);
+    const via = job?.connection ?? adapter;
+    if (!job || LARAVEL_INLINE.has(via)) return [];
+    return [{ ...p, exchange: p.exchange || job.taskQueue || 'default', connection: via }];
+  });
+  const consumes = s.consumes.map((c) => (c.broker === 'activejob' ? { ...c, connection: adapter } : c));
   return { ...s, publishes, consumes };
 }
 
@@ -2342,7 +2374,9 @@ export function link(sources: readonly SourceFacts[]): LinkResult {
   const celerySettings = celeryConfigured.length === 1 ? celeryConfigured[0]!.config : [];
   const linked = sorted.map((s0) => {
     const env = topo.env.get(s0.source)!;
-    const s = laravelQueues(celeryQueues(rabbitStream(perInstance(s0, topo), env), env, celerySettings), env);
+    const s = activeJobQueues(
+      laravelQueues(celeryQueues(rabbitStream(perInstance(s0, topo), env), env, celerySettings), env),
+    );
     const base = topo.basePaths.get(s.source);
     const name = (text: string): string => (text.includes('${') ? expand(env, text).replaceAll(HOLE, '{}') : text);
     const named = JSON.stringify([s.publishes, s.consumes, s.bindings, s.queues, s.exchanges]).includes('${');

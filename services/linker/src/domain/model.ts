@@ -185,7 +185,7 @@ export interface GoHolder {
  * `rabbitmq` routes through exchanges and bindings; every other broker routes by a name alone (a Kafka
  * topic, a Celery task, a Bull queue, a NATS subject, an SQS queue, an SNS topic, a Dapr `<pubsub>/<topic>`,
  * a Sidekiq worker class, a Redis pub/sub channel, a Dramatiq actor, an RQ queue, an MQTT topic, a Laravel queued
- * job class): the name is its own binding.
+ * job class, a Rails Active Job class): the name is its own binding.
  */
 export type Broker =
   | 'rabbitmq'
@@ -201,7 +201,8 @@ export type Broker =
   | 'dramatiq'
   | 'rq'
   | 'mqtt'
-  | 'laravel';
+  | 'laravel'
+  | 'activejob';
 
 export interface Publish {
   readonly broker: Broker;
