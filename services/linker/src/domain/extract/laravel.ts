@@ -132,9 +132,9 @@ function queueConfig(text: string, path: string, sink: Sink, line: (i: number) =
 
 /** The file's namespace and `use` imports: a class name as written → its fully-qualified name. */
 function classResolver(text: string): (name: string) => string {
-  const ns = /^\s*namespace\s+([\w\\]+)\s*[;{]/m.exec(text)?.[1] ?? '';
+  const ns = /^[ \t]*namespace\s+([\w\\]+)\s*[;{]/m.exec(text)?.[1] ?? '';
   const uses = new Map<string, string>();
-  for (const m of text.matchAll(/^\s*use\s+([^;]+);/gm)) {
+  for (const m of text.matchAll(/^[ \t]*use\s+([^;]+);/gm)) {
     const decl = m[1]!.trim();
     // Group use: `use App\Jobs\{A, B as C};`
     const group = /^\\?([\w\\]+)\\\{([^}]*)\}$/.exec(decl);
@@ -146,7 +146,9 @@ function classResolver(text: string): (name: string) => string {
     for (const item of items) {
       const a = /^\\?([\w\\]+?)(?:\s+as\s+(\w+))?$/i.exec(item.trim());
       if (!a || /^(function|const)\b/.test(item)) continue;
-      uses.set(a[2] ?? a[1]!.split('\\').pop()!, a[1]!);
+      // The file's imports come first; a class body's trait `use A, B;` does not rename them.
+      const alias = a[2] ?? a[1]!.split('\\').pop()!;
+      if (!uses.has(alias)) uses.set(alias, a[1]!);
     }
   }
   return (name) => {
@@ -194,7 +196,7 @@ export function laravelJobs(text: string, path: string, sink: Sink, line: (i: nu
   const resolve = classResolver(text);
 
   // Consumers: queued job classes, at their handle().
-  for (const m of text.matchAll(/\bclass\s+(\w+)\b([^{;]*)\{/g)) {
+  for (const m of text.matchAll(/\bclass\s+(\w+)\b([^{;]{0,500})\{/g)) {
     const implemented = /\bimplements\s+([^{]*)/.exec(m[2]!)?.[1] ?? '';
     if (!/(^|[\s,\\])ShouldQueue\b/.test(implemented)) continue;
     const open = m.index + m[0].length - 1;
