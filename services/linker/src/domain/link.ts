@@ -25,6 +25,8 @@ import type {
 } from './model';
 import { filePath } from './extract/config';
 import { SERVER_NAMED_QUEUE } from './extract/common';
+import { LARAVEL_CONNECTION, LARAVEL_DEFAULT_CONNECTION } from './extract/laravel';
+import { ACTIVE_JOB_ADAPTER } from './extract/active-job';
 import {
   CELERY_DEFAULT_QUEUE,
   CELERY_ROUTE,
@@ -1540,6 +1542,8 @@ const CHANNEL_LABEL: Record<Exclude<Broker, 'rabbitmq'>, string> = {
   dramatiq: 'Dramatiq actor',
   rq: 'RQ queue',
   mqtt: 'MQTT topic',
+  laravel: 'Laravel job',
+  activejob: 'Active Job',
 };
 const channelLabel = (b: Exclude<Broker, 'rabbitmq'>): string => CHANNEL_LABEL[b];
 
@@ -1558,15 +1562,24 @@ const NAME_BROKER: Partial<Record<Broker, string>> = {
   redis: 'Redis',
   dramatiq: 'Dramatiq',
   mqtt: 'MQTT',
+  laravel: 'Laravel',
+  activejob: 'Active Job',
 };
 /** A Dapr name `<pubsub>/<topic>`: the broker sees the topic; the pubsub component is the sidecar's. */
 function daprParts(name: string): { pubsub: string; topic: string } | undefined {
   const i = name.indexOf('/');
   return i > 0 ? { pubsub: name.slice(0, i), topic: name.slice(i + 1) } : undefined;
 }
-/** The queue a Celery task, Dramatiq message or Sidekiq job is sent to, when known (Publish.exchange). */
+/** The queue a Celery task, Dramatiq message, Sidekiq or Laravel job is sent to, when known (Publish.exchange). */
 const taskQueue = (p: Publish): string =>
-  (p.broker === 'celery' || p.broker === 'dramatiq' || p.broker === 'sidekiq') && p.exchange ? p.exchange : '';
+  (p.broker === 'celery' ||
+    p.broker === 'dramatiq' ||
+    p.broker === 'sidekiq' ||
+    p.broker === 'laravel' ||
+    p.broker === 'activejob') &&
+  p.exchange
+    ? p.exchange
+    : '';
 
 /** A named-channel publish, as its row's `calls` and a publisher gap's `what`. */
 function channelPublish(p: Publish): string {
@@ -1826,6 +1839,8 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
                 : c.queue !== p.key
         )
           continue;
+        // A Laravel job goes through its connection's driver: a worker reading another broker never sees it.
+        if ((p.broker === 'laravel' || p.broker === 'activejob') && !sameDriver(p.connection, c.connection)) continue;
         // Both sides name their message types and none is shared: delivered, but no handler takes it.
         if (p.types && c.types && !p.types.some((t) => c.types!.includes(t))) {
           untyped++;
@@ -1951,6 +1966,12 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
   for (const { c, source } of consumers) {
     // An RPC entrypoint nobody calls is an API without a caller here, not a lost message.
     if (fedConsumers.has(c) || c.rpcKeys) continue;
+    // A dispatching service's own copy of a Laravel job class (it serialises it) is no lost consumer.
+    if (
+      c.broker === 'laravel' &&
+      publishers.some((x) => x.source === source && x.p.broker === 'laravel' && x.p.key === c.queue)
+    )
+      continue;
     const at = ev(source, c.loc);
     const what = c.broker !== 'rabbitmq' ? channelConsume(c) : `consume queue \`${c.queue}\``;
     let reason: string;
@@ -2205,6 +2226,78 @@ function celeryQueues(s: SourceFacts, env: SourceEnv, shared: readonly ConfigEnt
   };
 }
 
+/** Laravel queue drivers and Active Job adapters that queue nothing: the job runs in the dispatching process. */
+const LARAVEL_INLINE = new Set(['sync', 'null', 'deferred', 'background', 'async', 'inline', 'test']);
+/** Two Laravel drivers that may be one broker: equal, or either unknown (a run-time value, no configuration). */
+const sameDriver = (a?: string, b?: string): boolean =>
+  !a || !b || isDynamicName(a) || isDynamicName(b) || LARAVEL_INLINE.has(b) || a === b;
+
+/**
+ * Laravel queued jobs as the queue sees them (`extract/laravel.ts`). A dispatch of class X is a message only
+ * when the dispatching source declares X as a queued job (`ShouldQueue`; it serialises its own class); it goes
+ * through the connection the dispatch names, else the one the class declares, else the default one
+ * (`config/queue.php` `default`, `QUEUE_CONNECTION` from the source's `.env`), to the queue the dispatch names
+ * (`onQueue`), else the class's, else the connection's `queue` (`default`). A connection whose driver is `sync`
+ * or `null` queues nothing. An event dispatched (`E::dispatch`, `event(new E)`) queues one job per queued listener
+ * of E the source declares (the listener's class names the job). A job class's consumer is its source's worker,
+ * on its default connection's driver.
+ */
+function laravelQueues(s: SourceFacts, env: SourceEnv): SourceFacts {
+  if (!s.publishes.some((p) => p.broker === 'laravel') && !s.consumes.some((c) => c.broker === 'laravel')) return s;
+  const value = (v: string): string => expand(env, v).replaceAll(HOLE, '{}');
+  const setting = (key: string): string | undefined => {
+    const e = s.config.find((c) => c.key === key);
+    return e ? value(e.value) : undefined;
+  };
+  // Without `config/queue.php` (Laravel 11), the framework's own: `QUEUE_CONNECTION`, else `database`.
+  const defaultConnection = setting(LARAVEL_DEFAULT_CONNECTION) ?? value('${QUEUE_CONNECTION:database}');
+  // A connection's driver; the built-in connections are named after theirs.
+  const driverOf = (conn: string): string => setting(`${LARAVEL_CONNECTION}${conn}.driver`) ?? conn;
+  const queueOf = (conn: string): string => setting(`${LARAVEL_CONNECTION}${conn}.queue`) ?? 'default';
+  const jobs = new Map<string, Consume>();
+  for (const c of s.consumes) if (c.broker === 'laravel' && !jobs.has(c.queue)) jobs.set(c.queue, c);
+  const publishes = s.publishes.flatMap((p): Publish[] => {
+    if (p.broker !== 'laravel') return [p];
+    // A job class, else an event whose queued listeners (`handle(E $event)`) the source queues one job each.
+    const job = jobs.get(p.key);
+    const targets = job ? [job] : s.consumes.filter((c) => c.broker === 'laravel' && c.types?.includes(p.key));
+    return targets.flatMap((t): Publish[] => {
+      const conn = value(p.connection ?? t.connection ?? defaultConnection);
+      const driver = driverOf(conn);
+      if (LARAVEL_INLINE.has(driver)) return [];
+      const queue = value(p.exchange || t.taskQueue || queueOf(conn));
+      return [{ ...p, key: t.queue, exchange: queue, connection: driver }];
+    });
+  });
+  const worker = driverOf(defaultConnection);
+  const consumes = s.consumes.map((c) => (c.broker === 'laravel' ? { ...c, connection: worker } : c));
+  return { ...s, publishes, consumes };
+}
+
+/**
+ * Rails Active Job as the queue sees it (`extract/active-job.ts`): `X.perform_later` is a message only when the
+ * source declares X as a job (`< ApplicationJob`) and its adapter queues (`self.queue_adapter`, else
+ * `config.active_job.queue_adapter`, a queueing one over `:inline`/`:async`/`:test` of another environment; none:
+ * Rails' `:async`, in the process); the queue is `.set(queue:)`, else `queue_as`, else `default`. A job class's
+ * consumer is its source's adapter's worker.
+ */
+function activeJobQueues(s: SourceFacts): SourceFacts {
+  if (!s.publishes.some((p) => p.broker === 'activejob') && !s.consumes.some((c) => c.broker === 'activejob')) return s;
+  const adapters = s.config.filter((e) => e.key === ACTIVE_JOB_ADAPTER).map((e) => e.value);
+  const adapter = adapters.find((a) => !LARAVEL_INLINE.has(a)) ?? adapters[0] ?? 'async';
+  const jobs = new Map<string, Consume>();
+  for (const c of s.consumes) if (c.broker === 'activejob' && !jobs.has(c.queue)) jobs.set(c.queue, c);
+  const publishes = s.publishes.flatMap((p): Publish[] => {
+    if (p.broker !== 'activejob') return [p];
+    const job = jobs.get(p.key);
+    const via = job?.connection ?? adapter;
+    if (!job || LARAVEL_INLINE.has(via)) return [];
+    return [{ ...p, exchange: p.exchange || job.taskQueue || 'default', connection: via }];
+  });
+  const consumes = s.consumes.map((c) => (c.broker === 'activejob' ? { ...c, connection: adapter } : c));
+  return { ...s, publishes, consumes };
+}
+
 /**
  * One row per (call site, target): two rules that reach the same call (a wrapper's summary and a field followed
  * across files) must not report it twice. The first of equal rows is kept.
@@ -2281,7 +2374,9 @@ export function link(sources: readonly SourceFacts[]): LinkResult {
   const celerySettings = celeryConfigured.length === 1 ? celeryConfigured[0]!.config : [];
   const linked = sorted.map((s0) => {
     const env = topo.env.get(s0.source)!;
-    const s = celeryQueues(rabbitStream(perInstance(s0, topo), env), env, celerySettings);
+    const s = activeJobQueues(
+      laravelQueues(celeryQueues(rabbitStream(perInstance(s0, topo), env), env, celerySettings), env),
+    );
     const base = topo.basePaths.get(s.source);
     const name = (text: string): string => (text.includes('${') ? expand(env, text).replaceAll(HOLE, '{}') : text);
     const named = JSON.stringify([s.publishes, s.consumes, s.bindings, s.queues, s.exchanges]).includes('${');

@@ -184,8 +184,8 @@ export interface GoHolder {
 /**
  * `rabbitmq` routes through exchanges and bindings; every other broker routes by a name alone (a Kafka
  * topic, a Celery task, a Bull queue, a NATS subject, an SQS queue, an SNS topic, a Dapr `<pubsub>/<topic>`,
- * a Sidekiq worker class, a Redis pub/sub channel, a Dramatiq actor, an RQ queue, an MQTT topic): the name is its
- * own binding.
+ * a Sidekiq worker class, a Redis pub/sub channel, a Dramatiq actor, an RQ queue, an MQTT topic, a Laravel queued
+ * job class, a Rails Active Job class): the name is its own binding.
  */
 export type Broker =
   | 'rabbitmq'
@@ -200,11 +200,16 @@ export type Broker =
   | 'redis'
   | 'dramatiq'
   | 'rq'
-  | 'mqtt';
+  | 'mqtt'
+  | 'laravel'
+  | 'activejob';
 
 export interface Publish {
   readonly broker: Broker;
-  /** RabbitMQ exchange ('' is the default exchange); Celery, Dramatiq: the queue the task is sent to; for Kafka, ''. */
+  /**
+   * RabbitMQ exchange ('' is the default exchange); Celery, Dramatiq, Sidekiq, Laravel: the queue the task or job
+   * is sent to; for Kafka, ''.
+   */
   readonly exchange: string;
   /** RabbitMQ routing key; for Kafka and the other named-channel brokers, the name. */
   readonly key: string;
@@ -225,6 +230,11 @@ export interface Publish {
    * consumers, and nothing consuming it is no gap.
    */
   readonly implicit?: boolean;
+  /**
+   * Laravel: the queue connection the dispatch names (`->onConnection('sqs')`, `Queue::connection('sqs')`); once
+   * linked, the driver of the connection the job goes through (`rabbitmq`, `redis`, `sqs`, `database`, …).
+   */
+  readonly connection?: string;
 }
 
 export interface Consume {
@@ -249,6 +259,11 @@ export interface Consume {
   /** NATS JetStream: the stream the consumer reads; its durable name (or a core NATS queue group). */
   readonly jetStream?: string;
   readonly durable?: string;
+  /**
+   * Laravel: the queue connection the job class declares (`$connection`); once linked, the driver of the
+   * connection the source's worker reads (its default connection).
+   */
+  readonly connection?: string;
 }
 
 /**

@@ -10,7 +10,7 @@ export const KAFKA_NOTE =
   'Kafka has no exchanges: a topic is its own binding, so each topic with a producer and a consumer in different repositories counts as one queue binding.';
 
 export const CHANNEL_NOTE =
-  'Celery tasks, Bull queues, NATS subjects, SQS queues, SNS topics, Dapr topics, Sidekiq workers, Dramatiq actors and RQ queues are routed by name: a producer and a consumer of the same name (a NATS subscription by subject wildcard) form a flow, and the name counts as one queue binding.';
+  'Celery tasks, Bull queues, NATS subjects, SQS queues, SNS topics, Dapr topics, Sidekiq workers, Dramatiq actors, RQ queues, Laravel queued jobs and Rails Active Jobs (by class) are routed by name: a producer and a consumer of the same name (a NATS subscription by subject wildcard) form a flow, and the name counts as one queue binding.';
 
 export interface ReportRow {
   readonly caller: string;

@@ -174,6 +174,36 @@ const APPS: Record<string, { app: Record<string, Record<string, string>>; key: s
     key: 'OrdersWorker',
     queue: '',
   },
+  laravel: {
+    app: {
+      shop: {
+        '.env': lines('QUEUE_CONNECTION=redis'),
+        'app/Jobs/OrderPlaced.php': lines(
+          '<?php',
+          'namespace App\\Jobs;',
+          'class OrderPlaced implements \\Illuminate\\Contracts\\Queue\\ShouldQueue',
+          '{',
+          '    public function handle() {}',
+          '}',
+        ),
+        'app/C.php': lines('<?php', 'use App\\Jobs\\OrderPlaced;', 'OrderPlaced::dispatch(1);'),
+      },
+      warehouse: {
+        '.env': lines('QUEUE_CONNECTION=redis'),
+        'app/Jobs/OrderPlaced.php': lines(
+          '<?php',
+          'namespace App\\Jobs;',
+          'class OrderPlaced implements \\Illuminate\\Contracts\\Queue\\ShouldQueue',
+          '{',
+          '    public function handle() {}',
+          '}',
+        ),
+      },
+    },
+    // The job's class travels in the payload; the queue (the connection's, `default`) is what the broker sees.
+    key: 'App\\Jobs\\OrderPlaced',
+    queue: 'default',
+  },
 };
 
 describe('named-channel rows carry the name the broker sees, in the form the scorer reads (ADR 0072)', () => {

@@ -1,6 +1,8 @@
 import { parseAllDocuments } from 'yaml';
 import type { Broker, Loc, SourceFacts } from '../model';
 import { type Sink, nameOf } from './common';
+import { activeJobs } from './active-job';
+import { laravelJobs } from './laravel';
 import { pythonTasks, rqCommands } from './python-tasks';
 
 /**
@@ -724,6 +726,8 @@ export function extractChannels(text: string, path: string, sink: Sink): void {
     pythonTasks(text, path, emit);
   }
   if (/\.[cm]?[jt]sx?$/.test(path)) bull(text, emit);
+  if (path.endsWith('.php')) laravelJobs(text, path, sink, line);
+  if (path.endsWith('.rb')) activeJobs(text, path, sink, line);
   nats(text, path, emit);
   aws(text, emit);
   dapr(text, emit);

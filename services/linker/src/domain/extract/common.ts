@@ -833,6 +833,7 @@ export class Sink {
     types?: readonly string[],
     keyRef?: string,
     implicit?: boolean,
+    connection?: string,
   ): void {
     if (this.#once(`p|${broker}|${exchange}|${key}|${loc.file}|${loc.line}`))
       this.facts.publishes.push({
@@ -844,6 +845,7 @@ export class Sink {
         ...(types?.length ? { types } : {}),
         ...(keyRef && key === '{}' ? { keyRef } : {}),
         ...(implicit ? { implicit } : {}),
+        ...(connection ? { connection } : {}),
       });
   }
   consume(
@@ -852,7 +854,12 @@ export class Sink {
     loc: Loc,
     stream?: boolean,
     types?: readonly string[],
-    extra?: { readonly jetStream?: string; readonly durable?: string; readonly taskQueue?: string },
+    extra?: {
+      readonly jetStream?: string;
+      readonly durable?: string;
+      readonly taskQueue?: string;
+      readonly connection?: string;
+    },
   ): void {
     if (this.#once(`k|${broker}|${queue}|${loc.file}|${loc.line}`))
       this.facts.consumes.push({
@@ -864,6 +871,7 @@ export class Sink {
         ...(extra?.jetStream ? { jetStream: extra.jetStream } : {}),
         ...(extra?.durable ? { durable: extra.durable } : {}),
         ...(extra?.taskQueue ? { taskQueue: extra.taskQueue } : {}),
+        ...(extra?.connection ? { connection: extra.connection } : {}),
       });
   }
   binding(exchange: string, queue: string, key: string, loc: Loc): void {
