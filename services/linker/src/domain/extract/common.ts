@@ -321,6 +321,12 @@ export interface CallSite {
   readonly loc: Loc;
   /** The function around the call, when the language says (publishes through a wrapper method). */
   readonly within?: Within | undefined;
+  /**
+   * Whether a reference names a constant of another file of the source (Python: `from config import QUEUE`,
+   * `from config import *`, `config.QUEUE`): a RabbitMQ or Kafka name holding one is resolved with the source's
+   * constants once every file is read, like a URL, wherever the call is (a method, a nested function, a lambda).
+   */
+  readonly lateRef?: ((ref: string) => boolean) | undefined;
 }
 
 /**
@@ -910,7 +916,8 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
   const s = (p: Part[] | undefined): string | undefined => nameOf(p);
   /** A RabbitMQ name read from an options class: resolved with the source's section binding (`topicRefs`). */
   const later = (side: 'publish' | 'consume' | 'queue', parts: Part[] | undefined, exchange?: Part[]): boolean => {
-    if (![...(parts ?? []), ...(exchange ?? [])].some((p) => 'ref' in p && OPTIONS_REF.test(p.ref))) return false;
+    const all = [...(parts ?? []), ...(exchange ?? [])];
+    if (!all.some((p) => 'ref' in p && OPTIONS_REF.test(p.ref)) && !importedOnly(all)) return false;
     sink.topicRefs.push({
       side,
       broker: 'rabbitmq',
@@ -919,6 +926,22 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
       ...(exchange ? { exchange } : {}),
     });
     return true;
+  };
+  /**
+   * Names holding a constant of another file (`c.lateRef`) and nothing else of run time: no parameter of the
+   * function around the call (its callers name those, see `viaParams`), no object field.
+   */
+  const importedOnly = (parts: readonly Part[]): boolean => {
+    const late = c.lateRef;
+    if (!late) return false;
+    let imported = false;
+    for (const p of parts) {
+      if ('hole' in p) return false;
+      if (!('ref' in p)) continue;
+      if (isObjectRef(p) || c.within?.params.includes(p.ref) || !late(p.ref)) return false;
+      imported = true;
+    }
+    return imported;
   };
   /** A publish whose exchange or key is a parameter of the function around it: that function is a wrapper. */
   const viaParams = (broker: Broker, exchange: Part[] | undefined, key: Part[] | undefined): void => {

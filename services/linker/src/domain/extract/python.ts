@@ -96,6 +96,10 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
   const kafkaProducers = new Set<string>();
   /** Imported names: as a module (`from app import orders` → app/orders) and as a symbol of a module (→ app). */
   const imports = new Map<string, { module: string; symbolOf: string }>();
+  /** Names a module is imported under (`import config`, `import app.config as cfg`): `config.X` is another file's. */
+  const moduleNames = new Set<string>();
+  /** The file imports every name of a module (`from config import *`): a name it never declares may be one. */
+  let starImport = false;
   /** The file imports a NATS client: its publish/request/subscribe calls are NATS operations. */
   let natsFile = false;
   /** The file imports a web framework whose route decorators can be applied by hand (`app.get("/p")(handler)`). */
@@ -500,6 +504,7 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
       const base = moduleOf(file, mod);
       for (const n of node.namedChildren) {
         if (!n || n.id === mod.id) continue;
+        if (n.type === 'wildcard_import') starImport = true;
         const name =
           n.type === 'aliased_import'
             ? n.childForFieldName('name')?.text
@@ -515,7 +520,10 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
         const imported = (n?.type === 'aliased_import' ? n.childForFieldName('name') : n)?.text ?? '';
         if (PY_NATS_IMPORT.test(imported)) natsFile = true;
         if (PY_WEB_IMPORT.test(imported)) webFile = true;
+        if (n?.type === 'dotted_name') moduleNames.add(n.text);
         if (n?.type !== 'aliased_import') continue;
+        const alias = n.childForFieldName('alias')?.text;
+        if (alias) moduleNames.add(alias);
         const name = n.childForFieldName('name')?.text;
         const local = n.childForFieldName('alias')?.text;
         if (name && local)
@@ -817,6 +825,18 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     });
   }
 
+  /**
+   * Whether an identifier unknown in this file names a constant of another module: imported by name
+   * (`from config import QUEUE`), an attribute of an imported module (`config.QUEUE`, `cfg.QUEUE`), or any
+   * name under a star import (`from config import *`). Read from every scope: the import is the module's.
+   */
+  function lateRef(ref: string): boolean {
+    const dot = ref.lastIndexOf('.');
+    if (dot < 0) return imports.has(ref) || starImport;
+    const head = ref.slice(0, dot);
+    return /^\w+$/.test(ref.slice(dot + 1)) && (moduleNames.has(head) || imports.has(head));
+  }
+
   function onCall(call: Node): void {
     const fn = call.childForFieldName('function');
     if (!fn) return;
@@ -848,7 +868,7 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     const name = fn.type === 'attribute' ? (fn.childForFieldName('attribute')?.text ?? '') : fn.text;
     const receiver = fn.type === 'attribute' ? (fn.childForFieldName('object')?.text ?? '') : '';
     const receiverType = kafkaProducers.has(receiver) ? 'KafkaProducer' : undefined;
-    sharedCallRules({ name, receiver, receiverType, args, named, loc, within: withinOf(call) }, sink);
+    sharedCallRules({ name, receiver, receiverType, args, named, loc, within: withinOf(call), lateRef }, sink);
 
     // kafka-python KafkaConsumer("a", "b", …), aiokafka AIOKafkaConsumer("a", …): the topics it subscribes to.
     if (name === 'KafkaConsumer' || name === 'AIOKafkaConsumer' || fn.text === 'kafka.KafkaConsumer')
