@@ -1076,6 +1076,8 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
         // `ProducerRecord` is created) or a batch, not a topic: no fact.
         const t = nameOf(c.args[0]);
         if (t !== undefined && !t.includes(PARAM_TEXT)) sink.publish('kafka', '', t, c.loc);
+        // A topic constant of another module (Python `from config import TOPIC`): resolved with the source's.
+        else if (importedOnly(c.args[0])) sink.topicRefs.push({ side: 'publish', parts: c.args[0], loc: c.loc });
         // producer.send(topic, value) inside a method whose `topic` is a parameter: its callers name the topic.
         else viaParams('kafka', [], c.args[0]);
       }
@@ -1083,8 +1085,11 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
     }
     case 'produce':
     case 'produceasync': {
-      const t = s(arg(c, 0, 'topic'));
-      if (t !== undefined) {
+      const topicParts = arg(c, 0, 'topic');
+      const t = s(topicParts);
+      if (topicParts && importedOnly(topicParts))
+        sink.topicRefs.push({ side: 'publish', parts: topicParts, loc: c.loc });
+      else if (t !== undefined) {
         sink.publish('kafka', '', t, c.loc);
         viaParams('kafka', [], arg(c, 0, 'topic'));
       }

@@ -595,6 +595,9 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
       const n = parts.length && !parts.some((p) => 'ref' in p) ? nameOf(parts) : undefined;
       const loc = { file, line: lineOf(v) };
       if (n !== undefined && kind === 'queue' && n !== '') sink.queue(n, loc);
+      // A queue constant of another module (`declare_queue(QUEUE)`, `from config import QUEUE`): resolved later.
+      else if (kind === 'queue' && importedName(parts, v))
+        sink.topicRefs.push({ side: 'queue', broker: 'rabbitmq', parts, loc });
       const second = v
         .childForFieldName('arguments')
         ?.namedChildren.filter((x) => x !== null && x.type !== 'keyword_argument' && x.type !== 'comment')[1];
@@ -674,7 +677,11 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
       const ex = isDefault ? [] : mine!.name;
       if (within && hasParam(ex, key))
         sink.messageWrappers.push({ within, broker: 'rabbitmq', exchange: ex, key, loc });
-      sink.publish('rabbitmq', nameOf(ex) ?? '', nameOf(key) ?? '{}', loc, undefined, undefined, fieldRefOf(key));
+      // A name from another module's constants (`routing_key=QUEUE`, `from config import QUEUE`): resolved later.
+      const late = [ex, key].map((x) => importedName(x, call));
+      if (late.some(Boolean) && [ex, key].every((x, i) => late[i] || x.every((p) => 'lit' in p)))
+        sink.topicRefs.push({ side: 'publish', broker: 'rabbitmq', parts: key, exchange: ex, loc });
+      else sink.publish('rabbitmq', nameOf(ex) ?? '', nameOf(key) ?? '{}', loc, undefined, undefined, fieldRefOf(key));
     } else if (name === 'bind' && mine?.kind === 'queue') {
       const exNode = kwNode('exchange') ?? positional[0];
       const exVar = exNode ? amqpVars.get(`${ownerOf(call)}:${exNode.text}`) : undefined;
@@ -711,7 +718,9 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
           queue: mine.name,
           loc,
         });
-      sink.consume('rabbitmq', nameOf(queueName(mine.name)) ?? '{}', loc);
+      if (importedName(mine.name, call))
+        sink.topicRefs.push({ side: 'consume', broker: 'rabbitmq', parts: mine.name, loc });
+      else sink.consume('rabbitmq', nameOf(queueName(mine.name)) ?? '{}', loc);
     }
   }
 
@@ -831,10 +840,25 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
    * name under a star import (`from config import *`). Read from every scope: the import is the module's.
    */
   function lateRef(ref: string): boolean {
-    const dot = ref.lastIndexOf('.');
-    if (dot < 0) return imports.has(ref) || starImport;
-    const head = ref.slice(0, dot);
-    return /^\w+$/.test(ref.slice(dot + 1)) && (moduleNames.has(head) || imports.has(head));
+    const m = /^(?:([A-Za-z_][\w.]*)\.)?([A-Za-z_]\w*)$/.exec(ref);
+    if (!m) return false;
+    if (m[1] === undefined) return imports.has(ref) || starImport;
+    return moduleNames.has(m[1]) || imports.has(m[1]);
+  }
+
+  /**
+   * A name made of literals and constants of other modules only (`lateRef`), at least one of them: no parameter
+   * of the function around `at`, no field, nothing of run time.
+   */
+  function importedName(parts: readonly Part[], at: Node): boolean {
+    const params = withinOf(at)?.params;
+    let imported = false;
+    for (const p of parts) {
+      if ('lit' in p) continue;
+      if (!('ref' in p) || params?.includes(p.ref) || !lateRef(p.ref)) return false;
+      imported = true;
+    }
+    return imported;
   }
 
   function onCall(call: Node): void {
@@ -870,9 +894,12 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     const receiverType = kafkaProducers.has(receiver) ? 'KafkaProducer' : undefined;
     sharedCallRules({ name, receiver, receiverType, args, named, loc, within: withinOf(call), lateRef }, sink);
 
-    // kafka-python KafkaConsumer("a", "b", …), aiokafka AIOKafkaConsumer("a", …): the topics it subscribes to.
+    // kafka-python KafkaConsumer("a", "b", …), aiokafka AIOKafkaConsumer("a", …): the topics it subscribes to
+    // (a topic constant of another module resolved with the source's constants).
     if (name === 'KafkaConsumer' || name === 'AIOKafkaConsumer' || fn.text === 'kafka.KafkaConsumer')
-      for (const a of args) if (literal(a)) sink.consume('kafka', literal(a)!, loc);
+      for (const a of args)
+        if (literal(a)) sink.consume('kafka', literal(a)!, loc);
+        else if (importedName(a, call)) sink.topicRefs.push({ side: 'consume', parts: a, loc });
     // c = Consumer({...}); c.subscribe(["orders"]) — the shared rule knows receivers named like a consumer only.
     if (name === 'subscribe' && kafkaConsumers.has(receiver) && !/consumer|kafka/i.test(receiver) && args[0])
       for (const t of splitList(args[0])) sink.consume('kafka', t, loc);
