@@ -205,6 +205,27 @@ describe('Python: a module constant imported from a sibling module names a queue
     expect(gaps(r)).toEqual([]);
   });
 
+  it('a queue consumed by name and declared by no source still receives a default-exchange publish of its name', async () => {
+    const r = await reportOf({
+      billing: sender('invoices.request'),
+      invoicing: {
+        'settings.py': settings,
+        'worker.py': lines(
+          'import pika',
+          'from settings import INVOICES',
+          '',
+          'class Worker:',
+          '    def run(self):',
+          '        self.channel.basic_consume(queue=INVOICES, on_message_callback=self.handle)',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'billing sender.py:5 | publish to queue `invoices.request` (default exchange) | invoicing worker.py:6 consume queue `invoices.request`',
+    ]);
+    expect(gaps(r)).toEqual([]);
+  });
+
   it('a parameter, a local, or a name nothing imports stays a run-time queue even when a constant has its name', async () => {
     const r = await reportOf({
       billing: sender('invoices.request'),
