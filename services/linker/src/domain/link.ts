@@ -1761,12 +1761,22 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
       });
   }
 
+  // A queue consumed by its name exists on the broker (consuming a missing queue fails), so the default
+  // exchange, which binds every queue under its own name, delivers to it even when no attached source declares it.
+  const consumedQueues = new Map<string, Evidence>();
+  for (const { c, source } of consumers) {
+    if (c.broker !== 'rabbitmq' || isDynamicName(c.queue) || serverNamed(c.queue) || c.queue === '') continue;
+    const e = ev(source, c.loc);
+    const prev = consumedQueues.get(c.queue);
+    if (!prev || compareEvidence(e, prev) < 0) consumedQueues.set(c.queue, e);
+  }
+
   const route = (p: Publish): Routed[] => {
     if (p.broker !== 'rabbitmq' || isDynamicName(p.exchange)) return [];
     const routed: Routed[] = [];
     if (p.exchange === '') {
       if (isDynamicName(p.key)) return routed;
-      const at = declaredQueues.get(p.key);
+      const at = declaredQueues.get(p.key) ?? consumedQueues.get(p.key);
       if (at)
         routed.push({
           queue: p.key,

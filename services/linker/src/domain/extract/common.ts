@@ -321,6 +321,12 @@ export interface CallSite {
   readonly loc: Loc;
   /** The function around the call, when the language says (publishes through a wrapper method). */
   readonly within?: Within | undefined;
+  /**
+   * Whether a reference names a constant of another file of the source (Python: `from config import QUEUE`,
+   * `from config import *`, `config.QUEUE`): a RabbitMQ or Kafka name holding one is resolved with the source's
+   * constants once every file is read, like a URL, wherever the call is (a method, a nested function, a lambda).
+   */
+  readonly lateRef?: ((ref: string) => boolean) | undefined;
 }
 
 /**
@@ -930,7 +936,8 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
   const s = (p: Part[] | undefined): string | undefined => nameOf(p);
   /** A RabbitMQ name read from an options class: resolved with the source's section binding (`topicRefs`). */
   const later = (side: 'publish' | 'consume' | 'queue', parts: Part[] | undefined, exchange?: Part[]): boolean => {
-    if (![...(parts ?? []), ...(exchange ?? [])].some((p) => 'ref' in p && OPTIONS_REF.test(p.ref))) return false;
+    const all = [...(parts ?? []), ...(exchange ?? [])];
+    if (!all.some((p) => 'ref' in p && OPTIONS_REF.test(p.ref)) && !importedOnly(all)) return false;
     sink.topicRefs.push({
       side,
       broker: 'rabbitmq',
@@ -939,6 +946,22 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
       ...(exchange ? { exchange } : {}),
     });
     return true;
+  };
+  /**
+   * Names holding a constant of another file (`c.lateRef`) and nothing else of run time: no parameter of the
+   * function around the call (its callers name those, see `viaParams`), no object field.
+   */
+  const importedOnly = (parts: readonly Part[]): boolean => {
+    const late = c.lateRef;
+    if (!late) return false;
+    let imported = false;
+    for (const p of parts) {
+      if ('hole' in p) return false;
+      if (!('ref' in p)) continue;
+      if (isObjectRef(p) || c.within?.params.includes(p.ref) || !late(p.ref)) return false;
+      imported = true;
+    }
+    return imported;
   };
   /** A publish whose exchange or key is a parameter of the function around it: that function is a wrapper. */
   const viaParams = (broker: Broker, exchange: Part[] | undefined, key: Part[] | undefined): void => {
@@ -1073,6 +1096,8 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
         // `ProducerRecord` is created) or a batch, not a topic: no fact.
         const t = nameOf(c.args[0]);
         if (t !== undefined && !t.includes(PARAM_TEXT)) sink.publish('kafka', '', t, c.loc);
+        // A topic constant of another module (Python `from config import TOPIC`): resolved with the source's.
+        else if (importedOnly(c.args[0])) sink.topicRefs.push({ side: 'publish', parts: c.args[0], loc: c.loc });
         // producer.send(topic, value) inside a method whose `topic` is a parameter: its callers name the topic.
         else viaParams('kafka', [], c.args[0]);
       }
@@ -1080,8 +1105,11 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
     }
     case 'produce':
     case 'produceasync': {
-      const t = s(arg(c, 0, 'topic'));
-      if (t !== undefined) {
+      const topicParts = arg(c, 0, 'topic');
+      const t = s(topicParts);
+      if (topicParts && importedOnly(topicParts))
+        sink.topicRefs.push({ side: 'publish', parts: topicParts, loc: c.loc });
+      else if (t !== undefined) {
         sink.publish('kafka', '', t, c.loc);
         viaParams('kafka', [], arg(c, 0, 'topic'));
       }

@@ -96,6 +96,10 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
   const kafkaProducers = new Set<string>();
   /** Imported names: as a module (`from app import orders` → app/orders) and as a symbol of a module (→ app). */
   const imports = new Map<string, { module: string; symbolOf: string }>();
+  /** Names a module is imported under (`import config`, `import app.config as cfg`): `config.X` is another file's. */
+  const moduleNames = new Set<string>();
+  /** The file imports every name of a module (`from config import *`): a name it never declares may be one. */
+  let starImport = false;
   /** The file imports a NATS client: its publish/request/subscribe calls are NATS operations. */
   let natsFile = false;
   /** The file imports a web framework whose route decorators can be applied by hand (`app.get("/p")(handler)`). */
@@ -500,6 +504,7 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
       const base = moduleOf(file, mod);
       for (const n of node.namedChildren) {
         if (!n || n.id === mod.id) continue;
+        if (n.type === 'wildcard_import') starImport = true;
         const name =
           n.type === 'aliased_import'
             ? n.childForFieldName('name')?.text
@@ -515,7 +520,10 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
         const imported = (n?.type === 'aliased_import' ? n.childForFieldName('name') : n)?.text ?? '';
         if (PY_NATS_IMPORT.test(imported)) natsFile = true;
         if (PY_WEB_IMPORT.test(imported)) webFile = true;
+        if (n?.type === 'dotted_name') moduleNames.add(n.text);
         if (n?.type !== 'aliased_import') continue;
+        const alias = n.childForFieldName('alias')?.text;
+        if (alias) moduleNames.add(alias);
         const name = n.childForFieldName('name')?.text;
         const local = n.childForFieldName('alias')?.text;
         if (name && local)
@@ -587,6 +595,9 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
       const n = parts.length && !parts.some((p) => 'ref' in p) ? nameOf(parts) : undefined;
       const loc = { file, line: lineOf(v) };
       if (n !== undefined && kind === 'queue' && n !== '') sink.queue(n, loc);
+      // A queue constant of another module (`declare_queue(QUEUE)`, `from config import QUEUE`): resolved later.
+      else if (kind === 'queue' && importedName(parts, v))
+        sink.topicRefs.push({ side: 'queue', broker: 'rabbitmq', parts, loc });
       const second = v
         .childForFieldName('arguments')
         ?.namedChildren.filter((x) => x !== null && x.type !== 'keyword_argument' && x.type !== 'comment')[1];
@@ -666,7 +677,11 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
       const ex = isDefault ? [] : mine!.name;
       if (within && hasParam(ex, key))
         sink.messageWrappers.push({ within, broker: 'rabbitmq', exchange: ex, key, loc });
-      sink.publish('rabbitmq', nameOf(ex) ?? '', nameOf(key) ?? '{}', loc, undefined, undefined, fieldRefOf(key));
+      // A name from another module's constants (`routing_key=QUEUE`, `from config import QUEUE`): resolved later.
+      const late = [ex, key].map((x) => importedName(x, call));
+      if (late.some(Boolean) && [ex, key].every((x, i) => late[i] || x.every((p) => 'lit' in p)))
+        sink.topicRefs.push({ side: 'publish', broker: 'rabbitmq', parts: key, exchange: ex, loc });
+      else sink.publish('rabbitmq', nameOf(ex) ?? '', nameOf(key) ?? '{}', loc, undefined, undefined, fieldRefOf(key));
     } else if (name === 'bind' && mine?.kind === 'queue') {
       const exNode = kwNode('exchange') ?? positional[0];
       const exVar = exNode ? amqpVars.get(`${ownerOf(call)}:${exNode.text}`) : undefined;
@@ -703,7 +718,9 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
           queue: mine.name,
           loc,
         });
-      sink.consume('rabbitmq', nameOf(queueName(mine.name)) ?? '{}', loc);
+      if (importedName(mine.name, call))
+        sink.topicRefs.push({ side: 'consume', broker: 'rabbitmq', parts: mine.name, loc });
+      else sink.consume('rabbitmq', nameOf(queueName(mine.name)) ?? '{}', loc);
     }
   }
 
@@ -817,6 +834,33 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     });
   }
 
+  /**
+   * Whether an identifier unknown in this file names a constant of another module: imported by name
+   * (`from config import QUEUE`), an attribute of an imported module (`config.QUEUE`, `cfg.QUEUE`), or any
+   * name under a star import (`from config import *`). Read from every scope: the import is the module's.
+   */
+  function lateRef(ref: string): boolean {
+    const m = /^(?:([A-Za-z_][\w.]*)\.)?([A-Za-z_]\w*)$/.exec(ref);
+    if (!m) return false;
+    if (m[1] === undefined) return imports.has(ref) || starImport;
+    return moduleNames.has(m[1]) || imports.has(m[1]);
+  }
+
+  /**
+   * A name made of literals and constants of other modules only (`lateRef`), at least one of them: no parameter
+   * of the function around `at`, no field, nothing of run time.
+   */
+  function importedName(parts: readonly Part[], at: Node): boolean {
+    const params = withinOf(at)?.params;
+    let imported = false;
+    for (const p of parts) {
+      if ('lit' in p) continue;
+      if (!('ref' in p) || params?.includes(p.ref) || !lateRef(p.ref)) return false;
+      imported = true;
+    }
+    return imported;
+  }
+
   function onCall(call: Node): void {
     const fn = call.childForFieldName('function');
     if (!fn) return;
@@ -848,11 +892,14 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     const name = fn.type === 'attribute' ? (fn.childForFieldName('attribute')?.text ?? '') : fn.text;
     const receiver = fn.type === 'attribute' ? (fn.childForFieldName('object')?.text ?? '') : '';
     const receiverType = kafkaProducers.has(receiver) ? 'KafkaProducer' : undefined;
-    sharedCallRules({ name, receiver, receiverType, args, named, loc, within: withinOf(call) }, sink);
+    sharedCallRules({ name, receiver, receiverType, args, named, loc, within: withinOf(call), lateRef }, sink);
 
-    // kafka-python KafkaConsumer("a", "b", …), aiokafka AIOKafkaConsumer("a", …): the topics it subscribes to.
+    // kafka-python KafkaConsumer("a", "b", …), aiokafka AIOKafkaConsumer("a", …): the topics it subscribes to
+    // (a topic constant of another module resolved with the source's constants).
     if (name === 'KafkaConsumer' || name === 'AIOKafkaConsumer' || fn.text === 'kafka.KafkaConsumer')
-      for (const a of args) if (literal(a)) sink.consume('kafka', literal(a)!, loc);
+      for (const a of args)
+        if (literal(a)) sink.consume('kafka', literal(a)!, loc);
+        else if (importedName(a, call)) sink.topicRefs.push({ side: 'consume', parts: a, loc });
     // c = Consumer({...}); c.subscribe(["orders"]) — the shared rule knows receivers named like a consumer only.
     if (name === 'subscribe' && kafkaConsumers.has(receiver) && !/consumer|kafka/i.test(receiver) && args[0])
       for (const t of splitList(args[0])) sink.consume('kafka', t, loc);
