@@ -1771,9 +1771,9 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
             ? false // placeholders never match: a computed key equals no binding key
             : isDynamicName(p.key)
               ? p.anyKey === true // a key set per message may be any key a binding names
-            : type === 'topic'
-              ? topicMatches(b.key, p.key)
-              : b.key === p.key;
+              : type === 'topic'
+                ? topicMatches(b.key, p.key)
+                : b.key === p.key;
       if (hit)
         routed.push({
           queue: b.queue,

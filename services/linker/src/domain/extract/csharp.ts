@@ -647,7 +647,6 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     usesMediatR(n) && declaredWith(n, 'IMediator|IPublisher', receiver);
   const usesNsb = (n: Node): boolean => (nsbFile ??= /\bNServiceBus\b/.test(n.tree.rootNode.text));
 
-
   /**
    * The configuration switches around a call: each enclosing `if (bool.Parse(configuration["Key"]))` /
    * `if (configuration.GetValue<bool>("Key"))` (negated or not), with the value its branch runs under.
@@ -685,7 +684,8 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
           .replace(/^.*\./, '')
       : undefined;
   /** Calls inside a node (the walk's captures when it has them). */
-  const callsIn = (n: Node): Node[] => captured(n, 'invocation_expression') ?? n.descendantsOfType('invocation_expression');
+  const callsIn = (n: Node): Node[] =>
+    captured(n, 'invocation_expression') ?? n.descendantsOfType('invocation_expression');
   const calleeName = (call: Node): string | undefined => {
     const f = call.childForFieldName('function');
     const nn = f?.type === 'member_access_expression' ? f.childForFieldName('name') : f;
@@ -924,7 +924,12 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
           const a = named(c.childForFieldName('arguments'))[0];
           const entity = calleeName(c) === 'SetEntityName' && a ? settingName(evaluate(argExpr(a).expr)) : undefined;
           if (entity !== undefined)
-            busSite({ kind: 'generic', method: 'MtEntityName', types: [typeArg, entity], loc: { file, line: lineOf(c) } });
+            busSite({
+              kind: 'generic',
+              method: 'MtEntityName',
+              types: [typeArg, entity],
+              loc: { file, line: lineOf(c) },
+            });
         }
       if (name === 'Publish') {
         const kind = exchangeKind(assignedIn(onlyArg).get('ExchangeType'));
@@ -940,7 +945,8 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     // of T without an address goes.
     if (name === 'Map' && /(^|\.)EndpointConvention$/.test(receiver) && typeArg && onlyArg) {
       const uri =
-        onlyArg.type === 'object_creation_expression' && /^(System\.)?Uri$/.test(onlyArg.childForFieldName('type')?.text ?? '')
+        onlyArg.type === 'object_creation_expression' &&
+        /^(System\.)?Uri$/.test(onlyArg.childForFieldName('type')?.text ?? '')
           ? named(onlyArg.childForFieldName('arguments'))[0]
           : undefined;
       const address = settingName(evaluate(uri ? argExpr(uri).expr : onlyArg));
@@ -1044,8 +1050,7 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       const types = createdTypes(argExpr(argNodes[0]!).expr, inv).map((t) =>
         t.replace(/<.*$/, '').replace(/^.*\./, ''),
       );
-      for (const m of new Set(types))
-        if (/Event$/.test(m)) busSite({ kind: 'publish', method: '*', types: [m], loc });
+      for (const m of new Set(types)) if (/Event$/.test(m)) busSite({ kind: 'publish', method: '*', types: [m], loc });
       return;
     }
     // YARP direct forwarding, `app.MapForwarder("/images/{id}", "http://catalog-api", "/api/items/{id}/pic")`:
