@@ -75,7 +75,6 @@ const CS_NAMES = new Set([
   'Publish',
   'ConfigureEndpoints',
   'SetEndpointNameFormatter',
-  'Map',
 ]);
 /** Refit: the verb attributes of an interface's methods (`[Get("/orders/{id}")]`). */
 const REFIT_VERBS: Record<string, HttpMethod> = {
@@ -768,6 +767,7 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       !MINIMAL[callee] &&
       !HTTP_CLIENT[callee] &&
       !CS_NAMES.has(callee) &&
+      !(callee === 'Map' && /(^|\.)EndpointConvention$/.test(fn.childForFieldName('expression')?.text ?? '')) &&
       !OUTBOX.test(callee) &&
       !sharedRuleName(callee)
     )
