@@ -116,6 +116,34 @@ describe('MassTransit bus topology from the bus configurator (issue 20)', () => 
   });
 });
 
+describe('MassTransit configurator calls inside the bus factory (issue 20)', () => {
+  it('cfg.Publish<T>(e => { … }) inside UsingRabbitMq is topology, whatever it sets; a publish with a lambda elsewhere is a message', async () => {
+    const r = await reportOf({
+      contracts,
+      web: {
+        'Startup.cs': lines(
+          'using MassTransit;',
+          'services.AddMassTransit(x => x.UsingRabbitMq((context, cfg) => {',
+          '  cfg.Publish<Invoice>(e => { e.Lazy = true; });',
+          '}));',
+        ),
+        'Billing.cs': lines(
+          'using MassTransit;',
+          'public class Billing {',
+          '  public Task Run(IPublishEndpoint bus) => bus.Publish<Invoice>(new { Id = 1 });',
+          '}',
+        ),
+      },
+      billing: {
+        'InvoiceConsumer.cs': lines('using MassTransit;', 'public class InvoiceConsumer : IConsumer<Invoice> { }'),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web Billing.cs:3 | publish `Shop.Contracts:Invoice` | billing InvoiceConsumer.cs:2 consume queue `Invoice`',
+    ]);
+  });
+});
+
 describe('MassTransit Send by endpoint convention and endpoint name formatter objects (issue 20)', () => {
   it('EndpointConvention.Map<T>(new Uri(setting)) + bus.Send(new T) reaches the consumer named by KebabCaseEndpointNameFormatter(includeNamespace: true)', async () => {
     const r = await reportOf({

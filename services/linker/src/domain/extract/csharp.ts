@@ -682,6 +682,23 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
           ?.text.replace(/<.*$/, '')
           .replace(/^.*\./, '')
       : undefined;
+  /**
+   * A `Publish<T>(x => …)` / `Send<T>(…)` / `Message<T>(…)` of MassTransit's bus configurator, not a message sent
+   * with an initialiser (NServiceBus' `context.Publish<T>(m => m.Id = 1)`): inside the bus factory's
+   * `UsingRabbitMq((context, cfg) => …)` / `Bus.Factory.CreateUsingRabbitMq(…)`, or setting topology in its lambda.
+   */
+  const TOPOLOGY_MEMBERS =
+    /\b(SetEntityName|ExchangeType|UseRoutingKeyFormatter|UseCorrelationId|Durable|AutoDelete|Exclude|BindQueue|SetExchangeArgument)\b/;
+  const busTopology = (inv: Node): boolean => {
+    if (usesNsb(inv)) return false;
+    const lambda = named(inv.childForFieldName('arguments'))[0];
+    if (lambda && TOPOLOGY_MEMBERS.test(lambda.text)) return true;
+    for (let p = inv.parent; p; p = p.parent) {
+      if (p.type === 'class_declaration') break;
+      if (p.type === 'invocation_expression' && /^(Using|CreateUsing)\w+$/.test(calleeName(p) ?? '')) return true;
+    }
+    return false;
+  };
   /** Calls inside a node (the walk's captures when it has them). */
   const callsIn = (n: Node): Node[] =>
     captured(n, 'invocation_expression') ?? n.descendantsOfType('invocation_expression');
@@ -918,7 +935,7 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     // sets its type, `cfg.Send<T>(e => e.UseRoutingKeyFormatter(ctx => ctx.Message.Region))` a run-time routing key.
     const typeArg = typeArgOf(nameNode);
     const onlyArg = argNodes.length === 1 ? argExpr(argNodes[0]!).expr : undefined;
-    if (/^(Message|Publish|Send)$/.test(name) && typeArg && onlyArg?.type === 'lambda_expression') {
+    if (/^(Message|Publish|Send)$/.test(name) && typeArg && onlyArg?.type === 'lambda_expression' && busTopology(inv)) {
       if (name === 'Message')
         for (const c of callsIn(onlyArg)) {
           const a = named(c.childForFieldName('arguments'))[0];
