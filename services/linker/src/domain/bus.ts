@@ -1,4 +1,4 @@
-import type { BusSummary, SourceFacts } from './model';
+import type { BusSite, BusSummary, ExchangeType, SourceFacts } from './model';
 
 /**
  * Message-bus call sites instantiated with the summaries of the library methods they call (any attached
@@ -71,25 +71,54 @@ export function instantiateBusSites(sources: readonly SourceFacts[]): SourceFact
     ),
   );
   const sharedFormatter = formatters.size === 1 ? [...formatters][0] : undefined;
+  const sharedFormatterSite = sources
+    .flatMap((s) => s.busSites ?? [])
+    .find((x) => x.method === 'EndpointNameFormatter' && x.types[0] === sharedFormatter)?.types;
   return sources.map((s) => {
-    const sites = s.busSites ?? [];
-    if (sites.length === 0) return s;
+    const all = s.busSites ?? [];
+    if (all.length === 0) return s;
+    // A site under a configuration switch its settings turn off (`if (bool.Parse(configuration["UseSqs"]))` with
+    // `"UseSqs": "false"` in every settings file of the source) is not deployed.
+    const sites = all.some((x) => x.guards) ? all.filter((x) => deployed(s, x)) : all;
+    const ofType = (method: string): Map<string, string> =>
+      new Map(sites.filter((x) => x.method === method).map((x) => [x.types[0]!, x.types[1] ?? '']));
+    // MassTransit topology of the source's bus: entity names, exchange types, routing-key formatters, endpoint
+    // conventions of message types.
+    const entityNames = ofType('MtEntityName');
+    const exchangeKinds = ofType('MtExchangeType');
+    const keyFormatted = ofType('MtRoutingKey');
+    const conventions = ofType('MtConvention');
+    const mtExchange = (type: string): string => {
+      const bare = type.replace(/<.*$/, '').replace(/^.*\./, '');
+      return entityNames.get(bare) ?? messageExchange(type);
+    };
     const publishes = [...s.publishes];
     const consumes = [...s.consumes];
     const bindings = [...s.bindings];
     const exchanges = [...s.exchanges];
     const queues = [...s.queues];
     const declared = new Set<string>();
-    const formatter = sites.find((x) => x.method === 'EndpointNameFormatter')?.types[0] ?? sharedFormatter;
+    const formatter = sites.find((x) => x.method === 'EndpointNameFormatter')?.types ?? sharedFormatterSite;
     const explicit = new Map(
       sites.filter((x) => x.method === 'ReceiveEndpoint').map((x) => [x.types[1]!, x.types[0]!]),
     );
+    const noTopology = new Set(
+      sites.filter((x) => x.method === 'ReceiveEndpoint' && x.types[2] === 'noTopology').map((x) => x.types[1]!),
+    );
+    // A MassTransit receive endpoint's queue has an exchange of its own name bound to it (where `Send` goes).
+    const endpoints = new Set<string>();
+    const endpoint = (queue: string, loc: BusSite['loc']): void => {
+      if (endpoints.has(queue)) return;
+      endpoints.add(queue);
+      exchanges.push({ name: queue, type: 'fanout', loc });
+      bindings.push({ exchange: queue, queue, key: '', loc });
+    };
     // NServiceBus (RabbitMQ conventional routing topology): the endpoint's queue and fanout exchange are named
     // after it (`new EndpointConfiguration("Sales")`, else the source); a command is sent to the destination
     // endpoint's exchange; an event is published to the fanout exchange of its full type name, bound (through
     // the endpoint's exchange) to the queue of every endpoint with a handler of it.
     const nsbConfig = sites.find((x) => x.method === 'NsbEndpoint');
-    const endpoint = nsbConfig?.types[0] ?? s.source;
+    const nsbEndpoint = nsbConfig?.types[0] ?? s.source;
     const routes = new Map(sites.filter((x) => x.method === 'NsbRoute').map((x) => [x.types[0]!, x.types[1]!]));
     let endpointDeclared = false;
     for (const site of sites) {
@@ -104,13 +133,13 @@ export function instantiateBusSites(sources: readonly SourceFacts[]): SourceFact
         if (!endpointDeclared) {
           endpointDeclared = true;
           const at = nsbConfig?.loc ?? site.loc;
-          exchanges.push({ name: endpoint, type: 'fanout', loc: at });
-          queues.push({ name: endpoint, loc: at });
-          bindings.push({ exchange: endpoint, queue: endpoint, key: '', loc: at });
+          exchanges.push({ name: nsbEndpoint, type: 'fanout', loc: at });
+          queues.push({ name: nsbEndpoint, loc: at });
+          bindings.push({ exchange: nsbEndpoint, queue: nsbEndpoint, key: '', loc: at });
         }
         exchanges.push({ name: nsbExchange(message), type: 'fanout', loc: site.loc });
-        bindings.push({ exchange: nsbExchange(message), queue: endpoint, key: '', loc: site.loc });
-        consumes.push({ broker: 'rabbitmq', queue: endpoint, loc: site.loc, types: [message] });
+        bindings.push({ exchange: nsbExchange(message), queue: nsbEndpoint, key: '', loc: site.loc });
+        consumes.push({ broker: 'rabbitmq', queue: nsbEndpoint, loc: site.loc, types: [message] });
         continue;
       }
       if (site.method === 'NsbEndpoint' || site.method === 'NsbRoute') continue;
@@ -147,21 +176,51 @@ export function instantiateBusSites(sources: readonly SourceFacts[]): SourceFact
         for (const type of site.types) {
           if (sum)
             for (const x of sum) publishes.push({ broker: x.broker, exchange: x.exchange, key: type, loc: site.loc });
-          else publishes.push({ broker: 'rabbitmq', exchange: messageExchange(type), key: '', loc: site.loc });
+          else {
+            // MassTransit: the message type's exchange (renamed by `SetEntityName`, typed by `ExchangeType`),
+            // with the routing key a `UseRoutingKeyFormatter` sets per message.
+            const exchange = mtExchange(type);
+            const kind = exchangeKinds.get(type);
+            if (kind) exchanges.push({ name: exchange, type: kind as ExchangeType, loc: site.loc });
+            if (keyFormatted.has(type))
+              publishes.push({ broker: 'rabbitmq', exchange, key: '{}', anyKey: true, loc: site.loc });
+            else publishes.push({ broker: 'rabbitmq', exchange, key: '', loc: site.loc });
+          }
         }
+        continue;
+      }
+      if (site.method === 'MtSend') {
+        // `Send(msg)` without an address: the endpoint convention of its type (`queue:orders`), else nowhere known.
+        const address = conventions.get(site.types[0]!);
+        if (address !== undefined) {
+          const exchange = address.includes('${') ? address : addressExchange(address);
+          publishes.push({ broker: 'rabbitmq', exchange, key: '', loc: site.loc, address: true });
+        }
+        continue;
+      }
+      if (site.method === 'MtBind') {
+        const [queue, exchange, key, kind] = site.types as [string, string, string, string];
+        exchanges.push({ name: exchange, type: kind as ExchangeType, loc: site.loc });
+        queues.push({ name: queue, loc: site.loc });
+        bindings.push({ exchange, queue, key, loc: site.loc });
         continue;
       }
       if (site.method === 'IConsumer' && site.types.length === 2) {
         const [message, consumer] = site.types as [string, string];
-        const exchange = messageExchange(message);
-        const queue = explicit.get(consumer) ?? endpointName(consumer, formatter);
-        exchanges.push({ name: exchange, type: 'fanout', loc: site.loc });
+        const exchange = mtExchange(message);
+        const queue =
+          explicit.get(consumer) ?? endpointName(consumer, formatter?.[0], formatterOptions(s, consumer, formatter));
         queues.push({ name: queue, loc: site.loc });
-        bindings.push({ exchange, queue, key: '', loc: site.loc });
+        endpoint(queue, site.loc);
+        if (!(explicit.has(consumer) && noTopology.has(consumer))) {
+          exchanges.push({ name: exchange, type: 'fanout', loc: site.loc });
+          bindings.push({ exchange, queue, key: '', loc: site.loc });
+        }
         consumes.push({ broker: 'rabbitmq', queue, loc: site.loc });
         continue;
       }
-      if (site.method === 'EndpointNameFormatter' || site.method === 'ReceiveEndpoint') continue;
+      if (site.method === 'EndpointNameFormatter' || site.method === 'ReceiveEndpoint' || site.method.startsWith('Mt'))
+        continue;
       const sum = summaries.get(`subscribe:${site.method}`);
       if (sum) {
         for (const x of sum) {
@@ -190,16 +249,67 @@ export function instantiateBusSites(sources: readonly SourceFacts[]): SourceFact
   });
 }
 
+/** The namespace and prefix a formatter site (`[style, 'namespace' | '', prefix]`) asks for, for one consumer. */
+function formatterOptions(
+  s: SourceFacts,
+  consumer: string,
+  formatter: readonly string[] | undefined,
+): { namespace?: string | undefined; prefix?: string | undefined } {
+  return {
+    namespace: formatter?.[1] === 'namespace' ? s.typeNamespaces?.[consumer] : undefined,
+    prefix: formatter?.[2] || undefined,
+  };
+}
+
 /**
- * MassTransit's endpoint name for a consumer class: the name without its `Consumer` suffix, as is
- * (DefaultEndpointNameFormatter), or in kebab or snake case (`SubmitOrderConsumer` → `submit-order`).
+ * MassTransit's endpoint name for a consumer class: the name without its `Consumer` suffix, after the prefix
+ * and the namespace when the formatter includes them, as is (DefaultEndpointNameFormatter), or in kebab or
+ * snake case (`SubmitOrderConsumer` → `submit-order`; with its namespace `Shop.Consumers` → `shop-consumers-submit-order`).
  */
-export function endpointName(consumer: string, formatter: string | undefined): string {
-  const base = consumer.length > 'Consumer'.length ? consumer.replace(/Consumer$/, '') : consumer;
+export function endpointName(
+  consumer: string,
+  formatter: string | undefined,
+  options: { namespace?: string | undefined; prefix?: string | undefined } = {},
+): string {
+  const bare = consumer.length > 'Consumer'.length ? consumer.replace(/Consumer$/, '') : consumer;
+  const base = `${options.prefix ?? ''}${options.namespace ? `${options.namespace}.` : ''}${bare}`;
   if (formatter !== 'KebabCase' && formatter !== 'SnakeCase') return base;
   const words = base
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
     .replace(/([A-Z])([A-Z][a-z])/g, '$1_$2')
+    .replace(/\./g, '_')
     .toLowerCase();
   return formatter === 'KebabCase' ? words.replace(/_/g, '-') : words;
+}
+
+/**
+ * The exchange a MassTransit endpoint address names: `queue:orders`, `exchange:orders` and
+ * `rabbitmq://host/vhost/orders?durable=true` name `orders`.
+ */
+export function addressExchange(address: string): string {
+  const path = address.replace(/\?.*$/, '');
+  const short = /^(?:queue|exchange|topic):(.+)$/i.exec(path);
+  if (short) return short[1]!;
+  const url = /^\w+:\/\/[^/]+\/(.+)$/.exec(path);
+  return url ? url[1]!.replace(/^.*\//, '') : path;
+}
+
+const settingKey = (key: string): string => key.toLowerCase().replace(/__|:/g, '.');
+
+/**
+ * Whether a site under configuration switches runs with the source's settings: a switch counts only when the
+ * source's .NET settings files (`appsettings*.json`) set its key, all to the same boolean.
+ */
+function deployed(s: SourceFacts, site: BusSite): boolean {
+  for (const g of site.guards ?? []) {
+    const want = settingKey(g.key);
+    const values = new Set(
+      s.config
+        .filter((c) => !c.scope && /(^|\/)appsettings[^/]*\.json$/i.test(c.loc.file) && settingKey(c.key) === want)
+        .map((c) => c.value.trim().toLowerCase()),
+    );
+    const only = values.size === 1 ? [...values][0] : undefined;
+    if ((only === 'true' || only === 'false') && (only === 'true') !== g.when) return false;
+  }
+  return true;
 }

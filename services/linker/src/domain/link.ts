@@ -3,7 +3,7 @@ import { applyDeclaredClients } from './declared-clients';
 import { applyJsMessaging } from './js-flows';
 import { applyGoMounts, applyGoPackages } from './go-packages';
 import { instantiateOutboxes } from './outbox';
-import { instantiateBusSites } from './bus';
+import { addressExchange, instantiateBusSites } from './bus';
 import { instantiateObjects } from './objects';
 import { applyChannelConstants } from './extract/eventuate';
 import type {
@@ -1790,11 +1790,13 @@ function linkMessages(sources: readonly SourceFacts[], out: LinkResult): void {
       const hit =
         type === 'fanout' || type === 'headers'
           ? true
-          : isDynamicName(p.key) || isDynamicName(b.key)
+          : isDynamicName(b.key)
             ? false // placeholders never match: a computed key equals no binding key
-            : type === 'topic'
-              ? topicMatches(b.key, p.key)
-              : b.key === p.key;
+            : isDynamicName(p.key)
+              ? p.anyKey === true // a key set per message may be any key a binding names
+              : type === 'topic'
+                ? topicMatches(b.key, p.key)
+                : b.key === p.key;
       if (hit)
         routed.push({
           queue: b.queue,
@@ -2413,7 +2415,11 @@ export function link(sources: readonly SourceFacts[]): LinkResult {
             e.framework === 'spring' || e.framework === 'spring-data-rest' ? { ...e, path: joinPath(base, e.path) } : e,
           )
         : endpoints,
-      publishes: kept(s.publishes, (x) => x.key).map((x) => ({ ...x, exchange: name(x.exchange), key: name(x.key) })),
+      publishes: kept(s.publishes, (x) => x.key).map((x) => ({
+        ...x,
+        exchange: x.address ? addressExchange(name(x.exchange)) : name(x.exchange),
+        key: name(x.key),
+      })),
       consumes: kept(s.consumes, (x) => x.queue).map((x) => ({ ...x, queue: name(x.queue) })),
       bindings: s.bindings.map((x) => ({ ...x, exchange: name(x.exchange), queue: name(x.queue), key: name(x.key) })),
       queues: s.queues.map((x) => ({ ...x, name: name(x.name) })),

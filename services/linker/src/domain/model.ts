@@ -235,6 +235,16 @@ export interface Publish {
    * linked, the driver of the connection the job goes through (`rabbitmq`, `redis`, `sqs`, `database`, …).
    */
   readonly connection?: string;
+  /**
+   * The routing key is set per message at run time (MassTransit's `UseRoutingKeyFormatter(ctx => ctx.Message.Type)`):
+   * it may be any key a binding of the exchange names.
+   */
+  readonly anyKey?: boolean;
+  /**
+   * The exchange is a MassTransit endpoint address (`queue:orders`, `exchange:orders`, `rabbitmq://host/orders`),
+   * possibly a configuration placeholder: the link stage keeps its last path segment once it is resolved.
+   */
+  readonly address?: boolean;
 }
 
 export interface Consume {
@@ -412,6 +422,12 @@ export interface BusSite {
   readonly method: string;
   readonly types: readonly string[];
   readonly loc: Loc;
+  /**
+   * The branches of `if (bool.Parse(configuration["Key"]))` / `if (configuration.GetValue<bool>("Key"))` around
+   * the site: it runs only when each key has the value `when` (a site whose key the source's settings set to
+   * the other value everywhere is not deployed).
+   */
+  readonly guards?: readonly { readonly key: string; readonly when: boolean }[];
 }
 
 /**

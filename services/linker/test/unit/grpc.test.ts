@@ -617,3 +617,50 @@ describe('gRPC: ambiguity and addresses', () => {
     expect(unresolved(r)).toEqual([]);
   });
 });
+
+describe('gRPC: Go clients of two services held in one variable name in two functions (issue 20)', () => {
+  it('each function dials its host and calls its own client: the uses pair with the nearest `client :=`, no host × method crossing', async () => {
+    const r = await reportOf({
+      web: {
+        'clients.go': lines(
+          'package clients',
+          'import (',
+          '  "context"',
+          '  "google.golang.org/grpc"',
+          '  pb "shop/gen"',
+          ')',
+          'func Cart(ctx context.Context) {',
+          '  conn, _ := grpc.Dial("cart:50051", grpc.WithInsecure())',
+          '  client := pb.NewCartClient(conn)',
+          '  client.GetCart(ctx, nil)',
+          '}',
+          'func Quote(ctx context.Context) {',
+          '  conn, _ := grpc.Dial("pricing:50052", grpc.WithInsecure())',
+          '  client := pb.NewPricingClient(conn)',
+          '  client.Quote(ctx, nil)',
+          '}',
+        ),
+      },
+      cart: { 'proto/shop.proto': SHOP_PROTO, 'main.go': GO_CART_SERVER },
+      pricing: {
+        'proto/shop.proto': SHOP_PROTO,
+        'main.go': lines(
+          'package main',
+          'import (',
+          '  "google.golang.org/grpc"',
+          '  pb "pricing/gen"',
+          ')',
+          'func main() {',
+          '  srv := grpc.NewServer()',
+          '  pb.RegisterPricingServer(srv, &pricing{})',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web clients.go:10 | gRPC shop.Cart/GetCart at `cart` | cart main.go:8 gRPC shop.Cart/GetCart (grpc-go, rpc at cart proto/shop.proto:6)',
+      'web clients.go:15 | gRPC shop.Pricing/Quote at `pricing` | pricing main.go:8 gRPC shop.Pricing/Quote (grpc-go, rpc at pricing proto/shop.proto:11)',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+  });
+});

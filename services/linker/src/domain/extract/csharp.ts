@@ -1,5 +1,5 @@
 import type { Node } from '../parsers';
-import type { HttpMethod, Part } from '../model';
+import type { BusSite, HttpMethod, Part } from '../model';
 import { joinPath } from '../routes';
 import {
   withBase,
@@ -20,6 +20,7 @@ import {
   sharedCallRules,
   summarisable,
   sharedRuleName,
+  captured,
 } from './common';
 import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
 import { AMBIGUOUS_CONSTANT, CONSTANT_END, CONSTANT_MARK } from './eventuate';
@@ -70,6 +71,10 @@ const CS_NAMES = new Set([
   'Send',
   'RouteToEndpoint',
   'SetDestination',
+  'Message',
+  'Publish',
+  'ConfigureEndpoints',
+  'SetEndpointNameFormatter',
 ]);
 /** Refit: the verb attributes of an interface's methods (`[Get("/orders/{id}")]`). */
 const REFIT_VERBS: Record<string, HttpMethod> = {
@@ -641,7 +646,107 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     usesMediatR(n) && declaredWith(n, 'IMediator|IPublisher', receiver);
   const usesNsb = (n: Node): boolean => (nsbFile ??= /\bNServiceBus\b/.test(n.tree.rootNode.text));
 
+  /**
+   * The configuration switches around a call: each enclosing `if (bool.Parse(configuration["Key"]))` /
+   * `if (configuration.GetValue<bool>("Key"))` (negated or not), with the value its branch runs under.
+   */
+  const GUARD =
+    /^\(?\s*(!)?\s*(?:(?:bool|Boolean)\.Parse\(\s*[\w.]*[Cc]onfiguration\s*\[\s*"([^"]+)"\s*\]\s*\)|[\w.]*[Cc]onfiguration\.GetValue<bool>\(\s*"([^"]+)"\s*\))\s*\)?$/;
+  function configGuards(n: Node): BusSite['guards'] {
+    let out: { key: string; when: boolean }[] | undefined;
+    for (let c: Node = n, p = n.parent; p; c = p, p = p.parent) {
+      if (p.type === 'class_declaration') break;
+      if (p.type !== 'if_statement') continue;
+      const cond = p.childForFieldName('condition');
+      const m = cond ? GUARD.exec(cond.text.trim()) : null;
+      if (!m || cond!.id === c.id) continue;
+      const key = (m[2] ?? m[3])!;
+      const inThen = p.childForFieldName('consequence')?.id === c.id;
+      const inElse = p.childForFieldName('alternative')?.id === c.id;
+      if (!inThen && !inElse) continue;
+      (out ??= []).push({ key, when: inThen !== (m[1] === '!') });
+    }
+    return out;
+  }
+  /** The call whose bus sites are being recorded: they carry its configuration switches. */
+  let siteCall: Node | undefined;
+  const busSite = (site: BusSite): void => {
+    const guards = siteCall ? configGuards(siteCall) : undefined;
+    sink.busSite(guards ? { ...site, guards } : site);
+  };
+  let mtFile: boolean | undefined;
+  const usesMassTransit = (n: Node): boolean => (mtFile ??= /\bMassTransit\b/.test(n.tree.rootNode.text));
+  const typeArgOf = (nameNode: Node | null | undefined): string | undefined =>
+    nameNode?.type === 'generic_name'
+      ? named(named(nameNode)[1] ?? null)[0]
+          ?.text.replace(/<.*$/, '')
+          .replace(/^.*\./, '')
+      : undefined;
+  /**
+   * A `Publish<T>(x => …)` / `Send<T>(…)` / `Message<T>(…)` of MassTransit's bus configurator, not a message sent
+   * with an initialiser (NServiceBus' `context.Publish<T>(m => m.Id = 1)`): inside the bus factory's
+   * `UsingRabbitMq((context, cfg) => …)` / `Bus.Factory.CreateUsingRabbitMq(…)`, or setting topology in its lambda.
+   */
+  const TOPOLOGY_MEMBERS =
+    /\b(SetEntityName|ExchangeType|UseRoutingKeyFormatter|UseCorrelationId|Durable|AutoDelete|Exclude|BindQueue|SetExchangeArgument)\b/;
+  const busTopology = (inv: Node): boolean => {
+    if (usesNsb(inv)) return false;
+    const lambda = named(inv.childForFieldName('arguments'))[0];
+    if (lambda && TOPOLOGY_MEMBERS.test(lambda.text)) return true;
+    for (let p = inv.parent; p; p = p.parent) {
+      if (p.type === 'class_declaration') break;
+      if (p.type === 'invocation_expression' && /^(Using|CreateUsing)\w+$/.test(calleeName(p) ?? '')) return true;
+    }
+    return false;
+  };
+  /** Calls inside a node (the walk's captures when it has them). */
+  const callsIn = (n: Node): Node[] =>
+    captured(n, 'invocation_expression') ?? n.descendantsOfType('invocation_expression');
+  const calleeName = (call: Node): string | undefined => {
+    const f = call.childForFieldName('function');
+    const nn = f?.type === 'member_access_expression' ? f.childForFieldName('name') : f;
+    return nn?.type === 'generic_name' ? named(nn)[0]?.text : nn?.text;
+  };
+  /** A name for a broker entity: a literal, or configuration placeholders the link stage resolves. */
+  const settingName = (v: readonly Part[] | undefined): string | undefined =>
+    v && v.length > 0 && v.every((p) => 'lit' in p || 'config' in p || 'env' in p) ? nameOf(v) : undefined;
+  /** `x.Prop = value` assignments inside a configuration lambda: property → value expression. */
+  const assignedIn = (n: Node): Map<string, Node> => {
+    const out = new Map<string, Node>();
+    for (const a of captured(n, 'assignment_expression') ?? n.descendantsOfType('assignment_expression')) {
+      const left = a.childForFieldName('left')?.text.replace(/^.*\./, '');
+      const right = a.childForFieldName('right');
+      if (left && right) out.set(left, right);
+    }
+    return out;
+  };
+  const exchangeKind = (e: Node | undefined): string | undefined => {
+    if (!e) return undefined;
+    const t = /^(?:[\w.]*ExchangeType\.)?(\w+)$/.exec(e.text)?.[1] ?? literal(evaluate(e));
+    return t && /^(fanout|direct|topic|headers)$/i.test(t) ? t.toLowerCase() : undefined;
+  };
+  /**
+   * MassTransit's endpoint name formatter object (`new KebabCaseEndpointNameFormatter(includeNamespace: true)`,
+   * `new SnakeCaseEndpointNameFormatter("dev", false)`, `DefaultEndpointNameFormatter`): style, namespace, prefix.
+   */
+  const formatterOf = (e: Node): string[] | undefined => {
+    if (e.type !== 'object_creation_expression') return undefined;
+    const style = /^(?:MassTransit\.)?(KebabCase|SnakeCase|Default)EndpointNameFormatter$/.exec(
+      e.childForFieldName('type')?.text ?? '',
+    )?.[1];
+    if (!style) return undefined;
+    let ns = false;
+    let prefix = '';
+    for (const a of named(e.childForFieldName('arguments'))) {
+      const { expr } = argExpr(a);
+      if (expr.text === 'true') ns = true;
+      else if (expr.type === 'string_literal') prefix = literal(evaluate(expr)) ?? '';
+    }
+    return [style, ns ? 'namespace' : '', prefix];
+  };
+
   function onInvocation(inv: Node): void {
+    siteCall = inv;
     const fn = inv.childForFieldName('function');
     if (!fn) return;
     const calleeNode = fn.type === 'member_access_expression' ? fn.childForFieldName('name') : fn;
@@ -679,6 +784,7 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       !MINIMAL[callee] &&
       !HTTP_CLIENT[callee] &&
       !CS_NAMES.has(callee) &&
+      !(callee === 'Map' && /(^|\.)EndpointConvention$/.test(fn.childForFieldName('expression')?.text ?? '')) &&
       !OUTBOX.test(callee) &&
       !sharedRuleName(callee)
     )
@@ -772,7 +878,7 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     // (`cfg.ReceiveEndpoint("orders", e => e.ConfigureConsumer<OrderConsumer>(ctx))`).
     const formatter = /^Set(KebabCase|SnakeCase)EndpointNameFormatter$/.exec(name);
     if (formatter) {
-      sink.busSite({ kind: 'generic', method: 'EndpointNameFormatter', types: [formatter[1]!], loc });
+      busSite({ kind: 'generic', method: 'EndpointNameFormatter', types: [formatter[1]!], loc });
       return;
     }
     if (name === 'ReceiveEndpoint' && argNodes.length >= 2) {
@@ -780,11 +886,88 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       // library), resolved when linking (`applyChannelConstants`), else a run-time queue.
       const only = args[0]?.length === 1 ? args[0][0] : undefined;
       const constant = only && 'ref' in only ? constantKey(only.ref) : undefined;
-      const queue = literal(args[0]) ?? (constant ? CONSTANT_MARK + constant : undefined);
-      const body = argExpr(argNodes[argNodes.length - 1]!).expr.text;
-      if (queue !== undefined)
-        for (const m of body.matchAll(/\b(?:ConfigureConsumer|Consumer)<([\w.]+)>/g))
-          sink.busSite({ kind: 'generic', method: 'ReceiveEndpoint', types: [queue, m[1]!.replace(/^.*\./, '')], loc });
+      // `ReceiveEndpoint(configuration["Queue"], …)`: a setting, resolved through the source's configuration.
+      const queue = literal(args[0]) ?? (constant ? CONSTANT_MARK + constant : settingName(args[0]));
+      const lambda = argExpr(argNodes[argNodes.length - 1]!).expr;
+      const body = lambda.text;
+      if (queue === undefined) return;
+      // `e.ConfigureConsumeTopology = false`: no binding of the consumed message types' exchanges.
+      const noTopology = /\bConfigureConsumeTopology\s*=\s*false\b/.test(body) ? 'noTopology' : '';
+      for (const m of body.matchAll(/\b(?:ConfigureConsumer|Consumer)<([\w.]+)>/g))
+        busSite({
+          kind: 'generic',
+          method: 'ReceiveEndpoint',
+          types: [queue, m[1]!.replace(/^.*\./, ''), noTopology],
+          loc,
+        });
+      // `e.Bind("orders", b => { b.RoutingKey = "eu"; b.ExchangeType = ExchangeType.Topic; })`: the endpoint's
+      // queue bound to that exchange (fanout unless set) with that key.
+      for (const b of callsIn(lambda)) {
+        const bArgs = named(b.childForFieldName('arguments'));
+        if (calleeName(b) !== 'Bind' || bArgs.length === 0) continue;
+        const bFn = b.childForFieldName('function');
+        const bName = bFn?.type === 'member_access_expression' ? bFn.childForFieldName('name') : bFn;
+        if (bName?.type === 'generic_name') continue; // `Bind<T>()`: the message type's exchange
+        const exchange = settingName(evaluate(argExpr(bArgs[0]!).expr));
+        if (exchange === undefined) continue;
+        const set = bArgs[1] ? assignedIn(argExpr(bArgs[1]).expr) : new Map<string, Node>();
+        const keyNode = set.get('RoutingKey');
+        const key = keyNode ? settingName(evaluate(keyNode)) : '';
+        if (key === undefined) continue;
+        busSite({
+          kind: 'generic',
+          method: 'MtBind',
+          types: [queue, exchange, key, exchangeKind(set.get('ExchangeType')) ?? 'fanout'],
+          loc: { file, line: lineOf(b) },
+        });
+      }
+      return;
+    }
+    // MassTransit's endpoint name formatter given as an object (`ConfigureEndpoints(context, new
+    // KebabCaseEndpointNameFormatter(true))`, `SetEndpointNameFormatter(new SnakeCaseEndpointNameFormatter("dev", false))`).
+    if (name === 'ConfigureEndpoints' || name === 'SetEndpointNameFormatter') {
+      const f = argNodes.map((a) => formatterOf(argExpr(a).expr)).find((x) => x !== undefined);
+      if (f) busSite({ kind: 'generic', method: 'EndpointNameFormatter', types: f, loc });
+      return;
+    }
+    // MassTransit message topology on the bus configurator, no message sent: `cfg.Message<T>(e =>
+    // e.SetEntityName("orders"))` names T's exchange, `cfg.Publish<T>(e => e.ExchangeType = ExchangeType.Topic)`
+    // sets its type, `cfg.Send<T>(e => e.UseRoutingKeyFormatter(ctx => ctx.Message.Region))` a run-time routing key.
+    const typeArg = typeArgOf(nameNode);
+    const onlyArg = argNodes.length === 1 ? argExpr(argNodes[0]!).expr : undefined;
+    if (/^(Message|Publish|Send)$/.test(name) && typeArg && onlyArg?.type === 'lambda_expression' && busTopology(inv)) {
+      if (name === 'Message')
+        for (const c of callsIn(onlyArg)) {
+          const a = named(c.childForFieldName('arguments'))[0];
+          const entity = calleeName(c) === 'SetEntityName' && a ? settingName(evaluate(argExpr(a).expr)) : undefined;
+          if (entity !== undefined)
+            busSite({
+              kind: 'generic',
+              method: 'MtEntityName',
+              types: [typeArg, entity],
+              loc: { file, line: lineOf(c) },
+            });
+        }
+      if (name === 'Publish') {
+        const kind = exchangeKind(assignedIn(onlyArg).get('ExchangeType'));
+        if (kind) busSite({ kind: 'generic', method: 'MtExchangeType', types: [typeArg, kind], loc });
+      }
+      if (name === 'Send')
+        for (const c of callsIn(onlyArg))
+          if (calleeName(c) === 'UseRoutingKeyFormatter')
+            busSite({ kind: 'generic', method: 'MtRoutingKey', types: [typeArg], loc: { file, line: lineOf(c) } });
+      return;
+    }
+    // `EndpointConvention.Map<T>(new Uri("queue:orders"))` (the address may be a setting): where a `Send(msg)`
+    // of T without an address goes.
+    if (name === 'Map' && /(^|\.)EndpointConvention$/.test(receiver) && typeArg && onlyArg) {
+      const uri =
+        onlyArg.type === 'object_creation_expression' &&
+        /^(System\.)?Uri$/.test(onlyArg.childForFieldName('type')?.text ?? '')
+          ? named(onlyArg.childForFieldName('arguments'))[0]
+          : undefined;
+      const address = settingName(evaluate(uri ? argExpr(uri).expr : onlyArg));
+      if (address !== undefined) busSite({ kind: 'generic', method: 'MtConvention', types: [typeArg, address], loc });
       return;
     }
 
@@ -800,20 +983,20 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       if (/^Publish/.test(name) && argNodes.length <= 3) {
         const topic = rest[0]?.type === 'string_literal' ? literal(evaluate(rest[0])) : topics[0];
         for (const m of new Set((generic ? [generic] : createdTypes(argExpr(argNodes[0]!).expr, inv)).map(bare)))
-          if (m) sink.busSite({ kind: 'generic', method: 'EasyPublish', types: [m, topic ?? ''], loc });
+          if (m) busSite({ kind: 'generic', method: 'EasyPublish', types: [m, topic ?? ''], loc });
         return;
       }
       if (/^Subscribe/.test(name) && generic) {
         const first = argExpr(argNodes[0]!).expr;
         const id = /^nameof\(\s*([\w.]+)\s*\)$/.exec(first.text)?.[1]?.replace(/^.*\./, '') ?? literal(args[0]);
         if (id !== undefined)
-          sink.busSite({ kind: 'generic', method: 'EasySubscribe', types: [bare(generic), id, ...topics], loc });
+          busSite({ kind: 'generic', method: 'EasySubscribe', types: [bare(generic), id, ...topics], loc });
         return;
       }
       // SendReceive: straight to a named queue through the default exchange.
       const queue = /SendReceive$/.test(receiver) || argNodes.length >= 2 ? literal(args[0]) : undefined;
       if (queue !== undefined && /^(Send|Receive)/.test(name))
-        sink.busSite({
+        busSite({
           kind: 'generic',
           method: name.startsWith('Send') ? 'EasySend' : 'EasyReceive',
           types: [queue],
@@ -831,7 +1014,7 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       const messages = generic ? [generic] : createdTypes(first, inv);
       const nsb = name === 'Publish' && usesNsb(inv);
       for (const m of new Set(messages.map((t) => t.replace(/<.*$/, '').replace(/^.*\./, ''))))
-        if (m) sink.busSite({ kind: nsb ? 'generic' : 'publish', method: nsb ? 'NsbPublish' : name, types: [m], loc });
+        if (m) busSite({ kind: nsb ? 'generic' : 'publish', method: nsb ? 'NsbPublish' : name, types: [m], loc });
       return;
     }
     // NServiceBus commands: `context.Send(new PlaceOrder(…))` / `Send<PlaceOrder>(…)` / `Send("Sales", msg)`,
@@ -851,14 +1034,31 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       }
       const messages = generic ? [generic] : createdTypes(msgNode, inv);
       for (const m of new Set(messages.map((t) => t.replace(/<.*$/, '').replace(/^.*\./, ''))))
-        if (m) sink.busSite({ kind: 'generic', method: 'NsbSend', types: explicit ? [m, explicit] : [m], loc });
+        if (m) busSite({ kind: 'generic', method: 'NsbSend', types: explicit ? [m, explicit] : [m], loc });
+      return;
+    }
+    // MassTransit: `bus.Send(new Order { … })` without an address, on the bus or a send endpoint provider: sent
+    // where the source's `EndpointConvention.Map<Order>(…)` says (bus.ts).
+    if (
+      name === 'Send' &&
+      argNodes.length >= 1 &&
+      argNodes.length <= 2 &&
+      usesMassTransit(inv) &&
+      (/^(this\.)?_?context$/.test(receiver) ||
+        declaredWith(inv, 'IBus|IBusControl|ISendEndpointProvider|ConsumeContext(?:<[\\w.]+>)?', receiver))
+    ) {
+      const first = argExpr(argNodes[0]!).expr;
+      if (first.type === 'lambda_expression') return;
+      const messages = typeArg ? [typeArg] : createdTypes(first, inv);
+      for (const m of new Set(messages.map((t) => t.replace(/<.*$/, '').replace(/^.*\./, ''))))
+        if (m) busSite({ kind: 'generic', method: 'MtSend', types: [m], loc });
       return;
     }
     if (name === 'RouteToEndpoint' && argNodes.length === 2) {
       const t = /^typeof\(\s*([\w.]+)\s*\)$/.exec(argExpr(argNodes[0]!).expr.text)?.[1];
       const dest = literal(args[1]);
       if (t && dest !== undefined)
-        sink.busSite({ kind: 'generic', method: 'NsbRoute', types: [t.replace(/^.*\./, ''), dest], loc });
+        busSite({ kind: 'generic', method: 'NsbRoute', types: [t.replace(/^.*\./, ''), dest], loc });
       return;
     }
     // The outbox of integration events (`integrationEventService.AddAndSaveEventAsync(evt)`, published
@@ -867,8 +1067,7 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       const types = createdTypes(argExpr(argNodes[0]!).expr, inv).map((t) =>
         t.replace(/<.*$/, '').replace(/^.*\./, ''),
       );
-      for (const m of new Set(types))
-        if (/Event$/.test(m)) sink.busSite({ kind: 'publish', method: '*', types: [m], loc });
+      for (const m of new Set(types)) if (/Event$/.test(m)) busSite({ kind: 'publish', method: '*', types: [m], loc });
       return;
     }
     // YARP direct forwarding, `app.MapForwarder("/images/{id}", "http://catalog-api", "/api/items/{id}/pic")`:

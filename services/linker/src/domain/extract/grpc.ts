@@ -584,13 +584,33 @@ export function scanGrpc(
       }
       // The client held in a variable or field: its method calls in the file.
       const before = text.slice(Math.max(0, m.index - 200), m.index);
-      const target = /([A-Za-z_$][\w$]*)\s*(?::=|=)\s*(?:await\s+)?$/.exec(before)?.[1];
+      const held = /([A-Za-z_$][\w$]*)\s*(:=|=)\s*(?:await\s+)?$/.exec(before);
+      const target = held?.[1];
       const vars = new Set<string>(target ? [target] : []);
       if (table.typedVars) for (const t of text.matchAll(table.typedVars(service))) vars.add(t[1]!);
+      // A variable assigned a client more than once in the file (`client := pb.NewUserClient(conn)` in one
+      // function, `client := pb.NewBookClient(conn)` in the next): a use holds the value of the nearest
+      // assignment before it, and a Go local (`:=`) is used only after it.
+      const heldAt = held && target ? m.index - before.length + held.index : -1;
+      const field = heldAt > 0 && text[heldAt - 1] === '.';
+      const ownUse = (v: string): ((at: number) => boolean) => {
+        if (v !== target || field) return () => true;
+        const assigned = [
+          ...text.matchAll(new RegExp(String.raw`(?<![\w$.])${escape(v)}\s*(?::=|=)(?![=>])`, 'g')),
+        ].map((a) => a.index);
+        if (assigned.length < 2 && held?.[2] !== ':=') return () => true;
+        return (at) => {
+          let gov = -1;
+          for (const a of assigned) if (a < at) gov = a;
+          return gov === heldAt || (gov < 0 && held?.[2] !== ':=');
+        };
+      };
       let found = false;
       for (const v of vars) {
         const use = new RegExp(String.raw`(?<![\w$])${escape(v)}(?=\s*\??\.)`, 'g');
+        const mine = ownUse(v);
         for (const u of text.matchAll(use)) {
+          if (!mine(u.index)) continue;
           const method = chainedMethod(text, u.index + v.length, table.notMethods);
           if (!method) continue;
           found = true;
