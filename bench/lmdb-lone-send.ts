@@ -8,7 +8,7 @@
 // Variants for weighing what a send writes (docs/performance.md, "Where a lone durable send's extra CPU goes"):
 // RING=16 (the credit bucket keeps 16 debits, not 128), OBJECT_RING=1 (the ring as written before ADR 0076: objects with
 // the whole charge id instead of 12-character notes in one string), SHORT_IDS=1 (short message ids, not UUIDs), NO_LASTBATCH=1 (the finished task without the run's last
-// batch), NO_RUNS=1 (no active-run marker), NO_EVENTS=1, NO_IDX=1 (the tasks without indexes), NO_CLAIM=1.
+// batch), NO_RUNS=1 (no active-run marker), NO_RUNS_IDX=1 (the marker without its `sinceMs` index), NO_EVENTS=1, NO_IDX=1 (the tasks without indexes), NO_CLAIM=1.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,7 +35,7 @@ const claims = await store.collection<Record<string, unknown>>({ name: 'message_
 const buckets = await store.collection<Record<string, unknown>>({ name: 'credit_buckets' });
 const runs = await store.collection<Record<string, unknown>>({
   name: 'active_runs',
-  indexes: [{ fields: ['sinceMs'] }],
+  indexes: process.env.NO_RUNS_IDX ? [] : [{ fields: ['sinceMs'] }],
 });
 
 const eventJson = (id: string, text: string): string =>
