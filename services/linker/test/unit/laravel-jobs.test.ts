@@ -241,4 +241,43 @@ describe('Laravel queued jobs (issue 20)', () => {
     ]);
     expect(gaps(r)).toEqual([]);
   });
+
+  it("a job held in a variable is that method's: another method's parameter of the same name, or a `dispatch` method declared, is no dispatch of it", async () => {
+    const r = await reportOf({
+      api: {
+        '.env': lines('QUEUE_CONNECTION=amqp'),
+        'config/queue.php': QUEUE_CONFIG,
+        'app/Jobs/SendMail.php': job('SendMail'),
+        'app/Services/Mailer.php': lines(
+          '<?php',
+          'namespace App\\Services;',
+          'use App\\Jobs\\SendMail;',
+          'class Mailer',
+          '{',
+          '    public function welcome()',
+          '    {',
+          '        $job = new SendMail([]);',
+          '        dispatch($job);',
+          '    }',
+          '    public function later($job)',
+          '    {',
+          '        dispatch($job);',
+          '    }',
+          '    public function dispatch($job)',
+          '    {',
+          '        return app(Dispatcher::class)->dispatch($job);',
+          '    }',
+          '}',
+        ),
+      },
+      mailer: {
+        '.env': lines('QUEUE_CONNECTION=amqp'),
+        'config/queue.php': QUEUE_CONFIG,
+        'app/Jobs/SendMail.php': job('SendMail'),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'api app/Services/Mailer.php:9 | publish Laravel / `App\\Jobs\\SendMail` (queue `default`) | mailer app/Jobs/SendMail.php:10 consume queue `default` (Laravel job `App\\Jobs\\SendMail`)',
+    ]);
+  });
 });

@@ -228,7 +228,9 @@ export function laravelJobs(text: string, path: string, sink: Sink, line: (i: nu
     if (n) return { cls: resolve(n[1]!), rest: expr.slice(n[0].length) };
     const v = /^\$(\w+)\b/.exec(expr);
     if (!v) return undefined;
-    const h = held.filter((x) => x[1] === v[1] && x.index < at).pop();
+    // Within the function around the use: another method's `$job` (a parameter) is not this one.
+    const fnStart = text.lastIndexOf('function', at);
+    const h = held.filter((x) => x[1] === v[1] && x.index < at && x.index > fnStart).pop();
     if (!h) return undefined;
     // The variable's own chain (`$job = (new X)->onQueue('q')`) up to the statement's end.
     const stmt = text.slice(h.index, text.indexOf(';', h.index) + 1 || h.index + 300);
@@ -257,8 +259,9 @@ export function laravelJobs(text: string, path: string, sink: Sink, line: (i: nu
   for (const m of text.matchAll(
     /(?<![\w$>:\\])(?:(?:\$this|Bus|\\?Illuminate\\Support\\Facades\\Bus)\s*(?:->|::)\s*)?(dispatch|dispatchToQueue)\s*\(/g,
   )) {
-    const before = text.slice(Math.max(0, m.index - 2), m.index);
-    if (/(->|::)$/.test(before)) continue;
+    const before = text.slice(Math.max(0, m.index - 16), m.index);
+    // A method call on another object, or the declaration of a method named `dispatch`.
+    if (/(->|::)$|\bfunction\s+&?\s*$/.test(before)) continue;
     const g = groupParts(text, m.index + m[0].length - 1);
     const job = g?.parts[0] !== undefined ? jobOf(g.parts[0], m.index) : undefined;
     if (!g || !job) continue;
