@@ -45,7 +45,8 @@ export function activeJobs(text: string, path: string, sink: Sink, line: (i: num
       },
     );
   });
-  for (const m of text.matchAll(/\b([A-Z][\w:]*)\s*(?:\.set\(([^)]*)\))?\s*\.\s*perform_later\b/g)) {
+  // One `\s*` between the constant and `.set(…)`/`.perform_later`: two in a row were quadratic in a run of blanks.
+  for (const m of text.matchAll(/\b([A-Z][\w:]*)\s*(?:\.set\(([^)]*)\)\s*)?\.\s*perform_later\b/g)) {
     const q = m[2] ? new RegExp(String.raw`\bqueue:\s*${SYMBOL}`).exec(m[2]) : null;
     sink.publish('activejob', q ? (q[1] ?? q[2]!) : '', m[1]!.split('::').pop()!, loc(m.index));
   }

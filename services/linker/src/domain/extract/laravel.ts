@@ -134,7 +134,8 @@ function queueConfig(text: string, path: string, sink: Sink, line: (i: number) =
 function classResolver(text: string): (name: string) => string {
   const ns = /^[ \t]*namespace\s+([\w\\]+)\s*[;{]/m.exec(text)?.[1] ?? '';
   const uses = new Map<string, string>();
-  for (const m of text.matchAll(/^[ \t]*use\s+([^;]+);/gm)) {
+  // Bounded: a `use` with no `;` after it (prose, a template) must not scan the rest of the file once per line.
+  for (const m of text.matchAll(/^[ \t]*use\s+([^;]{1,2000});/gm)) {
     const decl = m[1]!.trim();
     // Group use: `use App\Jobs\{A, B as C};`
     const group = /^\\?([\w\\]+)\\\{([^}]*)\}$/.exec(decl);
