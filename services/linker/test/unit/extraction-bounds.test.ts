@@ -386,7 +386,8 @@ describe('Laravel and Active Job text scans in linear time (review 29)', () => {
     ].join('\n');
     const started = Date.now();
     const facts = await extractSource('s', [file('app/jobs/charge_job.rb', rb), file('app/Http/C.php', php)]);
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // ~20-40 s before the bounds (either scan alone over 15 s); ~2 s now, mostly other PHP rules.
+    expect(Date.now() - started).toBeLessThan(8_000);
     expect(facts.publishes.map((p) => `${p.broker} ${p.key} ${p.loc.file}:${p.loc.line}`)).toEqual([
       'activejob ChargeJob app/jobs/charge_job.rb:5',
       'laravel App\\Jobs\\SendMail app/Http/C.php:4',
