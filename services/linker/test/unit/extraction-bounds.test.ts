@@ -381,7 +381,7 @@ describe('Laravel and Active Job text scans in linear time (review 29)', () => {
       'namespace App\\Http;',
       'use App\\Jobs\\SendMail;',
       'class C { public function go() { SendMail::dispatch(); } }',
-      '/*',
+      '?>',
       ...Array.from({ length: 20_000 }, (_, i) => `use the queue ${i}`),
     ].join('\n');
     const started = Date.now();

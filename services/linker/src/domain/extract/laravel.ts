@@ -26,6 +26,39 @@ export const LARAVEL_CONNECTION = 'laravel.queue.connections.';
 
 const MARKERS = /ShouldQueue|::\s*dispatch(?:If|Unless)?\s*\(|\bdispatch(?:ToQueue)?\s*\(|Queue::|'connections'\s*=>/;
 
+/**
+ * The text with its comments blanked (`//`, `#` but not a `#[…]` attribute, `/* … *\/`), strings left as they are and
+ * every offset and line kept: a dispatch or job class commented out is none. One linear pass.
+ */
+export function phpWithoutComments(text: string): string {
+  const out: string[] = [];
+  let from = 0;
+  const blank = (a: number, b: number): void => {
+    out.push(text.slice(from, a), text.slice(a, b).replace(/[^\n]/g, ' '));
+    from = b;
+  };
+  for (let i = 0; i < text.length;) {
+    const c = text[i]!;
+    if (c === "'" || c === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== c) j += text[j] === '\\' ? 2 : 1;
+      i = j + 1;
+    } else if ((c === '#' && text[i + 1] !== '[') || (c === '/' && text[i + 1] === '/')) {
+      const e = text.indexOf('\n', i);
+      const end = e < 0 ? text.length : e;
+      blank(i, end);
+      i = end;
+    } else if (c === '/' && text[i + 1] === '*') {
+      const e = text.indexOf('*/', i + 2);
+      const end = e < 0 ? text.length : e + 2;
+      blank(i, end);
+      i = end;
+    } else i++;
+  }
+  out.push(text.slice(from));
+  return out.join('');
+}
+
 /** The end of a string, comment or bracket group starting at `i` (`text[i]` one of `'"([{`), or -1. */
 function skipOver(text: string, i: number): number {
   const open = text[i]!;
@@ -190,8 +223,9 @@ function chainAfter(text: string, end: number): string {
   return text.slice(end, j);
 }
 
-export function laravelJobs(text: string, path: string, sink: Sink, line: (i: number) => number): void {
-  if (!path.endsWith('.php') || !MARKERS.test(text)) return;
+export function laravelJobs(raw: string, path: string, sink: Sink, line: (i: number) => number): void {
+  if (!path.endsWith('.php') || !MARKERS.test(raw)) return;
+  const text = phpWithoutComments(raw);
   const loc = (i: number): Loc => ({ file: path, line: line(i) });
   if (/(^|\/)config\/queue\.php$/.test(path)) return queueConfig(text, path, sink, line);
   const resolve = classResolver(text);
