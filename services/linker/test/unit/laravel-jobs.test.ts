@@ -242,7 +242,7 @@ describe('Laravel queued jobs (issue 20)', () => {
     expect(gaps(r)).toEqual([]);
   });
 
-  it("a job held in a variable is that method's: another method's parameter of the same name, or a `dispatch` method declared, is no dispatch of it", async () => {
+  it("a job held in a variable is that method's (a closure in it too): another method's parameter of the same name, or a `dispatch` method declared, is no dispatch of it", async () => {
     const r = await reportOf({
       api: {
         '.env': lines('QUEUE_CONNECTION=amqp'),
@@ -258,6 +258,11 @@ describe('Laravel queued jobs (issue 20)', () => {
           '    {',
           '        $job = new SendMail([]);',
           '        dispatch($job);',
+          '    }',
+          '    public function chained()',
+          '    {',
+          '        $job = new SendMail([]);',
+          '        DB::afterCommit(function () use ($job) { dispatch($job); });',
           '    }',
           '    public function later($job)',
           '    {',
@@ -278,6 +283,7 @@ describe('Laravel queued jobs (issue 20)', () => {
     });
     expect(rows(r)).toEqual([
       'api app/Services/Mailer.php:9 | publish Laravel / `App\\Jobs\\SendMail` (queue `default`) | mailer app/Jobs/SendMail.php:10 consume queue `default` (Laravel job `App\\Jobs\\SendMail`)',
+      'api app/Services/Mailer.php:14 | publish Laravel / `App\\Jobs\\SendMail` (queue `default`) | mailer app/Jobs/SendMail.php:10 consume queue `default` (Laravel job `App\\Jobs\\SendMail`)',
     ]);
   });
 

@@ -263,8 +263,10 @@ export function laravelJobs(raw: string, path: string, sink: Sink, line: (i: num
     if (n) return { cls: resolve(n[1]!), rest: expr.slice(n[0].length) };
     const v = /^\$(\w+)\b/.exec(expr);
     if (!v) return undefined;
-    // Within the function around the use: another method's `$job` (a parameter) is not this one.
-    const fnStart = text.lastIndexOf('function', at);
+    // Within the method around the use (a closure in it shares its `$job`): another method's is not this one.
+    let fnStart = text.lastIndexOf('function', at);
+    while (fnStart > 0 && !/^function\s+&?\s*\w/.test(text.slice(fnStart, fnStart + 80)))
+      fnStart = text.lastIndexOf('function', fnStart - 1);
     const h = held.filter((x) => x[1] === v[1] && x.index < at && x.index > fnStart).pop();
     if (!h) return undefined;
     // The variable's own chain (`$job = (new X)->onQueue('q')`) up to the statement's end.
