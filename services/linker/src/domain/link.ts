@@ -2306,7 +2306,10 @@ function activeJobQueues(s: SourceFacts): SourceFacts {
     if (!job || LARAVEL_INLINE.has(via)) return [];
     return [{ ...p, exchange: p.exchange || job.taskQueue || 'default', connection: via }];
   });
-  const consumes = s.consumes.map((c) => (c.broker === 'activejob' ? { ...c, connection: adapter } : c));
+  // A class's own `self.queue_adapter` is the worker that runs it; else the source's adapter.
+  const consumes = s.consumes.map((c) =>
+    c.broker === 'activejob' ? { ...c, connection: c.connection ?? adapter } : c,
+  );
   return { ...s, publishes, consumes };
 }
 

@@ -73,4 +73,56 @@ describe('Rails Active Job (issue 20)', () => {
     });
     expect(rows(r)).toEqual([]);
   });
+
+  it("a job class's own queue_adapter is the worker of its consumer too, not only of its producer", async () => {
+    const job = lines(
+      'class ChargeJob < ApplicationJob',
+      '  self.queue_adapter = :resque',
+      '  def perform(id); end',
+      'end',
+    );
+    const r = await reportOf({
+      web: {
+        'config/application.rb': lines('config.active_job.queue_adapter = :sidekiq'),
+        'app/jobs/charge_job.rb': job,
+        'app/controllers/c.rb': lines('class C', '  def create', '    ChargeJob.perform_later(1)', '  end', 'end'),
+      },
+      billing: {
+        'config/application.rb': lines('config.active_job.queue_adapter = :sidekiq'),
+        'app/jobs/charge_job.rb': job,
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web app/controllers/c.rb:3 | publish Active Job / `ChargeJob` (queue `default`) | billing app/jobs/charge_job.rb:3 consume queue `default` (Active Job `ChargeJob`)',
+    ]);
+    expect(gaps(r)).toEqual([]);
+  });
+
+  it('perform_later or a job class commented out is none; a `#` inside a string is no comment', async () => {
+    const r = await reportOf({
+      web: {
+        'config/application.rb': lines('config.active_job.queue_adapter = :sidekiq'),
+        'app/jobs/charge_job.rb': chargeJob,
+        'app/controllers/c.rb': lines(
+          'class C',
+          '  def create',
+          '    # ChargeJob.perform_later(1)',
+          '=begin',
+          '    ReceiptJob.perform_later(1)',
+          '=end',
+          '    log("order #1"); ChargeJob.perform_later(2)',
+          '  end',
+          'end',
+          '# class OldJob < ApplicationJob',
+        ),
+      },
+      billing: {
+        'config/application.rb': lines('config.active_job.queue_adapter = :sidekiq'),
+        'app/jobs/charge_job.rb': chargeJob,
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web app/controllers/c.rb:7 | publish Active Job / `ChargeJob` (queue `billing`) | billing app/jobs/charge_job.rb:3 consume queue `billing` (Active Job `ChargeJob`)',
+    ]);
+  });
 });

@@ -366,3 +366,31 @@ describe('C# message hand-offs within a budget', () => {
     expect(facts.outboxSites?.[399]?.types).toEqual(['OrderPlaced', 'OrderShipped']);
   }, 60_000);
 });
+
+describe('Laravel and Active Job text scans in linear time (review 29)', () => {
+  it('Ruby: 100 KB of blanks after a constant; PHP: 20,000 `use` lines with no semicolon after them', async () => {
+    const rb = [
+      'class ChargeJob < ApplicationJob',
+      '  def perform(id); end',
+      'end',
+      `Pad${' '.repeat(100_000)}`,
+      'ChargeJob.perform_later(1)',
+    ].join('\n');
+    const php = [
+      '<?php',
+      'namespace App\\Http;',
+      'use App\\Jobs\\SendMail;',
+      'class C { public function go() { SendMail::dispatch(); } }',
+      '?>',
+      ...Array.from({ length: 20_000 }, (_, i) => `use the queue ${i}`),
+    ].join('\n');
+    const started = Date.now();
+    const facts = await extractSource('s', [file('app/jobs/charge_job.rb', rb), file('app/Http/C.php', php)]);
+    // ~20-40 s before the bounds (either scan alone over 15 s); ~2 s now, mostly other PHP rules.
+    expect(Date.now() - started).toBeLessThan(8_000);
+    expect(facts.publishes.map((p) => `${p.broker} ${p.key} ${p.loc.file}:${p.loc.line}`)).toEqual([
+      'activejob ChargeJob app/jobs/charge_job.rb:5',
+      'laravel App\\Jobs\\SendMail app/Http/C.php:4',
+    ]);
+  }, 120_000);
+});

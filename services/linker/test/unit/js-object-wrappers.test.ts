@@ -271,4 +271,34 @@ describe('JavaScript/TypeScript: project wrappers in files that import the raw l
     // The listener's `add` in the queue's own source is its producer there too: no gap.
     expect(gaps(r)).toEqual([]);
   });
+
+  it("a computed method on a receiver only named like a client takes a caller's literal HTTP verb, never an unknown one", async () => {
+    const r = await reportOf({
+      web: {
+        'package.json': JSON.stringify({ name: 'web', dependencies: { axios: '1' } }),
+        'src/api.ts': lines('export function run(client, { url, action }) {', '  return client[action](url);', '}'),
+        'src/use.ts': lines(
+          "import { run } from './api';",
+          'export async function go(cache, action: string) {',
+          "  await run(cache, { url: 'http://orders:3000/api/orders/cancel', action });",
+          "  await run(http, { url: 'http://orders:3000/api/orders/cancel', action: 'post' });",
+          '}',
+        ),
+      },
+      orders: {
+        'package.json': JSON.stringify({ name: 'orders', dependencies: { express: '4' } }),
+        'src/app.js': lines(
+          "const express = require('express');",
+          'const app = express();',
+          "app.post('/api/orders/cancel', (req, res) => res.send());",
+          'app.listen(3000);',
+        ),
+      },
+    });
+    // `client` might be any object: with no verb named, `run(cache, …)` is no HTTP call.
+    expect(rows(r)).toEqual([
+      'web src/use.ts:4 | POST orders/api/orders/cancel | orders src/app.js:3 POST /api/orders/cancel (express)',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+  });
 });

@@ -241,4 +241,87 @@ describe('Laravel queued jobs (issue 20)', () => {
     ]);
     expect(gaps(r)).toEqual([]);
   });
+
+  it("a job held in a variable is that method's (a closure in it too): another method's parameter of the same name, or a `dispatch` method declared, is no dispatch of it", async () => {
+    const r = await reportOf({
+      api: {
+        '.env': lines('QUEUE_CONNECTION=amqp'),
+        'config/queue.php': QUEUE_CONFIG,
+        'app/Jobs/SendMail.php': job('SendMail'),
+        'app/Services/Mailer.php': lines(
+          '<?php',
+          'namespace App\\Services;',
+          'use App\\Jobs\\SendMail;',
+          'class Mailer',
+          '{',
+          '    public function welcome()',
+          '    {',
+          '        $job = new SendMail([]);',
+          '        dispatch($job);',
+          '    }',
+          '    public function chained()',
+          '    {',
+          '        $job = new SendMail([]);',
+          '        DB::afterCommit(function () use ($job) { dispatch($job); });',
+          '    }',
+          '    public function later($job)',
+          '    {',
+          '        dispatch($job);',
+          '    }',
+          '    public function dispatch($job)',
+          '    {',
+          '        return app(Dispatcher::class)->dispatch($job);',
+          '    }',
+          '}',
+        ),
+      },
+      mailer: {
+        '.env': lines('QUEUE_CONNECTION=amqp'),
+        'config/queue.php': QUEUE_CONFIG,
+        'app/Jobs/SendMail.php': job('SendMail'),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'api app/Services/Mailer.php:9 | publish Laravel / `App\\Jobs\\SendMail` (queue `default`) | mailer app/Jobs/SendMail.php:10 consume queue `default` (Laravel job `App\\Jobs\\SendMail`)',
+      'api app/Services/Mailer.php:14 | publish Laravel / `App\\Jobs\\SendMail` (queue `default`) | mailer app/Jobs/SendMail.php:10 consume queue `default` (Laravel job `App\\Jobs\\SendMail`)',
+    ]);
+  });
+
+  it('a dispatch or a job class commented out is none; a `//` or `#` inside a string is no comment', async () => {
+    const r = await reportOf({
+      api: {
+        '.env': lines('QUEUE_CONNECTION=amqp'),
+        'config/queue.php': QUEUE_CONFIG,
+        'app/Jobs/SendMail.php': job('SendMail'),
+        'app/Services/Mailer.php': lines(
+          '<?php',
+          'namespace App\\Services;',
+          'use App\\Jobs\\SendMail;',
+          'class Mailer',
+          '{',
+          '    /**',
+          '     * Queues the mail: SendMail::dispatch($user);',
+          '     */',
+          '    public function welcome($user)',
+          '    {',
+          '        // SendMail::dispatch($user);',
+          '        # dispatch(new SendMail([]));',
+          '        /* Queue::push(new SendMail([])); */',
+          "        Log::info('see http://mail/#top'); SendMail::dispatch([]);",
+          '    }',
+          '}',
+          '// class Legacy implements ShouldQueue { public function handle() {} }',
+        ),
+      },
+      mailer: {
+        '.env': lines('QUEUE_CONNECTION=amqp'),
+        'config/queue.php': QUEUE_CONFIG,
+        'app/Jobs/SendMail.php': job('SendMail'),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'api app/Services/Mailer.php:14 | publish Laravel / `App\\Jobs\\SendMail` (queue `default`) | mailer app/Jobs/SendMail.php:10 consume queue `default` (Laravel job `App\\Jobs\\SendMail`)',
+    ]);
+    expect(gaps(r)).toEqual([]);
+  });
 });

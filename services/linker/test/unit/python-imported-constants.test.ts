@@ -132,6 +132,11 @@ describe('Python: a module constant imported from a sibling module names a queue
       'gateway app.py:26 | publish to queue `invoices.request` (default exchange) | invoicing worker.py:6 consume queue `invoices.request`',
     ]);
     // The replies go to queues named at run time: gaps, never rows.
+    // (`every` alone held for no gaps at all: each reply side is listed, by line.)
+    expect(gaps(r).map((g) => g.replace(/ dynamic key:.*/, ''))).toEqual([
+      'consumer gateway app.py:12',
+      'publisher invoicing worker.py:9',
+    ]);
     expect(gaps(r).every((g) => g.includes('dynamic key'))).toBe(true);
   });
 
@@ -245,5 +250,45 @@ describe('Python: a module constant imported from a sibling module names a queue
       },
     });
     expect(rows(r)).toEqual([]);
+  });
+
+  it('under a star import, a name the code binds itself (loop, with, lambda, comprehension) is no constant of the source', async () => {
+    // `defaults.py` has a constant `queue`: a loop variable of that name in a star-importing file is not it.
+    const r = await reportOf({
+      billing: sender('alpha'),
+      audit: sender('invoices.request'),
+      invoicing: {
+        'settings.py': settings,
+        'defaults.py': lines("queue = 'alpha'", "name = 'alpha'", "target = 'alpha'", "q = 'alpha'"),
+        'worker.py': lines(
+          'import pika',
+          'from settings import *',
+          '',
+          'def run(ch, data):',
+          "    for queue in data['queues']:",
+          '        ch.basic_consume(queue=queue, on_message_callback=print)',
+          "    with open('x') as name:",
+          '        ch.basic_consume(queue=name, on_message_callback=print)',
+          "    [ch.basic_consume(queue=target, on_message_callback=print) for target in data['t']]",
+          '    handler = lambda q: ch.basic_consume(queue=q, on_message_callback=print)',
+          '',
+          "for queue in ['x']:",
+          '    pass',
+          '',
+          'def other(ch):',
+          '    ch.basic_consume(queue=queue, on_message_callback=print)',
+          '    ch.basic_consume(queue=INVOICES, on_message_callback=print)',
+        ),
+      },
+    });
+    // Only the constant the star import really brings (`INVOICES`) names a queue; `alpha` reaches no consumer.
+    expect(rows(r)).toEqual([
+      'audit sender.py:5 | publish to queue `invoices.request` (default exchange) | invoicing worker.py:17 consume queue `invoices.request`',
+    ]);
+    expect(
+      gaps(r)
+        .filter((g) => g.startsWith('consumer'))
+        .map((g) => g.replace(/ dynamic key:.*/, '')),
+    ).toEqual([6, 8, 9, 10, 16].map((l) => `consumer invoicing worker.py:${l}`));
   });
 });

@@ -17,8 +17,42 @@ export const ACTIVE_JOB_ADAPTER = 'rails.active_job.queue_adapter';
 
 const SYMBOL = String.raw`(?::(\w+)|['"]([\w.-]+)['"])`;
 
-export function activeJobs(text: string, path: string, sink: Sink, line: (i: number) => number): void {
-  if (!path.endsWith('.rb') || !/ActiveJob|ApplicationJob|perform_later|active_job/.test(text)) return;
+/**
+ * The text with its comments blanked (`#` to the end of the line outside a string, `=begin` … `=end`), every offset
+ * and line kept: a `perform_later` or job class commented out is none. One linear pass.
+ */
+function rubyWithoutComments(text: string): string {
+  const out: string[] = [];
+  let from = 0;
+  const blank = (a: number, b: number): void => {
+    out.push(text.slice(from, a), text.slice(a, b).replace(/[^\n]/g, ' '));
+    from = b;
+  };
+  for (let i = 0; i < text.length;) {
+    const c = text[i]!;
+    if (c === "'" || c === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== c && text[j] !== '\n') j += text[j] === '\\' ? 2 : 1;
+      i = j + 1;
+    } else if (c === '#') {
+      const e = text.indexOf('\n', i);
+      const end = e < 0 ? text.length : e;
+      blank(i, end);
+      i = end;
+    } else if (c === '=' && (i === 0 || text[i - 1] === '\n') && text.startsWith('=begin', i)) {
+      const e = text.indexOf('\n=end', i);
+      const end = e < 0 ? text.length : e + 5;
+      blank(i, end);
+      i = end;
+    } else i++;
+  }
+  out.push(text.slice(from));
+  return out.join('');
+}
+
+export function activeJobs(raw: string, path: string, sink: Sink, line: (i: number) => number): void {
+  if (!path.endsWith('.rb') || !/ActiveJob|ApplicationJob|perform_later|active_job/.test(raw)) return;
+  const text = rubyWithoutComments(raw);
   const loc = (i: number): Loc => ({ file: path, line: line(i) });
   for (const m of text.matchAll(new RegExp(String.raw`\bactive_job\.queue_adapter\s*=\s*${SYMBOL}`, 'g')))
     sink.facts.config.push({ key: ACTIVE_JOB_ADAPTER, value: m[1] ?? m[2]!, loc: loc(m.index) });
@@ -45,7 +79,8 @@ export function activeJobs(text: string, path: string, sink: Sink, line: (i: num
       },
     );
   });
-  for (const m of text.matchAll(/\b([A-Z][\w:]*)\s*(?:\.set\(([^)]*)\))?\s*\.\s*perform_later\b/g)) {
+  // One `\s*` between the constant and `.set(…)`/`.perform_later`: two in a row were quadratic in a run of blanks.
+  for (const m of text.matchAll(/\b([A-Z][\w:]*)\s*(?:\.set\(([^)]*)\)\s*)?\.\s*perform_later\b/g)) {
     const q = m[2] ? new RegExp(String.raw`\bqueue:\s*${SYMBOL}`).exec(m[2]) : null;
     sink.publish('activejob', q ? (q[1] ?? q[2]!) : '', m[1]!.split('::').pop()!, loc(m.index));
   }

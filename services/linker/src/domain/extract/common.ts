@@ -347,7 +347,12 @@ export interface HttpWrapper {
    * The method is an argument too (`axios[method](url)` with `method` a parameter or a property of the object
    * argument): the caller's literal names it (`method: 'post'`); unknown, the wrapper's `method` (`ANY`).
    */
-  readonly methodFrom?: { readonly index: number; readonly field?: string };
+  readonly methodFrom?: {
+    readonly index: number;
+    readonly field?: string;
+    /** The receiver is only named like a client: a call naming no literal HTTP verb is no HTTP call. */
+    readonly literalOnly?: boolean;
+  };
   /** The URL around the parameter. */
   readonly before: readonly Part[];
   readonly after: readonly Part[];

@@ -678,6 +678,7 @@ function applyWrappers(facts: SourceFacts, sink: Sink): void {
     if (w.methodFrom) {
       const { index, field } = w.methodFrom;
       const given = literal(field !== undefined ? fieldArg(site, index, field) : site.args[index]);
+      if (given === undefined && w.methodFrom.literalOnly) continue;
       // A literal that is no HTTP method (`client[op](key)` of another library) is no call of this wrapper.
       if (given !== undefined && !httpMethod(given)) continue;
       method = httpMethod(given) ?? w.method;

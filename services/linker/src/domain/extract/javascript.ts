@@ -935,7 +935,9 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
         loc,
         !clients.has(receiver) && imports.has(receiver) ? { clientClass: `js:${receiver}` } : {},
       );
-    if (w) sink.wrappers.push({ ...w, method, client, loc });
+    // On a receiver only named like a client, only a caller's literal verb says the call is HTTP.
+    const from = w?.methodFrom && !certain ? { ...w.methodFrom, literalOnly: true } : w?.methodFrom;
+    if (w) sink.wrappers.push({ ...w, ...(from ? { methodFrom: from } : {}), method, client, loc });
   }
 
   /**

@@ -26,6 +26,39 @@ export const LARAVEL_CONNECTION = 'laravel.queue.connections.';
 
 const MARKERS = /ShouldQueue|::\s*dispatch(?:If|Unless)?\s*\(|\bdispatch(?:ToQueue)?\s*\(|Queue::|'connections'\s*=>/;
 
+/**
+ * The text with its comments blanked (`//`, `#` but not a `#[…]` attribute, `/* … *\/`), strings left as they are and
+ * every offset and line kept: a dispatch or job class commented out is none. One linear pass.
+ */
+export function phpWithoutComments(text: string): string {
+  const out: string[] = [];
+  let from = 0;
+  const blank = (a: number, b: number): void => {
+    out.push(text.slice(from, a), text.slice(a, b).replace(/[^\n]/g, ' '));
+    from = b;
+  };
+  for (let i = 0; i < text.length;) {
+    const c = text[i]!;
+    if (c === "'" || c === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== c) j += text[j] === '\\' ? 2 : 1;
+      i = j + 1;
+    } else if ((c === '#' && text[i + 1] !== '[') || (c === '/' && text[i + 1] === '/')) {
+      const e = text.indexOf('\n', i);
+      const end = e < 0 ? text.length : e;
+      blank(i, end);
+      i = end;
+    } else if (c === '/' && text[i + 1] === '*') {
+      const e = text.indexOf('*/', i + 2);
+      const end = e < 0 ? text.length : e + 2;
+      blank(i, end);
+      i = end;
+    } else i++;
+  }
+  out.push(text.slice(from));
+  return out.join('');
+}
+
 /** The end of a string, comment or bracket group starting at `i` (`text[i]` one of `'"([{`), or -1. */
 function skipOver(text: string, i: number): number {
   const open = text[i]!;
@@ -134,7 +167,8 @@ function queueConfig(text: string, path: string, sink: Sink, line: (i: number) =
 function classResolver(text: string): (name: string) => string {
   const ns = /^[ \t]*namespace\s+([\w\\]+)\s*[;{]/m.exec(text)?.[1] ?? '';
   const uses = new Map<string, string>();
-  for (const m of text.matchAll(/^[ \t]*use\s+([^;]+);/gm)) {
+  // Bounded: a `use` with no `;` after it (prose, a template) must not scan the rest of the file once per line.
+  for (const m of text.matchAll(/^[ \t]*use\s+([^;]{1,2000});/gm)) {
     const decl = m[1]!.trim();
     // Group use: `use App\Jobs\{A, B as C};`
     const group = /^\\?([\w\\]+)\\\{([^}]*)\}$/.exec(decl);
@@ -189,8 +223,9 @@ function chainAfter(text: string, end: number): string {
   return text.slice(end, j);
 }
 
-export function laravelJobs(text: string, path: string, sink: Sink, line: (i: number) => number): void {
-  if (!path.endsWith('.php') || !MARKERS.test(text)) return;
+export function laravelJobs(raw: string, path: string, sink: Sink, line: (i: number) => number): void {
+  if (!path.endsWith('.php') || !MARKERS.test(raw)) return;
+  const text = phpWithoutComments(raw);
   const loc = (i: number): Loc => ({ file: path, line: line(i) });
   if (/(^|\/)config\/queue\.php$/.test(path)) return queueConfig(text, path, sink, line);
   const resolve = classResolver(text);
@@ -228,7 +263,11 @@ export function laravelJobs(text: string, path: string, sink: Sink, line: (i: nu
     if (n) return { cls: resolve(n[1]!), rest: expr.slice(n[0].length) };
     const v = /^\$(\w+)\b/.exec(expr);
     if (!v) return undefined;
-    const h = held.filter((x) => x[1] === v[1] && x.index < at).pop();
+    // Within the method around the use (a closure in it shares its `$job`): another method's is not this one.
+    let fnStart = text.lastIndexOf('function', at);
+    while (fnStart > 0 && !/^function\s+&?\s*\w/.test(text.slice(fnStart, fnStart + 80)))
+      fnStart = text.lastIndexOf('function', fnStart - 1);
+    const h = held.filter((x) => x[1] === v[1] && x.index < at && x.index > fnStart).pop();
     if (!h) return undefined;
     // The variable's own chain (`$job = (new X)->onQueue('q')`) up to the statement's end.
     const stmt = text.slice(h.index, text.indexOf(';', h.index) + 1 || h.index + 300);
@@ -257,8 +296,9 @@ export function laravelJobs(text: string, path: string, sink: Sink, line: (i: nu
   for (const m of text.matchAll(
     /(?<![\w$>:\\])(?:(?:\$this|Bus|\\?Illuminate\\Support\\Facades\\Bus)\s*(?:->|::)\s*)?(dispatch|dispatchToQueue)\s*\(/g,
   )) {
-    const before = text.slice(Math.max(0, m.index - 2), m.index);
-    if (/(->|::)$/.test(before)) continue;
+    const before = text.slice(Math.max(0, m.index - 16), m.index);
+    // A method call on another object, or the declaration of a method named `dispatch`.
+    if (/(->|::)$|\bfunction\s+&?\s*$/.test(before)) continue;
     const g = groupParts(text, m.index + m[0].length - 1);
     const job = g?.parts[0] !== undefined ? jobOf(g.parts[0], m.index) : undefined;
     if (!g || !job) continue;

@@ -839,11 +839,72 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
    * (`from config import QUEUE`), an attribute of an imported module (`config.QUEUE`, `cfg.QUEUE`), or any
    * name under a star import (`from config import *`). Read from every scope: the import is the module's.
    */
-  function lateRef(ref: string): boolean {
+  function lateRef(ref: string, at: Node): boolean {
     const m = /^(?:([A-Za-z_][\w.]*)\.)?([A-Za-z_]\w*)$/.exec(ref);
     if (!m) return false;
+    // A name the code around binds itself (`for queue in …`, `with … as q`, `lambda q: …`) is its own, not the
+    // module's: under a star import it would otherwise take any constant of the source with that name.
+    const head = (m[1] ?? ref).split('.')[0]!;
+    if (boundAround(head, at)) return false;
     if (m[1] === undefined) return imports.has(ref) || starImport;
     return moduleNames.has(m[1]) || imports.has(m[1]);
+  }
+
+  /** Names each scope (a function, a lambda, a comprehension, the module) binds, by node: parameters and targets. */
+  const scopeBindings = new Map<number, Set<string>>();
+  const SCOPES = new Set([
+    'function_definition',
+    'lambda',
+    'list_comprehension',
+    'set_comprehension',
+    'dictionary_comprehension',
+    'generator_expression',
+    'module',
+  ]);
+  const PATTERNS = new Set([
+    'pattern_list',
+    'tuple_pattern',
+    'list_pattern',
+    'tuple',
+    'list',
+    'parenthesized_expression',
+    'list_splat_pattern',
+    'as_pattern_target',
+    'expression_list',
+  ]);
+  function bindingsOf(block: Node): Set<string> {
+    const known = scopeBindings.get(block.id);
+    if (known) return known;
+    const out = new Set<string>();
+    const target = (t: Node | null): void => {
+      if (!t) return;
+      if (t.type === 'identifier') out.add(t.text);
+      else if (PATTERNS.has(t.type)) for (const c of t.namedChildren) target(c);
+    };
+    for (const p of block.childForFieldName('parameters')?.namedChildren ?? [])
+      if (p) target(p.type === 'identifier' ? p : (p.childForFieldName('name') ?? p.namedChild(0)));
+    // The block's own statements; a nested function or class has a scope of its own.
+    const stack: Node[] = block.namedChildren.filter((c): c is Node => c !== null);
+    while (stack.length) {
+      const n = stack.pop()!;
+      if (n.type === 'function_definition' || n.type === 'class_definition') {
+        target(n.childForFieldName('name'));
+        continue;
+      }
+      if (n.type === 'lambda') continue;
+      if (n.type === 'for_statement' || n.type === 'for_in_clause') target(n.childForFieldName('left'));
+      else if (n.type === 'assignment' || n.type === 'augmented_assignment') target(n.childForFieldName('left'));
+      else if (n.type === 'named_expression') target(n.childForFieldName('name'));
+      else if (n.type === 'as_pattern') target(n.childForFieldName('alias'));
+      for (const c of n.namedChildren) if (c) stack.push(c);
+    }
+    scopeBindings.set(block.id, out);
+    return out;
+  }
+  /** Whether `name` is bound by the code around `at` (any enclosing scope, the module's own statements too). */
+  function boundAround(name: string, at: Node): boolean {
+    for (let b: Node | null = at; b; b = b.parent) if (SCOPES.has(b.type) && bindingsOf(b).has(name)) return true;
+    return false;
   }
 
   /**
@@ -855,7 +916,7 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     let imported = false;
     for (const p of parts) {
       if ('lit' in p) continue;
-      if (!('ref' in p) || params?.includes(p.ref) || !lateRef(p.ref)) return false;
+      if (!('ref' in p) || params?.includes(p.ref) || !lateRef(p.ref, at)) return false;
       imported = true;
     }
     return imported;
@@ -892,7 +953,10 @@ const pythonRules: LanguageRules = ({ file, sink, scope }) => {
     const name = fn.type === 'attribute' ? (fn.childForFieldName('attribute')?.text ?? '') : fn.text;
     const receiver = fn.type === 'attribute' ? (fn.childForFieldName('object')?.text ?? '') : '';
     const receiverType = kafkaProducers.has(receiver) ? 'KafkaProducer' : undefined;
-    sharedCallRules({ name, receiver, receiverType, args, named, loc, within: withinOf(call), lateRef }, sink);
+    sharedCallRules(
+      { name, receiver, receiverType, args, named, loc, within: withinOf(call), lateRef: (ref) => lateRef(ref, call) },
+      sink,
+    );
 
     // kafka-python KafkaConsumer("a", "b", …), aiokafka AIOKafkaConsumer("a", …): the topics it subscribes to
     // (a topic constant of another module resolved with the source's constants).
