@@ -409,6 +409,11 @@ export interface GrpcDecl {
     readonly http?: readonly { readonly method: HttpMethod; readonly path: string }[];
   }[];
   readonly file: string;
+  /**
+   * Declared by grpc-gateway's generated handlers (`x.pb.gw.go`): the methods the generated gateway forwards
+   * (the `google.api.http` ones, and every one when it was generated with `generate_unbound_methods`).
+   */
+  readonly gateway?: boolean;
 }
 
 /**
