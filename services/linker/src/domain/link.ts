@@ -2436,7 +2436,11 @@ export function link(sources: readonly SourceFacts[]): LinkResult {
         exchange: x.address ? addressExchange(name(x.exchange)) : name(x.exchange),
         key: name(x.key),
       })),
-      consumes: kept(s.consumes, (x) => x.queue).map((x) => ({ ...x, queue: name(x.queue) })),
+      consumes: kept(s.consumes, (x) => x.queue).map((x) => ({
+        ...x,
+        queue: name(x.queue),
+        ...(x.durable?.includes('${') ? { durable: name(x.durable) } : {}),
+      })),
       bindings: s.bindings.map((x) => ({ ...x, exchange: name(x.exchange), queue: name(x.queue), key: name(x.key) })),
       queues: s.queues.map((x) => ({ ...x, name: name(x.name) })),
       exchanges: s.exchanges.map((x) => ({ ...x, name: name(x.name) })),

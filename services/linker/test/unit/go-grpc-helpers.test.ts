@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { reportOf, rows, unresolved } from '../support/in-memory-report';
+import { gaps, reportOf, rows, unresolved } from '../support/in-memory-report';
 
 /**
  * Issue 20 (held-out Go saga app): a gRPC client built by a generic helper that receives the generated
@@ -194,5 +194,94 @@ describe('Java: receivers named rest… that are no HTTP client', () => {
     expect(rows(r)).toEqual([
       'gateway src/main/java/shop/RestaurantService.java:13 | DELETE menu/menus/1 | menu src/main/java/menu/MenuController.java:4 DELETE /menus/{id} (spring)',
     ]);
+  });
+});
+
+describe('Go: NATS through a project wrapper package, subjects from a viper settings struct', () => {
+  const configGo = lines(
+    'package config',
+    'type Subject struct {',
+    '\tOrderPlaced string `json:"order_placed"`',
+    '\tInvoiceSent string `json:"invoice_sent"`',
+    '}',
+    'type Broker struct {',
+    '\tSubject Subject `json:"subject"`',
+    '\tQueue   string  `json:"queue"`',
+    '}',
+    'type Config struct {',
+    '\tBroker Broker `json:"broker"`',
+    '}',
+  );
+  const configYaml = lines(
+    'broker:',
+    '  subject:',
+    '    order_placed: ORDER_PLACED',
+    '    invoice_sent: INVOICE_SENT',
+    '  queue: BILLING_QUEUE',
+  );
+  it('Publish(ctx, s.Config.Broker.Subject.X, m) and QueueSubscribe(ctx, w.Consumer.Subject, …) of a wrapper over nats.Conn flow by the struct tags’ keys', async () => {
+    const r = await reportOf({
+      shared: {
+        'go.mod': 'module example.com/shared\n',
+        'bus/bus.go': lines(
+          'package bus',
+          'import ("context"; "github.com/nats-io/nats.go")',
+          'type Bus struct { Conn *nats.Conn }',
+          'func (b *Bus) Publish(ctx context.Context, subject string, data []byte) error {',
+          '\treturn b.Conn.PublishMsg(&nats.Msg{Subject: subject, Data: data})',
+          '}',
+          'func (b *Bus) QueueSubscribe(ctx context.Context, subject string, queue string, h func(string)) error {',
+          '\t_, err := b.Conn.QueueSubscribe(subject, queue, func(m *nats.Msg) { h(string(m.Data)) })',
+          '\treturn err',
+          '}',
+        ),
+      },
+      orders: {
+        'config/config.go': configGo,
+        'config/config.yaml': configYaml,
+        'service/order.go': lines(
+          'package service',
+          'import ("context"; "example.com/orders/config"; "example.com/shared/bus")',
+          'type OrderService struct {',
+          '\tQueue  *bus.Bus',
+          '\tConfig *config.Config',
+          '}',
+          'func (s *OrderService) Place(ctx context.Context, m []byte) error {',
+          '\treturn s.Queue.Publish(ctx, s.Config.Broker.Subject.OrderPlaced, m)',
+          '}',
+        ),
+      },
+      billing: {
+        'config/config.go': configGo,
+        'config/config.yaml': configYaml,
+        'service/consumer.go': lines(
+          'package service',
+          'import "example.com/billing/config"',
+          'type Consumer struct {',
+          '\tSubject string',
+          '\tQueue   string',
+          '}',
+          'func NewConsumer(cfg *config.Config) *Consumer {',
+          '\treturn &Consumer{Subject: cfg.Broker.Subject.OrderPlaced, Queue: cfg.Broker.Queue}',
+          '}',
+        ),
+        'service/service.go': lines(
+          'package service',
+          'import ("context"; "example.com/shared/bus")',
+          'type Core struct {',
+          '\tBus      *bus.Bus',
+          '\tConsumer *Consumer',
+          '}',
+          'func (c *Core) Start(ctx context.Context) error {',
+          '\treturn c.Bus.QueueSubscribe(ctx, c.Consumer.Subject, c.Consumer.Queue, c.handle)',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'orders service/order.go:8 | publish NATS / `ORDER_PLACED` | billing service/service.go:8 consume NATS subject `ORDER_PLACED` (queue group `BILLING_QUEUE`)',
+    ]);
+    // The wrapper's own calls name no subject: no gap of the shared package.
+    expect(gaps(r)).toEqual([]);
   });
 });

@@ -388,7 +388,9 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
     const name = fn.type === 'selector_expression' ? (fn.childForFieldName('field')?.text ?? '') : fn.text;
     const operand = fn.type === 'selector_expression' ? fn.childForFieldName('operand') : null;
     const receiver = operand?.text ?? '';
-    sharedCallRules({ name, receiver, args: vals, named: new Map(), loc }, sink);
+    // A `Publish(ctx, …)` is no amqp091 `Publish(exchange, key, …)` (its context form is `PublishWithContext`).
+    if (!(name === 'Publish' && isContext(a[0])))
+      sharedCallRules({ name, receiver, args: vals, named: new Map(), loc }, sink);
     if (name === 'SubscribeTopics' && vals[0])
       for (const t of (nameOf(vals[0]) ?? '').split(LIST_SEP).filter(Boolean)) sink.consume('kafka', t, loc);
 
@@ -652,7 +654,8 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
   function onSite(call: Node): void {
     const fn = call.childForFieldName('function');
     const name = fn?.type === 'selector_expression' ? fn.childForFieldName('field')?.text : fn?.text;
-    if (!name || !/^\w+$/.test(name) || GO_BUILTINS.has(name) || siteCount >= MAX_FIELD_SITES) return;
+    if (!name || !/^\w+$/.test(name) || GO_BUILTINS.has(name) || siteCount >= MAX_FIELD_SITES || generatedFile(call))
+      return;
     const receiver = fn?.type === 'selector_expression' ? fn.childForFieldName('operand')?.text : '';
     if (receiver && GO_LIBRARY_RECEIVER.test(receiver)) return;
     const a = args(call);
@@ -759,7 +762,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
   };
   /** A name bound to a value of an imported package, for calls through it in the package's other files. */
   const hold = (name: string, p: string, ctor?: GoCtorCall, type?: string): void => {
-    if ((sink.facts.goHolders?.length ?? 0) < MAX_FIELD_SITES)
+    if ((sink.facts.goHolders?.length ?? 0) < MAX_FIELD_SITES && !generated)
       (sink.facts.goHolders ??= []).push({
         in: pkg,
         name,
@@ -778,6 +781,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
     switch (node.type) {
       case 'package_clause':
         pkg = node.namedChild(0)?.text ?? '';
+        generatedFile(node);
         return;
       case 'import_spec': {
         const path = node.childForFieldName('path')?.text.slice(1, -1) ?? '';
@@ -805,8 +809,20 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
         const q = t?.type === 'pointer_type' ? t.namedChild(0) : t;
         const p = q?.type === 'qualified_type' ? q.childForFieldName('package')?.text : undefined;
         const type = q?.childForFieldName('name')?.text;
-        if (p && imported.has(p))
+        // `CreateOrder string \`json:"create_order"\``: the key a settings struct's field is decoded from.
+        const tag = node.childForFieldName('tag')?.text;
+        const key = tag ? /\b(?:mapstructure|yaml|json|toml|koanf)\s*:\s*"([\w.-]+)/.exec(tag)?.[1] : undefined;
+        if (key && key !== '-')
+          for (const n of node.childrenForFieldName('name'))
+            if (n && n.text !== '__proto__') (sink.facts.goFieldTags ??= {})[n.text] = key;
+        if (generatedFile(node)) return;
+        if (p && imported.has(p)) {
           for (const n of node.childrenForFieldName('name')) if (n) hold(n.text, p, undefined, type);
+        } else if (q?.type === 'type_identifier' && pkg && (sink.facts.goLocalFields?.length ?? 0) < MAX_FIELD_SITES) {
+          // `CreateOrder *CreateOrderService`: a field of one of the package's own types.
+          for (const n of node.childrenForFieldName('name'))
+            if (n) (sink.facts.goLocalFields ??= []).push({ pkg, field: n.text, type: q.text });
+        }
         return;
       }
       case 'short_var_declaration':
@@ -839,7 +855,8 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
         const recv = node
           .childForFieldName('receiver')
           ?.namedChildren[0]?.namedChildren.find((x) => x?.type === 'identifier')?.text;
-        const fields = constructedFields(node);
+        const built = constructedFields(node);
+        const fields = built?.fields;
         const recvType = node.childForFieldName('receiver')?.text.match(/(\w+)\s*\)$/)?.[1];
         (sink.facts.goFuncs ??= []).push({
           pkg,
@@ -852,6 +869,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
           ...(recv ? { recv } : {}),
           ...(recvType ? { recvType } : {}),
           ...(fields ? { fields } : {}),
+          ...(built?.made ? { made: built.made } : {}),
         });
       }
     }
@@ -873,14 +891,17 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
    * A constructor (`func NewClient(cfg Config) *Client { return &Client{baseURL: cfg.URL} }`): the fields of the
    * struct it returns, their values over its parameters, for the methods called on what it built elsewhere.
    */
-  function constructedFields(fn: Node): Record<string, Part[]> | undefined {
+  function constructedFields(fn: Node): { fields: Record<string, Part[]>; made?: string } | undefined {
     if (fn.type !== 'function_declaration') return undefined;
     for (const r of within(fn.childForFieldName('body'), 'return_statement')) {
       let e = r?.namedChild(0)?.namedChild(0) ?? r?.namedChild(0);
       if (e?.type === 'unary_expression') e = e.childForFieldName('operand');
       if (e?.type !== 'composite_literal') continue;
       const out = keyedFields(e);
-      return Object.keys(out).length ? out : undefined;
+      const type = e.childForFieldName('type');
+      return Object.keys(out).length
+        ? { fields: out, ...(type?.type === 'type_identifier' ? { made: type.text } : {}) }
+        : undefined;
     }
     return undefined;
   }
@@ -1021,7 +1042,13 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
     const p = operand?.type === 'identifier' && imported.has(last.text) ? last.text : boundTo.get(last.text);
     if (!p) {
       // A field this file does not bind (`r.server.accounts.Post(…)`): another file of the package may.
-      if (operand?.type === 'selector_expression' && pkg && (sink.facts.goFieldSites?.length ?? 0) < MAX_FIELD_SITES)
+      // Generated code's own calls (an ORM's thousands) neither count nor use up the budget.
+      if (
+        operand?.type === 'selector_expression' &&
+        pkg &&
+        (sink.facts.goFieldSites?.length ?? 0) < MAX_FIELD_SITES &&
+        !generatedFile(call)
+      )
         (sink.facts.goFieldSites ??= []).push({
           in: pkg,
           field: last.text,
