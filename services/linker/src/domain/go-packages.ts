@@ -1,4 +1,5 @@
-import type { Call, GoCtorCall, GoFunc, GoSite, GrpcCall, Part, SourceFacts } from './model';
+import type { Call, Consume, GoCtorCall, GoFunc, GoSite, GrpcCall, Part, Publish, SourceFacts } from './model';
+import { nameOf } from './extract/common';
 import { joinPath } from './routes';
 
 /** Rounds of instantiation: a wrapper of one package called by a client of another, called by a service. */
@@ -82,6 +83,9 @@ export function applyGoPackages(input: readonly SourceFacts[]): SourceFacts[] {
   const callsIn = insideIndex(calls, around);
   const grpcIn = insideIndex(grpc, around);
   const moved = sources.map(() => new Set<Call | GrpcCall>());
+  /** Publishes and consumes of a package's messaging wrappers, made at their callers' sites in other sources. */
+  const published = sources.map((): Publish[] => []);
+  const consumed = sources.map((): Consume[] => []);
   const done = new Set<string>();
   let budget = MAX_INSTANTIATED_CALLS;
   for (let round = 0; round < MAX_DEPTH && budget > 0; round++) {
@@ -107,6 +111,24 @@ export function applyGoPackages(input: readonly SourceFacts[]): SourceFacts[] {
             moved[j]!.add(c);
             added = true;
           }
+          if (round === 0)
+            for (const u of sources[j]!.goMessageUses ?? []) {
+              if (u.loc.file !== f.file || around(j, u.loc.file, u.loc.line) !== f) continue;
+              const subject = nameOf(bind(u.subject, f.params, site.args, fields));
+              if (subject === undefined || subject.includes('{}') || budget <= 0) continue;
+              budget -= 1;
+              if (u.side === 'publish')
+                published[i]!.push({ broker: u.broker, exchange: '', key: subject, loc: site.loc });
+              else {
+                const group = u.group ? nameOf(bind(u.group, f.params, site.args, fields)) : undefined;
+                consumed[i]!.push({
+                  broker: u.broker,
+                  queue: subject,
+                  loc: site.loc,
+                  ...(group && !group.includes('{}') ? { durable: group } : {}),
+                });
+              }
+            }
           for (const n of grpcIn(j, f)) {
             if (budget <= 0) break;
             if (done.has(`g${key(n)}`)) continue;
@@ -122,17 +144,21 @@ export function applyGoPackages(input: readonly SourceFacts[]): SourceFacts[] {
     });
     if (!added) break;
   }
-  return sources.map((s, i) =>
-    moved.every((m) => m.size === 0) &&
-    calls[i]!.length === s.calls.length &&
-    calls[i]!.every((c, n) => c === s.calls[n])
+  return sources.map((s0, i) => {
+    const s =
+      published[i]!.length || consumed[i]!.length
+        ? { ...s0, publishes: [...s0.publishes, ...published[i]!], consumes: [...s0.consumes, ...consumed[i]!] }
+        : s0;
+    return moved.every((m) => m.size === 0) &&
+      calls[i]!.length === s.calls.length &&
+      calls[i]!.every((c, n) => c === s.calls[n])
       ? s
       : {
           ...s,
           calls: calls[i]!.filter((c) => !moved[i]!.has(c)),
           grpcCalls: grpc[i]!.filter((c) => !moved[i]!.has(c)),
-        },
-  );
+        };
+  });
 }
 
 /**

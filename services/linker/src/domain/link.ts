@@ -1432,9 +1432,25 @@ function linkGrpc(sources: readonly SourceFacts[], topo: Topology, out: LinkResu
     call.client === 'grpc-go' && !call.gateway && !declared.has(simpleName(call.service));
   const sameService = (a: string, b: string): boolean =>
     a === b || ((!a.includes('.') || !b.includes('.')) && simpleName(a) === simpleName(b));
+  /**
+   * grpc-gateway forwards a registered service's methods, not the service: the ones its generated handlers
+   * (`x.pb.gw.go`) name, else the proto's `google.api.http` ones; none known, the service as a whole.
+   */
+  const forwarded = (src: SourceFacts, call: GrpcCall): readonly GrpcCall[] => {
+    if (!call.gateway || call.method !== '*') return [call];
+    const d = declare(src, call.service);
+    const fits = (x: GrpcDecl): boolean =>
+      (x.service === d?.decl.service || goCamel(x.service) === simpleName(call.service)) &&
+      (!d || x.package === d.decl.package);
+    const all = sources.flatMap((s) => declsOf(s).filter(fits));
+    const generated = all.filter((x) => x.gateway).flatMap((x) => x.methods.map((m) => m.name));
+    const annotated = all.flatMap((x) => x.methods.filter((m) => m.http?.length).map((m) => m.name));
+    const names = [...new Set(generated.length ? generated : annotated)];
+    return names.length ? names.map((method) => ({ ...call, method })) : [call];
+  };
   for (const src of sources) {
     const env = topo.env.get(src.source)!;
-    for (const call of src.grpcCalls ?? []) {
+    for (const call of (src.grpcCalls ?? []).flatMap((c) => forwarded(src, c))) {
       const service = qualified(declare(src, call.service)?.decl, call.service);
       const servers = endpoints.filter((e) => sameService(e.service, service));
       if ((call.weak || undeclaredGo(call)) && servers.length === 0) continue;
@@ -2423,7 +2439,11 @@ export function link(sources: readonly SourceFacts[]): LinkResult {
         exchange: x.address ? addressExchange(name(x.exchange)) : name(x.exchange),
         key: name(x.key),
       })),
-      consumes: kept(s.consumes, (x) => x.queue).map((x) => ({ ...x, queue: name(x.queue) })),
+      consumes: kept(s.consumes, (x) => x.queue).map((x) => ({
+        ...x,
+        queue: name(x.queue),
+        ...(x.durable?.includes('${') ? { durable: name(x.durable) } : {}),
+      })),
       bindings: s.bindings.map((x) => ({ ...x, exchange: name(x.exchange), queue: name(x.queue), key: name(x.key) })),
       queues: s.queues.map((x) => ({ ...x, name: name(x.name) })),
       exchanges: s.exchanges.map((x) => ({ ...x, name: name(x.name) })),

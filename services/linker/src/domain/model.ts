@@ -118,6 +118,22 @@ export interface GoFunc {
   readonly recvType?: string;
   /** A constructor's struct fields and their values over its parameters (`&Client{baseURL: cfg.URL}`). */
   readonly fields?: Readonly<Record<string, readonly Part[]>>;
+  /** The struct type a constructor returns (`CreateOrderService` of `return &CreateOrderService{…}`). */
+  readonly made?: string;
+}
+
+/**
+ * A message-broker call inside a Go function whose subject is one of the function's parameters (a project's
+ * NATS wrapper `func (b *Broker) Publish(ctx, subject string, data []byte)` calling `nc.PublishMsg(&nats.Msg{
+ * Subject: subject})`): the function's callers in other packages and sources name the subject (`go-packages.ts`).
+ */
+export interface GoMessageUse {
+  readonly side: 'publish' | 'consume';
+  readonly broker: Broker;
+  readonly subject: readonly Part[];
+  /** A consumer's queue group or durable name. */
+  readonly group?: readonly Part[];
+  readonly loc: Loc;
 }
 
 /** The constructor call a Go variable or field holds (`c := orders.NewClient(orders.Config{URL: …})`). */
@@ -409,6 +425,11 @@ export interface GrpcDecl {
     readonly http?: readonly { readonly method: HttpMethod; readonly path: string }[];
   }[];
   readonly file: string;
+  /**
+   * Declared by grpc-gateway's generated handlers (`x.pb.gw.go`): the methods the generated gateway forwards
+   * (the `google.api.http` ones, and every one when it was generated with `generate_unbound_methods`).
+   */
+  readonly gateway?: boolean;
 }
 
 /**
@@ -632,6 +653,12 @@ export interface SourceFacts {
   /** Go calls through a field bound in another file of the package, and the fields each file binds. */
   goFieldSites?: GoFieldSite[];
   goHolders?: GoHolder[];
+  /** Go NATS calls whose subject is the enclosing function's parameter: a wrapper its callers instantiate. */
+  goMessageUses?: GoMessageUse[];
+  /** Go struct fields' decoding tags (`CreateOrder string \`json:"create_order"\``): the configuration key member. */
+  goFieldTags?: Record<string, string>;
+  /** Go struct fields of the package's own types (`CreateOrder *CreateOrderService`), for values its constructor sets. */
+  goLocalFields?: { readonly pkg: string; readonly field: string; readonly type: string }[];
   /**
    * Go route tables (`var routes = Routes{Route{"GetProducts", "GET", "/products", h}}`, rows by their path and
    * method values) and the loops registering each row of one (`for _, r := range routes { sub.HandleFunc(r.Pattern, …) }`),

@@ -133,7 +133,7 @@ describe('grpc-gateway', () => {
     '  rpc Internal(Empty) returns (Empty);',
     '}',
   );
-  it('RegisterXHandlerFromEndpoint forwards to X (gRPC) and serves the proto’s google.api.http routes, which browser code calls by path', async () => {
+  it('RegisterXHandlerFromEndpoint forwards X’s annotated methods (gRPC) and serves the proto’s google.api.http routes, which browser code calls by path', async () => {
     const r = await reportOf({
       protos: { 'shop.proto': proto },
       catalog: {
@@ -167,7 +167,9 @@ describe('grpc-gateway', () => {
       },
     });
     expect(rows(r)).toEqual([
-      'gateway main.go:6 | gRPC shop.Catalog | catalog main.go:5 gRPC shop.Catalog (grpc-go)',
+      // The annotated methods the gateway forwards (no generated handlers attached), not the service as a whole.
+      'gateway main.go:6 | gRPC shop.Catalog/AddItem | catalog main.go:5 gRPC shop.Catalog/AddItem (grpc-go, rpc at protos shop.proto:8)',
+      'gateway main.go:6 | gRPC shop.Catalog/ListItems | catalog main.go:5 gRPC shop.Catalog/ListItems (grpc-go, rpc at protos shop.proto:5)',
       'web static/app.js:2 | GET /v1/items | gateway main.go:6 GET /v1/items (grpc-gateway)',
       'web static/app.js:3 | POST /v1/items | gateway main.go:6 POST /v1/items (grpc-gateway)',
     ]);

@@ -340,6 +340,19 @@ export async function extractSource(
         return [p];
       }),
     );
+  goSiteValues(facts, (ref) => {
+    const keyOf = (r: string): string | undefined =>
+      configKeyOf(r, ownConfigKeys(), (configTails ??= configKeyTails(ownConfigKeys())));
+    const tags = facts.goFieldTags;
+    // The members as their struct tags name them (`Subject.CreateOrder` → `subject.create_order`).
+    const tagged = tags
+      ? ref
+          .split('.')
+          .map((m) => (Object.prototype.hasOwnProperty.call(tags, m) ? tags[m]! : m))
+          .join('.')
+      : ref;
+    return keyOf(ref) ?? (tagged !== ref ? keyOf(tagged) : undefined);
+  });
   // Calls of functions summarised by their returned value, instantiated with their arguments.
   const instantiations = instantiationBudget();
   const resolve = (parts: readonly Part[]): Part[] =>
@@ -631,6 +644,50 @@ export function configKeyTails(keys: ReadonlyMap<string, string>): Map<string, s
     }
   }
   return out;
+}
+
+/**
+ * The arguments of Go calls of another package's functions (`s.Queue.Publish(ctx, s.Config.Broker.Subject.X, m)`,
+ * `vs.Broker.QueueSubscribe(ctx, vs.CreateOrder.Subject, …)`), resolved before the package's summaries are
+ * instantiated with them in another source: a member chain of a settings struct is its configuration key, and a
+ * field of one of the package's own types (`CreateOrder *CreateOrderService`) is what the type's constructor (its
+ * one function returning `&CreateOrderService{Subject: cfg.Broker.Subject.CreateOrder}`) sets it to.
+ */
+function goSiteValues(facts: SourceFacts, configKey: (ref: string) => string | undefined): void {
+  if (!facts.goSites?.length && !facts.goFieldSites?.length) return;
+  /** A field's type by package and name (a name two types of the package declare differently: neither). */
+  const typeOf = new Map<string, string | null>();
+  for (const f of facts.goLocalFields ?? []) {
+    const key = `${f.pkg}|${f.field}`;
+    const prev = typeOf.get(key);
+    typeOf.set(key, prev === undefined || prev === f.type ? f.type : null);
+  }
+  const made = new Map<string, Readonly<Record<string, readonly Part[]>> | null>();
+  for (const f of facts.goFuncs ?? []) if (f.made && f.fields) made.set(f.made, made.has(f.made) ? null : f.fields);
+  const valueOf = (ref: string, pkg: string | undefined): Part[] | undefined => {
+    const members = ref.split('.');
+    // `x.CreateOrder.Subject`: the field's type's constructor sets `Subject`.
+    if (members.length >= 3 && pkg) {
+      const type = typeOf.get(`${pkg}|${members[members.length - 2]!}`);
+      const fields = type ? made.get(type) : undefined;
+      const last = members[members.length - 1]!;
+      const v = fields && Object.prototype.hasOwnProperty.call(fields, last) ? fields[last] : undefined;
+      const only = v?.length === 1 ? v[0]! : undefined;
+      if (only && 'ref' in only) {
+        const key = configKey(only.ref);
+        return key ? [{ config: key }] : undefined;
+      }
+      if (v && v.every((p) => 'lit' in p)) return [...v];
+    }
+    const key = configKey(ref);
+    return key ? [{ config: key }] : undefined;
+  };
+  const resolved = (args: readonly (readonly Part[])[], pkg?: string): Part[][] =>
+    args.map((a) =>
+      a.flatMap((p): Part[] => ('ref' in p && /^\w+(\.\w+){2,}$/.test(p.ref) ? (valueOf(p.ref, pkg) ?? [p]) : [p])),
+    );
+  if (facts.goSites) facts.goSites = facts.goSites.map((x) => ({ ...x, args: resolved(x.args) }));
+  if (facts.goFieldSites) facts.goFieldSites = facts.goFieldSites.map((x) => ({ ...x, args: resolved(x.args, x.in) }));
 }
 
 /**

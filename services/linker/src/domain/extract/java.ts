@@ -690,6 +690,27 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     return declaredName(evaluate(n));
   };
 
+  /**
+   * A receiver named like a RestTemplate (`rest…`) whose declaration in the file gives another type
+   * (`Map<String, Object> restaurantData`, `RestaurantRepository restaurantRepository`, `var r = new HashMap<>()`):
+   * its `put`/`delete` is no HTTP call. Undeclared in the file (inherited, injected elsewhere), the name decides.
+   */
+  const declaredTypes = new Map<string, string | undefined>();
+  function notHttpClient(inv: Node, receiver: string): boolean {
+    const name = receiver.replace(/^this\./, '');
+    if (!/^\w+$/.test(name)) return false;
+    if (!declaredTypes.has(name)) {
+      const text = inv.tree.rootNode.text;
+      const decl = new RegExp(
+        String.raw`(?:^|[\s(,])([A-Z][\w.]*(?:\s*<[^;=(){}]*>)?|var)\s+${name}\s*(?:[;,)]|=\s*(?:new\s+([\w.]+))?)`,
+        'm',
+      ).exec(text);
+      declaredTypes.set(name, decl ? (decl[1] === 'var' ? decl[2] : decl[1]) : undefined);
+    }
+    const type = declaredTypes.get(name);
+    return type !== undefined && !/Rest(Template|Operations|Client)|WebClient|HttpClient/.test(type);
+  }
+
   // ---- invocations: bindings, RestTemplate, WebClient, shared rules
   /**
    * Spring Cloud Stream's functional bindings: a `@Bean` `Consumer<T>` / `Function<A, B>` / `Supplier<T>`
@@ -1100,13 +1121,15 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
       if (verbs.length === 1) httpCall(inv, verbs[0]!, args[0], 'JAX-RS', loc);
       return;
     }
-    if (REST_TEMPLATE[name] && /rest/i.test(receiver) && args[0]) {
+    if (REST_TEMPLATE[name] && /rest/i.test(receiver) && args[0] && !notHttpClient(inv, receiver)) {
       httpCall(inv, REST_TEMPLATE[name], withBase(clients.get(receiver), args[0]), 'RestTemplate', loc);
       return;
     }
     // exchange(request, Type.class): the method and URL of the RequestEntity, built here or in a variable.
     const request =
-      name === 'exchange' && /rest/i.test(receiver) && argNodes[0] ? requestEntity(argNodes[0], inv) : undefined;
+      name === 'exchange' && /rest/i.test(receiver) && argNodes[0] && !notHttpClient(inv, receiver)
+        ? requestEntity(argNodes[0], inv)
+        : undefined;
     if (request) {
       httpCall(inv, request.method, withBase(clients.get(receiver), request.url), 'RestTemplate', loc);
       return;
@@ -1129,7 +1152,7 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
       if (url) httpCall(inv, method, url, 'HttpClient', loc);
       return;
     }
-    if (name === 'exchange' && /rest/i.test(receiver) && args[0] && argNodes[1]) {
+    if (name === 'exchange' && /rest/i.test(receiver) && args[0] && argNodes[1] && !notHttpClient(inv, receiver)) {
       httpCall(
         inv,
         httpMethod(argNodes[1].text.replace(/^HttpMethod\./, '')) ?? 'GET',

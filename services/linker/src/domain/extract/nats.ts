@@ -24,7 +24,31 @@ const GO_OPS: Record<string, { side: 'publish' | 'consume'; group?: number; dura
   QueueSubscribeSync: { side: 'consume', group: 1 },
   ChanQueueSubscribe: { side: 'consume', group: 1 },
   PullSubscribe: { side: 'consume', durable: 1 },
+  // A message built with its subject (`nc.PublishMsg(&nats.Msg{Subject: subject, Header: h, Data: data})`).
+  PublishMsg: { side: 'publish' },
+  RequestMsg: { side: 'publish' },
 };
+
+/** The parameter names of the Go function or method around a node (function literals are skipped over). */
+function goParams(node: Node): string[] {
+  let n: Node | null = node.parent;
+  while (n && n.type !== 'function_declaration' && n.type !== 'method_declaration') n = n.parent;
+  return (n?.childForFieldName('parameters')?.namedChildren ?? []).flatMap((d) =>
+    (d?.namedChildren ?? []).filter((x) => x?.type === 'identifier').map((x) => x.text),
+  );
+}
+
+/** `&nats.Msg{Subject: s}` (or `nats.Msg{…}`): the subject's expression. */
+function msgSubject(arg: Node): Node | undefined {
+  const lit = arg.type === 'unary_expression' ? arg.childForFieldName('operand') : arg;
+  if (lit?.type !== 'composite_literal' || !/(?:^|\.)Msg$/.test(lit.childForFieldName('type')?.text ?? '')) return;
+  for (const el of lit.childForFieldName('body')?.namedChildren ?? []) {
+    if (el?.type !== 'keyed_element') continue;
+    const [k, v] = el.namedChildren;
+    if (k?.text === 'Subject' && v) return v.namedChild(0) ?? v;
+  }
+  return undefined;
+}
 
 /** A leading context argument (`ctx`, `r.Context()`, `context.Background()`): the subject comes after it. */
 const GO_CONTEXT = /^(?:\w*[cC]tx|context\.\w+\(\)|\w+\.Context\(\))$/;
@@ -77,9 +101,11 @@ export function goNatsRules(file: string, sink: Sink, evaluate: (n: Node) => Par
         if (!op || OTHER_CLIENT.test(receiver)) return;
         let a = goArgs(call);
         if (a[0] && GO_CONTEXT.test(a[0].text)) a = a.slice(1);
-        if (!a[0]) return;
+        const name = fn.childForFieldName('field')?.text ?? '';
+        const subject = /Msg$/.test(name) ? (a[0] ? msgSubject(a[0]) : undefined) : a[0];
+        if (!subject) return;
         const loc = { file, line: lineOf(call) };
-        const ref: Sink['topicRefs'][number] = { side: op.side, parts: evaluate(a[0]), loc, broker: 'nats' };
+        const ref: Sink['topicRefs'][number] = { side: op.side, parts: evaluate(subject), loc, broker: 'nats' };
         if (op.side === 'consume') {
           if (op.group !== undefined && a[op.group]) ref.group = evaluate(a[op.group]!);
           if (op.durable !== undefined && a[op.durable]) ref.durable = evaluate(a[op.durable]!);
@@ -98,6 +124,17 @@ export function goNatsRules(file: string, sink: Sink, evaluate: (n: Node) => Par
           }
         }
         sink.topicRefs.push(ref);
+        // A subject that is the function's parameter (`func (b *Broker) Publish(ctx, subject string, …)`): a
+        // wrapper whose callers, in this package or another source importing it, name the subject.
+        const only = ref.parts.length === 1 ? ref.parts[0]! : undefined;
+        if (only && 'ref' in only && /^\w+$/.test(only.ref) && goParams(call).includes(only.ref))
+          (sink.facts.goMessageUses ??= []).push({
+            side: op.side,
+            broker: 'nats',
+            subject: ref.parts,
+            ...((ref.group ?? ref.durable) ? { group: (ref.group ?? ref.durable)! } : {}),
+            loc,
+          });
       },
     },
     {
