@@ -187,6 +187,10 @@ export const extractElixir: CodeExtractor = (root, file, sink, scopeOut) => {
   function evaluate(node: Node, depth = 0): Part[] {
     if (depth > 8) return [HOLE_PART];
     switch (node.type) {
+      case 'sigil':
+        // `~c"http://…"`, `~s(…)`: a string; other sigils (`~r`, `~w`) are no URL.
+        if (!/^~[csCS]/.test(node.text)) return [HOLE_PART];
+      // falls through
       case 'string':
       case 'charlist': {
         const parts: Part[][] = [];
