@@ -79,7 +79,7 @@ describe('Elixir: Phoenix router and HTTP clients', () => {
     ]);
   });
 
-  it('verb calls outside a router file serve nothing', async () => {
+  it('a Plug.Router serves its `get "/p" do … end` routes; verb calls outside a router file serve nothing', async () => {
     const r = await reportOf({
       accounts: {
         'lib/accounts/cache.ex': lines(
@@ -87,16 +87,34 @@ describe('Elixir: Phoenix router and HTTP clients', () => {
           '  def read, do: get "/users", Store, :all',
           'end',
         ),
+        'lib/accounts/health.ex': lines(
+          'defmodule Accounts.Health do',
+          '  use Plug.Router',
+          '  plug :match',
+          '  get "/ping/:who" do',
+          '    send_resp(conn, 200, "pong")',
+          '  end',
+          '  match _ do',
+          '    send_resp(conn, 404, "")',
+          '  end',
+          'end',
+        ),
       },
       shop: {
         'lib/shop/a.ex': lines(
           'defmodule Shop.A do',
           '  def f, do: HTTPoison.get!("http://accounts:4000/users")',
+          '  def g, do: HTTPoison.get!("http://accounts:4000/ping/shop")',
           'end',
         ),
       },
     });
-    expect(rows(r)).toEqual([]);
+    expect(rows(r)).toEqual([
+      'shop lib/shop/a.ex:3 | GET accounts/ping/shop | accounts lib/accounts/health.ex:4 GET /ping/:who (plug)',
+    ]);
+    expect(unresolved(r)).toEqual([
+      'shop lib/shop/a.ex:2 GET accounts/users — no matching route: `accounts` serves no GET /users',
+    ]);
   });
 });
 

@@ -7,7 +7,7 @@ import { Scope } from './scope';
 
 /**
  * Elixir (issue 20), read from the tree-sitter-elixir tree in one walk over calls, `=` and `@attr`:
- * - Phoenix routers: `get "/p", C, :a` (and the other verbs) and `resources "/users", C, only:/except:` under
+ * - Plug.Router `get "/p" do … end`; Phoenix routers: `get "/p", C, :a` (and the other verbs) and `resources "/users", C, only:/except:` under
  *   nested `scope "/api", Alias do … end` (and under a parent `resources … do`), `:id` kept as the route's parameter;
  * - HTTP clients: HTTPoison/HTTPotion/Req/Tesla verbs (`get!` too), `X.request(:post, url)`, `Req.request(method:,
  *   url:)`, `Finch.build(:get, url)`, `:httpc.request(url)` / `:httpc.request(:post, {url, …}, …)`, and a Tesla
@@ -275,6 +275,7 @@ export const extractElixir: CodeExtractor = (root, file, sink, scopeOut) => {
   }
 
   const isRouter = /\bPhoenix\.Router\b|use\s+[\w.]+,\s*:router\b/.test(text);
+  const isPlugRouter = /\buse\s+Plug\.Router\b/.test(text);
   const isTesla = /\buse\s+Tesla\b/.test(text);
   const amqp = /\bAMQP\b/.test(text);
   /** `scope "/api", X do`, `scope path: "/api"`, and parent `resources "/users", C do`: the enclosing path. */
@@ -324,15 +325,20 @@ export const extractElixir: CodeExtractor = (root, file, sink, scopeOut) => {
     if (!c) continue;
     const at = loc(n);
     const a = c.args;
-    // Phoenix routes.
-    if (isRouter && !c.module && a[0]?.type === 'string') {
+    // Phoenix and Plug.Router routes.
+    if ((isRouter || isPlugRouter) && !c.module && a[0]?.type === 'string') {
       const verb = VERBS[c.name];
       const path = literal(evaluate(a[0]));
-      if (path !== undefined && verb && a[1]?.type === 'alias') {
+      if (path !== undefined && verb && isRouter && a[1]?.type === 'alias') {
         sink.endpoint(verb, joinPath(routePrefix(n), path), 'phoenix', at);
         continue;
       }
-      if (path !== undefined && c.name === 'resources' && a[1]?.type === 'alias') {
+      // Plug.Router: `get "/users/:id" do … end`.
+      if (path !== undefined && verb && isPlugRouter && c.doBlock && a.length === 1) {
+        sink.endpoint(verb, joinPath('/', path), 'plug', at);
+        continue;
+      }
+      if (path !== undefined && isRouter && c.name === 'resources' && a[1]?.type === 'alias') {
         const base = joinPath(routePrefix(n), path);
         const actions = (k: string): string[] | undefined => {
           const v = c.keywords.get(k);
