@@ -188,11 +188,10 @@ export const extractElixir: CodeExtractor = (root, file, sink, scopeOut) => {
     if (depth > 8) return [HOLE_PART];
     switch (node.type) {
       case 'sigil':
-        // `~c"http://…"`, `~s(…)`: a string; other sigils (`~r`, `~w`) are no URL.
-        if (!/^~[csCS]/.test(node.text)) return [HOLE_PART];
-      // falls through
       case 'string':
       case 'charlist': {
+        // `~c"http://…"`, `~s(…)`: a string; other sigils (`~r`, `~w`) are no URL.
+        if (node.type === 'sigil' && !/^~[csCS]/.test(node.text)) return [HOLE_PART];
         const parts: Part[][] = [];
         for (const c of named(node)) {
           if (c.type === 'quoted_content' || c.type === 'escape_sequence') parts.push(lit(c.text));
