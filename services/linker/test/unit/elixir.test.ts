@@ -61,6 +61,7 @@ describe('Elixir: Phoenix router and HTTP clients', () => {
           '  plug Tesla.Middleware.BaseUrl, "http://accounts:4000/api"',
           '  plug Tesla.Middleware.JSON',
           '  def create(user), do: post("/users", user)',
+          '  def find(client, id), do: get(client, "/users/#{id}")',
           'end',
         ),
       },
@@ -72,6 +73,7 @@ describe('Elixir: Phoenix router and HTTP clients', () => {
       'shop lib/shop/accounts.ex:12 | GET accounts/api/health | accounts lib/accounts_web/router.ex:8 GET /api/health (phoenix)',
       'shop lib/shop/accounts.ex:13 | DELETE accounts/api/users/{} | accounts lib/accounts_web/router.ex:12 DELETE /api/users/:id (phoenix)',
       'shop lib/shop/client.ex:5 | POST accounts/api/users | accounts lib/accounts_web/router.ex:12 POST /api/users (phoenix)',
+      'shop lib/shop/client.ex:6 | GET accounts/api/users/{} | accounts lib/accounts_web/router.ex:12 GET /api/users/:id (phoenix)',
     ]);
     // `except: [:new, :edit]`: no edit route.
     expect(unresolved(r)).toEqual([
@@ -132,7 +134,7 @@ const PB = (pkg: string, mod: string): string =>
   );
 
 describe('Elixir: elixir-grpc', () => {
-  it('a generated Stub called on a connected channel reaches the GRPC.Server of the service the .pb.ex names (snake_case → rpc name)', async () => {
+  it('a generated Stub called on a connected channel (also through an `alias … as:`) reaches the GRPC.Server of the service the .pb.ex names (snake_case → rpc name)', async () => {
     const r = await reportOf({
       billing: {
         'lib/billing/grpc/billing.pb.ex': PB('billing', 'Billing.Proto'),
@@ -148,6 +150,7 @@ describe('Elixir: elixir-grpc', () => {
         'lib/shop/grpc/billing.pb.ex': PB('billing', 'Billing'),
         'lib/shop/billing_client.ex': lines(
           'defmodule Shop.BillingClient do',
+          '  alias Billing.BillingService.Stub, as: Billing',
           '  def channel do',
           '    host = System.get_env("BILLING_HOST", "billing")',
           '    port = System.get_env("BILLING_PORT", "50051")',
@@ -158,15 +161,15 @@ describe('Elixir: elixir-grpc', () => {
           '  end',
           '  def invoice(req) do',
           '    {:ok, ch} = channel()',
-          '    Billing.BillingService.Stub.get_invoice(ch, req)',
+          '    Billing.get_invoice(ch, req)',
           '  end',
           'end',
         ),
       },
     });
     expect(rows(r)).toEqual([
-      'shop lib/shop/billing_client.ex:8 | gRPC billing.BillingService/Charge at `billing` | billing lib/billing/grpc/server.ex:2 gRPC billing.BillingService/Charge (elixir-grpc, rpc at billing lib/billing/grpc/billing.pb.ex:4)',
-      'shop lib/shop/billing_client.ex:12 | gRPC billing.BillingService/GetInvoice at `billing` | billing lib/billing/grpc/server.ex:2 gRPC billing.BillingService/GetInvoice (elixir-grpc, rpc at billing lib/billing/grpc/billing.pb.ex:5)',
+      'shop lib/shop/billing_client.ex:9 | gRPC billing.BillingService/Charge at `billing` | billing lib/billing/grpc/server.ex:2 gRPC billing.BillingService/Charge (elixir-grpc, rpc at billing lib/billing/grpc/billing.pb.ex:4)',
+      'shop lib/shop/billing_client.ex:13 | gRPC billing.BillingService/GetInvoice at `billing` | billing lib/billing/grpc/server.ex:2 gRPC billing.BillingService/GetInvoice (elixir-grpc, rpc at billing lib/billing/grpc/billing.pb.ex:5)',
     ]);
   });
 });

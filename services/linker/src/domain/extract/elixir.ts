@@ -305,10 +305,27 @@ export const extractElixir: CodeExtractor = (root, file, sink, scopeOut) => {
     return joinPath('/', ...segs);
   }
 
+  // `alias Auth.AuthService.Stub` (`, as: S`): `Stub.register(…)` is `Auth.AuthService.Stub.register(…)`.
+  const aliases = new Map<string, string>();
+  for (const n of calls) {
+    const c = callOf(n);
+    if (!c || c.module || c.name !== 'alias' || c.args[0]?.type !== 'alias') continue;
+    const full = c.args[0].text;
+    const as = c.keywords.get('as');
+    aliases.set(as?.type === 'alias' ? as.text : full.split('.').pop()!, full);
+  }
+  const callAt = (n: Node): ExCall | undefined => {
+    const c = callOf(n);
+    if (!c || aliases.size === 0) return c;
+    const [head, ...rest] = c.module.split('.');
+    const full = head ? aliases.get(head) : undefined;
+    return full ? { ...c, module: [full, ...rest].join('.') } : c;
+  };
+
   // The file's gRPC channel address: its one `GRPC.Stub.connect(addr)`.
   const addresses = new Map<string, Part[]>();
   for (const n of calls) {
-    const c = callOf(n);
+    const c = callAt(n);
     if (c?.module === 'GRPC.Stub' && c.name === 'connect' && c.args[0]) {
       const v = evaluate(c.args[0]);
       addresses.set(JSON.stringify(v), v);
@@ -320,7 +337,7 @@ export const extractElixir: CodeExtractor = (root, file, sink, scopeOut) => {
   let teslaBase: Part[] | undefined;
 
   for (const n of calls) {
-    const c = callOf(n);
+    const c = callAt(n);
     if (!c) continue;
     const at = loc(n);
     const a = c.args;
@@ -376,8 +393,10 @@ export const extractElixir: CodeExtractor = (root, file, sink, scopeOut) => {
       let method: HttpMethod | undefined = VERBS[verbName];
       let url: Node | undefined;
       if (method) {
-        // `Tesla.get(client, url)` / a Tesla module's `get(url)`; `Req.get!(url: …)`; else the first argument.
-        url = c.module === 'Tesla' && a.length >= 2 ? a[1] : (c.keywords.get('url') ?? a[0]);
+        // A Tesla module's `get(url)`; `Req.get!(url: …)`; else the first argument.
+        // `Tesla.get(client, url)` and a Tesla module's `get(client, url)`: the URL after the client.
+        const afterClient = (c.module === 'Tesla' || !c.module) && a.length >= 2 && a[0]?.type === 'identifier';
+        url = afterClient ? a[1] : (c.keywords.get('url') ?? a[0]);
         if (c.module === 'Req' && url && url.type !== 'string' && !c.keywords.has('url') && a.length > 1) url = a[1];
       } else if (verbName === 'request' && c.module) {
         const m = c.keywords.get('method') ?? a[0];
