@@ -53,6 +53,10 @@ describe('Elixir: Phoenix router and HTTP clients', () => {
           '  def health, do: :httpc.request(~c"http://accounts:4000/api/health")',
           '  def drop(id), do: HTTPoison.request(:delete, "http://accounts:4000/api/users/#{id}")',
           '  def missing, do: HTTPoison.post("http://accounts:4000/api/users/1/edit", "")',
+          '  def me do',
+          '    req = Req.new(base_url: @base)',
+          '    Req.get!(req, url: "/users/me")',
+          '  end',
           'end',
         ),
         'lib/shop/client.ex': lines(
@@ -72,6 +76,7 @@ describe('Elixir: Phoenix router and HTTP clients', () => {
       'shop lib/shop/accounts.ex:10 | POST accounts/api/v2/sessions | accounts lib/accounts_web/router.ex:10 POST /api/v2/sessions (phoenix)',
       'shop lib/shop/accounts.ex:12 | GET accounts/api/health | accounts lib/accounts_web/router.ex:8 GET /api/health (phoenix)',
       'shop lib/shop/accounts.ex:13 | DELETE accounts/api/users/{} | accounts lib/accounts_web/router.ex:12 DELETE /api/users/:id (phoenix)',
+      'shop lib/shop/accounts.ex:17 | GET accounts/api/users/me | accounts lib/accounts_web/router.ex:12 GET /api/users/:id (phoenix)',
       'shop lib/shop/client.ex:5 | POST accounts/api/users | accounts lib/accounts_web/router.ex:12 POST /api/users (phoenix)',
       'shop lib/shop/client.ex:6 | GET accounts/api/users/{} | accounts lib/accounts_web/router.ex:12 GET /api/users/:id (phoenix)',
     ]);

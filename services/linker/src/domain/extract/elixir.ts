@@ -262,6 +262,11 @@ export const extractElixir: CodeExtractor = (root, file, sink, scopeOut) => {
           return app && key ? [{ ref: `${app}.${key}` }] : [HOLE_PART];
         }
         if (/^(to_string|to_charlist|trim)$/.test(c.name) && a0) return evaluate(a0, depth + 1);
+        // `Req.new(base_url: b)`: the client's base, which its requests' relative `url:` go under.
+        if (c.module === 'Req' && c.name === 'new') {
+          const b = c.keywords.get('base_url');
+          return b ? evaluate(b, depth + 1) : [HOLE_PART];
+        }
         return [HOLE_PART];
       }
       case 'block':
@@ -405,6 +410,10 @@ export const extractElixir: CodeExtractor = (root, file, sink, scopeOut) => {
       }
       if (method && url && (c.module || isTesla)) {
         let parts = evaluate(url);
+        // `Req.get!(client, url: "/p")` on a `Req.new(base_url: …)` client.
+        const client = c.module === 'Req' && c.keywords.has('url') && a[0] ? evaluate(a[0]) : undefined;
+        if (client?.some((p) => !('hole' in p)) && !/^\w+:\/\//.test(literal(parts) ?? ''))
+          parts = concat(client, parts);
         if (!c.module && teslaBase && !/^\w+:\/\//.test(literal(parts) ?? '')) parts = concat(teslaBase, parts);
         if (parts.some((p) => !('hole' in p))) sink.call(method, parts, 'elixir-http', at);
         continue;
