@@ -180,7 +180,7 @@ describe('Elixir: elixir-grpc', () => {
 });
 
 describe('Elixir: AMQP', () => {
-  it('AMQP.Basic.publish through a GenServer cast reaches the queue bound to the topic exchange; names from module attributes, Application.get_env defaults and config/*.exs', async () => {
+  it('AMQP.Basic.publish through a GenServer cast (or a `send` to itself) reaches the queue bound to the topic exchange; names from module attributes, Application.get_env defaults and config/*.exs', async () => {
     const r = await reportOf({
       auth: {
         'lib/auth/publisher.ex': lines(
@@ -193,6 +193,8 @@ describe('Elixir: AMQP', () => {
           '    AMQP.Basic.publish(state.channel, @exchange, routing_key, Jason.encode!(event))',
           '    {:noreply, state}',
           '  end',
+          '  def audit(user), do: send(self(), {:audit, "user.audit", user})',
+          '  def handle_info({:audit, key, ev}, state), do: AMQP.Basic.publish(state.channel, @exchange, key, ev)',
           '  defp connect(chan) do',
           '    AMQP.Exchange.declare(chan, @exchange, :topic, durable: true)',
           '  end',
@@ -221,6 +223,7 @@ describe('Elixir: AMQP', () => {
     ]);
     expect(gaps(r)).toEqual([
       'publisher auth lib/auth/publisher.ex:7 no binding routes `events` / `user.deleted` to a queue',
+      'publisher auth lib/auth/publisher.ex:11 no binding routes `events` / `user.audit` to a queue',
     ]);
   });
 });

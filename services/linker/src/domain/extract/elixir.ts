@@ -104,7 +104,7 @@ const serviceOfModule = (m: string): string | undefined => {
   return segs.length >= 2 && /^(Service|Stub)$/.test(segs[segs.length - 1]!) ? segs[segs.length - 2] : undefined;
 };
 
-/** A broker name: literal text, an environment/configuration value by its default; undefined when unknown. */
+/** A broker name per alternative: literal text, an environment/configuration value by its default; `{}` when unknown. */
 function brokerNames(parts: readonly Part[]): string[] {
   const out: string[] = [];
   for (const one of expandAlternatives(parts)) {
@@ -155,11 +155,15 @@ export const extractElixir: CodeExtractor = (root, file, sink, scopeOut) => {
     return undefined;
   }
 
-  // GenServer messages the file sends: tag → the tuples' element nodes.
+  // Messages the file sends (`GenServer.cast/call`, `send`, `Process.send_after`): tag → the tuples' element nodes.
   const sent = new Map<string, Node[][]>();
   for (const n of calls) {
     const c = callOf(n);
-    if (!c || c.module !== 'GenServer' || !/^(cast|call)$/.test(c.name)) continue;
+    const sends =
+      (c?.module === 'GenServer' && /^(cast|call)$/.test(c.name)) ||
+      (c?.module === 'Process' && /^send(_after)?$/.test(c.name)) ||
+      (c?.module === '' && c.name === 'send');
+    if (!c || !sends) continue;
     const msg = c.args[1];
     const els = msg?.type === 'tuple' ? named(msg) : [];
     if (els[0]?.type !== 'atom') continue;
