@@ -71,7 +71,18 @@ memoiseNodeReads();
 
 /** Languages parsed with tree-sitter; config formats are parsed separately. */
 export type CodeLanguage =
-  'typescript' | 'tsx' | 'javascript' | 'csharp' | 'java' | 'python' | 'go' | 'kotlin' | 'rust' | 'ruby' | 'php';
+  | 'typescript'
+  | 'tsx'
+  | 'javascript'
+  | 'csharp'
+  | 'java'
+  | 'python'
+  | 'go'
+  | 'kotlin'
+  | 'rust'
+  | 'ruby'
+  | 'php'
+  | 'elixir';
 
 const WASM: Record<CodeLanguage, string> = {
   typescript: 'tree-sitter-typescript/tree-sitter-typescript.wasm',
@@ -85,6 +96,7 @@ const WASM: Record<CodeLanguage, string> = {
   rust: 'tree-sitter-rust/tree-sitter-rust.wasm',
   ruby: 'tree-sitter-ruby/tree-sitter-ruby.wasm',
   php: 'tree-sitter-php/tree-sitter-php.wasm',
+  elixir: 'tree-sitter-elixir/tree-sitter-elixir.wasm',
 };
 
 // The CJS bundle and vitest both define __filename; a plain ESM loader resolves from the working directory.
@@ -150,5 +162,6 @@ export function languageOf(path: string): CodeLanguage | undefined {
   if (path.endsWith('.rs')) return 'rust';
   if (path.endsWith('.rb')) return 'ruby';
   if (path.endsWith('.php')) return 'php';
+  if (/\.exs?$/.test(path)) return 'elixir';
   return undefined;
 }

@@ -14,6 +14,7 @@ import { activeCSharp } from './csharp-preprocess';
 import { extractGo } from './go';
 import { extractJava } from './java';
 import { extractPython } from './python';
+import { extractElixir } from './elixir';
 import { extractKotlin, extractPhp, extractRuby, extractRust } from './script';
 
 const EXTRACTORS: Record<CodeLanguage, CodeExtractor> = {
@@ -28,6 +29,7 @@ const EXTRACTORS: Record<CodeLanguage, CodeExtractor> = {
   rust: extractRust,
   ruby: extractRuby,
   php: extractPhp,
+  elixir: extractElixir,
 };
 
 /** One code file to extract: what a parse worker receives. */
