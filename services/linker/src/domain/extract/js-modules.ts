@@ -409,6 +409,17 @@ export function jsModule(root: Node, file: string, text: string): JsModule {
     const argNodes = (n.childForFieldName('arguments')?.namedChildren ?? []).filter((c) => c !== null);
     if (fn.type === 'member_expression') {
       const method = fn.childForFieldName('property')?.text ?? '';
+      // A call on an object of the project: a site where that object's summary may be instantiated.
+      const siteOn = (target: ReturnType<typeof evaluate>): void => {
+        if (relevant(target))
+          sites.push({
+            ...(span ? { fn: span.name } : {}),
+            callee: target,
+            method,
+            args: argNodes.map((a) => evaluate(a, scope)),
+            line,
+          });
+      };
       if (nats && type === 'call_expression' && (PUBLISH.has(method) || SUBSCRIBE.has(method)) && argNodes[0]) {
         if (SUBSCRIBE.has(method)) fetching.add(span ?? null);
         const subject = evaluate(argNodes[0], scope);
@@ -425,15 +436,7 @@ export function jsModule(root: Node, file: string, text: string): JsModule {
         });
         // A call on an object of the project (`new TicketUpdatedPublisher(client).publish(data)`, a file that
         // imports the client library only for a type) is also a site: its own summary says what it does.
-        const target = evaluate(fn.childForFieldName('object'), scope);
-        if (relevant(target))
-          sites.push({
-            ...(span ? { fn: span.name } : {}),
-            callee: target,
-            method,
-            args: argNodes.map((a) => evaluate(a, scope)),
-            line,
-          });
+        siteOn(evaluate(fn.childForFieldName('object'), scope));
         return;
       }
       const obj = fn.childForFieldName('object');
@@ -451,15 +454,7 @@ export function jsModule(root: Node, file: string, text: string): JsModule {
             line,
           });
       }
-      const target = evaluate(obj, scope);
-      if (relevant(target))
-        sites.push({
-          ...(span ? { fn: span.name } : {}),
-          callee: target,
-          method,
-          args: argNodes.map((a) => evaluate(a, scope)),
-          line,
-        });
+      siteOn(evaluate(obj, scope));
       return;
     }
     // An HTTP call whose URL is built from the function's parameters: a wrapper, summarised for its callers.
