@@ -381,8 +381,7 @@ export function topology(sources: readonly SourceFacts[]): Topology {
     }
     const routes = [...proxyRoutes(e), ...yarpRoutes(e), ...ocelotRoutes(e)];
     if (routes.length) proxies.set(s.source, routes);
-    const port = listenPort(e);
-    if (port) portOwners.set(port, [...(portOwners.get(port) ?? []), s.source]);
+    for (const port of listenPorts(e, s)) portOwners.set(port, [...(portOwners.get(port) ?? []), s.source]);
   }
   const hostProxies = mountedProxies(sources, proxies, hosts);
   workloadProxies(sources, hosts, hostProxies);
@@ -798,6 +797,29 @@ export function splitUrl(url: string): Target | undefined {
   }
   if (/^[\w.{}\-\u0000]+(\/|$)/.test(url) && !url.includes(':')) return { path: '/' + url };
   return undefined;
+}
+
+/**
+ * The fixed ports a source listens on: its code's listen addresses (ASP.NET `UseUrls`, Kestrel `Listen*`), else
+ * the ASP.NET `urls` setting (`ASPNETCORE_URLS`, several separated by `;`), else `server.port`/`PORT`; 0 is none.
+ */
+function listenPorts(env: SourceEnv, facts: SourceFacts): string[] {
+  const portOf = (url: string): string | undefined => {
+    const p = /^[a-z][a-z0-9+.-]*:\/\/(?:\[[^\]]*\]|[^/:?#]*):(\d{2,5})(?:[/?#]|$)/i.exec(url.trim())?.[1];
+    return p && Number(p) > 0 ? String(Number(p)) : undefined;
+  };
+  const fromUrls = (urls: readonly string[]): string[] => [
+    ...new Set(urls.flatMap((u) => u.split(';')).flatMap((u) => portOf(u) ?? [])),
+  ];
+  const code = fromUrls((facts.listenUrls ?? []).map((u) => resolveParts(u, env)));
+  if (code.length) return code;
+  for (const key of ['urls', 'aspnetcore_urls']) {
+    const v = lookup(env, key);
+    const set = v === undefined ? [] : fromUrls([expand(env, v)]);
+    if (set.length) return set;
+  }
+  const one = listenPort(env);
+  return one ? [one] : [];
 }
 
 /** The fixed port a source's configuration says it listens on (`server.port`, `PORT`); 0 (random) is none. */
