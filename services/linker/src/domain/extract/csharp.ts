@@ -318,7 +318,10 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
   function uriBuilderValue(name: string, at: Node): Part[] | undefined {
     if (!uriBuilders.has(name)) return undefined;
     const decl = scope.node(name, at);
-    if (decl?.type !== 'object_creation_expression' || !/(^|\.)UriBuilder$/.test(decl.childForFieldName('type')?.text ?? ''))
+    if (
+      decl?.type !== 'object_creation_expression' ||
+      !/(^|\.)UriBuilder$/.test(decl.childForFieldName('type')?.text ?? '')
+    )
       return undefined;
     let value = uriBuilderBase(decl);
     const body = enclosingBody(at);
@@ -614,7 +617,11 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     const name = node.childForFieldName('name') ?? children[0];
     const value = children.slice(1).pop();
     if (name && value) holdOptionsValue(name.text, value);
-    if (name && value?.type === 'object_creation_expression' && /UriBuilder$/.test(value.childForFieldName('type')?.text ?? ''))
+    if (
+      name &&
+      value?.type === 'object_creation_expression' &&
+      /UriBuilder$/.test(value.childForFieldName('type')?.text ?? '')
+    )
       uriBuilders.add(name.text);
     if (name && value) {
       scope.add(name.text, value, true);
@@ -633,6 +640,8 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
         sink.registrations.push({ method: m.name, registry, typeIndex: m.typeParams.indexOf(t!) });
     }
     // http.BaseAddress = new Uri("http://orders")
+    // A class's own `BaseAddress = …` (an HttpClient subclass's constructor, `onConstructor`): no constant of the file.
+    if (left && /^(?:(?:this|base)\.)?BaseAddress$/.test(left.text)) return;
     if (left && right && /\.BaseAddress$/.test(left.text)) {
       clientBases.set(left.text.replace(/\.BaseAddress$/, '').replace(/^this\./, ''), evaluate(right));
       return;
@@ -891,7 +900,7 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       const key = nm.get('routingKey') ?? args[1];
       const ex = literal(nm.get('exchange') ?? args[0]);
       const only = key?.length === 1 ? key[0]! : undefined;
-      const typeOf = only && 'ref' in only ? /^@?(\w+)\.GetType\(\)\.Name$/.exec(only.ref) : null;
+      const typeOf = only && 'ref' in only ? /^@?(\w+)\.GetType\(\)\.Name$/.exec(only.ref.replace(/\s+/g, '')) : null;
       if (m && ex !== undefined && typeOf && m.params.includes(typeOf[1]!)) {
         sink.busSummary({ kind: 'publish', method: m.name, broker: 'rabbitmq', exchange: ex, loc });
         return;
@@ -1539,8 +1548,7 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       if (port && /^\d+$/.test(port)) urls.push(lit(`http://*:${port}`));
     }
     // `UseUrls("http://*:5000;http://*:5001")`, `UseUrls(url1, url2)`: each address.
-    for (const u of urls)
-      if (u.some((p) => !('hole' in p))) (sink.facts.listenUrls ??= []).push(u);
+    for (const u of urls) if (u.some((p) => !('hole' in p))) (sink.facts.listenUrls ??= []).push(u);
   }
 
   /** An HttpClient subclass's constructor setting its own `BaseAddress` (`this.BaseAddress = new Uri(…)`). */

@@ -821,7 +821,9 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
     if (!cls || (local && !inCtor)) return undefined;
     const ctor = cls
       .childForFieldName('body')
-      ?.namedChildren.find((m) => m?.type === 'method_definition' && m.childForFieldName('name')?.text === 'constructor');
+      ?.namedChildren.find(
+        (m) => m?.type === 'method_definition' && m.childForFieldName('name')?.text === 'constructor',
+      );
     for (const p of ctor?.childForFieldName('parameters')?.namedChildren ?? []) {
       if (p?.childForFieldName('pattern')?.text !== name) continue;
       // Only a parameter property (`private`, `readonly`) is a field the class's other methods read.
