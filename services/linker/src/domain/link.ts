@@ -801,7 +801,8 @@ export function splitUrl(url: string): Target | undefined {
 
 /**
  * The fixed ports a source listens on: its code's listen addresses (ASP.NET `UseUrls`, Kestrel `Listen*`), else
- * the ASP.NET `urls` setting (`ASPNETCORE_URLS`, several separated by `;`), else `server.port`/`PORT`; 0 is none.
+ * the ASP.NET `urls` setting (`ASPNETCORE_URLS`, several separated by `;`), else Kestrel's configured endpoints
+ * (`Kestrel:Endpoints:<name>:Url`), else `server.port`/`PORT`; 0 is none.
  */
 function listenPorts(env: SourceEnv, facts: SourceFacts): string[] {
   const portOf = (url: string): string | undefined => {
@@ -818,6 +819,11 @@ function listenPorts(env: SourceEnv, facts: SourceFacts): string[] {
     const set = v === undefined ? [] : fromUrls([expand(env, v)]);
     if (set.length) return set;
   }
+  // Kestrel's endpoints from configuration (`Kestrel:Endpoints:Http:Url`, `Kestrel__Endpoints__Http__Url`).
+  const kestrel = fromUrls(
+    [...env.relaxed].filter(([k]) => /^kestrel\.endpoints\.[^.]+\.url$/.test(k)).map(([, v]) => expand(env, v)),
+  );
+  if (kestrel.length) return kestrel;
   const one = listenPort(env);
   return one ? [one] : [];
 }

@@ -134,7 +134,7 @@ export class OtherService {
 };
 
 describe('Angular: a base URL provided under a DI token', () => {
-  it('`@Inject(TOKEN)` parameters take the provider\'s `useValue` (or `useFactory` result), and the port names the gateway', async () => {
+  it("`@Inject(TOKEN)` parameters take the provider's `useValue` (or `useFactory` result), and the port names the gateway", async () => {
     const r = await reportOf({ app, gateway, one: backend('One', 7001), two: backend('Two', 7002) });
     expect(rows(r).filter((x) => x.startsWith('app '))).toEqual([
       'app src/app/items.service.ts:7 | GET localhost/gw/list | gateway Controllers/GatewayController.cs:8 GET /gw/list (aspnetcore-mvc)',

@@ -503,7 +503,10 @@ function typedClientBases(facts: SourceFacts): void {
     const { clientType, ...rest } = c;
     const has = (k: string | undefined): boolean =>
       k !== undefined && Object.prototype.hasOwnProperty.call(facts.clientBases, k);
-    facts.calls[i] = !has(c.clientClass) && has(clientType) ? { ...rest, clientClass: clientType } : rest;
+    // Only for a path the code writes (`GetAsync("items")`): an unknown URI may be absolute, not below the base.
+    const first = c.url[0];
+    const relative = first !== undefined && 'lit' in first && !/^[a-z][a-z0-9+.-]*:/i.test(first.lit);
+    facts.calls[i] = relative && !has(c.clientClass) && has(clientType) ? { ...rest, clientClass: clientType } : rest;
   }
 }
 
