@@ -106,6 +106,50 @@ describe('C#: a typed client deriving from HttpClient sets its BaseAddress in it
   });
 });
 
+describe('ASP.NET: the port a service listens on, from its settings', () => {
+  const controller = (name: string): Record<string, string> => ({
+    'Controllers/ItemsController.cs': backend(name, 0)['Controllers/ItemsController.cs']!,
+  });
+  const compose = (svc: string, port: number): Record<string, string> => ({
+    'docker-compose.yml': `services:
+  ${svc}:
+    build: ${svc}
+    environment:
+      - ASPNETCORE_URLS=http://+:${port};https://+:7443
+`,
+  });
+  const kestrel = (port: number): Record<string, string> => ({
+    'appsettings.json': `{ "Kestrel": { "Endpoints": { "Http": { "Url": "http://0.0.0.0:${port}" } } } }`,
+  });
+  const expected = [
+    'gateway Controllers/GatewayController.cs:11 -> two Controllers/ItemsController.cs:4 GET /api/Items (aspnetcore-mvc)',
+    'gateway Controllers/GatewayController.cs:18 -> two Controllers/ItemsController.cs:5 GET /api/Items/{id} (aspnetcore-mvc)',
+    'gateway Controllers/GatewayController.cs:23 -> two Controllers/ItemsController.cs:6 POST /api/Items (aspnetcore-mvc)',
+  ];
+  const shown = (r: Awaited<ReturnType<typeof reportOf>>): string[] =>
+    rows(r).map((x) => x.replace(/ \|.*\| /, ' -> '));
+
+  it('`ASPNETCORE_URLS` of the deployment (several addresses) names the service on a port', async () => {
+    const r = await reportOf({
+      gateway,
+      one: { ...controller('One'), ...kestrel(7001) },
+      two: controller('Two'),
+      deploy: compose('two', 7002),
+    });
+    expect(shown(r)).toEqual(expected);
+  });
+
+  it('`Kestrel:Endpoints:*:Url` of `appsettings.json` names the service on a port', async () => {
+    const r = await reportOf({
+      gateway,
+      one: controller('One'),
+      two: { ...controller('Two'), ...kestrel(7002) },
+      deploy: compose('one', 7001),
+    });
+    expect(shown(r)).toEqual(expected);
+  });
+});
+
 // An Angular front end: the gateway's base URL is a DI token's value, injected into the services.
 const app = {
   'package.json': `{ "dependencies": { "@angular/core": "4.0.0", "@angular/http": "4.0.0" } }`,
