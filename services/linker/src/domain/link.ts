@@ -262,8 +262,9 @@ export interface Topology {
   /** Sources some attached compose service or workload runs. */
   readonly deployed: ReadonlySet<string>;
   /**
-   * The port each source listens on (`server.port`, `PORT`) when no other source listens on it: what names a
-   * service behind a machine address (`http://192.168.99.100:9999`, `localhost:8181`).
+   * The port each source listens on (`server.port`, `PORT`, ASP.NET listen addresses) or a compose service running it
+   * is published on (`"8080:80"`), when no other source has it: what names a service behind a machine address
+   * (`http://192.168.99.100:9999`, `localhost:8181`).
    */
   readonly ports: ReadonlyMap<string, string>;
 }
@@ -288,6 +289,8 @@ export function topology(sources: readonly SourceFacts[]): Topology {
   const deployedSources = new Set<string>();
   /** Each deployed instance's own environment (compose service, workload), by the source it runs. */
   const instanceEnv = new Map<string, Map<string, SourcedEntry[]>>();
+  /** Host ports a compose service running the source is published on (`"8080:80"`): `localhost:8080` reaches it. */
+  const published = new Map<string, Set<string>>();
   for (const s of sources) {
     const deployed = deploymentEnv(s);
     for (const { svc, env } of deployed) {
@@ -297,6 +300,7 @@ export function topology(sources: readonly SourceFacts[]): Topology {
       if (!target) continue;
       const source = byBuildDir(svc, target, sources) ?? byLower.get(target)!;
       deployedSources.add(source);
+      for (const port of svc.published ?? []) published.set(source, new Set([...(published.get(source) ?? []), port]));
       if (!svc.noHost) hosts.set(svc.name.toLowerCase(), source);
       const sourced = env.map((entry) => ({ entry, source: s.source }));
       const list = extraEnv.get(source) ?? [];
@@ -381,7 +385,8 @@ export function topology(sources: readonly SourceFacts[]): Topology {
     }
     const routes = [...proxyRoutes(e), ...yarpRoutes(e), ...ocelotRoutes(e)];
     if (routes.length) proxies.set(s.source, routes);
-    for (const port of listenPorts(e, s)) portOwners.set(port, [...(portOwners.get(port) ?? []), s.source]);
+    for (const port of new Set([...listenPorts(e, s), ...(published.get(s.source) ?? [])]))
+      portOwners.set(port, [...(portOwners.get(port) ?? []), s.source]);
   }
   const hostProxies = mountedProxies(sources, proxies, hosts);
   workloadProxies(sources, hosts, hostProxies);

@@ -369,6 +369,8 @@ export interface ServiceDecl {
   readonly mounts?: readonly string[];
   /** Compose: the folder of the service's Dockerfile (build context + `dockerfile`), from the compose file's folder. */
   readonly buildDir?: string;
+  /** Compose `ports`: the host ports the service is published on (`"8080:80"` → `8080`), fixed ones only. */
+  readonly published?: readonly string[];
 }
 
 /**

@@ -139,6 +139,23 @@ describe('ASP.NET: the port a service listens on, from its settings', () => {
     expect(shown(r)).toEqual(expected);
   });
 
+  it('a compose service publishing the port (`"7002:80"`) names the service it runs', async () => {
+    const deploy = {
+      'docker-compose.yml': `services:
+  one:
+    build: one
+    ports:
+      - "7001:80"
+  two:
+    build: two
+    ports:
+      - "127.0.0.1:7002:80/tcp"
+`,
+    };
+    const r = await reportOf({ gateway, one: controller('One'), two: controller('Two'), deploy });
+    expect(shown(r)).toEqual(expected);
+  });
+
   it('`Kestrel:Endpoints:*:Url` of `appsettings.json` names the service on a port', async () => {
     const r = await reportOf({
       gateway,
