@@ -807,7 +807,8 @@ export function splitUrl(url: string): Target | undefined {
 /**
  * The fixed ports a source listens on: its code's listen addresses (ASP.NET `UseUrls`, Kestrel `Listen*`), else
  * the ASP.NET `urls` setting (`ASPNETCORE_URLS`, several separated by `;`), else Kestrel's configured endpoints
- * (`Kestrel:Endpoints:<name>:Url`), else `server.port`/`PORT`; 0 is none.
+ * (`Kestrel:Endpoints:<name>:Url`), else `server.port`/`PORT`, else `launchSettings.json` profiles' `applicationUrl`;
+ * 0 is none.
  */
 function listenPorts(env: SourceEnv, facts: SourceFacts): string[] {
   const portOf = (url: string): string | undefined => {
@@ -830,7 +831,8 @@ function listenPorts(env: SourceEnv, facts: SourceFacts): string[] {
   );
   if (kestrel.length) return kestrel;
   const one = listenPort(env);
-  return one ? [one] : [];
+  // Last, the addresses `dotnet run` takes from `launchSettings.json` (a template's shared defaults: ambiguous).
+  return one ? [one] : fromUrls(facts.launchUrls ?? []);
 }
 
 /** The fixed port a source's configuration says it listens on (`server.port`, `PORT`); 0 (random) is none. */

@@ -635,6 +635,8 @@ export interface SourceFacts {
    * machine address with that port names it (link.ts `listenPorts`).
    */
   listenUrls?: Part[][];
+  /** ASP.NET `Properties/launchSettings.json`: each `Project` profile's `applicationUrl` (`dotnet run`'s addresses). */
+  launchUrls?: string[];
   /** Angular DI providers (`{ provide: 'API_URL', useValue: '…' }`) by token as written, while extracted (never stored). */
   injectionValues?: { readonly token: string; readonly value: Part[] }[];
   /** C# types by name → the assembly (project) declaring them (EasyNetQ names exchanges `Namespace.Type, Assembly`). */

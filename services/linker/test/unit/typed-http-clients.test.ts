@@ -156,6 +156,30 @@ describe('ASP.NET: the port a service listens on, from its settings', () => {
     expect(shown(r)).toEqual(expected);
   });
 
+  it("`launchSettings.json`: a `Project` profile's `applicationUrl` names the service; ports two share name neither", async () => {
+    const launch = (urls: string): Record<string, string> => ({
+      'Properties/launchSettings.json': `{
+  "iisSettings": { "iisExpress": { "applicationUrl": "http://localhost:7002/" } },
+  "profiles": {
+    "IIS Express": { "commandName": "IISExpress" },
+    "Api": { "commandName": "Project", "applicationUrl": "${urls}" }
+  }
+}`,
+    });
+    const apart = await reportOf({
+      gateway,
+      one: { ...controller('One'), ...launch('http://localhost:7001') },
+      two: { ...controller('Two'), ...launch('https://localhost:7443;http://localhost:7002') },
+    });
+    expect(shown(apart)).toEqual(expected);
+    const shared = await reportOf({
+      gateway,
+      one: { ...controller('One'), ...launch('https://localhost:7443;http://localhost:7002') },
+      two: { ...controller('Two'), ...launch('https://localhost:7443;http://localhost:7002') },
+    });
+    expect(shown(shared)).toEqual([]);
+  });
+
   it('`Kestrel:Endpoints:*:Url` of `appsettings.json` names the service on a port', async () => {
     const r = await reportOf({
       gateway,

@@ -457,6 +457,15 @@ export function extractStructured(text: string, file: string, sink: Sink): void 
   }
   if (isJson && docs[0] && rabbitDefinitions(docs[0], file, sink)) return;
   if (docs.some((d) => envoyRoutes(d, file, sink))) return;
+  // ASP.NET `launchSettings.json`: the addresses `dotnet run` listens on, per profile that runs the project.
+  if (base === 'launchsettings.json') {
+    const profiles = get(docs[0], 'profiles');
+    for (const [, profile] of profiles?.kind === 'map' ? profiles.entries : []) {
+      const url = str(get(profile, 'applicationUrl'));
+      if (url && str(get(profile, 'commandName')) === 'Project') (sink.facts.launchUrls ??= []).push(url);
+    }
+    return;
+  }
   // Ocelot's `ocelot.json` (and its environment files) hold a gateway's routes.
   if (isJson && !/^(appsettings|ocelot).*\.json$/.test(base) && !/config/.test(base)) return;
   // Other YAML files may be a config repository's configuration of another service: kept with its scope.
