@@ -245,7 +245,15 @@ export function instantiateBusSites(sources: readonly SourceFacts[]): SourceFact
         consumes.push({ broker: 'rabbitmq', queue: handler, loc: site.loc });
       }
     }
-    return { ...s, publishes, consumes, bindings, exchanges, queues };
+    // One call publishes one message: a publish of it at a site with a run-time key (a library's method summarised
+    // as an object, ADR 0062) is the same publish a bus summary names with the message's type there, not another.
+    const known = new Set(
+      publishes.filter((p) => p.key !== '{}').map((p) => `${p.loc.file}:${p.loc.line}|${p.broker}|${p.exchange}`),
+    );
+    const kept = publishes.filter(
+      (p) => p.key !== '{}' || p.anyKey === true || !known.has(`${p.loc.file}:${p.loc.line}|${p.broker}|${p.exchange}`),
+    );
+    return { ...s, publishes: kept, consumes, bindings, exchanges, queues };
   });
 }
 

@@ -262,8 +262,9 @@ export interface Topology {
   /** Sources some attached compose service or workload runs. */
   readonly deployed: ReadonlySet<string>;
   /**
-   * The port each source listens on (`server.port`, `PORT`) when no other source listens on it: what names a
-   * service behind a machine address (`http://192.168.99.100:9999`, `localhost:8181`).
+   * The port each source listens on (`server.port`, `PORT`, ASP.NET listen addresses) or a compose service running it
+   * is published on (`"8080:80"`), when no other source has it: what names a service behind a machine address
+   * (`http://192.168.99.100:9999`, `localhost:8181`).
    */
   readonly ports: ReadonlyMap<string, string>;
 }
@@ -288,6 +289,8 @@ export function topology(sources: readonly SourceFacts[]): Topology {
   const deployedSources = new Set<string>();
   /** Each deployed instance's own environment (compose service, workload), by the source it runs. */
   const instanceEnv = new Map<string, Map<string, SourcedEntry[]>>();
+  /** Host ports a compose service running the source is published on (`"8080:80"`): `localhost:8080` reaches it. */
+  const published = new Map<string, Set<string>>();
   for (const s of sources) {
     const deployed = deploymentEnv(s);
     for (const { svc, env } of deployed) {
@@ -297,6 +300,7 @@ export function topology(sources: readonly SourceFacts[]): Topology {
       if (!target) continue;
       const source = byBuildDir(svc, target, sources) ?? byLower.get(target)!;
       deployedSources.add(source);
+      for (const port of svc.published ?? []) published.set(source, new Set([...(published.get(source) ?? []), port]));
       if (!svc.noHost) hosts.set(svc.name.toLowerCase(), source);
       const sourced = env.map((entry) => ({ entry, source: s.source }));
       const list = extraEnv.get(source) ?? [];
@@ -381,8 +385,8 @@ export function topology(sources: readonly SourceFacts[]): Topology {
     }
     const routes = [...proxyRoutes(e), ...yarpRoutes(e), ...ocelotRoutes(e)];
     if (routes.length) proxies.set(s.source, routes);
-    const port = listenPort(e);
-    if (port) portOwners.set(port, [...(portOwners.get(port) ?? []), s.source]);
+    for (const port of new Set([...listenPorts(e, s), ...(published.get(s.source) ?? [])]))
+      portOwners.set(port, [...(portOwners.get(port) ?? []), s.source]);
   }
   const hostProxies = mountedProxies(sources, proxies, hosts);
   workloadProxies(sources, hosts, hostProxies);
@@ -798,6 +802,37 @@ export function splitUrl(url: string): Target | undefined {
   }
   if (/^[\w.{}\-\u0000]+(\/|$)/.test(url) && !url.includes(':')) return { path: '/' + url };
   return undefined;
+}
+
+/**
+ * The fixed ports a source listens on: its code's listen addresses (ASP.NET `UseUrls`, Kestrel `Listen*`), else
+ * the ASP.NET `urls` setting (`ASPNETCORE_URLS`, several separated by `;`), else Kestrel's configured endpoints
+ * (`Kestrel:Endpoints:<name>:Url`), else `server.port`/`PORT`, else `launchSettings.json` profiles' `applicationUrl`;
+ * 0 is none.
+ */
+function listenPorts(env: SourceEnv, facts: SourceFacts): string[] {
+  const portOf = (url: string): string | undefined => {
+    const p = /^[a-z][a-z0-9+.-]*:\/\/(?:\[[^\]]*\]|[^/:?#]*):(\d{2,5})(?:[/?#]|$)/i.exec(url.trim())?.[1];
+    return p && Number(p) > 0 ? String(Number(p)) : undefined;
+  };
+  const fromUrls = (urls: readonly string[]): string[] => [
+    ...new Set(urls.flatMap((u) => u.split(';')).flatMap((u) => portOf(u) ?? [])),
+  ];
+  const code = fromUrls((facts.listenUrls ?? []).map((u) => resolveParts(u, env)));
+  if (code.length) return code;
+  for (const key of ['urls', 'aspnetcore_urls']) {
+    const v = lookup(env, key);
+    const set = v === undefined ? [] : fromUrls([expand(env, v)]);
+    if (set.length) return set;
+  }
+  // Kestrel's endpoints from configuration (`Kestrel:Endpoints:Http:Url`, `Kestrel__Endpoints__Http__Url`).
+  const kestrel = fromUrls(
+    [...env.relaxed].filter(([k]) => /^kestrel\.endpoints\.[^.]+\.url$/.test(k)).map(([, v]) => expand(env, v)),
+  );
+  if (kestrel.length) return kestrel;
+  const one = listenPort(env);
+  // Last, the addresses `dotnet run` takes from `launchSettings.json` (a template's shared defaults: ambiguous).
+  return one ? [one] : fromUrls(facts.launchUrls ?? []);
 }
 
 /** The fixed port a source's configuration says it listens on (`server.port`, `PORT`); 0 (random) is none. */

@@ -85,6 +85,11 @@ export interface Call {
   /** Typed client class whose base address is registered elsewhere in the source. */
   readonly clientClass?: string;
   /**
+   * C#: the declared type of the call's receiver (`CustomersHttpClient _client`), a class of the source that may
+   * derive from HttpClient and set its own base address; used when `clientClass` has none (never stored).
+   */
+  readonly clientType?: string;
+  /**
    * A declared client interface's method (Feign, Retrofit, `@HttpExchange`) making this call: the call is made
    * where the method is invoked (`declared-clients.ts`), not where it is declared.
    */
@@ -380,6 +385,8 @@ export interface ServiceDecl {
   readonly mounts?: readonly string[];
   /** Compose: the folder of the service's Dockerfile (build context + `dockerfile`), from the compose file's folder. */
   readonly buildDir?: string;
+  /** Compose `ports`: the host ports the service is published on (`"8080:80"` → `8080`), fixed ones only. */
+  readonly published?: readonly string[];
 }
 
 /**
@@ -640,6 +647,19 @@ export interface SourceFacts {
   readonly busSummaries?: BusSummary[];
   /** C# types by name → the namespace declaring them (MassTransit names message exchanges `Namespace:Type`). */
   typeNamespaces?: Record<string, string>;
+  /** C# classes by name → their first base type (`class OrdersClient : ApiClientBase`), while extracted (never stored). */
+  typeBases?: Record<string, string>;
+  /** C# classes by name → the `BaseAddress` their constructor sets (an HttpClient subclass), while extracted (never stored). */
+  ctorBaseAddresses?: Record<string, Part[]>;
+  /**
+   * Addresses a program listens on, from its code (ASP.NET `UseUrls("http://*:5000")`, `ListenAnyIP(5000)`): a
+   * machine address with that port names it (link.ts `listenPorts`).
+   */
+  listenUrls?: Part[][];
+  /** ASP.NET `Properties/launchSettings.json`: each `Project` profile's `applicationUrl` (`dotnet run`'s addresses). */
+  launchUrls?: string[];
+  /** Angular DI providers (`{ provide: 'API_URL', useValue: '…' }`) by token as written, while extracted (never stored). */
+  injectionValues?: { readonly token: string; readonly value: Part[] }[];
   /** C# types by name → the assembly (project) declaring them (EasyNetQ names exchanges `Namespace.Type, Assembly`). */
   typeAssemblies?: Record<string, string>;
   /** C# types by name → their file, while the source is extracted (becomes `typeAssemblies`; never stored). */

@@ -827,7 +827,13 @@ export class Sink {
     url: Part[],
     client: string,
     loc: Loc,
-    extra: { serviceName?: string; clientClass?: string; clientMethod?: string; body?: Record<string, Part[]> } = {},
+    extra: {
+      serviceName?: string;
+      clientClass?: string;
+      clientType?: string;
+      clientMethod?: string;
+      body?: Record<string, Part[]>;
+    } = {},
   ): void {
     if (url.some(isObjectRef)) this.fieldUses.push({ kind: 'http', method, url, client, loc });
     // A URL built from a variable set in branches: one call per value it may have.

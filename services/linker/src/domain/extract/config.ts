@@ -152,6 +152,7 @@ function composeServices(doc: Tree, file: string): ServiceDecl[] {
     ].filter((x): x is string => !!x);
     const files = envFiles(get(svc, 'env_file'), file);
     const mounts = bindMounts(get(svc, 'volumes'), file);
+    const published = publishedPorts(get(svc, 'ports'));
     const context = str(build) ?? str(get(build, 'context'));
     const buildDir =
       context !== undefined
@@ -166,9 +167,25 @@ function composeServices(doc: Tree, file: string): ServiceDecl[] {
       ...(override ? { override } : {}),
       ...(mounts.length ? { mounts } : {}),
       ...(buildDir ? { buildDir } : {}),
+      ...(published.length ? { published } : {}),
     });
   }
   return out;
+}
+
+/**
+ * A compose service's published host ports: `"8080:80"`, `"127.0.0.1:8080:80/tcp"`, `{ published: 8080, target: 80 }`.
+ * A container port alone (`"80"`, a random host port), a range or a variable is none.
+ */
+function publishedPorts(t: Tree | undefined): string[] {
+  const out = new Set<string>();
+  for (const item of t?.kind === 'seq' ? t.items : []) {
+    const short = str(item);
+    const parts = short?.replace(/\/\w+$/, '').split(':');
+    const host = parts && parts.length >= 2 ? parts[parts.length - 2] : str(get(item, 'published'));
+    if (host && /^\d{2,5}$/.test(host) && Number(host) > 0) out.add(String(Number(host)));
+  }
+  return [...out];
 }
 
 /**
@@ -440,6 +457,15 @@ export function extractStructured(text: string, file: string, sink: Sink): void 
   }
   if (isJson && docs[0] && rabbitDefinitions(docs[0], file, sink)) return;
   if (docs.some((d) => envoyRoutes(d, file, sink))) return;
+  // ASP.NET `launchSettings.json`: the addresses `dotnet run` listens on, per profile that runs the project.
+  if (base === 'launchsettings.json') {
+    const profiles = get(docs[0], 'profiles');
+    for (const [, profile] of profiles?.kind === 'map' ? profiles.entries : []) {
+      const url = str(get(profile, 'applicationUrl'));
+      if (url && str(get(profile, 'commandName')) === 'Project') (sink.facts.launchUrls ??= []).push(url);
+    }
+    return;
+  }
   // Ocelot's `ocelot.json` (and its environment files) hold a gateway's routes.
   if (isJson && !/^(appsettings|ocelot).*\.json$/.test(base) && !/config/.test(base)) return;
   // Other YAML files may be a config repository's configuration of another service: kept with its scope.

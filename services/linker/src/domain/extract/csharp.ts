@@ -276,6 +276,68 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     return out.filter((p) => !('lit' in p) || p.lit.length > 0);
   }
 
+  /**
+   * The type a name of the file is declared with (`private readonly CustomersHttpClient _client;`, a parameter
+   * `CustomersHttpClient client`), when the file declares it with one class type only; HttpClient itself is none.
+   */
+  const declaredTypes = new Map<string, string | undefined>();
+  let rootText: string | undefined;
+  const receiverType = (at: Node, receiver: string): string | undefined => {
+    const name = receiver.replace(/^this\./, '').replace(/^@/, '');
+    if (!/^\w+$/.test(name)) return undefined;
+    if (declaredTypes.has(name)) return declaredTypes.get(name);
+    rootText ??= at.tree.rootNode.text;
+    const types = new Set<string>();
+    for (const m of rootText.matchAll(new RegExp(String.raw`\b([A-Z][\w.]*)\??\s+@?${name}\b(?!\s*[(<])`, 'g')))
+      types.add(m[1]!.replace(/^.*\./, ''));
+    const one = types.size === 1 ? [...types][0]! : undefined;
+    const type = one && !/^(HttpClient|IHttpClientFactory|HttpMessageInvoker|Uri|String)$/.test(one) ? one : undefined;
+    declaredTypes.set(name, type);
+    return type;
+  };
+  /** Locals and fields set to `new UriBuilder(…)`: `b.Uri` is the builder's address with its `Path` changes. */
+  const uriBuilders = new Set<string>();
+  /** `new UriBuilder(base)` (or `(scheme, host[, port[, path]])`): the address it starts from. */
+  function uriBuilderBase(n: Node): Part[] {
+    const a = named(n.childForFieldName('arguments')).map((x) => argExpr(x).expr);
+    if (a.length === 1) return evaluate(a[0]!);
+    if (a.length < 2 || a.length > 4) return [HOLE_PART];
+    const [scheme, host, port, path] = a.map((x) => evaluate(x));
+    return concat(
+      scheme!,
+      lit('://'),
+      host!,
+      port ? concat(lit(':'), port) : [],
+      path ? (literal(path)?.startsWith('/') ? path : concat(lit('/'), path)) : [],
+    );
+  }
+  /**
+   * A UriBuilder held by `name`, read at `at`: its starting address with each `name.Path += …` of the method
+   * before `at` appended (the query is not part of the path); another change (`Path =`, `Host =`): unknown.
+   */
+  function uriBuilderValue(name: string, at: Node): Part[] | undefined {
+    if (!uriBuilders.has(name)) return undefined;
+    const decl = scope.node(name, at);
+    if (
+      decl?.type !== 'object_creation_expression' ||
+      !/(^|\.)UriBuilder$/.test(decl.childForFieldName('type')?.text ?? '')
+    )
+      return undefined;
+    let value = uriBuilderBase(decl);
+    const body = enclosingBody(at);
+    if (!body) return value;
+    const changes = assignmentsIn(body);
+    for (const prop of ['Host', 'Port', 'Scheme'])
+      if ((changes.get(`${name}.${prop}`) ?? []).some((a) => a.startIndex < at.startIndex)) return [HOLE_PART];
+    for (const a of changes.get(`${name}.Path`) ?? []) {
+      if (a.startIndex >= at.startIndex) break;
+      const right = a.childForFieldName('right');
+      if (a.childForFieldName('operator')?.text !== '+=' || !right) return [HOLE_PART];
+      value = concat(value, evaluate(right));
+    }
+    return value;
+  }
+
   function evaluate(node: Node): Part[] {
     switch (node.type) {
       case 'string_literal':
@@ -333,7 +395,7 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       case 'identifier': {
         const bound = scope.param(node.text);
         if (bound) return bound;
-        return scope.lookup(node.text, node) ?? [{ ref: node.text }];
+        return uriBuilderValue(node.text, node) ?? scope.lookup(node.text, node) ?? [{ ref: node.text }];
       }
       case 'member_access_expression': {
         // `string.Empty` (RabbitMQ.Client's default exchange is written `exchange: string.Empty`).
@@ -351,6 +413,22 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
         const held = /^(?:this\.)?(\w+)\.(\w+)$/.exec(node.text);
         const heldCls = held ? optionsValues.get(held[1]!) : undefined;
         if (heldCls) return [{ ref: `IOptions<${heldCls}>.${held![2]!}` }];
+        // `builder.Uri` of a `new UriBuilder(…)`; a Uri's string forms (`uri.AbsoluteUri`) are the Uri.
+        const member = node.childForFieldName('name')?.text;
+        const object = node.childForFieldName('expression');
+        if (held && member === 'Uri') {
+          const built = uriBuilderValue(held[1]!, node);
+          if (built) return built;
+        }
+        if (object && (member === 'AbsoluteUri' || member === 'OriginalString')) return evaluate(object);
+        // `_client.BaseAddress` of an HttpClient this file configures, or of a typed client class (`CustomersHttpClient
+        // _client`) whose constructor sets it: `Class.BaseAddress`, resolved once the source is read.
+        if (held && member === 'BaseAddress') {
+          const own = clientBases.get(held[1]!);
+          if (own) return own;
+          const type = receiverType(node, held[1]!);
+          if (type) return [{ ref: `${type}.BaseAddress` }];
+        }
         return (
           scope.lookup(node.text) ?? scope.lookup(node.childForFieldName('name')?.text ?? '') ?? [{ ref: node.text }]
         );
@@ -373,6 +451,8 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
         // The arguments read only by the branches that use them: most calls (`items.Where(…).ToList()`) are none.
         let argNodes: Node[] | undefined;
         const a = (): Node[] => (argNodes ??= named(node.childForFieldName('arguments')).map((x) => argExpr(x).expr));
+        // `QueryHelpers.AddQueryString(uri, …)`: the URI with a query string (not part of the path).
+        if (/(^|\.)AddQueryString$/.test(fnText) && a()[0]) return concat(evaluate(a()[0]!), lit('?'), [HOLE_PART]);
         if (/Environment\.GetEnvironmentVariable$/.test(fnText) && a()[0])
           return [{ env: literal(evaluate(a()[0]!)) ?? '' }];
         if (/\.(GetValue<[^>]*>|GetConnectionString)$/.test(fnText) && a()[0]) {
@@ -431,6 +511,7 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
         const type = node.childForFieldName('type')?.text;
         const a = named(node.childForFieldName('arguments')).map((x) => argExpr(x).expr);
         if (type === 'Uri' && a[0]) return a[1] ? concat(evaluate(a[0]), lit('/'), evaluate(a[1])) : evaluate(a[0]);
+        if (type && /(^|\.)UriBuilder$/.test(type)) return uriBuilderBase(node);
         return [HOLE_PART];
       }
       case 'implicit_object_creation_expression': {
@@ -536,6 +617,12 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     const name = node.childForFieldName('name') ?? children[0];
     const value = children.slice(1).pop();
     if (name && value) holdOptionsValue(name.text, value);
+    if (
+      name &&
+      value?.type === 'object_creation_expression' &&
+      /UriBuilder$/.test(value.childForFieldName('type')?.text ?? '')
+    )
+      uriBuilders.add(name.text);
     if (name && value) {
       scope.add(name.text, value, true);
       classify(name.text, value);
@@ -553,6 +640,8 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
         sink.registrations.push({ method: m.name, registry, typeIndex: m.typeParams.indexOf(t!) });
     }
     // http.BaseAddress = new Uri("http://orders")
+    // A class's own `BaseAddress = …` (an HttpClient subclass's constructor, `onConstructor`): no constant of the file.
+    if (left && /^(?:(?:this|base)\.)?BaseAddress$/.test(left.text)) return;
     if (left && right && /\.BaseAddress$/.test(left.text)) {
       clientBases.set(left.text.replace(/\.BaseAddress$/, '').replace(/^this\./, ''), evaluate(right));
       return;
@@ -783,6 +872,7 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     if (
       !MINIMAL[callee] &&
       !HTTP_CLIENT[callee] &&
+      !listenCall(callee, fn, inv) &&
       !CS_NAMES.has(callee) &&
       !(callee === 'Map' && /(^|\.)EndpointConvention$/.test(fn.childForFieldName('expression')?.text ?? '')) &&
       !OUTBOX.test(callee) &&
@@ -810,7 +900,7 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       const key = nm.get('routingKey') ?? args[1];
       const ex = literal(nm.get('exchange') ?? args[0]);
       const only = key?.length === 1 ? key[0]! : undefined;
-      const typeOf = only && 'ref' in only ? /^@?(\w+)\.GetType\(\)\.Name$/.exec(only.ref) : null;
+      const typeOf = only && 'ref' in only ? /^@?(\w+)\.GetType\(\)\.Name$/.exec(only.ref.replace(/\s+/g, '')) : null;
       if (m && ex !== undefined && typeOf && m.params.includes(typeOf[1]!)) {
         sink.busSummary({ kind: 'publish', method: m.name, broker: 'rabbitmq', exchange: ex, loc });
         return;
@@ -1103,11 +1193,21 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
         return;
       }
       const clientClass = namedClients.get(receiver) ?? chainedClientName() ?? enclosingClass(inv);
-      sink.call(HTTP_CLIENT[name], args[0], 'HttpClient', loc, clientClass ? { clientClass } : {});
+      // A typed client held in a field (`CustomersHttpClient _client`): its class's base address, when the
+      // enclosing class has none (index.ts).
+      const clientType = namedClients.has(receiver) ? undefined : receiverType(inv, receiver);
+      sink.call(HTTP_CLIENT[name], args[0], 'HttpClient', loc, {
+        ...(clientClass ? { clientClass } : {}),
+        ...(clientType ? { clientType } : {}),
+      });
       // A method whose URL is its parameter (`RequestProvider.GetAsync(string uri)` → `http.GetAsync(uri)`)
       // is a wrapper: its callers elsewhere in the source make the call with their URL.
       const w = paramWrapper(enclosingMethod(inv), args[0]);
       if (w) sink.wrappers.push({ ...w, method: HTTP_CLIENT[name], client: 'HttpClient', loc });
+      return;
+    }
+    if (listenCall(name, fn, inv) && argNodes.length > 0) {
+      listenSite(name, receiver, args);
       return;
     }
     if (name === 'AddHttpClient') {
@@ -1434,6 +1534,39 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     }
   }
 
+  /**
+   * Where the program listens: `UseUrls("http://*:5000")`, `app.Urls.Add(url)`, `app.Run(url)`, Kestrel's
+   * `ListenAnyIP(5000)` / `ListenLocalhost(5000)` / `Listen(IPAddress.Any, 5000)`; kept as URLs (link.ts).
+   */
+  function listenSite(name: string, receiver: string, args: Part[][]): void {
+    const urls: Part[][] = [];
+    if (name === 'UseUrls') urls.push(...args);
+    else if (name === 'Add' && /(^|\.)Urls$/.test(receiver)) urls.push(args[0]!);
+    else if (name === 'Run' && /^https?:\/\//.test(literal(args[0]) ?? '')) urls.push(args[0]!);
+    else if (/^Listen(AnyIP|Localhost)?$/.test(name)) {
+      const port = literal(args[name === 'Listen' ? 1 : 0]);
+      if (port && /^\d+$/.test(port)) urls.push(lit(`http://*:${port}`));
+    }
+    // `UseUrls("http://*:5000;http://*:5001")`, `UseUrls(url1, url2)`: each address.
+    for (const u of urls) if (u.some((p) => !('hole' in p))) (sink.facts.listenUrls ??= []).push(u);
+  }
+
+  /** An HttpClient subclass's constructor setting its own `BaseAddress` (`this.BaseAddress = new Uri(…)`). */
+  function onConstructor(ctor: Node): void {
+    const cls = ctor.parent?.parent;
+    if (cls?.type !== 'class_declaration' || !named(cls).some((x) => x.type === 'base_list')) return;
+    const className = cls.childForFieldName('name')?.text;
+    const end = ctor.endIndex;
+    for (let i = firstAt(assignmentNodes, ctor.startIndex); i < assignmentNodes.length; i++) {
+      const a = assignmentNodes[i]!;
+      if (a.startIndex >= end) break;
+      if (!/^(?:(?:this|base)\.)?BaseAddress$/.test(a.childForFieldName('left')?.text ?? '')) continue;
+      const right = a.childForFieldName('right');
+      if (className && right && className !== '__proto__')
+        (sink.facts.ctorBaseAddresses ??= {})[className] = evaluate(right);
+    }
+  }
+
   function onClass(cls: Node): void {
     const attrs = attributes(cls);
     const className = cls.childForFieldName('name')?.text ?? '';
@@ -1444,6 +1577,10 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     // Its file: the project around it names its assembly (EasyNetQ names exchanges `Namespace.Type, Assembly`).
     if (className) (sink.facts.typeFiles ??= {})[className] = file;
     if (cls.type !== 'class_declaration') return;
+    // Its base class, for the typed clients deriving from HttpClient through a base class of the source.
+    const firstBase = named(named(cls).find((x) => x.type === 'base_list') ?? null)[0];
+    const baseName = firstBase?.text.replace(/<.*$/s, '').replace(/^.*\./, '');
+    if (className && baseName && className !== '__proto__') (sink.facts.typeBases ??= {})[className] = baseName;
     const summary = summariseCsharpClass(cls, file, evaluate);
     if (summary) (sink.facts.objClasses ??= []).push(summary);
     // MassTransit: a consumer of T (`class X : IConsumer<T>`) gets its own receive endpoint (a queue named by
@@ -1594,6 +1731,7 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       { on: ['invocation_expression'], each: onInvocation },
       { on: ['object_creation_expression'], each: onCreation },
       { on: ['class_declaration', 'record_declaration'], each: onClass },
+      { on: ['constructor_declaration'], each: onConstructor },
       { on: ['field_declaration'], each: onConstField },
       { on: ['interface_declaration'], each: onInterface },
       sqlStringRule(sink, file, ['string_literal', 'verbatim_string_literal', 'raw_string_literal'], (s) =>
@@ -1602,6 +1740,18 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     ],
   };
 };
+
+/**
+ * Calls that say where an ASP.NET program listens (`listenSite`): `UseUrls`, Kestrel's `Listen*`, `Urls.Add(…)`
+ * and `app.Run("http://…")` (told apart by their receiver or argument before anything is evaluated).
+ */
+function listenCall(name: string, fn: Node, inv: Node): boolean {
+  if (name === 'UseUrls' || name === 'ListenAnyIP' || name === 'ListenLocalhost' || name === 'Listen') return true;
+  if (name !== 'Add' && name !== 'Run') return false;
+  const receiver = fn.type === 'member_access_expression' ? (fn.childForFieldName('expression')?.text ?? '') : '';
+  if (name === 'Add') return /(^|\.)Urls$/.test(receiver);
+  return /^\(\s*\$?@?"https?:\/\//.test(inv.childForFieldName('arguments')?.text ?? '');
+}
 
 /** RabbitMQ.Client and Confluent.Kafka calls (`…Async` too): how many leading arguments name exchanges, queues, keys, topics. */
 const BROKER_NAME_ARGS = new Map([

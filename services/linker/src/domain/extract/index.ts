@@ -303,6 +303,8 @@ export async function extractSource(
     );
   applyEntityTables(facts, sink);
   for (const [name, value] of constants) if (value && name !== '__proto__') facts.constants[name] = value;
+  typedClientBases(facts);
+  injectedValues(facts);
   let configKeys: Map<string, string> | undefined;
   let configTails: Map<string, string | null> | undefined;
   const ownConfigKeys = (): Map<string, string> =>
@@ -467,9 +469,74 @@ export async function extractSource(
   const kept = facts.grpcCalls.filter((c) => c.method !== '*' || !called.has(c.service));
   facts.grpcCalls.splice(0, facts.grpcCalls.length, ...kept);
   for (const k of Object.keys(facts.clientBases)) facts.clientBases[k] = resolve(facts.clientBases[k]!);
+  if (facts.listenUrls) facts.listenUrls = facts.listenUrls.map((u) => resolve(u));
   keepGoFuncsAroundCalls(facts);
   outboxEntries(facts);
   return { ...facts, files: files_, parsedFiles: parsed };
+}
+
+/** Whether a C# class derives from HttpClient through the source's classes (`typeBases`). */
+function derivesFromHttpClient(bases: Readonly<Record<string, string>>, cls: string): boolean {
+  let c: string | undefined = cls;
+  for (let hops = 0; c !== undefined && hops < 8; hops++) {
+    if (c === 'HttpClient') return true;
+    c = own(bases, c);
+  }
+  return false;
+}
+
+/**
+ * C# typed clients deriving from HttpClient (directly or through a base class of the source) whose constructor
+ * sets `BaseAddress`: the class (and its subclasses without their own) gets that base address, as a client base
+ * for calls made through a field of its type and as the constant `Class.BaseAddress` the URLs built from
+ * `_client.BaseAddress` name (csharp.ts). A class that is no HttpClient keeps nothing.
+ */
+function typedClientBases(facts: SourceFacts): void {
+  const bases = facts.typeBases ?? {};
+  const set = facts.ctorBaseAddresses ?? {};
+  delete facts.typeBases;
+  delete facts.ctorBaseAddresses;
+  if (Object.keys(set).length > 0)
+    for (const cls of Object.keys(bases)) {
+      if (cls === '__proto__' || !derivesFromHttpClient(bases, cls)) continue;
+      let c: string | undefined = cls;
+      let base: Part[] | undefined;
+      for (let hops = 0; c !== undefined && !base && hops < 8; hops++) {
+        base = own(set, c);
+        c = own(bases, c);
+      }
+      if (!base) continue;
+      if (!Object.prototype.hasOwnProperty.call(facts.clientBases, cls)) facts.clientBases[cls] = base;
+      facts.constants[`${cls}.BaseAddress`] = base;
+    }
+  // A call through a typed client's field uses that class's base when the calling class registers none.
+  for (let i = 0; i < facts.calls.length; i++) {
+    const c = facts.calls[i]!;
+    if (c.clientType === undefined) continue;
+    const { clientType, ...rest } = c;
+    const has = (k: string | undefined): boolean =>
+      k !== undefined && Object.prototype.hasOwnProperty.call(facts.clientBases, k);
+    // Only for a path the code writes (`GetAsync("items")`): an unknown URI may be absolute, not below the base.
+    const first = c.url[0];
+    const relative = first !== undefined && 'lit' in first && !/^[a-z][a-z0-9+.-]*:/i.test(first.lit);
+    facts.calls[i] = relative && !has(c.clientClass) && has(clientType) ? { ...rest, clientClass: clientType } : rest;
+  }
+}
+
+/**
+ * Angular DI: a provider `{ provide: TOKEN, useValue: V }` (or a `useFactory` returning V) makes V the value of
+ * every `@Inject(TOKEN)` parameter (javascript.ts names them `@Inject(TOKEN)`); two providers disagreeing: none.
+ */
+function injectedValues(facts: SourceFacts): void {
+  const given = facts.injectionValues ?? [];
+  delete facts.injectionValues;
+  const byToken = new Map<string, Part[] | null>();
+  for (const { token, value } of given) {
+    const prev = byToken.get(token);
+    if (prev === undefined) byToken.set(token, value);
+    else if (prev !== null && JSON.stringify(prev) !== JSON.stringify(value)) byToken.set(token, null);
+  }
+  for (const [token, value] of byToken) if (value) facts.constants[`@Inject(${token})`] = value;
 }
 
 /** Publishes and bindings on an exchange object of unknown origin: the source's one declared exchange, else unknown. */

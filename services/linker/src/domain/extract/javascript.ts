@@ -138,7 +138,11 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
         const prop = node.childForFieldName('property')?.text ?? '';
         if (obj && (ENV_OBJECT.test(obj.text) || (obj.type === 'identifier' && envAliases.has(obj.text))))
           return [{ env: prop }];
-        return scope.lookup(node.text, node) ?? constructorParam(node) ?? [{ ref: node.text }];
+        return (
+          scope.lookup(node.text, node) ??
+          constructorParam(node) ??
+          injected(/^this\.(\w+)$/.exec(node.text)?.[1], node, false) ?? [{ ref: node.text }]
+        );
       }
       case 'subscript_expression': {
         const obj = node.childForFieldName('object');
@@ -149,7 +153,11 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       }
       case 'identifier':
       case 'shorthand_property_identifier':
-        return scope.param(node.text) ?? scope.lookup(node.text, node) ?? [{ ref: node.text }];
+        return (
+          scope.param(node.text) ??
+          scope.lookup(node.text, node) ??
+          injected(node.text, node, true) ?? [{ ref: node.text }]
+        );
       case 'ternary_expression': {
         const a = node.childForFieldName('consequence');
         const b = node.childForFieldName('alternative');
@@ -193,6 +201,8 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
             ),
           );
         }
+        // A query-string builder (`this.getQueryFromObject(params)`, `toQueryString(p)`) appended to a URL: a query.
+        if (dotted && QUERY_BUILDER.test(fnText.replace(/^.*\./, ''))) return concat(lit('?'), [HOLE_PART]);
         // A function of another module, object or class (`urls.orderUrl(base, id)`): its return summary.
         if (dotted && !a.some((x) => x.type === 'spread_element'))
           return sink.callValue(
@@ -796,6 +806,63 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
    * `options.baseUrl` / `baseUrl` where `options` is a parameter of the class's constructor: what the
    * constructions of the class pass (`new X#0.baseUrl`), resolved across the source's files.
    */
+  /**
+   * Angular DI: a constructor parameter `@Inject(TOKEN) private apiUrl: string` is the value provided for TOKEN
+   * (`{ provide: TOKEN, useValue: … }`, index.ts), as `this.apiUrl` in the class (a parameter property), or as
+   * `apiUrl` inside the constructor (`local`). The reference names the decorator, `@Inject('API_URL')`.
+   */
+  let injectFile: boolean | undefined;
+  function injected(name: string | undefined, node: Node, local: boolean): Part[] | undefined {
+    if (!name || !(injectFile ??= node.tree.rootNode.text.includes('@Inject('))) return undefined;
+    let cls: Node | null = node.parent;
+    let inCtor = false;
+    for (; cls && cls.type !== 'class_declaration' && cls.type !== 'class'; cls = cls.parent)
+      if (cls.type === 'method_definition' && cls.childForFieldName('name')?.text === 'constructor') inCtor = true;
+    if (!cls || (local && !inCtor)) return undefined;
+    const ctor = cls
+      .childForFieldName('body')
+      ?.namedChildren.find(
+        (m) => m?.type === 'method_definition' && m.childForFieldName('name')?.text === 'constructor',
+      );
+    for (const p of ctor?.childForFieldName('parameters')?.namedChildren ?? []) {
+      if (p?.childForFieldName('pattern')?.text !== name) continue;
+      // Only a parameter property (`private`, `readonly`) is a field the class's other methods read.
+      if (!local && !p.namedChildren.some((c) => c?.type === 'accessibility_modifier' || c?.text === 'readonly'))
+        return undefined;
+      const token = p.namedChildren
+        .filter((c): c is Node => c?.type === 'decorator')
+        .map((d) => /^@Inject\(\s*([\s\S]*?)\s*\)$/.exec(d.text)?.[1])
+        .find((t) => t !== undefined);
+      return token ? [{ ref: `@Inject(${injectionToken(token)})` }] : undefined;
+    }
+    return undefined;
+  }
+
+  /**
+   * `{ provide: TOKEN, useValue: V }` (or `useFactory: () => V`) of an Angular provider: V for `@Inject(TOKEN)`
+   * parameters of every file of the source (index.ts), when it is a value (a literal, a setting, a constant).
+   */
+  let providerFile: boolean | undefined;
+  function onProvider(pair: Node): void {
+    if (!(providerFile ??= /\bprovide\s*:/.test(pair.tree.rootNode.text))) return;
+    if (pair.childForFieldName('key')?.text !== 'provide') return;
+    const token = pair.childForFieldName('value')?.text;
+    const obj = pair.parent;
+    if (!token || obj?.type !== 'object') return;
+    for (const other of obj.namedChildren) {
+      if (other?.type !== 'pair') continue;
+      const key = other.childForFieldName('key')?.text;
+      let v = other.childForFieldName('value');
+      if (key === 'useFactory' && v?.type === 'arrow_function') {
+        const body = v.childForFieldName('body');
+        v = body && body.type !== 'statement_block' ? body : null;
+      } else if (key !== 'useValue') continue;
+      const value = v ? evaluate(v) : undefined;
+      if (value && summarisable(value))
+        (sink.facts.injectionValues ??= []).push({ token: injectionToken(token), value });
+    }
+  }
+
   function constructorParam(node: Node): Part[] | undefined {
     const base = node.text.split('.')[0]!;
     for (let p = node.parent; p; p = p.parent) {
@@ -1128,6 +1195,7 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
       { on: ['call_expression'], each: onMount },
       { on: ['call_expression'], each: onCall },
       { on: ['class_declaration', 'abstract_class_declaration'], each: onClass },
+      { on: ['pair'], each: onProvider },
       sqlStringRule(sink, file, ['string', 'template_string'], (s) =>
         s.parent?.type === 'template_string'
           ? undefined
@@ -1138,6 +1206,16 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
     ],
   };
 };
+
+/** Functions that build a URL's query string from an object (`getQueryFromObject`, `toQueryString`, `buildQueryParams`). */
+const QUERY_BUILDER =
+  /^(?:(?:get|build|to|make|create|serialize|format|encode)Query(?:String|Params)?(?:From\w+)?|query(?:String|Params)(?:From\w+)?)$/i;
+
+/** An injection token as its key: a string token by its value in single quotes, any other as written. */
+function injectionToken(text: string): string {
+  const s = /^(['"`])([^'"`]*)\1$/.exec(text.trim());
+  return s ? `'${s[2]!}'` : text.trim();
+}
 
 /** TypeScript and JavaScript: Express, Fastify, NestJS; fetch, axios, got; amqplib, kafkajs, redis, mongo. */
 export const extractJavaScript = extractorOf(javaScriptRules);
