@@ -6,7 +6,7 @@
 //   npx esbuild bench/lmdb-lone-send.ts --bundle --platform=node --format=esm --external:lmdb --outfile=bench/.out/lone.mjs
 //   node bench/.out/lone.mjs [sends=3000] [prefill=15000]   (inside the repository, so that lmdb resolves)
 // Variants for weighing what a send writes (docs/performance.md, "Where a lone durable send's extra CPU goes"):
-// RING=16 (the credit bucket keeps 16 debits, not 128), OBJECT_RING=1 (the ring as written before ADR 0076: objects with
+// NO_WRITEMAP=1 (LMDB's page copies and a child transaction per write, as before ADR 0077), RING=16 (the credit bucket keeps 16 debits, not 128), OBJECT_RING=1 (the ring as written before ADR 0076: objects with
 // the whole charge id instead of 12-character notes in one string), SHORT_IDS=1 (short message ids, not UUIDs), NO_LASTBATCH=1 (the finished task without the run's last
 // batch), NO_RUNS=1 (no active-run marker), NO_RUNS_IDX=1 (the marker without its `sinceMs` index), NO_EVENTS=1, NO_IDX=1 (the tasks without indexes), NO_CLAIM=1.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,7 +20,10 @@ const sends = Number(process.argv[2] ?? 3000);
 const prefill = Number(process.argv[3] ?? 15000);
 const dir = mkdtempSync(join(tmpdir(), 'lmdb-lone-'));
 let pending: PendingCommit | undefined;
-const db = LmdbDatabase.open(dir, { scheduleCommit: (txn) => (pending = txn) });
+const db = LmdbDatabase.open(dir, {
+  scheduleCommit: (txn) => (pending = txn),
+  ...(process.env.NO_WRITEMAP ? { writemap: false } : {}),
+});
 const store = new LmdbDocumentStore(db);
 const log = new LmdbEventLog(db);
 const DAY = 86_400_000;

@@ -25,6 +25,13 @@ export interface LmdbOpenOptions {
   readonly scheduleCommit?: (txn: PendingCommit) => void;
   /** How long the default schedule keeps a transaction open while writes keep coming (default 10 ms). */
   readonly maxOpenMs?: number;
+  /**
+   * `interval` durability only (default true there): LMDB's MDB_WRITEMAP, pages written in the shared map
+   * (ADR 0077). A write then runs in the turn's transaction itself, not in a child transaction: a write that
+   * throws aborts the turn's transaction (every write in it is lost, `committed()` rejects), where a child
+   * transaction would have undone that write alone. `false`: LMDB's own page copies and child transactions.
+   */
+  readonly writemap?: boolean;
 }
 
 /** A transaction of `interval` durability, open until one of these is called (once; later calls do nothing). */
@@ -38,6 +45,8 @@ export interface PendingCommit {
 interface OpenTxn {
   /** Writes made in it (counted when it ends). */
   writes: number;
+  /** Why it was aborted (a writemap write threw, or `fail`): its writes not yet settled reject with it. */
+  failure?: Error;
   /** A write was made since the last check phase. */
   recent: boolean;
   /** Check phases in a row with no write before them (the default schedule commits after two). */
@@ -78,6 +87,8 @@ export class LmdbDatabase {
   /** 8-byte sequence → a bus message not yet handled (`LmdbOutboxBus`). */
   readonly outbox: Sub<Buffer>;
   readonly durability: 'interval' | 'commit';
+  /** Writes go straight into the shared map, in the turn's transaction (no child transactions): ADR 0077. */
+  readonly writemap: boolean;
   #refs = 0;
   #closing: Promise<void> | undefined;
   #dirty = false;
@@ -102,11 +113,13 @@ export class LmdbDatabase {
     this.durability = options.durability ?? 'interval';
     this.#schedule = options.scheduleCommit;
     this.#maxOpenMs = options.maxOpenMs ?? 10;
+    this.writemap = this.durability === 'interval' && options.writemap !== false;
     this.root = open({
       path: join(path, FILE),
       maxDbs: 16,
       keyEncoding: 'binary',
       encoding: 'string',
+      ...(this.writemap ? { useWritemap: true } : {}),
       // Interval durability syncs the file itself (below); commit durability leaves it to lmdb-js.
       ...(this.durability === 'interval' ? { noSync: true } : {}),
     });
@@ -159,8 +172,12 @@ export class LmdbDatabase {
   }
 
   /**
-   * Runs `fn` in a write transaction and resolves its result. `fn` runs synchronously and should report what
-   * went wrong by its result rather than throw (a throw rejects the write and undoes only what `fn` wrote).
+   * Runs `fn` in a write transaction and resolves its result. `fn` runs synchronously and must report what
+   * went wrong by its result rather than throw: a throw rejects the write, and with the writemap (the default of
+   * `interval` durability, ADR 0077) aborts the turn's transaction with it (every write in it rejects or, when
+   * already resolved, sees `committed()` reject); without it only what `fn` wrote is undone (a child transaction).
+   * Check first, write last: every store of this package does its checks (versions, unique keys, key sizes)
+   * before its first put.
    *
    * With `interval` durability the write runs at once in the open transaction (a child transaction of it;
    * every read of this process sees it at once) and resolves at the next check phase, with the other writes of
@@ -179,11 +196,14 @@ export class LmdbDatabase {
     txn.recent = true;
     let settle: (resolve: (value: T) => void, reject: (error: Error) => void) => void;
     try {
-      // A child transaction: a throw undoes this write alone, not the others of the turn.
-      const result = this.root.transactionSync(fn);
-      settle = (resolve) => resolve(result);
+      // Writemap: in the turn's transaction itself. Else a child transaction: a throw undoes this write alone.
+      const result = this.writemap ? fn() : this.root.transactionSync(fn);
+      settle = (resolve, reject) => (txn.failure ? reject(txn.failure) : resolve(result));
     } catch (err) {
-      settle = (_, reject) => reject(err instanceof Error ? err : new Error(String(err)));
+      const error = err instanceof Error ? err : new Error(String(err));
+      settle = (_, reject) => reject(error);
+      // What it wrote before it threw cannot be undone alone: the turn's transaction goes with it.
+      if (this.writemap) this.#end(txn, error);
     }
     return new Promise<T>((resolve, reject) => {
       if (this.#unsettled.push(() => settle(resolve, reject)) === 1) setImmediate(this.#settle);
@@ -286,9 +306,12 @@ export class LmdbDatabase {
 
   #runSoon(fn: () => void): void {
     try {
-      this.root.transactionSync(fn);
-    } catch {
-      // A `writeSoon` write must not throw; one that did is dropped (its loss is harmless by contract).
+      if (this.writemap) fn();
+      else this.root.transactionSync(fn);
+    } catch (err) {
+      // A `writeSoon` write must not throw; one that did is dropped (its loss is harmless by contract), and with
+      // a writemap the turn's transaction with it (what it wrote before the throw cannot be undone alone).
+      if (this.writemap && this.#txn) this.#end(this.#txn, err instanceof Error ? err : new Error(String(err)));
     }
   }
 
@@ -296,6 +319,7 @@ export class LmdbDatabase {
   #end(txn: OpenTxn, error?: unknown): void {
     if (this.#txn !== txn) return;
     this.#txn = undefined;
+    if (error !== undefined) txn.failure = error instanceof Error ? error : new Error('the transaction was aborted');
     this.#writes += txn.writes;
     let failure = error;
     if (failure === undefined) {
@@ -305,6 +329,7 @@ export class LmdbDatabase {
         this.#dirty = true;
       } catch (err) {
         failure = err;
+        txn.failure = err instanceof Error ? err : new Error(String(err));
       }
     } else {
       try {

@@ -66,3 +66,83 @@ describe('LmdbDatabase: writes settle at the check phase, the transaction commit
     expect(db.commits - before).toBeLessThan(turns);
   });
 });
+
+/**
+ * ADR 0077: `interval` durability writes into LMDB's shared map (MDB_WRITEMAP) in the turn's transaction itself,
+ * without a child transaction per write. A write that throws after writing cannot be undone alone, so the turn's
+ * transaction is aborted with it; `writemap: false` keeps LMDB's child transactions (a throw undoes that write).
+ */
+describe('LmdbDatabase: a write that throws (writemap, ADR 0077)', () => {
+  const dirs: string[] = [];
+  afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
+  const open = (options: { writemap?: boolean } = {}): LmdbDatabase => {
+    const dir = mkdtempSync(join(tmpdir(), 'lmdb-writemap-'));
+    dirs.push(dir);
+    return LmdbDatabase.open(dir, { maxOpenMs: 10_000, ...options });
+  };
+  const reopenRead = async (db: LmdbDatabase, k: string): Promise<string | undefined> => {
+    const path = db.path;
+    await db.close();
+    const again = LmdbDatabase.open(path);
+    try {
+      return again.meta.get(key(k));
+    } finally {
+      await again.close();
+    }
+  };
+
+  it('is on by default for interval durability and off for commit durability', async () => {
+    const a = open();
+    const b = open({ writemap: false });
+    expect(a.writemap).toBe(true);
+    expect(b.writemap).toBe(false);
+    const dir = mkdtempSync(join(tmpdir(), 'lmdb-writemap-'));
+    dirs.push(dir);
+    const c = LmdbDatabase.open(dir, { durability: 'commit' });
+    expect(c.writemap).toBe(false);
+    await Promise.all([a.close(), b.close(), c.close()]);
+  });
+
+  it('aborts the turn’s transaction: the write and the others of its transaction reject, nothing of it is stored', async () => {
+    const db = open();
+    await db.write(() => db.meta.putSync(key('kept'), 'committed before'));
+    await db.committed();
+    const earlier = db.write(() => db.meta.putSync(key('same-turn'), 'lost'));
+    const committed = db.committed();
+    const bad = db.write(() => {
+      db.meta.putSync(key('half'), 'written before the throw');
+      throw new Error('boom');
+    });
+    expect(db.committed()).toBeUndefined();
+    const [b, e, c] = await Promise.allSettled([bad, earlier, committed]);
+    for (const r of [b, e, c]) expect(r).toMatchObject({ status: 'rejected', reason: { message: 'boom' } });
+    // The next write opens a new transaction and commits.
+    await db.write(() => db.meta.putSync(key('after'), 'ok'));
+    await db.committed();
+    expect(db.meta.get(key('half'))).toBeUndefined();
+    expect(db.meta.get(key('same-turn'))).toBeUndefined();
+    expect(db.meta.get(key('after'))).toBe('ok');
+    expect(await reopenRead(db, 'kept')).toBe('committed before');
+  });
+
+  it('without the writemap undoes only the throwing write (a child transaction)', async () => {
+    const db = open({ writemap: false });
+    const earlier = db.write(() => db.meta.putSync(key('same-turn'), 'kept'));
+    const bad = db.write(() => {
+      db.meta.putSync(key('half'), 'undone');
+      throw new Error('boom');
+    });
+    await expect(bad).rejects.toThrow('boom');
+    await earlier;
+    await db.committed();
+    expect(db.meta.get(key('half'))).toBeUndefined();
+    expect(await reopenRead(db, 'same-turn')).toBe('kept');
+  });
+
+  it('keeps committed writes across a reopen with the writemap', async () => {
+    const db = open();
+    for (let i = 0; i < 50; i++) await db.write(() => db.meta.putSync(key(`k${i}`), 'x'.repeat(i * 40)));
+    await db.committed();
+    expect(await reopenRead(db, 'k49')).toBe('x'.repeat(49 * 40));
+  });
+});

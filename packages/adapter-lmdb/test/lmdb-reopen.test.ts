@@ -85,8 +85,8 @@ describe('lmdb adapters across a reopen of the same data directory', () => {
     await events.close();
   });
 
-  it('commits the writes of one turn together; one that throws fails alone and the others are kept', async () => {
-    const db = LmdbDatabase.open(fresh());
+  it('commits the writes of one turn together; one that throws fails alone and the others are kept (without the writemap)', async () => {
+    const db = LmdbDatabase.open(fresh(), { writemap: false });
     const release = db.acquire();
     const k = (s: string): Buffer => Buffer.from(s);
     const results = await Promise.allSettled([
@@ -99,6 +99,24 @@ describe('lmdb adapters across a reopen of the same data directory', () => {
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect([db.meta.get(k('a')), db.meta.get(k('b')), db.meta.get(k('c'))]).toEqual(['1', undefined, '3']);
+    await release();
+  });
+
+  it('with the writemap (ADR 0077), one that throws takes its transaction with it; the next write starts a new one', async () => {
+    const db = LmdbDatabase.open(fresh());
+    const release = db.acquire();
+    const k = (s: string): Buffer => Buffer.from(s);
+    const results = await Promise.allSettled([
+      db.write(() => db.meta.put(k('a'), '1')),
+      db.write(() => {
+        void db.meta.put(k('b'), '2');
+        throw new Error('faulty');
+      }),
+      db.write(() => db.meta.put(k('c'), '3')),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'fulfilled']);
+    await db.committed();
+    expect([db.meta.get(k('a')), db.meta.get(k('b')), db.meta.get(k('c'))]).toEqual([undefined, undefined, '3']);
     await release();
   });
 });
