@@ -12,6 +12,11 @@ export interface EmbeddedConfig {
   /** When writes reach the disk (ADR 0029): `interval` (default) syncs every `syncIntervalMs`; `commit` each commit. */
   sync: 'interval' | 'commit';
   syncIntervalMs: number;
+  /**
+   * `interval` sync only: LMDB writes pages in its shared map (MDB_WRITEMAP, ADR 0077). DATA_WRITEMAP=false for a
+   * file system where a shared writable mapping misbehaves (some network file systems).
+   */
+  writemap: boolean;
   /** HTTP listen address: loopback unless the operator opens it (a container sets HOST=0.0.0.0). */
   host: string;
   /** `memory` only: finished items kept per collection and event-log streams before the oldest go (ADR 0075). */
@@ -28,6 +33,7 @@ export function loadEmbeddedConfig(env: Env, projectDir: string): EmbeddedConfig
     dataDir: isAbsolute(dir) ? dir : resolve(dir),
     sync: r.oneOf('DATA_SYNC', ['interval', 'commit'], 'interval'),
     syncIntervalMs: r.int('DATA_SYNC_INTERVAL_MS', 100, { min: 10, max: 10_000 }),
+    writemap: r.bool('DATA_WRITEMAP', true),
     host: r.string('HOST', '127.0.0.1'),
     memoryRetained: r.int('STORE_MEMORY_RETAINED', IN_MEMORY_RETAINED, { min: 100, max: 1_000_000 }),
   };

@@ -53,6 +53,7 @@ export async function openEmbeddedEngines(
   const engines = await durableEngines(dataDir.databaseDir, {
     durability: config.sync,
     syncIntervalMs: config.syncIntervalMs,
+    writemap: config.writemap,
     bus,
   });
   durable.outbox = engines.outbox;

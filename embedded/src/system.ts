@@ -113,6 +113,8 @@ export async function durableEngines(
   options: {
     durability?: 'interval' | 'commit';
     syncIntervalMs?: number;
+    /** LMDB's shared writable map for `interval` durability (default true; ADR 0077). */
+    writemap?: boolean;
     clock?: Clock;
     bus?: Bus;
     /** When the open transaction commits (tests delay or fail a commit; default: when its writers pause). */
@@ -129,6 +131,7 @@ export async function durableEngines(
     ...(options.syncIntervalMs ? { syncIntervalMs: options.syncIntervalMs } : {}),
     ...(options.scheduleCommit ? { scheduleCommit: options.scheduleCommit } : {}),
     ...(options.maxOpenMs ? { maxOpenMs: options.maxOpenMs } : {}),
+    ...(options.writemap === false ? { writemap: false } : {}),
   });
   // A push pending when the process dies is pushed after the restart (the in-memory bus would lose it).
   const outbox = new LmdbOutboxBus(db, bus, { topics: { [TASK_UPDATES_TOPIC]: TASK_UPDATES_GROUP } });
