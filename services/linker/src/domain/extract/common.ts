@@ -429,7 +429,7 @@ export interface MessageWrapper {
 }
 
 /** A function named as a messaging helper (`publish`, `pubish`, `sendEvent`, `emit_message`, `produce`, `notify`…). */
-const MESSAGING_HELPER_NAME = /pub|send|emit|produc|notif|dispatch|message|event|enqueue|broadcast/i;
+export const MESSAGING_HELPER_NAME = /pub|send|emit|produc|notif|dispatch|message|event|enqueue|broadcast/i;
 
 /** A wrapper's URL: the one part of `url` that is a parameter of `within`, and the URL around it. */
 export function paramWrapper(
@@ -501,6 +501,18 @@ const PARAM_MARK = '\u0002param:';
 const CALL_MARK = '\u0002call:';
 /** The placeholder of a summarised function's `i`th parameter. */
 export const paramPart = (i: number): Part => ({ ref: `${PARAM_MARK}${i}` });
+/** Whether a part is a summarised function's parameter (`paramPart`). */
+export const isParamPart = (p: Part): p is { ref: string } => 'ref' in p && p.ref.startsWith(PARAM_MARK);
+/**
+ * A setting read under the name a parameter gives, with the default another parameter (or a literal) gives: a
+ * project's `getEnv(key, fallback)` helper summarised (`{ env: <param 0>, fallback: <param 1> }`), instantiated
+ * with the call's literal arguments.
+ */
+export const paramSetting = (key: Part, fallback?: Part | string): Part => {
+  const k = 'ref' in key ? key.ref : '';
+  const fb = typeof fallback === 'string' ? fallback : fallback && 'ref' in fallback ? fallback.ref : undefined;
+  return fb === undefined ? { env: k } : { env: k, fallback: fb };
+};
 /** A summary worth keeping: it returns something known (a literal, a setting or one of its parameters). */
 export function summarisable(value: readonly Part[]): boolean {
   return value.some(
@@ -517,6 +529,15 @@ export function summarisable(value: readonly Part[]): boolean {
 function bindParams(value: readonly Part[], args: readonly Part[][], sink: Sink): Part[] {
   return concat(
     ...value.map((q): readonly Part[] => {
+      // A setting named by a parameter (`os.Getenv(key)` in a `getEnv(key, def)` helper): the call's literals.
+      if ('env' in q && q.env.startsWith(PARAM_MARK)) {
+        const key = literal(args[Number(q.env.slice(PARAM_MARK.length))]);
+        const fb = q.fallback?.startsWith(PARAM_MARK)
+          ? literal(args[Number(q.fallback.slice(PARAM_MARK.length))])
+          : q.fallback;
+        if (key === undefined || key === '') return [HOLE_PART];
+        return [fb === undefined ? { env: key } : { env: key, fallback: fb }];
+      }
       if (!('ref' in q)) return [q];
       if (q.ref.startsWith(PARAM_MARK)) return args[Number(q.ref.slice(PARAM_MARK.length))] ?? [HOLE_PART];
       const inner = q.ref.startsWith(CALL_MARK) ? sink.callValues.get(q.ref.slice(CALL_MARK.length)) : undefined;

@@ -4,6 +4,7 @@ import { CATCH_ALL, joinPath } from '../routes';
 import {
   HOLE_PART,
   LIST_SEP,
+  MESSAGING_HELPER_NAME,
   captured,
   concat,
   declaredQueueName,
@@ -16,8 +17,11 @@ import {
   sharedCallRules,
   sharedRuleName,
   paramPart,
+  paramSetting,
+  isParamPart,
   summarisable,
 } from './common';
+import type { MessageWrapper, Within } from './common';
 import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
 import { GO_GRPC } from './grpc';
 import { goOptionRules } from './go-options';
@@ -127,7 +131,10 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
         if (l && r && node.childForFieldName('operator')?.text === '+') return concat(evaluate(l), evaluate(r));
         return [HOLE_PART];
       }
-      case 'identifier':
+      case 'identifier': {
+        const v = scope.param(node.text) ?? scope.lookup(node.text, node) ?? [{ ref: node.text }];
+        return envDefaults.size ? withDefault(node, v) : v;
+      }
       case 'selector_expression':
         return scope.param(node.text) ?? scope.lookup(node.text, node) ?? [{ ref: node.text }];
       case 'parenthesized_expression':
@@ -135,7 +142,13 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
       case 'call_expression': {
         const fn = node.childForFieldName('function')?.text ?? '';
         const a = args(node);
-        if ((fn === 'os.Getenv' || fn === 'os.LookupEnv') && a[0]) return [{ env: literal(evaluate(a[0])) ?? '' }];
+        if ((fn === 'os.Getenv' || fn === 'os.LookupEnv') && a[0]) {
+          const key = evaluate(a[0]);
+          // `os.Getenv(key)` in a helper summarised for its callers: the setting the call's argument names.
+          const only = key.length === 1 ? key[0] : undefined;
+          if (only && isParamPart(only)) return [paramSetting(only)];
+          return [{ env: literal(key) ?? '' }];
+        }
         if (fn === 'fmt.Sprintf' && a[0]) {
           // The template's literal pieces are split at each verb; a known template part keeps its place
           // (`fmt.Sprintf("http://"+c.hostPort+"/customer?customer=%d", id)`).
@@ -218,7 +231,57 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
     const d = fallback?.type === 'interpreted_string_literal' ? fallback.text.slice(1, -1) : undefined;
     scope.set(name, [d === undefined ? { env } : { env, fallback: d }]);
   };
-  const declareBinding = (node: Node): void => bind(node.childForFieldName('left'), node.childForFieldName('right'));
+  const declareBinding = (node: Node): void => {
+    if (node.type === 'assignment_statement' && defaultAssignment(node)) return;
+    bind(node.childForFieldName('left'), node.childForFieldName('right'));
+  };
+
+  /** `if t == "" { t = "orders" }` after `t := os.Getenv("TOPIC")`: the default of `t`, by function and name. */
+  const envDefaults = new Map<string, string>();
+  /** The start offsets of the functions around a node, nearest first. */
+  const functionStarts = (node: Node): number[] => {
+    const out: number[] = [];
+    for (let n: Node | null = node.parent; n; n = n.parent)
+      if (n.type === 'function_declaration' || n.type === 'method_declaration' || n.type === 'func_literal')
+        out.push(n.startIndex);
+    return out;
+  };
+  /**
+   * A literal assigned to a variable when it is empty (`if t == "" { t = "orders" }`, `if len(t) == 0 {…}`, the
+   * only statement of the branch): the default of the setting the variable was read from, not another value.
+   */
+  function defaultAssignment(node: Node): boolean {
+    const left = node.childForFieldName('left')?.namedChildren ?? [];
+    const right = node.childForFieldName('right')?.namedChildren ?? [];
+    const name = left[0];
+    const value = right[0];
+    if (left.length !== 1 || right.length !== 1 || name?.type !== 'identifier') return false;
+    if (value?.type !== 'interpreted_string_literal' && value?.type !== 'raw_string_literal') return false;
+    let block = node.parent;
+    if (block?.type === 'statement_list') block = block.parent;
+    const branch = block?.parent;
+    if (block?.type !== 'block' || branch?.type !== 'if_statement') return false;
+    if (branch.childForFieldName('consequence')?.startIndex !== block.startIndex) return false;
+    if (block.descendantsOfType(['assignment_statement', 'short_var_declaration', 'call_expression']).length !== 1)
+      return false;
+    const cond = branch.childForFieldName('condition')?.text.replace(/\s+/g, '') ?? '';
+    const n = name.text;
+    if (cond !== `${n}==""` && cond !== `""==${n}` && cond !== `len(${n})==0`) return false;
+    const owner = functionStarts(node)[0];
+    if (owner === undefined) return false;
+    envDefaults.set(`${owner}|${n}`, value.text.slice(1, -1));
+    return true;
+  }
+  /** A variable read from a setting without a default, given one in its function (`defaultAssignment`). */
+  function withDefault(node: Node, v: Part[]): Part[] {
+    const only = v.length === 1 ? v[0]! : undefined;
+    if (!only || !('env' in only) || only.fallback !== undefined) return v;
+    for (const start of functionStarts(node)) {
+      const d = envDefaults.get(`${start}|${node.text}`);
+      if (d !== undefined) return [{ env: only.env, fallback: d }];
+    }
+    return v;
+  }
 
   function classify(name: string, value: Node): void {
     if (value.type !== 'call_expression') return;
@@ -388,6 +451,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
     const name = fn.type === 'selector_expression' ? (fn.childForFieldName('field')?.text ?? '') : fn.text;
     const operand = fn.type === 'selector_expression' ? fn.childForFieldName('operand') : null;
     const receiver = operand?.text ?? '';
+    if (kafkaCall(call, name, receiver, a, loc)) return;
     // A `Publish(ctx, …)` is no amqp091 `Publish(exchange, key, …)` (its context form is `PublishWithContext`).
     if (!(name === 'Publish' && isContext(a[0])))
       sharedCallRules({ name, receiver, args: vals, named: new Map(), loc }, sink);
@@ -673,9 +737,82 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
     });
   }
 
+  /** confluent-kafka-go messages whose topic a `Produce` call at its own line reads (not read again). */
+  const producedMessages = new Set<number>();
+  let confluentFile: boolean | undefined;
+  /** confluent-kafka-go `kafka.Message{TopicPartition: kafka.TopicPartition{Topic: …}}`: the topic's node. */
+  function messageTopic(msg: Node): Node | undefined {
+    if (msg.type !== 'composite_literal' || !/\bkafka\.Message$/.test(msg.childForFieldName('type')?.text ?? ''))
+      return undefined;
+    for (const el of msg.childForFieldName('body')?.namedChildren ?? []) {
+      if (el?.type !== 'keyed_element') continue;
+      const [k, v] = el.namedChildren;
+      const tp = v ? valueOf(v) : undefined;
+      if ((k?.namedChild(0) ?? k)?.text !== 'TopicPartition' || tp?.type !== 'composite_literal') continue;
+      for (const x of tp.childForFieldName('body')?.namedChildren ?? []) {
+        if (x?.type !== 'keyed_element') continue;
+        const [tk, tv] = x.namedChildren;
+        if ((tk?.namedChild(0) ?? tk)?.text === 'Topic' && tv) return tv;
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * Kafka client calls whose topic is a value (`Produce(&kafka.Message{…}, nil)` or of a message variable,
+   * confluent `Subscribe(c.topic, nil)` / `SubscribeTopics([]string{topic}, nil)`, sarama `ConsumePartition(topic,
+   * …)` and `group.Consume(ctx, []string{topic}, h)`): read through `kafkaTopic`; true when handled.
+   */
+  function kafkaCall(call: Node, name: string, receiver: string, a: Node[], loc: Loc): boolean {
+    if (name === 'Produce' && a[0]) {
+      let msg = valueOf(a[0]);
+      if (msg.type === 'identifier') {
+        const bound = scope.node(msg.text, call);
+        msg = bound ? valueOf(bound) : msg;
+      }
+      const topic = messageTopic(msg);
+      if (!topic) return false;
+      producedMessages.add(msg.startIndex);
+      kafkaTopic('publish', topic, loc);
+      return true;
+    }
+    if (name === 'ConsumePartition' && a[0]) {
+      kafkaTopic('consume', a[0], loc);
+      return true;
+    }
+    const list = (n: Node | undefined): Node[] | undefined => {
+      const v = n ? valueOf(n) : undefined;
+      if (v?.type !== 'composite_literal') return undefined;
+      return (v.childForFieldName('body')?.namedChildren ?? []).filter((x): x is Node => x !== null);
+    };
+    // sarama consumer groups: group.Consume(ctx, []string{c.topic}, handler)
+    if (name === 'Consume' && a.length === 3 && /group/i.test(receiver)) {
+      const items = list(a[1]);
+      if (!items) return false;
+      for (const x of items) kafkaTopic('consume', x, loc);
+      return true;
+    }
+    if (name !== 'Subscribe' && name !== 'SubscribeTopics') return false;
+    confluentFile ??= /"github\.com\/confluentinc\/confluent-kafka-go/.test(call.tree.rootNode.text);
+    if (!confluentFile || !a[0]) return false;
+    if (name === 'Subscribe') {
+      kafkaTopic('consume', a[0], loc);
+      return true;
+    }
+    const items = list(a[0]);
+    if (!items) return false;
+    for (const x of items) kafkaTopic('consume', x, loc);
+    return true;
+  }
+
   // kafka-go / sarama: kafka.Writer{Topic: "x"}, kafka.Message{Topic: "x"} (a Writer without a topic), kafka.ReaderConfig{Topic: "x"}, sarama.ProducerMessage{Topic: "x"}
   function onComposite(c: Node): void {
     const type = c.childForFieldName('type')?.text ?? '';
+    // confluent-kafka-go: a message not handed to `Produce` where it is written (`p.ProduceChannel() <- msg`).
+    if (!producedMessages.has(c.startIndex)) {
+      const topic = messageTopic(c);
+      if (topic) kafkaTopic('publish', topic, { file, line: lineOf(c) });
+    }
     const producer = /(kafka\.(Writer|WriterConfig|Message)|sarama\.ProducerMessage)$/.test(type);
     const consumer = /kafka\.(Reader|ReaderConfig)$/.test(type);
     if (!producer && !consumer) return;
@@ -689,16 +826,9 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
         continue;
       }
       if (k?.text !== 'Topic' || !v) continue;
-      const parts = evaluate(v.namedChild(0) ?? v);
-      const topic = literal(parts);
-      const loc = { file, line: lineOf(el) };
-      if (topic === undefined) {
-        // `Topic: kafka.Topic`, a variable of another file or package: resolved with the source's constants.
-        if (parts.some((p) => 'ref' in p)) sink.topicRefs.push({ side: producer ? 'publish' : 'consume', parts, loc });
-        continue;
-      }
-      if (producer) sink.publish('kafka', '', topic, loc);
-      if (consumer) sink.consume('kafka', topic, loc);
+      // `Topic: kafka.Topic` (a variable of another file or package: resolved with the source's constants),
+      // `Topic: w.topic` (a receiver's field), `Topic: topic` (a parameter: its callers name it).
+      kafkaTopic(producer ? 'publish' : 'consume', v, { file, line: lineOf(el) }, false);
     }
   }
 
@@ -1093,7 +1223,11 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
     };
     visit(body);
     if (returned.length === 0 || scope.depth > 0) return;
-    const value = scope.inline(new Map(names.map((n, i) => [n, [paramPart(i)]])), returned);
+    const bound = new Map(names.map((n, i) => [n, [paramPart(i)]]));
+    let value = scope.inline(bound, returned);
+    // `getEnv(key, fallback)`: the setting when it is set, else the default (a parameter or a literal).
+    if (returned.length >= 2 && value.length === 1 && 'hole' in value[0]!)
+      value = settingOrDefault(returned.map((r) => scope.inline(bound, [r]))) ?? value;
     if (!summarisable(value)) return;
     const recv = fn.childForFieldName('receiver')?.text.match(/(\w+)\s*\)$/)?.[1];
     sink.returnSummaries.push({
@@ -1102,6 +1236,241 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
       required: names.length,
       value,
     });
+  }
+
+  // ---- Kafka topics through values: receiver fields, constructor parameters, worker channels (issue 20)
+
+  /** Struct literals of the file's own types by type name (`&Producer{topic: t}`), a few per type. */
+  const structLits = new Map<string, Node[]>();
+  const onStructLit = (node: Node): void => {
+    const t = node.childForFieldName('type');
+    if (t?.type !== 'type_identifier') return;
+    const list = structLits.get(t.text);
+    if (!list) structLits.set(t.text, [node]);
+    else if (list.length < 8) list.push(node);
+  };
+
+  /** `&x`, `(x)`: the value a Kafka client reads the topic from (`Topic: &p.topic`). */
+  const valueOf = (n: Node): Node => {
+    let v = n.type === 'literal_element' ? (n.namedChild(0) ?? n) : n;
+    for (;;) {
+      if (v.type === 'unary_expression' && v.childForFieldName('operator')?.text === '&')
+        v = v.childForFieldName('operand') ?? v;
+      else if (v.type === 'parenthesized_expression' && v.namedChild(0)) v = v.namedChild(0)!;
+      else return v;
+    }
+  };
+
+  /** A method's receiver name and type name (`func (p *Producer) …` → p, Producer). */
+  const receiverOf = (decl: Node): { name: string; type: string } | undefined => {
+    if (decl.type !== 'method_declaration') return undefined;
+    const param = decl.childForFieldName('receiver')?.namedChildren.find((x) => x?.type === 'parameter_declaration');
+    const name = param?.childForFieldName('name')?.text;
+    let t = param?.childForFieldName('type');
+    if (t?.type === 'pointer_type') t = t.namedChild(0);
+    return name && t?.type === 'type_identifier' ? { name, type: t.text } : undefined;
+  };
+
+  /** A Go function as a wrapper: called with exactly its parameters (none variadic), or at least all but the last. */
+  const withinOf = (e: { decl: Node; params: string[] }): Within | undefined => {
+    const name = e.decl.childForFieldName('name')?.text;
+    const variadic = /\.\.\./.test(e.decl.childForFieldName('parameters')?.text ?? '');
+    return name ? { name, params: e.params, ...(variadic ? {} : { arity: e.params.length }) } : undefined;
+  };
+
+  /**
+   * A field of a method's receiver (`p.topic` in `func (p *Producer) …`) as the file's literals of that type set it
+   * (`&Producer{topic: kafkaTopic}`, every literal agreeing): its value, or, when it is a parameter of the
+   * function building the literal (`func NewConsumer(brokers, topic string) … &Consumer{topic: topic}`), that
+   * function and parameter: what its callers pass.
+   */
+  const fieldResolving = new Set<string>();
+  function receiverField(node: Node): { value: Part[]; ctor?: Within } | undefined {
+    if (node.type !== 'selector_expression') return undefined;
+    const operand = node.childForFieldName('operand');
+    const field = node.childForFieldName('field')?.text;
+    const encl = enclosingFunc(node);
+    const recv = encl ? receiverOf(encl.decl) : undefined;
+    if (operand?.type !== 'identifier' || !field || !recv || recv.name !== operand.text) return undefined;
+    const key = `${recv.type}.${field}`;
+    if (fieldResolving.has(key)) return undefined;
+    fieldResolving.add(key);
+    try {
+      const found: { value: Part[]; ctor?: Within }[] = [];
+      for (const lit of structLits.get(recv.type) ?? []) {
+        for (const el of lit.childForFieldName('body')?.namedChildren ?? []) {
+          if (el?.type !== 'keyed_element') continue;
+          const [k, v] = el.namedChildren;
+          if ((k?.namedChild(0) ?? k)?.text !== field || !v) continue;
+          const valueNode = valueOf(v);
+          const value = evaluate(valueNode);
+          const maker = enclosingFunc(valueNode);
+          const only = value.length === 1 ? value[0]! : undefined;
+          const ctor =
+            only &&
+            'ref' in only &&
+            maker &&
+            maker.decl.type === 'function_declaration' &&
+            maker.params.includes(only.ref)
+              ? withinOf(maker)
+              : undefined;
+          found.push(ctor ? { value, ctor } : { value });
+        }
+      }
+      const first = found[0];
+      if (!first || found.some((f) => JSON.stringify(f) !== JSON.stringify(first))) return undefined;
+      if (first.value.some((p) => 'hole' in p)) return undefined;
+      return first;
+    } finally {
+      fieldResolving.delete(key);
+    }
+  }
+
+  /** The methods of the file by receiver type: their channel sends and receives on receiver fields, and calls. */
+  let methodsByType: Map<string, ChanMethod[]> | undefined;
+  interface ChanMethod {
+    readonly name: string;
+    readonly decl: Node;
+    readonly params: string[];
+    readonly sends: Set<string>;
+    readonly receives: Set<string>;
+    readonly calls: Set<string>;
+  }
+  function chanMethods(type: string): ChanMethod[] {
+    if (!methodsByType) {
+      methodsByType = new Map();
+      for (const decl of funcDecls) {
+        const recv = receiverOf(decl);
+        const name = decl.childForFieldName('name')?.text;
+        const body = decl.childForFieldName('body');
+        if (!recv || !name || !body) continue;
+        const fieldOf = (n: Node | null | undefined): string | undefined => {
+          const v = n ? valueOf(n) : undefined;
+          return v?.type === 'selector_expression' && v.childForFieldName('operand')?.text === recv.name
+            ? v.childForFieldName('field')?.text
+            : undefined;
+        };
+        const m: ChanMethod = {
+          name,
+          decl,
+          params: enclosingFunc(body)?.params ?? [],
+          sends: new Set(),
+          receives: new Set(),
+          calls: new Set(),
+        };
+        for (const n of body.descendantsOfType([
+          'send_statement',
+          'unary_expression',
+          'range_clause',
+          'call_expression',
+        ])) {
+          if (!n) continue;
+          let f: string | undefined;
+          if (n.type === 'send_statement') {
+            if ((f = fieldOf(n.childForFieldName('channel')))) m.sends.add(f);
+          } else if (n.type === 'unary_expression') {
+            if (n.childForFieldName('operator')?.text === '<-' && (f = fieldOf(n.childForFieldName('operand'))))
+              m.receives.add(f);
+          } else if (n.type === 'range_clause') {
+            if ((f = fieldOf(n.childForFieldName('right')))) m.receives.add(f);
+          } else if ((f = fieldOf(n.childForFieldName('function')))) m.calls.add(f);
+        }
+        const list = methodsByType.get(recv.type);
+        if (list) list.push(m);
+        else methodsByType.set(recv.type, [m]);
+      }
+    }
+    return methodsByType.get(type) ?? [];
+  }
+
+  /**
+   * A producer whose public method puts the event on a channel of the struct (`p.jobs <- e`) that a worker
+   * method drains (`for e := range p.jobs`, `case e := <-p.jobs:`) into the method publishing, directly or
+   * through the type's other methods: the sending methods, whose callers are where the events are published.
+   */
+  function channelSenders(decl: Node): Within[] {
+    const recv = receiverOf(decl);
+    const name = decl.childForFieldName('name')?.text;
+    if (!recv || !name) return [];
+    const methods = chanMethods(recv.type);
+    const byName = new Map(methods.map((m) => [m.name, m]));
+    const reaches = (from: ChanMethod): boolean => {
+      const seen = new Set([from.name]);
+      let frontier = [from];
+      for (let depth = 0; depth < 4 && frontier.length; depth++) {
+        if (frontier.some((m) => m.name === name)) return true;
+        const next: ChanMethod[] = [];
+        for (const m of frontier)
+          for (const c of m.calls) {
+            const t = byName.get(c);
+            if (t && !seen.has(c)) {
+              seen.add(c);
+              next.push(t);
+            }
+          }
+        frontier = next;
+      }
+      return frontier.some((m) => m.name === name);
+    };
+    const workers = methods.filter((m) => m.receives.size > 0 && reaches(m));
+    const drained = new Set(workers.flatMap((m) => [...m.receives]));
+    return methods
+      .filter((m) => !workers.includes(m) && [...m.sends].some((f) => drained.has(f)))
+      .flatMap((m) => withinOf(m) ?? []);
+  }
+
+  /**
+   * A Kafka topic a client call or struct names (`Produce(&kafka.Message{TopicPartition: {Topic: &p.topic}})`,
+   * `Subscribe(c.topic, nil)`, `kafka.Writer{Topic: w.topic}`): the topic's value through the receiver's fields,
+   * a constant of another file later, and the wrappers it makes: a parameter of the function around it or of the
+   * constructor that set the field (its callers name the topic), a publishing helper with a fixed topic, and the
+   * methods that hand the event to the worker publishing it.
+   */
+  function kafkaTopic(side: 'publish' | 'consume', topicNode: Node, loc: Loc, unknown = true): void {
+    const node = valueOf(topicNode);
+    const field = receiverField(node);
+    const parts = field ? field.value : evaluate(node);
+    const encl = enclosingFunc(node);
+    const within = field?.ctor ?? (encl ? withinOf(encl) : undefined);
+    const isParam = (p: Part): boolean => 'ref' in p && within !== undefined && within.params.includes(p.ref);
+    const wrapper = (w: Within, fixed: boolean): void => {
+      const base = { within: w, broker: 'kafka' as const, exchange: [], loc };
+      const x: MessageWrapper =
+        side === 'publish' ? { ...base, key: parts } : { ...base, kind: 'consume', key: [], queue: parts };
+      sink.messageWrappers.push(fixed ? { ...x, fixed: true } : x);
+    };
+    const viaParam = parts.some(isParam);
+    if (viaParam && within) wrapper(within, false);
+    // The fact itself: resolved now, by the source's constants later, or a run-time name (a gap).
+    if (parts.some((p) => 'ref' in p)) sink.topicRefs.push({ side, parts, loc });
+    else if (unknown || parts.every((p) => 'lit' in p || 'env' in p || 'config' in p)) {
+      const name = nameOf(parts) ?? '{}';
+      if (side === 'publish') sink.publish('kafka', '', name, loc);
+      else sink.consume('kafka', name, loc);
+    }
+    if (side !== 'publish' || viaParam || parts.some((p) => 'hole' in p) || !encl) return;
+    // A helper named for publishing with a literal topic: each of its calls is the publish.
+    const own = withinOf(encl);
+    if (own && encl.params.length && MESSAGING_HELPER_NAME.test(own.name) && parts.every((p) => 'lit' in p))
+      wrapper(own, true);
+    for (const sender of channelSenders(encl.decl)) wrapper(sender, true);
+  }
+
+  /**
+   * The returns of a helper that gives a setting or its default (`if v := os.Getenv(key); v != "" { return v };
+   * return fallback`): the setting with that default; undefined for any other mix of returns.
+   */
+  function settingOrDefault(values: readonly Part[][]): Part[] | undefined {
+    const distinct = [...new Map(values.map((v) => [JSON.stringify(v), v])).values()];
+    if (distinct.length !== 2) return undefined;
+    const setting = distinct.find((v) => v.length === 1 && 'env' in v[0]! && v[0].fallback === undefined)?.[0];
+    const other = distinct.find((v) => v[0] !== setting);
+    if (!setting || !('env' in setting) || other?.length !== 1) return undefined;
+    const fb = other[0]!;
+    const key: Part = isParamPart({ ref: setting.env }) ? { ref: setting.env } : { lit: setting.env };
+    if ('lit' in key) return 'lit' in fb ? [{ env: setting.env, fallback: fb.lit }] : undefined;
+    if ('lit' in fb) return [paramSetting(key, fb.lit)];
+    return isParamPart(fb) ? [paramSetting(key, fb)] : undefined;
   }
 
   return {
@@ -1118,6 +1487,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
         funcDecls.push(node);
       },
       call_expression: declareOutParameter,
+      composite_literal: onStructLit,
       const_spec: declareSpec,
       var_spec: declareSpec,
       short_var_declaration: declareBinding,
