@@ -177,6 +177,15 @@ function engineCpuLine(target, c, before, after, sends, servicesCpuSeconds) {
 
 // ---------------------------------------------------------------------------------------------- load
 
+let stamps = 0;
+/**
+ * A stamp no other load run of this bench shares: the runs on two gateways start within the same millisecond, and
+ * a time alone gave both the same messageIds, so half their sends were repeats answered from the first one's task
+ * (idempotency by messageId) and counted as answers.
+ */
+const uniqueStamp = () =>
+  `${Date.now().toString(36)}${(stamps += 1).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+
 /** One case: method, path, headers, and a body (a string, or a function of a unique request number). */
 function percentile(sorted, p) {
   if (sorted.length === 0) return NaN;
@@ -204,7 +213,7 @@ setup = function(thread)
   thread:set("tid", threads)
 end
 counter = 0
-stamp = "${Date.now().toString(36)}"
+stamp = "${uniqueStamp()}"
 request = function()
   counter = counter + 1
   local body = ${body === 'nil' ? 'nil' : `"${body}"`}
@@ -244,7 +253,7 @@ async function nodeRun(base, spec, connections, secs) {
   const lat = [];
   let errors = 0;
   let n = 0;
-  const stamp = Date.now().toString(36);
+  const stamp = uniqueStamp();
   const end = performance.now() + secs * 1000;
   const one = (body) =>
     new Promise((resolve) => {
@@ -314,7 +323,7 @@ async function grpcRun(spec, connections, secs) {
   const lat = [];
   let errors = 0;
   let n = 0;
-  const stamp = Date.now().toString(36);
+  const stamp = uniqueStamp();
   const end = performance.now() + secs * 1000;
   const started = performance.now();
   await Promise.all(
