@@ -391,7 +391,12 @@ export function topology(sources: readonly SourceFacts[]): Topology {
   const hostProxies = mountedProxies(sources, proxies, hosts);
   workloadProxies(sources, hosts, hostProxies);
   const ports = new Map<string, string>();
-  for (const [port, owners] of portOwners) if (owners.length === 1) ports.set(port, owners[0]!);
+  for (const [port, owners] of portOwners) {
+    // A container port the deployment does not publish is not reachable on the host: of several sources
+    // listening on one port, the one whose deployment publishes it as a host port is the one `localhost` reaches.
+    const publishing = owners.length > 1 ? owners.filter((o) => published.get(o)?.has(port)) : owners;
+    if (publishing.length === 1) ports.set(port, publishing[0]!);
+  }
   return { hosts, env, instances, proxies, hostProxies, basePaths, pathBases, deployed: deployedSources, ports };
 }
 

@@ -466,6 +466,8 @@ export interface SinkState {
   readonly registryBinds: Sink['registryBinds'];
   readonly registrations: Sink['registrations'];
   readonly handlerMethods: Sink['handlerMethods'];
+  readonly handlerRoutes: Sink['handlerRoutes'];
+  readonly handlerScopes: Sink['handlerScopes'];
   readonly optionSections: ReadonlyMap<string, string>;
   readonly entityTables: ReadonlyMap<string, string>;
   readonly dbSets: Sink['dbSets'];
@@ -652,6 +654,13 @@ export class Sink {
   /** Handler methods of classes by `Class#method` (Ruby consumers' `consume`), for routed subscriptions. */
   readonly handlerMethods: { name: string; loc: Loc }[] = [];
   /**
+   * actix-web: handlers whose attribute names their route (`#[get("/x")] async fn h`), and the registrations
+   * of handlers by name under a scope (`web::scope("/api").service(h)`, `path` as written: `endpoints::h`);
+   * the route takes the scope's prefix once every file is read (`applyHandlerScopes`).
+   */
+  readonly handlerRoutes: { handler: string; loc: Loc }[] = [];
+  readonly handlerScopes: { path: string; prefix: string }[] = [];
+  /**
    * Served routes whose path names a value of another file (`@app.get(f"/api/{settings.API_VERSION}/x")`):
    * made endpoints once the source is read, when the path resolves (`routePath`).
    */
@@ -724,6 +733,8 @@ export class Sink {
       registryBinds: this.registryBinds,
       registrations: this.registrations,
       handlerMethods: this.handlerMethods,
+      handlerRoutes: this.handlerRoutes,
+      handlerScopes: this.handlerScopes,
       optionSections: this.optionSections,
       entityTables: this.entityTables,
       dbSets: this.dbSets,
@@ -765,6 +776,8 @@ export class Sink {
     this.registryBinds.push(...state.registryBinds);
     this.registrations.push(...state.registrations);
     this.handlerMethods.push(...state.handlerMethods);
+    this.handlerRoutes.push(...state.handlerRoutes);
+    this.handlerScopes.push(...state.handlerScopes);
     for (const [k, v] of state.optionSections) this.optionSections.set(k, v);
     for (const [k, v] of state.entityTables) this.entityTables.set(k, v);
     this.dbSets.push(...state.dbSets);

@@ -406,6 +406,7 @@ export async function extractSource(
     const path = routePath(resolve(r.parts));
     if (path !== undefined) sink.endpoint(r.method, path, r.framework, r.loc, r.routerFile, r.routerPrefix);
   }
+  applyHandlerScopes(facts, sink);
   applyPrefixes(facts);
   applyGoNetRpc(facts, sink);
   // A summarised helper's value may hold alternatives (a variable set in its branches): one call each.
@@ -1006,6 +1007,40 @@ function summariseRegistryBinds(facts: SourceFacts, sink: Sink, resolve: (parts:
     files.has(loc.file) && (queues.has(name) || name.includes('{}'));
   facts.consumes.splice(0, facts.consumes.length, ...facts.consumes.filter((c) => !libraryQueue(c.queue, c.loc)));
   facts.queues.splice(0, facts.queues.length, ...facts.queues.filter((q) => !libraryQueue(q.name, q.loc)));
+}
+
+/**
+ * actix-web handlers registered by name under scopes (`web::scope("/api").service(health::check)`): the
+ * attribute route of the handler (`#[get("/check")]`) is served under each prefix it is registered with.
+ * A qualified name (`health::check`) names the module's file (`health.rs`, `health/mod.rs`); an unqualified one
+ * a handler of that name in one file only.
+ */
+function applyHandlerScopes(facts: SourceFacts, sink: Sink): void {
+  if (sink.handlerScopes.length === 0 || sink.handlerRoutes.length === 0) return;
+  const routes = new Map<string, Loc[]>();
+  for (const r of sink.handlerRoutes) routes.set(r.handler, [...(routes.get(r.handler) ?? []), r.loc]);
+  const moduleOf = (file: string): string => file.replace(/(\/mod)?\.rs$/, '').replace(/^.*\//, '');
+  /** Route locations (`file:line`) → the prefixes they are registered under. */
+  const prefixes = new Map<string, Set<string>>();
+  for (const h of sink.handlerScopes) {
+    const segs = h.path.split('::');
+    const name = segs.pop()!;
+    const mod = segs.pop();
+    const locs = (routes.get(name) ?? []).filter((l) => mod === undefined || moduleOf(l.file) === mod);
+    if (locs.length === 0 || (mod === undefined && new Set(locs.map((l) => l.file)).size > 1)) continue;
+    for (const l of locs) {
+      const key = `${l.file}:${l.line}`;
+      prefixes.set(key, (prefixes.get(key) ?? new Set()).add(h.prefix));
+    }
+  }
+  if (![...prefixes.values()].some((p) => [...p].some((x) => x !== '/'))) return;
+  const out: Endpoint[] = [];
+  for (const ep of facts.endpoints) {
+    const under = ep.framework === 'actix-web' ? prefixes.get(`${ep.loc.file}:${ep.loc.line}`) : undefined;
+    if (under) for (const p of under) out.push({ ...ep, path: joinPath(p, ep.path) });
+    else out.push(ep);
+  }
+  facts.endpoints.splice(0, facts.endpoints.length, ...out);
 }
 
 /**

@@ -21,6 +21,8 @@ export const FUNCTIONS: ReadonlySet<string> = new Set([
   'func_literal',
   'function_definition',
   'lambda',
+  'function_item',
+  'closure_expression',
 ]);
 
 /** The functions around a node, nearest first, by their start offset. */
@@ -288,7 +290,7 @@ const MAX_DEFINITIONS = 16;
 
 /** Statements and expressions whose children run only on some paths. */
 const CONDITIONAL =
-  /^(if|else|elif|switch|case|default_case|expression_case|type_case|communication_case|select|for|while|do|catch|try|finally|except|conditional|ternary|when)/;
+  /^(if|else|elif|switch|case|default_case|expression_case|type_case|communication_case|select|for|while|do|catch|try|finally|except|conditional|ternary|when|match|loop)/;
 
 /**
  * The definitions of one function's local that reach `use`, in structured code: those before it, where

@@ -35,12 +35,16 @@ interface Syntax {
   readonly calls: ReadonlySet<string>;
   /** A call as name, receiver text and argument expressions. */
   call(n: Node): { name: string; receiver: string; args: Node[] } | undefined;
-  /** Declarations: name and value nodes. */
-  readonly declarations: Readonly<Record<string, (n: Node) => { name: string; value: Node } | undefined>>;
+  /** Declarations: name and value nodes; `local`: visible only inside its function (Rust `let`). */
+  readonly declarations: Readonly<
+    Record<string, (n: Node) => { name: string; value: Node; local?: boolean } | undefined>
+  >;
+  /** Reassignments of a function's locals (`url = …` in a `match` arm): more definitions of the local. */
+  readonly assignments?: Readonly<Record<string, (n: Node) => { name: string; value: Node } | undefined>>;
   /** Environment and configuration lookups of the language (`env::var`, `ENV["X"]`, `getenv`, `System.getenv`). */
   env(n: Node, evaluate: (n: Node) => Part[]): Part[] | undefined;
   /** Route annotations on a function (`#[post("/x")]`, `@GetMapping("/x")`) and class prefixes. */
-  routeAttributes?(root: Node, emit: (method: HttpMethod, path: string, line: number) => void): void;
+  routeAttributes?(root: Node, emit: (method: HttpMethod, path: string, line: number, handler?: string) => void): void;
   /** Annotated frameworks read from the whole file (Kotlin Micronaut controllers and Kafka listeners). */
   frameworks?(root: Node, file: string, sink: Sink): void;
   /** gRPC servers and clients read from the file's text (`grpc.ts`). */
@@ -97,6 +101,12 @@ const CLIENT_CALLS: readonly { client: string; receiver: RegExp; names: Record<s
   { client: 'curl', receiver: /^$/, names: { curl_init: 'GET' } },
 ];
 
+/**
+ * A request's or response's headers (`http_request.headers().get("Authorization")`, `res.headers.get(…)`):
+ * a map read by name, never a client, whatever the variable holding the request is called.
+ */
+const HEADER_READ = /(^|[.:])(headers|headers_mut|header_map)\s*(\(\s*\))?$/;
+
 function stringParts(n: Node, syn: Syntax, evaluate: (n: Node) => Part[], named: (name: string) => Part[]): Part[] {
   const parts: Part[][] = [];
   // Kotlin/PHP `$name` inside the text (the Kotlin grammar splits `$base/orders/` into `$` and `base/orders/`):
@@ -133,12 +143,24 @@ function stringParts(n: Node, syn: Syntax, evaluate: (n: Node) => Part[], named:
 }
 
 /** Rust `format!("{}{}", a, b)`: the template's `{}` filled with the comma-separated arguments' values. */
-function formatMacro(tree: Node, evaluate: (n: Node) => Part[]): Part[] {
+function formatMacro(
+  tree: Node,
+  evaluate: (n: Node) => Part[],
+  item: (name: string, at: Node) => Part[] | undefined,
+): Part[] {
   const groups: Node[][] = [[]];
+  /** Each argument's tokens: a path (`&constants::POST_MS`, `crate::BASE`) is nothing but names, `::` and `&`. */
+  const paths: boolean[] = [true];
   for (const t of tree.children) {
     if (!t || t.type === '(' || t.type === ')') continue;
-    if (t.type === ',') groups.push([]);
-    else if (t.isNamed) groups[groups.length - 1]!.push(t);
+    if (t.type === ',') {
+      groups.push([]);
+      paths.push(true);
+      continue;
+    }
+    if (t.isNamed) groups[groups.length - 1]!.push(t);
+    if (t.isNamed ? !/^(identifier|self|crate|super)$/.test(t.type) : !/^(::|&)$/.test(t.type))
+      paths[paths.length - 1] = false;
   }
   const [head, ...rest] = groups;
   const tpl = head?.length === 1 && head[0]!.type === 'string_literal' ? literal(evaluate(head[0]!)) : undefined;
@@ -160,18 +182,36 @@ function formatMacro(tree: Node, evaluate: (n: Node) => Part[]): Part[] {
     }
     return g.length === 1 ? evaluate(g[0]!) : [HOLE_PART];
   };
-  const pieces = tpl.split(/\{[^{}]*\}/);
   const out: Part[][] = [];
-  pieces.forEach((p, i) => {
-    out.push(lit(p));
-    if (i < pieces.length - 1) out.push(rest[i] ? value(rest[i]) : [HOLE_PART]);
-  });
+  let last = 0;
+  let next = 0;
+  for (const m of tpl.matchAll(/\{([^{}]*)\}/g)) {
+    out.push(lit(tpl.slice(last, m.index)));
+    last = m.index + m[0].length;
+    const spec = m[1]!.replace(/:.*$/, '');
+    // `{BASE}`: a variable captured by name (Rust 2021), unless a `BASE = …` argument names it (not read).
+    if (/^[A-Za-z_]\w*$/.test(spec)) {
+      const captured = rest.some((g) => g[0]?.text === spec && g.length > 1) ? undefined : item(spec, tree);
+      // A constant's name (`{POST_MS}`) is an item of some module; another name is a parameter or a local.
+      out.push(captured ?? (/^[A-Z][A-Z0-9_]*$/.test(spec) ? [{ ref: spec }] : [HOLE_PART]));
+      continue;
+    }
+    const i = /^\d+$/.test(spec) ? Number(spec) : next++;
+    const g = rest[i];
+    const end = g?.[g.length - 1];
+    // A module's item (`&constants::POST_MS`): its name, as `constants::POST_MS` outside the macro reads.
+    if (g && end && g.length > 1 && paths[i + 1] && end.type === 'identifier')
+      out.push(item(end.text, end) ?? [{ ref: end.text }]);
+    else out.push(g ? value(g) : [HOLE_PART]);
+  }
+  out.push(lit(tpl.slice(last)));
   return concat(...out);
 }
 
 function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): LanguageRules {
   return ({ file, sink, scope }) => {
     const ruby = file.endsWith('.rb');
+    const rust = file.endsWith('.rs');
     let root: Node | undefined;
     let isGrape: boolean | undefined;
     let isRailsRoutes: boolean | undefined;
@@ -199,6 +239,11 @@ function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): Lan
           const name = node.text.replace(/^\$\{?|\}$/g, '');
           return scope.lookup(name, node) ?? [{ ref: name }];
         }
+        // Rust `constants::POST_MS`, `crate::config::BASE`: the item's name, this file's or another module's.
+        case 'scoped_identifier': {
+          const name = node.childForFieldName('name')?.text ?? '';
+          return scope.lookup(name, node) ?? [{ ref: name }];
+        }
         case 'parenthesized_expression':
         case 'argument':
         case 'value_argument':
@@ -207,7 +252,7 @@ function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): Lan
         case 'macro_invocation': {
           const m = node.childForFieldName('macro')?.text;
           const tree = kids(node).find((x) => x.type === 'token_tree');
-          if (m === 'format' && tree) return formatMacro(tree, evaluate);
+          if (m === 'format' && tree) return formatMacro(tree, evaluate, (name, at) => scope.lookup(name, at));
           return [HOLE_PART];
         }
       }
@@ -342,12 +387,20 @@ function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): Lan
         );
         return;
       }
-      // axum: `.route("/x", get(h).post(h2))`.
+      if (rust && actixRoute(c, node)) return;
+      // actix-web: a handler registered by name (`.service(endpoints::health)`) takes its scopes' prefix.
+      if (rust && c.name === 'service' && first && /^(identifier|scoped_identifier)$/.test(first.type)) {
+        sink.handlerScopes.push({ path: first.text.replace(/\s+/g, ''), prefix: scopePrefix(first) });
+        return;
+      }
+      // axum: `.route("/x", get(h).post(h2))`; actix-web `.route("/x", web::get().to(h))` on an app or a scope.
       if (c.name === 'route' && first && c.args[1]) {
         const path = literal(evaluate(first));
         const methods = [...c.args[1].text.matchAll(/\b(get|post|put|patch|delete)\s*\(/g)].map((m) => VERBS[m[1]!]!);
         if (path?.startsWith('/') && methods.length) {
-          for (const m of new Set(methods)) sink.endpoint(m, path, 'axum', loc);
+          const actix = rust && /\bweb\s*::/.test(c.args[1].text);
+          const at = rust ? joinPath(scopePrefix(node), path) : path;
+          for (const m of new Set(methods)) sink.endpoint(m, at, actix ? 'actix-web' : 'axum', loc);
           return;
         }
       }
@@ -360,7 +413,7 @@ function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): Lan
       };
       for (const row of CLIENT_CALLS) {
         const m = row.names[c.name];
-        if (!m || !row.receiver.test(c.receiver) || !first) continue;
+        if (!m || !row.receiver.test(c.receiver) || !first || HEADER_READ.test(c.receiver)) continue;
         if (m === 'ARG0') {
           const verb = httpMethod(literal(evaluate(first))?.toUpperCase());
           if (verb && c.args[1]) sink.call(verb, under(evaluate(c.args[1])), row.client, loc);
@@ -373,6 +426,79 @@ function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): Lan
         { name: c.name, receiver: c.receiver || applyTarget(node), args: c.args.map(evaluate), named, loc },
         sink,
       );
+    }
+
+    /**
+     * actix-web's service configuration, as its guide writes it: `web::resource("/{id}").route(web::get().to(h))`
+     * (one route per method, `.guard(…)`/`.wrap(…)` anywhere in the chains), `web::resource("/x").to(h)` (every
+     * method), under the `web::scope("/api")` prefixes whose `.service(…)` holds them.
+     */
+    function actixRoute(c: { name: string; args: Node[] }, node: Node): boolean {
+      if (!(c.name === 'route' && c.args.length === 1) && !(c.name === 'to' && c.args.length === 1)) return false;
+      const resource = chainBase(node);
+      if (!resource || resource.id === node.id) return false;
+      const r = syn.call(resource);
+      if (r?.name !== 'resource' || !/^(web)?$/.test(r.receiver) || !r.args[0]) return false;
+      const path = literal(evaluate(r.args[0]));
+      if (path === undefined) return false;
+      let method: HttpMethod | undefined = 'ANY';
+      let at = node;
+      if (c.name === 'route') {
+        // `web::get()…`, `web::method(Method::PUT)…`, `web::route().method(Method::PUT)…`: the chain's verb.
+        at = c.args[0]!;
+        const verb = chainBase(at);
+        const v = verb ? syn.call(verb) : undefined;
+        const named = /\bMethod::([A-Z]+)\b/.exec(at.text)?.[1];
+        method =
+          v && /^(web)?$/.test(v.receiver) && VERBS[v.name]
+            ? VERBS[v.name]
+            : named
+              ? httpMethod(named)
+              : v?.name === 'route' || v?.name === 'method'
+                ? 'ANY'
+                : undefined;
+      }
+      if (!method) return false;
+      sink.endpoint(method, joinPath(scopePrefix(resource), path), 'actix-web', { file, line: lineOf(at) });
+      return true;
+    }
+    /** The call a method chain starts from: `web::scope("/a")` of `web::scope("/a").guard(g).service(x)`. */
+    function chainBase(node: Node): Node | undefined {
+      let n: Node | null = node;
+      for (let i = 0; n?.type === 'call_expression' && i < 64; i++) {
+        const fn: Node | null = n.childForFieldName('function');
+        const inner: Node | null = fn?.type === 'field_expression' ? fn.childForFieldName('value') : null;
+        if (inner?.type !== 'call_expression') return n;
+        n = inner;
+      }
+      return undefined;
+    }
+    /**
+     * The prefixes of the actix-web scopes (`web::scope("/api").service(…)`, `.route("/x", …)` on a scope) and
+     * axum nests (`.nest("/api", router)`) whose arguments hold `node`, outermost first.
+     */
+    function scopePrefix(node: Node): string {
+      const out: string[] = [];
+      let child = node;
+      for (let p: Node | null = node; p; child = p, p = p.parent) {
+        if (p.type !== 'call_expression') continue;
+        const args = p.childForFieldName('arguments');
+        const inArgs = args !== null && args.startIndex <= child.startIndex && child.endIndex <= args.endIndex;
+        const pc = syn.call(p);
+        if (pc?.name === 'nest' && inArgs && pc.args[0] && pc.args[0].id !== child.id) {
+          const v = literal(evaluate(pc.args[0]));
+          if (v !== undefined) out.unshift(v);
+          continue;
+        }
+        // Only a call that holds the node as an argument, or the node's own chain (`web::scope("/a").route(…)`).
+        if (!inArgs && p.id !== node.id) continue;
+        const base = chainBase(p);
+        const b = base && base.id !== p.id ? syn.call(base) : undefined;
+        if (b?.name !== 'scope' || !/^(web)?$/.test(b.receiver) || !b.args[0]) continue;
+        const v = literal(evaluate(b.args[0]));
+        if (v !== undefined) out.unshift(v);
+      }
+      return joinPath(...out);
     }
 
     /** Ruby keyword arguments (`topic: 't'`, `:topic => 't'`, `'topic' => 't'`) by name. */
@@ -624,7 +750,12 @@ function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): Lan
     for (const [type, read] of Object.entries(syn.declarations))
       declarations[type] = (n) => {
         const d = read(n);
-        if (d) scope.add(d.name, d.value);
+        if (d) scope.add(d.name, d.value, d.local);
+      };
+    for (const [type, read] of Object.entries(syn.assignments ?? {}))
+      declarations[type] = (n) => {
+        const d = read(n);
+        if (d) scope.assign(d.name, d.value, false);
       };
     return {
       ...(syn.grpc ? { grpc: syn.grpc } : {}),
@@ -637,7 +768,10 @@ function rulesFor(syn: Syntax, framework: { routes: string; attr: string }): Lan
           each(root) {
             // The attribute routes of actix-web and rocket are written alike: the crate the file uses names them.
             const attr = framework.attr === 'actix-web' && /\brocket\b/.test(root.text) ? 'rocket' : framework.attr;
-            syn.routeAttributes?.(root, (m, path, line) => sink.endpoint(m, path, attr, { file, line }));
+            syn.routeAttributes?.(root, (m, path, line, handler) => {
+              sink.endpoint(m, path, attr, { file, line });
+              if (handler && attr === 'actix-web') sink.handlerRoutes.push({ handler, loc: { file, line } });
+            });
             syn.frameworks?.(root, file, sink);
             if (ruby) {
               oauthRequests();
@@ -677,13 +811,21 @@ const rustSyntax: Syntax = {
     return fn ? { name: fn.text, receiver: '', args } : undefined;
   },
   declarations: {
+    // A `let` is its function's (closure's) own: `url` in two handlers is two values.
     let_declaration: (n) => {
       const p = n.childForFieldName('pattern');
       const v = n.childForFieldName('value');
-      return p?.type === 'identifier' && v ? { name: p.text, value: v } : undefined;
+      return p?.type === 'identifier' && v ? { name: p.text, value: v, local: true } : undefined;
     },
     const_item: (n) => declared(n),
     static_item: (n) => declared(n),
+  },
+  assignments: {
+    assignment_expression: (n) => {
+      const l = n.childForFieldName('left');
+      const r = n.childForFieldName('right');
+      return l?.type === 'identifier' && r ? { name: l.text, value: r } : undefined;
+    },
   },
   env(n, evaluate) {
     // env::var("X"), std::env::var("X") with .unwrap_or("d") / .unwrap_or_else(|_| "d".to_string()) after it.
@@ -718,7 +860,11 @@ const rustSyntax: Syntax = {
       const attr = kids(item)[0];
       const verb = VERBS[kids(attr)[0]?.text ?? ''];
       const arg = kids(attr?.childForFieldName('arguments')).find((x) => x.type === 'string_literal');
-      if (verb && arg) emit(verb, kids(arg)[0]?.text ?? '/', lineOf(item));
+      // The handler: the function after the item's attributes (`#[get("/x")] #[has_role("A")] async fn h`).
+      let fn = item.nextNamedSibling;
+      while (fn && (fn.type === 'attribute_item' || /comment/.test(fn.type))) fn = fn.nextNamedSibling;
+      const handler = fn?.type === 'function_item' ? fn.childForFieldName('name')?.text : undefined;
+      if (verb && arg) emit(verb, kids(arg)[0]?.text ?? '/', lineOf(item), handler);
     }
   },
 };
