@@ -295,6 +295,42 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     declaredTypes.set(name, type);
     return type;
   };
+  /**
+   * The types the file declares each name with, read in one pass (`IOrdersApi _orders`, a parameter
+   * `IOrdersApi orders`, `var api = RestService.For<IOrdersApi>(…)`); a name declared with two types has none.
+   */
+  let namedTypes: Map<string, string | undefined> | undefined;
+  const typeOfName = (at: Node, name: string): string | undefined => {
+    if (!namedTypes) {
+      namedTypes = new Map();
+      const text = at.tree.rootNode.text;
+      const add = (n: string, t: string): void => {
+        const prev = namedTypes!.get(n);
+        namedTypes!.set(n, namedTypes!.has(n) && prev !== t ? undefined : t);
+      };
+      for (const m of text.matchAll(/\b([A-Z]\w*(?:\.[A-Z]\w*)*)\??[ \t]+@?(\w+)\b(?![ \t]*[(<.])/g))
+        add(m[2]!, m[1]!.replace(/^.*\./, ''));
+      for (const m of text.matchAll(
+        /\bvar[ \t]+(\w+)[ \t]*=[ \t]*(?:await[ \t]+)?(?:Refit\.)?(?:RestService|RestClient)\.For<([\w.]+)>/g,
+      ))
+        add(m[1]!, m[2]!.replace(/^.*\./, ''));
+    }
+    return namedTypes.get(name);
+  };
+  function typedInvocation(inv: Node, fn: Node): void {
+    const recv = fn.childForFieldName('expression');
+    const method = fn.childForFieldName('name')?.text;
+    if (!recv || !method || !/^\w+$/.test(method)) return;
+    const name =
+      recv.type === 'identifier'
+        ? recv.text
+        : recv.type === 'member_access_expression' && recv.childForFieldName('expression')?.text === 'this'
+          ? recv.childForFieldName('name')?.text
+          : undefined;
+    const type = name ? typeOfName(inv, name.replace(/^@/, '')) : undefined;
+    if (!type || !/^[A-Z]\w*$/.test(type) || CS_FRAMEWORK_TYPES.test(type)) return;
+    (sink.facts.typedInvocations ??= []).push({ type, method, loc: { file, line: lineOf(inv) } });
+  }
   /** Locals and fields set to `new UriBuilder(…)`: `b.Uri` is the builder's address with its `Path` changes. */
   const uriBuilders = new Set<string>();
   /** `new UriBuilder(base)` (or `(scheme, host[, port[, path]])`): the address it starts from. */
@@ -856,6 +892,9 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       const recv = fn.childForFieldName('expression');
       if (recv && /^(identifier|member_access_expression)$/.test(recv.type)) objSite(callee, inv, false);
     }
+    // `_orders.GetOrder(id)` on a field, parameter or local declared with a type of the application (an injected
+    // Refit interface, `var api = RestService.For<IOrdersApi>(…)`): where a declared client's methods are called.
+    if (fn.type === 'member_access_expression' && /^[A-Z]/.test(callee)) typedInvocation(inv, fn);
     // A call of another object's method with arguments, kept in case a wrapper of the source has that name.
     if (
       fn.type === 'member_access_expression' &&
@@ -1669,7 +1708,18 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
           rel !== undefined && !/^\w+:\/\//.test(rel)
             ? concat(lit('/'), basePath ? concat(basePath, lit('/')) : [], lit(rel.replace(/^\//, '')))
             : given;
-        sink.call(method, path, restEase ? 'RestEase' : 'Refit', { file, line: a.line }, { clientClass: name });
+        // The method's name: a service of another source calling it through the interface makes the call there.
+        const clientMethod = member.childForFieldName('name')?.text;
+        sink.call(
+          method,
+          path,
+          restEase ? 'RestEase' : 'Refit',
+          { file, line: a.line },
+          {
+            clientClass: name,
+            ...(clientMethod ? { clientMethod } : {}),
+          },
+        );
       }
     }
   }
@@ -1745,6 +1795,10 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
  * Calls that say where an ASP.NET program listens (`listenSite`): `UseUrls`, Kestrel's `Listen*`, `Urls.Add(…)`
  * and `app.Run("http://…")` (told apart by their receiver or argument before anything is evaluated).
  */
+/** Types of the framework and runtime whose methods are never a declared client's. */
+const CS_FRAMEWORK_TYPES =
+  /^(String|Task|ILogger|IConfiguration|IServiceCollection|IServiceProvider|HttpClient|IHttpClientFactory|IBus|IMediator|DbContext|Guid|DateTime|Uri|Console|Math|Convert|Enumerable|List|Dictionary)$/;
+
 function listenCall(name: string, fn: Node, inv: Node): boolean {
   if (name === 'UseUrls' || name === 'ListenAnyIP' || name === 'ListenLocalhost' || name === 'Listen') return true;
   if (name !== 'Add' && name !== 'Run') return false;
