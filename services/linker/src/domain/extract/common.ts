@@ -936,6 +936,9 @@ const arg = (c: CallSite, i: number, ...names: string[]): Part[] | undefined => 
   return c.args[i];
 };
 
+/** The exchange of a Spring RabbitTemplate's `convertAndSend(routingKey, msg)` (a template's `setExchange` sets it). */
+export const TEMPLATE_EXCHANGE = 'spring.rabbitmq.template.exchange';
+
 /**
  * Rules shared by every language: RabbitMQ clients (amqplib, RabbitMQ.Client, pika, amqp091-go,
  * Spring RabbitTemplate), Kafka clients, Redis, Mongo. HTTP calls and endpoints are per language.
@@ -1037,9 +1040,11 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
           viaParams('rabbitmq', c.args[0], c.args[1]);
         }
       } else if (c.args.length === 2) {
+        // Spring AMQP `convertAndSend(routingKey, msg)`: the template's own exchange (`setExchange(…)` or
+        // `spring.rabbitmq.template.exchange`), else the default exchange, where the key is the queue's name.
         const key = s(c.args[0]);
         if (key !== undefined) {
-          sink.publish('rabbitmq', '', key, c.loc);
+          sink.publish('rabbitmq', s([{ config: TEMPLATE_EXCHANGE, fallback: '' }])!, key, c.loc);
           viaParams('rabbitmq', [], c.args[0]);
         }
       }
