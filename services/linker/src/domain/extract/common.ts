@@ -460,6 +460,7 @@ export interface SinkState {
   readonly topicRefs: Sink['topicRefs'];
   readonly routeRefs: Sink['routeRefs'];
   readonly exchangeRefs: Sink['exchangeRefs'];
+  readonly bindingRefs: Sink['bindingRefs'];
   readonly grpcChannels: Sink['grpcChannels'];
   readonly grpcFields: Sink['grpcFields'];
   readonly nest: Sink['nest'];
@@ -644,6 +645,8 @@ export class Sink {
   }[] = [];
   /** RabbitMQ exchanges declared with a name of another file (`declare_exchange(name=settings.x)`): resolved with the source. */
   readonly exchangeRefs: { parts: Part[]; type: ExchangeType; loc: Loc }[] = [];
+  /** RabbitMQ bindings whose names hold values of other files (Elixir `Application.get_env` of `config/*.exs`). */
+  readonly bindingRefs: { exchange: Part[]; queue: Part[]; key: Part[]; loc: Loc }[] = [];
   /** gRPC channels dialled into a named variable or field, with their address (for clients of other files). */
   readonly grpcChannels: { name: string; address: Part[] }[] = [];
   /** NestJS microservice registrations, injections, sends and handlers of every file (nest-micro.ts). */
@@ -697,6 +700,7 @@ export class Sink {
       topicRefs: this.topicRefs,
       routeRefs: this.routeRefs,
       exchangeRefs: this.exchangeRefs,
+      bindingRefs: this.bindingRefs,
       grpcChannels: this.grpcChannels,
       grpcFields: this.grpcFields,
       nest: this.nest,
@@ -738,6 +742,7 @@ export class Sink {
     this.topicRefs.push(...state.topicRefs);
     this.routeRefs.push(...state.routeRefs);
     this.exchangeRefs.push(...state.exchangeRefs);
+    this.bindingRefs.push(...state.bindingRefs);
     this.grpcChannels.push(...state.grpcChannels);
     this.grpcFields.push(...state.grpcFields);
     this.nest.push(...state.nest);
