@@ -215,7 +215,10 @@ export function starGlobMatches(pattern: string, name: string): boolean {
   return wildcardMatches(tokens, name);
 }
 
-/** `implicit`: a publish the runtime makes (no gap when nothing consumes it). */
+/**
+ * `implicit`: a publish the runtime makes (no gap when nothing consumes it); a consumer named by its module's path
+ * from the source's root (Celery), which a deeper import root shortens.
+ */
 export type Emit = (
   side: 'publish' | 'consume',
   broker: Broker,
@@ -245,7 +248,7 @@ function celery(text: string, path: string, emit: Emit): void {
     const named = m[1] ? /\bname\s*=\s*([^,)]+)/.exec(m[1]) : null;
     // Without `name=`, Celery names a task after its module and function (the worker's module path).
     const name = named ? valueOf(named[1]!, text) : `${module}.${m[2]!}`;
-    emit('consume', 'celery', name, m.index);
+    emit('consume', 'celery', name, m.index, undefined, !named);
   });
   each(new RegExp(String.raw`\b(?:send_task|signature)\(\s*(?:name\s*=\s*)?${EXPR}([^\n]*)`, 'g'), text, (m) => {
     // `queue='payments'` on the call routes it before any `task_routes`.
@@ -711,7 +714,11 @@ export function extractChannels(text: string, path: string, sink: Sink): void {
     if (!name) return;
     const loc: Loc = { file: path, line: line(index) };
     if (side === 'publish') sink.publish(broker, via ?? '', name, loc, undefined, undefined, undefined, implicit);
-    else sink.consume(broker, name, loc, undefined, undefined, via ? { taskQueue: via } : undefined);
+    else
+      sink.consume(broker, name, loc, undefined, undefined, {
+        ...(via ? { taskQueue: via } : {}),
+        ...(implicit ? { moduleNamed: true } : {}),
+      });
   };
   // A Dockerfile's or compose file's `rq worker …` command.
   if (/(^|\/)dockerfile([._-][^/]*)?$|\.dockerfile$/i.test(path)) return rqCommands(text, emit);

@@ -881,6 +881,7 @@ export class Sink {
       readonly durable?: string;
       readonly taskQueue?: string;
       readonly connection?: string;
+      readonly moduleNamed?: boolean;
     },
   ): void {
     if (this.#once(`k|${broker}|${queue}|${loc.file}|${loc.line}`))
@@ -893,6 +894,7 @@ export class Sink {
         ...(extra?.jetStream ? { jetStream: extra.jetStream } : {}),
         ...(extra?.durable ? { durable: extra.durable } : {}),
         ...(extra?.taskQueue ? { taskQueue: extra.taskQueue } : {}),
+        ...(extra?.moduleNamed ? { moduleNamed: true } : {}),
         ...(extra?.connection ? { connection: extra.connection } : {}),
       });
   }
