@@ -564,13 +564,29 @@ function sidekiq(text: string, path: string, emit: Emit): void {
       emit('publish', 'sidekiq', m[1]!.split('::').pop()!, m.index, q ? (q[1] ?? q[2]) : undefined);
     });
   }
-  // Sidekiq::Client.push('class' => 'X', …) and clients of other languages pushing `{"class": "X", "queue": …}`.
+  // Sidekiq::Client.push('class' => 'X', …) (or the class itself, `'class' => X`) and clients of other languages
+  // pushing `{"class": "X", "queue": …}`; the hash may span lines.
   if (/sidekiq/i.test(text))
-    each(/['"]class['"]\s*(?:=>|:)\s*['"]([\w:]+)['"]([^\n]{0,300})/g, text, (m) => {
+    each(/['"]class['"]\s*(?:=>|:)\s*(?:['"]([\w:]+)['"]|([A-Z][\w:]*))([^)}]{0,300})/g, text, (m) => {
+      // A bare constant only in Ruby's `Sidekiq::Client.push`.
+      if (m[2] && !path.endsWith('.rb')) return;
       // `'queue' => 'billing'` in the same hash: the queue the job is pushed to.
-      const q = /['"]queue['"]\s*(?:=>|:)\s*['"]([\w.-]+)['"]/.exec(m[2]!);
-      emit('publish', 'sidekiq', m[1]!.split('::').pop()!, m.index, q?.[1]);
+      const q = /['"]queue['"]\s*(?:=>|:)\s*['"]([\w.-]+)['"]/.exec(m[3]!);
+      emit('publish', 'sidekiq', (m[1] ?? m[2]!).split('::').pop()!, m.index, q?.[1]);
     });
+  // Sidekiq::Client.enqueue(X, …), enqueue_in(interval, X, …), enqueue_to('q', X, …), enqueue_to_in('q', t, X, …).
+  if (path.endsWith('.rb') && /Sidekiq::Client\.enqueue/.test(text))
+    each(
+      /\bSidekiq::Client\.(enqueue|enqueue_in|enqueue_to|enqueue_to_in)\s*\(?\s*((?:[^,()\n]+,\s*){0,2}?)([A-Z][\w:]*)\s*[,)\n]/g,
+      text,
+      (m) => {
+        const before = m[2]!.split(',').filter((x) => x.trim());
+        const want = { enqueue: 0, enqueue_in: 1, enqueue_to: 1, enqueue_to_in: 2 }[m[1]!]!;
+        if (before.length !== want) return;
+        const q = m[1]!.startsWith('enqueue_to') ? /^\s*(?::(\w+)|['"]([\w.-]+)['"])\s*$/.exec(before[0]!) : null;
+        emit('publish', 'sidekiq', m[3]!.split('::').pop()!, m.index, q ? (q[1] ?? q[2]) : undefined);
+      },
+    );
 }
 
 /**
