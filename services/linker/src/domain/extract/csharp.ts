@@ -1189,7 +1189,7 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     }
     // MassTransit: `var ep = await bus.GetSendEndpoint(new Uri("queue:orders")); await ep.Send(msg)` (also
     // `(await provider.GetSendEndpoint(uri)).Send(msg)`, the address from settings): sent to that endpoint.
-    if ((name === 'Send' || name === 'SendAsync') && argNodes.length >= 1 && usesMassTransit(inv)) {
+    if (name === 'Send' && argNodes.length >= 1 && usesMassTransit(inv)) {
       const address = sendEndpointAddress(
         fn.type === 'member_access_expression' ? fn.childForFieldName('expression') : null,
         inv,
