@@ -198,6 +198,13 @@ export function instantiateBusSites(sources: readonly SourceFacts[]): SourceFact
         }
         continue;
       }
+      if (site.method === 'MtSendTo') {
+        // `Send` on the endpoint `GetSendEndpoint(new Uri(address))` gave: the exchange the address names.
+        const address = site.types[0]!;
+        const exchange = address.includes('${') ? address : addressExchange(address);
+        publishes.push({ broker: 'rabbitmq', exchange, key: '', loc: site.loc, address: true });
+        continue;
+      }
       if (site.method === 'MtBind') {
         const [queue, exchange, key, kind] = site.types as [string, string, string, string];
         exchanges.push({ name: exchange, type: kind as ExchangeType, loc: site.loc });

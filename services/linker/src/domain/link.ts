@@ -2294,6 +2294,48 @@ function celeryQueues(s: SourceFacts, env: SourceEnv, shared: readonly ConfigEnt
   };
 }
 
+/**
+ * Celery tasks named by their module path from the source's root (`worker.tasks.add`) that no call sends by that
+ * name, where calls send a dotted tail of it (`send_task('tasks.add')`): the worker imports its modules from a
+ * deeper root (`celery -A tasks` in `worker/`), so the task is that name. Only when one such task has that tail and
+ * no task is already named so.
+ */
+function celeryModuleNames(sources: readonly SourceFacts[]): SourceFacts[] {
+  const sent = new Set<string>();
+  const named = new Set<string>();
+  for (const s of sources) {
+    for (const p of s.publishes) if (p.broker === 'celery') sent.add(p.key);
+    for (const c of s.consumes) if (c.broker === 'celery') named.add(c.queue);
+  }
+  if (sent.size === 0) return [...sources];
+  const tailOf = (name: string): string | undefined => {
+    if (sent.has(name)) return undefined;
+    const segs = name.split('.');
+    // The longest tail first: a module and its function at least.
+    for (let i = 1; i <= segs.length - 2; i++) {
+      const tail = segs.slice(i).join('.');
+      if (sent.has(tail)) return named.has(tail) ? undefined : tail;
+    }
+    return undefined;
+  };
+  const claims = new Map<string, number>();
+  for (const s of sources)
+    for (const c of s.consumes)
+      if (c.broker === 'celery' && c.moduleNamed) {
+        const t = tailOf(c.queue);
+        if (t !== undefined) claims.set(t, (claims.get(t) ?? 0) + 1);
+      }
+  if (claims.size === 0) return [...sources];
+  return sources.map((s) => {
+    if (!s.consumes.some((c) => c.broker === 'celery' && c.moduleNamed)) return s;
+    const consumes = s.consumes.map((c) => {
+      const t = c.broker === 'celery' && c.moduleNamed ? tailOf(c.queue) : undefined;
+      return t !== undefined && claims.get(t) === 1 ? { ...c, queue: t } : c;
+    });
+    return { ...s, consumes };
+  });
+}
+
 /** Laravel queue drivers and Active Job adapters that queue nothing: the job runs in the dispatching process. */
 const LARAVEL_INLINE = new Set(['sync', 'null', 'deferred', 'background', 'async', 'inline', 'test']);
 /** Two Laravel drivers that may be one broker: equal, or either unknown (a run-time value, no configuration). */
@@ -2424,7 +2466,9 @@ export function link(sources: readonly SourceFacts[]): LinkResult {
               applyGatewayRoutes(
                 applyApiInterfaces(
                   applyDeclaredClients(
-                    applyChannelConstants(applyJsMessaging([...sources].sort((a, b) => cmp(a.source, b.source)))),
+                    celeryModuleNames(
+                      applyChannelConstants(applyJsMessaging([...sources].sort((a, b) => cmp(a.source, b.source)))),
+                    ),
                   ),
                 ),
               ),

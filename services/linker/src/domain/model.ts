@@ -287,6 +287,11 @@ export interface Consume {
    * where a send that names no queue of its own (`actor.send`, `perform_async`) puts the message.
    */
   readonly taskQueue?: string;
+  /**
+   * Celery: the task is named by its module's path from the source's root (`worker.tasks.add`); the worker's
+   * import root may be deeper (`celery -A tasks` run in `worker/` names it `tasks.add`).
+   */
+  readonly moduleNamed?: boolean;
   /** NATS JetStream: the stream the consumer reads; its durable name (or a core NATS queue group). */
   readonly jetStream?: string;
   readonly durable?: string;

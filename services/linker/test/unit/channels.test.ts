@@ -330,6 +330,65 @@ describe('named-channel message libraries (ADR 0039)', () => {
     ]);
   });
 
+  it('Sidekiq::Client: a push hash over lines or with the class itself, enqueue / enqueue_to / enqueue_in by class, reach the worker of another repository', async () => {
+    const r = await reportOf({
+      web: {
+        'app/services/orders.rb': lines(
+          'class Orders',
+          '  def create(id)',
+          '    Sidekiq::Client.push(',
+          "      'class' => 'ChargeJob',",
+          "      'queue' => 'payments',",
+          "      'args' => [id]",
+          '    )',
+          "    Sidekiq::Client.enqueue_to('invoices', InvoiceJob, id)",
+          '    Sidekiq::Client.enqueue(ReceiptJob, id)',
+          "    Sidekiq::Client.push('class' => Billing::RefundJob, 'args' => [id])",
+          '    Sidekiq::Client.enqueue_in(300, ReminderJob, id)',
+          '  end',
+          'end',
+        ),
+      },
+      billing: {
+        'app/workers/jobs.rb': lines(
+          'class ChargeJob',
+          '  include Sidekiq::Worker',
+          '  def perform(id); end',
+          'end',
+          'class InvoiceJob',
+          '  include Sidekiq::Job',
+          '  def perform(id); end',
+          'end',
+          'class ReceiptJob',
+          '  include Sidekiq::Job',
+          "  sidekiq_options queue: 'mail'",
+          '  def perform(id); end',
+          'end',
+          'module Billing',
+          '  class RefundJob',
+          '    include Sidekiq::Job',
+          "    sidekiq_options queue: 'payments'",
+          '    def perform(id); end',
+          '  end',
+          'end',
+          'class ReminderJob',
+          '  include Sidekiq::Job',
+          "  sidekiq_options queue: 'mail'",
+          '  def perform(id); end',
+          'end',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web app/services/orders.rb:4 | publish Sidekiq / `ChargeJob` (queue `payments`) | billing app/workers/jobs.rb:1 consume queue `payments` (Sidekiq worker `ChargeJob`)',
+      'web app/services/orders.rb:8 | publish Sidekiq / `InvoiceJob` (queue `invoices`) | billing app/workers/jobs.rb:5 consume queue `invoices` (Sidekiq worker `InvoiceJob`)',
+      'web app/services/orders.rb:9 | publish Sidekiq / `ReceiptJob` (queue `mail`) | billing app/workers/jobs.rb:9 consume queue `mail` (Sidekiq worker `ReceiptJob`)',
+      'web app/services/orders.rb:10 | publish Sidekiq / `RefundJob` (queue `payments`) | billing app/workers/jobs.rb:15 consume queue `payments` (Sidekiq worker `RefundJob`)',
+      'web app/services/orders.rb:11 | publish Sidekiq / `ReminderJob` (queue `mail`) | billing app/workers/jobs.rb:21 consume queue `mail` (Sidekiq worker `ReminderJob`)',
+    ]);
+    expect(gaps(r)).toEqual([]);
+  });
+
   it('Redis pub/sub: publish(channel) reaches subscribe and PSUBSCRIBE patterns (globs) in JS, Python, Go, C#, Java and Ruby; a Dapr pubsub client and NATS are not Redis', async () => {
     const r = await reportOf({
       orders: {

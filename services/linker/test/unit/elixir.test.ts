@@ -227,3 +227,89 @@ describe('Elixir: AMQP', () => {
     ]);
   });
 });
+
+describe('Elixir: forwarded plugs, LiveView routes and AMQP names from config/*.exs', () => {
+  it('`forward "/p", Plug` serves every path below /p (Phoenix and Plug.Router `to:`); `live "/p", Module` serves GET /p', async () => {
+    const r = await reportOf({
+      accounts: {
+        'lib/accounts_web/router.ex': lines(
+          'defmodule AccountsWeb.Router do',
+          '  use Phoenix.Router',
+          '  scope "/", AccountsWeb do',
+          '    live "/dashboard", DashboardLive',
+          '    live "/users/:id", UserLive.Show, :show',
+          '  end',
+          '  scope "/api" do',
+          '    forward "/graphql", Absinthe.Plug, schema: AccountsWeb.Schema',
+          '  end',
+          'end',
+        ),
+      },
+      files: {
+        'lib/files/router.ex': lines(
+          'defmodule Files.Router do',
+          '  use Plug.Router',
+          '  plug :match',
+          '  forward "/blobs", to: Files.BlobRouter',
+          'end',
+        ),
+      },
+      shop: {
+        'lib/shop/a.ex': lines(
+          'defmodule Shop.A do',
+          '  def q, do: HTTPoison.post!("http://accounts:4000/api/graphql", "{}")',
+          '  def d, do: HTTPoison.get!("http://accounts:4000/dashboard")',
+          '  def u(id), do: HTTPoison.get!("http://accounts:4000/users/#{id}")',
+          '  def b(id), do: HTTPoison.delete!("http://files:4000/blobs/#{id}")',
+          '  def x, do: HTTPoison.get!("http://accounts:4000/graphql")',
+          'end',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'shop lib/shop/a.ex:2 | POST accounts/api/graphql | accounts lib/accounts_web/router.ex:8 ANY /api/graphql/** (phoenix)',
+      'shop lib/shop/a.ex:3 | GET accounts/dashboard | accounts lib/accounts_web/router.ex:4 GET /dashboard (phoenix)',
+      'shop lib/shop/a.ex:4 | GET accounts/users/{} | accounts lib/accounts_web/router.ex:5 GET /users/:id (phoenix)',
+      'shop lib/shop/a.ex:5 | DELETE files/blobs/{} | files lib/files/router.ex:4 ANY /blobs/** (plug)',
+    ]);
+    // The forward is under `/api`: `/graphql` itself is served by nobody.
+    expect(unresolved(r)).toEqual([
+      'shop lib/shop/a.ex:6 GET accounts/graphql — no matching route: `accounts` serves no GET /graphql',
+    ]);
+  });
+
+  it('exchange, queue and key from Application.get_env / fetch_env! without a default are the config/*.exs values', async () => {
+    const r = await reportOf({
+      auth: {
+        'config/config.exs': lines('import Config', 'config :auth, exchange: "events", signup_key: "user.signup"'),
+        'lib/auth/publisher.ex': lines(
+          'defmodule Auth.Publisher do',
+          '  def signed_up(chan, user) do',
+          '    exchange = Application.get_env(:auth, :exchange)',
+          '    AMQP.Basic.publish(chan, exchange, Application.get_env(:auth, :signup_key), Jason.encode!(user))',
+          '  end',
+          'end',
+        ),
+      },
+      alert: {
+        'config/config.exs': lines('import Config', 'config :alert, queue: "alert.signups", exchange: "events"'),
+        'lib/alert/consumer.ex': lines(
+          'defmodule Alert.Consumer do',
+          '  defp connect(chan) do',
+          '    exchange = Application.get_env(:alert, :exchange)',
+          '    queue = Application.fetch_env!(:alert, :queue)',
+          '    :ok = AMQP.Exchange.topic(chan, exchange, durable: true)',
+          '    {:ok, _} = AMQP.Queue.declare(chan, queue, durable: true)',
+          '    :ok = AMQP.Queue.bind(chan, queue, exchange, routing_key: "user.*")',
+          '    {:ok, _tag} = AMQP.Basic.consume(chan, queue)',
+          '  end',
+          'end',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'auth lib/auth/publisher.ex:4 | publish `events` / `user.signup` | alert lib/alert/consumer.ex:8 consume queue `alert.signups`',
+    ]);
+    expect(gaps(r)).toEqual([]);
+  });
+});

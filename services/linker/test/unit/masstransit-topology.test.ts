@@ -267,3 +267,56 @@ describe('configuration-switched publish sites (issue 20)', () => {
     expect(rows(r).length).toBe(2);
   });
 });
+
+describe('MassTransit Send through GetSendEndpoint (issue 20)', () => {
+  it('queue:, exchange: and rabbitmq:// addresses (literal or a setting) reach the consumer of that ReceiveEndpoint', async () => {
+    const r = await reportOf({
+      contracts,
+      web: {
+        'OrdersController.cs': lines(
+          'using MassTransit;',
+          'public class OrdersController {',
+          '  private readonly ISendEndpointProvider _provider;',
+          '  private readonly IConfiguration _config;',
+          '  public async Task Submit(int id) {',
+          '    var endpoint = await _provider.GetSendEndpoint(new Uri("queue:submit-invoice"));',
+          '    await endpoint.Send(new Invoice { Id = id });',
+          '  }',
+          '  public async Task Ship(int id) {',
+          '    ISendEndpoint ep = await _provider.GetSendEndpoint(new Uri("rabbitmq://rabbit/shop/ship-invoice?durable=true"));',
+          '    await ep.Send<Invoice>(new { Id = id });',
+          '  }',
+          '  public async Task Audit(int id) {',
+          '    await (await _provider.GetSendEndpoint(new Uri(_config["AuditAddress"]))).Send(new Invoice { Id = id });',
+          '  }',
+          '}',
+        ),
+        'appsettings.json': '{ "AuditAddress": "exchange:invoice-audit" }\n',
+      },
+      billing: {
+        'Program.cs': lines(
+          'using MassTransit;',
+          'services.AddMassTransit(x => {',
+          '  x.UsingRabbitMq((context, cfg) => {',
+          '    cfg.ReceiveEndpoint("submit-invoice", e => e.ConfigureConsumer<SubmitConsumer>(context));',
+          '    cfg.ReceiveEndpoint("ship-invoice", e => e.ConfigureConsumer<ShipConsumer>(context));',
+          '    cfg.ReceiveEndpoint("invoice-audit", e => e.ConfigureConsumer<AuditConsumer>(context));',
+          '  });',
+          '});',
+        ),
+        'Consumers.cs': lines(
+          'using MassTransit;',
+          'public class SubmitConsumer : IConsumer<Invoice> { }',
+          'public class ShipConsumer : IConsumer<Invoice> { }',
+          'public class AuditConsumer : IConsumer<Invoice> { }',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'web OrdersController.cs:7 | publish `submit-invoice` | billing Consumers.cs:2 consume queue `submit-invoice`',
+      'web OrdersController.cs:11 | publish `ship-invoice` | billing Consumers.cs:3 consume queue `ship-invoice`',
+      'web OrdersController.cs:14 | publish `invoice-audit` | billing Consumers.cs:4 consume queue `invoice-audit`',
+    ]);
+    expect(gaps(r)).toEqual([]);
+  });
+});

@@ -153,3 +153,60 @@ describe('Python task queues across services: Celery delay, Dramatiq, RQ', () =>
     ]);
   });
 });
+
+describe('Celery tasks named by a module path from a deeper import root (issue 20)', () => {
+  it('send_task("tasks.x") reaches the one unnamed task whose module path ends with it; an exact name or two candidates do not move', async () => {
+    const r = await reportOf({
+      api: {
+        'api/app.py': lines(
+          'from celery import Celery',
+          "celery = Celery('api', broker='redis://redis:6379/0')",
+          'def go():',
+          "    celery.send_task('tasks.resize', args=[1])",
+          "    celery.send_task('tasks.render', args=[1])",
+          "    celery.send_task('jobs.cleanup')",
+          "    celery.send_task('cleanup')",
+        ),
+      },
+      images: {
+        'images/worker/tasks.py': lines(
+          'from celery import Celery',
+          "app = Celery('tasks', broker='redis://redis:6379/0')",
+          '@app.task',
+          'def resize(image_id):',
+          '    pass',
+          "@app.task(name='tasks.render')",
+          'def render(image_id):',
+          '    pass',
+          '@app.task',
+          'def cleanup():',
+          '    pass',
+        ),
+        'images/other/tasks.py': lines(
+          'from celery import shared_task',
+          '@shared_task',
+          'def render(image_id):',
+          '    pass',
+        ),
+      },
+      reports: {
+        'reports/jobs.py': lines('from celery import shared_task', '@shared_task', 'def cleanup():', '    pass'),
+        'archive/jobs.py': lines('from celery import shared_task', '@shared_task', 'def cleanup():', '    pass'),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'api api/app.py:4 | publish Celery / `tasks.resize` (queue `celery`) | images images/worker/tasks.py:3 consume queue `celery` (Celery task `tasks.resize`)',
+      'api api/app.py:5 | publish Celery / `tasks.render` (queue `celery`) | images images/worker/tasks.py:6 consume queue `celery` (Celery task `tasks.render`)',
+    ]);
+    // `tasks.render` is a task's own name: `images.other.tasks.render` keeps its path; `jobs.cleanup` has two
+    // candidates; a bare function name is no module path.
+    expect(gaps(r)).toEqual([
+      'publisher api api/app.py:6 no consumer of Celery task `jobs.cleanup`',
+      'publisher api api/app.py:7 no consumer of Celery task `cleanup`',
+      'consumer images images/other/tasks.py:2 no producer for Celery task `images.other.tasks.render`',
+      'consumer images images/worker/tasks.py:9 no producer for Celery task `images.worker.tasks.cleanup`',
+      'consumer reports archive/jobs.py:2 no producer for Celery task `archive.jobs.cleanup`',
+      'consumer reports reports/jobs.py:2 no producer for Celery task `reports.jobs.cleanup`',
+    ]);
+  });
+});

@@ -233,3 +233,75 @@ describe('declared clients in a shared library', () => {
     ]);
   });
 });
+
+describe('C#: Refit interfaces of a shared library project', () => {
+  const ordersApi = {
+    'Controllers/OrdersController.cs': lines(
+      '[ApiController]',
+      '[Route("api/orders")]',
+      'public class OrdersController : ControllerBase {',
+      '  [HttpGet("{id}")]',
+      '  public Order Get(int id) => null;',
+      '  [HttpPost]',
+      '  public void Create(Order o) {}',
+      '}',
+    ),
+  };
+  const contracts = {
+    'Shop.Clients/IOrdersApi.cs': lines(
+      'using Refit;',
+      'namespace Shop.Clients;',
+      'public interface IOrdersApi',
+      '{',
+      '    [Get("/api/orders/{id}")]',
+      '    Task<Order> GetOrder(int id);',
+      '    [Post("/api/orders")]',
+      '    Task Create([Body] Order order);',
+      '    [Delete("/api/orders/{id}")]',
+      '    Task Cancel(int id);',
+      '}',
+    ),
+  };
+
+  it('the service injecting the interface (AddRefitClient with its own setting) and one using RestService.For make the calls', async () => {
+    const r = await reportOf({
+      orders: ordersApi,
+      shared: contracts,
+      web: {
+        'Program.cs': lines(
+          'using Refit;',
+          'var builder = WebApplication.CreateBuilder(args);',
+          'builder.Services.AddRefitClient<IOrdersApi>()',
+          '    .ConfigureHttpClient(c => c.BaseAddress = new Uri(builder.Configuration["Services:Orders"]));',
+        ),
+        'Services/Checkout.cs': lines(
+          'using Shop.Clients;',
+          'public class Checkout {',
+          '  private readonly IOrdersApi _orders;',
+          '  private readonly ILogger<Checkout> _log;',
+          '  public Checkout(IOrdersApi orders) { _orders = orders; }',
+          '  public async Task Run(int id) {',
+          '    var o = await _orders.GetOrder(id);',
+          '    await this._orders.Create(o);',
+          '  }',
+          '}',
+        ),
+        'appsettings.json': JSON.stringify({ Services: { Orders: 'http://orders:8080' } }),
+      },
+      tool: {
+        'Program.cs': lines(
+          'using Refit;',
+          'var api = RestService.For<IOrdersApi>("http://orders:8080");',
+          'await api.Create(new Order());',
+        ),
+      },
+    });
+    // `Cancel` is called by nobody: no call; the library itself calls nothing.
+    expect(rows(r)).toEqual([
+      'tool Program.cs:3 | POST orders/api/orders | orders Controllers/OrdersController.cs:6 POST /api/orders (aspnetcore-mvc)',
+      'web Services/Checkout.cs:7 | GET orders/api/orders/{} | orders Controllers/OrdersController.cs:4 GET /api/orders/{id} (aspnetcore-mvc)',
+      'web Services/Checkout.cs:8 | POST orders/api/orders | orders Controllers/OrdersController.cs:6 POST /api/orders (aspnetcore-mvc)',
+    ]);
+    expect(unresolved(r)).toEqual([]);
+  });
+});

@@ -157,3 +157,86 @@ describe('a publishing helper of a shared module, injected where it is used', ()
     ]);
   });
 });
+
+describe('Spring AMQP: convertAndSend(routingKey, msg) through the template’s exchange', () => {
+  const orders = {
+    'src/main/java/shop/OrderConfig.java': lines(
+      'package shop;',
+      '@Configuration',
+      'public class OrderConfig {',
+      '  @Bean Queue created() { return new Queue("orders.created"); }',
+      '  @Bean TopicExchange events() { return new TopicExchange("shop.events"); }',
+      '  @Bean Binding bind(Queue created, TopicExchange events) { return BindingBuilder.bind(created).to(events).with("order.*"); }',
+      '}',
+    ),
+    'src/main/java/shop/OrderListener.java': lines(
+      'package shop;',
+      '@Component',
+      'public class OrderListener {',
+      '  @RabbitListener(queues = "orders.created")',
+      '  public void on(Order o) {}',
+      '  @RabbitListener(queues = "order.direct")',
+      '  public void direct(Order o) {}',
+      '}',
+    ),
+  };
+  const sender = lines(
+    'package cart;',
+    '@Service',
+    'public class Checkout {',
+    '  private final RabbitTemplate rabbitTemplate;',
+    '  public void done(Order o) {',
+    '    rabbitTemplate.convertAndSend("order.placed", o);',
+    '  }',
+    '}',
+  );
+
+  it('the exchange a @Bean RabbitTemplate sets with setExchange', async () => {
+    const r = await reportOf({
+      orders,
+      cart: {
+        'src/main/java/cart/Checkout.java': sender,
+        'src/main/java/cart/AmqpConfig.java': lines(
+          'package cart;',
+          '@Configuration',
+          'public class AmqpConfig {',
+          '  @Bean',
+          '  public RabbitTemplate rabbitTemplate(ConnectionFactory cf) {',
+          '    RabbitTemplate template = new RabbitTemplate(cf);',
+          '    template.setExchange("shop.events");',
+          '    return template;',
+          '  }',
+          '}',
+        ),
+      },
+    });
+    expect(rows(r)).toEqual([
+      'cart src/main/java/cart/Checkout.java:6 | publish `shop.events` / `order.placed` | orders src/main/java/shop/OrderListener.java:4 consume queue `orders.created`',
+    ]);
+  });
+
+  it('spring.rabbitmq.template.exchange, else the default exchange (the key names the queue)', async () => {
+    const withProperty = await reportOf({
+      orders,
+      cart: {
+        'src/main/java/cart/Checkout.java': sender,
+        'src/main/resources/application.yml': lines(
+          'spring:',
+          '  rabbitmq:',
+          '    template:',
+          '      exchange: shop.events',
+        ),
+      },
+    });
+    expect(rows(withProperty)).toEqual([
+      'cart src/main/java/cart/Checkout.java:6 | publish `shop.events` / `order.placed` | orders src/main/java/shop/OrderListener.java:4 consume queue `orders.created`',
+    ]);
+    const plain = await reportOf({
+      orders,
+      cart: { 'src/main/java/cart/Checkout.java': sender.replace('"order.placed"', '"order.direct"') },
+    });
+    expect(rows(plain)).toEqual([
+      'cart src/main/java/cart/Checkout.java:6 | publish to queue `order.direct` (default exchange) | orders src/main/java/shop/OrderListener.java:6 consume queue `order.direct`',
+    ]);
+  });
+});

@@ -215,7 +215,10 @@ export function starGlobMatches(pattern: string, name: string): boolean {
   return wildcardMatches(tokens, name);
 }
 
-/** `implicit`: a publish the runtime makes (no gap when nothing consumes it). */
+/**
+ * `implicit`: a publish the runtime makes (no gap when nothing consumes it); a consumer named by its module's path
+ * from the source's root (Celery), which a deeper import root shortens.
+ */
 export type Emit = (
   side: 'publish' | 'consume',
   broker: Broker,
@@ -245,7 +248,7 @@ function celery(text: string, path: string, emit: Emit): void {
     const named = m[1] ? /\bname\s*=\s*([^,)]+)/.exec(m[1]) : null;
     // Without `name=`, Celery names a task after its module and function (the worker's module path).
     const name = named ? valueOf(named[1]!, text) : `${module}.${m[2]!}`;
-    emit('consume', 'celery', name, m.index);
+    emit('consume', 'celery', name, m.index, undefined, !named);
   });
   each(new RegExp(String.raw`\b(?:send_task|signature)\(\s*(?:name\s*=\s*)?${EXPR}([^\n]*)`, 'g'), text, (m) => {
     // `queue='payments'` on the call routes it before any `task_routes`.
@@ -561,13 +564,29 @@ function sidekiq(text: string, path: string, emit: Emit): void {
       emit('publish', 'sidekiq', m[1]!.split('::').pop()!, m.index, q ? (q[1] ?? q[2]) : undefined);
     });
   }
-  // Sidekiq::Client.push('class' => 'X', …) and clients of other languages pushing `{"class": "X", "queue": …}`.
+  // Sidekiq::Client.push('class' => 'X', …) (or the class itself, `'class' => X`) and clients of other languages
+  // pushing `{"class": "X", "queue": …}`; the hash may span lines.
   if (/sidekiq/i.test(text))
-    each(/['"]class['"]\s*(?:=>|:)\s*['"]([\w:]+)['"]([^\n]{0,300})/g, text, (m) => {
+    each(/['"]class['"]\s*(?:=>|:)\s*(?:['"]([\w:]+)['"]|([A-Z][\w:]*))([^)}]{0,300})/g, text, (m) => {
+      // A bare constant only in Ruby's `Sidekiq::Client.push`.
+      if (m[2] && !path.endsWith('.rb')) return;
       // `'queue' => 'billing'` in the same hash: the queue the job is pushed to.
-      const q = /['"]queue['"]\s*(?:=>|:)\s*['"]([\w.-]+)['"]/.exec(m[2]!);
-      emit('publish', 'sidekiq', m[1]!.split('::').pop()!, m.index, q?.[1]);
+      const q = /['"]queue['"]\s*(?:=>|:)\s*['"]([\w.-]+)['"]/.exec(m[3]!);
+      emit('publish', 'sidekiq', (m[1] ?? m[2]!).split('::').pop()!, m.index, q?.[1]);
     });
+  // Sidekiq::Client.enqueue(X, …), enqueue_in(interval, X, …), enqueue_to('q', X, …), enqueue_to_in('q', t, X, …).
+  if (path.endsWith('.rb') && /Sidekiq::Client\.enqueue/.test(text))
+    each(
+      /\bSidekiq::Client\.(enqueue|enqueue_in|enqueue_to|enqueue_to_in)\s*\(?\s*((?:[^,()\n]+,\s*){0,2}?)([A-Z][\w:]*)\s*[,)\n]/g,
+      text,
+      (m) => {
+        const before = m[2]!.split(',').filter((x) => x.trim());
+        const want = { enqueue: 0, enqueue_in: 1, enqueue_to: 1, enqueue_to_in: 2 }[m[1]!]!;
+        if (before.length !== want) return;
+        const q = m[1]!.startsWith('enqueue_to') ? /^\s*(?::(\w+)|['"]([\w.-]+)['"])\s*$/.exec(before[0]!) : null;
+        emit('publish', 'sidekiq', m[3]!.split('::').pop()!, m.index, q ? (q[1] ?? q[2]) : undefined);
+      },
+    );
 }
 
 /**
@@ -711,7 +730,11 @@ export function extractChannels(text: string, path: string, sink: Sink): void {
     if (!name) return;
     const loc: Loc = { file: path, line: line(index) };
     if (side === 'publish') sink.publish(broker, via ?? '', name, loc, undefined, undefined, undefined, implicit);
-    else sink.consume(broker, name, loc, undefined, undefined, via ? { taskQueue: via } : undefined);
+    else
+      sink.consume(broker, name, loc, undefined, undefined, {
+        ...(via ? { taskQueue: via } : {}),
+        ...(implicit ? { moduleNamed: true } : {}),
+      });
   };
   // A Dockerfile's or compose file's `rq worker …` command.
   if (/(^|\/)dockerfile([._-][^/]*)?$|\.dockerfile$/i.test(path)) return rqCommands(text, emit);

@@ -460,6 +460,7 @@ export interface SinkState {
   readonly topicRefs: Sink['topicRefs'];
   readonly routeRefs: Sink['routeRefs'];
   readonly exchangeRefs: Sink['exchangeRefs'];
+  readonly bindingRefs: Sink['bindingRefs'];
   readonly grpcChannels: Sink['grpcChannels'];
   readonly grpcFields: Sink['grpcFields'];
   readonly nest: Sink['nest'];
@@ -674,6 +675,8 @@ export class Sink {
   }[] = [];
   /** RabbitMQ exchanges declared with a name of another file (`declare_exchange(name=settings.x)`): resolved with the source. */
   readonly exchangeRefs: { parts: Part[]; type: ExchangeType; loc: Loc }[] = [];
+  /** RabbitMQ bindings whose names hold values of other files (Elixir `Application.get_env` of `config/*.exs`). */
+  readonly bindingRefs: { exchange: Part[]; queue: Part[]; key: Part[]; loc: Loc }[] = [];
   /** gRPC channels dialled into a named variable or field, with their address (for clients of other files). */
   readonly grpcChannels: { name: string; address: Part[] }[] = [];
   /** NestJS microservice registrations, injections, sends and handlers of every file (nest-micro.ts). */
@@ -727,6 +730,7 @@ export class Sink {
       topicRefs: this.topicRefs,
       routeRefs: this.routeRefs,
       exchangeRefs: this.exchangeRefs,
+      bindingRefs: this.bindingRefs,
       grpcChannels: this.grpcChannels,
       grpcFields: this.grpcFields,
       nest: this.nest,
@@ -770,6 +774,7 @@ export class Sink {
     this.topicRefs.push(...state.topicRefs);
     this.routeRefs.push(...state.routeRefs);
     this.exchangeRefs.push(...state.exchangeRefs);
+    this.bindingRefs.push(...state.bindingRefs);
     this.grpcChannels.push(...state.grpcChannels);
     this.grpcFields.push(...state.grpcFields);
     this.nest.push(...state.nest);
@@ -910,6 +915,7 @@ export class Sink {
       readonly durable?: string;
       readonly taskQueue?: string;
       readonly connection?: string;
+      readonly moduleNamed?: boolean;
     },
   ): void {
     if (this.#once(`k|${broker}|${queue}|${loc.file}|${loc.line}`))
@@ -922,6 +928,7 @@ export class Sink {
         ...(extra?.jetStream ? { jetStream: extra.jetStream } : {}),
         ...(extra?.durable ? { durable: extra.durable } : {}),
         ...(extra?.taskQueue ? { taskQueue: extra.taskQueue } : {}),
+        ...(extra?.moduleNamed ? { moduleNamed: true } : {}),
         ...(extra?.connection ? { connection: extra.connection } : {}),
       });
   }
@@ -969,6 +976,9 @@ const arg = (c: CallSite, i: number, ...names: string[]): Part[] | undefined => 
   }
   return c.args[i];
 };
+
+/** The exchange of a Spring RabbitTemplate's `convertAndSend(routingKey, msg)` (a template's `setExchange` sets it). */
+export const TEMPLATE_EXCHANGE = 'spring.rabbitmq.template.exchange';
 
 /**
  * Rules shared by every language: RabbitMQ clients (amqplib, RabbitMQ.Client, pika, amqp091-go,
@@ -1071,9 +1081,11 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
           viaParams('rabbitmq', c.args[0], c.args[1]);
         }
       } else if (c.args.length === 2) {
+        // Spring AMQP `convertAndSend(routingKey, msg)`: the template's own exchange (`setExchange(…)` or
+        // `spring.rabbitmq.template.exchange`), else the default exchange, where the key is the queue's name.
         const key = s(c.args[0]);
         if (key !== undefined) {
-          sink.publish('rabbitmq', '', key, c.loc);
+          sink.publish('rabbitmq', s([{ config: TEMPLATE_EXCHANGE, fallback: '' }])!, key, c.loc);
           viaParams('rabbitmq', [], c.args[0]);
         }
       }

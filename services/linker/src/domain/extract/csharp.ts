@@ -295,6 +295,42 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     declaredTypes.set(name, type);
     return type;
   };
+  /**
+   * The types the file declares each name with, read in one pass (`IOrdersApi _orders`, a parameter
+   * `IOrdersApi orders`, `var api = RestService.For<IOrdersApi>(…)`); a name declared with two types has none.
+   */
+  let namedTypes: Map<string, string | undefined> | undefined;
+  const typeOfName = (at: Node, name: string): string | undefined => {
+    if (!namedTypes) {
+      namedTypes = new Map();
+      const text = at.tree.rootNode.text;
+      const add = (n: string, t: string): void => {
+        const prev = namedTypes!.get(n);
+        namedTypes!.set(n, namedTypes!.has(n) && prev !== t ? undefined : t);
+      };
+      for (const m of text.matchAll(/\b([A-Z]\w*(?:\.[A-Z]\w*)*)\??[ \t]+@?(\w+)\b(?![ \t]*[(<.])/g))
+        add(m[2]!, m[1]!.replace(/^.*\./, ''));
+      for (const m of text.matchAll(
+        /\bvar[ \t]+(\w+)[ \t]*=[ \t]*(?:await[ \t]+)?(?:Refit\.)?(?:RestService|RestClient)\.For<([\w.]+)>/g,
+      ))
+        add(m[1]!, m[2]!.replace(/^.*\./, ''));
+    }
+    return namedTypes.get(name);
+  };
+  function typedInvocation(inv: Node, fn: Node): void {
+    const recv = fn.childForFieldName('expression');
+    const method = fn.childForFieldName('name')?.text;
+    if (!recv || !method || !/^\w+$/.test(method)) return;
+    const name =
+      recv.type === 'identifier'
+        ? recv.text
+        : recv.type === 'member_access_expression' && recv.childForFieldName('expression')?.text === 'this'
+          ? recv.childForFieldName('name')?.text
+          : undefined;
+    const type = name ? typeOfName(inv, name.replace(/^@/, '')) : undefined;
+    if (!type || !/^[A-Z]\w*$/.test(type) || CS_FRAMEWORK_TYPES.test(type)) return;
+    (sink.facts.typedInvocations ??= []).push({ type, method, loc: { file, line: lineOf(inv) } });
+  }
   /** Locals and fields set to `new UriBuilder(…)`: `b.Uri` is the builder's address with its `Path` changes. */
   const uriBuilders = new Set<string>();
   /** `new UriBuilder(base)` (or `(scheme, host[, port[, path]])`): the address it starts from. */
@@ -796,6 +832,27 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     const nn = f?.type === 'member_access_expression' ? f.childForFieldName('name') : f;
     return nn?.type === 'generic_name' ? named(nn)[0]?.text : nn?.text;
   };
+  /**
+   * The address of the MassTransit send endpoint a receiver holds: `GetSendEndpoint(new Uri(address))` awaited in
+   * the receiver itself or in the one declaration of the local it names; undefined otherwise.
+   */
+  const sendEndpointAddress = (recv: Node | null, at: Node): string | undefined => {
+    let e: Node | null | undefined = recv;
+    for (let i = 0; e && i < 4 && /^(parenthesized_expression|await_expression)$/.test(e.type); i++)
+      e = named(e).at(-1);
+    if (e?.type === 'identifier') e = scope.node(e.text, at);
+    for (let i = 0; e && i < 4 && /^(parenthesized_expression|await_expression)$/.test(e.type); i++)
+      e = named(e).at(-1);
+    if (e?.type !== 'invocation_expression' || calleeName(e) !== 'GetSendEndpoint') return undefined;
+    const arg = named(e.childForFieldName('arguments'))[0];
+    if (!arg) return undefined;
+    const a = argExpr(arg).expr;
+    const uri =
+      a.type === 'object_creation_expression' && /^(System\.)?Uri$/.test(a.childForFieldName('type')?.text ?? '')
+        ? named(a.childForFieldName('arguments'))[0]
+        : undefined;
+    return settingName(evaluate(uri ? argExpr(uri).expr : a));
+  };
   /** A name for a broker entity: a literal, or configuration placeholders the link stage resolves. */
   const settingName = (v: readonly Part[] | undefined): string | undefined =>
     v && v.length > 0 && v.every((p) => 'lit' in p || 'config' in p || 'env' in p) ? nameOf(v) : undefined;
@@ -856,6 +913,9 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       const recv = fn.childForFieldName('expression');
       if (recv && /^(identifier|member_access_expression)$/.test(recv.type)) objSite(callee, inv, false);
     }
+    // `_orders.GetOrder(id)` on a field, parameter or local declared with a type of the application (an injected
+    // Refit interface, `var api = RestService.For<IOrdersApi>(…)`): where a declared client's methods are called.
+    if (fn.type === 'member_access_expression' && /^[A-Z]/.test(callee)) typedInvocation(inv, fn);
     // A call of another object's method with arguments, kept in case a wrapper of the source has that name.
     if (
       fn.type === 'member_access_expression' &&
@@ -1126,6 +1186,18 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       for (const m of new Set(messages.map((t) => t.replace(/<.*$/, '').replace(/^.*\./, ''))))
         if (m) busSite({ kind: 'generic', method: 'NsbSend', types: explicit ? [m, explicit] : [m], loc });
       return;
+    }
+    // MassTransit: `var ep = await bus.GetSendEndpoint(new Uri("queue:orders")); await ep.Send(msg)` (also
+    // `(await provider.GetSendEndpoint(uri)).Send(msg)`, the address from settings): sent to that endpoint.
+    if (name === 'Send' && argNodes.length >= 1 && usesMassTransit(inv)) {
+      const address = sendEndpointAddress(
+        fn.type === 'member_access_expression' ? fn.childForFieldName('expression') : null,
+        inv,
+      );
+      if (address !== undefined) {
+        busSite({ kind: 'generic', method: 'MtSendTo', types: [address], loc });
+        return;
+      }
     }
     // MassTransit: `bus.Send(new Order { … })` without an address, on the bus or a send endpoint provider: sent
     // where the source's `EndpointConvention.Map<Order>(…)` says (bus.ts).
@@ -1669,7 +1741,18 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
           rel !== undefined && !/^\w+:\/\//.test(rel)
             ? concat(lit('/'), basePath ? concat(basePath, lit('/')) : [], lit(rel.replace(/^\//, '')))
             : given;
-        sink.call(method, path, restEase ? 'RestEase' : 'Refit', { file, line: a.line }, { clientClass: name });
+        // The method's name: a service of another source calling it through the interface makes the call there.
+        const clientMethod = member.childForFieldName('name')?.text;
+        sink.call(
+          method,
+          path,
+          restEase ? 'RestEase' : 'Refit',
+          { file, line: a.line },
+          {
+            clientClass: name,
+            ...(clientMethod ? { clientMethod } : {}),
+          },
+        );
       }
     }
   }
@@ -1745,6 +1828,10 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
  * Calls that say where an ASP.NET program listens (`listenSite`): `UseUrls`, Kestrel's `Listen*`, `Urls.Add(…)`
  * and `app.Run("http://…")` (told apart by their receiver or argument before anything is evaluated).
  */
+/** Types of the framework and runtime whose methods are never a declared client's. */
+const CS_FRAMEWORK_TYPES =
+  /^(String|Task|ILogger|IConfiguration|IServiceCollection|IServiceProvider|HttpClient|IHttpClientFactory|IBus|IMediator|DbContext|Guid|DateTime|Uri|Console|Math|Convert|Enumerable|List|Dictionary)$/;
+
 function listenCall(name: string, fn: Node, inv: Node): boolean {
   if (name === 'UseUrls' || name === 'ListenAnyIP' || name === 'ListenLocalhost' || name === 'Listen') return true;
   if (name !== 'Add' && name !== 'Run') return false;

@@ -1,6 +1,6 @@
 import type { ExchangeType, HttpMethod, Loc, Part } from '../model';
 import type { Node } from '../parsers';
-import { joinPath } from '../routes';
+import { CATCH_ALL, joinPath } from '../routes';
 import { HOLE_PART, concat, expandAlternatives, lineOf, lit, literal, walk } from './common';
 import type { CodeExtractor } from './driver';
 import { Scope } from './scope';
@@ -9,6 +9,8 @@ import { Scope } from './scope';
  * Elixir (issue 20), read from the tree-sitter-elixir tree in one walk over calls, `=` and `@attr`:
  * - Plug.Router `get "/p" do … end`; Phoenix routers: `get "/p", C, :a` (and the other verbs) and `resources "/users", C, only:/except:` under
  *   nested `scope "/api", Alias do … end` (and under a parent `resources … do`), `:id` kept as the route's parameter;
+ *   LiveView `live "/p", Mod` (a GET) and `forward "/p", Plug` / Plug.Router `forward "/p", to: Mod` (every method and
+ *   path below `/p`);
  * - HTTP clients: HTTPoison/HTTPotion/Req/Tesla verbs (`get!` too), `X.request(:post, url)`, `Req.request(method:,
  *   url:)`, `Finch.build(:get, url)`, `:httpc.request(url)` / `:httpc.request(:post, {url, …}, …)`, and a Tesla
  *   module's own verbs under its `plug Tesla.Middleware.BaseUrl, base`;
@@ -18,7 +20,8 @@ import { Scope } from './scope';
  *   `GRPC.Stub.connect(addr)`;
  * - AMQP (the `amqp` package): `AMQP.Basic.publish(ch, exchange, key, payload)`, `AMQP.Exchange.declare(ch, x,
  *   :topic)` / `.topic`/`.fanout`/`.direct`, `AMQP.Queue.declare(ch, q)`, `AMQP.Queue.bind(ch, q, x, routing_key: k)`,
- *   `AMQP.Basic.consume(ch, q)`.
+ *   `AMQP.Basic.consume(ch, q)`; a name from `Application.get_env(:app, :key)` without a default is made once the
+ *   source's `config/*.exs` is read (`topicRefs`, `exchangeRefs`, `bindingRefs`).
  * Values: literals, `"#{x}/p"` interpolation, `<>`, a function's `x = …` and a module's `@attr …`,
  * `System.get_env("X", "d")` / `|| "d"` / `System.fetch_env!`, `Application.get_env(:app, :key, default)` (the
  * default; without one the key of the source's `config :app, key: …` in `config/*.exs`), and one GenServer hop: a
@@ -358,6 +361,18 @@ export const extractElixir: CodeExtractor = (root, file, sink, scopeOut) => {
         sink.endpoint(verb, joinPath(routePrefix(n), path), 'phoenix', at);
         continue;
       }
+      // Phoenix LiveView: `live "/users/:id", UserLive.Show, :show` serves the page (a GET) at the path.
+      if (path !== undefined && isRouter && c.name === 'live' && a[1]?.type === 'alias') {
+        sink.endpoint('GET', joinPath(routePrefix(n), path), 'phoenix', at);
+        continue;
+      }
+      // `forward "/graphql", Absinthe.Plug, …` (Phoenix) / `forward "/users", to: UsersRouter` (Plug.Router): the
+      // plug serves every method and every path below the prefix.
+      if (path !== undefined && c.name === 'forward' && (a[1]?.type === 'alias' || c.keywords.has('to'))) {
+        const prefix = isRouter ? routePrefix(n) : '/';
+        sink.endpoint('ANY', joinPath(prefix, path, CATCH_ALL), isRouter ? 'phoenix' : 'plug', at);
+        continue;
+      }
       // Plug.Router: `get "/users/:id" do … end`.
       if (path !== undefined && verb && isPlugRouter && c.doBlock && a.length === 1) {
         sink.endpoint(verb, joinPath('/', path), 'plug', at);
@@ -478,21 +493,40 @@ export const extractElixir: CodeExtractor = (root, file, sink, scopeOut) => {
     if (amqp && /^(AMQP\.)?(Basic|Exchange|Queue)$/.test(c.module)) {
       const mod = c.module.replace(/^AMQP\./, '');
       const names = (x: Node | undefined): string[] => (x ? brokerNames(evaluate(x)) : []);
+      // A name read with `Application.get_env(:app, :key)` and no default: the source's `config :app, key: …` in
+      // `config/*.exs`, another file, so the fact is made once the source is read.
+      const later = (...xs: (Node | undefined)[]): Part[][] | undefined => {
+        const parts = xs.map((x) => (x ? evaluate(x) : []));
+        return parts.some((p) => p.some((q) => 'ref' in q)) ? parts : undefined;
+      };
       if (mod === 'Basic' && c.name === 'publish' && a[1] && a[2]) {
-        for (const x of names(a[1])) for (const k of names(a[2])) sink.publish('rabbitmq', x, k, at);
+        const refs = later(a[1], a[2]);
+        if (refs)
+          sink.topicRefs.push({ side: 'publish', broker: 'rabbitmq', exchange: refs[0]!, parts: refs[1]!, loc: at });
+        else for (const x of names(a[1])) for (const k of names(a[2])) sink.publish('rabbitmq', x, k, at);
       } else if (mod === 'Basic' && c.name === 'consume' && a[1]) {
-        for (const q of names(a[1])) sink.consume('rabbitmq', q, at);
+        const refs = later(a[1]);
+        if (refs) sink.topicRefs.push({ side: 'consume', broker: 'rabbitmq', parts: refs[0]!, loc: at });
+        else for (const q of names(a[1])) sink.consume('rabbitmq', q, at);
       } else if (mod === 'Exchange' && a[1]) {
         const kind =
           c.name === 'declare' ? (a[2]?.type === 'atom' ? a[2].text.slice(1) : 'direct') : c.name.replace(/!$/, '');
         const type = EXCHANGE_TYPES[kind];
-        if (type) for (const x of names(a[1])) if (x !== '{}') sink.exchange(x, type, at);
+        const refs = later(a[1]);
+        if (type && refs) sink.exchangeRefs.push({ parts: refs[0]!, type, loc: at });
+        else if (type) for (const x of names(a[1])) if (x !== '{}') sink.exchange(x, type, at);
       } else if (mod === 'Queue' && c.name === 'declare' && a[1]) {
-        for (const q of names(a[1])) if (q !== '{}' && q !== '') sink.queue(q, at);
+        const refs = later(a[1]);
+        if (refs) sink.topicRefs.push({ side: 'queue', broker: 'rabbitmq', parts: refs[0]!, loc: at });
+        else for (const q of names(a[1])) if (q !== '{}' && q !== '') sink.queue(q, at);
       } else if (mod === 'Queue' && c.name === 'bind' && a[1] && a[2]) {
         const key = c.keywords.get('routing_key');
-        const keys = key ? names(key) : [''];
-        for (const q of names(a[1])) for (const x of names(a[2])) for (const k of keys) sink.binding(x, q, k, at);
+        const refs = later(a[1], a[2], key);
+        if (refs) sink.bindingRefs.push({ queue: refs[0]!, exchange: refs[1]!, key: refs[2]!, loc: at });
+        else {
+          const keys = key ? names(key) : [''];
+          for (const q of names(a[1])) for (const x of names(a[2])) for (const k of keys) sink.binding(x, q, k, at);
+        }
       }
       continue;
     }

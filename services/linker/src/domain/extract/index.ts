@@ -401,6 +401,11 @@ export async function extractSource(
     const name = nameOf(resolve(x.parts));
     if (name !== undefined && !name.includes('{}')) sink.exchange(name, x.type, x.loc);
   }
+  for (const b of sink.bindingRefs) {
+    const [exchange, queue, key] = [b.exchange, b.queue, b.key].map((x) => nameOf(resolve(x)));
+    if (exchange !== undefined && queue !== undefined && key !== undefined && !`${exchange}${queue}`.includes('{}'))
+      sink.binding(exchange, queue, key, b.loc);
+  }
   sourceExchange(facts);
   for (const r of sink.routeRefs) {
     const path = routePath(resolve(r.parts));

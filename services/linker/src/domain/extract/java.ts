@@ -26,6 +26,7 @@ import {
   FIELD_REF,
   type FieldUse,
   fieldUseParts,
+  TEMPLATE_EXCHANGE,
 } from './common';
 import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
 import { MAX_SITES_PER_FILE, type MethodSpan, summariseFromUses } from './objects';
@@ -1064,6 +1065,15 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
       const base = first ? literal(evaluate(first)) : undefined;
       if (base !== undefined)
         sink.facts.config.push({ key: 'spring.data.rest.base-path', value: base, loc: { file, line: lineOf(inv) } });
+    }
+    // `rabbitTemplate.setExchange("orders")` on a RabbitTemplate (a `@Bean` building it): the exchange its
+    // two-argument `convertAndSend(key, msg)` uses, as Spring Boot's property says it.
+    if (name === 'setExchange') {
+      const holder = inv.childForFieldName('object')?.text.replace(/^this\./, '') ?? '';
+      const first = argList(inv.childForFieldName('arguments'))[0];
+      const exchange = first ? nameOf(evaluate(first)) : undefined;
+      if (/^(Rabbit|Amqp)Template$/.test(types.get(holder) ?? '') && exchange !== undefined && !exchange.includes('{}'))
+        sink.facts.config.push({ key: TEMPLATE_EXCHANGE, value: exchange, loc: { file, line: lineOf(inv) } });
     }
     if (KSTREAMS_CALLS.has(name)) kafkaStreams(inv, name);
     if (name === 'send') channelSend(inv);
