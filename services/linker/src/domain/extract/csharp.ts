@@ -338,6 +338,52 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     return value;
   }
 
+  let discoveryFile: boolean | undefined;
+  /**
+   * The service name of an expression holding instances a discovery client found (Steeltoe's
+   * `IDiscoveryClient.GetInstancesAsync("orders")` / `GetInstances("orders")`), followed through locals, `await`,
+   * picks of one instance (`First()`, `[0]`) and a resilience pipeline running the lookup (Polly's
+   * `pipeline.ExecuteAsync(ct => discovery.GetInstancesAsync("orders", ct))`).
+   */
+  function discoveredService(e: Node | null | undefined, depth = 0): Part[] | undefined {
+    if (!e || depth > 8) return undefined;
+    if (!(discoveryFile ??= /\b(Steeltoe|IDiscoveryClient)\b/.test(e.tree.rootNode.text))) return undefined;
+    switch (e.type) {
+      case 'await_expression':
+      case 'parenthesized_expression':
+      case 'postfix_unary_expression':
+      case 'equals_value_clause':
+        return discoveredService(named(e)[0], depth + 1);
+      case 'identifier':
+        return discoveredService(scope.node(e.text, e), depth + 1);
+      case 'element_access_expression':
+        return discoveredService(e.childForFieldName('expression'), depth + 1);
+      case 'lambda_expression': {
+        const body = e.childForFieldName('body');
+        if (body?.type !== 'block') return discoveredService(body, depth + 1);
+        const returns = named(body).filter((x) => x.type === 'return_statement');
+        return returns.length === 1 ? discoveredService(named(returns[0])[0], depth + 1) : undefined;
+      }
+      case 'invocation_expression': {
+        const fn = e.childForFieldName('function');
+        if (fn?.type !== 'member_access_expression') return undefined;
+        const m = fn.childForFieldName('name')?.text ?? '';
+        const args = named(e.childForFieldName('arguments')).map((x) => argExpr(x).expr);
+        if (/^GetInstances(Async)?$/.test(m) && args[0]) {
+          const v = evaluate(args[0]);
+          return v.length > 0 && v.every((p) => 'lit' in p || 'config' in p || 'env' in p) ? v : undefined;
+        }
+        if (/^(First|Last|Single|ElementAt)(OrDefault)?$|^To(List|Array)$/.test(m))
+          return discoveredService(fn.childForFieldName('expression'), depth + 1);
+        if (/^Execute(Async)?$/.test(m) && args.length >= 1 && args[0]!.type === 'lambda_expression')
+          return discoveredService(args[0], depth + 1);
+        return undefined;
+      }
+      default:
+        return undefined;
+    }
+  }
+
   function evaluate(node: Node): Part[] {
     switch (node.type) {
       case 'string_literal':
@@ -421,6 +467,10 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
           if (built) return built;
         }
         if (object && (member === 'AbsoluteUri' || member === 'OriginalString')) return evaluate(object);
+        // An instance found by service discovery (`(await discovery.GetInstancesAsync("orders")).First().Uri`): the
+        // address of the service registered under that name.
+        const discovered = member === 'Uri' && object ? discoveredService(object) : undefined;
+        if (discovered) return concat(lit('http://'), discovered, lit('/'));
         // `_client.BaseAddress` of an HttpClient this file configures, or of a typed client class (`CustomersHttpClient
         // _client`) whose constructor sets it: `Class.BaseAddress`, resolved once the source is read.
         if (held && member === 'BaseAddress') {
