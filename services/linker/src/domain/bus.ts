@@ -190,8 +190,9 @@ export function instantiateBusSites(sources: readonly SourceFacts[]): SourceFact
         continue;
       }
       if (site.method === 'MtSend') {
-        // `Send(msg)` without an address: the endpoint convention of its type (`queue:orders`), else nowhere known.
-        const address = conventions.get(site.types[0]!);
+        // `Send(msg)` on a send endpoint of an address, else the endpoint convention of its type (`queue:orders`),
+        // else nowhere known.
+        const address = site.types[1] ?? conventions.get(site.types[0]!);
         if (address !== undefined) {
           const exchange = address.includes('${') ? address : addressExchange(address);
           publishes.push({ broker: 'rabbitmq', exchange, key: '', loc: site.loc, address: true });

@@ -274,17 +274,29 @@ const dirOf = (file: string): string => file.slice(0, Math.max(0, file.lastIndex
 const placeholderDefault = (v: string): string =>
   v.replace(/\$\{[^}:]+(?::-?([^}]*))?\}/g, (_m, def: string | undefined) => def ?? '');
 
+/**
+ * Settings naming the service in a registry, by relaxed key: Spring's application name (Eureka, Consul), Spring
+ * Cloud Consul's `service-name`, Steeltoe's `Consul:Discovery:ServiceName` and `Eureka:Instance:AppName`.
+ */
+const REGISTERED_NAME_KEYS: ReadonlySet<string> = new Set([
+  'spring.application.name',
+  'spring.cloud.consul.discovery.servicename',
+  'consul.discovery.servicename',
+  'eureka.instance.appname',
+]);
+
 export function topology(sources: readonly SourceFacts[]): Topology {
   const names = new Set(sources.map((s) => s.source.toLowerCase()));
   const byLower = new Map(sources.map((s) => [s.source.toLowerCase(), s.source] as const));
   const hosts = new Map<string, string>();
   for (const s of sources) hosts.set(s.source.toLowerCase(), s.source);
-  // The name a Spring service registers under (Eureka, Consul, Feign, `lb://`) is one of its host names.
-  for (const s of sources) {
-    const app = s.config.find((c) => !c.scope && relaxedKey(c.key) === 'spring.application.name');
-    const name = app ? placeholderDefault(app.value).trim().toLowerCase() : '';
-    if (name && !hosts.has(name)) hosts.set(name, s.source);
-  }
+  // The name a service registers under (Eureka, Consul, Feign, `lb://`, Steeltoe discovery) is one of its host names.
+  for (const s of sources)
+    for (const c of s.config) {
+      if (c.scope || !REGISTERED_NAME_KEYS.has(relaxedKey(c.key))) continue;
+      const name = placeholderDefault(c.value).trim().toLowerCase();
+      if (name && !hosts.has(name)) hosts.set(name, s.source);
+    }
   const extraEnv = new Map<string, SourcedEntry[]>();
   const deployedSources = new Set<string>();
   /** Each deployed instance's own environment (compose service, workload), by the source it runs. */

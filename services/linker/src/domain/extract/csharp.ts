@@ -25,6 +25,7 @@ import {
 import { type LanguageRules, extractorOf, sqlStringRule } from './driver';
 import { AMBIGUOUS_CONSTANT, CONSTANT_END, CONSTANT_MARK } from './eventuate';
 import { CSHARP_GRPC } from './grpc';
+import { FUNCTIONS } from './scope';
 import { MAX_SITES_PER_FILE, siteValue, summariseCsharpClass } from './objects';
 
 const MINIMAL: Record<string, HttpMethod> = {
@@ -175,6 +176,11 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
   /** The file's invocations in document order (the walk's nodes, whose reads the rules share), for the outbox. */
   const invocations: Node[] = [];
   const assignmentNodes: Node[] = [];
+  /**
+   * Parameters and locals declared with a type (`OrderPlaced result;`, `(PlaceOrder order, …) =>`), by name: the
+   * declaring node (a `parameter` or a local's `variable_declarator`), for the static type of a published value.
+   */
+  const typedLocals = new Map<string, Node[]>();
   /** Parameters of an options type (`IOptions<EventBusOptions> options`): name → options class. */
   const optionsParams = new Map<string, string>();
   let fileSites = 0;
@@ -374,6 +380,74 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     return value;
   }
 
+  /**
+   * The address of a MassTransit send endpoint expression: a local or inline `await x.GetSendEndpoint(new
+   * Uri("queue:orders"))` (the address may be a setting); undefined for anything else.
+   */
+  function sendEndpointAddress(e: Node | null | undefined, depth = 0): string | undefined {
+    if (!e || depth > 4) return undefined;
+    if (e.type === 'identifier') return sendEndpointAddress(scope.node(e.text, e), depth + 1);
+    if (/^(await_expression|parenthesized_expression|equals_value_clause)$/.test(e.type))
+      return sendEndpointAddress(named(e)[0], depth + 1);
+    if (e.type !== 'invocation_expression' || calleeName(e) !== 'GetSendEndpoint') return undefined;
+    const a = named(e.childForFieldName('arguments'))[0];
+    const arg = a ? argExpr(a).expr : undefined;
+    if (!arg) return undefined;
+    const uri =
+      /^(implicit_)?object_creation_expression$/.test(arg.type) &&
+      (arg.type === 'implicit_object_creation_expression' ||
+        /^(System\.)?Uri$/.test(arg.childForFieldName('type')?.text ?? ''))
+        ? named(arg.childForFieldName('arguments') ?? named(arg).find((x) => x.type === 'argument_list') ?? null)[0]
+        : arg;
+    return uri ? settingName(evaluate(argExpr(uri).expr)) : undefined;
+  }
+
+  let discoveryFile: boolean | undefined;
+  /**
+   * The service name of an expression holding instances a discovery client found (Steeltoe's
+   * `IDiscoveryClient.GetInstancesAsync("orders")` / `GetInstances("orders")`), followed through locals, `await`,
+   * picks of one instance (`First()`, `[0]`) and a resilience pipeline running the lookup (Polly's
+   * `pipeline.ExecuteAsync(ct => discovery.GetInstancesAsync("orders", ct))`).
+   */
+  function discoveredService(e: Node | null | undefined, depth = 0): Part[] | undefined {
+    if (!e || depth > 8) return undefined;
+    if (!(discoveryFile ??= /\b(Steeltoe|IDiscoveryClient)\b/.test(e.tree.rootNode.text))) return undefined;
+    switch (e.type) {
+      case 'await_expression':
+      case 'parenthesized_expression':
+      case 'postfix_unary_expression':
+      case 'equals_value_clause':
+        return discoveredService(named(e)[0], depth + 1);
+      case 'identifier':
+        return discoveredService(scope.node(e.text, e), depth + 1);
+      case 'element_access_expression':
+        return discoveredService(e.childForFieldName('expression'), depth + 1);
+      case 'lambda_expression': {
+        const body = e.childForFieldName('body');
+        if (body?.type !== 'block') return discoveredService(body, depth + 1);
+        const returns = named(body).filter((x) => x.type === 'return_statement');
+        return returns.length === 1 ? discoveredService(named(returns[0])[0], depth + 1) : undefined;
+      }
+      case 'invocation_expression': {
+        const fn = e.childForFieldName('function');
+        if (fn?.type !== 'member_access_expression') return undefined;
+        const m = fn.childForFieldName('name')?.text ?? '';
+        const args = named(e.childForFieldName('arguments')).map((x) => argExpr(x).expr);
+        if (/^GetInstances(Async)?$/.test(m) && args[0]) {
+          const v = evaluate(args[0]);
+          return v.length > 0 && v.every((p) => 'lit' in p || 'config' in p || 'env' in p) ? v : undefined;
+        }
+        if (/^(First|Last|Single|ElementAt)(OrDefault)?$|^To(List|Array)$/.test(m))
+          return discoveredService(fn.childForFieldName('expression'), depth + 1);
+        if (/^Execute(Async)?$/.test(m) && args.length >= 1 && args[0]!.type === 'lambda_expression')
+          return discoveredService(args[0], depth + 1);
+        return undefined;
+      }
+      default:
+        return undefined;
+    }
+  }
+
   function evaluate(node: Node): Part[] {
     switch (node.type) {
       case 'string_literal':
@@ -457,6 +531,10 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
           if (built) return built;
         }
         if (object && (member === 'AbsoluteUri' || member === 'OriginalString')) return evaluate(object);
+        // An instance found by service discovery (`(await discovery.GetInstancesAsync("orders")).First().Uri`): the
+        // address of the service registered under that name.
+        const discovered = member === 'Uri' && object ? discoveredService(object) : undefined;
+        if (discovered) return concat(lit('http://'), discovered, lit('/'));
         // `_client.BaseAddress` of an HttpClient this file configures, or of a typed client class (`CustomersHttpClient
         // _client`) whose constructor sets it: `Class.BaseAddress`, resolved once the source is read.
         if (held && member === 'BaseAddress') {
@@ -1201,19 +1279,32 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     }
     // MassTransit: `bus.Send(new Order { … })` without an address, on the bus or a send endpoint provider: sent
     // where the source's `EndpointConvention.Map<Order>(…)` says (bus.ts).
+    // On a send endpoint the bus gives for an address (`var ep = await provider.GetSendEndpoint(new
+    // Uri("queue:orders")); await ep.Send(msg)`): sent to that address.
+    const sendAddress =
+      name === 'Send' && fn.type === 'member_access_expression' && usesMassTransit(inv)
+        ? sendEndpointAddress(fn.childForFieldName('expression'))
+        : undefined;
     if (
       name === 'Send' &&
       argNodes.length >= 1 &&
       argNodes.length <= 2 &&
       usesMassTransit(inv) &&
-      (/^(this\.)?_?context$/.test(receiver) ||
+      (sendAddress !== undefined ||
+        /^(this\.)?_?context$/.test(receiver) ||
         declaredWith(inv, 'IBus|IBusControl|ISendEndpointProvider|ConsumeContext(?:<[\\w.]+>)?', receiver))
     ) {
       const first = argExpr(argNodes[0]!).expr;
       if (first.type === 'lambda_expression') return;
       const messages = typeArg ? [typeArg] : createdTypes(first, inv);
       for (const m of new Set(messages.map((t) => t.replace(/<.*$/, '').replace(/^.*\./, ''))))
-        if (m) busSite({ kind: 'generic', method: 'MtSend', types: [m], loc });
+        if (m)
+          busSite({
+            kind: 'generic',
+            method: 'MtSend',
+            types: sendAddress !== undefined ? [m, sendAddress] : [m],
+            loc,
+          });
       return;
     }
     if (name === 'RouteToEndpoint' && argNodes.length === 2) {
@@ -1392,9 +1483,42 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     return found;
   }
 
+  /**
+   * The type a name is declared with where `from` sees it: the parameter or typed local of the innermost function
+   * around `from` that declares it (`OrderPlaced result;`, `(PlaceOrder order, IPublishEndpoint bus) => …`); none
+   * for `object`, `dynamic`, a built-in type or a type parameter of the functions around it.
+   */
+  function declaredTypeOf(name: string, from: Node): string | undefined {
+    let best: { start: number; decl: Node } | undefined;
+    for (const decl of typedLocals.get(name) ?? []) {
+      let fn: Node | null = decl.parent;
+      while (fn && !FUNCTIONS.has(fn.type)) fn = fn.parent;
+      // A local of top-level statements (`Program.cs`) is the file's.
+      fn ??= decl.tree.rootNode;
+      if (fn.startIndex > from.startIndex || fn.endIndex < from.endIndex) continue;
+      if (!best || fn.startIndex > best.start) best = { start: fn.startIndex, decl };
+    }
+    if (!best) return undefined;
+    const d = best.decl;
+    const type = (d.type === 'parameter' ? d : d.parent)?.childForFieldName('type')?.text.replace(/\?$/, '');
+    if (!type || !/^[A-Z][\w.]*$/.test(type) || /^(System\.)?(Object|String|Type)$/.test(type)) return undefined;
+    for (let p: Node | null = from.parent; p; p = p.parent) {
+      const params = named(p).find((x) => x.type === 'type_parameter_list');
+      if (params && named(params).some((x) => x.text === type)) return undefined;
+    }
+    return type;
+  }
+
+  /**
+   * The message types an expression creates: `new T(…)`, mapper calls, both sides of a conditional, a variable's
+   * values. A target-typed `new(…)` is the type its variable is declared with; a variable of no value found (a
+   * parameter, a value from a call) is its declared type where the bus types messages statically (MassTransit's
+   * `Publish<T>(T message)` publishes T).
+   */
   function createdTypes(e: Node, from: Node, depth = 0): string[] {
     if (depth > 4) return [];
     if (e.type === 'object_creation_expression') return [e.childForFieldName('type')?.text ?? ''];
+    if (e.type === 'implicit_object_creation_expression') return [TARGET_TYPED];
     if ((e.type === 'parenthesized_expression' || e.type === 'equals_value_clause') && named(e)[0])
       return createdTypes(named(e)[0]!, from, depth + 1);
     if (e.type === 'conditional_expression') {
@@ -1425,6 +1549,11 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       for (const a of body ? (assignmentsIn(body).get(e.text) ?? []) : []) {
         const r = a.childForFieldName('right');
         if (r) out.push(...createdTypes(r, from, depth + 1));
+      }
+      const targetTyped = out.includes(TARGET_TYPED);
+      if (targetTyped || (out.length === 0 && usesMassTransit(from))) {
+        const declared = declaredTypeOf(e.text, from);
+        return [...out.filter((t) => t !== TARGET_TYPED), ...(declared ? [declared] : [])];
       }
       return out;
     }
@@ -1780,6 +1909,8 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     evaluate,
     declarations: {
       parameter(node) {
+        const pn = node.childForFieldName('name')?.text;
+        if (pn && node.childForFieldName('type')) pushTo(typedLocals, pn, node);
         const cls = OPTIONS_TYPE.exec(node.childForFieldName('type')?.text ?? '')?.[1];
         const n = node.childForFieldName('name')?.text;
         if (cls && n) optionsParams.set(n, cls.replace(/^.*\./, ''));
@@ -1794,7 +1925,14 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
             if (n) optionsParams.set(n, cls.replace(/^.*\./, ''));
           }
       },
-      variable_declarator: declareVariable,
+      variable_declarator(node) {
+        const vn = node.childForFieldName('name')?.text ?? named(node)[0]?.text;
+        const t =
+          node.parent?.type === 'variable_declaration' ? node.parent.childForFieldName('type')?.text : undefined;
+        if (vn && t && t !== 'var' && node.parent?.parent?.type === 'local_declaration_statement')
+          pushTo(typedLocals, vn, node);
+        declareVariable(node);
+      },
       assignment_expression(node) {
         assignmentNodes.push(node);
         declareAssignment(node);
@@ -1868,6 +2006,15 @@ function constantKey(ref: string): string | undefined {
   const m = /^(?:global::)?(?:[A-Z]\w*\.)*([A-Z]\w*)\.([A-Za-z_]\w*)$/.exec(ref);
   return m ? `${m[1]!}.${m[2]!}` : undefined;
 }
+
+function pushTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+/** A target-typed `new(…)` among the types an expression creates: the type of what it is assigned to. */
+const TARGET_TYPED = '';
 
 /** C#: ASP.NET Core minimal APIs and attribute routing, HttpClient (typed and named), RabbitMQ.Client, Confluent.Kafka, EF Core, Mongo, StackExchange.Redis. */
 export const extractCSharp = extractorOf(csharpRules);
