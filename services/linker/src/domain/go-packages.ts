@@ -21,7 +21,7 @@ export const MAX_INSTANTIATED_CALLS = 20_000;
  */
 export function applyGoPackages(input: readonly SourceFacts[]): SourceFacts[] {
   if (!input.some((s) => s.goSites?.length || s.goFieldSites?.length || s.goBound?.length)) return [...input];
-  const sources = input.map(withFieldSites);
+  const sources = input.map((s) => withTypedSites(withFieldSites(s)));
   const byName = new Map<string, { src: number; f: GoFunc }[]>();
   sources.forEach((s, src) => {
     for (const f of s.goFuncs ?? []) {
@@ -69,6 +69,22 @@ export function applyGoPackages(input: readonly SourceFacts[]): SourceFacts[] {
     }
     return byFile;
   });
+  /**
+   * The functions of another source's package a site names: by the import path's package name when the import
+   * is aliased (`usergrpc "shop/user_svc/api/grpc"`), and among namesakes the ones whose source and folder
+   * end the import path (`user_svc/api/grpc`, not `order_svc/api/grpc`).
+   */
+  const packageFuncs = (site: GoSite, name: string): { src: number; f: GoFunc }[] => {
+    const named = byName.get(`${site.path ? packageName(site.path, site.pkg) : site.pkg}.${name}`) ?? [];
+    if (!site.path || named.length < 2) return named;
+    const path = site.path;
+    const fits = named.filter(({ src, f }) => {
+      const dir = f.file.includes('/') ? f.file.slice(0, f.file.lastIndexOf('/')) : '';
+      const at = dir ? `${sources[src]!.source}/${dir}` : sources[src]!.source;
+      return path === at || path.endsWith(`/${at}`);
+    });
+    return fits.length ? fits : named;
+  };
   const calls = sources.map((s, i) =>
     s.calls.map((c) => {
       const fields = ownFields[i]!.get(c.loc.file);
@@ -87,19 +103,28 @@ export function applyGoPackages(input: readonly SourceFacts[]): SourceFacts[] {
   const published = sources.map((): Publish[] => []);
   const consumed = sources.map((): Consume[] => []);
   const done = new Set<string>();
+  /** Client types another source constructs and calls (`usergrpc.NewClient(…)` then `.Find`), by folder and type. */
+  const built = sources.map(() => new Set<string>());
+  const typeKey = (f: GoFunc): string => `${f.file.slice(0, Math.max(0, f.file.lastIndexOf('/')))}|${f.recvType ?? ''}`;
   let budget = MAX_INSTANTIATED_CALLS;
   for (let round = 0; round < MAX_DEPTH && budget > 0; round++) {
     let added = false;
     sources.forEach((s, i) => {
       for (const site of s.goSites ?? []) {
-        const named = byName.get(`${site.pkg}.${site.name}`) ?? [];
+        const named = packageFuncs(site, site.name);
         // The source's own package of that name and function (every Kratos service has `server.NewHTTPServer`)
         // is the one it calls, not another source's namesake.
         if (named.some((x) => x.src === i)) continue;
         for (const { src: j, f } of named) {
           // A field declared `*order.Client` runs Client's methods, not a server's of the same name.
           if (j === i || budget <= 0 || (site.recvType && f.recvType && f.recvType !== site.recvType)) continue;
-          const fields = receiverFields(site, f, byName.get(`${site.pkg}.${site.ctor?.name ?? ''}`) ?? [], j);
+          // A name typed by an interface runs the methods of the type its bound constructor returns, only.
+          if (site.byType) {
+            const ctor = packageFuncs(site, site.ctor?.name ?? '').find((x) => x.src === j && !x.f.recv)?.f;
+            const made = ctor?.made ?? ctor?.returned;
+            if (!made || f.recvType !== made) continue;
+          }
+          const fields = receiverFields(site, f, packageFuncs(site, site.ctor?.name ?? ''), j);
           const key = (n: number): string => `${i}|${site.loc.file}:${site.loc.line}|${j}|${n}`;
           for (const n of callsIn(j, f)) {
             if (budget <= 0) break;
@@ -109,6 +134,7 @@ export function applyGoPackages(input: readonly SourceFacts[]): SourceFacts[] {
             done.add(key(n));
             calls[i]!.push({ ...c, url: bind(c.url, f.params, site.args, fields), loc: site.loc });
             moved[j]!.add(c);
+            if (site.ctor && f.recvType) built[j]!.add(typeKey(f));
             added = true;
           }
           if (round === 0)
@@ -137,6 +163,7 @@ export function applyGoPackages(input: readonly SourceFacts[]): SourceFacts[] {
             done.add(`g${key(n)}`);
             grpc[i]!.push({ ...c, address: bind(c.address, f.params, site.args, fields), loc: site.loc });
             moved[j]!.add(c);
+            if (site.ctor && f.recvType) built[j]!.add(typeKey(f));
             added = true;
           }
         }
@@ -144,6 +171,15 @@ export function applyGoPackages(input: readonly SourceFacts[]): SourceFacts[] {
     });
     if (!added) break;
   }
+  // A method of such a client type that no importer calls (`order_svc`'s client `Get`, unused by the gateway)
+  // makes no request from its own folder: the type runs in its importers' processes.
+  sources.forEach((_, j) => {
+    if (!built[j]!.size) return;
+    for (const c of [...calls[j]!, ...grpc[j]!]) {
+      const g = around(j, c.loc.file, c.loc.line);
+      if (g?.recvType && built[j]!.has(typeKey(g))) moved[j]!.add(c);
+    }
+  });
   return sources.map((s0, i) => {
     const s =
       published[i]!.length || consumed[i]!.length
@@ -159,6 +195,44 @@ export function applyGoPackages(input: readonly SourceFacts[]): SourceFacts[] {
           grpcCalls: grpc[i]!.filter((c) => !moved[i]!.has(c)),
         };
   });
+}
+
+/** The package name an import path stands for (its last element, before a major version `/v2`). */
+function packageName(path: string, alias: string): string {
+  const parts = path.split('/');
+  const last = parts.pop() ?? alias;
+  return /^v\d+$/.test(last) && parts.length ? parts.pop()! : last;
+}
+
+/**
+ * Calls on a name whose declared type is another package's (`var usersvc user.Service`, `UserService()
+ * user.Service` in an interface, `s.UserService().Find(ctx)`): when the source binds names of that one type to
+ * one constructor of an imported package (`usersvc = usergrpc.NewClient(…)`), the call runs the method of the
+ * type that constructor returns (`usergrpc.Client.Find`). Names declared with two types, and types bound to
+ * two constructors, say nothing.
+ */
+function withTypedSites(s: SourceFacts): SourceFacts {
+  if (!s.goTyped?.length || !s.goBound?.length) return s;
+  const typeOf = new Map<string, string | null>();
+  for (const t of s.goTyped) {
+    const prev = typeOf.get(t.name);
+    typeOf.set(t.name, prev === undefined || prev === t.type ? t.type : null);
+  }
+  const bound = new Map<string, { pkg: string; path: string; ctor: GoCtorCall } | null>();
+  for (const b of s.goBound) {
+    const t = typeOf.get(b.name);
+    if (!t || !b.path) continue;
+    const prev = bound.get(t);
+    const same = prev && prev.path === b.path && prev.ctor.name === b.ctor.name;
+    bound.set(t, prev === undefined || same ? { pkg: b.pkg, path: b.path, ctor: b.ctor } : null);
+  }
+  const sites: GoSite[] = [];
+  for (const f of [...(s.goTypedSites ?? []), ...(s.goFieldSites ?? [])]) {
+    const t = typeOf.get(f.field);
+    const x = t ? bound.get(t) : undefined;
+    if (x) sites.push({ pkg: x.pkg, path: x.path, name: f.name, args: f.args, loc: f.loc, ctor: x.ctor, byType: true });
+  }
+  return sites.length ? { ...s, goSites: [...(s.goSites ?? []), ...sites] } : s;
 }
 
 /**

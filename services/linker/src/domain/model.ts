@@ -125,6 +125,8 @@ export interface GoFunc {
   readonly fields?: Readonly<Record<string, readonly Part[]>>;
   /** The struct type a constructor returns (`CreateOrderService` of `return &CreateOrderService{…}`). */
   readonly made?: string;
+  /** The package's own type a function's result names (`Client` of `func NewClient(…) *Client`). */
+  readonly returned?: string;
 }
 
 /**
@@ -177,6 +179,10 @@ export interface GoSite {
   readonly ctor?: GoCtorCall;
   /** The receiver's type, when a field's declaration names it: only that type's methods run here. */
   readonly recvType?: string;
+  /** The imported package's path (`shop/user_svc/api/grpc` of `usergrpc`): picks the source that holds it. */
+  readonly path?: string;
+  /** Found by a name's declared type: only the methods of the type the bound constructor returns run here. */
+  readonly byType?: boolean;
 }
 
 /**
@@ -701,7 +707,17 @@ export interface SourceFacts {
   /** Go functions passed as arguments, for the prefixes the callee mounts them under (`go-packages.ts`). */
   goCallbacks?: GoCallback[];
   /** Go locals bound to another package's constructor call (`cfg := config.Load()`): `cfg.X` is that field. */
-  goBound?: { readonly file: string; readonly name: string; readonly pkg: string; readonly ctor: GoCtorCall }[];
+  goBound?: {
+    readonly file: string;
+    readonly name: string;
+    readonly pkg: string;
+    readonly ctor: GoCtorCall;
+    readonly path?: string;
+  }[];
+  /** Go names declared with a type of an imported package (`usersvc user.Service`), the type by path. */
+  goTyped?: { readonly name: string; readonly type: string }[];
+  /** Go method calls on a variable or a call's result (`s.UserService().Find(ctx)`): `field` the name typed. */
+  goTypedSites?: GoFieldSite[];
   /** Files read but not analysed, with the reason (a parse over its time budget, nesting too deep); shown in the report. */
   skippedFiles?: { path: string; reason: string }[];
   /**

@@ -873,6 +873,8 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
   let pkg = '';
   /** Import names (alias or last path segment) of packages outside the standard library. */
   const imported = new Set<string>();
+  /** Each import name's path (`usergrpc` → `shop/user_svc/api/grpc`). */
+  const importPath = new Map<string, string>();
   /** Names bound to what an imported package's function returned (`client: tracing.NewHTTPClient(tp)`). */
   const boundTo = new Map<string, string>();
   /** The constructor call a name is bound to (`c := orders.NewClient(cfg)`), for the fields it sets. */
@@ -901,6 +903,15 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
         ...(type ? { type } : {}),
       });
   };
+  /** A name declared with a type of an imported package (`usersvc user.Service`), by the package's path. */
+  const typed = (name: string, t: Node | null | undefined): void => {
+    const q = t?.type === 'pointer_type' ? t.namedChild(0) : t;
+    if (q?.type !== 'qualified_type' || generated) return;
+    const path = importPath.get(q.childForFieldName('package')?.text ?? '');
+    const type = q.childForFieldName('name')?.text;
+    if (path && type && (sink.facts.goTyped?.length ?? 0) < MAX_FIELD_SITES)
+      (sink.facts.goTyped ??= []).push({ name, type: `${path}.${type}` });
+  };
   const packageOf = (value: Node | null | undefined): string | undefined => {
     const v = value?.type === 'literal_element' ? value.namedChild(0) : value;
     if (v?.type !== 'call_expression') return undefined;
@@ -918,6 +929,17 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
         const alias = node.childForFieldName('name')?.text;
         if (!path || STDLIB.test(path) || alias === '_' || alias === '.') return;
         imported.add(alias ?? path.split('/').pop()!);
+        importPath.set(alias ?? path.split('/').pop()!, path);
+        return;
+      }
+      case 'var_spec':
+      case 'parameter_declaration':
+      case 'method_elem': {
+        // `var usersvc user.Service`, `(s user.Service)`, `UserService() user.Service` in an interface.
+        const t = node.childForFieldName(node.type === 'method_elem' ? 'result' : 'type');
+        const names =
+          node.type === 'method_elem' ? [node.childForFieldName('name')] : node.childrenForFieldName('name');
+        for (const n of names) if (n) typed(n.text, t);
         return;
       }
       case 'keyed_element': {
@@ -946,6 +968,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
           for (const n of node.childrenForFieldName('name'))
             if (n && n.text !== '__proto__') (sink.facts.goFieldTags ??= {})[n.text] = key;
         if (generatedFile(node)) return;
+        for (const n of node.childrenForFieldName('name')) if (n) typed(n.text, t);
         if (p && imported.has(p)) {
           for (const n of node.childrenForFieldName('name')) if (n) hold(n.text, p, undefined, type);
         } else if (q?.type === 'type_identifier' && pkg && (sink.facts.goLocalFields?.length ?? 0) < MAX_FIELD_SITES) {
@@ -969,7 +992,13 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
             hold(last.text, p, c);
             // A local holding what another package's constructor built (`cfg := config.Load()`): its fields.
             if (c && n?.type === 'identifier' && (sink.facts.goBound?.length ?? 0) < MAX_CALLBACKS)
-              (sink.facts.goBound ??= []).push({ file, name: n.text, pkg: p, ctor: c });
+              (sink.facts.goBound ??= []).push({
+                file,
+                name: n.text,
+                pkg: p,
+                ctor: c,
+                ...(importPath.has(p) ? { path: importPath.get(p)! } : {}),
+              });
           }
         });
         return;
@@ -988,6 +1017,13 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
         const built = constructedFields(node);
         const fields = built?.fields;
         const recvType = node.childForFieldName('receiver')?.text.match(/(\w+)\s*\)$/)?.[1];
+        // `func NewClient(…) *Client`: the type of the package it returns.
+        const r = node.childForFieldName('result');
+        const returned =
+          (r?.type === 'pointer_type' ? r.namedChild(0) : r)?.type === 'type_identifier'
+            ? r!.text.replace(/^\*/, '')
+            : undefined;
+        if (node.type === 'method_declaration') typed(name, r);
         (sink.facts.goFuncs ??= []).push({
           pkg,
           name,
@@ -1000,6 +1036,7 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
           ...(recvType ? { recvType } : {}),
           ...(fields ? { fields } : {}),
           ...(built?.made ? { made: built.made } : {}),
+          ...(returned ? { returned } : {}),
         });
       }
     }
@@ -1186,15 +1223,33 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
           args: args(call).map((x) => evaluate(x)),
           loc: { file, line: lineOf(call) },
         });
+      // A method called on a variable or on what a method returned (`usersvc.Find(ctx)`,
+      // `s.UserService().Find(ctx)`): the declared type of that name says which package runs it.
+      const via =
+        operand?.type === 'identifier'
+          ? operand.text
+          : operand?.type === 'call_expression'
+            ? /(\w+)$/.exec(operand.childForFieldName('function')?.text ?? '')?.[1]
+            : undefined;
+      if (via && (sink.facts.goTypedSites?.length ?? 0) < MAX_FIELD_SITES && !generatedFile(call))
+        (sink.facts.goTypedSites ??= []).push({
+          in: pkg,
+          field: via,
+          name,
+          args: args(call).map((x) => evaluate(x)),
+          loc: { file, line: lineOf(call) },
+        });
       return;
     }
     const ctor = operand?.type === 'identifier' && imported.has(last.text) ? undefined : boundCtor.get(last.text);
+    const path = importPath.get(p);
     (sink.facts.goSites ??= []).push({
       pkg: p,
       name,
       args: args(call).map((x) => evaluate(x)),
       loc: { file, line: lineOf(call) },
       ...(ctor ? { ctor } : {}),
+      ...(path ? { path } : {}),
     });
   }
 
@@ -1498,6 +1553,9 @@ const goRules: LanguageRules = ({ file, sink, scope }) => {
         on: [
           'package_clause',
           'import_spec',
+          'var_spec',
+          'parameter_declaration',
+          'method_elem',
           'keyed_element',
           'short_var_declaration',
           'assignment_statement',

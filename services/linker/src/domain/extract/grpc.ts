@@ -66,6 +66,11 @@ export interface GrpcTable {
   readonly methodName?: (m: string) => string;
   /** A client in a file that matches this is certainly gRPC; otherwise it is linked only when a server exists. */
   readonly strong: RegExp;
+  /**
+   * Clients that name the service and method as strings (go-kit `grpctransport.NewClient(conn, "pb.UserSvc",
+   * "Find", enc, dec, reply)`), in a file whose text matches `imports`: group 1 the qualified service, 2 the method.
+   */
+  readonly named?: { readonly imports: RegExp; readonly re: RegExp };
 }
 
 /** grpc-gateway's generated handlers (`protoc-gen-grpc-gateway`): the methods it forwards are the gateway's. */
@@ -135,6 +140,10 @@ export const GO_GRPC: GrpcTable = {
   typedAddress: true,
   notMethods: /^(Close)$/,
   strong: /grpc|genproto|pb"|proto"/,
+  named: {
+    imports: /"github\.com\/go-kit\/kit\/transport\/grpc"/,
+    re: /(?<![\w.])(?:\w+\.)?NewClient\s*\(\s*[\w.&*]+\s*,\s*"((?:[A-Za-z_]\w*\.)*[A-Z]\w*)"\s*,\s*"([A-Z]\w*)"/g,
+  },
 };
 
 export const CSHARP_GRPC: GrpcTable = {
@@ -475,6 +484,43 @@ function chainedMethod(text: string, at: number, not: RegExp): string | undefine
   return undefined;
 }
 
+/**
+ * An endpoint built into a receiver's field (`c.find = kitx.GRPCClientEndpoint(instancer, func(conn) … {
+ * return grpctransport.NewClient(conn, "pb.UserSvc", "Find", …) })`): the offsets where the methods of the
+ * file call that field (`rsp, err := c.find(ctx, nil)` in `func (c *Client) Find`), where the request is made.
+ * None when the client is not assigned to a field, or no method calls it.
+ */
+function endpointUses(text: string, at: number): number[] {
+  const before = text.slice(Math.max(0, at - 800), at);
+  const assigned = [...before.matchAll(/(?:^|\n)[ \t]*([A-Za-z_]\w*)\.([A-Za-z_]\w*)[ \t]*=(?!=)/g)].pop();
+  if (!assigned) return [];
+  // Still inside the assignment's right-hand side: more brackets opened than closed since it.
+  const rhs = before.slice(assigned.index + assigned[0].length);
+  let depth = 0;
+  for (const ch of rhs) {
+    if (ch === '(' || ch === '{' || ch === '[') depth++;
+    else if (ch === ')' || ch === '}' || ch === ']') depth--;
+  }
+  if (depth <= 0 && rhs.includes('\n')) return [];
+  const field = assigned[2]!;
+  const out: number[] = [];
+  for (const f of text.matchAll(/\bfunc\s*\(\s*([A-Za-z_]\w*)\s+\*?\s*\w+\s*\)\s*[A-Za-z_]\w*\s*\(/g)) {
+    // The body's brace ends the signature's line (`interface{}` in a parameter is no body).
+    const brace = /\{[ \t]*\n/.exec(text.slice(f.index + f[0].length, f.index + f[0].length + 400));
+    if (!brace) continue;
+    const open = f.index + f[0].length + brace.index;
+    let end = open;
+    for (let d = 0; end < text.length; end++) {
+      if (text[end] === '{') d++;
+      else if (text[end] === '}' && --d === 0) break;
+    }
+    const body = text.slice(open, end);
+    const use = new RegExp(String.raw`(?<![\w.])${escape(f[1]!)}\.${escape(field)}\s*\(`).exec(body);
+    if (use) out.push(open + use.index);
+  }
+  return out;
+}
+
 /** Reads one file's gRPC facts. `lookup` gives the file's constants (its scope). */
 export function scanGrpc(
   table: GrpcTable,
@@ -684,6 +730,12 @@ export function scanGrpc(
       if (!found && !c.fnValue && !/\breturn[ \t]{1,16}$/.test(before)) call(service, '*', address, m.index, channel);
     }
   }
+  if (table.named?.imports.test(text))
+    for (const m of text.matchAll(table.named.re)) {
+      const uses = endpointUses(text, m.index);
+      if (uses.length) for (const u of uses) call(m[1]!, m[2]!, [], u);
+      else call(m[1]!, m[2]!, [], m.index);
+    }
   // C#: typed clients injected where nothing in this file constructs them (AddGrpcClient elsewhere).
   if (table.typed) {
     for (const t of text.matchAll(table.typed)) {

@@ -727,7 +727,7 @@ export function configKeyTails(keys: ReadonlyMap<string, string>): Map<string, s
  * one function returning `&CreateOrderService{Subject: cfg.Broker.Subject.CreateOrder}`) sets it to.
  */
 function goSiteValues(facts: SourceFacts, configKey: (ref: string) => string | undefined): void {
-  if (!facts.goSites?.length && !facts.goFieldSites?.length) return;
+  if (!facts.goSites?.length && !facts.goFieldSites?.length && !facts.goTypedSites?.length) return;
   /** A field's type by package and name (a name two types of the package declare differently: neither). */
   const typeOf = new Map<string, string | null>();
   for (const f of facts.goLocalFields ?? []) {
@@ -761,6 +761,7 @@ function goSiteValues(facts: SourceFacts, configKey: (ref: string) => string | u
     );
   if (facts.goSites) facts.goSites = facts.goSites.map((x) => ({ ...x, args: resolved(x.args) }));
   if (facts.goFieldSites) facts.goFieldSites = facts.goFieldSites.map((x) => ({ ...x, args: resolved(x.args, x.in) }));
+  if (facts.goTypedSites) facts.goTypedSites = facts.goTypedSites.map((x) => ({ ...x, args: resolved(x.args, x.in) }));
 }
 
 /**
@@ -1129,6 +1130,8 @@ function keepGoFuncsAroundCalls(facts: SourceFacts): void {
         f.mounts?.length ||
         f.forwards?.length ||
         f.fields ||
+        // A constructor of the package's own type: an importer's name bound to it runs that type's methods.
+        (f.returned && !f.recv && /^New/.test(f.name)) ||
         lines.get(f.file)?.some((l) => f.start <= l && l <= f.end),
     ),
   );
