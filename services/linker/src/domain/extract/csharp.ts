@@ -910,27 +910,6 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
     const nn = f?.type === 'member_access_expression' ? f.childForFieldName('name') : f;
     return nn?.type === 'generic_name' ? named(nn)[0]?.text : nn?.text;
   };
-  /**
-   * The address of the MassTransit send endpoint a receiver holds: `GetSendEndpoint(new Uri(address))` awaited in
-   * the receiver itself or in the one declaration of the local it names; undefined otherwise.
-   */
-  const sendEndpointAddress = (recv: Node | null, at: Node): string | undefined => {
-    let e: Node | null | undefined = recv;
-    for (let i = 0; e && i < 4 && /^(parenthesized_expression|await_expression)$/.test(e.type); i++)
-      e = named(e).at(-1);
-    if (e?.type === 'identifier') e = scope.node(e.text, at);
-    for (let i = 0; e && i < 4 && /^(parenthesized_expression|await_expression)$/.test(e.type); i++)
-      e = named(e).at(-1);
-    if (e?.type !== 'invocation_expression' || calleeName(e) !== 'GetSendEndpoint') return undefined;
-    const arg = named(e.childForFieldName('arguments'))[0];
-    if (!arg) return undefined;
-    const a = argExpr(arg).expr;
-    const uri =
-      a.type === 'object_creation_expression' && /^(System\.)?Uri$/.test(a.childForFieldName('type')?.text ?? '')
-        ? named(a.childForFieldName('arguments'))[0]
-        : undefined;
-    return settingName(evaluate(uri ? argExpr(uri).expr : a));
-  };
   /** A name for a broker entity: a literal, or configuration placeholders the link stage resolves. */
   const settingName = (v: readonly Part[] | undefined): string | undefined =>
     v && v.length > 0 && v.every((p) => 'lit' in p || 'config' in p || 'env' in p) ? nameOf(v) : undefined;
@@ -1265,18 +1244,6 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
         if (m) busSite({ kind: 'generic', method: 'NsbSend', types: explicit ? [m, explicit] : [m], loc });
       return;
     }
-    // MassTransit: `var ep = await bus.GetSendEndpoint(new Uri("queue:orders")); await ep.Send(msg)` (also
-    // `(await provider.GetSendEndpoint(uri)).Send(msg)`, the address from settings): sent to that endpoint.
-    if (name === 'Send' && argNodes.length >= 1 && usesMassTransit(inv)) {
-      const address = sendEndpointAddress(
-        fn.type === 'member_access_expression' ? fn.childForFieldName('expression') : null,
-        inv,
-      );
-      if (address !== undefined) {
-        busSite({ kind: 'generic', method: 'MtSendTo', types: [address], loc });
-        return;
-      }
-    }
     // MassTransit: `bus.Send(new Order { … })` without an address, on the bus or a send endpoint provider: sent
     // where the source's `EndpointConvention.Map<Order>(…)` says (bus.ts).
     // On a send endpoint the bus gives for an address (`var ep = await provider.GetSendEndpoint(new
@@ -1297,6 +1264,9 @@ const csharpRules: LanguageRules = ({ file, sink, scope }) => {
       const first = argExpr(argNodes[0]!).expr;
       if (first.type === 'lambda_expression') return;
       const messages = typeArg ? [typeArg] : createdTypes(first, inv);
+      // An address but no known message type: still sent to that address's exchange.
+      if (sendAddress !== undefined && messages.length === 0)
+        busSite({ kind: 'generic', method: 'MtSendTo', types: [sendAddress], loc });
       for (const m of new Set(messages.map((t) => t.replace(/<.*$/, '').replace(/^.*\./, ''))))
         if (m)
           busSite({
