@@ -1059,6 +1059,8 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
     }
     case 'convertandsend': {
       if (c.args.length >= 3) {
+        // Exchange and key named by another class's constants (`RabbitMQConfig.ORDER_EXCHANGE`): resolved later.
+        if (later('publish', c.args[1], c.args[0])) break;
         const ex = s(c.args[0]);
         const key = s(c.args[1]);
         if (ex !== undefined && key !== undefined) {
