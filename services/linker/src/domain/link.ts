@@ -1729,8 +1729,13 @@ interface Routed {
   readonly binding: UsedBinding;
 }
 
-/** Whether a consumer takes a message of this routing key: an RPC entrypoint only the keys it answers. */
-const takes = (c: Consume, key: string): boolean => !c.rpcKeys || c.rpcKeys.includes(key);
+/**
+ * Whether a consumer takes a message of this routing key: an RPC entrypoint only the keys it answers, a
+ * handler with routing-key patterns only the keys they match.
+ */
+const takes = (c: Consume, key: string): boolean =>
+  (!c.rpcKeys || c.rpcKeys.includes(key)) &&
+  (!c.routingKeys || c.routingKeys.some((k) => !isDynamicName(k) && !isDynamicName(key) && topicMatches(k, key)));
 
 const sameLoc = (loc: Loc, at: Evidence, source: string): boolean =>
   at.source === source && at.file === loc.file && at.line === loc.line;

@@ -289,6 +289,11 @@ export interface Consume {
    */
   readonly rpcKeys?: readonly string[];
   /**
+   * A handler that takes only the messages of its queue whose routing key matches one of these topic patterns
+   * (@golevelup/nestjs-rabbitmq `@RabbitSubscribe({ routingKey })`: several handlers may share one queue).
+   */
+  readonly routingKeys?: readonly string[];
+  /**
    * Dramatiq, Sidekiq: the queue the actor or worker class is declared on (`queue_name=`, `sidekiq_options queue:`),
    * where a send that names no queue of its own (`actor.send`, `perform_async`) puts the message.
    */

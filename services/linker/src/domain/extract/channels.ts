@@ -2,6 +2,7 @@ import { parseAllDocuments } from 'yaml';
 import type { Broker, Loc, SourceFacts } from '../model';
 import { type Sink, nameOf } from './common';
 import { activeJobs } from './active-job';
+import { golevelupRabbit } from './golevelup';
 import { laravelJobs } from './laravel';
 import { pythonTasks, rqCommands } from './python-tasks';
 
@@ -595,9 +596,34 @@ function sidekiq(text: string, path: string, emit: Emit): void {
  * Redis `ChannelTopic`/`PatternTopic` and `RedisChannel.Literal/Pattern` consume. Only in a file that names
  * Redis and no other pub/sub library of the same verbs (NATS), and never on a Dapr `pubsub` client.
  */
-function redisPubSub(text: string, emit: Emit): void {
+function redisPubSub(text: string, path: string, emit: Emit): void {
   if (!/redis/i.test(text) || /\bnats\b/i.test(text)) return;
-  const skip = (recv: string): boolean => /(?:^|\.)pubsub$/i.test(recv) && !/redis/i.test(recv);
+  // A `pubsub` receiver is a Dapr client's, unless it names Redis or is a variable assigned a redis-py
+  // `client.pubsub()` (a PubSub object: `p = r.pubsub(); p.subscribe('ch')`).
+  const pubSubObjects = new Set(
+    [
+      ...text.matchAll(
+        /(?<![\w$.])(?:self\.)?([A-Za-z_]\w*)\s*=\s*(?:await\s+)?[\w.]+(?:\([^()\n]*\)[\w.]*)?\.pubsub\s*\(/g,
+      ),
+    ].map((m) => m[1]!),
+  );
+  const pubSubObject = (recv: string): boolean => pubSubObjects.has(recv.replace(/^self\./, ''));
+  const skip = (recv: string): boolean => /(?:^|\.)pubsub$/i.test(recv) && !/redis/i.test(recv) && !pubSubObject(recv);
+  // A TypeScript receiver declared with a type that is no Redis client (`private readonly amqp: AmqpConnection`,
+  // golevelup's `publish(exchange, routingKey, message)`): not a Redis publish.
+  let memberTypes: Map<string, string> | undefined;
+  const otherClient = (recv: string): boolean => {
+    const id = /([A-Za-z_$][\w$]*)$/.exec(recv)?.[1];
+    if (!id || !/\.[cm]?[jt]sx?$/.test(path)) return false;
+    // Every `name: Type` of the file, read once (the first declaration of a name wins).
+    if (!memberTypes) {
+      memberTypes = new Map();
+      for (const t of text.matchAll(/(?<![\w$])([A-Za-z_$][\w$]*)\s*[?!]?\s*:\s*([A-Z][\w$]*)/g))
+        if (!memberTypes.has(t[1]!)) memberTypes.set(t[1]!, t[2]!);
+    }
+    const type = memberTypes.get(id);
+    return type !== undefined && !/redis|cluster/i.test(type);
+  };
   // The channel of a C# `RedisChannel.Literal("x")` / `new RedisChannel("x", …)` argument, else the argument.
   const channelOf = (arg: string): string => {
     const m = new RegExp(String.raw`^\s*(?:new\s+)?RedisChannel(?:\.(?:Literal|Pattern))?\(\s*${EXPR}`).exec(arg);
@@ -610,7 +636,7 @@ function redisPubSub(text: string, emit: Emit): void {
     ),
     text,
     (m) => {
-      if (skip(m[1]!) || (m[2] === 'convertAndSend' && !/redis/i.test(m[1]!))) return;
+      if (skip(m[1]!) || (m[2] === 'convertAndSend' && !/redis/i.test(m[1]!)) || otherClient(m[1]!)) return;
       const name = channelOf(m[3]!);
       if (name !== '{}' && !/\s/.test(name)) emit('publish', 'redis', name, m.index);
     },
@@ -623,6 +649,15 @@ function redisPubSub(text: string, emit: Emit): void {
     text,
     (m) => {
       if (skip(m[1]!)) return;
+      // redis-py's channels as keywords, each with its handler: `p.subscribe(**{'ch': handler})`, `p.subscribe(ch=handler)`.
+      if (pubSubObject(m[1]!)) {
+        const dict = /^\s*\*\*\s*\{([^}]*)\}/.exec(m[3]!);
+        const keys = dict
+          ? [...dict[1]!.matchAll(new RegExp(String.raw`${STR}\s*:`, 'g'))].map((k) => k[1] ?? k[2] ?? '')
+          : [...m[3]!.matchAll(/(?:^|,)\s*([A-Za-z_][\w]*)\s*=(?!=)/g)].map((k) => k[1]!);
+        for (const k of keys) if (k && !/\s/.test(k)) emit('consume', 'redis', k, m.index);
+        if (dict) return;
+      }
       for (const a of (m[3] ?? '').matchAll(new RegExp(EXPR, 'g'))) {
         const arg = a[1]!.trim();
         // A listener object, a callback, a context: not channels.
@@ -748,14 +783,17 @@ export function extractChannels(text: string, path: string, sink: Sink): void {
     celeryRouting(text, path, sink);
     pythonTasks(text, path, emit);
   }
-  if (/\.[cm]?[jt]sx?$/.test(path)) bull(text, emit);
+  if (/\.[cm]?[jt]sx?$/.test(path)) {
+    bull(text, emit);
+    golevelupRabbit(text, path, sink, line);
+  }
   if (path.endsWith('.php')) laravelJobs(text, path, sink, line);
   if (path.endsWith('.rb')) activeJobs(text, path, sink, line);
   nats(text, path, emit);
   aws(text, emit);
   dapr(text, emit);
   sidekiq(text, path, emit);
-  redisPubSub(text, emit);
+  redisPubSub(text, path, emit);
   mqtt(text, path, emit);
 }
 

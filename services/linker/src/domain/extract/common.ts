@@ -966,6 +966,9 @@ export function sharedRuleName(name: string): boolean {
   return SHARED_NAMES.has(lower) || REDIS_METHODS.has(lower);
 }
 
+/** AMQP publishers by declared type, whatever the variable is called (golevelup's `bus.publish(exchange, key, msg)`). */
+const AMQP_PUBLISHER_TYPE = /^AmqpConnection$/;
+
 /** Kafka producers by declared type, whatever the variable is called (`template.send("orders", key, order)`). */
 const KAFKA_SENDER_TYPE = /^(?:\w*Kafka\w*(?:Template|Producer)\w*|Producer)$/;
 
@@ -1051,7 +1054,12 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
     case 'basicpublishasync':
     case 'basic_publish':
     case 'publishwithcontext': {
-      if (lower === 'publish' && /redis|event|emitter|bus|pubsub/.test(recv)) break;
+      if (
+        lower === 'publish' &&
+        /redis|event|emitter|bus|pubsub/.test(recv) &&
+        !AMQP_PUBLISHER_TYPE.test(c.receiverType ?? '')
+      )
+        break;
       const offset = lower === 'publishwithcontext' ? 1 : 0;
       const exParts = arg(c, offset, 'exchange');
       const keyParts = arg(c, offset + 1, 'routingKey', 'routing_key', 'key');
@@ -1074,6 +1082,8 @@ export function sharedCallRules(c: CallSite, sink: Sink): void {
     }
     case 'convertandsend': {
       if (c.args.length >= 3) {
+        // Exchange and key named by another class's constants (`RabbitMQConfig.ORDER_EXCHANGE`): resolved later.
+        if (later('publish', c.args[1], c.args[0])) break;
         const ex = s(c.args[0]);
         const key = s(c.args[1]);
         if (ex !== undefined && key !== undefined) {

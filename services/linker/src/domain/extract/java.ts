@@ -468,6 +468,19 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     const d = str(a, 'defaultValue');
     return d === undefined ? `\${${key}}` : `\${${key}:${d}}`;
   };
+  /** `Type.NAME`: a constant of another class (`RabbitMQConfig.ORDER_QUEUE`), resolved with the source's constants. */
+  const classConstant = (ref: string): boolean => /^[A-Z]\w*\.[A-Z][A-Z0-9_]*$/.test(ref);
+  /**
+   * An annotation's queue names (one, or an array) when some is another class's constant and all are such
+   * constants or literals: each one's parts, resolved after the source's files are read.
+   */
+  const lateQueues = (v: Node): Part[][] | undefined => {
+    const items = v.type === 'element_value_array_initializer' ? argList(v) : [v];
+    const parts = items.map((x) => evaluate(x));
+    const late = (p: Part[]): boolean => p.length === 1 && 'ref' in p[0]! && classConstant(p[0].ref);
+    if (!parts.some(late) || !parts.every((p) => late(p) || p.every((x) => 'lit' in x))) return undefined;
+    return parts;
+  };
   const list = (a: Annotation, ...keys: string[]): string[] => {
     for (const k of keys) {
       const v = a.values.get(k);
@@ -1100,7 +1113,10 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
     const args = argNodes.map((x) => evaluate(x));
     const loc = { file, line: lineOf(inv) };
     const receiverType = types.get(receiver.replace(/^this\./, ''));
-    sharedCallRules({ name, receiver, receiverType, args, named: new Map(), loc, within: withinOf(inv) }, sink);
+    sharedCallRules(
+      { name, receiver, receiverType, args, named: new Map(), loc, within: withinOf(inv), lateRef: classConstant },
+      sink,
+    );
 
     if (name === 'bind' && receiver === 'BindingBuilder') {
       const q = beanName(argNodes[0], 'queue');
@@ -1405,7 +1421,10 @@ const javaRules: LanguageRules = ({ file, sink, scope }) => {
           }
         }
         if (a.name === 'RabbitListener') {
-          for (const q of list(a, 'queues', 'queuesToDeclare', 'value')) sink.consume('rabbitmq', q, loc);
+          const queues = a.values.get('queues') ?? a.values.get('queuesToDeclare') ?? a.values.get('value');
+          const late = queues ? lateQueues(queues) : undefined;
+          if (late) for (const parts of late) sink.topicRefs.push({ side: 'consume', broker: 'rabbitmq', parts, loc });
+          else for (const q of list(a, 'queues', 'queuesToDeclare', 'value')) sink.consume('rabbitmq', q, loc);
           const qb = a.values.get('bindings');
           const bindings = qb
             ? qb.type === 'annotation'

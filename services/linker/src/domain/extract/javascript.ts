@@ -101,6 +101,21 @@ const unquote = (s: string): string => s.slice(1, -1);
 const CAPTURED: ReadonlySet<string> = new Set([...JS_MODULE_TYPES, 'return_statement']);
 
 const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
+  /**
+   * TypeScript: the declared type of a class member by its name (a constructor parameter property
+   * `private readonly amqp: AmqpConnection` or a field with a modifier), read once per file.
+   */
+  let memberTypes: Map<string, string> | undefined;
+  const declaredTypeOf = (node: Node, receiver: string): string | undefined => {
+    memberTypes ??= new Map(
+      [
+        ...node.tree.rootNode.text.matchAll(
+          /\b(?:private|public|protected|readonly)\s+(?:readonly\s+)?([A-Za-z_$][\w$]*)\s*[?!]?\s*:\s*([A-Z][\w$]*)/g,
+        ),
+      ].map((m) => [m[1]!, m[2]!] as const),
+    );
+    return memberTypes.get(receiver.replace(/^this\./, ''));
+  };
   const servers = new Map<string, string>(); // var → framework
   const clients = new Map<string, Part[]>(); // var → base URL
   const mounts = new Map<string, string>(); // router var → prefix
@@ -576,7 +591,8 @@ const javaScriptRules: LanguageRules = ({ file, sink, scope }) => {
     const name = fn.type === 'member_expression' ? (fn.childForFieldName('property')?.text ?? '') : fn.text;
     const receiver = fn.type === 'member_expression' ? (fn.childForFieldName('object')?.text ?? '') : '';
     const within = withinOf(call);
-    const site: CallSite = { name, receiver, args, named, loc, within };
+    const receiverType = receiver ? declaredTypeOf(call, receiver) : undefined;
+    const site: CallSite = { name, receiver, args, named, loc, within, ...(receiverType ? { receiverType } : {}) };
     sharedCallRules(site, sink);
 
     // httpdispatcher: var dispatcher = require('httpdispatcher'); dispatcher.onGet(/^\/ratings\/[0-9]*/, h)
